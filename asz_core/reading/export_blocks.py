@@ -26,7 +26,7 @@ from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "ask_line", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -207,7 +207,24 @@ def execution_line(e: dict) -> str:
     took = f" in {ms:,} ms" if isinstance(ms, int) and not isinstance(ms, bool) else ""
     seen = ", ".join(str(x) for x in (e.get("boundary"), e.get("time")) if x)
     by = f", observed by {e['observed_by']}" if e.get("observed_by") else ""
-    return f"{who}: {e.get('outcome') or 'outcome not said'}{took}{by}" + (f" ({seen})" if seen else "")
+    return f"{who}: {e.get('outcome') or 'outcome not said'}{took}{by}" + (f" ({seen})" if seen else "") + arguments_said(e)
+
+
+def arguments_said(e: dict) -> str:
+    """What an execution entry's ``arguments_check`` says, as :func:`execution_line` ends (trial 23a, F8; '' when the
+    entry has none): ``; arguments as the transcript's input``, ``; arguments differ from the transcript's input (16
+    bytes, the transcript's 89)`` or ``; arguments not compared with the transcript's input: <why>``."""
+    c = e.get("arguments_check") if isinstance(e.get("arguments_check"), dict) else {}
+    if c.get("result") == "agree":
+        return "; arguments as the transcript's input"
+    if c.get("result") == "differ":
+        a, t = e.get("arguments") or {}, c.get("transcript") or {}
+        sizes = f" ({a['bytes']:,} bytes, the transcript's {t['bytes']:,})" \
+            if isinstance(a.get("bytes"), int) and isinstance(t.get("bytes"), int) else ""
+        return f"; arguments differ from the transcript's input{sizes}"
+    if c.get("result") == "cannot_compare":
+        return f"; arguments not compared with the transcript's input: {c.get('why') or 'no reason given'}"
+    return ""
 
 
 def _asked_fields(fields: tuple[list, list], ask: dict | None) -> list[tuple]:

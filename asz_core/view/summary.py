@@ -9,6 +9,7 @@ from operator import attrgetter
 
 import msgspec
 
+from .arguments_check import differences
 from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_withheld
 from .lists import ListView
@@ -169,6 +170,8 @@ class DocumentView(ListView):
         removed = self.removal()
         if removed is not None:  # only then, as credits: what retention took (seed 000, Skeletons; trial 19, F21)
             d["removed"] = removed
+        if self.executions:  # only then, as credits: the MCP calls whose hook saw other arguments (trial 23a, F8)
+            d["arguments_differ"] = differences(self.executions)
         return d
 
     def recorded_range(self, head) -> tuple[int | None, int | None]:

@@ -9,6 +9,7 @@ from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.times import parse_instant
 from ..sessiondata.vocabulary import USAGE_DROPPED
+from .arguments_check import arguments_check, record_line, transcript_input
 from .chain import ChainReader
 from ..sessiondata.model import companion_file_name, companion_path
 from .coverage import carries_text, cited_by, superseded_documents
@@ -236,7 +237,31 @@ class ViewBase:
                 else:
                     e.pop("step")
                 out.append(e)
+        for e in out_e:
+            e["arguments_check"] = self._arguments_check(e)
         return out_c, out_e, step_changes, step_executions
+
+    def _arguments_check(self, e: dict) -> dict:
+        """The ``arguments_check`` of one ``tool_executions`` entry ``e`` (joined to its step or not): its record's
+        ``arguments`` digest held against the input of the transcript's call it joins, measured by the same rule
+        (:func:`~asz_core.view.arguments_check.arguments_check`; docs/claude-code-hooks.md, trial 23a F8)."""
+        node = self.nodes.get(e["step"]) if e.get("step") else None
+        ref = self._first_ref(node) if node is not None else None
+        sess = self.sess
+        if node is None:
+            why = "no tool call of the transcript has this id" if e.get("tool") else "the execution record names no tool call"
+        elif ref is None or ref.block is None:
+            why = "the tool step names no call part in the transcript"
+        elif ref.seq in sess.removed_at:
+            why = "retention removed the transcript's record of the call (its skeleton keeps no input)"
+        elif ref.seq in sess.unverified:
+            why = "the transcript's record of the call does not verify"
+        elif self._withheld(sess.record(ref)):
+            why = "the transcript's record of the call is withheld"
+        else:
+            why = None
+        line = (lambda: record_line(sess.files, sess.bound_lines, sess.root, ref.seq, ref.row)) if why is None else None
+        return arguments_check(e, why, None if line is None else lambda: _measured(line(), ref.block))
 
     def _companions_shown(self, step_cited: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
         """(seq, row) of each landed companion record → the step whose result names it (its ``full_output``)."""
@@ -377,3 +402,8 @@ def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> s
     return (f"{n} record(s) landed by {adapter} read by that version's rule in this conversation's rounds (today's rule: "
             f"{why}); asz parse {session} --root {root} reads them by today's rule (it writes a round; the landed files "
             "stay as they landed)")
+
+
+def _measured(line: bytes | None, block: int) -> dict | str:
+    """:func:`~asz_core.view.arguments_check.transcript_input` of a landed record's line, or why there is none."""
+    return "the transcript's record line is not there to read" if line is None else transcript_input(line, block)

@@ -32,14 +32,21 @@ def hook(payload: bytes, data: Path) -> None:
     assert p.returncode == 0 and p.stdout == b"", p
 
 
-@pytest.fixture(scope="module")
-def joined(tmp_path_factory, corpus_dir) -> Path:
-    base = tmp_path_factory.mktemp("mcp-joined")
+def example_with_mcp_call(base: Path) -> tuple[Path, Path]:
+    """``(projects, main transcript)``: the bundled example copied under ``base`` with its one Bash call
+    (``toolu_0001``) renamed ``mcp__probe__run``."""
     projects = copy_example(base / "projects")
     main = next(projects.rglob(f"{SESSION}.jsonl"))
     text = main.read_text()
     assert text.count('"name":"Bash"') == 1
     main.write_text(text.replace('"name":"Bash"', '"name":"mcp__probe__run"'))
+    return projects, main
+
+
+@pytest.fixture(scope="module")
+def joined(tmp_path_factory, corpus_dir) -> Path:
+    base = tmp_path_factory.mktemp("mcp-joined")
+    projects, _ = example_with_mcp_call(base)
     probe = next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines()
     event = json.loads(probe[0])
     assert event["hook_event_name"] == "PostToolUse" and event["mcp_server"] == {"name": "probe", "source": "dynamic"}

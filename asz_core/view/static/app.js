@@ -1971,7 +1971,7 @@
     panel.append(executionTable(te));
   }
   function executionTable(te) {
-    const t = paged(['Step', 'Time', 'Tool', 'Server', 'Outcome', 'Duration', 'Observed by', 'The record'], te.map(function (e) {
+    const t = paged(['Step', 'Time', 'Tool', 'Server', 'Outcome', 'Duration', 'Observed by', 'Arguments', 'The record'], te.map(function (e) {
       const sv = e.server && typeof e.server === 'object' ? e.server : {};
       return [e.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(e.step); } }, e.step) : h('span', { class: 'faint', title: 'no tool step of a transcript names this call' }, 'no step'),
         e.time || '—', e.tool_name || e.tool || '—',
@@ -1979,6 +1979,7 @@
         e.outcome ? h('span', { class: e.outcome !== 'returned' ? 'tag exec failed' : 'tag exec' }, e.outcome) : h('span', { class: 'faint' }, 'not said'),
         Number.isInteger(e.duration_ms) ? num(e.duration_ms) + ' ms' : '—',
         [e.observed_by, e.boundary].filter(Boolean).join(', ') || '—',
+        argumentsCell(e),
         h('details', { class: 'fold' }, h('summary', null, 'JSON'), pre(jsonText(e, 1)))];
     }));
     t.id = 'executions';
@@ -2160,7 +2161,28 @@
     if (sv.source) who += ' (' + sv.source + ')';
     const took = Number.isInteger(e.duration_ms) ? ' in ' + num(e.duration_ms) + ' ms' : '';
     const seen = [e.boundary, e.time].filter(Boolean).join(', ');
-    return who + ': ' + (e.outcome || 'outcome not said') + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '');
+    return who + ': ' + (e.outcome || 'outcome not said') + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
+  }
+  // The Arguments cell of the executions table: what the hook saw held against the transcript's input (trial 23a, F8).
+  function argumentsCell(e) {
+    const c = e.arguments_check && typeof e.arguments_check === 'object' ? e.arguments_check : {};
+    const said = argumentsSaid(e).replace(/^; /, '');
+    if (c.result === 'agree') return h('span', { class: 'args agree', title: said }, 'as the transcript');
+    if (c.result === 'differ') return h('span', { class: 'tag exec failed args differ', title: said }, 'differ');
+    if (c.result === 'cannot_compare') return h('span', { class: 'faint args', title: said }, 'not compared: ' + (c.why || 'no reason given'));
+    return '—';
+  }
+  // e.arguments_check (trial 23a, F8), said as export_blocks.arguments_said says it.
+  function argumentsSaid(e) {
+    const c = e.arguments_check && typeof e.arguments_check === 'object' ? e.arguments_check : {};
+    if (c.result === 'agree') return "; arguments as the transcript's input";
+    if (c.result === 'differ') {
+      const a = e.arguments || {}, t = c.transcript || {};
+      const sizes = Number.isInteger(a.bytes) && Number.isInteger(t.bytes) ? ' (' + num(a.bytes) + " bytes, the transcript's " + num(t.bytes) + ')' : '';
+      return "; arguments differ from the transcript's input" + sizes;
+    }
+    if (c.result === 'cannot_compare') return "; arguments not compared with the transcript's input: " + (c.why || 'no reason given');
+    return '';
   }
   function executionTag(e) {
     const sv = e.server && typeof e.server === 'object' ? e.server : {};
