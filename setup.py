@@ -15,12 +15,59 @@
 Where no C compiler is found, or it fails, the install goes on without them and the same work is done in Python
 (asz_core/verify/landed.py, asz_core/sessiondata/numberprobe.py), with the same results (docs/verify.md, How fast;
 docs/performance.md, "asz.view build at session 15").
+
+Every build but an editable one also records the commit it was built from in ``asz_core/_version_info.py``
+(``build_py`` writes it into the built package, ``sdist`` into the archive's tree; asz_core/_commit.py), so
+``asz --version`` of ``pip install .`` or a wheel names its commit, or says ``unknown commit`` (trial 23b, F2).
 """
 
 import hashlib
+import importlib.util
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
+
+TOP = Path(__file__).resolve().parent
+
+
+def _commit_module():
+    """asz_core/_commit.py loaded by its path: the package itself needs dependencies a build does not have."""
+    spec = importlib.util.spec_from_file_location("_asz_commit", TOP / "asz_core" / "_commit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def write_version_info(package_dir: Path) -> None:
+    """Write ``_version_info.py`` (the commit of the checkout being built, '' when none) into ``package_dir``, a
+    built ``asz_core``; an existing one (an sdist's, whose tree has no ``.git``) is kept when no commit is found."""
+    mod = _commit_module()
+    commit = mod.checkout_commit(TOP)
+    target = package_dir / mod.GENERATED
+    if not commit and target.exists():
+        return
+    package_dir.mkdir(parents=True, exist_ok=True)
+    target.write_text(mod.generated_text(commit), encoding="utf-8")
+
+
+class BuildPy(build_py):
+    """``build_py`` that also writes ``asz_core/_version_info.py`` into the build (not for an editable install, which
+    runs from the checkout and asks git itself)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False):  # an sdist's own _version_info.py was copied with the rest
+            write_version_info(Path(self.build_lib) / "asz_core")
+
+
+class Sdist(sdist):
+    """``sdist`` whose archive holds ``asz_core/_version_info.py``, so a wheel built from it names the commit."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        write_version_info(Path(base_dir) / "asz_core")
 
 
 def compiled(name: str, source: str) -> Extension:
@@ -31,7 +78,7 @@ def compiled(name: str, source: str) -> Extension:
                      define_macros=[("ASZ_SOURCE_SHA256", f'"{digest}"')])
 
 
-setup(ext_modules=[
+setup(cmdclass={"build_py": BuildPy, "sdist": Sdist}, ext_modules=[
     compiled("asz_core.verify.linescan", "asz_core/verify/linescan.c"),
     compiled("asz_core.sessiondata.bytescan", "asz_core/sessiondata/bytescan.c"),
     compiled("asz_core.sessiondata.jsoncheck", "asz_core/sessiondata/jsoncheck.c"),

@@ -39,25 +39,22 @@ QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "co
 
 def source_commit() -> str:
     """``<short commit id> of <commit date>`` (``+ local changes`` when tracked files differ from it) of the git
-    checkout asz runs from (an editable install: the folder holding ``asz_core`` has a ``.git``), '' when it runs
-    from no checkout or git does not answer within 5 s. Runs git, so only ``asz --version`` asks (trial 23b, F2:
-    every commit printed the same 0.1.0)."""
-    import subprocess
+    checkout asz runs from (an editable install: the folder holding ``asz_core`` has a ``.git``); else the commit the
+    build recorded (``asz_core/_version_info.py``, written by setup.py's ``build_py`` for ``pip install .`` and a
+    wheel, and into an sdist); '' when neither is known. Runs git, so only ``asz --version`` asks (trial 23b, F2:
+    every commit printed the same 0.1.0; a non-editable install named none)."""
     from pathlib import Path
 
-    top = Path(__file__).resolve().parents[2]
-    if not (top / ".git").exists():
-        return ""
+    from .._commit import checkout_commit
+
+    live = checkout_commit(Path(__file__).resolve().parents[2])
+    if live:
+        return live
     try:
-        log = subprocess.run(["git", "-C", str(top), "log", "-1", "--format=%h of %cs"], capture_output=True, text=True,
-                             timeout=5)
-        if log.returncode != 0 or not log.stdout.strip():
-            return ""
-        st = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "--untracked-files=no"],
-                            capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
+        from .._version_info import COMMIT  # type: ignore[import-not-found]  (absent from a checkout)
+    except ImportError:
         return ""
-    return log.stdout.strip() + (" + local changes" if st.returncode == 0 and st.stdout.strip() else "")
+    return COMMIT if isinstance(COMMIT, str) else ""
 
 
 def _version_callback(value: bool) -> None:
@@ -65,7 +62,7 @@ def _version_callback(value: bool) -> None:
         from .. import __version__
 
         src = source_commit()
-        typer.echo(f"asz {__version__}{f', source {src}' if src else ''} (Python {sys.version.split()[0]}); "
+        typer.echo(f"asz {__version__}, {f'source {src}' if src else 'unknown commit'} (Python {sys.version.split()[0]}); "
                    "asz adapters list names the version each adapter writes into landed files")
         raise typer.Exit(0)
 
