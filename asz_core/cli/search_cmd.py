@@ -51,7 +51,7 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results of every conversation in a root.
 
-    The index (<root>/_index/search.sqlite, derived data) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-25.sqlite, derived data; 25 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
@@ -101,13 +101,19 @@ def search(
 
 def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
     """Bring the index of ``r`` up to date (:func:`_up_to_date`) and say what it did on stderr: where it was built when
-    the root cannot be written, and (without JSON) how many conversations were indexed again."""
+    the root cannot be written, (without JSON) how many conversations were indexed again, and, once, the search index
+    files of other asz versions beside it (:func:`~asz_core.reading.search.other_indexes_note`)."""
     rep = _up_to_date(r, reindex)
     if rep.elsewhere:
         typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
                    "and removed after it (the root is left as it is)", err=True)
     if rep.indexed and not as_json:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
+    from ..reading.search import other_indexes_note
+
+    note = other_indexes_note(r, "search")  # another asz version's index beside this one's: said once
+    if note:
+        typer.echo(note, err=True)
 
 
 def again(query: str, given: list[str], conversations: bool, every: bool) -> str:

@@ -51,11 +51,12 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     (then nothing is checked: nothing is read from it either)."""
     from .listing import counted_row, row_cache_key
     from ..view.rows import read_head
-    from ..view.summary_cache import ConversationSummary, SummaryStore, fingerprint
+    from ..view.summary_cache import MARK_TAG, ConversationSummary, SummaryStore, fingerprint, store_mark
 
     root = Path(root)
     sec = Section("figures", "")
     store = SummaryStore(root)
+    mark = MARK_TAG + store_mark()  # the end of this asz's entries' keys: another asz's entries are its to check
     checked = removed = other_prices = 0
     convs: set[str] = set()
     try:
@@ -76,9 +77,9 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
             fp = fingerprint(root, cid, session if isinstance(session, str) else "")
             counted: dict[str, tuple] = {}
             for table, _, hide_key, efp, value in its:
-                if efp != fp:
-                    continue  # not the files' now: never read
-                names = [n for n in hide_key.split(",") if n]
+                if efp != fp or not hide_key.endswith(mark):
+                    continue  # not the files' now, or another asz's: never read
+                names = [n for n in hide_key[:-len(mark)].split(",") if n]
                 tagged = [n for n in names if n.startswith("prices=")]
                 hide = [n for n in names if not n.startswith("prices=")]
                 if tagged and (not ours or tagged != [ours]):  # a row priced with a table not at hand
@@ -131,7 +132,7 @@ def _check_search(root: Path, sec: Section, only: str | None) -> None:
     import sqlite3
 
     from ..view.rows import newest_round
-    from .search import CONV_KEYS, conv_values, forget_conversation, index_path
+    from .search import CONV_KEYS, conv_values, forget_conversation, INDEX_PATH, index_path
 
     path = index_path(root)
     if not path.is_file():
@@ -154,7 +155,7 @@ def _check_search(root: Path, sec: Section, only: str | None) -> None:
             forget_conversation(con, cid)
             con.commit()
             removed += 1
-            sec.problems.append(Problem(str(Path("_index") / "search.sqlite"), 0, f"conv {cid}", FIGURES_DIFFER,
+            sec.problems.append(Problem(INDEX_PATH.as_posix(), 0, f"conv {cid}", FIGURES_DIFFER,
                                         f"the search index's row of conversation {cid} is not what its files give "
                                         f"({', '.join(keys)}); removed with its hits: the next search indexes it again"))
     except sqlite3.Error as exc:

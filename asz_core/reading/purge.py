@@ -2,7 +2,7 @@
 
 A skeleton keeps a conversation's structure and none of its content, so no
 derived copy may keep the text it dropped: the search index's rows of the
-removed landed files (``_index/search.sqlite``: FTS5 text, the ``conv``
+removed landed files (``_index/search-<schema>.sqlite``: FTS5 text, the ``conv``
 table's title and project), the summary figures stored for the
 conversation (``_index/summaries.sqlite``: their ``places`` hold the title
 and project) and what the server kept of its builds (``_index/found/``,

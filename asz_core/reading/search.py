@@ -1,6 +1,8 @@
 """Full-text search over every conversation of a root: an SQLite FTS5 index kept as derived data (issue 20).
 
-The index is ``<root>/_index/search.sqlite`` (:data:`INDEX_PATH`). It is
+The index is ``<root>/_index/search-<schema>.sqlite`` (:data:`INDEX_PATH`: one file per
+:data:`~asz_core.reading.search_store.SCHEMA_VERSION`, so an asz of another schema reading the same root keeps its own
+and neither builds the other's again whole, trial 23b F5; :func:`other_indexes`). It is
 derived: deleting it loses nothing, :func:`update_index` rebuilds it from the
 landed files and rounds, and ``asz verify`` never reads it. It holds one row
 per searchable part of every landed record a conversation's head round
@@ -73,11 +75,12 @@ from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_ind
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
 
-__all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
+__all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "other_indexes", "other_indexes_note", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
-#: The index file, relative to the storage root.
-INDEX_PATH = Path("_index") / "search.sqlite"
+#: The index file, relative to the storage root: one per index schema (an asz before the schema in the name, 24 and
+#: earlier, kept ``_index/search.sqlite`` and dropped its tables whenever another schema had written it).
+INDEX_PATH = Path("_index") / f"search-{SCHEMA_VERSION}.sqlite"
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
@@ -117,8 +120,50 @@ class IndexReport(NamedTuple):
 
 
 def index_path(root: str | os.PathLike) -> Path:
-    """``<root>/_index/search.sqlite``."""
+    """``<root>/_index/search-<schema>.sqlite`` (:data:`INDEX_PATH`)."""
     return Path(root) / INDEX_PATH
+
+
+def other_indexes(root: str | os.PathLike) -> list[Path]:
+    """The search index files of other asz versions in ``<root>/_index/`` (``search.sqlite``, ``search-<schema>.sqlite``
+    of another schema), in name order: derived data another version reads and writes, which this one never opens
+    (each version keeps its own, so two reading one root do not rebuild each other's every time); [] when none."""
+    d = Path(root) / INDEX_PATH.parent
+    try:
+        names = sorted(e.name for e in os.scandir(d) if e.is_file())
+    except OSError:
+        return []
+    return [d / n for n in names if n != INDEX_PATH.name and (n == "search.sqlite" or (n.startswith("search-") and n.endswith(".sqlite")))]
+
+
+def other_indexes_note(root: str | os.PathLike, cmd: str) -> str:
+    """``note: …`` naming the other versions' search index files of ``root`` (:func:`other_indexes`) and their sizes
+    (with their ``-wal``), once: '' when there are none or this index already said these names (kept in its ``meta``
+    as ``others_said``; '' too when it cannot be read or written)."""
+    others = other_indexes(root)
+    if not others:
+        return ""
+    names = " ".join(p.name for p in others)
+    try:
+        con = connect(index_path(root), write=True)
+        try:
+            said = con.execute("SELECT value FROM meta WHERE key='others_said'").fetchone()
+            if said is not None and said[0] == names:
+                return ""
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('others_said', ?)", (names,))
+            con.commit()
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError):
+        return ""
+    sizes = []
+    for p in others:
+        size = sum(q.stat().st_size for q in (p, p.with_name(p.name + "-wal")) if q.is_file())
+        sizes.append(f"{p.relative_to(root).as_posix()} ({size / 1e6:,.1f} MB)")
+    return (f"note: asz {cmd}: this asz keeps its search index in {INDEX_PATH.as_posix()} (index schema {SCHEMA_VERSION}); "
+            f"{', '.join(sizes)} {'is' if len(sizes) == 1 else 'are'} another asz version's, left as {'it is' if len(sizes) == 1 else 'they are'}: "
+            "each version keeps its own, so two versions reading this root do not build each other's again; delete one "
+            "no asz you run reads (derived data: docs/storage-root.md, \"A root several asz versions read\")")
 
 
 # --------------------------------------------------------------------------- indexing
@@ -321,7 +366,7 @@ COMMIT_ROWS = 50_000
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
                  step: Callable[[str], None] | None = None, jobs: int = 1, purge: bool = False, wait: bool = True,
                  waiting: Callable[[], None] | None = None) -> IndexReport:
-    """Bring ``<root>/_index/search.sqlite`` up to date with the conversations' head rounds.
+    """Bring ``<root>/_index/search-<schema>.sqlite`` up to date with the conversations' head rounds.
 
     A conversation whose newest round file name differs from the one indexed
     is indexed again whole; one no longer in the root is removed (only when

@@ -44,7 +44,7 @@ import sqlite3
 
 from ..view.document import list_conversations
 from .listing import Filters, TimeError, parse_time
-from .search import QueryError, SearchError, index_path, iter_kinds, search, update_index
+from .search import QueryError, SearchError, index_path, iter_kinds, other_indexes_note, search, update_index
 from .search_convs import across, search_conversations
 from .search_gaps import changed, known_prints
 from .search_place import index_file
@@ -84,6 +84,9 @@ def _fresh(root: Path) -> bool:
             if rep.elsewhere:  # once per root while the server runs
                 print(f"asz: {root} cannot be written: the search index is kept in {rep.elsewhere} while this server runs "
                       "(removed when it stops; the root is left as it is)", file=sys.stderr, flush=True)
+            note = other_indexes_note(root, "server")  # another asz version's index beside this one's: said once
+            if note:
+                print(note, file=sys.stderr, flush=True)
         except SearchError:
             if not index_file(root, index_path(root)).is_file():
                 raise

@@ -1,4 +1,4 @@
-"""Where the search index of a root is kept by this process: ``<root>/_index/search.sqlite``, or, when the root cannot
+"""Where the search index of a root is kept by this process: ``<root>/_index/search-<schema>.sqlite``, or, when the root cannot
 be written (a read-only mount, a folder without write permission), a temporary file outside it (trial 6, finding 6).
 
 The index is derived data, so a reader of a read-only root still searches: the first update that cannot write the
@@ -29,7 +29,7 @@ def _key(root: str | Path) -> str:
 
 
 def index_file(root: str | Path, own: Path) -> Path:
-    """The index file this process uses for ``root``: its own ``own`` (``<root>/_index/search.sqlite``), or the
+    """The index file this process uses for ``root``: its own ``own`` (``<root>/_index/search-<schema>.sqlite``), or the
     temporary one :func:`elsewhere` made."""
     with _lock:
         return _elsewhere.get(_key(root), own)

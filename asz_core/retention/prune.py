@@ -181,18 +181,23 @@ def unaccepted_reason(root: Path, sdir: Path, state: PushState, bad: list[str]) 
 
 
 def _forget_text(root: Path, cids: list[str]) -> None:
-    """Take the removed sessions' text out of ``_index/`` (:mod:`asz_core.reading.purge`). Raises OSError when a
+    """Take the removed sessions' text out of ``_index/`` (:mod:`asz_core.reading.purge`); the search index files of
+    other asz versions (:func:`~asz_core.reading.search.other_indexes`), which this asz does not write, are deleted
+    whole (derived data: the version that reads one builds it again from what is left). Raises OSError when a
     derived file exists and cannot be written (``removal.state`` then stays, and the next run tries again)."""
     import sqlite3
 
     from ..reading.purge import forget_found, forget_summaries
-    from ..reading.search import SearchError, index_path, update_index as update_search
+    from ..reading.search import SearchError, index_path, other_indexes, update_index as update_search
 
     if not cids:
         return
     try:
         if index_path(root).is_file():
             update_search(root, conversations=cids, purge=True)
+        for other in other_indexes(root):  # another asz version's search index holds the text too: it builds it again
+            for p in (other, other.with_name(other.name + "-wal"), other.with_name(other.name + "-shm")):
+                p.unlink(missing_ok=True)
         forget_summaries(root, cids)
         forget_found(root, cids)
     except (SearchError, sqlite3.Error) as exc:

@@ -11,11 +11,13 @@ import gzip
 import re
 from pathlib import Path
 
+import shutil
+
 import orjson
 import pytest
 
 from asz_core.export.settings import RetentionConfig
-from asz_core.reading.search import update_index, search
+from asz_core.reading.search import INDEX_PATH, update_index, search
 from asz_core.retention.prune import REMOVAL_STATE, prune
 from asz_core.sessiondata.skeleton import write_skeleton
 from asz_core.storage.layout import landed_files, session_dirs
@@ -49,7 +51,7 @@ def _removed_word(root: Path) -> tuple[str, str]:
         for w in sorted(set(re.findall(r"[A-Za-z]{9,}", h["snippet"])), key=lambda w: (-len(w), w)):
             if kept is None:
                 kept = _kept_structure(root)
-            if w.lower().encode() not in kept and w.lower().encode() in _index_bytes(root, "search.sqlite"):
+            if w.lower().encode() not in kept and w.lower().encode() in _index_bytes(root, INDEX_PATH.name):
                 return w, h["conversation"]
     pytest.fail("no prompt word to follow in the corpus")
 
@@ -79,16 +81,21 @@ def test_prune_leaves_no_removed_text_in_the_search_index_or_the_summaries(corpu
     assert p.returncode == 0, p.stderr
     usage_before = {r["project"]: r for r in orjson.loads(p.stdout)}
 
+    other = root / "_index" / "search.sqlite"  # an older asz's search index beside this one's holds the text too
+    shutil.copy(root / INDEX_PATH, other)
+    assert word.lower().encode() in _index_bytes(root, other.name)
+
     cfg = tmp_path / "asz.yaml"
     cfg.write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
     p = asz("prune", "--root", str(root), "--config", str(cfg), cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert not list(root.rglob("*.sd")) and not list(root.glob(f"*/{REMOVAL_STATE}"))
+    assert not other.exists()  # deleted whole: that version builds it again from what is left
 
     assert search(root, word) == []  # at once, before any other update
     p = asz("search", word, "--root", str(root), "--json", cwd=tmp_path)
     assert p.returncode == 0 and orjson.loads(p.stdout) == [], p.stdout + p.stderr
-    assert word.lower().encode() not in _index_bytes(root, "search.sqlite")
+    assert word.lower().encode() not in _index_bytes(root, INDEX_PATH.name)
     if title.lower().encode() not in _kept_text(root):  # a runtime's own title is structure: it may stay
         assert title.lower().encode() not in _index_bytes(root, "summaries.sqlite")
         p = asz("ls", "--root", str(root), "--json", cwd=tmp_path)
@@ -135,7 +142,7 @@ def test_a_removal_stopped_before_the_index_step_is_finished_by_the_next_search_
     assert all(h["conversation"] != cid for h in orjson.loads(p.stdout))
     hits = orjson.loads(p.stdout)
     if not hits:
-        assert word.lower().encode() not in _index_bytes(root, "search.sqlite")
+        assert word.lower().encode() not in _index_bytes(root, INDEX_PATH.name)
     # the next prune finishes the removal whatever its configuration says now
     rep = prune(root, RetentionConfig(after=None))
     assert session.name in rep.removed and not (session / REMOVAL_STATE).exists()
@@ -155,12 +162,12 @@ def test_an_index_from_before_prune_cleaned_it_is_rebuilt_without_the_removed_te
         write_skeleton(p, at="2026-10-13T10:00:00Z", generation=1, receiver="unconfirmed", owner="x")
         p.chmod(0o644)
         p.unlink()
-    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con = sqlite3.connect(root / INDEX_PATH)
     con.execute("UPDATE meta SET value='5' WHERE key='version'")
     con.commit()
     con.close()
-    assert word.lower().encode() in _index_bytes(root, "search.sqlite")
+    assert word.lower().encode() in _index_bytes(root, INDEX_PATH.name)
     update_index(root)
     assert all(h["conversation"] != cid for h in search(root, word))
     if not search(root, word):
-        assert word.lower().encode() not in _index_bytes(root, "search.sqlite")
+        assert word.lower().encode() not in _index_bytes(root, INDEX_PATH.name)

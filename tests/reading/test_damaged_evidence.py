@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from reading_helpers import asz, asz_json
+from asz_core.reading.search import INDEX_PATH
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 #: What the person typed in the corpus's source transcript of SID (../shared/corpus/claude-code/projects/-home-user-claude-reliability).
@@ -113,7 +114,7 @@ def test_search_leaves_out_hits_indexed_from_a_file_changed_since(damaged):
     # the index still holds the row: the hit is left out when read, not lost from the derived data
     import sqlite3
 
-    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con = sqlite3.connect(root / INDEX_PATH)
     try:
         assert con.execute("SELECT count(*) FROM hit WHERE file = ?", (rel,)).fetchone()[0] > 0
     finally:

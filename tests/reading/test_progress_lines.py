@@ -34,7 +34,7 @@ def _runs(source: Path, root: Path, home: Path, after: str, fresh: bool = True) 
     rounds = 11 if fresh else 0
     assert re.fullmatch(rf"\[\d\d:\d\d:\d\d\] sessions=11 sources=\d+ landed=\d+ .* rounds={rounds} \(\d+\.\d{{3}}s\)\n", p.stdout), p.stdout
     out["collect"], out["pass"] = p.stderr, p.stdout
-    for kept in [*(root / "_index").glob("summaries.sqlite*"), *(root / "_index").glob("search.sqlite*")]:  # the rows the collect kept: counted again, as a first ls
+    for kept in [*(root / "_index").glob("summaries.sqlite*"), *(root / "_index").glob("search*.sqlite*")]:  # the rows the collect kept: counted again, as a first ls
         kept.unlink()
     p = asz_in_process("conversations", "--root", str(root), env=env)
     assert p.returncode == 0 and p.stdout.endswith("\n11 of 11 conversations\n"), p.stdout + p.stderr

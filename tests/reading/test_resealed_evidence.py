@@ -21,6 +21,7 @@ from reading_helpers import asz
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
 from verify_landing import edit_records  # noqa: E402
+from asz_core.reading.search import INDEX_PATH  # noqa: E402
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
 #: What the agent replied in line 7 of the corpus's source transcript of SID
@@ -95,7 +96,7 @@ def test_search_holds_back_the_changed_text_once_indexed(resealed):
     assert json.loads(p.stdout) == []
     warning = [ln for ln in p.stderr.splitlines() if ln.startswith(f"asz search: warning: hits in {rel} left out")]
     assert warning and f"record row {row} differs from the one indexed when the file landed" in warning[0]
-    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con = sqlite3.connect(root / INDEX_PATH)
     try:  # the derived index holds the row; it is held back when read
         assert con.execute("SELECT count(*) FROM hit WHERE file = ? AND row = ?", (rel, row)).fetchone()[0] > 0
     finally:

@@ -14,6 +14,7 @@ import sqlite3
 from claude_lines import collect_claude
 from cli_helpers import asz_in_process
 from test_view_summary_titles import B, SESSIONS
+from asz_core.reading.search import INDEX_PATH
 
 TITLE = "Write the docs for the greeting module"  # B's first prompt (its only summary names A's message)
 PROJECT = SESSIONS[B][1]["cwd"]
@@ -33,7 +34,7 @@ def test_a_forged_search_row_is_found_removed_and_indexed_again(tmp_path):
     report = json.loads(p.stdout)
     assert (report["search_rows"], report["search_rows_removed"]) == (2, 0)
 
-    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con = sqlite3.connect(root / INDEX_PATH)
     with con:
         con.execute("UPDATE conv SET title=?, project=? WHERE id=?", ("Payroll export for ACME", "/srv/acme", B))
     con.close()

@@ -25,6 +25,7 @@ import pytest
 from corpus_words import message_words
 
 from view_server_helpers import REPO, Served
+from asz_core.reading.search import INDEX_PATH
 
 
 def phx_texts(projects: Path) -> int:
@@ -90,7 +91,7 @@ def test_searches_during_a_real_first_pass_count_each_hit_once(projects, tmp_pat
     finally:
         done.set()
         s.stop()
-    assert _rows_twice(root / "_index" / "search.sqlite") == 0
+    assert _rows_twice(root / INDEX_PATH) == 0
     out = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "search", "phx", "--root", str(root), "--limit", "500"],
                          capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].startswith(f"{want} hit(s)"), out.stdout + out.stderr

@@ -23,6 +23,7 @@ import pytest
 
 from test_search_damaged_before_index import SOURCE, SID, _parts_with_hello
 from view_server_helpers import REPO, Served, asz
+from asz_core.reading.search import INDEX_PATH
 
 #: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER: what lets root write whatever the mode bits say.
 OVERRIDES = (1, 2, 3)
@@ -67,7 +68,7 @@ def ro_root(request, tmp_path):
         if request.param != "no index":
             asz("search", "hello", "--root", str(root))
         if request.param == "index of another version":
-            with sqlite3.connect(root / "_index" / "search.sqlite") as con:
+            with sqlite3.connect(root / INDEX_PATH) as con:
                 con.execute("UPDATE meta SET value='0' WHERE key='version'")
         _chmod_all(root, writable=False)
         probe = subprocess.run([sys.executable, "-c", f"open({str(root / 'probe')!r}, 'w')"], capture_output=True,

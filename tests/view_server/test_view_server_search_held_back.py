@@ -15,6 +15,7 @@ import pytest
 
 from test_view_server_browser import open_at, shot  # noqa: F401  (the browser fixture is in tests/conftest.py)
 from view_server_helpers import asz
+from asz_core.reading.search import INDEX_PATH
 
 By = pytest.importorskip("selenium.webdriver.common.by", reason="selenium is not installed").By
 
@@ -76,7 +77,7 @@ def test_the_page_says_a_hit_whose_index_row_differs_from_its_record(corpus_copy
     root = corpus_copy()
     before = json.loads(asz("search", "hello", "--json", "--limit", "500", "--root", str(root)).stdout)
     target = [h for h in before if h["kind"] == "prompt"][0]
-    con = sqlite3.connect(root / "_index" / "search.sqlite")
+    con = sqlite3.connect(root / INDEX_PATH)
     with con:
         con.execute("UPDATE fts SET text = 'hello rm -rf /' WHERE rowid = (SELECT rowid FROM hit WHERE file = ? AND row = ? "
                     "AND kind = 'prompt')", (target["file"], target["row"]))

@@ -22,6 +22,7 @@ from asz_core.view.chain import ViewError
 from asz_core.view.server import ViewState
 from asz_core.view.worker import NICE, Worker, WorkerGone
 from view_server_helpers import Served
+from asz_core.reading.search import INDEX_PATH
 
 @pytest.fixture
 def worker():
@@ -140,7 +141,7 @@ def test_a_server_pass_lands_parses_and_indexes_in_its_worker(tmp_path, monkeypa
     assert there.last_pass["rounds"] == here.last_pass["rounds"] == 1 and there.last_pass["landed"] == here.last_pass["landed"]
     assert list(there.last_pass) == ["sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy",
                                      "partial", "seconds"]  # /api/status's last_pass, in its order
-    assert (tmp_path / "root" / "_index" / "search.sqlite").is_file()
+    assert (tmp_path / "root" / INDEX_PATH).is_file()
     assert there.row(CANARY_SESSION) == here.row(CANARY_SESSION)  # the same head round's counts, title and summary
 
 
