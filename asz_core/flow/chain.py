@@ -18,6 +18,8 @@ writer left; the chain ignores it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -33,6 +35,8 @@ from .fold import Fold, FoldError
 from .round import Round, RoundError, parse_round_file_name, read_round
 
 __all__ = [
+    "ASSEMBLED_BY",
+    "assembly_mark",
     "CONVERSATIONS",
     "ChainBusy",
     "ChainError",
@@ -43,6 +47,30 @@ __all__ = [
     "conversation_dirs",
     "round_session",
 ]
+
+#: The ``conversation.state`` key naming the asz whose assembly wrote the chain last (:func:`assembly_mark`).
+ASSEMBLED_BY = "assembled_by"
+
+
+@functools.cache
+def assembly_mark() -> str:
+    """12 hex digits naming how this asz assembles: its version, the source of ``asz_core/flow`` and the (name, size,
+    mtime_ns) of the installed adapter packages' files (their tool vocabularies and :meth:`read_today` answers shape
+    an assembly), read once per process. A chain whose state names another mark, or none (an asz before the key, an
+    older asz that parsed it last: trial 23b, F4), is assembled again by the next parse, which writes a round only
+    where this asz's assembly differs from the chain's fold (:func:`~asz_core.flow.parse.chain_is_current`)."""
+    from .. import __version__
+    from ..plugins.packages import hash_adapter_sources
+
+    h = hashlib.sha256(f"asz {__version__}\n".encode())
+    here = Path(__file__).parent
+    for path in sorted(here.glob("*.py")):
+        try:
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        except OSError:
+            h.update(path.name.encode() + b"\0-\0")
+    hash_adapter_sources(h)
+    return h.hexdigest()[:12]
 
 #: Age in seconds after which an empty reservation file is removed by the lock holder.
 _RESERVATION_TTL = 60.0
@@ -351,7 +379,9 @@ class Chain:
     # -- state cache -----------------------------------------------------------
 
     def write_state(self, fold: Fold, *, fsync: bool = True) -> None:
-        """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy)."""
+        """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy)
+        and :data:`ASSEMBLED_BY`: this asz's :func:`assembly_mark`, so that a chain another asz parsed last is told
+        apart (an asz before the key rewrites the state without it)."""
         if fold.head is None:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -364,6 +394,7 @@ class Chain:
                 ("input_digest", fold.input_digest),
                 ("parser", fold.head.parser),
                 ("policy", fold.head.policy),
+                (ASSEMBLED_BY, assembly_mark()),
             ],
             fsync=fsync,
         )

@@ -33,7 +33,7 @@ import attrs
 from ..sessiondata import durable, gc_pause
 from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
-from .chain import Chain, ChainBusy, ChainError
+from .chain import ASSEMBLED_BY, Chain, ChainBusy, ChainError, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
@@ -277,6 +277,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         chain.tidy()
         fold = chain.load()
         out.fold = fold
+        elsewhere = chain.read_state().get(ASSEMBLED_BY) != assembly_mark()  # an older asz, or one before the key
         if fold.first is not None:
             for key, want in (("session", session), ("parser", PARSER), ("policy", POLICY)):
                 have = getattr(fold.first, key)
@@ -304,14 +305,16 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 out.rounds.append(r)
             chain.write_state(fold, fsync=fsync)
         elif fold.rounds and (needs_relink(engine, fold)  # issue 18: another session's ids changed what this one says
-                              or reread_pending(getattr(engine, "reread", ()), fold)):  # read by today's rule
+                              or reread_pending(getattr(engine, "reread", ()), fold)  # read by today's rule
+                              or elsewhere):  # another asz parsed it last: its fold may lack what this one draws
             ctx.start(sdir, watermark)
             r = Window(ctx, fold).candidate(watermark).build()
             if r.nodes or r.relations or r.unresolved:
                 chain.install(r, fsync=fsync)
                 fold.accept(r)
                 out.rounds.append(r)
-                chain.write_state(fold, fsync=fsync)
+            if r.nodes or r.relations or r.unresolved or elsewhere:
+                chain.write_state(fold, fsync=fsync)  # names this asz's assembly: not assembled again next time
     finally:
         if not durable.after_progress(chain.unlock):
             chain.unlock()  # in a chain (a parse worker's run): let go once conversation.state is written
@@ -505,14 +508,16 @@ def chain_is_current(root: Path, session: str) -> bool:
 
     The state is written after the rounds it names (and synced after them), so it
     is never ahead of the chain; a state that is missing, behind, or written by
-    another parser or policy answers False, and the session is parsed, as does one
+    another parser or policy, or by another asz's assembly (its ``assembled_by`` not
+    :func:`~asz_core.flow.chain.assembly_mark`, or none: trial 23b, F4) answers False,
+    and the session is parsed, as does one
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
     chain = Chain(root, session)
     st = read_state(chain.state_path)
-    if st.get("parser") != PARSER or st.get("policy") != POLICY:
-        return False
+    if st.get("parser") != PARSER or st.get("policy") != POLICY or st.get(ASSEMBLED_BY) != assembly_mark():
+        return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
     try:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
     except ValueError:

@@ -6,9 +6,9 @@ milliseconds): for ``asz``'s fast commands (:mod:`asz_core.cli.entry`) and the s
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from typing import Any, Iterator
 
-__all__ = ["declared", "adapter_sources"]
+__all__ = ["declared", "adapter_sources", "hash_adapter_sources"]
 
 
 def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
@@ -74,3 +74,16 @@ def adapter_sources(group: str = "asz") -> list[str]:
         if not spec.submodule_search_locations and spec.origin and spec.origin.endswith(".py"):
             files.add(spec.origin)
     return sorted(files)
+
+
+def hash_adapter_sources(h: Any) -> None:
+    """Update the hash ``h`` (a :mod:`hashlib` object) with the (path, size, mtime_ns) of each file of
+    :func:`adapter_sources`, a file not there as its path alone: what the marks of code an adapter's answers shape
+    hash (the summary cache's :func:`~asz_core.view.summary_cache.code_mark`, the chain's
+    :func:`~asz_core.flow.chain.assembly_mark`). Never raises."""
+    for path in adapter_sources():
+        try:
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        except OSError:
+            h.update(f"{path}\0-\0".encode())

@@ -140,7 +140,7 @@ def code_mark() -> str:
     title and :meth:`~asz_core.plugins.adapter.Adapter.prompt_title` what of a prompt names a conversation (:func:`asz_core.plugins.packages.adapter_sources`: found without importing them); read once per process (a
     file not there counts as its name alone: then the asz version in the fingerprint still tells one release from
     another)."""
-    from ..plugins.packages import adapter_sources
+    from ..plugins.packages import hash_adapter_sources
 
     h = hashlib.sha256()
     here = Path(__file__).parent
@@ -149,12 +149,7 @@ def code_mark() -> str:
             h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")
         except OSError:
             h.update(name.encode() + b"\0-\0")
-    for path in adapter_sources():
-        try:
-            st = os.stat(path)
-            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        except OSError:
-            h.update(f"{path}\0-\0".encode())
+    hash_adapter_sources(h)
     return h.hexdigest()[:16]
 
 
