@@ -44,11 +44,10 @@ def transcript_input(line: bytes, block: int) -> dict | str:
     if not isinstance(p, dict) or p.get("k") != "call":
         return "the tool step names no call part in the transcript"
     state = p.get("state") or "available"
-    if "data" not in p:
-        return f"the transcript's call part holds no input (state {state})" if state != "available" \
-            else "the transcript's call part holds no input"
-    if state != "available":  # a part made smaller to land: what is left is not the input the model sent
+    if state != "available":  # a part made smaller to land (seed 000, Too large to land): not the input the model sent
         return f"the transcript's input did not land whole (state {state})"
+    if "data" not in p:
+        return "the transcript's call part holds no input"
     try:
         return measure_value(p["data"])
     except (TypeError, ValueError, RecursionError):

@@ -169,3 +169,35 @@ def test_the_page_says_it(checked, serve, browser):
     cells = {r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[7].text
              for r in browser.find_elements(By.CSS_SELECTOR, "#panel #executions tbody tr")}
     assert cells == {"tool/toolu_0001": "differ", "tool/toolu_0101": "as the transcript"}
+
+
+def test_an_input_too_large_to_land_cannot_be_compared(tmp_path, corpus_dir):
+    """The call's input taken out to land (``--max-delta-bytes 1024``, seed 000, Too large to land): its part keeps
+    the size and the SHA-256 of the compacted source, not of the canonical JSON, so the call is not compared."""
+    projects, main = example_with_mcp_call(tmp_path)
+    big = {"command": "echo " + "x" * 4000, "description": "a long command"}
+    text = main.read_text()
+    old = '"input":{"command":"python -m pytest -q tests/test_hello.py","description":"Run the hello tests"}'
+    assert text.count(old) == 1
+    main.write_text(text.replace(old, '"input":' + json.dumps(big, separators=(",", ":"))))
+    event = dict(next(p for p in probe_payloads(corpus_dir) if p["probe_case"] == "echo"), session_id=SESSION,
+                 tool_use_id="toolu_0001", tool_name="mcp__probe__run", tool_input=big)
+    data = tmp_path / "hookdata"
+    hook(json.dumps(event).encode(), data)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root),
+        "--max-delta-bytes", "1024")
+    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    parse(root)
+    landed = [json.loads(x) for sd in root.rglob("transcript-*.sd") for x in sd.read_bytes().splitlines()[1:-1]]
+    (call,) = [p for r in landed for p in r.get("parts", ()) if p.get("k") == "call" and p.get("id") == "toolu_0001"]
+    assert call["state"] == "too_large" and "data" not in call  # the premise: the input did not land
+    doc = conversation(root, SESSION)
+    (e,) = doc["tool_executions"]
+    assert e["arguments"]["bytes"] == len(canonical(json.dumps(big)))
+    assert e["arguments_check"] == {"result": "cannot_compare",
+                                    "why": "the transcript's input did not land whole (state too_large)"}
+    assert doc["summary"]["arguments_differ"] == 0
+    md = asz("export", SESSION, "--format", "md", "--root", str(root)).stdout
+    assert md.count("; arguments not compared with the transcript's input: the transcript's input did not land whole"
+                    " (state too_large)*") == 1
