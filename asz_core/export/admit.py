@@ -52,7 +52,7 @@ from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS"]
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN"]
 
 #: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
 #: same transcript), then :data:`HOLDS_ALL` or :data:`LACKS`: the pusher records the file as held from another root
@@ -63,6 +63,9 @@ ELSEWHERE = "is already landed as"
 HOLDS_ALL = "this root holds every record of it"
 #: This root lacks some of them (the other root collected further, or another transcript): ``lacks N of its M record(s)``.
 LACKS = "this root lacks"
+#: After :data:`HOLDS_ALL` and its count: `` in <path>``, the landed file of the refused file's stream holding its
+#: first record (the pusher's ``elsewhere`` pointer; an older receiver names none, then the file at that seq stands).
+HELD_IN = " in "
 
 
 class Refused(ValueError):
@@ -134,10 +137,11 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
             continue
         if other.parent == path.parent and other.name[:-3] == path.name[:-3]:
             return _same_file(root, rel, other, digest, data)
-        held, total = _held(path, ln, positions, files)
+        held, total, holder = _held(path, ln, positions, files)
         raise Refused(f"{rel}: seq {ln.seq} of session {header.session} is already landed as {_rel(root, other)} "
                       "(a different file: one seq holds one file; was the same transcript collected into another root?); "
-                      + (f"{HOLDS_ALL} ({total} record(s))" if held == total else f"{LACKS} {total - held} of its {total} record(s)"))
+                      + (f"{HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}" if held == total and holder is not None
+                         else f"{HOLDS_ALL} ({total} record(s))" if held == total else f"{LACKS} {total - held} of its {total} record(s)"))
     if header.kind in UNCHECKED_KINDS:
         return False
     if header.kind in SNAPSHOT_KINDS:
@@ -150,18 +154,26 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
     return False
 
 
-def _held(path: Path, ln, positions: list[Pos], files: list) -> tuple[int, int]:
-    """``(records of positions this root holds, records)``: a record is held when a landed file (not a skeleton: its
-    records are gone) of the same kind in ``path``'s directory has one with the same ``ord``, ``off`` and ``sha``."""
+def _held(path: Path, ln, positions: list[Pos], files: list) -> tuple[int, int, Path | None]:
+    """``(records of positions this root holds, records, the file holding the first of them)``: a record is held when
+    a landed file (not a skeleton: its records are gone) of the same kind in ``path``'s directory has one with the
+    same ``ord``, ``off`` and ``sha``. The file is of that stream, whatever its seq (trial 24a F5: the refused file's
+    seq names a file of another stream when the two roots numbered their files in another order); None when none
+    holds the first."""
     have: set[tuple[int, int, str]] = set()
+    first = (positions[0].ord, positions[0].off, positions[0].sha) if positions else None
+    holder: Path | None = None
     for o_ln, other in files:
         if o_ln.ext != "sd" or o_ln.kind != ln.kind or other.parent != path.parent:
             continue
         try:
-            have |= _records_of(str(other), other.stat().st_size)
+            got = _records_of(str(other), other.stat().st_size)
         except (SDError, OSError):
             continue  # what does not read holds nothing here (asz verify names it)
-    return sum((p.ord, p.off, p.sha) in have for p in positions), len(positions)
+        have |= got
+        if holder is None and first in got:
+            holder = other
+    return sum((p.ord, p.off, p.sha) in have for p in positions), len(positions), holder
 
 
 @functools.lru_cache(maxsize=64)

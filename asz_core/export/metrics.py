@@ -187,7 +187,7 @@ def send_metrics(p) -> None:
             sdir = session_dir(p.root, session)
             if not sdir.is_dir():
                 continue
-            if session in p.refused:
+            if session in p.refused or session in p.held:  # held: removed before the receiver took it (push.held_back)
                 # The receiver refused evidence of this session (e.g. it holds the session from another root): its
                 # points would count calls whose records it never took from us, twice where it has them already.
                 p.held_metrics += 1

@@ -34,11 +34,11 @@ from ..flow.chain import SessionChains
 from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
-from .admit import ELSEWHERE, HOLDS_ALL, landed_seq, removed_digest, round_reads
+from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, removed_digest, round_reads
 from .settings import ExportConfig, default_instance_id, split_endpoint
-from .state import PushState
+from .state import PushState, receiver_answer
 from .transport import Answer, Sender, sender
-from .wire import REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
+from .wire import ASSEMBLE, REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
 __all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "NOT_TAKEN", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
@@ -145,12 +145,16 @@ class _Pass:
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
         self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
+        self.held: set[str] = set()  # sessions held_back() keeps from sending: their metrics are not sent either
         self.metrics_owner = state.endpoint  # the endpoint a sent.json of before belongs to (metrics.sent_path)
         self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
         self.unverified: dict[str, int] = {}  # session -> its due files and rounds held back: it does not verify
         self.chains: SessionChains | None = None  # the root's chains, read once by logs(): what it sends and checks
         self.replaced = replaced_chains(root, state)  # conversation -> (claim, paths): a chain sent, then built anew
         self.probed = False  # whether the receiver took an empty request this pass (:meth:`probe`)
+        # sessions of which the receiver holds every record of a refused file from another root: their later files
+        # ask it to assemble their rounds (:data:`.wire.ASSEMBLE`; trial 24a F1)
+        self.held_elsewhere = {rel.split("/", 1)[0] for rel, (held, _) in state.elsewhere.items() if held == "all"}
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -249,6 +253,7 @@ class _Pass:
         """Send every due landed file and round, in batches; False when a request failed (the pass stops there,
         and the problem counts every file still due: the failed batch's and all after it)."""
         held = held_back(self.root, self.state)
+        self.held = set(held)
         for session, rels in held.items():
             self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
                          f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
@@ -286,7 +291,12 @@ class _Pass:
         for session, rels in elsewhere.items():
             files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
             rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
-            self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
+            # files retention removed since (skeletons): the receiver's answer is still what push.state records
+            files = files or sorted(r for r in self.state.elsewhere if r.startswith(session + "/"))
+            if any(self.state.elsewhere.get(r, ("",))[0] == "part" for r in files):  # records only this root holds
+                self.problem(f"{session}: {self._elsewhere_said(files, rounds)}")  # every pass: the receiver is short
+            else:
+                self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
@@ -304,7 +314,12 @@ class _Pass:
         if at < 0:
             return
         other = why[at + len(ELSEWHERE) + 2:].split(" ", 1)[0]
+        held_at = why.find(") " + HELD_IN.strip() + " ", why.find(HOLDS_ALL)) if HOLDS_ALL in why else -1
+        if held_at >= 0:  # the file of the same stream holding its records (trial 24a F5), not the one at its seq
+            other = why[held_at + len(HELD_IN) + 1:].split(" ", 1)[0].rstrip(";")
         self.state.mark_elsewhere(rel, "all" if HOLDS_ALL in why else "part", other)
+        if HOLDS_ALL in why:
+            self.held_elsewhere.add(rel.split("/", 1)[0])  # the pass's later batches ask the receiver to assemble
 
     def _reads_elsewhere(self, rel: str) -> str:
         """The session of round ``rel`` when it reads (or reads after) a landed file the receiver holds from another
@@ -327,10 +342,17 @@ class _Pass:
             said += (f" and that it holds every record of this root's {len(rels)} file(s), so they are not sent again "
                      "and count as received for retention")
         else:
-            part = sum(self.state.elsewhere[r][0] == "part" for r in rels)
-            said += (f" and that it lacks records of {part} of this root's {len(rels)} file(s) (this root collected "
-                     "further, or another transcript), so they are not sent again and retention keeps them")
+            part = [r for r in rels if self.state.elsewhere[r][0] == "part"]
+            said += (f" and that it lacks records of {len(part)} of this root's {len(rels)} file(s) (this root collected "
+                     f"further, or another transcript): {', '.join(part)}; so the receiver is short of records only this "
+                     "root holds (the receiving root's asz verify names the session), they are not sent again and "
+                     "retention keeps them")
         said += f"; {rounds} round(s) reading them not sent either" if rounds else ""
+        if held == {"all"}:  # receive.assemble_held (trial 24a F1)
+            said += "; the files of it landed there since are sent, and an asz receiver writes their rounds itself"
+        if held != {"all"}:  # trial 24a F3: a pass that exits 0 here leaves the team short for good, unsaid
+            return said + ("; an error on every pass while this root holds them (asz push --retry-elsewhere sends them "
+                           "again; docs/push.md, Known limits, A session folder lost and collected again)")
         return said + "; not an error (asz push --retry-elsewhere sends them again; docs/push.md, The same session in two roots)"
 
     def _due_digest(self, f: OutFile) -> str | None:
@@ -412,6 +434,8 @@ class _Pass:
                 continue
             if claim is not None:
                 d.record.attributes.extend(kvs([(REPLACES, claim)]))
+            if f.fmt == "sd" and f.session in self.held_elsewhere:  # no round of ours can follow its chain there
+                d.record.attributes.extend(kvs([(ASSEMBLE, "elsewhere")]))
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:
                 if not self.flush(batch):
@@ -453,7 +477,9 @@ def held_back(root: Path, state: PushState) -> dict[str, list[str]]:
     cannot arrive whole: its rounds would name files the receiver never gets
     and its root would not verify. A removed file counts as received when
     ``push.state`` of this endpoint holds it with the digest its skeleton keeps
-    and no ``rejected`` line.
+    and the receiver accepted it (:func:`~asz_core.export.state.receiver_answer`, the rule retention removed it by:
+    a file refused because the receiver holds every record of it from another root, ``elsewhere … all``, counts as
+    received; trial 24a F2: prune removed such a session, then every pass exited 1 for it).
     """
     out: dict[str, list[str]] = {}
     for sdir in session_dirs(root):
@@ -462,7 +488,7 @@ def held_back(root: Path, state: PushState) -> dict[str, list[str]]:
                 continue
             rel = p.with_suffix(".sd").relative_to(root).as_posix()
             sent = state.pushed.get(rel)  # the skeleton is read only for a file this endpoint was sent
-            if sent is None or rel in state.rejected or sent != removed_digest(p):
+            if sent is None or receiver_answer(state, rel, removed_digest(p)) != "accepted":  # retention's rule
                 out.setdefault(sdir.name, []).append(rel)
     return out
 
@@ -505,7 +531,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         loaded = PushState.load(root)
         state = loaded.for_endpoint(name)  # another endpoint's state kept, this one's taken up (state.py)
         if retry_elsewhere:
-            again = state.retry_elsewhere()
+            again = state.retry_elsewhere(lambda rel: (root / rel).is_file())  # a removed file cannot go again
             state.save()
             print(f"note: --retry-elsewhere: {len(again)} file(s) recorded as held by {name} from another root are "
                   "sent again", file=err, flush=True)

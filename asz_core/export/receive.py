@@ -45,9 +45,9 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
 
-from .admit import landed_seq, round_reads
+from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
-from .wire import REPLACES
+from .wire import ASSEMBLE, REPLACES
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -87,6 +87,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     sent_by: list[dict] = []
     again: list[dict] = []  # files already there: a line only when the record lacks one (landed, then a crash)
     senders: set[str] = set()
+    assemble: set[str] = set()  # sessions whose sending root's rounds cannot follow the chain here (assemble_held)
     for rl in req.resource_logs:
         res = _attrs(rl.resource)
         who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
@@ -103,6 +104,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
                     _reads_no_refused(rel, data, refused_seqs)
                     replaces = a.get(REPLACES)
+                    if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
+                        assemble.add(rel.split("/", 1)[0])
                     if land(root, rel, str(a.get("asz.file.digest") or ""), data,
                             replaces=replaces if isinstance(replaces, str) else None):
                         landed += 1
@@ -116,6 +119,10 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     at = landed_seq(rel) if isinstance(rel, str) else None
                     if at is not None:
                         refused_seqs.setdefault(at[0], {})[at[1]] = rel
+                        if HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
+                            assemble.add(at[0])
+                        elif LACKS in str(exc):
+                            _short(root, at[0], rel, str(exc), who["instance"], err)
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
     if written:
@@ -124,6 +131,9 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
         record_senders(root, sent_by, err)
     if again:
         record_senders(root, again, err, unless_named=True)
+    assemble &= {r.split("/", 1)[0] for r in written if not r.startswith("_")}  # only with a file landed now
+    if assemble:
+        assemble_held(root, sorted(assemble), err)
     if not quiet:
         by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
@@ -136,6 +146,64 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
             for line in refused:
                 print(line, file=err, flush=True)
     return resp
+
+
+def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None) -> None:
+    """A refused file holding records this root lacks (``this root lacks N of its M record(s)`` in ``why``): listed in
+    ``_received/short.list`` (:mod:`asz_core.storage.short_list`), so this root's verify and ls say the session is
+    short (trial 24a F3). Never raises."""
+    import re
+
+    from ..sessiondata.times import format_rfc3339
+    from ..storage.short_list import record_short
+
+    m = re.search(LACKS + r" (\d+) of its (\d+) record", why)
+    if m is None:
+        return
+    try:
+        record_short(root, session, rel, int(m.group(1)), int(m.group(2)),
+                     str(instance) if instance is not None else None, format_rfc3339(time.time_ns()))
+    except OSError as exc:
+        if err is not None:
+            print(f"error: {root}/_received/short.list: cannot list {rel} as holding records this root lacks: "
+                  f"{exc.strerror or exc}", file=err, flush=True)
+
+
+_assemble_lock = threading.Lock()
+
+
+def assemble_held(root: Path, sessions: list[str], err: TextIO | None) -> None:
+    """Write the rounds of ``sessions`` here for the landed files no round reads (trial 24a F1). They are sessions
+    whose sending root's rounds cannot follow the chain here: it sent a file marked :data:`.wire.ASSEMBLE` (the
+    receiver holds earlier files of the session from another root, a root re-made or lost and collected again), or
+    one this request refused as held here whole. That root holds its rounds back for good (push.md, The same session
+    in two roots), so without this no reader here counts its new files. Only a session whose chain here reads through
+    a seq below the highest landed (:func:`~asz_core.verify.unparsed.lagging_sessions`) is parsed, that session alone
+    (``asz parse SESSION``'s rule: nothing is written for another). One line on ``err`` per session assembled, or
+    its problem. Never raises: the files are landed either way, and ``asz verify`` and ``asz ls`` say a file no round
+    reads."""
+    from ..flow.parse import parse_root
+    from ..verify.unparsed import lagging_sessions
+
+    with _assemble_lock:
+        for session in sessions:
+            try:
+                lag = lagging_sessions(root, session)
+                if not lag:
+                    continue
+                rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
+            except Exception as exc:  # noqa: BLE001 - a round not written here is said, the files stay landed
+                if err is not None:
+                    print(f"error: {session}: its rounds for seq {lag[0][1] + 1 if lag else '?'} on were not assembled "
+                          f"here: {type(exc).__name__}: {exc}", file=err, flush=True)
+                continue
+            for o in rep.outcomes:
+                if o.problem and err is not None:
+                    print(f"error: {o.session}: its rounds were not assembled here: {o.problem}", file=err, flush=True)
+                elif o.rounds:
+                    said(err, f"assembled {o.session}: round(s) {o.rounds[0].header.round}-{o.rounds[-1].header.round} "
+                              f"read seq {lag[0][1] + 1}-{lag[0][2]}, landed here while the sending root holds its rounds "
+                              "back (this root holds the session's earlier files from another root)")
 
 
 def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> None:

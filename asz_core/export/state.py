@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Callable
 from urllib.parse import quote
 
 import attrs
@@ -148,14 +149,16 @@ class PushState:
         holding every record of it (``held`` ``all``) or not (``part``)."""
         self.elsewhere[rel] = (held, other)
 
-    def retry_elsewhere(self) -> list[str]:
+    def retry_elsewhere(self, present: Callable[[str], bool] | None = None) -> list[str]:
         """Forget every file recorded as held from another root (its ``pushed``, ``rejected`` and ``elsewhere``
-        lines), so the next pass sends it again (``asz push --retry-elsewhere``); the paths, sorted."""
-        gone = sorted(self.elsewhere)
+        lines), so the next pass sends it again (``asz push --retry-elsewhere``); the paths, sorted. ``present``
+        (path -> bool; None: every file) keeps the lines of a file not in the root: one retention removed cannot go
+        again, and its lines are what says it was received (trial 24a F2)."""
+        gone = sorted(rel for rel in self.elsewhere if present is None or present(rel))
         for rel in gone:
             self.pushed.pop(rel, None)
             self.rejected.discard(rel)
-        self.elsewhere.clear()
+            del self.elsewhere[rel]
         return gone
 
     def forget(self, prefixes: tuple[str, ...]) -> None:

@@ -27,7 +27,8 @@ streams|segments|unresolved`` (ints; ``changes``, ``lines_added``,
 ``lines_removed``, ``llm_calls``, ``subagents``, ``bash_runs`` when the round
 header has them); ``asz.chain.replaces`` (:data:`REPLACES`) on a round 1 that
 replaces a chain the receiver took (``<path> <sha256>`` of that chain's last
-round sent; push.md, A chain built anew). Body: the file's bytes (``bytes_value``). Time: the last
+round sent; push.md, A chain built anew); ``asz.chain.assemble`` (:data:`ASSEMBLE`) on a landed file of a session
+the receiver holds from another root (push.md, A root re-made). Body: the file's bytes (``bytes_value``). Time: the last
 record time of the file, else the session's latest known time; a round's is
 the session's last activity.
 """
@@ -53,7 +54,7 @@ from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 
-__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -67,6 +68,10 @@ _ROUND_COUNTS = ("talks", "steps", "streams", "segments", "unresolved", "changes
 #: The record attribute of a round 1 that replaces the chain this endpoint took before ``asz parse SESSION --anew``
 #: set it aside: ``<root-relative path> <sha256 hex>`` of that chain's last round sent (:func:`.admit.admit`).
 REPLACES = "asz.chain.replaces"
+#: The record attribute (value ``elsewhere``) of a landed file whose session's rounds the sending root holds back: the
+#: receiver holds earlier files of the session from another root, so no round of this root can follow its chain there;
+#: an asz receiver then assembles the session's round for the file itself (push.md, A root re-made; trial 24a F1).
+ASSEMBLE = "asz.chain.assemble"
 
 
 @attrs.define

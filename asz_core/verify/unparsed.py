@@ -16,11 +16,13 @@ from pathlib import Path
 
 from ..flow.index import index_dir
 from ..flow.pending import has_chain, pending_why
-from ..storage.layout import CONVERSATIONS, highest_landed_seq, session_dirs
+from ..flow.round import parse_round_file_name
+from ..storage.layout import CONVERSATIONS, highest_landed_seq, rounds_dir, session_dirs
 from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
 
-__all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE", "INTERRUPTED_LINE"]
+__all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
+           "INTERRUPTED_LINE", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
 
 
 def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str], list[str]]:
@@ -51,6 +53,56 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     return never, gone, interrupted
 
 
+def lagging_sessions(root: str | os.PathLike, session: str | None = None) -> list[tuple[str, int, int]]:
+    """``(session, through_seq, highest seq)`` of each session of ``root`` (or only ``session``) whose chain's head
+    round reads through a seq below the highest landed there: landed files no round reads, so no reader counts or
+    shows their records (trial 24a F1: a receiving root given a re-made root's new file whose round never came). A
+    session a collector or writer is at work on (the root's or the session's lock taken) is not counted: its parse
+    follows its landing. Sorted by session; a head round that does not read is left to the chain checks."""
+    import orjson
+
+    root = Path(root)
+    dirs = [root / session] if session is not None else session_dirs(root)
+    out: list[tuple[str, int, int]] = []
+    working: bool | None = None
+    for sdir in dirs:
+        try:
+            heads = sorted((n, name) for name in os.listdir(rounds_dir(root, sdir.name))
+                           if (n := parse_round_file_name(name)) is not None)
+        except (OSError, ValueError):
+            continue  # no chain: unchained_sessions says it
+        if not heads:
+            continue
+        top = highest_landed_seq(sdir)
+        try:
+            with open(rounds_dir(root, sdir.name) / heads[-1][1], "rb") as f:
+                through = int(orjson.loads(f.readline()).get("through_seq") or 0)
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+        if through >= top:
+            continue
+        if working is None:
+            working = lock_taken(root / COLLECTOR_LOCK)
+        if working or lock_taken(sdir / SESSION_LOCK):
+            continue
+        out.append((sdir.name, through, top))
+    return out
+
+
+#: What readers say of landed files no round reads; ``{n}`` files, ``{s}`` sessions, ``{which}`` the first of them.
+UNREAD_LINE = ("{n} landed file(s) of {s} session(s) are read by no round, so no reader counts or shows their records "
+               "({which}); asz parse SESSION --root {root} reads them (docs/push.md, A root re-made)")
+
+
+def lagging_line(root: str | os.PathLike, lagging: list[tuple[str, int, int]]) -> str:
+    """:data:`UNREAD_LINE` for ``lagging`` (:func:`lagging_sessions`); '' when there are none."""
+    if not lagging:
+        return ""
+    which = ", ".join(f"{s} seq {t + 1}" + (f"-{h}" if h > t + 1 else "") + f" (its chain reads through seq {t})"
+                      for s, t, h in lagging[:3]) + (f" and {len(lagging) - 3} more" if len(lagging) > 3 else "")
+    return UNREAD_LINE.format(n=sum(h - t for _, t, h in lagging), s=len(lagging), which=which, root=root)
+
+
 def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed") -> tuple[str, list[str]]:
     """``(N landed session(s) have no conversation chain … : ID, ID and N more; asz parse … builds them, their ids)``
     for the sessions landed in ``root`` that have no round (never parsed, a parse interrupted, or their rounds
@@ -59,13 +111,22 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
     never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     ids = sorted(never + gone + interrupted)
+    unread = lagging_line(root, lagging_sessions(root))  # a chain behind its landed files: said after (trial 24a F1)
+    from ..storage.short_list import read_short, short_line
+
+    short = read_short(root)  # a sending root holds records of these this root lacks (trial 24a F3)
+    if short:
+        unread = " ".join(x for x in (unread, f"{len(short)} refused file(s) hold records this root lacks: "
+                                              + "; ".join(short_line(d) for d in short[:3])
+                                              + (f"; and {len(short) - 3} more" if len(short) > 3 else "")) if x)
     if not ids:
-        return "", []
+        return unread, []
     why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
     return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"
             + (f" ({'; '.join(why)})" if why else "")
-            + f": {shown_ids(ids)}; asz parse --root {root} builds them (asz verify names them)"), ids
+            + f": {shown_ids(ids)}; asz parse --root {root} builds them (asz verify names them)"
+            + (f". {unread}" if unread else "")), ids
 
 
 def shown_ids(ids: list[str], n: int = 5) -> str:
@@ -85,6 +146,18 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
     if interrupted:
         section.counts["interrupted"] = len(interrupted)
         section.notes.append(INTERRUPTED_LINE.format(n=len(interrupted), ids=shown_ids(interrupted)))
+    from ..storage.senders import RECEIVED
+    from ..storage.short_list import SHORT_LIST, read_short, short_line
+
+    for n, d in enumerate(read_short(root), 1):  # a sending root holds records this root lacks (trial 24a F3)
+        if session is None or d["session"] == session:
+            section.counts["short"] = section.counts.get("short", 0) + 1
+            section.warnings.append(Problem(os.path.join(shown_root, RECEIVED, SHORT_LIST), n, "", "short session",
+                                            short_line(d)))
+    lagging = lagging_sessions(root, session)
+    if lagging:
+        section.counts["unread"] = sum(h - t for _, t, h in lagging)
+        section.notes.append(lagging_line(shown_root, lagging))
     if gone:
         section.counts["unchained"] = len(gone)
     for sid in gone:

@@ -119,8 +119,10 @@ def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
     first = _push(host_c, r)
     assert first.returncode == 1 and f"this root lacks {len(lacking)} of its" in first.stderr
     assert {held for held, _ in PushState.load(host_c).elsewhere.values()} == {"part"}
-    again = _push(host_c, r)
-    assert again.returncode == 0 and "lacks records of 1 of this root's 1 file(s)" in again.stderr, again.stderr
+    again = _push(host_c, r)  # the receiver is short of records only this root holds: an error every pass (trial 24a F3)
+    assert again.returncode == 1 and "lacks records of 1 of this root's 1 file(s)" in again.stderr, again.stderr
+    assert [ln for ln in again.stderr.splitlines() if ln.startswith("error: ")] == [
+        ln for ln in again.stderr.splitlines() if ln.startswith(f"error: {SESSION}: ") and "lacks records of 1" in ln]
     (tmp_path / "prune.yaml").write_text('storage: {retention: {after: "0"}}\n')
     dry = asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), "--dry-run", cwd=tmp_path)
     (landed,) = [rel for rel in sent_files(host_c) if rel.endswith(".sd")]

@@ -125,3 +125,163 @@ def test_parse_of_one_session_writes_only_its_rounds_on_a_receiving_root(receive
     n_de3 = len(calls(de3.read_bytes().splitlines()))
     n_c5, t_c5 = len(calls(c5_lines)), sum(calls(c5_lines).values())
     assert _usage_total(team, tmp_path) == (2 * n_de3 + n_c5, 2 * sum(want.values()) + t_c5)
+
+
+def _more_lines(src: Path, sid: str) -> None:
+    """Append one user line and one assistant call (7 in, 40 out, 1,000 cache write, 20,000 cache read) to ``src``."""
+    last = json.loads(src.read_bytes().splitlines()[-1])
+    u = {"type": "user", "uuid": "day4-u", "parentUuid": last.get("uuid"), "sessionId": sid,
+         "timestamp": "2026-01-22T00:05:00.000Z", "cwd": "/tmp/x", "message": {"role": "user", "content": "Now make it print Goodbye too."}}
+    a = {"type": "assistant", "uuid": "day4-a", "parentUuid": "day4-u", "sessionId": sid, "timestamp": "2026-01-22T00:05:03.000Z",
+         "cwd": "/tmp/x", "requestId": "req_day4", "message": {"id": "msg_day4", "type": "message", "role": "assistant",
+         "model": "claude-opus-4-5-20251101", "content": [{"type": "text", "text": "Done: hello.sh prints Goodbye too."}],
+         "usage": {"input_tokens": 7, "output_tokens": 40, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 20000}}}
+    with open(src, "a") as f:
+        f.write(json.dumps(u) + "\n" + json.dumps(a) + "\n")
+
+
+def _de3_host(tmp: Path) -> tuple[Path, Path, Path, Path]:
+    """(the corpus transcript, the host's source folder, its copy there, the host's root) for de3b8b19."""
+    src_file = _source(*DE3)
+    src = tmp / "src" / DE3[0]
+    src.mkdir(parents=True)
+    shutil.copy(src_file, src / src_file.name)
+    return src_file, src, src / src_file.name, tmp / "data"
+
+
+def test_a_remade_root_goes_on_and_the_team_counts_it(receiver, tmp_path):
+    """F1, F2: a host's root is re-made (moved away, collected again) and its session goes on. The new file landed on
+    the team root but its round never came (the re-made root's rounds read a file the team holds from the old root),
+    so no reader there counted the new call; with retention the session was pruned right after the refusal and every
+    later pass exited 1. Now the pusher marks the new file and the receiver writes its round: the team counts every
+    call of the source, verify is clean, and push, prune and push again agree (exit 0, nothing sent twice)."""
+    src_file, src, f, data = _de3_host(tmp_path)
+    (tmp_path / "ret.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    _collect(src.parent, data, tmp_path)
+    assert _push(data, receiver, tmp_path).returncode == 0
+    data.rename(tmp_path / "data.old")  # the host's root is re-made
+    _collect(src.parent, data, tmp_path)
+    first = _push(data, receiver, tmp_path)
+    assert first.returncode == 1 and "this root holds every record of it" in first.stderr  # the refusal is news
+    pr = asz("prune", "--root", str(data), "--config", str(tmp_path / "ret.yaml"), cwd=tmp_path)
+    assert pr.returncode == 0 and f"removed {DE3[1]}" in pr.stdout, pr.stdout + pr.stderr  # received: every record there
+    again = _push(data, receiver, tmp_path)
+    assert again.returncode == 0 and "error:" not in again.stderr, again.stderr  # F2: not "removed before received"
+    _more_lines(f, DE3[1])
+    _collect(src.parent, data, tmp_path)
+    cont = _push(data, receiver, tmp_path)
+    assert cont.returncode == 0, cont.stderr
+    assert summary(cont.stdout.strip().splitlines()[-1])["files"] == "1"  # the new file; its round is the receiver's
+    want = calls(f.read_bytes().splitlines())
+    assert len(want) == len(calls(src_file.read_bytes().splitlines())) + 1
+    assert _usage_total(receiver.root, tmp_path) == (len(want), sum(want.values()))
+    v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)
+    assert v.returncode == 0 and "read by no round" not in v.stdout + v.stderr, v.stdout + v.stderr
+    ls = asz("ls", "--root", str(receiver.root), cwd=tmp_path)
+    assert "read by no round" not in ls.stdout + ls.stderr
+    # retention removes the new file too (the receiver took it), and later passes stay clean
+    pr = asz("prune", "--root", str(data), "--config", str(tmp_path / "ret.yaml"), cwd=tmp_path)
+    assert pr.returncode == 0 and f"removed {DE3[1]}" in pr.stdout, pr.stdout + pr.stderr
+    for extra in ((), ("--retry-elsewhere",)):  # --retry-elsewhere: a removed file cannot go again, nor its metrics
+        p = _push(data, receiver, tmp_path, *extra)
+        assert p.returncode == 0 and "error:" not in p.stderr, p.stderr
+        got = summary(p.stdout.strip().splitlines()[-1])
+        assert (got["files"], got["metrics"], got["errors"]) == ("0", "0", "0"), p.stdout
+    assert _usage_total(receiver.root, tmp_path) == (len(want), sum(want.values()))
+
+
+def test_a_landed_file_no_round_reads_is_said(tmp_path):
+    """F1: a chain behind its session's landed files (here ``asz collect --no-parse`` after a parse) is said by asz
+    verify (a note, ``unread`` counted) and asz ls, naming the session and the seqs; asz parse SESSION reads them."""
+    src_file, src, f, data = _de3_host(tmp_path)
+    _collect(src.parent, data, tmp_path)
+    _more_lines(f, DE3[1])
+    p = asz("collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(data), cwd=tmp_path, child=True)
+    assert p.returncode == 0, p.stderr
+    v = asz("verify", "--root", str(data), "--json", cwd=tmp_path)
+    assert v.returncode == 0 and json.loads(v.stdout)["unread"] == 1, v.stdout + v.stderr
+    v = asz("verify", "--root", str(data), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert f"{DE3[1]} seq 2 (its chain reads through seq 1)" in v.stdout and "read by no round" in v.stdout, v.stdout
+    ls = asz("ls", "--root", str(data), cwd=tmp_path)
+    assert "1 landed file(s) of 1 session(s) are read by no round" in ls.stdout + ls.stderr, ls.stdout + ls.stderr
+    want = calls(src_file.read_bytes().splitlines())
+    assert _usage_total(data, tmp_path) == (len(want), sum(want.values()))  # the new call is in no figure yet
+    assert asz("parse", DE3[1][:8], "--root", str(data), cwd=tmp_path).returncode == 0
+    want = calls(f.read_bytes().splitlines())
+    assert _usage_total(data, tmp_path) == (len(want), sum(want.values()))
+    assert "read by no round" not in asz("verify", "--root", str(data), cwd=tmp_path).stdout
+
+
+def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
+    """F3: the first 30 lines of 0d3a8e6f pushed, the other 38 collected and not pushed, the root lost and collected
+    again. The receiver refuses the new file (seq 1 is landed as the old root's) and says it lacks 38 of its 68
+    records. Every pass of that root now exits 1 naming the file; the team root's verify (a warning) and ls (a note)
+    say the session is short of 38 records held by that instance."""
+    sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
+    src_file = _source(project, sid)
+    lines = src_file.read_bytes().splitlines(keepends=True)
+    src = tmp_path / "src" / project
+    src.mkdir(parents=True)
+    f = src / src_file.name
+    f.write_bytes(b"".join(lines[:30]))
+    data = tmp_path / "data"
+    _collect(src.parent, data, tmp_path)
+    assert _push(data, receiver, tmp_path).returncode == 0
+    f.write_bytes(b"".join(lines))
+    _collect(src.parent, data, tmp_path)  # collected, not pushed
+    data.rename(tmp_path / "data.lost")
+    _collect(src.parent, data, tmp_path)
+    first = _push(data, receiver, tmp_path)
+    lacking = len(lines) - 30
+    assert first.returncode == 1 and f"this root lacks {lacking} of its {len(lines)} record(s)" in first.stderr, first.stderr
+    (refused,) = [p.relative_to(data).as_posix() for p in data.rglob("*.sd")]
+    for _ in range(2):
+        p = _push(data, receiver, tmp_path)
+        assert p.returncode == 1, p.stderr
+        errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error: ")]
+        assert len(errors) == 1 and errors[0].startswith(f"error: {sid}: ") and refused in errors[0], p.stderr
+    v = asz("verify", "--root", str(receiver.root), "--json", cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert f"session {sid} is short of {lacking} record(s)" in v.stdout and refused in v.stdout
+    ls = asz("ls", "--root", str(receiver.root), cwd=tmp_path)
+    assert f"session {sid} is short of {lacking} record(s)" in ls.stdout + ls.stderr
+    want = calls(lines[:30])
+    assert _usage_total(receiver.root, tmp_path) == (len(want), sum(want.values()))
+
+
+def test_elsewhere_names_the_file_of_the_same_stream(receiver, tmp_path):
+    """F5: the receiver's ``elsewhere`` answer (push.state, skeletons) names the landed file that holds the refused
+    file's records, of the same stream, not the file at the refused file's seq. 8463c716 has a main stream and two
+    subagent streams; the first root collects half the main transcript, then all of it, so its files are numbered
+    otherwise than a root that collects it at once."""
+    from asz_core.export.state import PushState
+
+    project, sid = "-home-user-spotter", "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    main = _source(project, sid)
+    lines = main.read_bytes().splitlines(keepends=True)
+    a_src, c_src = tmp_path / "a" / project, tmp_path / "c" / project
+    a_src.mkdir(parents=True)
+    (a_src / main.name).write_bytes(b"".join(lines[:len(lines) // 2]))
+    _collect(a_src.parent, tmp_path / "rootA", tmp_path)
+    (a_src / main.name).write_bytes(main.read_bytes())
+    shutil.copytree(main.parent / sid, a_src / sid)
+    _collect(a_src.parent, tmp_path / "rootA", tmp_path)
+    assert _push(tmp_path / "rootA", receiver, tmp_path).returncode == 0
+    c_src.mkdir(parents=True)
+    shutil.copy(main, c_src / main.name)
+    shutil.copytree(main.parent / sid, c_src / sid)
+    _collect(c_src.parent, tmp_path / "rootC", tmp_path)
+    assert _push(tmp_path / "rootC", receiver, tmp_path).returncode == 1
+    st = PushState.load(tmp_path / "rootC")
+    assert st.elsewhere and {held for held, _ in st.elsewhere.values()} == {"all"}
+    streams = lambda rel: rel.rsplit("/", 1)[0]  # noqa: E731 - <session>/streams/<stream>
+    assert any("/streams/a7be2f0/" in rel for rel in st.elsewhere)  # a subagent stream's file among them
+    moved = 0
+    for rel, (_, other) in st.elsewhere.items():
+        assert streams(other) == streams(rel), (rel, other)
+        first = json.loads((tmp_path / "rootC" / rel).read_bytes().split(b"\n")[1])
+        held = [json.loads(ln) for ln in (receiver.root / other).read_bytes().split(b"\n")[1:] if ln.startswith(b'{"ord"')]
+        assert any((d["ord"], d["off"], d.get("sha")) == (first["ord"], first["off"], first.get("sha")) for d in held)
+        moved += rel.rsplit("-", 1)[1] != other.rsplit("-", 1)[1]
+    assert moved  # the roots numbered their files otherwise: a pointer by seq would have named another stream's

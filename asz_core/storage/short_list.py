@@ -1,0 +1,67 @@
+"""``_received/short.list``: sessions a receiving root is short of, as sending roots told it (trial 24a F3).
+
+``asz receive`` refuses a landed file whose seq it already holds as another file (one seq of a session holds one
+file); when the refused file holds records the landed one lacks (``this root lacks N of its M record(s)``: the sending
+root collected further, a root lost after collecting more than it pushed), the records exist only on that root. One
+JSON line per such refusal (a file refused again is not listed again)::
+
+    {"session":"<session dir>","file":"<the refused file's root-relative path>","lacks":38,"of":68,
+     "instance":"dev@hostF","at":"2026-12-04T18:00:00.000000000Z"}
+
+``asz verify`` and ``asz ls`` on the receiving root name each session it lists (a warning, a note). The list is
+derived from answers, never evidence: a line that does not read is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import orjson
+
+from .senders import RECEIVED
+
+__all__ = ["SHORT_LIST", "record_short", "read_short", "short_line"]
+
+SHORT_LIST = "short.list"
+_lock = threading.Lock()
+
+
+def read_short(root: str | os.PathLike) -> list[dict]:
+    """The lines of ``root``'s short list (``[]`` when there is none), in order; lines that do not read are left out."""
+    try:
+        data = (Path(root) / RECEIVED / SHORT_LIST).read_bytes()
+    except OSError:
+        return []
+    out = []
+    for ln in data.splitlines():
+        try:
+            d = orjson.loads(ln)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(d, dict) and isinstance(d.get("session"), str) and isinstance(d.get("file"), str):
+            out.append(d)
+    return out
+
+
+def record_short(root: str | os.PathLike, session: str, file: str, lacks: int, of: int, instance: str | None, at: str) -> None:
+    """Append one line (unless ``file`` is listed already). Raises OSError when it cannot be written."""
+    with _lock:
+        if any(d["file"] == file for d in read_short(root)):
+            return
+        base = Path(root) / RECEIVED
+        base.mkdir(exist_ok=True)
+        line = orjson.dumps({"session": session, "file": file, "lacks": lacks, "of": of, "instance": instance, "at": at})
+        with open(base / SHORT_LIST, "ab") as f:
+            f.write(line + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def short_line(d: dict) -> str:
+    """What readers say of one line: ``session S is short of N record(s): INSTANCE holds them in FILE (M record(s)),
+    refused here because its seq is landed here from another root``."""
+    return (f"session {d['session']} is short of {d.get('lacks')} record(s): {d.get('instance') or '(no instance id)'} "
+            f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because its seq is landed here as "
+            "another root's file; that root's asz push names them (docs/push.md, Known limits)")
