@@ -11,10 +11,12 @@ results do (``asz_core.file_change`` builds the file's entry for both):
   made the file (before absent: ``operation create``); any other, before present. The record sits on the call's line,
   the only line that holds the contents (the result line names the file alone), with the line's time;
 - a CLI 2.x ``ToolResults`` line whose ``results[<toolUseId>]`` is a ``FileWrite`` ``create`` (``{"command":
-  "create", "path", "content"}``) answered ``Success``: what the file became. What it held before is not recorded (a
-  ``create`` may overwrite), so the before side is unknown (``present: true, bytes: null``, ``operation modify``, as
-  for a Claude Code Write whose result does not say) and the diff ``unavailable``: the file counts as changed, its
-  lines are not known. The line has no time, and neither has the record (``time: ""``).
+  "create", "path", "content"}``) answered ``Success``: what the file became. Kiro recorded a ``create`` (its result
+  says ``Successfully created …``), so the operation is ``create``, as Kiro says it (trial 23a, F18; ``kiro/0.3.0``
+  and before read ``modify``); whether a file was there before is not recorded (Kiro's ``create`` writes the file
+  whether or not one was there), so the before side says so: ``{"present": null, "bytes": null}`` (not recorded,
+  neither absent nor present), and the diff is ``unavailable``: the file counts as changed, its lines are not known.
+  The line has no time, and neither has the record (``time: ""``).
 
 Nothing is inferred: paths and contents are the runtime's own, copied and hashed. Pure functions, no file read.
 """
@@ -26,12 +28,15 @@ from urllib.parse import unquote, urlsplit
 
 from asz_core import changes_record, file_change
 
-__all__ = ["CAPTURED_BY", "v2_writes", "v3_write", "records"]
+__all__ = ["BEFORE_NOT_RECORDED", "CAPTURED_BY", "v2_writes", "v3_write", "records"]
 
 #: Who reported the change: the runtime (seed 004: a runtime's record is listed before an observer's).
 CAPTURED_BY = "kiro"
-#: A write a line reports: ``(tool id, tool name, time, path, before, before present, after)``.
-Write = tuple[str, str, str, str, "str | None", bool, str]
+#: A write a line reports: ``(tool id, tool name, time, path, before, before present, after)``; before present None:
+#: whether a file was there is not recorded (a 2.x ``create``).
+Write = tuple[str, str, str, str, "str | None", "bool | None", str]
+#: The before side of a write whose runtime does not record whether a file was there (§3.6 endpoint, ``present`` null).
+BEFORE_NOT_RECORDED = {"present": None, "bytes": None}
 
 
 def _local_path(url: Any) -> str:
@@ -71,12 +76,21 @@ def v2_writes(results: Any) -> list[Write]:
             continue
         path, content = fw.get("path"), fw.get("content")
         if isinstance(tool_id, str) and tool_id and isinstance(path, str) and path and isinstance(content, str):
-            out.append((tool_id, "write", "", path, None, True, content))
+            out.append((tool_id, "write", "", path, None, None, content))
     return out
 
 
 def records(writes: list[Write], session: str, stream: str) -> list[dict]:
     """One ``changes/1`` record per write, for the transcript ``session``'s ``stream`` (§3.6 key order)."""
-    return [changes_record(tool_id, CAPTURED_BY, session, stream, name, time, "",
-                           [file_change(path, before, present, after)])
+    return [changes_record(tool_id, CAPTURED_BY, session, stream, name, time, "", [_change(path, before, present, after)])
             for tool_id, name, time, path, before, present, after in writes]
+
+
+def _change(path: str, before: str | None, present: bool | None, after: str) -> dict:
+    """One file's entry (:func:`asz_core.file_change`); ``present`` None: a ``create`` whose before side Kiro does not
+    record (operation ``create``, as Kiro says, before :data:`BEFORE_NOT_RECORDED`)."""
+    if present is not None:
+        return file_change(path, before, present, after)
+    change = file_change(path, None, True, after)  # the before side unknown: diff unavailable, lines not known
+    change["operation"], change["before"] = "create", dict(BEFORE_NOT_RECORDED)
+    return change

@@ -20,7 +20,11 @@ from .gists import call_gist
 from .glossary import GLOSSARY
 from .sqlite_rows import parse_row_fragment, read_row, row_exists
 
-__all__ = ["KiroAdapter", "asz_register_adapters"]
+__all__ = ["KiroAdapter", "asz_register_adapters", "CALLS_GROUPED"]
+
+#: What the readers say of a Kiro CLI 3.x conversation's model calls (:meth:`KiroAdapter.calls_grouped`).
+CALLS_GROUPED = ("Kiro 3.x records no call id: asz counts one call per stretch of model lines with no result handed "
+                 "back between them")
 
 
 class KiroAdapter(Adapter):
@@ -35,8 +39,9 @@ class KiroAdapter(Adapter):
 
     name = "kiro"
     # 0.2.0: a file write's derived changes/1 record (asz_adapters_kiro.changes); 0.3.0: a member the dialect does not
-    # describe lands verbatim as an unknown part, no longer under dropped (build.Build.leftovers)
-    version = "0.3.0"
+    # describe lands verbatim as an unknown part, no longer under dropped (build.Build.leftovers); 0.4.0: a 2.x FileWrite
+    # create's change is operation create, as Kiro recorded it, its before side not recorded (changes._change; F18)
+    version = "0.4.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)
@@ -173,6 +178,12 @@ class KiroAdapter(Adapter):
                          tuple(i for i in _listed(t, "message_ids") if isinstance(i, str)),
                          _credit_sum(_listed(t, "metering_usage"), "value")) for t in turns if isinstance(t, dict)]
         return None
+
+    def calls_grouped(self, dialect: str, src: str) -> str:
+        """:data:`CALLS_GROUPED` for a Kiro CLI 3.x (or Kiro IDE) ``sess_<id>/messages.jsonl``, whose lines name no
+        model call or request: ``asz_adapters_kiro.turns`` groups them into requests (docs/adapters/kiro.md, Calls;
+        trial 23a, F15); '' for any other source (a 2.x ``AssistantMessage``'s ``message_id`` is Kiro's own)."""
+        return CALLS_GROUPED if src.replace("\\", "/").rsplit("/", 1)[-1] == "messages.jsonl" else ""
 
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a Kiro tool call acts on, from its input's own fields: a 2.x ``write``'s sub-command and path

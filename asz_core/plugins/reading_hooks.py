@@ -116,6 +116,14 @@ class ReadingHooks:
         or an answer not of that shape, is taken as None)."""
         return None
 
+    def calls_grouped(self, dialect: str, src: str) -> str:
+        """How the adapter grouped the records of a transcript landed from source ``src`` (its header's ``src``) into
+        model calls when the runtime records no call id there, in a few words (Kiro CLI 3.x's ``messages.jsonl``:
+        ``Kiro 3.x records no call id: …``); '' when their ``call`` is the runtime's own id. The readers then say the
+        conversation's model calls are asz's grouping (``summary.calls_grouped``; docs/view.md). Default ''; must not
+        raise (an exception, or an answer that is not a string, is taken as '')."""
+        return ""
+
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
         return None

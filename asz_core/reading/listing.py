@@ -381,7 +381,8 @@ def credits_text(credits: float) -> str:
 
 def usage_lines(s: dict) -> list[str]:
     """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
-    ``project …``, ``models …``, ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
+    ``project …``, ``models …``, ``model calls N (grouped by asz: …)`` where the runtime records no call id
+    (``calls_grouped``: Kiro CLI 3.x), ``tokens in N, out N, cache read N, cache write N`` and ``cost $U.UU``, the cost
     rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
     (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures; for one whose
     calls carry no token usage, or which has no model call (``calls_with_usage`` 0: Kiro; hook records alone)
@@ -395,6 +396,8 @@ def usage_lines(s: dict) -> list[str]:
     runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
     lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
+    if s.get("calls_grouped") and s.get("llm_calls"):  # asz's grouping of the runtime's lines, not its call ids (F15)
+        lines.append(f"model calls {s['llm_calls']:,} (grouped by asz: {s['calls_grouped']})")
     held = s.get("held_back")
     if held:  # it does not verify: no figure read from it is counted (as asz ls and asz usage hold it back)
         lines.append(f"tokens held back: the conversation does not verify ({held['state']}), so its {held['calls']} call(s) "

@@ -15,7 +15,7 @@ from .session_records import header_time, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
-from .titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_text
+from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text
 from .usage import usage_totals
 
 __all__ = ["DocumentView", "metered_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
@@ -165,6 +165,8 @@ class DocumentView(ListView):
         if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave
             d["credits"] = credits
             d["credits_at"] = self.credits_at_keys()
+        if d.get("llm_calls") and (grouped := self.calls_grouped()):  # only then, as credits: asz's grouping, not the runtime's ids
+            d["calls_grouped"] = grouped
         if unknown := self.lines_unknown():  # only then, as credits: changed files whose lines are not known
             d["changes_lines_unknown"] = unknown
         removed = self.removal()
@@ -339,6 +341,20 @@ class DocumentView(ListView):
             "git_branch": sess.first_field("git_branch"),
             "runtime": {"name": sess.runtime_name(), "version": sess.first_field("runtime_version")},
         }
+
+    def calls_grouped(self) -> str:
+        """What the adapter says of how it grouped the records of this conversation's transcripts into model calls where
+        the runtime records no call id (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.calls_grouped`: Kiro CLI
+        3.x), the first answer over the landed transcript files; '' when every call is keyed by the runtime's own id."""
+        asked: set[tuple[str, str]] = set()
+        for h in self.sess.headers.values():
+            if h is None or h.kind != "transcript" or (h.dialect, h.src) in asked:
+                continue
+            asked.add((h.dialect, h.src))
+            got = ask_adapter(h.dialect, "calls_grouped", h.src)
+            if isinstance(got, str) and got:
+                return got
+        return ""
 
     def cut(self) -> dict:
         """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``.

@@ -128,3 +128,18 @@ def test_a_kiro_3x_request_to_result_under_1_ms_is_not_tool_time(kiro_root, serv
     tool = open_at(browser, f"{s.base}/c/{IDE_SESSION}#talk={quote(talk, safe='')}&step={quote(step['id'], safe='')}", ".node.target")
     assert tool.get_attribute("data-id") == step["id"]
     wait(browser, lambda d: "under 1 ms (between the two records, not tool time)" in tool.text)
+
+
+def test_kiro_3x_model_calls_read_as_asz_s_grouping(kiro_root, serve, browser):
+    """The conversation header says a Kiro 3.x conversation's model calls are asz's grouping of its lines (Kiro records
+    no call id: trial 23a, F15), with the count the summary gives; a 2.x conversation (Kiro's own ids) has no such chip."""
+    s = serve(kiro_root)
+    summary = s.get(f"/api/c/{IDE_SESSION}/view").json()["summary"]
+    assert summary["llm_calls"] == 9  # docs/adapters/kiro.md, Calls: 9 requests from the 13 model lines
+    drv = browser
+    open_at(drv, f"{s.base}/c/{IDE_SESSION}", "#calls-grouped")
+    chip = drv.find_element(By.ID, "calls-grouped")
+    assert chip.text == f"model calls 9 (grouped by asz: {summary['calls_grouped']})"
+    assert summary["calls_grouped"].startswith("Kiro 3.x records no call id")
+    open_at(drv, f"{s.base}/c/8e247382-c779-440f-b1db-ed9bad1afaee", "#usage")
+    assert not drv.find_elements(By.ID, "calls-grouped")

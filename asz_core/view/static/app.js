@@ -1196,6 +1196,8 @@
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
         chip('models', (s.models || []).join(', ') || '—'),
+        s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
+          'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
         notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: no model call is recorded in this conversation' : 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
@@ -2011,7 +2013,7 @@
     const counts = f.additions === null || f.additions === undefined ? null
       : h('span', { class: 'counts' }, h('span', { class: 'adds' }, '+' + num(f.additions)), ' ', h('span', { class: 'dels' }, '\u2212' + num(f.deletions || 0)));
     const box = h('div', { class: 'filediff', 'data-path': f.path },
-      h('div', { class: 'fhead' }, h('span', { class: 'mono fpath' }, f.path), ' ', h('span', { class: 'faint' }, f.operation || ''), ' ', counts,
+      h('div', { class: 'fhead' }, h('span', { class: 'mono fpath' }, f.path), ' ', h('span', { class: 'faint' }, (f.operation || '') + (f.before && f.before.present === null ? ' (the file before it: not recorded)' : '')), ' ', counts,
         f.attribution === 'shared' ? h('span', { class: 'faint' }, ' · shared with ' + (f.windows || []).join(', ')) : ''));
     if (f.diff !== 'available' || !f.hunks) {
       box.append(h('div', { class: 'faint small nolines' }, 'No lines: ' + (NO_LINES[f.diff] || 'diff ' + (f.diff || 'not recorded'))));

@@ -69,9 +69,9 @@ def test_a_kiro_write_joins_its_step_with_the_runtime_s_contents(root: Path) -> 
     got = [(c["step"], c["tool_name"], c["time"], f["path"], f["operation"], f["before"], f["after"]["bytes"], f["diff"],
             f["additions"]) for c in doc["workspace_changes"] for f in c["changes"]]
     assert got == [
-        ("tool/tooluse_gFrggjV9mXidPDS17K1ITK", "write", "", f"{V2_DIR}/notes.md", "modify", {"present": True, "bytes": None},
+        ("tool/tooluse_gFrggjV9mXidPDS17K1ITK", "write", "", f"{V2_DIR}/notes.md", "create", {"present": None, "bytes": None},
          19, "unavailable", None),
-        ("tool/tooluse_cSd8AEH4CNqdO9BaFCQQ4X", "write", "", f"{V2_DIR}/greet.sh", "modify", {"present": True, "bytes": None},
+        ("tool/tooluse_cSd8AEH4CNqdO9BaFCQQ4X", "write", "", f"{V2_DIR}/greet.sh", "create", {"present": None, "bytes": None},
          21, "unavailable", None)]
 
 
@@ -187,3 +187,25 @@ def test_the_audit_header_keeps_kiros_credits_apart(root: Path) -> None:
         row = rows[head["conversation"]]
         assert head["credits"] == row["credits"] and head["credits"] > 0 and head["calls"] == row["calls"] > 0
         assert head["cost"] == row["cost"] and head["cost"]["usd"] == 0 and not any(head["tokens"].values())
+
+
+def test_a_kiro_2x_create_reads_as_kiro_recorded_it(root: Path, corpus_dir: Path) -> None:
+    """Trial 23a, F18: each 2.x ``FileWrite`` Kiro recorded as ``create`` (answered ``Successfully created …``) is a
+    change of operation ``create``, not ``modify``; whether a file was there before is not recorded (``present`` null),
+    and its after side is the content Kiro wrote. Expected values read from the source file."""
+    path = corpus_dir / "kiro" / "home" / ".kiro" / "sessions" / "cli" / f"{V2_SESSION}.jsonl"
+    writes = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        if d["kind"] != "ToolResults":
+            continue
+        for tool_id, r in d["data"]["results"].items():
+            fw = r["tool"]["kind"].get("BuiltIn", {}).get("FileWrite")
+            if fw and "Success" in r["result"]:
+                text = r["result"]["Success"]["items"][0]["Text"]
+                writes.append((f"tool/{tool_id}", fw["path"], fw["command"], len(fw["content"].encode()), text))
+    assert [w[2] for w in writes] == ["create", "create"] and all(w[4].startswith("Successfully created ") for w in writes)
+    doc = json.loads(_run("conversation", V2_SESSION, "--json", "--root", str(root))[0])
+    got = [(c["step"], f["path"], f["operation"], f["after"]["bytes"], f["before"]) for c in doc["workspace_changes"]
+           for f in c["changes"]]
+    assert got == [(s, p, cmd, n, {"present": None, "bytes": None}) for s, p, cmd, n, _ in writes]

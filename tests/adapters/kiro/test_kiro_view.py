@@ -178,3 +178,34 @@ def test_an_untitled_sub_agent_session_takes_the_explanation_it_was_started_with
     streams = {s["name"]: s for s in doc["streams"]}
     assert streams[SUB_FAILED[0]]["label"] == start["payload"]["explanation"]
     assert doc["summary"]["title"] == "Nimble Haze"
+
+
+def _requests_by_line_order(path: Path) -> int:
+    """Model requests of a 3.x ``messages.jsonl`` counted from its lines by the rule docs/adapters/kiro.md (Calls)
+    states: a stretch of model lines with no hand-back line between them."""
+    model, hand_back = {"assistant", "tool_call", "sub_agent_start"}, {
+        "tool_result", "sub_agent_complete", "user", "turn_start", "turn_end", "tombstone"}
+    n, open_ = 0, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        t = json.loads(line)["payload"]["type"]
+        if t in model and not open_:
+            n, open_ = n + 1, True
+        elif t in hand_back:
+            open_ = False
+    return n
+
+
+def test_kiro_3x_model_calls_are_said_to_be_asz_s_grouping(views, kiro_home: Path, tmp_path: Path) -> None:
+    """Kiro 3.x records no call id: its model calls are asz's grouping of lines, and the summary and asz
+    conversation say so beside the count (trial 23a, F15); a 2.x conversation's calls are Kiro's own ids."""
+    path = kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION / "messages.jsonl"
+    n = _requests_by_line_order(path)
+    assert n == 9  # 13 model lines, counted from the source
+    s3, s2 = views[V3_SESSION]["summary"], views[V2_SESSION]["summary"]
+    assert s3["llm_calls"] == n and s3["calls_grouped"].startswith("Kiro 3.x records no call id")
+    assert "calls_grouped" not in s2 and s2["llm_calls"] == 7
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro_home), "--root", str(root))
+    text = _asz("conversation", V3_SESSION, "--root", str(root))
+    assert f"model calls {n} (grouped by asz: Kiro 3.x records no call id" in text
+    assert "grouped by asz" not in _asz("conversation", V2_SESSION, "--root", str(root))

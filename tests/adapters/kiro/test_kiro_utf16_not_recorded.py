@@ -1,0 +1,47 @@
+"""A Kiro session whose every record is undescribed (trial 23a, F17): the corpus's real 3.x ``messages.jsonl`` written
+in UTF-16, so no line reads as JSON. Nothing in it records a token count, so no reader says 0 tokens or $0.00: ``asz
+ls`` reads ``not recorded`` and ``-`` (``usage_recorded`` false), ``asz conversation`` ``tokens not recorded`` and
+``cost -``, by the one rule (``asz_core.view.rows.usage_unrecorded``). Counts from the source file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import asz_in_process
+
+V3 = "2f1c0d9e8b7a6f5e/sess_5e804080-466c-4f65-bde9-f6133b7068f6"
+SESSION = "sess_16161616-1616-4616-8616-161616161616"
+
+
+def _asz(*args: str) -> str:
+    p = asz_in_process(*args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+def test_a_utf16_kiro_session_reads_not_recorded(corpus_dir: Path, tmp_path: Path) -> None:
+    src = corpus_dir / "kiro" / "home" / ".kiro" / "sessions" / V3 / "messages.jsonl"
+    if not src.is_file():
+        pytest.skip(f"{src} is absent")
+    text = src.read_text(encoding="utf-8")
+    lines = len(text.splitlines())
+    assert lines == 46
+    d = tmp_path / "home" / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e" / SESSION
+    d.mkdir(parents=True)
+    (d / "messages.jsonl").write_bytes(text.encode("utf-16"))  # a BOM, then two bytes per character
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--adapter", "kiro", "--source", str(tmp_path / "home" / ".kiro"), "--root", str(root))
+    doc = json.loads(_asz("conversation", SESSION, "--json", "--root", str(root)))
+    assert doc["summary"]["undescribed"] == lines and doc["summary"]["llm_calls"] == 0  # every line, none read
+    (row,) = json.loads(_asz("ls", "--json", "--root", str(root)))
+    assert row["usage_recorded"] is False and row["calls_with_usage"] == 0
+    table = _asz("ls", "--root", str(root))
+    cells = next(x for x in table.splitlines() if x.startswith("sess_161")).split()
+    assert "not recorded" in " ".join(cells) and "$0.00" not in table
+    said = _asz("conversation", SESSION, "--root", str(root))
+    assert "tokens not recorded" in said and "cost -" in said
+    assert "tokens in 0" not in said and "$0.00" not in said
