@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, suggest_source, unread_roots
-from .transcript import child_label, child_prompt, label_target, read_today, record_line
+from .transcript import child_label, child_prompt, label_target, landed_without, read_today, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -128,6 +128,11 @@ class ClaudeCodeLocal(Adapter):
         """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before
         ``claude-code-local/0.3.0`` landed as a typed prompt; see :func:`asz_adapters_claude.transcript.read_today`."""
         return read_today(adapter, record)
+
+    def landed_without(self, dialect: str, adapter: str) -> list[str]:
+        """What a file of an earlier ``claude-code-local`` version did not keep or read as this one does; see
+        :func:`asz_adapters_claude.transcript.landed_without`."""
+        return landed_without(adapter)
 
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""

@@ -24,7 +24,7 @@ from .jsonspans import Obj
 from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_STRINGS, MEMBERS, undescribed_members
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "label_target", "read_today", "record_line",
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "label_target", "landed_without", "read_today", "record_line",
            "string_prompt", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
@@ -81,6 +81,28 @@ BASH_OUTPUT_RULE_FROM = (0, 3, 0)
 #: What today's rule reads differently in such a file (:func:`read_today`'s ``why``).
 BASH_OUTPUT_WHY = "a bash-mode command's output is no typed prompt"
 _BASH_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
+
+
+#: What a ``claude-code-local`` file before each version did not keep or read as today (:func:`landed_without`): the
+#: version from which it does, and the phrase a reader is told (the versions of plugin.ClaudeCodeLocal.version's note).
+_LANDED_WITHOUT = (
+    ((0, 2, 0), "whether a person's prompt was a string or a list of one text block (asz export --format prose reads "
+                "the source line)"),
+    ((0, 3, 0), "a call's rate other than standard (its calls are counted rate_not_checked, the cost marked ?)"),
+    ((0, 3, 0), "a bash-mode command's output as no typed prompt (asz parse reads it so today)"),
+    ((0, 4, 0), "a line member it did not describe (it did not land)"),
+    ((0, 5, 0), "a content block's or a text attachment's member it did not describe (it did not land)"),
+    ((0, 6, 0), "a member of a tool result's content item or of a queued command's prompt it did not describe (it "
+                "did not land)"),
+)
+
+
+def landed_without(adapter: str) -> list[str]:
+    """What a file whose header names ``adapter`` (``claude-code-local/X.Y.Z`` before today's version) did not keep or
+    read as today (:meth:`asz_core.Adapter.landed_without`), in version order; [] for another adapter or a version
+    that is not dotted integers. Never raises."""
+    v = _version(adapter)
+    return [] if v is None else [what for since, what in _LANDED_WITHOUT if v < since]
 
 
 def read_today(adapter: str, record: Mapping[str, Any]) -> dict | None:

@@ -115,7 +115,9 @@ def conversation(
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
     Under its cost the summary says what each kind of token cost (input, output, cache write 5m and 1h, cache read;
-    in cents adding up to the cost) and its three costliest talks, each by its own model calls.
+    in cents adding up to the cost) and its three costliest talks, each by its own model calls. Under its landed seq,
+    one line for each earlier adapter version whose files the conversation holds, with what that version did not keep
+    or read as the installed one does (``landed by claude-code-local/0.2.0 (1 of 1 file(s)), …``).
 
     Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
     has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an empty id, an id prefix of several, both
@@ -180,10 +182,55 @@ def conversation(
 
     if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
         lines.insert(1, said)
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("landed through seq ")), len(lines))
+    lines[at:at] = landed_by_lines(r, doc.get("sessions") or [])
     for line in lines:
         typer.echo(line)
     if doc["summary"]["state"] != "verified":
         raise typer.Exit(1)
+
+
+def landed_by_lines(root: Path, sessions: list) -> list[str]:
+    """``landed by claude-code-local/0.2.0 (1 of 3 file(s)), an earlier version than the installed
+    claude-code-local/0.6.0, which did not keep or read as it does: …; …`` for each earlier adapter version whose
+    files the conversation's ``sessions`` hold (their headers' ``adapter``), with what that version's adapter says it
+    did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), then the way to today's landing; [] when
+    every file is of the installed version or the adapter says nothing (docs/storage-root.md, "A root several asz
+    versions read")."""
+    from collections import Counter
+
+    from ..plugins.manager import adapter_for_dialect
+    from ..sessiondata.reader import landed_header
+    from ..storage.layout import landed_files, session_dir
+
+    seen: Counter = Counter()
+    total = 0
+    for sid in sessions:
+        if not isinstance(sid, str):
+            continue
+        for _, path in landed_files(session_dir(root, sid), skeletons=True):
+            try:
+                h = landed_header(path)
+            except (OSError, EOFError, ValueError):
+                continue
+            total += 1
+            seen[(h.dialect, h.adapter)] += 1
+    out = []
+    for (dialect, adapter), n in sorted(seen.items()):
+        a = adapter_for_dialect(dialect) if dialect else None
+        if a is None or adapter == f"{a.name}/{a.version}":
+            continue
+        try:
+            said = a.landed_without(dialect, adapter)
+        except Exception:  # an adapter's bug: nothing said
+            said = []
+        if not isinstance(said, list) or not said or not all(isinstance(x, str) for x in said):
+            continue
+        out.append(f"landed by {adapter} ({n} of {total} file(s)), an earlier version than the installed "
+                   f"{a.name}/{a.version}, which did not keep or read as it does: {'; '.join(said)}; collecting the same "
+                   f"sources into a new root (asz collect --once --root NEW, while the runtime keeps them) lands them "
+                   f"by {a.name}/{a.version}")
+    return out
 
 
 def summary_lines(doc: dict, table=None) -> list[str]:

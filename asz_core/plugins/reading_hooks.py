@@ -124,6 +124,14 @@ class ReadingHooks:
         raise (an exception, or an answer that is not a string, is taken as '')."""
         return ""
 
+    def landed_without(self, dialect: str, adapter: str) -> list[str]:
+        """What a file of ``dialect`` whose header names ``adapter`` (an earlier version of this adapter, ``name/version``)
+        did not keep or read as this version does, one phrase each, for the reader of a root several versions wrote
+        (docs/storage-root.md, "A root several asz versions read"): Claude Code's ``claude-code-local/0.3.0`` did
+        not keep a line member it did not describe. ``asz conversation`` lists them under the versions that landed
+        the conversation. Default [] (nothing said); must not raise (an exception or another answer is taken as [])."""
+        return []
+
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
         return None

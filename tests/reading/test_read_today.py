@@ -147,3 +147,16 @@ def test_the_adapter_reads_today_only_what_the_record_holds(before_root):
     assert a.read_today("claude-code/1", "claude-code-local/0.2.0", listed) is None  # a list of text blocks is typed
     typed = {**rec, "parts": [{"k": "text", "text": "see " + rec["parts"][0]["text"]}]}
     assert a.read_today("claude-code/1", "claude-code-local/0.2.0", typed) is None  # what a person typed stays so
+
+
+def test_asz_conversation_names_the_earlier_version_and_what_it_did_not_keep(before_root, corpus_root):
+    from asz_adapters_claude.plugin import ClaudeCodeLocal
+
+    files = list((before_root / BASH[1]).rglob("*.sd"))
+    out = asz("conversation", BASH[1][:8], "--root", str(before_root)).stdout
+    now = f"{ClaudeCodeLocal.name}/{ClaudeCodeLocal.version}"
+    assert (f"\nlanded by claude-code-local/0.2.0 ({len(files)} of {len(files)} file(s)), an earlier version than the "
+            f"installed {now}, which did not keep or read as it does: a call's rate other than standard") in out
+    assert "whether a person's prompt was a string" not in out  # 0.2.0 states a list of one text block
+    assert f"lands them by {now}" in out
+    assert "\nlanded by " not in asz("conversation", BASH[1][:8], "--root", str(corpus_root)).stdout  # landed now
