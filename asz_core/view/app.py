@@ -89,8 +89,9 @@ def _json(value: Any, status: int = 200, headers: dict | None = None) -> Respons
     return Response(body, status_code=status, media_type="application/json", headers=h)
 
 
-def _error(status: int, message: str) -> Response:
-    return _json({"error": message}, status)
+def _error(status: int, message: str, more: dict | None = None) -> Response:
+    """The JSON refusal ``{"error": message, **more}`` with ``status``."""
+    return _json({"error": message, **(more or {})}, status)
 
 
 #: When this module was loaded (ns since the epoch): the server's start, against which a code file's mtime tells an
@@ -262,7 +263,7 @@ def api(handler):
         except QueryError as exc:
             return _error(400, str(exc))
         except ApiError as exc:
-            return _error(exc.status, exc.message)
+            return _error(exc.status, exc.message, exc.more)
         except ImportError as exc:  # asz upgraded in place under this process (trial 23b, F8)
             log_once(log, f"ImportError:{exc.name}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc)
             return _error(503, upgraded_text(exc))

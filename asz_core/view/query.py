@@ -30,11 +30,13 @@ class QueryError(ValueError):
 
 
 class ApiError(Exception):
-    """An API refusal: ``status`` (400, 403 or 404) and ``message`` (the JSON body's ``error``)."""
+    """An API refusal: ``status`` (400, 403 or 404) and ``message`` (the JSON body's ``error``); ``more``: further keys
+    of the JSON body (an ambiguous id's ``matches``)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, more: dict | None = None):
         self.status = status
         self.message = message
+        self.more = more or {}
         super().__init__(f"{status}: {message}")
 
 

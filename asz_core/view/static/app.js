@@ -31,7 +31,7 @@
       return r.text().then(function (t) {
         let body = null;
         try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
-        if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText };
+        if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText, body: body };
         return { ok: true, status: r.status, data: body, etag: r.headers.get('etag') };
       });
     }, function (err) { return { ok: false, status: 0, error: String(err) }; });
@@ -1051,6 +1051,7 @@
         TZ_GUESS = false;
         add(app, h('h1', { class: 'mono' }, id));
         add(app, errorBox(res.status === 404 ? 'No such conversation here.' : 'The server refused the document.', res));
+        add(app, idChoices(res.body));
         return;
       }
       const hp = hashParams();
@@ -1062,6 +1063,16 @@
         requestAnimationFrame(function () { setTimeout(function () { loadMarked(); checkFormats(); }, 0); });  // once the first screen is painted: no closed talk needs them
       });
     });
+  }
+
+  // An id prefix several conversations start with (HTTP 400): each of them as a link (trial 24b F5: plain text).
+  function idChoices(body) {
+    const ids = body && Array.isArray(body.matches) ? body.matches : [];
+    if (!ids.length) return null;
+    const more = (body.matched || ids.length) - ids.length;
+    return h('div', { class: 'box', id: 'idchoices' }, h('p', null, 'Open one of them:'),
+      h('ul', null, ids.map(function (c) { return h('li', null, h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, c)); })),
+      more > 0 ? h('p', { class: 'muted' }, 'and ' + more + ' more: type more of the id') : null);
   }
 
   function drawDocument(doc) {
