@@ -47,7 +47,7 @@ class Prose:
         #: ``--redact``: every format's credentials masked (asz_core.view.secret_forms); the fingerprints of those masked
         self.redact, self.redacted = (audit if redact is None else redact), []  # type: bool, list[str]
         #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``);
-        #: with ``--audit --no-redact`` ``redacted`` gets the fingerprints of those written whole
+        #: without masking ``redacted`` gets the fingerprints of those written whole (said on stderr)
         self.redact_said: Optional[bool] = redact
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
         #: (``--out DIR``, or one conversation); ``outside``: conversations ``--in-range-only`` left out, no line in the window
@@ -100,7 +100,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     data, bad = _render(root, cid, fmt, hide, thinking, prose)
     if prose.redact:
         data = _redact(data, prose)
-    elif prose.audit and prose.redact_said is False:  # --audit --no-redact: those written whole are counted, never silent
+    else:  # those written whole are counted, never silent: --no-redact, or any format given neither (trial 24b F7)
         from ..view.secret_forms import redacted_bytes
 
         prose.redacted += redacted_bytes(data)[1]
@@ -432,7 +432,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept, a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there, and stderr counts those written whole."),
+    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some)."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out, and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),

@@ -45,16 +45,21 @@ def written_line(size: int, split: bool) -> str:
 
 def credentials_line(prose) -> str:
     """stderr's word on credentials, '' when there is none to say: ``--redact`` (given, or ``--audit``'s default)
-    counts what it masked, ``--audit --no-redact`` what it wrote whole (trial 22a, F3)."""
+    counts what it masked, ``--no-redact`` what it wrote whole (trial 22a, F3), and an export of any format given
+    neither, when it wrote some whole, says how many and names ``--redact`` (trial 24b F7: an html export wrote 7
+    credentials whole and said nothing)."""
     places, values = len(prose.redacted), len(set(prose.redacted))
     if prose.redact and prose.redact_said is None:
         return (f"asz export: --audit masked {places:,} place(s) of {values:,} credential(s) (the audit form masks "
                 "them by default; --no-redact keeps them whole)")
     if prose.redact:
         return f"asz export: --redact masked {places:,} place(s) of {values:,} credential(s)"
-    if prose.audit and prose.redact_said is False:
+    if prose.redact_said is False:
         return (f"asz export: --no-redact: {places:,} place(s) of {values:,} credential(s) of a known form written "
                 "whole (asz secrets lists them)")
+    if places:
+        return (f"asz export: note: {places:,} place(s) of {values:,} credential(s) of a known form written whole "
+                "(asz secrets lists them); --redact masks them")
     return ""
 
 

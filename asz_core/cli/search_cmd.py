@@ -401,9 +401,10 @@ def secrets(
     Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
     included): the index is brought up to date first, as asz search does. Only forms fixed by their issuer are
     found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
-    OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens;
-    docs/reading.md lists them), so a finding is very likely real and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
-    characters and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
+    OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
+    of an address such as postgres://user:PASSWORD@host; docs/reading.md lists them), so a finding is very likely real
+    and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
+    characters (a password: ***) and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
     with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
     nothing is found, 1 when something is (or the root is missing), 2 on usage errors.
     """

@@ -38,7 +38,7 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None) -
                     continue
                 seen.add(value)
                 out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
-                            "file": file, "row": row, "secret": name, "masked": masked(value),
+                            "file": file, "row": row, "secret": name, "masked": masked(value, name),
                             "fingerprint": fingerprint(value)})
     finally:
         con.close()

@@ -34,9 +34,14 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
 ``npm-token``               ``npm_`` and 36 letters or digits
 ``private-key``             a PEM ``-----BEGIN … PRIVATE KEY-----`` line
 ``jwt``                     three base64url parts, the first two starting ``eyJ`` (a signed JSON Web Token)
+``url-password``            the password of an address's user information, ``scheme://user:PASSWORD@host``
+                            (RFC 3986 §3.2.1: ``postgres://admin:…@db.internal/prod``, ``redis://:…@cache``);
+                            the value is the password alone, up to the last ``@`` before the host; not a
+                            placeholder (:func:`looks_password`: ``password``, ``${DB_PASSWORD}``, ``***``, a port)
 ==========================  ==========================================================================
 
-A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), and
+A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), of a
+password nothing (``postgres://admin:***@db.internal/prod``, as SQLAlchemy prints an address), and
 :func:`fingerprint` the first 12 hex digits of its SHA-256, so two places of one credential are told apart from
 another without showing it. The landed records are never changed: they are the evidence.
 """
@@ -48,7 +53,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "redacted", "redacted_bytes", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "redacted_bytes", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -83,6 +88,10 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("npm-token", r"npm_[A-Za-z0-9]{36}(?![0-9A-Za-z_])", ("npm_",)),
     ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
+    # after a scheme's last character; the user (maybe empty) holds no ':', the password runs to the last '@' that a
+    # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
+    ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
+     ("://",)),
 )
 _COMPILED = tuple((name, re.compile(rx), hints) for name, rx, hints in KINDS)
 
@@ -117,8 +126,26 @@ def looks_webhook(value: str) -> bool:
     return any(c.isupper() for c in secret) and any(c.islower() for c in secret)
 
 
+#: Passwords a document or a template writes where the real one goes (compared in lower case).
+_PLACEHOLDER_PASSWORDS = frozenset({"pass", "pwd", "pw", "secret", "changeme", "pass123", "mysecretpassword"})
+
+
+def looks_password(value: str) -> bool:
+    """Whether an address's password can be a real one (the false-positive guard): not a placeholder such as
+    ``password``, ``your_password``, ``PASSWD``, ``pass``, ``secret`` (any case), not a variable or template
+    (``$DB_PASSWORD``, ``${PW}``, ``{{ pw }}``, ``%(pw)s``, ``<pw>``), not one character repeated or masked already
+    (``***``, ``xxxx``), not a port (5 digits or fewer: ``http://host:8080@…`` is a host and port)."""
+    low = value.lower()
+    if "password" in low or "passwd" in low or low in _PLACEHOLDER_PASSWORDS:
+        return False
+    if value[0] in "$%" or any(c in value for c in "{}<>") or len(set(value)) == 1 or set(value) <= set("*xX."):
+        return False
+    return not (value.isdigit() and len(value) <= 5)
+
+
 #: The forms whose match needs a check beyond the expression: name -> the check of the value.
-_GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook}
+_GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
+           "url-password": looks_password}
 
 
 def _starts(text: str, at: int) -> bool:
@@ -145,9 +172,12 @@ def find(text: str) -> list[tuple[str, int, int]]:
     return sorted(out, key=lambda f: f[1])
 
 
-def masked(value: str) -> str:
+def masked(value: str, kind: str = "") -> str:
     """``value`` with all but its first 4 and last 4 characters left out (``AKIA…MPLE``); a PEM line whole (it holds
-    no key material)."""
+    no key material); a password (``kind`` ``url-password``) as ``***``, nothing of it kept (a short one would be
+    most of it)."""
+    if kind == "url-password":
+        return "***"
     if value.startswith("-----"):
         return value
     return f"{value[:4]}…{value[-4:]}" if len(value) > 12 else f"{value[:2]}…"
@@ -171,7 +201,7 @@ def _replacements(text: str) -> list[tuple[int, int, str, str]]:
             out.append((a, end, text[a:b] + "[private key left out]", fingerprint(text[a:end])))
         else:
             end = b
-            out.append((a, b, masked(text[a:b]), fingerprint(text[a:b])))
+            out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b])))
         at = end
     return out
 

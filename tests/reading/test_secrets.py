@@ -149,7 +149,8 @@ def test_the_index_page_of_several_is_redacted_too(leaky, tmp_path, fmt):
 
 def test_the_audit_form_masks_credentials_by_default(leaky):
     """Trial 22a, F3: ``--audit`` is a file for a model: masked without ``--redact``, stderr counts them and names
-    ``--no-redact``, which keeps them whole and counts those written whole; plain prose keeps today's behaviour."""
+    ``--no-redact``, which keeps them whole and counts those written whole; plain prose writes them whole and counts
+    them in a note naming --redact (trial 24b F7)."""
     whole = asz_in_process("export", "55604662", "--audit", "--no-redact", "--root", str(leaky))
     places = sum(whole.stdout.count(v) for v in (AWS, SECRET))
     assert places == 2 and not [v for v in (GITHUB, JWT) if v in whole.stdout]  # the prompt's pair; results not carried
@@ -161,4 +162,6 @@ def test_the_audit_form_masks_credentials_by_default(leaky):
             "--no-redact keeps them whole)") in p.stderr
     assert p.stdout == asz_in_process("export", "55604662", "--audit", "--redact", "--root", str(leaky)).stdout
     plain = asz_in_process("export", "55604662", "--format", "prose", "--root", str(leaky))
-    assert AWS in plain.stdout and "masked" not in plain.stderr and "written whole" not in plain.stderr
+    assert AWS in plain.stdout and "masked" not in plain.stderr  # plain prose is not masked: counted (trial 24b F7)
+    assert ("asz export: note: 2 place(s) of 2 credential(s) of a known form written whole (asz secrets lists them); "
+            "--redact masks them") in plain.stderr
