@@ -277,7 +277,10 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         chain.tidy()
         fold = chain.load()
         out.fold = fold
-        elsewhere = chain.read_state().get(ASSEMBLED_BY) != assembly_mark()  # an older asz, or one before the key
+        # an older asz parsed it last, or one before the key; a chain with no state at all (one a receiving root
+        # holds as its sender wrote it: push sends no conversation.state) is the sender's, never assembled again here
+        st = chain.read_state()
+        elsewhere = bool(st) and st.get(ASSEMBLED_BY) != assembly_mark()
         if fold.first is not None:
             for key, want in (("session", session), ("parser", PARSER), ("policy", POLICY)):
                 have = getattr(fold.first, key)
