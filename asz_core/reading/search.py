@@ -70,7 +70,7 @@ from .landed_check import chain_problem, read_landed, read_unbound, verified_row
 from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
-from .search_place import REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, unwritable
+from .search_place import INDEX_PATH, REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped,
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
@@ -78,9 +78,6 @@ from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "other_indexes", "other_indexes_note", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
-#: The index file, relative to the storage root: one per index schema (an asz before the schema in the name, 24 and
-#: earlier, kept ``_index/search.sqlite`` and dropped its tables whenever another schema had written it).
-INDEX_PATH = Path("_index") / f"search-{SCHEMA_VERSION}.sqlite"
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
 RANK_LIMIT = 5_000
@@ -122,48 +119,6 @@ class IndexReport(NamedTuple):
 def index_path(root: str | os.PathLike) -> Path:
     """``<root>/_index/search-<schema>.sqlite`` (:data:`INDEX_PATH`)."""
     return Path(root) / INDEX_PATH
-
-
-def other_indexes(root: str | os.PathLike) -> list[Path]:
-    """The search index files of other asz versions in ``<root>/_index/`` (``search.sqlite``, ``search-<schema>.sqlite``
-    of another schema), in name order: derived data another version reads and writes, which this one never opens
-    (each version keeps its own, so two reading one root do not rebuild each other's every time); [] when none."""
-    d = Path(root) / INDEX_PATH.parent
-    try:
-        names = sorted(e.name for e in os.scandir(d) if e.is_file())
-    except OSError:
-        return []
-    return [d / n for n in names if n != INDEX_PATH.name and (n == "search.sqlite" or (n.startswith("search-") and n.endswith(".sqlite")))]
-
-
-def other_indexes_note(root: str | os.PathLike, cmd: str) -> str:
-    """``note: …`` naming the other versions' search index files of ``root`` (:func:`other_indexes`) and their sizes
-    (with their ``-wal``), once: '' when there are none or this index already said these names (kept in its ``meta``
-    as ``others_said``; '' too when it cannot be read or written)."""
-    others = other_indexes(root)
-    if not others:
-        return ""
-    names = " ".join(p.name for p in others)
-    try:
-        con = connect(index_path(root), write=True)
-        try:
-            said = con.execute("SELECT value FROM meta WHERE key='others_said'").fetchone()
-            if said is not None and said[0] == names:
-                return ""
-            con.execute("INSERT OR REPLACE INTO meta VALUES ('others_said', ?)", (names,))
-            con.commit()
-        finally:
-            con.close()
-    except (sqlite3.Error, OSError):
-        return ""
-    sizes = []
-    for p in others:
-        size = sum(q.stat().st_size for q in (p, p.with_name(p.name + "-wal")) if q.is_file())
-        sizes.append(f"{p.relative_to(root).as_posix()} ({size / 1e6:,.1f} MB)")
-    return (f"note: asz {cmd}: this asz keeps its search index in {INDEX_PATH.as_posix()} (index schema {SCHEMA_VERSION}); "
-            f"{', '.join(sizes)} {'is' if len(sizes) == 1 else 'are'} another asz version's, left as {'it is' if len(sizes) == 1 else 'they are'}: "
-            "each version keeps its own, so two versions reading this root do not build each other's again; delete one "
-            "no asz you run reads (derived data: docs/storage-root.md, \"A root several asz versions read\")")
 
 
 # --------------------------------------------------------------------------- indexing

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import atexit
 import errno
+import os
 import shutil
 import sqlite3
 import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note"]
+from .search_store import SCHEMA_VERSION, connect
+
+__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note"]
 
 _lock = threading.Lock()
 _elsewhere: dict[str, Path] = {}  # root (resolved) -> the temporary index this process uses for it
@@ -81,3 +84,50 @@ def first_note(root: str | Path) -> str:
             return ""
         _said.add(key)
         return str(_elsewhere[key])
+
+
+#: The index file, relative to the storage root: one per index schema (an asz before the schema in the name, 25 and
+#: earlier, kept ``_index/search.sqlite`` and dropped its tables whenever another schema had written it).
+INDEX_PATH = Path("_index") / f"search-{SCHEMA_VERSION}.sqlite"
+
+
+def other_indexes(root: str | Path) -> list[Path]:
+    """The search index files of other asz versions in ``<root>/_index/`` (``search.sqlite``, ``search-<schema>.sqlite``
+    of another schema), in name order: derived data another version reads and writes, which this one never opens
+    (each version keeps its own, so two reading one root do not rebuild each other's every time); [] when none."""
+    d = Path(root) / INDEX_PATH.parent
+    try:
+        names = sorted(e.name for e in os.scandir(d) if e.is_file())
+    except OSError:
+        return []
+    return [d / n for n in names if n != INDEX_PATH.name and (n == "search.sqlite" or (n.startswith("search-") and n.endswith(".sqlite")))]
+
+
+def other_indexes_note(root: str | Path, cmd: str) -> str:
+    """``note: …`` naming the other versions' search index files of ``root`` (:func:`other_indexes`) and their sizes
+    (with their ``-wal``), once: '' when there are none or this index already said these names (kept in its ``meta``
+    as ``others_said``; '' too when it cannot be read or written)."""
+    others = other_indexes(root)
+    if not others:
+        return ""
+    names = " ".join(p.name for p in others)
+    try:
+        con = connect(Path(root) / INDEX_PATH, write=True)
+        try:
+            said = con.execute("SELECT value FROM meta WHERE key='others_said'").fetchone()
+            if said is not None and said[0] == names:
+                return ""
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('others_said', ?)", (names,))
+            con.commit()
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError):
+        return ""
+    sizes = []
+    for p in others:
+        size = sum(q.stat().st_size for q in (p, p.with_name(p.name + "-wal")) if q.is_file())
+        sizes.append(f"{p.relative_to(root).as_posix()} ({size / 1e6:,.1f} MB)")
+    return (f"note: asz {cmd}: this asz keeps its search index in {INDEX_PATH.as_posix()} (index schema {SCHEMA_VERSION}); "
+            f"{', '.join(sizes)} {'is' if len(sizes) == 1 else 'are'} another asz version's, left as {'it is' if len(sizes) == 1 else 'they are'}: "
+            "each version keeps its own, so two versions reading this root do not build each other's again; delete one "
+            "no asz you run reads (derived data: docs/storage-root.md, \"A root several asz versions read\")")
