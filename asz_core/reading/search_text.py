@@ -36,7 +36,8 @@ from typing import Iterable, Iterator
 from .termtext import plain
 
 __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
-           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query"]
+           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query",
+           "NOT_INDEXED"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
 #: punctuation, Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, Katakana extensions,
@@ -91,11 +92,24 @@ def query_terms(text: str) -> list[str]:
     return [t for group in parse_query(text)[0] for alt in group for t in alt]
 
 
+def _words(text: str) -> list[str]:
+    """The words of ``text`` the index can hold (:data:`_TOKEN`), a run of ``_`` alone left out: ``unicode61`` keeps
+    letters and digits only, so ``_`` is a separator there as ``%`` is (trial 24b F4: ``_`` found 0 hits, ``%`` was
+    refused; both are refused now, :data:`NOT_INDEXED`)."""
+    return [w for w in _TOKEN.findall(text) if w.strip("_*")]
+
+
+#: Why a query of symbols alone finds nothing: what the refusal says (:func:`fts_query`).
+NOT_INDEXED = ("the index keeps words, runs of letters and digits (CJK characters each one); punctuation, symbols, "
+               "'_' and emoji stand between words and are not indexed, so a query of them alone has nothing to find "
+               "(docs/reading.md)")
+
+
 def _terms(quoted: str | None, bare: str, whole: bool) -> list[str]:
     if quoted is not None:
-        words = [w.rstrip("*") for w in _TOKEN.findall(quoted)]
+        words = [w.rstrip("*") for w in _words(quoted)]
         return [_phrase(words)] if words else []
-    words = _TOKEN.findall(bare)
+    words = _words(bare)
     if whole and len(words) > 1:  # -foo.bar leaves out the phrase foo bar
         return [_phrase(w.rstrip("*") for w in words)]
     return [_phrase([w.rstrip("*")]) + ("*" if w.endswith("*") else "") for w in words]
@@ -364,7 +378,7 @@ def fts_query(text: str) -> str:
     groups, left_out = parse_query(text)
     if not groups:
         raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*"
-                         + (" (a -word only leaves out texts holding it)" if left_out else ""))
+                         + (" (a -word only leaves out texts holding it)" if left_out else f"; {NOT_INDEXED}"))
 
     if all(len(g) == 1 for g in groups) and not left_out:
         return " ".join(t for g in groups for t in g[0])  # words alone: FTS5's implicit AND, as before OR and -word
