@@ -180,8 +180,18 @@ class _Pass:
                 self.window.append((now, wire))
                 return
             wait = 60.0 - (now - self.window[0][0]) + 0.01
-            self.rep.paused += wait
-            self.sleep(wait)
+            self._pause(wait)
+
+    def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` (the rate limit, a busy receiver), counted in ``paused``; Ctrl-C during it counts only the
+        time waited (trial 24a F6: an interrupted pass said the whole planned wait, ``paused=1m`` in a 4 s pass)."""
+        start = time.monotonic()
+        try:
+            self.sleep(seconds)
+        except KeyboardInterrupt:
+            self.rep.paused += min(seconds, time.monotonic() - start)
+            raise
+        self.rep.paused += seconds
 
     def request(self, kind: str, req) -> Answer:
         """Send ``req`` (after the rate limit), pausing and repeating while the receiver is busy."""
@@ -197,8 +207,7 @@ class _Pass:
             if ans.ok or ans.error:
                 return ans
             pause = ans.pause if ans.pause is not None else self.backoff * (2 ** attempt)
-            self.rep.paused += pause
-            self.sleep(pause)
+            self._pause(pause)
         return Answer(error=f"the receiver stayed busy after {self.attempts} attempts")
 
     def probe(self) -> Answer | None:
@@ -215,6 +224,21 @@ class _Pass:
         ans = self.snd.send("logs", ExportLogsServiceRequest())
         self.rep.requests += ans.sent
         return ans if ans.error else None
+
+    def idle_check(self) -> None:
+        """A pass with nothing due sends one empty logs request (:meth:`probe`), so a receiver that refuses this root
+        (a wrong or missing token, no such path) is said on the day it changes, not on the next day with something to
+        send (trial 24a F8: a wrong token went unnoticed, ``files=0 … errors=0``, no request made). Its refusal is an
+        error; a receiver it finds no connection to is one note (nothing was due, nothing is left behind)."""
+        ans = self.probe()
+        if ans is None:
+            return
+        if ans.sent:
+            self.problem(f"push to {self.state.endpoint}: nothing was due, and the receiver refused an empty request: "
+                         f"{ans.error} (the next file due would be refused too)")
+        else:
+            self.notes.say("no connection", f"push to {self.state.endpoint}: nothing was due; the receiver was not "
+                                            f"reached: {ans.error}")
 
     def flush(self, batch: list[tuple[OutFile, Described, str]]) -> bool:
         """Send one batch of log records; marks them in push.state. False when the pass must stop."""
@@ -553,6 +577,8 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
                 if held:
                     notes.say("metrics held back", f"the metrics of {len(held)} conversation(s) held back, none of their "
                               f"points sent: they do not verify ({', '.join(held)}; asz verify names the problems)")
+            if going and not p.rep.requests:
+                p.idle_check()
             if going:
                 notes.done()
         except KeyboardInterrupt:

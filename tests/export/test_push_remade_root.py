@@ -285,3 +285,57 @@ def test_elsewhere_names_the_file_of_the_same_stream(receiver, tmp_path):
         assert any((d["ord"], d["off"], d.get("sha")) == (first["ord"], first["off"], first.get("sha")) for d in held)
         moved += rel.rsplit("-", 1)[1] != other.rsplit("-", 1)[1]
     assert moved  # the roots numbered their files otherwise: a pointer by seq would have named another stream's
+
+
+def test_an_interrupted_pause_counts_the_time_waited(receiver, tmp_path):
+    """F6: Ctrl-C while ``max_bytes_per_minute`` holds the pass back: the summary's ``paused=`` is the time waited,
+    never more than the pass took (it said the whole planned wait: ``paused=1m`` in a 4.0 s pass)."""
+    import re
+    import signal
+    import subprocess
+    import time
+
+    from export_helpers import ASZ
+
+    src_file, src, _, data = _de3_host(tmp_path)
+    _collect(src.parent, data, tmp_path)
+    sizes = [p.stat().st_size for p in data.rglob("*.s[df]")]
+    assert len(sizes) >= 2
+    cfg = tmp_path / "rate.yaml"  # one file per request, and a minute's budget taken by the first
+    cfg.write_text(f"export:\n  otlp:\n    endpoint: grpc://{receiver.address}\n    batch_bytes: 1\n"
+                   f"    max_bytes_per_minute: {min(sizes) + 1024}\n")
+    proc = subprocess.Popen([*ASZ, "push", "--root", str(data), "--config", str(cfg)], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not list(receiver.root.rglob("*.sd")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)  # the first request went: the pass now waits for the minute to pass
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    m = re.search(r"paused=(\S+) .*\((\d+\.\d)s\)", out + err)
+    assert m, out + err
+    paused = m.group(1)
+    secs = sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"(\d+)([hms])", paused))
+    assert 0 < secs <= float(m.group(2)) + 1, (paused, m.group(2))
+
+
+def test_a_wrong_token_is_said_on_a_day_with_nothing_to_send(tmp_path):
+    """F8: a root with nothing due, pushed with a wrong token, made no request and exited 0. Now an idle pass sends
+    one empty request: a wrong token is an error (exit 1) that day; the right one is a clean pass."""
+    token = "s3cret-token-24"
+    r = Receiver(tmp_path / "team", "127.0.0.1:0", token=token).start().serve_in_thread()
+    try:
+        _, src, _, data = _de3_host(tmp_path)
+        _collect(src.parent, data, tmp_path)
+        (tmp_path / "good.tok").write_text(token + "\n")
+        (tmp_path / "wrong.tok").write_text("not-the-token\n")
+        assert _push(data, r, tmp_path, "--token-file", str(tmp_path / "good.tok")).returncode == 0
+        idle = _push(data, r, tmp_path, "--token-file", str(tmp_path / "good.tok"))
+        got = summary(idle.stdout.strip().splitlines()[-1])
+        assert idle.returncode == 0 and (got["files"], got["requests"], got["errors"]) == ("0", "1", "0"), idle.stderr
+        wrong = _push(data, r, tmp_path, "--token-file", str(tmp_path / "wrong.tok"))
+        assert wrong.returncode == 1 and "the bearer token does not match" in wrong.stderr, wrong.stdout + wrong.stderr
+        assert summary(wrong.stdout.strip().splitlines()[-1])["files"] == "0"
+    finally:
+        r.stop()
