@@ -408,7 +408,7 @@ def usage_lines(s: dict) -> list[str]:
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
     if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
-        lines.append(unrecorded_text(calls, s.get("credits")))
+        lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s)))
         lines += credits
         lines.append("cost - (no tokens to price)")
         return lines
@@ -430,16 +430,28 @@ def usage_lines(s: dict) -> list[str]:
     return lines
 
 
-def unrecorded_text(calls: Any, credits: Any) -> str:
+def unrecorded_text(calls: Any, credits: Any, unread: bool = False) -> str:
     """The ``tokens not recorded: …`` line of a conversation :func:`~asz_core.view.rows.usage_unrecorded` holds no
     token figure for: its ``calls`` (model calls) carry none; it metered ``credits`` and has no call drawn (a copy
-    whose calls are counted in the one it continues); or no model call is recorded in it at all (a session of hook
-    records alone, no transcript landed)."""
+    whose calls are counted in the one it continues); no model call could be read while transcript records the dialect
+    could not read are there (``unread``: a Kiro session in UTF-16, trial 23a F17: they may hold calls); or no model
+    call is recorded in it at all (a session of hook records alone, no transcript landed)."""
     if calls:
         return f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)"
     if credits is not None:
         return "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)"
+    if unread:
+        return ("tokens not recorded: no model call could be read in this conversation (its transcript records the "
+                "dialect could not read may hold some; see undescribed)")
     return "tokens not recorded: no model call is recorded in this conversation"
+
+
+def _unread_records(s: dict) -> bool:
+    """Whether a document ``summary``'s problems name transcript records its dialect could not read (the
+    :data:`~asz_core.view.usage.UNDESCRIBED_PREFIX` line): they may hold model calls no figure counts."""
+    from ..view.usage import UNDESCRIBED_PREFIX
+
+    return any(str(p).startswith(UNDESCRIBED_PREFIX) for p in s.get("problems") or ())
 
 
 def _tokens(u: dict) -> str:

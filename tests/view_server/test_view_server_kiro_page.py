@@ -143,3 +143,23 @@ def test_kiro_3x_model_calls_read_as_asz_s_grouping(kiro_root, serve, browser):
     assert summary["calls_grouped"].startswith("Kiro 3.x records no call id")
     open_at(drv, f"{s.base}/c/8e247382-c779-440f-b1db-ed9bad1afaee", "#usage")
     assert not drv.find_elements(By.ID, "calls-grouped")
+
+
+def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp_path):
+    """Trial 23a, F17: the real 3.x lines written in UTF-16 (no line reads as JSON): the list and the conversation
+    header say not recorded, never 0 tokens or $0.00, and the header says why no call could be read."""
+    src = next(CORPUS_KIRO.glob(f"sessions/*/{IDE_SESSION}/messages.jsonl"), None)
+    if src is None:
+        pytest.skip(f"the Kiro corpus is absent ({CORPUS_KIRO})")
+    sid = "sess_16161616-1616-4616-8616-161616161616"
+    d = tmp_path / "home" / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e" / sid
+    d.mkdir(parents=True)
+    (d / "messages.jsonl").write_bytes(src.read_text(encoding="utf-8").encode("utf-16"))
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(tmp_path / "home" / ".kiro"), "--root", str(root))
+    s = serve(root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{sid}", "#usage")
+    chips = drv.find_element(By.ID, "usage").text
+    assert "tokens not recorded: no model call could be read in this conversation" in chips and "cost —" in chips, chips
+    assert "$0.00" not in chips

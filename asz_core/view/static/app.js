@@ -1209,7 +1209,9 @@
         chip('models', (s.models || []).join(', ') || '—'),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
-        notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: no model call is recorded in this conversation' : 'not recorded by the runtime') :
+        notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? ((s.problems || []).some(function (p) { return String(p).indexOf('undescribed records that could hold calls: ') === 0; })
+          ? 'not recorded: no model call could be read in this conversation (its transcript records the dialect could not read may hold some; see undescribed)'  // F17: listing.unrecorded_text's words
+          : 'not recorded: no model call is recorded in this conversation') : 'not recorded by the runtime') :
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
         chip('cost', notRecorded ? '—' : costText(s.cost)),

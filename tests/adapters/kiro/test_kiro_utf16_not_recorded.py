@@ -43,5 +43,9 @@ def test_a_utf16_kiro_session_reads_not_recorded(corpus_dir: Path, tmp_path: Pat
     cells = next(x for x in table.splitlines() if x.startswith("sess_161")).split()
     assert "not recorded" in " ".join(cells) and "$0.00" not in table
     said = _asz("conversation", SESSION, "--root", str(root))
-    assert "tokens not recorded" in said and "cost -" in said
+    assert ("tokens not recorded: no model call could be read in this conversation (its transcript records the dialect "
+            "could not read may hold some; see undescribed)") in said and "cost - (no tokens to price)" in said
     assert "tokens in 0" not in said and "$0.00" not in said
+    # the page reads the same problem line to word its tokens chip (app.js, listing.unrecorded_text's words)
+    assert any(p.startswith(f"undescribed records that could hold calls: {lines} transcript record(s)")
+               for p in doc["summary"]["problems"])
