@@ -508,6 +508,8 @@ def sources(
 def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
     """``asz sources``'s table: per adapter of ``out`` (:func:`~asz_core.collect.survey.survey`) its sources and lines,
     then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
+    from ..collect.src_text import shown
+
     for a in out:
         n_src = sum(len(s["sources"]) for s in a["sessions"])
         typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
@@ -520,7 +522,7 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
                 typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
                            f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
         for e in a.get("skipped_entries", ()):
-            typer.echo(f"skipped: {e['path']}: {e['reason']}")
+            typer.echo(f"skipped: {shown(e['path'])}: {e['reason']}")  # bytes not UTF-8 as \\xNN, never \ufffd
         for line in a.get("torn_tails", ()):
             typer.echo(line)
         for e in a["errors"]:

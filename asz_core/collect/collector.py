@@ -166,9 +166,24 @@ class Collector:
             self.report.conflict(path, reason)
             c.conflicts += 1
         c.skipped += len(disc.skipped)
+        self._note_not_sessions(disc.skipped)
         c.pending += len(disc.pending)
         self.listed = listed_stats(disc.sources)  # a source gone before it is read: had it grown? (vanished.unlanded)
         return disc.sessions()
+
+    def _note_not_sessions(self, skipped: list[tuple[str, str]]) -> None:
+        """Tell once per process each skipped entry whose name is not a session id (a transcript renamed, a copy
+        saved as ``notes.jsonl``): ``note: PROJECT/NAME: file name is not a session id; not collected (asz sources
+        lists what is skipped)``, bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
+        Before, only ``skipped=`` counted it and ``asz sources`` named it (trial 24b F8). Other skipped entries (agent
+        memory, Claude Code's session index, a copy another folder lands) are what they are and stay counted only."""
+        from .src_text import shown
+
+        for path, reason in skipped:
+            key = (str(path), reason)
+            if reason.endswith("is not a session id") and key not in self.told_errors:
+                self.told_errors.add(key)
+                self.report.note(shown(path), f"{reason}; not collected (asz sources lists what is skipped)")
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
         """Check once the session directories this adapter did not discover for sources that are gone."""

@@ -17,6 +17,7 @@ from ..plugins.adapter import Adapter, discovery_failure
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, read_cursor
 from ..storage.layout import cursor_path, kind_dir
 from ..storage.torn import torn_bytes, torn_line
+from .src_text import shown
 from .windows import SourceError, open_source
 from .folders import discover_folders
 from .second_source import refuse_seconds
@@ -73,7 +74,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
             return out
     refuse_seconds(root, disc, folder_of)  # as collect refuses them: the source the cursor follows keeps its stream
     out["skipped"] = len(disc.skipped)
-    out["skipped_entries"] = [{"path": str(p), "reason": r} for p, r in disc.skipped]
+    out["skipped_entries"] = [{"path": shown(p), "reason": r} for p, r in disc.skipped]  # not UTF-8: \\xNN (JSON holds no other)
     out["errors"] += [{"path": str(p), "message": m} for p, m in disc.errors]
     out["errors"] += [{"path": p, "message": m} for p, m in take_unwritable(Path(source_root), disc)]
     out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]

@@ -1,0 +1,47 @@
+"""A source file whose name is not a session id is said by collect once, escaped readably (trial 24b F8: only
+``skipped=`` counted it and ``asz sources`` named it, its bytes shown as U+FFFD; ``asz sources --json`` failed on
+them).
+
+Real input: the corpus's hello session copied whole under its own name and again under ``caf\\xe9-\\xff.jsonl`` (bytes
+that are not UTF-8, as the trial named it), in one project folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = "-home-user-claude-reliability"
+HELLO = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+SHOWN = f"{PROJECT}/caf\\xe9-\\xff.jsonl"
+NOTE = f"note: {SHOWN}: file name is not a session id; not collected (asz sources lists what is skipped)"
+
+
+def _asz(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env={**os.environ, "CLAUDE_CONFIG_DIR": str(cwd / "claude-home")})
+
+
+def test_collect_says_it_once_and_asz_sources_names_it_escaped(corpus_dir, tmp_path):
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_dir / "claude-code" / "projects" / PROJECT, src / PROJECT)
+    good = src / PROJECT / f"{HELLO}.jsonl"
+    with open(os.fsencode(src / PROJECT) + b"/caf\xe9-\xff.jsonl", "wb") as f:
+        f.write(good.read_bytes())
+    root = tmp_path / "root"
+    p = _asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    fields = dict(f.split("=", 1) for f in p.stdout.split() if "=" in f)
+    assert p.returncode == 0 and (fields["sessions"], fields["skipped"]) == ("1", "1"), p.stdout + p.stderr
+    assert fields["records"] == str(good.read_bytes().count(b"\n"))  # the session itself, once
+    assert [ln for ln in p.stderr.splitlines() if ln.startswith("note:")] == [NOTE]
+    assert "\ufffd" not in p.stderr
+    s = _asz("sources", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert f"skipped: {SHOWN}: file name is not a session id" in s.stdout.splitlines() and "\ufffd" not in s.stdout
+    j = _asz("sources", "--json", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    assert j.returncode == 0, j.stderr
+    (entry,) = [e for a in json.loads(j.stdout)["adapters"] for e in a["skipped_entries"]]
+    assert entry == {"path": SHOWN, "reason": "file name is not a session id"}
