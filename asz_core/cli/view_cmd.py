@@ -236,8 +236,9 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
 def summary_lines(doc: dict, table=None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
-    :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), cut
-    text, links, coverage, undescribed parts, problems."""
+    :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), sources gone,
+    tool executions and the ones whose arguments differ (:func:`execution_lines`), cut text, links, coverage,
+    undescribed parts, problems."""
     out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
@@ -258,6 +259,7 @@ def summary_lines(doc: dict, table=None) -> list[str]:
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
     out.extend(f"gone: {visible(gone_line(g))}" for g in s.get("sources_gone") or ())  # trial 23b, F3
+    out.extend(map(visible, execution_lines(doc)))
     from ..reading.listing import cut_text
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks
@@ -277,6 +279,25 @@ def summary_lines(doc: dict, table=None) -> list[str]:
             out.append(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
     for p in s["problems"]:
         out.append(f"problem: {visible(p)}")
+    return out
+
+
+def execution_lines(doc: dict) -> list[str]:
+    """What the document's ``tool_executions`` entries' ``arguments_check`` say (docs/claude-code-hooks.md, "Held
+    against the transcript"; trial 23a, F8), none when it has no entry: ``tool executions 2 (execution records):
+    arguments agree 1, differ 1, not compared 0``, then a line for each that differs, ``arguments differ:
+    toolu_0001 mcp__probe__run (32 bytes, the transcript's 89)``."""
+    te = doc.get("tool_executions") or []
+    if not te:
+        return []
+    said = [(e.get("arguments_check") or {}).get("result") for e in te]
+    out = [f"tool executions {len(te)} (execution records): arguments agree {said.count('agree')}, differ "
+           f"{said.count('differ')}, not compared {said.count('cannot_compare')}"]
+    for e, r in zip(te, said):
+        if r == "differ":
+            a, t = e.get("arguments") or {}, e["arguments_check"].get("transcript") or {}
+            out.append(f"arguments differ: {e.get('tool', '')} {e.get('tool_name', '')} ({a.get('bytes', 0):,} bytes, "
+                       f"the transcript's {t.get('bytes', 0):,})")
     return out
 
 

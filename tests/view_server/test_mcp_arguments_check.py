@@ -120,6 +120,9 @@ def test_the_rewritten_call_differs_and_the_same_input_agrees(checked):
     assert same["arguments_check"] == {"result": "agree"}
     assert same["step"] == "tool/toolu_0101" and same["stream"] == AGENT
     assert doc["summary"]["arguments_differ"] == 1
+    text = asz("conversation", SESSION, "--root", str(checked["root"])).stdout.splitlines()
+    at = text.index("tool executions 2 (execution records): arguments agree 1, differ 1, not compared 0")
+    assert text[at + 1] == f"arguments differ: toolu_0001 mcp__probe__run ({len(SENT)} bytes, the transcript's 89)"
 
 
 def test_calls_with_no_transcript_cannot_be_compared(checked):
@@ -134,6 +137,9 @@ def test_calls_with_no_transcript_cannot_be_compared(checked):
         for e in doc["tool_executions"]:
             assert e["arguments_check"] == {"result": "cannot_compare", "why": "no tool call of the transcript has this id"}
             seen.append(e["tool"])
+        n = len(doc["tool_executions"])
+        assert f"tool executions {n} (execution records): arguments agree 0, differ 0, not compared {n}" in \
+            asz("conversation", sid, "--root", str(checked["root"]), check=False).stdout.splitlines()
     assert sorted(seen) == sorted(p["tool_use_id"] for p in recorded)
 
 
