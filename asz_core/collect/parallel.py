@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from ..sessiondata import durable
+from ..sessiondata import durable, handed
 from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
 from .meter import in_worker, poke, share
@@ -55,10 +55,10 @@ class _Told:
 _FORKED: tuple[Path, list, list, Tally] | None = None
 
 
-def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set]]]:
+def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set], list]]:
     """In a forked worker: run ``(r, indexes)``, land the sessions at ``indexes`` of ``_FORKED``, each counted in
-    ``tally[r]`` as it ends; per session, its counters, each collector's report calls and each collector's told
-    adapter errors."""
+    ``tally[r]`` as it ends; per session, its counters, each collector's report calls, each collector's told
+    adapter errors and the digests its landing handed to the list rows (:func:`~asz_core.sessiondata.handed.taken`)."""
     assert _FORKED is not None
     root, items, cols, tally = _FORKED
     run, indexes = job
@@ -72,7 +72,7 @@ def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list
                 col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
             c = Counters()
             land_session(root, session, parts, c)
-            out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols]))
+            out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols], handed.taken()))
             if not durable.after_progress(lambda: tally.add(run)):  # counted once its cursors are written
                 tally.add(run)
     return out
@@ -124,8 +124,9 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                 if results is LOST:
                     left.extend((r, k, i) for k, i in enumerate(run))
                     continue
-                for i, (sc, calls, told_errors) in zip(run, results):
+                for i, (sc, calls, told_errors, digests) in zip(run, results):
                     c.add(sc)
+                    handed.receive(digests)  # for the list rows this process keeps after the pass
                     for col, made in zip(cols, calls):
                         for method, path, message in made:
                             getattr(col.report, method)(path, message)

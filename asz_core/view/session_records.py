@@ -16,6 +16,7 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDReader
+from ..sessiondata.handed import handed
 from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
 from ..sessiondata.jsonbytes import nesting_depth
 from ..sessiondata.numberprobe import bytescan, scan_file
@@ -419,19 +420,25 @@ def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
     ``(header, end of the header line, start of the closing line, record count, record lines)`` when the header
     reads and the closing line's count and digest bind the bytes before it (seed 000, Closing line), else None.
     The lines are split once here: their number is the count the closing line is checked against. ``stat key``:
-    :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read."""
+    :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read. The two digests of a file
+    this command landed and has not changed since are the ones landing computed as it wrote it
+    (:func:`~asz_core.sessiondata.handed.handed`), not computed again."""
     with open(path, "rb") as f:
         key = stat_key(os.fstat(f.fileno()))
         data = f.read()
+        given = handed(f.fileno())  # what landing computed over these very bytes, this command (sessiondata/handed.py)
     first = data.find(b"\n")
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     if first < 0 or cut <= first or not data.endswith(b"\n"):
-        return data, hashlib.sha256(data).hexdigest(), None, key
-    view = memoryview(data)
-    sha = hashlib.sha256(view[:cut])
-    closed = sha.hexdigest()
-    sha.update(view[cut:])
-    whole = sha.hexdigest()
+        return data, given[0] if given is not None else hashlib.sha256(data).hexdigest(), None, key
+    if given is not None:
+        whole, closed = given
+    else:
+        view = memoryview(data)
+        sha = hashlib.sha256(view[:cut])
+        closed = sha.hexdigest()
+        sha.update(view[cut:])
+        whole = sha.hexdigest()
     try:
         header = decode_header(data[:first])
         closing = decode_closing(data[cut:-1])
