@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -114,6 +115,8 @@ def differences(a: Path, b: Path, shared: bool = False) -> list[str]:
         if p.suffix == ".sqlite":
             return sqlite_rows(p)
         b = p.read_bytes()
+        if p.name == "conversation.state":  # assembled_by: the assembling code's mark (flow/chain.py assembly_mark)
+            b = b"".join(ln for ln in b.splitlines(keepends=True) if not ln.startswith(b"assembled_by"))
         if shared and p.suffix == ".cursor":
             b = b"".join(ln for ln in b.splitlines(keepends=True) if not ln.startswith((b"ino ", b"mtime ")))
         return b
@@ -127,15 +130,22 @@ def differences(a: Path, b: Path, shared: bool = False) -> list[str]:
 def sqlite_rows(p: Path) -> bytes:
     """Every row of every table of the SQLite file ``p``, sorted, without the ``fp`` and ``seal`` columns of
     ``_index/summaries.sqlite`` (they hold the code's mark, ``code_mark``: the adapter sources' sizes and mtimes, so
-    they differ between any two trees), as bytes to compare."""
+    they differ between any two trees) nor the ``mark`` and ``used`` columns of its ``marks`` table (the store mark
+    of the code that opened it, and when), and with that mark in a ``hide`` key (``@`` and 12 hex digits) read as
+    ``@mark``, as bytes to compare."""
     import sqlite3
 
     con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
     try:
         out = []
         for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
-            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")') if r[1] not in ("fp", "seal")]
-            rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"').fetchall()
+            left_out = ("fp", "seal", "mark", "used") if table == "marks" else ("fp", "seal")
+            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")') if r[1] not in left_out]
+            rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols) or "1"} FROM "{table}"').fetchall()
+            if "hide" in cols:  # the key's last element names the store mark (``@`` and 12 hex digits): the code's too
+                at = cols.index("hide")
+                rows = [(*r[:at], re.sub(r"@[0-9a-f]{12}", "@mark", r[at]) if isinstance(r[at], str) else r[at], *r[at + 1:])
+                        for r in rows]
             out.append(repr((table, cols, sorted(rows, key=repr))))
         return "\n".join(out).encode()
     finally:
