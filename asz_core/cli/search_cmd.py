@@ -51,7 +51,7 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results of every conversation in a root.
 
-    The index (<root>/_index/search-25.sqlite, derived data; 25 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-26.sqlite, derived data; 26 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
@@ -261,6 +261,7 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
     """One line for each file whose hits were left out (``unverified``: file -> problem) and each thing the index
     could not read (``unsearched``, :func:`~asz_core.reading.search_gaps.gaps`), by file."""
     from ..reading.search import INDEX_DIFFERS
+    from ..reading.search_gaps import TOO_LARGE
 
     out = []
     for file, problem in sorted(unverified.items()):
@@ -268,7 +269,8 @@ def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
             out.append(f"hits in {file} left out: {problem}")
         else:
             out.append(f"hits in {file} left out: the landed file does not verify ({problem}); asz verify names the damage")
-    return out + [f"{g['file']} not searched: {g['problem']}" for g in unsearched]
+    return out + [f"{g['file']}: {g['problem']}" if g["problem"].startswith(TOO_LARGE) else
+                  f"{g['file']} not searched: {g['problem']}" for g in unsearched]
 
 
 def _timeless(r: Path, timeless: dict[str, int]) -> list[str]:

@@ -263,7 +263,14 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     from ..reading.listing import cut_text
 
     if cut_text(s.get("cut")):  # a verified conversation whose text is not all kept says so where the reader looks
+        from ..reading.export_steps import cut_steps
+
         out.append(cut_text(s.get("cut")))
+        steps = cut_steps(doc)  # each step, with its size and sha256 (trial 24b F1)
+        out.extend(f"  {visible(line)}" for line in steps)
+        if steps:
+            out.append(f"  (asz show {doc['conversation'][:8]} ID prints a step's record; the whole text is kept only by "
+                       "its source file, while it exists)")
     out.extend(link_lines(s))
     cov = s.get("coverage") or {}
     if cov:

@@ -89,16 +89,32 @@ class DocStat:
 
 def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget: int) -> str:
     """What a ``warning:`` says of a record of ``size`` bytes landed as ``small`` (``landed`` bytes) to fit ``budget``
-    under ``max_delta`` (``max_delta_bytes``): its line, the parts not kept and the setting that lands it whole."""
-    lost = [f"part {i + 1} {p.k} ({p.bytes:,} bytes{', its text kept' if p.state == 'truncated' else ''})"
+    under ``max_delta`` (``max_delta_bytes``; seed 000, Too large to land; trial 24b F1): its line and where its bytes
+    are in the source, each part not kept with its size and sha256 (what a reader can match another copy against),
+    that the whole line is kept only by its source, that this record stays cut (landed files are never rewritten:
+    collecting again lands nothing of it, ``asz sources --reland`` rebuilds the same cut file) and the setting that
+    lands such a record whole when it lands later (a line not landed yet, or the session collected into another
+    root while its source is there)."""
+    lost = [f"part {i + 1} {p.k} ({p.bytes:,} bytes{', its text kept' if p.state == 'truncated' else ''}, "
+            f"sha256 {p.sha256 or 'not recorded'})"
             for i, p in enumerate(small.parts) if p.state in ("too_large", "truncated")]
     # the file's header and closing line take max_delta - budget, a few bytes more with another landing time
     need = -(-(size + max_delta - budget + 16) // 1024) * 1024
-    where = f"line {small.ord}" if small.ord else "the document"
-    return (f"{where} is {size:,} bytes once landed, more than max_delta_bytes ({max_delta:,}) allows: it landed as "
-            f"{landed:,} bytes; not kept: {', '.join(lost) or 'nothing'} (the record keeps their size and sha256); set "
-            f"adapters[].collector.max_delta_bytes (or collect --max-delta-bytes) to {need:,} or more to land such a record "
-            "whole (new files only)")
+    if small.ord:
+        where = f"line {small.ord}"
+        source = (f"line {small.ord} (bytes {small.off:,} to {small.off + small.bytes:,}) of this source file"
+                  if small.bytes else f"line {small.ord} of this source file")
+    else:
+        where, source = "the document", "this source file"
+    return (f"{where} is {size:,} bytes once landed, more than max_delta_bytes ({max_delta:,}) allows: it landed alone "
+            f"as {landed:,} bytes; not kept: {', '.join(lost) or 'nothing'} (the record keeps their size and sha256; "
+            f"readers show each in its place with them); the whole of it is in {source} only while that file exists: "
+            "copy the file to keep it; this record stays cut in this root (landed files are never rewritten, so "
+            "collecting again with a larger budget lands nothing of it, and asz sources --reland rebuilds the same cut "
+            "file); set adapters[].collector.max_delta_bytes (or collect --max-delta-bytes) to "
+            f"{need:,} or more to land such a record whole when it lands later: a line not landed yet, or this "
+            "session collected into a new root while its source file exists (every receiver then stores up to that "
+            "at once)")
 
 
 def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5, within: bool = False) -> str:

@@ -20,7 +20,7 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "whole_texts", "media_line", "Step", "part_marker", "steps",
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "whole_texts", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
 
 
@@ -84,13 +84,35 @@ LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 
 
 def part_marker(p: dict) -> str:
-    """``[too large to land: 30,000,005 bytes]`` / ``[removed by retention: N bytes]`` for a part whose content is not
-    in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size), else ''."""
+    """``[too large to land: 30,000,005 bytes, sha256 3a55…]`` / ``[removed by retention: N bytes]`` for a part whose
+    content is not in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size, and a
+    part too large to land gives the SHA-256 of what was taken out, 64 hex, to match another copy against: seed 000,
+    Too large to land; trial 24b F1), else ''."""
     why = LOST.get(p.get("state", ""))
     if why is None:
         return ""
     n = p.get("bytes")
-    return f"[{why}: {n:,} bytes]" if isinstance(n, int) and not isinstance(n, bool) else f"[{why}]"
+    said = [f"{n:,} bytes"] if isinstance(n, int) and not isinstance(n, bool) else []
+    sha = p.get("sha256")
+    said += [f"sha256 {sha}"] if p.get("state") == "too_large" and isinstance(sha, str) and sha else []
+    return f"[{why}: {', '.join(said)}]" if said else f"[{why}]"
+
+
+def cut_steps(doc: dict) -> list[str]:
+    """One line for each step of the asz.view document ``doc`` (its talks and ``loose``) whose text, or whose tool's
+    result, was made smaller to land (seed 000, Too large to land; trial 24b F1): ``input/2/1 (message.external): text
+    too large to land: 6,210,045 bytes, sha256 3a55…`` (``truncated to land`` when it kept some of its text), by the
+    node id ``asz show`` takes; [] when none was."""
+    said = {"too_large": "too large to land", "truncated": "truncated to land"}
+    out = []
+    for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+        for what, state, size, sha in (("text", "state", "bytes", "sha256"),
+                                       ("result", "result_state", "result_bytes", "result_sha256")):
+            if n.get(state) in said:
+                bits = [f"{n[size]:,} bytes"] if isinstance(n.get(size), int) else []
+                bits += [f"sha256 {n[sha]}"] if n.get(sha) else []
+                out.append(f"{n.get('id')} ({n.get('kind')}): {what} {said[n[state]]}: {', '.join(bits)}")
+    return out
 
 
 #: The states of a reasoning part (a ``thinking`` node) the runtime wrote without its text (origin-digest §5.1: an

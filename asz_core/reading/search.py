@@ -65,11 +65,11 @@ from ..view.session_records import title_words
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
-from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, prompt_names_work
+from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, lost_prompt_title, prompt_names_work
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
-from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, write_gaps
+from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped,
                           timeless_left_out)
@@ -247,12 +247,16 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 kind = talk_of.get("kind:" + step, "")
                 got = part_index(rec, p, kind)
                 if got is None:
+                    if p.get("state") == "too_large":  # its text never landed: said on every query (trial 24b F1)
+                        meta.unread.append((rel, too_large_gap(row, block, p)))
                     continue
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags))
             if bound:
                 meta.dialect = meta.dialect or header.dialect
+                if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it
+                    prompt = lost_prompt_title(rec.get("parts"))
                 meta.see(rec, main, prompt)
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
                 meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)

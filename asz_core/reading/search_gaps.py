@@ -38,7 +38,7 @@ from .listing import Filters
 from .prose import missing_landed
 from .search_hits import conv_where
 
-__all__ = ["GAP_SCHEMA", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
+__all__ = ["GAP_SCHEMA", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
            "stat_text", "suspects"]
 
 GAP_SCHEMA = """
@@ -155,6 +155,22 @@ def no_round(root: Path, conversation: str, why: str) -> list[tuple[str, str]]:
     why = why.replace(f"{root}{os.sep}", "")  # the files relative to the root, as every other note names them
     return [(rel, f"conversation {conversation} has no usable round ({why}): none of its text is searched; "
                   "asz verify names the problems")]
+
+
+#: How the problem of a part too large to land begins (:func:`too_large_gap`): the file was read, that part holds no text.
+TOO_LARGE = "too large to land: "
+
+
+def too_large_gap(row: int, block: int, p: dict) -> str:
+    """The problem kept of part ``p`` (block ``block``, 0-based) of row ``row`` of a landed file whose content was too
+    large to land (seed 000, Too large to land; trial 24b F1: a word at its end was searched, silently, for 0 hits):
+    ``too large to land: row 1 part 1 (text, 6,210,045 bytes, sha256 3a55…): its text is not in the root, so it was
+    never searched``."""
+    n = p.get("bytes")
+    size = f", {n:,} bytes" if isinstance(n, int) and not isinstance(n, bool) else ""
+    sha = f", sha256 {p['sha256']}" if isinstance(p.get("sha256"), str) and p["sha256"] else ""
+    return (f"{TOO_LARGE}row {row} part {block + 1} ({p.get('k', 'part')}{size}{sha}): its text is not in the root, so "
+            "it was never searched")
 
 
 def write_gaps(con: sqlite3.Connection, conversation: str, session: str, print_: str, found: list[tuple[str, str]],

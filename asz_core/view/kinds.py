@@ -13,7 +13,8 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "clip_text", "data_text", "position",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "clip_text", "cut_digest", "data_text",
+    "position",
 ]
 
 FORMAT = "asz.view"
@@ -68,3 +69,16 @@ def position(ref: Ref | None) -> tuple:
     if ref is None:
         return (1 << 62, 0, 0)
     return (ref.seq, ref.row, -1 if ref.block is None else ref.block)
+
+
+#: The states of a part made smaller to land (seed 000, Too large to land): each keeps the SHA-256 of what was taken out.
+CUT_STATES = frozenset({"too_large", "truncated"})
+
+
+def cut_digest(p: dict, d: dict) -> None:
+    """Add ``sha256`` (64 hex) to a node's keys ``d`` when part ``p`` was made smaller to land (``state`` in
+    :data:`CUT_STATES`): the SHA-256 of what was taken out, so a reader can match the payload against another copy of
+    it (seed 000, Too large to land; trial 24b F1). A part in any other state carries none."""
+    if p.get("state") in CUT_STATES and isinstance(p.get("sha256"), str) and p["sha256"]:
+        d["sha256"] = p["sha256"]
+

@@ -8,8 +8,9 @@ from typing import Any
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
 from ..sessiondata.numberprobe import bytescan
-from .kinds import NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, cut_digest, data_text
 from .step_keys import StepKeys
+from .titles import lost_prompt_title
 
 __all__ = ["NodeView", "talk_label"]
 
@@ -111,6 +112,7 @@ class NodeView(StepKeys):
                 d["state"] = p.get("state", "available")
                 if p.get("bytes"):
                     d["bytes"] = p["bytes"]
+                cut_digest(p, d)
                 return
         if (block is not None and not 0 <= block < len(parts)) or not parts:
             return
@@ -132,6 +134,7 @@ class NodeView(StepKeys):
             d["state"] = p.get("state", "available")
             if p.get("bytes"):
                 d["bytes"] = p["bytes"]
+            cut_digest(p, d)
             return
         texts = [p["text"] for p in parts if p["k"] in ("text", "reasoning", "result") and p.get("text")]
         if withheld:
@@ -238,7 +241,7 @@ def talk_label(v: NodeView, steps: list[Node]) -> str:
             rec = v.sess.record(v._first_ref(s))
             if rec is None or v._withheld(rec):
                 return ""
-            return v._node_text(s)
+            return v._node_text(s) or lost_prompt_title(rec.get("parts"))  # its text too large to land (trial 24b F1)
     injections = [s for s in steps if s.kind == "context.injection"][:3]
     for s in injections:
         rec = v.sess.record(v._first_ref(s))

@@ -4,7 +4,7 @@ bytes, a tool's name, result and timing, and the later copies of its record (iss
 from __future__ import annotations
 
 from ..flow.model import Node, Ref
-from .kinds import SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import CUT_STATES, SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
 from ..sessiondata.numberprobe import bytescan
 from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
 from .view_base import ViewBase
@@ -107,11 +107,17 @@ class StepKeys(ViewBase):
     def _tool_keys(self, n: Node, d: dict) -> None:
         """A tool node's name, failure, result (text, state, bytes), request-to-result time and observed changes and
         executions. The usual tool (at most two refs, a result part with text or data, nothing dropped or withheld)
-        in C (``bytescan.tool_keys``, issue 22) where the module was built: the same keys in the same order."""
+        in C (``bytescan.tool_keys``, issue 22) where the module was built: the same keys in the same order. A result
+        made smaller to land (``result_state`` in :data:`~asz_core.view.kinds.CUT_STATES`) is read by the Python, which
+        adds its ``result_sha256`` (trial 24b F1): the keys the compiled one wrote are taken back first."""
+        had = len(d)
         if bytescan is not None and bytescan.tool_keys(n, d, self.sess.records, self.sess.times, self.hide,
                                                        self.step_changes, self.step_executions, SHORT_TEXT, clip_text,
                                                        data_text, Node, Ref) is not None:
-            return
+            if d.get("result_state") not in CUT_STATES:
+                return
+            for k in list(d)[had:]:  # the keys it added, in insertion order after the ones d held
+                del d[k]
         self._tool_keys_py(n, d)
 
     def _tool_keys_py(self, n: Node, d: dict) -> None:
@@ -163,13 +169,15 @@ class StepKeys(ViewBase):
                 d["result"] = text if len(text) <= SHORT_TEXT else clip_text(text)
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
+            if p.get("sha256") and d["result_state"] in CUT_STATES:  # what was taken out, to match a copy against
+                d["result_sha256"] = p["sha256"]
             result_set = bool(text)
             if rec.get("dropped"):
                 self._companion_keys(rec, d)
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name
-            for k in ("result", "result_state", "result_bytes"):
+            for k in ("result", "result_state", "result_bytes", "result_sha256"):
                 if k in d:
                     d[k] = d.pop(k)
         if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":

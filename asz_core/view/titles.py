@@ -33,7 +33,7 @@ from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
 __all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
-           "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text"]
+           "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
@@ -64,6 +64,26 @@ def prompt_text(text: str, dialect: str) -> str:
     ``dialect``, or it fails or gives no text."""
     got = ask_adapter(dialect, "prompt_title", text) if text else NO_ANSWER
     return got if isinstance(got, str) and got.strip() else text
+
+
+def too_large_title(size: int) -> str:
+    """The title of a conversation whose first typed prompt was too large to land (its text not in the root, ``size``
+    its original bytes; trial 24b F1: it read ``(no prompt)``): ``(prompt too large to land: 6.2 MB)`` (powers of
+    1000, one decimal)."""
+    for unit, step in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if size >= step:
+            return f"(prompt too large to land: {size / step:.1f} {unit})"
+    return f"(prompt too large to land: {size:,} bytes)"
+
+
+def lost_prompt_title(parts: Any) -> str:
+    """:func:`too_large_title` of a prompt record's ``parts`` (a record's ``parts`` list) when they hold no text and
+    a text part of theirs was too large to land (its original ``bytes`` summed over such parts); '' otherwise. What a
+    talk's label and a conversation's title are where the typed prompt's text did not land (docs/view.md)."""
+    if not isinstance(parts, list) or any(isinstance(p, dict) and p.get("k") == "text" and p.get("text") for p in parts):
+        return ""
+    lost = [p.get("bytes") for p in parts if isinstance(p, dict) and p.get("k") == "text" and p.get("state") == "too_large"]
+    return too_large_title(sum(b for b in lost if isinstance(b, int))) if lost else ""
 
 
 def prompt_names_work(text: str, dialect: str) -> bool:
@@ -417,6 +437,7 @@ class LandedTitles:
                 if "external_input" not in flags or flags & {"context_reset", "reset_summary"} or flags & hidden:
                     continue
                 text = "\n".join(p["text"] for p in rec.get("parts", ()) if p.get("k") == "text" and isinstance(p.get("text"), str))
+                text = text or lost_prompt_title(rec.get("parts"))  # its text too large to land (trial 24b F1)
                 pick.dialect = sess.headers[seq].dialect
                 if pick.offer(text):
                     return pick.title()

@@ -7,12 +7,15 @@ value that lands it whole; collecting again with that value keeps the text.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SESSION = "44444444-4444-4444-8444-444444444444"
 TEXT = "X" * 40_000 + " needleword"
@@ -49,6 +52,7 @@ def _config(base: Path, budget: int) -> Path:
     return cfg
 
 
+@pytest.mark.slow  # four collect and search runs, about 17 s
 def test_a_record_too_large_to_land_is_told_with_file_line_and_setting(tmp_path: Path) -> None:
     src = _source(tmp_path)
     p = _asz("collect", "--once", "--config", str(_config(tmp_path, 4096)), "--source", str(tmp_path / "projects"),
@@ -58,11 +62,22 @@ def test_a_record_too_large_to_land_is_told_with_file_line_and_setting(tmp_path:
     [warning] = [ln for ln in p.stderr.splitlines() if ln.startswith("warning: ")]
     assert warning.startswith(f"warning: {src}: line 2 is ")
     assert "more than max_delta_bytes (4,096) allows" in warning
-    assert f"; not kept: part 1 text ({len(TEXT.encode()):,} bytes) (the record keeps" in warning  # the reply's text, none of it kept
+    # the reply's text, none of it kept: its size and the SHA-256 of the text, both straight from the source
+    sha = hashlib.sha256(TEXT.encode()).hexdigest()
+    assert f"; not kept: part 1 text ({len(TEXT.encode()):,} bytes, sha256 {sha}) (the record keeps" in warning
+    data = src.read_bytes()
+    start = data.index(b"\n") + 1  # line 2 begins after line 1's newline and runs to its own
+    assert f"the whole of it is in line 2 (bytes {start:,} to {len(data) - 1:,}) of this source file only while that file exists" in warning
+    # this root keeps it cut: the warning says so, and collecting again with any budget lands nothing (trial 24b F1)
+    assert "this record stays cut in this root (landed files are never rewritten" in warning
     need = int(re.search(r"set adapters\[\]\.collector\.max_delta_bytes \(or collect --max-delta-bytes\) to ([\d,]+) or more", warning).group(1).replace(",", ""))
     assert need > len(TEXT)
     miss = _asz("search", "needleword", "--root", str(tmp_path / "root"), cwd=tmp_path)
     assert "needleword" not in miss.stdout
+    assert f"too large to land: row 1 part 1 (text, {len(TEXT.encode()):,} bytes, sha256 {sha}): its text is not in the root, so it was never searched" in miss.stdout
+    same = _asz("collect", "--once", "--config", str(_config(tmp_path, 1 << 20)), "--source", str(tmp_path / "projects"),
+                "--root", str(tmp_path / "root"), cwd=tmp_path)
+    assert same.returncode == 0 and "landed=0" in same.stderr + same.stdout, same.stderr
 
     # the value the warning names lands the same record whole, and says nothing
     again = _asz("collect", "--once", "--config", str(_config(tmp_path, need)), "--source", str(tmp_path / "projects"),

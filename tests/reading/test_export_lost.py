@@ -3,7 +3,8 @@
 Real input: one corpus project collected with the smallest cut budget the configuration allows (1024 bytes), so
 the collector takes payloads out of records that do not fit (seed 000, Too large to land), then pruned (seed 000,
 Skeletons). Every format (md, html, prose; json is the document, whose nodes carry ``state`` and ``bytes``) must
-show ``[too large to land: N bytes]`` / ``[removed by retention: N bytes]`` with the part's own ``bytes``.
+show ``[too large to land: N bytes, sha256 H]`` / ``[removed by retention: N bytes]`` with the part's own ``bytes``
+(and ``sha256``, what was taken out: trial 24b F1).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ pytestmark = pytest.mark.slow  # a collect, a prune and six exports in child pro
 PROJECT = "-home-user-sample-project"
 
 
-def _agent_texts(root: Path, state: str) -> list[tuple[str, int, int]]:
-    """``(file, row, bytes)`` of each main-transcript record from ``agent`` whose only part is a text part in ``state``."""
+def _agent_texts(root: Path, state: str) -> list[tuple[str, int, int, str]]:
+    """``(file, row, bytes, sha256)`` of each main-transcript record from ``agent`` whose only part is a text part in ``state``."""
     out = []
     for s in session_dirs(root):
         for ln, path in landed_files(s, skeletons=True):
@@ -35,7 +36,7 @@ def _agent_texts(root: Path, state: str) -> list[tuple[str, int, int]]:
             for row, rec in SDReader(path, decode="dict"):
                 parts = rec.get("parts", ())
                 if rec.get("from") == "agent" and len(parts) == 1 and parts[0].get("k") == "text" and parts[0].get("state") == state:
-                    out.append((path.relative_to(root).as_posix(), row, parts[0]["bytes"]))
+                    out.append((path.relative_to(root).as_posix(), row, parts[0]["bytes"], parts[0].get("sha256", "")))
     return out
 
 
@@ -61,8 +62,9 @@ def _check(root: Path, state: str, words: str) -> None:
     cid = session_dirs(root)[0].name
     md, page, prose = _exports(root, cid)
     turns = {(t["file"], t["row"]): t for t in prose}
-    for rel, row, size in lost:
-        marker = f"[{words}: {size:,} bytes]"
+    for rel, row, size, sha in lost:
+        marker = f"[{words}: {size:,} bytes, sha256 {sha}]" if state == "too_large" else f"[{words}: {size:,} bytes]"
+        assert state != "too_large" or len(sha) == 64
         assert marker in md and html.escape(marker) in page
         t = turns[(rel, row)]  # the turn stays in its place, with its role (seed 003: an assistant list)
         assert t["role"] == "assistant" and t["text"] == marker

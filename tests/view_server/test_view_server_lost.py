@@ -1,4 +1,5 @@
-"""The page says in place where a message's text is not in the root (issue 20/21): ``[too large to land: N bytes]``,
+"""The page says in place where a message's text is not in the root (issue 20/21): ``[too large to land: N bytes,
+sha256 H]`` (what was taken out, trial 24b F1),
 the words ``asz export`` uses (tests/reading/test_export_lost.py); real input, one corpus project collected with the
 smallest cut budget (1024 bytes), so the collector took payloads out (seed 000, Too large to land)."""
 
@@ -37,7 +38,7 @@ def test_a_message_too_large_to_land_says_so_on_the_page(tmp_path, serve, browse
         for _, rec in SDReader(path, decode="dict"):
             parts = rec.get("parts", ())
             if rec.get("from") == "agent" and len(parts) == 1 and parts[0].get("k") == "text" and parts[0].get("state") == "too_large":
-                expected.add(f"[too large to land: {parts[0]['bytes']:,} bytes]")
+                expected.add(f"[too large to land: {parts[0]['bytes']:,} bytes, sha256 {parts[0]['sha256']}]")
     assert expected
     s = serve(root)
     drv = browser

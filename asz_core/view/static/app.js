@@ -1487,7 +1487,7 @@
     } else if (n.text) {
       bits.push(h('span', { class: 'pv' }, oneLine(BLOCKS[n.id] ? blocksLine(BLOCKS[n.id]) : readable(n.text), 200)));
     } else if (n.state && n.state !== 'available' && n.state !== 'omitted') {
-      bits.push(h('span', { class: 'pv faint' }, LOST[n.state] ? lostText(n.state, n.bytes) : '(' + n.state + ')'));
+      bits.push(h('span', { class: 'pv faint' }, LOST[n.state] ? lostText(n.state, n.bytes, n.sha256) : '(' + n.state + ')'));
     }
     return bits;
   }
@@ -1589,7 +1589,7 @@
     } else if (inline) {
       if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : md(n.text, 'msg ' + inline));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
-      else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes)));
+      else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes, n.sha256)));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) el.append(clipNote(n, 'text', el.lastChild));
     }
     (n.media || []).forEach(function (m) { el.append(mediaEl(m)); });
@@ -1611,7 +1611,11 @@
   // Content not in the root (seed 000): a part too large to land holds nothing; a skeleton's part was removed by retention.
   // The same words as asz export's markers (asz_core/reading/export.py, part_marker).
   const LOST = { too_large: 'too large to land', removed: 'removed by retention' };
-  function lostText(state, bytes) { return '[' + LOST[state] + (bytes === undefined || bytes === null ? '' : ': ' + num(bytes) + ' bytes') + ']'; }
+  // A part too large to land gives the SHA-256 of what was taken out (the node's sha256 / result_sha256), as the markers do.
+  function lostText(state, bytes, sha) {
+    const said = (bytes === undefined || bytes === null ? [] : [num(bytes) + ' bytes']).concat(state === 'too_large' && sha ? ['sha256 ' + sha] : []);
+    return '[' + LOST[state] + (said.length ? ': ' + said.join(', ') : '') + ']';
+  }
 
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
@@ -1689,7 +1693,7 @@
     if (k === 'tool' || k === 'agent.call') {
       det.append(h('h4', null, 'Input'));
       if (n.text) toolInputEl(n, det);
-      else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes) : '(' + (n.state || 'none') + ')'));
+      else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes, n.sha256) : '(' + (n.state || 'none') + ')'));
       if (n.changes) add(det, stepChangesEl(n));
       det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
       const quiet = SHELL_TOOLS.has(n.name) && n.result !== undefined ? quietResult(n.result) : null;
@@ -1705,7 +1709,7 @@
       } else if (n.result_state === 'available' && n.result_bytes === 0) {
         det.append(h('div', { class: 'noout' }, '(no output)'));
       } else {
-        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes) : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
+        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
       }
       const facts = [];
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
