@@ -23,7 +23,7 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import orjson
 
@@ -37,6 +37,7 @@ from .round import Round, RoundError, parse_round_file_name, read_round
 __all__ = [
     "ASSEMBLED_BY",
     "assembly_mark",
+    "assembled_marks",
     "CONVERSATIONS",
     "ChainBusy",
     "ChainError",
@@ -50,15 +51,23 @@ __all__ = [
 
 #: The ``conversation.state`` key naming the asz whose assembly wrote the chain last (:func:`assembly_mark`).
 ASSEMBLED_BY = "assembled_by"
+#: The ``conversation.state`` key naming, comma-separated, the other asz builds (their :func:`assembly_mark`) that
+#: assembled the chain since something last landed in it, before the one :data:`ASSEMBLED_BY` names; absent when none.
+ASSEMBLED_ALSO = "assembled_also"
+#: How many marks :data:`ASSEMBLED_ALSO` keeps (the latest): more asz builds than that alternating on one root
+#: assemble a chain again once per pass.
+ALSO_KEPT = 8
 
 
 @functools.cache
 def assembly_mark() -> str:
-    """12 hex digits naming how this asz assembles: its version, the source of ``asz_core/flow`` and the (name, size,
-    mtime_ns) of the installed adapter packages' files (their tool vocabularies and :meth:`read_today` answers shape
-    an assembly), read once per process. A chain whose state names another mark, or none (an asz before the key, an
-    older asz that parsed it last: trial 23b, F4), is assembled again by the next parse, which writes a round only
-    where this asz's assembly differs from the chain's fold (:func:`~asz_core.flow.parse.chain_is_current`)."""
+    """12 hex digits naming how this asz assembles: its version, the source of ``asz_core/flow`` and the name and
+    bytes of the installed adapter packages' files (their tool vocabularies and :meth:`read_today` answers shape an
+    assembly: :func:`~asz_core.plugins.packages.hash_adapter_sources`; not their mtimes, so a ``touch`` or a ``git
+    checkout`` leaves it as it is), read once per process. A chain whose state names another mark, or none (an asz
+    before the key, an older asz that parsed it last: trial 23b, F4), is assembled again by the next parse, which
+    writes a round only where this asz's assembly differs from the chain's fold
+    (:func:`~asz_core.flow.parse.chain_is_current`), once per mark and landing: :func:`assembled_marks`."""
     from .. import __version__
     from ..plugins.packages import hash_adapter_sources
 
@@ -71,6 +80,18 @@ def assembly_mark() -> str:
             h.update(path.name.encode() + b"\0-\0")
     hash_adapter_sources(h)
     return h.hexdigest()[:12]
+
+
+def assembled_marks(state: dict[str, str]) -> list[str]:
+    """The :func:`assembly_mark` of each asz that assembled the chain since something last landed in it, from its
+    ``conversation.state`` (a dict of :func:`~asz_core.storage.root.read_state`): :data:`ASSEMBLED_BY` first, then
+    :data:`ASSEMBLED_ALSO`'s; [] for a state with neither (an asz before the keys). An asz whose mark is here does not
+    assemble the chain again until something new lands: two asz builds alternating on one root, whose assemblies
+    differ, would otherwise each assemble every chain the other wrote last on every pass and write a round back and
+    forth each time, the chain growing with every pass (the last to assemble after a landing is the one the chain
+    holds). Never raises."""
+    marks = [state.get(ASSEMBLED_BY, "")] + state.get(ASSEMBLED_ALSO, "").split(",")
+    return list(dict.fromkeys(m.strip() for m in marks if m.strip()))
 
 #: Age in seconds after which an empty reservation file is removed by the lock holder.
 _RESERVATION_TTL = 60.0
@@ -378,13 +399,17 @@ class Chain:
 
     # -- state cache -----------------------------------------------------------
 
-    def write_state(self, fold: Fold, *, fsync: bool = True) -> None:
-        """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy)
-        and :data:`ASSEMBLED_BY`: this asz's :func:`assembly_mark`, so that a chain another asz parsed last is told
-        apart (an asz before the key rewrites the state without it)."""
+    def write_state(self, fold: Fold, *, fsync: bool = True, also: Iterable[str] = ()) -> None:
+        """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy),
+        :data:`ASSEMBLED_BY`: this asz's :func:`assembly_mark`, so that a chain another asz parsed last is told apart
+        (an asz before the key rewrites the state without it), and :data:`ASSEMBLED_ALSO`: the marks of ``also``
+        (the other asz builds that assembled it since something last landed: :func:`assembled_marks`), this one's
+        left out, the last :data:`ALSO_KEPT`; the key is absent when none is left."""
         if fold.head is None:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
+        mine = assembly_mark()
+        others = [m for m in dict.fromkeys(also) if m and m != mine][:ALSO_KEPT]
         write_state(
             self.state_path,
             [
@@ -394,8 +419,8 @@ class Chain:
                 ("input_digest", fold.input_digest),
                 ("parser", fold.head.parser),
                 ("policy", fold.head.policy),
-                (ASSEMBLED_BY, assembly_mark()),
-            ],
+                (ASSEMBLED_BY, mine),
+            ] + ([(ASSEMBLED_ALSO, ",".join(others))] if others else []),
             fsync=fsync,
         )
 

@@ -33,7 +33,7 @@ import attrs
 from ..sessiondata import durable, gc_pause
 from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
-from .chain import ASSEMBLED_BY, Chain, ChainBusy, ChainError, assembly_mark
+from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
@@ -279,8 +279,10 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         out.fold = fold
         # an older asz parsed it last, or one before the key; a chain with no state at all (one a receiving root
         # holds as its sender wrote it: push sends no conversation.state) is the sender's, never assembled again here
+        # (once per asz and landing: two asz versions alternating on one root do not assemble each other's every pass)
         st = chain.read_state()
-        elsewhere = bool(st) and st.get(ASSEMBLED_BY) != assembly_mark()
+        assembled = assembled_marks(st)
+        elsewhere = bool(st) and assembly_mark() not in assembled
         if fold.first is not None:
             for key, want in (("session", session), ("parser", PARSER), ("policy", POLICY)):
                 have = getattr(fold.first, key)
@@ -317,7 +319,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 fold.accept(r)
                 out.rounds.append(r)
             if r.nodes or r.relations or r.unresolved or elsewhere:
-                chain.write_state(fold, fsync=fsync)  # names this asz's assembly: not assembled again next time
+                # names this asz's assembly, and the others' since the last landing: none assembles it again next time
+                chain.write_state(fold, fsync=fsync, also=assembled)
     finally:
         if not durable.after_progress(chain.unlock):
             chain.unlock()  # in a chain (a parse worker's run): let go once conversation.state is written
@@ -511,15 +514,15 @@ def chain_is_current(root: Path, session: str) -> bool:
 
     The state is written after the rounds it names (and synced after them), so it
     is never ahead of the chain; a state that is missing, behind, or written by
-    another parser or policy, or by another asz's assembly (its ``assembled_by`` not
-    :func:`~asz_core.flow.chain.assembly_mark`, or none: trial 23b, F4) answers False,
+    another parser or policy, or by another asz's assembly (neither its ``assembled_by`` nor its ``assembled_also``
+    names this :func:`~asz_core.flow.chain.assembly_mark`: trial 23b, F4) answers False,
     and the session is parsed, as does one
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
     chain = Chain(root, session)
     st = read_state(chain.state_path)
-    if st.get("parser") != PARSER or st.get("policy") != POLICY or st.get(ASSEMBLED_BY) != assembly_mark():
+    if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
         return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
     try:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))

@@ -77,13 +77,18 @@ def adapter_sources(group: str = "asz") -> list[str]:
 
 
 def hash_adapter_sources(h: Any) -> None:
-    """Update the hash ``h`` (a :mod:`hashlib` object) with the (path, size, mtime_ns) of each file of
-    :func:`adapter_sources`, a file not there as its path alone: what the marks of code an adapter's answers shape
-    hash (the summary cache's :func:`~asz_core.view.summary_cache.code_mark`, the chain's
-    :func:`~asz_core.flow.chain.assembly_mark`). Never raises."""
+    """Update the hash ``h`` (a :mod:`hashlib` object) with each file of :func:`adapter_sources`: its name under its
+    package's folder (``asz_adapters_claude/plugin.py``) and its bytes, a file not readable as its name alone: what
+    the marks of code an adapter's answers shape hash (the summary cache's
+    :func:`~asz_core.view.summary_cache.code_mark`, the chain's :func:`~asz_core.flow.chain.assembly_mark`). The
+    bytes, not the file's mtime or where it is installed: a ``touch``, a ``git checkout`` or a second install of the
+    same code in another venv is the same mark (each other mark assembles every chain again and counts every list
+    row again). About 0.5 MB read once per process. Never raises."""
     for path in adapter_sources():
+        name = os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
         try:
-            st = os.stat(path)
-            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+            with open(path, "rb") as f:
+                data = f.read()
+            h.update(f"{name}\0{len(data)}\0".encode() + data + b"\0")
         except OSError:
-            h.update(f"{path}\0-\0".encode())
+            h.update(f"{name}\0-\0".encode())

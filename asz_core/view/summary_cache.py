@@ -135,8 +135,8 @@ def hold_back(keys: dict, state: str | None) -> dict:
 
 @functools.cache
 def code_mark() -> str:
-    """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE` and the (name, size, mtime_ns) of each file of the
-    installed adapter packages, whose :meth:`~asz_core.plugins.adapter.Adapter.label_target` decides which label is a
+    """SHA-256 (16 hex digits) over the source of :data:`TITLE_CODE` and the name and bytes of each file of the
+    installed adapter packages (:func:`~asz_core.plugins.packages.hash_adapter_sources`), whose :meth:`~asz_core.plugins.adapter.Adapter.label_target` decides which label is a
     title and :meth:`~asz_core.plugins.adapter.Adapter.prompt_title` what of a prompt names a conversation (:func:`asz_core.plugins.packages.adapter_sources`: found without importing them); read once per process (a
     file not there counts as its name alone: then the asz version in the fingerprint still tells one release from
     another)."""
