@@ -36,6 +36,8 @@ from .round import Round, RoundError, parse_round_file_name, read_round
 
 __all__ = [
     "ASSEMBLED_BY",
+    "ASSEMBLED_ALSO",
+    "ALSO_KEPT",
     "assembly_mark",
     "assembled_marks",
     "CONVERSATIONS",
