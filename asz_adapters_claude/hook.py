@@ -22,8 +22,6 @@ its start-up time is the agent's waiting time (``bench/hook.py``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sys
@@ -123,110 +121,30 @@ def execution_path(data_dir: str, session: str, stream: str) -> str:
 # -- canonical JSON (§3.8) ---------------------------------------------------------------
 
 
-class _Number(str):
-    """A JSON number kept as its literal text, so two integers above 2**53 never collapse into one."""
+def _digest_module():
+    """asz_core/sessiondata/execution_digest.py, the one definition of canonical JSON and its digest (§3.8): imported
+    as a module of asz_core when this file is one of its package, else (``python -S path/to/hook.py``) loaded by its
+    path beside this package's folder, so neither asz_core's package nor site-packages is needed."""
+    if __package__:
+        from asz_core.sessiondata import execution_digest
+        return execution_digest
+    import importlib.util
 
-    __slots__ = ()
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _strict_loads(text: str):
-    """Decode JSON text with numbers kept literal; NaN and Infinity are refused as Go's decoder refuses them."""
-    return json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_no_constant)
-
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
-            "\u2028": "\\u2028", "\u2029": "\\u2029"}
-_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\u2028\u2029\ud800-\udfff]')
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "asz_core", "sessiondata",
+                        "execution_digest.py")
+    spec = importlib.util.spec_from_file_location("_asz_execution_digest", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def _escape_char(m: re.Match) -> str:
-    c = m.group(0)
-    if c in _ESCAPES:
-        return _ESCAPES[c]
-    if "\ud800" <= c <= "\udfff":  # a lone surrogate: Go's decoder has already made it U+FFFD
-        return "\ufffd"
-    return "\\u%04x" % ord(c)
-
-
-def _string(s: str) -> str:
-    """A JSON string as Go's encoder writes it without HTML escaping: ``<``, ``>``, ``&`` literal, U+2028/9 escaped."""
-    return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
-
-
-def _encode(v, out: list, sort_keys: bool) -> None:
-    if isinstance(v, str):
-        out.append(v if isinstance(v, _Number) else _string(v))
-    elif isinstance(v, dict):
-        out.append("{")
-        items = sorted(v.items()) if sort_keys else v.items()
-        first = True
-        for k, x in items:
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_string(k))
-            out.append(":")
-            _encode(x, out, sort_keys)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            _encode(x, out, sort_keys)
-        out.append("]")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif v is None:
-        out.append("null")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        out.append(repr(v) if v == v and v not in (float("inf"), float("-inf")) else _no_constant(repr(v)))
-    else:
-        raise TypeError(f"cannot encode {type(v).__name__} as JSON")
-
-
-def canonical_json(value) -> bytes:
-    """``value`` as compact JSON with every object's keys sorted, UTF-8 (§3.8).
-
-    Numbers decoded by this module keep their literal text; strings are
-    escaped as Go's ``encoding/json`` does with HTML escaping off, so the bytes
-    (and digests) equal the original plugin's. Raises TypeError for a value
-    that is not JSON data and RecursionError for one nested too deep.
-    """
-    out: list[str] = []
-    _encode(value, out, True)
-    return "".join(out).encode("utf-8")
-
-
-def _content(b: bytes) -> dict:
-    return {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-
-
-def measure_value(value) -> dict:
-    """``{state: "size_only", bytes, sha256}`` of an already decoded JSON value, over :func:`canonical_json` (§3.8)."""
-    return _content(canonical_json(value))
-
-
-def measure(raw: bytes) -> dict:
-    """``{state: "size_only", bytes, sha256}`` of one JSON text (§3.8).
-
-    ``bytes`` and ``sha256`` cover the value re-encoded as canonical JSON
-    (compact, sorted keys, numbers as written). Bytes that are not one JSON
-    value (or are followed by more than white space) are measured as they are.
-    Never raises.
-    """
-    try:
-        return measure_value(_strict_loads(raw.decode("utf-8", "replace")))
-    except (ValueError, TypeError, RecursionError):
-        return _content(bytes(raw))
+_digest = _digest_module()
+_Number = _digest.Number
+_strict_loads = _digest.strict_loads
+_content = _digest.content
+canonical_json = _digest.canonical_json
+measure_value = _digest.measure_value
+measure = _digest.measure
 
 
 # -- the record --------------------------------------------------------------------------
@@ -320,9 +238,7 @@ def execution_record(event: dict, now: str) -> dict | None:
 
 def encode_record(rec: dict) -> bytes:
     """One record as one compact JSON line (keys in the dict's order, no newline), UTF-8."""
-    out: list[str] = []
-    _encode(rec, out, False)
-    return "".join(out).encode("utf-8")
+    return _digest.encode_json(rec, False)
 
 
 def append_line(path: str, line: bytes) -> None:

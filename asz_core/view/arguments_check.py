@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from ..sessiondata.execution_digest import measure_value, strict_loads  # the one definition of the digest (§3.8)
+
 __all__ = ["AGREE", "DIFFER", "CANNOT_COMPARE", "arguments_check", "differences", "transcript_input"]
 
 AGREE, DIFFER, CANNOT_COMPARE = "agree", "differ", "cannot_compare"
@@ -33,10 +35,8 @@ def transcript_input(line: bytes, block: int) -> dict | str:
     JSON line, as the file holds it) keeps, measured as ``asz hook`` measures ``tool_input`` (§3.8: compact, keys
     sorted, numbers as their literal text, Go's string escapes); else why it cannot be measured (a str). The line is
     decoded again with numbers kept as written, since the view's records hold them as floats (``1.50`` is ``1.5``)."""
-    from asz_adapters_claude.hook import _strict_loads, measure_value  # the one definition of the digest
-
     try:
-        rec = _strict_loads(line.decode("utf-8", "replace"))
+        rec = strict_loads(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return "the transcript's record line does not read as JSON"
     parts = rec.get("parts") if isinstance(rec, dict) else None

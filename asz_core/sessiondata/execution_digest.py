@@ -1,0 +1,134 @@
+"""The digest an execution record keeps of a JSON value: canonical JSON and its ``{state: "size_only", bytes, sha256}``
+(origin-digest §3.8; docs/claude-code-hooks.md).
+
+The one definition of the rule, read by ``asz hook`` (:mod:`asz_adapters_claude.hook`, which writes ``arguments`` and
+``result`` with it) and by the view (:mod:`asz_core.view.arguments_check`, which measures the transcript's call input
+with it), so the two sides of an ``arguments_check`` are measured alike. Standard library only and importing nothing
+of asz: the hook, run as ``python -S path/to/hook.py`` with no site-packages, loads this file by its path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+__all__ = ["Number", "strict_loads", "canonical_json", "encode_json", "content", "measure_value", "measure"]
+
+
+class Number(str):
+    """A JSON number kept as its literal text, so two integers above 2**53 never collapse into one."""
+
+    __slots__ = ()
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def strict_loads(text: str):
+    """Decode JSON text (a str) with numbers kept literal (:class:`Number`); NaN and Infinity are refused as Go's
+    decoder refuses them. Raises ValueError (json.JSONDecodeError) for text that is not one JSON value, RecursionError
+    for one nested too deep."""
+    return json.loads(text, parse_int=Number, parse_float=Number, parse_constant=_no_constant)
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
+            "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\u2028\u2029\ud800-\udfff]')
+
+
+def _escape_char(m: re.Match) -> str:
+    c = m.group(0)
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    if "\ud800" <= c <= "\udfff":  # a lone surrogate: Go's decoder has already made it U+FFFD
+        return "\ufffd"
+    return "\\u%04x" % ord(c)
+
+
+def _string(s: str) -> str:
+    """A JSON string as Go's encoder writes it without HTML escaping: ``<``, ``>``, ``&`` literal, U+2028/9 escaped."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+def _encode(v, out: list, sort_keys: bool) -> None:
+    if isinstance(v, str):
+        out.append(v if isinstance(v, Number) else _string(v))
+    elif isinstance(v, dict):
+        out.append("{")
+        items = sorted(v.items()) if sort_keys else v.items()
+        first = True
+        for k, x in items:
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_string(k))
+            out.append(":")
+            _encode(x, out, sort_keys)
+        out.append("}")
+    elif isinstance(v, (list, tuple)):
+        out.append("[")
+        for i, x in enumerate(v):
+            if i:
+                out.append(",")
+            _encode(x, out, sort_keys)
+        out.append("]")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif v is None:
+        out.append("null")
+    elif isinstance(v, int):
+        out.append(str(v))
+    elif isinstance(v, float):
+        out.append(repr(v) if v == v and v not in (float("inf"), float("-inf")) else _no_constant(repr(v)))
+    else:
+        raise TypeError(f"cannot encode {type(v).__name__} as JSON")
+
+
+def encode_json(value, sort_keys: bool) -> bytes:
+    """``value`` as compact JSON, UTF-8, strings escaped as :func:`canonical_json` escapes them; each object's keys
+    sorted when ``sort_keys``, else in the dict's order (an execution record's own line). Raises as
+    :func:`canonical_json` does."""
+    out: list[str] = []
+    _encode(value, out, sort_keys)
+    return "".join(out).encode("utf-8")
+
+
+def canonical_json(value) -> bytes:
+    """``value`` as compact JSON with every object's keys sorted, UTF-8 (§3.8).
+
+    Numbers decoded by :func:`strict_loads` keep their literal text; strings are
+    escaped as Go's ``encoding/json`` does with HTML escaping off, so the bytes
+    (and digests) equal the original plugin's. Raises TypeError for a value
+    that is not JSON data and RecursionError for one nested too deep.
+    """
+    return encode_json(value, True)
+
+
+def content(b: bytes) -> dict:
+    """``{state: "size_only", bytes: len(b), sha256: hex digest of b}``."""
+    return {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+
+
+def measure_value(value) -> dict:
+    """``{state: "size_only", bytes, sha256}`` of an already decoded JSON value, over :func:`canonical_json` (§3.8).
+    Raises TypeError for a value that is not JSON data, ValueError for a float NaN or infinity, RecursionError for one
+    nested too deep."""
+    return content(canonical_json(value))
+
+
+def measure(raw: bytes) -> dict:
+    """``{state: "size_only", bytes, sha256}`` of one JSON text (§3.8).
+
+    ``bytes`` and ``sha256`` cover the value re-encoded as canonical JSON
+    (compact, sorted keys, numbers as written). Bytes that are not one JSON
+    value (or are followed by more than white space) are measured as they are.
+    Never raises.
+    """
+    try:
+        return measure_value(strict_loads(raw.decode("utf-8", "replace")))
+    except (ValueError, TypeError, RecursionError):
+        return content(bytes(raw))
