@@ -23,7 +23,7 @@ from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from .rate_words import UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
+from .rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
 
 __all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
@@ -440,10 +440,7 @@ def unrecorded_text(calls: Any, credits: Any, unread: bool = False) -> str:
         return f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)"
     if credits is not None:
         return "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)"
-    if unread:
-        return ("tokens not recorded: no model call could be read in this conversation (its transcript records the "
-                "dialect could not read may hold some; see undescribed)")
-    return "tokens not recorded: no model call is recorded in this conversation"
+    return f"tokens not recorded: {NO_CALL_READ if unread else NO_CALL}"  # the page's words too (rate_words.page_words)
 
 
 def _unread_records(s: dict) -> bool:

@@ -1,4 +1,6 @@
-"""The words of the ``?`` line (calls whose rate was not checked when they landed), in one place: ``asz usage`` and
+"""The words the CLI and the page share, in one place: those of the ``?`` line (calls whose rate was not checked when
+they landed) and of ``tokens not recorded`` for a conversation with no model call (:data:`NO_CALL`, :data:`NO_CALL_READ`).
+The ``?`` line's: ``asz usage`` and
 ``asz ls`` print them under their tables (:func:`asz_core.reading.listing.unchecked_line`), and the page's script
 reads them as the server serves it (app.js ``WORDS``, written in by :data:`asz_core.view.page.APP_JS`:
 :func:`page_words`): its tooltip on a cost marked ``?`` and its line under Usage per day.
@@ -8,7 +10,7 @@ Imports nothing: the server writes them into the script before it listens.
 
 from __future__ import annotations
 
-__all__ = ["UNCHECKED_MARK", "UNCHECKED_WHY", "UNCHECKED_MORE", "page_words"]
+__all__ = ["UNCHECKED_MARK", "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "page_words"]
 
 #: The mark after a cost some of whose calls were landed before their adapter looked at a call's rate
 #: (``cost.rate_not_checked_calls``; Claude Code before ``claude-code-local/0.3.0``): whether they ran in fast mode or
@@ -34,7 +36,22 @@ UNCHECKED_MORE = (" and may be below what was billed; this root cannot tell (its
                   "keeps them) checks them there")
 
 
+#: What ``tokens not recorded: …`` says of a conversation with no model call at all (a session of ``asz hook`` records
+#: alone, no transcript landed): :func:`asz_core.reading.listing.unrecorded_text`, and the page's tokens chip and list.
+NO_CALL = "no model call is recorded in this conversation"
+#: The same for a conversation no model call of which could be read while its transcript holds records its dialect
+#: could not read (the ``summary.problems`` line :data:`asz_core.view.usage.UNDESCRIBED_PREFIX` begins; a Kiro
+#: session written in UTF-16, trial 23a F17): they may hold calls, so it is not said that none is recorded.
+NO_CALL_READ = ("no model call could be read in this conversation (its transcript records the dialect could not read "
+                "may hold some; see undescribed)")
+
+
 def page_words() -> dict:
-    """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`) and ``unchecked_more``
-    (:data:`UNCHECKED_MORE`)."""
-    return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE}
+    """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``
+    (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
+    ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
+    :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`). Raises nothing."""
+    from ..view.usage import UNDESCRIBED_PREFIX  # asked when the server builds the script, not when this is imported
+
+    return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
+            "unread_prefix": UNDESCRIBED_PREFIX}

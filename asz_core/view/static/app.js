@@ -612,6 +612,10 @@
   function tokenTitle(u) {
     return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : null;
   }
+  // The words of the ? line and of a conversation with no model call, served into this script from their one place
+  // (asz_core/reading/rate_words.py page_words), which asz usage's and asz ls's line under the table
+  // (listing.unchecked_line) and asz conversation's tokens line (listing.unrecorded_text) print too.
+  const WORDS = {/* rate_words.page_words() */};
   // No token count is recorded to read a figure from: model calls were made and the runtime wrote no token count for
   // any of them (Kiro, a LangSmith trace without usage), or no model call is recorded at all (a session of asz hook
   // records alone, no transcript landed): the page says so instead of drawing 0 tokens and $0 as if they had been
@@ -620,7 +624,7 @@
   function unrecorded(u, calls, metered) { return (typeof calls === 'number' || typeof metered === 'number') && tokens(u) === 0; }
   function rowUnrecorded(r) { return typeof r.usage_recorded === 'boolean' ? !r.usage_recorded : unrecorded(r.usage, r.llm_calls, r.credits); }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
-  const NO_CALL = 'no model call is recorded in this conversation (no transcript landed, or none of its records is a model call)';
+  const NO_CALL = WORDS.no_call + ' (no transcript landed, or none of its records is a model call)';
   const COUNTING = 'the server is still reading this conversation\'s model calls; the figure follows';
   // A conversation that does not verify: its tokens and cost are read from evidence that does not verify, so the
   // server gives them as null with held_back, and the page says so instead of a figure.
@@ -708,9 +712,6 @@
   // A call landed before asz looked at a call's rate (Claude Code before claude-code-local 0.3.0: its record cannot say
   // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
   const UNCHECKED_MARK = '?';
-  // The words of the ? line, served into this script from their one place (asz_core/reading/rate_words.py page_words),
-  // which asz usage's and asz ls's line under the table (listing.unchecked_line) prints too.
-  const WORDS = {/* rate_words.page_words() */};
   function uncheckedText(n, listed) {
     // listed: asz usage's line word for word, what the reader can do included
     return num(n) + ' call(s) ' + WORDS.unchecked + (listed ? WORDS.unchecked_more : '');
@@ -1209,9 +1210,8 @@
         chip('models', (s.models || []).join(', ') || '—'),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
-        notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? ((s.problems || []).some(function (p) { return String(p).indexOf('undescribed records that could hold calls: ') === 0; })
-          ? 'not recorded: no model call could be read in this conversation (its transcript records the dialect could not read may hold some; see undescribed)'  // F17: listing.unrecorded_text's words
-          : 'not recorded: no model call is recorded in this conversation') : 'not recorded by the runtime') :
+        notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: ' + ((s.problems || []).some(function (p) { return String(p).indexOf(WORDS.unread_prefix) === 0; })
+          ? WORDS.no_call_read : WORDS.no_call) : 'not recorded by the runtime') :  // F17: listing.unrecorded_text's words (WORDS)
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
         chip('cost', notRecorded ? '—' : costText(s.cost)),
