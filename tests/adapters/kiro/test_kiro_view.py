@@ -203,7 +203,9 @@ def test_kiro_3x_model_calls_are_said_to_be_asz_s_grouping(views, kiro_home: Pat
     assert n == 9  # 13 model lines, counted from the source
     s3, s2 = views[V3_SESSION]["summary"], views[V2_SESSION]["summary"]
     assert s3["llm_calls"] == n and s3["calls_grouped"].startswith("Kiro 3.x records no call id")
-    assert "calls_grouped" not in s2 and s2["llm_calls"] == 7
+    v2 = kiro_home / "sessions" / "cli" / f"{V2_SESSION}.jsonl"  # a 2.x call: one AssistantMessage, Kiro's own id
+    calls2 = sum(json.loads(x)["kind"] == "AssistantMessage" for x in v2.read_text(encoding="utf-8").splitlines())
+    assert "calls_grouped" not in s2 and s2["llm_calls"] == calls2 == 7
     root = tmp_path / "root"
     _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro_home), "--root", str(root))
     text = _asz("conversation", V3_SESSION, "--root", str(root))
