@@ -41,20 +41,13 @@ def source_commit() -> str:
     """``<short commit id> of <commit date>`` (``+ local changes`` when tracked files differ from it) of the git
     checkout asz runs from (an editable install: the folder holding ``asz_core`` has a ``.git``); else the commit the
     build recorded (``asz_core/_version_info.py``, written by setup.py's ``build_py`` for ``pip install .`` and a
-    wheel, and into an sdist); '' when neither is known. Runs git, so only ``asz --version`` asks (trial 23b, F2:
-    every commit printed the same 0.1.0; a non-editable install named none)."""
+    wheel, and into an sdist); '' when neither is known (:func:`asz_core._commit.source_commit`). Runs git, so only
+    ``asz --version`` asks (trial 23b, F2: every commit printed the same 0.1.0; a non-editable install named none)."""
     from pathlib import Path
 
-    from .._commit import checkout_commit
+    from .._commit import source_commit as commit_of
 
-    live = checkout_commit(Path(__file__).resolve().parents[2])
-    if live:
-        return live
-    try:
-        from .._version_info import COMMIT  # type: ignore[import-not-found]  (absent from a checkout)
-    except ImportError:
-        return ""
-    return COMMIT if isinstance(COMMIT, str) else ""
+    return commit_of(Path(__file__).resolve().parents[2])
 
 
 def _version_callback(value: bool) -> None:

@@ -37,3 +37,36 @@ def test_adapters_list_names_what_landed_headers_say(corpus_collected):
     table = asz_in_process("adapters", "list").stdout.splitlines()
     assert "WRITES" in table[0].split()
     assert [x.split()[3] for x in table[1:] if x.split()[0] == "claude-code-local"] == [claude]
+
+
+def _recorded(folder: Path, commit: str) -> None:
+    """A build's ``asz_core/_version_info.py`` holding ``commit``, written as setup.py writes it."""
+    from asz_core._commit import GENERATED, generated_text
+
+    (folder / "asz_core").mkdir(parents=True)
+    (folder / "asz_core" / GENERATED).write_text(generated_text(commit), encoding="utf-8")
+
+
+def test_an_installed_copy_names_the_commit_its_build_recorded(tmp_path):
+    """No ``.git`` beside ``asz_core`` (site-packages): the commit setup.py recorded, '' when it recorded none."""
+    from asz_core._commit import source_commit
+
+    _recorded(tmp_path / "site", "abc1234 of 2026-12-01")
+    assert source_commit(tmp_path / "site") == "abc1234 of 2026-12-01"
+    _recorded(tmp_path / "none", "")
+    assert source_commit(tmp_path / "none") == ""
+    assert source_commit(tmp_path / "empty") == ""
+
+
+def test_a_checkout_never_names_a_stale_recorded_commit(tmp_path):
+    """A ``_version_info.py`` left in a checkout (hidden by .gitignore) is never read there: git's answer, or ''
+    when git gives none (here a ``.git`` folder git cannot read), not the older commit the file names."""
+    from asz_core._commit import source_commit
+
+    _recorded(tmp_path, "0000000 of 2020-01-01")
+    (tmp_path / ".git").mkdir()
+    assert source_commit(tmp_path) == ""
+    if shutil.which("git") is not None and (REPO / ".git").exists():
+        want = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h of %cs"], capture_output=True,
+                              text=True).stdout.strip()
+        assert source_commit(REPO).startswith(want)
