@@ -79,7 +79,7 @@ def megabytes(value: int, total: int) -> str:
 
 
 def collect(
-    once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed (a line still being written, partial=, is not)."),
+    once: bool = typer.Option(False, "--once", help="One pass, then exit: 1 when anything is pending, refused or failed (a line still being written, or a snapshot read while its runtime rewrote it, partial=, is not)."),
     adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together (default: every enabled one; claude-code-local)."),
     source: list[Path] = typer.Option([], "--source", help="Source root of the adapter (e.g. a Claude Code projects dir); again for each further folder read into the same root (default: Claude Code's every projects folder holding sessions)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),

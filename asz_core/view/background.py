@@ -39,11 +39,14 @@ UNCHAINED_TTL = 10.0
 
 
 def waiting_line(last_pass: dict | None) -> str:
-    """What ``/api/status`` ``reading`` says of the sources the last pass found ending in a line with no newline yet
-    (``partial``, as ``asz collect`` counts them): ``N source(s) end in a line still being written (it lands once
-    complete)``; '' when none (trial 19, F7)."""
+    """What ``/api/status`` ``reading`` says of the sources the last pass found ending in a line with no newline yet,
+    or read as a snapshot its runtime was rewriting (``partial``, as ``asz collect`` counts them: Kiro's
+    ``session.json`` not valid JSON, :meth:`~asz_core.Adapter.document_unfinished`): ``N source(s) end in a line still
+    being written or are a snapshot read while its runtime rewrote it (each lands once complete)``; '' when none
+    (trial 19, F7; trial 23a, F16)."""
     n = (last_pass or {}).get("partial") or 0
-    return f"{n} source(s) end in a line still being written (it lands once complete)" if n else ""
+    return (f"{n} source(s) end in a line still being written or are a snapshot read while its runtime rewrote it "
+            "(each lands once complete)") if n else ""
 
 
 def counting_words(done: int, pending: int, held: bool) -> str:

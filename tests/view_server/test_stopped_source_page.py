@@ -22,7 +22,8 @@ from view_server_helpers import CANARY_SESSION, Served, canary_lines, counted_ro
 SOURCE = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects" / "-home-user-spotter" \
     / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 SID = SOURCE.stem
-WAITING = "1 source(s) end in a line still being written (it lands once complete)"
+WAITING = ("1 source(s) end in a line still being written or are a snapshot read while its runtime rewrote it "
+           "(each lands once complete)")
 
 
 def _row(s: Served, cid: str) -> dict:
