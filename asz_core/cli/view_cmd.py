@@ -117,7 +117,8 @@ def conversation(
     Under its cost the summary says what each kind of token cost (input, output, cache write 5m and 1h, cache read;
     in cents adding up to the cost) and its three costliest talks, each by its own model calls. Under its landed seq,
     one line for each earlier adapter version whose files the conversation holds, with what that version did not keep
-    or read as the installed one does (``landed by claude-code-local/0.2.0 (1 of 1 file(s)), …``).
+    or read as the installed one does (``landed by claude-code-local/0.2.0 (1 of 1 file(s)), …``), and when another
+    asz build assembled its rounds last, which (``rounds last assembled by another asz build …``).
 
     Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
     has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an empty id, an id prefix of several, both
@@ -183,11 +184,31 @@ def conversation(
     if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
         lines.insert(1, said)
     at = next((i + 1 for i, line in enumerate(lines) if line.startswith("landed through seq ")), len(lines))
-    lines[at:at] = landed_by_lines(r, doc.get("sessions") or [])
+    lines[at:at] = landed_by_lines(r, doc.get("sessions") or []) + assembled_by_lines(r, doc.get("conversation"))
     for line in lines:
         typer.echo(line)
     if doc["summary"]["state"] != "verified":
         raise typer.Exit(1)
+
+
+def assembled_by_lines(root: Path, conversation: object) -> list[str]:
+    """``rounds last assembled by another asz build (assembled_by 20307e06cbdb; this one is 29e7ce69d0ad), whose
+    reading may differ: asz parse SESSION --anew --root ROOT builds them by this one`` when the chain's
+    ``conversation.state`` names another asz's :func:`~asz_core.flow.chain.assembly_mark` as the one that wrote it
+    last (two asz builds used in turn on one root: each assembles the other's chain once per landing, so the one
+    not run last reads the other's rounds; docs/storage-root.md, "A round an older asz wrote"); [] when it names this
+    asz, or there is no state (a chain a receiving root holds as its sender wrote it)."""
+    from ..flow.chain import ASSEMBLED_BY, Chain, assembly_mark
+
+    if not isinstance(conversation, str):
+        return []
+    st = Chain(root, conversation).read_state()
+    by = st.get(ASSEMBLED_BY, "")
+    if not st or by == assembly_mark():
+        return []
+    who = f"another asz build (assembled_by {by}; this one is {assembly_mark()})" if by else "an asz before assembled_by"
+    return [f"rounds last assembled by {who}, whose reading may differ: asz parse {conversation} --anew --root {root} "
+            "builds them by this one"]
 
 
 def landed_by_lines(root: Path, sessions: list) -> list[str]:

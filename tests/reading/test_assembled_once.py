@@ -89,6 +89,9 @@ def test_two_builds_alternating_assemble_each_others_chain_once_per_landing(corp
     assert state() == (theirs, mine, first[2])
     pass_theirs()
     assert state() == (theirs, mine, first[2])
+    said = asz("conversation", BASH[1][:8], "--root", str(root)).stdout  # this asz reads the other's rounds: said
+    assert (f"\nrounds last assembled by another asz build (assembled_by {theirs}; this one is {mine}), whose reading "
+            f"may differ: asz parse {BASH[1]} --anew --root {root} builds them by this one\n") in said
 
     (projects / src.name).write_bytes(b"".join(raw))  # the rest lands, by the other build: its own landing
     assert " rounds=1 " in pass_theirs()
@@ -99,5 +102,6 @@ def test_two_builds_alternating_assemble_each_others_chain_once_per_landing(corp
     pass_theirs()
     assert " rounds=0 " in asz(*collect).stdout
     assert state() == (mine, theirs, second[2])
+    assert "rounds last assembled" not in asz("conversation", BASH[1][:8], "--root", str(root)).stdout
     chains = list(root.glob("_conversations/*/rounds/*.sf"))
     assert len(chains) == 2  # the first half's round and the rest's: none written back and forth
