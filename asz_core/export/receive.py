@@ -131,9 +131,13 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
         record_senders(root, sent_by, err)
     if again:
         record_senders(root, again, err, unless_named=True)
-    assemble &= {r.split("/", 1)[0] for r in written if not r.startswith("_")}  # only with a file landed now
+    now: dict[str, set[int]] = {}  # session -> the seqs landed by this request
+    for r in written:
+        if (at := landed_seq(r)) is not None:
+            now.setdefault(at[0], set()).add(at[1])
+    assemble &= set(now)  # only with a file landed now
     if assemble:
-        assemble_held(root, sorted(assemble), err)
+        assemble_held(root, sorted(assemble), err, now)
     if not quiet:
         by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
@@ -172,7 +176,7 @@ def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO |
 _assemble_lock = threading.Lock()
 
 
-def assemble_held(root: Path, sessions: list[str], err: TextIO | None) -> None:
+def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_now: dict[str, set[int]] | None = None) -> None:
     """Write the rounds of ``sessions`` here for the landed files no round reads (trial 24a F1). They are sessions
     whose sending root's rounds cannot follow the chain here: it sent a file marked :data:`.wire.ASSEMBLE` (the
     receiver holds earlier files of the session from another root, a root re-made or lost and collected again), or
@@ -181,7 +185,12 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None) -> None:
     a seq below the highest landed (:func:`~asz_core.verify.unparsed.lagging_sessions`) is parsed, that session alone
     (``asz parse SESSION``'s rule: nothing is written for another). One line on ``err`` per session assembled, or
     its problem. Never raises: the files are landed either way, and ``asz verify`` and ``asz ls`` say a file no round
-    reads."""
+    reads.
+
+    ``landed_now``: session -> the seqs the request being answered landed. When given, a session is assembled only
+    when every seq its chain lacks landed now: a seq landed before by another root may have its round still to come
+    from that root (a push stopped between its files and its rounds), and a round written here over other windows
+    would take that round's number, so that root's round would be refused for good."""
     from ..flow.parse import parse_root
     from ..verify.unparsed import lagging_sessions
 
@@ -190,6 +199,10 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None) -> None:
             try:
                 lag = lagging_sessions(root, session)
                 if not lag:
+                    continue
+                if landed_now is not None and not set(range(lag[0][1] + 1, lag[0][2] + 1)) <= landed_now.get(session, set()):
+                    said(err, f"not assembled {session}: its seq {lag[0][1] + 1}-{lag[0][2]} were not all landed by this "
+                              "request (the root that sent the others may still send their rounds); asz verify names them")
                     continue
                 rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
             except Exception as exc:  # noqa: BLE001 - a round not written here is said, the files stay landed

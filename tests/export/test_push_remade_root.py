@@ -339,3 +339,32 @@ def test_a_wrong_token_is_said_on_a_day_with_nothing_to_send(tmp_path):
         assert summary(wrong.stdout.strip().splitlines()[-1])["files"] == "0"
     finally:
         r.stop()
+
+
+def test_receiver_assembles_only_seqs_landed_by_the_request(tmp_path: Path) -> None:
+    """A session whose chain lags behind a file landed before (its sending root's round may still come: a push stopped
+    between its files and its rounds) is not assembled by the receiver for a later request: a round written here over
+    other windows would take the number of that root's round, refused to it for good. Once every seq the chain lacks
+    landed by the request answered, it is."""
+    from asz_core.export.receive import assemble_held
+    from asz_core.verify.unparsed import lagging_sessions
+
+    project, sid = DE3
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    src = tmp_path / "src" / project
+    src.mkdir(parents=True)
+    root = tmp_path / "root"
+    half = len(lines) // 2
+    (src / f"{sid}.jsonl").write_bytes(b"".join(lines[:half]))
+    _collect(tmp_path / "src", root, tmp_path)  # seq 1, its round
+    (src / f"{sid}.jsonl").write_bytes(b"".join(lines))
+    p = asz("collect", "--once", "--no-parse", "--source", str(tmp_path / "src"), "--root", str(root), cwd=tmp_path, child=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rounds = root / "_conversations" / sid / "rounds"
+    assert len(list(rounds.iterdir())) == 1
+    assert lagging_sessions(root) == [(sid, 1, 2)]
+    assemble_held(root, [sid], None, {sid: set()})  # seq 2 landed before this request: left for its sender's round
+    assert len(list(rounds.iterdir())) == 1
+    assemble_held(root, [sid], None, {sid: {2}})
+    assert len(list(rounds.iterdir())) == 2
+    assert lagging_sessions(root) == []
