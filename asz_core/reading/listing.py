@@ -23,7 +23,7 @@ from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from .rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
+from ..view.rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
 
 __all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
@@ -71,7 +71,7 @@ def unchecked_line(calls: int, where: str = "") -> str:
     such a call keep its token counts only, not the fields that decide its rate (Claude Code's ``message.usage``
     ``speed``, ``service_tier``, ``inference_geo``: checked in a root asz upgraded from 54bd206, trial 20), and
     landed files are written once, so only collecting the same sources into a new root checks them (seed 000: nothing
-    is inferred). The words are :mod:`asz_core.reading.rate_words`' (the page's too)."""
+    is inferred). The words are :mod:`asz_core.view.rate_words`' (the page's too)."""
     return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} {UNCHECKED_WHY}{UNCHECKED_MORE} "
             "(--json: cost.rate_not_checked_calls)")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 from urllib.parse import quote
 
-from ..reading.rate_words import page_words
+from .rate_words import page_words
 from .placing import page_rules
 
 __all__ = ["PAGE_HTML", "API_POLICY", "PAGE_POLICY", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "PURIFY", "page_html", "uri_component"]
@@ -32,7 +32,7 @@ _STATIC = Path(__file__).with_name("static")
 
 #: The page's script (bytes, UTF-8), served at ``/static/app.js``: ``static/app.js`` with the field view's rules
 #: written in (``RULES``: :func:`asz_core.view.placing.page_rules`, their one source) and the words of the ``?`` line
-#: (``WORDS``: :func:`asz_core.reading.rate_words.page_words`, the CLI's too).
+#: (``WORDS``: :func:`asz_core.view.rate_words.page_words`, the CLI's too).
 APP_JS: bytes = (_STATIC / "app.js").read_bytes().replace(
     b"RULES = {/* placing.page_rules() */};", b"RULES = " + json.dumps(page_rules(), separators=(",", ":")).encode() + b";", 1
 ).replace(b"WORDS = {/* rate_words.page_words() */};", b"WORDS = " + json.dumps(page_words(), separators=(",", ":")).encode() + b";", 1)

@@ -1,5 +1,5 @@
 """The words of the ``?`` line (calls landed before asz looked at a call's rate) are written once
-(``asz_core/reading/rate_words.py``), not twice, in Python and in app.js (session 24): ``asz usage`` and ``asz ls``
+(``asz_core/view/rate_words.py``), not twice, in Python and in app.js (session 24): ``asz usage`` and ``asz ls``
 print them under their tables (``listing.unchecked_line``), and the server writes them into the page's script
 (``page.APP_JS``'s ``WORDS``), which the page's tooltip and its line under Usage per day read
 (tests/view_server/test_rate_not_checked_page.py reads them there in a real Chromium). So are those of ``tokens not
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from asz_core.reading.listing import unchecked_line, unrecorded_text
-from asz_core.reading.rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MORE, UNCHECKED_WHY, page_words
+from asz_core.view.rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MORE, UNCHECKED_WHY, page_words
 from asz_core.view.page import APP_JS
 from asz_core.view.usage import UNDESCRIBED_PREFIX
 

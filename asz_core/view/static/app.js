@@ -613,7 +613,7 @@
     return u ? 'in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : null;
   }
   // The words of the ? line and of a conversation with no model call, served into this script from their one place
-  // (asz_core/reading/rate_words.py page_words), which asz usage's and asz ls's line under the table
+  // (asz_core/view/rate_words.py page_words), which asz usage's and asz ls's line under the table
   // (listing.unchecked_line) and asz conversation's tokens line (listing.unrecorded_text) print too.
   const WORDS = {/* rate_words.page_words() */};
   // No token count is recorded to read a figure from: model calls were made and the runtime wrote no token count for
