@@ -26,6 +26,14 @@ __all__ = ["KiroAdapter", "asz_register_adapters", "CALLS_GROUPED"]
 CALLS_GROUPED = ("Kiro 3.x records no call id: asz counts one call per stretch of model lines with no result handed "
                  "back between them")
 
+#: What a file of an earlier ``kiro`` adapter version did not keep or read as this one does, by the version that
+#: first did (:meth:`KiroAdapter.landed_without`; the version notes of :attr:`KiroAdapter.version`).
+_LANDED_WITHOUT = (
+    ((0, 2, 0), "a file write's changes/1 record (it derived none)"),
+    ((0, 3, 0), "a member it did not describe, verbatim (it listed it under dropped, its bytes not landed)"),
+    ((0, 4, 0), "a 2.x create as Kiro recorded it (its change reads modify, the file before it present)"),
+)
+
 
 class KiroAdapter(Adapter):
     """Kiro's local sessions into Session Data (dialect ``kiro/1``).
@@ -184,6 +192,20 @@ class KiroAdapter(Adapter):
         model call or request: ``asz_adapters_kiro.turns`` groups them into requests (docs/adapters/kiro.md, Calls;
         trial 23a, F15); '' for any other source (a 2.x ``AssistantMessage``'s ``message_id`` is Kiro's own)."""
         return CALLS_GROUPED if src.replace("\\", "/").rsplit("/", 1)[-1] == "messages.jsonl" else ""
+
+    def landed_without(self, dialect: str, adapter: str) -> list[str]:
+        """What a file whose header names ``adapter`` (``kiro/X.Y.Z``, an earlier version) did not keep or read as
+        this version does, one phrase each in version order (:meth:`asz_core.Adapter.landed_without`: ``asz
+        conversation`` says them under ``landed through seq``); [] for another adapter, or a version that is not
+        three dotted integers. Never raises."""
+        name, _, version = adapter.partition("/")
+        try:
+            v = tuple(int(x) for x in version.split("."))
+        except ValueError:
+            return []
+        if name != self.name or len(v) != 3:
+            return []
+        return [what for since, what in _LANDED_WITHOUT if v < since]
 
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a Kiro tool call acts on, from its input's own fields: a 2.x ``write``'s sub-command and path

@@ -91,3 +91,24 @@ def test_old_kiro_writes_read_as_not_derived_though_their_inputs_landed_whole(ol
         {V2: (0, len(v2), 0), V3: (0, len(v3), 0)}
     out = _asz("ls", "--root", str(old_root)).stdout
     assert f"(+N) in CHANGES: {len(v2) + len(v3)} editing tool call(s) in 2 conversation(s) returned with no changes record" in out
+
+
+def test_asz_conversation_says_what_kiro_0_1_0_did_not_keep(old_root):
+    """``asz conversation`` names the earlier adapter version its files are of and what that version did not keep or
+    read as the installed one does (``Adapter.landed_without``; docs/storage-root.md, "What an earlier version did
+    not keep"): for kiro/0.1.0, the derived changes record (0.2.0), a member verbatim (0.3.0) and a 2.x create as Kiro
+    recorded it (0.4.0: review of 210729f, F18, whose docs say files landed before keep modify). The file count is
+    the root's own landed files (every one kiro/0.1.0, asserted from their headers)."""
+    from asz_adapters_kiro.plugin import KiroAdapter
+
+    files = sorted((old_root / V2).rglob("*.sd"))
+    assert files and {read_file(f)[0].adapter for f in files} == {"kiro/0.1.0"}
+    out = _asz("conversation", V2, "--root", str(old_root)).stdout
+    (line,) = [x for x in out.splitlines() if "landed by kiro/0.1.0" in x]
+    assert f"landed by kiro/0.1.0 ({len(files)} of {len(files)} file(s)), an earlier version than the installed " \
+           f"kiro/{KiroAdapter.version}, which did not keep or read as it does: " in line
+    assert "a file write's changes/1 record" in line and "a member it did not describe, verbatim" in line
+    assert "a 2.x create as Kiro recorded it (its change reads modify" in line
+    assert KiroAdapter().landed_without("kiro/1", f"kiro/{KiroAdapter.version}") == []
+    assert KiroAdapter().landed_without("kiro/1", "kiro/0.3.0") == [
+        "a 2.x create as Kiro recorded it (its change reads modify, the file before it present)"]
