@@ -5,7 +5,7 @@ withheld names, so they withhold exactly what the page withholds: a step whose
 record carries a withheld flag shows as ``(withheld: N bytes)`` and no text.
 Texts are taken whole from the landed records the steps cite (the document
 clips them at 2,000 bytes); a part whose content is not in the root says so
-in its place (:func:`part_marker`): ``[too large to land: 30,000,005 bytes]``,
+in its place (:func:`part_marker`): ``[too large to land: 30,000,005 bytes, sha256 3a55…]``,
 ``[removed by retention: 1,234 bytes]``. Talks come in order; in each, the person's prompt,
 the replies, tool calls with their input and result, injected context and
 runtime notices, in the document's order; thinking only with ``thinking``. The document's ``loose`` nodes (a

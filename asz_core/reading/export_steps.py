@@ -103,7 +103,7 @@ def cut_steps(doc: dict) -> list[str]:
     result, was made smaller to land (seed 000, Too large to land; trial 24b F1): ``input/2/1 (message.external): text
     too large to land: 6,210,045 bytes, sha256 3a55…`` (``truncated to land`` when it kept some of its text), by the
     node id ``asz show`` takes; [] when none was."""
-    said = {"too_large": "too large to land", "truncated": "truncated to land"}
+    said = {"too_large": LOST["too_large"], "truncated": "truncated to land"}
     out = []
     for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
         for what, state, size, sha in (("text", "state", "bytes", "sha256"),

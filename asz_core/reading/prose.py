@@ -21,7 +21,7 @@ source lines, and applied as written:
 
 A text block whose content is not in the root, because it was too large to
 land (seed 000) or retention removed it (a skeleton's ``state: removed``),
-stays in its place in ``text`` as ``[too large to land: 30,000,005 bytes]``
+stays in its place in ``text`` as ``[too large to land: 30,000,005 bytes, sha256 3a55…]``
 or ``[removed by retention: 1,234 bytes]`` (the page's words, with the
 original's size): the turn keeps its role and time as seed 003's filter
 gives them, and the audit model reads that something was said and how
