@@ -51,7 +51,7 @@ def page_words() -> dict:
     (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
     ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`). Raises nothing."""
-    from ..view.usage import UNDESCRIBED_PREFIX  # asked when the server builds the script, not when this is imported
+    from .usage import UNDESCRIBED_PREFIX  # asked when the server builds the script, not when this is imported
 
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX}
