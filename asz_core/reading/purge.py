@@ -53,15 +53,31 @@ def stale_conversations(con: sqlite3.Connection, root: Path, sessions: Iterable[
     return out
 
 
-def compact_securely(con: sqlite3.Connection, *, fts: bool) -> None:
+#: How long (ms) :func:`compact_securely` waits for readers before the write-ahead log is copied into the file.
+CHECKPOINT_WAIT_MS = 2000
+
+
+def compact_securely(con: sqlite3.Connection, *, fts: bool) -> bool:
     """Leave no deleted byte in ``con``'s file: FTS5 segments merged (``fts``: the table is named ``fts``), the file
-    rewritten, the write-ahead log emptied. Commits first; ``secure_delete`` should have been on for the deletes."""
+    rewritten, the write-ahead log emptied. Commits first; ``secure_delete`` should have been on for the deletes.
+
+    True when the file was rewritten in place. In WAL mode the rewritten pages go to the ``-wal`` first and reach
+    the file only when no reader still reads an older snapshot (another ``asz search``, the server's query): then the
+    file keeps its old pages, deleted text among them, and a ``-wal`` as large as the index, until a later
+    checkpoint; this waits :data:`CHECKPOINT_WAIT_MS` for such readers (not the connection's 30 s) and returns False
+    when one is still there, for the caller to compact again later. Raises sqlite3.Error."""
     con.commit()
     if fts:
         con.execute("INSERT INTO fts(fts) VALUES('optimize')")
         con.commit()
     con.execute("VACUUM")
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    wait = con.execute("PRAGMA busy_timeout").fetchone()[0]
+    con.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+    try:
+        busy = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        con.execute(f"PRAGMA busy_timeout={int(wait)}")
+    return busy is None or busy[0] == 0  # (busy, log pages, pages copied); None: not in WAL mode
 
 
 def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> None:

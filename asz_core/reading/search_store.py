@@ -154,6 +154,9 @@ def compact_when_due(con: sqlite3.Connection) -> bool:
     re-index of them all, more with each). Raises sqlite3.Error."""
     got = con.execute("SELECT value FROM meta WHERE key='dropped'").fetchone()
     dropped = int(got[0]) if got and str(got[0]).isdigit() else 0
+    if con.execute("SELECT 1 FROM meta WHERE key='unwiped'").fetchone():  # a reader kept the last one from the file
+        compacted(con)
+        return True
     if not dropped:
         return False
     held = con.execute("SELECT count(*) FROM hit").fetchone()[0]
@@ -163,10 +166,18 @@ def compact_when_due(con: sqlite3.Connection) -> bool:
     return True
 
 
-def compacted(con: sqlite3.Connection) -> None:
-    """Compact the index now (:func:`~asz_core.reading.purge.compact_securely`) and count no deleted row any more."""
+def compacted(con: sqlite3.Connection) -> bool:
+    """Compact the index now (:func:`~asz_core.reading.purge.compact_securely`) and count no deleted row any more;
+    True when the file itself was rewritten. When a reader kept the rewritten pages in the ``-wal`` (False),
+    ``meta.unwiped`` is set and the next update (:func:`compact_when_due`) compacts again: the text a retention
+    removal deleted is not left in the file's old pages. Raises sqlite3.Error."""
     con.execute("INSERT OR REPLACE INTO meta VALUES ('dropped', '0')")
-    compact_securely(con, fts=True)
+    con.execute("DELETE FROM meta WHERE key='unwiped'")
+    if compact_securely(con, fts=True):
+        return True
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('unwiped', '1')")
+    con.commit()
+    return False
 
 
 def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
