@@ -29,6 +29,7 @@ __all__ = [
     "SIGNATURE_WHY",
     "USAGE_WHY",
     "Parts",
+    "adapter_version",
     "attachment_flags",
     "content_shape",
     "count_of",
@@ -255,9 +256,9 @@ def note_content_list(rec: Record, message: Obj, content: list) -> None:
                                why=CONTENT_LIST_WHY))
 
 
-def _version(adapter: str) -> tuple[int, ...] | None:
-    """The version of a ``claude-code-local/X.Y.Z`` header value as integers; None for another adapter or a version
-    that is not dotted integers (``0.2.0-dev``)."""
+def adapter_version(adapter: str) -> tuple[int, ...] | None:
+    """The version of a ``claude-code-local/X.Y.Z`` header value (a landed file's ``adapter``) as a tuple of ints,
+    ``(0, 3, 1)``; None for another adapter or a version that is not dotted integers (``0.2.0-dev``). Raises nothing."""
     name, _, version = adapter.partition("/")
     if name != "claude-code-local":
         return None
@@ -273,7 +274,7 @@ def rates_stated(adapter: str) -> bool | None:
     not looked at: a fast-mode call's record reads as a standard one), None for another adapter or version. A file
     landed from commit 7a8464b to 0.3.0 states it under the name 0.2.0 and reads as False: its calls are said not
     checked, never priced otherwise. Never raises."""
-    v = _version(adapter)
+    v = adapter_version(adapter)
     return None if v is None else v >= RATES_STATED_FROM
 
 
@@ -285,7 +286,7 @@ def content_shape(adapter: str, record: Mapping[str, Any]) -> str | None:
     seed 003 §2) is a list. None for any other record or file (an earlier version did not state the list, so its
     records cannot tell), and for a record from ``external`` of a file before :data:`BLOCK_MEMBERS_LISTED_FROM` whose
     text block held a member no dialect describes (its member part beside the text) and states no list. Never raises."""
-    v = _version(adapter)
+    v = adapter_version(adapter)
     if v is None or v < CONTENT_LIST_FROM:
         return None
     who = record.get("from")

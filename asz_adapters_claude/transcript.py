@@ -16,7 +16,7 @@ import orjson
 from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
 
 from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
-                     _version, content_shape, note_content_list, ordered_flags, shown, str_of, usage_of,
+                     adapter_version, content_shape, note_content_list, ordered_flags, shown, str_of, usage_of,
                      withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
 from .companions import companion_dropped
@@ -101,7 +101,7 @@ def landed_without(adapter: str) -> list[str]:
     """What a file whose header names ``adapter`` (``claude-code-local/X.Y.Z`` before today's version) did not keep or
     read as today (:meth:`asz_core.Adapter.landed_without`), in version order; [] for another adapter or a version
     that is not dotted integers. Never raises."""
-    v = _version(adapter)
+    v = adapter_version(adapter)
     return [] if v is None else [what for since, what in _LANDED_WITHOUT if v < since]
 
 
@@ -120,7 +120,7 @@ def read_today(adapter: str, record: Mapping[str, Any]) -> dict | None:
     corpus's 326189cf, 1.0.51). The record does not keep whether its line had ``origin`` (a line with
     ``origin.kind`` ``human`` is ``external_input`` under both rules); Claude Code wrote none on its lines of
     ``<bash-stdout>`` in the transcripts asz has seen. Returns ``{"flags", "trigger": "", "why"}``; never raises."""
-    v = _version(adapter)
+    v = adapter_version(adapter)
     if v is None or v >= BASH_OUTPUT_RULE_FROM or record.get("from") != "external":
         return None
     flags = record.get("flags")
