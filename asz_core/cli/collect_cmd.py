@@ -314,9 +314,9 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     SIGINT is held while both happen, so a Ctrl-C never finds the line out and them not set.
     """
     started = time.monotonic()
-    from ..sessiondata.handed import forget
+    from ..storage.handed import forget
 
-    forget()  # the digests an earlier pass handed to rows it did not keep (asz_core/sessiondata/handed.py)
+    forget()  # the digests an earlier pass handed to rows it did not keep (asz_core/storage/handed.py)
     try:
         counters = _one_pass(collectors)
     except OSError as exc:

@@ -22,7 +22,7 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
     docs/reading.md, After a collect). Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one
     line and changes nothing else (the exit status stays the command's: its parse is done); with ``stop`` (a watching
     collector, whose Ctrl-C ends the command) the KeyboardInterrupt is raised again after that line.
-    The landed files' digests the pass's landing handed (:mod:`asz_core.sessiondata.handed`) are read, then let go of.
+    The landed files' digests the pass's landing handed (:mod:`asz_core.storage.handed`) are read, then let go of.
     ``cfg``: the loaded :class:`~asz_core.config.Config`. ``bar``: its progress as
     :class:`~asz_core.reading.progress.Bar` shows it (``rows: N of M conversation(s), T s`` once it runs long, piped)."""
     from ..config import ConfigError
@@ -43,9 +43,9 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
         if stop:
             raise
     finally:
-        from ..sessiondata.handed import forget
+        from ..storage.handed import forget
 
-        forget()  # the digests the pass's landing handed to these rows (asz_core/sessiondata/handed.py)
+        forget()  # the digests the pass's landing handed to these rows (asz_core/storage/handed.py)
 
 
 def stopped_keeping(storage: Path) -> None:

@@ -16,7 +16,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from ..sessiondata import durable, handed
+from ..sessiondata import durable
+from ..storage import handed
 from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
 from .meter import in_worker, poke, share
@@ -58,7 +59,7 @@ _FORKED: tuple[Path, list, list, Tally] | None = None
 def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list[tuple[str, str, str]]], list[set], list]]:
     """In a forked worker: run ``(r, indexes)``, land the sessions at ``indexes`` of ``_FORKED``, each counted in
     ``tally[r]`` as it ends; per session, its counters, each collector's report calls, each collector's told
-    adapter errors and the digests its landing handed to the list rows (:func:`~asz_core.sessiondata.handed.taken`)."""
+    adapter errors and the digests its landing handed to the list rows (:func:`~asz_core.storage.handed.taken`)."""
     assert _FORKED is not None
     root, items, cols, tally = _FORKED
     run, indexes = job

@@ -35,7 +35,7 @@ from ..plugins.adapter import SOURCE_MODES, Source
 from ..sessiondata import Header, Record, encode_measured, format_rfc3339, shrink_record, source_sha, unknown_part
 from ..sessiondata.codec import encode_closing, encode_header, encode_record
 from ..sessiondata.model import Closing, is_member_part
-from ..sessiondata.handed import hand
+from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried, slim_of_record
 from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
@@ -397,7 +397,7 @@ class SessionPass:
         """Land ``lines`` (encoded records, no newlines) as one file; returns its seq. ``slims``: each line's
         :func:`~asz_core.sessiondata.slim.slim_of_record`, carried to the session's index (:func:`carry`) when every
         line has one. In a pass that parses, the file's digests are handed to the list rows' read
-        (:func:`~asz_core.sessiondata.handed.hand`)."""
+        (:func:`~asz_core.storage.handed.hand`)."""
         w = self._w()
         writer = w.start(self.header(s))
         try:

@@ -16,7 +16,7 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDReader
-from ..sessiondata.handed import handed
+from ..storage.handed import handed
 from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
 from ..sessiondata.jsonbytes import nesting_depth
 from ..sessiondata.numberprobe import bytescan, scan_file
@@ -422,11 +422,11 @@ def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
     The lines are split once here: their number is the count the closing line is checked against. ``stat key``:
     :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read. The two digests of a file
     this command landed and has not changed since are the ones landing computed as it wrote it
-    (:func:`~asz_core.sessiondata.handed.handed`), not computed again."""
+    (:func:`~asz_core.storage.handed.handed`), not computed again."""
     with open(path, "rb") as f:
         key = stat_key(os.fstat(f.fileno()))
         data = f.read()
-        given = handed(f.fileno())  # what landing computed over these very bytes, this command (sessiondata/handed.py)
+        given = handed(f.fileno())  # what landing computed over these very bytes, this command (storage/handed.py)
     first = data.find(b"\n")
     cut = data.rfind(b"\n", 0, len(data) - 1) + 1
     if first < 0 or cut <= first or not data.endswith(b"\n"):

@@ -1,5 +1,5 @@
 """A pass that parses hands each landed file's digests to the list rows of the same command (issue 22;
-asz_core/sessiondata/handed.py): the rows' read takes the closing and whole-file digests the writer computed, for a
+asz_core/storage/handed.py): the rows' read takes the closing and whole-file digests the writer computed, for a
 file whose device, inode, size, mtime and change time are still the ones landing left, and hashes any other.
 
 What is checked against the files themselves (SHA-256 of their bytes, computed here): every landed file of a pass
@@ -19,7 +19,8 @@ import pytest
 
 from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_core.collect.collector import CollectOptions, Collector, Report, run_passes
-from asz_core.sessiondata import Header, Part, Record, SDWriter, encode_record, handed
+from asz_core.sessiondata import Header, Part, Record, SDWriter, encode_record
+from asz_core.storage import handed
 from asz_core.view.session_records import _read_sealed
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable
 
-from ..storage.filekey import stat_key
+from .filekey import stat_key
 
 __all__ = ["hand", "handed", "taken", "receive", "forget", "Handed"]
 
