@@ -191,7 +191,7 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
     when every seq its chain lacks landed now: a seq landed before by another root may have its round still to come
     from that root (a push stopped between its files and its rounds), and a round written here over other windows
     would take that round's number, so that root's round would be refused for good."""
-    from ..flow.parse import parse_root
+    from ..flow.parse import assembling_held, parse_root
     from ..verify.unparsed import lagging_sessions
 
     with _assemble_lock:
@@ -204,7 +204,8 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                     said(err, f"not assembled {session}: its seq {lag[0][1] + 1}-{lag[0][2]} were not all landed by this "
                               "request (the root that sent the others may still send their rounds); asz verify names them")
                     continue
-                rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
+                with assembling_held():  # a sending root's chain: written here, that root sending none of it
+                    rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
             except Exception as exc:  # noqa: BLE001 - a round not written here is said, the files stay landed
                 if err is not None:
                     print(f"error: {session}: its rounds for seq {lag[0][1] + 1 if lag else '?'} on were not assembled "

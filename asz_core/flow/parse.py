@@ -23,6 +23,7 @@ Invariant: fold(rounds 1..N) equals one full assembly through round N's
 from __future__ import annotations
 
 import contextlib
+from contextvars import ContextVar
 import functools
 import os
 from pathlib import Path
@@ -33,6 +34,7 @@ import attrs
 from ..sessiondata import durable, gc_pause
 from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
+from ..storage.senders import RECEIVED
 from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
@@ -250,6 +252,25 @@ def parse_session(
     return out.rounds
 
 
+#: True while ``asz receive`` assembles a session whose sending root holds its rounds back for good
+#: (:func:`asz_core.export.receive.assemble_held`, :func:`assembling_held`). Otherwise a chain with rounds and no
+#: ``conversation.state`` on a receiving root (one with ``_received/``) is a sending root's chain, as it sent it (push
+#: sends no state): no parse writes a round into it, since that root's next round would take the same number and be
+#: refused for good (n1fix24, trial 24a F4; docs/push.md, A root re-made).
+_ASSEMBLE_HELD: ContextVar[bool] = ContextVar("assemble_held", default=False)
+
+
+@contextlib.contextmanager
+def assembling_held():
+    """Within it, this thread's parses write the rounds of a sending root's chain on a receiving root (see
+    :data:`_ASSEMBLE_HELD`); ``asz receive`` only, for sessions :func:`~asz_core.export.receive.assemble_held` chose."""
+    token = _ASSEMBLE_HELD.set(True)
+    try:
+        yield
+    finally:
+        _ASSEMBLE_HELD.reset(token)
+
+
 def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float, fsync: bool) -> None:
     from .index import forget_remembered
 
@@ -283,6 +304,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         st = chain.read_state()
         assembled = assembled_marks(st)
         elsewhere = bool(st) and assembly_mark() not in assembled
+        if fold.rounds and not st and _ASSEMBLE_HELD.get() is False and (root / RECEIVED).is_dir():
+            return  # a sending root's chain on a receiving root (n1fix24): its rounds come from that root, none from here
         if fold.first is not None:
             for key, want in (("session", session), ("parser", PARSER), ("policy", POLICY)):
                 have = getattr(fold.first, key)

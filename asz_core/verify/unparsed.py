@@ -99,9 +99,9 @@ def lagging_sessions(root: str | os.PathLike, session: str | None = None) -> lis
 
 #: What readers say of landed files no round reads; ``{n}`` files, ``{s}`` sessions, ``{which}`` the first of them.
 UNREAD_LINE = ("{n} landed file(s) of {s} session(s) are read by no round, so no reader counts or shows their records "
-               "({which}); asz parse SESSION --root {root} reads them (on a receiving root, once their sending root will "
-               "send no round of them: a round written here takes the number of the one it would send; docs/push.md, "
-               "A root re-made)")
+               "({which}); asz parse SESSION --root {root} reads them, except on a receiving root in a chain its sending "
+               "root wrote (no conversation.state here), where it writes none: that root's next asz push sends their "
+               "rounds, and asz receive writes them itself when that root holds them back (docs/push.md, A root re-made)")
 
 
 def lagging_line(root: str | os.PathLike, lagging: list[tuple[str, int, int]]) -> str:

@@ -76,6 +76,23 @@ def _rounds(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "_conversations").rglob("*.sf"))}
 
 
+def _copy_hosts(r: Receiver, tmp: Path, de3: Path, copy_id: str, more: dict[str, tuple[str, bytes]]) -> dict[str, Path]:
+    """Host h1 holds de3b8b19, h2 a copy under ``copy_id`` (the same record uuids), each of ``more`` (host -> (file
+    name, bytes)) its file; each collects and pushes to ``r`` (exit 0). Host -> its source project folder."""
+    srcs = {h: tmp / h / "-p" for h in ("h1", "h2", *more)}
+    for s in srcs.values():
+        s.mkdir(parents=True)
+    shutil.copy(de3, srcs["h1"] / de3.name)
+    (srcs["h2"] / f"{copy_id}.jsonl").write_bytes(de3.read_bytes().replace(DE3[1][:13].encode(), copy_id[:13].encode()))
+    for h, (name, data) in more.items():
+        (srcs[h] / name).write_bytes(data)
+    for h, s in srcs.items():
+        _collect(s.parent, tmp / f"{h}.data", tmp)
+        p = _push(tmp / f"{h}.data", r, tmp)
+        assert p.returncode == 0, p.stderr
+    return srcs
+
+
 def test_parse_of_one_session_writes_only_its_rounds_on_a_receiving_root(receiver, tmp_path):
     """F4: three hosts push de3b8b19, a copy of it under another id (the same record uuids, as a copied or resumed
     session has) and the first 20 lines of 5c0375b4. ``asz parse 5c0375b4`` on the team root wrote the copy's round
@@ -83,17 +100,8 @@ def test_parse_of_one_session_writes_only_its_rounds_on_a_receiving_root(receive
     next pushes land."""
     de3, c5 = _source(*DE3), _source(*C5)
     copy_id = "d03b8b19" + DE3[1][8:]
-    srcs = {h: tmp_path / h / "-p" for h in ("h1", "h2", "h3")}
-    for s in srcs.values():
-        s.mkdir(parents=True)
-    shutil.copy(de3, srcs["h1"] / de3.name)
-    (srcs["h2"] / f"{copy_id}.jsonl").write_bytes(de3.read_bytes().replace(DE3[1][:13].encode(), copy_id[:13].encode()))
     c5_lines = c5.read_bytes().splitlines(keepends=True)
-    (srcs["h3"] / c5.name).write_bytes(b"".join(c5_lines[:20]))
-    for h, s in srcs.items():
-        _collect(s.parent, tmp_path / f"{h}.data", tmp_path)
-        p = _push(tmp_path / f"{h}.data", receiver, tmp_path)
-        assert p.returncode == 0, p.stderr
+    srcs = _copy_hosts(receiver, tmp_path, de3, copy_id, {"h3": (c5.name, b"".join(c5_lines[:20]))})
     team = receiver.root
     before = _rounds(team)
     assert {k.split("/")[1] for k in before} == {DE3[1], copy_id, C5[1]}
@@ -368,3 +376,37 @@ def test_receiver_assembles_only_seqs_landed_by_the_request(tmp_path: Path) -> N
     assemble_held(root, [sid], None, {sid: {2}})
     assert len(list(rounds.iterdir())) == 2
     assert lagging_sessions(root) == []
+
+
+def test_a_named_parse_writes_no_round_into_a_senders_chain(receiver, tmp_path):
+    """Recheck of F4 (N1): host 1 pushes de3b8b19, host 2 a copy under another id (the same record uuids). The copy
+    changes de3b8b19's relations on the team root, and ``asz parse de3b8b19 --root team`` wrote round 2 into host 1's
+    chain; host 1's own round 2 was then refused on every later push. A chain with rounds and no conversation.state on
+    a receiving root is the sending root's: no parse writes into it, named or the whole root."""
+    de3 = _source(*DE3)
+    copy_id = "d03b8b19" + DE3[1][8:]
+    srcs = _copy_hosts(receiver, tmp_path, de3, copy_id, {})
+    team = receiver.root
+    before = _rounds(team)
+    assert len(before) == 2 and {k.split("/")[1] for k in before} == {DE3[1], copy_id}
+    for named in (["de3b8b19"], []):
+        p = asz("parse", *named, "--root", str(team), "--jobs", "1", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert "0 round(s) written" in p.stdout + p.stderr, p.stdout + p.stderr
+        assert _rounds(team) == before
+    last = json.loads(de3.read_bytes().splitlines()[-1])
+    more = {"type": "user", "uuid": "h1-more", "parentUuid": last.get("uuid"), "sessionId": DE3[1],
+            "timestamp": "2026-01-22T00:05:00.000Z", "cwd": "/tmp/x", "message": {"role": "user", "content": "one more on host 1"}}
+    with open(srcs["h1"] / de3.name, "a") as f:
+        f.write(json.dumps(more) + "\n")
+    _collect(srcs["h1"].parent, tmp_path / "h1.data", tmp_path)
+    for _ in range(2):  # the round lands, and the next pass is clean too
+        p1 = _push(tmp_path / "h1.data", receiver, tmp_path)
+        assert p1.returncode == 0, p1.stdout + p1.stderr
+        assert summary(p1.stdout.strip().splitlines()[-1])["errors"] == "0"
+    for h in ("h1", "h2"):  # every host's rounds are the team's, byte for byte
+        mine = _rounds(tmp_path / f"{h}.data")
+        assert mine and all(b == _rounds(team).get(k) for k, b in mine.items()), h
+    assert len(_rounds(tmp_path / "h1.data")) == 2  # host 1's round 2, read from its new line, is the team's
+    want = calls(de3.read_bytes().splitlines())
+    assert _usage_total(team, tmp_path) == (2 * len(want), 2 * sum(want.values()))
