@@ -169,15 +169,10 @@ def usage(
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
-    from ..view.usage_report import KEYS, report, totals, zone_of
+    from ..view.usage_report import KEYS, report, totals
     from .conversations_cmd import say_state_files
-    from .reading_common import require_root, time_range
 
-    cfg, table = _settings(view, sort, config, dialect)
-    zone = use_tz("usage", tz) or zone_of(None)
-    first, last = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
-    storage = root if root is not None else Path(cfg.root)
-    require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
+    cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root)
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
@@ -192,6 +187,22 @@ def usage(
                {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
     if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
+
+
+def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Optional[str], since: str, until: str,
+             root: Optional[Path]) -> tuple:
+    """What ``asz usage``'s options say before anything is read: ``(configuration, price table, zone, (first, last)
+    ms of the window, each None when not given), storage root Path)``. typer.Exit(2) for a bad view, sort, zone, date or
+    configuration; exit 1 (said) when the root does not exist."""
+    from ..view.usage_report import zone_of
+    from .reading_common import require_root, time_range
+
+    cfg, table = _settings(view, sort, config, dialect)
+    zone = use_tz("usage", tz) or zone_of(None)
+    window = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
+    storage = root if root is not None else Path(cfg.root)
+    require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
+    return cfg, table, zone, window, storage
 
 
 def _json_shape(as_json: bool, total_once: bool) -> str:
