@@ -172,23 +172,29 @@ def conversation(
     if as_json or as_yaml:
         _print_document(doc, conversation_id, as_json)
         return
+    for line in _summary(r, conversation_id, doc, table):
+        typer.echo(line)
+    if doc["summary"]["state"] != "verified":
+        raise typer.Exit(1)
+
+
+def _summary(r: Path, conversation_id: str, doc: dict, table) -> list[str]:
+    """The lines ``asz conversation ID`` prints by default (no --json or --yaml) for ``doc``, the conversation's
+    asz.view document in root ``r``, priced by ``table``: :func:`summary_lines`, with the removal line and the senders
+    line after the first, and the earlier adapter versions' and another build's lines after ``landed through seq``."""
     from ..reading.removed import removal_line, shown_removed
+    from ..storage.senders import senders_line
+    from .conversations_cmd import conversation_senders
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     lines = summary_lines(doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))
-    from ..storage.senders import senders_line
-    from .conversations_cmd import conversation_senders
-
     if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
         lines.insert(1, said)
     at = next((i + 1 for i, line in enumerate(lines) if line.startswith("landed through seq ")), len(lines))
     lines[at:at] = landed_by_lines(r, doc.get("sessions") or []) + assembled_by_lines(r, doc.get("conversation"))
-    for line in lines:
-        typer.echo(line)
-    if doc["summary"]["state"] != "verified":
-        raise typer.Exit(1)
+    return lines
 
 
 def assembled_by_lines(root: Path, conversation: object) -> list[str]:
