@@ -399,15 +399,8 @@ def parse_root(
         raise FileNotFoundError(f"{root}: no storage root here")
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
-    pool = tally = None
     todo = _not_current(root, names) if changed_only else names
-    if jobs > 1 and len(names) > 1 and engine is None and todo:  # no workers when no session is to be parsed
-        from ..collect.workers import Tally, can_fork, guided, process_pool
-
-        if can_fork():  # the workers are forked or there are none; a run holds one session at least
-            tally = Tally(len(set(names) | set(every)))
-            pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
-        tally = tally if pool is not None else None
+    pool, tally = _workers(names, every, jobs if engine is None and todo else 1)  # none when no session is to be parsed
     outcomes: list[ParseOutcome] = []
     runs: list[list[str]] = []  # the workers' runs of sessions, once handed out
     try:
@@ -425,6 +418,8 @@ def parse_root(
                     if step is not None:
                         step(name, 1)
             else:
+                from ..collect.workers import guided
+
                 runs = guided(names, jobs)
                 _parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in runs],
                                outcomes, step, tally)
@@ -436,6 +431,22 @@ def parse_root(
         if o.problem and err is not None:
             print(f"error: {o.session}: {o.problem}", file=err)
     return report
+
+
+def _workers(names: list[str], every: list[str], jobs: int) -> tuple[Any, Any]:
+    """``(pool, tally)`` for :func:`parse_root`: ``min(jobs, len(names))`` forked parse workers
+    (:func:`~asz_core.collect.workers.process_pool`) and the :class:`~asz_core.collect.workers.Tally` they count
+    finished sessions in (sized for ``names`` and ``every``); ``(None, None)`` for one job or one name, or where this
+    process may not fork (the workers are forked or there are none)."""
+    if jobs <= 1 or len(names) <= 1:
+        return None, None
+    from ..collect.workers import Tally, can_fork, process_pool
+
+    if not can_fork():
+        return None, None
+    tally = Tally(len(set(names) | set(every)))
+    pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
+    return pool, (tally if pool is not None else None)
 
 
 def _interrupted(root: Path, names: list[str], runs: list[list[str]], done: int, tally: Any) -> ParseInterrupted:
