@@ -71,9 +71,9 @@ from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
-from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, part_index, query_where, snippet_of, stoppable, stopped,
+from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped,
                           timeless_left_out)
-from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, marked, query_terms
+from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "other_indexes", "other_indexes_note", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
            "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
@@ -557,15 +557,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         unverified.update(bad)
         for file, rs in differs.items():
             unverified[file] = f"row{'s' if len(rs) > 1 else ''} {', '.join(map(str, sorted(rs)))}: {INDEX_DIFFERS}"
-    hidden = set(hide)
-    out = []
-    for (cid, title, title_from, talk, step, kind, at, _, file, row, _), (text, spans) in zip(rows, snippets):
-        if hidden.intersection((title_from or "").split()):
-            title = ""
-        # masked again as read: a credential form added since the index was written (url-password, trial 24b F6)
-        out.append({"conversation": cid, "title": shown_title(title) if title else "", "talk": talk, "step": step, "kind": kind, "at": at,
-                    "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
-    return out
+    return hit_dicts(rows, snippets, hide)
 
 
 def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,

@@ -20,11 +20,12 @@ import orjson
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.times import parse_instant
 from ..view.rows import read_head
+from ..view.secret_forms import shown_title
 from .landed_check import problem_of
 from .listing import Filters
-from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, snippet_spans
+from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "timeless_left_out", "window_terms", "snippet_of", "held_in", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "timeless_left_out", "window_terms", "snippet_of", "held_in", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -335,3 +336,18 @@ def stopped(exc: sqlite3.Error) -> None:
     """Raise KeyboardInterrupt when ``exc`` is a statement :func:`stoppable`'s handler aborted (Ctrl-C)."""
     if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
         raise KeyboardInterrupt from None
+
+
+def hit_dicts(rows: Sequence[tuple], snippets: Sequence[tuple[str, list]], hide: Sequence[str]) -> list[dict]:
+    """The hits :func:`asz_core.reading.search.search` returns, one dict a row: ``rows`` as its query selects them
+    (conversation, title, title_from, talk, step, kind, at, -, file, row, rowid), ``snippets`` their ``(snippet_text,
+    snippet_marks)``; a title taken from a flag in ``hide`` is left empty, and every title masked again as read (a
+    credential form added since the index was written, url-password, trial 24b F6)."""
+    hidden = set(hide)
+    out = []
+    for (cid, title, title_from, talk, step, kind, at, _, file, row, _), (text, spans) in zip(rows, snippets):
+        if hidden.intersection((title_from or "").split()):
+            title = ""
+        out.append({"conversation": cid, "title": shown_title(title) if title else "", "talk": talk, "step": step, "kind": kind, "at": at,
+                    "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
+    return out
