@@ -280,6 +280,18 @@ class KeptFound:
     """What builds found, kept in the root's records, for :class:`~asz_core.view.state.ViewState` (a mixin over its
     ``stored`` :class:`FoundStore`, its document cache and its build), and the headings answer."""
 
+    def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict) -> None:
+        """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``
+        and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`), in the root's summaries and the
+        state's maps (under its lock)."""
+        self._summaries.note(conversation, fp, hide, summary)
+        with self._lock:
+            self._states[conversation] = (fp, summary["state"])
+            self._usage[conversation] = hours
+            self._projects[conversation] = summary.get("project") or ""
+            self._spans[conversation] = (summary.get("from"), summary.get("to"))
+            self._short[conversation] = summary.get("usage_incomplete") or 0
+
     def kept_found(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple) -> bool:
         """True when the root keeps what a build of these files, code and prices found (its record,
         :meth:`FoundStore.found`): its state, row keys and usage are then kept as a build's are (:meth:`keep_found`)."""

@@ -389,17 +389,6 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             self.builds += count
         return d
 
-    def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict) -> None:
-        """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``
-        and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`)."""
-        self._summaries.note(conversation, fp, hide, summary)
-        with self._lock:
-            self._states[conversation] = (fp, summary["state"])
-            self._usage[conversation] = hours
-            self._projects[conversation] = summary.get("project") or ""
-            self._spans[conversation] = (summary.get("from"), summary.get("to"))
-            self._short[conversation] = summary.get("usage_incomplete") or 0
-
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""
         return d.once("gz", lambda: gzip.compress(d.body, compresslevel=5, mtime=0))
