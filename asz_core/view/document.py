@@ -87,7 +87,7 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     ``summary`` as :func:`build_view` gives them (the summary reads the fold,
     the landed records and the checks, not the drawn talks), except that
     ``summary.problems`` gets the lines drawing adds (a tool result's missing
-    companion file, which change no state) from :meth:`~asz_core.view.view_base.ViewBase.missing_companions`;
+    companion file, which change no state) from :meth:`~asz_core.view.companions.Companions.missing_companions`;
     ``places`` and ``calls`` are :func:`conversation_calls`' pair from the
     same fold; ``problems`` is ``summary.problems`` (as :func:`conversation_checked` gives it). Raises as :func:`build_view`.
     """
@@ -179,7 +179,7 @@ def _shares(v: DocumentView) -> dict | None:
 
 def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     """The document's ``summary.problems`` without drawing it: the chain's and the landed files' (``b.problems``, which
-    decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.view_base.ViewBase.missing_companions`),
+    decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.companions.Companions.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
     return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
             *v.usage_lines(), *v.reread_lines()]

@@ -11,7 +11,7 @@ from ..sessiondata.times import parse_instant
 from ..sessiondata.vocabulary import USAGE_DROPPED
 from .arguments_check import arguments_check, record_line, transcript_input
 from .chain import ChainReader
-from ..sessiondata.model import companion_file_name, companion_path
+from .companions import Companions
 from .coverage import carries_text, cited_by, superseded_documents
 from .coverage import measure as measure_coverage
 from .kinds import position
@@ -24,7 +24,7 @@ from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_ca
 __all__ = ["ViewBase"]
 
 
-class ViewBase:
+class ViewBase(Companions):
     """The folded entities indexed for rendering: file order, children, edges, talks, observations and call usage."""
 
     def __init__(self, b: ChainReader, fold: Fold, sess: LandedSession, links: Links | None = None):
@@ -263,52 +263,6 @@ class ViewBase:
         line = (lambda: record_line(sess.files, sess.bound_lines, sess.root, ref.seq, ref.row)) if why is None else None
         return arguments_check(e, why, None if line is None else lambda: _measured(line(), ref.block))
 
-    def _companions_shown(self, step_cited: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
-        """(seq, row) of each landed companion record → the step whose result names it (its ``full_output``)."""
-        out: dict[tuple[int, int], str] = {}
-        if not self._companions():
-            return out
-        for seq, recs in self.sess.records.items():
-            for row, rec in enumerate(recs, 1):
-                node = step_cited.get((seq, row))
-                for _, hit in self._companions_named(rec) if node else ():
-                    if hit is not None:
-                        out.setdefault((hit[0], hit[1]), node)
-        return out
-
-    def _companions_named(self, rec: dict) -> list[tuple[str, tuple[int, int, int] | None]]:
-        """``(path, landed)`` of each companion file ``rec``'s ``dropped`` names, in order: ``landed`` is
-        :meth:`_companions`' ``(seq, row, bytes)`` of the record labelled with the path's file name
-        (:func:`~asz_core.sessiondata.model.companion_file_name`, the adapter's label rule), None when none landed.
-
-        The one look-up of drawing (:meth:`_companion_keys`), coverage (:meth:`_companions_shown`) and a
-        list row's problems (:meth:`missing_companions`), so the three never disagree.
-        """
-        out = []
-        for x in rec.get("dropped", ()):
-            path = companion_path(x.get("what")) if isinstance(x, dict) else None
-            if path is not None:
-                out.append((path, self._companions().get(companion_file_name(path))))
-        return out
-
-    def _companion_keys(self, rec: dict, d: dict) -> None:
-        """A result that is a preview of a companion file: ``full_output`` links the landed file, or a ``missing`` problem.
-
-        The adapter lists the companion in the result record's ``dropped`` as
-        ``what: "full output in <path>"`` (docs/session-data.md, Dropped);
-        the companion lands as a ``tool_output`` record whose ``label`` is the
-        file name (its latest version wins).
-        """
-        for path, found in self._companions_named(rec):
-            if found is None:
-                line = missing_companion_line(path)
-                if line not in self.b.problems:
-                    self.b.problems.append(line)
-                d["full_output"] = {"file": path, "state": "missing"}
-            else:
-                seq, row, nbytes = found
-                d["full_output"] = {"file": path, "state": "available", "ref": {"seq": seq, "row": row, "block": 0}, "bytes": nbytes}
-
     def usage_lines(self) -> list[str]:
         """The ``summary.problems`` lines on usage: each call whose usage lacks a count
         (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
@@ -344,38 +298,6 @@ class ViewBase:
                 counts[(hdr.adapter, why)] = counts.get((hdr.adapter, why), 0) + 1
         return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
 
-    def missing_companions(self) -> list[str]:
-        """The ``missing companion file`` problem lines drawing adds (:meth:`_companion_keys`), found without drawing:
-        every landed record's ``dropped`` entry naming a companion file that did not land, in record order, once
-        each. :func:`~asz_core.view.document.build_summary` adds them, so a list row's problems are the document's."""
-        out: list[str] = []
-        for seq in sorted(self.sess.records):
-            for rec in self.sess.records[seq]:
-                for path, found in self._companions_named(rec) if "dropped" in rec else ():
-                    line = missing_companion_line(path) if found is None else None
-                    if line is not None and line not in out:
-                        out.append(line)
-        return out
-
-    def _companions(self) -> dict[str, tuple[int, int, int]]:
-        """File name → ``(seq, row, bytes)`` of the latest landed ``tool_output`` record with that label."""
-        cached = getattr(self, "_companion_map", None)
-        if cached is None:
-            cached = {}
-            for seq in sorted(self.sess.headers):
-                h = self.sess.headers[seq]
-                if h is None or h.kind != "tool_output":
-                    continue
-                for row, r in enumerate(self.sess.records.get(seq, ()), 1):
-                    if r.get("label"):
-                        cached[r["label"]] = (seq, row, r.get("bytes", 0))
-            self._companion_map = cached
-        return cached
-
-
-def missing_companion_line(path: str) -> str:
-    """The problem line of a tool result whose companion file (``path``) did not land."""
-    return f"missing companion file {path}: the result holds only a preview; the full output did not land"
 
 
 def once_each(executions: list[tuple]) -> list[tuple]:
