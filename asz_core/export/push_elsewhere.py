@@ -1,0 +1,100 @@
+"""What a push pass says of files the receiver did not take from this root: those it rejected on an earlier pass,
+and those it holds from another root (trial 19, F4; trial 24a F1, F3, F5; docs/push.md, The same session in two roots)."""
+
+from __future__ import annotations
+
+from ..storage.layout import CONVERSATIONS
+from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
+
+__all__ = ["NOT_TAKEN", "Elsewhere"]
+
+#: How a pass ends its line for files an earlier pass had rejected (trial 19, F4: "the receiver lacks them" was wrong
+#: where the receiver holds the same session, landed from another root).
+NOT_TAKEN = ("; the receiver did not take them from this root (when it answered that a seq is already landed as "
+             "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
+             "in two roots)")
+
+
+class Elsewhere:
+    """A mixin of :class:`asz_core.export.push._Pass` (its ``root``, ``state`` :class:`~asz_core.export.state.PushState`,
+    ``refused``, ``held_rounds``, ``held_elsewhere``, ``rejected_before``, ``problem`` and ``notes``): files the
+    receiver answered are held from another root, and the lines a pass says of them and of files rejected before."""
+
+    def still_rejected(self, held: set[str]) -> None:
+        """One problem per session holding files an earlier pass had the receiver reject and that it has not accepted
+        since (the same bytes are never sent again, so the receiver stays short of them; trial 4, F19): every pass
+        exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead."""
+        by: dict[str, list[str]] = {}
+        elsewhere: dict[str, list[str]] = {}
+        for rel in sorted((self.rejected_before & self.state.rejected) | set(self.state.elsewhere)):
+            parts = rel.split("/")  # a round is under _conversations/<conversation>/rounds/: named by its conversation
+            session = parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
+            if session not in held and (self.root / rel).is_file():
+                there = self._reads_elsewhere(rel) if parts[0] == CONVERSATIONS else (session if rel in self.state.elsewhere else "")
+                (elsewhere if there else by).setdefault(there or session, []).append(rel)
+        for session, rels in elsewhere.items():
+            files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
+            rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
+            # files retention removed since (skeletons): the receiver's answer is still what push.state records
+            files = files or sorted(r for r in self.state.elsewhere if r.startswith(session + "/"))
+            if any(self.state.elsewhere.get(r, ("",))[0] == "part" for r in files):  # records only this root holds
+                self.problem(f"{session}: {self._elsewhere_said(files, rounds)}")  # every pass: the receiver is short
+            else:
+                self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
+        for session, rels in by.items():
+            self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
+                         f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
+
+    def _elsewhere(self, rel: str, message: str) -> None:
+        """Record ``rel`` as held from another root (:meth:`PushState.mark_elsewhere`) when the receiver's reason for
+        rejecting it (``rejected <rel>: …`` in ``message``) says its seq is already landed there as another file
+        (:data:`~asz_core.export.admit.ELSEWHERE`), and whether it holds every record of it."""
+        start = message.find(f"rejected {rel}: ")
+        if start < 0:
+            return
+        end = message.find("; rejected ", start + 1)
+        why = message[start:end if end >= 0 else None]
+        at = why.find(f" {ELSEWHERE} ")
+        if at < 0:
+            return
+        other = why[at + len(ELSEWHERE) + 2:].split(" ", 1)[0]
+        held_at = why.find(") " + HELD_IN.strip() + " ", why.find(HOLDS_ALL)) if HOLDS_ALL in why else -1
+        if held_at >= 0:  # the file of the same stream holding its records (trial 24a F5), not the one at its seq
+            other = why[held_at + len(HELD_IN) + 1:].split(" ", 1)[0].rstrip(";")
+        self.state.mark_elsewhere(rel, "all" if HOLDS_ALL in why else "part", other)
+        if HOLDS_ALL in why:
+            self.held_elsewhere.add(rel.split("/", 1)[0])  # the pass's later batches ask the receiver to assemble
+
+    def _reads_elsewhere(self, rel: str) -> str:
+        """The session of round ``rel`` when it reads (or reads after) a landed file the receiver holds from another
+        root (the receiver refused the round with it); '' otherwise."""
+        try:
+            reads = round_reads((self.root / rel).read_bytes())
+        except OSError:
+            return ""
+        refused = self.refused.get(reads[0]) if reads is not None else None
+        return reads[0] if refused is not None and refused[1] in self.state.elsewhere and reads[2] >= refused[0] else ""
+
+    def _elsewhere_said(self, rels: list[str], rounds: int) -> str:
+        """The one line a pass says of a session whose files the receiver holds from another root (trial 19, F4)."""
+        held = {self.state.elsewhere[r][0] for r in rels}
+        first = min(rels, key=lambda r: (landed_seq(r) or ("", 0))[1])
+        seq = (landed_seq(first) or ("", 0))[1]
+        said = (f"{self.state.endpoint} holds this session from another root: it answered that seq {seq} is already landed "
+                f"there as {self.state.elsewhere[first][1]}")
+        if held == {"all"}:
+            said += (f" and that it holds every record of this root's {len(rels)} file(s), so they are not sent again "
+                     "and count as received for retention")
+        else:
+            part = [r for r in rels if self.state.elsewhere[r][0] == "part"]
+            said += (f" and that it lacks records of {len(part)} of this root's {len(rels)} file(s) (this root collected "
+                     f"further, or another transcript): {', '.join(part)}; so the receiver is short of records only this "
+                     "root holds (the receiving root's asz verify names the session), they are not sent again and "
+                     "retention keeps them")
+        said += f"; {rounds} round(s) reading them not sent either" if rounds else ""
+        if held == {"all"}:  # receive.assemble_held (trial 24a F1)
+            said += "; the files of it landed there since are sent, and an asz receiver writes their rounds itself"
+        if held != {"all"}:  # trial 24a F3: a pass that exits 0 here leaves the team short for good, unsaid
+            return said + ("; an error on every pass while this root holds them (asz push --retry-elsewhere sends them "
+                           "again; docs/push.md, Known limits, A session folder lost and collected again)")
+        return said + "; not an error (asz push --retry-elsewhere sends them again; docs/push.md, The same session in two roots)"
