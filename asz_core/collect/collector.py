@@ -39,10 +39,8 @@ and to the :class:`Counters`.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shlex
-import stat
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -50,11 +48,11 @@ from typing import Callable, Iterable, Sequence
 import attrs
 
 from .aside_gone import newest_header, set_aside_gone
-from .append import written_in_place
 from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report
 from .folders import current_roots, discover_folders, tell_folders
 from .meter import session_done, sized
 from .second_source import refuse_seconds
+from .settled import settled
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
 from .windows import strerror
@@ -63,7 +61,7 @@ from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
-from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, cursor_paths, kind_dir, rounds_dir, session_dir, session_dirs
+from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, kind_dir, rounds_dir, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
 from ..storage.torn import TORN_AFTER_NS
@@ -441,7 +439,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
     sdir = session_dir(root, session)
     if not sdir.is_dir():  # nothing of the session landed yet: a source gone since discovery is told here, no lock taken
         parts = [(col, still_there(col, sources, c)) for col, sources in parts]
-    if _settled(root, session, parts, sdir):
+    if settled(root, session, parts, sdir):
         return
     from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
 
@@ -517,21 +515,13 @@ def _has_rounds(root: Path, session: str) -> bool:
         return False
 
 
-def _settled(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:
-    """True when a session's pass would take no lock and open no file for writing: nothing to land and nothing landed
-    (no directory is created), or nothing new (:func:`_nothing_new`)."""
-    if not sdir.is_dir():
-        return not any(_nonempty(s.path) for _, sources in parts for s in sources)
-    return _nothing_new(root, session, parts, sdir)
-
-
 def _all_settled(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], c: Counters,
                  on_session: Callable[[str, int, int], None] | None) -> bool:
-    """When every session of ``items`` is :func:`_settled` (looked at in order, stopping at the first that is not),
+    """When every session of ``items`` is :func:`~asz_core.collect.settled.settled` (looked at in order, stopping at the first that is not),
     count them all into ``c`` as :func:`land_session` would, call ``on_session`` for each and return True; else
     False, having counted nothing. Anything unexpected is False: the session's own pass then looks and tells."""
     try:
-        if not all(_settled(root, session, parts, session_dir(root, session)) for session, parts in items):
+        if not all(settled(root, session, parts, session_dir(root, session)) for session, parts in items):
             return False
     except KeyboardInterrupt:
         raise LandInterrupted(0, len(items)) from None
@@ -544,66 +534,6 @@ def _all_settled(root: Path, items: list[tuple[str, list[tuple[Collector, list[S
         if on_session is not None:
             on_session(session, n, len(items))
     return True
-
-
-def _nothing_new(root: Path, session: str, parts: list[tuple[Collector, list[Source]]], sdir: Path) -> bool:
-    """True when a session's pass would change nothing, told by stat calls, cursor reads and small reads alone (no lock).
-
-    That is when every source is :func:`_unchanged` and has a cursor of its
-    own, and every other cursor of the session is not ``active`` (none can
-    have become ``source_gone``). Anything else (a document, a new, moved,
-    gone, grown or refused source, a cursor that does not read) is False: the
-    pass takes the lock and looks. Reading without the lock is safe: a cursor
-    is replaced atomically, and a skip does nothing a pass that finds nothing
-    new would not do.
-    """
-    if not sdir.is_dir():
-        return False
-    seen: set[str] = set()
-    try:
-        for _, sources in parts:
-            for s in sources:
-                cp = os.fspath(cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind))
-                if cp in seen or not _unchanged(s, read_cursor(cp)):
-                    return False
-                seen.add(cp)
-        for cp in cursor_paths(sdir):
-            if cp not in seen:
-                cur = read_cursor(cp)
-                if cur is None or cur.state == "active":
-                    return False
-    except (OSError, ValueError, KeyError):
-        return False
-    return True
-
-
-def _unchanged(s: Source, cur: AppendCursor | SnapshotCursor | None) -> bool:
-    """Whether the pass would leave source ``s`` and its cursor as they are (origin-digest §2.2): an ``active`` cursor
-    naming ``s`` that is, for a stream of lines, at the file's size and inode and not written in place since
-    (:func:`asz_core.collect.append.written_in_place`: the mtime the cursor holds; step 3), for a snapshot, the
-    SHA-256 of its content trimmed of trailing newlines (or the content is empty). Raises OSError."""
-    if cur is None or cur.state != "active" or cur.source != s.src:
-        return False
-    if s.mode == "append" and isinstance(cur, AppendCursor):
-        st = os.stat(s.path)
-        return (stat.S_ISREG(st.st_mode) and st.st_size == cur.offset and st.st_ino == cur.ino
-                and not written_in_place(cur, st))
-    if s.mode == "snapshot" and isinstance(cur, SnapshotCursor) and not cur.mode:
-        if not stat.S_ISREG(os.stat(s.path).st_mode):
-            return False
-        data = s.path.read_bytes().rstrip(b"\n")
-        return not data or hashlib.sha256(data).hexdigest() == cur.content_sha256
-    return False
-
-
-def _nonempty(path: Path) -> bool:
-    """True unless ``path`` is an empty regular file (anything odd, a file gone since discovery too, goes to the
-    session pass to report)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return True
-    return st.st_size > 0 or not stat.S_ISREG(st.st_mode)
 
 
 def _owner(directory: Path, kind: str) -> str:
