@@ -136,3 +136,17 @@ def planted_root(corpus_dir: Path, base: Path, transcript: str, plant) -> Path:
                           env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
     assert made.returncode == 0, made.stdout + made.stderr
     return base / "root"
+
+
+def secrets_found(root: Path, planted: tuple[str, ...]) -> tuple[list[dict], list[tuple[str, str, str]]]:
+    """``asz secrets --json`` over ``root`` (exit 1: something found): its findings, and each as (form, kind, the
+    planted value whose fingerprint, the first 12 hex digits of its SHA-256, the finding names), sorted."""
+    import hashlib
+
+    from cli_helpers import asz_in_process
+
+    p = asz_in_process("secrets", "--json", "--root", str(root))
+    assert p.returncode == 1, p.stdout + p.stderr
+    found = json.loads(p.stdout)
+    prints = {hashlib.sha256(v.encode()).hexdigest()[:12]: v for v in planted}
+    return found, sorted((f["secret"], f["kind"], prints[f["fingerprint"]]) for f in found)

@@ -9,7 +9,6 @@ real transcript of the shared corpus (claude-reliability, 9 lines: its prompt an
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from asz_core.view.secret_forms import find, redacted, shown_title
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import planted_root, secrets_found
 
 PROJ = "sk-proj-Fake0Key1For2Asz3Tests4Only5Not6Real7Abc8Def9Ghi0Jkl1Mno2Pqr3"
 SVCACCT = "sk-svcacct-Fake0Service1Account2Key3For4Asz5Tests6Only7Xyz8"
@@ -82,11 +81,8 @@ def planted(tmp_path_factory, corpus_dir) -> Path:
 
 
 def test_asz_secrets_names_each_planted_key_and_nothing_else(planted):
-    p = asz_in_process("secrets", "--json", "--root", str(planted))
-    assert p.returncode == 1, p.stdout + p.stderr
-    found = json.loads(p.stdout)
-    prints = {hashlib.sha256(v.encode()).hexdigest()[:12]: v for v in (PROJ, SVCACCT, ADMIN, LEGACY, WEBHOOK)}
-    assert sorted((f["secret"], f["kind"], prints[f["fingerprint"]]) for f in found) == sorted([
+    found, named = secrets_found(planted, (PROJ, SVCACCT, ADMIN, LEGACY, WEBHOOK))
+    assert named == sorted([
         ("openai-api-key", "prompt", PROJ), ("openai-api-key", "tool_result", LEGACY),
         ("openai-api-key", "tool_result", SVCACCT), ("openai-api-key", "tool_result", ADMIN),
         ("slack-webhook-url", "tool_result", WEBHOOK)])

@@ -9,7 +9,6 @@ a tool result), beside placeholders that are no password (``password``, ``${DB_P
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from asz_core.view.secret_forms import find, redacted, shown_title
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import planted_root, secrets_found
 
 DB = "postgres://admin:hunter2secret@db.internal/prod"
 PW = "hunter2secret"
@@ -62,11 +61,8 @@ def planted(tmp_path_factory, corpus_dir) -> Path:
 
 
 def test_asz_secrets_names_each_address_password(planted):
-    p = asz_in_process("secrets", "--json", "--root", str(planted))
-    assert p.returncode == 1, p.stdout + p.stderr
-    found = json.loads(p.stdout)
-    prints = {hashlib.sha256(v.encode()).hexdigest()[:12]: v for v in (PW, REDIS_PW, GITHUB)}
-    assert sorted((f["secret"], f["kind"], prints[f["fingerprint"]]) for f in found) == sorted([
+    found, named = secrets_found(planted, (PW, REDIS_PW, GITHUB))
+    assert named == sorted([
         ("url-password", "prompt", PW), ("url-password", "tool_result", PW), ("url-password", "tool_result", REDIS_PW),
         ("github-token", "tool_result", GITHUB)])
     assert {f["masked"] for f in found if f["secret"] == "url-password"} == {"***"}
