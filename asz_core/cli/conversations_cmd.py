@@ -80,6 +80,32 @@ def unpriced(row: dict) -> list[str]:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
+#: The mark after a CALLS figure that is asz's grouping of the runtime's lines, the runtime recording no call id
+#: (``calls_grouped``: Kiro CLI 3.x; trial 23a, F15); a line under the table says how (:func:`grouped_note`). The
+#: page's list marks its Model calls the same way.
+GROUPED_MARK = "≈"
+
+
+def calls_cell(row: dict) -> str:
+    """The CALLS cell: ``llm_calls`` (``-`` when not counted), followed by :data:`GROUPED_MARK` when they are asz's
+    grouping (``calls_grouped``)."""
+    calls = row.get("llm_calls")
+    if calls is None:
+        return "-"
+    return f"{calls:,}" + (" " + GROUPED_MARK if row.get("calls_grouped") and calls else "")
+
+
+def grouped_note(rows: list[dict]) -> list[str]:
+    """One line per wording of ``calls_grouped`` among ``rows`` (the CALLS marked :data:`GROUPED_MARK`): ``≈ model
+    calls grouped by asz, not the runtime's ids (ID8, …): how``; [] when none."""
+    said: dict[str, list[str]] = {}
+    for row in rows:
+        if row.get("calls_grouped") and row.get("llm_calls"):
+            said.setdefault(str(row["calls_grouped"]), []).append(shown_id(row))
+    return [f"{GROUPED_MARK} model calls grouped by asz, not the runtime's ids ({', '.join(ids)}): {how}"
+            for how, ids in said.items()]
+
+
 def changes_cell(row: dict) -> str:
     """The CHANGES cell: ``changes`` (``-`` when the round does not count them), and ``(+N)`` for the editing tool
     calls with no changes record (``changes_not_derived``), which ``changes`` leaves out."""
@@ -103,7 +129,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
         tokens = cost = None
     cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
-             "-" if row.get("llm_calls") is None else row["llm_calls"], changes_cell(row),
+             calls_cell(row), changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else f"${cost:,.2f}" + cost_marks(row.get("cost")),
@@ -286,7 +312,9 @@ def conversations(
     or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
-    cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). Landed
+    cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). CALLS
+    marked ≈ are asz's grouping of the runtime's lines, the runtime recording no call id (Kiro CLI 3.x), and a line
+    after the table says how (--json: calls_grouped). Landed
     sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
     counts and names them (on stderr with --json). Sessions the root's _sessions.list names whose directory is gone
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
@@ -336,7 +364,7 @@ def conversations(
     for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))

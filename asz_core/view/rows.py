@@ -18,7 +18,9 @@ usage lacks a count their record lists under ``dropped``, 0 when none; ``calls_w
 false when no call carries usage: Kiro, or no model call is recorded at all; ``credits``, the credits the runtime metered, null when it recorded none; ``continues``, the id of the conversation
 this one continues, where the records it repeats and their calls are drawn and counted, null when none; ``shares``, for
 record ids it shares with conversations neither continuing the other, ``{"with": [ids], "ids": N, "calls": N}``: those
-records and their calls are counted in each, null when none) follow
+records and their calls are counted in each, null when none; ``calls_grouped``, how asz grouped the runtime's lines
+into the ``llm_calls`` it counts where the runtime records no call id (Kiro CLI 3.x: the summary's ``calls_grouped``),
+null when every call is keyed by the runtime's own id) follow
 when the header or the document carries them, else they are null; ``llm_calls``
 is the document summary's count (one per provider call, message id + request
 id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
@@ -45,7 +47,7 @@ ROW_KEYS = (
 )
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
-                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares")
+                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 

@@ -69,7 +69,8 @@ def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
     header, *lines = p.stdout.splitlines()
     names = re.split(r"\s{2,}", header.strip())
     rows = [dict(zip(names, re.split(r"\s{2,}", ln.strip()))) for ln in lines[:2]]
-    assert sorted(int(r["CALLS"]) for r in rows) == sorted((cli_calls, ide_calls))
+    # the IDE (3.x) conversation's calls are asz's grouping, marked ≈ (trial 23a, F15); the CLI (2.x) ones are Kiro's ids
+    assert sorted(r["CALLS"] for r in rows) == sorted((str(cli_calls), f"{ide_calls} ≈"))
     assert [(r["TOKENS"], r["COST"]) for r in rows] == [("not recorded", "-")] * 2, p.stdout
     got = json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)
     assert sorted(r["llm_calls"] for r in got) == sorted((cli_calls, ide_calls))

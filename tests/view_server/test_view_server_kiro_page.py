@@ -143,6 +143,13 @@ def test_kiro_3x_model_calls_read_as_asz_s_grouping(kiro_root, serve, browser):
     assert summary["calls_grouped"].startswith("Kiro 3.x records no call id")
     open_at(drv, f"{s.base}/c/8e247382-c779-440f-b1db-ed9bad1afaee", "#usage")
     assert not drv.find_elements(By.ID, "calls-grouped")
+    # the list marks the grouped count as asz ls marks its CALLS (≈), how in its tooltip; 2.x calls are not marked
+    rows = {r["id"]: r for r in s.get("/api/conversations").json()["conversations"]}
+    assert rows[IDE_SESSION]["calls_grouped"] == summary["calls_grouped"]
+    open_at(drv, s.base + "/", f'tr[data-id="{IDE_SESSION}"] td.grouped')
+    cell = drv.find_element(By.CSS_SELECTOR, f'tr[data-id="{IDE_SESSION}"] td.grouped')
+    assert cell.text == "9 ≈" and cell.get_attribute("title") == "grouped by asz: " + summary["calls_grouped"]
+    assert not drv.find_elements(By.CSS_SELECTOR, 'tr[data-id="8e247382-c779-440f-b1db-ed9bad1afaee"] td.grouped')
 
 
 def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp_path):

@@ -669,7 +669,7 @@
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
-        h('td', { class: 'num hide-narrow' }, num(r.talks)), h('td', { class: 'num hide-narrow' }, num(r.llm_calls)),
+        h('td', { class: 'num hide-narrow' }, num(r.talks)), callsCell(r),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
@@ -681,6 +681,14 @@
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
       (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '');
+  }
+
+  // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
+  // CLI 3.x, trial 23a F15): marked as asz ls marks its CALLS (conversations_cmd.GROUPED_MARK), how in the tooltip.
+  const GROUPED_MARK = '\u2248';
+  function callsCell(r) {
+    return r.calls_grouped && r.llm_calls ? h('td', { class: 'num hide-narrow grouped', title: 'grouped by asz: ' + r.calls_grouped }, num(r.llm_calls) + ' ' + GROUPED_MARK)
+      : h('td', { class: 'num hide-narrow' }, num(r.llm_calls));
   }
 
   // A resumed or copied session repeating another's message ids: its repeated records, their calls and tokens with

@@ -211,3 +211,24 @@ def test_kiro_3x_model_calls_are_said_to_be_asz_s_grouping(views, kiro_home: Pat
     text = _asz("conversation", V3_SESSION, "--root", str(root))
     assert f"model calls {n} (grouped by asz: Kiro 3.x records no call id" in text
     assert "grouped by asz" not in _asz("conversation", V2_SESSION, "--root", str(root))
+
+
+def test_asz_ls_marks_the_calls_asz_grouped(kiro_home: Path, tmp_path: Path) -> None:
+    """asz ls's CALLS marks a Kiro 3.x conversation's model calls as asz's grouping (≈, and a line under the table
+    saying how), --json names it under calls_grouped; a 2.x conversation's calls (Kiro's own ids) are not marked
+    (trial 23a, F15)."""
+    path = kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION / "messages.jsonl"
+    n = _requests_by_line_order(path)
+    v2 = kiro_home / "sessions" / "cli" / f"{V2_SESSION}.jsonl"
+    calls2 = sum(json.loads(x)["kind"] == "AssistantMessage" for x in v2.read_text(encoding="utf-8").splitlines())
+    root = tmp_path / "root"
+    _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro_home), "--root", str(root))
+    rows = {r["id"]: r for r in json.loads(_asz("ls", "--json", "--root", str(root)))}
+    assert rows[V3_SESSION]["llm_calls"] == n and rows[V3_SESSION]["calls_grouped"].startswith("Kiro 3.x records no call id")
+    assert rows[V2_SESSION]["llm_calls"] == calls2 and rows[V2_SESSION]["calls_grouped"] is None
+    lines = _asz("ls", "--root", str(root)).splitlines()
+    head = lines[0]
+    at = head.index("CALLS") + len("CALLS")  # right-aligned: a cell ends where its header ends
+    cells = {ln.split()[0]: ln[:at].split("  ")[-1].strip() for ln in lines[1:3]}
+    assert cells[V3_SESSION[:8]] == f"{n} ≈" and cells[V2_SESSION[:8]] == str(calls2), lines
+    assert f"≈ model calls grouped by asz, not the runtime's ids ({V3_SESSION[:8]}): Kiro 3.x records no call id" in "\n".join(lines)
