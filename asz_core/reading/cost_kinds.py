@@ -75,14 +75,17 @@ def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
 def _talk_name(talk: dict | None) -> str:
     """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label, its credentials masked as a title's
     (:func:`~asz_core.view.secret_forms.shown_title`), cut at 60 characters; none when the talk has none: a sub-agent's
-    stream, a pruned conversation), or the calls in no talk."""
+    stream, a pruned conversation), or the calls in no talk. The time is the talk's own (the document's ``at``, ms
+    since the epoch, UTC), as an export's talk heading gives it; its span's ``from`` only when it has none: a record the
+    runtime wrote later with an older time (Claude Code's ``isMeta`` caveat before a ``/clear``) starts the span but
+    not the talk (trial 25b F4, as trial 17b F5 for the headings)."""
     if talk is None:
         return "calls in no talk"
     from .termtext import visible
 
     label = " ".join(shown_title(str(talk.get("label") or "")).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
-    at = talk.get("from") or talk.get("at")
+    at = talk.get("at") if isinstance(talk.get("at"), int) else talk.get("from")
     when = dt.datetime.fromtimestamp(at / 1000, tz=dt.timezone.utc).strftime(" from %Y-%m-%d %H:%M UTC") if isinstance(at, int) else ""
     return f"stream {talk.get('stream') or 'main'}{when}{label}"
 

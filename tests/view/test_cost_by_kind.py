@@ -96,3 +96,24 @@ def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
         assert f"stream {name} " in talk and f"{len(_calls(files[name])):,} call(s)" in talk
         assert abs(Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) - sum(c.values())) < Decimal("0.01")
     assert sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) == Decimal("11.66")
+
+
+def test_costliest_talks_give_each_talk_its_own_time_not_an_injected_records(corpus):
+    """Trial 25b F4: fe869ecb's second prompt ("Wait, does it only run on main?", its line 48) was typed at 23:52 UTC;
+    the talk also holds line 109, an ``isMeta`` caveat Claude Code wrote later with the older time 23:42. The line
+    names the talk by its prompt's time, as the export's heading does, read here from the source file."""
+    corpus_source, corpus_root = corpus
+    path = next(corpus_source.rglob("fe869ecb-*.jsonl"))
+    prompts = {}
+    for raw in path.read_bytes().splitlines():
+        d = json.loads(raw)
+        content = (d.get("message") or {}).get("content")
+        if d.get("type") == "user" and isinstance(content, str) and not d.get("isMeta") and not content.startswith("<"):
+            prompts[content[:30]] = d["timestamp"][:16].replace("T", " ")
+    assert len(prompts) == 2 and "2025-06-14 23:52" in prompts.values()
+    out = asz("conversation", "fe869ecb", "--root", str(corpus_root)).stdout.splitlines()
+    at = out.index(next(x for x in out if x.startswith("costliest talks: 2 of 2")))
+    for line in out[at + 1:at + 3]:
+        label = line.split(" UTC: ", 1)[1]
+        (when,) = [t for p, t in prompts.items() if label.startswith(p)]
+        assert f"stream main from {when} UTC: " in line, (line, when)
