@@ -88,9 +88,10 @@ GROUPED_MARK = "≈"
 
 def calls_cell(row: dict) -> str:
     """The CALLS cell: ``llm_calls`` (``-`` when not counted), followed by :data:`GROUPED_MARK` when they are asz's
-    grouping (``calls_grouped``)."""
+    grouping (``calls_grouped``); ``-`` too where no call could be read while transcript records the dialect could
+    not read may hold some (``calls_unread``: not recorded, not 0; trial 23a F17)."""
     calls = row.get("llm_calls")
-    if calls is None:
+    if calls is None or row.get("calls_unread"):  # none could be read, records that may hold some were not: not a figure
         return "-"
     return f"{calls:,}" + (" " + GROUPED_MARK if row.get("calls_grouped") and calls else "")
 
@@ -128,7 +129,8 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     if unrecorded:
         tokens = cost = None
     cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
-             _duration(row.get("from"), row.get("to")), "-" if row.get("talks") is None else row["talks"],
+             _duration(row.get("from"), row.get("to")),
+             "-" if row.get("talks") is None or (row.get("calls_unread") and not row["talks"]) else row["talks"],
              calls_cell(row), changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
@@ -314,7 +316,8 @@ def conversations(
     data-residency region), priced at standard rates: a line after the table counts them (--json:
     cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). CALLS
     marked ≈ are asz's grouping of the runtime's lines, the runtime recording no call id (Kiro CLI 3.x), and a line
-    after the table says how (--json: calls_grouped). Landed
+    after the table says how (--json: calls_grouped); TALKS and CALLS read - where none could be read while transcript
+    records the dialect could not read may hold some (a Kiro session in UTF-16; --json: calls_unread). Landed
     sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
     counts and names them (on stderr with --json). Sessions the root's _sessions.list names whose directory is gone
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read

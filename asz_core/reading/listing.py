@@ -353,8 +353,8 @@ ROW_SORTS: dict[str, Callable[[dict], Any]] = {
     "duration": duration_ms,
     "cost": lambda r: _figure(r, cost_value(r.get("cost"))),
     "tokens": lambda r: _figure(r, total_tokens(r.get("usage"))),
-    "calls": lambda r: r.get("llm_calls"),
-    "talks": lambda r: r.get("talks"),
+    "calls": lambda r: None if r.get("calls_unread") else r.get("llm_calls"),  # 0 read, records unread: not a figure
+    "talks": lambda r: None if r.get("calls_unread") and not r.get("talks") else r.get("talks"),
     "changes": lambda r: r.get("changes"),
     "title": lambda r: (r.get("title") or "").casefold() or None,
     "project": lambda r: (r.get("project") or "").casefold() or None,

@@ -20,7 +20,7 @@ this one continues, where the records it repeats and their calls are drawn and c
 record ids it shares with conversations neither continuing the other, ``{"with": [ids], "ids": N, "calls": N}``: those
 records and their calls are counted in each, null when none; ``calls_grouped``, how asz grouped the runtime's lines
 into the ``llm_calls`` it counts where the runtime records no call id (Kiro CLI 3.x: the summary's ``calls_grouped``),
-null when every call is keyed by the runtime's own id) follow
+null when every call is keyed by the runtime's own id; ``calls_unread``, :func:`calls_unread`, null until counted) follow
 when the header or the document carries them, else they are null; ``llm_calls``
 is the document summary's count (one per provider call, message id + request
 id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
@@ -38,7 +38,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import rounds_dir
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "counted_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -47,7 +47,7 @@ ROW_KEYS = (
 )
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
-                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped")
+                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -188,6 +188,19 @@ def usage_unrecorded(calls: Any, with_usage: Any, credits: Any = None) -> bool:
     return (isinstance(calls, int) and with_usage == 0) or credits is not None
 
 
+def calls_unread(calls: Any, problems: Any) -> bool:
+    """True when no model call could be read (``calls`` is 0) while ``problems`` (a summary's or a row's list) name
+    transcript records the dialect could not read (the :data:`~asz_core.view.usage.UNDESCRIBED_PREFIX` line: a Kiro
+    session written in UTF-16, trial 23a F17): they may hold talks and calls, so the row's 0 talks and 0 calls are not
+    figures and read as not recorded (``-`` in asz ls, as every figure not recorded reads; the page's list too), as
+    its tokens do (:func:`usage_unrecorded`)."""
+    if calls != 0 or isinstance(calls, bool) or not isinstance(problems, (list, tuple)):
+        return False
+    from .usage import UNDESCRIBED_PREFIX  # loaded with the first such row, not before the server listens
+
+    return any(str(p).startswith(UNDESCRIBED_PREFIX) for p in problems)
+
+
 def counted_keys(summary: dict) -> dict:
     """The row keys a counted summary (a document's, or :meth:`~asz_core.view.summary_cache.ConversationSummary.keys`)
     decides over the head round's header: ``llm_calls`` (one per provider call,
@@ -195,12 +208,14 @@ def counted_keys(summary: dict) -> dict:
     ``changes_lines_unknown`` (the summary's, 0 when none),
     and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when no call carries token usage
     (:func:`usage_unrecorded`: Kiro meters credits; no model call recorded at all), so its 0 tokens and $0.00 are not
-    figures."""
+    figures; ``calls_unread`` (:func:`calls_unread`): True when its 0 talks and 0 calls are not figures, no call being
+    read while records the dialect could not read may hold some."""
     out = {"usage_incomplete": summary.get("usage_incomplete") or 0,
            "changes_lines_unknown": summary.get("changes_lines_unknown") or 0}  # changed files whose lines are not known
     calls = summary.get("llm_calls")
     if isinstance(calls, int):
         out["llm_calls"] = calls
+    out["calls_unread"] = calls_unread(calls, summary.get("problems"))
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage

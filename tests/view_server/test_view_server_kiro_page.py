@@ -166,6 +166,11 @@ def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp
     asz("collect", "--once", "--adapter", "kiro", "--source", str(tmp_path / "home" / ".kiro"), "--root", str(root))
     s = serve(root)
     drv = browser
+    # the list: its 0 talks and 0 calls are not figures (none read, records unread): not recorded, as asz ls's -
+    open_at(drv, s.base + "/", f'tr[data-id="{sid}"] td.unread')
+    unread = drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{sid}"] td.unread')
+    assert [c.text for c in unread] == ["—", "—"], [c.text for c in unread]
+    assert all(c.get_attribute("title").startswith("not recorded: no model call could be read") for c in unread)
     open_at(drv, f"{s.base}/c/{sid}", "#usage")
     chips = drv.find_element(By.ID, "usage").text
     assert "tokens not recorded: no model call could be read in this conversation" in chips and "cost —" in chips, chips

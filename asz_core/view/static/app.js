@@ -441,8 +441,8 @@
     last: function (r) { return r.to || null; },
     tokens: function (r) { return r.held_back || r.counting || rowUnrecorded(r) ? null : tokens(r.usage); },
     cost: function (r) { return r.held_back || r.counting || rowUnrecorded(r) || !r.cost || typeof r.cost.usd !== 'number' ? null : r.cost.usd; },
-    talks: function (r) { return typeof r.talks === 'number' ? r.talks : null; },
-    calls: function (r) { return typeof r.llm_calls === 'number' ? r.llm_calls : null; },
+    talks: function (r) { return typeof r.talks === 'number' && !(r.calls_unread && !r.talks) ? r.talks : null; },
+    calls: function (r) { return typeof r.llm_calls === 'number' && !r.calls_unread ? r.llm_calls : null; },
     steps: function (r) { return typeof r.steps === 'number' ? r.steps : null; },
   };
   function sortOrder() {  // [key, ascending]
@@ -669,7 +669,7 @@
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
-        h('td', { class: 'num hide-narrow' }, num(r.talks)), callsCell(r),
+        r.calls_unread && !r.talks ? unreadCell() : h('td', { class: 'num hide-narrow' }, num(r.talks)), callsCell(r),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
@@ -686,7 +686,11 @@
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
   // CLI 3.x, trial 23a F15): marked as asz ls marks its CALLS (conversations_cmd.GROUPED_MARK), how in the tooltip.
   const GROUPED_MARK = '\u2248';
+  // No call could be read while transcript records the dialect could not read may hold some (calls_unread: a Kiro
+  // session in UTF-16, trial 23a F17): its 0 talks and 0 calls are not figures, read as not recorded (—), as asz ls's -.
+  function unreadCell() { return h('td', { class: 'num hide-narrow faint unread', title: 'not recorded: ' + WORDS.no_call_read }, '—'); }
   function callsCell(r) {
+    if (r.calls_unread) return unreadCell();
     return r.calls_grouped && r.llm_calls ? h('td', { class: 'num hide-narrow grouped', title: 'grouped by asz: ' + r.calls_grouped }, num(r.llm_calls) + ' ' + GROUPED_MARK)
       : h('td', { class: 'num hide-narrow' }, num(r.llm_calls));
   }

@@ -39,9 +39,15 @@ def test_a_utf16_kiro_session_reads_not_recorded(corpus_dir: Path, tmp_path: Pat
     assert doc["summary"]["undescribed"] == lines and doc["summary"]["llm_calls"] == 0  # every line, none read
     (row,) = json.loads(_asz("ls", "--json", "--root", str(root)))
     assert row["usage_recorded"] is False and row["calls_with_usage"] == 0
+    # its talks and calls are not figures either: none read, 46 records unread (the keys kept, calls_unread added)
+    assert row["talks"] == 0 and row["llm_calls"] == 0 and row["calls_unread"] is True
     table = _asz("ls", "--root", str(root))
     cells = next(x for x in table.splitlines() if x.startswith("sess_161")).split()
     assert "not recorded" in " ".join(cells) and "$0.00" not in table
+    head, line = table.splitlines()[0], next(x for x in table.splitlines() if x.startswith("sess_161"))
+    for name in ("TALKS", "CALLS"):  # right-aligned: a cell ends where its header ends
+        at = head.index(name) + len(name)
+        assert line[:at].split()[-1] == "-", (name, table)
     said = _asz("conversation", SESSION, "--root", str(root))
     assert ("tokens not recorded: no model call could be read in this conversation (its transcript records the dialect "
             "could not read may hold some; see undescribed)") in said and "cost - (no tokens to price)" in said
