@@ -46,6 +46,13 @@ def _tree_cpu(pid: int) -> float:
 
 def start(tree: str, root: str) -> tuple[float, float, int]:
     """One ``asz view`` start from ``tree``: (seconds until every state is known, CPU seconds, conversations)."""
+    s, cpu, rows, _ = known(tree, root)
+    return s, cpu, len(rows)
+
+
+def known(tree: str, root: str) -> tuple[float, float, list[dict], dict]:
+    """One ``asz view`` start from ``tree``: (seconds until every state is known, CPU seconds, the list's rows then,
+    ``/api/status`` then)."""
     port = free_port()
     env = dict(os.environ, PYTHONPATH=tree)
     t0 = time.perf_counter()
@@ -63,7 +70,7 @@ def start(tree: str, root: str) -> tuple[float, float, int]:
             if not st["reading"] and st["checked"]:
                 rows = json.loads(http_get(port, "/api/conversations")[1])["conversations"]
                 if rows and all(r.get("state") for r in rows):
-                    return time.perf_counter() - t0, _tree_cpu(proc.pid), len(rows)
+                    return time.perf_counter() - t0, _tree_cpu(proc.pid), rows, st
             if time.perf_counter() - t0 > 900:
                 raise SystemExit(f"{tree}: states not known within 900 s")
             time.sleep(0.1)

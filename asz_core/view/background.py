@@ -180,6 +180,8 @@ class BackgroundChecks:
 
     def status(self) -> dict:
         """``/api/status``: mode, root, source, interval (s), follows (asz server's followed folders, or null), started / last_refresh / next_refresh (unix ms), last pass counts,
+        ``checked`` (conversations whose state the checker found since start) and ``checked_built`` (how many of them it
+        built; the others it read from what a build of the same files found, ``_index/found``),
         ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing; :func:`waiting_line`),
         ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
         convs = len(self.conversations())
@@ -201,6 +203,7 @@ class BackgroundChecks:
                 "hide_override": self.hide_override,
                 "documents_built": self.builds,
                 "checked": self.checked,
+                "checked_built": self.checked_built,
                 "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass)) if x),
                 "counting": counting,
             }
@@ -316,6 +319,7 @@ class BackgroundChecks:
             done += 1
             with self._lock:
                 self.checked += 1
+                self.checked_built += built  # the rest read from what a build of the same files found (found_store)
             stop.wait(pause if built else 0)  # a record read (a restart, nothing changed): no pause (trial 21)
         self.reading = ""
         return done

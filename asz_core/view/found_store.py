@@ -15,8 +15,10 @@ without it.
 
 A record is read only while its **key** is the one the server computes now (:meth:`FoundStore.key`): the
 conversation, the withheld names, the files' fingerprint (name, size, mtime, change time and inode of every round
-file, ``conversation.state`` and every file of the head round's session, as the in-memory document cache checks it:
-:func:`~asz_core.view.state.files_fingerprint`), the price table, and the **build mark** (:func:`build_mark`: asz's
+file, ``conversation.state`` and every landed file of the head round's session, and the torn tails its cursors record,
+as the in-memory document cache checks it: :func:`~asz_core.view.state.files_fingerprint`; not the cursors' files,
+which a collect pass rewrites when sources go or come back: what they say, a source gone or in conflict, is read at
+each answer and is in no record), the price table, and the **build mark** (:func:`build_mark`: asz's
 version and the name, size and mtime of every file of asz_core and of the installed adapter packages). A record of
 other files, prices or code, a torn or edited one, is a miss and deleted. Retention removing a session's text
 deletes its conversations' records (:func:`forget`). No symbolic link under the root is followed.
@@ -39,6 +41,7 @@ from typing import Callable, Iterable, Sequence
 import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
+from .conflicts import stopped_and_gone
 from .landed import first_link
 from .query import ApiError
 
@@ -50,7 +53,7 @@ DIR = Path("_index") / "found"
 #: Where session 21's code kept built documents (deleted when a server starts: :func:`drop_old_documents`).
 OLD_DIR = Path("_index") / "documents"
 #: The ``format`` field of a record's header; changed when the record's shape changes.
-FORMAT = "asz-found/1"
+FORMAT = "asz-found/2"
 #: A record's file suffix.
 SUFFIX = ".found"
 _TMP = ".tmp"
@@ -231,7 +234,7 @@ class Doc:
     summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
 
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
-                 "summary", "hours", "size", "_making", "read")
+                 "summary", "hours", "size", "_making", "read", "stopped")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
                  fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None, read: tuple | None = None):
@@ -254,6 +257,33 @@ class Doc:
         #: :attr:`~asz_core.view.session_records.LandedSession.bound_lines`
         self.read: tuple[dict, dict] | None = read
         self._making = {"gz": threading.Lock(), "headings": threading.Lock()}
+        #: what its summary says of the cursors: ``(conflicts, sources_gone)`` as
+        #: :func:`~asz_core.view.conflicts.stopped_and_gone` gives them ([] for none), compared with the cursors at each
+        #: answer (:meth:`with_stopped`)
+        self.stopped = (self.summary.get("conflicts") or [], self.summary.get("sources_gone") or [])
+
+    def with_stopped(self, stopped: tuple[list, list]) -> Doc:
+        """This document with its summary's ``conflicts`` and ``sources_gone`` as the cursors say them now
+        (``stopped``: :func:`~asz_core.view.conflicts.stopped_and_gone`'s pair; each key only when some, its last keys,
+        as a build writes them): itself when they are the same, else a new document whose body is this one's with only
+        the summary's bytes written again (never decoded whole: a number past 64 bits stays exact), so it is byte for
+        byte what a build with these cursors gives. The headings answer and what the build read go with it."""
+        if stopped == self.stopped:
+            return self
+        summary = {k: v for k, v in self.summary.items() if k not in ("conflicts", "sources_gone")}
+        if stopped[0]:
+            summary["conflicts"] = stopped[0]
+        if stopped[1]:
+            summary["sources_gone"] = stopped[1]
+        old = b',"summary":' + dumps_wide(self.summary)
+        at = self.body.find(old)
+        if at < 0:  # not the bytes this code writes (cannot happen): the caller builds it again
+            raise ValueError("the document's summary is not where a build writes it")
+        body = self.body[:at] + b',"summary":' + dumps_wide(summary) + self.body[at + len(old):]
+        d = Doc(self.reached, self.listed, body, self.state, self.sessions, self.head_round, self.fp, summary=summary,
+                hours=self.hours, read=self.read)
+        d.headings = self.headings  # made from the talks, steps and records: nothing the cursors say
+        return d
 
     def once(self, name: str, make: Callable[[], bytes]) -> bytes:
         """Attribute ``name`` (``gz`` or ``headings``), made by ``make()`` when it is None: once, whoever asks first
@@ -272,7 +302,8 @@ class Doc:
     def found_meta(self) -> dict:
         """What its record holds (:meth:`FoundStore.write`): the round reached, the files listed, the state, the
         summary and the usage per hour as ``[[hour, model, usage], ...]``."""
-        return {"reached": self.reached, "listed": list(self.listed), "state": self.state, "summary": self.summary,
+        summary = {k: v for k, v in self.summary.items() if k not in ("conflicts", "sources_gone")}  # the cursors' now
+        return {"reached": self.reached, "listed": list(self.listed), "state": self.state, "summary": summary,
                 "hours": [[at, model, v] for (at, model), v in self.hours.items()]}
 
 
@@ -329,6 +360,25 @@ class KeptFound:
             if self._last_read is not None and self._last_read is not d:
                 self._last_read.read = None
             self._last_read = d
+
+    def cached(self, key: tuple, newest: tuple, fp: tuple) -> Doc | None:
+        """The document kept in memory for ``key`` (conversation, withheld names) while its files are as it was built
+        from (fingerprint ``fp``, its head round ``newest``), with what the cursors say now (:meth:`Doc.with_stopped`:
+        a source gone, back or in conflict is never a reason to fold again); None when none is."""
+        with self._lock:
+            d = self._docs.get(key)
+            if d is None or not (d.reached == newest[1] or d.listed == newest[2]) or d.fp != fp:
+                return None
+            self._docs.move_to_end(key)
+        try:
+            now = d.with_stopped(stopped_and_gone(self.root, d.sessions[0]) if d.sessions else ([], []))
+        except ValueError:  # its summary not where a build writes it: built again
+            return None
+        if now is not d:
+            with self._lock:
+                if self._docs.get(key) is d:
+                    self._docs[key] = now
+        return now
 
     def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per

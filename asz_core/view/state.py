@@ -22,7 +22,8 @@ from typing import Any, Iterable, Sequence
 
 from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
+from ..storage.cursor import AppendCursor, read_cursor
+from ..storage.layout import CONVERSATIONS, PREFIX_KIND, ROUNDS, parse_landed_name, removed_count
 from ..storage.root import SESSION_LOCK
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
@@ -80,10 +81,23 @@ def listed_as_is(root: Path, conversation: str) -> bool:
 
 
 def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
-    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none): the
-    name and stat key of every file under its conversation and session directories, locks (``.lock``) left out."""
+    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none): what a
+    build's document and what the found record keeps of it depend on (found25, issue 22).
+
+    That is the name and stat key of every file under its conversation directory (round files and
+    ``conversation.state``), of every landed file (``.sd``, skeleton ``.sk``) under its session directory, and the
+    torn tails the session's append cursors record (``("", "torn", src, bytes)``, sorted; the build's
+    ``summary.problems`` says them). Not the cursors' files themselves: a collect pass that finds a session's sources
+    gone (or back) rewrites them and lands nothing, and the facts it changes (a source gone, in conflict) are read
+    from the cursors at each answer (:func:`~asz_core.view.conflicts.stopped_and_gone`), never kept. Nor the session's
+    ``session.state``, ``index/`` or locks (``.lock``), which no build reads. Raises :class:`ApiError` 403 when a
+    symbolic link is under either directory."""
     conv = root / CONVERSATIONS / conversation  # as given (see listed_as_is): never renamed by dir_name
     files, links = _tree(conv)
+    # a lock (.lock: the session's, its index's, the chain's) is no evidence and a pass that takes it rewrites it, with
+    # nothing landed: a conflicted session's .lock is taken by every pass (trial 19, F6: its state blinked not checked)
+    out = [(name, *stat_key(st)) for name, st in ((os.path.basename(p), st) for p, st in files) if name != SESSION_LOCK]
+    torn: list[tuple] = []
     if session:
         sdir = root / session
         bad = first_link(root, sdir)
@@ -91,15 +105,40 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
             links.append(str(bad))
         elif bad is None:
             more, more_links = _tree(sdir)
-            files += more
             links += more_links
+            for p, st in more:
+                name = os.path.basename(p)
+                if parse_landed_name(name) is not None:
+                    out.append((name, *stat_key(st)))
+                elif name.endswith(".cursor") and name[:-7] in PREFIX_KIND:
+                    tail = torn_of(p, st)
+                    if tail is not None:
+                        torn.append(("", "torn", *tail))
     if links or first_link(root, conv) is not None:
         where = os.path.relpath(links[0], root) if links else f"{CONVERSATIONS}/{conversation}"
         raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
-    # a lock (.lock: the session's, its index's, the chain's) is no evidence and a pass that takes it rewrites it, with
-    # nothing landed: a conflicted session's .lock is taken by every pass (trial 19, F6: its state blinked not checked)
-    return tuple(sorted((name, *stat_key(st)) for name, st in ((os.path.basename(p), st) for p, st in files)
-                        if name != SESSION_LOCK))
+    return tuple(sorted(out)) + tuple(sorted(torn))
+
+
+#: cursor path -> (its stat key when read, the torn tail it records or None): each cursor read once while unchanged
+_TORN_READ: dict[str, tuple[tuple, tuple[str, int] | None]] = {}
+
+
+def torn_of(path: str, st: os.stat_result) -> tuple[str, int] | None:
+    """``(src, bytes)`` of the torn tail the append cursor at ``path`` (its lstat ``st``) records
+    (:func:`~asz_core.storage.torn.session_torn_tails`' rule), None for none or a cursor that does not read. Read once
+    per file state (its stat key), kept in memory."""
+    key = stat_key(st)
+    hit = _TORN_READ.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        cur = read_cursor(Path(path))
+    except (OSError, ValueError):
+        cur = None
+    tail = (cur.source, cur.torn) if isinstance(cur, AppendCursor) and cur.torn else None
+    _TORN_READ[path] = (key, tail)
+    return tail
 
 
 class ViewState(BackgroundChecks, LandedRequests, KeptFound):
@@ -159,6 +198,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
+        self.checked_built = 0  # of those, how many it built (the others: read from their found records)
         self.requests_active = 0  # API requests being answered now; the checker waits while any is
         self.first_request = 0.0  # time.monotonic() when the first API request ended (the checker starts CHECK_DELAY after)
         self.last_read = 0.0  # time.monotonic() when the last /api/c/… request ended (the checker waits READ_QUIET after it)
@@ -323,12 +363,14 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     # ------------------------------------------------------------------ documents
 
     def fingerprint(self, conversation: str, newest: tuple | None = None) -> tuple:
-        """Names, sizes, mtimes, change times and inodes of the conversation's round files and its session's files (its head round:
-        ``newest`` when just listed).
+        """Names, sizes, mtimes, change times and inodes of the conversation's round files and its session's landed
+        files, and the torn tails its cursors record (its head round: ``newest`` when just listed;
+        :func:`files_fingerprint`).
 
-        A cached document is served only while this is unchanged, so a file
+        A cached document, a found record and a known state are used only while this is unchanged, so a file
         changed, added or removed under a running server (a damaged byte, a
-        round deleted) is never reported in the state it had before. Raises
+        round deleted) is never reported in the state it had before; a cursor rewritten alone (its source gone or
+        back) changes none of them, and what it says is read at each answer (:meth:`document`, :meth:`row`). Raises
         :class:`ApiError` 403 when the conversation's directory, its rounds or
         anything in its session's directory is a symbolic link.
         """
@@ -356,11 +398,9 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             lock = self._build_locks.setdefault(key, threading.Lock())
         with lock:
             fp = self.fingerprint(conversation)
-            with self._lock:
-                d = self._docs.get(key)
-                if d is not None and (d.reached == newest[1] or d.listed == newest[2]) and d.fp == fp:
-                    self._docs.move_to_end(key)
-                    return d
+            d = self.cached(key, newest, fp)
+            if d is not None:
+                return d
             d = self._build(conversation, hide, newest, fp)  # folded when asked (seed 004); kept in memory only
             self.keep_built(conversation, hide, d)  # what it found (not the document) on disk, what it read for /headings
             with self._lock:
