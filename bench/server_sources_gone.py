@@ -37,12 +37,12 @@ def start(tree: str, root: str) -> tuple[float, float, int, object, int]:
 
 
 def collect(tree: str, source: Path, root: Path) -> str:
-    """``asz collect --once`` from ``tree``: its last line (the pass's counts)."""
+    """``asz collect --once`` from ``tree``: the line of the pass's counts."""
     p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(source),
                         "--root", str(root)], cwd="/", env=dict(os.environ, PYTHONPATH=tree), capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{tree}: asz collect exited {p.returncode}: {p.stderr[-2000:]}")
-    return (p.stdout + p.stderr).strip().splitlines()[-1]
+    return [ln for ln in (p.stdout + p.stderr).splitlines() if "sessions=" in ln][-1]
 
 
 def main(argv=None) -> int:

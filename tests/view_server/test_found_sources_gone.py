@@ -17,6 +17,7 @@ import shutil
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 from asz_core.view.document import build_view
@@ -137,3 +138,31 @@ def test_a_document_kept_in_memory_says_its_sources_gone_without_folding_again(t
         assert s.get("/api/status").json()["documents_built"] == built  # neither answer folded the chain again
     finally:
         s.stop()
+
+
+def test_the_key_holds_what_the_cursors_say_the_summary_keeps_and_nothing_else(canary_root, tmp_path):
+    """A cursor rewritten with its source gone (or back) leaves the files' fingerprint as it was; one that records a
+    torn tail changes it, since the summary's ``problems`` say the tail (as a fresh build shows)."""
+    from asz_core.storage.cursor import read_cursor, write_cursor
+    from asz_core.view.state import ViewState, files_fingerprint
+    from view_server_helpers import CANARY_SESSION
+
+    root = tmp_path / "root"
+    shutil.copytree(canary_root, root)
+    session = ViewState(root).session_of(CANARY_SESSION)
+    before = files_fingerprint(root, CANARY_SESSION, session)
+    cursors = sorted((root / session).rglob("*.cursor"))
+    assert cursors
+    cur = read_cursor(cursors[0])
+    (root / session / ".lock").touch()
+    ino = os.stat(cursors[0]).st_ino
+    write_cursor(cursors[0], attrs.evolve(cur, state="source_gone", updated_at="2026-12-05T00:00:00.000000000Z"), fsync=False)
+    assert os.stat(cursors[0]).st_ino != ino  # written anew, as a pass writes it
+    assert files_fingerprint(root, CANARY_SESSION, session) == before
+    assert build_view(root, CANARY_SESSION)["summary"]["sources_gone"][0]["file"] == cur.source
+
+    write_cursor(cursors[0], attrs.evolve(cur, torn=17), fsync=False)
+    after = files_fingerprint(root, CANARY_SESSION, session)
+    assert after != before and after[-1] == ("", "torn", cur.source, 17)
+    assert any(p.startswith("torn tail: ") and cur.source in p for p in build_view(root, CANARY_SESSION)["summary"]["problems"])
+
