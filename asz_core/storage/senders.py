@@ -42,7 +42,7 @@ from typing import Collection, Optional
 import orjson
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "senders_line"]
+           "senders_path", "senders_summary", "session_senders", "senders_line", "UNVERIFIED", "UNVERIFIED_SENDER"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -154,8 +154,15 @@ def list_landed_before(root: str | os.PathLike, now_ns: int) -> int:
     return len(files)
 
 
+#: The key :func:`read_senders` adds to an entry whose line does not verify (its own digest fails, or the chain breaks
+#: at it or at the line after it: ``line N``): who it names is not a fact, so no reader shows it as the sender
+#: (:func:`senders_summary` counts its files under :data:`UNVERIFIED_SENDER`; trial 25b F6).
+UNVERIFIED = "unverified"
+
+
 class SendersRead:
-    """One record read: ``entries`` (the lines that read, in order) and ``problems`` (``line N: why``)."""
+    """One record read: ``entries`` (the lines that read, in order; one that does not verify carries
+    :data:`UNVERIFIED`) and ``problems`` (``line N: why``)."""
 
     def __init__(self) -> None:
         self.entries: list[dict] = []
@@ -183,11 +190,13 @@ def read_senders(path: str | os.PathLike) -> SendersRead:
             got.problems.append(f"line {n}: not a sender line (a JSON object naming a file)")
         elif d.get("digest") != hashlib.sha256(orjson.dumps({k: v for k, v in d.items() if k != "digest"})).hexdigest():
             got.problems.append(f"line {n}: its digest is not the SHA-256 of the rest of the line: the line was changed")
-            got.entries.append(d)
+            got.entries.append({**d, UNVERIFIED: f"line {n}"})
         elif d.get("prev") != (hashlib.sha256(prev).hexdigest() if prev else ""):
             got.problems.append(f"line {n}: prev is not the SHA-256 of the line before it: a line was changed, "
                                 "left out or moved")
-            got.entries.append(d)
+            if got.entries and got.entries[-1].get("file") is not None and n > 1:  # the line before may be the one changed
+                got.entries[-1] = {**got.entries[-1], UNVERIFIED: got.entries[-1].get(UNVERIFIED) or f"line {n - 1}"}
+            got.entries.append({**d, UNVERIFIED: f"line {n}"})
         else:
             got.entries.append(d)
         prev = line
@@ -198,14 +207,18 @@ def read_senders(path: str | os.PathLike) -> SendersRead:
 
 def senders_summary(entries: list[dict]) -> list[dict]:
     """One dict per sender (``instance``, ``credential``) in order of first file: ``instance``, ``credential``,
-    ``files`` (landed files it sent), ``first_received`` and ``last_received`` (RFC 3339)."""
+    ``files`` (landed files it sent), ``first_received`` and ``last_received`` (RFC 3339). The lines that do not
+    verify (:data:`UNVERIFIED`) name no sender: their files are one more entry, ``instance`` and ``credential`` None,
+    ``unverified`` true and the times of those lines, whoever they claim (``asz verify`` names each line)."""
     out: dict[tuple, dict] = {}
     for e in entries:
-        key = (e.get("instance"), e.get("credential"))
+        key = (e.get("instance"), e.get("credential")) if not e.get(UNVERIFIED) else (UNVERIFIED, None)
         s = out.setdefault(key, {"instance": key[0], "credential": key[1], "files": 0,
                                  "first_received": e.get("received_at"), "last_received": e.get("received_at")})
         s["files"] += 1
         s["last_received"] = e.get("received_at") or s["last_received"]
+    if (UNVERIFIED, None) in out:
+        out[(UNVERIFIED, None)].update(instance=None, credential=None, unverified=True)
     return list(out.values())
 
 
@@ -271,8 +284,9 @@ def instance_label(senders: list[dict]) -> str:
     records (:func:`before_entry`); ``(not received)`` when there is none: what ``asz usage instance`` groups by and
     ``asz ls`` prints under SENT BY."""
     names = sorted({s["instance"] if isinstance(s.get("instance"), str) else "(no instance id)"
-                    for s in senders if not s.get("before_records")})
+                    for s in senders if not s.get("before_records") and not s.get("unverified")})
     names += [RECEIVED_BEFORE] if any(s.get("before_records") for s in senders) else []
+    names += [UNVERIFIED_SENDER] if any(s.get("unverified") for s in senders) else []
     return ", ".join(names) if names else NOT_RECEIVED
 
 
@@ -281,6 +295,9 @@ NOT_RECEIVED = "(not received)"
 #: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the senders of files a receiving root got before it kept
 #: sender records (``_received/before.list``): received, by whom not known (session 24).
 RECEIVED_BEFORE = "(received before records were kept)"
+#: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of files whose sender line does not verify
+#: (:data:`UNVERIFIED`): the line was changed, so who it names is not shown (trial 25b F6).
+UNVERIFIED_SENDER = "(sender record does not verify)"
 
 
 def sender_matches(senders: list[dict], text: str) -> bool:
@@ -296,8 +313,9 @@ def senders_line(senders: list[dict]) -> str:
     """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, and for
     files received before the root kept sender records (:func:`before_entry`) ``received before this root kept sender
     records: 3 landed file(s), who sent them cannot be told``; '' for []."""
-    sent = [s for s in senders if not s.get("before_records")]
+    sent = [s for s in senders if not s.get("before_records") and not s.get("unverified")]
     before = sum(s["files"] for s in senders if s.get("before_records"))
+    broken = sum(s["files"] for s in senders if s.get("unverified"))
     said = ("sent by " + "; ".join(
         f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
         + f": {s['files']} landed file(s), received {s['first_received']}"
@@ -305,4 +323,7 @@ def senders_line(senders: list[dict]) -> str:
     if before:
         said += ("; " if said else "") + (f"received before this root kept sender records ({RECEIVED}/{BEFORE}): {before} "
                                           "landed file(s), who sent them cannot be told")
+    if broken:
+        said += ("; " if said else "") + (f"the sender record of {broken} landed file(s) does not verify (its line was "
+                                          "changed; asz verify names it): who sent them is not shown")
     return said

@@ -152,7 +152,8 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
         every += got.entries
     _unrecorded(root, root_shown, section, sessions or [], named, digests, _check_before(root, root_shown, section,
                                                                                           only, digests))
-    who = ", ".join(f"{s['files']} from {s['instance'] or '(no instance id)'}"
+    who = ", ".join(f"{s['files']} whose sender line does not verify (named above)" if s.get("unverified") else
+                    f"{s['files']} from {s['instance'] or '(no instance id)'}"
                     + (f" (credential {s['credential']})" if s["credential"] else "") for s in senders_summary(every))
     if who:
         section.notes.append(f"received (sender record, {RECEIVED}/): {lines} landed file(s): {who}")

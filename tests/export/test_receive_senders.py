@@ -230,3 +230,39 @@ def test_export_keeps_one_instances_conversations(team):
     assert checked == 1
     none = asz("export", "--instance", "nobody", "--audit", "--root", str(team["team"]))
     assert none.returncode == 1 and "no conversation matched --instance nobody" in none.stderr and none.stdout == ""
+
+
+@pytest.mark.parametrize("forger", ["digest left", "digest recomputed"])
+def test_a_changed_sender_line_names_no_sender_in_any_reader(team, tmp_path, forger):
+    """Trial 25b F6: a sender line rewritten to name the other host was shown as fact by asz ls (SENT BY), asz
+    conversation, asz usage instance and verify's own count. A line whose digest fails, or at whose line or the next
+    the chain breaks (a forger who recomputed the line's own digest), names no sender: its files are counted as
+    '(sender record does not verify)'; the untouched lines of other records still name theirs."""
+    copy = tmp_path / "team"
+    shutil.copytree(team["team"], copy, symlinks=True)
+    rec = max((copy / "_received").glob("*.senders"), key=lambda p: p.stat().st_size)
+    lines = rec.read_bytes().splitlines(keepends=True)
+    first = orjson.loads(lines[0])
+    real = first["instance"]
+    other = next(w[1] for w in WORKERS.values() if w[1] != real)
+    forged = {**first, "instance": other}
+    if forger == "digest recomputed":
+        forged["digest"] = hashlib.sha256(orjson.dumps({k: v for k, v in forged.items() if k != "digest"})).hexdigest()
+    rec.write_bytes(orjson.dumps(forged) + b"\n" + b"".join(lines[1:]))
+    session = rec.name[:-len(".senders")]
+    suspect = 2 if len(lines) > 1 else 1  # the changed line, and the next whose prev no longer holds
+    p = asz("verify", "--root", str(copy))
+    assert p.returncode == 1
+    assert f"{suspect} whose sender line does not verify (named above)" in p.stdout
+    row = next(r for r in json.loads(asz("ls", "--root", str(copy), "--json").stdout) if r["id"].startswith(session[:8]))
+    (broken,) = [s for s in row["senders"] if s.get("unverified")]
+    assert broken["files"] == suspect and broken["instance"] is None and broken["credential"] is None
+    assert {s["instance"] for s in row["senders"] if s is not broken} <= {real}  # the forged name is nowhere
+    table = asz("ls", "--root", str(copy)).stdout
+    assert "(sender record does not verify)" in next(x for x in table.splitlines() if x.startswith(row["id"][:8]))
+    said = asz("conversation", row["id"], "--root", str(copy)).stdout.splitlines()[1]
+    assert f"the sender record of {suspect} landed file(s) does not verify" in said
+    by = {r["instance"]: r for r in json.loads(asz("usage", "instance", "--root", str(copy), "--json").stdout)}
+    assert any("(sender record does not verify)" in k for k in by)  # a conversation's senders, joined as asz ls joins them
+    whole = json.loads(asz("usage", "instance", "--root", str(team["team"]), "--json").stdout)
+    assert sum(r["calls"] for r in by.values()) == sum(r["calls"] for r in whole)  # nothing lost, nothing counted twice
