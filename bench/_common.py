@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import http.client
+import os
 import shutil
 import socket
 import subprocess
@@ -32,6 +33,35 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def cpu_ms(pid: int) -> float:
+    """User + system CPU of process ``pid`` so far, ms (``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_ms(pid: int) -> float:
+    """User + system CPU so far of process ``pid`` and every process under it, ms (``/proc``; a process that ended
+    meanwhile is left out)."""
+    parent: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parent[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    todo, total = [pid], 0.0
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_ms(p)
+        except (OSError, ValueError, IndexError):
+            pass
+        todo += [c for c, pp in parent.items() if pp == p]
+    return total
 
 
 def http_get(port: int, path: str, timeout: float = 120) -> tuple[int, bytes, float]:

@@ -15,12 +15,11 @@ a loaded machine. Timing lives here, never in tests.
 from __future__ import annotations
 
 import http.client
-import os
 import statistics
 import threading
 import time
 
-from _common import page_bench_args, roots_of, served_view  # bench/_common.py
+from _common import cpu_ms, page_bench_args, roots_of, served_view  # bench/_common.py
 
 LARGEST = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 
@@ -35,13 +34,6 @@ def get(port: int, path: str, gz: bool) -> bytes:
         return body
     finally:
         conn.close()
-
-
-def cpu_ms(pid: int) -> float:
-    """User + system CPU of process ``pid`` so far, ms."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def once(exe: str, root: str, gap: float) -> tuple[float, float]:

@@ -30,10 +30,19 @@ root each run of one tree would find the other's entry stale and build again (se
 its headings in answering (a conversation no server of this root built yet, nor its checker); without it, session
 21's asz reads the entry an earlier run (or its checker) left. From session 22 (seed 004) every run builds: no
 document is kept on disk.
+
+``--stages`` (session 25): where each run's page clock went, as medians in ms of the page's own clock (navigation and
+resource timings): the shell's last byte (``shell``), app.js's last byte (``app.js``), the shell's scripts run
+(``ran``: ``domInteractive``, app.js being the shell's one script), the earlier of the two answers asked (``asked``),
+the later one's first byte (``first byte``: the server's fold done) and last byte (``answers``), the first talk
+(``talk``); with the CPU from asking for the page to its first talk (user + system, ``/proc``, in 10 ms ticks) of the server
+(``server cpu``) and of the browser (``browser cpu``: every process under chromedriver, chromedriver's own included),
+and the machine's one-minute load when each run started (``load``).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import time
@@ -44,7 +53,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from _common import page_bench_args, roots_of, served_view  # bench/_common.py
+from _common import cpu_ms, page_bench_args, roots_of, served_view, tree_cpu_ms  # bench/_common.py
 
 LARGEST = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 483 steps, the corpus's largest conversation
 SMALLEST = "de3b8b19"  # 1 talk, 4 calls: opened first with --warm
@@ -62,6 +71,13 @@ window.__talk = performance.now(); o.disconnect(); } }).observe(document, { chil
 AFTER = """const r = {}; performance.getEntriesByType('resource').forEach(function (e) {
 if (e.name.indexOf('/api/c/') >= 0) r[e.name.split('/').pop()] = e.responseEnd; });
 return window.__talk - Math.max(r.view, r.headings);"""
+#: ``--stages``: the page clock's marks, ms (:data:`STAGE_NAMES`, in that order).
+STAGES = """const n = performance.getEntriesByType('navigation')[0], r = {};
+performance.getEntriesByType('resource').forEach(function (e) { r[e.name.split('/').pop()] = e; });
+const a = [r.view, r.headings];
+return [n.responseEnd, r['app.js'].responseEnd, n.domInteractive, Math.min(a[0].startTime, a[1].startTime),
+Math.max(a[0].responseStart, a[1].responseStart), Math.max(a[0].responseEnd, a[1].responseEnd), window.__talk];"""
+STAGE_NAMES = ("shell", "app.js", "ran", "asked", "first byte", "answers", "talk")
 
 
 def browser(opts):
@@ -70,19 +86,22 @@ def browser(opts):
     return drv
 
 
-def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = False) -> float:
+def open_once(drv, exe: str, root: str, warm: bool = False, unbuilt: bool = False) -> tuple[float, float, float]:
+    """(ms from asking for the page to its first talk, the server's and the browser's CPU ms in that time)."""
     if unbuilt:
         for kept in ("documents", "found"):
             shutil.rmtree(f"{root}/_index/{kept}", ignore_errors=True)
-    with served_view(exe, root) as (_, port):
+    with served_view(exe, root) as (proc, port):
         if warm:
             drv.get(f"http://127.0.0.1:{port}/c/{SMALLEST}")
             talk_drawn(drv)
             drv.get("about:blank")
+        cpu, chromium = cpu_ms(proc.pid), tree_cpu_ms(drv.service.process.pid)
         t = time.perf_counter()
         drv.get(f"http://127.0.0.1:{port}/c/{LARGEST}")
         talk_drawn(drv)
-        return (time.perf_counter() - t) * 1000
+        took = (time.perf_counter() - t) * 1000
+        return took, cpu_ms(proc.pid) - cpu, tree_cpu_ms(drv.service.process.pid) - chromium
 
 
 def main() -> None:
@@ -90,6 +109,7 @@ def main() -> None:
     ap.add_argument("--warm", action="store_true", help="the browser opens the smallest conversation of the same server first")
     ap.add_argument("--fresh", action="store_true", help="a new browser for each run (its first page)")
     ap.add_argument("--unbuilt", action="store_true", help="delete ROOT/_index/documents and _index/found before each run's server starts")
+    ap.add_argument("--stages", action="store_true", help="print where the page clock went (medians of its marks), the server's and the browser's CPU and the load")
     a = ap.parse_args()
     roots = roots_of(a)
     opts = Options()
@@ -100,14 +120,19 @@ def main() -> None:
     got: dict[str, list[float]] = {exe: [] for exe in a.asz}
     after: dict[str, list[float]] = {exe: [] for exe in a.asz}
     clock: dict[str, list[float]] = {exe: [] for exe in a.asz}
+    stages: dict[str, list[list[float]]] = {exe: [] for exe in a.asz}  # each run: STAGE_NAMES, server cpu, browser cpu, load
     try:
         for _ in range(a.runs):
             for exe in a.asz:
                 one = drv or browser(opts)
                 try:
-                    got[exe].append(open_once(one, exe, roots[exe], a.warm, a.unbuilt))
+                    load = os.getloadavg()[0]
+                    ms, cpu, chromium = open_once(one, exe, roots[exe], a.warm, a.unbuilt)
+                    got[exe].append(ms)
                     after[exe].append(one.execute_script(AFTER))
                     clock[exe].append(one.execute_script("return window.__talk"))
+                    if a.stages:
+                        stages[exe].append([*one.execute_script(STAGES), cpu, chromium, load])
                 finally:
                     if one is not drv:
                         one.quit()
@@ -120,6 +145,13 @@ def main() -> None:
                  f"{', '.join(f'{m:.0f}' for m in sorted(after[exe]))}; page clock median {statistics.median(clock[exe]):.0f} ms, "
                  f"runs {', '.join(f'{m:.0f}' for m in sorted(clock[exe]))}; answers at median "
                  f"{statistics.median(c - x for c, x in zip(clock[exe], after[exe])):.0f} ms"))
+        if stages[exe]:
+            cols = list(zip(*stages[exe]))
+            print("  stages, median ms of the page clock: " + ", ".join(
+                f"{name} {statistics.median(col):.0f}" for name, col in zip(STAGE_NAMES, cols))
+                + f"; server cpu {statistics.median(cols[-3]):.0f} ms (runs {', '.join(f'{c:.0f}' for c in sorted(cols[-3]))})"
+                + f"; browser cpu {statistics.median(cols[-2]):.0f} ms (runs {', '.join(f'{c:.0f}' for c in sorted(cols[-2]))})"
+                + f"; load {min(cols[-1]):.1f}-{max(cols[-1]):.1f}")
 
 
 if __name__ == "__main__":
