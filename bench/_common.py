@@ -17,14 +17,15 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("asz_core", "asz_adapters_claude", "asz_adapters_kiro", "asz_adapters_langchain")
 
 
-def compile_packages() -> None:
-    """Write the bytecode of asz's packages, so a timed process does not compile them (an installed package has it).
+def compile_packages(repo: Path = REPO) -> None:
+    """Write the bytecode of asz's packages in checkout ``repo`` (this one by default), so a timed process does not
+    compile them (an installed package has it).
 
     A machine may set PYTHONDONTWRITEBYTECODE, which makes every process
     compile every module it imports from source; ``compileall`` writes the
     ``__pycache__`` files regardless, and processes read them.
     """
-    pkgs = [str(REPO / d) for d in PACKAGES if (REPO / d).is_dir()]
+    pkgs = [str(repo / d) for d in PACKAGES if (repo / d).is_dir()]
     subprocess.run([sys.executable, "-m", "compileall", "-q", *pkgs], check=False, stdout=subprocess.DEVNULL)
 
 
@@ -106,8 +107,21 @@ def page_bench_args(description: str, runs: int) -> argparse.ArgumentParser:
     return ap
 
 
+def compile_trees(exes: list[str]) -> None:
+    """:func:`compile_packages` of the checkout of each ``asz`` executable given (``TREE/.venv/bin/asz``, an editable
+    install: without it, under PYTHONDONTWRITEBYTECODE, a tree whose modules were never compiled pays their compiling
+    in every server's first open, about 80 ms of CPU, and the trees compared differ by that; session 25); an
+    executable elsewhere is left as it is."""
+    for exe in exes:
+        tree = Path(exe).absolute().parents[2]
+        if (tree / "asz_core").is_dir():
+            compile_packages(tree)
+
+
 def roots_of(a: argparse.Namespace) -> dict[str, str]:
-    """The root each ASZ of a page bench reads: ROOT, or with ``--own-roots`` a fresh copy ``ROOT.N`` for the N-th on."""
+    """The root each ASZ of a page bench reads: ROOT, or with ``--own-roots`` a fresh copy ``ROOT.N`` for the N-th on;
+    each ASZ's packages compiled first (:func:`compile_trees`)."""
+    compile_trees(a.asz)
     roots = {exe: a.root for exe in a.asz}
     if a.own_roots:
         for i, exe in enumerate(a.asz[1:], 1):
