@@ -43,6 +43,8 @@ __all__ = [
     "canonical_json",
     "measure",
     "measure_value",
+    "FAILURES",
+    "failure_class",
     "rfc3339_utc",
     "execution_record",
     "encode_record",
@@ -63,6 +65,17 @@ DEFAULT_PLUGIN_ID = "file-changes-skywalking-ai-sessionizer"
 DATA_ENV = ("ASZ_HOOK_DATA", "CLAUDE_PLUGIN_DATA")
 #: Hook events that produce an execution record, for tools named ``mcp__…``.
 MCP_EVENTS = ("PostToolUse", "PostToolUseFailure")
+
+#: The declared rule that names how a ``PostToolUseFailure`` call failed (``failure``; docs/claude-code-hooks.md,
+#: "How a call failed"), tried in this order: ``interrupted`` when the event says ``is_interrupt: true``; else the
+#: first class one of whose patterns is found in the event's ``error`` text; else ``server_error``, the remaining case
+#: seed 000 names (an error the server returned). An event with no ``error`` text gets no class. Measured on Claude
+#: Code 2.1.282 (corpus hooks): a lost connection reads ``Connection closed``, a timeout ``MCP server "probe" tool
+#: "slow" timed out after 2s``; the MCP SDK's codes -32000 (connection closed) and -32001 (request timeout) say the same.
+FAILURES = (
+    ("timeout", re.compile(r"\btimed out\b|\bMCP error -32001\b", re.I)),
+    ("transport", re.compile(r"\bconnection closed\b|\bMCP error -32000\b", re.I)),
+)
 
 # A session or stream id becomes a path component: refuse anything that could leave its directory.
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -171,6 +184,21 @@ def _safe_id(value: str, what: str) -> str:
     return value
 
 
+def failure_class(event: dict) -> str | None:
+    """How a ``PostToolUseFailure`` event's call failed, by the rule :data:`FAILURES` declares: ``interrupted``,
+    ``timeout``, ``transport`` or ``server_error``; None when the event is no interrupt and has no ``error`` text
+    (the rule reads nothing else). The text itself is never kept (seed 000: sizes and digests only)."""
+    if event.get("is_interrupt") is True:
+        return "interrupted"
+    text = event.get("error")
+    if not isinstance(text, str) or not text:
+        return None
+    for name, pattern in FAILURES:
+        if pattern.search(text):
+            return name
+    return "server_error"
+
+
 def execution_record(event: dict, now: str) -> dict | None:
     """The ``execution/1`` record of one hook event, keys in §3.8 order, or None when the event is not one to record.
 
@@ -229,10 +257,15 @@ def execution_record(event: dict, now: str) -> dict | None:
         rec["outcome"] = "interrupted"
     else:
         rec["outcome"] = "failed"
+    failed = hook_event == "PostToolUseFailure"
+    if failed and (kind := failure_class(event)):
+        rec["failure"] = kind
     if "tool_input" in event:
         rec["arguments"] = measure_value(event["tool_input"])
-    if hook_event == "PostToolUse" and "tool_response" in event:
+    if not failed and "tool_response" in event:
         rec["result"] = measure_value(event["tool_response"])
+    if failed and "error" in event:
+        rec["error"] = measure_value(event["error"])
     return rec
 
 

@@ -10,6 +10,7 @@ import typer
 
 from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
+from ..reading.export_blocks import execution_head
 from ..reading.listing import usage_lines
 from ..sessiondata.codec import encode_record
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
@@ -41,6 +42,8 @@ def config_prices(config: Optional[Path], cmd: str):
 
 #: Undescribed parts the short summary of ``asz conversation`` names one by one.
 UNDESCRIBED_SHOWN = 5
+#: How many execution records `asz conversation` says one line of (failed and interrupted ones first; trial 25a, F1).
+EXECUTIONS_SHOWN = 5
 
 
 def _landed_session(root: Path, given: str) -> str:
@@ -320,7 +323,10 @@ def execution_lines(doc: dict) -> list[str]:
     """What the document's ``tool_executions`` entries' ``arguments_check`` say (docs/claude-code-hooks.md, "Held
     against the transcript"; trial 23a, F8), none when it has no entry: ``tool executions 2 (execution records):
     arguments agree 1, differ 1, not compared 0``, then a line for each that differs, ``arguments differ:
-    toolu_0001 mcp__probe__run (32 bytes, the transcript's 89)``."""
+    toolu_0001 mcp__probe__run (32 bytes, the transcript's 89)``, then how they ended, ``outcomes returned 8, failed
+    1``, and a line for each of the first :data:`EXECUTIONS_SHOWN` (failed and interrupted ones first), ``  toolu_probe_7_0
+    mcp__probe__crash: MCP server probe (dynamic): failed (transport: …; error text 19 bytes, not kept) in 1 ms``
+    (:func:`~asz_core.reading.export_blocks.execution_head`; trial 25a, F1)."""
     te = doc.get("tool_executions") or []
     if not te:
         return []
@@ -332,7 +338,17 @@ def execution_lines(doc: dict) -> list[str]:
             a, t = e.get("arguments") or {}, e["arguments_check"].get("transcript") or {}
             out.append(f"arguments differ: {e.get('tool', '')} {e.get('tool_name', '')} ({a.get('bytes', 0):,} bytes, "
                        f"the transcript's {t.get('bytes', 0):,})")
+    ends = [str(e.get("outcome") or "not said") for e in te]
+    out.append("outcomes " + ", ".join(f"{k} {ends.count(k)}" for k in dict.fromkeys(sorted(ends, key=_outcome_order))))
+    shown = sorted(te, key=lambda e: e.get("outcome") == "returned")[:EXECUTIONS_SHOWN]  # the failures first
+    out += [f"  {e.get('tool', '')} {e.get('tool_name', '')}: {execution_head(e)}" for e in shown]
+    if len(te) > len(shown):
+        out.append(f"  and {len(te) - len(shown)} more (--json lists them under tool_executions)")
     return out
+
+
+def _outcome_order(name: str) -> tuple:
+    return (("returned", "failed", "interrupted").index(name) if name in ("returned", "failed", "interrupted") else 3, name)
 
 
 def link_lines(s: dict) -> list[str]:

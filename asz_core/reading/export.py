@@ -42,7 +42,7 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .termtext import plain
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
@@ -228,10 +228,22 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -
                 lines.append(fence(plain(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
             lines += ["", f"*{RECORD_DATA}*", "", fence(plain(st["record_data"]), "json")] if st.get("record_data") else []
+    if loose := loose_executions(doc):
+        lines += ["", "## Tool executions with no step", ""] + [f"- {x}" for x in loose]
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {_undescribed_line(u)}" for u in und]
     return "\n".join(lines) + "\n"
+
+
+def loose_executions(doc: dict) -> list[str]:
+    """One line for each ``tool_executions`` entry joined to no tool step (hook records whose transcript has not
+    landed, or never will), which no step draws: ``toolu_probe_7_0 mcp__probe__crash: MCP server probe (dynamic):
+    failed (transport: …) in 1 ms, observed by asz-plugin (…)`` (:func:`~.export_blocks.execution_line`; trial 25a, F1)."""
+    from .export_blocks import execution_line
+
+    return [f"{e.get('tool', '')} {e.get('tool_name', '')}: {execution_line(e)}"
+            for e in doc.get("tool_executions") or () if not e.get("step")]
 
 
 def _figures(s: dict) -> list[str]:
@@ -430,6 +442,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
             out += [f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{e(st['record_data'])}</pre>"
                     "</details>"] if st.get("record_data") else []
+    if loose := loose_executions(doc):
+        out.append("<h2 id=\"executions\">Tool executions with no step</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in loose) + "</ul>")
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
     return page(_title(doc), "\n".join(out))

@@ -26,7 +26,7 @@ from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -200,14 +200,45 @@ def execution_line(e: dict) -> str:
     """The line an execution record joined to a tool step reads (``e``: an entry of the document's
     ``tool_executions``, docs/claude-code-hooks.md): ``MCP server probe (user): returned in 1,234 ms, observed by
     asz-plugin (client_hook, 2026-12-04T05:46:17.769638303Z)``; what the record lacks is left out (trial 20, F5)."""
+    seen = ", ".join(str(x) for x in (e.get("boundary"), e.get("time")) if x)
+    by = f", observed by {e['observed_by']}" if e.get("observed_by") else ""
+    return execution_head(e) + by + (f" ({seen})" if seen else "") + arguments_said(e)
+
+
+def execution_head(e: dict) -> str:
+    """The start of :func:`execution_line`: the server, the outcome as :func:`outcome_said` says it and the runtime's
+    duration, ``MCP server probe (dynamic): failed (transport: the connection to the server closed; error text 19
+    bytes, not kept) in 1 ms``; ``executed: returned`` for a record that names no server."""
     server = e.get("server") if isinstance(e.get("server"), dict) else {}
     who = f"{str(e.get('protocol') or '').upper()} server {server.get('name')}".strip() if server.get("name") else "executed"
     who += f" ({server['source']})" if server.get("source") else ""
     ms = e.get("duration_ms")
     took = f" in {ms:,} ms" if isinstance(ms, int) and not isinstance(ms, bool) else ""
-    seen = ", ".join(str(x) for x in (e.get("boundary"), e.get("time")) if x)
-    by = f", observed by {e['observed_by']}" if e.get("observed_by") else ""
-    return f"{who}: {e.get('outcome') or 'outcome not said'}{took}{by}" + (f" ({seen})" if seen else "") + arguments_said(e)
+    return f"{who}: {outcome_said(e)}{took}"
+
+
+#: What each ``failure`` class of an execution record says (docs/claude-code-hooks.md, "How a call failed"; the rule
+#: is asz_adapters_claude.hook.FAILURES; the page's app.js FAILURE_WORDS says the same).
+FAILURE_WORDS = {
+    "transport": "transport: the connection to the server closed",
+    "timeout": "timeout: the runtime stopped waiting for the server",
+    "server_error": "server_error: an error the server returned",
+    "interrupted": "interrupted: the user stopped the call",
+}
+
+
+def outcome_said(e: dict) -> str:
+    """An execution entry's outcome with how it failed (trial 25a, F1): ``returned``; ``failed (transport: the
+    connection to the server closed; error text 19 bytes, not kept)``; ``failed`` for a record with neither
+    ``failure`` nor ``error`` (written before asz 25); ``outcome not said``. The error text itself is never in a record
+    (seed 000: sizes and digests only), so its size is all that is said of it."""
+    out = str(e.get("outcome") or "outcome not said")
+    kind = e.get("failure")
+    err = e.get("error") if isinstance(e.get("error"), dict) else {}
+    bits = [FAILURE_WORDS.get(kind, str(kind))] if isinstance(kind, str) and kind and kind != out else []
+    if isinstance(err.get("bytes"), int) and not isinstance(err.get("bytes"), bool):
+        bits.append(f"error text {err['bytes']:,} bytes, not kept")
+    return f"{out} ({'; '.join(bits)})" if bits else out
 
 
 def arguments_said(e: dict) -> str:

@@ -17,7 +17,9 @@ import pytest
 from asz_adapters_claude import hook as H
 
 KEYS = ("schema", "id", "observed_by", "boundary", "session", "stream", "tool", "tool_name", "cwd", "protocol",
-        "server", "time", "duration_ms", "outcome", "arguments", "result")
+        "server", "time", "duration_ms", "outcome", "failure", "arguments", "result", "error")
+#: How the corpus's failed calls failed, as their payloads' own ``probe_case`` names the probe (trial 25a, F1).
+PROBE_FAILURES = {"fail": "server_error", "crash": "transport", "slow": "timeout"}
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z")
 HOOK_FILE = Path(H.__file__)
 
@@ -64,8 +66,10 @@ def expected_record(event: dict) -> dict | None:
     if "duration_ms" in event:
         rec["duration_ms"] = event["duration_ms"]
     rec["outcome"] = "returned" if ok else ("interrupted" if event.get("is_interrupt") is True else "failed")
-    for key, field in (("arguments", "tool_input"), ("result", "tool_response")):
-        if field in event and (key == "arguments" or ok):
+    if not ok:
+        rec["failure"] = "interrupted" if event.get("is_interrupt") is True else PROBE_FAILURES[event["probe_case"]]
+    for key, field in (("arguments", "tool_input"), ("result", "tool_response"), ("error", "error")):
+        if field in event and (key == "arguments" or ok == (key == "result")):
             b = canonical(event[field])
             rec[key] = {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
     return rec
@@ -150,6 +154,15 @@ def test_outcomes_and_streams_of_the_probe_payloads(corpus_dir: Path, tmp_path: 
     assert by_case["fail"][1]["outcome"] == "failed" and "result" not in by_case["fail"][1]
     assert by_case["crash"][1]["outcome"] == "failed"
     assert by_case["slow"][1]["outcome"] == "failed" and by_case["slow"][1]["duration_ms"] == 2004
+    # trial 25a, F1: the three failures told apart by the declared rule; the error text measured, never kept
+    assert {c: by_case[c][1]["failure"] for c in PROBE_FAILURES} == PROBE_FAILURES
+    texts = {json.loads(l)["probe_case"]: json.loads(l).get("error") for l in f.read_bytes().splitlines()}
+    for case in PROBE_FAILURES:
+        b = json.dumps(texts[case]).encode()
+        assert by_case[case][1]["error"] == {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+        assert texts[case] not in json.dumps(by_case[case][1])
+    assert (by_case["crash"][1]["error"]["bytes"], by_case["slow"][1]["error"]["bytes"]) == (19, 55)
+    assert [c for c, r in by_case.items() if "failure" in r[1] or "error" in r[1]] == list(PROBE_FAILURES)
     assert by_case["echo"][1]["outcome"] == "returned" and by_case["echo"][1]["result"]["state"] == "size_only"
     assert by_case["child"][0] == "ad1f9feae632355a5.execution.jsonl"
     assert by_case["child"][1]["stream"] == "ad1f9feae632355a5"
@@ -167,6 +180,7 @@ def test_interrupt_windows_cwd_and_appending(tmp_path: Path) -> None:
     lines = (tmp_path / "output" / base["session_id"] / "main.execution.jsonl").read_bytes().splitlines()
     a, b = (json.loads(l) for l in lines)
     assert a["outcome"] == "interrupted" and "result" not in a and "duration_ms" not in a
+    assert a["failure"] == "interrupted" and a["error"]["bytes"] == len('"interrupted"') and "failure" not in b
     assert a["cwd"] == "C:\\Users\\me\\proj" and a["server"] == {"name": "docs", "source": "user"}
     assert b["outcome"] == "returned" and b["duration_ms"] == 12 and b["id"] == "toolu_2/client_hook"
 
@@ -272,3 +286,26 @@ def test_the_typer_command_does_the_same(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (line,) = (tmp_path / "output" / "s1" / "main.execution.jsonl").read_bytes().splitlines()
     assert json.loads(line)["arguments"]["bytes"] == len(b'{"x":1}')
+
+
+@pytest.mark.parametrize(
+    "event, kind",
+    [
+        ({"error": "Connection closed"}, "transport"),  # Claude Code 2.1.282, the crash probe
+        ({"error": "MCP error -32000: Connection closed"}, "transport"),  # the MCP SDK's ConnectionClosed code
+        ({"error": 'MCP server "probe" tool "slow" timed out after 2s'}, "timeout"),  # 2.1.282, the slow probe
+        ({"error": "MCP error -32001: Request timed out"}, "timeout"),  # the SDK's RequestTimeout code
+        ({"error": "the probe failed on purpose"}, "server_error"),
+        ({"error": "Connection closed", "is_interrupt": True}, "interrupted"),  # the interrupt wins
+        ({"error": ""}, None),
+        ({}, None),
+        ({"error": {"code": 1}}, None),  # not a text: the rule reads nothing else
+    ],
+)
+def test_the_declared_failure_rule(event: dict, kind: str | None) -> None:
+    """docs/claude-code-hooks.md, "How a call failed": interrupt, then the patterns in order, else server_error."""
+    assert H.failure_class(event) == kind
+    rec = H.execution_record(dict(event, hook_event_name="PostToolUseFailure", tool_name="mcp__p__t", session_id="s",
+                                  tool_use_id="t"), "2026-12-04T00:00:00Z")
+    assert rec.get("failure") == kind
+    assert ("error" in rec) == ("error" in event)

@@ -9,6 +9,8 @@ that have no transcript. Collected by ``asz collect --once`` with ``claude-code-
   page's Talks tab (a real Chromium), not only as JSON in the Changes tab.
 - F6: the payload delivered twice is one observation (docs/claude-code-hooks.md): one ``tool_executions`` entry.
 - F14: a session of hook records alone is titled by what it holds and has the times of its records in ``asz ls``.
+- Trial 25a, F1: a failed call says how it failed (transport, timeout, server_error) and its error text's size, its
+  server and its duration in ``asz conversation``, the exports and the page.
 """
 
 from __future__ import annotations
@@ -132,11 +134,47 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
     assert "No transcript of this conversation has landed; 1 tool execution" in browser.find_element(By.ID, "no-talks").text
     (row,) = table.find_elements(By.CSS_SELECTOR, "tbody tr")
     cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-    assert cells[2:7] == ["mcp__probe__crash", "MCP probe (dynamic)", "failed", f"{event['duration_ms']} ms", "asz-plugin, client_hook"]
-    assert row.find_element(By.CSS_SELECTOR, ".tag.exec.failed").text == "failed"
+    assert cells[2:7] == ["mcp__probe__crash", "MCP probe (dynamic)", "failed (transport)", f"{event['duration_ms']} ms",
+                          "asz-plugin, client_hook"]
+    tag = row.find_element(By.CSS_SELECTOR, ".tag.exec.failed")
+    assert tag.text == "failed (transport)"  # trial 25a, F1
+    assert tag.get_attribute("title") == "failed (transport: the connection to the server closed; error text 19 bytes, not kept)"
     tabs = {b.get_attribute("data-tab"): b.text for b in browser.find_elements(By.CSS_SELECTOR, ".tabs button")}
     assert tabs["changes"] == "Changes (0)" and tabs["executions"] == "Tool executions (1)"
     chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".chip")]
     assert "project /work/crash" in chips and "changes 0" in chips, chips
     browser.find_element(By.CSS_SELECTOR, '.tabs button[data-tab="executions"]').click()
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #executions tbody tr"))
+
+
+#: How each corpus probe failed, as its payload's ``probe_case`` names it, and the words asz says for it (trial 25a, F1).
+FAILED = {"fail": ("server_error", "server_error: an error the server returned"),
+          "crash": ("transport", "transport: the connection to the server closed"),
+          "slow": ("timeout", "timeout: the runtime stopped waiting for the server")}
+
+
+def test_a_failed_call_says_how_it_failed(joined, corpus_dir):
+    """Trial 25a, F1: the three corpus failures were each ``outcome: failed`` and nothing more; ``asz conversation``
+    said none of it. Now each says its class, its error text's size (the text is never kept: seed 000), its server and
+    its duration, in ``asz conversation`` (human and --json) and both exports."""
+    probe = next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines()
+    failures = [json.loads(x) for x in probe if json.loads(x)["hook_event_name"] == "PostToolUseFailure"]
+    assert sorted(p["probe_case"] for p in failures) == sorted(FAILED)  # 3 in the file
+    for event in failures:
+        sid, kind_words = event["session_id"], FAILED[event["probe_case"]]
+        doc = json.loads(asz("conversation", sid, "--json", "--root", str(joined)).stdout)
+        (e,) = doc["tool_executions"]
+        size = len(json.dumps(event["error"]).encode())
+        assert (e["outcome"], e["failure"], e["error"]["bytes"]) == ("failed", kind_words[0], size)
+        assert event["error"] not in json.dumps(doc)
+        said = (f"MCP server probe (dynamic): failed ({kind_words[1]}; error text {size} bytes, not kept) "
+                f"in {event['duration_ms']:,} ms")
+        text = asz("conversation", sid, "--root", str(joined)).stdout.splitlines()
+        at = text.index("tool executions 1 (execution records): arguments agree 0, differ 0, not compared 1")
+        assert text[at + 1:at + 3] == ["outcomes failed 1", f"  {event['tool_use_id']} {event['tool_name']}: {said}"]
+        md = asz("export", sid, "--format", "md", "--root", str(joined)).stdout
+        assert f"## Tool executions with no step\n\n- {event['tool_use_id']} {event['tool_name']}: {said}, observed by" in md
+        html = asz("export", sid, "--format", "html", "--root", str(joined)).stdout
+        assert f"{event['tool_name']}: {said}, observed by" in html
+    returned = asz("conversation", "86cb6fec", "--root", str(joined)).stdout
+    assert "outcomes returned 1\n  toolu_probe_1_0 mcp__probe__echo: MCP server probe (dynamic): returned in " in returned

@@ -2007,7 +2007,7 @@
       return [e.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(e.step); } }, e.step) : h('span', { class: 'faint', title: 'no tool step of a transcript names this call' }, 'no step'),
         e.time || '—', e.tool_name || e.tool || '—',
         sv.name ? (e.protocol ? String(e.protocol).toUpperCase() + ' ' : '') + sv.name + (sv.source ? ' (' + sv.source + ')' : '') : '—',
-        e.outcome ? h('span', { class: e.outcome !== 'returned' ? 'tag exec failed' : 'tag exec' }, e.outcome) : h('span', { class: 'faint' }, 'not said'),
+        e.outcome ? h('span', { class: e.outcome !== 'returned' ? 'tag exec failed' : 'tag exec', title: outcomeSaid(e) }, e.outcome + (e.failure && e.failure !== e.outcome ? ' (' + e.failure + ')' : '')) : h('span', { class: 'faint' }, 'not said'),
         Number.isInteger(e.duration_ms) ? num(e.duration_ms) + ' ms' : '—',
         [e.observed_by, e.boundary].filter(Boolean).join(', ') || '—',
         argumentsCell(e),
@@ -2192,7 +2192,23 @@
     if (sv.source) who += ' (' + sv.source + ')';
     const took = Number.isInteger(e.duration_ms) ? ' in ' + num(e.duration_ms) + ' ms' : '';
     const seen = [e.boundary, e.time].filter(Boolean).join(', ');
-    return who + ': ' + (e.outcome || 'outcome not said') + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
+    return who + ': ' + outcomeSaid(e) + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
+  }
+  // How an execution record's call failed, said as export_blocks.FAILURE_WORDS / outcome_said say it (trial 25a, F1):
+  // the failure class the hook derived by its declared rule, and the error text's size (the text is never kept).
+  const FAILURE_WORDS = {
+    transport: 'transport: the connection to the server closed',
+    timeout: 'timeout: the runtime stopped waiting for the server',
+    server_error: 'server_error: an error the server returned',
+    interrupted: 'interrupted: the user stopped the call'
+  };
+  function outcomeSaid(e) {
+    const out = String(e.outcome || 'outcome not said');
+    const err = e.error && typeof e.error === 'object' ? e.error : {};
+    const bits = typeof e.failure === 'string' && e.failure && e.failure !== out
+      ? [Object.prototype.hasOwnProperty.call(FAILURE_WORDS, e.failure) ? FAILURE_WORDS[e.failure] : e.failure] : [];
+    if (Number.isInteger(err.bytes)) bits.push('error text ' + num(err.bytes) + ' bytes, not kept');
+    return bits.length ? out + ' (' + bits.join('; ') + ')' : out;
   }
   // The Arguments cell of the executions table: what the hook saw held against the transcript's input (trial 23a, F8).
   function argumentsCell(e) {
@@ -2219,7 +2235,7 @@
     const sv = e.server && typeof e.server === 'object' ? e.server : {};
     const bits = [sv.name ? (e.protocol ? String(e.protocol).toUpperCase() + ' ' : '') + sv.name : 'executed'];
     if (Number.isInteger(e.duration_ms)) bits.push(num(e.duration_ms) + ' ms');
-    if (e.outcome) bits.push(e.outcome);
+    if (e.outcome) bits.push(e.outcome + (e.failure && e.failure !== e.outcome ? ' (' + e.failure + ')' : ''));
     return h('span', { class: 'tag exec' + (e.outcome && e.outcome !== 'returned' ? ' failed' : ''), title: executionLine(e) }, bits.join(' · '));
   }
   function stepChangesEl(n) {
