@@ -17,10 +17,13 @@ arrived. Per ``kind``:
     ``system_prompt`` as every kept decorated-function value. A failed trace's error is the derived ``error`` record after it.
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
-    parent, trace, dotted order, tags) and the ``langgraph_``/``ls_``
+    parent, trace, dotted order, tags, project name and id, status) and the ``langgraph_``/``ls_``
     metadata; inputs, outputs, events, extra, serialized, error, attachments and
     child_runs are listed in ``dropped`` with their sizes, each with the reason
     true of it (:mod:`.reasons`).
+
+Every record of a run that names its LangSmith project (``session_name``) carries it as its ``cwd``, which the
+readers' one rule reads as the conversation's project (``summary.project``; trial 25a F4).
 
 A run member outside :data:`KNOWN_MEMBERS` lands verbatim as an ``unknown``
 part after the record's other parts (seed 000; trial 23a F9).
@@ -83,7 +86,10 @@ SYSTEM_KEYS = frozenset(k.replace("_", "") for k in (
     "system_message", "system_prompt"))
 #: Keys under which a list or map is a set of advertised tool schemas (normalised).
 TOOL_KEYS = frozenset(k.replace("_", "") for k in ("tools", "functions", "function_declarations", "tool_definitions", "available_tools"))
-_ENVELOPE = ("id", "name", "run_type", "start_time", "end_time", "parent_run_id", "trace_id", "dotted_order", "tags", "session_name", "status")
+#: A run's envelope: what a trimmed run keeps. ``session_id`` is the LangSmith project's id, null or a string (the
+#: official client's patches send ``"session_id": null``: trial 25a F2, which read it as undescribed).
+_ENVELOPE = ("id", "name", "run_type", "start_time", "end_time", "parent_run_id", "trace_id", "dotted_order", "tags", "session_name",
+             "session_id", "status")
 #: Derived record kinds → (from, flags, trigger).
 _DERIVED = {
     "input": ("external", ("external_input",), "external"),
@@ -404,6 +410,8 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.parts = [_text(t)] if t else []
         return
     run = obj.get("run") if isinstance(obj.get("run"), dict) else {}
+    if isinstance(run.get("session_name"), str):  # the LangSmith project is the conversation's project (trial 25a F4)
+        rec.cwd = run["session_name"]
     op = obj.get("op")
     end = bool(d.get("end"))
     rec.time = rfc3339(run.get("end_time")) if end and run.get("end_time") else rfc3339(run.get("start_time"))

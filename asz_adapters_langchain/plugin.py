@@ -13,9 +13,10 @@ lands them through :meth:`LangsmithIngest.convert_line`. So ``asz collect
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
@@ -24,7 +25,7 @@ from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 from .settings import SETTINGS, option
 
-__all__ = ["LangsmithIngest", "asz_register_adapters", "ingest_dir"]
+__all__ = ["LangsmithIngest", "asz_register_adapters", "child_label", "child_prompt", "ingest_dir"]
 
 NAME = "langsmith-ingest"
 
@@ -51,6 +52,49 @@ def _from_options(options) -> Settings:
     return Settings(option(options, "thread_keys"), option(options, "scope"), option(options, "provider_bodies"))
 
 
+#: What a file of an earlier ``langsmith-ingest`` did not keep or read as this one does, by the version that first
+#: did (:meth:`LangsmithIngest.landed_without`; the notes of :attr:`LangsmithIngest.version`).
+_LANDED_WITHOUT = (
+    ((0, 4, 0), "the LangSmith project (session_name) as the conversation's project, and a run's session_id as one "
+                "it describes (it landed it as an unknown part)"),
+)
+#: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
+CHILD_LABEL_MAX = 80
+
+
+def child_prompt(call: Mapping[str, Any] | None) -> str:
+    """What a tool call that ran a LangGraph sub-graph asked it (``call``: the landed ``call`` part, its arguments in
+    ``data``): the one string member of its arguments, whole (``{"topic": "marsupials"}`` → ``marsupials``); '' when
+    the arguments are no object or hold no string member or more than one (no rule says which is the prompt).
+    The sub-graph's own input is the graph's state, which the dialect drops. Never raises (trial 25a, F8)."""
+    data = call.get("data") if isinstance(call, Mapping) else None
+    said = [v for v in data.values() if isinstance(v, str) and v.strip()] if isinstance(data, Mapping) else []
+    return said[0] if len(said) == 1 else ""
+
+
+def child_label(call: Mapping[str, Any] | None) -> str:
+    """The label of a child stream a tool call started: the tool's name and what it asked, ``research: marsupials``
+    (:func:`child_prompt`), else its name and its arguments as compact JSON, ``research {"topic":"a","n":2}``; one
+    line, cut to :data:`CHILD_LABEL_MAX` characters with ``…``; '' when there is no call or it has no name. As Claude
+    Code's ``Task`` description names its subagent (trial 25a, F8: the page read ``Subagent: <run id>``). Never raises."""
+    name = call.get("name") if isinstance(call, Mapping) else None
+    if not isinstance(name, str) or not name.strip():
+        return ""
+    asked = child_prompt(call)
+    data = call.get("data")
+    if asked:
+        text = f"{name.strip()}: {asked}"
+    elif data in (None, {}, []):
+        text = name.strip()
+    else:
+        try:
+            text = f"{name.strip()} {json.dumps(data, ensure_ascii=False, separators=(',', ':'), sort_keys=False)}"
+        except (TypeError, ValueError):
+            text = name.strip()
+    text = " ".join(text.split())
+    return text if len(text) <= CHILD_LABEL_MAX else text[:CHILD_LABEL_MAX - 1].rstrip() + "…"
+
+
 class LangsmithIngest(Adapter):
     """LangChain / LangGraph traffic received as LangSmith runs, landed as ``transcript`` streams (dialect ``langsmith/1``).
 
@@ -61,8 +105,9 @@ class LangsmithIngest(Adapter):
 
     name = NAME
     # 0.2.0: each dropped member's why is its own (reasons.py; trial 23a F10); 0.3.0: a run member the dialect does not
-    # know lands verbatim as an unknown part (dialect.KNOWN_MEMBERS; F9)
-    version = "0.3.0"
+    # know lands verbatim as an unknown part (dialect.KNOWN_MEMBERS; F9); 0.4.0: a run's session_id is described, and
+    # every record of a run with a session_name carries it as its cwd, the conversation's project (trial 25a F2, F4)
+    version = "0.4.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
@@ -145,6 +190,26 @@ class LangsmithIngest(Adapter):
     def convert_document(self, source: Source, data: bytes) -> Record:
         """No snapshot documents: a whole document is read as line 1."""
         return convert_line(source, data, 1, 0)
+
+    def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
+        """A sub-graph's stream (named by its run id) labelled by the tool call that ran it, ``research: marsupials``
+        (:func:`child_label`); '' with no call (the readers then draw ``Subagent: <run id>``)."""
+        return child_label(call)
+
+    def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
+        """What the tool call that ran a sub-graph asked it (:func:`child_prompt`), drawn at the head of its talk."""
+        return child_prompt(call)
+
+    def landed_without(self, dialect: str, adapter: str) -> list[str]:
+        """What a file whose header names ``adapter`` (``langsmith-ingest/X.Y.Z``, an earlier version) did not keep or
+        read as this version does (:data:`_LANDED_WITHOUT`), one phrase each; [] for another adapter or a version that
+        is not dotted integers. Never raises."""
+        name, _, version = adapter.partition("/")
+        try:
+            v = tuple(int(x) for x in version.split("."))
+        except ValueError:
+            return []
+        return [what for since, what in _LANDED_WITHOUT if name == self.name and v < since]
 
 
 @hookimpl

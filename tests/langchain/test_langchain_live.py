@@ -38,6 +38,7 @@ def test_official_clients_land_the_right_conversations(tmp_path, receiver_factor
     assert p.returncode == 0, p.stderr
     out = run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root)).stdout
     assert "errors=0" in out, out
+    assert "does not describe" not in out  # trial 25a F2: the client's "session_id": null is described
     run_asz("verify", "--root", str(root))
 
     a = json.loads(run_asz("conversation", session_name(["live", "live-a"]), "--json", "--root", str(root)).stdout)
@@ -50,6 +51,9 @@ def test_official_clients_land_the_right_conversations(tmp_path, receiver_factor
     assert tools == [("broken", True, "tool"), ("research", False, "agent.call"), ("weather", False, "tool"), ("weather", False, "tool")]
     children = [s for s in a["streams"] if s["role"] == "child"]
     assert len(children) == 1 and children[0]["opened_by"][0]["step"] == "tool/call_r1"
+    # trial 25a F8: the sub-graph is labelled by the tool call that ran it (research, {"q": "docs"}), which asked it "docs"
+    assert (children[0]["label"], children[0]["named_by"]) == ("research: docs", "tool/call_r1")
+    assert a["undescribed"] == [] and a["summary"]["project"] == "live"  # F2, F4: LANGSMITH_PROJECT is the project
     calls = [n for n in steps if n["kind"] == "llm.call"]
     assert len(calls) == 5 and all(len(n.get("provider_bodies", [])) == 2 for n in calls)
 
