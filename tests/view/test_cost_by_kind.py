@@ -96,6 +96,13 @@ def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
         assert f"stream {name} " in talk and f"{len(_calls(files[name])):,} call(s)" in talk
         assert abs(Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) - sum(c.values())) < Decimal("0.01")
     assert sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) == Decimal("11.66")
+    # a sub-agent's talk is named by what its parent's Task asked (its description in the main transcript), as an
+    # export's heading names it (trial 25a)
+    asked = {d["input"]["description"] for raw in files["main"].read_bytes().splitlines()
+             for d in (json.loads(raw).get("message") or {}).get("content") or () if isinstance(d, dict)
+             and d.get("type") == "tool_use" and d.get("name") == "Task"}
+    (explore,) = [t for t in talks if "stream a7be2f0 " in t]
+    assert asked == {"Explore Tmux module and test setup"} and explore.endswith(" UTC: Subagent: Explore Tmux module and test setup")
 
 
 def test_costliest_talks_give_each_talk_its_own_time_not_an_injected_records(corpus):
