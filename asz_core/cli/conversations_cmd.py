@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import orjson
 import typer
@@ -360,6 +360,16 @@ def conversations(
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, len(ids), matched, given, [x for x in (unplaced, note) if x])
+    _table(cmd, rows, shown, unread + ([unplaced] if unplaced else []))
+    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
+               + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
+    _footer(rows, note)
+
+
+def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[str]) -> None:
+    """Print the ``asz ls`` table of ``rows`` (each with its ``shown_id``) as wide as the terminal allows (the columns
+    left out said once on stderr), the lines under it (cut, continues, shares, the changes footnote), then the notes:
+    grouped calls, ``said`` (rows that do not read, rows a window could not place), problems, stopped, gone."""
     terminal, cols = terminal_columns(), columns_of(rows)  # a root asz receive landed: SENT BY too (trial 19, F3)
     widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
@@ -367,11 +377,8 @@ def conversations(
     for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in grouped_note(rows) + unread + ([unplaced] if unplaced else []) + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + said + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
-    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
-               + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
-    _footer(rows, note)
 
 
 def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:
