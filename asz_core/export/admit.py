@@ -52,7 +52,8 @@ from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN"]
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
+           "REST_AT", "HIGHEST_SEQ"]
 
 #: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
 #: same transcript), then :data:`HOLDS_ALL` or :data:`LACKS`: the pusher records the file as held from another root
@@ -66,13 +67,21 @@ LACKS = "this root lacks"
 #: After :data:`HOLDS_ALL` and its count: `` in <path>``, the landed file of the refused file's stream holding its
 #: first record (the pusher's ``elsewhere`` pointer; an older receiver names none, then the file at that seq stands).
 HELD_IN = " in "
+#: After :data:`LACKS`, when the records this root lacks of the refused file are those after the end of its stream
+#: here (the ones it holds are that stream's): ``; REST_AT <ord>, off <off> (HIGHEST_SEQ <seq>)``. The pusher then
+#: makes a file of the rest of its stream from that record on, under a seq above both roots' (docs/push.md, The rest
+#: of a stream: trial 24a F3).
+REST_AT = "the records it lacks continue this root's stream at ord"
+#: In the :data:`REST_AT` clause: the highest seq of the session this root holds.
+HIGHEST_SEQ = "this root's highest seq of the session is"
 
 
 class Refused(ValueError):
     """A file the receiver will not write; the message says why."""
 
 
-def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces: str | None = None) -> bool:
+def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces: str | None = None,
+          instance: str | None = None) -> bool:
     """Check a received file (``parts``: its checked path; ``digest``: the SHA-256 of ``data``) against ``root``.
 
     True when the same file is already there (nothing to write), False when it
@@ -80,10 +89,13 @@ def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces
     ``replaces`` (a round's ``asz.chain.replaces``: ``<path> <sha256>``) lets a
     round 1 replace the chain whose last round it names exactly: that chain is
     set aside (:func:`~asz_core.storage.aside.set_aside`), never deleted.
+    ``instance``: the sending request's ``service.instance.id`` (None: unknown); a refusal says the
+    :data:`REST_AT` clause only when this instance sent every file of the stream here (the same instance
+    collected again after its root was lost, not a second live root of the transcript).
     """
     if parts[0] == CONVERSATIONS:
         return _admit_round(root, parts, data, replaces)
-    return _admit_landed(root, parts, digest, data)
+    return _admit_landed(root, parts, digest, data, instance)
 
 
 def landed_seq(rel: str) -> tuple[str, int] | None:
@@ -120,7 +132,7 @@ def _read_landed(rel: str, path: Path, data: bytes) -> tuple[object, list[Pos]]:
     return reader.header, positions
 
 
-def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) -> bool:
+def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, instance: str | None = None) -> bool:
     rel = "/".join(parts)
     path = root.joinpath(*parts)
     sdir = root / parts[0]
@@ -141,7 +153,8 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
         raise Refused(f"{rel}: seq {ln.seq} of session {header.session} is already landed as {_rel(root, other)} "
                       "(a different file: one seq holds one file; was the same transcript collected into another root?); "
                       + (f"{HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}" if held == total and holder is not None
-                         else f"{HOLDS_ALL} ({total} record(s))" if held == total else f"{LACKS} {total - held} of its {total} record(s)"))
+                         else f"{HOLDS_ALL} ({total} record(s))" if held == total
+                         else f"{LACKS} {total - held} of its {total} record(s)" + _rest_at(root, path, ln, positions, files, instance)))
     if header.kind in UNCHECKED_KINDS:
         return False
     if header.kind in SNAPSHOT_KINDS:
@@ -150,8 +163,48 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes) 
                 raise Refused(f"{rel}: line {p.row + 1}: ord: a one-document file holds ord 1 at off 0, found ord {p.ord} at off {p.off}")
         return False
     before = [p for o_ln, p in files if o_ln.seq < ln.seq and o_ln.kind == ln.kind and p.parent == path.parent]
-    _follows(root, rel, positions, before[-1] if before else None)
+    try:
+        _follows(root, rel, positions, before[-1] if before else None)
+    except Refused as exc:
+        held, total, holder = _held(path, ln, positions, files)
+        if not total or held != total or holder is None:
+            raise
+        # every record is here already, in files of its stream another root sent (that root's cut, or the rest of the
+        # stream this root's sender made: push.md, The rest of a stream): held here whole, as a taken seq would be
+        raise Refused(f"{rel}: seq {ln.seq} of session {header.session}: every record of it is here already, its first "
+                      f"{ELSEWHERE} {_rel(root, holder)} (ord {positions[0].ord}), so it cannot land beside them "
+                      f"({str(exc)[len(rel) + 2:]}); {HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}") from None
     return False
+
+
+def _rest_at(root: Path, path: Path, ln, positions: list[Pos], files: list, instance: str | None) -> str:
+    """The :data:`REST_AT` clause of a refusal with :data:`LACKS`: when every record of ``positions`` before the end
+    of its stream here (the landed files of its kind in its directory) is held here and the next one is the one the
+    stream lacks first (its ``ord`` and ``off`` follow the stream's last record), the records this root lacks are the
+    rest of that stream, and the clause names where it goes on and the session's highest seq here; '' otherwise
+    (another transcript under the same id, a stream here that does not read), and '' unless ``instance`` sent every
+    file of that stream here (the sender record): a second root of the transcript that is alive (a synced
+    ``~/.claude``) sends the rest of the stream itself, and a file of another root here would break its chain."""
+    from ..storage.senders import read_senders, senders_path
+
+    same = [p for o_ln, p in files if o_ln.ext == "sd" and o_ln.kind == ln.kind and p.parent == path.parent]
+    by = {e["file"]: e.get("instance") for e in read_senders(senders_path(root, path.parts[len(root.parts)])).entries}
+    if instance is None or any(by.get(_rel(root, p)) != instance for p in same):
+        return ""
+    exp_ord, exp_off = 1, 0
+    if same:
+        res = check_landed_file(same[-1])
+        if res.errors or not res.positions:
+            return ""
+        last = max(res.positions, key=lambda p: p.ord)
+        exp_ord, exp_off = last.ord + 1, last.off + last.bytes + 1
+    after = [p for p in positions if p.ord >= exp_ord]
+    if not after or (after[0].ord, after[0].off) != (exp_ord, exp_off):
+        return ""
+    before = [p for p in positions if p.ord < exp_ord]
+    if before and _held(path, ln, before, files)[0] != len(before):
+        return ""
+    return f"; {REST_AT} {exp_ord}, off {exp_off} ({HIGHEST_SEQ} {max(o_ln.seq for o_ln, _ in files)})"
 
 
 def _held(path: Path, ln, positions: list[Pos], files: list) -> tuple[int, int, Path | None]:

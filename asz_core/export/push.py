@@ -36,6 +36,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listin
 from ..storage.root import FileLock
 from .admit import landed_seq, removed_digest, round_reads
 from .push_elsewhere import NOT_TAKEN, Elsewhere
+from .push_rest import Rests
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
 from .transport import Answer, Sender, sender
@@ -68,11 +69,14 @@ class PushReport:
     problems: list[str] = attrs.Factory(list)
     #: ``"<id8> <state>"`` of each conversation whose metrics were held back: it does not verify (not in the §8.1 line)
     metrics_held_back: list[str] = attrs.Factory(list)
+    #: records rejected of files sent again after the rest of their stream, answered held whole (not an error:
+    #: push_rest; in ``rejected`` too)
+    held_again: int = 0
 
     @property
     def ok(self) -> bool:
         """True when everything due was sent and nothing was rejected (``asz push`` exits 0)."""
-        return not (self.errors or self.rejected)
+        return not (self.errors or self.rejected > self.held_again)
 
     def summary(self, clock: float | None = None) -> str:
         """The §8.1 summary line."""
@@ -123,7 +127,7 @@ class Notes:
             self.before.update(self.now)
 
 
-class _Pass(Elsewhere):
+class _Pass(Elsewhere, Rests):
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
                  backoff: float, attempts: int, sleep: Callable[[float], None], notes: Notes | None = None):
         self.root, self.cfg, self.snd, self.state, self.err = root, cfg, snd, state, err
@@ -261,6 +265,8 @@ class _Pass(Elsewhere):
             if rejected:
                 self._refused(f.rel)
                 self._elsewhere(f.rel, ans.message)
+                if f.rel in self.sent_again and self.state.elsewhere.get(f.rel, ("",))[0] == "all":
+                    self.rep.held_again += 1
             self.rep.files += 1
             self.rep.bytes += d.size
         self.rep.rejected += ans.rejected
@@ -277,9 +283,15 @@ class _Pass(Elsewhere):
         for session, rels in held.items():
             self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
                          f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
-        self.chains = SessionChains(self.root)
-        files = (f for f in outbox(self.root, self.chains) if f.session not in held)
+        files = self._rests_first(set(held))
         going = self._send_logs(files)
+        if going and self.rests_new():  # the receiver said in this pass which records it lacks: sent now
+            files = self._rests_first(set(held))
+            going = self._send_logs(files)
+        again = self.rests_taken() if going else set()
+        if again:
+            files = (f for f in outbox(self.root, self.chains) if f.session in again)
+            going = self._send_logs(files)
         for session, n in self.unverified.items():
             self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "
                          f"round(s) is sent, so {self.state.endpoint} never holds evidence that does not verify "
@@ -295,6 +307,14 @@ class _Pass(Elsewhere):
         left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
         self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
         return False
+
+    def _rests_first(self, held: set[str]):
+        """Make the rests due (:meth:`Rests.make_rests`), read the root's chains, and give the files to send, the rests
+        first: the files the receiver refused go again after them (:mod:`.push_rest`)."""
+        self.make_rests()  # the records the receiver lacks of a stream it holds from another root (trial 24a F3)
+        self.chains = SessionChains(self.root)
+        files = (f for f in outbox(self.root, self.chains) if f.session not in held)
+        return iter(sorted(files, key=lambda f: f.rel not in self.rest_files)) if self.rest_files else files
 
     def _due_digest(self, f: OutFile) -> str | None:
         """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""
@@ -375,7 +395,7 @@ class _Pass(Elsewhere):
                 continue
             if claim is not None:
                 d.record.attributes.extend(kvs([(REPLACES, claim)]))
-            if f.fmt == "sd" and f.session in self.held_elsewhere:  # no round of ours can follow its chain there
+            if f.fmt == "sd" and (f.session in self.held_elsewhere or f.rel in self.rest_files):  # no round of ours can follow its chain there
                 d.record.attributes.extend(kvs([(ASSEMBLE, "elsewhere")]))
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..storage.layout import CONVERSATIONS
 from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
+from .push_rest import rest_said
 
 __all__ = ["NOT_TAKEN", "Elsewhere"]
 
@@ -62,6 +63,9 @@ class Elsewhere:
         if held_at >= 0:  # the file of the same stream holding its records (trial 24a F5), not the one at its seq
             other = why[held_at + len(HELD_IN) + 1:].split(" ", 1)[0].rstrip(";")
         self.state.mark_elsewhere(rel, "all" if HOLDS_ALL in why else "part", other)
+        rest = rest_said(why) if HOLDS_ALL not in why else None
+        if rest is not None:  # the records it lacks are the rest of its stream: a pass makes them a file (push_rest)
+            self.state.rest[rel] = rest
         if HOLDS_ALL in why:
             self.held_elsewhere.add(rel.split("/", 1)[0])  # the pass's later batches ask the receiver to assemble
 

@@ -107,7 +107,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
                         assemble.add(rel.split("/", 1)[0])
                     if land(root, rel, str(a.get("asz.file.digest") or ""), data,
-                            replaces=replaces if isinstance(replaces, str) else None):
+                            replaces=replaces if isinstance(replaces, str) else None,
+                            instance=str(who["instance"]) if who["instance"] is not None else None):
                         landed += 1
                         written.append(rel)
                         sent_by.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
@@ -121,6 +122,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                         refused_seqs.setdefault(at[0], {})[at[1]] = rel
                         if HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
                             assemble.add(at[0])
+                            _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):
                             _short(root, at[0], rel, str(exc), who["instance"], err)
                 except OSError as exc:
@@ -152,21 +154,25 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     return resp
 
 
-def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None) -> None:
+def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None, held: bool = False) -> None:
     """A refused file holding records this root lacks (``this root lacks N of its M record(s)`` in ``why``): listed in
     ``_received/short.list`` (:mod:`asz_core.storage.short_list`), so this root's verify and ls say the session is
-    short (trial 24a F3). Never raises."""
+    short (trial 24a F3). ``held``: the file was refused as held here whole; when it is listed, a ``held`` line ends
+    its listing (the sending root sent the rest of its stream since). Never raises."""
     import re
 
     from ..sessiondata.times import format_rfc3339
-    from ..storage.short_list import record_short
+    from ..storage.short_list import record_held, record_short
 
     m = re.search(LACKS + r" (\d+) of its (\d+) record", why)
-    if m is None:
+    if m is None and not held:
         return
     try:
-        record_short(root, session, rel, int(m.group(1)), int(m.group(2)),
-                     str(instance) if instance is not None else None, format_rfc3339(time.time_ns()))
+        if held:
+            record_held(root, session, rel, format_rfc3339(time.time_ns()))
+        else:
+            record_short(root, session, rel, int(m.group(1)), int(m.group(2)),
+                         str(instance) if instance is not None else None, format_rfc3339(time.time_ns()))
     except OSError as exc:
         if err is not None:
             print(f"error: {root}/_received/short.list: cannot list {rel} as holding records this root lacks: "
@@ -200,7 +206,7 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                 lag = lagging_sessions(root, session)
                 if not lag:
                     continue
-                if landed_now is not None and not set(range(lag[0][1] + 1, lag[0][2] + 1)) <= landed_now.get(session, set()):
+                if landed_now is not None and not _landed_above(root, session, lag[0][1]) <= landed_now.get(session, set()):
                     said(err, f"not assembled {session}: its seq {lag[0][1] + 1}-{lag[0][2]} were not all landed by this "
                               "request (the root that sent the others may still send their rounds); asz verify names them")
                     continue
@@ -218,6 +224,15 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                     said(err, f"assembled {o.session}: round(s) {o.rounds[0].header.round}-{o.rounds[-1].header.round} "
                               f"read seq {lag[0][1] + 1}-{lag[0][2]}, landed here while the sending root holds its rounds "
                               "back (this root holds the session's earlier files from another root)")
+
+
+def _landed_above(root: Path, session: str, through: int) -> set[int]:
+    """The seqs of ``session``'s landed files here above ``through`` (its chain's last seq read): a seq this root never
+    got (a sending root's file refused here, the rest of a stream landed above it: push.md) is not one its chain
+    lacks."""
+    from ..storage.layout import dir_name, session_listing
+
+    return {ln.seq for ln, _ in session_listing(root / dir_name(session), skeletons=True).files if ln.seq > through}
 
 
 def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> None:

@@ -8,6 +8,7 @@
     pushed <session-id>/streams/main/transcript-20260911T095959.000000000Z-000001.sd 9f2c…
     rejected <path>
     elsewhere <path> all|part <the receiver's path>
+    rest <path> <ord> <off> <seq>
 
 One ``pushed <path> <digest>`` line per file the receiver took (the digest of
 the bytes sent); ``rejected <path>`` when its answer rejected some of that
@@ -17,7 +18,9 @@ landed there as another file (another root's collection of the same
 transcript; trial 19, F4), and that it holds every record of this one
 (``all``: the same ord, offset and SHA-256) or not (``part``). Such a file is
 not an error on later passes (one note per session), and counts as accepted
-for retention only with ``all`` (:func:`receiver_answer`). A file whose digest is not
+for retention only with ``all`` (:func:`receiver_answer`). ``rest`` beside a ``part`` line: the receiver said the
+records it lacks of the file continue its stream at ``ord``, byte ``off``, and that the highest seq of the session it
+holds is ``seq``; a pass makes a file of the rest of its stream from there (:mod:`.push_rest`). A file whose digest is not
 the one recorded is due again. ``push.state`` is the state of the endpoint
 pushed to last; a push to another endpoint first keeps it, in the same
 format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
@@ -65,13 +68,15 @@ def owner_of(endpoint: str, instance_id: str) -> str:
 @attrs.define
 class PushState:
     """``endpoint`` ('' when nothing was sent), ``pushed`` path → digest, ``rejected`` paths, ``elsewhere`` path →
-    (``all`` or ``part``, the receiver's file at that seq), ``path`` of the file."""
+    (``all`` or ``part``, the receiver's file at that seq), ``rest`` path → (ord, off, seq) where the records the
+    receiver lacks of it continue its stream and its highest seq of the session, ``path`` of the file."""
 
     path: Path
     endpoint: str = ""
     pushed: dict[str, str] = attrs.Factory(dict)
     rejected: set[str] = attrs.Factory(set)
     elsewhere: dict[str, tuple[str, str]] = attrs.Factory(dict)
+    rest: dict[str, tuple[int, int, int]] = attrs.Factory(dict)
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "PushState":
@@ -107,9 +112,14 @@ class PushState:
                 if len(got) != 3 or got[1] not in ("all", "part"):
                     raise ValueError(f"{path}: line {n}: elsewhere: expected '<path> all|part <path>', got {value[:80]!r}")
                 st.elsewhere[got[0]] = (got[1], got[2])
+            elif key == "rest":
+                got = value.split()
+                if len(got) != 4 or not all(g.isdigit() for g in got[1:]):
+                    raise ValueError(f"{path}: line {n}: rest: expected '<path> <ord> <off> <seq>', got {value[:80]!r}")
+                st.rest[got[0]] = (int(got[1]), int(got[2]), int(got[3]))
             else:
                 raise ValueError(f"{path}: line {n}: {key[:40]}: not a push.state field (schema, updated_at, endpoint, "
-                                 "pushed, rejected, elsewhere)")
+                                 "pushed, rejected, elsewhere, rest)")
         return st
 
     def for_endpoint(self, endpoint: str) -> "PushState":
@@ -139,6 +149,7 @@ class PushState:
         """Record ``rel`` as sent with ``digest`` (``rejected``: the answer rejected some of its records)."""
         self.pushed[rel] = digest
         self.elsewhere.pop(rel, None)  # said anew by the answer that marks it (mark_elsewhere)
+        self.rest.pop(rel, None)
         if rejected:
             self.rejected.add(rel)
         else:
@@ -159,7 +170,17 @@ class PushState:
             self.pushed.pop(rel, None)
             self.rejected.discard(rel)
             del self.elsewhere[rel]
+            self.rest.pop(rel, None)
         return gone
+
+    def forget_files(self, rels) -> None:
+        """Drop every line of the files ``rels`` (their ``pushed``, ``rejected``, ``elsewhere`` and ``rest`` lines), so
+        the next pass sends them again and the receiver answers anew."""
+        for rel in rels:
+            self.pushed.pop(rel, None)
+            self.rejected.discard(rel)
+            self.elsewhere.pop(rel, None)
+            self.rest.pop(rel, None)
 
     def forget(self, prefixes: tuple[str, ...]) -> None:
         """Drop every line whose path starts with one of ``prefixes`` (a removed session's files)."""
@@ -167,6 +188,7 @@ class PushState:
             del self.pushed[p]
         self.rejected = {p for p in self.rejected if not p.startswith(prefixes)}
         self.elsewhere = {p: v for p, v in self.elsewhere.items() if not p.startswith(prefixes)}
+        self.rest = {p: v for p, v in self.rest.items() if not p.startswith(prefixes)}
 
     def save(self, *, fsync: bool = True, path: Path | None = None) -> None:
         """Replace the file (``path``: another one) atomically (temporary name, fsync, rename)."""
@@ -174,6 +196,7 @@ class PushState:
         lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
         lines += [f"elsewhere {p} {held} {other}" for p, (held, other) in sorted(self.elsewhere.items())]
+        lines += [f"rest {p} {o} {off} {seq}" for p, (o, off, seq) in sorted(self.rest.items())]
         write_at_once(path or self.path, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
 
 

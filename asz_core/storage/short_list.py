@@ -9,7 +9,10 @@ JSON line per such refusal (a file refused again is not listed again)::
      "instance":"dev@hostF","at":"2026-12-04T18:00:00.000000000Z"}
 
 ``asz verify`` and ``asz ls`` on the receiving root name each session it lists (a warning, a note). The list is
-derived from answers, never evidence: a line that does not read is skipped.
+derived from answers, never evidence: a line that does not read is skipped. When the same file is refused later
+because this root now holds every record of it (the sending root sent the rest of its stream: docs/push.md, The rest
+of a stream), one more line says so, ``{"session":…,"file":…,"held":true,"at":…}``, and the file is no longer listed
+by :func:`read_short` (the list is only appended to).
 """
 
 from __future__ import annotations
@@ -22,14 +25,21 @@ import orjson
 
 from .senders import RECEIVED
 
-__all__ = ["SHORT_LIST", "record_short", "read_short", "short_line"]
+__all__ = ["SHORT_LIST", "record_short", "record_held", "read_short", "short_line"]
 
 SHORT_LIST = "short.list"
 _lock = threading.Lock()
 
 
 def read_short(root: str | os.PathLike) -> list[dict]:
-    """The lines of ``root``'s short list (``[]`` when there is none), in order; lines that do not read are left out."""
+    """The lines of ``root``'s short list (``[]`` when there is none), in order, but those of a file a later ``held``
+    line names (this root holds its records since); lines that do not read are left out."""
+    got = _lines(root)
+    held = {d["file"] for d in got if d.get("held") is True}
+    return [d for d in got if d.get("held") is not True and d["file"] not in held]
+
+
+def _lines(root: str | os.PathLike) -> list[dict]:
     try:
         data = (Path(root) / RECEIVED / SHORT_LIST).read_bytes()
     except OSError:
@@ -48,15 +58,28 @@ def read_short(root: str | os.PathLike) -> list[dict]:
 def record_short(root: str | os.PathLike, session: str, file: str, lacks: int, of: int, instance: str | None, at: str) -> None:
     """Append one line (unless ``file`` is listed already). Raises OSError when it cannot be written."""
     with _lock:
-        if any(d["file"] == file for d in read_short(root)):
+        if any(d["file"] == file for d in _lines(root)):
             return
-        base = Path(root) / RECEIVED
-        base.mkdir(exist_ok=True)
-        line = orjson.dumps({"session": session, "file": file, "lacks": lacks, "of": of, "instance": instance, "at": at})
-        with open(base / SHORT_LIST, "ab") as f:
-            f.write(line + b"\n")
-            f.flush()
-            os.fsync(f.fileno())
+        _append(root, {"session": session, "file": file, "lacks": lacks, "of": of, "instance": instance, "at": at})
+
+
+def record_held(root: str | os.PathLike, session: str, file: str, at: str) -> bool:
+    """Append a ``held`` line for ``file`` when it is listed short and not held yet (this root now holds every record
+    of it); True when written. Raises OSError when it cannot be written."""
+    with _lock:
+        if file not in {d["file"] for d in read_short(root)}:
+            return False
+        _append(root, {"session": session, "file": file, "held": True, "at": at})
+        return True
+
+
+def _append(root: str | os.PathLike, d: dict) -> None:
+    base = Path(root) / RECEIVED
+    base.mkdir(exist_ok=True)
+    with open(base / SHORT_LIST, "ab") as f:
+        f.write(orjson.dumps(d) + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def short_line(d: dict) -> str:

@@ -26,7 +26,8 @@ ALONE_NOTE = ("checked on its own: a single file's check sees only the file itse
               "conversation's round chain (whether this is the file that was parsed, and that nothing is missing or was "
               "re-sealed); {command} checks those")
 #: The line counting re-landed records (origin-digest §8.1); ``{n}`` is the count.
-DUPLICATES_LINE = "{n} record(s) landed more than once by an interrupted pass; assembly removes them"
+DUPLICATES_LINE = ("{n} record(s) landed more than once (by an interrupted pass, or in the rest of a stream made for a "
+                   "receiver: docs/push.md); assembly removes them")
 
 #: The line counting streams whose files have no cursor; ``{n}`` is the count.
 UNCURSORED_LINE = ("{n} stream(s) hold landed files but no cursor: a collect pass writes their cursors from the landed files "

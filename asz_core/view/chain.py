@@ -96,18 +96,18 @@ class ChainReader:
         prev = ""
         for r in accepted:
             h = r.header
-            digests = []
-            good = True
-            for seq in range(h.from_seq, h.through_seq + 1):
-                f = sess.files.get(seq)
-                if f is None:
+            # the files of the window that are here bind it (as asz verify reads it, flow.verify_chain): a seq this
+            # root never held is no file the round read (a receiver's seq refused from a sending root, below the
+            # rest of a stream that root made: docs/push.md); a file gone since is, and the digest says so
+            window = range(h.from_seq, h.through_seq + 1)
+            digests = [sess.files[seq]["digest"] for seq in window if seq in sess.files]
+            good = input_digest(prev, digests) == h.input_digest
+            if not good:
+                missing = [seq for seq in window if seq not in sess.files]
+                for seq in missing:
                     self.problem("incomplete", f"round {h.round}: landed file seq {seq} of session {h.session} is missing")
-                    good = False
-                    continue
-                digests.append(f["digest"])
-            if good and input_digest(prev, digests) != h.input_digest:
-                self.problem("mismatch", f"round {h.round}: the landed files seq {h.from_seq}..{h.through_seq} do not match its input digest")
-                good = False
+                if not missing:
+                    self.problem("mismatch", f"round {h.round}: the landed files seq {h.from_seq}..{h.through_seq} do not match its input digest")
             prev = h.input_digest
             ok.append(good)
         return ok

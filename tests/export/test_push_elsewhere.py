@@ -57,7 +57,12 @@ def hosts(tmp_path):
 
 
 def _push(root: Path, r: Receiver, *extra: str):
-    return asz("push", "--root", str(root), "--endpoint", f"grpc://{r.address}", *extra, cwd=root.parent)
+    """``asz push`` of ``root`` as its own host, ``dev@<root's name>`` (``export.otlp.instance_id``): two live roots
+    of one transcript on two machines (a root lost and collected again by the same instance is
+    test_push_remade_root.py's)."""
+    cfg = root.parent / f"{root.name}-push.yaml"
+    cfg.write_text(f"export:\n  otlp:\n    instance_id: dev@{root.name}\n")
+    return asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", f"grpc://{r.address}", *extra, cwd=root.parent)
 
 
 def _records(root: Path) -> set[tuple]:

@@ -221,11 +221,20 @@ def test_a_landed_file_no_round_reads_is_said(tmp_path):
     assert "read by no round" not in asz("verify", "--root", str(data), cwd=tmp_path).stdout
 
 
+def _records_of(path: Path) -> list[dict]:
+    """The record lines of a landed file, decoded (header and closing line left out)."""
+    return [json.loads(ln) for ln in path.read_bytes().split(b"\n")[1:-2]]
+
+
 def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     """F3: the first 30 lines of 0d3a8e6f pushed, the other 38 collected and not pushed, the root lost and collected
-    again. The receiver refuses the new file (seq 1 is landed as the old root's) and says it lacks 38 of its 68
-    records. Every pass of that root now exits 1 naming the file; the team root's verify (a warning) and ls (a note)
-    say the session is short of 38 records held by that instance."""
+    again. The receiver refuses the new file (seq 1 is landed as the old root's), says it lacks 38 of its 68 records
+    and that they continue its stream at ord 31. The same pass makes the rest of the stream (push.md, The rest of a
+    stream): a new file at seq 2 of the new root holding records ord 31-68, the source's lines 31-68 byte for byte at
+    their offsets; the receiver lands it and writes its round; the refused file goes again and is held whole. Every
+    reader of the team root then counts what the host counts, each call once (calls and tokens from the source's 68
+    lines), verify is clean against the host's receipts (which name the rest) and says nothing short; the next line
+    appended lands too."""
     sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
     src_file = _source(project, sid)
     lines = src_file.read_bytes().splitlines(keepends=True)
@@ -236,26 +245,93 @@ def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     data = tmp_path / "data"
     _collect(src.parent, data, tmp_path)
     assert _push(data, receiver, tmp_path).returncode == 0
+    before = calls(lines[:30])
+    assert _usage_total(receiver.root, tmp_path) == (len(before), sum(before.values()))
     f.write_bytes(b"".join(lines))
     _collect(src.parent, data, tmp_path)  # collected, not pushed
     data.rename(tmp_path / "data.lost")
     _collect(src.parent, data, tmp_path)
     first = _push(data, receiver, tmp_path)
     lacking = len(lines) - 30
-    assert first.returncode == 1 and f"this root lacks {lacking} of its {len(lines)} record(s)" in first.stderr, first.stderr
-    (refused,) = [p.relative_to(data).as_posix() for p in data.rglob("*.sd")]
-    for _ in range(2):
-        p = _push(data, receiver, tmp_path)
-        assert p.returncode == 1, p.stderr
-        errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error: ")]
-        assert len(errors) == 1 and errors[0].startswith(f"error: {sid}: ") and refused in errors[0], p.stderr
-    v = asz("verify", "--root", str(receiver.root), "--json", cwd=tmp_path)
+    off31 = sum(len(ln) for ln in lines[:30])
+    assert (f"this root lacks {lacking} of its {len(lines)} record(s); the records it lacks continue this root's "
+            f"stream at ord 31, off {off31} (this root's highest seq of the session is 1)") in first.stderr, first.stderr
+    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr  # the refusal is news
+    (rest,) = [p for p in data.rglob("*.sd") if p.name.endswith("-000002.sd")]
+    recs = _records_of(rest)
+    offs = [sum(len(ln) for ln in lines[:i]) for i in range(30, len(lines))]
+    assert [(r["ord"], r["off"]) for r in recs] == list(zip(range(31, len(lines) + 1), offs))
+    there = receiver.root / rest.relative_to(data)
+    assert there.read_bytes() == rest.read_bytes()
+    whole = calls(lines)
+    assert (len(whole), sum(whole.values())) == (15, 439_280)
+    assert _usage_total(receiver.root, tmp_path) == (len(whole), sum(whole.values()))
+    assert _usage_total(data, tmp_path) == (len(whole), sum(whole.values()))  # the host's: nothing counted twice
+    for root in (receiver.root, data):
+        ls = asz("ls", "--root", str(root), "--json", cwd=tmp_path)
+        (row,) = json.loads(ls.stdout)
+        assert (row["calls_with_usage"], sum(row["usage"].values())) == (len(whole), sum(whole.values())), ls.stdout
+        assert "short of" not in ls.stderr, ls.stderr
+    want = sum(b"No MCP servers configured" in ln for ln in lines[30:])  # only in the records the team lacked
+    hits = [json.loads(asz("search", "MCP servers configured", "--root", str(root), "--json", cwd=tmp_path).stdout)
+            for root in (receiver.root, data)]
+    assert len(hits[0]) == len(hits[1]) == want >= 1, hits
+    prose = [[{k: v for k, v in json.loads(ln).items() if k not in ("file", "row")}  # the roots' own file names
+              for ln in asz("export", sid[:8], "--format", "prose", "--root", str(root), cwd=tmp_path).stdout.splitlines()]
+             for root in (receiver.root, data)]
+    assert prose[0] == prose[1] and "No MCP servers configured" in json.dumps(prose[0])
+    v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), "--json", cwd=tmp_path)
+    assert v.returncode == 0 and "short of" not in v.stdout, v.stdout + v.stderr
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
+    new = json.loads(lines[-1])  # one more line: a person's prompt, continuing the stream
+    new["uuid"], new["parentUuid"] = "00000000-0000-4000-8000-000000000025", new["uuid"]
+    f.write_bytes(b"".join(lines) + json.dumps(new).encode() + b"\n")
+    _collect(src.parent, data, tmp_path)
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "files=1 " in p.stdout and "rejected=0" in p.stdout, p.stdout + p.stderr
+    assert len(list((receiver.root / sid / "streams" / "main").glob("*.sd"))) == 3
+    c = asz("conversation", sid[:8], "--root", str(receiver.root), cwd=tmp_path)
+    assert "landed through seq 3" in c.stdout, c.stdout
+
+
+def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_path):
+    """F3 with one more line collected by the re-made root before its first push (its seq 2, ord 69): the receiver
+    refuses seq 1 (lacks 38) and seq 2 (does not continue ord 30); the rest is made at seq 3 (ord 31-69) and lands,
+    the receiver holding seq 1 and 3 (no seq 2: a seq it never got is no file its round read); seq 1 and 2 go again
+    and are held whole. The team counts the host's calls, its conversation verifies, and the next pass is clean."""
+    sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    new = json.loads(lines[-1])
+    new["uuid"], new["parentUuid"] = "00000000-0000-4000-8000-000000000026", new["uuid"]
+    src = tmp_path / "src" / project
+    src.mkdir(parents=True)
+    f = src / f"{sid}.jsonl"
+    f.write_bytes(b"".join(lines[:30]))
+    data = tmp_path / "data"
+    _collect(src.parent, data, tmp_path)
+    assert _push(data, receiver, tmp_path).returncode == 0
+    f.write_bytes(b"".join(lines))
+    _collect(src.parent, data, tmp_path)
+    data.rename(tmp_path / "data.lost")
+    _collect(src.parent, data, tmp_path)
+    f.write_bytes(b"".join(lines) + json.dumps(new).encode() + b"\n")
+    _collect(src.parent, data, tmp_path)
+    first = _push(data, receiver, tmp_path)
+    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
+    assert "every record of it is here already" in first.stderr, first.stderr
+    (rest,) = [p for p in data.rglob("*.sd") if p.name.endswith("-000003.sd")]
+    assert [r["ord"] for r in _records_of(rest)] == list(range(31, len(lines) + 2))
+    main = receiver.root / sid / "streams" / "main"
+    assert sorted(p.name[-9:-3] for p in main.glob("*.sd")) == ["000001", "000003"]
+    whole = calls(lines)
+    assert _usage_total(receiver.root, tmp_path) == (len(whole), sum(whole.values())) == _usage_total(data, tmp_path)
+    ls = asz("ls", "--root", str(receiver.root), "--json", cwd=tmp_path)
+    assert json.loads(ls.stdout)[0]["state"] == "verified" and "short of" not in ls.stderr, ls.stdout + ls.stderr
+    v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
-    assert f"session {sid} is short of {lacking} record(s)" in v.stdout and refused in v.stdout
-    ls = asz("ls", "--root", str(receiver.root), cwd=tmp_path)
-    assert f"session {sid} is short of {lacking} record(s)" in ls.stdout + ls.stderr
-    want = calls(lines[:30])
-    assert _usage_total(receiver.root, tmp_path) == (len(want), sum(want.values()))
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
 
 
 def test_elsewhere_names_the_file_of_the_same_stream(receiver, tmp_path):
