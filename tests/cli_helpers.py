@@ -25,7 +25,8 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces"]
+__all__ = ["asz_in_process", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces",
+           "pip_installed_plugins"]
 
 
 @contextlib.contextmanager
@@ -272,3 +273,35 @@ def code_at(commit: str, dest: Path) -> Path:
     with tarfile.open(tar) as t:
         t.extractall(dest / "code", filter="data")
     return dest / "code"
+
+
+def pip_installed_plugins(base: Path, dists: list[tuple[str, str, str, str]]) -> Path:
+    """Each ``(distribution, module, source, entry-point name)`` of ``dists`` made a throwaway distribution (version
+    1.2.3, the one module, an ``asz`` entry point naming it) under ``base`` and installed by a real pip into
+    ``base/site``; returns that folder, for a child's ``PYTHONPATH``. Raises AssertionError with pip's stderr when
+    pip fails."""
+    import textwrap
+
+    paths = []
+    for name, module, source, ep_name in dists:
+        pkg = base / name
+        pkg.mkdir()
+        (pkg / f"{module}.py").write_text(textwrap.dedent(source))
+        (pkg / "pyproject.toml").write_text(textwrap.dedent(f"""
+            [build-system]
+            requires = ["setuptools>=61"]
+            build-backend = "setuptools.build_meta"
+            [project]
+            name = "{name}"
+            version = "1.2.3"
+            [project.entry-points.asz]
+            {ep_name} = "{module}"
+            [tool.setuptools]
+            py-modules = ["{module}"]
+            """))
+        paths.append(str(pkg))
+    target = base / "site"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--target", str(target), *paths], capture_output=True, text=True)
+    assert proc.returncode == 0, f"pip install of the throwaway distributions failed: {proc.stderr}"
+    return target

@@ -102,8 +102,9 @@ def resolve_jobs(
     """
     names = [adapter] if isinstance(adapter, str) else list(dict.fromkeys(adapter))
     entries = _entries(cmd, cfg, [n for n in names if n])
-    extra = _adapter_files(cmd, adapter_files or [])
-    reg = get_plugin_manager(extra=extra)
+    files = adapter_files or []
+    reg = get_plugin_manager(extra=_adapter_files(cmd, files))
+    _refuse_failed_files(cmd, reg, files)
     sources = _folders(source)
     if sources and len(entries) > 1 and any(names):
         raise usage_error(cmd, f"--source is one adapter's folder: give it with one --adapter, not {len(entries)} "
@@ -163,6 +164,22 @@ def _adapter_files(cmd: str, paths: list[Path]) -> list[object]:
         except Exception as exc:
             raise usage_error(cmd, f"--adapter-file {p}: {type(exc).__name__}: {exc}{raised_at(exc, adapter_file_module(p))}") from None
     return out
+
+
+def _refuse_failed_files(cmd: str, reg, paths: list[Path]) -> None:
+    """Raise typer.Exit(2) for an ``--adapter-file`` that loaded nothing: every problem its plugin has (a misspelt
+    hook, no hook, a hook that registers no adapter, an adapter that cannot be instantiated, a name or dialect an
+    installed adapter has already) is a ``failed`` row for an installed plugin (docs/adapters.md, Loading), but the file
+    was given to be run, and with it ignored an installed adapter of the same name did the work (trial 25a F5). The
+    message names the file and says the row's reason, the file's path in place of its module name."""
+    modules = {adapter_file_module(Path(p)): p for p in paths}
+    for e in reg.entries:
+        path = modules.get(e.module)
+        if path is not None and e.status != "ok":
+            reason = e.reason.replace(e.module, str(path))
+            if e.name != e.module:  # an adapter of the file: its name
+                reason = f"adapter {e.name!r}: {reason}" if not reason.startswith("adapter name") else reason
+            raise usage_error(cmd, f"--adapter-file {path}: {reason}")
 
 
 def _entries(cmd: str, cfg: Config, names: list[str]) -> list:

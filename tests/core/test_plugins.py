@@ -14,6 +14,7 @@ import pytest
 
 from asz_core import Adapter, hookimpl
 from asz_core.plugins import get_plugin_manager
+from cli_helpers import pip_installed_plugins
 
 GOOD = '''
 from pathlib import Path
@@ -122,29 +123,6 @@ def asz_register_commands(cli):
 '''
 
 
-def _make_dist(base: Path, name: str, module: str, source: str, ep_name: str) -> Path:
-    pkg = base / name
-    pkg.mkdir()
-    (pkg / f"{module}.py").write_text(textwrap.dedent(source))
-    (pkg / "pyproject.toml").write_text(
-        textwrap.dedent(
-            f"""
-            [build-system]
-            requires = ["setuptools>=61"]
-            build-backend = "setuptools.build_meta"
-            [project]
-            name = "{name}"
-            version = "1.2.3"
-            [project.entry-points.asz]
-            {ep_name} = "{module}"
-            [tool.setuptools]
-            py-modules = ["{module}"]
-            """
-        )
-    )
-    return pkg
-
-
 DISTS = [
     ("asz-adapter-echo-test", "asz_adapter_echo_test", GOOD, "echo-test"),
     ("asz-adapter-broken-test", "asz_adapter_broken_test", BROKEN, "broken-test"),
@@ -158,14 +136,7 @@ DISTS = [
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """Install the throwaway distributions (one working, the others broken in one way each) with pip into a private target dir."""
-    base = tmp_path_factory.mktemp("dists")
-    target = base / "site"
-    paths = [str(_make_dist(base, *d)) for d in DISTS]
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(target), *paths]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"pip install of the throwaway distributions failed: {proc.stderr}")
-    return target
+    return pip_installed_plugins(tmp_path_factory.mktemp("dists"), DISTS)
 
 
 def _asz(site: Path, *args: str, env_extra: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -377,3 +348,32 @@ def test_a_slow_plugin_is_told_once_naming_it_and_its_seconds(site):
     assert notes[0].endswith(" s; commands that load the adapters wait for it (ASZ_DISABLE_ADAPTERS=badcmd-test skips it)")
     proc = _asz(site, "adapters", "list")
     assert "note: loading adapter plugin" not in proc.stderr
+
+
+#: An ``--adapter-file`` whose adapter is named as an installed one, with its hook misspelt (trial 25a F5).
+FILE_TYPO = GOOD.replace("@hookimpl\ndef asz_register_adapters", "@hookimpl\ndef asz_regster_adapters").replace(
+    "@hookimpl\ndef asz_register_commands", "def _no_commands").replace("@hookimpl\ndef asz_register_settings", "def _no_settings")
+
+
+@pytest.mark.parametrize("case", ["typo", "nothing", "taken"])
+def test_an_adapter_file_that_loads_no_adapter_is_a_usage_error_naming_the_file(site, tmp_path, case):
+    """Trial 25a F5: ``--adapter-file F`` with a misspelt hook was ignored, silently, and the installed adapter of the
+    same name collected; a file registering nothing said nothing either. Each is exit 2 naming the file and the
+    reason its row would say (docs/adapters.md, Loading), and nothing lands."""
+    f = tmp_path / f"{case}.py"
+    f.write_text({"typo": textwrap.dedent(FILE_TYPO),
+                  "nothing": "from asz_core import hookimpl\n\n@hookimpl\ndef asz_register_adapters():\n    return []\n",
+                  "taken": textwrap.dedent(GOOD).replace("@hookimpl\ndef asz_register_commands", "def _no_commands")
+                  .replace("@hookimpl\ndef asz_register_settings", "def _no_settings")}[case])
+    src, root = tmp_path / "echo", tmp_path / "root"
+    src.mkdir()
+    proc = _asz(site, "collect", "--once", "--adapter-file", str(f), "--adapter", "echo-test", "--source", str(src),
+                "--root", str(root))
+    assert proc.returncode == 2, proc.stderr
+    said = {"typo": "asz_regster_adapters is no asz hook (hooks: asz_register_adapters, asz_register_commands, asz_register_settings)",
+            "nothing": "registers no adapter",
+            "taken": f"adapter name 'echo-test' is registered twice: by asz-adapter-echo-again (kept) and by {f}"}[case]
+    assert f"asz collect: --adapter-file {f}: {said}\n" in proc.stderr
+    assert not root.exists()
+    proc = _asz(site, "sources", "--adapter-file", str(f), "--adapter", "echo-test", "--source", str(src), "--root", str(root))
+    assert (proc.returncode, proc.stderr) == (2, f"asz sources: --adapter-file {f}: {said}\n")
