@@ -32,8 +32,8 @@ from .report import GONE_SAID, RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
-from ..plugins.adapter import SOURCE_MODES, Source
-from ..sessiondata import Header, Record, format_rfc3339, source_sha, unknown_part
+from ..plugins.adapter import SOURCE_MODES, Source, undeclared_flag
+from ..sessiondata import FLAGS, Header, Record, format_rfc3339, source_sha, unknown_part
 from ..sessiondata.model import is_member_part
 from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
@@ -181,6 +181,7 @@ class SessionPass(Fit):
         self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
         self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
         self.within: list[tuple[int, str]] = []  # (line, reason) of lines it read holding something it does not describe
+        self.declared: dict[str, frozenset[str]] = {}  # per dialect, the flags its declared rules set
 
     @property
     def writer(self) -> SessionWriter | None:
@@ -335,7 +336,23 @@ class SessionPass(Fit):
             self.error_once(s.path, f"adapter {self.adapter.name} wrote {where} outside the vocabulary: {exc}")
             kept = Record(parts=[unknown_part(data, f"the adapter wrote {exc.field} outside Session Data's vocabulary")])
             return fix_record(kept, rec.ord, rec.off, data)
+        if rec.flags and (bad := undeclared_flag(rec, self._declared_flags(s.dialect), s.dialect)) is not None:
+            self.error_once(s.path, f"adapter {self.adapter.name} wrote {where} with a flag it declares no rule for: {bad[0]}: {bad[1]}")
+            kept = Record(parts=[unknown_part(data, f"the adapter set {bad[0]} by no rule it declares")])
+            return fix_record(kept, rec.ord, rec.off, data)
         return rec
+
+    def _declared_flags(self, dialect: str) -> frozenset[str]:
+        """The flags ``dialect``'s rules set (:meth:`Adapter.flag_map`), asked once a pass and dialect; every flag for a
+        dialect the adapter does not speak (the header check names that)."""
+        got = self.declared.get(dialect)
+        if got is None:
+            try:
+                got = frozenset(r.flag for r in self.adapter.flag_map(dialect))
+            except KeyError:
+                got = frozenset(FLAGS)
+            self.declared[dialect] = got
+        return got
 
     def land(self, s: Source, lines: list[bytes], slims: list[dict | None] | None = None) -> int:
         """Land ``lines`` (encoded records, no newlines) as one file; returns its seq. ``slims``: each line's

@@ -43,6 +43,7 @@ from .reading_hooks import AddedCredits, ReadingHooks
 __all__ = [
     "Term",
     "FlagRule",
+    "undeclared_flag",
     "Capabilities",
     "Source",
     "Discovery",
@@ -112,6 +113,22 @@ class FlagRule:
 
     flag: str
     rule: str
+
+
+def undeclared_flag(record: Record, declared: frozenset[str] | set[str], dialect: str) -> tuple[str, str] | None:
+    """The first flag of ``record`` no rule of ``declared`` (the flags of ``dialect``'s :class:`FlagRule` list) sets, as
+    ``(field, message)``: ``("flags[0]", "record ord 7 (id 'a2'): 'finished' has no flag rule in dialect goose/1 (its
+    rules: external_input)")``; None when every flag has one. An adapter sets a flag only by a rule it declares (seed
+    000, Flags; docs/adapters.md): ``asz collect`` refuses the line as it refuses a value outside the vocabulary (trial
+    25a F7) and the conformance kit names the source line."""
+    if not record.flags or declared.issuperset(record.flags):
+        return None
+    for i, flag in enumerate(record.flags):
+        if flag not in declared:
+            name = f"record ord {record.ord}" + (f" (id {record.id!r})" if record.id else "")
+            return (f"flags[{i}]", f"{name}: {flag!r} has no flag rule in dialect {dialect} "
+                                   f"(its rules: {', '.join(sorted(declared)) or 'none'})")
+    return None
 
 
 @attrs.frozen

@@ -23,11 +23,13 @@ carries parts, dropped entries or identifiers); bytes the dialect cannot
 describe are kept in an ``unknown`` part; ``from``, ``trigger``, flags, part
 kinds and part states are all Session Data values (a message names the source
 line and the field, e.g. ``from: record ord 1: 'assistant' is not a Session
-Data value``); flags come only from the adapter's declared rules; the glossary
-covers the vocabulary; headers, file kinds, file names and seq follow the
-storage-root rules; the samples parse into conversations whose asz.view
-document cites every record with text (``summary.coverage``: cited ==
-records); a second collect lands nothing; appending a line lands one record;
+Data value``); flags come only from the adapter's declared rules (the message
+names the source line and the field); the glossary covers the vocabulary;
+headers, file kinds, file names and seq follow the storage-root rules; the
+samples parse into conversations whose asz.view document cites every record
+with text (``summary.coverage``: cited == records); no two sessions share a
+record id unless one continues the other (the message names the sessions and
+the ids: trial 25a, F3); a second collect lands nothing; appending a line lands one record;
 an adapter declaring ``sessions_in_parallel`` lands the samples in two worker
 processes byte for byte as in one.
 """

@@ -104,6 +104,9 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     Lines that are not JSON, not objects, or of a type this dialect does not
     describe become one ``unknown`` part holding the bytes.
     """
+    # Codex writes no record ids, so ``rec.id`` and ``rec.parent`` stay empty. An id must be unique across the storage
+    # root (docs/adapters.md, A Record's fields): a runtime numbering records per session sets
+    # ``rec.id = f"{source.session}:{native}"`` (and ``parent`` the same way).
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
     try:
         obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates

@@ -83,3 +83,11 @@ def test_an_unknown_line_keeps_its_bytes():
     line = b'{"timestamp":"2026-11-20T10:00:09.000Z","type":"something_new","payload":{"x":1}}'
     rec = ExampleCodexAdapter().convert_line(src, line, 1, 0)
     assert rec.parts[0].k == "unknown" and rec.parts[0].raw() == line
+
+
+def test_records_carry_no_invented_ids():
+    """Codex writes no record ids and no parent links, so no record carries one (an id must be unique across the
+    storage root; the kit's test_record_ids_unique_between_sessions checks the samples' sessions share none)."""
+    for session in ("0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b", "0196a1b3-1a2b-7c3d-9e4f-5a6b7c8d9e0f"):
+        _, recs = _records(session)
+        assert [(r.id, r.parent) for _, r in recs] == [("", "")] * len(recs)

@@ -10,11 +10,13 @@ own file's outcome from the run's JUnit XML report.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Callable
 
 import attrs
 import pytest
@@ -36,13 +38,14 @@ class TestCase(AdapterConformance):
 '''
 
 
-#: case name -> (the class body changing the template's adapter, the -k selection of the kit's checks or None for all).
-CASES: dict[str, tuple[str, str | None]] = {}
+#: case name -> (the class body changing the template's adapter, the -k selection of the kit's checks or None for all,
+#: what makes the case's samples from a copy of the template's, or None for the template's own).
+CASES: dict[str, tuple[str, str | None, Callable[[Path], None] | None]] = {}
 
 
-def case(name: str, select: str | None, body: str) -> str:
+def case(name: str, select: str | None, body: str, samples: Callable[[Path], None] | None = None) -> str:
     """Register a changed adapter for the one kit run; returns ``name``."""
-    CASES[name] = (textwrap.dedent(body), select)
+    CASES[name] = (textwrap.dedent(body), select, samples)
     return name
 
 
@@ -63,8 +66,13 @@ def kit(tmp_path_factory) -> dict[str, Outcome]:
         pytest.skip("plugin-template is not beside the tests")
     work = tmp_path_factory.mktemp("kit")
     chosen = []
-    for name, (body, select) in CASES.items():
-        (work / f"test_{name}.py").write_text(CASE.format(body=body, samples=str(TEMPLATE / "samples")))
+    for name, (body, select, make) in CASES.items():
+        samples = TEMPLATE / "samples"
+        if make is not None:
+            samples = work / f"samples_{name}"
+            shutil.copytree(TEMPLATE / "samples", samples)
+            make(samples)
+        (work / f"test_{name}.py").write_text(CASE.format(body=body, samples=str(samples)))
         chosen.append(f"(test_{name}.py and ({select}))" if select else f"test_{name}.py")
     env = dict(os.environ, PYTHONPATH=str(TEMPLATE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     report = work / "report.xml"
@@ -126,6 +134,47 @@ FINDS_NONE = case("finds_none", "every_file_verifies", '''
         def discover(self, source_root, *, include=(), exclude=()):  # a session filter that matches no sample
             return super().discover(Path(source_root), include=("no-such-session",), exclude=exclude)
 ''')
+SHARED_IDS = case("shared_ids", "record_ids", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # ids numbered per session, as many runtimes write them
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = f"line-{ord}"
+            return rec
+''')
+SCOPED_IDS = case("scoped_ids", "record_ids", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # the same, prefixed by the session id
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = f"{source.session}:line-{ord}"
+            return rec
+''')
+#: The first sample session resumed: a new session's file repeats its lines, then goes on with one more.
+RESUMED_ID = "0196a1b4-0000-7000-8000-000000000001"
+
+
+def _resumed(samples: Path) -> None:
+    """The first sample and its resumed copy; the second sample (whose ``line-N`` ids name other records) taken away."""
+    first, second = sorted(samples.rglob("rollout-*.jsonl"))
+    second.unlink()
+    data = first.read_bytes()
+    (first.parent / f"rollout-2026-11-20T11-00-00-{RESUMED_ID}.jsonl").write_bytes(data + data.splitlines(keepends=True)[-2])
+
+
+RESUMED = case("resumed", "record_ids", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # ids numbered per session; the resumed copy repeats them
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = f"line-{ord}"
+            return rec
+''', _resumed)
+UNDECLARED_FLAG = case("undeclared_flag", "flags_only_from_declared_rules or every_file_verifies", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            if b'"role":"assistant"' in line:
+                rec.flags = [*rec.flags, "finished"]  # a flag flags.py declares no rule for
+            return rec
+''')
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -175,3 +224,43 @@ def test_samples_that_land_nothing_say_what_discovery_found(kit):
     assert "example-codex.discover(" in o.text and ") found 0 source(s), skipped 2, errors 0, pending 0" in o.text
     assert ".jsonl: excluded by the session filters" in o.text
     assert "is samples the folder discover() expects as its source root (not one level above or below)?" in o.text
+
+
+def _sample_lines() -> dict[str, list[bytes]]:
+    """Each sample rollout file's session id (the UUID ending its name) -> its lines."""
+    return {p.stem[-36:]: p.read_bytes().splitlines() for p in sorted((TEMPLATE / "samples").rglob("rollout-*.jsonl"))}
+
+
+def test_samples_whose_sessions_share_record_ids_fail_naming_the_sessions_and_ids(kit):
+    """Trial 25a F3: ids numbered per session passed the kit, while every conversation of the root held open
+    ``shared_id`` entries. Every line of both files has an id ``line-N``: the ids the two share are ``line-1`` to the
+    shorter file's last line."""
+    o = kit[SHARED_IDS]
+    assert o.failed == 1, o
+    (a, la), (b, lb) = sorted(_sample_lines().items())
+    n = min(len(la), len(lb))
+    ids = sorted(f"line-{i}" for i in range(1, n + 1))
+    assert ("example-codex: record ids must be unique across a storage root, but sessions that do not continue each "
+            "other share ids (make them unique, e.g. prefixed by the session id):") in o.text
+    assert f"sessions {a}, {b} share {n} id(s): {', '.join(ids[:8])}{', …' if n > 8 else ''}\n" in o.text, o.text[-2000:]
+    assert (kit[SCOPED_IDS].failed, kit[SCOPED_IDS].errors, kit[SCOPED_IDS].passed) == (0, 0, 1), kit[SCOPED_IDS].text
+
+
+def test_a_session_resuming_another_shares_its_ids_and_passes(kit):
+    """A session whose file opens by repeating another's records (a resumed copy, its ids ``line-N`` the same records)
+    continues it: the ids it repeats are no shared ids, so the kit passes it."""
+    o = kit[RESUMED]
+    assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]
+
+
+def test_a_flag_with_no_declared_rule_fails_naming_the_source_line(kit):
+    """Trial 25a F7: the kit named the landed file's row; it names the source line and the field, and the real
+    collect refuses the line (an error naming the source file and line, the line kept as unknown)."""
+    o = kit[UNDECLARED_FLAG]
+    assert (o.failed, o.errors) == (1, 1), o
+    name, lines = sorted(_sample_lines().items())[0]
+    n = next(i for i, line in enumerate(lines, 1) if b'"role":"assistant"' in line)
+    said = (f"'finished' has no flag rule in dialect example-codex/1 (its rules: context_reset, external_input, "
+            f"injected, reset_summary, system_prompt)")
+    assert f"-{name}.jsonl:{n}: flags[0]: record ord {n}: {said}" in o.text, o.text[-3000:]
+    assert f"-{name}.jsonl: adapter example-codex wrote line {n} with a flag it declares no rule for: flags[0]: record ord {n}: {said}" in o.text
