@@ -221,12 +221,13 @@ def assembled_by_lines(root: Path, conversation: object) -> list[str]:
 
 
 def landed_by_lines(root: Path, sessions: list) -> list[str]:
-    """``landed by claude-code-local/0.2.0 (1 of 3 file(s)), an earlier version than the installed
-    claude-code-local/0.6.0, which did not keep or read as it does: …; …`` for each earlier adapter version whose
-    files the conversation's ``sessions`` hold (their headers' ``adapter``), with what that version's adapter says it
-    did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), then the way to today's landing; [] when
-    every file is of the installed version or the adapter says nothing (docs/storage-root.md, "A root several asz
-    versions read")."""
+    """``landed by goose/0.1.0 (1 of 2 file(s)), an earlier version than the installed goose/0.2.0`` for each other
+    version of an installed adapter whose files the conversation's ``sessions`` hold (their headers' ``adapter``), for
+    any adapter (trial 25a F6: a third-party adapter's version bump was said by nothing); where that adapter says what
+    the version did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), ``, which did not keep or
+    read as it does: …; …`` and the way to today's landing follow. A file of a later version than the installed one
+    (asz went back) says ``a later version``. [] when every file is of the installed version (docs/storage-root.md, "A
+    root several asz versions read")."""
     from collections import Counter
 
     from ..plugins.manager import adapter_for_dialect
@@ -248,19 +249,32 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     out = []
     for (dialect, adapter), n in sorted(seen.items()):
         a = adapter_for_dialect(dialect) if dialect else None
-        if a is None or adapter == f"{a.name}/{a.version}":
+        today = f"{a.name}/{a.version}" if a is not None else ""
+        if a is None or adapter == today or adapter.rpartition("/")[0] != a.name:
             continue
+        line = (f"landed by {adapter} ({n} of {total} file(s)), "
+                f"{'a later' if _later(adapter.rpartition('/')[2], str(a.version)) else 'an earlier'} version than the "
+                f"installed {today}")
         try:
             said = a.landed_without(dialect, adapter)
-        except Exception:  # an adapter's bug: nothing said
+        except Exception:  # an adapter's bug: nothing more said
             said = []
-        if not isinstance(said, list) or not said or not all(isinstance(x, str) for x in said):
-            continue
-        out.append(f"landed by {adapter} ({n} of {total} file(s)), an earlier version than the installed "
-                   f"{a.name}/{a.version}, which did not keep or read as it does: {'; '.join(said)}; collecting the same "
-                   f"sources into a new root (asz collect --once --root NEW, while the runtime keeps them) lands them "
-                   f"by {a.name}/{a.version}")
+        if isinstance(said, list) and said and all(isinstance(x, str) for x in said):
+            line += (f", which did not keep or read as it does: {'; '.join(said)}; collecting the same sources into a new "
+                     f"root (asz collect --once --root NEW, while the runtime keeps them) lands them by {today}")
+        out.append(line)
     return out
+
+
+def _later(version: str, than: str) -> bool:
+    """Whether version ``version`` (``0.10.0``) is later than ``than`` (``0.9.1``), compared as numbers where both are
+    dotted numbers; False otherwise (then called earlier, as a file of another version mostly is)."""
+    def key(v: str) -> tuple[int, ...] | None:
+        parts = v.split(".")
+        return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+    a, b = key(version), key(than)
+    return a is not None and b is not None and a > b
 
 
 def summary_lines(doc: dict, table=None) -> list[str]:

@@ -57,6 +57,12 @@ class ExampleCodexAdapter(Adapter):
         """Codex writes no snapshot documents: a whole document is read as line 1. Never raises."""
         return convert_line(source, data, 1, 0)
 
+    def landed_without(self, dialect: str, adapter: str) -> list[str]:
+        """What a file landed by an earlier version of this adapter (``adapter``: its header's ``name/version``) did not
+        keep or read as this version does, one phrase each; ``asz conversation`` adds them to its ``landed by …, an
+        earlier version than the installed …`` line. 0.1.0 is the first version: nothing to say. Never raises."""
+        return []
+
 
 @hookimpl
 def asz_register_adapters() -> list[type[Adapter]]:
