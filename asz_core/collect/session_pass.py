@@ -32,7 +32,7 @@ from .report import GONE_SAID, RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
-from ..plugins.adapter import SOURCE_MODES, Source, undeclared_flag
+from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
 from ..sessiondata import FLAGS, Header, Record, format_rfc3339, source_sha, unknown_part
 from ..sessiondata.model import is_member_part
 from ..storage.handed import hand
@@ -165,6 +165,19 @@ def adapter_failure(exc: Exception) -> str:
     """What an ``error:`` line says after ``adapter X failed on line N: ``: the exception's type and text, or just
     the text for :class:`NotARecord`."""
     return str(exc) if isinstance(exc, NotARecord) else f"{type(exc).__name__}: {exc}"
+
+
+def declared_flags(adapter: Adapter, dialect: str, cache: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The flags ``dialect``'s rules set (:meth:`Adapter.flag_map`), asked once per ``cache`` (a pass's) and dialect;
+    every flag for a dialect the adapter does not speak (the header check names that)."""
+    got = cache.get(dialect)
+    if got is None:
+        try:
+            got = frozenset(r.flag for r in adapter.flag_map(dialect))
+        except KeyError:
+            got = frozenset(FLAGS)
+        cache[dialect] = got
+    return got
 
 
 class SessionPass(Fit):
@@ -336,23 +349,11 @@ class SessionPass(Fit):
             self.error_once(s.path, f"adapter {self.adapter.name} wrote {where} outside the vocabulary: {exc}")
             kept = Record(parts=[unknown_part(data, f"the adapter wrote {exc.field} outside Session Data's vocabulary")])
             return fix_record(kept, rec.ord, rec.off, data)
-        if rec.flags and (bad := undeclared_flag(rec, self._declared_flags(s.dialect), s.dialect)) is not None:
+        if rec.flags and (bad := undeclared_flag(rec, declared_flags(self.adapter, s.dialect, self.declared), s.dialect)):
             self.error_once(s.path, f"adapter {self.adapter.name} wrote {where} with a flag it declares no rule for: {bad[0]}: {bad[1]}")
             kept = Record(parts=[unknown_part(data, f"the adapter set {bad[0]} by no rule it declares")])
             return fix_record(kept, rec.ord, rec.off, data)
         return rec
-
-    def _declared_flags(self, dialect: str) -> frozenset[str]:
-        """The flags ``dialect``'s rules set (:meth:`Adapter.flag_map`), asked once a pass and dialect; every flag for a
-        dialect the adapter does not speak (the header check names that)."""
-        got = self.declared.get(dialect)
-        if got is None:
-            try:
-                got = frozenset(r.flag for r in self.adapter.flag_map(dialect))
-            except KeyError:
-                got = frozenset(FLAGS)
-            self.declared[dialect] = got
-        return got
 
     def land(self, s: Source, lines: list[bytes], slims: list[dict | None] | None = None) -> int:
         """Land ``lines`` (encoded records, no newlines) as one file; returns its seq. ``slims``: each line's
