@@ -80,7 +80,10 @@ def test_a_pass_over_the_conflicted_session_leaves_its_fingerprint(rotated):
     assert files_fingerprint(root, SID, SID) == before
     assert not any(name == ".lock" for name, *_ in before)
     cursor = next(f for f in (root / SID / "streams" / "main").iterdir() if f.suffix == ".cursor")
-    os.utime(cursor)  # evidence (a cursor, a landed file, a round) still changes it
+    os.utime(cursor)  # a cursor rewritten (sources gone or back) is no evidence a build reads: kept (found25)
+    assert files_fingerprint(root, SID, SID) == before
+    landed = next(f for f in (root / SID / "streams" / "main").iterdir() if f.suffix == ".sd")
+    os.utime(landed)  # evidence (a landed file, a round) still changes it
     assert files_fingerprint(root, SID, SID) != before
     assert any(name.endswith(".sf") for name, *_ in before) and (root / CONVERSATIONS / SID).is_dir()
 
