@@ -49,6 +49,12 @@ class Prose:
         #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``);
         #: without masking ``redacted`` gets the fingerprints of those written whole (said on stderr)
         self.redact_said: Optional[bool] = redact
+        from ..view.secret_forms import Masker
+
+        #: masks (or with ``redact`` False only counts, in ``redacted``) each text before it is placed (trial 25b F1)
+        self.masker = Masker(self.redact, self.redacted)
+        #: the audit form: the fingerprints of the credentials found in parts it leaves out and in no line written
+        self.unwritten: set[str] = set()
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
         #: (``--out DIR``, or one conversation); ``outside``: conversations ``--in-range-only`` left out, no line in the window
         self.written, self.split, self.outside = 0, False, set()  # type: int, bool, set[str]
@@ -96,29 +102,16 @@ def _source_roots(source: list[Path], config: Optional[Path]):
 def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
     """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
     and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
-    With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`)."""
+    With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`) in each text before
+    it is placed, never over the rendered bytes (trial 25b F1: a key cut before its end ran on over the lines, markup
+    and JSON after it); without, those written whole are counted, never silent (trial 24b F7)."""
     data, bad = _render(root, cid, fmt, hide, thinking, prose)
-    if prose.redact:
-        data = _redact(data, prose)
-    else:  # those written whole are counted, never silent: --no-redact, or any format given neither (trial 24b F7)
-        from ..view.secret_forms import redacted_bytes
-
-        prose.redacted += redacted_bytes(data)[1]
     prose.written += len(data) if fmt == "prose" else 0
     return data, bad
 
 
-def _redact(data: bytes, prose: Prose) -> bytes:
-    """``data`` (UTF-8) with its credentials masked, their fingerprints added to ``prose.redacted``."""
-    from ..view.secret_forms import redacted_bytes
-
-    data, gone = redacted_bytes(data)
-    prose.redacted += gone
-    return data
-
-
 def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
-    """:func:`render` before redaction.
+    """:func:`render`.
 
     A conversation "does not verify" when its document's state is not ``verified``: ``mismatch`` (a landed file's
     closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
@@ -144,6 +137,7 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
         from ..reading.prose_audit import turn_at  # the audit form's: from the document it built
 
         turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
+        written = _masked_lines(turns, prose)
         _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
@@ -158,7 +152,8 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
                 row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files),
                                            audit.turn_at)
-            turns = [audit.header(row, turns, bad, figures), *turns]
+            turns = [prose.masker.tree(audit.header(row, turns, bad, figures, written)), *turns]
+            prose.unwritten |= set(audit.unwritten) - set(written)
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -167,18 +162,33 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
         _json_texts(root, cid, doc, prose.whole)
+        from ..reading.export_steps import masked_document
+
+        masked_document(root, doc, prose.masker)
         return to_json(doc) + b"\n", bad
     if thinking:
         from ..reading.export_steps import unread_thinking
 
         _say_unread(cid, unread_thinking(doc))
+    prose.masker.tree(doc.get("summary"))  # the head's texts (its title is masked already, as every title is)
     if fmt == "html":
-        return to_html(root, doc, thinking=thinking, index=prose.index).encode("utf-8"), bad
+        return to_html(root, doc, thinking=thinking, index=prose.index, mask=prose.masker).encode("utf-8"), bad
     if prose.brief:
         from ..reading.export_brief import to_brief
 
-        return to_brief(root, doc, thinking=thinking).encode("utf-8"), bad
-    return to_markdown(root, doc, thinking=thinking).encode("utf-8"), bad
+        return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
+    return to_markdown(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
+
+
+def _masked_lines(turns: list[dict], prose: Prose) -> list[str]:
+    """Mask (or only count: ``prose.masker``) each string of each prose line to be written, the line's own text
+    before it is placed in the file (trial 25b F1); an audit tool call's line, masked before it was cut
+    (:meth:`~asz_core.reading.prose_audit.Audit._summary`), gives its ``_gone``. The fingerprints counted."""
+    start = len(prose.masker.gone)
+    for t in turns:
+        prose.masker.gone += t.pop("_gone", ())
+        prose.masker.tree(t)
+    return prose.masker.gone[start:]
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
@@ -249,7 +259,7 @@ def _audit(cid: str, thinking: bool, prose: Prose):
         return None
     from ..reading.prose_audit import Audit
 
-    return Audit(cid, thinking, prose.window, prose.in_range_only)
+    return Audit(cid, thinking, prose.window, prose.in_range_only, prose.redact)
 
 
 def warn_unverified(cid: str, bad: list[str]) -> None:
@@ -364,6 +374,12 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
     its credentials masked (a title is a first prompt, which may hold one; counted where the conversation is)."""
     from ..reading.export_index import index_html, index_markdown
 
+    if redact:  # each text masked in its place, before the page is made (trial 25b F1: never over the page's markup)
+        import copy
+
+        from ..view.secret_forms import Masker
+
+        rows = Masker(True).tree(copy.deepcopy(rows))
     if fmt == "html":
         page = index_html(rows, files, flagged, skipped).encode("utf-8")
     elif fmt == "json":
@@ -372,10 +388,6 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
                              for row in rows], option=orjson.OPT_INDENT_2)
     else:
         page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
-    if redact:
-        from ..view.secret_forms import redacted_bytes
-
-        page = redacted_bytes(page)[0]
     index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
     before = index.stat().st_size if index.is_file() else None
     index.with_name(index.name + ".part").write_bytes(page)
@@ -433,7 +445,7 @@ def export(
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some)."),
-    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out, and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
+    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),

@@ -51,16 +51,26 @@ def credentials_line(prose) -> str:
     places, values = len(prose.redacted), len(set(prose.redacted))
     if prose.redact and prose.redact_said is None:
         return (f"asz export: --audit masked {places:,} place(s) of {values:,} credential(s) (the audit form masks "
-                "them by default; --no-redact keeps them whole)")
+                "them by default; --no-redact keeps them whole)" + unwritten_said(prose))
     if prose.redact:
-        return f"asz export: --redact masked {places:,} place(s) of {values:,} credential(s)"
+        return f"asz export: --redact masked {places:,} place(s) of {values:,} credential(s)" + unwritten_said(prose)
     if prose.redact_said is False:
         return (f"asz export: --no-redact: {places:,} place(s) of {values:,} credential(s) of a known form written "
-                "whole (asz secrets lists them)")
+                "whole (asz secrets lists them)" + unwritten_said(prose))
     if places:
         return (f"asz export: note: {places:,} place(s) of {values:,} credential(s) of a known form written whole "
                 "(asz secrets lists them); --redact masks them")
     return ""
+
+
+def unwritten_said(prose) -> str:
+    """What the audit form's credential line adds (trial 25b F7): ``; 3 more credential(s) stood only in parts the
+    audit leaves out (tool results, tool inputs past their line, thinking, withheld records): found, not written
+    (each header's credentials)``, those of every conversation written that stand in none of its lines; '' for none
+    and for another form."""
+    left = len(prose.unwritten - set(prose.redacted)) if prose.audit else 0
+    return (f"; {left:,} more credential(s) stood only in parts the audit leaves out (tool results, tool inputs past "
+            "their line, thinking, withheld records): found, not written (each header's credentials)") if left else ""
 
 
 def window_line(prose) -> str:

@@ -187,14 +187,25 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
     return lines + [f"- {line}" for line in _figures(s)]
 
 
-def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
-    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring)."""
+def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str, mask=None) -> list[dict]:
+    """:func:`~.export_steps.steps` to draw, each text masked first by ``mask`` when given (a
+    :class:`~asz_core.view.secret_forms.Masker`, ``asz export --redact``; it counts those it leaves whole):
+    :func:`~.export_steps.masked_steps`."""
+    from .export_steps import masked_steps
+
+    talks = steps(root, doc, thinking=thinking, dialect=dialect)
+    return masked_steps(talks, mask) if mask is not None else talks
+
+
+def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, mask=None) -> str:
+    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring), each
+    text masked by ``mask`` before it is placed (:func:`drawn_steps`)."""
     lines = markdown_head(root, doc)
     und = doc.get("undescribed") or []
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     dialect = doc_dialect(root, doc)
-    for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
+    for i, t in enumerate(drawn_steps(root, doc, thinking, dialect, mask), 1):
         talk = t["talk"]
         if talk is None:  # loose nodes of a stream with no talk
             lines += ["", f"## {t['heading']}"]
@@ -389,9 +400,10 @@ def talk_nav(talks: list[dict], e) -> str:
     return f"<nav class=\"talks\"><p class=\"meta\">Talks</p><ol>{''.join(items)}</ol></nav>"
 
 
-def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "") -> str:
+def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None) -> str:
     """The conversation as one self-contained HTML page (module docstring): its head (:func:`_html_head`, a link back
-    to ``index`` when it is one of a folder export's pages), the list of its talks (:func:`talk_nav`), the talks."""
+    to ``index`` when it is one of a folder export's pages), the list of its talks (:func:`talk_nav`), the talks;
+    each text masked by ``mask`` before it is escaped and placed (:func:`drawn_steps`)."""
     md = _md()
 
     def e(text: str) -> str:
@@ -400,7 +412,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
     out = _html_head(root, doc, e, index)
     und = doc.get("undescribed") or []
     dialect = doc_dialect(root, doc)
-    talks = steps(root, doc, thinking=thinking, dialect=dialect)
+    talks = drawn_steps(root, doc, thinking, dialect, mask)
     out += [talk_nav(talks, e)] if len(talks) > 1 else []
     for i, t in enumerate(talks, 1):
         talk = t["talk"]

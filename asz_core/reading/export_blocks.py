@@ -325,8 +325,8 @@ def tool_html(st: dict, e: Callable[[str], str]) -> str:
 GIST_CHARS = 120
 
 
-def tool_gist(st: dict, dialect: str = "") -> str:
-    """A tool step's input in one line of at most :data:`GIST_CHARS` characters, for the line an HTML export shows
+def tool_gist(st: dict, dialect: str = "", limit: int = GIST_CHARS) -> str:
+    """A tool step's input in one line of at most ``limit`` characters (:data:`GIST_CHARS`), for the line an HTML export shows
     while the call is folded (trial 18: every call read ``Tool Bash`` and its id): what the adapter of ``dialect``
     says the call acts on, else the command, file path, pattern, URL … (:func:`~asz_core.view.placing.call_summary`,
     the audit prose's and the page's rule too), or the input's own text when it is not JSON; '' for none."""
@@ -339,4 +339,4 @@ def tool_gist(st: dict, dialect: str = "") -> str:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:  # clipped, or not JSON: its own text
         data = {"command": text}
-    return call_summary(dialect, st.get("name") or "", data, GIST_CHARS)[0]
+    return call_summary(dialect, st.get("name") or "", data, limit)[0]

@@ -27,7 +27,7 @@ import os
 
 from ..view.zone import local_text
 from .export import doc_dialect, markdown_head, talk_start
-from .export_blocks import inline_code, nested, tool_gist
+from .export_blocks import GIST_CHARS, inline_code, nested, tool_gist
 from .export_steps import media_line, steps
 from .termtext import plain
 
@@ -65,9 +65,22 @@ def left_out_line(left: dict) -> str:
     return ", ".join(f"{left[k][0]:,} {k} ({left[k][1]:,} bytes)" for k in KINDS if k in left)
 
 
-def _tool_line(st: dict, dialect: str, left: LeftOut) -> str:
+def _gist(st: dict, dialect: str, mask) -> str:
+    """A tool step's gist (:func:`~.export_blocks.tool_gist`), its input's credentials masked before it is cut with
+    ``mask`` masking (trial 25b F2), those it holds counted in ``mask.gone``."""
+    from ..view.placing import one_line
+    from ..view.secret_forms import masked_cut
+
+    if not mask.mask:
+        return mask.text(tool_gist(st, dialect))
+    shown, written, _ = masked_cut(tool_gist(st, dialect, 1 << 62), lambda text: one_line(text, GIST_CHARS)[0])
+    mask.gone += written
+    return shown
+
+
+def _tool_line(st: dict, dialect: str, left: LeftOut, mask) -> str:
     """One tool call's line: ``- Tool **Bash** `ls -la` · failed · result 1,234 bytes left out``."""
-    gist = tool_gist(st, dialect)
+    gist = _gist(st, dialect, mask)
     left.add("tool inputs", max(_size(st.get("input") or "") - _size(gist), 0))
     bits = [f"- Tool **{plain(st.get('name') or '?')}**" + (f" {inline_code(plain(gist))}" if gist else "")]
     if st.get("failed"):
@@ -87,22 +100,23 @@ def _tool_line(st: dict, dialect: str, left: LeftOut) -> str:
     return " · ".join(bits)
 
 
-def _blocks(blocks: list[tuple[str, str]], left: LeftOut) -> list[str]:
-    """A person's or injected text read in blocks: its prose and the commands as typed; output left out."""
+def _blocks(blocks: list[tuple[str, str]], left: LeftOut, m) -> list[str]:
+    """A person's or injected text read in blocks: its prose and the commands as typed (each masked by ``m``);
+    output left out."""
     out: list[str] = []
     for kind, text in blocks:
         if kind == "text" and plain(text).strip():
-            out += ["", nested(plain(text))]
+            out += ["", nested(plain(m(text)))]
         elif kind == "command":
-            out += ["", inline_code(plain(text))]
+            out += ["", inline_code(plain(m(text)))]
         elif kind != "text":
             left.add("command output", text)
     return out
 
 
-def _step(st: dict, when: str, left: LeftOut) -> list[str]:
+def _step(st: dict, when: str, left: LeftOut, m) -> list[str]:
     """The lines of one step that is not a tool call ([] when the brief form leaves it out, counted in ``left``);
-    ``when`` is `` · HH:MM:SS`` or '' for a step with no time."""
+    ``when`` is `` · HH:MM:SS`` or '' for a step with no time; each text placed masked by ``m`` first."""
     kind = st["kind"]
     if st.get("record_data"):
         left.add("record data", st["record_data"])
@@ -122,13 +136,14 @@ def _step(st: dict, when: str, left: LeftOut) -> list[str]:
         return []
     head = ["", f"**{st['who']}**{when}"]
     if st.get("blocks"):
-        body = _blocks(st["blocks"], left)
+        body = _blocks(st["blocks"], left, m)
         return head + body if body else []
-    return head + (["", nested(plain(st["text"]))] if st["text"].strip() else [])
+    return head + (["", nested(plain(m(st["text"])))] if st["text"].strip() else [])
 
 
-def _talk(i: int, t: dict, dialect: str, total: LeftOut) -> list[str]:
-    """The lines of one talk: its heading, its prompt, its steps, and what it left out."""
+def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
+    """The lines of one talk: its heading, its prompt, its steps, and what it left out; each text placed masked
+    first (``mask``: :class:`~asz_core.view.secret_forms.Masker`)."""
     talk, left = t["talk"], LeftOut()
     if talk is None:
         lines = ["", f"## {t['heading']}"]
@@ -137,15 +152,15 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut) -> list[str]:
         lines = ["", f"## Talk {i}: {plain(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
     if t["prompt"]:
         st = t["prompt"]
-        lines += ["", f"**{st['who']}**", "", nested(plain(st["text"]))]
+        lines += ["", f"**{st['who']}**", "", nested(plain(mask.text(st["text"])))]
     tools = False
     for st in t["steps"]:
         when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else ""  # a step with no time: no empty mark
         if st["kind"] in ("tool", "agent.call"):
-            lines += ([] if tools else [""]) + [_tool_line(st, dialect, left)]
+            lines += ([] if tools else [""]) + [_tool_line(st, dialect, left, mask)]
             tools = True
         else:
-            got = _step(st, when, left)
+            got = _step(st, when, left, mask.text)
             lines += got
             tools = tools and not got
         lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
@@ -156,12 +171,16 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut) -> list[str]:
     return lines
 
 
-def to_brief(root: str | os.PathLike, doc: dict, *, thinking: bool = False) -> str:
+def to_brief(root: str | os.PathLike, doc: dict, *, thinking: bool = False, mask=None) -> str:
     """The conversation in the brief form (module docstring): the header of the full Markdown, a line of what the
-    form leaves out over the whole conversation, then each talk."""
-    dialect, total, body = doc_dialect(root, doc), LeftOut(), []
+    form leaves out over the whole conversation, then each talk; each text it places masked first by ``mask`` (a
+    :class:`~asz_core.view.secret_forms.Masker`: ``--redact``; counted only when it does not mask), the texts it
+    leaves out neither masked nor counted (their sizes are the records')."""
+    from ..view.secret_forms import Masker
+
+    dialect, total, body, mask = doc_dialect(root, doc), LeftOut(), [], mask or Masker(False)
     for i, t in enumerate(steps(root, doc, thinking=thinking, dialect=dialect), 1):
-        body += _talk(i, t, dialect, total)
+        body += _talk(i, t, dialect, total, mask)
     said = left_out_line(total)
     head = markdown_head(root, doc) + [
         "- brief form: the person's words and the agent's replies whole, each tool call on one line"

@@ -16,11 +16,12 @@ from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
+from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "whole_texts", "media_line", "Step", "part_marker", "steps",
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
 
 
@@ -214,7 +215,8 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
             if n["id"] in asked_by:  # drawn as a talk's prompt is: what the talk was asked, as Markdown
                 s["who"], s["asked"] = ASKED, True
         if kind in _SHORT and not s["withheld"]:
-            short = shorten(plain(record_line(recs.get((first["seq"], first["row"])) if first else None, dialect)), SHORT_LIMIT)
+            short = shorten(shown_title(plain(record_line(recs.get((first["seq"], first["row"])) if first else None, dialect))),
+                            SHORT_LIMIT)  # masked before it is cut, as a title is
             s["who"] += f" ({short})" if short else ""
             s["line"] = bool(short) and kind == "epoch.boundary"  # md draws the label alone: the record is JSON
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
@@ -406,9 +408,23 @@ def whole_texts(root: str | os.PathLike, doc: dict) -> tuple[int, int]:
     ``result_bytes`` and the clipped text its beginning; ``asz export --format json --whole`` (trial 21).
     Returns ``(texts put back whole, texts still clipped)``: a talk's ``label``, ``reply`` and ``prompt`` carry no
     size and stay as they are, counted among the second."""
-    drawn = {s["id"]: s for t in steps(root, doc, thinking=True) for s in t["steps"]}
     whole = 0
-    for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+    for n, key, got in _whole_of(root, doc):
+        n[key] = got
+        whole += 1
+    return whole, clipped(doc)
+
+
+def _whole_of(root: str | os.PathLike, doc: dict):
+    """``(node, key, whole text)`` of each node ``text`` / ``result`` the asz.view document ``doc`` clipped whose whole
+    text the landed records give exactly (:func:`whole_texts`' rule); the records are read only when one is clipped."""
+    nodes = [n for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
+             if any(isinstance(n.get(k), str) and isinstance(n.get(size), int) and n[size] > len(n[k])
+                    for k, size in (("text", "bytes"), ("result", "result_bytes")))]
+    if not nodes:
+        return
+    drawn = {s["id"]: s for t in steps(root, doc, thinking=True) for s in t["steps"]}
+    for n in nodes:
         st = drawn.get(n.get("id"))
         if st is None:
             continue
@@ -418,9 +434,40 @@ def whole_texts(root: str | os.PathLike, doc: dict) -> tuple[int, int]:
             cut, n_bytes = n.get(key), n.get(size)
             if (isinstance(cut, str) and isinstance(got, str) and isinstance(n_bytes, int) and len(got) > len(cut)
                     and got.startswith(cut) and len(got.encode("utf-8")) == n_bytes):
-                n[key] = got
-                whole += 1
-    return whole, clipped(doc)
+                yield n, key, got
+
+
+#: What of a step :func:`masked_steps` leaves as it is: the document's talk node a step only points to, and a
+#: step's media (an image's base64 is no text; its placeholder holds no credential).
+_NOT_TEXT = frozenset({"talk", "media"})
+
+
+def masked_steps(talks: list[dict], mask: Masker) -> list[dict]:
+    """The talks of :func:`steps` with each text of each step (its text, blocks, a tool's input and result, what its
+    record holds besides, its label) masked by ``mask`` (or only counted, ``mask.mask`` False), in place, before
+    Markdown or HTML places them (trial 25b F1: masking the rendered file ran a key cut before its end on over the
+    markup after it; a cut made later, a tool's one-line gist, cuts the masked text: F2)."""
+    return mask.tree(talks, _NOT_TEXT)
+
+
+def masked_document(root: str | os.PathLike, doc: dict, mask: Masker) -> None:
+    """Mask (or only count, ``mask.mask`` False) each string of the asz.view document ``doc`` before it is written
+    as JSON, in place: each text the document clipped at 2,000 bytes whose whole text the landed records give
+    masked whole first, then clipped again (:func:`~asz_core.view.secret_forms.masked_cut`: a key the clip cut is
+    neither left with its head whole nor run on into the JSON after it; trial 25b F1, F2), every other string as
+    it stands (a talk's ``label``, ``reply``, ``prompt`` clipped: its key masked to the end of the text)."""
+    from ..view.kinds import clip_text
+
+    held = []
+    if mask.mask:
+        for n, key, got in list(_whole_of(root, doc)):
+            shown, written, _ = masked_cut(got, clip_text)
+            mask.gone += written
+            held.append((n, key, shown))
+            n[key] = None  # kept out of the walk below (its place in the node kept)
+    mask.tree(doc)
+    for n, key, shown in held:
+        n[key] = shown
 
 
 def _compact(text):

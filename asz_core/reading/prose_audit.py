@@ -14,7 +14,7 @@ audit form keeps every line of the default, byte for byte in its keys and values
 - one line per tool call (kind ``tool_call``): ``tool`` (its name), ``text`` ``NAME: SUMMARY`` (what the adapter
   says the call acts on, :meth:`~asz_core.plugins.adapter.Adapter.call_gist`: Kiro's ``write: create /w/notes.md``;
   else the input's first field of :data:`INPUT_FIELDS`, else a flat input as ``key: value`` pairs, else the input as JSON; at most :data:`INPUT_CHARS`
-  characters, cut with ``…``; an input not in the root says so as a turn does, ``Glob: [removed by retention: 58
+  characters, cut with ``…``, its credentials masked before the cut (trial 25b F2); an input not in the root says so as a turn does, ``Glob: [removed by retention: 58
   bytes]``, :func:`~asz_core.reading.export_steps.part_marker`: trial 19, F16), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
@@ -48,13 +48,14 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ..sessiondata.model import Header, is_member_part
 from ..storage.layout import parse_landed_name
 from ..sessiondata.times import parse_instant
-from ..view.placing import INPUT_FIELDS, call_prompts, call_summary, position, walk
+from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, one_line, position, walk
+from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
+__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
            "mark_in_range", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
 
 #: The kinds a line of the audit form can have.
@@ -63,6 +64,11 @@ KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "com
          "tool_call")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
+#: The keys of a tool call's input that carry file contents, which its line (the path it acts on) leaves out: an
+#: editing call's old and new strings (:data:`~asz_core.view.placing.PAIRS`), a MultiEdit's ``edits``, a write's
+#: ``content`` (Claude Code's Write, Kiro's ``write``) or ``file_text``, a NotebookEdit's ``new_source``; a call whose
+#: input holds one is counted in ``left_out`` as ``edit_contents`` (trial 25b F7).
+CONTENT_KEYS = (*(k for pair in PAIRS for k in pair), "edits", "content", "file_text", "new_source")
 
 
 def fixed_notice(text: str, dialect: str) -> str | None:
@@ -95,11 +101,19 @@ def _status(result: Optional[dict], dialect: str) -> str:
 class Audit:
     """The audit form of one conversation's prose: :meth:`lines` per record, :meth:`arrange` once, then
     :meth:`header`. ``window`` is ``(since, until)`` in unix ms (either None) or None for no window; with ``only``
-    (``--in-range-only``) ``left_out`` counts only what the records inside the window left out (:meth:`_counts`)."""
+    (``--in-range-only``) ``left_out`` counts only what the records inside the window left out (:meth:`_counts`).
+    With ``mask`` (``--redact``, the default) a tool call's summary is masked before it is cut
+    (:func:`~asz_core.view.secret_forms.masked_cut`), and its line carries the fingerprints of what it masked as
+    ``_gone`` (taken off and counted where the line is written: ``asz_core.cli.export_cmd``)."""
 
     def __init__(self, conversation: str, thinking: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False):
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False):
         self.conversation, self.thinking, self.window, self.only = conversation, thinking, window, only
+        self.mask = mask
+        #: the fingerprint of each credential a part the form leaves out held (one per place): a tool result, the
+        #: part of a tool input its line does not carry, thinking without ``--thinking``, a withheld record, a record
+        #: that gave no line (:func:`~asz_core.view.secret_forms.found_in`; the header's ``credentials``)
+        self.unwritten: list[str] = []
         self.calls: list[dict] = []
         self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
         self.called: dict[tuple[int, int], tuple[dict, str, int]] = {}  # (seq, row) -> (record with calls, file, row)
@@ -107,11 +121,14 @@ class Audit:
         #: :func:`turn_at` of the conversation's document, set by :meth:`ask`
         self.turn_at: dict[tuple[int, int], int] = {}
         #: what the form does not carry, by what: the header's ``left_out``
-        self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "thinking": 0, "withheld": 0, "other_records": 0}
+        self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0,
+                         "other_records": 0}
 
     def withhold(self, rec: dict) -> None:
-        """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`)."""
-        self.left_out["withheld"] += self._counts(rec)
+        """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`), and the credentials it held."""
+        n = self._counts(rec)
+        self.left_out["withheld"] += n
+        self.unwritten += found_in(rec.get("parts")) if n else []
 
     def _counts(self, rec: dict) -> int:
         """1 when what ``rec`` leaves out is counted in ``left_out``, else 0: with ``--in-range-only`` a record whose
@@ -151,23 +168,50 @@ class Audit:
             k = p.get("k")
             if k == "call":
                 self.called[(header.seq, row)] = (rec, file, row)
-                data = p.get("data") if p.get("data") is not None else p.get("text")
-                lost = part_marker(p) if data in (None, "") else ""  # a skeleton's call: its input went (trial 19, F16)
-                text, cut = (lost, False) if lost else call_summary(header.dialect, p.get("name", ""), data, INPUT_CHARS)
-                self.left_out["tool_inputs_cut"] += cut * n
-                call = {**base, "role": "assistant", "text": f"{p.get('name', '')}: {text}", "kind": "tool_call",
-                        "tool": p.get("name", ""), "status": "no_result", "_id": p.get("id")}
+                call = {**base, "role": "assistant", "text": "", "kind": "tool_call", "tool": p.get("name", ""),
+                        "status": "no_result", "_id": p.get("id")}
+                call["text"] = f"{p.get('name', '')}: {self._summary(header.dialect, p, call, n)}"
                 self.calls.append(call)
                 out.append(call)
             elif k == "result":
                 self.left_out["tool_results"] += n
+                self.unwritten += found_in(p.get("text") or p.get("data")) if n else []
                 if isinstance(p.get("of"), str):
                     self.results[p["of"]] = (p, header.dialect)
             elif k == "reasoning" and not self.thinking:
                 self.left_out["thinking"] += n
+                self.unwritten += found_in(p.get("text")) if n else []
         if not out and not any(p.get("k") == "result" for p in parts):
             self.left_out["other_records"] += n
+            self.unwritten += found_in(parts) if n else []
         return out
+
+    def _summary(self, dialect: str, p: dict, call: dict, n: int) -> str:
+        """A tool call part ``p``'s summary (module docstring), masked before it is cut at :data:`INPUT_CHARS`
+        with ``mask`` (``call["_gone"]``: the fingerprints masked in it); ``left_out`` counts a cut input and one whose
+        file contents (:data:`CONTENT_KEYS`) the line leaves out, and :attr:`unwritten` the credentials of the input
+        the line does not carry (``n``: 1 when this record's left-out parts are counted, :meth:`_counts`)."""
+        data = p.get("data") if p.get("data") is not None else p.get("text")
+        if data in (None, ""):
+            return part_marker(p)  # a skeleton's call: its input went (trial 19, F16)
+        full = call_summary(dialect, p.get("name", ""), data, 1 << 62)[0]  # whole: cut below, once masked
+        cut = [False]
+
+        def cutter(text: str) -> str:
+            text, cut[0] = one_line(text, INPUT_CHARS)
+            return text
+
+        text, written, away = masked_cut(full, cutter)
+        if self.mask:
+            call["_gone"] = written
+        else:
+            text = one_line(full, INPUT_CHARS)[0]
+        self.left_out["tool_inputs_cut"] += cut[0] * n
+        self.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
+        if n:  # what the whole input holds beyond what its line says, and what the cut took away
+            said = set(found_in(full))
+            self.unwritten += [m for m in found_in(data) if m not in said] + away
+        return text
 
     def _kind(self, header: Header, stream: str, rec: dict, line: dict) -> str:
         """The kind of a line the default form keeps (module docstring)."""
@@ -221,13 +265,28 @@ class Audit:
             mark_in_range(got, self.window)
         return got
 
-    def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str], figures: Optional[dict] = None) -> dict:
+    def header(self, row: Optional[dict], lines: Sequence[dict], problems: Iterable[str], figures: Optional[dict] = None,
+               written: Sequence[str] = ()) -> dict:
         """:func:`header_line` of this conversation, with ``figures`` (its calls, tokens, cost, credits and those in
-        the window: :func:`~asz_core.reading.audit_usage.usage_figures`) after ``left_out``."""
+        the window: :func:`~asz_core.reading.audit_usage.usage_figures`) after ``left_out``, then ``credentials``
+        (:meth:`credentials` of ``written``, the fingerprints of those its lines hold)."""
         head = header_line(self.conversation, row, lines, [*problems], self.left_out) | (figures or {})
+        head["credentials"] = self.credentials(written)
         if self.window is not None:  # the window in_range is read against
             head["window"] = [instant(self.window[0]), instant(self.window[1])]
         return head
+
+
+    def credentials(self, written: Sequence[str]) -> dict:
+        """The header's ``credentials`` (trial 25b F7: an audit model could not tell that parts left out held some):
+        ``masked`` (whether the lines' were masked: ``--redact``, the default, or written whole: ``--no-redact``),
+        ``written`` (``places`` and distinct ``credentials`` in the lines, ``written``: their fingerprints), and
+        ``left_out``: ``places`` and distinct ``credentials`` found in the parts the form leaves out (tool results,
+        the part of a tool input its line does not carry, thinking, withheld and other records; :attr:`unwritten`)
+        and ``not_written``, how many of those stand in no line: found, never written."""
+        said, left = set(written), set(self.unwritten)
+        return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
+                "left_out": {"places": len(self.unwritten), "credentials": len(left), "not_written": len(left - said)}}
 
 
 def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]]) -> None:
@@ -351,7 +410,8 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     ``branch``, ``models``, ``from``, ``to`` (RFC 3339 UTC; the list row's first and last record times), ``state``
     (the document's: ``verified``, ``mismatch``, ``incomplete``), ``problems`` (the row's and the export's, one
     sentence each), ``lines`` (how many lines of each kind follow) and ``left_out`` (what the form does not carry:
-    ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``thinking`` reasoning
+    ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``edit_contents`` calls
+    whose file contents (:data:`CONTENT_KEYS`) the line leaves out, ``thinking`` reasoning
     parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
     that gave no line: runtime notices, attachments, a sub-agent's result records); in a root ``asz receive`` landed,
     ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md);

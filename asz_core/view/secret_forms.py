@@ -53,7 +53,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "redacted_bytes", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "found_in", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -183,22 +183,43 @@ def masked(value: str, kind: str = "") -> str:
     return f"{value[:4]}…{value[-4:]}" if len(value) > 12 else f"{value[:2]}…"
 
 
-#: After a PEM private key's first line: the key's lines up to its last (``-----END … PRIVATE KEY-----``), or, when the
-#: text was cut before it, the run of base64 and line breaks (real or JSON-escaped) that follows.
-_PEM_REST = re.compile(r"[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s]|\\[nr])*")
+#: What stands after a PEM private key's first line in place of its other lines (:func:`redacted`).
+LEFT_OUT = "[private key left out]"
+#: What a PEM private key's lines may hold after its first: base64, line breaks (real or JSON-escaped) and the
+#: ``Proc-Type: 4,ENCRYPTED`` / ``DEK-Info: AES-128-CBC,…`` header lines of an encrypted one (RFC 1421).
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s:,-]|\\[nrt])"
+#: After a PEM private key's first line: its lines up to its last (``-----END … PRIVATE KEY-----``), or, when the text
+#: was cut before it, the run of such characters that follows, to the end of the text at most: nothing else (a word,
+#: a quote, markup) is ever taken with it, so a cut key is masked to the end of its own text (trial 25b F1: it ran on
+#: to the next key's end anywhere later in the written file).
+_PEM_REST = re.compile(_PEM_BODY + r"{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + _PEM_BODY + "*")
+_PEM_SPACE = re.compile(r"\s|\\[nrt]")
+
+
+def _masked_already(text: str, b: int) -> bool:
+    """Whether the PEM first line ending at ``b`` is masked already: :data:`LEFT_OUT` follows it, whole, or cut by
+    the end of the text or a ``…`` (a title or a heading masked, then cut to its length)."""
+    k = 0
+    while k < len(LEFT_OUT) and b + k < len(text) and text[b + k] == LEFT_OUT[k]:
+        k += 1
+    return k == len(LEFT_OUT) or (k > 0 and (b + k == len(text) or text[b + k] == "…"))
 
 
 def _replacements(text: str) -> list[tuple[int, int, str, str]]:
     """``(start, end, shown, fingerprint)`` of each credential :func:`find` finds in ``text``, by start, none
     overlapping (of two forms overlapping the first is kept): ``shown`` is its :func:`masked` form, or a PEM private
-    key's first line then ``[private key left out]`` in place of its lines up to its end."""
+    key's first line then :data:`LEFT_OUT` in place of its lines up to its end (its fingerprint that of its lines
+    without their line breaks, so the key reads as one however a text breaks them). A key already masked so (its
+    first line followed by :data:`LEFT_OUT`) is no credential: masking a masked text changes and counts nothing."""
     out, at = [], 0
     for kind, a, b in find(text):
         if a < at:
             continue
         if kind == "private-key":
+            if _masked_already(text, b):
+                continue
             end = _PEM_REST.match(text, b).end()
-            out.append((a, end, text[a:b] + "[private key left out]", fingerprint(text[a:end])))
+            out.append((a, end, text[a:b] + LEFT_OUT, fingerprint(_PEM_SPACE.sub("", text[a:end]))))
         else:
             end = b
             out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b])))
@@ -217,10 +238,75 @@ def redacted(text: str) -> tuple[str, list[str]]:
     return ("".join(out) + text[at:] if out else text), gone
 
 
-def redacted_bytes(data: bytes) -> tuple[bytes, list[str]]:
-    """:func:`redacted` of UTF-8 ``data`` (bytes that do not decode are kept as they are)."""
-    text, gone = redacted(data.decode("utf-8", "surrogateescape"))
-    return text.encode("utf-8", "surrogateescape"), gone
+def masked_cut(text: str, cut) -> tuple[str, list[str], list[str]]:
+    """``text`` masked (:func:`redacted`) and only then cut (``cut``: the masked text -> its beginning, such as a
+    tool call's line cut at 200 characters or the asz.view document's clip at 2,000 bytes), so a cut never leaves a
+    credential's head whole (trial 25b F2); with the :func:`fingerprint` of each credential whose masked form the cut
+    text holds (written) and of each the cut took away, one per place."""
+    out, at, starts, marks = [], 0, [], []
+    for a, b, shown, mark in _replacements(text):
+        out.append(text[at:a])
+        starts.append(sum(map(len, out)))
+        out.append(shown)
+        marks.append(mark)
+        at = b
+    shown = cut("".join(out) + text[at:])
+    return (shown, [m for m, x in zip(marks, starts) if x < len(shown)], [m for m, x in zip(marks, starts) if x >= len(shown)])
+
+
+class Masker:
+    """Credentials masked text by text, before each text is placed (``asz export --redact``, and ``--audit`` by
+    default), never over a written file: a cut key is masked to the end of its own text, and no line break, quote or
+    markup around a text is ever taken with it (trial 25b F1). With ``mask`` False the texts stay whole and the
+    credentials they hold are only counted (``--no-redact``, or an export given neither flag: stderr says how many
+    were written whole). ``gone``: the :func:`fingerprint` of each credential met, one per place."""
+
+    def __init__(self, mask: bool, gone: list[str] | None = None):
+        self.mask = mask
+        self.gone: list[str] = [] if gone is None else gone
+
+    def text(self, text: str) -> str:
+        """``text`` masked (:func:`redacted`; as it is when not masking), its credentials counted in ``gone``."""
+        if not text:
+            return text
+        got, marks = redacted(text)
+        self.gone += marks
+        return got if self.mask else text
+
+    def tree(self, value, skip: frozenset[str] = frozenset()):
+        """``value`` (JSON-like: dicts, lists, tuples, strings) with each string in it masked by :meth:`text`; a dict
+        is changed in place (its type kept: a ``Step``), a dict's keys are not texts, and the values of the keys in
+        ``skip`` are left as they are (an image's base64, a node of the document a step only points to). A dict or
+        list met twice (shared) is masked and counted once."""
+        seen: set[int] = set()
+
+        def walk(v):
+            if isinstance(v, str):
+                return self.text(v)
+            if isinstance(v, (dict, list)):
+                if id(v) in seen:
+                    return v
+                seen.add(id(v))
+                if isinstance(v, dict):
+                    for k, x in v.items():
+                        if k not in skip:
+                            v[k] = walk(x)
+                else:
+                    v[:] = [walk(x) for x in v]
+                return v
+            if isinstance(v, tuple):
+                return tuple(walk(x) for x in v)
+            return v
+
+        return walk(value)
+
+
+def found_in(value) -> list[str]:
+    """The :func:`fingerprint` of each credential the strings of ``value`` (JSON-like) hold, one per place; nothing
+    is changed (what a part an export leaves out held: trial 25b F7)."""
+    counted = Masker(False)
+    counted.tree(value)
+    return counted.gone
 
 
 def shown_title(title: str) -> str:
