@@ -134,10 +134,10 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
             row = next(iter(with_senders(root, list(conversation_rows(root, hide, ids=[cid])), "")), None)  # + senders
         from ..reading.export import build
-        from ..reading.prose_audit import turn_at  # the audit form's: from the document it built
+        from ..reading.prose_audit import masked_lines, turn_at  # the audit form's: from the document it built
 
         turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
-        written = _masked_lines(turns, prose)
+        written = masked_lines(turns, prose.masker)
         _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
@@ -178,17 +178,6 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
         return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
     return to_markdown(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
-
-
-def _masked_lines(turns: list[dict], prose: Prose) -> list[str]:
-    """Mask (or only count: ``prose.masker``) each string of each prose line to be written, the line's own text
-    before it is placed in the file (trial 25b F1); an audit tool call's line, masked before it was cut
-    (:meth:`~asz_core.reading.prose_audit.Audit._summary`), gives its ``_gone``. The fingerprints counted."""
-    start = len(prose.masker.gone)
-    for t in turns:
-        prose.masker.gone += t.pop("_gone", ())
-        prose.masker.tree(t)
-    return prose.masker.gone[start:]
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:

@@ -56,7 +56,7 @@ from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
+           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -287,6 +287,17 @@ class Audit:
         said, left = set(written), set(self.unwritten)
         return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
                 "left_out": {"places": len(self.unwritten), "credentials": len(left), "not_written": len(left - said)}}
+
+
+def masked_lines(lines: list[dict], mask) -> list[str]:
+    """Mask (or only count: ``mask``, a :class:`~asz_core.view.secret_forms.Masker`) each string of each prose line to
+    be written, in place, its own text before it is placed in the file (trial 25b F1); an audit tool call's line,
+    masked before it was cut (:meth:`Audit._summary`), gives its ``_gone``. Returns the fingerprints counted."""
+    start = len(mask.gone)
+    for line in lines:
+        mask.gone += line.pop("_gone", ())
+        mask.tree(line)
+    return mask.gone[start:]
 
 
 def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]]) -> None:
