@@ -197,6 +197,12 @@ def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str
     return masked_steps(talks, mask) if mask is not None else talks
 
 
+def _each(lines, mask) -> list[str]:
+    """``lines`` (texts asz writes of the document: an execution with no step, an undescribed record) each masked by
+    ``mask`` before it is placed, when given (:func:`drawn_steps`)."""
+    return [mask.text(x) for x in lines] if mask is not None else list(lines)
+
+
 def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, mask=None) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring), each
     text masked by ``mask`` before it is placed (:func:`drawn_steps`)."""
@@ -239,11 +245,11 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
                 lines.append(fence(plain(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
             lines += ["", f"*{RECORD_DATA}*", "", fence(plain(st["record_data"]), "json")] if st.get("record_data") else []
-    if loose := loose_executions(doc):
+    if loose := _each(loose_executions(doc), mask):
         lines += ["", "## Tool executions with no step", ""] + [f"- {x}" for x in loose]
     if und:
         lines += ["", "## Undescribed records", ""]
-        lines += [f"- {_undescribed_line(u)}" for u in und]
+        lines += [f"- {x}" for x in _each(map(_undescribed_line, und), mask)]
     return "\n".join(lines) + "\n"
 
 
@@ -454,10 +460,11 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
             out += [f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{e(st['record_data'])}</pre>"
                     "</details>"] if st.get("record_data") else []
-    if loose := loose_executions(doc):
+    if loose := _each(loose_executions(doc), mask):
         out.append("<h2 id=\"executions\">Tool executions with no step</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in loose) + "</ul>")
     if und:
-        out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>" + "".join(f"<li>{e(_undescribed_line(u))}</li>" for u in und) + "</ul>")
+        out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>"
+                   + "".join(f"<li>{e(x)}</li>" for x in _each(map(_undescribed_line, und), mask)) + "</ul>")
     return page(_title(doc), "\n".join(out))
 
 
