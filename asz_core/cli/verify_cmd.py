@@ -66,7 +66,8 @@ def verify(
     problem (file:line: problem [field]: detail) or
     ``all landed data is contiguous and matches its digests``. Notes (sessions
     not parsed yet, a parse interrupted) and ``warning:`` lines (a torn tail, a
-    source in conflict: rewritten after it landed) do not fail the run. On a terminal a
+    source in conflict: rewritten after it landed; an MCP call's execution record whose arguments differ from the
+    transcript's input, naming session, record and tool call) do not fail the run. On a terminal a
     progress bar over sessions then chains runs on stderr; Ctrl-C stops within
     a second and says how many were checked (exit 130, no verdict). Exit 0
     clean, 1 problems, 2 usage (also ``no landed data in DIR``: an empty folder, never collected into, is no root).

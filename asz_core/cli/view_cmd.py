@@ -398,7 +398,8 @@ def show(
     every record of that stream's landed files; any other id prints the records
     whose id, tool-use id or provider call id it is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record
-    line as stored, except that control characters, C1 and bidi overrides
+    line as stored (under an execution record, its arguments_check: agree, differ
+    or cannot_compare, with the transcript's input), except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
@@ -422,6 +423,7 @@ def show(
     except IdError as exc:
         raise fail_id("show", exc)
     found = find_records(r, session, ident)
+    checks = ExecutionChecks(r, session, hide) if any(_is_execution(p) for p, _, _ in found.hits) else None
     for path, why in found.damaged:
         typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
                    f"(asz verify names the damage)", err=True)
@@ -433,10 +435,52 @@ def show(
 
             line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
         typer.echo(visible(line.decode("utf-8"), json=True))
+        said = checks.said(path, row) if checks is not None else None
+        if said:
+            typer.echo(said)
     if not found.hits and not found.damaged:
         typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)
     if not found.hits or found.damaged:
         raise typer.Exit(1)
+
+
+def _is_execution(path: Path) -> bool:
+    """Whether ``path`` is a landed ``execution`` file (the records ``asz hook`` and the observers write)."""
+    from ..storage.layout import parse_landed_name
+
+    named = parse_landed_name(path.name)
+    return named is not None and named.kind == "execution"
+
+
+class ExecutionChecks:
+    """What the document's ``tool_executions`` say of a session's execution records, for ``asz show``: under each
+    execution record it prints, ``arguments_check: agree|differ|cannot_compare; <words>`` (the exports' words:
+    :func:`~asz_core.reading.export_blocks.arguments_said`; docs/claude-code-hooks.md, Held against the transcript).
+    Read once, when a hit is an execution record; a conversation that does not read says nothing."""
+
+    def __init__(self, root: Path, session: str, hide):
+        from ..view.chain import ViewError
+        from ..view.document import conversation_executions
+
+        self.root, self.by_ref = root, {}
+        try:
+            _, entries, files = conversation_executions(root, session, hide=hide)
+        except (ViewError, OSError):
+            return
+        for e in entries:
+            ref = e.get("ref") or {}
+            self.by_ref.setdefault((files.get(ref.get("seq"), ""), ref.get("row")), []).append(e)
+
+    def said(self, path: Path, row: int) -> str:
+        """The check line(s) of the execution record at ``path`` row ``row``; '' when the document holds none."""
+        from ..reading.export_blocks import arguments_said
+
+        out = []
+        for e in self.by_ref.get((path.relative_to(self.root).as_posix(), row), ()):
+            c = e.get("arguments_check") if isinstance(e.get("arguments_check"), dict) else {}
+            if c.get("result"):
+                out.append(f"arguments_check: {c['result']}{arguments_said(e)} (tool call {e.get('tool') or '-'})")
+        return "\n".join(out)
 
 
 def register(app: typer.Typer) -> None:

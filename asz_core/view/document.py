@@ -35,7 +35,7 @@ from .usage import provider_calls
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
     "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "listed_problems", "build_summary", "conversation_call_ids",
-    "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids",
+    "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids", "conversation_executions",
 ]
 
 
@@ -172,6 +172,17 @@ def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: It
         b, fold, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         places, calls = _counted(v, v.title(fold.head.title), fold.head)
         return places, calls, b.state, listed_problems(b, v)
+
+
+def conversation_executions(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()
+                            ) -> tuple[str, list[dict], dict[int, str]]:
+    """``(session, entries, files)`` without drawing the conversation: its head round's session, the document's
+    ``tool_executions`` entries (each with its ``ref`` and ``arguments_check``: docs/claude-code-hooks.md, Held against
+    the transcript) and the root-relative landed file of each seq (``asz verify`` names a differing one's file and
+    line, ``asz show`` prints the check under an execution record). Raises as :func:`build_view`."""
+    with gc_pause.paused():
+        _, fold, _, _, _, sess, v = _prepare(Path(root), conversation, hide, None)
+        return fold.head.session, list(v.executions), {seq: str(f.get("file", "")) for seq, f in sess.files.items()}
 
 
 def _shares(v: DocumentView) -> dict | None:

@@ -207,3 +207,34 @@ def test_an_input_too_large_to_land_cannot_be_compared(tmp_path, corpus_dir):
     md = asz("export", SESSION, "--format", "md", "--root", str(root)).stdout
     assert md.count("; arguments not compared with the transcript's input: the transcript's input did not land whole"
                     " (state too_large)*") == 1
+
+
+def test_verify_warns_on_the_differing_call_and_show_prints_each_check(checked):
+    """asz verify names the execution record whose arguments differ (session, file and line, tool call) as a warning,
+    not a problem (exit 0); asz show prints the check under each execution record it shows (trial 23a, F8)."""
+    root = checked["root"]
+    p = asz("verify", "--root", str(root), check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    # 2 entries in the example's session (1 differs, 1 agrees), the 9 probe payloads' cannot be compared
+    assert "checked 11 tool execution record(s) against the transcript's input: agree 1, differ 1, not compared 9" in lines
+    (warn,) = [x for x in lines if x.startswith("warning:") and "arguments differ" in x]
+    sent = digest(SENT)
+    said = digest(canonical(tool_input(checked["main"], "toolu_0001")))
+    # the header, then the records, then the closing line
+    execution, row = next((f, i) for f in sorted((root / SESSION).rglob("execution-*.sd"))
+                          for i, x in enumerate(f.read_bytes().splitlines()[1:-1], 1) if b'"toolu_0001"' in x)
+    assert warn.startswith(f"warning: {execution}:{row + 1}: arguments differ [arguments]: session {SESSION}, "
+                           f"execution record row {row}, tool call toolu_0001 mcp__probe__run: the server was sent "
+                           f"{sent['bytes']} bytes (sha256 {sent['sha256'][:12]}…), the transcript's input is "
+                           f"{said['bytes']} bytes (sha256 {said['sha256'][:12]}…)"), warn
+    data = json.loads(asz("verify", "--json", "--root", str(root), check=False).stdout)
+    assert data["ok"] is True and data["executions_differ"] == 1 and data["executions_agree"] == 1
+    assert [w["problem"] for w in data["warnings"]].count("arguments differ") == 1
+    out = asz("show", SESSION, "toolu_0001", "--root", str(root)).stdout.splitlines()
+    at = out.index(f"{execution.relative_to(root).as_posix()}:{row}")
+    assert out[at + 2] == (f"arguments_check: differ; arguments differ from the transcript's input ({sent['bytes']} "
+                           f"bytes, the transcript's {said['bytes']}) (tool call toolu_0001)")
+    out = asz("show", SESSION, "toolu_0101", "--root", str(root)).stdout
+    assert "arguments_check: agree; arguments as the transcript's input (tool call toolu_0101)" in out
+    assert asz("show", SESSION, "toolu_0101", "--root", str(root)).stdout.count("arguments_check:") == 1
