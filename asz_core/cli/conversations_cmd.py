@@ -12,6 +12,7 @@ import typer
 from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
+from ..view.rate_words import GROUPED_MARK
 from ..view.zone import local_text, zone_name
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
@@ -80,10 +81,9 @@ def unpriced(row: dict) -> list[str]:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
-#: The mark after a CALLS figure that is asz's grouping of the runtime's lines, the runtime recording no call id
-#: (``calls_grouped``: Kiro CLI 3.x; trial 23a, F15); a line under the table says how (:func:`grouped_note`). The
-#: page's list marks its Model calls the same way.
-GROUPED_MARK = "≈"
+#: GROUPED_MARK (≈): the mark after a CALLS figure that is asz's grouping of the runtime's lines, the runtime recording
+#: no call id (``calls_grouped``: Kiro CLI 3.x; trial 23a, F15); a line under the table says how (:func:`grouped_note`).
+#: The page's list marks its Model calls with the same mark (:mod:`asz_core.view.rate_words`, its one place).
 
 
 def calls_cell(row: dict) -> str:

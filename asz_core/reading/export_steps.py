@@ -14,6 +14,7 @@ import orjson
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..storage.layout import landed_files
+from ..view.rate_words import LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
@@ -79,9 +80,9 @@ def unverified_marker(f: dict) -> str:
     return f"[not shown: landed file {f['file']} does not verify: {f['problem']}]"
 
 
-#: What stands in place of a part whose content is not in the root, by its ``state`` (the page's words; seed 000:
-#: a part too large to land holds nothing, a skeleton's part was removed by retention).
-LOST = {"too_large": "too large to land", "removed": "removed by retention"}
+# LOST: what stands in place of a part whose content is not in the root, by its ``state`` (seed 000: a part too large
+# to land holds nothing, a skeleton's part was removed by retention): the page's words, from their one place
+# (asz_core.view.rate_words).
 
 
 def part_marker(p: dict) -> str:

@@ -23,7 +23,7 @@ from ..view.match import TimeError, contains, dialect_matches, parse_time
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY
+from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
 __all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
@@ -40,10 +40,7 @@ def model_names(value: Any) -> list[str]:
     return out
 
 
-#: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
-#: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
-#: ``~`` incomplete usage, ``!`` calls held back.
-RATE_MARK = "^"
+# RATE_MARK (^): asz_core.view.rate_words, the page's too.
 
 
 def cost_marks(cost: Any) -> str:
@@ -60,9 +57,7 @@ def cost_marks(cost: Any) -> str:
 
 def rate_line(calls: int) -> str:
     """The line under a table whose costs count ``calls`` (> 0) calls at a rate the price table does not hold."""
-    return (f"{RATE_MARK} {calls:,} call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
-            "tier, or a data-residency region; listed under dropped): their cost is at standard rates, below what was "
-            "billed (--json: cost.rate_not_priced_calls)")
+    return f"{RATE_MARK} {rate_text(calls)} (--json: cost.rate_not_priced_calls)"  # the page's words (rate_words)
 
 
 def unchecked_line(calls: int, where: str = "") -> str:

@@ -1,5 +1,7 @@
 """The words the CLI and the page share, in one place: those of the ``?`` line (calls whose rate was not checked when
-they landed) and of ``tokens not recorded`` for a conversation with no model call (:data:`NO_CALL`, :data:`NO_CALL_READ`).
+they landed), of the ``^`` line (calls at a rate the price table does not hold: :func:`rate_text`), of a part too large
+to land or removed by retention (:data:`LOST`), the marks, and of ``tokens not recorded`` for a conversation with no
+model call (:data:`NO_CALL`, :data:`NO_CALL_READ`).
 The ``?`` line's: ``asz usage`` and
 ``asz ls`` print them under their tables (:func:`asz_core.reading.listing.unchecked_line`), and the page's script
 reads them as the server serves it (app.js ``WORDS``, written in by :data:`asz_core.view.page.APP_JS`:
@@ -10,7 +12,28 @@ Imports nothing: the server writes them into the script before it listens.
 
 from __future__ import annotations
 
-__all__ = ["UNCHECKED_MARK", "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "page_words"]
+__all__ = ["RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "GROUPED_MARK", "page_words"]
+
+#: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
+#: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
+#: ``~`` incomplete usage, ``!`` calls held back.
+RATE_MARK = "^"
+#: The ``^`` line's words after ``N call(s)``, in the order :func:`rate_text` joins them: what the calls did, where their
+#: records say it (only in a line under a table), how they are priced, and what that means for the figure (same).
+RATE_WHY = "ran at a rate the price table does not hold (fast mode, a priority or batch tier, or a data-residency region"
+RATE_LISTED = "; listed under dropped"
+RATE_PRICED = "): their cost is at standard rates"
+RATE_BILLED = ", below what was billed"
+
+
+def rate_text(calls: int, listed: bool = True) -> str:
+    """``N call(s) ran at a rate the price table does not hold (…; listed under dropped): their cost is at standard
+    rates, below what was billed`` (``listed``: the line under a table; without, the page's tooltip leaves out the
+    two clauses it marks): app.js ``rateText`` joins the same :func:`page_words` the same way."""
+    return (f"{calls:,} call(s) {RATE_WHY}{RATE_LISTED if listed else ''}{RATE_PRICED}"
+            f"{RATE_BILLED if listed else ''}")
+
 
 #: The mark after a cost some of whose calls were landed before their adapter looked at a call's rate
 #: (``cost.rate_not_checked_calls``; Claude Code before ``claude-code-local/0.3.0``): whether they ran in fast mode or
@@ -46,12 +69,26 @@ NO_CALL_READ = ("no model call could be read in this conversation (its transcrip
                 "may hold some; see undescribed)")
 
 
+#: What stands in place of a part whose content is not in the root, by its ``state`` (seed 000: a part too large to
+#: land holds nothing, a skeleton's part was removed by retention): the exports' markers
+#: (:func:`asz_core.reading.export_steps.part_marker`) and the page's (app.js ``lostText``, a media part's label).
+LOST = {"too_large": "too large to land", "removed": "removed by retention"}
+
+#: The mark after a model calls figure that is asz's grouping of the runtime's lines (``calls_grouped``: Kiro CLI 3.x,
+#: trial 23a F15): ``asz ls``'s CALLS and the page's list.
+GROUPED_MARK = "\u2248"
+
+
 def page_words() -> dict:
     """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``
     (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
     ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
-    :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`). Raises nothing."""
+    :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
+    :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
+    (:func:`rate_text`), ``lost`` (:data:`LOST`) and ``grouped_mark`` (:data:`GROUPED_MARK`). Raises nothing."""
     from .usage import UNDESCRIBED_PREFIX  # asked when the server builds the script, not when this is imported
 
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
-            "unread_prefix": UNDESCRIBED_PREFIX}
+            "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
+            "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
+            "lost": dict(LOST), "grouped_mark": GROUPED_MARK}

@@ -5,15 +5,19 @@ print them under their tables (``listing.unchecked_line``), and the server write
 (tests/view_server/test_rate_not_checked_page.py reads them there in a real Chromium). So are those of ``tokens not
 recorded`` for a conversation with no model call (``NO_CALL``, ``NO_CALL_READ``: ``listing.unrecorded_text`` and the
 page's tokens chip; tests/view_server/test_view_server_kiro_page.py and test_list_runtime_not_recorded.py read them in
-Chromium)."""
+Chromium). So are the ``^`` line's (``rate_words.rate_text``: ``listing.rate_line`` and the page's ``rateText``), the
+words standing in for a part too large to land or removed by retention (``rate_words.LOST``: the exports' markers and
+the page's ``lostText``) and the marks ``^``, ``?`` and ``≈`` (session 25)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from asz_core.reading.listing import unchecked_line, unrecorded_text
-from asz_core.view.rate_words import NO_CALL, NO_CALL_READ, UNCHECKED_MORE, UNCHECKED_WHY, page_words
+from asz_core.reading.export_steps import part_marker
+from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
+from asz_core.view.rate_words import (LOST, NO_CALL, NO_CALL_READ, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
+                                      UNCHECKED_MORE, UNCHECKED_WHY, page_words)
 from asz_core.view.page import APP_JS
 from asz_core.view.usage import UNDESCRIBED_PREFIX
 
@@ -25,10 +29,14 @@ def test_the_script_holds_no_copy_of_the_words():
     src = SOURCE.read_text(encoding="utf-8")
     assert src.count(PLACEHOLDER) == 1
     src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith("//"))  # its code, not its comments
-    for part in (UNCHECKED_WHY, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX):  # no sentence, any quoting
+    for part in (UNCHECKED_WHY, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
+                 RATE_PRICED.strip("): "), RATE_BILLED.strip(", ")):  # no sentence, any quoting
         for sentence in part.split("; "):
             words = sentence.strip()[:40]
             assert words.replace("'", "\\'") not in src and words not in src, words
+    for said in LOST.values():  # a marker's words, as a literal of their own (a file's lines "too large to land …" are other words)
+        assert f"'{said}'" not in src and f'"{said}"' not in src, said
+    assert not [m for m in ("RATE", "UNCHECKED", "GROUPED") if f"{m}_MARK = '" in src] and "'^'" not in src and "\u2248" not in src  # the marks ^ ? ≈ are WORDS' too
 
 
 def test_the_served_script_and_the_cli_line_carry_the_same_words():
@@ -36,7 +44,15 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
     assert PLACEHOLDER not in served
     assert "WORDS = " + json.dumps(page_words(), separators=(",", ":")) + ";" in served
     assert page_words() == {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL,
-                            "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX}
+                            "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": "?",
+                            "rate_mark": "^", "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED,
+                            "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈"}
+    # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
+    assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
+                            "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "
+                            "below what was billed (--json: cost.rate_not_priced_calls)")
+    assert part_marker({"state": "too_large", "bytes": 30_000_005, "sha256": "3a55"}) == "[too large to land: 30,000,005 bytes, sha256 3a55]"
+    assert part_marker({"state": "removed", "bytes": 12}) == "[removed by retention: 12 bytes]"
     # asz conversation's tokens line for a conversation with no model call (trial 23a F17: a Kiro session in UTF-16)
     assert unrecorded_text(0, None) == "tokens not recorded: no model call is recorded in this conversation"
     assert unrecorded_text(0, None, unread=True) == ("tokens not recorded: no model call could be read in this "

@@ -685,7 +685,7 @@
 
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
   // CLI 3.x, trial 23a F15): marked as asz ls marks its CALLS (conversations_cmd.GROUPED_MARK), how in the tooltip.
-  const GROUPED_MARK = '\u2248';
+  const GROUPED_MARK = WORDS.grouped_mark;
   // No call could be read while transcript records the dialect could not read may hold some (calls_unread: a Kiro
   // session in UTF-16, trial 23a F17): its 0 talks and 0 calls are not figures, read as not recorded (—), as asz ls's -.
   function unreadCell() { return h('td', { class: 'num hide-narrow faint unread', title: 'not recorded: ' + WORDS.no_call_read }, '—'); }
@@ -720,10 +720,10 @@
   }
   // A call run at a rate the price table does not hold (fast mode, a priority or batch tier, a data-residency region:
   // its record lists it under dropped), priced at standard rates: marked, as asz ls and asz usage mark it.
-  const RATE_MARK = '^';
+  const RATE_MARK = WORDS.rate_mark;
   // A call landed before asz looked at a call's rate (Claude Code before claude-code-local 0.3.0: its record cannot say
   // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
-  const UNCHECKED_MARK = '?';
+  const UNCHECKED_MARK = WORDS.unchecked_mark;
   function uncheckedText(n, listed) {
     // listed: asz usage's line word for word, what the reader can do included
     return num(n) + ' call(s) ' + WORDS.unchecked + (listed ? WORDS.unchecked_more : '');
@@ -738,8 +738,8 @@
   // ``listed``: the words of asz usage's line under its table (asz_core/reading/listing.py rate_line), naming where the
   // records say it (under dropped) and that the figure is below what was billed
   function rateText(n, listed) {
-    return num(n) + ' call(s) ran at a rate the price table does not hold (fast mode, a priority or batch tier, or a ' +
-      'data-residency region' + (listed ? '; listed under dropped' : '') + '): their cost is at standard rates' + (listed ? ', below what was billed' : '');
+    // rate_words.rate_text's words and order (WORDS: their one place)
+    return num(n) + ' call(s) ' + WORDS.rate_why + (listed ? WORDS.rate_listed : '') + WORDS.rate_priced + (listed ? WORDS.rate_billed : '');
   }
   // A call whose input (in + cache read + cache write) is above 200K tokens, priced at its model's long-context rates
   // (asz_core/view/prices.py): marked, as asz usage counts them.
@@ -1622,7 +1622,7 @@
 
   // Content not in the root (seed 000): a part too large to land holds nothing; a skeleton's part was removed by retention.
   // The same words as asz export's markers (asz_core/reading/export.py, part_marker).
-  const LOST = { too_large: 'too large to land', removed: 'removed by retention' };
+  const LOST = WORDS.lost;  // rate_words.LOST, their one place
   // A part too large to land gives the SHA-256 of what was taken out (the node's sha256 / result_sha256), as the markers do.
   function lostText(state, bytes, sha) {
     const said = (bytes === undefined || bytes === null ? [] : [num(bytes) + ' bytes']).concat(state === 'too_large' && sha ? ['sha256 ' + sha] : []);
@@ -1631,7 +1631,7 @@
 
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
-    const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (m.state === 'too_large' ? 'too large to land' : m.state));
+    const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (m.state === 'too_large' ? LOST.too_large : m.state));
     const box = h('figure', { class: 'media' + (m.kept ? '' : ' placeholder'), 'data-digest': m.digest, title: 'sha256 ' + m.digest });
     if (m.kept && /^image\//.test(m.mime || '')) {
       const img = h('img', { class: 'thumb', alt: label });
