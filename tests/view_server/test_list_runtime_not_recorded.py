@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from urllib.parse import quote
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,28 @@ def test_the_page_list_has_runtime_and_says_not_recorded(mixed, serve, browser):
     open_at(browser, f"{s.base}/c/{sorted(hooked)[0]}", "#usage")
     chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#usage .chip")]
     assert "tokens not recorded: no model call is recorded in this conversation" in chips and "cost —" in chips, chips
+
+
+def test_the_page_runtime_filter_takes_what_the_list_shows(mixed, serve, browser):
+    """The Runtime filter (#dialect=…) takes the name, the name and version as the runtime chip shows them, the
+    dialect asz ls --dialect takes, or the start of one, in any case (session 25): it keeps the rows asz ls --json
+    names so."""
+    root, _ = mixed
+    rows = _ls(root)
+    s = serve(root)
+    open_at(browser, s.base + "/", "#rows tr")
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows td.counting")
+         and len(d.find_elements(By.CSS_SELECTOR, "#rows tr")) == len(rows), timeout=180)
+    claude = next(r for r in rows.values() if (r["runtime"] or {}).get("name") == "claude-code" and r["runtime"].get("version"))
+    name, version = claude["runtime"]["name"], claude["runtime"]["version"]
+    same_version = {c for c, r in rows.items() if (r["runtime"] or {}).get("name") == name and r["runtime"].get("version") == version}
+    by_dialect = _ls(root, "--dialect", claude["dialect"])
+    named = {c for c, r in rows.items() if (r["runtime"] or {}).get("name") == name}
+    assert set(by_dialect) == named and same_version <= named  # the CLI's rule: dialect or name
+    for given, want in ((claude["dialect"], named), ("CLAUDE", named), (name, named), (f"{name} {version}", same_version),
+                        (f"{name} {version[:2]}", {c for c, r in rows.items() if (r["runtime"] or {}).get("name") == name
+                                                   and (r["runtime"].get("version") or "").startswith(version[:2])}),
+                        ("kir", set(_ls(root, "--dialect", "kiro")))):
+        open_at(browser, f"{s.base}/#dialect={quote(given, safe='')}", "#rows")
+        wait(browser, lambda d: set(_page_rows(d)) == want, timeout=30)
+        assert want, given

@@ -524,6 +524,18 @@
   // transcript, the runtime that wrote it (claude-code, kiro, langsmith); - when no transcript landed.
   const RUNTIME_TITLE = 'the runtime that wrote the conversation: the dialect name of its main transcript, as asz ls prints it under RUNTIME';
   const NO_RUNTIME = 'no transcript landed (hook records alone): no runtime is named';
+  // The Runtime filter (#dialect=…) takes what the list and the conversation's runtime chip show: the runtime's name
+  // (kiro), its name and version (claude-code 2.1.3), or the start of either (claude, claude-code 2.), in any case; and
+  // a dialect as asz ls --dialect takes it (claude-code/1): a list row names its dialect by its name only, so the
+  // part before / is held against the name (match.dialect_matches' rule; docs/view.md, List).
+  function runtimeKeeps(r, value) {
+    if (!value) return true;
+    const rt = r.runtime && typeof r.runtime === 'object' ? r.runtime : {}, name = rowRuntime(r).toLowerCase(), v = String(value).toLowerCase();
+    if (!name) return false;
+    if (v.indexOf('/') > 0) return v.split('/')[0] === name;
+    const said = [name].concat(typeof rt.version === 'string' && rt.version ? [name + ' ' + rt.version.toLowerCase()] : []);
+    return said.some(function (x) { return x.indexOf(v) === 0; });
+  }
   function rowRuntime(r) { return typeof r.runtime === 'string' ? r.runtime : (r.runtime && typeof r.runtime.name === 'string' ? r.runtime.name : ''); }
   // One rule for the project and model filters, the address's and the dropdowns' (trial 21: #project=claude-code-log
   // showed 0 of 0 while asz ls --project claude-code-log matched): a value that is a whole name of the list keeps that
@@ -573,8 +585,8 @@
       clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
       Array.from(sets[k]).sort().forEach(function (v) { sel.append(h('option', { value: v }, k === 'project' ? shortProject(v) : v)); });
       if (f[k] && !sets[k].has(f[k])) {
-        const some = k !== 'dialect' && LIST.conversations.some(function (r) { return filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
-        sel.append(h('option', { value: f[k] }, some ? 'holding \u201c' + f[k] + '\u201d' : f[k] + ' (none now)'));
+        const some = LIST.conversations.some(function (r) { return k === 'dialect' ? runtimeKeeps(r, f[k]) : filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
+        sel.append(h('option', { value: f[k] }, some ? (k === 'dialect' ? 'starting \u201c' : 'holding \u201c') + f[k] + '\u201d' : f[k] + ' (none now)'));
       }
       sel.value = f[k];
       sel.parentElement.hidden = sets[k].size === 0 && !f[k];
@@ -589,7 +601,7 @@
     return sortRows(LIST.conversations.filter(function (r) {
       if (!filterKeeps('project', f.project, [r.project || ''])) return false;
       if (!filterKeeps('model', f.model, rowModels(r))) return false;
-      if (f.dialect && rowRuntime(r) !== f.dialect) return false;
+      if (!runtimeKeeps(r, f.dialect)) return false;
       if (since !== null && (r.to || 0) < since) return false;
       if (until !== null && (r.from || 0) >= until + 86400000) return false;
       return true;
