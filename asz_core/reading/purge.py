@@ -80,10 +80,18 @@ def compact_securely(con: sqlite3.Connection, *, fts: bool) -> bool:
     return busy is None or busy[0] == 0  # (busy, log pages, pages copied); None: not in WAL mode
 
 
+#: What :func:`forget_summaries` raises when a reader kept the rewritten file in the write-ahead log.
+UNWIPED = ("a reader of {path} kept its old pages (the text deleted among them) while it was compacted; "
+           "the next run compacts it again")
+
+
 def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> None:
     """Delete the stored summary figures and list rows of ``conversations`` from ``_index/summaries.sqlite`` and
     compact it (:func:`compact_securely`); they are counted again from the skeletons when next read. Raises
-    sqlite3.Error or OSError when the file exists and cannot be written."""
+    sqlite3.Error or OSError when the file exists and cannot be written, and sqlite3.OperationalError
+    (:data:`UNWIPED`) when the compaction could not reach the file itself (a reader held an older snapshot: the
+    deleted text stays in its old pages), so ``asz prune`` keeps ``removal.state`` and the next run compacts it
+    again, as a search index keeps ``meta.unwiped`` (:func:`~asz_core.reading.search_store.compacted`)."""
     from ..view.summary_cache import DB_NAME
 
     path = Path(root) / "_index" / DB_NAME
@@ -98,7 +106,8 @@ def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> N
                 con.executemany(f"DELETE FROM {table} WHERE id=?", [(c,) for c in cids])
             except sqlite3.OperationalError:
                 continue  # a table this file does not have yet
-        compact_securely(con, fts=False)
+        if not compact_securely(con, fts=False):
+            raise sqlite3.OperationalError(UNWIPED.format(path=path))
     finally:
         con.close()
 

@@ -102,11 +102,13 @@ def not_accepted(root: Path, state: PushState, rels: list[str], rounds: list[str
     (:func:`~asz_core.export.state.receiver_answer`). A session whose landed files the receiver holds, some of them
     from another root (it answered that it holds every record of each: ``elsewhere … all`` in ``push.state``; trial
     19, F4) has its records there under the other root's names, and its rounds there are the other root's chain:
-    this root's rounds, held back for reading those files, are not asked for."""
+    this root's rounds, held back for reading those files, are not asked for. An ``elsewhere … part`` line (the
+    receiver holds some records of that file only) is no such answer: the rounds are asked for then."""
     bad = [r for r in rels if receiver_answer(state, r, _digest(root / r)) != "accepted"]
     sessions = {r.split("/", 1)[0] for r in rels}  # its files removed before count too (trial 24a F2: an asz receiver
     # writes the rounds of the files that land after them itself, receive.assemble_held)
-    if not bad and any(r.split("/", 1)[0] in sessions for r in state.elsewhere):
+    # only an answer that it holds every record (``all``): a ``part`` one leaves records of it nowhere but here
+    if not bad and any(r.split("/", 1)[0] in sessions and held == "all" for r, (held, _) in state.elsewhere.items()):
         return []
     return bad + [r for r in rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
 
