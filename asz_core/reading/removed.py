@@ -22,8 +22,10 @@ __all__ = ["Removal", "removal_line", "shown_removed", "removed_sessions", "PROJ
 PROJECT_REMOVED = "(removed by retention)"
 #: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a
 #: header without ``src``, so the path is not removed; asz reads no project from it (a folder name is not a ``cwd``).
-KEPT_SRC = ("each skeleton's header keeps src, the source file's path (for Claude Code a folder named after the "
-            "working directory, / written as -), which asz reads no project from")
+#: Runtime-neutral: every adapter's skeletons are said so (Claude Code names a project's folder after its working
+#: directory, / written as -; another runtime need not). The page's words too (app.js ``WORDS.kept_src``).
+KEPT_SRC = ("each skeleton's header keeps src, the source file's path as the runtime named it (it may hold the "
+            "working directory's name), and asz reads no project from it")
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ UNCHECKED_WHY = ("landed before asz looked at a call's rate (claude-code-local b
 #: do (the landed records of such a call keep its token counts only, and landed files are written once, so only
 #: collecting the same sources into a new root checks them; seed 000: nothing is inferred).
 UNCHECKED_MORE = (" and may be below what was billed; this root cannot tell (its landed files are written once), and "
-                  "collecting the same sources into a new root (asz collect --once --root NEW, while Claude Code still "
+                  "collecting the same sources into a new root (asz collect --once --root NEW, while the runtime still "
                   "keeps them) checks them there")
 
 
@@ -85,10 +85,12 @@ def page_words() -> dict:
     ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
-    (:func:`rate_text`), ``lost`` (:data:`LOST`) and ``grouped_mark`` (:data:`GROUPED_MARK`). Raises nothing."""
-    from .usage import UNDESCRIBED_PREFIX  # asked when the server builds the script, not when this is imported
+    (:func:`rate_text`), ``lost`` (:data:`LOST`), ``grouped_mark`` (:data:`GROUPED_MARK`) and ``kept_src`` (what a
+    skeleton's header keeps of where its source was: :data:`asz_core.reading.removed.KEPT_SRC`). Raises nothing."""
+    from ..reading.removed import KEPT_SRC  # asked when the server builds the script, not when this is imported
+    from .usage import UNDESCRIBED_PREFIX
 
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
-            "lost": dict(LOST), "grouped_mark": GROUPED_MARK}
+            "lost": dict(LOST), "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC}

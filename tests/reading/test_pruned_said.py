@@ -120,8 +120,8 @@ def test_what_is_said_of_the_working_directory_is_true_of_the_skeleton(pruned):
     assert not any("cwd" in orjson.dumps(r).decode() for _, recs in got for r in recs)
     line = asz("conversation", cid, "--root", str(root)).stdout.splitlines()[1]
     assert "each record's working directory (cwd) went with the text" in line
-    assert line.endswith("each skeleton's header keeps src, the source file's path (for Claude Code a folder named after "
-                         "the working directory, / written as -), which asz reads no project from")
+    assert line.endswith("each skeleton's header keeps src, the source file's path as the runtime named it (it may hold the "
+                         "working directory's name), and asz reads no project from it")
 
 
 def test_usage_dialect_keeps_a_pruned_conversation_as_ls_does(pruned, corpus_dir):

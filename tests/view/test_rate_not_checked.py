@@ -103,5 +103,5 @@ def test_usage_says_it_once_and_what_can_check_them(before):
         (line,) = [x for x in t if x.startswith("? ")]
         assert line.startswith(f"? {len(_calls_with_usage(lines))} call(s) in 1 of 1 row(s) landed before asz looked")
         assert ("this root cannot tell (its landed files are written once), and collecting the same sources into a new "
-                "root (asz collect --once --root NEW, while Claude Code still keeps them) checks them there") in line
+                "root (asz collect --once --root NEW, while the runtime still keeps them) checks them there") in line
     assert re.search(r"\$[\d,.]+\?", asz_in_process("ls", "--root", str(root)).stdout)

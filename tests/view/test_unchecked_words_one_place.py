@@ -16,6 +16,7 @@ from pathlib import Path
 
 from asz_core.reading.export_steps import part_marker
 from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
+from asz_core.reading.removed import KEPT_SRC
 from asz_core.view.rate_words import (LOST, NO_CALL, NO_CALL_READ, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
                                       UNCHECKED_MORE, UNCHECKED_WHY, page_words)
 from asz_core.view.page import APP_JS
@@ -30,7 +31,7 @@ def test_the_script_holds_no_copy_of_the_words():
     assert src.count(PLACEHOLDER) == 1
     src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith("//"))  # its code, not its comments
     for part in (UNCHECKED_WHY, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
-                 RATE_PRICED.strip("): "), RATE_BILLED.strip(", ")):  # no sentence, any quoting
+                 RATE_PRICED.strip("): "), RATE_BILLED.strip(", "), KEPT_SRC):  # no sentence, any quoting
         for sentence in part.split("; "):
             words = sentence.strip()[:40]
             assert words.replace("'", "\\'") not in src and words not in src, words
@@ -46,7 +47,7 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
     assert page_words() == {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL,
                             "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": "?",
                             "rate_mark": "^", "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED,
-                            "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈"}
+                            "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈", "kept_src": KEPT_SRC}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

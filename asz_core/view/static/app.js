@@ -293,7 +293,7 @@
   function removedBox(r) {
     return h('div', { class: 'box notice', id: 'removed', role: 'status' }, h('strong', null, 'Removed by retention' + (r.at ? ' at ' + fmtTime(Date.parse(r.at)) : '') + ': '),
       num(r.files) + ' of ' + num(r.landed) + ' landed file(s) (' + fmtBytes(r.bytes) + ') are skeletons. The ' + REMOVED_KEPT +
-      '; each skeleton\'s header keeps src, the source file\'s path (for Claude Code a folder named after the working directory), which asz reads no project from.');
+      '; ' + WORDS.kept_src + '.');  // removed.KEPT_SRC, its one place
   }
   // The talk's first person's input whose text retention removed (its state removed), else null: the person typed it.
   function removedOpening(t) {
@@ -1994,7 +1994,7 @@
     if (nd) {  // editing tool calls that returned with no changes record (a Claude Code subagent's edits)
       panel.append(h('p', { class: 'box notice', id: 'not-derived' }, num(wc.length) + ' change' + (wc.length === 1 ? '' : 's') + ' (+' + num(nd) +
         ' not derived): ' + num(nd) + ' editing tool call' + (nd === 1 ? '' : 's') + ' returned with no changes record, so what ' +
-        (nd === 1 ? 'it' : 'they') + ' changed is not derived and not listed here (a Claude Code subagent\'s transcript carries none).'));
+        (nd === 1 ? 'it' : 'they') + ' changed is not derived and not listed here (the transcript that recorded the call carries no changes record for it: a subagent\'s edits, a file write its runtime recorded without one).'));
     }
     if (!wc.length) panel.append(h('p', { class: 'muted' }, 'None recorded.'));
     else {
