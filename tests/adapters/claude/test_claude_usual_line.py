@@ -204,16 +204,33 @@ _split = st.dictionaries(st.sampled_from(["ephemeral_1h_input_tokens", "ephemera
                          _any | st.integers(0, 10**6), max_size=2)
 
 
-@compiled
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(_block | _any, max_size=4), _usage, st.none() | _split, _any, _any, _any, _any, _any)
-def test_any_assistant_line_lands_the_same_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid):
+def _assistant_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid) -> None:
     if split is not None:
         usage = {**usage, "cache_creation": split}
     line = _assistant(blocks, usage, {"model": model, "stop_reason": stop}, isMeta=meta, uuid=uuid,
                       origin={"kind": origin})
     fast, slow, _ = _both_ways(monkeypatch, [(SRC, line)])
     assert fast == slow
+
+
+_ASSISTANT = (st.lists(_block | _any, max_size=4), _usage, st.none() | _split, _any, _any, _any, _any, _any)
+
+
+#: 300 lines took 10.1 s on 2 cores at load 30 (session 25): slow; the quick subset runs 30 of the same kind.
+@pytest.mark.slow
+@compiled
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(*_ASSISTANT)
+def test_any_assistant_line_lands_the_same_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid):
+    _assistant_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid)
+
+
+@compiled
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(*_ASSISTANT)
+def test_some_assistant_lines_land_the_same_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid):
+    """The quick subset's representative of :func:`test_any_assistant_line_lands_the_same_both_ways`: fewer lines."""
+    _assistant_both_ways(monkeypatch, blocks, usage, split, model, stop, meta, origin, uuid)
 
 
 
