@@ -72,12 +72,12 @@ def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
     return out
 
 
-def _talk_name(talk: dict | None, streams: dict[str, str] | None = None) -> str:
+def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label, its credentials masked as a title's
     (:func:`~asz_core.view.secret_forms.shown_title`), cut at 60 characters; none when the talk has none: a sub-agent's
-    stream, a pruned conversation), or the calls in no talk. A sub-agent's talk with no label of its own takes its
-    stream's (``streams``: stream name -> label, what its parent asked: ``Subagent: Explore Tmux module…``), as an
-    export's talk heading does (trial 25a). The time is the talk's own (the document's ``at``, ms
+    stream, a pruned conversation), or the calls in no talk. A sub-agent's talk with no label of its own is named
+    as an export's talk heading names it (:func:`~asz_core.reading.export_steps.child_label` of ``doc``, the asz.view
+    document: ``Subagent: Explore Tmux module…``, what its parent asked; trial 25a). The time is the talk's own (the document's ``at``, ms
     since the epoch, UTC), as an export's talk heading gives it; its span's ``from`` only when it has none: a record the
     runtime wrote later with an older time (Claude Code's ``isMeta`` caveat before a ``/clear``) starts the span but
     not the talk (trial 25b F4, as trial 17b F5 for the headings)."""
@@ -85,9 +85,9 @@ def _talk_name(talk: dict | None, streams: dict[str, str] | None = None) -> str:
         return "calls in no talk"
     from .termtext import visible
 
-    label = " ".join(shown_title(str(talk.get("label") or "")).split())
-    if not label and talk.get("child") and (streams or {}).get(str(talk.get("stream"))):
-        label = "Subagent: " + " ".join(shown_title(streams[str(talk["stream"])]).split())
+    from .export_steps import child_label
+
+    label = " ".join(shown_title(str(talk.get("label") or "") or child_label(doc or {}, talk)).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
     at = talk.get("at") if isinstance(talk.get("at"), int) else talk.get("from")
     when = dt.datetime.fromtimestamp(at / 1000, tz=dt.timezone.utc).strftime(" from %Y-%m-%d %H:%M UTC") if isinstance(at, int) else ""
@@ -106,14 +106,12 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     whole = Decimal(f"{cost['usd']:.2f}")
     cents = apportion(exact, whole, CENT)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
-    streams = {str(st.get("name")): str(st.get("label") or "") for st in doc.get("streams") or ()}
     marks = cost_marks(cost)
-    streams = {str(st.get("name")): str(st.get("label") or "") for st in doc.get("streams") or ()}
     out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
            f"own; all {len(talks)} add up to the cost above)"]
     for i in order:
         talk, _, n = talks[i]
-        out.append(f"  ${cents[i]:,.2f}{marks}{_share(cents[i], whole)}, {n:,} call(s), {_talk_name(talk, streams)}")
+        out.append(f"  ${cents[i]:,.2f}{marks}{_share(cents[i], whole)}, {n:,} call(s), {_talk_name(talk, doc)}")
     return out
 
 

@@ -23,7 +23,7 @@ from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
-           "talk_heading", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
+           "talk_heading", "child_label", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -369,12 +369,19 @@ def talk_heading(doc: dict, talk: dict, heads: Mapping[str, str]) -> str:
     document's label itself stays as the record holds it."""
     if heads.get(talk["id"]):
         return heads[talk["id"]]
-    label = ""
-    if talk.get("child"):
-        stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
-        if stream is not None:
-            label = "Subagent: " + (stream.get("label") or stream.get("name") or "")
-    return short_title(label, "", HEADING_LIMIT) or talk["id"]
+    return short_title(child_label(doc, talk), "", HEADING_LIMIT) or talk["id"]
+
+
+def child_label(doc: dict, talk: dict) -> str:
+    """What a child's talk (``talk["child"]`` true: a sub-agent's stream) with no label of its own is named by, as
+    the page names it: ``Subagent: `` and the label of its stream among ``doc["streams"]`` (what its parent asked it
+    to do: ``Subagent: Explore Tmux module and test setup``), else the stream's name; '' for a talk that is no
+    child's or whose stream the document does not list. Raw text: each reader masks and cuts it as it does a label
+    (an export's heading, ``asz conversation``'s costliest talks)."""
+    if not talk.get("child"):
+        return ""
+    stream = next((st for st in doc.get("streams") or () if st.get("name") == talk.get("stream")), None)
+    return "" if stream is None else "Subagent: " + str(stream.get("label") or stream.get("name") or "")
 
 
 def clipped(doc: dict) -> int:
