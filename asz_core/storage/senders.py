@@ -208,8 +208,10 @@ def read_senders(path: str | os.PathLike) -> SendersRead:
 def senders_summary(entries: list[dict]) -> list[dict]:
     """One dict per sender (``instance``, ``credential``) in order of first file: ``instance``, ``credential``,
     ``files`` (landed files it sent), ``first_received`` and ``last_received`` (RFC 3339). The lines that do not
-    verify (:data:`UNVERIFIED`) name no sender: their files are one more entry, ``instance`` and ``credential`` None,
-    ``unverified`` true and the times of those lines, whoever they claim (``asz verify`` names each line)."""
+    verify (:data:`UNVERIFIED`) name no sender and no time: their files are one more entry, ``instance``,
+    ``credential``, ``first_received`` and ``last_received`` None and ``unverified`` true, whoever and whenever those
+    lines claim (a changed line's ``received_at`` is no more a fact than its ``instance``; ``asz verify`` names each
+    line)."""
     out: dict[tuple, dict] = {}
     for e in entries:
         key = (e.get("instance"), e.get("credential")) if not e.get(UNVERIFIED) else (UNVERIFIED, None)
@@ -218,7 +220,8 @@ def senders_summary(entries: list[dict]) -> list[dict]:
         s["files"] += 1
         s["last_received"] = e.get("received_at") or s["last_received"]
     if (UNVERIFIED, None) in out:
-        out[(UNVERIFIED, None)].update(instance=None, credential=None, unverified=True)
+        out[(UNVERIFIED, None)].update(instance=None, credential=None, first_received=None, last_received=None,
+                                       unverified=True)
     return list(out.values())
 
 

@@ -257,6 +257,7 @@ def test_a_changed_sender_line_names_no_sender_in_any_reader(team, tmp_path, for
     row = next(r for r in json.loads(asz("ls", "--root", str(copy), "--json").stdout) if r["id"].startswith(session[:8]))
     (broken,) = [s for s in row["senders"] if s.get("unverified")]
     assert broken["files"] == suspect and broken["instance"] is None and broken["credential"] is None
+    assert broken["first_received"] is None and broken["last_received"] is None  # a changed line's time is no fact
     assert {s["instance"] for s in row["senders"] if s is not broken} <= {real}  # the forged name is nowhere
     table = asz("ls", "--root", str(copy)).stdout
     assert "(sender record does not verify)" in next(x for x in table.splitlines() if x.startswith(row["id"][:8]))
