@@ -171,14 +171,16 @@ class SendersRead:
 
 def read_senders(path: str | os.PathLike) -> SendersRead:
     """The lines of a sender record and what is wrong with it: a line that is no JSON object with a ``file``, a
-    ``prev`` that is not the SHA-256 of the line before (edited, dropped or moved), a last line cut short. A missing
-    file reads empty. Never raises."""
+    ``prev`` that is not the SHA-256 of the line before (edited, dropped or moved), a last line cut short. An entry
+    that does not verify carries :data:`UNVERIFIED` (``line N``, its own line): its digest fails, its ``prev`` breaks,
+    or it is the sender line before one whose ``prev`` breaks. A missing file reads empty. Never raises."""
     got = SendersRead()
     try:
         data = Path(path).read_bytes()
     except OSError:
         return got
     prev = b""
+    last = 0  # the line number of the last entry
     lines = data.split(b"\n")
     for n, raw in enumerate(lines[:-1], 1):
         line = raw + b"\n"
@@ -194,11 +196,13 @@ def read_senders(path: str | os.PathLike) -> SendersRead:
         elif d.get("prev") != (hashlib.sha256(prev).hexdigest() if prev else ""):
             got.problems.append(f"line {n}: prev is not the SHA-256 of the line before it: a line was changed, "
                                 "left out or moved")
-            if got.entries and got.entries[-1].get("file") is not None and n > 1:  # the line before may be the one changed
-                got.entries[-1] = {**got.entries[-1], UNVERIFIED: got.entries[-1].get(UNVERIFIED) or f"line {n - 1}"}
+            if got.entries:  # the sender line before may be the one changed (a line between reads as none: no witness)
+                got.entries[-1] = {**got.entries[-1], UNVERIFIED: got.entries[-1].get(UNVERIFIED) or f"line {last}"}
             got.entries.append({**d, UNVERIFIED: f"line {n}"})
         else:
             got.entries.append(d)
+        if isinstance(d, dict) and isinstance(d.get("file"), str):  # an entry was added for it
+            last = n
         prev = line
     if lines[-1]:
         got.problems.append(f"line {len(lines)}: cut short (no newline): the receiver stopped while writing it")

@@ -267,3 +267,19 @@ def test_a_changed_sender_line_names_no_sender_in_any_reader(team, tmp_path, for
     assert any("(sender record does not verify)" in k for k in by)  # a conversation's senders, joined as asz ls joins them
     whole = json.loads(asz("usage", "instance", "--root", str(team["team"]), "--json").stdout)
     assert sum(r["calls"] for r in by.values()) == sum(r["calls"] for r in whole)  # nothing lost, nothing counted twice
+
+
+def test_a_line_between_that_reads_as_none_leaves_the_sender_line_before_unverified(tmp_path):
+    """A sender line replaced by bytes that read as no sender line breaks the next line's ``prev``; the sender line
+    before it, which nothing vouches for now, is marked as not verifying under its own line number (1), not the
+    replaced one's (2). Written by the receiver's own writer (``append_chained``), read as every reader reads it."""
+    from asz_core.storage.senders import UNVERIFIED, append_chained, read_senders
+
+    path = tmp_path / "s.senders"
+    append_chained(path, [{"file": f"f{i}.sd", "instance": "dev@hostA", "received_at": f"2026-12-04T00:00:0{i}Z"}
+                          for i in (1, 2, 3)])
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[0] + b"not json\n" + lines[2])
+    got = read_senders(path)
+    assert [(e["file"], e.get(UNVERIFIED)) for e in got.entries] == [("f1.sd", "line 1"), ("f3.sd", "line 3")]
+    assert [p.split(":")[0] for p in got.problems] == ["line 2", "line 3"]
