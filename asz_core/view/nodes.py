@@ -8,7 +8,7 @@ from typing import Any
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
 from ..sessiondata.numberprobe import bytescan
-from .kinds import NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, cut_digest, data_text
+from .kinds import CUT_STATES, NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, cut_digest, data_text
 from .step_keys import StepKeys
 from .titles import lost_prompt_title
 
@@ -109,10 +109,11 @@ class NodeView(StepKeys):
             text = p.get("text")
             if text and p["k"] != "unknown":  # the usual step: a part named by its block, with text of its own
                 d["text"] = text if len(text) <= SHORT_TEXT else clip_text(text)
-                d["state"] = p.get("state", "available")
+                d["state"] = state = p.get("state", "available")
                 if p.get("bytes"):
                     d["bytes"] = p["bytes"]
-                cut_digest(p, d)
+                if state in CUT_STATES:  # made smaller to land: cut_digest's sha256 (asked only then: no call a step)
+                    cut_digest(p, d)
                 return
         if (block is not None and not 0 <= block < len(parts)) or not parts:
             return

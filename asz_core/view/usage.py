@@ -269,9 +269,9 @@ def unnamed_call_lines(usages: dict, nodes: dict, record) -> list[str]:
     record (``record(ref)``, a dict or None) has one of their ids. ``[]`` when none."""
     found = []
     for nid, c in usages.items():
-        ids = {i for q in c.requests for i in q.unnamed}
-        if not ids:
+        if not c.requests or not any(q.unnamed for q in c.requests):  # the usual call: no set made for it
             continue
+        ids = {i for q in c.requests for i in q.unnamed}
         n = nodes.get(nid)
         refs = (n.refs or ([n.ref] if n.ref else [])) if n is not None else ()
         mine = [r for r in refs if (rec := record(r)) is not None and (rec.get("id") or "") in ids

@@ -285,19 +285,25 @@ class ViewBase(Companions):
 
         counts: dict[tuple[str, str], int] = {}
         sess = self.sess
+        # seq -> its header names another version than the installed adapter's: the hook is asked of those files' records
+        # only (Adapter.read_today); a session every file of which the installed versions landed has no node to look at
+        earlier = {seq: _another_version(h) for seq, h in sess.headers.items() if h is not None}
+        if not any(earlier.values()):
+            return []
         for n in self.nodes.values():
             if n.kind != "message.external" or n.ref is None or n.ref.block is not None:
                 continue
             hdr = sess.headers.get(n.ref.seq)
+            if hdr is None or not earlier.get(n.ref.seq):
+                continue
             rec = sess.record(n.ref)
-            if hdr is None or rec is None or "external_input" not in (rec.get("flags") or ()):
+            if rec is None or "external_input" not in (rec.get("flags") or ()):
                 continue
             got = ask_adapter(hdr.dialect, "read_today", hdr.adapter, rec)
             why = got.get("why") if isinstance(got, dict) else None
             if isinstance(why, str) and why:
                 counts[(hdr.adapter, why)] = counts.get((hdr.adapter, why), 0) + 1
         return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
-
 
 
 def once_each(executions: list[tuple]) -> list[tuple]:
@@ -329,3 +335,13 @@ def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> s
 def _measured(line: bytes | None, block: int) -> dict | str:
     """:func:`~asz_core.view.arguments_check.transcript_input` of a landed record's line, or why there is none."""
     return "the transcript's record line is not there to read" if line is None else transcript_input(line, block)
+
+
+def _another_version(hdr) -> bool:
+    """True when an installed adapter speaks ``hdr.dialect`` and ``hdr.adapter`` (a landed file's header,
+    ``name/version``) names another version than its own: the only files whose records
+    :meth:`~asz_core.plugins.adapter.Adapter.read_today` is asked of (as :mod:`asz_core.flow.reread` asks it)."""
+    from ..plugins.manager import adapter_for_dialect
+
+    adapter = adapter_for_dialect(hdr.dialect) if hdr.dialect else None
+    return adapter is not None and hdr.adapter != f"{adapter.name}/{adapter.version}"
