@@ -183,12 +183,14 @@ def _rest_at(root: Path, path: Path, ln, positions: list[Pos], files: list, inst
     stream lacks first (its ``ord`` and ``off`` follow the stream's last record), the records this root lacks are the
     rest of that stream, and the clause names where it goes on and the session's highest seq here; '' otherwise
     (another transcript under the same id, a stream here that does not read), and '' unless ``instance`` sent every
-    file of that stream here (the sender record): a second root of the transcript that is alive (a synced
-    ``~/.claude``) sends the rest of the stream itself, and a file of another root here would break its chain."""
-    from ..storage.senders import read_senders, senders_path
+    file of that stream here (the sender record; a line that does not verify names no sender, :data:`UNVERIFIED`, so
+    it never stands for ``instance``): a second root of the transcript that is alive (a synced ``~/.claude``) sends
+    the rest of the stream itself, and a file of another root here would break its chain."""
+    from ..storage.senders import UNVERIFIED, read_senders, senders_path
 
     same = [p for o_ln, p in files if o_ln.ext == "sd" and o_ln.kind == ln.kind and p.parent == path.parent]
-    by = {e["file"]: e.get("instance") for e in read_senders(senders_path(root, path.parts[len(root.parts)])).entries}
+    by = {e["file"]: None if e.get(UNVERIFIED) else e.get("instance")
+          for e in read_senders(senders_path(root, path.parts[len(root.parts)])).entries}
     if instance is None or any(by.get(_rel(root, p)) != instance for p in same):
         return ""
     exp_ord, exp_off = 1, 0

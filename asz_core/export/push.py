@@ -155,6 +155,7 @@ class _Pass(Elsewhere, Rests):
         # sessions of which the receiver holds every record of a refused file from another root: their later files
         # ask it to assemble their rounds (:data:`.wire.ASSEMBLE`; trial 24a F1)
         self.held_elsewhere = {rel.split("/", 1)[0] for rel, (held, _) in state.elsewhere.items() if held == "all"}
+        self.init_rests()  # the rests of the stream this pass makes and sends (push_rest.Rests)
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1

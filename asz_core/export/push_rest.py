@@ -172,9 +172,17 @@ class Rests:
     """A mixin of :class:`asz_core.export.push._Pass` (its ``root``, ``state``, ``notes``, ``rep``, ``err``): the
     rests a pass makes and sends first, then the files the receiver refused sent again (module doc)."""
 
-    rests: list[tuple[Rest, list[str]]] = []
-    rest_files: set[str] = set()
-    sent_again: set[str] = set()
+    #: the rests of this pass and their files here (:meth:`make_rests`)
+    rests: list[tuple[Rest, list[str]]]
+    #: the root-relative files of :attr:`rests`, sent first
+    rest_files: set[str]
+    #: the refused files :meth:`rests_taken` sent again (their refusals as held whole fail no pass)
+    sent_again: set[str]
+
+    def init_rests(self) -> None:
+        """Give this pass its own (empty) rests: the mixin keeps nothing between passes, as ``asz collect --watch``
+        and ``asz view`` push from one process pass after pass."""
+        self.rests, self.rest_files, self.sent_again = [], set(), set()
 
     def rests_new(self) -> bool:
         """True when ``push.state`` names a rest this pass has not made or found yet (the receiver said it now)."""

@@ -226,6 +226,7 @@ def _records_of(path: Path) -> list[dict]:
     return [json.loads(ln) for ln in path.read_bytes().split(b"\n")[1:-2]]
 
 
+@pytest.mark.slow  # ~30 s: four collects, five pushes, every reader on both roots
 def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     """F3: the first 30 lines of 0d3a8e6f pushed, the other 38 collected and not pushed, the root lost and collected
     again. The receiver refuses the new file (seq 1 is landed as the old root's), says it lacks 38 of its 68 records
@@ -295,6 +296,7 @@ def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     assert "landed through seq 3" in c.stdout, c.stdout
 
 
+@pytest.mark.slow  # ~30 s: four collects, five pushes, every reader on both roots
 def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_path):
     """F3 with one more line collected by the re-made root before its first push (its seq 2, ord 69): the receiver
     refuses seq 1 (lacks 38) and seq 2 (does not continue ord 30); the rest is made at seq 3 (ord 31-69) and lands,
@@ -332,6 +334,42 @@ def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_pat
     assert v.returncode == 0, v.stdout + v.stderr
     p = _push(data, receiver, tmp_path)
     assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.slow
+def test_a_sender_line_that_does_not_verify_gives_no_rest(receiver, tmp_path):
+    """F3, but the first 30 lines pushed by another instance (dev@hostA, a second root of the transcript) and the
+    team's sender line of that file changed afterwards to name the re-made root's instance (dev@hostB; its digest left:
+    it does not verify, so it names no sender, trial 25b F6): the receiver cannot tell that dev@hostB sent that stream,
+    so it refuses hostB's file saying it lacks 38 of 68 records and says no rest; no rest is made, the pass exits 1,
+    and the team still counts the first 30 lines' calls."""
+    sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    src = tmp_path / "src" / project
+    src.mkdir(parents=True)
+    f = src / f"{sid}.jsonl"
+    f.write_bytes(b"".join(lines[:30]))
+    data = tmp_path / "data"
+    cfg = {h: tmp_path / f"{h}.yaml" for h in ("hostA", "hostB")}
+    for h, c in cfg.items():
+        c.write_text(f"export:\n  otlp:\n    instance_id: dev@{h}\n")
+    _collect(src.parent, data, tmp_path)
+    assert _push(data, receiver, tmp_path, "--config", str(cfg["hostA"])).returncode == 0
+    rec = receiver.root / "_received" / f"{sid}.senders"
+    (line,) = rec.read_bytes().splitlines(keepends=True)
+    assert json.loads(line)["instance"] == "dev@hostA" and json.loads(line)["file"].endswith("-000001.sd"), line
+    rec.chmod(0o644)
+    rec.write_bytes(line.replace(b'"dev@hostA"', b'"dev@hostB"'))
+    assert json.loads(rec.read_bytes())["instance"] == "dev@hostB"
+    data.rename(tmp_path / "data.hostA")
+    f.write_bytes(b"".join(lines))
+    _collect(src.parent, data, tmp_path)
+    p = _push(data, receiver, tmp_path, "--config", str(cfg["hostB"]))
+    assert p.returncode == 1 and f"this root lacks {len(lines) - 30} of its {len(lines)} record(s)" in p.stderr, p.stderr
+    assert "continue this root's stream" not in p.stderr, p.stderr
+    assert [q.name[-9:] for q in data.rglob("*.sd")] == ["000001.sd"]  # no rest made
+    before = calls(lines[:30])
+    assert _usage_total(receiver.root, tmp_path) == (len(before), sum(before.values()))
 
 
 def test_elsewhere_names_the_file_of_the_same_stream(receiver, tmp_path):
