@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, UNPLACED, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
+from ..reading.listing import ROW_SORTS, UNPLACED, calls_figure, talks_figure, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
@@ -90,8 +90,8 @@ def calls_cell(row: dict) -> str:
     """The CALLS cell: ``llm_calls`` (``-`` when not counted), followed by :data:`GROUPED_MARK` when they are asz's
     grouping (``calls_grouped``); ``-`` too where no call could be read while transcript records the dialect could
     not read may hold some (``calls_unread``: not recorded, not 0; trial 23a F17)."""
-    calls = row.get("llm_calls")
-    if calls is None or row.get("calls_unread"):  # none could be read, records that may hold some were not: not a figure
+    calls = calls_figure(row)
+    if calls is None:  # not counted; or none could be read, records that may hold some were not: not a figure
         return "-"
     return f"{calls:,}" + (" " + GROUPED_MARK if row.get("calls_grouped") and calls else "")
 
@@ -130,7 +130,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
         tokens = cost = None
     cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")),
-             "-" if row.get("talks") is None or (row.get("calls_unread") and not row["talks"]) else row["talks"],
+             "-" if talks_figure(row) is None else row["talks"],
              calls_cell(row), changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),

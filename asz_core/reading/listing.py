@@ -25,7 +25,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -340,6 +340,20 @@ def _figure(row: dict, value: Any) -> Any:
     return None if row.get("held_back") or row.get("usage_recorded") is False else value
 
 
+def talks_figure(row: dict) -> int | None:
+    """``row``'s ``talks`` as a figure: None when not counted, and when it is 0 while no call could be read beside
+    transcript records the dialect could not read (``calls_unread``: a Kiro session in UTF-16, trial 23a F17), which
+    may hold some: not recorded, not 0. What ``asz ls`` prints (``-`` for None) and ``--sort talks`` orders by."""
+    talks = row.get("talks")
+    return None if row.get("calls_unread") and not talks else talks
+
+
+def calls_figure(row: dict) -> int | None:
+    """``row``'s ``llm_calls`` as a figure: None when not counted or ``calls_unread`` (as :func:`talks_figure`). What
+    ``asz ls`` prints in CALLS (``-`` for None) and ``--sort calls`` orders by."""
+    return None if row.get("calls_unread") else row.get("llm_calls")
+
+
 #: The orders of ``asz ls --sort`` (trial 17b, F8): each a row's value; a figure or a time sorts largest first, a
 #: name A to Z; a row with no value (unknown, held back, tokens not recorded) sorts last.
 ROW_SORTS: dict[str, Callable[[dict], Any]] = {
@@ -348,8 +362,8 @@ ROW_SORTS: dict[str, Callable[[dict], Any]] = {
     "duration": duration_ms,
     "cost": lambda r: _figure(r, cost_value(r.get("cost"))),
     "tokens": lambda r: _figure(r, total_tokens(r.get("usage"))),
-    "calls": lambda r: None if r.get("calls_unread") else r.get("llm_calls"),  # 0 read, records unread: not a figure
-    "talks": lambda r: None if r.get("calls_unread") and not r.get("talks") else r.get("talks"),
+    "calls": calls_figure,  # 0 read, records unread: not a figure
+    "talks": talks_figure,
     "changes": lambda r: r.get("changes"),
     "title": lambda r: (r.get("title") or "").casefold() or None,
     "project": lambda r: (r.get("project") or "").casefold() or None,
