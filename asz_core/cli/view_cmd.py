@@ -339,7 +339,7 @@ def execution_lines(doc: dict) -> list[str]:
     arguments agree 1, differ 1, not compared 0``, then a line for each that differs, ``arguments differ:
     toolu_0001 mcp__probe__run (32 bytes, the transcript's 89)``, then how they ended, ``outcomes returned 8, failed
     1``, and a line for each of the first :data:`EXECUTIONS_SHOWN` (failed and interrupted ones first), ``  toolu_probe_7_0
-    mcp__probe__crash: MCP server probe (dynamic): failed (transport: …; error text 19 bytes, not kept) in 1 ms``
+    mcp__probe__crash: MCP server probe (dynamic): failed (transport: …; error 19 bytes as JSON, not kept) in 1 ms``
     (:func:`~asz_core.reading.export_blocks.execution_head`; trial 25a, F1)."""
     te = doc.get("tool_executions") or []
     if not te:

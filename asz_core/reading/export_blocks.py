@@ -207,8 +207,8 @@ def execution_line(e: dict) -> str:
 
 def execution_head(e: dict) -> str:
     """The start of :func:`execution_line`: the server, the outcome as :func:`outcome_said` says it and the runtime's
-    duration, ``MCP server probe (dynamic): failed (transport: the connection to the server closed; error text 19
-    bytes, not kept) in 1 ms``; ``executed: returned`` for a record that names no server."""
+    duration, ``MCP server probe (dynamic): failed (transport: the connection to the server closed; error 19 bytes
+    as JSON, not kept) in 1 ms``; ``executed: returned`` for a record that names no server."""
     server = e.get("server") if isinstance(e.get("server"), dict) else {}
     who = f"{str(e.get('protocol') or '').upper()} server {server.get('name')}".strip() if server.get("name") else "executed"
     who += f" ({server['source']})" if server.get("source") else ""
@@ -229,15 +229,16 @@ FAILURE_WORDS = {
 
 def outcome_said(e: dict) -> str:
     """An execution entry's outcome with how it failed (trial 25a, F1): ``returned``; ``failed (transport: the
-    connection to the server closed; error text 19 bytes, not kept)``; ``failed`` for a record with neither
+    connection to the server closed; error 19 bytes as JSON, not kept)``; ``failed`` for a record with neither
     ``failure`` nor ``error`` (written before asz 25); ``outcome not said``. The error text itself is never in a record
-    (seed 000: sizes and digests only), so its size is all that is said of it."""
+    (seed 000: sizes and digests only), so its size is all that is said of it: the record's ``error.bytes``, the text
+    as a JSON string with its quotes (``"Connection closed"``, 17 characters, is 19 bytes), so it is said as JSON."""
     out = str(e.get("outcome") or "outcome not said")
     kind = e.get("failure")
     err = e.get("error") if isinstance(e.get("error"), dict) else {}
     bits = [FAILURE_WORDS.get(kind, str(kind))] if isinstance(kind, str) and kind and kind != out else []
     if isinstance(err.get("bytes"), int) and not isinstance(err.get("bytes"), bool):
-        bits.append(f"error text {err['bytes']:,} bytes, not kept")
+        bits.append(f"error {err['bytes']:,} bytes as JSON, not kept")
     return f"{out} ({'; '.join(bits)})" if bits else out
 
 

@@ -66,7 +66,7 @@ def test_corpus_payloads_fed_as_claude_code_are_recorded_and_told_apart(tmp_path
         took = f" in {e['duration_ms']:,} ms" if "duration_ms" in e else ""
         if e in failed:
             size = len(json.dumps(e["error"]).encode())
-            said = f"failed ({FAILED[e['probe_case']]}; error text {size} bytes, not kept){took}"
+            said = f"failed ({FAILED[e['probe_case']]}; error {size} bytes as JSON, not kept){took}"
             assert e["error"] not in text  # sizes and digests only (seed 000)
         else:
             said = f"returned{took}"

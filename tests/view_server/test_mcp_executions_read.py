@@ -138,7 +138,7 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
                           "asz-plugin, client_hook"]
     tag = row.find_element(By.CSS_SELECTOR, ".tag.exec.failed")
     assert tag.text == "failed (transport)"  # trial 25a, F1
-    assert tag.get_attribute("title") == "failed (transport: the connection to the server closed; error text 19 bytes, not kept)"
+    assert tag.get_attribute("title") == "failed (transport: the connection to the server closed; error 19 bytes as JSON, not kept)"
     tabs = {b.get_attribute("data-tab"): b.text for b in browser.find_elements(By.CSS_SELECTOR, ".tabs button")}
     assert tabs["changes"] == "Changes (0)" and tabs["executions"] == "Tool executions (1)"
     chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".chip")]
@@ -167,7 +167,7 @@ def test_a_failed_call_says_how_it_failed(joined, corpus_dir):
         size = len(json.dumps(event["error"]).encode())
         assert (e["outcome"], e["failure"], e["error"]["bytes"]) == ("failed", kind_words[0], size)
         assert event["error"] not in json.dumps(doc)
-        said = (f"MCP server probe (dynamic): failed ({kind_words[1]}; error text {size} bytes, not kept) "
+        said = (f"MCP server probe (dynamic): failed ({kind_words[1]}; error {size} bytes as JSON, not kept) "
                 f"in {event['duration_ms']:,} ms")
         text = asz("conversation", sid, "--root", str(joined)).stdout.splitlines()
         at = text.index("tool executions 1 (execution records): arguments agree 0, differ 0, not compared 1")

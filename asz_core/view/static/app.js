@@ -2207,7 +2207,7 @@
     return who + ': ' + outcomeSaid(e) + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
   }
   // How an execution record's call failed, said as export_blocks.FAILURE_WORDS / outcome_said say it (trial 25a, F1):
-  // the failure class the hook derived by its declared rule, and the error text's size (the text is never kept).
+  // the failure class the hook derived by its declared rule, and the error's size as JSON, its quotes counted (the text is never kept).
   const FAILURE_WORDS = {
     transport: 'transport: the connection to the server closed',
     timeout: 'timeout: the runtime stopped waiting for the server',
@@ -2219,7 +2219,7 @@
     const err = e.error && typeof e.error === 'object' ? e.error : {};
     const bits = typeof e.failure === 'string' && e.failure && e.failure !== out
       ? [Object.prototype.hasOwnProperty.call(FAILURE_WORDS, e.failure) ? FAILURE_WORDS[e.failure] : e.failure] : [];
-    if (Number.isInteger(err.bytes)) bits.push('error text ' + num(err.bytes) + ' bytes, not kept');
+    if (Number.isInteger(err.bytes)) bits.push('error ' + num(err.bytes) + ' bytes as JSON, not kept');
     return bits.length ? out + ' (' + bits.join('; ') + ')' : out;
   }
   // The Arguments cell of the executions table: what the hook saw held against the transcript's input (trial 23a, F8).
