@@ -226,8 +226,9 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     any adapter (trial 25a F6: a third-party adapter's version bump was said by nothing); where that adapter says what
     the version did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), ``, which did not keep or
     read as it does: …; …`` and the way to today's landing follow. A file of a later version than the installed one
-    (asz went back) says ``a later version``. [] when every file is of the installed version (docs/storage-root.md, "A
-    root several asz versions read")."""
+    (asz went back) says ``a later version``; where either version is not dotted numbers (``0.3.0rc1``), ``another
+    version`` (:func:`_which_version`). [] when every file is of the installed version (docs/storage-root.md, "A root
+    several asz versions read")."""
     from collections import Counter
 
     from ..plugins.manager import adapter_for_dialect
@@ -253,7 +254,7 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
         if a is None or adapter == today or adapter.rpartition("/")[0] != a.name:
             continue
         line = (f"landed by {adapter} ({n} of {total} file(s)), "
-                f"{'a later' if _later(adapter.rpartition('/')[2], str(a.version)) else 'an earlier'} version than the "
+                f"{_which_version(adapter.rpartition('/')[2], str(a.version))} version than the "
                 f"installed {today}")
         try:
             said = a.landed_without(dialect, adapter)
@@ -266,15 +267,16 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     return out
 
 
-def _later(version: str, than: str) -> bool:
-    """Whether version ``version`` (``0.10.0``) is later than ``than`` (``0.9.1``), compared as numbers where both are
-    dotted numbers; False otherwise (then called earlier, as a file of another version mostly is)."""
+def _which_version(version: str, than: str) -> str:
+    """How version ``version`` of a landed file's header stands to the installed ``than``: ``a later`` or ``an
+    earlier`` where both are dotted numbers (``0.10.0`` is later than ``0.9.1``), else ``another`` (``0.2.0.dev1``:
+    no rule orders them, so none is claimed). Never raises."""
     def key(v: str) -> tuple[int, ...] | None:
         parts = v.split(".")
         return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
     a, b = key(version), key(than)
-    return a is not None and b is not None and a > b
+    return "another" if a is None or b is None else "a later" if a > b else "an earlier"
 
 
 def summary_lines(doc: dict, table=None) -> list[str]:

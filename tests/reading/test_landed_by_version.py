@@ -100,6 +100,10 @@ def test_a_version_bump_is_said_with_no_words_from_the_adapter(site, bumped):
     # asz went back to an older adapter: the file is of a later version
     out = _asz(site, "conversation", session, "--root", str(root), BUMP_VERSION="0.1.0").stdout
     assert "\nlanded by example-codex/0.2.0 (1 of 2 file(s)), a later version than the installed example-codex/0.1.0\n" in out
+    # an installed version that is not dotted numbers: neither earlier nor later is claimed
+    out = _asz(site, "conversation", session, "--root", str(root), BUMP_VERSION="0.3.0rc1").stdout
+    assert ("\nlanded by example-codex/0.1.0 (1 of 2 file(s)), another version than the installed example-codex/0.3.0rc1\n"
+            "landed by example-codex/0.2.0 (1 of 2 file(s)), another version than the installed example-codex/0.3.0rc1\n") in out
 
 
 def test_the_adapters_own_words_follow_where_it_declares_them(site, bumped):
