@@ -7,7 +7,8 @@ Source layout under the source root::
     <session>/<stream>.meta.json   one document (snapshot), kind agent_meta
 
 Each line becomes one record with one ``data`` part holding the line verbatim,
-or an ``unknown`` part when the line is not a JSON object.
+or an ``unknown`` part when the line is not a JSON object. A line's ``set_flag`` string is set as the record's one
+flag, by no rule the adapter declares (its ``flag_map`` is empty).
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class MiniAdapter(Adapter):
             if isinstance(obj.get("timestamp"), str):
                 rec.time = obj["timestamp"]
             rec.from_ = "runtime"
+            if isinstance(obj.get("set_flag"), str):  # a flag set by no rule (flag_map declares none): collect refuses it
+                rec.flags = [obj["set_flag"]]
             rec.parts = [Part(k="data", data=RawJSON(line), bytes=len(line))]
         else:
             rec.parts = [unknown_part(line, "the line is not a JSON object")]
