@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, is_member_part, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
+from asz_core.plugins.adapter import adapter_version as core_adapter_version
 
 from .companions import note_companion
 from .jsonspans import Obj, element_bytes
@@ -259,13 +260,7 @@ def note_content_list(rec: Record, message: Obj, content: list) -> None:
 def adapter_version(adapter: str) -> tuple[int, ...] | None:
     """The version of a ``claude-code-local/X.Y.Z`` header value (a landed file's ``adapter``) as a tuple of ints,
     ``(0, 3, 1)``; None for another adapter or a version that is not dotted integers (``0.2.0-dev``). Raises nothing."""
-    name, _, version = adapter.partition("/")
-    if name != "claude-code-local":
-        return None
-    try:
-        return tuple(int(x) for x in version.split("."))
-    except ValueError:
-        return None
+    return core_adapter_version(adapter, "claude-code-local")
 
 
 def rates_stated(adapter: str) -> bool | None:

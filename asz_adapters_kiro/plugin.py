@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from asz_core import AddedCredits, Adapter, Capabilities, Discovery, Record, Source, hookimpl
+from asz_core.plugins.adapter import adapter_version
 
 from .convert import DIALECT, convert_document, convert_line, unfinished_reason
 from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
@@ -198,14 +199,8 @@ class KiroAdapter(Adapter):
         this version does, one phrase each in version order (:meth:`asz_core.Adapter.landed_without`: ``asz
         conversation`` says them under ``landed through seq``); [] for another adapter, or a version that is not
         three dotted integers. Never raises."""
-        name, _, version = adapter.partition("/")
-        try:
-            v = tuple(int(x) for x in version.split("."))
-        except ValueError:
-            return []
-        if name != self.name or len(v) != 3:
-            return []
-        return [what for since, what in _LANDED_WITHOUT if v < since]
+        v = adapter_version(adapter, self.name)
+        return [] if v is None or len(v) != 3 else [what for since, what in _LANDED_WITHOUT if v < since]
 
     def call_gist(self, dialect: str, name: str, data: Any) -> str | None:
         """What a Kiro tool call acts on, from its input's own fields: a 2.x ``write``'s sub-command and path

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
+from asz_core.plugins.adapter import adapter_version
 
 from .dialect import DIALECT, convert_body, convert_line
 from .glossary import FLAG_RULES, GLOSSARY
@@ -204,12 +205,8 @@ class LangsmithIngest(Adapter):
         """What a file whose header names ``adapter`` (``langsmith-ingest/X.Y.Z``, an earlier version) did not keep or
         read as this version does (:data:`_LANDED_WITHOUT`), one phrase each; [] for another adapter or a version that
         is not dotted integers. Never raises."""
-        name, _, version = adapter.partition("/")
-        try:
-            v = tuple(int(x) for x in version.split("."))
-        except ValueError:
-            return []
-        return [what for since, what in _LANDED_WITHOUT if name == self.name and v < since]
+        v = adapter_version(adapter, self.name)
+        return [] if v is None else [what for since, what in _LANDED_WITHOUT if v < since]
 
 
 @hookimpl

@@ -254,7 +254,7 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
         if a is None or adapter == today or adapter.rpartition("/")[0] != a.name:
             continue
         line = (f"landed by {adapter} ({n} of {total} file(s)), "
-                f"{_which_version(adapter.rpartition('/')[2], str(a.version))} version than the "
+                f"{_which_version(adapter, today)} version than the "
                 f"installed {today}")
         try:
             said = a.landed_without(dialect, adapter)
@@ -267,15 +267,14 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     return out
 
 
-def _which_version(version: str, than: str) -> str:
-    """How version ``version`` of a landed file's header stands to the installed ``than``: ``a later`` or ``an
-    earlier`` where both are dotted numbers (``0.10.0`` is later than ``0.9.1``), else ``another`` (``0.2.0.dev1``:
-    no rule orders them, so none is claimed). Never raises."""
-    def key(v: str) -> tuple[int, ...] | None:
-        parts = v.split(".")
-        return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+def _which_version(adapter: str, today: str) -> str:
+    """How a landed file header's ``adapter`` (``goose/0.1.0``) stands to the installed ``today`` (``goose/0.2.0``):
+    ``a later`` or ``an earlier`` where both versions are dotted numbers (``0.10.0`` is later than ``0.9.1``:
+    :func:`~asz_core.plugins.adapter.adapter_version`), else ``another`` (``0.3.0rc1``: no rule orders them, so none
+    is claimed). Never raises."""
+    from ..plugins.adapter import adapter_version
 
-    a, b = key(version), key(than)
+    a, b = adapter_version(adapter), adapter_version(today)
     return "another" if a is None or b is None else "a later" if a > b else "an earlier"
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "Term",
     "FlagRule",
     "undeclared_flag",
+    "adapter_version",
     "Capabilities",
     "Source",
     "Discovery",
@@ -129,6 +130,18 @@ def undeclared_flag(record: Record, declared: frozenset[str] | set[str], dialect
             return (f"flags[{i}]", f"{name}: {flag!r} has no flag rule in dialect {dialect} "
                                    f"(its rules: {', '.join(sorted(declared)) or 'none'})")
     return None
+
+
+def adapter_version(adapter: str, name: str | None = None) -> tuple[int, ...] | None:
+    """The version of a landed file header's ``adapter`` value (``name/version``, :attr:`Adapter.identity`) as
+    integers, ``"kiro/0.4.0"`` -> ``(0, 4, 0)``; None when the version is not dotted integers (``0.3.0rc1``, ``''``)
+    or when ``name`` is given and the header names another adapter. The one reading of a version that
+    :meth:`Adapter.landed_without` answers by and ``asz conversation``'s ``landed by`` line orders by. Never raises."""
+    got, _, version = adapter.partition("/")
+    parts = version.split(".")
+    if (name is not None and got != name) or not all(p.isascii() and p.isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
 
 
 @attrs.frozen
