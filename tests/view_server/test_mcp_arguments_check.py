@@ -216,8 +216,12 @@ def test_verify_warns_on_the_differing_call_and_show_prints_each_check(checked):
     p = asz("verify", "--root", str(root), check=False)
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
-    # 2 entries in the example's session (1 differs, 1 agrees), the 9 probe payloads' cannot be compared
-    assert "checked 11 tool execution record(s) against the transcript's input: agree 1, differ 1, not compared 9" in lines
+    # 2 entries in the example's session (1 differs, 1 agrees); each corpus probe payload (a line of its file, each a
+    # PostToolUse or PostToolUseFailure of its own tool call) lands one whose session has no transcript: not compared
+    probes = len(checked["probes"])
+    assert probes == 9 and {p["hook_event_name"] for p in checked["probes"]} == {"PostToolUse", "PostToolUseFailure"}
+    assert (f"checked {2 + probes} tool execution record(s) against the transcript's input: agree 1, differ 1, "
+            f"not compared {probes}") in lines
     (warn,) = [x for x in lines if x.startswith("warning:") and "arguments differ" in x]
     sent = digest(SENT)
     said = digest(canonical(tool_input(checked["main"], "toolu_0001")))
@@ -230,6 +234,11 @@ def test_verify_warns_on_the_differing_call_and_show_prints_each_check(checked):
                            f"{said['bytes']} bytes (sha256 {said['sha256'][:12]}…)"), warn
     data = json.loads(asz("verify", "--json", "--root", str(root), check=False).stdout)
     assert data["ok"] is True and data["executions_differ"] == 1 and data["executions_agree"] == 1
+    assert data["executions_not_compared"] == probes
+    # one session: its own two records only (the probe payloads' sessions are others)
+    one = asz("verify", SESSION, "--root", str(root), check=False)
+    assert one.returncode == 0 and ("checked 2 tool execution record(s) against the transcript's input: agree 1, "
+                                    "differ 1, not compared 0") in one.stdout.splitlines(), one.stdout + one.stderr
     assert [w["problem"] for w in data["warnings"]].count("arguments differ") == 1
     out = asz("show", SESSION, "toolu_0001", "--root", str(root)).stdout.splitlines()
     at = out.index(f"{execution.relative_to(root).as_posix()}:{row}")
