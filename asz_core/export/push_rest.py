@@ -30,7 +30,7 @@ from ..storage.layout import parse_landed_name, session_listing
 from ..storage.root import LockBusy, SessionWriter, session_lock
 from .admit import HIGHEST_SEQ, REST_AT, landed_seq
 
-__all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest"]
+__all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest", "half_made"]
 
 _SAID = re.compile(re.escape(REST_AT) + r" (\d+), off (\d+) \(" + re.escape(HIGHEST_SEQ) + r" (\d+)\)")
 
@@ -80,39 +80,65 @@ def _stream(root: Path, r: Rest) -> list[tuple[int, Path]]:
             if ln.kind == r.kind and str(Path(p).parent) == d]
 
 
-def _first(path: Path) -> tuple[int, int] | None:
-    """``(ord, off)`` of a landed file's first record; None when it has none or does not read."""
+def _ends(path: Path) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """``((ord, off) of a landed file's first record, (ord, off) where the record after its last one goes))``; None
+    when it has none or does not read."""
+    first = last = None
     try:
         for _, d in SDReader(path, decode=False):
-            return d["ord"], d["off"]
+            first = first or (d["ord"], d["off"])
+            last = (d["ord"] + 1, d["off"] + d.get("bytes", 0) + 1)
     except (SDError, OSError):
         return None
-    return None
+    return (first, last) if first is not None else None
 
 
 def found_rest(root: Path, r: Rest) -> list[str]:
-    """The files of this root that already are the rest (made by an earlier pass): from the first file of the stream
-    above the receiver's seq that starts at the rest's ``ord`` and ``off``, it and the files after it up to the last
-    made with it (the same name stamp); [] when there is none."""
-    after = [(seq, p) for seq, p in _stream(root, r) if seq > r.seq and p.suffix == ".sd"]
-    for i, (_, p) in enumerate(after):
-        if _first(p) == (r.ord, r.off):
-            stamp = p.name.rsplit("-", 1)[0]
-            return [q.relative_to(root).as_posix() for _, q in after[i:] if q.name.rsplit("-", 1)[0] == stamp]
-    return []
+    """The files of this root that already are the rest (made by an earlier pass): the first file of the stream above
+    the receiver's seq that starts at the rest's ``ord`` and ``off``, and each file after it whose first record goes on
+    where the one before ends (the rest cut in several files, a rest made after a pass was killed while making one,
+    records collected since); [] when there is none."""
+    got: list[str] = []
+    goes = (r.ord, r.off)
+    for _, p in [(seq, p) for seq, p in _stream(root, r) if seq > r.seq and p.suffix == ".sd"]:
+        ends = _ends(p)
+        if ends is not None and ends[0] == goes:
+            got.append(p.relative_to(root).as_posix())
+            goes = ends[1]
+    return got
+
+
+def half_made(root: Path, r: Rest, made: list[str]) -> Rest | None:
+    """The :class:`Rest` the files ``made`` (:func:`found_rest`) lack when a pass was killed while making them
+    (:func:`make_rest` lands its files one by one): it goes on after their last record, at their last seq, when the
+    files the rest was made from (the stream's below the first of ``made``) hold that record; None when ``made`` is
+    whole (or does not read: the receiver's next answer says what it lacks)."""
+    ends = _ends(root / made[-1])
+    first, last = landed_seq(made[0]), landed_seq(made[-1])
+    if ends is None or first is None or last is None:
+        return None
+    tail = Rest(r.session, r.directory, r.kind, ends[1][0], ends[1][1], last[1], r.files)
+    try:
+        _records(root, tail, below=first[1])
+    except RestError:
+        return None
+    return tail
 
 
 class RestError(ValueError):
     """Why the rest of a stream cannot be made from this root (nothing was written)."""
 
 
-def _records(root: Path, r: Rest) -> tuple[object, list[bytes]]:
-    """The header of the file holding record ``r.ord`` and the record lines from it on, each ``ord`` once, in order;
-    RestError when they are not there, or do not follow one another (``ord`` + 1, ``off`` after the one before)."""
+def _records(root: Path, r: Rest, below: int | None = None) -> tuple[object, list[bytes]]:
+    """The header of the file holding record ``r.ord`` and the record lines from it on, each ``ord`` once, in order,
+    from the files of its stream (``below``: only those of a lower seq); RestError when they are not there, or do not
+    follow one another (``ord`` + 1, ``off`` after the one before)."""
     header = None
     lines: list[bytes] = []
     want_ord, want_off = r.ord, r.off
-    for _, path in _stream(root, r):
+    for seq, path in _stream(root, r):
+        if below is not None and seq >= below:
+            break
         if path.suffix == ".sk":
             raise RestError(f"{path.relative_to(root).as_posix()} was removed by retention: its records are not here")
         try:
@@ -196,17 +222,19 @@ class Rests:
         self.rest_files = set()
         for r in rests_due(self.root, self.state):
             made = found_rest(self.root, r)
-            if not made:
+            tail = half_made(self.root, r, made) if made else None
+            if not made or tail is not None:
                 try:
-                    made = make_rest(self.root, r)
+                    new = make_rest(self.root, tail or r)
                 except LockBusy:
                     continue  # a collector lands the session now: the next pass makes it
                 except (RestError, OSError) as exc:
                     self.notes.say(f"rest {r.directory} {r.kind}", f"{r.session}: the rest of {r.directory} "
                                    f"({r.kind}) from ord {r.ord} cannot be made here: {exc}")
                     continue
-                print(f"note: {r.session}: made {', '.join(made)}: the records {self.state.endpoint} lacks of "
-                      f"{r.directory} ({r.kind}), from ord {r.ord} on, which it holds up to there from another root; "
+                made = made + new
+                print(f"note: {r.session}: made {', '.join(new)}: the records {self.state.endpoint} lacks of "
+                      f"{r.directory} ({r.kind}), from ord {(tail or r).ord} on, which it holds up to there from another root; "
                       "sent first, then the files it refused go again (docs/push.md, The rest of a stream)",
                       file=self.err, flush=True)
             self.rests.append((r, made))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -296,7 +298,24 @@ def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     assert "landed through seq 3" in c.stdout, c.stdout
 
 
-@pytest.mark.slow  # ~30 s: four collects, five pushes, every reader on both roots
+def _lost_after_pushing_30(receiver, tmp: Path, project: str, sid: str, lines: list[bytes]) -> tuple[Path, Path]:
+    """Trial 24a F3's root: the first 30 ``lines`` collected and pushed (exit 0), all of them collected and not pushed,
+    the root lost (renamed ``data.lost``) and collected again. ``(the source file, the new root)``."""
+    src = tmp / "src" / project
+    src.mkdir(parents=True)
+    f = src / f"{sid}.jsonl"
+    f.write_bytes(b"".join(lines[:30]))
+    data = tmp / "data"
+    _collect(src.parent, data, tmp)
+    assert _push(data, receiver, tmp).returncode == 0
+    f.write_bytes(b"".join(lines))
+    _collect(src.parent, data, tmp)
+    data.rename(tmp / "data.lost")
+    _collect(src.parent, data, tmp)
+    return f, data
+
+
+@pytest.mark.slow
 def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_path):
     """F3 with one more line collected by the re-made root before its first push (its seq 2, ord 69): the receiver
     refuses seq 1 (lacks 38) and seq 2 (does not continue ord 30); the rest is made at seq 3 (ord 31-69) and lands,
@@ -306,19 +325,9 @@ def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_pat
     lines = _source(project, sid).read_bytes().splitlines(keepends=True)
     new = json.loads(lines[-1])
     new["uuid"], new["parentUuid"] = "00000000-0000-4000-8000-000000000026", new["uuid"]
-    src = tmp_path / "src" / project
-    src.mkdir(parents=True)
-    f = src / f"{sid}.jsonl"
-    f.write_bytes(b"".join(lines[:30]))
-    data = tmp_path / "data"
-    _collect(src.parent, data, tmp_path)
-    assert _push(data, receiver, tmp_path).returncode == 0
-    f.write_bytes(b"".join(lines))
-    _collect(src.parent, data, tmp_path)
-    data.rename(tmp_path / "data.lost")
-    _collect(src.parent, data, tmp_path)
+    f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
     f.write_bytes(b"".join(lines) + json.dumps(new).encode() + b"\n")
-    _collect(src.parent, data, tmp_path)
+    _collect(f.parent.parent, data, tmp_path)
     first = _push(data, receiver, tmp_path)
     assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
     assert "every record of it is here already" in first.stderr, first.stderr
@@ -332,6 +341,53 @@ def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_pat
     assert json.loads(ls.stdout)[0]["state"] == "verified" and "short of" not in ls.stderr, ls.stdout + ls.stderr
     v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
+
+
+#: ``asz push`` with the rest of a stream cut at 20,000 bytes (``make_rest``'s budget), killed (``os._exit(9)``, no
+#: clean-up) as it closes the rest's second file: the first file landed, the second a temporary left behind.
+_KILLED_MAKING_THE_REST = """
+import os, sys
+from asz_core.export import push_rest
+from asz_core.storage.root import SessionWriter
+push_rest.make_rest.__defaults__ = (20000, True)
+finish, closed = SessionWriter.finish, []
+def killed(self, w):
+    closed.append(w)
+    if len(closed) == 2:
+        os._exit(9)
+    return finish(self, w)
+SessionWriter.finish = killed
+from asz_core.cli.entry import main
+sys.argv[0] = "asz"
+sys.exit(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_pass_killed_while_making_the_rest(receiver, tmp_path):
+    """F3, the pass killed while it lands the rest of the stream (its first file landed, the second not): the next
+    pass finds that file, makes the rest of it (its records from where that file ends, read from the files the rest
+    is made from), sends both and the refused file again, held whole: it exits 0, and the team counts the calls of the
+    68 source lines, verify clean against the host's receipts; one more pass sends nothing. (Before, that pass sent
+    the half rest only and exited 1 saying the receiver lacked records of 'another transcript'.)"""
+    sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
+    k = subprocess.run([sys.executable, "-c", _KILLED_MAKING_THE_REST, "push", "--root", str(data), "--endpoint",
+                        f"grpc://{receiver.address}"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert k.returncode == 9, k.stdout + k.stderr
+    (half,) = [p for p in data.rglob("*.sd") if p.name.endswith("-000002.sd")]
+    assert _records_of(half)[0]["ord"] == 31 and _records_of(half)[-1]["ord"] < len(lines)  # a half-made rest
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "errors=0" in p.stdout, p.stdout + p.stderr
+    rest = sorted(data.rglob("*.sd"))[1:]
+    assert [r["ord"] for q in rest for r in _records_of(q)] == list(range(31, len(lines) + 1))  # each record once
+    whole = calls(lines)
+    assert _usage_total(receiver.root, tmp_path) == (len(whole), sum(whole.values())) == (15, 439_280)
+    v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), cwd=tmp_path)
+    assert v.returncode == 0 and "short of" not in v.stdout, v.stdout + v.stderr
     p = _push(data, receiver, tmp_path)
     assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
 
