@@ -1643,7 +1643,7 @@
 
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
-    const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (m.state === 'too_large' ? LOST.too_large : m.state));
+    const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (LOST[m.state] || m.state));
     const box = h('figure', { class: 'media' + (m.kept ? '' : ' placeholder'), 'data-digest': m.digest, title: 'sha256 ' + m.digest });
     if (m.kept && /^image\//.test(m.mime || '')) {
       const img = h('img', { class: 'thumb', alt: label });
