@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, UNPLACED, calls_figure, talks_figure, conversation_rows, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
+from ..reading.listing import ROW_SORTS, UNPLACED, calls_figure, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
@@ -341,15 +341,12 @@ def conversations(
     rows = sorted_rows(with_senders(r, _listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
-    from .view_cmd import no_document_hint
 
     note = unchained_note(r, set(ids))[0]
     from ..reading.ids import shown_names
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too
-    unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
-    # no times: a --since/--until window cannot place it, said rather than dropped (trial 7)
-    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED, shown=shown) if filters.unplaced else ""
+    unread, unplaced = _said(r, rows, filters, project, model, shown)
     say_state_files(r)
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
@@ -379,6 +376,20 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     _changes_footnote(rows)
     for line in grouped_note(rows) + said + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
+
+
+def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -> tuple[list[str], str]:
+    """``(lines, unplaced)`` under the table of ``rows``: a line per row that does not read (its problem and what to
+    run), then the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
+    trial 25b F3); the line naming the rows a --since/--until window cannot place (no times: said rather than
+    dropped, trial 7), '' when none. Each conversation named by ``shown``."""
+    from .view_cmd import no_document_hint
+
+    unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+    listed = {row["id"] for row in rows}
+    unread.append(unjudged_line([x for x in filters.unjudged if x["id"] in listed], project, model, shown=shown))
+    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED, shown=shown) if filters.unplaced else ""
+    return [x for x in unread if x], unplaced
 
 
 def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:

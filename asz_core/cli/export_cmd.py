@@ -11,7 +11,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .export_said import closing_lines
+from .export_said import closing_lines, unjudged_warning
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
@@ -546,6 +546,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
 
         typer.echo(f"asz export: warning: "
                    f"{not_read_line([row['id'] for row in filters.unplaced], *UNPLACED, shown=conversation_names(r))}", err=True)
+    unjudged_warning(r, rows, filters, project)  # a --project that cannot judge a row: kept and said (trial 25b F3)
     if single:
         n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
                                                                               filters.unplaced, f)))

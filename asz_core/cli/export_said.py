@@ -1,5 +1,6 @@
 """What ``asz export`` says on stderr once every conversation is written (asz_core.cli.export_cmd): prose's token
-estimate and the written file's own size, the window's counts, and the credentials masked or written whole."""
+estimate and the written file's own size, the window's counts, and the credentials masked or written whole; and before, the conversations a --project kept though
+it cannot judge them (:func:`unjudged_warning`)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,14 @@ def window_line(prose) -> str:
                    "window's end (in_range null, kept)" if placed[None] else "")
 
 
+def unjudged_warning(r, rows: list[dict], filters, project: str) -> None:
+    """A warning on stderr naming the exported ``rows`` that ``--project`` could not judge (they do not verify, so
+    their project is held back: :attr:`~asz_core.reading.listing.Filters.unjudged`): exported as every conversation
+    that does not verify is, with its own warning and exit 1, never left out silently (trial 25b F3)."""
+    from ..reading.ids import conversation_names
+    from ..reading.listing import unjudged_line
+
+    kept = {row["id"] for row in rows}
+    line = unjudged_line([x for x in filters.unjudged if x["id"] in kept], project, shown=conversation_names(r), kept="exported")
+    if line:
+        typer.echo(f"asz export: warning: {line}", err=True)

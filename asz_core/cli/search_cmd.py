@@ -419,11 +419,19 @@ def secrets(
     zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
     filters = make_filters("secrets", project, since, until, model, dialect, zone)
     _up_to_date(r, False, "secrets")
+    unjudged: list[str] = []
     try:
-        found = scan(r, index_file(r, index_path(r)), filters)
+        found = scan(r, index_file(r, index_path(r)), filters, unjudged)
     except sqlite3.Error as exc:
         typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
         raise typer.Exit(1)
+    if unjudged:  # kept, never left out silently: their files did not verify, so their project is not known (trial 25b F3)
+        from ..reading.ids import conversation_names
+        from ..reading.listing import unjudged_line
+
+        rows = [{"id": c, "state": "unverified", "held_back": True} for c in unjudged]
+        typer.echo(f"asz secrets: note: {unjudged_line(rows, project, model, shown=conversation_names(r), kept='listed')}",
+                   err=True)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
     else:

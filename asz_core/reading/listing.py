@@ -25,7 +25,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line"]
 
 def model_names(value: Any) -> list[str]:
     """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
@@ -113,16 +113,24 @@ class Filters:
     #: Rows left out only because they carry no time (no usable round), so no window can place them: said, never
     #: dropped silently (:func:`not_read_line`).
     unplaced: list = attrs.field(factory=list, eq=False, repr=False)
+    #: Rows kept though ``project`` or ``model`` could not judge them: they do not verify, so the field is held back
+    #: (:func:`blind_to`): said, never dropped silently (:func:`unjudged_line`; trial 25b F3).
+    unjudged: list = attrs.field(factory=list, eq=False, repr=False)
 
     def keeps(self, row: dict) -> bool:
-        """True when ``row`` (a conversation row with ``dialect``) passes every filter."""
-        if not contains(row.get("project"), self.project):
+        """True when ``row`` (a conversation row with ``dialect``) passes every filter. A filter on a field ``row``'s
+        failed verification holds back (:func:`blind_to`) passes it, and the row, once kept, is put in
+        :attr:`unjudged`."""
+        blind = blind_to(row, self.project, self.model)
+        if "--project" not in blind and not contains(row.get("project"), self.project):
             return False
-        if self.model and not any(contains(m, self.model) for m in model_names(row.get("models"))):
+        if self.model and "--model" not in blind and not any(contains(m, self.model) for m in model_names(row.get("models"))):
             return False
         if not dialect_matches(row.get("dialect"), self.dialect):
             return False
         if self.active_in(row.get("from"), row.get("to")):
+            if blind:
+                self.unjudged.append(row)
             return True
         if row.get("from") is None and row.get("to") is None:
             self.unplaced.append(row)
@@ -147,6 +155,44 @@ def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, a
 
 #: Where :func:`not_read_line` says a conversation a time window could not place is, and why.
 UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
+
+#: The verification states of a conversation whose evidence does not verify (a row's ``state``; ``unreadable``: no
+#: round folds): what it gives of its project and models comes from no landed file that failed, so it may lack them.
+UNVERIFIED_STATES = ("mismatch", "incomplete", "unreadable")
+
+
+def blind_to(row: dict, project: str = "", model: str = "") -> list[str]:
+    """The filters among ``--project`` (``project`` given) and ``--model`` (``model`` given) that cannot judge ``row``
+    (a conversation row, or an ``asz usage`` conversation's places): it does not verify (``state`` one of
+    :data:`UNVERIFIED_STATES`, or ``held_back`` set) and gives no project (None or '') or no model name, because what
+    its failed files said of them is held back (docs/view.md: a file that does not verify names no project). One rule
+    for every reader (docs/reading.md, "A filter cannot judge what does not verify"; trial 25b F3): such a row is kept
+    and said (:func:`unjudged_line`), never dropped silently; what it is kept as (held back, exported with the
+    warning and exit 1 every conversation that does not verify gets) is the reader's own. [] for a row that
+    verifies."""
+    if row.get("state") not in UNVERIFIED_STATES and not row.get("held_back"):
+        return []
+    return ((["--project"] if project and not row.get("project") else [])
+            + (["--model"] if model and not model_names(row.get("models")) else []))
+
+
+def unjudged_line(rows: Iterable[dict], project: str = "", model: str = "", *, shown: Callable[[str], str],
+                  kept: str = "listed") -> str:
+    """``! kept though --project cannot judge it: it does not verify, so its project is held back (listed, never left
+    out silently; asz verify names the problems): ID mismatch``, naming each row of ``rows`` (:attr:`Filters.unjudged`;
+    each with ``id`` and ``state``) by ``shown`` and its state; the flags are those of ``project``/``model`` (the
+    values given) some row is blind to (:func:`blind_to`), ``kept`` says what the reader did with them (``listed``,
+    ``exported``, ``counted as held back``, ``their hits held back``); '' for none."""
+    rows = list(rows)
+    flags = sorted({f for row in rows for f in blind_to(row, project, model)}, reverse=True)  # --project first
+    if not rows or not flags:
+        return ""
+    one = len(rows) == 1
+    fields = " and ".join({"--project": "project", "--model": "models"}[f] for f in flags)
+    return (f"! kept though {' and '.join(flags)} cannot judge {'it' if one else 'them'}: {'it does' if one else 'they do'} "
+            f"not verify, so {'its' if one else 'their'} {fields} {'is' if fields == 'project' else 'are'} held back "
+            f"({kept}, never left out silently; asz verify names the problems): "
+            + ", ".join(f"{shown(r['id'])} {r.get('state') or 'unverified'}" for r in rows))
 
 
 def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:

@@ -25,7 +25,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "timeless_left_out", "window_terms", "snippet_of", "held_in", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "timeless_left_out", "window_terms", "snippet_of", "held_in", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -237,11 +237,33 @@ def timeless_left_out(con: sqlite3.Connection, match: str, hide: Sequence[str], 
     return dict(con.execute(sql, args + more).fetchall())
 
 
+#: A ``conv`` row's conversation has a landed file that did not verify when the index read it (the ``landed`` table's
+#: ``ok`` 0: damaged, or not the file its round chain consumed): nothing of that file named its project or models.
+UNVERIFIED_CONV = "EXISTS (SELECT 1 FROM landed WHERE landed.conversation = conv.id AND NOT landed.ok)"
+
+
+def unjudged_convs(con: sqlite3.Connection, f: Filters, ids: Sequence[str]) -> list[str]:
+    """Those of ``ids`` (conversations of the index) that ``f``'s project or model keeps only because it cannot judge
+    them (:data:`UNVERIFIED_CONV` with the field '': :func:`conv_where`'s rule), sorted; [] when ``f`` sets neither."""
+    terms = [f"conv.{col} = ''" for col, v in (("project", f.project), ("models", f.model)) if v]
+    if not terms or not ids:
+        return []
+    out: list[str] = []
+    ids = sorted(set(ids))
+    for at in range(0, len(ids), 500):  # SQLite's limit on a statement's variables
+        part = ids[at:at + 500]
+        out += [r[0] for r in con.execute(
+            f"SELECT id FROM conv WHERE ({' OR '.join(terms)}) AND {UNVERIFIED_CONV} AND id IN ({','.join('?' * len(part))})", part)]
+    return out
+
+
 def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
     """The WHERE terms (and their arguments) of ``f``'s project, model and dialect on the ``conv`` table. ``gaps``
     (:func:`~asz_core.reading.search_gaps.gaps`: what could not be read may be what the filter asks for): a
     conversation whose project or models the index does not know ('') passes those, and ``since``/``until`` ask
-    that its span (``from_ms``..``to_ms``, an end not known open) meet theirs."""
+    that its span (``from_ms``..``to_ms``, an end not known open) meet theirs. Without ``gaps`` one whose project or
+    models is '' passes those too when one of its landed files did not verify when indexed (:data:`UNVERIFIED_CONV`:
+    the filter cannot judge it; its hits are held back when read, :func:`held_in`)."""
     where: list[str] = []
     args: list[Any] = []
     if gaps and f.since is not None:
@@ -250,7 +272,10 @@ def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
     if gaps and f.until is not None:
         where.append("(conv.from_ms IS NULL OR conv.from_ms <= ?)")
         args.append(f.until)
-    blank = "conv.{0} = '' OR " if gaps else ""
+    # gaps: what was not read may be anything; else a conversation one of whose files did not verify when indexed
+    # gives no project or models from it (docs/view.md), so the filter cannot judge it: kept, its hits held back when
+    # read and said (listing.blind_to's rule, trial 25b F3), never left out silently
+    blank = "conv.{0} = '' OR " if gaps else f"(conv.{{0}} = '' AND {UNVERIFIED_CONV}) OR "
     if f.project:
         where.append(f"({blank.format('project')}instr(lower(conv.project), ?) > 0)")
         args.append(f.project.lower())

@@ -14,14 +14,17 @@ from .listing import Filters
 __all__ = ["scan"]
 
 
-def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None) -> list[dict]:
+def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, unjudged: list[str] | None = None) -> list[dict]:
     """Every credential in the texts the search index ``index`` of ``root`` holds (prompts, replies, thinking, tool
     inputs and results, of every conversation, withheld records included: a credential is there whether or not the
     page shows it), narrowed by ``filters`` (project, model, dialect of the conversation; since/until of the text's
     time). Each: ``{"conversation", "title" (:func:`~asz_core.view.secret_forms.shown_title`: a first prompt may hold one), "kind" (the text's kind), "at" (unix ms, 0 when unknown), "step",
     "file", "row", "secret" (a :data:`~asz_core.view.secret_forms.KINDS` name), "masked", "fingerprint"}``, in the index's order; one per place
-    (a text holding one credential twice: once). Raises sqlite3.Error."""
-    from .search_hits import hits_where
+    (a text holding one credential twice: once). ``unjudged``, when given, gets the conversations of the findings that
+    ``filters``' project or model kept only because it cannot judge them (a landed file did not verify, so their
+    project or models are not known: :func:`~asz_core.reading.search_hits.unjudged_convs`; trial 25b F3). Raises
+    sqlite3.Error."""
+    from .search_hits import hits_where, unjudged_convs
 
     where, args = hits_where(filters or Filters())
     sql = ("SELECT hit.conversation, conv.title, hit.kind, hit.at, hit.step, hit.file, hit.row, fts.text FROM hit "
@@ -40,6 +43,8 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None) -
                 out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
                             "file": file, "row": row, "secret": name, "masked": masked(value, name),
                             "fingerprint": fingerprint(value)})
+        if unjudged is not None:
+            unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
     finally:
         con.close()
     return out

@@ -144,7 +144,8 @@ class BackgroundChecks:
         and ``asz usage`` match; ``exact``: the whole name) and the quarter hours whose start is from ``since`` to
         ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
-        ``conversations`` then counts the listed ones whose project matches or is not built yet. ``filters`` says what
+        ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
+        one that does not verify and names no project (the filter cannot judge it). ``filters`` says what
         was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none)."""
         from .usage_report import range_span
         from .zone import zone_of
@@ -152,9 +153,11 @@ class BackgroundChecks:
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
         convs = set(every := self.conversations())
         with self._lock:
-            if project:  # a conversation not built yet has no known project: counted as still to read
-                convs = {c for c in convs if c not in self._projects or matches(self._projects[c], project, exact)}
             states = {c: s[1] for c, s in self._states.items()}
+            if project:  # a conversation not built yet has no known project: counted as still to read; one that does
+                # not verify and names none cannot be judged: kept, held back (listing.blind_to's rule, trial 25b F3)
+                convs = {c for c in convs if c not in self._projects or matches(self._projects[c], project, exact)
+                         or (not self._projects[c] and states.get(c, "verified") != "verified")}
             parts = [(c, narrow_buckets(v, model, exact, since, until), range_span(*self._spans.get(c, (None, None)), zone))
                      for c, v in sorted(self._usage.items()) if c in convs and states.get(c, "verified") == "verified"]
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)

@@ -238,14 +238,16 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
     ``model`` (case-insensitive, :func:`~asz_core.view.match.contains`: ``asz ls --project/--model``'s rule; empty:
     every one). A call is kept or left out by its own model: ``--model opus`` counts the opus calls of a conversation
     and leaves its haiku calls out. A held-back entry whose model is not known (the calls of a landed file that is
-    missing) is kept under a model filter: it may hold such calls, and it stays said. ``instance``: only the
+    missing) is kept under a model filter: it may hold such calls, and it stays said; so is one whose project is not
+    known (its failed files name none, docs/view.md) under a project filter (:func:`~asz_core.reading.listing.blind_to`'s
+    rule, trial 25b F3). ``instance``: only the
     conversations a receiver landed from an instance id or credential name containing it
     (:func:`~asz_core.storage.senders.sender_matches`). ``dialect``: only the conversations whose session's first
     landed file has it, exactly or by its name (``kiro`` for ``kiro/1``: asz ls --dialect's rule; trial 23a F11)."""
     from .match import contains, dialect_matches
 
     return [c for c in counted if dialect_matches(c.places.get("dialect"), dialect)
-            and contains(c.places.get("project"), project)
+            and (contains(c.places.get("project"), project) or (c.held != "" and not c.places.get("project")))
             and sender_matches(c.places.get("senders") or [], instance)
             and (contains(c.model, model) or (c.held != "" and not c.model))]
 

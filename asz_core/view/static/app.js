@@ -595,12 +595,23 @@
   function shortProject(p) { const parts = String(p).split('/').filter(Boolean); return parts.length > 2 ? '…/' + parts.slice(-2).join('/') : p; }
   function dayStart(s) { const d = new Date(s + 'T00:00:00'); return isNaN(d) ? null : d.getTime(); }
 
+  // A project or model filter cannot judge a conversation that does not verify and gives no project (or no model):
+  // what its failed files said is held back. It is kept, and the count line says so, never left out silently
+  // (asz ls's rule, listing.blind_to; trial 25b F3).
+  const UNVERIFIED = ['mismatch', 'incomplete', 'unreadable'];
+  function blindTo(r, key) {
+    return (UNVERIFIED.indexOf(r.state) >= 0 || !!r.held_back) && (key === 'project' ? !r.project : !rowModels(r).length);
+  }
+  function unjudgedRows(rows) {
+    const f = listFilters();
+    return rows.filter(function (r) { return (f.project && blindTo(r, 'project')) || (f.model && blindTo(r, 'model')); });
+  }
   function filteredRows() {
     const f = listFilters();
     const since = f.since ? dayStart(f.since) : null, until = f.until ? dayStart(f.until) : null;
     return sortRows(LIST.conversations.filter(function (r) {
-      if (!filterKeeps('project', f.project, [r.project || ''])) return false;
-      if (!filterKeeps('model', f.model, rowModels(r))) return false;
+      if (!blindTo(r, 'project') && !filterKeeps('project', f.project, [r.project || ''])) return false;
+      if (!blindTo(r, 'model') && !filterKeeps('model', f.model, rowModels(r))) return false;
       if (!runtimeKeeps(r, f.dialect)) return false;
       if (since !== null && (r.to || 0) < since) return false;
       if (until !== null && (r.from || 0) >= until + 86400000) return false;
@@ -689,10 +700,12 @@
     });
     tb.replaceChildren.apply(tb, drawn);
     sayNoMatch();
-    const shown = document.getElementById('shown'), still = countingRows();
+    const shown = document.getElementById('shown'), still = countingRows(), blind = unjudgedRows(rows);
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
-      (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '');
+      (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '') +
+      (blind.length ? ' ' + num(blind.length) + ' kept though the project or model filter cannot judge them: they do not verify, so their project or models are held back (' +
+        blind.map(function (r) { return String(r.id).slice(0, 8); }).join(', ') + '; asz verify names the problems).' : '');
   }
 
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
