@@ -11,7 +11,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .export_said import closing_lines, unjudged_warning
+from .export_said import closing_lines, filter_warnings
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
@@ -540,13 +540,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
 
         rows, filters.unplaced[:] = with_senders(r, rows, instance), with_senders(r, filters.unplaced, instance)
     _no_match(r, bool(rows or filters.unplaced), project, since, until, instance)  # as an unknown id (trial 15, F7)
-    if filters.unplaced:  # no times: said rather than dropped (trial 7)
-        from ..reading.ids import conversation_names
-        from ..reading.listing import UNPLACED, not_read_line
-
-        typer.echo(f"asz export: warning: "
-                   f"{not_read_line([row['id'] for row in filters.unplaced], *UNPLACED, shown=conversation_names(r))}", err=True)
-    unjudged_warning(r, rows, filters, project)  # a --project that cannot judge a row: kept and said (trial 25b F3)
+    filter_warnings(r, rows, filters, project)  # what the filters could not place or judge: said, never dropped
     if single:
         n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
                                                                               filters.unplaced, f)))

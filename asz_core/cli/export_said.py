@@ -1,6 +1,6 @@
 """What ``asz export`` says on stderr once every conversation is written (asz_core.cli.export_cmd): prose's token
 estimate and the written file's own size, the window's counts, and the credentials masked or written whole; and before, the conversations a --project kept though
-it cannot judge them (:func:`unjudged_warning`)."""
+it cannot judge them and those a window cannot place (:func:`filter_warnings`)."""
 
 from __future__ import annotations
 
@@ -93,14 +93,21 @@ def window_line(prose) -> str:
                    "window's end (in_range null, kept)" if placed[None] else "")
 
 
-def unjudged_warning(r, rows: list[dict], filters, project: str) -> None:
-    """A warning on stderr naming the exported ``rows`` that ``--project`` could not judge (they do not verify, so
-    their project is held back: :attr:`~asz_core.reading.listing.Filters.unjudged`): exported as every conversation
-    that does not verify is, with its own warning and exit 1, never left out silently (trial 25b F3)."""
+def filter_warnings(r, rows: list[dict], filters, project: str) -> None:
+    """Warnings on stderr, before anything is written, naming what the filters could not decide: the conversations
+    with no times a --since/--until window cannot place (``filters.unplaced``: said rather than dropped, trial 7; not
+    exported, listed in the index), then the exported ``rows`` that ``--project`` could not judge (they do not verify,
+    so their project is held back: :attr:`~asz_core.reading.listing.Filters.unjudged`), exported as every
+    conversation that does not verify is, with its own warning and exit 1, never left out silently (trial 25b F3).
+    Each conversation named by its shortest prefix unique in root ``r``."""
     from ..reading.ids import conversation_names
-    from ..reading.listing import unjudged_line
+    from ..reading.listing import UNPLACED, not_read_line, unjudged_line
 
+    shown = conversation_names(r)
+    if filters.unplaced:
+        typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED, shown=shown)}",
+                   err=True)
     kept = {row["id"] for row in rows}
-    line = unjudged_line([x for x in filters.unjudged if x["id"] in kept], project, shown=conversation_names(r), kept="exported")
+    line = unjudged_line([x for x in filters.unjudged if x["id"] in kept], project, shown=shown, kept="exported")
     if line:
         typer.echo(f"asz export: warning: {line}", err=True)
