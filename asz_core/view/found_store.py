@@ -267,7 +267,9 @@ class Doc:
         (``stopped``: :func:`~asz_core.view.conflicts.stopped_and_gone`'s pair; each key only when some, its last keys,
         as a build writes them): itself when they are the same, else a new document whose body is this one's with only
         the summary's bytes written again (never decoded whole: a number past 64 bits stays exact), so it is byte for
-        byte what a build with these cursors gives. The headings answer and what the build read go with it."""
+        byte what a build with these cursors gives. The headings answer and what the build read go with it. Raises
+        ValueError when the body does not hold the summary's bytes where a build writes them (:meth:`KeptFound.cached`
+        then builds the document again)."""
         if stopped == self.stopped:
             return self
         summary = {k: v for k, v in self.summary.items() if k not in ("conflicts", "sources_gone")}
