@@ -52,7 +52,8 @@ import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, landed_files, rounds_dir
+from ..storage.layout import CONVERSATIONS, rounds_dir, session_listing
+from ..storage.torn import session_torn_tails
 from .prices import PriceTable, cost_of
 from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
@@ -182,7 +183,9 @@ def hide_key(hide: Sequence[str]) -> str:
 
 def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
     """SHA-256 over asz's version and the (name, size, mtime_ns, ctime_ns, inode) of the conversation's round files, its
-    ``conversation.state`` and the session's landed files."""
+    ``conversation.state`` and the session's landed files, and the torn tails its append cursors record
+    (:func:`~asz_core.storage.torn.session_torn_tails`: the summary's ``problems`` say them, as the page's key holds
+    them, :func:`~asz_core.view.state.files_fingerprint`; a session with none hashes as before). 64 hex digits."""
     from .. import __version__
 
     root = Path(root)
@@ -192,14 +195,19 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     if rdir is not None and rdir.is_dir():
         paths += [Path(e.path) for e in os.scandir(rdir)]
     paths.append(rdir.parent / "conversation.state")  # the head it names decides the state (a round removed from the end)
+    torn: list[tuple[str, int]] = []
     if session and "/" not in session and (root / session).is_dir():
-        paths += [p for _, p in landed_files(root / session, skeletons=True)]
+        listing = session_listing(root / session, skeletons=True)
+        paths += [p for _, p in listing.files]
+        torn = session_torn_tails(root / session, listing)  # a pass writes one into a cursor, landing nothing
     for p in sorted(paths):
         try:
             st = p.stat()
         except OSError:
             continue
         h.update("\0".join(map(str, (p.name, *stat_key(st)))).encode() + b"\n")
+    for src, size in torn:
+        h.update(f"torn\0{src}\0{size}\n".encode())
     return h.hexdigest()
 
 

@@ -52,3 +52,27 @@ def test_conversation_notes_it_too(torn):
         notes = [x for x in r.stderr.splitlines() if "torn tail" in x]
         assert len(notes) == 1 and notes[0].startswith(f"asz conversation: note: {SID[:8]} is counted without")
         assert f"({size} bytes)" in notes[0]
+
+
+def test_ls_says_a_tail_found_torn_after_its_row_was_kept(corpus_dir, tmp_path):
+    """A source whose writer died mid-line is torn only once it has not changed for 10 minutes: the pass that finds it
+    so writes the tail into the cursor and lands nothing. ``asz ls`` had kept the row counted before (its key the
+    round and landed files only), so its ``problems`` went on saying nothing while ``asz conversation`` said the torn
+    tail; the key holds the torn tails the cursors record now, as the page's does."""
+    proj = tmp_path / "projects" / "-home-user-claude-reliability"
+    shutil.copytree(corpus_dir / "claude-code" / "projects" / proj.name, proj)
+    path = proj / f"{SID}.jsonl"
+    data = path.read_bytes()
+    path.write_bytes(data[:-1])  # its last record whole but for the newline, written just now: not torn yet
+    size = len(data[:-1].rsplit(b"\n", 1)[1])
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    (row,) = [r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout) if r["id"] == SID]
+    assert not any("torn tail" in p for p in row["problems"])
+    os.utime(path, (1_700_000_000, 1_700_000_000))  # unchanged for longer than 10 minutes: the next pass finds it torn
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    (row,) = [r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout) if r["id"] == SID]
+    assert [p for p in row["problems"] if p.startswith("torn tail: ")] == [
+        p for p in json.loads(asz("conversation", SID[:8], "--json", "--root", str(root)).stdout)["summary"]["problems"]
+        if p.startswith("torn tail: ")]
+    assert any(f"{SID}.jsonl: the last line has no newline ({size} bytes)" in p for p in row["problems"]), row["problems"]
