@@ -53,6 +53,10 @@ class Prose:
 
         #: masks (or with ``redact`` False only counts, in ``redacted``) each text before it is placed (trial 25b F1)
         self.masker = Masker(self.redact, self.redacted)
+        #: masking on: where the masks of the conversation last rendered stand (its manifest's ``masks``) and the
+        #: manifests written with their own SHA-256 (:func:`_manifest`)
+        self.masks: list[dict] = []
+        self.manifests: list[tuple[Path, str]] = []
         #: the audit form: the fingerprints of the credentials found in parts it leaves out and in no line written
         self.unwritten: set[str] = set()
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
@@ -105,9 +109,59 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`) in each text before
     it is placed, never over the rendered bytes (trial 25b F1: a key cut before its end ran on over the lines, markup
     and JSON after it); without, those written whole are counted, never silent (trial 24b F7)."""
-    data, bad = _render(root, cid, fmt, hide, thinking, prose)
+    if prose.redact:  # where each mask stands, for the manifest (asz_core.reading.export_manifest)
+        from ..reading.export_manifest import mask_places
+        from ..view.secret_forms import recording
+
+        with recording() as seen:
+            data, bad = _render(root, cid, fmt, hide, thinking, prose)
+        prose.masks = mask_places(data, seen)
+    else:
+        data, bad = _render(root, cid, fmt, hide, thinking, prose)
     prose.written += len(data) if fmt == "prose" else 0
     return data, bad
+
+
+def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
+    """How a masked copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again."""
+    from ..view.zone import zone_name
+
+    return {"format": fmt, "brief": prose.brief, "audit": prose.audit, "thinking": thinking, "whole": prose.whole,
+            "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
+            "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name()}
+
+
+def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -> tuple[bytes, list]:
+    """Conversation ``cid`` exported again from ``root``, masked, as a manifest's ``made`` (``how``) says (``asz verify
+    --export --root``; the holder of the root runs it), with what :class:`~asz_core.view.secret_forms.recording`
+    gathered while it was made. Raises ViewError, LookupError as render."""
+    from ..view.secret_forms import recording
+    from ..view.zone import use_zone, zone_of
+
+    window = tuple(how["window"]) if how.get("window") is not None else None
+    try:  # the times in the zone they were written in (--tz's, or the exporting machine's by its name)
+        use_zone(zone_of(how["tz"]) if how.get("tz") else None)
+    except ValueError:  # an offset name (UTC+01:00) no zone spells: this machine's, and a difference is named
+        use_zone(None)
+    prose = Prose([], config, bool(how.get("audit")), window, True, bool(how.get("in_range_only")),
+                  bool(how.get("brief")), bool(how.get("whole")))
+    prose.index = how.get("index") or ""
+    with recording() as seen:
+        data = _render(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
+    return data, seen
+
+
+def _manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
+    """With masking on, write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export") and say
+    it and its own SHA-256 on stderr, the digest the receiver is given on another channel."""
+    if not prose.redact:
+        return
+    from ..reading.export import build
+    from ..reading.export_manifest import evidence, manifest, write_manifest
+
+    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))], prose.masks)
+    path, digest = write_manifest(out, body)
+    prose.manifests.append((path, digest))
 
 
 def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
@@ -334,6 +388,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     part.write_bytes(data)
                     replaced += [files[row["id"]]] if (out / files[row["id"]]).exists() else []
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
+                    _manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
         done = bar.done
@@ -419,6 +474,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         if before is not None:  # a copy replaced is said, never silent (trial 12)
             typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
         typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
+        _manifest(r, cid, out, data, fmt, hide, thinking, prose)
     warn_unverified(cid, bad)
     return 1 if bad else 0
 
@@ -433,7 +489,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some)."),
+    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). A masked copy written to a file (--out FILE, or each file of --out DIR) gets FILE.manifest.json beside it (the copy's SHA-256, each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),

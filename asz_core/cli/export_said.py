@@ -30,6 +30,19 @@ def closing_lines(fmt: str, prose) -> None:
     said = credentials_line(prose)
     if said:
         typer.echo(said, err=True)
+    for line in manifest_lines(prose.manifests):
+        typer.echo(line, err=True)
+
+
+def manifest_lines(manifests: list) -> list[str]:
+    """stderr's word on the manifests a masked export wrote (``(path, its own SHA-256)`` each; docs/verify.md, "A
+    masked export"): one line each, ``asz export: manifest PATH SHA-256 HEX``, then what to do with the digest."""
+    if not manifests:
+        return []
+    return [f"asz export: manifest {path} SHA-256 {digest}" for path, digest in manifests] + [
+        "asz export: give the receiver each copy with its manifest, and the manifest's SHA-256 on another channel; "
+        "asz verify --export FILE --sha256 HEX checks a copy alone, asz verify --export FILE --root ROOT (the root's "
+        "holder) checks it against the landed files (docs/verify.md)"]
 
 
 def written_line(size: int, split: bool) -> str:

@@ -1,5 +1,8 @@
 """``asz verify [SESSION | PATH]``: digests and contiguity of landed data (origin-digest §8.1; seed 000, Record).
 
+With ``--export FILE``: a masked copy ``asz export --redact`` wrote, against its manifest and with ``--root`` the root
+(:mod:`asz_core.reading.export_manifest`).
+
 Exit codes: 0 whole and contiguous, 1 problems found, 2 usage (a missing
 path, root or session; an empty folder given as the root; a file that is not ``.sd``/``.sk``; a bad configuration file).
 """
@@ -54,6 +57,9 @@ def verify(
     deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
     figures: bool = typer.Option(False, "--figures", help="Also count the figures asz ls and asz usage read from their cache (_index/summaries.sqlite) again from the evidence; an entry that differs is a problem and is removed (about a cold asz usage more)."),
     receipts: Optional[List[Path]] = typer.Option(None, "--receipts", metavar="HOSTROOT|FILE", help="On a receiving root: a pushing host's root (its push.state) or a copy of its push.state; every file it says the receiver accepted must be in the root with that SHA-256, else a problem names the file, the host and the session; receipts of another receiver than this root's are said as such, with the receipts to give when the host's root keeps them (repeatable: one per host)."),
+    export: Optional[Path] = typer.Option(None, "--export", metavar="FILE", help="A copy asz export --redact wrote (one conversation's md, html, json or prose file): checked against the manifest beside it (FILE.manifest.json): the copy's SHA-256 and each mask's place, naming each changed line; with --root (given, not the configured one) also against the landed files: the copy made again from the root and masked must be the copy byte for byte (each place that is not is named, inside or outside a mask), and the head round and landed files the manifest's. docs/verify.md, \"A masked export\"."),
+    manifest: Optional[Path] = typer.Option(None, "--manifest", metavar="FILE", help="With --export: the manifest, when it is not FILE.manifest.json beside the copy."),
+    sha256: str = typer.Option("", "--sha256", metavar="HEX", help="With --export: the manifest's SHA-256 as the sender gave it on another channel; a manifest whose digest differs is a problem."),
 ) -> None:
     """Check landed Session Data: headers, closing digests, ord/byte contiguity and cursors' end.
 
@@ -81,9 +87,22 @@ def verify(
     (--json: figures_not_recounted) and how many do not match their seal
     (figures_unsealed: edited outside asz; the readers count those again).
     ``--receipts HOST``: see docs/verify.md (missing or changed since received, receipts of another receiver).
+
+    ``--export FILE``: a masked copy asz export --redact wrote, checked
+    against its manifest (FILE.manifest.json; --sha256 HEX: the manifest's
+    digest the sender gave on another channel), and with --root against the
+    landed files; each place that differs is named, inside or outside a
+    mask (docs/verify.md, "A masked export").
     """
     from ..verify.walk import verify_file
 
+    if export is not None or manifest is not None or sha256:
+        if export is None:
+            raise _usage("--manifest and --sha256 go with --export FILE (a copy asz export --redact wrote)")
+        if target is not None or receipts or figures or deep:
+            raise _usage("--export checks one masked copy (with --root, against that root); give no SESSION, PATH, "
+                         "--receipts, --figures or --deep with it")
+        _check_export(export, manifest, sha256, root, config, as_json)
     target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):
@@ -227,3 +246,56 @@ def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path])
 def register(app: typer.Typer) -> None:
     """Add ``verify`` to ``app``."""
     app.command("verify")(verify)
+
+
+def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Optional[Path], config: Optional[Path],
+                  as_json: bool) -> None:
+    """``asz verify --export FILE``: the masked copy against its manifest, and with ``--root`` against the root
+    (:mod:`asz_core.reading.export_manifest`). Prints ``ok: …`` lines, then one line per problem naming its place,
+    or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
+    does not read)."""
+    from ..reading.export_manifest import check_against_root, check_copy, manifest_path, read_manifest
+
+    copy = Path(user_path(str(copy)))
+    where = Path(user_path(str(manifest))) if manifest is not None else manifest_path(copy)
+    if not copy.is_file():
+        raise _usage(f"--export {copy}: no such file")
+    if not where.is_file():
+        raise _usage(f"no manifest at {where}: asz export --redact --out FILE writes FILE.manifest.json beside the copy "
+                     "(give --manifest FILE when it was moved)")
+    try:
+        body = read_manifest(where)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    data, raw = copy.read_bytes(), where.read_bytes()
+    said, problems = check_copy(data, body, raw, given)
+    if root is not None:
+        if not Path(root).is_dir():
+            raise _usage(f"no storage root at {root} {root_hint(str(root))}")
+        from ..reading.export import build
+        from .export_cmd import made_again
+
+        made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
+        try:
+            more, wrong = check_against_root(data, body, lambda cid: build(root, cid, hide),
+                                             lambda cid: made_again(root, cid, made, config))
+        except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
+            more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
+        said, problems = said + more, problems + wrong
+    unchecked = "" if root is not None else (
+        "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
+        "the root's holder checks it (asz verify --export FILE --root ROOT)")
+    if as_json:
+        typer.echo(json.dumps({"export": str(copy), "manifest": str(where), "against_root": root is not None,
+                               "ok": not problems, "checked": said, "not_checked": unchecked, "problems": problems},
+                              ensure_ascii=False))
+    else:
+        for line in said:
+            typer.echo(f"ok: {line}")
+        if unchecked:
+            typer.echo(unchecked)
+        for line in problems:
+            typer.echo(f"{copy.name}: {line}")
+        typer.echo("the copy checks" + (" against the root" if root is not None else " against its manifest")
+                   if not problems else f"{len(problems)} problem(s)")
+    raise typer.Exit(0 if not problems else 1)

@@ -53,7 +53,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "found_in", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -205,8 +205,8 @@ def _masked_already(text: str, b: int) -> bool:
     return k == len(LEFT_OUT) or (k > 0 and (b + k == len(text) or text[b + k] == "…"))
 
 
-def _replacements(text: str) -> list[tuple[int, int, str, str]]:
-    """``(start, end, shown, fingerprint)`` of each credential :func:`find` finds in ``text``, by start, none
+def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
+    """``(start, end, shown, fingerprint, kind)`` of each credential :func:`find` finds in ``text``, by start, none
     overlapping (of two forms overlapping the first is kept): ``shown`` is its :func:`masked` form, or a PEM private
     key's first line then :data:`LEFT_OUT` in place of its lines up to its end (its fingerprint that of its lines
     without their line breaks, so the key reads as one however a text breaks them). A key already masked so (its
@@ -219,19 +219,40 @@ def _replacements(text: str) -> list[tuple[int, int, str, str]]:
             if _masked_already(text, b):
                 continue
             end = _PEM_REST.match(text, b).end()
-            out.append((a, end, text[a:b] + LEFT_OUT, fingerprint(_PEM_SPACE.sub("", text[a:end]))))
+            out.append((a, end, text[a:b] + LEFT_OUT, fingerprint(_PEM_SPACE.sub("", text[a:end])), kind))
         else:
             end = b
-            out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b])))
+            out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b]), kind))
         at = end
+    if _SEEN is not None and out:
+        _SEEN.append((text, out))
     return out
+
+
+#: While :func:`recording`: each text a credential was found in, with what masks it (``(text, replacements)``).
+_SEEN: list | None = None
+
+
+class recording:
+    """``with recording() as seen:`` every text a credential is found in while it runs, as ``(text, [(start, end,
+    shown, fingerprint, kind), …])``: what the export manifest places its masks by
+    (:mod:`asz_core.reading.export_manifest`). Not nested, not thread-safe: one export at a time."""
+
+    def __enter__(self) -> list:
+        global _SEEN
+        _SEEN = []
+        return _SEEN
+
+    def __exit__(self, *exc) -> None:
+        global _SEEN
+        _SEEN = None
 
 
 def redacted(text: str) -> tuple[str, list[str]]:
     """``text`` with each credential :func:`find` finds replaced by its :func:`masked` form (a PEM private key's
     lines by ``[private key left out]`` after its first line), and the :func:`fingerprint` of each value replaced."""
     out, at, gone = [], 0, []
-    for a, b, shown, mark in _replacements(text):
+    for a, b, shown, mark, _ in _replacements(text):
         out += [text[at:a], shown]
         gone.append(mark)
         at = b
@@ -244,7 +265,7 @@ def masked_cut(text: str, cut) -> tuple[str, list[str], list[str]]:
     credential's head whole (trial 25b F2); with the :func:`fingerprint` of each credential whose masked form the cut
     text holds (written) and of each the cut took away, one per place."""
     out, at, starts, marks = [], 0, [], []
-    for a, b, shown, mark in _replacements(text):
+    for a, b, shown, mark, _ in _replacements(text):
         out.append(text[at:a])
         starts.append(sum(map(len, out)))
         out.append(shown)
@@ -326,7 +347,7 @@ def shown_snippet(text: str, spans: list[list[int]]) -> tuple[str, list[list[int
     if not cuts:
         return text, spans
     out, at, starts = [], 0, []  # starts: (old start, new start, old end, new end) of each replacement
-    for a, b, shown, _ in cuts:
+    for a, b, shown, _, _ in cuts:
         out.append(text[at:a])
         new_a = sum(map(len, out))
         out.append(shown)

@@ -1,0 +1,342 @@
+"""The manifest ``asz export --redact`` writes beside a masked copy, and its check (``asz verify --export``).
+
+A masked copy cannot be checked against the landed files' digests: its texts are not theirs. So beside each file a
+masked export writes (``--out FILE``, or each conversation's file of ``--out DIR``) lies ``FILE.manifest.json``
+(:data:`SCHEMA`), which says:
+
+- ``export``: the copy's name, size in bytes, SHA-256, and the first 16 hex digits of the SHA-256 of each of its lines
+  (the copy cut at each ``\\n``, the piece after the last one included), so a changed line is found without the root;
+- ``made``: how it was made (format, form, ``view.hide``, the window in unix ms), so the root's holder makes it again;
+- ``conversations``: per conversation its state, head round (number and digest) and every landed file's digest, as
+  the asz.view document lists them (seed 004, Top level);
+- ``masks``: per mask its place in the copy (``line`` and ``column`` from 1, ``column`` in characters; ``offset``
+  and ``length`` in bytes), the credential's form (``kind``), what stands in its place (``shown``), the credential's
+  fingerprint (as ``asz secrets`` prints it) and ``texts_sha256``: the SHA-256 of each unmasked text (a prompt, a
+  reply, a tool's input or result, a title) the credential was masked in.
+
+What the receiver checks alone (:func:`check_copy`): the copy is the one the manifest describes, byte for byte, and
+each mask stands where the manifest says; the manifest is the one whose digest the sender gave them on another
+channel. What needs the root (:func:`check_against_root`): the holder makes the copy again from the landed files,
+masked text by text as the export masks, so every text outside a mask equals the landed one, every mask stands over
+a credential of its form, and each ``texts_sha256`` is that of landed texts. Exit codes and lines: docs/verify.md, "A masked export".
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from pathlib import Path
+from typing import Callable, Optional
+
+import orjson
+
+#: The manifest's format and version (1.x adds keys, never removes or renames one).
+SCHEMA = "asz.export-manifest/1"
+#: Hex digits kept of each line's SHA-256: enough to tell a changed line, short enough for a long copy.
+LINE_DIGITS = 16
+#: At most this many differing places are named (then how many more).
+NAMED = 10
+
+
+def manifest_path(copy: Path) -> Path:
+    """``FILE.manifest.json`` beside the copy ``FILE`` (``c.html`` -> ``c.html.manifest.json``)."""
+    return copy.with_name(copy.name + ".manifest.json")
+
+
+def sha256(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _forms(shown: str, kind: str) -> list[tuple[str, int]]:
+    """How a mask's ``shown`` text can stand in a written copy: as it is (md), escaped in a JSON string (json,
+    prose) or in HTML; each with the characters before the mask the form holds (a password's ``***`` is looked for
+    as ``:***@``, so no ``***`` of Markdown is taken for one)."""
+    import html
+
+    out = []
+    for form in dict.fromkeys((shown, orjson.dumps(shown).decode()[1:-1], html.escape(shown))):
+        out.append((f":{form}@", 1) if kind == "url-password" else (form, 0))
+    return out
+
+
+def mask_places(copy: bytes, seen: list) -> list[dict]:
+    """Each mask in the written ``copy`` (UTF-8), in its order: where it stands (``line`` and ``column`` from 1, the
+    column in characters; ``offset`` and ``length`` in bytes), its ``kind``, ``shown``, ``fingerprint`` and
+    ``texts_sha256``: the SHA-256 of each unmasked text the credential was masked in. ``seen`` is what
+    :class:`~asz_core.view.secret_forms.recording` gathered while the copy was made (texts and their masks); a
+    mask is each place the copy holds one of their shown texts (as written in md, JSON or HTML). A shown text a cut
+    took part of (a title cut to its length) is text, not a mask."""
+    by_shown: dict[str, dict] = {}
+    for text, cuts in seen:
+        digest = sha256(text.encode("utf-8", "surrogateescape"))
+        for _, _, shown, mark, kind in cuts:
+            e = by_shown.setdefault(shown, {"kind": kind, "fingerprint": mark, "texts_sha256": []})
+            if digest not in e["texts_sha256"]:
+                e["texts_sha256"].append(digest)
+    text = copy.decode("utf-8", "surrogateescape")
+    found: list[tuple[int, int, str]] = []  # (start, end, shown) in characters of text
+    for shown, e in by_shown.items():
+        for form, lead in _forms(shown, e["kind"]):
+            at = text.find(form)
+            while at >= 0:
+                found.append((at + lead, at + len(form) - (1 if lead else 0), shown))
+                at = text.find(form, at + 1)
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+    out, end = [], 0
+    line, line_start, at, offset = 1, 0, 0, 0
+    for a, b, shown in found:
+        if a < end:
+            continue  # inside a longer one
+        piece = text[at:a]
+        line += piece.count("\n")
+        if "\n" in piece:
+            line_start = at + piece.rfind("\n") + 1
+        offset += len(piece.encode("utf-8", "surrogateescape"))
+        written = text[a:b].encode("utf-8", "surrogateescape")
+        e = by_shown[shown]
+        out.append({"mask": len(out) + 1, "line": line, "column": a - line_start + 1, "offset": offset,
+                    "length": len(written), "kind": e["kind"], "shown": text[a:b], "fingerprint": e["fingerprint"],
+                    "texts_sha256": e["texts_sha256"]})
+        offset += len(written)
+        line += text[a:b].count("\n")
+        at = end = b
+    return out
+
+
+def line_digests(data: bytes) -> list[str]:
+    """The first :data:`LINE_DIGITS` hex digits of each line's SHA-256 (``data`` cut at each ``\\n``)."""
+    return [sha256(x)[:LINE_DIGITS] for x in data.split(b"\n")]
+
+
+def evidence(doc: dict) -> dict:
+    """A conversation's entry of ``conversations``: its id, state, head round and landed files' digests, from its
+    asz.view document (seed 004, Top level: ``head``, ``summary.state``, ``files``)."""
+    head = doc.get("head") or {}
+    return {"conversation": doc.get("conversation"), "state": (doc.get("summary") or {}).get("state"),
+            "head": {"round": head.get("round"), "digest": head.get("digest")},
+            "files": [{"file": f.get("file"), "digest": f.get("digest")} for f in doc.get("files") or ()]}
+
+
+def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entries: list[dict]) -> dict:
+    """The manifest of the copy ``copy`` written as ``name`` (see the module)."""
+    from .. import __version__
+
+    return {"schema": SCHEMA, "asz": __version__,
+            "export": {"file": name, "bytes": len(copy), "sha256": sha256(copy), "lines": line_digests(copy)},
+            "made": made, "conversations": conversations,
+            "masked": {"places": len(entries), "credentials": len({e["fingerprint"] for e in entries})},
+            "masks": entries}
+
+
+def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:
+    """Write ``body`` as ``copy``'s manifest (whole or not at all); its path and its own SHA-256 (the digest the
+    sender gives the receiver on a second channel)."""
+    import os
+
+    path = manifest_path(copy)
+    data = orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, path)
+    return path, sha256(data)
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest at ``path``; raises ValueError naming what is wrong (not JSON, not this schema)."""
+    try:
+        body = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not a manifest: not JSON ({exc})") from None
+    if not isinstance(body, dict) or not str(body.get("schema", "")).startswith(SCHEMA.rsplit("/", 1)[0] + "/1"):
+        raise ValueError(f"{path}: not a manifest of asz export (schema {SCHEMA})")
+    return body
+
+
+def _excerpt(line: bytes, col: int) -> str:
+    """A short piece of a line of a masked copy around character ``col`` (0-based), for a problem line."""
+    text = line.decode("utf-8", "replace")
+    a = max(0, col - 20)
+    return repr(text[a:a + 50])
+
+
+def _mask_at(entries: list[dict], line: int, col: int) -> Optional[dict]:
+    """The mask of ``entries`` whose shown text covers character ``col`` (1-based) of ``line``, if any."""
+    for e in entries:
+        shown = e["shown"]
+        if "\n" in shown:  # a mask over several lines: its first line's part, then whole lines
+            end_line = e["line"] + shown.count("\n")
+            if (line == e["line"] and col >= e["column"]) or e["line"] < line < end_line \
+                    or (line == end_line and col <= len(shown.rpartition("\n")[2])):
+                return e
+        elif line == e["line"] and e["column"] <= col < e["column"] + max(len(shown), 1):
+            return e
+    return None
+
+
+def _mask_said(e: dict) -> str:
+    return f"mask {e['mask']} ({e['kind']}, {e['shown']!r} at line {e['line']} column {e['column']})"
+
+
+def check_copy(copy: bytes, body: dict, manifest_bytes: bytes, given_sha: str = "") -> tuple[list[str], list[str]]:
+    """What the receiver checks alone: ``(said, problems)``. ``given_sha``: the manifest's SHA-256 as the sender gave
+    it on a second channel ('' when not given: then said as not checked). Each problem names the place: a line of the
+    copy not the one the manifest digested, and whether one of its masks was changed or the text beside them."""
+    said, problems = [], []
+    own = sha256(manifest_bytes)
+    if given_sha:
+        if given_sha.strip().lower() != own:
+            problems.append(f"manifest: its SHA-256 is {own}, not the {given_sha.strip()} given: it is not the manifest "
+                            "the sender vouched for")
+        else:
+            said.append(f"the manifest is the one vouched for (SHA-256 {own})")
+    else:
+        said.append(f"the manifest's own SHA-256 is {own}: compare it with the digest the sender gave on another "
+                    "channel (--sha256 HEX compares it)")
+    exp = body.get("export") or {}
+    entries = body.get("masks") or []
+    if sha256(copy) == exp.get("sha256") and len(copy) == exp.get("bytes"):
+        said.append(f"the copy is the one its manifest describes: {len(copy):,} bytes, SHA-256 {exp.get('sha256')}, "
+                    f"{len(entries)} mask(s) of {(body.get('masked') or {}).get('credentials', 0)} credential(s)")
+    else:
+        problems.append(f"copy: its SHA-256 is {sha256(copy)} ({len(copy):,} bytes), not the manifest's "
+                        f"{exp.get('sha256')} ({exp.get('bytes', 0):,} bytes): the copy was changed")
+        problems += _changed_lines(copy, exp.get("lines") or [], entries)
+    lines = copy.split(b"\n")
+    for e in entries:  # each mask where the manifest says, as it says (by its line: a change elsewhere moves no mask)
+        got = _at_mask(lines, e)
+        if got != e["shown"]:
+            problems.append(f"line {e['line']} column {e['column']}: inside {_mask_said(e)}: the copy holds "
+                            f"{got!r} there")
+    return said, problems
+
+
+def _at_mask(lines: list[bytes], e: dict) -> str:
+    """What the copy (cut in ``lines``) holds where mask ``e`` stands: as many characters as its ``shown`` from its
+    line and column ('' past the copy's end)."""
+    line = lines[e["line"] - 1].decode("utf-8", "surrogateescape") if 0 < e["line"] <= len(lines) else ""
+    n = e["shown"].count("\n")
+    if n:  # a mask over several lines
+        line = "\n".join(x.decode("utf-8", "surrogateescape") for x in lines[e["line"] - 1:e["line"] + n])
+    return line[e["column"] - 1:e["column"] - 1 + len(e["shown"])]
+
+
+def _line_changes(was: list, now: list):
+    """Where list ``now`` (a copy's lines or their digests) differs from ``was``: ``(j, i, gone)`` for each line ``j``
+    of ``now`` that is not ``was``'s (``i`` the line of ``was`` it replaces, None for one added, ``gone`` 0), and
+    ``(j, None, n)`` where ``n`` lines of ``was`` are missing before line ``j``."""
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if j1 == j2:
+            yield j1, None, i2 - i1
+            continue
+        for j in range(j1, j2):
+            i = i1 + (j - j1)
+            yield j, (i if op == "replace" and i < i2 else None), 0
+
+
+def _changed_lines(copy: bytes, digests: list[str], entries: list[dict]) -> list[str]:
+    """The lines of ``copy`` whose digest is not the manifest's (``digests``), each said with the masks on it: a
+    changed mask is named by :func:`check_copy`; a line whose masks stand whole was changed beside them."""
+    lines = copy.split(b"\n")
+    out = []
+    for j, i, gone in _line_changes(digests, line_digests(copy)):
+        if gone:
+            out.append(f"line {j + 1}: {gone} line(s) of the manifest's copy are gone here")
+        else:
+            on = [e for e in entries if e["line"] == j + 1]
+            whole = [e for e in on if _at_mask(lines, e) == e["shown"]]
+            where = (f"outside its mask(s) ({', '.join(_mask_said(e) for e in whole)} stand whole)" if on and len(whole) == len(on)
+                     else "at one of its masks (below; text beside it may have changed too)" if on else "outside any mask")
+            what = "changed" if i is not None else "added"
+            out.append(f"line {j + 1}: {what} since the manifest was written, {where}: {_excerpt(lines[j], 0)}")
+    return out[:NAMED] + ([f"… and {len(out) - NAMED} more line(s)"] if len(out) > NAMED else [])
+
+
+def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
+                       again_of: Callable[[str], tuple[bytes, list]]) -> tuple[list[str], list[str]]:
+    """What the root's holder checks: ``(said, problems)``. ``docs(cid)`` is a conversation's asz.view document now,
+    ``again_of(cid)`` the copy made again from the root, masked (as ``made`` says), with what
+    :class:`~asz_core.view.secret_forms.recording` gathered while it was made. Each landed file and the
+    head round must be the manifest's; the copy must be the masking of what the root gives, byte for byte: a place
+    where it is not is named by line and column, inside a mask (the mask is not the masking of the landed
+    credential) or outside (a text that is not the landed one, or a mask over a text that holds no credential);
+    and each mask of the manifest must be one the masking makes, with the landed texts' ``texts_sha256``."""
+    said, problems = [], []
+    again, seen = b"", []
+    for entry in body.get("conversations") or ():
+        cid = entry.get("conversation")
+        now = evidence(docs(cid))
+        if now["head"] != entry.get("head"):
+            problems.append(f"{cid}: its head round is now {now['head'].get('round')} ({now['head'].get('digest')}), "
+                            f"not the manifest's {entry['head'].get('round')} ({entry['head'].get('digest')}): the "
+                            "root moved on since the export or is another root; the check makes the copy from this head")
+        was = {f["file"]: f["digest"] for f in entry.get("files") or ()}
+        held = {f["file"]: f["digest"] for f in now["files"]}
+        for f, digest in was.items():
+            if f not in held:
+                problems.append(f"{cid}: landed file {f}: in the manifest, not in the root")
+            elif held[f] != digest:
+                problems.append(f"{cid}: landed file {f}: its digest is {held[f]}, not the manifest's {digest}")
+        if now["state"] != "verified":
+            problems.append(f"{cid}: its evidence does not verify (state {now['state']}): asz verify names the damage")
+        if not problems:
+            said.append(f"{cid}: head round {now['head'].get('round')} and its {len(was)} landed file(s) are the "
+                        "manifest's, and verify")
+        made, got = again_of(cid)
+        again, seen = again + made, seen + got
+    entries = mask_places(again, seen)
+    if again == copy:
+        said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "
+                    f"and each of the {len(entries)} mask(s) stands over a credential of its form")
+    else:
+        problems += _differences(copy, again, entries)
+    mine = {e["mask"]: e for e in entries}
+    listed = body.get("masks") or []
+    for e in listed:
+        m = mine.get(e.get("mask"))
+        if m is None:
+            problems.append(f"{_mask_said(e)}: the masking of the root's text makes no such mask")
+            continue
+        for key in ("kind", "offset", "texts_sha256"):
+            if m[key] != e.get(key):
+                problems.append(f"{_mask_said(e)}: its {key} in the manifest is not the masking's ({m[key]})")
+    if len(entries) > len(listed):
+        problems.append(f"the masking of the root's text makes {len(entries)} mask(s), the manifest lists {len(listed)}")
+    elif not problems:
+        said.append(f"each of the manifest's {len(listed)} mask(s) is the masking's, with the SHA-256 of the landed "
+                    "text it sat in")
+    return said, problems
+
+
+def _spots(a: str, b: str) -> list[int]:
+    """Where line ``a`` (the copy's) differs from ``b`` (the landed one, masked): the first column (0-based) of each
+    run of differing characters when both are as long (characters replaced), else the first column that differs."""
+    if len(a) == len(b):
+        return [k for k in range(len(a)) if a[k] != b[k] and (k == 0 or a[k - 1] == b[k - 1])]
+    return [next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))]
+
+
+def _differences(copy: bytes, again: bytes, entries: list[dict]) -> list[str]:
+    """Each place the copy differs from ``again`` (the copy made again from the root and masked; ``entries`` its
+    masks), by line and column (characters, from 1), said inside or outside a mask."""
+    mine, theirs = copy.split(b"\n"), again.split(b"\n")
+    out = []
+    for j, i, gone in _line_changes(theirs, mine):
+        if gone:
+            out.append(f"line {j + 1}: {gone} line(s) of the landed text are missing from the copy here")
+        elif i is None:
+            out.append(f"line {j + 1}: not in the landed text (added): {_excerpt(mine[j], 0)}")
+        else:
+            a, b = mine[j].decode("utf-8", "surrogateescape"), theirs[i].decode("utf-8", "surrogateescape")
+            for col in _spots(a, b):
+                e = _mask_at(entries, i + 1, col + 1)
+                if e is not None:
+                    out.append(f"line {j + 1} column {col + 1}: inside {_mask_said(e)}: the copy's "
+                               f"{_excerpt(mine[j], col)} is not the masking of the landed credential")
+                else:
+                    out.append(f"line {j + 1} column {col + 1}: outside the masks: the copy's text is not the landed "
+                               f"text (a text changed, or a mask where the landed text holds no credential): copy "
+                               f"{_excerpt(mine[j], col)}, landed (masked) {_excerpt(theirs[i], col)}")
+    return out[:NAMED] + ([f"… and {len(out) - NAMED} more place(s)"] if len(out) > NAMED else [])
