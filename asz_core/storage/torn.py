@@ -29,7 +29,7 @@ from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
 from .layout import SessionListing, session_listing
 
-__all__ = ["TORN_AFTER_NS", "TORN_PREFIX", "torn_bytes", "torn_detail", "torn_line", "torn_notes", "session_torn_tails",
+__all__ = ["TORN_AFTER_NS", "TORN_PREFIX", "torn_bytes", "torn_detail", "torn_line", "torn_notes", "session_torn_tails", "cursor_torn",
            "window_text"]
 
 #: How every torn-tail line begins (:func:`torn_line`).
@@ -102,12 +102,15 @@ def session_torn_tails(session_dir: str | os.PathLike, listing: SessionListing |
     A cursor that does not read is left out (``asz verify`` names it). ``listing``: the session's folders as the
     caller listed them already (:func:`~asz_core.storage.layout.session_listing`), else they are listed here.
     """
-    out: list[tuple[str, int]] = []
-    for cpath in (listing if listing is not None else session_listing(Path(session_dir))).cursors.values():
-        try:
-            cur = read_cursor(cpath)
-        except (ValueError, OSError):
-            continue
-        if isinstance(cur, AppendCursor) and cur.torn:
-            out.append((cur.source, cur.torn))
-    return sorted(out)
+    cursors = (listing if listing is not None else session_listing(Path(session_dir))).cursors.values()
+    return sorted(tail for tail in map(cursor_torn, cursors) if tail is not None)
+
+
+def cursor_torn(path: str | os.PathLike) -> tuple[str, int] | None:
+    """``(src, bytes)`` of the torn tail the cursor at ``path`` records (an append cursor's ``torn`` key, bytes), None
+    when it records none, is a snapshot cursor, is missing or does not read (``asz verify`` names it). Never raises."""
+    try:
+        cur = read_cursor(Path(path))
+    except (ValueError, OSError):
+        return None
+    return (cur.source, cur.torn) if isinstance(cur, AppendCursor) and cur.torn else None

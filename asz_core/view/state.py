@@ -22,9 +22,9 @@ from typing import Any, Iterable, Sequence
 
 from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, resolve
 from ..storage.filekey import stat_key
-from ..storage.cursor import AppendCursor, read_cursor
 from ..storage.layout import CONVERSATIONS, PREFIX_KIND, ROUNDS, parse_landed_name, removed_count
 from ..storage.root import SESSION_LOCK
+from ..storage.torn import cursor_torn
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks
@@ -126,17 +126,13 @@ _TORN_READ: dict[str, tuple[tuple, tuple[str, int] | None]] = {}
 
 def torn_of(path: str, st: os.stat_result) -> tuple[str, int] | None:
     """``(src, bytes)`` of the torn tail the append cursor at ``path`` (its lstat ``st``) records
-    (:func:`~asz_core.storage.torn.session_torn_tails`' rule), None for none or a cursor that does not read. Read once
+    (:func:`~asz_core.storage.torn.cursor_torn`, the rule of every reader), None for none or a cursor that does not read. Read once
     per file state (its stat key), kept in memory."""
     key = stat_key(st)
     hit = _TORN_READ.get(path)
     if hit is not None and hit[0] == key:
         return hit[1]
-    try:
-        cur = read_cursor(Path(path))
-    except (OSError, ValueError):
-        cur = None
-    tail = (cur.source, cur.torn) if isinstance(cur, AppendCursor) and cur.torn else None
+    tail = cursor_torn(path)
     _TORN_READ[path] = (key, tail)
     return tail
 
