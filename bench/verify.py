@@ -41,7 +41,14 @@ from a warm page cache, it times
   line begins with (``\n{"ord":N,"off":N,"sha":"…","bytes":N``), and
   ``count(b"\n")`` to vouch that every line had one, nothing else. CPython
   runs both as byte-at-a-time loops (``bytes.find`` is ``memchr``), so this
-  row shows what removing the loop costs instead of what it saves.
+  row shows what removing the loop costs instead of what it saves;
+* ``asz verify, N processes``: what the command runs (:func:`asz_core.verify.walk.verify`): ``verify_root`` and,
+  with ``--parse``, the conversation chains and the execution records' ``arguments`` held against the transcript's
+  input (:mod:`asz_core.verify.executions`, which prepares the document of each conversation holding one), and
+  ``arguments check`` that section alone. ``--parse`` parses the built root first (``asz parse``), so it has
+  conversations; ``--executions`` also lands one execution record per session, as ``asz hook`` writes it for an MCP
+  call, naming the first tool call of the session's main transcript (``mcp__bench__<name>``, its own input) and
+  collected by the ``changes`` adapter, then parses again: the most the check can cost, every session holding one.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -76,7 +83,8 @@ from asz_core.storage.layout import session_listing  # noqa: E402
 import asz_core.verify.clean as clean_mod  # noqa: E402
 import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
-from asz_core.verify.walk import verify_root  # noqa: E402
+from asz_core.verify.executions import arguments_section  # noqa: E402
+from asz_core.verify.walk import verify, verify_root  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
 BUDGET = 2 * 1024 * 1024
@@ -145,6 +153,48 @@ def build(root: Path, size: int, work: Path) -> str:
         print(f"\rbuilding: {have / 1e6:8.1f} MB", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return "copies of the Claude Code corpus as the collector landed it" if tpl else "synthetic transcripts"
+
+
+def parse(root: Path) -> None:
+    """``asz parse`` the root (its sessions get conversation chains); raises CalledProcessError when it fails."""
+    subprocess.run([sys.executable, "-m", "asz_core.cli.main", "parse", "--root", str(root)], check=True, cwd=REPO,
+                   stdout=subprocess.DEVNULL)
+
+
+def land_executions(root: Path, work: Path) -> int:
+    """Land one MCP call's execution record per session of ``root`` that holds none (``asz hook``, then ``asz collect
+    --adapter changes``) and parse again; how many were written. The call is the first call part of the session's
+    main transcript, its tool named ``mcp__bench__<name>`` and sent its own input (so the check agrees)."""
+    import json
+
+    data = work / "hookdata"
+    n = 0
+    for sdir in session_dirs(root):
+        if any(name.kind == "execution" for name, _ in landed_files(sdir)):
+            continue
+        part = None
+        for path in sorted((sdir / "streams" / "main").glob("transcript-*.sd")):
+            for line in path.read_bytes().split(b"\n")[1:-2]:
+                if b'"k":"call"' in line:
+                    part = next((p for p in json.loads(line).get("parts") or () if p.get("k") == "call" and p.get("id")), None)
+                if part:
+                    break
+            if part:
+                break
+        if part is None:
+            continue
+        event = {"session_id": sdir.name, "hook_event_name": "PostToolUse", "tool_use_id": part["id"],
+                 "tool_name": f"mcp__bench__{part.get('name') or 'tool'}", "tool_input": part.get("data"),
+                 "tool_response": [{"type": "text", "text": "ok"}], "duration_ms": 1, "cwd": "/bench",
+                 "mcp_server": {"name": "bench", "source": "dynamic"}}
+        subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], check=True, cwd=REPO,
+                       input=json.dumps(event).encode())
+        n += 1
+    if n:
+        subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "changes", "--source",
+                        str(data), "--root", str(root)], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+        parse(root)
+    return n
 
 
 def cpu_seconds() -> float:
@@ -225,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=float, default=1024.0, help="landed bytes to verify, in MB (10^6 bytes); default 1024")
     ap.add_argument("--root", type=Path, help="storage root to build or reuse (default: a temporary directory, removed after)")
+    ap.add_argument("--parse", action="store_true", help="parse the built root first (conversation chains: asz verify checks them)")
+    ap.add_argument("--executions", action="store_true", help="also land one MCP execution record per session (implies --parse)")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of each side; the best counts (default 5: a shared machine's neighbours slow single runs)")
     args = ap.parse_args(argv)
     size = int(args.size_mb * 1e6)
@@ -234,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         t0 = time.perf_counter()
         what = build(root, size, work)
+        if args.parse or args.executions:
+            parse(root)
+        if args.executions:
+            print(f"executions: {land_executions(root, work)} execution record(s) landed", file=sys.stderr)
         files = landed(root)
         total = sum(p.stat().st_size for p in files)
         print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")
@@ -244,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         sides = [("sha256", None, False), ("verify, 1 process", 1, False), ("verify, 1 proc., Python", -4, False),
                  (f"verify, {cpus} processes", cpus, False),
                  (f"verify --deep, {cpus} proc.", cpus, True), ("sha256 + positions", 0, False),
+                 (f"asz verify, {cpus} processes", -6, False), ("arguments check", -7, False),
                  ("sha256 + newlines", -1, False), ("+ listing, cursors", -2, False), ("sha256 + one regex", -3, False)]
         if compiled is not None:
             sides.append(("sha256 + C positions", -5, False))
@@ -265,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
                     sha_pass(files, regex=True)
                 elif jobs == -5:
                     sha_pass(files, compiled=True)
+                elif jobs == -6:
+                    report = verify(root, jobs=cpus)
+                    if not report.ok:
+                        print("\n".join(report.lines()[:20]))
+                        return 1
+                elif jobs == -7:
+                    arguments_section(root)
                 else:
                     landed_mod.linescan = clean_mod.linescan = None if jobs == -4 else compiled
                     try:
