@@ -71,7 +71,7 @@ from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
-from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped,
+from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped, stored_text,
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
@@ -543,7 +543,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                 matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
-            snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query))) for r in rows]  # keys masked
+            snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query)), stored_text(con, r[10]))
+                        for r in rows]  # keys masked, a key the snippet's window cuts taken whole first
             if unsearched is not None:
                 unsearched.extend(gaps(con, filters))
             if timeless is not None:

@@ -25,7 +25,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "timeless_left_out", "window_terms", "snippet_of", "held_in", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -298,9 +298,9 @@ def snippet_of(con: sqlite3.Connection, match: str, terms: Sequence[str], rowid:
     (:func:`~asz_core.reading.search_text.query_terms`), ``match`` their FTS5 expression."""
     from .search_snippet import LONG_TEXT, long_snippet
 
-    stored = con.execute("SELECT text FROM fts WHERE rowid = ?", (rowid,)).fetchone()
-    if stored is not None and isinstance(stored[0], str) and len(stored[0]) > LONG_TEXT:
-        got = long_snippet(stored[0], terms)
+    stored = stored_text(con, rowid)
+    if len(stored) > LONG_TEXT:
+        got = long_snippet(stored, terms)
         if got is not None:
             return got
     if cjk:
@@ -311,6 +311,12 @@ def snippet_of(con: sqlite3.Connection, match: str, terms: Sequence[str], rowid:
     row = con.execute(f"SELECT snippet(fts, 0, '{SNIP_START}', '{SNIP_END}', '…', 24) FROM fts WHERE fts MATCH ? AND rowid = ?",
                       (match, rowid)).fetchone()
     return snippet_spans(row[0] if row is not None else "")
+
+
+def stored_text(con: sqlite3.Connection, rowid: int) -> str:
+    """The text the index holds for the hit ``rowid`` (what :func:`snippet_of` cuts a snippet from; '' for none)."""
+    row = con.execute("SELECT text FROM fts WHERE rowid = ?", (rowid,)).fetchone()
+    return row[0] if row is not None and isinstance(row[0], str) else ""
 
 
 def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[Any], bad: dict[str, str]) -> dict[str, int]:

@@ -338,11 +338,49 @@ def shown_title(title: str) -> str:
     return redacted(title)[0] if title else title
 
 
-def shown_snippet(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
+#: What a search snippet's window stands for at a cut end of it (FTS5's ``snippet()`` and the long-text window).
+_CUT = "…"
+#: The separator the search index puts between CJK characters (asz_core.reading.search_text.CJK_SEP), not in a snippet.
+CJK_SEPARATOR = "\x01"
+#: How far each side of a snippet :func:`_whole_ends` reads for a credential it cuts: more than a PEM key spans
+#: (:data:`_PEM_REST` takes at most 20,000 characters after its first line).
+_REACH = 21_000
+
+
+def _whole_ends(text: str, spans: list[list[int]], whole: str) -> tuple[str, list[list[int]]]:
+    """``(text, spans)`` of a snippet ``text`` taken from ``whole`` (the text as the index holds it), with each end
+    that cuts through a credential moved out to take it whole (a window starting in a PEM key's body printed the
+    key; one starting after a token's ``ghp_`` printed the rest), so :func:`_replacements` knows it and masks it;
+    as given when no credential is cut or the snippet is not found in ``whole`` (CJK separators not counted). Only
+    :data:`_REACH` characters each side of the snippet are read for credentials (a PEM key spans fewer)."""
+    whole = whole.replace(CJK_SEPARATOR, "")
+    head = text.startswith(_CUT) and not whole.startswith(_CUT)
+    tail = text.endswith(_CUT) and not whole.endswith(_CUT) and len(text) > head
+    core = text[head:len(text) - tail]
+    at = whole.find(core) if core else -1
+    if at < 0:
+        return text, spans
+    base = max(at - _REACH, 0)
+    lo, hi = at, at + len(core)
+    for a, b, *_ in _replacements(whole[base:hi + _REACH]):
+        a, b = a + base, b + base
+        lo, hi = (a if a < lo < b else lo), (b if a < hi < b else hi)
+    if (lo, hi) == (at, at + len(core)):
+        return text, spans
+    before = _CUT if lo > 0 else ""
+    shift = len(before) + (at - lo) - head
+    return before + whole[lo:hi] + (_CUT if hi < len(whole) else ""), [[x + shift, y + shift] for x, y in spans]
+
+
+def shown_snippet(text: str, spans: list[list[int]], whole: str | None = None) -> tuple[str, list[list[int]]]:
     """A search hit's snippet as every reader prints it (``asz search``, its ``--json``, the page's results):
     ``text`` with each credential masked as in :func:`shown_title` (:func:`redacted`), and ``spans`` (the matches,
     ``[start, end)`` in code points of ``text``) moved to the masked text; a match that falls in a credential marks
-    its masked form. The conversation's own text is not masked (it is the evidence: ``asz export --redact``)."""
+    its masked form. With ``whole``, the text the snippet was cut from, a credential an end of the snippet cuts
+    through is taken whole first, then masked (:func:`_whole_ends`: a window starting in a PEM key's body printed
+    it all). The conversation's own text is not masked (it is the evidence: ``asz export --redact``)."""
+    if whole:
+        text, spans = _whole_ends(text, spans, whole)
     cuts = _replacements(text) if text else []
     if not cuts:
         return text, spans

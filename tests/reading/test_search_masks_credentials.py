@@ -82,3 +82,49 @@ def test_the_page_masks_snippets_not_the_conversation(root, tmp_path):
         assert view.status == 200 and AWS.encode() in view.body  # the conversation's own text, the evidence, stays whole
     finally:
         s.stop()
+
+
+#: A PEM private key of RFC 7468's form (its body base64 lines of 64 characters; not a key of anyone's).
+PEM_BODY = ["MIIEowIBAAKCAQEAs2hmnvCOeqLsRJJ3/p6ATdr1dDSKpZTOcnie3+zsdvd7VLDKfC",
+            "CXdRvHgYARbjlno8Tl/k9EUIxRzruuD2OCAjGoOW39+dKK5CFcoFgYlsn01hOXsF",
+            "nyDQQqjzJi9toBTOjWr56ZwszQPiYlyx+SCFuGU+ezlcUxfpsohfENLuaLfEJ0sO",
+            "VwM3jNErVS/FrZX2HWemgAiOQDxiodF184KRVkakMPxdMdJJMyImGoVD+SieQZ4j",
+            "WbudZ8OjRywTZxRQlADOZqcv5BUXOaKtWXVckaFi9PIMU4uS3rq2t/3P+qHx0bZd",
+            "I0rrK+I4wejv4a0yuqtURnLCAI4xJMXHPbviWJJ3R8VZLW2MtA7SCCAUDhxNhw90"]
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + "\n-----END RSA PRIVATE KEY-----"
+
+
+def test_a_snippet_cut_inside_a_key_takes_it_whole_then_masks_it():
+    """A snippet's window that starts inside a PEM key's body, or after a token's ``ghp_``, printed the rest whole:
+    the cut text no longer reads as a credential. Given the text it was cut from, the key is taken whole, then
+    masked, and the marks move with it."""
+    whole = f"use this key\n{PEM}\nthanks a lot"
+    cut = whole[whole.index(PEM_BODY[1]):]  # a window starting in the body's second line
+    text, spans = shown_snippet("…" + cut, [[len(cut) - 2, len(cut) + 1]], whole)
+    assert not any(line[4:-4] in text for line in PEM_BODY), text
+    assert text == "…-----BEGIN RSA PRIVATE KEY-----[private key left out]\nthanks a lot"
+    assert [text[a:b] for a, b in spans] == ["lot"]
+    whole = f"export GITHUB_TOKEN={GITHUB} && make deploy"
+    cut = whole[whole.index("ghp_") + 4:]  # FTS5 splits ghp_… at the underscore: a window may start after it
+    text, spans = shown_snippet("…" + cut, [[len(cut) - 5, len(cut) + 1]], whole)
+    assert text == "…ghp_…Zt7K && make deploy" and [text[a:b] for a, b in spans] == ["deploy"]
+    assert shown_snippet("…" + cut, [[1, 3]], "text it was not cut from") == ("…" + cut, [[1, 3]])
+
+
+@pytest.fixture(scope="module")
+def pem_root(tmp_path_factory, corpus_dir) -> Path:
+    def plant(lines):
+        lines[3]["message"]["content"] = f"deploy with this key\n{PEM}\nsee whether phoenix answers then"
+
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("search-pem"), SPOTTER, plant)
+
+
+def test_search_never_prints_a_key_its_snippet_cut(pem_root):
+    """``asz search`` of a word after a pasted PEM key: FTS5's 24-token window starts in the key's body (its base64
+    splits into many words); the snippet shows the key's first line and ``[private key left out]``, no body line."""
+    got = asz_in_process("search", "phoenix", "--root", str(pem_root), "--json")
+    assert got.returncode == 0, got.stdout + got.stderr
+    hits = [h for h in json.loads(got.stdout) if h["kind"] == "prompt"]
+    assert len(hits) == 1, got.stdout
+    assert not any(line[4:-4] in got.stdout for line in PEM_BODY), got.stdout
+    assert "[private key left out]" in hits[0]["snippet_text"] and _marked(hits[0]) == ["phoenix"]
