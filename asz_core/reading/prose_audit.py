@@ -205,7 +205,7 @@ class Audit:
         if self.mask:
             call["_gone"] = written
         else:
-            text = one_line(full, INPUT_CHARS)[0]
+            text, cut[0] = one_line(full, INPUT_CHARS)  # the cut of the text written whole
         self.left_out["tool_inputs_cut"] += cut[0] * n
         self.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
         if n:  # what the whole input holds beyond what its line says, and what the cut took away

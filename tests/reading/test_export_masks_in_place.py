@@ -194,6 +194,16 @@ def test_the_audit_masks_before_it_cuts_and_says_what_it_left_out(planted):
             "them whole); 4 more credential(s) stood only in parts the audit leaves out") in masked.stderr
 
 
+def test_the_audit_written_whole_counts_the_inputs_it_cuts(planted):
+    """--audit --no-redact writes each tool call's line whole, cut at 200 characters: its left_out.tool_inputs_cut
+    counts the cut of that text, not of the masked one (the Glob path of 6 + 5 + 178 + 1 + 40 characters is cut
+    there, as the Bash heredoc is; masked, the Glob line is 193 characters and only the Bash line is cut)."""
+    for args, want in ((("--audit",), 1), (("--audit", "--no-redact"), 2)):
+        lines = [json.loads(ln) for ln in _export(planted, *args).stdout.splitlines()]
+        cut = [x["tool"] for x in lines if x.get("kind") == "tool_call" and x["text"].endswith("…")]
+        assert lines[0]["left_out"]["tool_inputs_cut"] == len(cut) == want, (args, cut)
+
+
 def test_edit_contents_are_counted(tmp_path, corpus_dir):
     """F7: each Edit, Write or MultiEdit call's line gives its path; the header's left_out counts those whose input
     carried file contents the line leaves out (edit_contents), by the transcript's own tool_use blocks."""
