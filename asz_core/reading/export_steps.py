@@ -462,17 +462,27 @@ def masked_document(root: str | os.PathLike, doc: dict, mask: Masker) -> None:
     """Mask (or only count, ``mask.mask`` False) each string of the asz.view document ``doc`` before it is written
     as JSON, in place: each text the document clipped at 2,000 bytes whose whole text the landed records give
     masked whole first, then clipped again (:func:`~asz_core.view.secret_forms.masked_cut`: a key the clip cut is
-    neither left with its head whole nor run on into the JSON after it; trial 25b F1, F2), every other string as
-    it stands (a talk's ``label``, ``reply``, ``prompt`` clipped: its key masked to the end of the text)."""
+    neither left with its head whole nor run on into the JSON after it; trial 25b F1, F2), and so is a talk's
+    ``label``, ``reply`` or ``prompt`` that is such a text as clipped (the talk's first prompt or last reply: a
+    token its clip cut left ``ghp_`` and as many of its characters as fit); every other string as it stands (a
+    ``label``, ``reply``, ``prompt`` clipped from no such text: a key cut there masked to the end of its text)."""
     from ..view.kinds import clip_text
 
-    held = []
+    held, whole = [], {}  # whole: a text as the document clipped it -> (masked whole, then clipped; its fingerprints)
     if mask.mask:
         for n, key, got in list(_whole_of(root, doc)):
             shown, written, _ = masked_cut(got, clip_text)
-            mask.gone += written
+            whole[n[key]] = shown, written
             held.append((n, key, shown))
+            mask.gone += written
             n[key] = None  # kept out of the walk below (its place in the node kept)
+        for n in walk(doc.get("talks") or ()):
+            for key in ("label", "reply", "prompt"):
+                if isinstance(n.get(key), str) and n[key] in whole:
+                    shown, written = whole[n[key]]
+                    held.append((n, key, shown))
+                    mask.gone += written
+                    n[key] = None
     mask.tree(doc)
     for n, key, shown in held:
         n[key] = shown

@@ -204,6 +204,26 @@ def test_the_audit_written_whole_counts_the_inputs_it_cuts(planted):
         assert lines[0]["left_out"]["tool_inputs_cut"] == len(cut) == want, (args, cut)
 
 
+def test_a_talk_label_clipped_through_a_token_is_masked_whole_first(tmp_path, corpus_dir):
+    """A first prompt of 1,990 + 1 characters and a GitHub token: the asz.view document clips the talk's label (and
+    the prompt's text) at 2,000 bytes, through the token's 9th character. --format json --redact masks the whole
+    prompt from the records, then clips it: the label reads ``ghp_…`` and the token's characters past ``ghp_``
+    are nowhere (they were: ``ghp_R8vQ2``, uncounted)."""
+    prompt = "p" * 1990 + " " + GITHUB + " end"
+
+    def plant(lines):
+        lines[3]["message"]["content"] = prompt
+
+    root = planted_root(corpus_dir, tmp_path, SPOTTER, plant)
+    whole = json.loads(_export(root, "--format", "json").stdout)
+    assert whole["talks"][0]["label"] == prompt[:2000]  # the clip as built: through the token
+    masked = _export(root, "--format", "json", "--redact")
+    doc = json.loads(masked.stdout)
+    label = doc["talks"][0]["label"]
+    assert label.startswith("p" * 1990 + " ghp_…") and len(label.encode()) <= 2000
+    assert GITHUB[4:9] not in masked.stdout and "masked 2 place(s) of 1 credential(s)" in masked.stderr
+
+
 def test_edit_contents_are_counted(tmp_path, corpus_dir):
     """F7: each Edit, Write or MultiEdit call's line gives its path; the header's left_out counts those whose input
     carried file contents the line leaves out (edit_contents), by the transcript's own tool_use blocks."""
