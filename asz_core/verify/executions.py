@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..storage.layout import landed_files, session_dir
+from ..storage.layout import landed_files, session_dirs
 from .report import Problem, Section
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
@@ -25,12 +25,17 @@ __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 ARGUMENTS_DIFFER = "arguments differ"
 
 
-def _holds_executions(root: Path, session: str) -> bool:
-    """Whether ``session``'s folder holds a landed ``execution`` file (False for an id no folder can have)."""
-    try:
-        return any(name.kind == "execution" for name, _ in landed_files(session_dir(root, session)))
-    except (OSError, ValueError):
-        return False
+def _holding_executions(root: Path) -> set[str]:
+    """The names of the session folders of ``root`` that hold a landed ``execution`` file (one listing each; a folder
+    that cannot be listed holds none here: the landed check names it)."""
+    out = set()
+    for sdir in session_dirs(root):
+        try:
+            if any(name.kind == "execution" for name, _ in landed_files(sdir)):
+                out.add(sdir.name)
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def arguments_section(root: str | os.PathLike, only: str | None = None) -> Section | None:
@@ -48,13 +53,16 @@ def arguments_section(root: str | os.PathLike, only: str | None = None) -> Secti
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
     warnings: list[Problem] = []
+    holding = _holding_executions(root)
+    if not holding:  # a root of transcripts alone: no conversation's head is read (one listing per session)
+        return None
     for cid in list_conversations(root):
         head = read_head(root, cid)
         session = (head.header or {}).get("session") if head else None
         session = session if isinstance(session, str) and session else cid
         if only is not None and only not in (session, cid):
             continue
-        if not _holds_executions(root, session):
+        if session not in holding:
             continue
         try:
             session, entries, files = conversation_executions(root, cid)
