@@ -203,8 +203,9 @@ def _add_figures(report, where: str, target: Optional[str], config: Optional[Pat
 
 
 def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Optional[list] = None):
-    """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only);
-    Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
+    """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only), then
+    :func:`asz_core.view.executions_check.arguments_section` (the MCP execution records held against the transcript's
+    input); Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
     from ..flow.chain import conversation_dirs
     from ..reading.progress import Bar
     from ..storage.layout import session_dirs
@@ -217,7 +218,13 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     bar = Bar("verify", sessions + chains, unit="session(s) and chain(s)")
     try:
         with bar:
-            return verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
+            report = verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
+        from ..view.executions_check import arguments_section  # the view room reads a document's executions
+
+        arguments = arguments_section(where, target)  # execution records whose arguments differ: warnings (trial 23a, F8)
+        if arguments is not None:
+            report.sections.append(arguments)
+        return report
     except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
         checked = min(bar.done, sessions)
         typer.echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "

@@ -127,6 +127,27 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                             _short(root, at[0], rel, str(exc), who["instance"], err)
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
+    _recorded(root, written, sent_by, again, assemble, err)
+    if not quiet:
+        by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
+        said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
+                  f"{len(refused)} rejected{by}")
+    resp = ExportLogsServiceResponse()
+    if refused:
+        resp.partial_success.rejected_log_records = len(refused)
+        resp.partial_success.error_message = "; ".join(refused)
+        if err is not None:
+            for line in refused:
+                print(line, file=err, flush=True)
+    return resp
+
+
+def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[dict], assemble: set[str],
+              err: TextIO | None) -> None:
+    """After a request's files: the landed ones (``written``, root-relative paths) indexed and listed, their senders'
+    lines (``sent_by``) kept, and a line for each file already there whose record lacks one (``again``); then each
+    session of ``assemble`` with a file landed now assembled here (:func:`assemble_held`, given the seqs this request
+    landed). Raises OSError from the writes."""
     if written:
         index_sessions(root, written)
         record_landed(root, written, err)
@@ -140,18 +161,6 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     assemble &= set(now)  # only with a file landed now
     if assemble:
         assemble_held(root, sorted(assemble), err, now)
-    if not quiet:
-        by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
-        said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
-                  f"{len(refused)} rejected{by}")
-    resp = ExportLogsServiceResponse()
-    if refused:
-        resp.partial_success.rejected_log_records = len(refused)
-        resp.partial_success.error_message = "; ".join(refused)
-        if err is not None:
-            for line in refused:
-                print(line, file=err, flush=True)
-    return resp
 
 
 def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None, held: bool = False) -> None:

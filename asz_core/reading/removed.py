@@ -15,17 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..storage.layout import landed_files, session_dirs
+from ..view.rate_words import KEPT_SRC  # what a skeleton keeps of where its source was: the page's words too
 
 __all__ = ["Removal", "removal_line", "shown_removed", "removed_sessions", "PROJECT_REMOVED", "KEPT_SRC"]
 
 #: The project a reader shows for a conversation whose records' working directory (cwd) went with its text.
 PROJECT_REMOVED = "(removed by retention)"
-#: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a
-#: header without ``src``, so the path is not removed; asz reads no project from it (a folder name is not a ``cwd``).
-#: Runtime-neutral: every adapter's skeletons are said so (Claude Code names a project's folder after its working
-#: directory, / written as -; another runtime need not). The page's words too (app.js ``WORDS.kept_src``).
-KEPT_SRC = ("each skeleton's header keeps src, the source file's path as the runtime named it (it may hold the "
-            "working directory's name), and asz reads no project from it")
 
 
 @dataclass(frozen=True)

@@ -588,9 +588,4 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
         from .receipts import check_receipts
 
         report.sections.append(check_receipts(root, receipts, only=session, digests=digests))
-    from .executions import arguments_section
-
-    arguments = arguments_section(root, session)  # execution records whose arguments differ: warnings (trial 23a, F8)
-    if arguments is not None:
-        report.sections.append(arguments)
     return report

@@ -12,7 +12,7 @@ Imports nothing: the server writes them into the script before it listens.
 
 from __future__ import annotations
 
-__all__ = ["RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
+__all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
            "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "GROUPED_MARK", "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
@@ -79,6 +79,14 @@ LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 GROUPED_MARK = "\u2248"
 
 
+#: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a
+#: header without ``src``, so the path is not removed; asz reads no project from it (a folder name is not a ``cwd``).
+#: Runtime-neutral: every adapter's skeletons are said so (Claude Code names a project's folder after its working
+#: directory, / written as -; another runtime need not). Said by :mod:`asz_core.reading.removed` and the page (app.js
+#: ``WORDS.kept_src``).
+KEPT_SRC = ("each skeleton's header keeps src, the source file's path as the runtime named it (it may hold the "
+            "working directory's name), and asz reads no project from it")
+
 def page_words() -> dict:
     """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``
     (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
@@ -86,8 +94,7 @@ def page_words() -> dict:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``grouped_mark`` (:data:`GROUPED_MARK`) and ``kept_src`` (what a
-    skeleton's header keeps of where its source was: :data:`asz_core.reading.removed.KEPT_SRC`). Raises nothing."""
-    from ..reading.removed import KEPT_SRC  # asked when the server builds the script, not when this is imported
+    skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
     from .usage import UNDESCRIBED_PREFIX
 
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,

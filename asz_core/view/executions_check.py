@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from ..storage.layout import landed_files, session_dirs
-from .report import Problem, Section
+from ..verify.report import Problem, Section
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -46,9 +46,9 @@ def arguments_section(root: str | os.PathLike, only: str | None = None) -> Secti
     rewritten it (asz conversation S says which)``. ``only``: one session (or conversation) id. None when no
     conversation in scope has an execution record. Never fails the run; a conversation that does not read is left
     to the chain checks, which name it."""
-    from ..view.chain import ViewError
-    from ..view.document import conversation_executions, list_conversations
-    from ..view.rows import read_head
+    from .chain import ViewError
+    from .document import conversation_executions, list_conversations
+    from .rows import read_head
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
