@@ -42,9 +42,9 @@ from a warm page cache, it times
   ``count(b"\n")`` to vouch that every line had one, nothing else. CPython
   runs both as byte-at-a-time loops (``bytes.find`` is ``memchr``), so this
   row shows what removing the loop costs instead of what it saves;
-* ``asz verify, N processes``: what the command runs (:func:`asz_core.verify.walk.verify`): ``verify_root`` and,
+* ``asz verify, N processes``: what the command runs (:func:`asz_core.verify.walk.verify`, then the arguments check): ``verify_root`` and,
   with ``--parse``, the conversation chains and the execution records' ``arguments`` held against the transcript's
-  input (:mod:`asz_core.verify.executions`, which prepares the document of each conversation holding one), and
+  input (:mod:`asz_core.view.executions_check`, which prepares the document of each conversation holding one), and
   ``arguments check`` that section alone. ``--parse`` parses the built root first (``asz parse``), so it has
   conversations; ``--executions`` also lands one execution record per session, as ``asz hook`` writes it for an MCP
   call, naming the first tool call of the session's main transcript (``mcp__bench__<name>``, its own input) and
@@ -83,7 +83,7 @@ from asz_core.storage.layout import session_listing  # noqa: E402
 import asz_core.verify.clean as clean_mod  # noqa: E402
 import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
-from asz_core.verify.executions import arguments_section  # noqa: E402
+from asz_core.view.executions_check import arguments_section  # noqa: E402
 from asz_core.verify.walk import verify, verify_root  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
@@ -324,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                     sha_pass(files, compiled=True)
                 elif jobs == -6:
                     report = verify(root, jobs=cpus)
+                    arguments_section(root)  # the command runs it after walk.verify
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1

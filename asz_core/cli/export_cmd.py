@@ -11,6 +11,7 @@ from typing import Optional
 import orjson
 import typer
 
+from .export_made import copy_manifest, render
 from .export_said import closing_lines, filter_warnings
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
@@ -103,69 +104,8 @@ def _source_roots(source: list[Path], config: Optional[Path]):
     return of
 
 
-def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
-    """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
-    and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
-    With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`) in each text before
-    it is placed, never over the rendered bytes (trial 25b F1: a key cut before its end ran on over the lines, markup
-    and JSON after it); without, those written whole are counted, never silent (trial 24b F7)."""
-    if prose.redact:  # where each mask stands, for the manifest (asz_core.reading.export_manifest)
-        from ..reading.export_manifest import mask_places
-        from ..view.secret_forms import recording
-
-        with recording() as seen:
-            data, bad = _render(root, cid, fmt, hide, thinking, prose)
-        prose.masks = mask_places(data, seen)
-    else:
-        data, bad = _render(root, cid, fmt, hide, thinking, prose)
-    prose.written += len(data) if fmt == "prose" else 0
-    return data, bad
-
-
-def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
-    """How a masked copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again."""
-    from ..view.zone import zone_name
-
-    return {"format": fmt, "brief": prose.brief, "audit": prose.audit, "thinking": thinking, "whole": prose.whole,
-            "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
-            "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name()}
-
-
-def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -> tuple[bytes, list]:
-    """Conversation ``cid`` exported again from ``root``, masked, as a manifest's ``made`` (``how``) says (``asz verify
-    --export --root``; the holder of the root runs it), with what :class:`~asz_core.view.secret_forms.recording`
-    gathered while it was made. Raises ViewError, LookupError as render."""
-    from ..view.secret_forms import recording
-    from ..view.zone import use_zone, zone_of
-
-    window = tuple(how["window"]) if how.get("window") is not None else None
-    try:  # the times in the zone they were written in (--tz's, or the exporting machine's by its name)
-        use_zone(zone_of(how["tz"]) if how.get("tz") else None)
-    except ValueError:  # an offset name (UTC+01:00) no zone spells: this machine's, and a difference is named
-        use_zone(None)
-    prose = Prose([], config, bool(how.get("audit")), window, True, bool(how.get("in_range_only")),
-                  bool(how.get("brief")), bool(how.get("whole")))
-    prose.index = how.get("index") or ""
-    with recording() as seen:
-        data = _render(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
-    return data, seen
-
-
-def _manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
-    """With masking on, write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export") and say
-    it and its own SHA-256 on stderr, the digest the receiver is given on another channel."""
-    if not prose.redact:
-        return
-    from ..reading.export import build
-    from ..reading.export_manifest import evidence, manifest, write_manifest
-
-    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))], prose.masks)
-    path, digest = write_manifest(out, body)
-    prose.manifests.append((path, digest))
-
-
-def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
-    """:func:`render`.
+def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
+    """One conversation as :func:`asz_core.cli.export_made.render` gives it, without recording where masks stand.
 
     A conversation "does not verify" when its document's state is not ``verified``: ``mismatch`` (a landed file's
     closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
@@ -388,7 +328,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     part.write_bytes(data)
                     replaced += [files[row["id"]]] if (out / files[row["id"]]).exists() else []
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
-                    _manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
+                    copy_manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
         done = bar.done
@@ -474,7 +414,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         if before is not None:  # a copy replaced is said, never silent (trial 12)
             typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
         typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
-        _manifest(r, cid, out, data, fmt, hide, thinking, prose)
+        copy_manifest(r, cid, out, data, fmt, hide, thinking, prose)
     warn_unverified(cid, bad)
     return 1 if bad else 0
 

@@ -94,15 +94,8 @@ def verify(
     landed files; each place that differs is named, inside or outside a
     mask (docs/verify.md, "A masked export").
     """
-    from ..verify.walk import verify_file
-
     if export is not None or manifest is not None or sha256:
-        if export is None:
-            raise _usage("--manifest and --sha256 go with --export FILE (a copy asz export --redact wrote)")
-        if target is not None or receipts or figures or deep:
-            raise _usage("--export checks one masked copy (with --root, against that root); give no SESSION, PATH, "
-                         "--receipts, --figures or --deep with it")
-        _check_export(export, manifest, sha256, root, config, as_json)
+        _export_only(export, manifest, sha256, root, config, as_json, others=target is not None or bool(receipts) or figures or deep)
     target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):
@@ -111,26 +104,13 @@ def verify(
         raise _usage(f"{target} is not a Session Data file (.sd) or skeleton (.sk): give one landed file, "
                      "a session id, or the root as --root DIR")
     if target is not None and target.endswith((".sd", ".sk")):
-        if figures:
-            raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
-        if not Path(target).is_file():
-            raise _usage(f"{target}: no such file")
-        if receipts:
-            raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
-        report = verify_file(target, deep=deep)
+        report = _one_file(target, figures, bool(receipts), deep)
     else:
         where = str(root) if root is not None else cfg_root
         if not Path(where).is_dir():
             raise _usage(f"no storage root at {where} {root_hint(where)}")  # as every reader says it (exit 2 here)
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
-            from ..reading.ids import AmbiguousId, UnknownId, session_id
-
-            try:
-                target = session_id(where, target)  # a unique prefix of a session id
-            except AmbiguousId as exc:
-                raise _usage(str(exc)) from None
-            except UnknownId:
-                pass  # verify names the missing session
+            target = _prefixed(where, target)
         try:
             report = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None)
         except FileNotFoundError as exc:
@@ -143,6 +123,46 @@ def verify(
         for line in report.lines():
             typer.echo(line)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _prefixed(where: str, target: str) -> str:
+    """The session id ``target`` (a unique prefix of one) names in root ``where``; ``target`` itself when none does
+    (verify then names the missing session); a usage error (exit 2) naming the matches when several do."""
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
+
+    try:
+        return session_id(where, target)
+    except AmbiguousId as exc:
+        raise _usage(str(exc)) from None
+    except UnknownId:
+        return target
+
+
+def _export_only(export: Optional[Path], manifest: Optional[Path], sha256: str, root: Optional[Path],
+                 config: Optional[Path], as_json: bool, others: bool) -> None:
+    """``--export FILE`` (with ``--manifest``/``--sha256``): check that masked copy (:func:`_check_export`, which
+    exits); a usage error (exit 2) for ``--manifest``/``--sha256`` without it, or with a SESSION, PATH, --receipts,
+    --figures or --deep (``others``)."""
+    if export is None:
+        raise _usage("--manifest and --sha256 go with --export FILE (a copy asz export --redact wrote)")
+    if others:
+        raise _usage("--export checks one masked copy (with --root, against that root); give no SESSION, PATH, "
+                     "--receipts, --figures or --deep with it")
+    _check_export(export, manifest, sha256, root, config, as_json)
+
+
+def _one_file(target: str, figures: bool, receipts: bool, deep: bool):
+    """The report of one landed ``.sd``/``.sk`` file checked on its own (:func:`asz_core.verify.walk.verify_file`); a
+    usage error (exit 2) for --figures or --receipts with it, or a file that is not there."""
+    from ..verify.walk import verify_file
+
+    if figures:
+        raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
+    if not Path(target).is_file():
+        raise _usage(f"{target}: no such file")
+    if receipts:
+        raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
+    return verify_file(target, deep=deep)
 
 
 def _receipts(given: List[Path]) -> list:
@@ -280,7 +300,7 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
         if not Path(root).is_dir():
             raise _usage(f"no storage root at {root} {root_hint(str(root))}")
         from ..reading.export import build
-        from .export_cmd import made_again
+        from .export_made import made_again
 
         made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
         try:

@@ -1,0 +1,80 @@
+"""The manifest of a masked export (trial 25b F5; docs/verify.md, "A masked export"): how a copy was made
+(:func:`made`), its manifest written beside it (:func:`copy_manifest`), and the copy made again from a root
+(:func:`made_again`, what ``asz verify --export --root`` compares byte for byte); :func:`render`, an export's one
+conversation, records where its masks stand for that manifest. The manifest's shape and checks are
+:mod:`asz_core.reading.export_manifest`'s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .export_cmd import Prose
+
+__all__ = ["render", "made", "made_again", "copy_manifest"]
+
+
+def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
+    """One conversation in ``fmt`` as bytes, and what of it does not verify (one line each, naming the file or round
+    and the problem; [] when its evidence verifies); for prose, turns and source bytes are also added to ``prose``.
+    With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`) in each text before
+    it is placed, never over the rendered bytes (trial 25b F1: a key cut before its end ran on over the lines, markup
+    and JSON after it); without, those written whole are counted, never silent (trial 24b F7)."""
+    from .export_cmd import render_bytes
+
+    if prose.redact:  # where each mask stands, for the manifest (asz_core.reading.export_manifest)
+        from ..reading.export_manifest import mask_places
+        from ..view.secret_forms import recording
+
+        with recording() as seen:
+            data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
+        prose.masks = mask_places(data, seen)
+    else:
+        data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
+    prose.written += len(data) if fmt == "prose" else 0
+    return data, bad
+
+
+def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
+    """How a masked copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again."""
+    from ..view.zone import zone_name
+
+    return {"format": fmt, "brief": prose.brief, "audit": prose.audit, "thinking": thinking, "whole": prose.whole,
+            "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
+            "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name()}
+
+
+def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -> tuple[bytes, list]:
+    """Conversation ``cid`` exported again from ``root``, masked, as a manifest's ``made`` (``how``) says (``asz verify
+    --export --root``; the holder of the root runs it), with what :class:`~asz_core.view.secret_forms.recording`
+    gathered while it was made. Raises ViewError, LookupError as render."""
+    from ..view.secret_forms import recording
+    from ..view.zone import use_zone, zone_of
+
+    window = tuple(how["window"]) if how.get("window") is not None else None
+    try:  # the times in the zone they were written in (--tz's, or the exporting machine's by its name)
+        use_zone(zone_of(how["tz"]) if how.get("tz") else None)
+    except ValueError:  # an offset name (UTC+01:00) no zone spells: this machine's, and a difference is named
+        use_zone(None)
+    from .export_cmd import Prose, render_bytes
+
+    prose = Prose([], config, bool(how.get("audit")), window, True, bool(how.get("in_range_only")),
+                  bool(how.get("brief")), bool(how.get("whole")))
+    prose.index = how.get("index") or ""
+    with recording() as seen:
+        data = render_bytes(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
+    return data, seen
+
+
+def copy_manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
+    """With masking on, write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export") and say
+    it and its own SHA-256 on stderr, the digest the receiver is given on another channel."""
+    if not prose.redact:
+        return
+    from ..reading.export import build
+    from ..reading.export_manifest import evidence, manifest, write_manifest
+
+    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))], prose.masks)
+    path, digest = write_manifest(out, body)
+    prose.manifests.append((path, digest))
