@@ -544,6 +544,9 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
     typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
+    if prose.redact and n and (single or out is None):  # several in one stream: no manifest to check it by (recheck25 N2), said, never silent
+        typer.echo(f"asz export: note: no manifest for {out if single else 'stdout'}: a masked copy of several "
+                   "conversations in one stream has none; --out DIR/ writes one per conversation (docs/verify.md)", err=True)
     return unverified
 
 
