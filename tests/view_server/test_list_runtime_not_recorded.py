@@ -101,13 +101,20 @@ def _page_rows(drv) -> dict[str, list[str]]:
             for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
 
 
-def test_the_page_list_has_runtime_and_says_not_recorded(mixed, serve, browser):
-    root, hooked = mixed
-    rows = _ls(root)
+def _list_counted(serve, root, browser, rows: dict):
+    """Serve ``root``, open the page's list and wait until every row of ``rows`` (asz ls --json's) is there and
+    counted; the server."""
     s = serve(root)
     open_at(browser, s.base + "/", "#rows tr")
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows td.counting")
          and len(d.find_elements(By.CSS_SELECTOR, "#rows tr")) == len(rows), timeout=180)
+    return s
+
+
+def test_the_page_list_has_runtime_and_says_not_recorded(mixed, serve, browser):
+    root, hooked = mixed
+    rows = _ls(root)
+    s = _list_counted(serve, root, browser, rows)
     heads = [th.text.replace("▼", "").strip() for th in browser.find_elements(By.CSS_SELECTOR, "table.conv thead th")]
     assert heads[-2:] == ["Runtime", "State"] and heads[3:5] == ["Tokens", "Cost"]
     page = _page_rows(browser)
@@ -132,10 +139,7 @@ def test_the_page_runtime_filter_takes_what_the_list_shows(mixed, serve, browser
     names so."""
     root, _ = mixed
     rows = _ls(root)
-    s = serve(root)
-    open_at(browser, s.base + "/", "#rows tr")
-    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows td.counting")
-         and len(d.find_elements(By.CSS_SELECTOR, "#rows tr")) == len(rows), timeout=180)
+    s = _list_counted(serve, root, browser, rows)
     claude = next(r for r in rows.values() if (r["runtime"] or {}).get("name") == "claude-code" and r["runtime"].get("version"))
     name, version = claude["runtime"]["name"], claude["runtime"]["version"]
     same_version = {c for c, r in rows.items() if (r["runtime"] or {}).get("name") == name and r["runtime"].get("version") == version}
