@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..view.rate_words import FAILURE_WORDS
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import plain
@@ -215,16 +216,6 @@ def execution_head(e: dict) -> str:
     ms = e.get("duration_ms")
     took = f" in {ms:,} ms" if isinstance(ms, int) and not isinstance(ms, bool) else ""
     return f"{who}: {outcome_said(e)}{took}"
-
-
-#: What each ``failure`` class of an execution record says (docs/claude-code-hooks.md, "How a call failed"; the rule
-#: is asz_adapters_claude.hook.FAILURES; the page's app.js FAILURE_WORDS says the same).
-FAILURE_WORDS = {
-    "transport": "transport: the connection to the server closed",
-    "timeout": "timeout: the runtime stopped waiting for the server",
-    "server_error": "server_error: an error the server returned",
-    "interrupted": "interrupted: the user stopped the call",
-}
 
 
 def outcome_said(e: dict) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 from urllib.parse import quote
 
-from .rate_words import page_words
+from .rate_words import FAILURE_WORDS, page_words
 from .placing import page_rules
 
 __all__ = ["PAGE_HTML", "API_POLICY", "PAGE_POLICY", "APP_JS", "APP_CSS", "ASSETS", "MARKED", "PURIFY", "page_html", "uri_component"]
@@ -32,10 +32,13 @@ _STATIC = Path(__file__).with_name("static")
 
 #: The page's script (bytes, UTF-8), served at ``/static/app.js``: ``static/app.js`` with the field view's rules
 #: written in (``RULES``: :func:`asz_core.view.placing.page_rules`, their one source) and the words of the ``?`` line
-#: (``WORDS``: :func:`asz_core.view.rate_words.page_words`, the CLI's too).
+#: (``WORDS``: :func:`asz_core.view.rate_words.page_words`, the CLI's too) and of a failed MCP call
+#: (``FAILURE_WORDS``: :data:`asz_core.view.rate_words.FAILURE_WORDS`, the exports' too).
 APP_JS: bytes = (_STATIC / "app.js").read_bytes().replace(
     b"RULES = {/* placing.page_rules() */};", b"RULES = " + json.dumps(page_rules(), separators=(",", ":")).encode() + b";", 1
-).replace(b"WORDS = {/* rate_words.page_words() */};", b"WORDS = " + json.dumps(page_words(), separators=(",", ":")).encode() + b";", 1)
+).replace(b"WORDS = {/* rate_words.page_words() */};", b"WORDS = " + json.dumps(page_words(), separators=(",", ":")).encode() + b";", 1
+).replace(b"FAILURE_WORDS = {/* rate_words.FAILURE_WORDS */};",
+          b"FAILURE_WORDS = " + json.dumps(FAILURE_WORDS, separators=(",", ":")).encode() + b";", 1)
 #: The page's style sheet (bytes, UTF-8), served at ``/static/app.css``.
 APP_CSS: bytes = (_STATIC / "app.css").read_bytes()
 _JS = "text/javascript; charset=utf-8"

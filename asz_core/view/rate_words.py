@@ -13,7 +13,7 @@ Imports nothing: the server writes them into the script before it listens.
 from __future__ import annotations
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "GROUPED_MARK", "page_words"]
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "GROUPED_MARK", "FAILURE_WORDS", "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
@@ -86,6 +86,16 @@ GROUPED_MARK = "\u2248"
 #: ``WORDS.kept_src``).
 KEPT_SRC = ("each skeleton's header keeps src, the source file's path as the runtime named it (it may hold the "
             "working directory's name), and asz reads no project from it")
+
+#: What each ``failure`` class of an execution record says (docs/claude-code-hooks.md, "How a call failed"; the rule
+#: is asz_adapters_claude.hook.FAILURES): ``asz conversation`` and the exports (reading.export_blocks.outcome_said) and
+#: the page (app.js ``FAILURE_WORDS``, written in by :data:`asz_core.view.page.APP_JS`) say it from here.
+FAILURE_WORDS = {
+    "transport": "transport: the connection to the server closed",
+    "timeout": "timeout: the runtime stopped waiting for the server",
+    "server_error": "server_error: an error the server returned",
+    "interrupted": "interrupted: the user stopped the call",
+}
 
 def page_words() -> dict:
     """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``

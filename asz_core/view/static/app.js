@@ -2219,14 +2219,9 @@
     const seen = [e.boundary, e.time].filter(Boolean).join(', ');
     return who + ': ' + outcomeSaid(e) + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
   }
-  // How an execution record's call failed, said as export_blocks.FAILURE_WORDS / outcome_said say it (trial 25a, F1):
-  // the failure class the hook derived by its declared rule, and the error's size as JSON, its quotes counted (the text is never kept).
-  const FAILURE_WORDS = {
-    transport: 'transport: the connection to the server closed',
-    timeout: 'timeout: the runtime stopped waiting for the server',
-    server_error: 'server_error: an error the server returned',
-    interrupted: 'interrupted: the user stopped the call'
-  };
+  // How an execution record's call failed, said as export_blocks.outcome_said says it (trial 25a, F1): the failure class
+  // the hook derived by its declared rule (rate_words.FAILURE_WORDS, written in by the server), and the error's size as JSON.
+  const FAILURE_WORDS = {/* rate_words.FAILURE_WORDS */};
   function outcomeSaid(e) {
     const out = String(e.outcome || 'outcome not said');
     const err = e.error && typeof e.error === 'object' ? e.error : {};
