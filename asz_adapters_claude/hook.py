@@ -44,6 +44,7 @@ __all__ = [
     "measure",
     "measure_value",
     "FAILURES",
+    "UNCLASSIFIED",
     "failure_class",
     "rfc3339_utc",
     "execution_record",
@@ -68,14 +69,21 @@ MCP_EVENTS = ("PostToolUse", "PostToolUseFailure")
 
 #: The declared rule that names how a ``PostToolUseFailure`` call failed (``failure``; docs/claude-code-hooks.md,
 #: "How a call failed"), tried in this order: ``interrupted`` when the event says ``is_interrupt: true``; else the
-#: first class one of whose patterns is found in the event's ``error`` text; else ``server_error``, the remaining case
-#: seed 000 names (an error the server returned). An event with no ``error`` text gets no class. Measured on Claude
-#: Code 2.1.282 (corpus hooks): a lost connection reads ``Connection closed``, a timeout ``MCP server "probe" tool
-#: "slow" timed out after 2s``; the MCP SDK's codes -32000 (connection closed) and -32001 (request timeout) say the same.
+#: first class one of whose patterns is found in the event's ``error`` text; else :data:`UNCLASSIFIED`: a text no
+#: pattern knows, which may be the server's own words (an MCP tool result flagged ``isError``, whose text Claude Code
+#: passes on as it is) or a failure the runtime words some other way; the hook cannot tell them apart, so it names
+#: neither (session 26: it said ``server_error`` for any such text). An event with no ``error`` text gets no class.
+#: Measured on Claude Code 2.1.282 (corpus hooks): a lost connection reads ``Connection closed``, a timeout ``MCP server
+#: "probe" tool "slow" timed out after 2s``; the MCP SDK's codes -32000 (connection closed) and -32001 (request
+#: timeout) say the same; any other ``MCP error <code>`` is a JSON-RPC error the server answered with (the SDK's
+#: ``McpError`` wording), ``server_error``.
 FAILURES = (
     ("timeout", re.compile(r"\btimed out\b|\bMCP error -32001\b", re.I)),
     ("transport", re.compile(r"\bconnection closed\b|\bMCP error -32000\b", re.I)),
+    ("server_error", re.compile(r"\bMCP error -?[0-9]+\b", re.I)),
 )
+#: The class of an ``error`` text no pattern of :data:`FAILURES` knows.
+UNCLASSIFIED = "unclassified"
 
 # A session or stream id becomes a path component: refuse anything that could leave its directory.
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -186,8 +194,8 @@ def _safe_id(value: str, what: str) -> str:
 
 def failure_class(event: dict) -> str | None:
     """How a ``PostToolUseFailure`` event's call failed, by the rule :data:`FAILURES` declares: ``interrupted``,
-    ``timeout``, ``transport`` or ``server_error``; None when the event is no interrupt and has no ``error`` text
-    (the rule reads nothing else). The text itself is never kept (seed 000: sizes and digests only)."""
+    ``timeout``, ``transport``, ``server_error`` or :data:`UNCLASSIFIED`; None when the event is no interrupt and has no
+    ``error`` text (the rule reads nothing else). The text itself is never kept (seed 000: sizes and digests only)."""
     if event.get("is_interrupt") is True:
         return "interrupted"
     text = event.get("error")
@@ -196,7 +204,7 @@ def failure_class(event: dict) -> str | None:
     for name, pattern in FAILURES:
         if pattern.search(text):
             return name
-    return "server_error"
+    return UNCLASSIFIED
 
 
 def execution_record(event: dict, now: str) -> dict | None:

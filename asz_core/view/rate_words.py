@@ -94,6 +94,7 @@ FAILURE_WORDS = {
     "transport": "transport: the connection to the server closed",
     "timeout": "timeout: the runtime stopped waiting for the server",
     "server_error": "server_error: an error the server returned",
+    "unclassified": "unclassified: an error text no declared rule knows, from the server or the runtime",
     "interrupted": "interrupted: the user stopped the call",
 }
 

@@ -21,7 +21,7 @@ import pytest
 from cli_helpers import asz_in_process
 
 #: How each probe failed, as the payload's own ``probe_case`` names it; and the words every reader says for it.
-FAILED = {"fail": "server_error: an error the server returned",
+FAILED = {"fail": "unclassified: an error text no declared rule knows, from the server or the runtime",
           "crash": "transport: the connection to the server closed",
           "slow": "timeout: the runtime stopped waiting for the server"}
 

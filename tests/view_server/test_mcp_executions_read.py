@@ -9,7 +9,7 @@ that have no transcript. Collected by ``asz collect --once`` with ``claude-code-
   page's Talks tab (a real Chromium), not only as JSON in the Changes tab.
 - F6: the payload delivered twice is one observation (docs/claude-code-hooks.md): one ``tool_executions`` entry.
 - F14: a session of hook records alone is titled by what it holds and has the times of its records in ``asz ls``.
-- Trial 25a, F1: a failed call says how it failed (transport, timeout, server_error) and its error text's size, its
+- Trial 25a, F1: a failed call says how it failed (transport, timeout, unclassified) and its error text's size, its
   server and its duration in ``asz conversation``, the exports and the page.
 """
 
@@ -148,7 +148,7 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
 
 
 #: How each corpus probe failed, as its payload's ``probe_case`` names it, and the words asz says for it (trial 25a, F1).
-FAILED = {"fail": ("server_error", "server_error: an error the server returned"),
+FAILED = {"fail": ("unclassified", "unclassified: an error text no declared rule knows, from the server or the runtime"),
           "crash": ("transport", "transport: the connection to the server closed"),
           "slow": ("timeout", "timeout: the runtime stopped waiting for the server")}
 
