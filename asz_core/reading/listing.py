@@ -6,7 +6,8 @@ are the page's), plus ``dialect`` (the dialect of the session's first landed
 file) and ``removed_files`` (how many of the session's landed files retention
 replaced by skeletons: a title or project the removed text gave is gone, and
 the table says ``(removed by retention)`` there). :class:`Filters` holds what a person may narrow the list by; the same
-filters narrow ``asz search``.
+filters narrow ``asz search``. The filters and the orders live in :mod:`asz_core.view.row_filters`, so the server's
+``/api/conversations`` narrows and orders its rows by the same rule; they are re-exported here.
 """
 
 from __future__ import annotations
@@ -15,29 +16,17 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import attrs
-
 from ..storage.layout import removed_count, session_listing
 from ..view.document import ViewError, build_summary, list_conversations
-from ..view.match import TimeError, contains, dialect_matches, parse_time
+from ..view.match import TimeError, parse_time
+from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, blind_to, calls_figure, cost_value,
+                                duration_ms, model_names, newest_first, sorted_rows, talks_figure, total_tokens)
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line"]
-
-def model_names(value: Any) -> list[str]:
-    """Model names in a row's ``models`` (a list of names or of objects with ``model``/``name``, or a mapping keyed by name)."""
-    if isinstance(value, dict):
-        return [str(k) for k in value]
-    out = []
-    for v in value or ():
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, dict) and isinstance(v.get("model") or v.get("name"), str):
-            out.append(v.get("model") or v.get("name"))
-    return out
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "newest_first", "A_TO_Z"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -71,80 +60,6 @@ def unchecked_line(calls: int, where: str = "") -> str:
             "(--json: cost.rate_not_checked_calls)")
 
 
-def total_tokens(usage: Any) -> int | None:
-    """All tokens of a row's ``usage`` (the sum of its integer counts: in, out, cache read, cache write); None when unknown."""
-    if not isinstance(usage, dict):
-        return None
-    total = 0
-    for k, v in usage.items():
-        if isinstance(v, int) and not isinstance(v, bool) and k in ("in", "out", "cache_read", "cache_write", "input", "output"):
-            total += v
-    return total
-
-
-def cost_value(cost: Any) -> float | None:
-    """A row's ``cost`` in US dollars (a number, or a mapping with ``usd`` / ``total``); None when unknown."""
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-        return float(cost)
-    if isinstance(cost, dict):
-        for k in ("usd", "total", "total_usd"):
-            v = cost.get(k)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                return float(v)
-    return None
-
-
-@attrs.define
-class Filters:
-    """What a list or a search is narrowed by; empty fields narrow nothing.
-
-    ``project``: a substring of the row's project (case-insensitive);
-    ``since`` / ``until``: unix ms (a conversation is kept when it was active
-    in the window: ``to >= since`` and ``from <= until``); ``model``: a
-    substring of one of its models; ``dialect``: the dialect exactly, or its
-    name before ``/`` (``claude-code``).
-    """
-
-    project: str = ""
-    since: int | None = None
-    until: int | None = None
-    model: str = ""
-    dialect: str = ""
-    #: Rows left out only because they carry no time (no usable round), so no window can place them: said, never
-    #: dropped silently (:func:`not_read_line`).
-    unplaced: list = attrs.field(factory=list, eq=False, repr=False)
-    #: Rows kept though ``project`` or ``model`` could not judge them: they do not verify, so the field is held back
-    #: (:func:`blind_to`): said, never dropped silently (:func:`unjudged_line`; trial 25b F3).
-    unjudged: list = attrs.field(factory=list, eq=False, repr=False)
-
-    def keeps(self, row: dict) -> bool:
-        """True when ``row`` (a conversation row with ``dialect``) passes every filter. A filter on a field ``row``'s
-        failed verification holds back (:func:`blind_to`) passes it, and the row, once kept, is put in
-        :attr:`unjudged`."""
-        blind = blind_to(row, self.project, self.model)
-        if "--project" not in blind and not contains(row.get("project"), self.project):
-            return False
-        if self.model and "--model" not in blind and not any(contains(m, self.model) for m in model_names(row.get("models"))):
-            return False
-        if not dialect_matches(row.get("dialect"), self.dialect):
-            return False
-        if self.active_in(row.get("from"), row.get("to")):
-            if blind:
-                self.unjudged.append(row)
-            return True
-        if row.get("from") is None and row.get("to") is None:
-            self.unplaced.append(row)
-        return False
-
-    def active_in(self, start: int | None, stop: int | None) -> bool:
-        """True when a span from ``start`` to ``stop`` (unix ms, either may be None) meets the ``since``/``until`` window."""
-        if self.since is not None and (stop or start or 0) < self.since:
-            return False
-        if self.until is not None and (start or stop or 0) > self.until:
-            return False
-        return True
-
-
 def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, asz verify names the problems", *,
                   shown: Callable[[str], str]) -> str:
     """``! not read, WHERE (no usable round; WHY): ID, ID`` naming conversations that do not read, each by ``shown``
@@ -155,25 +70,6 @@ def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, a
 
 #: Where :func:`not_read_line` says a conversation a time window could not place is, and why.
 UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
-
-#: The verification states of a conversation whose evidence does not verify (a row's ``state``; ``unreadable``: no
-#: round folds): what it gives of its project and models comes from no landed file that failed, so it may lack them.
-UNVERIFIED_STATES = ("mismatch", "incomplete", "unreadable")
-
-
-def blind_to(row: dict, project: str = "", model: str = "") -> list[str]:
-    """The filters among ``--project`` (``project`` given) and ``--model`` (``model`` given) that cannot judge ``row``
-    (a conversation row, or an ``asz usage`` conversation's places): it does not verify (``state`` one of
-    :data:`UNVERIFIED_STATES`, or ``held_back`` set) and gives no project (None or '') or no model name, because what
-    its failed files said of them is held back (docs/view.md: a file that does not verify names no project). One rule
-    for every reader (docs/reading.md, "A filter cannot judge what does not verify"; trial 25b F3): such a row is kept
-    and said (:func:`unjudged_line`), never dropped silently; what it is kept as (held back, exported with the
-    warning and exit 1 every conversation that does not verify gets) is the reader's own. [] for a row that
-    verifies."""
-    if row.get("state") not in UNVERIFIED_STATES and not row.get("held_back"):
-        return []
-    return ((["--project"] if project and not row.get("project") else [])
-            + (["--model"] if model and not model_names(row.get("models")) else []))
 
 
 def unjudged_line(rows: Iterable[dict], project: str = "", model: str = "", *, shown: Callable[[str], str],
@@ -314,11 +210,13 @@ def _with_conflicts(row: dict, root: Path, session: Any) -> dict:
     """``row`` with ``conflicts``, its session's sources the collector no longer reads
     (:func:`~asz_core.view.conflicts.session_conflicts`), and ``sources_gone``, those a pass found gone (kept in this
     root only: :func:`~asz_core.view.conflicts.session_sources_gone`), read now, never kept with the row (trial 19,
-    F5; trial 23b, F3)."""
+    F5; trial 23b, F3), and ``state_from`` ``checked`` (trial 26b, F7: an ``/api/conversations`` row's key): its state
+    is found for its files as they are, counted now or kept (``_index/summaries.sqlite``) for the same files, their
+    fingerprint unchanged; a row reads the same either way."""
     from ..view.conflicts import stopped_and_gone
 
     conflicts, gone = stopped_and_gone(root, session if isinstance(session, str) else "")
-    return {**row, "conflicts": conflicts, "sources_gone": gone}
+    return {**row, "conflicts": conflicts, "sources_gone": gone, "state_from": "checked"}
 
 
 def row_cache_key(hide: Sequence[str], prices: Any) -> list[str]:
@@ -366,67 +264,6 @@ def cut_text(cut: dict | None) -> str:
     said = [f"without its text: {big:,} part{'s' if big != 1 else ''} too large to land"] if big else []
     said += [f"{short:,} part{'s' if short != 1 else ''} truncated to land"] if short else []
     return "landed " + "; ".join(said) + f" ({size:,} bytes as written)"
-
-
-def newest_first(rows: Iterable[dict]) -> list[dict]:
-    """``rows`` sorted by last activity (``to``), newest first; rows with no time last, then by id."""
-    return sorted(rows, key=lambda r: (-(r.get("to") or 0), r.get("id") or ""))
-
-
-def duration_ms(row: dict) -> int | None:
-    """A row's first to last record in ms (``to - from``), None when either is not known."""
-    a, b = row.get("from"), row.get("to")
-    return b - a if isinstance(a, int) and isinstance(b, int) and b >= a else None
-
-
-def _figure(row: dict, value: Any) -> Any:
-    """A sortable figure of ``row``'s tokens or cost: None for a conversation that does not verify (held back: no
-    figure is shown) and for one none of whose calls recorded token counts (``usage_recorded`` false, as
-    :func:`~asz_core.view.rows.usage_unrecorded` decides: ``not recorded`` and ``-`` are shown, not 0)."""
-    return None if row.get("held_back") or row.get("usage_recorded") is False else value
-
-
-def talks_figure(row: dict) -> int | None:
-    """``row``'s ``talks`` as a figure: None when not counted, and when it is 0 while no call could be read beside
-    transcript records the dialect could not read (``calls_unread``: a Kiro session in UTF-16, trial 23a F17), which
-    may hold some: not recorded, not 0. What ``asz ls`` prints (``-`` for None) and ``--sort talks`` orders by."""
-    talks = row.get("talks")
-    return None if row.get("calls_unread") and not talks else talks
-
-
-def calls_figure(row: dict) -> int | None:
-    """``row``'s ``llm_calls`` as a figure: None when not counted or ``calls_unread`` (as :func:`talks_figure`). What
-    ``asz ls`` prints in CALLS (``-`` for None) and ``--sort calls`` orders by."""
-    return None if row.get("calls_unread") else row.get("llm_calls")
-
-
-#: The orders of ``asz ls --sort`` (trial 17b, F8): each a row's value; a figure or a time sorts largest first, a
-#: name A to Z; a row with no value (unknown, held back, tokens not recorded) sorts last.
-ROW_SORTS: dict[str, Callable[[dict], Any]] = {
-    "last": lambda r: r.get("to"),
-    "first": lambda r: r.get("from"),
-    "duration": duration_ms,
-    "cost": lambda r: _figure(r, cost_value(r.get("cost"))),
-    "tokens": lambda r: _figure(r, total_tokens(r.get("usage"))),
-    "calls": calls_figure,  # 0 read, records unread: not a figure
-    "talks": talks_figure,
-    "changes": lambda r: r.get("changes"),
-    "title": lambda r: (r.get("title") or "").casefold() or None,
-    "project": lambda r: (r.get("project") or "").casefold() or None,
-}
-#: The :data:`ROW_SORTS` that sort A to Z (the others sort largest first).
-A_TO_Z = ("title", "project")
-
-
-def sorted_rows(rows: Iterable[dict], by: str = "last") -> list[dict]:
-    """``rows`` in the order ``by`` (:data:`ROW_SORTS`): largest or newest first (a name A to Z); equal values, and the
-    rows with no value (last), newest first (:func:`newest_first`). Raises ValueError for another ``by``."""
-    if by not in ROW_SORTS:
-        raise ValueError(f"{by!r} is not an order (one of {', '.join(ROW_SORTS)})")
-    value, rows = ROW_SORTS[by], newest_first(rows)
-    known = [r for r in rows if value(r) is not None]
-    known.sort(key=value, reverse=by not in A_TO_Z)  # stable: ties keep newest first
-    return known + [r for r in rows if value(r) is None]
 
 
 def credits_text(credits: float) -> str:

@@ -26,7 +26,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from .found_store import GZIP_OVER
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
-from .query import ApiError, QueryError, hide_from_query, parse_query
+from .query import ApiError, QueryError, hide_from_query, known_params, parse_query
 from .background import list_note
 from .state import ViewState
 
@@ -130,10 +130,18 @@ def _state(request: Request) -> ViewState:
 
 
 def _status(request, pairs, hide):
+    known_params(pairs, ())
     return _json(_state(request).status())
 
 
 def _conversations(request, pairs, hide):
+    """``{"root", "conversations", "note", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
+    keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page), ``total`` how many
+    match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
+    chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
+    from .list_query import list_page, list_query
+
+    q = list_query(pairs)
     state = _state(request)
     convs = state.conversations()
     note = list_note(state, convs)  # what is still being read, or why a landed session is not listed
@@ -141,10 +149,14 @@ def _conversations(request, pairs, hide):
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
     if behind:
         state.count_behind(behind, hide)
-    return _json({"root": str(state.root), "conversations": rows, "note": note})
+    page, total, said = list_page(rows, q, str(state.root))
+    return _json({"root": str(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
+                  "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit, "sort": q.sort,
+                  "filters": q.given})
 
 
 def _view(request, pairs, hide):
+    known_params(pairs, ())
     state = _state(request)
     d = state.document(request.path_params["id"], hide)
     if _etag_matches(request.headers.get("if-none-match"), d.etag):
@@ -166,19 +178,23 @@ def _headings(request, pairs, hide):
     answers with; the records read are those ``/api/c/{id}/record`` serves. Made once per document: kept with it
     (``Doc.headings``), so a second open of the same conversation and withheld names, its files unchanged, is
     answered from memory; never written to disk (seed 004; :meth:`~asz_core.view.state.ViewState.headings`)."""
+    known_params(pairs, ())
     return _json(_state(request).headings(request.path_params["id"], hide))
 
 
 def _record(request, pairs, hide):
+    known_params(pairs, ())
     p = request.path_params
     return _json(_state(request).record(p["id"], p["seq"], p["row"], hide))
 
 
 def _files(request, pairs, hide):
+    known_params(pairs, ("session", "seq"), repeat=("seq",))
     return _json(_state(request).provider_files(request.path_params["id"], pairs, hide))
 
 
 def _body(request, pairs, hide):
+    known_params(pairs, ())
     p = request.path_params
     return _json(_state(request).body(p["id"], p["seq"], p["row"], hide))
 
@@ -203,13 +219,7 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
     400 when it names none."""
     from .match import TimeError, parse_time
 
-    got: dict[str, str] = {}
-    for k, v in pairs:
-        if k not in USAGE_PARAMS:
-            raise ApiError(400, f"unknown parameter {k!r} (known: {', '.join(p for p in USAGE_PARAMS if p != 'hide')})")
-        if k in got and k != "hide":
-            raise ApiError(400, f"give {k} at most once")
-        got[k] = v
+    got = known_params(pairs, USAGE_PARAMS)
     if got.get("exact", "0") not in ("0", "1"):
         raise ApiError(400, "exact is 0 or 1")
     try:
@@ -232,8 +242,7 @@ def _glossary(request, pairs, hide):
     from ..plugins import get_plugin_manager
 
     dialects_asked = [v for k, v in pairs if k == "dialect"]
-    if len(dialects_asked) > 1:
-        raise ApiError(400, "give dialect at most once")
+    known_params(pairs, ("dialect",))
     reg = get_plugin_manager()
     dialects = reg.dialects()
     if dialects_asked and not dialects_asked[0]:

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl
 
 from ..sessiondata.model import WITHHOLDABLE
 
-__all__ = ["QueryError", "ApiError", "parse_query", "hide_from_query", "NUMBER"]
+__all__ = ["QueryError", "ApiError", "parse_query", "hide_from_query", "known_params", "NUMBER"]
 
 #: A seq or row as a request may give it: a decimal number of at most 18 digits.
 NUMBER = re.compile(r"[0-9]{1,18}")
@@ -64,6 +64,25 @@ def parse_query(raw: bytes) -> list[tuple[str, str]]:
     if any(not k for k, _ in pairs):
         raise QueryError("the query does not parse: a field with no key")
     return pairs
+
+
+def known_params(pairs: Sequence[tuple[str, str]], known: Sequence[str], *, repeat: Sequence[str] = ()) -> dict[str, str]:
+    """The query ``pairs`` of one ``/api/`` route as ``{key: value}``: the API's one rule for parameters (trial 26b, F3;
+    trial 17b, F12: a parameter a route would ignore is refused, never dropped silently). ``known``: the route's own
+    parameters (``hide`` is every route's, read by :func:`hide_from_query`, and never named); a key of ``repeat`` may
+    come more than once (its last value is in the dict). Raises :class:`ApiError` 400 ``unknown parameter 'k' (known:
+    a, b)`` (``(known: none)`` for a route that takes none) for any other key, ``give k at most once`` for a key
+    given twice."""
+    got: dict[str, str] = {}
+    for k, v in pairs:
+        if k == "hide":
+            continue
+        if k not in known:
+            raise ApiError(400, f"unknown parameter {k!r} (known: {', '.join(p for p in known if p != 'hide') or 'none'})")
+        if k in got and k not in repeat:
+            raise ApiError(400, f"give {k} at most once")
+        got[k] = v
+    return got
 
 
 def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[str], override: bool) -> tuple[str, ...]:

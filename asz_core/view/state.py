@@ -124,6 +124,20 @@ def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
 _TORN_READ: dict[str, tuple[tuple, tuple[str, int] | None]] = {}
 
 
+def session_dialect(kept: dict[str, str], root: Path, session: str) -> str:
+    """The dialect of ``session``'s first landed file (:func:`~asz_core.view.titles.dialect_of`, ``asz ls``'s rule;
+    '' for none yet), kept in ``kept`` once found: a landed file, and the skeleton retention leaves of it, keep their
+    header."""
+    found = kept.get(session)
+    if found is None and session:
+        from .titles import dialect_of
+
+        found = dialect_of(root, session)
+        if found:
+            kept[session] = found
+    return found or ""
+
+
 def torn_of(path: str, st: os.stat_result) -> tuple[str, int] | None:
     """``(src, bytes)`` of the torn tail the append cursor at ``path`` (its lstat ``st``) records
     (:func:`~asz_core.storage.torn.cursor_torn`, the rule of every reader), None for none or a cursor that does not read. Read once
@@ -184,6 +198,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._build_locks: dict[tuple, threading.Lock] = {}
         self._ahead: set[tuple] = set()  # (conversation, withheld names) folded ahead now (KeptFound.fold_ahead)
         self._heads: dict[str, tuple[tuple, dict | None]] = {}
+        self._dialects: dict[str, str] = {}  # session -> the dialect of its first landed file, once found (session_dialect)
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
@@ -288,7 +303,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         summary's ``removed.files``, 0 for none; null while counting), as ``asz ls --json`` rows carry it. ``state`` is
         what this server found checking the conversation's files (``state_from`` ``checked``), else the state its
         kept row holds from the last check while the files are unchanged since, as ``asz ls`` shows it (``kept``),
-        else null (``state_from`` null: not checked).
+        else null (``state_from`` null: not checked). ``dialect``: its session's first landed file's
+        (:func:`session_dialect`), as ``asz ls --json`` rows give it.
         """
         newest = self.newest_round(conversation)  # listed once for the whole row
         h = self.head_header(conversation, newest) or {}
@@ -320,6 +336,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         except ApiError:
             session, row["conflicts"], gone = "", [], []
         row["sources_gone"] = gone  # kept in this root only (trial 23b, F3)
+        row["dialect"] = session_dialect(self._dialects, self.root, session)  # as asz ls --json rows (?dialect=)
         if keys is not None and "removed_files" not in keys:  # no round folds: its skeletons counted on disk, as asz ls
             row["removed_files"] = removed_count(self.root / session) if session else 0
         # checked: by this server, against the files as they are; kept: the kept row's, from its last check, while its

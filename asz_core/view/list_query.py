@@ -1,0 +1,100 @@
+"""``/api/conversations``' query: the filters, order and page of ``asz ls --json``, on the server (trial 26b, F3).
+
+Parameters (each at most once; any other is refused with 400, as on every ``/api/`` route:
+:func:`~asz_core.view.query.known_params`): ``project``, ``model`` (a part of the name, case-insensitive, as ``asz ls
+--project/--model``; with ``exact=1`` the whole name, as ``/api/usage`` takes it), ``dialect`` (``claude-code/1`` or
+its name ``claude-code``, as ``asz ls --dialect``), ``since`` and ``until`` (the forms ``asz ls`` takes: a date is a
+day in ``tz``, else in the server's zone; a conversation is kept when it was active in the window), ``tz`` (an IANA
+zone name), ``sort`` (an order of ``asz ls --sort``: :data:`~asz_core.view.row_filters.ROW_SORTS`; default ``last``,
+newest first), ``limit`` (0, the default: every row; N: the first N from ``offset``) and ``offset`` (rows skipped
+first; default 0). The rules are :mod:`asz_core.view.row_filters`', those ``asz ls`` applies.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import attrs
+
+from .match import TimeError, parse_time
+from .query import ApiError, known_params
+from .row_filters import ROW_SORTS, Filters, sorted_rows
+
+__all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
+
+#: The parameters ``/api/conversations`` takes (``hide`` is every route's, seed 004).
+LIST_PARAMS = ("project", "model", "dialect", "since", "until", "tz", "exact", "sort", "limit", "offset")
+#: The largest ``limit`` or ``offset`` taken (a number past it is refused, not read as 0).
+MAX_NUMBER = 10**9
+
+
+@attrs.frozen
+class ListQuery:
+    """One ``/api/conversations`` query read: ``filters`` (with ``exact``), ``sort``, ``limit``, ``offset``, and
+    ``given``: the filter parameters given, as typed (``{"project": "nope"}``), which the answer's ``filters`` and
+    its no-match note name."""
+
+    filters: Filters
+    sort: str = "last"
+    limit: int = 0
+    offset: int = 0
+    given: dict = attrs.field(factory=dict)
+
+
+def _number(got: dict[str, str], name: str) -> int:
+    v = got.get(name, "0")
+    if not v.isdigit() or len(v) > 10 or int(v) > MAX_NUMBER:
+        raise ApiError(400, f"{name} is a whole number from 0 to {MAX_NUMBER:,}" + (" (0: every row)" if name == "limit" else ""))
+    return int(v)
+
+
+def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
+    """``/api/conversations``' query ``pairs`` read (module docstring). Raises :class:`ApiError` 400 naming the
+    parameter for an unknown one, one given twice, a time or zone that does not read, a ``since`` after the
+    ``until`` (nothing could match, as ``asz ls`` refuses it), an ``exact`` not 0 or 1, a ``sort`` that is no order,
+    a ``limit`` or ``offset`` that is not a whole number."""
+    got = known_params(pairs, LIST_PARAMS)
+    if got.get("exact", "0") not in ("0", "1"):
+        raise ApiError(400, "exact is 0 or 1")
+    sort = got.get("sort", "last")
+    if sort not in ROW_SORTS:
+        raise ApiError(400, f"sort {sort!r} is not an order (one of {', '.join(ROW_SORTS)})")
+    zone = None
+    if "tz" in got:
+        from .zone import zone_of
+
+        try:
+            zone = zone_of(got["tz"])
+        except ValueError as exc:
+            raise ApiError(400, f"tz: {exc}") from None
+    try:
+        since = parse_time(got["since"], zone=zone) if got.get("since") else None
+        until = parse_time(got["until"], end=True, zone=zone) if got.get("until") else None
+    except TimeError as exc:
+        raise ApiError(400, f"since/until: {exc}") from None
+    if since is not None and until is not None and since > until:
+        raise ApiError(400, f"since {got['since']} is after until {got['until']}: nothing can match (swap them?)")
+    f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
+                since=since, until=until, exact=got.get("exact") == "1")
+    given = {k: got[k] for k in ("project", "model", "dialect", "since", "until", "tz") if got.get(k)} | (
+        {"exact": "1"} if got.get("exact") == "1" else {})
+    return ListQuery(f, sort, _number(got, "limit"), _number(got, "offset"), given)
+
+
+def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], int, list[str]]:
+    """``(page, total, lines)`` of the conversation ``rows`` under ``q``: the rows ``q.filters`` keeps (a row still
+    counted passes ``project`` and ``model``, not known yet), in ``q.sort`` order, ``q.offset`` skipped and at most
+    ``q.limit`` (0: all) kept; ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
+    them: the rows a window cannot place (no times), and, when the filters match none of the rows, ``no conversation
+    matched project=nope (of N in ROOT)``."""
+    kept = [row for row in rows if q.filters.keeps(row)]
+    ordered = sorted_rows(kept, q.sort)
+    page = ordered[q.offset:q.offset + q.limit] if q.limit else ordered[q.offset:]
+    lines = []
+    if q.filters.unplaced:
+        lines.append("not placed in the since/until window (no usable round, so no times; asz verify names the "
+                     "problems): " + ", ".join(r["id"] for r in q.filters.unplaced))
+    if rows and not kept and q.given:
+        said = " ".join(f"{k}={v}" for k, v in q.given.items())
+        lines.append(f"no conversation matched {said} (of {len(rows)} in {root})")
+    return page, len(kept), lines
