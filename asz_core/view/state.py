@@ -21,14 +21,12 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, resolve
-from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, PREFIX_KIND, ROUNDS, parse_landed_name, removed_count
-from ..storage.root import SESSION_LOCK
-from ..storage.torn import cursor_torn
+from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
 from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks
 from .conflicts import stopped_and_gone
+from .depends import files_key
 from .found_store import Doc, FoundStore, KeptFound
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
@@ -44,30 +42,6 @@ __all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRI
 DOCUMENT_CACHE_ENTRIES = 16
 
 
-def _tree(top: Path) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
-    """Every file under ``top`` with its lstat, and every symbolic link met (paths), without following any."""
-    files: list[tuple[str, os.stat_result]] = []
-    links: list[str] = []
-    stack = [str(top)]
-    while stack:
-        d = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            if e.is_symlink():
-                links.append(e.path)
-            elif e.is_dir(follow_symlinks=False):
-                stack.append(e.path)
-            else:
-                try:
-                    files.append((e.path, e.stat(follow_symlinks=False)))
-                except OSError:
-                    continue
-    return files, links
-
-
 def listed_as_is(root: Path, conversation: str) -> bool:
     """True when ``conversation`` is itself a conversation :meth:`ViewState.conversations` lists: a directory (not a
     link) under a ``<root>/_conversations`` that is not a link, holding a ``rounds`` directory (not a link)."""
@@ -81,47 +55,17 @@ def listed_as_is(root: Path, conversation: str) -> bool:
 
 
 def files_fingerprint(root: Path, conversation: str, session: str) -> tuple:
-    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none): what a
-    build's document and what the found record keeps of it depend on (found25, issue 22).
-
-    That is the name and stat key of every file under its conversation directory (round files and
-    ``conversation.state``), of every landed file (``.sd``, skeleton ``.sk``) under its session directory, and the
-    torn tails the session's append cursors record (``("", "torn", src, bytes)``, sorted; the build's
-    ``summary.problems`` says them). Not the cursors' files themselves: a collect pass that finds a session's sources
-    gone (or back) rewrites them and lands nothing, and the facts it changes (a source gone, in conflict) are read
-    from the cursors at each answer (:func:`~asz_core.view.conflicts.stopped_and_gone`), never kept. Nor the session's
-    ``session.state``, ``index/`` or locks (``.lock``), which no build reads. Raises :class:`ApiError` 403 when a
-    symbolic link is under either directory."""
+    """:meth:`ViewState.fingerprint` of ``conversation`` whose head round names ``session`` ('' for none): the keys of
+    :func:`~asz_core.view.depends.files_key`, the one rule of which files a build depends on (``asz ls``'s summary
+    store keeps a digest of the same keys, :func:`~asz_core.view.summary_cache.fingerprint`). Raises
+    :class:`ApiError` 403 when a symbolic link is under either directory or in the conversation's path (or that path
+    is gone): this server follows no link inside a storage root."""
+    key = files_key(root, conversation, session)
     conv = root / CONVERSATIONS / conversation  # as given (see listed_as_is): never renamed by dir_name
-    files, links = _tree(conv)
-    # a lock (.lock: the session's, its index's, the chain's) is no evidence and a pass that takes it rewrites it, with
-    # nothing landed: a conflicted session's .lock is taken by every pass (trial 19, F6: its state blinked not checked)
-    out = [(name, *stat_key(st)) for name, st in ((os.path.basename(p), st) for p, st in files) if name != SESSION_LOCK]
-    torn: list[tuple] = []
-    if session:
-        sdir = root / session
-        bad = first_link(root, sdir)
-        if bad is not None and os.path.lexists(bad):
-            links.append(str(bad))
-        elif bad is None:
-            more, more_links = _tree(sdir)
-            links += more_links
-            for p, st in more:
-                name = os.path.basename(p)
-                if parse_landed_name(name) is not None:
-                    out.append((name, *stat_key(st)))
-                elif name.endswith(".cursor") and name[:-7] in PREFIX_KIND:
-                    tail = torn_of(p, st)
-                    if tail is not None:
-                        torn.append(("", "torn", *tail))
-    if links or first_link(root, conv) is not None:
-        where = os.path.relpath(links[0], root) if links else f"{CONVERSATIONS}/{conversation}"
+    if key.links or first_link(root, conv) is not None:
+        where = os.path.relpath(key.links[0], root) if key.links else f"{CONVERSATIONS}/{conversation}"
         raise ApiError(403, f"{where} is a symbolic link; this server follows no link inside a storage root")
-    return tuple(sorted(out)) + tuple(sorted(torn))
-
-
-#: cursor path -> (its stat key when read, the torn tail it records or None): each cursor read once while unchanged
-_TORN_READ: dict[str, tuple[tuple, tuple[str, int] | None]] = {}
+    return key.keys
 
 
 def session_dialect(kept: dict[str, str], root: Path, session: str) -> str:
@@ -136,19 +80,6 @@ def session_dialect(kept: dict[str, str], root: Path, session: str) -> str:
         if found:
             kept[session] = found
     return found or ""
-
-
-def torn_of(path: str, st: os.stat_result) -> tuple[str, int] | None:
-    """``(src, bytes)`` of the torn tail the append cursor at ``path`` (its lstat ``st``) records
-    (:func:`~asz_core.storage.torn.cursor_torn`, the rule of every reader), None for none or a cursor that does not read. Read once
-    per file state (its stat key), kept in memory."""
-    key = stat_key(st)
-    hit = _TORN_READ.get(path)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    tail = cursor_torn(path)
-    _TORN_READ[path] = (key, tail)
-    return tail
 
 
 class ViewState(BackgroundChecks, LandedRequests, KeptFound):

@@ -13,9 +13,9 @@ changed price table needs no rebuild) exactly as the document does.
 Where: ``<root>/_index/summaries.sqlite`` (table ``summaries``; the reading
 commands keep their list rows beside it in table ``rows``). Each entry is
 keyed by the conversation, the withheld names and a :func:`fingerprint` of
-the files it was read from: the names, sizes, mtimes, change times and inodes
-(:func:`~asz_core.storage.filekey.stat_key`) of the conversation's round files and ``conversation.state`` and of its
-session's landed files (a file edited in place whose mtime was put back has a new change time; a root copied with
+the files it was read from (:func:`~asz_core.view.depends.files_key`, the page's rule too): the names, sizes, mtimes,
+change times and inodes (:func:`~asz_core.storage.filekey.stat_key`) of the conversation's round files and
+``conversation.state`` and of its session's landed files (a file edited in place whose mtime was put back has a new change time; a root copied with
 ``cp -a`` has new ones too, so it is counted again). An entry is
 used only while the fingerprint is the same, so a file added, removed or
 changed is never reported as it was. An entry keeps the verification state
@@ -51,9 +51,8 @@ import attrs
 import orjson
 
 from ..sessiondata.jsonbytes import dumps_wide
-from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, rounds_dir, session_listing
-from ..storage.torn import session_torn_tails
+from ..storage.layout import CONVERSATIONS
+from .depends import files_key
 from .prices import PriceTable, cost_of
 from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
@@ -182,32 +181,16 @@ def hide_key(hide: Sequence[str]) -> str:
 
 
 def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str:
-    """SHA-256 over asz's version and the (name, size, mtime_ns, ctime_ns, inode) of the conversation's round files, its
-    ``conversation.state`` and the session's landed files, and the torn tails its append cursors record
-    (:func:`~asz_core.storage.torn.session_torn_tails`: the summary's ``problems`` say them, as the page's key holds
-    them, :func:`~asz_core.view.state.files_fingerprint`; a session with none hashes as before). 64 hex digits."""
+    """SHA-256 over asz's version, how it counts (:data:`_COUNTING`, :func:`code_mark`) and the keys of
+    :func:`~asz_core.view.depends.files_key`: the (name, size, mtime_ns, ctime_ns, inode) of the conversation's files
+    (round files, ``conversation.state``) and the session's landed files, and the torn tails its append cursors
+    record, the one rule the page's caches compare as they are (:func:`~asz_core.view.state.files_fingerprint`).
+    Symbolic links are read as what they name (the page refuses them). 64 hex digits."""
     from .. import __version__
 
-    root = Path(root)
     h = hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode())  # another asz may count another way
-    paths: list[Path] = []
-    rdir = rounds_dir(root, conversation) if conversation not in ("", ".", "..") else None  # those name no chain
-    if rdir is not None and rdir.is_dir():
-        paths += [Path(e.path) for e in os.scandir(rdir)]
-    paths.append(rdir.parent / "conversation.state")  # the head it names decides the state (a round removed from the end)
-    torn: list[tuple[str, int]] = []
-    if session and "/" not in session and (root / session).is_dir():
-        listing = session_listing(root / session, skeletons=True)
-        paths += [p for _, p in listing.files]
-        torn = session_torn_tails(root / session, listing)  # a pass writes one into a cursor, landing nothing
-    for p in sorted(paths):
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        h.update("\0".join(map(str, (p.name, *stat_key(st)))).encode() + b"\n")
-    for src, size in torn:
-        h.update(f"torn\0{src}\0{size}\n".encode())
+    for key in files_key(root, conversation, session, follow=True).keys:
+        h.update("\0".join(map(str, key)).encode() + b"\n")
     return h.hexdigest()
 
 
