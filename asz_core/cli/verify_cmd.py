@@ -162,7 +162,14 @@ def _one_file(target: str, figures: bool, receipts: bool, deep: bool):
         raise _usage(f"{target}: no such file")
     if receipts:
         raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
-    return verify_file(target, deep=deep)
+    report = verify_file(target, deep=deep)
+    if deep and target.endswith(".sd"):  # its records' flags held to their adapter's declared rules (trial 25a F7)
+        from ..verify.flag_rules import files_section
+
+        flags = files_section([target])
+        if flags is not None:
+            report.sections.append(flags)
+    return report
 
 
 def _receipts(given: List[Path]) -> list:
@@ -225,7 +232,8 @@ def _add_figures(report, where: str, target: Optional[str], config: Optional[Pat
 def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Optional[list] = None):
     """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only), then
     :func:`asz_core.view.executions_check.arguments_section` (the MCP execution records held against the transcript's
-    input); Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
+    input) and, with ``deep``, :func:`asz_core.verify.flag_rules.flags_section` (record flags no declared rule sets);
+    Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
     from ..flow.chain import conversation_dirs
     from ..reading.progress import Bar
     from ..storage.layout import session_dirs
@@ -244,6 +252,12 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
         arguments = arguments_section(where, target)  # execution records whose arguments differ: warnings (trial 23a, F8)
         if arguments is not None:
             report.sections.append(arguments)
+        if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)
+            from ..verify.flag_rules import flags_section
+
+            flags = flags_section(where, target)
+            if flags is not None:
+                report.sections.append(flags)
         return report
     except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
         checked = min(bar.done, sessions)
