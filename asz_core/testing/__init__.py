@@ -29,7 +29,8 @@ headers, file kinds, file names and seq follow the storage-root rules; the
 samples parse into conversations whose asz.view document cites every record
 with text (``summary.coverage``: cited == records); no two sessions share a
 record id unless one continues the other (the message names the sessions and
-the ids: trial 25a, F3); a second collect lands nothing; appending a line lands one record;
+the ids: trial 25a, F3), and a line landed byte for byte in two sessions (a
+resumed copy) keeps one id, not one naming each session; a second collect lands nothing; appending a line lands one record;
 an adapter declaring ``sessions_in_parallel`` lands the samples in two worker
 processes byte for byte as in one.
 """

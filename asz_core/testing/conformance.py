@@ -266,6 +266,25 @@ class AdapterConformance:
                          f"continue each other share ids (make them unique, e.g. prefixed by the session id):\n"
                          + "\n".join(bad[:20]))
 
+    def test_record_ids_of_a_resumed_copy_kept(self, collected: Path, adapter: Adapter) -> None:
+        """A line landed byte for byte in two sessions (a runtime copying records into a resumed session, which opens
+        by repeating them) keeps one id: an id prefixed by the session holding the copy is a new record's, so the
+        copy and its calls are counted twice, in both conversations, and the resumed one continues nothing (house26;
+        docs/adapters.md, A Record's fields). The message names the sessions and a few of the ids."""
+        by_line: dict[tuple[str, int], dict[str, str]] = {}  # (source line's sha, bytes) -> session -> id
+        for _path, header, _row, rec in landed_records(collected):
+            if rec.id and rec.sha and header.session in rec.id:  # an id naming the session whose file holds it
+                by_line.setdefault((rec.sha, rec.bytes), {})[header.session] = rec.id
+        twice: dict[tuple[str, ...], list[str]] = {}
+        for ids in by_line.values():
+            if len(set(ids.values())) > 1:
+                twice.setdefault(tuple(sorted(ids)), []).append(" / ".join(ids[s] for s in sorted(ids)))
+        bad = [f"sessions {', '.join(sessions)} hold {len(pairs)} line(s) landed in each under ids naming each: "
+               f"{'; '.join(sorted(pairs)[:4])}{'; …' if len(pairs) > 4 else ''}" for sessions, pairs in sorted(twice.items())]
+        assert not bad, (f"{adapter.name}: a record a runtime copies into a resumed session must keep the id it first "
+                         f"landed with (prefix an id with the session that first wrote the record, not the one whose "
+                         f"file holds the copy), or the copy is counted twice:\n" + "\n".join(bad[:20]))
+
     def test_undescribable_bytes_kept_as_unknown(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
         """A line that is not JSON and one with invalid UTF-8 land as unknown parts whose raw bytes are the line."""
         disc = adapter.discover(source_root)

@@ -167,6 +167,13 @@ RESUMED = case("resumed", "record_ids", '''
             rec.id = f"line-{ord}"
             return rec
 ''', _resumed)
+RESUMED_SCOPED = case("resumed_scoped", "record_ids", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # prefixed by the session whose file holds the line
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = f"{source.session}:line-{ord}"
+            return rec
+''', _resumed)
 UNDECLARED_FLAG = case("undeclared_flag", "flags_only_from_declared_rules or every_file_verifies", '''
     class Changed(ExampleCodexAdapter):
         def convert_line(self, source, line, ord, off):
@@ -243,14 +250,34 @@ def test_samples_whose_sessions_share_record_ids_fail_naming_the_sessions_and_id
     assert ("example-codex: record ids must be unique across a storage root, but sessions that do not continue each "
             "other share ids (make them unique, e.g. prefixed by the session id):") in o.text
     assert f"sessions {a}, {b} share {n} id(s): {', '.join(ids[:8])}{', …' if n > 8 else ''}\n" in o.text, o.text[-2000:]
-    assert (kit[SCOPED_IDS].failed, kit[SCOPED_IDS].errors, kit[SCOPED_IDS].passed) == (0, 0, 1), kit[SCOPED_IDS].text
+    assert (kit[SCOPED_IDS].failed, kit[SCOPED_IDS].errors, kit[SCOPED_IDS].passed) == (0, 0, 2), kit[SCOPED_IDS].text
 
 
 def test_a_session_resuming_another_shares_its_ids_and_passes(kit):
     """A session whose file opens by repeating another's records (a resumed copy, its ids ``line-N`` the same records)
     continues it: the ids it repeats are no shared ids, so the kit passes it."""
     o = kit[RESUMED]
-    assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]
+    assert (o.failed, o.errors, o.passed) == (0, 0, 2), o.text[-3000:]
+
+
+def test_a_resumed_copy_under_ids_of_its_own_session_fails(kit):
+    """House26: the same resumed copy, its ids prefixed by the session whose file holds each line (the advice for ids
+    numbered per session, applied to a copy): the copy's lines land under new ids, so they and their calls are counted
+    in both conversations and the copy continues nothing. The id check above passes it (no id is shared); the kit's
+    check of a resumed copy fails it, naming both sessions and the first ids, counted from the sample file."""
+    o = kit[RESUMED_SCOPED]
+    assert (o.failed, o.errors, o.passed) == (1, 0, 1), o.text[-3000:]
+    name, lines = sorted(_sample_lines().items())[0]
+    copy = lines + [lines[-2]]  # _resumed: every line of the first sample, then its last but one again
+    last = {sid: {line: i for i, line in enumerate(ls, 1)} for sid, ls in ((name, lines), (RESUMED_ID, copy))}
+    a = sorted(last)
+    pairs = sorted(f"{a[0]}:line-{last[a[0]][x]} / {a[1]}:line-{last[a[1]][x]}" for x in set(lines))
+    n = len(pairs)
+    assert ("example-codex: a record a runtime copies into a resumed session must keep the id it first landed with "
+            "(prefix an id with the session that first wrote the record, not the one whose file holds the copy), or "
+            "the copy is counted twice:") in o.text, o.text[-3000:]
+    assert (f"sessions {a[0]}, {a[1]} hold {n} line(s) landed in each under ids naming each: "
+            f"{'; '.join(pairs[:4])}{'; …' if n > 4 else ''}") in o.text, o.text[-3000:]
 
 
 def test_a_flag_with_no_declared_rule_fails_naming_the_source_line(kit):
