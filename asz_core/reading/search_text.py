@@ -14,6 +14,10 @@ token. A query's CJK words are cut the same way into phrases of characters
 wherever the two characters stand together; ``日本*`` finds the same. Text
 without a CJK character is stored and matched exactly as before.
 
+**Emoji** (:data:`EMOJI_CLASS`) are cut the same way, each one token, and the index declares them token characters
+(``unicode61``'s ``tokenchars``, :data:`EMOJI_CHARS`), where they were separators and could not be searched for:
+``✅`` finds the texts holding it, ``🚀 deploy`` those holding both (house26).
+
 **Snippets.** FTS5's ``snippet()`` is asked to mark matches with
 :data:`SNIP_START` and :data:`SNIP_END` (U+0002, U+0003, never kept in indexed
 text either). :func:`snippet_spans` turns its answer into the text as it
@@ -35,7 +39,7 @@ from typing import Iterable, Iterator
 
 from .termtext import plain
 
-__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
+__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "EMOJI_CLASS", "EMOJI_CHARS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
            "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query",
            "NOT_INDEXED"]
 
@@ -45,6 +49,19 @@ __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "CJK_SEP", "SNIP_START", "SNIP_EN
 #: the scan fast); Hangul Jamo extensions and syllables; CJK compatibility ideographs; half-width Katakana and Hangul;
 #: ideograph extensions B-H. A symbol among them is a separator to the tokenizer whether or not it is cut out.
 CJK_CLASS = "[\u1100-\u11ff\u3005-\u9fff\ua960-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]"
+#: The emoji each indexed as one token (a regular expression character class; house26): watch and hourglass,
+#: keyboard, eject, the media controls and clocks of U+23E9-U+23FA, the Miscellaneous Symbols and the Dingbats
+#: (U+2600-U+27BF: ☀, ⚠, ✅, ❌, ✓ with them), the arrows, squares, star and circle of U+2B05-U+2B55, and every block of
+#: U+1F000-U+1FAFF (mahjong and cards, enclosed letters, regional indicators, pictographs, emoticons, transport,
+#: supplemental symbols, skin tones). ``unicode61`` makes them separators (its tables are Unicode 6.1's, and symbols
+#: are no token characters there): the index declares them token characters (:data:`EMOJI_CHARS`, its
+#: ``tokenchars``) and stores each one apart, as a CJK character (:func:`index_form`). A variation selector or a
+#: zero-width joiner beside them stays a separator: ``❤️`` is found by ``❤``, ``👍🏽`` by ``👍`` and by ``👍🏽``.
+EMOJI_CLASS = "[\u231a\u231b\u2328\u23cf\u23e9-\u23f3\u23f8-\u23fa\u2600-\u27bf\u2b05-\u2b07\u2b1b\u2b1c\u2b50\u2b55\U0001f000-\U0001faff]"
+#: Every character of :data:`EMOJI_CLASS`, as the index's ``tokenchars`` lists them (no quote among them).
+EMOJI_CHARS = "".join(chr(c) for a, b in ((0x231A, 0x231B), (0x2328, 0x2328), (0x23CF, 0x23CF), (0x23E9, 0x23F3),
+                                           (0x23F8, 0x23FA), (0x2600, 0x27BF), (0x2B05, 0x2B07), (0x2B1B, 0x2B1C),
+                                           (0x2B50, 0x2B50), (0x2B55, 0x2B55), (0x1F000, 0x1FAFF)) for c in range(a, b + 1))
 #: Stored between a CJK character and the letter or digit beside it (a separator to ``unicode61``).
 CJK_SEP = "\x01"
 #: What FTS5's ``snippet()`` is asked to put around a match.
@@ -53,12 +70,15 @@ SNIP_START, SNIP_END = "\x02", "\x03"
 MARK_START, MARK_END = "\u00ab", "\u00bb"
 
 _HAS_CJK = re.compile(CJK_CLASS)
-_CJK_RUN = re.compile(CJK_CLASS + "+")
+#: A run of characters each stored as one token: CJK characters and emoji.
+_ONE_CLASS = CJK_CLASS[:-1] + EMOJI_CLASS[1:]
+_HAS_ONE = re.compile(_ONE_CLASS)
+_CJK_RUN = re.compile(_ONE_CLASS + "+")
 _ESCAPE = str.maketrans({"\\": "\\\\", MARK_START: "\\" + MARK_START, MARK_END: "\\" + MARK_END})
 _WORD = re.compile(r'(-?)"([^"]*)"|(\S+)')
 #: The query's operators (upper case, standing alone: :func:`parse_query`).
 OPERATORS = ("OR", "AND", "NOT")
-_TOKEN = re.compile(r"\w+\*?", re.UNICODE)
+_TOKEN = re.compile(r"(?:\w|" + EMOJI_CLASS + r")+\*?", re.UNICODE)
 
 
 def _cut_run(m: re.Match) -> str:
@@ -81,7 +101,7 @@ def _phrase(words: Iterable[str]) -> str:
     """One FTS5 string of ``words``; a CJK word becomes its characters (and the non-CJK runs beside them)."""
     out = []
     for w in words:
-        out.append(" ".join(_CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", w).split()) if _HAS_CJK.search(w) else w)
+        out.append(" ".join(_CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", w).split()) if _HAS_ONE.search(w) else w)
     return '"' + " ".join(out) + '"'
 
 
@@ -100,9 +120,9 @@ def _words(text: str) -> list[str]:
 
 
 #: Why a query of symbols alone finds nothing: what the refusal says (:func:`fts_query`).
-NOT_INDEXED = ("the index keeps words, runs of letters and digits (CJK characters each one); punctuation, symbols, "
-               "'_' and emoji stand between words and are not indexed, so a query of them alone has nothing to find "
-               "(docs/reading.md)")
+NOT_INDEXED = ("the index keeps words, runs of letters and digits (CJK characters and emoji each one); punctuation, "
+               "other symbols and '_' stand between words and are not indexed, so a query of them alone has nothing "
+               "to find (docs/reading.md)")
 
 
 def _terms(quoted: str | None, bare: str, whole: bool) -> list[str]:
