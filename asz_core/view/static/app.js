@@ -526,13 +526,14 @@
   const NO_RUNTIME = 'no transcript landed (hook records alone): no runtime is named';
   // The Runtime filter (#dialect=…) takes what the list and the conversation's runtime chip show: the runtime's name
   // (kiro), its name and version (claude-code 2.1.3), or the start of either (claude, claude-code 2.), in any case; and
-  // a dialect as asz ls --dialect takes it (claude-code/1): a list row names its dialect by its name only, so the
-  // part before / is held against the name (match.dialect_matches' rule; docs/view.md, List).
+  // a dialect as asz ls --dialect takes it (claude-code/1), held whole against the row's dialect (its first landed
+  // file's, as asz ls --json rows give it): claude-code/2 keeps no claude-code/1 row (trial 24: the part before / was
+  // held against the name alone; match.dialect_matches' rule; docs/view.md, List).
   function runtimeKeeps(r, value) {
     if (!value) return true;
     const rt = r.runtime && typeof r.runtime === 'object' ? r.runtime : {}, name = rowRuntime(r).toLowerCase(), v = String(value).toLowerCase();
+    if (v.indexOf('/') > 0) return typeof r.dialect === 'string' && r.dialect.toLowerCase() === v;
     if (!name) return false;
-    if (v.indexOf('/') > 0) return v.split('/')[0] === name;
     const said = [name].concat(typeof rt.version === 'string' && rt.version ? [name + ' ' + rt.version.toLowerCase()] : []);
     return said.some(function (x) { return x.indexOf(v) === 0; });
   }
