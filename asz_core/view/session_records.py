@@ -1,14 +1,13 @@
 """The landed files of one session as the view reads them: records by (seq, row), headers, file stats (seed 004).
 
-Also the two record-line helpers the title rule of seed 004 (Withholding) needs:
-:func:`landed_lines` and :func:`title_withheld`.
+Also re-exports the record-line helpers the title rule of seed 004 (Withholding) needs
+(:mod:`asz_core.view.title_lines`): :func:`landed_lines`, :func:`title_withheld`, :func:`title_words`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -25,6 +24,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
+from .title_lines import landed_lines, title_withheld, title_words
 
 __all__ = ["LandedSession", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "title_words", "header_time", "ms_of"]
 
@@ -88,10 +88,13 @@ class LandedSession:
                  if ln.seq <= through_seq]
         # Each plain file's bytes and whole-file digest first: the files a round's input digest binds are the very
         # bytes parse read and checked, so their records are decoded without checking them again (:meth:`_bound`).
-        read = [_read_sealed(path) if path.suffix != ".sk" else None for _, path in found]
-        digests = {seq: got[1] for (seq, _), got in zip(found, read) if got is not None}
+        read = [_read_or_why(path) for _, path in found]
+        digests = {seq: got[1] for (seq, _), got in zip(found, read) if isinstance(got, tuple)}
         bound = _bound_seqs(rounds, digests) if rounds else set()
         for (seq, path), got in zip(found, read):
+            if isinstance(got, OSError):
+                self._unreadable(seq, path, got)
+                continue
             if got is not None and seq in bound and got[2] is not None and got[1] == digests[seq]:
                 decoded = self._bound(got[0], got[2])
                 if decoded is not None:
@@ -102,29 +105,17 @@ class LandedSession:
             self._load(seq, path, got[0] if got is not None else None)
 
     def _bound(self, data: bytes, sealed: tuple) -> tuple[list, ...] | None:
-        """``(records, their instants, ids, parents, ords)`` of a landed file whose bytes a round's input digest binds
-        and whose closing line binds them (:func:`_read_sealed`), or None to read it the full way (:meth:`_load`).
-
-        Parse read these bytes whole and checked every record with the reader's field types before any round bound
-        them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
-        only decoded here (:func:`_decode_bound`), with the exact decoder where the whole-file probe asks for it. What
-        parse's check lets through and the reader's changes is done as the reader does it: a line holding ``null``
-        that :func:`~asz_core.sessiondata.codec.record_line_clear` does not clear gets the reader's
-        :func:`~asz_core.sessiondata.codec.check_record_dict` (it removes a listed field that is null; a refusal sends
-        the file the reader's way). A ``dropped`` entry without ``what`` (refused by the model only) still sends the
-        file the reader's way. (Until session 14 any line holding the bytes ``null``, in a text too, did: 91 of the 187
-        files of a 50 MB real-shaped root were read twice.)
-        A file changed since (another digest) is not bound and is read the full way: its damage is said as before."""
-        # A line that is a bare number is never a record (both ways below refuse it), so only the wide-number probe
-        # decides the decoder (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain` without its bare-number search).
-        exact, most_openers, nulls = scan_file(data)  # one pass over the bytes (compiled where it was built)
-        try:
-            got = _decode_bound(sealed[4], exact, most_openers <= MAX_DEPTH, nulls)
-        except FieldError:
-            return None
-        if got is not None:
-            self.wide_numbers = self.wide_numbers or exact
+        """:func:`_bound_records` of a landed file a round's input digest binds (noting a wide number), or None."""
+        got, exact = _bound_records(data, sealed)
+        self.wide_numbers = self.wide_numbers or (got is not None and exact)
         return got
+
+    def _unreadable(self, seq: int, path: Path, exc: OSError) -> None:
+        """Keep a landed file that cannot be read (permissions, I/O) as one with no record, no digest and a ``problem``
+        (trial 26a, F1): the round's input digest then fails, and every reader says it rather than crashing."""
+        self.unverified[seq] = why = f"cannot be read: {exc.strerror or exc}"
+        self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} {why}")
+        self._entry(seq, path, b"", "", None, [], [], [], [], [], lines=0)
 
     def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:
         data = path.read_bytes() if data is None else data
@@ -415,6 +406,40 @@ def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nu
     return recs, times, ids, parents, ords
 
 
+def _bound_records(data: bytes, sealed: tuple) -> tuple[tuple[list, ...] | None, bool]:
+    """``(got, exact)`` of a landed file whose bytes a round's input digest binds and whose closing line binds them
+    (:func:`_read_sealed`): ``got`` is ``(records, their instants, ids, parents, ords)``, or None to read it the full
+    way (:meth:`LandedSession._load`); ``exact`` is True when the whole-file probe found a number only the exact decoder
+    keeps.
+
+    Parse read these bytes whole and checked every record with the reader's field types before any round bound
+    them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
+    only decoded here (:func:`_decode_bound`), with the exact decoder where the whole-file probe asks for it. What
+    parse's check lets through and the reader's changes is done as the reader does it: a line holding ``null``
+    that :func:`~asz_core.sessiondata.codec.record_line_clear` does not clear gets the reader's
+    :func:`~asz_core.sessiondata.codec.check_record_dict` (it removes a listed field that is null; a refusal sends
+    the file the reader's way). A ``dropped`` entry without ``what`` (refused by the model only) still sends the
+    file the reader's way. (Until session 14 any line holding the bytes ``null``, in a text too, did: 91 of the 187
+    files of a 50 MB real-shaped root were read twice.)
+    A file changed since (another digest) is not bound and is read the full way: its damage is said as before."""
+    # A line that is a bare number is never a record (both ways below refuse it), so only the wide-number probe
+    # decides the decoder (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain` without its bare-number search).
+    exact, most_openers, nulls = scan_file(data)  # one pass over the bytes (compiled where it was built)
+    try:
+        return _decode_bound(sealed[4], exact, most_openers <= MAX_DEPTH, nulls), exact
+    except FieldError:
+        return None, exact
+
+
+def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | OSError | None:
+    """:func:`_read_sealed` of a plain landed file, the :class:`OSError` that stopped it (it cannot be opened or read),
+    or None for a skeleton (``.sk``), which the full way reads."""
+    try:
+        return _read_sealed(path) if path.suffix != ".sk" else None
+    except OSError as exc:
+        return exc
+
+
 def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
     """``(bytes, whole-file SHA-256 hex, sealed, stat key)`` of a plain landed file, hashed in one pass. ``sealed`` is
     ``(header, end of the header line, start of the closing line, record count, record lines)`` when the header
@@ -486,61 +511,6 @@ def hold_back(rec: dict) -> dict:
 
 
 _HELD_BACK = frozenset(("text", "data", "encoding"))
-
-
-def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> bool:
-    """True when ``title`` could come from a record carrying a withheld flag (seed 004, Withholding).
-
-    ``lines`` are landed record lines. A line counts when it names one of the
-    ``hide`` flags and holds the title, as the writer escapes it or as it
-    stands (a source's own bytes may escape it otherwise), or with every run of
-    whitespace in both made one space (a title written from the withheld text
-    with its line breaks made spaces, :func:`_one_space`). Erring on the side
-    of withholding: a title found in a withheld record is not shown.
-    """
-    hide = [n for n in hide if n]
-    if not title or not hide:
-        return False
-    flags = [f'"{n}"'.encode() for n in hide]
-    needles = {orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass")}
-    words = title_words(title)
-    spaced = b" ".join(words)
-    for line in lines:
-        if any(f in line for f in flags) and (any(n in line for n in needles) or (
-                spaced and all(w in line for w in words) and spaced in _one_space(line))):
-            return True
-    return False
-
-
-def title_words(title: str) -> list[bytes]:
-    """The words of ``title`` as a landed line writes them (JSON-escaped, split at whitespace): a line that lacks one
-    cannot hold the title in any spacing (:func:`title_withheld`'s cheap test before it reads a file's lines)."""
-    return _one_space(orjson.dumps(title)[1:-1]).strip().split(b" ")
-
-
-#: A run of what ``str.split`` takes for whitespace, as a landed line holds it: ASCII spaces, tabs, line breaks and
-#: separators, real or JSON-escaped (``\n``, ``\u000b``), and the Unicode spaces and separators in UTF-8 (NEL, no-break
-#: space, ogham space, en to hair spaces, line and paragraph separators, narrow no-break, medium mathematical and
-#: ideographic spaces).
-_SPACES = re.compile(rb"(?:[ \t\r\n\x0b\x0c\x1c-\x1f]|\\[nrtf]|\\u00(?:0[bB]|1[c-fC-F]|85|[aA]0)|\xc2[\x85\xa0]"
-                     rb"|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80)+")
-
-
-def _one_space(data: bytes) -> bytes:
-    """``data`` (JSON text) with each run of whitespace made one space: a runtime's title is often its first prompt
-    with its line breaks and runs of spaces made one (LangSmith's question, ``title_of``), so it is looked for so too."""
-    return _SPACES.sub(b" ", data)
-
-
-def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
-    """Every line of a session's landed ``.sd`` files, as stored (headers and closing lines too); unreadable files are skipped."""
-    sdir = Path(root) / session
-    for _, path in landed_files(sdir) if sdir.is_dir() else []:
-        try:
-            with open(path, "rb") as f:
-                yield from f
-        except OSError:
-            continue
 
 
 def _removed_of(path: Path, default: int) -> tuple[int, str]:
