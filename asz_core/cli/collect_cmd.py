@@ -478,7 +478,7 @@ def sources(
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
     unread (bytes a pass would look at), cursor state (``new`` when there is no
-    cursor yet) and src. A source whose last line has no newline and which has
+    cursor yet; ``unreadable`` over it when the source cannot be read now) and src. A source whose last line has no newline and which has
     not changed for the idle window (10 minutes) is listed as ``torn tail:
     <src>: …`` (not an error). Discovery errors (``error:``) and sources
     refused because another already lands into their stream (``conflict:``)

@@ -127,9 +127,10 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
     except Exception as exc:  # OSError, or an adapter's ValueError for a document it cannot read
         size = None
         row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)
+    unread_now = (row["state"], row["reason"]) if size is None and row["state"] == "unreadable" else None
     if cur is not None:
-        row["state"] = cur.state
-        row["reason"] = cur.reason
+        # the source that cannot be read now says so over its cursor's state (trial 26a, F6: it read `active`)
+        row["state"], row["reason"] = unread_now or (cur.state, cur.reason)
         if cur.source != s.src:
             row["state"], row["reason"] = "conflict", (f"the cursor belongs to {cur.source}; asz collect follows it here "
                                                        "when this file holds what landed, else says why")

@@ -210,6 +210,25 @@ def test_sources_calls_a_fifo_unreadable_as_collect_does(tmp_path):
     assert p.returncode == 1 and "unreadable: not a regular file" in p.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_sources_says_unreadable_over_a_cursor_of_a_source_that_landed(tmp_path):
+    """A source that landed and then cannot be read is ``unreadable`` in ``asz sources``, not its cursor's ``active``
+    (trial 26a, F6: a chmod 000 source read ``active`` with size and unread ``-``). A named pipe in its place is what
+    a test can make unreadable whoever runs it (root reads through a mode 000)."""
+    src, root = tmp_path / "src", tmp_path / "data"
+    append(src / "s1" / "main.jsonl", *(line(i) for i in range(3)))
+    assert collect_once(src, root).returncode == 0
+    landed_bytes = (src / "s1" / "main.jsonl").stat().st_size
+    (src / "s1" / "main.jsonl").unlink()
+    os.mkfifo(src / "s1" / "main.jsonl")
+    doc = orjson.loads(asz("sources", *mini_args(src, root), "--json").stdout)
+    [row] = doc["adapters"][0]["sessions"][0]["sources"]
+    assert (row["state"], row["reason"], row["size"], row["landed"]) == ("unreadable", "not a regular file", None, landed_bytes)
+    table = asz("sources", *mini_args(src, root)).stdout
+    [shown] = [ln for ln in table.splitlines() if ln.endswith("s1/main.jsonl")]
+    assert " unreadable " in shown and " active " not in shown
+
+
 def test_a_missing_or_regular_file_source_root_is_said_plainly(tmp_path):
     """No exception class names in the messages; a failed one-shot collect creates no storage root."""
     missing, regular, root = tmp_path / "cc" / "projects", tmp_path / "plain.txt", tmp_path / "data"
