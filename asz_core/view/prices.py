@@ -42,6 +42,7 @@ import attrs
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "cost_of",
+           "usd", "exact_text",
            "kind_costs", "cost_by_kind", "apportion"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
@@ -177,9 +178,12 @@ def price_table(entries: Mapping[str, Mapping[str, Any]] | None = None) -> Price
 
 
 def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict:
-    """``{"usd": number, "unpriced": [models]}`` of usage by model, and ``"long_context_calls": n`` when n > 0.
+    """``{"usd": number, "usd_exact": text, "unpriced": [models]}`` of usage by model, and ``"long_context_calls": n``
+    when n > 0.
 
-    ``usd`` sums the models the table prices, rounded to 6 decimals;
+    ``usd`` sums the models the table prices, rounded to 6 decimals once (:func:`usd`); ``usd_exact`` is that sum
+    before rounding, whole, as a decimal text (:func:`exact_text`: ``"0.6982125"``), so a total over several of them
+    adds these and rounds once (trial 26b, F8: a sum of rounded figures drifts by micro-dollars);
     ``unpriced`` lists, sorted, every model with usage and no price, whose
     tokens are in no sum (never costed at 0). ``long_context_calls`` counts the
     calls priced at their model's long-context rates (input above 200K tokens,
@@ -206,7 +210,7 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
         total += p.of(usage)
         if p.long_context is not None and usage.get(LONG_KIND):
             long_calls += usage[LONG_KIND].get("calls", 0)
-    out = {"usd": float(total.quantize(_MICRO)), "unpriced": sorted(unpriced)}
+    out = {"usd": usd(total), "usd_exact": exact_text(total), "unpriced": sorted(unpriced)}
     if long_calls:
         out["long_context_calls"] = long_calls
     if rated:
@@ -214,6 +218,19 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     if unchecked:
         out["rate_not_checked_calls"] = unchecked
     return out
+
+
+def usd(amount: Decimal) -> float:
+    """An exact amount of USD rounded once to the micro-dollar (6 decimals, half to even), as every reader shows a cost
+    in JSON: the one rounding of a cost (trial 26b, F8)."""
+    return float(amount.quantize(_MICRO))
+
+
+def exact_text(amount: Decimal) -> str:
+    """An exact amount of USD as a plain decimal text with no trailing zeros (``"0.6982125"``, ``"0"``): what
+    ``usd_exact`` and ``cost_exact`` hold, summed as decimals and rounded once by :func:`usd`."""
+    text = format(amount.normalize(), "f") if amount else "0"
+    return text
 
 
 def kind_costs(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict[str, Decimal]:

@@ -9,6 +9,8 @@ answer summed from them.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from .match import matches
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
@@ -198,7 +200,8 @@ _CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked
 
 
 def _sum_rows(rows: list[dict]) -> dict:
-    """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar, and
+    """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar from
+    the sum of their ``cost_exact`` (kept as the sum's own ``cost_exact``), and
     ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``, ``credits``
     (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
@@ -211,13 +214,29 @@ def _sum_rows(rows: list[dict]) -> dict:
             out["credits"] = round(out.get("credits", 0.0) + r["credits"], 6)
         if r.get("unpriced"):
             out["unpriced"] = sorted({*out.get("unpriced", ()), *r["unpriced"]})
-        if out["cost"] is not None:
-            out["cost"] = round(out["cost"] + r["cost"], 6)
+        if out["cost"] is not None:  # the exact costs added, rounded once: never a sum of rounded rows (trial 26b, F8)
+            out["cost_exact"] = _plus(out.get("cost_exact", "0"), r.get("cost_exact", "0"))
+            out["cost"] = _usd(Decimal(out["cost_exact"]))
     return out
 
 
+def _plus(a: str, b: str) -> str:
+    """The sum of two exact amounts of USD given as decimal texts (``cost_exact``), as one."""
+    from .prices import exact_text
+
+    return exact_text(Decimal(a) + Decimal(b))
+
+
+def _usd(amount: Decimal) -> float:
+    from .prices import usd
+
+    return usd(amount)
+
+
 def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) -> list[dict]:
-    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order. A row
+    """One row per bucket key (a start, or a model: its name ``name``) summed over the models, in key order; its
+    ``cost`` is its models' exact costs added (``cost_exact``, a decimal text: :func:`~asz_core.view.prices.cost_of`'s
+    ``usd_exact``) and rounded once to the micro-dollar. A row
     carries ``unpriced`` (its models with usage and no price, sorted) only where it has some:
     the rows a cost mark belongs on, by :func:`~asz_core.view.prices.cost_of`'s rule, as ``asz usage`` marks its rows
     (trial 23a, F13)."""
@@ -234,7 +253,8 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
             row["credits"] = round(row.get("credits", 0.0) + v[12], 6)
         if cost_of is not None:
             c = cost_of({model or "(no model)": _usage_of(v)})
-            row["cost"] = round(row["cost"] + c["usd"], 6)
+            row["cost_exact"] = _plus(row.get("cost_exact", "0"), c["usd_exact"])  # exact: the row's cost rounded once
+            row["cost"] = _usd(Decimal(row["cost_exact"]))
             for k in _CALL_COUNTS:  # priced at long-context rates (input above 200K); run at a rate the table does not
                 if c.get(k):  # hold, or landed before asz looked at one, priced at standard rates: as cost_of counts them
                     row[k] = row.get(k, 0) + c[k]

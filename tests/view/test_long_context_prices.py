@@ -83,7 +83,7 @@ def test_the_reported_call_is_priced_at_the_long_context_rate(tmp_path: Path):
     root = collect_claude(tmp_path, {SID: transcript()[:2]})
     rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(root)).stdout)
     assert len(rows) == 1
-    assert rows[0]["cost"] == {"usd": 1.5225, "unpriced": [], "long_context_calls": 1}
+    assert rows[0]["cost"] == {"usd": 1.5225, "usd_exact": "1.5225", "unpriced": [], "long_context_calls": 1}
     assert rows[0]["usage"] == {"in": 250000, "out": 1000, "cache_read": 0, "cache_write": 0,
                                 "long_context": {"calls": 1, "in": 250000, "out": 1000, "cache_read": 0, "cache_write": 0}}
 
@@ -93,9 +93,9 @@ def test_the_threshold_counts_cache_reads_and_writes_and_only_some_models_have_t
     p = asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(root))
     assert p.returncode == 0, p.stderr
     row = json.loads(p.stdout)[0]
-    assert row["cost_by_model"][SONNET] == {"usd": float(SONNET_USD), "unpriced": [], "long_context_calls": 2}
-    assert row["cost_by_model"]["claude-opus-4-6"] == {"usd": float(OPUS_USD), "unpriced": []}
-    assert row["cost"] == {"usd": float(SONNET_USD + OPUS_USD), "unpriced": [], "long_context_calls": 2}
+    assert row["cost_by_model"][SONNET] == {"usd": float(SONNET_USD), "usd_exact": "2.52975", "unpriced": [], "long_context_calls": 2}
+    assert row["cost_by_model"]["claude-opus-4-6"] == {"usd": float(OPUS_USD), "usd_exact": "1.525", "unpriced": []}
+    assert row["cost"] == {"usd": float(SONNET_USD + OPUS_USD), "usd_exact": "4.05475", "unpriced": [], "long_context_calls": 2}
     # the usage says which tokens came from calls above 200K (msg_a, msg_c; msg_d too: a fact, whatever its price)
     assert row["usage_by_model"][SONNET]["long_context"] == {"calls": 2, "in": 251000, "out": 1500, "cache_read": 150000,
                                                               "cache_write": 60000, "cache_write_1h": 20000}
@@ -132,8 +132,8 @@ def test_asz_yaml_entries_give_long_context_prices():
                                    "flat": base}})
     t = price_table(cfg.prices)
     assert t.price("mine").long_context.cache_write_1h == Decimal(4)  # 2x its long-context input, as an entry's own
-    assert cost_of({"mine": usage}, t) == {"usd": 0.609, "unpriced": [], "long_context_calls": 1}
-    assert cost_of({"flat": usage}, t) == {"usd": 0.304, "unpriced": []}
+    assert cost_of({"mine": usage}, t) == {"usd": 0.609, "usd_exact": "0.609", "unpriced": [], "long_context_calls": 1}
+    assert cost_of({"flat": usage}, t) == {"usd": 0.304, "usd_exact": "0.304", "unpriced": []}
     with pytest.raises(ConfigError, match=r"prices\.mine.*long_context: output"):
         parse_config({"prices": {"mine": {**base, "long_context": {"input": 2, "output": -1, "cache_write": 2.5, "cache_read": 0.2}}}})
 

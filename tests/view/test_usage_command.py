@@ -128,10 +128,10 @@ def test_asz_yaml_prices_reach_the_report(corpus, tmp_path):
     conv = "55604662-cf2a-4331-851a-ec234028f8ca"
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1, output: 2, cache_write: 0, cache_read: 0}\n")
     rows = {r["conversation"]: r for r in _rows(root, "session", "--config", str(cfg))}
-    assert rows[conv]["cost"] == {"usd": 0.027699, "unpriced": []}
+    assert rows[conv]["cost"] == {"usd": 0.027699, "usd_exact": "0.027699", "unpriced": []}
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1, output: 2, cache_write: 0, cache_read: 0, cache_write_1h: 0}\n")
     rows = {r["conversation"]: r for r in _rows(root, "session", "--config", str(cfg))}
-    assert rows[conv]["cost"] == {"usd": 0.000029, "unpriced": []}
+    assert rows[conv]["cost"] == {"usd": 0.000029, "usd_exact": "0.000029", "unpriced": []}
     cfg.write_text("prices:\n  claude-opus-4-6: {input: 1}\n")
     p = _usage(root, "--config", str(cfg), code=2)
     assert "prices.claude-opus-4-6" in p.stderr

@@ -51,27 +51,27 @@ def test_the_claude_5_5_models_and_fable_5_1_are_priced_at_their_own_rates_never
     400,000 are 1-hour: 600,000 x $5 + 400,000 x $8. $4 + $2 + $2 + $3 + $3.20 = $14.20. A dated snapshot of it is
     priced the same; claude-opus-5-5 is not claude-opus-5, nor claude-fable-5-1 claude-fable-5."""
     usage = {"in": 1_000_000, "out": 100_000, "cache_read": 10_000_000, "cache_write": 1_000_000, "cache_write_1h": 400_000}
-    assert cost_of({"claude-opus-5-5": usage}) == {"usd": 14.2, "unpriced": []}
-    assert cost_of({"claude-opus-5-5-20261201": usage}) == {"usd": 14.2, "unpriced": []}
+    assert cost_of({"claude-opus-5-5": usage}) == {"usd": 14.2, "usd_exact": "14.2", "unpriced": []}
+    assert cost_of({"claude-opus-5-5-20261201": usage}) == {"usd": 14.2, "usd_exact": "14.2", "unpriced": []}
     t = default_table()
     assert t.price("claude-opus-5-5") != t.price("claude-opus-5")
     assert t.price("claude-fable-5-1").cache_read == Decimal("0.25") and t.price("claude-fable-5").cache_read == Decimal(1)
     # Sonnet 5.5 cache reads: $0.10, half Sonnet 5's $0.20 (10,000,000 reads: $1 against $2)
     reads = {"in": 0, "out": 0, "cache_read": 10_000_000, "cache_write": 0}
-    assert cost_of({"claude-sonnet-5-5": reads}) == {"usd": 1.0, "unpriced": []}
-    assert cost_of({"claude-sonnet-5": reads}) == {"usd": 2.0, "unpriced": []}
+    assert cost_of({"claude-sonnet-5-5": reads}) == {"usd": 1.0, "usd_exact": "1", "unpriced": []}
+    assert cost_of({"claude-sonnet-5": reads}) == {"usd": 2.0, "usd_exact": "2", "unpriced": []}
     # Haiku 5.5 is left out (its 100K-token tier cannot be expressed): unpriced, never costed at 0 or guessed
-    assert cost_of({"claude-haiku-5-5": reads}) == {"usd": 0.0, "unpriced": ["claude-haiku-5-5"]}
+    assert cost_of({"claude-haiku-5-5": reads}) == {"usd": 0.0, "usd_exact": "0", "unpriced": ["claude-haiku-5-5"]}
 
 
 def test_the_1_hour_part_of_the_cache_writes_is_priced_at_its_own_rate():
     """claude-opus-4-7, 1,000,000 writes of which 400,000 are 1-hour: 600,000 x $6.25 + 400,000 x $10 = $7.75;
     without the split all at $6.25; a 1-hour count above the writes (a contradicting source) counts as all of them."""
     writes = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 1_000_000}
-    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 400_000}}) == {"usd": 7.75, "unpriced": []}
-    assert cost_of({"claude-opus-4-7": writes}) == {"usd": 6.25, "unpriced": []}
-    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 1_000_000}}) == {"usd": 10.0, "unpriced": []}
-    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 5_000_000}}) == {"usd": 10.0, "unpriced": []}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 400_000}}) == {"usd": 7.75, "usd_exact": "7.75", "unpriced": []}
+    assert cost_of({"claude-opus-4-7": writes}) == {"usd": 6.25, "usd_exact": "6.25", "unpriced": []}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 1_000_000}}) == {"usd": 10.0, "usd_exact": "10", "unpriced": []}
+    assert cost_of({"claude-opus-4-7": {**writes, "cache_write_1h": 5_000_000}}) == {"usd": 10.0, "usd_exact": "10", "unpriced": []}
 
 
 def test_an_asz_yaml_price_without_the_1_hour_price_gets_twice_its_input():
@@ -93,7 +93,7 @@ def test_a_dated_snapshot_is_priced_as_its_model_and_nothing_else_is_guessed():
 def test_an_unpriced_model_is_listed_never_costed_at_zero():
     usage = {"claude-haiku-4-5-20251001": {"in": 1_000_000, "out": 0, "cache_read": 0, "cache_write": 0},
              "my-local-model": {"in": 5, "out": 7, "cache_read": 0, "cache_write": 0}}
-    assert cost_of(usage) == {"usd": 1.0, "unpriced": ["my-local-model"]}
+    assert cost_of(usage) == {"usd": 1.0, "usd_exact": "1", "unpriced": ["my-local-model"]}
 
 
 def test_asz_yaml_prices_replace_and_extend_the_table(tmp_path):
@@ -103,7 +103,7 @@ def test_asz_yaml_prices_replace_and_extend_the_table(tmp_path):
     assert t.price("my-local-model").output == Decimal(2)
     assert t.price("claude-opus-4-7").input == Decimal(4)
     assert t.price("claude-sonnet-4").input == Decimal(3)  # the rest stays
-    assert cost_of({"my-local-model": {"in": 1_000_000, "out": 500_000, "cache_read": 0, "cache_write": 0}}, t) == {"usd": 2.0, "unpriced": []}
+    assert cost_of({"my-local-model": {"in": 1_000_000, "out": 500_000, "cache_read": 0, "cache_write": 0}}, t) == {"usd": 2.0, "usd_exact": "2", "unpriced": []}
 
 
 @pytest.mark.parametrize("bad,where", [
@@ -131,8 +131,8 @@ def test_the_usage_per_hour_prices_the_1_hour_writes_too():
     writes = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 1_000_000}
     doc = {"talks": [call(5 * 3_600_000 + 10, {**writes, "cache_write_1h": 400_000}), call(6 * 3_600_000, writes)], "loose": []}
     got = hours_answer(usage_hours(doc), counted=1, conversations=1)["hours"]
-    assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "cost": 7.75, "cache_write_1h": 400_000},
-                   {"hour": 6 * 3_600_000, **writes, "calls": 1, "cost": 6.25}]
+    assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "cost": 7.75, "cache_write_1h": 400_000, "cost_exact": "7.75"},
+                   {"hour": 6 * 3_600_000, **writes, "calls": 1, "cost": 6.25, "cost_exact": "6.25"}]
 
 
 def test_the_usage_per_hour_prices_with_asz_yaml_prices():

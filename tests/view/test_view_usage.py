@@ -206,7 +206,7 @@ def test_one_conversations_cost_is_the_hand_computed_figure(corpus):
     _, root = corpus
     s = build_view(root, "55604662-cf2a-4331-851a-ec234028f8ca")["summary"]
     assert s["usage_by_model"] == {"claude-opus-4-6": {"in": 3, "out": 13, "cache_read": 11515, "cache_write": 13835, "cache_write_1h": 13835}}
-    assert s["cost"] == {"usd": 0.144448, "unpriced": []}
+    assert s["cost"] == {"usd": 0.144448, "usd_exact": "0.1444475", "unpriced": []}
 
 
 def source_cost(calls: dict) -> Decimal:
@@ -235,9 +235,10 @@ def test_every_conversations_cost_is_priced_from_the_source_counts(corpus):
     with_hour = 0
     for conv in list_conversations(root):
         calls = transcript_calls(truth[conv])
-        want = source_cost(calls).quantize(Decimal("0.000001"))
+        exact = source_cost(calls)
+        want = exact.quantize(Decimal("0.000001"))
         s = build_view(root, conv)["summary"]
-        assert s["cost"] == {"usd": float(want), "unpriced": []}, conv
+        assert s["cost"] == {"usd": float(want), "usd_exact": format(exact.normalize(), "f") if exact else "0", "unpriced": []}, conv
         with_hour += "cache_write_1h" in s["usage"]
     assert with_hour == 3
 

@@ -911,7 +911,8 @@
         const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0,
           rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
-        if (typeof x.cost === 'number') d.cost += x.cost; else d.priced = false;
+        // each bucket's exact cost (cost_exact), so a day is its calls' cost rounded once, as asz usage rounds its rows
+        if (typeof x.cost === 'number') d.cost += typeof x.cost_exact === 'string' ? Number(x.cost_exact) : x.cost; else d.priced = false;
         d.calls += x.calls || 0;
         d.long += x.long_context_calls || 0;
         d.rate_not_priced_calls += x.rate_not_priced_calls || 0;
