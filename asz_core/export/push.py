@@ -468,7 +468,8 @@ class PushInterrupted(KeyboardInterrupt):
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: dict[str, str] | None = None) -> PushReport:
+         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: dict[str, str] | None = None,
+         budget_of: Callable[[str], int] | None = None) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
@@ -479,7 +480,8 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     as held by the receiver from another root are due again (:meth:`PushState.retry_elsewhere`), said on ``err``.
     ``said``: what the calling process's previous pass said of lasting states (a watching collector's, kept across its
     passes; :class:`Notes`): a note is said again only when its words change, or once its state came back; updated
-    (None: every note is said).
+    (None: every note is said). ``budget_of``: adapter name -> its configured ``max_delta_bytes``, what the rest of a
+    stream is cut at (:func:`.push_rest.make_rest`; None: the default 2 MiB).
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -503,6 +505,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         try:
             p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, notes)
             p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
+            p.budget_of = budget_of  # the rest of a stream is cut as its adapter's collector cuts
             going = p.logs() if cfg.logs else True
             if going and cfg.metrics:
                 from .metrics import send_metrics

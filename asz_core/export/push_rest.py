@@ -5,7 +5,9 @@ receiver holds as the old root's files, and are refused (one seq of a session ho
 which records it lacks when they are the rest of its stream (:data:`~.admit.REST_AT`: they continue its stream at
 ``ord``, byte ``off``; its highest seq of the session), and ``push.state`` keeps that (``rest`` lines).
 
-A pass then makes, in this root, one new landed file per ``max_delta_bytes`` (the default budget) holding the records
+A pass then makes, in this root, new landed files cut at ``max_delta_bytes`` (the configured budget of the adapter that
+landed the stream, ``adapters[].collector.max_delta_bytes``, as its collector cuts: header, records and closing line)
+holding the records
 of that stream from that ``ord`` on, byte for byte, in order, each record once: the same kind, stream, ``src``,
 ``dialect`` and ``adapter`` as the file it takes the first of them from, under the session's lock, at a seq above the
 highest of both roots (seed 000, Producing Session Data: a file is written once, read-only, numbered above the highest
@@ -20,11 +22,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 import attrs
 import orjson
 
-from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
+from ..sessiondata.codec import encode_closing
+from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES, Closing
 from ..sessiondata.reader import SDError, SDReader
 from ..storage.layout import parse_landed_name, session_listing
 from ..storage.root import LockBusy, SessionWriter, session_lock
@@ -32,6 +36,9 @@ from .admit import HIGHEST_SEQ, REST_AT, landed_seq
 
 __all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest", "half_made"]
 
+#: The longest closing line (and its newline) a file can end with: a file is cut so that it fits with it (the
+#: collector's rule, ``collect.fit.CLOSING_MAX``).
+_CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
 _SAID = re.compile(re.escape(REST_AT) + r" (\d+), off (\d+) \(" + re.escape(HIGHEST_SEQ) + r" (\d+)\)")
 
 
@@ -168,19 +175,26 @@ def _header(path: Path):
     return rd.header
 
 
-def make_rest(root: Path, r: Rest, budget: int = DEFAULT_MAX_DELTA_BYTES, fsync: bool = True) -> list[str]:
+def make_rest(root: Path, r: Rest, budget: int = DEFAULT_MAX_DELTA_BYTES, fsync: bool = True,
+              budget_of: Callable[[str], int] | None = None) -> list[str]:
     """Land the rest of ``r``'s stream in ``root`` (module doc): the root-relative paths of the files made, in seq order.
+
+    Each file holds at most ``budget`` bytes, header and closing line included, as the collector cuts (a single larger
+    record goes alone); ``budget_of`` (adapter name -> bytes: the configured ``max_delta_bytes``), when given, gives
+    the budget of the adapter the rest's first record was landed by, in place of ``budget``.
 
     Holds the session's lock (none waited for: LockBusy when a collector holds it). Raises RestError saying why the
     rest cannot be made (nothing written), OSError. The session's index is brought up to date and its chain parsed,
     as collect does after landing."""
     with session_lock(root, r.session):
         header, lines = _records(root, r)
+        if budget_of is not None:
+            budget = budget_of(str(header.adapter or "").split("/", 1)[0])  # the header says name/version
         w = SessionWriter.open(root, r.session, fsync=fsync)
         w.next_seq = max(w.next_seq, r.seq + 1)
         sdw = w.start(header)
         for line in lines:
-            if sdw.records and sdw.size + len(line) + 1 > budget:
+            if sdw.records and sdw.size + len(line) + 1 + _CLOSING_MAX > budget:
                 w.finish(sdw)
                 sdw = w.start(header)
             sdw.write_encoded(line)
@@ -204,11 +218,14 @@ class Rests:
     rest_files: set[str]
     #: the refused files :meth:`rests_taken` sent again (their refusals as held whole fail no pass)
     sent_again: set[str]
+    #: adapter name -> its configured ``max_delta_bytes`` (None: the default budget), what a rest is cut at
+    budget_of: Callable[[str], int] | None
 
     def init_rests(self) -> None:
         """Give this pass its own (empty) rests: the mixin keeps nothing between passes, as ``asz collect --watch``
         and ``asz view`` push from one process pass after pass."""
         self.rests, self.rest_files, self.sent_again = [], set(), set()
+        self.budget_of = None
 
     def rests_new(self) -> bool:
         """True when ``push.state`` names a rest this pass has not made or found yet (the receiver said it now)."""
@@ -225,7 +242,7 @@ class Rests:
             tail = half_made(self.root, r, made) if made else None
             if not made or tail is not None:
                 try:
-                    new = make_rest(self.root, tail or r)
+                    new = make_rest(self.root, tail or r, budget_of=self.budget_of)
                 except LockBusy:
                     continue  # a collector lands the session now: the next pass makes it
                 except (RestError, OSError) as exc:

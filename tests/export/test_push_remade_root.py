@@ -47,8 +47,8 @@ def calls(lines: list[bytes]) -> dict[tuple, int]:
     return out
 
 
-def _collect(src: Path, root: Path, tmp: Path) -> None:
-    p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp, child=True)
+def _collect(src: Path, root: Path, tmp: Path, *extra: str) -> None:
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), *extra, cwd=tmp, child=True)
     assert p.returncode == 0, p.stdout + p.stderr
 
 
@@ -298,20 +298,22 @@ def test_a_root_lost_after_collecting_more_than_it_pushed(receiver, tmp_path):
     assert "landed through seq 3" in c.stdout, c.stdout
 
 
-def _lost_after_pushing_30(receiver, tmp: Path, project: str, sid: str, lines: list[bytes]) -> tuple[Path, Path]:
+def _lost_after_pushing_30(receiver, tmp: Path, project: str, sid: str, lines: list[bytes], *extra: str
+                           ) -> tuple[Path, Path]:
     """Trial 24a F3's root: the first 30 ``lines`` collected and pushed (exit 0), all of them collected and not pushed,
-    the root lost (renamed ``data.lost``) and collected again. ``(the source file, the new root)``."""
+    the root lost (renamed ``data.lost``) and collected again (``extra``: options of every collect and push, such as
+    ``--config``). ``(the source file, the new root)``."""
     src = tmp / "src" / project
     src.mkdir(parents=True)
     f = src / f"{sid}.jsonl"
     f.write_bytes(b"".join(lines[:30]))
     data = tmp / "data"
-    _collect(src.parent, data, tmp)
-    assert _push(data, receiver, tmp).returncode == 0
+    _collect(src.parent, data, tmp, *extra)
+    assert _push(data, receiver, tmp, *extra).returncode == 0
     f.write_bytes(b"".join(lines))
-    _collect(src.parent, data, tmp)
+    _collect(src.parent, data, tmp, *extra)
     data.rename(tmp / "data.lost")
-    _collect(src.parent, data, tmp)
+    _collect(src.parent, data, tmp, *extra)
     return f, data
 
 
@@ -580,3 +582,37 @@ def test_a_named_parse_writes_no_round_into_a_senders_chain(receiver, tmp_path):
     assert len(_rounds(tmp_path / "h1.data")) == 2  # host 1's round 2, read from its new line, is the team's
     want = calls(de3.read_bytes().splitlines())
     assert _usage_total(team, tmp_path) == (2 * len(want), 2 * sum(want.values()))
+
+
+LOG_SAMPLE = ("-Users-alex-workspace-claude-code-log-sample", "0d3a8e6f-290f-4105-a327-a2496e5e2a83")
+
+
+@pytest.mark.slow
+def test_the_rest_is_cut_at_the_configured_max_delta_bytes(receiver, tmp_path):
+    """push26 (3): the rest of a stream was cut at a fixed 2 MiB whatever ``adapters[].collector.max_delta_bytes``
+    said: one file of ord 31-68 (1.16 MB of source lines). With the budget at 1,100,000 bytes (the same asz.yaml for
+    every collect and push) each file of the rest holds at most that many bytes, header and closing line included, as
+    the collector cuts, so the rest is more than one file; together they hold ord 31-68 once, and the team counts the
+    calls of the 68 source lines."""
+    project, sid = LOG_SAMPLE
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    budget = 1_100_000
+    assert sum(len(ln) for ln in lines[30:]) > budget  # the rest does not fit one file
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"adapters:\n  - name: claude-code-local\n    collector:\n      max_delta_bytes: {budget}\n")
+    f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines, "--config", str(cfg))
+    top = max(int(q.name[-9:-3]) for q in data.rglob("*.sd"))
+    first = _push(data, receiver, tmp_path, "--config", str(cfg))
+    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
+    rest = sorted(q for q in data.rglob("*.sd") if int(q.name[-9:-3]) > top)
+    assert len(rest) >= 2, [q.name for q in rest]
+    assert all(q.stat().st_size <= budget for q in rest), [q.stat().st_size for q in rest]
+    assert [r["ord"] for q in rest for r in _records_of(q)] == list(range(31, len(lines) + 1))
+    for q in rest:  # each landed on the team root, byte for byte
+        assert (receiver.root / q.relative_to(data)).read_bytes() == q.read_bytes()
+    whole = calls(lines)
+    assert _usage_total(receiver.root, tmp_path) == (len(whole), sum(whole.values())) == (15, 439_280)
+    v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), cwd=tmp_path)
+    assert v.returncode == 0 and "short of" not in v.stdout, v.stdout + v.stderr
+    p = _push(data, receiver, tmp_path, "--config", str(cfg))
+    assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
