@@ -81,7 +81,7 @@ class Refused(ValueError):
 
 
 def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces: str | None = None,
-          instance: str | None = None) -> bool:
+          instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
     """Check a received file (``parts``: its checked path; ``digest``: the SHA-256 of ``data``) against ``root``.
 
     True when the same file is already there (nothing to write), False when it
@@ -91,11 +91,14 @@ def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces
     set aside (:func:`~asz_core.storage.aside.set_aside`), never deleted.
     ``instance``: the sending request's ``service.instance.id`` (None: unknown); a refusal says the
     :data:`REST_AT` clause only when this instance sent every file of the stream here (the same instance
-    collected again after its root was lost, not a second live root of the transcript).
+    collected again after its root was lost, not a second live root of the transcript). ``sent_now``: the
+    root-relative files the same request landed before this one, from the same instance (their sender lines are
+    written after the request). ``rest``: the sender marked the file as the rest of a stream it made for a receiver
+    (``asz.rest``): one every record of which is here already may then land as records landed again.
     """
     if parts[0] == CONVERSATIONS:
         return _admit_round(root, parts, data, replaces)
-    return _admit_landed(root, parts, digest, data, instance)
+    return _admit_landed(root, parts, digest, data, instance, sent_now, rest)
 
 
 def landed_seq(rel: str) -> tuple[str, int] | None:
@@ -132,7 +135,8 @@ def _read_landed(rel: str, path: Path, data: bytes) -> tuple[object, list[Pos]]:
     return reader.header, positions
 
 
-def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, instance: str | None = None) -> bool:
+def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, instance: str | None = None,
+                  sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
     rel = "/".join(parts)
     path = root.joinpath(*parts)
     sdir = root / parts[0]
@@ -154,7 +158,8 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
                       "(a different file: one seq holds one file; was the same transcript collected into another root?); "
                       + (f"{HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}" if held == total and holder is not None
                          else f"{HOLDS_ALL} ({total} record(s))" if held == total
-                         else f"{LACKS} {total - held} of its {total} record(s)" + _rest_at(root, path, ln, positions, files, instance)))
+                         else f"{LACKS} {total - held} of its {total} record(s)"
+                         + _rest_at(root, path, ln, positions, files, instance, sent_now)))
     if header.kind in UNCHECKED_KINDS:
         return False
     if header.kind in SNAPSHOT_KINDS:
@@ -169,6 +174,8 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
         held, total, holder = _held(path, ln, positions, files)
         if not total or held != total or holder is None:
             raise
+        if rest and _landed_again(root, path, ln, positions, files, before[-1] if before else None, instance, sent_now):
+            return False  # the rest of a stream its sender made for another receiver: landed again, as on its root
         # every record is here already, in files of its stream another root sent (that root's cut, or the rest of the
         # stream this root's sender made: push.md, The rest of a stream): held here whole, as a taken seq would be
         raise Refused(f"{rel}: seq {ln.seq} of session {header.session}: every record of it is here already, its first "
@@ -177,7 +184,42 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
     return False
 
 
-def _rest_at(root: Path, path: Path, ln, positions: list[Pos], files: list, instance: str | None) -> str:
+def _sent_by(root: Path, path: Path, ln, files: list, instance: str | None, sent_now: frozenset[str]) -> bool:
+    """True when ``instance`` sent every landed file of ``path``'s kind in its directory here (the sender record; a line
+    that does not verify names no sender, :data:`~asz_core.storage.senders.UNVERIFIED`, so it never stands for
+    ``instance``), or landed it earlier in this request (``sent_now``); False for an unknown instance."""
+    from ..storage.senders import file_senders
+
+    if instance is None:
+        return False
+    same = [p for o_ln, p in files if o_ln.ext == "sd" and o_ln.kind == ln.kind and p.parent == path.parent]
+    by = file_senders(root, path.parts[len(root.parts)])
+    return all(_rel(root, p) in sent_now or by.get(_rel(root, p)) == instance for p in same)
+
+
+def _landed_again(root: Path, path: Path, ln, positions: list[Pos], files: list, last: Path | None,
+                  instance: str | None, sent_now: frozenset[str]) -> bool:
+    """True when a file every record of which this root holds (the same ``ord``, ``off`` and ``sha``) may land beside
+    them as records landed again, as they are in its sending root: the rest of a stream that root made for another
+    receiver (docs/push.md, The rest of a stream; its sender marks it ``asz.rest``), pushed here where the root's first
+    file landed whole. It must be
+    the session's highest seq here (no round's window holds it), end where its stream ends here (``last``: the file
+    of its stream before it; the next file goes on from there), and its sender must have sent every file of that
+    stream here (:func:`_sent_by`): a file of another root is refused as held whole, as before. ``asz verify`` counts
+    such records as landed more than once, not a problem."""
+    if last is None or not positions or any(o_ln.seq > ln.seq for o_ln, _ in files):
+        return False
+    res = check_landed_file(last)
+    if res.errors or not res.positions:
+        return False
+    end, mine = res.positions[-1], positions[-1]
+    if (mine.ord, mine.off, mine.bytes) != (end.ord, end.off, end.bytes):
+        return False
+    return _sent_by(root, path, ln, files, instance, sent_now)
+
+
+def _rest_at(root: Path, path: Path, ln, positions: list[Pos], files: list, instance: str | None,
+             sent_now: frozenset[str] = frozenset()) -> str:
     """The :data:`REST_AT` clause of a refusal with :data:`LACKS`: when every record of ``positions`` before the end
     of its stream here (the landed files of its kind in its directory) is held here and the next one is the one the
     stream lacks first (its ``ord`` and ``off`` follow the stream's last record), the records this root lacks are the
@@ -186,12 +228,8 @@ def _rest_at(root: Path, path: Path, ln, positions: list[Pos], files: list, inst
     file of that stream here (the sender record; a line that does not verify names no sender, :data:`UNVERIFIED`, so
     it never stands for ``instance``): a second root of the transcript that is alive (a synced ``~/.claude``) sends
     the rest of the stream itself, and a file of another root here would break its chain."""
-    from ..storage.senders import UNVERIFIED, read_senders, senders_path
-
     same = [p for o_ln, p in files if o_ln.ext == "sd" and o_ln.kind == ln.kind and p.parent == path.parent]
-    by = {e["file"]: None if e.get(UNVERIFIED) else e.get("instance")
-          for e in read_senders(senders_path(root, path.parts[len(root.parts)])).entries}
-    if instance is None or any(by.get(_rel(root, p)) != instance for p in same):
+    if not _sent_by(root, path, ln, files, instance, sent_now):
         return ""
     exp_ord, exp_off = 1, 0
     if same:

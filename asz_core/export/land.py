@@ -64,7 +64,7 @@ def check_path(rel: str) -> tuple[str, ...]:
 
 
 def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replaces: str | None = None,
-         instance: str | None = None) -> bool:
+         instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
     """Write ``data`` at ``root/rel`` once. True when written, False when the same bytes were already there.
 
     Raises :class:`Refused` for a path outside the rules, a digest that does
@@ -74,7 +74,8 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     a round that does not follow its chain), or another file already at the
     path; OSError when the root cannot be written. Checks and write hold one
     lock, so two requests never land two files in one slot.
-    ``replaces``: a round's ``asz.chain.replaces``; ``instance``: the request's ``service.instance.id``
+    ``replaces``: a round's ``asz.chain.replaces``; ``instance``: the request's ``service.instance.id``; ``sent_now``:
+    the files this request landed before from that instance; ``rest``: the record is marked :data:`.wire.REST`
     (:func:`.admit.admit`).
     """
     parts = check_path(rel)
@@ -87,7 +88,7 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     if os.path.commonpath([real_root, os.path.realpath(target.parent)]) != real_root:
         raise Refused(f"{rel!r} leaves the root through a link")
     with _lock:
-        if admit(root, parts, got, data, replaces, instance):
+        if admit(root, parts, got, data, replaces, instance, sent_now, rest):
             return False
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{next(_counter)}.tmp"

@@ -44,11 +44,12 @@ from opentelemetry.proto.metrics.v1.metrics_pb2 import (
 from .. import __version__
 from ..flow.chain import Chain, conversation_dirs
 from ..sessiondata import SDReader, parse_instant
-from ..storage.layout import landed_files, session_dir
+from ..sessiondata.reader import SDError
+from ..storage.layout import landed_files, parse_landed_name, session_dir
 from .state import endpoint_key
 from .wire import SCOPE, kvs, resource
 
-__all__ = ["derive", "metrics_request", "send_metrics", "sent_path", "SENT"]
+__all__ = ["derive", "held_elsewhere", "metrics_request", "send_metrics", "sent_path", "SENT"]
 
 #: Per-session file of what was sent, before 2026-12-04 (no endpoint named; :func:`sent_path`).
 SENT = Path("metrics") / "sent.json"
@@ -66,20 +67,53 @@ def _mcp_tool(name: str) -> str:
     return rest.split("__")[1] if rest.count("__") == 1 and "___" not in rest else name
 
 
-def _executions(sdir: Path) -> Iterator[tuple[str, dict, str]]:
-    """(execution id, execution/1 object, stream) of every landed execution record of a session."""
+def _executions(sdir: Path, elsewhere: frozenset = frozenset()) -> Iterator[tuple[str, dict, str, bool]]:
+    """(execution id, execution/1 object, stream, counted elsewhere) of every landed execution record of a session;
+    counted elsewhere: the record is one of ``elsewhere`` (:func:`held_elsewhere`'s keys)."""
     for ln, p in landed_files(sdir):
         if ln.kind != "execution":
             continue
         reader = SDReader(p, decode="dict")
+        where = (p.parent.parent.name + "/" + p.parent.name, ln.kind)
         for _, rec in reader:
             for part in rec.get("parts", ()):
                 d = part.get("data")
                 if isinstance(d, dict) and d.get("schema") == "execution/1" and d.get("id"):
-                    yield str(d["id"]), d, (reader.header.stream if reader.header else "") or "main"
+                    yield (str(d["id"]), d, (reader.header.stream if reader.header else "") or "main",
+                           (*where, rec.get("ord")) in elsewhere)
 
 
-def derive(root: Path, session: str, conversation: str, sent: dict, calls: list | None = None) -> tuple[dict, dict]:
+def held_elsewhere(root: Path, state, session: str) -> frozenset[tuple[str, str, int]] | None:
+    """The records of ``session`` (``(<streams|runs>/<name>, kind, ord)``) the receiver of ``state`` holds from another
+    root: those of the files it refused as holding every record of them (``elsewhere … all``) that are in no file it
+    took from this root (the rest of a stream, the files landed there since). That root sent their metrics with them
+    (docs/push.md, Metrics), so this root counts their calls as sent. None when the metrics of the session cannot be
+    sent: a file of it refused otherwise (``part``: the receiver is short; a rejection), or one of those files is no
+    longer here (removed by retention: its records cannot be told)."""
+    refused = [rel for rel in state.rejected if rel.split("/", 1)[0] == session and rel.endswith(".sd")]
+    if any(state.elsewhere.get(rel, ("",))[0] != "all" for rel in refused):
+        return None
+    taken = [rel for rel in state.pushed if rel.split("/", 1)[0] == session and rel.endswith(".sd")
+             and rel not in state.rejected]
+    got: list[set] = []
+    for rels in (refused, taken):
+        keys: set[tuple[str, str, int]] = set()
+        for rel in rels:
+            p = root / rel
+            ln = parse_landed_name(p.name)
+            if ln is None or not p.is_file():
+                return None
+            where = (p.parent.parent.name + "/" + p.parent.name, ln.kind)
+            try:
+                keys.update((*where, int(d["ord"])) for _, d in SDReader(p, decode=False))
+            except (SDError, OSError, KeyError, TypeError, ValueError):
+                return None
+        got.append(keys)
+    return frozenset(got[0] - got[1])
+
+
+def derive(root: Path, session: str, conversation: str, sent: dict, calls: list | None = None,
+           before: dict[str, dict | None] | None = None, elsewhere: frozenset = frozenset()) -> tuple[dict, dict]:
     """New points ``{(metric, minute, attrs tuple): value}`` of a session not in ``sent``, and ``sent`` updated.
 
     Every provider call whose records carry usage counts, finished or not, as ``asz usage`` counts it (Claude Code
@@ -89,6 +123,11 @@ def derive(root: Path, session: str, conversation: str, sent: dict, calls: list 
     calls an older ``sent.json`` lists under ``calls`` (finished calls, keyed by their time, model, lane and usage)
     count as sent with the usage they have. ``calls`` is :func:`~asz_core.view.document.conversation_call_ids`' list
     when the caller has it (default: read here).
+
+    ``before``: per call id, the usage another root counted of it (:func:`held_elsewhere`,
+    :func:`~asz_core.view.document.checked_call_ids_within`): a call this endpoint never got a count of counts as sent
+    with that usage, so what is sent is what it grew by since (the records the receiver took from this root); the
+    executions of ``elsewhere`` records count as sent. So the receiver's sums hold each token once.
     """
     from ..view.document import conversation_call_ids
 
@@ -103,19 +142,23 @@ def derive(root: Path, session: str, conversation: str, sent: dict, calls: list 
         if not cu.usage:
             continue
         now = [cu.usage.get(k, 0) for k, _ in _TYPES]
-        before = counted.get(ident)
-        if before is None:
-            before = now if cu.state == "final" and f"{base}#{seen[base]}" in older else [0] * len(_TYPES)
-        counted[ident] = [max(a, b) for a, b in zip(now, before)]
+        was = counted.get(ident)
+        if was is None:
+            theirs = (before or {}).get(ident)
+            was = (now if cu.state == "final" and f"{base}#{seen[base]}" in older
+                   else [theirs.get(k, 0) for k, _ in _TYPES] if theirs else [0] * len(_TYPES))
+        counted[ident] = [max(a, b) for a, b in zip(now, was)]
         source = "main" if cu.lane == "main" else "subagent"
-        for (_, t), a, b in zip(_TYPES, now, before):
+        for (_, t), a, b in zip(_TYPES, now, was):
             if a > b:
                 key = ("agent.token.usage", _minute(cu.time), (("session.id", session), ("model", cu.model), ("query_source", source), ("type", t)))
                 points[key] = points.get(key, 0.0) + (a - b)
-    for eid, d, stream in _executions(session_dir(root, session)):
+    for eid, d, stream, theirs in _executions(session_dir(root, session), elsewhere):
         if eid in execs:
             continue
         execs.add(eid)
+        if theirs:
+            continue  # counted by the root the receiver holds it from
         server = d.get("server") if isinstance(d.get("server"), dict) else {}
         a = (("session.id", session), ("mcp_server.name", str(server.get("name", ""))), ("mcp_server.source", str(server.get("source", ""))),
              ("mcp_tool.name", _mcp_tool(str(d.get("tool_name", "")))), ("outcome", str(d.get("outcome", ""))),
@@ -174,7 +217,7 @@ def send_metrics(p) -> None:
     a changed file's numbers are what cannot be trusted (listed in ``p.rep.metrics_held_back``, ``sent.json`` kept).
     """
     from ..storage.ids import shown_names
-    from ..view.document import checked_call_ids
+    from ..view.document import checked_call_ids_within
 
     cdirs = conversation_dirs(p.root)
     shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
@@ -187,20 +230,23 @@ def send_metrics(p) -> None:
             sdir = session_dir(p.root, session)
             if not sdir.is_dir():
                 continue
-            if session in p.refused or session in p.held:  # held: removed before the receiver took it (push.held_back)
-                # The receiver refused evidence of this session (e.g. it holds the session from another root): its
-                # points would count calls whose records it never took from us, twice where it has them already.
+            elsewhere: frozenset | None = frozenset()
+            if sdir.name in p.refused:
+                elsewhere = held_elsewhere(p.root, p.state, sdir.name)
+            if elsewhere is None or session in p.held:  # held: removed before the receiver took it (push.held_back)
+                # The receiver refused evidence of this session it does not hold whole: its points would count calls
+                # whose records it never took from us. (Records it holds from another root count as that root's.)
                 p.held_metrics += 1
                 continue
             sent_at = sent_path(sdir, p.state.endpoint, p.metrics_owner)
             sent = orjson.loads(sent_at.read_bytes()) if sent_at.is_file() else {}
             if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
-            calls, state, _ = checked_call_ids(p.root, cdir.name)
+            calls, state, _, before = checked_call_ids_within(p.root, cdir.name, _within(sdir, elsewhere) if elsewhere else None)
             if state != "verified" or session in p.unverified:  # its files were held back too (push.py)
                 p.rep.metrics_held_back.append(f"{shown(cdir.name)} {state if state != 'verified' else 'held back'}")
                 continue
-            points, now_sent = derive(p.root, session, cdir.name, sent, calls)
+            points, now_sent = derive(p.root, session, cdir.name, sent, calls, before, elsewhere)
         except Exception as exc:  # noqa: BLE001 - a conversation that does not read sends no metrics, and says so
             p.problem(f"metrics of {cdir.name}: {type(exc).__name__}: {exc}")
             continue
@@ -213,6 +259,13 @@ def send_metrics(p) -> None:
                 return
             p.rep.metrics += len(points)
         _write(sent_at, now_sent)
+
+
+def _within(sdir: Path, elsewhere: frozenset):
+    """``within(seq, ord)`` of :func:`~asz_core.view.document.checked_call_ids_within`: True for a record of
+    ``elsewhere`` (:func:`held_elsewhere`), found by its landed file's seq here."""
+    where = {ln.seq: (p.parent.parent.name + "/" + p.parent.name, ln.kind) for ln, p in landed_files(sdir)}
+    return lambda seq, o: seq in where and (*where[seq], o) in elsewhere
 
 
 def _top_seq(sdir: Path) -> int:

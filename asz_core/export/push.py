@@ -36,11 +36,11 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listin
 from ..storage.root import FileLock
 from .admit import landed_seq, removed_digest, round_reads
 from .push_elsewhere import NOT_TAKEN, Elsewhere
-from .push_rest import Rests
+from .push_rest import Rests, rests_made
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
 from .transport import Answer, Sender, sender
-from .wire import ASSEMBLE, REPLACES, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
+from .wire import ASSEMBLE, REPLACES, REST, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 
 __all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "NOT_TAKEN", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
@@ -375,6 +375,7 @@ class _Pass(Elsewhere, Rests):
         size = 0
         latest: dict[str, int] = {}
         titles = RoundTitles(self.root)
+        self.rests_listed = rests_made(self.root)
         for f in files:
             try:
                 data = f.path.read_bytes()
@@ -398,6 +399,8 @@ class _Pass(Elsewhere, Rests):
                 d.record.attributes.extend(kvs([(REPLACES, claim)]))
             if f.fmt == "sd" and (f.session in self.held_elsewhere or f.rel in self.rest_files):  # no round of ours can follow its chain there
                 d.record.attributes.extend(kvs([(ASSEMBLE, "elsewhere")]))
+            if f.fmt == "sd" and f.rel in self.rests_listed:  # a rest of a stream this root made (push_rest)
+                d.record.attributes.extend(kvs([(REST, "1")]))
             latest[f.session] = max(latest.get(f.session, 0), d.time_ns)
             if batch and size + d.size > self.cfg.batch_bytes:
                 if not self.flush(batch):

@@ -34,7 +34,32 @@ from ..storage.layout import parse_landed_name, session_listing
 from ..storage.root import LockBusy, SessionWriter, session_lock
 from .admit import HIGHEST_SEQ, REST_AT, landed_seq
 
-__all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest", "half_made"]
+__all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest", "half_made", "RESTS_LIST", "rests_made",
+           "list_rests"]
+
+#: The rests of a stream this root made (root-relative paths, one a line), whatever endpoint they were made for: each
+#: goes to every endpoint marked :data:`.wire.REST`.
+RESTS_LIST = Path("_export") / "rests.list"
+
+
+def rests_made(root: Path) -> set[str]:
+    """The root-relative paths :data:`RESTS_LIST` holds (an empty set when it is absent or does not read)."""
+    try:
+        return {ln for ln in (root / RESTS_LIST).read_text(encoding="utf-8").splitlines() if ln}
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def list_rests(root: Path, rels: list[str]) -> None:
+    """Add ``rels`` to :data:`RESTS_LIST` (written whole, then renamed). Raises OSError."""
+    have = rests_made(root)
+    if set(rels) <= have:
+        return
+    path = root / RESTS_LIST
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(f"{r}\n" for r in sorted(have | set(rels))), encoding="utf-8")
+    tmp.replace(path)
 
 #: The longest closing line (and its newline) a file can end with: a file is cut so that it fits with it (the
 #: collector's rule, ``collect.fit.CLOSING_MAX``).
@@ -226,6 +251,7 @@ class Rests:
         and ``asz view`` push from one process pass after pass."""
         self.rests, self.rest_files, self.sent_again = [], set(), set()
         self.budget_of = None
+        self.rests_listed: set[str] = set()  # every rest this root made (RESTS_LIST), read as a pass sends
 
     def rests_new(self) -> bool:
         """True when ``push.state`` names a rest this pass has not made or found yet (the receiver said it now)."""
@@ -256,6 +282,11 @@ class Rests:
                       file=self.err, flush=True)
             self.rests.append((r, made))
             self.rest_files.update(made)
+            try:
+                list_rests(self.root, made)  # marked as a rest to every endpoint (wire.REST)
+            except OSError as exc:
+                self.notes.say(f"rests list {r.directory} {r.kind}", f"{r.session}: {self.root / RESTS_LIST}: cannot list "
+                               f"{', '.join(made)}: {exc.strerror or exc}; another endpoint refuses it as held whole")
 
     def rests_taken(self) -> set[str]:
         """After the rests went: for each the receiver took, forget the lines of the files of its stream it had

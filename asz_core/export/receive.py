@@ -47,7 +47,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
-from .wire import ASSEMBLE, REPLACES
+from .wire import ASSEMBLE, REPLACES, REST
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -87,7 +87,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     sent_by: list[dict] = []
     again: list[dict] = []  # files already there: a line only when the record lacks one (landed, then a crash)
     senders: set[str] = set()
-    assemble: set[str] = set()  # sessions whose sending root's rounds cannot follow the chain here (assemble_held)
+    assemble: dict[str, str | None] = {}  # sessions whose sending root's rounds cannot follow the chain here
+    # (assemble_held) -> the instance that sent the request's file of it
     for rl in req.resource_logs:
         res = _attrs(rl.resource)
         who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
@@ -105,10 +106,12 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     _reads_no_refused(rel, data, refused_seqs)
                     replaces = a.get(REPLACES)
                     if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
-                        assemble.add(rel.split("/", 1)[0])
+                        assemble[rel.split("/", 1)[0]] = who["instance"]
                     if land(root, rel, str(a.get("asz.file.digest") or ""), data,
                             replaces=replaces if isinstance(replaces, str) else None,
-                            instance=str(who["instance"]) if who["instance"] is not None else None):
+                            instance=str(who["instance"]) if who["instance"] is not None else None,
+                            sent_now=frozenset(e["file"] for e in sent_by if e["instance"] == who["instance"]),
+                            rest=a.get(REST) is not None):
                         landed += 1
                         written.append(rel)
                         sent_by.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
@@ -121,7 +124,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     if at is not None:
                         refused_seqs.setdefault(at[0], {})[at[1]] = rel
                         if HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
-                            assemble.add(at[0])
+                            assemble[at[0]] = who["instance"]
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):
                             _short(root, at[0], rel, str(exc), who["instance"], err)
@@ -142,12 +145,12 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     return resp
 
 
-def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[dict], assemble: set[str],
+def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[dict], assemble: dict[str, str | None],
               err: TextIO | None) -> None:
     """After a request's files: the landed ones (``written``, root-relative paths) indexed and listed, their senders'
     lines (``sent_by``) kept, and a line for each file already there whose record lacks one (``again``); then each
-    session of ``assemble`` with a file landed now assembled here (:func:`assemble_held`, given the seqs this request
-    landed). Raises OSError from the writes."""
+    session of ``assemble`` (session -> the instance whose file of it asked) assembled here (:func:`assemble_held`,
+    given the seqs this request landed and that instance). Raises OSError from the writes."""
     if written:
         index_sessions(root, written)
         record_landed(root, written, err)
@@ -158,9 +161,8 @@ def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[d
     for r in written:
         if (at := landed_seq(r)) is not None:
             now.setdefault(at[0], set()).add(at[1])
-    assemble &= set(now)  # only with a file landed now
     if assemble:
-        assemble_held(root, sorted(assemble), err, now)
+        assemble_held(root, sorted(assemble), err, now, assemble)
 
 
 def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None, held: bool = False) -> None:
@@ -191,33 +193,40 @@ def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO |
 _assemble_lock = threading.Lock()
 
 
-def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_now: dict[str, set[int]] | None = None) -> None:
+def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_now: dict[str, set[int]] | None = None,
+                  instances: dict[str, str | None] | None = None) -> None:
     """Write the rounds of ``sessions`` here for the landed files no round reads (trial 24a F1). They are sessions
     whose sending root's rounds cannot follow the chain here: it sent a file marked :data:`.wire.ASSEMBLE` (the
     receiver holds earlier files of the session from another root, a root re-made or lost and collected again), or
     one this request refused as held here whole. That root holds its rounds back for good (push.md, The same session
     in two roots), so without this no reader here counts its new files. Only a session whose chain here reads through
-    a seq below the highest landed (:func:`~asz_core.verify.unparsed.lagging_sessions`) is parsed, that session alone
-    (``asz parse SESSION``'s rule: nothing is written for another). One line on ``err`` per session assembled, or
-    its problem. Never raises: the files are landed either way, and ``asz verify`` and ``asz ls`` say a file no round
-    reads.
+    a seq below the highest landed (:func:`~asz_core.verify.unparsed.lagging_sessions`), or that has landed files and
+    no chain at all (its old root sent no round: collected with ``--no-parse``, or its push stopped between its files
+    and its rounds, then lost), is parsed, that session alone (``asz parse SESSION``'s rule: nothing is written for
+    another). One line on ``err`` per session assembled, or its problem. Never raises: the files are landed either
+    way, and ``asz verify`` and ``asz ls`` say a file no round reads.
 
     ``landed_now``: session -> the seqs the request being answered landed. When given, a session is assembled only
-    when every seq its chain lacks landed now: a seq landed before by another root may have its round still to come
-    from that root (a push stopped between its files and its rounds), and a round written here over other windows
-    would take that round's number, so that root's round would be refused for good."""
+    when every seq its chain lacks landed now, or was sent by the instance that asked (``instances``: session -> the
+    request's ``service.instance.id``, by the sender record): a seq another root landed before may have its round still
+    to come (a push stopped between its files and its rounds), and a round written here over other windows would take
+    its number, refused to that root for good; a seq the asking instance sent is its own lost root's, whose rounds
+    will not come (push.md, A root re-made: one instance is taken for one root)."""
     from ..flow.parse import assembling_held, parse_root
     from ..verify.unparsed import lagging_sessions
 
     with _assemble_lock:
         for session in sessions:
             try:
-                lag = lagging_sessions(root, session)
+                lag = lagging_sessions(root, session) or _unchained(root, session)
                 if not lag:
                     continue
-                if landed_now is not None and not _landed_above(root, session, lag[0][1]) <= landed_now.get(session, set()):
+                lacks = _lacking(root, session, lag[0][1], (landed_now or {}).get(session, set()),
+                                 (instances or {}).get(session))
+                if landed_now is not None and lacks:
                     said(err, f"not assembled {session}: its seq {lag[0][1] + 1}-{lag[0][2]} were not all landed by this "
-                              "request (the root that sent the others may still send their rounds); asz verify names them")
+                              "request nor sent by its instance (the root that sent the others may still send their "
+                              "rounds); asz verify names them")
                     continue
                 with assembling_held():  # a sending root's chain: written here, that root sending none of it
                     rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
@@ -235,13 +244,33 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                               "back (this root holds the session's earlier files from another root)")
 
 
-def _landed_above(root: Path, session: str, through: int) -> set[int]:
-    """The seqs of ``session``'s landed files here above ``through`` (its chain's last seq read): a seq this root never
-    got (a sending root's file refused here, the rest of a stream landed above it: push.md) is not one its chain
-    lacks."""
-    from ..storage.layout import dir_name, session_listing
+def _unchained(root: Path, session: str) -> list[tuple[str, int, int]]:
+    """``[(session, 0, highest seq)]`` when ``session`` has landed files here and no round (its sending root sent
+    none); [] otherwise, and while a writer holds the session's lock (its parse follows its landing)."""
+    from ..flow.pending import has_chain
+    from ..storage.layout import dir_name, highest_landed_seq
+    from ..storage.root import SESSION_LOCK, lock_taken
 
-    return {ln.seq for ln, _ in session_listing(root / dir_name(session), skeletons=True).files if ln.seq > through}
+    sdir = root / dir_name(session)
+    if has_chain(root, session) or lock_taken(sdir / SESSION_LOCK):
+        return []
+    top = highest_landed_seq(sdir)
+    return [(session, 0, top)] if top else []
+
+
+def _lacking(root: Path, session: str, through: int, now: set[int], instance: str | None) -> set[int]:
+    """The seqs of ``session``'s landed files here above ``through`` (its chain's last seq read) that were not landed
+    ``now`` nor sent by ``instance`` (the sender record names it for every file of the seq; None: no one). A seq this
+    root never got (a sending root's file refused here, the rest of a stream landed above it: push.md) is not one."""
+    from ..storage.layout import dir_name, session_listing
+    from ..storage.senders import file_senders
+
+    above: dict[int, list[str]] = {}
+    for ln, p in session_listing(root / dir_name(session), skeletons=True).files:
+        if ln.seq > through and ln.seq not in now:
+            above.setdefault(ln.seq, []).append(Path(p).relative_to(root).as_posix())
+    by = file_senders(root, dir_name(session)) if above and instance is not None else {}
+    return {seq for seq, rels in above.items() if instance is None or not all(by.get(r) == instance for r in rels)}
 
 
 def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> None:

@@ -72,6 +72,11 @@ REPLACES = "asz.chain.replaces"
 #: receiver holds earlier files of the session from another root, so no round of this root can follow its chain there;
 #: an asz receiver then assembles the session's round for the file itself (push.md, A root re-made; trial 24a F1).
 ASSEMBLE = "asz.chain.assemble"
+#: The record attribute (value ``1``) of a landed file that is the rest of a stream this root made for a receiver
+#: (:mod:`.push_rest`, listed in ``_export/rests.list``): every record of it repeats one this root holds in an earlier
+#: file of its stream. A receiver that holds those records from this root lands it as records landed again, as this
+#: root holds them (push.md, The rest of a stream; the original asz sends no such attribute and ignores it).
+REST = "asz.rest"
 
 
 @attrs.define

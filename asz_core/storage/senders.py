@@ -42,7 +42,7 @@ from typing import Collection, Optional
 import orjson
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "senders_line", "UNVERIFIED", "UNVERIFIED_SENDER"]
+           "senders_path", "senders_summary", "session_senders", "senders_line", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -207,6 +207,13 @@ def read_senders(path: str | os.PathLike) -> SendersRead:
     if lines[-1]:
         got.problems.append(f"line {len(lines)}: cut short (no newline): the receiver stopped while writing it")
     return got
+
+
+def file_senders(root: str | os.PathLike, session_dir: str) -> dict[str, str | None]:
+    """Root-relative landed file -> the ``instance`` its line in the session's sender record names; None for a line
+    that does not verify (:data:`UNVERIFIED`: it names no one) or names none. A file with no line is no key."""
+    return {e["file"]: None if e.get(UNVERIFIED) else e.get("instance")
+            for e in read_senders(senders_path(root, session_dir)).entries}
 
 
 def senders_summary(entries: list[dict]) -> list[dict]:

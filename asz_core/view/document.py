@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .chain import ChainReader, ViewError
 from .conflicts import stopped_and_gone
@@ -153,13 +153,43 @@ def conversation_call_ids(root: str | os.PathLike, conversation: str) -> list[tu
 def checked_call_ids(root: str | os.PathLike, conversation: str) -> tuple[list[tuple[str, Any]], str, list[str]]:
     """``(calls, state, problems)``: :func:`conversation_call_ids`' list from the same fold as the verification state
     and problems :func:`conversation_checked` gives, so a reader counts only calls of a conversation that verifies."""
+    return checked_call_ids_within(root, conversation, None)[:3]
+
+
+def checked_call_ids_within(root: str | os.PathLike, conversation: str, within: Callable[[int, int], bool] | None
+                            ) -> tuple[list[tuple[str, Any]], str, list[str], dict[str, dict | None]]:
+    """:func:`checked_call_ids`' ``(calls, state, problems)`` and, per call id of ``calls``, its usage (four counts;
+    None: none) as read from only the records ``within(seq, ord)`` keeps (the landed file's seq, the record's
+    ``ord``), from the same fold: what a call counted when only those records had landed (``asz push``'s metrics of a
+    session the receiver holds partly from another root, which counted those records' calls). A call none of whose
+    records is kept is not a key. ``within`` None: no usage map ({})."""
     with gc_pause.paused():
-        b, _, _, _, _, _, v = _prepare(Path(root), conversation, (), None)
+        b, _, _, _, _, sess, v = _prepare(Path(root), conversation, (), None)
         out: list[tuple[str, Any]] = []
+        before: dict[str, dict | None] = {}
         for nid, cu in sorted(v.call_usage.items()):  # provider_calls' rule: a synthetic call is none
-            out.extend(((f"{nid}#{r.request}", r) for r in cu.requests if not r.synthetic) if cu.requests
-                       else [] if cu.synthetic else [(nid, cu)])
-        return out, b.state, list(b.problems)
+            mine = ([(f"{nid}#{r.request}", r) for r in cu.requests if not r.synthetic] if cu.requests
+                    else [] if cu.synthetic else [(nid, cu)])
+            out.extend(mine)
+            if within is not None and mine:
+                before.update(_usage_within(v, sess, nid, within, [ident for ident, _ in mine]))
+        return out, b.state, list(b.problems), before
+
+
+def _usage_within(v: DocumentView, sess, nid: str, within: Callable[[int, int], bool], idents: list[str]) -> dict[str, dict | None]:
+    """Call id -> usage of the calls ``idents`` of node ``nid`` read from the refs ``within`` keeps
+    (:func:`checked_call_ids_within`); {} when it keeps none."""
+    import msgspec
+
+    n = v.nodes[nid]
+    refs = [r for r in (n.refs or ([n.ref] if n.ref else []))
+            if (ords := sess.ords.get(r.seq)) is not None and 0 < r.row <= len(ords) and ords[r.row - 1] is not None
+            and within(r.seq, ords[r.row - 1])]
+    if not refs:
+        return {}
+    got = v.read_call(msgspec.structs.replace(n, refs=refs, ref=None))
+    by_request = {q.request: q.usage for q in got.requests} if got.requests else {got.request: got.usage}
+    return {ident: (by_request.get(ident.split("#", 1)[1]) if "#" in ident else got.usage) for ident in idents}
 
 
 def conversation_checked(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list, str, list[str]]:

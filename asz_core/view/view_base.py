@@ -119,6 +119,11 @@ class ViewBase(Companions):
                 return got
         return {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
 
+    def read_call(self, n: Node) -> CallUsage:
+        """:meth:`_read_call` of ``n`` (a node of this view, or one whose refs were narrowed: what a call counted when
+        only some of its records had landed, ``document.checked_call_ids_within``)."""
+        return self._read_call(n)
+
     def _read_call(self, n: Node) -> CallUsage:
         """A call's usage from its fragments in landed order; its lane from its stream's role.
 

@@ -51,6 +51,13 @@ def sent_files(root: Path) -> dict[str, str]:
     return out
 
 
+def token_points(request) -> list[tuple[str, float]]:
+    """``(type, value)`` of every ``agent.token.usage`` data point of an ``ExportMetricsServiceRequest``."""
+    return [(next(kv.value.string_value for kv in dp.attributes if kv.key == "type"), dp.as_double)
+            for rm in request.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+            if m.name == "agent.token.usage" for dp in m.sum.data_points]
+
+
 def summary(line: str) -> dict[str, str]:
     """The ``key=value`` fields of a summary line."""
     return dict(tok.split("=", 1) for tok in line.split() if "=" in tok)

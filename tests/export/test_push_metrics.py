@@ -20,7 +20,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
 
 from anchors import anchor_usage
-from export_helpers import asz, summary
+from export_helpers import asz, summary, token_points
 
 SPOTTER = "-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
 LOG_SAMPLE = "-Users-alex-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
@@ -44,13 +44,7 @@ class _Capture(metrics_service_pb2_grpc.MetricsServiceServicer, logs_service_pb2
     def Export(self, request, context):  # noqa: N802 - both services name their call Export
         if isinstance(request, logs_service_pb2.ExportLogsServiceRequest):
             return logs_service_pb2.ExportLogsServiceResponse()
-        for rm in request.resource_metrics:
-            for sm in rm.scope_metrics:
-                for m in sm.metrics:
-                    if m.name == "agent.token.usage":
-                        for dp in m.sum.data_points:
-                            kind = next(kv.value.string_value for kv in dp.attributes if kv.key == "type")
-                            self.points.append((kind, dp.as_double))
+        self.points.extend(token_points(request))
         return metrics_service_pb2.ExportMetricsServiceResponse()
 
     def totals(self) -> dict[str, int]:

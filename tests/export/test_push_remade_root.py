@@ -17,7 +17,7 @@ import pytest
 
 from asz_core.export.receive import Receiver
 
-from export_helpers import asz, summary
+from export_helpers import asz, summary, token_points
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
@@ -347,13 +347,11 @@ def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_pat
     assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
 
 
-#: ``asz push`` with the rest of a stream cut at 20,000 bytes (``make_rest``'s budget), killed (``os._exit(9)``, no
+#: ``asz push`` (run with an asz.yaml whose ``max_delta_bytes`` is 20,000: the rest of a stream is cut there), killed (``os._exit(9)``, no
 #: clean-up) as it closes the rest's second file: the first file landed, the second a temporary left behind.
 _KILLED_MAKING_THE_REST = """
 import os, sys
-from asz_core.export import push_rest
 from asz_core.storage.root import SessionWriter
-push_rest.make_rest.__defaults__ = (20000, True)
 finish, closed = SessionWriter.finish, []
 def killed(self, w):
     closed.append(w)
@@ -377,7 +375,9 @@ def test_a_pass_killed_while_making_the_rest(receiver, tmp_path):
     sid, project = "0d3a8e6f-290f-4105-a327-a2496e5e2a83", "-Users-alex-workspace-claude-code-log-sample"
     lines = _source(project, sid).read_bytes().splitlines(keepends=True)
     f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
-    k = subprocess.run([sys.executable, "-c", _KILLED_MAKING_THE_REST, "push", "--root", str(data), "--endpoint",
+    cfg = tmp_path / "cut.yaml"
+    cfg.write_text("adapters:\n  - name: claude-code-local\n    collector:\n      max_delta_bytes: 20000\n")
+    k = subprocess.run([sys.executable, "-c", _KILLED_MAKING_THE_REST, "push", "--config", str(cfg), "--root", str(data), "--endpoint",
                         f"grpc://{receiver.address}"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert k.returncode == 9, k.stdout + k.stderr
     (half,) = [p for p in data.rglob("*.sd") if p.name.endswith("-000002.sd")]
@@ -616,3 +616,131 @@ def test_the_rest_is_cut_at_the_configured_max_delta_bytes(receiver, tmp_path):
     assert v.returncode == 0 and "short of" not in v.stdout, v.stdout + v.stderr
     p = _push(data, receiver, tmp_path, "--config", str(cfg))
     assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.slow
+def test_the_rest_pushed_to_a_second_endpoint_lands_there(receiver, tmp_path):
+    """push26 (4): the host of F3, its rest made for the first receiver, pushed to a second receiver that holds none of
+    the session. Its seq 1 (ord 1-68) lands there whole, and the rest (seq 2, ord 31-68, every record of it there
+    already) was refused as held whole, with the rounds reading it: that pass exited 1 and every later one noted that
+    the receiver held the session "from another root", though the root was this one. Now the second receiver takes the
+    rest as records landed again, as the host holds them (this instance sent every file of that stream there, and the
+    rest ends where the stream ends): the pass exits 0 with nothing rejected and no note, the second root holds the
+    host's files and rounds byte for byte, counts the calls of the 68 source lines, and verifies clean against the
+    host's receipts; a second pass sends nothing, and the first receiver is still clean."""
+    project, sid = LOG_SAMPLE
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
+    first = _push(data, receiver, tmp_path)
+    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr  # the rest made and sent
+    (rest,) = [q for q in data.rglob("*.sd") if q.name.endswith("-000002.sd")]
+    r2 = Receiver(tmp_path / "team2", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        p = _push(data, r2, tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        got = summary(p.stdout.strip().splitlines()[-1])
+        assert (got["rejected"], got["errors"]) == ("0", "0"), p.stdout + p.stderr
+        assert "another root" not in p.stderr and "rejected" not in p.stderr, p.stderr
+        team2 = r2.root
+        assert (team2 / rest.relative_to(data)).read_bytes() == rest.read_bytes()
+        assert _rounds(team2) == _rounds(data)  # the host's chain, byte for byte
+        whole = calls(lines)
+        assert _usage_total(team2, tmp_path) == (len(whole), sum(whole.values())) == (15, 439_280)
+        v = asz("verify", "--root", str(team2), "--receipts", str(data), cwd=tmp_path)
+        assert v.returncode == 0 and "short of" not in v.stdout, v.stdout + v.stderr
+        again = _push(data, r2, tmp_path)
+        assert again.returncode == 0 and "files=0" in again.stdout and "note:" not in again.stderr, again.stdout + again.stderr
+    finally:
+        r2.stop()
+    back = _push(data, receiver, tmp_path)
+    assert back.returncode == 0 and "files=0" in back.stdout, back.stdout + back.stderr
+
+
+@pytest.mark.slow
+def test_a_session_whose_old_root_sent_no_round_is_assembled(receiver, tmp_path):
+    """push26 (2): the old root pushed a session's files and no round (collected with --no-parse, or its push stopped
+    between its files and its rounds), then was lost and collected again. The re-made root holds its rounds back (they
+    read files the receiver refused), so the team root held the files and no chain: no reader there counted them until
+    someone ran ``asz parse SESSION`` on it by hand. Now the receiver assembles the session when every seq no round
+    reads was sent by the re-made root's instance or landed by the request: 0d3a8e6f (30 lines pushed, 68 collected
+    again: the rest of its stream) and de3b8b19 (pushed whole, collected again: held whole, nothing new lands) both
+    count what their source lines hold on the team root, which verifies clean."""
+    project, sid = LOG_SAMPLE
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    de3 = _source(*DE3)
+    src = tmp_path / "src"
+    (src / project).mkdir(parents=True)
+    (src / DE3[0]).mkdir(parents=True)
+    f = src / project / f"{sid}.jsonl"
+    f.write_bytes(b"".join(lines[:30]))
+    shutil.copy(de3, src / DE3[0] / de3.name)
+    data = tmp_path / "data"
+    _collect(src, data, tmp_path, "--no-parse")
+    assert _push(data, receiver, tmp_path).returncode == 0
+    assert not (receiver.root / "_conversations").exists()  # the old root sent no round
+    data.rename(tmp_path / "data.lost")
+    f.write_bytes(b"".join(lines))
+    _collect(src, data, tmp_path)
+    first = _push(data, receiver, tmp_path)
+    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr  # the refusals are news
+    for s in (sid, DE3[1]):
+        assert list((receiver.root / "_conversations" / s / "rounds").glob("*.sf")), s
+    whole, d = calls(lines), calls(de3.read_bytes().splitlines())
+    assert _usage_total(receiver.root, tmp_path) == (len(whole) + len(d), sum(whole.values()) + sum(d.values()))
+    v = asz("verify", "--root", str(receiver.root), "--receipts", str(data), cwd=tmp_path)
+    assert v.returncode == 0 and "read by no round" not in v.stdout and "no conversation chain" not in v.stdout, v.stdout
+    p = _push(data, receiver, tmp_path)
+    assert p.returncode == 0 and "files=0" in p.stdout, p.stdout + p.stderr
+
+
+_TYPES = {"input_tokens": "input", "output_tokens": "output", "cache_creation_input_tokens": "cacheCreation",
+          "cache_read_input_tokens": "cacheRead"}
+
+
+def _tokens_by_type(lines: list[bytes]) -> dict[str, int]:
+    """The source's tokens per metric type: each call (message.id, requestId) by the last line of it with usage."""
+    last: dict[tuple, dict] = {}
+    for ln in lines:
+        d = json.loads(ln)
+        m = d.get("message")
+        if d.get("type") == "assistant" and isinstance(m, dict) and isinstance(m.get("usage"), dict):
+            last[(m.get("id"), d.get("requestId"))] = m["usage"]
+    return {t: sum(int(u.get(k) or 0) for u in last.values()) for k, t in _TYPES.items()}
+
+
+class _Counting(Receiver):
+    """``asz receive`` on loopback that also sums the ``agent.token.usage`` points it answers, per ``type``: what an
+    OTLP metrics backend sums of monotonic delta sums."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tokens = dict.fromkeys(_TYPES.values(), 0)
+
+    def metrics_said(self, req) -> None:
+        for kind, value in token_points(req):
+            self.tokens[kind] += int(value)
+        super().metrics_said(req)
+
+
+@pytest.mark.slow
+def test_the_metrics_of_the_rest_are_sent_once(tmp_path):
+    """push26 (1): F3's host, the old root's push having sent the metrics of the calls of its 30 lines. The re-made
+    root's session has a refused file, so it sent no metrics at all: the OTLP backend never counted the calls of the
+    38 lines only the rest holds. Now it sends, for each call, what its usage grew by over what the records the
+    receiver holds from the old root give (those were counted by that root): the receiver's sums per type are the 68
+    source lines' tokens (439,280 in all), each token once; the next pass sends no point."""
+    project, sid = LOG_SAMPLE
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    r = _Counting(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        f, data = _lost_after_pushing_30(r, tmp_path, project, sid, lines)
+        assert r.tokens == _tokens_by_type(lines[:30])  # the old root's points: the calls of the lines it pushed
+        first = _push(data, r, tmp_path)
+        assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
+        assert r.tokens == _tokens_by_type(lines), (r.tokens, _tokens_by_type(lines))
+        assert sum(r.tokens.values()) == 439_280
+        again = _push(data, r, tmp_path)
+        assert again.returncode == 0 and "metrics=0" in again.stdout and "files=0" in again.stdout, again.stdout + again.stderr
+        assert r.tokens == _tokens_by_type(lines)
+    finally:
+        r.stop()
