@@ -2443,7 +2443,534 @@ static PyObject *record_line(PyObject *self, PyObject *const *args, Py_ssize_t n
     return both;
 }
 
+/* draw_node(ctx, n, depth) -> dict: asz_core/view/nodes.py's NodeView.node for the usual node (issue 22, session 26:
+ * the node drawing was the build's largest Python left, 17,136 nodes of the bench session), and for its children
+ * down to depth 12. ctx is the tuple NodeView._drawing makes (the view's maps, kind sets, types and bound methods,
+ * in dn_ctx's order). The envelope, ref(s), attrs, a step's text from the part its block names, a record's flags, a
+ * call's and a tool's keys (call_keys, tool_keys above) and the edges are written here, in node()'s key order; each
+ * piece of another shape is handed to the Python method that defines it (_talk_keys, _content, _record_keys,
+ * _call_keys_py, _tool_keys_py, _node_extras: media and later copies), and a node whose own fields are of another
+ * shape (a node, ref, attrs, record list or record that is not the exact type) is drawn by _node_py from the start.
+ * An error a Python method raises is raised as it raised it. None when ctx is not that tuple (the caller draws it). */
+enum { DC_AT, DC_AT_FN, DC_RECORDS, DC_HIDE, DC_NO_TEXT, DC_STRUCTURAL, DC_TOOL_KINDS, DC_NOT_CHILDREN, DC_CHILDREN,
+       DC_EXTRAS_ON, DC_EDGES, DC_NODE_PY, DC_TALK_KEYS, DC_CONTENT, DC_CALL_KEYS_PY, DC_RECORD_KEYS, DC_TOOL_KEYS_PY,
+       DC_EXTRAS, DC_PLACED, DC_CALL_USAGE, DC_UNVERIFIED, DC_WITHHOLDABLE, DC_LONG_ABOVE, DC_CU_TYPE, DC_NODE_TYPE,
+       DC_REF_TYPE, DC_TIMES, DC_STEP_CHANGES, DC_STEP_EXECUTIONS, DC_SHORT_TEXT, DC_CLIP, DC_DATA_TEXT, DC_CUT_STATES,
+       DC_WIDE, DC_DUMPS, DC_N };
+static PyObject *dn_types[2];
+static Py_ssize_t dn_no[7], dn_ro[R_FIELDS];
+enum { D_ID, D_KIND, D_PARENT, D_STREAM, D_REF, D_REFS, D_ATTRS };
+static const char *const dn_node_fields[] = {"id", "kind", "parent", "stream", "ref", "refs", "attrs", NULL};
+static PyObject *s_kind, *s_at, *s_stream, *s_ref, *s_refs, *s_seq, *s_row, *s_block, *s_attrs, *s_talk,
+    *s_children, *s_edges, *s_turn_duration, *s_placed_at;
+#define DN_DEPTH 12
+
+/* A node's dict, made with room for the usual step's keys (no resize while they are added). */
+static PyObject *dn_new_dict(void) {
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_NewPresized(10);
+#else
+    return PyDict_New();
+#endif
+}
+
+static int dn_offsets(PyObject *node_type, PyObject *ref_type) {
+    if (dn_types[0] == node_type && dn_types[1] == ref_type)
+        return 0;
+    if (member_offsets(node_type, dn_node_fields, dn_no) < 0 || member_offsets(ref_type, ref_fields, dn_ro) < 0)
+        return -1;
+    Py_XSETREF(dn_types[0], Py_NewRef(node_type));
+    Py_XSETREF(dn_types[1], Py_NewRef(ref_type));
+    return 0;
+}
+
+/* {"seq": r.seq, "row": r.row[, "block": r.block]} (a new reference), NULL with no error when r is not an exact Ref
+ * with its fields set, NULL with an error on error. */
+static PyObject *dn_ref(PyObject *r) {
+    if ((PyObject *)Py_TYPE(r) != dn_types[1])
+        return NULL;
+    PyObject *seq = FIELD(r, dn_ro[R_SEQ]), *row = FIELD(r, dn_ro[R_ROW]), *block = FIELD(r, dn_ro[R_BLOCK]);
+    if (seq == NULL || row == NULL || block == NULL)
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL || PyDict_SetItem(d, s_seq, seq) < 0 || PyDict_SetItem(d, s_row, row) < 0 ||
+        (block != Py_None && PyDict_SetItem(d, s_block, block) < 0)) {
+        Py_XDECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* The attrs node() shows (a new reference; NULL with no error: none shown) in *out: 1, 0 for attrs of another shape
+ * (not a dict, a key not a str), -1 on error. The fold's own dict when its keys are sorted already (nothing writes
+ * to it), a copy in key order when not, without provider_bodies. */
+static int dn_attrs(PyObject *attrs, PyObject **out) {
+    *out = NULL;
+    if (!PyDict_CheckExact(attrs))
+        return 0;
+    if (PyDict_GET_SIZE(attrs) == 0)
+        return 1;
+    PyObject *own = Py_NewRef(attrs), *key, *value, *prev = NULL;
+    int in = PyDict_Contains(attrs, s_provider_bodies);
+    if (in < 0)
+        goto fail;
+    if (in) {
+        Py_SETREF(own, PyDict_Copy(attrs));
+        if (own == NULL || PyDict_DelItem(own, s_provider_bodies) < 0)
+            goto fail;
+        if (PyDict_GET_SIZE(own) == 0) {
+            Py_DECREF(own);
+            return 1;
+        }
+    }
+    Py_ssize_t pos = 0;
+    int ordered = 1;
+    while (PyDict_Next(own, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            Py_DECREF(own);
+            return 0;
+        }
+        if (prev != NULL && ordered && PyUnicode_Compare(prev, key) > 0)
+            ordered = 0;
+        prev = key;
+    }
+    if (!ordered) {
+        PyObject *keys = PyDict_Keys(own), *sorted = NULL;
+        if (keys == NULL || PyList_Sort(keys) < 0 || (sorted = PyDict_New()) == NULL) {
+            Py_XDECREF(keys);
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
+            PyObject *k = PyList_GET_ITEM(keys, i), *v = PyDict_GetItemWithError(own, k);
+            if (v == NULL || PyDict_SetItem(sorted, k, v) < 0) {
+                Py_DECREF(keys);
+                Py_DECREF(sorted);
+                goto fail;
+            }
+        }
+        Py_DECREF(keys);
+        Py_SETREF(own, sorted);
+    }
+    *out = own;
+    return 1;
+fail:
+    Py_XDECREF(own);
+    return -1;
+}
+
+/* 1 when n's record is withheld (hide, a set, holds a flag of rec's list of flags), 0 when not, -1 for flags of
+ * another shape or on error (the caller gives the node to the Python). */
+static int dn_withheld(PyObject *hide, PyObject *rec) {
+    if (PySet_GET_SIZE(hide) == 0 || rec == NULL)
+        return 0;
+    return tk_withheld(hide, rec);
+}
+
+/* data_text(data) of a dict or list: DATA_DUMPS' orjson.dumps(data, default=..., option=...) decoded as UTF-8 (a new
+ * reference), NULL on error. */
+static PyObject *dn_kwnames;
+static PyObject *dn_dumps(PyObject *const *ctx, PyObject *data) {
+    PyObject *dumps = ctx[DC_DUMPS];
+    if (!PyTuple_CheckExact(dumps) || PyTuple_GET_SIZE(dumps) != 3)
+        return PyObject_CallOneArg(ctx[DC_DATA_TEXT], data);
+    if (dn_kwnames == NULL) { /* interned, as orjson compares the names by identity */
+        PyObject *k0 = PyUnicode_InternFromString("default"), *k1 = PyUnicode_InternFromString("option");
+        dn_kwnames = k0 == NULL || k1 == NULL ? NULL : PyTuple_Pack(2, k0, k1);
+        Py_XDECREF(k0);
+        Py_XDECREF(k1);
+        if (dn_kwnames == NULL)
+            return NULL;
+    }
+    PyObject *a[3] = {data, PyTuple_GET_ITEM(dumps, 1), PyTuple_GET_ITEM(dumps, 2)};
+    PyObject *raw = PyObject_Vectorcall(PyTuple_GET_ITEM(dumps, 0), a, 1, dn_kwnames), *out;
+    if (raw == NULL)
+        return NULL;
+    if (!PyBytes_CheckExact(raw)) {
+        Py_DECREF(raw);
+        PyErr_SetString(PyExc_TypeError, "orjson.dumps gave no bytes");
+        return NULL;
+    }
+    out = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), "strict");
+    Py_DECREF(raw);
+    return out;
+}
+
+/* node()'s step text from the part its block names (_content's first two branches, not withheld) written into d: 1
+ * when written, 0 when the part is of another shape or one _content reads further (a part made smaller to land, a
+ * session whose landed files may hold a wide number: its notes; the caller calls _content), -1 on error. The text is
+ * the part's own, else its data written by data_text ("" for none), clipped by clip_text past short_text. */
+static int dn_content(PyObject *const *ctx, PyObject *first, PyObject *rec, int withheld, PyObject *d) {
+    PyObject *block = FIELD(first, dn_ro[R_BLOCK]);
+    if (withheld || block == NULL || block == Py_None || !PyLong_CheckExact(block))
+        return 0;
+    PyObject *parts = PyDict_GetItemWithError(rec, s_parts);
+    if (parts == NULL || !PyList_CheckExact(parts))
+        return PyErr_Occurred() ? -1 : 0;
+    Py_ssize_t b = PyLong_AsSsize_t(block);
+    if (b == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (b < 0 || b >= PyList_GET_SIZE(parts))
+        return 0;
+    PyObject *p = PyList_GET_ITEM(parts, b), *text, *k, *state, *bytes, *shown = NULL;
+    if (!PyDict_CheckExact(p))
+        return 0;
+    if ((text = PyDict_GetItemWithError(p, s_text)) == NULL && PyErr_Occurred())
+        return -1;
+    if (text == Py_None)
+        text = NULL;
+    if (text != NULL && !PyUnicode_CheckExact(text))
+        return 0;
+    if (text != NULL && PyUnicode_GET_LENGTH(text) == 0)
+        text = NULL;
+    if (text != NULL) { /* its own text, unless the part is of a kind the runtime's words did not name */
+        if ((k = PyDict_GetItemWithError(p, s_k)) == NULL || !PyUnicode_CheckExact(k))
+            return PyErr_Occurred() ? -1 : 0;
+        if (PyUnicode_Compare(k, s_unknown) == 0)
+            text = NULL;
+    }
+    if ((state = PyDict_GetItemWithError(p, s_state)) == NULL && PyErr_Occurred())
+        return -1;
+    if (state == NULL)
+        state = s_available;
+    int cut = PySet_Contains(ctx[DC_CUT_STATES], state);
+    if (cut != 0) { /* made smaller to land (or a state of another shape): _content adds its sha256 */
+        PyErr_Clear();
+        return 0;
+    }
+    if ((bytes = PyDict_GetItemWithError(p, s_bytes)) == NULL && PyErr_Occurred())
+        return -1;
+    int has_bytes = bytes == NULL ? 0 : PyObject_IsTrue(bytes);
+    if (has_bytes < 0)
+        return -1;
+    Py_ssize_t short_text = PyLong_AsSsize_t(ctx[DC_SHORT_TEXT]);
+    if (short_text == -1 && PyErr_Occurred())
+        return -1;
+    if (text != NULL)
+        shown = Py_NewRef(text);
+    else { /* its data written out */
+        PyObject *data = PyDict_GetItemWithError(p, s_data);
+        if (data == NULL && PyErr_Occurred())
+            return -1;
+        if (data != NULL && data != Py_None) {
+            int wide = PyObject_IsTrue(ctx[DC_WIDE]);
+            if (wide != 0) /* a number past 64 bits may be in it: _content writes its notes */
+                return wide < 0 ? -1 : 0;
+            shown = PyUnicode_CheckExact(data) ? Py_NewRef(data) :
+                    PyDict_CheckExact(data) || PyList_CheckExact(data) ? dn_dumps(ctx, data) :
+                    PyObject_CallOneArg(ctx[DC_DATA_TEXT], data);
+            if (shown == NULL)
+                return -1;
+            if (!PyUnicode_CheckExact(shown)) {
+                Py_DECREF(shown);
+                return 0;
+            }
+        }
+    }
+    if (shown != NULL && PyUnicode_GET_LENGTH(shown) > short_text)
+        Py_SETREF(shown, PyObject_CallOneArg(ctx[DC_CLIP], shown));
+    else if (shown != NULL && PyUnicode_GET_LENGTH(shown) == 0)
+        Py_CLEAR(shown);
+    int rc = shown == NULL ? (PyErr_Occurred() ? -1 : 0) : PyDict_SetItem(d, s_text, shown);
+    Py_XDECREF(shown);
+    if (rc < 0 || PyDict_SetItem(d, s_state, state) < 0 || (has_bytes && PyDict_SetItem(d, s_bytes, bytes) < 0))
+        return -1;
+    return 1;
+}
+
+/* Call the bound method m with nargs arguments; 0, -1 on error (its result is dropped: the methods write into d). */
+static int dn_call(PyObject *m, PyObject *const *args, size_t nargs) {
+    PyObject *r = PyObject_Vectorcall(m, args, nargs, NULL);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* An llm.call's keys (_call_keys): 0, -1 on error. */
+static int dn_call_keys(PyObject *const *ctx, PyObject *n, PyObject *nid, PyObject *d) {
+    PyObject *cu = PyDict_GetItemWithError(ctx[DC_CALL_USAGE], nid), *placed;
+    if (cu == NULL) { /* self.call_usage[n.id]'s KeyError, as _call_keys raises it */
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, nid);
+        return -1;
+    }
+    Py_INCREF(cu);
+    int rc = -1;
+    if ((placed = PyDict_GetItemWithError(ctx[DC_PLACED], nid)) == NULL && PyErr_Occurred())
+        goto done;
+    if (placed != NULL && placed != Py_None && PyDict_SetItem(d, s_placed_at, placed) < 0)
+        goto done;
+    PyObject *a[11] = {n, d, cu, ctx[DC_RECORDS], ctx[DC_UNVERIFIED], ctx[DC_WITHHOLDABLE], ctx[DC_HIDE],
+                       ctx[DC_LONG_ABOVE], ctx[DC_CU_TYPE], ctx[DC_NODE_TYPE], ctx[DC_REF_TYPE]};
+    PyObject *got = call_keys(NULL, a, 11);
+    if (got == NULL)
+        goto done;
+    Py_DECREF(got);
+    if (got == Py_None) {
+        PyObject *b[3] = {n, d, cu};
+        if (dn_call(ctx[DC_CALL_KEYS_PY], b, 3) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_DECREF(cu);
+    return rc;
+}
+
+/* A tool node's keys (_tool_keys): 0, -1 on error. */
+static int dn_tool_keys(PyObject *const *ctx, PyObject *n, PyObject *d) {
+    Py_ssize_t had = PyDict_GET_SIZE(d);
+    PyObject *a[12] = {n, d, ctx[DC_RECORDS], ctx[DC_TIMES], ctx[DC_HIDE], ctx[DC_STEP_CHANGES],
+                       ctx[DC_STEP_EXECUTIONS], ctx[DC_SHORT_TEXT], ctx[DC_CLIP], ctx[DC_DATA_TEXT], ctx[DC_NODE_TYPE],
+                       ctx[DC_REF_TYPE]};
+    PyObject *got = tool_keys(NULL, a, 12);
+    if (got == NULL)
+        return -1;
+    Py_DECREF(got);
+    if (got != Py_None) {
+        PyObject *state = PyDict_GetItemWithError(d, s_result_state);
+        if (state == NULL && PyErr_Occurred())
+            return -1;
+        int cut = state == NULL ? 0 : PySet_Contains(ctx[DC_CUT_STATES], state);
+        if (cut < 0)
+            return -1;
+        if (!cut)
+            return 0;
+        PyObject *keys = PyDict_Keys(d); /* the keys it added, taken back: the Python adds the result's sha256 */
+        if (keys == NULL)
+            return -1;
+        for (Py_ssize_t i = had; i < PyList_GET_SIZE(keys); i++)
+            if (PyDict_DelItem(d, PyList_GET_ITEM(keys, i)) < 0) {
+                Py_DECREF(keys);
+                return -1;
+            }
+        Py_DECREF(keys);
+    }
+    PyObject *b[2] = {n, d};
+    return dn_call(ctx[DC_TOOL_KEYS_PY], b, 2);
+}
+
+static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth);
+
+/* node()'s children of nid drawn into d (depth: nid's): 0, -1 on error. */
+static int dn_children(PyObject *const *ctx, PyObject *nid, long depth, PyObject *d) {
+    PyObject *kids = PyDict_GetItemWithError(ctx[DC_CHILDREN], nid);
+    if (kids == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (depth >= DN_DEPTH)
+        return 0;
+    Py_INCREF(kids);
+    PyObject *seq = PySequence_Fast(kids, "children"), *shown = NULL;
+    Py_DECREF(kids);
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *c = PySequence_Fast_GET_ITEM(seq, i), *kind, *one;
+        if ((PyObject *)Py_TYPE(c) == dn_types[0] && (kind = FIELD(c, dn_no[D_KIND])) != NULL)
+            Py_INCREF(kind);
+        else if ((kind = PyObject_GetAttr(c, s_kind)) == NULL)
+            goto fail;
+        int skip = PySet_Contains(ctx[DC_NOT_CHILDREN], kind);
+        Py_DECREF(kind);
+        if (skip < 0)
+            goto fail;
+        if (skip)
+            continue;
+        if ((one = dn_draw(ctx, c, depth + 1)) == NULL)
+            goto fail;
+        int rc = (shown == NULL && (shown = PyList_New(0)) == NULL) ? -1 : PyList_Append(shown, one);
+        Py_DECREF(one);
+        if (rc < 0)
+            goto fail;
+    }
+    Py_DECREF(seq);
+    if (shown == NULL)
+        return 0;
+    int rc = PyDict_SetItem(d, s_children, shown);
+    Py_DECREF(shown);
+    return rc;
+fail:
+    Py_DECREF(seq);
+    Py_XDECREF(shown);
+    return -1;
+}
+
+/* _node_py(n, depth): the Python's drawing of a node this file does not draw. */
+static PyObject *dn_python(PyObject *const *ctx, PyObject *n, long depth) {
+    PyObject *dep = PyLong_FromLong(depth);
+    if (dep == NULL)
+        return NULL;
+    PyObject *a[2] = {n, dep}, *got = PyObject_Vectorcall(ctx[DC_NODE_PY], a, 2, NULL);
+    Py_DECREF(dep);
+    return got;
+}
+
+static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
+    if ((PyObject *)Py_TYPE(n) != dn_types[0])
+        return dn_python(ctx, n, depth);
+    PyObject *v[7];
+    for (int i = 0; i < 7; i++)
+        if ((v[i] = FIELD(n, dn_no[i])) == NULL)
+            return dn_python(ctx, n, depth);
+    PyObject *nid = v[D_ID], *kind = v[D_KIND], *ref = v[D_REF], *refs = v[D_REFS];
+    if (!PyUnicode_CheckExact(nid) || !PyUnicode_CheckExact(kind) || !PyList_CheckExact(refs) ||
+        (ref != Py_None && (PyObject *)Py_TYPE(ref) != dn_types[1]))
+        return dn_python(ctx, n, depth);
+    /* the node's own fields and record, decided before anything is written */
+    PyObject *first = ref != Py_None ? ref : PyList_GET_SIZE(refs) ? PyList_GET_ITEM(refs, 0) : NULL, *rec = NULL;
+    if (first != NULL) {
+        int got = tk_record(ctx[DC_RECORDS], first, &rec); /* a ref of another type, a record list or record */
+        if (got == 0 || (got < 0 && (PyErr_Clear(), 1)))
+            return dn_python(ctx, n, depth);
+    }
+    int withheld = dn_withheld(ctx[DC_HIDE], rec);
+    if (withheld < 0) {
+        PyErr_Clear();
+        return dn_python(ctx, n, depth);
+    }
+    PyObject *attrs = NULL, *d = NULL, *ms = NULL;
+    int got = dn_attrs(v[D_ATTRS], &attrs);
+    if (got <= 0) {
+        if (got < 0)
+            return NULL;
+        return dn_python(ctx, n, depth);
+    }
+    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    PyObject *ref_d = NULL, *refs_d = NULL;
+    if (ref != Py_None && (ref_d = dn_ref(ref)) == NULL)
+        goto shape;
+    if (nr && (refs_d = PyList_New(nr)) == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        PyObject *one = dn_ref(PyList_GET_ITEM(refs, i));
+        if (one == NULL)
+            goto shape;
+        PyList_SET_ITEM(refs_d, i, one);
+    }
+    /* the envelope */
+    if ((ms = PyDict_GetItemWithError(ctx[DC_AT], nid)) != NULL && ms != Py_None)
+        Py_INCREF(ms);
+    else if (PyErr_Occurred() || (ms = PyObject_CallOneArg(ctx[DC_AT_FN], n)) == NULL)
+        goto fail;
+    int has_parent = PyObject_IsTrue(v[D_PARENT]), has_stream = has_parent < 0 ? -1 : PyObject_IsTrue(v[D_STREAM]);
+    if (has_stream < 0 || (d = dn_new_dict()) == NULL || PyDict_SetItem(d, s_id, nid) < 0 ||
+        PyDict_SetItem(d, s_kind, kind) < 0 || (has_parent && PyDict_SetItem(d, s_parent, v[D_PARENT]) < 0) ||
+        (has_stream && PyDict_SetItem(d, s_stream, v[D_STREAM]) < 0) || PyDict_SetItem(d, s_at, ms) < 0 ||
+        (ref_d != NULL && PyDict_SetItem(d, s_ref, ref_d) < 0) || (refs_d != NULL && PyDict_SetItem(d, s_refs, refs_d) < 0) ||
+        (attrs != NULL && PyDict_SetItem(d, s_attrs, attrs) < 0))
+        goto fail;
+    Py_CLEAR(ms);
+    Py_CLEAR(ref_d);
+    Py_CLEAR(refs_d);
+    Py_CLEAR(attrs);
+    int t = PyUnicode_Compare(kind, s_talk) == 0;
+    if (t) {
+        PyObject *a[2] = {n, d};
+        if (dn_call(ctx[DC_TALK_KEYS], a, 2) < 0)
+            goto fail;
+    }
+    PyObject *wobj = withheld ? Py_True : Py_False;
+    if (rec != NULL && (t = PySet_Contains(ctx[DC_NO_TEXT], kind)) == 0) { /* a step's text */
+        Py_INCREF(rec);
+        got = dn_content(ctx, first, rec, withheld, d);
+        if (got == 0) {
+            PyObject *a[5] = {n, first, rec, wobj, d};
+            got = dn_call(ctx[DC_CONTENT], a, 5) < 0 ? -1 : 1;
+        }
+        Py_DECREF(rec);
+        if (got < 0)
+            goto fail;
+    }
+    if (t < 0)
+        goto fail;
+    t = 0;
+    if (PyUnicode_Compare(kind, s_llm_call) == 0) {
+        if (dn_call_keys(ctx, n, nid, d) < 0)
+            goto fail;
+    } else if (rec != NULL && (t = PySet_Contains(ctx[DC_STRUCTURAL], kind)) == 0) { /* _record_keys */
+        PyObject *flags, *dropped;
+        if ((flags = PyDict_GetItemWithError(rec, s_flags)) == NULL && PyErr_Occurred())
+            goto fail;
+        if ((dropped = PyDict_GetItemWithError(rec, s_dropped)) == NULL && PyErr_Occurred())
+            goto fail;
+        int has_dropped = dropped == NULL ? 0 : PyObject_IsTrue(dropped), tool;
+        if (has_dropped < 0)
+            goto fail;
+        if (has_dropped || (flags != NULL && flags != Py_None && !PyList_CheckExact(flags)) ||
+            (!withheld && PyUnicode_Compare(kind, s_turn_duration) == 0)) {
+            PyObject *a[5] = {n, kind, rec, wobj, d};
+            if (dn_call(ctx[DC_RECORD_KEYS], a, 5) < 0)
+                goto fail;
+        } else {
+            if (flags != NULL && flags != Py_None && PyList_GET_SIZE(flags)) {
+                PyObject *copy = PyList_GetSlice(flags, 0, PyList_GET_SIZE(flags));
+                int rc = copy == NULL ? -1 : PyDict_SetItem(d, s_flags, copy);
+                Py_XDECREF(copy);
+                if (rc < 0)
+                    goto fail;
+            }
+            if ((tool = PySet_Contains(ctx[DC_TOOL_KINDS], kind)) < 0 || (tool && dn_tool_keys(ctx, n, d) < 0))
+                goto fail;
+        }
+    } else if (t < 0) {
+        goto fail;
+    } else if ((t = PySet_Contains(ctx[DC_TOOL_KINDS], kind)) != 0) {
+        if (t < 0 || dn_tool_keys(ctx, n, d) < 0)
+            goto fail;
+    }
+    if (dn_children(ctx, nid, depth, d) < 0)
+        goto fail;
+    if (ctx[DC_EXTRAS_ON] == Py_True) { /* media, later copies and conflicts */
+        PyObject *a[2] = {nid, d};
+        if (dn_call(ctx[DC_EXTRAS], a, 2) < 0)
+            goto fail;
+    }
+    PyObject *edges = PyDict_GetItemWithError(ctx[DC_EDGES], nid);
+    if (edges == NULL && PyErr_Occurred())
+        goto fail;
+    if (edges != NULL && (t = PyObject_IsTrue(edges)) != 0 && (t < 0 || PyDict_SetItem(d, s_edges, edges) < 0))
+        goto fail;
+    return d;
+shape: /* a ref of another shape: the Python draws the node */
+    PyErr_Clear();
+    Py_XDECREF(attrs);
+    Py_XDECREF(ref_d);
+    Py_XDECREF(refs_d);
+    return dn_python(ctx, n, depth);
+fail:
+    Py_XDECREF(ms);
+    Py_XDECREF(attrs);
+    Py_XDECREF(ref_d);
+    Py_XDECREF(refs_d);
+    Py_XDECREF(d);
+    return NULL;
+}
+
+static PyObject *draw_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyLong_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "draw_node(ctx, n, depth)");
+        return NULL;
+    }
+    PyObject *const *ctx = &PyTuple_GET_ITEM(args[0], 0);
+    long depth = PyLong_AsLong(args[2]);
+    if (PyTuple_GET_SIZE(args[0]) != DC_N || (depth == -1 && PyErr_Occurred()) || depth < 0 ||
+        !PyDict_CheckExact(ctx[DC_AT]) || !PyDict_CheckExact(ctx[DC_RECORDS]) || !PyAnySet_CheckExact(ctx[DC_HIDE]) ||
+        !PyFrozenSet_CheckExact(ctx[DC_NO_TEXT]) || !PyFrozenSet_CheckExact(ctx[DC_STRUCTURAL]) ||
+        !PyFrozenSet_CheckExact(ctx[DC_TOOL_KINDS]) || !PyFrozenSet_CheckExact(ctx[DC_NOT_CHILDREN]) ||
+        !PyFrozenSet_CheckExact(ctx[DC_CUT_STATES]) || !PyDict_CheckExact(ctx[DC_CHILDREN]) ||
+        !PyDict_CheckExact(ctx[DC_EDGES]) || !PyDict_CheckExact(ctx[DC_PLACED]) ||
+        !PyDict_CheckExact(ctx[DC_CALL_USAGE]) || !PyLong_CheckExact(ctx[DC_SHORT_TEXT]) ||
+        dn_offsets(ctx[DC_NODE_TYPE], ctx[DC_REF_TYPE]) < 0 || tk_offsets(ctx[DC_NODE_TYPE], ctx[DC_REF_TYPE]) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return dn_draw(ctx, args[1], depth);
+}
+
 static PyMethodDef methods[] = {
+    {"draw_node", (PyCFunction)(void (*)(void))draw_node, METH_FASTCALL,
+     "draw_node(ctx, n, depth) -> NodeView.node's dict of n (ctx: NodeView._drawing's tuple), or None."},
     {"record_line", (PyCFunction)(void (*)(void))record_line, METH_FASTCALL,
      "record_line(r, record_type, part_type, usage_type, raw_type, dropped_type[, record_ts]) -> "
      "codec.encode_record_py(r) (bytes) for a record of the model's own classes holding what the codec writes this "
@@ -2531,7 +3058,15 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_changes = PyUnicode_InternFromString("changes")) ||
         !(s_executions = PyUnicode_InternFromString("executions")) ||
         !(s_available = PyUnicode_InternFromString("available")) || !(s_bytes = PyUnicode_InternFromString("bytes")) ||
-        !(s_text = PyUnicode_InternFromString("text")))
+        !(s_text = PyUnicode_InternFromString("text")) || !(s_kind = PyUnicode_InternFromString("kind")) ||
+        !(s_at = PyUnicode_InternFromString("at")) || !(s_stream = PyUnicode_InternFromString("stream")) ||
+        !(s_ref = PyUnicode_InternFromString("ref")) || !(s_refs = PyUnicode_InternFromString("refs")) ||
+        !(s_seq = PyUnicode_InternFromString("seq")) || !(s_row = PyUnicode_InternFromString("row")) ||
+        !(s_block = PyUnicode_InternFromString("block")) || !(s_attrs = PyUnicode_InternFromString("attrs")) ||
+        !(s_talk = PyUnicode_InternFromString("talk")) || !(s_children = PyUnicode_InternFromString("children")) ||
+        !(s_edges = PyUnicode_InternFromString("edges")) ||
+        !(s_turn_duration = PyUnicode_InternFromString("turn.duration")) ||
+        !(s_placed_at = PyUnicode_InternFromString("placed_at")))
         return NULL;
     for (int i = 0; cursor_keys[i] != NULL; i++)
         if (!(cursor_key_objs[i] = PyUnicode_InternFromString(cursor_keys[i])))

@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "clip_text", "cut_digest", "data_text",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "clip_text", "cut_digest", "data_text",
     "position",
 ]
 
@@ -48,12 +48,15 @@ def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
 
 
 def data_text(data: Any) -> str:
+    """A part's data as the text a node shows: a :class:`RawJSON`'s bytes, a str itself, anything else written by
+    :data:`DATA_DUMPS` (``orjson.dumps`` with these arguments, decoded as UTF-8)."""
     if isinstance(data, RawJSON):
         return data.raw.decode("utf-8", "replace")
     if isinstance(data, str):
         return data
     # A NumberText (a number no reader type holds) is written back as the number its source wrote.
-    return orjson.dumps(data, default=_number_fragment, option=orjson.OPT_PASSTHROUGH_SUBCLASS).decode("utf-8")
+    dumps, default, option = DATA_DUMPS
+    return dumps(data, default=default, option=option).decode("utf-8")
 
 
 def _number_fragment(value: Any) -> Any:
@@ -62,6 +65,11 @@ def _number_fragment(value: Any) -> Any:
     if isinstance(value, str):
         return str(value)
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+#: ``(orjson.dumps, default, option)``: how :func:`data_text` writes a dict or list, which the compiled node drawing
+#: (``bytescan.draw_node``) calls the same way.
+DATA_DUMPS = (orjson.dumps, _number_fragment, orjson.OPT_PASSTHROUGH_SUBCLASS)
 
 
 def position(ref: Ref | None) -> tuple:

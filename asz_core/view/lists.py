@@ -9,23 +9,28 @@ from .titles import child_label
 
 __all__ = ["ListView"]
 
+#: The kinds :meth:`ListView.loose` never lists (structural kinds but a run), and the containers whose children it does.
+_NOT_LOOSE = frozenset(STRUCTURAL) - {"run"}
+_CONTAINERS = frozenset(("epoch", "stream", "session", "segment", "conversation"))
+
 
 class ListView(NodeView):
     """The talks and the lists of the document."""
 
     def talks(self) -> list[dict]:
-        talks = [n for n in self.nodes.values() if n.kind == "talk"]
-        talks.sort(key=lambda n: (self.at(n) or (1 << 62), n.id))
+        talks = sorted(self.of_kind("talk"), key=lambda n: (self.at(n) or (1 << 62), n.id))
         self._talk_dicts = {t.id: self.node(t) for t in talks}
         return list(self._talk_dicts.values())
 
     def loose(self) -> list[dict]:
+        """The nodes drawn under no talk (a run or step whose parent is a container, or none), in file order."""
         out = []
-        for n in self.nodes.values():
-            if n.kind in STRUCTURAL and n.kind != "run":
+        get = self.nodes.get
+        for n in self.nodes.values():  # every node: sets, not tuples, and the look-up bound once
+            if n.kind in _NOT_LOOSE:
                 continue
-            parent = self.nodes.get(n.parent)
-            if parent is not None and parent.kind not in ("epoch", "stream", "session", "segment", "conversation"):
+            parent = get(n.parent)
+            if parent is not None and parent.kind not in _CONTAINERS:
                 continue  # rendered under its parent
             if self._talk(n):  # under a talk: drawn there (looked up only for the few nodes a container holds)
                 continue
@@ -35,11 +40,10 @@ class ListView(NodeView):
 
     def streams(self) -> list[dict]:
         out = []
-        streams = [n for n in self.nodes.values() if n.kind == "stream"]
+        streams = self.of_kind("stream")
         talks_by_stream: dict[str, list[Node]] = {}
-        for t in self.nodes.values():
-            if t.kind == "talk":
-                talks_by_stream.setdefault(t.stream, []).append(t)
+        for t in self.of_kind("talk"):
+            talks_by_stream.setdefault(t.stream, []).append(t)
         # A stream's records: its transcript's records once each (a record an interrupted pass landed again, at
         # the same ord, counts once, as assembly takes it once), and every version of its sidecar.
         records: dict[str, int] = {}
@@ -116,7 +120,7 @@ class ListView(NodeView):
 
     def segments(self) -> list[dict]:
         out = []
-        for s in sorted((n for n in self.nodes.values() if n.kind == "segment"), key=lambda n: n.id):
+        for s in sorted(self.of_kind("segment"), key=lambda n: n.id):
             members = [self.nodes[r.from_] for r in self.relations_to.get(("in_segment", s.id), ()) if r.from_ in self.nodes]
             froms, tos = [], []
             for t in members:

@@ -8,8 +8,10 @@ from typing import Any
 from ..flow.model import Node, Ref
 from ..sessiondata.jsonbytes import number_texts
 from ..sessiondata.numberprobe import bytescan
-from .kinds import CUT_STATES, NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE, WITHHOLDABLE_SET, clip_text, cut_digest, data_text
+from .kinds import (CUT_STATES, DATA_DUMPS, NO_TEXT, NOT_CHILDREN, SHORT_TEXT, STEP_KIND_SET, STRUCTURAL_SET, TOOL_KINDS, WHITESPACE,
+                    WITHHOLDABLE_SET, clip_text, cut_digest, data_text)
 from .step_keys import StepKeys
+from .usage import LONG_CONTEXT_ABOVE, CallUsage
 from .titles import lost_prompt_title
 
 __all__ = ["NodeView", "talk_label"]
@@ -21,9 +23,30 @@ class NodeView(StepKeys):
     """Renders nodes with the text of the records they reference."""
 
     def node(self, n: Node, depth: int = 0) -> dict:
-        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges.
-        Written for speed (every node passes here): the envelope is one dict display; record, refs and the attrs' key
-        order looked up inline; attrs are the fold's own dict, not a copy (nothing writes to them)."""
+        """One node as the document shows it: envelope, attrs, text and kind-specific keys, children to depth 12, edges
+        (:meth:`_node_py`, the definition). In C (``bytescan.draw_node``, issue 22, session 26) where the module was
+        built, with its children: the same dict, each piece of a shape the C does not draw handed to the Python
+        method that defines it."""
+        if bytescan is not None:
+            got = bytescan.draw_node(self._drawing(), n, depth)
+            if got is not None:
+                return got
+        return self._node_py(n, depth)
+
+    def _drawing(self) -> tuple:
+        """What ``bytescan.draw_node`` reads (its ``DC_`` order): the view's maps as they are now, the kind sets, the
+        types, and the methods that draw what it leaves."""
+        cov = self.coverage
+        return (self._at, self.at, self.sess.records, self.hide, NO_TEXT, STRUCTURAL_SET, TOOL_KINDS, NOT_CHILDREN,
+                self.children, bool(self.media or cov.copies or cov.conflicts), self.edges, self._node_py,
+                self._talk_keys, self._content, self._call_keys_py, self._record_keys, self._tool_keys_py,
+                self._node_extras, self.placed_at, self.call_usage, self.sess.unverified, WITHHOLDABLE_SET,
+                LONG_CONTEXT_ABOVE, CallUsage, Node, Ref, self.sess.times, self.step_changes, self.step_executions,
+                SHORT_TEXT, clip_text, data_text, CUT_STATES, self.sess.wide_numbers, DATA_DUMPS)
+
+    def _node_py(self, n: Node, depth: int = 0) -> dict:
+        """:meth:`node` in Python. Written for speed: the envelope is one dict display; record, refs and the attrs'
+        key order looked up inline; attrs are the fold's own dict, not a copy (nothing writes to them)."""
         kind = n.kind
         nid = n.id
         ms = self._at.get(nid)
@@ -85,6 +108,15 @@ class NodeView(StepKeys):
                     shown.append(self.node(c, depth + 1))
             if shown:
                 d["children"] = shown
+        self._node_extras(nid, d)
+        edges = self.edges.get(nid)
+        if edges:
+            d["edges"] = edges
+        return d
+
+    def _node_extras(self, nid: str, d: dict) -> None:
+        """A drawn node's ``media`` (issue 18: its images, withheld ones omitted), then its record's later ``copies``
+        and ``conflicts`` (each with its text), when it has any."""
         media = self.media
         if media and nid in media:
             d["media"] = [m if not (m["kept"] and self._withheld(self.sess.record(Ref(m["ref"]["seq"], m["ref"]["row"]))))
@@ -94,10 +126,6 @@ class NodeView(StepKeys):
             for key, crefs in (("copies", cov.copies.get(nid)), ("conflicts", cov.conflicts.get(nid))):
                 if crefs:
                     d[key] = [self._copy(r, key == "conflicts") for r in crefs]
-        edges = self.edges.get(nid)
-        if edges:
-            d["edges"] = edges
-        return d
 
     def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
         """A step's text, state and bytes from its record: the part its ref names by block, else the record's text

@@ -43,6 +43,11 @@ class StepKeys(ViewBase):
         if bytescan is not None and bytescan.call_keys(n, d, cu, self.sess.records, self.sess.unverified, WITHHOLDABLE_SET,
                                                        self.hide, LONG_CONTEXT_ABOVE, CallUsage, Node, Ref) is not None:
             return
+        self._call_keys_py(n, d, cu)
+
+    def _call_keys_py(self, n: Node, d: dict, cu: CallUsage) -> None:
+        """:meth:`_call_keys` after ``placed_at`` in Python, ``cu`` the call's usage: the definition, and the way for
+        any call the compiled one leaves."""
         if cu.synthetic and not cu.requests:  # the runtime wrote it itself (an error notice): no model call, no usage
             d["synthetic"] = True
             return

@@ -295,9 +295,8 @@ class DocumentView(ListView):
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
             return "" if withheld else shown_title(runtime_title)
-        talks = [n for n in self.nodes.values() if n.kind == "talk"]
-        main = {s.id.split("/", 1)[-1] for s in self.nodes.values() if s.kind == "stream" and s.attrs.get("role") == "main"}
-        talks.sort(key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
+        main = {s.id.split("/", 1)[-1] for s in self.of_kind("stream") if s.attrs.get("role") == "main"}
+        talks = sorted(self.of_kind("talk"), key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
         pick = PromptTitle(self.sess.dialect())
         for t in talks:
             keys: dict = {}

@@ -60,8 +60,8 @@ class ViewBase(Companions):
         step_cited = cited_by(self.nodes.values())
         #: talk id -> the record its ``prompt`` shows: a talk's first record no step draws (a child's prompt)
         self.prompts: dict[str, Ref] = {}
-        for n in self.nodes.values():
-            if n.kind == "talk" and n.ref is not None and (n.ref.seq, n.ref.row) not in step_cited \
+        for n in self.of_kind("talk"):
+            if n.ref is not None and (n.ref.seq, n.ref.row) not in step_cited \
                     and carries_text(self.sess.record(n.ref)):
                 self.prompts[n.id] = n.ref
         shown = {(r.seq, r.row): t for t, r in self.prompts.items()}
@@ -73,6 +73,21 @@ class ViewBase(Companions):
                                          self.links.evidence, step_cited, sess.content(), sess.ids)
 
     # ------------------------------------------------------------------ helpers
+
+    def of_kind(self, kind: str) -> list[Node]:
+        """The nodes of ``kind`` in the fold's order (``[]`` for none). The first ask indexes every kind in one pass
+        over the nodes, which the document's lists (talks, streams, segments, the title) each walked for their own
+        kind; the nodes are not changed after the view is made."""
+        by = self.__dict__.get("_by_kind")
+        if by is None:
+            by = self._by_kind = {}
+            for n in self.nodes.values():
+                got = by.get(n.kind)
+                if got is None:
+                    by[n.kind] = [n]
+                else:
+                    got.append(n)
+        return by.get(kind, [])
 
     def _time(self, ref: Ref | None) -> int | None:
         return self.sess.time(ref)

@@ -3,7 +3,10 @@ tests that compare a compiled part of the build with its Python."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from asz_core.view.chain import ChainReader
+from asz_core.view.document import list_conversations
 from asz_core.view.links import links_of
 from asz_core.view.session_records import LandedSession
 from asz_core.view.summary import DocumentView
@@ -14,3 +17,14 @@ def document_view(root, conv: str) -> DocumentView:
     b = ChainReader(root, conv, (), None)
     fold, _, accepted = b.fold_chain()
     return DocumentView(b, fold, LandedSession(root, fold.head.session, fold.head.through_seq, accepted), links_of(fold))
+
+
+#: The withholding each corpus drawing is compared under: none, and the withholdable flags with one that is not.
+HIDES = (set(), {"system_prompt", "tool_schemas", "finished"})
+
+
+def corpus_views(*roots) -> Iterator[tuple[str, DocumentView]]:
+    """``(conversation, its view)`` of every conversation of each storage root, in ``roots``' order."""
+    for r in roots:
+        for conv in list_conversations(r):
+            yield conv, document_view(r, conv)

@@ -14,7 +14,7 @@ from asz_core.view.document import list_conversations
 from asz_core.view.kinds import STEP_KIND_SET
 from asz_core.view.summary import DocumentView
 
-from document_views import document_view
+from document_views import corpus_views, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -36,15 +36,13 @@ def _both(v: DocumentView, nid: str, monkeypatch) -> tuple:
 def test_every_corpus_talk_has_the_same_steps_both_ways(corpus, kiro_root, monkeypatch):
     _, root = corpus
     talks = steps = 0
-    for r in (root, kiro_root):
-        for conv in list_conversations(r):
-            v = document_view(r, conv)
-            for n in v.nodes.values():
-                if n.kind == "talk":
-                    a, b, own = _both(v, n.id, monkeypatch)
-                    assert a == b and own is not None, n.id
-                    talks += 1
-                    steps += len(a)
+    for _, v in corpus_views(root, kiro_root):
+        for n in v.nodes.values():
+            if n.kind == "talk":
+                a, b, own = _both(v, n.id, monkeypatch)
+                assert a == b and own is not None, n.id
+                talks += 1
+                steps += len(a)
     assert (talks, steps) == (55, 1820)  # every talk of the corpus, each walked in C
 
 

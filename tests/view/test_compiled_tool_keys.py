@@ -17,7 +17,7 @@ from asz_core.view.document import list_conversations
 from asz_core.view.kinds import SHORT_TEXT, TOOL_KINDS, clip_text, data_text
 from asz_core.view.summary import DocumentView
 
-from document_views import document_view
+from document_views import HIDES, corpus_views, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -48,16 +48,14 @@ def _drawn(v: DocumentView, n: Node) -> tuple[list, list, bool]:
 def test_every_corpus_tool_is_drawn_the_same_both_ways(corpus, kiro_root):
     _, root = corpus
     tools = compiled = 0
-    for r in (root, kiro_root):
-        for conv in list_conversations(r):
-            v = document_view(r, conv)
-            for hide in (set(), {"system_prompt", "tool_schemas", "finished"}):
-                v.hide = hide
-                for n in _tools(v):
-                    a, b, took = _drawn(v, n)
-                    assert a == b, n.id
-                    tools += 1
-                    compiled += took
+    for _, v in corpus_views(root, kiro_root):
+        for hide in HIDES:
+            v.hide = hide
+            for n in _tools(v):
+                a, b, took = _drawn(v, n)
+                assert a == b, n.id
+                tools += 1
+                compiled += took
     # 642 tool nodes in the corpus, twice; in C all but the few with a dropped or withheld result (14 of 1,284)
     assert tools == 1284 and compiled >= 1200, (tools, compiled)
 

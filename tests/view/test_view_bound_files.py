@@ -192,9 +192,9 @@ def _without_compiled(monkeypatch) -> None:
     import asz_core.flow.round  # noqa: F401  (round_read is imported through it)
     from asz_core.flow import round_read
     from asz_core.sessiondata import numberprobe
-    from asz_core.view import coverage, session_records, step_keys, view_base
+    from asz_core.view import coverage, nodes, session_records, step_keys, view_base
 
-    for module in (numberprobe, session_records, view_base, coverage, step_keys):
+    for module in (numberprobe, session_records, view_base, coverage, step_keys, nodes):
         monkeypatch.setattr(module, "bytescan", None)
     monkeypatch.setattr(round_read, "bytescan", None)
 
