@@ -10,11 +10,12 @@ the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -105,21 +106,35 @@ def upgraded_text(exc: ImportError) -> str:
     import names its old loaded ones lack; trial 23b, F8), said when a file of the code
     (:func:`~asz_core.view.found_store.code_files`) was written after this module was loaded (:data:`STARTED_NS`),
     else hedged. Names the module only, never a path."""
-    import os
-
     from .found_store import code_files
 
     what = f"could not import {exc.name or 'a module'}"
+    if code_changed(code_files()):
+        return (f"{what}: asz's code changed on disk since this server started (upgraded in place); restart it "
+                "(asz server or asz view) to use the new version")
+    return f"{what} (ImportError); if asz was upgraded while this server ran, restart it"
+
+
+def code_changed(paths: Iterable[str]) -> bool:
+    """True when a file of ``paths`` (asz's code files, :func:`~asz_core.view.found_store.code_files`) was written after
+    this server started (:data:`STARTED_NS`): an upgrade in place that a restart would take up."""
+    import os
+
     def newer(path: str) -> bool:
         try:
             return os.stat(path).st_mtime_ns > STARTED_NS
         except OSError:
             return False
 
-    if any(newer(p) for p in code_files()):
-        return (f"{what}: asz's code changed on disk since this server started (upgraded in place); restart it "
-                "(asz server or asz view) to use the new version")
-    return f"{what} (ImportError); if asz was upgraded while this server ran, restart it"
+    return any(newer(p) for p in paths)
+
+
+@functools.cache
+def _started_code() -> tuple[str, ...]:
+    """The code files as this server first listed them (one walk per process; ``/api/status`` stats them)."""
+    from .found_store import code_files
+
+    return tuple(code_files())
 
 
 def _state(request: Request) -> ViewState:
@@ -131,7 +146,8 @@ def _state(request: Request) -> ViewState:
 
 def _status(request, pairs, hide):
     known_params(pairs, ())
-    return _json(_state(request).status())
+    # code_changed: asz was upgraded in place since this server started; what a monitor restarts it on (trial 26a, F7)
+    return _json({**_state(request).status(), "code_changed": code_changed(_started_code())})
 
 
 def _conversations(request, pairs, hide):

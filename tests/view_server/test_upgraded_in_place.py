@@ -1,6 +1,7 @@
 """A running server whose asz is upgraded in place (``git pull`` and ``pip install -e .``, as the README installs)
 says to restart it, instead of a 500 ``internal error (ImportError)`` (trial 23b, F8: its new, lazily imported search
-module imported a name the old module it had loaded lacked). Real parts: ``asz view`` run in a child from a copy of
+module imported a name the old module it had loaded lacked); ``/api/status`` says ``code_changed`` (trial 26a, F7:
+a health check on it stayed green). Real parts: ``asz view`` run in a child from a copy of
 asz_core, that copy's search module then changed on disk as an upgrade changes it; the bundled example root."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ def test_search_after_an_upgrade_in_place_says_restart(example_root: Path, tmp_p
     env = {"PYTHONPATH": str(code) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     s = Served(["view", "--root", str(example_root)], tmp_path, env=env)
     try:
+        assert json.loads(s.get("/api/status").body)["code_changed"] is False
         search = code / "asz_core" / "reading" / "search.py"  # imported by the first search, not at start
         assert "from ..view.session_records import title_words\n" in search.read_text()
         # the new version's module names what the old one this process loaded lacks
@@ -31,5 +33,7 @@ def test_search_after_an_upgrade_in_place_says_restart(example_root: Path, tmp_p
         assert body["error"] == ("could not import asz_core.view.session_records: asz's code changed on disk since this "
                                  "server started (upgraded in place); restart it (asz server or asz view) to use the "
                                  "new version")
+        # what a monitor polls says it too, while every other answer still comes from the old code (trial 26a, F7)
+        assert json.loads(s.get("/api/status").body)["code_changed"] is True
     finally:
         s.stop()
