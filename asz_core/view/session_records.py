@@ -95,14 +95,14 @@ class LandedSession:
             if isinstance(got, OSError):
                 self._unreadable(seq, path, got)
                 continue
-            if got is not None and seq in bound and got[2] is not None and got[1] == digests[seq]:
+            if isinstance(got, tuple) and seq in bound and got[2] is not None and got[1] == digests[seq]:
                 decoded = self._bound(got[0], got[2])
                 if decoded is not None:
                     self.bound_lines[seq] = (path, got[3], got[2][4])
                     # a sealed file's lines: its header, its records and its closing line
                     self._entry(seq, path, got[0], got[1], got[2][0], *decoded, lines=len(decoded[0]) + 2)
                     continue
-            self._load(seq, path, got[0] if got is not None else None)
+            self._load(seq, path, got if isinstance(got, bytes) else got[0])
 
     def _bound(self, data: bytes, sealed: tuple) -> tuple[list, ...] | None:
         """:func:`_bound_records` of a landed file a round's input digest binds (noting a wide number), or None."""
@@ -431,11 +431,12 @@ def _bound_records(data: bytes, sealed: tuple) -> tuple[tuple[list, ...] | None,
         return None, exact
 
 
-def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | OSError | None:
-    """:func:`_read_sealed` of a plain landed file, the :class:`OSError` that stopped it (it cannot be opened or read),
-    or None for a skeleton (``.sk``), which the full way reads."""
+def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | bytes | OSError:
+    """:func:`_read_sealed` of a plain landed file; a skeleton's (``.sk``) bytes as stored (gzip), which the full way
+    reads (:meth:`LandedSession._load`); or the :class:`OSError` that stopped either (it cannot be opened or read:
+    a skeleton of mode 000 is said as a plain file is, not a traceback)."""
     try:
-        return _read_sealed(path) if path.suffix != ".sk" else None
+        return _read_sealed(path) if path.suffix != ".sk" else path.read_bytes()
     except OSError as exc:
         return exc
 

@@ -94,3 +94,24 @@ def test_export_says_it_could_not_read_not_write(root, tmp_path):
     p = _asz("export", SHUT[:8], "--root", str(root), "--out", str(out))
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert "cannot write" not in p.stderr and "cannot be read: Permission denied" in p.stderr
+
+
+@pytest.mark.slow  # collect, prune and two readers in subprocesses: 10.8 s at load 16
+def test_a_skeleton_that_cannot_be_read_is_said_too(corpus_source, tmp_path):
+    """A skeleton (``.sk``, what ``asz prune`` leaves of a landed file) of mode 000 is said as a plain file is: it was
+    read the full way outside the guard, so ``asz ls`` and ``asz conversation`` still ended in a traceback."""
+    r = collected_root(corpus_source, tmp_path, {KEPT: PROJECT})
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    assert _asz("prune", "--root", str(r), "--config", str(tmp_path / "asz.yaml")).returncode == 0
+    [sk] = sorted((r / KEPT / "streams" / "main").glob("transcript-*.sk"))
+    sk.chmod(0)
+    try:
+        p = _asz("ls", "--root", str(r), "--json")
+        c = _asz("conversation", KEPT[:8], "--root", str(r))
+    finally:
+        sk.chmod(0o444)
+    assert "Traceback" not in p.stderr and p.returncode == 0, p.stderr
+    [row] = json.loads(p.stdout)
+    said = f"landed file {sk.relative_to(r).as_posix()} cannot be read: Permission denied"
+    assert row["id"] == KEPT and row["state"] == "mismatch" and said in row["problems"]
+    assert "Traceback" not in c.stderr and f"problem: {said}" in c.stdout.splitlines()
