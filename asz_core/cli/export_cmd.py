@@ -11,7 +11,7 @@ from typing import Optional
 import orjson
 import typer
 
-from .export_made import copy_manifest, render
+from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
 from .export_said import closing_lines, filter_warnings
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
@@ -58,6 +58,8 @@ class Prose:
         #: manifests written with their own SHA-256 (:func:`_manifest`)
         self.masks: list[dict] = []
         self.manifests: list[tuple[Path, str]] = []
+        #: masking on: what the last render gathered; each conversation of one stream with it (export_made.stream_manifest)
+        self.seen, self.streamed = [], []  # type: list, list[tuple[str, list]]
         #: the audit form: the fingerprints of the credentials found in parts it leaves out and in no line written
         self.unwritten: set[str] = set()
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
@@ -260,11 +262,11 @@ def one_stream_file(out: Optional[Path], fmt: str) -> bool:
     return out is not None and fmt in ("md", "prose") and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
 
 
-def _stream_to(file: Path, write) -> tuple[int, int]:
+def _stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
     """``write(stream)`` (:func:`_many` of several conversations as one stream) into ``file``, whole or not at all: the
     bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
-    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``. Ctrl-C (or an error) leaves ``file`` as
-    it was and removes the ``.part``."""
+    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest).
+    Ctrl-C (or an error) leaves ``file`` as it was and removes the ``.part``."""
     part = file.with_name(file.name + ".part")
     try:
         with open(part, "wb") as stream:
@@ -277,6 +279,7 @@ def _stream_to(file: Path, write) -> tuple[int, int]:
     if before is not None:
         typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
     typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
+    then()
     return got
 
 
@@ -318,9 +321,10 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     bar.advance(row["id"][:8])
                     continue
                 if out is None:
-                    data += b"\n---\n\n" if fmt == "md" else b""
+                    data += STREAM_RULE if fmt == "md" else b""
                     if stream is not None:
                         stream.write(data)
+                        prose.streamed += [(row["id"], prose.seen)] if prose.redact else []
                     else:
                         to_stdout(data, fmt)
                 else:
@@ -468,7 +472,7 @@ def export(
     reason, as it lists one --since/--until cannot place (no usable round, so
     no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
-    no permission), an unknown id, filters no conversation matches (said; nothing written), a conversation with
+    no permission), an unknown id, filters no conversation matches (said before what several need; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, an empty ID, no ID and no filter, a bad format, several as html or
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
@@ -517,10 +521,18 @@ def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, win
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],
              prose: "Prose", instance: str = "") -> int:
-    """Export every conversation the filters match (:func:`export` without an ID); returns how many do not verify or
-    could not be exported. Raises typer.Exit (2 usage, 1 no match)."""
+    """Export every conversation the filters match (:func:`export` without an ID); how many do not verify or could not
+    be exported. Raises typer.Exit (1 no match, said before 2 usage)."""
     from ..reading.listing import conversation_rows, newest_first
 
+    filters = make_filters("export", project, since, until, "", "", zone)
+    rows = newest_first(conversation_rows(r, hide, filters))
+    if instance:  # a root asz receive landed: only what that instance sent, as asz ls --instance keeps (trial 22a, F21)
+        from .conversations_cmd import with_senders
+
+        rows, filters.unplaced[:] = with_senders(r, rows, instance), with_senders(r, filters.unplaced, instance)
+    # first: filters that match nothing are said (exit 1) before what several conversations would need (trial 26b F6)
+    _no_match(r, bool(rows or filters.unplaced), project, since, until, instance)  # as an unknown id (trial 15, F7)
     if fmt in ("html", "json") and out is None:
         raise _usage(f"several conversations as {fmt} need --out DIR")
     if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:
@@ -529,24 +541,18 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     single = one_stream_file(out, fmt)  # md and prose: the stream stdout would get, as one file
     if out is not None and out.exists() and not out.is_dir() and not single:
         raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
-    filters = make_filters("export", project, since, until, "", "", zone)
-    rows = newest_first(conversation_rows(r, hide, filters))
-    if instance:  # a root asz receive landed: only what that instance sent, as asz ls --instance keeps (trial 22a, F21)
-        from .conversations_cmd import with_senders
-
-        rows, filters.unplaced[:] = with_senders(r, rows, instance), with_senders(r, filters.unplaced, instance)
-    _no_match(r, bool(rows or filters.unplaced), project, since, until, instance)  # as an unknown id (trial 15, F7)
     filter_warnings(r, rows, filters, project)  # what the filters could not place or judge: said, never dropped
     if single:
         n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
-                                                                              filters.unplaced, f)))
+                                                                              filters.unplaced, f),
+                                                         lambda: stream_manifest(r, out, fmt, hide, thinking, prose)))
     else:
         n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
     typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
-    if prose.redact and n and (single or out is None):  # several in one stream: no manifest to check it by (recheck25 N2), said, never silent
-        typer.echo(f"asz export: note: no manifest for {out if single else 'stdout'}: a masked copy of several "
-                   "conversations in one stream has none; --out DIR/ writes one per conversation (docs/verify.md)", err=True)
+    if prose.redact and n and out is None:  # stdout: no manifest to check it by (recheck25 N2), said, never silent
+        typer.echo(f"asz export: note: no manifest for stdout: a masked copy written to stdout has none; --out FILE.{EXT[fmt]} "
+                   f"writes FILE.{EXT[fmt]}.manifest.json beside it, --out DIR/ one per conversation (docs/verify.md)", err=True)
     return unverified
 
 

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from .export_cmd import Prose
 
-__all__ = ["render", "made", "made_again", "copy_manifest"]
+__all__ = ["render", "made", "made_again", "copy_manifest", "stream_manifest", "STREAM_RULE"]
+
+#: What follows each conversation of several written as one md stream (stdout, or ``--out FILE.md``).
+STREAM_RULE = b"\n---\n\n"
 
 
 def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> tuple[bytes, list[str]]:
@@ -29,7 +32,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
 
         with recording() as seen:
             data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
-        prose.masks = mask_places(data, seen)
+        prose.masks, prose.seen = mask_places(data, seen), seen
     else:
         data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
     prose.written += len(data) if fmt == "prose" else 0
@@ -64,6 +67,8 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
     prose.index = how.get("index") or ""
     with recording() as seen:
         data = render_bytes(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
+    if how.get("stream") and how["format"] == "md":  # each conversation of an md stream ends with a rule
+        data += STREAM_RULE
     return data, seen
 
 
@@ -78,3 +83,23 @@ def copy_manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
     body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))], prose.masks)
     path, digest = write_manifest(out, body)
     prose.manifests.append((path, digest))
+
+
+def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
+    """With masking on, write the manifest of several conversations written as one stream into ``out`` (``--out
+    FILE.md`` or ``FILE.jsonl``; trial 26b F5: it had none, and asz verify --export FILE exited 2): one manifest for
+    the whole file, its ``conversations`` each conversation written in the stream's order (``prose.streamed``:
+    ``(id, what recording gathered while it was made)``), its ``masks`` placed over the whole file, and ``made``'s
+    ``stream`` true, so that ``asz verify --export FILE --root ROOT`` makes each again in that order, an md one
+    followed by :data:`STREAM_RULE` as the stream writes it (:func:`made_again`). Said on stderr as
+    :func:`copy_manifest` says it."""
+    if not prose.redact or not prose.streamed:
+        return
+    from ..reading.export import build
+    from ..reading.export_manifest import evidence, manifest, mask_places, write_manifest
+
+    data = out.read_bytes()
+    seen = [got for _, each in prose.streamed for got in each]
+    body = manifest(out.name, data, {**made(prose, fmt, hide, thinking), "stream": True},
+                    [evidence(build(r, cid, hide)) for cid, _ in prose.streamed], mask_places(data, seen))
+    prose.manifests.append(write_manifest(out, body))

@@ -63,7 +63,9 @@ def search(
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
     query says so on stderr too (``asz search: stopped during the query; ...``), exit 130. Exit 0 (also with no hit), 1
-    when --project/--model/--dialect keep no conversation (said as asz ls says it, before any query: nothing on stdout, --json prints [] or --held-back's object with no hit), the root is missing or the index
+    when --project/--model/--dialect keep no conversation or --since/--until meet no conversation's recorded span (said as asz ls says it, before any query: nothing on stdout, --json prints [] or --held-back's object with no hit),
+    when hits were left out or a text was never searched because landed files do not verify, are missing or do not read (the
+    warnings above; the hits found are printed first, as the other readers exit 1 on the same damage), the root is missing or the index
     cannot be used, 2 on usage errors. An index SQLite finds damaged is said in a warning, deleted and built again.
     """
     try:  # Ctrl-C here (a loaded machine takes a while to import) was a silent exit 130
@@ -81,8 +83,8 @@ def search(
                                ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
              if v for a in (flag, str(v))]
     try:
-        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect}, as_json,
-                   held_back and not by_conversation)
+        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+                                "--until": until}, as_json, held_back and not by_conversation)
         if by_conversation:
             _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
         else:
@@ -150,7 +152,20 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
         _print_held_back(hits, unverified, held, unsearched, many)
     else:
         _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
+    _exit_left_out(unverified, unsearched)
     return hits
+
+
+def _exit_left_out(unverified: dict[str, str], unsearched: list[dict]) -> None:
+    """Exit 1 once the answer is printed when what the query should have read was left out: hits of a landed file
+    that does not verify (or whose indexed rows are not its records), or a text never searched (a landed file
+    missing or unreadable, a conversation with no usable round), each named by a warning (:func:`_notes`): problems
+    found, as asz verify, usage and export exit on the same damage (README, Exit codes; trial 26b F4). A part too
+    large to land is the record's own state (seed 000), not damage: said, exit 0."""
+    from ..reading.search_gaps import TOO_LARGE
+
+    if unverified or any(not g["problem"].startswith(TOO_LARGE) for g in unsearched):
+        raise typer.Exit(1)
 
 
 def _across(r: Path, query: str, hide, filters, kinds: list[str], notes: list[str], given: list[str]) -> int:
@@ -186,6 +201,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
         typer.echo(f"asz search: warning: {line}", err=True)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        _exit_left_out(unverified, [])
         return rows
     from ..reading.ids import shown_conversation_ids
     from ..reading.termtext import visible
@@ -207,6 +223,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms{rest}")
     for line in notes:
         typer.echo(f"! {visible(line)}")
+    _exit_left_out(unverified, [])
     return rows
 
 
@@ -228,11 +245,12 @@ def _checked(kind: str, limit: int, both: bool) -> list[str]:
 
 
 def _none_kept(r: Path, filters, given: dict[str, str], as_json: bool, held_back: bool) -> None:
-    """Before the query: exit 1 when ``given`` (--project, --model, --dialect) keep no conversation of the index, said
-    as every reader says it (:func:`~asz_core.cli.reading_common.no_match`), with nothing on stdout but, with
-    ``--json``, the empty answer (``[]``; with ``held_back``, ``--held-back``'s object with no hit) so that stdout is
-    always JSON (trial 24b F3: ``0 hit(s)`` was printed before the exit 1). A query with no hit in the conversations
-    they keep is an answer (exit 0)."""
+    """Before the query: exit 1 when ``given`` (--project, --model, --dialect, --since, --until) keep no conversation
+    of the index (a window that meets no conversation's recorded span: :func:`~asz_core.reading.search.conversations_kept`;
+    trial 26b F2), said as every reader says it (:func:`~asz_core.cli.reading_common.no_match`), with nothing on
+    stdout but, with ``--json``, the empty answer (``[]``; with ``held_back``, ``--held-back``'s object with no hit)
+    so that stdout is always JSON (trial 24b F3: ``0 hit(s)`` was printed before the exit 1). A query with no hit in
+    the conversations they keep is an answer (exit 0)."""
     if not any(given.values()):
         return
     from ..reading.search import conversations_kept, list_conversations
@@ -408,7 +426,10 @@ def secrets(
     and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
     characters (a password: ***) and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
     with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
-    nothing is found, 1 when something is (or the root is missing), 2 on usage errors.
+    nothing is found, 1 when something is, when the root is missing, or when --project/--model/--dialect/--since/--until
+    keep no conversation (said on stderr as asz ls says it, ``asz secrets: no conversation matched --project P (of N
+    in ROOT; …); nothing was scanned``, and nothing on stdout, not even --json's []: a gate stops, never reads a
+    filter that matched nothing as clean), 2 on usage errors.
     """
     from ..reading.search import index_path
     from ..reading.search_place import index_file
@@ -419,6 +440,8 @@ def secrets(
     zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
     filters = make_filters("secrets", project, since, until, model, dialect, zone)
     _up_to_date(r, False, "secrets")
+    _none_scanned(r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+                               "--until": until})
     unjudged: list[str] = []
     try:
         found = scan(r, index_file(r, index_path(r)), filters, unjudged)
@@ -449,6 +472,25 @@ def secrets(
                    else "no credential of a known form found")
     if found:
         raise typer.Exit(1)
+
+
+def _none_scanned(r: Path, filters, given: dict[str, str]) -> None:
+    """Before the scan: exit 1 when ``given`` (the filters as typed) keep no conversation of the index
+    (:func:`~asz_core.reading.search.conversations_kept`), said as every reader says it
+    (:func:`~asz_core.cli.reading_common.no_match`) with ``; nothing was scanned``, and nothing on stdout: ``[]`` and
+    ``no credential of a known form found`` are the clean answer, which a gate with a mistyped ``--project`` must not
+    read (trial 26b F1: exit 0, clean). Exit 1 is what a gate stops on (as for credentials found)."""
+    if not any(given.values()):
+        return
+    from ..reading.search import SearchError, conversations_kept, list_conversations
+
+    try:
+        if conversations_kept(r, filters):
+            return
+    except SearchError as exc:
+        typer.echo(f"asz secrets: {exc}", err=True)
+        raise typer.Exit(1)
+    raise no_match("secrets", r, given, len(list_conversations(r)), "; nothing was scanned")
 
 
 def register(app: typer.Typer) -> None:

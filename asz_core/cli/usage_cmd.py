@@ -14,6 +14,7 @@ from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
+from .usage_said import matched_nothing, say_problems
 
 #: Columns of the text table after the key: header and width.
 COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
@@ -159,7 +160,7 @@ def usage(
     transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call)
     marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Exit 1 when the root does
     not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
-    match no call of a root with conversations (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone or configuration. Landed
+    match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
     the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
@@ -177,10 +178,11 @@ def usage(
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
     rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
-    unmatched = _say_problems(problems, not counted and any(given.values()), storage, given)
+    line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
+    unmatched = say_problems(problems, matched_nothing(counted, rows, left_out, given, (first, last)), storage,
+                             {**given, "since": since, "until": until})
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     shape = _json_shape(as_json, total_once)
     if not (unmatched and ids and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
@@ -578,21 +580,3 @@ def _marks(row: dict) -> str:
 def register(app: typer.Typer) -> None:
     """Add ``asz usage`` to ``app``."""
     app.command("usage")(usage)
-
-
-def _say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
-    """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
-    when ``unmatched`` (--project/--model/--instance/--dialect, ``given`` by name, match no call), :func:`_matched_nothing`'s
-    line; returns ``unmatched``."""
-    for line in [*problems, _matched_nothing(storage, given)] if unmatched else problems:
-        typer.echo(f"asz usage: {line}", err=True)
-    return unmatched
-
-
-def _matched_nothing(storage: Path, given: dict[str, str]) -> str:
-    """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
-    no usage)."""
-    said = " and ".join(f"--{k} {v!r}" for k, v in given.items() if v)
-    where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
-    where += " and dialects (asz ls --json: dialect)" if given.get("dialect") else ""
-    return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where})"

@@ -580,10 +580,14 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
 
 
 def conversations_kept(root: str | os.PathLike, filters: Filters) -> int:
-    """How many conversations of ``root``'s search index ``filters``' project, model and dialect keep (its
-    ``since``/``until`` narrow hits, not conversations). Raises :class:`SearchError` when the index cannot be read."""
+    """How many conversations of ``root``'s search index ``filters`` keep: by project, model and dialect, and by
+    ``since``/``until`` those whose recorded span (``from_ms``..``to_ms``) meets the window, a span whose end is not
+    known kept (a hit's own time then decides; :func:`~asz_core.reading.search_hits.conv_where`'s ``gaps`` rule):
+    0 is a filter that matches nothing (docs/reading.md). Raises :class:`SearchError` when the index cannot be read."""
     path = index_file(root, index_path(root))
     where, args = conv_where(Filters(project=filters.project, model=filters.model, dialect=filters.dialect))
+    window, more = conv_where(Filters(since=filters.since, until=filters.until), gaps=True)
+    where, args = where + window, args + more
     try:
         con = connect(path, write=False)
         try:

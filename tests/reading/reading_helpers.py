@@ -122,16 +122,18 @@ def collect_before_bash_output_rule(source: Path, root: Path) -> None:
     asz("parse", "--root", str(root))
 
 
-def planted_root(corpus_dir: Path, base: Path, transcript: str, plant) -> Path:
+def planted_root(corpus_dir: Path, base: Path, transcript: str | dict, plant=None) -> Path:
     """A root collected (``asz collect --once``) from one real transcript of the shared corpus (``transcript``,
-    relative to ``corpus_dir``) whose lines (parsed JSON, a list) ``plant`` changed in place first: ``base/root``."""
+    relative to ``corpus_dir``) whose lines (parsed JSON, a list) ``plant`` changed in place first: ``base/root``;
+    or from several, ``transcript`` a dict of each one and its ``plant``."""
     from cli_helpers import asz_in_process
 
-    lines = [json.loads(ln) for ln in (corpus_dir / transcript).read_text().splitlines()]
-    plant(lines)
-    folder = base / "projects" / Path(transcript).parent.name
-    folder.mkdir(parents=True)
-    (folder / Path(transcript).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
+    for one, change in (transcript if isinstance(transcript, dict) else {transcript: plant}).items():
+        lines = [json.loads(ln) for ln in (corpus_dir / one).read_text().splitlines()]
+        change(lines)
+        folder = base / "projects" / Path(one).parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / Path(one).name).write_text("".join(json.dumps(o) + "\n" for o in lines))
     made = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"),
                           env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
     assert made.returncode == 0, made.stdout + made.stderr

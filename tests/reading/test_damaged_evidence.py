@@ -107,7 +107,8 @@ def test_export_of_a_conversation_that_verifies_exits_0_with_nothing_on_stderr(d
 def test_search_leaves_out_hits_indexed_from_a_file_changed_since(damaged):
     root, path = damaged
     rel = path.relative_to(root).as_posix()
-    p = asz("search", '"Write a shell script called"', "--json", "--root", str(root))
+    p = asz("search", '"Write a shell script called"', "--json", "--root", str(root), check=False)
+    assert p.returncode == 1  # problems found, as asz verify, usage and export exit on it (trial 26b F4: exit 0)
     hits = json.loads(p.stdout)
     assert not [h for h in hits if h["file"] == rel]
     assert f"asz search: warning: hits in {rel} left out: the landed file does not verify" in p.stderr
@@ -149,3 +150,22 @@ def test_a_file_written_again_whole_with_a_new_closing_line_is_held_back_too(cor
     e = asz("export", SID, "--out", str(out), "--root", str(root), check=False)
     assert e.returncode == 1 and "HACKED" not in out.read_text(encoding="utf-8")
     assert f"[not shown: landed file {rel} does not verify: record row {rows[0]} differs" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("form", [(), ("--json",), ("--json", "--held-back"), ("--conversations",),
+                                  ("--conversations", "--json")])
+def test_search_exits_1_when_it_leaves_out_hits_of_damaged_evidence(damaged, form):
+    """Trial 26b F4: asz search left the damaged file's hits out, warned, and exited 0 while verify, usage and export
+    exit 1 on the same damage (README: exit 1, problems found). Every form prints its answer, then exits 1; a query
+    none of whose hits lie in the damaged file found no problem, exit 0."""
+    root, path = damaged
+    rel = path.relative_to(root).as_posix()
+    p = asz("search", *form, "shell script hello", "--root", str(root), check=False)
+    assert p.returncode == 1, (form, p.stdout, p.stderr)
+    assert f"asz search: warning: hits in {rel} left out: the landed file does not verify" in p.stderr
+    if "--json" in form:
+        json.loads(p.stdout)  # the answer is printed whole all the same
+    else:
+        assert f"! hits in {rel} left out" in p.stdout
+    clean = asz("search", *form, "phoenix", "--root", str(root), check=False)  # the spotter session's words only
+    assert clean.returncode == 0 and "left out" not in clean.stderr, clean.stderr

@@ -111,7 +111,8 @@ def test_usage_project_holds_its_calls_back_and_names_it(tampered):
 
 def test_search_project_keeps_its_hits_held_back_and_named(tampered):
     p = asz("search", "--root", str(tampered), "--project", PART, "server", check=False)
-    assert p.returncode == 0, p.stdout + p.stderr  # was 1: "no conversation matched --project"
+    # kept (was 1: "no conversation matched --project"); its hits held back: a problem found, exit 1 (trial 26b F4)
+    assert p.returncode == 1 and "no conversation matched" not in p.stderr, p.stdout + p.stderr
     assert re.search(r"^0 of \d+ hit\(s\) \(\d+ held back: the landed files they were indexed from do not verify",
                      p.stdout, re.M), p.stdout
     assert re.search(rf"^asz search: warning: hits in {SID}/streams/main/transcript-\S+\.sd left out: the landed file "

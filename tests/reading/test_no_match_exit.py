@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from reading_helpers import asz
+from reading_helpers import asz, main_transcripts
 
 NOPE = "no-such-thing-zq"
 
@@ -20,6 +20,14 @@ NOPE = "no-such-thing-zq"
     ("search", "compaction", "--model", NOPE), ("search", "--json", "compaction", "--project", NOPE),
     ("search", "--conversations", "compaction", "--project", NOPE), ("search", "--conversations", "--json", "graph", "--dialect", "kiro"),
     ("export", "--project", NOPE), ("conversation", "ffffffff"),
+    # a --since/--until window that holds no conversation (trial 26b F2: usage printed a table of zeros, search
+    # "0 hit(s)", both exit 0; F6: export said "several conversations as json need --out DIR", exit 2)
+    ("usage", "--since", "2099-01-01"), ("usage", "session", "--until", "2000-01-01"),
+    ("usage", "monthly", "--json", "--since", "2099-01-01"), ("usage", "blocks", "--until", "2000-01-01"),
+    ("usage", "--project", "spotter", "--since", "2099-01-01"),
+    ("search", "compaction", "--since", "2099-01-01"), ("search", "--json", "compaction", "--until", "2000-01-01"),
+    ("search", "--conversations", "compaction", "--since", "2099-01-01"),
+    ("export", "--project", NOPE, "--format", "json"), ("export", "--since", "2099-01-01", "--format", "html"),
 ])
 def test_a_filter_that_matches_nothing_exits_1_and_is_said(corpus_root, args):
     res = asz(*args, "--root", str(corpus_root), check=False)
@@ -33,9 +41,11 @@ def test_a_filter_that_matches_nothing_exits_1_and_is_said(corpus_root, args):
 
 def test_the_object_forms_answer_with_no_row(corpus_root):
     """``asz usage --json --total-once`` and ``asz search --json --held-back`` keep their shape, with no row or hit."""
-    res = asz("usage", "--json", "--total-once", "--project", NOPE, "--root", str(corpus_root), check=False)
-    got = json.loads(res.stdout)
-    assert res.returncode == 1 and got["rows"] == [] and got["total"]["calls"] == 0
+    for window in (("--project", NOPE), ("--since", "2099-01-01")):
+        res = asz("usage", "daily", "--json", "--total-once", *window, "--root", str(corpus_root), check=False)
+        got = json.loads(res.stdout)
+        assert res.returncode == 1 and got["rows"] == [] and got["total"]["calls"] == 0
+        assert f"no model call in {corpus_root} matches {window[0]} '{window[1]}'" in res.stderr
     res = asz("search", "--json", "--held-back", "graph", "--project", NOPE, "--root", str(corpus_root), check=False)
     got = json.loads(res.stdout)
     assert res.returncode == 1 and got["hits"] == [] and got["held_back"]["hits"] == 0
@@ -44,8 +54,10 @@ def test_the_object_forms_answer_with_no_row(corpus_root):
 
 @pytest.mark.parametrize("args", [
     ("search", "zqxjvwk"), ("search", "zqxjvwk", "--project", "spotter"),  # no hit in what the filters keep: an answer
+    ("search", "zqxjvwk", "--since", "2020-01-01"), ("search", "compaction", "--until", "2099-01-01"),
     ("ls", "--project", "spotter"), ("usage", "--project", "spotter"), ("search", "compaction", "--project", "spotter"),
-    ("export", "--project", "spotter"),
+    ("export", "--project", "spotter"), ("usage", "--since", "2020-01-01"), ("usage", "session", "--until", "2099-12-31"),
+    ("secrets", "--project", "spotter"), ("secrets", "--since", "2020-01-01", "--json"),
 ])
 def test_the_same_filter_that_matches_exits_0(corpus_root, args):
     res = asz(*args, "--root", str(corpus_root), check=False)
@@ -57,3 +69,19 @@ def test_an_empty_root_lists_nothing_and_exits_0(tmp_path):
     (tmp_path / "root").mkdir()
     res = asz("ls", "--model", NOPE, "--root", str(tmp_path / "root"), check=False)
     assert res.returncode == 0 and "collect and parse sessions into it" in res.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("--project", NOPE), ("--model", NOPE), ("--dialect", "kiro"), ("--until", "2000-01-01"), ("--since", "2099-01-01"),
+    ("--json", "--project", NOPE), ("--json", "--since", "2099-01-01", "--until", "2099-12-31"),
+])
+def test_secrets_whose_filter_matches_nothing_is_no_clean_answer(corpus_root, corpus_source, args):
+    """Trial 26b F1: ``asz secrets --project myprojj`` said ``no credential of a known form found``, exit 0, and a gate
+    passed green having scanned nothing. Now it is said as every reader says it, exit 1 (what a gate stops on), and
+    stdout holds nothing: neither the clean line nor ``[]``, the clean answer of ``--json``."""
+    res = asz("secrets", *args, "--root", str(corpus_root), check=False)
+    assert res.returncode == 1, (args, res.stdout, res.stderr)
+    assert res.stdout == "", res.stdout
+    said = [ln for ln in res.stderr.splitlines() if ln.startswith("asz secrets: no conversation matched ")]
+    assert said and said[-1].endswith("; nothing was scanned"), res.stderr
+    assert f"(of {len(main_transcripts(corpus_source))} in {corpus_root};" in said[-1]  # the corpus's conversations

@@ -82,7 +82,8 @@ def test_verify_json_carries_the_file(resealed):
 def test_search_holds_back_a_hit_indexed_before_the_change(resealed):
     root, path, _ = resealed
     rel = path.relative_to(root).as_posix()
-    p = asz("search", '"try running the server"', "--json", "--root", str(root))
+    p = asz("search", '"try running the server"', "--json", "--root", str(root), check=False)
+    assert p.returncode == 1  # hits left out: a problem found (trial 26b F4)
     hits = json.loads(p.stdout)
     assert not [h for h in hits if h["file"] == rel]
     assert [h for h in hits if h["conversation"] == OTHER]  # the untouched session's copy is still served
@@ -92,8 +93,8 @@ def test_search_holds_back_a_hit_indexed_before_the_change(resealed):
 def test_search_holds_back_the_changed_text_once_indexed(resealed):
     root, path, row = resealed
     rel = path.relative_to(root).as_posix()
-    p = asz("search", "smashed", "--json", "--reindex", "--root", str(root))
-    assert json.loads(p.stdout) == []
+    p = asz("search", "smashed", "--json", "--reindex", "--root", str(root), check=False)
+    assert json.loads(p.stdout) == [] and p.returncode == 1
     warning = [ln for ln in p.stderr.splitlines() if ln.startswith(f"asz search: warning: hits in {rel} left out")]
     assert warning and f"record row {row} differs from the one indexed when the file landed" in warning[0]
     con = sqlite3.connect(root / INDEX_PATH)
@@ -142,8 +143,8 @@ def test_an_index_built_again_after_the_change_cannot_name_the_file_and_everythi
     s = asz("show", SID, "msg/1/7:0", "--root", str(root), check=False)
     assert s.returncode == 1 and "smashed" not in s.stdout
     assert "round 1's input digest over seq 1–1 does not match the landed files" in s.stderr
-    q = asz("search", "smashed", "--json", "--reindex", "--root", str(root))
-    assert json.loads(q.stdout) == [] and path.relative_to(root).as_posix() in q.stderr
+    q = asz("search", "smashed", "--json", "--reindex", "--root", str(root), check=False)
+    assert json.loads(q.stdout) == [] and path.relative_to(root).as_posix() in q.stderr and q.returncode == 1
     d = asz("conversation", SID, "--json", "--root", str(root))
     assert "smashed" not in d.stdout
     doc = json.loads(d.stdout)

@@ -101,7 +101,10 @@ def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
     assert text.returncode == 1
     assert not [v for v in (AWS, SECRET, GITHUB, JWT) if v in text.stdout]  # the title (the prompt) masked too
     assert text.stdout.splitlines()[-1] == "7 place(s) of 5 credential(s) in 1 conversation(s)"
-    assert asz_in_process("secrets", "--root", str(root), "--project", "elsewhere").returncode == 0
+    kept = asz_in_process("secrets", "--root", str(root), "--project", "SPOTTER")  # its project, any case: found
+    assert kept.returncode == 1 and kept.stdout.splitlines()[-1] == "7 place(s) of 5 credential(s) in 1 conversation(s)"
+    none = asz_in_process("secrets", "--root", str(root), "--project", "elsewhere")  # scanned nothing: never clean
+    assert none.returncode == 1 and none.stdout == "" and "no conversation matched --project elsewhere" in none.stderr
 
 
 def test_the_corpus_holds_none(corpus_copy):

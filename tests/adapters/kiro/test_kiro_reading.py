@@ -130,7 +130,10 @@ def test_a_day_window_keeps_the_timeless_hits_of_a_conversation_held_in_it(root:
     hits, err = _window(root, "--since", "2026-05-27", "--until", "2026-05-27")
     assert {h["conversation"] for h in hits} == {V2_SESSION}
     assert len(hits) == 14 and sum(1 for h in hits if h["at"] == 0) == 13 and "no time" not in err
-    assert _window(root, "--since", "2026-05-28") == ([], "")  # after the conversation: nothing, nothing to say
+    # after every conversation: a window that matches nothing, said and exit 1 as asz ls says it (trial 26b F2)
+    after = asz_in_process("search", "fixture", "--dialect", "kiro", "--json", "--since", "2026-05-28", "--root", str(root))
+    assert after.returncode == 1 and json.loads(after.stdout) == []
+    assert "asz search: no conversation matched --dialect kiro --since 2026-05-28 (of 2 in" in after.stderr
 
 
 def test_a_window_cutting_a_conversation_names_the_timeless_hits_it_left_out(root: Path) -> None:

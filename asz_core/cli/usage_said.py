@@ -1,0 +1,37 @@
+"""What ``asz usage`` says when its filters match nothing (docs/reading.md: every reader says it on stderr and exits
+1): --project/--model/--instance/--dialect that keep no call, a --since/--until window that holds none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+__all__ = ["matched_nothing", "say_problems", "nothing_line"]
+
+
+def matched_nothing(counted: list, rows: list[dict], left_out: list[dict], given: dict[str, str], window: tuple) -> bool:
+    """True when the filters match nothing: ``given`` (--project/--model/--instance/--dialect by name) keep no call
+    of ``counted``, or the ``window`` (``(since, until)`` unix ms, None each when not given) holds none: no row (a
+    call counted or held back in it) and no call it cannot place (``left_out``, :func:`~asz_core.cli.usage_cmd.no_time_line`),
+    as the same window matches nothing in asz ls and asz export (trial 26b F2: a table of zeros, exit 0)."""
+    return (not counted and any(given.values())) or (window != (None, None) and not rows and not left_out)
+
+
+def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
+    """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
+    when ``unmatched`` (--project/--model/--instance/--dialect, ``given`` by name, match no call), :func:`nothing_line`'s
+    line; returns ``unmatched``."""
+    for line in [*problems, nothing_line(storage, given)] if unmatched else problems:
+        typer.echo(f"asz usage: {line}", err=True)
+    return unmatched
+
+
+def nothing_line(storage: Path, given: dict[str, str]) -> str:
+    """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
+    no usage), or a --since/--until window that holds none (trial 26b F2); ``given``: option name -> value as typed."""
+    said = " and ".join(f"--{k} {v!r}" for k, v in given.items() if v)
+    where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
+    where += " and dialects (asz ls --json: dialect)" if given.get("dialect") else ""
+    where += ", and each conversation's LAST ACTIVITY" if given.get("since") or given.get("until") else ""
+    return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where})"
