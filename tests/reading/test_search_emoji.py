@@ -16,12 +16,14 @@ from reading_helpers import asz
 CONVERSATION = "fe869ecb-c176-478f-9734-7e4b8ef12cff"  # claude-code-log-sample: act's CI output (🐳, ⭐)
 
 
-def _lines_holding(corpus_source, emoji: str) -> set[tuple[str, int]]:
-    """(session, line) of every corpus transcript line whose decoded JSON holds ``emoji``."""
+def _lines_holding(corpus_source, emoji: str, key: str | None = None) -> set[tuple[str, int]]:
+    """(file stem, line) of every corpus transcript line whose decoded JSON (its ``key`` alone, when given) holds
+    ``emoji``."""
     out = set()
     for p in corpus_source.rglob("*.jsonl"):
         for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-            if emoji in json.dumps(json.loads(line), ensure_ascii=False):
+            d = json.loads(line)
+            if emoji in json.dumps(d if key is None else d.get(key), ensure_ascii=False):
                 out.add((p.stem, n))
     return out
 
@@ -45,7 +47,15 @@ def test_an_emoji_with_a_word_and_in_a_phrase(corpus_root, corpus_source):
     assert hits("🐳 docker") == whale  # act prints "🐳  docker cp …" on each
     assert hits('"🐳 docker"') == whale  # the emoji is a token of its own, beside the word
     assert hits("🐳 -docker") == set()
-    assert hits("✅") and hits("✅ graph") <= hits("graph")
+    def lines_hit(q: str) -> int:
+        return len({(h["file"], h["row"]) for h in
+                    json.loads(asz("search", "--root", str(corpus_root), "--json", "--limit", "1000", "--", q).stdout)})
+
+    # ✅ is on 20 transcript lines, 11 of them in the message (a prompt, reply, thinking, tool input or result); on the
+    # 9 others only in Claude Code's toolUseResult (an edited file's old text …), which asz search does not index
+    check = _lines_holding(corpus_source, "✅", key="message")
+    assert len(_lines_holding(corpus_source, "✅")) == 20 and len(check) == 11 and lines_hit("✅") == 11
+    assert hits("✅ graph") <= hits("graph") and hits("✅ graph") <= hits("✅")
 
 
 def test_the_other_symbols_are_still_refused(corpus_root):
