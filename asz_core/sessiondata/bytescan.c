@@ -2647,24 +2647,32 @@ static int dn_content(PyObject *const *ctx, PyObject *first, PyObject *rec, int 
     Py_ssize_t short_text = PyLong_AsSsize_t(ctx[DC_SHORT_TEXT]);
     if (short_text == -1 && PyErr_Occurred())
         return -1;
+    int rc = -1;
+    Py_INCREF(state); /* held: data_text and clip_text are Python, and may change the part */
+    Py_XINCREF(bytes);
     if (text != NULL)
         shown = Py_NewRef(text);
     else { /* its data written out */
         PyObject *data = PyDict_GetItemWithError(p, s_data);
         if (data == NULL && PyErr_Occurred())
-            return -1;
+            goto done;
         if (data != NULL && data != Py_None) {
             int wide = PyObject_IsTrue(ctx[DC_WIDE]);
-            if (wide != 0) /* a number past 64 bits may be in it: _content writes its notes */
-                return wide < 0 ? -1 : 0;
+            if (wide != 0) { /* a number past 64 bits may be in it: _content writes its notes */
+                rc = wide < 0 ? -1 : 0;
+                goto done;
+            }
+            Py_INCREF(data);
             shown = PyUnicode_CheckExact(data) ? Py_NewRef(data) :
                     PyDict_CheckExact(data) || PyList_CheckExact(data) ? dn_dumps(ctx, data) :
                     PyObject_CallOneArg(ctx[DC_DATA_TEXT], data);
+            Py_DECREF(data);
             if (shown == NULL)
-                return -1;
+                goto done;
             if (!PyUnicode_CheckExact(shown)) {
-                Py_DECREF(shown);
-                return 0;
+                Py_CLEAR(shown);
+                rc = 0;
+                goto done;
             }
         }
     }
@@ -2672,11 +2680,15 @@ static int dn_content(PyObject *const *ctx, PyObject *first, PyObject *rec, int 
         Py_SETREF(shown, PyObject_CallOneArg(ctx[DC_CLIP], shown));
     else if (shown != NULL && PyUnicode_GET_LENGTH(shown) == 0)
         Py_CLEAR(shown);
-    int rc = shown == NULL ? (PyErr_Occurred() ? -1 : 0) : PyDict_SetItem(d, s_text, shown);
+    if ((shown == NULL && PyErr_Occurred()) || (shown != NULL && PyDict_SetItem(d, s_text, shown) < 0) ||
+        PyDict_SetItem(d, s_state, state) < 0 || (has_bytes && PyDict_SetItem(d, s_bytes, bytes) < 0))
+        goto done;
+    rc = 1;
+done:
     Py_XDECREF(shown);
-    if (rc < 0 || PyDict_SetItem(d, s_state, state) < 0 || (has_bytes && PyDict_SetItem(d, s_bytes, bytes) < 0))
-        return -1;
-    return 1;
+    Py_DECREF(state);
+    Py_XDECREF(bytes);
+    return rc;
 }
 
 /* Call the bound method m with nargs arguments; 0, -1 on error (its result is dropped: the methods write into d). */
@@ -2764,21 +2776,23 @@ static int dn_children(PyObject *const *ctx, PyObject *nid, long depth, PyObject
     Py_DECREF(kids);
     if (seq == NULL)
         return -1;
-    Py_ssize_t nk = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < nk; i++) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) { /* its size read again: Python runs between */
         PyObject *c = PySequence_Fast_GET_ITEM(seq, i), *kind, *one;
+        Py_INCREF(c);
         if ((PyObject *)Py_TYPE(c) == dn_types[0] && (kind = FIELD(c, dn_no[D_KIND])) != NULL)
             Py_INCREF(kind);
-        else if ((kind = PyObject_GetAttr(c, s_kind)) == NULL)
+        else if ((kind = PyObject_GetAttr(c, s_kind)) == NULL) {
+            Py_DECREF(c);
             goto fail;
+        }
         int skip = PySet_Contains(ctx[DC_NOT_CHILDREN], kind);
         Py_DECREF(kind);
-        if (skip < 0)
+        one = skip ? NULL : dn_draw(ctx, c, depth + 1);
+        Py_DECREF(c);
+        if (skip < 0 || (!skip && one == NULL))
             goto fail;
         if (skip)
             continue;
-        if ((one = dn_draw(ctx, c, depth + 1)) == NULL)
-            goto fail;
         int rc = (shown == NULL && (shown = PyList_New(0)) == NULL) ? -1 : PyList_Append(shown, one);
         Py_DECREF(one);
         if (rc < 0)
@@ -2829,25 +2843,30 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
         PyErr_Clear();
         return dn_python(ctx, n, depth);
     }
-    PyObject *attrs = NULL, *d = NULL, *ms = NULL;
+    PyObject *attrs = NULL, *d = NULL, *ms = NULL, *ref_d = NULL, *refs_d = NULL;
     int got = dn_attrs(v[D_ATTRS], &attrs);
-    if (got <= 0) {
-        if (got < 0)
-            return NULL;
-        return dn_python(ctx, n, depth);
-    }
+    if (got <= 0)
+        return got < 0 ? NULL : dn_python(ctx, n, depth);
     Py_ssize_t nr = PyList_GET_SIZE(refs);
-    PyObject *ref_d = NULL, *refs_d = NULL;
     if (ref != Py_None && (ref_d = dn_ref(ref)) == NULL)
         goto shape;
-    if (nr && (refs_d = PyList_New(nr)) == NULL)
-        goto fail;
+    if (nr && (refs_d = PyList_New(nr)) == NULL) {
+        Py_XDECREF(attrs);
+        Py_XDECREF(ref_d);
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < nr; i++) {
         PyObject *one = dn_ref(PyList_GET_ITEM(refs, i));
         if (one == NULL)
             goto shape;
         PyList_SET_ITEM(refs_d, i, one);
     }
+    /* decided. What is read from here on is held: the Python called below (at, _talk_keys, _content, …) may change
+     * the node, its record or the maps */
+    for (int i = 0; i < 7; i++)
+        Py_INCREF(v[i]);
+    Py_XINCREF(first);
+    Py_XINCREF(rec);
     /* the envelope */
     if ((ms = PyDict_GetItemWithError(ctx[DC_AT], nid)) != NULL && ms != Py_None)
         Py_INCREF(ms);
@@ -2860,10 +2879,6 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
         (ref_d != NULL && PyDict_SetItem(d, s_ref, ref_d) < 0) || (refs_d != NULL && PyDict_SetItem(d, s_refs, refs_d) < 0) ||
         (attrs != NULL && PyDict_SetItem(d, s_attrs, attrs) < 0))
         goto fail;
-    Py_CLEAR(ms);
-    Py_CLEAR(ref_d);
-    Py_CLEAR(refs_d);
-    Py_CLEAR(attrs);
     int t = PyUnicode_Compare(kind, s_talk) == 0;
     if (t) {
         PyObject *a[2] = {n, d};
@@ -2872,13 +2887,11 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
     }
     PyObject *wobj = withheld ? Py_True : Py_False;
     if (rec != NULL && (t = PySet_Contains(ctx[DC_NO_TEXT], kind)) == 0) { /* a step's text */
-        Py_INCREF(rec);
         got = dn_content(ctx, first, rec, withheld, d);
         if (got == 0) {
             PyObject *a[5] = {n, first, rec, wobj, d};
             got = dn_call(ctx[DC_CONTENT], a, 5) < 0 ? -1 : 1;
         }
-        Py_DECREF(rec);
         if (got < 0)
             goto fail;
     }
@@ -2931,20 +2944,25 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
         goto fail;
     if (edges != NULL && (t = PyObject_IsTrue(edges)) != 0 && (t < 0 || PyDict_SetItem(d, s_edges, edges) < 0))
         goto fail;
-    return d;
-shape: /* a ref of another shape: the Python draws the node */
+    goto done;
+shape: /* a ref of another shape: the Python draws the node (nothing is held yet) */
     PyErr_Clear();
     Py_XDECREF(attrs);
     Py_XDECREF(ref_d);
     Py_XDECREF(refs_d);
     return dn_python(ctx, n, depth);
 fail:
+    Py_CLEAR(d);
+done:
     Py_XDECREF(ms);
     Py_XDECREF(attrs);
     Py_XDECREF(ref_d);
     Py_XDECREF(refs_d);
-    Py_XDECREF(d);
-    return NULL;
+    for (int i = 0; i < 7; i++)
+        Py_DECREF(v[i]);
+    Py_XDECREF(first);
+    Py_XDECREF(rec);
+    return d;
 }
 
 static PyObject *draw_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {

@@ -222,3 +222,34 @@ def test_a_context_of_another_shape_is_left_to_the_python(corpus):
     assert bytescan.draw_node(ctx, n, -1) is None
     with pytest.raises(TypeError):
         bytescan.draw_node(list(ctx), n, 0)
+
+
+def test_python_that_changes_the_node_while_it_is_drawn(corpus, monkeypatch):
+    """The Python the C calls (here a talk's keys and a step's text) replacing the node's kind, refs and attrs and
+    the part it reads: the C keeps what it read, as the Python's locals do, and draws the same."""
+    _, root = corpus
+    v = document_view(root, _busiest(root))
+    talk_keys, content = v._talk_keys, v._content
+
+    def changing_talk_keys(n, d):
+        talk_keys(n, d)
+        n.kind, n.refs, n.attrs = "changed", [], {"x": 1}
+
+    def changing_content(n, ref, rec, withheld, d):
+        content(n, ref, rec, withheld, d)
+        for p in rec.get("parts", ()):
+            p.clear()
+
+    v._talk_keys, v._content = changing_talk_keys, changing_content
+    talks = [n for n in v.nodes.values() if n.kind == "talk"]
+    kept = [(n, n.kind, n.refs, n.attrs) for n in talks]
+    compiled, _, _ = _both_ways(v, monkeypatch, talks)
+    for n, kind, refs, attrs in kept:  # the same start for the Python way
+        n.kind, n.refs, n.attrs = kind, refs, attrs
+    v2 = document_view(root, _busiest(root))
+    talk_keys, content = v2._talk_keys, v2._content
+    v2._talk_keys, v2._content = changing_talk_keys, changing_content
+    with monkeypatch.context() as m:
+        m.setattr(nodes_mod, "bytescan", None)
+        python = _draw(v2, [v2.nodes[n.id] for n in talks], dict(v2._at))
+    assert compiled == python
