@@ -174,7 +174,8 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
         held, total, holder = _held(path, ln, positions, files)
         if not total or held != total or holder is None:
             raise
-        if rest and _landed_again(root, path, ln, positions, files, before[-1] if before else None, instance, sent_now):
+        if rest and _landed_again(root, path, ln, positions, files, before[-1] if before else None, instance, sent_now,
+                                  data):
             return False  # the rest of a stream its sender made for another receiver: landed again, as on its root
         # every record is here already, in files of its stream another root sent (that root's cut, or the rest of the
         # stream this root's sender made: push.md, The rest of a stream): held here whole, as a taken seq would be
@@ -198,16 +199,26 @@ def _sent_by(root: Path, path: Path, ln, files: list, instance: str | None, sent
 
 
 def _landed_again(root: Path, path: Path, ln, positions: list[Pos], files: list, last: Path | None,
-                  instance: str | None, sent_now: frozenset[str]) -> bool:
+                  instance: str | None, sent_now: frozenset[str], data: bytes) -> bool:
     """True when a file every record of which this root holds (the same ``ord``, ``off`` and ``sha``) may land beside
     them as records landed again, as they are in its sending root: the rest of a stream that root made for another
     receiver (docs/push.md, The rest of a stream; its sender marks it ``asz.rest``), pushed here where the root's first
-    file landed whole. It must be
-    the session's highest seq here (no round's window holds it), end where its stream ends here (``last``: the file
-    of its stream before it; the next file goes on from there), and its sender must have sent every file of that
-    stream here (:func:`_sent_by`): a file of another root is refused as held whole, as before. ``asz verify`` counts
-    such records as landed more than once, not a problem."""
+    file landed whole. It must repeat them byte for byte (``data``, the file's bytes, whole: each record line is one
+    of the stream's here; a record under a held ``ord``, ``off`` and ``sha`` with other bytes, other usage say, would
+    be counted), be the session's highest seq here (no round's window holds it), end where its stream ends here
+    (``last``: the file of its stream before it; the next file goes on from there), and its sender must have sent
+    every file of that stream here (:func:`_sent_by`): a file of another root is refused as held whole, as before.
+    ``asz verify`` counts such records as landed more than once, not a problem."""
     if last is None or not positions or any(o_ln.seq > ln.seq for o_ln, _ in files):
+        return False
+    held: set[bytes] = set()
+    for o_ln, other in files:
+        if o_ln.ext == "sd" and o_ln.kind == ln.kind and other.parent == path.parent and other != path:
+            try:
+                held |= _record_lines(str(other), other.stat().st_size)
+            except OSError:
+                continue  # what does not read holds nothing here (asz verify names it)
+    if not all(hashlib.sha256(line).digest() in held for line in data.split(b"\n")[1:1 + len(positions)]):
         return False
     res = check_landed_file(last)
     if res.errors or not res.positions:
@@ -275,6 +286,14 @@ def _records_of(path: str, size: int) -> frozenset[tuple[int, int, str]]:
     once, so the pair names its content), kept for the next refusal of the same session: a second root's pass is
     refused seq by seq, and each refusal reads the stream's files (without it, a session of N files read N times)."""
     return frozenset((d["ord"], d["off"], d.get("sha") or "") for _, d in SDReader(Path(path), decode=False))
+
+
+@functools.lru_cache(maxsize=64)
+def _record_lines(path: str, size: int) -> frozenset[bytes]:
+    """The SHA-256 digests (32 bytes) of the record lines of the whole landed file at ``path`` (``size`` bytes: the
+    pair names its content, as for :func:`_records_of`): its lines but the header, the closing line and the last
+    newline's empty tail. Raises OSError."""
+    return frozenset(hashlib.sha256(line).digest() for line in Path(path).read_bytes().split(b"\n")[1:-2])
 
 
 def _follows(root: Path, rel: str, positions: list[Pos], prev: Path | None) -> None:
