@@ -131,10 +131,13 @@ def require_root(cmd: str, root: Path) -> None:
 def no_match(cmd: str, root: Path, given: dict[str, str], of: int, tail: str = "") -> typer.Exit:
     """Say that the filters ``given`` (option -> value as typed; empty ones left out) matched none of the ``of``
     conversations of ``root``, and return the exit 1 to raise: ``asz CMD: no conversation matched --project P (of N in
-    ROOT; asz ls lists them)`` then ``tail``, on stderr. The readers' one rule (``ls``, ``search``, ``export``,
-    ``usage``: a filter that matches nothing exits 1, as grep does; docs/reading.md)."""
+    ROOT; asz ls lists them)`` then ``tail``, on stderr, in the words of
+    :func:`~asz_core.view.row_filters.matched_none` (the HTTP API's ``note`` too). The readers' one rule (``ls``,
+    ``search``, ``export``, ``secrets``: a filter that matches nothing exits 1, as grep does; docs/reading.md)."""
+    from ..view.row_filters import matched_none
+
     said = " ".join(f"{flag} {v}" for flag, v in given.items() if v)
-    typer.echo(f"asz {cmd}: no conversation matched {said} (of {of} in {root}; asz ls lists them){tail}", err=True)
+    typer.echo(f"asz {cmd}: {matched_none(said, of, root, '; asz ls lists them')}{tail}", err=True)
     return typer.Exit(1)
 
 

@@ -83,8 +83,8 @@ def search(
                                ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
              if v for a in (flag, str(v))]
     try:
-        _none_kept(r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
-                                "--until": until}, as_json, held_back and not by_conversation)
+        _none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+                                          "--until": until}, _empty_answer(as_json, held_back and not by_conversation))
         if by_conversation:
             _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
         else:
@@ -244,24 +244,28 @@ def _checked(kind: str, limit: int, both: bool) -> list[str]:
         raise typer.Exit(2)
 
 
-def _none_kept(r: Path, filters, given: dict[str, str], as_json: bool, held_back: bool) -> None:
-    """Before the query: exit 1 when ``given`` (--project, --model, --dialect, --since, --until) keep no conversation
-    of the index (a window that meets no conversation's recorded span: :func:`~asz_core.reading.search.conversations_kept`;
-    trial 26b F2), said as every reader says it (:func:`~asz_core.cli.reading_common.no_match`), with nothing on
-    stdout but, with ``--json``, the empty answer (``[]``; with ``held_back``, ``--held-back``'s object with no hit)
-    so that stdout is always JSON (trial 24b F3: ``0 hit(s)`` was printed before the exit 1). A query with no hit in
-    the conversations they keep is an answer (exit 0)."""
+def _none_kept(cmd: str, r: Path, filters, given: dict[str, str], empty=lambda: None, tail: str = "") -> None:
+    """Before the query (``asz search``) or the scan (``asz secrets``): exit 1 when ``given`` (--project, --model,
+    --dialect, --since, --until as typed) keep no conversation of the index (a window meets a conversation's recorded
+    span: :func:`~asz_core.reading.search.conversations_kept`; trial 26b F1, F2), said as every reader says it
+    (:func:`~asz_core.cli.reading_common.no_match`, then ``tail``), after ``empty()`` printed the empty answer: with
+    ``asz search --json``, ``[]`` or ``--held-back``'s object with no hit, so that stdout is always JSON (trial 24b F3:
+    ``0 hit(s)`` was printed before the exit 1); nothing for ``asz secrets``, whose ``[]`` and ``no credential of a
+    known form found`` are the clean answer a gate with a mistyped ``--project`` must not read (exit 1 is what a gate
+    stops on). An index that cannot be read: ``asz CMD: ...``, exit 1. A query with no hit in the conversations they
+    keep is an answer (exit 0)."""
     if not any(given.values()):
         return
-    from ..reading.search import conversations_kept, list_conversations
+    from ..reading.search import SearchError, conversations_kept, list_conversations
 
-    if conversations_kept(r, filters):
-        return
-    if as_json and held_back:
-        _print_held_back([], {}, {}, [], 0)
-    elif as_json:
-        sys.stdout.buffer.write(b"[]\n")
-    raise no_match("search", r, given, len(list_conversations(r)))
+    try:
+        if conversations_kept(r, filters):
+            return
+    except SearchError as exc:
+        typer.echo(f"asz {cmd}: {exc}", err=True)
+        raise typer.Exit(1)
+    empty()
+    raise no_match(cmd, r, given, len(list_conversations(r)), tail)
 
 
 def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict],
@@ -440,8 +444,8 @@ def secrets(
     zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
     filters = make_filters("secrets", project, since, until, model, dialect, zone)
     _up_to_date(r, False, "secrets")
-    _none_scanned(r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
-                               "--until": until})
+    _none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+                                       "--until": until}, tail="; nothing was scanned")
     unjudged: list[str] = []
     try:
         found = scan(r, index_file(r, index_path(r)), filters, unjudged)
@@ -474,23 +478,12 @@ def secrets(
         raise typer.Exit(1)
 
 
-def _none_scanned(r: Path, filters, given: dict[str, str]) -> None:
-    """Before the scan: exit 1 when ``given`` (the filters as typed) keep no conversation of the index
-    (:func:`~asz_core.reading.search.conversations_kept`), said as every reader says it
-    (:func:`~asz_core.cli.reading_common.no_match`) with ``; nothing was scanned``, and nothing on stdout: ``[]`` and
-    ``no credential of a known form found`` are the clean answer, which a gate with a mistyped ``--project`` must not
-    read (trial 26b F1: exit 0, clean). Exit 1 is what a gate stops on (as for credentials found)."""
-    if not any(given.values()):
-        return
-    from ..reading.search import SearchError, conversations_kept, list_conversations
-
-    try:
-        if conversations_kept(r, filters):
-            return
-    except SearchError as exc:
-        typer.echo(f"asz secrets: {exc}", err=True)
-        raise typer.Exit(1)
-    raise no_match("secrets", r, given, len(list_conversations(r)), "; nothing was scanned")
+def _empty_answer(as_json: bool, held_back: bool):
+    """What ``asz search`` prints on stdout when its filters match nothing (:func:`_none_kept`): with ``--json``,
+    ``[]`` or, with ``held_back``, ``--held-back``'s object with no hit; else nothing."""
+    if as_json and held_back:
+        return lambda: _print_held_back([], {}, {}, [], 0)
+    return (lambda: sys.stdout.buffer.write(b"[]\n")) if as_json else (lambda: None)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ import attrs
 
 from .match import TimeError, parse_time
 from .query import ApiError, known_params
-from .row_filters import ROW_SORTS, Filters, sorted_rows
+from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows
 
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
 
@@ -95,6 +95,5 @@ def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], in
         lines.append("not placed in the since/until window (no usable round, so no times; asz verify names the "
                      "problems): " + ", ".join(r["id"] for r in q.filters.unplaced))
     if rows and not kept and q.given:
-        said = " ".join(f"{k}={v}" for k, v in q.given.items())
-        lines.append(f"no conversation matched {said} (of {len(rows)} in {root})")
+        lines.append(matched_none(" ".join(f"{k}={v}" for k, v in q.given.items()), len(rows), root))
     return page, len(kept), lines

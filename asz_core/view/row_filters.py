@@ -16,7 +16,8 @@ import attrs
 from .match import dialect_matches, matches
 
 __all__ = ["model_names", "total_tokens", "cost_value", "Filters", "UNVERIFIED_STATES", "blind_to", "newest_first",
-           "duration_ms", "talks_figure", "calls_figure", "ROW_SORTS", "A_TO_Z", "sorted_rows"]
+           "duration_ms", "talks_figure", "calls_figure", "ROW_SORTS", "A_TO_Z", "sorted_rows",
+           "matched_none"]
 
 
 def model_names(value: Any) -> list[str]:
@@ -190,3 +191,11 @@ def sorted_rows(rows: Iterable[dict], by: str = "last") -> list[dict]:
     known = [r for r in rows if value(r) is not None]
     known.sort(key=value, reverse=by not in A_TO_Z)  # stable: ties keep newest first
     return known + [r for r in rows if value(r) is None]
+
+
+def matched_none(said: str, of: int, root: object, hint: str = "") -> str:
+    """The one line every reader says when its filters keep none of the ``of`` conversations of ``root``
+    (docs/reading.md, "Filters that match nothing"): ``no conversation matched SAID (of N in ROOT)``, ``hint`` before
+    the closing parenthesis. ``said``: the filters as given (``--project nope`` on the command line, ``project=nope``
+    in the HTTP API's ``note``, docs/view.md); ``of``: a count of conversations; ``root``: a path or its text."""
+    return f"no conversation matched {said} (of {of} in {root}{hint})"
