@@ -163,7 +163,7 @@ def _one_file(target: str, figures: bool, receipts: bool, deep: bool):
     if receipts:
         raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
     report = verify_file(target, deep=deep)
-    if deep and target.endswith(".sd"):  # its records' flags held to their adapter's declared rules (trial 25a F7)
+    if deep and target.endswith((".sd", ".sk")):  # its records' flags held to their adapter's declared rules (trial 25a F7)
         from ..verify.flag_rules import files_section
 
         flags = files_section([target])

@@ -10,7 +10,9 @@ the readers take that flag as set (a record flagged ``injected`` is no person's 
 
 from __future__ import annotations
 
+import gzip
 import os
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Iterable
@@ -43,10 +45,12 @@ def _declared(dialect: str, cache: dict) -> frozenset[str] | None:
 
 
 def file_flag_warnings(path: str | os.PathLike, shown: str, cache: dict) -> tuple[int, list[Problem] | None]:
-    """``(flags checked, warnings)`` of one landed ``.sd`` file: a :data:`FLAG_WITHOUT_RULE` warning for each record
-    flag no rule of its dialect's installed adapter sets, at the record's line (the header is line 1), field
-    ``flags[i]``; warnings None when no installed adapter speaks the file's dialect (nothing to hold it to), or the
-    file does not read (the landed checks name it). ``shown``: the file as the report names it."""
+    """``(flags checked, warnings)`` of one landed ``.sd`` file or skeleton (``.sk``, gzip: seed 000, Skeletons keep
+    every record's flags, and the readers take them as set): a :data:`FLAG_WITHOUT_RULE` warning for each record
+    flag no rule of its dialect's installed adapter sets, at the record's line (the header is line 1; a skeleton's
+    lines as it unzips), field ``flags[i]``; warnings None when no installed adapter speaks the file's dialect
+    (nothing to hold it to), or the file does not read (the landed checks name it). ``shown``: the file as the report
+    names it."""
     from ..plugins.adapter import undeclared_flag
     from ..sessiondata.reader import landed_header
 
@@ -54,7 +58,9 @@ def file_flag_warnings(path: str | os.PathLike, shown: str, cache: dict) -> tupl
         header = landed_header(path)
         with open(path, "rb") as f:
             data = f.read()
-    except (OSError, ValueError, EOFError):
+        if str(path).endswith(".sk"):
+            data = gzip.decompress(data)
+    except (OSError, ValueError, EOFError, zlib.error):
         return 0, None
     declared = _declared(header.dialect, cache)
     if declared is None:
@@ -87,16 +93,16 @@ def file_flag_warnings(path: str | os.PathLike, shown: str, cache: dict) -> tupl
 
 def flags_section(root: str | os.PathLike, only: str | None = None) -> Section | None:
     """The ``flags`` section of ``asz verify --deep`` over ``root`` (``only``: one session): :func:`files_section`
-    over every landed ``.sd`` file of its sessions."""
+    over every landed ``.sd`` file and skeleton (``.sk``) of its sessions."""
     root = Path(root)
     sdirs = [root / only] if only is not None else session_dirs(root)
     return files_section(str(path) for sdir in sdirs if sdir.is_dir()
-                         for ln, path in session_listing(sdir).files if ln.ext == "sd")
+                         for ln, path in session_listing(sdir, skeletons=True).files if ln.ext in ("sd", "sk"))
 
 
 def files_section(paths: Iterable[str]) -> Section | None:
     """``checked N record flag(s) against the flag rules their adapters declare: without a rule U`` over the landed
-    ``.sd`` files ``paths`` (named as given), with the files of dialects no installed adapter speaks (or that do not
+    ``.sd`` files and skeletons ``paths`` (named as given), with the files of dialects no installed adapter speaks (or that do not
     read) said as not checked, and one :data:`FLAG_WITHOUT_RULE` warning per flag; None when no record carries a
     flag. Counts ``flags_checked``, ``flags_without_rule``. Never fails the run."""
     cache: dict = {}

@@ -71,3 +71,24 @@ def test_deep_names_a_flag_no_declared_rule_sets(corpus_copy) -> None:
     assert any(x.startswith(f"warning: {path}:{line}: flag without rule [flags[0]]") for x in one.stdout.splitlines()), one.stdout
     session = _asz("verify", "--deep", OLD, "--root", str(root))  # and the session alone
     assert sum("flag without rule" in x for x in session.stdout.splitlines()) == 1, session.stdout
+
+
+def test_deep_names_it_in_a_skeleton_too(corpus_copy) -> None:
+    """A skeleton keeps every record's flags (seed 000, Skeletons) and the readers take them as set, so ``--deep`` holds
+    them too: the old adapter's file removed by retention (its skeleton written as ``asz prune`` writes it, the ``.sd``
+    gone) is named at the skeleton's line, as it unzips. Before, only ``.sd`` files were read: nothing was said."""
+    import gzip
+
+    from asz_core.sessiondata.skeleton import write_skeleton
+
+    root = corpus_copy()
+    path, _line, rid = _land_as_an_old_adapter(root)
+    sk = write_skeleton(path, at="2026-12-05T00:00:00Z", generation=1, receiver="unconfirmed", owner="")
+    path.unlink()
+    lines = gzip.decompress(sk.read_bytes()).split(b"\n")
+    (line,) = [n for n, x in enumerate(lines, start=1) if json.dumps(rid).encode() in x and b'"auxiliary"' in x]
+    deep = _asz("verify", "--deep", "--root", str(root))
+    said = [x for x in deep.stdout.splitlines() if "flag without rule" in x]
+    assert len(said) == 1 and said[0].startswith(f"warning: {sk}:{line}: flag without rule [flags[0]]: "), deep.stdout
+    one = _asz("verify", "--deep", str(sk))
+    assert any(x.startswith(f"warning: {sk}:{line}: flag without rule") for x in one.stdout.splitlines()), one.stdout
