@@ -7,14 +7,11 @@ import attrs
 
 from ..plugins.adapter import Source
 from ..sessiondata import Record, encode_measured, format_rfc3339, shrink_record
-from ..sessiondata.codec import encode_closing, encode_header, encode_record
-from ..sessiondata.model import Closing
+from ..sessiondata.codec import encode_header, encode_record
 from ..sessiondata.slim import slim_of_record
+from ..sessiondata.writer import CLOSING_MAX
 
 __all__ = ["CLOSING_MAX", "Fit", "shrunk_warning"]
-
-#: The most bytes a landed file's closing line takes, newline included (the largest record count, a SHA-256 hex).
-CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
 
 
 def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget: int) -> str:

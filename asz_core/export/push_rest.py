@@ -27,9 +27,9 @@ from typing import Callable
 import attrs
 import orjson
 
-from ..sessiondata.codec import encode_closing
-from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES, Closing
+from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.reader import SDError, SDReader
+from ..sessiondata.writer import CLOSING_MAX
 from ..storage.layout import parse_landed_name, session_listing
 from ..storage.root import LockBusy, SessionWriter, session_lock
 from .admit import HIGHEST_SEQ, REST_AT, landed_seq
@@ -61,9 +61,7 @@ def list_rests(root: Path, rels: list[str]) -> None:
     tmp.write_text("".join(f"{r}\n" for r in sorted(have | set(rels))), encoding="utf-8")
     tmp.replace(path)
 
-#: The longest closing line (and its newline) a file can end with: a file is cut so that it fits with it (the
-#: collector's rule, ``collect.fit.CLOSING_MAX``).
-_CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
+
 _SAID = re.compile(re.escape(REST_AT) + r" (\d+), off (\d+) \(" + re.escape(HIGHEST_SEQ) + r" (\d+)\)")
 
 
@@ -219,7 +217,7 @@ def make_rest(root: Path, r: Rest, budget: int = DEFAULT_MAX_DELTA_BYTES, fsync:
         w.next_seq = max(w.next_seq, r.seq + 1)
         sdw = w.start(header)
         for line in lines:
-            if sdw.records and sdw.size + len(line) + 1 + _CLOSING_MAX > budget:
+            if sdw.records and sdw.size + len(line) + 1 + CLOSING_MAX > budget:
                 w.finish(sdw)
                 sdw = w.start(header)
             sdw.write_encoded(line)

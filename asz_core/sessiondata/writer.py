@@ -28,7 +28,12 @@ from .model import DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Header, P
 from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
 
 __all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "encode_measured", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
-           "check_vocabulary"]
+           "check_vocabulary", "CLOSING_MAX"]
+
+#: The most bytes a landed file's closing line takes, newline included (the largest record count, a SHA-256 hex): a
+#: file cut at ``max_delta_bytes`` leaves it this room (the collector, ``collect.fit``; the rest of a stream,
+#: ``export.push_rest``).
+CLOSING_MAX = len(encode_closing(Closing(records=2**63 - 1, digest="0" * 64))) + 1
 
 
 @attrs.define
