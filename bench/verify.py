@@ -44,11 +44,17 @@ from a warm page cache, it times
   row shows what removing the loop costs instead of what it saves;
 * ``asz verify, N processes``: what the command runs (:func:`asz_core.verify.walk.verify`, then the arguments check): ``verify_root`` and,
   with ``--parse``, the conversation chains and the execution records' ``arguments`` held against the transcript's
-  input (:mod:`asz_core.view.executions_check`, which prepares the document of each conversation holding one), and
-  ``arguments check`` that section alone. ``--parse`` parses the built root first (``asz parse``), so it has
+  input (:mod:`asz_core.view.executions_check`, which reads each conversation's execution files and the record lines
+  naming their calls, since session 26: it prepared each such conversation's document before), and
+  ``arguments check`` that section alone (as after a clean landed check: no file hashed again). ``--parse`` parses the built root first (``asz parse``), so it has
   conversations; ``--executions`` also lands one execution record per session, as ``asz hook`` writes it for an MCP
   call, naming the first tool call of the session's main transcript (``mcp__bench__<name>``, its own input) and
-  collected by the ``changes`` adapter, then parses again: the most the check can cost, every session holding one.
+  collected by the ``changes`` adapter, then parses again: the most the check can cost, every session holding one;
+* with ``--before DIR`` (another checkout of asz, e.g. the tree before a change: its ``.venv`` when it has one), the
+  command itself, ``asz verify --root ROOT`` run as a process of that tree and of this one (``asz verify (command)``,
+  interpreter start and imports included), the bare start of each (``python -c 'import asz_core.cli.main'``), and
+  ``sha256sum`` over the same files as a command: verify as a command against SHA-256 of the same files, before
+  and after.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -83,7 +89,7 @@ from asz_core.storage.layout import session_listing  # noqa: E402
 import asz_core.verify.clean as clean_mod  # noqa: E402
 import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
-from asz_core.view.executions_check import arguments_section  # noqa: E402
+from asz_core.view.executions_check import arguments_section, named_files  # noqa: E402
 from asz_core.verify.walk import verify, verify_root  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
@@ -270,6 +276,22 @@ def sha_pass(files: list[Path], positions: bool = False, lines: bool = False, ro
     return total
 
 
+def tree_python(tree: Path) -> str:
+    """The interpreter that runs the asz of checkout ``tree``: its ``.venv`` when it has one, else this one (run with
+    ``tree`` as the working directory, ``python -m`` imports that tree's ``asz_core`` first)."""
+    venv = tree / ".venv" / "bin" / "python"
+    return str(venv) if venv.is_file() else sys.executable
+
+
+def command_side(tree: Path, root: Path, start_only: bool = False) -> None:
+    """``asz verify --root ROOT`` as a process of checkout ``tree`` (``start_only``: only the interpreter start and the
+    command's imports); raises when it does not exit 0."""
+    args = ["-c", "import asz_core.cli.main"] if start_only else ["-m", "asz_core.cli.main", "verify", "--root", str(root)]
+    got = subprocess.run([tree_python(tree), *args], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if got.returncode != 0:
+        raise RuntimeError(f"{tree}: asz verify exited {got.returncode}: {(got.stdout + got.stderr).decode()[-500:]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build or reuse the root, time both sides, print MB/s and the ratio; 1 when the root does not verify."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -277,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, help="storage root to build or reuse (default: a temporary directory, removed after)")
     ap.add_argument("--parse", action="store_true", help="parse the built root first (conversation chains: asz verify checks them)")
     ap.add_argument("--executions", action="store_true", help="also land one MCP execution record per session (implies --parse)")
+    ap.add_argument("--command-only", action="store_true", help="time only sha256, asz verify in this process, the arguments check and (with --before) the commands")
+    ap.add_argument("--before", type=Path, help="another asz checkout (e.g. /work/wt/before26): also time `asz verify --root ROOT` as a command of it and of this tree")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of each side; the best counts (default 5: a shared machine's neighbours slow single runs)")
     args = ap.parse_args(argv)
     size = int(args.size_mb * 1e6)
@@ -304,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
                  ("sha256 + newlines", -1, False), ("+ listing, cursors", -2, False), ("sha256 + one regex", -3, False)]
         if compiled is not None:
             sides.append(("sha256 + C positions", -5, False))
+        if args.before is not None:
+            sides += [("sha256sum (command)", -10, False), ("asz verify (command)", -11, False), ("  its start", -12, False),
+                      ("before: verify (command)", -13, False), ("  before: its start", -14, False)]
+        if args.command_only:
+            sides = [x for x in sides if x[1] is None or x[1] in (-6, -7) or x[1] <= -10]
         wall = {name: float("inf") for name, _, _ in sides}
         cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
@@ -324,12 +353,18 @@ def main(argv: list[str] | None = None) -> int:
                     sha_pass(files, compiled=True)
                 elif jobs == -6:
                     report = verify(root, jobs=cpus)
-                    arguments_section(root)  # the command runs it after walk.verify
+                    arguments_section(root, None, named_files(report.problems))  # the command runs it after walk.verify
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1
                 elif jobs == -7:
-                    arguments_section(root)
+                    arguments_section(root, None, ())  # as the command runs it after a clean landed check
+                elif jobs == -10:
+                    subprocess.run(["sha256sum", *map(str, files)], check=True, stdout=subprocess.DEVNULL)
+                elif jobs in (-11, -12):
+                    command_side(REPO, root, start_only=jobs == -12)
+                elif jobs in (-13, -14):
+                    command_side(args.before.resolve(), root, start_only=jobs == -14)
                 else:
                     landed_mod.linescan = clean_mod.linescan = None if jobs == -4 else compiled
                     try:
@@ -347,13 +382,24 @@ def main(argv: list[str] | None = None) -> int:
             extra = "" if name == "sha256" else (
                 f", {records / wall[name]:,.0f} records/s, ratio {wall['sha256'] / wall[name]:.2f}"
                 f", CPU ratio {cpu['sha256'] / cpu[name]:.2f}")
-            print(f"{name:<23}: {mbs:8.1f} MB/s ({wall[name]:.3f}s wall, {cpu[name]:.3f}s CPU{extra})")
+            print(f"{name:<24}: {mbs:8.1f} MB/s ({wall[name]:.3f}s wall, {cpu[name]:.3f}s CPU{extra})")
+        if args.before is not None:
+            after, before = cpu["asz verify (command)"], cpu["before: verify (command)"]
+            print(f"command  : asz verify --root ROOT as a process, CPU: {after:.3f}s here, {before:.3f}s before "
+                  f"({args.before}); against sha256 {cpu['sha256'] / after:.2f} here, {cpu['sha256'] / before:.2f} before; "
+                  f"against sha256sum as a command {cpu['sha256sum (command)'] / after:.2f} here, "
+                  f"{cpu['sha256sum (command)'] / before:.2f} before; less the interpreter start and imports "
+                  f"({cpu['  its start']:.3f}s here, {cpu['  before: its start']:.3f}s before): "
+                  f"{cpu['sha256'] / max(1e-9, after - cpu['  its start']):.2f} here, "
+                  f"{cpu['sha256'] / max(1e-9, before - cpu['  before: its start']):.2f} before")
         print(f"target   : ratio >= 0.8 (verify / sha256 over the same files); {records} records, {cpus} CPU(s), "
               f"load average {os.getloadavg()[0]:.1f}")
-        if compiled is not None:
+        if compiled is not None and not args.command_only:
             print(f"compiled : verify in one process {cpu['sha256'] / cpu['verify, 1 process']:.2f} of sha256's CPU with the "
                   f"compiled scanner, {cpu['sha256'] / cpu['verify, 1 proc., Python']:.2f} with the Python loop; reading the "
                   f"positions alone in C: {cpu['sha256'] / cpu['sha256 + C positions']:.2f} (sha256 + C positions)")
+        if args.command_only:
+            return 0
         print(f"ceiling  : one Python thread reading every record line's positions reaches at most CPU ratio "
               f"{cpu['sha256'] / cpu['sha256 + positions']:.2f} (sha256 + positions); a loop that only finds each line's end "
               f"reaches {cpu['sha256'] / cpu['sha256 + newlines']:.2f} (sha256 + newlines); that loop with every session listed "

@@ -247,9 +247,10 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     try:
         with bar:
             report = verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
-        from ..view.executions_check import arguments_section  # the view room reads a document's executions
+        from ..view.executions_check import arguments_section, named_files  # the view room reads a document's executions
 
-        arguments = arguments_section(where, target)  # execution records whose arguments differ: warnings (trial 23a, F8)
+        # execution records whose arguments differ: warnings (trial 23a, F8); a file the landed check passed is not hashed again
+        arguments = arguments_section(where, target, named_files(report.problems))
         if arguments is not None:
             report.sections.append(arguments)
         if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)

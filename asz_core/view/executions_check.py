@@ -8,16 +8,28 @@ shows: a hook before the call rewrote it (seed 000, Execution records). ``asz ve
 entry that differs, naming the session, the execution record (its file and line) and the tool call.
 
 Only sessions holding landed ``execution`` files are read (a root of transcripts alone costs one listing per
-session); each such conversation's document is prepared, not drawn (:func:`~asz_core.view.document.conversation_executions`).
+session), and of each such conversation (through its head round's ``through_seq``, as the document reads it) only
+its execution files whole and, of its other landed files, the record lines that hold the quoted id of a call an
+execution record names: the document is not built. Both sides join and measure by the same functions
+(:func:`~asz_core.view.arguments_check.observation_entries`, :func:`~asz_core.view.arguments_check.calls_named`,
+:func:`~asz_core.view.arguments_check.held_against`), so the counts and warnings are the document's.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 from pathlib import Path
+from typing import Collection, Iterable, Iterator
 
-from ..storage.layout import landed_files, session_dirs
+import orjson
+
+from ..sessiondata import SDReader
+from ..sessiondata.reader import SDError
+from ..storage.layout import session_dirs, session_listing
 from ..verify.report import Problem, Section
+from .arguments_check import calls_named, held_against, observation_entries
+from .session_records import read_sealed
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -25,30 +37,36 @@ __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 ARGUMENTS_DIFFER = "arguments differ"
 
 
-def _holding_executions(root: Path) -> set[str]:
-    """The names of the session folders of ``root`` that hold a landed ``execution`` file (one listing each; a folder
-    that cannot be listed holds none here: the landed check names it)."""
-    out = set()
+def _holding_executions(root: Path) -> dict[str, list]:
+    """The session folders of ``root`` that hold a landed ``execution`` file, by name, each with its landed files
+    (skeletons too, paths as ``str``: :func:`~asz_core.storage.layout.session_listing`); one listing each; a folder
+    that cannot be listed holds none here: the landed check names it."""
+    out = {}
     for sdir in session_dirs(root):
         try:
-            if any(name.kind == "execution" for name, _ in landed_files(sdir)):
-                out.add(sdir.name)
+            files = session_listing(sdir, skeletons=True, strings=True).files
         except (OSError, ValueError):
             continue
+        if any(name.kind == "execution" and name.ext == "sd" for name, _ in files):
+            out[sdir.name] = files
     return out
 
 
-def arguments_section(root: str | os.PathLike, only: str | None = None) -> Section | None:
+def arguments_section(root: str | os.PathLike, only: str | None = None, named: Collection[str] | None = None
+                      ) -> Section | None:
     """The ``arguments`` section: ``checked N tool execution record(s) against the transcript's input: agree A,
     differ D, not compared C`` and one warning per entry whose ``arguments_check`` is ``differ``:
     ``<file>:<line>: arguments differ [arguments]: session S, execution record row R, tool call T NAME: the server
     was sent N bytes (sha256 …), the transcript's input is M bytes (sha256 …); a hook before the call may have
     rewritten it (asz conversation S says which)``. ``only``: one session (or conversation) id. None when no
-    conversation in scope has an execution record. Never fails the run; a conversation that does not read is left
-    to the chain checks, which name it."""
-    from .chain import ViewError
-    from .document import conversation_executions, list_conversations
+    conversation in scope has an execution record. Never fails the run; a conversation whose head round does not
+    read is left to the chain checks, which name it.
+
+    ``named``: when the landed check (:func:`~asz_core.verify.walk.verify`) ran over the same root just before, the
+    files its problems name (:func:`named_files`): a landed file holding a call that none names is taken as it
+    verified it (its closing line binds its bytes), not hashed again; without it each such file is hashed here."""
     from .rows import read_head
+    from .document import list_conversations
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
@@ -58,15 +76,22 @@ def arguments_section(root: str | os.PathLike, only: str | None = None) -> Secti
         return None
     for cid in list_conversations(root):
         head = read_head(root, cid)
-        session = (head.header or {}).get("session") if head else None
+        header = head.header if head else None
+        if not header:
+            continue
+        session = header.get("session")
         session = session if isinstance(session, str) and session else cid
         if only is not None and only not in (session, cid):
             continue
-        if session not in holding:
+        through = header.get("through_seq")
+        if session not in holding or not isinstance(through, int) or isinstance(through, bool):
             continue
         try:
-            session, entries, files = conversation_executions(root, cid)
-        except (ViewError, OSError):
+            # the landed check walked the root, or the session ``only`` names: a conversation named by its id whose
+            # head round names another session had its files walked by no one
+            walked = named if only is None or only == session else None
+            entries, files = conversation_checks(root, holding[session], through, walked)
+        except OSError:
             continue
         for e in entries:
             check = e.get("arguments_check") if isinstance(e.get("arguments_check"), dict) else {}
@@ -81,6 +106,131 @@ def arguments_section(root: str | os.PathLike, only: str | None = None) -> Secti
                    f"input: agree {counts['agree']}, differ {counts['differ']}, not compared {counts['cannot_compare']}",
                    counts={"executions_agree": counts["agree"], "executions_differ": counts["differ"],
                            "executions_not_compared": counts["cannot_compare"]}, warnings=warnings)
+
+
+def named_files(problems: Iterable[Problem]) -> set[str]:
+    """The files ``problems`` name (:attr:`~asz_core.verify.report.Problem.file`), each as an absolute normalised path
+    (what :func:`arguments_section` takes as ``named``)."""
+    return {os.path.normpath(os.path.abspath(p.file)) for p in problems if p.file}
+
+
+def conversation_checks(root: Path, listed: list, through_seq: int, named: Collection[str] | None = None
+                        ) -> tuple[list[dict], dict[int, str]]:
+    """``(entries, files)`` of a session's landed files ``listed`` (``(LandedName, path)`` in seq order, as
+    :func:`~asz_core.storage.layout.session_listing` gives them) with seq <= ``through_seq``: the execution entries the
+    document's ``tool_executions`` holds, each with its ``arguments_check``, and the root-relative path of each
+    execution file by seq; read without building the document (module docstring). An execution file that does not
+    read whole gives no entry (the document holds its records back, data and all). ``named``: as
+    :func:`arguments_section` takes it. Raises OSError when a file cannot be read."""
+    landed = [(ln, path) for ln, path in listed if ln.seq <= through_seq]
+    parts: list[tuple[int, int, int, dict]] = []
+    files: dict[int, str] = {}
+    for ln, path in landed:
+        if ln.kind != "execution":
+            continue
+        files[ln.seq] = Path(path).relative_to(root).as_posix()
+        try:
+            recs = [rec for _, rec in SDReader(path, decode="dict")]
+        except SDError:
+            continue
+        for row, rec in enumerate(recs, 1):
+            for block, p in enumerate(rec.get("parts") or ()):
+                if isinstance(p, dict) and p.get("k") in ("data", "unknown"):
+                    parts.append((ln.seq, row, block, p))
+    _, entries = observation_entries(parts)
+    if not entries:
+        return entries, files
+    ids = {e.get("tool") for e in entries}
+    lines: dict[tuple[int, int], bytes] = {}
+    unverified: set[int] = set()
+    calls = calls_named(_lines_naming(landed, ids, lines, unverified, named), ids)
+    removed = {ln.seq for ln, _ in landed if ln.ext == "sk"}
+    for e in entries:
+        e["arguments_check"] = held_against(e, calls.get(e.get("tool")), removed=removed.__contains__,
+                                            unverified=unverified.__contains__, withheld=lambda seq, row: False,
+                                            line=lambda seq, row: lines.get((seq, row)))
+    return entries, files
+
+
+def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], bytes], unverified: set[int],
+                  named: Collection[str] | None) -> Iterator[tuple[int, int, dict]]:
+    """``(seq, row, record)`` of each record line of the landed files other than execution files that holds the
+    quoted text of one of ``ids`` (as landing writes a string: JSON, UTF-8), in landed order, decoded; each such
+    line kept in ``lines`` by ``(seq, row)``. Only a file whose bytes hold one is read further, as the document reads
+    it (:class:`~asz_core.view.session_records.LandedSession`): a plain file whose closing line binds its bytes
+    (``named`` names it not, or :func:`~asz_core.view.session_records.read_sealed` says so) by its lines, found where
+    the id is (the lines before it counted, none split); else (a skeleton, or a file that does not verify: its seq is
+    added to ``unverified``) through the reader, whose records up to a line that does not read are the file's. A line
+    another record's text makes match holds no call part of that id: :func:`~asz_core.view.arguments_check.calls_named`
+    looks at the parts themselves."""
+    quoted = [orjson.dumps(i) for i in ids if isinstance(i, str) and i]
+    if not quoted:
+        return
+    for ln, path in landed:
+        if ln.kind == "execution":
+            continue
+        if ln.ext == "sk":
+            found = [(row, line) for row, line in enumerate(_read_records(path, None, ln.seq, unverified), 1)
+                     if any(q in line for q in quoted)]  # read whole: the reader says at its end whether it verifies
+        elif named is not None and os.path.normpath(os.path.abspath(path)) not in named:
+            found = _rows_holding(path, quoted)  # the landed check read its closing line against its bytes
+        else:
+            data = Path(path).read_bytes()
+            if not any(q in data for q in quoted):
+                continue
+            if named is None and read_sealed(path)[2] is not None:
+                found = _rows_holding(path, quoted)
+            else:
+                found = [(row, line) for row, line in enumerate(_read_records(path, data, ln.seq, unverified), 1)
+                         if any(q in line for q in quoted)]
+        for row, line in found:
+            try:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            lines[(ln.seq, row)] = line
+            yield ln.seq, row, rec
+
+
+def _rows_holding(path: str, quoted: list[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(row, line)`` of each record line of the sealed landed file ``path`` that holds one of ``quoted``, in row
+    order (row 1 the line after the header; the closing line is none), found in the file mapped into memory, not
+    read: a file none holds is searched, not copied, and the lines before a match are only counted (one search for
+    each line's end). Lazy: the caller stops it once it has what it wants."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size < 2:
+            return
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        last = mm.rfind(b"\n", 0, len(mm) - 1)  # the end of the last record line: the closing line follows
+        at = {q: mm.find(q, 0, last) for q in quoted}
+        row, start = 0, 0  # the line ``row`` (0: the header) begins at ``start``
+        while True:
+            live = [a for a in at.values() if a >= 0]
+            if not live:
+                return
+            first = min(live)
+            end = mm.find(b"\n", start)
+            while end < first:  # count the lines up to the one holding the match
+                start, row = end + 1, row + 1
+                end = mm.find(b"\n", start)
+            if row >= 1:
+                yield row, mm[start:end]
+            for q, a in at.items():
+                if 0 <= a <= end:
+                    at[q] = mm.find(q, end, last)
+    finally:
+        mm.close()
+
+
+def _read_records(path: Path, data: bytes | None, seq: int, unverified: set[int]) -> Iterator[bytes]:
+    """The records of a landed file through its reader (a skeleton: gzip), each as its JSON line, up to a line that
+    does not read (``seq`` is then added to ``unverified``)."""
+    try:
+        for _, rec in SDReader(path, decode="dict", data=data):
+            yield orjson.dumps(rec)
+    except SDError:
+        unverified.add(seq)
 
 
 def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, str]) -> Problem:

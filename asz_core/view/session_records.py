@@ -26,7 +26,7 @@ from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
 from .title_lines import landed_lines, title_withheld, title_words
 
-__all__ = ["LandedSession", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "title_words", "header_time", "ms_of"]
+__all__ = ["LandedSession", "read_sealed", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "title_words", "header_time", "ms_of"]
 
 
 def ms_of(ns: int | None) -> int | None:
@@ -408,7 +408,7 @@ def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nu
 
 def _bound_records(data: bytes, sealed: tuple) -> tuple[tuple[list, ...] | None, bool]:
     """``(got, exact)`` of a landed file whose bytes a round's input digest binds and whose closing line binds them
-    (:func:`_read_sealed`): ``got`` is ``(records, their instants, ids, parents, ords)``, or None to read it the full
+    (:func:`read_sealed`): ``got`` is ``(records, their instants, ids, parents, ords)``, or None to read it the full
     way (:meth:`LandedSession._load`); ``exact`` is True when the whole-file probe found a number only the exact decoder
     keeps.
 
@@ -432,16 +432,16 @@ def _bound_records(data: bytes, sealed: tuple) -> tuple[tuple[list, ...] | None,
 
 
 def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | bytes | OSError:
-    """:func:`_read_sealed` of a plain landed file; a skeleton's (``.sk``) bytes as stored (gzip), which the full way
+    """:func:`read_sealed` of a plain landed file; a skeleton's (``.sk``) bytes as stored (gzip), which the full way
     reads (:meth:`LandedSession._load`); or the :class:`OSError` that stopped either (it cannot be opened or read:
     a skeleton of mode 000 is said as a plain file is, not a traceback)."""
     try:
-        return _read_sealed(path) if path.suffix != ".sk" else path.read_bytes()
+        return read_sealed(path) if path.suffix != ".sk" else path.read_bytes()
     except OSError as exc:
         return exc
 
 
-def _read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
+def read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
     """``(bytes, whole-file SHA-256 hex, sealed, stat key)`` of a plain landed file, hashed in one pass. ``sealed`` is
     ``(header, end of the header line, start of the closing line, record count, record lines)`` when the header
     reads and the closing line's count and digest bind the bytes before it (seed 000, Closing line), else None.

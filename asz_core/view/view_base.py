@@ -7,9 +7,8 @@ import msgspec
 from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
-from ..sessiondata.times import parse_instant
 from ..sessiondata.vocabulary import USAGE_DROPPED
-from .arguments_check import arguments_check, record_line, transcript_input
+from .arguments_check import calls_named, held_against, observation_entries, once_each, record_line  # noqa: F401 (once_each: its old home)
 from .chain import ChainReader
 from .companions import Companions
 from .coverage import carries_text, cited_by, superseded_documents
@@ -225,30 +224,11 @@ class ViewBase(Companions):
     # ------------------------------------------------------------------ nodes
 
     def _observations(self):
-        changes: list[tuple] = []
-        executions: list[tuple] = []
-        for seq, row, block, p in self.sess.listed_parts():
-            if p["k"] != "data":
-                continue
-            v = p.get("data")
-            if not isinstance(v, dict):
-                continue
-            schema = v.get("schema")
-            if schema not in ("changes/1", "execution/1"):
-                continue
-            t = parse_instant(v.get("time"))
-            runtime_first = 1 if v.get("captured_by") == "asz-plugin" else 0  # the runtime's record (claude-code, kiro) first
-            key = (0 if t is not None else 1, t or 0, runtime_first, seq, row, block)
-            entry = {"step": "", "ref": {"seq": seq, "row": row, "block": block}, **v}
-            (changes if schema == "changes/1" else executions).append((key, entry))
-        changes.sort(key=lambda x: x[0])
-        executions.sort(key=lambda x: x[0])
+        changes, executions = observation_entries(self.sess.listed_parts())
         step_changes: dict[str, list[str]] = {}
         step_executions: dict[str, list[str]] = {}
-        out_c, out_e = [], []
-        executions = once_each(executions)
-        for lst, out, by_step in ((changes, out_c, step_changes), (executions, out_e, step_executions)):
-            for _, e in lst:
+        for lst, by_step in ((changes, step_changes), (executions, step_executions)):
+            for e in lst:
                 tool = e.get("tool") or ""
                 node = self.nodes.get(f"tool/{tool}") if tool else None
                 if node is not None:
@@ -256,32 +236,16 @@ class ViewBase(Companions):
                     by_step.setdefault(tool, []).append(e.get("id", ""))
                 else:
                     e.pop("step")
-                out.append(e)
-        for e in out_e:
-            e["arguments_check"] = self._arguments_check(e)
-        return out_c, out_e, step_changes, step_executions
-
-    def _arguments_check(self, e: dict) -> dict:
-        """The ``arguments_check`` of one ``tool_executions`` entry ``e`` (joined to its step or not): its record's
-        ``arguments`` digest held against the input of the transcript's call it joins, measured by the same rule
-        (:func:`~asz_core.view.arguments_check.arguments_check`; docs/claude-code-hooks.md, trial 23a F8)."""
-        node = self.nodes.get(e["step"]) if e.get("step") else None
-        ref = self._first_ref(node) if node is not None else None
-        sess = self.sess
-        if node is None:
-            why = "no tool call of the transcript has this id" if e.get("tool") else "the execution record names no tool call"
-        elif ref is None or ref.block is None:
-            why = "the tool step names no call part in the transcript"
-        elif ref.seq in sess.removed_at:
-            why = "retention removed the transcript's record of the call (its skeleton keeps no input)"
-        elif ref.seq in sess.unverified:
-            why = "the transcript's record of the call does not verify"
-        elif self._withheld(sess.record(ref)):
-            why = "the transcript's record of the call is withheld"
-        else:
-            why = None
-        line = (lambda: record_line(sess.files, sess.bound_lines, sess.root, ref.seq, ref.row)) if why is None else None
-        return arguments_check(e, why, None if line is None else lambda: _measured(line(), ref.block))
+        if executions:
+            sess = self.sess
+            records = ((seq, row, rec) for seq in sorted(sess.records) for row, rec in enumerate(sess.records[seq], 1))
+            calls = calls_named(records, {e.get("tool") for e in executions})
+            for e in executions:
+                e["arguments_check"] = held_against(
+                    e, calls.get(e.get("tool")), removed=sess.removed_at.__contains__, unverified=sess.unverified.__contains__,
+                    withheld=lambda seq, row: self._withheld(sess.record(Ref(seq, row))),
+                    line=lambda seq, row: record_line(sess.files, sess.bound_lines, sess.root, seq, row))
+        return changes, executions, step_changes, step_executions
 
     def usage_lines(self) -> list[str]:
         """The ``summary.problems`` lines on usage: each call whose usage lacks a count
@@ -326,23 +290,6 @@ class ViewBase(Companions):
         return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
 
 
-def once_each(executions: list[tuple]) -> list[tuple]:
-    """``executions`` (``(sort key, entry)``, sorted) with each execution record's id once: the first kept (docs/
-    claude-code-hooks.md: the id is ``<tool_use_id>/client_hook``, and the same event delivered twice is one
-    observation; trial 20, F6: a payload fed twice to ``asz hook`` was listed twice under one id). An entry with no
-    id is kept."""
-    seen: set[str] = set()
-    out = []
-    for key, e in executions:
-        eid = e.get("id")
-        if isinstance(eid, str) and eid:
-            if eid in seen:
-                continue
-            seen.add(eid)
-        out.append((key, e))
-    return out
-
-
 def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> str:
     """The problem line of :meth:`ViewBase.reread_lines`: ``n`` records landed by ``adapter`` that its adapter reads
     otherwise today (``why``), in the rounds of ``session``'s chain under ``root``, and the command that reads them
@@ -350,11 +297,6 @@ def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> s
     return (f"{n} record(s) landed by {adapter} read by that version's rule in this conversation's rounds (today's rule: "
             f"{why}); asz parse {session} --root {root} reads them by today's rule (it writes a round; the landed files "
             "stay as they landed)")
-
-
-def _measured(line: bytes | None, block: int) -> dict | str:
-    """:func:`~asz_core.view.arguments_check.transcript_input` of a landed record's line, or why there is none."""
-    return "the transcript's record line is not there to read" if line is None else transcript_input(line, block)
 
 
 def _another_version(hdr) -> bool:

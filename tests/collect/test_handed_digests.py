@@ -4,7 +4,7 @@ file whose device, inode, size, mtime and change time are still the ones landing
 
 What is checked against the files themselves (SHA-256 of their bytes, computed here): every landed file of a pass
 over the shared corpus, in one process and with two landing workers, is handed with the digests its bytes give; the
-rows' read (:func:`~asz_core.view.session_records._read_sealed`) gives the same answer handed or not; a file written
+rows' read (:func:`~asz_core.view.session_records.read_sealed`) gives the same answer handed or not; a file written
 again after landing, its size and mtime put back, is hashed and its changed bytes said.
 """
 
@@ -21,7 +21,7 @@ from asz_adapters_claude.plugin import ClaudeCodeLocal
 from asz_core.collect.collector import CollectOptions, Collector, Report, run_passes
 from asz_core.sessiondata import Header, Part, Record, SDWriter, encode_record
 from asz_core.storage import handed
-from asz_core.view.session_records import _read_sealed
+from asz_core.view.session_records import read_sealed
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 CORPUS = SHARED / "corpus" / "claude-code" / "projects"
@@ -61,10 +61,10 @@ def test_a_landed_file_is_read_with_the_digests_its_bytes_give(tmp_path: Path) -
     path = land(tmp_path)
     data = path.read_bytes()
     assert given(path) == digests_of(data)
-    with_hand = _read_sealed(path)
+    with_hand = read_sealed(path)
     handed.forget()
     assert given(path) is None
-    without = _read_sealed(path)
+    without = read_sealed(path)
     assert with_hand[1] == without[1] == hashlib.sha256(data).hexdigest()
     assert with_hand[2] is not None and without[2] is not None
     assert with_hand[2][1:] == without[2][1:] and with_hand[2][3] == 3  # header line's end, closing line's start, count, lines
@@ -83,7 +83,7 @@ def test_a_file_written_again_after_landing_is_hashed(tmp_path: Path) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # size and mtime as landing left them; the change time moved
     assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (st.st_size, st.st_mtime_ns)
     assert given(path) is None
-    got = _read_sealed(path)
+    got = read_sealed(path)
     assert got[1] == hashlib.sha256(changed).hexdigest() != hashlib.sha256(data).hexdigest()
     assert got[2] is None  # the closing line no longer binds the bytes before it
 
