@@ -56,12 +56,17 @@ def _index_figures(r: dict) -> tuple[str, str]:
 
 
 def _index_total(rows: Sequence[dict]) -> str:
-    """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said)."""
-    from .listing import cost_value, total_tokens
+    """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said); ``C``
+    their exact costs added (``usd_exact``) and rounded once to the cent."""
+    from decimal import Decimal
+
+    from ..view.row_filters import cost_exact, cost_value, total_tokens
 
     counted = [r for r in rows if not r.get("held_back")]
     tokens = sum(total_tokens(r.get("usage")) or 0 for r in counted)
-    cost = sum(cost_value(r.get("cost")) or 0.0 for r in counted)
+    # the rows' exact amounts added, rounded once to the cent (trial 26b, F8: never a sum of rounded rows)
+    cost = sum((cost_exact(r.get("cost")) if cost_exact(r.get("cost")) is not None
+                else Decimal(str(cost_value(r.get("cost")) or 0)) for r in counted), Decimal(0))
     held = len(rows) - len(counted)
     return (f"{len(rows)} conversation(s): {tokens:,} tokens, ${cost:,.2f}"
             + (f" ({held} held back, in neither figure)" if held else ""))

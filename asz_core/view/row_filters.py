@@ -9,14 +9,15 @@ window (``asz ls --project/--model/--dialect/--since/--until``, ``asz search``, 
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Iterable
 
 import attrs
 
 from .match import dialect_matches, matches
 
-__all__ = ["model_names", "total_tokens", "cost_value", "Filters", "UNVERIFIED_STATES", "blind_to", "newest_first",
-           "duration_ms", "talks_figure", "calls_figure", "ROW_SORTS", "A_TO_Z", "sorted_rows",
+__all__ = ["model_names", "total_tokens", "cost_value", "cost_exact", "Filters", "UNVERIFIED_STATES", "blind_to",
+           "newest_first", "duration_ms", "talks_figure", "calls_figure", "ROW_SORTS", "A_TO_Z", "sorted_rows",
            "matched_none"]
 
 
@@ -44,10 +45,27 @@ def total_tokens(usage: Any) -> int | None:
     return total
 
 
+def cost_exact(cost: Any) -> Decimal | None:
+    """The exact amount of a row's ``cost`` object (its ``usd_exact``, a decimal text:
+    :func:`~asz_core.view.prices.cost_of`), None when it has none: what a total over rows adds before it rounds once
+    (trial 26b, F8)."""
+    exact = cost.get("usd_exact") if isinstance(cost, dict) else None
+    if not isinstance(exact, str):
+        return None
+    try:
+        return Decimal(exact)
+    except InvalidOperation:
+        return None
+
+
 def cost_value(cost: Any) -> float | None:
-    """A row's ``cost`` in US dollars (a number, or a mapping with ``usd`` / ``total``); None when unknown."""
+    """A row's ``cost`` in US dollars (a number, or a mapping with ``usd_exact`` / ``usd`` / ``total``: the exact
+    amount first, so a cost shown to the cent is rounded once from it); None when unknown."""
     if isinstance(cost, (int, float)) and not isinstance(cost, bool):
         return float(cost)
+    exact = cost_exact(cost)
+    if exact is not None:
+        return float(exact)
     if isinstance(cost, dict):
         for k in ("usd", "total", "total_usd"):
             v = cost.get(k)
