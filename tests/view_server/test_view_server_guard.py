@@ -180,7 +180,7 @@ def test_a_link_to_another_sessions_file_is_refused(two_session_root, tmp_path):
             r = s.get(path)
             assert r.status == 403, (path, r)
             assert b"symbolic link" in r.body and b"Check hello" not in r.body
-        assert [c["id"] for c in s.get("/api/conversations").json()["conversations"]] == sorted([CANARY_SESSION, EXAMPLE_SESSION])
+        assert sorted(c["id"] for c in s.get("/api/conversations").json()["conversations"]) == sorted([CANARY_SESSION, EXAMPLE_SESSION])
         assert s.get(f"/api/c/{EXAMPLE_SESSION}/view").status == 200  # the other conversation is untouched
     finally:
         s.stop()
