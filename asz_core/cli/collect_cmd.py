@@ -148,7 +148,7 @@ def collect(
             started = time.time_ns()
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                             parse=not no_parse, passed=passed)
-            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed)
+            pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed, jobs=jobs)
             if not watch:
                 _decided(1 if counters.failed or pushed else 0)
             if stop.wait(max(0.0, every - took)):
@@ -182,11 +182,12 @@ def _decided(status: int) -> NoReturn:
 
 
 def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: dict[str, str],
-                passed: dict) -> int:
+                passed: dict, jobs: list | None = None) -> int:
     """After a pass's line: the list rows of what it parsed are kept (--once and watching alike; ``passed["rows"]``
     False once kept or said stopped), watch mode refreshes
     the search index (docs/reading.md), an export endpoint gets what landed (issue 21; ``said``: the notes push said on
-    the process's earlier passes, a lasting one said once). Returns push's status (0: nothing failed)."""
+    the process's earlier passes, a lasting one said once; ``jobs``: the pass's :class:`~.jobs.Job` s, whose
+    ``max_delta_bytes`` push cuts the rest of a stream at, as the pass cut). Returns push's status (0: nothing failed)."""
     if written:
         _keep_after_pass(storage, cfg, written, jobs_n, watch)
         passed["rows"] = False
@@ -197,7 +198,8 @@ def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n
     if cfg.export.endpoint and storage.is_dir():
         from .push_cmd import run_push
 
-        return run_push(storage, cfg, quiet_when_idle=True, said=said)  # a push that sent nothing says nothing
+        return run_push(storage, cfg, quiet_when_idle=True, said=said,  # a push that sent nothing says nothing
+                        budgets={j.adapter.name: j.max_delta_bytes for j in jobs or ()})
     return 0
 
 

@@ -55,7 +55,8 @@ def file_token(path: Path) -> str:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
-             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[dict[str, str]] = None) -> int:
+             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[dict[str, str]] = None,
+             budgets: Optional[dict[str, int]] = None) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -69,7 +70,9 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     new prints nothing about push. ``retry_elsewhere`` (``asz push --retry-elsewhere``): the files the receiver
     answered it holds from another root are sent again. ``said``: a watching collector's record of the notes its previous
     pass said, kept across passes, so a lasting state (a session the receiver holds from another root) is said once
-    and again only when its words change (:func:`~asz_core.export.push.push`).
+    and again only when its words change (:func:`~asz_core.export.push.push`). ``budgets``: adapter name -> the
+    ``max_delta_bytes`` (bytes) its collector cut at in this process (``asz collect --max-delta-bytes``), what the rest
+    of a stream is cut at; an adapter it does not name is cut at ``adapters[].collector.max_delta_bytes`` of ``cfg``.
     """
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
@@ -82,7 +85,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         return 1
     try:
         rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere, said=said,
-                   budget_of=lambda adapter: cfg.adapter(adapter).collector.max_delta_bytes)
+                   budget_of=lambda adapter: (budgets or {}).get(adapter) or cfg.adapter(adapter).collector.max_delta_bytes)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
         typer.echo("asz push: interrupted " + (f"after sending {got.files} file(s) and {got.metrics} metric point(s): "

@@ -619,6 +619,31 @@ def test_the_rest_is_cut_at_the_configured_max_delta_bytes(receiver, tmp_path):
 
 
 @pytest.mark.slow
+def test_the_push_after_collect_cuts_the_rest_at_its_max_delta_bytes_flag(receiver, tmp_path):
+    """The push ``asz collect --max-delta-bytes N`` runs after its pass (``export.otlp.endpoint`` set) cuts the rest of
+    a stream at N, as that pass cut its own files, where it cut at the asz.yaml value (here the default 2 MiB: one
+    file of ord 31-68, 1.16 MB). With N = 1,100,000 the rest is two or more files of at most N bytes each, holding ord
+    31-68 once, and the team counts the calls of the 68 source lines."""
+    project, sid = LOG_SAMPLE
+    lines = _source(project, sid).read_bytes().splitlines(keepends=True)
+    budget = 1_100_000
+    assert sum(len(ln) for ln in lines[30:]) > budget  # the rest does not fit one file
+    f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
+    top = max(int(q.name[-9:-3]) for q in data.rglob("*.sd"))
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"export:\n  otlp:\n    endpoint: grpc://{receiver.address}\n")
+    p = asz("collect", "--once", "--max-delta-bytes", str(budget), "--source", str(f.parent.parent), "--root", str(data),
+            "--config", str(cfg), cwd=tmp_path, child=True)
+    assert "errors=0" in p.stdout, p.stdout + p.stderr
+    rest = sorted(q for q in data.rglob("*.sd") if int(q.name[-9:-3]) > top)
+    assert len(rest) >= 2, [q.name for q in rest]
+    assert all(q.stat().st_size <= budget for q in rest), [q.stat().st_size for q in rest]
+    assert [r["ord"] for q in rest for r in _records_of(q)] == list(range(31, len(lines) + 1))
+    whole = calls(lines)
+    assert _usage_total(receiver.root, tmp_path) == (len(whole), sum(whole.values())) == (15, 439_280)
+
+
+@pytest.mark.slow
 def test_the_rest_pushed_to_a_second_endpoint_lands_there(receiver, tmp_path):
     """push26 (4): the host of F3, its rest made for the first receiver, pushed to a second receiver that holds none of
     the session. Its seq 1 (ord 1-68) lands there whole, and the rest (seq 2, ord 31-68, every record of it there
