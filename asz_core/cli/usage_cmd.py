@@ -179,15 +179,15 @@ def usage(
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
     rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
-    unmatched = say_problems(problems, matched_nothing(counted, rows, left_out, given, (first, last)), storage,
+    unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json, total_once)
-    if not (unmatched and ids and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
+    if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
                {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
-    if problems or (unmatched and ids):  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
+    if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
 

@@ -20,8 +20,9 @@ def matched_nothing(counted: list, rows: list[dict], left_out: list[dict], given
 
 def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
-    when ``unmatched`` (--project/--model/--instance/--dialect, ``given`` by name, match no call), :func:`nothing_line`'s
-    line; returns ``unmatched``."""
+    when ``unmatched`` (the filters, ``given`` by name, match no call of a root with conversations: a root with none
+    yet is no filter's fault, exit 0 with no line, as asz ls lists none), :func:`nothing_line`'s line; returns
+    ``unmatched``."""
     for line in [*problems, nothing_line(storage, given)] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
     return unmatched

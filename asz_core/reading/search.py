@@ -519,7 +519,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     """
     path = index_file(root, index_path(root))
     if not path.is_file():
-        raise SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
+        raise _not_built(root)
     match = fts_query(query)
     where, args = query_where(match, hide, filters or Filters(), kinds, conversation)
     limit = max(0, int(limit))
@@ -579,12 +579,21 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
         return None
 
 
+def _not_built(root: str | os.PathLike) -> SearchError:
+    """The error for a root whose search index is not built yet (a root with no conversation has none): what to run,
+    never "cannot be read ... delete it" (there is nothing to delete)."""
+    return SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
+
+
 def conversations_kept(root: str | os.PathLike, filters: Filters) -> int:
     """How many conversations of ``root``'s search index ``filters`` keep: by project, model and dialect, and by
     ``since``/``until`` those whose recorded span (``from_ms``..``to_ms``) meets the window, a span whose end is not
     known kept (a hit's own time then decides; :func:`~asz_core.reading.search_hits.conv_where`'s ``gaps`` rule):
-    0 is a filter that matches nothing (docs/reading.md). Raises :class:`SearchError` when the index cannot be read."""
+    0 is a filter that matches nothing (docs/reading.md). Raises :class:`SearchError` when the index cannot be read, or
+    is not built yet (said as :func:`search` says it: a root with no conversation has none)."""
     path = index_file(root, index_path(root))
+    if not path.is_file():
+        raise _not_built(root)
     where, args = conv_where(Filters(project=filters.project, model=filters.model, dialect=filters.dialect))
     window, more = conv_where(Filters(since=filters.since, until=filters.until), gaps=True)
     where, args = where + window, args + more

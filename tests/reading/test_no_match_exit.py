@@ -69,6 +69,15 @@ def test_an_empty_root_lists_nothing_and_exits_0(tmp_path):
     (tmp_path / "root").mkdir()
     res = asz("ls", "--model", NOPE, "--root", str(tmp_path / "root"), check=False)
     assert res.returncode == 0 and "collect and parse sessions into it" in res.stdout
+    # no filter's fault: asz usage counts none with no "matches nothing" line, exit 0 (65e1114 said the line, exit 0);
+    # a search or secrets window says the index is not built yet, never "cannot be read ... delete it"
+    for args in (("usage", "--since", "2099-01-01"), ("usage", "--project", NOPE), ("usage", "--json", "--until", "2000-01-01")):
+        res = asz(*args, "--root", str(tmp_path / "root"), check=False)
+        assert res.returncode == 0 and "no model call" not in res.stderr, (args, res.stderr)
+    for args in (("search", "x", "--since", "2099-01-01"), ("search", "x", "--project", NOPE), ("secrets", "--until", "2000-01-01")):
+        res = asz(*args, "--root", str(tmp_path / "root"), check=False)
+        assert res.returncode == 1 and f"{tmp_path / 'root'} has no search index yet" in res.stderr, (args, res.stderr)
+        assert "delete it" not in res.stderr and res.stdout == ""
 
 
 @pytest.mark.parametrize("args", [
