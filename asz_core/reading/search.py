@@ -70,7 +70,7 @@ from .landed_check import chain_problem, read_landed, read_unbound, verified_row
 from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, too_large_gap, write_gaps
-from .search_place import INDEX_PATH, REINDEX_REMEDY, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
+from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped, stored_text,
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
@@ -519,7 +519,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     """
     path = index_file(root, index_path(root))
     if not path.is_file():
-        raise _not_built(root)
+        raise SearchError(not_built_line(root))
     match = fts_query(query)
     where, args = query_where(match, hide, filters or Filters(), kinds, conversation)
     limit = max(0, int(limit))
@@ -579,21 +579,13 @@ def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,
         return None
 
 
-def _not_built(root: str | os.PathLike) -> SearchError:
-    """The error for a root whose search index is not built yet (a root with no conversation has none): what to run,
-    never "cannot be read ... delete it" (there is nothing to delete)."""
-    return SearchError(f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect")
-
-
 def conversations_kept(root: str | os.PathLike, filters: Filters) -> int:
-    """How many conversations of ``root``'s search index ``filters`` keep: by project, model and dialect, and by
-    ``since``/``until`` those whose recorded span (``from_ms``..``to_ms``) meets the window, a span whose end is not
-    known kept (a hit's own time then decides; :func:`~asz_core.reading.search_hits.conv_where`'s ``gaps`` rule):
-    0 is a filter that matches nothing (docs/reading.md). Raises :class:`SearchError` when the index cannot be read, or
-    is not built yet (said as :func:`search` says it: a root with no conversation has none)."""
+    """How many conversations of ``root``'s search index ``filters`` keep (project, model, dialect; ``since``/``until``:
+    a recorded span ``from_ms``..``to_ms`` meeting the window, an end not known kept, ``conv_where``'s ``gaps`` rule):
+    0 is a filter that matches nothing (docs/reading.md). Raises :class:`SearchError`: no index yet, or unreadable."""
     path = index_file(root, index_path(root))
     if not path.is_file():
-        raise _not_built(root)
+        raise SearchError(not_built_line(root))
     where, args = conv_where(Filters(project=filters.project, model=filters.model, dialect=filters.dialect))
     window, more = conv_where(Filters(since=filters.since, until=filters.until), gaps=True)
     where, args = where + window, args + more

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from .search_store import SCHEMA_VERSION, connect
 
-__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note"]
+__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note",
+           "not_built_line"]
 
 _lock = threading.Lock()
 _elsewhere: dict[str, Path] = {}  # root (resolved) -> the temporary index this process uses for it
@@ -36,6 +37,12 @@ def index_file(root: str | Path, own: Path) -> Path:
     temporary one :func:`elsewhere` made."""
     with _lock:
         return _elsewhere.get(_key(root), own)
+
+
+def not_built_line(root: str | Path) -> str:
+    """What is said of a root whose search index is not built yet (a root with no conversation has none): what to
+    run, never "cannot be read ... delete it" (there is nothing to delete). Every reader of the index says it."""
+    return f"{root} has no search index yet ({INDEX_PATH}): run asz search --reindex, asz parse or asz collect"
 
 
 #: What to do about an index that is damaged or cannot be updated (derived data): the one wording the CLI and the
