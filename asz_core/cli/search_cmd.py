@@ -147,6 +147,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
         typer.echo(f"asz search: warning: {line}", err=True)
     notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
     notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
+    notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
     many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
     if as_json and held_back:
         _print_held_back(hits, unverified, held, unsearched, many)
@@ -314,6 +315,40 @@ def _timeless(r: Path, timeless: dict[str, int]) -> list[str]:
     return [said]
 
 
+def _unjudged(r: Path, filters, conversations: set[str], files: dict[str, int]) -> list[str]:
+    """``[kept though --project cannot judge it: …]``, said on stderr as a note, when ``filters``' project or model kept
+    conversations only because it cannot judge them (:func:`~asz_core.reading.search_hits.unjudged_hits`: those of the
+    hits and of the ``files`` whose hits were held back, one of whose landed files does not verify), in ``asz ls``'s
+    words (:func:`kept_note`); else []."""
+    if not (filters.project or filters.model):
+        return []
+    from ..reading.search import index_path
+    from ..reading.search_hits import unjudged_hits
+    from ..reading.search_place import index_file
+
+    con = sqlite3.connect(f"file:{index_file(r, index_path(r))}?mode=ro", uri=True, timeout=30)
+    try:
+        kept = unjudged_hits(con, filters, conversations, files)
+    finally:
+        con.close()
+    return kept_note("search", r, kept, filters, "searched, hits of its files that do not verify held back")
+
+
+def kept_note(command: str, r: Path, conversations: list[str], filters, kept: str) -> list[str]:
+    """``asz COMMAND: note: ! kept though --project cannot judge it: …`` on stderr for ``conversations`` (of root ``r``,
+    one of whose landed files did not verify when indexed) that ``filters``' project or model kept only because it
+    cannot judge them (:func:`~asz_core.reading.listing.unjudged_line`, the one wording of every reader; ``kept``: what
+    the command did with them), and the line without its ``! `` (a note printed under the hits); [] for none."""
+    from ..reading.ids import conversation_names
+    from ..reading.listing import unjudged_line
+
+    rows = [{"id": c, "state": "unverified", "held_back": True} for c in conversations]
+    line = unjudged_line(rows, filters.project, filters.model, shown=conversation_names(r), kept=kept)
+    if line:
+        typer.echo(f"asz {command}: note: {line}", err=True)
+    return [line[2:]] if line else []
+
+
 def _pruned(r: Path) -> list[str]:
     """``[N session(s) of the root were removed by retention …: not searchable]``, said on stderr as a note, when
     ``asz prune`` replaced landed files of any session by skeletons (which keep no text), else []; each session named
@@ -452,13 +487,7 @@ def secrets(
     except sqlite3.Error as exc:
         typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
         raise typer.Exit(1)
-    if unjudged:  # kept, never left out silently: their files did not verify, so their project is not known (trial 25b F3)
-        from ..reading.ids import conversation_names
-        from ..reading.listing import unjudged_line
-
-        rows = [{"id": c, "state": "unverified", "held_back": True} for c in unjudged]
-        typer.echo(f"asz secrets: note: {unjudged_line(rows, project, model, shown=conversation_names(r), kept='listed')}",
-                   err=True)
+    kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
     else:

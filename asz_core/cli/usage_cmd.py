@@ -26,6 +26,9 @@ def _cell(text: str, width: int, left: bool = False) -> str:
 
 #: The TOKEN cells of a row whose calls carry no token usage at all (Kiro meters credits): the page's words, never 0.
 NOT_RECORDED = ("-", "-", "-", "-", "not recorded", "-")
+#: The CALLS and TOKEN cells of a row every call of which is held back (in no figure, counted by the line under the
+#: table): no 0 that line contradicts, not "not recorded" (recheck 25 N3).
+HELD_BACK = ("-", "-", "-", "-", "-", "held back", "-")
 
 
 def short_model(model: str) -> str:
@@ -52,17 +55,20 @@ def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
 
 
 def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
-          unrecorded: bool = False, cell: str | None = None, hide: frozenset = frozenset()) -> str:
+          unrecorded: bool = False, cell: str | None = None, hide: frozenset = frozenset(), held: bool = False) -> str:
     """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
     ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
     calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
-    "not recorded", not 0); ``hide`` the headers of the columns a narrow terminal leaves out (:func:`narrowed`)."""
+    "not recorded", not 0); ``held`` when every call of the row is held back (:data:`HELD_BACK`); ``hide`` the headers
+    of the columns a narrow terminal leaves out (:func:`narrowed`)."""
     from ..reading.listing import cost_marks
 
     usd = f"${cost['usd']:,.2f}" + cost_marks(cost)
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
+    if held:
+        calls, figures = HELD_BACK[0], HELD_BACK[1:]
     cells = [_cell(key, key_width, True)]
     if models is not None and "MODELS" not in hide:
         cells.append(_cell(cell if cell is not None else models_cell(models), COLUMNS[0][1], True))
@@ -187,8 +193,19 @@ def usage(
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
                {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
+        _kept_line(counted, project, model, shown, bool(shape))
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
+
+
+
+def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:
+    """Under the table (on stderr with ``--json``, ``err``), as ``asz ls`` says it, the conversations ``--project`` or
+    ``--model`` kept only because it cannot judge them (:func:`~asz_core.reading.listing.unjudged_calls_line`)."""
+    from ..reading.listing import unjudged_calls_line
+
+    if kept := unjudged_calls_line(counted, project, model, shown):
+        typer.echo(kept, err=err)
 
 
 def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Optional[str], since: str, until: str,
@@ -422,9 +439,11 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
             label = fit_tail(label, width - len(marks)).rstrip()  # (the tail tells projects apart; trial 16b, 14)
         if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
-        models = None if by_model else r["models"] or (["held back"] if "held_back" in r and not r["calls"] else [])
+        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
+        models = None if by_model else r["models"] or (["held back"] if held else [])
         cell = "held back" if models == ["held back"] else None
-        typer.echo(_line(label, width, models, r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), cell, hide))
+        typer.echo(_line(label, width, models, r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), cell,
+                         hide, held))
         if breakdown and not by_model:
             for m, u, cost, n in _model_lines(r):
                 mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
@@ -442,13 +461,10 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "
                    "and writes; --json: cost.long_context_calls, usage.long_context)")
-    held = _held_by_conversation(rows)
-    if held:
-        calls = {c: sum(h["calls"] for h in hs) if all(h["calls"] is not None for h in hs) else None for c, hs in held.items()}
-        # a conversation's state and why are those of its last row's entry
-        typer.echo(f"! held back, in no figure above (they do not verify; asz verify names the problems): "
-                   + ", ".join(f"{shown(c)} ({hs[-1]['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): "
-                               f"{hs[-1]['why']})" for c, hs in sorted(held.items())))
+    from .usage_lines import held_line, undescribed_line
+
+    if held := held_line(rows, shown):
+        typer.echo(held)
     if unreadable:
         from ..reading.listing import not_read_line
 
@@ -458,7 +474,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     if no_time:
         typer.echo(no_time)
     if undescribed:
-        typer.echo(_undescribed_line(undescribed, key, shown))
+        typer.echo(undescribed_line(undescribed, key, shown))
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
         typer.echo(line) if line else None
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
@@ -541,34 +557,6 @@ def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
     none = {"usd": 0.0, "unpriced": []}
     return [(m, row["usage_by_model"].get(m), row["cost_by_model"].get(m, none), n)
             for m, n in row["calls_by_model"].items()]
-
-
-#: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead), and
-#: what of a record the dialect could not read is not known ('': its project is its conversation's).
-_ROW_OF = {"date": ("day", "day"), "week": ("week", "week"), "month": ("month", "month"),
-           "block": ("5-hour block", "time"), "project": ("project", ""), "model": ("model", "model")}
-
-
-def _undescribed_line(undescribed: dict[str, int], key: str = "conversation", shown: Callable[[str], str] = str) -> str:
-    """The line under the table naming each conversation (by ``shown``: its shortest prefix unique in the root) holding transcript records its dialect
-    could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are
-    not conversations (``key``: date, week, month, block, project, model) no row is marked, so the line says they are
-    in no row and counts them (not read, a record has no day or model to fall under)."""
-    where = "so in no figure above: transcript records the dialect could not read"
-    if key in _ROW_OF:
-        row, unknown = _ROW_OF[key]
-        where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
-                 "could not read" + (f", whose {unknown} is not known" if unknown else ""))
-    return (f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under "
-            "undescribed): " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in sorted(undescribed.items())))
-
-
-def _held_by_conversation(rows: list[dict]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for r in rows:
-        for h in r.get("held_back", ()):
-            out.setdefault(h["conversation"], []).append(h)
-    return out
 
 
 def _marks(row: dict) -> str:

@@ -26,7 +26,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "newest_first", "A_TO_Z"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -89,6 +89,19 @@ def unjudged_line(rows: Iterable[dict], project: str = "", model: str = "", *, s
             f"not verify, so {'its' if one else 'their'} {fields} {'is' if fields == 'project' else 'are'} held back "
             f"({kept}, never left out silently; asz verify names the problems): "
             + ", ".join(f"{shown(r['id'])} {r.get('state') or 'unverified'}" for r in rows))
+
+
+def unjudged_calls_line(counted: Iterable, project: str, model: str, shown: Callable[[str], str]) -> str:
+    """:func:`unjudged_line` (``counted as held back``) of ``asz usage``'s calls ``counted`` (the
+    :class:`~asz_core.view.usage_report.Counted` that ``--project``/``--model`` keep: held back ones whose
+    conversation gives no project or model are kept only because the filter cannot judge them; recheck 25 N3)."""
+    rows: dict[str, dict] = {}
+    for c in counted:
+        if c.held:
+            row = rows.setdefault(c.conversation, {"id": c.conversation, "state": c.held, "held_back": True,
+                                                   "project": c.places.get("project"), "models": []})
+            row["models"] += [c.model] if c.model and c.model not in row["models"] else []
+    return unjudged_line([rows[c] for c in sorted(rows)], project, model, shown=shown, kept="counted as held back")
 
 
 def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import orjson
 
@@ -25,7 +25,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -255,6 +255,18 @@ def unjudged_convs(con: sqlite3.Connection, f: Filters, ids: Sequence[str]) -> l
         out += [r[0] for r in con.execute(
             f"SELECT id FROM conv WHERE ({' OR '.join(terms)}) AND {UNVERIFIED_CONV} AND id IN ({','.join('?' * len(part))})", part)]
     return out
+
+
+def unjudged_hits(con: sqlite3.Connection, f: Filters, conversations: Iterable[str], files: Iterable[str]) -> list[str]:
+    """:func:`unjudged_convs` of a search's ``conversations`` (those of its hits) and of those whose landed ``files``
+    held hits back (they do not verify): what ``asz search`` names as kept though the filter cannot judge it (recheck
+    25 N3), sorted."""
+    ids, files = set(conversations), sorted(files)
+    for at in range(0, len(files) if f.project or f.model else 0, 500):  # SQLite's limit on a statement's variables
+        part = files[at:at + 500]
+        ids.update(r[0] for r in con.execute(
+            f"SELECT DISTINCT conversation FROM hit WHERE file IN ({','.join('?' * len(part))})", part))
+    return unjudged_convs(con, f, sorted(ids))
 
 
 def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:

@@ -109,6 +109,33 @@ def test_usage_project_holds_its_calls_back_and_names_it(tampered):
     assert f"conversation {SID} does not verify (mismatch)" in p.stderr
 
 
+def _calls_by_day(corpus_source: Path) -> dict[str, int]:
+    """UTC day -> model calls of 55604662 (distinct ``message.id`` of its assistant lines with usage), from the source."""
+    days: dict[str, set] = {}
+    for d in source_lines(main_transcripts(corpus_source)[SID]):
+        if d.get("type") == "assistant" and (d.get("message") or {}).get("usage"):
+            days.setdefault(d["timestamp"][:10], set()).add(d["message"]["id"])
+    return {day: len(ids) for day, ids in days.items()}
+
+
+def test_usage_project_rows_show_no_figure_the_held_line_contradicts(tampered, corpus_source):
+    """Recheck 25 N3: the held-back day read CALLS 0 (and TOTAL ``not recorded``) while the line under it named the
+    calls; now such a row reads ``-`` and ``held back``, and ``asz ls``'s line says why the filter kept it."""
+    days = _calls_by_day(corpus_source)
+    p = asz("usage", "--root", str(tampered), "--project", PART, "--tz", "UTC", check=False)
+    assert p.returncode == 1, p.stdout + p.stderr
+    rows = {ln.split()[0]: re.split(r"\s{2,}", ln.strip()) for ln in p.stdout.splitlines()[1:] if ln[:4].isdigit()}
+    assert sorted(rows) == sorted(days)
+    for cells in rows.values():  # DATE !, MODELS, CALLS, INPUT, OUTPUT, CACHE WRITE, CACHE READ, TOTAL, COST
+        assert cells[1:] == ["held back", "-", "-", "-", "-", "-", "held back", "-"], cells
+    assert (f"held back, in no figure above (they do not verify; asz verify names the problems): {SID[:8]} (mismatch, "
+            f"{sum(days.values())} call(s): ") in p.stdout
+    assert (f"{KEPT} (counted as held back, never left out silently; asz verify names the problems): {SID[:8]} "
+            "mismatch") in p.stdout.splitlines()
+    j = asz("usage", "--root", str(tampered), "--project", PART, "--json", check=False)
+    assert f"{KEPT} (counted as held back" in j.stderr and KEPT not in j.stdout
+
+
 def test_search_project_keeps_its_hits_held_back_and_named(tampered):
     p = asz("search", "--root", str(tampered), "--project", PART, "server", check=False)
     # kept (was 1: "no conversation matched --project"); its hits held back: a problem found, exit 1 (trial 26b F4)
@@ -117,6 +144,9 @@ def test_search_project_keeps_its_hits_held_back_and_named(tampered):
                      p.stdout, re.M), p.stdout
     assert re.search(rf"^asz search: warning: hits in {SID}/streams/main/transcript-\S+\.sd left out: the landed file "
                      "does not verify", p.stderr, re.M), p.stderr
+    said = f"{KEPT} (searched, hits of its files that do not verify held back, never left out silently; asz verify " \
+           f"names the problems): {SID[:8]} unverified"  # asz ls's words (recheck 25 N3)
+    assert said in p.stdout.splitlines() and f"asz search: note: {said}" in p.stderr.splitlines()
 
 
 RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
