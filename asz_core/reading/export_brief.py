@@ -67,13 +67,13 @@ def left_out_line(left: dict) -> str:
 
 def _gist(st: dict, dialect: str, mask) -> str:
     """A tool step's gist (:func:`~.export_blocks.tool_gist`), its input's credentials masked before it is cut with
-    ``mask`` masking (trial 25b F2), those it holds counted in ``mask.gone``."""
-    from ..view.placing import one_line
+    ``mask`` masking (trial 25b F2), else cut as it is; those it shows counted in ``mask.gone``, a key the cut goes
+    through once, by its whole value (small26: a piece of it counted as another)."""
+    from ..view.placing import folded_at, one_line
     from ..view.secret_forms import masked_cut
 
-    if not mask.mask:
-        return mask.text(tool_gist(st, dialect))
-    shown, written, _ = masked_cut(tool_gist(st, dialect, 1 << 62), lambda text: one_line(text, GIST_CHARS)[0])
+    shown, written, _ = masked_cut(tool_gist(st, dialect, 1 << 62), lambda text: one_line(text, GIST_CHARS)[0],
+                                   mask.mask, folded_at)
     mask.gone += written
     return shown
 

@@ -70,10 +70,13 @@ def mask_places(copy: bytes, seen: list) -> list[dict]:
     by_shown: dict[str, dict] = {}
     for text, cuts in seen:
         digest = sha256(text.encode("utf-8", "surrogateescape"))
-        for _, _, shown, mark, kind in cuts:
-            e = by_shown.setdefault(shown, {"kind": kind, "fingerprint": mark, "texts_sha256": []})
-            if digest not in e["texts_sha256"]:
-                e["texts_sha256"].append(digest)
+        for mark, kind, shown, around in _around(text, cuts):
+            e = by_shown.setdefault(shown, {"kind": kind, "fingerprint": mark, "texts_sha256": [], "marks": {}})
+            got = e["marks"].setdefault(mark, {"texts_sha256": [], "around": []})
+            got["around"].append(around)
+            for held in (e, got):
+                if digest not in held["texts_sha256"]:
+                    held["texts_sha256"].append(digest)
     text = copy.decode("utf-8", "surrogateescape")
     found: list[tuple[int, int, str]] = []  # (start, end, shown) in characters of text
     for shown, e in by_shown.items():
@@ -95,13 +98,50 @@ def mask_places(copy: bytes, seen: list) -> list[dict]:
         offset += len(piece.encode("utf-8", "surrogateescape"))
         written = text[a:b].encode("utf-8", "surrogateescape")
         e = by_shown[shown]
+        mark = _which(e["marks"], text[max(a - 300, 0):a], text[b:b + 300]) if len(e["marks"]) > 1 else e["fingerprint"]
         out.append({"mask": len(out) + 1, "line": line, "column": a - line_start + 1, "offset": offset,
-                    "length": len(written), "kind": e["kind"], "shown": text[a:b], "fingerprint": e["fingerprint"],
-                    "texts_sha256": e["texts_sha256"]})
+                    "length": len(written), "kind": e["kind"], "shown": text[a:b], "fingerprint": mark,
+                    "texts_sha256": e["marks"][mark]["texts_sha256"] if len(e["marks"]) > 1 else e["texts_sha256"]})
         offset += len(written)
         line += text[a:b].count("\n")
         at = end = b
     return out
+
+
+def _around(text: str, cuts: list) -> list[tuple[str, str, str, tuple[str, str]]]:
+    """``(fingerprint, kind, shown, (before, after))`` of each mask of ``text`` (``cuts``, as
+    :class:`~asz_core.view.secret_forms.recording` gives them): up to 60 characters of the masked text each side of it."""
+    out, masked, at = [], [], 0
+    for a, b, shown, mark, kind in cuts:
+        masked.append(text[at:a])
+        out.append([mark, kind, shown, sum(map(len, masked))])
+        masked.append(shown)
+        at = b
+    whole = "".join(masked) + text[at:]
+    return [(mark, kind, shown, (whole[max(x - 60, 0):x], whole[x + len(shown):x + len(shown) + 60]))
+            for mark, kind, shown, x in out]
+
+
+def _bare(text: str) -> str:
+    """``text``'s letters and digits alone, an escape (JSON's ``\\n``, an HTML entity) taken out first: what two forms
+    of one text (md, JSON, HTML) share."""
+    import re
+
+    return re.sub(r"[^0-9A-Za-z]", "", re.sub(r"\\[nrtu\\\"/]|&#?\w+;", " ", text))
+
+
+def _which(marks: dict, before: str, after: str) -> str:
+    """Of several credentials one ``shown`` text stands for (PEM private keys of one type: each shows its first line
+    alone), the fingerprint of the one whose masked text around it is most like the copy's ``before`` and ``after`` it
+    (the first of equals), so each mask names its own credential (small26: every key of a type took the first's)."""
+    def alike(x: str, y: str) -> int:
+        n = 0
+        while n < min(len(x), len(y)) and x[n] == y[n]:
+            n += 1
+        return n
+
+    b, f = _bare(before)[::-1], _bare(after)
+    return max(marks, key=lambda m: max(alike(_bare(x)[::-1], b) + alike(_bare(y), f) for x, y in marks[m]["around"]))
 
 
 def line_digests(data: bytes) -> list[str]:

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from ..sessiondata.model import Header, is_member_part
 from ..storage.layout import parse_landed_name
 from ..sessiondata.times import parse_instant
-from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, one_line, position, walk
+from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, folded_at, one_line, position, walk
 from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window, range_in_window
@@ -122,7 +122,7 @@ class Audit:
         self.turn_at: dict[tuple[int, int], int] = {}
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0,
-                         "other_records": 0}
+                         "other_records": 0, "tool_executions": 0}
 
     def withhold(self, rec: dict) -> None:
         """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`), and the credentials it held."""
@@ -188,7 +188,8 @@ class Audit:
 
     def _summary(self, dialect: str, p: dict, call: dict, n: int) -> str:
         """A tool call part ``p``'s summary (module docstring), masked before it is cut at :data:`INPUT_CHARS`
-        with ``mask`` (``call["_gone"]``: the fingerprints masked in it); ``left_out`` counts a cut input and one whose
+        with ``mask``, else cut as it is (``call["_gone"]``: the fingerprints of the credentials its line shows, a
+        cut one by its whole value, which :func:`masked_lines` counts instead of its text); ``left_out`` counts a cut input and one whose
         file contents (:data:`CONTENT_KEYS`) the line leaves out, and :attr:`unwritten` the credentials of the input
         the line does not carry (``n``: 1 when this record's left-out parts are counted, :meth:`_counts`)."""
         data = p.get("data") if p.get("data") is not None else p.get("text")
@@ -201,11 +202,8 @@ class Audit:
             text, cut[0] = one_line(text, INPUT_CHARS)
             return text
 
-        text, written, away = masked_cut(full, cutter)
-        if self.mask:
-            call["_gone"] = written
-        else:
-            text, cut[0] = one_line(full, INPUT_CHARS)  # the cut of the text written whole
+        text, written, away = masked_cut(full, cutter, self.mask, folded_at)  # written whole with --no-redact
+        call["_gone"] = written  # counted here, by each credential's whole value (a cut one is one, not a piece)
         self.left_out["tool_inputs_cut"] += cut[0] * n
         self.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
         if n:  # what the whole input holds beyond what its line says, and what the cut took away
@@ -244,6 +242,7 @@ class Audit:
             return self.called.get((ref.get("seq"), ref.get("row")), (None,))[0]
 
         self.turn_at = turn_at(doc)
+        self._executed(doc)
         talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
         nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
         for tid, said in call_prompts(doc, self.dialect, record).items():
@@ -253,6 +252,23 @@ class Audit:
             by_stream.setdefault(stream, []).insert(0, {
                 "conversation": self.conversation, "stream": stream, "role": "user", "ts": rec.get("time", ""),
                 "text": said["text"], "file": file, "row": row, "kind": "subagent_prompt"})
+
+    def _executed(self, doc: dict) -> None:
+        """The execution records of ``doc`` (its ``tool_executions``: ``asz hook``'s, docs/claude-code-hooks.md): on
+        the line of the tool call each is joined to, ``executed``, what md says at the step
+        (:func:`~asz_core.reading.export_blocks.execution_line`: its server, outcome and how it failed, ``failed
+        (transport: …)``, duration); one joined to no call (no transcript holds it) counted in ``left_out`` as
+        ``tool_executions`` (recheck 25 N1: left out, uncounted); with ``--in-range-only`` one outside the window
+        not."""
+        from .export_blocks import execution_line
+
+        calls = {c.get("_id"): c for c in self.calls if c.get("_id")}
+        for e in doc.get("tool_executions") or ():
+            call = calls.get(e.get("tool")) if e.get("step") else None
+            if call is not None:
+                call.setdefault("executed", []).append(execution_line(e))
+            elif not self.only or self.window is None or placed(e.get("time"), self.window) is not False:
+                self.left_out["tool_executions"] += 1
 
     def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
@@ -292,12 +308,18 @@ class Audit:
 def masked_lines(lines: list[dict], mask) -> list[str]:
     """Mask (or only count: ``mask``, a :class:`~asz_core.view.secret_forms.Masker`) each string of each prose line to
     be written, in place, its own text before it is placed in the file (trial 25b F1); an audit tool call's line,
-    masked before it was cut (:meth:`Audit._summary`), gives its ``_gone``. Returns the fingerprints counted."""
+    masked (or written whole) before it was cut (:meth:`Audit._summary`), gives its ``_gone`` in place of its
+    ``text``'s. Returns the fingerprints counted."""
     start = len(mask.gone)
     for line in lines:
-        mask.gone += line.pop("_gone", ())
-        mask.tree(line)
+        gone = line.pop("_gone", None)
+        mask.gone += gone or ()
+        mask.tree(line, TEXT if gone is not None else frozenset())
     return mask.gone[start:]
+
+
+#: The key of an audit tool call's line whose credentials :meth:`Audit._summary` counted (:func:`masked_lines`).
+TEXT = frozenset({"text"})
 
 
 def mark_in_range(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]]) -> None:
@@ -424,7 +446,8 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``edit_contents`` calls
     whose file contents (:data:`CONTENT_KEYS`) the line leaves out, ``thinking`` reasoning
     parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
-    that gave no line: runtime notices, attachments, a sub-agent's result records); in a root ``asz receive`` landed,
+    that gave no line: runtime notices, attachments, a sub-agent's result records, ``tool_executions`` execution
+    records joined to no tool call: :meth:`Audit._executed`); in a root ``asz receive`` landed,
     ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md);
     in a conversation ``asz prune`` left skeletons of, ``removed_files`` last (how many, as the list row has it).
     ``row``: the conversation's list row (:func:`~asz_core.reading.listing.conversation_rows`, with ``senders`` when

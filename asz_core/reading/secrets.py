@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..view.secret_forms import find, fingerprint, masked, shown_title
+from ..view.secret_forms import credentials, shown_title
 from .listing import Filters
 
 __all__ = ["scan"]
@@ -20,7 +20,8 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     page shows it), narrowed by ``filters`` (project, model, dialect of the conversation; since/until of the text's
     time). Each: ``{"conversation", "title" (:func:`~asz_core.view.secret_forms.shown_title`: a first prompt may hold one), "kind" (the text's kind), "at" (unix ms, 0 when unknown), "step",
     "file", "row", "secret" (a :data:`~asz_core.view.secret_forms.KINDS` name), "masked", "fingerprint"}``, in the index's order; one per place
-    (a text holding one credential twice: once). ``unjudged``, when given, gets the conversations of the findings that
+    (a text holding one credential twice: once), each credential as the exports mask and count it
+    (:func:`~asz_core.view.secret_forms.credentials`: a PEM private key told from another of its type by its lines). ``unjudged``, when given, gets the conversations of the findings that
     ``filters``' project or model kept only because it cannot judge them (a landed file did not verify, so their
     project or models are not known: :func:`~asz_core.reading.search_hits.unjudged_convs`; trial 25b F3). Raises
     sqlite3.Error."""
@@ -35,14 +36,12 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     try:
         for cid, title, kind, at, step, file, row, text in con.execute(sql, args):
             seen: set[str] = set()
-            for name, a, b in find(text or ""):
-                value = text[a:b]
-                if value in seen:
+            for name, shown, mark in credentials(text or ""):
+                if mark in seen:
                     continue
-                seen.add(value)
+                seen.add(mark)
                 out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
-                            "file": file, "row": row, "secret": name, "masked": masked(value, name),
-                            "fingerprint": fingerprint(value)})
+                            "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark})
         if unjudged is not None:
             unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
     finally:

@@ -38,7 +38,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func:`page_rules`)
 
-__all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks",
+__all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks", "folded_at",
            "call_prompts", "call_summary", "compactions", "gists", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
 
@@ -134,6 +134,13 @@ def one_line(text: str, limit: int) -> tuple[str, bool]:
     is cut to ``limit - 1`` characters and ``…`` (``cut`` True)."""
     text = " ".join(text.split())
     return (text, False) if len(text) <= limit else (text[:limit - 1] + "…", True)
+
+
+def folded_at(text: str, i: int) -> int:
+    """Where :func:`one_line`'s text holds character ``i`` of ``text`` (a character that is not white space): after
+    the words before it joined by single spaces, and one more when white space stands just before it."""
+    words = text[:i].split()
+    return len(" ".join(words)) + (1 if words and text[i - 1].isspace() else 0)
 
 
 #: The text pairs an editing call's input holds, drawn together; the first is also each MultiEdit edit's.

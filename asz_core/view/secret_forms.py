@@ -53,7 +53,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -229,6 +229,16 @@ def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
     return out
 
 
+def credentials(text: str) -> list[tuple[str, str, str]]:
+    """``(kind, shown, fingerprint)`` of each credential in ``text`` as the exports mask and count it
+    (:func:`_replacements`), by start: a PEM private key is one credential of its lines, told from another key of its
+    type by its :func:`fingerprint` (``shown`` its first line alone, which holds no key material); any other its
+    :func:`masked` form. What ``asz secrets`` lists (:mod:`asz_core.reading.secrets`), so that one credential has
+    one fingerprint in every reader."""
+    return [(kind, shown[:-len(LEFT_OUT)] if kind == "private-key" else shown, mark)
+            for _, _, shown, mark, kind in _replacements(text)]
+
+
 #: While :func:`recording`: each text a credential was found in, with what masks it (``(text, replacements)``).
 _SEEN: list | None = None
 
@@ -259,20 +269,28 @@ def redacted(text: str) -> tuple[str, list[str]]:
     return ("".join(out) + text[at:] if out else text), gone
 
 
-def masked_cut(text: str, cut) -> tuple[str, list[str], list[str]]:
+def masked_cut(text: str, cut, mask: bool = True, at=None) -> tuple[str, list[str], list[str]]:
     """``text`` masked (:func:`redacted`) and only then cut (``cut``: the masked text -> its beginning, such as a
     tool call's line cut at 200 characters or the asz.view document's clip at 2,000 bytes), so a cut never leaves a
-    credential's head whole (trial 25b F2); with the :func:`fingerprint` of each credential whose masked form the cut
-    text holds (written) and of each the cut took away, one per place."""
-    out, at, starts, marks = [], 0, [], []
+    credential's head whole (trial 25b F2); with the :func:`fingerprint` of each credential the cut text shows
+    (written) and of each the cut took away, one per place. With ``mask`` False the text is cut as it is
+    (``--no-redact``) and counted alike: a credential the cut goes through is written (in part), one credential
+    with the fingerprint of its whole value, never a piece counted as another (small26). ``at(whole, i)``: where the
+    cut text holds character ``i`` of the text given to ``cut`` (default ``i``; a cut that folds white space,
+    :func:`~asz_core.view.placing.one_line`, gives :func:`~asz_core.view.placing.folded_at`); a credential is shown
+    when its first character stands there."""
+    out, pos, starts, marks = [], 0, [], []
     for a, b, shown, mark, _ in _replacements(text):
-        out.append(text[at:a])
+        out.append(text[pos:a])
         starts.append(sum(map(len, out)))
-        out.append(shown)
+        out.append(shown if mask else text[a:b])
         marks.append(mark)
-        at = b
-    shown = cut("".join(out) + text[at:])
-    return (shown, [m for m, x in zip(marks, starts) if x < len(shown)], [m for m, x in zip(marks, starts) if x >= len(shown)])
+        pos = b
+    whole = "".join(out) + text[pos:]
+    got = cut(whole)
+    place = [(at(whole, x) if at else x) for x in starts]
+    seen = [p < len(got) and got[p] == whole[x] for p, x in zip(place, starts)]
+    return got, [m for m, s in zip(marks, seen) if s], [m for m, s in zip(marks, seen) if not s]
 
 
 class Masker:

@@ -131,6 +131,8 @@ def test_an_export_with_redact_holds_no_credential(leaky, args):
         assert value not in p.stdout, value
     assert "AKIA…MPLE" in p.stdout and "wJal…EKEY" in p.stdout
     assert "[private key left out]" in p.stdout or "MIIEow" not in plain.stdout
+    if args[-1] == "json":  # its talk's label holds the prompt again: one place, counted as md counts it (small26)
+        plain = asz_in_process("export", "55604662", "--format", "md", "--root", str(leaky))
     places = sum(plain.stdout.count(v) for v in (AWS, SECRET, GITHUB, JWT, "-----BEGIN RSA PRIVATE KEY-----"))
     assert f"asz export: --redact masked {places} place(s) of {len(shown)} credential(s)" in p.stderr
 
