@@ -175,11 +175,13 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
         elif named is not None and os.path.normpath(os.path.abspath(path)) not in named:
             found = _rows_holding(path, quoted)  # the landed check read its closing line against its bytes
         else:
-            data = Path(path).read_bytes()
+            data, sealed = Path(path).read_bytes(), None
             if not any(q in data for q in quoted):
                 continue
-            if named is None and read_sealed(path)[2] is not None:
-                found = _rows_holding(path, quoted)
+            if named is None:  # hashed only when it holds one; the lines searched are the bytes read_sealed checked
+                data, _, sealed, _ = read_sealed(path)
+            if sealed is not None:
+                found = [(row, line) for row, line in enumerate(sealed[4], 1) if any(q in line for q in quoted)]
             else:
                 found = [(row, line) for row, line in enumerate(_read_records(path, data, ln.seq, unverified), 1)
                          if any(q in line for q in quoted)]
@@ -211,9 +213,11 @@ def _rows_holding(path: str, quoted: list[bytes]) -> Iterator[tuple[int, bytes]]
                 return
             first = min(live)
             end = mm.find(b"\n", start)
-            while end < first:  # count the lines up to the one holding the match
+            while 0 <= end < first:  # count the lines up to the one holding the match
                 start, row = end + 1, row + 1
                 end = mm.find(b"\n", start)
+            if end < 0:  # no line end after it (the file is not the sealed file the caller took it for): no line
+                return
             if row >= 1:
                 yield row, mm[start:end]
             for q, a in at.items():

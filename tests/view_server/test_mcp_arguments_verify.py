@@ -150,3 +150,43 @@ def test_a_transcript_record_that_does_not_verify(landed):
     # on its own (no landed check's problems given) the check reads the file's closing line against its bytes itself
     alone = arguments_section(root)
     assert alone is not None and alone.counts == {"executions_agree": 0, "executions_differ": 0, "executions_not_compared": 3}
+
+
+def test_a_quoted_id_in_other_text_joins_no_call(tmp_path):
+    """The line search looks for the id as a JSON string (``"toolu_x"``): a text quoting it inside other words holds
+    it escaped (``\\"toolu_x\\"``) and is not found; a text that is the id alone is found, and the join then takes the
+    call part itself (row 3, block 1), not that text. Rows are counted from the lines written here."""
+    from asz_core.view.arguments_check import calls_named
+    from asz_core.view.executions_check import _rows_holding
+
+    tid = "toolu_x"
+    lines = [{"header": 1},
+             {"parts": [{"k": "text", "text": f'the prompt says "{tid}" here'}]},
+             {"parts": [{"k": "text", "text": tid}]},
+             {"parts": [{"k": "text", "text": "calling"}, {"k": "call", "id": tid, "data": {"a": 1}}]},
+             {"closing": 1}]
+    f = tmp_path / "transcript.sd"
+    f.write_bytes(b"".join(json.dumps(x, separators=(",", ":")).encode() + b"\n" for x in lines))
+    found = list(_rows_holding(str(f), [json.dumps(tid).encode()]))
+    assert [row for row, _ in found] == [2, 3]  # row 1 quotes it inside other words; the closing line is no row
+    assert calls_named(((1, row, json.loads(line)) for row, line in found), {tid}) == {tid: (1, 3, 1)}
+
+
+def test_a_file_changed_under_the_search_ends_it(tmp_path):
+    """A file with no line end at all (not the sealed file the landed check passed: changed since) gives no line and
+    ends: before, the line count never moved past the match and the search did not end. An empty file and a
+    one-byte one give none."""
+    import threading
+
+    from asz_core.view.executions_check import _rows_holding
+
+    cases = {"open": b'{"h":1} "toolu_x" and no line end', "empty": b"", "one": b"\n"}
+    got: dict = {}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        t = threading.Thread(target=lambda n=name: got.__setitem__(n, list(_rows_holding(str(tmp_path / n), [b'"toolu_x"']))),
+                             daemon=True)
+        t.start()
+        t.join(10)
+        assert not t.is_alive(), f"{name}: the search did not end"
+    assert got == {"open": [], "empty": [], "one": []}
