@@ -8,7 +8,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_DROPPED
-from .arguments_check import calls_named, held_against, observation_entries, once_each, record_line  # noqa: F401 (once_each: its old home)
+from .arguments_check import calls_named, held_against, observation_entries, record_line
 from .chain import ChainReader
 from .companions import Companions
 from .coverage import carries_text, cited_by, superseded_documents
