@@ -157,9 +157,10 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
     """``(seq, row, record)`` of each record line of the landed files other than execution files that holds the
     quoted text of one of ``ids`` (as landing writes a string: JSON, UTF-8), in landed order, decoded; each such
     line kept in ``lines`` by ``(seq, row)``. Only a file whose bytes hold one is read further, as the document reads
-    it (:class:`~asz_core.view.session_records.LandedSession`): a plain file whose closing line binds its bytes
-    (``named`` names it not, or :func:`~asz_core.view.session_records.read_sealed` says so) by its lines, found where
-    the id is (the lines before it counted, none split); else (a skeleton, or a file that does not verify: its seq is
+    it (:class:`~asz_core.view.session_records.LandedSession`): a plain file whose closing line binds its bytes by its
+    lines: when ``named`` names it not, found where the id is in the file mapped (the lines before it counted, none
+    split; :func:`_rows_holding`), when :func:`~asz_core.view.session_records.read_sealed` says so, among the record
+    lines it split from the very bytes it checked; else (a skeleton, or a file that does not verify: its seq is
     added to ``unverified``) through the reader, whose records up to a line that does not read are the file's. A line
     another record's text makes match holds no call part of that id: :func:`~asz_core.view.arguments_check.calls_named`
     looks at the parts themselves."""
