@@ -2634,13 +2634,17 @@ static int dn_content(PyObject *const *ctx, PyObject *first, PyObject *rec, int 
         return -1;
     if (state == NULL)
         state = s_available;
+    if (!PyUnicode_CheckExact(state)) /* a state of another type (its hash or truth may run Python): _content */
+        return 0;
     int cut = PySet_Contains(ctx[DC_CUT_STATES], state);
-    if (cut != 0) { /* made smaller to land (or a state of another shape): _content adds its sha256 */
+    if (cut != 0) { /* made smaller to land: _content adds its sha256 */
         PyErr_Clear();
         return 0;
     }
     if ((bytes = PyDict_GetItemWithError(p, s_bytes)) == NULL && PyErr_Occurred())
         return -1;
+    if (bytes != NULL && bytes != Py_None && !PyLong_CheckExact(bytes))
+        return 0;
     int has_bytes = bytes == NULL ? 0 : PyObject_IsTrue(bytes);
     if (has_bytes < 0)
         return -1;
@@ -2764,21 +2768,25 @@ static int dn_tool_keys(PyObject *const *ctx, PyObject *n, PyObject *d) {
 
 static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth);
 
-/* node()'s children of nid drawn into d (depth: nid's): 0, -1 on error. */
+/* node()'s children of nid drawn into d (depth: nid's): 0, -1 on error. As the Python reads them: `if kids and
+ * depth < 12: for c in kids` (kids' truth first, then an iterator: a list's size read again on every pass, as Python
+ * it calls may change it; kids of no iterable type raise the TypeError the Python's loop raises). */
 static int dn_children(PyObject *const *ctx, PyObject *nid, long depth, PyObject *d) {
     PyObject *kids = PyDict_GetItemWithError(ctx[DC_CHILDREN], nid);
     if (kids == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (depth >= DN_DEPTH)
-        return 0;
     Py_INCREF(kids);
-    PyObject *seq = PySequence_Fast(kids, "children"), *shown = NULL;
+    int any = PyObject_IsTrue(kids);
+    if (any <= 0 || depth >= DN_DEPTH) {
+        Py_DECREF(kids);
+        return any < 0 ? -1 : 0;
+    }
+    PyObject *it = PyObject_GetIter(kids), *shown = NULL, *c;
     Py_DECREF(kids);
-    if (seq == NULL)
+    if (it == NULL)
         return -1;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) { /* its size read again: Python runs between */
-        PyObject *c = PySequence_Fast_GET_ITEM(seq, i), *kind, *one;
-        Py_INCREF(c);
+    while ((c = PyIter_Next(it)) != NULL) { /* a new reference: held while it is drawn */
+        PyObject *kind, *one;
         if ((PyObject *)Py_TYPE(c) == dn_types[0] && (kind = FIELD(c, dn_no[D_KIND])) != NULL)
             Py_INCREF(kind);
         else if ((kind = PyObject_GetAttr(c, s_kind)) == NULL) {
@@ -2798,14 +2806,18 @@ static int dn_children(PyObject *const *ctx, PyObject *nid, long depth, PyObject
         if (rc < 0)
             goto fail;
     }
-    Py_DECREF(seq);
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        Py_XDECREF(shown);
+        return -1;
+    }
     if (shown == NULL)
         return 0;
     int rc = PyDict_SetItem(d, s_children, shown);
     Py_DECREF(shown);
     return rc;
 fail:
-    Py_DECREF(seq);
+    Py_DECREF(it);
     Py_XDECREF(shown);
     return -1;
 }
@@ -2831,42 +2843,40 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
     if (!PyUnicode_CheckExact(nid) || !PyUnicode_CheckExact(kind) || !PyList_CheckExact(refs) ||
         (ref != Py_None && (PyObject *)Py_TYPE(ref) != dn_types[1]))
         return dn_python(ctx, n, depth);
-    /* the node's own fields and record, decided before anything is written */
+    /* What is read from here on is held: the lookups below may run Python (a key's __hash__ or __eq__), and the
+     * Python called further on (at, _talk_keys, _content, …) may change the node, its record or the maps */
     PyObject *first = ref != Py_None ? ref : PyList_GET_SIZE(refs) ? PyList_GET_ITEM(refs, 0) : NULL, *rec = NULL;
+    for (int i = 0; i < 7; i++)
+        Py_INCREF(v[i]);
+    Py_XINCREF(first);
+    PyObject *attrs = NULL, *d = NULL, *ms = NULL, *ref_d = NULL, *refs_d = NULL;
+    /* the node's own fields and record, decided before anything is written */
     if (first != NULL) {
         int got = tk_record(ctx[DC_RECORDS], first, &rec); /* a ref of another type, a record list or record */
-        if (got == 0 || (got < 0 && (PyErr_Clear(), 1)))
-            return dn_python(ctx, n, depth);
+        Py_XINCREF(rec);
+        if (got <= 0)
+            goto shape;
     }
     int withheld = dn_withheld(ctx[DC_HIDE], rec);
-    if (withheld < 0) {
-        PyErr_Clear();
-        return dn_python(ctx, n, depth);
-    }
-    PyObject *attrs = NULL, *d = NULL, *ms = NULL, *ref_d = NULL, *refs_d = NULL;
+    if (withheld < 0)
+        goto shape;
     int got = dn_attrs(v[D_ATTRS], &attrs);
-    if (got <= 0)
-        return got < 0 ? NULL : dn_python(ctx, n, depth);
-    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    if (got < 0)
+        goto fail;
+    if (got == 0)
+        goto shape;
     if (ref != Py_None && (ref_d = dn_ref(ref)) == NULL)
         goto shape;
-    if (nr && (refs_d = PyList_New(nr)) == NULL) {
-        Py_XDECREF(attrs);
-        Py_XDECREF(ref_d);
-        return NULL;
-    }
+    /* refs read again: the lookups above may have run Python */
+    Py_ssize_t nr = PyList_GET_SIZE(refs);
+    if (nr && (refs_d = PyList_New(nr)) == NULL)
+        goto fail;
     for (Py_ssize_t i = 0; i < nr; i++) {
         PyObject *one = dn_ref(PyList_GET_ITEM(refs, i));
         if (one == NULL)
             goto shape;
         PyList_SET_ITEM(refs_d, i, one);
     }
-    /* decided. What is read from here on is held: the Python called below (at, _talk_keys, _content, …) may change
-     * the node, its record or the maps */
-    for (int i = 0; i < 7; i++)
-        Py_INCREF(v[i]);
-    Py_XINCREF(first);
-    Py_XINCREF(rec);
     /* the envelope */
     if ((ms = PyDict_GetItemWithError(ctx[DC_AT], nid)) != NULL && ms != Py_None)
         Py_INCREF(ms);
@@ -2945,12 +2955,10 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
     if (edges != NULL && (t = PyObject_IsTrue(edges)) != 0 && (t < 0 || PyDict_SetItem(d, s_edges, edges) < 0))
         goto fail;
     goto done;
-shape: /* a ref of another shape: the Python draws the node (nothing is held yet) */
+shape: /* a field, ref, record or attrs of another shape: the Python draws the node (nothing is written yet) */
     PyErr_Clear();
-    Py_XDECREF(attrs);
-    Py_XDECREF(ref_d);
-    Py_XDECREF(refs_d);
-    return dn_python(ctx, n, depth);
+    d = dn_python(ctx, n, depth);
+    goto done;
 fail:
     Py_CLEAR(d);
 done:
@@ -2966,10 +2974,12 @@ done:
 }
 
 static PyObject *draw_node(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyTuple_CheckExact(args[0]) || !PyLong_CheckExact(args[2])) {
+    if (nargs != 3 || !PyTuple_CheckExact(args[0])) {
         PyErr_SetString(PyExc_TypeError, "draw_node(ctx, n, depth)");
         return NULL;
     }
+    if (!PyLong_CheckExact(args[2])) /* a depth of another type (a bool, a float): the caller's Python draws it */
+        Py_RETURN_NONE;
     PyObject *const *ctx = &PyTuple_GET_ITEM(args[0], 0);
     long depth = PyLong_AsLong(args[2]);
     if (PyTuple_GET_SIZE(args[0]) != DC_N || (depth == -1 && PyErr_Occurred()) || depth < 0 ||
