@@ -2917,9 +2917,9 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
             goto fail;
         if ((dropped = PyDict_GetItemWithError(rec, s_dropped)) == NULL && PyErr_Occurred())
             goto fail;
-        int has_dropped = dropped == NULL ? 0 : PyObject_IsTrue(dropped), tool;
-        if (has_dropped < 0)
-            goto fail;
+        /* a list's truth runs no Python (flags stays read); dropped of another type: _record_keys reads it */
+        int has_dropped = dropped == NULL || dropped == Py_None ? 0 : !PyList_CheckExact(dropped) ? 1 :
+                          PyList_GET_SIZE(dropped) > 0, tool;
         if (has_dropped || (flags != NULL && flags != Py_None && !PyList_CheckExact(flags)) ||
             (!withheld && PyUnicode_Compare(kind, s_turn_duration) == 0)) {
             PyObject *a[5] = {n, kind, rec, wobj, d};
@@ -2952,7 +2952,11 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
     PyObject *edges = PyDict_GetItemWithError(ctx[DC_EDGES], nid);
     if (edges == NULL && PyErr_Occurred())
         goto fail;
-    if (edges != NULL && (t = PyObject_IsTrue(edges)) != 0 && (t < 0 || PyDict_SetItem(d, s_edges, edges) < 0))
+    Py_XINCREF(edges); /* held: its truth may run Python */
+    t = edges == NULL ? 0 : PyObject_IsTrue(edges);
+    t = t <= 0 ? t : PyDict_SetItem(d, s_edges, edges);
+    Py_XDECREF(edges);
+    if (t < 0)
         goto fail;
     goto done;
 shape: /* a field, ref, record or attrs of another shape: the Python draws the node (nothing is written yet) */

@@ -59,7 +59,7 @@ records = st.builds(lambda d, sub: DictSub(d) if sub else d, st.fixed_dictionari
                        st.tuples(parts), scalars),
     "flags": st.one_of(st.lists(st.sampled_from(["finished", "system_prompt", "x"]), max_size=3),
                        st.lists(texts.map(StrSub), max_size=2), st.none(), st.tuples(st.just("finished"))),
-    "dropped": st.one_of(st.none(), st.just([]), st.just([{"what": "text", "bytes": 3, "why": "x"}])),
+    "dropped": st.one_of(st.none(), st.just([]), st.just([{"what": "text", "bytes": 3, "why": "x"}]), scalars),
 }), st.booleans())
 blocks = st.one_of(st.none(), st.integers(-2, 5), st.just(2**70), st.booleans(), st.integers(0, 3).map(IntSub))
 attrs = st.one_of(st.dictionaries(keys, values, max_size=5), st.dictionaries(keys, values, max_size=3).map(DictSub),
