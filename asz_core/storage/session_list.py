@@ -79,6 +79,11 @@ def _field(name: str) -> str:
     return name
 
 
+def whole_line(entry: ListedSession) -> str:
+    """The list line ``entry`` was read from, as :func:`record_sessions` writes it (no newline)."""
+    return f"{_field(entry.session)} {entry.at} {entry.adapter}"
+
+
 def _name(field: str) -> str:
     if "%" not in field:
         return field

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from ..storage.layout import holds_landed
-from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note
+from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note, whole_line
 from .report import Problem, Section
 from .unparsed import shown_ids
 
@@ -24,6 +24,11 @@ __all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing",
 MISSING_SESSION = "missing session"
 #: The warning name of a line of the list that does not read.
 BAD_LIST_LINE = "unreadable list line"
+#: Its detail. A line cut short that some whole line of the list begins with is no warning: that line (the same write
+#: made again by a later pass) names the session, which is checked (trial 26a F4).
+BAD_LINE_SAID = ("not '<session> <first landed, UTC> <adapter>': {text!r} (a write cut short by a crash or a full disk, "
+                 "or an edit) and no whole line of the list begins so: the session it named, if any, is not checked; "
+                 "the next asz collect gives a session still here a whole line, which settles this warning")
 
 
 def ways_back(root: str | os.PathLike, entry: ListedSession, chained: bool) -> str:
@@ -113,10 +118,11 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
             f"session {name} (first landed {entry.at} by {entry.adapter}) is listed as landed into this root, but its "
             f"directory {os.path.join(root_shown, name)} {where}; {chained}: the session was removed after it landed, "
             f"and no reader shows it; {ways_back(root_shown, entry, chained.startswith('its chain is still'))}"))
+    whole = [whole_line(e) for e in listed.sessions.values()] if listed.bad else []
     for line, text in listed.bad if only is None else ():
-        section.warnings.append(Problem(shown, line, "", BAD_LIST_LINE,
-                                        f"not '<session> <first landed, UTC> <adapter>': {text[:80]!r} (a write cut "
-                                        "short by a crash, or an edit); the session it named, if any, is not checked"))
+        if any(w.startswith(text) for w in whole):
+            continue  # the write made again whole (after a full disk, a crash): the session it names is checked
+        section.warnings.append(Problem(shown, line, "", BAD_LIST_LINE, BAD_LINE_SAID.format(text=text[:80])))
     if missing:
         section.counts["missing_sessions"] = len(missing)
     section.problems.sort(key=lambda p: (p.file, p.line))

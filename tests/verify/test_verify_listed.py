@@ -176,13 +176,14 @@ def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corp
 def test_a_line_cut_short_is_a_warning_and_the_next_line_starts_afresh(corpus_copy, corpus_dir, tmp_path):
     root = corpus_copy()
     with open(root / "_sessions.list", "ab") as f:
-        f.write(b"5c0375b4-57a5-4f26")  # a write cut short by a crash of the machine
+        f.write(b"ffff00b4-57a5-4f26")  # a write cut short by a crash of the machine, of a session listed nowhere
     v = asz("verify", "--root", str(root))
     n = len(list_lines(root))
     assert v.returncode == 0, v.stdout
     assert (f"warning: {root}/_sessions.list:{n}: unreadable list line: not '<session> <first landed, UTC> <adapter>': "
-            "'5c0375b4-57a5-4f26' (a write cut short by a crash, or an edit); the session it named, if any, is not "
-            "checked") in v.stdout.splitlines()
+            "'ffff00b4-57a5-4f26' (a write cut short by a crash or a full disk, or an edit) and no whole line of the "
+            "list begins so: the session it named, if any, is not checked; the next asz collect gives a session still "
+            "here a whole line, which settles this warning") in v.stdout.splitlines()
     src = tmp_path / "src"  # a new session lands: its line is written after the cut one, on a line of its own
     (src / "p").mkdir(parents=True)
     lines = (corpus_dir / "claude-code" / "projects" / PROJECT / f"{SID}.jsonl").read_bytes().splitlines(keepends=True)
@@ -190,8 +191,27 @@ def test_a_line_cut_short_is_a_warning_and_the_next_line_starts_afresh(corpus_co
         b"".join(ln.replace(SID.encode(), b"0000aaaa-0000-4000-8000-000000000001") for ln in lines))
     c = asz("collect", "--once", "--source", str(src), "--root", str(root), "--no-parse", cwd=tmp_path)
     assert c.returncode == 0, c.stdout + c.stderr
-    assert list_lines(root)[n - 1:n + 1][0] == "5c0375b4-57a5-4f26"
+    assert list_lines(root)[n - 1:n + 1][0] == "ffff00b4-57a5-4f26"
     assert list_lines(root)[n].startswith("0000aaaa-0000-4000-8000-000000000001 ")
+
+
+def test_a_line_cut_short_then_written_whole_is_no_warning(corpus_copy):
+    """Trial 26a F4: a full disk cut a line of the list short; a later pass wrote the same line whole. Before, verify
+    warned on every run for the life of the root that the session 'is not checked' while it was listed and checked."""
+    root = corpus_copy()
+    lines = list_lines(root)
+    victim = next(ln for ln in lines if ln and not ln.startswith("#"))
+    name = victim.split()[0]
+    rest = "\n".join(ln for ln in lines if ln != victim)
+    (root / "_sessions.list").write_text(rest + "\n" + victim[:len(name) + 2] + "\n" + victim + "\n")
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 0 and "unreadable list line" not in v.stdout, v.stdout
+    assert f"{name}" not in [p.split()[0] for p in v.stdout.splitlines() if "missing session" in p]
+    (root / "_sessions.list").write_text(rest + "\n" + victim[:len(name) + 2] + "\n")  # no whole line of it: warned
+    v = asz("verify", "--root", str(root))
+    n = len(lines)
+    assert (f"warning: {root}/_sessions.list:{n}: unreadable list line: not '<session> <first landed, UTC> <adapter>': "
+            f"'{victim[:len(name) + 2]}' (a write cut short") in v.stdout
 
 
 def test_prune_keeps_every_session_present_and_a_receiver_keeps_its_own_list(corpus_copy, tmp_path):
