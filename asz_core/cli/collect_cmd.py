@@ -108,7 +108,7 @@ def collect(
     source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
     source folders); a copy of a session in two folders lands once; a missing folder among several is a note.
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
-    naming their line numbers (not counted in errors=). Problems go to stderr as ``error:``, ``conflict:`` (once a process, also in one started later) or ``busy:`` lines,
+    naming their line numbers (not counted in errors=). Problems go to stderr as ``error:`` (each counted once in errors=; a full file system, ENOSPC/EDQUOT/EFBIG, is one line on the root that stops the pass: docs/storage-root.md, A full file system), ``conflict:`` (once a process, also in one started later) or ``busy:`` lines,
     a landed source gone as ``gone:`` naming it and its session. One collector per root: a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
     lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
@@ -139,13 +139,13 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders)
         for j in jobs if j is not provider
     ]
-    stop, started, said = threading.Event(), time.time_ns(), {}  # said: push's notes, each said once while watching
-    passed: dict = {}  # the last pass's status once its line is out, and "rows": its list rows still to keep
+    stop, started, said, passed = threading.Event(), time.time_ns(), {}, {}  # said: push's notes; passed: status, rows
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every, stop)
         while True:
             started = time.time_ns()
+            said_lock(lock, "asz collect", watch)  # its file removed while held (trial 26a F10)
             counters, took, written = _pass(collectors, provider, storage, cfg, jobs, lock_timeout=lock_timeout, jobs_n=jobs_n,
                                             parse=not no_parse, passed=passed)
             pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed, jobs=jobs)
@@ -158,6 +158,23 @@ def collect(
         _interrupted(exc, storage, started, watch, passed)
     finally:
         lock.release()
+
+
+def said_lock(lock, who: str, watch: bool = True) -> None:
+    """Before a watching collector's pass (``watch``; a one-shot pass does nothing): :meth:`~asz_core.storage.root.FileLock.recheck` of its root's collector lock,
+    said on stderr when its file was removed or replaced (``warning:``: taken again) or another collector took the new
+    file (``error:``, said again each pass while it lasts). Never raises."""
+    from ..storage.root import LOCK_LOST
+
+    if not watch:
+        return
+    try:
+        retaken = lock.recheck()
+    except LockBusy as exc:
+        typer.echo(f"error: {who}: " + LOCK_LOST.format(path=lock.path, holder=exc.holder or "holder unknown"), err=True)
+        return
+    if retaken:
+        typer.echo(f"warning: {who}: {retaken}", err=True)
 
 
 def _interrupted(exc: KeyboardInterrupt, storage: Path, started: int, watch: bool, passed: dict) -> NoReturn:
@@ -327,7 +344,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
     rounds = " rounds=0" if parse else ""
     written: list[str] = []
-    if parse and storage.is_dir():
+    if parse and storage.is_dir() and not counters.full:  # a full file system: the parse waits for the next pass
         from ..flow.parse import parse_root
         from ..reading.progress import Bar
 

@@ -279,6 +279,7 @@ def server(
     # the pass asz collect runs, in a child at this process's priority that may fork its workers (issue 22)
     watch = None if no_follow else _watch(jobs, state)
     passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True), follow=watch)
+    passes.lock = lock
     _server_banner(storage, jobs, every, watch)
     try:
         from .collect_cmd import start_receivers

@@ -120,7 +120,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         print(f"error: {root}: {exc.strerror or exc}", file=sys.stderr)
         total.errors += 1
     rounds = 0
-    if root.is_dir():
+    if root.is_dir() and not total.full:  # a full file system (said once by the landing): all waits for the next pass
         parsed = [0]
 
         def step(session: str, n: int) -> None:
@@ -133,9 +133,11 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
             report = parse_root(root, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
                                 keep_rounds=False, step=step)
             rounds = report.rounds
+            total.errors += len(report.problems)  # each an error: line, as asz collect counts them
             written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
         except Exception as exc:  # a parse failure never stops the server
             print(f"error: parse: {type(exc).__name__}: {exc}", file=sys.stderr)
+            total.errors += 1
         tell(words("parse", parsed[0]), True)
         if written:  # the same rows asz collect keeps after its pass line, so the first asz ls reads them
             tell(words("rows", 0, len(written)), True)
@@ -192,6 +194,7 @@ class CollectLoop:
         self.seen: tuple = (b"", frozenset())  # what follow saw when the last pass started (server_follow.Look)
         self.storage = Path(spec.root)
         self.worker = worker
+        self.lock = None  # the root's collector lock this server holds (FileLock): rechecked before each pass
         self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
         self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
         state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
@@ -261,6 +264,10 @@ class CollectLoop:
         """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""
         started = time.monotonic()
         self.state.refreshing = True
+        if self.lock is not None:
+            from .collect_cmd import said_lock
+
+            said_lock(self.lock, "asz server")  # its file removed while held (trial 26a F10)
         try:
             counts = self._counts(first)
         except Exception as exc:  # a pass that fails as a whole (the configuration changed) never stops the page

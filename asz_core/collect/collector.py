@@ -48,8 +48,9 @@ from typing import Callable, Iterable, Sequence
 import attrs
 
 from .aside_gone import newest_header, set_aside_gone
-from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report
+from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report, root_full
 from .folders import current_roots, discover_folders, tell_folders
+from .full import chain_failed, full_before, stopped_full
 from .meter import session_done, sized
 from .second_source import refuse_seconds
 from .settled import settled
@@ -62,7 +63,7 @@ from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, kind_dir, rounds_dir, session_dir, session_dirs
-from ..storage.root import LockBusy, session_lock
+from ..storage.root import LockBusy, remove_session_temporaries, session_lock
 from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
 from ..storage.torn import TORN_AFTER_NS
 
@@ -341,6 +342,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     fsync = all(col.options.fsync for col in cols)
     if root.is_dir() and not (root / SESSION_LIST).exists():
         _record_sessions(root, cols[0].report, c, fsync, before=True)  # a root from before the list: its sessions now
+    full_before(root)  # why a cursor behind its landed files is behind, as its note says (collect/cursor_mend.py)
     work: dict[str, list[tuple[Collector, list[Source]]]] = {}
     discovered: dict[int, set[str] | None] = {}
     for i, col in enumerate(cols):
@@ -372,18 +374,9 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
 
         parallel = land_in_processes(root, items, cols, jobs, on_session, c)
     if not parallel:
-        n = 0
-        try:
-            with durable.chain(root):  # a sync per group of sessions, one at the end (sessiondata/durable.py)
-                for session, parts in items:
-                    land_session(root, session, parts, c)
-                    n += 1
-                    if on_session is not None:
-                        on_session(session, n, len(items))
-        except LandInterrupted:
-            raise
-        except KeyboardInterrupt:
-            raise LandInterrupted(n, len(items)) from None
+        _land_here(root, items, cols[0].report, c, on_session)
+    if stopped_full(root, cols[0].report, c, len(items)):
+        return c  # no sweep, no list lines: they wait for a pass with room (a list line cut short is a verify warning)
     for i, col in enumerate(cols):
         seen = discovered[i]
         if seen is not None:
@@ -391,6 +384,30 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     if root.is_dir():
         _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
     return c
+
+
+def _land_here(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], report: Report, c: Counters,
+               on_session: Callable[[str, int, int], None] | None) -> None:
+    """Land ``items`` in this process, one session after another in one :func:`~asz_core.sessiondata.durable.chain`,
+    counted in ``c``; stops at the first session the root's full file system refused (``c.full``). The chain's last
+    sync or cursor writes failing keeps what landed counted (:func:`~asz_core.collect.full.chain_failed`). Ctrl-C
+    raises :class:`LandInterrupted`."""
+    n = 0
+    try:
+        with durable.chain(root):  # a sync per group of sessions, one at the end (sessiondata/durable.py)
+            for session, parts in items:
+                land_session(root, session, parts, c)
+                n += 1
+                if on_session is not None:
+                    on_session(session, n, len(items))
+                if c.full:
+                    break  # the root's file system is full: every next session would fail the same way
+    except LandInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise LandInterrupted(n, len(items)) from None
+    except OSError as exc:
+        chain_failed(root, report, exc, c)
 
 
 def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, before: bool = False) -> None:
@@ -422,6 +439,10 @@ def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Sou
         else:
             _collect_session(root, session, parts, c)
     except Exception as exc:
+        if root_full(exc):  # the session's last sync or cursor writes: said once for the pass (said_full)
+            c.full = c.full or strerror(exc)
+            session_done(parts)
+            return
         try:
             where: object = session_dir(root, session)
         except ValueError:
@@ -458,6 +479,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         c.errors += 1
         return
     try:
+        if sdir.is_dir():
+            remove_session_temporaries(sdir)  # what a writer killed or refused by a full disk left (trial 26a F5)
         stamp = lead.options.stamp_ns if lead.options.stamp_ns is not None else time.time_ns()
         landing = Landing(root, session, stamp, lead.options.fsync)
         passes = [SessionPass(col, session, stamp, c, landing) for col, _ in parts]
@@ -488,8 +511,11 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         if chained and landing.writer is not None:
             lead.report.warning(sdir, LANDED_AGAIN.format(session=session, anew=anew_command(session, root)))
     except OSError as exc:
-        lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
-        c.errors += 1
+        if root_full(exc):  # said once for the pass (said_full), not once per session
+            c.full = c.full or strerror(exc)
+        else:
+            lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
+            c.errors += 1
     finally:
         landing.forget()
         durable.after_progress(lock.release) or lock.release()  # in a chain: once its cursors are written (durable.py)

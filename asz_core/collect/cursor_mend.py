@@ -33,6 +33,7 @@ from pathlib import Path
 
 import orjson
 
+from . import report as report_said
 from .windows import pread_exact
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import KIND_PREFIX, source_sha
@@ -166,7 +167,7 @@ def landed_ahead(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple
     cur.tail_sha256 = hashlib.sha256(tail).hexdigest()
     where = f"seq {seqs[0]}" if len(seqs) == 1 else f"seq {seqs[0]} to {seqs[-1]}"
     return tail, (f"lines {start_ord + 1} to {cur.ord} (bytes {start_off} to {cur.offset}) landed in {where} and this "
-                  "cursor did not move past them (a pass killed between the two, or the cursor removed); the source still "
+                  f"cursor did not move past them ({report_said.behind_cause}); the source still "
                   "holds them, so the cursor moves past them from the landed files (nothing lands twice)")
 
 
@@ -178,8 +179,8 @@ def document_landed(cur: SnapshotCursor, cp: Path, s, data: bytes, digest: str, 
         recs = _records(path, s.src)
         if recs is None or len(recs) != 1 or recs[0].get("bytes") != len(data) or recs[0].get("sha") != source_sha(data):
             return False  # only the newest file can be the document as it is now
-        report.note(cp, f"the document landed in seq {seq} and this cursor did not move past it (a pass killed between "
-                        "the two, or the cursor removed); the cursor moves past it from the landed file (nothing lands twice)")
+        report.note(cp, f"the document landed in seq {seq} and this cursor did not move past it "
+                        f"({report_said.behind_cause}); the cursor moves past it from the landed file (nothing lands twice)")
         cur.content_sha256, cur.last_seq, cur.state = digest, seq, "active"
         return True
     return False

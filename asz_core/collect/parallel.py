@@ -20,6 +20,7 @@ from ..sessiondata import durable
 from ..storage import handed
 from . import session_pass  # noqa: F401  # the landing code, loaded here once before the workers fork
 from .collector import Collector, Counters, LandInterrupted, land_session
+from .full import chain_failed
 from .meter import in_worker, poke, share
 from ..plugins.adapter import Source
 from .workers import LOST, Tally, each_result, guided, process_pool
@@ -65,17 +66,26 @@ def _land_sessions(job: tuple[int, list[int]]) -> list[tuple[Counters, list[list
     run, indexes = job
     in_worker(run)  # its landed bytes count in the run's slot; it shows nothing (collect/meter.py)
     out = []
-    with durable.chain(root):  # a sync per group of sessions, one at the end of the run, before its results go back
-        for i in indexes:
-            session, parts = items[i]
-            told = [_Told() for _ in cols]
-            for col, t in zip(cols, told):
-                col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
-            c = Counters()
-            land_session(root, session, parts, c)
-            out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols], handed.taken()))
-            if not durable.after_progress(lambda: tally.add(run)):  # counted once its cursors are written
-                tally.add(run)
+    try:
+        with durable.chain(root):  # a sync per group of sessions, one at the end of the run, before its results go back
+            for i in indexes:
+                session, parts = items[i]
+                told = [_Told() for _ in cols]
+                for col, t in zip(cols, told):
+                    col.report = t  # type: ignore[assignment]  # this worker's copy: its calls go back to the parent
+                c = Counters()
+                land_session(root, session, parts, c)
+                out.append((c, [t.calls for t in told], [set(col.told_errors) for col in cols], handed.taken()))
+                if not durable.after_progress(lambda: tally.add(run)):  # counted once its cursors are written
+                    tally.add(run)
+                if c.full:
+                    break  # the root's file system is full: the rest of the run is left for the next pass
+    except OSError as exc:  # the chain's last sync or held cursor writes: the sessions landed go back counted all the same
+        if not out:
+            raise
+        told = _Told()
+        chain_failed(root, told, exc, out[-1][0])  # type: ignore[arg-type]
+        out[-1][1][0].extend(told.calls)
     return out
 
 
@@ -134,12 +144,17 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
                     for col, t in zip(cols, told_errors):
                         col.told_errors |= t
                 show(items[run[-1]][0])
-        with durable.chain(root):
-            for r, k, i in left:
-                session, parts = items[i]
-                land_session(root, session, parts, c)
-                tally.set(r, max(tally[r], k + 1))  # what the dead worker counted of its run, or more
-                show(session)
+        try:
+            with durable.chain(root):
+                for r, k, i in ([] if c.full else left):  # a full file system: those wait for the next pass
+                    session, parts = items[i]
+                    land_session(root, session, parts, c)
+                    tally.set(r, max(tally[r], k + 1))  # what the dead worker counted of its run, or more
+                    show(session)
+                    if c.full:
+                        break
+        except OSError as exc:
+            chain_failed(root, cols[0].report, exc, c)
         return True
     except LandInterrupted:
         raise

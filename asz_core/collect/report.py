@@ -6,6 +6,7 @@ there; they live here so the pass itself reads apart from its bookkeeping.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import TextIO
@@ -14,7 +15,29 @@ import attrs
 
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
-__all__ = ["SUMMARY_KEYS", "Counters", "Report"]
+__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID"]
+
+#: The errors of a write that say the storage root's file system has no room for it: no space, over quota, and a file
+#: larger than the process may write (``RLIMIT_FSIZE``, e.g. ``ulimit -f``).
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def root_full(exc: BaseException) -> bool:
+    """True when ``exc`` is an OSError whose errno is one of :data:`FULL_ERRNOS`."""
+    return isinstance(exc, OSError) and exc.errno in FULL_ERRNOS
+
+
+#: Why a cursor is behind the files its source landed, as its ``note:`` says (:mod:`asz_core.collect.cursor_mend`):
+#: :data:`KILLED_CAUSE`, or :data:`FULL_CAUSE` while a pass stopped by a full file system is the last one that ran
+#: (its mark ``_collect/full``, :func:`asz_core.collect.collector.said_full`); set by each pass before it lands.
+KILLED_CAUSE = "a pass killed between the two, or the cursor removed"
+FULL_CAUSE = "the cursor could not be written: the storage root's file system was full ({why}, {at})"
+behind_cause = KILLED_CAUSE
+
+#: The one ``error:`` line (on the storage root) of a pass stopped by a full file system (trial 26a F2, F3).
+FULL_SAID = ("the storage root's file system refused a write ({why}): the pass stopped there, {left} of {total} "
+             "session(s) not collected this pass; what landed is kept and counted on the pass line; once there is room "
+             "the next pass goes on from each source's cursor (nothing lands twice)")
 
 #: The summary line's fields, in their order (``asz collect``'s last line).
 SUMMARY_KEYS = ("sessions", "sources", "landed", "records", "bytes", "conflicts", "pending", "errors", "gone", "skipped", "busy",
@@ -49,11 +72,15 @@ class Counters:
     busy: int = 0
     shrunk: int = 0
     partial: int = 0
+    #: Not a summary field: why the storage root's file system refused a write this pass (:func:`root_full`, e.g.
+    #: ``No space left on device``), '' when it did not; the pass stops at the first such session and says it once.
+    full: str = ""
 
     def add(self, other: "Counters") -> None:
         """Add ``other`` into this one (several adapters in one pass)."""
         for k in SUMMARY_KEYS:
             setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.full = self.full or other.full
 
     @property
     def failed(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -144,9 +145,25 @@ def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path
     """Count a source in conflict (``cur.reason`` why) in ``sp``'s counters and tell it, in the words of the pass that
     found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
     pass (trial 19, F18: it printed conflicts=1 on every pass line and never which source)."""
-    sp.report.conflict(path, f"{cur.reason or 'in conflict'}; what landed is kept and the source is no longer read "
-                             f"(cursor {cp}); " + RESET_STEP.format(session=sp.session))
+    sp.report.conflict(path, f"{cur.reason or 'in conflict'}{size_now(cur, path)}; what landed is kept and the source is "
+                             f"no longer read (cursor {cp}); " + RESET_STEP.format(session=sp.session))
     sp.c.conflicts += 1
+
+
+def size_now(cur: AppendCursor | SnapshotCursor, path: Path) -> str:
+    """When ``cur.reason`` names the source's size (``the source has N bytes``) and the source at ``path`` has another
+    size now: `` (found <updated_at>; the source has M bytes now)``, so a conflict told again after the source was
+    rewritten does not state a stale size as the present one (trial 26a F8); else ''."""
+    m = re.search(r"the source has (\d+) bytes", cur.reason or "")
+    if m is None:
+        return ""
+    try:
+        now = os.stat(path).st_size
+    except OSError:
+        return ""
+    if now == int(m.group(1)):
+        return ""
+    return f" (found {cur.updated_at or 'by an earlier pass'}; the source has {now} bytes now)"
 
 
 class NotARecord(TypeError):
@@ -290,7 +307,7 @@ class SessionPass(Fit):
             else:
                 append_source(self, s, fd, st, cp, cur, damaged=damaged)  # type: ignore[arg-type]
         except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+            if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG):
                 raise  # the root itself is failing: stop the session
             self.error_once(s.path, f"read failed: {strerror(exc)}")
         except ValueError as exc:  # e.g. a Source whose header the writer refuses (FieldError)

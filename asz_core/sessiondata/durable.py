@@ -231,8 +231,9 @@ class Chain:
 
     def run(self, batch: Batch | None = None) -> None:
         """One barrier (the held results, and ``batch``'s, durable), then the held progress writes in order, then
-        what waited for them (run even when a write fails: a lock is always let go). The next barrier makes the
-        writes durable (``owed``)."""
+        what waited for them (run even when a write fails: a lock is always let go). A write that fails (OSError: a
+        full disk) does not stop the writes after it; the first such error is raised once all ran. The next barrier
+        makes the writes durable (``owed``)."""
         try:
             if self.paths or self.owed or (batch is not None and batch.paths):
                 b = Batch(self.root, self.pid)
@@ -245,10 +246,16 @@ class Chain:
                     batch.paths, batch.pending_bytes = [], 0
             self.paths, self.pending_bytes, self.held = [], 0, 0
             writes, self.writes = self.writes, []
-            for write in writes:
-                write()
+            failed: OSError | None = None
+            for write in writes:  # each one, even after one failed (a full disk): every cursor that can move moves
+                try:
+                    write()
+                except OSError as exc:
+                    failed = failed or exc
             if writes:
                 self.owed = True
+            if failed is not None:
+                raise failed
         finally:
             after, self.after = self.after, []
             for then in after:

@@ -21,6 +21,7 @@ source is a document inside a file (a database row) rather than a file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from itertools import repeat
@@ -250,10 +251,17 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
 
 
 def _replace(path: Path, data: bytes, fsync: bool = False) -> None:
+    """Write ``data`` to a temporary name beside ``path`` (``.<name>.<pid>.tmp``), fsync it (``fsync``), rename it
+    over ``path``. A write that fails (a full disk: ENOSPC) removes its temporary file and raises the OSError."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        if fsync:
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import contextlib
 import os
 import time
 import weakref
@@ -44,6 +45,8 @@ __all__ = [
     "SESSION_LOCK",
     "SESSION_STATE",
     "collector_lock",
+    "LOCK_RETAKEN",
+    "LOCK_LOST",
     "session_lock",
     "forget_held_locks",
     "SessionWriter",
@@ -53,6 +56,7 @@ __all__ = [
     "highest_seq",
     "lock_taken",
     "remove_stale_temporaries",
+    "remove_session_temporaries",
 ]
 
 #: The root-wide collector lock, relative to the root (a ``_`` name is never a session).
@@ -144,11 +148,51 @@ class FileLock:
             finally:
                 os.close(fd)
 
+    def recheck(self) -> str:
+        """While held: '' when :attr:`path` still names the file this lock holds. When it was removed or replaced (an
+        operator clearing a "stale lock", a tmp cleaner), the lock is taken again on the file now at :attr:`path`
+        (made anew) and the old one let go; returns what to say (:data:`LOCK_RETAKEN`). Raises :class:`LockBusy` when
+        another process took the new file first (this lock then holds the old file still). Never raises OSError:
+        a path that cannot be looked at is ''."""
+        if self._fd is None:
+            return ""
+        try:
+            held = os.fstat(self._fd)
+            st = os.stat(self.path)
+            if (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
+                return ""
+            how = "replaced"
+        except FileNotFoundError:
+            how = "removed"
+        except OSError:
+            return ""
+        old, self._fd = self._fd, None
+        FileLock._held.discard(self)
+        try:
+            self.acquire()
+        except BaseException:
+            self._fd = old
+            FileLock._held.add(self)
+            raise
+        with contextlib.suppress(OSError):
+            os.close(old)
+        return LOCK_RETAKEN.format(path=self.path, how=how)
+
     def __enter__(self) -> "FileLock":
         return self.acquire()
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+#: What :meth:`FileLock.recheck` says when the held lock's file was removed or replaced and the lock taken again.
+LOCK_RETAKEN = ("{path} was {how} while this process held the lock on it: the lock is taken again on the file there now, "
+                "so another collector is refused again (a collector started in between may have run beside this one; "
+                "each session's own lock kept every landed file whole)")
+#: What a collector says when another process took the lock on the new file (:class:`LockBusy` from recheck).
+LOCK_LOST = ("{path} was removed while this process held the lock on it, and another collector ({holder}) holds the "
+             "file there now: two collectors write this root (each session's own lock keeps every landed file whole); "
+             "stop one of them")
 
 
 def forget_held_locks() -> None:
@@ -231,14 +275,20 @@ def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *
 
 
 def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
-    """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename."""
+    """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename. A write that
+    fails removes its temporary file and raises the OSError."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        if fsync:
-            f.flush()
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:  # a full disk (ENOSPC): no temporary file is left behind
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def highest_seq(session_dir: str | os.PathLike) -> int:
@@ -267,6 +317,22 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
                 removed.append(Path(e.path))
             except OSError:
                 pass
+    return removed
+
+
+def remove_session_temporaries(sdir: Path) -> list[Path]:
+    """:func:`remove_stale_temporaries` of a session directory, its stream and run directories (landed files'
+    and cursors' temporaries) and ``provider_body/``. Only while holding the session lock. Returns the paths removed."""
+    removed = []
+    for sub in ("streams", "runs"):
+        d = sdir / sub
+        if d.is_dir():
+            for child in d.iterdir():
+                if child.is_dir():
+                    removed += remove_stale_temporaries(child)
+    if (sdir / "provider_body").is_dir():
+        removed += remove_stale_temporaries(sdir / "provider_body")
+    removed += remove_stale_temporaries(sdir)
     return removed
 
 
@@ -301,15 +367,7 @@ class SessionWriter:
         root = Path(root)
         sdir = session_dir(root, session)
         sdir.mkdir(parents=True, exist_ok=True)
-        for sub in ("streams", "runs"):
-            d = sdir / sub
-            if d.is_dir():
-                for child in d.iterdir():
-                    if child.is_dir():
-                        remove_stale_temporaries(child)
-        if (sdir / "provider_body").is_dir():
-            remove_stale_temporaries(sdir / "provider_body")
-        remove_stale_temporaries(sdir)
+        remove_session_temporaries(sdir)
         seq = highest_seq(sdir) + 1
         return cls(root, session, time.time_ns() if stamp_ns is None else stamp_ns, seq, fsync)
 

@@ -132,3 +132,21 @@ def test_a_source_gone_is_named_by_the_pass_that_counts_it(rotated):
     assert "state           source_gone\n" in cursor.read_text()
     again = asz("collect", "--once", "--source", str(src), "--root", str(root))
     assert " gone=0 " in again.stdout and "gone:" not in again.stderr
+
+
+def test_a_conflict_told_again_gives_the_source_size_now(rotated):
+    """Trial 26a F8: the source rewritten after the conflict was found (here grown past what landed) is told by a
+    later collector with its size now and when the size in the reason was measured, not only the stale size."""
+    src, root, f = rotated["src"], rotated["root"], rotated["file"]
+    lines = SOURCE.read_bytes().splitlines(keepends=True)
+    f.write_bytes(b"".join(lines[60:90]))
+    now = f.stat().st_size
+    assert now != rotated["size"]
+    p = subprocess.run([*ASZ, "collect", "--once", "--source", str(src), "--root", str(root)], env=env(None),
+                       capture_output=True, text=True, timeout=120)
+    said = [x for x in p.stderr.splitlines() if x.startswith("conflict:")]
+    cursor = (root / SID / "streams" / "main" / "transcript.cursor").read_text()
+    found = next(ln.split()[1] for ln in cursor.splitlines() if ln.startswith("updated_at "))
+    assert len(said) == 1 and said[0].startswith(
+        f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
+        f"(found {found}; the source has {now} bytes now); "), said

@@ -1,0 +1,87 @@
+"""A storage root whose file system is full (trial 26a F2, F3): a write refused with ENOSPC, EDQUOT or EFBIG
+(:func:`~asz_core.collect.report.root_full`) stops the pass at the session it hit; the pass says it once
+(:data:`~asz_core.collect.report.FULL_SAID`), counts what landed before it, and leaves :data:`FULL_MARK` so the next
+pass's cursor notes give the true cause (docs/storage-root.md, A full file system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+from . import report as report_said
+from .report import FULL_SAID, Counters, Report, root_full
+from .windows import strerror
+from ..sessiondata.times import format_rfc3339
+
+__all__ = ["FULL_MARK", "chain_failed", "said_full", "full_before", "stopped_full", "forget_full"]
+
+
+#: Where a pass stopped by a full file system leaves its word for the next pass: the cursors it could not write then
+#: move from the landed files, and their note says why (:mod:`asz_core.collect.cursor_mend`).
+FULL_MARK = "_collect/full"
+
+
+def chain_failed(root: Path, report: Report, exc: OSError, c: Counters) -> None:
+    """The end of a landing chain (its last sync, its held cursor writes) failed with ``exc``: a full file system is
+    ``c.full`` (said once by :func:`said_full`); another error is an ``error:`` line on the root, counted. The files
+    landed stay counted: they are in the root, and the next pass moves their cursors from them."""
+    if root_full(exc):
+        c.full = c.full or strerror(exc)
+        return
+    report.error(root, f"cannot write the cursors of the sessions landed: {strerror(exc)}; the next pass moves them "
+                       "from the landed files")
+    c.errors += 1
+
+
+def said_full(root: Path, report: Report, c: Counters, total: int) -> None:
+    """Say once that the root's file system is full (:data:`~asz_core.collect.report.FULL_SAID`), count it as one error,
+    and leave :data:`FULL_MARK` for the next pass (when it can be written: a full disk may refuse it too)."""
+    report.error(root, FULL_SAID.format(why=c.full, left=max(0, total - c.sessions), total=total))
+    c.errors += 1
+    report_said.behind_cause = _full_here[os.path.abspath(root)] = report_said.FULL_CAUSE.format(
+        why=c.full, at=f"a pass at {format_rfc3339(time.time_ns())}")
+    with contextlib.suppress(OSError):  # made empty first (no block needed): its time is the pass's; the error if room
+        fd = os.open(root / FULL_MARK, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, f"{c.full}\n".encode())
+        finally:
+            os.close(fd)
+
+
+def full_before(root: Path) -> None:
+    """Before a pass lands: the cause its cursor notes give (:data:`~asz_core.collect.report.behind_cause`), the full
+    file system of the pass that left :data:`FULL_MARK` (its time, and the error when there was room to write it) or of this process's last pass on
+    ``root`` (a full disk may refuse the mark too), else the one of a pass killed."""
+    mark = root / FULL_MARK
+    try:
+        at = format_rfc3339(mark.stat().st_mtime_ns)
+        why = mark.read_bytes().decode("utf-8", "replace").strip()
+    except OSError:
+        report_said.behind_cause = _full_here.get(os.path.abspath(root), report_said.KILLED_CAUSE)
+        return
+    report_said.behind_cause = report_said.FULL_CAUSE.format(why=why or "no room", at=f"a pass at {at}")
+
+
+#: Roots whose last pass in this process was stopped by a full file system: the cause its cursor notes give.
+_full_here: dict[str, str] = {}
+
+
+def stopped_full(root: Path, report: Report, c: Counters, total: int) -> bool:
+    """At a pass's end: True, having said it (:func:`said_full`), when the root's full file system stopped it
+    (``c.full``); else False, having forgotten an earlier pass's mark (:func:`forget_full`). ``total``: the sessions
+    the pass had to collect."""
+    if c.full:
+        said_full(root, report, c, total)
+        return True
+    forget_full(root)
+    return False
+
+
+def forget_full(root: Path) -> None:
+    """A pass with room: remove :data:`FULL_MARK` (the cursors it left behind have moved: the pass read every session)."""
+    _full_here.pop(os.path.abspath(root), None)
+    with contextlib.suppress(OSError):
+        os.unlink(root / FULL_MARK)

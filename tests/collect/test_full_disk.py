@@ -1,0 +1,154 @@
+"""A storage root whose file system is full (trial 26a F2, F3, F5): the pass line counts every file and record the pass
+landed, one ``error:`` line says the file system refused a write (naming the root), the pass stops there, and the
+next pass with room says why the cursors it finds behind are behind (the cursor could not be written).
+
+Two real ways to make writes fail: ``RLIMIT_FSIZE`` in the child (a write past the limit fails with EFBIG; no root
+needed), and a small tmpfs (ENOSPC; needs root and ``mount``, skipped with the reason otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from collect_helpers import ASZ, append, env, line, mini_args, summary
+from asz_core.storage.layout import landed_files, session_dirs
+
+
+def _sources(src: Path, sizes: list[tuple[int, int]]) -> list[str]:
+    """One session per ``(lines, bytes per line)``, named so discovery takes them in this order; their names."""
+    names = []
+    for k, (n, size) in enumerate(sizes):
+        name = f"{k:02d}{uuid.UUID(int=k + 1).hex[2:]}"
+        append(src / name / "main.jsonl", *(line(i, size) for i in range(n)))
+        names.append(name)
+    return names
+
+
+def _landed(root: Path) -> tuple[int, int]:
+    """(landed ``.sd`` files, record lines in them) counted from the files: each has a header and a closing line."""
+    files = records = 0
+    for sdir in session_dirs(root):
+        for _, f in landed_files(sdir):
+            if f.suffix == ".sd":
+                files += 1
+                records += len(f.read_bytes().rstrip(b"\n").split(b"\n")) - 2
+    return files, records
+
+
+def _run(src: Path, root: Path, limit: int | None = None) -> subprocess.CompletedProcess:
+    """``asz collect --once --jobs 1`` with the mini adapter in a child; ``limit``: its RLIMIT_FSIZE in bytes (and
+    SIGXFSZ ignored, so a write past it fails with EFBIG instead of killing the child)."""
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([*ASZ, "collect", "--once", "--jobs", "1", *mini_args(src, root)], env=env(),
+                          capture_output=True, text=True, timeout=120, preexec_fn=limited if limit else None)
+
+
+def test_a_file_too_large_stops_the_pass_once_and_counts_what_landed(tmp_path):
+    """RLIMIT_FSIZE of 64 KiB: sessions 0-3 land (4 KiB each), session 4's one file (about 200 KiB) cannot be written.
+    Before: one ``error: …: read failed: File too large`` per failing source, every session after it tried."""
+    src, root = tmp_path / "src", tmp_path / "root"
+    sizes = [(20, 200)] * 4 + [(100, 2000)] + [(20, 200)] * 5
+    _sources(src, sizes)
+    r = _run(src, root, limit=64 * 1024)
+    assert r.returncode == 1, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1, r.stderr
+    assert errors[0].startswith(f"error: {root}: the storage root's file system refused a write (File too large)")
+    assert "5 of 10 session(s) not collected this pass" in errors[0]
+    s = summary(r.stdout)
+    files, records = _landed(root)
+    assert (files, records) == (4, 80)  # what landed: sessions 0-3 whole
+    assert (int(s["landed"]), int(s["records"]), int(s["errors"]), int(s["sessions"])) == (files, records, 1, 5)
+
+    r2 = _run(src, root)  # room again: the rest lands, nothing twice
+    assert r2.returncode == 0, r2.stderr
+    s2 = summary(r2.stdout)
+    files2, records2 = _landed(root)
+    assert records2 == sum(n for n, _ in sizes) == int(s["records"]) + int(s2["records"])
+    assert files2 == int(s["landed"]) + int(s2["landed"])
+    assert not (root / "_collect" / "full").exists()
+
+
+def _mount_tmpfs(where: Path, size: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    where.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+
+
+@pytest.mark.slow
+def test_a_full_file_system_is_said_once_and_the_next_pass_says_why(tmp_path):
+    """A 1 MiB tmpfs and 40 sessions of 60 KiB: the disk fills part way. Before: the pass line counted a fraction of
+    what landed (or nothing, when the last sync failed), an error line or two per session, and the next pass's notes
+    blamed a pass killed."""
+    mnt = tmp_path / "small"
+    _mount_tmpfs(mnt, "1m")
+    try:
+        src, root = tmp_path / "src", mnt / "root"
+        sizes = [(30, 2000)] * 40
+        _sources(src, sizes)
+        r = subprocess.run([*ASZ, "collect", "--once", *mini_args(src, root)], env=env(), capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 1, r.stderr
+        errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+        assert len(errors) == 1 and errors[0].startswith(f"error: {root}: the storage root's file system refused a "
+                                                         "write (No space left on device)"), r.stderr
+        s = summary(r.stdout)
+        files, records = _landed(root)
+        assert files > 0
+        assert (int(s["landed"]), int(s["records"]), int(s["errors"])) == (files, records, 1)
+        assert "a pass killed" not in r.stderr
+
+        subprocess.run(["mount", "-o", "remount,size=20m", str(mnt)], check=True)
+        r2 = subprocess.run([*ASZ, "collect", "--once", *mini_args(src, root)], env=env(), capture_output=True,
+                            text=True, timeout=120)
+        assert r2.returncode == 0, r2.stderr
+        s2 = summary(r2.stdout)
+        files2, records2 = _landed(root)
+        assert records2 == sum(n for n, _ in sizes) == int(s["records"]) + int(s2["records"])
+        assert files2 == int(s["landed"]) + int(s2["landed"])
+        notes = [ln for ln in r2.stderr.splitlines() if ln.startswith("note:")]
+        assert all("the cursor could not be written: the storage root's file system was full" in n for n in notes), notes
+        assert "a pass killed" not in r2.stderr
+        assert not list(root.rglob("*.tmp"))  # no temporary file left (trial 26a F5)
+        v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+        assert v.returncode == 0, v.stdout + v.stderr
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_cursor_temporaries_left_are_said_by_verify_and_removed_by_the_next_pass(tmp_path):
+    """Trial 26a F5: ``.transcript.cursor.PID.tmp`` left by a writer refused by a full disk (or killed) stayed for good
+    and verify said nothing. Now verify notes them, and the next pass that takes the session's lock removes them."""
+    src, root = tmp_path / "src", tmp_path / "root"
+    (name,) = _sources(src, [(5, 100)])
+    assert _run(src, root).returncode == 0
+    left = root / name / "streams" / "main" / ".transcript.cursor.99999999.tmp"
+    left.write_bytes(b"ord             3\n")  # what a write cut short leaves
+    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+    assert v.returncode == 0
+    assert (f"1 temporary file(s) a writer left (.<name>.<pid>.tmp, e.g. {name}/streams/main/.transcript.cursor."
+            "99999999.tmp: a writer killed, or refused by a full disk): they never landed and are not checked; the next "
+            "asz collect that takes their session's lock removes them") in v.stdout
+    append(src / name / "main.jsonl", line(5, 100))  # something new: the pass takes the session's lock
+    r = _run(src, root)
+    assert r.returncode == 0 and summary(r.stdout)["landed"] == "1"
+    assert not left.exists()
+    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+    assert "temporary file(s)" not in v.stdout
