@@ -29,7 +29,7 @@ from .fit import Fit
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
-from .report import GONE_SAID, RESET_STEP, Counters
+from .report import GONE_SAID, RESET_STEP, SIZE_NOW, Counters
 from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
@@ -163,7 +163,7 @@ def size_now(cur: AppendCursor | SnapshotCursor, path: Path) -> str:
         return ""
     if now == int(m.group(1)):
         return ""
-    return f" (found {cur.updated_at or 'by an earlier pass'}; the source has {now} bytes now)"
+    return SIZE_NOW.format(found=cur.updated_at or "by an earlier pass", now=now)
 
 
 class NotARecord(TypeError):
