@@ -17,7 +17,6 @@ execution record names: the document is not built. Both sides join and measure b
 
 from __future__ import annotations
 
-import mmap
 import os
 from pathlib import Path
 from typing import Collection, Iterable, Iterator
@@ -197,35 +196,33 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
 
 def _rows_holding(path: str, quoted: list[bytes]) -> Iterator[tuple[int, bytes]]:
     """``(row, line)`` of each record line of the sealed landed file ``path`` that holds one of ``quoted``, in row
-    order (row 1 the line after the header; the closing line is none), found in the file mapped into memory, not
-    read: a file none holds is searched, not copied, and the lines before a match are only counted (one search for
-    each line's end). Lazy: the caller stops it once it has what it wants."""
+    order (row 1 the line after the header; the closing line is none), found in the file's bytes read whole (not
+    mapped: a file truncated under a mapping would end the process with SIGBUS, losing every other finding of
+    ``asz verify``), the lines before a match only counted (one search for each line's end). Lazy: the caller stops
+    it once it has what it wants."""
     with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size < 2:
+        data = f.read()
+    if len(data) < 2:
+        return
+    last = data.rfind(b"\n", 0, len(data) - 1)  # the end of the last record line: the closing line follows
+    at = {q: data.find(q, 0, last) for q in quoted}
+    row, start = 0, 0  # the line ``row`` (0: the header) begins at ``start``
+    while True:
+        live = [a for a in at.values() if a >= 0]
+        if not live:
             return
-        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    try:
-        last = mm.rfind(b"\n", 0, len(mm) - 1)  # the end of the last record line: the closing line follows
-        at = {q: mm.find(q, 0, last) for q in quoted}
-        row, start = 0, 0  # the line ``row`` (0: the header) begins at ``start``
-        while True:
-            live = [a for a in at.values() if a >= 0]
-            if not live:
-                return
-            first = min(live)
-            end = mm.find(b"\n", start)
-            while 0 <= end < first:  # count the lines up to the one holding the match
-                start, row = end + 1, row + 1
-                end = mm.find(b"\n", start)
-            if end < 0:  # no line end after it (the file is not the sealed file the caller took it for): no line
-                return
-            if row >= 1:
-                yield row, mm[start:end]
-            for q, a in at.items():
-                if 0 <= a <= end:
-                    at[q] = mm.find(q, end, last)
-    finally:
-        mm.close()
+        first = min(live)
+        end = data.find(b"\n", start)
+        while 0 <= end < first:  # count the lines up to the one holding the match
+            start, row = end + 1, row + 1
+            end = data.find(b"\n", start)
+        if end < 0:  # no line end after it (the file is not the sealed file the caller took it for): no line
+            return
+        if row >= 1:
+            yield row, data[start:end]
+        for q, a in at.items():
+            if 0 <= a <= end:
+                at[q] = data.find(q, end, last)
 
 
 def _read_records(path: Path, data: bytes | None, seq: int, unverified: set[int]) -> Iterator[bytes]:
