@@ -108,6 +108,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
     ``errors``, ``conflicts``, ``busy``. ``say(words)``, when given, hears how far it got (:func:`words`).
     ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round)."""
     from ..collect.collector import Counters, run_passes
+    from ..collect.report import parse_error_lines
     from ..flow.parse import parse_root
     from ..reading.search import refresh
     from .list_rows import keep_list_rows
@@ -133,7 +134,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
             report = parse_root(root, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
                                 keep_rounds=False, step=step)
             rounds = report.rounds
-            total.errors += len(report.problems)  # each an error: line, as asz collect counts them
+            total.errors += len(parse_error_lines(report, root))  # each an error: line, as asz collect counts them
             written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
         except Exception as exc:  # a parse failure never stops the server
             print(f"error: parse: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -10,13 +10,13 @@ import errno
 import os
 import re
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import attrs
 
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
-__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID"]
+__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID", "FULL_PARSE_SAID", "parse_error_lines"]
 
 #: The errors of a write that say the storage root's file system has no room for it: no space, over quota, and a file
 #: larger than the process may write (``RLIMIT_FSIZE``, e.g. ``ulimit -f``).
@@ -34,6 +34,11 @@ def root_full(exc: BaseException) -> bool:
 KILLED_CAUSE = "a pass killed between the two, or the cursor removed"
 FULL_CAUSE = "the cursor could not be written: the storage root's file system was full ({why}, {at})"
 behind_cause = KILLED_CAUSE
+
+#: The one ``error:`` line (on the storage root) of the sessions a parse could not write a round for because the
+#: root's file system refused a write (:func:`parse_error_lines`).
+FULL_PARSE_SAID = ("{root}: the storage root's file system refused a write ({why}) while parsing: {n} session(s) not "
+                   "parsed this pass; what landed is kept, and a pass with room parses them")
 
 #: The one ``error:`` line (on the storage root) of a pass stopped by a full file system (trial 26a F2, F3).
 FULL_SAID = ("the storage root's file system refused a write ({why}): the pass stopped there, {left} of {total} "
@@ -157,3 +162,13 @@ class Report:
         """Tell that a source that had landed is gone (``gone: <path>: <message>``), once, by the pass that counts it in
         ``gone=`` (trial 19, F18: the pass line counted it and nothing named it)."""
         self._line(f"gone: {path}: {message}")
+
+
+def parse_error_lines(report: Any, root: Any) -> list[str]:
+    """The ``error:`` lines of a parse's :class:`~asz_core.flow.parse.ParseReport`: ``<session>: <why>`` for each
+    session refused, except those a full file system refused (their outcome's ``full``), which are one line on ``root``
+    (:data:`FULL_PARSE_SAID`; the re-check of trial 26a: 236 lines of ``No space left on device`` before). ``asz
+    collect`` and ``asz server`` count ``errors=`` from them, one per line."""
+    full = [o for o in report.outcomes if o.problem and o.full]
+    return [f"{o.session}: {o.problem}" for o in report.outcomes if o.problem and not o.full] + (
+        [FULL_PARSE_SAID.format(root=root, why=full[0].full, n=len(full))] if full else [])

@@ -156,6 +156,7 @@ class ParseOutcome:
     fold: Fold | None = None
     watermark: int = 0
     problem: str = ""
+    full: str = ""  # the error text when a full file system refused a write (collect.report.root_full), else ''
 
     @property
     def ok(self) -> bool:
@@ -217,7 +218,9 @@ def parse_outcome(
     except ChainBusy as exc:
         out.problem = str(exc)
     except OSError as exc:
+        from ..collect.report import root_full
         out.problem = f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}"
+        out.full = (exc.strerror or str(exc)) if root_full(exc) else ""
     return out
 
 
@@ -425,11 +428,11 @@ def parse_root(
                                outcomes, step, tally)
     except KeyboardInterrupt:
         raise _interrupted(root, names, runs, len(outcomes), tally) from None
-    report = ParseReport()
-    for o in outcomes:
-        report.outcomes.append(o)
-        if o.problem and err is not None:
-            print(f"error: {o.session}: {o.problem}", file=err)
+    from ..collect.report import parse_error_lines
+
+    report = ParseReport(outcomes)
+    for line in parse_error_lines(report, root) if err is not None else ():
+        print(f"error: {line}", file=err)
     return report
 
 

@@ -152,3 +152,25 @@ def test_cursor_temporaries_left_are_said_by_verify_and_removed_by_the_next_pass
     assert not left.exists()
     v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
     assert "temporary file(s)" not in v.stdout
+
+
+def test_a_parse_that_meets_the_full_file_system_says_it_once(tmp_path):
+    """Landing fits, the parse does not (recheck 26, N1: 236 lines of ``error: <id>: No space left on device`` and
+    ``errors=236``, and no line saying the file system is full). Six sessions land with ``--no-parse``; the next pass,
+    with RLIMIT_FSIZE below a round's size, says one ``error:`` on the root and counts it once; a pass with room then
+    writes every session's round."""
+    src, root = tmp_path / "src", tmp_path / "root"
+    names = _sources(src, [(30, 300)] * 6)
+    landed = subprocess.run([*ASZ, "collect", "--once", "--no-parse", "--jobs", "1", *mini_args(src, root)], env=env(),
+                            capture_output=True, text=True, timeout=120)
+    assert landed.returncode == 0, landed.stderr
+    r = _run(src, root, limit=4000)
+    assert r.returncode == 1, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert errors == [f"error: {root}: the storage root's file system refused a write (File too large) while parsing: "
+                      f"6 session(s) not parsed this pass; what landed is kept, and a pass with room parses them"]
+    s = summary(r.stdout)
+    assert (int(s["errors"]), int(s["rounds"])) == (1, 0)
+    again = _run(src, root)
+    assert again.returncode == 0, again.stderr
+    assert int(summary(again.stdout)["rounds"]) == len(names)
