@@ -17,7 +17,7 @@ from pathlib import Path
 from ..storage.layout import landed_files, session_dirs
 from ..view.rate_words import KEPT_SRC  # what a skeleton keeps of where its source was: the page's words too
 
-__all__ = ["Removal", "removal_line", "shown_removed", "removed_sessions", "PROJECT_REMOVED", "KEPT_SRC"]
+__all__ = ["Removal", "removal_line", "removed_size", "shown_removed", "removed_sessions", "PROJECT_REMOVED", "KEPT_SRC"]
 
 #: The project a reader shows for a conversation whose records' working directory (cwd) went with its text.
 PROJECT_REMOVED = "(removed by retention)"
@@ -33,15 +33,30 @@ class Removal:
     landed: int
     bytes: int
     at: str
+    #: ``(file, why)`` of each skeleton whose header does not give the removed file's size (``summary.removed``'s
+    #: ``size_unknown``): its size is in no ``bytes``.
+    unknown: tuple[tuple[str, str], ...] = ()
 
 
 def removal_line(r: Removal) -> str:
     """``removed by retention at AT: F of N landed file(s) (B bytes) are skeletons: …`` (what is kept, what went, and
     :data:`KEPT_SRC`)."""
     when = f" at {r.at}" if r.at else ""
-    return (f"removed by retention{when}: {r.files} of {r.landed} landed file(s) ({r.bytes:,} bytes) are skeletons, "
+    return (f"removed by retention{when}: {r.files} of {r.landed} landed file(s) ({removed_size(r)}) are skeletons, "
             "which keep the structure, times, ids, models and token usage; the prompts, replies, tool input and output "
             f"and each record's working directory (cwd) went with the text; {KEPT_SRC}")
+
+
+def removed_size(r: Removal) -> str:
+    """The removed files' size in words: ``3,439,771 bytes``; when a skeleton's header does not give it (the skeleton
+    cannot be read), never 0 but ``size unknown: skeleton S/…/x.sk cannot be read: Permission denied``, after the
+    bytes of the others when some are known (``6,169 bytes, and 1 more of size unknown: …``)."""
+    if not r.unknown:
+        return f"{r.bytes:,} bytes"
+    why = "; ".join(f"skeleton {f} {w}" for f, w in r.unknown)
+    if len(r.unknown) >= r.files:
+        return f"size unknown: {why}"
+    return f"{r.bytes:,} bytes, and {len(r.unknown)} more of size unknown: {why}"
 
 
 def shown_removed(doc: dict) -> Removal | None:
@@ -55,7 +70,8 @@ def shown_removed(doc: dict) -> Removal | None:
         return None
     if not s.get("project"):
         s["project"] = PROJECT_REMOVED
-    return Removal(r.get("files") or 0, r.get("landed") or 0, r.get("bytes") or 0, r.get("at") or "")
+    unknown = tuple((u.get("file") or "", u.get("why") or "") for u in r.get("size_unknown") or () if isinstance(u, dict))
+    return Removal(r.get("files") or 0, r.get("landed") or 0, r.get("bytes") or 0, r.get("at") or "", unknown)
 
 
 def removed_sessions(root: str | os.PathLike) -> list[str]:

@@ -68,6 +68,10 @@ class LandedSession:
         #: seq -> when retention removed the landed file a skeleton (``.sk``) stands for: its header's ``removed.at``
         #: (ISO 8601 UTC; '' when it does not read). Only skeletons are keys (seed 000, Skeletons).
         self.removed_at: dict[int, str] = {}
+        #: seq -> why the size of the landed file a skeleton stands for is not known (the skeleton cannot be read, or
+        #: its header gives no ``removed.size``): ``cannot be read: Permission denied``. Its ``files`` row's ``bytes``
+        #: is then null, and ``summary.removed`` says so (``size_unknown``), never 0 bytes (review A 26).
+        self.size_unknown: dict[int, str] = {}
         #: seq -> why a landed file does not verify (its closing line does not bind its bytes, or a line does not
         #: read). Its records are read with every part held back (:func:`hold_back`): none of their text is served.
         self.unverified: dict[int, str] = {}
@@ -145,8 +149,10 @@ class LandedSession:
         ``files`` row. ``lines``: the file's line count when the caller knows it already."""
         lines, size = data.count(b"\n") if lines is None else lines, len(data)
         if path.suffix == ".sk":
-            size, self.removed_at[seq] = _removed_of(path, size)
-            lines = len(recs) + 2
+            removed_size, self.removed_at[seq], why = _removed_of(path)
+            if removed_size is None:
+                self.size_unknown[seq] = why
+            size, lines = removed_size, len(recs) + 2
         self.times[seq] = all_times
         self.ids[seq], self.parents[seq], self.ords[seq] = ids, parents, ords
         times = [t for t in all_times if t is not None]
@@ -514,20 +520,30 @@ def hold_back(rec: dict) -> dict:
 _HELD_BACK = frozenset(("text", "data", "encoding"))
 
 
-def _removed_of(path: Path, default: int) -> tuple[int, str]:
-    """``(size, at)`` of the landed file a skeleton stands for (its header's ``removed.size`` and ``removed.at``):
-    ``default`` and '' for what its header does not give."""
+def _removed_of(path: Path) -> tuple[int | None, str, str]:
+    """``(size, at, why)`` of the landed file a skeleton stands for: its header's ``removed.size`` (None when not known)
+    and ``removed.at`` ('' when not given), and why the size is not known ('' when it is): ``cannot be read:
+    Permission denied`` (the words of the file's problem line), ``its header does not read``, ``its header gives no
+    removed.size``."""
     import gzip
 
     try:
         with gzip.open(path, "rb") as f:
-            removed = orjson.loads(f.readline())["removed"]
-    except (OSError, EOFError, ValueError, KeyError, TypeError):
-        return default, ""
+            head = orjson.loads(f.readline())
+    except OSError as exc:
+        if not isinstance(exc, gzip.BadGzipFile):
+            return None, "", f"cannot be read: {exc.strerror or exc}"
+        return None, "", "its header does not read"
+    except (EOFError, ValueError):
+        return None, "", "its header does not read"
+    removed = head.get("removed") if isinstance(head, dict) else None
     if not isinstance(removed, dict):
-        return default, ""
+        return None, "", "its header gives no removed.size"
     size, at = removed.get("size"), removed.get("at")
-    return (size if isinstance(size, int) and not isinstance(size, bool) else default), (at if isinstance(at, str) else "")
+    at = at if isinstance(at, str) else ""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        return None, at, "its header gives no removed.size"
+    return size, at, ""
 
 
 def scan_parts_py(records: dict[int, list[dict]]) -> tuple[list, list, set, dict]:

@@ -197,13 +197,19 @@ class DocumentView(ListView):
         """``summary.removed``: what retention took of the conversation's landed files (seed 000, Skeletons), or None
         when none of them is a skeleton. ``{"files", "landed", "bytes", "at"}``: ``files`` of the ``landed`` files
         the document reads are skeletons (``.sk``), ``bytes`` the removed files' sizes summed (``removed.size``),
-        ``at`` the latest ``removed.at`` (ISO 8601 UTC; '' when no skeleton's header gives one)."""
+        ``at`` the latest ``removed.at`` (ISO 8601 UTC; '' when no skeleton's header gives one); and, only when some
+        skeleton's header does not give it, ``size_unknown``: ``[{"file", "why"}]``, each such skeleton (its path
+        under the root) and why (``cannot be read: Permission denied``), its size in no ``bytes`` (review A 26)."""
         sess = self.sess
         gone = [seq for seq in sess.files if seq in sess.removed_at]
         if not gone:
             return None
-        return {"files": len(gone), "landed": len(sess.files), "bytes": sum(sess.files[seq]["bytes"] for seq in gone),
-                "at": max(sess.removed_at[seq] for seq in gone)}
+        d = {"files": len(gone), "landed": len(sess.files),
+             "bytes": sum(sess.files[seq]["bytes"] for seq in gone if seq not in sess.size_unknown),
+             "at": max(sess.removed_at[seq] for seq in gone)}
+        if unknown := [{"file": sess.files[seq]["file"], "why": sess.size_unknown[seq]} for seq in gone if seq in sess.size_unknown]:
+            d["size_unknown"] = unknown
+        return d
 
     def credits_at_keys(self) -> list[dict]:
         """``summary.credits_at``: :meth:`credits_at` as ``[{"at": unix ms or null, "model", "credits"}, ...]``, each

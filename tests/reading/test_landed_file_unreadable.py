@@ -108,10 +108,20 @@ def test_a_skeleton_that_cannot_be_read_is_said_too(corpus_source, tmp_path):
     try:
         p = _asz("ls", "--root", str(r), "--json")
         c = _asz("conversation", KEPT[:8], "--root", str(r))
+        doc = json.loads(_asz("conversation", KEPT[:8], "--root", str(r), "--json").stdout)
     finally:
         sk.chmod(0o444)
     assert "Traceback" not in p.stderr and p.returncode == 0, p.stderr
     [row] = json.loads(p.stdout)
-    said = f"landed file {sk.relative_to(r).as_posix()} cannot be read: Permission denied"
+    rel = sk.relative_to(r).as_posix()
+    said = f"landed file {rel} cannot be read: Permission denied"
     assert row["id"] == KEPT and row["state"] == "mismatch" and said in row["problems"]
     assert "Traceback" not in c.stderr and f"problem: {said}" in c.stdout.splitlines()
+    # the removed file's size is in the skeleton's header, which could not be read: unknown, said with why, never 0
+    # (review A 26: it said "1 of 1 landed file(s) (0 bytes)")
+    assert doc["summary"]["removed"]["size_unknown"] == [{"file": rel, "why": "cannot be read: Permission denied"}]
+    [sk_row] = [f for f in doc["files"] if f["file"] == rel]
+    assert sk_row["bytes"] is None
+    [line] = [ln for ln in c.stdout.splitlines() if ln.startswith("removed by retention")]
+    assert f"1 of 1 landed file(s) (size unknown: skeleton {rel} cannot be read: Permission denied) are skeletons" in line
+    assert "0 bytes" not in line

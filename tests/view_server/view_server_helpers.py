@@ -87,11 +87,11 @@ class Served:
 
     ``get(path)`` sends ``path`` as written (query included) and returns a
     :class:`Resp`. ``stop()`` terminates the process; ``output()`` is what it
-    printed on stdout and stderr.
+    printed on stdout and stderr. ``prefix``: what runs it (``setpriv … --``, so that file modes bind it as root).
     """
 
     def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
-                 probe: str = "/api/status"):
+                 probe: str = "/api/status", prefix: list[str] = ()):
         self.port = free_port()
         self.host = "127.0.0.1"
         self.log = workdir / f"server-{self.port}.log"
@@ -101,7 +101,7 @@ class Served:
         full_env.update(env or {})
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(self.port)],
+            [*prefix, sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(self.port)],
             stdout=open(self.log, "wb"), stderr=open(self.err, "wb"), cwd=workdir, env=full_env, preexec_fn=preexec_fn,
         )
         deadline = time.monotonic() + timeout

@@ -292,8 +292,16 @@
   }
   function removedBox(r) {
     return h('div', { class: 'box notice', id: 'removed', role: 'status' }, h('strong', null, 'Removed by retention' + (r.at ? ' at ' + fmtTime(Date.parse(r.at)) : '') + ': '),
-      num(r.files) + ' of ' + num(r.landed) + ' landed file(s) (' + fmtBytes(r.bytes) + ') are skeletons. The ' + REMOVED_KEPT +
+      num(r.files) + ' of ' + num(r.landed) + ' landed file(s) (' + removedSize(r) + ') are skeletons. The ' + REMOVED_KEPT +
       '; ' + WORDS.kept_src + '.');  // removed.KEPT_SRC, its one place
+  }
+  // The removed files' size, as asz conversation says it (reading.removed.removed_size): a skeleton whose header cannot
+  // be read gives none, said with why (summary.removed.size_unknown), never 0 B.
+  function removedSize(r) {
+    const un = r.size_unknown || [];
+    if (!un.length) return fmtBytes(r.bytes);
+    const why = un.map(u => 'skeleton ' + u.file + ' ' + u.why).join('; ');
+    return un.length >= r.files ? 'size unknown: ' + why : fmtBytes(r.bytes) + ', and ' + num(un.length) + ' more of size unknown: ' + why;
   }
   // The talk's first person's input whose text retention removed (its state removed), else null: the person typed it.
   function removedOpening(t) {
