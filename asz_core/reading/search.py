@@ -172,6 +172,7 @@ class _Meta:
         self.read: list[tuple[str, str, int]] = []
         #: The conversation this one continues (the document's ``summary.continues``), '' when none.
         self.continues = ""
+        self.not_read = False  #: a landed file not read: every withholdable flag withholds the title (title_unread)
 
     def see(self, rec: dict, main: bool, prompt: str) -> None:
         cwd = rec.get("cwd")
@@ -214,7 +215,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 # damaged before it was indexed (its header line too): indexed all the same, its hits held back when read
                 (header, lines), digest = read_unbound(path), ""
         except OSError as exc:
-            meta.titles.doubt = True
+            meta.titles.doubt = meta.not_read = True
             meta.unread.append((rel, f"the file cannot be read: {exc.strerror or exc}; its text was never searched"))
             continue
         # A file its round chain did not consume (written again whole since), or damaged, is indexed, and its hits are
@@ -289,7 +290,7 @@ def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
         inner = landed.title(head.through_seq)
         withheld = [n for n in WITHHOLDABLE if n and inner and landed.title(head.through_seq, [n]) != inner]
         title = continued_title(meta.continues, inner)
-    title_from = " ".join(withheld)
+    title_from = " ".join(n for n in WITHHOLDABLE if n) if meta.not_read else " ".join(withheld)  # title_unread
     title = shown_title(title)  # as the document titles it
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
@@ -308,8 +309,8 @@ def _withheld_by(flagged: list[Path], title: str) -> list[str]:
     for path in flagged:
         try:
             data = path.read_bytes()
-        except OSError:
-            continue
+        except OSError:  # not read: a withheld record may hold the title there, so every name withholds it
+            return names
         if not any(n in data for n in needles) and not all(w in data for w in words):
             continue
         lines = data.split(b"\n")

@@ -25,7 +25,7 @@ from ..sessiondata import gc_pause
 from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
-from .session_records import LandedSession, header_time, landed_lines, title_withheld
+from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
 from .links import dangling_parents, links_of, shares_of
 from .prices import PriceTable
@@ -34,7 +34,7 @@ from .usage import provider_calls
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
-    "landed_lines", "title_withheld", "conversation_calls", "conversation_checked", "listed_problems", "build_summary", "conversation_call_ids",
+    "title_unread", "title_withheld", "conversation_calls", "conversation_checked", "listed_problems", "build_summary", "conversation_call_ids",
     "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids", "conversation_executions",
 ]
 

@@ -1,7 +1,7 @@
 """The landed files of one session as the view reads them: records by (seq, row), headers, file stats (seed 004).
 
 Also re-exports the record-line helpers the title rule of seed 004 (Withholding) needs
-(:mod:`asz_core.view.title_lines`): :func:`landed_lines`, :func:`title_withheld`, :func:`title_words`.
+(:mod:`asz_core.view.title_lines`): :func:`title_unread`, :func:`title_withheld`, :func:`title_words`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
-from .title_lines import landed_lines, title_withheld, title_words
+from .title_lines import title_unread, title_withheld, title_words
 
-__all__ = ["LandedSession", "read_sealed", "scan_parts_py", "hold_back", "landed_lines", "title_withheld", "title_words", "header_time", "ms_of"]
+__all__ = ["LandedSession", "read_sealed", "scan_parts_py", "hold_back", "title_unread", "title_withheld", "title_words", "header_time", "ms_of"]
 
 
 def ms_of(ns: int | None) -> int | None:
@@ -75,6 +75,10 @@ class LandedSession:
         #: seq -> why a landed file does not verify (its closing line does not bind its bytes, or a line does not
         #: read). Its records are read with every part held back (:func:`hold_back`): none of their text is served.
         self.unverified: dict[int, str] = {}
+        #: seq -> the problem line of each landed file that could not be read at all (``landed file S/…/x.sd cannot be
+        #: read: Permission denied``): a withheld record there is not seen, so no title is shown while anything is
+        #: withheld (:func:`~asz_core.view.title_lines.title_unread`).
+        self.unreadable: dict[int, str] = {}
         #: False when no landed record can hold a number kept as its text (``NumberText``): every file's bytes were
         #: probed whole and none holds one (:func:`~asz_core.sessiondata.jsonbytes.may_hold_wide_number`).
         self.wide_numbers = False
@@ -118,7 +122,8 @@ class LandedSession:
         """Keep a landed file that cannot be read (permissions, I/O) as one with no record, no digest and a ``problem``
         (trial 26a, F1): the round's input digest then fails, and every reader says it rather than crashing."""
         self.unverified[seq] = why = f"cannot be read: {exc.strerror or exc}"
-        self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} {why}")
+        self.unreadable[seq] = said = f"landed file {path.relative_to(self.root).as_posix()} {why}"
+        self.problems.append(said)
         self._entry(seq, path, b"", "", None, [], [], [], [], [], lines=0)
 
     def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:

@@ -11,7 +11,7 @@ import msgspec
 
 from .arguments_check import differences
 from .kinds import STEP_KINDS, WHITESPACE
-from .session_records import header_time, title_withheld
+from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
@@ -138,7 +138,7 @@ class DocumentView(ListView):
         d = {
             "title": self.title(head.title),
             "state": state,
-            "problems": list(problems),
+            "problems": list(problems) + [x for x in [title_unread(self.sess.unreadable.values(), self.b.hide)] if x],
             "talks": kinds.get("talk", 0),
             "steps": sum(c for k, c in kinds.items() if k in STEP_KINDS),
             "streams": kinds.get("stream", 0),
@@ -297,6 +297,8 @@ class DocumentView(ListView):
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
         """
+        if self.hide and self.sess.unreadable:  # a withheld record may hold it in a file not read: none shown (title_unread)
+            return ""
         runtime_title = self.runtime_title(runtime_title)
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)

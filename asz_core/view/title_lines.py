@@ -1,19 +1,16 @@
 """The record-line helpers the title rule of seed 004 (Withholding) needs: :func:`title_withheld` (could a title
-come from a withheld record?), :func:`title_words` and :func:`landed_lines` (a session's landed lines as stored).
+come from a withheld record?), :func:`title_words` and :func:`title_unread` (why a title is withheld where a landed
+file could not be read).
 Re-exported by :mod:`asz_core.view.session_records`, where they were first written."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import orjson
 
-from ..storage.layout import landed_files
-
-__all__ = ["title_withheld", "title_words", "landed_lines"]
+__all__ = ["title_withheld", "title_words", "title_unread"]
 
 
 def title_withheld(lines: Iterable[bytes], title: str, hide: Iterable[str]) -> bool:
@@ -60,12 +57,15 @@ def _one_space(data: bytes) -> bytes:
     return _SPACES.sub(b" ", data)
 
 
-def landed_lines(root: str | os.PathLike, session: str) -> Iterator[bytes]:
-    """Every line of a session's landed ``.sd`` files, as stored (headers and closing lines too); unreadable files are skipped."""
-    sdir = Path(root) / session
-    for _, path in landed_files(sdir) if sdir.is_dir() else []:
-        try:
-            with open(path, "rb") as f:
-                yield from f
-        except OSError:
-            continue
+def title_unread(unread: Iterable[str], hide: Iterable[str]) -> str:
+    """Why a conversation's title is withheld although none of its landed files that could be read holds it in a
+    withheld record: '' when nothing is withheld (``hide`` empty) or every landed file was read, else ``the title is
+    withheld: landed file S/…/x.sd cannot be read: Permission denied, and a record view.hide withholds (system_prompt)
+    may hold it there`` (``unread``: each unreadable file's problem line, the words every reader says it in). A title
+    found in such a file's withheld record could not be told from one that is not there (seed 004, Withholding: erring
+    on the side of withholding; review A 26: the files were skipped and the title shown)."""
+    said = list(unread)
+    names = [n for n in hide if n]
+    if not said or not names:
+        return ""
+    return f"the title is withheld: {'; '.join(said)}, and a record view.hide withholds ({', '.join(names)}) may hold it there"

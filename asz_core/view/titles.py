@@ -416,6 +416,8 @@ class LandedTitles:
         from .session_records import title_withheld
 
         title = self._runtime_title(through_seq).last()
+        if title and any(hide) and any(seq <= through_seq for seq in self.sess.unreadable):
+            return ""  # a withheld record may hold it in a landed file not read (title_unread)
         if title and hide and title_withheld(self.sess.record_lines(hide), title, hide):
             return ""
         return title
@@ -426,6 +428,8 @@ class LandedTitles:
         that names work, else the first of them (:class:`PromptTitle`), shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
         flag, name nothing. Its credentials are masked (:func:`~asz_core.view.secret_forms.shown_title`)."""
         sess = self.sess
+        if any(hide) and any(seq <= through_seq for seq in sess.unreadable):  # a withheld record may hold it there
+            return ""
         title = self.runtime_title(through_seq, hide)
         hidden = set(hide)
         pick = PromptTitle(sess.dialect())
