@@ -129,7 +129,7 @@ def usage(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP + " Its prices replace or extend the price table."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row; with --total-once one object, the total once beside the rows)."),
-    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd)."),
+    breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks and each kind's share of the exact cost, not of the cents (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd, and cost_share_by_kind, in percent to 0.01)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
 ) -> None:
@@ -485,10 +485,12 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
 
 
 def _with_kinds(rows: list[dict], table) -> list[dict]:
-    """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model)."""
-    from ..view.prices import cost_by_kind
+    """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model) and
+    ``cost_share_by_kind`` (:func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts)."""
+    from ..view.prices import cost_by_kind, cost_shares
 
-    return [{**r, "cost_by_kind": cost_by_kind(r["usage_by_model"], table)} for r in rows]
+    return [{**r, "cost_by_kind": cost_by_kind(r["usage_by_model"], table),
+             "cost_share_by_kind": cost_shares(r["usage_by_model"], table)} for r in rows]
 
 
 def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
@@ -501,7 +503,7 @@ def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
     from ..reading.cost_kinds import kinds_text
 
     cost = row["cost"] if name.startswith("total") else _checked(row["cost"])
-    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(cost, row['cost_by_kind'])}")
+    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(cost, row['cost_by_kind'], row['cost_share_by_kind'])}")
 
 
 def active_line(row: dict) -> str:

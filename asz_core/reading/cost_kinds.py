@@ -5,7 +5,8 @@ what each kind of token cost: input, output, cache writes of 5 minutes and of 1 
 table's rates (:meth:`~asz_core.view.prices.Price.by_kind`, the same arithmetic as the cost). The figures are in
 cents and add up to the cost as printed (:func:`~asz_core.view.prices.apportion`: largest remainder, each within a
 cent of its exact value), each carrying the cost's marks (``*`` unpriced models left out, ``^`` calls at a rate the
-table does not hold, ``?`` calls whose rate was not checked). ``asz conversation`` also names its costliest talks,
+table does not hold, ``?`` calls whose rate was not checked) and its share of the cost, worked from the exact amounts
+(:func:`~asz_core.view.prices.shares`; trial 27a F3). ``asz conversation`` also names its costliest talks,
 each by its own model calls (a sub-agent's talk is a talk of its own), their costs adding up to the cost as printed.
 """
 
@@ -16,12 +17,12 @@ from decimal import Decimal
 from typing import Iterable, Mapping
 
 from ..view.placing import walk
-from ..view.prices import COST_KINDS, PriceTable, apportion, cost_by_kind, kind_costs
+from ..view.prices import COST_KINDS, PriceTable, apportion, cost_by_kind, cost_shares, kind_costs, shares
 from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
 from .listing import cost_marks
 
-__all__ = ["CENT", "TALKS_SHOWN", "kinds_text", "talk_usage", "costliest_lines", "cost_lines"]
+__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "talk_usage", "costliest_lines", "cost_lines"]
 
 #: The unit the readers print a cost in.
 CENT = Decimal("0.01")
@@ -29,21 +30,24 @@ CENT = Decimal("0.01")
 TALKS_SHOWN = 3
 
 
-def _share(part: Decimal, whole: Decimal) -> str:
-    """`` (67%)`` of a part of a whole in cents (`` (<1%)`` below half a percent), '' when the part is 0 or the whole is."""
-    if not part or not whole:
+def share_text(percent: float) -> str:
+    """`` (59%)`` of a share in percent (:func:`~asz_core.view.prices.shares`, worked from the exact amounts, never from
+    the cents printed: trial 27a F3), `` (<1%)`` below half a percent, '' when it is 0."""
+    if not percent:
         return ""
-    return f" ({100 * part / whole:.0f}%)" if 200 * part >= whole else " (<1%)"
+    return f" ({Decimal(str(percent)).quantize(Decimal(1)):.0f}%)" if percent >= 0.5 else " (<1%)"
 
 
-def kinds_text(cost: Mapping, by_kind: Mapping[str, float]) -> str:
-    """``input $0.01, output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (24%), cache read $7.87 (67%)``:
+def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:
+    """``input $0.01 (<1%), output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (23%), cache read $7.87 (68%)``:
     ``by_kind`` (USD by kind of token, :func:`~asz_core.view.prices.cost_by_kind`, adding up to ``cost``'s ``usd``) in
-    cents adding up to ``cost`` as printed (``$11.66``), each with the share of it and the cost's marks."""
+    cents adding up to ``cost`` as printed (``$11.66``), each with the cost's marks and its share of the cost from
+    ``share`` (``cost_share_by_kind``, :func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts, so an
+    amount printed ``$0.00`` may still carry one)."""
     whole = Decimal(f"{cost['usd']:.2f}")
     cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
     marks = cost_marks(cost)
-    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{_share(cents[k], whole)}" for k, name in COST_KINDS.items())
+    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
 
 
 def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int]:
@@ -105,13 +109,14 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _) in enumerate(talks)}
     whole = Decimal(f"{cost['usd']:.2f}")
     cents = apportion(exact, whole, CENT)
+    share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
     marks = cost_marks(cost)
     out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
            f"own; all {len(talks)} add up to the cost above)"]
     for i in order:
         talk, _, n = talks[i]
-        out.append(f"  ${cents[i]:,.2f}{marks}{_share(cents[i], whole)}, {n:,} call(s), {_talk_name(talk, doc)}")
+        out.append(f"  ${cents[i]:,.2f}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
     return out
 
 
@@ -122,5 +127,6 @@ def cost_lines(doc: dict, table: PriceTable | None = None) -> list[str]:
     s = doc.get("summary") or {}
     if s.get("held_back") or not isinstance(s.get("cost"), dict) or not s.get("calls_with_usage"):
         return []
-    return [f"cost by kind: {kinds_text(s['cost'], cost_by_kind(s.get('usage_by_model') or {}, table))}",
+    by_model = s.get("usage_by_model") or {}
+    return [f"cost by kind: {kinds_text(s['cost'], cost_by_kind(by_model, table), cost_shares(by_model, table))}",
             *costliest_lines(doc, table)]

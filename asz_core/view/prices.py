@@ -43,7 +43,7 @@ from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "cost_of",
            "usd", "exact_text",
-           "kind_costs", "cost_by_kind", "apportion"]
+           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -259,6 +259,26 @@ def apportion(parts: Mapping[str, Decimal], target: Decimal, unit: Decimal) -> d
     for k in order[:abs(left)]:
         out[k] += unit if left > 0 else -unit
     return out
+
+
+#: A share is given in percent to this (``cost_share_by_kind``: ``58.59``).
+SHARE_UNIT = Decimal("0.01")
+
+
+def shares(parts: Mapping[Any, Decimal]) -> dict[Any, float]:
+    """Each of ``parts`` (exact amounts, never ones already rounded: trial 27a F3, where cents gave ``cache write 5m
+    $0.01 (100%)`` for a share of 58.6 %) as a percent of their sum, rounded once to :data:`SHARE_UNIT` (half to
+    even): ``{"in": 8.59, "out": 19.53, …}``; every part 0.0 when the sum is 0. The one rule for a share of a cost:
+    ``cost_share_by_kind`` (:func:`cost_shares`), ``asz conversation``'s and ``asz usage --breakdown``'s ``(9%)``
+    (:func:`asz_core.reading.cost_kinds.share_text`) and its costliest talks."""
+    whole = sum(parts.values(), Decimal(0))
+    return {k: float((100 * v / whole).quantize(SHARE_UNIT)) if whole else 0.0 for k, v in parts.items()}
+
+
+def cost_shares(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict[str, float]:
+    """:func:`shares` of :func:`kind_costs`: what part of the cost, in percent, each kind of token is, from the exact
+    amounts: ``{"in", "out", "cache_write_5m", "cache_write_1h", "cache_read"}`` (all 0.0 for no priced cost)."""
+    return shares(kind_costs(usage_by_model, table))
 
 
 def cost_by_kind(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict[str, float]:

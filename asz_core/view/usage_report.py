@@ -62,7 +62,7 @@ from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
-from .prices import PriceTable, cost_by_kind, cost_of
+from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
 from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
@@ -490,7 +490,8 @@ def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
 def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:
     """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``,
     ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them; with ``kinds``
-    ``cost_by_kind`` too (:func:`~asz_core.view.prices.cost_by_kind` of the summed usage by model)."""
+    ``cost_by_kind`` and ``cost_share_by_kind`` too (:func:`~asz_core.view.prices.cost_by_kind` and
+    :func:`~asz_core.view.prices.cost_shares` of the summed usage by model)."""
     total = zero_usage()
     by_model: dict[str, dict] = {}
     credits: dict[str, float] = {}
@@ -510,5 +511,6 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = 
            "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
     if kinds:
         out["cost_by_kind"] = cost_by_kind(by_model, table)
+        out["cost_share_by_kind"] = cost_shares(by_model, table)
     return out
 

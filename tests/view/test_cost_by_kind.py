@@ -95,6 +95,9 @@ def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
     for talk, (name, c) in zip(talks, sorted(by_file.items(), key=lambda kv: -sum(kv[1].values()))):
         assert f"stream {name} " in talk and f"{len(_calls(files[name])):,} call(s)" in talk
         assert abs(Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) - sum(c.values())) < Decimal("0.01")
+        # its share of the exact cost (trial 27a F3): a7be2f0's $0.06 is 0.49 % of $11.66, not the 1 % of its cents
+        share = _said(100 * sum(c.values()) / sum(exact.values()))
+        assert re.match(rf"  \$[\d.]+{re.escape(share)}, ", talk), (talk, share)
     assert sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) == Decimal("11.66")
     # a sub-agent's talk is named by what its parent's Task asked (its description in the main transcript), as an
     # export's heading names it (trial 25a)
@@ -124,3 +127,46 @@ def test_costliest_talks_give_each_talk_its_own_time_not_an_injected_records(cor
         label = line.split(" UTC: ", 1)[1]
         (when,) = [t for p, t in prompts.items() if label.startswith(p)]
         assert f"stream main from {when} UTC: " in line, (line, when)
+
+
+def _shares(exact: dict[str, Decimal]) -> dict[str, Decimal]:
+    """Each kind's percent of the exact total."""
+    total = sum(exact.values())
+    return {k: 100 * v / total for k, v in exact.items()}
+
+
+def _said(share: Decimal) -> str:
+    """How a printed line gives a share: `` (38%)``, `` (<1%)`` below half a percent, nothing for none."""
+    return "" if not share else f" ({share:.0f}%)" if share >= Decimal("0.5") else " (<1%)"
+
+
+def test_shares_are_of_the_exact_amounts_not_of_the_cents(corpus):
+    """Trial 27a F3: the shares were worked from amounts rounded to the cent, so a $0.06 conversation read ``cache write
+    5m $0.02 (33%) … cache read $0.04 (67%)`` and a $0.14 one ``cache write 1h $0.14 (100%)`` with its cache reads at no
+    share. de3b8b19 (4 Opus 4.5 calls) and 55604662 (1 Opus 4.6 call), worked from their transcripts at the published
+    rates: cache writes 37.9 % and cache reads 60.8 %; 1-hour cache writes 95.8 % and cache reads 4.0 %."""
+    corpus_source, corpus_root = corpus
+    got = {r["conversation"][:8]: r for r in
+           json.loads(asz("usage", "session", "--breakdown", "--json", "--root", str(corpus_root)).stdout)}
+    table = asz("usage", "session", "--breakdown", "--root", str(corpus_root)).stdout.splitlines()
+    for sid, cents in (("de3b8b19", "$0.06"), ("55604662", "$0.14")):
+        (path,) = corpus_source.rglob(f"{sid}-*.jsonl")
+        share = _shares(_cost(_calls(path).values()))
+        assert all(abs(Decimal(str(got[sid]["cost_share_by_kind"][k])) - share[k]) <= Decimal("0.005") for k in KINDS), \
+            (got[sid]["cost_share_by_kind"], share)
+        assert f"${got[sid]['cost']['usd']:.2f}" == cents
+        # the text line under the conversation's row: the line after its model rows
+        at = next(i for i, x in enumerate(table) if x.startswith(sid))
+        (line,) = [x for x in table[at + 1:] if "cost by kind: " in x][:1]
+        for k, name in zip(KINDS, NAMES):
+            assert re.search(rf"{name} \$[\d.]+{re.escape(_said(share[k]))}(,|$)", line), (name, share[k], line)
+        out = asz("conversation", sid, "--root", str(corpus_root)).stdout.splitlines()
+        (kinds,) = [x for x in out if x.startswith("cost by kind: ")]
+        assert kinds == "cost by kind: " + line.split("cost by kind: ", 1)[1]
+    shares = got["de3b8b19"]["cost_share_by_kind"]
+    assert round(shares["cache_write_5m"]) == 38 and round(shares["cache_read"]) == 61  # not 33 % and 67 %
+    assert round(got["55604662"]["cost_share_by_kind"]["cache_read"]) == 4  # not left out at $0.00
+    # the costliest talks' shares too: 55604662's one talk is the whole cost
+    out = asz("conversation", "55604662", "--root", str(corpus_root)).stdout.splitlines()
+    at = out.index(next(x for x in out if x.startswith("costliest talks: ")))
+    assert out[at + 1].startswith("  $0.14 (100%), 1 call(s), ")
