@@ -55,7 +55,7 @@ from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "Audit", "before_window", "fixed_notice", "header_line", "instant",
+__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "before_window", "coverage", "fixed_notice", "header_line", "instant",
            "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
 
 #: The kinds a line of the audit form can have.
@@ -299,10 +299,26 @@ class Audit:
         ``written`` (``places`` and distinct ``credentials`` in the lines, ``written``: their fingerprints), and
         ``left_out``: ``places`` and distinct ``credentials`` found in the parts the form leaves out (tool results,
         the part of a tool input its line does not carry, thinking, withheld and other records; :attr:`unwritten`)
-        and ``not_written``, how many of those stand in no line: found, never written."""
+        and ``not_written``, how many of those stand in no line: found, never written; then :func:`coverage`."""
         said, left = set(written), set(self.unwritten)
         return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
-                "left_out": {"places": len(self.unwritten), "credentials": len(left), "not_written": len(left - said)}}
+                "left_out": {"places": len(self.unwritten), "credentials": len(left), "not_written": len(left - said)},
+                **coverage()}
+
+
+def coverage() -> dict:
+    """What the masking covers, after the header's ``credentials`` counts (trial 27b F9: ``"masked": true`` read as
+    "clean" while a password with no name before it stood whole): ``forms``, the credential forms found
+    (:data:`~asz_core.view.secret_forms.KINDS`' names, as ``asz secrets`` finds them), and ``not_covered``, what no
+    form finds, so it may stand whole in the lines."""
+    from ..view.secret_forms import KINDS
+
+    return {"forms": [name for name, _, _ in KINDS], "not_covered": NOT_COVERED}
+
+
+#: The header's ``credentials.not_covered``: what the declared forms do not find (docs/reading.md, "Credentials").
+NOT_COVERED = ("a credential of no form listed in forms (a password with no name such as password or secret before "
+               "it, a key with no known prefix and no name) is not found: it is neither masked nor counted")
 
 
 def masked_lines(lines: list[dict], mask) -> list[str]:

@@ -38,9 +38,18 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
                             (RFC 3986 §3.2.1: ``postgres://admin:…@db.internal/prod``, ``redis://:…@cache``);
                             the value is the password alone, up to the last ``@`` before the host; not a
                             placeholder (:func:`looks_password`: ``password``, ``${DB_PASSWORD}``, ``***``, a port)
+``password``                a value given to a name ``password``, ``passwd``, ``pwd`` or ``secret`` (any case,
+                            ``db_password`` and ``DB_PASSWORD`` too) by ``is``, ``=``, ``:`` or ``=>`` (quotes
+                            allowed): ``the db password is Tr0ub4dor&3-horse-battery``, ``PGPASSWORD=s3cr3t!x``;
+                            the value alone, 6 to 128 characters up to a space, quote, comma, semicolon or
+                            bracket (a sentence's last ``.`` not in it); only a value holding a letter and a digit or a sign (``hunter2``,
+                            ``Tr0ub4dor&3``), never a name or a call in code (``self.password``,
+                            ``os.environ``, ``getpass()``), a variable or template, nor a placeholder
+                            (:func:`looks_keyword_password`; trial 27b F9)
 ==========================  ==========================================================================
 
-A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), of a
+A password standing in a text with no name before it (``my login is Tr0ub4dor&3``) is not found: no form tells it
+from any other word. A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), of a
 password nothing (``postgres://admin:***@db.internal/prod``, as SQLAlchemy prints an address), and
 :func:`fingerprint` the first 12 hex digits of its SHA-256, so two places of one credential are told apart from
 another without showing it. The landed records are never changed: they are the evidence.
@@ -53,7 +62,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "redacted", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "redacted", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -92,6 +101,12 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
     ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
      ("://",)),
+    # a value given to a password's name (trial 27b F9): the name (PGPASSWORD, db_password, MYSQL_PWD count too),
+    # then its quote, ':', '=', '=>' or ' is ', a quote; the value up to white space, a quote or a code mark, a
+    # sentence's last '.' not in it
+    ("password", r"(?i:password|passwd|pwd|secret)" + _QUOTE + r"(?:" + _SPACE + r"(?:=>|==?|:)" + _SPACE
+     + r"|[ \t]+(?i:is)[ \t]+)" + _QUOTE + r"(?P<value>[^\s\"'`,;<>(){}\[\]\\]{5,127}[^\s\"'`,;<>(){}\[\]\\.:=])",
+     ("assword", "ASSWORD", "asswd", "ASSWD", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
 )
 _COMPILED = tuple((name, re.compile(rx), hints) for name, rx, hints in KINDS)
 
@@ -143,9 +158,27 @@ def looks_password(value: str) -> bool:
     return not (value.isdigit() and len(value) <= 5)
 
 
+#: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``): no
+#: password's value (``hunter2``, a name with a digit and no dot, may be one).
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: The signs a password's value may hold beside its letters (a dot or ``_`` alone makes a name, not a password).
+_SIGNS = frozenset("!#$%&*+-/=?@^|~:")
+
+
+def looks_keyword_password(value: str) -> bool:
+    """Whether a value given to a password's name (the ``password`` form) can be a real password (the false-positive
+    guard): :func:`looks_password` (not a placeholder, variable, template, one repeated or masked character), a
+    letter in it and a digit or a sign of :data:`_SIGNS` too (``hunter2``, ``Tr0ub4dor&3-horse-battery``), never a
+    name or dotted path of code (``self.password``, ``os.environ``, ``base64.b16encode``: :data:`_CODE_NAME`), nor one ending in
+    ``:`` or ``=`` (a further name: ``password: str`` is a type, ``pwd=`` a flag awaiting its value)."""
+    if not looks_password(value) or value[-1] in ":=." or _CODE_NAME.fullmatch(value):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() or c in _SIGNS for c in value)
+
+
 #: The forms whose match needs a check beyond the expression: name -> the check of the value.
 _GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
-           "url-password": looks_password}
+           "url-password": looks_password, "password": looks_keyword_password}
 
 
 def _starts(text: str, at: int) -> bool:
@@ -175,8 +208,8 @@ def find(text: str) -> list[tuple[str, int, int]]:
 def masked(value: str, kind: str = "") -> str:
     """``value`` with all but its first 4 and last 4 characters left out (``AKIA…MPLE``); a PEM line whole (it holds
     no key material); a password (``kind`` ``url-password``) as ``***``, nothing of it kept (a short one would be
-    most of it)."""
-    if kind == "url-password":
+    most of it); a password given to a name (``password``) alike."""
+    if kind in ("url-password", "password"):
         return "***"
     if value.startswith("-----"):
         return value

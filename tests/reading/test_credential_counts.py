@@ -18,9 +18,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+
 from pathlib import Path
 
 import pytest
+
+from asz_core.reading.prose_audit import coverage
 
 from cli_helpers import asz_in_process
 from reading_helpers import planted_root
@@ -118,7 +121,7 @@ def test_the_audit_counts_a_key_its_cut_goes_through_once(planted):
     for args, masked in ((("--audit",), True), (("--audit", "--no-redact"), False)):
         p = _export(planted, *args)
         head = json.loads(p.stdout.splitlines()[0])
-        assert head["credentials"] == {"masked": masked, **want}, args
+        assert head["credentials"] == {"masked": masked, **want, **coverage()}, args
         bash = next(json.loads(ln) for ln in p.stdout.splitlines() if '"tool":"Bash"' in ln)
         assert (bash["text"].endswith("…"), "[private key left out]" in bash["text"]) == (not masked, masked)
     assert ("asz export: --no-redact: 2 place(s) of 1 credential(s) of a known form written whole (asz secrets lists "

@@ -15,11 +15,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from asz_core.reading.prose_audit import coverage
 from asz_core.view.secret_forms import LEFT_OUT, Masker, find, masked_cut, redacted
 
 from cli_helpers import asz_in_process
@@ -190,7 +192,7 @@ def test_the_audit_masks_before_it_cuts_and_says_what_it_left_out(planted):
     head = lines[0]
     assert head["kind"] == "conversation" and LEFT_OUT in head["title"]
     assert head["credentials"] == {"masked": True, "written": {"places": 3, "credentials": 3},
-                                   "left_out": {"places": 4, "credentials": 4, "not_written": 4}}
+                                   "left_out": {"places": 4, "credentials": 4, "not_written": 4}, **coverage()}
     assert head["left_out"]["tool_inputs_cut"] == 1  # the Bash line
     assert ("--audit masked 3 place(s) of 3 credential(s) (the audit form masks them by default; --no-redact keeps "
             "them whole); 4 more credential(s) stood only in parts the audit leaves out") in masked.stderr
