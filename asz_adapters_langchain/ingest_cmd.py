@@ -22,6 +22,7 @@ from typing import Optional
 
 import typer
 
+from asz_core.cli.jobs import storage_root
 from asz_core.cli.server_cmd import serve_app
 from asz_core.config import ConfigError, load_config
 
@@ -75,7 +76,7 @@ def langsmith(
     except ValueError as exc:
         typer.echo(f"asz ingest langsmith: --listen: {exc}", err=True)
         raise typer.Exit(2)
-    storage = Path(root) if root is not None else Path(cfg.root)
+    storage = storage_root(cfg, root)  # the root asz collect / asz server read with the same flags (trial 27a F1)
     try:
         (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
     except OSError as exc:

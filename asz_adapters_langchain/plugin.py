@@ -6,9 +6,10 @@ into one append source per session and stream
 (``_ingest/langsmith/sessions/<session>/<stream>.jsonl``, and one
 ``provider_body`` source per session for the llm runs' inputs and outputs; see
 :mod:`asz_adapters_langchain.inbox`) and lists those; the generic collector
-lands them through :meth:`LangsmithIngest.convert_line`. So ``asz collect
---adapter langsmith-ingest --root R`` needs ``--source R`` too, unless
-``storage.root`` in asz.yaml (or ``$ASZ_LANGSMITH_ROOT``) already names R.
+lands them through :meth:`LangsmithIngest.convert_line`. ``asz collect``, ``asz sources`` and ``asz server`` read
+the inbox of the storage root they resolved (``--root``, else ``storage.root`` of ``--config FILE`` or ./asz.yaml,
+else ./data; :func:`asz_core.cli.jobs.storage_source_root`), unless ``--source``, ``source_root`` or
+``$ASZ_LANGSMITH_ROOT`` names another folder.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ class LangsmithIngest(Adapter):
         return [ingest_dir(source_root) / "inbox"]
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
-        """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``): the storage root."""
+        """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``). The commands that collect
+        do not ask it: they read the storage root they resolved (:func:`asz_core.cli.jobs.storage_source_root`)."""
         env = os.environ if env is None else env
         if env.get("ASZ_LANGSMITH_ROOT"):
             from asz_core.config import user_path

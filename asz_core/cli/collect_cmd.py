@@ -23,7 +23,7 @@ from ..config import Config, ConfigError, format_duration, load_config
 from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
-from .jobs import Job, adapter_default_folders, load_adapter_file, resolve_jobs, usage_error
+from .jobs import Job, adapter_default_folders, load_adapter_file, resolve_jobs, storage_root, usage_error
 from .root_overlap import refuse_overlap
 from .stopping import held, interrupt_on, take_signals
 
@@ -126,7 +126,7 @@ def collect(
     cfg = _load("collect", config)
     jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
                         max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True)
-    storage = Path(root) if root is not None else Path(cfg.root)
+    storage = storage_root(cfg, root)
     watch, every = not once and any(j.mode == "watch" for j in jobs), min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
@@ -512,7 +512,7 @@ def sources(
 
     cfg = _load("sources", config)
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
-    storage = Path(root) if root is not None else Path(cfg.root)
+    storage = storage_root(cfg, root)
     if reset_conflict or reland:
         from .sources_reland import reland as reland_files, reset
 

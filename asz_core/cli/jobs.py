@@ -19,7 +19,8 @@ import typer
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, check_adapter_keys, parse_duration
 from ..plugins import Adapter, get_plugin_manager, raised_at
 
-__all__ = ["Job", "adapter_default_folders", "adapter_file_module", "load_adapter_file", "resolve_jobs", "usage_error"]
+__all__ = ["Job", "adapter_default_folders", "adapter_file_module", "load_adapter_file", "resolve_jobs", "storage_root",
+           "storage_source_root", "usage_error"]
 
 
 def usage_error(cmd: str, message: str) -> typer.Exit:
@@ -95,9 +96,9 @@ def resolve_jobs(
     the storage root, the first the root's own (:mod:`asz_core.collect.folders`), as a ``source_root`` list does in
     the file. With neither, the adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots` (Claude Code:
     its default folder and every other of its folders holding sessions). A flag beats the file.
-    ``root`` is the ``--root`` given: an adapter whose default source is the
-    storage root itself (``langsmith-ingest`` reads the inbox inside it)
-    reads that root, not the configured one. ``say_unlisted`` prints on stderr a note per installed adapter the
+    ``root`` is the ``--root`` given: an adapter whose source is the storage root itself
+    (:attr:`~asz_core.plugins.adapter.Adapter.source_in_storage`: ``langsmith-ingest`` reads the inbox inside it)
+    reads the storage root this command resolved (:func:`storage_source_root`). ``say_unlisted`` prints on stderr a note per installed adapter the
     default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
     """
     names = [adapter] if isinstance(adapter, str) else list(dict.fromkeys(adapter))
@@ -134,11 +135,13 @@ def resolve_jobs(
             src, *more = sources  # ~ expanded as every Path option is (asz_core.cli.quick.with_user_paths)
         elif e.source_root:
             src, more = Path(e.source_root), [Path(p) for p in e.more_source_roots]  # ~ expanded by load_config
+        elif a.source_in_storage:
+            src, more = storage_source_root(a, cfg, root), []
         else:
             src, *more = adapter_default_folders(a)
-            if root is not None and src == Path(cfg.root):
-                src = Path(root)  # the adapter reads the storage root: the one this command was given
-            follow = not a.source_in_storage and src == Path(a.default_source_root())
+            follow = src == Path(a.default_source_root())
+        if a.source_in_storage:
+            _refuse_other_root(cmd, a, src, storage_root(cfg, root))
         jobs.append(
             Job(
                 a,
@@ -152,6 +155,45 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def storage_root(cfg: Config, root: Optional[Path] = None) -> Path:
+    """The storage root a command resolved: ``--root`` (``root``), else ``storage.root`` of the configuration it read
+    (``cfg``: the ``--config`` FILE when given, else ./asz.yaml), else ``./data`` (the default of ``storage.root``)."""
+    return Path(root) if root is not None else Path(cfg.root)
+
+
+def storage_source_root(a: Adapter, cfg: Config, root: Optional[Path] = None,
+                        env: Optional[dict[str, str]] = None) -> Path:
+    """The source root of an adapter whose source lies in the storage root (:attr:`Adapter.source_in_storage`,
+    ``langsmith-ingest``: ``<root>/_ingest/langsmith``) when neither ``--source`` nor ``source_root`` names one: one
+    of its :attr:`~asz_core.plugins.adapter.Adapter.source_env` variables when set (``$ASZ_LANGSMITH_ROOT``), else
+    the storage root the command resolved (:func:`storage_root`). The one rule of ``asz collect``, ``asz sources`` and
+    ``asz server`` (trial 27a F1: with ``--config FILE`` it was ./asz.yaml's root or ./data, so a pass landed another
+    root's conversations, or none)."""
+    env = os.environ if env is None else env
+    if any(env.get(k) for k in getattr(a, "source_env", ())):
+        return Path(a.default_source_root(env))
+    return storage_root(cfg, root)
+
+
+def _refuse_other_root(cmd: str, a: Adapter, src: Path, storage: Path) -> None:
+    """Raise typer.Exit(2) when ``a`` (:attr:`Adapter.source_in_storage`) would read ``src``, a storage root other than
+    ``storage`` that holds landed conversations of its own: its staged arrivals are that root's evidence, which its
+    own passes land (and materialise under its lock). Landing them into ``storage`` too gives ``storage`` another
+    root's conversations under the ids of its own, which stop in conflict when its own arrivals land (trial 27a F1:
+    ``conflicts=7``). A source folder inside ``storage``, or one holding no conversation (a receiver's staging
+    root, ``$ASZ_LANGSMITH_ROOT``), is read."""
+    from ..storage.layout import session_dirs
+
+    mine, theirs = os.path.realpath(storage), os.path.realpath(src)
+    if theirs == mine or theirs.startswith(mine.rstrip(os.sep) + os.sep):
+        return
+    held = session_dirs(Path(src))
+    if held:
+        raise usage_error(cmd, f"{a.name} would read {src}, another storage root ({len(held)} landed conversation(s)), "
+                               f"into {storage}: its arrivals are that root's; collect them with --root {src}, and "
+                               f"this root's own with --root {storage} (no --source; docs/adapters/langchain.md, Collecting)")
 
 
 def _adapter_files(cmd: str, paths: list[Path]) -> list[object]:

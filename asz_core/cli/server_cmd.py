@@ -241,7 +241,7 @@ def server(
     from ..collect.workers import default_jobs
     from ..storage.root import LockBusy, collector_lock
     from ..view.server import ViewState, create_app
-    from .jobs import resolve_jobs
+    from .jobs import resolve_jobs, storage_root
     from .root_overlap import refuse_overlap
     from .server_pass import CollectLoop, PassSpec
 
@@ -249,7 +249,7 @@ def server(
     _check_port("server", port)
     # root: an adapter whose default source is the storage root (langsmith-ingest) reads --root, as in asz collect
     jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval, root=root, say_unlisted=True)
-    storage = Path(root) if root is not None else Path(cfg.root)
+    storage = storage_root(cfg, root)
     refuse_overlap("server", storage, jobs)
     every = min(j.interval for j in jobs)
     if every <= 0:

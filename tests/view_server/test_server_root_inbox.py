@@ -10,12 +10,11 @@ per trace: :func:`cli_helpers.expected_langsmith`).
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from cli_helpers import expected_langsmith, stage_upload_bodies
-from view_server_helpers import Served, counted_rows
+from view_server_helpers import Served, counted_rows, first_pass
 
 
 def test_server_reads_the_inbox_of_its_root(tmp_path, corpus_dir):
@@ -27,11 +26,7 @@ def test_server_reads_the_inbox_of_its_root(tmp_path, corpus_dir):
     work.mkdir()  # no asz.yaml here: storage.root is ./data
     served = Served(["server", "--root", str(root), "--adapter", "langsmith-ingest", "--interval", "1h"], work)
     try:
-        deadline = time.monotonic() + 120
-        while not (status := served.get("/api/status").json()).get("last_pass"):
-            assert time.monotonic() < deadline, served.output()
-            time.sleep(0.2)
-        last = status["last_pass"]
+        last = first_pass(served)
         assert last["errors"] == 0 and last["sessions"] == len(want), (last, served.output())
         assert f"source   : langsmith-ingest from {root}" in served.output()
         assert sorted(r["id"] for r in counted_rows(served)) == sorted(want)

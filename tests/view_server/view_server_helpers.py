@@ -155,6 +155,16 @@ class Served:
                 self.proc.wait(10)
 
 
+def first_pass(served: "Served", timeout: float = 120.0) -> dict:
+    """``asz server``'s ``/api/status`` ``last_pass`` once its first collect pass ended; polls until then, failing
+    after ``timeout`` seconds with what the server printed."""
+    deadline = time.monotonic() + timeout
+    while not (status := served.get("/api/status").json()).get("last_pass"):
+        assert time.monotonic() < deadline, served.output()
+        time.sleep(0.2)
+    return status["last_pass"]
+
+
 def counted_rows(served: "Served", query: str = "", timeout: float = 180.0) -> list[dict]:
     """The ``/api/conversations`` rows once none is still being counted (issue 22: the list answers at once and its
     rows fill in behind); polls until then, failing after ``timeout`` seconds."""
