@@ -34,7 +34,8 @@ COMMANDS = {
 #: Commands run without building the Typer application when their arguments are all plain options
 #: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, and ``collect``, whose pass with nothing
 #: new is mostly start-up. Command name -> (module, function).
-QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "collect": ("collect_cmd", "collect")}
+QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "collect": ("collect_cmd", "collect"),
+         "verify": ("verify_cmd", "verify")}
 
 
 def source_commit() -> str:

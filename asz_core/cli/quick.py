@@ -10,10 +10,12 @@ declarations when every argument is ``--name VALUE`` or ``--name=VALUE`` of an
 option typed ``str``, ``int``, ``float`` or ``Path`` (optionally ``Optional``), ``--name`` alone of a ``bool``
 option declared ``False`` with no ``--no-name``, or ``--name VALUE`` given any number of times of a ``list[Path]``
 or ``list[str]`` option declared ``[]``, each declared with nothing Typer would check or call (no callback, environment
-variable, prompt, range, parser or path check). Anything else (``--help``, an
-unknown or repeated-flag form, a value that is not a plain decimal for an
-``int`` or ``float``, a value starting with ``-``) gives ``None`` and the command runs
-through Typer as before, which answers with its own usage errors and help.
+variable, prompt, range, parser or path check); ``--name VALUE`` given any number of times of an
+``Optional[list[Path]]`` option declared ``None`` (None when not given, as Typer passes it); and one word not
+starting with ``-`` for the command's one optional ``str`` argument declared ``None``, if it has one. Anything else
+(``--help``, an unknown or repeated-flag form, a value that is not a plain decimal for an ``int`` or ``float``, a value
+starting with ``-``, ``--``, a second word) gives ``None`` and the command runs through Typer as before, which answers
+with its own usage errors and help.
 Same values, same exit codes: the function is called with exactly what Typer
 would pass it.
 """
@@ -40,13 +42,18 @@ _CONVERT: dict[Any, Callable[[str], Any]] = {str: str, Path: Path, int: int, flo
                                               Optional[Path]: Path, Optional[int]: int}
 #: Options given any number of times, their values kept in order (a list, as Typer passes it).
 _MANY: dict[Any, Callable[[str], Any]] = {list[Path]: Path, list[str]: str}
+#: The same declared ``None``: a list when given, None when not (as Typer passes it).
+_MANY_OR_NONE: dict[Any, Callable[[str], Any]] = {Optional[list[Path]]: Path, Optional[typing.List[Path]]: Path}
+#: The key of :func:`_options`'s answer that names the command's one optional ``str`` argument (never an option name).
+_WORD = ""
 
 
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
-    """``{"--name": (parameter, converter)}`` for every parameter of ``func``, or None when one is not a plain option."""
+    """``{"--name": (parameter, converter)}`` for every parameter of ``func`` (``{"": (parameter, str)}`` for its one
+    optional ``str`` argument declared None), or None when one is neither a plain option nor that argument."""
     import inspect
 
-    from typer.models import OptionInfo
+    from typer.models import ArgumentInfo, OptionInfo
 
     try:
         hints = typing.get_type_hints(func)
@@ -60,6 +67,12 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
             convert = _FLAG
         elif hint in _MANY and isinstance(info, OptionInfo) and info.default == []:
             convert = (_MANY[hint],)  # a tuple: many values
+        elif hint in _MANY_OR_NONE and isinstance(info, OptionInfo) and info.default is None:
+            convert = (_MANY_OR_NONE[hint],)
+        elif (hint == Optional[str] and isinstance(info, ArgumentInfo) and info.default is None and _WORD not in out
+              and all(getattr(info, attr, value) == value for attr, value in _PLAIN.items())):
+            out[_WORD] = (name, str)  # the command's one optional word
+            continue
         if not isinstance(info, OptionInfo) or convert is None:
             return None
         if any(getattr(info, attr, value) != value for attr, value in _PLAIN.items()):
@@ -116,6 +129,12 @@ def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
     i = 0
     while i < len(args):
         token = args[i]
+        if not token.startswith("-") and _WORD in options:
+            if options[_WORD][0] in given:
+                return None  # a second word: Typer's usage error
+            given[options[_WORD][0]] = token
+            i += 1
+            continue
         if token in options and options[token][1] is _FLAG:
             given[options[token][0]] = True
             i += 1

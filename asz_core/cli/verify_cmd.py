@@ -17,7 +17,6 @@ import typer
 
 from ..config import user_path
 from ..storage.layout import DEFAULT_ROOT
-from .reading_common import root_hint
 
 
 def _root_from_config(config: Optional[Path]) -> str:
@@ -42,6 +41,14 @@ def _is_session(root: Optional[Path], cfg_root: str, name: str) -> bool:
         return session_dir(Path(root) if root is not None else Path(cfg_root), name).is_dir()
     except ValueError:  # not usable as a session id
         return False
+
+
+def root_hint(where: str) -> str:
+    """:func:`asz_core.cli.reading_common.root_hint`, imported only when a root is missing (that module loads the
+    readers, which verify does not otherwise need: issue 22, the command's start)."""
+    from .reading_common import root_hint as hint
+
+    return hint(where)
 
 
 def _usage(message: str) -> typer.Exit:
