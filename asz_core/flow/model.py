@@ -49,12 +49,14 @@ _SEQ_ROW = Annotated[int, msgspec.Meta(ge=1, le=(1 << 63) - 1)]
 _BLOCK = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
 
 
-class Ref(msgspec.Struct, frozen=True, order=True):
+class Ref(msgspec.Struct, frozen=True, order=True, forbid_unknown_fields=True):
     """A landed record (``seq``, ``row``) or one of its parts (``block``, from 0); seq and row count from 1.
 
     A frozen, ordered value (compared and hashed as its fields), a msgspec Struct: made in about a fifth of the time
     of a frozen attrs object (a large conversation's rounds hold tens of thousands), and decoded straight from a
-    round line by :mod:`asz_core.flow.round_read`.
+    round line by :mod:`asz_core.flow.round_read`. Decoded, a ref with another key is refused
+    (``forbid_unknown_fields``): msgspec skips an unknown key's value without every check orjson makes of it (a
+    number beyond a float's range, bytes that are not UTF-8), so such a line is read the line-by-line way instead.
     """
 
     seq: _SEQ_ROW

@@ -1,6 +1,8 @@
-"""The round reader's one-pass read of node frames (msgspec) takes exactly what the line-by-line checks take.
+"""The round reader's one-pass read of node and relation frames (msgspec) takes exactly what the line-by-line checks
+take.
 
-A node line written as asz writes it (``{"t":"node",…``) is read by msgspec in one pass; the same line with a
+A node or relation line written as asz writes it (``{"t":"node",…``, ``{"t":"relation",…``) is read by msgspec in one
+pass; the same line with a
 leading space (the same JSON object) is read by orjson and the checks of origin-digest §4.2 line by line. Every
 variant below, valid or not, must give the same node or the same refusal (rule, line, message) both ways.
 """
@@ -60,6 +62,8 @@ VARIANTS = {
     "ref null": b'{"t":"node","id":"n","revision":2,"ref":null}',
     "ref block null": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":null}}',
     "ref extra key": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"x":"y"}}',
+    "ref extra key with a huge number": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"x":1e400}}',
+    "refs extra key not UTF-8": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1,"x":"\xff"}]}',
     "ref seq 0": b'{"t":"node","id":"n","revision":2,"ref":{"seq":0,"row":1}}',
     "ref row 0": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":0}}',
     "ref block -1": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":-1}}',
@@ -74,6 +78,57 @@ VARIANTS = {
     "refs beyond through": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1},{"seq":9,"row":1}]}',
     "refs row -1": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":-1}]}',
     "refs huge seq": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":18446744073709551615,"row":1}]}',
+}
+
+#: Relation lines (each a relation frame of round 2 through seq 4), valid and not.
+_REL = b'{"t":"relation","id":"r","revision":2,"type":"continues","from":"conversation/a","to":"conversation/b"'
+RELATIONS = {
+    "plain": _REL + b',"quality":"exact_unique","via":"session a repeats 2 records","evidence":[{"seq":1,"row":2},'
+                    b'{"seq":4,"row":3,"block":0}]}',
+    "no optional field": _REL + b"}",
+    "evidence null": _REL + b',"evidence":null}',
+    "evidence empty": _REL + b',"evidence":[]}',
+    "evidence an object": _REL + b',"evidence":{"seq":1,"row":1}}',
+    "evidence beyond through": _REL + b',"evidence":[{"seq":1,"row":1},{"seq":5,"row":1}]}',
+    "evidence seq 0": _REL + b',"evidence":[{"seq":0,"row":1}]}',
+    "evidence row 0": _REL + b',"evidence":[{"seq":1,"row":0}]}',
+    "evidence block -1": _REL + b',"evidence":[{"seq":1,"row":1,"block":-1}]}',
+    "evidence block null": _REL + b',"evidence":[{"seq":1,"row":1,"block":null}]}',
+    "evidence seq 1.0": _REL + b',"evidence":[{"seq":1.0,"row":1}]}',
+    "evidence seq true": _REL + b',"evidence":[{"seq":true,"row":1}]}',
+    "evidence a list": _REL + b',"evidence":[[1,1]]}',
+    "evidence extra key": _REL + b',"evidence":[{"seq":1,"row":1,"x":"y"}]}',
+    "evidence extra key with a huge number": _REL + b',"evidence":[{"seq":1,"row":1,"x":1e400}]}',
+    "evidence extra key not UTF-8": _REL + b',"evidence":[{"seq":1,"row":1,"x":"\xff"}]}',
+    "evidence huge seq": _REL + b',"evidence":[{"seq":18446744073709551615,"row":1}]}',
+    "quality null": _REL + b',"quality":null,"via":null}',
+    "quality a number": _REL + b',"quality":5}',
+    "via empty": _REL + b',"via":""}',
+    "via lone surrogate": _REL + b',"via":"\\ud800"}',
+    "via not UTF-8": _REL + b',"via":"a\xffb"}',
+    "via non-ASCII": _REL + b',"via":"r\xc3\xa9p\xc3\xa9t\xc3\xa9"}',
+    "type empty": b'{"t":"relation","id":"r","revision":2,"type":"","from":"a","to":"b"}',
+    "type missing": b'{"t":"relation","id":"r","revision":2,"from":"a","to":"b"}',
+    "from missing": b'{"t":"relation","id":"r","revision":2,"type":"x","to":"b"}',
+    "to null": b'{"t":"relation","id":"r","revision":2,"type":"x","from":"a","to":null}',
+    "to a list": b'{"t":"relation","id":"r","revision":2,"type":"x","from":"a","to":["b"]}',
+    "type twice": _REL + b',"type":"other"}',
+    "tombstone": b'{"t":"relation","id":"r","revision":2,"tombstone":true}',
+    "tombstone with bad fields": b'{"t":"relation","id":"r","revision":2,"tombstone":true,"type":5,"evidence":7}',
+    "tombstone 1": b'{"t":"relation","id":"r","revision":2,"tombstone":1}',
+    "tombstone 0": _REL + b',"tombstone":0}',
+    "tombstone null": _REL + b',"tombstone":null}',
+    "tombstone false": _REL + b',"tombstone":false}',
+    "revision true": b'{"t":"relation","id":"r","revision":true,"type":"x","from":"a","to":"b"}',
+    "revision other round": b'{"t":"relation","id":"r","revision":1,"type":"x","from":"a","to":"b"}',
+    "revision missing": b'{"t":"relation","id":"r","type":"x","from":"a","to":"b"}',
+    "id empty": b'{"t":"relation","id":"","revision":2,"type":"x","from":"a","to":"b"}',
+    "id a number": b'{"t":"relation","id":5,"revision":2,"type":"x","from":"a","to":"b"}',
+    "unknown key": _REL + b',"extra":1}',
+    "unknown key with a huge number": _REL + b',"extra":1e400}',
+    "t twice, node last": _REL + b',"t":"node"}',
+    "t twice, relation last": b'{"t":"relation","id":"r","revision":2,"t":"mystery","t":"relation","type":"x","from":"a","to":"b"}',
+    "cut short": _REL + b',"evidence":[{"seq":1,"row":1}',
 }
 
 
@@ -116,6 +171,35 @@ def test_one_pass_read_takes_what_the_checks_take(name, compiled, monkeypatch):
         _same_outcome(line, twice=True)
     finally:
         sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("name", sorted(RELATIONS))
+def test_one_pass_read_of_a_relation_takes_what_the_checks_take(name):
+    line = RELATIONS[name]
+    _same_outcome(line)
+    _same_outcome(line, twice=True)
+
+
+def test_one_pass_read_gives_the_written_relations():
+    from asz_core.flow.model import Relation
+
+    rels = [Relation("rel/b", "continues", "conversation/a", "conversation/b", "exact_unique", "session a repeats",
+                     [Ref(1, 2), Ref(4, 3, 0)]),
+            Relation("rel/a", "spawned", "call/x", "run/y"), Relation("rel/c", tombstone=True)]
+    data = build_round(HEADER, [], rels, []).data
+    assert data.count(b'\n{"t":"relation",') == 3  # as the writer writes them: the one-pass read's lines
+    r = decode_round(data)
+    assert sorted(r.relations, key=lambda x: x.id) == [
+        Relation("rel/a", "spawned", "call/x", "run/y", revision=2),
+        Relation("rel/b", "continues", "conversation/a", "conversation/b", "exact_unique", "session a repeats",
+                 [Ref(1, 2), Ref(4, 3, 0)], revision=2),
+        Relation("rel/c", revision=2, tombstone=True)]
+
+
+def test_one_pass_read_refuses_a_relation_id_twice():
+    with pytest.raises(RoundError) as ei:
+        decode_round(_round(RELATIONS["plain"], twice=True), "r.sf")
+    assert ei.value.rule == "entity id" and ei.value.line == 3 and "relation id 'r' appears twice" in str(ei.value)
 
 
 def _same_outcome(line: bytes, twice: bool = False) -> None:
