@@ -83,4 +83,5 @@ setup(cmdclass={"build_py": BuildPy, "sdist": Sdist}, ext_modules=[
     compiled("asz_core.sessiondata.bytescan", "asz_core/sessiondata/bytescan.c"),
     compiled("asz_core.sessiondata.jsoncheck", "asz_core/sessiondata/jsoncheck.c"),
     compiled("asz_adapters_claude.usual_line", "asz_adapters_claude/usual_line.c"),
+    compiled("asz_core.verify.jsonscan", "asz_core/verify/jsonscan.c"),
 ])

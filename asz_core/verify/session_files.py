@@ -16,6 +16,7 @@ from pathlib import Path
 
 import orjson
 
+from ..sessiondata.compiled import load_compiled
 from ..storage.layout import session_dirs
 from ..storage.state_lines import parse_state
 from .report import Problem
@@ -29,6 +30,10 @@ INDEX_DIR = "index"
 
 #: The warning's name (``warning: <file>:<line>: unreadable state file: …``).
 UNREADABLE_STATE = "unreadable state file"
+
+#: The optional compiled :mod:`asz_core.verify.jsonscan` (None where it was not built): the index's lines it vouches for
+#: are not read by orjson (issue 22: 0.08 s of CPU a 25 MB index); its rules are in ``jsonscan.c``'s head.
+jsonscan = load_compiled("asz_core.verify.jsonscan")
 
 _WHAT = {SESSION_STATE: "the session's cache of its next seq, never trusted over the landed files; remove it if a "
                         "collect pass of this session fails on it",
@@ -72,8 +77,12 @@ def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
         return out + [(entries, 0, why)]
     if len(data) < want:
         return out + [(entries, data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
+    # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again
+    first = jsonscan.index_lines(data, want) if jsonscan is not None else 1
+    if first is None:
+        return out
     for n, raw in enumerate(data[:want].split(b"\n"), 1):
-        if not raw:
+        if not raw or n < first:
             continue
         try:
             obj = orjson.loads(raw)
