@@ -56,7 +56,7 @@ def file_token(path: Path) -> str:
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
              token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[dict[str, str]] = None,
-             budgets: Optional[dict[str, int]] = None) -> int:
+             budgets: Optional[dict[str, int]] = None, require_receiver: bool = False) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -73,6 +73,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     and again only when its words change (:func:`~asz_core.export.push.push`). ``budgets``: adapter name -> the
     ``max_delta_bytes`` (bytes) its collector cut at in this process (``asz collect --max-delta-bytes``), what the rest
     of a stream is cut at; an adapter it does not name is cut at ``adapters[].collector.max_delta_bytes`` of ``cfg``.
+    ``require_receiver`` (``asz push --require-receiver``): a pass with nothing due that reached no receiver (one note,
+    exit 0 otherwise) returns 1, said in one more line.
     """
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
@@ -101,6 +103,9 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     if not quiet_when_idle or rep.files or rep.metrics or rep.rejected:
         typer.echo(rep.summary())  # after a collect or server pass: only when something was sent or refused
     code = 0 if rep.ok else 1
+    if require_receiver and rep.unreached:
+        typer.echo("asz push: --require-receiver: the receiver was not reached (nothing was due): exit 1", err=True)
+        code = 1
     if cfg.retention.after is not None:  # retention runs after each push pass
         from .retention_cmd import run_prune
 
@@ -120,6 +125,9 @@ def push_command(
     retry_elsewhere: bool = typer.Option(False, "--retry-elsewhere", help="Send again the files the receiver answered "
                                          "it holds from another root (push.state's elsewhere lines: the same session "
                                          "collected into two roots), e.g. after that root's copy was removed there."),
+    require_receiver: bool = typer.Option(False, "--require-receiver", help="Exit 1 when a pass with nothing due "
+                                          "reached no receiver (without it: one note, exit 0, since nothing is left "
+                                          "behind); a daily job alerts on a receiver that is down even on quiet days."),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="FILE", help="Send nothing: write to FILE "
                                             "this root's receipts of the endpoint (what the receiver accepted, by "
                                             "SHA-256), for asz verify --root TEAM --receipts FILE on the receiving root."),
@@ -137,7 +145,8 @@ def push_command(
     export.otlp.headers; the token is never printed. Exit 0 when everything
     due was sent, 1 when anything failed or was rejected (a refused token
     too), 2 usage (a --token-file that cannot be read or holds no one-line
-    token); Ctrl-C says what was sent and exits 130. Files the receiver rejected because it holds their
+    token; with --require-receiver also a pass with nothing due that reached
+    no receiver); Ctrl-C says what was sent and exits 130. Files the receiver rejected because it holds their
     session from another root (one seq, one file) are recorded once and said in one note per session on later
     passes, not an error; retention counts them as received only when the receiver said it holds every record.
     """
@@ -163,7 +172,8 @@ def push_command(
     except ValueError as exc:
         raise _usage("push", str(exc)) from None
     try:
-        code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere)
+        code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere,
+                        require_receiver=require_receiver)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)

@@ -72,6 +72,9 @@ class PushReport:
     #: records rejected of files sent again after the rest of their stream, answered held whole (not an error:
     #: push_rest; in ``rejected`` too)
     held_again: int = 0
+    #: a pass with nothing due whose empty request found no connection (its note said): the receiver was not reached,
+    #: what ``asz push --require-receiver`` exits 1 on (trial 27b F8: a dead receiver was silent on quiet days)
+    unreached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -238,6 +241,7 @@ class _Pass(Elsewhere, Rests):
             self.problem(f"push to {self.state.endpoint}: nothing was due, and the receiver refused an empty request: "
                          f"{ans.error} (the next file due would be refused too)")
         else:
+            self.rep.unreached = True
             self.notes.say("no connection", f"push to {self.state.endpoint}: nothing was due; the receiver was not "
                                             f"reached: {ans.error}")
 

@@ -1,0 +1,115 @@
+"""``asz senders``: the instances that sent to a receiving root, when each last sent, and which expected ones were
+quiet in a window, for a morning run to alert on (trial 27b F8; docs/push.md, "Alerting on a host that did not send").
+
+Exit codes: 0 every expected instance sent a landed file in the window (or none is expected), 1 one or more were quiet
+(or the root does not exist, or holds no sender record while instances are expected), 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .reading_common import CONFIG_HELP, ROOT_HELP, settings, time_range, tz_option, use_tz
+
+
+def _when(ms: Optional[int]) -> str:
+    """Unix ms as ``2026-12-02 23:10:05`` in the reader's zone (``--tz``), ``never`` for None."""
+    from ..view.zone import local_text
+
+    return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms is not None else "never"
+
+
+def senders(
+    expect: list[str] = typer.Option([], "--expect", metavar="NAME[,NAME…]", help="An instance that should have sent: its service.instance.id (export.otlp.instance_id) or its token's credential name, exactly; commas or the option again for several. One that sent no landed file in the window (or never, without one) is quiet: exit 1."),
+    since: str = typer.Option("", "--since", help="The window the files' received time is counted in: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday."),
+    until: str = typer.Option("", "--until", help="… and until (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, expected, quiet), unverified_lines, quiet (the expected instances that were quiet)."),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """The instances that sent files to this receiving root (asz receive's sender record, _received/), and which expected ones were quiet.
+
+    One row per sending instance: INSTANCE (service.instance.id), CREDENTIAL
+    (the token file's names its requests carried), FILES (landed files it
+    sent), IN WINDOW (of them, received inside --since/--until), LAST RECEIVED
+    (in --tz) and, for one that sent nothing in the window, 'quiet since
+    LAST'. --expect names the instances that should have sent; one that sent
+    no landed file in the window (never, without a window) gets a row and a
+    stderr line (asz senders: quiet: …) and the exit is 1. A pusher with
+    nothing due lands no file, so it reads quiet too. A sender line that does
+    not verify names no one: counted apart (asz verify names it). Exit 0 none
+    quiet, 1 an expected instance quiet or no storage root, 2 usage.
+    """
+    from ..reading.senders_seen import activity, expected_rows, quiet
+
+    zone = use_tz("senders", tz)
+    window = time_range("senders", since, until, zone) if since or until else None
+    r, _ = settings("senders", root, config)
+    names = [n.strip() for one in expect for n in one.split(",") if n.strip()]
+    rows, unverified = activity(r, window)
+    rows = expected_rows(rows, names, window is not None)
+    silent = quiet(rows)
+    if as_json:
+        from ..reading.prose_audit import instant
+
+        shown = [{k: v for k, v in row.items() if k != "last_received_ms"} for row in rows]
+        typer.echo(json.dumps({"window": [instant(window[0]), instant(window[1])] if window else None,
+                               "instances": shown, "unverified_lines": unverified,
+                               "quiet": [row["instance"] for row in silent]}, indent=2))
+    else:
+        _table(rows, window, unverified)
+    span = _span(window)
+    for row in silent:
+        last = row["last_received_ms"]
+        typer.echo(f"asz senders: quiet: {row['instance']} sent no landed file {span}"
+                   + (f" (quiet since {_when(last)}, its last file received)" if last is not None
+                      else " (it never sent to this root)"), err=True)
+    if silent:
+        raise typer.Exit(1)
+
+
+def _span(window) -> str:
+    """``in the window 2026-12-02 00:00:00 .. 2026-12-02 23:59:59 (UTC)`` or ``to this root`` without one."""
+    if window is None:
+        return "to this root"
+    from ..view.zone import zone_name
+
+    lo = _when(window[0]) if window[0] is not None else "…"
+    hi = _when(window[1]) if window[1] is not None else "…"
+    return f"in the window {lo} .. {hi} ({zone_name()})"
+
+
+def _table(rows: list[dict], window, unverified: int) -> None:
+    """The rows as a table on stdout (``--expect``'s rows marked ``expected``), then a note on unverified lines."""
+    from ..view.zone import zone_name
+
+    if not rows:
+        typer.echo("no sender record in this root (_received/ holds none): nothing was received here")
+    else:
+        head = ["INSTANCE", "CREDENTIAL", "FILES", "IN WINDOW", f"LAST RECEIVED ({zone_name()})", ""]
+        lines = []
+        for row in rows:
+            said = []
+            if row["quiet"]:
+                said.append(f"quiet since {_when(row['last_received_ms'])}" if row["last_received_ms"] is not None
+                            else "never sent")
+            if row["expected"]:
+                said.append("expected")
+            lines.append([row["instance"] or "(no instance id)", ", ".join(row["credentials"]) or "-",
+                          f"{row['files']:,}", f"{row['in_window']:,}" if row["in_window"] is not None else "-",
+                          _when(row["last_received_ms"]), "; ".join(said)])
+        widths = [max(len(x[i]) for x in [head, *lines]) for i in range(len(head))]
+        for line in [head, *lines]:
+            typer.echo("  ".join(c.rjust(w) if i in (2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    if unverified:
+        typer.echo(f"{unverified:,} sender line(s) do not verify: they name no instance here (asz verify names each)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``senders`` to ``app``."""
+    app.command("senders")(senders)

@@ -1,0 +1,92 @@
+"""``asz senders``: who sent files to a receiving root and when each was last heard of, for a morning check that
+alerts when a host did not send (trial 27b F8: a host offline for a day went unnoticed; every command exited 0).
+
+Read from the root's sender record only (``<root>/_received/*.senders``, :mod:`asz_core.storage.senders`): one row
+per sending instance (its ``service.instance.id``), with the credential names its requests carried, how many landed
+files it sent (all time and inside a ``--since``/``--until`` window, by the receiver's ``received_at``), its first and
+last ``received_at`` and whether it is one of the instances expected (``--expect``). A line that does not verify names
+no sender and no time (:data:`~asz_core.storage.senders.UNVERIFIED`): it is counted apart, never given to an instance.
+What a receiver lands is files: a pusher whose pass had nothing due sends an empty request, which lands nothing and
+leaves no line, so a host with nothing new to send reads as quiet as one that did not run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Optional
+
+__all__ = ["activity", "expected_rows", "quiet"]
+
+
+def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Optional[int]]] = None) -> tuple[list[dict], int]:
+    """``(rows, unverified)``: one row per instance the sender records of ``root`` name, by instance id, each
+    ``{"instance", "credentials" (sorted names, null left out), "files", "sessions", "first_received",
+    "last_received" (RFC 3339 as the receiver wrote them), "last_received_ms" (unix ms), "in_window" (files received
+    inside ``window``, ``(since, until)`` unix ms with either end None; None when no window is given)}``, and how
+    many lines do not verify (counted for no instance). An instance id null (a request that named none) is the row
+    ``instance`` None. Never raises (a record that cannot be read reads empty)."""
+    from ..sessiondata.times import parse_instant
+    from ..storage.senders import RECEIVED, UNVERIFIED, read_senders
+    from ..view.usage_report import ms_in_window
+
+    rows: dict[Optional[str], dict] = {}
+    unverified = 0
+    folder = Path(root) / RECEIVED
+    paths = sorted(folder.glob("*.senders")) if folder.is_dir() else []
+    for path in paths:
+        seen: set[Optional[str]] = set()
+        for e in read_senders(path).entries:
+            if e.get(UNVERIFIED):
+                unverified += 1
+                continue
+            name = e.get("instance") if isinstance(e.get("instance"), str) else None
+            row = rows.setdefault(name, {"instance": name, "credentials": set(), "files": 0, "sessions": 0,
+                                         "first_received": None, "last_received": None, "last_received_ms": None,
+                                         "first_ms": None, "in_window": 0 if window is not None else None})
+            row["files"] += 1
+            row["sessions"] += name not in seen
+            seen.add(name)
+            if isinstance(e.get("credential"), str):
+                row["credentials"].add(e["credential"])
+            ns = parse_instant(e.get("received_at"))
+            if ns is None:
+                continue
+            ms = ns // 1_000_000
+            if row["last_received_ms"] is None or ms >= row["last_received_ms"]:
+                row["last_received"], row["last_received_ms"] = e["received_at"], ms
+            if row["first_ms"] is None or ms < row["first_ms"]:
+                row["first_received"], row["first_ms"] = e["received_at"], ms
+            if window is not None:
+                row["in_window"] += ms_in_window(ms, *window)
+    out = []
+    for row in sorted(rows.values(), key=lambda r: (r["instance"] is None, r["instance"] or "")):
+        row.pop("first_ms")
+        row["credentials"] = sorted(row["credentials"])
+        out.append(row)
+    return out, unverified
+
+
+def expected_rows(rows: list[dict], expect: Iterable[str], window_given: bool) -> list[dict]:
+    """``rows`` (:func:`activity`) each with ``expected`` (an instance id or one of its credential names is in
+    ``expect``, compared exactly) and ``quiet`` (it sent no landed file inside the window: ``in_window`` 0; without a
+    window, never: a row is an instance that sent), then one row per name of ``expect`` that no row matches, ``files``
+    0 and every time None, ``quiet`` true (it never sent to this root). ``expect`` in its given order, names once."""
+    names = list(dict.fromkeys(n for n in expect if n))
+    matched: set[str] = set()
+    out = []
+    for row in rows:
+        hit = [n for n in names if n == row["instance"] or n in row["credentials"]]
+        matched.update(hit)
+        out.append({**row, "expected": bool(hit), "quiet": window_given and not row["in_window"]})
+    for n in names:
+        if n not in matched:
+            out.append({"instance": n, "credentials": [], "files": 0, "sessions": 0, "first_received": None,
+                        "last_received": None, "last_received_ms": None, "in_window": 0 if window_given else None,
+                        "expected": True, "quiet": True})
+    return out
+
+
+def quiet(rows: list[dict]) -> list[dict]:
+    """The rows of ``rows`` (:func:`expected_rows`) that make ``asz senders`` exit 1: expected and quiet."""
+    return [r for r in rows if r["expected"] and r["quiet"]]
