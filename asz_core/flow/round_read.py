@@ -336,18 +336,29 @@ class _Reader:
         )
 
 
+def _took_relation(rd: _Reader, raw: bytes, i: int, header: RoundHeader, relations: list, ids: set[str]) -> bool:
+    """Read relation line ``i`` in one msgspec pass (issue 22: asz verify reads every round) into ``relations``;
+    False when that pass does not read it (the line-by-line checks then name the rule). Raises :class:`RoundError`
+    on an id seen before."""
+    entity = rd.relation_line(raw, header)
+    if entity is None:
+        return False
+    if entity.id in ids:
+        raise rd.fail(i, "entity id", f"relation id {entity.id!r} appears twice")
+    ids.add(entity.id)
+    relations.append(entity)
+    return True
+
+
 def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
     """Decode and check a round's bytes (origin-digest §4.2). ``path`` only names the file in errors.
 
-    Refuses: a first line that is not the header, a second header, a line
-    after the commit; an undecodable line or an unknown ``t``; a header rule
-    broken (schema, required fields, round 0, previous on round 1 or missing
-    after it, from_seq 0, through_seq < from_seq - 1); an entity without id or
-    with an id seen before in its group; revision ≠ the header's round; a ref
-    with seq or row 0 or seq beyond through_seq; a relation without type, from
-    or to; an unresolved entry with a bad state; a malformed ``provider_bodies``
-    attr; a missing commit, or a commit whose digest or counts do not match.
-    Raises :class:`RoundError`.
+    Refuses: a first line that is not the header, a second header, a line after the commit; an undecodable line or
+    an unknown ``t``; a header rule broken (schema, required fields, round 0, previous on round 1 or missing after it,
+    from_seq 0, through_seq < from_seq - 1); an entity without id or with an id seen before in its group; revision ≠
+    the header's round; a ref with seq or row 0 or seq beyond through_seq; a relation without type, from or to; an
+    unresolved entry with a bad state; a malformed ``provider_bodies`` attr; a missing commit, or a commit whose
+    digest or counts do not match. Raises :class:`RoundError`.
     """
     rd = _Reader(path)
     if not data:
@@ -374,15 +385,10 @@ def decode_round(data: bytes, path: str | os.PathLike = "") -> Round:
             offset += used
             if upto >= i:
                 continue
-        if header is not None and commit is None and raw.startswith(b'{"t":"relation",'):
-            entity = rd.relation_line(raw, header)  # one msgspec pass (issue 22: asz verify reads every round)
-            if entity is not None:
-                if entity.id in relation_ids:
-                    raise rd.fail(i, "entity id", f"relation id {entity.id!r} appears twice")
-                relation_ids.add(entity.id)
-                relations.append(entity)
-                offset += len(raw) + 1
-                continue
+        if header is not None and commit is None and raw.startswith(b'{"t":"relation",') and \
+                _took_relation(rd, raw, i, header, relations, relation_ids):
+            offset += len(raw) + 1
+            continue
         try:
             d = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
