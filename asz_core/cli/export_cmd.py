@@ -147,7 +147,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
                 from .conversations_cmd import conversation_senders
 
                 row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files),
-                                           audit.turn_at)
+                                           audit.turn_at, audit.companions, audit.title)
             turns = [prose.masker.tree(audit.header(row, turns, bad, figures, written)), *turns]
             prose.unwritten |= set(audit.unwritten) - set(written)
         return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
@@ -230,6 +230,10 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> l
         prose.placed[t["in_range"]] += 1
     if not prose.in_range_only:
         return turns
+    if audit is not None:  # the title as the prompts up to the window's end give it (trial 27b F1)
+        from ..reading.prose_audit import window_title
+
+        audit.title = window_title(turns, (row or {}).get("title") or "", prose.window, audit.dialect)
     kept = [t for t in turns if t["in_range"] is not False]
     prose.stats.keep_only(turns, kept, prose.window)  # stderr names the rows written only
     if audit is not None:

@@ -497,7 +497,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
             first[stream] = ns
         if hidden.intersection(rec.get("flags", ())):
             if audit is not None:
-                audit.withhold(rec)
+                audit.withhold(rec, stream, rel, row)
             continue
         t = _turn(rec, header, thinking, lines, stats, (rel, row))
         got = [] if t is None else [{"conversation": conversation, "stream": stream, "role": t[0],

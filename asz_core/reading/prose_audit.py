@@ -56,7 +56,8 @@ from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "before_window", "coverage", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head"]
+           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head",
+           "window_title"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -69,6 +70,14 @@ INPUT_CHARS = 200
 #: ``content`` (Claude Code's Write, Kiro's ``write``) or ``file_text``, a NotebookEdit's ``new_source``; a call whose
 #: input holds one is counted in ``left_out`` as ``edit_contents`` (trial 25b F7).
 CONTENT_KEYS = (*(k for pair in PAIRS for k in pair), "edits", "content", "file_text", "new_source")
+
+
+def _companions_named(rec: dict) -> list[str]:
+    """The companion files (``tool-results/….txt``) ``rec``'s ``dropped`` names (docs/session-data.md, Dropped)."""
+    from ..sessiondata.model import companion_path
+
+    got = (companion_path(x.get("what")) if isinstance(x, dict) else None for x in rec.get("dropped") or ())
+    return [p for p in got if p]
 
 
 def fixed_notice(text: str, dialect: str) -> str | None:
@@ -101,7 +110,7 @@ def _status(result: Optional[dict], dialect: str) -> str:
 class Audit:
     """The audit form of one conversation's prose: :meth:`lines` per record, :meth:`arrange` once, then
     :meth:`header`. ``window`` is ``(since, until)`` in unix ms (either None) or None for no window; with ``only``
-    (``--in-range-only``) ``left_out`` counts only what the records inside the window left out (:meth:`_counts`).
+    (``--in-range-only``) ``left_out`` counts only what the records inside the window left out (:meth:`_placed`).
     With ``mask`` (``--redact``, the default) a tool call's summary is masked before it is cut
     (:func:`~asz_core.view.secret_forms.masked_cut`), and its line carries the fingerprints of what it masked as
     ``_gone`` (taken off and counted where the line is written: ``asz_core.cli.export_cmd``)."""
@@ -123,30 +132,99 @@ class Audit:
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0,
                          "other_records": 0, "tool_executions": 0}
+        #: ``--in-range-only``: the records with no time of their own not placed yet, per stream, each ``((seq, row),
+        #: what it leaves out, the credentials it held, the companion files it names)``, placed by :meth:`place_untimed`
+        self._untimed: dict[str, list[tuple[tuple, dict, list, list]]] = {}
+        #: ``(seq, row) -> unix ms``: each record with no time of its own placed at the next record of its stream that
+        #: has one (:meth:`place_untimed`; docs/reading.md, "A record with no time of its own")
+        self.next_at: dict[tuple, int] = {}
+        #: the companion files the records counted name (``--in-range-only``: the window's; :func:`window_head`)
+        self.companions: set[str] = set()
+        #: ``--in-range-only``: the header's title (:func:`window_title`), set where the lines are placed
+        self.title: Optional[str] = None
 
-    def withhold(self, rec: dict) -> None:
-        """Count a record a ``view.hide`` flag leaves out (``rec``, by :meth:`_counts`), and the credentials it held."""
-        n = self._counts(rec)
-        self.left_out["withheld"] += n
-        self.unwritten += found_in(rec.get("parts")) if n else []
+    def withhold(self, rec: dict, stream: str = "main", file: str = "", row: int = 0) -> None:
+        """Count a record a ``view.hide`` flag leaves out (``rec``, placed as :meth:`lines` places it), and the
+        credentials it held."""
+        def count() -> None:
+            self.left_out["withheld"] += 1
+            self.unwritten += found_in(rec.get("parts"))
 
-    def _counts(self, rec: dict) -> int:
-        """1 when what ``rec`` leaves out is counted in ``left_out``, else 0: with ``--in-range-only`` a record whose
-        time lies outside the window gives no line (those before it are counted under ``before_window``), so the
-        header of a past day does not change when the conversation goes on later (trial 22a, F6); a record with no
-        time of its own is counted."""
+        self._placed(stream, file, row, rec, count)
+
+    def _placed(self, stream: str, file: str, row: int, rec: dict, count: Callable[[], Any]) -> Any:
+        """``count()``'s result, what it added to ``left_out``, :attr:`unwritten` and :attr:`companions` kept when the
+        record ``rec`` lies in the window. Without ``--in-range-only`` every record counts. With it a record whose
+        time lies outside the window gives no line (those before it are counted under ``before_window``), so the header
+        of a past day does not change when the conversation goes on later (trial 22a, F6); a record with no time of
+        its own is held until :meth:`place_untimed` places it (trial 27b F1: one written on a later day was counted in
+        every window)."""
         if not self.only or self.window is None:
-            return 1
-        return int(placed(rec.get("time"), self.window) is not False)
+            self._companions_of(rec)
+            return count()
+        left, gone = dict(self.left_out), len(self.unwritten)
+        got = count()
+        delta = {k: v - left.get(k, 0) for k, v in self.left_out.items() if v != left.get(k, 0)}
+        taken = self.unwritten[gone:]
+        self.left_out.update(left)
+        del self.unwritten[gone:]
+        ns = parse_instant(rec.get("time"))
+        if ns is None:
+            key = _record_of({"file": file, "row": row})
+            self._untimed.setdefault(stream, []).append((key, delta, taken, _companions_named(rec)))
+            return got
+        self._settle(stream, ns // 1_000_000)
+        if ms_in_window(ns // 1_000_000, *self.window):
+            self._add(delta, taken, _companions_named(rec))
+        return got
+
+    def _add(self, delta: dict, taken: list, companions: list) -> None:
+        for k, v in delta.items():
+            self.left_out[k] = self.left_out.get(k, 0) + v
+        self.unwritten += taken
+        self.companions.update(companions)
+
+    def _companions_of(self, rec: dict) -> None:
+        self.companions.update(_companions_named(rec))
+
+    def _settle(self, stream: str, ms: Optional[int]) -> None:
+        """Place the records of ``stream`` held with no time of their own at ``ms`` (the next record's time; None: no
+        such record yet, left for :meth:`place_untimed`)."""
+        for key, delta, taken, companions in self._untimed.pop(stream, []) if ms is not None else ():
+            self.next_at[key] = ms
+            if ms_in_window(ms, *self.window):
+                self._add(delta, taken, companions)
+
+    def place_untimed(self, turn_ends: dict) -> None:
+        """Place each record still held (:meth:`_placed`): at its turn's recorded end (``turn_ends``: :func:`turn_at`,
+        Kiro's replies), else at the next record of its stream that has a time (held at the stream's end: none yet,
+        so in no window until one lands). The rule of docs/reading.md ("A record with no time of its own"): a record is
+        written no later than the next one, so the place holds whatever lands later."""
+        for stream, held in list(self._untimed.items()):
+            keep = []
+            for item in held:
+                ms = turn_ends.get(item[0])
+                if ms is None:
+                    keep.append(item)
+                    continue
+                self.next_at[item[0]] = ms
+                if ms_in_window(ms, *self.window):
+                    self._add(*item[1:])
+            self._untimed[stream] = keep
 
     def lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
         """The audit lines of one record: ``line`` (the default's, or None) with its ``kind``, else a person's list
-        turn or an injected list of text parts, then one line per tool call; a compaction boundary's line."""
+        turn or an injected list of text parts, then one line per tool call; a compaction boundary's line. What it
+        leaves out is counted as :meth:`_placed` places it."""
+        return self._placed(stream, file, row, rec, lambda: self._lines(header, stream, file, row, rec, line))
+
+    def _lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
+        """:meth:`lines` with every left-out part counted (``n`` 1)."""
         base = {"conversation": self.conversation, "stream": stream, "role": "", "ts": rec.get("time", ""),
                 "text": "", "file": file, "row": row}
         parts = [p for p in rec.get("parts") or () if isinstance(p, dict) and not is_member_part(p)]  # a member: no content
         flags = rec.get("flags") or ()
-        out, n = [], self._counts(rec)
+        out, n = [], 1
         if line is not None:
             line["kind"] = self._kind(header, stream, rec, line)
             out.append(line)
@@ -191,7 +269,7 @@ class Audit:
         with ``mask``, else cut as it is (``call["_gone"]``: the fingerprints of the credentials its line shows, a
         cut one by its whole value, which :func:`masked_lines` counts instead of its text); ``left_out`` counts a cut input and one whose
         file contents (:data:`CONTENT_KEYS`) the line leaves out, and :attr:`unwritten` the credentials of the input
-        the line does not carry (``n``: 1 when this record's left-out parts are counted, :meth:`_counts`)."""
+        the line does not carry (``n``: 1, the record's left-out parts counted; :meth:`_placed` keeps them or not)."""
         data = p.get("data") if p.get("data") is not None else p.get("text")
         if data in (None, ""):
             return part_marker(p)  # a skeleton's call: its input went (trial 19, F16)
@@ -241,7 +319,10 @@ class Audit:
         def record(ref: dict) -> Optional[dict]:
             return self.called.get((ref.get("seq"), ref.get("row")), (None,))[0]
 
-        self.turn_at = turn_at(doc)
+        ends = turn_at(doc)
+        if self.only and self.window is not None:
+            self.place_untimed(ends)
+        self.turn_at = {**self.next_at, **ends}
         self._executed(doc)
         talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
         nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
@@ -423,16 +504,61 @@ def before_window(lines: Iterable[dict], window: tuple[Optional[int], Optional[i
     return n
 
 
+#: The kinds of line a conversation's title is taken from (a typed prompt), as the list reads its talks' labels.
+TITLE_KINDS = ("prompt", "prompt_blocks", "command")
+
+
+def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int], Optional[int]], dialect: str) -> str:
+    """The title of an ``--in-range-only`` header (trial 27b F1: a conversation with no prompt in its first day took,
+    when the next day landed, that day's first prompt as the closed day's title): ``title`` (the list row's), unless
+    it is the one the prompts of ``lines`` (every line of the conversation, the window's and the others; offered main
+    stream first as :class:`~asz_core.view.titles.PromptTitle` reads them) give and those up to the window's end give
+    another: then that one, or ``(no prompt)`` when none lies up to the window's end. A title the runtime wrote
+    (``summary``, ``ai-title``) stays the list's (docs/reading.md)."""
+    from ..view.summary import NO_PROMPT
+    from ..view.titles import PromptTitle
+
+    until = window[1]
+
+    def up_to_end(line: dict) -> bool:
+        ns = parse_instant(line.get("ts"))
+        return line.get("in_range") is not False if ns is None else until is None or ns // 1_000_000 <= until
+
+    def offered(keep: Callable[[dict], bool]) -> str:
+        pick = PromptTitle(dialect)
+        ordered = sorted((x for x in lines if x.get("kind") in TITLE_KINDS and keep(x)),
+                         key=lambda x: x.get("stream") != "main")
+        for x in ordered:
+            if pick.offer(x.get("text") or ""):
+                break
+        return pick.title()
+
+    whole = offered(lambda x: True)
+    if not whole or whole != title:
+        return title
+    return offered(up_to_end) or NO_PROMPT
+
+
 def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
-                senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None) -> tuple[dict, dict]:
+                senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None,
+                companions: Optional[set[str]] = None, title: Optional[str] = None) -> tuple[dict, dict]:
     """The list row and figures an ``--in-range-only`` header is made from (:meth:`Audit.header`), read from the
     window's records only, so that a closed window's header stays byte for byte while the conversation goes on
     (docs/reading.md, "The audit form of prose"): ``from`` and ``to`` the first and last time of ``lines`` (the
     window's, a line with no time of its own at its turn's recorded end, ``at``: :func:`turn_at`; None when none has a
     time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
     it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
-    ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's)."""
+    ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's);
+    ``title`` (:func:`window_title`) when given; of the row's problems, a missing companion file only when a record in
+    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's)."""
     row, figures = dict(row or {}), dict(figures)
+    if title is not None:
+        row["title"] = title
+    if companions is not None and row.get("problems"):
+        from ..view.companions import missing_companion_line
+
+        theirs = {missing_companion_line(p): p for p in _companion_paths(row["problems"])}
+        row["problems"] = [p for p in row["problems"] if p not in theirs or theirs[p] in companions]
     at = at or {}
     times = [ns // 1_000_000 if (ns := parse_instant(line.get("ts"))) is not None else at.get(_record_of(line))
              for line in lines]
@@ -443,6 +569,12 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
     if row.get("senders"):
         row["senders"] = senders({line["file"] for line in lines if isinstance(line.get("file"), str)})
     return row, figures
+
+
+def _companion_paths(problems: Iterable[str]) -> list[str]:
+    """The paths the ``missing companion file PATH: …`` lines of ``problems`` name."""
+    head = "missing companion file "
+    return [p[len(head):].split(": ", 1)[0] for p in problems if isinstance(p, str) and p.startswith(head)]
 
 
 def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:
