@@ -143,7 +143,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         if audit is not None:
             figures = _figures(root, cid, hide, prose)
             if prose.in_range_only:  # the window's header, from its records only (a closed day's stays byte for byte)
-                from ..reading.prose_audit import window_head
+                from ..reading.audit_window import window_head
                 from .conversations_cmd import conversation_senders
 
                 row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files),
@@ -212,14 +212,13 @@ def _say_unread(cid: str, n: int) -> None:
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> list[dict]:
     """``turns`` marked ``in_range`` against ``prose.window`` (the audit form marks its own; a line with no time of its
-    own by its turn's recorded end, ``at()``, :func:`~asz_core.reading.prose_audit.place_by_turns`, else by the range
-    of its conversation's list ``row``, :func:`~asz_core.reading.prose_audit.place_timeless`) and counted in
-    ``prose.placed``; with ``--in-range-only`` those outside it (``in_range`` false) are left out, and the audit
-    header's ``left_out`` says how many lie before the window (``before_window``: those after it grow while the
-    conversation goes on, stderr counts them). Without a window, ``turns`` as they are."""
+    own at ``at()``, :func:`~asz_core.reading.prose_audit.place_by_turns`, else by its conversation's list ``row``'s
+    range, ``place_timeless``) and counted in ``prose.placed``; with ``--in-range-only`` those outside it (``in_range``
+    false) are left out, the audit header's ``left_out`` says how many lie before the window (``before_window``) and
+    its title is the window's (``windowed_title``). Without a window, ``turns`` as they are."""
     if prose.window is None:
         return turns
-    from ..reading.prose_audit import before_window, mark_in_range, place_by_turns, place_timeless
+    from ..reading.audit_window import before_window, mark_in_range, place_by_turns, place_timeless, windowed_title
 
     if audit is None:
         mark_in_range(turns, prose.window)
@@ -230,13 +229,10 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> l
         prose.placed[t["in_range"]] += 1
     if not prose.in_range_only:
         return turns
-    if audit is not None:  # the title as the prompts up to the window's end give it (trial 27b F1)
-        from ..reading.prose_audit import window_title
-
-        audit.title = window_title(turns, (row or {}).get("title") or "", prose.window, audit.dialect)
     kept = [t for t in turns if t["in_range"] is not False]
     prose.stats.keep_only(turns, kept, prose.window)  # stderr names the rows written only
     if audit is not None:
+        windowed_title(audit, turns, row, prose.window)
         span = (row or {}).get("from"), (row or {}).get("to")
         audit.left_out["before_window"] = before_window([t for t in turns if t["in_range"] is False], prose.window, span)
     return kept

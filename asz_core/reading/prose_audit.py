@@ -55,9 +55,8 @@ from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "before_window", "coverage", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "turn_at", "window_head",
-           "window_title"]
+__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "coverage", "fixed_notice", "header_line", "instant",
+           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "turn_at"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
@@ -170,7 +169,7 @@ class Audit:
         del self.unwritten[gone:]
         ns = parse_instant(rec.get("time"))
         if ns is None:
-            key = _record_of({"file": file, "row": row})
+            key = record_of({"file": file, "row": row})
             self._untimed.setdefault(stream, []).append((key, delta, taken, _companions_named(rec)))
             return got
         self._settle(stream, ns // 1_000_000)
@@ -460,12 +459,12 @@ def place_by_turns(lines: Iterable[dict], window: tuple[Optional[int], Optional[
         if line.get("in_range", False) is not None or not isinstance(line.get("file"), str):
             continue
         got = at() if got is None else got
-        ms = got.get(_record_of(line))
+        ms = got.get(record_of(line))
         if ms is not None:
             line["in_range"] = ms_in_window(ms, *window)
 
 
-def _record_of(line: dict) -> Optional[tuple[int, int]]:
+def record_of(line: dict) -> Optional[tuple[int, int]]:
     """``(seq, row)`` of the record a line came from (its landed ``file``'s seq, its ``row``), or None."""
     name = parse_landed_name(line["file"].rsplit("/", 1)[-1]) if isinstance(line.get("file"), str) else None
     return None if name is None else (name.seq, line.get("row"))
@@ -487,94 +486,6 @@ def place_timeless(lines: Iterable[dict], window: tuple[Optional[int], Optional[
     for line in lines:
         if line.get("in_range", False) is None:
             line["in_range"] = verdict
-
-
-def before_window(lines: Iterable[dict], window: tuple[Optional[int], Optional[int]], span: tuple[Any, Any]) -> int:
-    """How many of ``lines`` (those ``--in-range-only`` leaves out: ``in_range`` false) lie before the window's start
-    (``window``: ``(since, until)`` unix ms): by their ``ts``, a line with no time of its own by its conversation's
-    recorded range ``span`` (``(from, to)`` unix ms, wholly before ``since``). What the header's ``left_out`` calls
-    ``before_window``: the lines after the window are not counted there, they grow while the conversation goes on."""
-    since = window[0]
-    if since is None:
-        return 0
-    n = 0
-    for line in lines:
-        ns = parse_instant(line.get("ts"))
-        n += (ns // 1_000_000 < since) if ns is not None else (isinstance(span[1], int) and span[1] < since)
-    return n
-
-
-#: The kinds of line a conversation's title is taken from (a typed prompt), as the list reads its talks' labels.
-TITLE_KINDS = ("prompt", "prompt_blocks", "command")
-
-
-def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int], Optional[int]], dialect: str) -> str:
-    """The title of an ``--in-range-only`` header (trial 27b F1: a conversation with no prompt in its first day took,
-    when the next day landed, that day's first prompt as the closed day's title): ``title`` (the list row's), unless
-    it is the one the prompts of ``lines`` (every line of the conversation, the window's and the others; offered main
-    stream first as :class:`~asz_core.view.titles.PromptTitle` reads them) give and those up to the window's end give
-    another: then that one, or ``(no prompt)`` when none lies up to the window's end. A title the runtime wrote
-    (``summary``, ``ai-title``) stays the list's (docs/reading.md)."""
-    from ..view.summary import NO_PROMPT
-    from ..view.titles import PromptTitle
-
-    until = window[1]
-
-    def up_to_end(line: dict) -> bool:
-        ns = parse_instant(line.get("ts"))
-        return line.get("in_range") is not False if ns is None else until is None or ns // 1_000_000 <= until
-
-    def offered(keep: Callable[[dict], bool]) -> str:
-        pick = PromptTitle(dialect)
-        ordered = sorted((x for x in lines if x.get("kind") in TITLE_KINDS and keep(x)),
-                         key=lambda x: x.get("stream") != "main")
-        for x in ordered:
-            if pick.offer(x.get("text") or ""):
-                break
-        return pick.title()
-
-    whole = offered(lambda x: True)
-    if not whole or whole != title:
-        return title
-    return offered(up_to_end) or NO_PROMPT
-
-
-def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
-                senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None,
-                companions: Optional[set[str]] = None, title: Optional[str] = None) -> tuple[dict, dict]:
-    """The list row and figures an ``--in-range-only`` header is made from (:meth:`Audit.header`), read from the
-    window's records only, so that a closed window's header stays byte for byte while the conversation goes on
-    (docs/reading.md, "The audit form of prose"): ``from`` and ``to`` the first and last time of ``lines`` (the
-    window's, a line with no time of its own at its turn's recorded end, ``at``: :func:`turn_at`; None when none has a
-    time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
-    it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
-    ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's);
-    ``title`` (:func:`window_title`) when given; of the row's problems, a missing companion file only when a record in
-    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's)."""
-    row, figures = dict(row or {}), dict(figures)
-    if title is not None:
-        row["title"] = title
-    if companions is not None and row.get("problems"):
-        from ..view.companions import missing_companion_line
-
-        theirs = {missing_companion_line(p): p for p in _companion_paths(row["problems"])}
-        row["problems"] = [p for p in row["problems"] if p not in theirs or theirs[p] in companions]
-    at = at or {}
-    times = [ns // 1_000_000 if (ns := parse_instant(line.get("ts"))) is not None else at.get(_record_of(line))
-             for line in lines]
-    times = [t for t in times if t is not None]
-    row["from"], row["to"] = (min(times), max(times)) if times else (None, None)
-    if "models" in figures:
-        row["models"] = figures.pop("models")
-    if row.get("senders"):
-        row["senders"] = senders({line["file"] for line in lines if isinstance(line.get("file"), str)})
-    return row, figures
-
-
-def _companion_paths(problems: Iterable[str]) -> list[str]:
-    """The paths the ``missing companion file PATH: …`` lines of ``problems`` name."""
-    head = "missing companion file "
-    return [p[len(head):].split(": ", 1)[0] for p in problems if isinstance(p, str) and p.startswith(head)]
 
 
 def _timed(lines: list[dict], stream: int) -> Iterable[tuple[int, int, int, dict]]:
