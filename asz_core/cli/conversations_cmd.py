@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, UNPLACED, calls_figure, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
+from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
@@ -351,13 +351,13 @@ def conversations(
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
-        for line in unread + [x for x in (unplaced, note) if x]:
+        for line in unread + unplaced + [note] * bool(note):
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, len(ids), matched, given)
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        return _none_listed(cmd, r, len(ids), matched, given, [x for x in (unplaced, note) if x])
-    _table(cmd, rows, shown, unread + ([unplaced] if unplaced else []))
+        return _none_listed(cmd, r, len(ids), matched, given, unplaced + [note] * bool(note))
+    _table(cmd, rows, shown, unread + unplaced)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     _footer(rows, note)
@@ -378,18 +378,18 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
         typer.echo(visible(line))
 
 
-def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -> tuple[list[str], str]:
+def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -> tuple[list[str], list[str]]:
     """``(lines, unplaced)`` under the table of ``rows``: a line per row that does not read (its problem and what to
     run), then the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
     trial 25b F3); the line naming the rows a --since/--until window cannot place (no times: said rather than
-    dropped, trial 7), '' when none. Each conversation named by ``shown``."""
+    dropped, trial 7; those that verify with no record holding a time yet on a line of their own: trial 27b F6), none
+    when none. Each conversation named by ``shown``."""
     from .view_cmd import no_document_hint
 
     unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     listed = {row["id"] for row in rows}
     unread.append(unjudged_line([x for x in filters.unjudged if x["id"] in listed], project, model, shown=shown))
-    unplaced = not_read_line([row["id"] for row in filters.unplaced], *UNPLACED, shown=shown) if filters.unplaced else ""
-    return [x for x in unread if x], unplaced
+    return [x for x in unread if x], [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # trial 27b F6
 
 
 def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:

@@ -299,9 +299,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: _refuse_missing_parent)
         prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
-    from ..reading.listing import UNPLACED
+    from ..reading.listing import unplaced_why
 
-    skipped = {row["id"]: f"no usable round, {UNPLACED[0]}: {UNPLACED[1]}" for row in unplaced}  # id -> why not exported
+    skipped = {row["id"]: unplaced_why(row) for row in unplaced}  # id -> why not exported
     bar = Bar("export", len(rows), unit="conversation(s)")
     replaced: list[str] = []  # files of an earlier export this one replaced: said, never silent (trial 12)
     try:
@@ -353,7 +353,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
     if out is not None:
         _index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
-    return len(rows) - len(skipped), len(flagged) + len(skipped)
+    return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
 
 
 def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], flagged: set[str], skipped: dict[str, str],

@@ -109,17 +109,18 @@ def window_line(prose) -> str:
 def filter_warnings(r, rows: list[dict], filters, project: str) -> None:
     """Warnings on stderr, before anything is written, naming what the filters could not decide: the conversations
     with no times a --since/--until window cannot place (``filters.unplaced``: said rather than dropped, trial 7; not
-    exported, listed in the index), then the exported ``rows`` that ``--project`` could not judge (they do not verify,
+    exported, listed in the index; one that verifies with no record holding a time yet is a note: trial 27b F6), then the exported ``rows`` that ``--project`` could not judge (they do not verify,
     so their project is held back: :attr:`~asz_core.reading.listing.Filters.unjudged`), exported as every
     conversation that does not verify is, with its own warning and exit 1, never left out silently (trial 25b F3).
     Each conversation named by its shortest prefix unique in root ``r``."""
     from ..reading.ids import conversation_names
-    from ..reading.listing import UNPLACED, not_read_line, unjudged_line
+    from ..reading.listing import unjudged_line, unplaced_lines
 
     shown = conversation_names(r)
-    if filters.unplaced:
-        typer.echo(f"asz export: warning: {not_read_line([row['id'] for row in filters.unplaced], *UNPLACED, shown=shown)}",
-                   err=True)
+    note, warning = unplaced_lines(filters.unplaced, shown=shown)  # no time yet (nothing wrong), or not read
+    for said, line in (("note", note), ("warning", warning)):
+        if line:
+            typer.echo(f"asz export: {said}: {line}", err=True)
     kept = {row["id"] for row in rows}
     line = unjudged_line([x for x in filters.unjudged if x["id"] in kept], project, shown=shown, kept="exported")
     if line:

@@ -34,9 +34,15 @@ def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping
     n = sum(_index_state(r, flagged)[1] for r in rows if r["id"] not in skipped)
     note = (f"{n} of {len(rows)} conversation(s) do not verify: what is missing or does not verify is held back "
             "and marked in each one's page, and asz verify names the damage.") if n else ""
-    if skipped:
-        note += (" " if note else "") + (f"{len(skipped)} of {len(rows)} conversation(s) not exported (no usable round; "
+    from .listing import UNTIMED
+
+    bad = [c for c, why in skipped.items() if why != UNTIMED]  # no time yet: nothing wrong (trial 27b F6)
+    if bad:
+        note += (" " if note else "") + (f"{len(bad)} of {len(rows)} conversation(s) not exported (no usable round; "
                                          "the state column says why, asz verify names the problems).")
+    if len(bad) < len(skipped):
+        note += (" " if note else "") + (f"{len(skipped) - len(bad)} of {len(rows)} conversation(s) not in the window: "
+                                         "no record with a time of its own yet (nothing is wrong).")
     return note
 
 

@@ -26,7 +26,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -70,6 +70,28 @@ def not_read_line(ids: Iterable[str], where: str, why: str = "stderr says why, a
 
 #: Where :func:`not_read_line` says a conversation a time window could not place is, and why.
 UNPLACED = ("so not placed in the --since/--until window", "it has no times; asz verify names the problems")
+#: Why a conversation that verifies but holds no record with a time yet is in no window (trial 27b F6: a resumed
+#: file holding only its head's summary and file-history-snapshot lines so far was said as not read, exit 1).
+UNTIMED = ("no record with a time of its own yet, so in no --since/--until window (so far only records with none, "
+           "such as Claude Code's summary and file-history-snapshot; nothing is wrong: a later record's time places it)")
+
+
+def unplaced_why(row: dict) -> str:
+    """Why ``asz export``'s index lists a row a window could not place as not exported: :data:`UNTIMED` for one that
+    verifies (no failure: not counted in the exit status, trial 27b F6), else no usable round."""
+    return UNTIMED if row.get("state") == "verified" else f"no usable round, {UNPLACED[0]}: {UNPLACED[1]}"
+
+
+def unplaced_lines(rows: Iterable[dict], *, shown: Callable[[str], str]) -> tuple[str, str]:
+    """``(note, warning)`` naming the rows a ``--since``/``--until`` window could not place (no times;
+    :attr:`Filters.unplaced`), each by ``shown``: ``note`` those that verify (:data:`UNTIMED`: no record with a time
+    yet, nothing is wrong), ``warning`` the others (:func:`not_read_line` with :data:`UNPLACED`: no usable round, or
+    one that does not verify); '' for none."""
+    rows = list(rows)
+    untimed = [r["id"] for r in rows if r.get("state") == "verified"]
+    bad = [r["id"] for r in rows if r.get("state") != "verified"]
+    return (f"{UNTIMED}: " + ", ".join(shown(c) for c in untimed) if untimed else "",
+            not_read_line(bad, *UNPLACED, shown=shown) if bad else "")
 
 
 def unjudged_line(rows: Iterable[dict], project: str = "", model: str = "", *, shown: Callable[[str], str],
