@@ -16,7 +16,7 @@ from .report import FULL_SAID, Counters, Report, root_full
 from .windows import strerror
 from ..sessiondata.times import format_rfc3339
 
-__all__ = ["FULL_MARK", "chain_failed", "said_full", "full_before", "stopped_full", "forget_full"]
+__all__ = ["FULL_MARK", "chain_failed", "said_full", "parse_ended", "swept_after_full", "full_before", "stopped_full", "forget_full"]
 
 
 #: Where a pass stopped by a full file system leaves its word for the next pass: the cursors it could not write then
@@ -41,14 +41,47 @@ def said_full(root: Path, report: Report, c: Counters, total: int) -> None:
     and leave :data:`FULL_MARK` for the next pass (when it can be written: a full disk may refuse it too)."""
     report.error(root, FULL_SAID.format(why=c.full, left=max(0, total - c.sessions), total=total))
     c.errors += 1
-    report_said.behind_cause = _full_here[os.path.abspath(root)] = report_said.FULL_CAUSE.format(
-        why=c.full, at=f"a pass at {format_rfc3339(time.time_ns())}")
+    report_said.behind_cause = _leave_mark(root, c.full)
+
+
+def parse_ended(root: Path, report, err=None) -> None:
+    """At the end of a parse (``report``: its :class:`~asz_core.flow.parse.ParseReport`): print its ``error:`` lines
+    on ``err`` when given (:func:`~asz_core.collect.report.parse_error_lines`); when a full file system refused a
+    session's writes (an outcome's ``full``), leave :data:`FULL_MARK` as :func:`said_full` does, so that the next pass
+    with room removes what the refused writes left in chains and session indexes; else, a pass with room, remove them
+    now if a full pass came before (:func:`swept_after_full`)."""
+    for line in report_said.parse_error_lines(report, root) if err is not None else ():
+        print(f"error: {line}", file=err)
+    if full := next((o.full for o in report.outcomes if o.full), ""):
+        _leave_mark(root, full)
+    else:
+        swept_after_full(root)
+
+
+def _leave_mark(root: Path, why: str) -> str:
+    """Leave :data:`FULL_MARK` holding ``why`` (when it can be written: a full disk may refuse it too) and keep the
+    cause for this process's next pass on ``root``; returns the cause (:data:`~asz_core.collect.report.FULL_CAUSE`)."""
+    cause = _full_here[os.path.abspath(root)] = report_said.FULL_CAUSE.format(
+        why=why, at=f"a pass at {format_rfc3339(time.time_ns())}")
     with contextlib.suppress(OSError):  # made empty first (no block needed): its time is the pass's; the error if room
-        fd = os.open(root / FULL_MARK, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(Path(root) / FULL_MARK, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, f"{c.full}\n".encode())
+            os.write(fd, f"{why}\n".encode())
         finally:
             os.close(fd)
+    return cause
+
+
+def swept_after_full(root: Path) -> list[Path]:
+    """In a pass with room after one a full file system stopped (:data:`FULL_MARK` there, or this process's last pass
+    on ``root``): remove the temporaries no live process owns in chains and session indexes
+    (:func:`~asz_core.storage.root.sweep_unowned_temporaries`; recheck 26 N2: 236 ``.r….sf.PID.tmp``, fixd2's
+    ``index/.index.state.PID.tmp``). Returns the paths removed ([] when no full pass came before)."""
+    from ..storage.root import sweep_unowned_temporaries
+
+    if os.path.abspath(root) not in _full_here and not os.path.lexists(Path(root) / FULL_MARK):
+        return []
+    return sweep_unowned_temporaries(root)
 
 
 def full_before(root: Path) -> None:
@@ -81,7 +114,9 @@ def stopped_full(root: Path, report: Report, c: Counters, total: int) -> bool:
 
 
 def forget_full(root: Path) -> None:
-    """A pass with room: remove :data:`FULL_MARK` (the cursors it left behind have moved: the pass read every session)."""
+    """A pass with room: remove what a full pass left (:func:`swept_after_full`), then :data:`FULL_MARK` (the cursors
+    it left behind have moved: the pass read every session)."""
+    swept_after_full(root)
     _full_here.pop(os.path.abspath(root), None)
     with contextlib.suppress(OSError):
         os.unlink(root / FULL_MARK)

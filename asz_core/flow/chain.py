@@ -385,6 +385,9 @@ class Chain:
         """Remove temporaries an interrupted parser left and reservations older than a minute (lock holder only)."""
         if not self.locked:
             return
+        from ..storage.root import remove_stale_temporaries
+
+        remove_stale_temporaries(self.rounds_dir)  # the lock is held: every temporary there is an interrupted writer's
         try:
             entries = list(os.scandir(self.rounds_dir))
         except FileNotFoundError:
@@ -392,9 +395,7 @@ class Chain:
         now = time.time()
         for e in entries:
             try:
-                if e.name.startswith(".") and e.name.endswith(".tmp"):
-                    os.unlink(e.path)
-                elif parse_round_file_name(e.name) and e.stat().st_size == 0 and now - e.stat().st_mtime > _RESERVATION_TTL:
+                if parse_round_file_name(e.name) and e.stat().st_size == 0 and now - e.stat().st_mtime > _RESERVATION_TTL:
                     os.unlink(e.path)
             except OSError:
                 pass

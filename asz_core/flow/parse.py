@@ -428,11 +428,10 @@ def parse_root(
                                outcomes, step, tally)
     except KeyboardInterrupt:
         raise _interrupted(root, names, runs, len(outcomes), tally) from None
-    from ..collect.report import parse_error_lines
+    from ..collect.full import parse_ended
 
     report = ParseReport(outcomes)
-    for line in parse_error_lines(report, root) if err is not None else ():
-        print(f"error: {line}", file=err)
+    parse_ended(root, report, err)  # its error: lines; a full file system's mark, or after one its temporaries removed
     return report
 
 

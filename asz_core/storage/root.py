@@ -32,13 +32,16 @@ import attrs
 
 from ..sessiondata import durable
 from ..sessiondata.times import format_rfc3339, format_stamp
-from .layout import highest_landed_seq, kind_dir, landed_name, session_dir
+from .layout import CONVERSATIONS, highest_landed_seq, kind_dir, landed_name, session_dir, session_dirs
 from .state_lines import parse_state
 
 if TYPE_CHECKING:  # the writer and its codec load when a session is landed, not for a lock (asz collect's start-up)
     from ..sessiondata import Header, LandedFile, SDWriter
 
 __all__ = [
+    "sweep_unowned_temporaries",
+    "unowned_temporaries_places",
+    "temporary_owner",
     "LockBusy",
     "FileLock",
     "COLLECTOR_LOCK",
@@ -296,11 +299,13 @@ def highest_seq(session_dir: str | os.PathLike) -> int:
     return highest_landed_seq(session_dir)
 
 
-def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
+def remove_stale_temporaries(directory: str | os.PathLike, *, unowned_only: bool = False) -> list[Path]:
     """Delete ``.<name>.<pid>.tmp`` files an interrupted writer left in ``directory``.
 
-    Only safe while the session lock is held: then no other process is writing
-    there. Returns the paths removed. A temporary file never counts as landed.
+    Only safe while the lock of what is written there is held (the session lock, a chain's lock): then no other
+    process is writing there. Without it, ``unowned_only``: only the temporaries no live process owns (the pid in the
+    name, :func:`temporary_owner`, is no process now; one whose name gives no pid is kept). Returns the paths removed.
+    A temporary file never counts as landed.
     """
     removed = []
     try:
@@ -309,6 +314,8 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
         return removed
     for e in entries:
         if e.name.startswith(".") and e.name.endswith(".tmp") and e.is_file(follow_symlinks=False):
+            if unowned_only and _owner_alive(temporary_owner(e.name)):
+                continue
             try:
                 # Never chmod it first: a writer killed between linking a file to its final name and unlinking the
                 # temporary leaves the temporary as a second link to the landed file's inode, whose mode is the
@@ -320,9 +327,33 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return removed
 
 
+def temporary_owner(name: str) -> int | None:
+    """The pid a temporary's name gives (``.<name>.<pid>.tmp``: ``.index.state.4242.tmp`` gives 4242), else None."""
+    pid = name[:-len(".tmp")].rpartition(".")[2] if name.endswith(".tmp") else ""
+    return int(pid) if pid.isdigit() and 0 < int(pid) < 1 << 22 else None
+
+
+def _owner_alive(pid: int | None) -> bool:
+    """False when ``pid`` is no process now; True for a live one, one of another user, or no pid at all."""
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+#: A session's index directory (:data:`asz_core.flow.index.INDEX_DIR`; storage reads no flow module).
+_INDEX = "index"
+
+
 def remove_session_temporaries(sdir: Path) -> list[Path]:
     """:func:`remove_stale_temporaries` of a session directory, its stream and run directories (landed files'
-    and cursors' temporaries) and ``provider_body/``. Only while holding the session lock. Returns the paths removed."""
+    and cursors' temporaries) and ``provider_body/``, and in ``index/`` (written under the index's own lock) those no
+    live process owns. Only while holding the session lock. Returns the paths removed."""
     removed = []
     for sub in ("streams", "runs"):
         d = sdir / sub
@@ -333,7 +364,24 @@ def remove_session_temporaries(sdir: Path) -> list[Path]:
     if (sdir / "provider_body").is_dir():
         removed += remove_stale_temporaries(sdir / "provider_body")
     removed += remove_stale_temporaries(sdir)
+    removed += remove_stale_temporaries(sdir / _INDEX, unowned_only=True)
     return removed
+
+
+def unowned_temporaries_places(root: Path) -> list[Path]:
+    """Where a parse writes through a temporary outside the session lock: each conversation's ``rounds/``
+    (``_conversations/<id>/rounds/.r….sf.<pid>.tmp``) and each session's ``index/`` (``.index.state.<pid>.tmp``)."""
+    places = []
+    with contextlib.suppress(OSError):
+        places += [Path(e.path) / "rounds" for e in os.scandir(root / CONVERSATIONS) if e.is_dir(follow_symlinks=False)]
+    return places + [sdir / _INDEX for sdir in session_dirs(root)]
+
+
+def sweep_unowned_temporaries(root: str | os.PathLike) -> list[Path]:
+    """:func:`remove_stale_temporaries` (``unowned_only``) of every :func:`unowned_temporaries_places` of ``root``:
+    what a parse refused by a full file system (or killed) left in chains and session indexes that are not parsed
+    again (recheck 26 N2: 236 ``.r….sf.PID.tmp``; fixd2: ``index/.index.state.PID.tmp``). Returns the paths removed."""
+    return [p for d in unowned_temporaries_places(Path(root)) for p in remove_stale_temporaries(d, unowned_only=True)]
 
 
 # --------------------------------------------------------------------------- landing

@@ -1,6 +1,9 @@
 """Temporary files writers left in a root's session directories (``.<name>.<pid>.tmp``: a writer killed, or refused
 by a full disk; trial 26a F5): never landed, not checked; ``asz verify`` counts them in one note, and the next
 ``asz collect`` that takes their session's lock removes them (:func:`asz_core.storage.root.remove_session_temporaries`).
+Those a parse left in conversation chains (``_conversations/<id>/rounds/``) and session indexes (``<session>/index/``)
+are counted in a note of their own (recheck 26 N2, fixd2): the next parse of their conversation removes them, and a
+pass with room after a full one those no live process owns (:func:`asz_core.storage.root.sweep_unowned_temporaries`).
 """
 
 from __future__ import annotations
@@ -8,12 +11,37 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["LEFTOVER_SAID", "leftover_temporaries"]
+__all__ = ["LEFTOVER_SAID", "leftover_temporaries", "PARSE_LEFTOVER_SAID", "parse_temporaries", "leftover_notes"]
 
 #: The note of temporary files writers left in session directories: never landed, not checked.
 LEFTOVER_SAID = ("{n} temporary file(s) a writer left (.<name>.<pid>.tmp, e.g. {first}: a writer killed, or refused by a "
                  "full disk): they never landed and are not checked; the next asz collect that takes their session's "
                  "lock removes them")
+
+
+#: The note of temporary files a parse left in conversation chains and session indexes: no part of either, not checked.
+PARSE_LEFTOVER_SAID = ("{n} temporary file(s) a parse left in conversation chains and session indexes (.<name>.<pid>.tmp, "
+                       "e.g. {first}: a parse killed, or refused by a full disk): they are no part of a chain or an "
+                       "index and are not checked; the next parse of their conversation removes them, and the next "
+                       "pass with room after a full file system those no live process owns")
+
+
+def parse_temporaries(root: Path, session: Path | None = None) -> list[Path]:
+    """The ``.<name>.<pid>.tmp`` files in ``root``'s conversation chains and session indexes
+    (:func:`~asz_core.storage.root.unowned_temporaries_places`), or with ``session`` (a session directory) in its index
+    and its conversation's chain of the same name alone, sorted."""
+    from ..storage.layout import CONVERSATIONS
+    from ..storage.root import unowned_temporaries_places
+
+    places = (unowned_temporaries_places(root) if session is None
+              else [root / CONVERSATIONS / session.name / "rounds", session / "index"])
+    found = []
+    for d in places:
+        try:
+            found += [Path(e.path) for e in os.scandir(d) if e.name.startswith(".") and e.name.endswith(".tmp")]
+        except OSError:
+            pass
+    return sorted(found)
 
 
 def leftover_temporaries(sessions: list[Path]) -> list[Path]:
@@ -33,3 +61,16 @@ def leftover_temporaries(sessions: list[Path]) -> list[Path]:
             except OSError:
                 pass
     return sorted(found)
+
+
+def leftover_notes(root: Path, sessions: list[Path], one: bool) -> list[str]:
+    """The notes of ``asz verify``'s landed section for the temporaries writers left: :data:`LEFTOVER_SAID` for those
+    in ``sessions`` (:func:`leftover_temporaries`), :data:`PARSE_LEFTOVER_SAID` for those in chains and session indexes
+    (:func:`parse_temporaries`: of the one session ``sessions`` holds when ``one``, else of the whole root); [] when
+    none."""
+    notes = []
+    if left := leftover_temporaries(sessions):
+        notes.append(LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
+    if left := parse_temporaries(Path(root), sessions[0] if one and sessions else None):
+        notes.append(PARSE_LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
+    return notes

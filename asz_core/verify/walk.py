@@ -26,7 +26,8 @@ adds the round chains of Session Flow as a ``chains`` section,
   rebuilds every body instead.
 
 A temporary file a writer left (``.<name>.<pid>.tmp``) never landed and is not checked; one note counts them
-(:data:`~asz_core.verify.leftover.LEFTOVER_SAID`). Problems are named as the
+(:data:`~asz_core.verify.leftover.LEFTOVER_SAID`; those a parse left in chains and session indexes another,
+:data:`~asz_core.verify.leftover.PARSE_LEFTOVER_SAID`). Problems are named as the
 original names them (``ord gap``, ``byte gap``, ``end gap``, ``digest mismatch``, ``missing closing line``) and
 each names a file, a line (1-based, 0 for the file as a whole) and a field.
 
@@ -58,7 +59,7 @@ from .chains import chain_section
 from .clean import clean_session
 from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
-from .leftover import LEFTOVER_SAID, leftover_temporaries
+from .leftover import leftover_notes
 from .listed import check_listed
 from .senders import check_senders
 from .listing import verify_listing
@@ -434,8 +435,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
     check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name))
     check_senders(root, root_shown, section, only, digests, sessions)  # above: _sessions.list's sessions gone; here: who sent what
-    if (left := leftover_temporaries(sessions)):
-        section.notes.append(LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
+    section.notes += leftover_notes(root, sessions, only is not None)  # temporaries writers left
     return VerifyReport([section])
 
 

@@ -1,0 +1,75 @@
+"""What a parse refused by a full file system leaves in conversation chains (``_conversations/<id>/rounds/.r….sf.PID
+.tmp``) and session indexes (``<session>/index/.index.state.PID.tmp``) is counted by ``asz verify`` and removed by the
+next pass with room, those no live process owns (recheck 26 N2: 236 of them left, verify silent; fixd2: the index's
+temporaries were never removed).
+
+Real input: the Claude Code corpus (../shared/corpus/claude-code/projects) copied and landed with ``--no-parse``; the
+next ``asz collect --once`` parses under RLIMIT_FSIZE below a round's size (EFBIG, as tests/collect/test_full_disk.py
+makes a full file system), which leaves the real round temporaries. A chain that pass did write is current, so the pass
+with room does not parse it again (its lock is never taken): a temporary of a writer that is gone is placed there and
+in its session's index, and one named by a live process (this test's) beside them, which must stay.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+from collect_helpers import ASZ, env, summary
+
+PARSE_SAID = ("temporary file(s) a parse left in conversation chains and session indexes (.<name>.<pid>.tmp, e.g. {first}: "
+              "a parse killed, or refused by a full disk): they are no part of a chain or an index and are not checked; "
+              "the next parse of their conversation removes them, and the next pass with room after a full file system "
+              "those no live process owns")
+
+
+def _collect(src: Path, root: Path, *more: str, limit: int | None = None) -> subprocess.CompletedProcess:
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([*ASZ, "collect", "--once", "--jobs", "1", "--source", str(src), "--root", str(root), *more],
+                          env=env(), capture_output=True, text=True, timeout=300, preexec_fn=limited if limit else None)
+
+
+def _temporaries(root: Path) -> list[Path]:
+    """Every ``.<name>.tmp`` under ``root``'s chains and session indexes, counted from the file system."""
+    return sorted(p for p in root.rglob(".*.tmp") if p.parent.name in ("rounds", "index"))
+
+
+def _verify_note(root: Path) -> str:
+    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=300)
+    return next((ln.strip() for ln in v.stdout.splitlines() if "a parse left in conversation chains" in ln), "")
+
+
+def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus_dir, tmp_path):
+    src, root = tmp_path / "src", tmp_path / "root"
+    shutil.copytree(corpus_dir / "claude-code" / "projects", src)
+    assert _collect(src, root, "--no-parse").returncode == 0
+    full = _collect(src, root, limit=20_000)
+    assert full.returncode == 1 and "file system refused a write (File too large) while parsing" in full.stderr
+    left = _temporaries(root)
+    assert left and all(p.parent.name == "rounds" and p.name.startswith(".r") for p in left)  # the refused round writes
+    [current, *_] = [d for d in sorted((root / "_conversations").iterdir()) if list((d / "rounds").glob("r*.sf"))]
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a writer that no longer runs
+    placed = [current / "rounds" / f".r000002-0123456789ab.sf.{gone.pid}.tmp",
+              root / current.name / "index" / f".index.state.{gone.pid}.tmp"]
+    owned = root / current.name / "index" / f".index.state.{os.getpid()}.tmp"  # a live process's: kept
+    for p in (*placed, owned):
+        p.write_bytes(b"schema 1\n")
+    every = _temporaries(root)
+    assert len(every) == len(left) + 3
+    first = every[0].relative_to(root).as_posix()
+    assert _verify_note(root) == f"{len(every)} " + PARSE_SAID.format(first=first)
+    again = _collect(src, root)
+    assert again.returncode == 0, again.stderr
+    assert int(summary(again.stdout)["rounds"]) > 0
+    assert _temporaries(root) == [owned]  # the parse's and the placed ones gone, the live process's kept
+    assert _verify_note(root).startswith("1 temporary file(s) a parse left")
+    owned.unlink()
+    assert _verify_note(root) == ""
