@@ -532,6 +532,7 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
     """``asz sources``'s table: per adapter of ``out`` (:func:`~asz_core.collect.survey.survey`) its sources and lines,
     then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
     from ..collect.src_text import shown
+    from ..storage.cursor import dated_reason
 
     for a in out:
         n_src = sum(len(s["sources"]) for s in a["sessions"])
@@ -551,7 +552,8 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
         for e in a["errors"]:
             typer.echo(f"error: {e['path']}: {e['message']}", err=True)
         for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
-            typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (e['reason'], e.get('next')) if x)}", err=True)
+            why = dated_reason(e["reason"], e["since"], e["size"]) if "since" in e else e["reason"]  # the size now, dated
+            typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (why, e.get('next')) if x)}", err=True)
     from ..view.conflicts import gone_line
 
     for g in gone:

@@ -100,9 +100,8 @@ class Counters:
         return " ".join(f"{k}={getattr(self, k)}" + (f" {hints[k]}" if k in hints else "") for k in SUMMARY_KEYS)
 
 
-#: What a conflict told again adds when the source's size is not the one its reason names (trial 26a F8): when the
-#: reason was found (the cursor's ``updated_at``) and the size now; :data:`SIZE_NOW_SAID` finds it in a told line.
-SIZE_NOW = " (found {found}; the source has {now} bytes now)"
+#: :data:`~asz_core.storage.cursor.SIZE_NOW` (what a conflict told again adds when the source's size changed) in a
+#: told line.
 SIZE_NOW_SAID = re.compile(r" \(found [^;()]*; the source has \d+ bytes now\)")
 
 #: What a ``gone:`` line says of a source that had landed and is no longer there (its cursor is ``source_gone``).
@@ -138,7 +137,7 @@ class Report:
         self._line(f"error: {path}: {message}")
 
     def conflict(self, path: str | os.PathLike, reason: str) -> None:  # reason ends with its next step (RESET_STEP …)
-        """Tell a conflict once per (path, reason) in this process; the source's size now (:data:`SIZE_NOW`) is not
+        """Tell a conflict once per (path, reason) in this process; the source's size now (:data:`~asz_core.storage.cursor.SIZE_NOW`) is not
         part of the reason: a source that grows again after its conflict is not told again."""
         key = (str(path), SIZE_NOW_SAID.sub("", reason))
         if key in self._told:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -29,7 +28,7 @@ from .fit import Fit
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
-from .report import GONE_SAID, RESET_STEP, SIZE_NOW, Counters
+from .report import GONE_SAID, RESET_STEP, Counters
 from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
@@ -40,7 +39,7 @@ from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
 from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
-from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, dated_reason, read_cursor, write_cursor
 from ..storage.root import SessionWriter
 
 if TYPE_CHECKING:
@@ -145,25 +144,19 @@ def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path
     """Count a source in conflict (``cur.reason`` why) in ``sp``'s counters and tell it, in the words of the pass that
     found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
     pass (trial 19, F18: it printed conflicts=1 on every pass line and never which source)."""
-    sp.report.conflict(path, f"{cur.reason or 'in conflict'}{size_now(cur, path)}; what landed is kept and the source is "
+    sp.report.conflict(path, f"{size_now(cur, path)}; what landed is kept and the source is "
                              f"no longer read (cursor {cp}); " + RESET_STEP.format(session=sp.session))
     sp.c.conflicts += 1
 
 
 def size_now(cur: AppendCursor | SnapshotCursor, path: Path) -> str:
-    """When ``cur.reason`` names the source's size (``the source has N bytes``) and the source at ``path`` has another
-    size now: `` (found <updated_at>; the source has M bytes now)``, so a conflict told again after the source was
-    rewritten does not state a stale size as the present one (trial 26a F8); else ''."""
-    m = re.search(r"the source has (\d+) bytes", cur.reason or "")
-    if m is None:
-        return ""
+    """``cur.reason`` told again (:func:`~asz_core.storage.cursor.dated_reason`) with the size of the source at
+    ``path`` now (not known when it cannot be stat'ed: the reason as it is), '' for 'in conflict' when it has none."""
     try:
         now = os.stat(path).st_size
     except OSError:
-        return ""
-    if now == int(m.group(1)):
-        return ""
-    return SIZE_NOW.format(found=cur.updated_at or "by an earlier pass", now=now)
+        return cur.reason or "in conflict"
+    return dated_reason(cur.reason or "in conflict", cur.updated_at, now)
 
 
 class NotARecord(TypeError):

@@ -135,7 +135,7 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
             row["state"], row["reason"] = "conflict", (f"the cursor belongs to {cur.source}; asz collect follows it here "
                                                        "when this file holds what landed, else says why")
         if row["state"] == "conflict":  # what resolves it, said with every conflict (collect/report.py)
-            row["next"] = RESET_STEP.format(session=session)
+            row["next"], row["since"] = RESET_STEP.format(session=session), cur.updated_at  # since: when it was found
     if isinstance(cur, AppendCursor):
         row["landed"], row["ord"] = cur.offset, cur.ord
         if size is not None:

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - an install without a C compiler
     _cursor_values = None
 from .state_lines import state_rows
 
-__all__ = ["RESET_STEP", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
+__all__ = ["RESET_STEP", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
@@ -55,6 +55,24 @@ UNREADABLE_CURSOR = ("asz collect sets it aside (ROOT/_set_aside/<UTC stamp>/…
 #: ``asz ls``, ``asz conversation``, the page).
 RESET_STEP = ("asz sources --reset-conflict {session} reads it again once its bytes are back, or from its start with "
               "--reread")
+
+#: What a conflict told again adds when the source's size is not the one its reason names (trial 26a F8): when the
+#: reason was found (the cursor's ``updated_at``) and the size now (:func:`dated_reason`).
+SIZE_NOW = " (found {found}; the source has {now} bytes now)"
+
+
+def dated_reason(reason: str, found: str, now: int | None = None) -> str:
+    """A conflict's ``reason`` (its cursor's) as ``asz collect``, ``asz sources`` and ``asz verify`` tell it again:
+    with :data:`SIZE_NOW` when it names the source's size (``the source has N bytes``) and ``now`` (the source's size
+    now, bytes) is another (trial 26a F8, recheck 26 N4: a stale size was told as the present one); as it is when the
+    size is the same; with `` (since FOUND)`` when the size now is not known (``asz verify`` reads no source).
+    ``found``: when the reason was found (the cursor's ``updated_at``; '' when it has none)."""
+    if now is None:
+        return f"{reason} (since {found or 'an earlier pass'})"
+    m = re.search(r"the source has (\d+) bytes", reason)
+    if m is None or now == int(m.group(1)):
+        return reason
+    return reason + SIZE_NOW.format(found=found or "by an earlier pass", now=now)
 
 
 @attrs.define

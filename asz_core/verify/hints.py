@@ -23,6 +23,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..storage.cursor import dated_reason
 from ..storage.layout import CONVERSATIONS
 from .report import TORN, Problem, Section
 
@@ -48,8 +49,8 @@ def conflict_of(session: str, d: str | os.PathLike, path: str | os.PathLike | No
     d = Path(d)
     kind, where = Path(path).name[: -len(".cursor")], f"{d.parent.name[:-1]} {d.name}"
     return [Problem(cur.source, 0, "", CONFLICT,
-                    f"session {session}, {kind} of {where}: {cur.reason or 'rewritten after it landed'} "
-                    f"(since {cur.updated_at}); what landed from it stays as it landed, but the source "
+                    f"session {session}, {kind} of {where}: {dated_reason(cur.reason or 'rewritten after it landed', cur.updated_at)}"
+                    f"; what landed from it stays as it landed, but the source "
                     f"is no longer collected: asz sources lists it, asz sources --reset-conflict {session} "
                     "resumes it once its bytes are back (with --reread, its new version lands after what landed)")]
 

@@ -150,3 +150,14 @@ def test_a_conflict_told_again_gives_the_source_size_now(rotated):
     assert len(said) == 1 and said[0].startswith(
         f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
         f"(found {found}; the source has {now} bytes now); "), said
+    # asz sources says the same (recheck 26 N4: its note gave the stale size alone while its table showed the size
+    # now), and asz verify, which reads no source, dates the figure: one function words the three (dated_reason)
+    s = asz("sources", "--source", str(src), "--root", str(root))
+    notes = [x for x in s.stderr.splitlines() if x.startswith("conflict:")]
+    assert notes == [f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
+                     f"(found {found}; the source has {now} bytes now); {NEXT}"], notes
+    [row] = [x.split() for x in s.stdout.splitlines() if x.startswith(SID)]
+    assert row[3:5] == [str(now), str(rotated["landed"])] and row[6] == "conflict"
+    v = asz("verify", "--root", str(root))
+    assert (f"truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed (since {found}); "
+            in v.stdout), v.stdout
