@@ -189,7 +189,8 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
                    phase: list[str], given: list[str]) -> list[dict]:
     """``--conversations``: the conversations holding every word of ``query`` between their texts
     (:func:`~asz_core.reading.search_convs.search_conversations`), printed as JSON or a table (each conversation, then its
-    best hit for each word), and the notes a hit search prints; the rows."""
+    best hit for each word), and the notes a hit search prints (the ``kept though --project cannot judge it`` line too,
+    :func:`_unjudged`, for the rows and for the conversations of the files whose texts were held back); the rows."""
     from ..reading.search_convs import search_conversations
 
     t0 = time.monotonic()
@@ -200,6 +201,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     phase[0] = "print"
     for line in (notes := _notes(unverified, [])):
         typer.echo(f"asz search: warning: {line}", err=True)
+    notes += _unjudged(r, filters, {c["conversation"] for c in rows}, unverified)  # as the hit search says it (small26)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         _exit_left_out(unverified, [])

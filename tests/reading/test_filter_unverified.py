@@ -147,6 +147,13 @@ def test_search_project_keeps_its_hits_held_back_and_named(tampered):
     said = f"{KEPT} (searched, hits of its files that do not verify held back, never left out silently; asz verify " \
            f"names the problems): {SID[:8]} unverified"  # asz ls's words (recheck 25 N3)
     assert said in p.stdout.splitlines() and f"asz search: note: {said}" in p.stderr.splitlines()
+    # by conversation: the same line (small26: --conversations said nothing of it), from the same function
+    c = asz("search", "--conversations", "--root", str(tampered), "--project", PART, "server", check=False)
+    assert c.returncode == 1 and re.search(rf"^asz search: warning: hits in {SID}/streams/main/transcript-\S+\.sd left "
+                                           "out: the landed file does not verify", c.stderr, re.M), c.stdout + c.stderr
+    assert said in c.stdout.splitlines() and f"asz search: note: {said}" in c.stderr.splitlines()
+    j = asz("search", "--conversations", "--json", "--root", str(tampered), "--project", PART, "server", check=False)
+    assert f"asz search: note: {said}" in j.stderr.splitlines() and said not in j.stdout
 
 
 RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
