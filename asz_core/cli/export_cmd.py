@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
-from .export_said import closing_lines, filter_warnings
+from .export_said import closing_lines, filter_warnings, refuse_missing_parent
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose")
@@ -296,7 +296,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     prose.split = out is not None
     if out is not None:
-        out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: _refuse_missing_parent)
+        out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
         prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import unplaced_why
@@ -442,7 +442,7 @@ def export(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
-    """Export one conversation (ID), or every conversation of a project or date range, withholding view.hide as the page does.
+    """Export one conversation (ID), or every conversation of a project or date range, withholding view.hide as the page does; an ID with --since/--until exports that conversation's window.
 
     Without --out one conversation (and several as md or prose) goes to
     stdout; html and json of several need --out DIR, which gets one file per
@@ -474,7 +474,7 @@ def export(
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
     no permission), an unknown id, filters no conversation matches (said before what several need; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
-    ambiguous prefix, an empty ID, no ID and no filter, a bad format, several as html or
+    ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
     json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
     """
     fmt = _form(fmt, audit, brief, in_range_only, bool(since or until))
@@ -482,19 +482,19 @@ def export(
         raise _usage(f"--whole is a form of --format json, not of {fmt} (md, html and prose give texts whole)")
     refuse_empty_id("export", conversation_id)
     many = bool(project or since or until or instance)
-    if conversation_id is not None and many:
-        raise _usage("give an ID or --project/--since/--until/--instance, not both")
+    if conversation_id is not None and (project or instance):  # an ID with --since/--until: its window (trial 27b F10)
+        raise _usage("give an ID or --project/--instance, not both (an ID takes --since/--until: its window)")
     if conversation_id is None and not many:
         raise _usage("give a conversation ID, or --project P / --since D / --instance I to export several")
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
-    _refuse_missing_parent(out)
+    refuse_missing_parent(out)
     prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
                   redact, in_range_only, brief, whole)
-    if conversation_id is not None:
+    if conversation_id is not None and not many:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
-        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose, instance)
+        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose, instance, conversation_id)
     closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
@@ -520,13 +520,14 @@ def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, win
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],
-             prose: "Prose", instance: str = "") -> int:
-    """Export every conversation the filters match (:func:`export` without an ID); how many do not verify or could not
-    be exported. Raises typer.Exit (1 no match, said before 2 usage)."""
+             prose: "Prose", instance: str = "", given: Optional[str] = None) -> int:
+    """Export every conversation the filters match (:func:`export` without an ID, or ``given``, an ID or unique prefix,
+    with its window); how many do not verify or could not be exported. Raises typer.Exit (1 no match or an unknown
+    id, said before 2 usage)."""
     from ..reading.listing import conversation_rows, newest_first
 
     filters = make_filters("export", project, since, until, "", "", zone)
-    rows = newest_first(conversation_rows(r, hide, filters))
+    rows = newest_first(conversation_rows(r, hide, filters, ids=None if given is None else [_resolved(r, given)]))
     if instance:  # a root asz receive landed: only what that instance sent, as asz ls --instance keeps (trial 22a, F21)
         from .conversations_cmd import with_senders
 
@@ -567,17 +568,14 @@ def _no_match(r: Path, matched: bool, project: str, since: str, until: str, inst
                    "; nothing written")
 
 
-def _refuse_missing_parent(out: Optional[Path]) -> None:
-    """Exit 1, before anything is read, when ``--out``'s parent folder does not exist: ``asz export: cannot write
-    OUT: no such folder PARENT (make it first: asz export creates no folder but --out DIR itself)``. A mistyped path
-    is said, never made (a new user's report: ``--out /nonexistent/dir/x.md`` created ``/nonexistent/dir``)."""
-    if out is None:
-        return
-    parent = out.absolute().parent
-    if not parent.is_dir():
-        typer.echo(f"asz export: cannot write {out}: no such folder {parent} (make it first: asz export creates no "
-                   "folder but --out DIR itself)", err=True)
-        raise typer.Exit(1)
+def _resolved(r: Path, given: str) -> str:
+    """The conversation id ``given`` (an id or a unique prefix) names in ``r``; exit 1 unknown, 2 ambiguous."""
+    from ..reading.ids import IdError, conversation_id
+
+    try:
+        return conversation_id(r, given)
+    except IdError as exc:
+        raise fail_id("export", exc)
 
 
 def _written(out: Optional[Path], write):

@@ -1,8 +1,12 @@
 """What ``asz export`` says on stderr once every conversation is written (asz_core.cli.export_cmd): prose's token
 estimate and the written file's own size, the window's counts, and the credentials masked or written whole; and before, the conversations a --project kept though
-it cannot judge them and those a window cannot place (:func:`filter_warnings`)."""
+it cannot judge them and those a window cannot place (:func:`filter_warnings`), and an ``--out`` whose folder is
+missing (:func:`refuse_missing_parent`)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -125,3 +129,16 @@ def filter_warnings(r, rows: list[dict], filters, project: str) -> None:
     line = unjudged_line([x for x in filters.unjudged if x["id"] in kept], project, shown=shown, kept="exported")
     if line:
         typer.echo(f"asz export: warning: {line}", err=True)
+
+
+def refuse_missing_parent(out: Optional[Path]) -> None:
+    """Exit 1, before anything is read, when ``--out``'s parent folder does not exist: ``asz export: cannot write
+    OUT: no such folder PARENT (make it first: asz export creates no folder but --out DIR itself)``. A mistyped path
+    is said, never made (a new user's report: ``--out /nonexistent/dir/x.md`` created ``/nonexistent/dir``)."""
+    if out is None:
+        return
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        typer.echo(f"asz export: cannot write {out}: no such folder {parent} (make it first: asz export creates no "
+                   "folder but --out DIR itself)", err=True)
+        raise typer.Exit(1)
