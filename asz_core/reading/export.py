@@ -19,8 +19,8 @@ through markdown-it-py with raw HTML disabled (CommonMark plus tables), whose
 output escapes ``<`` and refuses ``javascript:`` links, or shown escaped in
 ``<pre>`` (tool input and results). Control characters, C1 and bidi overrides in any transcript text of the page
 are written as the terminal's escapes first (:func:`shown`), after terminal formatting (CSI sequences such as
-``\x1b[1m``: :func:`~asz_core.reading.termtext.plain`) is removed; Markdown removes that formatting and keeps every
-other character as it is; JSON keeps everything. A talk's heading reads its label as a title does
+``\x1b[1m``: :func:`~asz_core.reading.termtext.plain`) is removed; Markdown does the same
+(:func:`~asz_core.reading.termtext.md_visible`: a CR before its LF kept, trial 27c F3); JSON keeps everything. A talk's heading reads its label as a title does
 (:func:`talk_heading`: ``/context``, not the command's markup). A person's or injected text holding a runtime's
 command markup is drawn as :mod:`.export_blocks` reads it: the command as typed, its output preformatted.
 """
@@ -40,7 +40,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gist, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
-from .termtext import plain
+from .termtext import md_visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
 
@@ -127,7 +127,7 @@ def context_label(text: str, limit: int = 60) -> str:
     NAME`` for a skill's body, the ``type`` (and ``subtype``) of a JSON object (``deferred tools delta``), the tag of
     a text opening with one (``system reminder: PostToolUse:Edit hook …``), else the text's first words; at most
     ``limit`` characters, cut with ``…``; terminal formatting removed first (:func:`~asz_core.reading.termtext.plain`)."""
-    text = plain(text).strip()
+    text = md_visible(text).strip()
     if text.startswith(_SKILL_HEAD):
         path = text[len(_SKILL_HEAD):].split("\n", 1)[0].strip().rstrip("/")
         return "skill " + (path.rsplit("/", 1)[-1] or path)
@@ -174,10 +174,10 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
-    lines = [f"# {plain(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
+    lines = [f"# {md_visible(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
     if said := sent_by(root, doc):
-        lines.append(f"- {plain(said)}")
+        lines.append(f"- {md_visible(said)}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
     for p in problems_of(doc):
@@ -216,11 +216,11 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
         if talk is None:  # loose nodes of a stream with no talk
             lines += ["", f"## {t['heading']}"]
         else:
-            lines += ["", f"## Talk {i}: {plain(t['heading'])}", "",
+            lines += ["", f"## Talk {i}: {md_visible(t['heading'])}", "",
                       f"*{when_text(talk_start(talk))}* · `{talk['id']}`"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            lines += ["", f"**{st['who']}** · {when_text(st['at'])} · `{st['id']}`", "", nested(plain(st["text"]))]
+            lines += ["", f"**{md_visible(st['who'])}** · {when_text(st['at'])} · `{st['id']}`", "", nested(md_visible(st["text"]))]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
@@ -229,7 +229,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
-            lines.append(f"**{st['who']}** · {when_text(st['at'])} · `{st['id']}`")
+            lines.append(f"**{md_visible(st['who'])}** · {when_text(st['at'])} · `{st['id']}`")
             lines.append("")
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
@@ -240,11 +240,11 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             elif not st["text"] or st.get("line"):
                 lines.pop()  # a step with only media (its placeholders below), or a boundary its label says in words
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary") or st.get("asked"):
-                lines.append(nested(plain(st["text"])))
+                lines.append(nested(md_visible(st["text"])))
             else:
-                lines.append(fence(plain(st["text"])))
+                lines.append(fence(md_visible(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
-            lines += ["", f"*{RECORD_DATA}*", "", fence(plain(st["record_data"]), "json")] if st.get("record_data") else []
+            lines += ["", f"*{RECORD_DATA}*", "", fence(md_visible(st["record_data"]), "json")] if st.get("record_data") else []
     if loose := _each(loose_executions(doc), mask):
         lines += ["", "## Tool executions with no step", ""] + [f"- {x}" for x in loose]
     if und:

@@ -4,7 +4,7 @@ A typed prompt or injected text holding a runtime's command markup (Claude Code'
 locally, a bash-mode command and their output: the adapter's to read, docs/adapters.md) is read in blocks by its
 adapter (:func:`~asz_core.view.titles.prompt_blocks`): the command as the person typed it
 (``/model sonnet``, ``! ls``) as code, each output as a preformatted block with terminal formatting removed
-(:func:`~asz_core.reading.termtext.plain`; HTML also writes the other controls as escapes), a standard error block
+(:func:`~asz_core.reading.termtext.md_visible`: the other controls written as escapes too), a standard error block
 under a ``stderr`` line, an empty output as ``(no output)``, the prose around them as the step's text is drawn. The
 asz.view document, ``--format json`` and ``asz show`` keep the text as it landed.
 
@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..view.rate_words import FAILURE_WORDS
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
-from .termtext import plain
+from .termtext import md_visible
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
@@ -105,7 +105,7 @@ def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
     """Markdown lines of ``blocks`` (module docstring), a blank line between two blocks; terminal formatting removed."""
     lines: list[str] = []
     for kind, text in blocks:
-        text = plain(text) if kind == "text" else plain(text).strip("\r\n")
+        text = md_visible(text) if kind == "text" else md_visible(text).strip("\r\n")
         if lines:
             lines.append("")
         if kind == "text":
@@ -127,7 +127,7 @@ def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], 
         elif kind == "command":
             out.append(f"<p class=\"command\"><code>{e(text)}</code></p>")
         else:
-            text = plain(text).strip("\r\n")
+            text = md_visible(text).strip("\r\n")
             label = "<p class=\"meta\">stderr</p>" if kind == "stderr" else ""
             out.append(f"{label}<pre class=\"{kind}\">{e(text) if text.strip() else NO_OUTPUT}</pre>")
     return "".join(out)
@@ -146,14 +146,14 @@ def ask_line(a: dict) -> str:
 
 
 def _facts_markdown(facts: list[tuple[str, str]]) -> list[str]:
-    return ["", *(f"- {plain(k)}: {inline_code(plain(v))}" for k, v in facts)] if facts else []
+    return ["", *(f"- {md_visible(k)}: {inline_code(md_visible(v))}" for k, v in facts)] if facts else []
 
 
 def _item_markdown(item: tuple) -> list[str]:
     """Markdown lines of one :func:`~asz_core.view.placing.input_fields` item: its key in italics, its text fenced."""
     if item[0] == "block":
-        return ["", f"*{plain(item[1])}*", "", fence(plain(item[2]))]
-    return (["", f"*{item[1]}*"] if item[1] else []) + [x for k, t in item[2:] for x in ("", f"*{plain(k)}*", "", fence(plain(t)))]
+        return ["", f"*{md_visible(item[1])}*", "", fence(md_visible(item[2]))]
+    return (["", f"*{item[1]}*"] if item[1] else []) + [x for k, t in item[2:] for x in ("", f"*{md_visible(k)}*", "", fence(md_visible(t)))]
 
 
 def _item_html(item: tuple, e: Callable[[str], str]) -> str:
@@ -265,18 +265,18 @@ def _asked_fields(fields: tuple[list, list], ask: dict | None) -> list[tuple]:
 
 #: How Markdown draws each kind of :func:`tool_pieces` (a list of lines, each block after a blank line).
 _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
-    "said": lambda v: ["", plain(v)],
-    "command": lambda v: ["", fence(plain(v), "sh")],
+    "said": lambda v: ["", md_visible(v)],
+    "command": lambda v: ["", fence(md_visible(v), "sh")],
     "facts": lambda v: _facts_markdown(v),
     "item": lambda v: _item_markdown(v),
-    "input": lambda v: ["", fence(plain(v), "json")],
+    "input": lambda v: ["", fence(md_visible(v), "json")],
     "input_withheld": lambda v: ["", f"*(input withheld: {v} bytes)*"],
     "report": lambda v: ["", f"*{report_line(v, lambda sid: f'`{sid}`')}*"],
-    "ask": lambda v: ["", f"*{plain(v['key'])}*", "", f"*{ask_line(v)}*"],
-    "rest": lambda v: ["", fence(plain(v))],
-    "executed": lambda v: ["", f"*{plain(execution_line(v))}*"],
+    "ask": lambda v: ["", f"*{md_visible(v['key'])}*", "", f"*{ask_line(v)}*"],
+    "rest": lambda v: ["", fence(md_visible(v))],
+    "executed": lambda v: ["", f"*{md_visible(execution_line(v))}*"],
     "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
-    "result": lambda v: ["", fence(plain(v))],
+    "result": lambda v: ["", fence(md_visible(v))],
     "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
 }
 

@@ -29,7 +29,7 @@ from ..view.zone import local_text
 from .export import doc_dialect, markdown_head, talk_start
 from .export_blocks import GIST_CHARS, inline_code, nested, tool_gist
 from .export_steps import media_line, steps
-from .termtext import plain
+from .termtext import md_visible
 
 __all__ = ["KINDS", "left_out_line", "to_brief"]
 
@@ -82,7 +82,7 @@ def _tool_line(st: dict, dialect: str, left: LeftOut, mask) -> str:
     """One tool call's line: ``- Tool **Bash** `ls -la` · failed · result 1,234 bytes left out``."""
     gist = _gist(st, dialect, mask)
     left.add("tool inputs", max(_size(st.get("input") or "") - _size(gist), 0))
-    bits = [f"- Tool **{plain(st.get('name') or '?')}**" + (f" {inline_code(plain(gist))}" if gist else "")]
+    bits = [f"- Tool **{md_visible(st.get('name') or '?')}**" + (f" {inline_code(md_visible(gist))}" if gist else "")]
     if st.get("failed"):
         bits.append("failed")
     if st.get("withheld"):
@@ -105,10 +105,10 @@ def _blocks(blocks: list[tuple[str, str]], left: LeftOut, m) -> list[str]:
     output left out."""
     out: list[str] = []
     for kind, text in blocks:
-        if kind == "text" and plain(text).strip():
-            out += ["", nested(plain(m(text)))]
+        if kind == "text" and md_visible(text).strip():
+            out += ["", nested(md_visible(m(text)))]
         elif kind == "command":
-            out += ["", inline_code(plain(m(text)))]
+            out += ["", inline_code(md_visible(m(text)))]
         elif kind != "text":
             left.add("command output", text)
     return out
@@ -121,24 +121,24 @@ def _step(st: dict, when: str, left: LeftOut, m) -> list[str]:
     if st.get("record_data"):
         left.add("record data", st["record_data"])
     if st["withheld"]:
-        return ["", f"**{st['who']}**{when}", "", f"*(withheld: {st['withheld']:,} bytes)*"]
+        return ["", f"**{md_visible(st['who'])}**{when}", "", f"*(withheld: {st['withheld']:,} bytes)*"]
     if st.get("same_as"):  # the subagent's last message, drawn above
         return []
     person = kind == "message.external" or st.get("asked")
     if kind in _LABELLED:
         left.add("runtime records", st["text"])
-        return ["", f"*{plain(st['who'])}*{when}"]
+        return ["", f"*{md_visible(st['who'])}*{when}"]
     if kind == "epoch.summary":
         left.add("compaction summaries", st["text"])
         return []
     if kind == "context.injection" and not person:
         left.add("injected context texts", st["text"])
         return []
-    head = ["", f"**{st['who']}**{when}"]
+    head = ["", f"**{md_visible(st['who'])}**{when}"]
     if st.get("blocks"):
         body = _blocks(st["blocks"], left, m)
         return head + body if body else []
-    return head + (["", nested(plain(m(st["text"])))] if st["text"].strip() else [])
+    return head + (["", nested(md_visible(m(st["text"])))] if st["text"].strip() else [])
 
 
 def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
@@ -149,10 +149,10 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
         lines = ["", f"## {t['heading']}"]
     else:
         start = talk_start(talk)
-        lines = ["", f"## Talk {i}: {plain(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
+        lines = ["", f"## Talk {i}: {md_visible(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
     if t["prompt"]:
         st = t["prompt"]
-        lines += ["", f"**{st['who']}**", "", nested(plain(mask.text(st["text"])))]
+        lines += ["", f"**{md_visible(st['who'])}**", "", nested(md_visible(mask.text(st["text"])))]
     tools = False
     for st in t["steps"]:
         when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else ""  # a step with no time: no empty mark

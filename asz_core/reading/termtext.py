@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["plain", "visible", "visible_spans", "UNSAFE", "CSI"]
+__all__ = ["plain", "visible", "md_visible", "visible_spans", "UNSAFE", "CSI"]
 
 #: The code points :func:`visible` escapes.
 UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
@@ -56,6 +56,19 @@ def visible(text: str, *, json: bool = False, keep_cr: bool = False) -> str:
     if json:
         return text.translate(_JSON_TABLE)
     return plain(text).translate(_KEEP_CR_TABLE if keep_cr else _TABLE)
+
+
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def md_visible(text: str) -> str:
+    """``text`` for a Markdown export, a file read in a terminal (``cat``) as often as in a viewer (trial 27c, F3):
+    :func:`plain` (terminal formatting removed), then each :data:`UNSAFE` character written as :func:`visible` writes
+    it (an OSC's ESC and BEL as ``\\x1b`` and ``\\x07``, NUL as ``\\x00``, ``\\u202e``), but for a CR ending a line
+    before its LF (Windows line ends stay as they are); a lone CR, which lets a terminal write over a line, becomes
+    ``\\x0d``. str in, str out."""
+    t = plain(text).translate(_KEEP_CR_TABLE)
+    return _LONE_CR.sub("\\\\x0d", t) if "\r" in t else t
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:

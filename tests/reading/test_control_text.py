@@ -1,7 +1,8 @@
 """Control characters in transcript text, per reader (trial 3, F4/F19 follow-up): ``asz show`` prints each record
 line with ESC, DEL, C1 and bidi overrides/isolates as JSON escapes (the same value, nothing that steers a terminal),
-and an HTML export shows them as visible escapes in the body; Markdown keeps them verbatim but for terminal formatting
-(a whole CSI sequence, removed where a person reads), and JSON keeps every byte."""
+and an HTML export shows them as visible escapes in the body, and so does a Markdown export, to a file or a pipe as to a
+terminal (trial 27c, F3: an OSC written raw into a ``.md`` retitled the terminal that ``cat`` it); terminal formatting (a
+whole CSI sequence) is removed where a person reads, and JSON keeps every byte."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def _nodes(doc: dict) -> dict[str, dict]:
     return out
 
 
-def test_html_export_shows_controls_as_escapes_and_md_json_keep_them(odd_root: Path, tmp_path: Path):
+def test_html_and_md_exports_show_controls_as_escapes_and_json_keeps_them(odd_root: Path, tmp_path: Path):
     for fmt in ("html", "md", "json"):
         asz("export", CANARY_SESSION[:8], "--format", fmt, "--root", str(odd_root), "--out", str(tmp_path / f"odd.{fmt}"))
     page = (tmp_path / "odd.html").read_text(encoding="utf-8")
@@ -58,8 +59,8 @@ def test_html_export_shows_controls_as_escapes_and_md_json_keep_them(odd_root: P
     label = ODD_SHOWN.replace("nel \\x85 csi", "nel csi")  # a label's white space is squeezed, and NEL is white space
     assert f"Talk 1: <bdi>{label}</bdi></h2>" in body  # the talk's label
     md = (tmp_path / "odd.md").read_text(encoding="utf-8")
-    md_odd = ODD.replace("\x1b[31m", "").replace("\x1b[0m", "")  # Markdown drops terminal formatting (CSI), keeps the rest
-    assert f"\n{md_odd}\n" in md and f"\nreply {md_odd}\n" in md and "\x7f" in md and "\x1b" not in md
+    # Markdown drops terminal formatting (CSI) and writes every other control as the terminal commands do
+    assert _unsafe(md) == [] and f"\n{ODD_SHOWN}\n" in md and f"\nreply {ODD_SHOWN}\n" in md
     raw = (tmp_path / "odd.json").read_bytes()
     assert "reply esc \\u001b[31mred\\u001b[0m del \x7f nel \x85 csi \x9b2J".encode() in raw  # JSON escapes C0 only
     doc = json.loads(raw)
@@ -70,7 +71,7 @@ def test_html_export_shows_controls_as_escapes_and_md_json_keep_them(odd_root: P
 def test_an_export_to_a_terminal_writes_controls_as_escapes(odd_root: Path):
     """``asz export`` to stdout on a terminal (a real pseudo-terminal) writes every control and bidi character as its
     escape, as ``asz ls`` and ``asz search`` do (trial 18, F-a: an OSC in a prompt retitled the reader's terminal);
-    to a pipe the bytes stay as the test above has them."""
+    Markdown to a pipe is written the same way (trial 27c, F3), JSON with its escapes."""
     import sys
 
     if not sys.platform.startswith("linux"):
@@ -84,4 +85,4 @@ def test_an_export_to_a_terminal_writes_controls_as_escapes(odd_root: Path):
     doc = json.loads("\n".join(lines))  # still JSON, the very same text, nothing raw
     assert _unsafe("\n".join(lines)) == [] and _nodes(doc)["input/1/1"]["text"] == ODD
     piped = asz("export", CANARY_SESSION[:8], "--format", "md", "--root", str(odd_root)).stdout
-    assert "\x7f" in piped and "\u202e" in piped
+    assert _unsafe(piped) == [] and ODD_SHOWN in piped

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.reading.termtext import UNSAFE, plain, visible, visible_spans
+from asz_core.reading.termtext import UNSAFE, md_visible, plain, visible, visible_spans
 
 from reading_helpers import asz
 
@@ -63,6 +63,9 @@ def test_visible_escapes_exactly_the_unsafe_characters():
     assert text == "bold and red" and [text[a:b] for a, b in spans] == ["bold", "red"]
     assert visible("a\x1b[1mb", json=True) == "a\\u001b[1mb"  # JSON keeps every byte
     assert plain("\x1b[?2026h\x1b[1mContext Usage\x1b[22m\x1b]0;t\x07") == "Context Usage\x1b]0;t\x07"  # an OSC stays
+    # Markdown (trial 27c, F3): as visible, but a CR ending a line before its LF stays; a lone CR is escaped
+    assert md_visible(ODD) == ODD_SHOWN
+    assert md_visible("a\r\nb\rHIDDEN\r") == "a\r\nb\\x0dHIDDEN\\x0d"
 
 
 @pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
@@ -103,6 +106,17 @@ def test_html_export_isolates_the_title_and_shows_controls_as_the_body_does(odd_
     assert "\x00" not in page
     head = page.split("<body>")[0]
     assert "\u202e" not in head and "\x1b" not in head
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_md_export_to_a_file_writes_controls_as_escapes(odd_root: Path, tmp_path: Path):
+    """A Markdown export written to a file holds no OSC, BEL or NUL (trial 27c, F3: ``cat`` of the file retitled the
+    terminal): the title, the talk's label and the prompt read as the terminal commands print them."""
+    out = tmp_path / "odd.md"
+    asz("export", ODD_ID[:8], "--format", "md", "--root", str(odd_root), "--out", str(out), check=False)
+    md = out.read_text(encoding="utf-8")
+    assert _unsafe(md) == [] and f"# {ODD_SHOWN}\n" in md and f"\n{ODD_SHOWN}\n" in md
+    assert "## Talk 1: hello \\x1b]0;PWNED-TITLE\\x07RED cleared" in md
 
 
 @pytest.mark.slow
