@@ -533,6 +533,7 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
     then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
     from ..collect.src_text import shown
     from ..storage.cursor import dated_reason
+    from ..termsafe import one_line  # a source's name can hold an OSC or a newline (trial 27c F4)
 
     for a in out:
         n_src = sum(len(s["sources"]) for s in a["sessions"])
@@ -544,20 +545,20 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
         for sess in a["sessions"]:
             for s in sess["sources"]:
                 typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
-                           f"{_num(s['unread']):>12} {s['state']:<12} {s['src']}")
+                           f"{_num(s['unread']):>12} {s['state']:<12} {shown(s['src'])}")
         for e in a.get("skipped_entries", ()):
             typer.echo(f"skipped: {shown(e['path'])}: {e['reason']}")  # bytes not UTF-8 as \\xNN, never \ufffd
         for line in a.get("torn_tails", ()):
-            typer.echo(line)
+            typer.echo(one_line(line))
         for e in a["errors"]:
-            typer.echo(f"error: {e['path']}: {e['message']}", err=True)
+            typer.echo(one_line(f"error: {e['path']}: {e['message']}"), err=True)
         for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
             why = dated_reason(e["reason"], e["since"], e["size"]) if "since" in e else e["reason"]  # the size now, dated
-            typer.echo(f"conflict: {e['path']}: {'; '.join(x for x in (why, e.get('next')) if x)}", err=True)
+            typer.echo(one_line(f"conflict: {e['path']}: {'; '.join(x for x in (why, e.get('next')) if x)}"), err=True)
     from ..view.conflicts import gone_line
 
     for g in gone:
-        typer.echo(f"gone: {g['session']}: {gone_line(g)}")
+        typer.echo(one_line(f"gone: {g['session']}: {gone_line(g)}"))
 
 
 def sources_gone(root: Path) -> list[dict]:

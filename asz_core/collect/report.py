@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 import attrs
 
+from ..termsafe import one_line
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
 __all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID", "FULL_PARSE_SAID", "parse_error_lines"]
@@ -129,7 +130,7 @@ class Report:
 
     def _line(self, text: str) -> None:
         out = self._out()
-        out.write(text + "\n")
+        out.write(one_line(text) + "\n")  # a source's name can hold an OSC or a newline (trial 27c F4)
         out.flush()
 
     def error(self, path: str | os.PathLike, message: str) -> None:

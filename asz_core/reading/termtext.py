@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import re
 
+from ..termsafe import UNSAFE  # the code points visible escapes, with the collect lines' escapes
+
 __all__ = ["plain", "visible", "md_visible", "visible_spans", "UNSAFE", "CSI"]
 
-#: The code points :func:`visible` escapes.
-UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
-                    *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 
 _TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
 _JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}

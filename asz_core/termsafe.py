@@ -1,0 +1,22 @@
+"""Text shown on a terminal that cannot steer it (trial 3, F4/F19; trial 27c, F4): the characters that could, and
+the one-line escape of a name or a collect line. A room of its own with no import, below both the collect lines
+(:mod:`asz_core.collect.report`, :mod:`asz_core.collect.src_text`) and the readers (:mod:`asz_core.reading.termtext`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["UNSAFE", "one_line"]
+
+#: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
+#: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
+#: embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069.
+UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
+                    *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+#: Each :data:`UNSAFE` character as its escape (``\\x1b``, ``\\u202e``), a newline as ``\\n``.
+_ONE_LINE = {**{c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}, 0x0A: "\\n"}
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line a terminal shows as it is: :data:`UNSAFE` characters and newlines written as escapes
+    (ESC ``\\x1b``, a newline ``\\n``, U+202E ``\\u202e``); nothing removed. str in, str out."""
+    return text.translate(_ONE_LINE)
