@@ -7,7 +7,9 @@ its name ``claude-code``, as ``asz ls --dialect``), ``since`` and ``until`` (the
 day in ``tz``, else in the server's zone; a conversation is kept when it was active in the window), ``tz`` (an IANA
 zone name), ``sort`` (an order of ``asz ls --sort``: :data:`~asz_core.view.row_filters.ROW_SORTS`; default ``last``,
 newest first), ``limit`` (0, the default: every row; N: the first N from ``offset``) and ``offset`` (rows skipped
-first; default 0). The rules are :mod:`asz_core.view.row_filters`', those ``asz ls`` applies.
+first; default 0). The rules are :mod:`asz_core.view.row_filters`', those ``asz ls`` applies. ``runtime`` (the page's
+Runtime filter, as typed) narrows nothing: each row of the answer then carries ``runtime_kept``, whether
+:func:`~asz_core.view.match.runtime_keeps` keeps it (the one rule the page's list is filtered by).
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from typing import Sequence
 
 import attrs
 
-from .match import TimeError, parse_time
+from .match import TimeError, parse_time, runtime_keeps
 from .query import ApiError, known_params
 from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows
 
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
 
 #: The parameters ``/api/conversations`` takes (``hide`` is every route's, seed 004).
-LIST_PARAMS = ("project", "model", "dialect", "since", "until", "tz", "exact", "sort", "limit", "offset")
+LIST_PARAMS = ("project", "model", "dialect", "since", "until", "tz", "exact", "sort", "limit", "offset", "runtime")
 #: The largest ``limit`` or ``offset`` taken (a number past it is refused, not read as 0).
 MAX_NUMBER = 10**9
 
@@ -39,6 +41,8 @@ class ListQuery:
     limit: int = 0
     offset: int = 0
     given: dict = attrs.field(factory=dict)
+    #: The page's Runtime filter as typed ('' when not given): each row answered carries ``runtime_kept``.
+    runtime: str = ""
 
 
 def _number(got: dict[str, str], name: str) -> int:
@@ -78,18 +82,20 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
                 since=since, until=until, exact=got.get("exact") == "1")
     given = {k: got[k] for k in ("project", "model", "dialect", "since", "until", "tz") if got.get(k)} | (
         {"exact": "1"} if got.get("exact") == "1" else {})
-    return ListQuery(f, sort, _number(got, "limit"), _number(got, "offset"), given)
+    return ListQuery(f, sort, _number(got, "limit"), _number(got, "offset"), given, got.get("runtime", ""))
 
 
 def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], int, list[str]]:
     """``(page, total, lines)`` of the conversation ``rows`` under ``q``: the rows ``q.filters`` keeps (a row still
     counted passes ``project`` and ``model``, not known yet), in ``q.sort`` order, ``q.offset`` skipped and at most
-    ``q.limit`` (0: all) kept; ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
+    ``q.limit`` (0: all) kept, each with ``runtime_kept`` when ``q.runtime`` is given; ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
     them: the rows a window cannot place (no times), and, when the filters match none of the rows, ``no conversation
     matched project=nope (of N in ROOT)``."""
     kept = [row for row in rows if q.filters.keeps(row)]
     ordered = sorted_rows(kept, q.sort)
     page = ordered[q.offset:q.offset + q.limit] if q.limit else ordered[q.offset:]
+    if q.runtime:  # the page's Runtime filter: the rows carry the one rule's answer (rows are shared: copied)
+        page = [{**r, "runtime_kept": runtime_keeps(r.get("dialect"), r.get("runtime"), q.runtime)} for r in page]
     lines = []
     if q.filters.unplaced:
         lines.append("not placed in the since/until window (no usable round, so no times; asz verify names the "

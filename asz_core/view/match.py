@@ -16,7 +16,7 @@ import time
 
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches"]
+__all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", "runtime_keeps"]
 
 
 def contains(name: object, part: str) -> bool:
@@ -40,6 +40,28 @@ def dialect_matches(dialect: object, asked: str) -> bool:
     its name before ``/`` (``kiro``): the rule of ``asz ls --dialect`` and ``asz usage --dialect``."""
     d = str(dialect or "")
     return not asked or asked in (d, d.split("/", 1)[0])
+
+
+def runtime_keeps(dialect: object, runtime: object, asked: str) -> bool:
+    """The page's Runtime filter (``/api/conversations?runtime=``; review A 26: the page held its own copy in
+    JavaScript): True when ``asked`` is empty; a value holding ``/`` (a dialect, ``claude-code/1``) keeps a row whose
+    ``dialect`` is it, whole, in any case (trial 24: ``claude-code/2`` keeps no ``claude-code/1`` row); any other keeps
+    a row whose ``runtime`` (``{"name", "version"}``, a list row's) name, or name and version as the runtime chip
+    shows them (``claude-code 2.1.3``), starts with it, in any case (session 25: ``claude``, ``kir``). A row with no
+    runtime name (no transcript landed, or still counted) is kept by no such value. Broader than
+    :func:`dialect_matches` (``asz ls --dialect``, whose value is a dialect or name an adapter speaks), which keeps a
+    subset of what it keeps."""
+    if not asked:
+        return True
+    v = asked.lower()
+    if v.find("/") > 0:
+        return isinstance(dialect, str) and dialect.lower() == v
+    rt = runtime if isinstance(runtime, dict) else {}
+    name = rt.get("name") if isinstance(rt.get("name"), str) else ""
+    if not name:
+        return False
+    version = rt.get("version") if isinstance(rt.get("version"), str) else ""
+    return any(x.lower().startswith(v) for x in (name, *([f"{name} {version}"] if version else [])))
 
 
 _RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")

@@ -97,8 +97,17 @@ def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
 
 
 def _page_rows(drv) -> dict[str, list[str]]:
-    return {tr.get_attribute("data-id"): [td.text.strip() for td in tr.find_elements(By.TAG_NAME, "td")]
-            for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
+    """The list's rows as drawn: id -> its cells' texts. Read again when the list is drawn anew under the reading (the
+    Runtime filter asks the server for its answer, then draws: the rows read before may be gone)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(5):
+        try:
+            return {tr.get_attribute("data-id"): [td.text.strip() for td in tr.find_elements(By.TAG_NAME, "td")]
+                    for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
+        except StaleElementReferenceException:
+            continue
+    return {}
 
 
 def _list_counted(serve, root, browser, rows: dict):
@@ -160,3 +169,34 @@ def test_the_page_runtime_filter_takes_what_the_list_shows(mixed, serve, browser
     open_at(browser, f"{s.base}/#dialect={quote(other, safe='')}", "#rows")
     wait(browser, lambda d: not _page_rows(d) and d.find_element(By.ID, "shown").text.startswith(
         f"0 of {len(rows)} conversation(s) match the filters"), timeout=30)
+
+
+def test_the_server_decides_the_runtime_filter_and_the_page_holds_no_copy(mixed, serve):
+    """Review A 26: the page's ``runtimeKeeps`` was a second copy, in JavaScript, of the Python rule. The server now
+    answers for each row (``/api/conversations?runtime=…`` marks each with ``runtime_kept``, by
+    ``match.runtime_keeps``) and the script only reads that answer. Expected here from the rows asz ls --json gives:
+    the runtime name, or name and version, started by the value in any case, or the dialect whole."""
+    root, _ = mixed
+    rows = _ls(root)
+    s = serve(root)
+
+    def kept(value: str) -> set[str]:
+        got = s.get(f"/api/conversations?runtime={quote(value, safe='')}").json()["conversations"]
+        assert {r["id"] for r in got} == set(rows)  # it narrows nothing: every row, each marked
+        return {r["id"] for r in got if r["runtime_kept"] is True}
+
+    def by_name(value: str) -> set[str]:
+        v = value.lower()
+        return {c for c, r in rows.items() if (n := (r["runtime"] or {}).get("name") or "") and any(
+            x.lower().startswith(v) for x in (n, *([f"{n} {r['runtime']['version']}"] if r["runtime"].get("version") else [])))}
+
+    claude = next(r for r in rows.values() if (r["runtime"] or {}).get("name") == "claude-code" and r["runtime"].get("version"))
+    for value in ("CLAUDE", "claude-code", f"claude-code {claude['runtime']['version']}", "kir", "nope"):
+        assert kept(value) == by_name(value), value
+    assert kept(claude["dialect"].upper()) == {c for c, r in rows.items() if r["dialect"] == claude["dialect"]}
+    assert kept("claude-code/999") == set()
+    assert kept("CLAUDE") and "runtime_kept" not in s.get("/api/conversations").json()["conversations"][0]
+    script = (REPO / "asz_core" / "view" / "static" / "app.js").read_text()
+    body = script[script.index("function runtimeKeeps("):]
+    body = body[:body.index("\n  }\n")]
+    assert "runtime_kept" in body and "toLowerCase" not in body and "indexOf" not in body, body

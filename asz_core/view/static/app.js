@@ -348,12 +348,13 @@
   function listPage() {
     document.title = 'Conversations · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading conversations…'));
-    Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
+    const asked = listFilters().dialect;
+    Promise.all([api(listPath(asked)), api('/api/status')]).then(function (rs) {
       const res = rs[0], st = rs[1];
       clear(app);
       if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
       where.textContent = res.data.root;
-      LIST = res.data; LISTKEY = JSON.stringify(res.data.conversations);
+      LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       drawListShell(st.ok ? st.data : null);
       if (!listTimer) nextRefresh();
     });
@@ -369,18 +370,32 @@
   // Polls the list and the status; redraws the rows only when something changed (new rounds, a state found).
   function refreshList() {
     if (document.hidden) { nextRefresh(); return; }
-    Promise.all([api('/api/conversations'), api('/api/status')]).then(function (rs) {
+    const asked = listFilters().dialect;
+    Promise.all([api(listPath(asked)), api('/api/status')]).then(function (rs) {
       const st = rs[1].ok ? rs[1].data : null;
       if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); }
       if (rs[0].ok) {
         const key = JSON.stringify(rs[0].data.conversations);
         if (key !== LISTKEY) {
-          LIST = rs[0].data; LISTKEY = key;
+          LIST = rs[0].data; LIST.runtimeFor = asked; LISTKEY = key;
           fillFilterOptions(); drawRows();
         }
       }
       nextRefresh();
     }, function () { nextRefresh(); });
+  }
+
+  // The list as the Runtime filter ``asked`` marks it: with one, each row carries runtime_kept, the server's answer by
+  // its one rule (asz_core.view.match.runtime_keeps; review A 26: the page held a second copy of it).
+  function listPath(asked) { return '/api/conversations' + (asked ? '?runtime=' + enc(asked) : ''); }
+  // The rows asked again when the Runtime filter changed since the list was asked for, then drawn.
+  function reloadList() {
+    const asked = listFilters().dialect;
+    api(listPath(asked)).then(function (res) {
+      if (!res.ok || listFilters().dialect !== asked) return;
+      LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      fillFilterOptions(); redrawList();
+    });
   }
 
   function listFilters() {
@@ -482,6 +497,7 @@
 
   // A filter changed: the open tab is drawn again under it (the usage tab asks /api/usage with the filters, trial 17b F12).
   function redrawList() {
+    if (LIST && (LIST.runtimeFor || '') !== listFilters().dialect) { reloadList(); return; }
     if (listFilters().view === 'usage') { const panel = document.getElementById('listpanel'); if (panel) drawUsage(clear(panel)); sayNoMatch(); }
     else drawRows();
   }
@@ -532,18 +548,12 @@
   // transcript, the runtime that wrote it (claude-code, kiro, langsmith); - when no transcript landed.
   const RUNTIME_TITLE = 'the runtime that wrote the conversation: the dialect name of its main transcript, as asz ls prints it under RUNTIME';
   const NO_RUNTIME = 'no transcript landed (hook records alone): no runtime is named';
-  // The Runtime filter (#dialect=…) takes what the list and the conversation's runtime chip show: the runtime's name
-  // (kiro), its name and version (claude-code 2.1.3), or the start of either (claude, claude-code 2.), in any case; and
-  // a dialect as asz ls --dialect takes it (claude-code/1), held whole against the row's dialect (its first landed
-  // file's, as asz ls --json rows give it): claude-code/2 keeps no claude-code/1 row (trial 24: the part before / was
-  // held against the name alone; match.dialect_matches' rule; docs/view.md, List).
+  // The Runtime filter (#dialect=…): which rows it keeps is the server's to say, by its one rule (the runtime's name,
+  // its name and version as the chip shows them, the start of either in any case, or a dialect held whole:
+  // asz_core.view.match.runtime_keeps; docs/view.md, List): the list is asked for with it (listPath) and each row
+  // carries the answer, runtime_kept. A list asked for with another value is asked again before it is drawn.
   function runtimeKeeps(r, value) {
-    if (!value) return true;
-    const rt = r.runtime && typeof r.runtime === 'object' ? r.runtime : {}, name = rowRuntime(r).toLowerCase(), v = String(value).toLowerCase();
-    if (v.indexOf('/') > 0) return typeof r.dialect === 'string' && r.dialect.toLowerCase() === v;
-    if (!name) return false;
-    const said = [name].concat(typeof rt.version === 'string' && rt.version ? [name + ' ' + rt.version.toLowerCase()] : []);
-    return said.some(function (x) { return x.indexOf(v) === 0; });
+    return !value || r.runtime_kept === true;
   }
   function rowRuntime(r) { return typeof r.runtime === 'string' ? r.runtime : (r.runtime && typeof r.runtime.name === 'string' ? r.runtime.name : ''); }
   // One rule for the project and model filters, the address's and the dropdowns' (trial 21: #project=claude-code-log
