@@ -511,6 +511,8 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     _note_unread(by_stream, stats.thinking_unread)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
     if audit is not None:
+        audit.files = {ln.seq: path.relative_to(root).as_posix() for ln, path in landed_files(root / session, skeletons=True)} \
+            if (root / session).is_dir() else {}
         audit.ask(build(root, conversation, hide), by_stream)
         return audit.arrange([by_stream[s] for s in order])
     return [turn for s in order for turn in by_stream[s]]

@@ -61,7 +61,7 @@ __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED"
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
          "subagent_prompt", "compaction_summary", "compaction", "notification", "text", "reply", "thinking", "reply_and_thinking",
-         "tool_call")
+         "tool_call", "tool_execution")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
 #: The keys of a tool call's input that carry file contents, which its line (the path it acts on) leaves out: an
@@ -141,6 +141,10 @@ class Audit:
         self.companions: set[str] = set()
         #: ``--in-range-only``: the header's title (:func:`window_title`), set where the lines are placed
         self.title: Optional[str] = None
+        #: the lines of the execution records joined to no tool call (:meth:`_executed`), by time; ``files``: landed
+        #: seq -> the file's path under the root (set by the caller: ``asz_core.reading.prose.prose_turns``)
+        self.unjoined: list[dict] = []
+        self.files: dict[int, str] = {}
 
     def withhold(self, rec: dict, stream: str = "main", file: str = "", row: int = 0) -> None:
         """Count a record a ``view.hide`` flag leaves out (``rec``, placed as :meth:`lines` places it), and the
@@ -337,9 +341,10 @@ class Audit:
         """The execution records of ``doc`` (its ``tool_executions``: ``asz hook``'s, docs/claude-code-hooks.md): on
         the line of the tool call each is joined to, ``executed``, what md says at the step
         (:func:`~asz_core.reading.export_blocks.execution_line`: its server, outcome and how it failed, ``failed
-        (transport: …)``, duration); one joined to no call (no transcript holds it) counted in ``left_out`` as
-        ``tool_executions`` (recheck 25 N1: left out, uncounted); with ``--in-range-only`` one outside the window
-        not."""
+        (transport: …)``, duration); one joined to no call (no transcript holds it: a session of hook records alone,
+        or a call whose transcript has not landed) a line of its own, kind ``tool_execution`` (:meth:`_execution`;
+        trial 27b F7: such a session had no line, so ``--in-range-only`` left it out of its day, and its failure was
+        said nowhere)."""
         from .export_blocks import execution_line
 
         calls = {c.get("_id"): c for c in self.calls if c.get("_id")}
@@ -347,15 +352,27 @@ class Audit:
             call = calls.get(e.get("tool")) if e.get("step") else None
             if call is not None:
                 call.setdefault("executed", []).append(execution_line(e))
-            elif not self.only or self.window is None or placed(e.get("time"), self.window) is not False:
-                self.left_out["tool_executions"] += 1
+            else:
+                self.unjoined.append(self._execution(e, execution_line(e)))
+        self.unjoined.sort(key=lambda x: parse_instant(x["ts"]) or 0)
+
+    def _execution(self, e: dict, said: str) -> dict:
+        """The line of an execution record ``e`` joined to no tool call: ``tool`` (the tool's name), ``text`` ``NAME:
+        `` and what md says of it (``said``), ``status`` from its outcome (``ok`` returned, ``error`` failed, else
+        ``unknown``), ``ts`` its time, ``file`` and ``row`` its landed record (:attr:`files`), stream ``executions``."""
+        ref = e.get("ref") if isinstance(e.get("ref"), dict) else {}
+        name = str(e.get("tool_name") or "")
+        return {"conversation": self.conversation, "stream": "executions", "role": "tool", "ts": e.get("time") or "",
+                "text": f"{name}: {said}" if name else said, "file": self.files.get(ref.get("seq"), ""),
+                "row": ref.get("row"), "kind": "tool_execution", "tool": name,
+                "status": {"returned": "ok", "failed": "error"}.get(str(e.get("outcome")), "unknown")}
 
     def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
         its result, and ``in_range`` on every line when there is a window."""
         for call in self.calls:
             call["status"] = _status(*self.results.get(call.pop("_id", None) or "", (None, "")))
-        keyed = [list(_timed(lines, i)) for i, lines in enumerate(streams)]
+        keyed = [list(_timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined])]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
             mark_in_range(got, self.window)
@@ -505,8 +522,8 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     ``tool_results`` result parts, ``tool_inputs_cut`` inputs cut at :data:`INPUT_CHARS`, ``edit_contents`` calls
     whose file contents (:data:`CONTENT_KEYS`) the line leaves out, ``thinking`` reasoning
     parts without ``--thinking``, ``withheld`` records a ``view.hide`` flag leaves out, ``other_records`` records
-    that gave no line: runtime notices, attachments, a sub-agent's result records, ``tool_executions`` execution
-    records joined to no tool call: :meth:`Audit._executed`); in a root ``asz receive`` landed,
+    that gave no line: runtime notices, attachments, a sub-agent's result records, ``tool_executions`` 0: an
+    execution record joined to no tool call is a line, kind ``tool_execution``: :meth:`Audit._executed`); in a root ``asz receive`` landed,
     ``senders`` too (who sent the session's files: instance, credential, files, first and last received; docs/push.md);
     in a conversation ``asz prune`` left skeletons of, ``removed_files`` last (how many, as the list row has it).
     ``row``: the conversation's list row (:func:`~asz_core.reading.listing.conversation_rows`, with ``senders`` when

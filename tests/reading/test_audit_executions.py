@@ -14,6 +14,7 @@ payload fed once more into the sessions of their own ids, which have no transcri
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -70,17 +71,34 @@ def test_a_failed_mcp_call_line_says_how_it_failed(hooked, corpus_dir):
     assert others and not any("executed" in x for x in others)
 
 
-def test_records_no_call_carries_are_counted_in_left_out(hooked, corpus_dir):
-    """A corpus probe session has hook records and no transcript: its header counts them (one per tool_use_id the
-    payloads of that session name) and writes no line for them: the crash probe's (one failed call) and the parallel
-    probe's (two calls)."""
-    by_session: dict[str, set] = {}
+def test_records_no_call_carries_have_lines_of_their_own(hooked, corpus_dir):
+    """A corpus probe session has hook records and no transcript: each record is a line of kind tool_execution (one
+    per tool_use_id the payloads of that session name), its status and words saying a failed call failed (trial
+    27b F7: no line, only a count in left_out, so the audit never said it failed)."""
+    by_session: dict[str, dict[str, str]] = {}
     for p in _payloads(corpus_dir):
-        by_session.setdefault(p["session_id"], set()).add(p["tool_use_id"])
+        by_session.setdefault(p["session_id"], {})[p.get("tool_use_id") or ""] = p["hook_event_name"]
     assert sorted(len(v) for v in by_session.values()) == [1, 1, 1, 1, 1, 1, 1, 2]  # a815fa95: two parallel calls
     for sid, calls in by_session.items():
-        if not sid.startswith(("ba6a3896", "a815fa95")):
+        if not sid.startswith(("ba6a3896", "a815fa95", "df3365d7")):
             continue
-        (head,) = _audit(hooked, sid)
-        assert head["kind"] == "conversation" and head["lines"] == {}
-        assert head["left_out"]["tool_executions"] == len(calls), sid
+        head, *lines = _audit(hooked, sid)
+        assert head["kind"] == "conversation" and head["lines"] == {"tool_execution": len(calls)}, sid
+        assert head["left_out"]["tool_executions"] == 0  # each carried by its line
+        failed = sum(event == "PostToolUseFailure" for event in calls.values())
+        assert sum(x["status"] == "error" for x in lines) == failed
+        assert sum(": failed" in x["text"] for x in lines) == failed, lines
+        assert all(x["kind"] == "tool_execution" and x["file"].startswith(f"{sid}/") for x in lines)
+
+
+def test_a_day_of_hook_records_alone_is_in_its_in_range_only_audit(hooked, corpus_dir):
+    """trial 27b F7: --in-range-only left the 8 probe sessions out of their day ('a conversation resumed later')."""
+    sessions = {p["session_id"] for p in _payloads(corpus_dir)}
+    rows = {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(hooked)).stdout)}
+    days = {datetime.fromtimestamp(rows[s]["from"] / 1000, timezone.utc).date().isoformat() for s in sessions}
+    (day,) = days  # the records' times: when asz hook received them, this run
+    p = asz("export", "--since", day, "--until", day, "--tz", "UTC", "--audit", "--in-range-only", "--root", str(hooked))
+    heads = [json.loads(x) for x in p.stdout.splitlines() if '"kind":"conversation"' in x]
+    assert sessions <= {h["conversation"] for h in heads} and "with no line inside the window" not in p.stderr
+    crash = next(h for h in heads if h["conversation"].startswith("ba6a3896"))
+    assert crash["lines"] == {"tool_execution": 1}
