@@ -89,6 +89,7 @@ from asz_core.storage.layout import session_listing  # noqa: E402
 import asz_core.verify.clean as clean_mod  # noqa: E402
 import asz_core.verify.landed as landed_mod  # noqa: E402
 from asz_core.verify.landed import _PREFIX, line_positions  # noqa: E402
+from asz_core.flow.verify_chain import Seen  # noqa: E402
 from asz_core.view.executions_check import arguments_section, named_files  # noqa: E402
 from asz_core.verify.walk import verify, verify_root  # noqa: E402
 
@@ -352,8 +353,9 @@ def main(argv: list[str] | None = None) -> int:
                 elif jobs == -5:
                     sha_pass(files, compiled=True)
                 elif jobs == -6:
-                    report = verify(root, jobs=cpus)
-                    arguments_section(root, None, named_files(report.problems))  # the command runs it after walk.verify
+                    seen = Seen()  # what the chain checks list and read, handed to the checks after them as the command does
+                    report = verify(root, jobs=cpus, seen=seen)
+                    arguments_section(root, None, named_files(report.problems), seen)  # the command runs it after walk.verify
                     if not report.ok:
                         print("\n".join(report.lines()[:20]))
                         return 1

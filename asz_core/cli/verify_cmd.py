@@ -242,6 +242,7 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     input) and, with ``deep``, :func:`asz_core.verify.flag_rules.flags_section` (record flags no declared rule sets);
     Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
     from ..flow.chain import conversation_dirs
+    from ..flow.verify_chain import Seen
     from ..reading.progress import Bar
     from ..storage.layout import session_dirs
     from ..verify.walk import verify
@@ -253,11 +254,13 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     bar = Bar("verify", sessions + chains, unit="session(s) and chain(s)")
     try:
         with bar:
-            report = verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts)
+            seen = Seen()  # what the chain checks list and read, read again by no check after them
+            report = verify(where, target, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts,
+                            seen=seen)
         from ..view.executions_check import arguments_section, named_files  # the view room reads a document's executions
 
         # execution records whose arguments differ: warnings (trial 23a, F8); a file the landed check passed is not hashed again
-        arguments = arguments_section(where, target, named_files(report.problems))
+        arguments = arguments_section(where, target, named_files(report.problems), seen)
         if arguments is not None:
             report.sections.append(arguments)
         if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)

@@ -27,11 +27,11 @@ from typing import Callable, Mapping
 import attrs
 
 from ..sessiondata.reader import check_file
-from ..storage.layout import landed_files, session_dir
+from ..storage.layout import session_dir, session_listing
 from .chain import Chain, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest, read_round
 
-__all__ = ["ChainProblem", "ChainReport", "verify_chains", "verify_chain"]
+__all__ = ["ChainProblem", "ChainReport", "Seen", "verify_chains", "verify_chain"]
 
 
 @attrs.define
@@ -63,6 +63,18 @@ class ChainProblem:
 
 
 @attrs.define
+class Seen:
+    """What the chain checks read that a check after them would read again (``asz verify``: the state files' hints and
+    the arguments check), kept for them: ``listed``, each session's landed files as the checks listed them
+    (``session_listing(..., skeletons=True, strings=True).files``, by the session folder's path as ``str``);
+    ``heads``, each chain's newest round file that read whole, by conversation: ``(file name, session,
+    through_seq)``, only where no other file holds that round number (the head a reader lists)."""
+
+    listed: dict[str, list] = attrs.Factory(dict)
+    heads: dict[str, tuple[str, str, int]] = attrs.Factory(dict)
+
+
+@attrs.define
 class ChainReport:
     """What the chain checks found: ``chains`` and ``rounds`` checked, and the ``problems``."""
 
@@ -89,7 +101,8 @@ class ChainReport:
 
 
 def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None,
-                  step: Callable[[str, int], None] | None = None, chains: SessionChains | None = None) -> ChainReport:
+                  step: Callable[[str, int], None] | None = None, chains: SessionChains | None = None,
+                  seen: Seen | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
@@ -99,6 +112,7 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     its whole bytes when already known (``asz verify`` hashes every landed file
     once, in its landed check); any other file is read and hashed here.
     ``step(chain, 1)``, when given, is called after each chain checked.
+    ``seen``: a :class:`Seen` the checks fill (and read a listing from) for the caller.
     Returns a :class:`ChainReport`; never raises for what it finds
     (unreadable files are problems). Raises FileNotFoundError when ``root`` is
     not a directory.
@@ -108,19 +122,23 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
         raise FileNotFoundError(f"{root}: no storage root here")
     report = ChainReport()
     dirs = conversation_dirs(root) if session is None else (chains if chains is not None else SessionChains(root)).of(session)
+    seen = Seen() if seen is None else seen
     for d in dirs:
-        verify_chain(Chain.at(d), report, digests=digests)
+        verify_chain(Chain.at(d), report, digests=digests, seen=seen)
         if step is not None:
             step(d.name, 1)
     return report
 
 
-def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Mapping[str, str] | None = None) -> ChainReport:
+def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Mapping[str, str] | None = None,
+                 seen: Seen | None = None) -> ChainReport:
     """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report.
 
-    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path (see :func:`verify_chains`).
+    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path; ``seen``: as :func:`verify_chains`
+    takes it.
     """
-    listed: dict[Path, list] = {}  # a session's landed files, listed once for all its rounds
+    seen = Seen() if seen is None else seen
+    listed = seen.listed  # a session's landed files (paths as str), listed once for all its rounds
     report = report if report is not None else ChainReport()
     report.chains += 1
     conv = chain.conversation
@@ -181,6 +199,8 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
         if rf.number == 1 or adjacent:
             _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem, digests or {}, listed)
         prev, prev_number, expected = r, rf.number, rf.number + 1
+    if prev is not None and files and prev.path == files[-1].path and (len(files) < 2 or files[-2].number != prev_number):
+        seen.heads[conv] = (files[-1].path.name, prev.header.session, prev.header.through_seq)
     for missing in range(prev_number + 1, named + 1):
         problem(1, missing, chain.rounds_dir, f"round {missing} is missing: conversation.state names round {named} as the head")
     return report
@@ -223,11 +243,11 @@ def unread_hint(chain: Chain) -> str:
 
 
 def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
-                  listed: dict[Path, list]) -> None:
+                  listed: dict[str, list]) -> None:
     """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
 
     ``known`` holds whole-file digests already found, by path; ``listed`` each
-    session's landed files, filled on first use.
+    session's landed files (their paths as ``str``, no Path made a file), filled on first use.
     """
     h = r.header
     path = r.path or chain.rounds_dir
@@ -237,17 +257,18 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
             problem(6, h.round, path, "input digest does not match an empty window")
         return
     sdir = session_dir(chain.root, h.session)
-    present: dict[int, Path] = {}
-    if sdir not in listed:
-        listed[sdir] = landed_files(sdir, skeletons=True)
-    for ln, p in listed[sdir]:
+    present: dict[int, str] = {}
+    files = listed.get(key := os.fspath(sdir))
+    if files is None:
+        files = listed[key] = session_listing(sdir, skeletons=True, strings=True).files
+    for ln, p in files:
         if h.from_seq <= ln.seq <= h.through_seq:
             present[ln.seq] = p
     digests: dict[int, str] = {}
     unreadable = []
     for seq, p in sorted(present.items()):
         try:
-            digests[seq] = known.get(str(p)) or landed_file_digest(p)
+            digests[seq] = known.get(p) or landed_file_digest(p)
         except (OSError, ValueError) as exc:
             unreadable.append((seq, str(exc)))
     if input_digest(previous_input, digests.values()) == h.input_digest and not unreadable:
@@ -266,7 +287,8 @@ def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: M
                 "still hold it", seq=seq)
     if not missing:
         problem(6, h.round, path, f"input digest recomputed from the landed files of seq {h.from_seq}–{h.through_seq} does not match the header")
-        _name_changed(h, previous_input, present, digests, sdir, lambda *a, **k: problem(6, h.round, path, *a, **k))
+        _name_changed(h, previous_input, {s: Path(p) for s, p in present.items()}, digests, sdir,
+                      lambda *a, **k: problem(6, h.round, path, *a, **k))
 
 
 def _name_changed(h: RoundHeader, previous_input: str, present: dict[int, Path], digests: dict[int, str], sdir: Path,

@@ -16,14 +16,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, NoReturn
 
-import cattrs
 import orjson
 
 try:  # a dependency (pyproject); a checkout whose environment predates it still reads, with the full check only
     import msgspec
 except ImportError:  # pragma: no cover
     msgspec = None  # type: ignore[assignment]
-from cattrs.gen import make_dict_structure_fn, override
 
 from .jsonbytes import RawJSON, loads, nesting_depth
 from .numberprobe import bytescan
@@ -268,16 +266,29 @@ def encode_closing(c: Closing) -> bytes:
 
 # --------------------------------------------------------------------------- decoding
 
-converter = cattrs.Converter(forbid_extra_keys=False)
-converter.register_structure_hook(Any, lambda v, _: v)
-converter.register_structure_hook(
-    Usage,
-    make_dict_structure_fn(Usage, converter, in_=override(rename="in")),
-)
-converter.register_structure_hook(
-    Record,
-    make_dict_structure_fn(Record, converter, from_=override(rename="from")),
-)
+_CONVERTER: list = []  # the cattrs converter, made on first use (issue 22: asz verify decodes no record in full)
+
+
+def _converter():
+    """The cattrs converter that builds a :class:`Record` from a checked dict: made (cattrs imported) on first use, as
+    most commands never structure a record (``converter``, the module attribute, gives the same one)."""
+    if not _CONVERTER:
+        import cattrs
+        from cattrs.gen import make_dict_structure_fn, override
+
+        c = cattrs.Converter(forbid_extra_keys=False)
+        c.register_structure_hook(Any, lambda v, _: v)
+        c.register_structure_hook(Usage, make_dict_structure_fn(Usage, c, in_=override(rename="in")))
+        c.register_structure_hook(Record, make_dict_structure_fn(Record, c, from_=override(rename="from")))
+        _CONVERTER.append(c)
+    return _CONVERTER[0]
+
+
+def __getattr__(name: str):
+    """``converter``: :func:`_converter`'s, made on first use (PEP 562)."""
+    if name == "converter":
+        return _converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_line(line: bytes, *, exact: bool = False) -> dict:
@@ -551,7 +562,7 @@ def decode_record(line: bytes) -> Record:
 def record_from_dict(d: dict) -> Record:
     """Build a Record from an already checked dict (see :func:`check_record_dict`)."""
     try:
-        return converter.structure(d, Record)
+        return _converter().structure(d, Record)
     except Exception as exc:  # cattrs ClassValidationError: name what it says
         raise FieldError("", f"does not structure as a record ({exc})") from None
 

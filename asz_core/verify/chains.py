@@ -13,13 +13,14 @@ __all__ = ["chain_section"]
 
 
 def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
-                  step: Callable[[str, int], None] | None = None, chains=None) -> Section | None:
+                  step: Callable[[str, int], None] | None = None, chains=None, seen=None) -> Section | None:
     """The round chains' section (origin-digest §2.6, §4.2), or None when this build has no Session Flow.
 
     Runs :func:`asz_core.flow.verify_chain.verify_chains` (``digests``: the
     whole-file SHA-256 of landed files already read, by path, which it then
     does not read again; ``step(chain, 1)`` after each chain; ``chains``: the
-    root's :class:`~asz_core.flow.chain.SessionChains` when already read) and carries its
+    root's :class:`~asz_core.flow.chain.SessionChains` when already read; ``seen``: a
+    :class:`~asz_core.flow.verify_chain.Seen` it fills for the caller) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
     field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
     consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
@@ -31,7 +32,7 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
         return None
     from .damage import changed_since_parsed
 
-    found = verify_chains(root, session, digests=digests, step=step, chains=chains)
+    found = verify_chains(root, session, digests=digests, step=step, chains=chains, seen=seen)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message

@@ -86,17 +86,19 @@ def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqli
     return UNKNOWN_SESSIONS_LINE.format(n=len(gone), table=table, ids=shown_ids(gone))
 
 
-def add_hints(root: str | os.PathLike, session: str | None, landed: Section, chains: Section) -> None:
+def add_hints(root: str | os.PathLike, session: str | None, landed: Section, chains: Section,
+              seen=None) -> None:
     """What :func:`asz_core.verify.walk.verify` adds to its sections besides their checks: the sessions with no chain
     (:func:`~asz_core.verify.unparsed.unchained_section`, on ``chains``) and, for a whole root, the sessions only the
     id table remembers (a note on ``chains``); a source in conflict is a warning the walk of ``landed`` gives, a
     session state file that does not read one :mod:`asz_core.verify.session_files` gives (on ``landed``).
-    None of them fails the run but the ``missing chain`` problem."""
+    None of them fails the run but the ``missing chain`` problem. ``seen``: what the chain checks listed and read
+    (:class:`~asz_core.flow.verify_chain.Seen`, for :func:`~asz_core.verify.unparsed.lagging_sessions`)."""
     from .session_files import session_file_warnings
     from .unparsed import unchained_section
 
     landed.warnings.extend(session_file_warnings(root, str(root), session))  # session.state, the session index
-    unchained_section(root, str(root), session, chains)
+    unchained_section(root, str(root), session, chains, seen)
     note = unknown_sessions_note(root) if session is None else ""
     if note:
         chains.notes.append(note)

@@ -46,21 +46,25 @@ def parse_temporaries(root: Path, session: Path | None = None) -> list[Path]:
 
 def leftover_temporaries(sessions: list[Path]) -> list[Path]:
     """The ``.<name>.<pid>.tmp`` files in ``sessions`` (session directories), their ``streams/*``, ``runs/*`` and
-    ``provider_body/`` (where :func:`~asz_core.storage.root.remove_session_temporaries` looks), sorted."""
+    ``provider_body/`` (where :func:`~asz_core.storage.root.remove_session_temporaries` looks), sorted. Walked as
+    strings, a Path made only for a file found (issue 22: asz verify lists every session)."""
     found = []
     for sdir in sessions:
-        dirs = [sdir, sdir / "provider_body"]
+        base = os.fspath(sdir)
+        dirs = [base, os.path.join(base, "provider_body")]
         for sub in ("streams", "runs"):
             try:
-                dirs += [Path(e.path) for e in os.scandir(sdir / sub) if e.is_dir(follow_symlinks=False)]
+                with os.scandir(os.path.join(base, sub)) as entries:
+                    dirs += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
             except OSError:
                 pass
         for d in dirs:
             try:
-                found += [Path(e.path) for e in os.scandir(d) if e.name.startswith(".") and e.name.endswith(".tmp")]
+                with os.scandir(d) as entries:
+                    found += [e.path for e in entries if e.name.startswith(".") and e.name.endswith(".tmp")]
             except OSError:
                 pass
-    return sorted(found)
+    return sorted(map(Path, found))
 
 
 def leftover_notes(root: Path, sessions: list[Path], one: bool) -> list[str]:

@@ -53,12 +53,15 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     return never, gone, interrupted
 
 
-def lagging_sessions(root: str | os.PathLike, session: str | None = None) -> list[tuple[str, int, int]]:
+def lagging_sessions(root: str | os.PathLike, session: str | None = None, seen=None) -> list[tuple[str, int, int]]:
     """``(session, through_seq, highest seq)`` of each session of ``root`` (or only ``session``) whose chain's head
     round reads through a seq below the highest landed there: landed files no round reads, so no reader counts or
     shows their records (trial 24a F1: a receiving root given a re-made root's new file whose round never came). A
     session a collector or writer is at work on (the root's or the session's lock taken) is not counted: its parse
-    follows its landing. Sorted by session; a head round that does not read is left to the chain checks."""
+    follows its landing. Sorted by session; a head round that does not read is left to the chain checks. ``seen``:
+    what the chain checks just listed and read (:class:`~asz_core.flow.verify_chain.Seen`: ``asz verify``): a
+    session's highest seq taken from its listing there, a head round's through_seq from the head read there, where
+    the round files listed here name the same head, instead of reading again."""
     import orjson
 
     root = Path(root)
@@ -81,12 +84,17 @@ def lagging_sessions(root: str | os.PathLike, session: str | None = None) -> lis
         if not head[1]:
             continue
         sdir = os.path.join(root, name)
-        top = highest_landed_seq(sdir)
-        try:
-            with open(head[1], "rb") as f:
-                through = int(orjson.loads(f.readline()).get("through_seq") or 0)
-        except (OSError, ValueError, AttributeError, TypeError):
-            continue
+        files = seen.listed.get(sdir) if seen is not None else None
+        top = highest_landed_seq(sdir) if files is None else max((ln.seq for ln, _ in files), default=0)
+        known = seen.heads.get(name) if seen is not None else None
+        if known is not None and known[0] == os.path.basename(head[1]):
+            through = known[2]  # the head the chain checks read whole
+        else:
+            try:
+                with open(head[1], "rb") as f:
+                    through = int(orjson.loads(f.readline()).get("through_seq") or 0)
+            except (OSError, ValueError, AttributeError, TypeError):
+                continue
         if through >= top:
             continue
         if working is None:
@@ -144,11 +152,13 @@ def shown_ids(ids: list[str], n: int = 5) -> str:
     return ", ".join(ids[:n]) + (f" and {len(ids) - n} more" if len(ids) > n else "")
 
 
-def unchained_section(root: str | os.PathLike, shown_root: str, session: str | None, section: Section) -> None:
+def unchained_section(root: str | os.PathLike, shown_root: str, session: str | None, section: Section,
+                      seen=None) -> None:
     """Add to ``section`` (the chains' section of ``asz verify``) a note for landed sessions never parsed and a
     ``missing chain`` problem for each session parsed once whose rounds are gone, and a note for those a parse was
     interrupted before (the root is whole, only the chain is not built yet); counts ``unparsed``, ``interrupted``
-    and ``unchained`` only when not zero (a clean report keeps its shape)."""
+    and ``unchained`` only when not zero (a clean report keeps its shape). ``seen``: as :func:`lagging_sessions`
+    takes it."""
     never, gone, interrupted = unchained_sessions(root, session)
     if never:
         section.counts["unparsed"] = len(never)
@@ -164,7 +174,7 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
             section.counts["short"] = section.counts.get("short", 0) + 1
             section.warnings.append(Problem(os.path.join(shown_root, RECEIVED, SHORT_LIST), n, "", "short session",
                                             short_line(d)))
-    lagging = lagging_sessions(root, session)
+    lagging = lagging_sessions(root, session, seen)
     if lagging:
         section.counts["unread"] = sum(h - t for _, t, h in lagging)
         section.notes.append(lagging_line(shown_root, lagging))

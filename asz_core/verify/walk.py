@@ -563,7 +563,7 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-           step: Callable[[str, int], None] | None = None, chains=None, receipts=None) -> VerifyReport:
+           step: Callable[[str, int], None] | None = None, chains=None, receipts=None, seen=None) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies
     and, given ``receipts`` (``(shown, receipts, kept)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
     pushing hosts say the receiver accepted.
@@ -577,13 +577,20 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     call per chain (a progress bar counts both). ``chains``: the root's
     :class:`~asz_core.flow.chain.SessionChains`, read once by a caller checking
     many sessions (then one session's check reads its own chains only; the
-    report is the same). Raises FileNotFoundError when the root or the session does not exist.
+    report is the same). ``seen``: a :class:`~asz_core.flow.verify_chain.Seen` the chain checks fill with what they
+    listed and read, for the checks after them (here the hints; in ``asz verify`` the arguments check).
+    Raises FileNotFoundError when the root or the session does not exist.
     """
     digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
     report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step)
-    section = chain_section(root, session, digests=digests, step=step, chains=chains)
+    if seen is None:
+        from ..flow.verify_chain import Seen
+
+        seen = Seen()
+    section = chain_section(root, session, digests=digests, step=step, chains=chains, seen=seen)
     if section is not None:
-        add_hints(root, session, report.sections[0], section)  # sessions with no chain, sessions only ids.sqlite knows
+        # sessions with no chain, sessions only ids.sqlite knows; the chains' listings read again by no one
+        add_hints(root, session, report.sections[0], section, seen)
         report.sections.append(section)
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:

@@ -36,14 +36,17 @@ __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 ARGUMENTS_DIFFER = "arguments differ"
 
 
-def _holding_executions(root: Path) -> dict[str, list]:
+def _holding_executions(root: Path, listed: dict[str, list]) -> dict[str, list]:
     """The session folders of ``root`` that hold a landed ``execution`` file, by name, each with its landed files
-    (skeletons too, paths as ``str``: :func:`~asz_core.storage.layout.session_listing`); one listing each; a folder
+    (skeletons too, paths as ``str``: :func:`~asz_core.storage.layout.session_listing`); one listing each, taken from
+    ``listed`` (by the folder's path as ``str``) where the chain checks just listed it; a folder
     that cannot be listed holds none here: the landed check names it."""
     out = {}
     for sdir in session_dirs(root):
         try:
-            files = session_listing(sdir, skeletons=True, strings=True).files
+            files = listed.get(os.fspath(sdir))
+            if files is None:
+                files = session_listing(sdir, skeletons=True, strings=True).files
         except (OSError, ValueError):
             continue
         if any(name.kind == "execution" and name.ext == "sd" for name, _ in files):
@@ -51,8 +54,8 @@ def _holding_executions(root: Path) -> dict[str, list]:
     return out
 
 
-def arguments_section(root: str | os.PathLike, only: str | None = None, named: Collection[str] | None = None
-                      ) -> Section | None:
+def arguments_section(root: str | os.PathLike, only: str | None = None, named: Collection[str] | None = None,
+                      seen=None) -> Section | None:
     """The ``arguments`` section: ``checked N tool execution record(s) against the transcript's input: agree A,
     differ D, not compared C`` and one warning per entry whose ``arguments_check`` is ``differ``:
     ``<file>:<line>: arguments differ [arguments]: session S, execution record row R, tool call T NAME: the server
@@ -63,19 +66,21 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
 
     ``named``: when the landed check (:func:`~asz_core.verify.walk.verify`) ran over the same root just before, the
     files its problems name (:func:`named_files`): a landed file holding a call that none names is taken as it
-    verified it (its closing line binds its bytes), not hashed again; without it each such file is hashed here."""
-    from .rows import read_head
+    verified it (its closing line binds its bytes), not hashed again; without it each such file is hashed here.
+    ``seen``: what the chain checks just listed and read (``walk.verify``'s
+    :class:`~asz_core.flow.verify_chain.Seen`): a session's landed files are not listed again, and a head round they
+    read whole (the one a listing of its rounds names) is not read again."""
     from .document import list_conversations
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
     warnings: list[Problem] = []
-    holding = _holding_executions(root)
+    holding = _holding_executions(root, seen.listed if seen is not None else {})
     if not holding:  # a root of transcripts alone: no conversation's head is read (one listing per session)
         return None
+    heads = seen.heads if seen is not None else {}
     for cid in list_conversations(root):
-        head = read_head(root, cid)
-        header = head.header if head else None
+        header = _head_header(root, cid, heads)
         if not header:
             continue
         session = header.get("session")
@@ -105,6 +110,20 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
                    f"input: agree {counts['agree']}, differ {counts['differ']}, not compared {counts['cannot_compare']}",
                    counts={"executions_agree": counts["agree"], "executions_differ": counts["differ"],
                            "executions_not_compared": counts["cannot_compare"]}, warnings=warnings)
+
+
+def _head_header(root: Path, cid: str, heads: dict) -> dict | None:
+    """The header of conversation ``cid``'s newest round (:func:`~asz_core.view.rows.read_head`), as much of it as
+    this check reads (``session``, ``through_seq``) taken from ``heads`` where the chain checks read that very file
+    whole (the newest one listed now); None when it has no round or its header line does not read."""
+    from .rows import newest_round, read_head
+
+    newest = newest_round(root, cid)
+    known = heads.get(cid)
+    if newest is not None and known is not None and known[0] == newest[1]:
+        return {"session": known[1], "through_seq": known[2]}
+    head = read_head(root, cid, newest) if newest is not None else None
+    return head.header if head else None
 
 
 def named_files(problems: Iterable[Problem]) -> set[str]:
