@@ -29,11 +29,16 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
                             letters or digits, ``/B`` and 8 or more, ``/`` and 20 or more letters or digits,
                             upper- and lower-case both (:func:`looks_webhook`: not Slack's placeholder)
 ``google-api-key``          ``AIza`` and 35 letters, digits, ``_`` or ``-``
+``google-oauth-client-``    ``GOCSPX-`` and 28 letters, digits, ``_`` or ``-``
+``secret``
 ``stripe-live-key``         ``sk_live_`` / ``rk_live_`` and 20 or more letters or digits
 ``huggingface-token``       ``hf_`` and 34 or more letters or digits
 ``npm-token``               ``npm_`` and 36 letters or digits
 ``private-key``             a PEM ``-----BEGIN … PRIVATE KEY-----`` line
 ``jwt``                     three base64url parts, the first two starting ``eyJ`` (a signed JSON Web Token)
+``bearer-token``            the token of an ``Authorization: Bearer …`` header (any case; ``:`` or ``=``,
+                            quotes allowed), 20 to 512 of RFC 6750's characters holding a letter and a digit,
+                            not a JWT (``jwt`` finds it), placeholder or variable (:func:`looks_bearer`)
 ``url-password``            the password of an address's user information, ``scheme://user:PASSWORD@host``
                             (RFC 3986 §3.2.1: ``postgres://admin:…@db.internal/prod``, ``redis://:…@cache``);
                             the value is the password alone, up to the last ``@`` before the host; not a
@@ -62,7 +67,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "redacted", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "shown_title", "shown_snippet"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -92,11 +97,17 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("slack-webhook-url", r"https://hooks\.slack\.com/services/T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{20,}(?![A-Za-z0-9])",
      ("hooks.slack.com",)),
     ("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ("AIza",)),
+    # Google's OAuth client secret (trial 27c F10): GOCSPX- and 28 of base64url's letters
+    ("google-oauth-client-secret", r"GOCSPX-[0-9A-Za-z_-]{28}(?![0-9A-Za-z_-])", ("GOCSPX-",)),
     ("stripe-live-key", r"[sr]k_live_[0-9A-Za-z]{20,}(?![0-9A-Za-z_])", ("k_live_",)),
     ("huggingface-token", r"hf_[A-Za-z0-9]{34,}(?![0-9A-Za-z_])", ("hf_",)),
     ("npm-token", r"npm_[A-Za-z0-9]{36}(?![0-9A-Za-z_])", ("npm_",)),
     ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
+    # an HTTP Authorization header's bearer token (RFC 6750 §2.1: b64token), 20 to 512 of its characters after
+    # "Authorization: Bearer " in any case (trial 27c F10); a placeholder or variable is no token (looks_bearer)
+    ("bearer-token", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{20,512}=*)"
+     r"(?![A-Za-z0-9._~+/=-])", ("uthorization", "UTHORIZATION")),
     # after a scheme's last character; the user (maybe empty) holds no ':', the password runs to the last '@' that a
     # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
     ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
@@ -176,9 +187,18 @@ def looks_keyword_password(value: str) -> bool:
     return any(c.isalpha() for c in value) and any(c.isdigit() or c in _SIGNS for c in value)
 
 
+def looks_bearer(value: str) -> bool:
+    """Whether a bearer token's value (the ``bearer-token`` form) can be a real one: a letter and a digit in it, not a
+    JWT (its own form, ``jwt``, finds it), not a placeholder or variable (:func:`looks_password`) nor a name in capitals
+    and ``_`` (``YOUR_ACCESS_TOKEN_HERE``)."""
+    if value.startswith("eyJ") or not looks_password(value) or re.fullmatch(r"[A-Z_]+", value):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
 #: The forms whose match needs a check beyond the expression: name -> the check of the value.
 _GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
-           "url-password": looks_password, "password": looks_keyword_password}
+           "url-password": looks_password, "password": looks_keyword_password, "bearer-token": looks_bearer}
 
 
 def _starts(text: str, at: int) -> bool:
@@ -192,17 +212,25 @@ def _starts(text: str, at: int) -> bool:
 
 def find(text: str) -> list[tuple[str, int, int]]:
     """``(kind, start, end)`` of each credential in ``text`` (offsets in code points; the value alone where the form
-    needs a name beside it), by start."""
+    needs a name beside it), by start. Where two forms find overlapping values (``client_secret: GOCSPX-…`` is a
+    ``google-oauth-client-secret`` and a ``password``), the form listed first in :data:`KINDS` (the issuer's own
+    before a name's) keeps it: one credential, counted and masked once."""
     out = []
     held: dict[str, bool] = {}  # each hint looked for once (the two AWS forms share theirs)
-    for name, rx, hints in _COMPILED:
+    for order, (name, rx, hints) in enumerate(_COMPILED):
         if any(held[h] if h in held else held.setdefault(h, h in text) for h in hints):
             guard, part = _GUARDS.get(name), "value" if "value" in rx.groupindex else 0
             for m in rx.finditer(text):
                 a, b = m.span(part)
                 if (name == "private-key" or _starts(text, a)) and (guard is None or guard(text[a:b])):
-                    out.append((name, a, b))
-    return sorted(out, key=lambda f: f[1])
+                    out.append((order, name, a, b))
+    if len(out) > 1:
+        kept: list[tuple[int, str, int, int]] = []
+        for f in sorted(out):  # the first form's values claim their span first
+            if not any(f[2] < k[3] and k[2] < f[3] for k in kept):
+                kept.append(f)
+        out = kept
+    return sorted(((name, a, b) for _, name, a, b in out), key=lambda f: f[1])
 
 
 def masked(value: str, kind: str = "") -> str:
