@@ -152,3 +152,30 @@ def secrets_found(root: Path, planted: tuple[str, ...]) -> tuple[list[dict], lis
     found = json.loads(p.stdout)
     prints = {hashlib.sha256(v.encode()).hexdigest()[:12]: v for v in planted}
     return found, sorted((f["secret"], f["kind"], prints[f["fingerprint"]]) for f in found)
+
+
+def corpus_texts(corpus_dir: Path):
+    """Every text of the shared corpus a credential form could be looked for in: each file's whole text, then every
+    string of each of its lines that is JSON (values of objects and lists, nested), in file order."""
+    import os
+
+    def strings(o):
+        if isinstance(o, str):
+            yield o
+        elif isinstance(o, dict):
+            for v in o.values():
+                yield from strings(v)
+        elif isinstance(o, list):
+            for v in o:
+                yield from strings(v)
+
+    for folder, _, files in os.walk(corpus_dir):
+        for name in sorted(files):
+            text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
+            yield text
+            for line in text.splitlines():
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    continue
+                yield from strings(doc)

@@ -9,8 +9,6 @@ whole shared corpus neither form finds anything."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,7 @@ import pytest
 from asz_core.view.secret_forms import find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root, secrets_found
+from reading_helpers import corpus_texts, planted_root, secrets_found
 
 GOOGLE = "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"
 BEARER = "a8F3kLq9Zx2mN7pR4tV6wY1bC5dE0gH3jK8"
@@ -49,33 +47,12 @@ def test_both_are_masked_first_and_last_four_kept():
     assert redacted(f"secret {GOOGLE}")[0] == f"secret {GOOGLE[:4]}…{GOOGLE[-4:]}"
 
 
-def _strings(o):
-    if isinstance(o, str):
-        yield o
-    elif isinstance(o, dict):
-        for v in o.values():
-            yield from _strings(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from _strings(v)
-
-
 def test_no_finding_over_the_whole_shared_corpus(corpus_dir):
     strings = found = 0
-    for folder, _, files in os.walk(corpus_dir):
-        for name in files:
-            text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
-            for s in [text, *(s for line in text.splitlines() for s in _strings(_json(line)))]:
-                strings += 1
-                found += sum(k in ("google-oauth-client-secret", "bearer-token") for k, _, _ in find(s))
+    for s in corpus_texts(corpus_dir):
+        strings += 1
+        found += sum(k in ("google-oauth-client-secret", "bearer-token") for k, _, _ in find(s))
     assert strings > 60_000 and found == 0
-
-
-def _json(line: str):
-    try:
-        return json.loads(line)
-    except ValueError:
-        return None
 
 
 def _plant(lines: list[dict]) -> None:

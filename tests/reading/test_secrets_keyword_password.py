@@ -11,7 +11,6 @@ nothing: every JSON string of every file (and every file's raw text) is read and
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from asz_core.view.secret_forms import KINDS, find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root, secrets_found
+from reading_helpers import corpus_texts, planted_root, secrets_found
 
 PHRASE = "the db password is Tr0ub4dor&3-horse-battery"
 PW = "Tr0ub4dor&3-horse-battery"
@@ -51,33 +50,12 @@ def test_the_password_is_masked_nothing_of_it_kept():
     assert redacted(ENV)[0] == "PGPASSWORD=***"
 
 
-def _strings(o):
-    if isinstance(o, str):
-        yield o
-    elif isinstance(o, dict):
-        for v in o.values():
-            yield from _strings(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from _strings(v)
-
-
 def test_no_finding_over_the_whole_shared_corpus(corpus_dir):
     """The false positives over the corpus: 0 (every string of every JSON line or file, and every file's text)."""
     strings = found = 0
-    for folder, _, files in os.walk(corpus_dir):
-        for name in files:
-            text = (Path(folder) / name).read_text(encoding="utf-8", errors="replace")
-            found += sum(k == "password" for k, _, _ in find(text))
-            docs = []
-            for line in text.splitlines():
-                try:
-                    docs.append(json.loads(line))
-                except ValueError:
-                    pass
-            for s in (s for d in docs for s in _strings(d)):
-                strings += 1
-                found += sum(k == "password" for k, _, _ in find(s))
+    for s in corpus_texts(corpus_dir):
+        strings += 1
+        found += sum(k == "password" for k, _, _ in find(s))
     assert strings > 60_000 and found == 0
 
 
