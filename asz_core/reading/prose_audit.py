@@ -56,12 +56,12 @@ from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "coverage", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "turn_at"]
+           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "removed_text", "turn_at"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
          "subagent_prompt", "compaction_summary", "compaction", "notification", "text", "reply", "thinking", "reply_and_thinking",
-         "tool_call", "tool_execution")
+         "tool_call", "tool_execution", "removed")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
 #: The keys of a tool call's input that carry file contents, which its line (the path it acts on) leaves out: an
@@ -77,6 +77,15 @@ def _companions_named(rec: dict) -> list[str]:
 
     got = (companion_path(x.get("what")) if isinstance(x, dict) else None for x in rec.get("dropped") or ())
     return [p for p in got if p]
+
+
+def removed_text(rec: dict) -> bool:
+    """Whether retention took the text of ``rec`` (a skeleton's record: a text or media part says ``state``
+    ``removed``, docs/push.md): a person turn's kind (a typed prompt or a command, an interrupt notice or a list of
+    parts, command output) is read from its text, so the audit says ``removed`` rather than guess (trial 27b F2: after
+    ``asz prune`` 73 commands and 43 interrupt notices of a day read as typed prompts)."""
+    return any(isinstance(p, dict) and p.get("state") == "removed" and p.get("k") in ("text", "media")
+               for p in rec.get("parts") or ())
 
 
 def fixed_notice(text: str, dialect: str) -> str | None:
@@ -237,7 +246,8 @@ class Audit:
                              media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
                              for p in parts)
             notice = fixed_notice(text, header.dialect) == "interrupt"
-            out.append({**base, "role": "user", "text": text, "kind": "interrupt" if notice else "prompt_blocks"})
+            kind = "removed" if removed_text(rec) else "interrupt" if notice else "prompt_blocks"
+            out.append({**base, "role": "user", "text": text, "kind": kind})
         elif rec.get("from") == "external" and "injected" in flags and parts and all(p.get("k") == "text" for p in parts):
             out.append({**base, "role": "user", "text": "\n".join(p.get("text", "") for p in parts), "kind": "injected"})
         elif "context_reset" in flags:
@@ -304,11 +314,13 @@ class Audit:
             return "compaction_summary"
         if rec.get("trigger") == "notification":  # a runtime's notification (Claude Code's <task-notification>)
             return "notification"
+        if kind == "context":
+            return "injected"
+        if removed_text(rec):  # what the kind is read from went (trial 27b F2: never a wrong label)
+            return "removed"
         blocks = {b for b, _ in prompt_blocks(line["text"], header.dialect)}
         if kind == "prompt":
             return "command" if "command" in blocks else "prompt"
-        if kind == "context":
-            return "injected"
         if blocks and blocks <= {"stdout", "stderr"}:
             return "command_output"
         return "subagent_prompt" if stream != "main" else "text"

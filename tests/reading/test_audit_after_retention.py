@@ -1,0 +1,55 @@
+"""After ``asz prune`` the audit form never relabels a person's turn (trial 27b F2: 73 commands, 43 interrupt notices
+and 65 command outputs of a day read as typed prompts, text and prompt_blocks once retention removed their text).
+
+A skeleton keeps each record's flags but not its text (docs/push.md), and whether a person's line is a typed prompt
+or a slash command, an interrupt notice or a list of parts, command output or text is read from that text: such a
+line says ``removed``. What the flags alone decide (a reply, a tool call, injected context) keeps its kind.
+
+Real input: the corpus project -src-deep-manifest (a7da6a22 and its sub-agent), collected, exported, pruned by
+``asz prune`` (retention ``after: 0``), exported again. The person turns are counted from the source transcript."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+
+from reading_helpers import asz
+
+PROJECT = "-src-deep-manifest"
+SID = "a7da6a22-facc-4fcd-8bab-f83c87862004"
+BY_TEXT = {"prompt", "command", "interrupt", "prompt_blocks", "command_output", "text"}  # kinds read from the text
+
+
+def _audit(root) -> list[dict]:
+    return [json.loads(x) for x in asz("export", SID, "--audit", "--root", str(root)).stdout.splitlines()]
+
+
+def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp_path):
+    src = [json.loads(x) for x in (corpus_source / PROJECT / f"{SID}.jsonl").read_text().splitlines()]
+    person = [d for d in src if d.get("type") == "user" and not d.get("isMeta") and not d.get("isCompactSummary")
+              and (isinstance(d["message"]["content"], str)
+                   or all(b.get("type") in ("text", "image") for b in d["message"]["content"]))]
+    assert len(person) == 12  # 7 typed prompts, 2 slash commands, 2 command outputs, 1 interrupt notice
+    assert sum("[Request interrupted by user" in json.dumps(d["message"]["content"]) for d in person) == 1
+    assert sum(isinstance(d["message"]["content"], str) and "<command-name>" in d["message"]["content"] for d in person) == 2
+    shutil.copytree(corpus_source / PROJECT, tmp_path / "projects" / PROJECT)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    before = _audit(root)
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    asz("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"))
+    after = _audit(root)
+    kinds = Counter(x["kind"] for x in before[1:])
+    assert {k: kinds[k] for k in ("prompt", "command", "command_output", "interrupt")} == {
+        "prompt": 7, "command": 2, "command_output": 2, "interrupt": 1}
+    assert sum(kinds[k] for k in BY_TEXT) == len(person)
+    was = {(x["stream"], x["ts"], x["row"]): x["kind"] for x in before[1:] if x["kind"] != "tool_call"}
+    for x in after[1:]:
+        if x["kind"] == "tool_call":
+            continue
+        old = was[(x["stream"], x["ts"], x["row"])]
+        assert x["kind"] == old or (x["kind"] == "removed" and old in BY_TEXT), (old, x)
+    got = after[0]["lines"]
+    assert got["removed"] == len(person) and not BY_TEXT & set(got)
+    assert {k: got[k] for k in ("reply", "tool_call", "injected")} == {k: kinds[k] for k in ("reply", "tool_call", "injected")}
