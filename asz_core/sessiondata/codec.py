@@ -1,14 +1,11 @@
 """Encoding and decoding of sd/1 lines (seed 000, "Reading a record"; origin-digest §3).
 
-Encoding writes keys in the original's order and leaves empty fields out.
-Strings the writer encodes itself keep ``<``, ``>`` and ``&`` literal and escape
-U+2028 and U+2029; :class:`RawJSON` data goes in byte for byte.
+Encoding writes keys in the original's order and leaves empty fields out. Strings the writer encodes itself keep
+``<``, ``>`` and ``&`` literal and escape U+2028 and U+2029; :class:`RawJSON` data goes in byte for byte.
 
-Decoding checks every field's type before building the model with one cattrs
-converter over orjson: integers have no fraction or exponent and fit int64,
-``ord`` and ``off`` are never negative, ``null`` is absent, unknown fields are
-ignored, nesting deeper than 256 is refused. Each refusal is a
-:class:`FieldError` naming the field.
+Decoding checks every field's type before building the model with one cattrs converter over orjson: integers have no
+fraction or exponent and fit int64, ``ord`` and ``off`` are never negative, ``null`` is absent, unknown fields are
+ignored, nesting deeper than 256 is refused. Each refusal is a :class:`FieldError` naming the field.
 """
 
 from __future__ import annotations

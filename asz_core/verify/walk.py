@@ -1,10 +1,8 @@
 """``asz verify``: check that what landed is whole and contiguous, without the source.
 
-A :class:`VerifyReport` is a list of :class:`Section` s. :func:`verify_root`
-makes the ``landed`` section, which holds two checks; :func:`chain_section`
-adds the round chains of Session Flow as a ``chains`` section,
-:func:`provider_section` the rebuilt provider bodies, and :func:`verify`
-(what the command runs) puts them together.
+A :class:`VerifyReport` is a list of :class:`Section` s. :func:`verify_root` makes the ``landed`` section, which
+holds two checks; :func:`chain_section` adds the round chains of Session Flow as a ``chains`` section,
+:func:`provider_section` the rebuilt provider bodies, and :func:`verify` (what the command runs) puts them together.
 
 * **Files** (seed 000, Closing line; origin-digest §3.1). Every landed
   ``.sd`` (and ``.sk`` skeleton) has a valid header, every record line decodes
