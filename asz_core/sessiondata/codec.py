@@ -291,9 +291,8 @@ def __getattr__(name: str):
 def parse_line(line: bytes, *, exact: bool = False) -> dict:
     """Decode one line to a JSON object, refusing non-objects and nesting deeper than 256.
 
-    ``exact``: numbers no int64/uint64 or double holds come back as their
-    source text (:class:`~asz_core.sessiondata.jsonbytes.NumberText`), not rounded.
-
+    ``exact``: numbers no int64/uint64 or double holds come back as their source text
+    (:class:`~asz_core.sessiondata.jsonbytes.NumberText`), not rounded.
     Raises FieldError('' …) when the line is not JSON, not an object or too deep.
     """
     try:
