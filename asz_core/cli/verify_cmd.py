@@ -336,20 +336,24 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong
+    gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
+    said = [x for x in said if x not in gone]
     unchecked = "" if root is not None else (
         "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
         "the root's holder checks it (asz verify --export FILE --root ROOT)")
     if as_json:
         typer.echo(json.dumps({"export": str(copy), "manifest": str(where), "against_root": root is not None,
-                               "ok": not problems, "checked": said, "not_checked": unchecked, "problems": problems},
+                               "ok": not problems, "checked": said, "not_checked": unchecked,
+                               "not_checkable": gone, "problems": problems},
                               ensure_ascii=False))
     else:
         for line in said:
             typer.echo(f"ok: {line}")
-        if unchecked:
-            typer.echo(unchecked)
+        for line in [unchecked] * bool(unchecked) + gone:
+            typer.echo(line)
         for line in problems:
             typer.echo(f"{copy.name}: {line}")
         typer.echo("the copy checks" + (" against the root" if root is not None else " against its manifest")
+                   + (" but for what retention removed (not checkable, above)" if gone else "")
                    if not problems else f"{len(problems)} problem(s)")
     raise typer.Exit(0 if not problems else 1)

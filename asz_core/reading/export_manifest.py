@@ -305,6 +305,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
     and each mask of the manifest must be one the masking makes, with the landed texts' ``texts_sha256``."""
     said, problems = [], []
     again, seen = b"", []
+    pruned: set[str] = set()  # the conversations a landed file of which retention removed (a skeleton stands for it)
     for entry in body.get("conversations") or ():
         cid = entry.get("conversation")
         now = evidence(docs(cid))
@@ -315,7 +316,12 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         was = {f["file"]: f["digest"] for f in entry.get("files") or ()}
         held = {f["file"]: f["digest"] for f in now["files"]}
         for f, digest in was.items():
-            if f not in held:
+            sk = _skeleton_of(f)
+            if f not in held and held.get(sk) == digest:  # trial 27b F3: a skeleton stands for it, by its digest
+                said.append(f"{cid}: landed file {f}: removed by retention; its skeleton {sk.rsplit('/', 1)[-1]} "
+                            "keeps the manifest's digest")
+                pruned.add(cid)
+            elif f not in held:
                 problems.append(f"{cid}: landed file {f}: in the manifest, not in the root")
             elif held[f] != digest:
                 problems.append(f"{cid}: landed file {f}: its digest is {held[f]}, not the manifest's {digest}")
@@ -331,11 +337,20 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "
                     f"and each of the {len(entries)} mask(s) stands over a credential of its form")
     else:
-        problems += _differences(copy, again, entries)
+        gone_lines = _removed_lines(copy, again, pruned)
+        problems += _differences(copy, again, entries, gone_lines)
+        if gone_lines:
+            said.append(f"not checkable: removed by retention: {len(gone_lines):,} line(s) of the copy ({_lines_said(gone_lines)}) "
+                        "differ from the root only where asz prune took the landed text (a skeleton keeps its size, "
+                        "not the text), so what they say cannot be held to the root; every other key of them is the "
+                        "root's (docs/verify.md)")
     mine = {e["mask"]: e for e in entries}
     listed = body.get("masks") or []
     for e in listed:
         m = mine.get(e.get("mask"))
+        if m is None and pruned and e.get("line") in gone_lines:
+            said.append(f"{_mask_said(e)}: not checkable: removed by retention (the landed text it sat in went)")
+            continue
         if m is None:
             problems.append(f"{_mask_said(e)}: the masking of the root's text makes no such mask")
             continue
@@ -358,12 +373,94 @@ def _spots(a: str, b: str) -> list[int]:
     return [next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))]
 
 
-def _differences(copy: bytes, again: bytes, entries: list[dict]) -> list[str]:
+#: What a reader writes where retention took a landed text (asz_core.reading.export_steps.part_marker, the title).
+REMOVED_MARK = "removed by retention"
+#: The keys of an audit header retention leaves as they were: the figures are read from what a skeleton keeps (the
+#: title, project and branch went with the text, the kinds and left-out counts with what they are read from).
+HEADER_KEPT = ("conversation", "kind", "models", "from", "to", "state", "calls", "tokens", "cost", "credits",
+               "in_window", "window")
+
+
+def _skeleton_of(f: str) -> str:
+    """The path of the skeleton that stands for the landed file ``f`` (``….sd`` -> ``….sk``, docs/push.md)."""
+    return f[:-3] + ".sk" if f.endswith(".sd") else f
+
+
+def _lines_said(lines: set[int]) -> str:
+    """``line 2, 3, 5 …``: the first few of ``lines`` (numbers from 1)."""
+    first = sorted(lines)[:8]
+    return "line " + ", ".join(map(str, first)) + (" …" if len(lines) > len(first) else "")
+
+
+def _removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
+    """The lines of ``copy`` (numbers from 1) of a conversation in ``pruned`` that differ from ``again`` only where
+    retention took the landed text (trial 27b F3: a genuine copy made before ``asz prune`` was said to hold "a text
+    changed"): a line whose landed form says :data:`REMOVED_MARK` and whose every key but ``text`` and ``kind`` (a
+    person's kind is read from the text: ``removed``) is the copy's, a landed file named by its skeleton; a header
+    whose :data:`HEADER_KEPT` keys are the copy's; a ``subagent_prompt`` line the root no longer gives (its ``Task``
+    input went)."""
+    if not pruned:
+        return set()
+    theirs: dict[tuple, dict] = {}
+    for b in filter(None, map(_json, again.split(b"\n"))):
+        theirs.setdefault(_line_key(b, theirs), b)
+    out, seen = set(), {}
+    for j, line in enumerate(copy.split(b"\n")):
+        a = _json(line)
+        if a is None or a.get("conversation") not in pruned:
+            continue
+        b = theirs.get(_line_key(a, seen))
+        seen[_line_key(a, seen)] = a
+        if b is None:
+            out |= {j + 1} if a.get("kind") == "subagent_prompt" else set()
+        elif a.get("kind") == "conversation":
+            out |= {j + 1} if all(a.get(k) == b.get(k) for k in HEADER_KEPT) else set()
+        elif REMOVED_MARK in str(b.get("text")) and all(
+                _stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in _read_from_text(a, b)):
+            out.add(j + 1)
+    return out
+
+
+def _line_key(x: dict, before: dict) -> tuple:
+    """Where a line of a prose export stands, whatever its text (:func:`_removed_lines` pairs the copy's lines with
+    the root's by it): its conversation, stream, landed file (without ``.sd``/``.sk``), row, time, whether it is a
+    tool call or the header, and how many lines of ``before`` (the keys seen so far) stand there already."""
+    at = (x.get("conversation"), x.get("stream"), _stem(x.get("file")), x.get("row"), x.get("ts"),
+          x.get("kind") in ("conversation", "tool_call") and x.get("kind"))
+    n = 0
+    while (*at, n) in before:
+        n += 1
+    return (*at, n)
+
+
+def _read_from_text(a: dict, b: dict) -> tuple[str, ...]:
+    """The keys of a line whose value is read from a text retention can take: ``text``, ``kind``, and a tool call's
+    ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
+    return ("text", "kind") + (("status",) if {a.get("status"), b.get("status")} <= {"error", "refused"} else ())
+
+
+def _json(line: bytes) -> Optional[dict]:
+    try:
+        got = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return got if isinstance(got, dict) else None
+
+
+def _stem(v):
+    """A landed file's path without ``.sd``/``.sk`` (a skeleton stands for its file), any other value as it is."""
+    return v[:-3] if isinstance(v, str) and v.endswith((".sd", ".sk")) else v
+
+
+def _differences(copy: bytes, again: bytes, entries: list[dict], removed: set[int] = frozenset()) -> list[str]:
     """Each place the copy differs from ``again`` (the copy made again from the root and masked; ``entries`` its
-    masks), by line and column (characters, from 1), said inside or outside a mask."""
+    masks), by line and column (characters, from 1), said inside or outside a mask; the lines of ``removed``
+    (:func:`_removed_lines`: not checkable, retention took their text) not."""
     mine, theirs = copy.split(b"\n"), again.split(b"\n")
     out = []
     for j, i, gone in _line_changes(theirs, mine):
+        if not gone and j + 1 in removed:
+            continue
         if gone:
             out.append(f"line {j + 1}: {gone} line(s) of the landed text are missing from the copy here")
         elif i is None:

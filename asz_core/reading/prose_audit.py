@@ -242,7 +242,7 @@ class Audit:
             out.append(line)
         elif rec.get("from") == "external" and "external_input" in flags and parts \
                 and all(p.get("k") in ("text", "media") for p in parts):
-            text = "\n".join(p.get("text", "") if p.get("k") == "text" else
+            text = "\n".join((p.get("text") or part_marker(p)) if p.get("k") == "text" else
                              media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
                              for p in parts)
             notice = fixed_notice(text, header.dialect) == "interrupt"
