@@ -52,4 +52,8 @@ def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp
         assert x["kind"] == old or (x["kind"] == "removed" and old in BY_TEXT), (old, x)
     got = after[0]["lines"]
     assert got["removed"] == len(person) and not BY_TEXT & set(got)
-    assert {k: got[k] for k in ("reply", "tool_call", "injected")} == {k: kinds[k] for k in ("reply", "tool_call", "injected")}
+    kept = ("reply", "tool_call", "injected", "subagent_prompt")
+    assert {k: got[k] for k in kept} == {k: kinds[k] for k in kept} and kinds["subagent_prompt"] == 1
+    # the sub-agent's prompt was its Task call's input, which retention took: its line stays and says so
+    (ask,) = [x for x in after[1:] if x["kind"] == "subagent_prompt"]
+    assert ask["text"].startswith("[removed by retention: ") and ask["stream"] == "c8d9b115"
