@@ -15,7 +15,6 @@ writable, 2 usage or configuration.
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 from pathlib import Path
 from typing import Optional
@@ -23,12 +22,14 @@ from typing import Optional
 import typer
 
 from asz_core.cli.jobs import storage_root
-from asz_core.cli.server_cmd import serve_app
+from asz_core.cli.server_cmd import serve_app, warn_if_exposed
 from asz_core.config import ConfigError, load_config
 
 from .settings import DEFAULT_LISTEN, SETTINGS, option
 
 NAME = "langsmith-ingest"
+#: The environment variable ``asz ingest langsmith`` reads its token from when neither option gives one.
+TOKEN_ENV = "ASZ_LANGSMITH_TOKEN"
 
 __all__ = ["register", "langsmith", "parse_listen"]
 
@@ -46,11 +47,45 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host.strip("[]"), p
 
 
+def ingest_token(token: Optional[str], token_file: Optional[Path], configured: str | None) -> str:
+    """The x-api-key ``asz ingest langsmith`` requires ('' none): ``--token-file`` (its one line), else ``--token``
+    (warned about: the command line is visible to every user of the machine, trial 27c F8), else ``$ASZ_LANGSMITH_TOKEN``,
+    else asz.yaml's ``token``. Exit 2 naming the file or the variable, never the token, when the one used does not
+    read, or when both options are given."""
+    import os
+
+    from asz_core.cli.push_cmd import file_token
+    from asz_core.export.settings import check_token
+
+    if token is not None and token_file is not None:
+        typer.echo("asz ingest langsmith: --token and --token-file: give one (--token-file keeps the token off the "
+                   "command line)", err=True)
+        raise typer.Exit(2)
+    try:
+        if token_file is not None:
+            return file_token(token_file)
+        if token is not None:
+            if token:
+                typer.echo("asz ingest langsmith: warning: --token puts the token on the command line, where every user "
+                           f"of this machine reads it (ps); use --token-file PATH or ${TOKEN_ENV}", err=True)
+            return token
+        if (env := os.environ.get(TOKEN_ENV, "")).strip():
+            return check_token(env, f"${TOKEN_ENV}")
+    except ValueError as exc:
+        typer.echo(f"asz ingest langsmith: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return configured or ""
+
+
 @ingest_app.command("langsmith")
 def langsmith(
     listen: str = typer.Option("", "--listen", help="HOST:PORT to bind (default listen of langsmith-ingest in asz.yaml, 127.0.0.1:1985)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
-    token: Optional[str] = typer.Option(None, "--token", help="Require this x-api-key (default token in asz.yaml; empty = any key)."),
+    token: Optional[str] = typer.Option(None, "--token", help="Require this x-api-key. Warned about: the command line is "
+                                                             "visible to every user (ps); use --token-file."),
+    token_file: Optional[Path] = typer.Option(None, "--token-file", metavar="PATH",
+                                              help=f"Require the x-api-key this file holds (one line; default "
+                                                   f"${TOKEN_ENV}, else token in asz.yaml; none = any key)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     max_body: int = typer.Option(128 << 20, "--max-body", help="Largest request body after decompression, in bytes (413 above)."),
     max_part: int = typer.Option(64 << 20, "--max-part", help="Largest multipart part, in bytes (413 above)."),
@@ -82,13 +117,8 @@ def langsmith(
     except OSError as exc:
         typer.echo(f"asz ingest langsmith: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
-    key = option(entry.options, "token") if token is None else token
-    try:
-        loop = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loop = host == "localhost"
-    if not loop and not key:
-        typer.echo(f"warning: {host} is not a loopback address and no token is set: anyone who reaches it can write runs", err=True)
+    key = ingest_token(token, token_file, option(entry.options, "token"))
+    warn_if_exposed(host, "can write runs", token=bool(key))
 
     if max_body < 1 or max_part < 1:
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)

@@ -161,8 +161,10 @@ def state_cell(row: dict) -> str:
     verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
     is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5), ``gone``
     when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3)."""
+    from ..storage.senders import mixed_credentials
+
     state = row.get("state") or "-"
-    return (state + (" !" if _unsaid(row) else "") + (" stopped" if row.get("conflicts") else "")
+    return (state + (" !" if _unsaid(row) else "") + (" mixed" if mixed_credentials(row.get("senders") or []) else "") + (" stopped" if row.get("conflicts") else "")
             + (" gone" if row.get("sources_gone") else ""))
 
 
@@ -181,6 +183,15 @@ def problems_note(rows: list[dict]) -> list[str]:
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
             out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shown_id(row)} names them")
     return out
+
+
+def mixed_note(rows: list[dict]) -> list[str]:
+    """``mixed: ID8 sent by 2 credentials (alice, bob), not one sender's; asz conversation ID8 says who sent which``
+    per row whose STATE says ``mixed`` (:func:`state_cell`; trial 27c F1)."""
+    from ..storage.senders import mixed_credentials
+
+    return [f"mixed: {shown_id(row)} {said}; asz conversation {shown_id(row)} says who sent which"
+            for row in rows if (said := mixed_credentials(row.get("senders") or []))]
 
 
 def gone_note(rows: list[dict]) -> list[str]:
@@ -374,7 +385,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in grouped_note(rows) + said + problems_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + said + problems_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
 
 

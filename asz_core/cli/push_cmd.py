@@ -232,7 +232,12 @@ def receive_command(
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
     existed = where.exists()
-    rcv = Receiver(where, listen, receive_tokens(token, token_file), quiet=quiet)
+    tokens = receive_tokens(token, token_file)
+    from .server_cmd import warn_if_exposed
+
+    warn_if_exposed(listen.rsplit(":", 1)[0] or "127.0.0.1", "can land files in the root that read verified",
+                    token=bool(tokens))
+    rcv = Receiver(where, listen, tokens, quiet=quiet)
     try:
         rcv.start()
     except OSError as exc:

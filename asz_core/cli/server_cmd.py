@@ -30,7 +30,7 @@ import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
 
-__all__ = ["register", "view", "server"]
+__all__ = ["register", "view", "server", "warn_if_exposed"]
 
 
 def _config(cmd: str, config: Optional[Path]) -> Config:
@@ -56,13 +56,24 @@ def _check_port(cmd: str, port: int) -> None:
         raise typer.Exit(2)
 
 
-def _loopback_warning(host: str) -> None:
+def warn_if_exposed(host: str, reaches: str, token: bool | None = None) -> bool:
+    """``warning: HOST is not a loopback address[ and no token is set]: anyone who reaches it REACHES`` on stderr when
+    ``host`` (an IP literal or a name) is not loopback (``localhost`` is) and no token guards it (``token`` None: the
+    server takes no token, the clause left out; False: none set). What ``asz view``/``asz server``, ``asz receive``
+    and ``asz ingest langsmith`` say before they listen (trial 27c F6). Returns whether it warned."""
     try:
-        loop = ipaddress.ip_address(host).is_loopback
+        loop = ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         loop = host == "localhost"
-    if not loop:
-        typer.echo(f"warning: {host} is not a loopback address: anyone who reaches it reads every conversation in the root", err=True)
+    if loop or token:
+        return False
+    typer.echo(f"warning: {host} is not a loopback address{' and no token is set' if token is False else ''}: "
+               f"anyone who reaches it {reaches}", err=True)
+    return True
+
+
+def _loopback_warning(host: str) -> None:
+    warn_if_exposed(host, "reads every conversation in the root")
 
 
 def _banner_common(state, host: str, port: int) -> None:

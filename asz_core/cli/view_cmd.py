@@ -186,15 +186,19 @@ def _summary(r: Path, conversation_id: str, doc: dict, table) -> list[str]:
     asz.view document in root ``r``, priced by ``table``: :func:`summary_lines`, with the removal line and the senders
     line after the first, and the earlier adapter versions' and another build's lines after ``landed through seq``."""
     from ..reading.removed import removal_line, shown_removed
-    from ..storage.senders import senders_line
+    from ..storage.senders import mixed_credentials, senders_line
     from .conversations_cmd import conversation_senders
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     lines = summary_lines(doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))
-    if said := senders_line(conversation_senders(r, conversation_id)):  # a receiving root: who sent it (trial 19, F3)
+    senders = conversation_senders(r, conversation_id)
+    if said := senders_line(senders):  # a receiving root: who sent it (trial 19, F3)
         lines.insert(1, said)
+    if mixed := mixed_credentials(senders):  # never plain verified (trial 27c F1)
+        lines = [f"state {line[6:].split(':', 1)[0]}, {mixed}:{line.split(':', 1)[1]}" if line.startswith("state ")
+                 and ":" in line else line for line in lines]
     at = next((i + 1 for i, line in enumerate(lines) if line.startswith("landed through seq ")), len(lines))
     lines[at:at] = landed_by_lines(r, doc.get("sessions") or []) + assembled_by_lines(r, doc.get("conversation"))
     return lines

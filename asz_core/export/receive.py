@@ -7,7 +7,10 @@ on a plain-text channel) is relayed byte for byte to a grpcio server bound to
 an ephemeral loopback port inside the same process; any other connection is
 HTTP/1.1, served right there (``POST /v1/logs``, ``POST /v1/metrics``, body
 ``application/x-protobuf``). One process, one port, and grpcio speaks the
-gRPC protocol (the official ``opentelemetry-proto`` service definitions).
+gRPC protocol (the official ``opentelemetry-proto`` service definitions). The
+front, its HTTP handler, timeouts and connection cap: :mod:`.receive_http`.
+With a token file of named credentials, a session's files land only from the
+credential that sent its first (:mod:`.owners`).
 
 Each log record lands at the path its ``asz.file`` attribute names after
 its body's SHA-256 is checked against ``asz.file.digest``
@@ -28,18 +31,14 @@ from __future__ import annotations
 
 import hmac
 import os
-import socket
-import socketserver
 import sys
 import threading
 import time
 from concurrent import futures
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import TextIO
 
 import grpc
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
@@ -47,14 +46,15 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
+from .owners import owned_by, release
+from .receive_http import MAX_BODY, Front, Server
 from .wire import ASSEMBLE, REPLACES, REST
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
 #: Where ``asz receive`` listens when not told: loopback, the OTLP gRPC port.
 DEFAULT_LISTEN = "127.0.0.1:4317"
-_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-_MAX_MESSAGE = 1 << 30
+_MAX_MESSAGE = MAX_BODY
 
 
 def _attrs(rec) -> dict:
@@ -89,6 +89,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     senders: set[str] = set()
     assemble: dict[str, str | None] = {}  # sessions whose sending root's rounds cannot follow the chain here
     # (assemble_held) -> the instance that sent the request's file of it
+    claimed: set[tuple[str, str]] = set()  # (root, session) this request's credential took first (owned_by)
     for rl in req.resource_logs:
         res = _attrs(rl.resource)
         who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
@@ -104,6 +105,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
                     _reads_no_refused(rel, data, refused_seqs)
+                    owned_by(root, rel, data, credential, claimed)
                     replaces = a.get(REPLACES)
                     if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
                         assemble[rel.split("/", 1)[0]] = who["instance"]
@@ -130,7 +132,10 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                             _short(root, at[0], rel, str(exc), who["instance"], err)
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
-    _recorded(root, written, sent_by, again, assemble, err)
+    try:
+        _recorded(root, written, sent_by, again, assemble, err)
+    finally:
+        release(claimed)  # the sender record holds what landed: the next request reads the owner there
     if not quiet:
         by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
@@ -426,96 +431,6 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
         return ExportMetricsServiceResponse()
 
 
-class _Http(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "asz-receive"
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf") -> None:
-        if status != 200:  # a refused request is said, with why (the body's first line)
-            said(self.server.receiver.err, f"refused POST {self.path}: {body.decode('utf-8', 'replace').strip()} "  # type: ignore[attr-defined]
-                                           f"(HTTP {status})")
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self):  # noqa: N802 - http.server's name
-        rcv: Receiver = self.server.receiver  # type: ignore[attr-defined]
-        length = int(self.headers.get("Content-Length") or 0)
-        data = self.rfile.read(length) if length else b""
-        if self.path not in ("/v1/logs", "/v1/metrics"):
-            return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
-        why, name = rcv.auth.check(self.headers.get("Authorization"))
-        if why:
-            return self._reply(401, f"{why}\n".encode(), "text/plain")
-        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
-            return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
-        req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
-        try:
-            req.ParseFromString(data)
-        except DecodeError as exc:
-            return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
-        if self.path == "/v1/metrics":
-            rcv.metrics_said(req)
-        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
-        self._reply(200, resp.SerializeToString())
-
-
-def _pipe(src: socket.socket, dst: socket.socket) -> None:
-    try:
-        while chunk := src.recv(1 << 16):
-            dst.sendall(chunk)
-    except OSError:
-        pass
-    finally:
-        try:
-            dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-
-class _Front(socketserver.BaseRequestHandler):
-    def handle(self) -> None:
-        sock: socket.socket = self.request
-        sock.settimeout(30)
-        try:
-            while True:
-                head = sock.recv(len(_PREFACE), socket.MSG_PEEK)
-                if not head:
-                    return
-                if len(head) >= len(_PREFACE) or not _PREFACE.startswith(head):
-                    break
-                time.sleep(0.005)  # the first bytes are still on their way
-        except OSError:
-            return
-        sock.settimeout(None)
-        rcv: Receiver = self.server.receiver  # type: ignore[attr-defined]
-        if head.startswith(_PREFACE):
-            with socket.create_connection(("127.0.0.1", rcv.grpc_port)) as up:
-                t = threading.Thread(target=_pipe, args=(up, sock), daemon=True)
-                t.start()
-                _pipe(sock, up)
-                t.join()
-        else:
-            _Http(sock, self.client_address, self.server)
-
-
-class _Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address) -> None:
-        """A sender that went away mid-request (killed, timed out) is routine: one line, no traceback."""
-        err = sys.exc_info()[1]
-        if isinstance(err, (ConnectionError, TimeoutError)):
-            return
-        print(f"asz receive: {client_address[0]}: {type(err).__name__}: {err}", file=self.receiver.err)  # type: ignore[attr-defined]
-
-
 class Receiver:
     """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then
     :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed; a dict is
@@ -531,7 +446,7 @@ class Receiver:
         self.err = err if err is not None else sys.stderr
         self.grpc_server: grpc.Server | None = None
         self.grpc_port = 0
-        self.front: _Server | None = None
+        self.front: Server | None = None
         self._thread: threading.Thread | None = None
         self._pool: futures.ThreadPoolExecutor | None = None
 
@@ -555,8 +470,7 @@ class Receiver:
         record_before(self.root, self.err)
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
-        self.front = _Server((host, int(port)), _Front, bind_and_activate=True)
-        self.front.receiver = self  # type: ignore[attr-defined]
+        self.front = Server((host, int(port)), Front, self)
         opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
         self._pool = futures.ThreadPoolExecutor(max_workers=8)
         self.grpc_server = grpc.server(self._pool, options=opts)

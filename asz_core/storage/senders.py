@@ -42,7 +42,7 @@ from typing import Collection, Optional
 import orjson
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "senders_line", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
+           "senders_path", "senders_summary", "session_senders", "senders_line", "credentials_of", "mixed_credentials", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -323,6 +323,31 @@ def sender_matches(senders: list[dict], text: str) -> bool:
     return any(t in str(s.get(k) or "").casefold() for s in senders for k in ("instance", "credential"))
 
 
+def credentials_of(senders: list[dict]) -> list[str]:
+    """The credentials that sent the files of ``senders`` (:func:`senders_summary`), distinct, in order of first file:
+    the token file's name, ``(no credential name)`` for files sent with one unnamed token or none; files whose line
+    does not verify or that came before records were kept name none. Two or more: the conversation is not one
+    sender's (trial 27c F1)."""
+    out: list[str] = []
+    for s in senders:
+        if not s.get("before_records") and not s.get("unverified"):
+            name = s.get("credential") if isinstance(s.get("credential"), str) else NO_CREDENTIAL
+            out += [] if name in out else [name]
+    return out
+
+
+#: What :func:`credentials_of` calls files sent with one unnamed token, or with none.
+NO_CREDENTIAL = "(no credential name)"
+
+
+def mixed_credentials(senders: list[dict]) -> str:
+    """``sent by 2 credentials (alice, bob), not one sender's`` when :func:`credentials_of` names two or more; ''
+    otherwise: what ``asz ls`` (the note under its table), ``asz conversation`` (its state line and senders line),
+    the md and html exports (their head) say of such a conversation, never plain ``verified`` (trial 27c F1)."""
+    names = credentials_of(senders)
+    return f"sent by {len(names)} credentials ({', '.join(names)}), not one sender's" if len(names) > 1 else ""
+
+
 def senders_line(senders: list[dict]) -> str:
     """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, and for
     files received before the root kept sender records (:func:`before_entry`) ``received before this root kept sender
@@ -340,4 +365,6 @@ def senders_line(senders: list[dict]) -> str:
     if broken:
         said += ("; " if said else "") + (f"the sender record of {broken} landed file(s) does not verify (its line was "
                                           "changed; asz verify names it): who sent them is not shown")
+    if mixed := mixed_credentials(senders):
+        said = f"MIXED SENDERS: {mixed}; {said}"
     return said

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 import re
 import threading
 import time
@@ -30,22 +29,18 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..netguard import HEADER_TIMEOUT as _HEADER
+from ..netguard import IDLE_TIMEOUT as _IDLE
+from ..netguard import accept_batch, connection_cap, raise_open_files, seconds
+
 __all__ = ["HostGuard", "host_allowed", "GuardedH11", "connection_cap", "raise_open_files", "log_once", "OnceFilter",
            "HEADER_TIMEOUT", "IDLE_TIMEOUT", "uvicorn_config"]
 
 
-def _seconds(name: str, default: float) -> float:
-    try:
-        v = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return v if 0 < v <= 3600 else default
-
-
 #: Seconds a connection has to send a request's complete headers (environment ``ASZ_VIEW_HEADER_TIMEOUT`` overrides).
-HEADER_TIMEOUT = _seconds("ASZ_VIEW_HEADER_TIMEOUT", 10.0)
+HEADER_TIMEOUT = seconds("ASZ_VIEW_HEADER_TIMEOUT", _HEADER)
 #: Seconds an idle keep-alive connection stays open (environment ``ASZ_VIEW_IDLE_TIMEOUT`` overrides).
-IDLE_TIMEOUT = _seconds("ASZ_VIEW_IDLE_TIMEOUT", 20.0)
+IDLE_TIMEOUT = seconds("ASZ_VIEW_IDLE_TIMEOUT", _IDLE)
 _LOOPBACK_NAMES = frozenset(("localhost", "localhost.", "ip6-localhost", "ip6-loopback"))
 _421 = b"421 Misdirected Request: this server answers only to loopback names and the address it listens on\n"
 
@@ -163,39 +158,6 @@ class OnceFilter(logging.Filter):
 
 
 # --------------------------------------------------------------------------- connections
-
-
-def raise_open_files() -> int:
-    """Lift the soft limit on open files to the hard one (at most 65,536); return the soft limit in force."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not on POSIX
-        return 1024
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-            soft = want
-        except (ValueError, OSError):
-            pass
-    return 65536 if soft == resource.RLIM_INFINITY else soft
-
-
-def accept_batch(open_files: int) -> int:
-    """How many connections the event loop accepts in one go (the listen backlog): 8 to 128, a sixteenth of the limit."""
-    return max(8, min(128, open_files // 16))
-
-
-def connection_cap(open_files: int) -> int:
-    """The most connections kept open at once, 16 to 4,096.
-
-    Half the open-files limit (the rest is for reading files), less three
-    accept batches: the loop accepts a whole batch before the first of them is
-    counted, and evicted connections close one loop turn later, so the limit
-    is never reached and ``accept()`` never fails for want of a descriptor.
-    """
-    return max(16, min(4096, open_files // 2 - 3 * accept_batch(open_files)))
 
 
 class GuardedH11(H11Protocol):

@@ -1,0 +1,76 @@
+"""One session, one credential (trial 27c F1; docs/push.md, One session, one credential).
+
+A receiver whose token file names each credential (``NAME TOKEN`` lines) lands a session's files and rounds only
+from the credential that sent its first file: the first line of the session's sender record
+(:mod:`asz_core.storage.senders`) that verifies and names a credential. Any other named credential is refused
+(:data:`OWNED`), so one token holder cannot add talks to a session another sent, which every reader would then call
+verified. A receiver with one unnamed token, or none, has one credential for every sender: nothing is checked.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .admit import Refused, landed_seq, round_reads
+
+__all__ = ["OWNED", "owned_by", "release"]
+
+
+#: Why a file is refused for a session another credential sent (trial 27c F1); formatted with ``rel``, ``session``,
+#: ``owner`` and ``credential``.
+OWNED = ("{rel}: its session {session} was first sent with credential {owner}: credential {credential} cannot add to "
+         "it (a session's files and rounds land only from the credential that sent its first file; docs/push.md, "
+         "One session, one credential)")
+
+_owners_lock = threading.Lock()
+#: (root, session directory) -> the credential its sender record's first line names (append-only: it never changes).
+_owners: dict[tuple[str, str], str] = {}
+#: (root, session directory) -> the credential of a request now landing the session's first files (not yet recorded).
+_claims: dict[tuple[str, str], str] = {}
+
+
+def _recorded_owner(root: Path, session: str) -> str | None:
+    """The credential the first line of ``session``'s sender record names that verifies and names one; None: none."""
+    from ..storage.senders import UNVERIFIED, read_senders, senders_path
+
+    for e in read_senders(senders_path(root, session)).entries:
+        if not e.get(UNVERIFIED) and isinstance(e.get("credential"), str) and e["credential"]:
+            return e["credential"]
+    return None
+
+
+def owned_by(root: Path, rel: str, data: bytes, credential: str | None, claimed: set[tuple[str, str]]) -> None:
+    """Refused (:data:`OWNED`) when ``rel`` (a landed file, or a round: the session its header reads) is of a session
+    whose first file came with another named credential (trial 27c F1). Checked only for a named ``credential`` (a
+    token file of ``NAME TOKEN`` lines): one unnamed token, or none, is one credential for every sender. A session no
+    named credential sent yet is taken by this one (kept in ``claimed`` until the request's sender lines are written,
+    :func:`release`), so two requests at once cannot both start it."""
+    if not credential:
+        return
+    at = landed_seq(rel)
+    session = at[0] if at is not None else (rel.split("/", 1)[0] if not rel.startswith("_") else None)
+    if session is None and rel.endswith(".sf"):
+        reads = round_reads(data)
+        session = reads[0] if reads is not None else None
+    if not session:
+        return
+    key = (str(root), session)
+    with _owners_lock:
+        owner = _owners.get(key) or _claims.get(key)
+        if owner is None:
+            if (owner := _recorded_owner(root, session)) is not None:
+                _owners[key] = owner
+            else:
+                owner = _claims[key] = credential
+                claimed.add(key)
+    if owner != credential:
+        raise Refused(OWNED.format(rel=rel, session=session, owner=owner, credential=credential))
+
+
+def release(claimed: set[tuple[str, str]]) -> None:
+    """Drop a request's claims (:func:`owned_by`): what it landed is in the sender record now."""
+    if claimed:
+        with _owners_lock:
+            for key in claimed:
+                _claims.pop(key, None)

@@ -1,0 +1,325 @@
+"""``asz receive``'s one port: the front listener, its HTTP/1.1 handler and its defences (trial 27c F7).
+
+:class:`Front` reads the first bytes of each connection without consuming them: the HTTP/2 client preface (gRPC on
+a plain-text channel) is relayed byte for byte to the receiver's inner grpcio server (:func:`pipe`); any other
+connection is HTTP/1.1, answered by :class:`Http` (``POST /v1/logs``, ``POST /v1/metrics``). :class:`Server` gives
+the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiver's limits):
+
+- a header timeout: a connection has :data:`HEADER_TIMEOUT` seconds (``$ASZ_RECEIVE_HEADER_TIMEOUT``, 10) from
+  connecting to send its first request's complete headers (or the gRPC preface), and a kept-alive one
+  :data:`IDLE_TIMEOUT` seconds (``$ASZ_RECEIVE_IDLE_TIMEOUT``, 20) after an answer to send its next request's;
+  a request's body may pause at most :data:`IDLE_TIMEOUT` seconds between bytes; then the connection is closed;
+- a connection cap (:func:`~asz_core.netguard.connection_cap` of the open-files limit): past it, the connections
+  that have waited longest with no request in progress (a gRPC relay with no byte from its client for
+  :data:`IDLE_TIMEOUT` seconds counts as waiting) are closed to make room;
+- a body over :data:`MAX_BODY` (1 GiB, the inner gRPC server's largest message) is answered 413 unread, a
+  ``Content-Length`` that is no whole number 400;
+- the connections closed for these reasons, or dropped by their client before their headers or body ended, are said
+  on the receiver's stderr in one line a minute at most, with a count (:class:`Tally`), never as a request refused.
+"""
+
+from __future__ import annotations
+
+import socket
+import socketserver
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from typing import TYPE_CHECKING, TextIO
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
+
+from ..netguard import HEADER_TIMEOUT as _HEADER
+from ..netguard import IDLE_TIMEOUT as _IDLE
+from ..netguard import connection_cap, raise_open_files, seconds
+
+if TYPE_CHECKING:
+    from .receive import Receiver
+
+__all__ = ["Front", "Http", "Server", "Tally", "MAX_BODY", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#: The largest request body taken, in bytes (the inner gRPC server's largest message): above it, 413 unread.
+MAX_BODY = 1 << 30
+#: Seconds a new connection has to send its first request's complete headers.
+HEADER_TIMEOUT = seconds("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER)
+#: Seconds a kept-alive connection may wait for its next request's headers, and a body may pause between bytes.
+IDLE_TIMEOUT = seconds("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE)
+
+#: What :class:`Tally` says of each kind of connection closed.
+TIMED_OUT = "closed {n} connection(s) that sent no complete request headers in time (header timeout {h:g} s, idle {i:g} s)"
+DROPPED = "{n} connection(s) closed by their client before their request's headers or body ended (nothing read from them)"
+EVICTED = "closed {n} waiting connection(s) to stay under the cap of {cap} open at once"
+
+
+class Tally:
+    """Connections closed without a request, said on ``err`` at most once a minute per kind with their count (the
+    first at once): ``[HH:MM:SS] <kind's line>`` (:data:`TIMED_OUT`, :data:`DROPPED`, :data:`EVICTED`)."""
+
+    def __init__(self, err: TextIO | None, every: float = 60.0):
+        self.err, self.every = err, every
+        self._lock = threading.Lock()
+        self._n: dict[str, int] = {}
+        self._said: dict[str, float] = {}
+
+    def add(self, kind: str, **fmt) -> None:
+        """Count one of ``kind``; say the count when the kind was last said a minute ago or more (or never)."""
+        from .receive import said
+
+        now = time.monotonic()
+        with self._lock:
+            self._n[kind] = self._n.get(kind, 0) + 1
+            if now - self._said.get(kind, -1e9) < self.every:
+                return
+            n, self._n[kind], self._said[kind] = self._n[kind], 0, now
+        said(self.err, kind.format(n=n, h=HEADER_TIMEOUT, i=IDLE_TIMEOUT, **fmt))
+
+
+class _Conn:
+    """One open connection: its socket, ``deadline`` (monotonic; None while a request is in progress), ``since`` (its
+    last byte or state change), ``relay`` (a gRPC relay, waiting when its client sent nothing for IDLE_TIMEOUT)."""
+
+    __slots__ = ("sock", "deadline", "since", "relay", "closed")
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.since = time.monotonic()
+        self.deadline: float | None = self.since + HEADER_TIMEOUT
+        self.relay = False
+        self.closed = ""
+
+    def waiting(self, now: float) -> bool:
+        return self.deadline is not None or (self.relay and now - self.since >= IDLE_TIMEOUT)
+
+    def close(self, why: str) -> None:
+        if not self.closed:
+            self.closed = why
+            try:
+                self.sock.shutdown(socket.SHUT_RDWR)  # wakes the handler's blocked read: it ends the connection
+            except OSError:
+                pass
+
+
+class Server(socketserver.ThreadingTCPServer):
+    """The threaded front listener with the header and idle timeouts and the connection cap (module doc)."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, address, handler, receiver: "Receiver"):
+        super().__init__(address, handler, bind_and_activate=True)
+        self.receiver = receiver
+        self.tally = Tally(receiver.err)
+        self.cap = connection_cap(raise_open_files())
+        self.conns: dict[int, _Conn] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name="asz-receive-guard", daemon=True)
+        self._watcher.start()
+
+    def conn(self, sock: socket.socket) -> _Conn | None:
+        with self._lock:
+            return self.conns.get(id(sock))
+
+    def process_request(self, request, client_address) -> None:
+        c = _Conn(request)
+        with self._lock:
+            self.conns[id(request)] = c
+            over = sum(not x.closed for x in self.conns.values()) - self.cap  # closed ones leave as their threads end
+            if over > 0:
+                now = time.monotonic()
+                idle = sorted((x for x in self.conns.values() if x is not c and not x.closed and x.waiting(now)),
+                              key=lambda x: x.since)
+                for x in idle[: over + max(1, self.cap // 16)]:  # room for a few more before the next eviction
+                    x.close("evicted")
+                    self.tally.add(EVICTED, cap=self.cap)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request) -> None:
+        with self._lock:
+            self.conns.pop(id(request), None)
+        super().shutdown_request(request)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.25):
+            now = time.monotonic()
+            with self._lock:
+                late = [c for c in self.conns.values() if not c.closed and c.deadline is not None and now > c.deadline]
+            for c in late:
+                c.close("timeout")
+                self.tally.add(TIMED_OUT)
+
+    def server_close(self) -> None:
+        """Close the port and end the guard's thread (a stopped receiver leaves no thread behind)."""
+        self._stop.set()
+        super().server_close()
+        self._watcher.join(timeout=5)
+
+    def handle_error(self, request, client_address) -> None:
+        """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`Tally`), no traceback."""
+        err = sys.exc_info()[1]
+        if isinstance(err, (ConnectionError, TimeoutError)):
+            c = self.conn(request)
+            if c is None or not c.closed:  # one the guard closed is counted already
+                self.tally.add(TIMED_OUT if isinstance(err, TimeoutError) else DROPPED)
+            return
+        print(f"asz receive: {client_address[0]}: {type(err).__name__}: {err}", file=self.receiver.err)
+
+
+def pipe(src: socket.socket, dst: socket.socket, c: _Conn | None = None) -> None:
+    """Copy ``src`` to ``dst`` until ``src`` ends, then end ``dst``'s writing; ``c``: marked active per chunk."""
+    try:
+        while chunk := src.recv(1 << 16):
+            if c is not None:
+                c.since = time.monotonic()
+            dst.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+class Front(socketserver.BaseRequestHandler):
+    """One connection: the gRPC preface relayed to the inner server, anything else answered by :class:`Http`."""
+
+    server: Server
+
+    def handle(self) -> None:
+        sock: socket.socket = self.request
+        c = self.server.conn(sock)
+        try:
+            while True:
+                head = sock.recv(len(PREFACE), socket.MSG_PEEK)
+                if not head:
+                    if c is not None and not c.closed:
+                        self.server.tally.add(DROPPED)
+                    return
+                if len(head) >= len(PREFACE) or not PREFACE.startswith(head):
+                    break
+                time.sleep(0.005)  # the first bytes are still on their way
+        except OSError:
+            return
+        rcv = self.server.receiver
+        if head.startswith(PREFACE):
+            if c is not None:
+                c.deadline, c.relay = None, True
+            with socket.create_connection(("127.0.0.1", rcv.grpc_port)) as up:
+                t = threading.Thread(target=pipe, args=(up, sock), daemon=True)
+                t.start()
+                pipe(sock, up, c)
+                t.join()
+        else:
+            sock.settimeout(IDLE_TIMEOUT)  # no answer sent to, nor body read from, a peer silent that long
+            Http(sock, self.client_address, self.server)
+
+
+class _Read:
+    """The handler's ``rfile``, remembering whether a line read hit the end of the stream (headers cut short)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.ended = False
+
+    def readline(self, *a):
+        line = self.raw.readline(*a)
+        self.ended = self.ended or not line
+        return line
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
+
+
+class Http(BaseHTTPRequestHandler):
+    """``POST /v1/logs`` and ``POST /v1/metrics`` over HTTP/1.1, body ``application/x-protobuf`` (:func:`.receive.answer_logs`)."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "asz-receive"
+    server: Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile = _Read(self.rfile)  # type: ignore[assignment]
+        self.conn = self.server.conn(self.request)
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+    def parse_request(self) -> bool:
+        """The base class's, then: headers ended by the connection's end (its client left, or the header timeout
+        closed it) are no request: nothing answered, the connection closed (counted, :class:`Tally`)."""
+        ok = super().parse_request()
+        if ok and self.rfile.ended:  # type: ignore[attr-defined]
+            if self.conn is None or not self.conn.closed:
+                self.server.tally.add(DROPPED)
+            self.close_connection = True
+            return False
+        if ok and self.conn is not None:
+            self.conn.deadline = None  # a request in progress: its body is read under the socket's idle timeout
+            self.conn.since = time.monotonic()
+        return ok
+
+    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf") -> None:
+        from .receive import said
+
+        if status != 200:  # a refused request is said, with why (the body's first line)
+            said(self.server.receiver.err, f"refused POST {self.path}: {body.decode('utf-8', 'replace').strip()} "
+                                           f"(HTTP {status})")
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        if status in (400, 413):
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+        if self.conn is not None:
+            self.conn.since = time.monotonic()
+            self.conn.deadline = self.conn.since + IDLE_TIMEOUT  # the next request's headers, or the connection ends
+
+    def _body(self) -> bytes | None:
+        """The request's body, or None when it was answered (400, 413) or its client left before its end (counted)."""
+        text = (self.headers.get("Content-Length") or "0").strip()
+        if not text.isdigit():
+            self._reply(400, b"Content-Length must be a whole number of bytes\n", "text/plain")
+            return None
+        if (length := int(text)) > MAX_BODY:
+            self._reply(413, f"the body is {length} bytes, over the {MAX_BODY} (1 GiB) a request may hold\n".encode(),
+                        "text/plain")
+            return None
+        data = self.rfile.read(length) if length else b""
+        if len(data) < length:
+            self.close_connection = True
+            if self.conn is None or not self.conn.closed:
+                self.server.tally.add(DROPPED)
+            return None
+        return data
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        from .receive import answer_logs
+
+        rcv = self.server.receiver
+        if (data := self._body()) is None:
+            return
+        if self.path not in ("/v1/logs", "/v1/metrics"):
+            return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
+        why, name = rcv.auth.check(self.headers.get("Authorization"))
+        if why:
+            return self._reply(401, f"{why}\n".encode(), "text/plain")
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
+            return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
+        req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
+        try:
+            req.ParseFromString(data)
+        except DecodeError as exc:
+            return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
+        if self.path == "/v1/metrics":
+            rcv.metrics_said(req)
+        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        self._reply(200, resp.SerializeToString())

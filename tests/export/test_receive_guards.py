@@ -1,0 +1,140 @@
+"""``asz receive``'s port has the view's defences (trial 27c F6, F7; docs/push.md, The receiver's limits).
+
+A real ``asz receive`` child on a loopback port: connections that never finish their headers are closed after the
+header timeout (held forever before, each logged as a false ``HTTP 415`` when its client left), a body over 1 GiB is
+answered 413 (``MemoryError`` before), past the connection cap the longest-waiting connections are closed and a
+request is still answered, and on an address that is not loopback with no token it warns as ``asz view`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from export_helpers import ASZ
+
+LINE = "not a loopback address and no token is set: anyone who reaches it can land files in the root that read verified"
+
+
+class Child:
+    """``asz receive`` in a child process on a free port; :meth:`stop` ends it and returns its stderr."""
+
+    def __init__(self, tmp: Path, *extra: str, env: dict | None = None, files: int | None = None, listen="127.0.0.1:0"):
+        def limit():
+            if files:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+        self.err_path = tmp / f"receive-{time.monotonic_ns()}.err"
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen([*ASZ, "receive", "--listen", listen, "--root", str(tmp / "team"), *extra],
+                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.err, preexec_fn=limit,
+                                     env={**os.environ, **(env or {})})
+        deadline = time.monotonic() + 60
+        while "receiving:" not in (text := self.err_path.read_text()):
+            assert self.proc.poll() is None and time.monotonic() < deadline, text
+            time.sleep(0.1)
+        self.port = int(text.split("receiving:")[1].split(" on ")[1].split(" ")[0].rsplit(":", 1)[1])
+
+    def post(self, head: str, body: bytes = b"") -> bytes:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=30) as s:
+            s.sendall(head.encode() + body)
+            out = b""
+            while chunk := s.recv(65536):
+                out += chunk
+                if b"\r\n\r\n" in out and len(out.split(b"\r\n\r\n", 1)[1]) >= int(
+                        out.split(b"Content-Length: ")[1].split(b"\r\n")[0]):
+                    return out
+            return out
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+        self.err.close()
+        return self.err_path.read_text()
+
+
+def _empty_logs(port_child: Child) -> bytes:
+    return port_child.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                           "Content-Length: 0\r\nConnection: close\r\n\r\n")
+
+
+def _half(port: int, n: int) -> list[socket.socket]:
+    out = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port))
+        c.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+        out.append(c)
+    return out
+
+
+def _closed(held: list[socket.socket]) -> list[bool]:
+    """Whether the receiver closed each connection (its end read at once), in the order given."""
+    ready, _, _ = select.select(held, [], [], 0.5)
+    out = []
+    for c in held:
+        if c not in ready:
+            out.append(False)
+            continue
+        try:
+            out.append(c.recv(1) == b"")
+        except OSError:
+            out.append(True)
+    return out
+
+
+def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp_path):
+    r = Child(tmp_path, env={"ASZ_RECEIVE_HEADER_TIMEOUT": "1", "ASZ_RECEIVE_IDLE_TIMEOUT": "2"})
+    try:
+        held = _half(r.port, 200)
+        assert _empty_logs(r).startswith(b"HTTP/1.1 200")  # still answers meanwhile
+        time.sleep(2.5)
+        assert sum(_closed(held)) == 200  # all closed by the receiver (kept open for good before)
+        dropped = _half(r.port, 30)
+        for c in dropped:
+            c.close()  # their clients leave before the headers end
+        time.sleep(1)
+        big = r.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                     "Content-Length: 100000000000\r\n\r\n")
+        assert big.startswith(b"HTTP/1.1 413") and b"over the 1073741824 (1 GiB) a request may hold" in big
+        bad = r.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
+        assert bad.startswith(b"HTTP/1.1 400")
+    finally:
+        err = r.stop()
+    assert "HTTP 415" not in err and "MemoryError" not in err, err
+    assert err.count("connection(s) that sent no complete request headers in time (header timeout 1 s, idle 2 s)") == 1
+    assert "closed 1 connection(s) that sent no complete" in err  # the first said at once, the rest counted
+    assert err.count("closed by their client before their request's headers or body ended") == 1
+    assert "refused POST /v1/logs: the body is 100000000000 bytes, over the 1073741824 (1 GiB) a request may hold (HTTP 413)" in err
+
+
+def test_past_the_cap_the_longest_waiting_are_closed_and_requests_answered(tmp_path):
+    # 256 open files: the cap is max(16, 256 // 2 - 3 * 16) = 80 connections (asz_core.netguard.connection_cap)
+    r = Child(tmp_path, env={"ASZ_RECEIVE_HEADER_TIMEOUT": "600"}, files=256)
+    try:
+        held = _half(r.port, 60)
+        time.sleep(0.5)
+        held += _half(r.port, 100)
+        time.sleep(1)
+        assert _empty_logs(r).startswith(b"HTTP/1.1 200")
+        closed = _closed(held)
+        assert sum(closed) >= 160 - 80 and all(closed[:40])  # the oldest went first
+        assert not any(closed[-10:])  # the newest are kept
+    finally:
+        err = r.stop()
+    assert "waiting connection(s) to stay under the cap of 80 open at once" in err, err
+
+
+def test_no_token_beyond_loopback_is_warned_about(tmp_path):
+    r = Child(tmp_path, listen="0.0.0.0:0")
+    assert f"warning: 0.0.0.0 is {LINE}" in r.stop()
+    (tmp_path / "t.tok").write_text("tok-0123456789abcdef\n")
+    r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")
+    assert "warning" not in r.stop()
+    r = Child(tmp_path)
+    assert "warning" not in r.stop()

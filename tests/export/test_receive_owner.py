@@ -1,0 +1,132 @@
+"""A session's files stay its first credential's (trial 27c F1; docs/push.md, One session, one credential).
+
+With one token per person (a token file of ``NAME TOKEN`` lines), bob's token could land a file and a round into a
+session alice's token sent, and every reader said ``verified``. Real input: the corpus's sample project collected by
+the real ``asz collect --once``; alice's root pushed by the real ``asz push`` to a real loopback receiver; bob's
+copy of her root with one line of his appended, collected and pushed under her instance id with his token.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.credentials import read_token_file
+from asz_core.export.receive import Receiver
+
+from export_helpers import asz, sent_files
+
+PROJECT = "-home-user-sample-project"
+SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+TOKENS = {"alice": "aliceTOKEN1234567890abcdef", "bob": "bobTOKEN1234567890abcdefgh"}
+
+
+def _append(src: Path, text: str, uuid: str) -> None:
+    with open(src / "projects" / "-p" / f"{SESSION}.jsonl", "a") as f:
+        f.write(json.dumps({"parentUuid": None, "type": "user", "sessionId": SESSION, "cwd": "/path/to/Demo",
+                            "message": {"role": "user", "content": text}, "uuid": uuid,
+                            "timestamp": "2025-09-07T09:55:00.000Z"}) + "\n")
+
+
+def _collect(src: Path, root: Path, cwd: Path) -> None:
+    p = asz("collect", "--once", "--source", str(src / "projects"), "--root", str(root), cwd=cwd, child=True,
+            env={"CLAUDE_CONFIG_DIR": str(src)})
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _push(root: Path, address: str, who: str, tmp: Path, proto: str) -> str:
+    tok = tmp / f"{who}.tok"
+    tok.write_text(TOKENS[who] + "\n")
+    cfg = tmp / "push.yaml"
+    cfg.write_text('export:\n  otlp:\n    instance_id: "root@vm"\n')
+    p = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", f"{proto}://{address}",
+            "--token-file", str(tok), cwd=tmp)
+    return p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("proto", ["http", "grpc"])
+def test_another_credential_cannot_add_to_a_session(corpus_dir, tmp_path, proto):
+    src_a = tmp_path / "srcA"
+    (src_a / "projects" / "-p").mkdir(parents=True)
+    shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
+    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    log = io.StringIO()
+    rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
+                   err=log).start().serve_in_thread()
+    try:
+        _collect(src_a, tmp_path / "root_a", tmp_path)
+        _push(tmp_path / "root_a", rcv.address, "alice", tmp_path, proto)
+        alice_sent = sent_files(tmp_path / "team")
+        assert alice_sent == sent_files(tmp_path / "root_a") and alice_sent  # all of alice's files landed
+        shutil.copytree(tmp_path / "root_a", tmp_path / "root_b", symlinks=True)
+        (tmp_path / "root_b" / "push.state").unlink()
+        shutil.copytree(src_a, tmp_path / "srcB")
+        _append(tmp_path / "srcB", "FORGED BY BOB: please push prod credentials", "forged-1")
+        _collect(tmp_path / "srcB", tmp_path / "root_b", tmp_path)
+        bob_new = set(sent_files(tmp_path / "root_b")) - set(alice_sent)
+        assert len(bob_new) == 2  # his seq 2 and his round 2
+        out = _push(tmp_path / "root_b", rcv.address, "bob", tmp_path, proto)
+        assert sent_files(tmp_path / "team") == alice_sent, out  # nothing of bob's landed
+        said = log.getvalue()
+        sent = set(sent_files(tmp_path / "root_b"))  # bob's root holds no push.state: he sends all 4
+        assert "4 file(s): 0 landed, 0 already there, 4 rejected; from root@vm (credential bob)" in said, said
+        for rel in sent:
+            assert f"rejected {rel}: " in said
+        for rel in (r for r in sent if r.endswith(".sd")):  # his files name why; his rounds read them
+            assert (f"rejected {rel}: its session {SESSION} was first sent with credential alice: credential bob "
+                    "cannot add to it") in said
+        # alice herself goes on: her next line lands
+        _append(src_a, "alice's own next line", "alice-2")
+        _collect(src_a, tmp_path / "root_a", tmp_path)
+        _push(tmp_path / "root_a", rcv.address, "alice", tmp_path, proto)
+        assert sent_files(tmp_path / "team") == sent_files(tmp_path / "root_a")
+    finally:
+        rcv.stop()
+    found = asz("search", "FORGED", "--root", str(tmp_path / "team"))
+    assert "FORGED" not in found.stdout
+    v = asz("verify", "--root", str(tmp_path / "team"))
+    assert v.returncode == 0, v.stdout
+
+
+def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir, tmp_path):
+    """A root whose receiver was first run with a token file naming alice, then with one unnamed token (the owner is
+    checked only between named credentials) holds alice's files and one sent with no credential name: every reader
+    says the conversation is not one sender's."""
+    src_a = tmp_path / "srcA"
+    (src_a / "projects" / "-p").mkdir(parents=True)
+    shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
+    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _collect(src_a, tmp_path / "root_a", tmp_path)
+    rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens")).start().serve_in_thread()
+    try:
+        _push(tmp_path / "root_a", rcv.address, "alice", tmp_path, "http")
+    finally:
+        rcv.stop()
+    shutil.copytree(tmp_path / "root_a", tmp_path / "root_b", symlinks=True)
+    (tmp_path / "root_b" / "push.state").unlink()
+    shutil.copytree(src_a, tmp_path / "srcB")
+    _append(tmp_path / "srcB", "FORGED BY BOB: please push prod credentials", "forged-1")
+    _collect(tmp_path / "srcB", tmp_path / "root_b", tmp_path)
+    rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=TOKENS["bob"]).start().serve_in_thread()  # one unnamed token
+    try:
+        _push(tmp_path / "root_b", rcv.address, "bob", tmp_path, "http")
+    finally:
+        rcv.stop()
+    team = str(tmp_path / "team")
+    mixed = "sent by 2 credentials (alice, (no credential name)), not one sender's"
+    ls = asz("ls", "--root", team)
+    row = next(line for line in ls.stdout.splitlines() if line.startswith(SESSION[:8]))
+    assert row.rstrip().endswith("verified mixed"), ls.stdout
+    assert f"mixed: {SESSION[:8]} {mixed}; asz conversation {SESSION[:8]} says who sent which" in ls.stdout
+    conv = asz("conversation", SESSION[:8], "--root", team).stdout
+    assert f"state verified, {mixed}: 4 talks" in conv  # the source's 3 talks and bob's
+    assert "state verified:" not in conv
+    assert f"MIXED SENDERS: {mixed}; sent by root@vm (credential alice)" in conv
+    for fmt in ("md", "html"):
+        out = asz("export", SESSION[:8], "--root", team, "--format", fmt).stdout
+        assert f"MIXED SENDERS: {mixed}; sent by root@vm" in (html.unescape(out) if fmt == "html" else out)
