@@ -345,6 +345,9 @@ class Audit:
             _, seq, row, _ = position(nodes[said["from"]])
             rec, file, row = self.called[(seq, row)]
             stream = talks[tid].get("stream") or ""
+            if said["text"].startswith("[removed by retention") and any(
+                    x.get("role") == "user" for x in by_stream.get(stream, ())):  # its own prompt's text went: that line
+                continue
             by_stream.setdefault(stream, []).insert(0, {
                 "conversation": self.conversation, "stream": stream, "role": "user", "ts": rec.get("time", ""),
                 "text": said["text"], "file": file, "row": row, "kind": "subagent_prompt"})
