@@ -1,4 +1,5 @@
-"""``asz export``: one conversation, a project or a date range as Markdown, HTML, asz.view JSON or prose (issue 20)."""
+"""``asz export``: one conversation, a project or a date range as Markdown, HTML, asz.view JSON, prose (issue 20) or
+the audit form as plain text (``--format text``, trial 27b F4)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import orjson
 import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
-from .export_said import closing_lines, filter_warnings, refuse_missing_parent
+from .export_said import MODEL_CONTEXT_TOKENS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
-FORMATS = ("md", "html", "json", "prose")
+FORMATS = ("md", "html", "json", "prose", "text")
 #: File extension per format (folder exports).
-EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl"}
+EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl", "text": "txt"}
+#: The formats made from prose turns: prose (JSON Lines) and text, the audit form as plain text (docs/reading.md).
+PROSE_FORMS = ("prose", "text")
 #: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
 FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 
@@ -32,8 +35,17 @@ class Prose:
 
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: Optional[bool] = False,
-                 in_range_only: bool = False, brief: bool = False, whole: bool = False):
+                 in_range_only: bool = False, brief: bool = False, whole: bool = False,
+                 max_tokens: int = MODEL_CONTEXT_TOKENS, split_parts: bool = False):
         from ..reading.prose import ProseStats, SourceLines
+
+        #: ``--max-tokens``: the budget of one written file, in tokens (bytes ÷ 4); ``--split``: an audit file over it
+        #: written in parts (asz_core.reading.export_parts), the last render's in ``parts`` ([] when it fits);
+        #: ``part``: the part whose manifest is being written (its ``made``); ``over``: stderr's lines on files over it
+        self.max_tokens, self.split_parts = max_tokens, split_parts
+        self.parts: list[bytes] = []
+        self.part: Optional[int] = None
+        self.over: list[str] = []
 
         #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
         #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole
@@ -113,11 +125,11 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
     closing line does not bind its bytes, a line does not read, a round does not match its landed files) or
     ``incomplete`` (a landed file or a round is missing); for prose, when a landed transcript file does not verify
     (its records give no turn) or a landed file or a round is missing (as the document says it)."""
-    if fmt == "prose":
+    if fmt in PROSE_FORMS:
         from ..reading.prose import prose_turns
 
         before, missing = len(prose.stats.unverified), len(prose.stats.missing)
-        audit = _audit(cid, thinking, prose)
+        audit = _audit(cid, thinking, prose, plain=fmt == "text")
         try:
             turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats,
                                 audit=audit)
@@ -150,7 +162,13 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
                                            audit.turn_at, audit.companions, audit.title)
             turns = [prose.masker.tree(audit.header(row, turns, bad, figures, written)), *turns]
             prose.unwritten |= set(audit.unwritten) - set(written)
-        return b"".join(orjson.dumps(t) + b"\n" for t in turns), bad
+        data = _lines_written(turns, fmt)
+        prose.parts = []
+        if prose.split_parts and audit is not None and len(data) // 4 > prose.max_tokens:
+            from ..reading.export_parts import split_lines
+
+            prose.parts = split_lines(turns, lambda lines: _lines_written(lines, fmt), prose.max_tokens)
+        return data, bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
 
@@ -174,6 +192,16 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
 
         return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
     return to_markdown(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
+
+
+def _lines_written(lines: list[dict], fmt: str) -> bytes:
+    """Prose lines as ``fmt`` writes them: one JSON object a line (prose), or the audit form as plain text (text,
+    :func:`~asz_core.reading.prose_text.to_text`)."""
+    if fmt == "text":
+        from ..reading.prose_text import to_text
+
+        return to_text(lines)
+    return b"".join(orjson.dumps(t) + b"\n" for t in lines)
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
@@ -238,13 +266,14 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> l
     return kept
 
 
-def _audit(cid: str, thinking: bool, prose: Prose):
-    """The :class:`~asz_core.reading.prose_audit.Audit` of ``cid`` when ``--audit`` was given, else None."""
+def _audit(cid: str, thinking: bool, prose: Prose, plain: bool = False):
+    """The :class:`~asz_core.reading.prose_audit.Audit` of ``cid`` when ``--audit`` was given (or ``--format text``,
+    ``plain``), else None."""
     if not prose.audit:
         return None
     from ..reading.prose_audit import Audit
 
-    return Audit(cid, thinking, prose.window, prose.in_range_only, prose.redact)
+    return Audit(cid, thinking, prose.window, prose.in_range_only, prose.redact, plain)
 
 
 def warn_unverified(cid: str, bad: list[str]) -> None:
@@ -259,7 +288,7 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
 def one_stream_file(out: Optional[Path], fmt: str) -> bool:
     """True when several conversations' ``--out`` names one file rather than a folder: md or prose (the formats that go
     to stdout as one stream), a path ending in the format's suffix (``.md``, ``.jsonl``) that is not a folder."""
-    return out is not None and fmt in ("md", "prose") and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
+    return out is not None and fmt in ("md", *PROSE_FORMS) and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
 
 
 def _stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
@@ -327,12 +356,15 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                         prose.streamed += [(row["id"], prose.seen)] if prose.redact else []
                     else:
                         to_stdout(data, fmt)
+                elif prose.parts:  # --split: over --max-tokens, written in parts that each fit
+                    files[row["id"]] = _write_parts(r, row["id"], out, fmt, hide, thinking, prose, replaced)
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
                     replaced += [files[row["id"]]] if (out / files[row["id"]]).exists() else []
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
                     copy_manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
+                    over_budget(prose, out / files[row["id"]], len(data), fmt)
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
         done = bar.done
@@ -354,6 +386,34 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     if out is not None:
         _index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
     return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
+
+
+def _write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose,
+                 replaced: list[str]) -> str:
+    """Write ``prose.parts`` (the last render's, :func:`~asz_core.reading.export_parts.split_lines`) into ``out`` as
+    ``ID.part1.EXT``, ``ID.part2.EXT``, … each whole or absent, each masked copy with its manifest (its ``made``
+    naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said.
+    Returns the first part's name (the index page links it)."""
+    from ..reading.export_manifest import mask_places
+
+    names = []
+    for k, data in enumerate(prose.parts, 1):
+        name = f"{cid}.part{k}.{EXT[fmt]}"
+        tmp = out / (name + ".part")
+        tmp.write_bytes(data)
+        replaced += [name] if (out / name).exists() else []
+        os.replace(tmp, out / name)
+        if prose.redact:
+            prose.masks, prose.part = mask_places(data, prose.seen), k
+            try:
+                copy_manifest(r, cid, out / name, data, fmt, hide, thinking, prose)
+            finally:
+                prose.part = None
+        over_budget(prose, out / name, len(data), fmt, part=True)
+        names.append(name)
+    typer.echo(f"asz export: {cid[:8]}: over --max-tokens {prose.max_tokens:,}: written in {len(names)} parts, "
+               f"{names[0]} .. {names[-1]}", err=True)
+    return names[0]
 
 
 def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], flagged: set[str], skipped: dict[str, str],
@@ -419,6 +479,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
             typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
         typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
         copy_manifest(r, cid, out, data, fmt, hide, thinking, prose)
+        over_budget(prose, out, len(data), fmt)
     warn_unverified(cid, bad)
     return 1 if bad else 0
 
@@ -430,14 +491,16 @@ def export(
     until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: every conversation sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; with --since/--until, --project, those of them."),
-    fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them) or prose (JSONL per turn); md, html and prose give texts whole."),
+    fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them), prose (JSONL per turn) or text (the audit form as plain text for a model: a short key: value header, each line as [TS] KIND then its text, a tool call's nested input as key: value lines, no JSON; masked, windowed and counted as --audit); md, html, prose and text give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). A masked copy written to a file (--out FILE, or each file of --out DIR) gets FILE.manifest.json beside it (the copy's SHA-256, each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
-    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result; a call asz hook's execution record is joined to also executed: its server, outcome and how it failed, as md says it); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out); an asz hook execution record joined to no tool call is a line of its own (kind tool_execution: its tool, status and how it failed), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
+    audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; --format text writes it as plain text; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result; a call asz hook's execution record is joined to also executed: its server, outcome and how it failed, as md says it); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out); an asz hook execution record joined to no tool call is a line of its own (kind tool_execution: its tool, status and how it failed), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
-    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
+    in_range_only: bool = typer.Option(False, "--in-range-only", help="prose or text with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
+    max_tokens: int = typer.Option(MODEL_CONTEXT_TOKENS, "--max-tokens", metavar="N", min=1, help="The token budget of one written file (bytes ÷ 4; default 200,000, a Claude model's context): prose, text or md written over it is warned about, file by file (asz export: warning: FILE is … tokens …)."),
+    split: bool = typer.Option(False, "--split", help="With --out DIR/ and the audit form (--audit or --format text): a conversation whose file is over --max-tokens is written in parts that each fit, ID.part1.EXT, ID.part2.EXT, …, each beginning with the conversation's header line (with part: '2 of 3: lines …') and holding whole lines only."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -489,8 +552,12 @@ def export(
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     refuse_missing_parent(out)
-    prose = Prose(source, config, audit, time_range("export", since, until, zone) if since or until else None,
-                  redact, in_range_only, brief, whole)
+    if split and ((conversation_id is not None and not many) or out is None or one_stream_file(out, fmt)
+                  or not (audit or fmt == "text")):
+        raise _usage("--split writes parts of the audit form (--audit or --format text) into a folder: give "
+                     "--since/--until (with an ID: that conversation's window), --project or --instance, and --out DIR/")
+    prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
+                  redact, in_range_only, brief, whole, max_tokens, split)
     if conversation_id is not None and not many:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:
@@ -512,10 +579,11 @@ def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, win
         raise _usage(f"--brief is a form of --format md, not of {fmt}")
     if fmt not in FORMATS:
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
-    if audit and fmt != "prose":
-        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose)")
-    if in_range_only and (fmt != "prose" or not window):
-        raise _usage("--in-range-only reads a --since/--until window in --format prose (or --audit)")
+    if audit and fmt not in PROSE_FORMS:
+        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose; --format text is "
+                     "the audit form as plain text)")
+    if in_range_only and (fmt not in PROSE_FORMS or not window):
+        raise _usage("--in-range-only reads a --since/--until window in --format prose or text (or --audit)")
     return fmt
 
 

@@ -35,7 +35,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
         prose.masks, prose.seen = mask_places(data, seen), seen
     else:
         data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
-    prose.written += len(data) if fmt == "prose" else 0
+    prose.written += len(data) if fmt in ("prose", "text") else 0
     return data, bad
 
 
@@ -45,7 +45,8 @@ def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
 
     return {"format": fmt, "brief": prose.brief, "audit": prose.audit, "thinking": thinking, "whole": prose.whole,
             "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
-            "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name()}
+            "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name(),
+            **({"part": prose.part, "max_tokens": prose.max_tokens} if prose.part is not None else {})}
 
 
 def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -> tuple[bytes, list]:
@@ -65,8 +66,13 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
     prose = Prose([], config, bool(how.get("audit")), window, True, bool(how.get("in_range_only")),
                   bool(how.get("brief")), bool(how.get("whole")))
     prose.index = how.get("index") or ""
+    if how.get("part") is not None:  # one part of a file --split wrote (asz_core.reading.export_parts)
+        prose.split_parts, prose.max_tokens = True, int(how.get("max_tokens") or 0) or prose.max_tokens
     with recording() as seen:
         data = render_bytes(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
+    if how.get("part") is not None:  # the part made again; none (the file fits now, or fewer parts): nothing
+        k = how["part"]
+        data = prose.parts[k - 1] if isinstance(k, int) and 0 < k <= len(prose.parts) else b""
     if how.get("stream") and how["format"] == "md":  # each conversation of an md stream ends with a rule
         data += STREAM_RULE
     return data, seen

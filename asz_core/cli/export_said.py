@@ -19,11 +19,11 @@ def closing_lines(fmt: str, prose) -> None:
     """What stderr gets once every conversation is written (``prose``: export_cmd's ``Prose``): prose's token estimate,
     the size of what was written (:func:`written_line`), what it kept without its source, the window's counts and
     the conversations ``--in-range-only`` left out, then what was masked (:func:`credentials_line`)."""
-    if fmt == "prose":
+    if fmt in ("prose", "text"):
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
-        typer.echo(written_line(prose.written, prose.split), err=True)
+        typer.echo(written_line(prose.written, prose.split, prose.max_tokens), err=True)
         if prose.stats.line(prose.audit):
             typer.echo(prose.stats.line(prose.audit), err=True)
         if prose.window is not None:
@@ -31,6 +31,8 @@ def closing_lines(fmt: str, prose) -> None:
         if prose.outside:
             typer.echo(f"asz export: --in-range-only left out {len(prose.outside):,} conversation(s) with no line inside "
                        "the window (active in it by their recorded range only: a conversation resumed later)", err=True)
+    for line in prose.over:
+        typer.echo(line, err=True)
     said = credentials_line(prose)
     if said:
         typer.echo(said, err=True)
@@ -49,16 +51,32 @@ def manifest_lines(manifests: list) -> list[str]:
         "holder) checks it against the landed files (docs/verify.md)"]
 
 
-def written_line(size: int, split: bool) -> str:
+def written_line(size: int, split: bool, max_tokens: int = MODEL_CONTEXT_TOKENS) -> str:
     """The written prose's own size, every key of every line counted (the estimate above counts ``text`` only):
-    ``asz export: written 2,599,014 bytes ≈ 649,753 tokens (bytes ÷ 4)``; beyond :data:`MODEL_CONTEXT_TOKENS`,
-    unless it was already written one file per conversation (``split``), ``; more than a 200,000-token model
-    context: --out DIR/ writes one file per conversation``."""
+    ``asz export: written 2,599,014 bytes ≈ 649,753 tokens (bytes ÷ 4)``; beyond ``max_tokens`` (``--max-tokens``,
+    default :data:`MODEL_CONTEXT_TOKENS`), unless it was already written one file per conversation (``split``),
+    ``; more than a 200,000-token model context: --out DIR/ writes one file per conversation``."""
     said = f"asz export: written {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4, every key of every line)"
-    if size // 4 > MODEL_CONTEXT_TOKENS and not split:
-        said += (f"; more than a {MODEL_CONTEXT_TOKENS:,}-token model context: --out DIR/ writes one file per "
+    if size // 4 > max_tokens and not split:
+        said += (f"; more than a {max_tokens:,}-token model context: --out DIR/ writes one file per "
                  "conversation (docs/reading.md, \"Sizing an audit for a model\")")
     return said
+
+
+def over_budget(prose, path, size: int, fmt: str, part: bool = False) -> None:
+    """Keep, for the closing lines, the warning on one written file (prose, text or md) over ``prose.max_tokens``
+    (bytes ÷ 4; trial 27b F5: a 16k-line session's day was 290,668 tokens and nothing said so): ``asz export:
+    warning: FILE is 1,162,672 bytes ≈ 290,668 tokens (bytes ÷ 4), over --max-tokens 200,000 (a model's context):
+    --split writes it in parts that each fit``; a part still over it (``part``) holds one line alone over the budget."""
+    if fmt not in ("prose", "text", "md") or size // 4 <= prose.max_tokens:
+        return
+    said = (f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
+            f"{prose.max_tokens:,} (a model's context)")
+    if part:
+        said += ": the part holds one line alone over the budget (a line is never cut)"
+    elif fmt != "md" and prose.audit:
+        said += ": --split writes it in parts that each fit (docs/reading.md, \"Sizing an audit for a model\")"
+    prose.over.append(said)
 
 
 def credentials_line(prose) -> str:

@@ -1,0 +1,104 @@
+"""``asz export --format text``: the audit form as plain text a model reads, no JSON (trial 27b F4; seed 003 §3-4:
+an audit model is fed prose, and the JSON Lines of ``--audit`` repeat seven keys on every line, about 69 % of it).
+
+The lines are the audit form's (:mod:`asz_core.reading.prose_audit`), made by the same code, with the same window
+(``--since``/``--until``, ``--tz``, ``--in-range-only``), the same masking and the same header counts; only how they
+are written differs (:func:`to_text`):
+
+- the header: ``=== conversation ID ===`` then one ``key: value`` line per header key in the audit header's order
+  (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
+  ``none``), then a blank line;
+- each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
+  unknown`` without ``--in-range-only``; a tool call's ``, STATUS``), then its text as written, then a blank line;
+- a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
+  JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME:`` and one
+  ``key: value`` line per field (:func:`plain_pairs`: a nested key as its path, ``todos.1.content: Update …``), each
+  masked then cut at :data:`~asz_core.reading.prose_audit.INPUT_CHARS` characters, at most :data:`PLAIN_FIELDS`
+  lines (``… N more field(s)``); a call asz hook's execution record is joined to gets ``executed: …`` lines.
+
+The bytes are a function of the lines alone, so a closed day's file stays byte for byte as the ``--audit`` one does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+__all__ = ["PLAIN_FIELDS", "plain_pairs", "plain_value", "to_text"]
+
+#: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
+PLAIN_FIELDS = 40
+
+
+def plain_pairs(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(key, value)`` of each field of a tool call's input ``data`` (decoded JSON), in order: an object's keys, a
+    list's items numbered from 1, nested keys joined by ``.`` (``todos.1.content``); a string as written, true,
+    false, null and numbers as JSON writes them, an empty object or list as ``(empty)``; a scalar input alone is
+    one pair keyed ``input``."""
+    if isinstance(data, dict) and data:
+        for k, v in data.items():
+            yield from plain_pairs(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(data, list) and data:
+        for i, v in enumerate(data, 1):
+            yield from plain_pairs(v, f"{prefix}.{i}" if prefix else str(i))
+    else:
+        yield prefix or "input", "(empty)" if data in ({}, []) else _scalar(data)
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None or isinstance(v, bool):
+        return {None: "null", True: "true", False: "false"}[v]
+    return str(v)
+
+
+def plain_value(v: Any) -> str:
+    """A header value as plain text: a string as it is, none as ``none``, true/false as ``yes``/``no``, a number as
+    written, a list joined by ``, `` (objects by ``; ``; empty: ``none``), an object as ``key value, key value``
+    (a nested one in parentheses)."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str):
+        return v or "none"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, list):
+        if not v:
+            return "none"
+        return ("; " if any(isinstance(x, dict) for x in v) else ", ").join(plain_value(x) for x in v)
+    if isinstance(v, dict):
+        if not v:
+            return "none"
+        return ", ".join(f"{k} ({plain_value(x)})" if isinstance(x, dict) else f"{k} {plain_value(x)}"
+                         for k, x in v.items())
+    return str(v)
+
+
+def _head(line: dict) -> list[str]:
+    """The header line of a conversation as plain lines (module docstring)."""
+    out = [f"=== conversation {line.get('conversation', '')} ==="]
+    out += [f"{k}: {plain_value(v)}" for k, v in line.items() if k not in ("conversation", "kind")]
+    return out
+
+
+def _turn(line: dict) -> list[str]:
+    """One audit line as plain lines: ``[TS] KIND, …`` then its text (module docstring)."""
+    said = [line.get("kind") or "text"]
+    if line.get("stream") not in (None, "", "main"):
+        said.append(f"stream {line['stream']}")
+    if "in_range" in line and line["in_range"] is not True:
+        said.append("outside the window" if line["in_range"] is False else "time unknown")
+    if line.get("kind") == "tool_call":
+        said.append(line.get("status") or "no_result")
+    out = [f"[{line.get('ts') or 'no time'}] {', '.join(said)}", line.get("text") or ""]
+    out += [f"executed: {x}" for x in line.get("executed") or ()]
+    return out
+
+
+def to_text(lines: Iterable[dict]) -> bytes:
+    """The audit lines (a header line of kind ``conversation`` first, masked already) as the text form's bytes:
+    each block (the header, each line) followed by a blank line, UTF-8."""
+    blocks = [_head(line) if line.get("kind") == "conversation" else _turn(line) for line in lines]
+    return "".join("\n".join(b) + "\n\n" for b in blocks).encode("utf-8")

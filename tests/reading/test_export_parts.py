@@ -1,0 +1,107 @@
+"""An audit file over a model's context is said file by file, and ``--split`` writes one conversation in parts that
+each fit (trial 27b F5: a 16k-line session's day was one file of 1,162,672 bytes, about 290,668 tokens by bytes ÷ 4,
+and stderr gave only the total).
+
+The corpus's Claude Code conversations, exported whole (``--since 2000-01-01``) with a 5,000-token budget so that
+several of its real conversations are over it; each part is held to the whole file written without ``--split`` and
+to the corpus's own tool_use blocks."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+BUDGET = 5_000
+PART = re.compile(r"^(\d+) of (\d+): lines ([\d,]+)-([\d,]+) of the ([\d,]+) after the header$")
+
+
+def _export(root: Path, out: Path, *args: str):
+    p = asz_in_process("export", "--root", str(root), "--since", "2000-01-01", "--tz", "UTC", "--max-tokens",
+                       str(BUDGET), "--out", f"{out}/", *args)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def whole(corpus_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("whole") / "audit"
+    return out, _export(corpus_root, out, "--audit")
+
+
+@pytest.fixture(scope="module")
+def parts(corpus_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("parts") / "audit"
+    return out, _export(corpus_root, out, "--audit", "--split")
+
+
+def test_each_file_over_the_budget_is_warned_about(whole):
+    out, p = whole
+    over = sorted(f.name for f in out.glob("*.jsonl") if f.stat().st_size // 4 > BUDGET)
+    assert len(over) >= 3  # the corpus's larger conversations
+    said = sorted(re.findall(r"asz export: warning: \S+/([0-9a-f-]+\.jsonl) is ([\d,]+) bytes ≈ [\d,]+ tokens "
+                             r"\(bytes ÷ 4\), over --max-tokens 5,000 \(a model's context\): --split writes it in "
+                             r"parts that each fit", p.stderr))
+    assert [name for name, _ in said] == over
+    assert all(int(size.replace(",", "")) == (out / name).stat().st_size for name, size in said)
+
+
+def test_split_parts_fit_keep_every_line_whole_and_in_order(whole, parts, corpus_source):
+    out, p = parts
+    full, _ = whole
+    split = {f.name for f in full.glob("*.jsonl") if f.stat().st_size // 4 > BUDGET}
+    for name in sorted(f.name for f in full.glob("*.jsonl")):
+        cid = name[:-len(".jsonl")]
+        lines = (full / name).read_bytes().splitlines(keepends=True)
+        got = sorted(out.glob(f"{cid}.part*.jsonl"), key=lambda f: int(f.name.split(".part")[1].split(".")[0]))
+        if name not in split:
+            assert not got and (out / name).read_bytes() == (full / name).read_bytes()
+            continue
+        assert len(got) >= 2 and not (out / name).exists(), name
+        body, at = [], 1
+        for k, f in enumerate(got, 1):
+            data = f.read_bytes()
+            assert len(data) // 4 <= BUDGET, f.name  # the corpus holds no line over 20,000 bytes
+            part = data.splitlines(keepends=True)
+            head = json.loads(part[0])
+            m = PART.match(head.pop("part"))
+            assert m and (int(m[1]), int(m[2])) == (k, len(got)), head
+            first, last, total = (int(m[i].replace(",", "")) for i in (3, 4, 5))
+            assert (first, last, total) == (at, at + len(part) - 2, len(lines) - 1)
+            assert json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" == lines[0]
+            body += part[1:]
+            at = last + 1
+        assert body == lines[1:]  # every line, whole, in order
+        assert f"asz export: {cid[:8]}: over --max-tokens 5,000: written in {len(got)} parts" in p.stderr
+    # the tool calls of the parts are the corpus's tool_use blocks of those conversations
+    calls = sum(1 for f in out.glob("*.part*.jsonl") for ln in f.read_text().splitlines() if '"kind":"tool_call"' in ln)
+    ids = {f.name.split(".part")[0] for f in out.glob("*.part*.jsonl")}
+    uses = set()
+    for src in corpus_source.rglob("*.jsonl"):
+        for raw in src.read_text(encoding="utf-8").splitlines():
+            d = json.loads(raw)
+            content = (d.get("message") or {}).get("content")
+            if d.get("sessionId") in ids and isinstance(content, list):
+                uses |= {b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"}
+    assert calls == len(uses)
+
+
+def test_a_part_checks_against_the_root(parts, corpus_root):
+    out, _ = parts
+    one = sorted(out.glob("*.part2.jsonl"))[0]
+    checked = asz_in_process("verify", "--export", str(one), "--root", str(corpus_root))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_text_parts_too_and_split_needs_a_folder(corpus_root, tmp_path):
+    out = tmp_path / "text"
+    _export(corpus_root, out, "--format", "text", "--split")
+    got = sorted(out.glob("*.part1.txt"))
+    assert got and all(f.read_text().split("\n")[1].startswith("part: 1 of ") for f in got)
+    assert all(f.stat().st_size // 4 <= BUDGET for f in out.glob("*.part*.txt"))
+    p = asz_in_process("export", "--root", str(corpus_root), "--since", "2000-01-01", "--audit", "--split")
+    assert p.returncode == 2 and "--split writes parts of the audit form" in p.stderr
