@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +13,7 @@ import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
 from .export_said import MODEL_CONTEXT_TOKENS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
+from .export_write import lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -162,12 +162,12 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
                                            audit.turn_at, audit.companions, audit.title)
             turns = [prose.masker.tree(audit.header(row, turns, bad, figures, written)), *turns]
             prose.unwritten |= set(audit.unwritten) - set(written)
-        data = _lines_written(turns, fmt)
+        data = lines_written(turns, fmt)
         prose.parts = []
         if prose.split_parts and audit is not None and len(data) // 4 > prose.max_tokens:
             from ..reading.export_parts import split_lines
 
-            prose.parts = split_lines(turns, lambda lines: _lines_written(lines, fmt), prose.max_tokens)
+            prose.parts = split_lines(turns, lambda lines: lines_written(lines, fmt), prose.max_tokens)
         return data, bad
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
@@ -192,16 +192,6 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
 
         return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
     return to_markdown(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
-
-
-def _lines_written(lines: list[dict], fmt: str) -> bytes:
-    """Prose lines as ``fmt`` writes them: one JSON object a line (prose), or the audit form as plain text (text,
-    :func:`~asz_core.reading.prose_text.to_text`)."""
-    if fmt == "text":
-        from ..reading.prose_text import to_text
-
-        return to_text(lines)
-    return b"".join(orjson.dumps(t) + b"\n" for t in lines)
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
@@ -291,27 +281,6 @@ def one_stream_file(out: Optional[Path], fmt: str) -> bool:
     return out is not None and fmt in ("md", *PROSE_FORMS) and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
 
 
-def _stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
-    """``write(stream)`` (:func:`_many` of several conversations as one stream) into ``file``, whole or not at all: the
-    bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
-    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest).
-    Ctrl-C (or an error) leaves ``file`` as it was and removes the ``.part``."""
-    part = file.with_name(file.name + ".part")
-    try:
-        with open(part, "wb") as stream:
-            got = write(stream)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-    before = file.stat().st_size if file.is_file() else None
-    os.replace(part, file)
-    if before is not None:
-        typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
-    typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
-    then()
-    return got
-
-
 def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose,
           unplaced: list[dict], stream=None) -> tuple[int, int]:
     """Export ``rows``; ``(conversations written, those that do not verify or were not exported)``. A conversation with
@@ -357,7 +326,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     else:
                         to_stdout(data, fmt)
                 elif prose.parts:  # --split: over --max-tokens, written in parts that each fit
-                    files[row["id"]] = _write_parts(r, row["id"], out, fmt, hide, thinking, prose, replaced)
+                    files[row["id"]] = write_parts(r, row["id"], out, fmt, hide, thinking, prose, replaced)
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
@@ -388,34 +357,6 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
 
 
-def _write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose,
-                 replaced: list[str]) -> str:
-    """Write ``prose.parts`` (the last render's, :func:`~asz_core.reading.export_parts.split_lines`) into ``out`` as
-    ``ID.part1.EXT``, ``ID.part2.EXT``, … each whole or absent, each masked copy with its manifest (its ``made``
-    naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said.
-    Returns the first part's name (the index page links it)."""
-    from ..reading.export_manifest import mask_places
-
-    names = []
-    for k, data in enumerate(prose.parts, 1):
-        name = f"{cid}.part{k}.{EXT[fmt]}"
-        tmp = out / (name + ".part")
-        tmp.write_bytes(data)
-        replaced += [name] if (out / name).exists() else []
-        os.replace(tmp, out / name)
-        if prose.redact:
-            prose.masks, prose.part = mask_places(data, prose.seen), k
-            try:
-                copy_manifest(r, cid, out / name, data, fmt, hide, thinking, prose)
-            finally:
-                prose.part = None
-        over_budget(prose, out / name, len(data), fmt, part=True)
-        names.append(name)
-    typer.echo(f"asz export: {cid[:8]}: over --max-tokens {prose.max_tokens:,}: written in {len(names)} parts, "
-               f"{names[0]} .. {names[-1]}", err=True)
-    return names[0]
-
-
 def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], flagged: set[str], skipped: dict[str, str],
                 redact: bool) -> None:
     """Write the index page of several exported into ``out`` (html, json or md), whole or not at all; with ``redact``
@@ -442,18 +383,6 @@ def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], fl
     os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
     if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
         typer.echo(f"asz export: replaced the index page {index} (the {before:,} bytes it held)", err=True)
-
-
-def to_stdout(data: bytes, fmt: str) -> None:
-    """Write an export's bytes to stdout: as they are to a pipe or a file; to a terminal, each control and bidi
-    character a transcript holds is written as its escape, as ``asz ls``, ``asz conversation`` and ``asz search``
-    print them (docs/reading.md, Control characters), so a hostile prompt, folder or branch name cannot retitle,
-    clear or link the reader's terminal (trial 18, F-a). JSON and prose lines get JSON escapes (the same values)."""
-    if sys.stdout.isatty():
-        from ..reading.termtext import visible
-
-        data = visible(data.decode("utf-8", "replace"), json=fmt in ("json", "prose")).encode("utf-8")
-    sys.stdout.buffer.write(data)
 
 
 def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
@@ -612,7 +541,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         raise _usage(f"--out {out}: several conversations go into a folder, and this is a file")
     filter_warnings(r, rows, filters, project)  # what the filters could not place or judge: said, never dropped
     if single:
-        n, unverified = _written(out, lambda: _stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
+        n, unverified = _written(out, lambda: stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
                                                                               filters.unplaced, f),
                                                          lambda: stream_manifest(r, out, fmt, hide, thinking, prose)))
     else:

@@ -1,0 +1,98 @@
+"""What ``asz export`` writes beside its rendering (asz_core.cli.export_cmd): prose lines in their form
+(:func:`lines_written`), several conversations as one stream into one file, whole or not at all (:func:`stream_to`),
+and a conversation over ``--max-tokens`` in parts (:func:`write_parts`, ``--split``: trial 27b F5)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import orjson
+import typer
+
+from .export_made import copy_manifest
+from .export_said import over_budget
+
+__all__ = ["lines_written", "stream_to", "to_stdout", "write_parts"]
+
+
+def lines_written(lines: list[dict], fmt: str) -> bytes:
+    """Prose lines as ``fmt`` writes them: one JSON object a line (prose), or the audit form as plain text (text,
+    :func:`~asz_core.reading.prose_text.to_text`)."""
+    if fmt == "text":
+        from ..reading.prose_text import to_text
+
+        return to_text(lines)
+    return b"".join(orjson.dumps(t) + b"\n" for t in lines)
+
+
+def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
+    """``write(stream)`` (:func:`_many` of several conversations as one stream) into ``file``, whole or not at all: the
+    bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
+    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest).
+    Ctrl-C (or an error) leaves ``file`` as it was and removes the ``.part``."""
+    part = file.with_name(file.name + ".part")
+    try:
+        with open(part, "wb") as stream:
+            got = write(stream)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    before = file.stat().st_size if file.is_file() else None
+    os.replace(part, file)
+    if before is not None:
+        typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
+    typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
+    then()
+    return got
+
+
+
+def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose,
+                 replaced: list[str]) -> str:
+    """Write ``prose.parts`` (the last render's, :func:`~asz_core.reading.export_parts.split_lines`) into ``out`` as
+    ``ID.part1.EXT``, ``ID.part2.EXT``, … each whole or absent, each masked copy with its manifest (its ``made``
+    naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said.
+    Returns the first part's name (the index page links it)."""
+    from ..reading.export_manifest import mask_places
+
+    names = []
+    for k, data in enumerate(prose.parts, 1):
+        name = f"{cid}.part{k}.{_ext(fmt)}"
+        tmp = out / (name + ".part")
+        tmp.write_bytes(data)
+        replaced += [name] if (out / name).exists() else []
+        os.replace(tmp, out / name)
+        if prose.redact:
+            prose.masks, prose.part = mask_places(data, prose.seen), k
+            try:
+                copy_manifest(r, cid, out / name, data, fmt, hide, thinking, prose)
+            finally:
+                prose.part = None
+        over_budget(prose, out / name, len(data), fmt, part=True)
+        names.append(name)
+    typer.echo(f"asz export: {cid[:8]}: over --max-tokens {prose.max_tokens:,}: written in {len(names)} parts, "
+               f"{names[0]} .. {names[-1]}", err=True)
+    return names[0]
+
+
+
+
+def to_stdout(data: bytes, fmt: str) -> None:
+    """Write an export's bytes to stdout: as they are to a pipe or a file; to a terminal, each control and bidi
+    character a transcript holds is written as its escape, as ``asz ls``, ``asz conversation`` and ``asz search``
+    print them (docs/reading.md, Control characters), so a hostile prompt, folder or branch name cannot retitle,
+    clear or link the reader's terminal (trial 18, F-a). JSON and prose lines get JSON escapes (the same values)."""
+    if sys.stdout.isatty():
+        from ..reading.termtext import visible
+
+        data = visible(data.decode("utf-8", "replace"), json=fmt in ("json", "prose")).encode("utf-8")
+    sys.stdout.buffer.write(data)
+
+
+def _ext(fmt: str) -> str:
+    """The file extension of ``fmt`` (:data:`~asz_core.cli.export_cmd.EXT`)."""
+    from .export_cmd import EXT
+
+    return EXT[fmt]
