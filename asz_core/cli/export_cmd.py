@@ -481,10 +481,7 @@ def export(
     zone = use_tz("export", tz)
     r, hide = settings("export", root, config)  # a root that does not exist: exit 1, said as every reader says it
     refuse_missing_parent(out)
-    if split and ((conversation_id is not None and not many) or out is None or one_stream_file(out, fmt)
-                  or not (audit or fmt == "text")):
-        raise _usage("--split writes parts of the audit form (--audit or --format text) into a folder: give "
-                     "--since/--until (with an ID: that conversation's window), --project or --instance, and --out DIR/")
+    _refuse_split(split, conversation_id is not None and not many, audit or fmt == "text", out, fmt)
     prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
                   redact, in_range_only, brief, whole, max_tokens, split)
     if conversation_id is not None and not many:
@@ -494,6 +491,14 @@ def export(
     closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
+
+
+def _refuse_split(split: bool, one: bool, audit: bool, out: Optional[Path], fmt: str) -> None:
+    """Exit 2 when ``--split`` (``split``) was given where it cannot write parts: ``one`` conversation without a window,
+    not the ``audit`` form, or no folder ``out`` (stdout or one stream file)."""
+    if split and (one or not audit or out is None or one_stream_file(out, fmt)):
+        raise _usage("--split writes parts of the audit form (--audit or --format text) into a folder: give "
+                     "--since/--until (with an ID: that conversation's window), --project or --instance, and --out DIR/")
 
 
 def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, window: bool) -> str:
