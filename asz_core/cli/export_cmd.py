@@ -257,13 +257,13 @@ def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> l
 
 
 def _audit(cid: str, thinking: bool, prose: Prose, plain: bool = False):
-    """The :class:`~asz_core.reading.prose_audit.Audit` of ``cid`` when ``--audit`` was given (or ``--format text``,
-    ``plain``), else None."""
+    """The audit form's reader of ``cid`` (``plain``: ``--format text``'s PlainAudit), or None without ``--audit``."""
     if not prose.audit:
         return None
     from ..reading.prose_audit import Audit
+    from ..reading.prose_text import PlainAudit
 
-    return Audit(cid, thinking, prose.window, prose.in_range_only, prose.redact, plain)
+    return (PlainAudit if plain else Audit)(cid, thinking, prose.window, prose.in_range_only, prose.redact)
 
 
 def warn_unverified(cid: str, bad: list[str]) -> None:

@@ -55,7 +55,7 @@ from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "coverage", "fixed_notice", "header_line", "instant", "json_gist", "plain_summary",
+__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "coverage", "fixed_notice", "header_line", "instant",
            "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "removed_text", "turn_at"]
 
 #: The kinds a line of the audit form can have.
@@ -124,11 +124,9 @@ class Audit:
     ``_gone`` (taken off and counted where the line is written: ``asz_core.cli.export_cmd``)."""
 
     def __init__(self, conversation: str, thinking: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False,
-                 plain: bool = False):
+                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False):
         self.conversation, self.thinking, self.window, self.only = conversation, thinking, window, only
-        #: ``--format text``: a tool call whose summary would be JSON is written as ``key: value`` lines (:func:`plain_summary`)
-        self.mask, self.plain = mask, plain
+        self.mask = mask
         #: the fingerprint of each credential a part the form leaves out held (one per place): a tool result, the
         #: part of a tool input its line does not carry, thinking without ``--thinking``, a withheld record, a record
         #: that gave no line (:func:`~asz_core.view.secret_forms.found_in`; the header's ``credentials``)
@@ -289,8 +287,6 @@ class Audit:
         data = p.get("data") if p.get("data") is not None else p.get("text")
         if data in (None, ""):
             return part_marker(p)  # a skeleton's call: its input went (trial 19, F16)
-        if self.plain and json_gist(dialect, p.get("name", ""), data):
-            return plain_summary(self, data, call, n)
         full = call_summary(dialect, p.get("name", ""), data, 1 << 62)[0]  # whole: cut below, once masked
         cut = [False]
 
@@ -436,56 +432,6 @@ def coverage() -> dict:
 #: The header's ``credentials.not_covered``: what the declared forms do not find (docs/reading.md, "Credentials").
 NOT_COVERED = ("a credential of no form listed in forms (a password with no name such as password or secret before "
                "it, a key with no known prefix and no name) is not found: it is neither masked nor counted")
-
-
-def plain_summary(audit: "Audit", data: Any, call: dict, n: int) -> str:
-    """The text form's summary (``audit``: an :class:`Audit` with ``plain``) of an input ``--audit`` writes as JSON
-    (:func:`json_gist`): a line break, then one ``key: value`` line per field
-    (:func:`~asz_core.reading.prose_text.plain_pairs`), each masked before it is cut at :data:`INPUT_CHARS`, at most
-    :data:`~asz_core.reading.prose_text.PLAIN_FIELDS` lines; counted as :meth:`Audit._summary` counts (a line cut or
-    fields left out: ``tool_inputs_cut``)."""
-    from .prose_text import PLAIN_FIELDS, plain_pairs
-
-    pairs = list(plain_pairs(data))
-    cut, lines, written, away = len(pairs) > PLAIN_FIELDS, [], [], []
-    for i, (key, value) in enumerate(pairs):
-        if i >= PLAIN_FIELDS:
-            away += found_in(f"{key}: {value}")
-            continue
-        got = [False]
-
-        def cutter(text: str) -> str:
-            text, got[0] = one_line(text, INPUT_CHARS)
-            return text
-
-        text, shown, gone = masked_cut(f"{key}: {value}", cutter, audit.mask, folded_at)
-        lines.append(text)
-        written += shown
-        away += gone
-        cut = cut or got[0]
-    if len(pairs) > PLAIN_FIELDS:
-        lines.append(f"… {len(pairs) - PLAIN_FIELDS:,} more field(s)")
-    call["_gone"] = written
-    audit.left_out["tool_inputs_cut"] += cut * n
-    audit.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
-    if n:
-        audit.unwritten += away
-    return "\n" + "\n".join(lines)
-
-
-def json_gist(dialect: str, name: str, data: Any) -> bool:
-    """Whether ``--audit`` writes the input ``data`` of a tool call ``name`` as JSON
-    (:func:`~asz_core.view.placing.input_gist`'s last rule): no adapter's summary, no :data:`INPUT_FIELDS` field
-    holding text, not a flat object; a nested object or a list (``TodoWrite``'s ``todos``)."""
-    from ..view.titles import call_gist
-
-    if not isinstance(data, (dict, list)) or (dialect and call_gist(dialect, name, data)):
-        return False
-    if isinstance(data, list):
-        return bool(data)
-    if any(isinstance(data.get(k), str) and data[k].strip() for k in INPUT_FIELDS):
-        return False
-    return not all(v is None or isinstance(v, (str, int, float, bool)) for v in data.values())
 
 
 def masked_lines(lines: list[dict], mask) -> list[str]:

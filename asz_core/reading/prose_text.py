@@ -23,7 +23,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-__all__ = ["PLAIN_FIELDS", "plain_pairs", "plain_value", "to_text"]
+from ..view.placing import INPUT_FIELDS, folded_at, one_line
+from ..view.secret_forms import found_in, masked_cut
+from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
+
+__all__ = ["PLAIN_FIELDS", "PlainAudit", "json_gist", "plain_pairs", "plain_summary", "plain_value", "to_text"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
 PLAIN_FIELDS = 40
@@ -102,3 +106,62 @@ def to_text(lines: Iterable[dict]) -> bytes:
     each block (the header, each line) followed by a blank line, UTF-8."""
     blocks = [_head(line) if line.get("kind") == "conversation" else _turn(line) for line in lines]
     return "".join("\n".join(b) + "\n\n" for b in blocks).encode("utf-8")
+
+
+class PlainAudit(Audit):
+    """The audit form of ``--format text``: :class:`~asz_core.reading.prose_audit.Audit`, a tool call whose input
+    ``--audit`` writes as JSON (:func:`json_gist`) given as ``key: value`` lines instead (:func:`plain_summary`)."""
+
+    def _summary(self, dialect: str, p: dict, call: dict, n: int) -> str:
+        data = p.get("data") if p.get("data") is not None else p.get("text")
+        if json_gist(dialect, p.get("name", ""), data):
+            return plain_summary(self, data, call, n)
+        return super()._summary(dialect, p, call, n)
+
+
+def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
+    """The text form's summary (``audit``: a :class:`PlainAudit`) of an input ``--audit`` writes as JSON
+    (:func:`json_gist`): a line break, then one ``key: value`` line per field
+    (:func:`plain_pairs`), each masked before it is cut at :data:`~asz_core.reading.prose_audit.INPUT_CHARS`, at most
+    :data:`PLAIN_FIELDS` lines; counted as :meth:`~asz_core.reading.prose_audit.Audit._summary` counts (a line cut or
+    fields left out: ``tool_inputs_cut``)."""
+    pairs = list(plain_pairs(data))
+    cut, lines, written, away = len(pairs) > PLAIN_FIELDS, [], [], []
+    for i, (key, value) in enumerate(pairs):
+        if i >= PLAIN_FIELDS:
+            away += found_in(f"{key}: {value}")
+            continue
+        got = [False]
+
+        def cutter(text: str) -> str:
+            text, got[0] = one_line(text, INPUT_CHARS)
+            return text
+
+        text, shown, gone = masked_cut(f"{key}: {value}", cutter, audit.mask, folded_at)
+        lines.append(text)
+        written += shown
+        away += gone
+        cut = cut or got[0]
+    if len(pairs) > PLAIN_FIELDS:
+        lines.append(f"… {len(pairs) - PLAIN_FIELDS:,} more field(s)")
+    call["_gone"] = written
+    audit.left_out["tool_inputs_cut"] += cut * n
+    audit.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
+    if n:
+        audit.unwritten += away
+    return "\n" + "\n".join(lines)
+
+
+def json_gist(dialect: str, name: str, data: Any) -> bool:
+    """Whether ``--audit`` writes the input ``data`` of a tool call ``name`` as JSON
+    (:func:`~asz_core.view.placing.input_gist`'s last rule): no adapter's summary, no :data:`INPUT_FIELDS` field
+    holding text, not a flat object; a nested object or a list (``TodoWrite``'s ``todos``)."""
+    from ..view.titles import call_gist
+
+    if not isinstance(data, (dict, list)) or (dialect and call_gist(dialect, name, data)):
+        return False
+    if isinstance(data, list):
+        return bool(data)
+    if any(isinstance(data.get(k), str) and data[k].strip() for k in INPUT_FIELDS):
+        return False
+    return not all(v is None or isinstance(v, (str, int, float, bool)) for v in data.values())
