@@ -103,7 +103,8 @@ def stage5_spawns(st: State) -> None:
         if not ed.tool:
             st.open("spawn_call", ed.batch, "a batch names children but its launch call was never landed")
             continue
-        if ed.tool not in st.tool_by_id:
+        t = st.tool_for(ed.tool, ed.evidence.run)
+        if t is None:
             if ed.via == "child sidecar":
                 # The sidecar only repeats what the parent's own records would say; with those
                 # gone the child is a stream nothing landed starts (spawn_of_child, below).
@@ -112,7 +113,7 @@ def stage5_spawns(st: State) -> None:
             st.open("spawn_call", ed.tool, "a child names a call that was never landed")
             continue
         if child.role != "auxiliary":
-            st.tool_by_id[ed.tool].starts_agent = True
+            t.starts_agent = True
         st.spawn_edges.append(ed)
         spawned.add(ed.stream)
         resolved += 1

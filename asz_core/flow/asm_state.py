@@ -128,11 +128,17 @@ class Call:
 
 
 class Tool:
-    __slots__ = ("tool_id", "name", "server", "server_tool", "use", "use_part", "result", "result_part",
-                 "stream", "node_id", "ambiguous", "starts_agent")
+    """A tool request and its result joined by tool-use id. ``run`` is '' but for a tool-use id several runs repeat,
+    each run's own (:func:`~asz_core.flow.asm_streams.stage4_tools`): its node is then ``tool/<id>@<run>`` and
+    ``ref`` (what an unresolved entry names) ``<id>@<run>``."""
 
-    def __init__(self, tool_id: str, stream: Stream):
+    __slots__ = ("tool_id", "name", "server", "server_tool", "use", "use_part", "result", "result_part",
+                 "stream", "node_id", "ambiguous", "starts_agent", "run", "ref")
+
+    def __init__(self, tool_id: str, stream: Stream, run: str = ""):
         self.tool_id = tool_id
+        self.run = run
+        self.ref = tool_id + "@" + run if run else tool_id
         self.name = ""
         self.server = ""
         self.server_tool = ""
@@ -141,7 +147,7 @@ class Tool:
         self.result: IndexEntry | None = None
         self.result_part = 0
         self.stream = stream
-        self.node_id = kind_id("tool", tool_id)
+        self.node_id = kind_id("tool", self.ref)
         self.ambiguous = False
         self.starts_agent = False
 
@@ -232,6 +238,8 @@ class State:
         self.calls: list[Call] = []
         self.tools: list[Tool] = []
         self.tool_by_id: dict[str, Tool] = {}
+        #: (tool-use id, run) -> its tool, for a tool-use id several runs repeat (stage 4); not in tool_by_id
+        self.tool_by_run: dict[tuple[str, str], Tool] = {}
         self.spawn_edges: list[Edge] = []
         self.talks: list[Talk] = []
         self.talk_by_id: dict[str, Talk] = {}
@@ -286,6 +294,14 @@ class State:
                     prev.evidence.append(r)
             return
         self.out.relations[rid] = Relation(rid, type_, from_, to, quality, via, ev)
+
+    def tool_for(self, tool_id: str, run: str = "") -> "Tool | None":
+        """The tool of tool-use id ``tool_id``: the one of ``run`` when several runs repeat that id (stage 4), else
+        the session's one; None when no record carries it."""
+        t = self.tool_by_id.get(tool_id)
+        if t is None and self.tool_by_run:
+            t = self.tool_by_run.get((tool_id, run))
+        return t
 
     def open(self, kind: str, ref: str, reason: str) -> None:
         """Record an open unresolved entry ``unres/<kind>/<ref>`` (first reason kept)."""

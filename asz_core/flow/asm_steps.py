@@ -355,7 +355,8 @@ def emit_spawn_relations(st: State) -> None:
         child = st.by_stream.get(ed.stream)
         if child is None or not ed.tool:
             continue
-        frm = make_id("tool", ed.tool)
+        t = st.tool_for(ed.tool, ed.evidence.run)
+        frm = t.node_id if t is not None else make_id("tool", ed.tool)
         if frm not in st.out.nodes:
             continue
         st.relate("starts", frm, child.node_id, ed.quality, ed.via, [ed.ref])
@@ -369,7 +370,7 @@ def emit_result_of(st: State) -> None:
     for ed in st.spawn_edges:
         if not ed.tool or ed.stream in st.reported:
             continue
-        t = st.tool_by_id.get(ed.tool)
+        t = st.tool_for(ed.tool, ed.evidence.run)
         if t is None or t.use is None or t.result is None or t.ambiguous:
             continue
         r = t.result
@@ -384,7 +385,7 @@ def emit_result_of(st: State) -> None:
     # stream's last call answered.
     for ed in st.spawn_edges:
         child = st.by_stream.get(ed.stream)
-        t = st.tool_by_id.get(ed.tool) if ed.tool else None
+        t = st.tool_for(ed.tool, ed.evidence.run) if ed.tool else None
         if child is None or child.role != "auxiliary" or t is None or t.use is None or t.result is None or t.ambiguous:
             continue
         calls = [c for c in st.calls if c.stream is child]
@@ -403,7 +404,7 @@ def edits_not_derived(st: State, derived: set[str], roles: ToolRoles) -> int:
     F17), or edits landed before asz derived their tool's records. What changed is not known for them."""
     n = 0
     names = roles.named(FILE_WRITE)
-    for t in st.tool_by_id.values():
+    for t in st.tools:
         if t.name not in names or t.result is None or t.ambiguous or t.tool_id in derived or t.use is None:
             continue
         if not roles.uniform and roles.role(t.name, t.use.seq) != FILE_WRITE:

@@ -244,8 +244,44 @@ def tool_parts(e: IndexEntry) -> tuple:
     return j
 
 
+def _split_by_run(st: State, repeated: set[str]) -> None:
+    """Each tool-use id of ``repeated`` (carried by more than one call or more than one result) becomes one tool per
+    run when every call and result carrying it names its run (the record's ``run``) and at least two runs carry it:
+    the join then holds within the run, as it holds within the session for an id carried once. A LangGraph thread's
+    invocations (one trace each, one talk each) may repeat the model's tool-call ids (``call_weather_1``; trial 27a
+    F2: none of the 6 results was drawn); the call and its result both carry their trace. Within a run the rule is
+    the session's: a second call of the id is not joined, a second result makes that run's tool ambiguous. Nothing is
+    joined by position or time: an id a record carries without a run stays one tool, ambiguous as before."""
+    carriers: dict[str, list[tuple[Stream, IndexEntry, Any]]] = {tid: [] for tid in repeated}
+    for s in st.streams:
+        for e in s.entries:
+            for tid, p in e.joins if e.joins is not None else tool_parts(e):
+                got = carriers.get(tid)
+                if got is not None:
+                    got.append((s, e, p))
+    for tid, found in carriers.items():
+        if not all(e.run for _, e, _ in found) or len({e.run for _, e, _ in found}) < 2:
+            continue
+        st.tools.remove(st.tool_by_id.pop(tid))
+        for s, e, p in found:
+            t = st.tool_by_run.get((tid, e.run))
+            if t is None:
+                t = st.tool_by_run[(tid, e.run)] = Tool(tid, s, e.run)
+                st.tools.append(t)
+            if p.k == "call":
+                if t.use is None:
+                    t.use, t.use_part, t.name, t.server, t.server_tool, t.stream = e, p.block, p.name, p.server, p.server_tool, s
+            elif t.result is not None:
+                t.ambiguous = True
+            else:
+                t.result, t.result_part = e, p.block
+
+
 def stage4_tools(st: State) -> None:
-    """Tool requests and results joined by exact tool-use id across every stream."""
+    """Tool requests and results joined by exact tool-use id across every stream; a tool-use id that several calls or
+    several results carry is joined within each run instead when every one of them names its run and no run holds
+    two calls or two results of it (:func:`_split_by_run`)."""
+    repeated: set[str] = set()
     for s in st.streams:
         for e in s.entries:
             joins = e.joins
@@ -261,23 +297,28 @@ def stage4_tools(st: State) -> None:
                         t.use, t.use_part, t.name = e, p.block, p.name
                         t.server, t.server_tool = p.server, p.server_tool
                         t.stream = s
+                    else:
+                        repeated.add(tid)
                 else:
                     if t.result is not None:
                         t.ambiguous = True
+                        repeated.add(tid)
                         continue
                     t.result, t.result_part = e, p.block
+    if repeated:
+        _split_by_run(st, repeated)
     st.tools.sort(key=_NODE_ID)
     resolved = unmatched = 0
     for t in st.tools:
         if t.use is None:
-            st.open("tool_use", t.tool_id, "a result arrived for a request that was never landed")
+            st.open("tool_use", t.ref, "a result arrived for a request that was never landed")
             continue
         if t.ambiguous:
             unmatched += 1
-            st.open("tool_result", t.tool_id, "several results carry this tool-use id")
+            st.open("tool_result", t.ref, "several results carry this tool-use id")
         elif t.result is not None:
             resolved += 1
         else:
             unmatched += 1
-            st.open("tool_result", t.tool_id, "no result landed for this tool use")
+            st.open("tool_result", t.ref, "no result landed for this tool use")
     st.stats.update(tool_uses=resolved + unmatched, tools_resolved=resolved, tools_unmatched=unmatched)

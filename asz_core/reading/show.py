@@ -12,7 +12,7 @@ An id is looked up in this order:
    stream of the fold (``unres/spawn_of_child/<stream>``), that stream's
    records; else the records naming ``ref`` as their id, tool-use id,
    provider call id or parent (the document's own ``unres/parent/<id>``
-   too);
+   too; ``<id>@<run>``, a tool-use id several runs repeat, names the records of that run carrying it);
 4. a plain stream name (``acompact-f46190``, which the document names as a
    ``stream/…`` node or only as an unresolved entry's ``ref``): every record
    of the landed files of that stream;
@@ -159,6 +159,8 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
     missing = _unresolved_ref(fold, ident) if wanted is None else ""
     stream = _stream_dir(root / session, ident) if wanted is None and not missing else None
     bare = ident.split("/", 1)[1] if "/" in ident and ident.split("/", 1)[0] in ("call", "tool") else ident
+    # a tool-use id several runs repeat is named within its run, ``<id>@<run>`` (asz_core.flow.asm_state.Tool.ref)
+    scoped = tuple(missing.rsplit("@", 1)) if "@" in missing else ()
 
     def hit(seq: int, row: int, rec: Record) -> bool:
         if wanted is not None:
@@ -166,6 +168,8 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
         if stream is not None:  # a plain stream name: every record of that stream's files
             return True
         if missing:  # an unresolved entry: the records that name the id it misses (as id, tool, call or parent)
+            if scoped and rec.run == scoped[1] and _matches(rec, scoped[0]):
+                return True
             return _matches(rec, missing) or rec.parent == missing
         return _matches(rec, ident) or _matches(rec, bare)
 
