@@ -27,7 +27,7 @@ from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 from .settings import SETTINGS, option
 
-__all__ = ["LangsmithIngest", "asz_register_adapters", "child_label", "child_prompt", "ingest_dir"]
+__all__ = ["LangsmithIngest", "asz_register_adapters", "child_label", "child_prompt", "ingest_dir", "runs_without_end"]
 
 NAME = "langsmith-ingest"
 
@@ -95,6 +95,40 @@ def child_label(call: Mapping[str, Any] | None) -> str:
             text = name.strip()
     text = " ".join(text.split())
     return text if len(text) <= CHILD_LABEL_MAX else text[:CHILD_LABEL_MAX - 1].rstrip() + "…"
+
+
+def _starts_only(rec: Mapping[str, Any], run: str) -> bool:
+    """True when ``rec``, an arrival of ``run``, does not carry the run's end: it keeps the run's fields as data (an
+    arrival before the end: the model call's or tool's run less its settings, or a chain's envelope) and they hold
+    no ``end_time``. Every arrival that carries the end holds its content (text, call, result), its error, or the
+    run's fields with their ``end_time`` (dialect.py: only the arrival carrying the end carries content)."""
+    for p in rec.get("parts") or ():
+        d = p.get("data") if isinstance(p, Mapping) and p.get("k") == "data" else None
+        if isinstance(d, Mapping) and d.get("id") == run and "start_time" in d:
+            return d.get("end_time") in (None, "")
+    return False
+
+
+def runs_without_end(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, bool]]:
+    """``(run id, is a model call)`` of each run whose first arrival landed (record id = the run id) and none of whose
+    arrivals (that record, its patches ``<run id>:patch:<n>``) carries its end (:func:`_starts_only`), in the order
+    the runs landed: what a LangGraph app that stopped mid-run leaves (trial 27a F5). A run's end is what LangSmith
+    sends as ``end_time`` (a patch, or the post itself). Derived records (``<id>:input``, ``<id>:error``, …) are no
+    runs. Never raises on a record of another shape (it is passed over)."""
+    started: dict[str, bool] = {}
+    ended: set[str] = set()
+    for rec in records:
+        rid = rec.get("id") if isinstance(rec, Mapping) else None
+        if not isinstance(rid, str) or not rid:
+            continue
+        run, _, patch = rid.partition(":patch:")
+        if ":" in run or (patch and not patch.isdigit()):
+            continue  # a derived record (<id>:input, <id>:error, <id>:summary…): not an arrival
+        if not patch:
+            started.setdefault(run, bool(rec.get("call")))
+        if not _starts_only(rec, run):
+            ended.add(run)
+    return [(run, call) for run, call in started.items() if run not in ended]
 
 
 class LangsmithIngest(Adapter):
@@ -202,6 +236,10 @@ class LangsmithIngest(Adapter):
     def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
         """What the tool call that ran a sub-graph asked it (:func:`child_prompt`), drawn at the head of its talk."""
         return child_prompt(call)
+
+    def runs_without_end(self, dialect: str, records) -> list[tuple[str, bool]]:
+        """The runs that started and whose end no landed arrival carries (:func:`runs_without_end`)."""
+        return runs_without_end(records)
 
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file whose header names ``adapter`` (``langsmith-ingest/X.Y.Z``, an earlier version) did not keep or

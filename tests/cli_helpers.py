@@ -92,7 +92,10 @@ def stage_upload_bodies(corpus_dir: Path, root: Path) -> bool:
         d = json.loads(f.read_text())
         doc = d.get("json", d)
         for op in ("post", "patch"):
-            lines += [json.dumps({"op": op, "id": run.get("id", ""), "run": run}) for run in doc.get(op, [])]
+            for run in doc.get(op, []):
+                if not run.get("id") and isinstance(run.get("dotted_order"), str):  # the JS client's patch: the receiver
+                    run = {**run, "id": run["dotted_order"].rsplit(".", 1)[-1].partition("Z")[2]}  # its dotted_order's end
+                lines.append(json.dumps({"op": op, "id": run.get("id", ""), "run": run}))
     (inbox / "001.jsonl").write_text("\n".join(lines) + "\n")
     return True
 

@@ -10,7 +10,7 @@ sources, their conversion, the source roots) stays on :class:`~asz_core.plugins.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 __all__ = ["AddedCredits", "ReadingHooks"]
 
@@ -123,6 +123,15 @@ class ReadingHooks:
         conversation's model calls are asz's grouping (``summary.calls_grouped``; docs/view.md). Default ''; must not
         raise (an exception, or an answer that is not a string, is taken as '')."""
         return ""
+
+    def runs_without_end(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[str, bool]] | None:
+        """The runs of a conversation's ``records`` (its transcript records of ``dialect``, landed order) that started
+        and whose end no record carries, as ``(run id, is a model call)`` in the order they started: an app that
+        stopped mid-run (a crashed LangGraph app), or ends that have not arrived yet. The readers then say so
+        (``summary.problems``: ``never ended: …``, :func:`asz_core.view.view_base.unended_line`; trial 27a F5).
+        Default None: the runtime records no end of its runs to tell. Must not raise (an exception, or another
+        answer, is taken as None)."""
+        return None
 
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file of ``dialect`` whose header names ``adapter`` (an earlier version of this adapter, ``name/version``)

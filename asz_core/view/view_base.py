@@ -18,7 +18,7 @@ from .links import Links
 from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
-    unnamed_call_lines
+    unended_lines, unnamed_call_lines
 
 __all__ = ["ViewBase"]
 
@@ -252,10 +252,12 @@ class ViewBase(Companions):
         (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
         (:func:`~asz_core.view.usage.outside_call_lines`), then the transcript records no call could be read from
         (:func:`~asz_core.view.usage.undescribed_call_lines`), then the calls counted from fragments naming no request
-        id beside two or more that do (:func:`~asz_core.view.usage.unnamed_call_lines`)."""
+        id beside two or more that do (:func:`~asz_core.view.usage.unnamed_call_lines`), then the runs that started and
+        never ended (:func:`~asz_core.view.usage.unended_lines`)."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
-                + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record))
+                + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
+                + unended_lines(self.sess.headers, self.sess.records))
 
     def reread_lines(self) -> list[str]:
         """The ``summary.problems`` lines of person's messages (``message.external`` steps) the chain holds for records
