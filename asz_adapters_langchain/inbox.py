@@ -151,6 +151,10 @@ class _Pass:
         self.out: dict[str, list[bytes]] = {}  # relative stream file -> lines to append
         self.below: set[str] = set()  # tool runs with runs beneath them (this pass's arrivals included)
         self.chain_below: set[str] = set()  # tool runs with a chain beneath them
+        #: trace id -> this pass's arrivals of it not recorded yet (:meth:`prescan`), and a failed trace's error
+        #: record held until they are (:meth:`fail`)
+        self.left: dict[str, int] = {}
+        self.failed: dict[str, tuple[str, str, dict]] = {}
 
     def prescan(self, arrivals: list[dict]) -> None:
         """Mark, from this pass's posts and the remembered runs, which tool runs have runs (and chains) beneath them.
@@ -159,6 +163,10 @@ class _Pass:
         (they ended first), so what a tool opened is known before its end is read.
         """
         runs = self.st["runs"]
+        for a in arrivals:
+            trace = _trace_of(a, runs)
+            if trace:
+                self.left[trace] = self.left.get(trace, 0) + 1
         parent: dict[str, tuple[str, str]] = {rid: (m.get("p", ""), m.get("ty", "")) for rid, m in runs.items()}
         for a in arrivals:
             if a["op"] == "post":
@@ -180,6 +188,19 @@ class _Pass:
                 cur = pp
 
     # -- helpers
+
+    def recorded(self, trace: str) -> None:
+        """One more of this pass's arrivals of ``trace`` is recorded: with none left, its held error record follows."""
+        n = self.left.get(trace, 0)
+        if n > 0:
+            self.left[trace] = n - 1
+        if self.left.get(trace, 0) == 0 and trace in self.failed:
+            self.emit(*self.failed.pop(trace))
+
+    def flush_failed(self) -> None:
+        """Emit the error records still held (arrivals of their trace wait for a later pass), in the order held."""
+        for trace in list(self.failed):
+            self.emit(*self.failed.pop(trace))
 
     def emit(self, session: str, stream: str, line: dict) -> None:
         rel = f"sessions/{session}/{_safe_name(stream)}.jsonl"
@@ -335,10 +356,14 @@ class _Pass:
                         d["auxiliary"] = True
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
         if end and mem["k"] == "root" and run.get("error"):
-            # The trace failed: its error is a step of its own, after the arrival that carried it.
-            self.emit(mem["s"], mem["st"], {"asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
-                                                    "text": error_line(run["error"]), "time": run.get("end_time")},
-                                            "op": "error", "received": a.get("received", "")})
+            # The trace failed: its error is a step of its own, after the arrival that carried it and after this
+            # pass's other arrivals of the trace (a batch posting the failed root whole, parents first, would put it
+            # before the model calls and tools that came before it in time: trial 27a F9).
+            self.failed[mem["t"]] = (mem["s"], mem["st"], {
+                "asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
+                        "text": error_line(run["error"]), "time": run.get("end_time")},
+                "op": "error", "received": a.get("received", "")})
+        self.recorded(mem["t"])
         if end:
             for mid, text in summary_messages(run.get("outputs")):
                 ss = self.st["sessions"].setdefault(mem["s"], {})
@@ -355,6 +380,15 @@ class _Pass:
                 self.emit(mem["s"], mem["st"], {"asz": {"kind": "summary", "id": base, "run": mem["t"], "parent": f"{base}:reset",
                                                         "text": text, "time": run.get("end_time")},
                                                 "op": "summary", "received": a.get("received", "")})
+
+
+def _trace_of(a: dict, runs: dict) -> str:
+    """The trace of arrival ``a``: its run's ``trace_id``, else the remembered run's; '' when neither is known."""
+    t = a["run"].get("trace_id")
+    if isinstance(t, str) and t:
+        return t
+    mem = runs.get(a.get("id"))
+    return str(mem.get("t") or "") if isinstance(mem, dict) else ""
 
 
 def _order_key(a: dict) -> tuple:
@@ -504,6 +538,7 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
             else:
                 still.append(a)
         st["waiting"] = still
+        ps.flush_failed()
         prune(st)
         # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
         files = {}

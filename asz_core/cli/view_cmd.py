@@ -285,7 +285,8 @@ def _which_version(adapter: str, today: str) -> str:
 def summary_lines(doc: dict, table=None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
-    :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, sources no longer read (``stopped:``, one each), sources gone,
+    :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, the
+    API error steps (``errors N API error step(s): …`` when the document counts any: a failed run), sources no longer read (``stopped:``, one each), sources gone,
     tool executions and the ones whose arguments differ (:func:`execution_lines`), cut text, links, coverage,
     undescribed parts, problems."""
     out: list[str] = []
@@ -304,6 +305,10 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     out.append(f"landed through seq {through}")
     out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {len(doc['unresolved'])} unresolved ({open_unres} still open)")
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
+    failed = (s.get("kinds") or {}).get("error.api", 0)
+    if failed:  # a failed run (a LangGraph trace's error) or model call was said only in its talk (trial 27a F9)
+        out.append(f"errors {failed} API error step(s): a model call or a run ended with an error (the talk shows "
+                   "each as API error)")
     from ..view.conflicts import conflict_line, gone_line
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
