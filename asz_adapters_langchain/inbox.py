@@ -189,6 +189,17 @@ class _Pass:
 
     # -- helpers
 
+    def fail(self, a: dict, mem: dict, rec_id: str) -> None:
+        """The trace of ``mem`` failed (``a``, the arrival ``rec_id`` ending its first run, carries ``error``): its
+        error is a step of its own, held until this pass's other arrivals of the trace are recorded (:meth:`recorded`),
+        since a batch posting the failed root whole, parents first, would put it before the model calls and tools
+        that came before it in time (trial 27a F9)."""
+        run = a["run"]
+        self.failed[mem["t"]] = (mem["s"], mem["st"], {
+            "asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
+                    "text": error_line(run["error"]), "time": run.get("end_time")},
+            "op": "error", "received": a.get("received", "")})
+
     def recorded(self, trace: str) -> None:
         """One more of this pass's arrivals of ``trace`` is recorded: with none left, its held error record follows."""
         n = self.left.get(trace, 0)
@@ -356,13 +367,7 @@ class _Pass:
                         d["auxiliary"] = True
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
         if end and mem["k"] == "root" and run.get("error"):
-            # The trace failed: its error is a step of its own, after the arrival that carried it and after this
-            # pass's other arrivals of the trace (a batch posting the failed root whole, parents first, would put it
-            # before the model calls and tools that came before it in time: trial 27a F9).
-            self.failed[mem["t"]] = (mem["s"], mem["st"], {
-                "asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
-                        "text": error_line(run["error"]), "time": run.get("end_time")},
-                "op": "error", "received": a.get("received", "")})
+            self.fail(a, mem, rec_id)
         self.recorded(mem["t"])
         if end:
             for mid, text in summary_messages(run.get("outputs")):
