@@ -42,11 +42,16 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .termtext import md_visible
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
+#: What the Unresolved section at an export's end holds (:func:`unresolved_said`; trial 27a F4).
+UNRESOLVED_ABOUT = ("The document's unresolved entries, as the page's Unresolved tab lists them: each id, its kind and "
+                    "state, and why (a call whose result did not land reads (no result recorded) where it is drawn).")
+#: The line over a landed result no step draws, its call never landed (:func:`unresolved_said`).
+UNRESOLVED_RESULT = "The result as landed, which no step draws:"
 
 
 def html_media(st: dict, e) -> str:
@@ -208,6 +213,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
     text masked by ``mask`` before it is placed (:func:`drawn_steps`)."""
     lines = markdown_head(root, doc)
     und = doc.get("undescribed") or []
+    if unres := unresolved_said(root, doc):
+        lines.append(f"- unresolved: {len(unres)} (listed at the end)")
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     dialect = doc_dialect(root, doc)
@@ -247,10 +254,50 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             lines += ["", f"*{RECORD_DATA}*", "", fence(md_visible(st["record_data"]), "json")] if st.get("record_data") else []
     if loose := _each(loose_executions(doc), mask):
         lines += ["", "## Tool executions with no step", ""] + [f"- {x}" for x in loose]
+    if unres:
+        lines += ["", "## Unresolved", "", UNRESOLVED_ABOUT, ""]
+        for line, results in unres:
+            lines.append(f"- {line}")
+            for where, text in results:
+                lines += ["", f"*{UNRESOLVED_RESULT} {where}:*", "", fence(plain(_each([text], mask)[0]))]
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {x}" for x in _each(map(_undescribed_line, und), mask)]
     return "\n".join(lines) + "\n"
+
+
+def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each of the document's ``unresolved`` entries in the words of the page's Unresolved tab (trial 27a F4: the
+    exports left out a tool result whose call is not in the transcript, without a word): ``(line, results)``, the line
+    ``unres/tool_use/toolu_x (tool_use, open): a result arrived for a request that was never landed``, and ``results``
+    the landed results of such an entry that no step draws (``not_drawn`` entries ``why: unresolved`` naming it, docs/view.md),
+    each ``(where, text)``: ``record u-0006-… (seq 1, row 7)`` and its result's text whole from the landed record (the
+    document's clipped text when the record gives none; a result the document carries no text of, withheld or empty, is
+    said with ``(no text)``). A compaction agent's ``spawn_of_child`` entry is left out, as the page places it (drawn
+    as the compaction's talk: :func:`~asz_core.view.placing.compactions`). [] when nothing else is unresolved."""
+    from ..view.placing import compactions
+
+    placed = compactions(doc)  # a compaction agent's stream, which no call starts: drawn as its talk, the page's rule
+    entries = [u for u in doc.get("unresolved") or () if not (u.get("kind") == "spawn_of_child" and u.get("ref") in placed)]
+    orphans: dict[str, list[dict]] = {}
+    for nd in doc.get("not_drawn") or ():
+        if nd.get("why") == "unresolved" and nd.get("unresolved"):
+            orphans.setdefault(nd["unresolved"], []).append(nd)
+    from .export_steps import record_texts
+
+    refs = [nd.get("ref") or {} for nds in orphans.values() for nd in nds if nd.get("text")]
+    whole = dict(zip(map(repr, refs), record_texts(root, doc, refs)))  # read only when some result has a text
+    out = []
+    for u in entries:
+        results = []
+        for nd in orphans.get(u.get("id"), ()):
+            ref = nd.get("ref") or {}
+            text = nd.get("text") or ""
+            if text:  # whole from the record, as a step's result is drawn (the document clips it)
+                text = whole.get(repr(ref)) or text
+            results.append((f"record {nd.get('id')} (seq {ref.get('seq')}, row {ref.get('row')})", text or "(no text)"))
+        out.append((f"{u.get('id')} ({u.get('kind')}, {u.get('state')}): {u.get('reason') or 'no reason given'}", results))
+    return out
 
 
 def loose_executions(doc: dict) -> list[str]:
@@ -462,6 +509,10 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                     "</details>"] if st.get("record_data") else []
     if loose := _each(loose_executions(doc), mask):
         out.append("<h2 id=\"executions\">Tool executions with no step</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in loose) + "</ul>")
+    if unres := unresolved_said(root, doc):
+        out.append(f"<h2 id=\"unresolved\">Unresolved</h2><p class=\"meta\">{e(UNRESOLVED_ABOUT)}</p><ul>" + "".join(
+            f"<li>{e(line)}" + "".join(f"<p class=\"meta\">{e(UNRESOLVED_RESULT)} {e(where)}:</p><pre>{e(_each([text], mask)[0])}</pre>"
+                                       for where, text in results) + "</li>" for line, results in unres) + "</ul>")
     if und:
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>"
                    + "".join(f"<li>{e(x)}</li>" for x in _each(map(_undescribed_line, und), mask)) + "</ul>")

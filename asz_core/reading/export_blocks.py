@@ -27,7 +27,7 @@ from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from .termtext import md_visible
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "outcome_said", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -171,7 +171,8 @@ def tool_pieces(st: dict) -> list[tuple]:
     prompt, a step's ``ask``, as ``("ask", ask)``: :func:`ask_line`), or ``("input", text)`` /
     ``("input_withheld", bytes)``; then its result as ``("report", report)`` (and ``("rest", text)`` when the report
     is followed by more), each execution record joined to the call as ``("executed", record)`` (:func:`execution_line`),
-    ``("quiet", facts)``, ``("result", text)`` or ``("result_withheld", bytes)``."""
+    ``("quiet", facts)``, ``("result", text)``, ``("result_withheld", bytes)`` or, with none of those,
+    ``("no_result", words)`` (:func:`no_result_text`: ``(no result recorded)``, as the page says it)."""
     name = st.get("name") or ""
     shell = shell_input(name, st["input"]) if st["input"] else None
     out: list[tuple] = []
@@ -194,7 +195,21 @@ def tool_pieces(st: dict) -> list[tuple]:
         out.append(("result", st["result"]))
     elif st["result_withheld"]:
         out.append(("result_withheld", st["result_withheld"]))
+    else:  # said as the page says it (trial 27a F4: the exports showed a call with no result as a normal one)
+        out.append(("no_result", no_result_text(st.get("result_state"), st.get("result_bytes"))))
     return out
+
+
+def no_result_text(state: str | None, size: int | None) -> str:
+    """What stands in a tool call's result that has no text to draw, in the page's words (app.js ``drawDetails``):
+    :data:`~asz_core.view.rate_words.NO_RESULT` when no result landed (no ``result_state``: the document's
+    ``unres/tool_result/<id>`` entry), :data:`NO_OUTPUT` for an empty one (``available``, 0 bytes), else the state in
+    brackets, ``(unavailable)``."""
+    from ..view.rate_words import NO_RESULT
+
+    if not state:
+        return NO_RESULT
+    return NO_OUTPUT if state == "available" and not size else f"({state})"
 
 
 def execution_line(e: dict) -> str:
@@ -278,6 +293,7 @@ _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
     "result": lambda v: ["", fence(md_visible(v))],
     "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
+    "no_result": lambda v: ["", f"*{v}*"],
 }
 
 
@@ -305,6 +321,7 @@ _HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
     "quiet": lambda v, e: f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(v, e),
     "result": lambda v, e: f"<pre>{e(v)}</pre>",
     "result_withheld": lambda v, e: f"<p class=\"withheld\">(result withheld: {v} bytes)</p>",
+    "no_result": lambda v, e: f"<p class=\"noresult\"><i>{e(v)}</i></p>",
 }
 
 

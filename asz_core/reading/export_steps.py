@@ -22,7 +22,7 @@ from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "child_label", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
 
 
@@ -46,7 +46,8 @@ SHORT_LIMIT = 100
 
 class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0),
-    ``line`` (True) on a compaction boundary its label reads in words, and for a tool ``name``, ``input``, ``result``, ``result_withheld``, ``failed``, and ``report`` when its result is its
+    ``line`` (True) on a compaction boundary its label reads in words, and for a tool ``name``, ``input``, ``result``, ``result_withheld``,
+    ``result_state`` and ``result_bytes`` (the node's; no state: no result landed), ``failed``, and ``report`` when its result is its
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
     number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
     subagent's prompt, which that talk draws at its head (:func:`~asz_core.view.placing.asks`: ``{"key": the input's
@@ -327,11 +328,23 @@ def _tool_step(s: Step, n: dict, recs: dict, held) -> None:
     s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
     s["input"] = "" if s["withheld"] else _ref_text(recs, refs[0] if refs else None, ("call", "text"))
     s["result_withheld"] = n.get("result_bytes", 0) if n.get("result_state") == "omitted" else 0
+    s["result_state"], s["result_bytes"] = n.get("result_state"), n.get("result_bytes")
     s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
     if not s["result"] and not s["result_withheld"]:
         s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
+
+
+def record_texts(root: str | os.PathLike, doc: dict, refs: list[dict], kinds: tuple[str, ...] = ("result", "text")) -> list[str]:
+    """The whole text of the parts of ``kinds`` of each landed record ``refs`` cite (``{"seq", "row"}``) in the first
+    session of the asz.view document ``doc``, as a step's is read; '' for one in a file that does not verify (the
+    document says so) or holding none."""
+    if not refs or not doc.get("sessions"):
+        return ["" for _ in refs]
+    bad = unverified_files(doc)
+    recs = {k: v for k, v in _records(Path(root), doc["sessions"][0]).items() if k[0] not in bad}
+    return [_ref_text(recs, ref, kinds) for ref in refs]
 
 
 def _first_ref(n: dict) -> dict | None:

@@ -59,7 +59,8 @@ def test_each_page_links_back_and_lists_its_talks(exported, corpus_root):
         assert "content=\"default-src 'none';" in page  # the conversation's own links stay, inert as before
         assert page.count('<a href="index.html">') == 1
         nav = re.search(r'<nav class="talks">(.*?)</nav>', page)
-        heads = re.findall(r'<h2 id="([^"]+)">', page)
+        heads = [x for x in re.findall(r'<h2 id="([^"]+)">', page)  # the talks' (the sections at the end are none)
+                 if x not in ("executions", "unresolved", "undescribed")]
         if r["talks"] < 2:
             assert nav is None
             continue

@@ -257,9 +257,19 @@
   // the files are unchanged since), until this server has checked the conversation again (trial 22b: a restarted
   // server marked 'not checked' for minutes rows asz ls called verified).
   const KEPT_STATE = 'from the last check (the kept list row, as asz ls shows it; the files unchanged since): this server checks it again';
+  // A row asz ls marks 'verified !' (cli/conversations_cmd.state_cell): its rounds verify, but its document lists
+  // problems all the same (summary.problems: records not drawn, a companion file that did not land). The same mark
+  // after the state, its problems in its tooltip, a link to the conversation's problem list (#problems; trial 27a F6:
+  // the list showed a plain green 'verified').
+  function problemsMark(r) {
+    if (r.state !== 'verified' || !r.problems || !r.problems.length) return null;
+    return h('a', { class: 'state problems', href: withHide('/c/' + enc(r.id)) + '#problems',
+      title: num(r.problems.length) + ' problem(s) asz found, though its rounds verify (open the conversation for the list): ' + r.problems.join('; ') }, '!');
+  }
   function rowState(r) {
-    if (r.state_from !== 'kept') return stateBadge(r.state);
-    return h('span', { title: KEPT_STATE }, stateBadge(r.state), h('div', { class: 'small faint last-check' }, 'last check'));
+    const mark = problemsMark(r);
+    if (r.state_from !== 'kept') return mark ? [stateBadge(r.state), mark] : stateBadge(r.state);
+    return h('span', { title: KEPT_STATE }, stateBadge(r.state), mark, h('div', { class: 'small faint last-check' }, 'last check'));
   }
   // What the box over the list says is still going on: rows still counted get their figures, and states marked
   // 'last check' are checked again; the list itself fills in only while a collect pass lands (trial 22b: it said
@@ -1142,7 +1152,11 @@
     drawHeader();
     drawTabs();
     showTab(hashParams().tab || 'talks');
+    const box = document.getElementById('problems');  // reached from the list's '!' mark: shown once, on the first draw
+    if (box && !PROBLEMS_SHOWN && 'problems' in hashParams()) box.scrollIntoView();
+    PROBLEMS_SHOWN = true;
   }
+  let PROBLEMS_SHOWN = false;
 
   // An open conversation follows new rounds: the document is asked for again every 5 s with its ETag (304 when
   // nothing changed); a new one is drawn again keeping the open talks, the tab and the scroll position.
@@ -1766,7 +1780,7 @@
       } else if (n.result_state === 'available' && n.result_bytes === 0) {
         det.append(h('div', { class: 'noout' }, '(no output)'));
       } else {
-        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : '(no result recorded)'));
+        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : WORDS.no_result));
       }
       const facts = [];
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
