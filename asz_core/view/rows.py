@@ -38,7 +38,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import rounds_dir
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -162,9 +162,7 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
             h[k] = s[k]
     row = header_row(doc.get("conversation", ""), h, (doc.get("head") or {}).get("round") or 0,
                      title=s.get("title") or "", state=s.get("state"))
-    for k in ("from", "to"):
-        if s.get(k) is not None:
-            row[k] = s[k]
+    row.update(recorded_keys(s))
     row.update(counted_keys(s))
     row["problems"] = [str(p) for p in s.get("problems") or ()]  # the document's own list: what a reader lists it by
     if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
@@ -199,6 +197,19 @@ def calls_unread(calls: Any, problems: Any) -> bool:
     from .usage import UNDESCRIBED_PREFIX  # loaded with the first such row, not before the server listens
 
     return any(str(p).startswith(UNDESCRIBED_PREFIX) for p in problems)
+
+
+def recorded_keys(summary: dict) -> dict:
+    """``from`` and ``to`` (unix ms) of a counted summary, each when known: the conversation's recorded range
+    (:meth:`~asz_core.view.summary.DocumentView.recorded_range`: its records' first and last times, else, a session of
+    ``asz hook`` records alone, the records' own ``time``), a document summary's ``from``/``to`` or a kept entry's
+    ``range``. The one rule ``asz ls`` rows (:func:`document_row`) and ``/api/conversations`` rows
+    (:meth:`~asz_core.view.summary_cache.RowSummaries.note`) take over the head round's header (trial 27a F7: the
+    page's rows of hook records alone had no time, which its date filter then could not place)."""
+    rng = summary.get("range")
+    got = dict(zip(("from", "to"), rng)) if isinstance(rng, (list, tuple)) and len(rng) == 2 else \
+        {k: summary.get(k) for k in ("from", "to")}
+    return {k: v for k, v in got.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def counted_keys(summary: dict) -> dict:

@@ -447,10 +447,12 @@ class RowSummaries:
 
     def note(self, conversation: str, fp: object, hide: Sequence[str], summary: dict) -> None:
         """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``
-        (held back as :func:`hold_back` says by its ``state``)."""
-        from .rows import SUMMARY_KEYS, counted_keys
+        (held back as :func:`hold_back` says by its ``state``), its recorded ``from``/``to`` with them, as ``asz ls``
+        rows take them (:func:`~asz_core.view.rows.recorded_keys`)."""
+        from .rows import SUMMARY_KEYS, counted_keys, recorded_keys
 
         keys = hold_back({**{k: summary.get(k) for k in ("title", "state", *SUMMARY_KEYS)}, **counted_keys(summary),
+                          **recorded_keys(summary),
                           "problems": [str(p) for p in summary.get("problems") or ()],
                           "removed_files": removed_files(summary)}, summary.get("state"))
         with self._lock:
