@@ -43,6 +43,8 @@ from asz_core import (
     unknown_part,
 )
 
+from asz_core.plugins.adapter import REFUSED_EVENTS
+
 from .roots import default_folder, unread_folders
 
 __all__ = ["ClaudeCodeObserver", "DIALECT", "EXECUTION_SUFFIX", "CHANGES_SUFFIX", "GLOSSARY", "FLAG_RULES"]
@@ -133,6 +135,36 @@ def holds_records(root: Path) -> bool:
     except (OSError, ValueError):
         return False
     return False
+
+
+#: How a line of ``plugin.log`` that says an event was refused begins after its time (``asz_adapters_claude.hook.run``).
+REFUSED = " asz hook: refused: "
+#: At most this much of the end of ``plugin.log`` is read for :func:`refused_said` (a log only grows).
+LOG_READ = 4 << 20
+
+
+def refused_said(log: Path) -> str:
+    """What a data directory's ``log/plugin.log`` says of the MCP events ``asz hook`` refused (an event with no
+    ``tool_use_id``: Claude Code before 1.0.x; no ``session_id``; bytes that are not one JSON object), so that a reader
+    is told, not only the log (trial 27a F8): ``asz hook refused 1 event(s) (the latest: PostToolUse mcp__kapture__list_tabs
+    in session 9dbb…: the event has no tool_use_id …; nothing recorded): no execution record was written for them,
+    so no conversation holds them``; '' when it names none or cannot be read. Reads at most the last
+    :data:`LOG_READ` bytes (said when it is cut). Never raises."""
+    try:
+        with open(log, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - LOG_READ))
+            data = f.read(LOG_READ)
+    except OSError:
+        return ""
+    lines = [x for x in data.decode("utf-8", "replace").splitlines() if REFUSED in x]
+    if not lines:
+        return ""
+    latest = lines[-1].split(REFUSED, 1)[1].strip()
+    latest = latest if len(latest) <= 240 else latest[:239] + "…"
+    part = f" in its last {LOG_READ >> 20} MiB" if size > LOG_READ else ""
+    return (f"{REFUSED_EVENTS}{len(lines):,} event(s){part} (the latest: {latest}): no execution record was written for "
+            "them, so no conversation holds them")
 
 
 class ClaudeCodeObserver(Adapter):
@@ -249,6 +281,8 @@ class ClaudeCodeObserver(Adapter):
                     # the same stream from a second data dir is handed over too: the collector keeps the one its
                     # cursor follows, else the first, and refuses the other (asz_core.collect.second_source)
                     out.sources.append(Source(session=s.name, kind=kind, path=fp, src=rel(fp), dialect=DIALECT, stream=stream))
+            if said := refused_said(data / "log" / "plugin.log"):  # events asz hook refused: said, not only logged
+                out.skipped.append((rel(data / "log" / "plugin.log"), said))
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:

@@ -57,7 +57,7 @@ from .settled import settled
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
 from .windows import strerror
-from ..plugins.adapter import Adapter, Source
+from ..plugins.adapter import REFUSED_EVENTS, Adapter, Source
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
@@ -175,14 +175,19 @@ class Collector:
         saved as ``notes.jsonl``): ``note: PROJECT/NAME: file name is not a session id; not collected (asz sources
         lists what is skipped)``, bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
         Before, only ``skipped=`` counted it and ``asz sources`` named it (trial 24b F8). Other skipped entries (agent
-        memory, Claude Code's session index, a copy another folder lands) are what they are and stay counted only."""
+        memory, Claude Code's session index, a copy another folder lands) are what they are and stay counted only,
+        but for the MCP events ``asz hook`` refused (an observer data directory's ``log/plugin.log``, its reason
+        beginning :data:`REFUSED_EVENTS`: ``note: DATA/log/plugin.log: asz hook refused 1 event(s) …``; trial 27a F8),
+        told again when the count changes."""
         from .src_text import shown
 
         for path, reason in skipped:
             key = (str(path), reason)
-            if reason.endswith("is not a session id") and key not in self.told_errors:
+            said = reason.endswith("is not a session id") or reason.startswith(REFUSED_EVENTS)
+            if said and key not in self.told_errors:
                 self.told_errors.add(key)
-                self.report.note(shown(path), f"{reason}; not collected (asz sources lists what is skipped)")
+                self.report.note(shown(path), f"{reason}; not collected (asz sources lists what is skipped)"
+                                 if not reason.startswith(REFUSED_EVENTS) else reason)
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
         """Check once the session directories this adapter did not discover for sources that are gone."""

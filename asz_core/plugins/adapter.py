@@ -48,6 +48,7 @@ __all__ = [
     "Capabilities",
     "Source",
     "Discovery",
+    "REFUSED_EVENTS",
     "os_error_text",
     "link_outside",
     "Adapter",
@@ -184,6 +185,12 @@ class Source:
     stream: str = ""
     batch: str = ""
     mode: str = "append"
+
+
+#: How a :class:`Discovery` ``skipped`` reason begins that names hook events an observer refused (the ``changes``
+#: adapter: ``asz hook``'s ``log/plugin.log``): ``asz collect`` says each such entry as a ``note:``, not only counts it
+#: (trial 27a F8).
+REFUSED_EVENTS = "asz hook refused "
 
 
 @attrs.define

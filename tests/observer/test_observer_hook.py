@@ -17,7 +17,10 @@ import pytest
 from asz_adapters_claude import hook as H
 
 KEYS = ("schema", "id", "observed_by", "boundary", "session", "stream", "tool", "tool_name", "cwd", "protocol",
-        "server", "time", "duration_ms", "outcome", "failure", "arguments", "result", "error")
+        "server", "time", "duration_ms", "outcome", "failure", "arguments", "result", "error", "dropped")
+#: The members of an MCP call's event that Claude Code 2.1.282 sends and execution/1 has no key for (its hooks
+#: reference's common input fields, and ``prompt_id``, ``effort``, ``agent_type`` seen in the corpus's payloads).
+LEFT_OUT = ("transcript_path", "permission_mode", "prompt_id", "effort", "agent_type")
 #: How the corpus's failed calls failed, as their payloads' own ``probe_case`` names the probe (trial 25a, F1).
 PROBE_FAILURES = {"fail": "unclassified", "crash": "transport", "slow": "timeout"}
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z")
@@ -72,6 +75,14 @@ def expected_record(event: dict) -> dict | None:
         if field in event and (key == "arguments" or ok == (key == "result")):
             b = canonical(event[field])
             rec[key] = {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+    # every other member is left out and listed (seed 000, Dropped; trial 27a F8), with its size as canonical JSON
+    read = {"hook_event_name", "tool_name", "session_id", "tool_use_id", "agent_id", "cwd", "mcp_server",
+            "duration_ms", "tool_input", *(("tool_response",) if ok else ("error", "is_interrupt"))}
+    dropped = [{"what": k, "bytes": len(canonical(v)),
+                "why": "execution/1 has no key for it" if k in LEFT_OUT else "a member asz hook does not know"}
+               for k, v in event.items() if k not in read]
+    if dropped:
+        rec["dropped"] = dropped
     return rec
 
 
@@ -314,3 +325,28 @@ def test_the_declared_failure_rule(event: dict, kind: str | None) -> None:
                                   tool_use_id="t"), "2026-12-04T00:00:00Z")
     assert rec.get("failure") == kind
     assert ("error" in rec) == ("error" in event)
+
+
+def test_a_refused_event_is_said_by_asz_collect_and_asz_sources(corpus_dir: Path, tmp_path: Path) -> None:
+    """Trial 27a F8: MadameClaude's MCP ``PostToolUse`` has no ``tool_use_id`` (Claude Code before 1.0.x), so ``asz
+    hook`` refuses it into ``plugin.log``; ``asz collect`` over that data directory says so in a ``note:``, once per
+    process, counted in ``skipped=``, and ``asz sources`` lists it, beside a recorded event's session."""
+    from cli_helpers import asz_in_process
+
+    (src,) = (corpus_dir / "hooks").glob("williamkapke__MadameClaude__*extracted_payloads.jsonl")
+    refused = [json.loads(x) for x in src.read_bytes().splitlines()
+               if json.loads(x).get("hook_event_name") in H.MCP_EVENTS and str(json.loads(x).get("tool_name")).startswith("mcp__")]
+    assert [("tool_use_id" in e) for e in refused] == [False]
+    (probe,) = (corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")
+    data = tmp_path / "data"
+    for line in (json.dumps(refused[0]).encode(), probe.read_bytes().splitlines()[0]):
+        assert run_hook(line, data).returncode == 0
+    p = asz_in_process("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(tmp_path / "root"))
+    assert p.returncode == 0, p.stderr
+    e = refused[0]
+    notes = [x for x in p.stderr.splitlines() if x.startswith("note: log/plugin.log: asz hook refused ")]
+    assert len(notes) == 1 and notes[0].startswith("note: log/plugin.log: asz hook refused 1 event(s) (the latest: "
+                                                   f"{e['hook_event_name']} {e['tool_name']} in session {e['session_id']}: ")
+    assert "the event has no tool_use_id" in notes[0] and "skipped=1 " in p.stdout and "landed=1 " in p.stdout
+    listed = asz_in_process("sources", "--adapter", "changes", "--source", str(data), "--root", str(tmp_path / "root"))
+    assert "log/plugin.log" in listed.stdout and "asz hook refused 1 event(s)" in listed.stdout, listed.stdout
