@@ -24,7 +24,7 @@ from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, b
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
+from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
@@ -306,6 +306,13 @@ def credits_text(credits: float) -> str:
     return f"{credits:,.3f}"
 
 
+def models_unnamed(calls) -> str:
+    """What the models line says when no model is named: ``not recorded by the runtime`` when the conversation has
+    model calls (:data:`~asz_core.view.rate_words.NOT_BY_RUNTIME`: Kiro CLI 3.x names none; trial 27a F10), else
+    ``(none recorded)``. The page's models chip says the same (app.js ``WORDS.not_by_runtime``)."""
+    return NOT_BY_RUNTIME if isinstance(calls, int) and not isinstance(calls, bool) and calls > 0 else "(none recorded)"
+
+
 def usage_lines(s: dict) -> list[str]:
     """The lines about where, with what and at what cost (issue 17), from an asz.view document's ``summary``:
     ``project …``, ``models …``, ``model calls N (grouped by asz: …)`` where the runtime records no call id
@@ -322,7 +329,7 @@ def usage_lines(s: dict) -> list[str]:
         where += f" on branch {s['git_branch']}"
     runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
-    lines.append(f"models {', '.join(s.get('models') or []) or '(none recorded)'}")
+    lines.append(f"models {', '.join(s.get('models') or []) or models_unnamed(s.get('llm_calls'))}")
     if s.get("calls_grouped") and s.get("llm_calls"):  # asz's grouping of the runtime's lines, not its call ids (F15)
         lines.append(f"model calls {s['llm_calls']:,} (grouped by asz: {s['calls_grouped']})")
     held = s.get("held_back")
@@ -337,7 +344,7 @@ def usage_lines(s: dict) -> list[str]:
     if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
         lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s)))
         lines += credits
-        lines.append("cost - (no tokens to price)")
+        lines.append(f"cost - ({NO_TOKENS_TO_PRICE})")
         return lines
     lines += credits
     u, lanes = s["usage"], s["usage_by_lane"]

@@ -175,3 +175,27 @@ def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp
     chips = drv.find_element(By.ID, "usage").text
     assert "tokens not recorded: no model call could be read in this conversation" in chips and "cost —" in chips, chips
     assert "$0.00" not in chips
+
+
+def test_a_kiro_3x_conversation_says_why_it_has_no_model_and_no_cost(kiro_root, serve, browser):
+    """Trial 27a F10: the header read ``models —`` and ``cost —`` with no reason, where its tokens chip says ``not
+    recorded by the runtime``. Kiro 3.x's session (its ``messages.jsonl`` and ``session.json``) names no model (read
+    here from the source); ``asz conversation`` and the page now say why, in the same words."""
+    folder = next(CORPUS_KIRO.glob(f"sessions/*/{IDE_SESSION}"))
+    sources = [folder / "messages.jsonl", folder / "session.json"]
+    assert all('"model' not in p.read_text(encoding="utf-8").lower() for p in sources)
+    calls = sum(1 for x in (folder / "messages.jsonl").read_text(encoding="utf-8").splitlines() if x.strip())
+    assert calls  # the session's lines: model calls were made, none of them names a model
+    out = asz("conversation", IDE_SESSION[:8], "--root", str(kiro_root)).stdout.splitlines()
+    assert "models not recorded by the runtime" in out and "cost - (no tokens to price)" in out
+    s = serve(kiro_root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{IDE_SESSION}", "#usage")
+    chips = {c.text.split(" ", 1)[0]: c.text for c in drv.find_elements(By.CSS_SELECTOR, "#usage .chip")}
+    assert chips["models"] == "models not recorded by the runtime", chips
+    assert chips["cost"] == "cost — (no tokens to price)", chips
+    assert chips["tokens"] == "tokens not recorded by the runtime", chips
+    # the list's models cell says it in its tooltip
+    open_at(drv, s.base + "/", f'tr[data-id="{IDE_SESSION}"]')
+    cell = drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{IDE_SESSION}"] td')[2]
+    assert cell.text == "—" and cell.get_attribute("title") == "not recorded by the runtime"

@@ -648,6 +648,9 @@
     }));
   }
 
+  // The models chip's words when the summary names no model: the runtime's calls named none (Kiro CLI 3.x), as the
+  // tokens chip says it, else none recorded (listing.models_unnamed; trial 27a F10: it read a bare '—').
+  function modelsUnnamed(calls) { return calls > 0 ? WORDS.not_by_runtime : '(none recorded)'; }
   function tokens(u) {
     if (!u || typeof u !== 'object') return null;
     let t = 0, any = false;
@@ -715,7 +718,8 @@
             r.removed_files ? h('div', { class: 'small faint project' }, '(removed by retention)') : null,
           h('div', { class: 'mono faint' }, r.id), continuesLine(r.continues)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
-        r.counting ? counting('hide-narrow small') : h('td', { class: 'hide-narrow small' }, models.length ? models.join(', ') : '—'),
+        r.counting ? counting('hide-narrow small') : models.length ? h('td', { class: 'hide-narrow small' }, models.join(', ')) :
+          h('td', { class: 'hide-narrow small faint', title: modelsUnnamed(r.llm_calls) }, '—'),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, 'not recorded') :
           h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
@@ -1278,14 +1282,14 @@
       add(app, h('div', { class: 'chips', id: 'usage' },
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
-        chip('models', (s.models || []).join(', ') || '—'),
+        chip('models', (s.models || []).join(', ') || modelsUnnamed(s.llm_calls)),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
         notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: ' + ((s.problems || []).some(function (p) { return String(p).indexOf(WORDS.unread_prefix) === 0; })
-          ? WORDS.no_call_read : WORDS.no_call) : 'not recorded by the runtime') :  // F17: listing.unrecorded_text's words (WORDS)
+          ? WORDS.no_call_read : WORDS.no_call) : WORDS.not_by_runtime) :  // F17: listing.unrecorded_text's words (WORDS)
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
-        chip('cost', notRecorded ? '—' : costText(s.cost)),
+        chip('cost', notRecorded ? '— (' + WORDS.no_price + ')' : costText(s.cost)),
         typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
           ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
         s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },
