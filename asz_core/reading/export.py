@@ -257,9 +257,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
     if unres:
         lines += ["", "## Unresolved", "", UNRESOLVED_ABOUT, ""]
         for line, results in unres:
-            lines.append(f"- {line}")
+            lines.append(f"- {md_visible(line)}")
             for where, text in results:
-                lines += ["", f"*{UNRESOLVED_RESULT} {where}:*", "", fence(plain(_each([text], mask)[0]))]
+                lines += ["", f"*{UNRESOLVED_RESULT} {md_visible(where)}:*", "", fence(md_visible(_each([text], mask)[0]))]
     if und:
         lines += ["", "## Undescribed records", ""]
         lines += [f"- {x}" for x in _each(map(_undescribed_line, und), mask)]
