@@ -185,7 +185,7 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
     there is no store (nothing is read from one either)."""
     import sqlite3
 
-    from ..view.summary_cache import DB_NAME, seal
+    from ..view.summary_seal import DB_NAME, seal
 
     path = Path(root) / "_index" / DB_NAME
     if not path.is_file():

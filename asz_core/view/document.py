@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .chain import ChainReader, ViewError
+from .rows import list_conversations  # here since the arguments check of asz verify reads it without this module
 from .conflicts import stopped_and_gone
 from ..sessiondata import gc_pause
-from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir, session_dir
+from ..storage.layout import rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
@@ -38,13 +39,6 @@ __all__ = [
     "HELD_SUMMARY_KEYS", "hold_back_figures", "checked_call_ids", "conversation_executions",
 ]
 
-
-def list_conversations(root: str | os.PathLike) -> list[str]:
-    """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted."""
-    d = Path(root) / CONVERSATIONS
-    if not d.is_dir():
-        return []
-    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir())
 
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,

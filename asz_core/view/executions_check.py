@@ -28,7 +28,6 @@ from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
 from ..verify.report import Problem, Section
 from .arguments_check import calls_named, held_against, observation_entries
-from .session_records import read_sealed
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -70,7 +69,7 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
     ``seen``: what the chain checks just listed and read (``walk.verify``'s
     :class:`~asz_core.flow.verify_chain.Seen`): a session's landed files are not listed again, and a head round they
     read whole (the one a listing of its rounds names) is not read again."""
-    from .document import list_conversations
+    from .rows import list_conversations
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
@@ -198,6 +197,8 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
             if not any(q in data for q in quoted):
                 continue
             if named is None:  # hashed only when it holds one; the lines searched are the bytes read_sealed checked
+                from .session_records import read_sealed  # not loaded when the landed check ran before (asz verify)
+
                 data, _, sealed, _ = read_sealed(path)
             if sealed is not None:
                 found = [(row, line) for row, line in enumerate(sealed[4], 1) if any(q in line for q in quoted)]

@@ -30,13 +30,14 @@ and ``held_back`` follows for a conversation that does not verify.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
 from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
-from ..storage.layout import rounds_dir
+from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir
 
 __all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
 
@@ -66,6 +67,15 @@ def header_ms(value: Any) -> int | None:
         return None
     ns = parse_instant(value)
     return 0 if ns is None else ns // 1_000_000
+
+
+def list_conversations(root: str | os.PathLike) -> list[str]:
+    """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted (also
+    ``asz_core.view.document.list_conversations``)."""
+    d = Path(root) / CONVERSATIONS
+    if not d.is_dir():
+        return []
+    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir())
 
 
 def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:

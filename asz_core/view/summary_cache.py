@@ -53,14 +53,13 @@ import orjson
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.layout import CONVERSATIONS
 from .depends import files_key
+from .summary_seal import DB_NAME, seal  # noqa: F401  (public here too; a light module for asz verify)
 from .prices import PriceTable, cost_of
 from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
-#: The file under ``<root>/_index/`` that holds the entries.
-DB_NAME = "summaries.sqlite"
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
 #: ``cache_write_1h``; long-context: usage sums keep the part from calls whose input was above 200K; state: an entry keeps the verification state; not-derived: rows say changes_not_derived;
 #: titles: a title is never an injected record's text; leaf: a summary record names only the conversation holding
@@ -113,15 +112,6 @@ def removed_files(summary: dict) -> int:
     ``removed_files`` of a list row, as ``asz ls --json`` gives it."""
     r = summary.get("removed")
     return r["files"] if isinstance(r, dict) and isinstance(r.get("files"), int) else 0
-
-
-def seal(table: str, conversation: str, hide_key: str, fp: str, value: bytes | str) -> str:
-    """SHA-256 (hex) binding an entry's bytes to its table, conversation, withheld names and fingerprint (the stat of
-    the round and landed files it was counted from): an entry edited in the database without its seal, or moved to
-    another conversation or fingerprint, no longer matches and is counted again from its files. No secret is involved:
-    whoever rewrites entry and seal together (this function is public) is caught only by ``asz verify --figures``."""
-    data = value.encode() if isinstance(value, str) else bytes(value)
-    return hashlib.sha256(f"asz-seal\0{table}\0{conversation}\0{hide_key}\0{fp}\0".encode() + data).hexdigest()
 
 
 def hold_back(keys: dict, state: str | None) -> dict:
