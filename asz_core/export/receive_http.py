@@ -64,6 +64,7 @@ class Tally:
         self._lock = threading.Lock()
         self._n: dict[str, int] = {}
         self._said: dict[str, float] = {}
+        self._fmt: dict[str, dict] = {}  # kind -> the words it was last said with (the cap)
 
     def add(self, kind: str, **fmt) -> None:
         """Count one of ``kind``; say the count when the kind was last said a minute ago or more (or never)."""
@@ -71,11 +72,24 @@ class Tally:
 
         now = time.monotonic()
         with self._lock:
+            self._fmt[kind] = fmt
             self._n[kind] = self._n.get(kind, 0) + 1
             if now - self._said.get(kind, -1e9) < self.every:
                 return
             n, self._n[kind], self._said[kind] = self._n[kind], 0, now
         said(self.err, kind.format(n=n, h=HEADER_TIMEOUT, i=IDLE_TIMEOUT, **fmt))
+
+    def flush(self) -> None:
+        """Say the counts held back for a minute or more (a flood that stopped is said once it is a minute old)."""
+        from .receive import said
+
+        now = time.monotonic()
+        with self._lock:
+            due = [(k, n) for k, n in self._n.items() if n and now - self._said.get(k, -1e9) >= self.every]
+            for k, _ in due:
+                self._n[k], self._said[k] = 0, now
+        for k, n in due:
+            said(self.err, k.format(n=n, h=HEADER_TIMEOUT, i=IDLE_TIMEOUT, **self._fmt.get(k, {})))
 
 
 class _Conn:
@@ -152,6 +166,7 @@ class Server(socketserver.ThreadingTCPServer):
             for c in late:
                 c.close("timeout")
                 self.tally.add(TIMED_OUT)
+            self.tally.flush()
 
     def server_close(self) -> None:
         """Close the port and end the guard's thread (a stopped receiver leaves no thread behind)."""

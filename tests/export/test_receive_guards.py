@@ -138,3 +138,26 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     assert "warning" not in r.stop()
     r = Child(tmp_path)
     assert "warning" not in r.stop()
+
+
+def test_the_counts_held_back_are_said_once_a_minute_old():
+    """A flood that stopped is said with its count once the kind's last line is a minute old (here 0.3 s)."""
+    import io
+
+    from asz_core.export.receive_http import EVICTED, TIMED_OUT, Tally
+
+    out = io.StringIO()
+    t = Tally(out, every=0.3)
+    for _ in range(5):
+        t.add(TIMED_OUT)
+    t.add(EVICTED, cap=80)
+    t.flush()  # nothing a minute (0.3 s) old yet
+    assert [line.split("] ", 1)[1] for line in out.getvalue().splitlines()] == [
+        "closed 1 connection(s) that sent no complete request headers in time (header timeout 10 s, idle 20 s)",
+        "closed 1 waiting connection(s) to stay under the cap of 80 open at once"]
+    time.sleep(0.35)
+    t.flush()
+    t.flush()  # said once
+    assert out.getvalue().splitlines()[2:] == [out.getvalue().splitlines()[2]]
+    assert out.getvalue().splitlines()[2].endswith(
+        "] closed 4 connection(s) that sent no complete request headers in time (header timeout 10 s, idle 20 s)")
