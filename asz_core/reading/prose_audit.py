@@ -261,8 +261,7 @@ class Audit:
                 self.called[(header.seq, row)] = (rec, file, row)
                 call = {**base, "role": "assistant", "text": "", "kind": "tool_call", "tool": p.get("name", ""),
                         "status": "no_result", "_id": p.get("id")}
-                said = self._summary(header.dialect, p, call, n)  # the text form's key: value lines start a line
-                call["text"] = f"{p.get('name', '')}:{said}" if said.startswith("\n") else f"{p.get('name', '')}: {said}"
+                call["text"] = f"{p.get('name', '')}: {self._summary(header.dialect, p, call, n)}"
                 self.calls.append(call)
                 out.append(call)
             elif k == "result":
@@ -413,10 +412,9 @@ class Audit:
         ``left_out``: ``places`` and distinct ``credentials`` found in the parts the form leaves out (tool results,
         the part of a tool input its line does not carry, thinking, withheld and other records; :attr:`unwritten`)
         and ``not_written``, how many of those stand in no line: found, never written; then :func:`coverage`."""
-        said, left = set(written), set(self.unwritten)
+        said, left, n = set(written), set(self.unwritten), len(self.unwritten)
         return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
-                "left_out": {"places": len(self.unwritten), "credentials": len(left), "not_written": len(left - said)},
-                **coverage()}
+                "left_out": {"places": n, "credentials": len(left), "not_written": len(left - said)}, **coverage()}
 
 
 def coverage() -> dict:

@@ -11,7 +11,7 @@ are written differs (:func:`to_text`):
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's ``, STATUS``), then its text as written, then a blank line;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
-  JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME:`` and one
+  JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME: N field(s)`` and one
   ``key: value`` line per field (:func:`plain_pairs`: a nested key as its path, ``todos.1.content: Update …``), each
   masked then cut at :data:`~asz_core.reading.prose_audit.INPUT_CHARS` characters, at most :data:`PLAIN_FIELDS`
   lines (``… N more field(s)``); a call asz hook's execution record is joined to gets ``executed: …`` lines.
@@ -121,7 +121,7 @@ class PlainAudit(Audit):
 
 def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
     """The text form's summary (``audit``: a :class:`PlainAudit`) of an input ``--audit`` writes as JSON
-    (:func:`json_gist`): a line break, then one ``key: value`` line per field
+    (:func:`json_gist`): how many fields it has (``9 field(s)``), then one ``key: value`` line per field
     (:func:`plain_pairs`), each masked before it is cut at :data:`~asz_core.reading.prose_audit.INPUT_CHARS`, at most
     :data:`PLAIN_FIELDS` lines; counted as :meth:`~asz_core.reading.prose_audit.Audit._summary` counts (a line cut or
     fields left out: ``tool_inputs_cut``)."""
@@ -149,7 +149,7 @@ def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
     audit.left_out["edit_contents"] += n * (isinstance(data, dict) and any(data.get(k) for k in CONTENT_KEYS))
     if n:
         audit.unwritten += away
-    return "\n" + "\n".join(lines)
+    return f"{len(pairs):,} field(s)\n" + "\n".join(lines)
 
 
 def json_gist(dialect: str, name: str, data: Any) -> bool:

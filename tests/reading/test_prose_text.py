@@ -63,14 +63,15 @@ def test_nested_tool_inputs_are_key_value_lines_not_json(whole, corpus_source):
     assert counts["TodoWrite"] > 0 and counts["AskUserQuestion"] > 0 and counts["ExitPlanMode"] > 0
     blocks = [b for b in _blocks(whole) if len(b) > 1 and b[0].split("] ", 1)[-1].startswith("tool_call")]
     for name in NESTED:
-        mine = [b for b in blocks if b[1] == f"{name}:" or b[1].startswith(f"{name}: ")]
+        mine = [b for b in blocks if b[1].startswith(f"{name}: ")]
         assert len(mine) == counts[name], name
     for b in blocks:  # no tool call line writes its input as JSON
         assert not re.match(r"^[A-Za-z_]+: [\[{]", b[1]), b[:3]
-    todos = [b for b in blocks if b[1] == "TodoWrite:"]
+    todos = [b for b in blocks if re.fullmatch(r"TodoWrite: \d+ field\(s\)", b[1])]
     assert len(todos) == counts["TodoWrite"]  # every TodoWrite's input is nested: written field by field
     contents = [t["content"] for c in calls if c["name"] == "TodoWrite" for t in c["input"]["todos"]]
     written = [line.split(": ", 1)[1] for b in todos for line in b[2:] if re.match(r"^todos\.\d+\.content: ", line)]
+    assert all(int(b[1].split()[1]) == sum(1 for line in b[2:] if re.match(r"^todos\.\d+\.\w+: ", line)) for b in todos)
     assert sorted(written) == sorted(" ".join(x.split())[:200] if len(" ".join(x.split())) <= 200
                                      else " ".join(x.split())[:199] + "…" for x in contents)
 
