@@ -249,9 +249,10 @@ class Audit:
             kind = "removed" if removed_text(rec) else "interrupt" if notice else "prompt_blocks"
             out.append({**base, "role": "user", "text": text, "kind": kind})
         elif rec.get("from") == "external" and "injected" in flags and parts and all(p.get("k") == "text" for p in parts):
-            out.append({**base, "role": "user", "text": "\n".join(p.get("text", "") for p in parts), "kind": "injected"})
+            out.append({**base, "role": "user", "text": "\n".join(p.get("text") or part_marker(p) for p in parts),
+                        "kind": "injected"})
         elif "context_reset" in flags:
-            said = record_line(rec, header.dialect)
+            said = record_line(rec, header.dialect) or next((m for p in parts if (m := part_marker(p))), "")
             out.append({**base, "role": "system", "text": f"Context compacted ({said})" if said else "Context compacted",
                         "kind": "compaction"})
         self.dialect = self.dialect or header.dialect
