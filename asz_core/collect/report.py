@@ -17,7 +17,7 @@ import attrs
 from ..termsafe import one_line
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
-__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID", "FULL_PARSE_SAID", "parse_error_lines"]
+__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID", "FULL_PARSE_SAID", "FULL_TABLE_SAID", "parse_error_lines"]
 
 #: The errors of a write that say the storage root's file system has no room for it: no space, over quota, and a file
 #: larger than the process may write (``RLIMIT_FSIZE``, e.g. ``ulimit -f``).
@@ -40,6 +40,11 @@ behind_cause = KILLED_CAUSE
 #: root's file system refused a write (:func:`parse_error_lines`).
 FULL_PARSE_SAID = ("{root}: the storage root's file system refused a write ({why}) while parsing: {n} session(s) not "
                    "parsed this pass; what landed is kept, and a pass with room parses them")
+#: What that line adds for the sessions whose rounds were written while the root's id table could not be, for want of
+#: room (SQLite's ``disk I/O error``, a :class:`~asz_core.flow.parse.ParseOutcome`'s ``table_full``): one line per
+#: session before (left27's report: 4 on the corpus under RLIMIT_FSIZE).
+FULL_TABLE_SAID = ("; {n} session(s) parsed without the root's id table (_index/ids.sqlite: {why}), so without their "
+                   "links to other sessions, which a pass with room draws")
 
 #: The one ``error:`` line (on the storage root) of a pass stopped by a full file system (trial 26a F2, F3).
 FULL_SAID = ("the storage root's file system refused a write ({why}): the pass stopped there, {left} of {total} "
@@ -167,8 +172,13 @@ class Report:
 def parse_error_lines(report: Any, root: Any) -> list[str]:
     """The ``error:`` lines of a parse's :class:`~asz_core.flow.parse.ParseReport`: ``<session>: <why>`` for each
     session refused, except those a full file system refused (their outcome's ``full``), which are one line on ``root``
-    (:data:`FULL_PARSE_SAID`; the re-check of trial 26a: 236 lines of ``No space left on device`` before). ``asz
-    collect`` and ``asz server`` count ``errors=`` from them, one per line."""
+    (:data:`FULL_PARSE_SAID`; the re-check of trial 26a: 236 lines of ``No space left on device`` before), which also
+    counts those parsed while the root's id table could not be written for want of room (``table_full``,
+    :data:`FULL_TABLE_SAID`). ``asz collect`` and ``asz server`` count ``errors=`` from them, one per line."""
     full = [o for o in report.outcomes if o.problem and o.full]
-    return [f"{o.session}: {o.problem}" for o in report.outcomes if o.problem and not o.full] + (
-        [FULL_PARSE_SAID.format(root=root, why=full[0].full, n=len(full))] if full else [])
+    table = [o for o in report.outcomes if o.problem and not o.full and o.table_full]
+    lines = [f"{o.session}: {o.problem}" for o in report.outcomes if o.problem and not o.full and not o.table_full]
+    if not full and not table:
+        return lines
+    said = FULL_PARSE_SAID.format(root=root, why=(full[0].full if full else table[0].table_full), n=len(full))
+    return lines + [said + (FULL_TABLE_SAID.format(n=len(table), why=table[0].table_full) if table else "")]

@@ -157,6 +157,7 @@ class ParseOutcome:
     watermark: int = 0
     problem: str = ""
     full: str = ""  # the error text when a full file system refused a write (collect.report.root_full), else ''
+    table_full: str = ""  # the id table alone refused for want of room (shared_ids.TABLE_FULL): its links not drawn
 
     @property
     def ok(self) -> bool:
@@ -206,15 +207,15 @@ def parse_outcome(
     index, a parser/policy change, an assembly error); rounds installed
     before a problem stay installed and are listed.
     """
-    out = ParseOutcome(session, conversation or session)
+    out, engine = ParseOutcome(session, conversation or session), engine or IndexEngine()
     try:
-        _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
+        _parse(Path(root), session, out, max_round_bytes, engine, lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
         rounds = rounds_dir(root, out.conversation)
         out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {session} --anew --root {root} sets "
                        f"{rounds} aside, keeping it for whoever looks into the damage, and builds the chain again)")
     except (ParseError, FoldError) as exc:
-        out.problem = exc.message if isinstance(exc, ParseError) else str(exc)
+        out.problem, out.table_full = (exc.message, getattr(engine, "table_full", "")) if isinstance(exc, ParseError) else (str(exc), "")
     except ChainBusy as exc:
         out.problem = str(exc)
     except OSError as exc:

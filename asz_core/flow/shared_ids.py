@@ -435,14 +435,27 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
                 links.later[other] = same
 
 
+#: SQLite's errors that say the table's files could not grow for want of room (``sqlite3.Error.sqlite_errorname``):
+#: ``SQLITE_FULL`` (a write refused with ENOSPC) and ``SQLITE_IOERR_SHMSIZE`` (the WAL index ``ids.sqlite-shm`` not
+#: grown: ENOSPC, or EFBIG under RLIMIT_FSIZE, read ``disk I/O error``). ``SQLITE_IOERR_WRITE`` is not one: an EIO
+#: reads the same.
+TABLE_FULL = frozenset(("SQLITE_FULL", "SQLITE_IOERR_SHMSIZE"))
+
+
 def engine_links(session_dir: Path, index: Index, engine: object) -> SessionLinks | None:
     """:func:`session_links` for parse's engine; None, with ``engine.problem`` saying why, when the root's
-    table cannot be used (the session is then assembled alone and parse reports the problem)."""
+    table cannot be used (the session is then assembled alone and parse reports the problem). ``engine.table_full``:
+    SQLite's words when that was for want of room (:data:`TABLE_FULL`) and nothing else went wrong before, else '',
+    so that a full file system is said once for the pass, not once a session
+    (:func:`~asz_core.collect.report.parse_error_lines`)."""
+    setattr(engine, "table_full", "")
     try:
         return session_links(session_dir.parent, session_dir.name, index)
     except (sqlite3.Error, OSError) as exc:
         prev = getattr(engine, "problem", "")
         setattr(engine, "problem", (prev + "; " if prev else "") + f"the root's id table ({TABLE}): {exc}")
+        if not prev and getattr(exc, "sqlite_errorname", "") in TABLE_FULL:
+            setattr(engine, "table_full", str(exc))
         return None
 
 
