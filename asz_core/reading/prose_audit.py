@@ -342,7 +342,7 @@ class Audit:
         self._executed(doc)
         talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
         nodes = {n["id"]: n for n in walk(talks.values()) if n.get("id")}
-        for tid, said in call_prompts(doc, self.dialect, record, removed=True).items():
+        for tid, said in call_prompts(doc, self.dialect, record, removed=part_marker).items():
             _, seq, row, _ = position(nodes[said["from"]])
             rec, file, row = self.called[(seq, row)]
             stream = talks[tid].get("stream") or ""

@@ -351,14 +351,15 @@ def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("s
     return out
 
 
-def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None], removed: bool = False) -> dict[str, dict]:
+def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None],
+                 removed: Callable[[dict], str] | None = None) -> dict[str, dict]:
     """``{talk id: {"text", "from"}}`` for the first talk of each child stream of ``doc`` that shows no prompt of its
     own (no ``prompt``, no person's input, no :func:`asked_steps` step) and that one step starts by an ``exact_unique``
     relation (its ``opened_by``): ``text`` is what that step's landed ``call`` part asked (read through ``record``, a
     ``ref`` dict -> the landed record or None; :func:`~asz_core.view.titles.child_prompt`, the adapter of
     ``dialect``), whole; ``from`` is the step's id. A withheld record gives no call part, so nothing. With
-    ``removed``, a call part whose input retention took gives ``[removed by retention: N bytes]`` (the audit form's
-    line stays, trial 27b F2)."""
+    ``removed`` (a part -> its marker, :func:`asz_core.reading.export_steps.part_marker`), a call part whose input
+    retention took gives that marker, ``[removed by retention: N bytes]`` (the audit form's line stays, trial 27b F2)."""
     from .titles import child_prompt
 
     talks = {t["id"]: t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("id")}
@@ -374,10 +375,8 @@ def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None],
         step = nodes.get(exact[0].get("step"))
         part = _call_part(step, record)
         text = child_prompt(dialect, st.get("name") or "", part) if part is not None else ""
-        if not text and removed and part is not None and part.get("state") == "removed":
-            from ..reading.export_steps import part_marker
-
-            text = part_marker(part)
+        if not text and removed is not None and part is not None and part.get("state") == "removed":
+            text = removed(part)
         if text:
             out[talk["id"]] = {"text": text, "from": step["id"]}
     return out
