@@ -13,7 +13,7 @@ each by its own model calls (a sub-agent's talk is a talk of its own), their cos
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterable, Mapping
 
 from ..view.placing import walk
@@ -32,10 +32,11 @@ TALKS_SHOWN = 3
 
 def share_text(percent: float) -> str:
     """`` (59%)`` of a share in percent (:func:`~asz_core.view.prices.shares`, worked from the exact amounts, never from
-    the cents printed: trial 27a F3), `` (<1%)`` below half a percent, '' when it is 0."""
+    the cents printed: trial 27a F3), rounded to a whole percent half up (0.5 reads `` (1%)`` and 99.5 `` (100%)``,
+    never `` (0%)`` for a share there is: half to even gave that), `` (<1%)`` below half a percent, '' when it is 0."""
     if not percent:
         return ""
-    return f" ({Decimal(str(percent)).quantize(Decimal(1)):.0f}%)" if percent >= 0.5 else " (<1%)"
+    return f" ({Decimal(str(percent)).quantize(Decimal(1), ROUND_HALF_UP):.0f}%)" if percent >= 0.5 else " (<1%)"
 
 
 def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from cli_helpers import asz_in_process as asz
@@ -136,8 +136,10 @@ def _shares(exact: dict[str, Decimal]) -> dict[str, Decimal]:
 
 
 def _said(share: Decimal) -> str:
-    """How a printed line gives a share: `` (38%)``, `` (<1%)`` below half a percent, nothing for none."""
-    return "" if not share else f" ({share:.0f}%)" if share >= Decimal("0.5") else " (<1%)"
+    """How a printed line gives a share: `` (38%)`` (a whole percent, half up), `` (<1%)`` below half a percent,
+    nothing for none."""
+    whole = share.quantize(Decimal(1), ROUND_HALF_UP)
+    return "" if not share else f" ({whole:.0f}%)" if share >= Decimal("0.5") else " (<1%)"
 
 
 def test_shares_are_of_the_exact_amounts_not_of_the_cents(corpus):
@@ -170,3 +172,16 @@ def test_shares_are_of_the_exact_amounts_not_of_the_cents(corpus):
     out = asz("conversation", "55604662", "--root", str(corpus_root)).stdout.splitlines()
     at = out.index(next(x for x in out if x.startswith("costliest talks: ")))
     assert out[at + 1].startswith("  $0.14 (100%), 1 call(s), ")
+
+
+def test_a_share_of_half_a_percent_reads_one_percent_not_none():
+    """A kind that is 1 of 200 parts of a cost is 0.5 % of it, and one of 199 parts 99.5 %: the docs' rule, ``(<1%)``
+    only below half a percent, reads them ``(1%)`` and ``(100%)``. Rounding half to even gave ``(0%)`` for a share
+    there is. Worked through the one rule the lines use (``prices.shares``, then ``cost_kinds.share_text``)."""
+    from asz_core.reading.cost_kinds import share_text
+    from asz_core.view.prices import shares
+
+    got = shares({"cache_read": Decimal("0.01"), "in": Decimal("1.99")})
+    assert got == {"cache_read": 0.5, "in": 99.5}  # 1 / 200 and 199 / 200, in percent
+    assert [share_text(got["cache_read"]), share_text(got["in"])] == [" (1%)", " (100%)"]
+    assert [share_text(0.49), share_text(2.5), share_text(0.0)] == [" (<1%)", " (3%)", ""]
