@@ -990,6 +990,218 @@ static int ref_within(PyObject *ref, PyObject *ref_type, const Py_ssize_t *ref_o
     return q <= through;
 }
 
+/* The node frame as asz's writer writes it, read without msgspec (session 27): the keys in the writer's order, each at
+ * most once, no white space, and every value of the plain form,
+ *
+ *     {"t":"node","id":S,"revision":N[,"kind":S][,"parent":S][,"stream":S][,"ref":R][,"refs":[R,...]][,"attrs":A]}
+ *
+ * S a string of bytes 0x20..0x7f but '"' and '\\' (no escape, ASCII), N digits without a leading zero, R
+ * {"seq":N,"row":N[,"block":N]} with 1 <= seq <= through, row >= 1, A the rest of the line but its last '}' read
+ * by loads as one value, a dict without "provider_bodies" or null (the dict {}). Anything else (another key, order,
+ * spelling or value; a non-ASCII or escaped string; an id seen before) is no fast node: NULL without an error, and
+ * node_lines reads the line the msgspec way as before; NULL with an error only for a failed allocation. A fast node
+ * is the node _Reader.node makes of orjson's dict of the line: what the dict path reads of these keys is exactly
+ * these values. The kind, parent and stream strings of the lines before are reused when the bytes are the same, and
+ * a ref of refs equal to ref is the same (frozen) Ref. */
+typedef struct {
+    PyObject *kind[8], *parent[4], *stream[2];
+    int kind_next, parent_next, stream_next;
+} fn_reuse;
+
+static void fn_reuse_clear(fn_reuse *u) {
+    for (int k = 0; k < 8; k++)
+        Py_CLEAR(u->kind[k]);
+    for (int k = 0; k < 4; k++)
+        Py_CLEAR(u->parent[k]);
+    for (int k = 0; k < 2; k++)
+        Py_CLEAR(u->stream[k]);
+}
+
+/* At *pp, just past an opening quote: the string's bytes up to its closing quote, all 0x20..0x7f but '"' and '\\'.
+ * 1 with [*a, *a + *n) and *pp past the closing quote, 0 when not so. */
+static int fn_str(const char **pp, const char *end, const char **a, Py_ssize_t *n) {
+    const char *p = *pp, *s = p;
+    for (; p < end; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"') {
+            *a = s;
+            *n = p - s;
+            *pp = p + 1;
+            return 1;
+        }
+        if (ch < 0x20 || ch >= 0x80 || ch == '\\')
+            return 0;
+    }
+    return 0;
+}
+
+/* At *pp: a whole number without sign or leading zero, at most 18 digits. 1 with *out and *pp past it, 0 when not. */
+static int fn_int(const char **pp, const char *end, long long *out) {
+    const char *p = *pp;
+    long long v = 0;
+    int k = 0;
+    if (p < end && *p == '0') {
+        p++;
+    } else {
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            if (++k > 18)
+                return 0;
+            v = v * 10 + (*p - '0');
+        }
+        if (k == 0)
+            return 0;
+    }
+    if (p < end && *p >= '0' && *p <= '9') /* a leading zero */
+        return 0;
+    *out = v;
+    *pp = p;
+    return 1;
+}
+
+static int fn_lit(const char **pp, const char *end, const char *s, size_t n) {
+    if ((size_t)(end - *pp) < n || memcmp(*pp, s, n) != 0)
+        return 0;
+    *pp += n;
+    return 1;
+}
+#define FN_LIT(s) fn_lit(&p, end, s, sizeof(s) - 1)
+
+/* A string of n ASCII bytes at a, one of the slots' strings when it holds the same bytes (else made and put in slot
+ * *next of the ring). New reference, NULL on error. */
+static PyObject *fn_reused(PyObject **slots, int count, int *next, const char *a, Py_ssize_t n) {
+    for (int k = 0; k < count; k++) {
+        PyObject *o = slots[k];
+        if (o != NULL && PyUnicode_GET_LENGTH(o) == n && memcmp(PyUnicode_1BYTE_DATA(o), a, (size_t)n) == 0)
+            return Py_NewRef(o);
+    }
+    PyObject *o = PyUnicode_New(n, 127);
+    if (o == NULL)
+        return NULL;
+    memcpy(PyUnicode_1BYTE_DATA(o), a, (size_t)n);
+    Py_XSETREF(slots[*next], Py_NewRef(o));
+    *next = (*next + 1) % count;
+    return o;
+}
+
+/* At *pp, a ref R: 1 with its values (block -1: none), 0 when not of the plain form or out of range. */
+static int fn_ref(const char **pp, const char *end, Py_ssize_t through, long long *seq, long long *row, long long *block) {
+    const char *p = *pp;
+    if (!FN_LIT("{\"seq\":") || !fn_int(&p, end, seq) || !FN_LIT(",\"row\":") || !fn_int(&p, end, row))
+        return 0;
+    *block = -1;
+    if (FN_LIT(",\"block\":") && !fn_int(&p, end, block))
+        return 0;
+    if (!FN_LIT("}") || *seq < 1 || *seq > through || *row < 1)
+        return 0;
+    *pp = p;
+    return 1;
+}
+
+static PyObject *fn_make_ref(PyObject *ref_type, long long seq, long long row, long long block) {
+    PyObject *a[3] = {PyLong_FromLongLong(seq), PyLong_FromLongLong(row), block < 0 ? NULL : PyLong_FromLongLong(block)};
+    PyObject *r = NULL;
+    if (a[0] != NULL && a[1] != NULL && (block < 0 || a[2] != NULL))
+        r = PyObject_Vectorcall(ref_type, a, block < 0 ? 2 : 3, NULL);
+    Py_XDECREF(a[0]);
+    Py_XDECREF(a[1]);
+    Py_XDECREF(a[2]);
+    return r;
+}
+
+static PyObject *fast_node(PyObject *raw, PyObject *loads, PyObject *node_type, PyObject *ref_type, PyObject *revision,
+                           long long round, Py_ssize_t through, PyObject *node_ids, fn_reuse *u) {
+    const char *p = PyBytes_AS_STRING(raw), *end = p + PyBytes_GET_SIZE(raw), *a;
+    Py_ssize_t n;
+    long long rev, seq, row, block, rseq = 0, rrow = 0, rblock = 0;
+    PyObject *id = NULL, *kind = NULL, *parent = NULL, *stream = NULL, *ref = NULL, *refs = NULL, *attrs = NULL,
+             *node = NULL;
+    if (end - p < 2 || end[-1] != '}' || !FN_LIT("{\"t\":\"node\",\"id\":\"") || !fn_str(&p, end, &a, &n) || n == 0 ||
+        !FN_LIT(",\"revision\":") || !fn_int(&p, end, &rev) || rev != round)
+        return NULL;
+    if ((id = PyUnicode_New(n, 127)) == NULL)
+        return NULL;
+    memcpy(PyUnicode_1BYTE_DATA(id), a, (size_t)n);
+    if (FN_LIT(",\"kind\":\"")) {
+        if (!fn_str(&p, end, &a, &n) || (kind = fn_reused(u->kind, 8, &u->kind_next, a, n)) == NULL)
+            goto done;
+    }
+    if (FN_LIT(",\"parent\":\"")) {
+        if (!fn_str(&p, end, &a, &n) || (parent = fn_reused(u->parent, 4, &u->parent_next, a, n)) == NULL)
+            goto done;
+    }
+    if (FN_LIT(",\"stream\":\"")) {
+        if (!fn_str(&p, end, &a, &n) || (stream = fn_reused(u->stream, 2, &u->stream_next, a, n)) == NULL)
+            goto done;
+    }
+    if (FN_LIT(",\"ref\":")) {
+        if (!fn_ref(&p, end, through, &rseq, &rrow, &rblock) ||
+            (ref = fn_make_ref(ref_type, rseq, rrow, rblock)) == NULL)
+            goto done;
+    }
+    if ((refs = PyList_New(0)) == NULL)
+        goto done;
+    if (FN_LIT(",\"refs\":[") && !FN_LIT("]")) {
+        for (;;) {
+            if (!fn_ref(&p, end, through, &seq, &row, &block))
+                goto done;
+            PyObject *r = ref != NULL && seq == rseq && row == rrow && block == rblock ? Py_NewRef(ref)
+                                                                                       : fn_make_ref(ref_type, seq, row, block);
+            if (r == NULL || PyList_Append(refs, r) < 0) {
+                Py_XDECREF(r);
+                goto done;
+            }
+            Py_DECREF(r);
+            if (FN_LIT("]"))
+                break;
+            if (!FN_LIT(","))
+                goto done;
+        }
+    }
+    if (FN_LIT(",\"attrs\":")) {
+        if (end - 1 <= p)
+            goto done;
+        PyObject *mv = PyMemoryView_FromMemory((char *)p, end - 1 - p, PyBUF_READ);
+        if (mv == NULL)
+            goto done;
+        attrs = PyObject_CallOneArg(loads, mv);
+        Py_DECREF(mv);
+        if (attrs == NULL) {
+            PyErr_Clear(); /* not one value: the msgspec way reads it, and says why */
+            goto done;
+        }
+        if (attrs == Py_None)
+            Py_SETREF(attrs, PyDict_New());
+        if (attrs == NULL || !PyDict_CheckExact(attrs))
+            goto done;
+        int has = PyDict_Contains(attrs, s_provider_bodies);
+        if (has != 0)
+            goto done;
+    } else if (p != end - 1) {
+        goto done;
+    } else if ((attrs = PyDict_New()) == NULL) {
+        goto done;
+    }
+    int seen = PySet_Contains(node_ids, id);
+    if (seen != 0)
+        goto done;
+    PyObject *empty = NULL;
+    if ((kind == NULL || parent == NULL || stream == NULL) && (empty = PyUnicode_New(0, 127)) == NULL)
+        goto done;
+    PyObject *args[8] = {id, kind ? kind : empty, parent ? parent : empty, stream ? stream : empty,
+                         ref ? ref : Py_None, refs, attrs, revision};
+    node = PyObject_Vectorcall(node_type, args, 8, NULL);
+    Py_XDECREF(empty);
+done:
+    Py_XDECREF(id);
+    Py_XDECREF(kind);
+    Py_XDECREF(parent);
+    Py_XDECREF(stream);
+    Py_XDECREF(ref);
+    Py_XDECREF(refs);
+    Py_XDECREF(attrs);
+    return node;
+}
+
 static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 13 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[11]) || !PyAnySet_CheckExact(args[12])) {
         PyErr_SetString(PyExc_TypeError, "node_lines(lines, start, decode, not_read, loads, null, line_type, node_type, "
@@ -1005,14 +1217,32 @@ static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     if (member_offsets(line_type, line_fields, lo) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
         return Py_BuildValue("(nn)", i, used);
+    Py_ssize_t nid_off;
+    static const char *const nid_field[] = {"id", NULL};
+    int fast_ok = member_offsets(node_type, nid_field, &nid_off) == 0;
+    long long round = PyLong_AsLongLong(revision);
+    if (round == -1 && PyErr_Occurred())
+        PyErr_Clear(); /* no fast node: its revision is compared to -1 only when it reads as -1, never */
+    PyObject *result = NULL;
+    fn_reuse reuse = {0};
     for (; i < PyList_GET_SIZE(lines); i++) {
         PyObject *raw = PyList_GET_ITEM(lines, i);
         if (!PyBytes_CheckExact(raw) || PyBytes_GET_SIZE(raw) < 12 || memcmp(PyBytes_AS_STRING(raw), "{\"t\":\"node\",", 12))
             break;
+        PyObject *fast = !fast_ok ? NULL : fast_node(raw, loads, node_type, ref_type, revision, round, through, node_ids, &reuse);
+        if (fast != NULL) {
+            int bad = PySet_Add(node_ids, FIELD(fast, nid_off)) < 0 || PyList_Append(nodes, fast) < 0;
+            Py_DECREF(fast);
+            if (bad)
+                goto out;
+            used += PyBytes_GET_SIZE(raw) + 1;
+            continue;
+        }
+        PyErr_Clear(); /* not the plain form (or no room to make it): the msgspec way */
         PyObject *f = PyObject_CallOneArg(decode, raw), *a = NULL, *node = NULL;
         if (f == NULL) {
             if (!PyErr_ExceptionMatches(not_read))
-                return NULL;
+                goto out;
             PyErr_Clear();
             break;
         }
@@ -1067,7 +1297,7 @@ static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t na
             Py_XDECREF(node);
             Py_DECREF(a);
             Py_DECREF(f);
-            return NULL;
+            goto out;
         }
         Py_DECREF(node);
         Py_DECREF(a);
@@ -1080,7 +1310,10 @@ static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_Clear();
         break;
     }
-    return Py_BuildValue("(nn)", i, used);
+    result = Py_BuildValue("(nn)", i, used);
+out:
+    fn_reuse_clear(&reuse);
+    return result;
 }
 
 /* cited_by(nodes, containers, node_type, ref_type) -> {(seq, row): id} or None
@@ -1202,6 +1435,142 @@ static PyObject *order_key(PyObject *n, PyObject *times, PyObject *ref_type, con
     return PyTuple_Pack(5, seq, row, block == Py_None ? s_minus_one : block, nid, n);
 }
 
+/* Node n (id nid, parent parent) put at place i: rank[nid] = i, n appended to children[parent]. 0, or -1 on error. */
+static int on_place(PyObject *rank, PyObject *children, Py_ssize_t i, PyObject *nid, PyObject *n, PyObject *parent) {
+    PyObject *place = PyLong_FromSsize_t(i), *kids;
+    if (place == NULL || parent == NULL || PyDict_SetItem(rank, nid, place) < 0) {
+        Py_XDECREF(place);
+        return -1;
+    }
+    Py_DECREF(place);
+    if ((kids = PyDict_GetItemWithError(children, parent)) == NULL) {
+        if (PyErr_Occurred() || (kids = PyList_New(0)) == NULL)
+            return -1;
+        int rc = PyDict_SetItem(children, parent, kids);
+        Py_DECREF(kids); /* children holds it */
+        if (rc < 0)
+            return -1;
+    }
+    return PyList_Append(kids, n);
+}
+
+/* order_nodes' sort without a tuple a node (session 27): each node's key (seq, row, block or -1, id) as machine
+ * integers and the id, compared in that order (ids by code point, as str compares them). Taken only when every key's
+ * numbers are exact ints that fit a long long and every id is an exact str, so the order is the tuples' order; two
+ * equal keys (an id twice) leave the sort to the tuples, which say what they say of it. */
+typedef struct {
+    long long seq, row, block;
+    PyObject *id, *n;
+} on_key;
+
+static int on_tie; /* two keys compared equal in the last sort */
+
+static int on_cmp(const void *pa, const void *pb) {
+    const on_key *a = pa, *b = pb;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    if (a->row != b->row)
+        return a->row < b->row ? -1 : 1;
+    if (a->block != b->block)
+        return a->block < b->block ? -1 : 1;
+    int c = a->id == b->id ? 0 : PyUnicode_Compare(a->id, b->id); /* two exact str: no error */
+    if (c == 0)
+        on_tie = 1;
+    return c;
+}
+
+/* 1 with *out the long long of v (an exact int), 0 when v is another type or does not fit. */
+static int on_ll(PyObject *v, long long *out) {
+    if (!PyLong_CheckExact(v))
+        return 0;
+    int over = 0;
+    *out = PyLong_AsLongLongAndOverflow(v, &over);
+    if (over || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* order_nodes' (rank, children) with at filled, by the sort above; Py_None (a new reference, nothing written to at)
+ * when some node is of a shape it does not take, or two keys are equal: the tuples' way then; NULL on error. Each
+ * node's time is made in the nodes' order and put in at in that order, as the tuples' loop does. */
+static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObject *node_type, PyObject *ref_type,
+                          const Py_ssize_t *no, const Py_ssize_t *ro) {
+    Py_ssize_t size = PyDict_GET_SIZE(nodes), pos = 0, made = 0;
+    size_t room = (size_t)(size ? size : 1);
+    on_key *keys = PyMem_Malloc(sizeof(on_key) * room);
+    PyObject **when = PyMem_Malloc(sizeof(PyObject *) * room), **ids = PyMem_Malloc(sizeof(PyObject *) * room);
+    PyObject *key, *n, *rank = NULL, *children = NULL, *result = NULL;
+    if (keys == NULL || when == NULL || ids == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    while (PyDict_Next(nodes, &pos, &key, &n)) {
+        if ((PyObject *)Py_TYPE(n) != node_type || made >= size)
+            goto other;
+        PyObject *nid = FIELD(n, no[O_ID]), *ref = FIELD(n, no[O_REF]), *refs = FIELD(n, no[O_REFS]), *t = Py_None;
+        if (nid == NULL || ref == NULL || refs == NULL || !PyList_CheckExact(refs) || !PyUnicode_CheckExact(nid))
+            goto other;
+        if (ref == Py_None && PyList_GET_SIZE(refs))
+            ref = PyList_GET_ITEM(refs, 0);
+        on_key *k = &keys[made];
+        k->id = nid;
+        k->n = n;
+        if (ref == Py_None) {
+            k->seq = 1LL << 62;
+            k->row = k->block = 0;
+        } else {
+            if ((PyObject *)Py_TYPE(ref) != ref_type)
+                goto other;
+            PyObject *seq = FIELD(ref, ro[R_SEQ]), *row = FIELD(ref, ro[R_ROW]), *block = FIELD(ref, ro[R_BLOCK]);
+            if (seq == NULL || row == NULL || block == NULL || !on_ll(seq, &k->seq) || !on_ll(row, &k->row))
+                goto other;
+            if (block == Py_None)
+                k->block = -1;
+            else if (!on_ll(block, &k->block))
+                goto other;
+            PyObject *ts = PyDict_GetItemWithError(times, seq);
+            if (ts == NULL && PyErr_Occurred())
+                goto done;
+            if (ts != NULL && !PyList_CheckExact(ts))
+                goto other;
+            if (ts != NULL && k->row >= 1 && k->row <= PyList_GET_SIZE(ts))
+                t = PyList_GET_ITEM(ts, k->row - 1);
+        }
+        if ((when[made] = t == Py_None ? Py_NewRef(s_zero) : PyNumber_FloorDivide(t, s_million)) == NULL)
+            goto done;
+        ids[made++] = nid;
+    }
+    if (made != size)
+        goto other;
+    on_tie = 0;
+    qsort(keys, (size_t)size, sizeof(on_key), on_cmp);
+    if (on_tie)
+        goto other;
+    for (Py_ssize_t j = 0; j < size; j++)
+        if (PyDict_SetItem(at, ids[j], when[j]) < 0)
+            goto done;
+    if ((rank = PyDict_New()) == NULL || (children = PyDict_New()) == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < size; j++)
+        if (on_place(rank, children, j, keys[j].id, keys[j].n, FIELD(keys[j].n, no[O_PARENT])) < 0)
+            goto done;
+    result = Py_BuildValue("(OO)", rank, children);
+    goto done;
+other:
+    result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t j = 0; j < made; j++)
+        Py_DECREF(when[j]);
+    PyMem_Free(when);
+    PyMem_Free(ids);
+    PyMem_Free(keys);
+    Py_XDECREF(rank);
+    Py_XDECREF(children);
+    return result;
+}
+
 static PyObject *order_nodes(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2])) {
         PyErr_SetString(PyExc_TypeError, "order_nodes(nodes, times, at, node_type, ref_type): three dicts, two types");
@@ -1211,8 +1580,12 @@ static PyObject *order_nodes(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t no[O_FIELDS], ro[R_FIELDS], pos = 0;
     if (member_offsets(node_type, order_fields, no) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
         Py_RETURN_NONE;
-    PyObject *keyed = PyList_New(0), *rank = NULL, *children = NULL, *key, *n;
-    if (keyed == NULL)
+    PyObject *keyed = NULL, *rank = NULL, *children = NULL, *key, *n;
+    PyObject *fast = on_order(nodes, times, at, node_type, ref_type, no, ro);
+    if (fast != Py_None)
+        return fast; /* (rank, children), or NULL on error */
+    Py_DECREF(fast);
+    if ((keyed = PyList_New(0)) == NULL)
         return NULL;
     while (PyDict_Next(nodes, &pos, &key, &n)) {
         PyObject *time = NULL, *k = (PyObject *)Py_TYPE(n) == node_type ? order_key(n, times, ref_type, no, ro, &time) : Py_None;
@@ -1231,21 +1604,7 @@ static PyObject *order_nodes(PyObject *self, PyObject *const *args, Py_ssize_t n
         goto fail;
     for (Py_ssize_t i = 0; i < size; i++) {
         n = PyTuple_GET_ITEM(PyList_GET_ITEM(keyed, i), 4);
-        PyObject *place = PyLong_FromSsize_t(i), *parent = FIELD(n, no[O_PARENT]), *kids;
-        if (place == NULL || parent == NULL || PyDict_SetItem(rank, FIELD(n, no[O_ID]), place) < 0) {
-            Py_XDECREF(place);
-            goto fail;
-        }
-        Py_DECREF(place);
-        if ((kids = PyDict_GetItemWithError(children, parent)) == NULL) {
-            if (PyErr_Occurred() || (kids = PyList_New(0)) == NULL)
-                goto fail;
-            int rc = PyDict_SetItem(children, parent, kids);
-            Py_DECREF(kids); /* children holds it */
-            if (rc < 0)
-                goto fail;
-        }
-        if (PyList_Append(kids, n) < 0)
+        if (on_place(rank, children, i, FIELD(n, no[O_ID]), n, FIELD(n, no[O_PARENT])) < 0)
             goto fail;
     }
     Py_DECREF(keyed);
@@ -1255,6 +1614,132 @@ fail:
     Py_XDECREF(rank);
     Py_XDECREF(children);
     return NULL;
+}
+
+/* usage_pairs(calls, call_usage_type, no_model, long_above) -> (n, with_usage, short, models, pairs) or None
+ *
+ * asz_core/view/usage.py's usage_totals loop over provider_calls(calls) (session 27), for calls (a list) every one of
+ * which is the usual one: an exact call_usage_type with no requests, synthetic a bool, incomplete a tuple, model and
+ * lane str, usage None or a dict of no other keys than in, out, cache_read and cache_write, each an exact int, whose
+ * in + cache_read + cache_write is at most long_above (an int), and whose sums fit a long long. n counts the calls that
+ * are not synthetic, short those with incomplete, models (a set) their non-empty models, with_usage those with usage;
+ * pairs maps (model or no_model, "main" or "subagent": the lane, any other lane "subagent") to the sums of its
+ * calls' four counts ({"in", "out", "cache_read", "cache_write"}, in that order), in the order the pairs first
+ * appear. None for any other call (nothing is counted: the Python's loop counts them all). */
+#define UP_SLOTS 64
+static Py_ssize_t up_co[6];
+static PyObject *up_type, *s_main, *s_subagent;
+enum { UP_USAGE, UP_MODEL, UP_LANE, UP_SYNTHETIC, UP_REQUESTS, UP_INCOMPLETE };
+static const char *const up_fields[] = {"usage", "model", "lane", "synthetic", "requests", "incomplete", NULL};
+
+static PyObject *usage_pairs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyUnicode_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "usage_pairs(calls: list, call_usage_type, no_model: str, long_above)");
+        return NULL;
+    }
+    PyObject *calls = args[0], *cu_type = args[1], *no_model = args[2];
+    long long long_above;
+    if (!on_ll(args[3], &long_above))
+        Py_RETURN_NONE;
+    if (up_type != cu_type) {
+        if (member_offsets(cu_type, up_fields, up_co) < 0)
+            Py_RETURN_NONE;
+        Py_XSETREF(up_type, Py_NewRef(cu_type));
+    }
+    struct {
+        PyObject *model, *lane; /* borrowed: the calls hold them */
+        long long sum[4];
+    } slot[UP_SLOTS];
+    int slots = 0;
+    long long n = 0, with_usage = 0, short_ = 0;
+    PyObject *models = PySet_New(NULL), *pairs = NULL, *result = NULL;
+    if (models == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(calls); i++) {
+        PyObject *c = PyList_GET_ITEM(calls, i);
+        if ((PyObject *)Py_TYPE(c) != cu_type)
+            goto other;
+        PyObject *u = FIELD(c, up_co[UP_USAGE]), *model = FIELD(c, up_co[UP_MODEL]), *lane = FIELD(c, up_co[UP_LANE]),
+                 *syn = FIELD(c, up_co[UP_SYNTHETIC]), *req = FIELD(c, up_co[UP_REQUESTS]),
+                 *inc = FIELD(c, up_co[UP_INCOMPLETE]);
+        if (u == NULL || model == NULL || lane == NULL || syn == NULL || req == NULL || inc == NULL ||
+            !PyTuple_CheckExact(req) || PyTuple_GET_SIZE(req) != 0 || (syn != Py_True && syn != Py_False) ||
+            !PyTuple_CheckExact(inc) || !PyUnicode_CheckExact(model) || !PyUnicode_CheckExact(lane))
+            goto other;
+        if (syn == Py_True) /* no provider call */
+            continue;
+        long long v[4] = {0, 0, 0, 0};
+        if (u != Py_None) {
+            if (!PyDict_CheckExact(u))
+                goto other;
+            Py_ssize_t pos = 0;
+            PyObject *k, *x;
+            while (PyDict_Next(u, &pos, &k, &x)) {
+                int which = -1;
+                for (int j = 0; j < 4 && which < 0; j++) {
+                    int eq = k == s_count_keys[j] ? 1 : PyUnicode_CheckExact(k) ? PyUnicode_Compare(k, s_count_keys[j]) == 0 : 0;
+                    if (eq)
+                        which = j;
+                }
+                if (which < 0 || !on_ll(x, &v[which]))
+                    goto other;
+            }
+            long long in_all;
+            if (__builtin_add_overflow(v[0], v[2], &in_all) || __builtin_add_overflow(in_all, v[3], &in_all) ||
+                in_all > long_above)
+                goto other;
+        }
+        n++;
+        if (PyTuple_GET_SIZE(inc))
+            short_++;
+        if (PyUnicode_GET_LENGTH(model) && PySet_Add(models, model) < 0)
+            goto done;
+        if (u == Py_None)
+            continue;
+        with_usage++;
+        PyObject *key_model = PyUnicode_GET_LENGTH(model) ? model : no_model;
+        int main_ = PyUnicode_Compare(lane, s_main) == 0;
+        PyObject *key_lane = main_ ? s_main : s_subagent;
+        int s = 0;
+        for (; s < slots; s++)
+            if (slot[s].lane == key_lane && (slot[s].model == key_model || PyUnicode_Compare(slot[s].model, key_model) == 0))
+                break;
+        if (s == slots) {
+            if (slots == UP_SLOTS)
+                goto other;
+            slot[s].model = key_model;
+            slot[s].lane = key_lane;
+            memset(slot[s].sum, 0, sizeof(slot[s].sum));
+            slots++;
+        }
+        for (int j = 0; j < 4; j++)
+            if (__builtin_add_overflow(slot[s].sum[j], v[j], &slot[s].sum[j]))
+                goto other;
+    }
+    if ((pairs = PyDict_New()) == NULL)
+        goto done;
+    for (int s = 0; s < slots; s++) {
+        PyObject *key = PyTuple_Pack(2, slot[s].model, slot[s].lane), *sums = PyDict_New();
+        int bad = key == NULL || sums == NULL;
+        for (int j = 0; j < 4 && !bad; j++) {
+            PyObject *x = PyLong_FromLongLong(slot[s].sum[j]);
+            bad = x == NULL || PyDict_SetItem(sums, s_count_keys[j], x) < 0;
+            Py_XDECREF(x);
+        }
+        bad = bad || PyDict_SetItem(pairs, key, sums) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(sums);
+        if (bad)
+            goto done;
+    }
+    result = Py_BuildValue("(LLLOO)", n, with_usage, short_, models, pairs);
+    goto done;
+other:
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(models);
+    Py_XDECREF(pairs);
+    return result;
 }
 
 /* call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type)
@@ -3019,6 +3504,8 @@ static PyMethodDef methods[] = {
     {"call_keys", (PyCFunction)(void (*)(void))call_keys, METH_FASTCALL,
      "call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type) "
      "-> True when StepKeys._call_keys' keys were added to d, else None (d untouched)."},
+    {"usage_pairs", (PyCFunction)(void (*)(void))usage_pairs, METH_FASTCALL,
+     "usage_pairs(calls, call_usage_type, no_model, long_above) -> usage_totals' loop over usual calls, or None."},
     {"order_nodes", (PyCFunction)(void (*)(void))order_nodes, METH_FASTCALL,
      "order_nodes(nodes, times, at, node_type, ref_type) -> (rank, children) of ViewBase's index, or None."},
     {"cited_by", (PyCFunction)(void (*)(void))cited_by, METH_FASTCALL,
@@ -3076,7 +3563,8 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_what = PyUnicode_InternFromString("what")) || !(s_node = PyUnicode_InternFromString("node")) ||
         !(s_provider_bodies = PyUnicode_InternFromString("provider_bodies")) ||
         !(s_last_place = PyLong_FromLongLong(1LL << 62)) || !(s_minus_one = PyLong_FromLong(-1)) ||
-        !(s_million = PyLong_FromLong(1000000)) || !(s_long_context = PyUnicode_InternFromString("long_context")) ||
+        !(s_million = PyLong_FromLong(1000000)) || !(s_main = PyUnicode_InternFromString("main")) ||
+        !(s_subagent = PyUnicode_InternFromString("subagent")) || !(s_long_context = PyUnicode_InternFromString("long_context")) ||
         !(s_usage_state = PyUnicode_InternFromString("usage_state")) ||
         !(s_usage_incomplete = PyUnicode_InternFromString("usage_incomplete")) ||
         !(s_name = PyUnicode_InternFromString("name")) || !(s_failed = PyUnicode_InternFromString("failed")) ||

@@ -40,6 +40,7 @@ from typing import Iterable, Iterator
 import msgspec
 
 from ..sessiondata.model import is_member_part
+from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
@@ -435,6 +436,13 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     # pair's sum into the three totals: integers, so the totals are the same whatever the order of the additions.
     pairs: dict[tuple[str, str], dict] = {}
     n = with_usage = short = 0
+    calls = list(calls)
+    # the loop below over calls of the usual shape in one compiled loop (bytescan.usage_pairs, session 27) where the
+    # module was built: the same counts, models and pair sums in the same order; any other call leaves all to the loop
+    got = bytescan.usage_pairs(calls, CallUsage, NO_MODEL, LONG_CONTEXT_ABOVE) if bytescan is not None else None
+    if got is not None:
+        n, with_usage, short, models, pairs = got
+        calls = []
     for c in provider_calls(calls):
         n += 1  # call_count: one per provider call
         if c.incomplete:

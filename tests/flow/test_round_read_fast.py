@@ -78,6 +78,37 @@ VARIANTS = {
     "refs beyond through": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1},{"seq":9,"row":1}]}',
     "refs row -1": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":-1}]}',
     "refs huge seq": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":18446744073709551615,"row":1}]}',
+    # session 27: the compiled loop reads the writer's plain form itself; each of these is just off that form
+    "plain, ref its first refs": b'{"t":"node","id":"n","revision":2,"kind":"k","parent":"p","stream":"s",'
+                                 b'"ref":{"seq":1,"row":2,"block":0},"refs":[{"seq":1,"row":2,"block":0},{"seq":1,"row":2}]}',
+    "kind escaped as not ASCII": b'{"t":"node","id":"n","revision":2,"kind":"\\u00e9"}',
+    "id invalid UTF-8": b'{"t":"node","id":"n\xc3","revision":2}',
+    "id UTF-8": '{"t":"node","id":"né","revision":2,"kind":"k"}'.encode(),
+    "id escaped": b'{"t":"node","id":"n\\u0041","revision":2}',
+    "id with a quote escaped": b'{"t":"node","id":"n\\"x","revision":2}',
+    "id with a raw tab": b'{"t":"node","id":"n\tx","revision":2}',
+    "id with DEL": b'{"t":"node","id":"n\x7fx","revision":2}',
+    "revision 02": b'{"t":"node","id":"n","revision":02}',
+    "revision 2 with an exponent": b'{"t":"node","id":"n","revision":2e0}',
+    "revision -2": b'{"t":"node","id":"n","revision":-2}',
+    "revision 19 digits": b'{"t":"node","id":"n","revision":0000000000000000002}',
+    "parent before kind": b'{"t":"node","id":"n","revision":2,"parent":"p","kind":"k"}',
+    "kind twice, both strings": b'{"t":"node","id":"n","revision":2,"kind":"a","kind":"b"}',
+    "kind empty": b'{"t":"node","id":"n","revision":2,"kind":"","parent":"","stream":""}',
+    "a space after a colon": b'{"t":"node","id":"n","revision":2,"kind": "k"}',
+    "a space before the end": b'{"t":"node","id":"n","revision":2,"attrs":{"a":1} }',
+    "tombstone after attrs": b'{"t":"node","id":"n","revision":2,"attrs":{"a":1},"tombstone":false}',
+    "kind after attrs": b'{"t":"node","id":"n","revision":2,"attrs":{"a":1},"kind":"k"}',
+    "attrs empty": b'{"t":"node","id":"n","revision":2,"attrs":{}}',
+    "attrs a string": b'{"t":"node","id":"n","revision":2,"attrs":"x"}',
+    "attrs two values": b'{"t":"node","id":"n","revision":2,"attrs":{"a":1}{"b":2}}',
+    "ref block 00": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1,"block":00}}',
+    "ref row 19 digits": b'{"t":"node","id":"n","revision":2,"ref":{"seq":1,"row":1000000000000000000}}',
+    "ref row before seq": b'{"t":"node","id":"n","revision":2,"ref":{"row":1,"seq":1}}',
+    "ref seq at through": b'{"t":"node","id":"n","revision":2,"ref":{"seq":4,"row":9}}',
+    "refs trailing comma": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1},]}',
+    "refs not closed": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1}',
+    "refs then ref": b'{"t":"node","id":"n","revision":2,"refs":[{"seq":1,"row":1}],"ref":{"seq":1,"row":1}}',
 }
 
 #: Relation lines (each a relation frame of round 2 through seq 4), valid and not.
@@ -236,3 +267,19 @@ def test_one_pass_read_refuses_a_node_id_twice():
     with pytest.raises(RoundError) as ei:
         decode_round(_round(line, twice=True), "r.sf")
     assert ei.value.rule == "entity id" and ei.value.line == 3 and "'n' appears twice" in str(ei.value)
+
+
+def test_the_compiled_loop_reads_the_plain_form_itself():
+    """Session 27: a node frame of the writer's plain form is read by the compiled loop without msgspec (a ref of
+    ``refs`` equal to ``ref`` is then the same frozen Ref, and a parent written again the same str); the same frame
+    read line by line gives equal values."""
+    from asz_core.flow import round_read
+
+    if round_read.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    nodes = [Node(f"n{i}", kind="llm.call", parent="run/p", stream="main", ref=Ref(1, i + 1),
+                  refs=[Ref(1, i + 1), Ref(2, i + 1, 0)], attrs={"fragments": 2}, revision=2) for i in range(3)]
+    r = decode_round(build_round(HEADER, nodes, [], []).data)
+    assert r.nodes == nodes
+    assert all(n.ref is n.refs[0] for n in r.nodes)
+    assert r.nodes[0].parent is r.nodes[2].parent and r.nodes[0].kind is r.nodes[1].kind

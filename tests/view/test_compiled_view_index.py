@@ -75,3 +75,51 @@ def test_the_compiled_file_order_and_times_are_the_pythons(corpus, kiro_root):
     assert ranked >= 2000
     odd = {"n": Node("n", ref=(1, 1))}  # a ref of another shape: left to the Python
     assert bytescan.order_nodes(odd, {}, {}, Node, Ref) is None
+
+
+def _order_both(nodes: dict, times: dict):
+    """order_nodes' answer and the at it fills, compiled and by the Python of ViewBase._in_file_order, or each way's
+    error as (type, text)."""
+    from asz_core.view.view_base import ViewBase
+
+    got = []
+    for compiled in (True, False):
+        v = ViewBase.__new__(ViewBase)
+        v.nodes, v._at = nodes, {}
+        try:
+            rank, children = v._in_file_order(times, compiled=compiled)
+            got.append((list(v._at.items()), list(rank.items()), {k: [n.id for n in c] for k, c in children.items()}))
+        except Exception as exc:
+            got.append((type(exc), str(exc)))
+    return got
+
+
+def test_the_compiled_order_of_odd_keys_is_the_pythons():
+    """Session 27: the compiled order sorts machine integers (seq, row, block or -1) and ids, and leaves to the tuples
+    a key whose numbers are not exact ints that fit, an id that is not a str, two equal keys; each way the same."""
+    times = {1: [5_000_000, None, 7_999_999], 2: [1_000_000_000]}
+    base = {
+        "b": Node("b", parent="t", ref=Ref(1, 2, 0)), "a": Node("a", parent="t", ref=Ref(1, 2, 0)),  # equal: by id
+        "c": Node("c", parent="t", ref=Ref(1, 2)),  # no block: -1, before block 0
+        "d": Node("d", parent="t", refs=[Ref(1, 1), Ref(2, 1)]),  # no ref: its first refs
+        "e": Node("e", parent="t"),  # none at all: last
+        "f": Node("f", parent="u", ref=Ref(2, 1)), "g": Node("g", parent="t", ref=Ref(1, 3)),
+        "h": Node("h", parent="u", ref=Ref(1, 9)),  # beyond its file's times: 0
+        "\u00e9": Node("\u00e9", parent="t", ref=Ref(1, 2, 0)), "Z": Node("Z", parent="t", ref=Ref(1, 2, 0)),
+    }
+    a, b = _order_both(base, times)
+    assert a == b and [k for k, _ in a[1]] == ["d", "c", "Z", "a", "b", "\u00e9", "g", "h", "f", "e"]
+    assert dict(a[0]) == {"b": 0, "a": 0, "c": 0, "d": 5, "e": 0, "f": 1000, "g": 7, "h": 0, "\u00e9": 0, "Z": 0}
+    odd = [
+        {**base, "x": Node("x", ref=Ref(2 ** 63, 1))},  # a seq past a long long
+        {**base, "x": Node("x", ref=Ref(-(2 ** 70), 1))},
+        {**base, "x": Node("x", ref=Ref(True, 1))},  # a bool is no exact int
+        {**base, "x": Node("x", ref=Ref(1, 2, 2 ** 64))},
+        {**base, "x": Node(5, ref=Ref(1, 1))},  # an id not a str
+        {**base, "x": Node("a", ref=Ref(1, 2, 0))},  # an id twice under the same key: the tuples compare the nodes
+        {**base, "x": Node("a", ref=Ref(1, 4))},  # an id twice under other keys
+    ]
+    for nodes in odd:
+        a, b = _order_both(nodes, times)
+        assert a == b, nodes["x"]
+    assert bytescan.order_nodes(base, {1: (5, 6)}, {}, Node, Ref) is None  # a file's times not a list: the Python
