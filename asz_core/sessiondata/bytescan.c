@@ -1616,6 +1616,133 @@ fail:
     return NULL;
 }
 
+/* by_kind(nodes, node_type) -> {kind: [node, ...]} or None
+ *
+ * asz_core/view/view_base.py's ViewBase.of_kind index in one compiled loop (session 27): the values of the dict nodes
+ * grouped by their kind, the kinds in the order they first appear, each list in the nodes' order. None (the caller
+ * runs its Python) when a value is not an exact node_type; a kind that cannot be a key raises as the Python's does. */
+static PyObject *bk_type;
+static Py_ssize_t bk_off[1];
+static const char *const bk_fields[] = {"kind", NULL};
+
+static PyObject *by_kind(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyDict_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "by_kind(nodes: dict, node_type)");
+        return NULL;
+    }
+    PyObject *nodes = args[0], *node_type = args[1], *key, *n;
+    if (bk_type != node_type) {
+        if (member_offsets(node_type, bk_fields, bk_off) < 0)
+            Py_RETURN_NONE;
+        Py_XSETREF(bk_type, Py_NewRef(node_type));
+    }
+    Py_ssize_t pos = 0;
+    PyObject *by = PyDict_New(), *last_kind = NULL, *last = NULL; /* borrowed: the kind met before and its list */
+    if (by == NULL)
+        return NULL;
+    while (PyDict_Next(nodes, &pos, &key, &n)) {
+        PyObject *kind = (PyObject *)Py_TYPE(n) == node_type ? FIELD(n, bk_off[0]) : NULL;
+        if (kind == NULL) {
+            Py_DECREF(by);
+            Py_RETURN_NONE;
+        }
+        PyObject *got = kind == last_kind ? last : PyDict_GetItemWithError(by, kind);
+        if (got == NULL) {
+            if (PyErr_Occurred() || (got = PyList_New(0)) == NULL)
+                goto fail;
+            int rc = PyDict_SetItem(by, kind, got);
+            Py_DECREF(got); /* by holds it */
+            if (rc < 0)
+                goto fail;
+        }
+        last_kind = kind;
+        last = got;
+        if (PyList_Append(got, n) < 0)
+            goto fail;
+    }
+    return by;
+fail:
+    Py_DECREF(by);
+    return NULL;
+}
+
+/* talk_counts(n, runs, steps, at, tool_kinds, node_type) -> (tools, first, last, tail) or None
+ *
+ * The counts asz_core/view/nodes.py's NodeView._compute_talk_keys makes of a talk's steps in one compiled loop (session
+ * 27): tools, how many of steps have a kind in tool_kinds; first and last, the least and the greatest of the times
+ * at[id] that are true, over n, runs and steps in that order (the first of equal ones, as min and max keep it; None and
+ * None when none is); tail, how many steps after the last one whose time is true (len(steps) when none). None (the
+ * Python counts) when n, a run or a step is not an exact node_type or runs or steps not a list; at[id] missing raises
+ * KeyError, a comparison's error is raised, as the Python's. */
+static PyObject *tc_type;
+static Py_ssize_t tc_off[2];
+static const char *const tc_fields[] = {"id", "kind", NULL};
+
+static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyDict_CheckExact(args[3]) || !PyAnySet_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "talk_counts(n, runs, steps, at: dict, tool_kinds: set, node_type)");
+        return NULL;
+    }
+    PyObject *n = args[0], *runs = args[1], *steps = args[2], *at = args[3], *tool_kinds = args[4], *node_type = args[5];
+    if (!PyList_CheckExact(runs) || !PyList_CheckExact(steps) || (PyObject *)Py_TYPE(n) != node_type)
+        Py_RETURN_NONE;
+    if (tc_type != node_type) {
+        if (member_offsets(node_type, tc_fields, tc_off) < 0)
+            Py_RETURN_NONE;
+        Py_XSETREF(tc_type, Py_NewRef(node_type));
+    }
+    Py_ssize_t nr = PyList_GET_SIZE(runs), ns = PyList_GET_SIZE(steps), tools = 0, tail = ns;
+    for (Py_ssize_t i = 0; i < nr; i++)
+        if ((PyObject *)Py_TYPE(PyList_GET_ITEM(runs, i)) != node_type)
+            Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < ns; i++)
+        if ((PyObject *)Py_TYPE(PyList_GET_ITEM(steps, i)) != node_type)
+            Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < ns; i++) {
+        PyObject *kind = FIELD(PyList_GET_ITEM(steps, i), tc_off[1]);
+        int in = kind == NULL ? 0 : PySet_Contains(tool_kinds, kind);
+        if (in < 0)
+            return NULL;
+        tools += in;
+    }
+    PyObject *lo = NULL, *hi = NULL; /* borrowed: at holds them */
+    for (Py_ssize_t i = -1; i < nr + ns; i++) {
+        PyObject *s = i < 0 ? n : i < nr ? PyList_GET_ITEM(runs, i) : PyList_GET_ITEM(steps, i - nr);
+        PyObject *id = FIELD(s, tc_off[0]), *t;
+        if (id == NULL)
+            Py_RETURN_NONE;
+        if ((t = PyDict_GetItemWithError(at, id)) == NULL) {
+            if (!PyErr_Occurred()) { /* KeyError(id), as at[id] raises it */
+                PyObject *key = PyTuple_Pack(1, id);
+                if (key != NULL) {
+                    PyErr_SetObject(PyExc_KeyError, key);
+                    Py_DECREF(key);
+                }
+            }
+            return NULL;
+        }
+        int yes = PyObject_IsTrue(t);
+        if (yes < 0)
+            return NULL;
+        if (!yes)
+            continue;
+        if (i >= nr)
+            tail = ns - 1 - (i - nr); /* steps after this one: the last true one's count wins */
+        if (lo == NULL) {
+            lo = hi = t;
+            continue;
+        }
+        int less = PyObject_RichCompareBool(t, lo, Py_LT), more = less < 0 ? -1 : PyObject_RichCompareBool(t, hi, Py_GT);
+        if (less < 0 || more < 0)
+            return NULL;
+        if (less)
+            lo = t;
+        if (more)
+            hi = t;
+    }
+    return Py_BuildValue("(nOOn)", tools, lo ? lo : Py_None, hi ? hi : Py_None, tail);
+}
+
 /* usage_pairs(calls, call_usage_type, no_model, long_above) -> (n, with_usage, short, models, pairs) or None
  *
  * asz_core/view/usage.py's usage_totals loop over provider_calls(calls) (session 27), for calls (a list) every one of
@@ -3504,6 +3631,10 @@ static PyMethodDef methods[] = {
     {"call_keys", (PyCFunction)(void (*)(void))call_keys, METH_FASTCALL,
      "call_keys(n, d, cu, records, unverified, withholdable, hide, long_above, call_usage_type, node_type, ref_type) "
      "-> True when StepKeys._call_keys' keys were added to d, else None (d untouched)."},
+    {"by_kind", (PyCFunction)(void (*)(void))by_kind, METH_FASTCALL,
+     "by_kind(nodes, node_type) -> ViewBase.of_kind's {kind: [node, ...]}, or None."},
+    {"talk_counts", (PyCFunction)(void (*)(void))talk_counts, METH_FASTCALL,
+     "talk_counts(n, runs, steps, at, tool_kinds, node_type) -> a talk's (tools, first, last, tail), or None."},
     {"usage_pairs", (PyCFunction)(void (*)(void))usage_pairs, METH_FASTCALL,
      "usage_pairs(calls, call_usage_type, no_model, long_above) -> usage_totals' loop over usual calls, or None."},
     {"order_nodes", (PyCFunction)(void (*)(void))order_nodes, METH_FASTCALL,

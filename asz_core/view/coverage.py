@@ -161,7 +161,7 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
     # No record id landed twice (most sessions): no record has an earlier copy, so only the uncited records are looked at.
     once = ids is not None and _each_id_once(records, ids)
     if once:
-        uncited = sorted(pos for pos in content if pos not in cited)
+        uncited = sorted(content.difference(cited))  # the set's own hashes: no (seq, row) hashed again
         total, by_node = len(content), len(content) - len(uncited)
         walk: Iterable[tuple[int, int, dict]] = ((seq, row, records[seq][row - 1]) for seq, row in uncited)
     else:

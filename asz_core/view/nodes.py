@@ -229,17 +229,19 @@ class NodeView(StepKeys):
         d["runs"] = len(runs)
         if steps:
             d["steps"] = len(steps)
-        tools = sum(1 for s in steps if s.kind in TOOL_KINDS)
+        at = self._at  # every node's time, found when the view was indexed
+        # in one compiled loop where the module was built (bytescan.talk_counts, session 27): the same four values
+        got = bytescan.talk_counts(n, runs, steps, at, TOOL_KINDS, Node) if bytescan is not None else None
+        if got is None:
+            got = _talk_counts(n, runs, steps, at)
+        tools, first, last, tail = got
         if tools:
             d["tools"] = tools
-        at = self._at  # every node's time, found when the view was indexed
-        times = [t for s in (n, *runs, *steps) if (t := at[s.id])]
-        if times:
-            d["from"] = min(times)
-            d["to"] = max(times)
+        if first is not None:
+            d["from"] = first
+            d["to"] = last
             # steps after the last one with a time (Kiro CLI 2.x: every reply and tool after the prompt): ``to`` is
             # not the talk's end, so its length is not known (trial 19, F22)
-            tail = next((i for i, s in enumerate(reversed(steps)) if at[s.id]), len(steps))
             if tail:
                 d["untimed_end"] = tail
         stream = self.nodes.get(f"stream/{n.stream}")
@@ -257,6 +259,16 @@ class NodeView(StepKeys):
         tmp: dict = {}
         self._content(s, ref, rec, False, tmp)
         return tmp.get("text", "")
+
+
+def _talk_counts(n: Node, runs: list[Node], steps: list[Node], at: dict[str, int]) -> tuple:
+    """``(tools, first, last, tail)`` of a talk: its steps of a tool kind; the least and greatest true time ``at`` gives
+    ``n``, its runs and its steps (None, None when none is true); the steps after the last step with a true time."""
+    tools = sum(1 for s in steps if s.kind in TOOL_KINDS)
+    times = [t for s in (n, *runs, *steps) if (t := at[s.id])]
+    if not times:
+        return tools, None, None, len(steps)
+    return tools, min(times), max(times), next((i for i, s in enumerate(reversed(steps)) if at[s.id]), len(steps))
 
 
 def talk_label(v: NodeView, steps: list[Node]) -> str:

@@ -78,6 +78,8 @@ class ViewBase(Companions):
         over the nodes, which the document's lists (talks, streams, segments, the title) each walked for their own
         kind; the nodes are not changed after the view is made."""
         by = self.__dict__.get("_by_kind")
+        if by is None and bytescan is not None:  # the same index in one compiled loop (session 27)
+            by = self._by_kind = bytescan.by_kind(self.nodes, Node)
         if by is None:
             by = self._by_kind = {}
             for n in self.nodes.values():
