@@ -1217,7 +1217,7 @@ static PyObject *node_lines(PyObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     if (member_offsets(line_type, line_fields, lo) < 0 || member_offsets(ref_type, ref_fields, ro) < 0)
         return Py_BuildValue("(nn)", i, used);
-    Py_ssize_t nid_off;
+    Py_ssize_t nid_off = 0;
     static const char *const nid_field[] = {"id", NULL};
     int fast_ok = member_offsets(node_type, nid_field, &nid_off) == 0;
     long long round = PyLong_AsLongLong(revision);
@@ -1705,12 +1705,14 @@ static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t n
             return NULL;
         tools += in;
     }
-    PyObject *lo = NULL, *hi = NULL; /* borrowed: at holds them */
+    PyObject *lo = NULL, *hi = NULL, *result = NULL; /* held here: a comparison may run any code */
     for (Py_ssize_t i = -1; i < nr + ns; i++) {
         PyObject *s = i < 0 ? n : i < nr ? PyList_GET_ITEM(runs, i) : PyList_GET_ITEM(steps, i - nr);
         PyObject *id = FIELD(s, tc_off[0]), *t;
-        if (id == NULL)
-            Py_RETURN_NONE;
+        if (id == NULL) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
         if ((t = PyDict_GetItemWithError(at, id)) == NULL) {
             if (!PyErr_Occurred()) { /* KeyError(id), as at[id] raises it */
                 PyObject *key = PyTuple_Pack(1, id);
@@ -1719,28 +1721,31 @@ static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t n
                     Py_DECREF(key);
                 }
             }
-            return NULL;
+            goto done;
         }
-        int yes = PyObject_IsTrue(t);
-        if (yes < 0)
-            return NULL;
-        if (!yes)
-            continue;
-        if (i >= nr)
+        Py_INCREF(t);
+        int yes = PyObject_IsTrue(t), less = 0, more = 0;
+        if (yes > 0 && lo != NULL) {
+            less = PyObject_RichCompareBool(t, lo, Py_LT);
+            more = less < 0 ? -1 : PyObject_RichCompareBool(t, hi, Py_GT);
+        }
+        if (yes < 0 || less < 0 || more < 0) {
+            Py_DECREF(t);
+            goto done;
+        }
+        if (yes && i >= nr)
             tail = ns - 1 - (i - nr); /* steps after this one: the last true one's count wins */
-        if (lo == NULL) {
-            lo = hi = t;
-            continue;
-        }
-        int less = PyObject_RichCompareBool(t, lo, Py_LT), more = less < 0 ? -1 : PyObject_RichCompareBool(t, hi, Py_GT);
-        if (less < 0 || more < 0)
-            return NULL;
-        if (less)
-            lo = t;
-        if (more)
-            hi = t;
+        if (yes && (lo == NULL || less))
+            Py_XSETREF(lo, Py_NewRef(t));
+        if (yes && (hi == NULL || more))
+            Py_XSETREF(hi, Py_NewRef(t));
+        Py_DECREF(t);
     }
-    return Py_BuildValue("(nOOn)", tools, lo ? lo : Py_None, hi ? hi : Py_None, tail);
+    result = Py_BuildValue("(nOOn)", tools, lo ? lo : Py_None, hi ? hi : Py_None, tail);
+done:
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    return result;
 }
 
 /* usage_pairs(calls, call_usage_type, no_model, long_above) -> (n, with_usage, short, models, pairs) or None
