@@ -437,8 +437,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
     pairs: dict[tuple[str, str], dict] = {}
     n = with_usage = short = 0
     calls = list(calls)
-    # the loop below over calls of the usual shape in one compiled loop (bytescan.usage_pairs, session 27) where the
-    # module was built: the same counts, models and pair sums in the same order; any other call leaves all to the loop
+    # the loop below in C where built, when every call is the usual one (bytescan.usage_pairs, session 27): same sums
     got = bytescan.usage_pairs(calls, CallUsage, NO_MODEL, LONG_CONTEXT_ABOVE) if bytescan is not None else None
     if got is not None:
         n, with_usage, short, models, pairs = got
@@ -492,8 +491,7 @@ def incomplete_lines(call_usage: dict[str, CallUsage]) -> list[str]:
     its record lists under ``dropped``, or has a count below 0 (:func:`negative_counts`, counted 0), naming the call
     and the source fields or counts."""
     lines = []
-    # only the calls with requests or something incomplete are looked at (nearly always none), in id order
-    for nid, cu in sorted([(nid, cu) for nid, cu in call_usage.items() if cu.requests or cu.incomplete]):
+    for nid, cu in sorted([(nid, cu) for nid, cu in call_usage.items() if cu.requests or cu.incomplete]):  # few: id order
         for c in (cu.requests or (cu,)):
             if c.incomplete:
                 name = f"{nid}#{c.request}" if cu.requests else nid
