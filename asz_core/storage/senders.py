@@ -42,7 +42,7 @@ from typing import Collection, Optional
 import orjson
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "senders_line", "credentials_of", "mixed_credentials", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
+           "senders_path", "senders_summary", "session_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -346,6 +346,18 @@ def mixed_credentials(senders: list[dict]) -> str:
     the md and html exports (their head) say of such a conversation, never plain ``verified`` (trial 27c F1)."""
     names = credentials_of(senders)
     return f"sent by {len(names)} credentials ({', '.join(names)}), not one sender's" if len(names) > 1 else ""
+
+
+def mixed_problem(root: str | os.PathLike, session: str) -> list[str]:
+    """``[f"{mixed}: …"]`` when the landed files of ``session`` (its id) in ``root`` came with two credentials or more
+    (:func:`mixed_credentials`), else []: the line the asz.view document lists under ``summary.problems`` (so the
+    page, ``asz conversation`` and the exports show it; the state is unchanged: the files are whole; trial 27c F1).
+    Never raises."""
+    if not (Path(root) / RECEIVED).is_dir():
+        return []
+    mixed = mixed_credentials(session_senders(root, session))
+    return [f"{mixed}: its landed files came with more than one receiver credential, so it is not one sender's "
+            "evidence; asz conversation says who sent which (docs/push.md, One session, one credential)"] if mixed else []
 
 
 def senders_line(senders: list[dict]) -> str:

@@ -25,6 +25,7 @@ from .conflicts import stopped_and_gone
 from ..sessiondata import gc_pause
 from ..storage.layout import rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
+from ..storage.senders import mixed_problem
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
@@ -233,6 +234,7 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.
     sdir = session_dir(root, fold.head.session)  # its folders as the landed session listed them, when the same
     b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(sdir, sess.listing if sdir == sess.dir else None))
+    b.problems.extend(mixed_problem(root, fold.head.session))  # files from two credentials: said, the state kept
     verified = b.check_inputs(accepted, sess)
     for r, ok in zip(accepted, verified):
         if not ok:  # a round whose landed files changed: the file the session index points at is not evidence

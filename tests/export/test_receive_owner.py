@@ -121,12 +121,16 @@ def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir,
     mixed = "sent by 2 credentials (alice, (no credential name)), not one sender's"
     ls = asz("ls", "--root", team)
     row = next(line for line in ls.stdout.splitlines() if line.startswith(SESSION[:8]))
-    assert row.rstrip().endswith("verified mixed"), ls.stdout
+    assert row.rstrip().endswith("verified ! mixed"), ls.stdout
     assert f"mixed: {SESSION[:8]} {mixed}; asz conversation {SESSION[:8]} says who sent which" in ls.stdout
     conv = asz("conversation", SESSION[:8], "--root", team).stdout
     assert f"state verified, {mixed}: 4 talks" in conv  # the source's 3 talks and bob's
     assert "state verified:" not in conv
     assert f"MIXED SENDERS: {mixed}; sent by root@vm (credential alice)" in conv
+    doc = json.loads(asz("conversation", SESSION[:8], "--root", team, "--json").stdout)  # the page's document
+    assert doc["summary"]["state"] == "verified"
+    assert any(p.startswith(f"{mixed}: its landed files came with more than one receiver credential")
+               for p in doc["summary"]["problems"]), doc["summary"]["problems"]
     for fmt in ("md", "html"):
         out = asz("export", SESSION[:8], "--root", team, "--format", fmt).stdout
         assert f"MIXED SENDERS: {mixed}; sent by root@vm" in (html.unescape(out) if fmt == "html" else out)
