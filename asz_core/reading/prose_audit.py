@@ -125,8 +125,7 @@ class Audit:
 
     def __init__(self, conversation: str, thinking: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False):
-        self.conversation, self.thinking, self.window, self.only = conversation, thinking, window, only
-        self.mask = mask
+        self.conversation, self.thinking, self.window, self.only, self.mask = conversation, thinking, window, only, mask
         #: the fingerprint of each credential a part the form leaves out held (one per place): a tool result, the
         #: part of a tool input its line does not carry, thinking without ``--thinking``, a withheld record, a record
         #: that gave no line (:func:`~asz_core.view.secret_forms.found_in`; the header's ``credentials``)
