@@ -128,7 +128,7 @@ class ReadingHooks:
         """The runs of a conversation's ``records`` (its transcript records of ``dialect``, landed order) that started
         and whose end no record carries, as ``(run id, is a model call)`` in the order they started: an app that
         stopped mid-run (a crashed LangGraph app), or ends that have not arrived yet. The readers then say so
-        (``summary.problems``: ``never ended: …``, :func:`asz_core.view.view_base.unended_line`; trial 27a F5).
+        (``summary.problems``: ``never ended: …``, :func:`asz_core.view.usage.unended_lines`; trial 27a F5).
         Default None: the runtime records no end of its runs to tell. Must not raise (an exception, or another
         answer, is taken as None)."""
         return None

@@ -546,9 +546,9 @@ def unended_lines(headers: dict, records: dict) -> list[str]:
     """One ``never ended: …`` line (:data:`UNENDED_PREFIX`) per dialect whose adapter names runs of the conversation
     that started and whose end no landed record carries (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.
     runs_without_end`: a LangGraph app that crashed mid-run, trial 27a F5): how many, how many of them are model calls
-    (which carry no usage: no figure counts them), and at most 10 run ids. ``headers`` seq -> landed file header
-    (``kind``, ``dialect``; or None), ``records`` seq -> its records (dicts), the transcript files only. ``[]`` when
-    none (nearly always: a dialect without the hook is never asked more than once a document)."""
+    (which carry no usage: no figure counts their tokens, though the calls count counts them), and at most 10 run
+    ids. ``headers`` seq -> landed file header (``kind``, ``dialect``; or None), ``records`` seq -> its records
+    (dicts), the transcript files only. ``[]`` when none (nearly always: a dialect without the hook is never asked more than once a document)."""
     from .titles import ask_adapter
 
     by_dialect: dict[str, list] = {}
@@ -566,8 +566,8 @@ def unended_lines(headers: dict, records: dict) -> list[str]:
         if not runs:
             continue
         shown = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
-        among = ("" if not calls else ", 1 of them a model call, which carries no usage: no figure counts it" if calls == 1
-                 else f", {calls} of them model calls, which carry no usage: no figure counts them")
+        among = ("" if not calls else ", 1 of them a model call, which carries no usage: no figure counts its tokens" if calls == 1
+                 else f", {calls} of them model calls, which carry no usage: no figure counts their tokens")
         lines.append(f"{UNENDED_PREFIX}{len(runs)} run(s) started and have no end recorded (still open: the app stopped "
                      f"before it ended them, or their ends have not arrived){among}; asz show names each: {shown}")
     return lines

@@ -57,7 +57,7 @@ def test_a_crashed_graph_says_its_runs_never_ended(tmp_path, run_asz, tracer_bat
     (sid,) = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
     said = (f"never ended: 8 run(s) started and have no end recorded (still open: the app stopped before it ended "
             f"them, or their ends have not arrived), 1 of them a model call, which carries no usage: no figure counts "
-            f"it; asz show names each: {', '.join(r['id'] for r in open_runs)}")
+            f"its tokens; asz show names each: {', '.join(r['id'] for r in open_runs)}")
     doc = json.loads(run_asz("conversation", sid, "--root", str(root), "--json").stdout)
     assert _problem(doc) == [said]  # summary.problems: what the page shows under "asz found problems"
     assert doc["summary"]["llm_calls"] == 2 and doc["summary"]["calls_with_usage"] == 1
