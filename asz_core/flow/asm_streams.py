@@ -246,12 +246,15 @@ def tool_parts(e: IndexEntry) -> tuple:
 
 def _split_by_run(st: State, repeated: set[str]) -> None:
     """Each tool-use id of ``repeated`` (carried by more than one call or more than one result) becomes one tool per
-    run when every call and result carrying it names its run (the record's ``run``) and at least two runs carry it:
-    the join then holds within the run, as it holds within the session for an id carried once. A LangGraph thread's
-    invocations (one trace each, one talk each) may repeat the model's tool-call ids (``call_weather_1``; trial 27a
-    F2: none of the 6 results was drawn); the call and its result both carry their trace. Within a run the rule is
-    the session's: a second call of the id is not joined, a second result makes that run's tool ambiguous. Nothing is
-    joined by position or time: an id a record carries without a run stays one tool, ambiguous as before."""
+    run when every call and result carrying it names its run (the record's ``run``), at least two runs carry it and
+    every run carrying a result of it carries a call of it too: the join then holds within the run, as it holds
+    within the session for an id carried once. A LangGraph thread's invocations (one trace each, one talk each) may
+    repeat the model's tool-call ids (``call_weather_1``; trial 27a F2: none of the 6 results was drawn); the call and
+    its result both carry their trace. Within a run the rule is the session's: a second call of the id is not joined,
+    a second result makes that run's tool ambiguous. Nothing is joined by position or time: an id a record carries
+    without a run stays one tool, ambiguous as before, and so does an id one run holds a result of but no call (a
+    resumed LangGraph run answers a call of an earlier one): split, that run's result would read as answering a request
+    never landed while one carrying its id did."""
     carriers: dict[str, list[tuple[Stream, IndexEntry, Any]]] = {tid: [] for tid in repeated}
     for s in st.streams:
         for e in s.entries:
@@ -260,7 +263,9 @@ def _split_by_run(st: State, repeated: set[str]) -> None:
                 if got is not None:
                     got.append((s, e, p))
     for tid, found in carriers.items():
-        if not all(e.run for _, e, _ in found) or len({e.run for _, e, _ in found}) < 2:
+        runs = {e.run for _, e, _ in found}
+        if not all(runs) or len(runs) < 2 or {e.run for _, e, p in found if p.k != "call"} - {
+                e.run for _, e, p in found if p.k == "call"}:
             continue
         st.tools.remove(st.tool_by_id.pop(tid))
         for s, e, p in found:
@@ -279,8 +284,8 @@ def _split_by_run(st: State, repeated: set[str]) -> None:
 
 def stage4_tools(st: State) -> None:
     """Tool requests and results joined by exact tool-use id across every stream; a tool-use id that several calls or
-    several results carry is joined within each run instead when every one of them names its run and no run holds
-    two calls or two results of it (:func:`_split_by_run`)."""
+    several results carry is joined within each run instead when every one of them names its run, two runs or more
+    carry it and each run holding a result of it holds a call of it (:func:`_split_by_run`)."""
     repeated: set[str] = set()
     for s in st.streams:
         for e in s.entries:

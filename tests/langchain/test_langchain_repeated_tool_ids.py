@@ -121,3 +121,25 @@ def test_an_id_repeated_within_one_trace_is_not_joined_by_guess(tmp_path, run_as
     shown = [json.loads(line) for line in run_asz("show", sid, u["id"], "--root", str(root)).stdout.splitlines()
              if line.startswith("{")]
     assert len(shown) == 3 and {r["run"] for r in shown} == {t2}  # the model call asking it twice, its two tool runs
+
+
+def test_a_run_holding_a_result_of_the_id_but_no_call_keeps_the_id_one_tool(tmp_path, run_asz, tracer_batch):
+    """A third trace holds the tool runs of the recorded batch but none of its model calls (a resumed run answering
+    calls an earlier run made): its results carry the three ids and no call of that trace does. Split by run, each
+    of them would read 'a result arrived for a request that was never landed' while calls carrying the ids did land
+    (in the other traces); so each id stays one tool over the conversation, its several results ambiguous, as
+    before the split (nothing joined by guess, nothing said never landed)."""
+    root = tmp_path / "root"
+    traces = [invocation(tracer_batch["post"], n, day, "thread-repeat") for n, day in ((1, "2026-11-29"), (2, "2026-11-30"))]
+    third = [r for r in invocation(tracer_batch["post"], 3, "2026-12-01", "thread-repeat") if r["run_type"] != "llm"]
+    traces.append(third)
+    stage(root, traces)
+    (sid,) = expected_langsmith([r for runs in traces for r in runs])
+    run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest")
+    doc = json.loads(run_asz("conversation", sid, "--root", str(root), "--json").stdout)
+    ids = sorted({r["extra"]["tool_call_id"] for r in third if r["run_type"] == "tool"})
+    assert len(ids) == 3
+    joins = {n["id"]: n["attrs"]["result_join"] for n in tool_nodes(doc)}
+    assert joins == {f"tool/{i}": "exact_ambiguous" for i in ids}
+    assert sorted((u["id"], u["reason"]) for u in doc["unresolved"] if u["kind"] in ("tool_use", "tool_result")) == [
+        (f"unres/tool_result/{i}", "several results carry this tool-use id") for i in ids]
