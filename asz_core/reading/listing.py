@@ -24,7 +24,7 @@ from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, b
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
+from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
@@ -309,8 +309,9 @@ def credits_text(credits: float) -> str:
 def models_unnamed(calls) -> str:
     """What the models line says when no model is named: ``not recorded by the runtime`` when the conversation has
     model calls (:data:`~asz_core.view.rate_words.NOT_BY_RUNTIME`: Kiro CLI 3.x names none; trial 27a F10), else
-    ``(none recorded)``. The page's models chip says the same (app.js ``WORDS.not_by_runtime``)."""
-    return NOT_BY_RUNTIME if isinstance(calls, int) and not isinstance(calls, bool) and calls > 0 else "(none recorded)"
+    :data:`~asz_core.view.rate_words.NONE_RECORDED`, ``(none recorded)``. The page's models chip says the same (app.js
+    ``WORDS.not_by_runtime``, ``WORDS.none_recorded``)."""
+    return NOT_BY_RUNTIME if isinstance(calls, int) and not isinstance(calls, bool) and calls > 0 else NONE_RECORDED
 
 
 def usage_lines(s: dict) -> list[str]:

@@ -13,7 +13,7 @@ Imports nothing: the server writes them into the script before it listens.
 from __future__ import annotations
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "page_words"]
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
@@ -78,6 +78,9 @@ LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 #: F10: the page read ``models —``), as the tokens line says ``not recorded by the runtime``: ``asz conversation``
 #: (:func:`asz_core.reading.listing.usage_lines`), the exports' head, the page's models chip and list (``WORDS``).
 NOT_BY_RUNTIME = "not recorded by the runtime"
+#: What the models line says of a conversation with no model call at all (:func:`asz_core.reading.listing.models_unnamed`,
+#: the page's models chip): the same places.
+NONE_RECORDED = "(none recorded)"
 #: Why a conversation whose calls carry no token counts has no cost (``cost - (no tokens to price)``): the same places.
 NO_TOKENS_TO_PRICE = "no tokens to price"
 
@@ -116,7 +119,7 @@ def page_words() -> dict:
     ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
-    (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``no_price``
+    (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
     (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
     from .usage import UNDESCRIBED_PREFIX
@@ -124,5 +127,5 @@ def page_words() -> dict:
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
-            "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME,
+            "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC}

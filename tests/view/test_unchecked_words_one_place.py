@@ -7,7 +7,8 @@ recorded`` for a conversation with no model call (``NO_CALL``, ``NO_CALL_READ``:
 page's tokens chip; tests/view_server/test_view_server_kiro_page.py and test_list_runtime_not_recorded.py read them in
 Chromium). So are the ``^`` line's (``rate_words.rate_text``: ``listing.rate_line`` and the page's ``rateText``), the
 words standing in for a part too large to land or removed by retention (``rate_words.LOST``: the exports' markers and
-the page's ``lostText``) and the marks ``^``, ``?`` and ``≈`` (session 25)."""
+the page's ``lostText``) and the marks ``^``, ``?`` and ``≈`` (session 25). So are the models line's words
+(``NOT_BY_RUNTIME``, ``NONE_RECORDED``: ``listing.models_unnamed`` and the page's ``modelsUnnamed``; trial 27a F10)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from asz_core.reading.export_steps import part_marker
 from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
 from asz_core.reading.removed import KEPT_SRC
-from asz_core.view.rate_words import (LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
+from asz_core.view.rate_words import (LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
                                       UNCHECKED_MORE, UNCHECKED_WHY, page_words)
 from asz_core.view.page import APP_JS
 from asz_core.view.usage import UNDESCRIBED_PREFIX
@@ -32,7 +33,7 @@ def test_the_script_holds_no_copy_of_the_words():
     src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith("//"))  # its code, not its comments
     for part in (UNCHECKED_WHY, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
                  RATE_PRICED.strip("): "), RATE_BILLED.strip(", "), KEPT_SRC, NOT_BY_RUNTIME, NO_TOKENS_TO_PRICE,
-                 NO_RESULT):  # no sentence, any quoting
+                 NO_RESULT, NONE_RECORDED):  # no sentence, any quoting
         for sentence in part.split("; "):
             words = sentence.strip()[:40]
             assert words.replace("'", "\\'") not in src and words not in src, words
@@ -49,7 +50,8 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                             "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": "?",
                             "rate_mark": "^", "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED,
                             "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈", "kept_src": KEPT_SRC,
-                            "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "no_price": NO_TOKENS_TO_PRICE}
+                            "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
+                            "no_price": NO_TOKENS_TO_PRICE}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

@@ -650,7 +650,7 @@
 
   // The models chip's words when the summary names no model: the runtime's calls named none (Kiro CLI 3.x), as the
   // tokens chip says it, else none recorded (listing.models_unnamed; trial 27a F10: it read a bare '—').
-  function modelsUnnamed(calls) { return calls > 0 ? WORDS.not_by_runtime : '(none recorded)'; }
+  function modelsUnnamed(calls) { return calls > 0 ? WORDS.not_by_runtime : WORDS.none_recorded; }
   function tokens(u) {
     if (!u || typeof u !== 'object') return null;
     let t = 0, any = false;
