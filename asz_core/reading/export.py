@@ -405,9 +405,11 @@ def page(title: str, body: str, css: str = "") -> str:
             f"<title>{html.escape(visible(title))}</title><style>{CSS}{css}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
-def _html_head(root: str | os.PathLike, doc: dict, e, index: str) -> list[str]:
+def _html_head(root: str | os.PathLike, doc: dict, e, index: str, unresolved: int = 0) -> list[str]:
     """The HTML a conversation's page opens with: a link back to ``index`` (a folder export's index page) when given,
-    the title, when it ran, its talks and state, who sent it, a removal, its problems and figures."""
+    the title, when it ran, its talks and state, who sent it, a removal, its problems and figures, and how many
+    ``unresolved`` entries (:func:`unresolved_said`) and undescribed records are listed at the end, as the Markdown
+    head says them."""
     from .removed import removal_line, shown_removed
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
@@ -431,6 +433,8 @@ def _html_head(root: str | os.PathLike, doc: dict, e, index: str) -> list[str]:
     figures = _figures(s)
     if figures:
         out.append("<p class=\"meta\">" + "<br>".join(isolated(line) for line in figures) + "</p>")
+    if unresolved:  # trial 27a F4: said at the top, as the Markdown head says it
+        out.append(f"<p class=\"meta\">unresolved: {unresolved} (listed at the end)</p>")
     und = doc.get("undescribed") or []
     if und:
         out.append(f"<p class=\"meta\">undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)</p>")
@@ -462,7 +466,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
     def e(text: str) -> str:
         return html.escape(shown(text))
 
-    out = _html_head(root, doc, e, index)
+    unres = unresolved_said(root, doc)
+    out = _html_head(root, doc, e, index, len(unres))
     und = doc.get("undescribed") or []
     dialect = doc_dialect(root, doc)
     talks = drawn_steps(root, doc, thinking, dialect, mask)
@@ -509,7 +514,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                     "</details>"] if st.get("record_data") else []
     if loose := _each(loose_executions(doc), mask):
         out.append("<h2 id=\"executions\">Tool executions with no step</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in loose) + "</ul>")
-    if unres := unresolved_said(root, doc):
+    if unres:
         out.append(f"<h2 id=\"unresolved\">Unresolved</h2><p class=\"meta\">{e(UNRESOLVED_ABOUT)}</p><ul>" + "".join(
             f"<li>{e(line)}" + "".join(f"<p class=\"meta\">{e(UNRESOLVED_RESULT)} {e(where)}:</p><pre>{e(_each([text], mask)[0])}</pre>"
                                        for where, text in results) + "</li>" for line, results in unres) + "</ul>")

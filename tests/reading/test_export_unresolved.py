@@ -55,6 +55,8 @@ def test_html_says_them_too(corpus_dir, tmp_path):
     page = out.read_text()
     at = page.index(f"id=\"tool/{RENAMED}\"")
     assert "<i>(no result recorded)</i>" in page[at:page.index("</details>", at)]
+    # counted at the top, as the Markdown head counts them: the call with no result and the result with no call
+    assert "<p class=\"meta\">unresolved: 2 (listed at the end)</p>" in page[:page.index("id=\"tool/")]
     end = page[page.index("<h2 id=\"unresolved\">Unresolved</h2>"):]
     assert html.escape(f"unres/tool_use/{orphan} (tool_use, open): a result arrived for a request that was never landed") in end
     assert html.escape(f"unres/tool_result/{RENAMED} (tool_result, open): no result landed for this tool use") in end
