@@ -140,6 +140,7 @@ def test_the_page_list_has_runtime_and_says_not_recorded(mixed, serve, browser):
     open_at(browser, f"{s.base}/c/{sorted(hooked)[0]}", "#usage")
     chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#usage .chip")]
     assert "tokens not recorded: no model call is recorded in this conversation" in chips and "cost — (no tokens to price)" in chips, chips
+    assert "models (none recorded)" in chips, chips  # no model call at all: asz conversation's words (WORDS.none_recorded)
 
 
 def test_the_page_runtime_filter_takes_what_the_list_shows(mixed, serve, browser):
