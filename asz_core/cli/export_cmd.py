@@ -276,8 +276,8 @@ def warn_unverified(cid: str, bad: list[str]) -> None:
 
 
 def one_stream_file(out: Optional[Path], fmt: str) -> bool:
-    """True when several conversations' ``--out`` names one file rather than a folder: md or prose (the formats that go
-    to stdout as one stream), a path ending in the format's suffix (``.md``, ``.jsonl``) that is not a folder."""
+    """True when several conversations' ``--out`` names one file rather than a folder: md, prose or text (the formats
+    that go to stdout as one stream), a path ending in the format's suffix (``.md``, ``.jsonl``, ``.txt``), no folder."""
     return out is not None and fmt in ("md", *PROSE_FORMS) and out.suffix.lower() == f".{EXT[fmt]}" and not out.is_dir()
 
 
@@ -422,7 +422,7 @@ def export(
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: every conversation sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; with --since/--until, --project, those of them."),
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them), prose (JSONL per turn) or text (the audit form as plain text for a model: a short key: value header, each line as [TS] KIND then its text, a tool call's nested input as key: value lines, no JSON; masked, windowed and counted as --audit); md, html, prose and text give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md or prose a FILE.md or FILE.jsonl that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md, prose or text a FILE.md, FILE.jsonl or FILE.txt that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
     redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included: its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). A masked copy written to a file (--out FILE, or each file of --out DIR) gets FILE.manifest.json beside it (the copy's SHA-256, each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; --format text writes it as plain text; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result; a call asz hook's execution record is joined to also executed: its server, outcome and how it failed, as md says it); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out); an asz hook execution record joined to no tool call is a line of its own (kind tool_execution: its tool, status and how it failed), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
@@ -436,12 +436,12 @@ def export(
 ) -> None:
     """Export one conversation (ID), or every conversation of a project or date range, withholding view.hide as the page does; an ID with --since/--until exports that conversation's window.
 
-    Without --out one conversation (and several as md or prose) goes to
+    Without --out one conversation (and several as md, prose or text) goes to
     stdout; html and json of several need --out DIR, which gets one file per
     conversation and an index page linking them (index.html, index.md, or
     index.json for json) with each one's verification state, marking those
-    that do not verify. Several as md or prose with --out FILE.md or
-    FILE.jsonl (the format's suffix; not a folder already there) write the
+    that do not verify. Several as md, prose or text with --out FILE.md,
+    FILE.jsonl or FILE.txt (the format's suffix; not a folder already there) write the
     stream stdout would get into that one file, whole or not at all; any
     other --out of several is a folder. prose prints one JSON object per turn (person
     prompts as typed and model text, no tool blocks; a user
@@ -467,7 +467,7 @@ def export(
     no permission), an unknown id, filters no conversation matches (said before what several need; nothing written), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
-    json with an --out ending in .html, .json, .md or .jsonl: they go into a folder).
+    json with an --out ending in .html, .json, .md, .jsonl or .txt: they go into a folder).
     """
     fmt = _form(fmt, audit, brief, in_range_only, bool(since or until))
     if whole and fmt != "json":

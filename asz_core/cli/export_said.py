@@ -23,7 +23,7 @@ def closing_lines(fmt: str, prose) -> None:
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
-        typer.echo(written_line(prose.written, prose.split, prose.max_tokens), err=True)
+        typer.echo(written_line(prose.written, prose.split, prose.max_tokens, fmt), err=True)
         if prose.stats.line(prose.audit):
             typer.echo(prose.stats.line(prose.audit), err=True)
         if prose.window is not None:
@@ -51,12 +51,14 @@ def manifest_lines(manifests: list) -> list[str]:
         "holder) checks it against the landed files (docs/verify.md)"]
 
 
-def written_line(size: int, split: bool, max_tokens: int = MODEL_CONTEXT_TOKENS) -> str:
-    """The written prose's own size, every key of every line counted (the estimate above counts ``text`` only):
-    ``asz export: written 2,599,014 bytes ≈ 649,753 tokens (bytes ÷ 4)``; beyond ``max_tokens`` (``--max-tokens``,
+def written_line(size: int, split: bool, max_tokens: int = MODEL_CONTEXT_TOKENS, fmt: str = "prose") -> str:
+    """The written prose's own size (``size``, bytes), every key of every line counted (the estimate above counts
+    ``text`` only): ``asz export: written 2,599,014 bytes ≈ 649,753 tokens (bytes ÷ 4, every key of every line)``,
+    ``(bytes ÷ 4, the whole text)`` for ``fmt`` text, which has no keys; beyond ``max_tokens`` (``--max-tokens``,
     default :data:`MODEL_CONTEXT_TOKENS`), unless it was already written one file per conversation (``split``),
     ``; more than a 200,000-token model context: --out DIR/ writes one file per conversation``."""
-    said = f"asz export: written {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4, every key of every line)"
+    counted = "the whole text" if fmt == "text" else "every key of every line"
+    said = f"asz export: written {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4, {counted})"
     if size // 4 > max_tokens and not split:
         said += (f"; more than a {max_tokens:,}-token model context: --out DIR/ writes one file per "
                  "conversation (docs/reading.md, \"Sizing an audit for a model\")")

@@ -156,3 +156,17 @@ def test_the_forms_it_is_given_with(corpus_root):
     assert ok.returncode == 0 and ok.stdout.startswith("=== conversation "), ok.stderr
     brief = asz("export", "--root", str(corpus_root), "--since", "2025-11-14", "--format", "text", "--brief", check=False)
     assert brief.returncode == 2 and "--brief is a form of --format md, not of text" in brief.stderr
+
+
+def test_several_as_text_into_one_file_txt_and_its_size_line(corpus_root, tmp_path):
+    """Several conversations as text with --out FILE.txt get the one stream stdout gets, and the size line counts that
+    file's own bytes, read as the whole text (it has no keys to count)."""
+    day = ("--since", "2025-11-14", "--until", "2025-11-14", "--tz", "UTC", "--format", "text", "--in-range-only")
+    streamed = asz("export", "--root", str(corpus_root), *day)
+    out = tmp_path / "day.txt"
+    p = asz("export", "--root", str(corpus_root), *day, "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    data = out.read_bytes()
+    assert data == streamed.stdout.encode() and data.count(b"=== conversation ") >= 1
+    assert (f"asz export: written {len(data):,} bytes ≈ {len(data) // 4:,} tokens (bytes ÷ 4, the whole text)"
+            in p.stderr), p.stderr
