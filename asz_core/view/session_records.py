@@ -157,7 +157,7 @@ class LandedSession:
             removed_size, self.removed_at[seq], why = _removed_of(path)
             if removed_size is None:
                 self.size_unknown[seq] = why
-            size, lines = removed_size, len(recs) + 2
+            size, lines = removed_size, lines if seq in self.unreadable else len(recs) + 2  # none read: no line counted
         self.times[seq] = all_times
         self.ids[seq], self.parents[seq], self.ords[seq] = ids, parents, ords
         times = [t for t in all_times if t is not None]

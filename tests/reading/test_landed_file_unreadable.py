@@ -121,7 +121,7 @@ def test_a_skeleton_that_cannot_be_read_is_said_too(corpus_source, tmp_path):
     # (review A 26: it said "1 of 1 landed file(s) (0 bytes)")
     assert doc["summary"]["removed"]["size_unknown"] == [{"file": rel, "why": "cannot be read: Permission denied"}]
     [sk_row] = [f for f in doc["files"] if f["file"] == rel]
-    assert sk_row["bytes"] is None
+    assert sk_row["bytes"] is None and sk_row["lines"] == 0  # not read: no line counted (it said 2, header and end)
     [line] = [ln for ln in c.stdout.splitlines() if ln.startswith("removed by retention")]
     assert f"1 of 1 landed file(s) (size unknown: skeleton {rel} cannot be read: Permission denied) are skeletons" in line
     assert "0 bytes" not in line
