@@ -201,3 +201,20 @@ def test_the_server_decides_the_runtime_filter_and_the_page_holds_no_copy(mixed,
     body = script[script.index("function runtimeKeeps("):]
     body = body[:body.index("\n  }\n")]
     assert "runtime_kept" in body and "toLowerCase" not in body and "indexOf" not in body, body
+
+
+@pytest.mark.slow  # two servers and Chromium: 10 s and more
+def test_the_runtime_filter_keeps_the_address_hide(mixed, serve, browser):
+    """The page asks for the list with its Runtime filter and the ``hide`` of its own address in one query (review A 27
+    on badfacc: ``?runtime=kiro`` then ``?hide=…`` was appended with a second ``?``, so the runtime read
+    ``kiro?hide=system_prompt``, no row was kept and the address's hide never reached the server). Expected: the rows
+    ``asz ls --dialect kiro`` names, from a server that takes the parameter; one that does not refuses it (HTTP 400)."""
+    root, _ = mixed
+    kiro = _ls(root, "--dialect", "kiro")
+    assert kiro and set(kiro) < set(_ls(root))
+    s = serve(root, hide=[], override=True)
+    open_at(browser, f"{s.base}/?hide=system_prompt#dialect=kir", "#rows")
+    wait(browser, lambda d: set(_page_rows(d)) == set(kiro), timeout=180)
+    refusing = serve(root, hide=["system_prompt"], override=False)
+    open_at(browser, f"{refusing.base}/?hide=tool_schemas#dialect=kir", ".box.error")
+    assert "HTTP 400" in browser.find_element(By.CSS_SELECTOR, ".box.error").text

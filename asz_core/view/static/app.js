@@ -359,7 +359,7 @@
     document.title = 'Conversations · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading conversations…'));
     const asked = listFilters().dialect;
-    Promise.all([api(listPath(asked)), api('/api/status')]).then(function (rs) {
+    Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
       const res = rs[0], st = rs[1];
       clear(app);
       if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
@@ -381,7 +381,7 @@
   function refreshList() {
     if (document.hidden) { nextRefresh(); return; }
     const asked = listFilters().dialect;
-    Promise.all([api(listPath(asked)), api('/api/status')]).then(function (rs) {
+    Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
       const st = rs[1].ok ? rs[1].data : null;
       if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); }
       if (rs[0].ok) {
@@ -397,11 +397,13 @@
 
   // The list as the Runtime filter ``asked`` marks it: with one, each row carries runtime_kept, the server's answer by
   // its one rule (asz_core.view.match.runtime_keeps; review A 26: the page held a second copy of it).
-  function listPath(asked) { return '/api/conversations' + (asked ? '?runtime=' + enc(asked) : ''); }
+  // Asked through api's extra, which joins it with the address's hide parameters (a path holding '?' had them appended
+  // with a second '?', read into the runtime value: the page's hide was lost and the filter kept no row).
+  function listAsk(asked) { return api('/api/conversations', asked ? 'runtime=' + enc(asked) : ''); }
   // The rows asked again when the Runtime filter changed since the list was asked for, then drawn.
   function reloadList() {
     const asked = listFilters().dialect;
-    api(listPath(asked)).then(function (res) {
+    listAsk(asked).then(function (res) {
       if (!res.ok || listFilters().dialect !== asked) return;
       LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       fillFilterOptions(); redrawList();
@@ -560,7 +562,7 @@
   const NO_RUNTIME = 'no transcript landed (hook records alone): no runtime is named';
   // The Runtime filter (#dialect=…): which rows it keeps is the server's to say, by its one rule (the runtime's name,
   // its name and version as the chip shows them, the start of either in any case, or a dialect held whole:
-  // asz_core.view.match.runtime_keeps; docs/view.md, List): the list is asked for with it (listPath) and each row
+  // asz_core.view.match.runtime_keeps; docs/view.md, List): the list is asked for with it (listAsk) and each row
   // carries the answer, runtime_kept. A list asked for with another value is asked again before it is drawn.
   function runtimeKeeps(r, value) {
     return !value || r.runtime_kept === true;
