@@ -158,6 +158,9 @@ def test_a_conflict_told_again_gives_the_source_size_now(rotated):
                      f"(found {found}; the source has {now} bytes now); {NEXT}"], notes
     [row] = [x.split() for x in s.stdout.splitlines() if x.startswith(SID)]
     assert row[3:5] == [str(now), str(rotated["landed"])] and row[6] == "conflict"
+    j = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)
+    conflicts = [r for a in j["adapters"] for sess in a["sessions"] for r in sess["sources"] if r["state"] == "conflict"]
+    assert [(r["size"], r["since"]) for r in conflicts] == [(now, found)]  # when the figure was found: the cursor's
     v = asz("verify", "--root", str(root))
     assert (f"truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed (since {found}); "
             in v.stdout), v.stdout
