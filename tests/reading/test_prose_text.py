@@ -170,3 +170,7 @@ def test_several_as_text_into_one_file_txt_and_its_size_line(corpus_root, tmp_pa
     assert data == streamed.stdout.encode() and data.count(b"=== conversation ") >= 1
     assert (f"asz export: written {len(data):,} bytes ≈ {len(data) // 4:,} tokens (bytes ÷ 4, the whole text)"
             in p.stderr), p.stderr
+    manifest = json.loads((tmp_path / "day.txt.manifest.json").read_text())  # the stream's manifest (README)
+    assert manifest["export"]["sha256"] == hashlib.sha256(data).hexdigest()
+    checked = asz("verify", "--export", str(out), "--root", str(corpus_root), check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
