@@ -459,7 +459,8 @@ class RowSummaries:
 
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:
-        """``title`` (left out when empty) and :data:`~asz_core.view.rows.SUMMARY_KEYS` while the files have fingerprint ``fp``
+        """``title`` (left out when empty), :data:`~asz_core.view.rows.SUMMARY_KEYS` and the recorded ``from``/``to``
+        (unix ms, each when known: :func:`~asz_core.view.rows.recorded_keys`) while the files have fingerprint ``fp``
         (with :data:`HELD_KEYS` null and ``held_back`` for one that does not verify, :func:`hold_back`);
         {} for a conversation that does not read. With ``count`` False only what is kept (in memory or in the
         store) is given, and None when the conversation would have to be counted (the server's list does not wait).
