@@ -1435,7 +1435,8 @@ static PyObject *order_key(PyObject *n, PyObject *times, PyObject *ref_type, con
     return PyTuple_Pack(5, seq, row, block == Py_None ? s_minus_one : block, nid, n);
 }
 
-/* Node n (id nid, parent parent) put at place i: rank[nid] = i, n appended to children[parent]. 0, or -1 on error. */
+/* Node n (id nid, parent parent) put at place i: rank[nid] = i, n appended to children[parent]. 0, or -1 on error.
+ * The caller holds n; parent is held here, as its hash and comparisons may run any code (which may set n.parent). */
 static int on_place(PyObject *rank, PyObject *children, Py_ssize_t i, PyObject *nid, PyObject *n, PyObject *parent) {
     PyObject *place = PyLong_FromSsize_t(i), *kids;
     if (place == NULL || parent == NULL || PyDict_SetItem(rank, nid, place) < 0) {
@@ -1443,15 +1444,17 @@ static int on_place(PyObject *rank, PyObject *children, Py_ssize_t i, PyObject *
         return -1;
     }
     Py_DECREF(place);
-    if ((kids = PyDict_GetItemWithError(children, parent)) == NULL) {
-        if (PyErr_Occurred() || (kids = PyList_New(0)) == NULL)
-            return -1;
-        int rc = PyDict_SetItem(children, parent, kids);
-        Py_DECREF(kids); /* children holds it */
-        if (rc < 0)
-            return -1;
-    }
-    return PyList_Append(kids, n);
+    Py_INCREF(parent);
+    if ((kids = PyDict_GetItemWithError(children, parent)) != NULL)
+        Py_INCREF(kids);
+    else if (!PyErr_Occurred() && (kids = PyList_New(0)) != NULL && PyDict_SetItem(children, parent, kids) < 0)
+        Py_CLEAR(kids);
+    Py_DECREF(parent);
+    if (kids == NULL)
+        return -1;
+    int rc = PyList_Append(kids, n);
+    Py_DECREF(kids);
+    return rc;
 }
 
 /* order_nodes' sort without a tuple a node (session 27): each node's key (seq, row, block or -1, id) as machine
@@ -1497,7 +1500,7 @@ static int on_ll(PyObject *v, long long *out) {
  * node's time is made in the nodes' order and put in at in that order, as the tuples' loop does. */
 static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObject *node_type, PyObject *ref_type,
                           const Py_ssize_t *no, const Py_ssize_t *ro) {
-    Py_ssize_t size = PyDict_GET_SIZE(nodes), pos = 0, made = 0;
+    Py_ssize_t size = PyDict_GET_SIZE(nodes), pos = 0, made = 0, timed = 0; /* keys held, times made */
     size_t room = (size_t)(size ? size : 1);
     on_key *keys = PyMem_Malloc(sizeof(on_key) * room);
     PyObject **when = PyMem_Malloc(sizeof(PyObject *) * room), **ids = PyMem_Malloc(sizeof(PyObject *) * room);
@@ -1514,9 +1517,9 @@ static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObje
             goto other;
         if (ref == Py_None && PyList_GET_SIZE(refs))
             ref = PyList_GET_ITEM(refs, 0);
-        on_key *k = &keys[made];
-        k->id = nid;
-        k->n = n;
+        on_key *k = &keys[made++];
+        k->id = Py_NewRef(nid); /* held: a time's floor division or a lookup in times may run any code */
+        k->n = Py_NewRef(n);
         if (ref == Py_None) {
             k->seq = 1LL << 62;
             k->row = k->block = 0;
@@ -1530,7 +1533,9 @@ static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObje
                 k->block = -1;
             else if (!on_ll(block, &k->block))
                 goto other;
+            Py_INCREF(seq); /* a key of times' comparison may run any code, setting n.ref */
             PyObject *ts = PyDict_GetItemWithError(times, seq);
+            Py_DECREF(seq);
             if (ts == NULL && PyErr_Occurred())
                 goto done;
             if (ts != NULL && !PyList_CheckExact(ts))
@@ -1538,11 +1543,18 @@ static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObje
             if (ts != NULL && k->row >= 1 && k->row <= PyList_GET_SIZE(ts))
                 t = PyList_GET_ITEM(ts, k->row - 1);
         }
-        if ((when[made] = t == Py_None ? Py_NewRef(s_zero) : PyNumber_FloorDivide(t, s_million)) == NULL)
+        if (t == Py_None)
+            when[timed] = Py_NewRef(s_zero);
+        else {
+            Py_INCREF(t); /* its floor division may run any code, emptying its list */
+            when[timed] = PyNumber_FloorDivide(t, s_million);
+            Py_DECREF(t);
+        }
+        if (when[timed] == NULL)
             goto done;
-        ids[made++] = nid;
+        ids[timed++] = nid;
     }
-    if (made != size)
+    if (made != size || timed != size)
         goto other;
     on_tie = 0;
     qsort(keys, (size_t)size, sizeof(on_key), on_cmp);
@@ -1561,8 +1573,12 @@ static PyObject *on_order(PyObject *nodes, PyObject *times, PyObject *at, PyObje
 other:
     result = Py_NewRef(Py_None);
 done:
-    for (Py_ssize_t j = 0; j < made; j++)
+    for (Py_ssize_t j = 0; j < timed; j++)
         Py_DECREF(when[j]);
+    for (Py_ssize_t j = 0; j < made; j++) {
+        Py_DECREF(keys[j].id);
+        Py_DECREF(keys[j].n);
+    }
     PyMem_Free(when);
     PyMem_Free(ids);
     PyMem_Free(keys);
@@ -1637,31 +1653,43 @@ static PyObject *by_kind(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_XSETREF(bk_type, Py_NewRef(node_type));
     }
     Py_ssize_t pos = 0;
-    PyObject *by = PyDict_New(), *last_kind = NULL, *last = NULL; /* borrowed: the kind met before and its list */
+    /* last_kind held (a kind's hash or comparison may run any code, dropping nodes' own); last borrowed from by,
+     * which no other code reaches */
+    PyObject *by = PyDict_New(), *last_kind = NULL, *last = NULL;
     if (by == NULL)
         return NULL;
     while (PyDict_Next(nodes, &pos, &key, &n)) {
         PyObject *kind = (PyObject *)Py_TYPE(n) == node_type ? FIELD(n, bk_off[0]) : NULL;
         if (kind == NULL) {
+            Py_XDECREF(last_kind);
             Py_DECREF(by);
             Py_RETURN_NONE;
         }
-        PyObject *got = kind == last_kind ? last : PyDict_GetItemWithError(by, kind);
-        if (got == NULL) {
-            if (PyErr_Occurred() || (got = PyList_New(0)) == NULL)
-                goto fail;
-            int rc = PyDict_SetItem(by, kind, got);
-            Py_DECREF(got); /* by holds it */
-            if (rc < 0)
-                goto fail;
+        Py_INCREF(n); /* held while kind's code may run */
+        if (kind != last_kind) {
+            Py_INCREF(kind);
+            PyObject *got = PyDict_GetItemWithError(by, kind);
+            if (got == NULL) {
+                int rc = PyErr_Occurred() || (got = PyList_New(0)) == NULL ? -1 : PyDict_SetItem(by, kind, got);
+                Py_XDECREF(got); /* by holds it */
+                if (rc < 0) {
+                    Py_DECREF(kind);
+                    Py_DECREF(n);
+                    goto fail;
+                }
+            }
+            Py_XSETREF(last_kind, kind);
+            last = got;
         }
-        last_kind = kind;
-        last = got;
-        if (PyList_Append(got, n) < 0)
+        int rc = PyList_Append(last, n);
+        Py_DECREF(n);
+        if (rc < 0)
             goto fail;
     }
+    Py_XDECREF(last_kind);
     return by;
 fail:
+    Py_XDECREF(last_kind);
     Py_DECREF(by);
     return NULL;
 }
@@ -1698,22 +1726,37 @@ static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t n
     for (Py_ssize_t i = 0; i < ns; i++)
         if ((PyObject *)Py_TYPE(PyList_GET_ITEM(steps, i)) != node_type)
             Py_RETURN_NONE;
+    /* n, runs and steps held as they are now, as the Python's (n, *runs, *steps) holds them: a kind's hash, a lookup
+     * in at or a comparison may run any code (emptying runs or steps, setting a node's id or kind) */
+    PyObject *all = PyTuple_New(1 + nr + ns), *lo = NULL, *hi = NULL, *result = NULL;
+    if (all == NULL)
+        return NULL;
+    PyTuple_SET_ITEM(all, 0, Py_NewRef(n));
+    for (Py_ssize_t i = 0; i < nr; i++)
+        PyTuple_SET_ITEM(all, 1 + i, Py_NewRef(PyList_GET_ITEM(runs, i)));
+    for (Py_ssize_t i = 0; i < ns; i++)
+        PyTuple_SET_ITEM(all, 1 + nr + i, Py_NewRef(PyList_GET_ITEM(steps, i)));
     for (Py_ssize_t i = 0; i < ns; i++) {
-        PyObject *kind = FIELD(PyList_GET_ITEM(steps, i), tc_off[1]);
-        int in = kind == NULL ? 0 : PySet_Contains(tool_kinds, kind);
+        PyObject *kind = FIELD(PyTuple_GET_ITEM(all, 1 + nr + i), tc_off[1]);
+        if (kind == NULL)
+            continue;
+        Py_INCREF(kind);
+        int in = PySet_Contains(tool_kinds, kind);
+        Py_DECREF(kind);
         if (in < 0)
-            return NULL;
+            goto done;
         tools += in;
     }
-    PyObject *lo = NULL, *hi = NULL, *result = NULL; /* held here: a comparison may run any code */
     for (Py_ssize_t i = -1; i < nr + ns; i++) {
-        PyObject *s = i < 0 ? n : i < nr ? PyList_GET_ITEM(runs, i) : PyList_GET_ITEM(steps, i - nr);
+        PyObject *s = PyTuple_GET_ITEM(all, 1 + i);
         PyObject *id = FIELD(s, tc_off[0]), *t;
         if (id == NULL) {
             result = Py_NewRef(Py_None);
             goto done;
         }
-        if ((t = PyDict_GetItemWithError(at, id)) == NULL) {
+        Py_INCREF(id);
+        t = PyDict_GetItemWithError(at, id);
+        if (t == NULL) {
             if (!PyErr_Occurred()) { /* KeyError(id), as at[id] raises it */
                 PyObject *key = PyTuple_Pack(1, id);
                 if (key != NULL) {
@@ -1721,9 +1764,11 @@ static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t n
                     Py_DECREF(key);
                 }
             }
+            Py_DECREF(id);
             goto done;
         }
-        Py_INCREF(t);
+        Py_INCREF(t); /* before id goes: dropping it may run code */
+        Py_DECREF(id);
         int yes = PyObject_IsTrue(t), less = 0, more = 0;
         if (yes > 0 && lo != NULL) {
             less = PyObject_RichCompareBool(t, lo, Py_LT);
@@ -1743,6 +1788,7 @@ static PyObject *talk_counts(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     result = Py_BuildValue("(nOOn)", tools, lo ? lo : Py_None, hi ? hi : Py_None, tail);
 done:
+    Py_DECREF(all);
     Py_XDECREF(lo);
     Py_XDECREF(hi);
     return result;

@@ -5,6 +5,11 @@ tests/view/conftest.py); and talks and nodes of each shape the compiled loops le
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from asz_core.flow.model import Node, Ref
@@ -94,3 +99,54 @@ def test_nodes_by_kind_both_ways(corpus, kiro_root):
     assert bytescan.by_kind({**nodes, "e": {"kind": "talk"}}, Node) is None  # a value not a Node: the Python
     with pytest.raises(TypeError):
         bytescan.by_kind({"f": Node("f", kind=["unhashable"])}, Node)  # as the Python's dict look-up raises
+
+
+def test_code_run_by_a_comparison_or_a_hash_cannot_free_what_the_loops_read():
+    """A time whose comparison empties the steps list, and a kind whose hash and equality empty the nodes dict: the
+    compiled loops hold what they read (before session 27's review they read freed memory: a crash). The answer is
+    what the nodes were when the call began: every step of the talk counted, every node's kind indexed."""
+    # run with the debug allocator (-X dev: freed memory overwritten), so that reading freed memory crashes there
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-X", "dev", "-c", _HEADER + _HOSTILE_CODE], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert (done.returncode, done.stdout) == (0, "held\n"), done.stderr[-2000:]
+
+
+_HOSTILE_CODE = '''
+steps = [_n(f"s{i}") for i in range(40)]
+
+class Emptying(int):
+    def __lt__(self, other):
+        steps.clear()
+        return int(self) < int(other)
+
+    def __gt__(self, other):
+        steps.clear()
+        return int(self) > int(other)
+
+at = {"t": Emptying(5), **{f"s{i}": Emptying(i + 1) for i in range(40)}}
+assert bytescan.talk_counts(_n("t", "talk"), [], steps, at, TOOL_KINDS, Node) == (0, 1, 40, 0)
+
+nodes: dict = {}
+
+class Kind(str):
+    def __hash__(self):
+        return 7
+
+    def __eq__(self, other):
+        nodes.clear()
+        return str.__eq__(self, other)
+
+for i in range(40):
+    nodes[f"n{i}"] = Node(f"n{i}", kind=Kind(f"k{i % 3}"))
+by = bytescan.by_kind(nodes, Node)
+assert sorted((k, [n.id for n in v]) for k, v in by.items())[0] == ("k0", ["n0"])  # then nodes was empty
+print('held')
+'''
+_HEADER = """
+from asz_core.flow.model import Node, Ref
+from asz_core.sessiondata.numberprobe import bytescan
+from asz_core.view.kinds import TOOL_KINDS
+def _n(nid, kind="message.assistant"):
+    return Node(nid, kind=kind, ref=Ref(1, 1))
+"""

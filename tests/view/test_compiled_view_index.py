@@ -8,6 +8,11 @@ loop leaves to the Python.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from asz_core.flow.model import Node, Ref
@@ -123,3 +128,43 @@ def test_the_compiled_order_of_odd_keys_is_the_pythons():
         a, b = _order_both(nodes, times)
         assert a == b, nodes["x"]
     assert bytescan.order_nodes(base, {1: (5, 6)}, {}, Node, Ref) is None  # a file's times not a list: the Python
+
+
+def test_code_run_by_a_parent_s_hash_cannot_free_the_nodes_being_ordered():
+    """A parent whose equality empties the nodes dict and sets every node's id and parent: the compiled order holds
+    the nodes, their ids and parents while that code runs (before session 27's review it read freed memory: a crash),
+    and places each of the 40 nodes by the key it had when the call began."""
+    # run with the debug allocator (-X dev: freed memory overwritten), so that reading freed memory crashes there
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-X", "dev", "-c", _HEADER + _HOSTILE_CODE], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert (done.returncode, done.stdout) == (0, "held\n"), done.stderr[-2000:]
+
+
+_HOSTILE_CODE = '''
+nodes: dict = {}
+
+class Parent(str):
+    def __hash__(self):
+        return 7
+
+    def __eq__(self, other):
+        for n in list(nodes.values()):
+            n.parent, n.id = "gone", "gone"
+        nodes.clear()
+        return str.__eq__(self, other)
+
+made = [Node(f"n{i:02d}" + "x" * 64, kind="k", parent=Parent(f"p{i % 3}"), ref=Ref(1, 40 - i)) for i in range(40)]
+nodes.update((n.id, n) for n in made)
+rank, children = bytescan.order_nodes(nodes, {}, {}, Node, Ref)
+assert [rank[f"n{i:02d}" + "x" * 64] for i in range(40)] == list(range(39, -1, -1))  # row 40 - i: reversed
+assert sum(len(v) for v in children.values()) == 40
+print('held')
+'''
+_HEADER = """
+from asz_core.flow.model import Node, Ref
+from asz_core.sessiondata.numberprobe import bytescan
+from asz_core.view.kinds import TOOL_KINDS
+def _n(nid, kind="message.assistant"):
+    return Node(nid, kind=kind, ref=Ref(1, 1))
+"""
