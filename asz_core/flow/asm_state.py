@@ -151,6 +151,23 @@ class Tool:
         self.ambiguous = False
         self.starts_agent = False
 
+    def take(self, stream: Stream, e: IndexEntry, p: Any) -> bool:
+        """Join part ``p`` (a ``call`` part with this id, or a ``result`` part naming it ``of``) of record ``e`` of
+        ``stream`` to this tool: the first call is its request, the first result its result. False when the tool
+        already had one of that kind: a second call is not joined, a second result makes the tool ambiguous
+        (``exact_ambiguous``; stage 4, docs/session-flow.md, tool join)."""
+        if p.k == "call":
+            if self.use is not None:
+                return False
+            self.use, self.use_part, self.name, self.server, self.server_tool, self.stream = (
+                e, p.block, p.name, p.server, p.server_tool, stream)
+            return True
+        if self.result is not None:
+            self.ambiguous = True
+            return False
+        self.result, self.result_part = e, p.block
+        return True
+
 
 class Edge:
     __slots__ = ("tool", "batch", "parent", "stream", "via", "quality", "ref", "evidence")

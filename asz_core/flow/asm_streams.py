@@ -273,13 +273,7 @@ def _split_by_run(st: State, repeated: set[str]) -> None:
             if t is None:
                 t = st.tool_by_run[(tid, e.run)] = Tool(tid, s, e.run)
                 st.tools.append(t)
-            if p.k == "call":
-                if t.use is None:
-                    t.use, t.use_part, t.name, t.server, t.server_tool, t.stream = e, p.block, p.name, p.server, p.server_tool, s
-            elif t.result is not None:
-                t.ambiguous = True
-            else:
-                t.result, t.result_part = e, p.block
+            t.take(s, e, p)
 
 
 def stage4_tools(st: State) -> None:
@@ -297,19 +291,8 @@ def stage4_tools(st: State) -> None:
                 if t is None:
                     t = st.tool_by_id[tid] = Tool(tid, s)
                     st.tools.append(t)
-                if p.k == "call":
-                    if t.use is None:
-                        t.use, t.use_part, t.name = e, p.block, p.name
-                        t.server, t.server_tool = p.server, p.server_tool
-                        t.stream = s
-                    else:
-                        repeated.add(tid)
-                else:
-                    if t.result is not None:
-                        t.ambiguous = True
-                        repeated.add(tid)
-                        continue
-                    t.result, t.result_part = e, p.block
+                if not t.take(s, e, p):
+                    repeated.add(tid)
     if repeated:
         _split_by_run(st, repeated)
     st.tools.sort(key=_NODE_ID)
