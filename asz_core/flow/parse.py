@@ -207,15 +207,15 @@ def parse_outcome(
     index, a parser/policy change, an assembly error); rounds installed
     before a problem stay installed and are listed.
     """
-    out, engine = ParseOutcome(session, conversation or session), engine or IndexEngine()
+    out = ParseOutcome(session, conversation or session)
     try:
-        _parse(Path(root), session, out, max_round_bytes, engine, lock_timeout, fsync)
+        _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
         rounds = rounds_dir(root, out.conversation)
         out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {session} --anew --root {root} sets "
                        f"{rounds} aside, keeping it for whoever looks into the damage, and builds the chain again)")
     except (ParseError, FoldError) as exc:
-        out.problem, out.table_full = (exc.message, getattr(engine, "table_full", "")) if isinstance(exc, ParseError) else (str(exc), "")
+        out.problem = exc.message if isinstance(exc, ParseError) else str(exc)
     except ChainBusy as exc:
         out.problem = str(exc)
     except OSError as exc:
@@ -351,8 +351,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
     finally:
         if not durable.after_progress(chain.unlock):
             chain.unlock()  # in a chain (a parse worker's run): let go once conversation.state is written
-    note = getattr(engine, "problem", "")
-    if note:
+    if note := getattr(engine, "problem", ""):
+        out.table_full = getattr(engine, "table_full", "")  # the note is the id table's alone, refused for want of room
         raise ParseError(session, f"{note}; rounds written through seq {out.watermark}")
 
 
