@@ -8,7 +8,10 @@ gives a dict whose ``seq`` is an int. Every test holds the compiled answer again
 
 from __future__ import annotations
 
+import ast
 import random
+import subprocess
+import sys
 
 import orjson
 import pytest
@@ -171,3 +174,44 @@ def test_a_damaged_index_gives_the_same_warnings_with_the_module_and_without(cor
         data = (sdir / "index" / "entries.jsonl").read_bytes()
         expected += any(line and not reads(line) for line in data.split(b"\n"))
     assert len(python) == expected >= 4
+
+
+#: Run in a child process (a read past the end is a SIGSEGV there, a failed test here): ``index_lines`` over each
+#: line of argv's file (lines as repr() of bytes, one a line), placed so that its last byte is the last readable byte
+#: before a page mprotect()ed PROT_NONE, once for every length it can be cut to. Prints the answers as a Python list.
+_GUARDED = r"""
+import ast, ctypes, mmap, sys
+from asz_core.verify import jsonscan
+page, pages = mmap.PAGESIZE, 4
+buf = mmap.mmap(-1, page * (pages + 1))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+if libc.mprotect(ctypes.addressof(ctypes.c_char.from_buffer(buf)) + page * pages, page, 0) != 0:
+    sys.exit(3)
+lim, out = page * pages, []
+for text in open(sys.argv[1]).read().splitlines():
+    line = ast.literal_eval(text)
+    for cut in range(len(line) + 1):
+        buf[lim - cut:lim] = line[:cut]
+        out.append(jsonscan.index_lines(memoryview(buf)[lim - cut:lim], cut))
+print(out)
+"""
+
+
+@needs_module
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect through ctypes: Linux only")
+def test_no_byte_past_the_end_is_read(tmp_path):
+    """Memory safety on every cut of every line above and of several lines joined: the data ends where a page that
+    cannot be read begins, so reading one byte past ``end`` kills the child (a lone ``\\``, ``\\u``, a UTF-8 lead byte,
+    ``tru``, ``-``, ``1e``, an open container at the very end are all among the cuts). The answers are those over the
+    same bytes held in a ``bytes`` object, and the child must exit 0."""
+    lines = GOOD + NOT_VOUCHED + [b"\n".join([GOOD[1], b"", GOOD[3], NOT_VOUCHED[40]]) + b"\n"]
+    assert max(map(len, lines)) < 4 * 4096
+    src = tmp_path / "lines.txt"
+    src.write_text("\n".join(repr(line) for line in lines) + "\n")
+    got = subprocess.run([sys.executable, "-c", _GUARDED, str(src)], capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, (got.returncode, got.stderr[-2000:])
+    want = [jsonscan.index_lines(line[:cut], cut) for line in lines for cut in range(len(line) + 1)]
+    assert ast.literal_eval(got.stdout) == want
+    # the cuts hold every kind of answer: None (an empty or vouched prefix) and a line number
+    assert None in want and 1 in want and 4 in want
