@@ -13,7 +13,7 @@ import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
 from .export_said import MODEL_CONTEXT_TOKENS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
-from .export_write import lines_written, stream_to, to_stdout, write_parts
+from .export_write import earlier, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -330,7 +330,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
-                    replaced += [files[row["id"]]] if (out / files[row["id"]]).exists() else []
+                    replaced += earlier(out, row["id"], fmt, [files[row["id"]]])  # its parts of a --split: gone
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
                     copy_manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
                     over_budget(prose, out / files[row["id"]], len(data), fmt)

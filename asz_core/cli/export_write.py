@@ -4,7 +4,9 @@ and a conversation over ``--max-tokens`` in parts (:func:`write_parts`, ``--spli
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import typer
 from .export_made import copy_manifest
 from .export_said import over_budget
 
-__all__ = ["lines_written", "stream_to", "to_stdout", "write_parts"]
+__all__ = ["earlier", "lines_written", "stream_to", "to_stdout", "write_parts"]
 
 
 def lines_written(lines: list[dict], fmt: str) -> bytes:
@@ -53,16 +55,17 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
                  replaced: list[str]) -> str:
     """Write ``prose.parts`` (the last render's, :func:`~asz_core.reading.export_parts.split_lines`) into ``out`` as
     ``ID.part1.EXT``, ``ID.part2.EXT``, … each whole or absent, each masked copy with its manifest (its ``made``
-    naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said.
-    Returns the first part's name (the index page links it)."""
+    naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said. The
+    conversation's files of an earlier export not written again (its whole ``ID.EXT``, parts past the last) are
+    removed (:func:`earlier`) and, with those written again, added to ``replaced``. Returns the first part's name
+    (the index page links it)."""
     from ..reading.export_manifest import mask_places
 
-    names = []
-    for k, data in enumerate(prose.parts, 1):
-        name = f"{cid}.part{k}.{_ext(fmt)}"
+    names = [f"{cid}.part{k}.{_ext(fmt)}" for k in range(1, len(prose.parts) + 1)]
+    replaced += earlier(out, cid, fmt, names)
+    for k, (name, data) in enumerate(zip(names, prose.parts), 1):
         tmp = out / (name + ".part")
         tmp.write_bytes(data)
-        replaced += [name] if (out / name).exists() else []
         os.replace(tmp, out / name)
         if prose.redact:
             prose.masks, prose.part = mask_places(data, prose.seen), k
@@ -71,12 +74,25 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
             finally:
                 prose.part = None
         over_budget(prose, out / name, len(data), fmt, part=True)
-        names.append(name)
     typer.echo(f"asz export: {cid[:8]}: over --max-tokens {prose.max_tokens:,}: written in {len(names)} parts, "
                f"{names[0]} .. {names[-1]}", err=True)
     return names[0]
 
 
+def earlier(out: Path, cid: str, fmt: str, keep: list[str]) -> list[str]:
+    """The names of conversation ``cid``'s files of an earlier export in the folder ``out`` (``ID.EXT`` and
+    ``ID.partN.EXT`` of ``fmt``), sorted: those in ``keep`` (about to be written again) are left to be replaced, the
+    others are removed with their manifests, so the folder never holds a whole file beside its parts, nor a part of
+    an earlier split (``--split``, ``--max-tokens``) beside the file or the parts written now. Raises OSError when one
+    cannot be removed."""
+    ext = _ext(fmt)
+    found = [f.name for f in out.glob(f"{glob.escape(cid)}.*{ext}")
+             if re.fullmatch(rf"{re.escape(cid)}(\.part[1-9][0-9]*)?\.{ext}", f.name) and f.is_file()]
+    for name in found:
+        if name not in keep:
+            (out / name).unlink()
+            (out / f"{name}.manifest.json").unlink(missing_ok=True)
+    return sorted(found)
 
 
 def to_stdout(data: bytes, fmt: str) -> None:

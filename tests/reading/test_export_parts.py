@@ -105,3 +105,25 @@ def test_text_parts_too_and_split_needs_a_folder(corpus_root, tmp_path):
     assert all(f.stat().st_size // 4 <= BUDGET for f in out.glob("*.part*.txt"))
     p = asz_in_process("export", "--root", str(corpus_root), "--since", "2000-01-01", "--audit", "--split")
     assert p.returncode == 2 and "--split writes parts of the audit form" in p.stderr
+
+
+def test_an_earlier_exports_whole_file_or_parts_never_stay_beside_the_new_ones(corpus_root, tmp_path):
+    """Into one folder: whole files, then --split at 5,000 tokens, then at 20,000, then whole again. After each export
+    a conversation has either its ID.txt or its parts 1..n as the run's stderr says, never both, and no part past n
+    (fix27d's report: a whole ID.EXT of an earlier export stayed beside its parts)."""
+    out = tmp_path / "audit"
+    for budget, split in ((BUDGET, False), (BUDGET, True), (20_000, True), (BUDGET, False)):
+        p = asz_in_process("export", "--root", str(corpus_root), "--since", "2000-01-01", "--tz", "UTC", "--format",
+                           "text", "--max-tokens", str(budget), "--out", f"{out}/", *(["--split"] if split else []))
+        assert p.returncode == 0, p.stderr
+        said = {cid: int(n) for cid, n in re.findall(r"asz export: ([0-9a-f]{8}): over --max-tokens [\d,]+: written "
+                                                     r"in (\d+) parts", p.stderr)}
+        assert bool(said) is split
+        mine: dict[str, list[str]] = {}
+        for f in out.glob("*.txt"):
+            mine.setdefault(f.name[:8], []).append(f.name.split(".", 1)[1])
+        for cid, names in mine.items():
+            want = [f"part{k}.txt" for k in range(1, said[cid] + 1)] if cid in said else ["txt"]
+            assert sorted(names) == sorted(want), (budget, split, cid, names)
+            assert all((out / f"{f.name}.manifest.json").is_file() for f in out.glob(f"{cid}*.txt"))
+        assert len(list(out.glob("*.manifest.json"))) == len(list(out.glob("*.txt")))
