@@ -21,7 +21,8 @@ __all__ = ["activity", "expected_rows", "quiet"]
 
 def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Optional[int]]] = None) -> tuple[list[dict], int]:
     """``(rows, unverified)``: one row per instance the sender records of ``root`` name, by instance id, each
-    ``{"instance", "credentials" (sorted names, null left out), "files", "sessions", "first_received",
+    ``{"instance", "credentials" (sorted names, null left out), "files", "sessions" (the sessions those files are
+    of: the sender records, one per session, naming it), "first_received",
     "last_received" (RFC 3339 as the receiver wrote them), "last_received_ms" (unix ms), "in_window" (files received
     inside ``window``, ``(since, until)`` unix ms with either end None; None when no window is given)}``, and how
     many lines do not verify (counted for no instance). An instance id null (a request that named none) is the row
