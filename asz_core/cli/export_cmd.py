@@ -12,15 +12,13 @@ import orjson
 import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
-from .export_said import MODEL_CONTEXT_TOKENS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
+from .export_said import MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
 from .export_write import earlier, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
 #: File extension per format (folder exports).
 EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl", "text": "txt"}
-#: The formats made from prose turns: prose (JSON Lines) and text, the audit form as plain text (docs/reading.md).
-PROSE_FORMS = ("prose", "text")
 #: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
 FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from .export_said import PROSE_FORMS
+
 if TYPE_CHECKING:
     from .export_cmd import Prose
 
@@ -35,7 +37,7 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
         prose.masks, prose.seen = mask_places(data, seen), seen
     else:
         data, bad = render_bytes(root, cid, fmt, hide, thinking, prose)
-    prose.written += len(data) if fmt in ("prose", "text") else 0
+    prose.written += len(data) if fmt in PROSE_FORMS else 0
     return data, bad
 
 

@@ -13,13 +13,15 @@ import typer
 #: A typical model context, in tokens (the Claude models' 200K): a prose export beyond it is said, with the way to
 #: split it (``--out DIR/``: one file per conversation; trial 22a, F15).
 MODEL_CONTEXT_TOKENS = 200_000
+#: The formats made from prose turns: prose (JSON Lines) and text, the audit form as plain text (docs/reading.md).
+PROSE_FORMS = ("prose", "text")
 
 
 def closing_lines(fmt: str, prose) -> None:
     """What stderr gets once every conversation is written (``prose``: export_cmd's ``Prose``): prose's token estimate,
     the size of what was written (:func:`written_line`), what it kept without its source, the window's counts and
     the conversations ``--in-range-only`` left out, then what was masked (:func:`credentials_line`)."""
-    if fmt in ("prose", "text"):
+    if fmt in PROSE_FORMS:
         from ..reading.prose import estimate
 
         typer.echo(estimate(prose.turns, sum(prose.raw)).line(), err=True)
@@ -70,7 +72,7 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False) -> None:
     (bytes ÷ 4; trial 27b F5: a 16k-line session's day was 290,668 tokens and nothing said so): ``asz export:
     warning: FILE is 1,162,672 bytes ≈ 290,668 tokens (bytes ÷ 4), over --max-tokens 200,000 (a model's context):
     --split writes it in parts that each fit``; a part still over it (``part``) holds one line alone over the budget."""
-    if fmt not in ("prose", "text", "md") or size // 4 <= prose.max_tokens:
+    if fmt not in (*PROSE_FORMS, "md") or size // 4 <= prose.max_tokens:
         return
     said = (f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
             f"{prose.max_tokens:,} (a model's context)")
