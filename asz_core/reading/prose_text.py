@@ -8,6 +8,7 @@ are written differs (:func:`to_text`):
 - the header: ``=== conversation ID ===`` then one ``key: value`` line per header key in the audit header's order
   (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
   ``none``), then a blank line;
+- every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`);
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's ``, STATUS``), then its text as written, then a blank line;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
@@ -26,6 +27,7 @@ from typing import Any, Iterable, Iterator
 from ..view.placing import INPUT_FIELDS, folded_at, one_line
 from ..view.secret_forms import found_in, masked_cut
 from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
+from .termtext import md_visible
 
 __all__ = ["PLAIN_FIELDS", "PlainAudit", "json_gist", "plain_pairs", "plain_summary", "plain_value", "to_text"]
 
@@ -103,9 +105,11 @@ def _turn(line: dict) -> list[str]:
 
 def to_text(lines: Iterable[dict]) -> bytes:
     """The audit lines (a header line of kind ``conversation`` first, masked already) as the text form's bytes:
-    each block (the header, each line) followed by a blank line, UTF-8."""
+    each block (the header, each line) followed by a blank line, UTF-8; its text written as a Markdown export's
+    (:func:`~asz_core.reading.termtext.md_visible`: terminal formatting removed, every other control as its escape,
+    so a file ``cat`` to a terminal or read by a model holds no OSC, NUL or bidi override: recheck 27, NEW-1)."""
     blocks = [_head(line) if line.get("kind") == "conversation" else _turn(line) for line in lines]
-    return "".join("\n".join(b) + "\n\n" for b in blocks).encode("utf-8")
+    return "".join(md_visible("\n".join(b)) + "\n\n" for b in blocks).encode("utf-8")
 
 
 class PlainAudit(Audit):

@@ -119,6 +119,17 @@ def test_md_export_to_a_file_writes_controls_as_escapes(odd_root: Path, tmp_path
     assert "## Talk 1: hello \\x1b]0;PWNED-TITLE\\x07RED cleared" in md
 
 
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_text_export_writes_controls_as_escapes(odd_root: Path, tmp_path: Path):
+    """``--format text`` (the audit form as plain text) holds no OSC, BEL or NUL either (recheck 27, NEW-1: 9 OSC and
+    12 CSI sequences went raw to stdout), and ``asz verify --export`` still finds the copy the root's own."""
+    out = tmp_path / "odd.txt"
+    asz("export", ODD_ID[:8], "--format", "text", "--root", str(odd_root), "--out", str(out), check=False)
+    text = out.read_text(encoding="utf-8")
+    assert _unsafe(text) == [] and f"\n{ODD_SHOWN}\n" in text
+    assert asz("verify", "--export", str(out), "--root", str(odd_root), check=False).returncode == 0
+
+
 @pytest.mark.slow
 def test_html_export_fetches_no_remote_image(odd_root: Path, tmp_path: Path):
     """A Markdown image from elsewhere becomes a link (trial 3, F20): a viewer that ignores the CSP fetches nothing."""
