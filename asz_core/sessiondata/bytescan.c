@@ -1423,16 +1423,27 @@ static PyObject *order_key(PyObject *n, PyObject *times, PyObject *ref_type, con
         PyErr_Clear();
         return Py_None;
     }
-    PyObject *ts = PyDict_GetItemWithError(times, seq);
-    if (ts == NULL && PyErr_Occurred())
-        return NULL;
-    if (ts != NULL && !PyList_CheckExact(ts))
-        return Py_None;
+    /* nid and ref (so its seq, row and block) held: seq's hash or comparison in times and a time's division may run
+     * any code, setting n.id or n.ref (the caller holds n) */
+    PyObject *key = NULL, *ts;
+    Py_INCREF(nid);
+    Py_INCREF(ref);
+    if ((ts = PyDict_GetItemWithError(times, seq)) == NULL && PyErr_Occurred())
+        goto out;
+    if (ts != NULL && !PyList_CheckExact(ts)) {
+        key = Py_None;
+        goto out;
+    }
     PyObject *t = ts != NULL && w >= 1 && w <= PyList_GET_SIZE(ts) ? PyList_GET_ITEM(ts, w - 1) : Py_None;
+    Py_INCREF(t);
     *time = t == Py_None ? Py_NewRef(s_zero) : PyNumber_FloorDivide(t, s_million);
-    if (*time == NULL)
-        return NULL;
-    return PyTuple_Pack(5, seq, row, block == Py_None ? s_minus_one : block, nid, n);
+    Py_DECREF(t);
+    if (*time != NULL)
+        key = PyTuple_Pack(5, seq, row, block == Py_None ? s_minus_one : block, nid, n);
+out:
+    Py_DECREF(nid);
+    Py_DECREF(ref);
+    return key;
 }
 
 /* Node n (id nid, parent parent) put at place i: rank[nid] = i, n appended to children[parent]. 0, or -1 on error.
@@ -1604,12 +1615,16 @@ static PyObject *order_nodes(PyObject *self, PyObject *const *args, Py_ssize_t n
     if ((keyed = PyList_New(0)) == NULL)
         return NULL;
     while (PyDict_Next(nodes, &pos, &key, &n)) {
+        Py_INCREF(n); /* held: order_key may run any code */
         PyObject *time = NULL, *k = (PyObject *)Py_TYPE(n) == node_type ? order_key(n, times, ref_type, no, ro, &time) : Py_None;
+        Py_DECREF(n);
         if (k == Py_None) {
+            Py_XDECREF(time);
             Py_DECREF(keyed);
             Py_RETURN_NONE;
         }
-        int rc = k == NULL || PyList_Append(keyed, k) < 0 || PyDict_SetItem(at, FIELD(n, no[O_ID]), time) < 0;
+        /* the id the key holds: n's may be another by now */
+        int rc = k == NULL || PyList_Append(keyed, k) < 0 || PyDict_SetItem(at, PyTuple_GET_ITEM(k, 3), time) < 0;
         Py_XDECREF(k);
         Py_XDECREF(time);
         if (rc)

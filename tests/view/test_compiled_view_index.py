@@ -131,9 +131,10 @@ def test_the_compiled_order_of_odd_keys_is_the_pythons():
 
 
 def test_code_run_by_a_parent_s_hash_cannot_free_the_nodes_being_ordered():
-    """A parent whose equality empties the nodes dict and sets every node's id and parent: the compiled order holds
-    the nodes, their ids and parents while that code runs (before session 27's review it read freed memory: a crash),
-    and places each of the 40 nodes by the key it had when the call began."""
+    """A parent whose equality empties the nodes dict and sets every node's id and parent, and a seq whose equality
+    sets every node's ref and id: the compiled order (and the tuples' order, for a seq that is no exact int) holds the
+    nodes, their ids, refs and parents while that code runs (before session 27's review it read freed memory: a
+    crash), and places each of the 40 nodes by the key it had when the call began."""
     # run with the debug allocator (-X dev: freed memory overwritten), so that reading freed memory crashes there
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run([sys.executable, "-X", "dev", "-c", _HEADER + _HOSTILE_CODE], capture_output=True, text=True,
@@ -159,6 +160,26 @@ nodes.update((n.id, n) for n in made)
 rank, children = bytescan.order_nodes(nodes, {}, {}, Node, Ref)
 assert [rank[f"n{i:02d}" + "x" * 64] for i in range(40)] == list(range(39, -1, -1))  # row 40 - i: reversed
 assert sum(len(v) for v in children.values()) == 40
+
+# a seq not an exact int (the tuples' way) whose comparison with a key of times drops every node and its ref and id
+nodes.clear()
+
+class Seq(int):
+    def __hash__(self):
+        return 1
+
+    def __eq__(self, other):
+        for n in list(nodes.values()):
+            n.ref, n.id = None, "gone"
+        nodes.clear()
+        return int.__eq__(self, other)
+
+made = [Node(f"m{i:02d}" + "y" * 64, kind="k", ref=Ref(Seq(1), 40 - i)) for i in range(40)]
+nodes.update((n.id, n) for n in made)
+at = {}
+rank, children = bytescan.order_nodes(nodes, {1: list(range(0, 40_000_000, 1_000_000))}, at, Node, Ref)
+# the first node's key emptied the dict: that node alone is ordered, its time times[1][39] // 1e6 under the id it had
+assert at == {"m00" + "y" * 64: 39} and sum(len(v) for v in children.values()) == 1
 print('held')
 '''
 _HEADER = """
