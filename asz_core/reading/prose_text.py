@@ -10,7 +10,8 @@ are written differs (:func:`to_text`):
   ``none``), then a blank line;
 - every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`);
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
-  unknown`` without ``--in-range-only``; a tool call's ``, STATUS``), then its text as written, then a blank line;
+  unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
+  text as written, then a blank line;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
   JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME: N field(s)`` and one
   ``key: value`` line per field (:func:`plain_pairs`: a nested key as its path, ``todos.1.content: Update …``), each
@@ -96,8 +97,8 @@ def _turn(line: dict) -> list[str]:
         said.append(f"stream {line['stream']}")
     if "in_range" in line and line["in_range"] is not True:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
-    if line.get("kind") == "tool_call":
-        said.append(line.get("status") or "no_result")
+    if line.get("kind") in ("tool_call", "tool_execution"):  # a call's status, an execution record's too (9a73f6a)
+        said.append(line.get("status") or ("no_result" if line.get("kind") == "tool_call" else "unknown"))
     out = [f"[{line.get('ts') or 'no time'}] {', '.join(said)}", line.get("text") or ""]
     out += [f"executed: {x}" for x in line.get("executed") or ()]
     return out

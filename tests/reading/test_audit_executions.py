@@ -14,6 +14,7 @@ payload fed once more into the sessions of their own ids, which have no transcri
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -102,3 +103,14 @@ def test_a_day_of_hook_records_alone_is_in_its_in_range_only_audit(hooked, corpu
     assert sessions <= {h["conversation"] for h in heads} and "with no line inside the window" not in p.stderr
     crash = next(h for h in heads if h["conversation"].startswith("ba6a3896"))
     assert crash["lines"] == {"tool_execution": 1}
+
+
+def test_the_text_form_says_each_execution_records_status(hooked, corpus_dir):
+    """--format text's block of a tool_execution line says its status as a tool call's does (`[TS] tool_execution,
+    stream executions, error`): the failed ones counted from the payloads' PostToolUseFailure events."""
+    events = {(p["session_id"], p.get("tool_use_id") or ""): p["hook_event_name"] for p in _payloads(corpus_dir)}
+    p = asz("export", "--since", "2000-01-01", "--tz", "UTC", "--format", "text", "--root", str(hooked))
+    heads = [ln for ln in p.stdout.splitlines() if re.match(r"^\[[^\]]*\] tool_execution, ", ln)]
+    assert len(heads) == len(events)
+    assert sum(ln.endswith(", error") for ln in heads) == sum(e == "PostToolUseFailure" for e in events.values())
+    assert sum(ln.endswith(", ok") for ln in heads) == sum(e == "PostToolUse" for e in events.values())
