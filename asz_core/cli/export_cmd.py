@@ -406,7 +406,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
             typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
         typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
         copy_manifest(r, cid, out, data, fmt, hide, thinking, prose)
-        over_budget(prose, out, len(data), fmt)
+        over_budget(prose, out, len(data), fmt, one=True)  # --split refused here: said how to ask for it
     warn_unverified(cid, bad)
     return 1 if bad else 0
 

@@ -67,11 +67,13 @@ def written_line(size: int, split: bool, max_tokens: int = MODEL_CONTEXT_TOKENS,
     return said
 
 
-def over_budget(prose, path, size: int, fmt: str, part: bool = False) -> None:
+def over_budget(prose, path, size: int, fmt: str, part: bool = False, one: bool = False) -> None:
     """Keep, for the closing lines, the warning on one written file (prose, text or md) over ``prose.max_tokens``
     (bytes ÷ 4; trial 27b F5: a 16k-line session's day was 290,668 tokens and nothing said so): ``asz export:
     warning: FILE is 1,162,672 bytes ≈ 290,668 tokens (bytes ÷ 4), over --max-tokens 200,000 (a model's context):
-    --split writes it in parts that each fit``; a part still over it (``part``) holds one line alone over the budget."""
+    --split writes it in parts that each fit``, of ``one`` conversation's ``--out FILE`` (where ``--split`` is
+    refused) ``--split with --out DIR/ (one conversation: with --since/--until) writes …``; a part
+    still over it (``part``) holds one line alone over the budget."""
     if fmt not in (*PROSE_FORMS, "md") or size // 4 <= prose.max_tokens:
         return
     said = (f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
@@ -79,7 +81,9 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False) -> None:
     if part:
         said += ": the part holds one line alone over the budget (a line is never cut)"
     elif fmt != "md" and prose.audit:
-        said += ": --split writes it in parts that each fit (docs/reading.md, \"Sizing an audit for a model\")"
+        said += (": --split writes it in parts that each fit" if not one else ": --split with --out DIR/ (one "
+                 "conversation: with --since/--until) writes it in parts that each fit") + \
+            " (docs/reading.md, \"Sizing an audit for a model\")"
     prose.over.append(said)
 
 

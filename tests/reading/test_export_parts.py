@@ -127,3 +127,19 @@ def test_an_earlier_exports_whole_file_or_parts_never_stay_beside_the_new_ones(c
             assert sorted(names) == sorted(want), (budget, split, cid, names)
             assert all((out / f"{f.name}.manifest.json").is_file() for f in out.glob(f"{cid}*.txt"))
         assert len(list(out.glob("*.manifest.json"))) == len(list(out.glob("*.txt")))
+
+
+def test_one_conversations_file_over_the_budget_is_told_the_split_it_can_ask_for(corpus_root, tmp_path):
+    """asz export ID --out FILE refuses --split (no window), so its warning names what works, and that works."""
+    big = max(corpus_root.glob("*-*-*-*-*/"), key=lambda d: sum(f.stat().st_size for f in d.rglob("*") if f.is_file()))
+    cid, file = big.name, tmp_path / "one.txt"
+    p = asz_in_process("export", cid, "--format", "text", "--max-tokens", str(BUDGET), "--out", str(file),
+                       "--root", str(corpus_root))
+    assert p.returncode == 0 and file.stat().st_size // 4 > BUDGET, p.stderr
+    assert (f"asz export: warning: {file} is {file.stat().st_size:,} bytes ≈ {file.stat().st_size // 4:,} tokens "
+            f"(bytes ÷ 4), over --max-tokens 5,000 (a model's context): --split with --out DIR/ (one conversation: "
+            "with --since/--until) writes it in parts that each fit") in p.stderr
+    asked = asz_in_process("export", cid, "--since", "2000-01-01", "--tz", "UTC", "--format", "text", "--max-tokens",
+                           str(BUDGET), "--split", "--out", f"{tmp_path / 'parts'}/", "--root", str(corpus_root))
+    assert asked.returncode == 0, asked.stderr
+    assert len(list((tmp_path / "parts").glob(f"{cid}.part*.txt"))) >= 2
