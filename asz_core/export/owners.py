@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from ..flow.chain import Chain, round_session
+from ..storage.layout import CONVERSATIONS, dir_name
 from .admit import Refused, landed_seq, round_reads
 
 __all__ = ["OWNED", "owned_by", "release"]
@@ -41,20 +43,42 @@ def _recorded_owner(root: Path, session: str) -> str | None:
 
 
 def owned_by(root: Path, rel: str, data: bytes, credential: str | None, claimed: set[tuple[str, str]]) -> None:
-    """Refused (:data:`OWNED`) when ``rel`` (a landed file, or a round: the session its header reads) is of a session
-    whose first file came with another named credential (trial 27c F1). Checked only for a named ``credential`` (a
-    token file of ``NAME TOKEN`` lines): one unnamed token, or none, is one credential for every sender. A session no
-    named credential sent yet is taken by this one (kept in ``claimed`` until the request's sender lines are written,
-    :func:`release`), so two requests at once cannot both start it."""
+    """Refused (:data:`OWNED`) when ``rel`` (a landed file, or a round: the session its header reads and the session
+    round 1 of the chain its path names reads) is of a session whose first file came with another named credential
+    (trial 27c F1). Checked only for a named ``credential`` (a token file of ``NAME TOKEN`` lines): one unnamed token,
+    or none, is one credential for every sender. A session no named credential sent yet is taken by this one (kept in
+    ``claimed`` until the request's sender lines are written, :func:`release`), so two requests at once cannot both
+    start it."""
     if not credential:
         return
     at = landed_seq(rel)
-    session = at[0] if at is not None else (rel.split("/", 1)[0] if not rel.startswith("_") else None)
-    if session is None and rel.endswith(".sf"):
+    sessions = [at[0] if at is not None else (rel.split("/", 1)[0] if not rel.startswith("_") else None)]
+    if sessions[0] is None and rel.endswith(".sf"):
         reads = round_reads(data)
-        session = reads[0] if reads is not None else None
-    if not session:
-        return
+        # the chain the round would join: a round naming a session of this credential must not take a slot in the
+        # chain of another's session (the fold would then stop there: every reader says mismatch)
+        sessions = [reads[0] if reads is not None else None, _chain_session(root, rel)]
+    for session in dict.fromkeys(s for s in sessions if s):
+        _owned(root, rel, session, credential, claimed)
+
+
+def _chain_session(root: Path, rel: str) -> str | None:
+    """The session directory round 1 of the chain ``rel`` (``_conversations/<id>/rounds/<name>.sf``) names; None:
+    no such chain here yet, or its round 1 does not read."""
+    parts = rel.split("/")
+    if len(parts) != 4 or parts[0] != CONVERSATIONS or parts[1] in ("", ".", ".."):
+        return None
+    files = Chain.at(root / CONVERSATIONS / parts[1]).round_files()
+    first = round_session(files[0].path) if files and files[0].number == 1 else ""
+    try:
+        return dir_name(first) if first else None
+    except ValueError:
+        return None
+
+
+def _owned(root: Path, rel: str, session: str, credential: str, claimed: set[tuple[str, str]]) -> None:
+    """Refused (:data:`OWNED`) when ``session`` is owned by a credential other than ``credential``; else it is, or
+    becomes (claimed), this credential's."""
     key = (str(root), session)
     with _owners_lock:
         owner = _owners.get(key) or _claims.get(key)

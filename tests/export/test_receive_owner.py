@@ -134,3 +134,35 @@ def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir,
     for fmt in ("md", "html"):
         out = asz("export", SESSION[:8], "--root", team, "--format", fmt).stdout
         assert f"MIXED SENDERS: {mixed}; sent by root@vm" in (html.unescape(out) if fmt == "html" else out)
+
+
+def test_a_round_of_another_session_cannot_join_the_chain_of_a_session_another_sent(corpus_dir, tmp_path):
+    """A round whose header names bob's own session, at the path of alice's chain's next round: the chain's round 1
+    names her session, so the round is refused (before: it took round 2's slot of her chain, and the fold stopped
+    there, every reader saying mismatch)."""
+    from asz_core.export.land import Refused
+    from asz_core.export.owners import owned_by, release
+
+    src_a = tmp_path / "srcA"
+    (src_a / "projects" / "-p").mkdir(parents=True)
+    shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
+    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
+                   err=io.StringIO()).start().serve_in_thread()
+    try:
+        _collect(src_a, tmp_path / "root_a", tmp_path)
+        _push(tmp_path / "root_a", rcv.address, "alice", tmp_path, "http")
+    finally:
+        rcv.stop()
+    team = tmp_path / "team"
+    chains = sorted(p.name for p in (team / "_conversations").iterdir())
+    assert chains == [SESSION]
+    header = json.dumps({"t": "header", "session": "bobs-own-session", "conversation": SESSION, "round": 2,
+                         "from_seq": 2, "through_seq": 2}).encode() + b"\n"
+    rel = f"_conversations/{SESSION}/rounds/r000002-0123456789ab.sf"
+    claimed: set[tuple[str, str]] = set()
+    with pytest.raises(Refused, match=f"its session {SESSION} was first sent with credential alice: credential bob"):
+        owned_by(team, rel, header, "bob", claimed)
+    release(claimed)
+    owned_by(team, rel, header, "alice", claimed)  # the chain's own credential: not refused here (admit checks the rest)
+    release(claimed)
