@@ -46,7 +46,7 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
 ``password``                a value given to a name ``password``, ``passwd``, ``pwd`` or ``secret`` (any case,
                             ``db_password`` and ``DB_PASSWORD`` too) by ``is``, ``=``, ``:`` or ``=>`` (quotes
                             allowed): ``the db password is Tr0ub4dor&3-horse-battery``, ``PGPASSWORD=s3cr3t!x``;
-                            the value alone, 6 to 128 characters up to a space, quote, comma, semicolon or
+                            the value alone, 6 or more characters (never a part of a longer one) up to a space, quote, comma, semicolon or
                             bracket (a sentence's last ``.`` not in it); only a value holding a letter and a digit or a sign (``hunter2``,
                             ``Tr0ub4dor&3``), never a name or a call in code (``self.password``,
                             ``os.environ``, ``getpass()``), a variable or template, nor a placeholder
@@ -116,7 +116,7 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # then its quote, ':', '=', '=>' or ' is ', a quote; the value up to white space, a quote or a code mark, a
     # sentence's last '.' not in it
     ("password", r"(?i:password|passwd|pwd|secret)" + _QUOTE + r"(?:" + _SPACE + r"(?:=>|==?|:)" + _SPACE
-     + r"|[ \t]+(?i:is)[ \t]+)" + _QUOTE + r"(?P<value>[^\s\"'`,;<>(){}\[\]\\]{5,127}[^\s\"'`,;<>(){}\[\]\\.:=])",
+     + r"|[ \t]+(?i:is)[ \t]+)" + _QUOTE + r"(?P<value>[^\s\"'`,;<>(){}\[\]\\]{5,}[^\s\"'`,;<>(){}\[\]\\.:=])",
      ("assword", "ASSWORD", "asswd", "ASSWD", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
 )
 _COMPILED = tuple((name, re.compile(rx), hints) for name, rx, hints in KINDS)

@@ -85,3 +85,12 @@ def test_the_audit_masks_the_phrase_and_its_header_names_what_it_covers(planted)
     assert creds["left_out"] == {"places": 1, "credentials": 1, "not_written": 1}  # the tool result's PGPASSWORD
     assert creds["forms"] == [name for name, _, _ in KINDS] and "password" in creds["forms"]
     assert "not found" in creds["not_covered"] and "password" in creds["not_covered"]
+
+
+def test_a_long_value_is_masked_whole():
+    """A value over 128 characters (a generated secret) is one finding, masked whole: its first 128 characters were
+    the value and the rest stood unmasked after ***."""
+    value = "Zq8k!" * 40  # 200 characters
+    text = f"secret={value} rest"
+    assert [(k, text[a:b]) for k, a, b in find(text)] == [("password", value)]
+    assert redacted(text)[0] == "secret=*** rest"
