@@ -301,7 +301,7 @@ class Http(BaseHTTPRequestHandler):
     def _body(self) -> bytes | None:
         """The request's body, or None when it was answered (400, 413) or its client left before its end (counted)."""
         text = (self.headers.get("Content-Length") or "0").strip()
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):  # '²' is a digit to str.isdigit, not to int()
             self._reply(400, b"Content-Length must be a whole number of bytes\n", "text/plain")
             return None
         if (length := int(text)) > MAX_BODY:

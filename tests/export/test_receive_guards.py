@@ -104,6 +104,9 @@ def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp
         assert big.startswith(b"HTTP/1.1 413") and b"over the 1073741824 (1 GiB) a request may hold" in big
         bad = r.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
         assert bad.startswith(b"HTTP/1.1 400")
+        with socket.create_connection(("127.0.0.1", r.port), timeout=30) as s:  # a header is read as latin-1
+            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Length: \xb2\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 400")  # before: int('\u00b2') raised, nothing answered
     finally:
         err = r.stop()
     assert "HTTP 415" not in err and "MemoryError" not in err, err
