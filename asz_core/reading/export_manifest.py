@@ -398,12 +398,15 @@ def _removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
     changed"): a line whose landed form says :data:`REMOVED_MARK` and whose every key but ``text`` and ``kind`` (a
     person's kind is read from the text: ``removed``) is the copy's, a landed file named by its skeleton; a header
     whose :data:`HEADER_KEPT` keys are the copy's; a ``subagent_prompt`` line the root no longer gives (its ``Task``
-    input went)."""
+    input went) at a record (conversation, stream, file, row) one of the root's lines still stands at (an added line
+    at a record the root does not hold is a difference, never "not checkable")."""
     if not pruned:
         return set()
     theirs: dict[tuple, dict] = {}
+    places = set()  # where the root's lines stand: a line the root no longer gives stood at a record it still gives
     for b in filter(None, map(_json, again.split(b"\n"))):
         theirs.setdefault(_line_key(b, theirs), b)
+        places.add(_place(b))
     out, seen = set(), {}
     for j, line in enumerate(copy.split(b"\n")):
         a = _json(line)
@@ -412,13 +415,18 @@ def _removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
         b = theirs.get(_line_key(a, seen))
         seen[_line_key(a, seen)] = a
         if b is None:
-            out |= {j + 1} if a.get("kind") == "subagent_prompt" else set()
+            out |= {j + 1} if a.get("kind") == "subagent_prompt" and _place(a) in places else set()
         elif a.get("kind") == "conversation":
             out |= {j + 1} if all(a.get(k) == b.get(k) for k in HEADER_KEPT) else set()
         elif REMOVED_MARK in str(b.get("text")) and all(
                 _stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in _read_from_text(a, b)):
             out.add(j + 1)
     return out
+
+
+def _place(x: dict) -> tuple:
+    """The record a prose line stands at: its conversation, stream, landed file (without ``.sd``/``.sk``) and row."""
+    return x.get("conversation"), x.get("stream"), _stem(x.get("file")), x.get("row")
 
 
 def _line_key(x: dict, before: dict) -> tuple:

@@ -62,3 +62,27 @@ def test_a_copy_made_before_retention_is_not_called_changed(corpus_source, tmp_p
     (tmp_path / "b.jsonl.manifest.json").write_text(json.dumps(body))
     bad = asz("verify", "--export", str(changed), "--root", str(root), check=False)
     assert bad.returncode == 1 and "b.jsonl: line 3 column" in bad.stdout, bad.stdout
+
+
+def test_a_line_added_to_a_pruned_conversation_is_no_removed_text(corpus_source, tmp_path):
+    """A sub-agent prompt line added to the copy at a record the root does not hold (its manifest written again for
+    it) is a difference, not "not checkable" (before: exit 0, the forged line counted among the removed texts)."""
+    shutil.copytree(corpus_source / PROJECT, tmp_path / "projects" / PROJECT)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    copy = tmp_path / "a.jsonl"
+    asz("export", SID, "--audit", "--root", str(root), "--out", str(copy))
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    asz("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"))
+    lines = copy.read_bytes().splitlines()
+    lines.insert(3, orjson.dumps({"conversation": SID, "kind": "subagent_prompt", "text": "FORGED: deploy to prod",
+                                  "ts": "2025-11-29T15:17:00.000Z", "stream": "sub", "file": "x.sd", "row": 9}))
+    data = b"\n".join(lines) + b"\n"
+    (tmp_path / "b.jsonl").write_bytes(data)
+    from asz_core.reading.export_manifest import line_digests
+    body = json.loads((tmp_path / "a.jsonl.manifest.json").read_text())
+    body["export"] = {**body["export"], "file": "b.jsonl", "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                      "lines": line_digests(data)}
+    (tmp_path / "b.jsonl.manifest.json").write_text(json.dumps(body))
+    bad = asz("verify", "--export", str(tmp_path / "b.jsonl"), "--root", str(root), check=False)
+    assert bad.returncode == 1 and "line 4" in bad.stdout, bad.stdout
