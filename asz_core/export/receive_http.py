@@ -298,8 +298,10 @@ class Http(BaseHTTPRequestHandler):
             self.conn.since = time.monotonic()
             self.conn.deadline = self.conn.since + IDLE_TIMEOUT  # the next request's headers, or the connection ends
 
-    def _body(self) -> bytes | None:
-        """The request's body, or None when it was answered (400, 413) or its client left before its end (counted)."""
+    def _body(self, keep: bool = True) -> bytes | None:
+        """The request's body (``keep`` False: read through in 64 KiB pieces and b'' given, for a request refused
+        before its body, so an unauthenticated sender never makes the receiver hold up to 1 GiB), or None when it was
+        answered (400, 413) or its client left before its end (counted)."""
         text = (self.headers.get("Content-Length") or "0").strip()
         if not (text.isascii() and text.isdigit()):  # '²' is a digit to str.isdigit, not to int()
             self._reply(400, b"Content-Length must be a whole number of bytes\n", "text/plain")
@@ -308,8 +310,14 @@ class Http(BaseHTTPRequestHandler):
             self._reply(413, f"the body is {length} bytes, over the {MAX_BODY} (1 GiB) a request may hold\n".encode(),
                         "text/plain")
             return None
-        data = self.rfile.read(length) if length else b""
-        if len(data) < length:
+        data, got = b"", 0
+        if not keep:  # a request refused before its body is read: the body is read through, never held
+            while got < length and (chunk := self.rfile.read(min(1 << 16, length - got))):
+                got += len(chunk)
+        elif length:
+            data = self.rfile.read(length)
+            got = len(data)
+        if got < length:
             self.close_connection = True
             if self.conn is None or not self.conn.closed:
                 self.server.tally.add(DROPPED)
@@ -320,11 +328,11 @@ class Http(BaseHTTPRequestHandler):
         from .receive import answer_logs
 
         rcv = self.server.receiver
-        if (data := self._body()) is None:
+        why, name = rcv.auth.check(self.headers.get("Authorization"))
+        if (data := self._body(keep=not why)) is None:
             return
         if self.path not in ("/v1/logs", "/v1/metrics"):
             return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
-        why, name = rcv.auth.check(self.headers.get("Authorization"))
         if why:
             return self._reply(401, f"{why}\n".encode(), "text/plain")
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":

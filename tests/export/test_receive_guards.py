@@ -164,3 +164,24 @@ def test_the_counts_held_back_are_said_once_a_minute_old():
     assert out.getvalue().splitlines()[2:] == [out.getvalue().splitlines()[2]]
     assert out.getvalue().splitlines()[2].endswith(
         "] closed 4 connection(s) that sent no complete request headers in time (header timeout 10 s, idle 20 s)")
+
+
+def test_a_body_without_the_token_is_read_through_not_held(tmp_path):
+    """A request with no token is answered 401 after its body is read through in pieces, never held whole (before: a
+    sender without the token made the receiver hold its body, up to 1 GiB per connection, before the 401)."""
+    (tmp_path / "tok").write_text("s3cretTOKEN1234567890abcdef\n")
+    r = Child(tmp_path, "--token-file", str(tmp_path / "tok"))
+    size = 400 << 20
+    try:
+        with socket.create_connection(("127.0.0.1", r.port), timeout=60) as s:
+            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                      b"Content-Length: %d\r\n\r\n" % size)
+            piece = bytes(1 << 20)
+            for _ in range(size >> 20):
+                s.sendall(piece)
+            assert s.recv(65536).startswith(b"HTTP/1.1 401")
+        peak = next(int(x.split()[1]) for x in Path(f"/proc/{r.proc.pid}/status").read_text().splitlines()
+                    if x.startswith("VmHWM:"))  # KiB
+        assert peak < (size >> 10) // 2, peak  # the receiver's peak memory stays well under the body's size
+    finally:
+        r.stop()
