@@ -179,3 +179,26 @@ def corpus_texts(corpus_dir: Path):
                 except ValueError:
                     continue
                 yield from strings(doc)
+
+
+def forms_over_corpus(corpus_dir: Path, forms: tuple[str, ...]) -> tuple[int, int]:
+    """``(texts read, findings of any of the credential forms named)`` over :func:`corpus_texts`: a form's false
+    positives over the whole shared corpus."""
+    from asz_core.view.secret_forms import find
+
+    texts = found = 0
+    for s in corpus_texts(corpus_dir):
+        texts += 1
+        found += sum(k in forms for k, _, _ in find(s))
+    return texts, found
+
+
+def plant_in_prompt_and_result(prompt_tail: str, result: str):
+    """A ``plant`` for :func:`planted_root` over claude-reliability's transcript: ``prompt_tail`` appended to its first
+    prompt (line 2) after a space, ``result`` made the text of the tool result of line 6."""
+
+    def plant(lines: list[dict]) -> None:
+        lines[1]["message"]["content"] = f"{lines[1]['message']['content']} {prompt_tail}"
+        lines[5]["message"]["content"][0]["content"] = result
+
+    return plant

@@ -16,7 +16,7 @@ import pytest
 from asz_core.view.secret_forms import find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import corpus_texts, planted_root, secrets_found
+from reading_helpers import forms_over_corpus, plant_in_prompt_and_result, planted_root, secrets_found
 
 GOOGLE = "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"
 BEARER = "a8F3kLq9Zx2mN7pR4tV6wY1bC5dE0gH3jK8"
@@ -48,21 +48,14 @@ def test_both_are_masked_first_and_last_four_kept():
 
 
 def test_no_finding_over_the_whole_shared_corpus(corpus_dir):
-    strings = found = 0
-    for s in corpus_texts(corpus_dir):
-        strings += 1
-        found += sum(k in ("google-oauth-client-secret", "bearer-token") for k, _, _ in find(s))
+    strings, found = forms_over_corpus(corpus_dir, ("google-oauth-client-secret", "bearer-token"))
     assert strings > 60_000 and found == 0
-
-
-def _plant(lines: list[dict]) -> None:
-    lines[1]["message"]["content"] = f"{lines[1]['message']['content']} The OAuth client secret is {GOOGLE}."
-    lines[5]["message"]["content"][0]["content"] = "Hello world\n" + CURL + "\n" + "\n".join(DECOYS)
 
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory, corpus_dir) -> Path:
-    return planted_root(corpus_dir, tmp_path_factory.mktemp("google-bearer"), RELIABILITY, _plant)
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("google-bearer"), RELIABILITY,
+                        plant_in_prompt_and_result(f"The OAuth client secret is {GOOGLE}.", "Hello world\n" + CURL + "\n" + "\n".join(DECOYS)))
 
 
 def test_asz_secrets_names_each_and_the_export_masks_them(planted):

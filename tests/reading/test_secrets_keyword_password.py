@@ -18,7 +18,7 @@ import pytest
 from asz_core.view.secret_forms import KINDS, find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import corpus_texts, planted_root, secrets_found
+from reading_helpers import forms_over_corpus, plant_in_prompt_and_result, planted_root, secrets_found
 
 PHRASE = "the db password is Tr0ub4dor&3-horse-battery"
 PW = "Tr0ub4dor&3-horse-battery"
@@ -52,21 +52,14 @@ def test_the_password_is_masked_nothing_of_it_kept():
 
 def test_no_finding_over_the_whole_shared_corpus(corpus_dir):
     """The false positives over the corpus: 0 (every string of every JSON line or file, and every file's text)."""
-    strings = found = 0
-    for s in corpus_texts(corpus_dir):
-        strings += 1
-        found += sum(k == "password" for k, _, _ in find(s))
+    strings, found = forms_over_corpus(corpus_dir, ("password",))
     assert strings > 60_000 and found == 0
-
-
-def _plant(lines: list[dict]) -> None:
-    lines[1]["message"]["content"] = f"{lines[1]['message']['content']} Also {PHRASE}."
-    lines[5]["message"]["content"][0]["content"] = "Hello world\n" + ENV + "\n" + "\n".join(DECOYS)
 
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory, corpus_dir) -> Path:
-    return planted_root(corpus_dir, tmp_path_factory.mktemp("keyword-password"), RELIABILITY, _plant)
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("keyword-password"), RELIABILITY,
+                        plant_in_prompt_and_result(f"Also {PHRASE}.", "Hello world\n" + ENV + "\n" + "\n".join(DECOYS)))
 
 
 def test_asz_secrets_names_each_password(planted):
