@@ -5,15 +5,17 @@ the one-line escape of a name or a collect line. A room of its own with no impor
 
 from __future__ import annotations
 
-__all__ = ["UNSAFE", "one_line"]
+__all__ = ["UNSAFE", "ESCAPES", "one_line"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
 #: embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069.
 UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0x7F, 0xA0),
                     *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-#: Each :data:`UNSAFE` character as its escape (``\\x1b``, ``\\u202e``), a newline as ``\\n``.
-_ONE_LINE = {**{c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}, 0x0A: "\\n"}
+#: Each :data:`UNSAFE` character as the terminal's escape of it (``\\x1b``; above U+00FF ``\\u202e``).
+ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
+#: :data:`ESCAPES`, and a newline as ``\\n``.
+_ONE_LINE = {**ESCAPES, 0x0A: "\\n"}
 
 
 def one_line(text: str) -> str:

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import UNSAFE  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPES, UNSAFE  # the code points visible escapes, with the collect lines' escapes
 
 __all__ = ["plain", "visible", "md_visible", "visible_spans", "UNSAFE", "CSI"]
 
 
-_TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
+_TABLE = ESCAPES
 _JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}
 _KEEP_CR_TABLE = {c: e for c, e in _TABLE.items() if c != 0x0D}
 
