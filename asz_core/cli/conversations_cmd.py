@@ -160,12 +160,16 @@ def state_cell(row: dict) -> str:
     (``problems``: a missing companion file changes no state); :func:`problems_note` names them. A state other than
     verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
     is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5), ``gone``
-    when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3)."""
+    when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3).
+    ``errors`` when a model call or a run ended with an error (``api_errors``), ``never ended`` when runs started
+    and have no end recorded (``never_ended``: a LangGraph app that crashed), :func:`failed_note` saying each in
+    ``asz conversation``'s words (trial 27a: the list read a plain ``verified`` for a failed trace)."""
     from ..storage.senders import mixed_credentials
 
     state = row.get("state") or "-"
     return (state + (" !" if _unsaid(row) else "") + (" mixed" if mixed_credentials(row.get("senders") or []) else "") + (" stopped" if row.get("conflicts") else "")
-            + (" gone" if row.get("sources_gone") else ""))
+            + (" gone" if row.get("sources_gone") else "") + (" errors" if row.get("api_errors") else "")
+            + (" never ended" if row.get("never_ended") else ""))
 
 
 def _unsaid(row: dict) -> bool:
@@ -192,6 +196,24 @@ def mixed_note(rows: list[dict]) -> list[str]:
 
     return [f"mixed: {shown_id(row)} {said}; asz conversation {shown_id(row)} says who sent which"
             for row in rows if (said := mixed_credentials(row.get("senders") or []))]
+
+
+def failed_note(rows: list[dict]) -> list[str]:
+    """Per row whose STATE says ``errors`` or ``never ended`` (:func:`state_cell`), in ``asz conversation``'s words:
+    ``errors: ID8 N API error step(s): …`` (:data:`~asz_core.view.rate_words.API_ERRORS`), and its ``never ended: …``
+    problem line (:func:`~asz_core.view.unended.unended_lines`) where :func:`problems_note` does not print it first."""
+    from ..view.rate_words import API_ERRORS
+    from ..view.unended import UNENDED_PREFIX
+
+    out = []
+    for row in rows:
+        if row.get("api_errors"):
+            out.append(f"errors: {shown_id(row)} {row['api_errors']:,} {API_ERRORS}")
+        found = [str(p) for p in row.get("problems") or ()]
+        for i, p in enumerate(found):
+            if row.get("never_ended") and p.startswith(UNENDED_PREFIX) and not (i == 0 and _unsaid(row)):
+                out.append(f"{UNENDED_PREFIX}{shown_id(row)} {p[len(UNENDED_PREFIX):]}")
+    return out
 
 
 def gone_note(rows: list[dict]) -> list[str]:
@@ -335,7 +357,7 @@ def conversations(
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list); one whose session has a source the collector no longer
-    reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
+    reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model call or a run of which ended with an error (a failed LangGraph trace) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
     (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.
@@ -385,7 +407,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in grouped_note(rows) + said + problems_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
 
 

@@ -307,8 +307,9 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
     failed = (s.get("kinds") or {}).get("error.api", 0)
     if failed:  # a failed run (a LangGraph trace's error) or model call was said only in its talk (trial 27a F9)
-        out.append(f"errors {failed} API error step(s): a model call or a run ended with an error (the talk shows "
-                   "each as API error)")
+        from ..view.rate_words import API_ERRORS
+
+        out.append(f"errors {failed} {API_ERRORS}")
     from ..view.conflicts import conflict_line, gone_line
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5

@@ -113,6 +113,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
+    if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
+        places["api_errors"] = errors  # a failed run or model call: the list rows mark it (trial 27a)
     if v.call_usage and (grouped := v.calls_grouped()):  # asz's grouping, not the runtime's ids: the rows mark it (F15)
         places["calls_grouped"] = grouped
     shares = _shares(v) if summary is None else summary.get("shares")

@@ -13,7 +13,7 @@ Imports nothing: the server writes them into the script before it listens.
 from __future__ import annotations
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "page_words"]
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
@@ -74,6 +74,12 @@ NO_CALL_READ = ("no model call could be read in this conversation (its transcrip
 #: (:func:`asz_core.reading.export_steps.part_marker`) and the page's (app.js ``lostText``, a media part's label).
 LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 
+#: What follows ``N`` where a reader counts a conversation's API error steps (``error.api``: a model call, or a run such
+#: as a LangGraph trace's, that ended with an error; trial 27a F9): ``asz conversation``'s ``errors N …`` line, the
+#: ``errors:`` line under ``asz ls`` (its STATE marked ``errors``; ``--json``: ``api_errors``) and the page list's
+#: ``errors`` mark (``WORDS.api_errors``).
+API_ERRORS = "API error step(s): a model call or a run ended with an error (the talk shows each as API error)"
+
 #: What the models line says of a conversation whose model calls name no model (Kiro CLI 3.x records none; trial 27a
 #: F10: the page read ``models —``), as the tokens line says ``not recorded by the runtime``: ``asz conversation``
 #: (:func:`asz_core.reading.listing.usage_lines`), the exports' head, the page's models chip and list (``WORDS``).
@@ -113,6 +119,7 @@ FAILURE_WORDS = {
     "interrupted": "interrupted: the user stopped the call",
 }
 
+
 def page_words() -> dict:
     """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``
     (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
@@ -120,12 +127,16 @@ def page_words() -> dict:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
-    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`) and ``kept_src`` (what a
+    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`),
+    ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
+    :data:`asz_core.view.unended.UNENDED_PREFIX`) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
+    from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
     return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
-            "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC}
+            "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
+            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX}

@@ -20,7 +20,9 @@ this one continues, where the records it repeats and their calls are drawn and c
 record ids it shares with conversations neither continuing the other, ``{"with": [ids], "ids": N, "calls": N}``: those
 records and their calls are counted in each, null when none; ``calls_grouped``, how asz grouped the runtime's lines
 into the ``llm_calls`` it counts where the runtime records no call id (Kiro CLI 3.x: the summary's ``calls_grouped``),
-null when every call is keyed by the runtime's own id; ``calls_unread``, :func:`calls_unread`, null until counted) follow
+null when every call is keyed by the runtime's own id; ``calls_unread``, :func:`calls_unread`, null until counted;
+``api_errors`` and ``never_ended``, the API error steps and the runs that never ended (:func:`counted_keys`), null
+until counted) follow
 when the header or the document carries them, else they are null; ``llm_calls``
 is the document summary's count (one per provider call, message id + request
 id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
@@ -48,7 +50,8 @@ ROW_KEYS = (
 )
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
-                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread")
+                "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
+                "api_errors", "never_ended")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -230,13 +233,24 @@ def counted_keys(summary: dict) -> dict:
     and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when no call carries token usage
     (:func:`usage_unrecorded`: Kiro meters credits; no model call recorded at all), so its 0 tokens and $0.00 are not
     figures; ``calls_unread`` (:func:`calls_unread`): True when its 0 talks and 0 calls are not figures, no call being
-    read while records the dialect could not read may hold some."""
+    read while records the dialect could not read may hold some; ``api_errors``, its API error steps (a model call or
+    a run, such as a failed LangGraph trace, that ended with an error: the summary's ``api_errors``, else its
+    ``kinds``' ``error.api``; 0 when none), and ``never_ended``, the runs that started and have no end recorded
+    (:func:`~asz_core.view.unended.unended_count` of its problems; 0 when none): what ``asz ls`` marks ``errors`` and
+    ``never ended`` (trial 27a: only ``asz conversation`` and the talk said a trace failed)."""
+    from .unended import unended_count
+
     out = {"usage_incomplete": summary.get("usage_incomplete") or 0,
            "changes_lines_unknown": summary.get("changes_lines_unknown") or 0}  # changed files whose lines are not known
     calls = summary.get("llm_calls")
     if isinstance(calls, int):
         out["llm_calls"] = calls
     out["calls_unread"] = calls_unread(calls, summary.get("problems"))
+    errors = summary.get("api_errors")
+    if not isinstance(errors, int) or isinstance(errors, bool):
+        kinds = summary.get("kinds")
+        errors = kinds.get("error.api", 0) if isinstance(kinds, dict) else 0
+    out["api_errors"], out["never_ended"] = errors, unended_count(summary.get("problems"))
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage

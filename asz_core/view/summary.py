@@ -187,6 +187,11 @@ class DocumentView(ListView):
             return seen  # no stream record has a time: the observations' own
         return got
 
+    def api_errors(self) -> int:
+        """How many API error steps (``error.api`` nodes: a model call or a run that ended with an error) the
+        conversation has: its ``summary.kinds``' ``error.api``, counted without the summary."""
+        return sum(1 for n in self.nodes.values() if n.kind == "error.api")
+
     def lines_unknown(self) -> int:
         """``summary.changes_lines_unknown``: how many changed files of the conversation's change records have lines
         that are not known (``additions`` null: the diff is unavailable, the earlier content not being recorded, as

@@ -42,6 +42,7 @@ import msgspec
 from ..sessiondata.model import is_member_part
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
+from .unended import UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
@@ -538,41 +539,6 @@ def outside_call_lines(children: dict[str, list], record) -> list[str]:
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
-#: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
-UNENDED_PREFIX = "never ended: "
-
-
-def unended_lines(headers: dict, records: dict) -> list[str]:
-    """One ``never ended: …`` line (:data:`UNENDED_PREFIX`) per dialect whose adapter names runs of the conversation
-    that started and whose end no landed record carries (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.
-    runs_without_end`: a LangGraph app that crashed mid-run, trial 27a F5): how many, how many of them are model calls
-    (which carry no usage: no figure counts their tokens, though the calls count counts them), and at most 10 run
-    ids. ``headers`` seq -> landed file header (``kind``, ``dialect``; or None), ``records`` seq -> its records
-    (dicts), the transcript files only. ``[]`` when none (nearly always: a dialect without the hook is never asked more than once a document)."""
-    from .titles import ask_adapter
-
-    by_dialect: dict[str, list] = {}
-    for seq in sorted(records):
-        h = headers.get(seq)
-        if h is not None and h.kind == "transcript" and h.dialect:
-            by_dialect.setdefault(h.dialect, []).extend(records[seq])
-    lines = []
-    for dialect, recs in by_dialect.items():
-        got = ask_adapter(dialect, "runs_without_end", recs)
-        if not isinstance(got, list) or not got:
-            continue
-        runs = [str(r[0]) for r in got if isinstance(r, tuple) and len(r) == 2]
-        calls = sum(1 for r in got if isinstance(r, tuple) and len(r) == 2 and r[1])
-        if not runs:
-            continue
-        shown = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
-        among = ("" if not calls else ", 1 of them a model call, which carries no usage: no figure counts its tokens" if calls == 1
-                 else f", {calls} of them model calls, which carry no usage: no figure counts their tokens")
-        lines.append(f"{UNENDED_PREFIX}{len(runs)} run(s) started and have no end recorded (still open: the app stopped "
-                     f"before it ended them, or their ends have not arrived){among}; asz show names each: {shown}")
-    return lines
-
-
 def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
     """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
     records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a

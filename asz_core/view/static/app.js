@@ -266,10 +266,22 @@
     return h('a', { class: 'state problems', href: withHide('/c/' + enc(r.id)) + '#problems',
       title: num(r.problems.length) + ' problem(s) asz found, though its rounds verify (open the conversation for the list): ' + r.problems.join('; ') }, '!');
   }
+  // A row asz ls marks 'errors' or 'never ended' (cli/conversations_cmd.state_cell): a model call or a run (a failed
+  // LangGraph trace) ended with an error (api_errors), or runs started and have no end recorded (never_ended: the app
+  // crashed); the marks' tooltips say it in asz conversation's words (WORDS.api_errors, the never ended: problem line;
+  // trial 27a: the list read a plain 'verified').
+  function failedMarks(r) {
+    const out = [];
+    if (r.api_errors > 0) out.push(h('span', { class: 'state failed errors', title: num(r.api_errors) + ' ' + WORDS.api_errors }, 'errors'));
+    const unended = (r.problems || []).filter(function (p) { return String(p).indexOf(WORDS.unended_prefix) === 0; });
+    if (r.never_ended > 0) out.push(h('span', { class: 'state failed never-ended', title: unended.join('; ') }, 'never ended'));
+    return out;
+  }
   function rowState(r) {
     const mark = problemsMark(r);
-    if (r.state_from !== 'kept') return mark ? [stateBadge(r.state), mark] : stateBadge(r.state);
-    return h('span', { title: KEPT_STATE }, stateBadge(r.state), mark, h('div', { class: 'small faint last-check' }, 'last check'));
+    const failed = failedMarks(r);
+    if (r.state_from !== 'kept') return mark || failed.length ? [stateBadge(r.state), mark].concat(failed) : stateBadge(r.state);
+    return h('span', { title: KEPT_STATE }, stateBadge(r.state), mark, failed, h('div', { class: 'small faint last-check' }, 'last check'));
   }
   // What the box over the list says is still going on: rows still counted get their figures, and states marked
   // 'last check' are checked again; the list itself fills in only while a collect pass lands (trial 22b: it said
