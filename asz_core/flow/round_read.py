@@ -10,8 +10,9 @@ import hashlib
 import os
 from operator import attrgetter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 
+import attrs
 import msgspec
 import orjson
 
@@ -19,7 +20,7 @@ from ..sessiondata.numberprobe import bytescan
 from .model import Node, Ref, Relation, Unresolved
 from .round import COUNT_KEYS, HEADER_KEYS, LATER_COUNT_KEYS, SCHEMA, TIME_KEYS, UNRESOLVED_STATES, Round, RoundError, RoundHeader
 
-__all__ = ["read_round", "decode_round"]
+__all__ = ["read_round", "decode_round", "check_round", "CheckedRound"]
 
 _NULL = msgspec.Raw(b"null")
 
@@ -77,6 +78,98 @@ def read_round(path: str | os.PathLike) -> Round:
     r = decode_round(data, path)
     r.path = path
     return r
+
+
+@attrs.define
+class CheckedRound:
+    """A round file :func:`check_round` read and found whole without building its node and relation frames: its
+    ``header``, ``digest`` (hex SHA-256 of every byte before the commit line), ``path`` and ``file_digest`` (hex
+    SHA-256 of the whole file), as a :class:`Round` read by :func:`read_round` has them; no entity."""
+
+    header: RoundHeader
+    digest: str
+    path: Path | None = None
+    file_digest: str = ""
+
+
+#: A compiled scan of a round's node and relation frames (``asz_core.verify.jsonscan.round_frames``): ``(data, start,
+#: round, through) -> None, or (stop, nodes, relations)``; see :func:`check_round`.
+FrameScan = Callable[[bytes, int, int, int], "tuple[int, int, int] | None"]
+
+
+def check_round(path: str | os.PathLike, frames: FrameScan | None = None) -> Round | CheckedRound:
+    """Read and check one round file against every reader rule of origin-digest §4.2, as :func:`read_round` does, for
+    ``asz verify``'s chain checks (issue 22: they need its header and digests, never its entities).
+
+    ``frames``, a compiled scan (``asz_core.verify.jsonscan.round_frames``, its rules in ``jsonscan.c``), vouches for
+    the node and relation frames after the header line without building them; when it vouches for every one, the
+    header, the unresolved frames and the commit (its digest and counts) are read here as :func:`decode_round` reads
+    them and a :class:`CheckedRound` is returned. When it does not (a frame not in the writer's own form, or any
+    other line this reading does not take), or ``frames`` is None, the file is read by :func:`decode_round`, which
+    returns the :class:`Round` or names what is wrong: the same findings either way. Raises :class:`RoundError`
+    (file, line, rule) or OSError when the file cannot be read."""
+    path = Path(path)
+    data = path.read_bytes()
+    got = _checked(data, path, frames) if frames is not None else None
+    if got is not None:
+        return got
+    r = decode_round(data, path)
+    r.path = path
+    return r
+
+
+def _checked(data: bytes, path: Path, frames: FrameScan) -> CheckedRound | None:
+    """:func:`check_round`'s reading with the compiled scan; None wherever :func:`decode_round` is to read the file
+    (a rule broken, or a line this reading does not take)."""
+    if not data.endswith(b"\n"):
+        return None
+    nl = data.find(b"\n")
+    try:
+        d = orjson.loads(memoryview(data)[:nl])
+    except orjson.JSONDecodeError:
+        return None
+    if type(d) is not dict or d.get("t") != "header":
+        return None
+    rd = _Reader(path)
+    try:
+        h = rd.header(d, 1)
+    except RoundError:
+        return None
+    if not (1 <= h.round < 1 << 63 and 0 <= h.through_seq < 1 << 63):
+        return None
+    got = frames(data, nl + 1, h.round, h.through_seq)
+    if got is None:
+        return None
+    at, nodes, relations = got
+    unresolved: set[str] = set()
+    commit: dict | None = None
+    cut = 0
+    while at < len(data):  # the unresolved frames, then the commit, then nothing
+        end = data.index(b"\n", at)
+        try:
+            d = orjson.loads(memoryview(data)[at:end])
+        except orjson.JSONDecodeError:
+            return None
+        t = d.get("t") if type(d) is dict else None
+        if commit is not None or t not in ("unresolved", "commit"):
+            return None
+        if t == "commit":
+            commit, cut = d, at
+        else:
+            try:
+                entity = rd.unresolved(d, 0, h)
+            except RoundError:
+                return None
+            if entity.id in unresolved:
+                return None
+            unresolved.add(entity.id)
+        at = end + 1
+    if commit is None:
+        return None
+    digest, file_digest = _digests(data, cut)
+    if commit.get("digest") != digest or commit.get("counts") != {"nodes": nodes, "relations": relations, "unresolved": len(unresolved)}:
+        return None
+    return CheckedRound(h, digest, path, file_digest)
 
 
 class _Reader:
@@ -221,7 +314,7 @@ class _Reader:
         one compiled loop (``bytescan.node_lines``, issue 22) where the module was built, the line it stops at by
         :meth:`node_line`. Raises :class:`RoundError` for a node id seen before."""
         used = 0
-        if bytescan is not None:
+        if bytescan is not None and h.round < 1 << 63 and h.through_seq < 1 << 63:  # a wider one: OverflowError in C
             start, used = bytescan.node_lines(lines, start, _NODE_LINE.decode, _NOT_READ, orjson.loads, _NULL, _NodeLine,
                                               Node, Ref, h.round, h.through_seq, nodes, node_ids)
         raw = lines[start] if start < len(lines) else b""

@@ -29,7 +29,8 @@ import attrs
 from ..sessiondata.reader import check_file
 from ..storage.layout import session_dir, session_listing
 from .chain import Chain, SessionChains, conversation_dirs
-from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest, read_round
+from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest
+from .round_read import CheckedRound, FrameScan, check_round
 
 __all__ = ["ChainProblem", "ChainReport", "Seen", "verify_chains", "verify_chain"]
 
@@ -102,7 +103,7 @@ class ChainReport:
 
 def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None,
                   step: Callable[[str, int], None] | None = None, chains: SessionChains | None = None,
-                  seen: Seen | None = None) -> ChainReport:
+                  seen: Seen | None = None, frames: FrameScan | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
@@ -113,6 +114,9 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     once, in its landed check); any other file is read and hashed here.
     ``step(chain, 1)``, when given, is called after each chain checked.
     ``seen``: a :class:`Seen` the checks fill (and read a listing from) for the caller.
+    ``frames``: a compiled scan of a round's node and relation frames (``asz_core.verify.jsonscan.round_frames``):
+    each round is then read by :func:`~asz_core.flow.round_read.check_round` with it, its entities not built (the
+    same findings: check 3 names what :func:`~asz_core.flow.round.read_round` refuses either way).
     Returns a :class:`ChainReport`; never raises for what it finds
     (unreadable files are problems). Raises FileNotFoundError when ``root`` is
     not a directory.
@@ -124,18 +128,18 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     dirs = conversation_dirs(root) if session is None else (chains if chains is not None else SessionChains(root)).of(session)
     seen = Seen() if seen is None else seen
     for d in dirs:
-        verify_chain(Chain.at(d), report, digests=digests, seen=seen)
+        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames)
         if step is not None:
             step(d.name, 1)
     return report
 
 
 def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Mapping[str, str] | None = None,
-                 seen: Seen | None = None) -> ChainReport:
+                 seen: Seen | None = None, frames: FrameScan | None = None) -> ChainReport:
     """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report.
 
-    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path; ``seen``: as :func:`verify_chains`
-    takes it.
+    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path; ``seen`` and ``frames``: as
+    :func:`verify_chains` takes them.
     """
     seen = Seen() if seen is None else seen
     listed = seen.listed  # a session's landed files (paths as str), listed once for all its rounds
@@ -153,7 +157,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
         report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message, landed, line))
 
     expected = 1
-    prev: Round | None = None  # the round before, when it was read whole
+    prev: Round | CheckedRound | None = None  # the round before, when it was read whole
     prev_number = 0
     first: RoundHeader | None = None
     for rf in files:
@@ -165,7 +169,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
             for missing in range(expected, rf.number):
                 problem(1, missing, chain.rounds_dir, f"round {missing} is missing (rounds before round {rf.number} must all be there)")
         try:
-            r = read_round(rf.path)
+            r = check_round(rf.path, frames)
         except (RoundError, OSError) as exc:
             if isinstance(exc, RoundError):
                 msg = f"{exc.rule}: {exc.message}" + (f" (line {exc.line})" if exc.line else "") + "; " + unread_hint(chain)
@@ -242,7 +246,7 @@ def unread_hint(chain: Chain) -> str:
             "this chain aside (kept under _set_aside/, never deleted) and builds a new one from them")
 
 
-def _check_inputs(chain: Chain, r: Round, previous_input: str, problem, known: Mapping[str, str],
+def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, problem, known: Mapping[str, str],
                   listed: dict[str, list]) -> None:
     """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
 

@@ -167,6 +167,23 @@ static const unsigned char *number_end(const unsigned char *p, const unsigned ch
     return q;
 }
 
+/* The byte after the number, true, false or null at q; NULL when none is there or it is not vouched for (a number
+ * of more than 19 digits before any exponent, an exponent of more than 2 digits: always finite for orjson, an int
+ * or a float below 10^118). */
+static const unsigned char *scalar_end(const unsigned char *q, const unsigned char *end) {
+    int integer;
+    unsigned c = *q;
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return number_end(q, end, &integer, 19);
+    if (c == 't' && end - q >= 4 && memcmp(q, "true", 4) == 0)
+        return q + 4;
+    if (c == 'f' && end - q >= 5 && memcmp(q, "false", 5) == 0)
+        return q + 5;
+    if (c == 'n' && end - q >= 4 && memcmp(q, "null", 4) == 0)
+        return q + 4;
+    return NULL;
+}
+
 /* 1 when the line [p, end) is vouched for (see the head of this file), else 0. */
 static int line_ok(const unsigned char *p, const unsigned char *end) {
     char stack[MAX_DEPTH];
@@ -220,16 +237,8 @@ static int line_ok(const unsigned char *p, const unsigned char *end) {
                 } else {
                     goto value;
                 }
-            } else if (c == '-' || (c >= '0' && c <= '9')) {
-                q = number_end(q, end, &integer, 19); /* finite for orjson (an int, or a float below 10^118) */
-            } else if (c == 't' && end - q >= 4 && memcmp(q, "true", 4) == 0) {
-                q += 4;
-            } else if (c == 'f' && end - q >= 5 && memcmp(q, "false", 5) == 0) {
-                q += 5;
-            } else if (c == 'n' && end - q >= 4 && memcmp(q, "null", 4) == 0) {
-                q += 4;
             } else {
-                return 0;
+                q = scalar_end(q, end);
             }
             if (q == NULL)
                 return 0;
@@ -241,6 +250,285 @@ static int line_ok(const unsigned char *p, const unsigned char *end) {
             return 0;
         }
     }
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * round_frames: a round file's node and relation frames vouched for without building them (issue 22, asz verify's
+ * chain checks: docs/performance.md "Session 28"). asz_core.flow.round_read.check_round applies every other rule.
+ *
+ *     round_frames(data, start, round, through) -> None, or (stop, nodes, relations)
+ *
+ * From offset start (the byte after the header line), each line that begins {"t":"node", or {"t":"relation", is a
+ * frame; the first line that begins otherwise (or the end of data) is stop, the offset where the caller goes on.
+ * None as soon as one frame is not vouched for: the caller then reads the whole round the full way (decode_round),
+ * which names what is wrong, so the findings are always the Python's. A frame is vouched for only in the writer's
+ * own form (asz_core.flow.round: its keys in that order, each once, no whitespace), which decode_round reads as that
+ * entity with no rule broken:
+ *
+ *     {"t":"node","id":ID,"revision":N,"tombstone":true}
+ *     {"t":"node","id":ID,"revision":N,"kind":S[,"parent":S][,"stream":S][,"ref":REF][,"refs":[REF,...]][,"attrs":{...}]}
+ *     {"t":"relation","id":ID,"revision":N,"tombstone":true}
+ *     {"t":"relation","id":ID,"revision":N,"type":S1,"from":S1,"to":S1,"quality":S[,"via":S][,"evidence":[REF,...]]}
+ *
+ * N is round's own digits; ID a string with no backslash, not empty, each one after the one before in its group
+ * (node or relation) in byte order (the writer sorts ids in code point order, which UTF-8's byte order keeps), so
+ * no id is seen twice; S a string and S1 one that is not empty, each as index_lines vouches for strings; REF
+ * {"seq":N,"row":N} or {"seq":N,"row":N,"block":N} with 1 <= seq <= through, row >= 1, block >= 0, each of 1 to 18
+ * digits with no sign and no leading zero; attrs an object of values as index_lines vouches for them (at most 512
+ * deep), none of whose own keys holds a backslash or is "provider_bodies" (a node holding provider bodies has their
+ * rules checked by the Python). */
+
+/* The byte after the JSON value at q (any value as line_ok vouches for it, at most MAX_DEPTH deep); NULL when it is
+ * not vouched for. With keys set, q must be an object and none of its own keys may hold a backslash or be
+ * "provider_bodies". */
+static const unsigned char *value_end(const unsigned char *q, const unsigned char *end, int keys) {
+    char stack[MAX_DEPTH];
+    int depth = 0, escaped;
+    if (keys && (q >= end || *q != '{'))
+        return NULL;
+    for (;;) {
+        /* a value at q */
+        if (q >= end)
+            return NULL;
+        unsigned c = *q;
+        int opened = 0;
+        if (c == '"') {
+            escaped = 0;
+            q = string_end(q, end, &escaped);
+        } else if (c == '{' || c == '[') {
+            if (depth >= MAX_DEPTH)
+                return NULL;
+            stack[depth++] = (char)c;
+            q++;
+            if (q < end && *q == (c == '{' ? '}' : ']')) {
+                depth--;
+                q++;
+            } else {
+                opened = 1;
+            }
+        } else {
+            q = scalar_end(q, end);
+        }
+        if (q == NULL)
+            return NULL;
+        if (!opened) {
+            /* after a value: close what ends here, then ',' and the next member, or the end of the outer value */
+            for (;;) {
+                if (depth == 0)
+                    return q;
+                if (q >= end)
+                    return NULL;
+                c = *q;
+                if ((c == '}' && stack[depth - 1] == '{') || (c == ']' && stack[depth - 1] == '[')) {
+                    q++;
+                    depth--;
+                    continue;
+                }
+                if (c != ',')
+                    return NULL;
+                q++;
+                break;
+            }
+            if (stack[depth - 1] == '[')
+                continue; /* the next element */
+        } else if (stack[depth - 1] == '[') {
+            continue; /* the first element */
+        }
+        /* a key of the object stack[depth - 1], then ':' */
+        if (q >= end || *q != '"')
+            return NULL;
+        escaped = 0;
+        const unsigned char *k = q;
+        q = string_end(q, end, &escaped);
+        if (q == NULL)
+            return NULL;
+        if (keys && depth == 1 && (escaped || (q - k == 17 && memcmp(k, "\"provider_bodies\"", 17) == 0)))
+            return NULL;
+        if (q >= end || *q != ':')
+            return NULL;
+        q++;
+    }
+}
+
+/* The byte after the string ID at q (a key's value: no backslash, not empty), its bytes in *id and *len; NULL when
+ * not vouched for. With nonempty 0, an empty string is vouched for too. */
+static const unsigned char *plain_string(const unsigned char *q, const unsigned char *end, int nonempty, int noescape,
+                                         const unsigned char **id, Py_ssize_t *len) {
+    int escaped = 0;
+    if (q >= end || *q != '"')
+        return NULL;
+    const unsigned char *e = string_end(q, end, &escaped);
+    if (e == NULL || (noescape && escaped) || (nonempty && e - q == 2))
+        return NULL;
+    if (id != NULL) {
+        *id = q + 1;
+        *len = (e - q) - 2;
+    }
+    return e;
+}
+
+/* The byte after a count at q (1 to 18 digits, no sign, no leading zero), its value in *v; NULL when not one. */
+static const unsigned char *count_end(const unsigned char *q, const unsigned char *end, long long *v) {
+    const unsigned char *s = q;
+    long long n = 0;
+    while (q < end && *q >= '0' && *q <= '9' && q - s < 19) {
+        n = n * 10 + (*q - '0');
+        q++;
+    }
+    if (q == s || q - s > 18 || (*s == '0' && q - s > 1) || (q < end && *q >= '0' && *q <= '9'))
+        return NULL;
+    *v = n;
+    return q;
+}
+
+/* 1 when [q, end) begins with the len bytes of lit (then *at is moved past them), else 0. */
+static int lit(const unsigned char **at, const unsigned char *end, const char *text, size_t len) {
+    if ((size_t)(end - *at) < len || memcmp(*at, text, len) != 0)
+        return 0;
+    *at += len;
+    return 1;
+}
+#define LIT(at, end, s) lit(&(at), (end), (s), sizeof(s) - 1)
+
+/* The byte after a ref at q ({"seq":N,"row":N[,"block":N]}, 1 <= seq <= through, row >= 1); NULL when not vouched. */
+static const unsigned char *ref_end(const unsigned char *q, const unsigned char *end, long long through) {
+    long long seq, row, block;
+    if (!LIT(q, end, "{\"seq\":") || (q = count_end(q, end, &seq)) == NULL || seq < 1 || seq > through)
+        return NULL;
+    if (!LIT(q, end, ",\"row\":") || (q = count_end(q, end, &row)) == NULL || row < 1)
+        return NULL;
+    if (LIT(q, end, ",\"block\":") && (q = count_end(q, end, &block)) == NULL)
+        return NULL;
+    return LIT(q, end, "}") ? q : NULL;
+}
+
+/* The byte after a list of refs at q ([] or [REF,...]); NULL when not vouched for. */
+static const unsigned char *refs_end(const unsigned char *q, const unsigned char *end, long long through) {
+    if (!LIT(q, end, "["))
+        return NULL;
+    if (LIT(q, end, "]"))
+        return q;
+    for (;;) {
+        if ((q = ref_end(q, end, through)) == NULL)
+            return NULL;
+        if (LIT(q, end, "]"))
+            return q;
+        if (!LIT(q, end, ","))
+            return NULL;
+    }
+}
+
+/* The last id vouched for in a group (node or relation): each next one must come after it in byte order. */
+typedef struct {
+    const unsigned char *id;
+    Py_ssize_t len;
+} last_id;
+
+static int after(last_id *last, const unsigned char *id, Py_ssize_t len) {
+    if (last->id != NULL) {
+        Py_ssize_t n = len < last->len ? len : last->len;
+        int c = memcmp(last->id, id, (size_t)n);
+        if (c > 0 || (c == 0 && last->len >= len))
+            return 0;
+    }
+    last->id = id;
+    last->len = len;
+    return 1;
+}
+
+/* 1 when the frame [p, e), which begins with its {"t":"node", or {"t":"relation", (node says which), is vouched for
+ * (see above), else 0. */
+static int frame_ok(const unsigned char *p, const unsigned char *e, int node, const char *revision, size_t rlen,
+                    long long through, last_id *last) {
+    const unsigned char *q = p + (node ? 12 : 16), *id;
+    Py_ssize_t len;
+    if (!LIT(q, e, "\"id\":") || (q = plain_string(q, e, 1, 1, &id, &len)) == NULL || !after(last, id, len))
+        return 0;
+    if (!LIT(q, e, ",\"revision\":") || !lit(&q, e, revision, rlen) || (q < e && *q >= '0' && *q <= '9'))
+        return 0;
+    if (LIT(q, e, ",\"tombstone\":true}"))
+        return q == e;
+    if (node) {
+        if (!LIT(q, e, ",\"kind\":") || (q = plain_string(q, e, 0, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"parent\":") && (q = plain_string(q, e, 0, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"stream\":") && (q = plain_string(q, e, 0, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"ref\":") && (q = ref_end(q, e, through)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"refs\":") && (q = refs_end(q, e, through)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"attrs\":") && (q = value_end(q, e, 1)) == NULL)
+            return 0;
+    } else {
+        if (!LIT(q, e, ",\"type\":") || (q = plain_string(q, e, 1, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (!LIT(q, e, ",\"from\":") || (q = plain_string(q, e, 1, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (!LIT(q, e, ",\"to\":") || (q = plain_string(q, e, 1, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (!LIT(q, e, ",\"quality\":") || (q = plain_string(q, e, 0, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"via\":") && (q = plain_string(q, e, 0, 0, NULL, NULL)) == NULL)
+            return 0;
+        if (LIT(q, e, ",\"evidence\":") && (q = refs_end(q, e, through)) == NULL)
+            return 0;
+    }
+    return LIT(q, e, "}") && q == e;
+}
+
+PyDoc_STRVAR(round_frames_doc,
+             "round_frames(data, start, round, through) -> None, or (stop, nodes, relations).\n\n"
+             "A round file's node and relation frames from offset start vouched for without building them: stop is\n"
+             "the offset of the first line that is not one, nodes and relations how many there were; None when one\n"
+             "frame is not vouched for (the rules are in jsonscan.c, above round_frames).");
+
+static PyObject *round_frames(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    Py_ssize_t start;
+    long long round, through;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nLL", &buf, &start, &round, &through))
+        return NULL;
+    if (start < 0 || start > buf.len || round < 1 || through < 0) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "start is outside the data, or round or through is out of range");
+        return NULL;
+    }
+    char revision[24];
+    size_t rlen = (size_t)snprintf(revision, sizeof revision, "%lld", round);
+    const unsigned char *data = buf.buf, *p = data + start, *stop = data + buf.len;
+    Py_ssize_t nodes = 0, relations = 0;
+    int ok = 1;
+    last_id last_node = {NULL, 0}, last_relation = {NULL, 0};
+    Py_BEGIN_ALLOW_THREADS
+    while (p < stop) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(stop - p));
+        const unsigned char *e = nl != NULL ? nl : stop;
+        int node;
+        if (e - p >= 12 && memcmp(p, "{\"t\":\"node\",", 12) == 0)
+            node = 1;
+        else if (e - p >= 16 && memcmp(p, "{\"t\":\"relation\",", 16) == 0)
+            node = 0;
+        else
+            break;
+        if (nl == NULL || !frame_ok(p, e, node, revision, rlen, through, node ? &last_node : &last_relation)) {
+            ok = 0;
+            break;
+        }
+        if (node)
+            nodes++;
+        else
+            relations++;
+        p = nl + 1;
+    }
+    Py_END_ALLOW_THREADS
+    Py_ssize_t at = p - data;
+    PyBuffer_Release(&buf);
+    if (!ok)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(nnn)", at, nodes, relations);
 }
 
 PyDoc_STRVAR(index_lines_doc,
@@ -283,6 +571,7 @@ static PyObject *index_lines(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"index_lines", index_lines, METH_VARARGS, index_lines_doc},
+    {"round_frames", round_frames, METH_VARARGS, round_frames_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,9 +8,7 @@ gives a dict whose ``seq`` is an int. Every test holds the compiled answer again
 
 from __future__ import annotations
 
-import ast
 import random
-import subprocess
 import sys
 
 import orjson
@@ -21,6 +19,7 @@ from hypothesis import strategies as st
 from asz_core.storage.layout import session_dirs
 from asz_core.verify import session_files
 from asz_core.verify.session_files import session_file_problems, session_file_warnings
+from guard_page import guarded, mutated
 
 jsonscan = session_files.jsonscan
 needs_module = pytest.mark.skipif(jsonscan is None, reason="asz_core.verify.jsonscan was not built (no C compiler at install)")
@@ -104,16 +103,7 @@ _BYTES = st.sampled_from([b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b"0",
 @settings(max_examples=1500, deadline=None)
 @given(st.sampled_from(GOOD[:5] + GOOD[6:]), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2), _BYTES), max_size=4))
 def test_a_changed_line_is_vouched_for_only_when_orjson_reads_it(line, changes):
-    data = bytearray(line)
-    for at, how, what in changes:
-        at %= len(data) + 1
-        if how == 0:
-            data[at:at] = what
-        elif how == 1:
-            data[at:at + len(what)] = what
-        else:
-            del data[at:at + len(what)]
-    data = bytes(data)
+    data = mutated(line, changes)
     if data and b"\n" not in data and vouched(data):  # an empty line is skipped, by both
         assert reads(data), data
 
@@ -176,28 +166,6 @@ def test_a_damaged_index_gives_the_same_warnings_with_the_module_and_without(cor
     assert len(python) == expected >= 4
 
 
-#: Run in a child process (a read past the end is a SIGSEGV there, a failed test here): ``index_lines`` over each
-#: line of argv's file (lines as repr() of bytes, one a line), placed so that its last byte is the last readable byte
-#: before a page mprotect()ed PROT_NONE, once for every length it can be cut to. Prints the answers as a Python list.
-_GUARDED = r"""
-import ast, ctypes, mmap, sys
-from asz_core.verify import jsonscan
-page, pages = mmap.PAGESIZE, 4
-buf = mmap.mmap(-1, page * (pages + 1))
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-if libc.mprotect(ctypes.addressof(ctypes.c_char.from_buffer(buf)) + page * pages, page, 0) != 0:
-    sys.exit(3)
-lim, out = page * pages, []
-for text in open(sys.argv[1]).read().splitlines():
-    line = ast.literal_eval(text)
-    for cut in range(len(line) + 1):
-        buf[lim - cut:lim] = line[:cut]
-        out.append(jsonscan.index_lines(memoryview(buf)[lim - cut:lim], cut))
-print(out)
-"""
-
-
 @needs_module
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect through ctypes: Linux only")
 def test_no_byte_past_the_end_is_read(tmp_path):
@@ -206,12 +174,7 @@ def test_no_byte_past_the_end_is_read(tmp_path):
     ``tru``, ``-``, ``1e``, an open container at the very end are all among the cuts). The answers are those over the
     same bytes held in a ``bytes`` object, and the child must exit 0."""
     lines = GOOD + NOT_VOUCHED + [b"\n".join([GOOD[1], b"", GOOD[3], NOT_VOUCHED[40]]) + b"\n"]
-    assert max(map(len, lines)) < 4 * 4096
-    src = tmp_path / "lines.txt"
-    src.write_text("\n".join(repr(line) for line in lines) + "\n")
-    got = subprocess.run([sys.executable, "-c", _GUARDED, str(src)], capture_output=True, text=True, timeout=120)
-    assert got.returncode == 0, (got.returncode, got.stderr[-2000:])
     want = [jsonscan.index_lines(line[:cut], cut) for line in lines for cut in range(len(line) + 1)]
-    assert ast.literal_eval(got.stdout) == want
+    assert guarded(lines, "jsonscan.index_lines(view, cut)", tmp_path) == want
     # the cuts hold every kind of answer: None (an empty or vouched prefix) and a line number
     assert None in want and 1 in want and 4 in want
