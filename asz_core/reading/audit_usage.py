@@ -8,7 +8,7 @@ import datetime as dt
 import os
 from typing import Iterable, Optional
 
-from ..view.prices import PriceTable, cost_of
+from ..view.prices import PriceTable, cost_of, kinds_line
 from ..view.rows import usage_unrecorded
 from ..view.usage import zero_usage
 from ..view.usage_report import read_root, report
@@ -44,16 +44,20 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
         rows = report(counted, "session", table, *window)
         out["in_window"] = _figures(rows, table)
         del out["in_window"]["with_usage"]
+        out["in_window"].pop("cost_by_kind_line", None)  # the whole conversation's, as asz conversation says it
         if only:
             out["models"] = rows[0]["models"] if rows else []
     return out
 
 
 def _figures(rows: list[dict], table: Optional[PriceTable]) -> dict:
-    """The four figures of the one session row of ``rows`` (none: a conversation with no call, all zero), and
-    ``with_usage``, how many of its calls carry usage (for :func:`usage_figures`, which takes it out)."""
+    """The four figures of the one session row of ``rows`` (none: a conversation with no call, all zero), after its cost
+    ``cost_by_kind_line`` when some call carries usage (:func:`~asz_core.view.prices.kinds_line`: what each kind of
+    token cost and its share of the exact cost, as ``asz conversation`` says it; trial 27a F3), and ``with_usage``,
+    how many of its calls carry usage (for :func:`usage_figures`, which takes it out)."""
     if not rows:
         return {"calls": 0, "tokens": zero_usage(), "cost": cost_of({}, table), "credits": None, "with_usage": 0}
     (row,) = rows
-    return {"calls": row["calls"], "tokens": row["usage"], "cost": row["cost"], "credits": row["credits"],
+    kinds = {"cost_by_kind_line": kinds_line(row["cost"], row["usage_by_model"], table)} if row["calls_with_usage"] else {}
+    return {"calls": row["calls"], "tokens": row["usage"], "cost": row["cost"], **kinds, "credits": row["credits"],
             "with_usage": row["calls_with_usage"]}

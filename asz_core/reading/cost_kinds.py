@@ -13,42 +13,19 @@ each by its own model calls (a sub-agent's talk is a talk of its own), their cos
 from __future__ import annotations
 
 import datetime as dt
-from decimal import ROUND_HALF_UP, Decimal
-from typing import Iterable, Mapping
+from decimal import Decimal
+from typing import Iterable
 
 from ..view.placing import walk
-from ..view.prices import COST_KINDS, PriceTable, apportion, cost_by_kind, cost_shares, kind_costs, shares
+from ..view.prices import CENT, PriceTable, apportion, kind_costs, kinds_line, kinds_text, share_text, shares
 from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
-from .listing import cost_marks
+from ..view.rate_words import cost_marks
 
-__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "talk_usage", "costliest_lines", "cost_lines"]
+__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "costliest_lines", "cost_lines"]
 
-#: The unit the readers print a cost in.
-CENT = Decimal("0.01")
 #: How many talks ``asz conversation`` names as its costliest.
 TALKS_SHOWN = 3
-
-
-def share_text(percent: float) -> str:
-    """`` (59%)`` of a share in percent (:func:`~asz_core.view.prices.shares`, worked from the exact amounts, never from
-    the cents printed: trial 27a F3), rounded to a whole percent half up (0.5 reads `` (1%)`` and 99.5 `` (100%)``,
-    never `` (0%)`` for a share there is: half to even gave that), `` (<1%)`` below half a percent, '' when it is 0."""
-    if not percent:
-        return ""
-    return f" ({Decimal(str(percent)).quantize(Decimal(1), ROUND_HALF_UP):.0f}%)" if percent >= 0.5 else " (<1%)"
-
-
-def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:
-    """``input $0.01 (<1%), output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (23%), cache read $7.87 (68%)``:
-    ``by_kind`` (USD by kind of token, :func:`~asz_core.view.prices.cost_by_kind`, adding up to ``cost``'s ``usd``) in
-    cents adding up to ``cost`` as printed (``$11.66``), each with the cost's marks and its share of the cost from
-    ``share`` (``cost_share_by_kind``, :func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts, so an
-    amount printed ``$0.00`` may still carry one)."""
-    whole = Decimal(f"{cost['usd']:.2f}")
-    cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
-    marks = cost_marks(cost)
-    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
 
 
 def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int]:
@@ -128,6 +105,4 @@ def cost_lines(doc: dict, table: PriceTable | None = None) -> list[str]:
     s = doc.get("summary") or {}
     if s.get("held_back") or not isinstance(s.get("cost"), dict) or not s.get("calls_with_usage"):
         return []
-    by_model = s.get("usage_by_model") or {}
-    return [f"cost by kind: {kinds_text(s['cost'], cost_by_kind(by_model, table), cost_shares(by_model, table))}",
-            *costliest_lines(doc, table)]
+    return [f"cost by kind: {kinds_line(s['cost'], s.get('usage_by_model') or {}, table)}", *costliest_lines(doc, table)]

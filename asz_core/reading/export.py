@@ -312,13 +312,18 @@ def loose_executions(doc: dict) -> list[str]:
 
 def _figures(s: dict) -> list[str]:
     """The summary's project, models, tokens and cost lines, as ``asz conversation`` prints them
-    (:func:`~asz_core.reading.listing.usage_lines`); [] for a summary without figures."""
+    (:func:`~asz_core.reading.listing.usage_lines`), the cost followed by ``cost by kind: …`` (its
+    ``cost_by_kind_line``: each kind's share of the exact cost, trial 27a F3); [] for a summary without figures."""
     from .listing import usage_lines
 
     try:
-        return usage_lines(s)
+        lines = usage_lines(s)
     except (KeyError, TypeError):
         return []
+    if s.get("cost_by_kind_line"):
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("cost $")), len(lines))
+        lines[at:at] = [f"cost by kind: {s['cost_by_kind_line']}"]
+    return lines
 
 
 def problems_of(doc: dict) -> list[str]:

@@ -24,24 +24,12 @@ from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, b
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, rate_text
+from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
-
-
-def cost_marks(cost: Any) -> str:
-    """The marks after a cost figure of ``cost`` (a row's cost object), as ``asz ls`` and ``asz usage`` print them:
-    ``*`` when it leaves out models the price table has no price for (``unpriced``), then :data:`RATE_MARK` when it
-    counts calls at a rate the table does not hold, then :data:`UNCHECKED_MARK` when it counts calls whose rate was not
-    checked; '' for none."""
-    if not isinstance(cost, dict):
-        return ""
-    names = cost.get("unpriced")
-    return (("*" if isinstance(names, list) and names else "") + (RATE_MARK if cost.get("rate_not_priced_calls") else "")
-            + (UNCHECKED_MARK if cost.get("rate_not_checked_calls") else ""))
 
 
 def rate_line(calls: int) -> str:

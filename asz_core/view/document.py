@@ -30,7 +30,7 @@ from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
 from .links import dangling_parents, links_of, shares_of
-from .prices import PriceTable
+from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .usage import provider_calls
 
@@ -312,7 +312,10 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
     repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one),
-    ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`)."""
+    ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`),
+    and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
+    share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
+    as ``asz conversation`` does)."""
     s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines(), undescribed,
                   prices)
     s["coverage"] = v.coverage.summary
@@ -331,6 +334,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["changes_not_derived"] = fold.head.changes_not_derived
     if b.state != "verified":
         hold_back_figures(s, b.state, v.call_usage.values())
+    elif s.get("calls_with_usage") and isinstance(s.get("cost"), dict):  # as asz conversation's line (trial 27a F3)
+        s["cost_by_kind_line"] = kinds_line(s["cost"], s.get("usage_by_model") or {}, prices)
     return s
 
 

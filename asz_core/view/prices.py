@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from importlib import resources
 from typing import Any, Mapping
 
@@ -43,7 +43,7 @@ from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "cost_of",
            "usd", "exact_text",
-           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion"]
+           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "share_text", "kinds_text", "kinds_line"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -270,7 +270,7 @@ def shares(parts: Mapping[Any, Decimal]) -> dict[Any, float]:
     $0.01 (100%)`` for a share of 58.6 %) as a percent of their sum, rounded once to :data:`SHARE_UNIT` (half to
     even): ``{"in": 8.59, "out": 19.53, …}``; every part 0.0 when the sum is 0. The one rule for a share of a cost:
     ``cost_share_by_kind`` (:func:`cost_shares`), ``asz conversation``'s and ``asz usage --breakdown``'s ``(9%)``
-    (:func:`asz_core.reading.cost_kinds.share_text`) and its costliest talks."""
+    (:func:`share_text`) and its costliest talks."""
     whole = sum(parts.values(), Decimal(0))
     return {k: float((100 * v / whole).quantize(SHARE_UNIT)) if whole else 0.0 for k, v in parts.items()}
 
@@ -287,3 +287,38 @@ def cost_by_kind(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTa
     parts = kind_costs(usage_by_model, table)
     total = sum(parts.values(), Decimal(0)).quantize(_MICRO)
     return {k: float(v) for k, v in apportion(parts, total, _MICRO).items()}
+
+
+#: The unit the readers print a cost in.
+CENT = Decimal("0.01")
+
+
+def share_text(percent: float) -> str:
+    """`` (59%)`` of a share in percent (:func:`shares`, worked from the exact amounts, never from
+    the cents printed: trial 27a F3), rounded to a whole percent half up (0.5 reads `` (1%)`` and 99.5 `` (100%)``,
+    never `` (0%)`` for a share there is: half to even gave that), `` (<1%)`` below half a percent, '' when it is 0."""
+    if not percent:
+        return ""
+    return f" ({Decimal(str(percent)).quantize(Decimal(1), ROUND_HALF_UP):.0f}%)" if percent >= 0.5 else " (<1%)"
+
+
+def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:
+    """``input $0.01 (<1%), output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (23%), cache read $7.87 (68%)``:
+    ``by_kind`` (USD by kind of token, :func:`cost_by_kind`, adding up to ``cost``'s ``usd``) in
+    cents adding up to ``cost`` as printed (``$11.66``), each with the cost's marks and its share of the cost from
+    ``share`` (``cost_share_by_kind``, :func:`cost_shares`: percent of the exact amounts, so an
+    amount printed ``$0.00`` may still carry one)."""
+    whole = Decimal(f"{cost['usd']:.2f}")
+    cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
+    from .rate_words import cost_marks
+
+    marks = cost_marks(cost)
+    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
+
+
+def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> str:
+    """:func:`kinds_text` of ``usage_by_model`` at ``table`` (the one it and ``cost`` were priced with): what each kind
+    of token cost, in cents adding up to ``cost`` as printed, each with its share of the exact cost
+    (:func:`cost_shares`). The words after ``cost by kind:`` of ``asz conversation``, the exports' head and the page's
+    conversation header (a document summary's ``cost_by_kind_line``; trial 27a F3)."""
+    return kinds_text(cost, cost_by_kind(usage_by_model, table), cost_shares(usage_by_model, table))

@@ -12,8 +12,10 @@ Imports nothing: the server writes them into the script before it listens.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "page_words"]
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "cost_marks", "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
@@ -118,6 +120,18 @@ FAILURE_WORDS = {
     "unclassified": "unclassified: an error text no declared rule knows, from the server or the runtime",
     "interrupted": "interrupted: the user stopped the call",
 }
+
+
+def cost_marks(cost: Any) -> str:
+    """The marks after a cost figure of ``cost`` (a row's cost object), as ``asz ls`` and ``asz usage`` print them:
+    ``*`` when it leaves out models the price table has no price for (``unpriced``), then :data:`RATE_MARK` when it
+    counts calls at a rate the table does not hold, then :data:`UNCHECKED_MARK` when it counts calls whose rate was not
+    checked; '' for none."""
+    if not isinstance(cost, dict):
+        return ""
+    names = cost.get("unpriced")
+    return (("*" if isinstance(names, list) and names else "") + (RATE_MARK if cost.get("rate_not_priced_calls") else "")
+            + (UNCHECKED_MARK if cost.get("rate_not_checked_calls") else ""))
 
 
 def page_words() -> dict:

@@ -1304,6 +1304,7 @@
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
         chip('cost', notRecorded ? '— (' + WORDS.no_price + ')' : costText(s.cost)),
+        s.cost_by_kind_line ? h('span', { class: 'chip', id: 'cost-by-kind' }, 'cost by kind ', h('b', null, s.cost_by_kind_line)) : null,  // asz conversation's words (trial 27a F3)
         typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
           ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
         s.state && s.state !== 'verified' ? h('span', { class: 'chip held', id: 'usage-held' },

@@ -1,0 +1,50 @@
+"""The cost by kind of token, with each kind's share of the exact cost, in the exports' head and the page's
+conversation header, as ``asz conversation`` says it (trial 27a F3 put it in ``asz conversation`` and ``asz usage
+--breakdown`` only).
+
+The shares are worked from the corpus's transcripts at the published rates (tests/view/test_cost_by_kind.py's rule):
+de3b8b19 (4 Opus 4.5 calls, $0.06: cache writes 37.9 %, cache reads 60.8 %, never the 33 % / 67 % of the cents) and
+55604662 (1 Opus 4.6 call, $0.14: 1-hour cache writes 95.8 %, cache reads 4.0 %).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from cli_helpers import asz_in_process as asz
+from test_cost_by_kind import KINDS, NAMES, _calls, _cost, _said, _shares
+
+SAMPLES = ("de3b8b19", "55604662")
+
+
+def _kinds_said(line: str, share: dict) -> None:
+    """``line`` (the words after ``cost by kind:``) gives each kind its share of the exact cost."""
+    for k, name in zip(KINDS, NAMES):
+        assert re.search(rf"{name} \$[\d.]+{re.escape(_said(share[k]))}(,|$)", line), (name, share[k], line)
+
+
+def test_the_exports_and_the_document_say_the_cost_of_each_kind(corpus, tmp_path):
+    corpus_source, corpus_root = corpus
+    for sid in SAMPLES:
+        (path,) = corpus_source.rglob(f"{sid}-*.jsonl")
+        share = _shares(_cost(_calls(path).values()))
+        out = asz("conversation", sid, "--root", str(corpus_root)).stdout.splitlines()
+        (said,) = [x[len("cost by kind: "):] for x in out if x.startswith("cost by kind: ")]
+        _kinds_said(said, share)
+        doc = json.loads(asz("conversation", sid, "--root", str(corpus_root), "--json").stdout)
+        assert doc["summary"]["cost_by_kind_line"] == said  # what the page's header shows
+        md = asz("export", sid, "--root", str(corpus_root), "--format", "md").stdout
+        head = md.split("\n## ", 1)[0].splitlines()
+        cost = head.index(next(x for x in head if x.startswith("- cost $")))
+        assert head[cost + 1] == f"- cost by kind: {said}", head  # under the cost line, as asz conversation prints it
+        page = tmp_path / f"{sid}.html"
+        asz("export", sid, "--root", str(corpus_root), "--format", "html", "--out", str(page))
+        top = html.unescape(re.sub(r"<[^>]+>", "\n", page.read_text().split("<h2", 1)[0]))
+        assert f"cost by kind: {said}" in top.splitlines(), top
+        text = asz("export", sid, "--root", str(corpus_root), "--format", "text").stdout.split("\n\n", 1)[0]
+        (line,) = [x for x in text.splitlines() if x.startswith("cost_by_kind_line: ")]
+        _kinds_said(line[len("cost_by_kind_line: "):], share)
+        audit = json.loads(asz("export", sid, "--root", str(corpus_root), "--audit").stdout.splitlines()[0])
+        assert audit["cost_by_kind_line"] == line[len("cost_by_kind_line: "):]
