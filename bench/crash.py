@@ -2,7 +2,7 @@
 
 Usage: ``python bench/crash.py [--kills 200] [--jobs 2] [--seed N] [--dir DIR]``
 
-Runs the kill loop of ``tests/collect/crash_loop.py`` (the suite runs it 48
+Runs the kill loop of ``tests/collect/crash_loop.py`` (the suite runs it 216
 times): a watch-mode collector of the test adapter is started, a writer
 appends lines of 100 B to 20 KB to six streams of three sessions (each line
 in two writes), and the collector is killed with SIGKILL after 0.3-1.3 s.

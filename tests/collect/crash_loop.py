@@ -14,13 +14,21 @@ The checks after a kill read only what is new since the last (:class:`Seen`): a 
 opened for writing again) and a source only grows, so a file read and checked once is taken from memory while its
 path, size, mtime and inode are the same. Every ``FULL_EVERY`` kills, and after the last, everything is read and
 checked again from nothing, and the clean pass also parses; after the last, ``asz verify`` must find the root whole.
-The clean pass is a process of its own: run in the test's process, it once found the root's collector lock held
-("another collector is running", kill 54 of 200, a fresh clone's suite, 2026-12-04) by no process the loop could see.
-Session 22 found the one way it could be (tests/collect/test_lock_after_kill.py; not met again): the workers of the
-list rows and search index pools kept their copy of the lock's open file, and a dying worker whose main thread had
-ended showed ``Z`` while its watchdog thread still ended, holding it; the loop took such a process for gone.
-Workers now let go of their parent's locks first (``worker_init``), the loop counts a process alive while any of
-its threads is (:func:`_alive`), and after the kill the collector lock must be free before the clean pass starts.
+The clean pass once found the root's collector lock held ("another collector is running", kill 54 of 200, a fresh
+clone's suite, 2026-12-04) by no process the loop could see. Session 22 found the one way it could be
+(tests/collect/test_lock_after_kill.py; not met again): the workers of the list rows and search index pools kept
+their copy of the lock's open file, and a dying worker whose main thread had ended showed ``Z`` while its watchdog
+thread still ended, holding it; the loop took such a process for gone. Workers now let go of their parent's locks
+first (``worker_init``), the loop counts a process alive while any of its threads is (:func:`_alive`), and after the
+kill the collector lock must be free before the clean pass starts.
+
+The clean pass runs in the test's process (``asz collect --once --jobs 1``, :func:`collect_helpers.asz`): what it
+proves is the root the killed command left, and the same landing code reads it there as in a child. The lock is an
+``flock`` of the lock file's open description (docs/storage-root.md), so a lock a process of the killed group still
+held refuses it here as it would a child, and the pass must exit 0. A child ``python -m asz_core.cli.main`` cost 0.36 s
+of CPU a kill (imports; with ``--jobs 2`` forked workers), most of the loop's CPU after the collector's own
+(session 28, 10 kills: 3.6 s against 0.7 s in the test's process). Every killed collector still lands its sessions in
+the workers the loop's ``jobs`` asks for.
 Read whole after every kill, the loop was quadratic in the kills (200 kills took 13 minutes, 2026-12-04).
 """
 
@@ -225,8 +233,8 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
         full = (kill + 1) % FULL_EVERY == 0 or kill == kills - 1
         if full:
             seen = Seen()
-        for _ in range(5):  # a process of its own, as the killed one; it parses on a full check
-            p = collect_once(src, root, *(() if full else ("--no-parse",)), child=True)
+        for _ in range(5):  # in this process, landing itself (module docstring); it parses on a full check
+            p = collect_once(src, root, "--jobs", "1", *(() if full else ("--no-parse",)))
             assert p.stdout.strip(), (f"kill {kill}: the clean pass printed no pass line", p.returncode, p.stderr)
             if summary(p.stdout).get("pending") == "0":
                 break
