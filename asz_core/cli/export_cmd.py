@@ -289,7 +289,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     from ..reading.progress import Bar
     from ..view.document import ViewError
 
-    files = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
+    files: dict[str, str | list[str]] = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     prose.split = out is not None
     if out is not None:
         out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
@@ -328,7 +328,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 else:
                     part = out / (files[row["id"]] + ".part")
                     part.write_bytes(data)
-                    replaced += earlier(out, row["id"], fmt, [files[row["id"]]])  # its parts of a --split: gone
+                    replaced += earlier(out, row["id"], fmt, [str(files[row["id"]])])  # its parts of a --split: gone
                     os.replace(part, out / files[row["id"]])  # a file is whole or absent
                     copy_manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
                     over_budget(prose, out / files[row["id"]], len(data), fmt)

@@ -52,13 +52,13 @@ def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
 
 
 def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose,
-                 replaced: list[str]) -> str:
+                 replaced: list[str]) -> list[str]:
     """Write ``prose.parts`` (the last render's, :func:`~asz_core.reading.export_parts.split_lines`) into ``out`` as
     ``ID.part1.EXT``, ``ID.part2.EXT``, … each whole or absent, each masked copy with its manifest (its ``made``
     naming the part: :func:`~asz_core.cli.export_made.made`); one still over the budget (a line alone) is said. The
     conversation's files of an earlier export not written again (its whole ``ID.EXT``, parts past the last) are
-    removed (:func:`earlier`) and, with those written again, added to ``replaced``. Returns the first part's name
-    (the index page links it)."""
+    removed (:func:`earlier`) and, with those written again, added to ``replaced``. Returns the parts' names, in
+    order (the index page links each: 27b, it linked only the first)."""
     from ..reading.export_manifest import mask_places
 
     names = [f"{cid}.part{k}.{_ext(fmt)}" for k in range(1, len(prose.parts) + 1)]
@@ -76,7 +76,7 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
         over_budget(prose, out / name, len(data), fmt, part=True)
     typer.echo(f"asz export: {cid[:8]}: over --max-tokens {prose.max_tokens:,}: written in {len(names)} parts, "
                f"{names[0]} .. {names[-1]}", err=True)
-    return names[0]
+    return names
 
 
 def earlier(out: Path, cid: str, fmt: str, keep: list[str]) -> list[str]:

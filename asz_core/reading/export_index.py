@@ -80,7 +80,8 @@ def _index_total(rows: Sequence[dict]) -> str:
 
 def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
                    skipped: Mapping[str, str] = {}) -> str:
-    """A Markdown index linking each row's exported file (``files``: conversation id -> file name), with its
+    """A Markdown index linking each row's exported file (``files``: conversation id -> file name, or the names of
+    its parts in order, each linked: ``asz export --split``), with its
     verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
     in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
     lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
@@ -94,7 +95,8 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
-        link = f"[{files[r['id']]}]({files[r['id']]})"
+        names = files[r["id"]]
+        link = ", ".join(f"[{n}]({n})" for n in ([names] if isinstance(names, str) else names))  # each part of a --split
         if r["id"] in skipped:
             state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
         tokens, cost = _index_figures(r)

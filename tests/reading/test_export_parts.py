@@ -143,3 +143,20 @@ def test_one_conversations_file_over_the_budget_is_told_the_split_it_can_ask_for
                            str(BUDGET), "--split", "--out", f"{tmp_path / 'parts'}/", "--root", str(corpus_root))
     assert asked.returncode == 0, asked.stderr
     assert len(list((tmp_path / "parts").glob(f"{cid}.part*.txt"))) >= 2
+
+
+def test_the_index_links_every_part(parts):
+    """27b: with --split the folder's index.md linked only each conversation's first part."""
+    out, _ = parts
+    index = (out / "index.md").read_text()
+    split: dict[str, list[int]] = {}
+    for f in out.glob("*.part*.jsonl"):
+        cid, k = f.name.split(".part")[0], int(f.name.split(".part")[1].split(".")[0])
+        split.setdefault(cid, []).append(k)
+    assert len(split) >= 3
+    for cid, ks in split.items():
+        (row,) = [ln for ln in index.splitlines() if f"{cid}.part1.jsonl" in ln]
+        names = [f"{cid}.part{k}.jsonl" for k in sorted(ks)]
+        assert sorted(ks) == list(range(1, len(ks) + 1))
+        assert re.findall(r"\[([^\]]+)\]\(([^)]+)\)", row.rsplit("|", 2)[-2]) == [(n, n) for n in names], row
+
