@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
-from .export_said import MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent
+from .export_said import MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent, window_file_over
 from .export_write import earlier, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
@@ -547,6 +547,8 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         n, unverified = _written(out, lambda: stream_to(out, lambda f: _many(r, rows, fmt, hide, thinking, None, prose,
                                                                               filters.unplaced, f),
                                                          lambda: stream_manifest(r, out, fmt, hide, thinking, prose)))
+        if given is not None:  # one conversation's window in one file: warned as a file is (27b)
+            window_file_over(prose, out, fmt)
     else:
         n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
     typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")

@@ -87,6 +87,16 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False, one: bool 
     prose.over.append(said)
 
 
+def window_file_over(prose, out, fmt: str) -> None:
+    """:func:`over_budget` of ``out``, the one file ``asz export ID --since D --until D --out FILE`` wrote (one
+    conversation's window as one stream), in the words of one conversation's ``--out FILE`` (trial 27b: only the
+    files of ``--out DIR/`` were warned about); the size line then gives no ``--out DIR/`` advice (``prose.split``):
+    the file is one conversation's already."""
+    if out.is_file():
+        prose.split = True
+        over_budget(prose, out, out.stat().st_size, fmt, one=True)
+
+
 def credentials_line(prose) -> str:
     """stderr's word on credentials, '' when there is none to say: ``--redact`` (given, or ``--audit``'s default)
     counts what it masked, ``--no-redact`` what it wrote whole (trial 22a, F3), and an export of any format given

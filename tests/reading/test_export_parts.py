@@ -160,3 +160,18 @@ def test_the_index_links_every_part(parts):
         assert sorted(ks) == list(range(1, len(ks) + 1))
         assert re.findall(r"\[([^\]]+)\]\(([^)]+)\)", row.rsplit("|", 2)[-2]) == [(n, n) for n in names], row
 
+
+def test_one_conversations_window_in_one_file_is_warned_as_a_file(corpus_root, tmp_path):
+    """27b: the per-file warning was said of --out DIR/'s files only; asz export ID --since D --out FILE (one
+    conversation's window, one file) got only the total's line, whose remedy (--out DIR/: one file per conversation)
+    it already was."""
+    big = max(corpus_root.glob("*-*-*-*-*/"), key=lambda d: sum(f.stat().st_size for f in d.rglob("*") if f.is_file()))
+    cid, file = big.name, tmp_path / "day.txt"
+    p = asz_in_process("export", cid, "--since", "2000-01-01", "--tz", "UTC", "--format", "text", "--max-tokens",
+                       str(BUDGET), "--out", str(file), "--root", str(corpus_root))
+    assert p.returncode == 0 and file.stat().st_size // 4 > BUDGET, p.stderr
+    size = file.stat().st_size
+    assert (f"asz export: warning: {file} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
+            "5,000 (a model's context): --split with --out DIR/ (one conversation: with --since/--until) writes it in "
+            "parts that each fit") in p.stderr
+    assert "--out DIR/ writes one file per conversation" not in p.stderr
