@@ -371,11 +371,11 @@ static const unsigned char *plain_string(const unsigned char *q, const unsigned 
 static const unsigned char *count_end(const unsigned char *q, const unsigned char *end, long long *v) {
     const unsigned char *s = q;
     long long n = 0;
-    while (q < end && *q >= '0' && *q <= '9' && q - s < 19) {
+    while (q < end && *q >= '0' && *q <= '9' && q - s < 18) { /* 18 digits: below 2^63, no overflow */
         n = n * 10 + (*q - '0');
         q++;
     }
-    if (q == s || q - s > 18 || (*s == '0' && q - s > 1) || (q < end && *q >= '0' && *q <= '9'))
+    if (q == s || (*s == '0' && q - s > 1) || (q < end && *q >= '0' && *q <= '9'))
         return NULL;
     *v = n;
     return q;

@@ -277,6 +277,13 @@ def test_the_arguments_are_checked():
     assert jsonscan.round_frames(data, 0, 2, 4) == (len(data), 1, 0)
     assert jsonscan.round_frames(data, len(data), 2, 4) == (len(data), 0, 0)
     assert jsonscan.round_frames(data, 0, 3, 4) is None  # the revision is not round 3's
+    # counts of 18 digits at most (below 2^63: the 19th once overflowed a C long long, found by UBSan)
+    big = _node("a", b',"ref":{"seq":1,"row":999999999999999999,"block":999999999999999999}') + b"\n"
+    assert jsonscan.round_frames(big, 0, 2, 4) == (len(big), 1, 0)
+    for wide in [b"9999999999999999999", b"1000000000000000000", b"99999999999999999999999"]:
+        for field in [b"row", b"block"]:
+            line = big.replace(b'"' + field + b'":999999999999999999', b'"' + field + b'":' + wide)
+            assert jsonscan.round_frames(line, 0, 2, 4) is None, line
     for bad in [(data, -1, 2, 4), (data, len(data) + 1, 2, 4), (data, 0, 0, 4), (data, 0, 2, -1)]:
         with pytest.raises(ValueError):
             jsonscan.round_frames(*bad)
