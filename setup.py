@@ -2,6 +2,8 @@
 
 - ``asz_core.verify.linescan``: ``asz verify`` reads every record line's positions in one C call, and lists a
   session in one call (``asz_core.verify.listing``).
+- ``asz_core.verify.jsonscan``: ``asz verify`` vouches for a session index's lines, and for a round's node and relation
+  frames, from their bytes alone (``asz_core.verify.session_files``, ``asz_core.flow.round_read.check_round``).
 - ``asz_core.sessiondata.bytescan``: a landed file's whole-file byte scans (the wide-number probe, the most openers
   on a line, ``null``) in one pass, for the asz.view build, parse and the reader; and a cursor's values in one call
   (``asz_core.storage.cursor``).

@@ -40,6 +40,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
+from ..storage.root import forget_held_locks
+
 __all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
@@ -424,9 +426,9 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     (``Z`` in ``/proc/PID/stat``) while its watchdog thread still ends and still holds the files, so the next
     collector was refused ("another collector is running", the holder note naming the killed command) with no live
     process of its group to be seen. Dropped before the watchdog thread starts, the copies are gone while the worker
-    has one thread, and one thread's exit closes its files before it shows as a zombie."""
-    from ..storage.root import forget_held_locks
-
+    has one thread, and one thread's exit closes its files before it shows as a zombie. ``forget_held_locks`` is
+    imported with this module, in the parent: a worker that imported it first took SIGTERM's default action only
+    once the import was done, and ignored a SIGTERM sent meanwhile (a command that had not loaded the collector)."""
     forget_held_locks()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -109,3 +109,25 @@ def test_the_quick_start_verifies_a_root(corpus_copy):
     assert quick.returncode == slow.returncode == 1, quick.stderr + slow.stderr
     assert json.loads(quick.stdout) == json.loads(slow.stdout) and quick.stderr == slow.stderr
     assert path.name in quick.stdout
+
+
+_LOADED = """
+import sys
+sys.argv = ["asz", "verify", "--root", {root!r}]
+from asz_core.cli import main
+try:
+    main.main()
+except SystemExit as exc:
+    code = exc.code
+print("LOADED:" + ",".join(m for m in {names!r} if m in sys.modules), "EXIT:" + str(code))
+"""
+
+
+def test_verifying_a_whole_root_loads_no_collector(corpus_collected):
+    """A whole check of the parsed corpus (landed files in worker processes, chains, hints) loads neither the collector
+    nor the document builder (issue 22: modules the command's start would import for nothing); the worker pool of
+    ``asz_core.collect.workers`` is loaded, so the check does look."""
+    names = ("asz_core.collect.collector", "asz_core.collect.report", "asz_core.view.document", "asz_core.collect.workers")
+    p = subprocess.run([sys.executable, "-c", _LOADED.format(root=str(corpus_collected), names=names)], capture_output=True,
+                       text=True, cwd=REPO, timeout=300)
+    assert p.stdout.strip().splitlines()[-1] == "LOADED:asz_core.collect.workers EXIT:0", p.stdout + p.stderr
