@@ -1160,7 +1160,15 @@ static PyObject *fast_node(PyObject *raw, PyObject *loads, PyObject *node_type, 
     if (FN_LIT(",\"attrs\":")) {
         if (end - 1 <= p)
             goto done;
-        PyObject *mv = PyMemoryView_FromMemory((char *)p, end - 1 - p, PyBUF_READ);
+        /* A view of raw's own bytes that holds raw (a slice of memoryview(raw)): the view owns what it shows, so a
+         * loads that kept it, or code it ran that dropped the caller's list holding raw, cannot leave it pointing at
+         * freed memory (PyMemoryView_FromMemory over p held nothing). */
+        Py_ssize_t from = p - PyBytes_AS_STRING(raw);
+        PyObject *whole = PyMemoryView_FromObject(raw);
+        if (whole == NULL)
+            goto done;
+        PyObject *mv = PySequence_GetSlice(whole, from, from + (end - 1 - p));
+        Py_DECREF(whole);
         if (mv == NULL)
             goto done;
         attrs = PyObject_CallOneArg(loads, mv);

@@ -534,7 +534,9 @@ static PyObject *round_frames(PyObject *self, PyObject *args) {
 PyDoc_STRVAR(index_lines_doc,
              "index_lines(data, end) -> None, or the number (from 1) of the first line of data[:end] not vouched for.\n\n"
              "Lines as data[:end].split(b'\\n') numbers them, an empty one skipped; a line is vouched for only when\n"
-             "orjson.loads reads it as an object whose \"seq\" is an int (the rules are in jsonscan.c's head).");
+             "orjson.loads reads it as an object whose \"seq\" is an int (the rules are in jsonscan.c's head).\n\n"
+             "Raises TypeError when data is not bytes-like or end not an int, BufferError when data is not C-contiguous,\n"
+             "OverflowError when end does not fit a Py_ssize_t, ValueError when end is below 0 or past len(data).");
 
 static PyObject *index_lines(PyObject *self, PyObject *args) {
     Py_buffer buf;

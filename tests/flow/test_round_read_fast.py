@@ -332,3 +332,42 @@ def test_mutated_plain_forms_read_alike_both_ways(monkeypatch):
             read += fast[0] == "read"
             refused += fast[0] == "refused"
     assert read >= 50 and refused >= 1000, (read, refused)
+
+
+def test_the_compiled_loop_hands_loads_a_view_that_holds_its_line(monkeypatch):
+    """Session 28: the view of a plain-form node line's attrs that the compiled loop hands to ``loads`` holds the
+    line's own bytes (``memoryview.obj``), so a view a ``loads`` kept still reads those bytes once the round's data
+    and lines are gone; before, it was made over the line's memory and held nothing (``obj`` None)."""
+    import gc
+
+    from asz_core.flow import round_read
+
+    if round_read.bytescan is None:
+        pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
+    kept: list[memoryview] = []
+
+    class KeepingOrjson:
+        """orjson, whose loads keeps every memoryview it is handed."""
+
+        def __getattr__(self, name):
+            return getattr(orjson, name)
+
+        @staticmethod
+        def loads(data):
+            if isinstance(data, memoryview):
+                kept.append(data)
+            return orjson.loads(data)
+
+    monkeypatch.setattr(round_read, "orjson", KeepingOrjson())
+    node = Node("n0", kind="llm.call", parent="run/p", stream="main", ref=Ref(1, 1), refs=[Ref(1, 1)],
+                attrs={"fragments": 2, "x": "y"}, revision=2)
+    data = build_round(HEADER, [node], [], []).data
+    line = next(ln for ln in data.split(b"\n") if ln.startswith(b'{"t":"node",'))
+    assert line.endswith(b',"attrs":{"fragments":2,"x":"y"}}')  # the writer's plain form, which the loop reads
+    assert decode_round(data).nodes == [node]
+    views = [v for v in kept if bytes(v) == b'{"fragments":2,"x":"y"}']
+    assert len(views) == 1 and type(views[0].obj) is bytes and views[0].obj == line
+    del data, line
+    kept[:] = views
+    gc.collect()
+    assert bytes(views[0]) == b'{"fragments":2,"x":"y"}'
