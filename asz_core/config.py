@@ -23,6 +23,8 @@ Keys read, with their defaults::
     view:                               # asz view / asz server (seed 004, Withholding)
       hide: []                          # withholdable flags to withhold: system_prompt, tool_schemas
       hide_override: false              # true: a request's ?hide= replaces view.hide for that request
+    receive:                            # a receiving root's (asz senders; docs/push.md, Alerting on a host …)
+      expect: []                        # the instances that should send: instance ids or token credential names
     prices:                             # USD per million tokens, replacing or adding entries of the shipped table
       claude-opus-4-7: {input: 5, output: 25, cache_write: 6.25, cache_read: 0.5}
 
@@ -155,6 +157,9 @@ class Config:
     export: ExportConfig = attrs.Factory(ExportConfig)
     #: ``storage.retention`` (issue 21): when ``asz prune`` removes a session's landed files.
     retention: RetentionConfig = attrs.Factory(RetentionConfig)
+    #: ``receive.expect``: the instances a receiving root should hear from (their ``service.instance.id`` or token
+    #: credential names), which ``asz senders`` checks when ``--expect`` is not given (trial 27b F8).
+    receive_expect: list[str] = attrs.Factory(list)
     #: ``prices``: model → ``{input, output, cache_write, cache_read}`` in USD per million tokens (issue 17).
     prices: dict[str, dict[str, Any]] = attrs.Factory(dict)
     path: Path | None = None
@@ -328,7 +333,7 @@ def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> 
             cache.append(installed_settings())
         return cache[0]
 
-    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export", "prices"))
+    top = ctx.mapping(data, "", ("storage", "adapters", "parse", "view", "export", "receive", "prices"))
     cfg = Config()
     if "storage" in top:
         st = ctx.mapping(top["storage"], "storage", ("root", "retention"))
@@ -367,6 +372,12 @@ def parse_config(data: Any, file: str = "asz.yaml", *, settings: Any = None) -> 
         cfg.view_hide = names
         if "hide_override" in v:
             cfg.view_hide_override = ctx.boolean(v["hide_override"], "view.hide_override")
+    if "receive" in top:
+        rv = ctx.mapping(top["receive"], "receive", ("expect",))
+        names = [n.strip() for n in ctx.strings(rv.get("expect"), "receive.expect")]
+        if any(not n for n in names):
+            raise ctx.err("receive.expect", "an empty name (give each instance id or credential name)")
+        cfg.receive_expect = list(dict.fromkeys(names))
     if "prices" in top:
         cfg.prices = _prices(ctx, top["prices"])
     return cfg

@@ -24,11 +24,11 @@ def _when(ms: Optional[int]) -> str:
 
 
 def senders(
-    expect: list[str] = typer.Option([], "--expect", metavar="NAME[,NAME…]", help="An instance that should have sent: its service.instance.id (export.otlp.instance_id) or its token's credential name, exactly; commas or the option again for several. One that sent no landed file in the window (or never, without one) is quiet: exit 1."),
+    expect: list[str] = typer.Option([], "--expect", metavar="NAME[,NAME…]", help="An instance that should have sent: its service.instance.id (export.otlp.instance_id) or its token's credential name, exactly; commas or the option again for several (given, it replaces the configuration's receive.expect list). One that sent no landed file in the window (or never, without one) is quiet: exit 1."),
     since: str = typer.Option("", "--since", help="The window the files' received time is counted in: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday."),
     until: str = typer.Option("", "--until", help="… and until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, expected, quiet), unverified_lines, quiet (the expected instances that were quiet)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, expected, quiet), unverified_lines, quiet (the expected instances that were quiet), expected_from (--expect, receive.expect, or null when none is expected)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -38,7 +38,8 @@ def senders(
     (the token file's names its requests carried), FILES (landed files it
     sent), IN WINDOW (of them, received inside --since/--until), LAST RECEIVED
     (in --tz) and, for one that sent nothing in the window, 'quiet since
-    LAST'. --expect names the instances that should have sent; one that sent
+    LAST'. --expect names the instances that should have sent (else the
+    configuration's receive.expect list, so a morning run need not repeat them); one that sent
     no landed file in the window (never, without a window) gets a row and a
     stderr line (asz senders: quiet: …) and the exit is 1. A pusher with
     nothing due lands no file, so it reads quiet too. A sender line that does
@@ -51,6 +52,12 @@ def senders(
     window = time_range("senders", since, until, zone) if since or until else None
     r, _ = settings("senders", root, config)
     names = [n.strip() for one in expect for n in one.split(",") if n.strip()]
+    source = "--expect" if names else None
+    if not names:  # the flag wins; without it, the receiving root's list (asz.yaml receive.expect)
+        from ..config import load_config
+
+        names = list(load_config(config).receive_expect)  # read once already by settings: it loads
+        source = "receive.expect" if names else None
     rows, unverified = activity(r, window)
     rows = expected_rows(rows, names, window is not None)
     silent = quiet(rows)
@@ -60,7 +67,7 @@ def senders(
         shown = [{k: v for k, v in row.items() if k != "last_received_ms"} for row in rows]
         typer.echo(json.dumps({"window": [instant(window[0]), instant(window[1])] if window else None,
                                "instances": shown, "unverified_lines": unverified,
-                               "quiet": [row["instance"] for row in silent]}, indent=2))
+                               "quiet": [row["instance"] for row in silent], "expected_from": source}, indent=2))
     else:
         _table(rows, window, unverified)
     span = _span(window)

@@ -91,3 +91,24 @@ def test_a_push_with_nothing_due_that_reaches_no_receiver(team):
     strict = asz("push", "--root", str(root), "--endpoint", endpoint, "--require-receiver")
     assert strict.returncode == 1
     assert "asz push: --require-receiver: the receiver was not reached (nothing was due): exit 1" in strict.stderr
+
+
+def test_the_configurations_expected_instances_and_the_flag_wins(team, tmp_path):
+    """27b: the expected instances came from --expect only. asz.yaml's receive.expect names them for a morning run
+    that gives none; a given --expect replaces the list."""
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("receive:\n  expect: [dev@hostA, bob, dev@hostC]\n")
+    p = asz("senders", "--root", str(team["team"]), "--config", str(cfg), "--tz", "UTC", "--json")
+    assert p.returncode == 1
+    assert p.stderr.strip() == "asz senders: quiet: dev@hostC sent no landed file to this root (it never sent to this root)"
+    got = json.loads(p.stdout)
+    assert got["quiet"] == ["dev@hostC"] and got["expected_from"] == "receive.expect"
+    assert sorted(r["instance"] for r in got["instances"] if r["expected"]) == ["dev@hostA", "dev@hostB", "dev@hostC"]
+    flag = asz("senders", "--root", str(team["team"]), "--config", str(cfg), "--expect", "dev@hostA,bob", "--tz", "UTC", "--json")
+    assert flag.returncode == 0 and flag.stderr == "", flag.stderr
+    assert json.loads(flag.stdout)["expected_from"] == "--expect"
+    none = asz("senders", "--root", str(team["team"]), "--tz", "UTC", "--json")
+    assert none.returncode == 0 and json.loads(none.stdout)["expected_from"] is None
+    cfg.write_text("receive:\n  expect: [dev@hostA, '  ']\n")
+    bad = asz("senders", "--root", str(team["team"]), "--config", str(cfg))
+    assert bad.returncode == 2 and "receive.expect" in bad.stderr, bad.stderr
