@@ -69,7 +69,7 @@ from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_tit
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
-from .search_gaps import changed, gaps, known_prints, missing_files, no_round, stat_text, too_large_gap, write_gaps
+from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, is_damaged, other_indexes, other_indexes_note, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped, stored_text,
                           timeless_left_out)
@@ -217,6 +217,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         except OSError as exc:
             meta.titles.doubt = meta.not_read = True
             meta.unread.append((rel, f"the file cannot be read: {exc.strerror or exc}; its text was never searched"))
+            meta.read.append((rel, key, UNREAD))  # its stat: a later pass that finds it changed reads it (readable_again)
             continue
         # A file its round chain did not consume (written again whole since), or damaged, is indexed, and its hits are
         # held back when read (search), but nothing of it names the conversation (its title, project or models).
@@ -340,11 +341,10 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     ``step(conversation)`` is called after each. Raises :class:`SearchError`
     when the index cannot be written.
 
-    Text retention removed goes too (:mod:`asz_core.reading.purge`): ``purge``
-    indexes ``conversations`` again even when their heads did not change,
-    and a conversation of a session whose removal is unfinished is indexed
-    again when its rows name a landed file that is gone; either way the
-    deleted text is then wiped from the file. A root that cannot be written gets its index outside it (:mod:`.search_place`).
+    Text retention removed goes too (:mod:`asz_core.reading.purge`): ``purge`` indexes ``conversations`` again even
+    when their heads did not change, and a conversation of a session whose removal is unfinished is indexed again when
+    its rows name a landed file that is gone; either way the deleted text is then wiped from the file. A root that
+    cannot be written gets its index outside it (:mod:`.search_place`). A file not read is read once its stat changes.
 
     One update at a time writes an index (:func:`~.search_store.one_writer`, trial 15, F8): another waits for it
     (``waiting()``, when given, is called first, once), or, with ``wait`` False, returns at once a report with
@@ -375,7 +375,7 @@ def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str
     todo: list[tuple[str, str, str, str]] = []  # (conversation, head round's name, fingerprint, session)
     wanted: list[str] = []
     try:
-        known, prints = dict(con.execute("SELECT id, head FROM conv").fetchall()), known_prints(con)
+        known, prints, moved = dict(con.execute("SELECT id, head FROM conv").fetchall()), known_prints(con), readable_again(root, con)
         wanted = list_conversations(root) if conversations is None else list(conversations)
         stale = set(wanted) if purge else stale_conversations(con, root, pending_sessions(root))
         if stale:
@@ -385,7 +385,7 @@ def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str
                 forget_conversation(con, gone)
                 removed += gone in known
         for cid in wanted:
-            again = changed(root, cid, prints, cid in stale)  # a listing and stats: no file is opened when nothing changed
+            again = changed(root, cid, prints, cid in stale or cid in moved)  # moved: a file not read, changed since (chmod)
             if again is None:
                 unchanged += 1
                 if step is not None:

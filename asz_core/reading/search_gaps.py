@@ -17,7 +17,10 @@ source gone or back) does not. A file damaged in place keeps its name and inode
 and is held back by the query's own check (:mod:`asz_core.reading.landed_check`).
 
 The ``landed`` table keeps the stat of each landed file the index read (before
-reading it) and whether it verified then. A query stats them all
+reading it) and whether it verified then; of one that could not be read (its mode, an I/O error) it keeps its stat
+and :data:`UNREAD`, and a later update that finds that stat changed (the file made readable again: a chmod changes
+its change time) indexes the conversation again (:func:`readable_again`; review of session 27: its "cannot be read"
+note stayed until the conversation's newest round changed), for a stat per such file. A query stats them all
 (:func:`suspects`) and checks only those that did not verify or whose stat
 changed, so that the hits it holds back are counted and named whatever
 ``limit`` fetched, for a stat per file, not a read of every file it matches.
@@ -38,7 +41,7 @@ from .listing import Filters
 from .prose import missing_landed
 from .search_hits import conv_where
 
-__all__ = ["GAP_SCHEMA", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
+__all__ = ["GAP_SCHEMA", "UNREAD", "readable_again", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
            "stat_text", "suspects"]
 
 GAP_SCHEMA = """
@@ -61,6 +64,20 @@ def stat_text(path: str | os.PathLike) -> str:
     return ":".join(map(str, stat_key(st)))
 
 
+#: The ``landed`` table's ``ok`` of a file the index could not read (never read, so never a suspect: nothing of it is held).
+UNREAD = -1
+
+
+def readable_again(root: Path, con: sqlite3.Connection) -> set[str]:
+    """The conversations a landed file of which the index could not read (:data:`UNREAD`) now has another size,
+    mtime, change time or inode than it had then: made readable again (a chmod), or written again. One stat per such
+    file (nearly always none), no file opened: the update indexes those conversations again."""
+    base = os.fspath(root) + os.sep
+    return {conversation for conversation, file, key in
+            con.execute("SELECT conversation, file, stat FROM landed WHERE ok = ?", (UNREAD,))
+            if stat_text(base + file) != key}
+
+
 def suspects(root: Path, con: sqlite3.Connection) -> list[tuple[str, str]]:
     """``(file, conversation)`` of each landed file the index read that may no longer be what it read: it did not
     verify then (damaged before it was indexed, or not the file its round chain consumed), or its size, mtime, change
@@ -68,7 +85,7 @@ def suspects(root: Path, con: sqlite3.Connection) -> list[tuple[str, str]]:
     read, no file opened: what a query checks (hashes) is these, not every file it matches."""
     base = os.fspath(root) + os.sep
     return [(file, conversation) for conversation, file, key, ok in con.execute("SELECT conversation, file, stat, ok FROM landed")
-            if not ok or not key or stat_text(base + file) != key]
+            if ok != UNREAD and (not ok or not key or stat_text(base + file) != key)]
 
 
 _ENTRY_FRONT = re.compile(rb'^\{"seq":(\d+),"path":"((?:[^"\\]|\\.)*)"')
