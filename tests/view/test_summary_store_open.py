@@ -46,6 +46,7 @@ def _open_write_read(root: Path, i: int, start: float) -> None:
         os._exit(code)
 
 
+@pytest.mark.slow  # 11.05 s in session 27's fresh-clone run of the whole suite (.ci/run, two cores)
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="the processes are forked")
 def test_processes_opening_a_new_store_at_once_all_keep_their_rows(tmp_path):
     ctx = multiprocessing.get_context("fork")
