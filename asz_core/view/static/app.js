@@ -83,6 +83,39 @@
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
+  // ------------------------------------------------------------------ keyboard focus and scroll kept across a redraw
+
+  // A redraw (a new round landing while the page is open, a list row changing, a sort) replaces elements: the one that
+  // had keyboard focus was removed, focus fell to <body> and the list jumped to its top (trial 28b, F1). The focused
+  // element is found again by a stable key: its nearest holder's data-id (a list row's conversation, a step), data-talk,
+  // data-tab, data-view, data-sort or id, and its place among the holder's elements of its tag.
+  const FOCUS_KEYS = ['data-id', 'data-talk', 'data-tab', 'data-view', 'data-sort', 'id'];
+  function focusKey() {
+    const a = document.activeElement;
+    if (!a || a === document.body || !app.contains(a) || a === app) return null;
+    for (let x = a; x && x !== app; x = x.parentElement) {
+      const attr = FOCUS_KEYS.find(function (k) { return x.hasAttribute(k); });
+      if (!attr) continue;
+      return { sel: '[' + attr + '="' + cssEscape(x.getAttribute(attr)) + '"]', tag: a.tagName, el: a,
+        n: x === a ? -1 : Array.prototype.indexOf.call(x.querySelectorAll(a.tagName), a) };
+    }
+    return null;
+  }
+  function restoreFocus(k) {
+    if (!k || (k.el.isConnected && document.activeElement === k.el)) return;
+    const holder = app.querySelector(k.sel);
+    const el = !holder ? null : k.n < 0 ? holder : holder.querySelectorAll(k.tag)[k.n];
+    if (el) el.focus({ preventScroll: true });
+  }
+  // Runs ``draw`` (a function redrawing part of the page), then gives focus back to the element that had it (or its
+  // new copy) and puts the window back where it was scrolled.
+  function keepingPlace(draw) {
+    const k = focusKey(), x = window.scrollX, y = window.scrollY;
+    draw();
+    restoreFocus(k);
+    if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
+  }
+
   // ------------------------------------------------------------------ Markdown
 
   // Prompts and replies are Markdown: parsed by the vendored marked, with every raw HTML token turned back into
@@ -400,9 +433,11 @@
         const key = JSON.stringify(rs[0].data.conversations);
         if (key !== LISTKEY || document.getElementById('list-refused')) {
           LIST = rs[0].data; LIST.runtimeFor = asked; LISTKEY = key;
-          fillFilterOptions();
-          if (document.getElementById('list-refused')) showListView(listFilters().view === 'usage' ? 'usage' : 'list');
-          else drawRows();
+          keepingPlace(function () {
+            fillFilterOptions();
+            if (document.getElementById('list-refused')) showListView(listFilters().view === 'usage' ? 'usage' : 'list');
+            else drawRows();
+          });
         }
       }
       nextRefresh();
@@ -754,7 +789,7 @@
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
         h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
-    tb.replaceChildren.apply(tb, drawn);
+    placeChildren(tb, drawn);
     sayNoMatch();
     const shown = document.getElementById('shown'), still = countingRows(), blind = unjudgedRows(rows);
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
@@ -762,6 +797,15 @@
       (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '') +
       (blind.length ? ' ' + num(blind.length) + ' kept though the project or model filter cannot judge them: they do not verify, so their project or models are held back (' +
         blind.map(function (r) { return String(r.id).slice(0, 8); }).join(', ') + '; asz verify names the problems).' : '');
+  }
+
+  // ``parent``'s children made ``kids``, in order, moving only what is not in its place: a row that stays where it
+  // was is never taken out, so the focus in it and the list's height stay (trial 28b, F1: replacing every row emptied
+  // the table for a moment, the window scrolled to the top and focus fell to <body>).
+  function placeChildren(parent, kids) {
+    const keep = new Set(kids);
+    Array.from(parent.children).forEach(function (c) { if (!keep.has(c)) c.remove(); });
+    kids.forEach(function (k, i) { if (parent.children[i] !== k) parent.insertBefore(k, parent.children[i] || null); });
   }
 
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
@@ -1257,14 +1301,22 @@
     }, function () { /* the server is away for a moment; try again next time */ });
   }
 
-  // ``doc`` drawn again in place of the one shown, the open talks, the tab and the scroll position kept.
+  // ``doc`` drawn again in place of the one shown, the open talks, the open folds and steps, the tab, the scroll
+  // position and the keyboard focus kept (trial 28b, F1: focus fell to <body> at each new round).
   function redraw(doc) {
-    const open = [];
+    const open = [], steps = [], folds = [];
     talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
-    const y = window.scrollY;
-    drawDocument(doc);
-    open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
-    window.scrollTo(0, y);
+    panel.querySelectorAll('.node > .row[aria-expanded="true"]').forEach(function (r) { steps.push(r.parentElement.getAttribute('data-id')); });
+    panel.querySelectorAll('details.fold[open]').forEach(function (d) {
+      const n = d.querySelector('.node[data-id]'); if (n) folds.push(n.getAttribute('data-id'));
+    });
+    const step = function (id) { return panel.querySelector('.node[data-id="' + cssEscape(id) + '"]'); };
+    keepingPlace(function () {
+      drawDocument(doc);
+      open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
+      folds.forEach(function (id) { const n = step(id), d = n && n.closest('details.fold'); if (d) d.open = true; });
+      steps.forEach(function (id) { const n = step(id); if (n && n._toggle) n._toggle(true); });
+    });
   }
 
   function index(doc) {
