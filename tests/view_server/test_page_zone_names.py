@@ -72,7 +72,7 @@ def _talk_times(s) -> list[int]:
 
 
 def _drawn(drv) -> list[str]:
-    return drv.execute_script("return Array.from(document.querySelectorAll('#panel > section.talk > .talkhead .when'))"
+    return drv.execute_script("return Array.from(document.querySelectorAll('#panel > section.talk > .talkh > .talkhead .when'))"
                               ".map(function (e) { return e.textContent; })")
 
 

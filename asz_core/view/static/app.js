@@ -1498,7 +1498,9 @@
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
       h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
       replyPreview(t.reply));
-    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, head, body);
+    // The talk is a heading of the page's outline (trial 28b, F3: one heading on the page; docs/view.md promises h1
+    // the conversation, h2 its sections): h2, h3 for a subagent's talk opened inside a step; the button is inside it.
+    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, h(nested ? 'h3' : 'h2', { class: 'talkh' }, head), body);
     let drawn = false;
     function open(on) {
       if (on && !drawn) { drawn = true; drawTalkBody(t, body); }
@@ -1842,11 +1844,11 @@
   function drawDetails(n, det) {
     const k = n.kind;
     if (k === 'tool' || k === 'agent.call') {
-      det.append(h('h4', null, 'Input'));
+      det.append(h('h3', null, 'Input'));
       if (n.text) toolInputEl(n, det);
       else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes, n.sha256) : '(' + (n.state || 'none') + ')'));
       if (n.changes) add(det, stepChangesEl(n));
-      det.append(h('h4', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
+      det.append(h('h3', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
       const quiet = SHELL_TOOLS.has(n.name) && n.result !== undefined ? quietResult(n.result) : null;
       if (REPORTS[n.id]) {
         reportEl(n, det);
@@ -1879,17 +1881,17 @@
     } else if (!inlineOf(n)) {
       if (n.text) {
         const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : pre(n.text);
-        det.append(h('h4', null, 'Text'), p);
+        det.append(h('h3', null, 'Text'), p);
         if (clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) det.append(clipNote(n, 'text', p));  // blocks are whole
       }
     }
     if (n.state === 'omitted') det.append(h('div', { class: 'box notice small' }, 'Withheld: this step carries ' + withheldFlags(n).join(', ') + '; its ' + fmtBytes(n.bytes) + ' are not shown.'));
     if (k === 'llm.call' && n.usage) {
-      det.append(h('h4', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', writes(n.usage)]]
+      det.append(h('h3', null, 'Usage (tokens)'), kv([['in', num(n.usage.in)], ['out', num(n.usage.out)], ['cache read', num(n.usage.cache_read)], ['cache write', writes(n.usage)]]
         .concat(isLong(n) ? [['priced', LONG_MARK + ': ' + LONG_TITLE]] : [])));
     }
     if (n.provider_bodies) {
-      det.append(h('h4', null, 'Provider bodies'));
+      det.append(h('h3', null, 'Provider bodies'));
       n.provider_bodies.forEach(function (b) {
         const out = h('div', { class: 'body-out' });
         const btn = h('button', { class: 'btn', type: 'button', onclick: function () { showBody(b, out, btn); } },
@@ -1906,11 +1908,11 @@
     if (n.duration_ms !== undefined) facts.push(['duration', num(n.duration_ms) + ' ms (' + (n.duration_measured_by || '') + ')']);
     if (n.dropped) facts.push(['dropped', n.dropped.map(function (x) { return x.what + ' (' + fmtBytes(x.bytes) + (x.why ? ': ' + x.why : '') + ')'; }).join('; ')]);
     if (n.attrs) Object.keys(n.attrs).forEach(function (a) { const v = n.attrs[a]; facts.push([a, typeof v === 'object' ? JSON.stringify(v) : String(v)]); });
-    const edges = n.edges && n.edges.length ? [h('h4', null, 'Edges'), edgesLine(n.edges)] : [];
+    const edges = n.edges && n.edges.length ? [h('h3', null, 'Edges'), edgesLine(n.edges)] : [];
     if (k === 'tool' || k === 'agent.call' || (!inlineOf(n) && !CONTAINERS[k] && n.text)) {  // the text first; the facts fold under it
       det.append(h('details', { class: 'facts' }, h('summary', null, 'Facts (' + num(facts.length) + ')' + (edges.length ? ' and edges' : '')), kv(facts), edges));
     } else {
-      det.append(h('h4', null, 'Facts'), kv(facts), edges);
+      det.append(h('h3', null, 'Facts'), kv(facts), edges);
     }
     det.append(h('div', { style: null }, h('button', { class: 'btn evidence', type: 'button', onclick: function () { evidence(n); } }, 'Evidence')));
   }
@@ -1931,7 +1933,7 @@
           if (key === 'system' || key === 'tools') {
             out.append(h('details', null, h('summary', null, key + ' (' + fmtBytes(text.length) + ')'), pre(text)));
           } else {
-            out.append(h('h5', null, key), pre(text));
+            out.append(h('h4', null, key), pre(text));
           }
         });
       } else {
@@ -2375,7 +2377,7 @@
   function stepChangesEl(n) {
     const idx = changesOf(n.id);
     if (!idx.length) return null;
-    return h('div', { class: 'stepchanges' }, h('h4', null, 'Changes'), idx.map(function (i) { return changeEl(D.workspace_changes[i], i, true); }));
+    return h('div', { class: 'stepchanges' }, h('h3', null, 'Changes'), idx.map(function (i) { return changeEl(D.workspace_changes[i], i, true); }));
   }
   function changeLinks(n) {
     const idx = changesOf(n.id);

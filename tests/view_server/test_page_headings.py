@@ -1,0 +1,85 @@
+"""The conversation page's outline: h1 the conversation, h2 each talk (its button inside the heading), h3 a step's
+sections and a text's own shallowest heading, no level skipped (docs/view.md, "The page"; trial 28b, F3: the page had
+one heading, a talk's label was a <div> inside its button, and "Expand all" gave h1 then h4).
+
+Read from Chromium's accessibility tree (``Accessibility.getFullAXTree``: what a screen reader's heading keys move
+through) and from the DOM. Real input: the bundled example (a talk and a subagent's talk) and a session whose reply
+holds Markdown headings ``#`` and ``###``, collected and parsed by the real commands, served by a real ``asz view``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
+from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, _assistant, _env, collect_and_parse, copy_example, write_session
+
+#: A reply whose own Markdown headings are # and ##: the page moves them together so the shallowest is h3 (h3, h4).
+REPLY = "# Summary\n\nAll green.\n\n## Details\n\nNothing else."
+
+
+@pytest.fixture(scope="module")
+def headed_root(tmp_path_factory):
+    base = tmp_path_factory.mktemp("headings")
+    src = copy_example(base / "projects")
+    p = "p-headings-1"
+    write_session(src, [
+        _env("u-1", None, "2026-11-21T10:00:00.000Z", "user", promptId=p, origin={"kind": "human"},
+             message={"role": "user", "content": "Summarise the build."}),
+        _assistant("a-1", "u-1", "2026-11-21T10:00:02.000Z", "msg_h1", [{"type": "text", "text": REPLY}], "end_turn", p),
+    ])
+    collect_and_parse(src, base / "root")
+    return base / "root"
+
+
+def _ax_headings(drv) -> list[tuple[int, str]]:
+    """(level, name) of each heading of the page's accessibility tree, in document order."""
+    tree = drv.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    out = []
+    for n in tree:
+        if n.get("ignored") or (n.get("role") or {}).get("value") != "heading":
+            continue
+        level = next((p["value"]["value"] for p in n.get("properties", []) if p["name"] == "level"), None)
+        out.append((level, (n.get("name") or {}).get("value", "")))
+    return out
+
+
+def _no_skip(levels: list[int]) -> list[tuple[int, int]]:
+    """Each (before, after) pair where the outline goes down more than one level."""
+    return [(a, b) for a, b in zip(levels, levels[1:]) if b > a + 1]
+
+
+def test_talks_are_h2_with_their_button_inside(headed_root, serve, browser):
+    s = serve(headed_root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{EXAMPLE_SESSION}", "section.talk .talkhead")
+    heads = _ax_headings(drv)
+    talks = drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk")
+    assert len(talks) == 2
+    assert [lv for lv, _ in heads].count(1) == 1 and heads[0] == (1, "Check hello() greetings")
+    h2 = [name for lv, name in heads if lv == 2]
+    assert len(h2) == 2, heads  # each talk, closed, is a heading of the outline
+    assert "Run the tests and tell me if hello() still greets in French & English <both>." in h2[0]
+    assert "Check the French greeting" in h2[1]
+    # the button is inside the heading, never a heading inside a button; a button holds no block element
+    assert drv.execute_script("return document.querySelectorAll('#panel > section.talk > h2.talkh > button.talkhead[aria-expanded]').length") == 2
+    assert drv.execute_script("return document.querySelectorAll('button :is(h1,h2,h3,h4,h5,h6), [role=button] :is(h1,h2,h3,h4,h5,h6)').length") == 0
+
+
+def test_expand_all_skips_no_level(headed_root, serve, browser):
+    s = serve(headed_root)
+    drv = browser
+    for cid in (EXAMPLE_SESSION, CANARY_SESSION):
+        open_at(drv, f"{s.base}/c/{cid}", "section.talk .talkhead")
+        drv.find_element(By.ID, "expand-all").click()
+        wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#panel > section.talk:not(.open)"))
+        for row in drv.find_elements(By.CSS_SELECTOR, ".node > .row[aria-expanded='false']"):  # every step's facts too
+            drv.execute_script("arguments[0].click()", row)
+        levels = [lv for lv, _ in _ax_headings(drv)]
+        assert levels[0] == 1 and levels.count(1) == 1 and levels.count(2) == len(drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk"))
+        assert 3 in levels, levels  # a step's sections (Input, Result, Facts) or a text's own headings
+        assert _no_skip(levels) == [], (cid, levels)
+    # the reply's own # and ## read as h3 and h4: moved together under the talk's h2
+    md = [(lv, name) for lv, name in _ax_headings(drv) if name in ("Summary", "Details")]
+    assert md == [(3, "Summary"), (4, "Details")], md
