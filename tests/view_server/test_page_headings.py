@@ -17,6 +17,8 @@ from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, _assistant, _en
 
 #: A reply whose own Markdown headings are # and ##: the page moves them together so the shallowest is h3 (h3, h4).
 REPLY = "# Summary\n\nAll green.\n\n## Details\n\nNothing else."
+#: A second talk's reply of 1,900 characters: its closed talk's preview.
+LONG = "The long report. " + "Every module builds and its tests pass. " * 47
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,9 @@ def headed_root(tmp_path_factory):
         _env("u-1", None, "2026-11-21T10:00:00.000Z", "user", promptId=p, origin={"kind": "human"},
              message={"role": "user", "content": "Summarise the build."}),
         _assistant("a-1", "u-1", "2026-11-21T10:00:02.000Z", "msg_h1", [{"type": "text", "text": REPLY}], "end_turn", p),
+        _env("u-2", "a-1", "2026-11-21T10:01:00.000Z", "user", promptId="p-headings-2", origin={"kind": "human"},
+             message={"role": "user", "content": "Write the long report."}),
+        _assistant("a-2", "u-2", "2026-11-21T10:01:02.000Z", "msg_h2", [{"type": "text", "text": LONG}], "end_turn", "p-headings-2"),
     ])
     collect_and_parse(src, base / "root")
     return base / "root"
@@ -83,3 +88,24 @@ def test_expand_all_skips_no_level(headed_root, serve, browser):
     # the reply's own # and ## read as h3 and h4: moved together under the talk's h2
     md = [(lv, name) for lv, name in _ax_headings(drv) if name in ("Summary", "Details")]
     assert md == [(3, "Summary"), (4, "Details")], md
+
+
+def test_a_talks_button_is_named_by_its_label_and_counts_not_its_reply(headed_root, serve, browser):
+    """Trial 28b, F6: a talk button's accessible name held its whole reply preview (up to 2,073 characters) and the
+    button wrapped block <div>s. Its name is the label, the time and the counts; the preview is under it, outside."""
+    s = serve(headed_root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{CANARY_SESSION}", "section.talk .talkhead")
+    tree = drv.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+    names = [(n.get("name") or {}).get("value", "") for n in tree
+             if not n.get("ignored") and (n.get("role") or {}).get("value") == "button"
+             and any(p["name"] == "expanded" for p in n.get("properties", []))]
+    assert len(names) == 2, names  # the two talks' buttons (aria-expanded)
+    assert names[0].startswith("Summarise the build.") and names[1].startswith("Write the long report."), names
+    assert all(" steps · " in n and " tools" in n and "UTC" in n for n in names), names  # its time and counts
+    assert max(len(n) for n in names) < 200 and not any("Every module builds" in n or "All green" in n for n in names), names
+    preview = drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk > .reply")
+    assert [p.get_attribute("textContent") for p in preview] == ["↳ " + REPLY, "↳ " + LONG]  # the previews, outside
+    assert drv.execute_script("return document.querySelectorAll(':is(button, [role=button]) :is(div, p, ul, ol, pre, table, section, h1, h2, h3, h4, h5, h6)').length") == 0
+    preview[1].click()  # a click on the preview opens the talk, as the button does
+    assert drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk")[1].find_element(By.CSS_SELECTOR, ".talkhead").get_attribute("aria-expanded") == "true"

@@ -159,5 +159,5 @@ def test_a_closed_talks_reply_preview_starts_at_its_first_word(corpus_root, serv
     (talk,) = [t for t in doc["talks"] if t.get("stream", "").startswith("acompact")]
     assert talk["reply"][:1].isspace() and talk["reply"].strip()
     open_at(browser, f"{s.base}/c/{SPOTTER[1]}", "section.talk")
-    head = browser.find_element(By.CSS_SELECTOR, f'section.talk[data-talk="{talk["id"]}"] .talkhead .reply')
+    head = browser.find_element(By.CSS_SELECTOR, f'section.talk[data-talk="{talk["id"]}"] > .reply')
     assert head.get_attribute("textContent") == "↳ " + talk["reply"].lstrip()

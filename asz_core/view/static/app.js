@@ -1473,9 +1473,11 @@
 
   // The closed talk's last reply, from its first visible character: a reply that opens with blank lines (a compaction's
   // summary) showed an empty line and an ellipsis. The text itself is the document's, drawn whole in the talk.
+  // It is drawn under the talk's button, not in it (trial 28b, F6: the button's accessible name held the whole
+  // preview, up to 2,073 characters, read again at each Tab); a click on it opens the talk as the button does.
   function replyPreview(reply) {
     const text = reply ? String(reply).replace(/^\s+/, '') : '';
-    return text ? h('div', { class: 'reply' }, '↳ ', text) : null;
+    return text ? h('div', { class: 'reply' }, h('span', { 'aria-hidden': 'true' }, '↳ '), text) : null;
   }
   function noLabel(t) {
     const gone = removedOpening(t);
@@ -1485,22 +1487,24 @@
   function talkBlock(t, nested) {
     const child = t.child || (t.stream && t.stream !== 'main' && IDX.streamInfo.get('stream/' + t.stream) && IDX.streamInfo.get('stream/' + t.stream).role !== 'main');
     const body = h('div', { class: 'talkbody', hidden: 'hidden' });
-    const caret = h('span', { class: 'caret' }, '▸');
+    const caret = h('span', { class: 'caret', 'aria-hidden': 'true' }, '▸');
     // the talk's own time (its at: what started it, seed 004), as the exports give it; its from (the earliest step)
     // only without one: a step injected into the talk can be older than the talk (trial 17b, F5)
     const start = t.at || t.from;
+    // The button's name is the talk's label, then its time and counts (the label first in the DOM, drawn under the
+    // line of counts by CSS order); it holds phrasing content alone (spans), no block element.
     const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
-      h('div', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
+      h('span', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
+      h('span', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
         h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
-        (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)),
-      h('div', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
-      replyPreview(t.reply));
+        (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)));
+    const preview = replyPreview(t.reply);
     // The talk is a heading of the page's outline (trial 28b, F3: one heading on the page; docs/view.md promises h1
     // the conversation, h2 its sections): h2, h3 for a subagent's talk opened inside a step; the button is inside it.
-    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, h(nested ? 'h3' : 'h2', { class: 'talkh' }, head), body);
+    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, h(nested ? 'h3' : 'h2', { class: 'talkh' }, head), preview, body);
     let drawn = false;
     function open(on) {
       if (on && !drawn) { drawn = true; drawTalkBody(t, body); }
@@ -1515,6 +1519,7 @@
       open(on);
       if (!nested) setHash({ talk: on ? t.id : null, step: null });
     });
+    if (preview) preview.addEventListener('click', function () { head.click(); });
     if (!nested) talkEls.set(t.id, el);
     return el;
   }
