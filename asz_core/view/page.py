@@ -70,6 +70,7 @@ _SHELL = b"""<!doctype html>
 <body>
 <header class="top"><a id="home" href="/">asz view</a><span class="where" id="where"></span></header>
 <main id="app"><noscript>This page needs JavaScript; the same data is at /api/conversations and /api/c/{id}/view.</noscript></main>
+<div id="say" class="visually-hidden" role="status" aria-live="polite"></div><div id="alarm" class="visually-hidden" role="alert"></div>
 <aside id="drawer" aria-label="Evidence"><div class="dhead"><strong class="dtitle">Evidence</strong>
 <button type="button" class="btn dclose">Close</button></div><div class="dbody"></div></aside>
 <script src="/static/app.js"></script>

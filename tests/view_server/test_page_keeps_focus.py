@@ -73,6 +73,9 @@ def test_a_new_round_keeps_focus_and_scroll_on_the_conversation(tmp_path, browse
         wait(drv, lambda d: "Updated to round 2" in (d.find_elements(By.ID, "updated") or [None])[0].text
              if d.find_elements(By.ID, "updated") else False, timeout=GENEROUS)
         assert len(drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk")) == 2  # it was drawn again
+        # and said in the page's status region (trial 28b, F4)
+        wait(drv, lambda d: d.find_element(By.ID, "say").get_attribute("textContent").startswith("Updated to round 2 at "))
+        assert drv.find_element(By.ID, "say").get_attribute("role") == "status"
         after = drv.execute_script(FOCUSED)
         assert after[:4] == before[:3] + [True], (before, after)  # the same step's row, in the page
         assert abs(after[5] - before[5]) <= 1, (before, after)  # where it was in the window

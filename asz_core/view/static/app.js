@@ -83,6 +83,19 @@
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
 
+  // ------------------------------------------------------------------ status messages
+
+  // What changed without the reader moving (trial 28b, F4, WCAG 4.1.3): a search's count, the list's count after a
+  // filter or a sort, "Updated to round N", what the server is still reading, an error; said in the shell's live
+  // regions, #say (role=status, polite) and #alarm (role=alert). Emptied first, so the same words said again are read.
+  function say(text, urgent) {
+    const r = document.getElementById(urgent ? 'alarm' : 'say');
+    if (!r) return;
+    r.textContent = '';
+    clearTimeout(r._said);
+    r._said = setTimeout(function () { r.textContent = visibleText(text, false); }, 60);
+  }
+
   // ------------------------------------------------------------------ keyboard focus and scroll kept across a redraw
 
   // A redraw (a new round landing while the page is open, a list row changing, a sort) replaces elements: the one that
@@ -368,9 +381,12 @@
     }
     return null;
   }
+  // An error, said at once in the page's alert region (#alarm) as it is drawn.
   function errorBox(title, res) {
-    return h('div', { class: 'box error', role: 'alert' }, h('strong', null, title), ' ',
+    const box = h('div', { class: 'box error' }, h('strong', null, title), ' ',
       h('span', { class: 'muted' }, res.status ? '(HTTP ' + res.status + ')' : ''), h('pre', null, res.error || ''));
+    say(title + ' ' + (res.status ? '(HTTP ' + res.status + ') ' : '') + (res.error || ''), true);
+    return box;
   }
 
   // ------------------------------------------------------------------ routing
@@ -428,7 +444,7 @@
     const asked = listFilters().dialect;
     Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
       const st = rs[1].ok ? rs[1].data : null;
-      if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); }
+      if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); sayReading(st); }
       if (rs[0].ok) {
         const key = JSON.stringify(rs[0].data.conversations);
         if (key !== LISTKEY || document.getElementById('list-refused')) {
@@ -550,6 +566,7 @@
       const asc = now[0] === key ? !now[1] : first;
       setHash({ sort: key === 'last' && !asc ? null : key + (asc ? '-asc' : '-desc') });
       showListView('list');
+      sayCount();
     });
     return h('th', { class: cls || null, 'aria-sort': on ? (o[1] ? 'ascending' : 'descending') : 'none' }, b);
   }
@@ -568,6 +585,14 @@
     if (LIST && (LIST.runtimeFor || '') !== listFilters().dialect) { reloadList(); return; }
     if (listFilters().view === 'usage') { const panel = document.getElementById('listpanel'); if (panel) drawUsage(clear(panel)); sayNoMatch(); }
     else drawRows();
+    sayCount();
+  }
+  // The line under the list (how many rows match, in what order) and a filter that keeps none, said after a filter or
+  // a sort changed them.
+  function sayCount() {
+    const none = document.getElementById('filternone'), shown = document.getElementById('shown');
+    const words = [none && !none.hidden ? none.textContent : '', shown && listFilters().view !== 'usage' ? shown.textContent : ''];
+    if (words.join('')) say(words.filter(Boolean).join(' '));
   }
   // /api/usage's query for the filters above the tabs: the project and model the dropdowns picked, whole (exact=1), and
   // the days from and to as instants of this browser's zone, the Conversations tab's days.
@@ -872,6 +897,16 @@
   const LONG_PRICED = 'priced at their model\'s long-context rates, their input above 200K tokens (cache reads and writes included)';
   function isLong(n) { return n.long_context === true || (n.requests || []).some(function (r) { return r.long_context === true; }); }
 
+  // What the server is still reading, said when it starts a new kind of work and when it ends (its words without their
+  // counts: not at every count, which changes every second).
+  let READING_SAID = null;
+  function sayReading(s) {
+    const kind = String(s.reading || '').replace(/[\d,]+/g, '#');
+    if (READING_SAID === null) { READING_SAID = kind; return; }  // the first screen shows it; nothing changed yet
+    if (kind === READING_SAID) return;
+    READING_SAID = kind;
+    say(s.reading ? 'Still reading: ' + s.reading + '. ' + readingWords(s) : 'The server has read every conversation.');
+  }
   function statusLine(s) {
     const bits = [s.mode === 'server' ? 'collecting and serving' : 'serving (read only)'];
     if (s.source) bits.push('source ' + s.source);
@@ -974,6 +1009,7 @@
           h('ol', { class: 'hits' }, x.hits.map(function (y) { return hitItem(y, y.kind); }))));
       });
       out.append(ul);
+      say(document.getElementById('hitcount').textContent.replace(/Clear$/, '') + '.');
     });
   }
   // A snippet is its text as the record has it (snippet_text) with each match (snippet_marks: [start, end) in code
@@ -1298,6 +1334,7 @@
       const note = h('div', { class: 'box notice small', id: 'updated' }, 'Updated to round ' + got.doc.head.round + ' at ' + fmtTime(Date.now()) + '.');
       const old = document.getElementById('updated'); if (old) old.remove();
       app.insertBefore(note, app.children[1] || null);
+      say(note.textContent);
     }, function () { /* the server is away for a moment; try again next time */ });
   }
 
