@@ -120,6 +120,38 @@
     const el = !holder ? null : k.n < 0 ? holder : holder.querySelectorAll(k.tag)[k.n];
     if (el) el.focus({ preventScroll: true });
   }
+  // Back to the list (trial 28b, F5): the list is drawn after its answers come, so the browser's own restoring found an
+  // empty page and put the reader at its top with focus on <body>. Leaving the list keeps where it was scrolled and
+  // which element had focus (focusKey) in sessionStorage; coming back to the same address (back or forward) puts both
+  // back once the rows (and a search's hits) are drawn.
+  const PLACE_KEY = 'asz-view-place';
+  let PLACE = null;
+  function savePlace() {
+    const k = focusKey();
+    try {
+      sessionStorage.setItem(PLACE_KEY, JSON.stringify({ href: location.href, x: window.scrollX, y: window.scrollY,
+        key: k ? { sel: k.sel, tag: k.tag, n: k.n } : null }));
+    } catch (e) { /* no storage: the list opens at its top */ }
+  }
+  function takePlace() {
+    try {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const p = JSON.parse(sessionStorage.getItem(PLACE_KEY) || 'null');
+      if (p && p.href === location.href && nav && nav.type === 'back_forward') PLACE = p;
+    } catch (e) { PLACE = null; }
+  }
+  // The saved place put back once the element it names is drawn (else tried again after the next draw).
+  function restorePlace() {
+    if (!PLACE) return;
+    if (PLACE.key) {
+      const holder = app.querySelector(PLACE.key.sel);
+      if (!holder) return;
+      const el = PLACE.key.n < 0 ? holder : holder.querySelectorAll(PLACE.key.tag)[PLACE.key.n];
+      if (el) el.focus({ preventScroll: true });
+    }
+    window.scrollTo(PLACE.x, PLACE.y);
+    PLACE = null;
+  }
   // Runs ``draw`` (a function redrawing part of the page), then gives focus back to the element that had it (or its
   // new copy) and puts the window back where it was scrolled.
   function keepingPlace(draw) {
@@ -418,6 +450,9 @@
 
   function listPage() {
     document.title = 'Conversations · asz view';
+    if ('scrollRestoration' in history) history.scrollRestoration = 'manual';  // restorePlace does it, once drawn
+    takePlace();
+    window.addEventListener('pagehide', savePlace);
     add(clear(app), h('p', { class: 'muted' }, 'Loading conversations…'));
     const asked = listFilters().dialect;
     Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
@@ -427,6 +462,7 @@
       where.textContent = res.data.root;
       LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       drawListShell(st.ok ? st.data : null);
+      restorePlace();
       if (!listTimer) nextRefresh();
     });
   }
@@ -565,7 +601,7 @@
       const now = sortOrder(), first = key === 'title';  // a title A to Z first, a figure largest first
       const asc = now[0] === key ? !now[1] : first;
       setHash({ sort: key === 'last' && !asc ? null : key + (asc ? '-asc' : '-desc') });
-      showListView('list');
+      keepingPlace(function () { showListView('list'); });  // the header is drawn again: focus stays on its sort button
       sayCount();
     });
     return h('th', { class: cls || null, 'aria-sort': on ? (o[1] ? 'ascending' : 'descending') : 'none' }, b);
@@ -1010,6 +1046,7 @@
       });
       out.append(ul);
       say(document.getElementById('hitcount').textContent.replace(/Clear$/, '') + '.');
+      restorePlace();  // back from a hit: the hit that was opened has focus again
     });
   }
   // A snippet is its text as the record has it (snippet_text) with each match (snippet_marks: [start, end) in code
@@ -2018,6 +2055,13 @@
       }
     }
     target.scrollIntoView({ block: 'start' });
+    focusStep(target);
+  }
+  // The step (its row) or the talk (its button) a link or a search hit opened takes keyboard focus (trial 28b, F5:
+  // focus stayed on <body>, and a screen reader heard only the page's title).
+  function focusStep(el) {
+    const f = el.matches('section.talk') ? el.querySelector('.talkhead') : el.querySelector(':scope > .row');
+    if (f) f.focus({ preventScroll: true });
   }
   // A step under no talk (a compaction's boundary and summary, context injected between talks) is on the Loose tab:
   // that tab is opened and the step expanded and marked there (a search hit on one opened the page at its top).
@@ -2029,6 +2073,7 @@
     for (let p = nel.parentElement; p && p !== panel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
     nel._toggle(true); markTarget(nel);
     nel.scrollIntoView({ block: 'start' });
+    focusStep(nel);
   }
   function markTarget(el) {
     document.querySelectorAll('.node.target').forEach(function (x) { x.classList.remove('target'); });
@@ -2064,11 +2109,20 @@
         out.append(pre(jsonText(res.data, 2), 'record'));
       });
     });
+    if (!drawer.classList.contains('open')) OPENER = document.activeElement;
     drawer.classList.add('open');
     drawer.querySelector('.dclose').focus();
   }
-  drawer.querySelector('.dclose').addEventListener('click', function () { drawer.classList.remove('open'); });
-  document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') drawer.classList.remove('open'); });
+  // Closing the drawer (Close, Escape) gives focus back to the button that opened it (trial 28b, F5: it fell to <body>).
+  let OPENER = null;
+  function closeDrawer() {
+    if (!drawer.classList.contains('open')) return;
+    drawer.classList.remove('open');
+    if (OPENER && OPENER.isConnected) OPENER.focus();
+    OPENER = null;
+  }
+  drawer.querySelector('.dclose').addEventListener('click', closeDrawer);
+  document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') closeDrawer(); });
 
   // ------------------------------------------------------------------ other tabs
 
