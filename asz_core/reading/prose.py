@@ -45,7 +45,10 @@ record alone (several parts or media: a list).
 
 Other dialects (Kiro, LangChain) have no string/list distinction: a record
 from ``external`` whose parts are all ``text`` or ``media`` is the person's
-prompt, and the ``text`` parts of a record from ``agent`` are the model's
+prompt, and so is one the page draws as a person's message whatever lies beside
+its text (:func:`~asz_core.reading.search_hits.person_typed`: flag
+``external_input``, a ``text`` part; a LangGraph invocation's record also holds
+its run as a ``data`` part, left out; trial 28c F1), and the ``text`` parts of a record from ``agent`` are the model's
 (seed 003's intent: person prompts as typed, model text, no tool blocks).
 
 Keys: ``conversation``, ``stream``, ``role``, ``ts`` (the record's time as
@@ -79,6 +82,7 @@ from ..storage.layout import landed_files
 from .export import LOST, build, part_marker
 from .export_steps import UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
+from .search_hits import person_typed
 
 __all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
 
@@ -392,8 +396,12 @@ def _turn(rec: dict, header: Header, thinking: bool, lines: Optional[SourceLines
     parts = _content_parts(rec.get("parts", ()))
     who = rec.get("from", "")
     if who == "external":
-        if not parts or any(p.get("k") not in _PROSE_USER_PARTS for p in parts):
+        if not parts:
             return None
+        if any(p.get("k") not in _PROSE_USER_PARTS for p in parts):
+            if not person_typed(rec):
+                return None
+            parts = [p for p in parts if p.get("k") in _PROSE_USER_PARTS]  # beside it: the run's own data (LangChain)
         role = "user"
     elif who == "agent":
         role = "assistant"

@@ -25,7 +25,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -71,6 +71,16 @@ def text_kind(rec: dict) -> str:
     if rec.get("from") == "agent":
         return "reply"
     return "context" if "injected" in flags else "text"
+
+
+def person_typed(rec: dict) -> bool:
+    """Whether ``rec`` is a person's turn by the one rule every reader uses (trial 28c F1): from ``external``, flagged
+    ``external_input`` (the flag that opens a talk and makes a ``message.external`` step, :mod:`asz_core.flow.asm_steps`)
+    and holding a ``text`` part (what :func:`text_kind` calls ``prompt``); its other parts (a LangGraph run's ``data``)
+    sit beside the text. Claude Code's prose adds seed 003's shape test on top (:mod:`asz_core.reading.prose`)."""
+    flags = rec.get("flags") or ()
+    return (rec.get("from") == "external" and isinstance(flags, (list, tuple)) and "external_input" in flags
+            and any(isinstance(p, dict) and p.get("k") == "text" for p in rec.get("parts") or ()))
 
 
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
