@@ -41,6 +41,11 @@ part after the record's other parts (seed 000; trial 23a F9).
     naming the stream of runs beneath it and flag ``auxiliary`` when only
     model calls ran there. A failed tool whose call id is unknown is joined
     only when the trace has exactly one unanswered call of its name.
+    A tool that called LangGraph's ``interrupt()`` ends with a ``GraphInterrupt`` error: its end lands as flag
+    ``notice`` with one text part, what it asked a person (the interrupt's value), and no result; the run the
+    graph resumed with ``Command(resume=…)`` runs the tool again, and that end is the tool's result. A root run
+    whose inputs are such a command (no human message) is the person's answer: ``external_input``, its text the
+    ``resume`` value (trial 28c F2).
 ``input`` (derived)
     a trace whose first run is a model call: the last human message of its
     inputs as ``message.external`` (``external_input``, trigger external).
@@ -75,7 +80,8 @@ from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
 from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why
-from .runs import args_text, error_line, human_text, message_role, message_text, openai_generations, rfc3339
+from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
+                   resume_text, rfc3339)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
 
@@ -298,6 +304,17 @@ def _llm_end(rec: Record, run: dict) -> None:
 
 
 def _tool_end(rec: Record, run: dict, d: dict) -> None:
+    asked = interrupt_question(run.get("error"))
+    if asked is not None:
+        # LangGraph's interrupt(): the tool asked a person and waits; the graph resumed with the answer runs it again,
+        # and that run's end is the tool's result (trial 28c F2). A notice, never a failed result.
+        name = str(run.get("name") or "the tool")
+        rec.flags.append("notice")
+        rec.parts = [_text(f"{name} asks a person and waits for the answer (LangGraph interrupt): {asked}")]
+        rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs", "error"),
+                               inputs="the call's input is on the model call that asked for it",
+                               error="LangGraph's interrupt exception: its value is the text above, its traceback is the framework's")
+        return
     outputs = run.get("outputs")
     out = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
     text = ""
@@ -486,7 +503,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
 def _fill_root_post(rec: Record, run: dict, err) -> None:
     """A root run's first arrival: the person's (or caller's) text as external input, a decorated function's
     values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages)."""
-    text = human_text(run.get("inputs"))
+    text = human_text(run.get("inputs")) or resume_text(run.get("inputs"))  # a resumed graph: the person's answer
     traced = _is_traceable(run)
     if not text:
         text = args_text(run.get("inputs"))

@@ -67,7 +67,7 @@ GLOSSARY: tuple[Term, ...] = tuple(glossary_terms())
 #: One rule per flag ``langsmith/1`` sets.
 FLAG_RULES: tuple[FlagRule, ...] = (
     FlagRule("external_input", "the post of a trace's first run whose inputs hold a human message (or a decorated function's string "
-                               "argument); the input record derived for a trace whose first run is a model call"),
+                               "argument, or a LangGraph Command's resume value: a person's answer to an interrupt); the input record derived for a trace whose first run is a model call"),
     FlagRule("system_prompt",
              "a kept value (a trace's first input, an llm run's fields before its end) holding a system or developer message, "
              "or a key system, instructions, instruction, system_instruction, system_instructions, preamble, system_message, "
@@ -77,5 +77,7 @@ FLAG_RULES: tuple[FlagRule, ...] = (
     FlagRule("error", "an arrival of an llm run carrying error; the error record derived after a trace's first run that carries error"),
     FlagRule("context_reset", "a message with additional_kwargs.lc_source summarization first seen in a run's outputs"),
     FlagRule("reset_summary", "the same message's content, landed after the reset"),
+    FlagRule("notice", "the end of a tool run whose error is LangGraph's GraphInterrupt (the tool called interrupt(): it asks a "
+                       "person and waits)"),
     FlagRule("auxiliary", "the end of a tool run with runs beneath it, none of them a chain"),
 )

@@ -7,6 +7,7 @@ Shared by materialisation (:mod:`asz_adapters_langchain.inbox`) and conversion
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -155,6 +156,37 @@ def human_text(inputs: Any) -> str:
             if t:
                 return t
     return ""
+
+
+def resume_text(inputs: Any) -> str:
+    """What a person answered a LangGraph interrupt with: the ``resume`` of the ``Command`` a resumed graph was invoked
+    with (its run's ``inputs``: ``{"input": {"resume": VALUE, "update": …, "goto": …}}``, or the command itself), a
+    string as it is, any other value as compact JSON; '' when the inputs are no resume (trial 28c F2)."""
+    if not isinstance(inputs, dict):
+        return ""
+    cmd = inputs.get("input") if isinstance(inputs.get("input"), dict) else inputs
+    if "resume" not in cmd or cmd.get("resume") is None or not {"update", "goto"} & set(cmd):
+        return ""
+    v = cmd["resume"]
+    if isinstance(v, str):
+        return v
+    return orjson.dumps(v, default=str).decode()
+
+
+#: How LangGraph's ``interrupt()`` ends the run that called it: the client writes the exception's repr as the error
+#: (``GraphInterrupt((Interrupt(value={'question': '…'}, id='…', …),))``).
+_INTERRUPT = re.compile(r"^GraphInterrupt\(\(Interrupt\(value=(?P<value>.*?), (?:id|resumable|ns|when)=")
+
+
+def interrupt_question(err: Any) -> str | None:
+    """What a LangGraph ``interrupt()`` asked a person, read from the error a run ended with: the ``value`` it was
+    given as the client wrote it (``{'question': 'approve refund of 42.5 on O-3209?'}``), the whole first line when
+    its form is not that one; None when the error is no interrupt (trial 28c F2)."""
+    line = error_line(err) if err else ""
+    if not line.startswith("GraphInterrupt("):
+        return None
+    m = _INTERRUPT.match(line)
+    return m.group("value") if m else line
 
 
 def args_text(inputs: Any) -> str:
