@@ -41,11 +41,8 @@ part after the record's other parts (seed 000; trial 23a F9).
     naming the stream of runs beneath it and flag ``auxiliary`` when only
     model calls ran there. A failed tool whose call id is unknown is joined
     only when the trace has exactly one unanswered call of its name.
-    A tool that called LangGraph's ``interrupt()`` ends with a ``GraphInterrupt`` error: its end lands as flag
-    ``notice`` with one text part, what it asked a person (the interrupt's value), and no result; the run the
-    graph resumed with ``Command(resume=…)`` runs the tool again, and that end is the tool's result. A root run
-    whose inputs are such a command (no human message) is the person's answer: ``external_input``, its text the
-    ``resume`` value (trial 28c F2).
+    A ``GraphInterrupt`` end (LangGraph's ``interrupt()``) is flag ``notice``, what it asked a person, no
+    result; a root whose inputs are ``Command(resume=…)`` is the person's answer (trial 28c F2).
 ``input`` (derived)
     a trace whose first run is a model call: the last human message of its
     inputs as ``message.external`` (``external_input``, trigger external).
@@ -74,11 +71,11 @@ from typing import Any
 
 import orjson
 
-from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, loads_source, member_part, member_source,
+from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, member_part, member_source,
                       object_members, settle_surrogates, source_sha, unknown_part)
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
-from .exactjson import PastDouble, loads as exact_loads, may_hold_inexact_number
+from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why
 from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
                    resume_text, rfc3339)
@@ -303,17 +300,16 @@ def _llm_end(rec: Record, run: dict) -> None:
         rec.dropped += _dropped(run, ("outputs",), outputs="not a chat generation this dialect describes")
 
 
+CALL_INPUT = "the call's input is on the model call that asked for it"
+
+
 def _tool_end(rec: Record, run: dict, d: dict) -> None:
     asked = interrupt_question(run.get("error"))
-    if asked is not None:
-        # LangGraph's interrupt(): the tool asked a person and waits; the graph resumed with the answer runs it again,
-        # and that run's end is the tool's result (trial 28c F2). A notice, never a failed result.
-        name = str(run.get("name") or "the tool")
+    if asked is not None:  # interrupt(): it asks a person and waits; the resumed run's end is the result (28c F2)
         rec.flags.append("notice")
-        rec.parts = [_text(f"{name} asks a person and waits for the answer (LangGraph interrupt): {asked}")]
-        rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs", "error"),
-                               inputs="the call's input is on the model call that asked for it",
-                               error="LangGraph's interrupt exception: its value is the text above, its traceback is the framework's")
+        rec.parts = [_text(f"{run.get('name') or 'the tool'} asks a person and waits for the answer (LangGraph interrupt): {asked}")]
+        rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs", "error"), inputs=CALL_INPUT,
+                               error="LangGraph's interrupt exception: its value is the text above")
         return
     outputs = run.get("outputs")
     out = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
@@ -346,31 +342,13 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         rec.parts = [p]
     else:
         rec.parts = [_data({"output": out, "error": error_line(run["error"]) if run.get("error") else None})]
-    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"),
-                           inputs="the call's input is on the model call that asked for it")
-
-
-def _decode(line: bytes) -> tuple[Any, str]:
-    """``(value, "")`` or ``(None, why the line lands verbatim as an unknown part)``. A number no double or 64-bit
-    integer holds is an orjson.Fragment of its source text (the Session Data encoder writes it back verbatim); one
-    past a double's range keeps the whole line verbatim (a Session Data reader refuses it in a landed line)."""
-    if may_hold_inexact_number(line):
-        try:
-            return exact_loads(line, finite=True), ""
-        except PastDouble as exc:
-            return None, f"the record holds a {exc}, which a Session Data reader refuses: the line is kept verbatim"
-        except ValueError:
-            pass  # e.g. a lone surrogate escape: loads_source decides
-    try:
-        return loads_source(line), ""  # a lone surrogate escape stays a code point until settle_surrogates
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None, "the record is not valid JSON"
+    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"), inputs=CALL_INPUT)
 
 
 def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     """One materialised arrival line (no newline) → one record; never raises (what cannot be read is an unknown part)."""
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
-    obj, reason = _decode(line)
+    obj, reason = decode_line(line)
     if reason:
         rec.parts = [unknown_part(line, reason)]
         return rec

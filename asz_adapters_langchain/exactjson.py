@@ -21,7 +21,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["PastDouble", "loads", "may_hold_inexact_number"]
+from asz_core import loads_source
+
+__all__ = ["PastDouble", "decode_line", "loads", "may_hold_inexact_number"]
 
 _INT_LO, _INT_HI = -(1 << 63), 1 << 64
 #: A number token no double or 64-bit integer may hold: 17 or more digits (and dots), or a three-digit exponent.
@@ -80,3 +82,20 @@ def loads(data: bytes, *, finite: bool = False) -> Any:
     except orjson.JSONEncodeError as exc:
         raise ValueError(str(exc)) from None
     return value
+
+
+def decode_line(line: bytes) -> tuple[Any, str]:
+    """``(value, "")`` or ``(None, why the line lands verbatim as an unknown part)``. A number no double or 64-bit
+    integer holds is an orjson.Fragment of its source text (the Session Data encoder writes it back verbatim); one
+    past a double's range keeps the whole line verbatim (a Session Data reader refuses it in a landed line)."""
+    if may_hold_inexact_number(line):
+        try:
+            return loads(line, finite=True), ""
+        except PastDouble as exc:
+            return None, f"the record holds a {exc}, which a Session Data reader refuses: the line is kept verbatim"
+        except ValueError:
+            pass  # e.g. a lone surrogate escape: loads_source decides
+    try:
+        return loads_source(line), ""  # a lone surrogate escape stays a code point until settle_surrogates
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None, "the record is not valid JSON"
