@@ -19,7 +19,8 @@ SECOND = "And in Porto? (the second question)"
 
 
 def _invocation(runs: list[dict], question: str | None) -> list[dict]:
-    """The batch's runs as one more invocation: every run id (and trace id) new, the human message ``question``."""
+    """The batch's runs as one more invocation an hour later: every run id (and trace id) new, the human message
+    ``question``."""
     runs = copy.deepcopy(runs)
     if question is None:
         return runs
@@ -27,6 +28,8 @@ def _invocation(runs: list[dict], question: str | None) -> list[dict]:
     text = json.dumps(runs)
     for old, new in ids.items():
         text = text.replace(old, new)
+    # an hour later (every run of the batch started at 17h): the second invocation follows the first
+    text = text.replace("2026-11-29T17:", "2026-11-29T18:").replace("20261129T17", "20261129T18")
     runs = json.loads(text)
     for m in runs[0]["inputs"]["messages"]:
         if m.get("type") == "human":
