@@ -76,7 +76,7 @@ from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, 
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import decode_line
-from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why
+from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why, waited_dropped
 from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
                    resume_text, rfc3339)
 
@@ -357,6 +357,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         return rec
     try:
         _fill(rec, obj)
+        rec.dropped += waited_dropped(obj["asz"].get("waited"))
         rec.parts += _unknown_members(obj, line)
         settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:

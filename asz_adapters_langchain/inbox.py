@@ -36,7 +36,9 @@ and bytes someone else appends to a stream file are never cut.
 Waiting ancestry: a post whose parent run is unknown, or a patch of a run
 never posted, waits in the state; it is tried again at the end of the pass
 and on up to :data:`WAIT_PASSES` later passes, then materialised with what is
-known (its own conversation, the ``main`` stream).
+known (its own conversation, the ``main`` stream), its decisions saying what never
+came (``waited``: ``post`` or ``parent``), which the dialect lands under ``dropped``
+and the readers say as a problem of the conversation (trial 28c F3).
 """
 
 from __future__ import annotations
@@ -319,6 +321,8 @@ class _Pass:
         if end:
             mem["end"] = True
         d: dict[str, Any] = {"id": rec_id, "run": mem["t"], "kind": mem["k"], "end": end}
+        if a.get("waited"):
+            d["waited"] = a["waited"]  # "post": the run's post never came; "parent": its parent run never came
         if mem.get("tr"):
             d["traced"] = True
         if op == "patch":
@@ -539,6 +543,12 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
         still = []
         for a in todo:
             if a["tries"] >= WAIT_PASSES:
+                # landed with what is known, and the record says which part never came (trial 28c F3)
+                if a["op"] == "post":
+                    pid = a["run"].get("parent_run_id")
+                    a["waited"] = "parent" if isinstance(pid, str) and pid and pid not in st["runs"] else ""
+                else:
+                    a["waited"] = "post" if a["id"] not in st["runs"] else ""
                 ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
             else:
                 still.append(a)

@@ -23,6 +23,7 @@ from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 from asz_core.plugins.adapter import adapter_version
 
 from .dialect import DIALECT, convert_body, convert_line
+from .reasons import runs_landed_partly
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 from .settings import SETTINGS, option
@@ -239,6 +240,10 @@ class LangsmithIngest(Adapter):
     def child_prompt(self, dialect: str, stream: str, call: Mapping[str, Any]) -> str:
         """What the tool call that ran a sub-graph asked it (:func:`child_prompt`), drawn at the head of its talk."""
         return child_prompt(call)
+
+    def runs_landed_partly(self, dialect: str, records) -> list[tuple[str, str]]:
+        """The runs landed with what is known: their post, or their parent run, never arrived (:func:`~asz_adapters_langchain.reasons.runs_landed_partly`)."""
+        return runs_landed_partly(records)
 
     def runs_without_end(self, dialect: str, records) -> list[tuple[str, bool]]:
         """The runs that started and whose end no landed arrival carries (:func:`runs_without_end`)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from asz_core import Dropped
+
 from .runs import has_messages, human_text
 
-__all__ = ["WHY", "ROOT_ERROR_WHY", "chain_why", "root_inputs_why"]
+__all__ = ["WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
 
 #: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
 #: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
@@ -48,3 +50,31 @@ def root_inputs_why(inputs: Any, text: str) -> str:
     if text:
         return "its first string argument is the text above; the rest is not carried for a chain"
     return chain_why(inputs, "inputs")
+
+
+#: ``dropped`` ``what`` of an arrival landed with what is known, by the materialiser's ``waited`` (trial 28c F3).
+WAITED = {"post": ("post", "the run's post never arrived at the receiver (sent while it was down, or lost by the client): "
+                           "this record is a later arrival of the run, landed with what it says"),
+          "parent": ("parent run", "the run's parent run never arrived at the receiver (sent while it was down, or lost "
+                                   "by the client): landed where its own keys place it")}
+
+
+def waited_dropped(waited: Any) -> list[Dropped]:
+    """The ``dropped`` entry saying what never came of an arrival the materialiser landed with what is known."""
+    got = WAITED.get(waited) if isinstance(waited, str) else None
+    return [Dropped(what=got[0], bytes=0, why=got[1])] if got else []
+
+
+def runs_landed_partly(records: Any) -> list[tuple[str, str]]:
+    """``(run id, "post" or "parent run")`` of each run one of whose landed arrivals says (under ``dropped``,
+    :data:`WAITED`) that its post, or its parent run, never arrived, in landed order, once each. Never raises."""
+    whats = {w for w, _ in WAITED.values()}
+    out: dict[str, str] = {}
+    for rec in records:
+        if not isinstance(rec, dict):
+            continue
+        for dr in rec.get("dropped") or ():
+            what = dr.get("what") if isinstance(dr, dict) else None
+            if what in whats and isinstance(rec.get("id"), str):
+                out.setdefault(rec["id"].partition(":patch:")[0], what)
+    return list(out.items())

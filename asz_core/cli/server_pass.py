@@ -157,6 +157,8 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 
 
 #: The counts of a pass, in the order ``/api/status`` ``last_pass`` gives them (``seconds`` follows).
+#: Seconds to the next pass at the latest when the last one left arrivals waiting (:meth:`CollectLoop.next_in`).
+RETRY_PENDING = 30.0
 _KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy", "partial")
 
 
@@ -191,6 +193,7 @@ class CollectLoop:
 
     def __init__(self, state, spec: PassSpec, cfg: Config, every: float, worker=None, follow=None):
         self.state, self.spec, self.cfg, self.every = state, spec, cfg, every
+        self.pending = 0  # what the last pass left waiting (a LangSmith patch whose post has not come): retried sooner
         self.follow = follow  # None: a pass every ``every`` seconds only (--no-follow)
         self.seen: tuple = (b"", frozenset())  # what follow saw when the last pass started (server_follow.Look)
         self.storage = Path(spec.root)
@@ -218,15 +221,23 @@ class CollectLoop:
         if self.follow is not None:
             self.seen = self.follow.look()
 
+    def next_in(self) -> float:
+        """Seconds to the next pass at the latest: ``every``, or :data:`RETRY_PENDING` when the last pass left arrivals
+        waiting (a LangSmith patch whose post has not come, a run whose parent has not): they are tried again and
+        then landed with what is known on a timer, never only when new traffic comes (trial 28c F3: a quiet app
+        waited up to 30 minutes at the 10-minute interval)."""
+        return min(self.every, RETRY_PENDING) if self.pending else self.every
+
     def wait_next(self, stop: threading.Event) -> bool:
         """Wait for the next pass: ``every`` seconds after the last one ended, or sooner, once a source changed since
         the last pass started and then stayed unchanged for :data:`~asz_core.cli.server_follow.SETTLE` seconds
         (:data:`~asz_core.cli.server_follow.SETTLE_MAX` at most). Returns False when ``stop`` is set."""
         from .server_follow import SETTLE, SETTLE_MAX, changed
 
-        deadline = time.monotonic() + self.every
+        every = self.next_in()
+        deadline = time.monotonic() + every
         if self.follow is None:
-            return not stop.wait(self.every)
+            return not stop.wait(every)
         changed_at, last = 0.0, b""
         while True:
             left = deadline - time.monotonic()
@@ -279,7 +290,8 @@ class CollectLoop:
         took = time.monotonic() - started
         counts["seconds"] = round(took, 3)
         now = int(time.time() * 1000)
-        self.state.set_pass(counts, now, now + int(self.every * 1000))
+        self.pending = counts.get("pending", 0)
+        self.state.set_pass(counts, now, now + int(self.next_in() * 1000))
         typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={counts['sessions']} landed={counts['landed']} "
                    f"records={counts['records']} rounds={counts['rounds']}"
                    + (f" pending={counts['pending']}" if counts["pending"] else "")

@@ -133,6 +133,15 @@ class ReadingHooks:
         answer, is taken as None)."""
         return None
 
+    def runs_landed_partly(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]] | None:
+        """The runs of a conversation's ``records`` (its transcript records of ``dialect``, landed order) that landed
+        with what is known because a part of them never arrived, as ``(run id, what never came)``: a LangSmith run
+        patched but never posted (``post``), or whose parent run never arrived (``parent run``), traffic the app's client
+        sent while the receiver was down (trial 28c F3). The readers say so (``summary.problems``: ``landed with what is
+        known: …``, :func:`asz_core.view.unended.partly_lines`). Default None. Must not raise (an exception, or another
+        answer, is taken as None)."""
+        return None
+
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file of ``dialect`` whose header names ``adapter`` (an earlier version of this adapter, ``name/version``)
         did not keep or read as this version does, one phrase each, for the reader of a root several versions wrote

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["UNENDED_PREFIX", "unended_count", "unended_lines"]
+__all__ = ["PARTLY_PREFIX", "UNENDED_PREFIX", "partly_lines", "unended_count", "unended_lines"]
 
 #: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
 UNENDED_PREFIX = "never ended: "
+#: How a ``summary.problems`` line about runs landed with what is known starts (:func:`partly_lines`).
+PARTLY_PREFIX = "landed with what is known: "
 
 
 def unended_count(problems: Any) -> int:
@@ -32,16 +34,8 @@ def unended_lines(headers: dict, records: dict) -> list[str]:
     (which carry no usage: no figure counts their tokens, though the calls count counts them), and at most 10 run
     ids. ``headers`` seq -> landed file header (``kind``, ``dialect``; or None), ``records`` seq -> its records
     (dicts), the transcript files only. ``[]`` when none (nearly always: a dialect without the hook is never asked more than once a document)."""
-    from .titles import ask_adapter
-
-    by_dialect: dict[str, list] = {}
-    for seq in sorted(records):
-        h = headers.get(seq)
-        if h is not None and h.kind == "transcript" and h.dialect:
-            by_dialect.setdefault(h.dialect, []).extend(records[seq])
     lines = []
-    for dialect, recs in by_dialect.items():
-        got = ask_adapter(dialect, "runs_without_end", recs)
+    for dialect, got in _asked(headers, records, "runs_without_end"):
         if not isinstance(got, list) or not got:
             continue
         runs = [str(r[0]) for r in got if isinstance(r, tuple) and len(r) == 2]
@@ -53,4 +47,40 @@ def unended_lines(headers: dict, records: dict) -> list[str]:
                  else f", {calls} of them model calls, which carry no usage: no figure counts their tokens")
         lines.append(f"{UNENDED_PREFIX}{len(runs)} run(s) started and have no end recorded (still open: the app stopped "
                      f"before it ended them, or their ends have not arrived){among}; asz show names each: {shown}")
+    return lines
+
+
+def _asked(headers: dict, records: dict, hook: str):
+    """``(dialect, answer)`` of each dialect of the conversation's transcript records whose adapter answers ``hook``
+    (a reading hook taking the dialect's records in landed order) with a non-empty list."""
+    from .titles import ask_adapter
+
+    by_dialect: dict[str, list] = {}
+    for seq in sorted(records):
+        h = headers.get(seq)
+        if h is not None and h.kind == "transcript" and h.dialect:
+            by_dialect.setdefault(h.dialect, []).extend(records[seq])
+    for dialect, recs in by_dialect.items():
+        got = ask_adapter(dialect, hook, recs)
+        if isinstance(got, list) and got:
+            yield dialect, got
+
+
+def partly_lines(headers: dict, records: dict) -> list[str]:
+    """One ``landed with what is known: …`` line (:data:`PARTLY_PREFIX`) per dialect whose adapter names runs of the
+    conversation a part of which never arrived (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.
+    runs_landed_partly`: LangSmith traffic the app sent while the receiver was down; trial 28c F3): how many were
+    patched but never posted, how many have a parent run that never arrived, and at most 10 run ids. The conversation
+    may lack the model calls, tools and questions those arrivals carried: its figures count what landed. ``[]`` when none."""
+    lines = []
+    for _, got in _asked(headers, records, "runs_landed_partly"):
+        runs = [(str(r[0]), str(r[1])) for r in got if isinstance(r, tuple) and len(r) == 2]
+        if not runs:
+            continue
+        posts = sum(1 for _, w in runs if w == "post")
+        shown = ", ".join(r for r, _ in runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
+        said = [f"{posts} patched but never posted"] * bool(posts) + [f"{len(runs) - posts} whose parent run never arrived"] * bool(len(runs) - posts)
+        lines.append(f"{PARTLY_PREFIX}{len(runs)} run(s) of which a part never arrived at the receiver ({', '.join(said)}; "
+                     f"the app's client drops what it sends while the receiver is down), so this conversation may lack "
+                     f"what those parts held: {shown}")
     return lines
