@@ -391,6 +391,15 @@ class _Pass:
                                                 "op": "summary", "received": a.get("received", "")})
 
 
+def _never_came(a: dict, runs: dict) -> str:
+    """What never came of the waiting arrival ``a`` landed with what is known (trial 28c F3): ``post`` for a patch of a
+    run never posted, ``parent`` for a post whose parent run is not known, '' when that has come meanwhile."""
+    if a["op"] != "post":
+        return "post" if a["id"] not in runs else ""
+    pid = a["run"].get("parent_run_id")
+    return "parent" if isinstance(pid, str) and pid and pid not in runs else ""
+
+
 def _trace_of(a: dict, runs: dict) -> str:
     """The trace of arrival ``a``: its run's ``trace_id``, else the remembered run's; '' when neither is known."""
     t = a["run"].get("trace_id")
@@ -543,12 +552,7 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
         still = []
         for a in todo:
             if a["tries"] >= WAIT_PASSES:
-                # landed with what is known, and the record says which part never came (trial 28c F3)
-                if a["op"] == "post":
-                    pid = a["run"].get("parent_run_id")
-                    a["waited"] = "parent" if isinstance(pid, str) and pid and pid not in st["runs"] else ""
-                else:
-                    a["waited"] = "post" if a["id"] not in st["runs"] else ""
+                a["waited"] = _never_came(a, st["runs"])  # landed with what is known, saying what never came
                 ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
             else:
                 still.append(a)
