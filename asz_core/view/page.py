@@ -68,6 +68,7 @@ _SHELL = b"""<!doctype html>
 <!--preload-->
 </head>
 <body>
+<a id="skip" class="skip" href="#app">Skip to the content</a>
 <header class="top"><a id="home" href="/">asz view</a><span class="where" id="where"></span></header>
 <main id="app"><noscript>This page needs JavaScript; the same data is at /api/conversations and /api/c/{id}/view.</noscript></main>
 <div id="say" class="visually-hidden" role="status" aria-live="polite"></div><div id="alarm" class="visually-hidden" role="alert"></div>

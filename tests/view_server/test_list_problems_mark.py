@@ -37,6 +37,7 @@ def test_the_list_marks_a_verified_conversation_with_problems_and_reaches_them(c
     badge = mark.find_element(By.XPATH, "preceding-sibling::span[1]")
     assert (badge.get_attribute("class"), badge.text) == ("state verified", "verified")  # asz ls's STATE: verified !
     assert missing in mark.get_attribute("title") and mark.get_attribute("title").startswith("1 problem(s)")
+    assert mark.accessible_name == mark.get_attribute("title")  # named by its words, not "!" (trial 28b, F8)
     # no other corpus conversation cites a file it lacks: none other is marked
     others = drv.find_elements(By.CSS_SELECTOR, "tr[data-id] .state.problems")
     assert [m.find_element(By.XPATH, "ancestor::tr").get_attribute("data-id") for m in others] == [SPOTTER]

@@ -341,8 +341,9 @@
   // the list showed a plain green 'verified').
   function problemsMark(r) {
     if (r.state !== 'verified' || !r.problems || !r.problems.length) return null;
-    return h('a', { class: 'state problems', href: withHide('/c/' + enc(r.id)) + '#problems',
-      title: num(r.problems.length) + ' problem(s) asz found, though its rounds verify (open the conversation for the list): ' + r.problems.join('; ') }, '!');
+    // named by its title's words (trial 28b, F8: a link named "!", its meaning in a tooltip a keyboard never shows)
+    const said = num(r.problems.length) + ' problem(s) asz found, though its rounds verify (open the conversation for the list): ' + r.problems.join('; ');
+    return h('a', { class: 'state problems', href: withHide('/c/' + enc(r.id)) + '#problems', title: said, 'aria-label': visibleText(said, false) }, '!');
   }
   // A row asz ls marks 'errors' or 'never ended' (cli/conversations_cmd.state_cell): a model call or a run (a failed
   // LangGraph trace) ended with an error (api_errors), or runs started and have no end recorded (never_ended: the app
@@ -427,6 +428,19 @@
   const where = document.getElementById('where');
   const drawer = document.getElementById('drawer');
   document.getElementById('home').setAttribute('href', withHide('/'));
+  // The skip link, the page's first Tab stop (trial 28b, F9: the first conversation was the 26th, the first talk the
+  // 17th): it gives focus to the list's first conversation, or the conversation's first talk, without touching the
+  // address's # part (the page's state).
+  const skip = document.getElementById('skip');
+  skip.addEventListener('click', function (ev) {
+    ev.preventDefault();
+    const to = ['#rows a.convtitle', '#panel section.talk .talkhead', '#panel', 'h1'].map(function (c) { return app.querySelector(c); })
+      .filter(Boolean)[0];
+    if (!to) return;
+    if (!to.matches('a[href], button')) to.setAttribute('tabindex', '-1');
+    to.focus();
+  });
+  function skipTo(words) { skip.textContent = words; }
 
   function route() {
     const p = location.pathname;
@@ -450,6 +464,7 @@
 
   function listPage() {
     document.title = 'Conversations · asz view';
+    skipTo('Skip to the conversations');
     if ('scrollRestoration' in history) history.scrollRestoration = 'manual';  // restorePlace does it, once drawn
     takePlace();
     window.addEventListener('pagehide', savePlace);
@@ -1251,6 +1266,7 @@
 
   function conversationPage(id) {
     CID = id;
+    skipTo('Skip to the talks');
     TZ_GUESS = /^en\b/i.test(navigator.language || '');  // until checkFormats, once the first screen is painted
     document.title = id + ' · asz view';
     add(clear(app), h('p', { class: 'muted' }, 'Loading the conversation…'));
