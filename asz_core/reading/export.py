@@ -356,9 +356,10 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#888}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
-code{font-family:ui-monospace,monospace;font-size:.92em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}
-figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.failed{color:#c92a2a}
-@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}}
+code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:.2em .5em}
+figure.media img{max-width:100%}details>summary{cursor:pointer;overflow-wrap:anywhere}.failed{color:#c92a2a}
+@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
+a{color:#8ab4f8}a:visited{color:#c58af9}.meta,.when,.id{color:#a8a8a8}.failed{color:#ff8787}.step.thinking{color:#b0b0b0}.step.withheld{color:#a0a0a0}}
 """
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
@@ -407,7 +408,7 @@ def page(title: str, body: str, css: str = "") -> str:
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(visible(title))}</title><style>{CSS}{css}</style></head>\n<body>\n{body}\n</body></html>\n")
+            f"<title>{html.escape(visible(title))}</title><style>{CSS}{css}</style></head>\n<body>\n<main>\n{body}\n</main>\n</body></html>\n")
 
 
 def _html_head(root: str | os.PathLike, doc: dict, e, index: str, unresolved: int = 0) -> list[str]:
