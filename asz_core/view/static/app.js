@@ -152,6 +152,28 @@
     window.scrollTo(PLACE.x, PLACE.y);
     PLACE = null;
   }
+  // A tab strip as the tabs pattern has it (trial 28b, F10): one Tab stop, the selected tab (roving tabindex); the
+  // arrow keys, Home and End move to another tab and select it; each tab controls the one panel, which is labelled
+  // by the selected tab.
+  function selectTab(bar, panel, isOn) {
+    bar.querySelectorAll('[role=tab]').forEach(function (b) {
+      const on = isOn(b);
+      b.setAttribute('aria-selected', on ? 'true' : 'false');
+      b.setAttribute('tabindex', on ? '0' : '-1');
+      if (on && panel) panel.setAttribute('aria-labelledby', b.id);
+    });
+  }
+  function arrowTabs(bar) {
+    bar.addEventListener('keydown', function (ev) {
+      const tabs = Array.from(bar.querySelectorAll('[role=tab]')), i = tabs.indexOf(document.activeElement);
+      const j = i < 0 ? undefined : ({ ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 })[ev.key];
+      if (j === undefined) return;
+      ev.preventDefault();
+      const t = tabs[(j + tabs.length) % tabs.length];
+      t.click();
+      t.focus();
+    });
+  }
   // Runs ``draw`` (a function redrawing part of the page), then gives focus back to the element that had it (or its
   // new copy) and puts the window back where it was scrolled.
   function keepingPlace(draw) {
@@ -565,10 +587,11 @@
       h('button', { class: 'btn', type: 'button', id: 'clearf', onclick: function () {
         setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); redrawList(); } }, 'Clear filters'));
     add(app, [bar, h('p', { class: 'box notice small', id: 'filternone', hidden: 'hidden' })]);
-    const tabs = h('div', { class: 'tabs', role: 'tablist' },
-      h('button', { role: 'tab', 'data-view': 'list', onclick: function () { showListView('list'); } }, 'Conversations'),
-      h('button', { role: 'tab', 'data-view': 'usage', onclick: function () { showListView('usage'); } }, 'Usage per day'));
-    add(app, [tabs, h('div', { id: 'hits' }), h('div', { id: 'listpanel' })]);
+    const tabs = h('div', { class: 'tabs', role: 'tablist', id: 'listtabs' },
+      h('button', { role: 'tab', id: 'tab-list', 'data-view': 'list', 'aria-controls': 'listpanel', tabindex: '-1', onclick: function () { showListView('list'); } }, 'Conversations'),
+      h('button', { role: 'tab', id: 'tab-usage', 'data-view': 'usage', 'aria-controls': 'listpanel', tabindex: '-1', onclick: function () { showListView('usage'); } }, 'Usage per day'));
+    arrowTabs(tabs);
+    add(app, [tabs, h('div', { id: 'hits' }), h('div', { id: 'listpanel', role: 'tabpanel' })]);
     if (LIST.note) add(app, h('p', { class: 'faint small' }, LIST.note));
     fillFilterOptions();
     showListView(f.view === 'usage' ? 'usage' : 'list');
@@ -578,8 +601,8 @@
 
   function showListView(name) {
     setHash({ view: name === 'usage' ? 'usage' : null });
-    document.querySelectorAll('[data-view]').forEach(function (b) { b.setAttribute('aria-selected', b.getAttribute('data-view') === name ? 'true' : 'false'); });
     const panel = clear(document.getElementById('listpanel'));
+    selectTab(document.getElementById('listtabs'), panel, function (b) { return b.getAttribute('data-view') === name; });
     if (name === 'usage') { drawUsage(panel); return; }
     panel.append(h('div', { class: 'tablewrap' }, h('table', { class: 'conv' },
       h('thead', null, h('tr', null, sortHead('title', 'Conversation', ''), sortHead('last', 'Last activity', ''),
@@ -1511,16 +1534,17 @@
     tabbar = h('div', { class: 'tabs', role: 'tablist' });
     TABS.forEach(function (t) {
       const n = t[2]();
-      tabbar.append(h('button', { role: 'tab', 'data-tab': t[0], 'aria-selected': 'false', onclick: function () { showTab(t[0]); } },
-        t[1], n === null ? '' : ' (' + num(n) + ')'));
+      tabbar.append(h('button', { role: 'tab', id: 'tab-' + t[0], 'data-tab': t[0], 'aria-selected': 'false', 'aria-controls': 'panel',
+        tabindex: '-1', onclick: function () { showTab(t[0]); } }, t[1], n === null ? '' : ' (' + num(n) + ')'));
     });
+    arrowTabs(tabbar);
     panel = h('div', { id: 'panel', role: 'tabpanel' });
     add(app, [tabbar, panel]);
   }
   function showTab(name) {
     if (!TABS.some(function (t) { return t[0] === name; })) name = 'talks';
     currentTab = name;
-    tabbar.querySelectorAll('button').forEach(function (b) { b.setAttribute('aria-selected', b.getAttribute('data-tab') === name ? 'true' : 'false'); });
+    selectTab(tabbar, panel, function (b) { return b.getAttribute('data-tab') === name; });
     setHash({ tab: name === 'talks' ? null : name });
     clear(panel);
     ({ talks: drawTalks, streams: drawStreams, segments: drawSegments, rounds: drawRounds, files: drawFiles,
