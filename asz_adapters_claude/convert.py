@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import attrs
 
-from asz_core import Dropped, Part, Record, Source, settle_surrogates, source_sha, unknown_part, nesting_depth
+from asz_core import (Dropped, Part, Record, Source, keys_twice, settle_surrogates, source_sha, twice_dropped, unknown_part,
+                      nesting_depth)
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
 from .companions import companion_record
@@ -170,6 +171,8 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     else:
         unknown_record(rec, raw, f"file kind {source.kind!r} is not one this dialect lands")
         return False
+    if not canon and keys_twice(raw, begin, end):  # a canonical line gives no key twice: nearly every line asks nothing
+        rec.dropped.extend(twice_dropped(raw, begin, end))
     return not lone
 
 

@@ -72,6 +72,7 @@ _LAZY = {
     "json_loads": ("asz_core.sessiondata.jsonbytes", "loads"),
     "nesting_depth": "asz_core.sessiondata.jsonbytes",
     "canonical_json": "asz_core.sessiondata.canonical",
+    **dict.fromkeys(("keys_twice", "twice_dropped"), "asz_core.sessiondata.keystwice"),
     "load_compiled": "asz_core.sessiondata.compiled",
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
@@ -156,6 +157,8 @@ __all__ = [
     "JSONSpanError",
     "json_loads",
     "canonical_json",
+    "keys_twice",
+    "twice_dropped",
     "load_compiled",
     "loads_source",
     "settle_surrogates",

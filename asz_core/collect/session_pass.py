@@ -35,6 +35,7 @@ from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
 from ..sessiondata import FLAGS, Header, Record, format_rfc3339, source_sha, unknown_part
 from ..sessiondata.model import is_member_part
+from ..sessiondata.vocabulary import TWICE_DROPPED
 from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
 from ..sessiondata.writer import VocabularyError, check_vocabulary
@@ -131,13 +132,37 @@ def undescribed_within(rec: Record) -> list[tuple[int, str]]:
     return []
 
 
+def twice_of(rec: Record) -> list[tuple[int, str]]:
+    """``[(line, path)]`` of each earlier value of a key given twice that ``rec`` lists under ``dropped``
+    (:data:`~asz_core.sessiondata.vocabulary.TWICE_DROPPED`: the path from the line's top), in order; ``[]`` when none."""
+    n = len(TWICE_DROPPED)
+    return [(rec.ord, d.what[n:]) for d in rec.dropped if d.what.startswith(TWICE_DROPPED)]
+
+
+def twice_warning(found: list[tuple[int, str]], shown: int = 5) -> str:
+    """What a ``warning:`` says of a source's lines that give a key twice in one object (``found``: ``(line, path)``
+    of each earlier value, :func:`twice_of`; trial 27c F9): how many lines, the first ``shown`` with their fields, and
+    that the last value is read and each earlier one listed under ``dropped``."""
+    by_line: dict[int, list[str]] = {}
+    for n, path in found:
+        by_line.setdefault(n, []).append(path)
+    said = "; ".join(f"line {n}: {', '.join(paths)}" for n, paths in list(by_line.items())[:shown])
+    more = f"; and {len(by_line) - shown} more line(s)" if len(by_line) > shown else ""
+    return (f"{len(by_line)} line(s) give a key twice in one object ({said}{more}): the last value is read, as JSON "
+            "readers read it, and each earlier one is read into no field: the record lists it under dropped "
+            "(asz conversation names them)")
+
+
 def said_undescribed(sp: "SessionPass", path: Path) -> None:
     """One ``warning:`` for the source ``path`` naming its lines ``sp``'s adapter could not describe at all (trial 12),
-    and one naming those it read that hold something it does not describe (trial 23a F5); both lists emptied."""
+    one naming those it read that hold something it does not describe (trial 23a F5), and one naming those that give
+    a key twice in one object (:func:`twice_warning`); the lists emptied."""
     for lines, within in ((sp.undescribed, False), (sp.within, True)):
         if lines:
             sp.report.warning(path, undescribed_warning(lines, sp.adapter.name, within=within))
-    sp.undescribed, sp.within = [], []
+    if sp.twice:
+        sp.report.warning(path, twice_warning(sp.twice))
+    sp.undescribed, sp.within, sp.twice = [], [], []
 
 
 def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path: Path) -> None:
@@ -204,6 +229,7 @@ class SessionPass(Fit):
         self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
         self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
         self.within: list[tuple[int, str]] = []  # (line, reason) of lines it read holding something it does not describe
+        self.twice: list[tuple[int, str]] = []  # (line, path) of each earlier value of a key given twice (twice_of)
         self.declared: dict[str, frozenset[str]] = {}  # per dialect, the flags its declared rules set
 
     @property
@@ -348,6 +374,8 @@ class SessionPass(Fit):
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
             whole = undescribed_of(fix_record(rec, ord_, off, line))  # fix_record fixes rec itself
             (self.undescribed if whole else self.within).extend(whole or undescribed_within(rec))
+            if rec.dropped:
+                self.twice.extend(twice_of(rec))
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:

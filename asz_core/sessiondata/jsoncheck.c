@@ -198,19 +198,189 @@ after:
     goto after;
 }
 
+/* The (data, begin, end) arguments of canonical and keys_twice: 1 with *base, *begin, *end set; 0 when the span is
+ * not inside data or is empty (the answer is None); -1 with TypeError set (``usage`` its message). */
+static int text_args(PyObject *const *args, Py_ssize_t nargs, const char *usage, const unsigned char **base,
+                     Py_ssize_t *begin, Py_ssize_t *end) {
+    if (nargs != 3 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *begin = PyLong_AsSsize_t(args[1]);
+    *end = PyLong_AsSsize_t(args[2]);
+    if ((*begin == -1 || *end == -1) && PyErr_Occurred())
+        return -1;
+    if (*begin < 0 || *end > PyBytes_GET_SIZE(args[0]) || *begin >= *end)
+        return 0;
+    *base = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    return 1;
+}
+
 static PyObject *canonical(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 3 || !PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "canonical(data: bytes, begin: int, end: int)");
+    const unsigned char *base;
+    Py_ssize_t begin, end;
+    int ok = text_args(args, nargs, "canonical(data: bytes, begin: int, end: int)", &base, &begin, &end);
+    if (ok < 0)
         return NULL;
-    }
-    Py_ssize_t begin = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    if ((begin == -1 || end == -1) && PyErr_Occurred())
-        return NULL;
-    if (begin < 0 || end > PyBytes_GET_SIZE(args[0]) || begin >= end)
-        Py_RETURN_NONE;
-    if (told((const unsigned char *)PyBytes_AS_STRING(args[0]), begin, end))
+    if (ok && told(base, begin, end))
         Py_RETURN_TRUE;
+    Py_RETURN_NONE;
+}
+
+/* keys_twice(data, begin, end): does some object of the JSON text data[begin:end] give one key twice (27c F9)?
+ *
+ * True when two members of one object have the same key, told by their bytes: equal bytes are the same string, and
+ * a key with no backslash can be written only one way in UTF-8. False when no object does. None when that is not told
+ * this way, and the caller decodes the text (asz_core.sessiondata.keystwice): a key holding an escape (\u0061 is a),
+ * more than TWICE_KEYS keys in one object, more than TWICE_SLOTS in the open objects together, nesting deeper than
+ * TWICE_DEPTH, or bytes that are not a JSON text. Whitespace between tokens is read past. Safe on any bytes: every read
+ * is bounded by end, and anything unexpected is None; a text orjson decoded gets True or False in one pass. */
+
+#define TWICE_DEPTH 1024
+#define TWICE_KEYS 256
+#define TWICE_SLOTS 4096
+
+static span twice_keys[TWICE_SLOTS];
+
+/* The byte after the string whose opening quote is at p, any escape read past; NULL when it is cut. *escaped is set
+ * when it holds a backslash. */
+static const unsigned char *any_string_end(const unsigned char *p, const unsigned char *end, int *escaped) {
+    p++;
+    for (;;) {
+#ifdef __SSE2__
+        const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+        while (end - p >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)));
+            if (mask) {
+                p += __builtin_ctz((unsigned)mask);
+                break;
+            }
+            p += 16;
+        }
+#endif
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        if (p >= end)
+            return NULL;
+        if (*p == '"')
+            return p + 1;
+        *escaped = 1;
+        if (end - p < 2)
+            return NULL;
+        p += 2;
+    }
+}
+
+static const unsigned char *skip_ws(const unsigned char *p, const unsigned char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* 1 when a key is given twice, 0 when none is, -1 when not told (see keys_twice). */
+static int twice(const unsigned char *base, Py_ssize_t begin, Py_ssize_t end_at) {
+    const unsigned char *p = base + begin, *end = base + end_at;
+    char open[TWICE_DEPTH + 1];
+    Py_ssize_t keys_from[TWICE_DEPTH + 1];
+    Py_ssize_t nkeys = 0;
+    int depth = 0, escaped_key = 0;
+value:
+    p = skip_ws(p, end);
+    if (p >= end)
+        return -1;
+    switch (*p) {
+    case '{':
+    case '[':
+        if (depth == TWICE_DEPTH)
+            return -1;
+        open[++depth] = (char)*p;
+        keys_from[depth] = nkeys;
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == (open[depth] == '{' ? '}' : ']')) {
+            p++;
+            depth--;
+            goto after;
+        }
+        if (open[depth] == '{')
+            goto key;
+        goto value;
+    case '"': {
+        int escaped = 0;
+        if (!(p = any_string_end(p, end, &escaped)))
+            return -1;
+        goto after;
+    }
+    default:
+        /* a number, true, false or null: the bytes up to the next delimiter (orjson read them already) */
+        if (*p == ',' || *p == ':' || *p == '}' || *p == ']')
+            return -1;
+        while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\n' &&
+               *p != '\r' && *p != '"' && *p != ':' && *p != '{' && *p != '[')
+            p++;
+        goto after;
+    }
+key: {
+    p = skip_ws(p, end);
+    if (p >= end || *p != '"')
+        return -1;
+    const unsigned char *k = p;
+    int escaped = 0;
+    if (!(p = any_string_end(p, end, &escaped)))
+        return -1;
+    Py_ssize_t at = k - base, len = p - k;
+    if (escaped)
+        escaped_key = 1;
+    if (nkeys - keys_from[depth] >= TWICE_KEYS || nkeys >= TWICE_SLOTS)
+        return -1;
+    for (Py_ssize_t i = keys_from[depth]; i < nkeys; i++)
+        if (twice_keys[i].len == len && memcmp(base + twice_keys[i].at, k, (size_t)len) == 0)
+            return 1; /* the same bytes: the same key */
+    twice_keys[nkeys].at = at;
+    twice_keys[nkeys].len = len;
+    nkeys++;
+    p = skip_ws(p, end);
+    if (p >= end || *p != ':')
+        return -1;
+    p++;
+    goto value;
+}
+after:
+    p = skip_ws(p, end);
+    if (depth == 0)
+        return p == end ? (escaped_key ? -1 : 0) : -1;
+    if (p >= end)
+        return -1;
+    if (*p == ',') {
+        p++;
+        if (open[depth] == '{')
+            goto key;
+        goto value;
+    }
+    if (*p != (open[depth] == '{' ? '}' : ']'))
+        return -1;
+    p++;
+    if (open[depth] == '{')
+        nkeys = keys_from[depth];
+    depth--;
+    goto after;
+}
+
+static PyObject *keys_twice(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    const unsigned char *base;
+    Py_ssize_t begin, end;
+    int ok = text_args(args, nargs, "keys_twice(data: bytes, begin: int, end: int)", &base, &begin, &end);
+    if (ok < 0)
+        return NULL;
+    if (!ok)
+        Py_RETURN_NONE;
+    int got = twice(base, begin, end);
+    if (got == 1)
+        Py_RETURN_TRUE;
+    if (got == 0)
+        Py_RETURN_FALSE;
     Py_RETURN_NONE;
 }
 
@@ -218,6 +388,9 @@ static PyMethodDef methods[] = {
     {"canonical", (PyCFunction)(void (*)(void))canonical, METH_FASTCALL,
      "canonical(data, begin, end) -> True when data[begin:end] (a text orjson.loads decoded) is orjson.dumps of its "
      "value nesting at most 253 deep; None when that is not told from the bytes."},
+    {"keys_twice", (PyCFunction)(void (*)(void))keys_twice, METH_FASTCALL,
+     "keys_twice(data, begin, end) -> True when some object of the JSON text data[begin:end] gives a key twice, False "
+     "when none does; None when that is not told from the bytes (an escaped key, a wide object, deep nesting)."},
     {NULL, NULL, 0, NULL},
 };
 

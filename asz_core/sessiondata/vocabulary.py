@@ -38,6 +38,7 @@ __all__ = [
     "USAGE_COUNT_DROPPED",
     "USAGE_RATE_DROPPED",
     "USAGE_DROPPED",
+    "TWICE_DROPPED",
 ]
 
 # --------------------------------------------------------------------------- Session Data (seed 000)
@@ -150,3 +151,9 @@ USAGE_RATE_DROPPED = "usage rate "
 #: records lists such an entry to the Python one, which reads both.
 USAGE_DROPPED = "usage "
 assert USAGE_COUNT_DROPPED.startswith(USAGE_DROPPED) and USAGE_RATE_DROPPED.startswith(USAGE_DROPPED)
+
+#: How the ``what`` of a dropped entry for the earlier value of a key one object of the source line gives twice begins,
+#: followed by the member's path from the line's top (``key given twice message.usage.input_tokens``): every JSON reader
+#: reads the last value, and so does the dialect (asz_core.sessiondata.keystwice, trial 27c F9). Collect says a
+#: ``warning:`` of it, and a reader a problem (docs/session-data.md, Dropped).
+TWICE_DROPPED = "key given twice "

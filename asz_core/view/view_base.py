@@ -7,7 +7,7 @@ import msgspec
 from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
-from ..sessiondata.vocabulary import USAGE_DROPPED
+from ..sessiondata.vocabulary import TWICE_DROPPED, USAGE_DROPPED
 from .arguments_check import calls_named, held_against, observation_entries, record_line
 from .chain import ChainReader
 from .companions import Companions
@@ -263,6 +263,27 @@ class ViewBase(Companions):
                 + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
                 + unended_lines(self.sess.headers, self.sess.records) + partly_lines(self.sess.headers, self.sess.records))
 
+    def twice_lines(self) -> list[str]:
+        """The ``summary.problems`` line (:data:`TWICE_PREFIX`) naming the landed records that list under ``dropped`` the
+        earlier value of a key their source line gave twice in one object (the last is read, as JSON readers read it:
+        :data:`~asz_core.sessiondata.vocabulary.TWICE_DROPPED`, trial 27c F9): how many, and at most 10 as
+        ``seq/row`` with the fields. [] when none (nearly always)."""
+        n = len(TWICE_DROPPED)
+        found = []
+        for seq in sorted(self.sess.records):
+            for row, rec in enumerate(self.sess.records[seq], 1):
+                if "dropped" not in rec:
+                    continue
+                paths = [w[n:] for d in rec["dropped"] or () if isinstance(d, dict)
+                         and isinstance(w := d.get("what"), str) and w.startswith(TWICE_DROPPED)]
+                if paths:
+                    found.append(f"{seq}/{row} {', '.join(paths)}")
+        if not found:
+            return []
+        return [f"{TWICE_PREFIX}{len(found)} record(s) whose source line gives a key twice in one object: the last value "
+                f"is read, as JSON readers read it, and each earlier one is listed under dropped: "
+                f"{'; '.join(found[:10])}{'; …' if len(found) > 10 else ''}"]
+
     def reread_lines(self) -> list[str]:
         """The ``summary.problems`` lines of person's messages (``message.external`` steps) the chain holds for records
         their adapter reads otherwise today (:meth:`~asz_core.plugins.adapter.Adapter.read_today`: an earlier adapter
@@ -294,6 +315,10 @@ class ViewBase(Companions):
             if isinstance(why, str) and why:
                 counts[(hdr.adapter, why)] = counts.get((hdr.adapter, why), 0) + 1
         return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
+
+
+#: How a ``summary.problems`` line about keys given twice in a source line starts (:meth:`ViewBase.twice_lines`).
+TWICE_PREFIX = "keys given twice: "
 
 
 def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> str:

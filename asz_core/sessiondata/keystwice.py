@@ -1,0 +1,145 @@
+"""A key given twice in one object of a source line: found, and named for ``dropped`` (trial 27c, F9).
+
+JSON leaves a repeated key to the reader, and every reader asz meets (orjson, Python's json, JavaScript's JSON.parse)
+keeps the last value. asz reads it that way too, so its figures match other tools; but the earlier value is then read
+into no field, and a person looking at the line sees it first (``"usage":{"input_tokens":1,…,"input_tokens":999999}``
+counts 999,999). Seed 000 (Dropped): a loss is stated rather than silent. So an adapter lists each earlier value
+under ``dropped`` (:func:`twice_dropped`), collect says a ``warning:`` naming the file, line and field
+(asz_core.collect.session_pass), and the readers a problem (asz_core.view.view_base, ``keys given twice``).
+
+:func:`keys_twice` is asked for a line that is not orjson's own encoding of its value (a canonical line holds no key
+twice: asz_core.canonical_json), so nearly every line costs nothing; it asks the optional compiled
+:mod:`asz_core.sessiondata.jsoncheck` (``keys_twice``, one pass over the bytes), and where that is not built or does
+not tell, decodes the text with Python's json (:func:`keys_twice_py`, the definition: the same answer).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .canonical import jsoncheck
+from .jsonbytes import array_elements, object_members
+from .model import Dropped
+from .vocabulary import TWICE_DROPPED
+
+__all__ = ["keys_twice", "keys_twice_py", "keys_twice_at", "twice_dropped", "TWICE_WHY", "TWICE_LISTED"]
+
+#: Why an earlier value of a key given twice is listed under ``dropped`` (seed 000, Dropped).
+TWICE_WHY = "the same object gives this key again later: the last value is read, as JSON readers read it, and this one is not"
+#: At most this many entries name a line's keys given twice; one more entry counts the rest (a hostile line).
+TWICE_LISTED = 10
+
+
+class _Found(Exception):
+    pass
+
+
+def _no_twice(pairs: list) -> None:
+    if len(pairs) > 1 and len({k for k, _ in pairs}) != len(pairs):
+        raise _Found
+    return None
+
+
+def _zero(_: str) -> int:
+    return 0
+
+
+def keys_twice_py(data: bytes, begin: int, end: int) -> bool:
+    """Whether some object of the JSON text ``data[begin:end]`` (one ``orjson.loads`` decoded) gives a key twice, keys
+    compared as decoded strings: Python's json over the text, numbers not converted. False for a text it cannot
+    decode (then no key was read twice)."""
+    try:
+        json.loads(data[begin:end], object_pairs_hook=_no_twice, parse_int=_zero, parse_float=_zero,
+                   parse_constant=_zero)
+    except _Found:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
+def keys_twice(data: bytes, begin: int, end: int) -> bool:
+    """Whether some object of the JSON text ``data[begin:end]`` (``bytes``, a text ``orjson.loads`` decoded) gives a
+    key twice: the compiled check where it tells, else :func:`keys_twice_py` (the same answer)."""
+    if jsoncheck is not None:
+        got = jsoncheck.keys_twice(data, begin, end)
+        if got is not None:
+            return got
+    return keys_twice_py(data, begin, end)
+
+
+class _Twice(dict):
+    """A decoded object that gave a key twice: ``twice`` its keys given more than once."""
+
+    __slots__ = ("twice",)
+
+
+def _mark_twice(pairs: list) -> dict:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        t = _Twice(d)
+        seen: set = set()
+        t.twice = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+        return t
+    return d
+
+
+def _path(segments: list) -> str:
+    out = ""
+    for s in segments:
+        out += f"[{s}]" if isinstance(s, int) else (f".{s}" if out else s)
+    return out
+
+
+def keys_twice_at(data: bytes, begin: int, end: int) -> list[tuple[str, int, int]]:
+    """``(path, begin, end)`` of each member that the same object gives again later, in the order of the text:
+    ``path`` names it from the line's top (``message.usage.input_tokens``, an element as ``content[2]``), and
+    ``data[begin:end]`` is its value's source bytes. Only objects a reader reads are looked in: one inside an earlier
+    value that is itself not read is named with that value. ``[]`` when no key is given twice, or the text is not
+    JSON."""
+    try:
+        value = json.loads(data[begin:end], object_pairs_hook=_mark_twice)
+    except (ValueError, RecursionError):
+        return []
+    found: list[tuple[list, _Twice]] = []
+    stack: list[tuple[list, Any]] = [([], value)]
+    while stack:
+        segs, v = stack.pop()
+        if isinstance(v, dict):
+            if isinstance(v, _Twice):
+                found.append((segs, v))
+            stack.extend((segs + [k], c) for k, c in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((segs + [i], c) for i, c in reversed(list(enumerate(v))))
+    out: list[tuple[str, int, int]] = []
+    for segs, obj in found:
+        at = begin
+        for s in segs:  # down to the object's bytes, each key's last member (the one read)
+            if isinstance(s, int):
+                at = array_elements(data, at)[s][0]
+            else:
+                at = [b for k, b, _ in object_members(data, at) if k == s][-1]
+        members = object_members(data, at)
+        last = {k: i for i, (k, _, _) in enumerate(members)}
+        out.extend((_path(segs + [k]), b, e) for i, (k, b, e) in enumerate(members) if last[k] != i)
+    out.sort(key=lambda x: x[1])
+    return out
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def twice_dropped(data: bytes, begin: int, end: int) -> list[Dropped]:
+    """The ``dropped`` entries of a line whose text ``data[begin:end]`` gives a key twice in one object: one per earlier
+    value (``what``: :data:`~asz_core.sessiondata.vocabulary.TWICE_DROPPED` and its path, ``bytes``: its source bytes,
+    ``why``: :data:`TWICE_WHY` and the value as written, its first 80 characters), at most
+    :data:`TWICE_LISTED`, then one counting the rest; ``[]`` when none (:func:`keys_twice` says whether to ask)."""
+    at = keys_twice_at(data, begin, end)
+    out = [Dropped(what=f"{TWICE_DROPPED}{path}", bytes=e - b,
+                   why=f"{TWICE_WHY}: {_shown(data[b:e].decode('utf-8', 'replace'))}") for path, b, e in at[:TWICE_LISTED]]
+    rest = at[TWICE_LISTED:]
+    if rest:
+        out.append(Dropped(what=f"{TWICE_DROPPED}{len(rest)} more", bytes=sum(e - b for _, b, e in rest), why=TWICE_WHY))
+    return out
