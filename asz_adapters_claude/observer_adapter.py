@@ -137,6 +137,16 @@ def holds_records(root: Path) -> bool:
     return False
 
 
+def _data_dir(d: Path) -> bool:
+    """Whether ``d`` is an observer data directory: it holds ``output/``, or only ``log/plugin.log`` (every event
+    ``asz hook`` had was refused, so no ``output/`` was ever made: its refused count is said all the same, recheck 27
+    NEW-2). Never raises."""
+    try:
+        return (d / "output").is_dir() or (d / "log" / "plugin.log").is_file()
+    except (OSError, ValueError):
+        return False
+
+
 #: How a line of ``plugin.log`` that says an event was refused begins after its time (``asz_adapters_claude.hook.run``).
 REFUSED = " asz hook: refused: "
 #: At most this much of the end of ``plugin.log`` is read for :func:`refused_said` (a log only grows).
@@ -244,12 +254,12 @@ class ClaudeCodeObserver(Adapter):
                 out.errors.append((str(p), os_error_text(e, "directory")))
                 return None
 
-        if (root / "output").is_dir():
+        if _data_dir(root):
             data_dirs = [root]
         else:
             data_dirs = []
             for e in listdir(root) or []:
-                if e.is_dir() and (Path(e.path) / "output").is_dir():
+                if e.is_dir() and _data_dir(Path(e.path)):
                     data_dirs.append(Path(e.path))
         for data in data_dirs:
             for s in listdir(data / "output") or []:

@@ -358,10 +358,13 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors:
         from .adapter_note import source_hint
+        from ..plugins.adapter import REFUSED_EVENTS
 
+        # a hook data folder whose every event was refused was said above (its note): --source is right (recheck 27 NEW-2)
+        refused = any(reason.startswith(REFUSED_EVENTS) for c in collectors for _, reason in c.told_errors)
         typer.echo(f"note: no session found under {', '.join(j.named() for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
-                   + source_hint(jobs), err=True)
+                   + ("; every event asz hook had was refused (the note above)" if refused else source_hint(jobs)), err=True)
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
     with held(signal.SIGINT):
         typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")

@@ -350,3 +350,32 @@ def test_a_refused_event_is_said_by_asz_collect_and_asz_sources(corpus_dir: Path
     assert "the event has no tool_use_id" in notes[0] and "skipped=1 " in p.stdout and "landed=1 " in p.stdout
     listed = asz_in_process("sources", "--adapter", "changes", "--source", str(data), "--root", str(tmp_path / "root"))
     assert "log/plugin.log" in listed.stdout and "asz hook refused 1 event(s)" in listed.stdout, listed.stdout
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["data-dir", "dir-of-data-dirs"])
+def test_a_data_dir_of_refused_events_only_is_said_too(corpus_dir: Path, tmp_path: Path, nested: bool) -> None:
+    """Recheck 27 NEW-2: every event refused (MadameClaude's payloads, no ``tool_use_id``), so ``asz hook`` never made
+    ``output/``: ``asz collect`` still says the refused count in the same ``note:`` (not only "no session found" and a
+    hint that ``--source`` is wrong), counts it in ``skipped=``, and ``asz sources`` lists it; given the data directory
+    or the directory holding it."""
+    from cli_helpers import asz_in_process
+
+    (src,) = (corpus_dir / "hooks").glob("williamkapke__MadameClaude__*extracted_payloads.jsonl")
+    lines = src.read_bytes().splitlines()
+    mcp = [x for x in lines if json.loads(x).get("hook_event_name") in H.MCP_EVENTS
+           and str(json.loads(x).get("tool_name")).startswith("mcp__")]
+    data = tmp_path / "plugins-data" / "asz"
+    for line in mcp:  # the events asz hook records (MCP calls): here each refused
+        assert run_hook(line, data).returncode == 0
+    assert not (data / "output").exists() and (data / "log" / "plugin.log").is_file()
+    source = data.parent if nested else data
+    p = asz_in_process("collect", "--once", "--adapter", "changes", "--source", str(source), "--root", str(tmp_path / "root"))
+    assert p.returncode == 0, p.stderr
+    where = "asz/log/plugin.log" if nested else "log/plugin.log"
+    notes = [x for x in p.stderr.splitlines() if x.startswith(f"note: {where}: asz hook refused ")]
+    assert len(notes) == 1 and notes[0].startswith(f"note: {where}: asz hook refused {len(mcp)} event(s) (the latest: "), p.stderr
+    assert "skipped=1 " in p.stdout and "sessions=0 " in p.stdout
+    assert "is --source the runtime's projects directory" not in p.stderr
+    assert "every event asz hook had was refused (the note above)" in p.stderr
+    listed = asz_in_process("sources", "--adapter", "changes", "--source", str(source), "--root", str(tmp_path / "root"))
+    assert f"{where}: asz hook refused {len(mcp)} event(s)" in listed.stdout, listed.stdout
