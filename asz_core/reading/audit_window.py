@@ -10,7 +10,7 @@ from ..sessiondata.times import parse_instant
 from .prose_audit import record_of, mark_in_range, place_by_turns, place_timeless
 
 #: mark_in_range, place_by_turns and place_timeless are prose_audit's, given here beside the window's other rules
-__all__ = ["TITLE_KINDS", "before_window", "mark_in_range", "place_by_turns", "place_timeless", "window_head",
+__all__ = ["STATUS_READ", "TITLE_KINDS", "before_window", "mark_in_range", "place_by_turns", "place_timeless", "window_head",
            "window_title", "windowed_title"]
 
 
@@ -64,6 +64,11 @@ def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int],
     return offered(up_to_end) or NO_PROMPT
 
 
+#: An ``--in-range-only`` header's ``status_read``: what a tool call's ``status`` is read from (trial 27b F1, recheck 27).
+STATUS_READ = ("the results inside the window only: a call whose result is not inside it (it lands after the window's "
+               "end, or not at all) reads no_result_in_window")
+
+
 def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
                 senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None,
                 companions: Optional[set[str]] = None, title: Optional[str] = None) -> tuple[dict, dict]:
@@ -75,8 +80,10 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
     it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
     ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's);
     ``title`` (:func:`window_title`) when given; of the row's problems, a missing companion file only when a record in
-    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's)."""
+    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's); and
+    ``status_read`` (:data:`STATUS_READ`) among the figures."""
     row, figures = dict(row or {}), dict(figures)
+    figures["status_read"] = STATUS_READ  # a call's status is read from the window's results only (Audit.arrange)
     if title is not None:
         row["title"] = title
     if companions is not None and row.get("problems"):

@@ -18,7 +18,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
   bytes]``, :func:`~asz_core.reading.export_steps.part_marker`: trial 19, F16), and ``status`` from its result: ``ok``, ``error`` (the result is flagged failed), ``refused`` (the
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
-  ``no_result``; a result's text is never carried;
+  ``no_result`` (with ``--in-range-only``: ``no_result_in_window`` when no record inside the window holds its result,
+  :data:`NO_RESULT_IN_WINDOW`); a result's text is never carried;
 - a sub-agent's prompt when its own records hold none (Claude Code 2.0.x's ``agent-<id>.jsonl``): what the call that
   started it asked, whole, as the page and ``md`` read it (:func:`~asz_core.view.placing.call_prompts`, the
   adapter's ``child_prompt``: the ``Task``'s ``prompt``), kind ``subagent_prompt``, first in the sub-agent's stream,
@@ -55,7 +56,7 @@ from ..view.usage_report import ms_in_window, range_in_window
 from .export_steps import media_line, part_marker
 from .search_hits import text_kind
 
-__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "Audit", "coverage", "fixed_notice", "header_line", "instant",
+__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "NO_RESULT_IN_WINDOW", "Audit", "coverage", "fixed_notice", "header_line", "instant",
            "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "removed_text", "turn_at"]
 
 #: The kinds a line of the audit form can have.
@@ -102,6 +103,29 @@ def instant(ms: Optional[int]) -> Optional[str]:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+#: ``--in-range-only``: the ``status`` of a tool call made in the window whose result no record inside the window
+#: holds (it lies after the window's end, or has not landed, or never will): the file is read from the window's
+#: records only, so a closed day's file does not change when the result lands (trial 27b F1, recheck 27).
+NO_RESULT_IN_WINDOW = "no_result_in_window"
+
+
+def _ms(rec: dict) -> Optional[int]:
+    """A record's own time in unix ms, or None."""
+    ns = parse_instant(rec.get("time"))
+    return None if ns is None else ns // 1_000_000
+
+
+def _call_status(audit: "Audit", got: Optional[tuple]) -> str:
+    """A tool call's ``status`` from ``got``, its result's entry of ``audit.results`` (None: no result). With
+    ``--in-range-only`` (``audit.only`` and its window): :data:`NO_RESULT_IN_WINDOW` unless the result's record lies in
+    the window, by its time or, with none, where ``audit.turn_at`` placed it: a closed day's file never changes."""
+    if audit.only and audit.window is not None:
+        at = None if got is None else got[2] if got[2] is not None else audit.turn_at.get(got[3])
+        if at is None or not ms_in_window(at, *audit.window):
+            return NO_RESULT_IN_WINDOW
+    return _status(*(got[:2] if got is not None else (None, "")))
+
+
 def _status(result: Optional[dict], dialect: str) -> str:
     """A tool call's ``status`` from its result part of ``dialect`` (module docstring)."""
     if result is None:
@@ -131,7 +155,7 @@ class Audit:
         #: that gave no line (:func:`~asz_core.view.secret_forms.found_in`; the header's ``credentials``)
         self.unwritten: list[str] = []
         self.calls: list[dict] = []
-        self.results: dict[str, tuple[dict, str]] = {}  # call id -> (its result part, the record's dialect)
+        self.results: dict[str, tuple] = {}  # call id -> (result part, dialect, its record's ms or None, record_of key)
         self.called: dict[tuple[int, int], tuple[dict, str, int]] = {}  # (seq, row) -> (record with calls, file, row)
         self.dialect = ""
         #: :func:`turn_at` of the conversation's document, set by :meth:`ask`
@@ -268,7 +292,7 @@ class Audit:
                 self.left_out["tool_results"] += n
                 self.unwritten += found_in(p.get("text") or p.get("data")) if n else []
                 if isinstance(p.get("of"), str):
-                    self.results[p["of"]] = (p, header.dialect)
+                    self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}))
             elif k == "reasoning" and not self.thinking:
                 self.left_out["thinking"] += n
                 self.unwritten += found_in(p.get("text")) if n else []
@@ -386,7 +410,7 @@ class Audit:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
         its result, and ``in_range`` on every line when there is a window."""
         for call in self.calls:
-            call["status"] = _status(*self.results.get(call.pop("_id", None) or "", (None, "")))
+            call["status"] = _call_status(self, self.results.get(call.pop("_id", None) or ""))
         keyed = [list(_timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined])]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
