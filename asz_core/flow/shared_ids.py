@@ -48,8 +48,11 @@ parse reports it for the session and assembles it without links.
 from __future__ import annotations
 
 import bisect
+import errno
 import hashlib
+import os
 import sqlite3
+import tempfile
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -437,15 +440,56 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
 
 #: SQLite's errors that say the table's files could not grow for want of room (``sqlite3.Error.sqlite_errorname``):
 #: ``SQLITE_FULL`` (a write refused with ENOSPC) and ``SQLITE_IOERR_SHMSIZE`` (the WAL index ``ids.sqlite-shm`` not
-#: grown: ENOSPC, or EFBIG under RLIMIT_FSIZE, read ``disk I/O error``). ``SQLITE_IOERR_WRITE`` is not one: an EIO
-#: reads the same.
+#: grown: ENOSPC, or EFBIG under RLIMIT_FSIZE, read ``disk I/O error``).
 TABLE_FULL = frozenset(("SQLITE_FULL", "SQLITE_IOERR_SHMSIZE"))
+#: SQLite's errors that a full file system gives and an I/O error too: ``SQLITE_IOERR_WRITE`` (a write to
+#: ``ids.sqlite`` or its WAL refused: EFBIG, EDQUOT, ENOSPC, or EIO). Told apart by what the OS says of a write beside
+#: the table at that moment (:func:`room_refused`; reviewA27: one ``error:`` line per session before).
+TABLE_MAYBE_FULL = frozenset(("SQLITE_IOERR_WRITE",))
+#: The errors of a write refused for want of room.
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def room_refused(root: Path) -> str:
+    """The OS's words (``File too large``, ``No space left on device``, ``Disk quota exceeded``) when a write the size of
+    a table page (4 KiB and a WAL frame's header) at the end of the table's largest file (``ids.sqlite``, its ``-wal``
+    or ``-shm``), into a new file beside them in ``root/_index``, is refused for want of room; '' when it is written
+    (then an error of the table's own was not for want of room: an EIO) or fails otherwise. The file is removed. Never
+    raises."""
+    d = root / TABLE.parent
+    size = 0
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            size = max(size, os.stat(root / f"{TABLE}{suffix}").st_size)
+        except OSError:
+            pass
+    try:
+        fd, path = tempfile.mkstemp(prefix=".room.", suffix=".tmp", dir=d)
+    except OSError as exc:
+        return os.strerror(exc.errno) if exc.errno in _NO_ROOM else ""
+    try:
+        left = 4096 + 24
+        while left:  # a write crossing RLIMIT_FSIZE is cut short; the rest is refused with EFBIG
+            n = os.pwrite(fd, bytes(left), size + 4096 + 24 - left)
+            if n <= 0:
+                return ""
+            left -= n
+    except OSError as exc:
+        return os.strerror(exc.errno) if exc.errno in _NO_ROOM else ""
+    finally:
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return ""
 
 
 def engine_links(session_dir: Path, index: Index, engine: object) -> SessionLinks | None:
     """:func:`session_links` for parse's engine; None, with ``engine.problem`` saying why, when the root's
     table cannot be used (the session is then assembled alone and parse reports the problem). ``engine.table_full``:
-    SQLite's words when that was for want of room (:data:`TABLE_FULL`) and nothing else went wrong before, else '',
+    SQLite's words when that was for want of room (:data:`TABLE_FULL`; :data:`TABLE_MAYBE_FULL` with what the OS said of
+    a write beside it, :func:`room_refused`) and nothing else went wrong before, else '',
     so that a full file system is said once for the pass, not once a session
     (:func:`~asz_core.collect.report.parse_error_lines`)."""
     setattr(engine, "table_full", "")
@@ -454,8 +498,11 @@ def engine_links(session_dir: Path, index: Index, engine: object) -> SessionLink
     except (sqlite3.Error, OSError) as exc:
         prev = getattr(engine, "problem", "")
         setattr(engine, "problem", (prev + "; " if prev else "") + f"the root's id table ({TABLE}): {exc}")
-        if not prev and getattr(exc, "sqlite_errorname", "") in TABLE_FULL:
+        name = getattr(exc, "sqlite_errorname", "")
+        if not prev and name in TABLE_FULL:
             setattr(engine, "table_full", str(exc))
+        elif not prev and name in TABLE_MAYBE_FULL and (room := room_refused(session_dir.parent)):
+            setattr(engine, "table_full", f"{exc}: {room}, as a write beside it was")
         return None
 
 

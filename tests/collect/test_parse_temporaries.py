@@ -46,24 +46,31 @@ def _verify_note(root: Path) -> str:
     return next((ln.strip() for ln in v.stdout.splitlines() if "a parse left in conversation chains" in ln), "")
 
 
-def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus_dir, tmp_path):
-    src, root = tmp_path / "src", tmp_path / "root"
+def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, why: str) -> subprocess.CompletedProcess:
+    """The corpus copied to ``src`` and landed into ``root`` with ``--no-parse``, then parsed under RLIMIT_FSIZE of
+    ``limit`` bytes: asserts its one ``error:`` line, said once on the root (left27's report: SQLite's ``disk I/O
+    error`` on the id table added one line per session whose rounds were written), counting those with no round and
+    those with rounds but no id table (``why``: the table's words) from the files, and ``errors=1``."""
     shutil.copytree(corpus_dir / "claude-code" / "projects", src)
     assert _collect(src, root, "--no-parse").returncode == 0
     sessions = [d for d in root.iterdir() if not d.name.startswith("_") and (d / "streams").is_dir()]
-    full = _collect(src, root, limit=20_000)
+    full = _collect(src, root, limit=limit)
     assert full.returncode == 1 and "file system refused a write (File too large) while parsing" in full.stderr
-    # said once, on the root (left27's report: SQLite's 'disk I/O error' on the id table added one line per session
-    # whose rounds were written): those with no round and those with rounds but no id table, counted from the files
     chained = [d for d in (root / "_conversations").iterdir() if list((d / "rounds").glob("r*.sf"))]
     assert chained and len(chained) < len(sessions)
     errors = [ln for ln in full.stderr.splitlines() if ln.startswith("error:")]
     assert errors == [f"error: {root}: the storage root's file system refused a write (File too large) while parsing: "
                       f"{len(sessions) - len(chained)} session(s) not parsed this pass; what landed is kept, and a pass "
                       f"with room parses them; {len(chained)} session(s) parsed without the root's id table "
-                      "(_index/ids.sqlite: disk I/O error), so without their links to other sessions, which a pass "
+                      f"(_index/ids.sqlite: {why}), so without their links to other sessions, which a pass "
                       "with room draws"], full.stderr
     assert summary(full.stdout)["errors"] == "1"
+    return full
+
+
+def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus_dir, tmp_path):
+    src, root = tmp_path / "src", tmp_path / "root"
+    full = parsed_on_a_full_disk(corpus_dir, src, root, 20_000, "disk I/O error")
     left = _temporaries(root)
     assert left and all(p.parent.name == "rounds" and p.name.startswith(".r") for p in left)  # the refused round writes
     [current, *_] = [d for d in sorted((root / "_conversations").iterdir()) if list((d / "rounds").glob("r*.sf"))]
