@@ -14,7 +14,7 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, member_part, member_source, parse_instant, settle_surrogates, source_sha,
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, keys_twice, member_part, member_source, parse_instant, settle_surrogates, source_sha, twice_dropped,
                       unknown_part)
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
@@ -235,6 +235,8 @@ def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None])
         body(rec, root_node(value, raw))
         for part in rec.parts:
             part.bytes = original_size(part)
+        if keys_twice(raw, 0, len(raw)):  # a key given twice: the last is read, each earlier one named (trial 27c F9)
+            rec.dropped.extend(twice_dropped(raw, 0, len(raw)))
         settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md): U+FFFD in text, counted
     except Exception as exc:  # never raise for input (Adapter.convert_line contract)
         return unknown_record(new_record(raw, ord_, off), raw, f"the kiro adapter failed on this record: {type(exc).__name__}")
