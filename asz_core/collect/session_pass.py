@@ -308,6 +308,7 @@ class SessionPass(Fit):
             return
         if s.mode == "document":
             self._document(s, cp, cur)  # type: ignore[arg-type]
+            said_undescribed(self, s.path)  # a Kiro 1.x row's own warnings, never the next source's
             return
         try:
             fd, st = open_source(s.path)
@@ -500,6 +501,8 @@ class SessionPass(Fit):
             self.error_once(s.path, f"adapter {self.adapter.name} failed on the document: {adapter_failure(exc)}")
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
         rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
+        if rec.dropped:
+            self.twice.extend(twice_of(rec))  # a key given twice in the document: said at the source's end
         room = max(1, self.opts.max_delta_bytes - self.overhead(s))
         shrunk = self.c.shrunk
         enc = self.encode_fit(s, rec, room)

@@ -136,3 +136,17 @@ def test_sources_lists_rows_with_sizes_and_states(tmp_path: Path) -> None:
     rows = {r["src"]: r for sess in orjson.loads(p.stdout)["adapters"][0]["sessions"] for r in sess["sources"]}
     row = rows[f".local/share/kiro-cli/data.sqlite3#conversations_v2/%2Fwork%2Fapp/{A}"]
     assert (row["state"], row["landed"], row["unread"]) == ("active", len(_value(A, "first")), 0)
+
+
+def test_a_row_giving_a_key_twice_is_said_on_its_own_source(tmp_path: Path) -> None:
+    """A 1.x row (a ``mode="document"`` source) whose value gives a key twice (trial 27c F9): one ``warning:``, on the
+    row's database, as its other warnings are (the document path said nothing of its own before)."""
+    home, root = tmp_path / "home", tmp_path / "data"
+    db = _db(home)
+    twice = _value(B, "first")[:-1] + b',"conversation_id":"' + B.encode() + b'"}'
+    _sql(db, "UPDATE conversations_v2 SET value = ? WHERE conversation_id = ?", twice.decode(), B)
+    rc, s, err = _collect(home, root)
+    assert rc == 0 and s["errors"] == "0", err
+    said = [x for x in err.splitlines() if "give a key twice" in x]
+    assert len(said) == 1 and said[0].startswith(f"warning: {db}: 1 line(s) give a key twice in one object (line 1: "
+                                                 "conversation_id): "), err  # the database, as a row's other warnings
