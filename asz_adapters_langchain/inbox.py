@@ -47,13 +47,14 @@ import base64
 import hashlib
 import os
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
 import orjson
 
 from asz_core import Discovery, source_entries
+
+from .inbox_state import PRUNE_AFTER, apply_journal as _apply_journal, load_state as _load_state, prune, write_atomic as _write_atomic
 
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
@@ -80,9 +81,6 @@ __all__ = [
 INGEST = Path("_ingest") / "langsmith"
 #: Passes an arrival waits for its ancestry after the one it arrived in.
 WAIT_PASSES = 3
-#: A trace whose runs all ended is forgotten this long (seconds) after its last arrival (see :func:`prune`).
-PRUNE_AFTER = 24 * 3600
-_STATE_VERSION = 1
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -108,34 +106,6 @@ BODIES_META = "bodies/provider_body.meta.jsonl"
 def waiting_arrivals(ingest: str | os.PathLike) -> list[dict]:
     """The staged arrivals still waiting (for their parent run) after the last pass: ``{"op", "id", "tries", …}`` each."""
     return [w for w in _load_state(Path(ingest) / "state.json")["waiting"] if isinstance(w, dict)]
-
-
-def _load_state(path: Path) -> dict:
-    try:
-        st = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        st = {}
-    if not isinstance(st, dict) or st.get("v") != _STATE_VERSION:
-        st = {"v": _STATE_VERSION}
-    for k in ("runs", "traces", "sessions"):
-        st.setdefault(k, {})
-    st.setdefault("waiting", [])
-    st.setdefault("journal", None)
-    return st
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".tmp-{path.name}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _safe_name(name: str) -> str:
@@ -429,74 +399,6 @@ def _read_inbox(path: Path) -> list[dict]:
     return out
 
 
-def prune(st: dict, keep_seconds: int = PRUNE_AFTER) -> int:
-    """Forget the runs of traces that are over: every run ended, and nothing arrived for the trace in the
-    ``keep_seconds`` before the newest arrival the state has seen. Returns how many traces were forgotten.
-
-    A late arrival of a forgotten trace then waits like any run whose ancestry is unknown and lands with
-    what it says itself. Session memory (title, summaries) is kept.
-    """
-    seen = st.get("seen") or {}
-    if not seen:
-        return 0
-    newest = max(seen.values())
-    try:
-        edge = datetime.fromisoformat(newest[:26].replace("Z", "")).replace(tzinfo=timezone.utc).timestamp() - keep_seconds
-    except ValueError:
-        return 0
-    cutoff = datetime.fromtimestamp(edge, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    by_trace: dict[str, list[str]] = {}
-    for rid, m in st["runs"].items():
-        by_trace.setdefault(m.get("t", ""), []).append(rid)
-    gone = 0
-    for trace, last in list(seen.items()):
-        if last[:19] >= cutoff:
-            continue
-        rids = by_trace.get(trace, [])
-        if any(not st["runs"][r].get("end") for r in rids):
-            continue
-        for r in rids:
-            del st["runs"][r]
-        st["traces"].pop(trace, None)
-        del seen[trace]
-        gone += 1
-    return gone
-
-
-def _apply_journal(ingest: Path, journal: dict) -> None:
-    """Bring every stream file of a committed journal to its end: append what is missing (redo), never twice.
-
-    A file at the journal's start length gets the bytes; one already at the
-    end length is left alone; one in between (a crash mid-append) is cut back
-    to the start and written again. Then the consumed inbox files move to ``done/``.
-    """
-    for rel, ent in journal.get("files", {}).items():
-        p = ingest / rel
-        data = base64.b64decode(ent["data"])
-        start = int(ent["from"])
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with open(p, "a+b") as f:
-            size = f.seek(0, os.SEEK_END)
-            if size >= start + len(data):
-                continue
-            if size > start:
-                f.truncate(start)
-            elif size < start:
-                continue  # not the file the journal was written for: leave it, nothing is invented
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    names = journal.get("consumed", [])
-    if names:
-        done = ingest / "done"
-        done.mkdir(parents=True, exist_ok=True)
-        for name in names:
-            try:
-                os.replace(ingest / "inbox" / name, done / name)
-            except FileNotFoundError:
-                pass
-
-
 def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out: Discovery | None = None) -> list[tuple[str, str, str, Path]]:
     """Turn every staged arrival into lines of per-session sources; return ``[(session, kind, stream, path)]`` for every
     source: kind ``transcript`` per stream file, ``provider_body`` (stream '') for a session's body source.
@@ -505,7 +407,11 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
     safe: the lines of a pass and the inbox files they consume are first
     committed to ``state.json`` as a journal (with the remembered runs), then
     applied (:func:`_apply_journal`), then the journal is cleared; a pass
-    that finds a journal applies it before reading anything new. Raises
+    that finds a journal applies it before reading anything new. The inbox
+    is read batch by batch (:data:`BATCH_BYTES` of files each, in order, a
+    pass and a journal each, as a live receiver's passes would take them), so
+    a backlog is never held whole (trial 28c F6); what waits is tried in every
+    batch and counts one pass per call. Raises
     OSError when the ingest directory cannot be written. A staged line that
     does not parse is skipped (the receiver stages only what it parsed).
     An entry of the inbox or of ``sessions/`` that cannot be read (a symbolic
@@ -523,57 +429,95 @@ def materialise(ingest: str | os.PathLike, settings: Settings | None = None, out
         _apply_journal(ingest, st["journal"])
         st["journal"] = None
         _write_atomic(state_path, orjson.dumps(st))
-    # 2. read what is new
+    # 2. read what is new, batch by batch (trial 28c F6: a 125 MB backlog read whole peaked at 717 MB)
     out = out if out is not None else Discovery()
     real = os.path.realpath(ingest)
     names = [e.name for e in source_entries(inbox, out, real) if e.is_file and not e.name.startswith(".")] if inbox.is_dir() else []
-    arrivals: list[dict] = []
-    n = 0
-    for name in names:
-        for a in _read_inbox(inbox / name):
-            n += 1
-            a["n"] = n
-            a["tries"] = 0
-            arrivals.append(a)
     waiting = [w for w in st["waiting"] if isinstance(w, dict)]
     for w in waiting:
-        w["tries"] = int(w.get("tries", 0)) + 1
-    todo = waiting + arrivals
-    if todo or names:
-        ps = _Pass(ingest, st, settings)
-        todo.sort(key=_order_key)
-        ps.prescan(todo)
-        # Posts in dotted order (parents first), then patches; what waits is tried again until nothing moves.
-        while todo:
-            left = [a for a in todo if not (ps.post(a, False) if a["op"] == "post" else ps.patch(a, False))]
-            if len(left) == len(todo):
-                break
-            todo = left
-        still = []
-        for a in todo:
-            if a["tries"] >= WAIT_PASSES:
-                a["waited"] = _never_came(a, st["runs"])  # landed with what is known, saying what never came
-                ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
-            else:
-                still.append(a)
-        st["waiting"] = still
-        ps.flush_failed()
-        prune(st)
-        # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
-        files = {}
-        for rel, lines in ps.out.items():
-            try:
-                size = (ingest / rel).stat().st_size
-            except FileNotFoundError:
-                size = 0
-            files[rel] = {"from": size, "data": base64.b64encode(b"".join(lines)).decode("ascii")}
-        st["journal"] = {"files": files, "consumed": names}
-        ingest.mkdir(parents=True, exist_ok=True)
-        _write_atomic(state_path, orjson.dumps(st))
-        _apply_journal(ingest, st["journal"])
-        st["journal"] = None
-        _write_atomic(state_path, orjson.dumps(st))
+        w["tries"] = int(w.get("tries", 0)) + 1  # once per materialise, however many batches it takes
+    if not names and not waiting:
+        return _staged_sources(ingest, out, real)
+    batches = _batches(inbox, names)
+    n = 0
+    for i, batch in enumerate(batches):
+        arrivals: list[dict] = []
+        for name in batch:
+            for a in _read_inbox(inbox / name):
+                n += 1
+                a["n"] = n
+                a["tries"] = 0
+                arrivals.append(a)
+        _one_pass(ingest, st, settings, st["waiting"] if i else waiting, arrivals, batch, last=i == len(batches) - 1)
+        del arrivals
     return _staged_sources(ingest, out, real)
+
+
+#: The inbox bytes one batch of :func:`materialise` reads at most (a larger file is a batch of its own): what is
+#: held in memory at once is about this times 4 (the arrivals, their lines, the journal), not the whole backlog.
+BATCH_BYTES = 8 << 20
+
+
+def _batches(inbox: Path, names: list[str]) -> list[list[str]]:
+    """The inbox files ``names``, in order, cut into batches of at most :data:`BATCH_BYTES` each (a larger file
+    alone); ``[[]]`` when there are none (one pass still retries what waits)."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for name in names:
+        try:
+            b = (inbox / name).stat().st_size
+        except OSError:
+            b = 0
+        if out[-1] and size + b > BATCH_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(name)
+        size += b
+    return out
+
+
+def _one_pass(ingest: Path, st: dict, settings: Settings, waiting: list[dict], arrivals: list[dict], names: list[str],
+              last: bool) -> None:
+    """Materialise ``waiting`` and the ``arrivals`` read from the inbox files ``names``, commit the journal of the
+    lines and the files consumed, apply it (crash safety: module docstring). What still waits stays in ``st``; with
+    ``last`` (the batch that ends the materialise), what waited :data:`WAIT_PASSES` passes lands with what is known."""
+    todo = waiting + arrivals
+    ps = _Pass(ingest, st, settings)
+    todo.sort(key=_order_key)
+    ps.prescan(todo)
+    # Posts in dotted order (parents first), then patches; what waits is tried again until nothing moves.
+    while todo:
+        left = [a for a in todo if not (ps.post(a, False) if a["op"] == "post" else ps.patch(a, False))]
+        if len(left) == len(todo):
+            break
+        todo = left
+    still = []
+    for a in todo:
+        if last and a["tries"] >= WAIT_PASSES:
+            a["waited"] = _never_came(a, st["runs"])  # landed with what is known, saying what never came
+            ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
+        else:
+            still.append(a)
+    st["waiting"] = still
+    ps.flush_failed()
+    if last:
+        prune(st)
+    # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
+    files = {}
+    for rel, lines in ps.out.items():
+        try:
+            size = (ingest / rel).stat().st_size
+        except FileNotFoundError:
+            size = 0
+        files[rel] = {"from": size, "data": base64.b64encode(b"".join(lines)).decode("ascii")}
+    ps.out.clear()
+    st["journal"] = {"files": files, "consumed": names}
+    ingest.mkdir(parents=True, exist_ok=True)
+    state_path = ingest / "state.json"
+    _write_atomic(state_path, orjson.dumps(st))
+    _apply_journal(ingest, st["journal"])
+    st["journal"] = None
+    _write_atomic(state_path, orjson.dumps(st))
 
 
 def _staged_sources(ingest: Path, out: Discovery, real: str) -> list[tuple[str, str, str, Path]]:
