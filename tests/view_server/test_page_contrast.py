@@ -16,7 +16,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
-from view_server_helpers import EXAMPLE_SESSION, canary_lines, collect_and_parse, copy_example, write_session
+from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, canary_lines, collect_and_parse, copy_example, write_session
 
 #: [text, colour, background, ratio, needed, class] of each visible text node below AA, and how many were measured and
 #: how many of them are drawn in the page's faint colour (the class ``faint`` or ``when``, or the caret).
@@ -121,3 +121,28 @@ def test_the_faint_colour_passes_on_each_background_it_sits_on(two_root, serve, 
         a, b = lum(rgb), lum(bg)
         ratios[where] = round((max(a, b) + 0.05) / (min(a, b) + 0.05), 2)
     assert len(ratios) == 9 and min(ratios.values()) >= 4.5, (got, ratios)
+
+
+def test_every_text_passes_aa_in_dark_mode_too(two_root, serve, browser):
+    """Trial 28b, F11: the page had no dark mode (it stayed white); with ``prefers-color-scheme: dark`` it is dark,
+    and every text passes AA there as in light (the same measure, on the same three pages)."""
+    s = serve(two_root)
+    drv = browser
+    drv.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        open_at(drv, s.base + "/", "a.convtitle")
+        assert drv.execute_script("return getComputedStyle(document.body).backgroundColor") == "rgb(20, 23, 28)"
+        wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows .counting"), timeout=60)
+        _check(drv, "the list, dark")
+        open_at(drv, s.base + "/#q=greeting", "#hitcount")
+        _check(drv, "a search, dark")
+        for cid in (EXAMPLE_SESSION, CANARY_SESSION):
+            open_at(drv, f"{s.base}/c/{cid}", "section.talk .talkhead")
+            drv.find_element(By.ID, "expand-all").click()
+            wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#panel > section.talk:not(.open)"))
+            for row in drv.find_elements(By.CSS_SELECTOR, ".node > .row[aria-expanded='false']"):
+                drv.execute_script("arguments[0].click()", row)
+            drv.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+            _check(drv, f"{cid[:8]}, every step open, dark")
+    finally:
+        drv.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
