@@ -84,15 +84,22 @@ class StoppablePool(ProcessPoolExecutor):
     was killed (it dies with its parent, :func:`die_with_parent`): what it lands or writes is whole or absent."""
 
     def _spawn_process(self):
-        """Start one worker (``ProcessPoolExecutor``'s own step) with SIGINT held in this thread while it forks.
+        """Start one worker (``ProcessPoolExecutor``'s own step) with SIGTERM held in this thread while it forks, and
+        SIGINT too in the main thread.
 
         A Ctrl-C that arrives during the fork would otherwise be raised inside the fork handlers (``logging``'s
         ``_releaseLock``), where Python prints ``Exception ignored …`` and drops it: the command went on as if no
         Ctrl-C came. Held, it is raised as soon as the fork is done, as a KeyboardInterrupt in this process's own
-        code. The worker unblocks SIGINT first thing (:func:`worker_init`)."""
+        code. The worker inherits both held and takes them again once SIGTERM has its default action
+        (:func:`worker_init`): a SIGTERM sent to it before then (multiprocessing's own start of the worker runs first)
+        would reach the command's handler it inherited, which only asks the command to stop, and the worker lived on."""
         if threading.current_thread() is not threading.main_thread():
-            return super()._spawn_process()
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            try:
+                return super()._spawn_process()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             return super()._spawn_process()
         finally:
@@ -417,8 +424,8 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     a spawned one has none); then SIGTERM takes its default action (a forked worker would inherit the command's
     handler, which only asks the command to stop: the worker then ignored SIGTERM), the inherited streams are closed
     (:func:`close_inherited_streams`), the worker dies with ``parent`` (:func:`die_with_parent`), then ``then`` runs.
-    SIGINT, held while the pool forked it (:meth:`StoppablePool._spawn_process`), is taken again (one sent meanwhile
-    arrives now).
+    SIGINT and SIGTERM, held while the pool forked it (:meth:`StoppablePool._spawn_process`), are taken again once
+    SIGTERM has its default action (one sent meanwhile arrives now: a SIGTERM ends the worker).
 
     Why the locks go first (session 22): a killed collector's lock must be free once the command has been reaped.
     Pools that kept the copies (the list rows after a pass, the search index of a watching collector) held the lock's
@@ -428,10 +435,10 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     process of its group to be seen. Dropped before the watchdog thread starts, the copies are gone while the worker
     has one thread, and one thread's exit closes its files before it shows as a zombie. ``forget_held_locks`` is
     imported with this module, in the parent: a worker that imported it first took SIGTERM's default action only
-    once the import was done, and ignored a SIGTERM sent meanwhile (a command that had not loaded the collector)."""
+    once the import was done (a command that had not loaded the collector)."""
     forget_held_locks()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     close_inherited_streams()
     die_with_parent(parent)
     if then is not None:

@@ -100,6 +100,54 @@ def test_a_worker_honours_sigterm_though_its_command_handles_it():
         assert wait_gone(pids, 3.0) == []
 
 
+#: A command whose workers are sent SIGTERM while multiprocessing still starts them, before :func:`worker_init`: a hook
+#: multiprocessing runs in each forked worker first (``register_after_fork``) writes the worker's pid to the pids file
+#: and sends it SIGTERM.
+EARLY_SIGTERM = textwrap.dedent("""
+    import multiprocessing.util, os, signal, sys, threading, time
+    sys.path.insert(0, {repo!r})
+    from asz_core.collect.workers import process_pool
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda s, f: stop.set())  # as asz collect does: a request to stop, inherited by a fork
+    class Hook:
+        pass
+    def early(_):
+        with open({pids!r}, "a") as f:
+            f.write(f"{{os.getpid()}}\\n")
+        os.kill(os.getpid(), signal.SIGTERM)
+    hook = Hook()
+    multiprocessing.util.register_after_fork(hook, early)
+    pool = process_pool(2)
+    futures = [pool.submit(time.sleep, 600) for _ in range(2)]
+    sys.stderr.write("ready\\n"); sys.stderr.flush()
+    time.sleep(600)
+""")
+
+
+def test_a_worker_sent_sigterm_while_it_starts_dies(tmp_path):
+    """A SIGTERM that reaches a worker before its initializer gave SIGTERM its default action (multiprocessing's own
+    start of the worker runs first) ends it once the initializer runs: held from the fork, it is not taken by the
+    command's handler the worker inherited (which only asks to stop: the worker lived on, asleep in its task)."""
+    pids_file = tmp_path / "pids"
+    proc = subprocess.Popen([sys.executable, "-c", EARLY_SIGTERM.format(repo=str(REPO), pids=str(pids_file))],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    pids: list[int] = []
+    try:
+        assert proc.stderr.readline() == b"ready\n"
+        end = time.monotonic() + 30
+        while len(pids) < 2 and time.monotonic() < end:  # both workers have started and sent themselves SIGTERM
+            pids = [int(p) for p in pids_file.read_text().split()] if pids_file.exists() else []
+            time.sleep(0.05)
+        assert len(pids) == 2
+        assert wait_gone(pids, 10.0) == []
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        for p in pids:
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
 def test_a_parent_that_died_before_the_request_is_noticed():
     """The race: the parent is gone (the worker's parent pid is no longer the one it was forked from) when the
     worker asks for the parent-death signal, which then never fires; the worker exits at once."""
