@@ -53,7 +53,7 @@ from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
 __all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
-           "REST_AT", "HIGHEST_SEQ"]
+           "REST_AT", "HIGHEST_SEQ", "held_clause"]
 
 #: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
 #: same transcript), then :data:`HOLDS_ALL` or :data:`LACKS`: the pusher records the file as held from another root
@@ -183,6 +183,28 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
                       f"{ELSEWHERE} {_rel(root, holder)} (ord {positions[0].ord}), so it cannot land beside them "
                       f"({str(exc)[len(rel) + 2:]}); {HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}") from None
     return False
+
+
+def held_clause(root: Path, rel: str, data: bytes) -> str:
+    """What ``root`` holds of the records of the landed file ``rel`` (its bytes ``data``) sent by a credential that
+    cannot add to its session (:data:`.owners.OWNED`; trial 28a F2): ``HOLDS_ALL (N record(s)) in PATH`` or
+    ``LACKS N of its M record(s)``, as a refusal at a taken seq says it (:func:`_held`: the same ``ord``, ``off`` and
+    ``sha`` in a landed file of its stream); '' for a round, another name, or bytes that do not read whole."""
+    parts = tuple(rel.split("/"))
+    ln = parse_landed_name(parts[-1]) if len(parts) >= 3 and not parts[0].startswith("_") else None
+    if ln is None or ln.ext != "sd":
+        return ""
+    path = root.joinpath(*parts)
+    try:
+        _, positions = _read_landed(rel, path, data)
+    except Refused:
+        return ""
+    sdir = root / parts[0]
+    files = session_listing(sdir, skeletons=True).files if sdir.is_dir() else []
+    held, total, holder = _held(path, ln, positions, files)
+    if held == total:
+        return f"{HOLDS_ALL} ({total} record(s))" + (f"{HELD_IN}{_rel(root, holder)}" if holder is not None else "")
+    return f"{LACKS} {total - held} of its {total} record(s)"
 
 
 def _sent_by(root: Path, path: Path, ln, files: list, instance: str | None, sent_now: frozenset[str]) -> bool:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ..flow.chain import Chain, round_session
 from ..storage.layout import CONVERSATIONS, dir_name
-from .admit import Refused, landed_seq, round_reads
+from .admit import Refused, held_clause, landed_seq, round_reads
 
-__all__ = ["OWNED", "owned_by", "release"]
+__all__ = ["OWNED", "OWNED_AT", "CANNOT_ADD", "owned_by", "release"]
 
 
 #: Why a file is refused for a session another credential sent (trial 27c F1); formatted with ``rel``, ``session``,
@@ -24,6 +24,9 @@ __all__ = ["OWNED", "owned_by", "release"]
 OWNED = ("{rel}: its session {session} was first sent with credential {owner}: credential {credential} cannot add to "
          "it (a session's files and rounds land only from the credential that sent its first file; docs/push.md, "
          "One session, one credential)")
+#: In an :data:`OWNED` refusal, before the owner's name; :data:`CANNOT_ADD` after it (what a pusher reads back).
+OWNED_AT = "was first sent with credential "
+CANNOT_ADD = ": credential "
 
 _owners_lock = threading.Lock()
 #: (root, session directory) -> the credential its sender record's first line names (append-only: it never changes).
@@ -48,7 +51,9 @@ def owned_by(root: Path, rel: str, data: bytes, credential: str | None, claimed:
     (trial 27c F1). Checked only for a named ``credential`` (a token file of ``NAME TOKEN`` lines): one unnamed token,
     or none, is one credential for every sender. A session no named credential sent yet is taken by this one (kept in
     ``claimed`` until the request's sender lines are written, :func:`release`), so two requests at once cannot both
-    start it."""
+    start it. A landed file's refusal ends with what this root holds of its records (:func:`.admit.held_clause`:
+    ``this root holds every record of it …`` or ``this root lacks N of its M record(s)``; trial 28a F2): the receiver
+    lists the second as a short session, and the pusher says which it is."""
     if not credential:
         return
     at = landed_seq(rel)
@@ -59,7 +64,11 @@ def owned_by(root: Path, rel: str, data: bytes, credential: str | None, claimed:
         # chain of another's session (the fold would then stop there: every reader says mismatch)
         sessions = [reads[0] if reads is not None else None, _chain_session(root, rel)]
     for session in dict.fromkeys(s for s in sessions if s):
-        _owned(root, rel, session, credential, claimed)
+        try:
+            _owned(root, rel, session, credential, claimed)
+        except Refused as exc:  # a landed file: whether this root holds its records, from the owner (trial 28a F2)
+            clause = held_clause(root, rel, data) if at is not None else ""
+            raise Refused(f"{exc}; {clause}" if clause else str(exc)) from None
 
 
 def _chain_session(root: Path, rel: str) -> str | None:

@@ -270,6 +270,7 @@ class _Pass(Elsewhere, Rests):
             if rejected:
                 self._refused(f.rel)
                 self._elsewhere(f.rel, ans.message)
+                self._owned(f.rel, ans.message)
                 if f.rel in self.sent_again and self.state.elsewhere.get(f.rel, ("",))[0] == "all":
                     self.rep.held_again += 1
             self.rep.files += 1
@@ -303,8 +304,8 @@ class _Pass(Elsewhere, Rests):
                          f"(asz verify --root {self.root} {session} names the problems)")
         for session, n in self.held_rounds.items():
             seq, rel = self.refused[session]
-            if rel in self.state.elsewhere:
-                continue  # the receiver holds the session from another root: said in its note (still_rejected)
+            if rel in self.state.elsewhere or rel in self.state.owned:
+                continue  # the receiver holds the session from another root or credential: said in still_rejected
             self.problem(f"{session}: {n} round(s) not sent: they read seq {seq}, {rel}, which {self.state.endpoint} rejected")
         self.still_rejected(set(held))
         if going:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..storage.layout import CONVERSATIONS
 from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
+from .owners import CANNOT_ADD, OWNED_AT
 from .push_rest import rest_said
 
 __all__ = ["NOT_TAKEN", "Elsewhere"]
@@ -14,6 +15,10 @@ __all__ = ["NOT_TAKEN", "Elsewhere"]
 NOT_TAKEN = ("; the receiver did not take them from this root (when it answered that a seq is already landed as "
              "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
              "in two roots)")
+
+
+#: How the line of :meth:`Elsewhere._owned_said` ends when nothing is missing at the receiver (a note, not an error).
+NOT_AN_ERROR = "; not an error"
 
 
 class Elsewhere:
@@ -27,12 +32,19 @@ class Elsewhere:
         exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead."""
         by: dict[str, list[str]] = {}
         elsewhere: dict[str, list[str]] = {}
-        for rel in sorted((self.rejected_before & self.state.rejected) | set(self.state.elsewhere)):
+        owned: dict[str, list[str]] = {}
+        owners = {r.split("/", 1)[0] for r in self.state.owned}  # sessions another credential's there (trial 28a F2)
+        rounds = {r for r in self.state.rejected if r.startswith(CONVERSATIONS + "/") and r.split("/")[1] in owners}
+        for rel in sorted((self.rejected_before & self.state.rejected) | set(self.state.elsewhere) | set(self.state.owned)
+                          | rounds):
             parts = rel.split("/")  # a round is under _conversations/<conversation>/rounds/: named by its conversation
             session = parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
-            if session not in held and (self.root / rel).is_file():
+            if session in owners and (rel in self.state.owned or parts[0] == CONVERSATIONS) and (self.root / rel).is_file():
+                owned.setdefault(session, []).append(rel)  # its files, and the rounds refused with them
+            elif session not in held and (self.root / rel).is_file():
                 there = self._reads_elsewhere(rel) if parts[0] == CONVERSATIONS else (session if rel in self.state.elsewhere else "")
                 (elsewhere if there else by).setdefault(there or session, []).append(rel)
+        whole: list[tuple[str, list[str], int]] = []  # sessions held there whole: one note for all (trial 28a F12)
         for session, rels in elsewhere.items():
             files = [r for r in rels if not r.startswith(CONVERSATIONS + "/")]
             rounds = self.held_rounds.get(session, 0) + len(rels) - len(files)
@@ -41,7 +53,17 @@ class Elsewhere:
             if any(self.state.elsewhere.get(r, ("",))[0] == "part" for r in files):  # records only this root holds
                 self.problem(f"{session}: {self._elsewhere_said(files, rounds)}")  # every pass: the receiver is short
             else:
-                self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
+                whole.append((session, files, rounds))
+        if len(whole) == 1:
+            self.notes.say(whole[0][0], f"{whole[0][0]}: {self._elsewhere_said(whole[0][1], whole[0][2])}")
+        elif whole:
+            self.notes.say("held elsewhere", self._elsewhere_whole(whole))
+        for session, rels in owned.items():
+            said = self._owned_said(rels)
+            if said.endswith(NOT_AN_ERROR):
+                self.notes.say(session, f"{session}: {said}")
+            else:  # every pass, with the true cause and what to do (trial 28a F2: from the second pass on, it named
+                self.problem(f"{session}: {said}")  # another root and nothing to do)
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
@@ -68,6 +90,64 @@ class Elsewhere:
             self.state.rest[rel] = rest
         if HOLDS_ALL in why:
             self.held_elsewhere.add(rel.split("/", 1)[0])  # the pass's later batches ask the receiver to assemble
+
+    def _elsewhere_whole(self, whole: list[tuple[str, list[str], int]]) -> str:
+        """The one note for two or more sessions the receiver holds every record of from another root (``(session,
+        files, rounds)`` each): their count and the first of them, where each file is listed (push.state's
+        ``elsewhere`` lines), not a line per session (trial 28a F12: 82 of them on every push)."""
+        ids = [s for s, _, _ in whole]
+        rounds = sum(n for _, _, n in whole)
+        return (f"{len(ids)} session(s) ({', '.join(i[:8] for i in ids[:3])}"
+                + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+                + f"): {self.state.endpoint} holds them from another root: it answered that their seqs are already "
+                f"landed there as other files and that it holds every record of this root's "
+                f"{sum(len(f) for _, f, _ in whole)} file(s) of them, so they are not sent again and count as received "
+                "for retention" + (f"; {rounds} round(s) reading them not sent either" if rounds else "")
+                + f"; not an error (the elsewhere lines of {self.root / 'push.state'} name each file and the receiver's "
+                "file holding it; asz push --retry-elsewhere sends them again; docs/push.md, The same session in two "
+                "roots)")
+
+    def _owned(self, rel: str, message: str) -> None:
+        """Record ``rel`` as refused because its session is another credential's at the receiver (``owned`` in
+        push.state) when the receiver's reason (``rejected <rel>: …`` in ``message``) says so (:data:`.owners.OWNED`),
+        with whether it holds every record of it (trial 28a F2)."""
+        start = message.find(f"rejected {rel}: ")
+        if start < 0:
+            return
+        end = message.find("; rejected ", start + 1)
+        why = message[start:end if end >= 0 else None]
+        at = why.find(OWNED_AT)
+        stop = why.find(CANNOT_ADD, at + len(OWNED_AT)) if at >= 0 else -1
+        if stop < 0:
+            return
+        owner = why[at + len(OWNED_AT):stop]
+        if not owner or " " in owner:
+            return
+        mine = why[stop + len(CANNOT_ADD):].split(" ", 1)[0]
+        if not rel.startswith(CONVERSATIONS + "/") and mine:  # a round's refusal: said with its session's files
+            self.state.owned[rel] = (owner, "all" if HOLDS_ALL in why else "part", mine)
+
+    def _owned_said(self, rels: list[str]) -> str:
+        """The one line a pass says of a session whose files the receiver refused as another credential's session
+        (trial 28a F2): the true cause on every pass, and what to do; ends with :data:`NOT_AN_ERROR` when the receiver
+        holds every record of them (from that credential's files)."""
+        files = [r for r in rels if r in self.state.owned]
+        owners = sorted({self.state.owned[r][0] for r in files})
+        part = [r for r in files if self.state.owned[r][1] == "part"]
+        mine = ", ".join(sorted({self.state.owned[r][2] for r in files}))
+        said = (f"{self.state.endpoint} holds this session from credential {', '.join(owners)}, which sent its first "
+                f"file, and refuses what credential {mine} sends of it: {len(files)} file(s) and {len(rels) - len(files)} round(s) "
+                "of this root (docs/push.md, One session, one credential)")
+        if not part:
+            return said + ("; it holds every record of those files from that credential's, so nothing is missing "
+                           "there; they are not sent again" + NOT_AN_ERROR)
+        return said + (f"; it lacks records of {len(part)} of them ({', '.join(part[:3])}"
+                       + (f" and {len(part) - 3} more" if len(part) > 3 else "")
+                       + "): the team root is short of records only this root holds (its asz verify and asz ls name the "
+                       f"session), an error on every pass while this root holds them. What to do: push this root with "
+                       f"the token of credential {owners[0]} (asz push --token-file FILE; one person's hosts share one "
+                       "token), then asz push --retry-elsewhere sends them again; or, if this copy need not reach the "
+                       "team, leave its project out of this root's collection (exclude in asz.yaml)")
 
     def _reads_elsewhere(self, rel: str) -> str:
         """The session of round ``rel`` when it reads (or reads after) a landed file the receiver holds from another

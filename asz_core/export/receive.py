@@ -46,7 +46,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
-from .owners import owned_by, release
+from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import MAX_BODY, Front, Server
 from .wire import ASSEMBLE, REPLACES, REST
 
@@ -125,7 +125,9 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                     at = landed_seq(rel) if isinstance(rel, str) else None
                     if at is not None:
                         refused_seqs.setdefault(at[0], {})[at[1]] = rel
-                        if HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
+                        if OWNED_AT in str(exc):  # another credential's session (trial 28a F2): short when it lacks
+                            _short(root, at[0], rel, str(exc), who["instance"], err)
+                        elif HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
                             assemble[at[0]] = who["instance"]
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):
@@ -173,7 +175,8 @@ def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[d
 def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None, held: bool = False) -> None:
     """A refused file holding records this root lacks (``this root lacks N of its M record(s)`` in ``why``): listed in
     ``_received/short.list`` (:mod:`asz_core.storage.short_list`), so this root's verify and ls say the session is
-    short (trial 24a F3). ``held``: the file was refused as held here whole; when it is listed, a ``held`` line ends
+    short (trial 24a F3); one refused because its session is another credential's (:data:`.owners.OWNED`) is listed with
+    both names (trial 28a F2). ``held``: the file was refused as held here whole; when it is listed, a ``held`` line ends
     its listing (the sending root sent the rest of its stream since). Never raises."""
     import re
 
@@ -183,12 +186,14 @@ def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO |
     m = re.search(LACKS + r" (\d+) of its (\d+) record", why)
     if m is None and not held:
         return
+    owner = re.search(re.escape(OWNED_AT) + r"(\S+?)" + re.escape(CANNOT_ADD) + r"(\S+) ", why)
     try:
         if held:
             record_held(root, session, rel, format_rfc3339(time.time_ns()))
         else:
             record_short(root, session, rel, int(m.group(1)), int(m.group(2)),
-                         str(instance) if instance is not None else None, format_rfc3339(time.time_ns()))
+                         str(instance) if instance is not None else None, format_rfc3339(time.time_ns()),
+                         owner=owner.groups() if owner is not None else None)
     except OSError as exc:
         if err is not None:
             print(f"error: {root}/_received/short.list: cannot list {rel} as holding records this root lacks: "

@@ -9,6 +9,7 @@
     rejected <path>
     elsewhere <path> all|part <the receiver's path>
     rest <path> <ord> <off> <seq>
+    owned <path> <credential> all|part <this root's credential>
 
 One ``pushed <path> <digest>`` line per file the receiver took (the digest of
 the bytes sent); ``rejected <path>`` when its answer rejected some of that
@@ -20,7 +21,10 @@ transcript; trial 19, F4), and that it holds every record of this one
 not an error on later passes (one note per session), and counts as accepted
 for retention only with ``all`` (:func:`receiver_answer`). ``rest`` beside a ``part`` line: the receiver said the
 records it lacks of the file continue its stream at ``ord``, byte ``off``, and that the highest seq of the session it
-holds is ``seq``; a pass makes a file of the rest of its stream from there (:mod:`.push_rest`). A file whose digest is not
+holds is ``seq``; a pass makes a file of the rest of its stream from there (:mod:`.push_rest`). ``owned`` beside a
+``rejected`` line: the receiver refused the file because its session is ``credential``'s there (it sent the session's
+first file) and this root pushes with another (docs/push.md, One session, one credential; trial 28a F2), holding every
+record of it from that credential's files (``all``) or not (``part``: it is short of them; every pass says so); then the credential the receiver named as this root's. A file whose digest is not
 the one recorded is due again. ``push.state`` is the state of the endpoint
 pushed to last; a push to another endpoint first keeps it, in the same
 format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
@@ -69,7 +73,8 @@ def owner_of(endpoint: str, instance_id: str) -> str:
 class PushState:
     """``endpoint`` ('' when nothing was sent), ``pushed`` path → digest, ``rejected`` paths, ``elsewhere`` path →
     (``all`` or ``part``, the receiver's file at that seq), ``rest`` path → (ord, off, seq) where the records the
-    receiver lacks of it continue its stream and its highest seq of the session, ``path`` of the file."""
+    receiver lacks of it continue its stream and its highest seq of the session, ``owned`` path -> (the credential whose
+    session it is there, ``all`` or ``part``, the credential the receiver named as this root's), ``path`` of the file."""
 
     path: Path
     endpoint: str = ""
@@ -77,6 +82,7 @@ class PushState:
     rejected: set[str] = attrs.Factory(set)
     elsewhere: dict[str, tuple[str, str]] = attrs.Factory(dict)
     rest: dict[str, tuple[int, int, int]] = attrs.Factory(dict)
+    owned: dict[str, tuple[str, str, str]] = attrs.Factory(dict)
 
     @classmethod
     def load(cls, root: str | os.PathLike) -> "PushState":
@@ -117,9 +123,15 @@ class PushState:
                 if len(got) != 4 or not all(g.isdigit() for g in got[1:]):
                     raise ValueError(f"{path}: line {n}: rest: expected '<path> <ord> <off> <seq>', got {value[:80]!r}")
                 st.rest[got[0]] = (int(got[1]), int(got[2]), int(got[3]))
+            elif key == "owned":
+                got = value.split()
+                if len(got) != 4 or got[2] not in ("all", "part"):
+                    raise ValueError(f"{path}: line {n}: owned: expected '<path> <credential> all|part <credential>', "
+                                     f"got {value[:80]!r}")
+                st.owned[got[0]] = (got[1], got[2], got[3])
             else:
                 raise ValueError(f"{path}: line {n}: {key[:40]}: not a push.state field (schema, updated_at, endpoint, "
-                                 "pushed, rejected, elsewhere, rest)")
+                                 "pushed, rejected, elsewhere, rest, owned)")
         return st
 
     def for_endpoint(self, endpoint: str) -> "PushState":
@@ -150,6 +162,7 @@ class PushState:
         self.pushed[rel] = digest
         self.elsewhere.pop(rel, None)  # said anew by the answer that marks it (mark_elsewhere)
         self.rest.pop(rel, None)
+        self.owned.pop(rel, None)
         if rejected:
             self.rejected.add(rel)
         else:
@@ -161,16 +174,12 @@ class PushState:
         self.elsewhere[rel] = (held, other)
 
     def retry_elsewhere(self, present: Callable[[str], bool] | None = None) -> list[str]:
-        """Forget every file recorded as held from another root (its ``pushed``, ``rejected`` and ``elsewhere``
-        lines), so the next pass sends it again (``asz push --retry-elsewhere``); the paths, sorted. ``present``
+        """Forget every file recorded as held from another root, or refused as another credential's session (its
+        ``pushed``, ``rejected``, ``elsewhere`` and ``owned`` lines), so the next pass sends it again (``asz push --retry-elsewhere``); the paths, sorted. ``present``
         (path -> bool; None: every file) keeps the lines of a file not in the root: one retention removed cannot go
         again, and its lines are what says it was received (trial 24a F2)."""
-        gone = sorted(rel for rel in self.elsewhere if present is None or present(rel))
-        for rel in gone:
-            self.pushed.pop(rel, None)
-            self.rejected.discard(rel)
-            del self.elsewhere[rel]
-            self.rest.pop(rel, None)
+        gone = sorted(rel for rel in {**self.elsewhere, **self.owned} if present is None or present(rel))
+        self.forget_files(gone)  # and the files refused as another credential's session (trial 28a F2)
         return gone
 
     def forget_files(self, rels) -> None:
@@ -181,6 +190,7 @@ class PushState:
             self.rejected.discard(rel)
             self.elsewhere.pop(rel, None)
             self.rest.pop(rel, None)
+            self.owned.pop(rel, None)
 
     def forget(self, prefixes: tuple[str, ...]) -> None:
         """Drop every line whose path starts with one of ``prefixes`` (a removed session's files)."""
@@ -189,6 +199,7 @@ class PushState:
         self.rejected = {p for p in self.rejected if not p.startswith(prefixes)}
         self.elsewhere = {p: v for p, v in self.elsewhere.items() if not p.startswith(prefixes)}
         self.rest = {p: v for p, v in self.rest.items() if not p.startswith(prefixes)}
+        self.owned = {p: v for p, v in self.owned.items() if not p.startswith(prefixes)}
 
     def save(self, *, fsync: bool = True, path: Path | None = None) -> None:
         """Replace the file (``path``: another one) atomically (temporary name, fsync, rename)."""
@@ -197,6 +208,7 @@ class PushState:
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
         lines += [f"elsewhere {p} {held} {other}" for p, (held, other) in sorted(self.elsewhere.items())]
         lines += [f"rest {p} {o} {off} {seq}" for p, (o, off, seq) in sorted(self.rest.items())]
+        lines += [f"owned {p} {cred} {held} {mine}" for p, (cred, held, mine) in sorted(self.owned.items())]
         write_at_once(path or self.path, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
 
 

@@ -1,7 +1,8 @@
 """``_received/short.list``: sessions a receiving root is short of, as sending roots told it (trial 24a F3).
 
 ``asz receive`` refuses a landed file whose seq it already holds as another file (one seq of a session holds one
-file); when the refused file holds records the landed one lacks (``this root lacks N of its M record(s)``: the sending
+file), or one sent with a credential other than its session's (docs/push.md, One session, one credential: the line then
+has ``"owner"`` and ``"credential"``, trial 28a F2); when the refused file holds records the landed one lacks (``this root lacks N of its M record(s)``: the sending
 root collected further, a root lost after collecting more than it pushed), the records exist only on that root. One
 JSON line per such refusal (a file refused again is not listed again)::
 
@@ -55,12 +56,18 @@ def _lines(root: str | os.PathLike) -> list[dict]:
     return out
 
 
-def record_short(root: str | os.PathLike, session: str, file: str, lacks: int, of: int, instance: str | None, at: str) -> None:
-    """Append one line (unless ``file`` is listed already). Raises OSError when it cannot be written."""
+def record_short(root: str | os.PathLike, session: str, file: str, lacks: int, of: int, instance: str | None, at: str,
+                 owner: tuple[str, str] | None = None) -> None:
+    """Append one line (unless ``file`` is listed already). ``owner``: ``(the credential the session is, the credential
+    that sent the refused file)`` when it was refused for that (``"owner"`` and ``"credential"`` keys; trial 28a F2).
+    Raises OSError when it cannot be written."""
     with _lock:
         if any(d["file"] == file for d in _lines(root)):
             return
-        _append(root, {"session": session, "file": file, "lacks": lacks, "of": of, "instance": instance, "at": at})
+        d = {"session": session, "file": file, "lacks": lacks, "of": of, "instance": instance, "at": at}
+        if owner is not None:
+            d["owner"], d["credential"] = owner
+        _append(root, d)
 
 
 def record_held(root: str | os.PathLike, session: str, file: str, at: str) -> bool:
@@ -84,7 +91,14 @@ def _append(root: str | os.PathLike, d: dict) -> None:
 
 def short_line(d: dict) -> str:
     """What readers say of one line: ``session S is short of N record(s): INSTANCE holds them in FILE (M record(s)),
-    refused here because its seq is landed here from another root``."""
-    return (f"session {d['session']} is short of {d.get('lacks')} record(s): {d.get('instance') or '(no instance id)'} "
+    refused here because its seq is landed here as another root's file`` (or ``… because the session is credential
+    OWNER's …`` for a line with ``owner``)."""
+    who = d.get("instance") or "(no instance id)"
+    if isinstance(d.get("owner"), str):  # refused for its credential (trial 28a F2)
+        return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} (credential {d.get('credential')}) "
+                f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because the session is credential "
+                f"{d['owner']}'s (it sent its first file) and credential {d.get('credential')} cannot add to it; that "
+                "root's asz push says what to do (docs/push.md, One session, one credential)")
+    return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} "
             f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because its seq is landed here as "
             "another root's file; that root's asz push names them (docs/push.md, Known limits)")

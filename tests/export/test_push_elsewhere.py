@@ -193,3 +193,36 @@ def test_notes_are_said_again_only_when_they_change_or_come_back():
     for _ in range(2):
         Notes(err, None).say("S", "S: held")
     assert err.getvalue() == "note: S: held\n" * 2
+
+
+def test_sessions_held_from_another_root_are_one_note(tmp_path):
+    """Trial 28a F12: a second root whose sessions the receiver holds whole from another root said one ``note:`` per
+    session on every ``asz push`` (82 lines). Now one note gives their count and where each file is listed. Two corpus
+    sessions (de3b8b19, 55604662) collected into two roots, both pushed to a real receiver on loopback."""
+    picked = [CORPUS / PROJECT / f"{SESSION}.jsonl", CORPUS / "-home-user-spotter" / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"]
+    if not all(p.is_file() for p in picked):
+        pytest.skip(f"the corpus is absent ({CORPUS})")
+    r = Receiver(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        roots = []
+        for name in ("hostA", "hostC"):
+            for src in picked:
+                (tmp_path / f"{name}-projects" / src.parent.name).mkdir(parents=True)
+                shutil.copy(src, tmp_path / f"{name}-projects" / src.parent.name)
+            roots.append(tmp_path / name)
+            p = asz("collect", "--once", "--source", str(tmp_path / f"{name}-projects"), "--root", str(roots[-1]), cwd=tmp_path)
+            assert p.returncode == 0, p.stderr
+        assert _push(roots[0], r).returncode == 0
+        first = _push(roots[1], r)
+        again = _push(roots[1], r)
+    finally:
+        r.stop()
+    landed = [rel for rel in sent_files(roots[1]) if not rel.startswith("_")]
+    assert first.returncode == 1  # the refusal is news
+    assert again.returncode == 0, again.stderr
+    notes = [ln for ln in again.stderr.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 1, again.stderr
+    assert notes[0].startswith(f"note: 2 session(s) ({sorted(p.stem for p in picked)[0][:8]}, "), notes[0]
+    assert f"holds every record of this root's {len(landed)} file(s) of them" in notes[0], notes[0]
+    state = PushState.load(roots[1])
+    assert sorted(state.elsewhere) == sorted(landed) and {h for h, _ in state.elsewhere.values()} == {"all"}

@@ -166,3 +166,51 @@ def test_a_round_of_another_session_cannot_join_the_chain_of_a_session_another_s
     release(claimed)
     owned_by(team, rel, header, "alice", claimed)  # the chain's own credential: not refused here (admit checks the rest)
     release(claimed)
+
+
+@pytest.mark.slow
+def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_dir, tmp_path):
+    """Trial 28a F2: bob's copy of alice's session, continued on his host (one line of his), is refused whole (one
+    session, one credential). Before, the team root said nothing (verify clean, no ls note) and bob's host failed every
+    pass, from the second on naming another root as the cause and nothing to do. Now the receiver lists the refusal
+    in ``_received/short.list`` (verify's ``short session`` warning, ls's note, the page's list notice read it) and
+    every pass of bob's says the true cause and what to do."""
+    src_a = tmp_path / "srcA"
+    (src_a / "projects" / "-p").mkdir(parents=True)
+    shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
+    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _collect(src_a, tmp_path / "root_a", tmp_path)
+    shutil.copytree(src_a, tmp_path / "srcB")
+    _append(tmp_path / "srcB", "bob goes on with alice's session", "bob-1")
+    _append(tmp_path / "srcB", "and once more", "bob-2")
+    lines_a = (src_a / "projects" / "-p" / f"{SESSION}.jsonl").read_bytes().count(b"\n")
+    lines_b = (tmp_path / "srcB" / "projects" / "-p" / f"{SESSION}.jsonl").read_bytes().count(b"\n")
+    shutil.copytree(tmp_path / "root_a", tmp_path / "root_b", symlinks=True)
+    _collect(tmp_path / "srcB", tmp_path / "root_b", tmp_path)
+    team = tmp_path / "team"
+    rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
+                   err=io.StringIO()).start().serve_in_thread()
+    try:
+        _push(tmp_path / "root_a", rcv.address, "alice", tmp_path, "http")
+        said = [_push(tmp_path / "root_b", rcv.address, "bob", tmp_path, "http") for _ in range(2)]
+    finally:
+        rcv.stop()
+    for out in said:  # every pass: the true cause and what to do, never "another root"
+        assert (f"error: {SESSION}: http://{rcv.address} holds this session from credential alice, which sent its "
+                "first file") in out, out
+        assert f"it lacks records of 1 of them ({SESSION}/streams/main/transcript-" in out, out
+        assert "push this root with the token of credential alice" in out, out
+        assert "holds the session from another root" not in out and "not accepted since" not in out, out
+    assert "refuses what credential bob sends of it: 2 file(s) and 2 round(s)" in said[0], said[0]
+    state = (tmp_path / "root_b" / "push.state").read_text()
+    owned = sorted(ln.split()[2:] for ln in state.splitlines() if ln.startswith("owned "))
+    assert owned == [["alice", "all", "bob"], ["alice", "part", "bob"]], state  # seq 1 is alice's byte for byte
+    short = [json.loads(ln) for ln in (team / "_received" / "short.list").read_text().splitlines()]
+    assert len(short) == 1 and short[0]["owner"] == "alice" and short[0]["credential"] == "bob", short
+    assert short[0]["lacks"] == lines_b - lines_a == 2  # the source lines only bob's copy holds
+    why = (f"session {SESSION} is short of 2 record(s): root@vm (credential bob) holds them in {short[0]['file']}"
+           f" (2 record(s)), refused here because the session is credential alice's")
+    v = asz("verify", "--root", str(team))
+    assert v.returncode == 0 and "short session" in v.stdout and why in v.stdout, v.stdout
+    ls = asz("ls", "--root", str(team))
+    assert why in ls.stdout + ls.stderr, ls.stdout + ls.stderr

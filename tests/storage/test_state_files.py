@@ -99,7 +99,7 @@ def test_push_state_reads_and_writes_the_original_format(tmp_path):
 @pytest.mark.parametrize("data, why", [
     (_PUSH[:-1], "line 6: cut short: the last line has no newline (the file is written whole, then renamed)"),
     (_PUSH.replace(b"endpoint grpc", b"endpoint \xfegrpc"), "line 3: not UTF-8 at byte 9 of the line: the file is damaged"),
-    (_PUSH.replace(b"pushed s1/", b"pushd s1/"), "line 4: pushd: not a push.state field (schema, updated_at, endpoint, pushed, rejected, elsewhere, rest)"),
+    (_PUSH.replace(b"pushed s1/", b"pushd s1/"), "line 4: pushd: not a push.state field (schema, updated_at, endpoint, pushed, rejected, elsewhere, rest, owned)"),
     (_PUSH.replace(f" {_TAIL}".encode(), b""),
      "line 4: pushed: expected '<path> <sha256>', got 's1/streams/main/transcript-20260911T095959.000000000Z-000001.sd'"),
     (_PUSH.replace(b"rejected _conversations/s1/rounds/r000001-0123456789ab.sf", b"rejected"),
