@@ -1,0 +1,69 @@
+"""Sessions a receiving root counts twice: one continues another, and no sending root held both (trial 28a F1).
+
+After each request :func:`find_twice` adds the landed sessions' record ids to the root's id table
+(:mod:`asz_core.flow.shared_ids`, ``_index/ids.sqlite``, the table parse reads continuations from; sessions landed
+before it existed are added once) and asks it, by the rules parse follows, which sessions each continues or is
+continued by. A pair whose later session's files came from no instance that sent a file of the earlier one was
+assembled on a host without the earlier session: its rounds draw and count the repeated records again. Each such
+pair is listed in ``_received/twice.list`` (:mod:`asz_core.storage.twice_list`), which the readers say.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TextIO
+
+__all__ = ["find_twice"]
+
+_lock = threading.Lock()
+#: Roots whose sessions landed before the table are in it (once per process).
+_seeded: set[str] = set()
+
+
+def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
+    """List in ``_received/twice.list`` each pair of ``sessions`` (session directories landed or sent again by the
+    request just answered) and the root's other sessions where one continues the other and no instance sent files of
+    both. Never raises: the list is derived, an error is said on ``err``."""
+    from ..flow.index import load_index
+    from ..flow.shared_ids import add_session, known_sessions, session_links
+    from ..sessiondata.times import format_rfc3339
+    from ..storage.layout import session_dirs
+    from ..storage.senders import file_senders
+    from ..storage.twice_list import record_twice
+
+    import time
+
+    if not sessions:
+        return
+    with _lock:
+        try:
+            if str(root) not in _seeded:
+                known = known_sessions(root)
+                for sdir in session_dirs(root):
+                    if sdir.name not in known and sdir.name not in sessions:
+                        add_session(root, sdir.name, load_index(sdir, rebuild=False))
+                _seeded.add(str(root))
+            for s in sessions:
+                index = load_index(root / s, rebuild=False)
+                links = session_links(root, s, index)
+                pairs = [(s, e, {i for i, o in links.repeated.items() if o == e}) for e in links.earlier]
+                pairs += [(later, s, set(same)) for later, same in links.later.items()]
+                for later, earlier, ids in pairs:
+                    by_later = {i for i in file_senders(root, later).values() if i}
+                    by_earlier = {i for i in file_senders(root, earlier).values() if i}
+                    if not by_later or not by_earlier or by_later & by_earlier or not ids:
+                        continue  # a root that sent both held both: its rounds drew the relation
+                    entries = index.entries if later == s else load_index(root / later, rebuild=False).entries
+                    calls = {e.call or e.id for e in entries if e.id in ids and e.usage}
+                    if record_twice(root, {"session": later, "continues": earlier, "repeated": len(ids),
+                                           "calls": len(calls), "instance": ", ".join(sorted(by_later)),
+                                           "other": ", ".join(sorted(by_earlier)),
+                                           "at": format_rfc3339(time.time_ns())}) and err is not None:
+                        print(f"note: {later} continues {earlier}, sent by another instance: its {len(calls)} repeated "
+                              "model call(s) are counted in both here (_received/twice.list; asz verify names it)",
+                              file=err, flush=True)
+        except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
+            if err is not None:
+                print(f"error: {root}/_received/twice.list: the sessions continuing others were not looked for: "
+                      f"{type(exc).__name__}: {exc}", file=err, flush=True)
