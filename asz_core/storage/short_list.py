@@ -26,7 +26,7 @@ import orjson
 
 from .senders import RECEIVED
 
-__all__ = ["SHORT_LIST", "record_short", "record_held", "read_short", "short_line"]
+__all__ = ["SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line"]
 
 SHORT_LIST = "short.list"
 _lock = threading.Lock()
@@ -41,8 +41,14 @@ def read_short(root: str | os.PathLike) -> list[dict]:
 
 
 def _lines(root: str | os.PathLike) -> list[dict]:
+    return json_lines(root, SHORT_LIST, ("session", "file"))
+
+
+def json_lines(root: str | os.PathLike, name: str, keys: tuple[str, ...]) -> list[dict]:
+    """The JSON object lines of ``_received/NAME`` whose ``keys`` are strings, in order (``[]`` when there is no such
+    file); lines that do not read are left out (the lists under ``_received/`` are derived from answers)."""
     try:
-        data = (Path(root) / RECEIVED / SHORT_LIST).read_bytes()
+        data = (Path(root) / RECEIVED / name).read_bytes()
     except OSError:
         return []
     out = []
@@ -51,7 +57,7 @@ def _lines(root: str | os.PathLike) -> list[dict]:
             d = orjson.loads(ln)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(d, dict) and isinstance(d.get("session"), str) and isinstance(d.get("file"), str):
+        if isinstance(d, dict) and all(isinstance(d.get(k), str) for k in keys):
             out.append(d)
     return out
 
@@ -80,13 +86,17 @@ def record_held(root: str | os.PathLike, session: str, file: str, at: str) -> bo
         return True
 
 
-def _append(root: str | os.PathLike, d: dict) -> None:
+def _append(root: str | os.PathLike, d: dict, name: str = SHORT_LIST) -> None:
+    """Append ``d`` as one line of ``_received/NAME``, fsynced. Raises OSError."""
     base = Path(root) / RECEIVED
     base.mkdir(exist_ok=True)
-    with open(base / SHORT_LIST, "ab") as f:
+    with open(base / name, "ab") as f:
         f.write(orjson.dumps(d) + b"\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+append_line = _append
 
 
 def short_line(d: dict) -> str:

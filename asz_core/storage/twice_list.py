@@ -23,11 +23,8 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
-import orjson
-
-from .senders import RECEIVED
+from .short_list import append_line, json_lines
 
 __all__ = ["TWICE_LIST", "record_twice", "read_twice", "twice_line"]
 
@@ -38,18 +35,9 @@ _lock = threading.Lock()
 def read_twice(root: str | os.PathLike) -> list[dict]:
     """The pairs of ``root``'s list (``[]`` when there is none), the last line of each pair, in the order first
     listed; lines that do not read are left out."""
-    try:
-        data = (Path(root) / RECEIVED / TWICE_LIST).read_bytes()
-    except OSError:
-        return []
     out: dict[tuple[str, str], dict] = {}
-    for ln in data.splitlines():
-        try:
-            d = orjson.loads(ln)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(d, dict) and isinstance(d.get("session"), str) and isinstance(d.get("continues"), str):
-            out[(d["session"], d["continues"])] = d
+    for d in json_lines(root, TWICE_LIST, ("session", "continues")):
+        out[(d["session"], d["continues"])] = d
     return list(out.values())
 
 
@@ -61,12 +49,7 @@ def record_twice(root: str | os.PathLike, d: dict) -> bool:
             if (had["session"], had["continues"]) == (d["session"], d["continues"]) and \
                     (had.get("repeated"), had.get("calls")) == (d.get("repeated"), d.get("calls")):
                 return False
-        base = Path(root) / RECEIVED
-        base.mkdir(exist_ok=True)
-        with open(base / TWICE_LIST, "ab") as f:
-            f.write(orjson.dumps(d) + b"\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_line(root, d, TWICE_LIST)
         return True
 
 
