@@ -14,7 +14,8 @@ __all__ = ["NOT_TAKEN", "Elsewhere"]
 #: where the receiver holds the same session, landed from another root).
 NOT_TAKEN = ("; the receiver did not take them from this root (when it answered that a seq is already landed as "
              "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
-             "in two roots)")
+             "in two roots; when it answered that the session was first sent with another credential, only that "
+             "credential's token adds to it: docs/push.md, One session, one credential)")
 
 
 #: How the line of :meth:`Elsewhere._owned_said` ends when nothing is missing at the receiver (a note, not an error).
