@@ -482,7 +482,12 @@ PyDoc_STRVAR(round_frames_doc,
              "round_frames(data, start, round, through) -> None, or (stop, nodes, relations).\n\n"
              "A round file's node and relation frames from offset start vouched for without building them: stop is\n"
              "the offset of the first line that is not one, nodes and relations how many there were; None when one\n"
-             "frame is not vouched for (the rules are in jsonscan.c, above round_frames).");
+             "frame is not vouched for (the rules are in jsonscan.c, above round_frames). data: a bytes-like object\n"
+             "(a round file's bytes), start: a byte offset into it, round and through: the header's round and\n"
+             "through_seq; stop, nodes and relations are ints.\n\n"
+             "Raises TypeError when data is not bytes-like or an offset or number not an int, BufferError when data is\n"
+             "not C-contiguous, OverflowError when start does not fit a Py_ssize_t or round or through a long long,\n"
+             "ValueError (naming the argument) when start is below 0 or past len(data), round below 1 or through below 0.");
 
 static PyObject *round_frames(PyObject *self, PyObject *args) {
     Py_buffer buf;
@@ -492,8 +497,13 @@ static PyObject *round_frames(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*nLL", &buf, &start, &round, &through))
         return NULL;
     if (start < 0 || start > buf.len || round < 1 || through < 0) {
+        if (start < 0 || start > buf.len)
+            PyErr_Format(PyExc_ValueError, "start %zd is outside the data (0 to %zd)", start, buf.len);
+        else if (round < 1)
+            PyErr_Format(PyExc_ValueError, "round %lld is below 1 (rounds count from 1)", round);
+        else
+            PyErr_Format(PyExc_ValueError, "through %lld is below 0", through);
         PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "start is outside the data, or round or through is out of range");
         return NULL;
     }
     char revision[24];

@@ -284,8 +284,15 @@ def test_the_arguments_are_checked():
         for field in [b"row", b"block"]:
             line = big.replace(b'"' + field + b'":999999999999999999', b'"' + field + b'":' + wide)
             assert jsonscan.round_frames(line, 0, 2, 4) is None, line
-    for bad in [(data, -1, 2, 4), (data, len(data) + 1, 2, 4), (data, 0, 0, 4), (data, 0, 2, -1)]:
-        with pytest.raises(ValueError):
+    for bad, said in [((data, -1, 2, 4), f"start -1 is outside the data (0 to {len(data)})"),
+                      ((data, len(data) + 1, 2, 4), f"start {len(data) + 1} is outside the data (0 to {len(data)})"),
+                      ((data, 0, 0, 4), "round 0 is below 1"), ((data, 0, 2, -1), "through -1 is below 0")]:
+        with pytest.raises(ValueError, match=re.escape(said)):
             jsonscan.round_frames(*bad)
-    with pytest.raises(OverflowError):
-        jsonscan.round_frames(data, 0, 1 << 63, 4)
+    for bad in [(data, 0, 1 << 63, 4), (data, 0, 2, 1 << 63), (data, 1 << 63, 2, 4)]:
+        with pytest.raises(OverflowError):
+            jsonscan.round_frames(*bad)
+    with pytest.raises(TypeError):
+        jsonscan.round_frames("text", 0, 2, 4)
+    with pytest.raises(BufferError):
+        jsonscan.round_frames(memoryview(data)[::2], 0, 2, 4)
