@@ -83,11 +83,11 @@ class Prose:
 
     @functools.cached_property
     def table(self):
-        """The price table of ``config`` the audit header's cost is priced by, read once (:func:`_figures`)."""
-        from ..config import load_config
-        from ..view.prices import price_table
+        """The table of ``config`` (asz.yaml's ``prices`` on the shipped one) every cost of the export is priced by, as
+        ``asz conversation`` and ``asz ls`` price them; read once; exit 2 on a bad file (:func:`~.view_cmd.config_prices`)."""
+        from .view_cmd import config_prices
 
-        return price_table(load_config(self.config).prices)
+        return config_prices(self.config, "asz export")
 
 
 def _source_roots(source: list[Path], config: Optional[Path]):
@@ -170,7 +170,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
     from ..reading.export import build, problems_of, to_html, to_markdown
     from ..view import to_json
 
-    doc = build(root, cid, hide)
+    doc = build(root, cid, hide, prose.table)  # priced as asz conversation prices it (one table)
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
         _json_texts(root, cid, doc, prose.whole)
@@ -527,7 +527,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     from ..reading.listing import conversation_rows, newest_first
 
     filters = make_filters("export", project, since, until, "", "", zone)
-    rows = newest_first(conversation_rows(r, hide, filters, ids=None if given is None else [_resolved(r, given)]))
+    rows = newest_first(conversation_rows(r, hide, filters, ids=None if given is None else [_resolved(r, given)], prices=prose.table))
     if instance:  # a root asz receive landed: only what that instance sent, as asz ls --instance keeps (trial 22a, F21)
         from .conversations_cmd import with_senders
 

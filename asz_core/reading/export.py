@@ -530,6 +530,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
     return page(_title(doc), "\n".join(out))
 
 
-def build(root: str | os.PathLike, conversation: str, hide: Sequence[str]) -> dict:
-    """The asz.view document the export renders (withholding ``hide``); raises ``ViewError`` as :func:`build_view`."""
-    return build_view(root, conversation, hide=list(hide))
+def build(root: str | os.PathLike, conversation: str, hide: Sequence[str], prices=None) -> dict:
+    """The asz.view document the export renders (withholding ``hide``), its costs priced by ``prices`` (a
+    :class:`~asz_core.view.prices.PriceTable`: the configuration's, as ``asz conversation`` prices them; None, the
+    shipped table); raises ``ViewError`` as :func:`build_view`."""
+    return build_view(root, conversation, hide=list(hide), prices=prices)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from decimal import Decimal
 
 from cli_helpers import asz_in_process as asz
 from test_cost_by_kind import KINDS, NAMES, _calls, _cost, _said, _shares
@@ -48,3 +49,36 @@ def test_the_exports_and_the_document_say_the_cost_of_each_kind(corpus, tmp_path
         _kinds_said(line[len("cost_by_kind_line: "):], share)
         audit = json.loads(asz("export", sid, "--root", str(corpus_root), "--audit").stdout.splitlines()[0])
         assert audit["cost_by_kind_line"] == line[len("cost_by_kind_line: "):]
+
+
+def test_the_exports_price_by_the_configurations_table(corpus, tmp_path):
+    """asz.yaml's ``prices`` price every export as they price ``asz conversation`` and ``asz ls`` (one table): the md
+    and html head, the json document and the index of ``--out DIR/``, where those read the shipped table. de3b8b19's 4
+    Opus 4.5 calls priced here at $10 per million cache-read tokens and nothing else: the cost is its transcript's
+    cache reads x 10 / 1e6, all of it cache reads (100%)."""
+    corpus_source, corpus_root = corpus
+    sid = "de3b8b19"
+    (path,) = corpus_source.rglob(f"{sid}-*.jsonl")
+    reads = sum(u.get("cache_read_input_tokens", 0) for _, u in _calls(path).values())
+    assert reads > 0
+    usd = Decimal(reads) * 10 / 1_000_000
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("prices:\n  claude-opus-4-5:\n    input: 0\n    output: 0\n    cache_write: 0\n    cache_write_1h: 0\n"
+                   "    cache_read: 10\n")
+    at = ("--root", str(corpus_root), "--config", str(cfg))
+    said = [x for x in asz("conversation", sid, *at).stdout.splitlines() if x.startswith("cost ")]
+    assert said[0] == f"cost ${usd:,.2f}", said  # asz conversation, the reference
+    assert said[1] == f"cost by kind: input $0.00, output $0.00, cache write 5m $0.00, cache write 1h $0.00, cache read ${usd:,.2f} (100%)"
+    head = asz("export", sid, *at, "--format", "md").stdout.split("\n## ", 1)[0].splitlines()
+    assert f"- {said[0]}" in head and f"- {said[1]}" in head, head
+    page = tmp_path / f"{sid}.html"
+    asz("export", sid, *at, "--format", "html", "--out", str(page))
+    top = html.unescape(re.sub(r"<[^>]+>", "\n", page.read_text().split("<h2", 1)[0])).splitlines()
+    assert said[0] in top and said[1] in top, top
+    doc = tmp_path / f"{sid}.json"
+    asz("export", sid, *at, "--format", "json", "--out", str(doc))
+    assert Decimal(json.loads(doc.read_text())["summary"]["cost"]["usd_exact"]) == usd
+    folder = tmp_path / "several"
+    asz("export", sid, *at, "--since", "2000-01-01", "--until", "2100-01-01", "--format", "md", "--out", f"{folder}/")
+    (row,) = [x for x in (folder / "index.md").read_text().splitlines() if f"({sid}" in x]
+    assert f"| ${usd:,.2f} |" in row, row
