@@ -161,7 +161,7 @@ def state_cell(row: dict) -> str:
     verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
     is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5), ``gone``
     when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3).
-    ``errors`` when a model call or a run ended with an error (``api_errors``), ``never ended`` when runs started
+    ``errors`` when a model request or a run failed (``api_errors``), ``never ended`` when runs started
     and have no end recorded (``never_ended``: a LangGraph app that crashed), :func:`failed_note` saying each in
     ``asz conversation``'s words (trial 27a: the list read a plain ``verified`` for a failed trace)."""
     from ..storage.senders import mixed_credentials
@@ -357,7 +357,7 @@ def conversations(
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list); one whose session has a source the collector no longer
-    reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model call or a run of which ended with an error (a failed LangGraph trace) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
+    reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model request or a run of which failed (a failed LangGraph trace, a Claude Code API error retried or not) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
     (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.

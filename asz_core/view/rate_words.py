@@ -76,11 +76,12 @@ NO_CALL_READ = ("no model call could be read in this conversation (its transcrip
 #: (:func:`asz_core.reading.export_steps.part_marker`) and the page's (app.js ``lostText``, a media part's label).
 LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 
-#: What follows ``N`` where a reader counts a conversation's API error steps (``error.api``: a model call, or a run such
-#: as a LangGraph trace's, that ended with an error; trial 27a F9): ``asz conversation``'s ``errors N …`` line, the
+#: What follows ``N`` where a reader counts a conversation's API error steps (``error.api``: a model request, or a run
+#: such as a LangGraph trace's, that failed; trial 27a F9; Claude Code's ``system/api_error`` is one failed request,
+#: which it may have retried, the retry's state not recorded: spec origin-digest, error.api): ``asz conversation``'s ``errors N …`` line, the
 #: ``errors:`` line under ``asz ls`` (its STATE marked ``errors``; ``--json``: ``api_errors``) and the page list's
 #: ``errors`` mark (``WORDS.api_errors``).
-API_ERRORS = "API error step(s): a model call or a run ended with an error (the talk shows each as API error)"
+API_ERRORS = "API error step(s): a model request or a run failed (the talk shows each as API error; whether a retry followed is not recorded)"
 
 #: What the models line says of a conversation whose model calls name no model (Kiro CLI 3.x records none; trial 27a
 #: F10: the page read ``models —``), as the tokens line says ``not recorded by the runtime``: ``asz conversation``

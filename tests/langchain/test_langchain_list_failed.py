@@ -18,7 +18,7 @@ import pytest
 
 END = ("outputs", "end_time", "error")
 ERROR = "GraphRecursionError('boom: graph failed halfway')\nTraceback (most recent call last):\n  ..."
-ERRORS_SAID = "API error step(s): a model call or a run ended with an error (the talk shows each as API error)"
+ERRORS_SAID = "API error step(s): a model request or a run failed (the talk shows each as API error; whether a retry followed is not recorded)"
 
 
 def _own_ids(runs: list[dict], thread: str) -> list[dict]:
