@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_marks, total_tokens
+from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
@@ -134,7 +134,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
              calls_cell(row), changes_cell(row),
              HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
-             HELD if held else "-" if cost is None else f"${cost:,.2f}" + cost_marks(row.get("cost")),
+             HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
              runtime_cell(row), state_cell(row))
     if cols is SENT_COLUMNS:
         from ..storage.senders import instance_label

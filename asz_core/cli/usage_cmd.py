@@ -61,9 +61,9 @@ def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dic
     calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
     "not recorded", not 0); ``held`` when every call of the row is held back (:data:`HELD_BACK`); ``hide`` the headers
     of the columns a narrow terminal leaves out (:func:`narrowed`)."""
-    from ..reading.listing import cost_marks
+    from ..reading.listing import cost_text
 
-    usd = f"${cost['usd']:,.2f}" + cost_marks(cost)
+    usd = cost_text(cost)
     figures = NOT_RECORDED if unrecorded else (
         f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)

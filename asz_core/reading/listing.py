@@ -26,10 +26,19 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
+
+
+def cost_text(cost: Any, usd: float | None = None) -> str:
+    """A cost as ``asz ls`` and ``asz usage`` print it in a cell: ``$1,234.57`` and its :func:`cost_marks`; ``unpriced``
+    when none of it had a price and it names models that have none (``cost.priced`` false and ``cost.unpriced``: a
+    ``$0.00*`` read as free by a reader or a spreadsheet, trial 28a F6). ``usd``: the figure when not ``cost["usd"]``."""
+    if isinstance(cost, dict) and cost.get("priced") is False and cost.get("unpriced"):
+        return "unpriced"
+    return f"${cost['usd'] if usd is None else usd:,.2f}" + cost_marks(cost)
 
 
 def rate_line(calls: int) -> str:

@@ -185,7 +185,11 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     before rounding, whole, as a decimal text (:func:`exact_text`: ``"0.6982125"``), so a total over several of them
     adds these and rounds once (trial 26b, F8: a sum of rounded figures drifts by micro-dollars);
     ``unpriced`` lists, sorted, every model with usage and no price, whose
-    tokens are in no sum (never costed at 0). ``long_context_calls`` counts the
+    tokens are in no sum (never costed at 0). ``priced``, present and false only
+    when no token of it had a price (every model with tokens is unpriced, or
+    no token usage was recorded, as Kiro's calls carry none, or none at all):
+    its ``usd`` 0.0 is then no dollar figure, where a priced 0 (tokens of a
+    model asz.yaml prices at 0) has no ``priced`` key (trial 28a F6). ``long_context_calls`` counts the
     calls priced at their model's long-context rates (input above 200K tokens,
     a model whose entry has ``long_context``). ``rate_not_priced_calls``, when
     n > 0, counts the calls that ran at a rate the table does not hold (fast
@@ -199,18 +203,23 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     total = Decimal(0)
     unpriced: list[str] = []
     long_calls = rated = unchecked = 0
+    priced = False  # some token of it had a price (a price of 0 included)
     for model, usage in usage_by_model.items():
         rated += usage.get(RATE_KIND, 0)
         unchecked += usage.get(RATE_UNCHECKED_KIND, 0)
         p = table.price(model)
+        tokens = any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY))
         if p is None:
-            if any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)):
+            if tokens:
                 unpriced.append(model)
             continue
+        priced = priced or tokens
         total += p.of(usage)
         if p.long_context is not None and usage.get(LONG_KIND):
             long_calls += usage[LONG_KIND].get("calls", 0)
     out = {"usd": usd(total), "usd_exact": exact_text(total), "unpriced": sorted(unpriced)}
+    if not priced:  # usd 0.0 is no figure: nothing of it had a price (trial 28a F6)
+        out["priced"] = False
     if long_calls:
         out["long_context_calls"] = long_calls
     if rated:
@@ -307,7 +316,10 @@ def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, 
     ``by_kind`` (USD by kind of token, :func:`cost_by_kind`, adding up to ``cost``'s ``usd``) in
     cents adding up to ``cost`` as printed (``$11.66``), each with the cost's marks and its share of the cost from
     ``share`` (``cost_share_by_kind``, :func:`cost_shares`: percent of the exact amounts, so an
-    amount printed ``$0.00`` may still carry one)."""
+    amount printed ``$0.00`` may still carry one); ``unpriced (no price for MODEL, …)`` when none of it had a price
+    (``cost.priced`` false: no kind cost $0.00, trial 28a F6)."""
+    if cost.get("priced") is False and cost.get("unpriced"):
+        return f"unpriced (no price for {', '.join(cost['unpriced'])})"
     whole = Decimal(f"{cost['usd']:.2f}")
     cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
     from .rate_words import cost_marks

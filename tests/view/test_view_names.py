@@ -75,7 +75,7 @@ def test_a_conversation_without_any_prompt_says_so(tmp_path):
     s = build_view(root, sid)["summary"]
     assert s["title"] == NO_PROMPT
     assert s["project"] == "/home/dev/quiet" and s["git_branch"] == ""
-    assert s["usage"] == {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0} and s["cost"] == {"usd": 0.0, "usd_exact": "0", "unpriced": []}
+    assert s["usage"] == {"in": 0, "out": 0, "cache_read": 0, "cache_write": 0} and s["cost"] == {"usd": 0.0, "usd_exact": "0", "unpriced": [], "priced": False}  # nothing of it priced: no dollar figure (trial 28a F6)
 
 
 def test_a_command_typed_in_bash_mode_titles_its_conversation_as_claude_code_shows_it(corpus):

@@ -61,7 +61,7 @@ def test_the_claude_5_5_models_and_fable_5_1_are_priced_at_their_own_rates_never
     assert cost_of({"claude-sonnet-5-5": reads}) == {"usd": 1.0, "usd_exact": "1", "unpriced": []}
     assert cost_of({"claude-sonnet-5": reads}) == {"usd": 2.0, "usd_exact": "2", "unpriced": []}
     # Haiku 5.5 is left out (its 100K-token tier cannot be expressed): unpriced, never costed at 0 or guessed
-    assert cost_of({"claude-haiku-5-5": reads}) == {"usd": 0.0, "usd_exact": "0", "unpriced": ["claude-haiku-5-5"]}
+    assert cost_of({"claude-haiku-5-5": reads}) == {"usd": 0.0, "usd_exact": "0", "unpriced": ["claude-haiku-5-5"], "priced": False}
 
 
 def test_the_1_hour_part_of_the_cache_writes_is_priced_at_its_own_rate():
