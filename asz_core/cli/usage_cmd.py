@@ -131,6 +131,8 @@ def usage(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row; with --total-once one object, the total once beside the rows)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks and each kind's share of the exact cost, not of the cents (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd, and cost_share_by_kind, in percent to 0.01)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
+    form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks and credits (docs/reading.md, asz usage for finance)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
@@ -179,6 +181,7 @@ def usage(
     from ..view.usage_report import KEYS, report, totals
     from .conversations_cmd import say_state_files
 
+    _check_form(form, as_json)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root)
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
@@ -189,14 +192,61 @@ def usage(
                              {**given, "since": since, "until": until})
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
-    shape = _json_shape(as_json, total_once)
+    shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
-        _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session", totals(rows, table, breakdown), breakdown,
-               {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
-        _kept_line(counted, project, model, shown, bool(shape))
+        with _written(out):
+            if form in ("csv", "md"):
+                from .usage_flat import csv_text, flat_lines, md_text
+
+                head, lines = flat_lines(rows, KEYS[view], totals(rows, table))
+                typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
+            else:
+                _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
+                       totals(rows, table, breakdown), breakdown,
+                       {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
+        _kept_line(counted, project, model, shown, bool(shape) or form in ("csv", "md") or out is not None)
+        if out is not None:
+            typer.echo(f"asz usage: wrote {len(rows):,} row(s) and the total to {out}", err=True)
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
+
+
+def _check_form(form: str, as_json: bool) -> None:
+    """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, or one other
+    than json beside ``--json``."""
+    from .usage_flat import FORMATS
+
+    if form not in FORMATS:
+        typer.echo(f"asz usage: --format {form!r} is not a format (one of {', '.join(FORMATS)})", err=True)
+        raise typer.Exit(2)
+    if as_json and form not in ("table", "json"):
+        typer.echo(f"asz usage: --json and --format {form} ask for two outputs: give one", err=True)
+        raise typer.Exit(2)
+
+
+class _written:
+    """``with _written(path):`` what is printed on stdout goes to ``path`` (replaced; None: stdout, nothing changes);
+    a file that cannot be opened is said, exit 1."""
+
+    def __init__(self, path: Optional[Path]):
+        self.path, self.file, self.stdout = path, None, None
+
+    def __enter__(self):
+        if self.path is None:
+            return self
+        try:
+            self.file = open(self.path, "w", encoding="utf-8", newline="")
+        except OSError as exc:
+            typer.echo(f"asz usage: cannot write --out {self.path}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(1)
+        self.stdout, sys.stdout = sys.stdout, self.file
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            sys.stdout = self.stdout
+            self.file.close()
 
 
 def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:
