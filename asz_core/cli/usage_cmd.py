@@ -132,6 +132,7 @@ def usage(
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks and each kind's share of the exact cost, not of the cents (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd, and cost_share_by_kind, in percent to 0.01)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
     form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks and credits (docs/reading.md, asz usage for finance)."),
+    prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked asz.yaml where your configuration gave them (--json: total.prices, always)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
 ) -> None:
@@ -194,6 +195,7 @@ def usage(
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
+        used = prices_used(table, rows)
         with _written(out):
             if form in ("csv", "md"):
                 from .usage_flat import csv_text, flat_lines, md_text
@@ -202,14 +204,49 @@ def usage(
                 typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
             else:
                 _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
-                       totals(rows, table, breakdown), breakdown,
+                       {**totals(rows, table, breakdown), "prices": used}, breakdown,
                        {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
+            if not shape and form == "table":
+                for text in prices_lines(used, prices):
+                    typer.echo(text)
         _kept_line(counted, project, model, shown, bool(shape) or form in ("csv", "md") or out is not None)
         if out is not None:
             typer.echo(f"asz usage: wrote {len(rows):,} row(s) and the total to {out}", err=True)
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
+
+
+def prices_used(table, rows: list[dict]) -> dict:
+    """What the costs of ``rows`` were priced with (trial 28a F5: no output said it): ``{"table": {"date", "source"}``
+    (the shipped table's), ``"from_config"`` (the models of asz.yaml's ``prices``, sorted) and ``"models"``
+    (:meth:`~asz_core.view.prices.PriceTable.rates_of` each model with usage in the rows)}``: ``total.prices`` in --json."""
+    models = {m for r in rows for m in r.get("usage_by_model") or ()}
+    return {"table": {"date": table.date, "source": table.source}, "from_config": list(table.configured),
+            "models": table.rates_of(models)}
+
+
+def prices_lines(used: dict, every: bool) -> list[str]:
+    """The lines under the table saying the prices (:func:`prices_used`): with ``every`` (``--prices``) the table's date
+    and source and one line per model with its rates; else one line when asz.yaml priced some model of the table
+    (which), none otherwise."""
+    mine = [m for m, r in used["models"].items() if r["from"] == "asz.yaml"]
+    table = used["table"]
+    head = f"prices: the shipped table of {table['date']} ({table['source']})"
+    if not every:
+        return [f"{head}, and asz.yaml's prices for {', '.join(mine)} (asz usage --prices lists each rate)"] if mine else []
+
+    def five(r: dict) -> str:
+        return (f"input ${r['input']}, output ${r['output']}, cache write 5m ${r['cache_write']}, cache write 1h "
+                f"${r['cache_write_1h']}, cache read ${r['cache_read']}")
+
+    out = [head + (f"; asz.yaml gives {', '.join(used['from_config'])}" if used["from_config"] else "")
+           + "; USD per million tokens:"]
+    for m, r in used["models"].items():
+        note = f" [asz.yaml{', its 1h write 2x input: not given' if r.get('cache_write_1h_default') else ''}]" if r["from"] == "asz.yaml" else ""
+        long = f"; above 200K input tokens: {five(r['long_context'])}" if r["long_context"] else ""
+        out.append(f"  {m}{'' if r['entry'] == m else ' (as ' + r['entry'] + ')'}: {five(r)}{long}{note}")
+    return out
 
 
 def _check_form(form: str, as_json: bool) -> None:

@@ -35,7 +35,7 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import attrs
 
@@ -116,6 +116,10 @@ class PriceTable:
     models: Mapping[str, Price]
     date: str = ""
     source: str = ""
+    #: the models whose entry asz.yaml's ``prices`` gave (replacing the shipped one or added), sorted
+    configured: tuple[str, ...] = ()
+    #: of those, the ones given without ``cache_write_1h`` (2x their ``input``, :data:`HOUR_FACTOR`)
+    hour_defaulted: tuple[str, ...] = ()
 
     def price(self, model: str) -> Price | None:
         """The price of ``model``: its own entry, else the entry its dated snapshot id names, else None."""
@@ -129,7 +133,30 @@ class PriceTable:
         merged = dict(self.models)
         for model, d in entries.items():
             merged[model] = parse_price(d)
-        return PriceTable(merged, self.date, self.source)
+        hour = sorted(m for m, d in entries.items() if isinstance(d, Mapping) and HOUR_KEY not in d)
+        return PriceTable(merged, self.date, self.source, tuple(sorted({*self.configured, *entries})), tuple(hour))
+
+    def rates_of(self, models: Iterable[str]) -> dict[str, dict]:
+        """What each of ``models`` (as usage names them) was priced at: ``{model: {"entry": the table's key,
+        "from": "asz.yaml" or "shipped", "input", "output", "cache_write", "cache_write_1h", "cache_read"
+        (USD per million tokens, decimal texts), "cache_write_1h_default": true when asz.yaml left it out (2x input),
+        "long_context": the same five or null}}``; a model with no price is left out (it is in ``unpriced``)."""
+        out: dict[str, dict] = {}
+        for m in sorted(set(models)):
+            p = self.price(m)
+            if p is None:
+                continue
+            entry = m if m in self.models else SNAPSHOT.sub("", m)
+            rates = _rates(p)
+            out[m] = {"entry": entry, "from": "asz.yaml" if entry in self.configured else "shipped", **rates,
+                      **({"cache_write_1h_default": True} if entry in self.hour_defaulted else {}),
+                      "long_context": _rates(p.long_context) if p.long_context is not None else None}
+        return out
+
+
+def _rates(p: Price) -> dict[str, str]:
+    """The five prices of ``p`` as decimal texts (USD per million tokens)."""
+    return {k: exact_text(getattr(p, k)) for k in ("input", "output", "cache_write", "cache_write_1h", "cache_read")}
 
 
 def parse_price(d: Mapping[str, Any], *, long: bool = True) -> Price:
