@@ -41,7 +41,7 @@ import attrs
 
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
-__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "cost_of",
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of",
            "usd", "exact_text",
            "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "share_text", "kinds_text", "kinds_line"]
 
@@ -136,6 +136,13 @@ class PriceTable:
         hour = sorted(m for m, d in entries.items() if isinstance(d, Mapping) and HOUR_KEY not in d)
         return PriceTable(merged, self.date, self.source, tuple(sorted({*self.configured, *entries})), tuple(hour))
 
+    def dropped_tiers(self, entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """The models of ``entries`` (asz.yaml's ``prices``) whose entry in this table has a ``long_context`` tier and
+        whose entry there has none: the tier is dropped with the entry, so their calls above 200K input tokens are
+        priced at the standard rates (trial 28a F7: a negotiated price halved a call's cost with no word)."""
+        return sorted(m for m, d in entries.items() if isinstance(d, Mapping) and LONG_KEY not in d
+                      and (p := self.price(m)) is not None and p.long_context is not None)
+
     def rates_of(self, models: Iterable[str]) -> dict[str, dict]:
         """What each of ``models`` (as usage names them) was priced at: ``{model: {"entry": the table's key,
         "from": "asz.yaml" or "shipped", "input", "output", "cache_write", "cache_write_1h", "cache_read"
@@ -199,9 +206,24 @@ def default_table() -> PriceTable:
 
 
 def price_table(entries: Mapping[str, Mapping[str, Any]] | None = None) -> PriceTable:
-    """The shipped table with the configuration's ``prices`` entries applied (none: the shipped table)."""
+    """The shipped table with the configuration's ``prices`` entries applied (none: the shipped table). An entry that
+    replaces one with a ``long_context`` tier and gives none is warned of on stderr, one line a model, each time it is read
+    (:func:`tier_warning`; trial 28a F7), wherever a configuration is read for prices."""
     table = default_table()
-    return table.with_entries(entries) if entries else table
+    if not entries:
+        return table
+    import sys
+
+    for m in table.dropped_tiers(entries):
+        print(tier_warning(m), file=sys.stderr)
+    return table.with_entries(entries)
+
+
+def tier_warning(model: str) -> str:
+    """The line for an asz.yaml price of ``model`` that drops the shipped entry's ``long_context`` tier."""
+    return (f"asz: warning: prices.{model} in asz.yaml has no long_context, so the shipped long-context tier (calls above "
+            f"200K input tokens) is dropped: such calls are priced at its standard rates (give long_context in the entry "
+            "to keep it; docs/configuration.md, Prices)")
 
 
 def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict:
