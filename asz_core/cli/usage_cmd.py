@@ -542,6 +542,8 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
                      f"{t['calls']:,}", _unrecorded(t), None, hide))
     _kinds_line(t, "total cost by kind", width, hide)
+    if breakdown and t.get("cache_saved") and (t["usage"]["cache_read"] or t["usage"]["cache_write"]):
+        typer.echo(saved_line(t["cache_saved"]))
     if apart := cents_line(rows, t):
         typer.echo(apart)
     unpriced = t["cost"]["unpriced"]
@@ -575,6 +577,14 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
                    + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
 
 
+def saved_line(saved: dict) -> str:
+    """The ``--breakdown`` line under the total saying what prompt caching saved (:func:`~asz_core.view.prices.cache_saved`;
+    trial 28a F9), in cents, from the exact amounts."""
+    return (f"cache saved: ${saved['gross']:,.2f} gross (cache reads priced at the input rate less what they cost), "
+            f"less ${saved['write_premium']:,.2f} of cache writes above the input rate: ${saved['net']:,.2f} net, at the "
+            "prices above (--json: cache_saved)")
+
+
 def cents_line(rows: list[dict], t: dict) -> str:
     """The line under the table when the rows' costs as printed (each row's exact cost rounded once to the cent; a row
     held back, not recorded or unpriced prints none) add up to other cents than the total as printed, which is the
@@ -598,10 +608,11 @@ def cents_line(rows: list[dict], t: dict) -> str:
 def _with_kinds(rows: list[dict], table) -> list[dict]:
     """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model) and
     ``cost_share_by_kind`` (:func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts)."""
-    from ..view.prices import cost_by_kind, cost_shares
+    from ..view.prices import cache_saved, cost_by_kind, cost_shares
 
     return [{**r, "cost_by_kind": cost_by_kind(r["usage_by_model"], table),
-             "cost_share_by_kind": cost_shares(r["usage_by_model"], table)} for r in rows]
+             "cost_share_by_kind": cost_shares(r["usage_by_model"], table),
+             "cache_saved": cache_saved(r["usage_by_model"], table)} for r in rows]
 
 
 def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:

@@ -41,7 +41,7 @@ import attrs
 
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
-__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of",
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
            "usd", "exact_text",
            "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "share_text", "kinds_text", "kinds_line"]
 
@@ -98,6 +98,25 @@ class Price:
         rest = {k: usage.get(k, 0) - long.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)}
         mine, theirs = self._flat(rest), self.long_context._flat(long)
         return {k: mine[k] + theirs[k] for k in COST_KINDS}
+
+    def cache_saving(self, usage: Mapping[str, Any]) -> tuple[Decimal, Decimal]:
+        """``(gross, write premium)`` in USD, exact, of ``usage``'s prompt caching at these prices (trial 28a F9): its
+        cache reads priced at the input rate less what they cost, and what its cache writes cost above the input rate
+        (5-minute writes ``cache_write - input``, 1-hour ``cache_write_1h - input``); a long-context part at
+        :attr:`long_context`'s rates, as :meth:`by_kind` prices it."""
+        long = usage.get(LONG_KIND) if self.long_context is not None else None
+        if not long:
+            return self._saving(usage)
+        rest = {k: usage.get(k, 0) - long.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY)}
+        (g1, w1), (g2, w2) = self._saving(rest), self.long_context._saving(long)
+        return g1 + g2, w1 + w2
+
+    def _saving(self, usage: Mapping[str, Any]) -> tuple[Decimal, Decimal]:
+        writes = usage.get("cache_write", 0)
+        hour = min(usage.get(HOUR_KEY, 0), writes)
+        gross = (self.input - self.cache_read) * usage.get("cache_read", 0) / _MILLION
+        premium = ((self.cache_write - self.input) * (writes - hour) + (self.cache_write_1h - self.input) * hour) / _MILLION
+        return gross, premium
 
     def _flat(self, usage: Mapping[str, Any]) -> dict[str, Decimal]:
         """``usage`` priced at these five prices alone, by kind (a division by a million is exact in decimal)."""
@@ -276,6 +295,22 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     if unchecked:
         out["rate_not_checked_calls"] = unchecked
     return out
+
+
+def cache_saved(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> dict:
+    """What prompt caching saved on usage by model, at the prices its cost used (trial 28a F9), the models the table
+    prices (an unpriced model saves nothing said): ``{"gross": cache reads at the input rate less their cost,
+    "write_premium": what cache writes cost above the input rate, "net": gross - write_premium}`` in USD rounded once
+    to the micro-dollar (:func:`usd`), and ``"exact"``: the same three as decimal texts (:func:`exact_text`)."""
+    table = table or default_table()
+    gross = premium = Decimal(0)
+    for model, usage in usage_by_model.items():
+        p = table.price(model)
+        if p is not None:
+            g, w = p.cache_saving(usage)
+            gross, premium = gross + g, premium + w
+    return {"gross": usd(gross), "write_premium": usd(premium), "net": usd(gross - premium),
+            "exact": {"gross": exact_text(gross), "write_premium": exact_text(premium), "net": exact_text(gross - premium)}}
 
 
 def usd(amount: Decimal) -> float:

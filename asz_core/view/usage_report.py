@@ -510,7 +510,10 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = 
            "credits": round(sum(credits.values()), 6) if metered else None,
            "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
     if kinds:
+        from .prices import cache_saved
+
         out["cost_by_kind"] = cost_by_kind(by_model, table)
         out["cost_share_by_kind"] = cost_shares(by_model, table)
+        out["cache_saved"] = cache_saved(by_model, table)
     return out
 
