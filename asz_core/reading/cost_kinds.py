@@ -30,14 +30,16 @@ TALKS_SHOWN = 3
 
 def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int]:
     """``(usage by model, calls)`` of the ``llm.call`` nodes among ``nodes`` that carry usage, each call once
-    (``seen``: the ids of those already counted), a long-context call in its sum's long-context part (add_call)."""
+    (``seen``: the ids of those already counted), a long-context call in its sum's long-context part (add_call); a node
+    holding several provider calls (its ``requests``: a message retried under a second request id) counts each, the
+    summary's ``llm_calls`` rule (:func:`~asz_core.view.usage.call_count`; trial 28a F10: 4 call(s) against 5)."""
     by_model: dict[str, dict] = {}
     n = 0
     for x in nodes:
         if x.get("kind") != "llm.call" or not isinstance(x.get("usage"), dict) or x.get("id") in seen:
             continue
         seen.add(x.get("id"))
-        n += 1
+        n += len(x.get("requests") or ()) or 1  # a node holding two provider calls counts two, as llm_calls (trial 28a F10)
         add_call(by_model.setdefault(x.get("model") or NO_MODEL, zero_usage()), x["usage"])
     return by_model, n
 
