@@ -216,11 +216,14 @@ def _body(request, pairs, hide):
 
 
 #: The parameters ``/api/usage`` takes (``hide`` is every route's, seed 004).
-USAGE_PARAMS = ("project", "model", "since", "until", "exact", "tz", "hide")
+USAGE_PARAMS = ("project", "model", "instance", "by", "since", "until", "exact", "tz", "hide")
+#: What ``/api/usage``'s ``by`` groups by besides the hours (trial 28a F3): ``instance`` (the answer's ``instances``),
+#: ``week`` or ``month`` (its ``periods``).
+USAGE_BY = ("instance", "week", "month")
 
 
 def _usage(request, pairs, hide):
-    """``/api/usage`` narrowed by ``project``, ``model``, ``since``, ``until`` (:func:`usage_filters`)."""
+    """``/api/usage`` narrowed by ``project``, ``model``, ``instance``, ``since``, ``until``, grouped ``by`` (:func:`usage_filters`)."""
     return _json(_state(request).usage(**usage_filters(pairs)))
 
 
@@ -238,6 +241,8 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
     got = known_params(pairs, USAGE_PARAMS)
     if got.get("exact", "0") not in ("0", "1"):
         raise ApiError(400, "exact is 0 or 1")
+    if got.get("by", "") not in ("", *USAGE_BY):
+        raise ApiError(400, f"by is one of {', '.join(USAGE_BY)}")
     try:
         since = parse_time(got["since"]) if got.get("since") else None
         until = parse_time(got["until"], end=True) if got.get("until") else None
@@ -251,7 +256,8 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
         except ValueError as exc:
             raise ApiError(400, f"tz: {exc}") from None
     return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
-            "exact": got.get("exact") == "1", "tz": got.get("tz")}
+            "exact": got.get("exact") == "1", "tz": got.get("tz"), "instance": got.get("instance", ""),
+            "by": got.get("by", "")}
 
 
 def _glossary(request, pairs, hide):

@@ -113,7 +113,7 @@ class BackgroundChecks:
         return t
 
     def usage(self, project: str = "", model: str = "", since: int | None = None, until: int | None = None,
-              exact: bool = False, tz: str | None = None) -> dict:
+              exact: bool = False, tz: str | None = None, instance: str = "", by: str = "") -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
@@ -145,13 +145,24 @@ class BackgroundChecks:
         ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
-        one that does not verify and names no project (the filter cannot judge it). ``filters`` says what
-        was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none)."""
+        one that does not verify and names no project (the filter cannot judge it). ``instance``: only the
+        conversations a receiver landed from an instance id or credential name containing it (``asz usage --instance``'s
+        rule: :func:`~asz_core.storage.senders.sender_matches`). ``by`` (trial 28a F3): ``instance`` adds
+        ``instances``, one ``total``-shaped row per sending instance (``"instance"``: ``asz usage instance``'s label,
+        :func:`~asz_core.storage.senders.instance_label`), by name; ``week`` or ``month`` adds ``periods``
+        (:func:`~asz_core.view.usage_buckets.period_rows`, in zone ``tz``). ``filters`` says what
+        was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none), and ``instance`` and
+        ``by`` when given."""
+        from ..storage.senders import instance_label, sender_matches, session_senders
+        from .usage_buckets import period_rows
         from .usage_report import range_span
         from .zone import zone_of
 
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
         convs = set(every := self.conversations())
+        senders = {c: session_senders(self.root, c) for c in convs} if instance or by == "instance" else {}
+        if instance:
+            convs = {c for c in convs if sender_matches(senders[c], instance)}
         with self._lock:
             states = {c: s[1] for c, s in self._states.items()}
             if project:  # a conversation not built yet has no known project: counted as still to read; one that does
@@ -171,7 +182,19 @@ class BackgroundChecks:
         answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"] = \
             named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
-        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact}
+        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact,
+                             **({"instance": instance} if instance else {}), **({"by": by} if by else {})}
+        if by == "instance":
+            groups: dict[str, list] = {}
+            for part in parts:
+                groups.setdefault(instance_label(senders.get(part[0]) or []), []).append(part)
+            answer["instances"] = []
+            for name, ps in sorted(groups.items()):
+                got, on_day = sum_parts(ps, since, until)[:2]
+                one = hours_answer(got, counted=len(ps), conversations=len(ps), prices=self.prices, placed=on_day)
+                answer["instances"].append({"instance": name, "conversations": len(ps), **one["total"]})
+        elif by in ("week", "month"):
+            answer["periods"] = period_rows(answer, by, zone)
         return answer
 
     def _files_now(self, conversation: str) -> tuple:

@@ -199,6 +199,26 @@ def _add_into(t: list[int], v: list[int]) -> None:
 _CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls")
 
 
+def period_rows(answer: dict, by: str, zone) -> list[dict]:
+    """``/api/usage``'s ``periods`` (``by`` ``week`` or ``month``; trial 28a F3): the answer's ``quarters`` and
+    ``placed`` days summed per week (``"period"``: its Monday, ``YYYY-MM-DD``) or month (``YYYY-MM``) in ``zone``, as
+    ``asz usage weekly``/``monthly`` key their rows, each a sum row (:func:`_sum_rows`: the exact costs added and
+    rounded once) with ``period``, in order; ``no_time`` stays apart (its period is not known)."""
+    import datetime as dt
+
+    from .usage_blocks import week_of
+
+    def key(day: dt.date) -> str:
+        return week_of(day).isoformat() if by == "week" else day.strftime("%Y-%m")
+
+    groups: dict[str, list[dict]] = {}
+    for q in answer["quarters"]:
+        groups.setdefault(key(dt.datetime.fromtimestamp(q["at"] / 1000, zone).date()), []).append(q)
+    for d in answer.get("placed") or ():
+        groups.setdefault(key(dt.date.fromisoformat(d["day"])), []).append(d)
+    return [{"period": k, **_sum_rows(v)} for k, v in sorted(groups.items())]
+
+
 def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar from
     the sum of their ``cost_exact`` (kept as the sum's own ``cost_exact``), and
