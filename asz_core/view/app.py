@@ -152,7 +152,8 @@ def _status(request, pairs, hide):
 
 def _conversations(request, pairs, hide):
     """``{"root", "conversations", "note", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
-    keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page), ``total`` how many
+    keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page; each with ``sent_by``
+    in a root that holds received data, :func:`sent_by`), ``total`` how many
     match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
     chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
     from .list_query import list_page, list_query
@@ -166,9 +167,24 @@ def _conversations(request, pairs, hide):
     if behind:
         state.count_behind(behind, hide)
     page, total, said = list_page(rows, q, str(state.root))
+    page = sent_by(state.root, page)
     return _json({"root": str(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
                   "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit, "sort": q.sort,
                   "filters": q.given})
+
+
+def sent_by(root, rows: list[dict]) -> list[dict]:
+    """``rows`` (``/api/conversations``' page), each with ``sent_by`` (:func:`~asz_core.storage.senders.instance_label`
+    of its sender record: the instance ids that sent it, as ``asz ls`` prints SENT BY; ``(not received)`` for one no
+    receiver landed) when the root holds received data (a ``_received`` folder: trial 28a F3); else ``rows`` as they
+    are."""
+    from pathlib import Path
+
+    from ..storage.senders import RECEIVED, instance_label, session_senders
+
+    if not (Path(root) / RECEIVED).is_dir():
+        return rows
+    return [{**r, "sent_by": instance_label(session_senders(root, r["id"]))} for r in rows]
 
 
 def _view(request, pairs, hide):

@@ -79,3 +79,52 @@ def test_api_usage_by_month_sums_the_months(team, serve):
     assert sum(Decimal(p["cost_exact"]) for p in u["periods"]) == Decimal(u["total"]["cost_exact"]) - Decimal(u["no_time"].get("cost_exact", "0"))
     weeks = _whole(s, "by=week&tz=UTC")["periods"]
     assert sum(p["calls"] for p in weeks) == sum(p["calls"] for p in u["periods"])
+
+
+def _cells(drv, css: str) -> dict[str, list[str]]:
+    from selenium.webdriver.common.by import By
+
+    out = {}
+    for tr in drv.find_elements(By.CSS_SELECTOR, css + " tbody tr"):
+        tds = [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+        out[tds[0]] = tds
+    return out
+
+
+def test_the_page_lists_who_sent_each_and_the_usage_tab_groups_by_sender_and_month(team, serve, browser):
+    """The page (headless Chromium): a "Sent by" column in the conversation list naming each row's instance, and the
+    Usage tab's "Also show the figures" picker drawing the cost by sender and by month from /api/usage."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from test_view_server_browser import open_at, open_usage, wait
+
+    s = serve(team["team"])
+    _whole(s, "")  # every conversation counted first
+    drv = browser
+    drv.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "UTC"})
+    try:
+        open_at(drv, s.base + "/", "#sent-by-head")
+        wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rows tr td.sent-by")) > 0)
+        sent = {tr.get_attribute("data-id"): tr.find_element(By.CSS_SELECTOR, "td.sent-by").text
+                for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
+        sessions = {key: {f.stem for f in (team["roots"][key].parent / "src").rglob("*.jsonl") if "subagents" not in f.parts
+                          and not f.name.startswith("agent-")} for key in WORKERS}
+        for key, (_, instance, *_) in WORKERS.items():
+            assert {c for c, who in sent.items() if who == instance} == sessions[key], (key, sent)
+        open_usage(drv, s.base, "#usage-by")
+        Select(drv.find_element(By.CSS_SELECTOR, "#usage-by")).select_by_value("instance")
+        wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#usage-instances tbody tr"))
+        by = _cells(drv, "#usage-instances")
+        for key, (_, instance, *_) in WORKERS.items():
+            calls, _, _ = _source(team, key)
+            assert by[instance][1].split()[0].replace(",", "") == str(calls), by
+            assert by[instance][6].startswith("$"), by
+        Select(drv.find_element(By.CSS_SELECTOR, "#usage-by")).select_by_value("month")
+        wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#usage-periods tbody tr"))
+        months = set()
+        for key in WORKERS:
+            months |= _source(team, key)[2]
+        assert sorted(_cells(drv, "#usage-periods")) == sorted(months)
+    finally:
+        drv.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})

@@ -609,6 +609,7 @@
         h('th', { class: 'hide-narrow' }, 'Model'), sortHead('tokens', 'Tokens', 'num'), sortHead('cost', 'Cost', 'num'),
         sortHead('talks', 'Talks', 'num hide-narrow'), sortHead('calls', 'Model calls', 'num hide-narrow'),
         sortHead('steps', 'Steps', 'num hide-narrow'), h('th', { class: 'hide-narrow', title: RUNTIME_TITLE }, 'Runtime'),
+        sentBy() ? h('th', { class: 'hide-narrow', id: 'sent-by-head', title: SENT_TITLE }, 'Sent by') : null,
         h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
       h('p', { class: 'faint small', id: 'shown' }));
     drawRows();
@@ -886,6 +887,7 @@
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
+        sentBy() ? h('td', { class: 'hide-narrow small sent-by' }, r.sent_by || '') : null,
         h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
     });
     placeChildren(tb, drawn);
@@ -906,6 +908,11 @@
     Array.from(parent.children).forEach(function (c) { if (!keep.has(c)) c.remove(); });
     kids.forEach(function (k, i) { if (parent.children[i] !== k) parent.insertBefore(k, parent.children[i] || null); });
   }
+
+  // In a root asz receive landed, the rows carry sent_by (the instance ids that sent each, asz ls's SENT BY; trial 28a F3):
+  // a "Sent by" column then, none in a root that received nothing.
+  function sentBy() { return !!(LIST && LIST.conversations.some(function (r) { return r.sent_by !== undefined; })); }
+  const SENT_TITLE = 'the instance ids that sent it to this root (asz receive\'s sender record; asz ls: SENT BY)';
 
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
   // CLI 3.x, trial 23a F15): marked as asz ls marks its CALLS (conversations_cmd.GROUPED_MARK), how in the tooltip.
@@ -1106,10 +1113,15 @@
   function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
 
   let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
+  // The Usage tab's grouping beside the days (trial 28a F3): '' none, 'week' or 'month' (/api/usage's periods), or
+  // 'instance' (its instances: cost by sender in a root asz receive landed)
+  let usageBy = '';
+  const USAGE_BY = [['', 'days only'], ['week', 'by week'], ['month', 'by month'], ['instance', 'by sender (instance)']];
   function drawUsage(panel, again) {
     const mine = ++usageDrawn;
     if (!again) panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
-    api('/api/usage', usageQuery()).then(function (res) {
+    const query = usageQuery() + (usageBy ? (usageQuery() ? '&' : '') + 'by=' + usageBy : '');
+    api('/api/usage', query).then(function (res) {
       if (mine !== usageDrawn) return;
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
@@ -1193,6 +1205,21 @@
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
+      const pick = h('select', { id: 'usage-by', 'aria-label': 'Cost grouped' }, USAGE_BY.map(function (o) {
+        const opt = h('option', { value: o[0] }, o[1]); if (o[0] === usageBy) opt.selected = true; return opt; }));
+      pick.addEventListener('change', function () { usageBy = pick.value; drawUsage(clear(panel)); });
+      panel.append(h('p', { class: 'small' }, h('label', null, 'Also show the figures ', pick)));
+      if (u.periods) {  // the server's sums per week or month in this page's zone, the exact costs rounded once
+        const by = u.filters && u.filters.by === 'week' ? 'Week (from Monday)' : 'Month';
+        const pt = table([by].concat(heads), u.periods.map(function (p) { return line(p.period, p); }), aligns);
+        pt.id = 'usage-periods';
+        panel.append(h('h2', null, by === 'Month' ? 'By month' : 'By week'), pt);
+      }
+      if (u.instances) {  // cost by the instance that sent it (asz usage instance's rows)
+        const it = table(['Sent by'].concat(heads), u.instances.map(function (r) { return line(r.instance, r); }), aligns);
+        it.id = 'usage-instances';
+        panel.append(h('h2', null, 'By sender'), it);
+      }
       if (untimed.calls || untimed.credits) {
         panel.append(h('p', { class: 'muted small', id: 'usage-no-time' }, '(no time): ' + num(untimed.calls) + ' call(s) whose day is not known, their records carry no time (Kiro CLI 2.x, for one, writes none on a model reply), and their conversation\'s recorded range is not within one day, so they are in no day and no chart, and in the total: ' +
           (untimed.conversations || []).map(function (x) { return (x.name || x.conversation) + ' (' + num(x.calls) + ' call(s)' + (x.credits ? ', ' + credits(x.credits) + ' credits' : '') + ')'; }).join(', ') + '.'));
