@@ -14,6 +14,7 @@ from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
+from .usage_out import check_form, emit, total_lines
 from .usage_said import matched_nothing, say_problems
 
 #: Columns of the text table after the key: header and width.
@@ -174,16 +175,14 @@ def usage(
     the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
-    A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
-    Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect)."""
+    A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr. Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
-    from ..view.usage_report import KEYS, report, totals
+    from ..view.usage_report import KEYS, report
     from .conversations_cmd import say_state_files
 
-    _check_form(form, as_json)
-    cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root)
+    cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
@@ -195,95 +194,11 @@ def usage(
     note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
-        used = prices_used(table, rows)
-        with _written(out):
-            if form in ("csv", "md"):
-                from .usage_flat import csv_text, flat_lines, md_text
-
-                head, lines = flat_lines(rows, KEYS[view], totals(rows, table))
-                typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
-            else:
-                _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
-                       {**totals(rows, table, breakdown), "prices": used}, breakdown,
-                       {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, note, line, shown)
-            if not shape and form == "table":
-                for text in prices_lines(used, prices):
-                    typer.echo(text)
+        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, (note, line), shown)
         _kept_line(counted, project, model, shown, bool(shape) or form in ("csv", "md") or out is not None)
-        if out is not None:
-            typer.echo(f"asz usage: wrote {len(rows):,} row(s) and the total to {out}", err=True)
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
-
-
-def prices_used(table, rows: list[dict]) -> dict:
-    """What the costs of ``rows`` were priced with (trial 28a F5: no output said it): ``{"table": {"date", "source"}``
-    (the shipped table's), ``"from_config"`` (the models of asz.yaml's ``prices``, sorted) and ``"models"``
-    (:meth:`~asz_core.view.prices.PriceTable.rates_of` each model with usage in the rows)}``: ``total.prices`` in --json."""
-    models = {m for r in rows for m in r.get("usage_by_model") or ()}
-    return {"table": {"date": table.date, "source": table.source}, "from_config": list(table.configured),
-            "models": table.rates_of(models)}
-
-
-def prices_lines(used: dict, every: bool) -> list[str]:
-    """The lines under the table saying the prices (:func:`prices_used`): with ``every`` (``--prices``) the table's date
-    and source and one line per model with its rates; else one line when asz.yaml priced some model of the table
-    (which), none otherwise."""
-    mine = [m for m, r in used["models"].items() if r["from"] == "asz.yaml"]
-    table = used["table"]
-    head = f"prices: the shipped table of {table['date']} ({table['source']})"
-    if not every:
-        return [f"{head}, and asz.yaml's prices for {', '.join(mine)} (asz usage --prices lists each rate)"] if mine else []
-
-    def five(r: dict) -> str:
-        return (f"input ${r['input']}, output ${r['output']}, cache write 5m ${r['cache_write']}, cache write 1h "
-                f"${r['cache_write_1h']}, cache read ${r['cache_read']}")
-
-    out = [head + (f"; asz.yaml gives {', '.join(used['from_config'])}" if used["from_config"] else "")
-           + "; USD per million tokens:"]
-    for m, r in used["models"].items():
-        note = f" [asz.yaml{', its 1h write 2x input: not given' if r.get('cache_write_1h_default') else ''}]" if r["from"] == "asz.yaml" else ""
-        long = f"; above 200K input tokens: {five(r['long_context'])}" if r["long_context"] else ""
-        out.append(f"  {m}{'' if r['entry'] == m else ' (as ' + r['entry'] + ')'}: {five(r)}{long}{note}")
-    return out
-
-
-def _check_form(form: str, as_json: bool) -> None:
-    """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, or one other
-    than json beside ``--json``."""
-    from .usage_flat import FORMATS
-
-    if form not in FORMATS:
-        typer.echo(f"asz usage: --format {form!r} is not a format (one of {', '.join(FORMATS)})", err=True)
-        raise typer.Exit(2)
-    if as_json and form not in ("table", "json"):
-        typer.echo(f"asz usage: --json and --format {form} ask for two outputs: give one", err=True)
-        raise typer.Exit(2)
-
-
-class _written:
-    """``with _written(path):`` what is printed on stdout goes to ``path`` (replaced; None: stdout, nothing changes);
-    a file that cannot be opened is said, exit 1."""
-
-    def __init__(self, path: Optional[Path]):
-        self.path, self.file, self.stdout = path, None, None
-
-    def __enter__(self):
-        if self.path is None:
-            return self
-        try:
-            self.file = open(self.path, "w", encoding="utf-8", newline="")
-        except OSError as exc:
-            typer.echo(f"asz usage: cannot write --out {self.path}: {exc.strerror or exc}", err=True)
-            raise typer.Exit(1)
-        self.stdout, sys.stdout = sys.stdout, self.file
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.file is not None:
-            sys.stdout = self.stdout
-            self.file.close()
 
 
 def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:
@@ -296,10 +211,11 @@ def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], s
 
 
 def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Optional[str], since: str, until: str,
-             root: Optional[Path]) -> tuple:
+             root: Optional[Path], _checked: None = None) -> tuple:
     """What ``asz usage``'s options say before anything is read: ``(configuration, price table, zone, (first, last)
     ms of the window, each None when not given), storage root Path)``. typer.Exit(2) for a bad view, sort, zone, date or
-    configuration; exit 1 (said) when the root does not exist."""
+    configuration; exit 1 (said) when the root does not exist. ``_checked``: the --format check's None, made before
+    (:func:`~asz_core.cli.usage_out.check_form`)."""
     from ..view.usage_report import zone_of
     from .reading_common import require_root, time_range
 
@@ -542,10 +458,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
                      f"{t['calls']:,}", _unrecorded(t), None, hide))
     _kinds_line(t, "total cost by kind", width, hide)
-    if breakdown and t.get("cache_saved") and (t["usage"]["cache_read"] or t["usage"]["cache_write"]):
-        typer.echo(saved_line(t["cache_saved"]))
-    if apart := cents_line(rows, t):
-        typer.echo(apart)
+    [typer.echo(text) for text in total_lines(rows, t, breakdown)]  # what caching saved; the rows' cents apart
     unpriced = t["cost"]["unpriced"]
     if unpriced:
         typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
@@ -575,34 +488,6 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
-
-
-def saved_line(saved: dict) -> str:
-    """The ``--breakdown`` line under the total saying what prompt caching saved (:func:`~asz_core.view.prices.cache_saved`;
-    trial 28a F9), in cents, from the exact amounts."""
-    return (f"cache saved: ${saved['gross']:,.2f} gross (cache reads priced at the input rate less what they cost), "
-            f"less ${saved['write_premium']:,.2f} of cache writes above the input rate: ${saved['net']:,.2f} net, at the "
-            "prices above (--json: cache_saved)")
-
-
-def cents_line(rows: list[dict], t: dict) -> str:
-    """The line under the table when the rows' costs as printed (each row's exact cost rounded once to the cent; a row
-    held back, not recorded or unpriced prints none) add up to other cents than the total as printed, which is the
-    exact sum of every call's cost rounded once (trial 28a F8: a finance reviewer summing 246 session rows found
-    $612.86 against a $613.18 total, and no line said why); '' when they agree."""
-    from decimal import Decimal
-
-    def cents(r: dict) -> Decimal:
-        cost = r["cost"]
-        shown = not (_unrecorded(r) or cost.get("priced") is False or ("held_back" in r and not r["calls"]))
-        return Decimal(f"{cost['usd']:.2f}") if shown else Decimal(0)
-
-    added, total = sum((cents(r) for r in rows), Decimal(0)), Decimal(f"{t['cost']['usd']:.2f}")
-    if added == total:
-        return ""
-    return (f"the rows' costs as printed add up to ${added:,.2f}, the total is ${total:,.2f}: each figure is its exact "
-            "amount rounded once to the cent, the total the exact sum of every call's cost (never of the rounded rows), "
-            "so they differ by cents (--json: cost.usd_exact; --format csv: cost_exact)")
 
 
 def _with_kinds(rows: list[dict], table) -> list[dict]:

@@ -18,7 +18,7 @@ from ..storage.ids import named
 from .match import matches
 from .query import ApiError
 from .rows import header_ms
-from .usage_buckets import hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
+from .usage_buckets import by_sender, grouped, hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -145,24 +145,14 @@ class BackgroundChecks:
         ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
-        one that does not verify and names no project (the filter cannot judge it). ``instance``: only the
-        conversations a receiver landed from an instance id or credential name containing it (``asz usage --instance``'s
-        rule: :func:`~asz_core.storage.senders.sender_matches`). ``by`` (trial 28a F3): ``instance`` adds
-        ``instances``, one ``total``-shaped row per sending instance (``"instance"``: ``asz usage instance``'s label,
-        :func:`~asz_core.storage.senders.instance_label`), by name; ``week`` or ``month`` adds ``periods``
-        (:func:`~asz_core.view.usage_buckets.period_rows`, in zone ``tz``). ``filters`` says what
-        was applied: ``{"project", "model", "since", "until", "exact"}`` ('' and null: none), and ``instance`` and
-        ``by`` when given."""
-        from ..storage.senders import instance_label, sender_matches, session_senders
-        from .usage_buckets import period_rows
+        one that does not verify and names no project (the filter cannot judge it). ``filters`` says what was applied:
+        ``{"project", "model", "since", "until", "exact"}`` ('' and null: none); ``instance``, ``by``: usage_buckets.grouped."""
         from .usage_report import range_span
         from .zone import zone_of
 
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
         convs = set(every := self.conversations())
-        senders = {c: session_senders(self.root, c) for c in convs} if instance or by == "instance" else {}
-        if instance:
-            convs = {c for c in convs if sender_matches(senders[c], instance)}
+        convs, senders = by_sender(self.root, convs, instance, by)  # trial 28a F3
         with self._lock:
             states = {c: s[1] for c, s in self._states.items()}
             if project:  # a conversation not built yet has no known project: counted as still to read; one that does
@@ -182,20 +172,8 @@ class BackgroundChecks:
         answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"] = \
             named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
-        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact,
-                             **({"instance": instance} if instance else {}), **({"by": by} if by else {})}
-        if by == "instance":
-            groups: dict[str, list] = {}
-            for part in parts:
-                groups.setdefault(instance_label(senders.get(part[0]) or []), []).append(part)
-            answer["instances"] = []
-            for name, ps in sorted(groups.items()):
-                got, on_day = sum_parts(ps, since, until)[:2]
-                one = hours_answer(got, counted=len(ps), conversations=len(ps), prices=self.prices, placed=on_day)
-                answer["instances"].append({"instance": name, "conversations": len(ps), **one["total"]})
-        elif by in ("week", "month"):
-            answer["periods"] = period_rows(answer, by, zone)
-        return answer
+        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact}
+        return grouped(answer, parts, since, until, self.prices, zone, instance, by, senders)
 
     def _files_now(self, conversation: str) -> tuple:
         """:meth:`fingerprint` of ``conversation``'s files, or ``("unreadable",)`` when it cannot be taken (a link in the way)."""

@@ -199,6 +199,41 @@ def _add_into(t: list[int], v: list[int]) -> None:
 _CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls")
 
 
+def by_sender(root, convs: set[str], instance: str, by: str) -> tuple[set[str], dict[str, list[dict]]]:
+    """``(convs, senders)``: the conversations of ``convs`` a receiver landed from an instance id or credential name
+    containing ``instance`` (all when '': ``asz usage --instance``'s rule,
+    :func:`~asz_core.storage.senders.sender_matches`), and each one's sender record
+    (:func:`~asz_core.storage.senders.session_senders`), read only when ``instance`` or ``by`` ``instance`` needs it."""
+    from ..storage.senders import sender_matches, session_senders
+
+    senders = {c: session_senders(root, c) for c in convs} if instance or by == "instance" else {}
+    return ({c for c in convs if sender_matches(senders[c], instance)} if instance else convs), senders
+
+
+def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | None, prices, zone, instance: str,
+            by: str, senders: dict[str, list[dict]]) -> dict:
+    """``answer`` (``/api/usage``'s, over ``parts``) with what ``instance`` and ``by`` add (trial 28a F3): both named
+    in its ``filters`` when given; ``by`` ``instance`` adds ``instances``, one ``total``-shaped row per sending
+    instance (``"instance"``: ``asz usage instance``'s label, :func:`~asz_core.storage.senders.instance_label`, of
+    ``senders``; ``"conversations"``), by name; ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
+    ``zone``)."""
+    from ..storage.senders import instance_label
+
+    answer["filters"].update({"instance": instance} if instance else {}, **({"by": by} if by else {}))
+    if by == "instance":
+        groups: dict[str, list] = {}
+        for part in parts:
+            groups.setdefault(instance_label(senders.get(part[0]) or []), []).append(part)
+        answer["instances"] = []
+        for name, ps in sorted(groups.items()):
+            got, on_day = sum_parts(ps, since, until)[:2]
+            one = hours_answer(got, counted=len(ps), conversations=len(ps), prices=prices, placed=on_day)
+            answer["instances"].append({"instance": name, "conversations": len(ps), **one["total"]})
+    elif by in ("week", "month"):
+        answer["periods"] = period_rows(answer, by, zone)
+    return answer
+
+
 def period_rows(answer: dict, by: str, zone) -> list[dict]:
     """``/api/usage``'s ``periods`` (``by`` ``week`` or ``month``; trial 28a F3): the answer's ``quarters`` and
     ``placed`` days summed per week (``"period"``: its Monday, ``YYYY-MM-DD``) or month (``YYYY-MM``) in ``zone``, as

@@ -1,0 +1,149 @@
+"""What ``asz usage`` prints beside its figures for finance (trial 28a F4, F5, F8, F9): which prices it used
+(:func:`prices_used`, :func:`prices_lines`), what prompt caching saved (:func:`saved_line`), why its rows' cents differ
+from the total's (:func:`cents_line`); the rows printed as ``--format`` and ``--out`` ask (:func:`emit`); ``--format`` checked (:func:`check_form`) and ``--out FILE``
+(:class:`written`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+
+from ..view.rows import usage_unrecorded
+
+__all__ = ["emit", "prices_used", "prices_lines", "check_form", "written", "saved_line", "cents_line", "total_lines"]
+
+
+def prices_used(table, rows: list[dict]) -> dict:
+    """What the costs of ``rows`` were priced with (trial 28a F5: no output said it): ``{"table": {"date", "source"}``
+    (the shipped table's), ``"from_config"`` (the models of asz.yaml's ``prices``, sorted) and ``"models"``
+    (:meth:`~asz_core.view.prices.PriceTable.rates_of` each model with usage in the rows)}``: ``total.prices`` in --json."""
+    models = {m for r in rows for m in r.get("usage_by_model") or ()}
+    return {"table": {"date": table.date, "source": table.source}, "from_config": list(table.configured),
+            "models": table.rates_of(models)}
+
+
+def prices_lines(used: dict, every: bool) -> list[str]:
+    """The lines under the table saying the prices (:func:`prices_used`): with ``every`` (``--prices``) the table's date
+    and source and one line per model with its rates; else one line when asz.yaml priced some model of the table
+    (which), none otherwise."""
+    mine = [m for m, r in used["models"].items() if r["from"] == "asz.yaml"]
+    table = used["table"]
+    head = f"prices: the shipped table of {table['date']} ({table['source']})"
+    if not every:
+        return [f"{head}, and asz.yaml's prices for {', '.join(mine)} (asz usage --prices lists each rate)"] if mine else []
+
+    def five(r: dict) -> str:
+        return (f"input ${r['input']}, output ${r['output']}, cache write 5m ${r['cache_write']}, cache write 1h "
+                f"${r['cache_write_1h']}, cache read ${r['cache_read']}")
+
+    out = [head + (f"; asz.yaml gives {', '.join(used['from_config'])}" if used["from_config"] else "")
+           + "; USD per million tokens:"]
+    for m, r in used["models"].items():
+        note = f" [asz.yaml{', its 1h write 2x input: not given' if r.get('cache_write_1h_default') else ''}]" if r["from"] == "asz.yaml" else ""
+        long = f"; above 200K input tokens: {five(r['long_context'])}" if r["long_context"] else ""
+        out.append(f"  {m}{'' if r['entry'] == m else ' (as ' + r['entry'] + ')'}: {five(r)}{long}{note}")
+    return out
+
+
+def check_form(form: str, as_json: bool) -> None:
+    """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, or one other
+    than json beside ``--json``."""
+    from .usage_flat import FORMATS
+
+    if form not in FORMATS:
+        typer.echo(f"asz usage: --format {form!r} is not a format (one of {', '.join(FORMATS)})", err=True)
+        raise typer.Exit(2)
+    if as_json and form not in ("table", "json"):
+        typer.echo(f"asz usage: --json and --format {form} ask for two outputs: give one", err=True)
+        raise typer.Exit(2)
+
+
+class written:
+    """``with written(path):`` what is printed on stdout goes to ``path`` (replaced; None: stdout, nothing changes);
+    a file that cannot be opened is said, exit 1."""
+
+    def __init__(self, path: Optional[Path]):
+        self.path, self.file, self.stdout = path, None, None
+
+    def __enter__(self):
+        if self.path is None:
+            return self
+        try:
+            self.file = open(self.path, "w", encoding="utf-8", newline="")
+        except OSError as exc:
+            typer.echo(f"asz usage: cannot write --out {self.path}: {exc.strerror or exc}", err=True)
+            raise typer.Exit(1)
+        self.stdout, sys.stdout = sys.stdout, self.file
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            sys.stdout = self.stdout
+            self.file.close()
+
+
+def saved_line(saved: dict) -> str:
+    """The ``--breakdown`` line under the total saying what prompt caching saved (:func:`~asz_core.view.prices.cache_saved`;
+    trial 28a F9), in cents, from the exact amounts."""
+    return (f"cache saved: ${saved['gross']:,.2f} gross (cache reads priced at the input rate less what they cost), "
+            f"less ${saved['write_premium']:,.2f} of cache writes above the input rate: ${saved['net']:,.2f} net, at the "
+            "prices above (--json: cache_saved)")
+
+
+def cents_line(rows: list[dict], t: dict) -> str:
+    """The line under the table when the rows' costs as printed (each row's exact cost rounded once to the cent; a row
+    held back, not recorded or unpriced prints none) add up to other cents than the total as printed, which is the
+    exact sum of every call's cost rounded once (trial 28a F8: a finance reviewer summing 246 session rows found
+    $612.86 against a $613.18 total, and no line said why); '' when they agree."""
+    from decimal import Decimal
+
+    def cents(r: dict) -> Decimal:
+        cost = r["cost"]
+        shown = not (usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")) or cost.get("priced") is False or ("held_back" in r and not r["calls"]))
+        return Decimal(f"{cost['usd']:.2f}") if shown else Decimal(0)
+
+    added, total = sum((cents(r) for r in rows), Decimal(0)), Decimal(f"{t['cost']['usd']:.2f}")
+    if added == total:
+        return ""
+    return (f"the rows' costs as printed add up to ${added:,.2f}, the total is ${total:,.2f}: each figure is its exact "
+            "amount rounded once to the cent, the total the exact sum of every call's cost (never of the rounded rows), "
+            "so they differ by cents (--json: cost.usd_exact; --format csv: cost_exact)")
+
+
+def total_lines(rows: list[dict], t: dict, breakdown: bool) -> list[str]:
+    """The lines under ``asz usage``'s total: with ``breakdown``, :func:`saved_line` (when its calls read or wrote the
+    cache), then :func:`cents_line` when the rows' cents differ from the total's."""
+    out = []
+    if breakdown and t.get("cache_saved") and (t["usage"]["cache_read"] or t["usage"]["cache_write"]):
+        out.append(saved_line(t["cache_saved"]))
+    return out + [x for x in (cents_line(rows, t),) if x]
+
+
+def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices: bool, lists: dict, said: tuple,
+         shown: Callable[[str], str]) -> None:
+    """Print ``rows`` of ``view`` as ``how`` (``(--format, the JSON shape: _json_shape, --out FILE or None)``) asks:
+    csv or md (:mod:`~asz_core.cli.usage_flat`), else ``usage_cmd._print`` (``lists``: unreadable, unchained, no_time,
+    undescribed; ``said``: the unchained note and the no-time line) with the prices used in the total
+    (:func:`prices_used`) and, in the table, :func:`prices_lines`;
+    written to the --out file when given (said on stderr)."""
+    from ..view.usage_report import KEYS, totals
+    from .usage_cmd import _print, _with_kinds
+
+    form, shape, out = how
+    used = prices_used(table, rows)
+    with written(out):
+        if form in ("csv", "md"):
+            from .usage_flat import csv_text, flat_lines, md_text
+
+            head, lines = flat_lines(rows, KEYS[view], totals(rows, table))
+            typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
+        else:
+            _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
+                   {**totals(rows, table, breakdown), "prices": used}, breakdown, lists, *said, shown)
+        for text in prices_lines(used, prices) if not shape and form == "table" else ():
+            typer.echo(text)
+    if out is not None:
+        typer.echo(f"asz usage: wrote {len(rows):,} row(s) and the total to {out}", err=True)
