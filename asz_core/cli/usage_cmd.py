@@ -347,7 +347,7 @@ def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[s
     return f"{NO_TIME}: calls whose {unit} is not known, {why}: {which}", left_out
 
 
-def _print(rows: list[dict], as_json: str, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
+def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],
            note: str, no_time: str = "", shown: Callable[[str], str] = str) -> None:
     """The rows as JSON (``as_json`` ``rows``: a list, each row listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
@@ -490,7 +490,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
                    + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
 
 
-def _with_kinds(rows: list[dict], table) -> list[dict]:
+def with_kinds(rows: list[dict], table) -> list[dict]:
     """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model) and
     ``cost_share_by_kind`` (:func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts)."""
     from ..view.prices import cache_saved, cost_by_kind, cost_shares

@@ -125,12 +125,12 @@ def total_lines(rows: list[dict], t: dict, breakdown: bool) -> list[str]:
 def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices: bool, lists: dict, said: tuple,
          shown: Callable[[str], str]) -> None:
     """Print ``rows`` of ``view`` as ``how`` (``(--format, the JSON shape: _json_shape, --out FILE or None)``) asks:
-    csv or md (:mod:`~asz_core.cli.usage_flat`), else ``usage_cmd._print`` (``lists``: unreadable, unchained, no_time,
+    csv or md (:mod:`~asz_core.cli.usage_flat`), else :func:`~asz_core.cli.usage_cmd.print_rows` (``lists``: unreadable, unchained, no_time,
     undescribed; ``said``: the unchained note and the no-time line) with the prices used in the total
     (:func:`prices_used`) and, in the table, :func:`prices_lines`;
     written to the --out file when given (said on stderr)."""
     from ..view.usage_report import KEYS, totals
-    from .usage_cmd import _print, _with_kinds
+    from .usage_cmd import print_rows, with_kinds
 
     form, shape, out = how
     used = prices_used(table, rows)
@@ -141,7 +141,7 @@ def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices
             head, lines = flat_lines(rows, KEYS[view], totals(rows, table))
             typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
         else:
-            _print(_with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
+            print_rows(with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
                    {**totals(rows, table, breakdown), "prices": used}, breakdown, lists, *said, shown)
         for text in prices_lines(used, prices) if not shape and form == "table" else ():
             typer.echo(text)
