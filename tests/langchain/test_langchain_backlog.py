@@ -9,7 +9,10 @@ those of one pass over the whole inbox, nothing waits and nothing is landed with
 
 from __future__ import annotations
 
+import copy
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -32,7 +35,7 @@ def _stage(root, runs):
 
 @pytest.mark.parametrize("batch_bytes", [1, inbox_mod.BATCH_BYTES])
 def test_a_backlog_lands_batch_by_batch_as_in_one_pass(tmp_path, run_asz, tracer_batch, monkeypatch, batch_bytes):
-    runs = tracer_batch["post"]
+    runs = copy.deepcopy(tracer_batch["post"])  # the fixture is shared by the session
     for r in runs:
         r.setdefault("extra", {}).setdefault("metadata", {})["thread_id"] = "thread-backlog"
     root = tmp_path / "root"
@@ -52,3 +55,48 @@ def test_a_backlog_lands_batch_by_batch_as_in_one_pass(tmp_path, run_asz, tracer
     (sid,) = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
     doc = json.loads(run_asz("conversation", sid, "--root", str(root), "--json").stdout)
     assert not [p for p in doc["summary"].get("problems") or () if p.startswith("landed with what is known")]
+
+
+#: Materialise the ingest directory ``argv[1]`` one inbox file a batch, and end the process (``os._exit``, no cleanup,
+#: as a kill) once ``argv[2]`` batches have committed and applied their journal.
+_KILLED = """
+import os, sys
+from pathlib import Path
+from asz_adapters_langchain import inbox
+inbox.BATCH_BYTES = 1
+real, done = inbox._one_pass, []
+def one_pass(*a, **k):
+    real(*a, **k)
+    done.append(1)
+    if len(done) == int(sys.argv[2]):
+        os._exit(9)
+inbox._one_pass = one_pass
+inbox.materialise(Path(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("killed_after", [1, 2, 3])
+def test_a_kill_between_batches_repeats_work_and_loses_nothing(tmp_path, run_asz, tracer_batch, killed_after):
+    """The crash promise (module docstring of asz_adapters_langchain.inbox) holds between batches: a process killed
+    after batch ``killed_after`` of 4 has moved those inbox files to done/ and kept what waits in state.json; the next
+    collect lands every post and every end of the batch exactly once, and nothing is landed with what is known."""
+    runs = copy.deepcopy(tracer_batch["post"])
+    for r in runs:
+        r.setdefault("extra", {}).setdefault("metadata", {})["thread_id"] = "thread-killed"
+    root = tmp_path / "root"
+    _stage(root, runs)
+    ingest = root / "_ingest" / "langsmith"
+    p = subprocess.run([sys.executable, "-c", _KILLED, str(ingest), str(killed_after)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 9, p.stderr
+    assert len(list((ingest / "done").iterdir())) == killed_after and len(list((ingest / "inbox").iterdir())) == 4 - killed_after
+    out = run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest").stdout
+    assert "pending=0" in out and "errors=0" in out, out
+    staged = [json.loads(x)["asz"].get("id") for f in sorted((ingest / "sessions").glob("*/*.jsonl"))
+              for x in f.read_bytes().splitlines()]
+    ids = sorted(r["id"] for r in runs)
+    assert sorted(i for i in staged if i and ":" not in i) == ids  # every post staged once: none lost, none twice
+    assert sorted(i[:-len(":patch:1")] for i in staged if i and ":patch:" in i) == ids  # every end once, as patch 1
+    recs = landed_records(root)
+    assert sum(1 for i in recs if ":" not in i) == sum(1 for i in recs if i.endswith(":patch:1")) == len(runs)
+    assert not any(d.what in ("post", "parent run") for r in recs.values() for d in r.dropped)
