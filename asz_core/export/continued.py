@@ -24,7 +24,9 @@ _seeded: set[str] = set()
 def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
     """List in ``_received/twice.list`` each pair of ``sessions`` (session directories landed or sent again by the
     request just answered) and the root's other sessions where one continues the other and no instance sent files of
-    both. Never raises: the list is derived, an error is said on ``err``."""
+    both. Never raises: the list is derived, an error is said on ``err`` (one ``error:`` line per session not looked
+    at: a table or index that cannot be read costs that session's look alone, never a landed file; the sessions landed
+    before the table are added again by the next process when their adding stopped midway)."""
     from ..flow.index import load_index
     from ..flow.shared_ids import add_session, known_sessions, session_links
     from ..sessiondata.times import format_rfc3339
@@ -37,14 +39,17 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
     if not sessions:
         return
     with _lock:
-        try:
-            if str(root) not in _seeded:
+        if str(root) not in _seeded:  # sessions landed before the table: a crash mid-way adds the rest next time
+            try:
                 known = known_sessions(root)
                 for sdir in session_dirs(root):
                     if sdir.name not in known and sdir.name not in sessions:
                         add_session(root, sdir.name, load_index(sdir, rebuild=False))
                 _seeded.add(str(root))
-            for s in sessions:
+            except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
+                _said(err, root, "the sessions landed before the table", exc)
+        for s in sessions:  # one session's failure costs no other's look
+            try:
                 index = load_index(root / s, rebuild=False)
                 links = session_links(root, s, index)
                 pairs = [(s, e, {i for i, o in links.repeated.items() if o == e}) for e in links.earlier]
@@ -63,7 +68,14 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
                         print(f"note: {later} continues {earlier}, sent by another instance: its {len(calls)} repeated "
                               "model call(s) are counted in both here (_received/twice.list; asz verify names it)",
                               file=err, flush=True)
-        except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
-            if err is not None:
-                print(f"error: {root}/_received/twice.list: the sessions continuing others were not looked for: "
-                      f"{type(exc).__name__}: {exc}", file=err, flush=True)
+            except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
+                _said(err, root, f"session {s}", exc)
+
+
+def _said(err: TextIO | None, root: Path, what: str, exc: Exception) -> None:
+    """One ``error:`` line on ``err`` (when given) naming the list, ``what`` was not looked at and why."""
+    from ..flow.shared_ids import TABLE
+
+    if err is not None:
+        print(f"error: {root}/_received/twice.list: {what}: not looked at for continuations "
+              f"({root}/{TABLE}): {type(exc).__name__}: {exc}", file=err, flush=True)

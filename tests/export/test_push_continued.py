@@ -10,7 +10,9 @@ and ``asz verify`` (a ``counted twice`` warning), ``asz ls`` and ``asz usage`` s
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pytest
 
 from asz_core.export.receive import Receiver
 
-from export_helpers import asz
+from export_helpers import asz, sent_files
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -92,3 +94,28 @@ def test_a_session_continued_on_another_host_is_said_counted_twice(corpus_dir, t
     for cmd in ("ls", "usage"):
         out = asz(cmd, "--root", str(team))
         assert said in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+@pytest.mark.slow
+def test_an_id_table_that_cannot_be_used_costs_no_landed_file(corpus_dir, tmp_path):
+    """The look for continuations is derived: a root whose ``_index`` is a file (the id table cannot be made) lands
+    every file both hosts send, refuses none, and says per session that it was not looked at."""
+    carol, bob, _ = _hosts(corpus_dir, tmp_path)
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "_index").write_text("not a folder\n")
+    said = io.StringIO()
+    rcv = Receiver(team, "127.0.0.1:0", err=said).start().serve_in_thread()
+    try:
+        for r in (carol, bob):
+            _push(r, rcv.address)
+    finally:
+        rcv.stop()
+    assert sent_files(team) == {**sent_files(carol), **sent_files(bob)}
+    errors = [ln for ln in said.getvalue().splitlines() if ln.startswith("error:")]
+    assert errors and all("_received/twice.list" in ln and "_index/ids.sqlite" in ln for ln in errors), said.getvalue()
+    assert {s for s in (SESSION, COPY) if any(f"session {s}" in ln for ln in errors)} == {SESSION, COPY}, errors
+    out = said.getvalue()
+    assert re.findall(r"(\d+) rejected", out) and set(re.findall(r"(\d+) rejected", out)) == {"0"}, out
+    assert not [ln for ln in out.splitlines() if ln.startswith("rejected")], out
+    assert not (team / "_received" / "twice.list").exists()
