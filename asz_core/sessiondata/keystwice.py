@@ -25,7 +25,9 @@ from .vocabulary import TWICE_DROPPED
 
 __all__ = ["keys_twice", "keys_twice_py", "keys_twice_at", "twice_dropped", "TWICE_WHY", "TWICE_LISTED"]
 
-#: Why an earlier value of a key given twice is listed under ``dropped`` (seed 000, Dropped).
+#: Why an earlier value of a key given twice is listed under ``dropped`` (seed 000, Dropped). The value itself is not
+#: in it: ``dropped`` is what the dialect chose not to carry, and a skeleton keeps ``dropped`` whole while it keeps
+#: none of the content (seed 000, Skeletons), so a text given twice would outlive retention in a ``why``.
 TWICE_WHY = "the same object gives this key again later: the last value is read, as JSON readers read it, and this one is not"
 #: At most this many entries name a line's keys given twice; one more entry counts the rest (a hostile line).
 TWICE_LISTED = 10
@@ -127,18 +129,13 @@ def keys_twice_at(data: bytes, begin: int, end: int) -> list[tuple[str, int, int
     return out
 
 
-def _shown(text: str) -> str:
-    return text if len(text) <= 80 else text[:80] + "…"
-
-
 def twice_dropped(data: bytes, begin: int, end: int) -> list[Dropped]:
     """The ``dropped`` entries of a line whose text ``data[begin:end]`` gives a key twice in one object: one per earlier
     value (``what``: :data:`~asz_core.sessiondata.vocabulary.TWICE_DROPPED` and its path, ``bytes``: its source bytes,
-    ``why``: :data:`TWICE_WHY` and the value as written, its first 80 characters), at most
+    ``why``: :data:`TWICE_WHY`, never the value: see there), at most
     :data:`TWICE_LISTED`, then one counting the rest; ``[]`` when none (:func:`keys_twice` says whether to ask)."""
     at = keys_twice_at(data, begin, end)
-    out = [Dropped(what=f"{TWICE_DROPPED}{path}", bytes=e - b,
-                   why=f"{TWICE_WHY}: {_shown(data[b:e].decode('utf-8', 'replace'))}") for path, b, e in at[:TWICE_LISTED]]
+    out = [Dropped(what=f"{TWICE_DROPPED}{path}", bytes=e - b, why=TWICE_WHY) for path, b, e in at[:TWICE_LISTED]]
     rest = at[TWICE_LISTED:]
     if rest:
         out.append(Dropped(what=f"{TWICE_DROPPED}{len(rest)} more", bytes=sum(e - b for _, b, e in rest), why=TWICE_WHY))
