@@ -16,6 +16,7 @@ not tell, decodes the text with Python's json (:func:`keys_twice_py`, the defini
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from .canonical import jsoncheck
@@ -47,13 +48,34 @@ def _zero(_: str) -> int:
     return 0
 
 
+#: orjson decodes a text nesting up to this deep (its own limit); Python's json recurses once a level, so the two
+#: readers below are given that much room above the caller's own stack, else a line nesting ~990-1024 deep that
+#: orjson landed would raise RecursionError here: False, [] while the compiled check says True.
+_ORJSON_DEPTH = 1024
+
+
+def _loads(text: bytes, hook: Any, **kw: Any) -> Any:
+    """``json.loads(text, object_pairs_hook=hook, **kw)`` with room for :data:`_ORJSON_DEPTH` levels of nesting above
+    the stack in use (the recursion limit raised for the call, then put back). Raises ValueError, RecursionError as
+    json.loads does."""
+    try:
+        return json.loads(text, object_pairs_hook=hook, **kw)
+    except RecursionError:
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + _ORJSON_DEPTH + 64)
+    try:
+        return json.loads(text, object_pairs_hook=hook, **kw)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def keys_twice_py(data: bytes, begin: int, end: int) -> bool:
     """Whether some object of the JSON text ``data[begin:end]`` (one ``orjson.loads`` decoded) gives a key twice, keys
     compared as decoded strings: Python's json over the text, numbers not converted. False for a text it cannot
     decode (then no key was read twice)."""
     try:
-        json.loads(data[begin:end], object_pairs_hook=_no_twice, parse_int=_zero, parse_float=_zero,
-                   parse_constant=_zero)
+        _loads(data[begin:end], _no_twice, parse_int=_zero, parse_float=_zero, parse_constant=_zero)
     except _Found:
         return True
     except (ValueError, RecursionError):
@@ -101,7 +123,7 @@ def keys_twice_at(data: bytes, begin: int, end: int) -> list[tuple[str, int, int
     value that is itself not read is named with that value. ``[]`` when no key is given twice, or the text is not
     JSON."""
     try:
-        value = json.loads(data[begin:end], object_pairs_hook=_mark_twice)
+        value = _loads(data[begin:end], _mark_twice)
     except (ValueError, RecursionError):
         return []
     found: list[tuple[list, _Twice]] = []

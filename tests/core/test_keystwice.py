@@ -127,9 +127,10 @@ def test_safe_on_any_bytes():
     for text in texts:
         for cut in range(len(text) + 1):
             piece = text[:cut]
-            for tail in (b"", b'"}]}', b"\\"):
-                buf = piece + tail
-                assert check(buf, 0, len(piece)) in (True, False, None) if piece else check(buf, 0, 0) is None
+            answers = {check(piece + tail, 0, len(piece)) for tail in (b"", b'"}]}', b"\\", b'","a":1}')}
+            assert len(answers) == 1 and answers <= {True, False, None}, (piece, answers)  # the tail never read
+            if not piece:
+                assert answers == {None}
         for i in range(len(text)):
             for b in (0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A, 0x00, 0xFF):
                 changed = text[:i] + bytes([b]) + text[i + 1:]
@@ -158,3 +159,14 @@ def test_a_hostile_line_is_named_in_a_few_entries():
     assert entries[-1].what == f"key given twice {950 - keystwice.TWICE_LISTED} more"
     # the rest: the values of the 950 earlier members, less the first ten (k0..k9: one byte each)
     assert entries[-1].bytes == sum(len(str(i)) for i in range(950)) - keystwice.TWICE_LISTED
+
+
+@pytest.mark.parametrize("depth", [990, 1023])
+def test_deep_nesting_orjson_decodes_is_told_both_ways(depth):
+    """A line nesting as deep as orjson decodes (up to 1024) with a key given twice at the bottom: Python's json reads it
+    too (it recursed past its limit here before: False and no entry, while the compiled check said True)."""
+    text = b'{"a":' * depth + b'{"x":1,"x":22}' + b"}" * depth
+    orjson.loads(text)  # a text landing asks about
+    assert _held(text) is True
+    assert [(p.count("."), text[b:e]) for p, b, e in keys_twice_at(text, 0, len(text))] == [(depth, b"1")]
+    assert [d.bytes for d in twice_dropped(text, 0, len(text))] == [1]
