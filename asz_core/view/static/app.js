@@ -114,10 +114,14 @@
     }
     return null;
   }
+  // The element a focusKey names ({sel, tag, n}) as the page is now drawn, or null when its holder is not drawn (yet).
+  function keyed(k) {
+    const holder = app.querySelector(k.sel);
+    return !holder ? null : k.n < 0 ? holder : holder.querySelectorAll(k.tag)[k.n] || null;
+  }
   function restoreFocus(k) {
     if (!k || (k.el.isConnected && document.activeElement === k.el)) return;
-    const holder = app.querySelector(k.sel);
-    const el = !holder ? null : k.n < 0 ? holder : holder.querySelectorAll(k.tag)[k.n];
+    const el = keyed(k);
     if (el) el.focus({ preventScroll: true });
   }
   // Back to the list (trial 28b, F5): the list is drawn after its answers come, so the browser's own restoring found an
@@ -144,9 +148,8 @@
   function restorePlace() {
     if (!PLACE) return;
     if (PLACE.key) {
-      const holder = app.querySelector(PLACE.key.sel);
-      if (!holder) return;
-      const el = PLACE.key.n < 0 ? holder : holder.querySelectorAll(PLACE.key.tag)[PLACE.key.n];
+      if (!app.querySelector(PLACE.key.sel)) return;
+      const el = keyed(PLACE.key);
       if (el) el.focus({ preventScroll: true });
     }
     window.scrollTo(PLACE.x, PLACE.y);
