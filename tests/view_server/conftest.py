@@ -53,6 +53,21 @@ def canary_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def example_canary_root(tmp_path_factory) -> Path:
+    """The bundled example (a subagent, a tool call) and the canary session (a failed call, a clipped result) collected
+    and parsed into one root: two conversations on the list. Read only (the page tests of trial 28b browse it)."""
+    _needs_parse()
+    if not EXAMPLE.is_dir():
+        pytest.skip(f"{EXAMPLE} is absent")
+    base = tmp_path_factory.mktemp("example-canary")
+    src = copy_example(base / "projects")
+    write_session(src, canary_lines())
+    root = base / "root"
+    collect_and_parse(src, root)
+    return root
+
+
+@pytest.fixture(scope="session")
 def bodies_root(canary_root: Path, tmp_path_factory) -> dict:
     """A copy of the canary root with one provider_body file landed after the rounds, and one whose header does not read."""
     base = tmp_path_factory.mktemp("bodies")

@@ -10,13 +10,10 @@ input: the bundled example and the canary session collected and parsed by the re
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
 from selenium.webdriver.common.by import By
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
-from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, canary_lines, collect_and_parse, copy_example, write_session
+from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION
 
 #: [text, colour, background, ratio, needed, class] of each visible text node below AA, and how many were measured and
 #: how many of them are drawn in the page's faint colour (the class ``faint`` or ``when``, or the caret).
@@ -53,16 +50,6 @@ return [bad, measured, faint];
 """
 
 
-@pytest.fixture(scope="module")
-def two_root(tmp_path_factory):
-    """The bundled example (a subagent, a tool call) and the canary session (a failed call, a clipped result)."""
-    base = tmp_path_factory.mktemp("contrast")
-    src = copy_example(base / "projects")
-    write_session(src, canary_lines())
-    collect_and_parse(src, base / "root")
-    return base / "root"
-
-
 def _check(drv, where: str) -> int:
     bad, measured, faint = drv.execute_script(CONTRAST)
     assert measured > 20 and faint > 0, (where, measured, faint)  # something was read, the faint colour among it
@@ -70,8 +57,8 @@ def _check(drv, where: str) -> int:
     return faint
 
 
-def test_every_text_passes_aa_on_the_list_search_and_an_open_conversation(two_root, serve, browser):
-    s = serve(two_root)
+def test_every_text_passes_aa_on_the_list_search_and_an_open_conversation(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/", "a.convtitle")
     wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows .counting"), timeout=60)
@@ -87,10 +74,10 @@ def test_every_text_passes_aa_on_the_list_search_and_an_open_conversation(two_ro
     _check(drv, "the example conversation, every step open")
 
 
-def test_the_faint_colour_passes_on_each_background_it_sits_on(two_root, serve, browser):
+def test_the_faint_colour_passes_on_each_background_it_sits_on(example_canary_root, serve, browser):
     """The page's faint colour itself (its custom property), against each background the page gives text: the list's
     page, a card, code, a step's details, a notice, an error, a marked step, a person's and an assistant's message."""
-    s = serve(two_root)
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/", "a.convtitle")
     got = drv.execute_script("""
@@ -123,10 +110,10 @@ def test_the_faint_colour_passes_on_each_background_it_sits_on(two_root, serve, 
     assert len(ratios) == 9 and min(ratios.values()) >= 4.5, (got, ratios)
 
 
-def test_every_text_passes_aa_in_dark_mode_too(two_root, serve, browser):
+def test_every_text_passes_aa_in_dark_mode_too(example_canary_root, serve, browser):
     """Trial 28b, F11: the page had no dark mode (it stayed white); with ``prefers-color-scheme: dark`` it is dark,
     and every text passes AA there as in light (the same measure, on the same three pages)."""
-    s = serve(two_root)
+    s = serve(example_canary_root)
     drv = browser
     drv.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     try:

@@ -8,12 +8,11 @@ Real input: the bundled example and the canary session collected and parsed by t
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
-from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, canary_lines, collect_and_parse, copy_example, write_session
+from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION
 
 #: What has focus: [tag, class, text (60 characters), the nearest data-id / data-talk / data-sort, scrollY].
 FOCUSED = """const a = document.activeElement, holder = a.closest('[data-id],[data-talk],[data-sort]');
@@ -21,22 +20,13 @@ return [a.tagName, a.className, (a.textContent || '').trim().slice(0, 60),
         holder ? (holder.getAttribute('data-id') || holder.getAttribute('data-talk') || holder.getAttribute('data-sort')) : null, window.scrollY];"""
 
 
-@pytest.fixture(scope="module")
-def two_root(tmp_path_factory):
-    base = tmp_path_factory.mktemp("focus-moves")
-    src = copy_example(base / "projects")
-    write_session(src, canary_lines())
-    collect_and_parse(src, base / "root")
-    return base / "root"
-
-
 def _key(drv, *keys) -> list:
     drv.switch_to.active_element.send_keys(*keys)
     return drv.execute_script(FOCUSED)
 
 
-def test_closing_the_drawer_gives_focus_back_to_its_opener(two_root, serve, browser):
-    s = serve(two_root)
+def test_closing_the_drawer_gives_focus_back_to_its_opener(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     head = open_at(drv, f"{s.base}/c/{CANARY_SESSION}", "section.talk .talkhead")
     head.send_keys(Keys.ENTER)
@@ -50,8 +40,8 @@ def test_closing_the_drawer_gives_focus_back_to_its_opener(two_root, serve, brow
         assert after[0] == "BUTTON" and after[2] == "Evidence of the talk", after
 
 
-def test_a_sort_keeps_focus_on_its_button(two_root, serve, browser):
-    s = serve(two_root)
+def test_a_sort_keeps_focus_on_its_button(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/", "button.sorter[data-sort='cost']").send_keys(Keys.ENTER)
     wait(drv, lambda d: "sort=cost-desc" in d.current_url)
@@ -62,8 +52,8 @@ def test_a_sort_keeps_focus_on_its_button(two_root, serve, browser):
     assert now[3] == "cost" and "sort=cost-asc" in drv.current_url, now
 
 
-def test_a_search_hit_gives_focus_to_its_step(two_root, serve, browser):
-    s = serve(two_root)
+def test_a_search_hit_gives_focus_to_its_step(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     hits = s.get("/api/search?q=deploy").json()
     hits = hits["hits"] if isinstance(hits, dict) else hits
@@ -76,8 +66,8 @@ def test_a_search_hit_gives_focus_to_its_step(two_root, serve, browser):
     assert now[1] == "row" and now[3] == hit["step"], (now, hit["step"])
 
 
-def test_back_to_the_list_puts_its_focus_and_scroll_back(two_root, serve, browser):
-    s = serve(two_root)
+def test_back_to_the_list_puts_its_focus_and_scroll_back(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/", "a.convtitle", width=900, height=300)
     wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows .counting"), timeout=60)

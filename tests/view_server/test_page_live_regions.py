@@ -9,21 +9,10 @@ Real input: the bundled example and the canary session collected and parsed by t
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
-from view_server_helpers import canary_lines, collect_and_parse, copy_example, write_session
-
-
-@pytest.fixture(scope="module")
-def two_root(tmp_path_factory):
-    base = tmp_path_factory.mktemp("live-regions")
-    src = copy_example(base / "projects")
-    write_session(src, canary_lines())
-    collect_and_parse(src, base / "root")
-    return base / "root"
 
 
 def _said(drv, css: str = "#say") -> str:
@@ -41,8 +30,8 @@ def _regions(drv) -> list[tuple[str, str]]:
     return out
 
 
-def test_the_list_says_a_search_count_a_filter_count_and_a_sort(two_root, serve, browser):
-    s = serve(two_root)
+def test_the_list_says_a_search_count_a_filter_count_and_a_sort(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/", "a.convtitle")
     wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#rows .counting"), timeout=60)
@@ -63,8 +52,8 @@ def test_the_list_says_a_search_count_a_filter_count_and_a_sort(two_root, serve,
     wait(drv, lambda d: _said(d).startswith("2 conversation(s), by cost, largest first."))
 
 
-def test_an_error_is_said_in_the_alert_region(two_root, serve, browser):
-    s = serve(two_root)
+def test_an_error_is_said_in_the_alert_region(example_canary_root, serve, browser):
+    s = serve(example_canary_root)
     drv = browser
     open_at(drv, s.base + "/c/nope-not-an-id", ".box.error")
     assert sorted(_regions(drv)) == [("alert", "assertive"), ("status", "polite")]
