@@ -38,6 +38,12 @@ def headed_root(tmp_path_factory):
     return base / "root"
 
 
+#: [text, font size, text transform] of each drawn heading of a step's sections (not a talk's, not a text's own).
+SECTION_LOOKS = """return Array.from(document.querySelectorAll('.details h3:not(.talkh)'))
+  .filter(function (e) { return !e.closest('.md') && e.getClientRects().length; })
+  .map(function (e) { const c = getComputedStyle(e); return [e.firstChild.textContent, c.fontSize, c.textTransform]; });"""
+
+
 def _ax_headings(drv) -> list[tuple[int, str]]:
     """(level, name) of each heading of the page's accessibility tree, in document order."""
     tree = drv.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
@@ -85,6 +91,13 @@ def test_expand_all_skips_no_level(headed_root, serve, browser):
         assert levels[0] == 1 and levels.count(1) == 1 and levels.count(2) == len(drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk"))
         assert 3 in levels, levels  # a step's sections (Input, Result, Facts) or a text's own headings
         assert _no_skip(levels) == [], (cid, levels)
+        # a step's section headings look alike wherever the step puts them: Edges folded under Facts as Input (review C
+        # 28: the h4 to h3 move styled only a .details' own children, and Edges under the fold read as a large heading)
+        drv.execute_script("document.querySelectorAll('details.facts').forEach(function (d) { d.open = true; })")
+        looks = drv.execute_script(SECTION_LOOKS)
+        assert looks and len({tuple(x[1:]) for x in looks}) == 1, (cid, looks)
+        if cid == EXAMPLE_SESSION:
+            assert "Edges" in [x[0] for x in looks], looks  # its steps carry edges (examples/claude-code's transcript)
     # the reply's own # and ## read as h3 and h4: moved together under the talk's h2
     md = [(lv, name) for lv, name in _ax_headings(drv) if name in ("Summary", "Details")]
     assert md == [(3, "Summary"), (4, "Details")], md
