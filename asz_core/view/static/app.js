@@ -144,11 +144,13 @@
       if (p && p.href === location.href && nav && nav.type === 'back_forward') PLACE = p;
     } catch (e) { PLACE = null; }
   }
-  // The saved place put back once the element it names is drawn (else tried again after the next draw).
-  function restorePlace() {
+  // The saved place put back once the element it names is drawn: the list's rows, then a search's hits (``last``
+  // false: a search follows, which may draw it). The last draw puts the scroll back even when that element is gone
+  // (the row left the list), and forgets the place: a later search never moves the window to it (review C 28).
+  function restorePlace(last) {
     if (!PLACE) return;
     if (PLACE.key) {
-      if (!app.querySelector(PLACE.key.sel)) return;
+      if (!app.querySelector(PLACE.key.sel) && !last) return;
       const el = keyed(PLACE.key);
       if (el) el.focus({ preventScroll: true });
     }
@@ -502,7 +504,7 @@
       where.textContent = res.data.root;
       LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       drawListShell(st.ok ? st.data : null);
-      restorePlace();
+      restorePlace(!listFilters().q);  // with a search, its hits are drawn next
       if (!listTimer) nextRefresh();
     });
   }
@@ -1094,7 +1096,7 @@
       });
       out.append(ul);
       say(document.getElementById('hitcount').textContent.replace(/Clear$/, '') + '.');
-      restorePlace();  // back from a hit: the hit that was opened has focus again
+      restorePlace(true);  // back from a hit: the hit that was opened has focus again
     });
   }
   // A snippet is its text as the record has it (snippet_text) with each match (snippet_marks: [start, end) in code
