@@ -354,7 +354,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .meta,.when,.id{color:#666;font-size:.85em}.id{font-family:ui-monospace,monospace}code.gist{font-size:.9em}
 .step{margin:.8em 0;padding:.5em .8em;border-left:3px solid #ccc}
 .step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
-.step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#888}
+.step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#666}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:.2em .5em}
 figure.media img{max-width:100%}details>summary{cursor:pointer;overflow-wrap:anywhere}.failed{color:#c92a2a}

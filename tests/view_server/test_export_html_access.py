@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 
 from test_page_contrast import CONTRAST
 from test_view_server_browser import go, open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
-from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, _assistant, _env, asz, collect_and_parse, copy_example, write_session
+from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION, _assistant, _env, asz, collect_and_parse, copy_example, write_config, write_session
 
 #: A reply with a Markdown table of 8 wide columns and an inline code span of 120 characters with no space.
 TABLE = "| " + " | ".join(f"column {i} heading" for i in range(8)) + " |\n|" + "---|" * 8 + "\n| " + " | ".join(f"cell {i} value" for i in range(8)) + " |"
@@ -72,6 +72,26 @@ def test_the_export_passes_aa_in_dark_mode_and_in_light(exported, browser):
         go(drv, (exported["base"] / f"{CANARY_SESSION[:8]}.html").as_uri())
         for css in ("a[href]", ".meta", ".failed", ".step.person"):
             assert drv.find_elements(By.CSS_SELECTOR, css), css
+    finally:
+        _dark(drv, False)
+
+
+def test_a_withheld_step_passes_aa_in_light_and_in_dark(canary_root, tmp_path, browser):
+    """A step the configuration withholds is drawn in grey: it read 3.54:1 (#888 on white) in light mode, where the
+    export promises every text AA (review C 28). The canary session with its system prompt and tool schemas hidden
+    has two such steps (tests/reading/test_export.py's configuration)."""
+    cfg = write_config(tmp_path / "asz.yaml", hide=["system_prompt", "tool_schemas"])
+    page = tmp_path / "withheld.html"
+    asz("export", CANARY_SESSION, "--format", "html", "--root", str(canary_root), "--config", str(cfg), "--out", str(page))
+    drv = browser
+    drv.set_window_size(1280, 1000)
+    try:
+        for dark in (False, True):
+            _dark(drv, dark)
+            go(drv, page.as_uri())
+            assert len(drv.find_elements(By.CSS_SELECTOR, ".step.withheld")) == 2
+            bad, measured, _ = drv.execute_script(CONTRAST)
+            assert measured > 10 and bad == [], ("dark" if dark else "light", bad[:10])
     finally:
         _dark(drv, False)
 
