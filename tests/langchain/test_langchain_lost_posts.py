@@ -46,3 +46,28 @@ def test_runs_landed_with_what_is_known_are_a_problem(tmp_path, run_asz, tracer_
     assert llm["id"] in said and orphans[0]["id"] in said
     rows = json.loads(run_asz("ls", "--json", "--root", str(root)).stdout)
     assert any(p.startswith("landed with what is known: ") for r in rows for p in r.get("problems") or ()), rows
+
+
+def test_the_server_retries_what_waits_on_a_30_s_timer(tmp_path, tracer_batch, monkeypatch):
+    """``asz server``'s passes (the real :class:`CollectLoop`, in this thread) with ``--interval`` 600 s: while a patch
+    whose post never came waits, the next pass is due 30 s after the last (docs/adapters/langchain.md), not 600 s; once
+    it has waited its passes and landed with what is known, nothing waits and the interval is back."""
+    from asz_adapters_langchain.inbox import WAIT_PASSES
+    from asz_core.cli.server_pass import CollectLoop, PassSpec
+    from asz_core.config import load_config
+    from asz_core.view.server import ViewState
+
+    monkeypatch.chdir(tmp_path)  # no asz.yaml: the defaults
+    llm = copy.deepcopy(next(r for r in tracer_batch["post"] if r["run_type"] == "llm"))
+    root = tmp_path / "root"
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    patch = {"op": "patch", "id": llm["id"], "run": {k: llm[k] for k in ("id", "trace_id", "dotted_order", "parent_run_id", *END) if k in llm}}
+    (inbox / "001.jsonl").write_text(json.dumps(patch) + "\n")  # its post was lost
+    state = ViewState(root, mode="server")
+    loop = CollectLoop(state, PassSpec(str(root), None, "langsmith-ingest", (), "", 1), load_config(None), 600.0)
+    gaps = []
+    for i in range(WAIT_PASSES + 1):
+        loop.one_pass(first=not i)
+        gaps.append((state.last_pass["pending"], state.next_refresh - state.last_refresh))
+    assert gaps == [(1, 30_000)] * WAIT_PASSES + [(0, 600_000)], gaps
