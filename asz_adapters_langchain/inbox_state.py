@@ -14,10 +14,15 @@ __all__ = ["PRUNE_AFTER", "STATE_VERSION", "apply_journal", "load_state", "prune
 
 #: Seconds of silence (by the receiver's clock) after which a trace whose runs all ended is forgotten.
 PRUNE_AFTER = 24 * 3600
+#: The ``v`` of ``state.json``; a file of another version (or not a JSON object) is read as a new, empty state.
 STATE_VERSION = 1
 
 
 def load_state(path: Path) -> dict:
+    """``state.json`` at ``path`` as a dict with every key a pass reads: ``v``, ``runs`` (run id -> what is remembered
+    of it), ``traces``, ``sessions`` (dicts), ``waiting`` (the arrivals still waiting, a list) and ``journal`` (the
+    committed journal not yet applied, or None). A missing file, or one of another version, gives that empty state.
+    Raises OSError when the file cannot be read, orjson.JSONDecodeError when it is not JSON."""
     try:
         st = orjson.loads(path.read_bytes())
     except FileNotFoundError:
@@ -32,6 +37,8 @@ def load_state(path: Path) -> dict:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
+    """Replace the file ``path`` by ``data`` (bytes) whole or not at all: written to ``.tmp-NAME`` beside it, synced,
+    renamed over it, then its folder synced. Raises OSError when the folder cannot be written."""
     tmp = path.with_name(f".tmp-{path.name}")
     with open(tmp, "wb") as f:
         f.write(data)
