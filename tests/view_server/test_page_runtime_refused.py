@@ -28,7 +28,11 @@ def test_a_refused_runtime_reload_is_said_and_drops_the_old_rows(example_root, b
     finally:
         s.stop()  # every question after this one is refused (the connection is)
     Select(drv.find_element(By.CSS_SELECTOR, "#f-dialect")).select_by_value("claude-code")
-    box = wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#list-refused [role=alert]")
-               and d.find_element(By.CSS_SELECTOR, "#list-refused [role=alert]"))
+    # the error box in the list's place, said in the page's alert region (#alarm: trial 28b F4, the box itself no
+    # longer carries role=alert)
+    box = wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#list-refused .box.error")
+               and d.find_element(By.CSS_SELECTOR, "#list-refused .box.error"))
     assert box.text.startswith("The server refused the list."), box.text
+    wait(drv, lambda d: d.find_element(By.ID, "alarm").get_attribute("textContent").startswith("The server refused the list."))
+    assert drv.find_element(By.ID, "alarm").get_attribute("role") == "alert"
     assert drv.find_elements(By.CSS_SELECTOR, "tr[data-id]") == []  # the rows of the filter before are not kept
