@@ -357,7 +357,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#666}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:.2em .5em}
-figure.media img{max-width:100%}details>summary{cursor:pointer;overflow-wrap:anywhere}.failed{color:#c92a2a}
+figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}@media (max-width:480px){details>summary{white-space:normal;overflow-wrap:anywhere}}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
 a{color:#8ab4f8}a:visited{color:#c58af9}.meta,.when,.id{color:#a8a8a8}.failed{color:#ff8787}.step.thinking{color:#b0b0b0}.step.withheld{color:#a0a0a0}}
 """
