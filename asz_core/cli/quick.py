@@ -94,9 +94,14 @@ def with_user_paths(func: Callable) -> Callable:
     """``func`` (a command function) wrapped so each argument annotated ``Path``, ``Optional[Path]`` or ``list[Path]``
     reaches it with a leading ``~`` expanded (:func:`asz_core.config.user_path`): ``--root "~/x"`` is ``$HOME/x``
     in every command, whether Typer or :func:`run_quick` calls it. ``func`` itself when it takes no path. The wrapper
-    keeps ``func``'s signature, annotations and help (``functools.wraps``), which is what Typer reads."""
+    keeps ``func``'s signature, annotations and help (``functools.wraps``), which is what Typer reads. A wrapper this
+    made is given back as it is: a command group kept at module level is met again by each ``build_app``, and a chain
+    of wrappers as long as the calls (a test process builds the app thousands of times) made ``inspect.signature``
+    refuse it ("wrapper loop") past the recursion limit."""
     import functools
 
+    if getattr(func, "asz_user_paths", False):
+        return func
     try:
         names = [n for n, hint in typing.get_type_hints(func).items() if n != "return" and hint in _PATHS]
     except Exception:
@@ -115,6 +120,7 @@ def with_user_paths(func: Callable) -> Callable:
                 kwargs[name] = user_path(value)
         return func(*args, **kwargs)
 
+    expanded.asz_user_paths = True  # type: ignore[attr-defined]
     return expanded
 
 
