@@ -121,3 +121,10 @@ def graph_runs(doc: dict) -> tuple[dict, dict, dict]:
     runs = doc["post"]
     return runs[0], next(r for r in runs if r["name"] == "RunnableSequence"), next(r for r in runs if r["run_type"] == "llm")
 
+
+
+def document_steps(node: dict):
+    """``node`` (a talk or step of an asz.view document) and every node under it, depth first (its ``children``)."""
+    yield node
+    for c in node.get("children", []):
+        yield from document_steps(c)

@@ -12,14 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from langchain_helpers import document_steps
+
 from cli_helpers import expected_langsmith as _expected
 from langchain_helpers import multipart_runs
 
-
-def _steps(node: dict):
-    yield node
-    for c in node.get("children", []):
-        yield from _steps(c)
 
 
 def _check_conversation(run_asz, root: Path, sid: str, want: dict) -> None:
@@ -31,7 +28,7 @@ def _check_conversation(run_asz, root: Path, sid: str, want: dict) -> None:
     assert sorted(t.get("label", "") for t in main_talks) == sorted(want["labels"]), sid
     if want["labels"]:
         assert s["title"] == want["labels"][0]
-    steps = [n for t in doc["talks"] for n in _steps(t)]
+    steps = [n for t in doc["talks"] for n in document_steps(t)]
     calls = [n for n in steps if n["kind"] == "llm.call"]
     assert len(calls) == want["llm"], sid
     for n in calls:  # inputs and outputs landed as provider bodies, joined exactly to their call

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from langchain_helpers import document_steps
+
 from asz_adapters_langchain.naming import session_name
 
 pytest.importorskip("langsmith")
@@ -23,11 +25,6 @@ pytest.importorskip("langgraph")
 
 APP = Path(__file__).resolve().parent / "hitl_app.py"
 
-
-def _steps(node):
-    yield node
-    for c in node.get("children", []):
-        yield from _steps(c)
 
 
 @pytest.fixture
@@ -55,7 +52,7 @@ def test_interrupt_and_resume_are_drawn_without_a_problem(hitl_root, run_asz):
     assert s["state"] == "verified" and s["unresolved"] == 0 and not s.get("problems"), s
     # three invocations, three talks: the question, the person's answer to the interrupt, the second question
     assert [t.get("label") for t in doc["talks"]] == [sent["questions"][0], sent["resumes"][0], sent["questions"][1]]
-    steps = [n for t in doc["talks"] for n in _steps(t)]
+    steps = [n for t in doc["talks"] for n in document_steps(t)]
     (tool,) = [n for n in steps if n["kind"] == "tool"]
     assert tool["name"] == "issue_refund" and not tool.get("failed")
     (notice,) = [n for n in steps if n["kind"] == "control.notice"]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from langchain_helpers import document_steps
+
 from asz_adapters_langchain.naming import session_name
 
 pytest.importorskip("langsmith")
@@ -22,11 +24,6 @@ pytest.importorskip("langgraph")
 
 APP = Path(__file__).resolve().parent / "live_app.py"
 
-
-def _steps(node):
-    yield node
-    for c in node.get("children", []):
-        yield from _steps(c)
 
 
 def test_official_clients_land_the_right_conversations(tmp_path, receiver_factory, run_asz):
@@ -46,7 +43,7 @@ def test_official_clients_land_the_right_conversations(tmp_path, receiver_factor
     main = [t for t in a["talks"] if t["stream"] == "main"]
     assert [t["label"] for t in main] == ["What is the weather in Lisbon and Porto?", "And what do the docs say?"]
     assert all(t.get("reply") for t in main)
-    steps = [n for t in a["talks"] for n in _steps(t)]
+    steps = [n for t in a["talks"] for n in document_steps(t)]
     tools = sorted((n["name"], bool(n.get("failed")), n["kind"]) for n in steps if n["kind"] in ("tool", "agent.call"))
     assert tools == [("broken", True, "tool"), ("research", False, "agent.call"), ("weather", False, "tool"), ("weather", False, "tool")]
     children = [s for s in a["streams"] if s["role"] == "child"]
