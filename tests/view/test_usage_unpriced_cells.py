@@ -15,22 +15,11 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 
-from claude_lines import collect_claude
 from cli_helpers import asz_in_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
-from test_usage_unpriced_rows import CORPUS, PRICED, UNPRICED, UNPRICED_SID, _unpriced_transcript  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def mixed_root(tmp_path_factory) -> Path:
-    src = next(CORPUS.glob(f"*/{PRICED}.jsonl"), None) if CORPUS.is_dir() else None
-    if src is None:
-        pytest.skip(f"the Claude Code corpus is absent ({CORPUS})")
-    lines = [x for x in src.read_bytes().splitlines() if x.strip()]
-    return collect_claude(tmp_path_factory.mktemp("fix28b-unpriced"), {PRICED: lines, UNPRICED_SID: _unpriced_transcript()})
+from test_usage_unpriced_rows import UNPRICED, UNPRICED_SID, _unpriced_transcript, mixed_root  # noqa: E402,F401 (mixed_root: the root both read)
 
 
 def _usage(root: Path, *args: str) -> str:
