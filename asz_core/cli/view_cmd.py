@@ -71,9 +71,11 @@ def _refuse_unknown(root: Path, given: str) -> None:
         raise typer.Exit(1)
 
 
-def _print_document(doc: dict, cid: str, as_json: bool) -> None:
+def _print_document(r: Path, doc: dict, cid: str, as_json: bool) -> None:
     """The whole document on stdout (JSON or YAML); when it does not verify, each problem on stderr too (trial 2,
-    finding 6: the document says it, and the terminal is not left silent; the exit stays 0)."""
+    finding 6: the document says it, and the terminal is not left silent), then the damage (:func:`say_damage`), and
+    exit 1 as the summary form, asz verify, usage, export and search exit on damaged evidence (fix29c: it exited 0,
+    so a job reading the document stayed green on a root asz verify fails)."""
     if as_json:
         sys.stdout.buffer.write(to_json(doc) + b"\n")
     else:
@@ -85,6 +87,36 @@ def _print_document(doc: dict, cid: str, as_json: bool) -> None:
     if state != "verified":
         for p in doc["summary"]["problems"]:
             typer.echo(f"asz conversation: warning: {cid} does not verify ({state}): {visible(p)}", err=True)
+        say_damage(r, doc)
+        raise typer.Exit(1)
+
+
+def damage_lines(r: Path, doc: dict) -> list[str]:
+    """asz verify's problem lines for the sessions of ``doc`` (a conversation's asz.view document in root ``r``) and
+    their round chains, each ``FILE:LINE: problem [field]: detail`` (``FILE: …`` when the file as a whole is at fault:
+    a landed file or round gone), as ``asz verify --root R SESSION`` prints them (:class:`~asz_core.verify.report.Problem`);
+    [] when it finds none (what the document's problems say then stands alone). Reads the sessions' landed files and
+    chains again, so it is called only for a document that does not verify."""
+    from ..verify.walk import verify
+
+    out: list[str] = []
+    for sid in doc.get("sessions") or [doc.get("conversation")]:
+        if not isinstance(sid, str):
+            continue
+        try:
+            report = verify(r, sid, jobs=1)
+        except OSError:  # the session's folder is gone (FileNotFoundError): the document's problems say what is missing
+            continue
+        out += [str(p) for p in report.problems if str(p) not in out]
+    return out
+
+
+def say_damage(r: Path, doc: dict) -> None:
+    """Each of :func:`damage_lines` on stderr as ``asz conversation: damage: FILE:LINE: problem [field]: detail``."""
+    from ..reading.termtext import visible
+
+    for line in damage_lines(r, doc):
+        typer.echo(f"asz conversation: damage: {visible(line)}", err=True)
 
 
 def no_document_hint(r: Path, conversation_id: str) -> str:
@@ -126,11 +158,12 @@ def conversation(
     Exit 1 when the root does not exist, when the conversation has no usable round, or when no conversation or landed session
     has that id (``no conversation 'ID' in ROOT``); 2 on usage errors (an empty id, an id prefix of several, both
     formats, an unknown hide name). When the conversation does not verify
-    (summary.state incomplete or mismatch), the summary lists each problem
-    and exits 1, as asz verify does; --json and --yaml print the whole
-    document, which carries the state and problems (a viewer gets a document,
-    docs/view.md), exit 0, and say each problem on stderr as
-    ``asz conversation: warning: ID does not verify (STATE): PROBLEM``. A verified conversation one of whose
+    (summary.state incomplete or mismatch: a landed file or round damaged or missing), the summary lists each problem,
+    --json and --yaml print the whole document, which carries the state and problems and holds back what does not
+    verify (a viewer gets a document, docs/view.md), and say each problem on stderr as
+    ``asz conversation: warning: ID does not verify (STATE): PROBLEM``; every form then names the damage on stderr as
+    asz verify does, ``asz conversation: damage: FILE:LINE: problem [field]: detail``, and exits 1, as asz verify,
+    usage, export and search exit on damaged evidence. A verified conversation one of whose
     sources ends in a torn tail (a last line with no newline, unchanged for 10 minutes: not landed until it is
     completed, so in no figure) says so in one note on stderr per source, as asz usage does.
     """
@@ -173,11 +206,12 @@ def conversation(
         for note in torn_notes({conversation_id: doc["summary"]["problems"]}, conversation_names(r)):
             typer.echo(f"asz conversation: {note}", err=True)
     if as_json or as_yaml:
-        _print_document(doc, conversation_id, as_json)
+        _print_document(r, doc, conversation_id, as_json)
         return
     for line in _summary(r, conversation_id, doc, table):
         typer.echo(line)
     if doc["summary"]["state"] != "verified":
+        say_damage(r, doc)
         raise typer.Exit(1)
 
 
