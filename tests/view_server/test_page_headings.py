@@ -122,3 +122,53 @@ def test_a_talks_button_is_named_by_its_label_and_counts_not_its_reply(headed_ro
     assert drv.execute_script("return document.querySelectorAll(':is(button, [role=button]) :is(div, p, ul, ol, pre, table, section, h1, h2, h3, h4, h5, h6)').length") == 0
     preview[1].click()  # a click on the preview opens the talk, as the button does
     assert drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk")[1].find_element(By.CSS_SELECTOR, ".talkhead").get_attribute("aria-expanded") == "true"
+
+
+#: The corpus conversation with subagents (../shared/corpus/claude-code/projects/-experiments-worktrees) and the one of
+#: its subagents whose transcript holds a reply with Markdown headings of its own.
+TEAM = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+AGENT = "a4ca7529859c158c2"
+
+#: [tag, AX-relevant text, depth] of each heading under the opened subagent talk: tag name and first text.
+NESTED_HEADINGS = """const sub = arguments[0];
+  return Array.from(sub.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(function (e) {
+    return [e.tagName, (e.firstChild && e.firstChild.textContent || '').trim(), !!e.closest('.md'), e.classList.contains('talkh')]; });"""
+
+
+def test_a_subagent_talk_opened_in_a_step_nests_its_headings_one_level_deeper(corpus_dir, corpus_root, serve, browser):
+    """fix29c (fix28c left it: a step's sections were h3 wherever the step sat): the subagent's talk opened inside a
+    main-talk step is an h3, its steps' sections h4 (Input, Result: one of each per tool call its transcript makes),
+    its texts' own headings from h4 down; the main talk's step sections stay h3; no level is skipped, in the DOM and in
+    the accessibility tree."""
+    import json
+
+    src = corpus_dir / "claude-code" / "projects" / "-experiments-worktrees" / TEAM / "subagents" / f"agent-{AGENT}.jsonl"
+    calls = set()
+    for line in src.read_text(encoding="utf-8").splitlines():
+        content = (json.loads(line).get("message") or {}).get("content")
+        calls |= {b["id"] for b in content if b.get("type") == "tool_use"} if isinstance(content, list) else set()
+    s = serve(corpus_root)
+    drv = browser
+    open_at(drv, f"{s.base}/c/{TEAM}", "section.talk .talkhead")
+    drv.find_element(By.ID, "expand-all").click()
+    wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#panel > section.talk:not(.open)"))
+    (box,) = [b for b in drv.find_elements(By.CSS_SELECTOR, "#panel > section.talk .sub")
+              if AGENT in (b.find_element(By.CSS_SELECTOR, "a").get_attribute("href") or "")]
+    outer = box.find_element(By.XPATH, "ancestor::div[contains(@class,'node')][1]")
+    drv.execute_script("arguments[0].querySelector(':scope > .row').click()", outer)  # the calling step's own sections
+    drv.execute_script("arguments[0].click()", box.find_element(By.CSS_SELECTOR, "button.subopen"))
+    sub = wait(drv, lambda d: box.find_element(By.CSS_SELECTOR, "section.talk.open"))
+    for row in sub.find_elements(By.CSS_SELECTOR, ".node > .row[aria-expanded='false']"):  # every step of the subagent
+        drv.execute_script("arguments[0].click()", row)
+    heads = drv.execute_script(NESTED_HEADINGS, sub)
+    assert heads[0][0] == "H3" and heads[0][3], heads[:3]  # the subagent's talk, a level under the main talk's h2
+    sections = [(tag, text) for tag, text, in_md, talkh in heads[1:] if not in_md]
+    assert sections and {tag for tag, _ in sections} == {"H4"}, sections
+    assert [text for _, text in sections].count("Input") == len(calls) == [text for _, text in sections].count("Result")
+    own = [tag for tag, _, in_md, _ in heads if in_md]  # the subagent's reply with headings of its own: from h4 down
+    assert own and min(own) == "H4", own
+    outer_sections = drv.execute_script(
+        "return Array.from(arguments[0].querySelectorAll(':scope > .details > :is(h3, h4, h5, h6)')).map(function (e) { return e.tagName; })", outer)
+    assert outer_sections and set(outer_sections) == {"H3"}, outer_sections  # the calling step, in the main talk
+    levels = [lv for lv, _ in _ax_headings(drv)]
+    assert levels.count(4) >= 2 * len(calls) and _no_skip(levels) == [], levels

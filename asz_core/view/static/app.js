@@ -242,6 +242,7 @@
     } catch (e) { el.textContent = text; el.classList.add('plain'); return el; }
     el.querySelectorAll('a[href]').forEach(function (a) { a.setAttribute('rel', 'noopener noreferrer nofollow'); a.setAttribute('target', '_blank'); });
     demoteHeadings(el);
+    nestHeadings(el);
     el.querySelectorAll('table').forEach(function (t) { const w = h('div', { class: 'tablewrap md-table' }); t.replaceWith(w); w.append(t); });
     return el;
   }
@@ -254,6 +255,28 @@
     if (shift <= 0) return;
     hs.forEach(function (x) {
       const n = document.createElement('h' + Math.min(6, Number(x.tagName[1]) + shift));
+      while (x.firstChild) n.append(x.firstChild);
+      x.replaceWith(n);
+    });
+  }
+  // A subagent's talk opened inside a step sits a level under the talk holding that step, and so does all it holds
+  // (fix29c; trial 28b F3 left them all at one level): each heading in ``root`` goes one level down per talk it sits in
+  // beyond its first, from the level it was made at (kept in data-lv): a talk's h2 and its steps' h3 sections, h3 and
+  // h4 in a subagent's talk opened in one of those steps, h4 and h5 one level further, stopping at h6. A heading already
+  // at its level is left in place (never replaced: keyboard focus stays on a talk's button inside its heading).
+  function talkDepth(x) {
+    let d = -1;
+    for (let t = x.closest('section.talk'); t; t = t.parentElement ? t.parentElement.closest('section.talk') : null) d++;
+    return Math.max(0, d);
+  }
+  function nestHeadings(root) {
+    root.querySelectorAll('h2, h3, h4, h5, h6').forEach(function (x) {
+      const made = Number(x.dataset.lv || x.tagName[1]);
+      const want = Math.min(6, made + talkDepth(x));
+      if (want === Number(x.tagName[1])) return;
+      const n = document.createElement('h' + want);
+      Array.prototype.forEach.call(x.attributes, function (a) { n.setAttribute(a.name, a.value); });
+      n.dataset.lv = String(made);
       while (x.firstChild) n.append(x.firstChild);
       x.replaceWith(n);
     });
@@ -1649,11 +1672,12 @@
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)));
     const preview = replyPreview(t.reply);
     // The talk is a heading of the page's outline (trial 28b, F3: one heading on the page; docs/view.md promises h1
-    // the conversation, h2 its sections): h2, h3 for a subagent's talk opened inside a step; the button is inside it.
-    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, h(nested ? 'h3' : 'h2', { class: 'talkh' }, head), preview, body);
+    // the conversation, h2 its sections): h2, one level deeper for a subagent's talk opened inside a step of another,
+    // per nesting (nestHeadings, run as it is placed and drawn); the button is inside it.
+    const el = h('section', { class: 'talk' + (child ? ' child' : ''), 'data-talk': t.id }, h('h2', { class: 'talkh', 'data-lv': '2' }, head), preview, body);
     let drawn = false;
     function open(on) {
-      if (on && !drawn) { drawn = true; drawTalkBody(t, body); }
+      if (on && !drawn) { drawn = true; drawTalkBody(t, body); nestHeadings(el); }
       body.hidden = !on;
       el.classList.toggle('open', on);
       caret.textContent = on ? '▾' : '▸';
@@ -1870,7 +1894,7 @@
       h('span', { class: 'when' }, fmtClock(n.at)));
     function toggle(on) {
       if (on === undefined) on = det.hidden;
-      if (on && !drawn) { drawn = true; drawDetails(n, det); }
+      if (on && !drawn) { drawn = true; drawDetails(n, det); nestHeadings(det); }
       det.hidden = !on;
       row.setAttribute('aria-expanded', on ? 'true' : 'false');
     }
@@ -1951,6 +1975,7 @@
       if (shown) { shown.remove(); shown = null; btn.textContent = 'Open subagent: ' + label; return; }
       shown = talkBlock(talk, true);
       box.append(shown);
+      nestHeadings(shown);  // its heading one level under the talk holding this step, before anything can focus it
       shown._open(true);
       btn.textContent = 'Close subagent: ' + label;
     });
@@ -2090,6 +2115,7 @@
       } else {
         out.append(pre(jsonText(body, 1)));
       }
+      nestHeadings(out);
       btn.disabled = true;
     });
   }
