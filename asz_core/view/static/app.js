@@ -1137,7 +1137,9 @@
 
   // ------------------------------------------------------------------ usage per day
 
-  const TOKEN_KINDS = [['in', 'input', '#2b5fd9'], ['out', 'output', '#1f7a3d'], ['cache_write', 'cache write', '#9a5b00'], ['cache_read', 'cache read', '#9db4ea']];
+  // [key, name] of each kind of token; its colour is app.css's (svg.chart .s-KEY, .legend .sw.s-KEY), one per scheme,
+  // each 3:1 or more against the chart's background (WCAG 1.4.11; tests/view_server/test_page_graphics_contrast.py)
+  const TOKEN_KINDS = [['in', 'input'], ['out', 'output'], ['cache_write', 'cache write'], ['cache_read', 'cache read']];
   function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
 
   let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
@@ -1185,7 +1187,7 @@
       if (!keys.length && !untimed.calls && !untimed.credits) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
       if (keys.length) {
         panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
-        panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw', 'data-color': t[2] }), t[1]); })));
+        panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw s-' + t[0] }), t[1]); })));
         // Cache reads are most of the tokens in most histories, and the other kinds are hairlines on their scale (trial
         // 21): where they are under a tenth of the tokens, the other kinds get a chart of their own, on their own scale
         const rest = TOKEN_KINDS.filter(function (t) { return t[0] !== 'cache_read'; });
@@ -1196,7 +1198,7 @@
           c.id = 'usage-without-cache-reads';
           panel.append(h('h2', null, 'Input, output and cache writes per day (without cache reads)'), c);
         }
-        if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost', '#b3261e']], function (d) { return d.cost; }, cents));
+        if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost']], function (d) { return d.cost; }, cents));
       }
       if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
       // to the cent, as asz usage prints it, and its marks (+ unpriced where ``d``'s own calls hold a model with no
@@ -1270,7 +1272,6 @@
         byModel.id = 'usage-models';
         panel.append(h('h2', null, 'By model'), byModel);
       }
-      panel.querySelectorAll('i.sw').forEach(function (e) { e.style.background = e.getAttribute('data-color'); });
     });
   }
   function cents(v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
@@ -1307,11 +1308,17 @@
       // ten months each day was a 1-unit hairline); it never reaches into the next bar nor past the chart's edge
       const room = (i + 1 < keys.length ? (dayNumber(keys[i + 1]) - dayNumber(k)) * bw : W - x) - 1;  // the last: into the margin
       const width = Math.max(1, bw - 2, Math.min(MIN_BAR, room));
-      let y = H - B;
+      let y = H - B;  // the top of the day's bars drawn so far
       series.forEach(function (s) {
         const v = d[s[0]] || 0, hgt = (H - T - B) * v / max;
-        if (hgt > 0) { const r = el('rect', { x: x + Math.min(1, bw / 4), y: y - hgt, width: width, height: hgt, fill: s[2], 'data-day': k }); r.append(document.createElementNS(NS, 'title')); r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v); }
-        y -= hgt;
+        if (hgt <= 0) return;
+        // a gap of the chart's background under a bar stacked on another, so no two colours meet: each needs 3:1
+        // against the background alone (WCAG 1.4.11); a bar thinner than the gap keeps a sliver of half a unit
+        const gap = y < H - B ? 1 : 0, tall = Math.max(hgt - gap, 0.5);
+        const r = el('rect', { x: x + Math.min(1, bw / 4), y: y - gap - tall, width: width, height: tall, class: 's-' + s[0], 'data-day': k });
+        r.append(document.createElementNS(NS, 'title'));
+        r.lastChild.textContent = k + ' · ' + s[1] + ': ' + fmt(v);
+        y -= gap + tall;
       });
       const label = years ? k : k.slice(5), cx = x + bw / 2;
       const past = cx + label.length * 3.5 > W;  // the last label ends at the edge rather than past it
