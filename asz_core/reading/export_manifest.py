@@ -30,6 +30,9 @@ from typing import Callable, Optional
 
 import orjson
 
+from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
+                                text_removed)
+
 #: The manifest's format and version (1.x adds keys, never removes or renames one).
 SCHEMA = "asz.export-manifest/1"
 #: Hex digits kept of each line's SHA-256: enough to tell a changed line, short enough for a long copy.
@@ -316,7 +319,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         was = {f["file"]: f["digest"] for f in entry.get("files") or ()}
         held = {f["file"]: f["digest"] for f in now["files"]}
         for f, digest in was.items():
-            sk = _skeleton_of(f)
+            sk = skeleton_of(f)
             if f not in held and held.get(sk) == digest:  # trial 27b F3: a skeleton stands for it, by its digest
                 said.append(f"{cid}: landed file {f}: removed by retention; its skeleton {sk.rsplit('/', 1)[-1]} "
                             "keeps the manifest's digest")
@@ -332,29 +335,32 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
                         "manifest's, and verify")
         made, got = again_of(cid)
         again, seen = again + made, seen + got
-    entries = mask_places(again, seen)
+    entries, spans = mask_places(again, seen), None
     if again == copy:
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "
                     f"and each of the {len(entries)} mask(s) stands over a credential of its form")
     else:
-        gone_lines = _removed_lines(copy, again, pruned)
-        problems += _differences(copy, again, entries, gone_lines)
+        gone_lines, spans, wrong = _retention_differences(copy, again, entries, pruned,
+                                                          (body.get("made") or {}).get("format"))
+        problems += wrong
         if gone_lines:
-            said.append(f"not checkable: removed by retention: {len(gone_lines):,} line(s) of the copy ({_lines_said(gone_lines)}) "
+            said.append(f"not checkable: removed by retention: {len(gone_lines):,} line(s) of the copy ({lines_said(gone_lines)}) "
                         "differ from the root only where asz prune took the landed text (a skeleton keeps its size, "
-                        "not the text), so what they say cannot be held to the root; every other key of them is the "
+                        "not the text), so what they say cannot be held to the root; the rest of the copy is the "
                         "root's (docs/verify.md)")
-    mine = {e["mask"]: e for e in entries}
     listed = body.get("masks") or []
+    mine, keys, free = _root_masks(entries, spans, pruned)
     for e in listed:
-        m = mine.get(e.get("mask"))
-        if m is None and pruned and e.get("line") in gone_lines:
+        m = mine.get(e.get("offset")) if spans else mine.get(e.get("mask")) if not free else next(
+            (free.pop(k) for k, x in enumerate(free) if (x["fingerprint"], x["kind"]) == (e.get("fingerprint"), e.get("kind"))), None)
+        if m is None and pruned and (e.get("line") in gone_lines or any(
+                c0 <= (e.get("offset") or 0) < c1 for _, _, c0, c1 in spans or ())):
             said.append(f"{_mask_said(e)}: not checkable: removed by retention (the landed text it sat in went)")
             continue
         if m is None:
             problems.append(f"{_mask_said(e)}: the masking of the root's text makes no such mask")
             continue
-        for key in ("kind", "offset", "texts_sha256"):
+        for key in keys:
             if m[key] != e.get(key):
                 problems.append(f"{_mask_said(e)}: its {key} in the manifest is not the masking's ({m[key]})")
     if len(entries) > len(listed):
@@ -365,6 +371,61 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
     return said, problems
 
 
+def _root_masks(entries: list[dict], spans, pruned: set) -> tuple[dict, tuple, list]:
+    """How the manifest's masks are matched to the root's (``entries``): by their place in the copy (after a marker,
+    moved by what it stands for: ``spans`` of :func:`~asz_core.reading.export_retention.retention_spans`), by number
+    (nothing pruned), or, the copy laid over a pruned root line by line, in order by credential and form (``free``:
+    a mask before it may have gone with its text); ``(by place or number, keys compared, free)``."""
+    if spans:
+        return {in_copy(m["offset"], spans): m for m in entries}, ("kind", "texts_sha256"), []
+    if pruned and spans is not None:
+        return {}, ("kind", "texts_sha256"), list(entries)
+    return {e["mask"]: e for e in entries}, ("kind", "offset", "texts_sha256"), []
+
+
+def _retention_differences(copy: bytes, again: bytes, entries: list[dict], pruned: set,
+                           fmt: Optional[str]) -> tuple[set[int], Optional[list], list[str]]:
+    """The copy against the copy made again from a root (``again``) that differs from it: ``(not checkable lines
+    (from 1), spans, problems)``. Of a conversation retention pruned, a line whose landed text retention took is
+    not checkable (:mod:`~asz_core.reading.export_retention`): ``--audit``'s lines key by key, the text form's blocks
+    so, a json document key by key, an md or html copy laid over the root's markers (``spans``: where each stands,
+    [] when laid line by line or key by key, None when nothing was laid so); every other difference is a problem
+    (trial 29a F1)."""
+    gone, spans, skip_gone, laid = removed_lines(copy, again, pruned), None, set(), again
+    if pruned and fmt == "text":  # the text form: block by block, as --audit's lines
+        gone |= text_removed(copy, again, pruned)
+        skip_gone = {n for line in gone for n in (line - 1, line)}
+    elif pruned and fmt == "json" and (keyed := json_removed(copy, again)) is not None:  # the document key by key
+        wrong = keyed[1]
+        gone |= set(range(1, copy.rstrip(b"\n").count(b"\n") + 2)) if keyed[0] and not wrong else set()
+        return gone, [], wrong[:NAMED] + ([f"… and {len(wrong) - NAMED} more place(s)"] if len(wrong) > NAMED else [])
+    elif pruned and fmt in ("md", "html"):  # the copy is the root's but where a marker stands
+        spans = retention_spans(copy, again)
+        if spans is not None:
+            return gone | span_lines(copy, again, spans), spans, []
+        if fmt == "md":
+            more, laid = removed_blocks(copy, again)
+            gone |= more
+        else:  # html: element by element, each said at its line of the copy
+            (cut, at), (again_cut, _) = html_lines(copy), html_lines(again)
+            more, laid = removed_blocks(cut, again_cut)
+            wrong = _differences(cut, laid, [], more)
+            bad = {at[int(w.split()[1].rstrip(":")) - 1] for w in wrong if w.split()[1].rstrip(":").isdigit()}
+            return gone | ({at[n - 1] for n in more} - bad), [], [_html_at(w, at) for w in wrong]
+        spans = []
+    return gone, spans, _differences(copy, laid, entries, gone, skip_gone)
+
+
+def _html_at(problem: str, at: list[int]) -> str:
+    """A problem :func:`_differences` named on an html copy cut between its tags
+    (:func:`~asz_core.reading.export_retention.html_lines`), said at its line of the copy."""
+    head, sep, rest = problem.partition(": ")
+    words = head.split()
+    if len(words) >= 2 and words[0] == "line" and words[1].isdigit() and 0 < int(words[1]) <= len(at):
+        return f"line {at[int(words[1]) - 1]} (element {words[1]}{' ' + ' '.join(words[2:]) if words[2:] else ''}){sep}{rest}"
+    return problem
+
+
 def _spots(a: str, b: str) -> list[int]:
     """Where line ``a`` (the copy's) differs from ``b`` (the landed one, masked): the first column (0-based) of each
     run of differing characters when both are as long (characters replaced), else the first column that differs."""
@@ -373,101 +434,16 @@ def _spots(a: str, b: str) -> list[int]:
     return [next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))]
 
 
-#: What a reader writes where retention took a landed text (asz_core.reading.export_steps.part_marker, the title).
-REMOVED_MARK = "removed by retention"
-#: The keys of an audit header retention leaves as they were: the figures are read from what a skeleton keeps (the
-#: title, project and branch went with the text, the kinds and left-out counts with what they are read from).
-HEADER_KEPT = ("conversation", "kind", "models", "from", "to", "state", "calls", "tokens", "cost", "credits",
-               "in_window", "window")
-
-
-def _skeleton_of(f: str) -> str:
-    """The path of the skeleton that stands for the landed file ``f`` (``….sd`` -> ``….sk``, docs/push.md)."""
-    return f[:-3] + ".sk" if f.endswith(".sd") else f
-
-
-def _lines_said(lines: set[int]) -> str:
-    """``line 2, 3, 5 …``: the first few of ``lines`` (numbers from 1)."""
-    first = sorted(lines)[:8]
-    return "line " + ", ".join(map(str, first)) + (" …" if len(lines) > len(first) else "")
-
-
-def _removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
-    """The lines of ``copy`` (numbers from 1) of a conversation in ``pruned`` that differ from ``again`` only where
-    retention took the landed text (trial 27b F3: a genuine copy made before ``asz prune`` was said to hold "a text
-    changed"): a line whose landed form says :data:`REMOVED_MARK` and whose every key but ``text`` and ``kind`` (a
-    person's kind is read from the text: ``removed``) is the copy's, a landed file named by its skeleton; a header
-    whose :data:`HEADER_KEPT` keys are the copy's; a ``subagent_prompt`` line the root no longer gives (its ``Task``
-    input went) at a record (conversation, stream, file, row) one of the root's lines still stands at (an added line
-    at a record the root does not hold is a difference, never "not checkable")."""
-    if not pruned:
-        return set()
-    theirs: dict[tuple, dict] = {}
-    places = set()  # where the root's lines stand: a line the root no longer gives stood at a record it still gives
-    for b in filter(None, map(_json, again.split(b"\n"))):
-        theirs.setdefault(_line_key(b, theirs), b)
-        places.add(_place(b))
-    out, seen = set(), {}
-    for j, line in enumerate(copy.split(b"\n")):
-        a = _json(line)
-        if a is None or a.get("conversation") not in pruned:
-            continue
-        b = theirs.get(_line_key(a, seen))
-        seen[_line_key(a, seen)] = a
-        if b is None:
-            out |= {j + 1} if a.get("kind") == "subagent_prompt" and _place(a) in places else set()
-        elif a.get("kind") == "conversation":
-            out |= {j + 1} if all(a.get(k) == b.get(k) for k in HEADER_KEPT) else set()
-        elif REMOVED_MARK in str(b.get("text")) and all(
-                _stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in _read_from_text(a, b)):
-            out.add(j + 1)
-    return out
-
-
-def _place(x: dict) -> tuple:
-    """The record a prose line stands at: its conversation, stream, landed file (without ``.sd``/``.sk``) and row."""
-    return x.get("conversation"), x.get("stream"), _stem(x.get("file")), x.get("row")
-
-
-def _line_key(x: dict, before: dict) -> tuple:
-    """Where a line of a prose export stands, whatever its text (:func:`_removed_lines` pairs the copy's lines with
-    the root's by it): its conversation, stream, landed file (without ``.sd``/``.sk``), row, time, whether it is a
-    tool call or the header, and how many lines of ``before`` (the keys seen so far) stand there already."""
-    at = (x.get("conversation"), x.get("stream"), _stem(x.get("file")), x.get("row"), x.get("ts"),
-          x.get("kind") in ("conversation", "tool_call") and x.get("kind"))
-    n = 0
-    while (*at, n) in before:
-        n += 1
-    return (*at, n)
-
-
-def _read_from_text(a: dict, b: dict) -> tuple[str, ...]:
-    """The keys of a line whose value is read from a text retention can take: ``text``, ``kind``, and a tool call's
-    ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
-    return ("text", "kind") + (("status",) if {a.get("status"), b.get("status")} <= {"error", "refused"} else ())
-
-
-def _json(line: bytes) -> Optional[dict]:
-    try:
-        got = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return got if isinstance(got, dict) else None
-
-
-def _stem(v):
-    """A landed file's path without ``.sd``/``.sk`` (a skeleton stands for its file), any other value as it is."""
-    return v[:-3] if isinstance(v, str) and v.endswith((".sd", ".sk")) else v
-
-
-def _differences(copy: bytes, again: bytes, entries: list[dict], removed: set[int] = frozenset()) -> list[str]:
+def _differences(copy: bytes, again: bytes, entries: list[dict], removed: set[int] = frozenset(),
+                 removed_before: set[int] = frozenset()) -> list[str]:
     """Each place the copy differs from ``again`` (the copy made again from the root and masked; ``entries`` its
     masks), by line and column (characters, from 1), said inside or outside a mask; the lines of ``removed``
-    (:func:`_removed_lines`: not checkable, retention took their text) not."""
+    (:func:`~asz_core.reading.export_retention.removed_lines`, :func:`~asz_core.reading.export_retention.removed_blocks`: not checkable, retention took their text) and the root's
+    lines missing before a line of ``removed_before`` (0-based) not."""
     mine, theirs = copy.split(b"\n"), again.split(b"\n")
     out = []
     for j, i, gone in _line_changes(theirs, mine):
-        if not gone and j + 1 in removed:
+        if (not gone and j + 1 in removed) or (gone and j in removed_before):
             continue
         if gone:
             out.append(f"line {j + 1}: {gone} line(s) of the landed text are missing from the copy here")

@@ -1,0 +1,87 @@
+"""``asz verify --export FILE --root ROOT`` of md, html, json and ``--format text`` copies made before ``asz prune``
+(trial 29a F1: each said "a text changed" and exited 1 against the pruned root; only ``--audit`` was handled): each
+line whose landed text retention took is "not checkable: removed by retention", never changed, exit 0; a value the
+skeletons keep (a model's name, a tool call's id), changed in the copy, is still a problem, exit 1.
+
+Real input: the corpus project -Users-alex-workspace-coderabbit-review-helper (cb2e607c and its sub-agents, the
+trial's conversation), collected, exported in each form (masked: each with its manifest), pruned by ``asz prune``
+(retention ``after: 0``). The model's name is the one the corpus's source records (``message.model``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from reading_helpers import asz
+
+from asz_core.reading.export_manifest import line_digests
+
+PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
+SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
+FORMS = {"text": ["--format", "text"], "md": ["--format", "md", "--redact"], "html": ["--format", "html", "--redact"],
+         "json": ["--format", "json", "--redact"]}
+
+
+@pytest.fixture(scope="module")
+def pruned(corpus_source, tmp_path_factory):
+    """The project collected, each form exported (``FORM`` -> its copy), then the root pruned."""
+    base = tmp_path_factory.mktemp("forms-after-retention")
+    shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
+    root = base / "root"
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
+    copies = {}
+    for form, args in FORMS.items():
+        copies[form] = base / f"cb.{form}"
+        asz("export", SID[:8], *args, "--out", str(copies[form]), "--root", str(root))
+        before = asz("verify", "--export", str(copies[form]), "--root", str(root), check=False)
+        assert before.returncode == 0 and "not checkable" not in before.stdout, before.stdout
+    (base / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    asz("prune", "--root", str(root), "--config", str(base / "asz.yaml"))
+    assert not list(root.glob(f"{SID}/streams/*/*.sd")) and list(root.glob(f"{SID}/streams/*/*.sk"))
+    return root, copies
+
+
+def _model(corpus_source) -> str:
+    """The first model the source records (counted from the source file, not from asz)."""
+    for line in (corpus_source / PROJECT / f"{SID}.jsonl").read_text().splitlines():
+        model = (json.loads(line).get("message") or {}).get("model")
+        if model and not model.startswith("<"):
+            return model
+    raise AssertionError("no model in the source")
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_each_form_made_before_retention_checks_but_for_what_went(pruned, form):
+    root, copies = pruned
+    p = asz("verify", "--export", str(copies[form]), "--root", str(root), check=False)
+    assert p.returncode == 0, p.stdout[-3000:]
+    out = p.stdout.splitlines()
+    assert out[-1] == "the copy checks against the root but for what retention removed (not checkable, above)"
+    (gone,) = [x for x in out if x.startswith("not checkable: removed by retention: ")]
+    assert "changed" not in p.stdout.replace("differ from the root only", "")
+    js = json.loads(asz("verify", "--export", str(copies[form]), "--root", str(root), "--json").stdout)
+    assert js["ok"] and js["not_checkable"] == [gone] and js["problems"] == []
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_kept_value_changed_after_retention_is_a_problem(pruned, corpus_source, tmp_path, form):
+    """The model's name (kept by the skeletons: docs/push.md) changed in the copy, its manifest written again for
+    it (so the copy checks against its manifest): against the root it is a problem, exit 1."""
+    root, copies = pruned
+    model = _model(corpus_source)
+    data = copies[form].read_bytes()
+    assert model.encode() in data
+    forged = data.replace(model.encode(), (model[:-1] + ("8" if model.endswith("9") else "9")).encode())
+    assert forged != data
+    copy = tmp_path / copies[form].name
+    copy.write_bytes(forged)
+    body = json.loads(copies[form].with_name(copies[form].name + ".manifest.json").read_text())
+    body["export"] = {**body["export"], "bytes": len(forged), "sha256": hashlib.sha256(forged).hexdigest(),
+                      "lines": line_digests(forged)}
+    copy.with_name(copy.name + ".manifest.json").write_text(json.dumps(body))
+    p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
+    assert p.returncode == 1, p.stdout[-3000:]
+    assert f"{copy.name}: " in p.stdout and "problem(s)" in p.stdout.splitlines()[-1]
