@@ -18,6 +18,7 @@ from .convert import DIALECT, convert_document, convert_line, unfinished_reason
 from .discover import DATABASES, IDE_DIRS, KIRO_HOMES, discover, discover_documents, read_folders
 from .flags import FLAG_RULES
 from .gists import call_gist
+from .metered import metered_data
 from .glossary import GLOSSARY
 from .sqlite_rows import parse_row_fragment, read_row, row_exists
 
@@ -174,6 +175,11 @@ class KiroAdapter(Adapter):
                 continue
             return _credit_sum((m for t in turns if isinstance(t, dict) for m in _listed(t, "metering_usage")), "value")
         return None
+
+    def metered_data(self, dialect: str, data: Any) -> Any:
+        """What of a data part a skeleton keeps so :meth:`credits` and :meth:`turns` read the same after retention
+        (trial 29a F2): the credit figures and turns alone. See :func:`asz_adapters_kiro.metered.metered_data`."""
+        return metered_data(data)
 
     def turns(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str | None, tuple, float | None]] | None:
         """The turns Kiro CLI 2.x's session document lists (``session_state.conversation_metadata.user_turn_metadatas``),

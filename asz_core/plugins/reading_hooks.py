@@ -191,3 +191,14 @@ class ReadingHooks:
         None: a reply with no time is placed at its turn's recorded end, with the turn's credits (docs/view.md,
         ``placed_at``; Kiro CLI 2.x's session document). ``record`` as for :meth:`label_target`. Default None."""
         return None
+
+    def metered_data(self, dialect: str, data: Any) -> Any:
+        """What of a data part's decoded ``data`` (a landed record of ``dialect``) a skeleton keeps so that
+        :meth:`credits` and :meth:`turns` give the same figures after retention (docs/push.md, Retention and
+        skeletons; trial 29a F2: Kiro's credits went with the text, and with them the model the credits were metered
+        under): the figures alone and what places them (units, numbers, turn ends, reply ids), never text; None to keep
+        nothing (the default: an adapter whose figures are the records' ``usage`` and ``model`` keeps them there).
+        Called by ``asz prune`` for each data part that decodes and is none of the kinds a skeleton keeps already
+        (seed 000, Skeletons), only when the adapter overrides this method; must not raise (an exception keeps
+        nothing)."""
+        return None

@@ -208,6 +208,22 @@ def _forget_text(root: Path, cids: list[str]) -> None:
         raise OSError(f"the derived files under _index/ still hold its text: {exc}") from None
 
 
+def metered_data(dialect: str, data) -> object:
+    """What of a data part (decoded) of ``dialect`` its adapter keeps in a skeleton for its usage figures
+    (:meth:`asz_core.Adapter.metered_data`: Kiro's credits and turns; trial 29a F2), None when it keeps nothing, no
+    adapter speaks the dialect, or the adapter does not override the method or raises."""
+    from ..plugins.adapter import Adapter
+    from ..plugins.manager import adapter_for_dialect
+
+    a = adapter_for_dialect(dialect)
+    if a is None or getattr(type(a), "metered_data", None) is Adapter.metered_data:
+        return None
+    try:
+        return a.metered_data(dialect, data)
+    except Exception:  # an adapter's bug keeps nothing
+        return None
+
+
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:
     sdir = root / plan.session
     marker = sdir / REMOVAL_STATE
@@ -224,7 +240,7 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         rel = p.relative_to(root).as_posix()
         digest = _digest(p)
         write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner,
-                       elsewhere=held_elsewhere(state, rel, digest))
+                       elsewhere=held_elsewhere(state, rel, digest), keep=metered_data)
         os.chmod(p, 0o644)
         p.unlink()
         n += 1

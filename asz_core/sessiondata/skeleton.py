@@ -20,7 +20,10 @@ built from and none of the content:
   ``of``; text, data, media and encoding go, except (when the data decodes) a
   ``changes/1`` record's identity and per-file counts, an ``execution/1``
   record's ``schema id tool time outcome``, and a provider body manifest
-  without its literal segments. Every other data part keeps the SHA-256 of
+  without its literal segments; and, when the adapter of the header's
+  dialect says so (:meth:`asz_core.Adapter.metered_data`; trial 29a F2),
+  the figures a data part gives its usage from (Kiro's credits and turns),
+  beside its ``sha256``. Every other data part keeps the SHA-256 of
   its data in ``sha256`` (a provider body piece: the piece's identity);
 - its own closing line.
 """
@@ -32,7 +35,7 @@ import hashlib
 import io
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 import orjson
 
@@ -103,7 +106,9 @@ def _kept_data(value: Any) -> Any:
     return None
 
 
-def _part(line: bytes, start: int) -> dict:
+def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None) -> dict:
+    """A part of a landed record as its skeleton keeps it; ``keep``: what of a data part that decodes and is none of
+    :func:`_kept_data`'s the adapter keeps for its usage figures (:meth:`asz_core.Adapter.metered_data`)."""
     members = object_members(line, start)
     keys = {k: (b, e) for k, b, e in members}
     val = lambda k: orjson.loads(line[keys[k][0]:keys[k][1]])  # noqa: E731
@@ -118,7 +123,13 @@ def _part(line: bytes, start: int) -> dict:
         except orjson.JSONDecodeError:
             decoded = None
         kept = _kept_data(decoded) if kind == "data" else None
-        if kept is None and not sha and kind == "data":
+        metered = kept is None and kind == "data" and keep is not None and decoded is not None
+        if metered:  # trial 29a F2: the figures a reader's credits are read from (Kiro's credits, its turns)
+            try:
+                kept = keep(decoded)
+            except Exception:  # an adapter's bug keeps nothing
+                kept = None
+        if (kept is None or metered) and not sha and kind == "data":
             sha = hashlib.sha256(raw).hexdigest()  # the data as the writer landed it (a body piece's identity)
     state = val("state") if "state" in keys else "available"
     for k, _, _ in members:
@@ -138,11 +149,11 @@ def _part(line: bytes, start: int) -> dict:
     return out
 
 
-def _record(line: bytes, body: bool) -> bytes:
+def _record(line: bytes, body: bool, keep: Optional[Callable[[Any], Any]] = None) -> bytes:
     out: dict[str, Any] = {}
     for key, b, e in object_members(line, 0):
         if key == "parts":
-            out["parts"] = [_part(line, pb) for pb, _ in array_elements(line, b)]
+            out["parts"] = [_part(line, pb, keep) for pb, _ in array_elements(line, b)]
         elif key in _RECORD_KEYS or (key == "sha" and body):
             out[key] = orjson.loads(line[b:e])
     return _dumps(out)
@@ -159,9 +170,12 @@ class Removed(dict):
             self["elsewhere"] = elsewhere
 
 
-def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "") -> bytes:
-    """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``: :class:`Removed`). Raises ValueError
-    for bytes that are not a whole landed file."""
+def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "",
+                   keep: Optional[Callable[[str, Any], Any]] = None) -> bytes:
+    """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``: :class:`Removed`). ``keep(dialect,
+    data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
+    (:meth:`asz_core.Adapter.metered_data`; None keeps nothing). Raises ValueError for bytes that are not a whole
+    landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")
@@ -175,7 +189,9 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     body = header.get("kind") == "provider_body"
     out = io.BytesIO()
     sha = hashlib.sha256()
-    for line in [_dumps(header)] + [_record(r, body) for r in records]:
+    dialect = header.get("dialect") if isinstance(header.get("dialect"), str) else ""
+    bound = (lambda d: keep(dialect, d)) if keep is not None and dialect else None  # noqa: E731
+    for line in [_dumps(header)] + [_record(r, body, bound) for r in records]:
         out.write(line + b"\n")
         sha.update(line + b"\n")
     out.write(_dumps({"t": "end", "records": len(records), "digest": sha.hexdigest()}) + b"\n")
@@ -183,7 +199,7 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
 
 
 def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
-                   elsewhere: str = "") -> Path:
+                   elsewhere: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> Path:
     """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444); returns its path
     (``elsewhere``: :class:`Removed`).
 
@@ -195,7 +211,7 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     if target.exists():
         return target
     raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner,
-                         elsewhere=elsewhere)
+                         elsewhere=elsewhere, keep=keep)
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)
