@@ -17,13 +17,18 @@ from view_server_helpers import CANARY_SESSION, EXAMPLE_SESSION
 
 #: [text, colour, background, ratio, needed, class] of each visible text node below AA, and how many were measured and
 #: how many of them are drawn in the page's faint colour (the class ``faint`` or ``when``, or the caret).
-CONTRAST = """
+#: WCAG's colour arithmetic over computed colours, the head of each measuring script: ``parse`` (an ``rgb()``/``rgba()``
+#: text to {r, g, b, a}), ``lin`` and ``lum`` (relative luminance), ``hex``.
+COLOUR_JS = """
 const parse = c => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return null;
   const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }; };
 const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
 const lum = c => 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
-const blend = (top, bot) => ({ r: top.r * top.a + bot.r * (1 - top.a), g: top.g * top.a + bot.g * (1 - top.a), b: top.b * top.a + bot.b * (1 - top.a), a: 1 });
 const hex = c => '#' + [c.r, c.g, c.b].map(v => Math.round(v).toString(16).padStart(2, '0')).join('');
+"""
+
+CONTRAST = COLOUR_JS + """
+const blend = (top, bot) => ({ r: top.r * top.a + bot.r * (1 - top.a), g: top.g * top.a + bot.g * (1 - top.a), b: top.b * top.a + bot.b * (1 - top.a), a: 1 });
 function behind(e) {
   const stack = [];
   for (let x = e; x; x = x.parentElement) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a > 0) { stack.push(c); if (c.a >= 1) break; } }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
-from test_page_contrast import CONTRAST
+from test_page_contrast import COLOUR_JS, CONTRAST
 from test_view_server_browser import open_at, open_usage, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
 
 #: The corpus conversation with the most workspace changes whose records hold their lines (asz ls: CHANGES 23).
@@ -26,12 +26,7 @@ CHANGED = "a7da6a22-facc-4fcd-8bab-f83c87862004"
 #: [[what, colour, background, ratio]] of each bar (its day and series), legend swatch and axis label of every chart
 #: of the Usage view, the background being the first opaque one behind the chart; and [[day, upper bar's bottom, lower
 #: bar's top]] of each pair of stacked bars of one day that touch or overlap (no gap between them).
-GRAPHICS = """
-const parse = c => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return null;
-  const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }; };
-const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-const lum = c => 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
-const hex = c => '#' + [c.r, c.g, c.b].map(v => Math.round(v).toString(16).padStart(2, '0')).join('');
+GRAPHICS = COLOUR_JS + """
 const ratio = (a, b) => { const x = lum(a), y = lum(b); return Math.round((Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05) * 100) / 100; };
 function behind(e) {
   for (let x = e; x; x = x.parentElement) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a >= 1) return c; }
