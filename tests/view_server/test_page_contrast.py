@@ -10,6 +10,7 @@ input: the bundled example and the canary session collected and parsed by the re
 
 from __future__ import annotations
 
+import pytest
 from selenium.webdriver.common.by import By
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture: tests/conftest.py)
@@ -62,6 +63,7 @@ def _check(drv, where: str) -> int:
     return faint
 
 
+@pytest.mark.slow  # 11.0 s in a whole run (review C 28), 16.0 s beside the other page tests at load 21 (-n 2), 4.2 s alone
 def test_every_text_passes_aa_on_the_list_search_and_an_open_conversation(example_canary_root, serve, browser):
     s = serve(example_canary_root)
     drv = browser

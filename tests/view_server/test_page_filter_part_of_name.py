@@ -9,6 +9,7 @@ Chromium; the rows the page keeps are held to what the real ``asz ls --json`` ke
 
 from __future__ import annotations
 
+import pytest
 import json
 
 from selenium.webdriver.common.by import By
@@ -27,6 +28,7 @@ def _rows(drv, n: int) -> set[str]:
     return {tr.get_attribute("data-id") for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr[data-id]")}
 
 
+@pytest.mark.slow  # four filtered page loads, each checked against a real asz ls: 21.4 s (-n 2) and 17.0 s alone at load 21-28
 def test_the_page_filters_as_asz_ls_does_and_says_when_nothing_passes(word_sessions_root, serve, browser):
     root = word_sessions_root  # tests/view_server/conftest.py
     s, drv = serve(root), browser

@@ -8,6 +8,7 @@ Real input: the bundled example and the canary session collected and parsed by t
 
 from __future__ import annotations
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -52,6 +53,7 @@ def test_a_sort_keeps_focus_on_its_button(example_canary_root, serve, browser):
     assert now[3] == "cost" and "sort=cost-asc" in drv.current_url, now
 
 
+@pytest.mark.slow  # the root's first search builds its index: 12.3 s call + 13.4 s setup in a whole run (review C 28), 3-6 s after another search
 def test_a_search_hit_gives_focus_to_its_step(example_canary_root, serve, browser):
     s = serve(example_canary_root)
     drv = browser

@@ -135,6 +135,7 @@ NESTED_HEADINGS = """const sub = arguments[0];
     return [e.tagName, (e.firstChild && e.firstChild.textContent || '').trim(), !!e.closest('.md'), e.classList.contains('talkh')]; });"""
 
 
+@pytest.mark.slow  # the corpus conversation with every step and a subagent's steps open: 18.3 s (-n 2) and 12.3 s alone at load 21-28
 def test_a_subagent_talk_opened_in_a_step_nests_its_headings_one_level_deeper(corpus_dir, corpus_root, serve, browser):
     """fix29c (fix28c left it: a step's sections were h3 wherever the step sat): the subagent's talk opened inside a
     main-talk step is an h3, its steps' sections h4 (Input, Result: one of each per tool call its transcript makes),
