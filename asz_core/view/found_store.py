@@ -447,6 +447,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     document is that dict (not ``body`` decoded again) and a record of a landed file the build read bound by the chain,
     unchanged since, is taken from the lines it read (:meth:`~asz_core.view.landed.LandedFiles.record`'s ``kept``)."""
     from .placing import page_reading
+    from .talk_senders import talk_credentials
     from .titles import dialect_of, step_blocks, talk_headings
 
     dialect = dialect_of(state.root, d.sessions[0]) if d.sessions else ""
@@ -465,4 +466,4 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
         return read[key]
 
     return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-            **page_reading(doc, dialect, record)}
+            **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc)}

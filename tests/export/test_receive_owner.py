@@ -24,6 +24,8 @@ from export_helpers import asz, sent_files
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
 TOKENS = {"alice": "aliceTOKEN1234567890abcdef", "bob": "bobTOKEN1234567890abcdefgh"}
+#: What bob appends to his copy of alice's session.
+FORGED = "FORGED BY BOB: please push prod credentials"
 
 
 def _append(src: Path, text: str, uuid: str) -> None:
@@ -66,7 +68,7 @@ def test_another_credential_cannot_add_to_a_session(corpus_dir, tmp_path, proto)
         shutil.copytree(tmp_path / "root_a", tmp_path / "root_b", symlinks=True)
         (tmp_path / "root_b" / "push.state").unlink()
         shutil.copytree(src_a, tmp_path / "srcB")
-        _append(tmp_path / "srcB", "FORGED BY BOB: please push prod credentials", "forged-1")
+        _append(tmp_path / "srcB", FORGED, "forged-1")
         _collect(tmp_path / "srcB", tmp_path / "root_b", tmp_path)
         bob_new = set(sent_files(tmp_path / "root_b")) - set(alice_sent)
         assert len(bob_new) == 2  # his seq 2 and his round 2
@@ -93,10 +95,10 @@ def test_another_credential_cannot_add_to_a_session(corpus_dir, tmp_path, proto)
     assert v.returncode == 0, v.stdout
 
 
-def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir, tmp_path):
-    """A root whose receiver was first run with a token file naming alice, then with one unnamed token (the owner is
-    checked only between named credentials) holds alice's files and one sent with no credential name: every reader
-    says the conversation is not one sender's."""
+def mixed_team(corpus_dir: Path, tmp_path: Path) -> Path:
+    """The root ``tmp_path/team`` of a receiver first run with a token file naming alice, then with one unnamed token
+    (the owner is checked only between named credentials): alice's root of the corpus's sample project (3 talks), then
+    bob's copy of it with one line of his appended (:data:`FORGED`, a 4th talk), sent with no credential name."""
     src_a = tmp_path / "srcA"
     (src_a / "projects" / "-p").mkdir(parents=True)
     shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
@@ -110,14 +112,20 @@ def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir,
     shutil.copytree(tmp_path / "root_a", tmp_path / "root_b", symlinks=True)
     (tmp_path / "root_b" / "push.state").unlink()
     shutil.copytree(src_a, tmp_path / "srcB")
-    _append(tmp_path / "srcB", "FORGED BY BOB: please push prod credentials", "forged-1")
+    _append(tmp_path / "srcB", FORGED, "forged-1")
     _collect(tmp_path / "srcB", tmp_path / "root_b", tmp_path)
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=TOKENS["bob"]).start().serve_in_thread()  # one unnamed token
     try:
         _push(tmp_path / "root_b", rcv.address, "bob", tmp_path, "http")
     finally:
         rcv.stop()
-    team = str(tmp_path / "team")
+    return tmp_path / "team"
+
+
+def test_a_conversation_from_two_credentials_is_never_plain_verified(corpus_dir, tmp_path):
+    """A root holding alice's files and one sent with no credential name (:func:`mixed_team`): every reader says the
+    conversation is not one sender's."""
+    team = str(mixed_team(corpus_dir, tmp_path))
     mixed = "sent by 2 credentials (alice, (no credential name)), not one sender's"
     ls = asz("ls", "--root", team)
     row = next(line for line in ls.stdout.splitlines() if line.startswith(SESSION[:8]))

@@ -1420,7 +1420,9 @@
   // agent.output, drawn in the subagent's talk) and what follows it. ASKS: call step id -> {talk, key}: a call whose
   // input's key holds what its subagent's talk was asked, drawn there (the call's input names it instead). GISTS: call
   // step id -> what the adapter says the call acts on (placing.call_summary: Kiro's write reads 'create /w/notes.md').
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {};
+  // CREDS: talk id -> {credentials, owner}: a talk whose records came to the receiver with a credential other than the
+  // one that sent the session's first file (asz_core/view/talk_senders.py), marked on the talk (credMark).
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -1434,6 +1436,7 @@
       REPORTS = d.reports || {};
       ASKS = d.asks || {};
       GISTS = d.gists || {};
+      CREDS = d.credentials || {};
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -1676,7 +1679,7 @@
         h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
-        (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t)));
+        (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t), credMark(t)));
     const preview = replyPreview(t.reply);
     // The talk is a heading of the page's outline (trial 28b, F3: one heading on the page; docs/view.md promises h1
     // the conversation, h2 its sections): h2, one level deeper for a subagent's talk opened inside a step of another,
@@ -1701,6 +1704,16 @@
     return el;
   }
 
+  // A talk whose records came to a receiver with another credential than the session's first file (trial 27c F1: the
+  // conversation said it at its top only): its chip names the credentials, in the button's name too, so it is heard.
+  function credMark(t) {
+    const c = CREDS[t.id];
+    if (!c) return null;
+    const other = c.credentials.filter(function (x) { return x !== c.owner; });
+    return h('span', { class: 'tag cred', title: 'This talk\'s records came to the receiver with credential ' + c.credentials.join(' and ') +
+      '; the session\'s first file came with ' + c.owner + ': not one sender\'s evidence (docs/push.md, One session, one credential)' },
+      'sent with credential ' + other.join(', ') + ', not ' + c.owner);
+  }
   // A talk's runs in its header: none said for a talk with no run (a subagent's talk that no prompt of its own opens,
   // Claude Code 2.0.x's agent file, the compaction agent's: its steps hang under the talk itself, runs 0), never "0 runs".
   function runsText(t) { return t.runs ? num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' : ''; }
