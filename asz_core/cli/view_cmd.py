@@ -419,7 +419,11 @@ def link_lines(s: dict) -> list[str]:
     word of where a resumed copy's records went.
     """
     out = []
-    if s.get("continues"):
+    there = s.get("counted_there") if isinstance(s.get("counted_there"), dict) else None
+    if s.get("continues") and there is not None and not s.get("repeated"):  # a receiving root (trial 28a F1)
+        out.append(f"continues {s['continues']} (counted once here: its {there.get('calls')} repeated model call(s) are "
+                   "drawn here, as the host that sent it assembled them, and counted there only)")
+    elif s.get("continues"):
         ids = ", ".join(s.get("continues_all") or [s["continues"]])
         out.append(f"continues {ids} ({s.get('repeated', 0)} repeated record(s): drawn and counted there, listed here in not_drawn)")
     if s.get("continued_in"):

@@ -1,11 +1,13 @@
-"""Sessions a receiving root counts twice: one continues another, and no sending root held both (trial 28a F1).
+"""Sessions a receiving root would count twice: one continues another, and no sending root held both (trial 28a F1).
 
 After each request :func:`find_twice` adds the landed sessions' record ids to the root's id table
 (:mod:`asz_core.flow.shared_ids`, ``_index/ids.sqlite``, the table parse reads continuations from; sessions landed
 before it existed are added once) and asks it, by the rules parse follows, which sessions each continues or is
-continued by. A pair whose later session's files came from no instance that sent a file of the earlier one was
-assembled on a host without the earlier session: its rounds draw and count the repeated records again. Each such
-pair is listed in ``_received/twice.list`` (:mod:`asz_core.storage.twice_list`), which the readers say.
+continued by (leaving parse's ``stale`` marks as they are: reviewF28). A pair whose later session's files came from no
+instance that sent a file of the earlier one was assembled on a host without the earlier session: its rounds draw the
+repeated records again. Each such pair is listed in ``_received/twice.list`` with the repeated records' ids
+(:mod:`asz_core.storage.twice_list`): the readers count those records' model calls in the earlier session only, and
+say so. A pair listed without ids (by an older receiver) is looked at again by the first request of each process.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
     from ..sessiondata.times import format_rfc3339
     from ..storage.layout import session_dirs
     from ..storage.senders import file_senders
-    from ..storage.twice_list import record_twice
+    from ..storage.twice_list import corrected, read_twice, record_twice
 
     import time
 
@@ -40,7 +42,8 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
         return
     with _lock:
         if str(root) not in _seeded:  # sessions landed before the table: a crash mid-way adds the rest next time
-            try:
+            try:  # and the pairs an older receiver listed without their records' ids: listed again, with them
+                sessions = sorted(set(sessions) | {d["session"] for d in read_twice(root) if not corrected(d)})
                 known = known_sessions(root)
                 for sdir in session_dirs(root):
                     if sdir.name not in known and sdir.name not in sessions:
@@ -51,7 +54,7 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
         for s in sessions:  # one session's failure costs no other's look
             try:
                 index = load_index(root / s, rebuild=False)
-                links = session_links(root, s, index)
+                links = session_links(root, s, index, keep_marks=True)  # parse's marks are parse's (reviewF28)
                 pairs = [(s, e, {i for i, o in links.repeated.items() if o == e}) for e in links.earlier]
                 pairs += [(later, s, set(same)) for later, same in links.later.items()]
                 for later, earlier, ids in pairs:
@@ -64,10 +67,10 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
                     if record_twice(root, {"session": later, "continues": earlier, "repeated": len(ids),
                                            "calls": len(calls), "instance": ", ".join(sorted(by_later)),
                                            "other": ", ".join(sorted(by_earlier)),
-                                           "at": format_rfc3339(time.time_ns())}) and err is not None:
-                        print(f"note: {later} continues {earlier}, sent by another instance: its {len(calls)} repeated "
-                              "model call(s) are counted in both here (_received/twice.list; asz verify names it)",
-                              file=err, flush=True)
+                                           "at": format_rfc3339(time.time_ns()), "ids": sorted(ids)}) and err is not None:
+                        print(f"note: {later} continues {earlier}, sent by another instance: counted once here: its "
+                              f"{len(calls)} repeated model call(s) are counted in {earlier[:8]} only "
+                              "(_received/twice.list; asz verify names it)", file=err, flush=True)
             except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
                 _said(err, root, f"session {s}", exc)
 

@@ -254,16 +254,16 @@ def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
     return min(times) if times else 0
 
 
-def _take_marks(db: sqlite3.Connection, session: str) -> tuple[bool, list[tuple[str, int]]]:
-    """The session's ``stale`` mark (cleared) and the names of the other sessions of its cluster with their entries
-    added, sorted."""
+def _take_marks(db: sqlite3.Connection, session: str, clear: bool = True) -> tuple[bool, list[tuple[str, int]]]:
+    """The session's ``stale`` mark (cleared unless ``clear`` is False) and the names of the other sessions of its
+    cluster with their entries added, sorted."""
     try:
         db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
         if row is None:
             db.execute("COMMIT")
             return False, []
-        if row[1]:
+        if row[1] and clear:
             db.execute("UPDATE sessions SET stale=0 WHERE no=?", (row[0],))
         names = db.execute("SELECT s.name, s.entries FROM clusters c JOIN sessions s ON s.no = c.no WHERE c.cluster = "
                            "(SELECT cluster FROM clusters WHERE no=?) AND c.no != ? ORDER BY s.name", (row[0], row[0])).fetchall()
@@ -373,8 +373,11 @@ def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: s
     return shared - same, how, same
 
 
-def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
+def session_links(root: str | Path, session: str, index: Index, *, keep_marks: bool = False) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
+    ``keep_marks``: leave the session's ``stale`` mark as it is (a reader that assembles nothing, the receiver's look
+    for continuations, :mod:`asz_core.export.continued`: the mark is parse's, which redraws the session's links when
+    it finds it; reviewF28), else it is taken (cleared: this parse draws them).
 
     Reads the table (the sessions of its cluster; the sessions holding a parent it lacks, by hash) and, for
     each candidate session, its index (``load_index(rebuild=False)``: nothing is written there; once a
@@ -388,7 +391,7 @@ def session_links(root: str | Path, session: str, index: Index) -> SessionLinks:
     links = SessionLinks()
     with _Table(root, None) as db:
         add_session(root, session, index, db)
-        links.stale, candidates = _take_marks(db, session)
+        links.stale, candidates = _take_marks(db, session, clear=not keep_marks)
         mine = _first_ids(index)
         parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
         if not mine and not parents:

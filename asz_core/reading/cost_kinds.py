@@ -48,7 +48,9 @@ def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
     """``(talk, usage by model, calls)`` of each talk of an asz.view document, by its own model calls (the calls
     under it that no talk before it holds), in document order; then ``(None, …)`` for calls in no talk (the
     document's ``loose`` nodes), when there are some."""
-    seen: set[str] = set()
+    from ..view.usage_buckets import counted_there
+
+    seen: set[str] = set(counted_there(doc))  # calls drawn here and counted in an earlier session (trial 28a F1)
     out: list[tuple[dict | None, dict[str, dict], int]] = [(t, *_calls_by_model(walk([t]), seen)) for t in doc.get("talks") or ()]
     rest, n = _calls_by_model(walk(doc.get("loose") or ()), seen)
     if n:

@@ -137,13 +137,16 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
         unread = " ".join(x for x in (unread, f"{len(short)} refused file(s) hold records this root lacks: "
                                               + "; ".join(short_line(d) for d in short[:3])
                                               + (f"; and {len(short) - 3} more" if len(short) > 3 else "")) if x)
-    from ..storage.twice_list import read_twice, twice_line
+    from ..storage.twice_list import corrected, read_twice, twice_line
 
     twice = read_twice(root)  # a session continuing another, assembled on a host without it (trial 28a F1)
-    if twice:
-        unread = " ".join(x for x in (unread, f"{len(twice)} conversation(s) counted twice in part: "
-                                              + "; ".join(twice_line(d) for d in twice[:3])
-                                              + (f"; and {len(twice) - 3} more" if len(twice) > 3 else "")) if x)
+    for said, pairs in (("counted once here: {n} conversation(s) continuing another sent by another instance",
+                         [d for d in twice if corrected(d)]),
+                        ("{n} conversation(s) counted twice in part", [d for d in twice if not corrected(d)])):
+        if pairs:
+            unread = " ".join(x for x in (unread, said.format(n=len(pairs)) + ": "
+                                                  + "; ".join(twice_line(d) for d in pairs[:3])
+                                                  + (f"; and {len(pairs) - 3} more" if len(pairs) > 3 else "")) if x)
     if not ids:
         return unread, []
     why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
@@ -181,13 +184,17 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
             section.counts["short"] = section.counts.get("short", 0) + 1
             section.warnings.append(Problem(os.path.join(shown_root, RECEIVED, SHORT_LIST), n, "", "short session",
                                             short_line(d)))
-    from ..storage.twice_list import TWICE_LIST, read_twice, twice_line
+    from ..storage.twice_list import TWICE_LIST, corrected, read_twice, twice_line
 
     for n, d in enumerate(read_twice(root), 1):  # a session continuing another its sending root lacked (trial 28a F1)
         if session is None or session in (d["session"], d["continues"]):
+            where = os.path.join(shown_root, RECEIVED, TWICE_LIST)
+            if corrected(d):  # the readers count its repeated calls once: said, nothing wrong
+                section.counts["counted_once"] = section.counts.get("counted_once", 0) + 1
+                section.notes.append(f"{where}:{n}: counted once here: {twice_line(d)}")
+                continue
             section.counts["twice"] = section.counts.get("twice", 0) + 1
-            section.warnings.append(Problem(os.path.join(shown_root, RECEIVED, TWICE_LIST), n, "", "counted twice",
-                                            twice_line(d)))
+            section.warnings.append(Problem(where, n, "", "counted twice", twice_line(d)))
     lagging = lagging_sessions(root, session, seen)
     if lagging:
         section.counts["unread"] = sum(h - t for _, t, h in lagging)

@@ -107,7 +107,10 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
                     tail = torn_of(p, st)
                     if tail is not None:
                         torn.append(("", "torn", *tail))
-    return FilesKey(tuple(sorted(out)) + tuple(sorted(torn)), () if follow else tuple(links))
+    from ..storage.twice_list import there_key
+
+    there = there_key(root, session) if session else ()  # a receiving root's calls counted in an earlier session
+    return FilesKey(tuple(sorted(out)) + tuple(sorted(torn)) + ((there,) if there else ()), () if follow else tuple(links))
 
 
 #: cursor path -> (its stat key when read, the torn tail it records or None): each cursor read once while unchanged

@@ -113,6 +113,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
+    elif v.there:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
+        places["continues"] = min(v.there.values())
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
         places["api_errors"] = errors  # a failed run or model call: the list rows mark it (trial 27a)
     if v.call_usage and (grouped := v.calls_grouped()):  # asz's grouping, not the runtime's ids: the rows mark it (F15)
@@ -123,7 +125,7 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     removed = v.removal()
     if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
         places["removed"] = removed
-    return places, list(provider_calls(cu for _, cu in sorted(v.call_usage.items())))
+    return places, list(provider_calls(cu for _, cu in sorted(v.counted_calls().items())))
 
 
 def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list]:
@@ -312,6 +314,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
     repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one),
+    ``counted_there`` (:func:`counted_there_key`: on a receiving root, the calls drawn here that the figures count in
+    the session this one continues; ``continues`` names it then too),
     ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`),
     and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
     share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
@@ -329,15 +333,28 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
+    if v.there:  # a receiving root's later session its host assembled alone: the calls it repeats count there only
+        s["counted_there"] = counted_there_key(v)
+        s.setdefault("continues", s["counted_there"]["continues"])
     if shares := _shares(v):  # ids shared, neither continuing
         s["shares"] = shares
     if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)
         s["changes_not_derived"] = fold.head.changes_not_derived
     if b.state != "verified":
-        hold_back_figures(s, b.state, v.call_usage.values())
+        hold_back_figures(s, b.state, v.counted_calls().values())
     elif s.get("calls_with_usage") and isinstance(s.get("cost"), dict):  # as asz conversation's line (trial 27a F3)
         s["cost_by_kind_line"] = kinds_line(s["cost"], s.get("usage_by_model") or {}, prices)
     return s
+
+
+def counted_there_key(v: DocumentView) -> dict:
+    """The summary's ``counted_there`` (trial 28a F1; docs/view.md): ``{"continues": E, "calls": N, "nodes": [id, …]}``,
+    the earlier session counting this one's calls drawn in ``nodes`` (``llm.call`` node ids, sorted; ``calls``: the
+    provider calls among them), which no figure of this document counts (``summary.usage``, ``cost``, ``llm_calls``,
+    the usage per hour, the costliest talks)."""
+    nodes = sorted(v.there)
+    return {"continues": min(v.there.values()), "calls": sum(1 for _ in provider_calls(v.call_usage[k] for k in nodes)),
+            "nodes": nodes}
 
 
 #: The summary keys a document that does not verify gives as null (:func:`hold_back_figures`): the token and cost

@@ -27,7 +27,7 @@ from ..flow.asm_links import SHARED_REASON
 from ..flow.fold import Fold
 from ..flow.model import Node, make_id
 
-__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "PREFIX"]
+__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "PREFIX"]
 
 _GET_ID = methodcaller("get", "id")
 _GET_PARENT = methodcaller("get", "parent")
@@ -115,3 +115,29 @@ def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict |
                 n += 1
                 break
     return {"with": sorted({o for others in shared.values() for o in others}), "ids": len(shared), "calls": n}
+
+
+def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str]) -> dict[str, str]:
+    """llm.call node id (of ``calls``, among ``nodes``) -> the earlier session, for each call every record of which a
+    receiving root's ``_received/twice.list`` names as repeated from an earlier session
+    (:func:`~asz_core.storage.twice_list.counted_there`; ``sess``: the
+    :class:`~asz_core.view.session_records.LandedSession`, whose ``ids`` give each record's id). Such a session's
+    rounds were assembled on a host that did not hold the earlier one, so they draw the calls it repeats; the figures
+    count them there only, as one root holding both does (trial 28a F1). The nodes stay drawn: the rounds are the
+    host's evidence. ``{}`` in any other root (one stat of the list's file)."""
+    from ..storage.twice_list import counted_there
+
+    repeated = counted_there(sess.root, sess.session)
+    if not repeated:
+        return {}
+    ids = sess.ids
+    out: dict[str, str] = {}
+    for nid in calls:
+        n = nodes[nid]
+        got = []
+        for r in n.refs or ([n.ref] if n.ref else []):
+            row_ids = ids.get(r.seq) or ()
+            got.append(row_ids[r.row - 1] if 0 < r.row <= len(row_ids) else None)
+        if got and all(i in repeated for i in got):
+            out[nid] = repeated[got[0]]
+    return out

@@ -159,7 +159,7 @@ class DocumentView(ListView):
         }
         d["from"], d["to"] = self.recorded_range(head)
         d.update(self.places())
-        d.update(usage_totals(self.call_usage.values()))
+        d.update(usage_totals(self.counted_calls().values()))  # a call counted in an earlier session: not here
         d["cost"] = cost_of(d["usage_by_model"], prices)
         credits = self.credits()
         if credits is not None:  # only then: a conversation whose runtime meters none gives the keys it always gave

@@ -14,7 +14,7 @@ from decimal import Decimal
 from .match import matches
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
-__all__ = ["usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "QUARTER_MS", "HOUR_MS", "NO_TIME_AT"]
+__all__ = ["counted_there", "usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "QUARTER_MS", "HOUR_MS", "NO_TIME_AT"]
 
 _TOKENS = ("in", "out", "cache_read", "cache_write")
 
@@ -26,12 +26,20 @@ HOUR_MS = 3_600_000
 NO_TIME_AT = -1
 
 
+def counted_there(doc: dict) -> list[str]:
+    """The ``llm.call`` node ids of an asz.view document that its figures count in an earlier session (the summary's
+    ``counted_there``: a receiving root's session continued on another host, trial 28a F1), ``[]`` for none."""
+    there = (doc.get("summary") or {}).get("counted_there")
+    nodes = there.get("nodes") if isinstance(there, dict) else None
+    return [x for x in nodes if isinstance(x, str)] if isinstance(nodes, list) else []
+
+
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
     same six for the long-context calls among them (a node's or request's ``long_context`` key), the credits (below),
     then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`) and
     those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`)] over the
-    document's ``llm.call`` nodes (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
+    document's ``llm.call`` nodes, less those its summary's ``counted_there`` names (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
     :func:`hours_answer` sums the quarters into hours too.
 
     A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
@@ -41,11 +49,14 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
     :func:`~asz_core.view.usage.credits_follow_calls`): never a call, a token or a cost."""
     out: dict[tuple[int, str], list[int]] = {}
+    there = set(counted_there(doc))  # drawn here, counted in an earlier session (trial 28a F1)
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
     while stack:
         n = stack.pop()
         stack.extend(n.get("children") or ())
         if n.get("kind") != "llm.call" or n.get("synthetic") is True:  # written by the runtime: no call (provider_calls)
+            continue
+        if there and n.get("id") in there:
             continue
         u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
         at = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)

@@ -14,7 +14,7 @@ from .companions import Companions
 from .coverage import carries_text, cited_by, superseded_documents
 from .coverage import measure as measure_coverage
 from .kinds import position
-from .links import Links
+from .links import Links, calls_there
 from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
@@ -52,6 +52,8 @@ class ViewBase(Companions):
         unchecked = {seq for seq, h in sess.headers.items() if h is not None and rates_unchecked(h.dialect, h.adapter)}
         if unchecked:  # files landed before their adapter looked at a call's rate: their calls are said not checked
             mark_rates_unchecked(self.call_usage, self.nodes, unchecked)
+        #: llm.call node id -> the earlier session that counts it (:func:`~asz_core.view.links.calls_there`; {} nearly always)
+        self.there: dict[str, str] = calls_there(sess, self.nodes, self.call_usage)
         self.links = links or Links()
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
         self.dangling: list[dict] = []
@@ -135,6 +137,12 @@ class ViewBase(Companions):
             if got is not None:
                 return got
         return {n.id: self._read_call(n) for n in self.nodes.values() if n.kind == "llm.call"}
+
+    def counted_calls(self) -> dict[str, CallUsage]:
+        """:attr:`call_usage` less the calls counted in an earlier session (:attr:`there`): what the figures count."""
+        if not self.there:
+            return self.call_usage
+        return {k: cu for k, cu in self.call_usage.items() if k not in self.there}
 
     def read_call(self, n: Node) -> CallUsage:
         """:meth:`_read_call` of ``n`` (a node of this view, or one whose refs were narrowed: what a call counted when

@@ -1556,7 +1556,9 @@
     if (s.continues || (s.continued_in && s.continued_in.length)) {  // as asz conversation's link lines say it
       add(app, h('div', { class: 'box notice small', id: 'links' },
         s.continues ? h('p', null, 'Continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(s.continues)) }, s.continues.slice(0, 8)),
-          ': its ' + num(s.repeated || 0) + ' repeated record(s) are drawn and counted there, their calls and tokens with them.') : null,
+          s.counted_there && !s.repeated  // a receiving root: its host drew them here (trial 28a F1)
+            ? ': counted once here: its ' + num(s.counted_there.calls || 0) + ' repeated model call(s) are drawn here, as the host that sent it assembled them, and counted there only.'
+            : ': its ' + num(s.repeated || 0) + ' repeated record(s) are drawn and counted there, their calls and tokens with them.') : null,
         (s.continued_in || []).length ? h('p', null, 'Continued in ', s.continued_in.map(function (c, i) {
           return [i ? ', ' : '', h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, c.slice(0, 8))];
         }), '.') : null));
