@@ -36,13 +36,14 @@ def _priced(cost: dict) -> str:
 def _line(key: str, extra: tuple, r: dict, models: list[str]) -> list[str]:
     """One row's (or the total's) cells: ``key``, the session columns ``extra``, then :data:`COLUMNS`."""
     from ..reading.listing import cost_marks, credits_text
+    from ..view.prices import cents
 
     u, cost = r["usage"], r["cost"]
     none = cost.get("priced") is False
     exact = "" if none else cost.get("usd_exact", repr(cost["usd"]))
-    cents = "" if none else f"{cost['usd']:.2f}"  # the table's cents ($12.34), from the figure rounded once
+    shown = "" if none else f"{cents(cost):.2f}"  # the table's cents ($12.34): the exact amount rounded once
     counts = [u["in"], u["out"], u["cache_write"], u["cache_read"]]
-    return [key, *extra, "; ".join(models), str(r["calls"]), *map(str, counts), str(sum(counts)), exact, cents, "USD",
+    return [key, *extra, "; ".join(models), str(r["calls"]), *map(str, counts), str(sum(counts)), exact, shown, "USD",
             _priced(cost), "; ".join(cost.get("unpriced") or ()), cost_marks(cost),
             "" if r.get("credits") is None else credits_text(r["credits"])]
 

@@ -100,12 +100,14 @@ def cents_line(rows: list[dict], t: dict) -> str:
     $612.86 against a $613.18 total, and no line said why); '' when they agree."""
     from decimal import Decimal
 
-    def cents(r: dict) -> Decimal:
+    from ..view.prices import cents
+
+    def printed(r: dict) -> Decimal:
         cost = r["cost"]
         shown = not (usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")) or cost.get("priced") is False or ("held_back" in r and not r["calls"]))
-        return Decimal(f"{cost['usd']:.2f}") if shown else Decimal(0)
+        return (cents(cost) or Decimal(0)) if shown else Decimal(0)
 
-    added, total = sum((cents(r) for r in rows), Decimal(0)), Decimal(f"{t['cost']['usd']:.2f}")
+    added, total = sum((printed(r) for r in rows), Decimal(0)), cents(t["cost"]) or Decimal(0)
     if added == total:
         return ""
     return (f"the rows' costs as printed add up to ${added:,.2f}, the total is ${total:,.2f}: each figure is its exact "

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Iterable
 
 from ..view.placing import walk
-from ..view.prices import CENT, PriceTable, apportion, kind_costs, kinds_line, kinds_text, share_text, shares
+from ..view.prices import CENT, PriceTable, apportion, cents, kind_costs, kinds_line, kinds_text, share_text, shares
 from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
 from ..view.rate_words import cost_marks
@@ -89,8 +89,8 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     if not isinstance(cost, dict) or "usd" not in cost or not talks:
         return []
     exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _) in enumerate(talks)}
-    whole = Decimal(f"{cost['usd']:.2f}")
-    cents = apportion(exact, whole, CENT)
+    whole = cents(cost)  # the cost as printed: its exact amount rounded once (reviewG28)
+    split = apportion(exact, whole, CENT)
     share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
     marks = cost_marks(cost)
@@ -98,7 +98,7 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
            f"own; all {len(talks)} add up to the cost above)"]
     for i in order:
         talk, _, n = talks[i]
-        out.append(f"  ${cents[i]:,.2f}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
+        out.append(f"  ${split[i]:,.2f}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
     return out
 
 

@@ -57,8 +57,10 @@ def _index_figures(r: dict) -> tuple[str, str]:
         return "held back", "held back"
     if r.get("usage_recorded") is False:
         return "not recorded", "-"
+    from ..view.prices import cents
+
     tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
-    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cost:,.2f}")
+    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cents(r.get('cost')) or cents(cost):,.2f}")
 
 
 def _index_total(rows: Sequence[dict]) -> str:

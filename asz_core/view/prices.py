@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from importlib import resources
 from typing import Any, Iterable, Mapping
 
@@ -386,6 +386,24 @@ def cost_by_kind(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTa
 CENT = Decimal("0.01")
 
 
+def cents(cost: Any) -> Decimal | None:
+    """A cost to the cent, as every reader prints it: its exact amount (``usd_exact``, the decimal text
+    :func:`cost_of` gives) rounded once, half to even (docs/reading.md: "each figure is its exact amount rounded once to
+    the cent"). Before, the tables took ``f"{cost['usd']:.2f}"``, the micro-dollar figure rounded again, in binary: an
+    exact 0.1250001 read 0.12 (reviewG28). From ``usd`` (or ``cost`` itself, a number) only when there is no exact
+    amount (an entry an older asz kept). None when neither is there."""
+    exact = cost.get("usd_exact") if isinstance(cost, Mapping) else None
+    if isinstance(exact, str):
+        try:
+            return Decimal(exact).quantize(CENT, ROUND_HALF_EVEN)
+        except ArithmeticError:  # InvalidOperation: not a decimal text
+            pass
+    v = cost.get("usd") if isinstance(cost, Mapping) else cost
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+        return Decimal(repr(float(v))).quantize(CENT, ROUND_HALF_EVEN)
+    return None
+
+
 def share_text(percent: float) -> str:
     """`` (59%)`` of a share in percent (:func:`shares`, worked from the exact amounts, never from
     the cents printed: trial 27a F3), rounded to a whole percent half up (0.5 reads `` (1%)`` and 99.5 `` (100%)``,
@@ -404,12 +422,12 @@ def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, 
     (``cost.priced`` false: no kind cost $0.00, trial 28a F6)."""
     if cost.get("priced") is False and cost.get("unpriced"):
         return f"unpriced (no price for {', '.join(cost['unpriced'])})"
-    whole = Decimal(f"{cost['usd']:.2f}")
-    cents = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
+    whole = cents(cost)  # the cost as printed: its exact amount rounded once
+    split = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
     from .rate_words import cost_marks
 
     marks = cost_marks(cost)
-    return ", ".join(f"{name} ${cents[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
+    return ", ".join(f"{name} ${split[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
 
 
 def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> str:

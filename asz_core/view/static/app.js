@@ -844,9 +844,28 @@
     return any ? t : null;
   }
   function usd(c) {
+    const e = exactCents(c && typeof c === 'object' ? c.usd_exact : null);
+    if (e !== null) return cents(e);  // the exact amount rounded once to the cent, as asz ls and asz usage write a cost
     const v = (c && typeof c === 'object') ? c.usd : c;
-    return typeof v === 'number' ? cents(v) : '—';  // to the cent, as asz ls and asz usage write a cost (docs/reading.md)
+    return typeof v === 'number' ? cents(v) : '—';  // (docs/reading.md); the micro-dollar figure when no exact one
   }
+  // An exact amount of USD (usd_exact, cost_exact: a decimal text) in pico-dollars, a BigInt; null for no such text.
+  function exactUnits(text) {
+    const m = typeof text === 'string' ? /^(-?)(\d+)(?:\.(\d{1,12}))?$/.exec(text) : null;
+    if (!m) return null;
+    const v = BigInt(m[2] + ((m[3] || '') + '000000000000').slice(0, 12));
+    return m[1] ? -v : v;
+  }
+  // Pico-dollars (a BigInt) to the cent, rounded once, half to even, as a number of dollars: the one rounding of a cost
+  // the tables print (reviewG28: the micro-dollar figure rounded again read $0.12 for an exact $0.1250001).
+  function unitsCents(units) {
+    const per = BigInt(10000000000), half = BigInt(5000000000), neg = units < 0, a = neg ? -units : units;
+    let c = a / per;
+    const rest = a % per;
+    if (rest > half || (rest === half && c % BigInt(2) === BigInt(1))) c += BigInt(1);
+    return (neg ? -1 : 1) * Number(c) / 100;
+  }
+  function exactCents(text) { const u = exactUnits(text); return u === null ? null : unitsCents(u); }
   function writes(u) {  // cache writes, and the 1-hour part of them (priced at its own rate) when the records name one
     return num(u.cache_write) + (u.cache_write_1h ? ' (1-hour ' + num(u.cache_write_1h) + ')' : '');
   }
@@ -972,7 +991,7 @@
 
   function costText(c) {
     if (!c || typeof c.usd !== 'number') return '';
-    return '$' + c.usd.toFixed(2) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
+    return usd(c) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
       (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '') +
       (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '') +
       (c.rate_not_checked_calls ? ' · ' + UNCHECKED_MARK + ' ' + uncheckedText(c.rate_not_checked_calls) : '');
@@ -1164,7 +1183,11 @@
           rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         // each bucket's exact cost (cost_exact), so a day is its calls' cost rounded once, as asz usage rounds its rows
-        if (typeof x.cost === 'number') d.cost += typeof x.cost_exact === 'string' ? Number(x.cost_exact) : x.cost; else d.priced = false;
+        if (typeof x.cost === 'number') {
+          const e = exactUnits(x.cost_exact);  // added exactly (pico-dollars), rounded once to the cent when printed
+          if (e !== null && d.units !== null) d.units = (d.units || BigInt(0)) + e; else d.units = null;
+          d.cost += e !== null ? Number(x.cost_exact) : x.cost;
+        } else d.priced = false;
         d.calls += x.calls || 0;
         d.long += x.long_context_calls || 0;
         d.rate_not_priced_calls += x.rate_not_priced_calls || 0;
@@ -1207,8 +1230,10 @@
       // F10), and what they say
       function costCell(c, d) {
         const m = rateMarks(d, true), more = d.unpriced && d.unpriced.length ? ' + unpriced' : '';
+        // to the cent from the exact amount, rounded once: a day's summed units, a server row's cost_exact
+        const once = typeof d.units === 'bigint' ? unitsCents(d.units) : exactCents(d.cost_exact);
         return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + Array.from(new Set(d.unpriced)).sort().join(', ') : '') + (m.title ? ' · ' + m.title : '') },
-          cents(c) + more + m.marks) : '—';
+          cents(once !== null ? once : c) + more + m.marks) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
