@@ -9,7 +9,9 @@ JSON line per such refusal (a file refused again is not listed again)::
     {"session":"<session dir>","file":"<the refused file's root-relative path>","lacks":38,"of":68,
      "instance":"dev@hostF","at":"2026-12-04T18:00:00.000000000Z"}
 
-``asz verify`` and ``asz ls`` on the receiving root name each session it lists (a warning, a note). The list is
+``asz verify`` and ``asz ls`` on the receiving root name each session it lists (a warning, a note), and the session's
+own document lists its lines under ``summary.problems`` (:func:`short_problems`: the page's problems box, ``asz
+conversation``, the exports; trial 28a F2, the credential line). The list is
 derived from answers, never evidence: a line that does not read is skipped. When the same file is refused later
 because this root now holds every record of it (the sending root sent the rest of its stream: docs/push.md, The rest
 of a stream), one more line says so, ``{"session":…,"file":…,"held":true,"at":…}``, and the file is no longer listed
@@ -26,7 +28,7 @@ import orjson
 
 from .senders import RECEIVED
 
-__all__ = ["SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line"]
+__all__ = ["short_problems", "SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line"]
 
 SHORT_LIST = "short.list"
 _lock = threading.Lock()
@@ -112,3 +114,28 @@ def short_line(d: dict) -> str:
     return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} "
             f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because its seq is landed here as "
             "another root's file; that root's asz push names them (docs/push.md, Known limits)")
+
+
+#: path of a root's list -> (its stat key when read, session -> the lines naming it as :func:`short_line` says them)
+_BY_SESSION: dict[str, tuple[tuple, dict[str, list[str]]]] = {}
+
+
+def short_problems(root: str | os.PathLike, session: str) -> list[str]:
+    """:func:`short_line` of each line of ``root``'s list naming ``session`` (:func:`read_short`'s), in order: what the
+    session's document lists under ``summary.problems`` (a session held under another credential names both
+    credentials: trial 28a F2); ``[]`` when none. Read once per state of the list's file (its stat key), kept in memory.
+    Never raises."""
+    from .filekey import stat_key
+
+    path = os.path.join(os.fspath(root), RECEIVED, SHORT_LIST)
+    try:
+        key = stat_key(os.stat(path))
+    except OSError:
+        return []
+    hit = _BY_SESSION.get(path)
+    if hit is None or hit[0] != key:
+        by: dict[str, list[str]] = {}
+        for d in read_short(root):
+            by.setdefault(d["session"], []).append(short_line(d))
+        _BY_SESSION[path] = hit = (key, by)
+    return list(hit[1].get(session, ()))

@@ -76,7 +76,9 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
     That is the name and stat key (:func:`~asz_core.storage.filekey.stat_key`) of every file under the conversation's
     directory (its round files and ``conversation.state``), of every landed file (``.sd``, skeleton ``.sk``) under the
     session's directory, and the torn tails the session's append cursors record (the build's ``summary.problems``
-    says them). Not the cursors' files themselves: a collect pass that finds a session's sources gone (or back)
+    says them); in a receiving root, the calls ``_received/twice.list`` counts in an earlier session
+    (:func:`~asz_core.storage.twice_list.there_key`) and the lines ``_received/short.list`` gives the session
+    (:func:`~asz_core.storage.short_list.short_problems`), which the build's figures and problems read. Not the cursors' files themselves: a collect pass that finds a session's sources gone (or back)
     rewrites them and lands nothing, and what it changes (a source gone, in conflict) is read at each answer
     (:func:`~asz_core.view.conflicts.stopped_and_gone`), never kept. Nor the session's ``session.state``, ``index/`` or
     locks (``.lock``), which no build reads: a conflicted session's lock is taken by every pass (trial 19, F6).
@@ -107,10 +109,13 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
                     tail = torn_of(p, st)
                     if tail is not None:
                         torn.append(("", "torn", *tail))
+    from ..storage.short_list import short_problems
     from ..storage.twice_list import there_key
 
     there = there_key(root, session) if session else ()  # a receiving root's calls counted in an earlier session
-    return FilesKey(tuple(sorted(out)) + tuple(sorted(torn)) + ((there,) if there else ()), () if follow else tuple(links))
+    short = tuple(short_problems(root, session)) if session else ()  # and the records it is short of (summary.problems)
+    return FilesKey(tuple(sorted(out)) + tuple(sorted(torn)) + ((there,) if there else ())
+                    + ((("", "short", *short),) if short else ()), () if follow else tuple(links))
 
 
 #: cursor path -> (its stat key when read, the torn tail it records or None): each cursor read once while unchanged

@@ -26,6 +26,7 @@ from ..sessiondata import gc_pause
 from ..storage.layout import rounds_dir, session_dir
 from ..storage.torn import session_torn_tails, torn_line
 from ..storage.senders import mixed_problem
+from ..storage.short_list import short_problems
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
@@ -239,6 +240,7 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
     sdir = session_dir(root, fold.head.session)  # its folders as the landed session listed them, when the same
     b.problems.extend(torn_line(src, size) for src, size in session_torn_tails(sdir, sess.listing if sdir == sess.dir else None))
     b.problems.extend(mixed_problem(root, fold.head.session))  # files from two credentials: said, the state kept
+    b.problems.extend(short_problems(root, fold.head.session))  # a receiving root short of its records (trial 28a F2)
     verified = b.check_inputs(accepted, sess)
     for r, ok in zip(accepted, verified):
         if not ok:  # a round whose landed files changed: the file the session index points at is not evidence

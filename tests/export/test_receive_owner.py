@@ -12,6 +12,10 @@ import html
 import io
 import json
 import shutil
+import socket
+import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,7 +23,7 @@ import pytest
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
-from export_helpers import asz, sent_files
+from export_helpers import ASZ, asz, sent_files
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -222,3 +226,29 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
     assert v.returncode == 0 and "short session" in v.stdout and why in v.stdout, v.stdout
     ls = asz("ls", "--root", str(team))
     assert why in ls.stdout + ls.stderr, ls.stdout + ls.stderr
+    # the conversation's own problems (the page's problems box draws summary.problems; asz conversation, the exports)
+    doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(team)).stdout)
+    assert any(why in p and "credential bob cannot add to it" in p for p in doc["summary"]["problems"]), doc["summary"]
+    port = _free_port()
+    page = subprocess.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/c/{SESSION}/view", timeout=60) as r:
+                    served = json.loads(r.read())
+                break
+            except OSError:
+                assert time.monotonic() < deadline and page.poll() is None
+                time.sleep(0.2)
+    finally:
+        page.terminate()
+        page.wait(timeout=60)
+    assert any(why in p for p in served["summary"]["problems"]), served["summary"]["problems"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
