@@ -26,6 +26,7 @@ from typing import Iterable
 from ..flow.asm_links import SHARED_REASON
 from ..flow.fold import Fold
 from ..flow.model import Node, make_id
+from ..storage.twice_list import counted_there
 
 __all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "PREFIX"]
 
@@ -125,8 +126,6 @@ def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str]) -> dict[str,
     rounds were assembled on a host that did not hold the earlier one, so they draw the calls it repeats; the figures
     count them there only, as one root holding both does (trial 28a F1). The nodes stay drawn: the rounds are the
     host's evidence. ``{}`` in any other root (one stat of the list's file)."""
-    from ..storage.twice_list import counted_there
-
     repeated = counted_there(sess.root, sess.session)
     if not repeated:
         return {}
