@@ -376,27 +376,20 @@ def parse_root(
     of the whole root (trial 24a F4: on a receiving root a round written for a session not named is refused to the
     host that sends that session's round).
 
-    Never raises for one session's problem (a refusal, or any exception the
-    index or assembly raises): each lands in its
-    :class:`ParseOutcome` (and, when ``err`` is given, as one
-    ``error: <session>: <why>`` line there). Sessions are the root's session
-    directories (names starting with ``_`` or ``.`` are not sessions), in name
-    order. ``jobs`` processes parse sessions at once (forked workers, runs of
-    sessions each, :mod:`asz_core.collect.workers`); each session is parsed whole by
-    one of them, under its own locks, and the outcomes come back in name
-    order; the sessions of a worker that died are parsed in this process.
-    With one job, an ``engine``, or where this process may not fork, this
-    process parses them all. ``changed_only`` (what ``asz collect`` and
-    ``asz server`` pass after each pass) skips, before taking any lock, a
-    session whose ``conversation.state`` says its chain, written by this
-    parser and policy, already covers the highest seq landed
-    (:func:`chain_is_current`): a pass with nothing new reads no index and no
-    round. ``keep_rounds`` False keeps of each outcome only its problem and
-    the rounds' headers (no entities, no bytes, no fold), so memory does not
-    grow with the number of sessions and workers send back little.
-    ``step(session, n)``, when given, is called as ``n`` more sessions are
-    done (``session`` the last of them; a progress bar), and with workers also with n 0 while none ends. Raises
-    FileNotFoundError when ``root`` is not a directory.
+    Never raises for one session's problem (a refusal, or any exception the index or assembly raises): each lands in
+    its :class:`ParseOutcome` (and, when ``err`` is given, as one ``error: <session>: <why>`` line there). Sessions
+    are the root's session directories (names starting with ``_`` or ``.`` are not sessions), in name order.
+    ``jobs`` processes parse sessions at once (forked workers, runs of sessions each,
+    :mod:`asz_core.collect.workers`); each session is parsed whole by one of them, under its own locks, and the
+    outcomes come back in name order; the sessions of a worker that died are parsed in this process. With one job,
+    an ``engine``, or where this process may not fork, this process parses them all. ``changed_only`` (what ``asz
+    collect`` and ``asz server`` pass after each pass) skips, before taking any lock, a session whose
+    ``conversation.state`` says its chain, written by this parser and policy, already covers the highest seq landed
+    (:func:`chain_is_current`): a pass with nothing new reads no index and no round. ``keep_rounds`` False keeps of
+    each outcome only its problem and the rounds' headers (no entities, no bytes, no fold), so memory does not grow
+    with the number of sessions and workers send back little. ``step(session, n)``, when given, is called as ``n``
+    more sessions are done (``session`` the last of them; a progress bar), and with workers also with n 0 while none
+    ends. Raises FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
     if not root.is_dir():
@@ -454,23 +447,29 @@ def _workers(names: list[str], every: list[str], jobs: int) -> tuple[Any, Any]:
 
 def _interrupted(root: Path, names: list[str], runs: list[list[str]], done: int, tally: Any) -> ParseInterrupted:
     """What Ctrl-C stopped: the sessions finished (``done`` outcomes in this process, or in workers ``tally``, counted
-    as each ends), and of the session each run of ``runs`` was in, those whose chain was written whole before they
-    could be counted (:func:`_whole`)."""
+    as each ends), and of each run of ``runs``, the sessions after those counted whose chain was written whole before
+    they could be counted (:func:`_whole`; a group at most a run)."""
     if tally is None:
-        finished, cut = done, [names[done]] if runs and done < len(names) else []
+        finished, cut = done, [names[done:done + 1]] if runs else []
     else:
-        finished, cut = tally.value, [run[tally[i]] for i, run in enumerate(runs) if tally[i] < len(run)]
+        ahead = durable.MAX_HELD_BATCHES + 1  # a worker's states run ahead of its count by a group at most
+        finished, cut = tally.value, [run[tally[i]:tally[i] + ahead] for i, run in enumerate(runs)]
     return ParseInterrupted(finished + _whole(root, cut), len(names))
 
 
-def _whole(root: Path, cut: list[str]) -> int:
-    """How many of the sessions ``cut`` (the ones being parsed when Ctrl-C came, one per run at most) had their chain
-    written whole (:func:`chain_is_current`) before they could be counted (trial 15: ``interrupted after 94`` when 95
-    were); their pending marker is cleared as their parse would have. A second Ctrl-C stops the count."""
+def _whole(root: Path, cut: list[list[str]]) -> int:
+    """How many sessions of the runs ``cut`` (each the sessions of a run not counted when Ctrl-C came) had their
+    chain written whole (:func:`chain_is_current`) before they could be counted; their pending marker is cleared as
+    their parse would have. Each run is read from its start up to the first session not whole: a run's states are
+    written in its order. A second Ctrl-C stops the count. Uncounted but whole: Ctrl-C between a session's state and
+    its count (trial 15: ``interrupted after 94`` when 95 were), or a worker killed while its chain wrote a group's
+    states (up to a group a worker, sessiondata/durable.py: the pool kills one still there after its grace)."""
     n = 0
     try:
-        for name in cut:
-            if chain_is_current(root, name):
+        for run in cut:
+            for name in run:
+                if not chain_is_current(root, name):
+                    break
                 clear_pending(root, name)
                 n += 1
     except KeyboardInterrupt:

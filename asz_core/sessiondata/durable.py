@@ -64,6 +64,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -233,7 +235,12 @@ class Chain:
         """One barrier (the held results, and ``batch``'s, durable), then the held progress writes in order, then
         what waited for them (run even when a write fails: a lock is always let go). A write that fails (OSError: a
         full disk) does not stop the writes after it; the first such error is raised once all ran. The next barrier
-        makes the writes durable (``owed``)."""
+        makes the writes durable (``owed``). A Ctrl-C that comes meanwhile is raised once all of it ran
+        (:func:`_ctrl_c_held`)."""
+        with _ctrl_c_held():
+            self._run(batch)
+
+    def _run(self, batch: Batch | None) -> None:
         try:
             if self.paths or self.owed or (batch is not None and batch.paths):
                 b = Batch(self.root, self.pid)
@@ -270,6 +277,31 @@ class Chain:
             end.barrier()
             self.syncs += 1
             self.owed = False
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) for the ``with`` block, in the main thread: one that came meanwhile is raised as it
+    ends, through the handler that was in place (``signal.raise_signal``). Elsewhere (another thread, where no
+    ``KeyboardInterrupt`` is raised, or a handler set outside Python) the block runs as it is.
+
+    Why (session 29): a chain's group is a barrier, the held progress writes, then what waited for them (the counts a
+    progress bar and an interrupted command's line show, the locks let go). A Ctrl-C that reached a parse worker
+    while it ran one cut it anywhere: between the writes, the rest were dropped while every count ran, so the
+    command said sessions were parsed whose state was never written; in the barrier, the counts and locks went
+    before the writes, which then ran without their locks. Held, a group runs whole, then the worker stops (a
+    ``SIGKILL`` still cuts it anywhere: then a state written may be left uncounted, never the reverse)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield
+        return
+    came: list[int] = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if came:
+            signal.raise_signal(signal.SIGINT)
 
 
 _chain: Chain | None = None
