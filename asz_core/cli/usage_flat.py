@@ -2,8 +2,9 @@
 finance got a text table or nested JSON, the currency only a ``$`` and a key name, the rounding only in the docs).
 
 One line per row, then the total (key ``total``), the columns :data:`COLUMNS` after the view's key (and, in the
-session view, ``title``, ``project`` and ``instance``): the calls and the four token counts as integers, ``cost_exact``
-the exact cost as a decimal text (``usd_exact``: summed and rounded once, never from rounded rows), ``cost`` that
+session view, ``title``, ``project`` and ``instance``): the calls and the four token counts as integers (empty, as
+``total_tokens`` is, where the runtime recorded no token count: :func:`~asz_core.view.rows.usage_unrecorded`, Kiro
+meters credits; never 0), ``cost_exact`` the exact cost as a decimal text (``usd_exact``: summed and rounded once, never from rounded rows), ``cost`` that
 rounded once to the cent (what the table prints), ``currency`` ``USD`` on every line, ``priced`` ``all``, ``part``
 (some model of it has no price: ``unpriced`` names them) or ``none`` (no token of it had a price: both costs empty,
 never 0), ``marks`` the table's marks after a cost (``*``, ``^``, ``?``) and ``credits`` (Kiro's, in its own unit,
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import io
+
+from ..view.rows import usage_unrecorded
 
 __all__ = ["COLUMNS", "FORMATS", "flat_lines", "csv_text", "md_text"]
 
@@ -43,7 +46,10 @@ def _line(key: str, extra: tuple, r: dict, models: list[str]) -> list[str]:
     exact = "" if none else cost.get("usd_exact", repr(cost["usd"]))
     shown = "" if none else f"{cents(cost):.2f}"  # the table's cents ($12.34): the exact amount rounded once
     counts = [u["in"], u["out"], u["cache_write"], u["cache_read"]]
-    return [key, *extra, "; ".join(models), str(r["calls"]), *map(str, counts), str(sum(counts)), exact, shown, "USD",
+    tokens = [*map(str, counts), str(sum(counts))]
+    if usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")):  # none recorded: empty, never 0 (trial 29c F4)
+        tokens = [""] * 5
+    return [key, *extra, "; ".join(models), str(r["calls"]), *tokens, exact, shown, "USD",
             _priced(cost), "; ".join(cost.get("unpriced") or ()), cost_marks(cost),
             "" if r.get("credits") is None else credits_text(r["credits"])]
 
@@ -82,4 +88,5 @@ def md_text(head: list[str], lines: list[list[str]]) -> str:
     text = "\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [head, rule, *lines])
     return (text + "\n\nCosts in USD: `cost_exact` is exact, `cost` it rounded once to the cent; the total is the exact "
             "sum rounded once, so the rows' cents may differ from it by a few cents. `priced`: `none` means no token "
-            "of the row had a price (its cost is no figure, never 0).\n")
+            "of the row had a price (its cost is no figure, never 0); empty token cells: the runtime recorded no token count "
+            "for the row's calls (Kiro meters credits), never 0.\n")

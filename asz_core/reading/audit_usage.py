@@ -28,8 +28,9 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
     :func:`~asz_core.view.usage_report.range_in_window`; one that cannot be placed is in no window figure). A
     conversation that does not verify is in no figure (as in ``asz usage``): each is null, and ``held_back`` true. One
     none of whose calls recorded a token count (:func:`~asz_core.view.rows.usage_unrecorded`: Kiro meters credits; no
-    model call at all, hook records alone) adds ``usage_recorded`` false after the four, as ``asz ls --json`` says it:
-    its zero tokens and cost are not figures.
+    model call at all, hook records alone) adds ``usage_recorded`` false after the four, as ``asz ls --json`` says it,
+    and its ``tokens`` are each null, as ``asz usage --json`` gives them (trial 29c F4: they read 0); so does
+    ``in_window`` over the calls of the window.
     With ``only`` (``--in-range-only``, a window given) ``in_window`` alone, and ``models``: those of the calls made in
     the window, sorted (none when held back), so the header holds nothing of the calls made after the window closed.
     """
@@ -37,17 +38,29 @@ def usage_figures(root: str | os.PathLike, conversation: str, hide: Iterable[str
     if any(c.held for c in counted):
         empty = dict.fromkeys(("calls", "tokens", "cost", "credits"))
         return {**({} if only else empty), **({"in_window": dict(empty)} if window is not None else {}), "held_back": True}
-    out = {} if only else _figures(report(counted, "session", table), table)
-    if not only and usage_unrecorded(out["calls"], out.pop("with_usage"), out["credits"]):
-        out["usage_recorded"] = False
+    out = {} if only else _said(_figures(report(counted, "session", table), table))
     if window is not None:
         rows = report(counted, "session", table, *window)
-        out["in_window"] = _figures(rows, table)
-        del out["in_window"]["with_usage"]
+        out["in_window"] = _said(_figures(rows, table), window=True)
         out["in_window"].pop("cost_by_kind_line", None)  # the whole conversation's, as asz conversation says it
         if only:
             out["models"] = rows[0]["models"] if rows else []
     return out
+
+
+def _said(figures: dict, window: bool = False) -> dict:
+    """``figures`` (:func:`_figures`) without ``with_usage``, and, when none of its calls recorded a token count
+    (:func:`~asz_core.view.rows.usage_unrecorded`), its ``tokens`` each null (every key kept) and ``usage_recorded``
+    false after the four: not 0 (trial 29c F4; ``asz usage --json``'s rule,
+    :func:`~asz_core.view.usage_report.recorded`). A ``window``'s figures with no call and no credits in it are 0, a
+    figure: nothing was made in the window."""
+    with_usage = figures.pop("with_usage")
+    if window and not figures["calls"] and figures["credits"] is None:
+        return figures
+    if usage_unrecorded(figures["calls"], with_usage, figures["credits"]):
+        figures["tokens"] = dict.fromkeys(figures["tokens"])
+        figures["usage_recorded"] = False
+    return figures
 
 
 def _figures(rows: list[dict], table: Optional[PriceTable]) -> dict:

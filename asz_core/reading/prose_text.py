@@ -7,7 +7,8 @@ are written differs (:func:`to_text`):
 
 - the header: ``=== conversation ID ===`` then one ``key: value`` line per header key in the audit header's order
   (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
-  ``none``), then a blank line;
+  ``none``; ``tokens: not recorded`` and ``cost: none (no tokens to price)`` where the runtime recorded no token
+  count: :func:`unrecorded_words`), then a blank line;
 - every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`);
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
@@ -30,7 +31,8 @@ from ..view.secret_forms import found_in, masked_cut
 from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
 from .termtext import md_visible
 
-__all__ = ["PLAIN_FIELDS", "PlainAudit", "json_gist", "plain_pairs", "plain_summary", "plain_value", "to_text"]
+__all__ = ["PLAIN_FIELDS", "PlainAudit", "json_gist", "plain_pairs", "plain_summary", "plain_value", "to_text",
+           "unrecorded_words"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
 PLAIN_FIELDS = 40
@@ -84,9 +86,22 @@ def plain_value(v: Any) -> str:
 
 
 def _head(line: dict) -> list[str]:
-    """The header line of a conversation as plain lines (module docstring)."""
+    """The header line of a conversation as plain lines (module docstring), its figures :func:`unrecorded_words`."""
     out = [f"=== conversation {line.get('conversation', '')} ==="]
-    out += [f"{k}: {plain_value(v)}" for k, v in line.items() if k not in ("conversation", "kind")]
+    out += [f"{k}: {plain_value(v)}" for k, v in unrecorded_words(line).items() if k not in ("conversation", "kind")]
+    return out
+
+
+def unrecorded_words(figures: dict) -> dict:
+    """``figures`` (the audit header, or its ``in_window``) with, where ``usage_recorded`` is false (no call recorded a
+    token count: :func:`~asz_core.reading.audit_usage.usage_figures`), ``tokens`` as ``not recorded`` and ``cost`` as
+    ``none (no tokens to price)``, as ``asz conversation`` says them, never ``in 0`` and ``usd 0.0`` (trial 29c F4);
+    ``in_window`` the same way."""
+    out = dict(figures)
+    if out.get("usage_recorded") is False:
+        out.update({k: v for k, v in (("tokens", "not recorded"), ("cost", "none (no tokens to price)")) if k in out})
+    if isinstance(out.get("in_window"), dict):
+        out["in_window"] = unrecorded_words(out["in_window"])
     return out
 
 

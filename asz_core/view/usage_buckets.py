@@ -172,7 +172,9 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
     conversation's recorded range (``placed``: (day, model) sums, :func:`_placed`), in no hour or quarter;
     ``total`` the sum of the quarters, ``placed`` and ``no_time`` (so also of the hours, ``placed`` and
     ``no_time``, and of ``models``, to the micro-dollar). The cost comes from ``prices`` (asz.yaml's table, as every other reader prices with) or, when
-    None, the shipped price table when it is installed."""
+    None, the shipped price table when it is installed. Each of those rows carries ``"priced": false`` where no token of
+    it had a price (:func:`_priced_said`), and the answer's ``priced`` is false when no token of ``total`` had one (or
+    no price table is installed), as ``asz usage --json``'s ``total.cost.priced`` says it (trial 29c F4)."""
     try:
         from .prices import cost_of as table_cost  # issue 17's price table
     except ImportError:
@@ -195,9 +197,10 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
         _add_into(per_model.setdefault((model or "(no model)", model), [0] * len(v)), v)
     models = _bucket_rows(per_model, "model", cost_of)
     unpriced = {m for r in hours + models for m in r.get("unpriced", ())}  # each row's own (F13), taken together
+    total = _sum_rows(quarters + on_day + [no_time])
     return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
-            "priced": cost_of is not None, "quarters": quarters, "no_time": no_time, "models": models,
-            "placed": on_day, "total": _sum_rows(quarters + on_day + [no_time])}
+            "priced": cost_of is not None and "priced" not in total, "quarters": quarters, "no_time": no_time,
+            "models": models, "placed": on_day, "total": total}
 
 
 def _add_into(t: list[int], v: list[int]) -> None:
@@ -272,6 +275,8 @@ def _sum_rows(rows: list[dict]) -> dict:
     (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
+    if out["cost"] is not None and all(r.get("priced") is False for r in rows):  # no token of them had a price
+        out["priced"] = False
     for r in rows:
         for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, *_CALL_COUNTS):
             if r.get(k):
@@ -326,4 +331,20 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
                     row[k] = row.get(k, 0) + c[k]
             if c["unpriced"]:  # the models of this row the table has no price for: this row's mark, as asz usage's
                 row["unpriced"] = sorted({*row.get("unpriced", ()), *c["unpriced"]})  # rows (cost_of's rule; F13)
-    return list(by_start.values())
+            if "priced" not in c:  # some token of the row had a price
+                row[_PRICED] = True
+    return [_priced_said(r) for r in by_start.values()]
+
+
+#: A bucket row's mark, while it is summed, that some token of it had a price (never in an answer).
+_PRICED = "_priced"
+
+
+def _priced_said(row: dict) -> dict:
+    """``row`` with ``"priced": false`` where no token of it had a price (:func:`~asz_core.view.prices.cost_of`'s key,
+    as ``asz usage --json``'s ``cost.priced``: Kiro's calls record no token count; every model of it unpriced): its
+    ``cost`` 0.0 is then no dollar figure (trial 29c F4: ``/api/usage`` said ``"priced": true`` where the CLI said
+    false); no key otherwise. A row with no price table (``cost`` None) is left as it is."""
+    if row.pop(_PRICED, False) or row.get("cost") is None:
+        return row
+    return {**row, "priced": False}

@@ -57,7 +57,7 @@ import attrs
 from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
-from .rows import read_head
+from .rows import read_head, usage_unrecorded
 from ..storage.senders import instance_label, sender_matches, session_senders
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
@@ -67,7 +67,7 @@ from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "range_in_window", "narrowed", "report", "totals", "untimed", "untimed_credits", "zone_of",
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "range_in_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
            "placed_key", "in_window", "range_span", "span_key", "span_in_window", "ms_in_window"]
 
 #: The report views and the key each row carries.
@@ -485,6 +485,22 @@ def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
     for c in calls:
         out[c.model or "(no model)"] = out.get(c.model or "(no model)", 0) + 1
     return dict(sorted(out.items()))
+
+
+def recorded(row: dict) -> dict:
+    """``row`` (a row of :func:`report` or :func:`totals`) as the machine-readable forms give it (``asz usage --json``,
+    the audit header; trial 29c F4: they said 0 tokens where the runtime recorded none): a copy with
+    ``usage_recorded``, False when no token count is recorded to read a figure from
+    (:func:`~asz_core.view.rows.usage_unrecorded` of its ``calls``, ``calls_with_usage`` and ``credits``: Kiro meters
+    credits; no model call at all), its ``usage`` then keeping every key with each value null (its cost says
+    ``"priced": false``); True otherwise, the row's figures as they are; null on a row every call of which is held back
+    (``held_back``, no call counted and no credits: its zero usage is in no figure, and whether its calls recorded
+    tokens is not read from evidence that does not verify)."""
+    if "held_back" in row and not row["calls"] and row.get("credits") is None:
+        return {**row, "usage_recorded": None}
+    if not usage_unrecorded(row["calls"], row["calls_with_usage"], row.get("credits")):
+        return {**row, "usage_recorded": True}
+    return {**row, "usage": dict.fromkeys(row["usage"]), "usage_recorded": False}
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:

@@ -1208,7 +1208,9 @@
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return (x.name || x.conversation) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
       if (!keys.length && !untimed.calls && !untimed.credits) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
-      if (keys.length) {
+      if (keys.length && total && unrecorded(total, total.calls, total.credits)) {  // no chart of zeros (trial 29c F4)
+        panel.append(h('p', { class: 'muted small', id: 'usage-no-tokens' }, 'Tokens per day: not recorded (' + UNRECORDED + ').'));
+      } else if (keys.length) {
         panel.append(h('h2', null, 'Tokens per day'), barChart(keys, days, TOKEN_KINDS, function (d) { return d.in + d.out + d.cache_read + d.cache_write; }, num));
         panel.append(h('div', { class: 'legend small' }, TOKEN_KINDS.map(function (t) { return h('span', null, h('i', { class: 'sw s-' + t[0] }), t[1]); })));
         // Cache reads are most of the tokens in most histories, and the other kinds are hairlines on their scale (trial
@@ -1223,7 +1225,12 @@
         }
         if (u.priced) panel.append(h('h2', null, 'Cost per day (USD)'), barChart(keys, days, [['cost', 'cost']], function (d) { return d.cost; }, cents));
       }
-      if (!u.priced) panel.append(h('p', { class: 'muted small' }, 'No price table is installed, so no cost is shown.'));
+      // /api/usage's priced is false when no token counted had a price, as asz usage --json's total.cost.priced
+      // (trial 29c F4: it was true with a $0 cost where the runtime recorded no token count): said why, never $0
+      if (!u.priced) panel.append(h('p', { class: 'muted small', id: 'usage-no-cost' }, 'No cost is shown: ' +
+        (total && unrecorded(total, total.calls, total.credits) ? 'the runtime recorded no token counts for these model calls (it metered credits), so there is nothing to price.'
+          : u.unpriced && u.unpriced.length ? 'no model here has a price in the price table (add them under prices in asz.yaml).'
+            : 'no token counted here had a price.')));
       // to the cent, as asz usage prints it, and its marks (+ unpriced where ``d``'s own calls hold a model with no
       // price, the server's cost_of rule per row as asz usage marks a row, trial 23a F13; ^ and ? as ``d`` counts calls
       // at a rate the price table does not hold or not checked: rateMarks); the exact figure in the tooltip (trial 4,
