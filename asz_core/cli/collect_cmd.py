@@ -23,7 +23,7 @@ from ..config import Config, ConfigError, format_duration, load_config
 from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
-from .jobs import Job, adapter_default_folders, load_adapter_file, resolve_jobs, storage_root, usage_error
+from .jobs import Job, adapter_default_folders, load_adapter_file, missing_is_note, resolve_jobs, storage_root, usage_error
 from .root_overlap import refuse_overlap
 from .stopping import held, interrupt_on, take_signals
 
@@ -106,7 +106,7 @@ def collect(
     asz.yaml adapters). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
     ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) is read into the one root; --source again (or a
     source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
-    source folders); a copy of a session in two folders lands once; a missing folder among several is a note.
+    source folders); a copy of a session in two folders lands once; a missing folder among several is a note, and so is a missing default folder (no --source, no source_root) of an adapter collected beside another (asz.yaml listing claude-code-local and kiro with no ~/.claude/projects); a missing folder named, or the only adapter's, is an error.
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=). Problems go to stderr as ``error:`` (each counted once in errors=; a full file system, ENOSPC/EDQUOT/EFBIG, is one line on the root that stops the pass: docs/storage-root.md, A full file system), ``conflict:`` (once a process, also in one started later) or ``busy:`` lines,
     a landed source gone as ``gone:`` naming it and its session. One collector per root: a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
@@ -136,7 +136,7 @@ def collect(
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
                                          after_landing=None if no_parse else index_landed), report=report,
-                  more_roots=j.more_roots, default_folders=j.default_folders)
+                  more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
         for j in jobs if j is not provider
     ]
     stop, started, said, passed = threading.Event(), time.time_ns(), {}, {}  # said: push's notes; passed: status, rows
@@ -522,7 +522,8 @@ def sources(
         refuse_overlap("sources", storage, jobs)  # both write into the storage root
         raise typer.Exit(reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread) if reset_conflict
                          else reland_files(storage, jobs, reland, lock_timeout, as_json))
-    out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude, more_roots=j.more_roots) for j in jobs]
+    out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude, more_roots=j.more_roots,
+                  optional=missing_is_note(j, jobs)) for j in jobs]
     gone = sources_gone(storage)
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out, "gone": gone}, option=orjson.OPT_INDENT_2).decode())
@@ -534,6 +535,7 @@ def sources(
 def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
     """``asz sources``'s table: per adapter of ``out`` (:func:`~asz_core.collect.survey.survey`) its sources and lines,
     then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
+    from ..collect.folders import NO_DEFAULT
     from ..collect.src_text import shown
     from ..storage.cursor import dated_reason
     from ..termsafe import one_line  # a source's name can hold an OSC or a newline (trial 27c F4)
@@ -542,7 +544,9 @@ def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
         n_src = sum(len(s["sources"]) for s in a["sessions"])
         typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
                    f"{len(a['sessions'])} session(s), {n_src} source(s)")
-        for p in a.get("missing", ()):
+        if a.get("missing") and len(a["missing"]) == len(a.get("source_roots") or ()):  # a default folder: a note
+            typer.echo(f"note: {' and '.join(a['missing'])}: {NO_DEFAULT.format(adapter=a['adapter'])}")
+        for p in a.get("missing", ()) if len(a.get("missing") or ()) < len(a.get("source_roots") or ()) else ():
             typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
         typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
         for sess in a["sessions"]:

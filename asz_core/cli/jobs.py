@@ -19,7 +19,7 @@ import typer
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, check_adapter_keys, parse_duration
 from ..plugins import Adapter, get_plugin_manager, raised_at
 
-__all__ = ["Job", "adapter_default_folders", "adapter_file_module", "load_adapter_file", "resolve_jobs", "storage_root",
+__all__ = ["Job", "adapter_default_folders", "missing_is_note", "adapter_file_module", "load_adapter_file", "resolve_jobs", "storage_root",
            "storage_source_root", "usage_error"]
 
 
@@ -155,6 +155,16 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def missing_is_note(job: Job, jobs: list[Job]) -> bool:
+    """Whether ``job``'s source folders all missing is a ``note:``, not an ``error:`` (trial 29c F5: a Kiro-only
+    machine collecting the default list or an asz.yaml listing claude-code-local and kiro got ``errors=1`` and exit 1
+    on every pass, for a ``~/.claude/projects`` nobody asked for): its folders are its adapter's defaults (no
+    ``--source``, no ``source_root``: :attr:`Job.default_folders`) and another adapter of ``jobs`` (the command's)
+    collects sessions beside it (a provider-body adapter, ``body_suffixes``, is no such one). A folder the user named,
+    or the only adapter's, stays an error (:data:`~asz_core.collect.folders.NO_ROOT`)."""
+    return job.default_folders and any(j.adapter.name != job.adapter.name and not j.adapter.body_suffixes for j in jobs)
 
 
 def storage_root(cfg: Config, root: Optional[Path] = None) -> Path:

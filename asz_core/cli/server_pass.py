@@ -63,7 +63,7 @@ def make_collectors(spec: PassSpec) -> list:
     options no longer resolve (the configuration file changed since the server started)."""
     from ..collect.collector import Collector, CollectOptions, Report
     from ..config import load_config
-    from .jobs import resolve_jobs
+    from .jobs import missing_is_note, resolve_jobs
 
     cfg = load_config(spec.config)
     adapter = spec.adapter if isinstance(spec.adapter, str) else list(spec.adapter)
@@ -72,7 +72,7 @@ def make_collectors(spec: PassSpec) -> list:
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                       options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report,
-                      more_roots=j.more_roots, default_folders=j.default_folders)
+                      more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
             for j in jobs]
 
 

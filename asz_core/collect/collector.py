@@ -105,7 +105,8 @@ class Collector:
     ``root`` is the storage root; ``source_root`` the adapter's source root
     (relative ``src`` values and cursor ``source`` values are relative to it);
     ``more_roots`` further source folders of the adapter read into the same root, their sources named by absolute
-    path (:mod:`asz_core.collect.folders`; ``default_folders``: and any default folder that appears later);
+    path (:mod:`asz_core.collect.folders`; ``default_folders``: and any default folder that appears later;
+    ``optional``: those default folders all missing is a ``note:``, another adapter being collected beside it);
     ``include``/``exclude`` are handed to ``adapter.discover``. Keep one
     Collector across the passes of a watch loop: it remembers which conflicts it
     has told and which undiscovered sessions it has checked.
@@ -123,12 +124,14 @@ class Collector:
         report: Report | None = None,
         more_roots: Iterable[str | os.PathLike] = (),
         default_folders: bool = False,
+        optional: bool = False,
     ):
         self.root = Path(root)
         self.adapter = adapter
         self.source_root = Path(source_root)
         self.source_roots = [self.source_root, *map(Path, more_roots)]  # the root's own first (collect/folders.py)
         self.default_folders = default_folders  # each pass adds the adapter's default folders that appeared
+        self.optional = optional  # its default folders all missing is a note: another adapter is collected (folders.py)
         self.include = list(include)
         self.exclude = list(exclude)
         self.options = options or CollectOptions()

@@ -27,7 +27,7 @@ import attrs
 
 from ..plugins.adapter import Adapter, Discovery, Source, discovery_failure
 
-__all__ = ["FolderDiscovery", "current_roots", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "same_file", "RENAMED"]
+__all__ = ["FolderDiscovery", "current_roots", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "NO_DEFAULT", "same_file", "RENAMED"]
 
 #: Bytes compared at a time by :func:`copy_of`.
 _CHUNK = 1 << 20
@@ -119,20 +119,33 @@ NO_FOLDER = ("no such source folder for adapter {adapter}; its other source fold
              "appears later is read from its first byte)")
 
 
+#: The note of an adapter none of whose default folders exists while another adapter of the command is collected
+#: (``col.optional``; trial 29c F5: a Kiro-only machine's missing ``~/.claude/projects`` was an error on every pass).
+NO_DEFAULT = ("no such source root for adapter {adapter}: none of its default folders exists, so it collects nothing "
+              "here; the command's other adapters are collected (a folder that appears later is read from its first "
+              "byte; --source DIR or source_root names another, and one named that is missing is an error)")
+
+
 def tell_folders(col, found: FolderDiscovery, c) -> bool:
     """Tell what :func:`discover_folders` could not read, for collector ``col`` (its ``report``, counted in ``c``, a
     :class:`~asz_core.collect.report.Counters`); False when no folder was read (the pass lands nothing for ``col``).
 
     A folder whose discovery failed is an ``error:``. A folder that does not exist is an ``error:`` (:data:`NO_ROOT`)
-    when no folder exists, as for an adapter's only source root; one of several that does not exist is a ``note:``
-    (:data:`NO_FOLDER`), told once per process and not counted: the others are collected.
+    when no folder exists, as for an adapter's only source root, but for an adapter reading its default folders beside
+    another adapter (``col.optional``): then a ``note:`` (:data:`NO_DEFAULT`), told once per process and not counted;
+    one of several that does not exist is a ``note:`` (:data:`NO_FOLDER`), told once per process and not counted: the
+    others are collected.
     """
     read = len(col.source_roots) - len(found.missing) - len(found.failed)
     for folder, message in found.failed:
         col.report.error(folder, message)
         c.errors += 1
     for folder in found.missing:
-        if not read and not found.failed:
+        if not read and not found.failed and getattr(col, "optional", False):
+            if (str(folder), NO_DEFAULT) not in col.told_errors:
+                col.told_errors.add((str(folder), NO_DEFAULT))
+                col.report.note(folder, NO_DEFAULT.format(adapter=col.adapter.name))
+        elif not read and not found.failed:
             col.report.error(folder, NO_ROOT.format(adapter=col.adapter.name))
             c.errors += 1
         elif (str(folder), NO_FOLDER) not in col.told_errors:

@@ -28,7 +28,8 @@ __all__ = ["survey"]
 
 
 def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, *,
-           include: Iterable[str] = (), exclude: Iterable[str] = (), more_roots: Iterable[str | os.PathLike] = ()) -> dict:
+           include: Iterable[str] = (), exclude: Iterable[str] = (), more_roots: Iterable[str | os.PathLike] = (),
+           optional: bool = False) -> dict:
     """Describe one adapter's sources against a storage root, as a JSON-ready dict.
 
     Shape::
@@ -53,13 +54,19 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     else 0; each such source is also a ``torn_tails`` line. With ``more_roots`` (further source folders read into the
     same root, :mod:`asz_core.collect.folders`) the dict also has ``"source_roots": [str]`` (every folder, the root's
     own first) and ``"missing": [str]`` (those that do not exist), and a copy in another folder whose bytes are all in
-    the source that lands is a skipped entry, as a pass counts it.
+    the source that lands is a skipped entry, as a pass counts it. ``optional`` (its folders are the adapter's defaults
+    and another adapter is listed beside it: :func:`~asz_core.cli.jobs.missing_is_note`): when none of its folders
+    exists, no error, ``"source_roots"`` and ``"missing"`` (every one of them) say it, as a pass notes it (trial 29c F5).
     """
     root = Path(root)
     out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": []}
     now = time.time_ns()
     more = [Path(p) for p in more_roots]
     folder_of = None
+    every = [Path(source_root), *more]
+    if optional and not any(p.exists() for p in every):  # a pass's note (collect/folders.py NO_DEFAULT), not an error
+        out.update(source_roots=[str(p) for p in every], missing=[str(p) for p in every])
+        return out
     if more:
         found = discover_folders(adapter, [Path(source_root), *more], include=include, exclude=exclude)
         disc, folder_of = found.disc, found.folder_of
