@@ -435,6 +435,22 @@
           fmtBytes(x.kept_bytes) + ') and verifies, and nothing newer lands. ', h('code', null, x.next.split(' reads ')[0]), ' reads it again once its bytes are back (--reread: from its start).');
       })));
   }
+  // A source of the session a collect pass found gone (its runtime deleted it: Claude Code's 30-day clean-up, Kiro's
+  // own): what landed of it is all there is now, kept in this root only. asz ls marks the row's STATE gone and asz
+  // conversation prints a gone: line each (trial 23b, F3; conflicts.gone_line); the page said neither (trial 29c F11).
+  function goneWhen(x) { return x.since ? fmtTime(Date.parse(x.since)) : 'a time not recorded'; }
+  function goneKept(x) { return (typeof x.kept_lines === 'number' ? num(x.kept_lines) + ' lines, ' : '') + fmtBytes(x.kept_bytes); }
+  function goneTitle(g) {
+    return g.map(function (x) { return 'its source ' + x.file + ' was found gone at ' + goneWhen(x) + '; what landed of it is kept in this root only (' + goneKept(x) + ')'; }).join('; ');
+  }
+  function goneBadge(g) { return g && g.length ? h('span', { class: 'state gone', title: goneTitle(g) }, 'gone') : null; }
+  function goneBox(g) {
+    return h('div', { class: 'box notice', id: 'gone', role: 'status' }, h('strong', null, 'Sources gone: '),
+      h('ul', null, g.map(function (x) {
+        return h('li', null, 'its source ', h('span', { class: 'mono' }, x.file), ' was found gone at ' + goneWhen(x) +
+          '; what landed of it (' + goneKept(x) + ') is kept in this root only, and verifies: it is all there is now.');
+      })), h('span', { class: 'small muted' }, 'asz sources lists the files; asz conversation prints a gone: line each.'));
+  }
   // Retention (asz prune) replaced the conversation's landed files by skeletons: the structure, times, ids, models and
   // usage stay; the text went, so its title says (removed by retention) and no talk has a label (trial 19, F21).
   const REMOVED_KEPT = 'skeletons keep the structure, times, ids, models and token usage; the prompts, replies, tool input and output and each record\'s working directory (cwd) went with the text';
@@ -935,7 +951,7 @@
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
         sentBy() ? h('td', { class: 'hide-narrow small sent-by' }, r.sent_by || '') : null,
-        h('td', null, rowState(r), stoppedBadge(r.conflicts), removedBadge(r.removed_files)))));
+        h('td', null, rowState(r), stoppedBadge(r.conflicts), goneBadge(r.sources_gone), removedBadge(r.removed_files)))));
     });
     placeChildren(tb, drawn);
     sayNoMatch();
@@ -1608,6 +1624,7 @@
     }
     if (s.removed) add(app, removedBox(s.removed));
     if (s.conflicts && s.conflicts.length) add(app, stoppedBox(s.conflicts));
+    if (s.sources_gone && s.sources_gone.length) add(app, goneBox(s.sources_gone));
     if (s.problems && s.problems.length) {
       add(app, h('div', { class: 'box error', id: 'problems' }, h('strong', null, PROBLEMS_HEAD[s.state] || 'Problems found:'),
         h('ul', null, s.problems.map(function (p) { return h('li', null, p); }))));
