@@ -211,17 +211,16 @@ def _forget_text(root: Path, cids: list[str]) -> None:
 def metered_data(dialect: str, data) -> object:
     """What of a data part (decoded) of ``dialect`` its adapter keeps in a skeleton for its usage figures
     (:meth:`asz_core.Adapter.metered_data`: Kiro's credits and turns; trial 29a F2), None when it keeps nothing, no
-    adapter speaks the dialect, or the adapter does not override the method or raises."""
+    adapter speaks the dialect, or the adapter does not override the method. Raises what the adapter's method raises:
+    the skeleton's writer, which calls it part by part, keeps nothing for that part
+    (:func:`~asz_core.sessiondata.skeleton.skeleton_bytes`' ``keep``)."""
     from ..plugins.adapter import Adapter
     from ..plugins.manager import adapter_for_dialect
 
     a = adapter_for_dialect(dialect)
     if a is None or getattr(type(a), "metered_data", None) is Adapter.metered_data:
         return None
-    try:
-        return a.metered_data(dialect, data)
-    except Exception:  # an adapter's bug keeps nothing
-        return None
+    return a.metered_data(dialect, data)
 
 
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:

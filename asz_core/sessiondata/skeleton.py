@@ -174,8 +174,8 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
                    keep: Optional[Callable[[str, Any], Any]] = None) -> bytes:
     """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``: :class:`Removed`). ``keep(dialect,
     data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
-    (:meth:`asz_core.Adapter.metered_data`; None keeps nothing). Raises ValueError for bytes that are not a whole
-    landed file."""
+    (:meth:`asz_core.Adapter.metered_data`; None keeps nothing, and so does a ``keep`` that raises: an adapter's bug
+    costs that part's figures, never the skeleton). Raises ValueError for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")

@@ -260,6 +260,39 @@ def test_what_a_skeleton_keeps_and_drops():
     assert rec2["parts"][1]["data"]["segments"] == [{"part": 0}, {"piece": "d" * 64}]
 
 
+def test_what_an_adapters_keep_adds_to_a_skeleton_and_an_adapters_bug_costs():
+    """``keep(dialect, data)`` (asz prune passes :meth:`asz_core.Adapter.metered_data`, trial 29a F2): asked only of
+    a data part that decodes and is none of the three kinds seed 000 keeps, with the header's dialect; what it gives is
+    kept beside the part's sha256; a ``keep`` that raises keeps nothing for that part (the part as without it) and
+    the skeleton is written all the same."""
+    other = {"type": "usage_summary", "promptTurnSummaries": [{"unit": "credit", "usage": 0.5, "text": "secret"}]}
+    execution = {"schema": "execution/1", "id": "obs1", "tool": "t", "time": "2026-01-01T00:00:01Z", "outcome": "returned"}
+    parts = [{"k": "data", "data": other, "state": "available", "bytes": 40},
+             {"k": "data", "data": execution, "state": "available", "bytes": 90},
+             {"k": "text", "text": "secret", "state": "available", "bytes": 6}]
+    header = {"h": 1, "schema": "sd/1", "seq": 1, "at": "2026-01-01T00:00:00Z", "kind": "transcript", "adapter": "a/1",
+              "dialect": "d/1", "src": "s.jsonl", "session": "s", "stream": "main"}
+    data = _landed(header, [{"ord": 1, "off": 0, "bytes": 10, "id": "r1", "parts": parts}])
+    sha = hashlib.sha256(orjson.dumps(other)).hexdigest()
+    asked = []
+
+    def keep(dialect, value):
+        asked.append((dialect, value))
+        return {"promptTurnSummaries": [{"unit": "credit", "usage": 0.5}]}
+
+    def bug(dialect, value):
+        raise KeyError("an adapter's bug")
+
+    sk = lambda keep: [orjson.loads(x) for x in skeleton_bytes(data, at="t", generation=1, receiver="accepted",  # noqa: E731
+                                                               owner="o", keep=keep).split(b"\n")[1:2]][0]["parts"]
+    kept = sk(keep)
+    assert asked == [("d/1", other)]
+    assert kept[0] == {"k": "data", "state": "removed", "bytes": 40, "sha256": sha,
+                       "data": {"promptTurnSummaries": [{"unit": "credit", "usage": 0.5}]}}
+    assert kept[1]["data"] == execution and kept[2] == {"k": "text", "state": "removed", "bytes": 6}
+    assert sk(bug) == sk(None) == [{"k": "data", "state": "removed", "bytes": 40, "sha256": sha}, kept[1], kept[2]]
+
+
 def test_push_applies_retention_after_its_pass(pushed, tmp_path):
     root = tmp_path / "data"
     shutil.copytree(pushed[0], root, symlinks=True)
