@@ -13,6 +13,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,17 @@ def _model(corpus_source) -> str:
     raise AssertionError("no model in the source")
 
 
+def _forge(copy: Path, forged: bytes, to: Path) -> Path:
+    """``forged`` written at ``to`` with ``copy``'s manifest written again for it (bytes, SHA-256, line digests), so
+    the forged copy checks against its own manifest and only the root can tell: ``to``."""
+    to.write_bytes(forged)
+    body = json.loads(copy.with_name(copy.name + ".manifest.json").read_text())
+    body["export"] = {**body["export"], "bytes": len(forged), "sha256": hashlib.sha256(forged).hexdigest(),
+                      "lines": line_digests(forged)}
+    to.with_name(to.name + ".manifest.json").write_text(json.dumps(body))
+    return to
+
+
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_each_form_made_before_retention_checks_but_for_what_went(pruned, form):
     root, copies = pruned
@@ -77,12 +89,7 @@ def test_a_kept_value_changed_after_retention_is_a_problem(pruned, corpus_source
     assert model.encode() in data
     forged = data.replace(model.encode(), (model[:-1] + ("8" if model.endswith("9") else "9")).encode())
     assert forged != data
-    copy = tmp_path / copies[form].name
-    copy.write_bytes(forged)
-    body = json.loads(copies[form].with_name(copies[form].name + ".manifest.json").read_text())
-    body["export"] = {**body["export"], "bytes": len(forged), "sha256": hashlib.sha256(forged).hexdigest(),
-                      "lines": line_digests(forged)}
-    copy.with_name(copy.name + ".manifest.json").write_text(json.dumps(body))
+    copy = _forge(copies[form], forged, tmp_path / copies[form].name)
     p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
     assert p.returncode == 1, p.stdout[-3000:]
     assert f"{copy.name}: " in p.stdout and "problem(s)" in p.stdout.splitlines()[-1]
@@ -98,13 +105,7 @@ def test_a_figure_added_to_a_json_copy_after_retention_is_a_problem(pruned, tmp_
     assert "cost_usd" not in doc["summary"]
 
     def checked(name: str, changed: dict) -> subprocess.CompletedProcess:
-        forged = json.dumps(changed).encode()
-        copy = tmp_path / name
-        copy.write_bytes(forged)
-        body = json.loads(copies["json"].with_name(copies["json"].name + ".manifest.json").read_text())
-        body["export"] = {**body["export"], "bytes": len(forged), "sha256": hashlib.sha256(forged).hexdigest(),
-                          "lines": line_digests(forged)}
-        copy.with_name(name + ".manifest.json").write_text(json.dumps(body))
+        copy = _forge(copies["json"], json.dumps(changed).encode(), tmp_path / name)
         return asz("verify", "--export", str(copy), "--root", str(root), check=False)
 
     p = checked("figure.json", {**doc, "summary": {**doc["summary"], "cost_usd": 9.5}})
