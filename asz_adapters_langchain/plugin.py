@@ -249,6 +249,11 @@ class LangsmithIngest(Adapter):
         """The runs that started and whose end no landed arrival carries (:func:`runs_without_end`)."""
         return runs_without_end(records)
 
+    def landed_in_arrival_order(self, dialect: str) -> bool:
+        """True: a run lands when its post and its patch arrive, in the client's batches, so a thread's landed order is
+        arrival order; the exports read it in the document's order (:mod:`asz_core.reading.doc_order`)."""
+        return True
+
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file whose header names ``adapter`` (``langsmith-ingest/X.Y.Z``, an earlier version) did not keep or
         read as this version does (:data:`_LANDED_WITHOUT`), one phrase each; [] for another adapter or a version that

@@ -142,6 +142,15 @@ class ReadingHooks:
         answer, is taken as None)."""
         return None
 
+    def landed_in_arrival_order(self, dialect: str) -> bool:
+        """True when records of ``dialect`` land in the order they reached asz rather than the order of the work: a
+        LangSmith client posts a run when it starts and patches it when it ends, in batches, so a thread's questions
+        land before the ends that carry its replies. The prose, audit and text exports then read each stream in the
+        asz.view document's order (its talks, runs and steps; :mod:`asz_core.reading.doc_order`; recheck 28 N1).
+        Default False (file order is the work's order). Must not raise (an exception, or an answer that is not True,
+        is taken as False)."""
+        return False
+
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file of ``dialect`` whose header names ``adapter`` (an earlier version of this adapter, ``name/version``)
         did not keep or read as this version does, one phrase each, for the reader of a root several versions wrote

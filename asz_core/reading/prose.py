@@ -79,6 +79,7 @@ from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Header, is_member_part
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
+from .doc_order import arrival_ordered, document_order, in_document_order
 from .export import LOST, build, part_marker
 from .export_steps import UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
@@ -492,9 +493,12 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
     first: dict[str, int] = {}
+    arrived: dict[str, bool] = {}  # dialect -> whether it lands in arrival order (doc_order.arrival_ordered)
+    ordered = False  # a record of such a dialect is read: the streams take the document's order
     raw_bytes = 0
     for header, rel, row, rec in _records(root, session, through, stats.unverified, conversation):
         stream = header.stream or "main"
+        ordered = arrival_ordered(header.dialect, arrived) or ordered
         key = (stream, rec.get("ord", 0))
         if key in seen:
             continue
@@ -518,10 +522,16 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         raw.append(raw_bytes)
     _note_unread(by_stream, stats.thinking_unread)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
+    doc = build(root, conversation, hide) if audit is not None or ordered else None
+    if doc is not None and ordered:  # landed in arrival order: the document's order of the work
+        from .prose_audit import record_of
+
+        placed = document_order(doc)
+        by_stream = {s: in_document_order(lines, placed, record_of) for s, lines in by_stream.items()}
     if audit is not None:
         audit.files = {ln.seq: path.relative_to(root).as_posix() for ln, path in landed_files(root / session, skeletons=True)} \
             if (root / session).is_dir() else {}
-        audit.ask(build(root, conversation, hide), by_stream)
+        audit.ask(doc, by_stream)
         return audit.arrange([by_stream[s] for s in order])
     return [turn for s in order for turn in by_stream[s]]
 
