@@ -17,8 +17,8 @@ arrived. Per ``kind``:
     ``system_prompt`` as every kept decorated-function value. A failed trace's error is the derived ``error`` record after it.
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
-    parent, trace, dotted order, tags, project name and id, status) and the ``langgraph_``/``ls_``
-    metadata; inputs, outputs, events, extra, serialized, error, attachments and
+    parent, trace, dotted order, tags, project name and id, status) and the run's
+    metadata whole (the app's keys too: trial 28c F4); inputs, outputs, events, extra, serialized, error, attachments and
     child_runs are listed in ``dropped`` with their sizes, each with the reason
     true of it (:mod:`.reasons`).
 
@@ -76,7 +76,7 @@ from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, 
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import decode_line
-from .reasons import ROOT_ERROR_WHY, WHY, chain_why, root_inputs_why, waited_dropped
+from .reasons import ROOT_ERROR_WHY, WHY, chain_why, extra_why, root_inputs_why, waited_dropped
 from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
                    resume_text, rfc3339)
 
@@ -153,13 +153,15 @@ def _text(t: str) -> Part:
 
 
 def _envelope(run: dict) -> dict:
+    """The run's envelope (:data:`_ENVELOPE`) and its metadata (``extra.metadata``) whole, under ``metadata``: the
+    app's own (``config={"metadata": {...}}``, a customer or a tenant; trial 28c F4, where all but ``langgraph_*`` and
+    ``ls_*`` were dropped) beside the framework's. The rest of ``extra`` is listed under ``dropped``
+    (:data:`~asz_adapters_langchain.reasons.EXTRA_KEPT_WHY`)."""
     env = {k: run[k] for k in _ENVELOPE if k in run}
     extra = run.get("extra")
     md = extra.get("metadata") if isinstance(extra, dict) else None
-    if isinstance(md, dict):
-        keep = {k: v for k, v in md.items() if isinstance(k, str) and (k.startswith("langgraph_") or k.startswith("ls_"))}
-        if keep:
-            env["metadata"] = keep
+    if isinstance(md, dict) and md:
+        env["metadata"] = md
     return env
 
 
@@ -438,11 +440,11 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.from_ = "agent"
         rec.parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out), _data(_envelope(run))]
         rec.flags = ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]  # any shape may carry it
-        rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"))
+        rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"), extra=extra_why(run))
         return
     # graph chain runs (and a root's later arrivals): trimmed
     rec.parts = [_data(_envelope(run))]
-    rec.dropped = _dropped(run, _BULK, **({"error": ROOT_ERROR_WHY} if end and kind == "root" else {}))
+    rec.dropped = _dropped(run, _BULK, extra=extra_why(run), **({"error": ROOT_ERROR_WHY} if end and kind == "root" else {}))
 
 
 def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
@@ -501,7 +503,7 @@ def _fill_root_post(rec: Record, run: dict, err) -> None:
             if f not in rec.flags:
                 rec.flags.append(f)
     rec.parts.append(_data(_envelope(run)))
-    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"))
+    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run))
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped
     if err:

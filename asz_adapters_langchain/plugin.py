@@ -62,6 +62,8 @@ _LANDED_WITHOUT = (
                 "it describes (it landed it as an unknown part)"),
     ((0, 5, 0), "a LangGraph interrupt as what the tool asked a person (it landed a failed result, so the resumed "
                 "result made the tool's results ambiguous), and the resumed run's Command(resume) as the person's answer"),
+    ((0, 6, 0), "a run's own metadata (config metadata such as a customer or a tenant) beside its langgraph_* and ls_* "
+                "keys: it dropped them with extra"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -146,8 +148,9 @@ class LangsmithIngest(Adapter):
     # 0.2.0: each dropped member's why is its own (reasons.py; trial 23a F10); 0.3.0: a run member the dialect does not
     # know lands verbatim as an unknown part (dialect.KNOWN_MEMBERS; F9); 0.4.0: a run's session_id is described, and
     # every record of a run with a session_name carries it as its cwd, the conversation's project (trial 25a F2, F4);
-    # 0.5.0: a LangGraph interrupt is a notice of what the tool asked a person, a resume the person's answer (28c F2)
-    version = "0.5.0"
+    # 0.5.0: a LangGraph interrupt is a notice of what the tool asked a person, a resume the person's answer (28c F2);
+    # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4)
+    version = "0.6.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

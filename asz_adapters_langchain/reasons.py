@@ -15,7 +15,7 @@ from asz_core import Dropped
 
 from .runs import has_messages, human_text
 
-__all__ = ["WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
+__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "extra_why", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
 
 #: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
 #: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
@@ -27,6 +27,19 @@ WHY = {
     "child_runs": "the client's copy of the runs beneath this one: each arrives and lands as its own record",
     "error": "a chain step's error (exception and traceback): not carried for a chain step",
 }
+
+
+#: Why ``extra`` is listed under ``dropped`` on a record whose envelope keeps the run's metadata (trial 28c F4).
+EXTRA_KEPT_WHY = ("the framework's settings for the run (runtime, ids, invocation parameters); its metadata is kept "
+                  "whole in the envelope above")
+
+
+def extra_why(run: dict) -> str:
+    """Why ``run``'s ``extra`` is dropped from a record that keeps its envelope: :data:`EXTRA_KEPT_WHY` when the
+    envelope took its metadata, else :data:`WHY`'s."""
+    extra = run.get("extra")
+    md = extra.get("metadata") if isinstance(extra, dict) else None
+    return EXTRA_KEPT_WHY if isinstance(md, dict) and md else WHY["extra"]
 
 
 #: Why a trace's first run's ``error`` is dropped: the materialiser derives an ``error`` record from it.

@@ -12,7 +12,7 @@ import copy
 import json
 
 from langchain_helpers import graph_runs, landed_records
-from asz_adapters_langchain.reasons import WHY
+from asz_adapters_langchain.reasons import EXTRA_KEPT_WHY, WHY
 
 
 def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory, run_asz, tracer_batch):
@@ -34,10 +34,10 @@ def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory,
     assert why == {"inputs": "its first string argument is the text above; the rest is not carried for a chain",
                    "outputs": "a chain's outputs: this dialect carries a model call's, a tool's and a decorated "
                               "function's values, not a chain's (it holds no messages)",
-                   "extra": WHY["extra"]}
+                   "extra": EXTRA_KEPT_WHY}  # its metadata is in the envelope beside the question (trial 28c F4)
     why = {d.what: d.why for d in got[root_run["id"]].dropped}  # the graph's first run: its state holds messages
     assert why["outputs"] == "the graph's state (outputs): its messages are the model calls' and tools' own records"
-    assert why["inputs"].startswith("its last human message is the text above") and why["extra"] == WHY["extra"]
+    assert why["inputs"].startswith("its last human message is the text above") and why["extra"] == EXTRA_KEPT_WHY
     why = {d.what: d.why for d in got[step["id"]].dropped}  # a graph step whose values hold no messages
     assert why["outputs"].startswith("a chain's outputs") and why["events"] == WHY["events"]
     why = {d.what: d.why for d in got[llm["id"]].dropped}  # a model call's end

@@ -96,13 +96,14 @@ def test_a_committed_journal_is_applied_once(tmp_path, monkeypatch):
 
 
 def test_graph_runs_are_trimmed_and_flags_follow_the_key_rules():
-    """A graph chain run keeps its envelope and langgraph_/ls_ metadata; content goes to dropped with its size."""
+    """A graph chain run keeps its envelope and its metadata whole (the app's keys too: trial 28c F4); content goes to
+    dropped with its size."""
     run = _run("g", "r", inputs={"messages": ["x" * 100]}, outputs={"messages": []},
                extra={"metadata": {"thread_id": "th", "langgraph_node": "agent", "ls_x": 1, "other": 2}})
     line = orjson.dumps({"asz": {"id": "g", "run": "t1", "kind": "graph", "end": False}, "op": "post", "run": run})
     rec = convert_line(None, line, 1, 0)
     env = rec.parts[0].data
-    assert env["metadata"] == {"langgraph_node": "agent", "ls_x": 1} and "inputs" not in env
+    assert env["metadata"] == {"thread_id": "th", "langgraph_node": "agent", "ls_x": 1, "other": 2} and "inputs" not in env
     assert {d.what for d in rec.dropped} >= {"inputs", "outputs", "extra"} and not rec.flags
     assert content_flags({"messages": [{"role": "system", "content": "s"}]}) == ["system_prompt"]
     assert content_flags({"System-Prompt": "s", "available_tools": [{"name": "t"}]}) == ["system_prompt", "tool_schemas"]
