@@ -252,6 +252,12 @@ class LangsmithIngest(Adapter):
         """The runs that started and whose end no landed arrival carries (:func:`runs_without_end`)."""
         return runs_without_end(records)
 
+    def prune_staging(self, storage: Path, before_ns: int, dry_run: bool = False) -> tuple[int, int, list[str]]:
+        """The ``done/`` files staged before ``before_ns`` once everything materialised has landed (:func:`.staging.prune_done`)."""
+        from .staging import prune_done
+
+        return prune_done(Path(storage), before_ns, dry_run)
+
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True: a run lands when its post and its patch arrive, in the client's batches, so a thread's landed order is
         arrival order; the exports read it in the document's order (:mod:`asz_core.reading.doc_order`)."""

@@ -35,7 +35,12 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
             typer.echo(f"kept {k.session}: {k.reason}")
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
-    if quiet_when_idle and not (rep.removed or rep.problems):
+    if rep.staging_files:
+        typer.echo(f"{verb} staging: {rep.staging_files} file(s), {rep.staging_bytes} bytes already landed "
+                   "(_ingest/langsmith/done, docs/storage-root.md)")
+    for line in rep.staging_kept if not quiet_when_idle or rep.staging_files or rep.removed else ():
+        typer.echo(f"kept staging: {line}")
+    if quiet_when_idle and not (rep.removed or rep.problems or rep.staging_files):
         return 0
     typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} bytes={rep.bytes} kept={len(rep.kept)} "
                f"errors={len(rep.problems)}" + (" (dry run)" if dry_run else ""))
@@ -58,6 +63,9 @@ def prune_command(
     size before they became skeletons). --dry-run prints ``would remove
     SESSION`` and ``kept SESSION: why`` per session and the same total, ending
     ``(dry run)``; on a big root ``| tail -1`` is the total. Also runs after each push pass when storage.retention.after is set.
+    The LangSmith staging staged before the same cut (``_ingest/langsmith/done/``, copies of requests already
+    materialised) is deleted once everything materialised has landed, before the total: ``removed staging: N
+    file(s), B bytes already landed (…)``; ``kept staging: why`` when it must wait (docs/storage-root.md).
     """
     cfg = load("prune", config)
     where = Path(root) if root is not None else Path(cfg.root)

@@ -439,6 +439,14 @@ class Adapter(ReadingHooks, abc.ABC):
         """
         return None
 
+    def prune_staging(self, storage: Path, before_ns: int, dry_run: bool = False) -> tuple[int, int, list[str]]:
+        """Retention of what this adapter stages in the storage root ``storage`` beside the landed files (LangSmith's
+        ``_ingest/langsmith/done/``): delete what was staged before ``before_ns`` (unix ns) and has landed, crash-safe
+        (a kill at any point repeats work, never loses it). ``asz prune`` calls it with ``storage.retention.after``'s
+        cut. Returns ``(files, bytes, why kept)``: what was (``dry_run``: would be) deleted, and a sentence per reason
+        nothing could go. Default ``(0, 0, [])``: nothing staged. May raise OSError."""
+        return 0, 0, []
+
     def body_meta(self, name: str, data: bytes) -> BodyInfo:
         """The identifiers one provider-body file names (``name`` its file name, ``data`` its bytes).
 

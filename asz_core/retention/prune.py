@@ -72,6 +72,11 @@ class PruneReport:
     bytes: int = 0
     kept: list[SessionPlan] = attrs.Factory(list)
     problems: list[str] = attrs.Factory(list)
+    #: staging an adapter keeps beside the landed files (LangSmith's ``done/``) deleted: files, their bytes, and why
+    #: what was old enough stayed (:meth:`~asz_core.plugins.adapter.Adapter.prune_staging`)
+    staging_files: int = 0
+    staging_bytes: int = 0
+    staging_kept: list[str] = attrs.Factory(list)
 
 
 def _heads(root: Path) -> dict[str, list[dict]]:
@@ -305,4 +310,23 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
             return rep
         for p in done:
             (root / p.session / REMOVAL_STATE).unlink(missing_ok=True)
+        _prune_staging(root, cfg, rep, dry_run, now_ns)
     return rep
+
+
+def _prune_staging(root: Path, cfg: RetentionConfig, rep: PruneReport, dry_run: bool, now_ns: int | None) -> None:
+    """Each adapter's staging older than ``storage.retention.after`` that has landed (its ``prune_staging``), added
+    to ``rep``; nothing when ``after`` is not set. An adapter's OSError is a problem of the run, the others go on."""
+    if cfg.after is None:
+        return
+    from ..plugins.manager import get_plugin_manager
+
+    before = (now_ns if now_ns is not None else time.time_ns()) - int(cfg.after * 1e9)
+    for name, adapter in sorted(get_plugin_manager().adapters().items()):
+        try:
+            files, size, kept = adapter.prune_staging(root, before, dry_run)
+        except OSError as exc:
+            rep.problems.append(f"{name} staging: {exc}; kept for the next run")
+            continue
+        rep.staging_files, rep.staging_bytes = rep.staging_files + files, rep.staging_bytes + size
+        rep.staging_kept += kept
