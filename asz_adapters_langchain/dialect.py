@@ -78,7 +78,7 @@ from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, chain_why, extra_why, root_inputs_why, waited_dropped
 from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
-                   resume_text, rfc3339)
+                   person_digests, resume_text, rfc3339)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
 
@@ -152,16 +152,20 @@ def _text(t: str) -> Part:
     return Part(k="text", text=t, bytes=_size(t))
 
 
-def _envelope(run: dict) -> dict:
-    """The run's envelope (:data:`_ENVELOPE`) and its metadata (``extra.metadata``) whole, under ``metadata``: the
-    app's own (``config={"metadata": {...}}``, a customer or a tenant; trial 28c F4, where all but ``langgraph_*`` and
-    ``ls_*`` were dropped) beside the framework's. The rest of ``extra`` is listed under ``dropped``
-    (:data:`~asz_adapters_langchain.reasons.EXTRA_KEPT_WHY`)."""
+def _envelope(run: dict, asked: list[str] | None = None, state: list[str] | None = None) -> dict:
+    """The run's envelope (:data:`_ENVELOPE`) and its ``extra.metadata`` whole (the app's keys too; trial 28c F4: all
+    but ``langgraph_*``/``ls_*`` were dropped; the rest of ``extra`` is dropped, ``reasons.EXTRA_KEPT_WHY``). A trace's
+    first run's person messages (``runs.person_digests``) of its inputs (``asked``) and of its end state (``state``)
+    land as ``person_messages`` and ``state_person_messages`` when not empty (``reasons.questions_not_landed``)."""
     env = {k: run[k] for k in _ENVELOPE if k in run}
     extra = run.get("extra")
     md = extra.get("metadata") if isinstance(extra, dict) else None
     if isinstance(md, dict) and md:
         env["metadata"] = md
+    if asked:
+        env["person_messages"] = asked
+    if state:
+        env["state_person_messages"] = state
     return env
 
 
@@ -442,8 +446,8 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.flags = ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]  # any shape may carry it
         rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"), extra=extra_why(run))
         return
-    # graph chain runs (and a root's later arrivals): trimmed
-    rec.parts = [_data(_envelope(run))]
+    # graph chain runs (and a root's later arrivals): trimmed; a root's end says which person messages its state holds
+    rec.parts = [_data(_envelope(run, state=person_digests(run.get("outputs")) if end and kind == "root" else None))]
     rec.dropped = _dropped(run, _BULK, extra=extra_why(run), **({"error": ROOT_ERROR_WHY} if end and kind == "root" else {}))
 
 
@@ -502,7 +506,7 @@ def _fill_root_post(rec: Record, run: dict, err) -> None:
         for f in content_flags(run.get("inputs")):
             if f not in rec.flags:
                 rec.flags.append(f)
-    rec.parts.append(_data(_envelope(run)))
+    rec.parts.append(_data(_envelope(run, person_digests(run.get("inputs")), person_digests(run.get("outputs")))))
     rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run))
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped

@@ -127,6 +127,7 @@ def langsmith(
     sock = bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
+    _say_gap("asz ingest langsmith", storage)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
     typer.echo(f"listening: http://{shown}:{port}/")
@@ -169,10 +170,21 @@ def start_receiver(storage: Path, entry) -> str:
     app = make_app(storage, token=option(entry.options, "token") or "")
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="asz-langsmith-ingest", daemon=True).start()
+    _say_gap("asz: langsmith-ingest", storage)
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/"
     typer.echo(f"ingest   : langsmith-ingest receiving at {address}", err=True)
     return address
+
+
+def _say_gap(who: str, storage: Path) -> None:
+    """Record this receiver's start on the root and say on stderr the time no receiver listened before it, if any
+    (:func:`.listening.start_beating`; trial 28c F3)."""
+    from .listening import start_beating
+
+    said = start_beating(storage)
+    if said:
+        typer.echo(f"{who}: note: {said}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,7 +23,7 @@ from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 from asz_core.plugins.adapter import adapter_version
 
 from .dialect import DIALECT, convert_body, convert_line
-from .reasons import runs_landed_partly
+from .reasons import questions_not_landed, runs_landed_partly
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 from .settings import SETTINGS, option
@@ -64,6 +64,8 @@ _LANDED_WITHOUT = (
                 "result made the tool's results ambiguous), and the resumed run's Command(resume) as the person's answer"),
     ((0, 6, 0), "a run's own metadata (config metadata such as a customer or a tenant) beside its langgraph_* and ls_* "
                 "keys: it dropped them with extra"),
+    ((0, 7, 0), "which person messages a trace's first run was given and its graph state held at its end, so an "
+                "invocation none of whose requests arrived is not said"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -149,8 +151,9 @@ class LangsmithIngest(Adapter):
     # know lands verbatim as an unknown part (dialect.KNOWN_MEMBERS; F9); 0.4.0: a run's session_id is described, and
     # every record of a run with a session_name carries it as its cwd, the conversation's project (trial 25a F2, F4);
     # 0.5.0: a LangGraph interrupt is a notice of what the tool asked a person, a resume the person's answer (28c F2);
-    # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4)
-    version = "0.6.0"
+    # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4); 0.7.0: a trace's first
+    # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said
+    version = "0.7.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
@@ -248,6 +251,10 @@ class LangsmithIngest(Adapter):
         """The runs landed with what is known: their post, or their parent run, never arrived (:func:`~asz_adapters_langchain.reasons.runs_landed_partly`)."""
         return runs_landed_partly(records)
 
+    def questions_not_landed(self, dialect: str, records) -> list[tuple[str, int, int]]:
+        """The person messages a thread's graph state holds that no landed trace asked (:func:`.reasons.questions_not_landed`)."""
+        return questions_not_landed(records)
+
     def runs_without_end(self, dialect: str, records) -> list[tuple[str, bool]]:
         """The runs that started and whose end no landed arrival carries (:func:`runs_without_end`)."""
         return runs_without_end(records)
@@ -257,6 +264,12 @@ class LangsmithIngest(Adapter):
         from .staging import prune_done
 
         return prune_done(Path(storage), before_ns, dry_run)
+
+    def root_notes(self, storage: Path) -> list[str]:
+        """The times no receiver listened on the root (:func:`.listening.gaps`), one sentence each."""
+        from .listening import gap_line, gaps
+
+        return [gap_line(g) for g in gaps(Path(storage))]
 
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True: a run lands when its post and its patch arrive, in the client's batches, so a thread's landed order is

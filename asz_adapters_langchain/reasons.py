@@ -15,7 +15,7 @@ from asz_core import Dropped
 
 from .runs import has_messages, human_text
 
-__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "extra_why", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
+__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "extra_why", "questions_not_landed", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
 
 #: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
 #: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
@@ -91,3 +91,32 @@ def runs_landed_partly(records: Any) -> list[tuple[str, str]]:
             if what in whats and isinstance(rec.get("id"), str):
                 out.setdefault(rec["id"].partition(":patch:")[0], what)
     return list(out.items())
+
+
+def questions_not_landed(records: Any) -> list[tuple[str, int, int]]:
+    """What the graph's state says of invocations none of whose requests arrived (trial 28c F3: a thread's first two
+    turns were sent while the receiver was down and left nothing). A LangGraph thread with a checkpointer ends each
+    invocation with a state holding every message of the thread, so a person message in it that no landed trace's
+    first run was given is a question whose whole trace never arrived. Of the conversation's ``records`` (landed
+    order): the last ``state_person_messages`` landed (the end of the latest invocation that says it), and the
+    ``person_messages`` of every trace's first run (digests, :func:`~asz_adapters_langchain.runs.person_digests`).
+    Returns ``[(run id, n, of)]``: that run, how many of the ``of`` person messages of its state no landed run asked;
+    ``[]`` when none is missing or no state was landed (an app with no checkpointer: each state holds its own
+    invocation's messages only; files landed before langsmith-ingest 0.7.0). Never raises."""
+    asked: set[str] = set()
+    last: tuple[str, list] | None = None
+    for rec in records:
+        if not isinstance(rec, dict):
+            continue
+        for p in rec.get("parts") or ():
+            data = p.get("data") if isinstance(p, dict) and p.get("k") == "data" else None
+            if not isinstance(data, dict):
+                continue
+            if isinstance(data.get("person_messages"), list):
+                asked.update(x for x in data["person_messages"] if isinstance(x, str))
+            if isinstance(data.get("state_person_messages"), list) and isinstance(data.get("id"), str):
+                last = (data["id"], [x for x in data["state_person_messages"] if isinstance(x, str)])
+    if last is None:
+        return []
+    missing = sum(1 for x in last[1] if x not in asked)
+    return [(last[0], missing, len(last[1]))] if missing else []

@@ -7,6 +7,7 @@ Shared by materialisation (:mod:`asz_adapters_langchain.inbox`) and conversion
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import orjson
 
 __all__ = ["TITLE_MAX", "rfc3339", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
-           "error_line", "has_messages", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+           "error_line", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: Longest title kept, in characters (after trimming white space).
 TITLE_MAX = 200
@@ -156,6 +157,20 @@ def human_text(inputs: Any) -> str:
             if t:
                 return t
     return ""
+
+
+def person_digests(value: Any) -> list[str]:
+    """The first 16 hex digits of the SHA-256 of each person message's text under ``value``'s ``messages`` (a root
+    run's inputs, or a graph's state at its end), in order; a message with no text gives none. What a later
+    invocation's state says of questions whose traces never arrived (:func:`~asz_adapters_langchain.reasons.
+    questions_not_landed`; trial 28c F3)."""
+    out = []
+    for m in _messages(value):
+        role, content, _ = message_role(m)
+        t = message_text(content) if role == "human" else ""
+        if t:
+            out.append(hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    return out
 
 
 def resume_text(inputs: Any) -> str:

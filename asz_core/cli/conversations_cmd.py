@@ -9,7 +9,8 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens
+from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
+from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
@@ -132,7 +133,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
              _duration(row.get("from"), row.get("to")),
              "-" if talks_figure(row) is None else row["talks"],
              calls_cell(row), changes_cell(row),
-             HELD if held else (NOT_RECORDED if unrecorded else "-") if tokens is None
+             HELD if held else (unrecorded_cell(row) if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
              runtime_cell(row), state_cell(row))
@@ -344,7 +345,7 @@ def conversations(
     Each conversation's document is built (withholding view.hide) to know its state. A conversation that does not
     verify (state incomplete or mismatch) shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits),
-    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0). A COST
+    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0); one whose every model call an error ended reads "none: N failed" (no call returned usage; "not recorded (N failed)" when some did not fail; --json: calls_failed). A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
     cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). CALLS
@@ -413,16 +414,15 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
 
 def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -> tuple[list[str], list[str]]:
     """``(lines, unplaced)`` under the table of ``rows``: a line per row that does not read (its problem and what to
-    run), then the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
-    trial 25b F3); the line naming the rows a --since/--until window cannot place (no times: said rather than
-    dropped, trial 7; those that verify with no record holding a time yet on a line of their own: trial 27b F6), none
-    when none. Each conversation named by ``shown``."""
+    run), the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
+    trial 25b F3), what the adapters' staging knows (``staged_notes``); the line naming the rows a --since/--until
+    window cannot place (no times, trial 7; those with no record holding a time yet apart: trial 27b F6)."""
     from .view_cmd import no_document_hint
 
     unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     listed = {row["id"] for row in rows}
     unread.append(unjudged_line([x for x in filters.unjudged if x["id"] in listed], project, model, shown=shown))
-    return [x for x in unread if x], [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # trial 27b F6
+    return [x for x in unread if x] + staged_notes(r), [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # 27b F6; 28c F3
 
 
 def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:

@@ -447,6 +447,12 @@ class Adapter(ReadingHooks, abc.ABC):
         nothing could go. Default ``(0, 0, [])``: nothing staged. May raise OSError."""
         return 0, 0, []
 
+    def root_notes(self, storage: Path) -> list[str]:
+        """What this adapter's staging in the storage root ``storage`` knows that no landed record can say, one
+        sentence each (LangSmith: the times no receiver listened on the root, when what an app sent was lost whole;
+        trial 28c F3). ``asz ls`` prints them under its table and ``asz verify`` as warnings. Default []."""
+        return []
+
     def body_meta(self, name: str, data: bytes) -> BodyInfo:
         """The identifiers one provider-body file names (``name`` its file name, ``data`` its bytes).
 

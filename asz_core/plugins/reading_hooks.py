@@ -142,6 +142,14 @@ class ReadingHooks:
         answer, is taken as None)."""
         return None
 
+    def questions_not_landed(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[str, int, int]] | None:
+        """What a conversation's ``records`` (its transcript records of ``dialect``, landed order) say of questions
+        whose whole trace never arrived, as ``[(run id, n, of)]``: the run whose end state holds ``of`` person
+        messages, ``n`` of which no landed run was given (a LangGraph thread with a checkpointer whose earlier
+        invocations were sent while the receiver was down; trial 28c F3). The readers say so (``summary.problems``:
+        ``questions never arrived: …``, :func:`asz_core.view.unended.lost_lines`). Default None. Must not raise."""
+        return None
+
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True when records of ``dialect`` land in the order they reached asz rather than the order of the work: a
         LangSmith client posts a run when it starts and patches it when it ends, in batches, so a thread's questions

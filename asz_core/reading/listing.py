@@ -26,7 +26,7 @@ from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -344,7 +344,7 @@ def usage_lines(s: dict) -> list[str]:
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
     if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
-        lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s)))
+        lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s), failed=s.get("calls_failed") or 0))
         lines += credits
         lines.append(f"cost - ({NO_TOKENS_TO_PRICE})")
         return lines
@@ -368,14 +368,30 @@ def usage_lines(s: dict) -> list[str]:
     return lines
 
 
-def unrecorded_text(calls: Any, credits: Any, unread: bool = False) -> str:
+def unrecorded_cell(row: dict) -> str:
+    """``asz ls``'s TOKENS of a row no call of which carries token usage (``usage_recorded`` false): ``none: N
+    failed`` when an error ended each of its N model calls (``calls_failed``: no call returned usage; trial 28c F9,
+    where such a thread read ``not recorded`` as if the runtime kept no counts), ``not recorded (F failed)`` when an
+    error ended F of them, else ``not recorded``."""
+    calls, failed = row.get("llm_calls") or 0, row.get("calls_failed") or 0
+    if failed and failed >= calls:
+        return f"none: {failed:,} failed"
+    return "not recorded" + (f" ({failed:,} failed)" if failed else "")
+
+
+def unrecorded_text(calls: Any, credits: Any, unread: bool = False, failed: int = 0) -> str:
     """The ``tokens not recorded: …`` line of a conversation :func:`~asz_core.view.rows.usage_unrecorded` holds no
     token figure for: its ``calls`` (model calls) carry none; it metered ``credits`` and has no call drawn (a copy
     whose calls are counted in the one it continues); no model call could be read while transcript records the dialect
     could not read are there (``unread``: a Kiro session in UTF-16, trial 23a F17: they may hold calls); or no model
-    call is recorded in it at all (a session of hook records alone, no transcript landed)."""
+    call is recorded in it at all (a session of hook records alone, no transcript landed). ``failed`` of the calls an
+    error ended (``summary.calls_failed``): every one, ``tokens none: no model call returned usage: its N model
+    call(s) all failed``; some, said after the line (trial 28c F9)."""
+    if calls and failed >= calls:
+        return f"tokens none: no model call returned usage: its {calls:,} model call(s) all failed (asz conversation names the errors)"
     if calls:
-        return f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)"
+        return (f"tokens not recorded: the runtime recorded no token counts for its {calls:,} model call(s)"
+                + (f", {failed:,} of which failed" if failed else ""))
     if credits is not None:
         return "tokens not recorded: the runtime recorded no token counts (it metered credits; no model call is drawn here)"
     return f"tokens not recorded: {NO_CALL_READ if unread else NO_CALL}"  # the page's words too (rate_words.page_words)

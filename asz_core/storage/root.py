@@ -42,6 +42,7 @@ __all__ = [
     "sweep_unowned_temporaries",
     "unowned_temporaries_places",
     "temporary_owner",
+    "owner_alive",
     "LockBusy",
     "FileLock",
     "COLLECTOR_LOCK",
@@ -314,7 +315,7 @@ def remove_stale_temporaries(directory: str | os.PathLike, *, unowned_only: bool
         return removed
     for e in entries:
         if e.name.startswith(".") and e.name.endswith(".tmp") and e.is_file(follow_symlinks=False):
-            if unowned_only and _owner_alive(temporary_owner(e.name)):
+            if unowned_only and owner_alive(temporary_owner(e.name)):
                 continue
             try:
                 # Never chmod it first: a writer killed between linking a file to its final name and unlinking the
@@ -333,7 +334,7 @@ def temporary_owner(name: str) -> int | None:
     return int(pid) if pid.isdigit() and 0 < int(pid) < 1 << 22 else None
 
 
-def _owner_alive(pid: int | None) -> bool:
+def owner_alive(pid: int | None) -> bool:
     """False when ``pid`` is no process now; True for a live one, one of another user, or no pid at all."""
     if pid is None:
         return True

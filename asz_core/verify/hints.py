@@ -102,3 +102,7 @@ def add_hints(root: str | os.PathLike, session: str | None, landed: Section, cha
     note = unknown_sessions_note(root) if session is None else ""
     if note:
         chains.notes.append(note)
+    if session is None:  # what an adapter's staging knows of the root (LangSmith: when no receiver listened)
+        from ..plugins.staged import staged_notes
+
+        landed.notes.extend(staged_notes(root))

@@ -118,6 +118,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["continues"] = min(v.there.values())
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
         places["api_errors"] = errors  # a failed run or model call: the list rows mark it (trial 27a)
+        if failed := (summary.get("calls_failed", 0) if summary is not None else v.calls_failed()):
+            places["calls_failed"] = failed  # model calls an error ended: TOKENS says so (trial 28c F9)
     if v.call_usage and (grouped := v.calls_grouped()):  # asz's grouping, not the runtime's ids: the rows mark it (F15)
         places["calls_grouped"] = grouped
     shares = _shares(v) if summary is None else summary.get("shares")
@@ -342,6 +344,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["shares"] = shares
     if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)
         s["changes_not_derived"] = fold.head.changes_not_derived
+    if failed := v.calls_failed():  # model calls an error ended: no usage to read, said apart (trial 28c F9)
+        s["calls_failed"] = failed
     if b.state != "verified":
         hold_back_figures(s, b.state, v.counted_calls().values())
     elif s.get("calls_with_usage") and isinstance(s.get("cost"), dict):  # as asz conversation's line (trial 27a F3)

@@ -51,7 +51,7 @@ ROW_KEYS = (
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
                 "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
-                "api_errors", "never_ended")
+                "api_errors", "never_ended", "calls_failed")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -251,6 +251,7 @@ def counted_keys(summary: dict) -> dict:
         kinds = summary.get("kinds")
         errors = kinds.get("error.api", 0) if isinstance(kinds, dict) else 0
     out["api_errors"], out["never_ended"] = errors, unended_count(summary.get("problems"))
+    out["calls_failed"] = summary.get("calls_failed") or 0
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage

@@ -192,6 +192,13 @@ class DocumentView(ListView):
         conversation has: its ``summary.kinds``' ``error.api``, counted without the summary."""
         return sum(1 for n in self.nodes.values() if n.kind == "error.api")
 
+    def calls_failed(self) -> int:
+        """How many model calls an error ended (:func:`~asz_core.view.unended.failed_call_count`): ``summary.calls_failed``."""
+        from .unended import failed_call_count
+
+        return failed_call_count((n.kind, [(r.seq, r.row) for r in (n.ref, *n.refs) if r is not None])
+                                 for n in self.nodes.values() if n.kind in ("llm.call", "error.api"))
+
     def lines_unknown(self) -> int:
         """``summary.changes_lines_unknown``: how many changed files of the conversation's change records have lines
         that are not known (``additions`` null: the diff is unavailable, the earlier content not being recorded, as

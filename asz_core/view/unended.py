@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PARTLY_PREFIX", "UNENDED_PREFIX", "partly_lines", "unended_count", "unended_lines"]
+__all__ = ["LOST_PREFIX", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
 
 #: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
 UNENDED_PREFIX = "never ended: "
 #: How a ``summary.problems`` line about runs landed with what is known starts (:func:`partly_lines`).
 PARTLY_PREFIX = "landed with what is known: "
+#: How a ``summary.problems`` line about questions whose whole trace never arrived starts (:func:`lost_lines`).
+LOST_PREFIX = "questions never arrived: "
 
 
 def unended_count(problems: Any) -> int:
@@ -84,3 +86,31 @@ def partly_lines(headers: dict, records: dict) -> list[str]:
                      f"the app's client drops what it sends while the receiver is down), so this conversation may lack "
                      f"what those parts held: {shown}")
     return lines
+
+
+def lost_lines(headers: dict, records: dict) -> list[str]:
+    """One ``questions never arrived: …`` line (:data:`LOST_PREFIX`) per dialect whose adapter finds, in the state
+    the conversation's latest invocation ended with, person messages no landed run was given
+    (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.questions_not_landed`; trial 28c F3: an invocation every
+    request of which was sent while the receiver was down left nothing): how many, of how many, the run whose state
+    says it. What those invocations ran and cost is not in this conversation. ``[]`` when none."""
+    lines = []
+    for _, got in _asked(headers, records, "questions_not_landed"):
+        for r in got:
+            if isinstance(r, tuple) and len(r) == 3 and isinstance(r[1], int) and isinstance(r[2], int) and r[1] > 0:
+                lines.append(f"{LOST_PREFIX}{r[1]} of the {r[2]} person message(s) the thread's state held at the end of "
+                             f"run {r[0]} were asked in no trace that arrived: every request of their invocations was "
+                             f"lost (sent while the receiver was down, or dropped by the app's client), so this "
+                             f"conversation lacks what they ran and cost")
+    return lines
+
+
+def failed_call_count(nodes: Any) -> int:
+    """How many model calls failed: of ``nodes`` (``(kind, cited (seq, row) pairs)`` of a conversation's nodes), the
+    ``llm.call`` nodes citing a record an ``error.api`` node cites (the call's own end, which an error ended before
+    the provider returned usage: a LangGraph model call that raised, retried or not). The readers say such calls
+    apart from calls whose runtime records no usage (``summary.calls_failed``; trial 28c F9: a thread whose every call
+    failed read ``TOKENS not recorded``)."""
+    nodes = list(nodes)
+    errors = {ref for kind, refs in nodes if kind == "error.api" for ref in refs}
+    return sum(1 for kind, refs in nodes if kind == "llm.call" and any(ref in errors for ref in refs)) if errors else 0

@@ -128,3 +128,19 @@ def document_steps(node: dict):
     yield node
     for c in node.get("children", []):
         yield from document_steps(c)
+
+
+def thread_invocation(runs: list[dict], n: int, question: str) -> list[dict]:
+    """The tracer batch's ``runs`` (conftest's ``tracer_batch["post"]``) as invocation ``n`` (0, 1, …) of one thread:
+    ``n`` hours later, every run id new, the person's message ``question`` in its first run's inputs and outputs."""
+    import uuid
+
+    text = json.dumps(runs)
+    for r in runs:
+        text = text.replace(r["id"], str(uuid.uuid4()))
+    text = text.replace("2026-11-29T17:", f"2026-11-29T{17 + n}:").replace("20261129T17", f"20261129T{17 + n}")
+    out = json.loads(text)
+    for m in [*out[0]["inputs"]["messages"], *(out[0].get("outputs") or {}).get("messages", [])]:
+        if m.get("type") == "human":
+            m["content"] = question
+    return out

@@ -14,24 +14,11 @@ from __future__ import annotations
 import copy
 import json
 import re
-import uuid
+
+from langchain_helpers import thread_invocation
 
 END = ("outputs", "end_time", "error")
 QUESTIONS = ("What's the weather in Lisbon, and what is 10/0 and 10/4?", "And in Porto?", "Thanks, one more: 7/2?")
-
-
-def _invocation(runs: list[dict], n: int) -> list[dict]:
-    """The batch's runs as invocation ``n`` (0, 1, 2) of the thread: ``n`` hours later, every run id new, its question
-    :data:`QUESTIONS` [n]."""
-    text = json.dumps(runs)
-    for r in runs:
-        text = text.replace(r["id"], str(uuid.uuid4()))
-    text = text.replace("2026-11-29T17:", f"2026-11-29T{17 + n}:").replace("20261129T17", f"20261129T{17 + n}")
-    out = json.loads(text)
-    for m in out[0]["inputs"]["messages"]:
-        if m.get("type") == "human":
-            m["content"] = QUESTIONS[n]
-    return out
 
 
 def _expected(runs: list[dict]) -> list[tuple[str, str]]:
@@ -51,7 +38,7 @@ def _expected(runs: list[dict]) -> list[tuple[str, str]]:
 
 
 def _land(tmp_path, run_asz, tracer_batch) -> tuple:
-    runs = [r for n in range(3) for r in _invocation(copy.deepcopy(tracer_batch["post"]), n)]
+    runs = [r for n in range(3) for r in thread_invocation(copy.deepcopy(tracer_batch["post"]), n, QUESTIONS[n])]
     for r in runs:
         r.setdefault("extra", {}).setdefault("metadata", {})["thread_id"] = "thread-order"
     box = tmp_path / "root" / "_ingest" / "langsmith" / "inbox"

@@ -1,0 +1,124 @@
+"""When no receiver listened on a root: what is known of traces whose every request was lost (trial 28c F3).
+
+A LangSmith client whose receiver does not answer (``asz server`` restarting, a crash, a stop) drops what it sends:
+nothing reaches the root, so no record can say it. What the root can know is when it was not listening. Every
+receiver on a root (``asz ingest langsmith``, or the one ``asz server`` and watch-mode ``asz collect`` start) writes
+``<root>/_ingest/langsmith/listening.json`` when it starts and every :data:`BEAT` seconds while it runs (``pid``,
+``since``, ``alive``: RFC 3339 UTC). A receiver that starts and finds the last one's ``alive`` older than
+:data:`STALE` seconds, its process gone, appends the time nobody listened to ``gaps.jsonl`` beside it (``{"from",
+"to", "seconds"}``, one line each, fsynced) and says it on stderr. ``asz ls`` and ``asz verify`` say the root's gaps
+(:func:`gaps`, :func:`gap_line`). A gap is when nothing listened, not proof that something was lost: an app that sent
+nothing then lost nothing; an app that sent lost it unless its client retried after the gap. Threads with a
+checkpointer say a lost invocation themselves (``questions never arrived``, :func:`.reasons.questions_not_landed`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from asz_core.storage.root import owner_alive
+
+from .inbox import INGEST
+from .inbox_state import write_atomic
+
+__all__ = ["BEAT", "STALE", "gap_line", "gaps", "start_beating"]
+
+#: Seconds between two writes of ``listening.json`` while a receiver runs.
+BEAT = 5.0
+#: A ``listening.json`` whose ``alive`` is older than this many seconds, its process gone, was left by a receiver that stopped.
+STALE = 3 * BEAT
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def _running(pid: object) -> bool:
+    """Whether ``pid`` (the last receiver's) is another process alive now (:func:`~asz_core.storage.root.owner_alive`)."""
+    return isinstance(pid, int) and 0 < pid != os.getpid() and owner_alive(pid)
+
+
+def _gap(ingest: Path) -> dict | None:
+    """The time nobody listened before this start, from the last ``listening.json``; None when none (a first start,
+    a receiver still beating, or a file that does not read)."""
+    try:
+        last = orjson.loads((ingest / "listening.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    alive = _seconds(last.get("alive")) if isinstance(last, dict) else None
+    now = time.time()
+    if alive is None or now - alive < STALE or _running(last.get("pid")):
+        return None
+    return {"from": last["alive"], "to": _now(), "seconds": round(now - alive, 1)}
+
+
+def start_beating(storage: Path) -> str:
+    """Record this receiver's start under ``storage`` (appending the gap since the last one to ``gaps.jsonl``) and
+    keep ``listening.json`` fresh from a daemon thread. Returns the sentence saying the gap, or ''. Never raises: a
+    root that cannot be written only goes unsaid."""
+    ingest = Path(storage) / INGEST
+    said = ""
+    try:
+        gap = _gap(ingest)
+        if gap is not None:
+            with open(ingest / "gaps.jsonl", "ab") as f:
+                f.write(orjson.dumps(gap) + b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+            said = gap_line(gap)
+    except OSError:
+        pass
+    since = _now()
+
+    def beat() -> None:
+        while True:
+            try:
+                write_atomic(ingest / "listening.json", orjson.dumps({"pid": os.getpid(), "since": since, "alive": _now()}))
+            except OSError:
+                pass
+            time.sleep(BEAT)
+
+    beat_once = orjson.dumps({"pid": os.getpid(), "since": since, "alive": since})
+    try:
+        write_atomic(ingest / "listening.json", beat_once)
+    except OSError:
+        pass
+    threading.Thread(target=beat, name="asz-langsmith-listening", daemon=True).start()
+    return said
+
+
+def gaps(storage: Path) -> list[dict]:
+    """The gaps ``gaps.jsonl`` under ``storage`` lists (each ``{"from", "to", "seconds"}``), in order; [] when none."""
+    try:
+        lines = (Path(storage) / INGEST / "gaps.jsonl").read_bytes().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            g = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(g, dict) and isinstance(g.get("from"), str) and isinstance(g.get("to"), str):
+            out.append(g)
+    return out
+
+
+def gap_line(g: dict) -> str:
+    """One gap in words: when no LangSmith receiver listened on the root, and what that means for what was sent then."""
+    return (f"no LangSmith receiver listened on this root from {g['from']} to {g['to']} ({g.get('seconds', '?')} s): "
+            "what an app sent it then was refused and is lost unless its client sent it again later; such a trace "
+            "leaves no record (a thread with a checkpointer says `questions never arrived`)")
