@@ -13,6 +13,7 @@ accessibility tree.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -91,7 +92,23 @@ def _status_texts(drv) -> list[tuple[str, str]]:
     return out
 
 
-def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_count(corpus_copy, serve, browser, tmp_path):
+def _sessions(corpus_dir) -> set[str]:
+    """The corpus's sessions, one conversation each: every ``sessionId`` its Claude Code transcripts name (counted from
+    the source files, not by asz)."""
+    out = set()
+    for path in (corpus_dir / "claude-code" / "projects").rglob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                o = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(o, dict) and isinstance(o.get("sessionId"), str):
+                out.add(o["sessionId"])
+    return out
+
+
+def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_count(corpus_copy, corpus_dir, serve, browser,
+                                                                                     tmp_path):
     root = corpus_copy(tmp_path / "root")
     s = serve(root)
     hold = Holding(s)
@@ -110,7 +127,7 @@ def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_c
 
         count = hold.step("checking conversations: starting soon")  # a new kind: checking, with a count
         total = int(COUNT.match(count).group(2))
-        assert total == 11  # the corpus's conversations (asz ls of the collected corpus lists 11)
+        assert total == len(_sessions(corpus_dir)) == 11  # every conversation of the corpus
         start = f"Still reading: {count}. {CHECKING_WORDS}"
         _until_said(drv, [start], 30)
         assert drv.find_element(By.ID, "reading").get_attribute("textContent") == start  # the box and the region agree
