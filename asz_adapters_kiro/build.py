@@ -14,13 +14,14 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, keys_twice, member_part, member_source, parse_instant, settle_surrogates, source_sha, twice_dropped,
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, compact, keys_twice, member_part, member_source, parse_instant, settle_surrogates, source_sha, twice_dropped,
                       unknown_part)
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
 
 __all__ = [
     "ANNOTATION_WHY",
+    "CLASSIFICATION",
     "PAYLOAD_ANNOTATIONS",
     "DIALECT",
     "ENV_WHY",
@@ -52,6 +53,10 @@ ANNOTATION_WHY = "runtime annotations (display titles, modes, checkpoint links, 
 #: corpus's, docs/adapters/kiro.md): listed under ``dropped`` with :data:`ANNOTATION_WHY`. Any other member it does
 #: not read lands as an unknown part (:meth:`Build.leftovers`).
 PAYLOAD_ANNOTATIONS = frozenset({"_meta", "title", "kind", "actionType", "status", "filePath", "durationMs"})
+#: The members of a 3.x / IDE ``tool_call`` payload that are Kiro's own classification of the call (its approval
+#: ``status``, ``kind`` ``edit``/``delete``/``execute``/``read``…, ``actionType`` and the ``filePath`` it acts on): kept as
+#: one data part after the call (:meth:`Build.kept`; trial 29c, F9), no longer dropped.
+CLASSIFICATION = ("status", "kind", "actionType", "filePath")
 SIGNATURE_WHY = "a provider verifies it; a reader cannot read it"
 ENV_WHY = "the environment snapshot sent with each prompt (operating system, working directory, variables)"
 EXECUTION_WHY = "the id of one execution inside the turn; the record's run is the id of the prompt that opened the turn"
@@ -176,6 +181,19 @@ class Build:
     def data(self, node: Node) -> None:
         self.add(Part(k="data", data=node.raw()))
 
+    def kept(self, node: Node, names) -> set[str]:
+        """The members of ``node`` named in ``names`` that it holds, not null, kept as one ``data`` part: an object of
+        those members and their values, in source order, a value the adapter built (seed 000, What data holds: not
+        one source slice, so the writer encodes it), its ``bytes`` the size of the members as written. Returns the
+        names kept (none: no part)."""
+        if not isinstance(node.value, dict):
+            return set()
+        found = [(k, child) for k, child in node.members() if k in names and child.value is not None]
+        if found:
+            size = sum(len(compact(member_source(node.buf, node.begin, k))) - 2 for k, _ in found) + len(found) + 1
+            self.add(Part(k="data", data={k: child.value for k, child in found}, bytes=size))
+        return {k for k, _ in found}
+
     def unknown(self, node: Node, reason: str) -> None:
         self.add(unknown_part(node.source(), reason))
 
@@ -245,7 +263,7 @@ def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None])
 
 def original_size(part: Part) -> int:
     """A part's ``bytes``: the size of what it holds when whole (module docstring, Part sizes)."""
-    if part.k in ("unknown", "media"):
+    if part.k in ("unknown", "media") or (part.k == "data" and isinstance(part.data, dict)):  # kept as given (Build.kept)
         return part.bytes
     if part.text and part.k in ("text", "reasoning", "result"):
         return len(part.text.encode("utf-8", "surrogatepass"))  # a lone surrogate: 3 bytes, as its U+FFFD

@@ -20,6 +20,12 @@ forward slashes. Under it (path → kind, mode, stream):
 * ``<kiro.kiroagent>/<workspace hash>/<dir>/<execution id>`` → agent_meta,
   snapshot, ``execution-<execution id>``, in the session the file names
 
+Kiro IDE writes three more things into a ``sess_<id>`` folder, each skipped with what it is
+(:data:`IDE_SIDECARS`; docs/adapters/kiro.md, Kiro IDE in the 3.x layout): ``snapshots/`` (the
+contents of the files its calls changed, which a tool result's ``kiro-snapshot-v2://`` link names:
+workspace files, not the conversation), ``sub-executions/`` (its sub-agents' executions: no real
+file has shown their lines, so they are not read as transcripts) and ``publish.cursor``.
+
 A 3.x child stream is named by its sub-session id without the ``sess_``
 prefix, the form the parent's ``sub_agent_start.subSessionId`` uses. SQLite
 rows are not files: :func:`discover` lists each row as a ``mode="document"``
@@ -60,6 +66,7 @@ __all__ = [
     "KIRO_HOMES",
     "DATABASES",
     "IDE_DIRS",
+    "IDE_SIDECARS",
     "discover",
     "discover_documents",
     "kiro_homes",
@@ -67,6 +74,17 @@ __all__ = [
     "ide_dirs",
     "read_folders",
 ]
+
+#: What Kiro IDE writes into a ``sess_<id>`` folder besides its two session files, by name, and why each is skipped
+#: (the ``skipped`` reason; trial 29c, F7). The observer fixture's README (superbasedapp/observer
+#: ``testdata/kirocli``, from live Kiro IDE captures) lists these names; no real file of ``sub-executions/`` was seen.
+IDE_SIDECARS = {
+    "snapshots": "Kiro IDE file snapshots: the contents of the files its calls changed (a tool result's "
+                 "kiro-snapshot-v2:// checkpoint link names them), workspace files, not the conversation: not read",
+    "sub-executions": "Kiro IDE sub-agent executions: no real file has shown their lines, so they are not read as "
+                      "transcripts",
+    "publish.cursor": "Kiro IDE's own read watermark (<byte offset>:<record index>), not part of the conversation",
+}
 
 #: Kiro homes relative to the source root; the root itself counts when it holds ``sessions``.
 KIRO_HOMES = (".kiro",)
@@ -220,6 +238,8 @@ class _Walk:
                         self.v3_child(Path(sub.path), session)
             elif e.is_dir and depth == 0 and (p / "messages.jsonl").is_file():
                 self.v3_child(p, session)
+            elif e.name in IDE_SIDECARS:
+                self.out.skipped.append((e.path, IDE_SIDECARS[e.name]))
             else:
                 self.out.skipped.append((e.path, "not a Kiro CLI 3.x session file (messages.jsonl, session.json)"))
 

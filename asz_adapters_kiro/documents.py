@@ -150,15 +150,16 @@ def _v2_session(rec: Record, root: Node) -> None:
 
 
 def _v3_session(rec: Record, root: Node) -> None:
-    """3.x ``session.json``: the whole document as data; title, model, parent, an absolute first workspace path and
-    ``lastModifiedAt`` (as ``time``) lifted."""
+    """3.x ``session.json``: the whole document as data; title, model, parent and an absolute first workspace path
+    lifted. No ``time``: every line of its ``messages.jsonl`` carries its own, so the conversation's range is its
+    lines'; ``lastModifiedAt`` (kept in the data part) moves on whenever Kiro rewrites the document, a retitle or a
+    reopen days later included (trial 29c, F10: a 5 s conversation read 1d04h)."""
     rec.from_ = "runtime"
     rec.label = root.s("title")
     rec.model = root.s("modelId")
     paths = root.get("workspacePaths")
     if isinstance(paths, list) and paths and isinstance(paths[0], str):
         rec.cwd = workspace_path(paths[0])  # the workspace the session was opened on (issue 17), when absolute
-    rec.time = written_at(root.s("lastModifiedAt"))  # when the runtime last wrote this document
     if root.s("parentSessionId"):
         sid = root.s("id")
         rec.child = sid[5:] if sid.startswith("sess_") else sid

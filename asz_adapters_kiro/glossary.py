@@ -46,7 +46,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     # steps
     "message.external": ('payload.type "user"', f"{_V3}; 2.x entry kind Prompt; {_V1} history[].user.content.Prompt; IDE session JSON history[].message with role user (one step per message)", "a user line with source hook is an injection instead"),
     "message.assistant": ('payload.type "assistant"', f"{_V3} with operationType Say or Print; 2.x AssistantMessage text item; {_V1} assistant.Response; IDE execution log bot text entry", "the model's visible prose; the IDE session JSON's placeholder (\"On it.\") is never one"),
-    "context.injection": ('source "hook"', f"{_V3} user payload; {_V1} history[].user.additional_context", "hook output and context files placed into the prompt"),
+    "context.injection": ('source "hook" / session_start', f"{_V3} user payload; {_V3} payload.type session_start (Kiro IDE); {_V1} history[].user.additional_context", "hook output and context files placed into the prompt; Kiro IDE's session_start content is its system prompt (flag system_prompt)"),
     "thinking": ('operationType "Reasoning"', f"{_V3} assistant payload; 2.x content item kind thinking", "the reasoning signature is dropped"),
     "tool": ("tool_call + tool_result", f"{_V3} joined by toolCallId; 2.x toolUse + toolResult items by toolUseId; {_V1} ToolUse.tool_uses + ToolUseResults; IDE execution log toolUse + toolUseResponse entries by the id or toolUseId they write", "failed comes from success (3.x, IDE) or status (2.x, 1.x)"),
     "llm.call": (
@@ -65,7 +65,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "epoch.summary": ('operationType "Summary" / summary / latest_summary', f"{_V3} assistant payload; 2.x Compaction data.summary; {_V1} latest_summary[0]", "the summary carried into the new context"),
     "error.api": ("displayError", f"{_V3} session_metadata with key displayError", "value.errorType and value.message say what failed"),
     "control.interrupt": ("CancelledToolUses / CancelledPrompt", f"{_V1} history[].user.content; 2.x entry kind", "not emitted as a step by this dialect"),
-    "control.permission": ("pending_interaction / interaction_resolved", f"{_V3} payload.type (interactionType tool_approval)", "landed as runtime data; not emitted as a step"),
+    "control.permission": ("pending_interaction / interaction_resolved", f"{_V3} payload.type (interactionType tool_approval)", "drawn as a notice (control.notice, flag notice) whose text says what was asked and which option the person chose (always-accept: a lasting approval); the line is kept whole as data"),
     "turn.duration": ("elapsedTime / turn_duration", f"{_V3} usage_summary.elapsedTime (milliseconds); 2.x <id>.json user_turn_metadatas[].turn_duration", "measured by the runtime"),
     # roles
     "id": ("id / message_id", f"{_V3} top-level id; 2.x data.message_id", "a 3.x tool line id is the tool call id with a -call, -result or -pending suffix"),
@@ -74,7 +74,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "child": ("subSessionId", f"{_V3} sub_agent_start and sub_agent_complete", "the child stream named"),
     "time": ("timestamp / meta.timestamp", f"{_V3} top-level timestamp (RFC 3339); 2.x data.meta.timestamp (seconds since the epoch, written as RFC 3339)", "2.x assistant and tool entries carry no time; metadata documents land with none"),
     "trigger": ("source", f"{_V3} user payload source (absent, chat, api, steer → external); 2.x Prompt → external", "hook-sourced input is an injection, not a trigger"),
-    "model": ("modelId / model_info.model_id / reasoningModelId", f"3.x session.json modelId and assistant reasoningModelId; 2.x <id>.json session_state.rts_model_state.model_info.model_id; {_V1} model_info.model_id", "often the router name auto"),
+    "model": ("modelId / model_info.model_id / reasoningModelId", f"3.x session.json modelId and assistant reasoningModelId; 2.x <id>.json session_state.rts_model_state.model_info.model_id; {_V1} model_info.model_id", "often the router name auto; a call whose lines name no model (no Reasoning line) is counted under the session's modelId"),
     # relations
     "starts": ("sub_agent_start.subSessionId", f"{_V3}", "a call starting a child stream"),
     "reports": ("sub_agent_complete", f"{_V3}; response, status and errorMessage", "the child's synchronous return (flag child_result)"),

@@ -12,6 +12,7 @@ from typing import Callable
 from asz_core import Part, Record
 
 from .build import (
+    CLASSIFICATION,
     EXECUTION_WHY,
     PAYLOAD_ANNOTATIONS,
     SIGNATURE_WHY,
@@ -89,7 +90,7 @@ def _v3_assistant(b: Build, p: Node) -> set[str]:
 def _v3_tool_call(b: Build, p: Node) -> set[str]:
     b.rec.from_ = "agent"
     b.add(call_part(p.s("toolCallId"), p.s("toolName"), p.member("args")))
-    return {"type", "toolCallId", "toolName", "args"}
+    return {"type", "toolCallId", "toolName", "args"} | b.kept(p, CLASSIFICATION)
 
 
 def _v3_tool_result(b: Build, p: Node) -> set[str]:
@@ -138,10 +139,15 @@ def _v3_sub_agent_complete(b: Build, p: Node) -> set[str]:
 
 
 def _v3_whole(b: Build, p: Node) -> set[str]:
-    """A runtime event with no message: the whole payload as one data part."""
+    """A runtime event with no message: the whole payload as one data part; an approval asked or answered and a
+    context usage figure also as a notice, its text made of the line's own words (:func:`notice_text`)."""
     r = b.rec
     r.from_ = "runtime"
     t = p.get("type")
+    notice = notice_text(p)
+    if notice:
+        b.flags.add("notice")
+        b.text(notice)
     if t in ("pending_interaction", "interaction_resolved"):
         r.tool = p.s("toolCallId")
     elif t == "session_metadata" and p.get("key") == "displayError":
@@ -154,6 +160,48 @@ def _v3_whole(b: Build, p: Node) -> set[str]:
         b.flags.add("context_reset")
     b.data(p)
     return {k for k, _ in p.members()}
+
+
+def notice_text(p: Node) -> str:
+    """The notice a runtime line gives (docs/adapters/kiro.md, Approvals and context usage), made of its own words:
+
+    - ``pending_interaction``: ``<interactionType> asked: <question>; options: <optionId>, …``
+      (``tool_approval asked: python hello.py; options: accept, always-accept, reject, always-reject``);
+    - ``interaction_resolved``: ``approval answered: <selectedOption> (<outcome>)`` (``approval answered:
+      always-accept (selected)``), or the ``outcome`` alone when no option was selected;
+    - ``session_metadata`` with key ``contextUsage``: ``context usage: <value.usagePercentage> %`` as written;
+
+    '' for any other line (and for one of these whose fields are not strings or a number)."""
+    t = p.get("type")
+    if t == "pending_interaction":
+        options = [o.get("optionId") for o in p.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
+        what = p.s("interactionType") or "interaction"
+        return f"{what} asked: {p.s('question')}" + (f"; options: {', '.join(options)}" if options else "")
+    if t == "interaction_resolved":
+        picked, outcome = p.s("selectedOption"), p.s("outcome")
+        if picked:
+            return f"approval answered: {picked}" + (f" ({outcome})" if outcome else "")
+        return f"approval answered: {outcome}" if outcome else ""
+    if t == "session_metadata" and p.get("key") == "contextUsage":
+        value = p.member("value")
+        pct = value.member("usagePercentage") if value is not None else None
+        if pct is not None and isinstance(pct.value, (int, float)) and not isinstance(pct.value, bool):
+            return f"context usage: {pct.source().decode('utf-8')} %"
+    return ""
+
+
+def _v3_system_prompt(b: Build, p: Node) -> set[str]:
+    """A Kiro IDE ``session_start`` line: its ``content`` is the system prompt the IDE sent the model (flags
+    ``system_prompt`` and ``injected``, seed 000, Flags: drawn as a ``context.injection`` in the talk before it); its other members (``agentType``, ``forcedRole``, ``messageId``) as one data
+    part, as written."""
+    b.rec.from_ = "runtime"
+    b.flags.update(("injected", "system_prompt"))  # placed in the model's context by the runtime: a context.injection
+    content = p.member("content")
+    if content is not None and isinstance(content.value, str):
+        b.text(content.value)
+    elif content is not None and content.value is not None:
+        b.data(content)
+    return {"type", "content"} | b.kept(p, tuple(k for k, _ in p.members() if k not in ("type", "content")))
 
 
 _V3: dict[str, Callable[[Build, Node], set[str]]] = {
@@ -171,6 +219,7 @@ _V3: dict[str, Callable[[Build, Node], set[str]]] = {
     "interaction_resolved": _v3_whole,
     "usage_summary": _v3_whole,
     "session_event": _v3_whole,
+    "session_start": _v3_system_prompt,
 }
 #: ``payload.type`` values of a 3.x ``messages.jsonl`` line this dialect describes.
 V3_TYPES = frozenset(_V3)
@@ -191,7 +240,7 @@ def _v3(rec: Record, root: Node, turn: "Turn") -> None:
         rec.run = p.s("executionId") if p.s("executionId") != p.s("toolCallId") else ""
     used = handler(b, p)
     if t == "tool_call":  # a write's contents: a changes/1 record beside the call (changes.py)
-        write = v3_write(p.s("toolCallId"), p.s("toolName"), p.get("args"), rec.time)
+        write = v3_write(p.s("toolCallId"), p.s("toolName"), p.get("args"), rec.time, p.value)
         if write is not None:
             turn.writes.append(write)
     rec.call = turn.call  # the model request the line belongs to (turns.py); '' for the runtime's lines

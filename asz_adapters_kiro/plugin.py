@@ -34,6 +34,8 @@ _LANDED_WITHOUT = (
     ((0, 2, 0), "a file write's changes/1 record (it derived none)"),
     ((0, 3, 0), "a member it did not describe, verbatim (it listed it under dropped, its bytes not landed)"),
     ((0, 4, 0), "a 2.x create as Kiro recorded it (its change reads modify, the file before it present)"),
+    ((0, 5, 0), "a Kiro IDE call's file change, its session_start system prompt, Kiro's classification of a call, and "
+                "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)"),
 )
 
 
@@ -50,8 +52,11 @@ class KiroAdapter(Adapter):
     name = "kiro"
     # 0.2.0: a file write's derived changes/1 record (asz_adapters_kiro.changes); 0.3.0: a member the dialect does not
     # describe lands verbatim as an unknown part, no longer under dropped (build.Build.leftovers); 0.4.0: a 2.x FileWrite
-    # create's change is operation create, as Kiro recorded it, its before side not recorded (changes._change; F18)
-    version = "0.4.0"
+    # create's change is operation create, as Kiro recorded it, its before side not recorded (changes._change; F18);
+    # 0.5.0 (trial 29c): a call Kiro classifies as an edit or delete gets its changes/1 record (changes.v3_write), a
+    # call keeps Kiro's classification (build.Build.kept), session_start is the system prompt, approvals and context
+    # usage are notices (lines.notice_text)
+    version = "0.5.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)
@@ -60,11 +65,13 @@ class KiroAdapter(Adapter):
 
     glossaries = {DIALECT: GLOSSARY}
     flag_rules = {DIALECT: FLAG_RULES}
-    #: Kiro's shell tools, ``shell`` (CLI 2.x, the runtime's ``ExecuteCmd``), ``run_command`` (CLI 3.x and IDE, ``kind:
-    #: execute``), ``execute_bash`` (CLI 1.x), and its file writes, ``write`` (CLI 2.x, ``FileWrite``), ``create`` (CLI
-    #: 3.x and IDE, ``kind: edit``), ``fs_write`` (CLI 1.x) (docs/adapters/kiro.md, Changes and shell runs).
-    tool_roles = {DIALECT: {**dict.fromkeys(("shell", "run_command", "execute_bash"), "shell"),
-                            **dict.fromkeys(("write", "create", "fs_write"), "file_write")}}
+    #: Kiro's shell tools, ``shell`` (CLI 2.x, the runtime's ``ExecuteCmd``), ``run_command`` (CLI 3.x, ``kind:
+    #: execute``), ``execute_bash`` (CLI 1.x), ``execute_pwsh`` (Kiro IDE 1.0.411 on Windows, ``kind: execute``), and its
+    #: file writes, ``write`` (CLI 2.x, ``FileWrite``), ``create`` (CLI 3.x, ``kind: edit``), ``fs_write`` (CLI 1.x; the
+    #: IDE, ``kind: edit``), ``str_replace`` (the IDE, ``kind: edit``) and ``delete_file`` (the IDE, ``kind: delete``)
+    #: (docs/adapters/kiro.md, Changes and shell runs).
+    tool_roles = {DIALECT: {**dict.fromkeys(("shell", "run_command", "execute_bash", "execute_pwsh"), "shell"),
+                            **dict.fromkeys(("write", "create", "fs_write", "str_replace", "delete_file"), "file_write")}}
     sessions_in_parallel = True  # converts from its arguments and the source files alone
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:

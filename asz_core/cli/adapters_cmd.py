@@ -46,15 +46,20 @@ def list_adapters(
 
 
 def glossary(
-    dialect: str = typer.Argument("", help="Dialect, e.g. kiro/1. Default: claude-code/1, then a line naming the other installed dialects (with --json: every installed dialect)."),
+    dialect: str = typer.Argument("", help="Dialect, e.g. kiro/1, or the name of an installed adapter that speaks one dialect (kiro). Default: claude-code/1, then a line naming the other installed dialects (with --json: every installed dialect)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: {dialects, glossaries: [{dialect, adapter, terms, flags}, ...]}; with DIALECT, {dialect, dialects, adapter, terms, flags}."),
 ) -> None:
     """Print a dialect's glossary (model name -> native name, where, note) and its flag mapping.
 
-    Exit 2 when no installed adapter speaks ``dialect``.
+    ``dialect`` may name an installed adapter instead (``kiro``: its one dialect, ``kiro/1``; trial 29c, F13). Exit 2
+    when no installed adapter speaks ``dialect`` (or, by that name, speaks exactly one).
     """
     reg = get_plugin_manager()
     dialects = reg.dialects()
+    if dialect and dialect not in dialects:
+        named = reg.adapters().get(dialect)
+        if named is not None and len(named.dialects) == 1:
+            dialect = named.dialects[0]
     shown = dialect or (reg.default_dialect() if not as_json else "")  # as /api/glossary (trial 17, F17)
     wanted = [shown] if shown else dialects
     out = []

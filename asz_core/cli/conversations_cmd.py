@@ -546,8 +546,8 @@ def _changes_footnote(rows: list[dict]) -> None:
     if unknown:  # counted in CHANGES, with 0 lines in lines_added/lines_removed: said, as the (+N) is (kiro21b)
         typer.echo(f"CHANGES with lines not known: {sum(r['changes_lines_unknown'] for r in unknown):,} changed file(s) in "
                    f"{len(unknown)} conversation(s) ({', '.join(shown_id(r) for r in unknown)}) whose diff is unavailable, the earlier "
-                   "content not being recorded (Kiro CLI 2.x file writes): counted as changes, their lines in no count "
-                   "(--json: changes_lines_unknown)")
+                   "content not being recorded (Kiro CLI 2.x file writes, Kiro IDE edits and deletes): counted as changes, their "
+                   "lines in no count (--json: changes_lines_unknown)")
 
 
 def incomplete_note(rows: list[dict]) -> str:

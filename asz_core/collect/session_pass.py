@@ -530,7 +530,9 @@ def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, pe
     """What says ``s`` is the cursor's own source moved (its old path is gone): the same dev and inode, or, for
     the only source now landing into the stream (``peers``), bytes up to the cursor's offset whose last
     ``TAIL_WINDOW`` hash to its ``tail_sha256`` (a copy with new inodes) or, for a snapshot, exactly the content
-    it landed. "" when nothing does; "conflict: <why>" when it cannot be the cursor's source, or cannot be told."""
+    it landed, or other content: a snapshot is rewritten whole by design (a Kiro ``session.json`` retitled while its
+    folder was copied away), so its new version lands (trial 29c, F8; it was a conflict, the title frozen). "" when
+    nothing does; "conflict: <why>" when it cannot be the cursor's source (several sources land into the stream)."""
     if isinstance(cur, SnapshotCursor) and s.mode == "snapshot" and cur.content_sha256:
         try:
             data = s.path.read_bytes().rstrip(b"\n")  # as the snapshot pass trims
@@ -540,7 +542,7 @@ def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, pe
             return "the content it landed"
         if len(peers) > 1:
             return _several(session, cur, peers)
-        return f"conflict: {cur.source} is gone and this source's content is not the one that landed"
+        return "the only source now landing into this stream, a snapshot rewritten since: its new version lands"
     if not isinstance(cur, AppendCursor) or s.mode != "append":
         return ""
     try:

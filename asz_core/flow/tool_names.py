@@ -22,9 +22,10 @@ SHELL, FILE_WRITE = "shell", "file_write"
 #: ``agent.call`` nodes named ``Bash``.
 DEFAULT_ROLES: Mapping[str, str] = {"Bash": SHELL}
 #: The tools whose input the readers draw as a shell command (the page and the exports, :mod:`asz_core.view.placing`):
-#: Claude Code's ``Bash``, Kiro's ``shell`` (CLI 2.x), ``run_command`` (CLI 3.x and IDE) and ``execute_bash`` (CLI
-#: 1.x). A drawing rule only (an input with a ``command`` string); what a round counts is :func:`tool_roles`.
-SHELL_TOOLS = frozenset({"Bash", "shell", "run_command", "execute_bash"})
+#: Claude Code's ``Bash``, Kiro's ``shell`` (CLI 2.x), ``run_command`` (CLI 3.x), ``execute_bash`` (CLI 1.x) and
+#: ``execute_pwsh`` (Kiro IDE on Windows). A drawing rule only (an input with a ``command`` string); what a round
+#: counts is :func:`tool_roles`.
+SHELL_TOOLS = frozenset({"Bash", "shell", "run_command", "execute_bash", "execute_pwsh"})
 
 _ROLES: dict[str, Mapping[str, str]] = {}
 _DIALECTS: dict[str, str] = {}

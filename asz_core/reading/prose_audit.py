@@ -30,6 +30,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
   skill's body): its text parts joined with a newline, kind ``injected``, as an injected string is;
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
   ``auto, 167,731 tokens before``);
+- a runtime's notice with text (flag ``notice``: Kiro's tool approvals asked and answered and its context usage, a
+  LangGraph ``interrupt()``) as a line of kind ``notice``, its text parts joined with a newline (trial 29c, F3);
 - ``in_range`` (true or false) on every line when a ``--since``/``--until`` window is given; a line with no time of
   its own is placed by its conversation's recorded range (:func:`place_timeless`, as ``asz search`` places a hit),
   null only when that range crosses an end of the window or is not known;
@@ -61,7 +63,7 @@ __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED"
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
-         "subagent_prompt", "compaction_summary", "compaction", "notification", "text", "reply", "thinking", "reply_and_thinking",
+         "subagent_prompt", "compaction_summary", "compaction", "notice", "notification", "text", "reply", "thinking", "reply_and_thinking",
          "tool_call", "tool_execution", "removed")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
@@ -274,10 +276,8 @@ class Audit:
         elif rec.get("from") == "external" and "injected" in flags and parts and all(p.get("k") == "text" for p in parts):
             out.append({**base, "role": "user", "text": "\n".join(p.get("text") or part_marker(p) for p in parts),
                         "kind": "injected"})
-        elif "context_reset" in flags:
-            said = record_line(rec, header.dialect) or next((m for p in parts if (m := part_marker(p))), "")
-            out.append({**base, "role": "system", "text": f"Context compacted ({said})" if said else "Context compacted",
-                        "kind": "compaction"})
+        elif (said := _system_line(rec, parts, flags, header.dialect)) is not None:
+            out.append({**base, "role": "system", **said})
         self.dialect = self.dialect or header.dialect
         for p in parts:
             k = p.get("k")
@@ -439,6 +439,17 @@ class Audit:
         said, left, n = set(written), set(self.unwritten), len(self.unwritten)
         return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
                 "left_out": {"places": n, "credentials": len(left), "not_written": len(left - said)}, **coverage()}
+
+
+def _system_line(rec: dict, parts: list[dict], flags, dialect: str) -> dict | None:
+    """``{"text", "kind"}`` of a runtime's line of its own: a compaction's boundary (flag ``context_reset``, kind
+    ``compaction``: ``Context compacted (<the adapter's short form>)``) or a notice with text (flag ``notice``, kind
+    ``notice``: its text parts joined with a newline); None for any other record."""
+    if "context_reset" in flags:
+        said = record_line(rec, dialect) or next((m for p in parts if (m := part_marker(p))), "")
+        return {"text": f"Context compacted ({said})" if said else "Context compacted", "kind": "compaction"}
+    texts = [p["text"] for p in parts if p.get("k") == "text" and p.get("text")] if "notice" in flags else []
+    return {"text": "\n".join(texts), "kind": "notice"} if texts else None
 
 
 def coverage() -> dict:

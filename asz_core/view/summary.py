@@ -18,7 +18,7 @@ from .secret_forms import shown_title
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "metered_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -75,19 +75,35 @@ def shorten(text: str, limit: int, back: int = WORD_BACK) -> str:
     return head.rstrip() + "…"
 
 
-def metered_model(call_usage: dict, credits_at: list | None) -> dict:
+def metered_model(call_usage: dict, credits_at: list | None, session: str = "") -> dict:
     """``call_usage`` (node id -> :class:`~asz_core.view.usage.CallUsage`) with each call whose records name no model
     given the one model the records that metered the conversation's credits name (``credits_at``'s models, when
     exactly one is named: Kiro CLI 2.x's session document, ``model_info.model_id``, often ``auto``), so a call and the
-    credits metered for it are counted under the same model in every view (``asz usage model``, ``asz ls``, the
-    page; trial 21, finding 8: the 7 calls read ``(no model)`` while their credits sat on ``auto``). Unchanged when
-    no record metered credits, they name no model, or more than one."""
+    credits metered for them are counted under the same model in every view (``asz usage model``, ``asz ls``, the
+    page; trial 21, finding 8: the 7 calls read ``(no model)`` while their credits sat on ``auto``); else ``session``,
+    the conversation's own model (:func:`session_model`: Kiro 3.x / IDE ``session.json`` ``modelId``; trial 29c, F6).
+    Unchanged when neither names exactly one."""
     named = {m for _, m, _ in credits_at or () if m}
-    if len(named) != 1:
+    if len(named) != 1 and not session:
         return call_usage
-    (model,) = named
+    (model,) = named if len(named) == 1 else (session,)
     return {nid: msgspec.structs.replace(cu, model=model) if not cu.model and not cu.synthetic else cu
             for nid, cu in call_usage.items()}
+
+
+def session_model(sess) -> str:
+    """The conversation's own model: the one ``model`` the session's metadata documents on its main stream name
+    (``agent_meta`` records of stream ``main`` naming no ``child``, in landed files that verify: Kiro CLI 3.x and Kiro
+    IDE ``session.json`` ``modelId``, 2.x ``<id>.json`` ``model_info.model_id``); '' when none names one or they name
+    more than one (docs/adapters/kiro.md, Usage and credits). ``sess`` is a
+    :class:`~asz_core.view.session_records.LandedSession`."""
+    named: set[str] = set()
+    for seq, recs in sess.records.items():
+        h = sess.headers.get(seq)
+        if h is None or seq in sess.unverified or getattr(h, "kind", "") != "agent_meta" or getattr(h, "stream", "") != "main":
+            continue
+        named.update(m for r in recs if isinstance(m := r.get("model"), str) and m and not r.get("child"))
+    return next(iter(named)) if len(named) == 1 else ""
 
 
 class DocumentView(ListView):
@@ -100,7 +116,7 @@ class DocumentView(ListView):
         # a call with no time of its own at its turn's recorded end, where a record lists the turn (kiro22b)
         self._turns: dict[int, list | None] = {}  # id(record) -> its turns (turn_places.recorded), asked once a build
         self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns))
-        self.call_usage = metered_model(self.call_usage, self.credits_at())
+        self.call_usage = metered_model(self.call_usage, self.credits_at(), self.session_model())
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
         """The document's ``summary``; ``undescribed`` is the number of unknown parts (the length of :meth:`undescribed`).
@@ -228,6 +244,12 @@ class DocumentView(ListView):
         figure rounded to 6 decimals."""
         return [{"at": at, "model": m, "credits": round(c, 6)} for at, m, c in self.credits_at() or ()]
 
+    def session_model(self) -> str:
+        """:func:`session_model` of the conversation, asked once a build."""
+        if not hasattr(self, "_session_model"):
+            self._session_model = session_model(self.sess)
+        return self._session_model
+
     def credits(self) -> float | None:
         """The credits the runtime metered (Kiro), from the session's landed records that verify: the last running
         total a record gives in landed order plus every figure a record adds
@@ -240,7 +262,8 @@ class DocumentView(ListView):
         """``[(unix ms or None, model, credits), ...]`` in landed order: each verified record's part of the credits the
         runtime metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`): what it adds
         (:class:`~asz_core.plugins.adapter.AddedCredits`), or its running total's change from the last one (below 0
-        when a total drops), at the record's ``time`` (None when it has none) and ``model`` ('' when it names none);
+        when a total drops), at the record's ``time`` (None when it has none) and ``model`` (when it names none, the
+        conversation's :meth:`session_model`, '' when that is none too);
         a running total whose record lists its turns (:meth:`~asz_core.plugins.adapter.Adapter.turns`, Kiro CLI 2.x)
         replaces the running totals' parts before it and is split on its turns, each turn's credits at the turn's
         recorded end (:func:`~asz_core.view.turn_places.turn_parts`), so a turn's credits go where its calls are;
@@ -274,7 +297,7 @@ class DocumentView(ListView):
             seen = True
             t, m = rec.get("time"), rec.get("model")
             ns = parse_instant(t) if isinstance(t, str) and t else None
-            at, m = None if ns is None else ns // 1_000_000, m if isinstance(m, str) else ""
+            at, m = None if ns is None else ns // 1_000_000, m if isinstance(m, str) and m else self.session_model()
             turns = None if isinstance(got, AddedCredits) else asked[id(rec)] if id(rec) in asked else recorded(a, dialect, rec)
             if turns is not None:  # the whole running total on the turns it lists, each at its end (kiro22b)
                 out = [x for i, x in enumerate(out) if i not in running]

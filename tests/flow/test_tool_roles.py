@@ -38,7 +38,9 @@ def test_each_dialect_counts_its_own_tools(tmp_path, dialect, want):
 
 def test_the_vocabularies_are_the_adapters():
     assert tool_roles("kiro/1") == {"shell": "shell", "run_command": "shell", "execute_bash": "shell",
-                                    "write": "file_write", "create": "file_write", "fs_write": "file_write"}
+                                    "execute_pwsh": "shell",  # Kiro IDE (trial 29c, F1)
+                                    "write": "file_write", "create": "file_write", "fs_write": "file_write",
+                                    "str_replace": "file_write", "delete_file": "file_write"}
     assert tool_roles("claude-code/1") == {"Bash": "shell", "Edit": "file_write", "MultiEdit": "file_write",
                                            "Write": "file_write", "NotebookEdit": "file_write"}
     assert tool_roles("langsmith/1") == tool_roles("") == DEFAULT_ROLES == {"Bash": "shell"}

@@ -32,5 +32,6 @@ def test_ls_says_the_changes_whose_lines_are_not_known(kiro_root):
     assert ide["changes_lines_unknown"] == 0 and ide["lines_added"] == 10
     out = asz_in_process("ls", "--root", str(kiro_root)).stdout.splitlines()
     assert (f"CHANGES with lines not known: {n} changed file(s) in 1 conversation(s) (8e247382) whose diff is unavailable, "
-            "the earlier content not being recorded (Kiro CLI 2.x file writes): counted as changes, their lines in no "
+            "the earlier content not being recorded (Kiro CLI 2.x file writes, Kiro IDE edits and deletes): counted as "
+            "changes, their lines in no "
             "count (--json: changes_lines_unknown)") in out

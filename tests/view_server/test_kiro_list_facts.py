@@ -2,7 +2,8 @@
 
 A trial user saw ``DURATION 0s`` and project ``.`` for the Kiro 2.x session: its assistant and tool entries carry no
 time, so the list's range ended at the prompt, and its ``<id>.json`` writes ``cwd: "."``. The range now ends at the
-metadata document's own ``updated_at`` (3.x: ``lastModifiedAt``), and a relative ``cwd`` names no project (``-`` in
+2.x metadata document's own ``updated_at`` (a 3.x conversation's range is its lines': every one carries a time, and
+``lastModifiedAt`` moves on at a retitle, trial 29c F10), and a relative ``cwd`` names no project (``-`` in
 ``asz ls``, ``""`` in ``asz ls --json`` and ``/api/conversations``, as docs/view.md gives an unknown project).
 Every expected value is read here straight from the Kiro source files; ``asz collect`` runs as a real child.
 """
@@ -39,7 +40,7 @@ def _expected() -> dict[str, dict]:
     for meta in sorted(KIRO.glob("sessions/*/sess_*/session.json")):  # 3.x
         doc = json.loads(meta.read_text(encoding="utf-8"))
         lines = [json.loads(x) for x in (meta.parent / "messages.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
-        times = [_ms(ln["timestamp"]) for ln in lines] + [_ms(doc["lastModifiedAt"])]
+        times = [_ms(ln["timestamp"]) for ln in lines]
         out[doc["id"]] = {"from": min(times), "to": max(times), "project": doc["workspacePaths"][0]}
     return out
 

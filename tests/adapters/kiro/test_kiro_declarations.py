@@ -41,7 +41,7 @@ def test_other_dialects_are_refused() -> None:
 def test_registration() -> None:
     assert asz_register_adapters() == [KiroAdapter]
     a = KiroAdapter()
-    assert (a.name, a.version, a.identity, a.dialects) == ("kiro", "0.4.0", "kiro/0.4.0", ("kiro/1",))
+    assert (a.name, a.version, a.identity, a.dialects) == ("kiro", "0.5.0", "kiro/0.5.0", ("kiro/1",))
     assert set(a.kinds) == {"transcript", "agent_meta"}
     eps = {ep.name: ep.value for ep in entry_points(group="asz")}
     assert eps.get("kiro") == "asz_adapters_kiro.plugin"

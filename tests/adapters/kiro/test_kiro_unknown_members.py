@@ -52,10 +52,12 @@ def test_2x_data_and_line_members(corpus_dir):
 def test_3x_payload_and_line_members_and_the_annotations_stay_dropped(corpus_dir):
     real = next(x for x in _lines(corpus_dir, V3) if b'"type":"tool_call"' in x and b'"filePath"' in x)
     before = convert_line(SRC, real, 5, 0)
-    assert [d.what for d in before.dropped][:1] == ["payload members status, kind, actionType, title, _meta, filePath"]
+    assert [d.what for d in before.dropped][:1] == ["payload members title, _meta"]  # Kiro's classification is kept (F9)
     spaced = real[:-2] + b', "futurePayloadMember" : [1, 2]}, "futureTopLevel":null}'
     rec = convert_line(SRC, spaced, 5, 0)
-    assert [p.k for p in before.parts] == ["call", "data"] and [p.k for p in rec.parts] == ["call", "unknown", "unknown", "data"]
+    # the call, Kiro's classification of it (status, kind, actionType, filePath: trial 29c F9), the changes/1 record
+    assert [p.k for p in before.parts] == ["call", "data", "data"]
+    assert [p.k for p in rec.parts] == ["call", "data", "unknown", "unknown", "data"]
     assert rec.dropped == before.dropped and [p for p in rec.parts if p.k != "unknown"] == before.parts
     assert _unknown(rec) == [
         ('member "futurePayloadMember" of the payload is not one this dialect describes',

@@ -55,7 +55,7 @@ def _steps(talk: dict, kind: str) -> list[dict]:
     return [n for n in _nodes(talk) if n["kind"] == kind]
 
 
-def test_the_3x_session_is_one_talk_for_its_one_prompt(views) -> None:
+def test_the_3x_session_is_one_talk_for_its_one_prompt(views, kiro_home: Path) -> None:
     doc = views[V3_SESSION]
     assert doc["summary"]["title"] == "Nimble Haze"  # session.json title
     assert doc["summary"]["state"] == "verified" and doc["loose"] == []
@@ -82,7 +82,16 @@ def test_the_3x_session_is_one_talk_for_its_one_prompt(views) -> None:
     assert all(t["failed"] is False for t in tools if t not in subs)
     errors = _steps(talk, "error.api")  # the two displayError lines, one per failed sub-agent call
     assert len(errors) == 2 and all('"errorType":"GenericValidationError"' in e["text"] for e in errors)
-    assert len(_steps(talk, "turn.duration")) == 1 and len(_steps(talk, "control.notice")) == 1
+    # notices: the pause (session_event), and, since trial 29c F3, the 3 approvals asked, the 3 answered
+    # (always-accept each) and the 12 contextUsage lines, counted from the source
+    src = [json.loads(x)["payload"] for x in (kiro_home / "sessions" / "2f1c0d9e8b7a6f5e" / V3_SESSION / "messages.jsonl")
+           .read_text(encoding="utf-8").splitlines()]
+    kinds = [p["type"] for p in src if p["type"] in ("session_event", "pending_interaction", "interaction_resolved")
+             or p.get("key") == "contextUsage"]
+    assert len(kinds) == 1 + 3 + 3 + 12
+    notices = [s.get("text", "") for s in _steps(talk, "control.notice")]
+    assert len(_steps(talk, "turn.duration")) == 1 and len(notices) == len(kinds)
+    assert notices.count("approval answered: always-accept (selected)") == 3
     # the sub-agents never wrote a transcript: each stays an open child stream, named by its sub-session id
     assert sorted(u["ref"] for u in doc["unresolved"] if u["kind"] == "child_stream") == sorted(SUB_FAILED)
     assert [s["label"] for s in doc["streams"]] == ["Nimble Haze"]
