@@ -51,8 +51,8 @@ def glossary(
 ) -> None:
     """Print a dialect's glossary (model name -> native name, where, note) and its flag mapping.
 
-    ``dialect`` may name an installed adapter instead (``kiro``: its one dialect, ``kiro/1``; trial 29c, F13). Exit 2
-    when no installed adapter speaks ``dialect`` (or, by that name, speaks exactly one).
+    DIALECT may name an installed adapter that speaks one dialect instead (kiro: kiro/1). Exit 2 when no installed
+    adapter speaks DIALECT.
     """
     reg = get_plugin_manager()
     dialects = reg.dialects()

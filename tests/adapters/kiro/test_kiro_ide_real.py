@@ -219,3 +219,10 @@ def test_a_moved_folder_whose_session_json_was_rewritten_lands_its_new_version(t
     assert "moved" in p.stderr and "conflict" not in p.stderr
     (row,) = json.loads(_asz("ls", "--json", "--root", str(root)))
     assert row["title"] == "Renamed in the IDE"
+
+
+def test_asz_glossary_takes_the_adapter_s_name() -> None:
+    """F13: ``asz glossary kiro`` prints kiro/1's glossary (the adapter speaks that one dialect), as ``kiro/1`` does."""
+    by_name = json.loads(_asz("glossary", "kiro", "--json"))
+    assert by_name == json.loads(_asz("glossary", "kiro/1", "--json")) and by_name["dialect"] == "kiro/1"
+    assert asz_in_process("glossary", "no-such-adapter").returncode == 2
