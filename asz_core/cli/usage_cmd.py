@@ -423,11 +423,11 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
     the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line.
     Every line names a conversation by ``shown`` (its shortest prefix unique in the root)."""
-    short = bool(unreadable or unchained or left_out or undescribed)
     from rich.cells import cell_len
-
+    from ..verify.unparsed import figures_off
     from ..view.zone import zone_name
 
+    short = bool((marked := figures_off(unchained)) or unreadable or left_out or undescribed)  # counted once here: no !
     label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {r['title']}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
@@ -479,7 +479,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
 
         typer.echo(not_read_line(unreadable, "in no figure above", shown=shown))
     if unchained:
-        typer.echo(f"! {unchained}")
+        typer.echo(f"! {unchained}" if marked else unchained)
     if no_time:
         typer.echo(no_time)
     if undescribed:

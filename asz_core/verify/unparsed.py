@@ -137,16 +137,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
         unread = " ".join(x for x in (unread, f"{len(short)} refused file(s) hold records this root lacks: "
                                               + "; ".join(short_line(d) for d in short[:3])
                                               + (f"; and {len(short) - 3} more" if len(short) > 3 else "")) if x)
-    from ..storage.twice_list import corrected, read_twice, twice_line
-
-    twice = read_twice(root)  # a session continuing another, assembled on a host without it (trial 28a F1)
-    for said, pairs in (("counted once here: {n} conversation(s) continuing another sent by another instance",
-                         [d for d in twice if corrected(d)]),
-                        ("{n} conversation(s) counted twice in part", [d for d in twice if not corrected(d)])):
-        if pairs:
-            unread = " ".join(x for x in (unread, said.format(n=len(pairs)) + ": "
-                                                  + "; ".join(twice_line(d) for d in pairs[:3])
-                                                  + (f"; and {len(pairs) - 3} more" if len(pairs) > 3 else "")) if x)
+    unread = " ".join(x for x in (unread, *twice_notes(root)) if x)
     if not ids:
         return unread, []
     why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
@@ -155,6 +146,36 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
             + (f" ({'; '.join(why)})" if why else "")
             + f": {shown_ids(ids)}; asz parse --root {root} builds them (asz verify names them)"
             + (f". {unread}" if unread else "")), ids
+
+
+#: How :func:`twice_notes` opens its two parts (:func:`figures_off` reads them).
+COUNTED_ONCE, TWICE_IN_PART = "counted once here: ", " conversation(s) counted twice in part"
+
+
+def figures_off(note: str) -> bool:
+    """True when :func:`unchained_note`'s ``note`` says something some figure lacks or counts twice (sessions with no
+    chain, files no round reads, records refused, pairs counted twice): ``asz usage`` marks its total ``!`` then.
+    False for no note, and for one that says only pairs counted once here (:func:`twice_notes`' first part, which the
+    note then opens with: every figure is right, the line says what was corrected)."""
+    return bool(note) and not (note.startswith(COUNTED_ONCE) and TWICE_IN_PART + ":" not in note)
+
+
+def twice_notes(root: str | os.PathLike) -> tuple[str, str]:
+    """What :func:`unchained_note` says of ``root``'s ``_received/twice.list`` (a session continuing another, assembled
+    on a host without it: trial 28a F1), ``(corrected, twice)``: ``counted once here: N conversation(s) …: LINE; …`` for
+    the pairs whose repeated calls the readers count once (:func:`~asz_core.storage.twice_list.corrected`: said, no
+    figure is off), ``N conversation(s) counted twice in part: LINE; …`` for those an older receiver listed without
+    ids (the totals count them twice); each ``''`` when there are none, three pairs named and ``and N more``."""
+    from ..storage.twice_list import corrected, read_twice, twice_line
+
+    twice = read_twice(root)
+    out = []
+    for said, pairs in ((COUNTED_ONCE + "{n} conversation(s) continuing another sent by another instance",
+                         [d for d in twice if corrected(d)]),
+                        ("{n}" + TWICE_IN_PART, [d for d in twice if not corrected(d)])):
+        out.append(said.format(n=len(pairs)) + ": " + "; ".join(twice_line(d) for d in pairs[:3])
+                   + (f"; and {len(pairs) - 3} more" if len(pairs) > 3 else "") if pairs else "")
+    return out[0], out[1]
 
 
 def shown_ids(ids: list[str], n: int = 5) -> str:

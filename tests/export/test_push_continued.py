@@ -157,6 +157,8 @@ def _team_said(team: Path, source: list[Path], carol_src: list[Path], bob_src: l
     assert v.returncode == 0 and said in v.stdout and "counted twice" not in v.stdout, v.stdout
     out = asz("ls", "--root", str(team))
     assert f"{COPY[:8]} continues {SESSION[:8]}: the records it repeats" in out.stdout, out.stdout
+    table = asz("usage", "--root", str(team)).stdout  # every figure right: the note marks no total "!" (view.md)
+    assert re.search(rf"^total +-? +{calls:,} ", table, re.M) and "total !" not in table and "\n! counted once" not in table, table
     for cmd in ("ls", "usage"):
         out = asz(cmd, "--root", str(team))
         assert f"in {SESSION[:8]} only, as one root holding both counts them" in out.stdout + out.stderr
