@@ -60,7 +60,8 @@ def _index_figures(r: dict) -> tuple[str, str]:
     from ..view.prices import cents
 
     tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
-    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cents(r.get('cost')) or cents(cost):,.2f}")
+    shown = cents(r.get("cost"))  # the exact amount rounded once; a cost object with neither usd_exact nor usd: its figure
+    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cents(cost) if shown is None else shown:,.2f}")
 
 
 def _index_total(rows: Sequence[dict]) -> str:
