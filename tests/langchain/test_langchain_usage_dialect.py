@@ -18,7 +18,11 @@ _KINDS = ("in", "out", "cache_read", "cache_write")
 
 
 def _totals(rows: list[dict]) -> dict:
-    return {"calls": sum(r["calls"] for r in rows), **{k: sum(r["usage"][k] for r in rows) for k in _KINDS}}
+    """The rows' calls and tokens; a row whose calls recorded no token count has its counts null (trial 29c F4), in no
+    sum."""
+    assert all((r["usage_recorded"] is False) == (r["usage"] == dict.fromkeys(_KINDS)) for r in rows), rows
+    return {"calls": sum(r["calls"] for r in rows),
+            **{k: sum(r["usage"][k] for r in rows if r["usage_recorded"]) for k in _KINDS}}
 
 
 def test_usage_counts_one_runtime_at_a_time(tmp_path: Path, corpus_dir: Path, corpus_copy, receiver_factory, run_asz) -> None:
