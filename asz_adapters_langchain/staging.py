@@ -24,7 +24,8 @@ import os
 import re
 from pathlib import Path
 
-from asz_core.storage.cursor import read_cursor
+from asz_core.storage.cursor import AppendCursor, read_cursor
+from asz_core.storage.layout import cursor_paths, session_dirs
 
 from .inbox import INGEST
 from .inbox_state import load_state
@@ -48,22 +49,21 @@ def _not_landed(root: Path) -> list[str]:
     sources = {p.relative_to(root).as_posix(): p.stat().st_size
                for p in (root / INGEST / "sessions").rglob("*.jsonl") if not p.name.endswith(".meta.jsonl")}
     landed: set[str] = set()
-    for cur in root.glob("*/**/*.cursor"):
+    for cp in (cp for sdir in session_dirs(root) for cp in cursor_paths(sdir)):  # the layout's cursors, not a walk of the root
         try:
-            c = read_cursor(cur)
-        except (OSError, ValueError):
+            c = read_cursor(cp)
+        except (OSError, ValueError):  # a cursor that does not read lands nothing: the staged copies stay
             continue
-        src = getattr(c, "source", "")
-        if src in sources and getattr(c, "state", "") == "active" and getattr(c, "offset", -1) == sources[src]:
-            landed.add(src)
+        if isinstance(c, AppendCursor) and c.source in sources and c.state == "active" and c.offset == sources[c.source]:
+            landed.add(c.source)
     return sorted(set(sources) - landed)
 
 
 def prune_done(root: Path, before_ns: int, dry_run: bool = False) -> tuple[int, int, list[str]]:
     """Delete the ``done/`` files of ``root``'s LangSmith staging staged before ``before_ns`` once everything
     materialised has landed (module docstring). Returns ``(files, bytes, why kept)``: what was (with ``dry_run``:
-    would be) deleted, and one sentence per reason nothing could go. Raises OSError only for a ``done/`` folder that
-    cannot be listed."""
+    would be) deleted, and one sentence per reason nothing could go (a ``state.json`` that does not read is one, named
+    with its error). Raises OSError only for a ``done/`` folder that cannot be listed."""
     done = root / INGEST / "done"
     if not done.is_dir():
         return 0, 0, []
@@ -71,7 +71,11 @@ def prune_done(root: Path, before_ns: int, dry_run: bool = False) -> tuple[int, 
     old = [p for p in listed if _staged_ns(p) < before_ns]
     if not old:
         return 0, 0, []
-    if load_state(root / INGEST / "state.json").get("journal"):
+    try:
+        journal = load_state(root / INGEST / "state.json").get("journal")
+    except (OSError, ValueError) as exc:  # orjson.JSONDecodeError is a ValueError: a damaged state costs no session's prune
+        return 0, 0, [f"{INGEST.as_posix()}/state.json does not read ({exc}); the staged copies stay until it does"]
+    if journal:
         return 0, 0, [f"{INGEST.as_posix()}/done: a collect pass's journal is not applied yet; the next pass applies it"]
     behind = _not_landed(root)
     if behind:

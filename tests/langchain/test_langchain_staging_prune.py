@@ -86,3 +86,11 @@ def test_a_kill_mid_prune_repeats_work_and_loses_nothing(tmp_path, run_asz, trac
     again = run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest").stdout
     assert "errors=0" in again and "records=0" in again, again
     run_asz("verify", "--root", str(root))
+
+
+def test_a_state_that_does_not_read_keeps_the_staging_and_says_so(tmp_path, run_asz, tracer_batch):
+    root, cfg, _ = _landed_root(tmp_path, run_asz, tracer_batch)
+    (root / "_ingest" / "langsmith" / "state.json").write_bytes(b'{"v": ')  # cut short: not JSON
+    out = run_asz("prune", "--root", str(root), "--config", str(cfg)).stdout  # run_asz asserts exit 0: no traceback
+    assert "kept staging: _ingest/langsmith/state.json does not read (" in out, out
+    assert len(list((root / "_ingest" / "langsmith" / "done").iterdir())) == 2
