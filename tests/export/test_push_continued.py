@@ -19,17 +19,20 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import time
 import urllib.request
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import yaml
 
 from asz_core.export.receive import Receiver
 
-from export_helpers import ASZ, REPO, asz, sent_files
+from export_helpers import ASZ, asz, sent_files
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
+from claude_lines import priced  # noqa: E402
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -77,9 +80,8 @@ def _push(root: Path, address: str) -> None:
 
 def _source_figures(files: list[Path]) -> tuple[int, dict[str, int], Decimal]:
     """``(calls, tokens, exact USD)`` counted from Claude Code source files: one usage per (message.id, requestId)
-    over all of them, the last line's; priced at the shipped rates of prices.yaml (the data file, per million tokens;
-    1-hour cache writes at ``cache_write_1h``; no call here is above 200K input)."""
-    table = yaml.safe_load((REPO / "asz_core" / "view" / "prices.yaml").read_text())
+    over all of them, the last line's; priced at the shipped rates of prices.yaml (the data file:
+    :func:`claude_lines.priced`)."""
     usage: dict[tuple, tuple[str, dict]] = {}
     for f in files:
         for ln in f.read_text().splitlines():
@@ -88,26 +90,11 @@ def _source_figures(files: list[Path]) -> tuple[int, dict[str, int], Decimal]:
             if d.get("type") == "assistant" and isinstance(m, dict) and m.get("usage") and m.get("model") != "<synthetic>":
                 usage[(m["id"], d.get("requestId"))] = (m["model"], m["usage"])
     tokens = dict.fromkeys(("in", "out", "cache_read", "cache_write"), 0)
-    usd = Decimal(0)
-    for model, u in usage.values():
-        rates = next(v for k, v in _entries(table) if model.startswith(k))
-        h1 = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
-        got = {"in": u.get("input_tokens", 0), "out": u.get("output_tokens", 0),
-               "cache_read": u.get("cache_read_input_tokens", 0), "cache_write": u.get("cache_creation_input_tokens", 0)}
-        assert got["in"] + got["cache_read"] + got["cache_write"] <= 200_000
-        for k in tokens:
-            tokens[k] += got[k]
-        usd += (got["in"] * Decimal(str(rates["input"])) + got["out"] * Decimal(str(rates["output"]))
-                + got["cache_read"] * Decimal(str(rates["cache_read"]))
-                + (got["cache_write"] - h1) * Decimal(str(rates["cache_write"]))
-                + h1 * Decimal(str(rates.get("cache_write_1h", 2 * rates["input"])))) / 1_000_000
-    return len(usage), tokens, usd
-
-
-def _entries(table: dict) -> list[tuple[str, dict]]:
-    """prices.yaml's model entries, the longest name first (a model id is priced by the longest entry it starts with)."""
-    models = table.get("models", table)
-    return sorted(((k, v) for k, v in models.items() if isinstance(v, dict) and "input" in v), key=lambda kv: -len(kv[0]))
+    for _, u in usage.values():
+        for k, src in (("in", "input_tokens"), ("out", "output_tokens"), ("cache_read", "cache_read_input_tokens"),
+                       ("cache_write", "cache_creation_input_tokens")):
+            tokens[k] += u.get(src, 0)
+    return len(usage), tokens, sum((priced(model, u) for model, u in usage.values()), Decimal(0))
 
 
 def _free_port() -> int:

@@ -16,13 +16,11 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
-from claude_lines import collect_claude  # noqa: E402
+from claude_lines import collect_claude, priced  # noqa: E402
 from cli_helpers import asz_in_process  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 SIDS = ("c3c3c3c3-0000-4000-8000-000000000001", "c3c3c3c3-0000-4000-8000-000000000002")
 MODEL = "claude-sonnet-4-20250514"
 #: in 1, out 8,333, cache read 8 at Sonnet 4's rates (3, 15 and 0.30 per million tokens): $0.1250004 (:func:`_exact`)
@@ -30,9 +28,7 @@ USAGE = {"input_tokens": 1, "output_tokens": 8333, "cache_read_input_tokens": 8,
 
 
 def _exact() -> Decimal:
-    rates = yaml.safe_load((REPO / "asz_core" / "view" / "prices.yaml").read_text())["models"]["claude-sonnet-4"]
-    return (USAGE["input_tokens"] * Decimal(str(rates["input"])) + USAGE["output_tokens"] * Decimal(str(rates["output"]))
-            + USAGE["cache_read_input_tokens"] * Decimal(str(rates["cache_read"]))) / 1_000_000
+    return priced("claude-sonnet-4-20250514", USAGE)
 
 
 def _transcript(sid: str, hour: int) -> list[dict]:

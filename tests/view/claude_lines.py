@@ -5,12 +5,37 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
+
+import yaml
+
 from cli_helpers import asz_in_process
+
+#: the shipped price table, read as data (never through asz's own reader)
+PRICES_YAML = Path(__file__).resolve().parents[2] / "asz_core" / "view" / "prices.yaml"
 
 
 def _jsonl(lines: list) -> bytes:
     return b"".join((x if isinstance(x, bytes) else json.dumps(x).encode()) + b"\n" for x in lines)
+
+
+def priced(model: str, usage: dict) -> Decimal:
+    """The exact cost in USD of one Claude Code message ``usage`` (``input_tokens``, ``output_tokens``,
+    ``cache_read_input_tokens``, ``cache_creation_input_tokens`` and its ``cache_creation.ephemeral_1h_input_tokens``)
+    at prices.yaml's rates, per million tokens, of the longest entry ``model`` starts with (1-hour cache writes at
+    ``cache_write_1h``, twice input without one). Below 200K input tokens only (asserted: no long-context rates here).
+    StopIteration when no entry prices the model."""
+    models = yaml.safe_load(PRICES_YAML.read_text())["models"]
+    rates = next(v for k, v in sorted(models.items(), key=lambda kv: -len(kv[0]))
+                 if isinstance(v, dict) and "input" in v and model.startswith(k))
+    rate = {k: Decimal(str(v)) for k, v in rates.items() if not isinstance(v, dict)}
+    h1 = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
+    i, o = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+    r, w = usage.get("cache_read_input_tokens", 0), usage.get("cache_creation_input_tokens", 0)
+    assert i + r + w <= 200_000
+    return (i * rate["input"] + o * rate["output"] + r * rate["cache_read"] + (w - h1) * rate["cache_write"]
+            + h1 * rate.get("cache_write_1h", 2 * rate["input"])) / 1_000_000
 
 
 def collect_claude(base: Path, sessions: dict[str, list], *flags: str, files: dict[str, list] | None = None) -> Path:

@@ -15,27 +15,23 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import yaml
 from selenium.webdriver.common.by import By
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
-from claude_lines import collect_claude  # noqa: E402
+from claude_lines import collect_claude, priced  # noqa: E402
 from cli_helpers import asz_in_process  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 SID = "c3c3c3c3-0000-4000-8000-000000000003"
 #: in 1, out 8,333, cache read 5 at Sonnet 4's rates (3, 15 and 0.30 per million tokens): $0.1249995 (:func:`_exact`)
 USAGE = {"input_tokens": 1, "output_tokens": 8333, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 0}
 
 
 def _exact() -> Decimal:
-    rates = yaml.safe_load((REPO / "asz_core" / "view" / "prices.yaml").read_text())["models"]["claude-sonnet-4"]
-    return (USAGE["input_tokens"] * Decimal(str(rates["input"])) + USAGE["output_tokens"] * Decimal(str(rates["output"]))
-            + USAGE["cache_read_input_tokens"] * Decimal(str(rates["cache_read"]))) / 1_000_000
+    return priced("claude-sonnet-4-20250514", USAGE)
 
 
 def test_the_page_prints_a_cost_rounded_once(tmp_path, serve, browser):
