@@ -376,7 +376,7 @@ def conversations(
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 
-    note = unchained_note(r, set(ids))[0]
+    note = unchained_note(r, set(ids), collector=True)[0]
     from ..reading.ids import shown_names
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too

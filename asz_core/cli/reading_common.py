@@ -153,14 +153,12 @@ def make_filters(cmd: str, project: str, since: str, until: str, model: str, dia
 def check_dialect(cmd: str, dialect: str) -> None:
     """Exit 2 for a ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its
     name), naming the installed dialects (as ``asz glossary`` says); nothing for '' (every dialect)."""
-    if dialect:
-        from ..plugins.manager import get_plugin_manager
+    from ..view.row_filters import unknown_dialect
 
-        dialects = get_plugin_manager().dialects()
-        if dialect not in dialects and dialect not in {d.split("/", 1)[0] for d in dialects}:
-            typer.echo(f"asz {cmd}: --dialect: no installed adapter speaks dialect {dialect!r}; installed: "
-                       f"{', '.join(dialects) or 'none'}", err=True)
-            raise typer.Exit(2)
+    why = unknown_dialect(dialect)
+    if why:
+        typer.echo(f"asz {cmd}: --dialect: {why}", err=True)
+        raise typer.Exit(2)
 
 
 def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None, int | None]:

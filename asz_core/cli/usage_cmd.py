@@ -191,7 +191,7 @@ def usage(
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
     say_state_files(storage)
-    note, unchained = unchained_note(storage, set(ids), "counted")  # as asz ls says it (trial 3, F9)
+    note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, (note, line), shown)

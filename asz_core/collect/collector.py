@@ -486,6 +486,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         lead.report.error(sdir, f"cannot lock the session: {strerror(exc)}")
         c.errors += 1
         return
+    landing = None  # a Ctrl-C before it is made: the finally below has nothing to forget (trial 29b F1)
     try:
         if sdir.is_dir():
             remove_session_temporaries(sdir)  # what a writer killed or refused by a full disk left (trial 26a F5)
@@ -525,7 +526,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
             lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
             c.errors += 1
     finally:
-        landing.forget()
+        if landing is not None:
+            landing.forget()
         durable.after_progress(lock.release) or lock.release()  # in a chain: once its cursors are written (durable.py)
 
 

@@ -498,12 +498,19 @@ def index_landed(session_dir: str | os.PathLike) -> None:
     write whole (none yet, or one it discards), and the same bytes, without building the index in memory; an index
     from an earlier pass is left to the parse that follows, which appends to it as before. A file that does not
     read whole, or an index that cannot be written, is left to that parse too: it indexes from there and says why
-    (the index is derived data)."""
+    (the index is derived data). A session with no round yet gets its ``parse.pending`` marker
+    (:func:`asz_core.flow.pending.mark_pending`) before its index is written: an index written here is not a parse,
+    so a pass stopped before its parse (Ctrl-C, SIGTERM) leaves sessions ``asz verify`` and ``asz ls`` say are not
+    parsed yet, not ones whose rounds were removed (trial 29b F1); stopped between the two, the marker alone (no
+    index) says the same."""
+    from .pending import mark_pending
+
     sdir = Path(session_dir)
     d = index_dir(sdir)
     try:
         with _Lock(d, exclusive=True):
             if not _state_ok(_read_state(d / _STATE)):
+                mark_pending(sdir.parent, [sdir.name])  # before the index: crash-safe in either order
                 _append_locked(sdir, _Counted(), {}, True, defer=True)
     except (IndexBuildError, OSError):
         pass

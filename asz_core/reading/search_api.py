@@ -29,7 +29,9 @@ server's pass), a query does not wait for it nor update it too: it searches what
 conversation's rows whole (:mod:`asz_core.reading.search_store`). Such an answer is marked partial
 (:func:`indexing`): with ``held_back=1`` ``"partial": true`` and ``"indexing": N``, the conversations whose rows the
 index does not hold as they stand yet (``"partial": false``, ``"indexing": 0`` otherwise); the plain list keeps its
-shape and says it in the header ``X-Asz-Indexing: N``. Withholding is the server's: ``hide`` is what the request withholds.
+shape and says it in the header ``X-Asz-Indexing: N``. A query with no hit whose filters keep no conversation
+(a mistyped ``project``) says so as ``asz search`` does (:func:`none_kept`): ``note`` with ``held_back=1``, else the
+header ``X-Asz-Note``; a ``dialect`` no installed adapter speaks is refused with 400 (trial 29b F3). Withholding is the server's: ``hide`` is what the request withholds.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ from .search_gaps import changed, known_prints
 from .search_place import index_file
 from .search_store import connect, one_writer
 
-__all__ = ["answer", "held_back", "held_back_answer", "indexing", "Hits", "PARAMS", "MAX_LIMIT", "INDEXING_HEADER"]
+__all__ = ["answer", "held_back", "held_back_answer", "indexing", "none_kept", "Hits", "PARAMS", "MAX_LIMIT", "INDEXING_HEADER",
+           "NOTE_HEADER"]
 
 #: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
 INDEXING_HEADER = "X-Asz-Indexing"
@@ -144,6 +147,10 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
                     until=parse_time(got["until"], end=True) if got.get("until") else None)
     except (ValueError, TimeError) as exc:
         raise error(400, str(exc)) from None
+    from ..view.row_filters import unknown_dialect
+
+    if why := unknown_dialect(f.dialect):  # asz search --dialect's usage error (trial 29b F3)
+        raise error(400, f"dialect: {why}")
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
@@ -157,15 +164,40 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
             hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
                           unsearched=unsearched)
         many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
+        note = none_kept(root, got, f) if not hits and not held else ""
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:
         raise error(503, f"search is not available: {exc}") from None
     if got.get("held_back", "0") == "0":
         out = Hits(hits)
-        out.headers = {INDEXING_HEADER: str(behind)} if behind else None
+        heads = {INDEXING_HEADER: str(behind)} if behind else {}
+        if note:  # a header value is Latin-1: a root's other characters escaped
+            heads[NOTE_HEADER] = note.encode("ascii", "backslashreplace").decode("ascii")
+        out.headers = heads or None
         return out
-    return held_back_answer(hits, bad, held, unsearched, behind, many)
+    return {**held_back_answer(hits, bad, held, unsearched, behind, many), **({"note": note} if note else {})}
+
+
+#: The header of a plain-list answer whose filters keep no conversation: the line asz search says (trial 29b F3).
+NOTE_HEADER = "X-Asz-Note"
+#: The filter parameters a no-match note names, in this order (as /api/conversations' note names them).
+_FILTERS = ("project", "model", "dialect", "since", "until")
+
+
+def none_kept(root: Path, got: dict[str, str], f: Filters) -> str:
+    """The note of a query whose filters (``got``: the parameters as given; ``f``: read) keep no conversation of
+    ``root``'s index: ``no conversation matched project=nope (of N in ROOT)``, the line ``asz search`` says on stderr
+    before it exits 1 and ``/api/conversations`` gives as its ``note`` (:func:`~asz_core.view.row_filters.matched_none`);
+    '' when no filter is given or one conversation is kept. Raises SearchError as
+    :func:`~asz_core.reading.search.conversations_kept` does."""
+    from ..view.row_filters import matched_none
+    from .search import conversations_kept
+
+    said = " ".join(f"{k}={got[k]}" for k in _FILTERS if got.get(k))
+    if not said or conversations_kept(root, f):
+        return ""
+    return matched_none(said, len(list_conversations(root)), root)
 
 
 def held_back_answer(hits: list[dict], bad: dict[str, str], held: dict[str, int], unsearched: list[dict],

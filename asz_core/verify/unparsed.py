@@ -121,11 +121,15 @@ def lagging_line(root: str | os.PathLike, lagging: list[tuple[str, int, int]]) -
     return UNREAD_LINE.format(n=sum(h - t for _, t, h in lagging), s=len(lagging), which=which, root=root)
 
 
-def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed") -> tuple[str, list[str]]:
+def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed", *,
+                   collector: bool = False) -> tuple[str, list[str]]:
     """``(N landed session(s) have no conversation chain … : ID, ID and N more; asz parse … builds them, their ids)``
     for the sessions landed in ``root`` that have no round (never parsed, a parse interrupted, or their rounds
     removed) and are not among the ``listed`` conversation ids (a chain directory left with no round is listed, as
-    unreadable): they are in no list until asz parse builds their chains; ``('', [])`` when there are none.
+    unreadable): they are in no list until asz parse builds their chains; ``('', [])`` when there are none. With
+    ``collector`` (``asz ls``, ``asz usage``: not a server, which holds the lock itself), while a collector holds the
+    root's lock (``asz collect``, ``asz server``), the line says so and that they are not parsed yet, advising no
+    command that would compete with it (as ``asz verify`` counts them, trial 29b F6).
     ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
     never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     ids = sorted(never + gone + interrupted)
@@ -140,6 +144,10 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     unread = " ".join(x for x in (unread, *twice_notes(root)) if x)
     if not ids:
         return unread, []
+    if collector and lock_taken(Path(root) / COLLECTOR_LOCK):  # a pass at work: it parses what it landed (29b F6)
+        return (f"{len(ids)} landed session(s) have no conversation chain yet and are not {left_out}: a collector holds "
+                f"the root (asz collect or asz server is at work), so they are not parsed yet; its pass builds them: "
+                f"{shown_ids(ids)}" + (f". {unread}" if unread else "")), ids
     why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
     return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"

@@ -10,6 +10,8 @@ the server listens on, is answered 421 and nothing else (:class:`HostGuard`).
 
 from __future__ import annotations
 
+import datetime as _dt
+
 import functools
 import hashlib
 import logging
@@ -232,14 +234,14 @@ def _body(request, pairs, hide):
 
 
 #: The parameters ``/api/usage`` takes (``hide`` is every route's, seed 004).
-USAGE_PARAMS = ("project", "model", "instance", "by", "since", "until", "exact", "tz", "hide")
+USAGE_PARAMS = ("project", "model", "dialect", "instance", "by", "since", "until", "exact", "tz", "hide")
 #: What ``/api/usage``'s ``by`` groups by besides the hours (trial 28a F3): ``instance`` (the answer's ``instances``),
 #: ``week`` or ``month`` (its ``periods``).
 USAGE_BY = ("instance", "week", "month")
 
 
 def _usage(request, pairs, hide):
-    """``/api/usage`` narrowed by ``project``, ``model``, ``instance``, ``since``, ``until``, grouped ``by`` (:func:`usage_filters`)."""
+    """``/api/usage`` narrowed by ``project``, ``model``, ``dialect``, ``instance``, ``since``, ``until``, grouped ``by`` (:func:`usage_filters`)."""
     return _json(_state(request).usage(**usage_filters(pairs)))
 
 
@@ -251,19 +253,27 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
     :class:`ApiError` 400 for a parameter it does not know (one it would ignore), one given twice, or a time that does
     not read (trial 17b, F12: ``project=`` was ignored and the whole root's usage answered); ``tz``, the zone (an
     IANA name, the page's own) whose days place a call with no time of its own (the server's own zone without it),
-    400 when it names none."""
+    400 when it names none. ``dialect`` (``claude-code/1`` or its name, as ``asz usage --dialect``): 400 for one no
+    installed adapter speaks (trial 29b F4). The figures are sums of quarter-hour buckets, so a window is taken only
+    as they can answer it exactly, as ``asz usage`` counts the same ``since``/``until``: ``since`` a quarter hour's
+    start, ``until`` a quarter hour's last millisecond (a day form gives both); any other instant is refused with 400
+    saying so and naming the quarter hours around it, never widened or narrowed silently (trial 29b F2)."""
     from .match import TimeError, parse_time
+    from .row_filters import unknown_dialect
 
     got = known_params(pairs, USAGE_PARAMS)
     if got.get("exact", "0") not in ("0", "1"):
         raise ApiError(400, "exact is 0 or 1")
     if got.get("by", "") not in ("", *USAGE_BY):
         raise ApiError(400, f"by is one of {', '.join(USAGE_BY)}")
+    if why := unknown_dialect(got.get("dialect", "")):
+        raise ApiError(400, f"dialect: {why}")
     try:
         since = parse_time(got["since"]) if got.get("since") else None
         until = parse_time(got["until"], end=True) if got.get("until") else None
     except TimeError as exc:
         raise ApiError(400, f"since/until: {exc}") from None
+    _on_quarters(got, since, until)
     if "tz" in got:
         from .zone import zone_of
 
@@ -273,7 +283,28 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
             raise ApiError(400, f"tz: {exc}") from None
     return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
             "exact": got.get("exact") == "1", "tz": got.get("tz"), "instance": got.get("instance", ""),
-            "by": got.get("by", "")}
+            "by": got.get("by", ""), "dialect": got.get("dialect", "")}
+
+
+def _on_quarters(got: dict[str, str], since: int | None, until: int | None) -> None:
+    """Raise :class:`ApiError` 400 for a ``since`` (unix ms) that is not a quarter hour's start or an ``until`` that is
+    not a quarter hour's last millisecond (:func:`usage_filters`), naming the nearest windows the buckets answer."""
+    from .usage_buckets import QUARTER_MS
+
+    def at(ms: int) -> str:
+        return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    why = ("/api/usage sums quarter-hour buckets, so it counts a window from a quarter hour's start to a quarter "
+           "hour's last millisecond (a day, or instants such as 22:00:00Z and 22:14:59.999Z), never another than the "
+           "one asked; asz usage --since/--until counts any instant")
+    if since is not None and since % QUARTER_MS:
+        low = since // QUARTER_MS * QUARTER_MS
+        raise ApiError(400, f"since {got['since']} ({at(since)}) is not the start of a quarter hour: give {at(low)} or "
+                            f"{at(low + QUARTER_MS)}; {why}")
+    if until is not None and (until + 1) % QUARTER_MS:
+        low = (until + 1) // QUARTER_MS * QUARTER_MS
+        raise ApiError(400, f"until {got['until']} ({at(until)}) is not the last millisecond of a quarter hour: give "
+                            f"{at(low - 1)} or {at(low + QUARTER_MS - 1)}; {why}")
 
 
 def _glossary(request, pairs, hide):

@@ -15,7 +15,7 @@ import time
 from typing import Any, Sequence
 
 from ..storage.ids import named
-from .match import matches
+from .match import dialect_matches, matches
 from .query import ApiError
 from .rows import header_ms
 from .usage_buckets import by_sender, grouped, hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
@@ -57,6 +57,17 @@ def counting_words(done: int, pending: int, held: bool) -> str:
     if not pending:
         return ""
     return f"counting conversations: {done} of {done + pending} done" + (", waiting for the collect pass to end" if held else "")
+
+
+def of_dialect(state, conversations: set[str], dialect: str) -> set[str]:
+    """The ``conversations`` of ``state`` (a :class:`~asz_core.view.state.ViewState`) whose session's dialect is
+    ``dialect`` or has it as its name (``asz usage --dialect``'s rule, :func:`~asz_core.view.match.dialect_matches`;
+    ``/api/usage?dialect=``, trial 29b F4); all of them for ''."""
+    if not dialect:
+        return conversations
+    from .state import conversation_dialect
+
+    return {c for c in conversations if dialect_matches(conversation_dialect(state, c), dialect)}
 
 
 def list_note(state, conversations: Sequence[str]) -> str:
@@ -113,7 +124,7 @@ class BackgroundChecks:
         return t
 
     def usage(self, project: str = "", model: str = "", since: int | None = None, until: int | None = None,
-              exact: bool = False, tz: str | None = None, instance: str = "", by: str = "") -> dict:
+              exact: bool = False, tz: str | None = None, instance: str = "", by: str = "", dialect: str = "") -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
         ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
@@ -145,14 +156,14 @@ class BackgroundChecks:
         ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
-        one that does not verify and names no project (the filter cannot judge it). ``filters`` says what was applied:
-        ``{"project", "model", "since", "until", "exact"}`` ('' and null: none); ``instance``, ``by``: usage_buckets.grouped."""
+        one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied:
+        ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none); ``instance``, ``by``: usage_buckets.grouped."""
         from .usage_report import range_span
         from .zone import zone_of
 
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
         convs = set(every := self.conversations())
-        convs, senders = by_sender(self.root, convs, instance, by)  # trial 28a F3
+        convs, senders = by_sender(self.root, of_dialect(self, convs, dialect), instance, by)  # trial 28a F3, 29b F4
         with self._lock:
             states = {c: s[1] for c, s in self._states.items()}
             if project:  # a conversation not built yet has no known project: counted as still to read; one that does
@@ -172,7 +183,7 @@ class BackgroundChecks:
         answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"] = \
             named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
-        answer["filters"] = {"project": project, "model": model, "since": since, "until": until, "exact": exact}
+        answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact}
         return grouped(answer, parts, since, until, self.prices, zone, instance, by, senders)
 
     def _files_now(self, conversation: str) -> tuple:

@@ -20,7 +20,7 @@ import attrs
 
 from .match import TimeError, parse_time, runtime_keeps
 from .query import ApiError, known_params
-from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows
+from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_dialect
 
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
 
@@ -56,7 +56,7 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
     """``/api/conversations``' query ``pairs`` read (module docstring). Raises :class:`ApiError` 400 naming the
     parameter for an unknown one, one given twice, a time or zone that does not read, a ``since`` after the
     ``until`` (nothing could match, as ``asz ls`` refuses it), an ``exact`` not 0 or 1, a ``sort`` that is no order,
-    a ``limit`` or ``offset`` that is not a whole number."""
+    a ``limit`` or ``offset`` that is not a whole number, a ``dialect`` no installed adapter speaks."""
     got = known_params(pairs, LIST_PARAMS)
     if got.get("exact", "0") not in ("0", "1"):
         raise ApiError(400, "exact is 0 or 1")
@@ -78,6 +78,8 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
         raise ApiError(400, f"since/until: {exc}") from None
     if since is not None and until is not None and since > until:
         raise ApiError(400, f"since {got['since']} is after until {got['until']}: nothing can match (swap them?)")
+    if why := unknown_dialect(got.get("dialect", "")):  # asz ls --dialect's usage error (trial 29b F3)
+        raise ApiError(400, f"dialect: {why}")
     f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
                 since=since, until=until, exact=got.get("exact") == "1")
     given = {k: got[k] for k in ("project", "model", "dialect", "since", "until", "tz") if got.get(k)} | (

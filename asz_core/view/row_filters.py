@@ -217,3 +217,19 @@ def matched_none(said: str, of: int, root: object, hint: str = "") -> str:
     the closing parenthesis. ``said``: the filters as given (``--project nope`` on the command line, ``project=nope``
     in the HTTP API's ``note``, docs/view.md); ``of``: a count of conversations; ``root``: a path or its text."""
     return f"no conversation matched {said} (of {of} in {root}{hint})"
+
+
+def unknown_dialect(dialect: str) -> str:
+    """Why ``dialect`` (a ``--dialect`` or ``dialect=`` value) names no installed adapter's dialect (neither a dialect
+    such as ``claude-code/1`` nor its name ``claude-code``): ``no installed adapter speaks dialect 'x'; installed:
+    claude-code/1, …``; '' when one speaks it, or for '' (every dialect). The usage error of ``asz ls``, ``asz usage``
+    and ``asz search --dialect`` (exit 2) and the 400 of ``/api/conversations``, ``/api/search`` and ``/api/usage``
+    (trial 29b F3)."""
+    if not dialect:
+        return ""
+    from ..plugins.manager import get_plugin_manager
+
+    dialects = get_plugin_manager().dialects()
+    if dialect in dialects or dialect in {d.split("/", 1)[0] for d in dialects}:
+        return ""
+    return f"no installed adapter speaks dialect {dialect!r}; installed: {', '.join(dialects) or 'none'}"

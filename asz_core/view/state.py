@@ -82,6 +82,16 @@ def session_dialect(kept: dict[str, str], root: Path, session: str) -> str:
     return found or ""
 
 
+def conversation_dialect(state: "ViewState", conversation: str) -> str:
+    """The dialect of ``conversation``'s session in ``state`` (:func:`session_dialect`, as its ``/api/conversations``
+    row gives it): the session its head round names, the conversation's own id when no head reads; '' for none yet."""
+    try:
+        session = state.session_of(conversation)
+    except ApiError:
+        session = conversation
+    return session_dialect(state._dialects, state.root, session)
+
+
 class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 

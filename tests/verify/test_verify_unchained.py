@@ -157,7 +157,17 @@ def test_a_session_index_with_no_round_while_a_collector_works_is_not_yet_parsed
         assert unchained_sessions(root) == ([SID], [], [])
         v = asz("verify", "--root", str(root))
         assert v.returncode == 0 and "missing chain" not in v.stdout and "not parsed yet" in v.stdout, v.stdout
+        # asz ls and asz usage say the same, and advise no asz parse that would compete with it (trial 29b F6)
+        held = ("have no conversation chain yet and are not {}: a collector holds the root (asz collect or asz "
+                f"server is at work), so they are not parsed yet; its pass builds them: {SID}")
+        ls = asz("ls", "--root", str(root), "--json")
+        assert ls.returncode == 0 and f"asz ls: 1 landed session(s) {held.format('listed')}" in ls.stderr.splitlines()
+        u = asz("usage", "--root", str(root), "--json")
+        assert u.returncode == 0 and f"asz usage: 1 landed session(s) {held.format('counted')}" in u.stderr.splitlines()
+        assert "asz parse" not in ls.stderr + u.stderr
     finally:
         lock.release()
     assert not lock_taken(lock.path)
     assert unchained_sessions(root) == ([], [SID], [])
+    ls = asz("ls", "--root", str(root), "--json")
+    assert "1 parsed before: their rounds are gone" in ls.stderr and "asz parse --root" in ls.stderr

@@ -107,7 +107,7 @@ def test_a_filter_matching_nothing_is_said(listed, corpus_root):
     ("/api/c/{id}/headings", "foo=1", "none"),
     ("/api/status", "x=1", "none"),
     ("/api/glossary", "lang=en", "dialect"),
-    ("/api/usage", "limit=2", "project, model, instance, by, since, until, exact, tz"),
+    ("/api/usage", "limit=2", "project, model, dialect, instance, by, since, until, exact, tz"),
 ])
 def test_every_route_refuses_an_unknown_parameter(listed, path, query, known):
     s, rows, _ = listed

@@ -50,11 +50,11 @@ def test_api_usage_narrows_by_project_model_and_days_and_says_so(corpus_root, co
     s = serve(corpus_root)
     whole = _whole(s)
     assert _figures(whole) == _source(corpus_dir, lambda p, m, t: True)
-    assert whole["filters"] == {"project": "", "model": "", "since": None, "until": None, "exact": False}
+    assert whole["filters"] == {"project": "", "model": "", "dialect": "", "since": None, "until": None, "exact": False}
 
     u = _whole(s, "project=SPOTTER&model=opus")  # a part of the name, case-insensitive: asz ls's rule
     assert _figures(u) == _source(corpus_dir, lambda p, m, t: "spotter" in p.lower() and "opus" in m) == (145, 16_239_095)
-    assert u["filters"] == {"project": "SPOTTER", "model": "opus", "since": None, "until": None, "exact": False}
+    assert u["filters"] == {"project": "SPOTTER", "model": "opus", "dialect": "", "since": None, "until": None, "exact": False}
     assert u["conversations"] == u["counted"] == 2
     assert {m["model"] for m in u["models"]} == {"claude-opus-4-6"}
 
