@@ -593,6 +593,11 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:
         report.sections.append(bodies)
+    from .skeletons import skeleton_section
+
+    pruned = skeleton_section(root, session)  # trial 29a F4: what retention left this root unable to check
+    if pruned is not None:
+        report.sections.append(pruned)
     if receipts is not None:
         from .receipts import check_receipts
 

@@ -86,6 +86,9 @@ def test_retention_leaves_skeletons_and_the_same_structure(root, pushed, tmp_pat
     assert not list(root.rglob(REMOVAL_STATE))
     v = asz("verify", "--root", str(root), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
+    n = rep.files  # trial 29a F4: verify says they are skeletons, held by the receiver that accepted them
+    assert f"{n} of {n} landed file(s) in {len(rep.removed)} session(s) are skeletons: " in v.stdout
+    assert f"({n} held by {pushed[1]}, which accepted them; asz verify --root THAT_ROOT --receipts THIS_ROOT" in v.stdout
     assert _fresh_rounds(root, tmp_path) == rounds_before  # the structure rebuilds byte for byte
     removed_steps = 0
     for c, doc in docs_before.items():
