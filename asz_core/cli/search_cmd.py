@@ -328,7 +328,9 @@ def _unjudged(r: Path, filters, conversations: set[str], files: dict[str, int]) 
     from ..reading.search_hits import unjudged_hits
     from ..reading.search_place import index_file
 
-    con = sqlite3.connect(f"file:{index_file(r, index_path(r))}?mode=ro", uri=True, timeout=30)
+    from ..storage.frozen import open_read
+
+    con = open_read(index_file(r, index_path(r)), r, timeout=30)
     try:
         kept = unjudged_hits(con, filters, conversations, files)
     finally:

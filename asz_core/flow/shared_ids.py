@@ -102,7 +102,13 @@ class SessionLinks:
 
 
 def _connect(root: Path) -> sqlite3.Connection:
+    from ..storage.frozen import frozen, read_only_db
+
     path = Path(root) / TABLE
+    if frozen(root):  # read-only by its modes or mount (trial 29a F7): read, never written (a write raises)
+        if not path.is_file():
+            raise sqlite3.OperationalError(f"{path}: the root is read-only and holds no id table")
+        return read_only_db(path, timeout=_BUSY_MS / 1000)
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None)
     db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")

@@ -53,18 +53,23 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     from ..view.rows import read_head
     from ..view.summary_cache import MARK_TAG, ConversationSummary, SummaryStore, fingerprint, store_mark
 
+    import sqlite3
+
     root = Path(root)
     sec = Section("figures", "")
     store = SummaryStore(root)
     mark = MARK_TAG + store_mark()  # the end of this asz's entries' keys: another asz's entries are its to check
     checked = removed = other_prices = 0
     convs: set[str] = set()
+    if store.con is None:  # no cache to read (none here, or it does not open): what the readers print is counted
+        store.close()
+        return _in_memory(root, prices, step, only)
     try:
-        if store.con is None:
-            entries = []
-        else:
+        try:
             entries = store.con.execute("SELECT 'summaries', id, hide, fp, entry FROM summaries "
                                         "UNION ALL SELECT 'rows', id, hide, fp, row FROM rows ORDER BY 2, 1, 3").fetchall()
+        except sqlite3.Error:  # a store that opened but does not read (an older one, damaged): counted in memory
+            return _in_memory(root, prices, step, only)
         by_conv: dict[str, list] = {}
         for e in entries:
             by_conv.setdefault(e[1], []).append(e)
@@ -115,11 +120,61 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     finally:
         store.close()
     sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
-    sec.counts = {"figures": checked, "figures_removed": removed + other_prices}
+    from ..view.rows import list_conversations
+
+    rest = [c for c in list_conversations(root) if c not in convs and (only is None or c == only)]
+    in_memory = _count(root, rest, prices, step, sec)  # trial 29a F3: what the readers count, no entry being in use
+    if rest:
+        sec.summary += (f"; {in_memory} conversation(s) with no cached entry in use (none made, or made for files "
+                        "whose stat is not theirs now: a copy, a restore) counted from the evidence in memory, as "
+                        "the readers count them")
+    sec.counts = {"figures": checked, "figures_removed": 0 if store.read_only else removed + other_prices,
+                  "figures_in_memory": in_memory}
+    if store.read_only and (removed or other_prices):
+        sec.notes.append(f"{removed + other_prices} entr(ies) named above or made with another price table not removed: "
+                         f"{root} is read-only (its mount, or no write bit on its folders: trial 29a F7), so its cache "
+                         "is read, never written; a reader of it counts an entry whose seal does not match again")
     _check_search(root, sec, only)
     if other_prices:
         sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
                          "(derived data: a list with that table counts them again)")
+    return sec
+
+
+def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None] | None, sec: Section) -> int:
+    """Count each of ``cids`` from the evidence (:func:`~asz_core.reading.listing.counted_row`, as a reader with no
+    cache entry in use does); how many counted. One that cannot be counted is a problem of ``sec``."""
+    from ..view.rows import read_head
+    from .listing import counted_row
+
+    counted = 0
+    for cid in cids:
+        try:
+            counted_row(root, cid, [], prices, read_head(root, cid))
+            counted += 1
+        except Exception as exc:  # noqa: BLE001 - a conversation that cannot be counted is said, never skipped
+            sec.problems.append(Problem(cid, 0, "figures", FIGURES_DIFFER, f"its figures cannot be counted from the "
+                                                                          f"evidence: {exc}"))
+        if step is not None:
+            step(cid)
+    return counted
+
+
+def _in_memory(root: Path, prices: Any, step: Callable[[str], None] | None, only: str | None) -> Section:
+    """``asz verify --figures`` where no figure cache can be read (none was made, or it does not open; trial 29a F3:
+    on read-only media it said "checked 0" and checked nothing): every conversation counted from the evidence in
+    memory, as each reader then counts it (nothing cached is printed); a conversation that cannot be counted is a
+    problem. Counts ``figures`` 0, ``figures_in_memory`` N."""
+    from ..storage.frozen import frozen
+    from ..view.rows import list_conversations
+
+    sec = Section("figures", "")
+    counted = _count(root, [c for c in list_conversations(root) if only is None or c == only], prices, step, sec)
+    why = "a read-only root" if frozen(root) else "none was made, or it does not open"
+    sec.summary = (f"no figure cache to check ({why}): counted the figures of {counted} conversation(s) from the "
+                   "evidence in memory, as every reader here counts them (nothing cached is printed)")
+    sec.counts = {"figures": 0, "figures_removed": 0, "figures_in_memory": counted}
+    _check_search(root, sec, only)
     return sec
 
 
@@ -137,10 +192,13 @@ def _check_search(root: Path, sec: Section, only: str | None) -> None:
     path = index_path(root)
     if not path.is_file():
         return
+    from ..storage.frozen import frozen, read_only_db
+
     checked = removed = 0
+    still = frozen(root)  # read-only (trial 29a F7): rows that differ are named, never removed
     try:
-        con = sqlite3.connect(path, timeout=30)
-    except sqlite3.Error:
+        con = read_only_db(path, timeout=30) if still else sqlite3.connect(path, timeout=30)
+    except (sqlite3.Error, OSError):
         return
     try:
         for cid, head, *stored in con.execute(f"SELECT id, head, {', '.join(CONV_KEYS)} FROM conv ORDER BY id").fetchall():
@@ -152,12 +210,15 @@ def _check_search(root: Path, sec: Section, only: str | None) -> None:
             keys = [k for k, a, b in zip(CONV_KEYS, stored, fresh or (None,) * len(CONV_KEYS)) if a != b]
             if not keys:
                 continue
-            forget_conversation(con, cid)
-            con.commit()
-            removed += 1
+            if not still:
+                forget_conversation(con, cid)
+                con.commit()
+                removed += 1
             sec.problems.append(Problem(INDEX_PATH.as_posix(), 0, f"conv {cid}", FIGURES_DIFFER,
                                         f"the search index's row of conversation {cid} is not what its files give "
-                                        f"({', '.join(keys)}); removed with its hits: the next search indexes it again"))
+                                        f"({', '.join(keys)}); " + ("not removed: the root is read-only, a search here builds "
+                                                                             "its index outside it" if still else
+                                                                             "removed with its hits: the next search indexes it again")))
     except sqlite3.Error as exc:
         sec.notes.append(f"the search index {path} could not be checked: {exc}")
     finally:
@@ -192,7 +253,9 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
         return None
     total = unsealed = 0
     try:
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        from ..storage.frozen import open_read
+
+        con = open_read(path, root)
         try:
             where, args = (" WHERE id=?", (only,)) if only is not None else ("", ())  # of conversation only, when given
             for table, column in (("summaries", "entry"), ("rows", "row")):
@@ -202,8 +265,12 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
         finally:
             con.close()
     except sqlite3.Error as exc:  # an older store (no seal column) or a damaged one: the readers rebuild it
-        sec = Section("cache", f"the figure cache {path} was not read ({exc}): asz ls and asz usage rebuild it "
-                               "(derived data); asz verify --figures counts the figures again from the evidence")
+        from ..storage.frozen import frozen
+
+        rebuild = ("a read-only root: asz ls and asz usage count every conversation from its files here, writing no "
+                   "cache" if frozen(root) else "asz ls and asz usage rebuild it (derived data)")
+        sec = Section("cache", f"the figure cache {path} was not read ({exc}): {rebuild}; asz verify --figures counts "
+                               "the figures again from the evidence")
         sec.counts = {"figures_not_recounted": 0, "figures_unsealed": 0}
         return sec
     # one short line on every clean run (trial 17, F3: it was a 300-character paragraph); docs/verify.md says the rest

@@ -61,8 +61,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = "unicode61 re
 def connect(path: Path, *, write: bool) -> sqlite3.Connection:
     """The index at ``path`` opened read-only, or (``write``) for writing: created when absent, emptied (its deleted
     bytes wiped) when of another :data:`SCHEMA_VERSION`. Raises sqlite3.Error and OSError."""
-    if not write:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    if not write:  # in a root to read without a write (trial 29a F7), not even its shared-memory file is written
+        from ..storage.frozen import open_read
+
+        return open_read(path, Path(path).parent.parent, timeout=30)
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path, timeout=30)
     con.execute("PRAGMA journal_mode=WAL")

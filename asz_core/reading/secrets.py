@@ -31,7 +31,9 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     sql = ("SELECT hit.conversation, conv.title, hit.kind, hit.at, hit.step, hit.file, hit.row, fts.text FROM hit "
            "JOIN fts ON fts.rowid = hit.rowid JOIN conv ON conv.id = hit.conversation "
            f"WHERE {' AND '.join(where) or '1'} ORDER BY hit.rowid")
-    con = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=30)
+    from ..storage.frozen import open_read
+
+    con = open_read(index, root, timeout=30)
     out: list[dict] = []
     try:
         for cid, title, kind, at, step, file, row, text in con.execute(sql, args):

@@ -63,7 +63,9 @@ def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqli
     if not path.is_file():
         return ""
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        from ..storage.frozen import open_read
+
+        db = open_read(path, root)
         try:
             names = [n for (n,) in db.execute("SELECT name FROM sessions")]
         finally:

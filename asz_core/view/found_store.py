@@ -158,6 +158,10 @@ class FoundStore:
         at all, unless the record holds these very bytes already (a request's build of what the checker found); False
         when it is not kept (a link in the way, the folder not writable, a figure past 64 bits: orjson
         reads such a number back as a float, so the conversation is checked again at a restart instead)."""
+        from ..storage.frozen import frozen
+
+        if frozen(self.root):  # read-only by its modes or mount (trial 29a F7): nothing written, even by root
+            return False
         path = self.path(conversation, hide)
         try:
             head = orjson.dumps({"format": FORMAT, "key": self.key(conversation, hide, fp, prices), **meta})
@@ -200,7 +204,11 @@ def drop_old_documents(root: str | os.PathLike) -> bool:
     """Delete ``<root>/_index/documents/`` (:data:`OLD_DIR`), the built documents session 21's code kept, which seed
     004 does not allow (derived data: deleting loses nothing). True when there was one and it is gone; a link there
     is not followed (the link alone is removed); never raises (a root that cannot be written keeps it)."""
+    from ..storage.frozen import frozen
+
     old = Path(root) / OLD_DIR
+    if frozen(root):  # read-only by its modes or mount (trial 29a F7): kept as it is
+        return False
     try:
         if first_link(Path(root), old) is not None:
             if old.is_symlink():

@@ -297,10 +297,22 @@ class SummaryStore:
 
     def __init__(self, root: str | os.PathLike):
         self.con: sqlite3.Connection | None = None
+        self.read_only = False
         self._lock = threading.Lock()
         root = Path(root)
         if not (root / CONVERSATIONS).is_dir():
             return  # nothing parsed here: derived data is never written into a folder that holds no conversation
+        from ..storage.frozen import frozen, read_only_db
+
+        #: a root to read without a write (trial 29a F7: chmod -R a-w, read as root): its cache is read, never written
+        self.read_only = frozen(root)
+        if self.read_only:
+            try:
+                self.con = read_only_db(root / "_index" / DB_NAME, check_same_thread=False) \
+                    if (root / "_index" / DB_NAME).is_file() else None
+            except (sqlite3.Error, OSError):
+                self.con = None
+            return
         try:
             path = root / "_index" / DB_NAME
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -356,8 +368,9 @@ class SummaryStore:
         return hit[0] if hit else None
 
     def put(self, table: str, conversation: str, hide: Sequence[str], fp: str, value: bytes) -> None:
-        """Store ``value`` (committed at once, so an interrupted reader keeps what it finished)."""
-        if self.con is None:
+        """Store ``value`` (committed at once, so an interrupted reader keeps what it finished); nothing in a root to
+        read without a write (:func:`~asz_core.storage.frozen.frozen`)."""
+        if self.con is None or self.read_only:
             return
         try:
             with self._lock:

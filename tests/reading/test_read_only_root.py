@@ -1,0 +1,72 @@
+"""A root made read-only with ``chmod -R a-w`` is read without a single write, whoever runs asz (trial 29a F7: as root,
+``asz search`` put a 103 MB index into it and ``summaries.sqlite`` and ``ids.sqlite-shm`` changed; docs/reading.md,
+"A root that cannot be written"), and ``asz verify --figures`` there counts the figures from the evidence in memory
+and says so (trial 29a F3: ``checked 0`` and nothing checked).
+
+Real input: the collected corpus root (a copy; its summaries and search index made by ``asz ls`` and ``asz search``
+before the chmod), run as this machine's own user (uid 0 on the build machine: the permissions alone stop nothing
+then). Every file and folder of the root is listed with its size, mtime and mode before and after; the conversations
+are counted as the folders under ``_conversations``."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process as asz
+
+
+def _listing(root: Path) -> dict[str, tuple]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            st = p.lstat()
+            out[p.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def _chmod(root: Path, write: bool) -> None:
+    for dirpath, dirnames, filenames in os.walk(root, topdown=not write):
+        for name in [*filenames, *dirnames, ""] if not write else ["", *dirnames, *filenames]:
+            p = Path(dirpath) / name
+            m = stat.S_IMODE(p.lstat().st_mode)
+            os.chmod(p, m | stat.S_IWUSR if write else m & ~0o222)
+
+
+@pytest.fixture
+def frozen_root(corpus_copy, tmp_path):
+    root = corpus_copy(tmp_path / "root")
+    asz("ls", "--root", str(root))
+    asz("search", "uv", "--root", str(root))
+    _chmod(root, write=False)
+    yield root
+    _chmod(root, write=True)  # so the temporary folder can be removed
+
+
+def test_nothing_is_written_into_a_chmod_a_w_root(frozen_root):
+    root = frozen_root
+    before = _listing(root)
+    assert all(not (mode & 0o222) for _, _, mode in before.values())
+    cid = sorted(p.name for p in (root / "_conversations").iterdir())[0]
+    for args in (["verify"], ["verify", "--figures"], ["ls"], ["usage"], ["search", "uv"], ["secrets"],
+                 ["conversation", cid[:8]], ["export", cid[:8], "--format", "md"]):
+        p = asz(*args, "--root", str(root))
+        assert p.returncode in (0, 1), (args, p.stdout[-500:], p.stderr[-500:])
+        assert _listing(root) == before, f"asz {' '.join(args)} wrote into the read-only root (uid {os.getuid()})"
+
+
+def test_figures_of_a_read_only_root_are_counted_in_memory(frozen_root):
+    root = frozen_root
+    n = len([p for p in (root / "_conversations").iterdir() if p.is_dir()])
+    p = asz("verify", "--figures", "--root", str(root))
+    assert p.returncode == 0, p.stdout
+    assert (f"; {n} conversation(s) with no cached entry in use (none made, or made for files whose stat is not theirs "
+            "now: a copy, a restore) counted from the evidence in memory, as the readers count them") in p.stdout
+    import json
+
+    js = json.loads(asz("verify", "--figures", "--root", str(root), "--json").stdout)
+    assert js["figures_in_memory"] == n and js["figures_removed"] == 0 and js["ok"]
