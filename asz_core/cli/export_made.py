@@ -42,17 +42,19 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
 
 
 def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
-    """How a masked copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again."""
+    """How a copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again
+    (``redact``: masked or not; a manifest without the key, from before every copy had one, was masked)."""
     from ..view.zone import zone_name
 
-    return {"format": fmt, "brief": prose.brief, "audit": prose.audit, "thinking": thinking, "whole": prose.whole,
+    return {"format": fmt, "redact": prose.redact, "brief": prose.brief, "audit": prose.audit, "thinking": thinking,
+            "whole": prose.whole,
             "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
             "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name(),
             **({"part": prose.part, "max_tokens": prose.max_tokens} if prose.part is not None else {})}
 
 
 def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -> tuple[bytes, list]:
-    """Conversation ``cid`` exported again from ``root``, masked, as a manifest's ``made`` (``how``) says (``asz verify
+    """Conversation ``cid`` exported again from ``root``, masked or not, as a manifest's ``made`` (``how``) says (``asz verify
     --export --root``; the holder of the root runs it), with what :class:`~asz_core.view.secret_forms.recording`
     gathered while it was made. Raises ViewError, LookupError as render."""
     from ..view.secret_forms import recording
@@ -65,7 +67,7 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
         use_zone(None)
     from .export_cmd import Prose, render_bytes
 
-    prose = Prose([], config, bool(how.get("audit")), window, True, bool(how.get("in_range_only")),
+    prose = Prose([], config, bool(how.get("audit")), window, how.get("redact", True) is not False, bool(how.get("in_range_only")),
                   bool(how.get("brief")), bool(how.get("whole")))
     prose.index = how.get("index") or ""
     if how.get("part") is not None:  # one part of a file --split wrote (asz_core.reading.export_parts)
@@ -77,31 +79,31 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
         data = prose.parts[k - 1] if isinstance(k, int) and 0 < k <= len(prose.parts) else b""
     if how.get("stream") and how["format"] == "md":  # each conversation of an md stream ends with a rule
         data += STREAM_RULE
-    return data, seen
+    return data, (seen if prose.redact else [])  # unmasked: no mask to place (trial 29a F6)
 
 
 def copy_manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
-    """With masking on, write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export") and say
-    it and its own SHA-256 on stderr, the digest the receiver is given on another channel."""
-    if not prose.redact:
-        return
+    """Write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export"), masked or not (trial 29a
+    F6: an unmasked copy, which disclosure may require, had none), and say it and its own SHA-256 on stderr, the
+    digest the receiver is given on another channel."""
     from ..reading.export import build
     from ..reading.export_manifest import evidence, manifest, write_manifest
 
-    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))], prose.masks)
+    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))],
+                    prose.masks if prose.redact else [])
     path, digest = write_manifest(out, body)
     prose.manifests.append((path, digest))
 
 
 def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
-    """With masking on, write the manifest of several conversations written as one stream into ``out`` (``--out
+    """Write the manifest (masked or not: trial 29a F6) of several conversations written as one stream into ``out`` (``--out
     FILE.md`` or ``FILE.jsonl``; trial 26b F5: it had none, and asz verify --export FILE exited 2): one manifest for
     the whole file, its ``conversations`` each conversation written in the stream's order (``prose.streamed``:
     ``(id, what recording gathered while it was made)``), its ``masks`` placed over the whole file, and ``made``'s
     ``stream`` true, so that ``asz verify --export FILE --root ROOT`` makes each again in that order, an md one
     followed by :data:`STREAM_RULE` as the stream writes it (:func:`made_again`). Said on stderr as
     :func:`copy_manifest` says it."""
-    if not prose.redact or not prose.streamed:
+    if not prose.streamed:
         return
     from ..reading.export import build
     from ..reading.export_manifest import evidence, manifest, mask_places, write_manifest

@@ -67,8 +67,8 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
         tmp = out / (name + ".part")
         tmp.write_bytes(data)
         os.replace(tmp, out / name)
-        if prose.redact:
-            prose.masks, prose.part = mask_places(data, prose.seen), k
+        if True:  # every file gets its manifest, masked or not (trial 29a F6)
+            prose.masks, prose.part = mask_places(data, prose.seen) if prose.redact else [], k
             try:
                 copy_manifest(r, cid, out / name, data, fmt, hide, thinking, prose)
             finally:

@@ -64,7 +64,7 @@ def verify(
     deep: bool = typer.Option(False, "--deep", help="Also decode and type-check every record line in full (slower; the closing digests already bind every byte)."),
     figures: bool = typer.Option(False, "--figures", help="Also count the figures asz ls and asz usage read from their cache (_index/summaries.sqlite) again from the evidence; an entry that differs is a problem and is removed (about a cold asz usage more)."),
     receipts: Optional[List[Path]] = typer.Option(None, "--receipts", metavar="HOSTROOT|FILE", help="On a receiving root: a pushing host's root (its push.state) or a copy of its push.state; every file it says the receiver accepted must be in the root with that SHA-256, else a problem names the file, the host and the session; receipts of another receiver than this root's are said as such, with the receipts to give when the host's root keeps them (repeatable: one per host)."),
-    export: Optional[Path] = typer.Option(None, "--export", metavar="FILE", help="A copy asz export --redact wrote (one conversation's md, html, json, prose or text file, or several conversations' one md, prose or text stream file): checked against the manifest beside it (FILE.manifest.json): the copy's SHA-256 and each mask's place, naming each changed line; with --root (given, not the configured one) also against the landed files: the copy made again from the root and masked must be the copy byte for byte (each place that is not is named, inside or outside a mask), and the head round and landed files the manifest's. docs/verify.md, \"A masked export\"."),
+    export: Optional[Path] = typer.Option(None, "--export", metavar="FILE", help="A copy asz export wrote to a file, masked or not (one conversation's md, html, json, prose or text file, or several conversations' one md, prose or text stream file): checked against the manifest beside it (FILE.manifest.json): the copy's SHA-256 and each mask's place, naming each changed line; with --root (given, not the configured one) also against the landed files: the copy made again from the root (masked as it was) must be the copy byte for byte (each place that is not is named, inside or outside a mask), and the head round and landed files the manifest's. docs/verify.md, \"A masked export\"."),
     manifest: Optional[Path] = typer.Option(None, "--manifest", metavar="FILE", help="With --export: the manifest, when it is not FILE.manifest.json beside the copy."),
     sha256: str = typer.Option("", "--sha256", metavar="HEX", help="With --export: the manifest's SHA-256 as the sender gave it on another channel; a manifest whose digest differs is a problem."),
 ) -> None:
@@ -95,7 +95,7 @@ def verify(
     (figures_unsealed: edited outside asz; the readers count those again).
     ``--receipts HOST``: see docs/verify.md (missing or changed since received, receipts of another receiver).
 
-    ``--export FILE``: a masked copy asz export --redact wrote, checked
+    ``--export FILE``: a copy asz export wrote to a file (masked or not), checked
     against its manifest (FILE.manifest.json; --sha256 HEX: the manifest's
     digest the sender gave on another channel), and with --root against the
     landed files; each place that differs is named, inside or outside a
@@ -313,10 +313,10 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     if not copy.is_file():
         raise _usage(f"--export {copy}: no such file")
     if not where.is_file():
-        raise _usage(f"no manifest at {where}: asz export --redact (or --audit, --format text) writes FILE.manifest.json beside "
-                     "each masked copy it writes to a file (--out FILE of one conversation or of several as one md, prose or "
-                     "text stream, each file of --out DIR/), none beside one written unmasked or to stdout (give --manifest "
-                     "FILE when it was moved)")
+        raise _usage(f"no manifest at {where}: asz export writes FILE.manifest.json beside each copy it writes to a "
+                     "file, masked or not (--out FILE of one conversation or of several as one md, prose or text stream, "
+                     "each file of --out DIR/), none beside one written to stdout or by an asz before session 29 unmasked "
+                     "(give --manifest FILE when it was moved)")
     try:
         body = read_manifest(where)
     except ValueError as exc:

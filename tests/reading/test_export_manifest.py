@@ -78,7 +78,10 @@ def test_the_manifest_lists_every_mask_and_the_copy_checks(leaky, tmp_path, fmt)
     assert sum(places.values()) >= 5 and set(places) == set(PLANTED.values())  # every planted form is written
     copy = tmp_path / f"c.{fmt}"
     p = _export(leaky, copy, fmt, "--redact")
-    assert not (tmp_path / f"whole.{fmt}.manifest.json").exists()  # unmasked: no manifest
+    plain = json.loads((tmp_path / f"whole.{fmt}.manifest.json").read_bytes())  # unmasked: its manifest too (29a F6)
+    assert plain["made"]["redact"] is False and plain["masks"] == [] and plain["export"]["sha256"] == \
+        hashlib.sha256(whole.read_bytes()).hexdigest()
+    assert _verify(whole, "--root", str(leaky)).returncode == 0
     path = tmp_path / f"c.{fmt}.manifest.json"
     raw = path.read_bytes()
     own = hashlib.sha256(raw).hexdigest()
@@ -188,5 +191,6 @@ def test_usage(leaky, tmp_path):
     assert p.returncode == 2 and "go with --export FILE" in p.stderr
     copy = tmp_path / "c.md"
     _export(leaky, copy, "md", "--no-redact")
+    (tmp_path / "c.md.manifest.json").unlink()  # every file export has one (trial 29a F6): moved away here
     p = _verify(copy)
     assert p.returncode == 2 and f"no manifest at {tmp_path / 'c.md.manifest.json'}" in p.stderr

@@ -124,4 +124,5 @@ def test_a_masked_stream_on_stdout_says_it_has_no_manifest(two, tmp_path):
     assert sorted(p.name for p in folder.glob("*.manifest.json")) == [f"{w}.manifest.json" for w in written]
     assert "no manifest" not in each.stderr
     plain = asz("export", "--since", "2000-01-01", "--audit", "--no-redact", "--out", tmp_path / "plain.jsonl", "--root", two)
-    assert "no manifest" not in plain.stderr and not (tmp_path / "plain.jsonl.manifest.json").exists()  # nothing masked
+    assert "no manifest" not in plain.stderr  # unmasked, its manifest too (trial 29a F6), with no mask
+    assert json.loads((tmp_path / "plain.jsonl.manifest.json").read_bytes())["masks"] == []
