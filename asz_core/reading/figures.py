@@ -19,6 +19,7 @@ It reads what ``asz ls`` reads cold: about a cold ``asz usage`` more than ``asz 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,15 +47,12 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
                   only: str | None = None) -> Section:
     """Count every cached entry in use again (module docstring); returns the ``figures`` section: its summary line
     ``checked N cached figure entr(ies) of N conversation(s) against the evidence``, counts ``figures`` and
-    ``figures_removed``, a problem per entry that differs. ``prices``: the price table of the configuration (None:
-    the shipped one). ``step(conversation)`` after each conversation; ``only``: check that conversation's entries alone. Never raises for a store that cannot be read
-    (then nothing is checked: nothing is read from it either)."""
+    ``figures_removed``, a problem per entry that differs. ``prices``: the price table of the configuration (None: the
+    shipped one). ``step(conversation)`` after each; ``only``: that conversation's entries alone. Never raises for a
+    store that cannot be read (then every conversation is counted in memory: :func:`_in_memory`)."""
     from .listing import counted_row, row_cache_key
     from ..view.rows import read_head
     from ..view.summary_cache import MARK_TAG, ConversationSummary, SummaryStore, fingerprint, store_mark
-
-    import sqlite3
-
     root = Path(root)
     sec = Section("figures", "")
     store = SummaryStore(root)
@@ -62,7 +60,6 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     checked = removed = other_prices = 0
     convs: set[str] = set()
     if store.con is None:  # no cache to read (none here, or it does not open): what the readers print is counted
-        store.close()
         return _in_memory(root, prices, step, only)
     try:
         try:
@@ -119,6 +116,20 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
                 step(cid)
     finally:
         store.close()
+    _close(root, sec, store.read_only, convs, (checked, removed, other_prices), prices, step, only)
+    _check_search(root, sec, only)
+    if other_prices:
+        sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
+                         "(derived data: a list with that table counts them again)")
+    return sec
+
+
+def _close(root: Path, sec: Section, read_only: bool, convs: set, counts: tuple[int, int, int], prices: Any,
+           step: Callable[[str], None] | None, only: str | None) -> None:
+    """The ``figures`` section's line and counts once the cached entries were checked (``counts``: checked, removed,
+    made with another price table), each conversation with no entry in use counted from the evidence in memory
+    (trial 29a F3), and, in a read-only root (``read_only``: trial 29a F7), a note that nothing was removed."""
+    checked, removed, other_prices = counts
     sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
     from ..view.rows import list_conversations
 
@@ -128,17 +139,12 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
         sec.summary += (f"; {in_memory} conversation(s) with no cached entry in use (none made, or made for files "
                         "whose stat is not theirs now: a copy, a restore) counted from the evidence in memory, as "
                         "the readers count them")
-    sec.counts = {"figures": checked, "figures_removed": 0 if store.read_only else removed + other_prices,
+    sec.counts = {"figures": checked, "figures_removed": 0 if read_only else removed + other_prices,
                   "figures_in_memory": in_memory}
-    if store.read_only and (removed or other_prices):
+    if read_only and (removed or other_prices):
         sec.notes.append(f"{removed + other_prices} entr(ies) named above or made with another price table not removed: "
                          f"{root} is read-only (its mount, or no write bit on its folders: trial 29a F7), so its cache "
                          "is read, never written; a reader of it counts an entry whose seal does not match again")
-    _check_search(root, sec, only)
-    if other_prices:
-        sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
-                         "(derived data: a list with that table counts them again)")
-    return sec
 
 
 def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None] | None, sec: Section) -> int:

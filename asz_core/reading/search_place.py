@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .search_store import SCHEMA_VERSION, connect
 
-__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "elsewhere", "is_damaged", "unwritable", "first_note",
+__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "index_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
            "not_built_line"]
 
 _lock = threading.Lock()
@@ -37,6 +37,16 @@ def index_file(root: str | Path, own: Path) -> Path:
     temporary one :func:`elsewhere` made."""
     with _lock:
         return _elsewhere.get(_key(root), own)
+
+
+def index_to_write(root: str | Path, own: Path) -> Path:
+    """The index file this process updates for ``root``: :func:`index_file`'s, except that a root to read without a
+    write (:func:`~asz_core.storage.frozen.frozen`: mounted read-only, or ``chmod -R a-w``, which the root user
+    could write through; trial 29a F7) gets its copy outside it (:func:`elsewhere`) before anything is opened."""
+    from ..storage.frozen import frozen
+
+    path = index_file(root, own)
+    return elsewhere(root, own) if path == own and frozen(root) else path
 
 
 def not_built_line(root: str | Path) -> str:

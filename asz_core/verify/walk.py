@@ -60,6 +60,7 @@ from .gate import refuse_empty_root
 from .leftover import leftover_notes
 from .listed import check_listed
 from .senders import check_senders
+from .skeletons import skeleton_section
 from .listing import verify_listing
 from .names import WRITE_BITS, names_agree, show_path, shown_in
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
@@ -566,13 +567,11 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     and, given ``receipts`` (``(shown, receipts, kept)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
     pushing hosts say the receiver accepted.
 
-    ``session`` limits each to one session. Lines, in order: ``checked N
-    session(s), N source file(s), N records``, ``checked N conversation chain(s), N
-    round(s)``, ``checked N provider bodies: …`` (when the root holds any
-    provider_body file), the re-landed count when there is one, then the problems or
-    ``all landed data is contiguous and matches its digests`` (origin-digest
-    §8.1). ``step(name, n)``: progress, ``n`` more sessions checked, then one
-    call per chain (a progress bar counts both). ``chains``: the root's
+    ``session`` limits each to one session. Lines, in order: ``checked N session(s), N source file(s), N records``,
+    ``checked N conversation chain(s), N round(s)``, ``checked N provider bodies: …`` (when the root holds any
+    provider_body file), how many landed files are skeletons (when any: :mod:`.skeletons`), the re-landed count when
+    there is one, then the problems or ``all landed data is contiguous and matches its digests`` (origin-digest
+    §8.1). ``step(name, n)``: progress, ``n`` more sessions checked, then one call per chain (a progress bar counts both). ``chains``: the root's
     :class:`~asz_core.flow.chain.SessionChains`, read once by a caller checking
     many sessions (then one session's check reads its own chains only; the
     report is the same). ``seen``: a :class:`~asz_core.flow.verify_chain.Seen` the chain checks fill with what they
@@ -593,11 +592,7 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:
         report.sections.append(bodies)
-    from .skeletons import skeleton_section
-
-    pruned = skeleton_section(root, session)  # trial 29a F4: what retention left this root unable to check
-    if pruned is not None:
-        report.sections.append(pruned)
+    report.sections += filter(None, [skeleton_section(root, session)])  # trial 29a F4: what a pruned root cannot check
     if receipts is not None:
         from .receipts import check_receipts
 
