@@ -70,7 +70,7 @@ from .landed_check import chain_problem, read_landed, read_unbound, verified_row
 from .listing import Filters, dialect_of
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
-from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, index_to_write, is_damaged, other_indexes, other_indexes_note, unwritable
+from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, other_indexes, other_indexes_note, unwritable
 from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped, stored_text,
                           timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
@@ -426,9 +426,9 @@ def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str
 def _open_for_update(root: Path) -> tuple[sqlite3.Connection, Path]:
     """The index this process updates for ``root`` opened for writing, and its path: the root's own, else (a root that
     cannot be written) a copy outside it (:mod:`asz_core.reading.search_place`). Raises :class:`SearchError`."""
-    path = index_to_write(root, index_path(root))  # a read-only root's (trial 29a F7): outside it at once
-    try:
-        return connect(path, write=True), path
+    path = index_file(root, index_path(root))
+    try:  # a read-only root's own index (trial 29a F7) is opened to read: a write raises, and goes outside it below
+        return open_to_write(root, path), path
     except (sqlite3.Error, OSError) as exc:
         if path != index_path(root) or not unwritable(exc):
             raise SearchError(f"cannot write the search index {path}: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None

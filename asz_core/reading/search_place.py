@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .search_store import SCHEMA_VERSION, connect
 
-__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "index_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
+__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
            "not_built_line"]
 
 _lock = threading.Lock()
@@ -39,14 +39,25 @@ def index_file(root: str | Path, own: Path) -> Path:
         return _elsewhere.get(_key(root), own)
 
 
-def index_to_write(root: str | Path, own: Path) -> Path:
-    """The index file this process updates for ``root``: :func:`index_file`'s, except that a root to read without a
-    write (:func:`~asz_core.storage.frozen.frozen`: mounted read-only, or ``chmod -R a-w``, which the root user
-    could write through; trial 29a F7) gets its copy outside it (:func:`elsewhere`) before anything is opened."""
-    from ..storage.frozen import frozen
+def open_to_write(root: str | Path, path: Path) -> sqlite3.Connection:
+    """The index at ``path`` opened to be updated (:func:`~.search_store.connect`), except the own index of a root to
+    read without a write (:func:`~asz_core.storage.frozen.frozen`: mounted read-only, or ``chmod -R a-w``, which the
+    root user could write through; trial 29a F7): opened to read, so an index up to date is read as it is and the
+    first write raises, as in a root the permissions guard (the update then goes on in a copy outside the root:
+    :func:`elsewhere`). Raises sqlite3.Error and OSError."""
+    from ..storage.frozen import frozen, open_read
 
-    path = index_file(root, own)
-    return elsewhere(root, own) if path == own and frozen(root) else path
+    if Path(path) == Path(root) / INDEX_PATH and frozen(root):
+        con = open_read(path, root, timeout=30)
+        try:
+            v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+        except sqlite3.Error:
+            v = None
+        if v is None or v[0] != SCHEMA_VERSION:  # another schema's: written again, so outside the root
+            con.close()
+            raise sqlite3.OperationalError(f"attempt to write a readonly database: {path} is of another schema")
+        return con
+    return connect(path, write=True)
 
 
 def not_built_line(root: str | Path) -> str:
