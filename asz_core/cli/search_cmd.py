@@ -17,13 +17,17 @@ from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option
 
 def snippet_line(hit: dict, tty: bool) -> str:
     """A hit's snippet on one line, control and bidi characters written as escapes (``\\x1b``, ``\\u202e``:
-    :func:`~asz_core.reading.termtext.visible`): on a terminal each match bold yellow (ANSI); else each match between « and », and a « or » of the text itself escaped by a
+    :func:`~asz_core.reading.termtext.visible`): on a terminal each match bold yellow (ANSI); else, and on a terminal
+    while ``NO_COLOR`` is set and not empty (no-color.org, as the progress bar honours it: trial 29b F7), each match
+    between « and », and a « or » of the text itself escaped by a
     backslash (:func:`~asz_core.reading.search_text.escaped`, docs/reading.md)."""
+    import os
+
     from ..reading.search_text import escaped, one_line
     from ..reading.termtext import visible_spans
 
     text, spans = visible_spans(*one_line(hit["snippet_text"], hit["snippet_marks"]))
-    if not tty:
+    if not tty or os.environ.get("NO_COLOR"):
         return escaped(text, spans)
     out, at = [], 0
     for a, b in spans:

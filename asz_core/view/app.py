@@ -15,6 +15,7 @@ import datetime as _dt
 import functools
 import hashlib
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -170,7 +171,7 @@ def _conversations(request, pairs, hide):
         state.count_behind(behind, hide)
     page, total, said = list_page(rows, q, str(state.root))
     page = sent_by(state.root, page)
-    return _json({"root": str(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
+    return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
                   "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit, "sort": q.sort,
                   "filters": q.given})
 

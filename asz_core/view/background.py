@@ -10,6 +10,7 @@ sums (:meth:`BackgroundChecks.usage`); the buckets and their sums are :mod:`asz_
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any, Sequence
@@ -204,7 +205,7 @@ class BackgroundChecks:
             counting = len(self._count_pending)
             return {
                 "mode": self.mode,
-                "root": str(self.root),
+                "root": os.path.abspath(self.root),  # absolute: a dashboard polling several servers tells them apart (29b F11)
                 "source": self.source or None,
                 "interval": self.interval, "follows": self.follows,
                 "started": self.started,

@@ -26,7 +26,7 @@ import pytest
 
 from cli_helpers import asz_in_process
 from source_calls import source_calls
-from view_server_helpers import REPO, asz
+from view_server_helpers import REPO, Served, asz
 
 KIRO = REPO.parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
 
@@ -163,3 +163,13 @@ def test_api_search_says_a_filter_that_keeps_no_conversation(mixed, serve):
     assert r.status == 200 and r.json() and "x-asz-note" not in r.headers
     r = s.get("/api/search?q=zzzznotaword")  # no hit, and no filter: an answer, no note
     assert r.status == 200 and r.json() == [] and "x-asz-note" not in r.headers
+
+
+def test_the_root_is_answered_absolute(mixed):
+    """``asz view --root ROOT`` typed relative: ``/api/status`` and ``/api/conversations`` answer its absolute path
+    (trial 29b F11: a dashboard polling several servers could not tell their roots apart)."""
+    s = Served(["view", "--root", mixed.name], mixed.parent)
+    try:
+        assert s.get("/api/status").json()["root"] == str(mixed) == s.get("/api/conversations").json()["root"]
+    finally:
+        s.stop()
