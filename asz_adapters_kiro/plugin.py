@@ -36,6 +36,8 @@ _LANDED_WITHOUT = (
     ((0, 4, 0), "a 2.x create as Kiro recorded it (its change reads modify, the file before it present)"),
     ((0, 5, 0), "a Kiro IDE call's file change, its session_start system prompt, Kiro's classification of a call, and "
                 "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)"),
+    ((0, 5, 0), "a 3.x session.json with no time of its own (it took lastModifiedAt, so the conversation's range ran "
+                "to Kiro's last rewrite of the document, a retitle or a reopen: trial 29c, F10)"),
 )
 
 

@@ -114,4 +114,6 @@ def test_asz_conversation_says_what_kiro_0_1_0_did_not_keep(old_root):
         "a 2.x create as Kiro recorded it (its change reads modify, the file before it present)")
     assert KiroAdapter().landed_without("kiro/1", "kiro/0.4.0") == [  # trial 29c
         "a Kiro IDE call's file change, its session_start system prompt, Kiro's classification of a call, and "
-        "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)"]
+        "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)",
+        "a 3.x session.json with no time of its own (it took lastModifiedAt, so the conversation's range ran to Kiro's "
+        "last rewrite of the document, a retitle or a reopen: trial 29c, F10)"]
