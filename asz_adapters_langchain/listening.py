@@ -39,7 +39,11 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _seconds(text: str) -> float | None:
+def _seconds(text: object) -> float | None:
+    """``text`` (RFC 3339, ``Z`` or an offset) as unix seconds; None for anything else (a number, null, a string that
+    does not read: a ``listening.json`` damaged or of another version must not stop a receiver from starting)."""
+    if not isinstance(text, str):
+        return None
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except (TypeError, ValueError):
@@ -47,8 +51,9 @@ def _seconds(text: str) -> float | None:
 
 
 def _running(pid: object) -> bool:
-    """Whether ``pid`` (the last receiver's) is another process alive now (:func:`~asz_core.storage.root.owner_alive`)."""
-    return isinstance(pid, int) and 0 < pid != os.getpid() and owner_alive(pid)
+    """Whether ``pid`` (the last receiver's) is another process alive now (:func:`~asz_core.storage.root.owner_alive`;
+    a number no pid can be, which ``os.kill`` would refuse with OverflowError, is none)."""
+    return isinstance(pid, int) and 0 < pid < 1 << 31 and pid != os.getpid() and owner_alive(pid)
 
 
 def _gap(ingest: Path) -> dict | None:

@@ -12,6 +12,8 @@ import json
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from asz_adapters_langchain.listening import STALE
 
 
@@ -50,3 +52,19 @@ def test_a_first_receiver_says_nothing(tmp_path, receiver_factory):
     r.proc.terminate()
     assert "note:" not in r.proc.communicate(timeout=20)[1].decode()
     assert not (root / "_ingest" / "langsmith" / "gaps.jsonl").exists()
+
+
+
+@pytest.mark.parametrize("pid, alive, gap", [
+    (1, 5, False),  # alive a number: no time to read a gap from
+    (1 << 40, "minute ago", True),  # a number no pid can be (os.kill: OverflowError): no process, a gap
+])
+def test_a_damaged_listening_file_stops_no_receiver(tmp_path, receiver_factory, pid, alive, gap):
+    ingest = tmp_path / "root" / "_ingest" / "langsmith"
+    ingest.mkdir(parents=True)
+    if alive == "minute ago":
+        alive = (datetime.now(timezone.utc) - timedelta(seconds=60)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    (ingest / "listening.json").write_text(json.dumps({"pid": pid, "alive": alive}))
+    r = receiver_factory(tmp_path / "root")  # raises when the receiver exits before it answers
+    assert json.loads((ingest / "listening.json").read_text())["pid"] == r.proc.pid
+    assert (ingest / "gaps.jsonl").exists() is gap
