@@ -19,12 +19,25 @@ from typing import Callable
 
 from ..sessiondata.model import Header
 
-__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree"]
+__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree", "writable_said"]
 
 #: The mode bits of a writable file (a landed file is read-only: 0444).
 WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 #: The kinds not filed under ``streams/<stream>`` (kind_dir_parts): runs and provider bodies.
 NOT_STREAMS = frozenset(("journal", "workflow_manifest", "workflow_script", "provider_body"))
+
+
+def writable_said(path: str | Path, whole: bool) -> str:
+    """The ``writable`` problem's detail for a landed file or skeleton at ``path`` with a write bit: ``mode
+    -rw-r--r--: a landed file is read-only``, and, when its bytes still match its closing line's digest (``whole``), that they do and
+    the way back (trial 29a F11: a copy restored with its write bits back, by ``cp -r`` or a backup tool, was told
+    nothing more): ``chmod a-w`` on the root's landed files and skeletons."""
+    said = f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"
+    if not whole:
+        return said
+    return (f"{said}; its bytes still match its closing line's digest: a copy restored with its write bits back (cp -r, a backup "
+            "tool) is made read-only again by chmod a-w on its landed files and skeletons (find ROOT -name '*.sd' -o "
+            "-name '*.sk' | xargs chmod a-w)")
 
 
 def show_path(root_shown: str, root: Path, path: str | Path) -> str:

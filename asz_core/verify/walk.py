@@ -62,7 +62,7 @@ from .listed import check_listed
 from .senders import check_senders
 from .skeletons import skeleton_section
 from .listing import verify_listing
-from .names import WRITE_BITS, names_agree, show_path, shown_in
+from .names import WRITE_BITS, names_agree, show_path, shown_in, writable_said
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -480,7 +480,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         else:
             by_seq[ln.seq] = shown
         if (res.mode & WRITE_BITS) if res.mode >= 0 else _writable(path):
-            problems.append(Problem(shown, 0, "mode", "writable", f"mode {stat.filemode(os.stat(path).st_mode)}: a landed file is read-only"))
+            problems.append(Problem(shown, 0, "mode", "writable", writable_said(path, not res.errors)))
         if res.header is not None and not names_agree(ln, res.header, here, streams, sname):
             problems.extend(name_problems(shown, path, ln, res.header, root, sdir, here if here.__class__ is str else None))
         if ln.ext == "sk":  # issue 21: a skeleton's removed header (seed 000, Skeletons)
