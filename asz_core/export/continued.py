@@ -25,8 +25,9 @@ _seeded: set[str] = set()
 
 def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
     """List in ``_received/twice.list`` each pair of ``sessions`` (session directories landed or sent again by the
-    request just answered) and the root's other sessions where one continues the other and no instance sent files of
-    both. Never raises: the list is derived, an error is said on ``err`` (one ``error:`` line per session not looked
+    request just answered; ``[]`` for a request with no file) and the root's other sessions where one continues the
+    other and no instance sent files of both; the first call of a process, a request with no file included, looks at
+    the pairs a receiver older than ``ids`` listed too (listed again, with them). Never raises: the list is derived, an error is said on ``err`` (one ``error:`` line per session not looked
     at: a table or index that cannot be read costs that session's look alone, never a landed file; the sessions landed
     before the table are added again by the next process when their adding stopped midway)."""
     from ..flow.index import load_index
@@ -38,8 +39,8 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
 
     import time
 
-    if not sessions:
-        return
+    if not sessions and (str(root) in _seeded or all(corrected(d) for d in read_twice(root))):
+        return  # a request with no file: only a process's first, when an older receiver listed a pair without ids
     with _lock:
         if str(root) not in _seeded:  # sessions landed before the table: a crash mid-way adds the rest next time
             try:  # and the pairs an older receiver listed without their records' ids: listed again, with them

@@ -164,11 +164,12 @@ def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[d
         record_senders(root, sent_by, err)
     if again:
         record_senders(root, again, err, unless_named=True)
-    if written or again:  # a session continuing another that its sending root did not hold (trial 28a F1)
-        from .continued import find_twice
+    # a session continuing another that its sending root did not hold (trial 28a F1); a request with no file looks at
+    # none, but the first of a process lists again the pairs an older receiver listed without ids (docs/push.md)
+    from .continued import find_twice
 
-        find_twice(root, sorted({r.split("/", 1)[0] for r in written + [e["file"] for e in again]
-                                 if not r.startswith("_")}), err)
+    find_twice(root, sorted({r.split("/", 1)[0] for r in written + [e["file"] for e in again]
+                             if not r.startswith("_")}), err)
     now: dict[str, set[int]] = {}  # session -> the seqs landed by this request
     for r in written:
         if (at := landed_seq(r)) is not None:

@@ -71,6 +71,11 @@ def _hosts(corpus_dir: Path, tmp: Path) -> tuple[Path, Path, int]:
     return roots[0], roots[1], len(calls)
 
 
+def _sources(tmp: Path) -> tuple[list[Path], list[Path]]:
+    """Carol's and bob's source files (:func:`_hosts`)."""
+    return sorted((tmp / "carol-src").rglob("*.jsonl")), sorted((tmp / "bob-src").rglob("*.jsonl"))
+
+
 def _push(root: Path, address: str) -> None:
     cfg = root.parent / f"{root.name}.yaml"
     cfg.write_text(f"export:\n  otlp:\n    instance_id: {root.name}@host\n")
@@ -106,8 +111,8 @@ def _free_port() -> int:
 class _Receiving:
     """A real ``asz receive`` child on loopback into ``root`` (its stderr in ``root.parent/receive-N.log``)."""
 
-    def __init__(self, root: Path, n: int = 0):
-        self.address = f"127.0.0.1:{_free_port()}"
+    def __init__(self, root: Path, n: int = 0, address: str = ""):
+        self.address = address or f"127.0.0.1:{_free_port()}"
         self.log = root.parent / f"receive-{n}.log"
         self.err = self.log.open("w")
         self.proc = subprocess.Popen([*ASZ, "receive", "--root", str(root), "--listen", self.address],
@@ -162,8 +167,7 @@ def _api(base: str, path: str) -> dict:
 def test_a_session_continued_on_another_host_is_counted_once(corpus_dir, tmp_path, order):
     carol, bob, repeated_calls = _hosts(corpus_dir, tmp_path)
     assert repeated_calls > 1
-    carol_src = sorted((tmp_path / "carol-src").rglob("*.jsonl"))
-    bob_src = sorted((tmp_path / "bob-src").rglob("*.jsonl"))
+    carol_src, bob_src = _sources(tmp_path)
     one = tmp_path / "one"  # both files in one root: the copy continues the session there
     for r in (carol, bob):
         src = r.parent / f"{r.name}-src"
@@ -221,8 +225,7 @@ def test_a_receiver_killed_mid_request_and_restarted_counts_the_copy_once(corpus
     Bob's next pass sends the request again to the restarted receiver, its files already there: the look is made
     then, and the figures are counted once (a crash repeats work, never loses it)."""
     carol, bob, _ = _hosts(corpus_dir, tmp_path)
-    carol_src = sorted((tmp_path / "carol-src").rglob("*.jsonl"))
-    bob_src = sorted((tmp_path / "bob-src").rglob("*.jsonl"))
+    carol_src, bob_src = _sources(tmp_path)
     team = tmp_path / "team"
     rcv = _Receiving(team, 0)
     try:
@@ -255,6 +258,37 @@ def test_a_receiver_killed_mid_request_and_restarted_counts_the_copy_once(corpus
     assert "already there" in log and "counted once here" in log, log
     _team_said(team, carol_src + bob_src, carol_src, bob_src)
     assert sent_files(team) == {**sent_files(carol), **sent_files(bob)}
+
+
+@pytest.mark.slow
+def test_a_pair_listed_without_ids_is_listed_again_by_a_request_with_no_file(corpus_dir, tmp_path):
+    """docs/push.md: a line a receiver older than ``ids`` wrote corrects nothing until the receiver lists the pair
+    again, and the first request of each receiver process does. A host whose pass has nothing new still sends one
+    request with no file; the receiver looked only at requests carrying a file, so such a root kept counting the
+    repeated calls twice. Here the team root's line is made as a session-28 receiver wrote it (no ``ids``), a new
+    receiver listens at the same address, and bob's next pass sends nothing new: the pair is listed again, with ids,
+    and the figures are those counted from the source files."""
+    carol, bob, _ = _hosts(corpus_dir, tmp_path)
+    carol_src, bob_src = _sources(tmp_path)
+    team = tmp_path / "team"
+    rcv = _Receiving(team, 0)
+    try:
+        for r in (carol, bob):
+            _push(r, rcv.address)
+    finally:
+        rcv.stop()
+    listed = team / "_received" / "twice.list"
+    old = [{k: v for k, v in json.loads(ln).items() if k != "ids"} for ln in listed.read_text().splitlines()]
+    listed.write_text("".join(json.dumps(d) + "\n" for d in old))
+    calls, _, _ = _source_figures(carol_src + bob_src)
+    assert json.loads(asz("usage", "--root", str(team), "--json", "--total-once").stdout)["total"]["calls"] > calls
+    rcv = _Receiving(team, 1, rcv.address)
+    try:
+        _push(bob, rcv.address)
+    finally:
+        log = rcv.stop()
+    assert re.search(r"logs: 0 file\(s\)", log) and not re.search(r"\b[1-9]\d* (landed|already there)", log), log
+    _team_said(team, carol_src + bob_src, carol_src, bob_src)
 
 
 def test_the_receivers_look_keeps_parses_stale_marks(corpus_dir, tmp_path):
