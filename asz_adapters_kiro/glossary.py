@@ -72,7 +72,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
     "call": ("id / message_id", f"{_V3} id of the first model line of the request (see llm.call); 2.x AssistantMessage data.message_id", "the model request a record belongs to"),
     "parent": ("_meta.kiro.userMessageId", f"{_V3} payload _meta of assistant, tool_call and user lines", "the user prompt that triggered the line, when Kiro writes it"),
     "child": ("subSessionId", f"{_V3} sub_agent_start and sub_agent_complete", "the child stream named"),
-    "time": ("timestamp / meta.timestamp", f"{_V3} top-level timestamp (RFC 3339); 2.x data.meta.timestamp (seconds since the epoch, written as RFC 3339)", "2.x assistant and tool entries carry no time; metadata documents land with none"),
+    "time": ("timestamp / meta.timestamp", f"{_V3} top-level timestamp (RFC 3339); 2.x data.meta.timestamp (seconds since the epoch, written as RFC 3339)", "2.x assistant and tool entries carry no time; of the metadata documents only a 2.x <id>.json has one, its updated_at (a 3.x session.json's lastModifiedAt moves at every rewrite: kept in its data, not its time)"),
     "trigger": ("source", f"{_V3} user payload source (absent, chat, api, steer → external); 2.x Prompt → external", "hook-sourced input is an injection, not a trigger"),
     "model": ("modelId / model_info.model_id / reasoningModelId", f"3.x session.json modelId and assistant reasoningModelId; 2.x <id>.json session_state.rts_model_state.model_info.model_id; {_V1} model_info.model_id", "often the router name auto; a call whose lines name no model (no Reasoning line) is counted under the session's modelId"),
     # relations
