@@ -38,7 +38,7 @@ def _priced(cost: dict) -> str:
 
 def _line(key: str, extra: tuple, r: dict, models: list[str]) -> list[str]:
     """One row's (or the total's) cells: ``key``, the session columns ``extra``, then :data:`COLUMNS`."""
-    from ..reading.listing import cost_marks, credits_text
+    from ..reading.listing import cost_marks
     from ..view.prices import cents
 
     u, cost = r["usage"], r["cost"]
@@ -51,7 +51,7 @@ def _line(key: str, extra: tuple, r: dict, models: list[str]) -> list[str]:
         tokens = [""] * 5
     return [key, *extra, "; ".join(models), str(r["calls"]), *tokens, exact, shown, "USD",
             _priced(cost), "; ".join(cost.get("unpriced") or ()), cost_marks(cost),
-            "" if r.get("credits") is None else credits_text(r["credits"])]
+            "" if r.get("credits") is None else f"{r['credits']:.6f}"]  # to 6 decimals, as --json (trial 29b F5)
 
 
 def flat_lines(rows: list[dict], key: str, t: dict) -> tuple[list[str], list[list[str]]]:

@@ -48,9 +48,9 @@ def prices_lines(used: dict, every: bool) -> list[str]:
     return out
 
 
-def check_form(form: str, as_json: bool) -> None:
-    """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, or one other
-    than json beside ``--json``."""
+def check_form(form: str, as_json: bool, breakdown: bool = False) -> None:
+    """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, one other
+    than json beside ``--json``, or csv or md beside ``--breakdown`` (one line per row: it was ignored, trial 29b F5)."""
     from .usage_flat import FORMATS
 
     if form not in FORMATS:
@@ -58,6 +58,10 @@ def check_form(form: str, as_json: bool) -> None:
         raise typer.Exit(2)
     if as_json and form not in ("table", "json"):
         typer.echo(f"asz usage: --json and --format {form} ask for two outputs: give one", err=True)
+        raise typer.Exit(2)
+    if breakdown and form in ("csv", "md"):
+        typer.echo(f"asz usage: --breakdown is the table's and --json's: --format {form} has one line per row and the "
+                   "total (asz usage model --format csv gives one line per model)", err=True)
         raise typer.Exit(2)
 
 

@@ -173,3 +173,22 @@ def test_the_root_is_answered_absolute(mixed):
         assert s.get("/api/status").json()["root"] == str(mixed) == s.get("/api/conversations").json()["root"]
     finally:
         s.stop()
+
+
+def test_usage_csv_credits_to_6_decimals_and_breakdown_refused(mixed):
+    """``asz usage --format csv``: credits to 6 decimals, as ``--json`` and ``/api/usage`` give them (they were
+    rounded to 3); ``--breakdown`` with csv or md is a usage error (exit 2), not silently ignored (trial 29b F5)."""
+    import csv
+    import io
+
+    p = asz_in_process("usage", "daily", "--root", str(mixed), "--tz", "UTC", "--format", "csv", "--dialect", "kiro")
+    assert p.returncode == 0, p.stderr
+    total = list(csv.DictReader(io.StringIO(p.stdout)))[-1]
+    assert total[next(iter(total))] == "total"
+    assert total["credits"] == f"{_cli_total(mixed, '--dialect', 'kiro')['credits']:.6f}"  # --json's figure, whole
+    assert float(total["credits"]) == pytest.approx(_kiro_credits(), abs=2e-6)
+    for form in ("csv", "md"):
+        p = asz_in_process("usage", "--root", str(mixed), "--format", form, "--breakdown")
+        assert p.returncode == 2 and p.stdout == ""
+        assert p.stderr.startswith(f"asz usage: --breakdown is the table's and --json's: --format {form} has one line")
+    assert asz_in_process("usage", "--root", str(mixed), "--breakdown").returncode == 0
