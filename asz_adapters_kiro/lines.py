@@ -166,7 +166,8 @@ def notice_text(p: Node) -> str:
     """The notice a runtime line gives (docs/adapters/kiro.md, Approvals and context usage), made of its own words:
 
     - ``pending_interaction``: ``<interactionType> asked: <question>; options: <optionId>, …``
-      (``tool_approval asked: python hello.py; options: accept, always-accept, reject, always-reject``);
+      (``tool_approval asked: python hello.py; options: accept, always-accept, reject, always-reject``), each of
+      ``: <question>`` and ``; options: …`` left out when the line has none;
     - ``interaction_resolved``: ``approval answered: <selectedOption> (<outcome>)`` (``approval answered:
       always-accept (selected)``), or the ``outcome`` alone when no option was selected;
     - ``session_metadata`` with key ``contextUsage``: ``context usage: <value.usagePercentage> %`` as written;
@@ -175,8 +176,8 @@ def notice_text(p: Node) -> str:
     t = p.get("type")
     if t == "pending_interaction":
         options = [o.get("optionId") for o in p.get("options") or () if isinstance(o, dict) and isinstance(o.get("optionId"), str)]
-        what = p.s("interactionType") or "interaction"
-        return f"{what} asked: {p.s('question')}" + (f"; options: {', '.join(options)}" if options else "")
+        what, question = p.s("interactionType") or "interaction", p.s("question")
+        return f"{what} asked" + (f": {question}" if question else "") + (f"; options: {', '.join(options)}" if options else "")
     if t == "interaction_resolved":
         picked, outcome = p.s("selectedOption"), p.s("outcome")
         if picked:

@@ -227,3 +227,19 @@ def test_asz_glossary_takes_the_adapter_s_name() -> None:
     by_name = json.loads(_asz("glossary", "kiro", "--json"))
     assert by_name == json.loads(_asz("glossary", "kiro/1", "--json")) and by_name["dialect"] == "kiro/1"
     assert asz_in_process("glossary", "no-such-adapter").returncode == 2
+
+
+def test_an_approval_asked_with_no_question_reads_without_an_empty_one() -> None:
+    """A ``pending_interaction`` line with no ``question`` (the real line with it taken out) says what was asked and
+    its options, with no dangling ``asked: `` (lines.notice_text)."""
+    from asz_adapters_kiro.convert import convert_line
+    from asz_core import Source
+
+    src = Source(session="s", kind="transcript", path=None, src="x.jsonl", dialect="kiro/1")  # type: ignore[arg-type]
+    raw = next(x for x in (SOURCE / "messages.jsonl").read_bytes().splitlines() if b'"pending_interaction"' in x)
+    line = json.loads(raw)
+    del line["payload"]["question"]
+    options = ", ".join(o["optionId"] for o in line["payload"]["options"])
+    rec = convert_line(src, json.dumps(line).encode(), 1, 0)
+    assert [p.text for p in rec.parts if p.k == "text"] == [f"{line['payload']['interactionType']} asked; options: {options}"]
+    assert "notice" in rec.flags
