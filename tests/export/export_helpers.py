@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,13 @@ ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 #: Commands that talk gRPC run in a child: gRPC's threads must not live on in the test process, whose later
 #: collects fork their workers.
 CHILD_COMMANDS = ("push", "receive")
+
+
+def free_port() -> int:
+    """A loopback TCP port free when asked (for an ``asz receive`` or ``asz view`` child)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def asz(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None,

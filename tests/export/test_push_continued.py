@@ -16,7 +16,6 @@ import io
 import json
 import re
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -29,7 +28,7 @@ import pytest
 
 from asz_core.export.receive import Receiver
 
-from export_helpers import ASZ, asz, sent_files
+from export_helpers import ASZ, asz, free_port, sent_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
 from claude_lines import priced  # noqa: E402
@@ -102,17 +101,11 @@ def _source_figures(files: list[Path]) -> tuple[int, dict[str, int], Decimal]:
     return len(usage), tokens, sum((priced(model, u) for model, u in usage.values()), Decimal(0))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class _Receiving:
     """A real ``asz receive`` child on loopback into ``root`` (its stderr in ``root.parent/receive-N.log``)."""
 
     def __init__(self, root: Path, n: int = 0, address: str = ""):
-        self.address = address or f"127.0.0.1:{_free_port()}"
+        self.address = address or f"127.0.0.1:{free_port()}"
         self.log = root.parent / f"receive-{n}.log"
         self.err = self.log.open("w")
         self.proc = subprocess.Popen([*ASZ, "receive", "--root", str(root), "--listen", self.address],
@@ -189,7 +182,7 @@ def test_a_session_continued_on_another_host_is_counted_once(corpus_dir, tmp_pat
         json.loads(asz("usage", "--root", str(team), "--json", "--total-once").stdout)["total"]["cost"]
     if order != "carol first":
         return
-    port = _free_port()  # the page's answers: /api/usage and /api/conversations
+    port = free_port()  # the page's answers: /api/usage and /api/conversations
     page = subprocess.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

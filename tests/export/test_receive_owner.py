@@ -12,7 +12,6 @@ import html
 import io
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -23,7 +22,7 @@ import pytest
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
-from export_helpers import ASZ, asz, sent_files
+from export_helpers import ASZ, asz, free_port, sent_files
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -229,7 +228,7 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
     # the conversation's own problems (the page's problems box draws summary.problems; asz conversation, the exports)
     doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(team)).stdout)
     assert any(why in p and "credential bob cannot add to it" in p for p in doc["summary"]["problems"]), doc["summary"]
-    port = _free_port()
+    port = free_port()
     page = subprocess.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -246,9 +245,3 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
         page.terminate()
         page.wait(timeout=60)
     assert any(why in p for p in served["summary"]["problems"]), served["summary"]["problems"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -8,27 +8,22 @@ at once after reading it, several times over."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 
 import pytest
 
+from export_helpers import free_port
+
 #: Starts in one test; on the code before the fix a third or more of them hung.
 RUNS = 8
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _receive_then_sigint(root) -> tuple[str, int | None]:
     """Start ``asz receive`` with SIGINT ignored (as a shell's background job), send SIGINT as soon as its first line
     is read; the first line and the exit status (None when it had not stopped 30 s later)."""
     p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(root),
-                          "--listen", f"127.0.0.1:{_free_port()}"], stderr=subprocess.PIPE, text=True,
+                          "--listen", f"127.0.0.1:{free_port()}"], stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         first = p.stderr.readline()  # printed once it listens
