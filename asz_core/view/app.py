@@ -420,10 +420,15 @@ _ASSET_TAGS: dict[str, str] = {}
 
 
 def _not_found(request: Request, exc) -> Response:
+    """404 for no such route, 405 for a method other than GET and HEAD, which names them in ``Allow`` (RFC 9110
+    15.5.6; trial 29b F9): JSON ``{"error"}`` under ``/api/``, plain text elsewhere."""
     code = getattr(exc, "status_code", 404)
+    allow = {"allow": (getattr(exc, "headers", None) or {}).get("Allow", "GET, HEAD")} if code == 405 else {}
     if request.url.path.startswith("/api/"):
-        return _error(code, "no such route" if code == 404 else "method not allowed" if code == 405 else "refused")
-    return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8", headers=_SECURITY_HEADERS)
+        return _json({"error": "no such route" if code == 404 else "method not allowed: only GET and HEAD are served"
+                      if code == 405 else "refused"}, code, allow)
+    return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8",
+                    headers={**_SECURITY_HEADERS, **allow})
 
 
 #: API routes other modules may add to (path, handler taking (request, pairs, hide)); wrapped by :func:`api`.

@@ -192,3 +192,23 @@ def test_usage_csv_credits_to_6_decimals_and_breakdown_refused(mixed):
         assert p.returncode == 2 and p.stdout == ""
         assert p.stderr.startswith(f"asz usage: --breakdown is the table's and --json's: --format {form} has one line")
     assert asz_in_process("usage", "--root", str(mixed), "--breakdown").returncode == 0
+
+
+def test_a_method_other_than_get_is_a_405_naming_the_allowed_ones(mixed, serve):
+    """Trial 29b F9: a POST, PUT, DELETE, PATCH or OPTIONS got 405 with no ``Allow`` header (RFC 9110 requires one)."""
+    import http.client
+
+    s = serve(mixed)
+    for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS"):
+        for path in ("/api/conversations", "/"):
+            c = http.client.HTTPConnection(s.host, s.port, timeout=30)
+            try:
+                c.request(method, path)
+                r = c.getresponse()
+                body = r.read()
+            finally:
+                c.close()
+            assert r.status == 405, (method, path, body)
+            assert sorted(m.strip() for m in r.getheader("allow").split(",")) == ["GET", "HEAD"], (method, path)
+            if path.startswith("/api/"):
+                assert json.loads(body)["error"].startswith("method not allowed")
