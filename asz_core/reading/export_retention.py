@@ -349,8 +349,8 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
     """A ``--format json`` copy (one asz.view document) against the document made again from a pruned root, key by
     key: ``(not checkable, problems)``, how many values the root can no longer say (it lacks them, is empty there,
     says :data:`REMOVED_MARK`, or a state ``removed``/``unavailable``; a landed file named by its skeleton; the
-    summary's ``removed``; a key it lacks only when the copy's value there is no figure, :func:`_figure`) and each
-    other difference by its path (``talks[2].children[0].tool: copy 'Read', root
+    summary's ``removed``; a key it lacks, whatever the copy holds there: a figure read from data retention took
+    goes too, e.g. a step's ``duration_ms``) and each other difference by its path (``talks[2].children[0].tool: copy 'Read', root
     'Edit'``); None when either is not one JSON object."""
     a, b = _json(copy.strip()), _json(again.strip())
     if a is None or b is None:
@@ -366,7 +366,7 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
         elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
             for n, (u, v) in enumerate(zip(x, y)):
                 walk(u, v, f"{path}[{n}]", key)
-        elif (y is _NONE and not _figure(x)) or y in (None, "", [], {}) or (isinstance(y, str) and (
+        elif y is _NONE or y in (None, "", [], {}) or (isinstance(y, str) and (
                 REMOVED_MARK in y or (key.endswith(("state", "diff")) and y in _GONE_STATES)
                 or (key == "file" and _stem(x) == _stem(y)))) or (x is _NONE and key == "removed"):
             gone[0] += 1
@@ -375,13 +375,6 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
 
     walk(a, b, "", "")
     return gone[0], problems
-
-
-def _figure(v) -> bool:
-    """Whether ``v`` is a figure (a number or a boolean): retention takes texts, and a skeleton keeps every figure a
-    reader gives (seed 000, Skeletons: usage, model; counts, times), so a figure the pruned document lacks is one the
-    copy added, never one retention took (a copy of a pruned conversation given ``"cost_usd": 9`` checked)."""
-    return isinstance(v, (int, float))
 
 
 def _short(v) -> str:
