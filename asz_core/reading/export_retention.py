@@ -348,7 +348,8 @@ _GONE_STATES = ("removed", "unavailable")
 def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
     """A ``--format json`` copy (one asz.view document) against the document made again from a pruned root, key by
     key: ``(not checkable, problems)``, how many values the root can no longer say (it lacks them, is empty there,
-    says :data:`REMOVED_MARK`, or a state ``removed``/``unavailable``; a landed file named by its skeleton; the
+    says :data:`REMOVED_MARK`, or a state ``removed``/``unavailable``; a media part's ``kept`` false, its bytes
+    gone with its state ``removed``; a landed file named by its skeleton; the
     summary's ``removed``; a key it lacks, whatever the copy holds there: a figure read from data retention took
     goes too, e.g. a step's ``duration_ms``) and each other difference by its path (``talks[2].children[0].tool: copy 'Read', root
     'Edit'``); None when either is not one JSON object."""
@@ -368,7 +369,8 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
                 walk(u, v, f"{path}[{n}]", key)
         elif y is _NONE or y in (None, "", [], {}) or (isinstance(y, str) and (
                 REMOVED_MARK in y or (key.endswith(("state", "diff")) and y in _GONE_STATES)
-                or (key == "file" and _stem(x) == _stem(y)))) or (x is _NONE and key == "removed"):
+                or (key == "file" and _stem(x) == _stem(y)))) or (x is _NONE and key == "removed") \
+                or (key == "kept" and x is True and y is False):  # a media part's bytes, which retention took
             gone[0] += 1
         else:
             problems.append(f"{path}: the copy holds {_short(x)}, the root {_short(y)}")

@@ -92,3 +92,22 @@ def test_a_kept_value_changed_after_retention_is_a_problem(pruned, corpus_source
     p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
     assert p.returncode == 1, p.stdout[-3000:]
     assert f"{copy.name}: " in p.stdout and "problem(s)" in p.stdout.splitlines()[-1]
+
+
+def test_a_json_copy_with_an_image_made_before_retention_checks(corpus_source, tmp_path):
+    """The corpus conversation with a pasted image (0d3a8e6f: an ``image`` block in its source), its json copy made
+    before ``asz prune``: the image's ``kept`` true in the copy, false in the pruned root (its bytes went, state
+    ``removed``), is not checkable, exit 0 (review A 29: it was "media[0].kept: the copy holds true, the root false",
+    exit 1)."""
+    project, sid = "-Users-alex-workspace-claude-code-log-sample", "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
+    assert '"type":"image"' in (corpus_source / project / f"{sid}.jsonl").read_text().replace('": "', '":"')
+    shutil.copytree(corpus_source / project, tmp_path / "projects" / project)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    copy = tmp_path / "image.json"
+    asz("export", sid[:8], "--format", "json", "--redact", "--out", str(copy), "--root", str(root))
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    asz("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"))
+    p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert p.stdout.splitlines()[-1] == "the copy checks against the root but for what retention removed (not checkable, above)"
