@@ -237,28 +237,86 @@ def html_lines(data: bytes) -> tuple[bytes, list[int]]:
     return cut, lines
 
 
+#: A step's heading in md (``**Runtime notice (LABEL)** · TS · `ID` ``) and html (``<b>Command (LABEL)</b> · …``):
+#: the label in brackets is read from the step's text, which retention takes (the pruned root's heading has none);
+#: a talk's prompt, "Asked (the prompt this talk was given)", is a "Context" step once its text went.
+_LABELLED = re.compile(rb"(\*\*|<b>)([A-Z][A-Za-z ]*?) \(.*\)(\*\*|</b>)( \xc2\xb7 .*)")
+#: A step's first line in md (``**Assistant** · TS · `ID` ``) and html (``<div class="step KIND" id="ID">``).
+_STEP_MD = re.compile(rb"\*\*[^\n]*\*\* \xc2\xb7 [^\n]* \xc2\xb7 `([^`]+)`")
+_STEP_HTML = re.compile(rb'<div class="step [a-z_ ]+" id="([^"]+)">')
+#: A text retention took that the copy's reader drew nothing for (blank text, ``"\n\n"``) is at most this long:
+#: the pruned root draws its step (heading and marker), the copy none (:func:`_blank_steps`).
+BLANK_MAX = 4
+_SMALL = re.compile(rb"(?:<p>)?\[removed by retention: ([0-9]) bytes?\](?:</p>)?")
+
+
+def _label(line: bytes) -> bytes:
+    """A step heading without the label read from its text (:data:`_LABELLED`), ``Asked`` said ``Context``."""
+    m = _LABELLED.fullmatch(line)
+    if m is None:
+        return line
+    name = b"Context" if m.group(2) == b"Asked" else m.group(2)
+    return m.group(1) + name + m.group(3) + m.group(4)
+
+
+def _blank_steps(theirs: list[bytes], copy: bytes) -> list[bytes]:
+    """The root's lines without each step whose only text is a marker of at most :data:`BLANK_MAX` bytes and whose
+    id the copy never names: a blank text (an assistant's ``"\n\n"``) the copy's reader drew nothing for, the
+    pruned root's a heading and a marker (md: the blank line before, the heading, a blank line, the marker; html:
+    the step's six lines)."""
+    out, n = [], 0
+    while n < len(theirs):
+        md, html = _STEP_MD.fullmatch(theirs[n]), _STEP_HTML.fullmatch(theirs[n])
+        if md and n and not theirs[n - 1] and theirs[n + 1:n + 2] == [b""] and n + 2 < len(theirs) \
+                and _small(theirs[n + 2]) and md.group(1) not in copy:
+            out.pop()
+            n += 3
+            continue
+        if html and n + 5 < len(theirs) and theirs[n + 3] == b"</div>" and _small(theirs[n + 4]) \
+                and theirs[n + 5] == b"</div>" and html.group(1) not in copy:
+            n += 6
+            continue
+        out.append(theirs[n])
+        n += 1
+    return out
+
+
+def _small(line: bytes) -> bool:
+    m = _SMALL.fullmatch(line)
+    return m is not None and int(m.group(1)) <= BLANK_MAX
+
+
 def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
     """When the whole copy cannot be laid over the root's (:func:`retention_spans`: an md or html header or a talk's
     heading read from a text retention took, or a text changed), the runs of lines between the lines both hold once
-    (:func:`_anchors`), each laid alone: the copy's lines (from 1) of the runs that differ only where retention
-    took the text: the root's run holds nothing else (:func:`_said_gone`: the copy's showing what the root can no
-    longer render, an "Asked" prompt, a tool's input), or the copy's is laid over it by :func:`retention_spans`, or
-    it is a talk heading whose label, read from the prompt, is not the root's; and
+    (:func:`_anchors`, a step heading's label read from its text left out: :func:`_label`), each laid alone: the
+    copy's lines (from 1) of the runs that differ only where retention took the text: the root's run holds nothing
+    else (:func:`_said_gone`: the copy's showing what the root can no longer render, an "Asked" prompt, a tool's
+    input), or each of its lines stands in the copy's in order (:func:`_within`), or the copy's is laid over it by
+    :func:`retention_spans`, or it is a talk heading whose label, read from the prompt, is not the root's; a step
+    heading whose label alone differs; a step of blank text the copy does not draw (:func:`_blank_steps`); and
     ``again`` with those runs the copy's, so that what still differs is named where it stands in the copy."""
-    mine, theirs = copy.split(b"\n"), again.split(b"\n")
+    mine, theirs = copy.split(b"\n"), _blank_steps(again.split(b"\n"), copy)
+    nm, nt = [_label(x) for x in mine], [_label(x) for x in theirs]
     lines, laid = set(), []
-    edges = [(-1, -1)] + _anchors(theirs, mine) + [(len(theirs), len(mine))]
+    edges = [(-1, -1)] + _anchors(nt, nm) + [(len(theirs), len(mine))]
     for (i0, j0), (i1, j1) in zip(edges, edges[1:]):
-        root, mine_run = theirs[i0 + 1:i1], mine[j0 + 1:j1]
-        laid += root + ([theirs[i1]] if i1 < len(theirs) else [])
-        if root == mine_run:
-            continue
+        root, mine_run = nt[i0 + 1:i1], nm[j0 + 1:j1]
         heads = [(_TALK.fullmatch(x), _TALK.fullmatch(y)) for x, y in zip(root, mine_run)]
-        if all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None or (
+        if root == mine_run:
+            laid += mine[j0 + 1:j1]
+            lines |= {j + 1 for j in range(j0 + 1, j1) if mine[j] != theirs[i0 + 1 + j - j0 - 1]}
+        elif all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) \
+                or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None or (
                 len(root) == len(mine_run) and all(x != y and h and g and h.group(1) == g.group(1) or x == y
                                                    for (x, y), (h, g) in zip(zip(root, mine_run), heads))):
             lines |= set(range(j0 + 2, j1 + 1))
-            laid[len(laid) - len(root) - (i1 < len(theirs)):len(laid) - (i1 < len(theirs))] = mine_run
+            laid += mine[j0 + 1:j1]
+        else:
+            laid += theirs[i0 + 1:i1]
+        if i1 < len(theirs):
+            laid.append(mine[j1])
+            lines |= {j1 + 1} if mine[j1] != theirs[i1] else set()
     return lines, b"\n".join(laid)
 
 
@@ -336,7 +394,21 @@ def _text_kept(a: dict, b: Optional[dict], places: set) -> bool:
         return False
     rest = [set(a["rest"]) - {b"error", b"refused"}, set(b["rest"]) - {b"error", b"refused"}]
     return (a["kind"] == b["kind"] or b["kind"] == b"removed") and rest[0] == rest[1] \
-        and retention_spans(a["text"], b["text"]) is not None
+        and retention_spans(_media_kept(a["text"], b["text"]), b["text"]) is not None
+
+
+#: A media part retention took, as the text form says it in the pruned root (its size kept) and in the copy.
+_MEDIA_GONE = re.compile(rb"\[media: unknown type, ([0-9,]+) bytes, removed by retention\]")
+_MEDIA = rb"\[(?:image|media): [^,\]\n]+, %s bytes\]"
+
+
+def _media_kept(mine: bytes, root: bytes) -> bytes:
+    """``mine`` (a text block of the copy) with each ``[image: TYPE, N bytes]`` line said as the root's
+    ``[media: unknown type, N bytes, removed by retention]`` where the root has one of the same size N (its type
+    and bytes went with retention)."""
+    for m in _MEDIA_GONE.finditer(root):
+        mine = re.sub(_MEDIA % re.escape(m.group(1)), lambda _: m.group(0), mine, count=1)
+    return mine
 
 
 _NONE = object()
