@@ -21,7 +21,8 @@ def test_several_into_one_file_are_the_stdout_stream(corpus_root, tmp_path, fmt,
     (tmp_path / "ex").mkdir()
     out = tmp_path / "ex" / name
     p = asz("export", "--since", SINCE, "--format", fmt, "--out", str(out), "--root", str(corpus_root))
-    assert out.is_file() and sorted(x.name for x in (tmp_path / "ex").iterdir()) == [name]  # no .part, no index
+    assert out.is_file() and sorted(x.name for x in (tmp_path / "ex").iterdir()) == [name, f"{name}.manifest.json"]  # no .part, no index
+    # (every file export has its manifest, masked or not: docs/verify.md)
     streamed = asz("export", "--since", SINCE, "--format", fmt, "--root", str(corpus_root)).stdout.encode("utf-8")
     assert out.read_bytes() == streamed
     assert f"wrote {out} ({len(streamed):,} bytes)" in p.stderr and f"exported 3 conversation(s) to {out}" in p.stderr
@@ -50,7 +51,8 @@ def test_a_folder_named_like_a_file_stays_a_folder(corpus_root, tmp_path):
     out = tmp_path / "all.jsonl"
     out.mkdir()
     asz("export", "--since", SINCE, "--format", "prose", "--out", str(out), "--root", str(corpus_root))
-    assert sorted(x.name for x in out.iterdir()) == sorted([f"{i}.jsonl" for i in _ids(corpus_root)] + ["index.md"])
+    assert sorted(x.name for x in out.iterdir()) == sorted(
+        [f"{i}.jsonl{m}" for i in _ids(corpus_root) for m in ("", ".manifest.json")] + ["index.md"])
     # another suffix than the format's is a folder, as before
     other = tmp_path / "all.md"
     asz("export", "--since", SINCE, "--format", "prose", "--out", str(other), "--root", str(corpus_root))
