@@ -153,7 +153,7 @@ def test_a_turn_over_midnight_places_its_calls_and_credits_at_its_end(roots, ser
     assert [(q["at"], q["calls"], round(q.get("credits", 0), 6)) for q in u["quarters"]] == [(1779926400000, calls, credits)]
     assert _cli_days(roots["midnight"], view="blocks", key="block") == {"2026-05-28T00:00+00:00": (calls, credits)}
     # a window holding the turn's end counts them; one holding the rest of the range alone does not
-    for since, until, want in (("2026-05-28T00:00:00Z", "", {end: (calls, credits)}), ("", "2026-05-27T23:59:59Z", {})):
+    for since, until, want in (("2026-05-28T00:00:00Z", "", {end: (calls, credits)}), ("", "2026-05-27T23:59:59.999Z", {})):  # a quarter hour's last ms
         window = [*(("--since", since) if since else ()), *(("--until", until) if until else ())]
         query = "&".join(f"{k}={v}" for k, v in (("since", since), ("until", until)) if v)
         got = s.get(f"/api/usage?{query}").json()

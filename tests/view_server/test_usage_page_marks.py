@@ -115,12 +115,12 @@ def test_calls_with_no_time_are_placed_by_their_range_as_asz_usage_daily(unturne
     # a window holding the whole range counts the calls; one that cuts it leaves them out, as asz usage --since does
     inside = s.get("/api/usage?tz=UTC&since=2026-05-27&until=2026-05-27").json()
     assert [(p["day"], p["calls"]) for p in inside["placed"]] == [("2026-05-27", n)]
-    cut = s.get("/api/usage?tz=UTC&since=2026-05-27T18:15:10Z").json()
+    cut = s.get("/api/usage?tz=UTC&since=2026-05-27T18:30:00Z").json()  # the next quarter hour (/api/usage takes a window on quarter hours)
     assert cut["placed"] == [] and cut["no_time"]["calls"] == 0 and cut["total"]["calls"] == 0
     assert s.get("/api/usage?tz=Mars/Olympus").status == 400
-    # a window ending inside the range (the record that metered the credits, 18:15:27, after it; its quarter hour, 18:15,
-    # in it) leaves the calls and their credits out together, as asz usage --until does (trial 21, finding 8)
-    cut = s.get("/api/usage?tz=UTC&until=2026-05-27T18:15:20Z").json()
+    # a window ending before the range's quarter hour (the whole range, 18:15:03-18:15:27, is in one; /api/usage takes
+    # windows on quarter hours) leaves the calls and their credits out together, as asz usage --until does (trial 21, F8)
+    cut = s.get("/api/usage?tz=UTC&until=2026-05-27T18:14:59.999Z").json()
     assert cut["placed"] == [] and V2 not in [x["conversation"] for x in cut["credits"]]
     assert cut["total"]["calls"] == u["total"]["calls"] - n and cut["total"]["credits"] == pytest.approx(
         u["total"]["credits"] - auto_credits(), abs=1e-6)

@@ -1322,7 +1322,12 @@
       }
     });
   }
-  function cents(v) { return '$' + v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
+  // Dollars to the cent, grouped as en-US writes them, with no Intl formatter: a conversation's first screen makes
+  // none (tests/view_server/test_page_zone_names.py: the first one a page makes starts ICU)
+  function cents(v) {
+    const c = Math.round(Math.abs(v) * 100), frac = c % 100;
+    return (v < 0 && c ? '-' : '') + '$' + num(Math.floor(c / 100)) + '.' + (frac < 10 ? '0' : '') + frac;
+  }
   // Credits to 3 decimals, as asz usage and asz ls print them (asz_core.reading.listing.credits_text)
   function credits(v) { return v.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }); }
   const CREDITS = 'what the runtime metered, in its own unit: not tokens, not USD';
