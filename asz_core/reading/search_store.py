@@ -108,6 +108,8 @@ def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | N
         return
     try:
         try:
+            if _in_frozen_root(path):  # no lock file there either (trial 29a F7, recheck 29: root wrote an empty one)
+                raise PermissionError(f"{path.parent.parent} is a root to read without a write")
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError:
@@ -128,6 +130,14 @@ def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | N
             os.close(fd)  # closing releases the lock
     finally:
         _threads.release()
+
+
+def _in_frozen_root(path: Path) -> bool:
+    """Whether ``path`` is a root's own index (``<root>/_index/…``) in a root to read without a write
+    (:func:`~asz_core.storage.frozen.frozen`: mounted read-only, or ``chmod -R a-w``, which uid 0 could write through)."""
+    from ..storage.frozen import frozen
+
+    return path.parent.name == "_index" and frozen(path.parent.parent)
 
 
 def _drop(con: sqlite3.Connection, conversation: str) -> int:

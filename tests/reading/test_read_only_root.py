@@ -59,6 +59,20 @@ def test_nothing_is_written_into_a_chmod_a_w_root(frozen_root):
         assert _listing(root) == before, f"asz {' '.join(args)} wrote into the read-only root (uid {os.getuid()})"
 
 
+def test_a_first_search_of_a_chmod_a_w_root_writes_not_even_a_lock(corpus_copy, tmp_path):
+    """Recheck 29 (trial 29a F7): a root never searched, made read-only with ``chmod -R a-w``: ``asz search`` run as
+    this machine's uid builds its index outside the root and leaves no file in it, not even an empty lock file."""
+    root = corpus_copy(tmp_path / "root")
+    _chmod(root, write=False)
+    try:
+        before = _listing(root)
+        p = asz("search", "uv", "--root", str(root))
+        assert p.returncode in (0, 1), p.stderr[-500:]
+        assert _listing(root) == before, sorted(set(_listing(root)) - set(before))
+    finally:
+        _chmod(root, write=True)
+
+
 def test_figures_of_a_read_only_root_are_counted_in_memory(frozen_root):
     root = frozen_root
     n = len([p for p in (root / "_conversations").iterdir() if p.is_dir()])
