@@ -202,3 +202,13 @@ def plant_in_prompt_and_result(prompt_tail: str, result: str):
         lines[5]["message"]["content"][0]["content"] = result
 
     return plant
+
+
+def collected_project(source: Path, base: Path, project: str) -> Path:
+    """``base/root``: the corpus project folder ``project`` of ``source`` copied to ``base/projects`` and collected
+    there with ``asz collect --once`` (landed and parsed)."""
+    import shutil
+
+    shutil.copytree(source / project, base / "projects" / project)
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    return base / "root"

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 
 import pytest
 
-from reading_helpers import asz
+from reading_helpers import asz, collected_project
 
 PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
 SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
@@ -25,9 +24,7 @@ FORMS = {"md": ["--format", "md"], "html": ["--format", "html"], "json": ["--for
 @pytest.fixture(scope="module")
 def root(corpus_source, tmp_path_factory):
     base = tmp_path_factory.mktemp("plain-manifest")
-    shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
-    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
-    return base / "root"
+    return collected_project(corpus_source, base, PROJECT)
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

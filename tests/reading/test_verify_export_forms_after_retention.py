@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reading_helpers import asz
+from reading_helpers import asz, collected_project
 
 from asz_core.reading.export_manifest import line_digests
 
@@ -30,9 +30,7 @@ FORMS = {"text": ["--format", "text"], "md": ["--format", "md", "--redact"], "ht
 def pruned(corpus_source, tmp_path_factory):
     """The project collected, each form exported (``FORM`` -> its copy), then the root pruned."""
     base = tmp_path_factory.mktemp("forms-after-retention")
-    shutil.copytree(corpus_source / PROJECT, base / "projects" / PROJECT)
-    root = base / "root"
-    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
+    root = collected_project(corpus_source, base, PROJECT)
     copies = {}
     for form, args in FORMS.items():
         copies[form] = base / f"cb.{form}"
