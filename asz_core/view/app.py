@@ -30,7 +30,7 @@ from ..sessiondata.jsonbytes import dumps_wide
 from .found_store import GZIP_OVER
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
-from .query import ApiError, QueryError, hide_from_query, known_params, parse_query
+from .query import ApiError, QueryError, hide_from_query, known_params, parse_query, query_window
 from .background import list_note
 from .state import ViewState
 
@@ -250,16 +250,15 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
     """The keyword arguments of :meth:`~asz_core.view.background.BackgroundChecks.usage` from ``/api/usage``'s query:
     ``project`` and ``model`` (a part of the name, case-insensitive, as ``asz ls`` matches; with ``exact=1`` the whole
     name, as the page's dropdowns pick it), ``since`` and ``until`` (the forms ``asz usage`` takes:
-    :func:`~asz_core.view.match.parse_time`, a day in the server's zone; the page sends instants). Raises
+    :func:`~asz_core.view.query.query_window`: a day in ``tz``, else in the server's zone; the page sends instants; a ``since`` after the ``until`` is a 400). Raises
     :class:`ApiError` 400 for a parameter it does not know (one it would ignore), one given twice, or a time that does
     not read (trial 17b, F12: ``project=`` was ignored and the whole root's usage answered); ``tz``, the zone (an
-    IANA name, the page's own) whose days place a call with no time of its own (the server's own zone without it),
-    400 when it names none. ``dialect`` (``claude-code/1`` or its name, as ``asz usage --dialect``): 400 for one no
+    IANA name, the page's own) whose days a day-form ``since``/``until`` names and place a call with no time of its own
+    (the server's own zone without it), 400 when it names none (trial 30b F1). ``dialect`` (``claude-code/1`` or its name, as ``asz usage --dialect``): 400 for one no
     installed adapter speaks (trial 29b F4). The figures are sums of quarter-hour buckets, so a window is taken only
     as they can answer it exactly, as ``asz usage`` counts the same ``since``/``until``: ``since`` a quarter hour's
     start, ``until`` a quarter hour's last millisecond (a day form gives both); any other instant is refused with 400
     saying so and naming the quarter hours around it, never widened or narrowed silently (trial 29b F2)."""
-    from .match import TimeError, parse_time
     from .row_filters import unknown_dialect
 
     got = known_params(pairs, USAGE_PARAMS)
@@ -269,19 +268,8 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
         raise ApiError(400, f"by is one of {', '.join(USAGE_BY)}")
     if why := unknown_dialect(got.get("dialect", "")):
         raise ApiError(400, f"dialect: {why}")
-    try:
-        since = parse_time(got["since"]) if got.get("since") else None
-        until = parse_time(got["until"], end=True) if got.get("until") else None
-    except TimeError as exc:
-        raise ApiError(400, f"since/until: {exc}") from None
+    _zone, since, until = query_window(got)
     _on_quarters(got, since, until)
-    if "tz" in got:
-        from .zone import zone_of
-
-        try:
-            zone_of(got["tz"])
-        except ValueError as exc:
-            raise ApiError(400, f"tz: {exc}") from None
     return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
             "exact": got.get("exact") == "1", "tz": got.get("tz"), "instance": got.get("instance", ""),
             "by": got.get("by", ""), "dialect": got.get("dialect", "")}

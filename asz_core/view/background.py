@@ -158,7 +158,7 @@ class BackgroundChecks:
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
         one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied:
-        ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none); ``instance``, ``by``: usage_buckets.grouped."""
+        ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
         from .usage_report import range_span
         from .zone import zone_of
 
@@ -184,7 +184,7 @@ class BackgroundChecks:
         answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"] = \
             named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
-        answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact}
+        answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(answer, parts, since, until, self.prices, zone, instance, by, senders)
 
     def _files_now(self, conversation: str) -> tuple:

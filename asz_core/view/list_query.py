@@ -18,8 +18,8 @@ from typing import Sequence
 
 import attrs
 
-from .match import TimeError, parse_time, runtime_keeps
-from .query import ApiError, known_params
+from .match import runtime_keeps
+from .query import ApiError, known_params, query_window
 from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_dialect
 
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
@@ -63,21 +63,7 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
     sort = got.get("sort", "last")
     if sort not in ROW_SORTS:
         raise ApiError(400, f"sort {sort!r} is not an order (one of {', '.join(ROW_SORTS)})")
-    zone = None
-    if "tz" in got:
-        from .zone import zone_of
-
-        try:
-            zone = zone_of(got["tz"])
-        except ValueError as exc:
-            raise ApiError(400, f"tz: {exc}") from None
-    try:
-        since = parse_time(got["since"], zone=zone) if got.get("since") else None
-        until = parse_time(got["until"], end=True, zone=zone) if got.get("until") else None
-    except TimeError as exc:
-        raise ApiError(400, f"since/until: {exc}") from None
-    if since is not None and until is not None and since > until:
-        raise ApiError(400, f"since {got['since']} is after until {got['until']}: nothing can match (swap them?)")
+    _zone, since, until = query_window(got)
     if why := unknown_dialect(got.get("dialect", "")):  # asz ls --dialect's usage error (trial 29b F3)
         raise ApiError(400, f"dialect: {why}")
     f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),

@@ -85,6 +85,33 @@ def known_params(pairs: Sequence[tuple[str, str]], known: Sequence[str], *, repe
     return got
 
 
+def query_window(got: dict[str, str]) -> tuple[object | None, int | None, int | None]:
+    """``(zone, since, until)`` of one ``/api/`` route's query ``got`` (:func:`known_params`): ``tz`` an IANA zone name
+    (a ``tzinfo``; None when not given: the server's zone), and ``since``/``until`` in unix ms read as ``asz ls`` and
+    ``asz usage`` read ``--since``/``--until`` with ``--tz`` (:func:`~asz_core.view.match.parse_time`): a day form
+    (``YYYY-MM-DD``, ``today``) or a local time is in ``tz``, else in the server's zone; an instant is itself. One
+    reading for ``/api/conversations`` and ``/api/usage``, so a day means the same to both (trial 30b F1:
+    ``/api/usage`` read ``since=2026-02-01&tz=America/Los_Angeles`` as the server's day). Raises :class:`ApiError` 400
+    for a zone that names none, a time that does not read, or a ``since`` after the ``until``."""
+    from .match import TimeError, parse_time
+    from .zone import zone_of
+
+    zone = None
+    if "tz" in got:
+        try:
+            zone = zone_of(got["tz"])
+        except ValueError as exc:
+            raise ApiError(400, f"tz: {exc}") from None
+    try:
+        since = parse_time(got["since"], zone=zone) if got.get("since") else None
+        until = parse_time(got["until"], end=True, zone=zone) if got.get("until") else None
+    except TimeError as exc:
+        raise ApiError(400, f"since/until: {exc}") from None
+    if since is not None and until is not None and since > until:
+        raise ApiError(400, f"since {got['since']} is after until {got['until']}: nothing can match (swap them?)")
+    return zone, since, until
+
+
 def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[str], override: bool) -> tuple[str, ...]:
     """The withheld names for one request (seed 004, Withholding), in WITHHOLDABLE order.
 

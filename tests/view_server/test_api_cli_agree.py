@@ -21,6 +21,7 @@ import shutil
 import time
 from pathlib import Path
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -212,3 +213,29 @@ def test_a_method_other_than_get_is_a_405_naming_the_allowed_ones(mixed, serve):
             assert sorted(m.strip() for m in r.getheader("allow").split(",")) == ["GET", "HEAD"], (method, path)
             if path.startswith("/api/"):
                 assert json.loads(body)["error"].startswith("method not allowed")
+
+
+def test_api_usage_reads_a_day_in_tz_as_the_cli_does(mixed, corpus_dir, serve):
+    """Trial 30b F1: ``/api/usage?since=DAY&tz=ZONE`` read the day in the server's zone whatever ``tz`` said, so a
+    dashboard got another figure than ``asz usage --tz ZONE --since DAY``; now the day is ``tz``'s, as
+    ``/api/conversations`` reads it. Two zones 26 hours apart give two different counts, each the source's."""
+    s = serve(mixed)
+    calls, _ = source_calls(corpus_dir / "claude-code" / "projects")
+    timed = [c for c in calls if c["time"]]
+    day = max({c["time"][:10] for c in timed}, key=lambda d: sum(c["time"].startswith(d) for c in timed))
+    seen = set()
+    for zone in ("America/Los_Angeles", "Pacific/Kiritimati"):
+        start = int(dt.datetime.fromisoformat(day).replace(tzinfo=ZoneInfo(zone)).timestamp() * 1000)
+        after = [c for c in timed if _ms(c["time"]) >= start]
+        api = _whole(s, f"since={day}&tz={quote(zone)}&dialect=claude-code")  # the Kiro calls are not the source counted
+        p = asz_in_process("usage", "--root", str(mixed), "--json", "--total-once", "--tz", zone, "--since", day,
+                           "--dialect", "claude-code")
+        assert p.returncode == 0, p.stderr
+        cli = json.loads(p.stdout)["total"]
+        assert api["total"]["calls"] == cli["calls"] == len(after), zone
+        assert _tokens(api["total"]) == _tokens(cli["usage"]) == sum(c["tokens"] for c in after), zone
+        assert api["filters"]["since"] == start and api["filters"]["tz"] == zone
+        seen.add(len(after))
+    assert len(seen) == 2  # the zone moved the window: the test would pass for no reading of tz otherwise
+    r = s.get(f"/api/usage?since={day}&until=2020-01-01")
+    assert r.status == 400 and "is after until" in r.json()["error"]
