@@ -10,12 +10,13 @@ import sys as _sys
 import _signal  # the C module: ``signal`` imports enum, a window of its own
 
 
-def interrupted_line(when: str = "") -> str:
+def interrupted_line(when: str = "", by: str = "Ctrl-C") -> str:
     """``asz <command>: interrupted (Ctrl-C)[ <when>]`` and a newline: what a Ctrl-C no command said anything about
-    writes to stderr (:func:`asz_core.cli.entry.say_interrupted`, and :func:`starting_interrupt` below)."""
+    writes to stderr (:func:`asz_core.cli.entry.say_interrupted`, and :func:`starting_interrupt` below); ``by`` names
+    the stop (``SIGTERM``)."""
     argv = _sys.argv
     name = argv[1] if argv[1:2] and not argv[1].startswith("-") else ""
-    return f"asz{' ' + name if name else ''}: interrupted (Ctrl-C){' ' + when if when else ''}\n"
+    return f"asz{' ' + name if name else ''}: interrupted ({by}){' ' + when if when else ''}\n"
 
 
 def starting_interrupt(signum, frame):  # noqa: ARG001  (a signal handler's shape)

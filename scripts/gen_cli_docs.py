@@ -172,6 +172,12 @@ def render() -> str:
         "which always exits 0 (see [claude-code-hooks.md](claude-code-hooks.md)). Configuration keys are",
         "in [configuration.md](configuration.md).",
         "",
+        "Stopping: SIGTERM (`kill`, `timeout`, systemd's stop) stops every command as Ctrl-C (SIGINT) does, at once, with",
+        "the same `stopped: …` or `interrupted` line and the same guarantees (each file lands whole or not at all, no",
+        "`.tmp` is left, a rerun goes on from where it stopped). Where a command below exits 130 on Ctrl-C (128 + 2), it",
+        "exits 143 on SIGTERM (128 + 15, what `timeout --preserve-status` and systemd expect); the commands that run",
+        "until stopped (`asz view`, `asz server`, `asz receive`, `asz collect` without `--once`) exit 0 on either.",
+        "",
         "Commands: " + ", ".join(f"`{' '.join(p)}`" for p, _ in walk(root) if len(p) > 1) + ".",
         "",
     ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import NoReturn, Optional
@@ -25,7 +24,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
 from .jobs import Job, adapter_default_folders, load_adapter_file, missing_is_note, resolve_jobs, storage_root, usage_error
 from .root_overlap import refuse_overlap
-from .stopping import held, interrupt_on, take_signals
+from .stopping import STOPS, held, interrupt_on
 
 __all__ = ["register", "collect", "sources", "Job", "resolve_jobs", "load_adapter_file", "jobs_option"]
 
@@ -115,7 +114,7 @@ def collect(
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), B of L MB, T s`` (B: the bytes of the sessions done and what landed of those in hand, L: the bytes its listing saw) then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``), also while one long session lands or parses (docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
-    ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status).
+    ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status); SIGTERM stops it the same way (exit 143 with --once, else 0).
     After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the
     parse wrote rounds for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first
     ``asz ls`` and ``asz usage`` read them there (docs/reading.md, After a collect).
@@ -139,10 +138,10 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
         for j in jobs if j is not provider
     ]
-    stop, started, said, passed = threading.Event(), time.time_ns(), {}, {}  # said: push's notes; passed: status, rows
+    started, said, passed = time.time_ns(), {}, {}  # said: push's notes; passed: status, rows
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
-            _start_watch(storage, cfg, jobs, every, stop)
+            _start_watch(storage, cfg, jobs, every)
         while True:
             started = time.time_ns()
             said_lock(lock, "asz collect", watch)  # its file removed while held (trial 26a F10)
@@ -151,9 +150,7 @@ def collect(
             pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed, jobs=jobs)
             if not watch:
                 _decided(1 if counters.failed or pushed else 0)
-            if stop.wait(max(0.0, every - took)):
-                typer.echo("stopped", err=True)
-                raise typer.Exit(0)
+            time.sleep(max(0.0, every - took))  # Ctrl-C or SIGTERM ends the wait (KeyboardInterrupt)
     except KeyboardInterrupt as exc:
         _interrupted(exc, storage, started, watch, passed)
     finally:
@@ -179,22 +176,31 @@ def said_lock(lock, who: str, watch: bool = True) -> None:
 
 def _interrupted(exc: KeyboardInterrupt, storage: Path, started: int, watch: bool, passed: dict) -> NoReturn:
     """Exit after a Ctrl-C: with --once once the pass line is out (``passed``, trial 7) with the pass's status, whenever it
-    came (``note:`` when rows were left to keep); else ``stopped: …`` (:func:`_written_since`, from ``started``, ns)
-    and 0 watching, 130 with --once."""
+    came (``note:`` when rows were left to keep); else ``stopped: …`` (:func:`stopped_line`, from ``started``, ns)
+    and 0 watching, 130 with --once (143 when SIGTERM stopped it)."""
     if not watch and "status" in passed:
         if passed.get("rows"):
             from .list_rows import stopped_keeping
 
             stopped_keeping(storage)
         _decided(passed["status"])
-    typer.echo(f"stopped: {_written_since(storage, started)}{_how_far(exc)} {_GOES_ON}", err=True)
-    raise typer.Exit(0 if watch else 130)
+    typer.echo(stopped_line(storage, started, _how_far(exc)), err=True)
+    raise typer.Exit(0 if watch else 130)  # 143 when SIGTERM stopped it (asz_core.cli.entry.settle)
+
+
+def stopped_line(storage: Path, started: int, far: str = "") -> str:
+    """``stopped: landed N file(s) in N session(s) and wrote N round(s) this pass[far] (each file lands whole …)``: what
+    a pass a stop cut wrote, from the files (:func:`_written_since`, ``started`` its start in ns since the epoch);
+    ``asz collect`` and ``asz server`` say it."""
+    return f"stopped: {_written_since(storage, started)}{far} {_GOES_ON}"
 
 
 def _decided(status: int) -> NoReturn:
-    """Exit ``collect --once`` with ``status``, decided: SIGINT is ignored from here (the lock's release, Typer's and
-    :func:`asz_core.cli.entry.settle`'s way out), so a Ctrl-C after the pass line never turns it into 130."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Exit ``collect --once`` with ``status``, decided: SIGINT and SIGTERM are ignored from here (the lock's release,
+    Typer's and :func:`asz_core.cli.entry.settle`'s way out), so a Ctrl-C after the pass line never turns it into 130,
+    nor a SIGTERM into 143."""
+    for sig in STOPS:
+        signal.signal(sig, signal.SIG_IGN)
     raise typer.Exit(status)
 
 
@@ -268,14 +274,15 @@ def _modified_since(path: Path, ns: int) -> bool:
         return False
 
 
-def _start_watch(storage: Path, cfg: Config, jobs: list, every: float, stop: threading.Event) -> None:
-    """Before the first watched pass: start the enabled receivers, let SIGTERM set ``stop`` (the current pass
-    finishes and prints its line) and SIGINT stop at once, then say what is collected every ``every`` s."""
+def _start_watch(storage: Path, cfg: Config, jobs: list, every: float) -> None:
+    """Before the first watched pass: start the enabled receivers, let SIGINT and SIGTERM stop at once (``stopped:
+    …``, exit 0), then say what is collected every ``every`` s."""
     start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-    # SIGTERM lets the current pass finish and print its line; Ctrl-C stops at once (crash-safe either way), also when
-    # started with SIGINT ignored (a shell's background job); both in place before the line that says it collects.
-    take_signals([signal.SIGTERM], lambda signum, frame: stop.set())
-    interrupt_on(signal.SIGINT)
+    # Ctrl-C and SIGTERM stop at once (crash-safe: each file whole or absent), also when started with SIGINT ignored (a
+    # shell's background job); both in place before the line that says it collects. SIGTERM let the pass finish
+    # before session 30, which a service manager's stop timeout (systemd: 90 s, then SIGKILL) cut anywhere on a long
+    # pass (trial 29b F10: SIGTERM like Ctrl-C).
+    interrupt_on(*STOPS)
     typer.echo(f"collecting {', '.join(f'{j.adapter.name} from {j.named()}' for j in jobs)} into {storage} "
                f"(every {format_duration(every)})", err=True)
 
@@ -330,7 +337,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     Prints the pass line on stdout (and a ``note:`` on stderr when no session
     was found); returns the pass's counters, the seconds it took and the conversations its parse wrote rounds for.
     ``passed`` gets the pass's status (1: something failed) and ``rows`` (its rows to keep) together with the line:
-    SIGINT is held while both happen, so a Ctrl-C never finds the line out and them not set.
+    SIGINT and SIGTERM are held while both happen, so a stop never finds the line out and them not set.
     """
     started = time.monotonic()
     from ..storage.handed import forget
@@ -366,7 +373,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
                    + ("; every event asz hook had was refused (the note above)" if refused else source_hint(jobs)), err=True)
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
-    with held(signal.SIGINT):
+    with held(*STOPS):
         typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
         passed.update(status=1 if counters.failed else 0, rows=bool(written))
     return counters, took, written

@@ -66,10 +66,16 @@ def settle(run: Callable[[], object], when: Callable[[], str]) -> NoReturn:
     """Run ``run`` (a whole command line) and exit with its status; a Ctrl-C it let through is said in one line
     (:func:`say_interrupted` with ``when()``) and exits 130.
 
-    Once the status is decided SIGINT is ignored, so a Ctrl-C during the rest of the exit (streams flushed,
+    A SIGTERM stops a command as Ctrl-C does (:mod:`asz_core.cli.stopping`): an exit 130 the command raised for its
+    interruption (its own ``stopped: …`` line said, or Typer's) is 143 when SIGTERM stopped it, 128 + 15, what
+    ``timeout`` and systemd expect (trial 29b F10); one it let through is said ``interrupted (SIGTERM)``.
+
+    Once the status is decided SIGINT and SIGTERM are ignored, so a Ctrl-C during the rest of the exit (streams flushed,
     worker pools closed, the interpreter's finalization, where Python puts back the default action and the
     signal would kill the process: returncode -2) does not change it: a command that printed its last line exits
     with its own status (trial 7: 6 of 30 ``asz collect --once`` killed just after their pass line)."""
+    from .stopping import STOPS, stopped_status
+
     code: object = 0
     try:
         try:
@@ -80,19 +86,23 @@ def settle(run: Callable[[], object], when: Callable[[], str]) -> NoReturn:
     except SystemExit as exc:
         code = exc.code
     finally:
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except KeyboardInterrupt:  # the signal came as it was being ignored: the status stands
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in STOPS:
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except KeyboardInterrupt:  # the signal came as it was being ignored: the status stands
+                signal.signal(sig, signal.SIG_IGN)
+    if code == 130:  # a command's interruption: Ctrl-C's, or SIGTERM's 143
+        code = stopped_status()
     sys.exit(code)
 
 
 def say_interrupted(when: str = "") -> None:
-    """Write ``asz <command>: interrupted (Ctrl-C)[ <when>]`` to stderr: a Ctrl-C no command said anything about
-    (:func:`main` here, :func:`asz_core.cli.main.main` for one Typer caught)."""
+    """Write ``asz <command>: interrupted (Ctrl-C)[ <when>]`` to stderr (``(SIGTERM)`` when that stopped it): a stop
+    no command said anything about (:func:`main` here, :func:`asz_core.cli.main.main` for one Typer caught)."""
     from .. import interrupted_line
+    from .stopping import stop_words
 
-    sys.stderr.write(interrupted_line(when))
+    sys.stderr.write(interrupted_line(when, stop_words()))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -132,10 +132,12 @@ def main() -> None:
     (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands before this.)
     Exits through :func:`asz_core.cli.entry.settle`: a Ctrl-C no command said anything about is one line and
     exit 130 (``… while it was starting`` before the command began), and one that comes once the exit status
-    is decided does not change it.
+    is decided does not change it. SIGTERM stops a command as Ctrl-C does, exit 143 (:mod:`asz_core.cli.stopping`).
     """
     from .entry import settle
+    from .stopping import take_stops
 
+    take_stops()  # SIGTERM stops every command as Ctrl-C does (trial 29b F10): its line, then exit 143
     ran: list[bool] = []
     settle(lambda: _main(ran), lambda: "" if ran else "while it was starting")
 

@@ -93,7 +93,7 @@ def parse(
     On a terminal a progress bar runs on stderr while it works; then stderr
     gets one line ``parsed N session(s): N round(s) written, N problem(s) (S s)``.
     Ctrl-C stops within a second and says how many sessions were done
-    (exit 130). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
+    (exit 130; SIGTERM the same way, exit 143). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
     ``--anew`` first moves SESSION's chain to ``ROOT/_set_aside/<stamp>/`` (it is
     evidence of what was parsed before) and says where, on stderr.
     The list rows and usage summaries of the conversations it wrote rounds for are then counted and kept in

@@ -146,7 +146,7 @@ def push_command(
     due was sent, 1 when anything failed or was rejected (a refused token
     too; with --require-receiver also a pass with nothing due that reached
     no receiver), 2 usage (a --token-file that cannot be read or holds no
-    one-line token); Ctrl-C says what was sent and exits 130. Files the receiver rejected because it holds their
+    one-line token); Ctrl-C says what was sent and exits 130 (SIGTERM: 143). Files the receiver rejected because it holds their
     session from another root (one seq, one file) are recorded once and said in one note per session on later
     passes, not an error; retention counts them as received only when the receiver said it holds every record.
     """

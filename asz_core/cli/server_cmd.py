@@ -292,18 +292,31 @@ def server(
     passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True), follow=watch)
     passes.lock = lock
     _server_banner(storage, jobs, every, watch)
+    worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
     try:
         from .collect_cmd import start_receivers
 
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
         serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock,
                   on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port))
     finally:
-        stop.set()
-        state.worker.close()
-        passes.worker.close()
+        _stop_passes(stop, state, passes, worker)
         lock.release()
+
+
+#: Seconds a stopping ``asz server`` waits for its collect thread to say what a pass the stop cut landed.
+STOP_SAY = 10.0
+
+
+def _stop_passes(stop: threading.Event, state, passes, thread: threading.Thread) -> None:
+    """A stopping ``asz server``: ``stop`` set, its view's worker closed, its collect child sent SIGTERM (then SIGKILL
+    after a grace: a pass it runs stops with its files whole or absent, no ``.tmp``; trial 29b F10), and its collect
+    ``thread`` given :data:`STOP_SAY` s to say what a pass the stop cut landed (``stopped: …``, as asz collect does)."""
+    stop.set()
+    state.worker.close()
+    passes.worker.close()
+    if thread.is_alive():
+        thread.join(STOP_SAY)
 
 
 def register(app: typer.Typer) -> None:

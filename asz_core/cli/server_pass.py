@@ -266,15 +266,17 @@ class CollectLoop:
             try:
                 return self.worker.call("call", __name__, "collect_pass", (self.spec, first), progress=say)
             except WorkerGone:
-                if self.worker.closed:
+                if self.worker.closed or self.worker.took_stop():  # the server stops, or its child was stopped
                     return None
         if self._here is None:
             self._here = make_collectors(attrs.evolve(self.spec, jobs=1))
         return run_pass(self._here, self.storage, self.cfg, 1, say)
 
     def one_pass(self, first: bool = False) -> None:
-        """One collect(+parse) pass; its counts go to ``state`` and one line to stdout."""
-        started = time.monotonic()
+        """One collect(+parse) pass; its counts go to ``state`` and one line to stdout; a pass a stop cut (Ctrl-C or
+        SIGTERM: the server is stopping) says on stderr what it landed, as ``asz collect`` does
+        (``stopped: landed N file(s) in N session(s) and wrote N round(s) this pass …``)."""
+        started, started_ns = time.monotonic(), time.time_ns()
         self.state.refreshing = True
         if self.lock is not None:
             from .collect_cmd import said_lock
@@ -285,8 +287,11 @@ class CollectLoop:
         except Exception as exc:  # a pass that fails as a whole (the configuration changed) never stops the page
             typer.echo(f"error: collect: {type(exc).__name__}: {exc}", err=True)
             counts = dict.fromkeys(_KEYS, 0) | {"errors": 1}
-        if counts is None:
-            return  # the server is stopping
+        if counts is None:  # the server is stopping
+            from .collect_cmd import stopped_line
+
+            typer.echo(stopped_line(self.storage, started_ns), err=True)
+            return
         took = time.monotonic() - started
         counts["seconds"] = round(took, 3)
         now = int(time.time() * 1000)

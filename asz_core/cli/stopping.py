@@ -6,6 +6,15 @@ leaves it ignored: without a handler of its own such a command never stops on ``
 its handlers with :func:`take_signals` **before** the line that tells a caller it is ready (``receiving:``,
 ``collecting …``, the view's banner): a SIGINT sent as soon as that line is read finds the handler in place (session
 12's trial: two in six were lost when the line came first).
+
+SIGTERM is Ctrl-C's twin (trial 29b F10: nightly jobs run under ``timeout`` and systemd, which send TERM, then KILL):
+:func:`stop_signal`, the one handler of both, notes which came and raises KeyboardInterrupt, so every command stops
+on either the way it stops on Ctrl-C (its ``stopped: …`` line, each file whole or absent) and exits with
+:func:`stopped_status`, 128 + the signal: 130 for Ctrl-C, 143 for SIGTERM (:func:`asz_core.cli.entry.settle` makes
+every exit 130 a command raises for its interruption 143 when SIGTERM stopped it). :func:`take_stops` installs it
+for every command as it starts; what holds Ctrl-C while a group of writes runs whole holds SIGTERM too
+(``asz_core.sessiondata.durable._ctrl_c_held``, :func:`held`), and a worker process stops on either the same way
+(``asz_core.collect.workers.worker_init``).
 """
 
 from __future__ import annotations
@@ -14,7 +23,49 @@ import signal
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
-__all__ = ["held", "interrupt_on", "take_signals"]
+__all__ = ["held", "interrupt_on", "take_signals", "STOPS", "stop_signal", "take_stops", "stopped_by", "stopped_status",
+           "stop_words"]
+
+#: The signals that stop a command as Ctrl-C does: SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``, systemd).
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+#: The first of :data:`STOPS` that stopped this process through :func:`stop_signal`; None until one came.
+_stopped_by: int | None = None
+
+
+def stop_signal(signum: int, frame) -> None:  # noqa: ARG001  (a signal handler's shape)
+    """The handler of SIGINT and SIGTERM: note ``signum`` (the first one that came, :func:`stopped_by`), then raise
+    KeyboardInterrupt, as Python's own SIGINT handler does."""
+    global _stopped_by
+    if _stopped_by is None:
+        _stopped_by = signum
+    raise KeyboardInterrupt
+
+
+def stopped_by() -> int:
+    """The signal that stopped this process: SIGTERM when :func:`stop_signal` took it first, else SIGINT (a
+    KeyboardInterrupt from anywhere else is Ctrl-C's)."""
+    return _stopped_by if _stopped_by is not None else signal.SIGINT
+
+
+def stopped_status() -> int:
+    """The exit status of a command a stop ended: 128 + :func:`stopped_by`, 130 for Ctrl-C, 143 for SIGTERM."""
+    return 128 + stopped_by()
+
+
+def stop_words() -> str:
+    """How the stop is named in an ``interrupted (…)`` line: ``Ctrl-C`` or ``SIGTERM``."""
+    return "SIGTERM" if stopped_by() == signal.SIGTERM else "Ctrl-C"
+
+
+def take_stops() -> None:
+    """As a command starts (:func:`asz_core.cli.entry.main`): :func:`stop_signal` for SIGINT where Python's own handler
+    (or asz's import-time guard) is in place, and for SIGTERM where its default action is (a signal a parent process
+    set to be ignored stays ignored: a background job's SIGINT)."""
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):
+        signal.signal(signal.SIGINT, stop_signal)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, stop_signal)
 
 
 def take_signals(signums: Iterable[int], handler: Callable) -> dict[int, object]:
@@ -24,9 +75,9 @@ def take_signals(signums: Iterable[int], handler: Callable) -> dict[int, object]
 
 
 def interrupt_on(*signums: int) -> dict[int, object]:
-    """Let each of ``signums`` raise KeyboardInterrupt in the main thread, as Ctrl-C does in a terminal, also when
-    the process started with it ignored; the handlers it replaced."""
-    return take_signals(signums, signal.default_int_handler)
+    """Let each of ``signums`` raise KeyboardInterrupt in the main thread (:func:`stop_signal`), as Ctrl-C does in a
+    terminal, also when the process started with it ignored; the handlers it replaced."""
+    return take_signals(signums, stop_signal)
 
 
 @contextmanager

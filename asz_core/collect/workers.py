@@ -21,7 +21,9 @@ lands many sessions uses one process per CPU to go faster. What is shared:
 * :func:`worker_init`: what every worker does first: it lets go of the
   parent's locks (:func:`asz_core.storage.root.forget_held_locks`), so the
   root's collector lock ends with the command, not with its last worker;
-  SIGTERM kills it, its stdin/stdout/stderr are ``/dev/null``
+  SIGTERM (and SIGINT) stops it as Ctrl-C stops its command: the job it runs
+  leaves each file whole or absent, then the worker ends (:func:`worker_stop`);
+  its stdin/stdout/stderr are ``/dev/null``
   (:func:`close_inherited_streams`), and it dies with its parent
   (:func:`die_with_parent`: the kernel's parent-death signal, checked after
   it is set, and a watchdog thread on the parent's pid), so a killed command
@@ -42,7 +44,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..storage.root import forget_held_locks
 
-__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "close_inherited_streams", "default_jobs", "jobs_from_option"]
+__all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "worker_stop", "run_job", "close_inherited_streams", "default_jobs", "jobs_from_option"]
 
 T = TypeVar("T")
 
@@ -90,7 +92,7 @@ class StoppablePool(ProcessPoolExecutor):
         A Ctrl-C that arrives during the fork would otherwise be raised inside the fork handlers (``logging``'s
         ``_releaseLock``), where Python prints ``Exception ignored …`` and drops it: the command went on as if no
         Ctrl-C came. Held, it is raised as soon as the fork is done, as a KeyboardInterrupt in this process's own
-        code. The worker inherits both held and takes them again once SIGTERM has its default action
+        code. The worker inherits both held and takes them again once :func:`worker_stop` handles them
         (:func:`worker_init`): a SIGTERM sent to it before then (multiprocessing's own start of the worker runs first)
         would reach the command's handler it inherited, which only asks the command to stop, and the worker lived on."""
         if threading.current_thread() is not threading.main_thread():
@@ -104,6 +106,11 @@ class StoppablePool(ProcessPoolExecutor):
             return super()._spawn_process()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def submit(self, fn, /, *args, **kwargs):
+        """``ProcessPoolExecutor.submit`` of ``fn`` run by :func:`run_job` in the worker: a job a stop reached
+        (:func:`worker_stop`) ends its worker once the job has left its files whole or absent."""
+        return super().submit(run_job, fn, *args, **kwargs)
 
     def map(self, fn, *iterables, timeout=None, chunksize=1):
         """``fn`` of each item of ``iterables`` (zipped), computed in the workers ``chunksize`` items a job; the
@@ -140,10 +147,13 @@ class StoppablePool(ProcessPoolExecutor):
         return super().__exit__(exc_type, exc, tb)
 
     def stop_now(self) -> None:
-        """Cancel the jobs not started, give the workers :data:`STOP_GRACE` s to leave (a worker that Ctrl-C
-        reached too ends its run's chain, writing the progress it holds, ``asz_core.sessiondata.durable``, then
-        takes the pool's stop and exits), SIGKILL every worker left and wait (up to :data:`STOP_WAIT` s each) until they
-        are gone and the pool's manager thread has ended; the pool is broken afterwards. Never raises.
+        """Cancel the jobs not started, send every worker SIGTERM and give them :data:`STOP_GRACE` s to leave (a
+        worker the stop reached, the command's Ctrl-C or SIGTERM sent to the whole process group or this SIGTERM,
+        removes the temporary file of what it was writing and ends its run's chain, writing the progress it holds,
+        ``asz_core.sessiondata.durable``, then exits: :func:`worker_stop`; trial 29b F10: a ``kill -TERM`` of the
+        command alone left its workers' ``.tmp`` files when they were killed), SIGKILL every worker left and wait (up
+        to :data:`STOP_WAIT` s each) until they are gone and the pool's manager thread has ended; the pool is broken
+        afterwards. Never raises.
 
         A worker killed while it wrote its result (a result larger than a pipe holds goes in several writes; a
         Ctrl-C reaches the workers too) leaves a message cut short in the result pipe, and the manager thread
@@ -159,7 +169,12 @@ class StoppablePool(ProcessPoolExecutor):
             self.shutdown(wait=False, cancel_futures=True)
         except Exception:
             pass
-        _wait_gone(procs, STOP_GRACE)  # a worker Ctrl-C reached ends its chain: its held progress written
+        for p in procs:
+            try:
+                p.terminate()  # stop as the command stops (a worker a stop reached already takes no second one)
+            except (OSError, ValueError, AttributeError):
+                pass
+        _wait_gone(procs, STOP_GRACE)  # a worker the stop reached ends its chain: its held progress written
         for p in procs:
             try:
                 p.kill()
@@ -172,6 +187,44 @@ class StoppablePool(ProcessPoolExecutor):
             pass
         if manager is not None and manager is not threading.current_thread():
             manager.join(STOP_WAIT)
+
+
+#: In a worker: the signal that stopped it (:func:`worker_stop`), 0 until one came.
+_stopping = 0
+#: In a worker: True while it runs a job (:func:`run_job`), where a stop is raised so the job leaves its files whole.
+_in_job = False
+
+
+def worker_stop(signum: int, frame) -> None:  # noqa: ARG001  (a signal handler's shape)
+    """A worker's handler of SIGTERM and SIGINT: as its command stops on Ctrl-C. In a job, KeyboardInterrupt: the
+    job's writer removes its temporary file (``SDWriter`` as a context manager), the chain's group it runs goes on to
+    its end (held, ``asz_core.sessiondata.durable._ctrl_c_held``), then :func:`run_job` ends the worker. Between jobs
+    it ends at once (nothing is half written). Only the first stop counts: the same stop comes twice (a process
+    group's signal and the pool's own, :meth:`StoppablePool.stop_now`), and a second KeyboardInterrupt would cut the
+    clean-up the first one started."""
+    global _stopping
+    if _stopping:
+        return
+    _stopping = signum
+    if not _in_job:
+        os._exit(128 + signum)
+    raise KeyboardInterrupt
+
+
+def run_job(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a worker (:meth:`StoppablePool.submit`); when a stop (:func:`worker_stop`) reached
+    it, the worker ends once the job has unwound (exit 128 + the signal, sending no result: its job is as one whose
+    worker was killed, done again by the command when it goes on, :data:`LOST`)."""
+    global _in_job
+    _in_job = True
+    try:
+        return fn(*args, **kwargs)
+    except KeyboardInterrupt:
+        if _stopping:
+            os._exit(128 + _stopping)
+        raise
+    finally:
+        _in_job = False
 
 
 def _run_chunk(fn: Callable[..., Any], chunk: list[tuple]) -> list[Any]:
@@ -205,7 +258,7 @@ def process_pool(jobs: int, *, fork_only: bool = False,
     With ``fork_only`` (the workers need what this process holds in memory,
     which spawning would not give them), None when it may not fork. Every
     worker starts with :func:`worker_init` (it dies with this process, closes
-    the inherited stdin/stdout/stderr, takes SIGTERM's default action), then
+    the inherited stdin/stdout/stderr, stops on SIGTERM as on Ctrl-C: :func:`worker_stop`), then
     runs ``initializer``. Leaving its ``with`` block by Ctrl-C kills the
     workers at once (:class:`StoppablePool`).
     """
@@ -421,11 +474,12 @@ def close_inherited_streams() -> None:
 def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     """Initializer of every worker of :func:`process_pool`: first, while it is still this process's only thread, a
     forked worker closes its copies of the lock files its parent holds (:func:`asz_core.storage.root.forget_held_locks`;
-    a spawned one has none); then SIGTERM takes its default action (a forked worker would inherit the command's
-    handler, which only asks the command to stop: the worker then ignored SIGTERM), the inherited streams are closed
+    a spawned one has none); then SIGTERM and SIGINT stop it (:func:`worker_stop`: a forked worker would inherit the
+    command's handlers, and a watching collector's only asked the command to stop: the worker then ignored SIGTERM;
+    a SIGINT its command ignores stays ignored), the inherited streams are closed
     (:func:`close_inherited_streams`), the worker dies with ``parent`` (:func:`die_with_parent`), then ``then`` runs.
     SIGINT and SIGTERM, held while the pool forked it (:meth:`StoppablePool._spawn_process`), are taken again once
-    SIGTERM has its default action (one sent meanwhile arrives now: a SIGTERM ends the worker).
+    :func:`worker_stop` is their handler (one sent meanwhile arrives then: it ends the worker, between jobs).
 
     Why the locks go first (session 22): a killed collector's lock must be free once the command has been reaped.
     Pools that kept the copies (the list rows after a pass, the search index of a watching collector) held the lock's
@@ -436,10 +490,14 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     has one thread, and one thread's exit closes its files before it shows as a zombie. ``forget_held_locks`` is
     imported with this module, in the parent: a worker that imported it first took SIGTERM's default action only
     once the import was done (a command that had not loaded the collector)."""
+    global _stopping, _in_job
     forget_held_locks()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    _stopping, _in_job = 0, False  # a worker forked by a job of asz server's child starts between jobs
+    signal.signal(signal.SIGTERM, worker_stop)
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):  # a background job's ignored SIGINT stays so
+        signal.signal(signal.SIGINT, worker_stop)
     close_inherited_streams()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # one sent meanwhile ends it now
     die_with_parent(parent)
     if then is not None:
         then()

@@ -18,6 +18,7 @@ writer left; the chain ignores it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -356,12 +357,17 @@ class Chain:
         final = self.rounds_dir / r.file_name
         tmp = self.rounds_dir / f".{r.file_name}.{os.getpid()}.tmp"
         batched = fsync and durable.current() is not None  # one sync for the batch (sessiondata/durable.py)
-        with open(tmp, "wb") as f:
-            f.write(r.data)
-            f.flush()
-            if fsync and not batched:
-                os.fsync(f.fileno())
-        os.chmod(tmp, 0o444)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(r.data)
+                f.flush()
+                if fsync and not batched:
+                    os.fsync(f.fileno())
+            os.chmod(tmp, 0o444)
+        except BaseException:  # a full disk, Ctrl-C or SIGTERM: the round is not written, nor left half as a .tmp
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         try:
             os.link(tmp, final)
         except FileExistsError:

@@ -281,27 +281,31 @@ class Chain:
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) for the ``with`` block, in the main thread: one that came meanwhile is raised as it
-    ends, through the handler that was in place (``signal.raise_signal``). Elsewhere (another thread, where no
-    ``KeyboardInterrupt`` is raised, or a handler set outside Python) the block runs as it is.
+    """Hold Ctrl-C (SIGINT) and SIGTERM for the ``with`` block, in the main thread: one that came meanwhile is raised
+    as it ends, through the handler that was in place (``signal.raise_signal``). Elsewhere (another thread, where no
+    ``KeyboardInterrupt`` is raised) the block runs as it is, and so does a signal whose handler is not Python's (its
+    default action, ignored, or set outside Python).
 
     Why (session 29): a chain's group is a barrier, the held progress writes, then what waited for them (the counts a
     progress bar and an interrupted command's line show, the locks let go). A Ctrl-C that reached a parse worker
     while it ran one cut it anywhere: between the writes, the rest were dropped while every count ran, so the
     command said sessions were parsed whose state was never written; in the barrier, the counts and locks went
     before the writes, which then ran without their locks. Held, a group runs whole, then the worker stops (a
-    ``SIGKILL`` still cuts it anywhere: then a state written may be left uncounted, never the reverse)."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+    ``SIGKILL`` still cuts it anywhere: then a state written may be left uncounted, never the reverse). SIGTERM stops
+    a command as Ctrl-C does (``asz_core.cli.stopping``; trial 29b F10), so it is held the same way."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    sigs = [sig for sig in (signal.SIGINT, signal.SIGTERM) if callable(signal.getsignal(sig))]
     came: list[int] = []
-    before = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    before = {sig: signal.signal(sig, lambda signum, frame: came.append(signum)) for sig in sigs}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, before)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
         if came:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(came[0])
 
 
 _chain: Chain | None = None

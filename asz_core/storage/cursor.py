@@ -279,7 +279,7 @@ def _replace(path: Path, data: bytes, fsync: bool = False) -> None:
             if fsync:
                 os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError:
+    except BaseException:  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise

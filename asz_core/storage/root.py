@@ -289,7 +289,7 @@ def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
                 f.flush()
                 os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError:  # a full disk (ENOSPC): no temporary file is left behind
+    except BaseException:  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise

@@ -71,6 +71,7 @@ class Worker:
         self.broken = False
         self.jobs = 0  # jobs the process has answered (tests read it)
         self._stopped = False  # the child was killed and counted as stopped (_kill runs once)
+        self._stop_taken = False  # took_stop said so once
         self.nice = NICE if nice is None else nice
         self.forks = forks
 
@@ -114,11 +115,26 @@ class Worker:
         self.closed = True
         self._kill()
 
+    def took_stop(self) -> bool:
+        """True once (then False) after the child ended on a stop, SIGTERM or SIGINT (:func:`serve`: a service manager
+        or ``timeout`` signals every process of the server's group): the job it ran was stopped, not lost."""
+        p = self._proc
+        stopped = p is not None and p.returncode in _STOP_CODES and not self._stop_taken
+        self._stop_taken = self._stop_taken or stopped
+        return stopped
+
     def _kill(self) -> None:
         p = self._proc
         if p is None or self._stopped:
             return
         self._stopped = True
+        try:  # SIGTERM first: a job landing files leaves each whole or absent, no .tmp (trial 29b F10); then SIGKILL
+            p.terminate()
+            p.wait(STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        except OSError:
+            pass
         try:
             p.kill()
             p.wait(10)
@@ -134,6 +150,10 @@ class Worker:
 
 #: How much lower the child's scheduling priority is than the server's (``nice``), unless the worker says otherwise.
 NICE = 10
+#: Seconds a closed worker's child has, after SIGTERM, to stop its job (its files whole or absent) before SIGKILL.
+STOP_GRACE = 5.0
+#: The child's exit status after a stop (:func:`asz_core.collect.workers.worker_stop`), or its death by one.
+_STOP_CODES = (143, 130, -15, -2)
 
 #: The tag of a message a job sends before its answer (:func:`progress`).
 _PROGRESS = "progress"
@@ -264,12 +284,15 @@ def serve(argv: list[str] | None = None) -> None:
     ``argv``: ``--nice N`` (default :data:`NICE`) and ``--forks`` (no watchdog thread on Linux: jobs may fork)."""
     import signal
 
-    from ..collect.workers import die_with_parent
+    from ..collect.workers import die_with_parent, run_job, worker_stop
 
     global _OUT
     argv = sys.argv[1:] if argv is None else argv
     nice = int(argv[argv.index("--nice") + 1]) if "--nice" in argv else NICE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this child
+    # SIGTERM (the server's close, or a service manager's to the whole group) stops a job as Ctrl-C stops a command:
+    # each file whole or absent, then the child ends (exit 143); between jobs at once (trial 29b F10)
+    signal.signal(signal.SIGTERM, worker_stop)
     # a server killed mid-job leaves no child reading on; the kernel's signal alone where there is one (Worker(forks=True))
     die_with_parent(watch="--forks" not in argv or not sys.platform.startswith("linux"))
     try:
@@ -285,7 +308,7 @@ def serve(argv: list[str] | None = None) -> None:
             job, args = pickle.load(inp)
         except (EOFError, OSError, pickle.PickleError):
             return
-        out.write(_answer(job, args))
+        out.write(run_job(_answer, job, args))
         out.flush()
 
 
