@@ -164,6 +164,19 @@ def damage_round(root, conversation: str):
     return rf
 
 
+def cut_first_landed(root, session: str):
+    """Cut ``session``'s seq-1 landed file by its last byte (its closing newline), as a disk error would; returns it.
+    No landed record of the session then reads from there on, so a chain with no round that verifies cannot be read
+    from the landed records in memory either (trial 29a F8): the conversation has no usable round (``unreadable``)."""
+    from asz_core.storage.layout import landed_files
+
+    _, path = landed_files(root / session)[0]
+    path.chmod(0o644)
+    os.truncate(path, path.stat().st_size - 1)
+    path.chmod(0o444)
+    return path
+
+
 def asz_on_a_terminal(*args: str, columns: int, timeout: float = 120) -> tuple[list[str], str]:
     """``asz ARGS`` in a child process whose stdout is a real pseudo-terminal ``columns`` cells wide (``COLUMNS=``):
     the lines it wrote there (a progress bar's lines included) and its stderr. Raises AssertionError on a non-zero

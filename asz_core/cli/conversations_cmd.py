@@ -9,7 +9,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
+from ..reading.listing import ROW_SORTS, memory_note, read_in_memory, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
@@ -170,7 +170,7 @@ def state_cell(row: dict) -> str:
     state = row.get("state") or "-"
     return (state + (" !" if _unsaid(row) else "") + (" mixed" if mixed_credentials(row.get("senders") or []) else "") + (" stopped" if row.get("conflicts") else "")
             + (" gone" if row.get("sources_gone") else "") + (" errors" if row.get("api_errors") else "")
-            + (" never ended" if row.get("never_ended") else ""))
+            + (" never ended" if row.get("never_ended") else "") + (" in memory" if read_in_memory(row) else ""))
 
 
 def _unsaid(row: dict) -> bool:
@@ -381,7 +381,7 @@ def conversations(
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too
     unread, unplaced = _said(r, rows, filters, project, model, shown)
-    say_state_files(r)
+    say_state_files(r, [f"asz {cmd}: {visible(x)}" for x in memory_note(rows, str(r), shown_id)])  # trial 29a F8
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
@@ -572,13 +572,13 @@ def credits_line(rows: list[dict]) -> str:
             + ", ".join(f"{shown_id(row)} {credits_text(row['credits'])}" for row in metered)) if metered else ""
 
 
-def say_state_files(root: Path) -> None:
+def say_state_files(root: Path, also: list[str] = []) -> None:  # noqa: B006 - read, never changed
     """One ``warning:`` line on stderr per ``session.state`` or session index file of ``root`` that does not read
-    (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains. Then
-    :func:`say_missing_sessions`."""
+    (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains; then the
+    lines of ``also`` (asz ls: :func:`~asz_core.reading.listing.memory_note`), then :func:`say_missing_sessions`."""
     from ..verify.session_files import session_file_lines
 
-    for line in session_file_lines(root):
+    for line in [*session_file_lines(root), *also]:
         typer.echo(line, err=True)
     say_missing_sessions(root)
 

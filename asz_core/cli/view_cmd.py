@@ -211,6 +211,11 @@ def conversation(
     for line in _summary(r, conversation_id, doc, table):
         typer.echo(line)
     if doc["summary"]["state"] != "verified":
+        from ..flow.in_memory import IN_MEMORY_NOTE
+
+        if any(str(p).startswith(IN_MEMORY_NOTE) for p in doc["summary"]["problems"]):  # trial 29a F8
+            typer.echo(f"asz conversation: {conversation_id}: {IN_MEMORY_NOTE}; {no_document_hint(r, conversation_id)}",
+                       err=True)
         say_damage(r, doc)
         raise typer.Exit(1)
 

@@ -264,7 +264,7 @@ def _take_marks(db: sqlite3.Connection, session: str, clear: bool = True) -> tup
     """The session's ``stale`` mark (cleared unless ``clear`` is False) and the names of the other sessions of its
     cluster with their entries added, sorted."""
     try:
-        db.execute("BEGIN IMMEDIATE")
+        db.execute("BEGIN IMMEDIATE" if clear else "BEGIN")  # a read alone takes no write lock (a read-only table)
         row = db.execute("SELECT no, stale FROM sessions WHERE name=?", (session,)).fetchone()
         if row is None:
             db.execute("COMMIT")
@@ -379,11 +379,12 @@ def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: s
     return shared - same, how, same
 
 
-def session_links(root: str | Path, session: str, index: Index, *, keep_marks: bool = False) -> SessionLinks:
+def session_links(root: str | Path, session: str, index: Index, *, keep_marks: bool = False,
+                  read_only: bool = False) -> SessionLinks:
     """Add ``session``'s ids to the root's table, then what the other sessions sharing ids say (module docstring).
     ``keep_marks``: leave the session's ``stale`` mark as it is (a reader that assembles nothing, the receiver's look
     for continuations, :mod:`asz_core.export.continued`: the mark is parse's, which redraws the session's links when
-    it finds it; reviewF28), else it is taken (cleared: this parse draws them).
+    it finds it; reviewF28), else it is taken (cleared: this parse draws them). ``read_only``: nothing added or taken.
 
     Reads the table (the sessions of its cluster; the sessions holding a parent it lacks, by hash) and, for
     each candidate session, its index (``load_index(rebuild=False)``: nothing is written there; once a
@@ -396,8 +397,9 @@ def session_links(root: str | Path, session: str, index: Index, *, keep_marks: b
     root = Path(root)
     links = SessionLinks()
     with _Table(root, None) as db:
-        add_session(root, session, index, db)
-        links.stale, candidates = _take_marks(db, session, clear=not keep_marks)
+        if not read_only:
+            add_session(root, session, index, db)
+        links.stale, candidates = _take_marks(db, session, clear=not (keep_marks or read_only))
         mine = _first_ids(index)
         parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
         if not mine and not parents:

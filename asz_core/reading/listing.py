@@ -409,3 +409,24 @@ def _tokens(u: dict) -> str:
     hour = u.get("cache_write_1h")  # the 1-hour part of the cache writes, when the records name one
     return (f"in {u['in']:,}, out {u['out']:,}, cache read {u['cache_read']:,}, cache write {u['cache_write']:,}"
             + (f" (1-hour {hour:,})" if hour else ""))
+
+
+def read_in_memory(row: dict) -> bool:
+    """True when ``row``'s conversation was read from its landed records in memory, its chain being damaged (its
+    problems hold :data:`~asz_core.flow.in_memory.IN_MEMORY_NOTE`: trial 29a F8)."""
+    from ..flow.in_memory import IN_MEMORY_NOTE
+
+    return any(str(p).startswith(IN_MEMORY_NOTE) for p in row.get("problems") or ())
+
+
+def memory_note(rows: list[dict], root: str, shown: Callable[[dict], str]) -> list[str]:
+    """``in memory: ID8, ID8: chain damaged: read from the landed records, not from the chain (…)`` naming the rows
+    :func:`read_in_memory` holds (``shown(row)``: the id shown), what verify and parse do about it; [] when none."""
+    from ..flow.in_memory import IN_MEMORY_NOTE
+
+    ids = [shown(row) for row in rows if read_in_memory(row)]
+    if not ids:
+        return []
+    return [f"in memory: {', '.join(ids)}: {IN_MEMORY_NOTE} (no round of the chain verifies: asz verify --root {root} "
+            f"names the damage; its tokens and cost stay held back until asz parse ID --anew --root {root}, in a "
+            "writable root, writes the chain again from the landed files)"]

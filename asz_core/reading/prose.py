@@ -128,14 +128,28 @@ def session_of(root: str | os.PathLike, conversation: str) -> tuple[str, int]:
     return head.session, head.through_seq
 
 
-def _head(root: str | os.PathLike, conversation: str):
-    """(the head round's header, the head round ``conversation.state`` names); LookupError when the chain does not fold."""
+def _head(root: str | os.PathLike, conversation: str, damage: list[str] | None = None):
+    """(the head round's header, the head round ``conversation.state`` names); LookupError when the chain does not fold
+    and cannot be read from the landed records either. A chain with no round that verifies is read from its landed
+    records in memory, as the document is (:meth:`~asz_core.view.chain.ChainReader.fold_chain`, trial 29a F8): then
+    ``damage``, when given, gets the reader's problem lines (the round that does not verify, the in-memory note)."""
     chain = Chain(root, conversation)
     named = chain.named_head()  # before the rounds are listed (Chain.named_head)
     try:
         head = fold_rounds(chain.iter_rounds()).head
     except (ChainError, FoldError, RoundError, OSError) as exc:
-        raise LookupError(f"conversation {conversation!r} has no usable round: {exc}") from None
+        from ..view.chain import ChainReader, ViewError
+
+        reader = ChainReader(Path(root), conversation, ())
+        try:
+            head = reader.fold_chain()[0].head
+        except ViewError:
+            head = None
+        if head is None or not reader.in_memory:
+            raise LookupError(f"conversation {conversation!r} has no usable round: {exc}") from None
+        if damage is not None:
+            damage.extend(reader.problems)
+        return head, named
     if head is None:
         raise LookupError(f"conversation {conversation!r} has no round")
     return head, named
@@ -484,9 +498,10 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     """
     root = Path(root)
     stats = stats if stats is not None else ProseStats()
-    head, named = _head(root, conversation)
+    damage: list[str] = []
+    head, named = _head(root, conversation, damage)
     session, through = head.session, head.through_seq
-    stats.missing.extend(missing_evidence(root, session, through, head.round, named))
+    stats.missing.extend(damage + missing_evidence(root, session, through, head.round, named))
     hidden = set(hide)
     stats.thinking_unread = 0
     stats.mark = (len(stats.person_left_out), len(stats.not_person))

@@ -35,6 +35,8 @@ class ChainReader:
             raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
         self.problems: list[str] = []
         self.state = "verified"
+        #: the first round read from the landed records in memory, its chain being damaged there (0: none; trial 29a F8)
+        self.in_memory = 0
 
     # ------------------------------------------------------------------ chain
 
@@ -78,9 +80,43 @@ class ChainReader:
             named = min(named, self.through_round)
         if named > last:  # rounds removed from the end of the chain: no digest inside the chain shows it
             self.problem("incomplete", f"round {last + 1} is missing: conversation.state names round {named} as the head")
+            stopped = True
+        if stopped and fold.rounds == 0 and self.through_round is None:  # seed 004: else the fold stops before it
+            rows, accepted = self._read_in_memory(fold, rows, accepted)
         if fold.rounds == 0:
             raise ViewError(f"no usable round in conversation {self.conversation!r}: " + "; ".join(self.problems or ["no rounds"]))
         return fold, rows, accepted
+
+    def _read_in_memory(self, fold: Fold, rows: list[dict], accepted: list[Round]) -> tuple[list[dict], list[Round]]:
+        """A damaged chain (a round that does not read or verify, or is missing) read from its landed records (trial
+        29a F8): the rounds after the last one that verifies are built in memory as parse would write them
+        (:func:`~asz_core.flow.in_memory.rounds_in_memory`) and folded, replacing the unread rows; :attr:`in_memory`
+        is then the first round built so and :data:`~asz_core.flow.in_memory.IN_MEMORY_NOTE` a problem line. The
+        state stays the damage's (the chain does not verify). Nothing built (no landed file reads, another
+        parser's chain): ``(rows, accepted)`` as they were, and said."""
+        from ..flow.in_memory import IN_MEMORY_NOTE, rounds_in_memory
+        from ..flow.model import PARSER, POLICY
+        from ..storage.layout import session_dir
+
+        if fold.first is not None and (fold.first.parser, fold.first.policy) != (PARSER, POLICY):
+            return rows, accepted  # another parser's chain: this one's rounds would not be its rounds
+        session = fold.first.session if fold.first is not None else self.conversation
+        try:
+            if fold.first is None and not session_dir(self.root, session).is_dir():
+                return rows, accepted
+            first = fold.rounds + 1
+            built, why = rounds_in_memory(self.root, self.conversation, session, fold)
+        except (OSError, ValueError, RuntimeError) as exc:  # FoldError is a ValueError
+            self.problems.append(f"not read from the landed records either: {exc}")
+            return rows, accepted
+        if not built:
+            if why:
+                self.problems.append(f"not read from the landed records either: {why}")
+            return rows, accepted
+        self.in_memory = first
+        self.problems.append(f"{IN_MEMORY_NOTE} (round {first} on built in memory as asz parse would write it"
+                             f"{'; ' + why if why else ''})")
+        return [], accepted + built
 
     def _round_row_unread(self, n: int, path: Path) -> dict:
         return {"round": n, "digest": None, "previous": None, "from_seq": None, "through_seq": None, "input_digest": None, "from_time": None, "through_time": None, "verified": False}

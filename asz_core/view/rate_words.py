@@ -144,8 +144,11 @@ def page_words() -> dict:
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
     (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`),
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
-    :data:`asz_core.view.unended.UNENDED_PREFIX`) and ``kept_src`` (what a
+    :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
+    read from its landed records, its chain damaged, begins: :data:`asz_core.flow.in_memory.IN_MEMORY_NOTE`; trial
+    29a F8) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
+    from ..flow.in_memory import IN_MEMORY_NOTE
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
@@ -154,4 +157,4 @@ def page_words() -> dict:
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
-            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX}
+            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE}

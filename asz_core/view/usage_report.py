@@ -169,6 +169,10 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
                 n = _held_unread(out, conv, places, got.calls, header, zone, held, why, first)
                 said = "an unknown number of" if n is None else str(n)
                 more = f"; and {len(lines) - 1} more problem(s) (asz verify names them)" if len(lines) > 1 else ""
+                from ..flow.in_memory import IN_MEMORY_NOTE
+
+                if any(str(p).startswith(IN_MEMORY_NOTE) for p in lines[1:]):  # said, not left among the more (F8)
+                    more += f"; {IN_MEMORY_NOTE}"
                 problems.append(f"conversation {conv} does not verify ({held}): its {said} call(s) are held back: "
                                 f"{lines[0]}{more}")  # one line a conversation: its first problem is why (trial 18 F-e)
             if step is not None:

@@ -212,3 +212,29 @@ def collected_project(source: Path, base: Path, project: str) -> Path:
     shutil.copytree(source / project, base / "projects" / project)
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
     return base / "root"
+
+
+def tree_listing(root: Path) -> dict[str, tuple]:
+    """Every file and folder under ``root``: relative path -> (size, mtime_ns, mode)."""
+    import os
+    import stat
+
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            st = p.lstat()
+            out[p.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def write_bits(root: Path, write: bool) -> None:
+    """``chmod -R u+w`` (``write``) or ``chmod -R a-w`` of ``root``, folders after their contents when taking."""
+    import os
+    import stat
+
+    for dirpath, dirnames, filenames in os.walk(root, topdown=not write):
+        for name in [*filenames, *dirnames, ""] if not write else ["", *dirnames, *filenames]:
+            p = Path(dirpath) / name
+            m = stat.S_IMODE(p.lstat().st_mode)
+            os.chmod(p, m | stat.S_IWUSR if write else m & ~0o222)

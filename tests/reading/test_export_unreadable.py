@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import damage_round
+from cli_helpers import cut_first_landed, damage_round
 from reading_helpers import asz, collected_root
 
 KEPT = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -26,6 +26,7 @@ WHY = "no usable round"
 def root(corpus_source, tmp_path_factory) -> Path:
     r = collected_root(corpus_source, tmp_path_factory.mktemp("export-unreadable"), PROJECTS)
     damage_round(r, GONE)
+    cut_first_landed(r, GONE)  # nor read from its landed records in memory (trial 29a F8)
     return r
 
 

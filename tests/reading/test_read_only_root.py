@@ -11,30 +11,11 @@ are counted as the folders under ``_conversations``."""
 from __future__ import annotations
 
 import os
-import stat
-from pathlib import Path
 
 import pytest
 
 from cli_helpers import asz_in_process as asz
-
-
-def _listing(root: Path) -> dict[str, tuple]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            st = p.lstat()
-            out[p.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode))
-    return out
-
-
-def _chmod(root: Path, write: bool) -> None:
-    for dirpath, dirnames, filenames in os.walk(root, topdown=not write):
-        for name in [*filenames, *dirnames, ""] if not write else ["", *dirnames, *filenames]:
-            p = Path(dirpath) / name
-            m = stat.S_IMODE(p.lstat().st_mode)
-            os.chmod(p, m | stat.S_IWUSR if write else m & ~0o222)
+from reading_helpers import tree_listing as _listing, write_bits as _chmod
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import cut_first_landed
 from reading_helpers import asz, collected_root, source_lines
 
 PROJECT = "-home-user-claude-reliability"
@@ -28,6 +29,7 @@ def root(corpus_source, tmp_path_factory) -> Path:
     assert rounds
     for p in rounds:
         p.unlink()
+    cut_first_landed(r, GONE)  # nor read from its landed records in memory (trial 29a F8)
     return r
 
 

@@ -70,17 +70,20 @@ def test_a_session_whose_rounds_were_removed_is_said_by_verify_ls_and_conversati
     assert _ls_tail(asz("ls", "--root", str(root)).stdout, 1) == [f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations"]
 
 
-def test_a_chain_left_with_no_round_is_listed_unreadable_and_not_also_said_unlisted(corpus_copy):
-    """Only the round files removed (the chain's directory stays): ls lists the row as unreadable and does not say,
-    in the same answer, that the session is not listed (a new user's second trial, finding 10)."""
+def test_a_chain_left_with_no_round_is_listed_read_in_memory_and_not_also_said_unlisted(corpus_copy):
+    """Only the round files removed (the chain's directory stays): ls lists the row, read from its landed records in
+    memory (``incomplete in memory``: trial 29a F8; it was ``unreadable``), and does not say, in the same answer, that
+    the session is not listed (a new user's second trial, finding 10)."""
     root = corpus_copy()
     for f in (root / "_conversations" / SID / "rounds").iterdir():
         f.unlink()
     ls = asz("ls", "--root", str(root))
     assert ls.returncode == 0, ls.stderr
     rows = [ln for ln in ls.stdout.splitlines() if ln.startswith(SID[:8])]
-    assert len(rows) == 1 and "unreadable" in rows[0], ls.stdout
-    assert _ls_tail(ls.stdout, 1) == [f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations"]
+    assert len(rows) == 1 and rows[0].rstrip().endswith("incomplete in memory"), ls.stdout
+    assert _ls_tail(ls.stdout, 2) == [f"{CORPUS_SESSIONS} of {CORPUS_SESSIONS} conversations",
+                                      f"1 conversation(s) do not verify: their tokens and cost are held back ({SID[:8]} "
+                                      "incomplete; asz verify names the problems)"]
     assert "not listed" not in ls.stdout + ls.stderr
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from cli_helpers import asz_in_process, damage_round
+from cli_helpers import asz_in_process, cut_first_landed, damage_round
 from view_server_helpers import counted_rows
 
 SPOTTER = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # cites a tool-results/ file the corpus does not hold
@@ -35,6 +35,7 @@ def _damage_a_landed_file(root) -> str:
 def test_rows_carry_the_problems_asz_ls_gives(corpus_copy, serve):
     root = corpus_copy()
     damage_round(root, UNREADABLE)
+    cut_first_landed(root, UNREADABLE)  # nor read from its landed records in memory (trial 29a F8)
     damaged = _damage_a_landed_file(root)
     # the server counts first (its own summaries, not the entries asz ls would store), then asz ls from the files
     rows = {r["id"]: r for r in counted_rows(serve(root))}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 
-from cli_helpers import asz_in_process, damage_round
+from cli_helpers import asz_in_process, cut_first_landed, damage_round
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
 
@@ -29,6 +29,7 @@ def _row(s, timeout: float = 180.0) -> dict:
 def test_the_page_lists_a_conversation_whose_first_round_is_damaged_as_asz_ls_does(corpus_copy, serve):
     root = corpus_copy()
     damage_round(root, SID)
+    cut_first_landed(root, SID)  # nor read from its landed records in memory (trial 29a F8)
     p = asz_in_process("ls", "--json", "--root", str(root))
     assert p.returncode == 0, p.stderr
     ls = {r["id"]: r for r in json.loads(p.stdout)}[SID]

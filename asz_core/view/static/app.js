@@ -404,7 +404,16 @@
     if (r.api_errors > 0) out.push(h('span', { class: 'state failed errors', title: num(r.api_errors) + ' ' + WORDS.api_errors }, 'errors'));
     const unended = (r.problems || []).filter(function (p) { return String(p).indexOf(WORDS.unended_prefix) === 0; });
     if (r.never_ended > 0) out.push(h('span', { class: 'state failed never-ended', title: unended.join('; ') }, 'never ended'));
+    const memory = inMemoryMark(r.problems);
+    if (memory) out.push(memory);
     return out;
+  }
+  // A conversation whose chain is damaged (no round of it verifies), read from its landed records in memory as asz
+  // parse would write its rounds (flow/in_memory.py, trial 29a F8): 'in memory' after its state, as asz ls marks it,
+  // the problem line (WORDS.in_memory …) in its tooltip.
+  function inMemoryMark(problems) {
+    const said = (problems || []).filter(function (p) { return String(p).indexOf(WORDS.in_memory) === 0; });
+    return said.length ? h('span', { class: 'state failed in-memory', title: said.join('; ') }, 'in memory') : null;
   }
   function rowState(r) {
     const mark = problemsMark(r);
@@ -1571,7 +1580,7 @@
     document.title = tabTitle(s.title || D.conversation) + ' · asz view';
     where.textContent = D.conversation;
     add(app, h('h1', { id: 'title', dir: 'auto' }, titleText(s.title || '(untitled)')));
-    const meta = h('div', { class: 'chips' }, stateBadge(s.state),
+    const meta = h('div', { class: 'chips' }, stateBadge(s.state), inMemoryMark(s.problems),
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
     add(app, meta);
