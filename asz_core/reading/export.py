@@ -232,7 +232,8 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
-                lines.append(f"**Tool {st.get('name') or '?'}**{mark} · `{st['id']}`")
+                when = f" · {when_text(st['at'])}" if st.get("at") else ""  # the call's time (trial 30a F3)
+                lines.append(f"**Tool {st.get('name') or '?'}**{mark}{when} · `{st['id']}`")
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
@@ -496,8 +497,9 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 inner = tool_html(st, e)
                 gist = tool_gist(st, dialect)
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
+                when = f" <span class=\"when\">{e(when_text(st['at']))}</span>" if st.get("at") else ""  # trial 30a F3
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
-                           f"{gist} <span class=\"id\">{sid}</span></summary>{inner}</details>")
+                           f"{gist}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>")
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",

@@ -111,8 +111,30 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     except ValueError:
         raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, 2w), today or yesterday") from None
     if local.tzinfo is None:
-        local = _in_zone(local, zone)
+        local = _one_instant(text, local, zone)
     return int(local.timestamp() * 1000)
+
+
+def _one_instant(text: str, naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:
+    """The wall-clock time ``naive`` in ``zone`` (None: this machine's) as the one instant it names. Raises
+    :class:`TimeError` when it names two (the hour a clock set back repeats) or none (the hour it skipped), naming
+    them and the offset to give (trial 30a F2: ``--since 2026-10-25T02:50`` in Europe/Berlin was the first silently)."""
+    first, second = _in_zone(naive.replace(fold=0), zone), _in_zone(naive.replace(fold=1), zone)
+    if first.utcoffset() == second.utcoffset():
+        return first
+    where = f"in {getattr(zone, 'key', None) or zone or 'this machine' + chr(39) + 's zone'}"
+
+    def wall(d: _dt.datetime) -> _dt.datetime:  # the wall-clock time the instant d shows in the zone
+        return _dt.datetime.fromtimestamp(d.timestamp()) if zone is None else d.astimezone(_dt.timezone.utc).astimezone(zone).replace(tzinfo=None)
+
+    def instant(d: _dt.datetime) -> _dt.datetime:  # d as the zone writes that instant (a skipped time moves)
+        return d.astimezone(_dt.timezone.utc).astimezone(zone if zone is not None else None)
+
+    both = " or ".join(d.isoformat(timespec="seconds") for d in sorted(map(instant, (first, second))))
+    if wall(first) == naive == wall(second):
+        raise TimeError(f"{text!r} is {naive:%H:%M} twice {where} (the clocks were set back): give the offset, {both}")
+    raise TimeError(f"{text!r} does not exist {where} (the clocks skipped that hour): give the offset ({both}) or "
+                    "a time outside the hour")
 
 
 def _in_zone(naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:

@@ -12,7 +12,7 @@ import datetime as dt
 import time
 from zoneinfo import ZoneInfo, available_timezones
 
-__all__ = ["zone_of", "use_zone", "reader_zone", "local_text", "zone_name"]
+__all__ = ["zone_of", "use_zone", "reader_zone", "local_text", "repeated_offset", "zone_name"]
 
 #: The zone ``--tz`` named for this command (None: this machine's local time).
 _zone: dt.tzinfo | None = None
@@ -49,10 +49,42 @@ def reader_zone() -> dt.tzinfo | None:
 
 
 def local_text(ms: int, fmt: str) -> str:
-    """Unix ms ``ms`` as ``fmt`` (strftime) in the reader's zone: ``--tz``'s, else this machine's local time."""
+    """Unix ms ``ms`` as ``fmt`` (strftime) in the reader's zone: ``--tz``'s, else this machine's local time; followed
+    by its UTC offset (``02:20:00+02:00``) when the zone shows that wall-clock time twice, in the hour a clock set
+    back repeats (:func:`repeated_offset`; trial 30a F2: 02:20 CEST and 02:20 CET read the same, so commands read out
+    of order across the night the clocks changed)."""
     if _zone is None:
-        return time.strftime(fmt, time.localtime(ms // 1000))
-    return dt.datetime.fromtimestamp(ms // 1000, tz=_zone).strftime(fmt)
+        text = time.strftime(fmt, time.localtime(ms // 1000))
+    else:
+        text = dt.datetime.fromtimestamp(ms // 1000, tz=_zone).strftime(fmt)
+    return text + repeated_offset(ms)
+
+
+def _offset_s(s: int) -> int:
+    """The reader's zone's UTC offset in seconds at unix second ``s``."""
+    if _zone is None:
+        return time.localtime(s).tm_gmtoff
+    off = dt.datetime.fromtimestamp(s, tz=_zone).utcoffset()
+    return int(off.total_seconds()) if off is not None else 0
+
+
+#: How far a clock is set back at once, in seconds: an hour almost everywhere, half an hour (Lord Howe), two (Troll).
+_SET_BACK = (3600, 1800, 7200)
+
+
+def repeated_offset(ms: int) -> str:
+    """``''``, or ``+HH:MM`` (the offset at unix ms ``ms``) when the reader's zone shows the wall-clock time of ``ms``
+    at another instant too: the instant ``ms + d`` with ``offset(ms + d) == offset(ms) - d`` for a set-back ``d`` of
+    :data:`_SET_BACK`, before or after it. Three offsets are read when no change is within two hours (the usual
+    case), at most nine otherwise."""
+    s = ms // 1000
+    off = _offset_s(s)
+    if _offset_s(s - 7200) == off == _offset_s(s + 7200):
+        return ""
+    if not any(_offset_s(s + d) == off - d for back in _SET_BACK for d in (back, -back)):
+        return ""
+    sign, whole = ("-", -off) if off < 0 else ("+", off)
+    return f"{sign}{whole // 3600:02d}:{whole % 3600 // 60:02d}"
 
 
 _UTC_NAMES = {"Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu", "Etc/GMT", "GMT"}

@@ -121,18 +121,26 @@ def deep(corpus_source, tmp_path_factory):
     shutil.copytree(corpus_source / DEEP[0], base / "projects" / DEEP[0])
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
     lines = [json.loads(x) for x in (corpus_source / DEEP[0] / f"{DEEP[1]}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
-    [use] = [b for d in lines if d.get("type") == "assistant" for b in d["message"]["content"] if b.get("id") == BASH]
+    [(use, used_at)] = [(b, d["timestamp"]) for d in lines if d.get("type") == "assistant" for b in d["message"]["content"]
+                        if b.get("id") == BASH]
     [tur] = [d["toolUseResult"] for d in lines if d.get("type") == "user" and isinstance(d["message"]["content"], list)
              and any(isinstance(b, dict) and b.get("tool_use_id") == BASH for b in d["message"]["content"])]
     assert use["name"] == "Bash" and tur["stdout"] == "" and tur["stderr"] == ""
-    [edit] = [b for d in lines if d.get("type") == "assistant" for b in d["message"]["content"] if b.get("id") == EDIT]
-    return {"root": base / "root", "input": use["input"], "result": tur, "edit": edit["input"]}
+    [(edit, edited_at)] = [(b, d["timestamp"]) for d in lines if d.get("type") == "assistant" for b in d["message"]["content"]
+                           if b.get("id") == EDIT]
+    return {"root": base / "root", "input": use["input"], "result": tur, "edit": edit["input"],
+            "at": {BASH: _utc(used_at), EDIT: _utc(edited_at)}}
+
+
+def _utc(stamp: str) -> str:
+    """A source line's ``timestamp`` as the exports print a time with ``--tz UTC`` (trial 30a F3: a tool call's time)."""
+    return stamp[:10] + " " + stamp[11:19]
 
 
 def test_markdown_draws_a_bash_call_as_its_command_and_no_output(deep):
-    md = asz("export", DEEP[1], "--format", "md", "--root", str(deep["root"])).stdout
+    md = asz("export", DEEP[1], "--format", "md", "--tz", "UTC", "--root", str(deep["root"])).stdout
     inp, tur = deep["input"], deep["result"]
-    at = md.index(f"**Tool Bash** · `tool/{BASH}`")
+    at = md.index(f"**Tool Bash** · {deep['at'][BASH]} · `tool/{BASH}`")
     facts = [f"- {k}: `{json.dumps(v)}`" for k, v in tur.items() if k not in ("stdout", "stderr")]
     expected = ["", inp["description"], "", "```sh", inp["command"], "```", "", "*(no output)*", "", *facts]
     assert md[at:].split("\n")[1:1 + len(expected)] == expected
@@ -152,11 +160,11 @@ def test_html_draws_a_bash_call_as_its_command_and_no_output(deep):
 
 
 def test_an_edits_input_reads_as_its_fields(deep):
-    md = asz("export", DEEP[1], "--format", "md", "--root", str(deep["root"])).stdout
+    md = asz("export", DEEP[1], "--format", "md", "--tz", "UTC", "--root", str(deep["root"])).stdout
     page = asz("export", DEEP[1], "--format", "html", "--root", str(deep["root"])).stdout
     inp = deep["edit"]
     assert set(inp) == {"file_path", "old_string", "new_string"}
-    at = md.index(f"**Tool Edit** · `tool/{EDIT}`")
+    at = md.index(f"**Tool Edit** · {deep['at'][EDIT]} · `tool/{EDIT}`")
     expected = ["", f"- file_path: `{inp['file_path']}`", "", "*old_string*", "", "```", inp["old_string"], "```", "",
                 "*new_string*", "", "```", inp["new_string"], "```"]
     assert "\n".join(md[at:].split("\n")[1:]).startswith("\n".join(expected) + "\n")
@@ -208,19 +216,19 @@ def test_html_names_what_each_folded_call_ran(corpus_source, corpus_root, tmp_pa
     source wrote them."""
     sid = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
     src = next(corpus_source.glob(f"*/{sid}.jsonl"))
-    calls = [b for d in map(json.loads, src.read_text(encoding="utf-8").splitlines())
+    calls = [(b, _utc(d["timestamp"])) for d in map(json.loads, src.read_text(encoding="utf-8").splitlines())
              if d.get("type") == "assistant" and not d.get("isSidechain") for b in d["message"]["content"]
              if isinstance(b, dict) and b.get("type") == "tool_use"]
     out = tmp_path / "c.html"
-    asz("export", sid, "--format", "html", "--root", str(corpus_root), "--out", str(out))
+    asz("export", sid, "--format", "html", "--tz", "UTC", "--root", str(corpus_root), "--out", str(out))
     page = out.read_text(encoding="utf-8")
     order = ("command", "file_path", "notebook_path", "path", "pattern")  # the first one there names the call
     seen = 0
-    for b in calls:
+    for b, when in calls:  # each with the time of the line that holds it (trial 30a F3)
         said = next((b["input"][k] for k in order if isinstance(b["input"].get(k), str) and b["input"][k].strip()), "")
         if said and len(said) < 120 and "\n" not in said and b["name"] in ("Bash", "Read", "Glob", "Grep", "Edit"):
             head, tail = (f"<summary>Tool <b>{b['name']}</b>", f" <code class=\"gist\"><bdi>{html.escape(said)}</bdi>"
-                          f"</code> <span class=\"id\">tool/{b['id']}</span></summary>")
+                          f"</code> <span class=\"when\">{when}</span> <span class=\"id\">tool/{b['id']}</span></summary>")
             assert head + tail in page or head + ' <span class="failed">failed</span>' + tail in page, tail
             seen += 1
     assert seen > 100  # the conversation's main-stream Bash, Read, Glob, Grep and Edit calls
