@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Optional
@@ -60,14 +62,20 @@ def _landed_session(root: Path, given: str) -> str:
 def _refuse_unknown(root: Path, given: str) -> None:
     """Raise typer.Exit(1) after ``asz conversation: no conversation 'ID' in ROOT[; conversations in ROOT: …]`` when
     ``given`` names nothing in ``root``: no conversation folder under ``_conversations/`` and no landed session folder
-    (either is said by the document build: a chain that does not verify, a session never parsed)."""
+    (either is said by the document build: a chain that does not verify, a session never parsed); ``given`` holding
+    what no id holds (a space: a title typed) adds the ``asz search --conversations`` that finds one by its words."""
     try:
         unknown = not conversation_dir(root, given).exists() and not (root / given).is_dir()
     except ValueError:  # not usable as an id (a path separator, ..): the document build says so
         return
     if unknown:
         known = _conversations_in(root)
-        typer.echo(f"asz conversation: no conversation {given!r} in {root}" + (f"; {known}" if known else ""), err=True)
+        words = ""
+        if known and not re.fullmatch(r"[0-9A-Za-z_.-]+", given):  # a title or words, not an id (trial 30b F4)
+            words = (f"; to find one by its title or prompts: asz search --conversations {shlex.quote(given)} "
+                     f"--root {shlex.quote(str(root))}")
+        typer.echo(f"asz conversation: no conversation {given!r} in {root}" + (f"; {known}" if known else "") + words,
+                   err=True)
         raise typer.Exit(1)
 
 

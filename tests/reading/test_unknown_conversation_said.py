@@ -99,3 +99,16 @@ def test_an_empty_id_is_a_usage_error(root, args):
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr == f"asz {args[0]}: an empty {what} is not an id: give one, or a unique prefix of one\n"
     assert "landed" not in p.stderr and "asz parse" not in p.stderr
+
+
+def test_words_given_for_an_id_get_the_search_that_finds_one_by_them(root):
+    """Trial 30b F4: ``asz conversation "mix phx server"`` named ids only; words typed where an id goes now get the
+    ``asz search --conversations`` that finds the conversation by its title and prompts, and that search does."""
+    p = _asz("conversation", "hello there", "--root", str(root))
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr.strip() == (f"asz conversation: no conversation 'hello there' in {root}; conversations in {root}: {A}, "
+                                f"{B}; to find one by its title or prompts: asz search --conversations 'hello there' "
+                                f"--root {root}")
+    found = _asz("search", "--conversations", "hello", "--root", str(root), "--json")
+    assert found.returncode == 0, found.stderr
+    assert {c["conversation"] for c in json.loads(found.stdout)} == {A, B}  # both were asked "hello"

@@ -103,3 +103,17 @@ def test_the_usage_tab_draws_the_filtered_usage(corpus_root, corpus_dir, serve, 
 
     drv.find_element(By.ID, "clearf").click()  # no filter: the whole root again
     wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#usage-days") and _total_calls(d) == f"{every:,}", timeout=60)
+
+
+def test_a_filter_that_keeps_no_call_says_so_not_yet(corpus_root, corpus_dir, serve, browser):
+    """Trial 30b F6: a date filter that kept none of the corpus's calls read "No model call with usage yet.", as if
+    the figures were still loading; it now says that the filters keep none. The corpus's calls are all after 2020."""
+    calls = source_calls(corpus_dir / "claude-code" / "projects")[0]
+    assert calls and min(c["time"] for c in calls if c["time"]) > "2020-01-02"  # the premise: none on that day
+    s = serve(corpus_root)
+    _whole(s)
+    drv = browser
+    open_at(drv, s.base + "/#view=usage&since=2020-01-01&until=2020-01-01", "#usage-none")
+    wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, "#usage-partial"), timeout=60)
+    assert drv.find_element(By.ID, "usage-none").text == "No model call matches the filters above."
+    assert "yet" not in drv.find_element(By.ID, "usage-note").text

@@ -1232,7 +1232,11 @@
         (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return (x.name || x.conversation) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
-      if (!keys.length && !untimed.calls && !untimed.credits) { panel.append(h('p', { class: 'muted' }, 'No model call with usage yet.')); return; }
+      if (!keys.length && !untimed.calls && !untimed.credits) {  // a filter that keeps none is no 'yet' (trial 30b F6)
+        const f = u.filters || {}, narrowed = f.project || f.model || (f.since !== null && f.since !== undefined) || (f.until !== null && f.until !== undefined);
+        panel.append(h('p', { class: 'muted', id: 'usage-none' }, narrowed ? 'No model call matches the filters above.' : 'No model call with usage yet.'));
+        return;
+      }
       if (keys.length && total && unrecorded(total, total.calls, total.credits)) {  // no chart of zeros (trial 29c F4)
         panel.append(h('p', { class: 'muted small', id: 'usage-no-tokens' }, 'Tokens per day: not recorded (' + UNRECORDED + ').'));
       } else if (keys.length) {
