@@ -56,6 +56,36 @@ def test_a_foreign_host_is_answered_421_and_nothing_else(canary_root, serve):
     assert answered == 0
 
 
+def _raw(port: int, request: bytes) -> tuple[bytes, dict[bytes, bytes], bytes]:
+    """``request`` sent as is on a new connection, read until the server closes it: (status line, headers, body)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request)
+        got = b""
+        while chunk := sock.recv(65536):
+            got += chunk
+    head, _, body = got.partition(b"\r\n\r\n")
+    status, *lines = head.split(b"\r\n")
+    return status, {k.strip().lower(): v.strip() for k, _, v in (ln.partition(b":") for ln in lines)}, body
+
+
+def test_bytes_that_are_no_http_request_get_the_json_refusal(canary_root, serve):
+    """A raw byte outside ASCII in the target (curl 'http://…/api/conversations?limit=٣'), a request with no Host, a
+    header line with no colon: refused by the HTTP layer (h11) before any route, in the documented shape, ``{"error":
+    …}`` as JSON with status 400, and the connection closed (trial 29b F9: plain text ``Invalid HTTP request
+    received.``); the server answers the next request."""
+    import json
+
+    s = serve(canary_root)
+    for request in ("GET /api/conversations?limit=\u0663 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode(),
+                    b"GET /api/conversations HTTP/1.1\r\n\r\n",
+                    b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n"):
+        status, headers, body = _raw(s.port, request)
+        assert status.startswith(b"HTTP/1.1 400 "), (request, status)
+        assert headers[b"content-type"] == b"application/json" and int(headers[b"content-length"]) == len(body)
+        assert list(json.loads(body)) == ["error"] and "RFC 3986" in json.loads(body)["error"], body
+    assert s.get("/api/status").status == 200
+
+
 # --------------------------------------------------------------------------- connections
 
 
