@@ -128,6 +128,9 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     removed = v.removal()
     if removed is not None:  # what retention took, kept with the entry for the list rows' removed_files (trial 19, F21)
         places["removed"] = removed
+    cut = summary["cut"] if summary is not None else v.cut()
+    if cut:  # the parts made smaller to land, kept with the entry: a kept row says them as a checked one (trial 29b F8)
+        places["cut"] = cut
     return places, list(provider_calls(cu for _, cu in sorted(v.counted_calls().items())))
 
 

@@ -232,7 +232,8 @@ def counted_keys(summary: dict) -> dict:
     ``changes_lines_unknown`` (the summary's, 0 when none),
     and with the summary's ``calls_with_usage`` that count and ``usage_recorded``: False when no call carries token usage
     (:func:`usage_unrecorded`: Kiro meters credits; no model call recorded at all), so its 0 tokens and $0.00 are not
-    figures; ``calls_unread`` (:func:`calls_unread`): True when its 0 talks and 0 calls are not figures, no call being
+    figures: its ``usage`` then keeps every key, each null, as ``asz usage --json`` gives it (trial 29c; its ``cost``
+    stays, ``"priced": false``); ``calls_unread`` (:func:`calls_unread`): True when its 0 talks and 0 calls are not figures, no call being
     read while records the dialect could not read may hold some; ``api_errors``, its API error steps (a model call or
     a run, such as a failed LangGraph trace, that ended with an error: the summary's ``api_errors``, else its
     ``kinds``' ``error.api``; 0 when none), and ``never_ended``, the runs that started and have no end recorded
@@ -256,4 +257,6 @@ def counted_keys(summary: dict) -> dict:
     if isinstance(with_usage, int):
         out["calls_with_usage"] = with_usage
         out["usage_recorded"] = not usage_unrecorded(calls, with_usage, summary.get("credits"))
+        if not out["usage_recorded"] and isinstance(summary.get("usage"), dict):  # nothing recorded is not 0 tokens
+            out["usage"] = dict.fromkeys(summary["usage"])  # every key kept, each null, as asz usage --json gives them
     return out

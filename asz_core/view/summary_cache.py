@@ -84,9 +84,10 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "T
 #: an entry keeps how asz grouped the runtime's lines into calls where it records no call id, Kiro 3.x; usd-exact: a kept
 #: row's cost carries usd_exact, trial 26b F8; api-errors: an entry keeps the API error steps the list rows mark,
 #: trial 27a; twice: the problems name records whose line gave a key twice, trial 27c F9; calls-failed: an entry
-#: keeps the model calls an error ended, trial 28c F9; chain-in-memory: a chain with no round that verifies is read from its landed records, trial 29a F8), so no
+#: keeps the model calls an error ended, trial 28c F9; chain-in-memory: a chain with no round that verifies is read from its landed records, trial 29a F8;
+#: cut: an entry keeps the parts made smaller to land, which a kept row gave as null, trial 29b F8), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -198,9 +199,10 @@ class ConversationSummary:
     problems: tuple[str, ...] = ()
 
     def keys(self, prices: PriceTable | None = None) -> dict:
-        """The summary's ``title``, ``project``, ``git_branch``, ``runtime``, ``models``, ``usage``, ``usage_by_model``,
+        """The summary's ``title``, ``project``, ``git_branch``, ``runtime``, ``cut``, ``models``, ``usage``, ``usage_by_model``,
         ``usage_by_lane`` and ``cost`` (with ``prices``, the shipped table by default), as the document gives them."""
         d = dict(self.places)
+        d["cut"] = self.places.get("cut") or {}  # kept only when some part was cut: {} for none, as the document says
         d.update(usage_totals(self.calls))
         d["cost"] = cost_of(d["usage_by_model"], prices)
         return d

@@ -63,7 +63,8 @@ def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
 
 def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
     """asz ls reads 'not recorded' and '-' (not 0 and $0.00) for Kiro's conversations, as asz usage and the page do;
-    --json keeps usage and cost and adds calls_with_usage and usage_recorded."""
+    --json gives usage's keys each null (as asz usage --json does: no token count is not 0, trial 29c), keeps cost and
+    adds calls_with_usage and usage_recorded."""
     cli_calls = sum(1 for d in _lines(CLI_SESSION) if d["kind"] == "AssistantMessage")
     ide_calls = _ide_requests(IDE_SESSION)[0]
     p = asz_in_process("ls", "--tz", "UTC", "--root", str(kiro_root))
@@ -77,7 +78,8 @@ def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
     got = json.loads(asz_in_process("ls", "--json", "--root", str(kiro_root)).stdout)
     assert sorted(r["llm_calls"] for r in got) == sorted((cli_calls, ide_calls))
     assert all(r["usage_recorded"] is False and r["calls_with_usage"] == 0 for r in got)
-    assert all(sum(r["usage"].values()) == 0 and r["cost"]["usd"] == 0.0 for r in got)  # the keys kept, as they were
+    assert all(set(r["usage"]) >= {"in", "out", "cache_read", "cache_write"} and set(r["usage"].values()) == {None}
+               and r["cost"]["usd"] == 0.0 and r["cost"]["priced"] is False for r in got)  # the keys kept, each null
     cid = next(r["id"] for r in got if r["llm_calls"] == cli_calls)
     out = asz_in_process("conversation", cid, "--root", str(kiro_root)).stdout.splitlines()
     assert f"tokens not recorded: the runtime recorded no token counts for its {cli_calls} model call(s)" in out
