@@ -1106,6 +1106,9 @@
       out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + unit + (hits.length === 1 ? '' : 's') + ' for ',
         h('code', { class: 'query' }, f.q),
         h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ q: null }); document.getElementById('q').value = ''; clear(out); } }, 'Clear')));
+      if (res.data && res.data.note) {  // the filters keep no conversation: said as asz search says it (trial 29b F3)
+        out.append(h('p', { class: 'box notice small', id: 'searchnote' }, res.data.note));
+      }
       if (more && limit < SEARCH_MAX) {
         out.append(h('p', { class: 'small', id: 'morehits' }, 'There may be more. ',
           h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(SEARCH_MAX); } }, 'Show up to ' + num(SEARCH_MAX))));
