@@ -13,7 +13,7 @@ import typer
 from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
 from ..reading.export_blocks import execution_head
-from ..reading.listing import usage_lines
+from ..reading.listing import link_lines, usage_lines
 from ..sessiondata.codec import encode_record
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
 
@@ -421,27 +421,6 @@ def execution_lines(doc: dict) -> list[str]:
 
 def _outcome_order(name: str) -> tuple:
     return (("returned", "failed", "interrupted").index(name) if name in ("returned", "failed", "interrupted") else 3, name)
-
-
-def link_lines(s: dict) -> list[str]:
-    """The summary's links to other sessions as lines (docs/view.md, Links across sessions).
-
-    ``continues ID (N repeated record(s): drawn and counted there, listed here in not_drawn)`` when the
-    conversation opens by repeating another's records (``continues_all`` names every one), and
-    ``continued in ID, ID`` when others continue it; a trial user saw ``(no prompt)``, 0 talks and no
-    word of where a resumed copy's records went.
-    """
-    out = []
-    there = s.get("counted_there") if isinstance(s.get("counted_there"), dict) else None
-    if s.get("continues") and there is not None and not s.get("repeated"):  # a receiving root (trial 28a F1)
-        out.append(f"continues {s['continues']} (counted once here: its {there.get('calls')} repeated model call(s) are "
-                   "drawn here, as the host that sent it assembled them, and counted there only)")
-    elif s.get("continues"):
-        ids = ", ".join(s.get("continues_all") or [s["continues"]])
-        out.append(f"continues {ids} ({s.get('repeated', 0)} repeated record(s): drawn and counted there, listed here in not_drawn)")
-    if s.get("continued_in"):
-        out.append(f"continued in {', '.join(s['continued_in'])}")
-    return out
 
 
 def show(

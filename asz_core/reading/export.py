@@ -40,6 +40,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gist, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
+from .listing import link_lines
 from .termtext import md_visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
@@ -185,6 +186,7 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- {md_visible(said)}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
+    lines += [f"- {line}" for line in link_lines(s)]  # continues / continued in, as asz conversation says (trial 30a F7)
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
@@ -429,6 +431,7 @@ def _html_head(root: str | os.PathLike, doc: dict, e, index: str, unresolved: in
         out.append(f"<p class=\"meta\">{e(said)}</p>")
     if removal is not None:
         out.append(f"<p class=\"meta\">{e(removal_line(removal))}</p>")
+    out += [f"<p class=\"meta\">{e(line)}</p>" for line in link_lines(s)]  # trial 30a F7
     probs = problems_of(doc)
     if probs:
         out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"

@@ -430,3 +430,24 @@ def memory_note(rows: list[dict], root: str, shown: Callable[[dict], str]) -> li
     return [f"in memory: {', '.join(ids)}: {IN_MEMORY_NOTE} (no round of the chain verifies: asz verify --root {root} "
             f"names the damage; its tokens and cost stay held back until asz parse ID --anew --root {root}, in a "
             "writable root, writes the chain again from the landed files)"]
+
+
+def link_lines(s: dict) -> list[str]:
+    """The summary's links to other sessions as lines (docs/view.md, Links across sessions).
+
+    ``continues ID (N repeated record(s): drawn and counted there, listed here in not_drawn)`` when the
+    conversation opens by repeating another's records (``continues_all`` names every one), and
+    ``continued in ID, ID`` when others continue it; a trial user saw ``(no prompt)``, 0 talks and no
+    word of where a resumed copy's records went.
+    """
+    out = []
+    there = s.get("counted_there") if isinstance(s.get("counted_there"), dict) else None
+    if s.get("continues") and there is not None and not s.get("repeated"):  # a receiving root (trial 28a F1)
+        out.append(f"continues {s['continues']} (counted once here: its {there.get('calls')} repeated model call(s) are "
+                   "drawn here, as the host that sent it assembled them, and counted there only)")
+    elif s.get("continues"):
+        ids = ", ".join(s.get("continues_all") or [s["continues"]])
+        out.append(f"continues {ids} ({s.get('repeated', 0)} repeated record(s): drawn and counted there, listed here in not_drawn)")
+    if s.get("continued_in"):
+        out.append(f"continued in {', '.join(s['continued_in'])}")
+    return out

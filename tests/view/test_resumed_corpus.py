@@ -212,3 +212,10 @@ def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir,
     text_a = asz_in_process("conversation", A, "--root", str(root)).stdout.splitlines()
     assert f"continues {A} ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in text_b
     assert f"continued in {B}" in text_a and not any(t.startswith("continues ") for t in text_a)
+    # and in the md and html exports' heads, as asz conversation says it (trial 30a F7: a postmortem copy had no word)
+    md_b = asz_in_process("export", B, "--format", "md", "--root", str(root)).stdout.splitlines()
+    md_a = asz_in_process("export", A, "--format", "md", "--root", str(root)).stdout.splitlines()
+    assert f"- continues {A} ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in md_b
+    assert f"- continued in {B}" in md_a
+    html_b = asz_in_process("export", B, "--format", "html", "--root", str(root)).stdout
+    assert f'<p class="meta">continues {A} ({len(listed)} repeated record(s): ' in html_b
