@@ -19,7 +19,7 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
     """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1).
     With ``quiet_when_idle`` (after a push pass of ``asz collect`` / ``asz server``) a prune that removed nothing and
     failed at nothing prints nothing."""
-    from ..retention.prune import prune
+    from ..retention.prune import PruneInterrupted, prune
     from ..storage.root import LockBusy
 
     try:
@@ -27,6 +27,14 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
     except LockBusy as exc:
         typer.echo(f"asz prune: another pusher or pruner holds the root (lock {exc.path})", err=True)
         return 1
+    except PruneInterrupted as exc:  # Ctrl-C or SIGTERM: what went, then exit 130 (143 for SIGTERM, cli/entry.py)
+        for s in exc.report.removed:
+            typer.echo(f"{'would remove' if dry_run else 'removed'} {s}")
+        typer.echo(f"asz prune: stopped: {'would remove' if dry_run else 'removed'} {len(exc.report.removed)} "
+                   f"session(s), {exc.report.files} file(s), {exc.report.bytes} bytes before the stop (each session's "
+                   "files become skeletons under its lock; one stopped half way is finished by the next asz prune)",
+                   err=True)
+        raise typer.Exit(130)
     verb = "would remove" if dry_run else "removed"
     for s in rep.removed:
         typer.echo(f"{verb} {s}")
@@ -66,6 +74,9 @@ def prune_command(
     The LangSmith staging staged before the same cut (``_ingest/langsmith/done/``, copies of requests already
     materialised) is deleted once everything materialised has landed, before the total: ``removed staging: N
     file(s), B bytes already landed (…)``; ``kept staging: why`` when it must wait (docs/storage-root.md).
+    Ctrl-C (exit 130) or SIGTERM (exit 143) prints the sessions removed so far and on stderr ``asz prune: stopped:
+    removed N session(s), N file(s), N bytes before the stop (…)``; a session stopped half way is finished by the next
+    asz prune.
     """
     cfg = load("prune", config)
     where = Path(root) if root is not None else Path(cfg.root)

@@ -275,7 +275,6 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
     another pusher or pruner holds ``_export/.lock``.
     """
     from ..export.push import export_lock
-    from ..storage.root import LockBusy
 
     root = Path(root)
     rep = PruneReport()
@@ -283,26 +282,10 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
         state = PushState.load(root)
         owner = owner_of(state.endpoint, instance_id or default_instance_id())
         done: list[SessionPlan] = []
-        for plan in plan_sessions(root, cfg, now_ns=now_ns):
-            if not plan.remove:
-                rep.kept.append(plan)
-                continue
-            size = _size(root, plan.files)
-            if dry_run:
-                rep.removed.append(plan.session)
-                rep.files += len(plan.files)
-                rep.bytes += size
-                continue
-            try:
-                with session_lock(root, plan.session):
-                    rep.files += _remove_session(root, plan, state, owner)
-                rep.bytes += size
-                rep.removed.append(plan.session)
-                done.append(plan)
-            except LockBusy as exc:
-                rep.problems.append(f"{plan.session}: a collector holds it ({exc.path}); kept for the next run")
-            except (OSError, ValueError) as exc:
-                rep.problems.append(f"{plan.session}: {exc}")
+        try:
+            _remove_planned(root, cfg, rep, done, state, owner, dry_run, now_ns)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: what went is said (a session being removed is finished next run)
+            raise PruneInterrupted(rep) from None
         try:
             _forget_text(root, [c for p in done for c in (p.conversations or [p.session])])
         except OSError as exc:
@@ -312,6 +295,43 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
             (root / p.session / REMOVAL_STATE).unlink(missing_ok=True)
         _prune_staging(root, cfg, rep, dry_run, now_ns)
     return rep
+
+
+class PruneInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a prune: ``report`` holds the sessions removed whole before it (a session it was
+    removing keeps its removal state, ``REMOVAL_STATE``, and the next ``asz prune`` finishes it)."""
+
+    def __init__(self, report: PruneReport):
+        super().__init__()
+        self.report = report
+
+
+def _remove_planned(root: Path, cfg: RetentionConfig, rep: PruneReport, done: list, state, owner: str, dry_run: bool,
+                    now_ns: int | None) -> None:
+    """The sessions :func:`plan_sessions` plans, each kept (``rep.kept``) or removed under its session lock (``rep``'s
+    counts, and ``done``; with ``dry_run`` only counted)."""
+    from ..storage.root import LockBusy
+
+    for plan in plan_sessions(root, cfg, now_ns=now_ns):
+        if not plan.remove:
+            rep.kept.append(plan)
+            continue
+        size = _size(root, plan.files)
+        if dry_run:
+            rep.removed.append(plan.session)
+            rep.files += len(plan.files)
+            rep.bytes += size
+            continue
+        try:
+            with session_lock(root, plan.session):
+                rep.files += _remove_session(root, plan, state, owner)
+            rep.bytes += size
+            rep.removed.append(plan.session)
+            done.append(plan)
+        except LockBusy as exc:
+            rep.problems.append(f"{plan.session}: a collector holds it ({exc.path}); kept for the next run")
+        except (OSError, ValueError) as exc:
+            rep.problems.append(f"{plan.session}: {exc}")
 
 
 def _prune_staging(root: Path, cfg: RetentionConfig, rep: PruneReport, dry_run: bool, now_ns: int | None) -> None:

@@ -48,7 +48,7 @@ def _term(proc: subprocess.Popen, group: bool) -> str:
         os.killpg(proc.pid, signal.SIGTERM)
     else:
         proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
+    proc.out, err = proc.communicate(timeout=120)
     return err
 
 
@@ -147,3 +147,68 @@ def test_sigterm_to_a_watching_collector_stops_its_pass(corpus_dir, tmp_path):
     assert proc.returncode == 0, err
     assert STOPPED.search(err), err
     _after(root, projects)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_server_during_its_first_pass(corpus_dir, tmp_path):
+    """``asz server`` sent SIGTERM (to its whole group, as systemd does) while its first pass lands: it stops (exit 0, a
+    command that runs until stopped), says what the cut pass landed (``stopped: landed …``, as asz collect), its collect
+    child stops its files whole: no .tmp, verify 0, and the next pass finishes."""
+    projects = _projects(corpus_dir)
+    root = tmp_path / "root"
+    proc = _start(["server", "--source", str(projects), "--root", str(root), "--port", str(_free_port())])
+    _when(proc, lambda: any(root.glob("*/streams/*/*.sd")), "its first pass landed a file")
+    err = _term(proc, True)
+    assert proc.returncode == 0, err
+    said = STOPPED.search(err)
+    assert said and int(said.group(1)) <= len(_sd_files(root)), err  # its count, then what the child landed as it stopped
+    assert "Traceback" not in err
+    _after(root, projects)
+
+
+@pytest.mark.slow
+def test_sigterm_to_prune(corpus_dir, tmp_path):
+    """``asz prune`` (retention at once, unsent sessions too) of a real-shaped root (bench/realcorpus.py, 20 MB),
+    sent SIGTERM once its first skeleton is written: it prints the sessions it removed and ``asz prune: stopped: removed
+    N session(s) …`` (N those lines), exit 143, no .tmp; verify exits 0, the next prune finishes (exit 0) and every
+    session is then removed (a skeleton for each landed file)."""
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    source = tmp_path / "src"
+    made = subprocess.run([sys.executable, str(repo / "bench" / "realcorpus.py"), str(source), "--size-mb", "20",
+                           "--source", str(_projects(corpus_dir))], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"bench/realcorpus.py: {made.stderr[-300:]}")
+    root = tmp_path / "root"
+    got = subprocess.run([*ASZ, "collect", "--once", "--source", str(source), "--root", str(root)], capture_output=True,
+                         text=True, env=env())
+    assert got.returncode == 0, got.stderr
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"storage:\n  root: {root}\n  retention:\n    after: \"0\"\n    require_accepted: false\n")
+    sessions = {f.relative_to(root).parts[0] for f in _sd_files(root)}
+    proc = _start(["prune", "--root", str(root), "--config", str(cfg)])
+    _when(proc, lambda: any(root.glob("*/streams/*/*.sk")), "its first skeleton was written")
+    err = _term(proc, True)
+    assert proc.returncode == 143, err
+    said = re.search(r"asz prune: stopped: removed (\d+) session\(s\), (\d+) file\(s\)", err)
+    assert said, err
+    assert len(proc.out.splitlines()) == int(said.group(1)) and all(ln.startswith("removed ") for ln in proc.out.splitlines())
+    assert _temporaries(root) == []
+    v = _verify(root)
+    assert v.returncode == 0, v.stdout + v.stderr
+    again = subprocess.run([*ASZ, "prune", "--root", str(root), "--config", str(cfg)], capture_output=True, text=True,
+                           env=env())
+    assert again.returncode == 0, again.stderr
+    assert _sd_files(root) == [] and {f.relative_to(root).parts[0] for f in root.glob("*/streams/*/*.sk")} == sessions
+    v = _verify(root)
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert 0 < len(sessions) and int(said.group(1)) < len(sessions)
