@@ -207,3 +207,48 @@ def test_a_default_folder_that_appears_later_is_read_by_a_watching_collector(cor
     assert (cur.source, cur.ord) == (f"{config}/{sid.relative_to(config).as_posix()}", sid.read_bytes().count(b"\n"))
     [given] = resolve_jobs("collect", load_config(None), adapter="claude-code-local", source=[dot])
     assert not given.default_folders  # folders named by the user are the folders read
+
+
+def test_one_folder_at_a_time_calls_no_source_of_the_other_gone(corpus_dir, tmp_path):
+    """Trial 30c F5: a root collected from ``src``, then from ``src2`` alone, called every session of ``src`` gone
+    (``gone=705``, paths that never existed: src's relative names joined to src2) and said "nothing more of it will
+    land"; then ``src`` again called src2's gone. Each folder's sources are in place all along: no pass calls them gone,
+    each says one note naming the folder it did not read, the cursors stay active, and a line appended in the first
+    folder lands when that folder is read again."""
+    src = _project(corpus_dir, LOG_SAMPLE, tmp_path / "src")
+    src2 = _project(corpus_dir, SAMPLE, tmp_path / "src2")
+    mine = {f.stem for f in src.glob("*/*.jsonl")}
+    other = {f.stem for f in src2.glob("*/*.jsonl")}
+    first = _collect(tmp_path, "--source", str(src))
+    assert first.returncode == 0 and _summary(first.stdout)["sessions"] == len(mine) == 3
+    for folder, kept, n in ((src2, mine, 3), (src, other, 1), (src2, mine, 3)):
+        p = _collect(tmp_path, "--source", str(folder))
+        assert p.returncode == 0 and _summary(p.stdout)["gone"] == 0, p.stdout + p.stderr
+        assert "gone:" not in p.stderr and "nothing more of it will land" not in p.stderr
+        notes = [ln for ln in p.stderr.splitlines() if "not read by this pass" in ln]
+        away = src if folder == src2 else src2
+        assert notes == [f"note: {away}: {n} source(s) of this root were landed from {away}, not read by this pass "
+                         f"(its first folder is {folder}): they are not gone, their cursors stay as they were; a pass "
+                         f"that reads {away} goes on with them (docs/storage-root.md, Several source folders)"]
+        for s in kept:
+            cur = read_cursor(tmp_path / "root" / s / "streams" / "main" / "transcript.cursor")
+            assert cur.state == "active" and not cur.source.startswith("/"), s
+    grown = next(src.glob("*/*.jsonl"))
+    line = grown.read_bytes().splitlines(True)[-1]
+    with open(grown, "ab") as f:
+        f.write(line)
+    p = _collect(tmp_path, "--source", str(src))
+    assert _summary(p.stdout)["landed"] == 1 and _summary(p.stdout)["gone"] == 0
+    assert (tmp_path / "root" / "_collect" / "first_folders" / "claude-code-local.list").read_text() == f"{src}\n{src2}\n"
+
+
+def test_the_first_folder_removed_is_still_gone_with_its_record(corpus_dir, tmp_path):
+    """What the record of first folders leaves as it was: a folder read first and then removed has its sources gone
+    (one ``gone:`` line each), even when another folder was read first since."""
+    src = _project(corpus_dir, SAMPLE, tmp_path / "src")
+    src2 = _project(corpus_dir, SPOTTER, tmp_path / "src2")
+    assert _collect(tmp_path, "--source", str(src)).returncode == 0
+    assert _collect(tmp_path, "--source", str(src2)).returncode == 0
+    shutil.rmtree(src)
+    p = _collect(tmp_path, "--source", str(src2))
+    assert _summary(p.stdout)["gone"] == 1 and p.stderr.count("gone:") == 1 and "not read by this pass" not in p.stderr
