@@ -42,6 +42,7 @@ def search(
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
+    tool: str = typer.Option("", "--tool", help="Only hits in the inputs and results of the calls of this tool (its whole name as the call names it, e.g. Bash or mcp__fs.files__read; asz usage tools lists them)."),
     project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
     until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end)."),
@@ -77,13 +78,14 @@ def search(
 
         zone, (r, hide) = use_tz("search", tz), settings("search", root, config)
         filters = make_filters("search", project, since, until, model, dialect, zone)
+        filters.tool = tool
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _checked(kind, limit, held_back and by_conversation)
     _indexed(r, reindex, as_json)
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
-    given = [a for flag, v in (("--kind", kind), ("--project", project), ("--model", model), ("--dialect", dialect),
+    given = [a for flag, v in (("--kind", kind), ("--tool", tool), ("--project", project), ("--model", model), ("--dialect", dialect),
                                ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
              if v for a in (flag, str(v))]
     try:

@@ -113,13 +113,15 @@ def _unrecorded(r: dict) -> bool:
 VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "
              "limits reset in, estimated as ccusage does), per conversation (oldest first call first), per project or "
              "per model (the model id in full), or per instance that sent it to a receiving root (its service.instance.id; "
-             "(not received) for a conversation no receiver landed) (default daily).")
+             "(not received) for a conversation no receiver landed) (default daily); tools: tool calls, not model calls, per tool "
+             "name and per MCP server: calls and failed (the transcripts'), execution records (asz hook's) by failure "
+             "class, their durations (median, p95, max ms) and the conversations using each (docs/reading.md, Tool use).")
 SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
              "or by name (project, model); cost, tokens or calls put the largest first.")
 
 
 def usage(
-    view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance]", help=VIEW_HELP),
+    view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance|tools]", help=VIEW_HELP),
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day, in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     tz: Optional[str] = tz_option(),
@@ -136,6 +138,7 @@ def usage(
     prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked asz.yaml where your configuration gave them (--json: total.prices, always)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
+    conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
     project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md).
@@ -181,7 +184,13 @@ def usage(
     from ..view.document import list_conversations
     from ..view.usage_report import KEYS, report
     from .conversations_cmd import say_state_files
+    from .usage_tools import refused
 
+    refused(view, {"--model": bool(model), "--breakdown": breakdown, "--prices": prices, "--total-once": total_once,
+                   "--conversation": bool(conversation)})
+    if view == "tools":  # tool calls per tool and MCP server (trial 30c F4): figures of their own
+        return _tools(since, until, tz, {"project": project, "instance": instance, "dialect": dialect}, conversation,
+                      root, config, (form, as_json, sort, out))
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json, breakdown))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
@@ -199,6 +208,25 @@ def usage(
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
+
+
+def _tools(since: str, until: str, tz: Optional[str], given: dict, ids: list[str], root: Optional[Path],
+           config: Optional[Path], how: tuple) -> None:
+    """``asz usage tools``: :func:`~asz_core.cli.usage_tools.tools_view` once the options are checked (``how``:
+    ``(--format, --json, --sort, --out)``; --sort default or calls; exit 2 otherwise)."""
+    from .reading_common import settings, time_range
+    from .usage_tools import tools_view
+    from ..view.usage_report import zone_of
+
+    form, as_json, sort, out = how
+    check_form(form, as_json)
+    if sort not in ("default", "calls"):
+        typer.echo(f"asz usage: --sort {sort!r}: the tools view orders by name (default) or calls", err=True)
+        raise typer.Exit(2)
+    check_dialect("usage", given["dialect"])
+    storage, hide = settings("usage", root, config)
+    zone = use_tz("usage", tz) or zone_of(None)
+    tools_view(storage, hide, zone, time_range("usage", since, until, zone), given, ids, form, as_json, sort, out)
 
 
 def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:

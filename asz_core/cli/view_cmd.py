@@ -329,6 +329,32 @@ def _which_version(adapter: str, today: str) -> str:
     return "another" if a is None or b is None else "a later" if a > b else "an earlier"
 
 
+#: The tools ``asz conversation``'s ``tools`` line names; the rest are counted in one ``and N more``.
+TOOLS_SHOWN = 12
+
+
+def tools_lines(tools: list[dict]) -> list[str]:
+    """``asz conversation``'s line of the calls per tool (the document's ``summary.tools``, trial 30b F2), none for no
+    tool: ``tools 196 call(s) of 11 tool(s): Bash 85 (3 failed), Read 47, …`` (most calls first, the first
+    :data:`TOOLS_SHOWN`), then, when asz hook's execution records name some, how many of each."""
+    if not tools:
+        return []
+    calls = sum(t["calls"] for t in tools)
+
+    def one(t: dict) -> str:
+        return f"{t['name']} {t['calls']:,}" + (f" ({t['failed']:,} failed)" if t["failed"] else "")
+
+    used = [t for t in tools if t["calls"]]
+    line = (f"tools {calls:,} call(s) of {len(used):,} tool(s): " + ", ".join(one(t) for t in used[:TOOLS_SHOWN])
+            + (f", and {len(used) - TOOLS_SHOWN:,} more (--json: summary.tools)" if len(used) > TOOLS_SHOWN else ""))
+    hooked = [t for t in tools if t["executions"]]
+    out = [line] if used else []
+    if hooked:
+        out.append("  execution records per tool: " + ", ".join(f"{t['name']} {t['executions']:,}" for t in hooked[:TOOLS_SHOWN])
+                   + (f", and {len(hooked) - TOOLS_SHOWN:,} more" if len(hooked) > TOOLS_SHOWN else ""))
+    return out
+
+
 def summary_lines(doc: dict, table=None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
@@ -361,6 +387,7 @@ def summary_lines(doc: dict, table=None) -> list[str]:
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
     out.extend(f"gone: {visible(gone_line(g))}" for g in s.get("sources_gone") or ())  # trial 23b, F3
+    out.extend(map(visible, tools_lines(s.get("tools") or [])))
     out.extend(map(visible, execution_lines(doc)))
     from ..reading.listing import cut_text
 

@@ -226,8 +226,20 @@ def hits_where(f: Filters) -> tuple[list[str], list[Any]]:
         where.append(f"(({' AND '.join(timed)}) OR (hit.at = 0 AND conv.from_ms IS NOT NULL AND conv.to_ms IS NOT NULL "
                      f"AND {' AND '.join(inside)}))")
         args.extend(targs + iargs)
+    if f.tool:
+        where.append(TOOL_TERM)
+        name = index_form(f.tool)
+        args.extend([name, len(name) + 1, name + " "])
     terms, more = conv_where(f)
     return where + terms, args + more
+
+
+#: ``--tool NAME``'s term (:func:`hits_where`): a tool input or result whose step's input row (the tool's name, a
+#: space, its input: :func:`part_text`) names the tool NAME, whole (three arguments: the name as indexed, its length
+#: plus one, the name and a space).
+TOOL_TERM = ("hit.kind IN ('tool_input', 'tool_result') AND EXISTS (SELECT 1 FROM hit AS named JOIN fts AS said ON "
+             "said.rowid = named.rowid WHERE named.conversation = hit.conversation AND named.step = hit.step AND "
+             "named.kind = 'tool_input' AND (said.text = ? OR substr(said.text, 1, ?) = ?))")
 
 
 def timeless_left_out(con: sqlite3.Connection, match: str, hide: Sequence[str], f: Filters,
@@ -238,7 +250,7 @@ def timeless_left_out(con: sqlite3.Connection, match: str, hide: Sequence[str], 
     timed, inside, _, iargs = window_terms(f)
     if not timed:
         return {}
-    where, args = query_where(match, hide, Filters(project=f.project, model=f.model, dialect=f.dialect), kinds)
+    where, args = query_where(match, hide, Filters(project=f.project, model=f.model, dialect=f.dialect, tool=f.tool), kinds)
     where += ["hit.at = 0", f"NOT (conv.from_ms IS NOT NULL AND conv.to_ms IS NOT NULL AND {' AND '.join(inside)})"]
     args += iargs
     terms, more = conv_where(Filters(since=f.since, until=f.until), gaps=True)  # the range meets the window, or is not known

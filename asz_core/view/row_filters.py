@@ -92,6 +92,9 @@ class Filters:
     model: str = ""
     dialect: str = ""
     exact: bool = False
+    #: ``asz search --tool NAME``: only the hits in that tool's inputs and results (the whole name, as the call names
+    #: it: ``mcp__fs.files__read``; trial 30c F4); the lists' rows ignore it.
+    tool: str = ""
     #: Rows left out only because they carry no time (no usable round), so no window can place them: said, never
     #: dropped silently (``asz_core.reading.listing.not_read_line``).
     unplaced: list = attrs.field(factory=list, eq=False, repr=False)

@@ -140,11 +140,15 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
     assert tag.text == "failed (transport)"  # trial 25a, F1
     assert tag.get_attribute("title") == "failed (transport: the connection to the server closed; error 19 bytes as JSON, not kept)"
     tabs = {b.get_attribute("data-tab"): b.text for b in browser.find_elements(By.CSS_SELECTOR, ".tabs button")}
-    assert tabs["changes"] == "Changes (0)" and tabs["executions"] == "Tool executions (1)"
+    # trial 30b F2: "Tool executions (0)" read as "no tools were used": the tab is named for what it holds
+    assert tabs["changes"] == "Changes (0)" and tabs["executions"] == "Hook executions (1)" and tabs["tools"] == "Tools (1)"
     chips = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".chip")]
     assert "project /work/crash" in chips and "changes 0" in chips, chips
     browser.find_element(By.CSS_SELECTOR, '.tabs button[data-tab="executions"]').click()
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #executions tbody tr"))
+    browser.find_element(By.CSS_SELECTOR, '.tabs button[data-tab="tools"]').click()
+    rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #tools tbody tr"))
+    assert [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")] == ["mcp__probe__crash", "probe", "0", "0", "1"]
 
 
 #: How each corpus probe failed, as its payload's ``probe_case`` names it, and the words asz says for it (trial 25a, F1).

@@ -1663,7 +1663,8 @@
     ['unresolved', 'Unresolved', function () { return D.unresolved.length - placedUnresolved().length; }],
     ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
     ['changes', 'Changes', function () { return (D.workspace_changes || []).length; }],  // the header's changes chip's list
-    ['executions', 'Tool executions', function () { return (D.tool_executions || []).length; }],  // trial 23a, F3
+    ['tools', 'Tools', function () { return ((D.summary || {}).tools || []).length; }],  // calls per tool (trial 30b F2)
+    ['executions', 'Hook executions', function () { return (D.tool_executions || []).length; }],  // trial 23a, F3; asz hook's records, not every tool call (trial 30b F2)
     ['glossary', 'Glossary', function () { return null; }],
   ];
   let tabbar = null, panel = null;
@@ -1685,7 +1686,7 @@
     setHash({ tab: name === 'talks' ? null : name });
     clear(panel);
     ({ talks: drawTalks, streams: drawStreams, segments: drawSegments, rounds: drawRounds, files: drawFiles,
-      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, undescribed: drawUndescribed, changes: drawChanges, executions: drawExecutions, glossary: drawGlossary })[name]();
+      relations: drawRelations, loose: drawLoose, unresolved: drawUnresolved, undescribed: drawUndescribed, changes: drawChanges, tools: drawTools, executions: drawExecutions, glossary: drawGlossary })[name]();
   }
 
   // ------------------------------------------------------------------ talks
@@ -2418,13 +2419,25 @@
       if (at && /^\d{1,9}$/.test(at) && +at < wc.length) focusChange(+at);
     }
     if (te.length) panel.append(h('p', { class: 'muted small' }, num(te.length) + ' tool execution' + (te.length === 1 ? '' : 's') + ' on the ',
-      h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); showTab('executions'); } }, 'Tool executions'), ' tab.'));
+      h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); showTab('executions'); } }, 'Hook executions'), ' tab.'));
   }
   // The tool_executions entries (execution/1 records: asz hook's MCP calls) as a table a reader reads: the step, the
   // tool, the server, the outcome (a failure marked), the runtime's duration, who observed it and when; the record
   // whole folds under each (trial 23a, F3: a hook-only session showed them only as JSON, under Changes)
+  // summary.tools: the conversation's tool calls per tool name, most first (asz conversation's tools line; trial 30b F2)
+  function drawTools() {
+    const tl = (D.summary || {}).tools || [];
+    if (!tl.length) { panel.append(h('p', { class: 'muted' }, 'No tool call recorded.')); return; }
+    panel.append(h('p', { class: 'muted small' }, 'Calls: the transcript\'s tool calls, each tool use id once; Failed: those whose result says it failed (is_error); Hook records: asz hook\'s execution records of the tool (MCP calls, on the Hook executions tab). Over a root: asz usage tools.'));
+    const t = paged(['Tool', 'MCP server', 'Calls', 'Failed', 'Hook records'], tl.map(function (r) {
+      return [r.name || '—', r.server || '—', num(r.calls), num(r.failed), num(r.executions)];
+    }));
+    t.id = 'tools';
+    panel.append(t);
+  }
   function drawExecutions() {
     const te = D.tool_executions || [];
+    panel.append(h('p', { class: 'muted small' }, 'The execution records asz hook wrote around MCP tool calls (its server, outcome, duration): not every tool call; the Tools tab counts those.'));
     if (!te.length) { panel.append(h('p', { class: 'muted' }, 'None recorded.')); return; }
     panel.append(executionTable(te));
   }

@@ -1,0 +1,221 @@
+"""How tools were used: calls, failures and durations per tool name and per MCP server, over one conversation or a
+root (``asz usage tools``, ``asz conversation``'s ``tools`` line, the page; trial 30c F4, trial 30b F2).
+
+Two sources, each counted as it is (docs/reading.md, "Tool use: asz usage tools"):
+
+* the transcript's tool calls: every ``tool`` and ``agent.call`` node of a conversation's chain, keyed by its tool
+  use id (one call however many records repeat it; a call a continued session repeats is counted once, in the first
+  conversation read), ``failed`` as the result said it (``is_error: true``: seed 000, Parts, "failed is absent, not
+  false, when the runtime said nothing");
+* the execution records (``asz hook``'s ``execution/1``, docs/claude-code-hooks.md): one per call id, the first by time
+  (the document's ``tool_executions``), each with its ``outcome``, its ``failure`` class and the ``duration_ms`` the
+  runtime measured around the call.
+
+A call's MCP server is its name's split (``mcp__<server>__<tool>``, made only when exactly one ``__`` follows
+``mcp__``, counting the ones that overlap: seed 000, Parts); a name that does not split has none.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from typing import Any, Iterable, Iterator
+
+#: The failure classes of an execution record (docs/claude-code-hooks.md, "How a call failed"), then
+#: ``interrupted`` (an ``outcome`` of its own): the columns of the report, in this order.
+CLASSES = ("timeout", "transport", "server_error", "unclassified", "interrupted")
+
+_PAIR = re.compile(r"(?=__)")
+
+
+def mcp_server(name: str) -> str | None:
+    """The MCP server of a tool ``name`` (``mcp__fs.files__read`` → ``fs.files``), None when the name does not split
+    exactly (no ``mcp__`` prefix, a second ``__``, underscores run together as in ``foo___bar``, an empty side)."""
+    if not name.startswith("mcp__"):
+        return None
+    rest = name[5:]
+    if len(_PAIR.findall(rest)) != 1:
+        return None
+    server, tool = rest.split("__")
+    return server if server and tool else None
+
+
+def time_ms(text: Any) -> int | None:
+    """An RFC 3339 instant (an execution record's ``time``) as unix ms, None when it does not read."""
+    import datetime as dt
+
+    if not isinstance(text, str) or not text:
+        return None
+    s = text.strip().replace("Z", "+00:00").replace("z", "+00:00")
+    m = re.match(r"^(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$", s)
+    if m:  # more than 6 fractional digits (a hook's nanoseconds) do not read in fromisoformat before 3.11's rules
+        s = m.group(1) + ((m.group(2) or "") + "000000")[:7] * bool(m.group(2)) + m.group(3)
+    try:
+        t = dt.datetime.fromisoformat(s)
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        return None
+    return int(t.timestamp() * 1000)
+
+
+def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
+                            ) -> tuple[str, list[dict], list[dict]]:
+    """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
+    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at"}`` per tool call of the chain
+    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None) and the document's
+    ``tool_executions`` entries. Raises as :func:`~asz_core.view.document.build_view`."""
+    from pathlib import Path
+
+    from ..sessiondata import gc_pause
+    from ..view.document import _prepare
+
+    with gc_pause.paused():
+        b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
+        calls = []
+        for kind in ("tool", "agent.call"):
+            for n in v.of_kind(kind):
+                d: dict = {}
+                v._tool_keys_py(n, d)
+                name = str(d.get("name") or n.attrs.get("name") or "")
+                server = n.attrs.get("mcp_server")
+                calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
+                              "server": server if isinstance(server, str) and server else mcp_server(name),
+                              "failed": d.get("failed"), "at": v.at(n)})
+        return b.state, calls, list(v.executions)
+
+
+def tool_tallies(doc: dict) -> list[dict]:
+    """A built document's tool calls per tool name (``summary.tools``: trial 30b F2), most calls first, then by name:
+    ``[{"name", "server", "calls", "failed", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
+    tool use id once), ``failed`` those whose result says failed, ``executions`` the ``tool_executions`` entries of
+    that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""
+    rows: dict[str, dict] = {}
+    seen: set[str] = set()
+
+    def row(name: str) -> dict:
+        return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "executions": 0})
+
+    stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, dict):
+            continue
+        stack.extend(n.get("children") or ())
+        if n.get("kind") in ("tool", "agent.call") and n.get("id") not in seen:
+            seen.add(n.get("id"))
+            r = row(str(n.get("name") or (n.get("attrs") or {}).get("name") or ""))
+            server = (n.get("attrs") or {}).get("mcp_server")
+            if isinstance(server, str) and server:
+                r["server"] = server
+            r["calls"] += 1
+            r["failed"] += n.get("failed") is True
+    for e in doc.get("tool_executions") or ():
+        row(str(e.get("tool_name") or ""))["executions"] += 1
+    return sorted(rows.values(), key=lambda r: (-r["calls"], -r["executions"], r["name"]))
+
+
+class Tally:
+    """What the calls and execution records of one tool (or one server) add up to over the conversations read."""
+
+    __slots__ = ("calls", "failed", "no_result_flag", "executions", "classes", "durations", "sessions", "server")
+
+    def __init__(self, server: str | None = None):
+        self.server = server
+        self.calls = self.failed = self.executions = 0
+        self.classes = dict.fromkeys(CLASSES, 0)
+        self.durations: list[int] = []
+        self.sessions: set[str] = set()
+
+    def figures(self) -> dict:
+        """The row's figures: ``calls``, ``failed``, ``executions``, ``failures`` (per class of :data:`CLASSES`,
+        counted from execution records only), ``duration_ms`` (``{"n", "median", "p95", "max"}`` over the execution
+        records that carry one, null when none) and ``sessions`` (conversations using it)."""
+        return {"calls": self.calls, "failed": self.failed, "executions": self.executions,
+                "failures": dict(self.classes), "duration_ms": durations(self.durations),
+                "sessions": len(self.sessions)}
+
+
+def durations(values: list[int]) -> dict | None:
+    """``{"n", "median", "p95", "max"}`` of ``values`` (ms): the median (the mean of the two middle values, rounded
+    half up, for an even count), the 95th percentile by nearest rank (the ``ceil(0.95 n)``-th smallest) and the
+    largest; None for no value."""
+    if not values:
+        return None
+    v = sorted(values)
+    n = len(v)
+    median = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
+    return {"n": n, "median": median, "p95": v[max(1, math.ceil(0.95 * n)) - 1], "max": v[-1]}
+
+
+class ToolReport:
+    """Tool use over the conversations given to :meth:`add`: per tool name and per MCP server (:class:`Tally`)."""
+
+    def __init__(self, since: int | None = None, until: int | None = None):
+        self.since, self.until = since, until
+        self.tools: dict[str, Tally] = {}
+        self.servers: dict[str, Tally] = {}
+        self.total = Tally()
+        self._seen_calls: set[str] = set()
+        self._seen_exec: set[str] = set()
+        self.conversations = 0
+
+    def _inside(self, ms: int | None) -> bool:
+        if self.since is None and self.until is None:
+            return True
+        if ms is None:
+            return False
+        return (self.since is None or ms >= self.since) and (self.until is None or ms <= self.until)
+
+    def _tallies(self, name: str, server: str | None) -> Iterator[Tally]:
+        yield self.tools.setdefault(name, Tally(server))
+        if server:
+            yield self.servers.setdefault(server, Tally(server))
+        yield self.total
+
+    def add(self, conversation: str, calls: list[dict], executions: list[dict]) -> None:
+        """Count one conversation's ``calls`` and ``executions`` (:func:`conversation_tool_calls`); a call id or an
+        execution record id counted before (a continued session repeating its records) is not counted again; with a
+        window, only the calls and records made in it (by their own time; one with no time is left out)."""
+        self.conversations += 1
+        step_server: dict[str, str | None] = {}
+        for c in calls:
+            step_server[c["id"]] = c["server"]
+            if c["id"] in self._seen_calls or not self._inside(c["at"]):
+                continue
+            self._seen_calls.add(c["id"])
+            for t in self._tallies(c["name"], c["server"]):
+                t.calls += 1
+                t.failed += c["failed"] is True
+                t.sessions.add(conversation)
+        for e in executions:
+            key = str(e.get("id") or "")
+            if key in self._seen_exec or not self._inside(time_ms(e.get("time"))):
+                continue
+            self._seen_exec.add(key)
+            name = str(e.get("tool_name") or "")
+            step = str(e.get("step") or "")
+            server = step_server.get(step.split("/", 1)[1]) if step.startswith("tool/") else None
+            ms = e.get("duration_ms")
+            outcome, failure = e.get("outcome"), e.get("failure")
+            for t in self._tallies(name, server or mcp_server(name)):
+                t.executions += 1
+                if outcome == "interrupted":
+                    t.classes["interrupted"] += 1
+                elif outcome == "failed":
+                    t.classes[failure if failure in t.classes else "unclassified"] += 1
+                if isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0:
+                    t.durations.append(ms)
+                t.sessions.add(conversation)
+
+    def rows(self, by: str = "tool") -> list[dict]:
+        """Rows, most calls first (then most execution records, then by name): ``by`` ``tool`` →
+        ``[{"tool", "server", …figures}]``, ``server`` → ``[{"server", …figures}]`` (:meth:`Tally.figures`)."""
+        if by == "server":
+            got = [{"server": k, **t.figures()} for k, t in self.servers.items()]
+            key = "server"
+        else:
+            got = [{"tool": k, "server": t.server, **t.figures()} for k, t in self.tools.items()]
+            key = "tool"
+        return sorted(got, key=lambda r: (-r["calls"], -r["executions"], r[key]))
