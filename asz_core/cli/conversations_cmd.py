@@ -372,7 +372,7 @@ def conversations(
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
-    rows = sorted_rows(with_senders(r, _listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
+    rows = sorted_rows(with_senders(r, listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 
@@ -469,7 +469,7 @@ def _check_order(cmd: str, sort: str, limit: int) -> None:
     check_limit(cmd, limit)
 
 
-def _listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:
+def listed_rows(cmd: str, r: Path, hide, filters, ids: list[str], prices) -> list[dict]:
     """The rows of ``ids`` that pass ``filters``, newest first, under a progress bar; Ctrl-C says how far it got, exit 130."""
     rows: list[dict] = []
     bar = Bar("conversations", len(ids), unit="conversation(s)")

@@ -140,13 +140,9 @@ def usage(
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
     conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
 ) -> None:
-    """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation,
-    project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md).
+    """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use).
 
-    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call
-    counts on the day of the record its usage came from. calls counts every model call (one per message id + request
-    id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the
-    day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
+    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
     and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
     estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
     made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
@@ -184,13 +180,10 @@ def usage(
     from ..view.document import list_conversations
     from ..view.usage_report import KEYS, report
     from .conversations_cmd import say_state_files
-    from .usage_tools import refused
+    from .usage_tools import tools_command
 
-    refused(view, {"--model": bool(model), "--breakdown": breakdown, "--prices": prices, "--total-once": total_once,
-                   "--conversation": bool(conversation)})
-    if view == "tools":  # tool calls per tool and MCP server (trial 30c F4): figures of their own
-        return _tools(since, until, tz, {"project": project, "instance": instance, "dialect": dialect}, conversation,
-                      root, config, (form, as_json, sort, out))
+    if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once}):
+        return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json, breakdown))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
@@ -208,25 +201,6 @@ def usage(
     if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
         raise typer.Exit(1)
 
-
-
-def _tools(since: str, until: str, tz: Optional[str], given: dict, ids: list[str], root: Optional[Path],
-           config: Optional[Path], how: tuple) -> None:
-    """``asz usage tools``: :func:`~asz_core.cli.usage_tools.tools_view` once the options are checked (``how``:
-    ``(--format, --json, --sort, --out)``; --sort default or calls; exit 2 otherwise)."""
-    from .reading_common import settings, time_range
-    from .usage_tools import tools_view
-    from ..view.usage_report import zone_of
-
-    form, as_json, sort, out = how
-    check_form(form, as_json)
-    if sort not in ("default", "calls"):
-        typer.echo(f"asz usage: --sort {sort!r}: the tools view orders by name (default) or calls", err=True)
-        raise typer.Exit(2)
-    check_dialect("usage", given["dialect"])
-    storage, hide = settings("usage", root, config)
-    zone = use_tz("usage", tz) or zone_of(None)
-    tools_view(storage, hide, zone, time_range("usage", since, until, zone), given, ids, form, as_json, sort, out)
 
 
 def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:

@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.tool_use import CLASSES, ToolReport, conversation_tool_calls
+from ..reading.tool_use import CLASSES, ToolReport
 from .reading_common import fit_cells
 
 #: The text table's figure columns after the key: header, width.
@@ -56,52 +56,63 @@ def flat_lines(tools: list[dict], servers: list[dict], total: dict) -> list[list
     return lines
 
 
-def refused(view: str, given: dict[str, bool]) -> None:
-    """typer.Exit(2), said, for an option ``asz usage tools`` has no use for (``given``: option -> whether given), or
-    ``--conversation`` with another view than ``tools``."""
+def tools_command(view: str, opts: tuple, how: tuple, others: dict) -> bool:
+    """``asz usage``'s tools view (trial 30c F4): False for another view (nothing done; ``--conversation`` with it is
+    a usage error, exit 2), else True once the figures are printed by :func:`tools_view`. ``opts``: ``(since, until,
+    tz, project, instance, dialect, conversations, root, config)``; ``how``: ``(--format, --json, --sort, --out)``,
+    --sort default or calls; ``others``: the options of the model calls' views (option -> value), each refused when
+    given (exit 2)."""
+    from ..view.usage_report import zone_of
+    from .reading_common import check_dialect, settings, time_range, use_tz
+    from .usage_out import check_form
+
+    since, until, tz, project, instance, dialect, ids, root, config = opts
     if view != "tools":
-        if given.get("--conversation"):
+        if ids:
             typer.echo("asz usage: --conversation narrows the tools view only (asz usage tools --conversation ID)", err=True)
             raise typer.Exit(2)
-        return
-    bad = [k for k, v in given.items() if v and k != "--conversation"]
-    if bad:
-        typer.echo(f"asz usage: {', '.join(bad)}: the tools view counts tool calls, not model calls or tokens "
-                   "(asz usage daily takes it)", err=True)
+        return False
+    form, as_json, sort, out = how
+    bad = [k for k, v in others.items() if v]
+    if bad or sort not in ("default", "calls"):
+        typer.echo(f"asz usage: {', '.join(bad) or '--sort ' + sort}: the tools view counts tool calls, not model calls or "
+                   "tokens, by name or by calls (--sort calls); asz usage daily takes the rest", err=True)
         raise typer.Exit(2)
+    check_form(form, as_json)
+    check_dialect("usage", dialect)
+    storage, hide = settings("usage", root, config)
+    zone = use_tz("usage", tz) or zone_of(None)
+    tools_view(storage, hide, time_range("usage", since, until, zone),
+               {"project": project, "instance": instance, "dialect": dialect}, ids, (form, as_json, sort, out))
+    return True
 
 
-def tools_view(storage: Path, hide: list[str], zone, window: tuple, given: dict, ids_given: list[str], form: str,
-               as_json: bool, sort: str, out: Optional[Path]) -> None:
-    """Print the tool use of the conversations of ``storage`` that ``given`` (``--project``, ``--instance``,
-    ``--dialect``) and the ``window`` (``(since, until)`` unix ms) keep, or only of ``ids_given`` (ids or unique
-    prefixes): per tool, per MCP server and the total, as ``form`` asks (table, json, csv, md), to ``out`` when given.
-    A conversation that does not verify is held back (in no figure, named on stderr; exit 1), as ``asz usage`` holds
-    back its calls; a filter matching nothing exits 1 (said). Ctrl-C: exit 130, nothing printed."""
-    from ..reading.ids import IdError, conversation_id, shown_names
+def read_tools(storage: Path, hide: list[str], window: tuple, given: dict, ids_given: list[str]) -> tuple:
+    """``(report, held, rows)``: the :class:`~asz_core.reading.tool_use.ToolReport` of the conversations of
+    ``storage`` that ``given`` (``project``, ``instance``, ``dialect``) and ``window`` (``(since, until)`` unix ms)
+    keep, or of ``ids_given`` alone (ids or unique prefixes: exit 1 unknown, 2 ambiguous); those that do not verify
+    or read, held back (``[{"conversation", "state", …}]``); the rows the filters kept. Exit 1 (said) when the
+    filters keep none; Ctrl-C: exit 130, said."""
+    from ..reading.ids import IdError, conversation_id
     from ..reading.listing import Filters
     from ..view.chain import ViewError
-    from ..view.document import list_conversations
-    from .conversations_cmd import _listed_rows, with_senders
+    from ..view.document import conversation_tool_calls, list_conversations
+    from .conversations_cmd import listed_rows, with_senders
     from .reading_common import fail_id, no_match
-    from .usage_out import written
 
     ids = list_conversations(storage)
-    shown = shown_names(ids)
-    if ids_given:
-        try:
-            keep = {conversation_id(storage, g) for g in ids_given}
-        except IdError as exc:
-            raise fail_id("usage", exc)
-    else:
-        keep = None
-    filters = Filters(project=given["project"], dialect=given["dialect"], since=window[0], until=window[1])
+    try:
+        keep = {conversation_id(storage, g) for g in ids_given} if ids_given else None
+    except IdError as exc:
+        raise fail_id("usage", exc)
     chosen = [i for i in ids if keep is None or i in keep]
     narrowed = any(given.values()) or window != (None, None)
-    rows = with_senders(storage, _listed_rows("usage", storage, hide, filters, chosen, None), given["instance"]) \
+    filters = Filters(project=given["project"], dialect=given["dialect"], since=window[0], until=window[1])
+    rows = with_senders(storage, listed_rows("usage", storage, hide, filters, chosen, None), given["instance"]) \
         if narrowed else [{"id": i} for i in chosen]
-    report = ToolReport(*window)
-    held: list[dict] = []
+    if narrowed and not rows:
+        raise no_match("usage", storage, {f"--{k}": v for k, v in given.items()}, len(ids))
+    report, held = ToolReport(*window), []
     try:
         for row in sorted(rows, key=lambda r: r["id"]):
             try:
@@ -117,13 +128,24 @@ def tools_view(storage: Path, hide: list[str], zone, window: tuple, given: dict,
         typer.echo(f"asz usage: interrupted after {report.conversations} of {len(rows)} conversations read; nothing "
                    "is printed (a part would look like the whole)", err=True)
         raise typer.Exit(130)
-    if narrowed and not rows:
-        raise no_match("usage", storage, {"--project": given["project"], "--dialect": given["dialect"],
-                                          "--instance": given["instance"]}, len(ids))
+    return report, held, rows
+
+
+def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_given: list[str], how: tuple) -> None:
+    """Print the tool use :func:`read_tools` counts: per tool, per MCP server and the total, as ``how``
+    (``(--format, --json, --sort, --out)``) asks (table, json, csv, md), to the --out file when given. A conversation
+    that does not verify is held back (in no figure, named on stderr; exit 1), as ``asz usage`` holds back its calls."""
+    from ..reading.ids import shown_names
+    from ..view.document import list_conversations
+    from .usage_out import written
+
+    form, as_json, sort, out = how
+    report, held, _ = read_tools(storage, hide, window, given, ids_given)
     tools, servers, total = report.rows("tool"), report.rows("server"), report.total.figures()
     if sort == "default":  # by name, as asz usage's project and model views
         tools.sort(key=lambda r: r["tool"])
         servers.sort(key=lambda r: r["server"])
+    shown = shown_names(list_conversations(storage))
     for h in held:
         typer.echo(f"asz usage: {shown(h['conversation'])} does not verify ({h['state']}): its tool calls are held back, "
                    "in no figure (asz verify names the problems)", err=True)
@@ -133,30 +155,38 @@ def tools_view(storage: Path, hide: list[str], zone, window: tuple, given: dict,
                    "held_back": held}
             sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
         elif form in ("csv", "md"):
-            from .usage_flat import csv_text
-
-            lines = flat_lines(tools, servers, total)
-            if form == "csv":
-                typer.echo(csv_text(list(FLAT), lines), nl=False)
-            else:
-                def cell(s: str) -> str:
-                    return " ".join(s.split()).replace("\\", "\\\\").replace("|", "\\|")
-
-                rule = ["---" if h in ("kind", "name", "server") else "---:" for h in FLAT]
-                typer.echo("\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [list(FLAT), rule, *lines]))
+            typer.echo(flat_text(form, flat_lines(tools, servers, total)), nl=False)
         else:
-            for line in _table("TOOL", tools, "tool", total):
+            for line in table_lines(tools, servers, total, report.conversations):
                 typer.echo(line)
-            if servers:
-                typer.echo("")
-                for line in _table("MCP SERVER", servers, "server", None):
-                    typer.echo(line)
-            typer.echo(f"{report.conversations:,} conversation(s) read; CALLS and FAILED from the transcripts (a call "
-                       "failed when its result says is_error), HOOK the asz hook execution records, TIMEOUT … INTERR "
-                       "their failure classes and MEDIAN/P95/MAX MS the durations they recorded (docs/reading.md, "
-                       "Tool use)")
     if out is not None:
         typer.echo(f"asz usage: wrote {len(tools):,} tool row(s), {len(servers):,} server row(s) and the total to {out}",
                    err=True)
     if held:
         raise typer.Exit(1)
+
+
+def flat_text(form: str, lines: list[list[str]]) -> str:
+    """``--format csv`` (RFC 4180, the header first) or ``md`` (a Markdown table, numbers right-aligned) of
+    :func:`flat_lines`."""
+    from .usage_flat import csv_text
+
+    if form == "csv":
+        return csv_text(list(FLAT), lines)
+
+    def cell(s: str) -> str:
+        return " ".join(s.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+    rule = ["---" if h in ("kind", "name", "server") else "---:" for h in FLAT]
+    return "\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [list(FLAT), rule, *lines]) + "\n"
+
+
+def table_lines(tools: list[dict], servers: list[dict], total: dict, conversations: int) -> list[str]:
+    """The text table: the tools and the total, the MCP servers under it, and a line saying what the columns count."""
+    out = _table("TOOL", tools, "tool", total)
+    if servers:
+        out += ["", *_table("MCP SERVER", servers, "server", None)]
+    out.append(f"{conversations:,} conversation(s) read; CALLS and FAILED from the transcripts (a call failed when its "
+               "result says is_error), HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
+               "MEDIAN/P95/MAX MS the durations they recorded (docs/reading.md, Tool use)")
+    return out

@@ -50,7 +50,7 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report, root_full
 from .folders import current_roots, discover_folders, tell_folders
-from .first_folders import elsewhere, remember
+from .first_folders import elsewhere, kind_mode, remember, say_elsewhere
 from .full import chain_failed, full_before, stopped_full
 from .meter import session_done, sized
 from .second_source import refuse_seconds
@@ -205,15 +205,7 @@ class Collector:
                 continue
             if self._check_gone(sdir, visited=set(), c=c, timeout=0.0):
                 self._checked_undiscovered.add(sdir.name)
-        self.say_elsewhere()
-
-    def say_elsewhere(self) -> None:
-        """One note per listed first folder holding sources this pass did not read (:attr:`elsewhere`), then
-        forgotten: ``note: FOLDER: N source(s) of this root were landed from FOLDER, not read by this pass …``; never
-        ``gone`` (trial 30c F5: 705 ``gone:`` lines for sources still in place)."""
-        for folder, cursors in sorted(self.elsewhere.items()):
-            self.report.note(folder, ELSEWHERE_SAID.format(n=len(cursors), folder=folder, first=self.source_root))
-        self.elsewhere.clear()
+        say_elsewhere(self)
 
     def error_once(self, path: str | os.PathLike, message: str, c: Counters) -> None:
         """Count an error in ``c``; tell it on the report unless this collector told the same one (path and message)
@@ -307,20 +299,6 @@ class Collector:
             if lock is not None:
                 lock.release()
         return True
-
-
-#: The note of :meth:`Collector.say_elsewhere`.
-ELSEWHERE_SAID = ("{n:,} source(s) of this root were landed from {folder}, not read by this pass (its first folder is "
-                  "{first}): they are not gone, their cursors stay as they were; a pass that reads {folder} goes on "
-                  "with them (docs/storage-root.md, Several source folders)")
-
-
-def kind_mode(cur) -> str:
-    """``document`` for a snapshot cursor of a document (its ``source`` may end in ``#…``), else ``append`` or
-    ``snapshot``: how :meth:`Collector._cursor_source` reads its ``source``."""
-    if isinstance(cur, AppendCursor):
-        return "append"
-    return "document" if getattr(cur, "mode", "") == "document" else "snapshot"
 
 
 def landing_rank(source: Source) -> int:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..storage.cursor import AppendCursor
+
 #: Where the lists are, under the storage root.
 FIRST_FOLDERS = Path("_collect") / "first_folders"
 
@@ -74,3 +76,26 @@ def elsewhere(root: str | os.PathLike, adapter: str, first: str | os.PathLike, r
         except (OSError, ValueError):
             continue
     return None
+
+
+#: The note of :func:`say_elsewhere`.
+ELSEWHERE_SAID = ("{n:,} source(s) of this root were landed from {folder}, not read by this pass (its first folder is "
+                  "{first}): they are not gone, their cursors stay as they were; a pass that reads {folder} goes on "
+                  "with them (docs/storage-root.md, Several source folders)")
+
+
+def kind_mode(cur) -> str:
+    """``document`` for a snapshot cursor of a document (its ``source`` may end in ``#…``), else ``append`` or
+    ``snapshot``: how :meth:`~asz_core.collect.collector.Collector._cursor_source` reads its ``source``."""
+    if isinstance(cur, AppendCursor):
+        return "append"
+    return "document" if getattr(cur, "mode", "") == "document" else "snapshot"
+
+
+def say_elsewhere(col) -> None:
+    """One note per listed first folder holding sources collector ``col``'s pass did not read (its ``elsewhere``:
+    folder -> cursors), then forgotten: ``note: FOLDER: N source(s) of this root were landed from FOLDER, not read by
+    this pass …``; never ``gone`` (trial 30c F5: 705 ``gone:`` lines for sources still in place)."""
+    for folder, cursors in sorted(col.elsewhere.items()):
+        col.report.note(folder, ELSEWHERE_SAID.format(n=len(cursors), folder=folder, first=col.source_root))
+    col.elsewhere.clear()

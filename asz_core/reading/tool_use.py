@@ -18,28 +18,14 @@ A call's MCP server is its name's split (``mcp__<server>__<tool>``, made only wh
 from __future__ import annotations
 
 import math
-import os
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
+
+from ..view.tool_tallies import mcp_server
 
 #: The failure classes of an execution record (docs/claude-code-hooks.md, "How a call failed"), then
 #: ``interrupted`` (an ``outcome`` of its own): the columns of the report, in this order.
 CLASSES = ("timeout", "transport", "server_error", "unclassified", "interrupted")
-
-_PAIR = re.compile(r"(?=__)")
-
-
-def mcp_server(name: str) -> str | None:
-    """The MCP server of a tool ``name`` (``mcp__fs.files__read`` → ``fs.files``), None when the name does not split
-    exactly (no ``mcp__`` prefix, a second ``__``, underscores run together as in ``foo___bar``, an empty side)."""
-    if not name.startswith("mcp__"):
-        return None
-    rest = name[5:]
-    if len(_PAIR.findall(rest)) != 1:
-        return None
-    server, tool = rest.split("__")
-    return server if server and tool else None
-
 
 def time_ms(text: Any) -> int | None:
     """An RFC 3339 instant (an execution record's ``time``) as unix ms, None when it does not read."""
@@ -58,62 +44,6 @@ def time_ms(text: Any) -> int | None:
     if t.tzinfo is None:
         return None
     return int(t.timestamp() * 1000)
-
-
-def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
-                            ) -> tuple[str, list[dict], list[dict]]:
-    """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
-    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at"}`` per tool call of the chain
-    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None) and the document's
-    ``tool_executions`` entries. Raises as :func:`~asz_core.view.document.build_view`."""
-    from pathlib import Path
-
-    from ..sessiondata import gc_pause
-    from ..view.document import _prepare
-
-    with gc_pause.paused():
-        b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
-        calls = []
-        for kind in ("tool", "agent.call"):
-            for n in v.of_kind(kind):
-                d: dict = {}
-                v._tool_keys_py(n, d)
-                name = str(d.get("name") or n.attrs.get("name") or "")
-                server = n.attrs.get("mcp_server")
-                calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
-                              "server": server if isinstance(server, str) and server else mcp_server(name),
-                              "failed": d.get("failed"), "at": v.at(n)})
-        return b.state, calls, list(v.executions)
-
-
-def tool_tallies(doc: dict) -> list[dict]:
-    """A built document's tool calls per tool name (``summary.tools``: trial 30b F2), most calls first, then by name:
-    ``[{"name", "server", "calls", "failed", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
-    tool use id once), ``failed`` those whose result says failed, ``executions`` the ``tool_executions`` entries of
-    that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""
-    rows: dict[str, dict] = {}
-    seen: set[str] = set()
-
-    def row(name: str) -> dict:
-        return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "executions": 0})
-
-    stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
-    while stack:
-        n = stack.pop()
-        if not isinstance(n, dict):
-            continue
-        stack.extend(n.get("children") or ())
-        if n.get("kind") in ("tool", "agent.call") and n.get("id") not in seen:
-            seen.add(n.get("id"))
-            r = row(str(n.get("name") or (n.get("attrs") or {}).get("name") or ""))
-            server = (n.get("attrs") or {}).get("mcp_server")
-            if isinstance(server, str) and server:
-                r["server"] = server
-            r["calls"] += 1
-            r["failed"] += n.get("failed") is True
-    for e in doc.get("tool_executions") or ():
-        row(str(e.get("tool_name") or ""))["executions"] += 1
-    return sorted(rows.values(), key=lambda r: (-r["calls"], -r["executions"], r["name"]))
 
 
 class Tally:
@@ -175,7 +105,7 @@ class ToolReport:
         yield self.total
 
     def add(self, conversation: str, calls: list[dict], executions: list[dict]) -> None:
-        """Count one conversation's ``calls`` and ``executions`` (:func:`conversation_tool_calls`); a call id or an
+        """Count one conversation's ``calls`` and ``executions`` (:func:`~asz_core.view.document.conversation_tool_calls`); a call id or an
         execution record id counted before (a continued session repeating its records) is not counted again; with a
         window, only the calls and records made in it (by their own time; one with no time is left out)."""
         self.conversations += 1

@@ -34,6 +34,7 @@ from .links import dangling_parents, links_of, shares_of
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .usage import provider_calls
+from .tool_tallies import mcp_server, tool_tallies
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
@@ -220,6 +221,27 @@ def conversation_executions(root: str | os.PathLike, conversation: str, *, hide:
         return fold.head.session, list(v.executions), {seq: str(f.get("file", "")) for seq, f in sess.files.items()}
 
 
+def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
+                            ) -> tuple[str, list[dict], list[dict]]:
+    """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
+    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at"}`` per tool call of the chain
+    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None) and the document's
+    ``tool_executions`` entries. Raises as :func:`build_view`; ``asz usage tools`` adds them up (:mod:`asz_core.reading.tool_use`)."""
+    with gc_pause.paused():
+        b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
+        calls = []
+        for kind in ("tool", "agent.call"):
+            for n in v.of_kind(kind):
+                d: dict = {}
+                v._tool_keys_py(n, d)
+                name = str(d.get("name") or n.attrs.get("name") or "")
+                server = n.attrs.get("mcp_server")
+                calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
+                              "server": server if isinstance(server, str) and server else mcp_server(name),
+                              "failed": d.get("failed"), "at": v.at(n)})
+        return b.state, calls, list(v.executions)
+
+
 def _shares(v: DocumentView) -> dict | None:
     """:func:`~asz_core.view.links.shares_of` the view's fold, landed ids and counted calls."""
     return shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage))
@@ -307,8 +329,6 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "not_drawn": v.coverage.not_drawn,
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
-    from ..reading.tool_use import tool_tallies
-
     doc["summary"]["tools"] = tool_tallies(doc)  # calls per tool name (trial 30b F2; docs/view.md)
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some

@@ -1,0 +1,50 @@
+"""A conversation's tool calls per tool name (``summary.tools``: trial 30b F2) and the MCP server a tool name splits to
+(seed 000, Parts); over a root: :mod:`asz_core.reading.tool_use` (``asz usage tools``)."""
+
+from __future__ import annotations
+
+import re
+
+_PAIR = re.compile(r"(?=__)")
+
+
+def mcp_server(name: str) -> str | None:
+    """The MCP server of a tool ``name`` (``mcp__fs.files__read`` → ``fs.files``), None when the name does not split
+    exactly (no ``mcp__`` prefix, a second ``__``, underscores run together as in ``foo___bar``, an empty side)."""
+    if not name.startswith("mcp__"):
+        return None
+    rest = name[5:]
+    if len(_PAIR.findall(rest)) != 1:
+        return None
+    server, tool = rest.split("__")
+    return server if server and tool else None
+
+
+def tool_tallies(doc: dict) -> list[dict]:
+    """A built document's tool calls per tool name (``summary.tools``: trial 30b F2), most calls first, then by name:
+    ``[{"name", "server", "calls", "failed", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
+    tool use id once), ``failed`` those whose result says failed, ``executions`` the ``tool_executions`` entries of
+    that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""
+    rows: dict[str, dict] = {}
+    seen: set[str] = set()
+
+    def row(name: str) -> dict:
+        return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "executions": 0})
+
+    stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, dict):
+            continue
+        stack.extend(n.get("children") or ())
+        if n.get("kind") in ("tool", "agent.call") and n.get("id") not in seen:
+            seen.add(n.get("id"))
+            r = row(str(n.get("name") or (n.get("attrs") or {}).get("name") or ""))
+            server = (n.get("attrs") or {}).get("mcp_server")
+            if isinstance(server, str) and server:
+                r["server"] = server
+            r["calls"] += 1
+            r["failed"] += n.get("failed") is True
+    for e in doc.get("tool_executions") or ():
+        row(str(e.get("tool_name") or ""))["executions"] += 1
+    return sorted(rows.values(), key=lambda r: (-r["calls"], -r["executions"], r["name"]))
