@@ -117,11 +117,18 @@ def _search(*args):
     return answer(*args)
 
 
+def _tools(*args):
+    """``/api/tools``' answer (:func:`asz_core.reading.tool_use.answer`: ``asz usage tools --json``'s figures)."""
+    from ..reading.tool_use import answer
+
+    return answer(*args)
+
+
 def _reading_routes() -> list:
-    """The API routes of the reading room, which the view does not import (``/api/search``)."""
+    """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``)."""
     from ..view.app import json_answer
 
-    return [("/api/search", json_answer(_search))]
+    return [("/api/search", json_answer(_search)), ("/api/tools", json_answer(_tools))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:

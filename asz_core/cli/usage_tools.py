@@ -10,7 +10,7 @@ from typing import Optional
 import orjson
 import typer
 
-from ..reading.tool_use import CLASSES, ToolReport
+from ..reading.tool_use import CLASSES, count_tools, report_dict
 from .reading_common import fit_cells
 
 #: The text table's figure columns after the key: header, width.
@@ -95,8 +95,7 @@ def read_tools(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     filters keep none; Ctrl-C: exit 130, said."""
     from ..reading.ids import IdError, conversation_id
     from ..reading.listing import Filters
-    from ..view.chain import ViewError
-    from ..view.document import conversation_tool_calls, list_conversations
+    from ..view.document import list_conversations
     from .conversations_cmd import listed_rows, with_senders
     from .reading_common import fail_id, no_match
 
@@ -112,21 +111,11 @@ def read_tools(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
         if narrowed else [{"id": i} for i in chosen]
     if narrowed and not rows:
         raise no_match("usage", storage, {f"--{k}": v for k, v in given.items()}, len(ids))
-    report, held = ToolReport(*window), []
     try:
-        for row in sorted(rows, key=lambda r: r["id"]):
-            try:
-                state, calls, executions = conversation_tool_calls(storage, row["id"], hide)
-            except ViewError as exc:
-                held.append({"conversation": row["id"], "state": "unreadable", "why": str(exc)})
-                continue
-            if state != "verified":
-                held.append({"conversation": row["id"], "state": state, "calls": len(calls), "executions": len(executions)})
-                continue
-            report.add(row["id"], calls, executions)
+        report, held = count_tools(storage, [r["id"] for r in rows], hide, window)
     except KeyboardInterrupt:
-        typer.echo(f"asz usage: interrupted after {report.conversations} of {len(rows)} conversations read; nothing "
-                   "is printed (a part would look like the whole)", err=True)
+        typer.echo(f"asz usage: interrupted before the {len(rows)} conversations were read; nothing is printed (a "
+                   "part would look like the whole)", err=True)
         raise typer.Exit(130)
     return report, held, rows
 
@@ -141,18 +130,14 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
 
     form, as_json, sort, out = how
     report, held, _ = read_tools(storage, hide, window, given, ids_given)
-    tools, servers, total = report.rows("tool"), report.rows("server"), report.total.figures()
-    if sort == "default":  # by name, as asz usage's project and model views
-        tools.sort(key=lambda r: r["tool"])
-        servers.sort(key=lambda r: r["server"])
+    doc = report_dict(report, held, sort == "default")  # by name, as asz usage's project and model views
+    tools, servers, total = doc["tools"], doc["servers"], doc["total"]
     shown = shown_names(list_conversations(storage))
     for h in held:
         typer.echo(f"asz usage: {shown(h['conversation'])} does not verify ({h['state']}): its tool calls are held back, "
                    "in no figure (asz verify names the problems)", err=True)
     with written(out):
         if as_json or form == "json":
-            doc = {"tools": tools, "servers": servers, "total": total, "conversations": report.conversations,
-                   "held_back": held}
             sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
         elif form in ("csv", "md"):
             typer.echo(flat_text(form, flat_lines(tools, servers, total)), nl=False)

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
 
+from ..view.document import list_conversations
 from ..view.tool_tallies import mcp_server
 
 #: The failure classes of an execution record (docs/claude-code-hooks.md, "How a call failed"), then
@@ -149,3 +152,72 @@ class ToolReport:
             got = [{"tool": k, "server": t.server, **t.figures()} for k, t in self.tools.items()]
             key = "tool"
         return sorted(got, key=lambda r: (-r["calls"], -r["executions"], r[key]))
+
+
+def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str] = (),
+                window: tuple[int | None, int | None] = (None, None)) -> tuple[ToolReport, list[dict]]:
+    """``(report, held)``: the :class:`ToolReport` of conversations ``ids`` of ``root`` (in id order; with a
+    ``(since, until)`` unix ms ``window``, the calls and records made in it), and those held back, in no figure:
+    ``[{"conversation", "state", "calls", "executions"}]`` for one that does not verify (``incomplete``,
+    ``mismatch``), ``{"conversation", "state": "unreadable", "why"}`` for one that does not read. KeyboardInterrupt
+    passes through."""
+    from ..view.chain import ViewError
+    from ..view.document import conversation_tool_calls
+
+    report, held, hide = ToolReport(*window), [], list(hide)
+    for cid in sorted(ids):
+        try:
+            state, calls, executions = conversation_tool_calls(root, cid, hide)
+        except ViewError as exc:
+            held.append({"conversation": cid, "state": "unreadable", "why": str(exc)})
+            continue
+        if state != "verified":
+            held.append({"conversation": cid, "state": state, "calls": len(calls), "executions": len(executions)})
+            continue
+        report.add(cid, calls, executions)
+    return report, held
+
+
+def report_dict(report: ToolReport, held: list[dict], by_name: bool = True) -> dict:
+    """``asz usage tools --json``'s object and ``/api/tools``' answer: ``{"tools", "servers", "total",
+    "conversations", "held_back"}``, the rows by name (``by_name``) or most calls first."""
+    tools, servers = report.rows("tool"), report.rows("server")
+    if by_name:
+        tools.sort(key=lambda r: r["tool"])
+        servers.sort(key=lambda r: r["server"])
+    return {"tools": tools, "servers": servers, "total": report.total.figures(), "conversations": report.conversations,
+            "held_back": held}
+
+
+#: ``/api/tools``' parameters (``conversation`` may come again).
+API_PARAMS = ("project", "dialect", "since", "until", "tz", "conversation", "sort")
+
+
+def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> dict:
+    """``/api/tools``: :func:`report_dict` of the conversations ``project``, ``dialect``, ``since``, ``until`` (with
+    ``tz``: ``/api/conversations``' reading of them) keep, or of each ``conversation`` given (an id or a unique prefix;
+    again for more), ``sort`` ``calls`` for most used first; ``asz usage tools --json``'s figures. ``error(status,
+    message)`` for a refusal: 400 a parameter not known or given twice, a time or zone that does not read, an
+    ambiguous id; 404 an unknown id; 503 no storage root."""
+    from ..view.query import known_params, query_window
+    from ..view.row_filters import unknown_dialect
+    from .ids import IdError, conversation_id
+    from .listing import Filters, conversation_rows
+
+    got = known_params(pairs, API_PARAMS, repeat=("conversation",))
+    if got.get("sort", "default") not in ("default", "calls"):
+        raise error(400, "sort is default or calls")
+    if why := unknown_dialect(got.get("dialect", "")):
+        raise error(400, f"dialect: {why}")
+    _zone, since, until = query_window(got)
+    if not Path(root).is_dir():
+        raise error(503, f"the storage root {root} is gone")
+    try:
+        ids = sorted({conversation_id(root, v) for k, v in pairs if k == "conversation"})
+    except IdError as exc:
+        raise error(400 if exc.exit_code == 2 else 404, str(exc)) from None
+    ids = ids or list_conversations(root)
+    if got.get("project") or got.get("dialect") or since is not None or until is not None:
+        f = Filters(project=got.get("project", ""), dialect=got.get("dialect", ""), since=since, until=until)
+        ids = [r["id"] for r in conversation_rows(root, hide, f, ids=ids)]
+    return report_dict(*count_tools(root, ids, hide, (since, until)), by_name=got.get("sort", "default") == "default")

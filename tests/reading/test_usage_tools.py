@@ -203,3 +203,23 @@ def test_search_tool_keeps_that_tools_inputs_and_results(tooled, tmp_path):
     every = asz_json("search", "https", "--limit", "0", "--json", "--root", str(root))
     assert len(every) > len(hits)
     assert asz_json("search", "https", "--tool", "mcp__web__fetc", "--json", "--root", str(root)) == []  # the whole name
+
+
+def test_api_tools_answers_what_the_command_prints(tooled):
+    """``/api/tools`` (asz view and asz server): ``asz usage tools --json``'s object, narrowed alike; refusals are 400
+    and 404 as the other routes' are."""
+    from asz_core.cli.server_cmd import _reading_routes
+    from asz_core.reading.tool_use import answer
+    from asz_core.view.query import ApiError
+
+    root, (calls, _, sessions, _), _ = tooled
+    assert "/api/tools" in dict(_reading_routes())
+    assert answer(root, [], [], ApiError) == asz_json("usage", "tools", "--json", "--root", str(root))
+    sid = next(iter(sessions["mcp__web__fetch"]))
+    one = answer(root, [("conversation", sid[:8]), ("sort", "calls")], [], ApiError)
+    assert one == asz_json("usage", "tools", "--json", "--conversation", sid, "--sort", "calls", "--root", str(root))
+    assert answer(root, [("project", "Demo")], [], ApiError)["conversations"] == 1
+    for pairs, status in (([("model", "x")], 400), ([("conversation", "ffffffff")], 404), ([("since", "nope")], 400)):
+        with pytest.raises(ApiError) as got:
+            answer(root, pairs, [], ApiError)
+        assert got.value.status == status
