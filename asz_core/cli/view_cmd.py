@@ -334,7 +334,7 @@ TOOLS_SHOWN = 12
 
 
 def tools_lines(tools: list[dict]) -> list[str]:
-    """``asz conversation``'s line of the calls per tool (the document's ``summary.tools``, trial 30b F2), none for no
+    """``asz conversation``'s line of the calls per tool (the document's ``summary.calls_by_tool``, trial 30b F2), none for no
     tool: ``tools 196 call(s) of 11 tool(s): Bash 85 (3 failed), Read 47, …`` (most calls first, the first
     :data:`TOOLS_SHOWN`), then, when asz hook's execution records name some, how many of each."""
     if not tools:
@@ -346,7 +346,7 @@ def tools_lines(tools: list[dict]) -> list[str]:
 
     used = [t for t in tools if t["calls"]]
     line = (f"tools {calls:,} call(s) of {len(used):,} tool(s): " + ", ".join(one(t) for t in used[:TOOLS_SHOWN])
-            + (f", and {len(used) - TOOLS_SHOWN:,} more (--json: summary.tools)" if len(used) > TOOLS_SHOWN else ""))
+            + (f", and {len(used) - TOOLS_SHOWN:,} more (--json: summary.calls_by_tool)" if len(used) > TOOLS_SHOWN else ""))
     hooked = [t for t in tools if t["executions"]]
     out = [line] if used else []
     if hooked:
@@ -387,7 +387,7 @@ def summary_lines(doc: dict, table=None) -> list[str]:
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
     out.extend(f"gone: {visible(gone_line(g))}" for g in s.get("sources_gone") or ())  # trial 23b, F3
-    out.extend(map(visible, tools_lines(s.get("tools") or [])))
+    out.extend(map(visible, tools_lines(s.get("calls_by_tool") or [])))
     out.extend(map(visible, execution_lines(doc)))
     from ..reading.listing import cut_text
 

@@ -329,7 +329,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "not_drawn": v.coverage.not_drawn,
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
-    doc["summary"]["tools"] = tool_tallies(doc)  # calls per tool name (trial 30b F2; docs/view.md)
+    doc["summary"]["calls_by_tool"] = tool_tallies(doc)  # calls per tool name (trial 30b F2; docs/view.md)
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some
     conflicts, gone = stopped_and_gone(root, session)

@@ -1,4 +1,4 @@
-"""A conversation's tool calls per tool name (``summary.tools``: trial 30b F2) and the MCP server a tool name splits to
+"""A conversation's tool calls per tool name (``summary.calls_by_tool``: trial 30b F2) and the MCP server a tool name splits to
 (seed 000, Parts); over a root: :mod:`asz_core.reading.tool_use` (``asz usage tools``)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def mcp_server(name: str) -> str | None:
 
 
 def tool_tallies(doc: dict) -> list[dict]:
-    """A built document's tool calls per tool name (``summary.tools``: trial 30b F2), most calls first, then by name:
+    """A built document's tool calls per tool name (``summary.calls_by_tool``: trial 30b F2), most calls first, then by name:
     ``[{"name", "server", "calls", "failed", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
     tool use id once), ``failed`` those whose result says failed, ``executions`` the ``tool_executions`` entries of
     that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""

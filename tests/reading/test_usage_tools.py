@@ -164,7 +164,7 @@ def test_conversation_counts_each_tool(tooled):
     mine = Counter(d["name"] for d in info.values() if d["session"] == sid)
     bad = Counter(d["name"] for d in info.values() if d["session"] == sid and d["failed"])
     doc = asz_json("conversation", sid, "--json", "--root", str(root))
-    assert {t["name"]: (t["calls"], t["failed"]) for t in doc["summary"]["tools"]} == \
+    assert {t["name"]: (t["calls"], t["failed"]) for t in doc["summary"]["calls_by_tool"]} == \
         {n: (c, bad[n]) for n, c in mine.items()}
     text = asz("conversation", sid, "--root", str(root)).stdout
     line = next(x for x in text.splitlines() if x.startswith("tools "))

@@ -71,6 +71,11 @@ def test_golden_fixture_document(fixture_root, shared_dir):
     assert ours["summary"].pop("llm_calls") == 5
     # of which carry usage: the example's llm.call nodes with a usage object (not the synthetic one: "unavailable")
     assert ours["summary"].pop("calls_with_usage") == sum(1 for n in calls if isinstance(n.get("usage"), dict))
+    # calls per tool name (trial 30b F2): a key 1.x adds; the example's tool steps, counted by name
+    named = {}
+    for n in (n for t in theirs["talks"] for n in _nodes(t) if n.get("kind") in ("tool", "agent.call")):
+        named[n["name"]] = named.get(n["name"], 0) + 1
+    assert {t["name"]: t["calls"] for t in ours["summary"].pop("calls_by_tool")} == named != {}
     # issue 18: the 16 records with content are all drawn: 15 by a step, the child's prompt on its talk
     assert ours.pop("not_drawn") == []
     assert ours["summary"].pop("coverage") == {"cited": 16, "records": 16, "by_node": 16, "listed": 0}

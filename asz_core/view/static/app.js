@@ -1663,7 +1663,7 @@
     ['unresolved', 'Unresolved', function () { return D.unresolved.length - placedUnresolved().length; }],
     ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
     ['changes', 'Changes', function () { return (D.workspace_changes || []).length; }],  // the header's changes chip's list
-    ['tools', 'Tools', function () { return ((D.summary || {}).tools || []).length; }],  // calls per tool (trial 30b F2)
+    ['tools', 'Tools', function () { return ((D.summary || {}).calls_by_tool || []).length; }],  // calls per tool (trial 30b F2)
     ['executions', 'Hook executions', function () { return (D.tool_executions || []).length; }],  // trial 23a, F3; asz hook's records, not every tool call (trial 30b F2)
     ['glossary', 'Glossary', function () { return null; }],
   ];
@@ -2424,9 +2424,9 @@
   // The tool_executions entries (execution/1 records: asz hook's MCP calls) as a table a reader reads: the step, the
   // tool, the server, the outcome (a failure marked), the runtime's duration, who observed it and when; the record
   // whole folds under each (trial 23a, F3: a hook-only session showed them only as JSON, under Changes)
-  // summary.tools: the conversation's tool calls per tool name, most first (asz conversation's tools line; trial 30b F2)
+  // summary.calls_by_tool: the conversation's tool calls per tool name, most first (asz conversation's tools line; trial 30b F2)
   function drawTools() {
-    const tl = (D.summary || {}).tools || [];
+    const tl = (D.summary || {}).calls_by_tool || [];
     if (!tl.length) { panel.append(h('p', { class: 'muted' }, 'No tool call recorded.')); return; }
     panel.append(h('p', { class: 'muted small' }, 'Calls: the transcript\'s tool calls, each tool use id once; Failed: those whose result says it failed (is_error); Hook records: asz hook\'s execution records of the tool (MCP calls, on the Hook executions tab). Over a root: asz usage tools.'));
     const t = paged(['Tool', 'MCP server', 'Calls', 'Failed', 'Hook records'], tl.map(function (r) {
