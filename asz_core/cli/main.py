@@ -21,7 +21,7 @@ import typer
 #: The command modules, in the order their commands are listed; each has ``register(app)``.
 MODULES = ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd", "view_cmd",
            "server_cmd", "conversations_cmd", "push_cmd", "senders_cmd", "search_cmd", "export_cmd",
-           "usage_cmd", "retention_cmd")
+           "usage_cmd", "retention_cmd", "erase_cmd")
 #: Which module registers each top-level command or group.
 COMMANDS = {
     "adapters": "adapters_cmd", "glossary": "adapters_cmd", "collect": "collect_cmd", "sources": "collect_cmd",
@@ -29,7 +29,7 @@ COMMANDS = {
     "conversation": "view_cmd", "show": "view_cmd", "view": "server_cmd", "server": "server_cmd",
     "conversations": "conversations_cmd", "ls": "conversations_cmd",
     "push": "push_cmd", "receive": "push_cmd", "senders": "senders_cmd", "search": "search_cmd", "secrets": "search_cmd", "export": "export_cmd", "usage": "usage_cmd",
-    "prune": "retention_cmd", "repack": "retention_cmd",
+    "prune": "retention_cmd", "repack": "retention_cmd", "erase": "erase_cmd",
 }
 #: Commands run without building the Typer application when their arguments are all plain options
 #: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, and ``collect``, whose pass with nothing

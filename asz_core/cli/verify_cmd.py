@@ -330,9 +330,13 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
         from .export_made import made_again
 
         made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
+        from ..reading.export_erased import erased_problems
+
+        more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
         try:
-            more, wrong = check_against_root(data, body, lambda cid: build(root, cid, hide),
-                                             lambda cid: made_again(root, cid, made, config))
+            if not wrong:
+                more, wrong = check_against_root(data, body, lambda cid: build(root, cid, hide),
+                                                 lambda cid: made_again(root, cid, made, config))
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong

@@ -52,6 +52,7 @@ from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report, root_full
 from .folders import current_roots, discover_folders, tell_folders
 from .first_folders import elsewhere, kind_mode, remember, say_elsewhere
 from .full import chain_failed, full_before, stopped_full
+from .erased import drop_erased
 from .meter import session_done, sized
 from .second_source import refuse_seconds
 from .settled import settled
@@ -375,6 +376,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
             col._checked_undiscovered.discard(name)
             work.setdefault(session, []).append((col, sources))
         discovered[i] = seen
+    drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
     items = list(work.items())
     sized(items)  # the progress line's bytes (collect/meter.py)
     jobs = min(max(col.options.jobs for col in cols), len(items))

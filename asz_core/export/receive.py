@@ -49,6 +49,7 @@ from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import MAX_BODY, Front, Server
 from .wire import ASSEMBLE, REPLACES, REST
+from ..storage.erased_list import erased_refusal
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -104,6 +105,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
+                    if (why := erased_refusal(root, rel)):  # asz erase: never landed again (docs/push.md)
+                        raise Refused(why)
                     _reads_no_refused(rel, data, refused_seqs)
                     owned_by(root, rel, data, credential, claimed)
                     replaces = a.get(REPLACES)

@@ -115,11 +115,15 @@ class ChainError(ValueError):
 
 
 def conversation_dirs(root: str | os.PathLike) -> list[Path]:
-    """Every chain directory under ``<root>/_conversations``, sorted by name."""
+    """Every chain directory under ``<root>/_conversations``, sorted by name; those of sessions ``asz erase`` erased
+    (``_erased.list``) are left out."""
+    from ..storage.erased_list import erased_names
+
     d = Path(root) / CONVERSATIONS
     if not d.is_dir():
         return []
-    return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
+    gone = erased_names(root)
+    return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name not in gone)
 
 
 def round_session(path: str | os.PathLike) -> str:

@@ -156,10 +156,14 @@ def cursor_path(directory: Path, kind: str) -> Path:
 
 
 def session_dirs(root: Path) -> list[Path]:
-    """Session directories of a root, sorted by name; names starting with ``_`` or ``.`` are not sessions."""
+    """Session directories of a root, sorted by name; names starting with ``_`` or ``.`` are not sessions, nor those
+    ``_erased.list`` names (``asz erase``: an erasure a kill stopped before it moved the directory reads as done)."""
+    from .erased_list import erased_names
+
     root = Path(root)
     if not root.is_dir():
         return []
+    gone = erased_names(root)
     # One scandir: an entry's type from the directory itself (a symlink followed by Path.is_dir, as before), the
     # names sorted as strings (what sorting sibling Paths does), a Path made for each session only (issue 22: verify
     # and every pass list the root; 143 sessions 3.3 ms -> 0.5 ms).
@@ -167,7 +171,8 @@ def session_dirs(root: Path) -> list[Path]:
     with os.scandir(root) as entries:
         for e in entries:
             name = e.name
-            if name[:1] not in ("_", ".") and (Path(root, name).is_dir() if e.is_symlink() else e.is_dir()):
+            if name[:1] not in ("_", ".") and (Path(root, name).is_dir() if e.is_symlink() else e.is_dir()) \
+                    and name not in gone:
                 names.append(name)
     names.sort()
     return [root / name for name in names]

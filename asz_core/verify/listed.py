@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..storage.erased_list import erased_names  # noqa: F401  (verify.walk's too)
 from ..storage.layout import holds_landed
 from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note, whole_line
 from .report import Problem, Section
 from .unparsed import shown_ids
 
-__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note", "ways_back"]
+__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note", "ways_back", "said_erased"]
 
 #: The problem name of a listed session that is gone.
 MISSING_SESSION = "missing session"
@@ -57,11 +58,14 @@ def listed_missing(root: str | os.PathLike, listed: Listed, here: set[str] | Non
     None: each listed session is looked at on its own (one stat, and a directory read or a few until its first landed
     file: :func:`~asz_core.storage.layout.holds_landed`), what ``asz ls`` and ``asz usage`` can afford on a big root.
     ``only``: that session alone (``asz verify SESSION``)."""
+    from ..storage.erased_list import read_erased
+
     base = os.fspath(root)
     out: list[tuple[ListedSession, str]] = []
+    erased = read_erased(root)
     for name, entry in listed.sessions.items():
-        if only is not None and name != only:
-            continue
+        if (only is not None and name != only) or name in erased:
+            continue  # erased on request (asz erase): said as such by check_listed, never missing
         if here is not None:
             where = "" if name in here and name not in empty else "holds no landed file" if name in here else "is gone"
         else:
@@ -118,6 +122,7 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
             f"session {name} (first landed {entry.at} by {entry.adapter}) is listed as landed into this root, but its "
             f"directory {os.path.join(root_shown, name)} {where}; {chained}: the session was removed after it landed, "
             f"and no reader shows it; {ways_back(root_shown, entry, chained.startswith('its chain is still'))}"))
+    said_erased(root, root_shown, listed, section, only)
     whole = [whole_line(e) for e in listed.sessions.values()] if listed.bad else []
     for line, text in listed.bad if only is None else ():
         if any(w.startswith(text) for w in whole):
@@ -126,3 +131,30 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
     if missing:
         section.counts["missing_sessions"] = len(missing)
     section.problems.sort(key=lambda p: (p.file, p.line))
+
+
+def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, only: str | None = None) -> None:
+    """Add to ``section`` one note per session ``_erased.list`` names (``asz erase``; docs/verify.md, Sessions removed
+    whole): ``erased on WHEN by WHO (REASON)``, never a problem; a warning when its erasure was not finished (a kill:
+    ``_removed/<session>`` left), which the same ``asz erase`` finishes. ``erased_sessions`` is counted when not 0.
+    ``only``: that session alone."""
+    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased, unfinished
+
+    erased = read_erased(root)
+    if only is not None:
+        erased = {k: v for k, v in erased.items() if k == only}
+    if not erased:
+        return
+    shown = os.path.join(root_shown, ERASED_LIST)
+    left = set(unfinished(root))
+    for name, e in erased.items():
+        line = listed.sessions.get(name)
+        at = f" (first landed {line.at} by {line.adapter}, {os.path.join(root_shown, SESSION_LIST)}:{line.line})" if line else ""
+        section.notes.append(f"{shown}:{e.line}: session {name}{at} was {erasure_said(e)}: removed whole on request, "
+                             "with its chain and every derived row; nothing of it is checked")
+        if name in left:
+            section.warnings.append(Problem(shown, e.line, "", "erasure not finished", (
+                f"asz erase of session {name} was stopped before it ended ({os.path.join(root_shown, '_removed', name)} "
+                f"is left); no reader shows the session; asz erase {name} --root {root_shown} --reason "
+                "'…' finishes it")))
+    section.counts["erased_sessions"] = len(erased)

@@ -58,7 +58,7 @@ from .clean import clean_session
 from .hints import WARNED, add_hints, conflict_of
 from .gate import refuse_empty_root
 from .leftover import leftover_notes
-from .listed import check_listed
+from .listed import check_listed, erased_names
 from .senders import check_senders
 from .skeletons import skeleton_section
 from .listing import verify_listing
@@ -383,10 +383,10 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sd = root / session.replace("/", "_").replace("\\", "_")
         if session in ("", ".", "..") or sd.name.startswith(("_", ".")):
             raise FileNotFoundError(f"{root}: no session {session!r}")
-        if not sd.is_dir():
+        if not sd.is_dir() or sd.name in erased_names(root):  # erased: said so, never walked (asz erase)
             gone = _landed_section(0, 0, 0, 0, 0, [])
             check_listed(root, root_shown, [], set(), gone, only=sd.name)  # listed: removed after it landed
-            if not gone.problems:
+            if not gone.problems and not gone.counts.get("erased_sessions"):
                 raise FileNotFoundError(f"{root}: no session {session!r}")
             return VerifyReport([gone])
         sessions = [sd]

@@ -74,11 +74,14 @@ def header_ms(value: Any) -> int | None:
 
 def list_conversations(root: str | os.PathLike) -> list[str]:
     """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted (also
-    ``asz_core.view.document.list_conversations``)."""
+    ``asz_core.view.document.list_conversations``); those of sessions ``asz erase`` erased are left out."""
+    from ..storage.erased_list import erased_names
+
     d = Path(root) / CONVERSATIONS
     if not d.is_dir():
         return []
-    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir())
+    gone = erased_names(root)
+    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir() and p.name not in gone)
 
 
 def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:

@@ -1,0 +1,98 @@
+"""``asz erase``: sessions removed whole on request, the erasure recorded (docs/storage-root.md, Erasure).
+
+Exit codes: 0 done, 1 a session named nowhere in the root, a collector or pusher holding it, or a step that failed
+(recorded: run it again), 2 usage (no --reason, an ambiguous prefix, no root).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .push_cmd import load
+
+
+def _candidates(root: Path) -> list[str]:
+    """What a SESSION may name: the session directories, the sessions ``_sessions.list`` names (removed by hand
+    too) and those erased already (a rerun finishes one)."""
+    from ..storage.erased_list import read_erased
+    from ..storage.layout import session_dirs
+    from ..storage.session_list import read_list
+
+    try:
+        listed = read_list(root)
+    except OSError:
+        listed = None
+    names = {p.name for p in session_dirs(root)} | set(read_erased(root))
+    return sorted(names | (set(listed.sessions) if listed is not None else set()))
+
+
+def erase_command(
+    sessions: List[str] = typer.Argument(..., metavar="SESSION...", help="Sessions to erase (a unique prefix works)."),
+    reason: str = typer.Option(..., "--reason", help="Why (recorded in _erased.list: a request's reference, never "
+                                                     "what the session held)."),
+    root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default storage.root, ./data)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
+    by: str = typer.Option("", "--by", help="Who asks (recorded; default USER@HOST of this process)."),
+) -> None:
+    """Erase whole sessions on request: their landed files, chains and every derived row naming them.
+
+    Nothing of a session stays but its line in _sessions.list and the
+    erasure's line in ROOT/_erased.list (its id and its conversations' ids,
+    when, --by, --reason; never its content). The search index, the
+    summaries, the id table, what asz view kept, a receiving root's sender
+    record and lists, and what a repair set aside go too, wiped from the
+    files. Afterwards asz verify says "erased on … (reason)" instead of
+    "missing session" and exits 0, and asz collect and asz receive do not
+    land the session again. Refused while a collector, server, push or
+    prune holds the root. Prints ``erased SESSION: N conversation(s) …`` per
+    session. A kill at any point leaves it recorded and read as erased: the
+    same command run again finishes it (``finished erasing SESSION``).
+    Exit 0 done, 1 a session the root never held or a step that failed,
+    2 usage.
+    """
+    from ..reading.ids import IdError
+    from ..retention.erase import erase
+    from ..storage.erased_list import ERASED_LIST
+    from ..storage.ids import resolve
+    from ..storage.root import LockBusy
+
+    cfg = load("erase", config)
+    where = Path(root) if root is not None else Path(cfg.root)
+    if not where.is_dir():
+        from .reading_common import no_root
+
+        typer.echo(no_root("erase", where), err=True)
+        raise typer.Exit(2)
+    if not reason.strip():
+        typer.echo("asz erase: --reason is empty: say why (a request's reference), it is recorded", err=True)
+        raise typer.Exit(2)
+    pool = _candidates(where)
+    names: list[str] = []
+    for given in sessions:
+        try:
+            names.append(resolve(pool, given, "session"))
+        except IdError as exc:
+            typer.echo(f"asz erase: {exc} in {where} (nor in its _sessions.list or {ERASED_LIST})", err=True)
+            raise typer.Exit(exc.exit_code) from None
+    try:
+        rep = erase(where, list(dict.fromkeys(names)), reason.strip(), by=by.strip())
+    except LockBusy as exc:
+        who = f" ({exc.holder})" if exc.holder else ""
+        typer.echo(f"asz erase: another collector, server, push or prune is running on {where}{who} (lock "
+                   f"{exc.path}): stop it, then erase", err=True)
+        raise typer.Exit(1) from None
+    for session, convs, first in rep.erased:
+        lead = "erased" if first else "finished erasing"
+        typer.echo(f"{lead} {session}: {len(convs)} conversation(s){': ' + ', '.join(convs) if convs else ''}; "
+                   f"recorded in {where / ERASED_LIST}")
+    for line in rep.problems:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(1 if rep.problems else 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``erase`` to ``app``."""
+    app.command("erase")(erase_command)

@@ -1,0 +1,45 @@
+"""Sessions ``asz erase`` erased are not landed again from a source still on disk (docs/storage-root.md, Erasure).
+
+A pass drops each discovered session whose directory name ``_erased.list`` holds
+(:mod:`asz_core.storage.erased_list`), before anything of it is read, and says so once per process and session on
+stderr: ``note: SOURCE: session S was erased on WHEN by WHO (REASON) with asz erase (ROOT/_erased.list:N): its
+source is not landed again; delete the source, or move it out of the collected folders, to stop this note`` (a
+watching collector says it at its first pass only).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased
+from ..storage.layout import session_dir
+
+__all__ = ["drop_erased"]
+
+#: (root, session) already told in this process.
+_TOLD: set[tuple[str, str]] = set()
+
+
+def drop_erased(root: Path, work: dict, report) -> None:
+    """Take out of ``work`` (discovered session id -> its collectors and sources) every session ``root`` erased,
+    telling each once (module doc) through ``report.note``."""
+    gone = read_erased(root)
+    if not gone:
+        return
+    for session in list(work):
+        try:
+            name = session_dir(root, session).name
+        except ValueError:
+            continue
+        e = gone.get(name)
+        if e is None:
+            continue
+        parts = work.pop(session)
+        key = (os.path.abspath(root), name)
+        if key in _TOLD:
+            continue
+        _TOLD.add(key)
+        src = parts[0][1][0].path if parts and parts[0][1] else root
+        report.note(src, f"session {name} was {erasure_said(e)} ({root / ERASED_LIST}:{e.line}): its source is not "
+                         "landed again; delete the source, or move it out of the collected folders, to stop this note")

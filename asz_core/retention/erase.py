@@ -1,0 +1,232 @@
+"""Erasure on request: one session removed whole, every derived row naming it with it, the erasure recorded
+(``asz erase``; docs/storage-root.md, Erasure; origin-digest §2.6, whose removal order it follows).
+
+Retention (:mod:`.prune`) keeps a skeleton of every landed file; an erasure keeps nothing of the session but its
+line in ``_sessions.list`` (never rewritten) and one line in ``_erased.list`` (:mod:`asz_core.storage.erased_list`:
+its id, its conversations' ids, who, when, why). The order, under the root's collector lock (``_collect/.lock``:
+refused while a collector or server runs) and ``_export/.lock`` (no push or prune meanwhile):
+
+1. the ``_erased.list`` line, fsynced: from here every listing of the root leaves the session and its conversations
+   out (:func:`~asz_core.storage.erased_list.erased_names`), verify says ``erased``, collect and receive land
+   nothing of it again; an empty ``_removed/<session>/`` says the erasure is not finished;
+2. under the session's lock, each chain renamed to ``_removed/<conversation>.chain`` and the session's directory to
+   ``_removed/<session>/session`` (one rename each: never half there);
+3. the derived rows: the search index's conversation rows, hits, gaps (deleted with ``secure_delete``, FTS5 merged,
+   the file rewritten: :func:`~asz_core.reading.purge.compact_securely`), other asz versions' search indexes (deleted
+   whole: derived), ``_index/summaries.sqlite``, ``_index/found/``, ``_index/ids.sqlite`` (the session's row, ids and
+   links, compacted), a receiving root's ``_received/<session>.senders`` and its lines in ``twice.list`` and
+   ``short.list`` (each list written anew beside and renamed over), what a repair set aside of it under
+   ``_set_aside/``;
+4. ``_removed/<session>`` and the chains moved there deleted.
+
+A kill anywhere leaves the record and ``_removed/<session>``: nothing reads as present or as damage, and ``asz
+erase`` run again for the session does steps 2-4 again (each is idempotent) and says so.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import socket
+import sqlite3
+import time
+from pathlib import Path
+
+import attrs
+
+from ..sessiondata.times import format_rfc3339
+from ..storage.erased_list import REMOVED, read_erased, record_erasure
+from ..storage.layout import CONVERSATIONS, ROUNDS
+
+__all__ = ["EraseReport", "erase", "conversations_of", "who_erases"]
+
+
+@attrs.define
+class EraseReport:
+    """``erased``: ``(session, conversations, first)`` per session done (``first`` False: it was erased before and
+    this run finished what was left); ``problems``: what stopped one (it stays recorded, finished by a rerun)."""
+
+    erased: list[tuple[str, list[str], bool]] = attrs.Factory(list)
+    problems: list[str] = attrs.Factory(list)
+
+
+def who_erases() -> str:
+    """``user@host`` of this process (the record's ``by``)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid())
+    return f"{user}@{socket.gethostname()}"
+
+
+def conversations_of(root: Path, session: str) -> list[str]:
+    """The chains under ``<root>/_conversations`` whose newest round's header names ``session``, and the one named
+    after it, sorted (every chain looked at: the listings leave erased ones out)."""
+    from ..flow.chain import round_session
+
+    base = root / CONVERSATIONS
+    out = set()
+    try:
+        names = [e.name for e in os.scandir(base) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+    for name in names:
+        if name == session:
+            out.add(name)
+            continue
+        try:
+            rounds = sorted(e.name for e in os.scandir(base / name / ROUNDS) if e.name.endswith(".sf"))
+        except OSError:
+            continue
+        if rounds and round_session(base / name / ROUNDS / rounds[-1]) == session:
+            out.add(name)
+    return sorted(out)
+
+
+def _move(src: Path, dest: Path) -> None:
+    """Rename ``src`` to ``dest`` (a ``dest`` left by an earlier run deleted first); nothing when ``src`` is gone."""
+    if not os.path.lexists(src):
+        return
+    if os.path.lexists(dest):
+        shutil.rmtree(dest)
+    os.rename(src, dest)
+
+
+def _take_out(root: Path, session: str, convs: list[str]) -> None:
+    """Step 2: the chains and the session's directory renamed under ``_removed/`` (under the session's lock)."""
+    from ..storage.root import session_lock
+
+    removed = root / REMOVED
+    for cid in convs:
+        _move(root / CONVERSATIONS / cid, removed / f"{cid}.chain")
+    sdir = root / session
+    if sdir.is_dir() and not sdir.is_symlink():
+        with session_lock(root, session, timeout=30.0):
+            _move(sdir, removed / session / "session")
+    elif os.path.lexists(sdir):
+        os.unlink(sdir)
+    from ..sessiondata.durable import fsync_dir
+
+    fsync_dir(root)
+
+
+def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str = "",
+          now_ns: int | None = None) -> EraseReport:
+    """Erase each of ``sessions`` (directory names) from ``root`` (the module doc's order); returns what was done.
+    Raises LockBusy when a collector (``_collect/.lock``) or a pusher or pruner (``_export/.lock``) holds the root."""
+    from ..export.push import export_lock
+    from ..storage.root import collector_lock
+    from ..storage.session_list import read_list
+
+    root = Path(root)
+    rep = EraseReport()
+    with collector_lock(root), export_lock(root):
+        done: list[tuple[str, list[str]]] = []
+        for session in sessions:
+            had = read_erased(root).get(session)
+            convs = sorted(set(conversations_of(root, session)) | set(had.conversations if had else ()))
+            try:
+                if had is None:
+                    listed = read_list(root, session)
+                    line = listed.sessions.get(session) if listed is not None else None
+                    record_erasure(root, {
+                        "session": session, "conversations": convs,
+                        "erased": format_rfc3339(now_ns if now_ns is not None else time.time_ns()),
+                        "by": by or who_erases(), "reason": reason,
+                        "first_landed": line.at if line else "", "adapter": line.adapter if line else ""})
+                (root / REMOVED / session).mkdir(parents=True, exist_ok=True)
+                _take_out(root, session, convs)
+            except OSError as exc:
+                rep.problems.append(f"{session}: {exc}; recorded as erased: asz erase {session} finishes it")
+                continue
+            done.append((session, convs))
+            rep.erased.append((session, convs, had is None))
+        try:
+            forget_derived(root, [s for s, _ in done], [c for _, cs in done for c in cs])
+        except (OSError, sqlite3.Error) as exc:
+            rep.problems.append(f"{', '.join(s for s, _ in done)}: the derived files still name it: {exc}; "
+                                "asz erase run again finishes it")
+            return rep
+        for session, convs in done:
+            for cid in convs:
+                shutil.rmtree(root / REMOVED / f"{cid}.chain", ignore_errors=True)
+            shutil.rmtree(root / REMOVED / session)
+        try:
+            (root / REMOVED).rmdir()
+        except OSError:
+            pass
+    return rep
+
+
+def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:
+    """Step 3 for ``sessions`` and their conversations ``convs``. Raises OSError or sqlite3.Error."""
+    from ..reading.purge import forget_found, forget_summaries
+    from ..reading.search import index_path, other_indexes
+
+    if not sessions:
+        return
+    names = sorted(set(convs) | set(sessions))
+    if index_path(root).is_file():
+        _forget_search(index_path(root), names, sessions)
+    for other in other_indexes(root):  # another asz version's search index: built again by it from what is left
+        for p in (other, other.with_name(other.name + "-wal"), other.with_name(other.name + "-shm")):
+            p.unlink(missing_ok=True)
+    forget_summaries(root, names)
+    forget_found(root, names)
+    _forget_ids(root, sessions)
+    from .erase_received import forget_received, forget_set_aside
+
+    forget_received(root, sessions)
+    forget_set_aside(root, sessions, convs)
+
+
+def _forget_search(path: Path, convs: list[str], sessions: list[str]) -> None:
+    """The search index's rows of ``convs``, and every hit naming a file of ``sessions``, wiped from the file."""
+    from ..reading.search_store import compacted, connect, forget_conversation
+
+    con = connect(path, write=True)
+    try:
+        con.execute("PRAGMA secure_delete=ON")
+        for cid in convs:
+            forget_conversation(con, cid)
+        for s in sessions:
+            like = (len(s) + 1, s + "/")
+            con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE substr(file, 1, ?) = ?)", like)
+            con.execute("DELETE FROM hit WHERE substr(file, 1, ?) = ?", like)
+            con.execute("DELETE FROM landed WHERE substr(file, 1, ?) = ?", like)
+            con.execute("DELETE FROM gap WHERE substr(file, 1, ?) = ?", like)
+            con.execute("DELETE FROM seen WHERE session = ?", (s,))
+        con.commit()
+        if not compacted(con):
+            raise sqlite3.OperationalError(f"a reader of {path} kept its old pages while it was compacted")
+    finally:
+        con.close()
+
+
+def _forget_ids(root: Path, sessions: list[str]) -> None:
+    """The sessions' row, ids and links taken out of ``_index/ids.sqlite`` and the file compacted."""
+    from ..flow.shared_ids import TABLE
+    from ..reading.purge import compact_securely
+
+    path = root / TABLE
+    if not path.is_file():
+        return
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        con.execute("PRAGMA secure_delete=ON")
+        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for s in sessions:
+            row = con.execute("SELECT no FROM sessions WHERE name=?", (s,)).fetchone() if "sessions" in tables else None
+            if row is None:
+                continue
+            no = row[0]
+            con.execute("DELETE FROM ids WHERE session=?", (no,))
+            con.execute("DELETE FROM partners WHERE a=? OR b=?", (no, no))
+            if "clusters" in tables:
+                con.execute("DELETE FROM clusters WHERE no=?", (no,))
+            con.execute("DELETE FROM sessions WHERE no=?", (no,))
+        if not compact_securely(con, fts=False):
+            raise sqlite3.OperationalError(f"a reader of {path} kept its old pages while it was compacted")
+    finally:
+        con.close()
