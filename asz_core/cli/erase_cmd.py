@@ -78,7 +78,7 @@ def erase_command(
             typer.echo(f"asz erase: {exc} in {where} (nor in its _sessions.list or {ERASED_LIST})", err=True)
             raise typer.Exit(exc.exit_code) from None
     try:
-        rep = erase(where, list(dict.fromkeys(names)), reason.strip(), by=by.strip())
+        rep = erase(where, list(dict.fromkeys(names)), reason.strip(), by=by.strip(), max_round_bytes=cfg.max_round_bytes)
     except LockBusy as exc:
         who = f" ({exc.holder})" if exc.holder else ""
         typer.echo(f"asz erase: another collector, server, push or prune is running on {where}{who} (lock "
@@ -88,6 +88,9 @@ def erase_command(
         lead = "erased" if first else "finished erasing"
         typer.echo(f"{lead} {session}: {len(convs)} conversation(s){': ' + ', '.join(convs) if convs else ''}; "
                    f"recorded in {where / ERASED_LIST}")
+    for name in rep.relinked:
+        typer.echo(f"parsed {name} again: it repeated records of an erased session, counted there until now; it "
+                   "counts them itself from now on")
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
     raise typer.Exit(1 if rep.problems else 0)

@@ -105,9 +105,7 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
-                    if (why := erased_refusal(root, rel)):  # asz erase: never landed again (docs/push.md)
-                        raise Refused(why)
-                    _reads_no_refused(rel, data, refused_seqs)
+                    _reads_no_refused(rel, data, refused_seqs, erased_refusal(root, rel))  # asz erase: docs/push.md
                     owned_by(root, rel, data, credential, claimed)
                     replaces = a.get(REPLACES)
                     if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
@@ -373,9 +371,12 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                           file=err, flush=True)
 
 
-def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]]) -> None:
+def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]], erased: str = "") -> None:
     """Refused for a round that reads a landed file refused earlier in the same request (it would name a file the
-    root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back."""
+    root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back. ``erased``: why the file
+    is of a session ``asz erase`` erased here (:func:`~asz_core.storage.erased_list.erased_refusal`): refused so."""
+    if erased:
+        raise Refused(erased)
     if not rel.endswith(".sf") or not refused_seqs:
         return
     reads = round_reads(data)

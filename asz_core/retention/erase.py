@@ -6,9 +6,10 @@ line in ``_sessions.list`` (never rewritten) and one line in ``_erased.list`` (:
 its id, its conversations' ids, who, when, why). The order, under the root's collector lock (``_collect/.lock``:
 refused while a collector or server runs) and ``_export/.lock`` (no push or prune meanwhile):
 
-1. the ``_erased.list`` line, fsynced: from here every listing of the root leaves the session and its conversations
-   out (:func:`~asz_core.storage.erased_list.erased_names`), verify says ``erased``, collect and receive land
-   nothing of it again; an empty ``_removed/<session>/`` says the erasure is not finished;
+1. an empty ``_removed/<session>/`` (the erasure not finished), then the ``_erased.list`` line, fsynced: from here
+   every listing of the root leaves the session and its conversations out
+   (:func:`~asz_core.storage.erased_list.erased_names`), verify says ``erased``, collect and receive land nothing
+   of it again;
 2. under the session's lock, each chain renamed to ``_removed/<conversation>.chain`` and the session's directory to
    ``_removed/<session>/session`` (one rename each: never half there);
 3. the derived rows: the search index's conversation rows, hits, gaps (deleted with ``secure_delete``, FTS5 merged,
@@ -25,6 +26,7 @@ erase`` run again for the session does steps 2-4 again (each is idempotent) and 
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import shutil
@@ -49,6 +51,9 @@ class EraseReport:
 
     erased: list[tuple[str, list[str], bool]] = attrs.Factory(list)
     problems: list[str] = attrs.Factory(list)
+    #: sessions collected here that shared records with an erased one, parsed again (their chains drew those records
+    #: in the erased session only: counted nowhere until then)
+    relinked: list[str] = attrs.Factory(list)
 
 
 def who_erases() -> str:
@@ -112,21 +117,28 @@ def _take_out(root: Path, session: str, convs: list[str]) -> None:
 
 
 def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str = "",
-          now_ns: int | None = None) -> EraseReport:
+          now_ns: int | None = None, max_round_bytes: int | None = None) -> EraseReport:
     """Erase each of ``sessions`` (directory names) from ``root`` (the module doc's order); returns what was done.
-    Raises LockBusy when a collector (``_collect/.lock``) or a pusher or pruner (``_export/.lock``) holds the root."""
+    ``max_round_bytes``: the round budget of the parse of the sessions that continued an erased one (None: the
+    default). Raises LockBusy when a collector (``_collect/.lock``) or a pusher or pruner (``_export/.lock``) holds
+    the root."""
     from ..export.push import export_lock
     from ..storage.root import collector_lock
     from ..storage.session_list import read_list
 
     root = Path(root)
     rep = EraseReport()
-    with collector_lock(root), export_lock(root):
+    with contextlib.ExitStack() as held:
+        held.enter_context(collector_lock(root))
+        if (root / "_export").is_dir():  # a root that pushed or pruned: none of them meanwhile (none made here)
+            held.enter_context(export_lock(root))
         done: list[tuple[str, list[str]]] = []
         for session in sessions:
             had = read_erased(root).get(session)
             convs = sorted(set(conversations_of(root, session)) | set(had.conversations if had else ()))
             try:
+                (root / REMOVED / session).mkdir(parents=True, exist_ok=True)  # before the record: never a record
+                # of an erasure that could read as finished while the session's directory is still here
                 if had is None:
                     listed = read_list(root, session)
                     line = listed.sessions.get(session) if listed is not None else None
@@ -135,7 +147,6 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
                         "erased": format_rfc3339(now_ns if now_ns is not None else time.time_ns()),
                         "by": by or who_erases(), "reason": reason,
                         "first_landed": line.at if line else "", "adapter": line.adapter if line else ""})
-                (root / REMOVED / session).mkdir(parents=True, exist_ok=True)
                 _take_out(root, session, convs)
             except OSError as exc:
                 rep.problems.append(f"{session}: {exc}; recorded as erased: asz erase {session} finishes it")
@@ -143,7 +154,9 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
             done.append((session, convs))
             rep.erased.append((session, convs, had is None))
         try:
+            relink = keep_partners(root, [s for s, _ in done])
             forget_derived(root, [s for s, _ in done], [c for _, cs in done for c in cs])
+            relinked(root, relink, max_round_bytes, rep)
         except (OSError, sqlite3.Error) as exc:
             rep.problems.append(f"{', '.join(s for s, _ in done)}: the derived files still name it: {exc}; "
                                 "asz erase run again finishes it")
@@ -183,9 +196,16 @@ def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:
 
 def _forget_search(path: Path, convs: list[str], sessions: list[str]) -> None:
     """The search index's rows of ``convs``, and every hit naming a file of ``sessions``, wiped from the file."""
-    from ..reading.search_store import compacted, connect, forget_conversation
+    from ..reading.search_store import connect, one_writer
 
-    con = connect(path, write=True)
+    with one_writer(path):  # no search update writes meanwhile (it lists no erased conversation either)
+        _wipe_search(connect(path, write=True), path, convs, sessions)
+
+
+def _wipe_search(con: sqlite3.Connection, path: Path, convs: list[str], sessions: list[str]) -> None:
+    """:func:`_forget_search`'s deletes and compaction on ``con`` (closed after). Raises sqlite3.Error."""
+    from ..reading.search_store import compacted, forget_conversation
+
     try:
         con.execute("PRAGMA secure_delete=ON")
         for cid in convs:
@@ -230,3 +250,53 @@ def _forget_ids(root: Path, sessions: list[str]) -> None:
             raise sqlite3.OperationalError(f"a reader of {path} kept its old pages while it was compacted")
     finally:
         con.close()
+
+
+#: The file in ``_removed/<session>/`` naming the sessions to parse again once the erased one's ids are gone.
+RELINK = "relink"
+
+
+def keep_partners(root: Path, sessions: list[str]) -> list[str]:
+    """The sessions collected into ``root`` (a ``session.state``: not a receiver's, whose rounds are the hosts') that
+    share record ids with one of ``sessions`` in ``_index/ids.sqlite``, written to ``_removed/<session>/relink``
+    before the ids go (a rerun reads them there), with those an earlier run wrote; sorted. Raises sqlite3.Error."""
+    from ..flow.shared_ids import TABLE
+
+    out: set[str] = set()
+    path = root / TABLE
+    for s in sessions:
+        keep = root / REMOVED / s / RELINK
+        try:
+            out.update(keep.read_text().split())
+        except FileNotFoundError:
+            pass
+        if not path.is_file():
+            continue
+        con = sqlite3.connect(path, timeout=30)
+        try:
+            found = {n for (n,) in con.execute(
+                "SELECT DISTINCT o.name FROM sessions m JOIN ids a ON a.session = m.no JOIN ids b ON b.h = a.h "
+                "AND b.session != m.no JOIN sessions o ON o.no = b.session WHERE m.name = ?", (s,))}
+        except sqlite3.OperationalError:
+            found = set()  # a table this file does not have
+        finally:
+            con.close()
+        found = {n for n in found if n not in sessions and (root / n / "session.state").is_file()}
+        if found:
+            keep.write_text("".join(f"{n}\n" for n in sorted(found)))
+        out |= found
+    return sorted(n for n in out if (root / n).is_dir())
+
+
+def relinked(root: Path, names: list[str], max_round_bytes: int | None, rep: EraseReport) -> None:
+    """Parse ``names`` again (their head rounds drew the records they share with an erased session in that session
+    only, so their calls were counted nowhere): a new round each, drawing them. A session's problem is one of
+    ``rep.problems``."""
+    from ..flow.parse import parse_root
+
+    if not names:
+        return
+    kw = {"max_round_bytes": max_round_bytes} if max_round_bytes else {}
+    got = parse_root(root, names, **kw)
+    rep.problems += [f"{line}: parsed again after the erasure; asz parse runs it again" for line in got.problems]
+    rep.relinked += names
