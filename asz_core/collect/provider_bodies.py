@@ -263,6 +263,7 @@ def provider_pass(
         now = now_ns()
         bodies = _read_new(root, src, names, table, c, out, now, body_meta)
         groups = _sessions_of(root, bodies, table, c, request_suffix, include, exclude)
+        _leave_erased(root, groups, table)
         for sess, group in sorted(groups.items()):
             group.sort(key=lambda b: (b.st.st_mtime_ns, b.name))
             _land_session(root, sess, group, table, c, max_delta_bytes=max_delta_bytes, lock_timeout=lock_timeout,
@@ -454,6 +455,17 @@ def _land_session(root: Path, sess: str, group: list[_Body], table: dict[str, Se
             writer.write_state()
     finally:
         lock.release()
+
+
+def _leave_erased(root: Path, groups: dict[str, list[_Body]], table: dict[str, SeenEntry]) -> None:
+    """Bodies of a session ``asz erase`` erased (``_erased.list``) are never landed: out of ``groups``, ``excluded``
+    in the table (their id and digest only), so a later pass reads them no more (docs/storage-root.md, Erasure)."""
+    from ..storage.erased_list import read_erased
+
+    gone = read_erased(root)
+    for sess in [s for s in groups if gone and session_dir(root, s).name in gone]:
+        for b in groups.pop(sess):
+            table[b.name] = SeenEntry(b.name, "excluded", b.st.st_size, b.st.st_mtime_ns, b.digest, sess, _join(b.meta))
 
 
 def _join(meta: BodyMeta) -> str:

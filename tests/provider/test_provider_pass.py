@@ -235,3 +235,22 @@ def test_a_waiting_response_lands_once_its_transcript_line_has_landed(tmp_path):
     assert table[waiting[0]].state == "landed" and table[waiting[0]].join == call
     assert Session.open(provider_files(tmp_path / "root" / SESSION)).body(waiting[0][:-5]) == (tmp_path / "src" / waiting[0]).read_bytes()
     assert files
+
+
+def test_bodies_of_an_erased_session_never_land_again(tmp_path):
+    """asz erase (docs/storage-root.md, Erasure): the bodies still in the directory are excluded, not landed into a
+    session directory made anew."""
+    from asz_core.retention.erase import erase
+
+    write_capture(tmp_path / "src", calls=4)
+    c, _ = run(tmp_path / "root", tmp_path / "src")
+    assert c.landed == 1 and (tmp_path / "root" / SESSION / "provider_body").is_dir()
+    rep = erase(tmp_path / "root", [SESSION], "request 1", by="officer@archive")
+    assert [s for s, _, _ in rep.erased] == [SESSION] and not rep.problems
+    assert not (tmp_path / "root" / SESSION).exists()
+    again, err = run(tmp_path / "root", tmp_path / "src")
+    assert again.landed == 0 and again.records == 0 and err == ""
+    assert not (tmp_path / "root" / SESSION).exists()
+    named = [e for e in read_table(tmp_path / "root").values() if e.session == SESSION]
+    assert named and {e.state for e in named} == {"excluded"}
+    assert verify(tmp_path / "root").ok
