@@ -450,7 +450,8 @@ class Adapter(ReadingHooks, abc.ABC):
     def root_notes(self, storage: Path) -> list[str]:
         """What this adapter's staging in the storage root ``storage`` knows that no landed record can say, one
         sentence each (LangSmith: the times no receiver listened on the root, when what an app sent was lost whole;
-        trial 28c F3). ``asz ls`` prints them under its table and ``asz verify`` as warnings. Default []."""
+        trial 28c F3). ``asz ls`` prints them under its table and ``asz verify`` as warnings. Asked only of a root holding
+        ``_ingest/`` (:data:`asz_core.plugins.staged.STAGING`), where every adapter stages. Default []."""
         return []
 
     def body_meta(self, name: str, data: bytes) -> BodyInfo:

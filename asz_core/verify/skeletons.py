@@ -12,7 +12,7 @@ from urllib.parse import unquote
 import orjson
 
 from ..sessiondata.reader import header_line
-from ..storage.layout import landed_files, session_dirs
+from ..storage.layout import session_dirs, session_listing
 from .report import Section
 
 __all__ = ["skeleton_section"]
@@ -35,18 +35,26 @@ def _held_by(r: dict) -> str:
     return ""
 
 
-def skeleton_section(root: str | os.PathLike, session: str | None = None) -> Section | None:
+def skeleton_section(root: str | os.PathLike, session: str | None = None, listed: dict[str, list] | None = None
+                     ) -> Section | None:
     """The ``skeletons`` section of ``asz verify`` (None when no landed file of ``root``, or of ``session``, is a
     skeleton): its line, ``N of M landed file(s) in S session(s) are skeletons: their text was removed by retention
     at AT (from A to B); here only each skeleton's removed.digest, bound by the round chain, is checked, not what the
     file held; held by ENDPOINT (N) …``, and its ``--json`` keys ``skeletons`` (N), ``landed_files`` (M) and
     ``removed_by_retention`` (``{"sessions", "from", "to", "held_by": {endpoint: N}, "unconfirmed": N}``: the
-    receivers that accepted the files, by the skeletons' ``removed.owner``; how many no receiver confirmed)."""
+    receivers that accepted the files, by the skeletons' ``removed.owner``; how many no receiver confirmed).
+    ``listed``: each session's landed files as the chain checks just listed them (skeletons too, paths as ``str``, by
+    the session folder's path as ``str``: :class:`~asz_core.flow.verify_chain.Seen`); a session they did not list is
+    listed here (issue 22: not listed twice, nor as a :class:`Path` a file)."""
     root = Path(root)
     dirs = [root / session] if session else session_dirs(root)
+    listed = {} if listed is None else listed
     total, found, sessions = 0, [], set()
     for d in dirs:
-        for ln, p in landed_files(d, skeletons=True):
+        files = listed.get(os.fspath(d))
+        if files is None:
+            files = session_listing(d, skeletons=True, strings=True).files
+        for ln, p in files:
             total += 1
             if ln.ext == "sk":
                 found.append(_removed(p))

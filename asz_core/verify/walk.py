@@ -592,7 +592,7 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     bodies = provider_section(root, session)  # issue 10: every landed provider body rebuilt
     if bodies is not None:
         report.sections.append(bodies)
-    report.sections += filter(None, [skeleton_section(root, session)])  # trial 29a F4: what a pruned root cannot check
+    report.sections += filter(None, [skeleton_section(root, session, seen.listed)])  # trial 29a F4: what a pruned root cannot check
     if receipts is not None:
         from .receipts import check_receipts
 
