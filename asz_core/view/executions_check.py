@@ -175,8 +175,8 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
     quoted text of one of ``ids`` (as landing writes a string: JSON, UTF-8), in landed order, decoded; each such
     line kept in ``lines`` by ``(seq, row)``. Only a file whose bytes hold one is read further, as the document reads
     it (:class:`~asz_core.view.session_records.LandedSession`): a plain file whose closing line binds its bytes by its
-    lines: when ``named`` names it not, found where the id is in the file mapped (the lines before it counted, none
-    split; :func:`_rows_holding`), when :func:`~asz_core.view.session_records.read_sealed` says so, among the record
+    lines: when ``named`` names it not, found where the id is in the file read only as far as that line (the lines
+    before it counted, none split; :func:`_rows_holding`), when :func:`~asz_core.view.session_records.read_sealed` says so, among the record
     lines it split from the very bytes it checked; else (a skeleton, or a file that does not verify: its seq is
     added to ``unverified``) through the reader, whose records up to a line that does not read are the file's. A line
     another record's text makes match holds no call part of that id: :func:`~asz_core.view.arguments_check.calls_named`
@@ -214,35 +214,44 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
             yield ln.seq, row, rec
 
 
+#: How many bytes :func:`_rows_holding` reads at a time (a sealed file is read only as far as the lines it yields).
+ROWS_CHUNK = 1 << 18
+
+
 def _rows_holding(path: str, quoted: list[bytes]) -> Iterator[tuple[int, bytes]]:
     """``(row, line)`` of each record line of the sealed landed file ``path`` that holds one of ``quoted``, in row
-    order (row 1 the line after the header; the closing line is none), found in the file's bytes read whole (not
+    order (row 1 the line after the header; the closing line, the file's last, is none), the lines before a match only
+    counted. The file is read :data:`ROWS_CHUNK` bytes at a time, only as far as the line the caller stops after (not
     mapped: a file truncated under a mapping would end the process with SIGBUS, losing every other finding of
-    ``asz verify``), the lines before a match only counted (one search for each line's end). Lazy: the caller stops
-    it once it has what it wants."""
+    ``asz verify``; not read whole: issue 22, the command read 156 MB of a 207 MB root's transcripts to find one call
+    each near their start). A quoted id holds no newline, so a match lies within one line, and only whole lines
+    (their newline read) are searched; the one whose newline is the file's last byte is the closing line. Lazy: the
+    caller stops it once it has what it wants."""
     with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 2:
-        return
-    last = data.rfind(b"\n", 0, len(data) - 1)  # the end of the last record line: the closing line follows
-    at = {q: data.find(q, 0, last) for q in quoted}
-    row, start = 0, 0  # the line ``row`` (0: the header) begins at ``start``
-    while True:
-        live = [a for a in at.values() if a >= 0]
-        if not live:
-            return
-        first = min(live)
-        end = data.find(b"\n", start)
-        while 0 <= end < first:  # count the lines up to the one holding the match
-            start, row = end + 1, row + 1
-            end = data.find(b"\n", start)
-        if end < 0:  # no line end after it (the file is not the sealed file the caller took it for): no line
-            return
-        if row >= 1:
-            yield row, data[start:end]
-        for q, a in at.items():
-            if 0 <= a <= end:
-                at[q] = data.find(q, end, last)
+        size = os.fstat(f.fileno()).st_size
+        buf, off, row = b"", 0, 0  # buf holds the file from byte ``off``, where line ``row`` (0: the header) begins
+        while True:
+            more = f.read(max(ROWS_CHUNK, len(buf)))  # a line longer than a chunk: read twice as much, and so on
+            buf += more
+            cut = buf.rfind(b"\n", len(buf) - len(more)) + 1  # buf[:cut]: whole lines (the tail kept held none)
+            start = 0
+            while True:
+                hits = [a for a in (buf.find(q, start, cut) for q in quoted) if a >= 0]
+                if not hits:
+                    break
+                first = min(hits)
+                at = buf.rfind(b"\n", start, first) + 1 or start  # where the matching line begins
+                row += buf.count(b"\n", start, at)  # the lines before it only counted
+                end = buf.find(b"\n", first, cut)
+                if off + end == size - 1:
+                    return  # the closing line
+                if row >= 1:
+                    yield row, buf[at:end]
+                start, row = end + 1, row + 1
+            row += buf.count(b"\n", start, cut)
+            buf, off = buf[cut:], off + cut
+            if not more:
+                return
 
 
 def _read_records(path: Path, data: bytes | None, seq: int, unverified: set[int]) -> Iterator[bytes]:
