@@ -202,15 +202,34 @@ def rfc3339_utc(ns: int | None = None) -> str:
     return f"{head}.{tail}Z" if tail else f"{head}Z"
 
 
+def _is_text(v) -> bool:
+    """Whether a decoded event value is a JSON string (a number decodes to :class:`_Number`, a ``str`` holding its
+    literal text, which is no string: trial 30c F1)."""
+    return isinstance(v, str) and not isinstance(v, _Number)
+
+
 def _text(event: dict, key: str) -> str:
     v = event.get(key)
-    return v if isinstance(v, str) else ""
+    return v if _is_text(v) else ""
+
+
+#: The rule :data:`_SAFE_ID` applies, as a refusal names it.
+SAFE_ID_RULE = "a letter or digit first, then up to 199 letters, digits, '.', '_' or '-'"
 
 
 def _safe_id(value: str, what: str) -> str:
-    if not _SAFE_ID.fullmatch(value) or value in (".", ".."):
-        raise Refusal(f"{what} {value!r} is not a safe file name (letters, digits, '.', '_', '-'); nothing recorded")
-    return value
+    """``value`` when it is a safe file name by :data:`_SAFE_ID`; else raises :class:`Refusal` naming the part of
+    :data:`SAFE_ID_RULE` it breaks (trial 30c F8: ``...`` was refused as if it held a character outside the set)."""
+    if _SAFE_ID.fullmatch(value):
+        return value
+    if not value[:1].isascii() or not value[:1].isalnum():
+        broken = f"it begins with {value[:1]!r}"
+    elif len(value) > 200:
+        broken = f"it is {len(value):,} characters long"
+    else:
+        bad = next(c for c in value if not (c.isascii() and (c.isalnum() or c in "._-")))
+        broken = f"it holds {bad!r}"
+    raise Refusal(f"{what} {value!r} is not a safe file name ({SAFE_ID_RULE}): {broken}; nothing recorded")
 
 
 def failure_class(event: dict) -> str | None:
@@ -220,7 +239,7 @@ def failure_class(event: dict) -> str | None:
     if event.get("is_interrupt") is True:
         return "interrupted"
     text = event.get("error")
-    if not isinstance(text, str) or not text:
+    if not _is_text(text) or not text:  # absent, empty, or not a string (a number, bool, object, list, null)
         return None
     for name, pattern in FAILURES:
         if pattern.search(text):
@@ -364,7 +383,7 @@ def handle_event(raw: bytes, data_dir: str, now: str | None = None) -> str | Non
     event that cannot make a valid record) and OSError (the write failed).
     """
     try:
-        event = _strict_loads(raw.decode("utf-8", "replace"))
+        event, twice = _digest.strict_loads_twice(raw.decode("utf-8", "replace"))
     except (ValueError, RecursionError) as exc:
         raise Refusal(f"standard input is not one JSON object ({len(raw)} bytes): {exc}; nothing recorded") from None
     if not isinstance(event, dict):
@@ -372,6 +391,8 @@ def handle_event(raw: bytes, data_dir: str, now: str | None = None) -> str | Non
     rec = execution_record(event, now or rfc3339_utc())
     if rec is None:
         return None
+    if twice:  # a key given twice: the last value is read, each earlier one named (trial 30c F6, as a transcript's)
+        rec["dropped"] = _digest.twice_entries(twice) + rec.get("dropped", [])
     path = execution_path(data_dir, rec["session"], rec["stream"])
     append_line(path, encode_record(rec))
     return path

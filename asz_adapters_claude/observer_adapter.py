@@ -29,6 +29,7 @@ from asz_core import (
     Adapter,
     Capabilities,
     Discovery,
+    Dropped,
     FlagRule,
     Part,
     RawJSON,
@@ -38,10 +39,13 @@ from asz_core import (
     build_glossary,
     compact,
     json_loads,
+    keys_twice,
     os_error_text,
     source_sha,
+    twice_dropped,
     unknown_part,
 )
+from asz_core.sessiondata.vocabulary import TWICE_DROPPED
 
 from asz_core.plugins.adapter import REFUSED_EVENTS
 
@@ -151,6 +155,20 @@ def _data_dir(d: Path) -> bool:
 REFUSED = " asz hook: refused: "
 #: At most this much of the end of ``plugin.log`` is read for :func:`refused_said` (a log only grows).
 LOG_READ = 4 << 20
+
+
+def _twice_named(obj: dict, line: bytes) -> list[Dropped]:
+    """The record's ``dropped`` entries for keys given twice (trial 30c F6), so collect warns of them and a reader
+    says them as it does a transcript line's (asz_core.collect.session_pass ``twice_of``, the view's ``keys given
+    twice`` problem): those ``asz hook`` named in the record's own ``dropped`` (the event gave a key twice; the
+    record it wrote gives none), then those the line itself gives twice (:func:`~asz_core.twice_dropped`, the
+    transcript's own check)."""
+    out = [Dropped(what=d["what"], bytes=d["bytes"], why=d["why"]) for d in obj.get("dropped") or ()
+           if isinstance(d, dict) and isinstance(d.get("what"), str) and d["what"].startswith(TWICE_DROPPED)
+           and isinstance(d.get("bytes"), int) and not isinstance(d.get("bytes"), bool) and isinstance(d.get("why"), str)]
+    if keys_twice(line, 0, len(line)):
+        out.extend(twice_dropped(line, 0, len(line)))
+    return out
 
 
 def refused_said(log: Path) -> str:
@@ -320,6 +338,7 @@ class ClaudeCodeObserver(Adapter):
             if isinstance(value, str):
                 setattr(rec, key, value)
         rec.parts = [Part(k="data", data=RawJSON(compact(line)), state="available", bytes=len(line))]
+        rec.dropped.extend(_twice_named(obj, line))
         return rec
 
     def convert_document(self, source: Source, data: bytes) -> Record:

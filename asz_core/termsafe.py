@@ -14,11 +14,13 @@ UNSAFE = frozenset([*(c for c in range(0x20) if c not in (0x09, 0x0A)), *range(0
                     *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 #: Each :data:`UNSAFE` character as the terminal's escape of it (``\\x1b``; above U+00FF ``\\u202e``).
 ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
-#: :data:`ESCAPES`, and a newline as ``\\n``.
-_ONE_LINE = {**ESCAPES, 0x0A: "\\n"}
+#: :data:`ESCAPES`, a newline as ``\\n``, and the line and paragraph separators U+2028/U+2029 (a Markdown viewer and
+#: some terminals break a line at them: trial 30c F7) as ``\\u2028``/``\\u2029``.
+_ONE_LINE = {**ESCAPES, 0x0A: "\\n", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def one_line(text: str) -> str:
-    """``text`` as one line a terminal shows as it is: :data:`UNSAFE` characters and newlines written as escapes
-    (ESC ``\\x1b``, a newline ``\\n``, U+202E ``\\u202e``); nothing removed. str in, str out."""
+    """``text`` as one line a terminal shows as it is: :data:`UNSAFE` characters, newlines and U+2028/U+2029 written as
+    escapes (ESC ``\\x1b``, a newline ``\\n``, U+202E ``\\u202e``, U+2028 ``\\u2028``); nothing removed. str in, str
+    out. The one helper an id or a name is drawn through in a text or Markdown line (trial 30c F7)."""
     return text.translate(_ONE_LINE)

@@ -12,10 +12,12 @@ import typer
 
 from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
-from ..reading.export_blocks import execution_head
+from ..reading.export_blocks import again_said, call_named, execution_head, held_said, outcome_said
 from ..reading.listing import link_lines, usage_lines
 from ..sessiondata.codec import encode_record
+from ..termsafe import one_line
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
+from ..view.arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, transcript_differences
 
 
 def _root(root: Optional[Path], config: Optional[Path]) -> Path:
@@ -435,12 +437,26 @@ def execution_lines(doc: dict) -> list[str]:
     for e, r in zip(te, said):
         if r == "differ":
             a, t = e.get("arguments") or {}, e["arguments_check"].get("transcript") or {}
-            out.append(f"arguments differ: {e.get('tool', '')} {e.get('tool_name', '')} ({a.get('bytes', 0):,} bytes, "
+            out.append(f"arguments differ: {call_named(e)} ({a.get('bytes', 0):,} bytes, "
                        f"the transcript's {t.get('bytes', 0):,})")
+    held = transcript_differences(te)
+    twice = [e for e in te if isinstance(e.get("observed_times"), int) and e["observed_times"] > 1]
+    differing = [e for e in twice if e.get("observed_again")]
+    if any(held.values()) or twice:
+        out.append(f"held against the transcript: name differs {held['name']}, outcome differs {held['outcome']}, "
+                   f"result differs {held['result']}"
+                   + (f"; observed twice {len(twice)}, differing {len(differing)}" if twice else ""))
+    for e in te:
+        for k in TRANSCRIPT_CHECKS:
+            if said_k := held_said(e, k):
+                out.append(f"{HELD_DIFFER[k]}: {call_named(e)}: {said_k}")
+    for e in differing:
+        out.append(f"observed twice, differing: {call_named(e)}: first {outcome_said(e)}"
+                   + (f" at {one_line(str(e['time']))}" if e.get("time") else "") + f"; {again_said(e)}")
     ends = [str(e.get("outcome") or "not said") for e in te]
     out.append("outcomes " + ", ".join(f"{k} {ends.count(k)}" for k in dict.fromkeys(sorted(ends, key=_outcome_order))))
     shown = sorted(te, key=lambda e: e.get("outcome") == "returned")[:EXECUTIONS_SHOWN]  # the failures first
-    out += [f"  {e.get('tool', '')} {e.get('tool_name', '')}: {execution_head(e)}" for e in shown]
+    out += [f"  {call_named(e)}: {execution_head(e)}" for e in shown]
     if len(te) > len(shown):
         out.append(f"  and {len(te) - len(shown)} more (--json lists them under tool_executions)")
     return out
@@ -530,7 +546,7 @@ class ExecutionChecks:
         from ..view.chain import ViewError
         from ..view.document import conversation_executions
 
-        self.root, self.by_ref = root, {}
+        self.root, self.by_ref, self.again_at = root, {}, {}
         try:
             _, entries, files = conversation_executions(root, session, hide=hide)
         except (ViewError, OSError):
@@ -538,16 +554,30 @@ class ExecutionChecks:
         for e in entries:
             ref = e.get("ref") or {}
             self.by_ref.setdefault((files.get(ref.get("seq"), ""), ref.get("row")), []).append(e)
+            for a in e.get("observed_again") or ():
+                r = a.get("ref") or {}
+                self.again_at.setdefault((files.get(r.get("seq"), ""), r.get("row")), []).append(e)
 
     def said(self, path: Path, row: int) -> str:
         """The check line(s) of the execution record at ``path`` row ``row``; '' when the document holds none."""
-        from ..reading.export_blocks import arguments_said
+        from ..reading.export_blocks import again_said, arguments_said, transcript_said
+        from ..termsafe import one_line
 
         out = []
         for e in self.by_ref.get((path.relative_to(self.root).as_posix(), row), ()):
             c = e.get("arguments_check") if isinstance(e.get("arguments_check"), dict) else {}
             if c.get("result"):
-                out.append(f"arguments_check: {c['result']}{arguments_said(e)} (tool call {e.get('tool') or '-'})")
+                out.append(f"arguments_check: {c['result']}{arguments_said(e)} (tool call {one_line(str(e.get('tool') or '-'))})")
+            tc = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
+            bits = [f"{k} {(tc.get(k) or {}).get('result')}" for k in ("name", "outcome", "result") if tc.get(k)]
+            if bits:
+                out.append(f"transcript_check: {', '.join(bits)}{transcript_said(e)}")
+            if e.get("observed_again"):
+                out.append(f"observed_again: {again_said(e)}")
+        # a later record of an id the document lists once: said under it too (trial 30c F2)
+        for e in self.again_at.get((path.relative_to(self.root).as_posix(), row), ()):
+            out.append(f"observed_again: a later observation of tool call {one_line(str(e.get('tool') or '-'))}; "
+                       f"{again_said(e)}")
         return "\n".join(out)
 
 

@@ -41,6 +41,7 @@ from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gis
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .listing import link_lines
+from ..termsafe import one_line
 from .termtext import md_visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
@@ -235,7 +236,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
                 when = f" · {when_text(st['at'])}" if st.get("at") else ""  # the call's time (trial 30a F3)
-                lines.append(f"**Tool {st.get('name') or '?'}**{mark}{when} · `{st['id']}`")
+                lines.append(f"**Tool {one_line(md_visible(st.get('name') or '?'))}**{mark}{when} · `{one_line(st['id'])}`")
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
@@ -307,10 +308,9 @@ def loose_executions(doc: dict) -> list[str]:
     """One line for each ``tool_executions`` entry joined to no tool step (hook records whose transcript has not
     landed, or never will), which no step draws: ``toolu_probe_7_0 mcp__probe__crash: MCP server probe (dynamic):
     failed (transport: …) in 1 ms, observed by asz-plugin (…)`` (:func:`~.export_blocks.execution_line`; trial 25a, F1)."""
-    from .export_blocks import execution_line
+    from .export_blocks import call_named, execution_line
 
-    return [f"{e.get('tool', '')} {e.get('tool_name', '')}: {execution_line(e)}"
-            for e in doc.get("tool_executions") or () if not e.get("step")]
+    return [f"{call_named(e)}: {execution_line(e)}" for e in doc.get("tool_executions") or () if not e.get("step")]
 
 
 def _figures(s: dict) -> list[str]:

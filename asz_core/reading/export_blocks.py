@@ -25,9 +25,10 @@ from typing import Any, Callable
 from ..view.rate_words import FAILURE_WORDS
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
+from ..termsafe import one_line
 from .termtext import md_visible
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "arguments_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -215,10 +216,70 @@ def no_result_text(state: str | None, size: int | None) -> str:
 def execution_line(e: dict) -> str:
     """The line an execution record joined to a tool step reads (``e``: an entry of the document's
     ``tool_executions``, docs/claude-code-hooks.md): ``MCP server probe (user): returned in 1,234 ms, observed by
-    asz-plugin (client_hook, 2026-12-04T05:46:17.769638303Z)``; what the record lacks is left out (trial 20, F5)."""
+    asz-plugin (client_hook, 2026-12-04T05:46:17.769638303Z)``; what the record lacks is left out (trial 20, F5); then
+    what its held against the transcript says (:func:`arguments_said`, :func:`transcript_said`) and a later record of
+    the same call that differs (:func:`again_said`)."""
     seen = ", ".join(str(x) for x in (e.get("boundary"), e.get("time")) if x)
     by = f", observed by {e['observed_by']}" if e.get("observed_by") else ""
-    return execution_head(e) + by + (f" ({seen})" if seen else "") + arguments_said(e)
+    again = f"; {again_said(e)}" if e.get("observed_again") else ""
+    return execution_head(e) + by + (f" ({seen})" if seen else "") + arguments_said(e) + transcript_said(e) + again
+
+
+def call_named(e: dict) -> str:
+    """``toolu_0001 mcp__probe__run``: an execution entry's call id and tool name, each drawn through
+    :func:`~asz_core.termsafe.one_line` (a newline or U+2028 in either would break a Markdown list or a text line:
+    trial 30c F7); what the entry lacks is left out."""
+    return " ".join(one_line(str(x)) for x in (e.get("tool"), e.get("tool_name")) if x)
+
+
+def _is_error(outcome: str) -> str:
+    return "an error" if outcome == "failed" else "not an error"
+
+
+def held_said(e: dict, what: str) -> str:
+    """What the ``what`` check (``name``, ``outcome``, ``result``) of an execution entry's ``transcript_check`` says
+    when it differs (trial 30c F3; '' otherwise): ``the tool name differs from the transcript's (the hook saw
+    mcp__shell__exec, the transcript's call is mcp__shell__run)``, ``the outcome differs from the transcript's (the
+    hook saw failed, the transcript's tool result is not an error)``, ``the result differs from the transcript's tool
+    result (12 bytes, the transcript's 20)``."""
+    tc = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
+    c = tc.get(what) if isinstance(tc.get(what), dict) else {}
+    if c.get("result") != "differ":
+        return ""
+    theirs = c.get("transcript")
+    if what == "name":
+        return (f"the tool name differs from the transcript's (the hook saw {one_line(str(e.get('tool_name') or '?'))}, "
+                f"the transcript's call is {one_line(str(theirs))})")
+    if what == "outcome":
+        return (f"the outcome differs from the transcript's (the hook saw {e.get('outcome')}, the transcript's tool "
+                f"result is {_is_error(str(theirs))})")
+    a, t = e.get("result") or {}, theirs if isinstance(theirs, dict) else {}
+    sizes = f" ({a['bytes']:,} bytes, the transcript's {t['bytes']:,})" \
+        if isinstance(a.get("bytes"), int) and isinstance(t.get("bytes"), int) else ""
+    return f"the result differs from the transcript's tool result{sizes}"
+
+
+def transcript_said(e: dict) -> str:
+    """What an execution entry's ``transcript_check`` says, as :func:`execution_line` ends after the arguments: each
+    check that differs, ``; the outcome differs from the transcript's (…)`` (:func:`held_said`); '' when none does
+    (agreeing and not compared ones are counted by ``asz verify``, not said on the line)."""
+    return "".join(f"; {x}" for x in (held_said(e, k) for k in ("name", "outcome", "result")) if x)
+
+
+def again_said(e: dict) -> str:
+    """What the later records of an execution entry's call that differ from it say (``observed_again``, trial 30c F2;
+    '' when none): ``observed again at 2026-12-05T12:16:34.868321497Z: returned (its outcome, failure, result differ
+    from the first's); the first by time is the one counted``, one clause for each."""
+    out = []
+    for a in e.get("observed_again") or ():
+        if not isinstance(a, dict):
+            continue
+        differs = [str(x) for x in a.get("differs") or ()]
+        later = {k: (a[k] if k in differs else e[k]) for k in ("outcome", "failure", "error")
+                 if (k in a if k in differs else k in e)}
+        when = f" at {one_line(str(a['time']))}" if a.get("time") else ""
+        out.append(f"observed again{when}: {outcome_said(later)} (its {', '.join(differs)} differ from the first's)")
+    return "; ".join(out) + "; the first by time is the one counted" if out else ""
 
 
 def execution_head(e: dict) -> str:

@@ -13,7 +13,8 @@ import hashlib
 import json
 import re
 
-__all__ = ["Number", "strict_loads", "canonical_json", "encode_json", "content", "measure_value", "measure"]
+__all__ = ["Number", "strict_loads", "strict_loads_twice", "key_path", "mark_twice", "twice_objects", "twice_entries", "TWICE_DROPPED", "TWICE_WHY",
+           "TWICE_LISTED", "canonical_json", "encode_json", "content", "measure_value", "measure"]
 
 
 class Number(str):
@@ -31,6 +32,86 @@ def strict_loads(text: str):
     decoder refuses them. Raises ValueError (json.JSONDecodeError) for text that is not one JSON value, RecursionError
     for one nested too deep."""
     return json.loads(text, parse_int=Number, parse_float=Number, parse_constant=_no_constant)
+
+
+#: How the ``what`` of a dropped entry for the earlier value of a key one object gives twice begins, followed by the
+#: member's path from the top (:func:`key_path`): every JSON reader reads the last value, and so does asz (trial 27c
+#: F9 for a transcript line, trial 30c F6 for a hook event). Defined here, beside the digest, so ``asz hook`` (standard
+#: library only) names it in the words the dialects use (asz_core.sessiondata.vocabulary, keystwice import it).
+TWICE_DROPPED = "key given twice "
+#: Why such an earlier value is listed under ``dropped`` (seed 000, Dropped); the value itself is never in it.
+TWICE_WHY = "the same object gives this key again later: the last value is read, as JSON readers read it, and this one is not"
+#: At most this many entries name the keys given twice; one more entry counts the rest (a hostile line).
+TWICE_LISTED = 10
+
+
+def key_path(segments: list) -> str:
+    """A member's path from the top of a JSON value: ``message.usage.input_tokens``, an element as ``content[2]``."""
+    out = ""
+    for s in segments:
+        out += f"[{s}]" if isinstance(s, int) else (f".{s}" if out else s)
+    return out
+
+
+class _Twice(dict):
+    """A decoded object that gave a key twice: ``twice`` the ``(key, value)`` of each earlier member not read."""
+
+    __slots__ = ("twice",)
+
+
+def mark_twice(pairs: list) -> dict:
+    """``json.loads``' ``object_pairs_hook`` that marks an object giving a key twice (its last value read, as every
+    JSON reader reads it): a dict subclass whose ``twice`` lists each earlier ``(key, value)``."""
+    d = dict(pairs)
+    if len(d) == len(pairs):
+        return d
+    t = _Twice(d)
+    last = {k: i for i, (k, _) in enumerate(pairs)}
+    t.twice = [(k, v) for i, (k, v) in enumerate(pairs) if last[k] != i]
+    return t
+
+
+def twice_objects(value) -> list:
+    """``(segments, object)`` of each object :func:`mark_twice` marked in ``value``, walked from the top in the order
+    of the text (only objects a reader reads: one inside an earlier value is not walked); ``segments`` its path's keys
+    and indexes (:func:`key_path`)."""
+    found: list = []
+    stack: list = [([], value)]
+    while stack:
+        segs, v = stack.pop()
+        if isinstance(v, dict):
+            if isinstance(v, _Twice):
+                found.append((segs, v))
+            stack.extend((segs + [k], c) for k, c in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((segs + [i], c) for i, c in reversed(list(enumerate(v))))
+    return found
+
+
+def strict_loads_twice(text: str):
+    """``(value, twice)``: :func:`strict_loads` of ``text``, and ``(path, earlier value)`` of each member an object of
+    it gives again later (the last is the one read), objects in the order of :func:`twice_objects`. Raises as
+    :func:`strict_loads`."""
+    value = json.loads(text, parse_int=Number, parse_float=Number, parse_constant=_no_constant,
+                       object_pairs_hook=mark_twice)
+    return value, [(key_path(segs + [k]), earlier) for segs, obj in twice_objects(value) for k, earlier in obj.twice]
+
+
+def twice_entries(twice: list) -> list[dict]:
+    """The ``dropped`` entries (``{what, bytes, why}``) of :func:`strict_loads_twice`'s ``twice``: ``what``
+    :data:`TWICE_DROPPED` and the path, ``bytes`` the earlier value's size as canonical JSON (:func:`measure_value`),
+    ``why`` :data:`TWICE_WHY`; at most :data:`TWICE_LISTED`, then one counting the rest."""
+    def size(v) -> int:
+        try:
+            return measure_value(v)["bytes"]
+        except (TypeError, ValueError, RecursionError):
+            return 0
+
+    out = [{"what": f"{TWICE_DROPPED}{path}", "bytes": size(v), "why": TWICE_WHY} for path, v in twice[:TWICE_LISTED]]
+    rest = twice[TWICE_LISTED:]
+    if rest:
+        out.append({"what": f"{TWICE_DROPPED}{len(rest)} more", "bytes": sum(size(v) for _, v in rest), "why": TWICE_WHY})
+    return out
 
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",

@@ -23,16 +23,9 @@ from .canonical import jsoncheck
 from .jsonbytes import array_elements, object_members
 from .model import Dropped
 from .vocabulary import TWICE_DROPPED
+from .execution_digest import TWICE_LISTED, TWICE_WHY, key_path, mark_twice, twice_objects  # asz hook names a hook event's keys with them too
 
 __all__ = ["keys_twice", "keys_twice_py", "keys_twice_at", "twice_dropped", "TWICE_WHY", "TWICE_LISTED"]
-
-#: Why an earlier value of a key given twice is listed under ``dropped`` (seed 000, Dropped). The value itself is not
-#: in it: ``dropped`` is what the dialect chose not to carry, and a skeleton keeps ``dropped`` whole while it keeps
-#: none of the content (seed 000, Skeletons), so a text given twice would outlive retention in a ``why``.
-TWICE_WHY = "the same object gives this key again later: the last value is read, as JSON readers read it, and this one is not"
-#: At most this many entries name a line's keys given twice; one more entry counts the rest (a hostile line).
-TWICE_LISTED = 10
-
 
 class _Found(Exception):
     pass
@@ -93,27 +86,7 @@ def keys_twice(data: bytes, begin: int, end: int) -> bool:
     return keys_twice_py(data, begin, end)
 
 
-class _Twice(dict):
-    """A decoded object that gave a key twice: ``twice`` its keys given more than once."""
-
-    __slots__ = ("twice",)
-
-
-def _mark_twice(pairs: list) -> dict:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        t = _Twice(d)
-        seen: set = set()
-        t.twice = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
-        return t
-    return d
-
-
-def _path(segments: list) -> str:
-    out = ""
-    for s in segments:
-        out += f"[{s}]" if isinstance(s, int) else (f".{s}" if out else s)
-    return out
+_path = key_path  # one way to name a member's path (asz hook names a hook event's keys with it: trial 30c F6)
 
 
 def keys_twice_at(data: bytes, begin: int, end: int) -> list[tuple[str, int, int]]:
@@ -123,19 +96,10 @@ def keys_twice_at(data: bytes, begin: int, end: int) -> list[tuple[str, int, int
     value that is itself not read is named with that value. ``[]`` when no key is given twice, or the text is not
     JSON."""
     try:
-        value = _loads(data[begin:end], _mark_twice)
+        value = _loads(data[begin:end], mark_twice)
     except (ValueError, RecursionError):
         return []
-    found: list[tuple[list, _Twice]] = []
-    stack: list[tuple[list, Any]] = [([], value)]
-    while stack:
-        segs, v = stack.pop()
-        if isinstance(v, dict):
-            if isinstance(v, _Twice):
-                found.append((segs, v))
-            stack.extend((segs + [k], c) for k, c in reversed(list(v.items())))
-        elif isinstance(v, list):
-            stack.extend((segs + [i], c) for i, c in reversed(list(enumerate(v))))
+    found = twice_objects(value)
     out: list[tuple[str, int, int]] = []
     for segs, obj in found:
         at = begin

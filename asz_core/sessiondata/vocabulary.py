@@ -156,4 +156,4 @@ assert USAGE_COUNT_DROPPED.startswith(USAGE_DROPPED) and USAGE_RATE_DROPPED.star
 #: followed by the member's path from the line's top (``key given twice message.usage.input_tokens``): every JSON reader
 #: reads the last value, and so does the dialect (asz_core.sessiondata.keystwice, trial 27c F9). Collect says a
 #: ``warning:`` of it, and a reader a problem (docs/session-data.md, Dropped).
-TWICE_DROPPED = "key given twice "
+from .execution_digest import TWICE_DROPPED  # noqa: E402  (defined beside the digest: asz hook names it too)

@@ -22,8 +22,9 @@ from typing import Callable, Collection, Iterable
 from ..sessiondata.execution_digest import measure_value, strict_loads  # the one definition of the digest (§3.8)
 from ..sessiondata.times import parse_instant
 
-__all__ = ["AGREE", "DIFFER", "CANNOT_COMPARE", "arguments_check", "calls_named", "differences", "held_against",
-           "observation_entries", "once_each", "transcript_input"]
+__all__ = ["AGREE", "DIFFER", "CANNOT_COMPARE", "HELD_DIFFER", "OBSERVED_FIELDS", "TRANSCRIPT_CHECKS", "arguments_check", "calls_named",
+           "differences", "held_against", "observation_entries", "once_each", "result_forms", "transcript_check",
+           "transcript_differences", "transcript_input"]
 
 AGREE, DIFFER, CANNOT_COMPARE = "agree", "differ", "cannot_compare"
 
@@ -43,14 +44,9 @@ def transcript_input(line: bytes, block: int) -> dict | str:
     JSON line, as the file holds it) keeps, measured as ``asz hook`` measures ``tool_input`` (§3.8: compact, keys
     sorted, numbers as their literal text, Go's string escapes); else why it cannot be measured (a str). The line is
     decoded again with numbers kept as written, since the view's records hold them as floats (``1.50`` is ``1.5``)."""
-    try:
-        rec = strict_loads(line.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return "the transcript's record line does not read as JSON"
-    parts = rec.get("parts") if isinstance(rec, dict) else None
-    p = parts[block] if isinstance(parts, list) and 0 <= block < len(parts) else None
-    if not isinstance(p, dict) or p.get("k") != "call":
-        return "the tool step names no call part in the transcript"
+    p = _part(line, block, "call")
+    if isinstance(p, str):
+        return "the tool step names no call part in the transcript" if p.startswith("the transcript names no") else p
     state = p.get("state") or "available"
     if state != "available":  # a part made smaller to land (seed 000, Too large to land): not the input the model sent
         return f"the transcript's input did not land whole (state {state})"
@@ -109,27 +105,53 @@ def observation_entries(parts: Iterable[tuple[int, int, int, dict]]) -> tuple[li
     return [e for _, e in changes], [e for _, e in once_each(executions)]
 
 
+#: What a later observation of one call (the same execution record ``id``) is held against the first on (trial 30c
+#: F2): a retried hook repeats every one of them and is one observation; one that gives another value for any is said.
+OBSERVED_FIELDS = ("tool_name", "outcome", "failure", "arguments", "result", "error")
+_DIGESTS = ("arguments", "result", "error")
+
+
+def _same(a: dict, b: dict, key: str) -> bool:
+    """Whether execution entries ``a`` and ``b`` say the same of ``key`` (a digest by its ``bytes`` and ``sha256``)."""
+    if key in _DIGESTS:
+        return (key in a, _digest(a.get(key))) == (key in b, _digest(b.get(key)))
+    return a.get(key) == b.get(key)
+
+
 def once_each(executions: list[tuple]) -> list[tuple]:
     """``executions`` (``(sort key, entry)``, sorted) with each execution record's id once: the first kept (docs/
     claude-code-hooks.md: the id is ``<tool_use_id>/client_hook``, and the same event delivered twice is one
     observation; trial 20, F6: a payload fed twice to ``asz hook`` was listed twice under one id). An entry with no
-    id is kept."""
-    seen: set[str] = set()
+    id is kept. The kept entry of an id observed more than once gains ``observed_times`` (how many records give the
+    id), and, for each later one that differs from it in one of :data:`OBSERVED_FIELDS` (trial 30c F2: a call the hook
+    saw fail and then return), an ``observed_again`` entry ``{ref, time, differs: [field…], <each field that differs:
+    the later record's value>}``; the figures still count the first (by time)."""
+    first: dict[str, dict] = {}
     out = []
     for key, e in executions:
         eid = e.get("id")
         if isinstance(eid, str) and eid:
-            if eid in seen:
+            kept = first.get(eid)
+            if kept is not None:
+                kept["observed_times"] = kept.get("observed_times", 1) + 1
+                differs = [f for f in OBSERVED_FIELDS if not _same(kept, e, f)]
+                if differs:
+                    again = {"ref": e.get("ref"), "time": e.get("time"), "differs": differs}
+                    again.update((f, e[f]) for f in differs if f in e)
+                    kept.setdefault("observed_again", []).append(again)
                 continue
-            seen.add(eid)
+            first[eid] = e
         out.append((key, e))
     return out
 
 
-def calls_named(records: Iterable[tuple[int, int, object]], ids: Collection[str]) -> dict[str, tuple[int, int, int]]:
+def calls_named(records: Iterable[tuple[int, int, object]], ids: Collection[str],
+                results: dict[str, tuple[int, int, int]] | None = None) -> dict[str, tuple[int, int, int]]:
     """``{id: (seq, row, block)}``: for each call id of ``ids``, the first call part (``k: "call"``) whose ``id`` it is,
     among ``records`` (``(seq, row, record)``, a record as decoded from its landed line, in landed order: seq, then
-    row). An id no call part carries is no key. Stops once every id is found."""
+    row). An id no call part carries is no key. Stops once every id is found. ``results``, when given, is filled the
+    same way with the first result part (``k: "result"``) whose ``of`` is each id (trial 30c F3), and the walk then
+    stops once every call and every result is found."""
     want = {i for i in ids if isinstance(i, str) and i}
     out: dict[str, tuple[int, int, int]] = {}
     if not want:
@@ -139,13 +161,36 @@ def calls_named(records: Iterable[tuple[int, int, object]], ids: Collection[str]
         if not isinstance(parts, list):
             continue
         for block, p in enumerate(parts):
-            if isinstance(p, dict) and p.get("k") == "call":
+            if not isinstance(p, dict):
+                continue
+            k = p.get("k")
+            if k == "call":
                 i = p.get("id")
                 if i in want and i not in out:
                     out[i] = (seq, row, block)
-        if len(out) == len(want):
+            elif k == "result" and results is not None:
+                i = p.get("of")
+                if i in want and i not in results:
+                    results[i] = (seq, row, block)
+        if len(out) == len(want) and (results is None or len(results) == len(want)):
             break
     return out
+
+
+def _why_not(entry: dict, at: tuple[int, int, int] | None, what: str, removed: Callable[[int], bool],
+             unverified: Callable[[int], bool], withheld: Callable[[int, int], bool]) -> str | None:
+    """Why the transcript's ``what`` (``call`` or ``result``) at ``at`` is not there to hold ``entry`` against (no
+    such part, its file removed, not verifying, its record withheld), else None."""
+    if at is None:
+        return f"no tool {what} of the transcript has this id" if entry.get("tool") else "the execution record names no tool call"
+    if removed(at[0]):
+        return f"retention removed the transcript's record of the {what} (its skeleton keeps no " \
+               f"{'input' if what == 'call' else 'value'})"
+    if unverified(at[0]):
+        return f"the transcript's record of the {what} does not verify"
+    if withheld(at[0], at[1]):
+        return f"the transcript's record of the {what} is withheld"
+    return None
 
 
 def held_against(entry: dict, call: tuple[int, int, int] | None, *, removed: Callable[[int], bool],
@@ -156,16 +201,7 @@ def held_against(entry: dict, call: tuple[int, int, int] | None, *, removed: Cal
     its skeleton; ``unverified(seq)``: the file does not verify; ``withheld(seq, row)``: the call's record is withheld
     (``--hide``); ``line(seq, row)``: the record's JSON line as landed (None when it is not there), read only when
     both sides are there. Never raises."""
-    if call is None:
-        why = "no tool call of the transcript has this id" if entry.get("tool") else "the execution record names no tool call"
-    elif removed(call[0]):
-        why = "retention removed the transcript's record of the call (its skeleton keeps no input)"
-    elif unverified(call[0]):
-        why = "the transcript's record of the call does not verify"
-    elif withheld(call[0], call[1]):
-        why = "the transcript's record of the call is withheld"
-    else:
-        why = None
+    why = _why_not(entry, call, "call", removed, unverified, withheld)
     if why is not None or call is None:
         return arguments_check(entry, why, None)
     seq, row, block = call
@@ -175,6 +211,128 @@ def held_against(entry: dict, call: tuple[int, int, int] | None, *, removed: Cal
         return "the transcript's record line is not there to read" if got is None else transcript_input(got, block)
 
     return arguments_check(entry, None, measured)
+
+
+def _part(line: bytes | None, block: int, k: str) -> dict | str:
+    """Part ``block`` of the landed record ``line`` decoded with numbers kept as written, when it is a ``k`` part;
+    else why not (a str)."""
+    if line is None:
+        return "the transcript's record line is not there to read"
+    try:
+        rec = strict_loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return "the transcript's record line does not read as JSON"
+    parts = rec.get("parts") if isinstance(rec, dict) else None
+    p = parts[block] if isinstance(parts, list) and 0 <= block < len(parts) else None
+    return p if isinstance(p, dict) and p.get("k") == k else f"the transcript names no {k} part there"
+
+
+def result_forms(p: dict) -> list[dict] | str:
+    """The digests (``{state: "size_only", bytes, sha256}``, :func:`measure_value`) the value ``asz hook`` hashes as
+    ``result`` (the event's ``tool_response``) may have in the transcript's result part ``p`` (trial 30c F3): its
+    ``data`` (the record's ``toolUseResult``, which Claude Code writes as the MCP tool's content list, or the raw
+    content), its ``text`` as the string the ``tool_result`` content was, and that text as the content list of one
+    text item; else why it cannot be measured (a str): a part made smaller to land, or one holding no value."""
+    state = p.get("state") or "available"
+    if state != "available":
+        return f"the transcript's tool result did not land whole (state {state})"
+    values = ([p["data"]] if "data" in p else []) + ([p["text"], [{"type": "text", "text": p["text"]}]]
+                                                     if isinstance(p.get("text"), str) else [])
+    forms = []
+    for v in values:
+        try:
+            forms.append(measure_value(v))
+        except (TypeError, ValueError, RecursionError):
+            continue
+    return forms or "the transcript's tool result holds no value to measure"
+
+
+def _check(result: str, **more) -> dict:
+    return {"result": result, **more}
+
+
+def transcript_check(entry: dict, call: tuple[int, int, int] | None, result: tuple[int, int, int] | None, *,
+                     removed: Callable[[int], bool], unverified: Callable[[int], bool],
+                     withheld: Callable[[int, int], bool], record: Callable[[int, int], dict | None],
+                     line: Callable[[int, int], bytes | None]) -> dict:
+    """The ``transcript_check`` of one ``tool_executions`` entry (trial 30c F3; docs/claude-code-hooks.md, Held against
+    the transcript): ``{"name": …, "outcome": …, "result": …}``, each ``{"result": "agree"}``, ``{"result": "differ",
+    "transcript": <the transcript's side>}`` or ``{"result": "cannot_compare", "why": "…"}``:
+
+    * ``name``: the record's ``tool_name`` against the call part's ``name`` (``transcript``: that name);
+    * ``outcome``: the record's ``outcome`` (``returned``; ``failed`` and ``interrupted`` both an error) against the
+      result part's ``failed`` (the ``tool_result``'s ``is_error``; absent is the API's default, false):
+      ``transcript`` ``returned`` or ``failed``;
+    * ``result``: a returned call's ``result`` digest against :func:`result_forms` of the result part, agreeing
+      when it is one of them (``transcript``: the first, ``{bytes, sha256}``).
+
+    ``call``, ``result``: what :func:`calls_named` found (None: none); ``removed``, ``unverified``, ``withheld``,
+    ``line`` as :func:`held_against` takes them; ``record(seq, row)``: the landed record decoded (None when it is
+    not there), for a name and a ``failed`` flag, which a skeleton keeps too. Never raises."""
+    out: dict[str, dict] = {}
+
+    def part(at: tuple[int, int, int], k: str) -> dict | str:
+        rec = record(at[0], at[1])
+        parts = rec.get("parts") if isinstance(rec, dict) else None
+        p = parts[at[2]] if isinstance(parts, list) and 0 <= at[2] < len(parts) else None
+        return p if isinstance(p, dict) and p.get("k") == k else f"the transcript names no {k} part there"
+
+    keep_removed = lambda seq: False  # a skeleton keeps a call's name and a result's failed flag (seed 000, Skeletons)
+    why = _why_not(entry, call, "call", keep_removed, unverified, withheld)
+    got = part(call, "call") if why is None and call is not None else why
+    name = entry.get("tool_name")
+    if isinstance(got, str):
+        out["name"] = _check(CANNOT_COMPARE, why=got)
+    elif not isinstance(got.get("name"), str) or not isinstance(name, str) or not name:
+        out["name"] = _check(CANNOT_COMPARE, why="one side names no tool")
+    else:
+        out["name"] = _check(AGREE) if got["name"] == name else _check(DIFFER, transcript=got["name"])
+    why = _why_not(entry, result, "result", keep_removed, unverified, withheld)
+    got = part(result, "result") if why is None and result is not None else why
+    ours = {"returned": "returned", "failed": "failed", "interrupted": "failed"}.get(entry.get("outcome"))
+    if isinstance(got, str):
+        out["outcome"] = _check(CANNOT_COMPARE, why=got)
+    elif ours is None:
+        out["outcome"] = _check(CANNOT_COMPARE, why="the execution record says no outcome")
+    else:
+        theirs = "failed" if got.get("failed") is True else "returned"
+        out["outcome"] = _check(AGREE) if theirs == ours else _check(DIFFER, transcript=theirs)
+    digest = _digest(entry.get("result"))
+    if isinstance(got, str):
+        out["result"] = _check(CANNOT_COMPARE, why=got)
+    elif digest is None:
+        out["result"] = _check(CANNOT_COMPARE, why="the execution record holds no digest of a result (the call did "
+                               "not return)" if entry.get("outcome") != "returned" else
+                               "the execution record holds no digest of the result")
+    elif result is not None and removed(result[0]):
+        out["result"] = _check(CANNOT_COMPARE, why=_why_not(entry, result, "result", removed, unverified, withheld))
+    else:
+        p = _part(line(result[0], result[1]), result[2], "result")
+        forms = p if isinstance(p, str) else result_forms(p)
+        if isinstance(forms, str):
+            out["result"] = _check(CANNOT_COMPARE, why=forms)
+        elif any((f["bytes"], f["sha256"]) == digest for f in forms):
+            out["result"] = _check(AGREE)
+        else:
+            out["result"] = _check(DIFFER, transcript={"bytes": forms[0]["bytes"], "sha256": forms[0]["sha256"]})
+    return out
+
+
+#: The checks of :func:`transcript_check`, in the order they are said.
+TRANSCRIPT_CHECKS = ("name", "outcome", "result")
+#: What each check of :func:`transcript_check` that differs is called (``asz verify``'s warning, ``asz conversation``).
+HELD_DIFFER = {"name": "tool name differs", "outcome": "outcome differs", "result": "result differs"}
+
+
+def transcript_differences(executions: list[dict]) -> dict[str, int]:
+    """``{check: how many entries differ}`` of :func:`transcript_check` over ``tool_executions`` entries."""
+    out = dict.fromkeys(TRANSCRIPT_CHECKS, 0)
+    for e in executions:
+        c = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
+        for k in TRANSCRIPT_CHECKS:
+            if (c.get(k) or {}).get("result") == DIFFER:
+                out[k] += 1
+    return out
 
 
 def differences(executions: list[dict]) -> int:

@@ -27,7 +27,7 @@ from ..sessiondata import SDReader
 from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
 from ..verify.report import Problem, Section
-from .arguments_check import calls_named, held_against, observation_entries
+from .arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, calls_named, held_against, observation_entries, transcript_check
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -73,7 +73,9 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
+    other = {"name": 0, "outcome": 0, "result": 0, "twice": 0, "records": 0, "differing": 0}
     warnings: list[Problem] = []
+    notes: list[str] = []
     holding = _holding_executions(root, seen.listed if seen is not None else {})
     if not holding:  # a root of transcripts alone: no conversation's head is read (one listing per session)
         return None
@@ -103,12 +105,34 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
                 counts[result] += 1
             if result == "differ":
                 warnings.append(_warning(root, session, e, check, files))
+            held = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
+            for k in TRANSCRIPT_CHECKS:
+                if (held.get(k) or {}).get("result") == "differ":
+                    other[k] += 1
+                    warnings.append(_held_warning(root, session, e, k, held[k], files))
+            times = e.get("observed_times")
+            if isinstance(times, int) and times > 1:
+                other["records"] += times
+                other["twice"] += 1
+                if e.get("observed_again"):
+                    other["differing"] += 1
+                    notes.append(_again_note(root, session, e, files))
     if not sum(counts.values()):
         return None
-    return Section("arguments", f"checked {sum(counts.values())} tool execution record(s) against the transcript's "
-                   f"input: agree {counts['agree']}, differ {counts['differ']}, not compared {counts['cannot_compare']}",
+    n = sum(counts.values())
+    summary = (f"checked {n} tool execution record(s) against the transcript's input: agree {counts['agree']}, differ "
+               f"{counts['differ']}, not compared {counts['cannot_compare']}\n"  # a second line (trial 30c F2, F3)
+               f"checked {n} tool execution record(s) against the transcript's call and result: name differs "
+               f"{other['name']}, outcome differs {other['outcome']}, result differs {other['result']}; observed twice "
+               f"{other['twice']} ({other['records']} records), differing {other['differing']} (the first by time is the "
+               "one counted)")
+    return Section("arguments", summary,
                    counts={"executions_agree": counts["agree"], "executions_differ": counts["differ"],
-                           "executions_not_compared": counts["cannot_compare"]}, warnings=warnings)
+                           "executions_not_compared": counts["cannot_compare"],
+                           "executions_name_differs": other["name"], "executions_outcome_differs": other["outcome"],
+                           "executions_result_differs": other["result"], "executions_observed_twice": other["twice"],
+                           "executions_observed_twice_differing": other["differing"]},
+                   notes=notes, warnings=warnings)
 
 
 def _head_header(root: Path, cid: str, heads: dict) -> dict | None:
@@ -159,13 +183,23 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
         return entries, files
     ids = {e.get("tool") for e in entries}
     lines: dict[tuple[int, int], bytes] = {}
+    recs: dict[tuple[int, int], dict] = {}
     unverified: set[int] = set()
-    calls = calls_named(_lines_naming(landed, ids, lines, unverified, named), ids)
+
+    def kept(found: Iterator[tuple[int, int, dict]]) -> Iterator[tuple[int, int, dict]]:
+        for seq, row, rec in found:
+            recs[(seq, row)] = rec
+            yield seq, row, rec
+
+    results: dict = {}
+    calls = calls_named(kept(_lines_naming(landed, ids, lines, unverified, named)), ids, results)
     removed = {ln.seq for ln, _ in landed if ln.ext == "sk"}
+    sides = dict(removed=removed.__contains__, unverified=unverified.__contains__, withheld=lambda seq, row: False,
+                 line=lambda seq, row: lines.get((seq, row)))
     for e in entries:
-        e["arguments_check"] = held_against(e, calls.get(e.get("tool")), removed=removed.__contains__,
-                                            unverified=unverified.__contains__, withheld=lambda seq, row: False,
-                                            line=lambda seq, row: lines.get((seq, row)))
+        e["arguments_check"] = held_against(e, calls.get(e.get("tool")), **sides)
+        e["transcript_check"] = transcript_check(e, calls.get(e.get("tool")), results.get(e.get("tool")),
+                                                 record=lambda seq, row: recs.get((seq, row)), **sides)
     return entries, files
 
 
@@ -270,13 +304,49 @@ def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, st
     seq, row = ref.get("seq"), ref.get("row")
     rel = files.get(seq, "") if isinstance(seq, int) else ""
     a, t = e.get("arguments") or {}, check.get("transcript") or {}
-    call = " ".join(str(x) for x in (e.get("tool"), e.get("tool_name")) if x) or "(no tool call id)"
+    from ..reading.export_blocks import call_named
+
+    call = call_named(e) or "(no tool call id)"
     detail = (f"session {session}, execution record row {row}, tool call {call}: the server was sent "
               f"{_size(a)} (sha256 {str(a.get('sha256', ''))[:12]}…), the transcript's input is {_size(t)} (sha256 "
               f"{str(t.get('sha256', ''))[:12]}…); a hook before the call may have rewritten it (asz conversation "
               f"{session} says which)")
     return Problem(str(root / rel) if rel else str(root / session), row + 1 if isinstance(row, int) else 0, "arguments",
                    ARGUMENTS_DIFFER, detail)
+
+
+def _where(root: Path, session: str, e: dict, files: dict[int, str]) -> tuple[str, int, int | None]:
+    """``(file, line, row)`` of entry ``e``'s execution record: its landed file (the session's folder when not known),
+    its line in it (row + 1: the header is line 1; 0 when not known) and its row."""
+    ref = e.get("ref") or {}
+    seq, row = ref.get("seq"), ref.get("row")
+    rel = files.get(seq, "") if isinstance(seq, int) else ""
+    return (str(root / rel) if rel else str(root / session)), (row + 1 if isinstance(row, int) else 0), row
+
+
+def _held_warning(root: Path, session: str, e: dict, what: str, check: dict, files: dict[int, str]) -> Problem:
+    """The warning of one entry ``e`` whose ``what`` check (``name``, ``outcome``, ``result``) differs
+    (:func:`arguments_section`; trial 30c F3): ``<file>:<line>: outcome differs [arguments]: session S, execution
+    record row R, tool call T NAME: <what differs, as the exports say it> (asz conversation S says which)``."""
+    from ..reading.export_blocks import call_named, held_said
+
+    path, at, row = _where(root, session, e, files)
+    call = call_named(e) or "(no tool call id)"
+    detail = (f"session {session}, execution record row {row}, tool call {call}: {held_said(e, what)} (asz "
+              f"conversation {session} says which)")
+    return Problem(path, at, "arguments", HELD_DIFFER[what], detail)
+
+
+def _again_note(root: Path, session: str, e: dict, files: dict[int, str]) -> str:
+    """The note of one entry ``e`` a later record of the same id contradicts (trial 30c F2): ``note: <file>:<line>:
+    observed twice, differing: session S, tool call T NAME: <as the exports say it>``, naming the later record's line;
+    not damage (both landed whole), so a note."""
+    from ..reading.export_blocks import again_said, call_named
+
+    later = next((a for a in e.get("observed_again") or () if isinstance(a, dict)), {})
+    path, at, _ = _where(root, session, {"ref": later.get("ref") or e.get("ref")}, files)  # the later record's line
+    call = call_named(e) or "(no tool call id)"
+    return f"note: {path}:{at}: observed twice, differing: session {session}, tool call {call}: {again_said(e)}"
 
 
 def _size(d: dict) -> str:

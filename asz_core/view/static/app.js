@@ -2442,7 +2442,7 @@
     panel.append(executionTable(te));
   }
   function executionTable(te) {
-    const t = paged(['Step', 'Time', 'Tool', 'Server', 'Outcome', 'Duration', 'Observed by', 'Arguments', 'The record'], te.map(function (e) {
+    const t = paged(['Step', 'Time', 'Tool', 'Server', 'Outcome', 'Duration', 'Observed by', 'Arguments', 'Against the transcript', 'The record'], te.map(function (e) {
       const sv = e.server && typeof e.server === 'object' ? e.server : {};
       return [e.step ? h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(e.step); } }, e.step) : h('span', { class: 'faint', title: 'no tool step of a transcript names this call' }, 'no step'),
         e.time || '—', e.tool_name || e.tool || '—',
@@ -2451,6 +2451,7 @@
         Number.isInteger(e.duration_ms) ? num(e.duration_ms) + ' ms' : '—',
         [e.observed_by, e.boundary].filter(Boolean).join(', ') || '—',
         argumentsCell(e),
+        heldCell(e),
         h('details', { class: 'fold' }, h('summary', null, 'JSON'), pre(jsonText(e, 1)))];
     }));
     t.id = 'executions';
@@ -2632,7 +2633,42 @@
     if (sv.source) who += ' (' + sv.source + ')';
     const took = Number.isInteger(e.duration_ms) ? ' in ' + num(e.duration_ms) + ' ms' : '';
     const seen = [e.boundary, e.time].filter(Boolean).join(', ');
-    return who + ': ' + outcomeSaid(e) + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e);
+    return who + ': ' + outcomeSaid(e) + took + (e.observed_by ? ', observed by ' + e.observed_by : '') + (seen ? ' (' + seen + ')' : '') + argumentsSaid(e)
+      + transcriptSaid(e) + (e.observed_again ? '; ' + againSaid(e) : '');
+  }
+  // e.transcript_check (trial 30c F3): each check that differs, said as export_blocks.held_said says it.
+  function heldSaid(e, what) {
+    const tc = e.transcript_check && typeof e.transcript_check === 'object' ? e.transcript_check : {};
+    const c = tc[what] && typeof tc[what] === 'object' ? tc[what] : {};
+    if (c.result !== 'differ') return '';
+    const t = c.transcript;
+    if (what === 'name') return "the tool name differs from the transcript's (the hook saw " + (e.tool_name || '?') + ", the transcript's call is " + t + ')';
+    if (what === 'outcome') return "the outcome differs from the transcript's (the hook saw " + e.outcome + ", the transcript's tool result is " + (t === 'failed' ? 'an error' : 'not an error') + ')';
+    const a = e.result || {}, tt = t && typeof t === 'object' ? t : {};
+    return "the result differs from the transcript's tool result" + (Number.isInteger(a.bytes) && Number.isInteger(tt.bytes) ? ' (' + num(a.bytes) + " bytes, the transcript's " + num(tt.bytes) + ')' : '');
+  }
+  function transcriptSaid(e) {
+    return ['name', 'outcome', 'result'].map(function (k) { return heldSaid(e, k); }).filter(Boolean).map(function (x) { return '; ' + x; }).join('');
+  }
+  // e.observed_again (trial 30c F2): later records of the same call that differ, said as export_blocks.again_said says them.
+  function againSaid(e) {
+    const out = (e.observed_again || []).filter(function (a) { return a && typeof a === 'object'; }).map(function (a) {
+      const differs = (a.differs || []).map(String), later = {};
+      ['outcome', 'failure', 'error'].forEach(function (k) {
+        const src = differs.indexOf(k) >= 0 ? a : e;
+        if (Object.prototype.hasOwnProperty.call(src, k)) later[k] = src[k];
+      });
+      return 'observed again' + (a.time ? ' at ' + a.time : '') + ': ' + outcomeSaid(later) + ' (its ' + differs.join(', ') + " differ from the first's)";
+    });
+    return out.length ? out.join('; ') + '; the first by time is the one counted' : '';
+  }
+  // The "Against the transcript" cell of the executions table: the name, outcome and result checks that differ, and a
+  // later record of the call that differs (trial 30c F2, F3); '—' when nothing differs.
+  function heldCell(e) {
+    const bits = ['name', 'outcome', 'result'].filter(function (k) { return heldSaid(e, k); }).map(function (k) { return k + ' differs'; });
+    if (e.observed_again) bits.push('observed twice, differing');
+    if (!bits.length) return '—';
+    return h('span', { class: 'tag exec failed held differ', title: (transcriptSaid(e) + (e.observed_again ? '; ' + againSaid(e) : '')).replace(/^; /, '') }, bits.join(' · '));
   }
   // How an execution record's call failed, said as export_blocks.outcome_said says it (trial 25a, F1): the failure class
   // the hook derived by its declared rule (rate_words.FAILURE_WORDS, written in by the server), and the error's size as JSON.
