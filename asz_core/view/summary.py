@@ -414,7 +414,9 @@ def observed_title(executions: list[dict], changes: list[dict]) -> str:
     mcp__probe__fail; 1 workspace change``, at most three tool names; '' for none."""
     said = []
     if executions:
-        names = list(dict.fromkeys(str(e["tool_name"]) for e in executions if e.get("tool_name")))
+        from ..termsafe import one_line  # a name breaking a line is escaped, as everywhere one is drawn (trial 30c F7)
+
+        names = list(dict.fromkeys(one_line(str(e["tool_name"])) for e in executions if e.get("tool_name")))
         of = f" of {', '.join(names[:3])}" + (f" and {len(names) - 3} more" if len(names) > 3 else "") if names else ""
         said.append(f"{len(executions)} tool execution{'s' if len(executions) != 1 else ''}{of}")
     if changes:
