@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..view.rate_words import FAILURE_WORDS
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
-from ..termsafe import one_line
+from ..view.execution_words import again_said, call_named, held_said, outcome_said, transcript_said
 from .termtext import md_visible
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
@@ -225,63 +224,6 @@ def execution_line(e: dict) -> str:
     return execution_head(e) + by + (f" ({seen})" if seen else "") + arguments_said(e) + transcript_said(e) + again
 
 
-def call_named(e: dict) -> str:
-    """``toolu_0001 mcp__probe__run``: an execution entry's call id and tool name, each drawn through
-    :func:`~asz_core.termsafe.one_line` (a newline or U+2028 in either would break a Markdown list or a text line:
-    trial 30c F7); what the entry lacks is left out."""
-    return " ".join(one_line(str(x)) for x in (e.get("tool"), e.get("tool_name")) if x)
-
-
-def _is_error(outcome: str) -> str:
-    return "an error" if outcome == "failed" else "not an error"
-
-
-def held_said(e: dict, what: str) -> str:
-    """What the ``what`` check (``name``, ``outcome``, ``result``) of an execution entry's ``transcript_check`` says
-    when it differs (trial 30c F3; '' otherwise): ``the tool name differs from the transcript's (the hook saw
-    mcp__shell__exec, the transcript's call is mcp__shell__run)``, ``the outcome differs from the transcript's (the
-    hook saw failed, the transcript's tool result is not an error)``, ``the result differs from the transcript's tool
-    result (12 bytes, the transcript's 20)``."""
-    tc = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
-    c = tc.get(what) if isinstance(tc.get(what), dict) else {}
-    if c.get("result") != "differ":
-        return ""
-    theirs = c.get("transcript")
-    if what == "name":
-        return (f"the tool name differs from the transcript's (the hook saw {one_line(str(e.get('tool_name') or '?'))}, "
-                f"the transcript's call is {one_line(str(theirs))})")
-    if what == "outcome":
-        return (f"the outcome differs from the transcript's (the hook saw {e.get('outcome')}, the transcript's tool "
-                f"result is {_is_error(str(theirs))})")
-    a, t = e.get("result") or {}, theirs if isinstance(theirs, dict) else {}
-    sizes = f" ({a['bytes']:,} bytes, the transcript's {t['bytes']:,})" \
-        if isinstance(a.get("bytes"), int) and isinstance(t.get("bytes"), int) else ""
-    return f"the result differs from the transcript's tool result{sizes}"
-
-
-def transcript_said(e: dict) -> str:
-    """What an execution entry's ``transcript_check`` says, as :func:`execution_line` ends after the arguments: each
-    check that differs, ``; the outcome differs from the transcript's (…)`` (:func:`held_said`); '' when none does
-    (agreeing and not compared ones are counted by ``asz verify``, not said on the line)."""
-    return "".join(f"; {x}" for x in (held_said(e, k) for k in ("name", "outcome", "result")) if x)
-
-
-def again_said(e: dict) -> str:
-    """What the later records of an execution entry's call that differ from it say (``observed_again``, trial 30c F2;
-    '' when none): ``observed again at 2026-12-05T12:16:34.868321497Z: returned (its outcome, failure, result differ
-    from the first's); the first by time is the one counted``, one clause for each."""
-    out = []
-    for a in e.get("observed_again") or ():
-        if not isinstance(a, dict):
-            continue
-        differs = [str(x) for x in a.get("differs") or ()]
-        later = {k: (a[k] if k in differs else e[k]) for k in ("outcome", "failure", "error")
-                 if (k in a if k in differs else k in e)}
-        when = f" at {one_line(str(a['time']))}" if a.get("time") else ""
-        out.append(f"observed again{when}: {outcome_said(later)} (its {', '.join(differs)} differ from the first's)")
-    return "; ".join(out) + "; the first by time is the one counted" if out else ""
-
-
 def execution_head(e: dict) -> str:
     """The start of :func:`execution_line`: the server, the outcome as :func:`outcome_said` says it and the runtime's
     duration, ``MCP server probe (dynamic): failed (transport: the connection to the server closed; error 19 bytes
@@ -292,21 +234,6 @@ def execution_head(e: dict) -> str:
     ms = e.get("duration_ms")
     took = f" in {ms:,} ms" if isinstance(ms, int) and not isinstance(ms, bool) else ""
     return f"{who}: {outcome_said(e)}{took}"
-
-
-def outcome_said(e: dict) -> str:
-    """An execution entry's outcome with how it failed (trial 25a, F1): ``returned``; ``failed (transport: the
-    connection to the server closed; error 19 bytes as JSON, not kept)``; ``failed`` for a record with neither
-    ``failure`` nor ``error`` (written before asz 25); ``outcome not said``. The error text itself is never in a record
-    (seed 000: sizes and digests only), so its size is all that is said of it: the record's ``error.bytes``, the text
-    as a JSON string with its quotes (``"Connection closed"``, 17 characters, is 19 bytes), so it is said as JSON."""
-    out = str(e.get("outcome") or "outcome not said")
-    kind = e.get("failure")
-    err = e.get("error") if isinstance(e.get("error"), dict) else {}
-    bits = [FAILURE_WORDS.get(kind, str(kind))] if isinstance(kind, str) and kind and kind != out else []
-    if isinstance(err.get("bytes"), int) and not isinstance(err.get("bytes"), bool):
-        bits.append(f"error {err['bytes']:,} bytes as JSON, not kept")
-    return f"{out} ({'; '.join(bits)})" if bits else out
 
 
 def arguments_said(e: dict) -> str:

@@ -23,7 +23,7 @@ from ..sessiondata.execution_digest import measure_value, strict_loads  # the on
 from ..sessiondata.times import parse_instant
 
 __all__ = ["AGREE", "DIFFER", "CANNOT_COMPARE", "HELD_DIFFER", "OBSERVED_FIELDS", "TRANSCRIPT_CHECKS", "arguments_check", "calls_named",
-           "differences", "held_against", "observation_entries", "once_each", "result_forms", "transcript_check",
+           "differences", "held_against", "hold_all", "observation_entries", "once_each", "result_forms", "transcript_check",
            "transcript_differences", "transcript_input"]
 
 AGREE, DIFFER, CANNOT_COMPARE = "agree", "differ", "cannot_compare"
@@ -316,6 +316,22 @@ def transcript_check(entry: dict, call: tuple[int, int, int] | None, result: tup
         else:
             out["result"] = _check(DIFFER, transcript={"bytes": forms[0]["bytes"], "sha256": forms[0]["sha256"]})
     return out
+
+
+def hold_all(executions: list[dict], records: Iterable[tuple[int, int, object]], *, removed: Callable[[int], bool],
+             unverified: Callable[[int], bool], withheld: Callable[[int, int], bool],
+             line: Callable[[int, int], bytes | None], record: Callable[[int, int], dict | None]) -> None:
+    """Give each ``tool_executions`` entry of ``executions`` its ``arguments_check`` (:func:`held_against`) and its
+    ``transcript_check`` (:func:`transcript_check`), the calls and results found among ``records`` by
+    :func:`calls_named`: the one loop the document and ``asz verify`` both run. The other arguments as those take
+    them."""
+    results: dict = {}
+    calls = calls_named(records, {e.get("tool") for e in executions}, results)
+    sides = dict(removed=removed, unverified=unverified, withheld=withheld, line=line)
+    for e in executions:
+        call = calls.get(e.get("tool"))
+        e["arguments_check"] = held_against(e, call, **sides)
+        e["transcript_check"] = transcript_check(e, call, results.get(e.get("tool")), record=record, **sides)
 
 
 #: The checks of :func:`transcript_check`, in the order they are said.

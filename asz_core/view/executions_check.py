@@ -12,7 +12,7 @@ session), and of each such conversation (through its head round's ``through_seq`
 its execution files whole and, of its other landed files, the record lines that hold the quoted id of a call an
 execution record names: the document is not built. Both sides join and measure by the same functions
 (:func:`~asz_core.view.arguments_check.observation_entries`, :func:`~asz_core.view.arguments_check.calls_named`,
-:func:`~asz_core.view.arguments_check.held_against`), so the counts and warnings are the document's.
+:func:`~asz_core.view.arguments_check.hold_all`), so the counts and warnings are the document's.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..sessiondata import SDReader
 from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
 from ..verify.report import Problem, Section
-from .arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, calls_named, held_against, observation_entries, transcript_check
+from .arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, hold_all, observation_entries
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -183,23 +183,18 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
         return entries, files
     ids = {e.get("tool") for e in entries}
     lines: dict[tuple[int, int], bytes] = {}
-    recs: dict[tuple[int, int], dict] = {}
+    decoded: dict[tuple[int, int], dict] = {}  # each record line found, as calls_named reads it (transcript_check)
     unverified: set[int] = set()
 
     def kept(found: Iterator[tuple[int, int, dict]]) -> Iterator[tuple[int, int, dict]]:
         for seq, row, rec in found:
-            recs[(seq, row)] = rec
+            decoded[(seq, row)] = rec
             yield seq, row, rec
 
-    results: dict = {}
-    calls = calls_named(kept(_lines_naming(landed, ids, lines, unverified, named)), ids, results)
     removed = {ln.seq for ln, _ in landed if ln.ext == "sk"}
-    sides = dict(removed=removed.__contains__, unverified=unverified.__contains__, withheld=lambda seq, row: False,
-                 line=lambda seq, row: lines.get((seq, row)))
-    for e in entries:
-        e["arguments_check"] = held_against(e, calls.get(e.get("tool")), **sides)
-        e["transcript_check"] = transcript_check(e, calls.get(e.get("tool")), results.get(e.get("tool")),
-                                                 record=lambda seq, row: recs.get((seq, row)), **sides)
+    hold_all(entries, kept(_lines_naming(landed, ids, lines, unverified, named)), removed=removed.__contains__,
+             unverified=unverified.__contains__, withheld=lambda seq, row: False,
+             line=lambda seq, row: lines.get((seq, row)), record=lambda seq, row: decoded.get((seq, row)))
     return entries, files
 
 
@@ -304,7 +299,7 @@ def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, st
     seq, row = ref.get("seq"), ref.get("row")
     rel = files.get(seq, "") if isinstance(seq, int) else ""
     a, t = e.get("arguments") or {}, check.get("transcript") or {}
-    from ..reading.export_blocks import call_named
+    from .execution_words import call_named
 
     call = call_named(e) or "(no tool call id)"
     detail = (f"session {session}, execution record row {row}, tool call {call}: the server was sent "
@@ -328,7 +323,7 @@ def _held_warning(root: Path, session: str, e: dict, what: str, check: dict, fil
     """The warning of one entry ``e`` whose ``what`` check (``name``, ``outcome``, ``result``) differs
     (:func:`arguments_section`; trial 30c F3): ``<file>:<line>: outcome differs [arguments]: session S, execution
     record row R, tool call T NAME: <what differs, as the exports say it> (asz conversation S says which)``."""
-    from ..reading.export_blocks import call_named, held_said
+    from .execution_words import call_named, held_said
 
     path, at, row = _where(root, session, e, files)
     call = call_named(e) or "(no tool call id)"
@@ -341,7 +336,7 @@ def _again_note(root: Path, session: str, e: dict, files: dict[int, str]) -> str
     """The note of one entry ``e`` a later record of the same id contradicts (trial 30c F2): ``note: <file>:<line>:
     observed twice, differing: session S, tool call T NAME: <as the exports say it>``, naming the later record's line;
     not damage (both landed whole), so a note."""
-    from ..reading.export_blocks import again_said, call_named
+    from .execution_words import again_said, call_named
 
     later = next((a for a in e.get("observed_again") or () if isinstance(a, dict)), {})
     path, at, _ = _where(root, session, {"ref": later.get("ref") or e.get("ref")}, files)  # the later record's line

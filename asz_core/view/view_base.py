@@ -8,7 +8,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import TWICE_DROPPED, USAGE_DROPPED
-from .arguments_check import calls_named, held_against, observation_entries, record_line, transcript_check
+from .arguments_check import hold_all, observation_entries, record_line
 from .chain import ChainReader
 from .companions import Companions
 from .coverage import carries_text, cited_by, superseded_documents
@@ -250,15 +250,10 @@ class ViewBase(Companions):
         if executions:
             sess = self.sess
             records = ((seq, row, rec) for seq in sorted(sess.records) for row, rec in enumerate(sess.records[seq], 1))
-            results: dict = {}
-            calls = calls_named(records, {e.get("tool") for e in executions}, results)
-            sides = dict(removed=sess.removed_at.__contains__, unverified=sess.unverified.__contains__,
-                         withheld=lambda seq, row: self._withheld(sess.record(Ref(seq, row))),
-                         line=lambda seq, row: record_line(sess.files, sess.bound_lines, sess.root, seq, row))
-            for e in executions:
-                e["arguments_check"] = held_against(e, calls.get(e.get("tool")), **sides)
-                e["transcript_check"] = transcript_check(e, calls.get(e.get("tool")), results.get(e.get("tool")),
-                                                         record=lambda seq, row: sess.record(Ref(seq, row)), **sides)
+            hold_all(executions, records, removed=sess.removed_at.__contains__, unverified=sess.unverified.__contains__,
+                     withheld=lambda seq, row: self._withheld(sess.record(Ref(seq, row))),
+                     line=lambda seq, row: record_line(sess.files, sess.bound_lines, sess.root, seq, row),
+                     record=lambda seq, row: sess.record(Ref(seq, row)))
         return changes, executions, step_changes, step_executions
 
     def usage_lines(self) -> list[str]:
