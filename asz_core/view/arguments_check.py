@@ -232,19 +232,20 @@ def result_forms(p: dict) -> list[dict] | str:
     ``result`` (the event's ``tool_response``) may have in the transcript's result part ``p`` (trial 30c F3): its
     ``data`` (the record's ``toolUseResult``, which Claude Code writes as the MCP tool's content list, or the raw
     content), its ``text`` as the string the ``tool_result`` content was, and that text as the content list of one
-    text item; else why it cannot be measured (a str): a part made smaller to land, or one holding no value."""
+    text item (a part with no text had an empty content: ``""`` and ``[]``); else why it cannot be measured (a str): a
+    part made smaller to land."""
     state = p.get("state") or "available"
     if state != "available":
         return f"the transcript's tool result did not land whole (state {state})"
-    values = ([p["data"]] if "data" in p else []) + ([p["text"], [{"type": "text", "text": p["text"]}]]
-                                                     if isinstance(p.get("text"), str) else [])
+    text = p.get("text") if isinstance(p.get("text"), str) else ""  # no text landed: the content was empty ("" or [])
+    values = ([p["data"]] if "data" in p else []) + [text, [{"type": "text", "text": text}] if text else []]
     forms = []
     for v in values:
         try:
             forms.append(measure_value(v))
         except (TypeError, ValueError, RecursionError):
             continue
-    return forms or "the transcript's tool result holds no value to measure"
+    return forms
 
 
 def _check(result: str, **more) -> dict:

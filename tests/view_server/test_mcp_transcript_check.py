@@ -197,3 +197,31 @@ def test_the_page_says_it(held, serve, browser):
     tip = flagged.find_element(By.CSS_SELECTOR, "span").get_attribute("title")
     assert tip.startswith("the tool name differs from the transcript's (the hook saw mcp__shell__exec") \
         and tip.endswith("the first by time is the one counted")
+
+
+def test_an_empty_result_agrees(tmp_path, corpus_dir):
+    """A call whose output was empty: the transcript's ``tool_result`` content is ``""`` (its result part lands no
+    text) and its ``toolUseResult`` is absent; the hook's ``tool_response`` ``""`` is that value (trial 30c's root had
+    12 such calls said to differ). The corpus's spotter subagent ``a7be2f0``, its Bash calls renamed as MCP calls."""
+    src = corpus_dir / "claude-code" / "projects" / "-home-user-spotter"
+    session, agent, call = "8463c716-a2ea-4c14-9efa-87158ebd9f20", "a7be2f0", "toolu_018KCozuFFmweHLSYWY1A2LH"
+    projects = tmp_path / "projects" / "-home-user-spotter"
+    shutil.copytree(src / session, projects / session)
+    shutil.copyfile(src / f"{session}.jsonl", projects / f"{session}.jsonl")
+    child = projects / session / "subagents" / f"agent-{agent}.jsonl"
+    child.chmod(0o644)
+    child.write_text(child.read_text().replace('"name":"Bash"', '"name":"mcp__shell__run"'))
+    (use, _), (result, line) = blocks(child, "tool_use")[call], blocks(child, "tool_result")[call]
+    assert result["content"] == "" and result["is_error"] is False and "toolUseResult" not in line  # the premise
+    echo = next(p for p in probe_payloads(corpus_dir) if p["probe_case"] == "echo")
+    data = tmp_path / "hookdata"
+    hook(json.dumps(dict(echo, session_id=session, agent_id=agent, tool_use_id=call, tool_name=use["name"],
+                         tool_input=use["input"], tool_response="")).encode(), data)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    parse(root)
+    (e,) = document(root, session)["tool_executions"]
+    assert e["result"]["bytes"] == len(b'""')
+    assert e["transcript_check"] == {"name": {"result": "agree"}, "outcome": {"result": "agree"},
+                                     "result": {"result": "agree"}}
