@@ -389,7 +389,6 @@ def summary_lines(doc: dict, table=None) -> list[str]:
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5
     out.extend(f"gone: {visible(gone_line(g))}" for g in s.get("sources_gone") or ())  # trial 23b, F3
-    out.extend(map(visible, tools_lines(s.get("calls_by_tool") or [])))
     out.extend(map(visible, execution_lines(doc)))
     from ..reading.listing import cut_text
 
@@ -402,6 +401,7 @@ def summary_lines(doc: dict, table=None) -> list[str]:
         if steps:
             out.append(f"  (asz show {doc['conversation'][:8]} ID prints a step's record; the whole text is kept only by "
                        "its source file, while it exists)")
+    out.extend(map(visible, tools_lines(s.get("calls_by_tool") or [])))  # calls per tool (trial 30b F2)
     out.extend(link_lines(s))
     cov = s.get("coverage") or {}
     if cov:
