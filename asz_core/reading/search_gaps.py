@@ -20,7 +20,8 @@ The ``landed`` table keeps the stat of each landed file the index read (before
 reading it) and whether it verified then; of one that could not be read (its mode, an I/O error) it keeps its stat
 and :data:`UNREAD`, and a later update that finds that stat changed (the file made readable again: a chmod changes
 its change time) indexes the conversation again (:func:`readable_again`; review of session 27: its "cannot be read"
-note stayed until the conversation's newest round changed), for a stat per such file. A query stats them all
+note stayed until the conversation's newest round changed), for a stat per such file; so does one that did not
+verify when read and whose stat changed since (its bytes put back: trial 30a F1). A query stats them all
 (:func:`suspects`) and checks only those that did not verify or whose stat
 changed, so that the hits it holds back are counted and named whatever
 ``limit`` fetched, for a stat per file, not a read of every file it matches.
@@ -69,12 +70,16 @@ UNREAD = -1
 
 
 def readable_again(root: Path, con: sqlite3.Connection) -> set[str]:
-    """The conversations a landed file of which the index could not read (:data:`UNREAD`) now has another size,
-    mtime, change time or inode than it had then: made readable again (a chmod), or written again. One stat per such
-    file (nearly always none), no file opened: the update indexes those conversations again."""
+    """The conversations a landed file of which the index could not read (:data:`UNREAD`), or read when it did not
+    verify (``ok`` 0: damaged, or not the file its round chain consumed), now has another size, mtime, change time or
+    inode than it had then: made readable again (a chmod), or written again (its landed bytes put back by ``cp`` or
+    ``asz sources --reland``, trial 30a F1: the index kept the damaged text, so every later query held the verifying
+    file's hits back as "the search index does not hold what the record holds" and called its conversation
+    unverified, until ``--reindex``). One stat per such file (nearly always none), no file opened: the update indexes
+    those conversations again, and judges each file again as it reads it."""
     base = os.fspath(root) + os.sep
     return {conversation for conversation, file, key in
-            con.execute("SELECT conversation, file, stat FROM landed WHERE ok = ?", (UNREAD,))
+            con.execute("SELECT conversation, file, stat FROM landed WHERE ok = ? OR ok = 0", (UNREAD,))
             if stat_text(base + file) != key}
 
 
