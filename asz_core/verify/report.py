@@ -92,6 +92,31 @@ LOST_HINT = ("; if a landed file was lost (deleted), {command} lands it again fr
 #: What a damaged landed file adds, on its first ``damaged record``/``damaged line`` (else its ``digest mismatch``).
 DAMAGED_HINT = ("; {command} keeps the damaged file aside (moved under _set_aside/, never deleted) and lands it again "
                 "from its source {source}, byte for byte, while the source and the session's index still hold it")
+#: What a damaged landed file adds in a root ``asz receive`` landed it in (``{hosts}``: who sent the session, ``{root}``
+#: the root; trial 30a F9: the hint named ``asz sources --reland … --source DIR``, and a receiver has no source).
+RECEIVED_DAMAGED_HINT = ("; this root received the session from {hosts} (asz receive), so it holds no source to land the "
+                         "file again from, and the receiver refuses other bytes at a path it holds: put the original "
+                         "back byte for byte (a copy from the sending host's root, while its retention keeps the file, or "
+                         "from a backup), then asz verify --root {root} --receipts HOST_ROOT_OR_PUSH_STATE holds it to "
+                         "the SHA-256 the host's receipts name (docs/push.md, the receipts)")
+#: What a gap in a stream's records adds in a receiving root (its :data:`LOST_HINT`).
+RECEIVED_LOST_HINT = ("; this root received the session from {hosts} (asz receive), so it holds no source to land a lost "
+                      "file again from: asz verify --root {root} --receipts HOST_ROOT_OR_PUSH_STATE names each file a "
+                      "host's receipts say it accepted that is missing since (docs/push.md, the receipts); the sending "
+                      "host's root holds it while its retention keeps it")
+
+
+def received_from(root: str | os.PathLike, session: str) -> str:
+    """Who sent ``session`` (its directory name) to ``root``, when ``asz receive`` landed it (its sender record
+    ``_received/<session>.senders``): the instance ids (:func:`~asz_core.storage.senders.instance_label`); '' for a
+    session collected here."""
+    from ..storage.senders import instance_label, senders_path, session_senders
+
+    if not senders_path(root, session).is_file():
+        return ""
+    return instance_label(session_senders(root, session)) or "another host"
+
+
 #: The problems of a landed file whose bytes are damaged, in the order the hint goes to the first of.
 DAMAGED = ("damaged record", "damaged line", "digest mismatch")
 
@@ -105,7 +130,8 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
     from ..flow.verify_chain import RELAND_SOURCE, reland_command
 
     command = reland_command(session, root)
-    hint = LOST_HINT.format(command=command, source=RELAND_SOURCE)
+    sent = received_from(root, session)
+    hint = (RECEIVED_LOST_HINT if sent else LOST_HINT).format(command=command, source=RELAND_SOURCE, hosts=sent, root=root)
     damaged: dict[str, int] = {}
     for i in range(first, len(problems)):
         p = problems[i]
@@ -117,7 +143,8 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
                 damaged[p.file] = i
     for i in damaged.values():
         way = (skeleton_hint(problems[i].file, session, root) if problems[i].file.endswith(".sk")
-               else DAMAGED_HINT.format(command=command, source=RELAND_SOURCE))
+               else (RECEIVED_DAMAGED_HINT if sent else DAMAGED_HINT).format(command=command, source=RELAND_SOURCE,
+                                                                             hosts=sent, root=root))
         problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + way)
 
 
