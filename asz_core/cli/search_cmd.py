@@ -38,7 +38,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 def search(
     query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats; sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
@@ -49,6 +49,7 @@ def search(
     tz: Optional[str] = tz_option(),
     model: str = model_option(),
     dialect: str = dialect_option(),
+    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; each hit names its file's sender (--json: sender)."),
     by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), the most relevant first (the bm25 of each word's 3 best texts, summed), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, relevance, groups, hits}."),
     reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
@@ -56,7 +57,7 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results of every conversation in a root.
 
-    The index (<root>/_index/search-27.sqlite, derived data; 27 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-28.sqlite, derived data; 28 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
@@ -83,10 +84,14 @@ def search(
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _checked(kind, limit, held_back and by_conversation)
+    if instance and by_conversation:
+        typer.echo("asz search: --instance narrows the hits; --conversations does not take it yet: give one of them", err=True)
+        raise typer.Exit(2)
     _indexed(r, reindex, as_json)
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
     given = [a for flag, v in (("--kind", kind), ("--tool", tool), ("--project", project), ("--model", model), ("--dialect", dialect),
-                               ("--since", since), ("--until", until), ("--tz", tz), ("--root", root), ("--config", config))
+                               ("--since", since), ("--until", until), ("--tz", tz), ("--instance", instance), ("--root", root),
+                               ("--config", config))
              if v for a in (flag, str(v))]
     try:
         _none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
@@ -94,7 +99,8 @@ def search(
         if by_conversation:
             _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
         else:
-            _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given)
+            among = _sent_by(r, instance, _empty_answer(as_json, held_back))
+            _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -135,8 +141,24 @@ def again(query: str, given: list[str], conversations: bool, every: bool) -> str
     return shlex.join(words)
 
 
+def _sent_by(r: Path, instance: str, empty) -> list[str] | str:
+    """The conversations of root ``r`` an instance id or credential name holding ``instance`` sent, as ``asz ls
+    --instance`` keeps them (:func:`~asz_core.reading.search_hits.sent_by`); '' (every one) when not given. None
+    kept: ``empty()`` printed, then exit 1 as every reader's filter that matches nothing (:func:`no_match`)."""
+    if not instance:
+        return ""
+    from ..reading.search_hits import sent_by
+    from ..view.document import list_conversations
+
+    kept = sent_by(r, instance)
+    if not kept:
+        empty()
+        raise no_match("search", r, {"--instance": instance}, len(list_conversations(r)))
+    return kept
+
+
 def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool, held_back: bool,
-          phase: list[str], given: list[str]) -> list[dict]:
+          phase: list[str], given: list[str], among: list[str] | str = "") -> list[dict]:
     """Run the query over texts and print its hits (:func:`_print_hits`, or ``--held-back``'s answer) and notes; the
     hits. With no hit for a query of two words or more that conversations hold between their texts, says on stderr
     how many and how to ask for them (:func:`_across`). ``given``: the options as :func:`again` takes them. Raises as
@@ -144,9 +166,10 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
     from ..reading.search import search as run_search
 
     t0 = time.monotonic()
-    unverified, matched, held, unsearched, timeless = {}, {}, {}, [], {}  # type: ignore[var-annotated]
+    unverified, matched, held, unsearched, timeless, excluded = {}, {}, {}, [], {}, {}  # type: ignore[var-annotated]
     hits = run_search(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit or sys.maxsize, unverified=unverified,
-                      matched=None if as_json else matched, held=held, unsearched=unsearched, timeless=timeless)
+                      matched=None if as_json else matched, held=held, unsearched=unsearched, timeless=timeless,
+                      excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
     for line in (notes := _notes(unverified, unsearched)):
@@ -155,12 +178,27 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
     notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
     notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
     many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
+    note = _excluded(excluded, notes)
     if as_json and held_back:
-        _print_held_back(hits, unverified, held, unsearched, many)
+        _print_held_back(hits, unverified, held, unsearched, many, note)
     else:
         _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
     _exit_left_out(unverified, unsearched)
     return hits
+
+
+def _excluded(excluded: dict, notes: list[str]) -> str:
+    """The note of a query whose ``-word``s left out every text its other words match
+    (:func:`~asz_core.reading.search_hits.excluded_note`; trial 30a F4: a pasted ``rm -rf …`` found 0 hits, silently),
+    said on stderr and added to ``notes``; '' when there is none."""
+    from ..reading.search import COUNT_LIMIT
+    from ..reading.search_hits import excluded_note
+
+    said = excluded_note(excluded, COUNT_LIMIT)
+    if said:
+        typer.echo(f"asz search: note: {said}", err=True)
+        notes.append(said)
+    return said
 
 
 def _exit_left_out(unverified: dict[str, str], unsearched: list[dict]) -> None:
@@ -278,14 +316,14 @@ def _none_kept(cmd: str, r: Path, filters, given: dict[str, str], empty=lambda: 
 
 
 def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[str, int], unsearched: list[dict],
-                     many: int) -> None:
+                     many: int, note: str = "") -> None:
     """``--json --held-back``: ``{"hits", "held_back", "partial": false, "indexing": 0, "across"}``, as
     ``/api/search?held_back=1`` answers (this command waited for any other update of the index and made its own: its
-    answer is whole; ``across``: ``many``, :func:`_across`)."""
+    answer is whole; ``across``: ``many``, :func:`_across`), with ``note`` when given (:func:`_excluded`)."""
     from ..reading.search_api import held_back_answer
 
-    sys.stdout.buffer.write(orjson.dumps(held_back_answer(hits, unverified, held, unsearched, 0, many),
-                                         option=orjson.OPT_INDENT_2) + b"\n")
+    out = {**held_back_answer(hits, unverified, held, unsearched, 0, many), **({"note": note} if note else {})}
+    sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
 
 
 def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
@@ -397,7 +435,9 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
     for h in hits:
         when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
         typer.echo(f"{short[h['conversation']]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
-        typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
+        again = f"  repeats {visible(h['repeats'])}'s record (drawn and counted there)" if h.get("repeats") else ""
+        sent = f"  sent by {visible(h['sender'] or '(no instance id)')}" if "sender" in h else ""
+        typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}{sent}{again}")
         typer.echo(f"  {snippet_line(h, tty)}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
     of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"

@@ -60,19 +60,21 @@ from ..sessiondata.jsonbytes import loads
 from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
+from ..storage.twice_list import counted_there
 from ..view.document import list_conversations, title_withheld
 from ..view.session_records import title_words
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
-from ..view.titles import LandedTitles, PromptTitle, RuntimeTitle, continued_title, lost_prompt_title, prompt_names_work
+from ..view.titles import LandedTitles, PromptTitle, continued_title, lost_prompt_title
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
+from .search_meta import Meta
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, other_indexes, other_indexes_note, unwritable
-from .search_hits import (INDEX_DIFFERS, HitCheck, conv_where, held_in, hit_dicts, part_index, query_where, snippet_of, stoppable, stopped, stored_text,
-                          timeless_left_out)
+from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
+                          stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "other_indexes", "other_indexes_note", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
@@ -148,47 +150,8 @@ def _step_map(nodes: dict) -> tuple[dict[tuple, str], dict[str, str]]:
     return cites, talk_of
 
 
-class _Meta:
-    """What the ``conv`` table keeps of a conversation, gathered while its records are read (as the document's summary
-    finds them: the first ``cwd`` and first typed prompt of the main stream, else of any stream; every model named)."""
-
-    def __init__(self) -> None:
-        self.cwd = {True: "", False: ""}
-        #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work:
-        #: ``(text, the withholdable flags of its record)``.
-        self.prompt: dict[bool, list[tuple[str, tuple[str, ...]]]] = {True: [], False: []}
-        #: Whether the last prompt kept in :attr:`prompt` names work (no more are kept then).
-        self.has_work = {True: False, False: False}
-        #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
-        self.dialect = ""
-        self.models: list[str] = []
-        #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`_withheld_by`).
-        self.flagged: list[Path] = []
-        #: The runtime's title as the document checks it (never another session's, nor one in a file that does not verify).
-        self.titles = RuntimeTitle()
-        #: ``(file, problem)`` of each landed file that could not be read: not searched, and said (:mod:`.search_gaps`).
-        self.unread: list[tuple[str, str]] = []
-        #: ``(file, stat before it was read, 1 when it verified)`` of each landed file read (:func:`~.search_gaps.suspects`).
-        self.read: list[tuple[str, str, int]] = []
-        #: The conversation this one continues (the document's ``summary.continues``), '' when none.
-        self.continues = ""
-        self.not_read = False  #: a landed file not read: every withholdable flag withholds the title (title_unread)
-
-    def see(self, rec: dict, main: bool, prompt: str) -> None:
-        cwd = rec.get("cwd")
-        if isinstance(cwd, str) and cwd and not self.cwd[main]:
-            self.cwd[main] = cwd
-        if prompt and not self.has_work[main]:
-            flags = rec.get("flags") or ()
-            self.prompt[main].append((prompt, tuple(n for n in WITHHOLDABLE if n and n in flags)))
-            self.has_work[main] = prompt_names_work(prompt, self.dialect)
-        model = rec.get("model")
-        if isinstance(model, str) and model and model not in self.models:
-            self.models.append(model)
-
-
-def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple], _Meta] | str:
-    """The fold's head, the index rows and the :class:`_Meta` of one conversation (why not, when its chain does not fold)."""
+def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple], Meta] | str:
+    """The fold's head, the index rows and the :class:`Meta` of one conversation (why not, when its chain does not fold)."""
     try:
         fold = fold_rounds(Chain(root, conversation).iter_rounds())
     except (ChainError, FoldError, RoundError, OSError) as exc:
@@ -198,8 +161,10 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         return "it has no round"
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
-    meta = _Meta()
-    meta.continues = next(iter(links_of(fold).earlier), "")
+    meta = Meta()
+    links = links_of(fold)
+    meta.continues = next(iter(links.earlier), "")
+    there = counted_there(root, head.session)  # a receiving root's continued session, drawn here too (trial 28a F1)
     seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
         if ln.seq > head.through_seq:
@@ -239,6 +204,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 seen.add(key)
             flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
+            repeats = repeated(links, there, ln.seq, row, rec, cites)
             ns = parse_instant(rec.get("time"))
             at = 0 if ns is None else ns // 1_000_000
             prompt = ""
@@ -254,7 +220,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                     continue
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
-                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags))
+                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags, repeats))
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it
@@ -265,7 +231,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     return head, out, meta
 
 
-def _summary(root: Path, conversation: str, head: Any, meta: _Meta) -> tuple:
+def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
     """``(title, title_from, project, models, dialect, from_ms, to_ms)`` of a conversation for the ``conv`` table.
 
     The title is the runtime's own (the head round's), else the first typed
@@ -489,8 +455,10 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
            held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
-           unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None, conversation: str = "") -> list[dict]:
-    """Hits for ``query`` in the index of ``root`` (in ``conversation`` alone, when given), best first (FTS5 bm25), at most ``limit``.
+           unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None,
+           conversation: str | Sequence[str] = "", excluded: dict[str, Any] | None = None) -> list[dict]:
+    """Hits for ``query`` in the index of ``root`` (in ``conversation`` alone, or those of a list, when given), best
+    first (FTS5 bm25), at most ``limit``.
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly every record) is not ranked: its hits come
     last indexed first.
@@ -498,8 +466,10 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id), ``kind``, ``at`` (unix ms; 0: no time),
     ``snippet`` (matched words between :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
     look like), ``file`` (relative to the root), ``row``, ``snippet_text`` (the snippet as the text has it, no marker
-    added) and ``snippet_marks`` (the matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
-    :func:`~asz_core.reading.search_text.snippet_spans`; credentials masked, :func:`~asz_core.view.secret_forms.shown_snippet`). Rows of records carrying a flag in ``hide`` are never
+    added), ``snippet_marks`` (the matches: ``[start, end)`` offsets into ``snippet_text`` in code points,
+    :func:`~asz_core.reading.search_text.snippet_spans`; credentials masked, :func:`~asz_core.view.secret_forms.shown_snippet`),
+    ``repeats`` (:func:`~asz_core.reading.search_hits.repeated`) and, in a receiving root, ``sender``
+    (:func:`~asz_core.reading.search_hits.with_senders`). Rows of records carrying a flag in ``hide`` are never
     matched; ``filters`` narrow by the conversation's project, models and dialect and by the hit's own time (or its
     conversation's whole range, for a hit with no time). A hit is served only while its landed file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
     the index is derived, and text indexed from a file damaged since is not
@@ -515,7 +485,11 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
     included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
     whatever the words (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round);
-    ``timeless`` the hits with no time a window left out (:func:`~asz_core.reading.search_hits.timeless_left_out`). Raises :class:`QueryError`
+    ``timeless`` the hits with no time a window left out (:func:`~asz_core.reading.search_hits.timeless_left_out`);
+    ``excluded``, when given and the query found no hit (none held back) though it leaves something out (``-rf``,
+    ``NOT word``), ``{"texts": N, "by": [[thing as written, texts], …]}``: how many texts its other words match, each
+    thing left out with how many of them it holds (:func:`~asz_core.reading.search_hits.left_out_by`; trial 30a F4),
+    nothing when they match none. Raises :class:`QueryError`
     (nothing to search for) and :class:`SearchError` (no index: run an update first).
     """
     path = index_file(root, index_path(root))
@@ -530,7 +504,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         try:
             many = texts_matched(con, match)
             order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
-            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, NULL, hit.file, hit.row, "
+            sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, hit.repeats, hit.file, hit.row, "
                    f"fts.rowid FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
             check = HitCheck(Path(root), con)
@@ -546,10 +520,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
             snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query)), stored_text(con, r[10]))
                         for r in rows]  # keys masked, a key the snippet's window cuts taken whole first
-            if unsearched is not None:
-                unsearched.extend(gaps(con, filters))
-            if timeless is not None:
-                timeless.update(timeless_left_out(con, match, hide, filters or Filters(), kinds))
+            _beside(con, query, (match, hide, filters, kinds), (where, args), unsearched, timeless,
+                    None if rows or bad or differs or (held and any(held.values())) else excluded)
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -559,7 +531,23 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         unverified.update(bad)
         for file, rs in differs.items():
             unverified[file] = f"row{'s' if len(rs) > 1 else ''} {', '.join(map(str, sorted(rs)))}: {INDEX_DIFFERS}"
-    return hit_dicts(rows, snippets, hide)
+    return with_senders(Path(root), hit_dicts(rows, snippets, hide))
+
+
+def _beside(con: sqlite3.Connection, query: str, asked: tuple, found: tuple, unsearched: list[dict] | None,
+            timeless: dict[str, int] | None, excluded: dict[str, Any] | None) -> None:
+    """What :func:`search` says beside its hits, each when asked for: ``unsearched``, ``timeless`` and ``excluded``
+    (None: it found hits) as :func:`search` describes them; ``asked``: ``(match, hide, filters, kinds)``, ``found``:
+    the query's ``(where, args)``. Raises sqlite3.Error."""
+    match, hide, filters, kinds = asked
+    if unsearched is not None:
+        unsearched.extend(gaps(con, filters))
+    if timeless is not None:
+        timeless.update(timeless_left_out(con, match, hide, filters or Filters(), kinds))
+    if excluded is not None:
+        texts, by = left_out_by(con, query, *found, COUNT_LIMIT + 1)
+        if texts:
+            excluded.update(texts=texts, by=[list(x) for x in by])
 
 
 def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,

@@ -23,15 +23,17 @@ otherwise, and for a query of one word), so the page can say how to ask for them
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``conversations`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
-``dialect``. The index is brought up to date before a query, at most once
+``dialect``, ``instance`` (as ``asz search --instance``: the conversations a sender whose instance id or credential
+name holds it sent; not with ``conversations=1``). The index is brought up to date before a query, at most once
 every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass); while another process updates it (the
 server's pass), a query does not wait for it nor update it too: it searches what that update has written so far, each
 conversation's rows whole (:mod:`asz_core.reading.search_store`). Such an answer is marked partial
 (:func:`indexing`): with ``held_back=1`` ``"partial": true`` and ``"indexing": N``, the conversations whose rows the
 index does not hold as they stand yet (``"partial": false``, ``"indexing": 0`` otherwise); the plain list keeps its
 shape and says it in the header ``X-Asz-Indexing: N``. A query with no hit whose filters keep no conversation
-(a mistyped ``project``) says so as ``asz search`` does (:func:`none_kept`): ``note`` with ``held_back=1``, else the
-header ``X-Asz-Note``; a ``dialect`` no installed adapter speaks is refused with 400 (trial 29b F3). Withholding is the server's: ``hide`` is what the request withholds.
+(a mistyped ``project``), or whose ``-word``s left out every text its other words match (a pasted ``rm -rf …``:
+:func:`~asz_core.reading.search_hits.excluded_note`, trial 30a F4), says so as ``asz search`` does
+(:func:`none_kept`): ``note`` with ``held_back=1``, else the header ``X-Asz-Note``; a ``dialect`` no installed adapter speaks is refused with 400 (trial 29b F3). Withholding is the server's: ``hide`` is what the request withholds.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ import sqlite3
 
 from ..view.document import list_conversations
 from .listing import Filters, TimeError, parse_time
-from .search import QueryError, SearchError, index_path, iter_kinds, other_indexes_note, search, update_index
+from .search import COUNT_LIMIT, QueryError, SearchError, index_path, iter_kinds, other_indexes_note, search, update_index
+from .search_hits import excluded_note, sent_by
 from .search_convs import across, search_conversations
 from .search_gaps import changed, known_prints
 from .search_place import index_file
@@ -58,7 +61,7 @@ __all__ = ["answer", "held_back", "held_back_answer", "indexing", "none_kept", "
 #: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
 INDEXING_HEADER = "X-Asz-Indexing"
 
-PARAMS = ("q", "limit", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect", "hide")
+PARAMS = ("q", "limit", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect", "instance", "hide")
 MAX_LIMIT = 500
 #: ``/api/search`` looks for new rounds to index at most this often, in seconds.
 FRESH_SECONDS = 5.0
@@ -151,6 +154,8 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
 
     if why := unknown_dialect(f.dialect):  # asz search --dialect's usage error (trial 29b F3)
         raise error(400, f"dialect: {why}")
+    if got.get("instance") and got.get("conversations") == "1":
+        raise error(400, "instance narrows the hits; conversations=1 does not take it yet: give one of them")
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
@@ -158,13 +163,20 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         bad: dict[str, str] = {}
         held: dict[str, int] = {}
         unsearched: list[dict] = []
+        excluded: dict = {}
+        among: list[str] | str = ""
         if got.get("conversations", "0") == "1":
             hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad)
         else:
+            among = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
             hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
-                          unsearched=unsearched)
+                          unsearched=unsearched, excluded=excluded, conversation=among)
         many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
-        note = none_kept(root, got, f) if not hits and not held else ""
+        note = (none_kept(root, got, f) or excluded_note(excluded, COUNT_LIMIT)) if not hits and not held else ""
+        if got.get("instance") and not among:
+            from ..view.row_filters import matched_none
+
+            note = matched_none(f"instance={got['instance']}", len(list_conversations(root)), root)
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:

@@ -25,7 +25,7 @@ from .landed_check import problem_of
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -183,14 +183,18 @@ class HitCheck:
 
 
 def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str],
-                conversation: str = "") -> tuple[list[str], list[Any]]:
+                conversation: str | Sequence[str] = "") -> tuple[list[str], list[Any]]:
     """The WHERE terms and their arguments of a query: the match, withholding, kinds and the filters (and the one
-    conversation whose texts alone are asked, when given: :mod:`asz_core.reading.search_convs`)."""
+    conversation whose texts alone are asked, when given: :mod:`asz_core.reading.search_convs`; or a list of them:
+    ``asz search --instance``)."""
     where = ["fts MATCH ?"]
     args: list[Any] = [match]
-    if conversation:
+    if isinstance(conversation, str) and conversation:
         where.append("hit.conversation = ?")
         args.append(conversation)
+    elif not isinstance(conversation, str):
+        where.append("hit.conversation IN (SELECT value FROM json_each(?))")
+        args.append(orjson.dumps(list(conversation)).decode())
     for name in hide:
         where.append("instr(' ' || hit.flags || ' ', ?) = 0")
         args.append(f" {name} ")
@@ -379,6 +383,44 @@ def held_in(root: Path, con: sqlite3.Connection, where: list[str], args: list[An
     return out
 
 
+def left_out_by(con: sqlite3.Connection, query: str, where: list[str], args: list[Any], limit: int) -> tuple[int, list[tuple[str, int]]]:
+    """``(texts, [(thing as written, texts)…])`` of a query with no hit: how many texts its other words match (with the
+    same filters: ``where`` and ``args``, from :func:`query_where`, whose first term is the match), each count up to
+    ``limit``, and of those how many each thing it leaves out holds (:func:`~asz_core.reading.search_text.exclusions`),
+    those holding none left out of the list; ``(0, [])`` when it leaves nothing out. A pasted command's flags
+    (``rm -rf …``, ``psql … -c …``) are things left out, and left out the one text holding the command: said, never
+    0 hits silently (trial 30a F4). Raises sqlite3.Error."""
+    from .search_text import exclusions, kept_query
+
+    out = exclusions(query)
+    if not out:
+        return 0, []
+    kept = kept_query(query)
+    sql = (f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
+           f"WHERE {' AND '.join(where)} LIMIT ?)")
+    texts = con.execute(sql, [kept, *args[1:], limit]).fetchone()[0]
+    if not texts:
+        return 0, []
+    by = [(written, con.execute(sql, [f"({kept}) AND {term}", *args[1:], limit]).fetchone()[0]) for written, term in out]
+    return texts, [(w, n) for w, n in by if n]
+
+
+def excluded_note(excluded: dict[str, Any], limit: int) -> str:
+    """The note of a query whose things left out took every text its other words match (:func:`left_out_by`'s answer
+    as ``{"texts", "by"}``; counts past ``limit`` said as more than it): ``1 text(s) matched the other words and were
+    left out by -rf (1): …``, what ``asz search`` says on stderr and ``/api/search`` gives as ``note``; '' for none."""
+    if not excluded.get("texts"):
+        return ""
+
+    def n(x: int) -> str:
+        return f"more than {limit:,}" if x > limit else f"{x:,}"
+
+    by = ", ".join(f"{w} ({n(k)})" for w, k in excluded["by"])
+    return (f"{n(excluded['texts'])} text(s) matched the other words and were left out by {by}: -word and NOT word "
+            "leave out the texts holding the word; to find a command line as typed, give it as one \"phrase\" "
+            "(docs/reading.md)")
+
+
 #: SQLite's virtual machine instructions between two calls of :func:`stoppable`'s handler.
 TICK = 10_000
 
@@ -403,16 +445,67 @@ def stopped(exc: sqlite3.Error) -> None:
         raise KeyboardInterrupt from None
 
 
+def repeated(links: Any, there: dict[str, str], seq: int, row: int, rec: dict, cites: dict[tuple, str]) -> str:
+    """The session whose record row ``row`` of landed file ``seq`` repeats, '' when it is the conversation's own: a
+    continuing session's copy of the earlier session's record (:class:`~asz_core.view.links.Links` ``evidence`` that no
+    step of this conversation cites: drawn and counted there, as ``asz ls`` says), or, in a receiving root, one the
+    twice list says is counted there (``there``: :func:`~asz_core.storage.twice_list.counted_there`, record id ->
+    session). A search marks its hits (``repeats``), so one command is not read as run twice (trial 30a F5)."""
+    other = links.evidence.get((seq, row), "")
+    if other and (seq, row, None) not in cites:
+        return other
+    rid = rec.get("id")
+    return there.get(rid, "") if there and isinstance(rid, str) else ""
+
+
+def sent_by(root: Path, instance: str) -> list[str]:
+    """The conversations of ``root`` whose session's landed files an instance id or token credential name holding
+    ``instance`` sent (:func:`~asz_core.storage.senders.sender_matches`, case-insensitive), as ``asz ls --instance``
+    keeps them: what ``asz search --instance`` and ``/api/search?instance=`` search (trial 30a F6); [] in a root no
+    receiver landed."""
+    from ..storage.senders import RECEIVED, sender_matches, session_senders
+    from ..view.document import list_conversations
+
+    if not (root / RECEIVED).is_dir():
+        return []
+    out = []
+    for cid in list_conversations(root):
+        head = read_head(root, cid)
+        session = (head.header or {}).get("session") if head else None
+        if sender_matches(session_senders(root, session if isinstance(session, str) and session else cid), instance):
+            out.append(cid)
+    return out
+
+
+def with_senders(root: Path, hits: list[dict]) -> list[dict]:
+    """``hits`` each with ``sender`` in a root ``asz receive`` landed: the instance id the sender record names for the
+    hit's landed file (:func:`~asz_core.storage.senders.file_senders`; None for a file with no line, one sent without
+    an instance id, or a line that does not verify); unchanged elsewhere (trial 30a F6: which host ran it)."""
+    from ..storage.senders import RECEIVED, file_senders
+
+    if not hits or not (root / RECEIVED).is_dir():
+        return hits
+    by: dict[str, dict[str, str | None]] = {}
+    for h in hits:
+        session = h["file"].split("/", 1)[0] if isinstance(h.get("file"), str) else ""
+        if session not in by:
+            by[session] = file_senders(root, session) if session else {}
+        h["sender"] = by[session].get(h["file"])
+    return hits
+
+
 def hit_dicts(rows: Sequence[tuple], snippets: Sequence[tuple[str, list]], hide: Sequence[str]) -> list[dict]:
     """The hits :func:`asz_core.reading.search.search` returns, one dict a row: ``rows`` as its query selects them
-    (conversation, title, title_from, talk, step, kind, at, -, file, row, rowid), ``snippets`` their ``(snippet_text,
+    (conversation, title, title_from, talk, step, kind, at, repeats, file, row, rowid), ``snippets`` their ``(snippet_text,
     snippet_marks)``; a title taken from a flag in ``hide`` is left empty, and every title masked again as read (a
-    credential form added since the index was written, url-password, trial 24b F6)."""
+    credential form added since the index was written, url-password, trial 24b F6). ``repeats``: the earlier session
+    whose record this repeats (drawn and counted there: :func:`repeated`), '' for the conversation's own."""
     hidden = set(hide)
     out = []
-    for (cid, title, title_from, talk, step, kind, at, _, file, row, _), (text, spans) in zip(rows, snippets):
+    for (cid, title, title_from, talk, step, kind, at, repeats, file, row, _), (text, spans) in zip(rows, snippets):
         if hidden.intersection((title_from or "").split()):
             title = ""
         out.append({"conversation": cid, "title": shown_title(title) if title else "", "talk": talk, "step": step, "kind": kind, "at": at,
-                    "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans})
+                    "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans,
+                    "repeats": repeats or ""})
     return out

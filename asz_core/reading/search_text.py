@@ -40,7 +40,7 @@ from typing import Iterable, Iterator
 from .termtext import plain
 
 __all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "EMOJI_CLASS", "EMOJI_CHARS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
-           "snippet_spans", "marked", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query",
+           "snippet_spans", "marked", "exclusions", "kept_query", "quoted_or", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query",
            "NOT_INDEXED"]
 
 #: The characters each indexed as one token (a regular expression character class): Hangul Jamo; CJK symbols and
@@ -75,10 +75,24 @@ _ONE_CLASS = CJK_CLASS[:-1] + EMOJI_CLASS[1:]
 _HAS_ONE = re.compile(_ONE_CLASS)
 _CJK_RUN = re.compile(_ONE_CLASS + "+")
 _ESCAPE = str.maketrans({"\\": "\\\\", MARK_START: "\\" + MARK_START, MARK_END: "\\" + MARK_END})
-_WORD = re.compile(r'(-?)"([^"]*)"|(\S+)')
+#: A thing of a query: ``-?"a phrase"`` (a ``\\"`` inside it is a quote of the phrase, so a command's escaped quotes
+#: paste whole: trial 30a F4), or a run of non-space.
+_WORD = re.compile(r'(-?)"((?:[^"\\]|\\.)*)"|(\S+)')
 #: The query's operators (upper case, standing alone: :func:`parse_query`).
 OPERATORS = ("OR", "AND", "NOT")
 _TOKEN = re.compile(r"(?:\w|" + EMOJI_CLASS + r")+\*?", re.UNICODE)
+#: What may follow the ``-`` of a thing to leave out: a plain word or prefix (``-server``, ``-draft*``).
+_PLAIN = re.compile(r"(?:\w|" + EMOJI_CLASS + r")+\*?", re.UNICODE)
+
+
+def _minus(bare: str) -> bool:
+    """Whether the unquoted thing ``bare`` leaves out what follows its ``-``: a plain word or prefix (``-server``,
+    ``-rf``, ``-draft*``). A thing starting with ``--`` (``--noinput``), or whose rest is not a plain word (``-1.5``,
+    ``-/tmp/x``, ``-foo.bar``), is searched for as its words: what a person pasting a command line means by it
+    (trial 30a F4; docs/reading.md)."""
+    return bare.startswith("-") and not bare.startswith("--") and _PLAIN.fullmatch(bare, 1) is not None
+
+
 
 
 def _cut_run(m: re.Match) -> str:
@@ -149,8 +163,23 @@ def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
     between two things (what words side by side mean anyway), ``NOT`` before a thing to leave out. Raises
     :class:`QueryError` for an operator with nothing it can join (first or last, two together, ``OR`` beside a
     thing left out); ``"OR"`` in quotes, or ``or``, is the word."""
+    groups, left_out, _ = _parsed(text)
+    return groups, left_out
+
+
+def exclusions(text: str) -> list[tuple[str, str]]:
+    """``(as written, FTS5 term)`` of each thing ``text`` leaves out (:func:`parse_query`: ``-rf``, ``-"a b"``,
+    ``NOT word``), in order: what a note names when they left out every text the rest matched (trial 30a F4). Raises
+    :class:`QueryError` as :func:`parse_query` does."""
+    _, left_out, written = _parsed(text)
+    return list(zip(written, left_out))
+
+
+def _parsed(text: str) -> tuple[list[list[list[str]]], list[str], list[str]]:
+    """:func:`parse_query`'s ``(groups, left_out)`` and each left-out thing as written (one term each)."""
     groups: list[list[list[str]]] = []
     left_out: list[str] = []
+    written: list[str] = []
     op = ""  # the operator just read
     last = ""  # what the last thing read was: "find", "out" or ""
 
@@ -165,7 +194,7 @@ def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
                 raise misplaced(op or bare)
             op = bare
             continue
-        if quoted is None and bare.startswith("-") and len(bare) > 1:
+        if quoted is None and _minus(bare):
             minus, bare = "-", bare[1:]
         terms = _terms(quoted, bare, bool(minus) or op == "NOT")
         if not terms:
@@ -174,6 +203,7 @@ def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
             if op == "OR":
                 raise misplaced("OR")
             left_out.extend(terms)
+            written.extend([f"-{quoted_or(quoted, bare)}" if minus else f"NOT {quoted_or(quoted, bare)}"] * len(terms))
             last = "out"
         else:
             if op == "OR":
@@ -188,7 +218,12 @@ def parse_query(text: str) -> tuple[list[list[list[str]]], list[str]]:
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise QueryError(f"{shown!r}: {n} terms, over the {MAX_TERMS} a query may hold (its cost grows faster than "
                          "its length: docs/reading.md)")
-    return groups, left_out
+    return groups, left_out, written
+
+
+def quoted_or(quoted: str | None, bare: str) -> str:
+    """A thing of a query as written: ``"a phrase"`` or the bare word."""
+    return f'"{quoted}"' if quoted is not None else bare
 
 
 def group_texts(text: str) -> list[str]:
@@ -206,13 +241,13 @@ def group_texts(text: str) -> list[str]:
         if bare in OPERATORS:
             op = bare
             continue
-        if quoted is None and bare.startswith("-") and len(bare) > 1:
+        if quoted is None and _minus(bare):
             minus, bare = "-", bare[1:]
         if not _terms(quoted, bare, bool(minus) or op == "NOT"):
             continue
-        word = f'"{quoted}"' if quoted is not None else bare
+        word = quoted_or(quoted, bare)
         if minus or op == "NOT":
-            left_out.append("-" + word)
+            left_out.append(("-" if minus else "NOT ") + word)  # -foo.bar is searched for: NOT foo.bar stays out
         elif op == "OR":
             groups[-1] += ["OR", word]
         else:
@@ -409,6 +444,18 @@ def fts_query(text: str) -> str:
     if not groups:
         raise QueryError(f"nothing to search for in {text!r}: give a word, a \"phrase\" or a prefix*"
                          + (" (a -word only leaves out texts holding it)" if left_out else f"; {NOT_INDEXED}"))
+    return _expression(groups, left_out)
+
+
+def kept_query(text: str) -> str:
+    """:func:`fts_query` of ``text`` without what it leaves out: the texts its other words match (what
+    :func:`exclusions` are counted against). Raises :class:`QueryError` as :func:`fts_query` does."""
+    fts_query(text)
+    return _expression(parse_query(text)[0], [])
+
+
+def _expression(groups: list[list[list[str]]], left_out: list[str]) -> str:
+    """The FTS5 expression of :func:`parse_query`'s ``groups`` and ``left_out``."""
 
     if all(len(g) == 1 for g in groups) and not left_out:
         return " ".join(t for g in groups for t in g[0])  # words alone: FTS5's implicit AND, as before OR and -word

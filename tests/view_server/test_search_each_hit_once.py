@@ -146,9 +146,9 @@ def test_a_conversation_written_by_two_writers_that_each_thought_it_new_is_kept_
         con.commit()
     assert len(search(root, "phx", limit=500)) == phx_texts(projects) == 14
     assert _rows_twice(index_path(root)) == 0
-    row = a.execute("SELECT conversation, step, talk, kind, at, file, row, part, flags FROM hit LIMIT 1").fetchone()
+    row = a.execute("SELECT conversation, step, talk, kind, at, file, row, part, flags, repeats FROM hit LIMIT 1").fetchone()
     with pytest.raises(sqlite3.IntegrityError):
-        a.execute("INSERT INTO hit VALUES (NULL,?,?,?,?,?,?,?,?,?)", row)
+        a.execute("INSERT INTO hit VALUES (NULL,?,?,?,?,?,?,?,?,?,?)", row)
     a.close()
     b.close()
 
@@ -167,7 +167,7 @@ def test_an_index_holding_every_hit_twice_heals_when_next_updated(corpus_copy, p
     con.executescript("DROP INDEX hit_conversation; CREATE INDEX hit_conversation ON hit(conversation);"
                       "UPDATE meta SET value='17' WHERE key='version';")
     top = con.execute("SELECT max(rowid) FROM hit").fetchone()[0]
-    con.execute("INSERT INTO hit SELECT rowid + ?, conversation, step, talk, kind, at, file, row, part, flags FROM hit", (top,))
+    con.execute("INSERT INTO hit SELECT rowid + ?, conversation, step, talk, kind, at, file, row, part, flags, repeats FROM hit", (top,))
     con.execute("INSERT INTO fts(rowid, text) SELECT rowid + ?, text FROM fts", (top,))
     con.commit()
     con.close()

@@ -1153,7 +1153,10 @@
         const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
         return h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
           h('a', { class: 'hitlink', href: href }, title), ' ',
-          h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')),
+          h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')
+            + (x.sender !== undefined ? ' · sent by ' + (x.sender || '(no instance id)') : '')
+            // a continuing session's copy of an earlier session's record: drawn and counted there (trial 30a F5)
+            + (x.repeats ? ' · repeats ' + x.repeats + '\'s record (drawn and counted there)' : '')),
           h('div', { class: 'snippet' }, marked_snippet(x)));
       };
       hits.forEach(function (x) {
