@@ -483,7 +483,9 @@ def show(
     whose id, tool-use id or provider call id it is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record
     line as stored (under an execution record, its arguments_check: agree, differ
-    or cannot_compare, with the transcript's input), except that control characters, C1 and bidi overrides
+    or cannot_compare, with the transcript's input; its transcript_check: the
+    tool name, outcome and result held against the transcript's; and
+    observed_again when another record of the same call differs), except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
