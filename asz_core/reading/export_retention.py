@@ -293,7 +293,9 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
     copy's lines (from 1) of the runs that differ only where retention took the text: the root's run holds nothing
     else (:func:`_said_gone`: the copy's showing what the root can no longer render, an "Asked" prompt, a tool's
     input), or each of its lines stands in the copy's in order (:func:`_within`), or the copy's is laid over it by
-    :func:`retention_spans`, or it is a talk heading whose label, read from the prompt, is not the root's; a step
+    :func:`retention_spans`, or it is as long as the copy's and each of its lines is the copy's, a talk heading whose
+    label, read from the prompt, is not the root's, or a line the copy's is laid over by :func:`retention_spans` (a
+    LangGraph trace whose talks start in the same second: no time line is held once to anchor on); a step
     heading whose label alone differs; a step of blank text the copy does not draw (:func:`_blank_steps`); and
     ``again`` with those runs the copy's, so that what still differs is named where it stands in the copy."""
     mine, theirs = copy.split(b"\n"), _blank_steps(again.split(b"\n"), copy)
@@ -308,7 +310,8 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
             lines |= {j + 1 for j in range(j0 + 1, j1) if mine[j] != theirs[i0 + 1 + j - j0 - 1]}
         elif all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) \
                 or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None or (
-                len(root) == len(mine_run) and all(x != y and h and g and h.group(1) == g.group(1) or x == y
+                len(root) == len(mine_run) and all(x == y or (h and g and h.group(1) == g.group(1))
+                                                   or retention_spans(y, x) is not None
                                                    for (x, y), (h, g) in zip(zip(root, mine_run), heads))):
             lines |= set(range(j0 + 2, j1 + 1))
             laid += mine[j0 + 1:j1]
@@ -325,6 +328,9 @@ _HEAD = re.compile(rb"=== conversation (\S+) ===")
 _TURN = re.compile(rb"\[([^\]\n]*)\] ([a-z_]+)((?:, [^,\n]+)*)")
 #: The text form's header keys retention changes (read from the text it took, or from what a skeleton lacks).
 _HEAD_GONE = (b"title", b"project", b"branch", b"lines", b"left_out", b"removed_files")
+#: The counts of the header's ``credentials`` value read from the texts retention took (how many places and distinct
+#: credentials the lines hold, and the parts they leave out): ``masked`` and the forms stay the root's.
+_CREDENTIAL_COUNTS = re.compile(rb"(written|left_out) \([^)]*\)")
 
 
 def _blocks(data: bytes) -> list[dict]:
@@ -389,12 +395,19 @@ def _text_kept(a: dict, b: Optional[dict], places: set) -> bool:
         return a.get("kind") == b"subagent_prompt" and (a["conv"], a["at"][:2]) in places
     if "pairs" in a:
         keys = set(a["pairs"]) | set(b["pairs"])
-        return all(a["pairs"].get(k) == b["pairs"].get(k) for k in keys if k not in _HEAD_GONE)
+        return all(_head_value(k, a["pairs"].get(k)) == _head_value(k, b["pairs"].get(k)) for k in keys if k not in _HEAD_GONE)
     if not MARKER.search(b["text"]) or a["text"] == b["text"]:
         return False
     rest = [set(a["rest"]) - {b"error", b"refused"}, set(b["rest"]) - {b"error", b"refused"}]
     return (a["kind"] == b["kind"] or b["kind"] == b"removed") and rest[0] == rest[1] \
         and retention_spans(_media_kept(a["text"], b["text"]), b["text"]) is not None
+
+
+def _head_value(key: bytes, value: Optional[bytes]) -> Optional[bytes]:
+    """A text form header's ``value`` of ``key`` as retention leaves it checkable: ``credentials`` without the counts
+    read from the texts it took (:data:`_CREDENTIAL_COUNTS`: a credential in a prompt that went is in the copy's
+    ``written``, not in the pruned root's), any other value as it is."""
+    return _CREDENTIAL_COUNTS.sub(rb"\1 (...)", value) if key == b"credentials" and value is not None else value
 
 
 #: A media part retention took, as the text form says it in the pruned root (its size kept) and in the copy.
@@ -435,6 +448,13 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
             return
         if isinstance(x, dict) and isinstance(y, dict):
             for k in dict.fromkeys([*x, *y]):
+                if k == "text" and y.get("state") == "removed" and (kept := _data_kept(x.get(k), y.get(k))) is not None:
+                    if kept:
+                        gone[0] += 1
+                    else:
+                        problems.append(f"{path}.text: the copy's data does not hold what the root's skeleton keeps "
+                                        f"of it: the copy {_short(x.get(k))}, the root {_short(y.get(k))}")
+                    continue
                 walk(x.get(k, _NONE), y.get(k, _NONE), f"{path}.{k}" if path else k, k)
         elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
             for n, (u, v) in enumerate(zip(x, y)):
@@ -449,6 +469,40 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
 
     walk(a, b, "", "")
     return gone[0], problems
+
+
+def _data_kept(mine, root) -> Optional[bool]:
+    """A step whose part retention took (``state`` ``removed``) but whose root text is the data its skeleton keeps
+    (a JSON object: the figures an adapter keeps for its usage, :meth:`asz_core.Adapter.metered_data`, Kiro's
+    ``usage_summary`` credits; recheck 29 of trial 29a F1): whether the copy's text, read as JSON, holds each value
+    the root's does (:func:`_holds`), so the rest is not checkable and a kept value changed is a problem; None when
+    the root's text is no JSON object (a marker: the usual rules)."""
+    if not isinstance(root, str) or not isinstance(mine, str) or not root.startswith("{"):
+        return None
+    try:
+        kept = orjson.loads(root)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(kept, dict):
+        return None
+    try:
+        return _holds(orjson.loads(mine), kept)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _holds(full, kept) -> bool:
+    """Whether ``full`` (the copy's data) holds ``kept`` (what a skeleton keeps of it): an object each of whose keys
+    it has with a value that holds the kept one, a list whose kept items it has in order (a skeleton keeps the items
+    that give a figure), any other value equal."""
+    if isinstance(kept, dict):
+        return isinstance(full, dict) and all(k in full and _holds(full[k], v) for k, v in kept.items())
+    if isinstance(kept, list):
+        if not isinstance(full, list):
+            return False
+        it = iter(full)
+        return all(any(_holds(f, k) for f in it) for k in kept)
+    return full == kept and isinstance(full, bool) == isinstance(kept, bool)
 
 
 def _short(v) -> str:

@@ -31,7 +31,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
 - a compaction's boundary (flag ``context_reset``) as a line of kind ``compaction`` (the adapter's short form:
   ``auto, 167,731 tokens before``);
 - a runtime's notice with text (flag ``notice``: Kiro's tool approvals asked and answered and its context usage, a
-  LangGraph ``interrupt()``) as a line of kind ``notice``, its text parts joined with a newline (trial 29c, F3);
+  LangGraph ``interrupt()``) as a line of kind ``notice``, its text parts joined with a newline (trial 29c, F3), a
+  text retention took said by its marker (the skeleton keeps the flag: the pruned root gives the same line);
 - ``in_range`` (true or false) on every line when a ``--since``/``--until`` window is given; a line with no time of
   its own is placed by its conversation's recorded range (:func:`place_timeless`, as ``asz search`` places a hit),
   null only when that range crosses an end of the window or is not known;
@@ -444,11 +445,14 @@ class Audit:
 def _system_line(rec: dict, parts: list[dict], flags, dialect: str) -> dict | None:
     """``{"text", "kind"}`` of a runtime's line of its own: a compaction's boundary (flag ``context_reset``, kind
     ``compaction``: ``Context compacted (<the adapter's short form>)``) or a notice with text (flag ``notice``, kind
-    ``notice``: its text parts joined with a newline); None for any other record."""
+    ``notice``: its text parts joined with a newline, a text retention took said by its marker, ``[removed by
+    retention: N bytes]``: the flag is kept by a skeleton, so a pruned root gives the line, its role and its kind as
+    before, recheck 29 of trial 29a F1); None for any other record."""
     if "context_reset" in flags:
         said = record_line(rec, dialect) or next((m for p in parts if (m := part_marker(p))), "")
         return {"text": f"Context compacted ({said})" if said else "Context compacted", "kind": "compaction"}
-    texts = [p["text"] for p in parts if p.get("k") == "text" and p.get("text")] if "notice" in flags else []
+    texts = [t for p in parts if p.get("k") == "text" and (t := p.get("text") or part_marker(p))] \
+        if "notice" in flags else []
     return {"text": "\n".join(texts), "kind": "notice"} if texts else None
 
 
