@@ -174,7 +174,8 @@ def record_sessions(root: str | os.PathLike, names: Iterable[str] | None = None,
                     create: bool = True, given: Listed | None = None) -> Recorded:
     """Append a line for each session of ``root`` (``names``: only those directory names; None: every session
     directory) that holds a landed file and has no line yet; one write and one fsync for them all, none when there
-    is nothing to add. ``create`` False leaves a root without a list as it is (returns nothing added).
+    is nothing to add. ``create`` False leaves a root without a list as it is (returns nothing added). First the
+    root's :data:`~asz_core.storage.describe.README_NAME` is written when it has none (:func:`~asz_core.storage.describe.describe_root`).
 
     ``given``: another root's list (``asz repack``'s source), whose time and adapter a session it names keeps.
     Call only once the sessions' files are durable (a line must never outlive the files it names). Holds an
@@ -183,6 +184,9 @@ def record_sessions(root: str | os.PathLike, names: Iterable[str] | None = None,
     path = root / SESSION_LIST
     if not create and not path.exists():
         return Recorded([], False)
+    from .describe import describe_root
+
+    describe_root(root)  # _README.txt, when the root has none (trial 29a F10)
     candidates = _candidates(root, names)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:

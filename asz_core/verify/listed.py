@@ -99,7 +99,14 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
     file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
     note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0.
     ``only``: one session's verify (``asz verify SESSION``): only that session is held to its line, and neither the
-    warnings nor the note are added."""
+    warnings nor the note are added. First, a note per session of ``present`` whose landing stamps go backwards
+    along its seqs (:func:`~asz_core.verify.stamps.stamp_notes`: the list's first-landed time is its first stamp), counted
+    as ``stamps_back``."""
+    from .stamps import stamp_notes
+
+    if back := stamp_notes(root, present):  # a clock set back between two passes (trial 29a F12); --json: stamps_back
+        section.notes += back
+        section.counts["stamps_back"] = len(back)
     shown = os.path.join(root_shown, SESSION_LIST)
     try:
         listed = read_list(root, only)

@@ -72,7 +72,7 @@ def test_kill_9_mid_push_loses_and_duplicates_nothing(corpus_dir, tmp_path):
         got = sent_files(rcv.root)
         assert got == want  # nothing lost
         files = [p for p in rcv.root.rglob("*") if p.is_file() and not {"index", "_index"} & set(p.relative_to(rcv.root).parts)
-                 and p.name != "_sessions.list" and p.parent.name != "_received"]
+                 and p.name not in ("_sessions.list", "_README.txt") and p.parent.name != "_received"]
         assert len(files) == len(want)  # nothing twice, no temporaries left behind
         # the sender record: one line per landed file, however often the push was killed (docs/push.md)
         lines = [orjson.loads(ln) for p in (rcv.root / "_received").glob("*.senders") for ln in p.read_bytes().splitlines()]

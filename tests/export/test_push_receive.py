@@ -58,7 +58,7 @@ def test_the_corpus_arrives_byte_identical(proto, pushed_root, receiver, tmp_pat
     senders = [json.loads(line) for p in (receiver.root / "_received").glob("*.senders") for line in p.read_text().splitlines()]
     assert {e["file"]: e["sha256"] for e in senders} == {rel: d for rel, d in want.items() if rel.endswith(".sd")}
     kept = [p for p in receiver.root.rglob("*") if p.is_file() and not {"index", "_index"} & set(p.relative_to(receiver.root).parts)
-            and p.name != "_sessions.list" and p.parent.name != "_received"]
+            and p.name not in ("_sessions.list", "_README.txt") and p.parent.name != "_received"]
     assert sorted(p.relative_to(receiver.root).as_posix() for p in kept) == sorted(want)
     assert all(p.stat().st_mode & 0o777 == 0o444 for p in kept)
     # the receiving root is an ordinary root
