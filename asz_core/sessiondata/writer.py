@@ -161,12 +161,16 @@ class SDWriter:
         self._fsync = fsync
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self._f = open(self._tmp, "wb")
-        self._sha = hashlib.sha256()
-        self._records = 0
-        self._size = 0
         self._closed = False
-        self._head = encode_header(header)
-        self._write_line(self._head)
+        try:
+            self._sha = hashlib.sha256()
+            self._records = 0
+            self._size = 0
+            self._head = encode_header(header)
+            self._write_line(self._head)
+        except BaseException:  # Ctrl-C or SIGTERM as it starts: no temporary file is left behind
+            self.abort()
+            raise
 
     def _write_line(self, line: bytes) -> None:
         # A short line is written and hashed with its newline in one call each; a long one (a record line can be
@@ -244,9 +248,17 @@ class SDWriter:
         return len(buf)
 
     def close(self) -> LandedFile:
-        """Write the closing line, sync, make read-only (0444) and rename to the final name."""
+        """Write the closing line, sync, make read-only (0444) and rename to the final name. Whatever stops it (an
+        OSError, Ctrl-C, SIGTERM) the temporary file goes: the file lands whole (linked) or not at all."""
         if self._closed:
             raise RuntimeError("writer already closed")
+        try:
+            return self._close()
+        except BaseException:
+            self.abort()
+            raise
+
+    def _close(self) -> LandedFile:
         digest = self._sha.hexdigest()
         closing = encode_closing(Closing(records=self._records, digest=digest)) + b"\n"
         self._f.write(closing)
@@ -279,14 +291,15 @@ class SDWriter:
                           self._head)
 
     def abort(self) -> None:
-        """Discard the temporary file; nothing lands."""
-        if not self._closed:
+        """Discard the temporary file; nothing lands (also after a :meth:`close` that was stopped: the temporary file
+        goes, a file it had linked stays)."""
+        if not self._f.closed:
             self._f.close()
-            self._closed = True
-            try:
-                os.unlink(self._tmp)
-            except FileNotFoundError:
-                pass
+        self._closed = True
+        try:
+            os.unlink(self._tmp)
+        except FileNotFoundError:
+            pass
 
     def __enter__(self) -> "SDWriter":
         return self
