@@ -30,6 +30,7 @@ from typing import Callable, Optional
 
 import orjson
 
+from .export_render import RENDER, as_render
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
 
@@ -165,7 +166,7 @@ def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entr
     """The manifest of the copy ``copy`` written as ``name`` (see the module)."""
     from .. import __version__
 
-    return {"schema": SCHEMA, "asz": __version__,
+    return {"schema": SCHEMA, "asz": __version__, "render": RENDER,
             "export": {"file": name, "bytes": len(copy), "sha256": sha256(copy), "lines": line_digests(copy)},
             "made": made, "conversations": conversations,
             "masked": {"places": len(entries), "credentials": len({e["fingerprint"] for e in entries})},
@@ -335,6 +336,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
                         "manifest's, and verify")
         made, got = again_of(cid)
         again, seen = again + made, seen + got
+    again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
     entries, spans = mask_places(again, seen), None
     if again == copy:
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "

@@ -1,0 +1,45 @@
+"""What the exports' rendering changed, so that a copy made before a change still checks (``asz verify --export``).
+
+``asz verify --export FILE --root ROOT`` makes the copy again with the asz that checks and compares the two byte for
+byte (:func:`~asz_core.reading.export_manifest.check_against_root`). A line the rendering drew differently then
+reads as a changed text, though nobody changed it. So each change to what an md or html copy draws of the same
+evidence takes a new render number: the manifest written beside every copy says the one it was made with (its
+``render`` key; a manifest without one is render 1), and the copy made again is brought back to that rendering
+before it is compared, by removing only what the later rendering added (never a landed text, so nothing a copy
+could hide behind it).
+
+- render 1: every copy made before session 30 (2026-12-05).
+- render 2: a tool call's heading carries the time of its record (md ``**Tool Bash** · 2026-10-25 02:20:00 ·
+  `tool/…```, html ``<span class="when">…</span>`` before its id; trial 30a F3), and the head says what the
+  conversation continues or is continued in (md ``- continues …``, html ``<p class="meta">continues …</p>``; trial
+  30a F7).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["RENDER", "as_render"]
+
+#: The rendering this asz writes (the manifest's ``render``).
+RENDER = 2
+
+_TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
+#: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.
+_MD_TOOL_TIME = re.compile(rb"^(\*\*Tool [^\n]*?\*\*(?: \(failed\))?) \xc2\xb7 " + _TIME + rb"( \xc2\xb7 `[^`\n]+`)$", re.M)
+#: Render 2's html tool heading's time, just before its id in the summary line.
+_HTML_TOOL_TIME = re.compile(rb' <span class="when">[^<\n]*</span>(?= <span class="id">[^<\n]*</span></summary>)')
+#: Render 2's head lines of the links to other sessions (:func:`~asz_core.reading.listing.link_lines`).
+_MD_LINKS = re.compile(rb"^- (?:continues|continued in) [^\n]*\n", re.M)
+_HTML_LINKS = re.compile(rb'<p class="meta">(?:continues|continued in) [^<\n]*</p>\n?')
+
+
+def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
+    """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, …) as rendering ``render`` drew it:
+    unchanged for this rendering, another format or an unknown number; for render 1, what render 2 added removed."""
+    if render >= RENDER or fmt not in ("md", "html"):
+        return again
+    if fmt == "md":
+        head, cut, rest = again.partition(b"\n## ")  # the links are head lines, before the first talk
+        return _MD_LINKS.sub(b"", head) + cut + _MD_TOOL_TIME.sub(rb"\1\2", rest)
+    return _HTML_TOOL_TIME.sub(b"", _HTML_LINKS.sub(b"", again))

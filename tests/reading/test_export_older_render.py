@@ -1,0 +1,62 @@
+"""A copy made before the exports' rendering changed still checks against the root (``asz verify --export``): session
+30 gave each tool call's heading its record's time (trial 30a F3) and the head the sessions it continues (F7), so a
+copy an archivist made the day before read as changed in every tool line. The manifest now says its ``render`` (2);
+one without the key is render 1, and the copy made again is brought back to it by removing only what render 2 added.
+
+Real input: the corpus project -Users-alex-workspace-coderabbit-review-helper collected; its conversation cb2e607c
+exported in md and html. A render-1 copy is made here as render 1 drew it: the tool headings without their time
+(the html summary's ``when`` span, the md heading's ``· TIME``), its manifest without ``render``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from reading_helpers import asz, collected_project
+
+PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
+SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
+#: What render 1 drew where render 2 draws a tool call's time.
+RENDER_1 = {"md": (re.compile(rb"^(\*\*Tool [^\n]*?\*\*(?: \(failed\))?) \xc2\xb7 [0-9 :+-]{19,25} \xc2\xb7 `", re.M), b"\\1 \xc2\xb7 `"),
+            "html": (re.compile(rb' <span class="when">[^<]*</span>( <span class="id">tool/)'), rb"\1")}
+
+
+@pytest.fixture(scope="module")
+def root(corpus_source, tmp_path_factory):
+    return collected_project(corpus_source, tmp_path_factory.mktemp("older-render"), PROJECT)
+
+
+def _as_copy(tmp_path, name: str, data: bytes, body: dict) -> str:
+    """``data`` written as ``name`` with ``body`` as its manifest, the copy's digests its own."""
+    from asz_core.reading.export_manifest import line_digests
+
+    (tmp_path / name).write_bytes(data)
+    body = {**body, "export": {**body["export"], "file": name, "bytes": len(data),
+                               "sha256": hashlib.sha256(data).hexdigest(), "lines": line_digests(data)}}
+    (tmp_path / f"{name}.manifest.json").write_text(json.dumps(body))
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("form", ["md", "html"])
+def test_a_copy_of_the_earlier_rendering_checks_and_a_changed_one_does_not(root, tmp_path, form):
+    copy = tmp_path / f"c.{form}"
+    asz("export", SID[:8], "--format", form, "--out", str(copy), "--root", str(root))
+    body = json.loads((tmp_path / f"c.{form}.manifest.json").read_bytes())
+    assert body["render"] == 2
+    pattern, back = RENDER_1[form]
+    older, n = pattern.subn(back, copy.read_bytes())
+    assert n > 20  # cb2e607c's tool calls, each with its time in render 2
+    old_body = {k: v for k, v in body.items() if k != "render"}
+    ok = asz("verify", "--export", _as_copy(tmp_path, f"old.{form}", older, old_body), "--root", str(root), check=False)
+    assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
+    # the same bytes said to be render 2: a tool heading without its time is a changed line
+    bad = asz("verify", "--export", _as_copy(tmp_path, f"now.{form}", older, body), "--root", str(root), check=False)
+    assert bad.returncode == 1 and f"now.{form}: line " in bad.stdout, bad.stdout
+    # a render-1 copy whose tool name was changed still fails
+    forged = older.replace(b"Bash", b"Bosh", 1)
+    assert forged != older
+    bad = asz("verify", "--export", _as_copy(tmp_path, f"x.{form}", forged, old_body), "--root", str(root), check=False)
+    assert bad.returncode == 1 and f"x.{form}: line " in bad.stdout, bad.stdout
