@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from asz_core.reading.search import index_path  # the search index of this asz (its schema in the name)
+
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 CLAUDE_SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"  # "Write a shell script called hello.sh …"
 KIRO_SID = "8e247382-c779-440f-b1db-ed9bad1afaee"  # Kiro CLI: its runtime title is its first prompt
@@ -105,7 +107,7 @@ def officer_root(corpus_dir: Path, tmp_path_factory) -> Path:
     for args in (["search", "the"], ["verify", "--figures"], ["ls"]):
         p = asz(*args, "--root", str(root))
         assert p.returncode == 0, p.stdout + p.stderr
-    assert (root / "_index" / "search-27.sqlite").is_file() and (root / "_index" / "summaries.sqlite").is_file()
+    assert index_path(root).is_file() and (root / "_index" / "summaries.sqlite").is_file()
     return root
 
 
@@ -152,7 +154,7 @@ def test_erase_leaves_no_word_of_the_session_and_verify_says_erased(root: Path, 
     words = {sid: phrases(corpus_dir, sid) for sid in (CLAUDE_SID, KIRO_SID)}
     before = holding(root, words[CLAUDE_SID] | words[KIRO_SID])
     # before: the landed files, the search index and the summaries hold them (trial 29a F5)
-    assert {"_index/search-27.sqlite", "_index/summaries.sqlite"} <= set(before)
+    assert {index_path(root).relative_to(root).as_posix(), "_index/summaries.sqlite"} <= set(before)
     assert any(rel.startswith(CLAUDE_SID + "/") for rel in before) and any(rel.startswith(KIRO_SID + "/") for rel in before)
     hello = asz("search", "shell script called hello", "--root", str(root))
     assert CLAUDE_SID[:8] in hello.stdout
