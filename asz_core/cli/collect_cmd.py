@@ -363,7 +363,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         rounds = f" rounds={parsed.rounds}"
         written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]
     took = time.monotonic() - started
-    if counters.sessions == 0 and not counters.errors:
+    if counters.sessions == 0 and not counters.errors and not counters.erased:  # an erased one was said (its note)
         from .adapter_note import source_hint
         from ..plugins.adapter import REFUSED_EVENTS
 

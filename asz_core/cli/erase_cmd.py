@@ -74,8 +74,9 @@ def erase_command(
     for given in sessions:
         try:
             names.append(resolve(pool, given, "session"))
-        except IdError as exc:
-            typer.echo(f"asz erase: {exc} in {where} (nor in its _sessions.list or {ERASED_LIST})", err=True)
+        except IdError as exc:  # unknown: 1, named nowhere; ambiguous: 2, its matches listed
+            nowhere = f" (nor in its _sessions.list or {ERASED_LIST})" if exc.exit_code == 1 else ""
+            typer.echo(f"asz erase: {exc} in {where}{nowhere}", err=True)
             raise typer.Exit(exc.exit_code) from None
     try:
         rep = erase(where, list(dict.fromkeys(names)), reason.strip(), by=by.strip(), max_round_bytes=cfg.max_round_bytes)

@@ -376,7 +376,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
             col._checked_undiscovered.discard(name)
             work.setdefault(session, []).append((col, sources))
         discovered[i] = seen
-    drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
+    c.erased += drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
     items = list(work.items())
     sized(items)  # the progress line's bytes (collect/meter.py)
     jobs = min(max(col.options.jobs for col in cols), len(items))

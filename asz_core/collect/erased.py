@@ -21,12 +21,13 @@ __all__ = ["drop_erased"]
 _TOLD: set[tuple[str, str]] = set()
 
 
-def drop_erased(root: Path, work: dict, report) -> None:
+def drop_erased(root: Path, work: dict, report) -> int:
     """Take out of ``work`` (discovered session id -> its collectors and sources) every session ``root`` erased,
-    telling each once (module doc) through ``report.note``."""
+    telling each once (module doc) through ``report.note``; returns how many were taken out."""
     gone = read_erased(root)
     if not gone:
-        return
+        return 0
+    dropped = 0
     for session in list(work):
         try:
             name = session_dir(root, session).name
@@ -36,6 +37,7 @@ def drop_erased(root: Path, work: dict, report) -> None:
         if e is None:
             continue
         parts = work.pop(session)
+        dropped += 1
         key = (os.path.abspath(root), name)
         if key in _TOLD:
             continue
@@ -43,3 +45,4 @@ def drop_erased(root: Path, work: dict, report) -> None:
         src = parts[0][1][0].path if parts and parts[0][1] else root
         report.note(src, f"session {name} was {erasure_said(e)} ({root / ERASED_LIST}:{e.line}): its source is not "
                          "landed again; delete the source, or move it out of the collected folders, to stop this note")
+    return dropped

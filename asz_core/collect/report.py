@@ -87,12 +87,16 @@ class Counters:
     #: Not a summary field: why the storage root's file system refused a write this pass (:func:`root_full`, e.g.
     #: ``No space left on device``), '' when it did not; the pass stops at the first such session and says it once.
     full: str = ""
+    #: Not a summary field: sessions discovered and left out because ``asz erase`` erased them
+    #: (:func:`asz_core.collect.erased.drop_erased`); a pass that found only those says no "no session found".
+    erased: int = 0
 
     def add(self, other: "Counters") -> None:
         """Add ``other`` into this one (several adapters in one pass)."""
         for k in SUMMARY_KEYS:
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.full = self.full or other.full
+        self.erased += other.erased
 
     @property
     def failed(self) -> bool:

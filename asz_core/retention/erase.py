@@ -290,12 +290,18 @@ def keep_partners(root: Path, sessions: list[str]) -> list[str]:
 
 def relinked(root: Path, names: list[str], max_round_bytes: int | None, rep: EraseReport) -> None:
     """Parse ``names`` again (their head rounds drew the records they share with an erased session in that session
-    only, so their calls were counted nowhere): a new round each, drawing them. A session's problem is one of
-    ``rep.problems``."""
+    only, so their calls were counted nowhere): a new round each, drawing them. Their conversations' cached figures,
+    list rows (``_index/summaries.sqlite``) and view builds (``_index/found/``) go first: made from the old head,
+    they name the erased session (``continues``) and count its calls. A session's problem is one of ``rep.problems``.
+    Raises OSError or sqlite3.Error (the derived files could not be written)."""
     from ..flow.parse import parse_root
+    from ..reading.purge import forget_found, forget_summaries
 
     if not names:
         return
+    convs = sorted({c for n in names for c in conversations_of(root, n)})
+    forget_summaries(root, convs)
+    forget_found(root, convs)
     kw = {"max_round_bytes": max_round_bytes} if max_round_bytes else {}
     got = parse_root(root, names, **kw)
     rep.problems += [f"{line}: parsed again after the erasure; asz parse runs it again" for line in got.problems]

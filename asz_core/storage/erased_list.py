@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import orjson
 
-__all__ = ["ERASED_LIST", "ERASED_HEAD", "Erasure", "read_erased", "erased_names", "record_erasure", "erasure_said",
+__all__ = ["ERASED_LIST", "ERASED_HEAD", "Erasure", "read_erased", "unread_lines", "erased_names", "record_erasure", "erasure_said",
            "REMOVED", "unfinished", "erased_refusal"]
 
 #: The record's path, relative to the root (a ``_`` name is never a session).
@@ -58,7 +58,9 @@ class Erasure(NamedTuple):
 _READ: dict[str, tuple[tuple, dict[str, Erasure]]] = {}
 
 
-def _parse(data: bytes) -> dict[str, Erasure]:
+def _parse(data: bytes, bad: list[int] | None = None) -> dict[str, Erasure]:
+    """The erasures of a record's bytes by session; the 1-based numbers of the lines that do not read (not a JSON
+    object naming a session as a non-empty string) are appended to ``bad`` when given."""
     out: dict[str, Erasure] = {}
     for n, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip() or raw.lstrip().startswith(b"#"):
@@ -67,9 +69,13 @@ def _parse(data: bytes) -> dict[str, Erasure]:
             d = orjson.loads(raw)
             name = d["session"]
             convs = tuple(str(c) for c in d.get("conversations") or ())
-        except (orjson.JSONDecodeError, KeyError, TypeError):
+        except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+            name = None
+        if not isinstance(name, str) or not name:
+            if bad is not None:
+                bad.append(n)
             continue
-        if isinstance(name, str) and name and name not in out:
+        if name not in out:
             out[name] = Erasure(name, n, convs, str(d.get("erased", "")), str(d.get("by", "")), str(d.get("reason", "")),
                                 str(d.get("first_landed", "")), str(d.get("adapter", "")))
     return out
@@ -94,6 +100,22 @@ def read_erased(root: str | os.PathLike) -> dict[str, Erasure]:
         return {}
     _READ[path] = (key, got)
     return got
+
+
+def unread_lines(root: str | os.PathLike) -> list[int]:
+    """The 1-based numbers of the lines of ``root``'s record that do not read (a line cut short by a crash while it was
+    written, or edited by hand): the erasure each named is not in force (its session is listed and collected as
+    before); ``[]`` when all read or there is no record. A line cut short that a later line begins with (``asz erase``
+    run again wrote it whole) is not one. ``asz verify`` warns of each (docs/verify.md)."""
+    bad: list[int] = []
+    try:
+        with open(os.path.join(os.fspath(root), ERASED_LIST), "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    _parse(data, bad)
+    lines = data.split(b"\n")
+    return [n for n in bad if not any(ln.startswith(lines[n - 1].strip()) for ln in lines[n:])]
 
 
 def erased_names(root: str | os.PathLike) -> frozenset[str]:

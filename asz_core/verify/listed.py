@@ -145,14 +145,26 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
     whole): ``erased on WHEN by WHO (REASON)``, never a problem; a warning when its erasure was not finished (a kill:
     ``_removed/<session>`` left), which the same ``asz erase`` finishes. ``erased_sessions`` is counted when not 0.
     ``only``: that session alone."""
-    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased, unfinished
+    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased, unfinished, unread_lines
 
     erased = read_erased(root)
+    shown = os.path.join(root_shown, ERASED_LIST)
+    if only is None:
+        for n in unread_lines(root):
+            section.warnings.append(Problem(shown, n, "", "unread erasure", (
+                "this line of the record of erasures does not read (not a JSON object naming a session: cut short "
+                "while it was written, or edited); the erasure it held is not in force: its session is listed and "
+                "collected as before; asz erase SESSION --root … --reason '…' records it again")))
+        for name in unfinished(root):
+            if name not in erased:  # stopped before its record was written: nothing of it erased
+                section.warnings.append(Problem(os.path.join(root_shown, "_removed", name), 0, "",
+                                                "erasure not finished", (
+                    f"asz erase of session {name} was stopped before it recorded the erasure: the session is not "
+                    f"erased; asz erase {name} --root {root_shown} --reason '…' erases it")))
     if only is not None:
         erased = {k: v for k, v in erased.items() if k == only}
     if not erased:
         return
-    shown = os.path.join(root_shown, ERASED_LIST)
     left = set(unfinished(root)) | {n for n, e in erased.items() if any(
         os.path.lexists(p) for p in (root / n, *(root / "_conversations" / c for c in e.conversations)))}
     for name, e in erased.items():

@@ -200,6 +200,14 @@ def test_collect_does_not_land_an_erased_session_again(root: Path, corpus_dir: P
     assert notes[0].startswith(f"note: {claude}/") and f"session {CLAUDE_SID} was erased on " in notes[0]
     assert f"({REASON}) with asz erase ({root / '_erased.list'}:2)" in notes[0]
     assert f"session {KIRO_SID} was erased on " in notes[1]
+    # its source moved to another folder holding nothing else: still not landed, said by the note alone (no "no
+    # session found under …; is --source the runtime's projects directory?": the folder is right)
+    moved = root.parent / "moved"
+    shutil.copytree(claude / "-home-user-claude-reliability", moved / "-home-user-claude-reliability")
+    c = asz("collect", "--once", "--source", str(moved), "--root", str(root))
+    assert c.returncode == 0 and "landed=0 " in c.stderr + c.stdout, c.stderr
+    assert f"note: {moved}/-home-user-claude-reliability/{CLAUDE_SID}.jsonl: session {CLAUDE_SID} was erased on " \
+        in c.stderr and "no session found" not in c.stderr, c.stderr
     assert_erased(root, corpus_dir, [CLAUDE_SID, KIRO_SID])
 
 
@@ -218,6 +226,11 @@ def test_erase_is_refused_while_a_collector_holds_the_root(root: Path):
 def test_unknown_session_and_empty_reason(root: Path):
     p = asz("erase", "0000dead", "--root", str(root), "--reason", REASON)
     assert p.returncode == 1 and "no session is or starts with '0000dead'" in p.stderr
+    starts = sorted(d.name for d in root.iterdir() if d.name.startswith("5"))  # the corpus's 55604662…, 5c0375b4…
+    assert len(starts) == 2
+    p = asz("erase", "5", "--root", str(root), "--reason", REASON)
+    assert p.returncode == 2 and p.stderr == (f"asz erase: '5' is the start of 2 sessions: {', '.join(starts)}; type "
+                                              f"more of it in {root}\n"), p.stderr
     p = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", "  ")
     assert p.returncode == 2 and "--reason is empty" in p.stderr
     assert not (root / "_erased.list").exists()
@@ -341,8 +354,28 @@ def test_a_session_continuing_the_erased_one_counts_the_calls_it_repeats(corpus_
     p = asz("erase", sid, "--root", str(root), "--reason", REASON)
     assert p.returncode == 0, p.stderr
     assert f"parsed {copy} again: it repeated records of an erased session" in p.stdout
+    # its list row and figures cached before named sid (continues) and counted no call: wiped with the erasure
+    assert sid.encode() not in (root / "_index" / "summaries.sqlite").read_bytes()
     rows = {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(root)).stdout)}
     assert list(rows) == [copy] and rows[copy]["llm_calls"] == repeated and not rows[copy].get("continues")
     total = json.loads(asz("usage", "--json", "--total-once", "--root", str(root)).stdout)["total"]
     assert total["calls"] == repeated
     assert asz("verify", "--root", str(root)).returncode == 0
+
+
+def test_a_kill_before_the_record_and_a_torn_record_line_are_warned_at_their_place(root: Path, corpus_dir: Path):
+    """A kill between ``_removed/<session>`` and the record, and a record line cut short as it was written: the
+    session is not erased, and verify warns at the path and at the line (exit 0); the rerun writes the line whole and
+    the warnings go (the torn line stays: the record is append-only)."""
+    (root / "_removed" / CLAUDE_SID).mkdir(parents=True)
+    (root / "_erased.list").write_text('# head\n{"session":"' + CLAUDE_SID[:20])
+    v = asz("verify", "--json", "--root", str(root))
+    assert v.returncode == 0, v.stdout + v.stderr
+    warned = {(w["file"], w["line"], w["problem"]) for w in json.loads(v.stdout)["warnings"]}
+    assert warned == {(str(root / "_erased.list"), 2, "unread erasure"),
+                      (str(root / "_removed" / CLAUDE_SID), 0, "erasure not finished")}, warned
+    assert CLAUDE_SID[:8] in asz("ls", "--root", str(root)).stdout  # not erased: listed as before
+    assert asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON).returncode == 0
+    v = asz("verify", "--json", "--root", str(root))
+    assert v.returncode == 0 and not json.loads(v.stdout).get("warnings"), v.stdout
+    assert_erased(root, corpus_dir, [CLAUDE_SID])
