@@ -224,6 +224,28 @@ def reland_command(session: str, root: str | os.PathLike) -> str:
     return f"asz sources --reland {session} --root {shlex.quote(str(root))} --source DIR"
 
 
+def received_from(root: str | os.PathLike, session: str) -> str:
+    """Who sent ``session`` (its directory name) to ``root``, when ``asz receive`` landed it (its sender record
+    ``_received/<session>.senders`` is there): the instance ids (:func:`~asz_core.storage.senders.instance_label`);
+    '' for a session collected here."""
+    from ..storage.senders import instance_label, senders_path, session_senders
+
+    if not senders_path(root, session).is_file():
+        return ""
+    return instance_label(session_senders(root, session)) or "another host"
+
+
+def received_lost(hosts: str, root: str | os.PathLike) -> str:
+    """The way back for a lost landed file of a session ``hosts`` sent to ``root`` (:func:`received_from`): a receiver
+    holds no source, so never ``asz sources --reland`` (trial 30a F9), but the hosts' receipts."""
+    import shlex
+
+    return (f"this root received the session from {hosts} (asz receive), so it holds no source to land a lost file again "
+            f"from: asz verify --root {shlex.quote(str(root))} --receipts HOST_ROOT_OR_PUSH_STATE names each file a host's "
+            "receipts say it accepted that is missing since (docs/push.md, the receipts); the sending host's root holds "
+            "it while its retention keeps it")
+
+
 def anew_hint(sdir: Path) -> str:
     """What a chain whose landed files are gone for good can do: when session ``sdir``'s folder was lost and landed
     again (asz collect warns), ``asz parse SESSION --anew --root ROOT`` sets the chain aside and builds a new one."""
@@ -285,8 +307,10 @@ def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, pr
         problem(5, h.round, path, f"the session directory {sdir} is gone; seqs {h.from_seq}–{h.through_seq} were consumed", seq=h.from_seq)
         return
     missing = [s for s in range(h.from_seq, h.through_seq + 1) if s not in present]
+    sent = received_from(chain.root, h.session) if missing else ""
     for seq in missing:
-        problem(5, h.round, path, f"a landed file this round consumed is no longer on disk; {reland_command(h.session, chain.root)} "
+        problem(5, h.round, path, f"a landed file this round consumed is no longer on disk; {received_lost(sent, chain.root)}"
+                if sent else f"a landed file this round consumed is no longer on disk; {reland_command(h.session, chain.root)} "
                 f"lands it again from its source {RELAND_SOURCE}, byte for byte, while the source and the session's index "
                 "still hold it", seq=seq)
     if not missing:

@@ -100,21 +100,7 @@ RECEIVED_DAMAGED_HINT = ("; this root received the session from {hosts} (asz rec
                          "from a backup), then asz verify --root {root} --receipts HOST_ROOT_OR_PUSH_STATE holds it to "
                          "the SHA-256 the host's receipts name (docs/push.md, the receipts)")
 #: What a gap in a stream's records adds in a receiving root (its :data:`LOST_HINT`).
-RECEIVED_LOST_HINT = ("; this root received the session from {hosts} (asz receive), so it holds no source to land a lost "
-                      "file again from: asz verify --root {root} --receipts HOST_ROOT_OR_PUSH_STATE names each file a "
-                      "host's receipts say it accepted that is missing since (docs/push.md, the receipts); the sending "
-                      "host's root holds it while its retention keeps it")
-
-
-def received_from(root: str | os.PathLike, session: str) -> str:
-    """Who sent ``session`` (its directory name) to ``root``, when ``asz receive`` landed it (its sender record
-    ``_received/<session>.senders``): the instance ids (:func:`~asz_core.storage.senders.instance_label`); '' for a
-    session collected here."""
-    from ..storage.senders import instance_label, senders_path, session_senders
-
-    if not senders_path(root, session).is_file():
-        return ""
-    return instance_label(session_senders(root, session)) or "another host"
+RECEIVED_LOST_HINT = "; {received}"
 
 
 #: The problems of a landed file whose bytes are damaged, in the order the hint goes to the first of.
@@ -127,11 +113,12 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
     :data:`DAMAGED` problem of each damaged file."""
     if first >= len(problems):
         return  # nothing to add to (the common case: a clean session)
-    from ..flow.verify_chain import RELAND_SOURCE, reland_command
+    from ..flow.verify_chain import RELAND_SOURCE, received_lost, received_from, reland_command
 
     command = reland_command(session, root)
     sent = received_from(root, session)
-    hint = (RECEIVED_LOST_HINT if sent else LOST_HINT).format(command=command, source=RELAND_SOURCE, hosts=sent, root=root)
+    hint = (RECEIVED_LOST_HINT if sent else LOST_HINT).format(command=command, source=RELAND_SOURCE,
+                                                               received=received_lost(sent, root))
     damaged: dict[str, int] = {}
     for i in range(first, len(problems)):
         p = problems[i]

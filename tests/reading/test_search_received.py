@@ -4,7 +4,7 @@
   hit of ``--json`` and ``/api/search`` names its landed file's ``sender``; a sender that sent nothing is exit 1.
 - F5: the continuing session's copy of the migration call is marked ``repeats`` (the earlier session, where it is
   drawn and counted), on the command line and in ``/api/search``; the earlier session's own hit is not.
-- F9: ``asz verify`` on a damaged received file advises the receipts and the sending host, never ``asz sources
+- F9: ``asz verify`` on a damaged or deleted received file advises the receipts and the sending host, never ``asz sources
   --reland … --source DIR`` (a receiver holds no source).
 
 Real input: trial 30a's incident sessions (tests/reading/incident_sessions.py) collected by the real ``asz collect
@@ -110,4 +110,16 @@ def test_verify_advises_the_receipts_on_a_received_file(team, tmp_path):
     assert p.returncode == 1
     out = p.stdout + p.stderr
     assert f"received the session from {HOSTS['C']}" in out and "--receipts" in out, out
+    assert "--reland" not in out and "--source DIR" not in out, out
+
+
+def test_verify_advises_the_receipts_on_a_received_file_gone(team, tmp_path):
+    root = tmp_path / "team"
+    shutil.copytree(team["root"], root, symlinks=True)
+    [f] = sorted((root / S1 / "streams" / "main").glob("transcript-*.sd"))
+    f.unlink()
+    p = asz("verify", "--root", str(root), check=False)
+    assert p.returncode == 1
+    out = p.stdout + p.stderr
+    assert "a landed file this round consumed is no longer on disk; this root received the session from " + HOSTS["C"] in out, out
     assert "--reland" not in out and "--source DIR" not in out, out
