@@ -159,6 +159,10 @@ def test_api_search_says_a_filter_that_keeps_no_conversation(mixed, serve):
     assert r.status == 200 and r.json() == [] and r.headers.get("x-asz-note") == said
     r = s.get("/api/search?q=hello&project=nope&held_back=1")
     assert r.json()["hits"] == [] and r.json()["note"] == said
+    deadline = time.monotonic() + 120  # a row still being counted has no project yet and is kept (docs/view.md)
+    while any(r.get("counting") for r in s.get("/api/conversations").json()["conversations"]):
+        assert time.monotonic() < deadline, "the rows were not counted in 120 s"
+        time.sleep(0.2)
     assert s.get("/api/conversations?project=nope").json()["note"] == said  # the same words as the list's
     r = s.get("/api/search?q=hello")  # a filter that keeps some: no note
     assert r.status == 200 and r.json() and "x-asz-note" not in r.headers
