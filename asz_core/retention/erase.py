@@ -136,6 +136,7 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
         for session in sessions:
             had = read_erased(root).get(session)
             convs = sorted(set(conversations_of(root, session)) | set(had.conversations if had else ()))
+            recorded = had is not None
             try:
                 (root / REMOVED / session).mkdir(parents=True, exist_ok=True)  # before the record: never a record
                 # of an erasure that could read as finished while the session's directory is still here
@@ -147,9 +148,12 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
                         "erased": format_rfc3339(now_ns if now_ns is not None else time.time_ns()),
                         "by": by or who_erases(), "reason": reason,
                         "first_landed": line.at if line else "", "adapter": line.adapter if line else ""})
+                    recorded = True
                 _take_out(root, session, convs)
             except OSError as exc:
-                rep.problems.append(f"{session}: {exc}; recorded as erased: asz erase {session} finishes it")
+                rep.problems.append(f"{session}: {exc}; " + (
+                    f"recorded as erased: asz erase {session} finishes it" if recorded else
+                    f"not erased (no record written): asz erase {session} again once the root can be written"))
                 continue
             done.append((session, convs))
             rep.erased.append((session, convs, had is None))

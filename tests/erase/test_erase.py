@@ -379,3 +379,15 @@ def test_a_kill_before_the_record_and_a_torn_record_line_are_warned_at_their_pla
     v = asz("verify", "--json", "--root", str(root))
     assert v.returncode == 0 and not json.loads(v.stdout).get("warnings"), v.stdout
     assert_erased(root, corpus_dir, [CLAUDE_SID])
+
+
+def test_an_erasure_that_cannot_be_recorded_says_not_erased(root: Path):
+    """The record cannot be written (here a directory stands at its path): exit 1, the error says the session is not
+    erased (it never claims a record it did not write), and the session is listed and verified as before."""
+    (root / "_erased.list").mkdir()
+    p = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON)
+    assert p.returncode == 1 and p.stderr.startswith(f"error: {CLAUDE_SID}: ") and \
+        p.stderr.rstrip().endswith("not erased (no record written): asz erase " + CLAUDE_SID +
+                                   " again once the root can be written"), p.stderr
+    assert "recorded as erased" not in p.stderr
+    assert CLAUDE_SID[:8] in asz("ls", "--root", str(root)).stdout and (root / CLAUDE_SID).is_dir()
