@@ -1,7 +1,7 @@
 """``asz erase``: sessions removed whole on request, the erasure recorded (docs/storage-root.md, Erasure).
 
 Exit codes: 0 done, 1 a session named nowhere in the root, a collector or pusher holding it, or a step that failed
-(recorded: run it again), 2 usage (no --reason, an ambiguous prefix, no root).
+(recorded: run it again), 2 usage (no --reason, a control character in --reason or --by, an ambiguous prefix, no root).
 """
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ def erase_command(
     if not reason.strip():
         typer.echo("asz erase: --reason is empty: say why (a request's reference), it is recorded", err=True)
         raise typer.Exit(2)
+    for flag, text in (("--reason", reason), ("--by", by)):
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):  # the record's line is printed as is by verify, collect
+            typer.echo(f"asz erase: {flag} holds a control character (a newline, a tab, an escape): give one line of "
+                       "plain text, it is recorded and shown as given", err=True)
+            raise typer.Exit(2)
     pool = _candidates(where)
     names: list[str] = []
     for given in sessions:

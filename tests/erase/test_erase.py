@@ -233,6 +233,9 @@ def test_unknown_session_and_empty_reason(root: Path):
                                               f"more of it in {root}\n"), p.stderr
     p = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", "  ")
     assert p.returncode == 2 and "--reason is empty" in p.stderr
+    for flag, text in (("--reason", "req 1\nerased by nobody"), ("--by", "\x1b]0;x\x07officer")):
+        p = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON, flag, text)
+        assert p.returncode == 2 and f"asz erase: {flag} holds a control character" in p.stderr, p.stderr
     assert not (root / "_erased.list").exists()
 
 
