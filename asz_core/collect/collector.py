@@ -50,7 +50,6 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report, root_full
 from .folders import current_roots, discover_folders, tell_folders
-from .first_folders import elsewhere, kind_mode, remember, say_elsewhere
 from .full import chain_failed, full_before, stopped_full
 from .erased import drop_erased
 from .meter import session_done, sized
@@ -141,8 +140,6 @@ class Collector:
         self._checked_undiscovered: set[str] = set()
         self.told_errors: set[tuple[str, str]] = set()  # (path, message) already on the report; workers' copies merge back
         self.listed: dict[str, Listed] = {}  # what this pass's listing saw of each file source (vanished.listed_stats)
-        #: listed first folder -> the cursors of sources it holds that this pass does not read (first_folders.elsewhere)
-        self.elsewhere: dict[str, set[Path]] = {}
 
     # ------------------------------------------------------------------ pass
 
@@ -161,7 +158,6 @@ class Collector:
         found = discover_folders(self.adapter, current_roots(self), include=self.include, exclude=self.exclude)
         if not tell_folders(self, found, c):
             return None
-        remember(self.root, self.adapter.name, self.source_root)  # whose relative names these are (trial 30c F5)
         disc = found.disc
         refuse_seconds(self.root, disc, found.folder_of)  # one source per stream: the one its cursor follows (trial 15 F9)
         for path, why in take_unwritable(self.source_root, disc):  # a path src cannot hold (trial 15 F13)
@@ -206,7 +202,6 @@ class Collector:
                 continue
             if self._check_gone(sdir, visited=set(), c=c, timeout=0.0):
                 self._checked_undiscovered.add(sdir.name)
-        say_elsewhere(self)
 
     def error_once(self, path: str | os.PathLike, message: str, c: Counters) -> None:
         """Count an error in ``c``; tell it on the report unless this collector told the same one (path and message)
@@ -228,7 +223,11 @@ class Collector:
 
     def _cursor_source(self, sdir: Path, cp: Path, cur: AppendCursor | SnapshotCursor, kind: str) -> Source:
         """The :class:`Source` a cursor follows, rebuilt for :meth:`Adapter.source_exists` (``dialect`` '')."""
-        return self._source_at(sdir, cp, cur.source, kind_mode(cur), kind)
+        if isinstance(cur, AppendCursor):
+            mode = "append"
+        else:
+            mode = "document" if cur.mode == "document" else "snapshot"
+        return self._source_at(sdir, cp, cur.source, mode, kind)
 
     def _source_at(self, sdir: Path, cp: Path, src: str, mode: str, kind: str) -> Source:
         """The :class:`Source` with ``src`` and ``mode`` whose cursor is ``cp`` (its stream or run from the folder)."""
@@ -275,10 +274,6 @@ class Collector:
                     continue
                 try:
                     if self.adapter.source_exists(src := self._cursor_source(sdir, cp, cur, kind)):
-                        continue
-                    if (other := elsewhere(self.root, self.adapter.name, self.source_root,
-                                           cur.source.partition("#")[0] if kind_mode(cur) == "document" else cur.source)):
-                        self.elsewhere.setdefault(other, set()).add(cp)  # landed from a folder this pass does not read
                         continue
                 except OSError:
                     continue  # unreadable is not gone
