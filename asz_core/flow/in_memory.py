@@ -28,6 +28,7 @@ from ..storage.layout import landed_files, rounds_dir, session_dir
 from .fold import Fold
 from .index import Index, IndexBuildError, forget_remembered
 from .index_read import index_file
+from .memory_note import IN_MEMORY_NOTE
 from .parse import DEFAULT_MAX_ROUND_BYTES, IndexEngine
 from .round import Round
 from .round_read import decode_round
@@ -35,8 +36,6 @@ from .windows import SessionParse
 
 __all__ = ["IN_MEMORY_NOTE", "InMemoryEngine", "rounds_in_memory"]
 
-#: What the readers say of a conversation read so (stderr, ``summary.problems``, the list's state).
-IN_MEMORY_NOTE = "chain damaged: read from the landed records, not from the chain"
 
 
 class InMemoryEngine(IndexEngine):

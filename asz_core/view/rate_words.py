@@ -145,10 +145,10 @@ def page_words() -> dict:
     (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`),
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
-    read from its landed records, its chain damaged, begins: :data:`asz_core.flow.in_memory.IN_MEMORY_NOTE`; trial
+    read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
     29a F8) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
-    from ..flow.in_memory import IN_MEMORY_NOTE
+    from ..flow.memory_note import IN_MEMORY_NOTE
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
