@@ -41,14 +41,10 @@ def _rewrite_without(path: Path, sessions: set[str], keys: tuple[str, ...]) -> N
     out = b"".join(kept)
     if out == data:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(out)
-        f.flush()
-        os.fsync(f.fileno())
-    os.rename(tmp, path)
     from ..sessiondata.durable import fsync_dir
+    from ..storage.root import write_at_once
 
+    write_at_once(path, out, fsync=True)  # the root's one atomic replace (no temporary left when it fails)
     fsync_dir(path.parent)
 
 

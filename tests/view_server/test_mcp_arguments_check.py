@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_mcp_executions_read import example_with_mcp_call, hook
+from test_mcp_executions_read import example_with_mcp_call, hook, renamed
 from view_server_helpers import EXAMPLE_SESSION, asz, copy_example, parse
 
 SESSION = EXAMPLE_SESSION
@@ -74,10 +74,8 @@ def checked(tmp_path_factory, corpus_dir) -> dict:
     base = tmp_path_factory.mktemp("mcp-arguments")
     projects, main = example_with_mcp_call(base)
     child = next(projects.rglob(f"agent-{AGENT}.jsonl"))
-    text = child.read_text()
-    old = '"name":"Read","input":{"file_path":"/home/dev/hello-app/hello.py"}'
-    assert text.count(old) == 1
-    child.write_text(text.replace(old, f'"name":"mcp__probe__read","input":{READ_INPUT}'))
+    renamed(child, ('"name":"Read","input":{"file_path":"/home/dev/hello-app/hello.py"}',
+                    f'"name":"mcp__probe__read","input":{READ_INPUT}'))
     probes = probe_payloads(corpus_dir)
     cases = {p["probe_case"]: p for p in probes}
     rewrite = dict(cases["rewrite"], session_id=SESSION, tool_use_id="toolu_0001", tool_name="mcp__probe__run", cwd="/home/dev/hello-app")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from test_mcp_arguments_check import canonical, probe_payloads
-from test_mcp_executions_read import hook
+from test_mcp_executions_read import hook, renamed
 from view_server_helpers import asz, parse
 
 SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -55,11 +55,7 @@ def landed(tmp_path_factory, corpus_dir) -> dict:
     shutil.copytree(corpus_dir / "claude-code" / "projects" / PROJECT, projects / PROJECT)
     main = projects / PROJECT / f"{SESSION}.jsonl"
     main.chmod(0o644)
-    text = main.read_text()
-    for old, new in (('"name":"Write"', '"name":"mcp__probe__write"'), ('"name":"Bash"', '"name":"mcp__probe__run"')):
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    main.write_text(text)
+    renamed(main, ('"name":"Write"', '"name":"mcp__probe__write"'), ('"name":"Bash"', '"name":"mcp__probe__run"'))
     cases = {p["probe_case"]: p for p in probe_payloads(corpus_dir)}
     assert cases["rewrite"]["tool_input"] == {"text": "rewritten by the hook"} and cases["echo"]["tool_use_id"] == ABSENT
     data = base / "hookdata"

@@ -39,10 +39,17 @@ def example_with_mcp_call(base: Path) -> tuple[Path, Path]:
     (``toolu_0001``) renamed ``mcp__probe__run``."""
     projects = copy_example(base / "projects")
     main = next(projects.rglob(f"{SESSION}.jsonl"))
-    text = main.read_text()
-    assert text.count('"name":"Bash"') == 1
-    main.write_text(text.replace('"name":"Bash"', '"name":"mcp__probe__run"'))
+    renamed(main, ('"name":"Bash"', '"name":"mcp__probe__run"'))
     return projects, main
+
+
+def renamed(transcript: Path, *pairs: tuple[str, str]) -> None:
+    """Each ``(old, new)`` of ``pairs`` replaced in the transcript file, in order; each ``old`` must stand there once."""
+    text = transcript.read_text()
+    for old, new in pairs:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    transcript.write_text(text)
 
 
 @pytest.fixture(scope="module")

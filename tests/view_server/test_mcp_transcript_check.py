@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from test_mcp_arguments_check import AGENT, canonical, probe_payloads
-from test_mcp_executions_read import example_with_mcp_call, hook
+from test_mcp_executions_read import example_with_mcp_call, hook, renamed
 from view_server_helpers import EXAMPLE_SESSION, asz, parse
 
 SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -55,17 +55,11 @@ def held(tmp_path_factory, corpus_dir) -> dict:
     base = tmp_path_factory.mktemp("mcp-held")
     projects, main = example_with_mcp_call(base)
     child = next(projects.rglob(f"agent-{AGENT}.jsonl"))
-    text = child.read_text()
-    assert text.count('"name":"Read"') == 1
-    child.write_text(text.replace('"name":"Read"', '"name":"mcp__probe__read"'))
+    renamed(child, ('"name":"Read"', '"name":"mcp__probe__read"'))
     spotter = projects / "-home-user-spotter" / f"{SPOTTER}.jsonl"
     spotter.parent.mkdir()
     shutil.copyfile(corpus_dir / "claude-code" / "projects" / "-home-user-spotter" / f"{SPOTTER}.jsonl", spotter)
-    text = spotter.read_text()
-    for old, new in (('"name":"Bash"', '"name":"mcp__shell__run"'), ('"name":"Glob"', '"name":"mcp__fs__glob"')):
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    spotter.write_text(text)
+    renamed(spotter, ('"name":"Bash"', '"name":"mcp__shell__run"'), ('"name":"Glob"', '"name":"mcp__fs__glob"'))
     echo = next(p for p in probe_payloads(corpus_dir) if p["probe_case"] == "echo")
     results = {**blocks(main, "tool_result"), **blocks(child, "tool_result"), **blocks(spotter, "tool_result")}
     calls = {**blocks(main, "tool_use"), **blocks(child, "tool_use"), **blocks(spotter, "tool_use")}
