@@ -18,11 +18,11 @@ A call's MCP server is its name's split (``mcp__<server>__<tool>``, made only wh
 from __future__ import annotations
 
 import math
-import re
 import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from ..sessiondata.times import parse_instant
 from ..view.document import list_conversations
 from ..view.tool_tallies import mcp_server
 
@@ -31,22 +31,10 @@ from ..view.tool_tallies import mcp_server
 CLASSES = ("timeout", "transport", "server_error", "unclassified", "interrupted")
 
 def time_ms(text: Any) -> int | None:
-    """An RFC 3339 instant (an execution record's ``time``) as unix ms, None when it does not read."""
-    import datetime as dt
-
-    if not isinstance(text, str) or not text:
-        return None
-    s = text.strip().replace("Z", "+00:00").replace("z", "+00:00")
-    m = re.match(r"^(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$", s)
-    if m:  # more than 6 fractional digits (a hook's nanoseconds) do not read in fromisoformat before 3.11's rules
-        s = m.group(1) + ((m.group(2) or "") + "000000")[:7] * bool(m.group(2)) + m.group(3)
-    try:
-        t = dt.datetime.fromisoformat(s)
-    except ValueError:
-        return None
-    if t.tzinfo is None:
-        return None
-    return int(t.timestamp() * 1000)
+    """An RFC 3339 instant (an execution record's ``time``) as unix ms, None when it does not read: the one parser of
+    landed times, :func:`~asz_core.sessiondata.times.parse_instant` (nanoseconds kept to the millisecond)."""
+    ns = parse_instant(text)
+    return None if ns is None else ns // 1_000_000
 
 
 class Tally:
