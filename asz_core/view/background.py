@@ -19,7 +19,7 @@ from ..storage.ids import named
 from .match import dialect_matches, matches
 from .query import ApiError
 from .rows import header_ms
-from .usage_buckets import by_sender, grouped, hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
+from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -139,7 +139,7 @@ class BackgroundChecks:
         partial: something is still being read (the first collect pass, the checker: ``/api/status`` ``reading``) or a
         listed conversation was not built yet (one that cannot be built counts as done while its files are unchanged: it
         is in no sum); True
-        once every listed conversation was built and nothing is being read.
+        once every listed conversation was built and nothing is being read (till then no cost figure: cost_not_known_yet).
         Only verified evidence is summed: a built conversation that does not
         verify is in no hour and is named in ``held_back``
         (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
@@ -185,7 +185,7 @@ class BackgroundChecks:
             named([untimed, metered, held, short], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
-        return grouped(answer, parts, since, until, self.prices, zone, instance, by, senders)
+        return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders)
 
     def _files_now(self, conversation: str) -> tuple:
         """:meth:`fingerprint` of ``conversation``'s files, or ``("unreadable",)`` when it cannot be taken (a link in the way)."""

@@ -14,7 +14,8 @@ from decimal import Decimal
 from .match import matches
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
-__all__ = ["counted_there", "usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "QUARTER_MS", "HOUR_MS", "NO_TIME_AT"]
+__all__ = ["counted_there", "usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
+           "HOUR_MS", "NO_TIME_AT"]
 
 _TOKENS = ("in", "out", "cache_read", "cache_write")
 
@@ -201,6 +202,30 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
     return {"hours": hours, "counted": counted, "conversations": conversations, "unpriced": sorted(unpriced),
             "priced": cost_of is not None and "priced" not in total, "quarters": quarters, "no_time": no_time,
             "models": models, "placed": on_day, "total": total}
+
+
+def cost_not_known_yet(answer: dict) -> dict:
+    """``answer`` (``/api/usage``'s, ``complete`` false: conversations are still being counted) with its cost said as not
+    known yet rather than as a figure (trial 30b F9: ``"priced": false`` and a ``total.cost`` of 0.0 while nothing was
+    counted yet, which a script read as $0). ``total``'s ``cost`` and ``cost_exact`` become null, as ``asz ls --json``
+    gives a figure it cannot vouch for, with ``cost_unknown`` saying why (``"not known yet: N of M conversation(s)
+    counted so far"``) and ``cost_so_far``/``cost_exact_so_far`` what the calls counted so far cost (the sum of the
+    rows, rounded once); ``total``'s ``priced`` false (no token counted so far had a price) is dropped, and the
+    answer's ``priced`` false becomes null: whether a token of the whole has a price is not known until it is counted
+    (true stays true: a priced token counted is priced in the whole). Every other row is what is counted so far, as
+    ``complete`` says. A complete answer, and a total with no price table (``cost`` None), are left as they are.
+    Changes and returns ``answer``."""
+    total = answer["total"]
+    if answer["complete"] or total.get("cost") is None:
+        return answer
+    so_far, exact = total["cost"], total.get("cost_exact", "0")
+    total.update(cost=None, cost_exact=None, cost_so_far=so_far, cost_exact_so_far=exact,
+                 cost_unknown=f"not known yet: {answer['counted']} of {answer['conversations']} conversation(s) counted "
+                              "so far (complete is false); cost_so_far is what the calls counted so far cost")
+    total.pop("priced", None)
+    if answer.get("priced") is False:
+        answer["priced"] = None
+    return answer
 
 
 def _add_into(t: list[int], v: list[int]) -> None:

@@ -1262,7 +1262,8 @@
       }
       // /api/usage's priced is false when no token counted had a price, as asz usage --json's total.cost.priced
       // (trial 29c F4: it was true with a $0 cost where the runtime recorded no token count): said why, never $0
-      if (!u.priced) panel.append(h('p', { class: 'muted small', id: 'usage-no-cost' }, 'No cost is shown: ' +
+      // (null while the sums are partial and nothing counted so far had a price: not known yet, trial 30b F9)
+      if (u.priced === false) panel.append(h('p', { class: 'muted small', id: 'usage-no-cost' }, 'No cost is shown: ' +
         (total && unrecorded(total, total.calls, total.credits) ? 'the runtime recorded no token counts for these model calls (it metered credits), so there is nothing to price.'
           : u.unpriced && u.unpriced.length ? 'no model here has a price in the price table (add them under prices in asz.yaml).'
             : 'no token counted here had a price.')));
@@ -1298,7 +1299,12 @@
       const aligns = [0, 1, 1, 1, 1, 1, 1].concat(metered ? [1] : []);
       const rows = keys.map(function (k) { return line(k, days.get(k)); });
       if (untimed.calls || untimed.credits) rows.push(line('(no time)', untimed));
-      if (total) rows.push(line(h('strong', null, 'Total'), total));
+      // while conversations are still counted the total's cost is not known yet (null, trial 30b F9): the row says
+      // what the calls counted so far cost, as what it is
+      if (total && total.cost === null && typeof total.cost_so_far === 'number') {
+        rows.push(line(h('strong', { title: total.cost_unknown || '' }, 'Total so far'),
+          Object.assign({}, total, { cost: total.cost_so_far, cost_exact: total.cost_exact_so_far })));
+      } else if (total) rows.push(line(h('strong', null, 'Total'), total));
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
