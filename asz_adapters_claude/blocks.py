@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, is_member_part, unknown_part
+from asz_core import FLAGS, Dropped, Part, RawJSON, Record, Usage, is_member_part, mcp_split, unknown_part
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from asz_core.plugins.adapter import adapter_version as core_adapter_version
 
@@ -186,25 +186,6 @@ def ordered_flags(flags: set[str]) -> list[str]:
 def shown(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value)
     return text if len(text) <= 80 else text[:80] + "…"
-
-
-def mcp_split(name: str) -> tuple[str, str] | None:
-    """Split ``mcp__<server>__<tool>`` into ``(server, tool)``; None when it does not split exactly.
-
-    The split is made only when exactly one ``__`` follows ``mcp__``, counting
-    ones that overlap, and both sides are non-empty: ``mcp__a__b__c`` and
-    ``mcp__foo___bar`` stay whole (seed 000, Parts; origin-digest §5.1).
-    The server is Claude Code's mangled name, as written. Never raises.
-    """
-    if not name.startswith("mcp__"):
-        return None
-    rest = name[5:]
-    if sum(1 for i in range(len(rest) - 1) if rest[i] == "_" and rest[i + 1] == "_") != 1:
-        return None
-    server, tool = rest.split("__")
-    if not server or not tool:
-        return None
-    return server, tool
 
 
 def withheld_flags_of_undecodable(raw: bytes) -> set[str]:

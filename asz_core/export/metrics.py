@@ -44,6 +44,7 @@ from opentelemetry.proto.metrics.v1.metrics_pb2 import (
 from .. import __version__
 from ..flow.chain import Chain, conversation_dirs
 from ..sessiondata import SDReader, parse_instant
+from ..sessiondata.mcpname import mcp_split
 from ..sessiondata.reader import SDError
 from ..storage.layout import landed_files, parse_landed_name, session_dir
 from .state import endpoint_key
@@ -63,8 +64,9 @@ def _minute(ns: int | None) -> int:
 
 
 def _mcp_tool(name: str) -> str:
-    rest = name[5:] if name.startswith("mcp__") else ""
-    return rest.split("__")[1] if rest.count("__") == 1 and "___" not in rest else name
+    """``mcp_tool.name`` of a call (§8): the tool side of the name's MCP split, the whole name when it does not split."""
+    split = mcp_split(name)
+    return split[1] if split else name
 
 
 def _executions(sdir: Path, elsewhere: frozenset = frozenset()) -> Iterator[tuple[str, dict, str, bool]]:

@@ -3,21 +3,15 @@
 
 from __future__ import annotations
 
-import re
-
-_PAIR = re.compile(r"(?=__)")
+from ..sessiondata.mcpname import mcp_split
 
 
 def mcp_server(name: str) -> str | None:
     """The MCP server of a tool ``name`` (``mcp__fs.files__read`` → ``fs.files``), None when the name does not split
-    exactly (no ``mcp__`` prefix, a second ``__``, underscores run together as in ``foo___bar``, an empty side)."""
-    if not name.startswith("mcp__"):
-        return None
-    rest = name[5:]
-    if len(_PAIR.findall(rest)) != 1:
-        return None
-    server, tool = rest.split("__")
-    return server if server and tool else None
+    exactly (:func:`asz_core.sessiondata.mcpname.mcp_split`: no ``mcp__`` prefix, a second ``__``, underscores run
+    together as in ``foo___bar``, an empty side)."""
+    split = mcp_split(name)
+    return split[0] if split else None
 
 
 def tool_tallies(doc: dict) -> list[dict]:
