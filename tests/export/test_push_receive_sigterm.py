@@ -1,0 +1,121 @@
+"""SIGTERM stops ``asz push`` and ``asz receive`` as Ctrl-C does (trial 29b F10; docs/cli.md, Stopping; docs/push.md):
+a push says what it sent and exits 143, push.state keeps only what the receiver holds, and the next push sends the
+rest; a receiver stops with exit 0, leaves no temporary file, and a receiver started again on its root takes the rest.
+Real processes on loopback over a copy of the corpus (fix30c checked these by hand only)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.receive import Receiver
+from asz_core.export.state import PushState
+
+from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files
+
+#: Small batches, so a push of the corpus takes many requests and a signal finds it mid-pass.
+SMALL_BATCHES = "export:\n  otlp: {batch_bytes: 16384}\n"
+
+
+def _root(corpus_dir: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    root = tmp_path / "data"
+    collect_corpus(projects, root, tmp_path)
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(SMALL_BATCHES)
+    return root, cfg, sent_files(root)
+
+
+def _until(proc: subprocess.Popen, ready, what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert proc.poll() is None, f"the command ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} within 120 s"
+        time.sleep(0.005)
+
+
+def _temporaries(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name.endswith(".tmp"))
+
+
+@pytest.mark.slow
+def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends_the_rest(corpus_dir, tmp_path):
+    root, cfg, want = _root(corpus_dir, tmp_path)
+    rcv = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    try:
+        endpoint = f"http://{rcv.address}"
+        proc = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
+                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _until(proc, lambda: len(sent_files(rcv.root)) >= 3, "three files on the receiver")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        held = sent_files(rcv.root)
+        if proc.returncode == 0:
+            pytest.fail(f"the push finished before SIGTERM reached it ({len(held)} of {len(want)} files): {out}")
+        assert proc.returncode == 143, out + err
+        assert "asz push: interrupted after sending" in err and "the next asz push sends the rest" in err, err
+        assert len(held) < len(want)
+        # what push.state says was sent is on the receiver, byte for byte
+        pushed = PushState.load(root).pushed
+        assert pushed and all(held.get(p) == d == want[p] for p, d in pushed.items())
+        assert _temporaries(root) == []
+        again = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint, cwd=tmp_path)
+        assert again.returncode == 0, again.stdout + again.stderr
+    finally:
+        rcv.stop()
+    assert sent_files(rcv.root) == want
+    assert PushState.load(root).pushed == want
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_rest(corpus_dir, tmp_path):
+    root, cfg, want = _root(corpus_dir, tmp_path)
+    received = tmp_path / "received"
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+
+    def receiver() -> subprocess.Popen:
+        p = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert p.stderr.readline().startswith("receiving:")  # printed once it listens
+        return p
+
+    rcv = receiver()
+    push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _until(rcv, lambda: len(sent_files(received)) >= 3, "three files on the receiver")
+        rcv.send_signal(signal.SIGTERM)
+        _, rerr = rcv.communicate(timeout=60)
+        assert rcv.returncode == 0, rerr
+        out, err = push.communicate(timeout=300)
+    finally:
+        for p in (rcv, push):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    held = sent_files(received)
+    if push.returncode == 0 and held == want:
+        pytest.fail(f"the push finished before SIGTERM reached the receiver: {out}")
+    assert push.returncode == 1, out + err  # the receiver went away: what was not taken failed, exit 1
+    assert _temporaries(received) == []
+    # every file the receiver holds is whole, and push.state names none it does not hold
+    assert all(want[p] == d for p, d in held.items())
+    assert all(held.get(p) == d for p, d in PushState.load(root).pushed.items())
+    v = asz("verify", "--root", str(received), child=True)
+    assert v.returncode == 0, v.stdout + v.stderr
+    rcv = receiver()
+    try:
+        again = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint, cwd=tmp_path)
+        assert again.returncode == 0, again.stdout + again.stderr
+    finally:
+        rcv.send_signal(signal.SIGTERM)
+        rcv.communicate(timeout=60)
+    assert rcv.returncode == 0
+    assert sent_files(received) == want
