@@ -48,9 +48,9 @@ def prices_lines(used: dict, every: bool) -> list[str]:
     return out
 
 
-def check_form(form: str, as_json: bool, breakdown: bool = False) -> None:
+def check_form(form: str, as_json: bool) -> None:
     """typer.Exit(2), said, for a ``--format`` that is none of :data:`~asz_core.cli.usage_flat.FORMATS`, one other
-    than json beside ``--json``, or csv or md beside ``--breakdown`` (one line per row: it was ignored, trial 29b F5)."""
+    than json beside ``--json`` (``--breakdown`` is every form's since trial 30b F7; before, csv and md refused it)."""
     from .usage_flat import FORMATS
 
     if form not in FORMATS:
@@ -58,10 +58,6 @@ def check_form(form: str, as_json: bool, breakdown: bool = False) -> None:
         raise typer.Exit(2)
     if as_json and form not in ("table", "json"):
         typer.echo(f"asz usage: --json and --format {form} ask for two outputs: give one", err=True)
-        raise typer.Exit(2)
-    if breakdown and form in ("csv", "md"):
-        typer.echo(f"asz usage: --breakdown is the table's and --json's: --format {form} has one line per row and the "
-                   "total (asz usage model --format csv gives one line per model)", err=True)
         raise typer.Exit(2)
 
 
@@ -144,7 +140,8 @@ def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices
         if form in ("csv", "md"):
             from .usage_flat import csv_text, flat_lines, md_text
 
-            head, lines = flat_lines(rows, KEYS[view], totals(rows, table))
+            flat = with_kinds(rows, table) if breakdown else rows
+            head, lines = flat_lines(flat, KEYS[view], totals(rows, table, breakdown), table, breakdown)
             typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
         else:
             print_rows(with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",

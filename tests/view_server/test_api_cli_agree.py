@@ -180,9 +180,11 @@ def test_the_root_is_answered_absolute(mixed):
         s.stop()
 
 
-def test_usage_csv_credits_to_6_decimals_and_breakdown_refused(mixed):
+def test_usage_csv_credits_to_6_decimals_and_breakdown_carried(mixed):
     """``asz usage --format csv``: credits to 6 decimals, as ``--json`` and ``/api/usage`` give them (they were
-    rounded to 3); ``--breakdown`` with csv or md is a usage error (exit 2), not silently ignored (trial 29b F5)."""
+    rounded to 3); ``--breakdown`` with csv or md is carried, never silently ignored (trial 29b F5 refused it, exit 2;
+    trial 30b F7: every form carries it): the model lines' credits add up to the total's, each model's as ``--json``
+    gives it."""
     import csv
     import io
 
@@ -192,10 +194,17 @@ def test_usage_csv_credits_to_6_decimals_and_breakdown_refused(mixed):
     assert total[next(iter(total))] == "total"
     assert total["credits"] == f"{_cli_total(mixed, '--dialect', 'kiro')['credits']:.6f}"  # --json's figure, whole
     assert float(total["credits"]) == pytest.approx(_kiro_credits(), abs=2e-6)
-    for form in ("csv", "md"):
-        p = asz_in_process("usage", "--root", str(mixed), "--format", form, "--breakdown")
-        assert p.returncode == 2 and p.stdout == ""
-        assert p.stderr.startswith(f"asz usage: --breakdown is the table's and --json's: --format {form} has one line")
+    p = asz_in_process("usage", "daily", "--root", str(mixed), "--tz", "UTC", "--format", "csv", "--dialect", "kiro", "--breakdown")
+    assert p.returncode == 0, p.stderr
+    lines = list(csv.DictReader(io.StringIO(p.stdout)))
+    by_model: dict[str, float] = {}
+    for r in lines[:-1]:
+        if r["model"] and r["credits"]:
+            by_model[r["model"]] = by_model.get(r["model"], 0.0) + float(r["credits"])
+    assert lines[-1]["credits"] == total["credits"] and sum(by_model.values()) == pytest.approx(float(total["credits"]), abs=1e-5)
+    assert by_model == pytest.approx(_cli_total(mixed, "--dialect", "kiro")["credits_by_model"], abs=1e-5)
+    p = asz_in_process("usage", "--root", str(mixed), "--format", "md", "--breakdown")
+    assert p.returncode == 0 and "| model |" in p.stdout.splitlines()[0], p.stderr
     assert asz_in_process("usage", "--root", str(mixed), "--breakdown").returncode == 0
 
 
