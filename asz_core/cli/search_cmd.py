@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import time
@@ -64,7 +65,7 @@ def search(
     indexed) is left out, and stderr names the file and the problem, for every such file the whole query matches
     whatever --limit shows (the count line says how many hits were held back); so does a landed file missing or a conversation
     with no usable round, whose text was never searched (whatever the words, in the conversations the filters keep), and one note the sessions asz prune removed. Without --json those notes are also
-    printed on stdout under the hits, each after "! "; so is, when no one text holds every word of the query, how many
+    printed on stdout under the hits, each after "! " (there only when stdout and stderr are one terminal or file); so is, when no one text holds every word of the query, how many
     conversations hold them all between their texts (--conversations lists them, one row each). Ctrl-C while the index is brought up to date keeps
     every conversation indexed whole and says so on stderr (``asz search:
     stopped: N of M conversations indexed; ...``), exit 130; Ctrl-C during the
@@ -172,8 +173,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    for line in (notes := _notes(unverified, unsearched)):
-        typer.echo(f"asz search: warning: {line}", err=True)
+    _warn(notes := _notes(unverified, unsearched), as_json)
     notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
     notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
     notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
@@ -243,8 +243,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
                                 matched=matched)
     took = time.monotonic() - t0
     phase[0] = "print"
-    for line in (notes := _notes(unverified, [])):
-        typer.echo(f"asz search: warning: {line}", err=True)
+    _warn(notes := _notes(unverified, []), as_json)
     notes += _unjudged(r, filters, {c["conversation"] for c in rows}, unverified)  # as the hit search says it (small26)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
@@ -324,6 +323,22 @@ def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[st
 
     out = {**held_back_answer(hits, unverified, held, unsearched, 0, many), **({"note": note} if note else {})}
     sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _one_stream() -> bool:
+    """Whether stdout and stderr are the same open file (one terminal, or ``2>&1`` into one file or pipe)."""
+    try:
+        return os.path.samestat(os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno()))
+    except (OSError, ValueError, AttributeError):  # a stream with no file (captured): two streams
+        return False
+
+
+def _warn(notes: list[str], as_json: bool) -> None:
+    """Each note on stderr as ``asz search: warning: …``, except where the hits' ``! `` lines print it on the same
+    stream (no --json, stdout and stderr one file: a terminal): there it was read twice (trial 31b F11)."""
+    if as_json or not _one_stream():
+        for line in notes:
+            typer.echo(f"asz search: warning: {line}", err=True)
 
 
 def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
