@@ -3,8 +3,14 @@
 Discovery is session-first: every project directory is scanned for entries
 named like a session id (UUID shape, any case; joins are byte-exact and keep
 the case) and what belongs to one session is grouped across directories,
-since a workflow script can be filed under another project directory. Layouts
-read::
+since a workflow script can be filed under another project directory. A
+session's id is its file's name, but for a name that differs from the
+``sessionId`` its own lines give only in case (a copy through a FAT or exFAT
+drive, or a Windows tool, upper-cases ``de3b8b19-….jsonl`` into
+``DE3B8B19-….jsonl``): the session is then the one its lines name, so the copy
+is a second source of that session's stream and lands once, never as a second
+session (trial 31c F1; :func:`session_of`). A transcript's extension is read in
+any case (``.JSONL``). Layouts read::
 
     <slug>/<session>.jsonl                                         main stream (append)
     <slug>/<session>/subagents/agent-<id>.jsonl                    child stream <id> (append)
@@ -40,14 +46,25 @@ from asz_core import Discovery, Source, json_loads, os_error_text, source_entrie
 
 from .convert import DIALECT
 
-__all__ = ["discover", "slug_of", "session_matches", "companion_stream", "SESSION_ID", "STREAM_ID", "TOOL_RESULTS"]
+__all__ = ["discover", "slug_of", "session_matches", "companion_stream", "session_of", "SESSION_ID", "STREAM_ID",
+           "TOOL_RESULTS"]
 
 #: A session id: UUID shaped, any case.
 SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: An agent id as it appears in ``agent-<id>.jsonl``. Wider than 2.1's ``a`` + 16 hex: the
 #: corpus holds 8-hex ids (2.0.x), ``a7be2f0`` and ``acompact-f46190`` (2.1.39).
 STREAM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
-_AGENT_FILE = re.compile(r"agent-(?P<id>.+?)(?P<ext>\.jsonl|\.meta\.json)")
+_AGENT_FILE = re.compile(r"agent-(?P<id>.+?)(?P<ext>\.(?i:jsonl)|\.(?i:meta\.json))")
+#: A transcript's extension; read in any case (``.JSONL``: a FAT or exFAT copy, a Windows tool).
+_JSONL = ".jsonl"
+#: A ``"sessionId"`` member with a UUID-long string value, as a line gives it (:func:`_lines_session`).
+_SESSION_MEMBER = re.compile(rb'"sessionId"\s*:\s*"([0-9a-fA-F-]{36})"')
+#: A UTF-8 byte order mark, read past at the start of a line (:func:`_lines_session`).
+_BOM = b"\xef\xbb\xbf"
+#: (path, size, mtime_ns, ino) of a transcript whose name is not lower case -> the session its lines name.
+_NAMED: dict[tuple, str] = {}
+#: Files :data:`_NAMED` keeps at most.
+_KEEP = 4096
 #: What an agent file whose id is the main stream's name is skipped for (``agent-main.jsonl``).
 _MAIN_ID = "its agent id is the name of the session's main stream, which the session file holds"
 _NOISE = {
@@ -61,9 +78,62 @@ _RANK = {"transcript": 0, "agent_meta": 1, "journal": 2, "workflow_manifest": 3,
 TOOL_RESULTS = "tool-results"
 
 
+def _transcript_stem(name: str) -> str:
+    """The session id a main transcript's file name ``<session id>.jsonl`` gives (the extension in any case,
+    ``.JSONL``), or '' for another name."""
+    stem = name[: -len(_JSONL)]
+    return stem if name[-len(_JSONL):].lower() == _JSONL and SESSION_ID.fullmatch(stem) else ""
+
+
 def _session_file(name: str) -> bool:
     """True for a main session transcript's name, ``<session id>.jsonl`` (its own file: a link of it leading nowhere is an error)."""
-    return name.endswith(".jsonl") and bool(SESSION_ID.fullmatch(name[: -len(".jsonl")]))
+    return bool(_transcript_stem(name))
+
+
+def session_of(path: Path, stem: str) -> str:
+    """The session of the transcript at ``path`` whose file name gives ``stem`` (a UUID-shaped id): ``stem`` itself,
+    unless the ``sessionId`` of its lines differs from ``stem`` only in case; then that ``sessionId`` (trial 31c F1).
+
+    Claude Code names a session's file by its id, a lower-case UUID, and writes that id on every line; a FAT or
+    exFAT copy or a Windows tool may upper-case the name. A name that is all lower case is taken as it is, with no
+    read (every name Claude Code writes); any other is read to the first line whose top-level ``sessionId`` equals
+    ``stem`` ignoring case (a resumed session's file opens with lines of the session it continues, so the first
+    ``sessionId`` is not enough), once per size and modification time of the file. A name that no line names in
+    any case, a name the lines give as it is (an upper-case id of its own: origin-digest §5.1, joins are byte-exact)
+    and a file that cannot be read keep ``stem``: the collector reads, or fails to read, the file as before.
+    Never raises.
+    """
+    if stem == stem.lower():
+        return stem
+    try:
+        st = os.stat(path)
+        key = (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+        if key not in _NAMED:
+            if len(_NAMED) >= _KEEP:
+                _NAMED.clear()
+            _NAMED[key] = _lines_session(path, stem)
+        return _NAMED[key] or stem
+    except OSError:
+        return stem
+
+
+def _lines_session(path: Path, stem: str) -> str:
+    """The first top-level ``sessionId`` of a complete line of ``path`` (a mark at a line's start read past) that
+    equals ``stem`` ignoring case, or ''. Raises OSError."""
+    want = stem.lower()
+    with open(path, "rb") as f:
+        for line in _lines(f):
+            m = _SESSION_MEMBER.search(line)
+            if m is None or m.group(1).decode("ascii").lower() != want:
+                continue
+            try:
+                value = json_loads(line[len(_BOM):] if line.startswith(_BOM) else line)
+            except (ValueError, RecursionError):
+                continue
+            sid = value.get("sessionId") if isinstance(value, dict) else None
+            if isinstance(sid, str) and sid.lower() == want:
+                return sid
+    return ""
 
 
 def slug_of(path: str) -> str:
@@ -101,6 +171,7 @@ class _Walk:
         self.sessions: dict[str, list[Source]] = {}
         self.primary: dict[str, str] = {}  # session -> project dir holding its main transcript (else first seen)
         self.streams: dict[tuple[str, str, str], str] = {}  # (session, kind, stream/batch) -> src
+        self.renamed: set[str] = set()  # src of each main transcript whose name is not its session id (other case)
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -128,13 +199,19 @@ class _Walk:
                                 shown=lambda p: self.rel(Path(p))):
             yield e.name, Path(e.path), e.is_dir
 
-    def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append") -> None:
+    def add(self, session: str, slug: str, kind: str, path: Path, *, stream: str = "", batch: str = "", mode: str = "append",
+            renamed: bool = False) -> None:
         src = self.rel(path)
         key = (session, kind, stream or batch)
         # A second source into a taken stream (the same session file in two project folders) is handed over too:
         # the collector keeps the one the stream's cursor follows and refuses the other (asz_core.collect.second_source).
-        if kind == "transcript" and stream == "main" and key not in self.streams:
+        # A file named by its session id comes before a copy whose name differs in case (found first: upper case sorts first).
+        if renamed:
+            self.renamed.add(src)
+        main = kind == "transcript" and stream == "main"
+        if main and (key not in self.streams or (not renamed and self.streams[key] in self.renamed)):
             self.primary[session] = slug
+            self.streams[key] = src
         self.streams.setdefault(key, src)
         self.primary.setdefault(session, slug)
         self.sessions.setdefault(session, []).append(
@@ -146,17 +223,21 @@ class _Walk:
     def project(self, pdir: Path) -> None:
         slug = pdir.name
         older: list[Path] = []  # 2.0.x children, read after the session directories so the newer layout wins
-        for name, path, is_dir in self.entries(pdir):
+        entries = list(self.entries(pdir))
+        files = {stem: path for name, path, is_dir in entries if not is_dir and (stem := _transcript_stem(name))}
+        for name, path, is_dir in entries:
             if name in _NOISE:
                 self.skip(path, _NOISE[name])
             elif is_dir:
                 if SESSION_ID.fullmatch(name):
-                    self.session_dir(name, slug, path)
+                    # the folder of a session whose file's name differs from its id in case is that session's
+                    self.session_dir(session_of(files[name], name) if name in files else name, slug, path)
                 else:
                     self.skip(path, "directory name is not a session id")
-            elif name.endswith(".jsonl") and SESSION_ID.fullmatch(name[: -len(".jsonl")]):
-                self.add(name[: -len(".jsonl")], slug, "transcript", path, stream="main")
-            elif name.startswith("agent-") and name.endswith(".jsonl"):
+            elif stem := _transcript_stem(name):
+                session = session_of(path, stem)
+                self.add(session, slug, "transcript", path, stream="main", renamed=session != stem)
+            elif name.startswith("agent-") and name[-len(_JSONL):].lower() == _JSONL:
                 older.append(path)
             else:
                 self.skip(path, "file name is not a session id")
@@ -205,7 +286,7 @@ class _Walk:
             if m and m.group("id").lower() == "main":
                 self.skip(path, _MAIN_ID)
             elif m and STREAM_ID.fullmatch(m.group("id")) and not is_dir:
-                if m.group("ext") == ".jsonl":
+                if m.group("ext").lower() == _JSONL:
                     self.add(session, slug, "transcript", path, stream=m.group("id"), batch=batch)
                 else:
                     self.add(session, slug, "agent_meta", path, stream=m.group("id"), batch=batch, mode="snapshot")

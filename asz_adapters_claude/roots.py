@@ -94,7 +94,7 @@ def unread_roots(env: Mapping[str, str]) -> list[Path]:
 
 
 def holds_sessions(projects: Path) -> bool:
-    """True when a project folder of ``projects`` holds a ``<session>.jsonl`` file; listings only, stops at the first.
+    """True when a project folder of ``projects`` holds a ``<session>.jsonl`` file (the extension in any case); listings only, stops at the first.
     An unreadable folder holds none that can be read."""
     try:
         with os.scandir(projects) as it:
@@ -104,7 +104,7 @@ def holds_sessions(projects: Path) -> bool:
     for folder in folders:
         try:
             with os.scandir(folder) as it:
-                if any(e.name.endswith(".jsonl") and _entry_is_file(e) for e in it):
+                if any(e.name.lower().endswith(".jsonl") and _entry_is_file(e) for e in it):
                     return True
         except OSError:
             continue
@@ -118,7 +118,7 @@ def suggest_source(source_root: Path) -> Path | None:
     root = Path(source_root)
     try:
         with os.scandir(root) as it:
-            if any(e.name.endswith(".jsonl") and _entry_is_file(e) for e in it):
+            if any(e.name.lower().endswith(".jsonl") and _entry_is_file(e) for e in it):
                 return root.parent
     except OSError:
         return None

@@ -38,6 +38,14 @@ def copy_reason(s: Source, owner: str) -> str:
             "all there, so it lands once, from there")
 
 
+def _case_twin(s: Source, keep: Source) -> bool:
+    """Whether ``s`` is named as ``keep`` is but for case (``-p/DE3B8B19-….jsonl`` beside ``-p/de3b8b19-….jsonl``, a
+    copy a FAT drive or a Windows tool upper-cased: trial 31c F1). On a disk that ignores case the two names are one
+    file, so the copy can only be a copy; it is skipped like a copy in another folder when its bytes are all in
+    ``keep``."""
+    return s.src != keep.src and s.src.casefold() == keep.src.casefold()
+
+
 def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None = None) -> None:
     """Keep one source per session, kind and stream in ``disc.sources``; move the others to ``disc.conflicts``.
 
@@ -48,7 +56,8 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
     (:func:`second_reason`), except a copy from another source folder (``folder_of``: the folder of each source, by
     ``id``, :func:`asz_core.collect.folders.discover_folders`) whose bytes are all in the kept one
     (:func:`~asz_core.collect.folders.copy_of`): nothing of it is left out, so it goes to ``disc.skipped`` with the
-    reason (:func:`copy_reason`). Sources whose session id or stream cannot be stored are
+    reason (:func:`copy_reason`); so is such a copy in the same folder whose path differs from the kept one's only in
+    case (:func:`_case_twin`). Sources whose session id or stream cannot be stored are
     left alone (the pass tells them). A cursor that cannot be read counts as none.
     Mutates ``disc``; never raises for what it finds on disk.
     """
@@ -77,7 +86,8 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
             if s is keep:
                 continue
             refused.add(id(s))
-            if folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep)) and copy_of(s, keep, cur):
+            if (_case_twin(s, keep) or folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep))) \
+                    and copy_of(s, keep, cur):
                 disc.skipped.append((str(s.path), copy_reason(s, keep.src)))
             else:
                 disc.conflicts.append((str(s.path), second_reason(s, keep.src)))
