@@ -24,12 +24,14 @@ a credential of its form, and each ``texts_sha256`` is that of landed texts. Exi
 from __future__ import annotations
 
 import difflib
+from contextlib import nullcontext
 import hashlib
 from pathlib import Path
 from typing import Callable, Optional
 
 import orjson
 
+from ..view.chain import as_of
 from .export_render import RENDER, as_render
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
@@ -312,11 +314,16 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
     pruned: set[str] = set()  # the conversations a landed file of which retention removed (a skeleton stands for it)
     for entry in body.get("conversations") or ():
         cid = entry.get("conversation")
-        now = evidence(docs(cid))
+        doc = docs(cid)
+        now, upto = evidence(doc), None
         if now["head"] != entry.get("head"):
-            problems.append(f"{cid}: its head round is now {now['head'].get('round')} ({now['head'].get('digest')}), "
-                            f"not the manifest's {entry['head'].get('round')} ({entry['head'].get('digest')}): the "
-                            "root moved on since the export or is another root; the check makes the copy from this head")
+            upto, moved = _moved_on(cid, doc, entry.get("head") or {}, docs)
+            if upto is None:
+                problems.append(moved)
+            else:  # the manifest's head round is still in the root (write-once): the copy is made as of it
+                said.append(moved)
+                with as_of(cid, upto):
+                    now = evidence(docs(cid))
         was = {f["file"]: f["digest"] for f in entry.get("files") or ()}
         held = {f["file"]: f["digest"] for f in now["files"]}
         for f, digest in was.items():
@@ -334,7 +341,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         if not problems:
             said.append(f"{cid}: head round {now['head'].get('round')} and its {len(was)} landed file(s) are the "
                         "manifest's, and verify")
-        made, got = again_of(cid)
+        with as_of(cid, upto) if upto is not None else nullcontext():  # the manifest's round (trial 31b F1)
+            made, got = again_of(cid)
         again, seen = again + made, seen + got
     again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
     entries, spans = mask_places(again, seen), None
@@ -371,6 +379,39 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         said.append(f"each of the manifest's {len(listed)} mask(s) is the masking's, with the SHA-256 of the landed "
                     "text it sat in")
     return said, problems
+
+
+def _moved_on(cid: str, doc: dict, was: dict, docs: Callable[[str], dict]) -> tuple[Optional[int], str]:
+    """A conversation whose head round is not the manifest's (``was``; ``doc`` its document now): ``(the manifest's
+    round, the line saying the root moved on and what the rounds after it add)`` when the root still holds that round
+    with the manifest's digest (rounds are write-once: a grown conversation keeps every round before its head; trial
+    31b F1), else ``(None, the problem)``: the round is not in the root, or with another digest (another root, or a
+    chain made again)."""
+    head = doc.get("head") or {}
+    n, digest = was.get("round"), was.get("digest")
+    there = None
+    if isinstance(n, int) and 0 < n < (head.get("round") or 0):
+        try:
+            with as_of(cid, n):
+                there = docs(cid)
+        except (LookupError, ValueError, RuntimeError):  # ViewError: no usable round through n
+            there = None
+    if there is None or (there.get("head") or {}).get("digest") != digest:
+        held = "" if there is None else f"; the root's round {n} is {(there.get('head') or {}).get('digest')}"
+        return None, (f"{cid}: its head round is now {head.get('round')} ({head.get('digest')}), not the manifest's "
+                      f"{n} ({digest}), and the root does not hold the manifest's round{held}: another root, or its "
+                      "chain was made again; the check makes the copy from this head")
+    a, b = there.get("summary") or {}, doc.get("summary") or {}
+    files = [f for f in doc.get("files") or () if f.get("format") == "sd"
+             and f.get("file") not in {x.get("file") for x in there.get("files") or ()}]
+    seqs = sorted(f.get("seq") for f in files if isinstance(f.get("seq"), int))
+    added = [f"{len(files)} landed file(s)" + (f" (seq {seqs[0]}{'–' + str(seqs[-1]) if len(seqs) > 1 else ''})" if seqs else "")]
+    for key, word in (("talks", "talk(s)"), ("steps", "step(s)"), ("llm_calls", "call(s)")):
+        if isinstance(a.get(key), int) and isinstance(b.get(key), int):
+            added.append(f"{b[key] - a[key]:+,} {word}")
+    return n, (f"{cid}: the root moved on since the export: round {n} → {head.get('round')} ({head.get('digest')}), "
+               f"the rounds after the manifest's adding {', '.join(added)}; round {n} is still in the root with the "
+               f"manifest's digest (rounds are write-once), so the copy is made again as of round {n}")
 
 
 def _root_masks(entries: list[dict], spans, pruned: set) -> tuple[dict, tuple, list]:

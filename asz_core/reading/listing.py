@@ -151,7 +151,9 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
     from .row_cache import RowCache, fingerprint
 
     f = filters or Filters()
-    rc = RowCache(Path(root)) if cache else None
+    from ..view.chain import in_as_of
+
+    rc = RowCache(Path(root)) if cache and not in_as_of() else None  # the kept rows are the heads'
     try:
         for cid in list_conversations(root) if ids is None else ids:
             row = _row(Path(root), cid, hide, rc, fingerprint, prices)

@@ -133,10 +133,14 @@ def _head(root: str | os.PathLike, conversation: str, damage: list[str] | None =
     and cannot be read from the landed records either. A chain with no round that verifies is read from its landed
     records in memory, as the document is (:meth:`~asz_core.view.chain.ChainReader.fold_chain`, trial 29a F8): then
     ``damage``, when given, gets the reader's problem lines (the round that does not verify, the in-memory note)."""
-    chain = Chain(root, conversation)
+    from ..view.chain import round_as_of
+
+    chain, upto = Chain(root, conversation), round_as_of(conversation)
     named = chain.named_head()  # before the rounds are listed (Chain.named_head)
+    if upto is not None:  # as of a round (asz verify --export of a copy the root moved on from: trial 31b F1)
+        named = min(named, upto)
     try:
-        head = fold_rounds(chain.iter_rounds()).head
+        head = fold_rounds(r for r in chain.iter_rounds() if upto is None or r.header.round <= upto).head
     except (ChainError, FoldError, RoundError, OSError) as exc:
         from ..view.chain import ChainReader, ViewError
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ..flow.chain import Chain
 from ..flow.fold import Fold, FoldError
@@ -12,7 +14,33 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..storage.layout import rounds_dir
 from .session_records import LandedSession
 
-__all__ = ["ViewError", "ChainReader"]
+__all__ = ["ViewError", "ChainReader", "as_of", "round_as_of", "in_as_of"]
+
+#: conversation id -> the round every chain read of it stops at while :func:`as_of` holds (trial 31b F1)
+_AS_OF: ContextVar[dict[str, int]] = ContextVar("asz_as_of", default={})
+
+
+@contextmanager
+def as_of(conversation: str, round_: int) -> Iterator[None]:
+    """Within the block, every document, list row and prose reading of ``conversation`` is built as of its round
+    ``round_`` (rounds are write-once: a later round changes none before it), as if the rounds after it were not yet
+    written: what ``asz verify --export --root`` makes a copy again from when the root moved on since the export
+    (trial 31b F1; docs/verify.md, "A masked export")."""
+    token = _AS_OF.set({**_AS_OF.get(), conversation: int(round_)})
+    try:
+        yield
+    finally:
+        _AS_OF.reset(token)
+
+
+def round_as_of(conversation: str) -> int | None:
+    """The round :func:`as_of` stops ``conversation`` at, None (its head) outside one."""
+    return _AS_OF.get().get(conversation)
+
+
+def in_as_of() -> bool:
+    """Whether an :func:`as_of` block holds: the kept list rows and summaries (of heads) are then not read or kept."""
+    return bool(_AS_OF.get())
 
 
 class ViewError(RuntimeError):
@@ -27,7 +55,7 @@ class ChainReader:
                 or conversation.startswith((".", "_")) or "\x00" in conversation:
             raise ViewError(f"no rounds: {conversation!r} is not a conversation id (a name under _conversations/)")
         self.root = root
-        self.through_round = through_round
+        self.through_round = through_round if through_round is not None else round_as_of(conversation)
         self.conversation = conversation
         self.hide = [h for h in WITHHOLDABLE if h in set(hide)]
         unknown = set(hide) - set(WITHHOLDABLE)

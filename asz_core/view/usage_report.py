@@ -134,7 +134,9 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     out: list[Counted] = []
     problems: list[str] = []
     hide = list(hide)
-    store = SummaryStore(root) if cache else None
+    from .chain import in_as_of
+
+    store = SummaryStore(root) if cache and not in_as_of() else None  # the kept summaries are the heads'
     try:
         for conv in list_conversations(root) if ids is None else ids:
             try:
