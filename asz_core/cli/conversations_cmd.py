@@ -13,7 +13,7 @@ from ..reading.listing import ROW_SORTS, memory_note, read_in_memory, calls_figu
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
-from ..view.rate_words import GROUPED_MARK
+from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text, zone_name
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
@@ -129,7 +129,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     unrecorded = row.get("usage_recorded") is False  # no call with token usage (Kiro; or no call at all): not 0, as asz usage says
     if unrecorded:
         tokens = cost = None
-    cells = (shown_id(row), title or "(untitled)", project or "-", _when(row.get("to")),
+    cells = (shown_id(row), listed_title(title) or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")),
              "-" if talks_figure(row) is None else row["talks"],
              calls_cell(row), changes_cell(row),

@@ -12,6 +12,7 @@ from typing import Optional
 import orjson
 import typer
 
+from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
 
@@ -256,7 +257,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {c["conversation"] for c in rows})
     for c in rows:
         words = ", ".join(f"{g['query']} {g['texts']:,}" for g in c["groups"])
-        typer.echo(f"{short[c['conversation']]}  {visible(c['title'] or '(untitled)')}")
+        typer.echo(f"{short[c['conversation']]}  {visible(listed_title(c['title']) or '(untitled)')}")
         typer.echo(f"  {c['texts']:,} text(s): {visible(words)}")
         for h in c["hits"]:
             when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
@@ -449,7 +450,7 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
     tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {h["conversation"] for h in hits})
     for h in hits:
         when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
-        typer.echo(f"{short[h['conversation']]}  {when}  {h['kind']:<11}  {visible(h['title'] or '(untitled)')}")
+        typer.echo(f"{short[h['conversation']]}  {when}  {h['kind']:<11}  {visible(listed_title(h['title']) or '(untitled)')}")
         again = f"  repeats {visible(h['repeats'])}'s record (drawn and counted there)" if h.get("repeats") else ""
         sent = f"  sent by {visible(h['sender'] or '(no instance id)')}" if "sender" in h else ""
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}{sent}{again}")
@@ -562,7 +563,7 @@ def secrets(
         for f in found:
             when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
             typer.echo(f"{short[f['conversation']]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
-                       f"(fingerprint {f['fingerprint']})  {visible(f['title'] or '(untitled)')}")
+                       f"(fingerprint {f['fingerprint']})  {visible(listed_title(f['title']) or '(untitled)')}")
             typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
         distinct = len({f["fingerprint"] for f in found})
         convs = len({f["conversation"] for f in found})

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
+from ..view.rate_words import listed_title
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
@@ -430,7 +431,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     from ..view.zone import zone_name
 
     short = bool((marked := figures_off(unchained)) or unreadable or left_out or undescribed)  # counted once here: no !
-    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {r['title']}") if session else (lambda r: str(r[key]))
+    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {listed_title(r['title'])}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
     width = max([len(head), len("total !" if short else "total")]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 from typing import Collection, Mapping, Sequence
 
+from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 
@@ -94,7 +95,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        title = (r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
+        title = listed_title(r.get("title") or "(untitled)").replace("|", "\\|").replace("\n", " ")
         project = str(r.get("project") or "").replace("|", "\\|").replace("\n", " ")
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
@@ -134,6 +135,8 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
     state, bad = _index_state(r, flagged)
     cls = " class=\"failed\"" if bad else ""
     title = isolated(r.get('title') or '(untitled)')
+    if command_title(r.get("title") or ""):  # a command typed in bash mode, drawn as code: never read as a mark (30b F5)
+        title = f"<code title=\"{html.escape(COMMAND_TITLE)}\">{title}</code>"
     cell = f"{e(state)}{' · <b>does not verify</b>' if bad else ''}"
     if r["id"] in skipped:
         cell = f"<b>not exported</b>: {e(skipped[r['id']])}"

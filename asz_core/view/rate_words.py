@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "cost_marks", "page_words"]
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
+           "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
 #: fast mode, a priority or batch tier, a data-residency region), priced at standard rates: ``*`` is an unpriced model,
@@ -123,6 +124,26 @@ FAILURE_WORDS = {
 }
 
 
+#: What a title drawn as a command says in the page's tooltip: a title that begins with ``!`` (:func:`listed_title`).
+COMMAND_TITLE = ("a command typed in bash mode (! before it), as the prompt that names this conversation was typed: "
+                 "not one of asz's ! marks")
+
+
+def listed_title(title: str) -> str:
+    """``title`` as a list prints it in text (``asz ls``, ``asz usage session``, ``asz search``, an export's index):
+    one that begins with ``!``, Claude Code's command typed in bash mode (``! uv run ty check``: its adapter's
+    ``prompt_title`` reads ``<bash-input>`` so, as Claude Code shows it), in backticks, as the exports draw such a
+    command (`` `! ls` ``), so it is never read as asz's own ``!`` mark beside it (trial 30b F5: ``326189cf ! uv run
+    ty check`` in ``asz usage session`` read as a row marked held back); any other title as it is. The page draws such
+    a title as code (app.js ``titleText``, tooltip :data:`COMMAND_TITLE`); ``--json`` keys keep the title as it is."""
+    return f"`{title}`" if command_title(title) else title
+
+
+def command_title(title: str) -> bool:
+    """Whether ``title`` begins with ``!`` and so is drawn as a command (:func:`listed_title`)."""
+    return title.startswith("!")
+
+
 def cost_marks(cost: Any) -> str:
     """The marks after a cost figure of ``cost`` (a row's cost object), as ``asz ls`` and ``asz usage`` print them:
     ``*`` when it leaves out models the price table has no price for (``unpriced``), then :data:`RATE_MARK` when it
@@ -146,7 +167,7 @@ def page_words() -> dict:
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
-    29a F8) and ``kept_src`` (what a
+    29a F8), ``command_title`` (:data:`COMMAND_TITLE`) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
     from ..flow.memory_note import IN_MEMORY_NOTE
     from .unended import UNENDED_PREFIX
@@ -157,4 +178,5 @@ def page_words() -> dict:
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
-            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE}
+            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
+            "command_title": COMMAND_TITLE}

@@ -56,8 +56,12 @@
   }
   function jsonText(v, indent) { return JSON.stringify(v, null, indent).replace(UNSAFE, function (c) { return '\\u' + hex(c.charCodeAt(0), 4); }); }
   // a title from a transcript (trial 3, F4): isolated in a <bdi> so that its own right-to-left text orders nothing
-  // around it (escaped as every text node is)
-  function titleText(t) { return h('bdi', null, t); }
+  // around it (escaped as every text node is); one that begins with ! (Claude Code's command typed in bash mode,
+  // '! uv run ty check') drawn as code, as the conversation draws that command, never read as asz's ! mark (trial 30b
+  // F5; rate_words.listed_title, the CLI's backticks)
+  function titleText(t) {
+    return h('bdi', null, typeof t === 'string' && t.charAt(0) === '!' ? h('code', { class: 'command-title', title: WORDS.command_title }, t) : t);
+  }
   // the tab's title holds no markup: controls and bidi overrides written as escapes there, as the terminal shows them
   function tabTitle(t) { return visibleText(t, false); }
 
