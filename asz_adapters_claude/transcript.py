@@ -94,6 +94,8 @@ _LANDED_WITHOUT = (
     ((0, 5, 0), "a content block's or a text attachment's member it did not describe (it did not land)"),
     ((0, 6, 0), "a member of a tool result's content item or of a queued command's prompt it did not describe (it "
                 "did not land)"),
+    ((0, 7, 0), "a line after the file's first that starts with a byte order mark (files joined): it landed verbatim "
+                "as an unknown part, so a call on it is not counted"),
 )
 
 

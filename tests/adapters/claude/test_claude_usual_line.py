@@ -174,7 +174,7 @@ def _same_both_ways(monkeypatch, lines: list[bytes]) -> tuple[int, int]:
 
 @compiled
 def test_hand_made_lines_land_the_same_both_ways(monkeypatch):
-    assert _same_both_ways(monkeypatch, LINES) == (49, 27)  # both answers are exercised
+    assert _same_both_ways(monkeypatch, LINES) == (50, 27)  # both answers are exercised; a marked line too
 
 
 @compiled
@@ -321,7 +321,7 @@ USER_LINES = [
 @compiled
 def test_hand_made_user_lines_land_the_same_both_ways(monkeypatch):
     # both answers are exercised; the text block with "extra" is not asked (a block member: members.CHECKS)
-    assert _same_both_ways(monkeypatch, USER_LINES) == (83, 22)
+    assert _same_both_ways(monkeypatch, USER_LINES) == (84, 22)  # a marked line too (31c F5)
 
 
 @compiled
