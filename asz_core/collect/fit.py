@@ -14,17 +14,38 @@ from ..sessiondata.writer import CLOSING_MAX
 __all__ = ["CLOSING_MAX", "Fit", "shrunk_warning"]
 
 
-def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget: int) -> str:
+def _lost_part(i: int, p, whole) -> str:
+    """``part N KIND (BYTES bytes, sha256 HEX…)`` of a part taken out, saying what its sha256 covers when that is not its
+    text (trial 31b F7: a reader holding the source could not match it): seed 000, Too large to land, gives the part the
+    SHA-256 of what was taken out first, its data (compact JSON as landed: Claude Code's ``toolUseResult`` beside a
+    tool result) when it had any, and its text as UTF-8 only when it had no data; the part as it was (``whole``) tells
+    which, and a part whose text went too gets its text's SHA-256 beside it (what a reader hashes from the source)."""
+    from ..sessiondata.codec import encode_value
+    from ..sessiondata.writer import text_sha256
+
+    said = f"part {i + 1} {p.k} ({p.bytes:,} bytes{', its text kept' if p.state == 'truncated' else ''}, " \
+           f"sha256 {p.sha256 or 'not recorded'}"
+    if whole is not None and whole.data is not None and whole.k != "unknown" and p.sha256:
+        said += f" of its data: the runtime's structured copy, compact JSON as landed, {len(encode_value(whole.data)):,} bytes"
+        try:
+            if p.state == "too_large" and whole.text:
+                said += f"; its text: {len(whole.text.encode('utf-8')):,} bytes, sha256 {text_sha256(whole.text)} as UTF-8"
+        except UnicodeEncodeError:  # a lone surrogate the source escaped: no UTF-8 to hash
+            said += "; its text holds a lone surrogate, which has no UTF-8"
+    return said + ")"
+
+
+def shrunk_warning(small: Record, size: int, landed: int, max_delta: int, budget: int, whole: Record | None = None) -> str:
     """What a ``warning:`` says of a record of ``size`` bytes landed as ``small`` (``landed`` bytes) to fit ``budget``
     under ``max_delta`` (``max_delta_bytes``; seed 000, Too large to land; trial 24b F1): its line and where its bytes
     are in the source, each part not kept with its size and sha256 (what a reader can match another copy against),
     that the whole line is kept only by its source, that this record stays cut (landed files are never rewritten:
     collecting again lands nothing of it, ``asz sources --reland`` rebuilds the same cut file) and the setting that
     lands such a record whole when it lands later (a line not landed yet, or the session collected into another
-    root while its source is there)."""
-    lost = [f"part {i + 1} {p.k} ({p.bytes:,} bytes{', its text kept' if p.state == 'truncated' else ''}, "
-            f"sha256 {p.sha256 or 'not recorded'})"
-            for i, p in enumerate(small.parts) if p.state in ("too_large", "truncated")]
+    root while its source is there). ``whole``: the record as it was, which says what each part's sha256 covers
+    (:func:`_lost_part`)."""
+    was = whole.parts if whole is not None and len(whole.parts) == len(small.parts) else [None] * len(small.parts)
+    lost = [_lost_part(i, p, was[i]) for i, p in enumerate(small.parts) if p.state in ("too_large", "truncated")]
     # the file's header and closing line take max_delta - budget, a few bytes more with another landing time
     need = -(-(size + max_delta - budget + 16) // 1024) * 1024
     if small.ord:
@@ -60,7 +81,7 @@ class Fit:
         self.c.shrunk += 1
         small = shrink_record(rec, budget, size=size)
         enc = encode_record(small)
-        self.report.warning(s.path, shrunk_warning(small, size, len(enc) + 1, self.opts.max_delta_bytes, budget))
+        self.report.warning(s.path, shrunk_warning(small, size, len(enc) + 1, self.opts.max_delta_bytes, budget, rec))
         return enc
 
     def overhead(self, s: Source) -> int:
