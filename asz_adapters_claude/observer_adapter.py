@@ -49,7 +49,7 @@ from asz_core.sessiondata.vocabulary import TWICE_DROPPED
 
 from asz_core.plugins.adapter import REFUSED_EVENTS
 
-from .roots import default_folder, unread_folders
+from .roots import default_folder, preferred_folders, unread_folders
 
 __all__ = ["ClaudeCodeObserver", "DIALECT", "EXECUTION_SUFFIX", "CHANGES_SUFFIX", "GLOSSARY", "FLAG_RULES"]
 
@@ -241,6 +241,11 @@ class ClaudeCodeObserver(Adapter):
             return unread_folders(e, "plugins/data", holds_records)
         except (OSError, ValueError):
             return []
+
+    def default_source_candidates(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """The ``plugins/data`` of every Claude Code configuration folder, existing or not, in the order asz prefers
+        them (:func:`asz_adapters_claude.roots.preferred_folders`). Never raises."""
+        return preferred_folders(os.environ if env is None else env, "plugins/data")
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """The observer files under ``source_root``, one append source each, grouped by session.

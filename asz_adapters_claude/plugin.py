@@ -18,7 +18,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
-from .roots import default_root, suggest_source, unread_roots
+from .roots import default_root, preferred_folders, suggest_source, unread_roots
 from .transcript import child_label, child_prompt, label_target, landed_without, read_today, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
@@ -74,10 +74,23 @@ class ClaudeCodeLocal(Adapter):
         apart from :meth:`default_source_root`; see :func:`asz_adapters_claude.roots.unread_roots`. Never raises."""
         return unread_roots(os.environ if env is None else env)
 
+    def default_source_candidates(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """Every ``projects`` folder Claude Code may keep sessions in, existing or not, in the order asz prefers them
+        (:func:`asz_adapters_claude.roots.preferred_folders`). Never raises."""
+        return preferred_folders(os.environ if env is None else env, "projects")
+
     def suggest_source(self, source_root: Path) -> Path | None:
         """The ``projects`` folder a ``source_root`` one level off meant: its parent for a project folder, its
         ``projects`` child for a configuration folder; see :func:`asz_adapters_claude.roots.suggest_source`."""
         return suggest_source(Path(source_root))
+
+    def project_folder(self, src: str) -> str | None:
+        """The project folder a source's relative name starts with (``-home-me-proj`` of ``-home-me-proj/<id>.jsonl``
+        and of ``-home-me-proj/<id>/subagents/agent-<a>.jsonl``); None for a name at the top of the folder. A landed
+        source whose project folder no folder of the pass holds was not looked at, not gone (docs/storage-root.md,
+        Several source folders)."""
+        top, sep, _ = src.partition("/")
+        return top if sep and top else None
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_claude.discover.discover`.

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 from .hook import config_dir_entries
 
-__all__ = ["candidate_roots", "config_dirs", "default_folder", "default_root", "further_dirs", "holds_sessions",
+__all__ = ["candidate_roots", "config_dirs", "default_folder", "preferred_folders", "default_root", "further_dirs", "holds_sessions",
            "suggest_source", "unread_folders", "unread_roots"]
 
 
@@ -38,6 +38,21 @@ def config_dirs(env: Mapping[str, str]) -> list[Path]:
     xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
     dot, via_xdg = home / ".claude", xdg / "claude"
     return [via_xdg, dot] if env.get("XDG_CONFIG_HOME") and via_xdg.is_dir() else [dot, via_xdg]
+
+
+def preferred_folders(env: Mapping[str, str], sub: str) -> list[Path]:
+    """The folder ``sub`` (``projects``, ``plugins/data``) of every configuration folder, in the order asz would prefer
+    them were every one a directory: each ``CLAUDE_CONFIG_DIR`` entry's; else ``$XDG_CONFIG_HOME/claude``'s before
+    ``~/.claude``'s when the variable is set, ``~/.claude``'s before ``~/.config/claude``'s when it is not
+    (:func:`config_dirs` orders by what exists now). Need not exist. A pass given no folder is given these (an
+    adapter's ``default_source_candidates``; docs/storage-root.md, Several source folders)."""
+    dirs = config_dir_entries(env)
+    if dirs:
+        return [Path(d) / sub for d in dirs]
+    home = _home(env)
+    if env.get("XDG_CONFIG_HOME"):
+        return [Path(env["XDG_CONFIG_HOME"]) / "claude" / sub, home / ".claude" / sub]
+    return [home / ".claude" / sub, home / ".config" / "claude" / sub]
 
 
 def further_dirs(first: Path, dirs: list[Path], holds: Callable[[Path], bool]) -> list[Path]:

@@ -45,8 +45,9 @@ def set_aside_gone(col, sdir: Path, cp: Path, exc: Exception, c) -> None:
     (:func:`asz_core.collect.session_pass.cursor_or_set_aside`; docs/storage-root.md) and said in a
     ``warning:``. No cursor is written in its place: there is nothing to read, and should the source come back
     a pass reads it as one with no cursor (its landed files say how far it landed, nothing lands twice).
-    A source that still exists, or cannot be told, leaves the cursor where it is (the pass that reads the
-    source sets it aside); so does a cursor whose files name another adapter or none."""
+    A source that still exists, or cannot be told, or lies in no folder this pass was given
+    (:mod:`asz_core.collect.looked_at`), leaves the cursor where it is (the pass that reads the source sets it aside);
+    so does a cursor whose files name another adapter or none."""
     kind = PREFIX_KIND.get(cp.stem)
     header = newest_header(cp.parent, kind) if kind else None
     if header is None or header.adapter.rsplit("/", 1)[0] != col.adapter.name or not header.src:
@@ -54,6 +55,8 @@ def set_aside_gone(col, sdir: Path, cp: Path, exc: Exception, c) -> None:
     try:
         mode = "document" if "#" in header.src else "snapshot"  # append or snapshot: both a file's existence
         if col.adapter.source_exists(col._source_at(sdir, cp, header.src, mode, kind)):
+            return
+        if not col.looks_at(header.src, mode):  # in no folder this pass was given: not gone (collect/looked_at.py)
             return
     except Exception:  # cannot tell (OSError), or an adapter's failure, said when it reads a cursor: leave it
         return

@@ -27,7 +27,8 @@ them (its example document has the main transcript at seq 1 and the changes
 file at seq 2). :func:`run_passes` runs several adapters' passes together,
 session by session, so the order holds across adapters too.
 
-A cursor whose source discovery no longer lists becomes ``source_gone`` when ``adapter.source_exists`` says so; a
+A cursor whose source discovery no longer lists becomes ``source_gone`` when ``adapter.source_exists`` says so and the
+source lies in a folder the pass was given (:mod:`asz_core.collect.looked_at`: one in none is not looked at); a
 cursor belongs to the adapter its ``adapter`` key names (older cursors: the adapter of the newest landed file beside it).
 
 A crash at any point repeats records on the next pass (the cursor still points
@@ -50,6 +51,7 @@ import attrs
 from .aside_gone import newest_header, set_aside_gone
 from .report import GONE_SAID, SUMMARY_KEYS, Counters, Report, root_full
 from .folders import current_roots, discover_folders, tell_folders
+from .looked_at import Given, given_folders, looked_at, say_not_looked
 from .full import chain_failed, full_before, stopped_full
 from .erased import drop_erased
 from .meter import session_done, sized
@@ -140,6 +142,7 @@ class Collector:
         self._checked_undiscovered: set[str] = set()
         self.told_errors: set[tuple[str, str]] = set()  # (path, message) already on the report; workers' copies merge back
         self.listed: dict[str, Listed] = {}  # what this pass's listing saw of each file source (vanished.listed_stats)
+        self.given: Given | None = None  # the folders this pass was given (collect/looked_at.py), set by each discovery
 
     # ------------------------------------------------------------------ pass
 
@@ -158,6 +161,7 @@ class Collector:
         found = discover_folders(self.adapter, current_roots(self), include=self.include, exclude=self.exclude)
         if not tell_folders(self, found, c):
             return None
+        self.given = given_folders(self)  # a source in none of them is not gone (trial 30c F5)
         disc = found.disc
         refuse_seconds(self.root, disc, found.folder_of)  # one source per stream: the one its cursor follows (trial 15 F9)
         for path, why in take_unwritable(self.source_root, disc):  # a path src cannot hold (trial 15 F13)
@@ -241,6 +245,13 @@ class Collector:
         return Source(session=sdir.name, kind=kind, path=self.source_root / rel, src=src, dialect="",
                       stream=stream, batch=batch, mode=mode)
 
+    def looks_at(self, src: str, mode: str) -> bool:
+        """Whether a landed source named ``src`` (``mode`` as a :class:`Source`'s) lies in a folder this pass was
+        given (:func:`~asz_core.collect.looked_at.looked_at`): only then can it be ``gone``."""
+        if self.given is None:
+            self.given = given_folders(self)
+        return looked_at(self.given, self.adapter, src, mode)
+
     def _check_gone(self, sdir: Path, visited: set[Path], c: Counters, timeout: float | None) -> bool:
         """Mark ``source_gone`` on this adapter's active cursors whose source no longer exists.
 
@@ -274,6 +285,9 @@ class Collector:
                     continue
                 try:
                     if self.adapter.source_exists(src := self._cursor_source(sdir, cp, cur, kind)):
+                        continue
+                    if not self.looks_at(cur.source, src.mode):  # in no folder this pass was given: not gone
+                        c.unread[self.adapter.name] = c.unread.get(self.adapter.name, 0) + 1
                         continue
                 except OSError:
                     continue  # unreadable is not gone
@@ -391,6 +405,8 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         seen = discovered[i]
         if seen is not None:
             col._sweep_undiscovered(seen, c)
+    for col in cols:
+        say_not_looked(col, c.unread.get(col.adapter.name, 0))  # one note per adapter, never gone= (collect/looked_at.py)
     if root.is_dir():
         _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
     return c

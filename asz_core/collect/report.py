@@ -90,6 +90,9 @@ class Counters:
     #: Not a summary field: sessions discovered and left out because ``asz erase`` erased them
     #: (:func:`asz_core.collect.erased.drop_erased`); a pass that found only those says no "no session found".
     erased: int = 0
+    #: Not a summary field: adapter name -> landed sources found missing in no folder the pass was given, so not
+    #: looked at and not ``gone`` (:mod:`asz_core.collect.looked_at`; trial 30c F5); said in one note per adapter.
+    unread: dict[str, int] = attrs.Factory(dict)
 
     def add(self, other: "Counters") -> None:
         """Add ``other`` into this one (several adapters in one pass)."""
@@ -97,6 +100,8 @@ class Counters:
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.full = self.full or other.full
         self.erased += other.erased
+        for name, n in other.unread.items():
+            self.unread[name] = self.unread.get(name, 0) + n
 
     @property
     def failed(self) -> bool:

@@ -391,6 +391,14 @@ class Adapter(ReadingHooks, abc.ABC):
         root's own), then :meth:`unread_default_sources` (:mod:`asz_core.collect.folders`). Never raises."""
         return [Path(self.default_source_root(env)), *map(Path, self.unread_default_sources(env))]
 
+    def default_source_candidates(self, env: Mapping[str, str] | None = None) -> list[Path]:
+        """Every folder the runtime may keep sessions in, whether or not it exists now, in the order asz would prefer
+        them were every one there (Claude Code: ``~/.claude/projects`` and ``~/.config/claude/projects``, or the
+        ``CLAUDE_CONFIG_DIR`` entries'): the folders a pass reading the default folders is given. A landed source in
+        none of them, nor in a folder the pass reads, was not looked at and is not gone (``asz_core.collect.looked_at``;
+        docs/storage-root.md, Several source folders). Cheap, never raises. Default: :meth:`default_source_roots`."""
+        return self.default_source_roots(env)
+
     def suggest_source(self, source_root: Path) -> Path | None:
         """The folder the user most likely meant when a pass found no session under ``source_root`` (one level off:
         Claude Code's project folder or configuration folder for its ``projects`` folder), or None. ``asz collect``
@@ -525,6 +533,16 @@ class Adapter(ReadingHooks, abc.ABC):
             return False
         return True
 
+
+    def project_folder(self, src: str) -> str | None:
+        """The folder of a source's name (``src`` relative to the source root, forward slashes; a document's ``#``
+        suffix left out) that groups its sessions with others in one source folder, or None when the adapter keeps
+        no such folder (the default). Claude Code: the project folder, ``-home-me-proj`` of
+        ``-home-me-proj/<id>.jsonl``. A pass whose folders hold none of that name did not look where the source was
+        landed from, so a missing file there is not ``gone`` (:mod:`asz_core.collect.looked_at`; trial 30c F5);
+        without the folder every missing source the pass's first folder would hold is gone (origin-digest §2.2).
+        Never raises; no file read."""
+        return None
 
 def env_path(env: Mapping[str, str] | None, key: str) -> str:
     """``env[key]`` or ``os.environ[key]`` or '' (helper for default source roots)."""

@@ -207,3 +207,106 @@ def test_a_default_folder_that_appears_later_is_read_by_a_watching_collector(cor
     assert (cur.source, cur.ord) == (f"{config}/{sid.relative_to(config).as_posix()}", sid.read_bytes().count(b"\n"))
     [given] = resolve_jobs("collect", load_config(None), adapter="claude-code-local", source=[dot])
     assert not given.default_folders  # folders named by the user are the folders read
+
+
+def _source_files(folder: Path) -> list[Path]:
+    """The files under ``folder``: in these corpus projects every one is a source of claude-code-local (main
+    transcripts and subagents' transcripts)."""
+    return sorted(f for f in folder.rglob("*") if f.is_file())
+
+
+def _not_looked(stderr: str) -> list[tuple[int, str]]:
+    """Each note of landed sources in no folder the pass was given: (how many, the folders named)."""
+    head, out = "landed source(s) of claude-code-local are in no folder this pass was given (", []
+    for ln in stderr.splitlines():
+        if ln.startswith("note: ") and head in ln:
+            n, _, rest = ln.split(": ", 2)[2].partition(" ")
+            assert rest.startswith(head) and "not looked at, so not counted gone" in rest, ln
+            out.append((int(n), rest[len(head):].partition(")")[0]))
+    return out
+
+
+def _states(root: Path, sessions: set[str]) -> dict[str, tuple[str, str]]:
+    """Every cursor of ``sessions``: (its ``state``, its ``source``)."""
+    return {p.relative_to(root).as_posix(): (read_cursor(p).state, read_cursor(p).source)
+            for s in sessions for p in (root / s).rglob("*.cursor")}
+
+
+def test_one_folder_at_a_time_calls_no_source_of_the_other_gone(corpus_dir, tmp_path):
+    """Trial 30c F5: a root collected from folder ``a``, then from ``b`` alone, called every source of ``a`` gone
+    (705 ``gone:`` lines) though each file was in place. ``a``'s project folders are in no folder that pass was given:
+    none is gone, ``gone=0``, exit 0, one note counts them (the files of ``a``), their cursors stay active. A file
+    deleted under ``b`` (its project folder there) is gone, one ``gone:`` line; and ``a`` read again lands a line
+    appended there meanwhile."""
+    a = _project(corpus_dir, LOG_SAMPLE, tmp_path / "a")
+    _project(corpus_dir, SPOTTER, a)
+    b = _project(corpus_dir, SAMPLE, tmp_path / "b")
+    mine, theirs = {f.stem for f in a.glob("*/*.jsonl")}, {f.stem for f in b.glob("*/*.jsonl")}
+    first = _collect(tmp_path, "--source", str(a))
+    assert first.returncode == 0 and _summary(first.stdout)["sessions"] == len(mine) == 5, first.stdout + first.stderr
+    root = tmp_path / "root"
+    before = _states(root, mine)
+    assert len(before) == len(_source_files(a)) == 7 and {s for s, _ in before.values()} == {"active"}
+
+    p = _collect(tmp_path, "--source", str(b))
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and (s["sessions"], s["gone"], s["errors"], s["conflicts"]) == (1, 0, 0, 0), p.stdout + p.stderr
+    assert "gone:" not in p.stderr and _not_looked(p.stderr) == [(7, str(b))], p.stderr
+    assert _states(root, mine) == before  # untouched: active, relative to a
+
+    [deleted] = _source_files(b)
+    deleted.unlink()  # its project folder stays in b: b was looked at
+    p = _collect(tmp_path, "--source", str(b))
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and s["gone"] == 1 and _not_looked(p.stderr) == [(7, str(b))], p.stdout + p.stderr
+    assert [ln.split(": ")[1] for ln in p.stderr.splitlines() if ln.startswith("gone: ")] == [str(deleted)]
+    assert set(_states(root, theirs).values()) == {("source_gone", deleted.relative_to(b).as_posix())}
+
+    grown = a / LOG_SAMPLE / "0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+    with open(grown, "ab") as f:
+        f.write(grown.read_bytes().splitlines(True)[-1])
+    p = _collect(tmp_path, "--source", str(a))
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and (s["landed"], s["gone"]) == (1, 0) and not _not_looked(p.stderr), p.stdout + p.stderr
+    cur = read_cursor(root / grown.stem / "streams" / "main" / "transcript.cursor")
+    assert (cur.state, cur.ord) == ("active", grown.read_bytes().count(b"\n"))
+
+
+def test_a_further_folder_left_out_is_not_gone(corpus_dir, tmp_path):
+    """A root collected from ``a`` and ``b`` together (``b``'s sources named by absolute path), then from ``a`` alone:
+    ``b``'s files are found where their names say (nothing to tell); one of them deleted is under no folder that pass
+    was given, so not gone (one note counts it); the pass given ``b`` again finds it gone."""
+    a = _project(corpus_dir, LOG_SAMPLE, tmp_path / "a")
+    b = _project(corpus_dir, SPOTTER, tmp_path / "b")
+    assert _collect(tmp_path, "--source", str(a), "--source", str(b)).returncode == 0
+    theirs = {f.stem for f in b.glob("*/*.jsonl")}
+    before = _states(tmp_path / "root", theirs)
+    assert len(before) == len(_source_files(b)) == 4 and {src.startswith(f"{b}/") for _, src in before.values()} == {True}
+    p = _collect(tmp_path, "--source", str(a))
+    assert p.returncode == 0 and _summary(p.stdout)["gone"] == 0 and not _not_looked(p.stderr), p.stdout + p.stderr
+    deleted = b / SPOTTER / "8463c716-a2ea-4c14-9efa-87158ebd9f20" / "subagents" / "agent-a7be2f0.jsonl"
+    deleted.unlink()
+    p = _collect(tmp_path, "--source", str(a))
+    assert p.returncode == 0 and _summary(p.stdout)["gone"] == 0 and "gone:" not in p.stderr, p.stdout + p.stderr
+    assert _not_looked(p.stderr) == [(1, str(a))]
+    assert _states(tmp_path / "root", theirs) == before
+    p = _collect(tmp_path, "--source", str(a), "--source", str(b))
+    assert p.returncode == 0 and _summary(p.stdout)["gone"] == 1 and not _not_looked(p.stderr), p.stdout + p.stderr
+    assert [ln.split(": ")[1] for ln in p.stderr.splitlines() if ln.startswith("gone: ")] == [str(deleted)]
+
+
+def test_a_folder_given_once_is_not_gone_from_the_default_folders(corpus_dir, tmp_path):
+    """``--source x`` once, then plain ``asz collect`` (its default folders: ~/.claude/projects here, and
+    ~/.config/claude/projects, which does not exist and which asz would not read first): ``x``'s sources are not
+    gone; a file deleted from ~/.claude/projects is."""
+    x = _project(corpus_dir, LOG_SAMPLE, tmp_path / "x")
+    dot = _project(corpus_dir, SAMPLE, tmp_path / "home" / ".claude" / "projects")
+    assert _collect(tmp_path, "--source", str(x)).returncode == 0
+    p = _collect(tmp_path)
+    s = _summary(p.stdout)
+    assert p.returncode == 0 and (s["sessions"], s["gone"]) == (1, 0), p.stdout + p.stderr
+    assert _not_looked(p.stderr) == [(len(_source_files(x)), str(dot))] == [(3, str(dot))]
+    [deleted] = _source_files(dot)
+    deleted.unlink()
+    p = _collect(tmp_path)
+    assert p.returncode == 0 and _summary(p.stdout)["gone"] == 1 and p.stderr.count("gone: ") == 1, p.stdout + p.stderr
