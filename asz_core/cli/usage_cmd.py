@@ -284,7 +284,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
-    from ..view.usage_report import narrowed, read_root
+    from ..view.usage_report import block_times, narrowed, read_root
 
     done = [0]
     try:
@@ -307,7 +307,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
-    times = [c.ms for c in counted if c.ms is not None and c.credits is None]
+    times = block_times(counted)
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
     undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0])}

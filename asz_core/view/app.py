@@ -241,6 +241,20 @@ USAGE_PARAMS = ("project", "model", "dialect", "instance", "by", "since", "until
 USAGE_BY = ("instance", "week", "month")
 
 
+def _usage_blocks(request, pairs, hide):
+    """``/api/usage/blocks``: ``asz usage blocks``' rows for the same filters as ``/api/usage`` takes (but ``by``),
+    :func:`~asz_core.view.blocks_answer.blocks_answer` (trial 30b F8)."""
+    from .blocks_answer import blocks_answer
+
+    got = usage_filters(pairs)
+    if got.pop("by"):
+        raise ApiError(400, "by is /api/usage's: /api/usage/blocks has one row per 5-hour block")
+    state = _state(request)
+    if not state.root.is_dir():
+        raise ApiError(503, f"the storage root {state.root} is gone")
+    return _json(blocks_answer(state.root, hide, state.prices, **got))
+
+
 def _usage(request, pairs, hide):
     """``/api/usage`` narrowed by ``project``, ``model``, ``dialect``, ``instance``, ``since``, ``until``, grouped ``by`` (:func:`usage_filters`)."""
     return _json(_state(request).usage(**usage_filters(pairs)))
@@ -430,6 +444,7 @@ API_ROUTES: list[tuple[str, Any]] = [
     ("/api/c/{id}/body/{seq}/{row}", _body),
     ("/api/glossary", _glossary),
     ("/api/usage", _usage),
+    ("/api/usage/blocks", _usage_blocks),
 ]
 
 

@@ -238,8 +238,15 @@ def _held_unread(out: list[Counted], conv: str, places: dict, calls: tuple, head
     return known
 
 
-def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", instance: str = "", dialect: str = ""
-             ) -> list[Counted]:
+def block_times(counted: Iterable[Counted]) -> list[int]:
+    """The times (unix ms) of the calls in ``counted`` that have one (a credits record is no call): what shapes the
+    5-hour blocks (:func:`report`'s ``times``: every call read, whatever the filters keep), for ``asz usage blocks`` and
+    ``/api/usage/blocks`` alike."""
+    return [c.ms for c in counted if c.ms is not None and c.credits is None]
+
+
+def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", instance: str = "", dialect: str = "",
+             exact: bool = False) -> list[Counted]:
     """The ``counted`` calls of conversations whose project contains ``project`` and of models whose name contains
     ``model`` (case-insensitive, :func:`~asz_core.view.match.contains`: ``asz ls --project/--model``'s rule; empty:
     every one). A call is kept or left out by its own model: ``--model opus`` counts the opus calls of a conversation
@@ -249,13 +256,14 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
     rule, trial 25b F3). ``instance``: only the
     conversations a receiver landed from an instance id or credential name containing it
     (:func:`~asz_core.storage.senders.sender_matches`). ``dialect``: only the conversations whose session's first
-    landed file has it, exactly or by its name (``kiro`` for ``kiro/1``: asz ls --dialect's rule; trial 23a F11)."""
-    from .match import contains, dialect_matches
+    landed file has it, exactly or by its name (``kiro`` for ``kiro/1``: asz ls --dialect's rule; trial 23a F11).
+    ``exact``: ``project`` and ``model`` name the whole name (``/api/usage``'s ``exact=1``, the page's dropdowns)."""
+    from .match import dialect_matches, matches
 
     return [c for c in counted if dialect_matches(c.places.get("dialect"), dialect)
-            and (contains(c.places.get("project"), project) or (c.held != "" and not c.places.get("project")))
+            and (matches(c.places.get("project"), project, exact) or (c.held != "" and not c.places.get("project")))
             and sender_matches(c.places.get("senders") or [], instance)
-            and (contains(c.model, model) or (c.held != "" and not c.model))]
+            and (matches(c.model, model, exact) or (c.held != "" and not c.model))]
 
 
 def placed_key(view: str, c: Counted) -> str:

@@ -25,9 +25,9 @@ KINDS = ("in", "out", "cache_write_5m", "cache_write_1h", "cache_read")
 MICRO = Decimal("0.000001")
 
 
-def _calls(files: list[Path]) -> list[tuple[str, str, dict]]:
-    """``(UTC day, model, usage)`` of each call of one session's transcript files: the last line of a call carrying
-    usage; a message id seen in an earlier file of the session counted there."""
+def timed_calls(files: list[Path]) -> list[tuple[str, str, dict]]:
+    """``(timestamp, model, usage)`` of each call of one session's transcript files: the last line of a call carrying
+    usage (its ``timestamp`` as written); a message id seen in an earlier file of the session counted there."""
     owner: dict[str, Path] = {}
     out = []
     for f in files:
@@ -38,7 +38,7 @@ def _calls(files: list[Path]) -> list[tuple[str, str, dict]]:
                 last[(m["id"], obj.get("requestId") or "")] = obj
         for (mid, _), obj in last.items():
             if owner.setdefault(mid, f) == f and obj["message"].get("model") != "<synthetic>":
-                out.append((obj["timestamp"][:10], obj["message"]["model"], obj["message"]["usage"]))
+                out.append((obj["timestamp"], obj["message"]["model"], obj["message"]["usage"]))
     return out
 
 
@@ -57,7 +57,8 @@ def _truth(projects: Path) -> tuple[dict, dict]:
     models: dict[tuple[str, str], dict] = {}
     kinds: dict[str, dict] = {}
     for files in sessions_of(projects).values():
-        for day, model, u in _calls(files):
+        for at, model, u in timed_calls(files):
+            day = at[:10]
             t = models.setdefault((day, model), {**dict.fromkeys(TOKENS, 0), "calls": 0, "cost": Decimal(0)})
             t["calls"] += 1
             for k, src in zip(TOKENS, ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")):

@@ -1200,11 +1200,13 @@
   // The Usage tab's grouping beside the days (trial 28a F3): '' none, 'week' or 'month' (/api/usage's periods), or
   // 'instance' (its instances: cost by sender in a root asz receive landed)
   let usageBy = '';
-  const USAGE_BY = [['', 'days only'], ['week', 'by week'], ['month', 'by month'], ['instance', 'by sender (instance)']];
+  const USAGE_BY = [['', 'days only'], ['week', 'by week'], ['month', 'by month'], ['instance', 'by sender (instance)'],
+    ['blocks', 'by 5-hour block']];
   function drawUsage(panel, again) {
     const mine = ++usageDrawn;
     if (!again) panel.append(h('p', { class: 'faint' }, 'Loading usage…'));
-    const query = usageQuery() + (usageBy ? (usageQuery() ? '&' : '') + 'by=' + usageBy : '');
+    // blocks: asz usage blocks' rows, asked apart (/api/usage/blocks); the others group /api/usage's own sums
+    const query = usageQuery() + (usageBy && usageBy !== 'blocks' ? (usageQuery() ? '&' : '') + 'by=' + usageBy : '');
     api('/api/usage', query).then(function (res) {
       if (mine !== usageDrawn) return;
       clear(panel);
@@ -1322,6 +1324,7 @@
         pt.id = 'usage-periods';
         panel.append(h('h2', null, by === 'Month' ? 'By month' : 'By week'), pt);
       }
+      if (usageBy === 'blocks') drawBlocks(panel, mine, heads, aligns, line);
       if (u.instances) {  // cost by the instance that sent it (asz usage instance's rows)
         const it = table(['Sent by'].concat(heads), u.instances.map(function (r) { return line(r.instance, r); }), aligns);
         it.id = 'usage-instances';
@@ -1349,6 +1352,33 @@
         byModel.id = 'usage-models';
         panel.append(h('h2', null, 'By model'), byModel);
       }
+    });
+  }
+  // The 5-hour blocks (trial 30b F8): asz usage blocks' own rows for the filters above (/api/usage/blocks), drawn as
+  // the other usage tables (``line``: drawUsage's row of cells); an open block's burn rate and projection said under it
+  const BLOCKS_WHY = 'A block is the 5-hour window a Claude subscription\'s limits reset in, estimated from the calls\' own times as ccusage does (asz usage blocks): it starts at its first call\'s hour (UTC) and holds the calls made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever the filters keep.';
+  function drawBlocks(panel, mine, heads, aligns, line) {
+    const wrap = h('div', { id: 'usage-blocks-wrap' }, h('p', { class: 'faint' }, 'Loading 5-hour blocks…'));
+    panel.append(h('h2', null, 'By 5-hour block'), wrap);
+    api('/api/usage/blocks', usageQuery()).then(function (res) {
+      if (mine !== usageDrawn) return;
+      clear(wrap);
+      if (!res.ok) { wrap.append(errorBox('No 5-hour blocks.', res)); return; }
+      const b = res.data;
+      // a row whose calls recorded no token count (null, never 0): drawn "not recorded" by line's rule
+      const flat = function (r) { return r.in === null ? Object.assign({}, r, { in: 0, out: 0, cache_read: 0, cache_write: 0 }) : r; };
+      const rows = b.blocks.map(function (r) { return line(r.block + (r.active ? ' (open)' : ''), flat(r)); });
+      rows.push(line(h('strong', null, 'Total'), flat(b.total)));
+      const bt = table(['Block (start, ' + (b.tz || tzName()) + ')'].concat(heads), rows, aligns);
+      bt.id = 'usage-blocks';
+      wrap.append(h('p', { class: 'muted small' }, BLOCKS_WHY), bt);
+      b.blocks.forEach(function (r) {
+        if (!r.active || !r.burn_rate) return;
+        wrap.append(h('p', { class: 'muted small usage-block-open' }, 'Block ' + r.block + ' is open until ' + new Date(r.end).toLocaleString() +
+          ': at its rate from its first call to its last (' + num(r.burn_rate.tokens_per_hour) + ' tokens, ' + cents(r.burn_rate.usd_per_hour) +
+          ' an hour) it will have counted ' + num(r.projection.tokens) + ' tokens, ' + cents(r.projection.usd) + ', at its end.'));
+      });
+      if (b.problems && b.problems.length) wrap.append(h('p', { class: 'muted small' }, 'Held back, in no block (they do not verify or do not read): ' + b.problems.join('; ')));
     });
   }
   // Dollars to the cent, grouped as en-US writes them, with no Intl formatter: a conversation's first screen makes
