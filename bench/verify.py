@@ -51,10 +51,12 @@ from a warm page cache, it times
   call, naming the first tool call of the session's main transcript (``mcp__bench__<name>``, its own input) and
   collected by the ``changes`` adapter, then parses again: the most the check can cost, every session holding one;
 * with ``--before DIR`` (another checkout of asz, e.g. the tree before a change: its ``.venv`` when it has one), the
-  command itself, ``asz verify --root ROOT`` run as a process of that tree and of this one (``asz verify (command)``,
-  interpreter start and imports included), the bare start of each (``python -c 'import asz_core.cli.main'``), and
-  ``sha256sum`` over the same files as a command: verify as a command against SHA-256 of the same files, before
-  and after.
+  command itself, ``asz verify --root ROOT`` run as a process of that tree and of this one as the ``asz`` console
+  script runs it (``python -m asz_core.cli.entry``: ``asz verify (command)``, interpreter start and imports included;
+  since session 31 the console script runs this form without Typer), the start of each (``its start``: ``asz verify
+  --root`` of a root ``asz collect`` made with no session, ``_collect/`` alone: the interpreter, the command's imports
+  and a check of nothing; ``python -c 'import asz_core.cli.main'`` before session 31), and ``sha256sum`` over the same
+  files as a command: verify as a command against SHA-256 of the same files, before and after.
 
 and prints MB/s for each and ``ratio`` = verify MB/s / sha256 MB/s (the best
 of ``--repeat`` runs each), and the same ratio in CPU seconds, which a busy
@@ -80,7 +82,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "verify"))
 
-from verify_landing import RootBuilder, jsonl  # noqa: E402
+from verify_landing import RootBuilder, jsonl, land_executions  # noqa: E402
 
 from asz_core.sessiondata import SDWriter, decode_header  # noqa: E402
 from asz_core.storage import landed_files, session_dirs  # noqa: E402
@@ -168,42 +170,6 @@ def parse(root: Path) -> None:
                    stdout=subprocess.DEVNULL)
 
 
-def land_executions(root: Path, work: Path) -> int:
-    """Land one MCP call's execution record per session of ``root`` that holds none (``asz hook``, then ``asz collect
-    --adapter changes``) and parse again; how many were written. The call is the first call part of the session's
-    main transcript, its tool named ``mcp__bench__<name>`` and sent its own input (so the check agrees)."""
-    import json
-
-    data = work / "hookdata"
-    n = 0
-    for sdir in session_dirs(root):
-        if any(name.kind == "execution" for name, _ in landed_files(sdir)):
-            continue
-        part = None
-        for path in sorted((sdir / "streams" / "main").glob("transcript-*.sd")):
-            for line in path.read_bytes().split(b"\n")[1:-2]:
-                if b'"k":"call"' in line:
-                    part = next((p for p in json.loads(line).get("parts") or () if p.get("k") == "call" and p.get("id")), None)
-                if part:
-                    break
-            if part:
-                break
-        if part is None:
-            continue
-        event = {"session_id": sdir.name, "hook_event_name": "PostToolUse", "tool_use_id": part["id"],
-                 "tool_name": f"mcp__bench__{part.get('name') or 'tool'}", "tool_input": part.get("data"),
-                 "tool_response": [{"type": "text", "text": "ok"}], "duration_ms": 1, "cwd": "/bench",
-                 "mcp_server": {"name": "bench", "source": "dynamic"}}
-        subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], check=True, cwd=REPO,
-                       input=json.dumps(event).encode())
-        n += 1
-    if n:
-        subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--adapter", "changes", "--source",
-                        str(data), "--root", str(root)], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
-        parse(root)
-    return n
-
-
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process (all its threads) and its finished worker processes."""
     import resource
@@ -285,9 +251,13 @@ def tree_python(tree: Path) -> str:
 
 
 def command_side(tree: Path, root: Path, start_only: bool = False) -> None:
-    """``asz verify --root ROOT`` as a process of checkout ``tree`` (``start_only``: only the interpreter start and the
-    command's imports); raises when it does not exit 0."""
-    args = ["-c", "import asz_core.cli.main"] if start_only else ["-m", "asz_core.cli.main", "verify", "--root", str(root)]
+    """``asz verify --root ROOT`` as a process of checkout ``tree``, dispatched as the ``asz`` console script does
+    (``start_only``: of ``ROOT/../start-root``, a root with no session, made here: the start and a check of nothing);
+    raises when it does not exit 0."""
+    if start_only:
+        root = root.parent / "start-root"
+        (root / "_collect").mkdir(parents=True, exist_ok=True)
+    args = ["-m", "asz_core.cli.entry", "verify", "--root", str(root)]
     got = subprocess.run([tree_python(tree), *args], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if got.returncode != 0:
         raise RuntimeError(f"{tree}: asz verify exited {got.returncode}: {(got.stdout + got.stderr).decode()[-500:]}")
@@ -314,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.parse or args.executions:
             parse(root)
         if args.executions:
-            print(f"executions: {land_executions(root, work)} execution record(s) landed", file=sys.stderr)
+            print(f"executions: {land_executions(root, work, REPO)} execution record(s) landed", file=sys.stderr)
         files = landed(root)
         total = sum(p.stat().st_size for p in files)
         print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")

@@ -8,11 +8,16 @@ costs about 30 ms). The group is read straight from the ``entry_points.txt``
 files of the distributions on ``sys.path``. The function is called with the
 arguments after the command name and its return value is the exit status; it
 must import only what it needs (the observer imports the standard library
-only). Every other command loads the Typer app in :mod:`asz_core.cli.main`.
+only). ``asz verify`` in the forms a user and a cron job run (``--root R``, ``--json``, ``--jobs N``, a session
+id or a file's path) runs from here too, without Typer (:func:`asz_core.cli.verify_run.light`; issue 22, the
+command's start); every other form of it, and every other command, loads the Typer app in
+:mod:`asz_core.cli.main`. Both run under :func:`run_command`, so their exit codes, stop lines and closed-pipe
+handling are one.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Callable, NoReturn
@@ -57,9 +62,82 @@ def _dispatch() -> None:
 
         module, _, func = target.partition(":")
         sys.exit(getattr(import_module(module.strip()), func.strip() or "main")(sys.argv[2:]))
+    if name == "verify":
+        from .verify_run import light
+
+        light(sys.argv[2:])  # exits when the arguments are its forms; else returns, having run nothing
     from .main import main as full_main
 
     full_main()
+
+
+def run_command(run: Callable[[], None]) -> NoReturn:
+    """Run one command line (``run``, which exits or returns for exit 0) as every ``asz`` command runs: SIGTERM taken
+    as Ctrl-C (:func:`asz_core.cli.stopping.take_stops`), the outcome through :func:`guarded` and :func:`settle` (a
+    Ctrl-C no command said anything about is one line, ``… while it was starting`` before the command began; exit
+    143 for SIGTERM). :func:`asz_core.cli.main.main` and :func:`asz_core.cli.verify_run.light` call it."""
+    from .stopping import take_stops
+
+    take_stops()  # SIGTERM stops every command as Ctrl-C does (trial 29b F10): its line, then exit 143
+    ran: list[bool] = []
+    settle(lambda: guarded(run, ran), lambda: "" if ran else "while it was starting")
+
+
+def guarded(run: Callable[[], None], ran: list[bool]) -> None:
+    """Run ``run`` (a command; it exits, or returns for exit 0); ``ran`` gets an item once it returned or raised.
+
+    Its exit 130 for a Ctrl-C no command caught (:func:`uncaught_interrupt`) is said in one line; a standard output
+    whose reader went away (``asz ls | head -1``) ends with exit 0 and nothing on stderr, as ``git log | head``
+    does: met by the command (``BrokenPipeError``), by Click (which wraps the streams and exits 1) or by rich (which
+    points stdout at /dev/null and exits 1). What is still buffered meets a closed pipe here, not in the
+    interpreter's exit."""
+    out = sys.stdout
+    was_devnull = _fd1_is_devnull()
+    try:
+        try:
+            run()
+        finally:
+            ran.append(True)  # the command ran (Typer and run_quick turn its Ctrl-C into exit 130) or will not
+            if sys.stdout is out and out is not None:
+                out.flush()
+    except SystemExit as exc:
+        if exc.code == 130 and uncaught_interrupt(exc):
+            say_interrupted()
+        if exc.code == 1 and sys.stdout is not out and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
+            _closed_pipe()  # Click met EPIPE, wrapped the streams and exits 1
+        if exc.code == 1 and not was_devnull and _fd1_is_devnull():
+            _closed_pipe()  # rich met EPIPE (Console.on_broken_pipe): it pointed stdout at /dev/null and exits 1
+        raise
+    except BrokenPipeError:
+        _closed_pipe()
+
+
+def uncaught_interrupt(exc: SystemExit) -> bool:
+    """Whether ``exc`` is Typer's exit 130 for a Ctrl-C no command caught (Typer raises ``Exit(130) from`` the
+    KeyboardInterrupt; a command that says how far it got raises its own exit after its line): then nothing said
+    so, and :func:`guarded` does, in one line (trial 4, F20)."""
+    seen = exc.__context__
+    return seen is not None and isinstance(seen.__cause__, KeyboardInterrupt)
+
+
+def _fd1_is_devnull() -> bool:
+    """True when file descriptor 1 is /dev/null."""
+    try:
+        st, dn = os.fstat(1), os.stat(os.devnull)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (dn.st_dev, dn.st_ino)
+
+
+def _closed_pipe() -> None:
+    """Exit 0 quietly after the reader of standard output went away: later writes and the final flush go to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    sys.exit(0)
 
 
 def settle(run: Callable[[], object], when: Callable[[], str]) -> NoReturn:

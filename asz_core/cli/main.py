@@ -13,7 +13,6 @@ writing and exits 0 with nothing on stderr, as ``git log | head`` does.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import typer
@@ -129,53 +128,23 @@ def main() -> None:
     A command of the core runs in an application holding only its own
     module's commands; no command, an option or any other name (a plugin's
     command) gets the whole application with the plugins' commands.
-    (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands before this.)
-    Exits through :func:`asz_core.cli.entry.settle`: a Ctrl-C no command said anything about is one line and
+    (:mod:`asz_core.cli.entry` dispatches the ``asz.fast`` commands, and ``asz verify``'s light forms, before this.)
+    Runs under :func:`asz_core.cli.entry.run_command`: a Ctrl-C no command said anything about is one line and
     exit 130 (``… while it was starting`` before the command began), and one that comes once the exit status
-    is decided does not change it. SIGTERM stops a command as Ctrl-C does, exit 143 (:mod:`asz_core.cli.stopping`).
+    is decided does not change it; SIGTERM stops a command as Ctrl-C does, exit 143 (:mod:`asz_core.cli.stopping`);
+    a standard output whose reader went away ends with exit 0.
     """
-    from .entry import settle
-    from .stopping import take_stops
+    from .entry import run_command
 
-    take_stops()  # SIGTERM stops every command as Ctrl-C does (trial 29b F10): its line, then exit 143
-    ran: list[bool] = []
-    settle(lambda: _main(ran), lambda: "" if ran else "while it was starting")
+    run_command(_main)
 
 
-def _main(ran: list[bool]) -> None:
-    """:func:`main`'s command line; ``ran`` gets an item once the application returned or raised."""
+def _main() -> None:
+    """:func:`main`'s command line: a :data:`QUICK` command's plain options without Typer, else the application."""
     module = COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None
-    out = sys.stdout
-    was_devnull = _fd1_is_devnull()
-    try:
-        try:
-            if sys.argv[1:2] and sys.argv[1] in QUICK:
-                _run_quick(*QUICK[sys.argv[1]])
-            (build_app((module,)) if module else build_app())()
-        finally:
-            ran.append(True)  # the command ran (Typer and run_quick turn its Ctrl-C into exit 130) or will not
-            if sys.stdout is out and out is not None:
-                out.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
-    except SystemExit as exc:
-        if exc.code == 130 and _uncaught_interrupt(exc):
-            from .entry import say_interrupted
-
-            say_interrupted()
-        if exc.code == 1 and sys.stdout is not out and type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
-            _closed_pipe()  # Click met EPIPE, wrapped the streams and exits 1
-        if exc.code == 1 and not was_devnull and _fd1_is_devnull():
-            _closed_pipe()  # rich met EPIPE (Console.on_broken_pipe): it pointed stdout at /dev/null and exits 1
-        raise
-    except BrokenPipeError:
-        _closed_pipe()
-
-
-def _uncaught_interrupt(exc: SystemExit) -> bool:
-    """Whether ``exc`` is Typer's exit 130 for a Ctrl-C no command caught (Typer raises ``Exit(130) from`` the
-    KeyboardInterrupt; a command that says how far it got raises its own exit after its line): then nothing said
-    so, and :func:`main` does, in one line (trial 4, F20)."""
-    seen = exc.__context__
-    return seen is not None and isinstance(seen.__cause__, KeyboardInterrupt)
+    if sys.argv[1:2] and sys.argv[1] in QUICK:
+        _run_quick(*QUICK[sys.argv[1]])
+    (build_app((module,)) if module else build_app())()
 
 
 def _run_quick(module: str, func: str) -> None:
@@ -186,26 +155,6 @@ def _run_quick(module: str, func: str) -> None:
     from .quick import run_quick
 
     run_quick(getattr(import_module(f"{__package__}.{module}"), func), sys.argv[2:])
-
-
-def _fd1_is_devnull() -> bool:
-    """True when file descriptor 1 is /dev/null."""
-    try:
-        st, dn = os.fstat(1), os.stat(os.devnull)
-    except OSError:
-        return False
-    return (st.st_dev, st.st_ino) == (dn.st_dev, dn.st_ino)
-
-
-def _closed_pipe() -> None:
-    """Exit 0 quietly after the reader of standard output went away: later writes and the final flush go to /dev/null."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    except OSError:
-        pass
-    sys.exit(0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,12 +28,12 @@ import typing
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-__all__ = ["quick_kwargs", "run_quick", "with_user_paths"]
+__all__ = ["quick_kwargs", "read_options", "run_quick", "with_user_paths", "FLAG", "WORD"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 #: A ``bool`` option declared ``False`` with one ``--name`` (no ``/--no-name``): its presence sets it True, as in Click.
-_FLAG = object()
+FLAG = object()
 #: Option attributes that must keep their default for an option to be read here (Typer would act on any other value).
 _PLAIN = {"callback": None, "envvar": None, "parser": None, "click_type": None, "min": None, "max": None, "exists": False,
           "resolve_path": False, "prompt": False, "is_flag": None, "flag_value": None, "count": False, "default_factory": None,
@@ -45,7 +45,7 @@ _MANY: dict[Any, Callable[[str], Any]] = {list[Path]: Path, list[str]: str}
 #: The same declared ``None``: a list when given, None when not (as Typer passes it).
 _MANY_OR_NONE: dict[Any, Callable[[str], Any]] = {Optional[list[Path]]: Path, Optional[typing.List[Path]]: Path}
 #: The key of :func:`_options`'s answer that names the command's one optional ``str`` argument (never an option name).
-_WORD = ""
+WORD = ""
 
 
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
@@ -64,14 +64,14 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
         info, hint = p.default, hints.get(name)
         convert: Any = _CONVERT.get(hint)
         if hint is bool and isinstance(info, OptionInfo) and info.default is False:
-            convert = _FLAG
+            convert = FLAG
         elif hint in _MANY and isinstance(info, OptionInfo) and info.default == []:
             convert = (_MANY[hint],)  # a tuple: many values
         elif hint in _MANY_OR_NONE and isinstance(info, OptionInfo) and info.default is None:
             convert = (_MANY_OR_NONE[hint],)
-        elif (hint == Optional[str] and isinstance(info, ArgumentInfo) and info.default is None and _WORD not in out
+        elif (hint == Optional[str] and isinstance(info, ArgumentInfo) and info.default is None and WORD not in out
               and all(getattr(info, attr, value) == value for attr, value in _PLAIN.items())):
-            out[_WORD] = (name, str)  # the command's one optional word
+            out[WORD] = (name, str)  # the command's one optional word
             continue
         if not isinstance(info, OptionInfo) or convert is None:
             return None
@@ -127,21 +127,35 @@ def with_user_paths(func: Callable) -> Callable:
 def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
     """The keyword arguments Typer would call ``func`` with for the command-line ``args``, or None to leave it to Typer."""
     options = _options(func)
-    if options is None:
+    given = None if options is None else read_options(options, args)
+    if given is None:
         return None
     import inspect
 
+    out = {name: list(p.default.default) if isinstance(p.default.default, list) else p.default.default
+           for name, p in inspect.signature(func).parameters.items()}
+    out.update(given)
+    return out
+
+
+def read_options(options: dict[str, tuple[str, Any]], args: list[str]) -> dict[str, Any] | None:
+    """The values ``args`` give, ``{parameter: value}`` (only those given), read by the table ``options``: ``{"--name":
+    (parameter, converter)}``, the converter :data:`FLAG` for a flag, a 1-tuple ``(converter,)`` for an option given
+    any number of times, and :data:`WORD` (``""``) for the command's one optional word; None when ``args`` hold
+    anything else (the forms :mod:`this module <asz_core.cli.quick>` leaves to Typer). Imports nothing: what
+    :func:`quick_kwargs` reads from a command's Typer declarations, and :mod:`asz_core.cli.verify_run`'s light start
+    from its own table."""
     given: dict[str, Any] = {}
     i = 0
     while i < len(args):
         token = args[i]
-        if not token.startswith("-") and _WORD in options:
-            if options[_WORD][0] in given:
+        if not token.startswith("-") and WORD in options:
+            if options[WORD][0] in given:
                 return None  # a second word: Typer's usage error
-            given[options[_WORD][0]] = token
+            given[options[WORD][0]] = token
             i += 1
             continue
-        if token in options and options[token][1] is _FLAG:
+        if token in options and options[token][1] is FLAG:
             given[options[token][0]] = True
             i += 1
             continue
@@ -153,7 +167,7 @@ def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
             i += 2
         else:
             return None
-        if flag not in options or options[flag][1] is _FLAG or (value.startswith("-") and value != "-"):
+        if flag not in options or options[flag][1] is FLAG or (value.startswith("-") and value != "-"):
             return None
         name, convert = options[flag]
         if (convert is int and not _INT.fullmatch(value)) or (convert is float and not _FLOAT.fullmatch(value)):
@@ -162,10 +176,7 @@ def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
             given.setdefault(name, []).append(convert[0](value))
         else:
             given[name] = convert(value)  # a repeated option: the last wins, as in Click
-    out = {name: list(p.default.default) if isinstance(p.default.default, list) else p.default.default
-           for name, p in inspect.signature(func).parameters.items()}
-    out.update(given)
-    return out
+    return given
 
 
 def run_quick(func: Callable, args: list[str]) -> bool:

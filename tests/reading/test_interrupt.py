@@ -257,7 +257,7 @@ def test_a_ctrl_c_no_command_caught_is_told_by_typers_exit():
     130 (said with how far it got) and names in one line. Run through the real Typer, in this process."""
     import typer
 
-    from asz_core.cli.main import _uncaught_interrupt
+    from asz_core.cli.entry import uncaught_interrupt
 
     app = typer.Typer()
 
@@ -274,4 +274,4 @@ def test_a_ctrl_c_no_command_caught_is_told_by_typers_exit():
     for caught, told in ((False, True), (True, False)):
         with pytest.raises(SystemExit) as got:
             app(["--caught"] if caught else [], standalone_mode=True)
-        assert got.value.code == 130 and _uncaught_interrupt(got.value) is told
+        assert got.value.code == 130 and uncaught_interrupt(got.value) is told

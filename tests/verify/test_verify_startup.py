@@ -4,15 +4,13 @@ goes through Typer. No timing here (bench/verify.py measures it)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
+from verify_landing import typer_passes
 
 from asz_core.cli import verify_cmd
 from asz_core.cli.quick import quick_kwargs
@@ -31,25 +29,9 @@ ARGS = [
 ]
 
 
-def _typer_passes(args: list[str]) -> dict:
-    """The keyword arguments Typer calls ``verify`` with for ``args`` (a command of the same signature that records them)."""
-    seen: dict = {}
-
-    @functools.wraps(verify_cmd.verify)
-    def record(**kwargs):
-        seen.update(kwargs)
-
-    app = typer.Typer()
-    app.command("verify")(record)
-    app.command("other")(lambda: None)  # two commands: ``verify`` is named on the command line, as in asz
-    got = CliRunner().invoke(app, ["verify", *args])
-    assert got.exit_code == 0, got.output
-    return seen
-
-
 @pytest.mark.parametrize("args", ARGS)
 def test_quick_arguments_are_what_typer_passes(args):
-    assert quick_kwargs(verify_cmd.verify, args) == _typer_passes(args)
+    assert quick_kwargs(verify_cmd.verify, args) == typer_passes(verify_cmd.verify, args)
 
 
 @pytest.mark.parametrize("args", [

@@ -163,3 +163,67 @@ def change_byte(path: Path, pos: int, value: int) -> None:
     data = bytearray(path.read_bytes())
     data[pos] = value
     overwrite(path, bytes(data))
+
+
+def land_executions(root: Path, work: Path, cwd: Path) -> int:
+    """Land one MCP call's execution record per session of ``root`` that holds none, as Claude Code's hook and the
+    collector land it (the real ``asz hook --data work/hookdata``, then ``asz collect --once --adapter changes``), and
+    parse again; how many were written. The call is the first call part of the session's main transcript, its tool
+    named ``mcp__bench__<name>`` and sent its own input. For the verify bench and the tests of a root with MCP
+    execution records; the commands run in ``cwd`` (the checkout)."""
+    import json
+    import subprocess
+    import sys
+
+    from asz_core.storage import landed_files, session_dirs
+
+    data = work / "hookdata"
+    asz = [sys.executable, "-m", "asz_core.cli.main"]
+    n = 0
+    for sdir in session_dirs(root):
+        if any(name.kind == "execution" for name, _ in landed_files(sdir)):
+            continue
+        part = None
+        for path in sorted((sdir / "streams" / "main").glob("transcript-*.sd")):
+            for line in path.read_bytes().split(b"\n")[1:-2]:
+                if b'"k":"call"' in line:
+                    part = next((p for p in json.loads(line).get("parts") or () if p.get("k") == "call" and p.get("id")), None)
+                if part:
+                    break
+            if part:
+                break
+        if part is None:
+            continue
+        event = {"session_id": sdir.name, "hook_event_name": "PostToolUse", "tool_use_id": part["id"],
+                 "tool_name": f"mcp__bench__{part.get('name') or 'tool'}", "tool_input": part.get("data"),
+                 "tool_response": [{"type": "text", "text": "ok"}], "duration_ms": 1, "cwd": "/bench",
+                 "mcp_server": {"name": "bench", "source": "dynamic"}}
+        subprocess.run([*asz, "hook", "--data", str(data)], check=True, cwd=cwd, input=json.dumps(event).encode())
+        n += 1
+    if n:
+        subprocess.run([*asz, "collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root)],
+                       check=True, cwd=cwd, stdout=subprocess.DEVNULL)
+        subprocess.run([*asz, "parse", "--root", str(root)], check=True, cwd=cwd, stdout=subprocess.DEVNULL)
+    return n
+
+
+def typer_passes(command, args: list[str]) -> dict:
+    """The keyword arguments Typer calls the command function ``command`` with for the command line ``args`` (a command
+    of the same signature that records them, named ``verify`` beside a second command, as in asz)."""
+    import functools
+
+    import typer
+    from typer.testing import CliRunner
+
+    seen: dict = {}
+
+    @functools.wraps(command)
+    def record(**kwargs):
+        seen.update(kwargs)
+
+    app = typer.Typer()
+    app.command("verify")(record)
+    app.command("other")(lambda: None)  # two commands: ``verify`` is named on the command line, as in asz
+    got = CliRunner().invoke(app, ["verify", *args])
+    assert got.exit_code == 0, got.output
+    return seen

@@ -1,0 +1,361 @@
+"""``asz verify``'s work, without Typer: what :func:`asz_core.cli.verify_cmd.verify` (the Typer command, its options'
+declarations and help) runs, and what the ``asz`` console script runs straight away for the forms a user and a cron
+job give (:func:`light`: ``asz verify [SESSION] [--root R] [--json] [--jobs N]``), before Typer loads (issue 22: the
+command's start against SHA-256 of the same files). Origin-digest §8.1; seed 000, Record.
+
+Every line goes through :func:`asz_core.cli.echo.echo` (``typer.echo``'s bytes) and every exit is a ``SystemExit``,
+so both ways of starting print the same bytes and exit with the same codes: 0 whole and contiguous, 1 problems found,
+2 usage (a missing path, root or session; an empty folder given as the root; a file that is not ``.sd``/``.sk``; a bad
+configuration file; a negative ``--jobs``), 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, NoReturn, Optional
+
+from ..collect.workers import jobs_from_option
+from ..config import user_path
+from ..storage.layout import DEFAULT_ROOT
+from .echo import echo
+from .quick import FLAG, WORD, read_options, with_user_paths
+
+
+def _root_from_config(config: Optional[Path]) -> str:
+    """``storage.root`` from ``config`` (or ``./asz.yaml``); ``./data`` when no configuration says otherwise."""
+    try:
+        from ..config import load_config
+    except ImportError:  # pragma: no cover - the configuration module is optional here
+        if config is not None:
+            raise _usage("--config: configuration files are not supported by this build")
+        return DEFAULT_ROOT
+    try:
+        return load_config(config).root
+    except ValueError as exc:  # ConfigError names the file and key
+        raise _usage(f"configuration: {exc}") from None
+
+
+def _is_session(root: Optional[Path], cfg_root: str, name: str) -> bool:
+    """True when ``name`` is a session directory of the root (``--root``, else ``cfg_root``). Never raises."""
+    from ..storage.layout import session_dir
+
+    try:
+        return session_dir(Path(root) if root is not None else Path(cfg_root), name).is_dir()
+    except ValueError:  # not usable as a session id
+        return False
+
+
+def root_hint(where: str) -> str:
+    """:func:`asz_core.cli.reading_common.root_hint`, imported only when a root is missing (that module loads the
+    readers, which verify does not otherwise need: issue 22, the command's start)."""
+    from .reading_common import root_hint as hint
+
+    return hint(where)
+
+
+def _usage(message: str) -> SystemExit:
+    echo(f"asz verify: {message}", err=True)
+    return SystemExit(2)
+
+
+def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optional[Path] = None, as_json: bool = False,
+        deep: bool = False, figures: bool = False, receipts: Optional[List[Path]] = None, export: Optional[Path] = None,
+        manifest: Optional[Path] = None, sha256: str = "", jobs: int = 0) -> NoReturn:
+    """``asz verify`` with the values of its options (:func:`asz_core.cli.verify_cmd.verify` declares them and their
+    help): prints the report (``--json``: one JSON object) and exits 0 whole, 1 problems, 2 usage (said on stderr as
+    ``asz verify: …``), 130 on Ctrl-C during the check (said with how far it got). ``jobs``: processes checking the
+    landed files (0 one per CPU, 1 this process only; a negative one is a usage error). Paths reach it with ``~``
+    expanded (:func:`asz_core.cli.quick.with_user_paths`)."""
+    try:
+        workers = jobs_from_option(jobs)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    if export is not None or manifest is not None or sha256:
+        _export_only(export, manifest, sha256, root, config, as_json, others=target is not None or bool(receipts) or figures or deep)
+    target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
+    cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
+    if target is not None and target.endswith(".sf"):
+        raise _usage(f"{target} is a Session Flow round, not Session Data: rounds are checked with the root they belong to (asz verify --root DIR)")
+    if target is not None and not target.endswith((".sd", ".sk")) and Path(target).is_file() and not _is_session(root, cfg_root, target):
+        raise _usage(f"{target} is not a Session Data file (.sd) or skeleton (.sk): give one landed file, "
+                     "a session id, or the root as --root DIR")
+    if target is not None and target.endswith((".sd", ".sk")):
+        report = _one_file(target, figures, bool(receipts), deep)
+    else:
+        where = str(root) if root is not None else cfg_root
+        if not Path(where).is_dir():
+            raise _usage(f"no storage root at {where} {root_hint(where)}")  # as every reader says it (exit 2 here)
+        if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
+            target = _prefixed(where, target)
+        try:
+            report = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None, workers)
+        except FileNotFoundError as exc:
+            hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
+            raise _usage(f"{exc}{hint}") from None
+        _add_figures(report, where, target, config, figures)
+    if as_json:
+        echo(json.dumps(report.as_dict(), ensure_ascii=False))
+    else:
+        for line in report.lines():
+            echo(line)
+    raise SystemExit(0 if report.ok else 1)
+
+
+def _prefixed(where: str, target: str) -> str:
+    """The session id ``target`` (a unique prefix of one) names in root ``where``; ``target`` itself when none does
+    (verify then names the missing session); a usage error (exit 2) naming the matches when several do."""
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
+
+    try:
+        return session_id(where, target)
+    except AmbiguousId as exc:
+        raise _usage(str(exc)) from None
+    except UnknownId:
+        return target
+
+
+def _export_only(export: Optional[Path], manifest: Optional[Path], sha256: str, root: Optional[Path],
+                 config: Optional[Path], as_json: bool, others: bool) -> None:
+    """``--export FILE`` (with ``--manifest``/``--sha256``): check that masked copy (:func:`_check_export`, which
+    exits); a usage error (exit 2) for ``--manifest``/``--sha256`` without it, or with a SESSION, PATH, --receipts,
+    --figures or --deep (``others``)."""
+    if export is None:
+        raise _usage("--manifest and --sha256 go with --export FILE (a copy asz export --redact wrote)")
+    if others:
+        raise _usage("--export checks one masked copy (with --root, against that root); give no SESSION, PATH, "
+                     "--receipts, --figures or --deep with it")
+    _check_export(export, manifest, sha256, root, config, as_json)
+
+
+def _one_file(target: str, figures: bool, receipts: bool, deep: bool):
+    """The report of one landed ``.sd``/``.sk`` file checked on its own (:func:`asz_core.verify.walk.verify_file`); a
+    usage error (exit 2) for --figures or --receipts with it, or a file that is not there."""
+    from ..verify.walk import verify_file
+
+    if figures:
+        raise _usage("--figures checks the figures of a root's conversations (asz verify --figures --root DIR), not of one file")
+    if not Path(target).is_file():
+        raise _usage(f"{target}: no such file")
+    if receipts:
+        raise _usage("--receipts holds a root to what pushing hosts say it accepted (asz verify --root DIR --receipts HOST), not one file")
+    report = verify_file(target, deep=deep)
+    if deep and target.endswith((".sd", ".sk")):  # its records' flags held to their adapter's declared rules (trial 25a F7)
+        from ..verify.flag_rules import files_section
+
+        flags = files_section([target])
+        if flags is not None:
+            report.sections.append(flags)
+    return report
+
+
+def _receipts(given: List[Path]) -> list:
+    """``(shown, PushState)`` for each ``--receipts`` value: a host's root (its ``push.state``) or a state file
+    (``push.state`` copied, or a kept endpoint's ``_export/endpoints/<endpoint>.state``). Raises a usage error (exit
+    2) for one that is missing, holds no push.state, or does not read as one (docs/push.md)."""
+    from ..export.state import ENDPOINTS, STATE_NAME, PushState
+
+    out = []
+    for g in given:
+        path = Path(user_path(str(g)))
+        if path.is_dir():
+            if not (path / STATE_NAME).is_file():
+                raise _usage(f"--receipts {g}: no {STATE_NAME} in this folder: give a host's root that pushed, the "
+                             f"copy of its {STATE_NAME}, or a state it keeps for another endpoint ({ENDPOINTS}/*.state)")
+            path = path / STATE_NAME
+        elif not path.is_file():
+            raise _usage(f"--receipts {g}: no such file or folder")
+        try:
+            state = PushState.load_file(path)
+        except (ValueError, OSError) as exc:
+            raise _usage(f"--receipts {g}: {exc}") from None
+        if not state.endpoint and not state.pushed:
+            raise _usage(f"--receipts {g}: {path} holds no receipt (no endpoint, no pushed line): not a push.state")
+        out.append((str(path), state, _kept_beside(path)))
+    return out
+
+
+def _kept_beside(path: Path) -> list:
+    """``(shown, PushState)`` of the receipts the same host keeps of its other endpoints: beside ``HOST/push.state``,
+    each ``HOST/_export/endpoints/*.state``; beside a kept state, ``HOST/push.state`` and the other kept ones. What
+    verify names when ``path``'s receipts are another receiver's (docs/verify.md). One that does not read is left out."""
+    from ..export.state import ENDPOINTS, STATE_NAME, PushState
+
+    host = path.parent if path.name == STATE_NAME else path.parents[2] if path.parent.parts[-2:] == ENDPOINTS.parts else None
+    if host is None:
+        return []
+    out = []
+    for other in [host / STATE_NAME, *sorted((host / ENDPOINTS).glob("*.state"))]:
+        if other.is_file() and other.resolve() != path.resolve():
+            try:
+                out.append((str(other), PushState.load_file(other)))
+            except (ValueError, OSError):
+                continue
+    return out
+
+
+def _add_figures(report, where: str, target: Optional[str], config: Optional[Path], figures: bool) -> None:
+    """Append to ``report`` the figures counted again (``figures``), else the line of the cached entries not counted."""
+    if figures:
+        report.sections.append(_figures_with_bar(where, target, config))
+        return
+    from ..reading.figures import cache_unchecked
+
+    unchecked = cache_unchecked(where, target)
+    if unchecked is not None:
+        report.sections.append(unchecked)
+
+
+def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Optional[list] = None,
+                     jobs: Optional[int] = None):
+    """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only), then
+    :func:`asz_core.view.executions_check.arguments_section` (the MCP execution records held against the transcript's
+    input) and, with ``deep``, :func:`asz_core.verify.flag_rules.flags_section` (record flags no declared rule sets);
+    Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
+    from ..flow.chain import conversation_dirs
+    from ..flow.verify_chain import Seen
+    from ..reading.progress import Bar
+    from ..storage.layout import session_dirs
+    from ..verify.walk import verify
+
+    if target is None:
+        sessions, chains = len(session_dirs(Path(where))), len(conversation_dirs(Path(where)))
+    else:
+        sessions, chains = 1, 1
+    bar = Bar("verify", sessions + chains, unit="session(s) and chain(s)")
+    try:
+        with bar:
+            seen = Seen()  # what the chain checks list and read, read again by no check after them
+            report = verify(where, target, jobs=jobs, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts,
+                            seen=seen)
+        from ..view.executions_check import arguments_section, named_files  # the view room reads a document's executions
+
+        # execution records whose arguments differ: warnings (trial 23a, F8); a file the landed check passed is not hashed again
+        arguments = arguments_section(where, target, named_files(report.problems), seen)
+        if arguments is not None:
+            report.sections.append(arguments)
+        if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)
+            from ..verify.flag_rules import flags_section
+
+            flags = flags_section(where, target)
+            if flags is not None:
+                report.sections.append(flags)
+        return report
+    except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
+        checked = min(bar.done, sessions)
+        echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "
+                   f"{bar.done - checked} of {chains} chain(s); nothing was changed, no verdict", err=True)
+        raise SystemExit(130)
+
+
+def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path]):
+    """:func:`asz_core.reading.figures.check_figures` under a progress bar (a terminal only); Ctrl-C exits 130."""
+    from ..reading.progress import Bar
+    from ..reading.figures import check_figures
+    from ..view.document import list_conversations
+    from .view_cmd import config_prices
+
+    prices = config_prices(config, "asz verify")
+    bar = Bar("figures", 1 if target else len(list_conversations(Path(where))), unit="conversation(s)")
+    try:
+        with bar:
+            return check_figures(where, prices, step=lambda cid: bar.advance(cid[:8], 1), only=target)
+    except KeyboardInterrupt:
+        echo(f"asz verify: interrupted after counting the figures of {bar.done} conversation(s) again; "
+                   "what differed so far was removed from the cache, no verdict", err=True)
+        raise SystemExit(130)
+
+
+def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Optional[Path], config: Optional[Path],
+                  as_json: bool) -> None:
+    """``asz verify --export FILE``: the masked copy against its manifest, and with ``--root`` against the root
+    (:mod:`asz_core.reading.export_manifest`). Prints ``ok: …`` lines, then one line per problem naming its place,
+    or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
+    does not read)."""
+    from ..reading.export_manifest import check_against_root, check_copy, manifest_path, read_manifest
+
+    copy = Path(user_path(str(copy)))
+    where = Path(user_path(str(manifest))) if manifest is not None else manifest_path(copy)
+    if not copy.is_file():
+        raise _usage(f"--export {copy}: no such file")
+    if not where.is_file():
+        raise _usage(f"no manifest at {where}: asz export writes FILE.manifest.json beside each copy it writes to a "
+                     "file, masked or not (--out FILE of one conversation or of several as one md, prose or text stream, "
+                     "each file of --out DIR/), none beside one written to stdout or by an asz before session 29 unmasked "
+                     "(give --manifest FILE when it was moved)")
+    try:
+        body = read_manifest(where)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    data, raw = copy.read_bytes(), where.read_bytes()
+    said, problems = check_copy(data, body, raw, given)
+    if root is not None:
+        if not Path(root).is_dir():
+            raise _usage(f"no storage root at {root} {root_hint(str(root))}")
+        from ..reading.export import build
+        from .export_made import made_again
+
+        made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
+        from ..reading.export_erased import erased_problems
+
+        more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
+        try:
+            if not wrong:
+                more, wrong = check_against_root(data, body, lambda cid: build(root, cid, hide),
+                                                 lambda cid: made_again(root, cid, made, config))
+        except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
+            more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
+        said, problems = said + more, problems + wrong
+    gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
+    said = [x for x in said if x not in gone]
+    unchecked = "" if root is not None else (
+        "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
+        "the root's holder checks it (asz verify --export FILE --root ROOT)")
+    if as_json:
+        echo(json.dumps({"export": str(copy), "manifest": str(where), "against_root": root is not None,
+                               "ok": not problems, "checked": said, "not_checked": unchecked,
+                               "not_checkable": gone, "problems": problems},
+                              ensure_ascii=False))
+    else:
+        for line in said:
+            echo(f"ok: {line}")
+        for line in [unchecked] * bool(unchecked) + gone:
+            echo(line)
+        for line in problems:
+            echo(f"{copy.name}: {line}")
+        echo("the copy checks" + (" against the root" if root is not None else " against its manifest")
+                   + (" but for what retention removed (not checkable, above)" if gone else "")
+                   if not problems else f"{len(problems)} problem(s)")
+    raise SystemExit(0 if not problems else 1)
+
+
+#: The forms :func:`light` runs (read by :func:`asz_core.cli.quick.read_options`): ``--root R``, ``--json``,
+#: ``--jobs N`` and one word (a session id, its prefix, or a file's path), each as Typer reads them.
+LIGHT_OPTIONS: dict = {"--root": ("root", Path), "--json": ("as_json", FLAG), "--jobs": ("jobs", int), WORD: ("target", str)}
+
+
+def light(args: list[str]) -> None:
+    """``asz verify ARGS`` without Typer (issue 22: the command's start), when ``args`` are only the forms of
+    :data:`LIGHT_OPTIONS`: :func:`run` under :func:`asz_core.cli.entry.run_command`, as the Typer application runs it
+    (the same output, stderr and exit code: ``tests/verify/test_verify_light.py``); it exits. Returns, having run
+    nothing, for any other form (``--help``, ``--deep``, ``--config``, ``--``, a value starting with ``-``, …): the
+    Typer application then reads it as it always did."""
+    given = read_options(LIGHT_OPTIONS, args)
+    if given is None:
+        return
+    from .entry import run_command
+
+    run_command(lambda: _run_light(given))
+
+
+def _run_light(given: dict) -> None:
+    """:func:`run` with ``given`` as :func:`asz_core.cli.quick.run_quick` calls a command: paths through
+    :func:`~asz_core.cli.quick.with_user_paths`; a Ctrl-C it did not catch said in one line and exit 130, as Typer
+    turns it (:func:`asz_core.cli.entry.uncaught_interrupt`)."""
+    try:
+        with_user_paths(run)(**given)
+    except KeyboardInterrupt:
+        from .entry import say_interrupted
+
+        say_interrupted()
+        raise SystemExit(130)
