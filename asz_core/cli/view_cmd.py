@@ -156,11 +156,13 @@ def conversation(
     hide: str = typer.Option("", "--hide", help="Comma list of withholdable flags to withhold (system_prompt, tool_schemas)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="Time zone of the times the summary shows (a talk's start): an IANA name such as Europe/Paris, or UTC (any case) (default: this machine's, as TZ= sets it)."),
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
     Under its cost the summary says what each kind of token cost (input, output, cache write 5m and 1h, cache read;
-    in cents adding up to the cost) and its three costliest talks, each by its own model calls. Under its landed seq,
+    in cents adding up to the cost) and its three costliest talks, each by its own model calls and start (in --tz's
+    zone, else this machine's, as asz ls: from 2026-02-11 02:56 Asia/Kathmandu). Under its landed seq,
     one line for each earlier adapter version whose files the conversation holds, with what that version did not keep
     or read as the installed one does (``landed by claude-code-local/0.2.0 (1 of 1 file(s)), …``), and when another
     asz build assembled its rounds last, which (``rounds last assembled by another asz build …``).
@@ -177,9 +179,10 @@ def conversation(
     sources ends in a torn tail (a last line with no newline, unchanged for 10 minutes: not landed until it is
     completed, so in no figure) says so in one note on stderr per source, as asz usage does.
     """
-    from .reading_common import refuse_empty_id
+    from .reading_common import refuse_empty_id, use_tz
 
     refuse_empty_id("conversation", conversation_id)
+    use_tz("conversation", tz)  # a bad name: exit 2, before the root is read
     if as_json and as_yaml:
         typer.echo("asz conversation: choose one of --json and --yaml", err=True)
         raise typer.Exit(2)
@@ -190,16 +193,7 @@ def conversation(
 
         typer.echo(no_root("conversation", r), err=True)
         raise typer.Exit(1)
-    from ..reading.ids import AmbiguousId, conversation_id as resolve_conversation
-
-    try:
-        conversation_id = resolve_conversation(r, conversation_id)
-    except AmbiguousId as exc:
-        typer.echo(f"asz conversation: {exc}", err=True)
-        raise typer.Exit(2)
-    except LookupError:
-        conversation_id = _landed_session(r, conversation_id)  # the document build names what is missing
-        _refuse_unknown(r, conversation_id)
+    conversation_id = _resolved(r, conversation_id)
     table = config_prices(config, "asz conversation")
     try:
         doc = build_view(r, conversation_id, hide=names, prices=table)
@@ -228,6 +222,22 @@ def conversation(
                        err=True)
         say_damage(r, doc)
         raise typer.Exit(1)
+
+
+def _resolved(r: Path, given: str) -> str:
+    """The conversation id ``given`` (or a unique prefix) names in root ``r``, else the landed session it names (the
+    document build names what is missing); exit 2 for a prefix of several, 1 for none (:func:`_refuse_unknown`)."""
+    from ..reading.ids import AmbiguousId, conversation_id as resolve_conversation
+
+    try:
+        return resolve_conversation(r, given)
+    except AmbiguousId as exc:
+        typer.echo(f"asz conversation: {exc}", err=True)
+        raise typer.Exit(2)
+    except LookupError:
+        session = _landed_session(r, given)
+        _refuse_unknown(r, session)
+        return session
 
 
 def _summary(r: Path, conversation_id: str, doc: dict, table) -> list[str]:

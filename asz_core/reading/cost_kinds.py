@@ -12,7 +12,6 @@ each by its own model calls (a sub-agent's talk is a talk of its own), their cos
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 from typing import Iterable
 
@@ -20,6 +19,7 @@ from ..view.placing import walk
 from ..view.prices import CENT, PriceTable, apportion, cents, kind_costs, kinds_line, kinds_text, share_text, shares
 from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
+from ..view.zone import local_text, zone_name
 from ..view.rate_words import cost_marks
 
 __all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "costliest_lines", "cost_lines"]
@@ -64,7 +64,10 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     stream, a pruned conversation), or the calls in no talk. A sub-agent's talk with no label of its own is named
     as an export's talk heading names it (:func:`~asz_core.reading.export_steps.child_label` of ``doc``, the asz.view
     document: ``Subagent: Explore Tmux module…``, what its parent asked; trial 25a). The time is the talk's own (the document's ``at``, ms
-    since the epoch, UTC), as an export's talk heading gives it; its span's ``from`` only when it has none: a record the
+    since the epoch), as an export's talk heading gives it, written in the reader's zone and named
+    (:func:`~asz_core.view.zone.local_text`, with its offset in a repeated hour, and
+    :func:`~asz_core.view.zone.zone_name`: ``from 2026-02-11 02:56 Asia/Kathmandu``; trial 31c F4: it was UTC whatever
+    ``TZ=`` or ``--tz`` said); its span's ``from`` only when it has none: a record the
     runtime wrote later with an older time (Claude Code's ``isMeta`` caveat before a ``/clear``) starts the span but
     not the talk (trial 25b F4, as trial 17b F5 for the headings)."""
     if talk is None:
@@ -76,7 +79,7 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     label = " ".join(shown_title(str(talk.get("label") or "") or child_label(doc or {}, talk)).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
     at = talk.get("at") if isinstance(talk.get("at"), int) else talk.get("from")
-    when = dt.datetime.fromtimestamp(at / 1000, tz=dt.timezone.utc).strftime(" from %Y-%m-%d %H:%M UTC") if isinstance(at, int) else ""
+    when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) else ""
     return f"stream {talk.get('stream') or 'main'}{when}{label}"
 
 

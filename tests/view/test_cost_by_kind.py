@@ -82,7 +82,7 @@ def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
     files = {"main": folder / f"{SPOTTER}.jsonl", **{p.stem[len("agent-"):]: p for p in (folder / SPOTTER / "subagents").glob("agent-*.jsonl")}}
     by_file = {name: _cost(_calls(p).values()) for name, p in files.items()}
     exact = {k: sum(c[k] for c in by_file.values()) for k in KINDS}
-    out = asz("conversation", SPOTTER[:8], "--root", str(corpus_root)).stdout.splitlines()
+    out = asz("conversation", SPOTTER[:8], "--root", str(corpus_root), "--tz", "UTC").stdout.splitlines()
     (cost,) = [x for x in out if x.startswith("cost $")]
     (line,) = [x for x in out if x.startswith("cost by kind: ")]
     printed = _printed(line)
@@ -121,7 +121,7 @@ def test_costliest_talks_give_each_talk_its_own_time_not_an_injected_records(cor
         if d.get("type") == "user" and isinstance(content, str) and not d.get("isMeta") and not content.startswith("<"):
             prompts[content[:30]] = d["timestamp"][:16].replace("T", " ")
     assert len(prompts) == 2 and "2025-06-14 23:52" in prompts.values()
-    out = asz("conversation", "fe869ecb", "--root", str(corpus_root)).stdout.splitlines()
+    out = asz("conversation", "fe869ecb", "--root", str(corpus_root), "--tz", "UTC").stdout.splitlines()
     at = out.index(next(x for x in out if x.startswith("costliest talks: 2 of 2")))
     for line in out[at + 1:at + 3]:
         label = line.split(" UTC: ", 1)[1]
