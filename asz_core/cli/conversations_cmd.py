@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 import orjson
 import typer
@@ -15,7 +15,7 @@ from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text, zone_name
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, make_filters, model_option, no_match,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, fit_tails, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 
 #: Columns of the table: header, width (0: the rest), alignment.
@@ -131,8 +131,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
         tokens = cost = None
     cells = (shown_id(row), listed_title(title) or "(untitled)", project or "-", _when(row.get("to")),
              _duration(row.get("from"), row.get("to")),
-             "-" if talks_figure(row) is None else row["talks"],
-             calls_cell(row), changes_cell(row),
+             "-" if talks_figure(row) is None else row["talks"], calls_cell(row), changes_cell(row),
              HELD if held else (unrecorded_cell(row) if unrecorded else "-") if tokens is None
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
@@ -312,14 +311,14 @@ def header_line(widths: list[int | None] | None = None, cols: tuple = COLUMNS) -
     return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(cols, widths) if w is not None)
 
 
-def table_line(row: dict, widths: list[int | None] | None = None, cols: tuple = COLUMNS) -> str:
+def table_line(row: dict, widths: list[int | None] | None = None, cols: tuple = COLUMNS, projects: Mapping[str, str] = {}) -> str:
     """One row of the table (columns ``cols``, widths ``widths`` as :func:`column_widths` gives them; a column
-    whose width is None is left out)."""
+    whose width is None is left out; PROJECT from ``projects``, the table's told apart: :func:`fit_tails`, trial 31c F3)."""
     widths = widths or [w for _, w, _ in cols]
     out = []
     for i, ((_, _, align), width, cell) in enumerate(zip(cols, widths, table_cells(row, cols))):
         if width is not None:
-            out.append(cell if not width else fit_tail(cell, width) if i == _PROJECT else fit_cells(cell, width, align))
+            out.append(cell if not width else projects.get(cell) or fit_tail(cell, width) if i == _PROJECT else fit_cells(cell, width, align))
     return "  ".join(out)
 
 
@@ -405,7 +404,8 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
-    for line in [table_line(row, widths, cols) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
+    projects = fit_tails({table_cells(r, cols)[_PROJECT] for r in rows}, widths[_PROJECT]) if widths[_PROJECT] else {}
+    for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
     for line in grouped_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why

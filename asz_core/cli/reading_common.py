@@ -4,7 +4,7 @@ configuration, the filter options, id prefixes and their exit codes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import typer
 
@@ -202,26 +202,23 @@ def fail_id(cmd: str, exc: IdError) -> typer.Exit:
 
 def fit_tail(text: str, width: int) -> str:
     """``text`` (a project path) in exactly ``width`` cells, cut at its START so the tail that tells projects apart
-    stays: ``…/workspace/claude-code-log`` as the page writes it (``…/`` and the whole last folders that fit), else
-    ``…`` and the last cells; a text that fits is padded as :func:`fit_cells` pads it."""
-    from rich.cells import cell_len
+    stays: ``…/workspace/claude-code-log`` as the page writes it (``…/`` or ``…\\`` and the whole last folders that
+    fit, cut at either separator: :func:`~asz_core.view.project_labels.cut_path`), else ``…`` and the last cells; a
+    text that fits is padded as :func:`fit_cells` pads it. :func:`fit_tails` tells several projects apart."""
+    return fit_tails([text], width)[text]
 
+
+def fit_tails(texts: Iterable[str], width: int) -> dict[str, str]:
+    """``{text: cell}``: each project path of ``texts`` as :func:`fit_tail` fits it in ``width`` cells, and where two
+    different projects would read alike, each keeping as many of its first folders as tell them apart
+    (:func:`~asz_core.view.project_labels.project_labels`: ``/mnt/…e.example-next``, ``/Users/alex/…le-next``; two
+    Unicode spellings of one path read alike; trial 31c F3)."""
     from ..reading.termtext import plain, visible
+    from ..view.project_labels import project_labels
 
-    text = visible(" ".join(plain(str(text)).split()))
-    if cell_len(text) <= width:
-        return fit_cells(text, width)
-    parts = [p for p in text.split("/") if p]
-    for n in range(len(parts) - 1, 0, -1):  # the most whole trailing folders that fit after "…/"
-        tail = "…/" + "/".join(parts[-n:])
-        if cell_len(tail) <= width:
-            return fit_cells(tail, width)
-    kept, used = "", 1
-    for ch in reversed(text):
-        if used + cell_len(ch) > width:
-            break
-        kept, used = ch + kept, used + cell_len(ch)
-    return fit_cells("…" + kept, width)
+    shown = {t: visible(" ".join(plain(str(t)).split())) for t in texts}
+    labels = project_labels(shown.values(), width)
+    return {t: fit_cells(labels.get(s, s), width) for t, s in shown.items()}
 
 
 def fit_cells(text: str, width: int, align: str = "<") -> str:

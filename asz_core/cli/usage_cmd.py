@@ -14,7 +14,7 @@ from ..view.rate_words import listed_title
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
-from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, fit_tail, say_left_out, terminal_columns, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, say_left_out, terminal_columns, tz_option, use_tz
 from .usage_out import check_form, emit, total_lines
 from .usage_said import matched_nothing, say_problems
 
@@ -414,6 +414,26 @@ def _checked(cost: dict) -> dict:
     return {k: v for k, v in cost.items() if k != "rate_not_checked_calls"}
 
 
+def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], width: int) -> list[str]:
+    """Each of ``rows``' key cell (``label_of`` it) in ``width`` cells, with its marks (:func:`_marks`, kept whole on a
+    narrow key: the mark is what says the row leaves calls or counts out). A project is cut at its start, as asz ls
+    cuts PROJECT (the tail tells projects apart; trial 16b, 14), projects that would read alike each keeping enough of
+    their first folders to tell them apart (:func:`~asz_core.view.project_labels.project_labels`; trial 31c F3)."""
+    from rich.cells import cell_len
+    from ..view.project_labels import project_labels
+
+    cut = project_labels([label_of(r) for r in rows], {label_of(r): width - len(_marks(r)) for r in rows}) if key == "project" else {}
+    out = []
+    for r in rows:
+        label, marks = label_of(r), _marks(r)
+        if key == "project" and cell_len(label) + len(marks) > width:
+            label = fit_cells(cut.get(label, label), width - len(marks)).rstrip()
+        if marks:
+            label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
+        out.append(label)
+    return out
+
+
 def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
            unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {},
            shown: Callable[[str], str] = str) -> None:
@@ -443,13 +463,7 @@ def _table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool =
     hide, width = narrowed(width, columns, terminal_columns())
     say_left_out("usage", [h for h, _ in columns if h in hide])
     typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns if h not in hide]))
-    for r in rows:
-        label = label_of(r)
-        marks = _marks(r)
-        if key == "project" and cell_len(label) + len(marks) > width:  # cut at its start, as asz ls cuts PROJECT
-            label = fit_tail(label, width - len(marks)).rstrip()  # (the tail tells projects apart; trial 16b, 14)
-        if marks:  # kept whole on a narrow key: the mark is what says the row leaves calls or counts out
-            label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
+    for r, label in zip(rows, _key_cells(rows, key, label_of, width)):
         held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
         models = None if by_model else r["models"] or (["held back"] if held else [])
         cell = "held back" if models == ["held back"] else None

@@ -111,10 +111,13 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
 
 def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
     """``[(project, its rows)]``: ``rows`` grouped by ``project`` ('' for none), each group in the rows' order, the
-    groups in the order of their first row (rows newest first: the project active last comes first)."""
+    groups in the order of their first row (rows newest first: the project active last comes first); a project's two
+    Unicode spellings (NFC, macOS's NFD) are one group, named in NFC (trial 31c F2)."""
+    from ..sessiondata.spelling import nfc
+
     groups: dict[str, list[dict]] = {}
     for r in rows:
-        groups.setdefault(str(r.get("project") or ""), []).append(r)
+        groups.setdefault(nfc(str(r.get("project") or "")), []).append(r)
     return list(groups.items())
 
 

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Sequence
 
 import orjson
 
+from ..sessiondata.spelling import folded
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.times import parse_instant
 from ..view.rows import read_head
@@ -315,11 +316,11 @@ def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
     # read and said (listing.blind_to's rule, trial 25b F3), never left out silently
     blank = "conv.{0} = '' OR " if gaps else f"(conv.{{0}} = '' AND {UNVERIFIED_CONV}) OR "
     if f.project:
-        where.append(f"({blank.format('project')}instr(lower(conv.project), ?) > 0)")
-        args.append(f.project.lower())
+        where.append(f"({blank.format('project')}instr(asz_folded(conv.project), ?) > 0)")  # either Unicode spelling
+        args.append(folded(f.project))  # (search_store.connect's function: the lists' rule, trial 31c F2)
     if f.model:
-        where.append(f"({blank.format('models')}instr(lower(conv.models), ?) > 0)")
-        args.append(f.model.lower())
+        where.append(f"({blank.format('models')}instr(asz_folded(conv.models), ?) > 0)")
+        args.append(folded(f.model))
     if f.dialect:
         where.append("(conv.dialect = ? OR conv.dialect LIKE ? || '/%')")
         args.extend([f.dialect, f.dialect])

@@ -18,7 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .search_store import SCHEMA_VERSION, connect
+from .search_store import SCHEMA_VERSION, connect, with_folded
 
 __all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
            "not_built_line"]
@@ -48,7 +48,7 @@ def open_to_write(root: str | Path, path: Path) -> sqlite3.Connection:
     from ..storage.frozen import frozen, open_read
 
     if Path(path) == Path(root) / INDEX_PATH and frozen(root):
-        con = open_read(path, root, timeout=30)
+        con = with_folded(open_read(path, root, timeout=30))
         try:
             v = con.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         except sqlite3.Error:

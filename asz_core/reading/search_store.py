@@ -38,7 +38,7 @@ from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA
 from .search_text import EMOJI_CHARS
 
-__all__ = ["SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_writer", "write_rows", "forget_conversation", "compact_when_due",
+__all__ = ["with_folded", "SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_writer", "write_rows", "forget_conversation", "compact_when_due",
            "compacted"]
 
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
@@ -60,13 +60,15 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = "unicode61 re
 
 def connect(path: Path, *, write: bool) -> sqlite3.Connection:
     """The index at ``path`` opened read-only, or (``write``) for writing: created when absent, emptied (its deleted
-    bytes wiped) when of another :data:`SCHEMA_VERSION`. Raises sqlite3.Error and OSError."""
+    bytes wiped) when of another :data:`SCHEMA_VERSION`. Either way the connection knows ``asz_folded(text)``
+    (:func:`~asz_core.sessiondata.spelling.folded`), what ``--project``/``--model`` compare in SQL (trial 31c F2).
+    Raises sqlite3.Error and OSError."""
     if not write:  # in a root to read without a write (trial 29a F7), not even its shared-memory file is written
         from ..storage.frozen import open_read
 
-        return open_read(path, Path(path).parent.parent, timeout=30)
+        return with_folded(open_read(path, Path(path).parent.parent, timeout=30))
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path, timeout=30)
+    con = with_folded(sqlite3.connect(path, timeout=30))
     con.execute("PRAGMA journal_mode=WAL")
     # Derived data (rebuilt from the landed files at will): no sync at commit. In WAL mode a killed process
     # still leaves every committed transaction whole; only an OS crash can lose the newest ones, which the
@@ -83,6 +85,16 @@ def connect(path: Path, *, write: bool) -> sqlite3.Connection:
     if v is None or v[0] != SCHEMA_VERSION:
         con.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (SCHEMA_VERSION,))
         compacted(con)
+    return con
+
+
+def with_folded(con: sqlite3.Connection) -> sqlite3.Connection:
+    """``con`` (an index connection, however opened) with the SQL function ``asz_folded``: a name lowered in its NFC
+    spelling (:func:`~asz_core.sessiondata.spelling.folded`), as the lists match it; every connection a query with a
+    ``--project``/``--model`` filter runs on needs it."""
+    from ..sessiondata.spelling import folded
+
+    con.create_function("asz_folded", 1, folded, deterministic=True)
     return con
 
 

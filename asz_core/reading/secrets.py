@@ -32,8 +32,9 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
            "JOIN fts ON fts.rowid = hit.rowid JOIN conv ON conv.id = hit.conversation "
            f"WHERE {' AND '.join(where) or '1'} ORDER BY hit.rowid")
     from ..storage.frozen import open_read
+    from .search_store import with_folded
 
-    con = open_read(index, root, timeout=30)
+    con = with_folded(open_read(index, root, timeout=30))  # --project compares asz_folded (trial 31c F2)
     out: list[dict] = []
     try:
         for cid, title, kind, at, step, file, row, text in con.execute(sql, args):

@@ -41,6 +41,8 @@ from typing import Collection, Optional
 
 import orjson
 
+from ..sessiondata.spelling import folded, nfc
+
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
            "senders_path", "senders_summary", "session_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
@@ -296,8 +298,9 @@ def instance_label(senders: list[dict]) -> str:
     """The instance ids of ``senders`` (:func:`senders_summary`), distinct, sorted, joined by ``, `` (``(no instance
     id)`` for files sent without one), then :data:`RECEIVED_BEFORE` for files received before the root kept sender
     records (:func:`before_entry`); ``(not received)`` when there is none: what ``asz usage instance`` groups by and
-    ``asz ls`` prints under SENT BY."""
-    names = sorted({s["instance"] if isinstance(s.get("instance"), str) else "(no instance id)"
+    ``asz ls`` prints under SENT BY. Each id in its NFC spelling (:func:`~asz_core.sessiondata.spelling.nfc`), so
+    one instance sent under either spelling is one label and one row (trial 31c F2)."""
+    names = sorted({nfc(s["instance"]) if isinstance(s.get("instance"), str) else "(no instance id)"
                     for s in senders if not s.get("before_records") and not s.get("unverified")})
     names += [RECEIVED_BEFORE] if any(s.get("before_records") for s in senders) else []
     names += [UNVERIFIED_SENDER] if any(s.get("unverified") for s in senders) else []
@@ -316,11 +319,12 @@ UNVERIFIED_SENDER = "(sender record does not verify)"
 
 def sender_matches(senders: list[dict], text: str) -> bool:
     """True when ``text`` ('' matches all) is in the instance id or the credential name of one of ``senders``
-    (case-insensitive): what ``asz ls --instance`` and ``asz usage --instance`` keep."""
+    (case-insensitive, either Unicode spelling: :func:`~asz_core.sessiondata.spelling.folded`, trial 31c F2): what
+    ``asz ls --instance`` and ``asz usage --instance`` keep."""
     if not text:
         return True
-    t = text.casefold()
-    return any(t in str(s.get(k) or "").casefold() for s in senders for k in ("instance", "credential"))
+    t = folded(text)
+    return any(t in folded(str(s.get(k) or "")) for s in senders for k in ("instance", "credential"))
 
 
 def credentials_of(senders: list[dict]) -> list[str]:

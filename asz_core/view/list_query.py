@@ -19,6 +19,7 @@ from typing import Sequence
 import attrs
 
 from .match import runtime_keeps
+from .project_labels import project_labels
 from .query import ApiError, known_params, query_window
 from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_dialect
 
@@ -76,7 +77,9 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
 def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], int, list[str]]:
     """``(page, total, lines)`` of the conversation ``rows`` under ``q``: the rows ``q.filters`` keeps (a row still
     counted passes ``project`` and ``model``, not known yet), in ``q.sort`` order, ``q.offset`` skipped and at most
-    ``q.limit`` (0: all) kept, each with ``runtime_kept`` when ``q.runtime`` is given; ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
+    ``q.limit`` (0: all) kept, each with ``runtime_kept`` when ``q.runtime`` is given and, when it has a project,
+    ``project_label``: the label the page shows for it, told apart from every other project of ``rows``
+    (:func:`~asz_core.view.project_labels.project_labels`); ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
     them: the rows a window cannot place (no times; a row still counted said apart, its times not known yet), and, when the filters match none of the rows, ``no conversation
     matched project=nope (of N in ROOT)``."""
     kept = [row for row in rows if q.filters.keeps(row)]
@@ -84,6 +87,8 @@ def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], in
     page = ordered[q.offset:q.offset + q.limit] if q.limit else ordered[q.offset:]
     if q.runtime:  # the page's Runtime filter: the rows carry the one rule's answer (rows are shared: copied)
         page = [{**r, "runtime_kept": runtime_keeps(r.get("dialect"), r.get("runtime"), q.runtime)} for r in page]
+    labels = project_labels(r.get("project") for r in rows)  # told apart among every row's project (trial 31c F3)
+    page = [{**r, "project_label": labels[r["project"]]} if r.get("project") in labels else r for r in page]
     lines = []
     counting = [r["id"] for r in q.filters.unplaced if r.get("counting")]
     if unplaced := [r["id"] for r in q.filters.unplaced if not r.get("counting")]:

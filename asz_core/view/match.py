@@ -5,7 +5,9 @@ one parser of ``--since``/``--until`` (``asz ls``, ``search``, ``export``, ``usa
 A project or model filter is a part of the name, matched case-insensitively (:func:`contains`): ``deep`` matches
 ``/src/deep-manifest``, ``opus-4-7`` matches ``claude-opus-4-7``. The page's dropdowns pick a whole name, which
 ``exact`` matching (:func:`matches`) takes as the whole name, so ``/home/kim/projects/spotter`` does not take in
-``/home/kim/projects/spotter-worktrees/spotter-fum`` there.
+``/home/kim/projects/spotter-worktrees/spotter-fum`` there. Both compare the names' NFC spellings
+(:mod:`asz_core.sessiondata.spelling`): macOS's decomposed ``Zoe\u0308`` and a keyboard's ``Zo\u00eb`` are one name
+(trial 31c F2).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import datetime as _dt
 import re
 import time
 
+from ..sessiondata.spelling import folded, nfc
 from ..sessiondata.times import parse_instant
 
 __all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", "runtime_keeps"]
@@ -21,18 +24,19 @@ __all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", 
 
 def contains(name: object, part: str) -> bool:
     """True when ``part`` is empty or a part of ``name`` (a project or model name; None or another non-string counts as
-    ''), case-insensitively: the rule of ``asz ls --project/--model`` and ``asz usage --project/--model``."""
+    ''), case-insensitively and in either Unicode spelling (:func:`~asz_core.sessiondata.spelling.folded`): the rule
+    of ``asz ls --project/--model`` and ``asz usage --project/--model``."""
     if not part:
         return True
-    return part.lower() in (name if isinstance(name, str) else "").lower()
+    return folded(part) in folded(name)
 
 
 def matches(name: object, asked: str, exact: bool = False) -> bool:
-    """:func:`contains`, or with ``exact`` ``name == asked`` (the page's dropdowns pick a whole name); True when
-    ``asked`` is empty."""
+    """:func:`contains`, or with ``exact`` ``name == asked`` in their NFC spellings (the page's dropdowns pick a whole
+    name; :func:`~asz_core.sessiondata.spelling.nfc`); True when ``asked`` is empty."""
     if not exact or not asked:
         return contains(name, asked)
-    return name == asked
+    return nfc(name) == nfc(asked)
 
 
 def dialect_matches(dialect: object, asked: str) -> bool:

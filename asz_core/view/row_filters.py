@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
+from ..sessiondata.spelling import folded
 from .match import dialect_matches, matches
 
 __all__ = ["model_names", "total_tokens", "cost_value", "cost_exact", "Filters", "UNVERIFIED_STATES", "blind_to",
@@ -197,7 +198,7 @@ ROW_SORTS: dict[str, Callable[[dict], Any]] = {
     "talks": talks_figure,
     "changes": lambda r: r.get("changes"),
     "title": lambda r: (r.get("title") or "").casefold() or None,
-    "project": lambda r: (r.get("project") or "").casefold() or None,
+    "project": lambda r: folded(r.get("project")) or None,  # either Unicode spelling sorts as one (trial 31c F2)
 }
 #: The :data:`ROW_SORTS` that sort A to Z (the others sort largest first).
 A_TO_Z = ("title", "project")

@@ -54,6 +54,7 @@ from typing import Callable, Iterable
 
 import attrs
 
+from ..sessiondata.spelling import nfc
 from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
@@ -343,7 +344,7 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
     if view == "blocks":
         return blocks[c.ms]
     if view == "project":
-        return c.places.get("project") or "(no project)"
+        return nfc(c.places.get("project")) or "(no project)"  # one row for either Unicode spelling (trial 31c F2)
     if view == "model":
         return c.model or "(no model)"
     if view == "instance":

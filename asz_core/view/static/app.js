@@ -784,20 +784,24 @@
   // One rule for the project and model filters, the address's and the dropdowns' (trial 21: #project=claude-code-log
   // showed 0 of 0 while asz ls --project claude-code-log matched): a value that is a whole name of the list keeps that
   // name alone (what a dropdown picks), any other keeps the names holding it, case-insensitive, as asz ls does.
+  // Names compare in their NFC spelling (asz_core.sessiondata.spelling: macOS's decomposed Zoe\u0308 and a keyboard's
+  // Zo\u00eb are one project, trial 31c F2), case-insensitively as lower case in NFC (folded).
+  function nfc(s) { return String(s).normalize('NFC'); }
+  function folded(s) { return nfc(s).toLowerCase().normalize('NFC'); }
   function filterNames(key) {
     const names = new Set();
     (LIST ? LIST.conversations : []).forEach(function (r) {
-      if (key === 'project' && r.project) names.add(r.project);
-      if (key === 'model') rowModels(r).forEach(function (m) { names.add(m); });
+      if (key === 'project' && r.project) names.add(nfc(r.project));
+      if (key === 'model') rowModels(r).forEach(function (m) { names.add(nfc(m)); });
     });
     return names;
   }
-  function wholeName(key, value) { return filterNames(key).has(value); }
+  function wholeName(key, value) { return filterNames(key).has(nfc(value)); }
   function filterKeeps(key, value, names) {
     if (!value) return true;
-    if (wholeName(key, value)) return names.indexOf(value) >= 0;
-    const part = value.toLowerCase();
-    return names.some(function (n) { return String(n).toLowerCase().indexOf(part) >= 0; });
+    if (wholeName(key, value)) return names.map(nfc).indexOf(nfc(value)) >= 0;
+    const part = folded(value);
+    return names.some(function (n) { return folded(n).indexOf(part) >= 0; });
   }
   // A project or model filter no conversation passes says so above the tabs (#filternone), never an empty list alone.
   function sayNoMatch() {
@@ -815,28 +819,30 @@
   function fillFilterOptions() {
     const f = listFilters();
     const sets = { project: new Set(), model: new Set(), dialect: new Set() };
+    const labels = {};  // a project's label, told apart from the others' by the server (project_label; trial 31c F3)
     LIST.conversations.forEach(function (r) {
-      if (r.project) sets.project.add(r.project);
-      rowModels(r).forEach(function (m) { sets.model.add(m); });
+      if (r.project) { sets.project.add(nfc(r.project)); labels[nfc(r.project)] = r.project_label || r.project; }
+      rowModels(r).forEach(function (m) { sets.model.add(nfc(m)); });
       if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
     });
     Object.keys(sets).forEach(function (k) {
       const sel = document.getElementById('f-' + k);
       if (!sel) return;
-      const key = JSON.stringify([Array.from(sets[k]).sort(), f[k]]);
+      const key = JSON.stringify([Array.from(sets[k]).sort(), f[k], k === 'project' ? labels : null]);
       if (sel.getAttribute('data-options') === key) return;  // unchanged: the open select is left as it is
       sel.setAttribute('data-options', key);
       clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
-      Array.from(sets[k]).sort().forEach(function (v) { sel.append(h('option', { value: v }, k === 'project' ? shortProject(v) : v)); });
-      if (f[k] && !sets[k].has(f[k])) {
+      Array.from(sets[k]).sort().forEach(function (v) {  // a project: its label, the whole path in its title
+        sel.append(h('option', k === 'project' ? { value: v, title: v } : { value: v }, k === 'project' ? labels[v] : v));
+      });
+      if (f[k] && !sets[k].has(k === 'dialect' ? f[k] : nfc(f[k]))) {
         const some = LIST.conversations.some(function (r) { return k === 'dialect' ? runtimeKeeps(r, f[k]) : filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
         sel.append(h('option', { value: f[k] }, some ? (k === 'dialect' ? 'starting \u201c' : 'holding \u201c') + f[k] + '\u201d' : f[k] + ' (none now)'));
       }
-      sel.value = f[k];
+      sel.value = k !== 'dialect' && f[k] && sets[k].has(nfc(f[k])) ? nfc(f[k]) : f[k];
       sel.parentElement.hidden = sets[k].size === 0 && !f[k];
     });
   }
-  function shortProject(p) { const parts = String(p).split('/').filter(Boolean); return parts.length > 2 ? '…/' + parts.slice(-2).join('/') : p; }
   function dayStart(s) { const d = new Date(s + 'T00:00:00'); return isNaN(d) ? null : d.getTime(); }
 
   // A project or model filter cannot judge a conversation that does not verify and gives no project (or no model):
@@ -948,7 +954,7 @@
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
         h('td', null, h('a', { class: 'convtitle', href: withHide('/c/' + enc(r.id)) }, titleText(r.title || (r.counting ? 'counting…' : '(untitled)'))),
-          r.project ? h('div', { class: 'small muted project', title: r.project }, shortProject(r.project)) :
+          r.project ? h('div', { class: 'small muted project', title: r.project }, r.project_label || r.project) :
             r.removed_files ? h('div', { class: 'small faint project' }, '(removed by retention)') : null,
           h('div', { class: 'mono faint' }, r.id), continuesLine(r.continues)),
         h('td', null, fmtTime(r.to), h('div', { class: 'faint small' }, dur ? 'lasted ' + dur : '')),
