@@ -7,7 +7,9 @@ Real input: one corpus transcript copied under those five cwds (tests/project_sp
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import unicodedata
 
 import pytest
@@ -103,3 +105,15 @@ def test_ls_and_usage_tell_projects_that_end_alike_apart(spelled):
     assert len(labels) == 4 and len({x.replace("\\", "/") for x in labels}) == 4, labels
     assert all(x.endswith("personal-site.example-next") and "…" in x for x in labels), labels
     assert "C:\\…\\workspace\\personal-site.example-next" in labels and "/mnt/…/workspace/personal-site.example-next" in labels
+
+
+def test_an_export_index_groups_both_spellings_as_one_project(spelled, tmp_path):
+    root, sessions = spelled
+    out = tmp_path / "exp"
+    p = asz_in_process("export", "--root", str(root), "--project", "zoë", "--format", "html", "--out", f"{out}/")
+    assert p.returncode == 0, p.stderr
+    index = (out / "index.html").read_text(encoding="utf-8")
+    heads = re.findall(r'<section class="project" id="project-\d+"><h2><bdi>([^<]*)</bdi></h2><p class="meta">(\d+) conversation', index)
+    zoe = {unicodedata.normalize("NFC", v["project"]) for v in sessions.values() if "Zoë" in unicodedata.normalize("NFC", v["project"])}
+    assert sorted(h for h, _ in heads) == sorted(html.escape(x, quote=False) for x in zoe)  # one section each, NFC
+    assert dict(heads)[NFC] == "2"  # the NFC and the NFD conversation under one heading
