@@ -2120,7 +2120,8 @@ fail:
  * the drawn node d (name, failed, result, result_state, result_bytes, request_to_result_ms, request_to_result_join,
  * changes, executions, in that order) from the node's attrs, the part its first ref names and the result part of its
  * second, when n is an exact node_type with at most two refs of ref_type, every record and part it reads is a dict,
- * a record's parts a list, the result's text a str (else its data, written by data_text), the result's record has
+ * a record's parts a list, the result's text a str (a result read from its data, which adds result_from, is the
+ * Python's: trial 31b F4), the result's record has
  * nothing dropped and is not withheld, the times it compares are ints, and d holds none of those keys yet. It decides
  * everything before it writes: None, with d untouched, for any other node (the caller runs its Python). */
 static PyObject *tk_types[2];
@@ -2253,8 +2254,10 @@ static int tk_result_part(PyObject *r, PyObject *parts, PyObject **p) {
 }
 
 /* The result's shown text (a new reference, "" when none) of part p as _tool_keys writes it, NULL with no error for
- * another shape, NULL with an error on error. */
+ * another shape or a part with data and no text (the Python writes that one, with result_from), NULL with an error on
+ * error. */
 static PyObject *tk_text(PyObject *p, Py_ssize_t short_text, PyObject *clip, PyObject *data_text) {
+    (void)data_text;
     PyObject *text = PyDict_GetItemWithError(p, s_text), *out;
     if (text == NULL && PyErr_Occurred())
         return NULL;
@@ -2266,7 +2269,9 @@ static PyObject *tk_text(PyObject *p, Py_ssize_t short_text, PyObject *clip, PyO
         PyObject *data = PyDict_GetItemWithError(p, s_data);
         if (data == NULL && PyErr_Occurred())
             return NULL;
-        out = data == NULL || data == Py_None ? Py_NewRef(s_empty) : PyObject_CallOneArg(data_text, data);
+        if (data != NULL && data != Py_None) /* a result from its data: the Python adds result_from (trial 31b F4) */
+            return NULL;
+        out = Py_NewRef(s_empty);
         if (out == NULL || !PyUnicode_CheckExact(out)) {
             Py_XDECREF(out);
             return NULL;

@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "clip_text", "cut_digest", "data_text",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text",
     "position",
 ]
 
@@ -45,6 +45,13 @@ def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
     if len(raw) <= limit:
         return text
     return raw[:limit].decode("utf-8", "ignore")
+
+
+#: A tool node's ``result_from`` when its ``result`` is the result part's data, not its text (seed 004, "A call's
+#: result": the part's text, or its data when it has no text): the runtime's structured copy of the result (Claude
+#: Code's ``toolUseResult``, ``{"stdout":"","stderr":"",…}`` when Bash printed nothing), while the model was given no
+#: text (the ``tool_result``'s content ``""``). Absent when ``result`` is the text (trial 31b F4).
+RESULT_FROM_DATA = "data"
 
 
 def data_text(data: Any) -> str:

@@ -4,7 +4,7 @@ bytes, a tool's name, result and timing, and the later copies of its record (iss
 from __future__ import annotations
 
 from ..flow.model import Node, Ref
-from .kinds import CUT_STATES, SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import CUT_STATES, RESULT_FROM_DATA, SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
 from ..sessiondata.numberprobe import bytescan
 from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
 from .view_base import ViewBase
@@ -167,11 +167,15 @@ class StepKeys(ViewBase):
                 result_set = True
                 continue
             text = p.get("text", "")
+            from_data = False
             if not text:
                 data = p.get("data")
                 text = data_text(data) if data is not None else ""
+                from_data = bool(text)
             if text:
                 d["result"] = text if len(text) <= SHORT_TEXT else clip_text(text)
+                if from_data:  # seed 004: the part's data when it has no text; said, since the model saw no text
+                    d["result_from"] = RESULT_FROM_DATA
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
             if p.get("sha256") and d["result_state"] in CUT_STATES:  # what was taken out, to match a copy against
@@ -182,7 +186,7 @@ class StepKeys(ViewBase):
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name
-            for k in ("result", "result_state", "result_bytes", "result_sha256"):
+            for k in ("result", "result_from", "result_state", "result_bytes", "result_sha256"):
                 if k in d:
                     d[k] = d.pop(k)
         if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":
