@@ -144,7 +144,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
 
         turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
         written = masked_lines(turns, prose.masker)
-        _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0)  # not of a conversation left out
+        _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0, prose.stats.thinking_redacted)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if prose.in_range_only and not turns:  # every line outside the window: not written (trial 22a, F17)
@@ -179,9 +179,9 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         masked_document(root, doc, prose.masker)
         return to_json(doc) + b"\n", bad
     if thinking:
-        from ..reading.export_steps import unread_thinking
+        from ..reading.export_steps import redacted_thinking, unread_thinking
 
-        _say_unread(cid, unread_thinking(doc))
+        _say_unread(cid, unread_thinking(doc), redacted_thinking(doc))
     prose.masker.tree(doc.get("summary"))  # the head's texts (its title is masked already, as every title is)
     if fmt == "html":
         return to_html(root, doc, thinking=thinking, index=prose.index, mask=prose.masker).encode("utf-8"), bad
@@ -217,13 +217,13 @@ def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
                    "whole"), err=True)
 
 
-def _say_unread(cid: str, n: int) -> None:
-    """Say on stderr that ``n`` (> 0) thinking blocks of ``cid`` hold no text, which ``--thinking`` cannot show (trial 21:
+def _say_unread(cid: str, n: int, redacted: int = 0) -> None:
+    """Say on stderr that ``n`` (> 0) thinking blocks of ``cid`` hold no text (``redacted`` of them redacted), which ``--thinking`` cannot show (trial 21:
     it changed nothing on a Claude Code 2.1 session, silently); the export says it too, once, in the first one's place."""
     if n:
         from ..reading.export_steps import thinking_note
 
-        typer.echo(f"asz export: note: {cid}: {thinking_note(n)[1:-1]}", err=True)
+        typer.echo(f"asz export: note: {cid}: {thinking_note(n, redacted)[1:-1]}", err=True)
 
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> list[dict]:

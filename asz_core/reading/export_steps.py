@@ -23,7 +23,7 @@ from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
-           "talk_heading", "child_label", "thinking_note", "unread_thinking", "unverified_files", "unverified_marker"]
+           "talk_heading", "child_label", "thinking_note", "unread_thinking", "redacted_thinking", "UNREAD_MARK", "unverified_files", "unverified_marker"]
 
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
@@ -126,16 +126,33 @@ UNREAD_THINKING = frozenset({"unavailable", "redacted"})
 
 def unread_thinking(doc: dict) -> int:
     """How many ``thinking`` nodes of the asz.view document ``doc`` (its talks and ``loose``) hold no text because the
-    runtime wrote them redacted (state in :data:`UNREAD_THINKING`)."""
+    runtime wrote them without it (state in :data:`UNREAD_THINKING`)."""
     return sum(n.get("kind") == "thinking" and n.get("state") in UNREAD_THINKING
                for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]))
 
 
-def thinking_note(n: int) -> str:
+def redacted_thinking(doc: dict) -> int:
+    """How many of :func:`unread_thinking`'s nodes are redacted (state ``redacted``: a ``redacted_thinking`` block,
+    its reasoning encrypted by the provider), not written empty (state ``unavailable``)."""
+    return sum(n.get("kind") == "thinking" and n.get("state") == "redacted"
+               for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]))
+
+
+def thinking_note(n: int, redacted: int = 0) -> str:
     """What ``asz export --thinking`` says, once, where the first of ``n`` thinking blocks with no text would be drawn
-    (and on stderr): ``[14 thinking block(s) hold no text: the runtime wrote them redacted; --thinking cannot show
-    them]``."""
-    return f"[{n:,} thinking block(s) hold no text: the runtime wrote them redacted; --thinking cannot show them]"
+    (and on stderr), ``redacted`` of them redacted (encrypted by the provider: a ``redacted_thinking`` block), the rest
+    written empty by the runtime (Claude Code 2.1's ``thinking: ""`` beside a signature), each count said only when not
+    0 (trial 31b F9: the two were said in the same words): ``[14 thinking block(s) hold no text: 14 written empty by
+    the runtime; --thinking cannot show them]``, ``[3 thinking block(s) hold no text: 2 written empty by the runtime, 1
+    redacted (encrypted by the provider); --thinking cannot show them]``."""
+    why = [f"{n - redacted:,} written empty by the runtime"] if n - redacted else []
+    why += [f"{redacted:,} redacted (encrypted by the provider)"] if redacted else []
+    return f"[{n:,} thinking block(s) hold no text: {', '.join(why)}; --thinking cannot show them]"
+
+
+#: Where the note on thinking with no text goes until the conversation's counts are known (a character no record
+#: holds as text: U+FDD0 is a noncharacter); a turn whose text is this alone is the audit form's kind ``thinking_note``.
+UNREAD_MARK = "\ufdd0thinking\ufdd0"
 
 
 def _part_text(p: dict) -> str:
@@ -193,6 +210,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
     asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
     unread = [unread_thinking(doc) if thinking else 0]  # said once, in the first one's place, then 0
+    redacted = redacted_thinking(doc) if unread[0] else 0
 
     def step(n: dict) -> Step | None:  # one node as a step to draw, None when it is not drawn
         kind = n["kind"]
@@ -208,7 +226,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         else:
             s["text"] = _text_apart(recs, first, s) or n.get("text", "") or held(first)
             if not s["text"].strip() and kind == "thinking" and n.get("state") in UNREAD_THINKING and unread[0]:
-                s["text"], unread[0] = thinking_note(unread[0]), 0
+                s["text"], unread[0] = thinking_note(unread[0], redacted), 0
             if not s["text"].strip():
                 if not n.get("media"):
                     return None  # an empty fragment is not drawn; one that carries an image is (its placeholder)

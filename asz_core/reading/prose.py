@@ -81,7 +81,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files
 from .doc_order import arrival_ordered, document_order, in_document_order
 from .export import LOST, build, part_marker
-from .export_steps import UNREAD_THINKING, thinking_note
+from .export_steps import UNREAD_MARK, UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
 from .search_hits import person_typed
 
@@ -206,9 +206,11 @@ class ProseStats:
         #: long both lists were when :func:`prose_turns` began the conversation it read last (:meth:`keep_only`)
         self.times: dict[tuple[str, int], Any] = {}
         self.mark = (0, 0)
-        #: reasoning parts with no text (the runtime wrote them redacted) of the conversation :func:`prose_turns` read
+        #: reasoning parts with no text (written empty or redacted) of the conversation :func:`prose_turns` read
         #: last, with ``thinking`` (``--thinking``); its first turn holding one says how many, in that part's place
         self.thinking_unread = 0
+        #: how many of :attr:`thinking_unread` are redacted (a ``redacted_thinking`` block), not written empty
+        self.thinking_redacted = 0
 
     def keep_only(self, lines: Sequence[dict], kept: Sequence[dict], window: tuple[Optional[int], Optional[int]]) -> None:
         """``--in-range-only``: of the turns the conversation read last named in :attr:`person_left_out` and
@@ -453,12 +455,10 @@ def _unread(p: dict, stats: ProseStats) -> str:
     if p.get("k") != "reasoning" or p.get("state") not in UNREAD_THINKING:
         return ""
     stats.thinking_unread += 1
+    stats.thinking_redacted += p["state"] == "redacted"
     return UNREAD_MARK if stats.thinking_unread == 1 else ""
 
 
-#: Where the note on thinking with no text goes until the conversation's count is known (a character no record
-#: holds as text: U+FDD0 is a noncharacter).
-UNREAD_MARK = "\ufdd0thinking\ufdd0"
 
 
 def _records(root: Path, session: str, through: int, bad: list[str], conversation: str = "") -> Iterator[tuple[Header, str, int, dict]]:
@@ -507,7 +507,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     session, through = head.session, head.through_seq
     stats.missing.extend(damage + missing_evidence(root, session, through, head.round, named))
     hidden = set(hide)
-    stats.thinking_unread = 0
+    stats.thinking_unread = stats.thinking_redacted = 0
     stats.mark = (len(stats.person_left_out), len(stats.not_person))
     seen: set[tuple[str, int]] = set()
     by_stream: dict[str, list[dict]] = {}
@@ -539,7 +539,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
             by_stream.setdefault(stream, []).extend(got)
     if raw is not None:
         raw.append(raw_bytes)
-    _note_unread(by_stream, stats.thinking_unread)
+    _note_unread(by_stream, stats.thinking_unread, stats.thinking_redacted)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
     doc = build(root, conversation, hide) if audit is not None or ordered else None
     if doc is not None and ordered:  # landed in arrival order: the document's order of the work
@@ -555,12 +555,12 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     return [turn for s in order for turn in by_stream[s]]
 
 
-def _note_unread(by_stream: dict[str, list[dict]], n: int) -> None:
+def _note_unread(by_stream: dict[str, list[dict]], n: int, redacted: int = 0) -> None:
     """The turn holding :data:`UNREAD_MARK` (the first reasoning part with no text) given the note on the ``n`` such
     parts of the conversation in its place."""
     for turn in (t for turns in by_stream.values() for t in turns) if n else ():
         if UNREAD_MARK in turn.get("text", ""):
-            turn["text"] = turn["text"].replace(UNREAD_MARK, thinking_note(n))
+            turn["text"] = turn["text"].replace(UNREAD_MARK, thinking_note(n, redacted))
             return
 
 

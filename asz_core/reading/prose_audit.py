@@ -56,7 +56,7 @@ from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, fold
 from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window, range_in_window
-from .export_steps import media_line, part_marker
+from .export_steps import UNREAD_MARK, media_line, part_marker
 from .search_hits import text_kind
 
 __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "NO_RESULT_IN_WINDOW", "Audit", "coverage", "fixed_notice", "header_line", "instant",
@@ -64,7 +64,7 @@ __all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED"
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
-         "subagent_prompt", "compaction_summary", "compaction", "notice", "notification", "text", "reply", "thinking", "reply_and_thinking",
+         "subagent_prompt", "compaction_summary", "compaction", "notice", "notification", "text", "reply", "thinking", "thinking_note", "reply_and_thinking",
          "tool_call", "tool_execution", "removed")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
@@ -332,6 +332,8 @@ class Audit:
         if line["role"] == "assistant":
             ks = {p.get("k") for p in rec.get("parts") or () if isinstance(p, dict) and (p.get("text") or p.get("state"))}
             if "reasoning" in ks and self.thinking:
+                if line.get("text") == UNREAD_MARK:  # the note on thinking with no text, not a thought (trial 31b F9)
+                    return "thinking_note"
                 return "reply_and_thinking" if "text" in ks else "thinking"
             return "reply"
         kind = text_kind(rec)
