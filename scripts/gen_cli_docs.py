@@ -180,6 +180,11 @@ def render() -> str:
         "exits 143 on SIGTERM (128 + 15, what `timeout --preserve-status` and systemd expect); the commands that run",
         "until stopped (`asz view`, `asz server`, `asz receive`, `asz collect` without `--once`) exit 0 on either.",
         "",
+        "Log stamps: the `[HH:MM:SS]` that opens a pass line (`asz collect`'s, `asz push`'s summary, `asz server`'s",
+        "`refreshed:` line, each `asz receive` line) is the time in the process's own zone, the original's form. With",
+        "`ASZ_LOG_STAMP=iso` in the environment it is UTC with its date, `[2026-12-05T14:40:36Z]`, so the logs of hosts",
+        "in different zones line up. Nothing else on the line changes.",
+        "",
         "Commands: " + ", ".join(f"`{' '.join(p)}`" for p, _ in walk(root) if len(p) > 1) + ".",
         "",
     ]

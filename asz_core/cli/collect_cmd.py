@@ -19,6 +19,7 @@ import typer
 
 from ..collect.collector import Collector, CollectOptions, Counters, Report, run_passes
 from ..config import Config, ConfigError, format_duration, load_config
+from ..logstamp import log_stamp
 from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
@@ -374,7 +375,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
                    + ("; every event asz hook had was refused (the note above)" if refused else source_hint(jobs)), err=True)
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
     with held(*STOPS):
-        typer.echo(f"[{time.strftime('%H:%M:%S')}] {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
+        typer.echo(f"{log_stamp()} {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
         passed.update(status=1 if counters.failed else 0, rows=bool(written))
     return counters, took, written
 

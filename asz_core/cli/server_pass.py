@@ -34,6 +34,7 @@ import attrs
 import typer
 
 from ..config import Config
+from ..logstamp import log_stamp
 
 __all__ = ["PassSpec", "CollectLoop", "make_collectors", "collect_pass", "run_pass", "FIRST_PASS"]
 
@@ -297,7 +298,7 @@ class CollectLoop:
         now = int(time.time() * 1000)
         self.pending = counts.get("pending", 0)
         self.state.set_pass(counts, now, now + int(self.next_in() * 1000))
-        typer.echo(f"[{time.strftime('%H:%M:%S')}] refreshed: sessions={counts['sessions']} landed={counts['landed']} "
+        typer.echo(f"{log_stamp()} refreshed: sessions={counts['sessions']} landed={counts['landed']} "
                    f"records={counts['records']} rounds={counts['rounds']}"
                    + (f" pending={counts['pending']}" if counts["pending"] else "")
                    + (f" busy={counts['busy']}" if counts["busy"] else "")

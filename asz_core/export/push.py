@@ -29,6 +29,7 @@ from typing import Callable, TextIO
 import attrs
 import orjson
 
+from ..logstamp import log_stamp
 from ..sessiondata.times import format_duration
 from ..flow.chain import SessionChains
 from ..flow.round import parse_round_file_name
@@ -83,8 +84,7 @@ class PushReport:
 
     def summary(self, clock: float | None = None) -> str:
         """The §8.1 summary line."""
-        stamp = time.strftime("%H:%M:%S", time.localtime(clock if clock is not None else time.time()))
-        return (f"[{stamp}] files={self.files} metrics={self.metrics} bytes={human_bytes(self.bytes)} wire={human_bytes(self.wire)} "
+        return (f"{log_stamp(clock)} files={self.files} metrics={self.metrics} bytes={human_bytes(self.bytes)} wire={human_bytes(self.wire)} "
                 f"requests={self.requests} paused={format_duration(self.paused)} rejected={self.rejected} errors={self.errors} "
                 f"({self.seconds:.1f}s)")
 

@@ -49,6 +49,7 @@ from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import MAX_BODY, Front, Server
 from .wire import ASSEMBLE, REPLACES, REST
+from ..logstamp import log_stamp
 from ..storage.erased_list import erased_refusal
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
@@ -69,7 +70,7 @@ def _attrs(rec) -> dict:
 def said(err: TextIO | None, line: str) -> None:
     """One line of what the receiver did, ``[HH:MM:SS] LINE`` (local time), on ``err`` (nothing when None)."""
     if err is not None:
-        print(f"[{time.strftime('%H:%M:%S')}] {line}", file=err, flush=True)
+        print(f"{log_stamp()} {line}", file=err, flush=True)
 
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
