@@ -132,7 +132,7 @@ COMMAND_TITLE = ("a command typed in bash mode (! before it), as the prompt that
 def listed_title(title: str) -> str:
     """``title`` as a list prints it in text (``asz ls``, ``asz usage session``, ``asz search``, an export's index):
     one that begins with ``!``, Claude Code's command typed in bash mode (``! uv run ty check``: its adapter's
-    ``prompt_title`` reads ``<bash-input>`` so, as Claude Code shows it), in backticks, as the exports draw such a
+    ``prompt_title`` reads the transcript's bash-mode markup so, as Claude Code shows it), in backticks, as the exports draw such a
     command (`` `! ls` ``), so it is never read as asz's own ``!`` mark beside it (trial 30b F5: ``326189cf ! uv run
     ty check`` in ``asz usage session`` read as a row marked held back); any other title as it is. The page draws such
     a title as code (app.js ``titleText``, tooltip :data:`COMMAND_TITLE`); ``--json`` keys keep the title as it is."""
