@@ -4,16 +4,16 @@ the audit form as plain text (``--format text``, trial 27b F4)."""
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Optional
 
-import orjson
 import typer
 
-from .export_made import STREAM_RULE, copy_manifest, render, stream_manifest
-from .export_said import MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent, window_file_over
-from .export_write import earlier, lines_written, stream_to, to_stdout, write_parts
+from .export_folder import FOLDER_MANIFEST, Changes, folder_manifest, index_page, write_one
+from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
+from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent,
+                          stdout_note, window_file_over)
+from .export_write import lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -48,6 +48,9 @@ class Prose:
         #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
         #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole
         self.brief, self.index, self.whole = brief, "", whole
+        #: json's clipped texts, ``(put back whole, still clipped)`` per conversation, when said once for all (a
+        #: folder export: :func:`~asz_core.cli.export_said.clips_line`; trial 31b F6); None: said per conversation
+        self.clips: Optional[list[tuple[int, int]]] = None
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
@@ -173,7 +176,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
     doc = build(root, cid, hide, prose.table)  # priced as asz conversation prices it (one table)
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
-        _json_texts(root, cid, doc, prose.whole)
+        _json_texts(root, cid, doc, prose.whole, prose.clips)
         from ..reading.export_steps import masked_document
 
         masked_document(root, doc, prose.masker)
@@ -200,13 +203,16 @@ def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
     return usage_figures(root, cid, hide, prose.table, prose.window, prose.in_range_only)
 
 
-def _json_texts(root: Path, cid: str, doc: dict, whole: bool) -> None:
+def _json_texts(root: Path, cid: str, doc: dict, whole: bool, clips: Optional[list] = None) -> None:
     """``--format json``: with ``--whole`` the texts the document clipped put back whole where the landed records give
     them exactly (:func:`~asz_core.reading.export_steps.whole_texts`); stderr counts those still clipped (the
-    document's rule, said rather than silent: trial 16b, F10)."""
+    document's rule, said rather than silent: trial 16b, F10), or ``clips`` gets the counts (said once for a folder)."""
     from ..reading.export_steps import clipped, whole_texts
 
     put, cut = whole_texts(root, doc) if whole else (0, clipped(doc))
+    if clips is not None:
+        clips.append((put, cut))
+        return
     if put:
         typer.echo(f"asz export: note: {cid}: {put:,} text(s) the asz.view document clipped at 2,000 bytes are whole "
                    "(--whole)", err=True)
@@ -292,7 +298,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     files: dict[str, str | list[str]] = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     prose.split = out is not None
     if out is not None:
+        prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
         out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
+        (out / FOLDER_MANIFEST).unlink(missing_ok=True)  # written again once the index is (an interrupted export: none)
         prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import unplaced_why
@@ -300,6 +308,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     skipped = {row["id"]: unplaced_why(row) for row in unplaced}  # id -> why not exported
     bar = Bar("export", len(rows), unit="conversation(s)")
     replaced: list[str] = []  # files of an earlier export this one replaced: said, never silent (trial 12)
+    changes = Changes()
     try:
         with bar:
             for row in rows:
@@ -325,12 +334,8 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                         to_stdout(data, fmt)
                 elif prose.parts:  # --split: over --max-tokens, written in parts that each fit
                     files[row["id"]] = write_parts(r, row["id"], out, fmt, hide, thinking, prose, replaced)
-                else:
-                    part = out / (files[row["id"]] + ".part")
-                    part.write_bytes(data)
-                    replaced += earlier(out, row["id"], fmt, [str(files[row["id"]])])  # its parts of a --split: gone
-                    os.replace(part, out / files[row["id"]])  # a file is whole or absent
-                    copy_manifest(r, row["id"], out / files[row["id"]], data, fmt, hide, thinking, prose)
+                else:  # left as it is when made byte for byte again (trial 31b F3)
+                    write_one(r, row["id"], out, str(files[row["id"]]), data, fmt, hide, thinking, prose, replaced, changes)
                     over_budget(prose, out / files[row["id"]], len(data), fmt)
                 bar.advance(row["id"][:8])
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
@@ -349,38 +354,14 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     if replaced:
         typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
                    + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
+    if changes.line(out):
+        typer.echo(changes.line(out), err=True)
     rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
-    if out is not None:
-        _index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
+    if out is not None:  # the index page, then the folder's own manifest over it and every file (trial 31b F2)
+        index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
+        prose.manifests = [folder_manifest(out, index, {k: v for k, v in files.items() if k not in prose.outside},
+                                           skipped, made(prose, fmt, hide, thinking))]
     return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
-
-
-def _index_page(out: Path, fmt: str, rows: list[dict], files: dict[str, str], flagged: set[str], skipped: dict[str, str],
-                redact: bool) -> None:
-    """Write the index page of several exported into ``out`` (html, json or md), whole or not at all; with ``redact``
-    its credentials masked (a title is a first prompt, which may hold one; counted where the conversation is)."""
-    from ..reading.export_index import index_html, index_markdown
-
-    if redact:  # each text masked in its place, before the page is made (trial 25b F1: never over the page's markup)
-        import copy
-
-        from ..view.secret_forms import Masker
-
-        rows = Masker(True).tree(copy.deepcopy(rows))
-    if fmt == "html":
-        page = index_html(rows, files, flagged, skipped).encode("utf-8")
-    elif fmt == "json":
-        page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
-                             if row["id"] in skipped else {**row, "file": files[row["id"]]}
-                             for row in rows], option=orjson.OPT_INDENT_2)
-    else:
-        page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
-    index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
-    before = index.stat().st_size if index.is_file() else None
-    index.with_name(index.name + ".part").write_bytes(page)
-    os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
-    if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
-        typer.echo(f"asz export: replaced the index page {index} (the {before:,} bytes it held)", err=True)
 
 
 def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Optional[Path], prose: Prose) -> int:
@@ -399,6 +380,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         raise typer.Exit(1)
     if out is None:
         to_stdout(data, fmt)
+        stdout_note(prose, EXT[fmt])  # one conversation too (trial 31b F10: only several said it)
     else:
         before = out.stat().st_size if out.is_file() else None  # its folder exists: _refuse_missing_parent
         out.write_bytes(data)
@@ -553,9 +535,8 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         n, unverified = _written(out, lambda: _many(r, rows, fmt, hide, thinking, out, prose, filters.unplaced))
     typer.echo(f"exported {n} conversation(s)" + (f" to {out}" if out is not None else "")
                + (f"; {unverified} do(es) not verify or could not be exported (warned above)" if unverified else ""), err=True)
-    if prose.redact and n and out is None:  # stdout: no manifest to check it by (recheck25 N2), said, never silent
-        typer.echo(f"asz export: note: no manifest for stdout: a masked copy written to stdout has none; --out FILE.{EXT[fmt]} "
-                   f"writes FILE.{EXT[fmt]}.manifest.json beside it, --out DIR/ one per conversation (docs/verify.md)", err=True)
+    if n and out is None:
+        stdout_note(prose, EXT[fmt])
     return unverified
 
 

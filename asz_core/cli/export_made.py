@@ -14,7 +14,7 @@ from .export_said import PROSE_FORMS
 if TYPE_CHECKING:
     from .export_cmd import Prose
 
-__all__ = ["render", "made", "made_again", "copy_manifest", "stream_manifest", "STREAM_RULE"]
+__all__ = ["render", "made", "made_again", "copy_manifest", "manifest_body", "stream_manifest", "STREAM_RULE"]
 
 #: What follows each conversation of several written as one md stream (stdout, or ``--out FILE.md``).
 STREAM_RULE = b"\n---\n\n"
@@ -70,6 +70,7 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
     prose = Prose([], config, bool(how.get("audit")), window, how.get("redact", True) is not False, bool(how.get("in_range_only")),
                   bool(how.get("brief")), bool(how.get("whole")))
     prose.index = how.get("index") or ""
+    prose.clips = []  # json's clipped texts: the export said them; the check does not again
     if how.get("part") is not None:  # one part of a file --split wrote (asz_core.reading.export_parts)
         prose.split_parts, prose.max_tokens = True, int(how.get("max_tokens") or 0) or prose.max_tokens
     with recording() as seen:
@@ -86,13 +87,19 @@ def copy_manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
     """Write ``out``'s manifest (``OUT.manifest.json``: docs/verify.md, "A masked export"), masked or not (trial 29a
     F6: an unmasked copy, which disclosure may require, had none), and say it and its own SHA-256 on stderr, the
     digest the receiver is given on another channel."""
-    from ..reading.export import build
-    from ..reading.export_manifest import evidence, manifest, write_manifest
+    from ..reading.export_manifest import write_manifest
 
-    body = manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))],
-                    prose.masks if prose.redact else [])
-    path, digest = write_manifest(out, body)
+    path, digest = write_manifest(out, manifest_body(r, cid, out, data, fmt, hide, thinking, prose))
     prose.manifests.append((path, digest))
+
+
+def manifest_body(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> dict:
+    """The manifest :func:`copy_manifest` writes beside ``out`` (``data``: the copy's bytes), not written."""
+    from ..reading.export import build
+    from ..reading.export_manifest import evidence, manifest
+
+    return manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))],
+                    prose.masks if prose.redact else [])
 
 
 def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:

@@ -35,6 +35,8 @@ def closing_lines(fmt: str, prose) -> None:
                        "the window (active in it by their recorded range only: a conversation resumed later)", err=True)
     for line in prose.over:
         typer.echo(line, err=True)
+    if clips_line(prose.clips, prose.whole):
+        typer.echo(clips_line(prose.clips, prose.whole), err=True)
     said = credentials_line(prose)
     if said:
         typer.echo(said, err=True)
@@ -42,11 +44,45 @@ def closing_lines(fmt: str, prose) -> None:
         typer.echo(line, err=True)
 
 
+def clips_line(clips, whole: bool) -> str:
+    """One note for the json texts the conversations of a folder export had clipped at 2,000 bytes (``clips``: ``(put
+    back whole, still clipped)`` per conversation; trial 31b F6: one note per conversation, 222 lines for 275, buried
+    every other line): ``asz export: note: 40 of 275 conversation(s) hold texts the asz.view document clipped at 2,000
+    bytes: 1,234 put back whole (--whole), 56 still clipped (…)``; '' when none."""
+    held = [(a, b) for a, b in clips or () if a or b]
+    if not held:
+        return ""
+    put, cut = sum(a for a, _ in held), sum(b for _, b in held)
+    said = f"asz export: note: {len(held):,} of {len(clips):,} conversation(s) hold texts the asz.view document clipped at 2,000 bytes: "
+    bits = [f"{put:,} put back whole (--whole)"] if put else []
+    if cut:
+        bits.append(f"{cut:,} still clipped (each node's bytes gives the whole size; "
+                    + ("a talk's label, reply and prompt stay clipped with --whole)" if whole else
+                       "--whole puts them back whole; --format md, html or prose give texts whole)"))
+    return said + ", ".join(bits)
+
+
+def stdout_note(prose, ext: str) -> None:
+    """A masked copy written to stdout has no manifest to check it by (recheck25 N2): said on stderr, never silent, for
+    one conversation as for several (trial 31b F10): ``asz export: note: no manifest for stdout: …``. An unmasked one
+    is the landed text and says nothing (docs/reading.md)."""
+    if prose.redact:
+        typer.echo(f"asz export: note: no manifest for stdout: a masked copy written to stdout has none; --out FILE.{ext} "
+                   f"writes FILE.{ext}.manifest.json beside it, --out DIR/ one per conversation (docs/verify.md)", err=True)
+
+
 def manifest_lines(manifests: list) -> list[str]:
     """stderr's word on the manifests a masked export wrote (``(path, its own SHA-256)`` each; docs/verify.md, "A
     masked export"): one line each, ``asz export: manifest PATH SHA-256 HEX``, then what to do with the digest."""
     if not manifests:
         return []
+    if len(manifests) == 1 and Path(manifests[0][0]).name == "export.manifest.json":  # a folder (export_folder)
+        path, digest = manifests[0]
+        return [f"asz export: folder manifest {path} SHA-256 {digest} (the index page and every file with its own "
+                "manifest beside it)",
+                "asz export: give the receiver the folder, and that SHA-256 on another channel; asz verify --export DIR "
+                "--sha256 HEX checks the folder alone, asz verify --export DIR --root ROOT (the root's holder) checks "
+                "every copy against the landed files (docs/verify.md)"]
     return [f"asz export: manifest {path} SHA-256 {digest}" for path, digest in manifests] + [
         "asz export: give the receiver each copy with its manifest, and the manifest's SHA-256 on another channel; "
         "asz verify --export FILE --sha256 HEX checks a copy alone, asz verify --export FILE --root ROOT (the root's "

@@ -271,10 +271,17 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     """``asz verify --export FILE``: the masked copy against its manifest, and with ``--root`` against the root
     (:mod:`asz_core.reading.export_manifest`). Prints ``ok: …`` lines, then one line per problem naming its place,
     or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
-    does not read)."""
-    from ..reading.export_manifest import check_against_root, check_copy, manifest_path, read_manifest
+    does not read). A folder a folder export wrote (``--out DIR/``): :func:`~asz_core.cli.verify_folder.check_folder`."""
+    from ..reading.export_manifest import manifest_path
 
     copy = Path(user_path(str(copy)))
+    if copy.is_dir() and manifest is None:  # a folder export: its export.manifest.json (trial 31b F2)
+        from .verify_folder import check_folder
+
+        if root is not None and not Path(root).is_dir():
+            raise _usage(f"no storage root at {root} {root_hint(str(root))}")
+        check_folder(copy, given, root, config, as_json, _usage)
+        return
     where = Path(user_path(str(manifest))) if manifest is not None else manifest_path(copy)
     if not copy.is_file():
         raise _usage(f"--export {copy}: no such file")
@@ -283,6 +290,48 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
                      "file, masked or not (--out FILE of one conversation or of several as one md, prose or text stream, "
                      "each file of --out DIR/), none beside one written to stdout or by an asz before session 29 unmasked "
                      "(give --manifest FILE when it was moved)")
+    if root is not None and not Path(root).is_dir():
+        raise _usage(f"no storage root at {root} {root_hint(str(root))}")
+    said, problems = export_results(copy, where, given, root, config)
+    gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
+    said = [x for x in said if x not in gone]
+    unchecked = "" if root is not None else (
+        "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
+        "the root's holder checks it (asz verify --export FILE --root ROOT)")
+    said_export({"export": str(copy), "manifest": str(where), "against_root": root is not None}, said, unchecked, gone,
+                problems, f"{copy.name}: ", "the copy", as_json)
+
+
+def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], problems: list[str], prefix: str,
+                what: str, as_json: bool) -> NoReturn:
+    """Print what ``asz verify --export`` found of a copy or a folder (``what``) and exit 0 (it checks) or 1: with
+    ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``; else
+    ``ok:`` lines, the not checked and not checkable lines, each problem after ``prefix``, then ``WHAT checks …`` or
+    ``N problem(s)``."""
+    if as_json:
+        echo(json.dumps({**head, "ok": not problems, "checked": said, "not_checked": unchecked,
+                         "not_checkable": gone, "problems": problems}, ensure_ascii=False))
+    else:
+        for line in said:
+            echo(f"ok: {line}")
+        for line in [unchecked] * bool(unchecked) + gone:
+            echo(line)
+        for line in problems:
+            echo(f"{prefix}{line}")
+        echo(f"{what} checks" + (" against the root" if head.get("against_root") else " against its manifest")
+             + (" but for what retention removed (not checkable, above)" if gone else "")
+             if not problems else f"{len(problems)} problem(s)")
+    raise SystemExit(0 if not problems else 1)
+
+
+def export_results(copy: Path, where: Path, given: str, root: Optional[Path], config: Optional[Path],
+                   docs=None) -> tuple[list[str], list[str]]:
+    """One copy against its manifest ``where``, and with ``root`` against the root: ``(said, problems)``
+    (:func:`~asz_core.reading.export_manifest.check_copy`, :func:`~asz_core.reading.export_manifest.check_against_root`).
+    ``docs(root, cid, hide)``: the asz.view document builder (a folder's check shares one across its copies). Raises
+    a usage error (exit 2) for a manifest that does not read."""
+    from ..reading.export_manifest import check_against_root, check_copy, read_manifest
+
     try:
         body = read_manifest(where)
     except ValueError as exc:
@@ -290,43 +339,21 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     data, raw = copy.read_bytes(), where.read_bytes()
     said, problems = check_copy(data, body, raw, given)
     if root is not None:
-        if not Path(root).is_dir():
-            raise _usage(f"no storage root at {root} {root_hint(str(root))}")
         from ..reading.export import build
+        from ..reading.export_erased import erased_problems
         from .export_made import made_again
 
+        docs = docs or build
         made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
-        from ..reading.export_erased import erased_problems
-
         more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
         try:
             if not wrong:
-                more, wrong = check_against_root(data, body, lambda cid: build(root, cid, hide),
+                more, wrong = check_against_root(data, body, lambda cid: docs(root, cid, hide),
                                                  lambda cid: made_again(root, cid, made, config))
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong
-    gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
-    said = [x for x in said if x not in gone]
-    unchecked = "" if root is not None else (
-        "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
-        "the root's holder checks it (asz verify --export FILE --root ROOT)")
-    if as_json:
-        echo(json.dumps({"export": str(copy), "manifest": str(where), "against_root": root is not None,
-                               "ok": not problems, "checked": said, "not_checked": unchecked,
-                               "not_checkable": gone, "problems": problems},
-                              ensure_ascii=False))
-    else:
-        for line in said:
-            echo(f"ok: {line}")
-        for line in [unchecked] * bool(unchecked) + gone:
-            echo(line)
-        for line in problems:
-            echo(f"{copy.name}: {line}")
-        echo("the copy checks" + (" against the root" if root is not None else " against its manifest")
-                   + (" but for what retention removed (not checkable, above)" if gone else "")
-                   if not problems else f"{len(problems)} problem(s)")
-    raise SystemExit(0 if not problems else 1)
+    return said, problems
 
 
 #: The forms :func:`light` runs (read by :func:`asz_core.cli.quick.read_options`): ``--root R``, ``--json``,

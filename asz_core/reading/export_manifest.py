@@ -175,13 +175,18 @@ def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entr
             "masks": entries}
 
 
+def manifest_bytes(body: dict) -> bytes:
+    """A manifest's bytes as written (indented JSON and a newline)."""
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:
     """Write ``body`` as ``copy``'s manifest (whole or not at all); its path and its own SHA-256 (the digest the
     sender gives the receiver on a second channel)."""
     import os
 
     path = manifest_path(copy)
-    data = orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+    data = manifest_bytes(body)
     part = path.with_name(path.name + ".part")
     part.write_bytes(data)
     os.replace(part, path)

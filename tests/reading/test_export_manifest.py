@@ -174,7 +174,8 @@ def test_several_into_a_folder_get_one_manifest_each_and_the_audit_too(leaky, tm
     assert p.returncode == 0, p.stderr
     assert "2026-02-11 06:11:52" in (out / f"{CID}.html").read_text()  # 21:11:52 UTC, the transcript's first time
     assert json.loads((out / f"{CID}.html.manifest.json").read_bytes())["made"]["tz"] == "Asia/Tokyo"
-    assert sorted(x.name for x in out.iterdir()) == sorted([f"{CID}.html", f"{CID}.html.manifest.json", "index.html"])
+    assert sorted(x.name for x in out.iterdir()) == sorted([f"{CID}.html", f"{CID}.html.manifest.json", "index.html",
+                                                            "export.manifest.json"])
     held = _verify(out / f"{CID}.html", "--root", str(leaky))
     assert held.returncode == 0, held.stdout + held.stderr
     audit = tmp_path / "a.jsonl"

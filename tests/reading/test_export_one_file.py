@@ -52,7 +52,7 @@ def test_a_folder_named_like_a_file_stays_a_folder(corpus_root, tmp_path):
     out.mkdir()
     asz("export", "--since", SINCE, "--format", "prose", "--out", str(out), "--root", str(corpus_root))
     assert sorted(x.name for x in out.iterdir()) == sorted(
-        [f"{i}.jsonl{m}" for i in _ids(corpus_root) for m in ("", ".manifest.json")] + ["index.md"])
+        [f"{i}.jsonl{m}" for i in _ids(corpus_root) for m in ("", ".manifest.json")] + ["index.md", "export.manifest.json"])
     # another suffix than the format's is a folder, as before
     other = tmp_path / "all.md"
     asz("export", "--since", SINCE, "--format", "prose", "--out", str(other), "--root", str(corpus_root))

@@ -121,7 +121,8 @@ def test_a_masked_stream_on_stdout_says_it_has_no_manifest(two, tmp_path):
     each = asz("export", "--since", "2000-01-01", "--audit", "--out", str(folder) + "/", "--root", two)
     written = sorted(p.name for p in folder.iterdir() if p.suffix == ".jsonl")
     assert written == sorted(f"{c}.jsonl" for c in IDS)
-    assert sorted(p.name for p in folder.glob("*.manifest.json")) == [f"{w}.manifest.json" for w in written]
+    assert sorted(p.name for p in folder.glob("*.manifest.json")) == sorted(
+        [f"{w}.manifest.json" for w in written] + ["export.manifest.json"])  # the folder's own too (trial 31b F2)
     assert "no manifest" not in each.stderr
     plain = asz("export", "--since", "2000-01-01", "--audit", "--no-redact", "--out", tmp_path / "plain.jsonl", "--root", two)
     assert "no manifest" not in plain.stderr  # unmasked, its manifest too (trial 29a F6), with no mask

@@ -126,7 +126,8 @@ def test_an_earlier_exports_whole_file_or_parts_never_stay_beside_the_new_ones(c
             want = [f"part{k}.txt" for k in range(1, said[cid] + 1)] if cid in said else ["txt"]
             assert sorted(names) == sorted(want), (budget, split, cid, names)
             assert all((out / f"{f.name}.manifest.json").is_file() for f in out.glob(f"{cid}*.txt"))
-        assert len(list(out.glob("*.manifest.json"))) == len(list(out.glob("*.txt")))
+        assert len(list(out.glob("*.txt.manifest.json"))) == len(list(out.glob("*.txt")))
+        assert (out / "export.manifest.json").is_file()  # the folder's own (trial 31b F2)
 
 
 def test_one_conversations_file_over_the_budget_is_told_the_split_it_can_ask_for(corpus_root, tmp_path):

@@ -44,13 +44,22 @@ def test_files_replaced_in_a_folder_are_counted(spotter, tmp_path):
     first = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
     assert first.returncode == 0 and "asz export: replaced" not in first.stderr
     first_index = (tmp_path / "index.html").read_bytes()
+    # the same export again: every file made byte for byte again is left as it is, and said so (trial 31b F3)
+    same = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
+    assert same.returncode == 0 and "asz export: replaced" not in same.stderr
+    assert f"asz export: in {tmp_path}: 0 conversation(s) changed, {len(sids)} unchanged (left as they were, byte for " \
+           "byte), 0 new" in same.stderr.splitlines()
+    for s in sids:  # an earlier export's files that differ (here: another copy's bytes) are replaced, and said
+        (tmp_path / f"{s}.html").write_bytes(OLD)
+    (tmp_path / "index.html").write_bytes(OLD)
     again = asz("export", "--project", "spotter", "--format", "html", "--out", str(tmp_path), "--root", str(root))
     assert again.returncode == 0
     said = [x for x in again.stderr.splitlines() if x.startswith("asz export: replaced")]
     head = f"asz export: replaced {len(sids)} file(s) already in {tmp_path}: "
     assert len(said) == 2 and said[0].startswith(head)
-    assert said[1] == f"asz export: replaced the index page {tmp_path / 'index.html'} (the {len(first_index):,} bytes it held)"
+    assert said[1] == f"asz export: replaced the index page {tmp_path / 'index.html'} (the {len(OLD):,} bytes it held)"
     assert sorted(said[0][len(head):].split(", ")) == [f"{s}.html" for s in sids]  # in export order, newest first
+    assert (tmp_path / "index.html").read_bytes() == first_index
 
 
 @pytest.mark.parametrize("fmt,index", [("html", "index.html"), ("md", "index.md"), ("json", "index.json")])

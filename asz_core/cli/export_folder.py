@@ -1,0 +1,148 @@
+"""A folder export (``asz export … --out DIR/``) as one dataset: each conversation's file left as it is when the export
+makes it byte for byte again, what changed said per conversation (:class:`Changes`, trial 31b F3: a re-export said
+every file was replaced where 3 changed), the index page (:func:`index_page`), and the folder's own manifest
+(:func:`folder_manifest`, ``DIR/export.manifest.json``, trial 31b F2: the index had none and ``asz verify --export
+DIR`` said "no such file"), which ``asz verify --export DIR`` checks (:mod:`asz_core.cli.verify_folder`).
+docs/verify.md, "A folder export"."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import typer
+
+from .export_made import manifest_body
+from .export_write import earlier
+
+__all__ = ["FOLDER_MANIFEST", "FOLDER_SCHEMA", "Changes", "write_one", "index_page", "folder_manifest"]
+
+#: The folder manifest's name in the folder, and its format and version (1.x adds keys, never removes or renames one).
+FOLDER_MANIFEST = "export.manifest.json"
+FOLDER_SCHEMA = "asz.export-folder/1"
+
+
+class Changes:
+    """What a folder export did to each conversation's file: ``new`` (none there), ``changed`` (``(id, the earlier
+    copy's head round, this one's, landed files added)``), ``unchanged`` (the same bytes and manifest: left as it was)."""
+
+    def __init__(self) -> None:
+        self.new: list[str] = []
+        self.changed: list[tuple[str, object, object, int]] = []
+        self.unchanged: list[str] = []
+
+    def line(self, out: Path) -> str:
+        """``asz export: in DIR: 1 conversation(s) changed (e0e0e0e0: round 1 → 2, +1 landed file(s)), 274 unchanged
+        (left as they were), 0 new``; '' when the folder held none of them before."""
+        if not self.changed and not self.unchanged:
+            return ""
+        said = [(f"{cid[:8]}: round {a} → {b}" if a != b else f"{cid[:8]}: round {b}, the file there not this export's")
+                + (f", {n:+,} landed file(s)" if n else "") for cid, a, b, n in self.changed]
+        return (f"asz export: in {out}: {len(self.changed):,} conversation(s) changed"
+                + (f" ({'; '.join(said[:10])}{f'; and {len(said) - 10:,} more' if len(said) > 10 else ''})" if said else "")
+                + f", {len(self.unchanged):,} unchanged (left as they were, byte for byte), {len(self.new):,} new")
+
+
+def _head(body: dict | None) -> tuple[object, int]:
+    """(the head round, how many landed files: not its rounds) of a one-conversation manifest ``body``."""
+    conv = ((body or {}).get("conversations") or [{}])[0]
+    return (conv.get("head") or {}).get("round"), sum(not str(f.get("file")).startswith("_conversations/")
+                                                      for f in conv.get("files") or ())
+
+
+def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hide: list[str], thinking: bool, prose,
+              replaced: list[str], changes: Changes) -> None:
+    """Write conversation ``cid``'s copy ``data`` as ``out/name`` with its manifest, each whole or absent; a copy and a
+    manifest the folder already holds byte for byte are left as they are (not written, not said as replaced) and
+    counted unchanged; one that differs replaces the earlier (its name added to ``replaced``) and is counted changed
+    with the earlier manifest's head round. The conversation's earlier files of a ``--split`` go (:func:`earlier`)."""
+    from ..reading.export_manifest import manifest_bytes, manifest_path, read_manifest, sha256
+
+    path, mpath = out / name, manifest_path(out / name)
+    body = manifest_body(r, cid, path, data, fmt, hide, thinking, prose)
+    mbytes = manifest_bytes(body)
+    was = path.read_bytes() if path.is_file() else None
+    gone = earlier(out, cid, fmt, [name])  # its parts of an earlier --split: removed
+    replaced += [x for x in gone if x != name]
+    if was == data and mpath.is_file() and mpath.read_bytes() == mbytes:
+        changes.unchanged.append(cid)
+        prose.manifests.append((mpath, sha256(mbytes)))
+        return
+    try:
+        old = read_manifest(mpath) if was is not None and mpath.is_file() else None
+    except (ValueError, OSError):
+        old = None
+    if was is None:
+        changes.new.append(cid)
+    else:
+        replaced.append(name)
+        (a, n), (b, m) = _head(old), _head(body)
+        changes.changed.append((cid, a if old is not None else "?", b, m - n if old is not None else 0))
+    for target, blob in ((path, data), (mpath, mbytes)):
+        part = target.with_name(target.name + ".part")
+        part.write_bytes(blob)
+        os.replace(part, target)  # a file is whole or absent
+    prose.manifests.append((mpath, sha256(mbytes)))
+
+
+def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[str], skipped: dict[str, str],
+               redact: bool) -> Path:
+    """Write the index page of several exported into ``out`` (html, json or md), whole or not at all, and return its
+    path; with ``redact`` its credentials masked (a title is a first prompt, which may hold one; counted where the
+    conversation is). One the folder holds byte for byte is left as it is; another is replaced and said so."""
+    from ..reading.export_index import index_html, index_markdown
+
+    if redact:  # each text masked in its place, before the page is made (trial 25b F1: never over the page's markup)
+        import copy
+
+        from ..view.secret_forms import Masker
+
+        rows = Masker(True).tree(copy.deepcopy(rows))
+    if fmt == "html":
+        page = index_html(rows, files, flagged, skipped).encode("utf-8")
+    elif fmt == "json":
+        page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
+                             if row["id"] in skipped else {**row, "file": files[row["id"]]}
+                             for row in rows], option=orjson.OPT_INDENT_2)
+    else:
+        page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
+    index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
+    before = index.read_bytes() if index.is_file() else None
+    if before == page:
+        return index
+    index.with_name(index.name + ".part").write_bytes(page)
+    os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
+    if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
+        typer.echo(f"asz export: replaced the index page {index} (the {len(before):,} bytes it held)", err=True)
+    return index
+
+
+def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str], made: dict) -> tuple[Path, str]:
+    """Write ``out/export.manifest.json`` (:data:`FOLDER_SCHEMA`): the index page's and every conversation file's
+    name, size and SHA-256 with its manifest's name and SHA-256 (``files``: conversation -> its file, or its parts'
+    files), the conversations not exported and why, and ``made``; whole or not at all. Returns its path and own SHA-256
+    (the one digest to give the receiver of the folder on another channel)."""
+    from .. import __version__
+    from ..reading.export_manifest import manifest_bytes, manifest_path, sha256
+
+    def entry(name: str) -> dict:
+        data = (out / name).read_bytes()
+        return {"file": name, "bytes": len(data), "sha256": sha256(data)}
+
+    listed = []
+    for cid, names in files.items():
+        if cid in skipped:
+            continue
+        for name in [names] if isinstance(names, str) else names:
+            if (out / name).is_file():
+                m = manifest_path(out / name)
+                listed.append({**entry(name), "conversation": cid,
+                               "manifest": {"file": m.name, "sha256": sha256(m.read_bytes()) if m.is_file() else None}})
+    body = {"schema": FOLDER_SCHEMA, "asz": __version__, "made": made, "index": entry(index.name), "files": listed,
+            "not_exported": dict(sorted(skipped.items()))}
+    data = manifest_bytes(body)
+    path = out / FOLDER_MANIFEST
+    path.with_name(path.name + ".part").write_bytes(data)
+    os.replace(path.with_name(path.name + ".part"), path)
+    return path, sha256(data)

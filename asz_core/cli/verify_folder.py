@@ -1,0 +1,156 @@
+"""``asz verify --export DIR [--sha256 HEX] [--root ROOT]``: a folder export checked as one dataset against its
+``export.manifest.json`` (:mod:`asz_core.cli.export_folder`; trial 31b F2: ``--export DIR`` said "no such file").
+
+What it checks: the folder manifest is the one vouched for (``--sha256``); every file it lists is in the folder with
+its size and SHA-256, and so is each file's own manifest; no other file is (one added, removed or changed is named);
+the index page is the one listed, and a json index's rows are the copies' (each row's file, id, state, talks, steps,
+rounds, model calls, tokens and cost equal the copy's summary; the rows not exported are the manifest's); then each
+copy as one file is checked (:func:`~asz_core.cli.verify_run.export_results`): against its manifest, and with
+``--root`` against the landed files, as of its manifest's head round. docs/verify.md, "A folder export"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Optional
+
+import orjson
+
+from .export_folder import FOLDER_MANIFEST, FOLDER_SCHEMA
+
+__all__ = ["check_folder"]
+
+#: The summary keys a json index row must share with its copy's document (``usage`` only where the row records it).
+ROW_KEYS = ("state", "talks", "steps", "rounds", "llm_calls", "calls_with_usage", "usage", "cost")
+
+
+def _shared_docs() -> Callable:
+    """An asz.view document builder that keeps the last few documents it built (by conversation, withheld names and
+    the round :func:`~asz_core.view.chain.as_of` holds), so the checks of one copy build each once."""
+    from ..reading.export import build
+    from ..view.chain import round_as_of
+
+    kept: dict = {}
+
+    def docs(root, cid: str, hide: list[str]) -> dict:
+        key = (cid, tuple(hide), round_as_of(cid))
+        if key not in kept:
+            if len(kept) >= 4:
+                kept.clear()
+            kept[key] = build(root, cid, hide)
+        return kept[key]
+
+    return docs
+
+
+def _listing(folder: Path, body: dict) -> tuple[list[str], list[str]]:
+    """The folder against its manifest's listing: ``(said, problems)``, a file added, removed or changed named."""
+    from ..reading.export_manifest import sha256
+
+    said, problems = [], []
+    want: dict[str, Optional[str]] = {(body.get("index") or {}).get("file"): (body.get("index") or {}).get("sha256")}
+    for f in body.get("files") or ():
+        want[f.get("file")] = f.get("sha256")
+        m = f.get("manifest") or {}
+        want[m.get("file")] = m.get("sha256")
+    want.pop(None, None)
+    here = {p.name for p in folder.iterdir() if p.is_file() and p.name != FOLDER_MANIFEST}
+    for name in sorted(here - set(want)):
+        problems.append(f"{name}: in the folder, not in its manifest (a file added since the export)")
+    for name in sorted(set(want) - here):
+        problems.append(f"{name}: in the folder manifest, not in the folder (a file removed since the export)")
+    for name in sorted(set(want) & here):
+        got = sha256((folder / name).read_bytes())
+        if got != want[name]:
+            problems.append(f"{name}: its SHA-256 is {got}, not the folder manifest's {want[name]}: changed since the export")
+    if not problems:
+        said.append(f"the folder holds the {len(want):,} file(s) its manifest lists (the index, {len(body.get('files') or ()):,} "
+                    "copies and their manifests), each with the manifest's SHA-256, and no other")
+    return said, problems
+
+
+def _index_rows(folder: Path, body: dict) -> tuple[list[str], list[str]]:
+    """A json index's rows against the copies they name and the manifest: ``(said, problems)``; [] for another format."""
+    index = folder / str((body.get("index") or {}).get("file") or "")
+    if not index.name.endswith(".json") or not index.is_file():
+        return [], []
+    try:
+        rows = orjson.loads(index.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        return [], [f"{index.name}: not JSON ({exc})"]
+    listed = {f.get("file"): f.get("conversation") for f in body.get("files") or ()}
+    gone = body.get("not_exported") or {}
+    problems = []
+    for k, row in enumerate(rows if isinstance(rows, list) else ()):
+        cid, name = row.get("id"), row.get("file")
+        if name is None:
+            if cid not in gone:
+                problems.append(f"{index.name}: row {k + 1} ({cid}): not exported, which the folder manifest does not say")
+            continue
+        if listed.get(name) != cid:
+            problems.append(f"{index.name}: row {k + 1} ({cid}): its file {name} is not that conversation's copy in the manifest")
+            continue
+        try:
+            summary = orjson.loads((folder / name).read_bytes()).get("summary") or {}
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            continue  # the copy's own check names it
+        for key in ROW_KEYS:
+            if key == "usage" and row.get("usage_recorded") is False:
+                continue  # not recorded: the row holds nulls where the document holds 0s
+            if key in row and key in summary and row[key] != summary[key]:
+                problems.append(f"{index.name}: row {k + 1} ({cid}): {key} {json.dumps(row[key])}, its copy {name} "
+                                f"{json.dumps(summary[key])}")
+    if len(rows) != len(listed) + len(gone):
+        problems.append(f"{index.name}: {len(rows):,} row(s), the folder manifest {len(listed):,} copies and "
+                        f"{len(gone):,} not exported")
+    said = [] if problems else [f"the index's {len(rows):,} row(s) are the copies' figures (state, talks, steps, rounds, "
+                                "model calls, tokens, cost) and the manifest's conversations not exported"]
+    return said, problems
+
+
+def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage) -> None:
+    """Check the folder export ``folder`` (module docstring); print ``ok:`` lines, each problem as ``FILE: …``, then
+    ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit)."""
+    from ..reading.export_manifest import sha256
+    from .verify_run import export_results, said_export
+
+    where = folder / FOLDER_MANIFEST
+    if not where.is_file():
+        raise usage(f"no folder manifest at {where}: asz export --out DIR/ writes it beside the index page since session "
+                    "31; a folder from an earlier asz has none: check each file, asz verify --export DIR/FILE")
+    raw = where.read_bytes()
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise usage(f"{where}: not a folder manifest: not JSON ({exc})") from None
+    if not isinstance(body, dict) or not str(body.get("schema", "")).startswith(FOLDER_SCHEMA.rsplit("/", 1)[0] + "/1"):
+        raise usage(f"{where}: not a folder manifest of asz export (schema {FOLDER_SCHEMA})")
+    own, said, problems, gone = sha256(raw), [], [], []
+    if given and given.strip().lower() != own:
+        problems.append(f"{FOLDER_MANIFEST}: its SHA-256 is {own}, not the {given.strip()} given: it is not the "
+                        "manifest the sender vouched for")
+    else:
+        said.append(f"the folder manifest is the one vouched for (SHA-256 {own})" if given else
+                    f"the folder manifest's own SHA-256 is {own}: compare it with the digest the sender gave on "
+                    "another channel (--sha256 HEX compares it)")
+    for part in (_listing(folder, body), _index_rows(folder, body)):
+        said, problems = said + part[0], problems + part[1]
+    docs, checked, moved = _shared_docs(), 0, 0
+    for f in body.get("files") or ():
+        copy, m = folder / str(f.get("file")), folder / str((f.get("manifest") or {}).get("file"))
+        if not copy.is_file() or not m.is_file():
+            continue  # named above
+        got, wrong = export_results(copy, m, (f.get("manifest") or {}).get("sha256") or "", root, config, docs)
+        checked += not wrong
+        moved += any("the root moved on since the export" in x for x in got)
+        said += [f"{copy.name}: {x}" for x in got if "the root moved on since the export" in x]
+        gone += [f"{copy.name}: {x}" for x in got if "not checkable: removed by retention" in x]
+        problems += [f"{copy.name}: {x}" for x in wrong]
+    n = len(body.get("files") or ())
+    said.append(f"{checked:,} of {n:,} copies check against " + ("the root" if root is not None else "their manifests")
+                + (f" ({moved:,} as of the round their manifest names: the root moved on since)" if moved else ""))
+    unchecked = "" if root is not None else (
+        "not checked: that each copy's text is the landed one: the root's holder checks it (asz verify --export DIR "
+        "--root ROOT)")
+    said_export({"export": str(folder), "manifest": str(where), "against_root": root is not None, "files": n}, said,
+                unchecked, gone, problems, f"{folder.name}/", "the folder", as_json)
