@@ -100,7 +100,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     except ValueError as exc:
         typer.echo(f"asz push: {exc}", err=True)
         return 1
-    if not quiet_when_idle or rep.files or rep.metrics or rep.rejected:
+    if not quiet_when_idle or rep.files or rep.metrics or rep.rejected or rep.held:
         typer.echo(rep.summary())  # after a collect or server pass: only when something was sent or refused
     code = 0 if rep.ok else 1
     if require_receiver and rep.unreached:
@@ -137,7 +137,7 @@ def push_command(
     One OTLP log record per file (body = the file's bytes), session by
     session, files then rounds; push.state in the root records what the
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
-    requests=N paused=…s rejected=N errors=N (…s)``; then applies
+    requests=N paused=…s rejected=N errors=N held=N (…s)``; then applies
     storage.retention when it is set (as ``asz prune``). A receiver that
     wants a token (asz receive --token) gets 'Authorization: Bearer TOKEN'
     from --token-file PATH, else the environment variable ASZ_PUSH_TOKEN
@@ -147,8 +147,8 @@ def push_command(
     too; with --require-receiver also a pass with nothing due that reached
     no receiver), 2 usage (a --token-file that cannot be read or holds no
     one-line token); Ctrl-C says what was sent and exits 130 (SIGTERM: 143). Files the receiver rejected because it holds their
-    session from another root (one seq, one file) are recorded once and said in one note per session on later
-    passes, not an error; retention counts them as received only when the receiver said it holds every record.
+    session from another root (one seq, one file) are recorded once and said in one note per session, not an error:
+    held= counts those it holds every record of (not rejected=); retention counts them as received only then.
     """
     cfg = load("push", config)
     if not (endpoint or cfg.export.endpoint):

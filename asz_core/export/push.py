@@ -10,11 +10,16 @@ same file again as a no-op). A busy receiver (HTTP 429/503, gRPC
 RESOURCE_EXHAUSTED) pauses the pass with backoff; any other failure stops
 it, leaving the rest due for the next pass.
 
-The summary line (§8.1): ``[HH:MM:SS] files=N metrics=N bytes=47.9MB
-wire=48.0MB requests=N paused=0s rejected=N errors=N (1.1s)``: ``files`` sent,
-``metrics`` data points sent, ``bytes`` their file bytes, ``wire`` the encoded
-requests, ``paused`` time spent waiting on a busy receiver or the rate limit,
-``rejected`` records the receiver's partial-success answers rejected.
+The summary line (§8.1, and one key after it): ``[HH:MM:SS] files=N metrics=N
+bytes=47.9MB wire=48.0MB requests=N paused=0s rejected=N errors=N held=N (1.1s)``:
+``files`` sent, ``metrics`` data points sent, ``bytes`` their file bytes,
+``wire`` the encoded requests, ``paused`` time spent waiting on a busy receiver
+or the rate limit, ``rejected`` records the receiver's partial-success answers
+rejected (a real refusal: ``asz push`` exits 1), ``held`` the records it refused
+only because it holds every record of them already, from another root or another
+credential's files (:meth:`.push_elsewhere.Elsewhere.held_whole`; no failure. Trial
+30d F2: they were counted in ``rejected`` beside a note saying "not an error", and
+the pass exited 1).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
 from .admit import landed_seq, removed_digest, round_reads
-from .push_elsewhere import NOT_TAKEN, Elsewhere
+from .push_elsewhere import NOT_TAKEN, Elsewhere, reasons_of
 from .push_rest import Rests, rests_made
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
@@ -66,27 +71,27 @@ class PushReport:
     paused: float = 0.0
     rejected: int = 0
     errors: int = 0
+    #: records the receiver refused only because it holds every record of them already (not in ``rejected``)
+    held: int = 0
     seconds: float = 0.0
     problems: list[str] = attrs.Factory(list)
     #: ``"<id8> <state>"`` of each conversation whose metrics were held back: it does not verify (not in the §8.1 line)
     metrics_held_back: list[str] = attrs.Factory(list)
-    #: records rejected of files sent again after the rest of their stream, answered held whole (not an error:
-    #: push_rest; in ``rejected`` too)
-    held_again: int = 0
     #: a pass with nothing due whose empty request found no connection (its note said): the receiver was not reached,
     #: what ``asz push --require-receiver`` exits 1 on (trial 27b F8: a dead receiver was silent on quiet days)
     unreached: bool = False
 
     @property
     def ok(self) -> bool:
-        """True when everything due was sent and nothing was rejected (``asz push`` exits 0)."""
-        return not (self.errors or self.rejected > self.held_again)
+        """True when everything due was sent and nothing was rejected (``asz push`` exits 0); files the receiver
+        holds whole already (``held``) fail nothing."""
+        return not (self.errors or self.rejected)
 
     def summary(self, clock: float | None = None) -> str:
-        """The §8.1 summary line."""
+        """The §8.1 summary line, ``held=N`` after its last key (before the time)."""
         return (f"{log_stamp(clock)} files={self.files} metrics={self.metrics} bytes={human_bytes(self.bytes)} wire={human_bytes(self.wire)} "
                 f"requests={self.requests} paused={format_duration(self.paused)} rejected={self.rejected} errors={self.errors} "
-                f"({self.seconds:.1f}s)")
+                f"held={self.held} ({self.seconds:.1f}s)")
 
 
 def export_lock(root: str | os.PathLike, timeout: float = 0.0) -> FileLock:
@@ -262,6 +267,7 @@ class _Pass(Elsewhere, Rests):
         # an asz receiver says ``rejected <path>: why`` per file; a path named only inside another's reason (``<path>,
         # landed before it in the stream, ends at …``) was taken
         named = {f.rel for f, _, _ in batch if f"rejected {f.rel}:" in ans.message} if ans.rejected else set()
+        held: list[str] = []  # refused only because the receiver holds every record of them already
         for f, d, _ in batch:
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
@@ -271,13 +277,18 @@ class _Pass(Elsewhere, Rests):
                 self._refused(f.rel)
                 self._elsewhere(f.rel, ans.message)
                 self._owned(f.rel, ans.message)
-                if f.rel in self.sent_again and self.state.elsewhere.get(f.rel, ("",))[0] == "all":
-                    self.rep.held_again += 1
+                if f.rel in named and self.held_whole(f.rel, d.record.body.bytes_value):
+                    held.append(f.rel)
             self.rep.files += 1
             self.rep.bytes += d.size
-        self.rep.rejected += ans.rejected
-        if ans.rejected:
-            print(f"rejected: {ans.rejected} record(s): {ans.message or 'no reason given'}", file=self.err, flush=True)
+        self.rep.held += len(held)
+        self.rep.rejected += max(0, ans.rejected - len(held))
+        theirs, rest = reasons_of(ans.message, held)
+        if held:  # and in one note of their session (still_rejected)
+            print(f"held: {len(held)} record(s) the receiver refused because it holds every record of them already "
+                  f"(not a failure): {theirs}", file=self.err, flush=True)
+        if ans.rejected > len(held):
+            print(f"rejected: {ans.rejected - len(held)} record(s): {rest or 'no reason given'}", file=self.err, flush=True)
         self.state.save()
         return True
 

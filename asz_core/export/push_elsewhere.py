@@ -8,7 +8,7 @@ from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
 from .owners import CANNOT_ADD, OWNED_AT
 from .push_rest import rest_said
 
-__all__ = ["NOT_TAKEN", "Elsewhere"]
+__all__ = ["NOT_TAKEN", "Elsewhere", "reasons_of"]
 
 #: How a pass ends its line for files an earlier pass had rejected (trial 19, F4: "the receiver lacks them" was wrong
 #: where the receiver holds the same session, landed from another root).
@@ -16,6 +16,16 @@ NOT_TAKEN = ("; the receiver did not take them from this root (when it answered 
              "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
              "in two roots; when it answered that the session was first sent with another credential, only that "
              "credential's token adds to it: docs/push.md, One session, one credential)")
+
+
+def reasons_of(message: str, rels: list[str]) -> tuple[str, str]:
+    """An asz receiver's partial-success ``message`` (``rejected <path>: why`` per file, joined by ``; ``) cut in two:
+    ``(the reasons of rels, the rest)``, each joined as it came. A pass quotes the first in its ``held:`` line (files
+    the receiver holds every record of already: no failure) and the rest in its ``rejected:`` line (trial 30d F2)."""
+    first, *more = message.split("; rejected ")
+    said = [first, *(f"rejected {p}" for p in more)]
+    theirs = [p for p in said if any(p.startswith(f"rejected {rel}: ") for rel in rels)]
+    return "; ".join(theirs), "; ".join(p for p in said if p not in theirs)
 
 
 #: How the line of :meth:`Elsewhere._owned_said` ends when nothing is missing at the receiver (a note, not an error).
@@ -68,6 +78,25 @@ class Elsewhere:
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
+
+    def held_whole(self, rel: str, data: bytes) -> bool:
+        """True when the receiver refused ``rel`` (its bytes ``data``), just answered, only because it holds every
+        record of it already: a landed file recorded ``elsewhere … all`` (from another root) or ``owned … all`` (from
+        another credential's files); a round reading (or reading after) a landed file of its session the receiver
+        refused, when every such file this root had refused at or below the round's last seq is held so. What the
+        summary line counts in ``held=``, not ``rejected=`` (trial 30d F2: ``rejected=42`` and exit 1 beside a note
+        saying "not an error")."""
+        if not rel.startswith(CONVERSATIONS + "/"):
+            return self._whole(rel)
+        reads = round_reads(data)
+        if reads is None or reads[0] not in self.refused or reads[2] < self.refused[reads[0]][0]:
+            return False
+        mine = [r for r in self.state.rejected if not r.startswith(CONVERSATIONS + "/")
+                and (at := landed_seq(r)) is not None and at[0] == reads[0] and at[1] <= reads[2]]
+        return bool(mine) and all(self._whole(r) for r in mine)
+
+    def _whole(self, rel: str) -> bool:
+        return self.state.elsewhere.get(rel, ("",))[0] == "all" or self.state.owned.get(rel, ("", ""))[1] == "all"
 
     def _elsewhere(self, rel: str, message: str) -> None:
         """Record ``rel`` as held from another root (:meth:`PushState.mark_elsewhere`) when the receiver's reason for

@@ -239,15 +239,13 @@ class Rests:
     rests: list[tuple[Rest, list[str]]]
     #: the root-relative files of :attr:`rests`, sent first
     rest_files: set[str]
-    #: the refused files :meth:`rests_taken` sent again (their refusals as held whole fail no pass)
-    sent_again: set[str]
     #: adapter name -> its configured ``max_delta_bytes`` (None: the default budget), what a rest is cut at
     budget_of: Callable[[str], int] | None
 
     def init_rests(self) -> None:
         """Give this pass its own (empty) rests: the mixin keeps nothing between passes, as ``asz collect --watch``
         and ``asz view`` push from one process pass after pass."""
-        self.rests, self.rest_files, self.sent_again = [], set(), set()
+        self.rests, self.rest_files = [], set()
         self.budget_of = None
         self.rests_listed: set[str] = set()  # every rest this root made (RESTS_LIST), read as a pass sends
 
@@ -300,7 +298,6 @@ class Rests:
                        and ln.seq < first and (self.state.elsewhere.get(rel, ("part",))[0] == "part")]
             if refused:
                 self.state.forget_files(refused)
-                self.sent_again.update(refused)
                 again.add(r.session)
         if again:
             self.state.save()

@@ -3,7 +3,7 @@
 hostA's files land; hostC's are refused (one seq, one file). Before, hostC's ``asz push`` exited 1 on every later pass
 ("the receiver lacks them", false: it holds the same records) and ``asz prune`` kept the session forever. Now the
 receiver says whether it holds every record of the refused file, the pusher records that once (``elsewhere`` in
-push.state), later passes say it in one note and exit 0, and retention counts the files as received only when the
+push.state), says it in one note and exits 0 (``held=`` in the summary line, not ``rejected=``: trial 30d F2), and retention counts the files as received only when the
 receiver holds every record. A real receiver on loopback; the transcript is a corpus session's.
 """
 
@@ -12,11 +12,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -25,7 +27,7 @@ from asz_core.export.receive import Receiver
 from asz_core.export.state import PushState
 from asz_core.storage.layout import landed_files, session_dirs
 
-from export_helpers import ASZ, asz, sent_files, summary
+from export_helpers import ASZ, asz, free_port, sent_files, summary
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 PROJECT = "-home-user-claude-reliability"
@@ -33,13 +35,12 @@ SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 
 
 @pytest.fixture
-def hosts(tmp_path):
-    """``(receiver, collect)``: a receiver on loopback, and ``collect(name, extra)`` collecting a copy of the session's
-    transcript (with ``extra`` lines appended: the other root collected further) into ``tmp_path/name``."""
+def collect(tmp_path):
+    """``collect(name, extra)`` collecting a copy of the session's transcript (with ``extra`` lines appended: the other
+    root collected further) into ``tmp_path/name``."""
     source = CORPUS / PROJECT / f"{SESSION}.jsonl"
     if not source.is_file():
         pytest.skip(f"the corpus is absent ({source})")
-    r = Receiver(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
 
     def collect(name: str, extra: int = 0) -> Path:
         projects = tmp_path / f"{name}-projects" / PROJECT
@@ -52,6 +53,13 @@ def hosts(tmp_path):
         assert p.returncode == 0, p.stderr
         return root
 
+    return collect
+
+
+@pytest.fixture
+def hosts(tmp_path, collect):
+    """``(receiver, collect)``: a receiver on loopback, and :func:`collect`."""
+    r = Receiver(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
     yield r, collect
     r.stop()
 
@@ -84,8 +92,14 @@ def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(ho
     host_a, host_c = collect("hostA"), collect("hostC")
     assert _records(host_a) == _records(host_c) and sent_files(host_a).keys() != sent_files(host_c).keys()
     assert _push(host_a, r).returncode == 0
-    first = _push(host_c, r)  # the receiver refuses it, and says it holds every record
-    assert first.returncode == 1 and "this root holds every record of it" in first.stderr
+    first = _push(host_c, r)  # the receiver refuses it, and says it holds every record: no failure (trial 30d F2)
+    got = summary(first.stdout.strip().splitlines()[-1])
+    held = len(sent_files(host_c))  # its one landed file and the round reading it, counted from the root
+    assert (got["files"], got["held"], got["rejected"], got["errors"]) == (str(held), str(held), "0", "0"), first.stdout
+    assert first.returncode == 0, first.stderr
+    assert "rejected:" not in first.stderr and "error:" not in first.stderr, first.stderr
+    assert f"held: {held} record(s) the receiver refused because it holds every record of them already" in first.stderr
+    assert f"note: {SESSION}: grpc://{r.address} holds this session from another root" in first.stderr, first.stderr
     files = sorted(rel for rel in sent_files(host_c) if rel.endswith(".sd"))
     st = PushState.load(host_c)
     assert set(st.elsewhere) == set(files) and {held for held, _ in st.elsewhere.values()} == {"all"}
@@ -115,6 +129,38 @@ def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(ho
     assert asz("verify", "--root", str(r.root), cwd=tmp_path).returncode == 0
 
 
+#: The §8.1 push summary line, its keys in its order, and ``held=`` after them (trial 30d F2).
+SUMMARY = re.compile(r"^\[\d\d:\d\d:\d\d\] files=(\d+) metrics=\d+ bytes=\S+ wire=\S+ requests=\d+ paused=\S+ "
+                     r"rejected=(\d+) errors=(\d+) held=(\d+) \(\d+\.\ds\)$")
+
+
+def test_the_summary_counts_files_held_elsewhere_apart_from_refusals(collect, tmp_path):
+    """Trial 30d F2: a push of sessions ``asz receive`` already holds from another root said ``rejected=42`` and exited
+    1 while its note said "not an error". Now they count in ``held=`` and the pass exits 0; a root whose files the
+    receiver lacks records of (it collected further) is still a refusal, ``rejected=`` and exit 1. A real ``asz
+    receive`` process on loopback; each count is the pushing root's own files (its landed file and its round)."""
+    host_a, host_c, host_d = collect("hostA"), collect("hostC"), collect("hostD", extra=2)
+    port = free_port()
+    rcv = subprocess.Popen([*ASZ, "receive", "--listen", f"127.0.0.1:{port}", "--root", str(tmp_path / "team")],
+                           cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert rcv.stderr.readline().startswith("receiving: "), "asz receive did not start"
+        r = SimpleNamespace(address=f"127.0.0.1:{port}")
+        pushed = {name: _push(root, r) for name, root in (("A", host_a), ("C", host_c), ("D", host_d))}
+    finally:
+        rcv.send_signal(signal.SIGINT)
+        rcv.communicate(timeout=60)
+    lines = {k: SUMMARY.match(p.stdout.strip().splitlines()[-1]) for k, p in pushed.items()}
+    assert all(lines.values()), {k: p.stdout for k, p in pushed.items()}
+    got = {k: tuple(int(x) for x in m.groups()) for k, m in lines.items()}  # files, rejected, errors, held
+    n = len(sent_files(host_c))
+    assert n == 2 and len(sent_files(host_d)) == 2 and len(sent_files(host_a)) == 2
+    assert got == {"A": (2, 0, 0, 0), "C": (n, 0, 0, n), "D": (2, 2, 1, 0)}, got  # D: its error line says the shortfall
+    assert [p.returncode for p in pushed.values()] == [0, 0, 1], {k: p.stderr for k, p in pushed.items()}
+    assert "rejected:" not in pushed["C"].stderr and "not an error" in pushed["C"].stderr, pushed["C"].stderr
+    assert "rejected: 2 record(s): rejected " in pushed["D"].stderr, pushed["D"].stderr
+
+
 def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
     r, collect = hosts
     host_a, host_c = collect("hostA"), collect("hostC", extra=2)
@@ -123,6 +169,8 @@ def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
     assert _push(host_a, r).returncode == 0
     first = _push(host_c, r)
     assert first.returncode == 1 and f"this root lacks {len(lacking)} of its" in first.stderr
+    got = summary(first.stdout.strip().splitlines()[-1])  # the receiver is short: a real refusal, held= counts none
+    assert (got["rejected"], got["held"]) == (str(len(sent_files(host_c))), "0"), first.stdout
     assert {held for held, _ in PushState.load(host_c).elsewhere.values()} == {"part"}
     again = _push(host_c, r)  # the receiver is short of records only this root holds: an error every pass (trial 24a F3)
     assert again.returncode == 1 and "lacks records of 1 of this root's 1 file(s)" in again.stderr, again.stderr
@@ -150,7 +198,7 @@ def test_a_watching_collector_says_it_once(hosts, tmp_path):
     r, collect = hosts
     host_a, host_c = collect("hostA"), collect("hostC")
     assert _push(host_a, r).returncode == 0
-    assert _push(host_c, r).returncode == 1  # the refusal is news once
+    assert _push(host_c, r).returncode == 0  # held whole: a note, no failure (trial 30d F2)
     cfg = tmp_path / "hostC.yaml"
     cfg.write_text(f"export:\n  otlp: {{endpoint: 'grpc://{r.address}'}}\n")
     proc = subprocess.Popen([*ASZ, "collect", "--interval", "1s", "--source", str(tmp_path / "hostC-projects"),
@@ -218,7 +266,7 @@ def test_sessions_held_from_another_root_are_one_note(tmp_path):
     finally:
         r.stop()
     landed = [rel for rel in sent_files(roots[1]) if not rel.startswith("_")]
-    assert first.returncode == 1  # the refusal is news
+    assert first.returncode == 0 and summary(first.stdout.strip().splitlines()[-1])["held"] == str(len(sent_files(roots[1])))
     assert again.returncode == 0, again.stderr
     notes = [ln for ln in again.stderr.splitlines() if ln.startswith("note: ")]
     assert len(notes) == 1, again.stderr
