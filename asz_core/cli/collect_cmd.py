@@ -24,6 +24,7 @@ from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
 from .jobs import Job, adapter_default_folders, load_adapter_file, missing_is_note, resolve_jobs, storage_root, usage_error
+from .landing_hooks import index_landed, to_parse
 from .root_overlap import refuse_overlap
 from .stopping import STOPS, held, interrupt_on
 
@@ -135,7 +136,8 @@ def collect(
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
-                                         after_landing=None if no_parse else index_landed), report=report,
+                                         after_landing=None if no_parse else index_landed,
+                                         before_landing=None if no_parse else to_parse), report=report,
                   more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
         for j in jobs if j is not provider
     ]
@@ -317,14 +319,6 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optio
 
         typer.echo(created_root_note(storage, note_cfg), err=True)
     return lock
-
-
-def index_landed(session_dir: Path) -> None:
-    """:attr:`CollectOptions.after_landing` of a pass that parses: the session's index, in the process that landed it,
-    from what landing wrote (:func:`asz_core.flow.index.index_landed`; imported only once a session has landed)."""
-    from ..flow.index import index_landed as index_now
-
-    index_now(session_dir)
 
 
 def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, jobs: list, *, lock_timeout: float, jobs_n: int,

@@ -65,6 +65,7 @@ def make_collectors(spec: PassSpec) -> list:
     from ..collect.collector import Collector, CollectOptions, Report
     from ..config import load_config
     from .jobs import missing_is_note, resolve_jobs
+    from .landing_hooks import to_parse
 
     cfg = load_config(spec.config)
     adapter = spec.adapter if isinstance(spec.adapter, str) else list(spec.adapter)
@@ -72,7 +73,8 @@ def make_collectors(spec: PassSpec) -> list:
                         interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
     report = Report()
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                      options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs), report=report,
+                      options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs, before_landing=to_parse),
+                      report=report,
                       more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
             for j in jobs]
 

@@ -89,7 +89,10 @@ class CollectOptions:
     once (:func:`run_passes`; 1, the default, lands them all in this process). ``torn_after_ns``: how long a source
     must be unchanged before its unterminated last line is recorded as a torn tail (:mod:`asz_core.storage.torn`).
     ``after_landing(session dir)``: run under the session's lock by the process that landed a file of it
-    (``asz collect`` indexes it there: :mod:`asz_core.sessiondata.slim`).
+    (``asz collect`` indexes it there: :mod:`asz_core.sessiondata.slim`). ``before_landing(session dir)``: run under
+    the session's lock before the pass's first file of the session lands (``asz collect`` without ``--no-parse``
+    marks a session with no round as to be parsed there, so a pass stopped before its parse leaves it said as
+    stopped, not as landed by ``--no-parse``: trial 30d F6).
     """
 
     max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
@@ -100,6 +103,7 @@ class CollectOptions:
     jobs: int = 1
     torn_after_ns: int = TORN_AFTER_NS
     after_landing: Callable[[Path], None] | None = None
+    before_landing: Callable[[Path], None] | None = None
 
 
 class Collector:
@@ -509,7 +513,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         if sdir.is_dir():
             remove_session_temporaries(sdir)  # what a writer killed or refused by a full disk left (trial 26a F5)
         stamp = lead.options.stamp_ns if lead.options.stamp_ns is not None else time.time_ns()
-        landing = Landing(root, session, stamp, lead.options.fsync)
+        landing = Landing(root, session, stamp, lead.options.fsync, lead.options.before_landing)
         passes = [SessionPass(col, session, stamp, c, landing) for col, _ in parts]
         visited: list[set[Path]] = [set() for _ in parts]
         owners: dict[Path, str] = {}

@@ -54,18 +54,17 @@ STREAM_KINDS = ("transcript", "agent_meta", "changes", "execution", "tool_output
 
 class Landing:
     """The one SessionWriter of a session's pass, opened when the first file lands (shared by the collectors of
-    :func:`run_passes`, so their files share the stamp and one seq counter)."""
+    :func:`run_passes`, so their files share the stamp and one seq counter), then runs ``before`` (before_landing)."""
 
-    def __init__(self, root: Path, session: str, stamp_ns: int, fsync: bool):
-        self.root = root
-        self.session = session
-        self.stamp_ns = stamp_ns
-        self.fsync = fsync
+    def __init__(self, root: Path, session: str, stamp_ns: int, fsync: bool, before: Callable[[Path], None] | None = None):
+        self.root, self.session, self.stamp_ns, self.fsync, self.before = root, session, stamp_ns, fsync, before
         self.writer: SessionWriter | None = None
 
     def get(self) -> SessionWriter:
         if self.writer is None:
             self.writer = SessionWriter.open(self.root, self.session, stamp_ns=self.stamp_ns, fsync=self.fsync)
+            if self.before is not None:  # before the first file of the session lands
+                self.before(self.writer.session_dir)
         return self.writer
 
     def landed(self, after: Callable[[Path], None] | None) -> None:
@@ -226,7 +225,7 @@ class SessionPass(Fit):
         self.session = session
         self.stamp_ns = stamp_ns
         self.c = c
-        self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync)
+        self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync, col.options.before_landing)
         self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
         self.within: list[tuple[int, str]] = []  # (line, reason) of lines it read holding something it does not describe
         self.twice: list[tuple[int, str]] = []  # (line, path) of each earlier value of a key given twice (twice_of)

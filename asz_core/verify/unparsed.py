@@ -7,6 +7,8 @@ with a session index but no round was parsed once and its rounds were removed si
 conversation disappeared from every reader; ``asz parse`` builds the chain again from the landed files. A parse
 indexes the sessions before it writes their rounds, and marks them while it has not (:mod:`asz_core.flow.pending`):
 a session with that mark is not parsed yet, a parse was interrupted (Ctrl-C, trial 3 F5), and is said as a note too.
+A collect pass that parses marks a session with no round before its first file of it lands (the mark alone, no index
+yet), so a pass stopped before it parsed the session is said the same way, not as ``--no-parse`` (trial 30d F6).
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_tak
 from .report import Problem, Section
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
-           "INTERRUPTED_LINE", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
+           "INTERRUPTED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
 
 
 def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str], list[str]]:
     """``(never parsed, parsed but chain gone, parse interrupted)``: session ids of ``root`` (or only ``session``) that
     hold landed files and no round, split by whether their session index is there (a parse read them) and whether
-    a parse marked them as still to be parsed (:func:`asz_core.flow.pending.pending_why`: interrupted, or indexed only
-    for the id table, which counts as never parsed). While a collector holds the root's lock, or a writer the
+    a parse or a collect pass marked them as still to be parsed (:func:`asz_core.flow.pending.pending_why`: stopped
+    before their parse, indexed or not; or indexed only for the id table, which counts as never parsed). While a collector holds the root's lock, or a writer the
     session's, such a session counts as not parsed yet (its parse may not have reached it). Each list sorted."""
     root = Path(root)
     dirs = [root / session] if session is not None else session_dirs(root)
@@ -45,9 +47,11 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
             continue
         if working is None:
             working = lock_taken(root / COLLECTOR_LOCK)
-        parsed = (not working and not lock_taken(sdir / SESSION_LOCK) and (index_dir(sdir) / "entries.jsonl").is_file()
-                  and (sdir / SESSION_STATE).is_file())
-        why = pending_why(sdir) if parsed else ""
+        busy = working or lock_taken(sdir / SESSION_LOCK)
+        parsed = not busy and (index_dir(sdir) / "entries.jsonl").is_file() and (sdir / SESSION_STATE).is_file()
+        # marked to be parsed (by a parse, or by a collect pass that parses before it landed the session's first file:
+        # trial 30d F6) and not at work: a pass was stopped before it parsed the session, indexed or not
+        why = "" if busy else pending_why(sdir)
         (interrupted if why == "interrupted" else never if why or not parsed else gone).append(sdir.name)
         # a received session (no session.state) waits for its rounds
     return never, gone, interrupted
@@ -148,7 +152,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
         return (f"{len(ids)} landed session(s) have no conversation chain yet and are not {left_out}: a collector holds "
                 f"the root (asz collect or asz server is at work), so they are not parsed yet; its pass builds them: "
                 f"{shown_ids(ids)}" + (f". {unread}" if unread else "")), ids
-    why = ([f"{len(interrupted)} not parsed yet: a parse was interrupted"] if interrupted else []) \
+    why = ([f"{len(interrupted)} not parsed yet: {STOPPED}"] if interrupted else []) \
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
     return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"
             + (f" ({'; '.join(why)})" if why else "")
@@ -240,6 +244,9 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
 #: The note counting landed sessions never parsed; ``{n}`` the count, ``{ids}`` the first of them.
 NEVER_PARSED_LINE = ("{n} landed session(s) not parsed yet, so no conversation chain (normal after "
                      "asz collect --no-parse; asz parse builds them): {ids}")
-#: The note counting landed sessions whose parse was interrupted after it indexed them; ``{n}`` and ``{ids}`` as above.
-INTERRUPTED_LINE = ("{n} landed session(s) not parsed yet: a parse was interrupted (their session index is there, "
-                    "their rounds are not written yet); asz parse or the next collect finishes it: {ids}")
+#: Why sessions marked to be parsed have no round (:func:`unchained_sessions`' third list).
+STOPPED = "a collect pass or parse was stopped before it parsed them"
+#: The note counting landed sessions a collect pass or a parse was stopped before it parsed (Ctrl-C, SIGTERM: marked to
+#: be parsed, :mod:`asz_core.flow.pending`); ``{n}`` and ``{ids}`` as above. Not the ``--no-parse`` words (trial 30d F6).
+INTERRUPTED_LINE = ("{n} landed session(s) not parsed yet: " + STOPPED + " (their rounds are not written yet); the next "
+                    "collect pass or asz parse parses them: {ids}")

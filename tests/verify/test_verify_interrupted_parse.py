@@ -1,6 +1,6 @@
 """A parse stopped after it indexed the sessions and before it wrote their rounds (Ctrl-C in a collect's parse phase,
-trial 3 F5) is said as "not parsed yet: a parse was interrupted", not as rounds removed: the root is whole, only the
-chains are not built yet, so ``asz verify`` exits 0. A parse that ends clears that, and a chain removed afterwards is
+trial 3 F5) is said as "not parsed yet: a collect pass or parse was stopped before it parsed them", not as rounds
+removed: the root is whole, only the chains are not built yet, so ``asz verify`` exits 0. A parse that ends clears that, and a chain removed afterwards is
 the ``missing chain`` problem again. A session a parse of another one indexed only for the id table is "not parsed
 yet" as after ``asz collect --no-parse``.
 
@@ -56,16 +56,16 @@ def test_a_parse_stopped_after_indexing_is_not_parsed_yet_and_the_next_parse_fin
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0, v.stdout + v.stderr
     assert "missing chain" not in v.stdout and "removed" not in v.stdout
-    (note,) = [ln for ln in v.stdout.splitlines() if "interrupted" in ln]
-    assert note.startswith(f"{CORPUS_SESSIONS - 1} landed session(s) not parsed yet: a parse was interrupted (their "
-                           "session index is there, their rounds are not written yet); asz parse or the next collect "
-                           f"finishes it: {rest[0]}, ")
+    (note,) = [ln for ln in v.stdout.splitlines() if "stopped before" in ln]
+    assert note.startswith(f"{CORPUS_SESSIONS - 1} landed session(s) not parsed yet: a collect pass or parse was stopped "
+                           "before it parsed them (their rounds are not written yet); the next collect pass or asz "
+                           f"parse parses them: {rest[0]}, ")
     j = json.loads(asz("verify", "--root", str(root), "--json").stdout)
     assert j["ok"] is True and j["interrupted"] == CORPUS_SESSIONS - 1 and "unchained" not in j and "unparsed" not in j
     ls = asz("ls", "--root", str(root))
     assert ls.stdout.splitlines()[-1] == (
         f"{CORPUS_SESSIONS - 1} landed session(s) have no conversation chain and are not listed ({CORPUS_SESSIONS - 1} not "
-        f"parsed yet: a parse was interrupted): {', '.join(rest[:5])} and {CORPUS_SESSIONS - 6} more; asz parse --root {root} "
+        f"parsed yet: a collect pass or parse was stopped before it parsed them): {', '.join(rest[:5])} and {CORPUS_SESSIONS - 6} more; asz parse --root {root} "
         "builds them (asz verify names them)")
 
     p = asz("parse", "--root", str(root))
