@@ -24,6 +24,7 @@ from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
 from .jobs import Job, adapter_default_folders, load_adapter_file, missing_is_note, resolve_jobs, storage_root, usage_error
+from .collect_took import say_took
 from .landing_hooks import index_landed, to_parse
 from .root_overlap import refuse_overlap
 from .stopping import STOPS, held, interrupt_on
@@ -96,7 +97,7 @@ def collect(
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows kept after the line); ``landed`` counts files, ``skipped`` what the adapters passed
+    busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows kept after the line, nor a push: with --once a ``took … in all`` line on stderr says those, on a terminal or when they reach ASZ_PROGRESS_AFTER); ``landed`` counts files, ``skipped`` what the adapters passed
     over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet, or a snapshot read while its runtime rewrote it (cut: not valid JSON) (it waits, and lands once whole), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; a landed source in no folder the pass was given is not looked at, not gone: one note per adapter counts those, docs/storage-root.md; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
@@ -141,7 +142,7 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
         for j in jobs if j is not provider
     ]
-    started, said, passed = time.time_ns(), {}, {}  # said: push's notes; passed: status, rows
+    started, said, passed, began = time.time_ns(), {}, {}, time.monotonic()  # said: push's notes; passed: status, rows
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every)
@@ -152,6 +153,7 @@ def collect(
                                             parse=not no_parse, passed=passed)
             pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed, jobs=jobs)
             if not watch:
+                say_took(began, took, passed)  # the time waited, when more than the pass line's (trial 30d F5)
                 _decided(1 if counters.failed or pushed else 0)
             time.sleep(max(0.0, every - took))  # Ctrl-C or SIGTERM ends the wait (KeyboardInterrupt)
     except KeyboardInterrupt as exc:
@@ -215,8 +217,9 @@ def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n
     the process's earlier passes, a lasting one said once; ``jobs``: the pass's :class:`~.jobs.Job` s, whose
     ``max_delta_bytes`` push cuts the rest of a stream at, as the pass cut). Returns push's status (0: nothing failed)."""
     if written:
+        began = time.monotonic()
         _keep_after_pass(storage, cfg, written, jobs_n, watch)
-        passed["rows"] = False
+        passed.update(rows=False, rows_kept=(len(written), time.monotonic() - began))  # rows_kept: collect_took.py
     if watch and parse:
         from ..reading.search import refresh
 
@@ -224,8 +227,11 @@ def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n
     if cfg.export.endpoint and storage.is_dir():
         from .push_cmd import run_push
 
-        return run_push(storage, cfg, quiet_when_idle=True, said=said,  # a push that sent nothing says nothing
-                        budgets={j.adapter.name: j.max_delta_bytes for j in jobs or ()})
+        began = time.monotonic()
+        pushed = run_push(storage, cfg, quiet_when_idle=True, said=said,  # a push that sent nothing says nothing
+                          budgets={j.adapter.name: j.max_delta_bytes for j in jobs or ()})
+        passed["push_s"] = time.monotonic() - began
+        return pushed
     return 0
 
 
@@ -370,7 +376,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
     with held(*STOPS):
         typer.echo(f"{log_stamp()} {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
-        passed.update(status=1 if counters.failed else 0, rows=bool(written))
+        passed.update(status=1 if counters.failed else 0, rows=bool(written), end=time.monotonic())  # end: collect_took
     return counters, took, written
 
 

@@ -44,6 +44,19 @@ def asz(*args: str, cwd: Path | None = None, timeout: float = 120, extra_env: di
     return subprocess.run([*ASZ, *args], cwd=cwd, env=env(extra_env), capture_output=True, text=True, timeout=timeout)
 
 
+def projects_copy(corpus_dir: Path, dest: Path) -> Path:
+    """A copy of the corpus's Claude Code projects folder at ``dest`` (returned); skips the test when it is absent."""
+    import shutil
+
+    import pytest
+
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    shutil.copytree(projects, dest)
+    return dest
+
+
 def mini_args(src: Path, root: Path, *more: str) -> list[str]:
     """Arguments selecting the test adapter, a source root and a storage root."""
     return ["--adapter", "mini-jsonl", "--adapter-file", str(ADAPTER_FILE), "--source", str(src), "--root", str(root), *more]

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from collect_helpers import asz
+from collect_helpers import asz, projects_copy
 from asz_core.storage.layout import landed_files
 
 
@@ -30,11 +29,7 @@ def _main_files(root: Path) -> tuple[str, list[Path]]:
 
 @pytest.fixture
 def collected(corpus_dir, tmp_path):
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
-    src = tmp_path / "projects"
-    shutil.copytree(projects, src)
+    src = projects_copy(corpus_dir, tmp_path / "projects")
     (tmp_path / "asz.yaml").write_text("adapters:\n  - name: claude-code-local\n    collector: {max_delta_bytes: 60000}\n")
     root = tmp_path / "data"
     p = asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
