@@ -278,11 +278,11 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
     each ``(where, text)``: ``record u-0006-… (seq 1, row 7)`` and its result's text whole from the landed record (the
     document's clipped text when the record gives none; a result the document carries no text of, withheld or empty, is
     said with ``(no text)``). A compaction agent's ``spawn_of_child`` entry is left out, as the page places it (drawn
-    as the compaction's talk: :func:`~asz_core.view.placing.compactions`). [] when nothing else is unresolved."""
-    from ..view.placing import compactions
+    as the compaction's talk: :func:`~asz_core.view.placing.unresolved_split`). [] when nothing else is unresolved."""
+    from ..view.placing import unresolved_split
 
-    placed = compactions(doc)  # a compaction agent's stream, which no call starts: drawn as its talk, the page's rule
-    entries = [u for u in doc.get("unresolved") or () if not (u.get("kind") == "spawn_of_child" and u.get("ref") in placed)]
+    placed = set(unresolved_split(doc)["placed"])  # a compaction agent's stream: drawn as its talk, the page's rule
+    entries = [u for u in doc.get("unresolved") or () if u.get("id") not in placed]
     orphans: dict[str, list[dict]] = {}
     for nd in doc.get("not_drawn") or ():
         if nd.get("why") == "unresolved" and nd.get("unresolved"):

@@ -26,6 +26,9 @@ exports (docs/view.md, "The page"; docs/reading.md, ``asz export``).
 - A child stream no call started that its adapter names the compaction agent (label ``compaction``, ``named_by``
   ``stream``: Claude Code's ``agent-acompact-<id>.jsonl``) is the compaction whose boundary is the first one drawn after
   its last record (:func:`compactions`): its ``spawn_of_child`` entry is shown as placed, not as unresolved.
+- Which of the document's ``unresolved`` entries are still open, placed, or resolved by a later round
+  (:func:`unresolved_split`) is said once, here: ``asz conversation``'s ``(N still open)``, the page's Unresolved tab
+  and the exports read it (trial 30d F3: the tab said 0 where ``asz conversation`` said 1 still open).
 
 Positions compare only inside one stream: (stream, seq, row, block) of a node's first reference (:func:`position`).
 Nothing here changes the document; the page reads it from ``/api/c/{id}/headings``.
@@ -40,7 +43,7 @@ from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func
 
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks", "folded_at",
            "call_prompts", "call_summary", "compactions", "gists", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
-           "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "walk"]
+           "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "unresolved_split", "walk"]
 
 
 
@@ -333,6 +336,27 @@ def compactions(doc: dict) -> dict[str, str]:
     return out
 
 
+def unresolved_split(doc: dict) -> dict[str, list[str]]:
+    """The ids of the document's ``unresolved`` entries, in its order, as every reader tells them: ``placed``, a
+    compaction agent's ``spawn_of_child`` entry (its stream is in :func:`compactions`: drawn as the compaction it made,
+    which no call starts); ``open``, every other entry whose ``state`` is ``open`` (still open); ``resolved``, those a
+    later round resolved (``resolved``, or ``terminal``). ``asz conversation``'s ``N unresolved (S still open)`` counts
+    ``open`` in S and names the others; the page's Unresolved tab counts ``open`` (``/headings``' ``unresolved``)
+    and lists the others apart; the exports list ``open`` and ``resolved`` (trial 30d F3: 8463c716's compaction agent
+    made the page say 0 where ``asz conversation`` said 1 still open). ``summary.unresolved`` stays the document's
+    count of open entries, placed ones among them."""
+    placed_streams = compactions(doc)
+    out: dict[str, list[str]] = {"open": [], "placed": [], "resolved": []}
+    for u in doc.get("unresolved") or ():
+        if not isinstance(u, dict) or not isinstance(u.get("id"), str):
+            continue
+        if u.get("kind") == "spawn_of_child" and isinstance(u.get("ref"), str) and u["ref"] in placed_streams:
+            out["placed"].append(u["id"])
+        else:
+            out["open" if u.get("state") == "open" else "resolved"].append(u["id"])
+    return out
+
+
 def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted") -> dict[str, str]:
     """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
     its first three ``context.injection`` steps carrying no ``injected`` flag (module docstring; the document's rule
@@ -515,7 +539,8 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
     (:func:`call_prompts`) and ``lines``: the
     adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
     Code's ``auto, 167,731 tokens before``), as the exports label it, ``compactions`` (:func:`compactions`) and
-    ``reports`` (:func:`reports`), ``asks`` (:func:`asks`) and ``gists`` (:func:`gists`)."""
+    ``reports`` (:func:`reports`), ``asks`` (:func:`asks`), ``gists`` (:func:`gists`) and ``unresolved``
+    (:func:`unresolved_split`)."""
     from .titles import record_line
 
     prompts = call_prompts(doc, dialect, record)
@@ -532,4 +557,4 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
                 lines[n["id"]] = line
     return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
             "prompts": prompts, "compactions": compactions(doc), "reports": reports(doc, record),
-            "asks": asks(doc, dialect, record, prompts), "gists": gists(doc, dialect)}
+            "asks": asks(doc, dialect, record, prompts), "gists": gists(doc, dialect), "unresolved": unresolved_split(doc)}

@@ -1540,7 +1540,9 @@
   // step id -> what the adapter says the call acts on (placing.call_summary: Kiro's write reads 'create /w/notes.md').
   // CREDS: talk id -> {credentials, owner}: a talk whose records came to the receiver with a credential other than the
   // one that sent the session's first file (asz_core/view/talk_senders.py), marked on the talk (credMark).
-  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {};
+  // UNRES: the server's split of the document's unresolved entries (placing.unresolved_split: {open, placed, resolved}
+  // ids), the one definition asz conversation's "N still open" reads too (trial 30d F3); null until the headings came.
+  let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {}, UNRES = null;
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -1555,6 +1557,7 @@
       ASKS = d.asks || {};
       GISTS = d.gists || {};
       CREDS = d.credentials || {};
+      UNRES = d.unresolved || null;
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
     });
@@ -1709,7 +1712,7 @@
     ['files', 'Files', function () { return D.files.length; }],
     ['relations', 'Relations', function () { return D.relations.length; }],
     ['loose', 'Loose', function () { return (D.loose || []).length; }],
-    ['unresolved', 'Unresolved', function () { return D.unresolved.length - placedUnresolved().length; }],
+    ['unresolved', 'Unresolved', function () { return unresolvedAs('open').length; }],  // still open, as asz conversation says
     ['undescribed', 'Undescribed', function () { return (D.undescribed || []).length; }],
     ['changes', 'Changes', function () { return (D.workspace_changes || []).length; }],  // the header's changes chip's list
     ['tools', 'Tools', function () { return ((D.summary || {}).calls_by_tool || []).length; }],  // calls per tool (trial 30b F2)
@@ -2423,16 +2426,25 @@
     panel.append(h('p', { class: 'muted small' }, 'Runs and steps outside any talk (a compaction, context injected between talks); those of a stream with talks are also drawn in place, in the talk where they happened.'));
     appendSteps(panel, loose);
   }
-  // The document's unresolved entries that the page places: a compaction agent's stream, which no call starts
-  // (COMPACTIONS), listed apart under the compaction it made, not as unresolved; the document keeps them all.
-  function placedUnresolved() {
-    return D.unresolved.filter(function (u) { return u.kind === 'spawn_of_child' && typeof u.ref === 'string' && COMPACTIONS[u.ref]; });
+  // The document's unresolved entries of one part of the server's split (UNRES: 'open', still open; 'placed', a
+  // compaction agent's stream, which no call starts, listed apart under the compaction it made; 'resolved', by a later
+  // round); the document keeps them all. Without the split (the headings did not come) every entry counts as open.
+  function unresolvedAs(part) {
+    if (!UNRES) return part === 'open' ? D.unresolved : [];
+    const ids = UNRES[part] || [];
+    return D.unresolved.filter(function (u) { return ids.indexOf(u.id) >= 0; });
   }
+  function placedUnresolved() { return unresolvedAs('placed'); }
   function drawUnresolved() {
-    const placed = placedUnresolved(), open = D.unresolved.filter(function (u) { return placed.indexOf(u) < 0; });
+    const placed = placedUnresolved(), open = unresolvedAs('open'), resolved = unresolvedAs('resolved');
     const row = function (u) { return [h('span', { class: 'mono' }, u.id), u.kind, u.reason, u.state, u.ref ? JSON.stringify(u.ref) : '—']; };
     if (!open.length) panel.append(h('p', { class: 'muted' }, 'Nothing unresolved.'));
     else panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], open.map(row)));
+    if (resolved.length) {
+      panel.append(h('h2', null, 'Resolved'), h('p', { class: 'muted small', id: 'resolved-unresolved' },
+        'Entries an earlier round could not join, which a later round joined; not counted as unresolved.'));
+      panel.append(table(['Id', 'Kind', 'Reason', 'State', 'Ref'], resolved.map(row)));
+    }
     if (!placed.length) return;
     panel.append(h('h2', null, 'Placed'), h('p', { class: 'muted small', id: 'placed-unresolved' },
       'The document lists these as unresolved; the page places them: the compaction agent\'s stream, which no call starts, made the compaction drawn in its talk.'));
