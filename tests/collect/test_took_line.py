@@ -52,7 +52,7 @@ def test_the_time_waited_is_said_after_the_list_rows_and_the_push(corpus_dir, tm
     assert took.group(3) == f"{pass_s:.1f}"  # the pass line's own figure
     assert int(rows_n) == conversations == 11  # every conversation's rows were kept after the line
     assert abs(start_up + pass_said + after - total) <= 0.15  # the parts add up (each rounded to 0.1 s)
-    assert after >= rows_s and after + 0.05 >= rows_s + push_s
+    assert after >= rows_s and after + 0.15 >= rows_s + push_s  # three figures, each rounded to 0.1 s
     # the figure is the wait: more than the pass line says by what came after it, and no more than the process lived
     assert total >= pass_s + rows_s - 0.1 and total <= waited + 0.05, (total, pass_s, rows_s, waited)
     assert waited - total < 3.0, (waited, total)  # what is left: the process's exit after its last line (0.4 s here)
