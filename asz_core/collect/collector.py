@@ -90,10 +90,7 @@ class CollectOptions:
     must be unchanged before its unterminated last line is recorded as a torn tail (:mod:`asz_core.storage.torn`).
     ``after_landing(session dir)``: run under the session's lock by the process that landed a file of it
     (``asz collect`` indexes it there: :mod:`asz_core.sessiondata.slim`). ``before_landing(session dir)``: run under
-    the session's lock before the pass's first file of the session lands (``asz collect`` without ``--no-parse``
-    marks a session with no round as to be parsed there, so a pass stopped before its parse leaves it said as
-    stopped, not as landed by ``--no-parse``: trial 30d F6).
-    """
+    the lock before the pass's first file of the session lands (``asz collect`` marks it to be parsed: trial 30d F6)."""
 
     max_delta_bytes: int = DEFAULT_MAX_DELTA_BYTES
     max_windows: int = MAX_WINDOWS
