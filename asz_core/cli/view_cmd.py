@@ -387,14 +387,8 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     out[at:at] = cost_lines(doc, table)
     out.append(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     out.append(f"landed through seq {through}")
-    from ..view.placing import unresolved_split
-
-    unres = unresolved_split(doc)  # still open as the page's Unresolved tab counts them (trial 30d F3)
-    out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, "
-               f"{len(doc['unresolved'])} unresolved ({len(unres['open'])} still open)"
-               + (f"; {len(unres['placed'])} placed: a compaction agent's stream, which no call starts, drawn as the "
-                  "compaction it made" if unres["placed"] else "")
-               + (f"; {len(unres['resolved'])} resolved by a later round" if unres["resolved"] else ""))
+    from ..view.placing import unresolved_words  # still open as the page's Unresolved tab counts them (30d F3)
+    out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {unresolved_words(doc)}")
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
     failed = (s.get("kinds") or {}).get("error.api", 0)
     if failed:  # a failed run (a LangGraph trace's error) or model call was said only in its talk (trial 27a F9)

@@ -43,7 +43,8 @@ from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func
 
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks", "folded_at",
            "call_prompts", "call_summary", "compactions", "gists", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
-           "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "unresolved_split", "walk"]
+           "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "unresolved_split", "unresolved_words",
+           "walk"]
 
 
 
@@ -355,6 +356,17 @@ def unresolved_split(doc: dict) -> dict[str, list[str]]:
         else:
             out["open" if u.get("state") == "open" else "resolved"].append(u["id"])
     return out
+
+
+def unresolved_words(doc: dict) -> str:
+    """``N unresolved (S still open)`` of ``asz conversation``'s entities line (origin-digest §8.1), S the entries
+    :func:`unresolved_split` counts open, then the others named: ``; 1 placed: a compaction agent's stream, which no
+    call starts, drawn as the compaction it made``, ``; 2 resolved by a later round`` (each only when not 0)."""
+    unres = unresolved_split(doc)
+    return (f"{len(doc.get('unresolved') or ())} unresolved ({len(unres['open'])} still open)"
+            + (f"; {len(unres['placed'])} placed: a compaction agent's stream, which no call starts, drawn as the "
+               "compaction it made" if unres["placed"] else "")
+            + (f"; {len(unres['resolved'])} resolved by a later round" if unres["resolved"] else ""))
 
 
 def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted") -> dict[str, str]:
