@@ -111,6 +111,7 @@ def test_a_record_line_taken_out(corpus_copy, tmp_path):
     assert path.name in got[0].stdout.decode()
 
 
+@pytest.mark.slow  # 20-34 s under load (review31)
 def test_a_root_with_mcp_execution_records(corpus_copy, tmp_path):
     """One execution record per session that holds a tool call (the real ``asz hook``, collected by the ``changes``
     adapter and parsed): the arguments check's warnings come out the same both ways."""
@@ -142,6 +143,7 @@ def test_a_root_holding_ingest(corpus_copy, tmp_path):
     assert b"2026-12-05T10:00:00.000000Z" in got[0].stdout + got[0].stderr
 
 
+@pytest.mark.slow  # 20-34 s under load (review31)
 def test_usage_errors_and_other_forms(corpus_copy, tmp_path):
     """A missing root, a session no root holds, a root given in asz.yaml (no option at all): light, the same; --help,
     --deep, --config, a negative --jobs and a second word: Typer's, through the console script too."""
