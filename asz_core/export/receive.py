@@ -75,6 +75,16 @@ def said(err: TextIO | None, line: str) -> None:
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
                 quiet: bool = False, credential: str | None = None) -> ExportLogsServiceResponse:
+    """:func:`_answer_logs`, announced to readers while it lands (:func:`asz_core.storage.landing.landing`: a reader's
+    :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines)."""
+    from ..storage.landing import landing
+
+    with landing(root):
+        return _answer_logs(root, req, err, quiet, credential)
+
+
+def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
+                 quiet: bool = False, credential: str | None = None) -> ExportLogsServiceResponse:
     """Land every record of ``req`` in ``root``; the answer counts and names what was refused. On ``err``: one line
     per request, ``[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`` (left out when ``quiet``), then
     ``rejected PATH: why`` for each file rejected (always); ``; from INSTANCE (credential NAME)`` ends the line when

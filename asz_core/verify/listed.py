@@ -19,10 +19,14 @@ from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_lis
 from .report import Problem, Section
 from .unparsed import shown_ids
 
-__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "check_listed", "listed_missing", "missing_note", "ways_back", "said_erased"]
+__all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "LANDED_DURING", "check_listed", "listed_missing", "missing_note", "ways_back", "said_erased"]
 
 #: The problem name of a listed session that is gone.
 MISSING_SESSION = "missing session"
+#: The note on sessions the list names that the walk did not find, or found with no landed file, and that hold landed
+#: files when looked at again: they landed while verify ran (trial 31a F1), and none of them is a missing session.
+LANDED_DURING = ("{n} session(s) landed while asz verify ran (by asz receive or a collector, after the walk had listed "
+                 "the root) and were not checked: {ids}; the next asz verify checks them")
 #: The warning name of a line of the list that does not read.
 BAD_LIST_LINE = "unreadable list line"
 #: Its detail. A line cut short that some whole line of the list begins with is no warning: that line (the same write
@@ -99,11 +103,15 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
     file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
     note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0.
     ``only``: one session's verify (``asz verify SESSION``): only that session is held to its line, and neither the
-    warnings nor the note are added. First, a note per session of ``present`` whose landing stamps go backwards
+    warnings nor the note are added. First it waits for the requests ``asz receive`` is landing
+    (:func:`~asz_core.storage.landing.settle`: after it, the sender records check_senders reads name what was walked)
+    and a session the walk missed that holds landed files when looked at again is a note (:data:`LANDED_DURING`). Then a note per session of ``present`` whose landing stamps go backwards
     along its seqs (:func:`~asz_core.verify.stamps.stamp_notes`: the list's first-landed time is its first stamp), counted
     as ``stamps_back``."""
+    from ..storage.landing import settle
     from .stamps import stamp_notes
 
+    settle(root)  # the receiver's requests in flight give their files list and sender lines first (trial 31a F1)
     if back := stamp_notes(root, present):  # a clock set back between two passes (trial 29a F12); --json: stamps_back
         section.notes += back
         section.counts["stamps_back"] = len(back)
@@ -119,6 +127,11 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
             section.notes.append(unlisted_note(root, root_shown))
         return
     missing = listed_missing(root, listed, {p.name for p in present}, empty, only)
+    late = [e.session for e, _ in missing if holds_landed(root / e.session)]  # looked at again: landed meanwhile
+    if late:  # a receiver or a collector landed it after the walk listed the root, before the list was read
+        section.notes.append(LANDED_DURING.format(n=len(late), ids=shown_ids(late)))
+        section.counts["landed_during_run"] = len(late)
+        missing = [(e, w) for e, w in missing if e.session not in late]
     for entry, where in missing:
         name = entry.session
         chain = os.path.join(root_shown, "_conversations", name)

@@ -132,6 +132,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     when asked, since that opens a landed file and the first ``asz usage`` after a collect reads the kept summaries
     alone (tests/reading/test_collect_keeps_rows.py).
     """
+    from ..storage.landing import settle
+
     out: list[Counted] = []
     problems: list[str] = []
     hide = list(hide)
@@ -139,7 +141,9 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
 
     store = SummaryStore(root) if cache and not in_as_of() else None  # the kept summaries are the heads'
     try:
-        for conv in list_conversations(root) if ids is None else ids:
+        convs = list(list_conversations(root)) if ids is None else ids
+        settle(root)  # a receiver's requests in flight give what they landed its sender lines first (trial 31a F1)
+        for conv in convs:
             try:
                 head = read_head(root, conv)
                 header = head.header if head else None
