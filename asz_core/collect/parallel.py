@@ -126,7 +126,7 @@ def land_in_processes(root: Path, items: list[tuple[str, list[tuple[Collector, l
             poke()  # no session ended since: the progress line still comes every period (collect/meter.py)
 
     try:
-        pool = process_pool(jobs, fork_only=True)
+        pool = process_pool(jobs, fork_only=True, root=root)
         if pool is None:
             return False
         left: list[tuple[int, int, int]] = []  # (run, place in it, session) of runs whose worker sent nothing back

@@ -39,6 +39,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
@@ -86,6 +87,10 @@ class StoppablePool(ProcessPoolExecutor):
     (``GeneratorExit``), drops the work not started and kills the workers at once instead of waiting for the
     jobs they run: a command stops within a second of Ctrl-C. A worker killed mid-job is as one whose command
     was killed (it dies with its parent, :func:`die_with_parent`): what it lands or writes is whole or absent."""
+
+    #: The storage root the workers write into (:func:`process_pool`'s ``root``): after :meth:`stop_now` killed a worker
+    #: still busy past :data:`STOP_GRACE`, the temporary files it left there are removed; None: the workers write none.
+    writes_into: Path | None = None
 
     def _spawn_process(self):
         """Start one worker (``ProcessPoolExecutor``'s own step) with SIGTERM held in this thread while it forks, and
@@ -177,12 +182,22 @@ class StoppablePool(ProcessPoolExecutor):
             except (OSError, ValueError, AttributeError):
                 pass
         _wait_gone(procs, STOP_GRACE)  # a worker the stop reached ends its chain: its held progress written
+        killed = []
         for p in procs:
             try:
+                if p.is_alive():
+                    killed.append(p.pid)
                 p.kill()
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError, AssertionError):
                 pass
         _wait_gone(procs, STOP_WAIT)
+        if killed and self.writes_into is not None:  # a straggler's temporaries: its pid is in their names (trial 31a F2)
+            from ..storage.root import remove_temporaries_of
+
+            try:
+                remove_temporaries_of(self.writes_into, killed)
+            except OSError:
+                pass
         try:
             results._writer.close()  # nobody writes results any more: the manager thread's read sees end of file
         except (OSError, AttributeError):
@@ -253,8 +268,8 @@ def _wait_gone(procs: list, seconds: float) -> None:
         sentinels = [s for s in sentinels if s not in ready]
 
 
-def process_pool(jobs: int, *, fork_only: bool = False,
-                 initializer: Callable[[], None] | None = None) -> ProcessPoolExecutor | None:
+def process_pool(jobs: int, *, fork_only: bool = False, initializer: Callable[[], None] | None = None,
+                 root: str | os.PathLike | None = None) -> ProcessPoolExecutor | None:
     """A pool of ``jobs`` worker processes: forked when :func:`can_fork`, else spawned.
 
     With ``fork_only`` (the workers need what this process holds in memory,
@@ -262,7 +277,8 @@ def process_pool(jobs: int, *, fork_only: bool = False,
     worker starts with :func:`worker_init` (it dies with this process, closes
     the inherited stdin/stdout/stderr, stops on SIGTERM as on Ctrl-C: :func:`worker_stop`), then
     runs ``initializer``. Leaving its ``with`` block by Ctrl-C kills the
-    workers at once (:class:`StoppablePool`).
+    workers at once (:class:`StoppablePool`); ``root``: the storage root the workers write into, where the temporary
+    files of a worker killed past the stop's grace are removed (:attr:`StoppablePool.writes_into`).
     """
     if can_fork():
         ctx = multiprocessing.get_context("fork")
@@ -270,8 +286,9 @@ def process_pool(jobs: int, *, fork_only: bool = False,
         return None
     else:
         ctx = multiprocessing.get_context("spawn")
-    return StoppablePool(max_workers=jobs, mp_context=ctx, initializer=worker_init,
-                               initargs=(os.getpid(), initializer))
+    pool = StoppablePool(max_workers=jobs, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(), initializer))
+    pool.writes_into = Path(root) if root is not None else None
+    return pool
 
 
 def guided(items: Sequence[T], jobs: int) -> list[list[T]]:

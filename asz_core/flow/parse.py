@@ -397,7 +397,7 @@ def parse_root(
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
     todo = _not_current(root, names) if changed_only else names
-    pool, tally = _workers(names, every, jobs if engine is None and todo else 1)  # none when no session is to be parsed
+    pool, tally = _workers(names, every, jobs if engine is None and todo else 1, root)  # none when no session is to be parsed
     outcomes: list[ParseOutcome] = []
     runs: list[list[str]] = []  # the workers' runs of sessions, once handed out
     try:
@@ -429,9 +429,9 @@ def parse_root(
     return report
 
 
-def _workers(names: list[str], every: list[str], jobs: int) -> tuple[Any, Any]:
+def _workers(names: list[str], every: list[str], jobs: int, root) -> tuple[Any, Any]:
     """``(pool, tally)`` for :func:`parse_root`: ``min(jobs, len(names))`` forked parse workers
-    (:func:`~asz_core.collect.workers.process_pool`) and the :class:`~asz_core.collect.workers.Tally` they count
+    (:func:`~asz_core.collect.workers.process_pool`, writing into ``root``) and the :class:`~asz_core.collect.workers.Tally` they count
     finished sessions in (sized for ``names`` and ``every``); ``(None, None)`` for one job or one name, or where this
     process may not fork (the workers are forked or there are none)."""
     if jobs <= 1 or len(names) <= 1:
@@ -441,7 +441,7 @@ def _workers(names: list[str], every: list[str], jobs: int) -> tuple[Any, Any]:
     if not can_fork():
         return None, None
     tally = Tally(len(set(names) | set(every)))
-    pool = process_pool(min(jobs, len(names)), fork_only=True, initializer=functools.partial(_parse_worker_start, tally))
+    pool = process_pool(min(jobs, len(names)), fork_only=True, root=root, initializer=functools.partial(_parse_worker_start, tally))
     return pool, (tally if pool is not None else None)
 
 

@@ -162,6 +162,8 @@ class SDWriter:
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self._f = open(self._tmp, "wb")
         self._closed = False
+        if STALL_ENV in os.environ:
+            _stall_for_test()
         try:
             self._sha = hashlib.sha256()
             self._records = 0
@@ -310,6 +312,34 @@ class SDWriter:
 
 
 # --------------------------------------------------------------------------- too large to land
+
+
+#: A test hook (tests/collect/test_sigterm_straggler.py): a worker process (never the command's own) that opens its
+#: first temporary file holds SIGTERM and SIGINT and sleeps this many seconds, as a worker stuck in a write on a loaded
+#: machine does past a stopping pool's grace (trial 31a F2).
+STALL_ENV = "ASZ_TEST_STALL_WRITER"
+_stalled = False
+
+
+def _stall_for_test() -> None:
+    """:data:`STALL_ENV`'s sleep, once per worker process; nothing in the command's own process or for a bad value."""
+    global _stalled
+    import multiprocessing
+    import signal
+    import time
+
+    try:
+        seconds = float(os.environ[STALL_ENV])
+    except ValueError:
+        return
+    if _stalled or multiprocessing.parent_process() is None:
+        return
+    _stalled = True
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        time.sleep(seconds)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
 
 def _data_schema(data: Any) -> str:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the writer and its codec load when a session is landed, not
 
 __all__ = [
     "sweep_unowned_temporaries",
+    "remove_temporaries_of",
     "unowned_temporaries_places",
     "temporary_owner",
     "owner_alive",
@@ -383,6 +384,24 @@ def sweep_unowned_temporaries(root: str | os.PathLike) -> list[Path]:
     what a parse refused by a full file system (or killed) left in chains and session indexes that are not parsed
     again (recheck 26 N2: 236 ``.r….sf.PID.tmp``; fixd2: ``index/.index.state.PID.tmp``). Returns the paths removed."""
     return [p for d in unowned_temporaries_places(Path(root)) for p in remove_stale_temporaries(d, unowned_only=True)]
+
+
+def remove_temporaries_of(root: str | os.PathLike, pids: Iterable[int]) -> list[Path]:
+    """Delete every ``.<name>.<pid>.tmp`` under ``root`` whose pid is one of ``pids``: what worker processes killed
+    mid-write left (a stopping pool's straggler, trial 31a F2). Only for processes that are gone: then nobody writes
+    those files, and no lock is needed. Walks the whole root (called only after a kill). Returns the paths removed."""
+    want = set(pids)
+    removed: list[Path] = []
+    if not want:
+        return removed
+    for here, _dirs, files in os.walk(root):
+        for name in files:
+            if name.startswith(".") and name.endswith(".tmp") and temporary_owner(name) in want:
+                path = os.path.join(here, name)
+                with contextlib.suppress(OSError):
+                    os.unlink(path)  # never chmod first (remove_stale_temporaries says why)
+                    removed.append(Path(path))
+    return removed
 
 
 # --------------------------------------------------------------------------- landing

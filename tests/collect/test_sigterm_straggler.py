@@ -1,0 +1,67 @@
+"""A worker still busy when a stopped pass's grace ends is killed, and the collector removes what it was writing
+(trial 31a F2; docs/cli.md, Stopping: after SIGTERM no ``.tmp`` is left).
+
+A real ``asz collect --once --jobs 2`` over a copy of the corpus; the test hook ``ASZ_TEST_STALL_WRITER`` makes each
+worker, at the first file it opens, hold SIGTERM and sleep (as a worker stuck in a write on a loaded machine), so
+the stop's :data:`~asz_core.collect.workers.STOP_GRACE` runs out and the pool SIGKILLs it with its ``.tmp`` open.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from asz_core.collect.workers import STOP_GRACE
+
+from collect_helpers import ASZ, env
+
+
+def _temporaries(root: Path) -> list[Path]:
+    return sorted(root.rglob(".*.tmp"))
+
+
+def _sd_files(root: Path) -> set[str]:
+    return {str(f.relative_to(root).parent) + "/" + f.name.split("-")[0] + "-" + f.name.rsplit("-", 1)[1]
+            for f in root.rglob("*.sd") if not f.relative_to(root).parts[0].startswith("_")}
+
+
+@pytest.mark.slow
+def test_a_worker_killed_past_the_grace_leaves_no_temporary_and_the_rerun_lands_everything(corpus_dir, tmp_path):
+    projects = corpus_dir / "claude-code" / "projects"
+    if not projects.is_dir():
+        pytest.skip(f"{projects} is absent")
+    whole = tmp_path / "whole"
+    p = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(whole)],
+                       capture_output=True, text=True, env=env())
+    assert p.returncode == 0, p.stderr
+    root = tmp_path / "root"
+    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env({"ASZ_TEST_STALL_WRITER": "120"}), start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not _temporaries(root) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    held = _temporaries(root)
+    assert held and proc.poll() is None, "no worker held a temporary file"
+    assert held[0].stat().st_size == 0  # opened, nothing written yet: the trial's 0-byte .sd.PID.tmp
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)  # the command alone, as kill PID: its pool stops the workers
+    out, err = proc.communicate(timeout=120)
+    took = time.monotonic() - started
+    assert proc.returncode == 143, err
+    assert took >= STOP_GRACE, f"stopped in {took:.1f} s: the stalled worker was not waited for"  # it was killed
+    assert "Traceback" not in err
+    assert _temporaries(root) == []
+    v = subprocess.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
+    assert v.returncode == 0, v.stdout + v.stderr
+    again = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)],
+                           capture_output=True, text=True, env=env())
+    assert again.returncode == 0, again.stderr
+    assert _sd_files(root) == _sd_files(whole)  # every stream's files, by kind and seq, as a whole pass lands them
+    v = subprocess.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert _temporaries(root) == []
