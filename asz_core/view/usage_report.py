@@ -64,7 +64,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
-from .usage import TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
+from .usage import RATE_KIND, RATE_UNCHECKED_KIND, TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
@@ -515,11 +515,31 @@ def recorded(row: dict) -> dict:
     ``"priced": false``); True otherwise, the row's figures as they are; null on a row every call of which is held back
     (``held_back``, no call counted and no credits: its zero usage is in no figure, and whether its calls recorded
     tokens is not read from evidence that does not verify)."""
+    row = _model_tokens(row)
     if "held_back" in row and not row["calls"] and row.get("credits") is None:
         return {**row, "usage_recorded": None}
     if not usage_unrecorded(row["calls"], row["calls_with_usage"], row.get("credits")):
         return {**row, "usage_recorded": True}
     return {**row, "usage": dict.fromkeys(row["usage"]), "usage_recorded": False}
+
+
+#: Counts of calls a usage sum carries beside its tokens (:data:`~asz_core.view.usage.RATE_KIND`,
+#: :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), left out of each ``usage_by_model`` entry by :func:`recorded`.
+_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND)
+
+
+def _model_tokens(row: dict) -> dict:
+    """``row`` with each ``usage_by_model`` entry (its ``instances``' too) holding no count of calls (trial 31a F3: a
+    script adding a model's usage added 614 calls to its tokens): ``cost_by_model`` says them per model
+    (``rate_not_priced_calls``, ``rate_not_checked_calls``); the row's own ``usage`` keeps them, as documented
+    (docs/view.md)."""
+    by = row.get("usage_by_model")
+    if isinstance(by, dict) and any(k in u for u in by.values() if isinstance(u, dict) for k in _CALLS_IN_USAGE):
+        row = {**row, "usage_by_model": {m: {k: v for k, v in u.items() if k not in _CALLS_IN_USAGE}
+                                         if isinstance(u, dict) else u for m, u in by.items()}}
+    if isinstance(row.get("instances"), list):
+        row = {**row, "instances": [_model_tokens(i) if isinstance(i, dict) else i for i in row["instances"]]}
+    return row
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:

@@ -105,3 +105,24 @@ def test_usage_says_it_once_and_what_can_check_them(before):
         assert ("this root cannot tell (its landed files are written once), and collecting the same sources into a new "
                 "root (asz collect --once --root NEW, while the runtime still keeps them) checks them there") in line
     assert re.search(r"\$[\d,.]+\?", asz_in_process("ls", "--root", str(root)).stdout)
+
+
+def test_a_models_usage_holds_tokens_only_and_its_cost_the_calls(before):
+    """trial 31a F3: ``usage_by_model`` entries carried ``rate_not_checked: N`` (a count of calls) beside the tokens, so
+    a script adding a model's usage added calls to tokens. Each model's entry now holds token counts only; the calls are
+    in its ``cost_by_model`` (``rate_not_checked_calls``), and the row's ``usage`` keeps the count where docs/view.md
+    documents it."""
+    lines, root = before
+    want = len(_calls_with_usage(lines))
+    tokens = {"in", "out", "cache_read", "cache_write", "cache_write_1h", "long_context"}
+    for args in (("usage", "session", "--json"), ("usage", "instance", "--json"), ("usage", "daily", "--json", "--total-once")):
+        got = json.loads(asz_in_process(*args, "--root", str(root), "--tz", "UTC").stdout)
+        rows = got["rows"] + [got["total"]] if isinstance(got, dict) else got + [got[0]["total"]]
+        for row in rows + [i for r in rows for i in r.get("instances") or ()]:
+            for u in (row.get("usage_by_model") or {}).values():
+                assert set(u) <= tokens, (args, u)
+        for row in rows:
+            assert row["usage"].get("rate_not_checked") == want  # documented: kept
+            assert row["cost"].get("rate_not_checked_calls") == want
+            if "cost_by_model" in row:  # a row's models, each priced alone
+                assert sum(c.get("rate_not_checked_calls", 0) for c in row["cost_by_model"].values()) == want
