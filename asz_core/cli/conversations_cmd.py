@@ -15,7 +15,7 @@ from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text, zone_name
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, fit_tails, make_filters, model_option, no_match,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 
 #: Columns of the table: header, width (0: the rest), alignment.
@@ -360,7 +360,7 @@ def conversations(
     reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model request or a run of which failed (a failed LangGraph trace, a Claude Code API error retried or not) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
-    (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), 2 on usage errors.
+    (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), or when landed sessions a stopped pass or parse left unparsed (a full file system, Ctrl-C, SIGTERM, a kill) are in no row (said on stderr: asz ls: the answer is incomplete (exit 1): …; not for a collector at work nor after collect --no-parse), 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
@@ -386,14 +386,15 @@ def conversations(
         sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
         for line in unread + unplaced + [note] * bool(note):
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
-        return _none_matched(cmd, r, len(ids), matched, given)
+        return _none_matched(cmd, r, ids, matched, given)
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        return _none_listed(cmd, r, len(ids), matched, given, unplaced + [note] * bool(note))
+        return _none_listed(cmd, r, ids, matched, given, unplaced + [note] * bool(note))
     _table(cmd, rows, shown, unread + unplaced)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     _footer(rows, note)
+    incomplete(r, ids, cmd)
 
 
 def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[str]) -> None:
@@ -425,21 +426,20 @@ def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -
     return [x for x in unread if x] + staged_notes(r), [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # 27b F6; 28c F3
 
 
-def _none_listed(cmd: str, r: Path, of: int, matched: int, given: dict[str, str], lines: list[str]) -> None:
-    """No row to print: ``no conversations in ROOT (collect and parse …)`` for a root with none, then ``lines``
-    (the unplaced and unchained notes), then :func:`_none_matched`."""
-    if not of:
+def _none_listed(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str], lines: list[str]) -> None:
+    """No row: ``no conversations in ROOT (…)`` for a root with none, ``lines`` (notes), then :func:`_none_matched`."""
+    if not ids:
         typer.echo(f"no conversations in {r} (collect and parse sessions into it)")
     for line in lines:
         typer.echo(line)
-    _none_matched(cmd, r, of, matched, given)
+    _none_matched(cmd, r, ids, matched, given)
 
 
-def _none_matched(cmd: str, r: Path, of: int, matched: int, given: dict[str, str]) -> None:
-    """Exit 1 when the filters ``given`` matched none of the ``of`` conversations of root ``r`` (said on stderr,
-    :func:`~asz_core.cli.reading_common.no_match`); a root with no conversation lists none and exits 0."""
-    if of and not matched:
-        raise no_match(cmd, r, given, of)
+def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str]) -> None:
+    """Exit 1 (:func:`~asz_core.cli.reading_common.no_match`) when ``given`` matched none of ``ids``; then :func:`incomplete`."""
+    if ids and not matched:
+        raise no_match(cmd, r, given, len(ids))
+    incomplete(r, ids, cmd)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 
 def _footer(rows: list[dict], note: str) -> None:

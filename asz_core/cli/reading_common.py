@@ -14,7 +14,7 @@ from ..reading.listing import Filters, TimeError, parse_time
 if TYPE_CHECKING:
     from ..config import Config
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP", "incomplete"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -270,3 +270,17 @@ def say_left_out(cmd: str, headers: list[str]) -> None:
     if headers:
         typer.echo(f"asz {cmd}: a narrow terminal: {', '.join(headers)} left out (a wider one, or --json, shows "
                    "every column)", err=True)
+
+
+def incomplete(r: Path, ids: list[str], cmd: str, failed: bool = False) -> None:
+    """Exit 1, said on stderr (:data:`~asz_core.reading.stopped_pass.INCOMPLETE_SAID`), when landed sessions of root
+    ``r`` that a stopped pass or parse left unparsed are not among the conversations ``ids`` (their calls are in no
+    figure: :func:`~asz_core.reading.stopped_pass.stopped_unparsed`; trial 31a F4); exit 1 too when ``failed`` (the
+    command already found its answer failing); nothing otherwise."""
+    from ..reading.stopped_pass import INCOMPLETE_SAID, stopped_unparsed
+
+    left = stopped_unparsed(r, ids)
+    if left:
+        typer.echo(f"asz {cmd}: {INCOMPLETE_SAID.format(n=len(left), root=r)}", err=True)
+    if left or failed:
+        raise typer.Exit(1)

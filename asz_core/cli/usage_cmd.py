@@ -14,7 +14,7 @@ from ..view.rate_words import listed_title
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
-from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, say_left_out, terminal_columns, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, incomplete, say_left_out, terminal_columns, tz_option, use_tz
 from .usage_out import check_form, emit, total_lines
 from .usage_said import matched_nothing, say_problems
 
@@ -173,7 +173,7 @@ def usage(
     match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone or configuration. Landed
     sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
     the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
-    stderr with --json, every row listing them under unchained); exit 0. Sessions the root's _sessions.list names
+    stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names
     whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
     A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr. Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect)."""
     from ..reading.ids import shown_names
@@ -199,8 +199,8 @@ def usage(
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, (note, line), shown)
         _kept_line(counted, project, model, shown, bool(shape) or form in ("csv", "md") or out is not None)
-    if problems or unmatched:  # a filter that matches nothing exits 1, as every reader's (docs/reading.md)
-        raise typer.Exit(1)
+    # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
+    incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
 
 
 
