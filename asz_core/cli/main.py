@@ -78,7 +78,10 @@ def build_app(modules: tuple[str, ...] = MODULES, *, plugins: bool | None = None
     """
     from importlib import import_module
 
+    from .plain_errors import PlainErrorsGroup
+
     built = typer.Typer(
+        cls=PlainErrorsGroup,  # usage errors in one plain line when stderr is no terminal (trial 31a F7)
         name="asz",
         help="Record what AI agent sessions really did, as Session Data (sd/1) a person can read and a machine can check.",
         no_args_is_help=True,

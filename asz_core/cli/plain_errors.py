@@ -1,0 +1,74 @@
+"""Usage errors as one plain line when stderr is no terminal (trial 31a F7; docs/cli.md, exit codes).
+
+Typer draws a usage error (an unknown option, a bad value, a missing argument) as a Rich box of UTF-8 box-drawing
+characters, 80 columns wide, after click's ``Usage:`` lines. In a log file (cron, CI, systemd) that is four lines of
+frame where every other error of asz is one ``asz CMD: …`` line a ``grep`` finds. :class:`PlainErrorsGroup`, the
+application's top group, catches a usage error before Typer draws it when stderr is not a terminal and prints
+``asz CMD: MESSAGE; see 'asz CMD --help'`` on stderr, exit 2 (click's usage exit code, unchanged). On a terminal
+the box stays.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+#: Click's usage error as Typer raises it (Typer 0.29 carries its own copy of click: ``typer.BadParameter``'s base).
+UsageError = typer.BadParameter.__mro__[1]
+
+__all__ = ["PlainErrorsGroup", "plain_usage_line"]
+
+
+def plain_usage_line(exc: UsageError, path: str = "asz") -> str:
+    """``asz CMD: MESSAGE; see 'asz CMD --help'``: ``exc`` in one line (its message's line breaks as spaces, no full
+    stop at its end), named by the command whose arguments it is about (its context's), else ``path``."""
+    if exc.ctx is not None:  # the program is asz however started (python -m asz_core.cli.main, a script's path)
+        names, c = [], exc.ctx
+        while c.parent is not None:
+            names.append(c.info_name or "")
+            c = c.parent
+        path = " ".join(["asz", *reversed(names)])
+    message = " ".join(exc.format_message().split())
+    message = message[:-1] if message.endswith(".") and not message.endswith("..") else message
+    return f"{path}: {message}; see '{path} --help'"
+
+
+def _said(exc: UsageError, group: TyperGroup) -> NoReturn:
+    """Print ``exc``'s line and exit with its code (2); a message with no context is named by the command the command
+    line gives, when ``group`` has it (``asz usage --root`` with no value)."""
+    words = sys.argv[1:2]
+    path = f"asz {words[0]}" if words and words[0] in group.commands else "asz"
+    print(plain_usage_line(exc, path), file=sys.stderr, flush=True)
+    sys.exit(exc.exit_code)
+
+
+def _plain() -> bool:
+    try:
+        return not sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or it is closed
+        return True
+
+
+class PlainErrorsGroup(TyperGroup):
+    """The top group of asz: a usage error met while its arguments or a command's are read, or raised by a command
+    (``typer.BadParameter``), is :func:`plain_usage_line` on stderr and exit 2 when stderr is no terminal."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: typer.Context | None = None,
+                     **extra: Any) -> typer.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except UsageError as exc:
+            if not _plain():
+                raise
+            _said(exc, self)
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            if not _plain():
+                raise
+            _said(exc, self)

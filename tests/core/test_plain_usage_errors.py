@@ -1,0 +1,57 @@
+"""A usage error is one plain ``asz CMD: …`` line when stderr is no terminal (trial 31a F7: cron's log held Typer's
+Rich box, ``╭─ Error ───``, 80 columns of UTF-8 frame, where every other error is one line), exit 2 as before; on a
+terminal the box stays. Real ``asz`` processes, stderr a pipe or a pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+POSIX = {**os.environ, "LC_ALL": "POSIX", "LANG": "C"}
+
+
+@pytest.mark.parametrize("args, line", [
+    (["usage", "--json", "--bogus"], "asz usage: No such option: --bogus (Possible options: --out); see 'asz usage --help'"),
+    (["--bogus"], "asz: No such option: --bogus; see 'asz --help'"),
+    (["nosuchcmd"], "asz: No such command 'nosuchcmd'; see 'asz --help'"),
+    (["usage", "--root"], "asz usage: Option '--root' requires an argument; see 'asz usage --help'"),
+    (["hooks", "install", "--bogus"], "asz hooks install: No such option: --bogus; see 'asz hooks install --help'"),
+    (["usage", "nosuchview"], "asz usage: 'nosuchview' is not a view (one of daily, weekly, monthly, blocks, session, "
+                              "project, model, instance)"),  # the command's own usage error, as before
+], ids=["option", "top-option", "command", "missing-value", "group", "own"])
+def test_a_usage_error_in_a_log_is_one_plain_line_exit_2(args, line, tmp_path):
+    p = subprocess.run([*ASZ, *args], capture_output=True, env=POSIX, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                       timeout=120)
+    assert p.returncode == 2
+    assert p.stdout == b""
+    assert p.stderr.decode("ascii") == line + "\n"  # one line, nothing but ASCII: no box, no Usage: lines
+
+
+def test_on_a_terminal_the_box_stays(tmp_path):
+    primary, secondary = pty.openpty()
+    try:
+        p = subprocess.run([*ASZ, "usage", "--bogus"], stdout=subprocess.PIPE, stderr=secondary,
+                           stdin=subprocess.DEVNULL, cwd=tmp_path, timeout=120)
+        os.close(secondary)
+        secondary = -1
+        said = b""
+        while True:
+            try:
+                got = os.read(primary, 65536)
+            except OSError:  # EIO: the terminal's other end is closed, all read
+                break
+            if not got:
+                break
+            said += got
+    finally:
+        os.close(primary)
+        if secondary >= 0:
+            os.close(secondary)
+    assert p.returncode == 2
+    text = said.decode("utf-8", "replace")
+    assert "╭─" in text and "Error" in text and "No such option" in text
