@@ -52,6 +52,7 @@ Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-3
 from __future__ import annotations
 
 import attrs
+import orjson
 
 from asz_core import (Dropped, Part, Record, Source, keys_twice, settle_surrogates, source_sha, twice_dropped, unknown_part,
                       nesting_depth)
@@ -175,6 +176,9 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         return False
     if not canon and keys_twice(raw, begin, end):  # a canonical line gives no key twice: nearly every line asks nothing
         rec.dropped.extend(twice_dropped(raw, begin, end))
+    stamp = value.get("timestamp")
+    if stamp is not None and not isinstance(stamp, str) and not rec.time:  # a number, say (trial 30a F8): its JSON text
+        rec.time = orjson.dumps(stamp).decode()  # kept in time, where it reads as no time (seed 000), never lost
     return not lone
 
 

@@ -34,8 +34,7 @@ from .meter import landed
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
 from ..sessiondata import FLAGS, Header, Record, format_rfc3339, source_sha, unknown_part
-from ..sessiondata.model import is_member_part
-from ..sessiondata.vocabulary import TWICE_DROPPED
+from .said_lines import said_undescribed, twice_of, undescribed_of, undescribed_within, untimed_of
 from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
 from ..sessiondata.writer import VocabularyError, check_vocabulary
@@ -84,84 +83,6 @@ class DocStat:
 
     st_size: int
     st_mtime_ns: int = 0
-
-
-def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int = 5, within: bool = False) -> str:
-    """What a ``warning:`` says of a source's ``lines`` (``(line number, reason)``) that adapter ``adapter`` could not
-    describe at all: how many, then each distinct reason (in the order they first come) after the first ``shown``
-    numbers of its lines (``lines 7, 9: the record is not valid JSON; line 8: the record is JSON but not an object``;
-    trial 17, F6: one reason was said for all), and that every byte landed. With ``within``, the lines it read but
-    that hold something it does not describe (:func:`undescribed_within`: a member or block the runtime added, trial
-    23a F5), each with the reason of its first unknown part."""
-    by_reason: dict[str, list[int]] = {}
-    for n, why in lines:
-        by_reason.setdefault(why or "no reason given", []).append(n)
-    said = []
-    for why, nums in by_reason.items():
-        listed = ", ".join(map(str, nums[:shown])) + (f" and {len(nums) - shown} more" if len(nums) > shown else "")
-        said.append(f"line{'s' if len(nums) > 1 else ''} {listed}: {why}")
-    if within:
-        return (f"{len(lines)} line(s) hold content adapter {adapter} does not describe ({'; '.join(said)}): each such "
-                "member or block travels verbatim, its source bytes as written, as an unknown part of the line's record "
-                "beside what it read (asz conversation lists them under undescribed)")
-    return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): their source bytes landed "
-            "verbatim, as written, as unknown parts (asz conversation lists them under undescribed)")
-
-
-def undescribed_of(rec: Record) -> list[tuple[int, str]]:
-    """``[(line, reason of its first part)]`` when every part of ``rec`` is ``unknown`` (the adapter could not describe
-    the line at all), else ``[]``. A member part (:func:`~asz_core.sessiondata.model.is_member_part`: a source member
-    the dialect does not describe) is not content: a record whose other parts are all unknown is named by the first of
-    them, as it was before such parts existed, and one holding member parts only was read (with members it does not
-    describe: :func:`undescribed_within` names it). The usual record (a list of parts, the first not unknown) is told
-    by its first part alone: this runs for every line landed."""
-    parts = rec.parts
-    if type(parts) is list and (not parts or parts[0].k != "unknown"):
-        return []
-    content = [p for p in parts if not is_member_part(p)]
-    return [(rec.ord, content[0].text or "")] if content and all(p.k == "unknown" for p in content) else []
-
-
-def undescribed_within(rec: Record) -> list[tuple[int, str]]:
-    """``[(line, reason of its first unknown part)]`` when ``rec`` holds an ``unknown`` part beside parts the adapter
-    described (one :func:`undescribed_of` does not name), else ``[]``."""
-    for p in rec.parts:
-        if p.k == "unknown":
-            return [(rec.ord, p.text or "")]
-    return []
-
-
-def twice_of(rec: Record) -> list[tuple[int, str]]:
-    """``[(line, path)]`` of each earlier value of a key given twice that ``rec`` lists under ``dropped``
-    (:data:`~asz_core.sessiondata.vocabulary.TWICE_DROPPED`: the path from the line's top), in order; ``[]`` when none."""
-    n = len(TWICE_DROPPED)
-    return [(rec.ord, d.what[n:]) for d in rec.dropped if d.what.startswith(TWICE_DROPPED)]
-
-
-def twice_warning(found: list[tuple[int, str]], shown: int = 5) -> str:
-    """What a ``warning:`` says of a source's lines that give a key twice in one object (``found``: ``(line, path)``
-    of each earlier value, :func:`twice_of`; trial 27c F9): how many lines, the first ``shown`` with their fields, and
-    that the last value is read and each earlier one listed under ``dropped``."""
-    by_line: dict[int, list[str]] = {}
-    for n, path in found:
-        by_line.setdefault(n, []).append(path)
-    said = "; ".join(f"line {n}: {', '.join(paths)}" for n, paths in list(by_line.items())[:shown])
-    more = f"; and {len(by_line) - shown} more line(s)" if len(by_line) > shown else ""
-    return (f"{len(by_line)} line(s) give a key twice in one object ({said}{more}): the last value is read, as JSON "
-            "readers read it, and each earlier one is read into no field: the record lists it under dropped "
-            "(asz conversation names them)")
-
-
-def said_undescribed(sp: "SessionPass", path: Path) -> None:
-    """One ``warning:`` for the source ``path`` naming its lines ``sp``'s adapter could not describe at all (trial 12),
-    one naming those it read that hold something it does not describe (trial 23a F5), and one naming those that give
-    a key twice in one object (:func:`twice_warning`); the lists emptied."""
-    for lines, within in ((sp.undescribed, False), (sp.within, True)):
-        if lines:
-            sp.report.warning(path, undescribed_warning(lines, sp.adapter.name, within=within))
-    if sp.twice:
-        sp.report.warning(path, twice_warning(sp.twice))
-    sp.undescribed, sp.within, sp.twice = [], [], []
 
 
 def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path: Path) -> None:
@@ -228,7 +149,7 @@ class SessionPass(Fit):
         self.landing = landing or Landing(col.root, session, stamp_ns, col.options.fsync, col.options.before_landing)
         self.undescribed: list[tuple[int, str]] = []  # (line, reason) of lines the adapter could not describe at all
         self.within: list[tuple[int, str]] = []  # (line, reason) of lines it read holding something it does not describe
-        self.twice: list[tuple[int, str]] = []  # (line, path) of each earlier value of a key given twice (twice_of)
+        self.twice, self.untimed = [], []  # type: list[tuple[int, str]], list[tuple[int, str]]  # twice_of, untimed_of
         self.declared: dict[str, frozenset[str]] = {}  # per dialect, the flags its declared rules set
 
     @property
@@ -307,7 +228,7 @@ class SessionPass(Fit):
             return
         if s.mode == "document":
             self._document(s, cp, cur)  # type: ignore[arg-type]
-            said_undescribed(self, s.path)  # a Kiro 1.x row's own warnings, never the next source's
+            said_undescribed(self, s.path, s.dialect)  # a Kiro 1.x row's own warnings, never the next source's
             return
         try:
             fd, st = open_source(s.path)
@@ -333,7 +254,7 @@ class SessionPass(Fit):
             self.error_once(s.path, f"cannot land: {exc}")
         finally:
             os.close(fd)
-        said_undescribed(self, s.path)
+        said_undescribed(self, s.path, s.dialect)
 
     def _renamed(self, s: Source, cp: Path, cur: AppendCursor | SnapshotCursor) -> str:
         """The ``src`` cursor ``cp`` follows now: ``s``'s when the cursor's ``source`` is the file ``s`` names under
@@ -374,8 +295,8 @@ class SessionPass(Fit):
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
             whole = undescribed_of(fix_record(rec, ord_, off, line))  # fix_record fixes rec itself
             (self.undescribed if whole else self.within).extend(whole or undescribed_within(rec))
-            if rec.dropped:
-                self.twice.extend(twice_of(rec))
+            self.twice.extend(twice_of(rec) if rec.dropped else ())
+            self.untimed.extend(untimed_of(rec))  # a time that does not read lands as written, said (30a F8)
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:

@@ -74,12 +74,13 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
         return "calls in no talk"
     from .termtext import visible
 
+    from .export import talk_start
     from .export_steps import child_label
 
     label = " ".join(shown_title(str(talk.get("label") or "") or child_label(doc or {}, talk)).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
-    at = talk.get("at") if isinstance(talk.get("at"), int) else talk.get("from")
-    when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) else ""
+    at = talk_start(talk)  # 0 is no time: its record's time did not read (trial 30a F8: it read 1970-01-01)
+    when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) and at else " from a time not known"
     return f"stream {talk.get('stream') or 'main'}{when}{label}"
 
 
