@@ -86,9 +86,6 @@ def search(
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _checked(kind, limit, held_back and by_conversation)
-    if instance and by_conversation:
-        typer.echo("asz search: --instance narrows the hits; --conversations does not take it yet: give one of them", err=True)
-        raise typer.Exit(2)
     _indexed(r, reindex, as_json)
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
     given = [a for flag, v in (("--kind", kind), ("--tool", tool), ("--project", project), ("--model", model), ("--dialect", dialect),
@@ -98,10 +95,10 @@ def search(
     try:
         _none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
                                           "--until": until}, _empty_answer(as_json, held_back and not by_conversation))
+        among = _sent_by(r, instance, _empty_answer(as_json, held_back and not by_conversation))
         if by_conversation:
-            _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given)
+            _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given, among)
         else:
-            among = _sent_by(r, instance, _empty_answer(as_json, held_back))
             _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
@@ -231,17 +228,18 @@ def _across(r: Path, query: str, hide, filters, kinds: list[str], notes: list[st
 
 
 def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool,
-                   phase: list[str], given: list[str]) -> list[dict]:
+                   phase: list[str], given: list[str], among: list[str] | str = "") -> list[dict]:
     """``--conversations``: the conversations holding every word of ``query`` between their texts
     (:func:`~asz_core.reading.search_convs.search_conversations`), printed as JSON or a table (each conversation, then its
     best hit for each word), and the notes a hit search prints (the ``kept though --project cannot judge it`` line too,
-    :func:`_unjudged`, for the rows and for the conversations of the files whose texts were held back); the rows."""
+    :func:`_unjudged`, for the rows and for the conversations of the files whose texts were held back); the rows.
+    ``among``: the conversations ``--instance`` keeps (:func:`_sent_by`; '' every one)."""
     from ..reading.search_convs import search_conversations
 
     t0 = time.monotonic()
     unverified, matched = {}, {}  # type: ignore[var-annotated]
     rows = search_conversations(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
-                                matched=matched)
+                                matched=matched, among=among)
     took = time.monotonic() - t0
     phase[0] = "print"
     _warn(notes := _notes(unverified, []), as_json)

@@ -24,7 +24,7 @@ Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
 50), ``held_back`` (``0`` or ``1``, default 0), ``conversations`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
 ``dialect``, ``instance`` (as ``asz search --instance``: the conversations a sender whose instance id or credential
-name holds it sent; not with ``conversations=1``). The index is brought up to date before a query, at most once
+name holds it sent; with ``conversations=1`` too). The index is brought up to date before a query, at most once
 every :data:`FRESH_SECONDS` (``asz server`` also updates it after each pass); while another process updates it (the
 server's pass), a query does not wait for it nor update it too: it searches what that update has written so far, each
 conversation's rows whole (:mod:`asz_core.reading.search_store`). Such an answer is marked partial
@@ -154,8 +154,6 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
 
     if why := unknown_dialect(f.dialect):  # asz search --dialect's usage error (trial 29b F3)
         raise error(400, f"dialect: {why}")
-    if got.get("instance") and got.get("conversations") == "1":
-        raise error(400, "instance narrows the hits; conversations=1 does not take it yet: give one of them")
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
@@ -164,11 +162,11 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         held: dict[str, int] = {}
         unsearched: list[dict] = []
         excluded: dict = {}
-        among: list[str] | str = ""
+        among: list[str] | str = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
         if got.get("conversations", "0") == "1":
-            hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad)
+            hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad,
+                                        among=among)
         else:
-            among = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
             hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
                           unsearched=unsearched, excluded=excluded, conversation=among)
         many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0

@@ -60,9 +60,10 @@ def _group_sql(where: list[str], ranked: bool) -> str:
 
 
 def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
-            kinds: Sequence[str] = (), ranked: bool = True) -> list[tuple[str, list[int], float]]:
-    """``[(conversation, [texts each group finds in it], relevance)]`` of every conversation of ``root``'s index in
-    which each group of ``query`` finds a text, most relevant first, then last activity (newest first), then id.
+            kinds: Sequence[str] = (), ranked: bool = True, among: str | Sequence[str] = "") -> list[tuple[str, list[int], float]]:
+    """``[(conversation, [texts each group finds in it], relevance)]`` of every conversation of ``root``'s index (of
+    those ``among`` lists, when a list is given: ``asz search --instance``'s, an empty list none) in which each group
+    of ``query`` finds a text, most relevant first, then last activity (newest first), then id.
 
     A conversation's relevance (``ranked``) is, over the query's groups, the sum of the bm25 scores (made positive:
     higher is better) of its :data:`BEST_TEXTS` best texts for each group: bm25 weighs a rare word above a common one
@@ -82,7 +83,7 @@ def holding(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fi
             per: list[dict[str, tuple]] = []
             for g in groups:
                 match = fts_query(g)
-                where, args = query_where(match, hide, filters or Filters(), kinds)
+                where, args = query_where(match, hide, filters or Filters(), kinds, among)
                 weighed = ranked and texts_matched(con, match) < RANK_LIMIT
                 per.append({r[0]: (r[1], r[2] if weighed else 0.0) for r in con.execute(_group_sql(where, weighed), args)})
             kept = set(per[0]).intersection(*per[1:]) if per else set()
@@ -108,12 +109,13 @@ def across(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
 
 def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
                          kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
-                         matched: dict[str, int] | None = None) -> list[dict]:
-    """At most ``limit`` conversation rows (module docstring; ``limit`` 0: all) for ``query``. ``matched``, when given,
-    gets ``conversations``: how many hold it (before ``limit``); ``unverified`` as :func:`~asz_core.reading.search.search`
-    gives it. Raises as :func:`holding` does."""
+                         matched: dict[str, int] | None = None, among: str | Sequence[str] = "") -> list[dict]:
+    """At most ``limit`` conversation rows (module docstring; ``limit`` 0: all) for ``query``, of the conversations
+    ``among`` lists when a list is given (``--instance``: :func:`~asz_core.reading.search_hits.sent_by`). ``matched``,
+    when given, gets ``conversations``: how many hold it (before ``limit``); ``unverified`` as
+    :func:`~asz_core.reading.search.search` gives it. Raises as :func:`holding` does."""
     groups = group_texts(query)
-    found = holding(root, query, hide=hide, filters=filters, kinds=kinds)
+    found = holding(root, query, hide=hide, filters=filters, kinds=kinds, among=among)
     if matched is not None:
         matched["conversations"] = len(found)
     out: list[dict] = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -142,23 +143,66 @@ class ToolReport:
         return sorted(got, key=lambda r: (-r["calls"], -r["executions"], r[key]))
 
 
-def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str] = (),
-                window: tuple[int | None, int | None] = (None, None)) -> tuple[ToolReport, list[dict]]:
-    """``(report, held)``: the :class:`ToolReport` of conversations ``ids`` of ``root`` (in id order; with a
-    ``(since, until)`` unix ms ``window``, the calls and records made in it), and those held back, in no figure:
-    ``[{"conversation", "state", "calls", "executions"}]`` for one that does not verify (``incomplete``,
-    ``mismatch``), ``{"conversation", "state": "unreadable", "why"}`` for one that does not read. KeyboardInterrupt
-    passes through."""
+#: ``(storage root, conversation, withheld flags)`` -> ``(files key, what the conversation's read gave)``: each
+#: conversation's tool calls as :func:`tool_calls` read them, kept in the process while the files a build reads are
+#: unchanged (``/api/tools`` in asz view and asz server; trial 30c: every request read every conversation again).
+_KEPT: dict[tuple, tuple] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def files_now(root: str | os.PathLike, conversation: str) -> tuple:
+    """What a read of ``conversation``'s tool calls depends on: :func:`~asz_core.view.depends.files_key` of it and the
+    session its head round names (the page's caches and ``/api/usage``'s buckets compare the same keys), with the
+    symbolic links met. Never raises for a file gone meanwhile."""
+    from ..view.depends import files_key
+    from ..view.rows import read_head
+
+    head = read_head(root, conversation)
+    session = (head.header or {}).get("session") if head else None
+    key = files_key(root, conversation, session if isinstance(session, str) else "")
+    return key.keys, key.links
+
+
+def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], keep: bool = False):
+    """``(state, calls, executions)`` of :func:`~asz_core.view.document.conversation_tool_calls`, or the
+    :class:`~asz_core.view.chain.ViewError` a conversation that does not read raises, as the value. With ``keep``
+    the answer is kept (:data:`_KEPT`) and given again while :func:`files_now` is unchanged: a round added, a landed
+    file changed, added, removed or retention's skeleton reads it again. KeyboardInterrupt passes through."""
     from ..view.chain import ViewError
     from ..view.document import conversation_tool_calls
 
+    key = (os.path.realpath(root), conversation, tuple(sorted(hide)))
+    now = files_now(root, conversation) if keep else None
+    if keep:
+        with _KEPT_LOCK:
+            got = _KEPT.get(key)
+        if got is not None and got[0] == now:
+            return got[1]
+    try:
+        value: Any = conversation_tool_calls(root, conversation, list(hide))
+    except ViewError as exc:
+        value = exc
+    if keep:
+        with _KEPT_LOCK:
+            _KEPT[key] = (now, value)
+    return value
+
+
+def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str] = (),
+                window: tuple[int | None, int | None] = (None, None), keep: bool = False) -> tuple[ToolReport, list[dict]]:
+    """``(report, held)``: the :class:`ToolReport` of conversations ``ids`` of ``root`` (in id order; with a
+    ``(since, until)`` unix ms ``window``, the calls and records made in it), and those held back, in no figure:
+    ``[{"conversation", "state", "calls", "executions"}]`` for one that does not verify (``incomplete``,
+    ``mismatch``), ``{"conversation", "state": "unreadable", "why"}`` for one that does not read. ``keep``: each
+    conversation's read kept while its files are unchanged (:func:`tool_calls`; a server). KeyboardInterrupt passes
+    through."""
     report, held, hide = ToolReport(*window), [], list(hide)
     for cid in sorted(ids):
-        try:
-            state, calls, executions = conversation_tool_calls(root, cid, hide)
-        except ViewError as exc:
-            held.append({"conversation": cid, "state": "unreadable", "why": str(exc)})
+        got = tool_calls(root, cid, hide, keep)
+        if isinstance(got, Exception):
+            held.append({"conversation": cid, "state": "unreadable", "why": str(got)})
             continue
+        state, calls, executions = got
         if state != "verified":
             held.append({"conversation": cid, "state": state, "calls": len(calls), "executions": len(executions)})
             continue
@@ -178,13 +222,16 @@ def report_dict(report: ToolReport, held: list[dict], by_name: bool = True) -> d
 
 
 #: ``/api/tools``' parameters (``conversation`` may come again).
-API_PARAMS = ("project", "dialect", "since", "until", "tz", "conversation", "sort")
+API_PARAMS = ("project", "dialect", "instance", "since", "until", "tz", "conversation", "sort")
 
 
 def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> dict:
-    """``/api/tools``: :func:`report_dict` of the conversations ``project``, ``dialect``, ``since``, ``until`` (with
-    ``tz``: ``/api/conversations``' reading of them) keep, or of each ``conversation`` given (an id or a unique prefix;
-    again for more), ``sort`` ``calls`` for most used first; ``asz usage tools --json``'s figures. ``error(status,
+    """``/api/tools``: :func:`report_dict` of the conversations ``project``, ``dialect``, ``instance`` (in a root asz
+    receive landed: those an instance id or credential name holding it sent, ``asz usage tools --instance``'s and
+    ``/api/usage``'s rule; none in another root), ``since``, ``until`` (with ``tz``: ``/api/conversations``' reading
+    of them) keep, or of each ``conversation`` given (an id or a unique prefix; again for more), ``sort`` ``calls`` for
+    most used first; ``asz usage tools --json``'s figures. Each conversation's calls are read once and kept while its
+    files are unchanged (:func:`tool_calls`), so a request reads only what changed since the last. ``error(status,
     message)`` for a refusal: 400 a parameter not known or given twice, a time or zone that does not read, an
     ambiguous id; 404 an unknown id; 503 no storage root."""
     from ..view.query import known_params, query_window
@@ -205,7 +252,13 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     except IdError as exc:
         raise error(400 if exc.exit_code == 2 else 404, str(exc)) from None
     ids = ids or list_conversations(root)
+    if got.get("instance"):
+        from .search_hits import sent_by
+
+        sent = set(sent_by(Path(root), got["instance"]))
+        ids = [i for i in ids if i in sent]
     if got.get("project") or got.get("dialect") or since is not None or until is not None:
         f = Filters(project=got.get("project", ""), dialect=got.get("dialect", ""), since=since, until=until)
         ids = [r["id"] for r in conversation_rows(root, hide, f, ids=ids)]
-    return report_dict(*count_tools(root, ids, hide, (since, until)), by_name=got.get("sort", "default") == "default")
+    return report_dict(*count_tools(root, ids, hide, (since, until), keep=True),
+                       by_name=got.get("sort", "default") == "default")

@@ -16,6 +16,7 @@ transcript repeats that line.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -49,7 +50,8 @@ def team(corpus_source, tmp_path_factory) -> dict:
             assert rep.ok and rep.files, rep.problems
     finally:
         rcv.stop()
-    return {"root": base / "team", "lines": lines, "spotter": sorted(p.stem for p in (base / "A" / "src" / SPOTTER).glob("*.jsonl"))}
+    return {"root": base / "team", "lines": lines, "spotter": sorted(p.stem for p in (base / "A" / "src" / SPOTTER).glob("*.jsonl")),
+            "spotter_dir": str(base / "A" / "src" / SPOTTER)}
 
 
 def _hits(root: Path, *args: str) -> tuple[int, list[dict], str]:
@@ -123,3 +125,84 @@ def test_verify_advises_the_receipts_on_a_received_file_gone(team, tmp_path):
     out = p.stdout + p.stderr
     assert "a landed file this round consumed is no longer on disk; this root received the session from " + HOSTS["C"] in out, out
     assert "--reland" not in out and "--source DIR" not in out, out
+
+
+def _tool_ids(lines: list[dict]) -> set[str]:
+    """The ``tool_use`` ids of transcript lines (a call a continued session repeats is one call)."""
+    return {b["id"] for d in lines if d.get("type") == "assistant" for b in (d.get("message") or {}).get("content") or ()
+            if isinstance(b, dict) and b.get("type") == "tool_use"}
+
+
+def _source_lines(folder: Path) -> list[dict]:
+    return [json.loads(ln) for f in sorted(folder.rglob("*.jsonl")) for ln in f.read_text(encoding="utf-8").splitlines()
+            if ln.strip()]
+
+
+def test_search_by_conversation_takes_the_instance(team, tmp_path):
+    """``asz search --conversations --instance`` (and ``/api/search?conversations=1&instance=``) keeps the conversations
+    that sender sent, as the hit search does; it was refused (exit 2, 400). Expected: the sessions whose source lines
+    hold the word, per host."""
+    from view_server_helpers import Served
+
+    root, lines = team["root"], team["lines"]
+    holding = sorted(s for s, ls in lines.items() if "legacy_flag" in json.dumps(ls))
+    assert holding == [S1, S2]
+    assert "legacy_flag" not in json.dumps(_source_lines(Path(team["spotter_dir"])))
+    for instance, want in (("buildC", holding), ("buildA@hostA", [])):
+        p = asz("search", "--root", str(root), "--json", "--conversations", "--instance", instance, "legacy_flag", check=False)
+        assert p.returncode == 0, p.stderr
+        assert sorted(r["conversation"] for r in json.loads(p.stdout)) == want
+    p = asz("search", "--root", str(root), "--json", "--conversations", "--instance", "nobody@nowhere", "legacy_flag",
+            check=False)
+    assert p.returncode == 1 and json.loads(p.stdout) == [] and "no conversation matched --instance nobody@nowhere" in p.stderr
+    p = asz("search", "--root", str(root), "--conversations", "--instance", "hostC", "legacy_flag")
+    assert p.stdout.count("legacy_flag") >= 2 and S1[:8] in p.stdout and S2[:8] in p.stdout, p.stdout
+    served = Served(["view", "--root", str(root)], tmp_path)
+    try:
+        for instance, want in ((HOSTS["C"], holding), ("buildA", [])):
+            r = served.get(f"/api/search?q=legacy_flag&conversations=1&instance={quote(instance)}")
+            assert r.status == 200 and sorted(c["conversation"] for c in json.loads(r.body)) == want
+    finally:
+        served.stop()
+
+
+def test_api_tools_takes_the_instance_and_keeps_each_conversations_calls(team, tmp_path, monkeypatch):
+    """``/api/tools?instance=`` counts the tool calls of the conversations that sender sent (each host's distinct
+    ``tool_use`` ids, counted from its source lines; the two add up to the whole root), as ``asz usage tools
+    --instance`` does. A second answer reads no conversation again (each one's calls are kept while its files are
+    unchanged); a landed file touched makes that conversation alone read again, with the same figures."""
+    import asz_core.view.document as document
+    from asz_core.reading import tool_use
+    from asz_core.reading.tool_use import answer
+    from asz_core.view.query import ApiError
+    from reading_helpers import asz_json
+
+    root = tmp_path / "team"
+    shutil.copytree(team["root"], root, symlinks=True)
+    by_c = len(_tool_ids(team["lines"][S1]) | _tool_ids(team["lines"][S2]))
+    by_a = len(_tool_ids(_source_lines(Path(team["spotter_dir"]))))
+    assert by_c >= 3 and by_a > 10
+    assert answer(root, [("instance", "buildC")], [], ApiError) == asz_json("usage", "tools", "--json", "--instance",
+                                                                           "buildC", "--root", str(root))
+    read: list[str] = []
+    real = document.conversation_tool_calls
+
+    def counting(r, cid, hide=()):
+        read.append(cid)
+        return real(r, cid, hide)
+
+    monkeypatch.setattr(document, "conversation_tool_calls", counting)
+    tool_use._KEPT.clear()
+    c = answer(root, [("instance", "buildC")], [], ApiError)
+    a = answer(root, [("instance", "hostA")], [], ApiError)
+    assert (c["total"]["calls"], c["conversations"]) == (by_c, 2)
+    assert (a["total"]["calls"], a["conversations"]) == (by_a, len(team["spotter"]))
+    assert answer(root, [("instance", "nobody")], [], ApiError)["conversations"] == 0
+    every = sorted(set(read))
+    assert len(read) == len(every) == 2 + len(team["spotter"])
+    whole = answer(root, [], [], ApiError)
+    assert whole["total"]["calls"] == by_c + by_a and len(read) == len(every)  # each conversation read once
+    [f] = sorted((root / S1 / "streams" / "main").glob("transcript-*.sd"))
+    st = f.stat()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert answer(root, [], [], ApiError) == whole and read[len(every):] == [S1]
