@@ -72,7 +72,8 @@ def _is_dir(p: str) -> bool:
 def given_folders(col) -> Given:
     """The folders collector ``col``'s pass was given: its ``source_roots`` (the first its own), and, when it reads
     the adapter's default folders (``col.default_folders``), every one of ``adapter.default_source_candidates()``.
-    ``open``: one of its ``source_roots`` is missing, or a default candidate ahead of its first folder is. Never
+    ``open``: one of its ``source_roots`` is missing, or a default candidate ahead of its first folder is, or no folder
+    given holds a folder at all (every project folder removed: ``rm -rf`` of a folder's contents stays gone). Never
     raises (an adapter's failing answer leaves its folders read)."""
     folders = [Path(r) for r in col.source_roots]
     ahead: list[Path] = []
@@ -88,7 +89,17 @@ def given_folders(col) -> Given:
     names = tuple(dict.fromkeys(_name(p) for p in folders))
     there = tuple(n for n in names if _is_dir(n))
     missing = [r for r in col.source_roots if not _is_dir(_name(r))] + [p for p in ahead if not _is_dir(_name(p))]
-    return Given(names, tuple(dict.fromkeys(os.path.realpath(n) for n in names)), there, bool(missing))
+    bare = not any(_holds_folder(f) for f in there)  # every project folder removed: nothing to tell by, gone as before
+    return Given(names, tuple(dict.fromkeys(os.path.realpath(n) for n in names)), there, bool(missing) or bare)
+
+
+def _holds_folder(folder: str) -> bool:
+    """Whether ``folder`` holds a directory (a project folder); False when it cannot be listed."""
+    try:
+        with os.scandir(folder) as it:
+            return any(e.is_dir(follow_symlinks=False) for e in it)
+    except OSError:
+        return False
 
 
 def looked_at(given: Given, adapter, src: str, mode: str) -> bool:
