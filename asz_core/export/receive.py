@@ -364,7 +364,9 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                 {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
                  "service": e["service"], "credential": e["credential"]})
     with _senders_lock:
-        if by_session and not (root / RECEIVED).is_dir():  # the first record: nothing landed here before records
+        # the first record: nothing landed here before records (no list, no record yet; _received/ itself may hold
+        # only the lock files of the requests in flight, asz_core.storage.landing)
+        if by_session and not (root / RECEIVED / BEFORE).exists() and not any((root / RECEIVED).glob("*.senders")):
             try:
                 append_chained(root / RECEIVED / BEFORE, [])
             except OSError:

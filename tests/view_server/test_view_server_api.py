@@ -82,7 +82,9 @@ def test_conversations_rows_come_from_the_head_round(example_root, serve):
     # problems: the document's list, as asz ls --json; removed_files: its files retention replaced by skeletons (trial
     # 19, F21); calls_unread: 0 calls read beside unread records (trial 23a F17); conflicts: the sources no longer read (trial 19, F5); state_from: checked by this server, or the kept
     # row's state from the last check (trial 22b)
-    assert tuple(row) == ROW_KEYS + SUMMARY_KEYS + ("problems", "removed_files", "conflicts", "sources_gone", "dialect", "state_from")
+    # project_label: the page's label of project, told apart from the other rows' (trial 31c F3)
+    assert tuple(row) == ROW_KEYS + SUMMARY_KEYS + ("problems", "removed_files", "conflicts", "sources_gone", "dialect", "state_from",
+                                                    "project_label")
     assert row["problems"] == [] and row["calls_unread"] is False and row["removed_files"] == 0 and row["conflicts"] == [] == row["sources_gone"]
     assert row["title"] == "Check hello() greetings"
     assert (row["talks"], row["steps"], row["streams"], row["segments"], row["rounds"], row["unresolved"]) == (2, 14, 2, 1, 1, 0)
