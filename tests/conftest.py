@@ -82,6 +82,15 @@ def corpus_dir(shared_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def corpus_projects(corpus_dir: Path) -> Path:
+    """../shared/corpus/claude-code/projects (the real Claude Code transcripts); skips when absent."""
+    d = corpus_dir / "claude-code" / "projects"
+    if not d.is_dir():
+        pytest.skip(f"{d} is absent")
+    return d
+
+
+@pytest.fixture(scope="session")
 def corpus_collected(corpus_dir: Path, tmp_path_factory) -> Path:
     """The Claude Code corpus (../shared/corpus/claude-code/projects) collected and parsed ONCE per test run by
     the real ``asz collect --once`` into a storage root. Nobody writes into it: a test or a module takes its

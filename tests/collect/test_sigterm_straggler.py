@@ -30,10 +30,8 @@ def _sd_files(root: Path) -> set[str]:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_past_the_grace_leaves_no_temporary_and_the_rerun_lands_everything(corpus_dir, tmp_path):
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
+def test_a_worker_killed_past_the_grace_leaves_no_temporary_and_the_rerun_lands_everything(corpus_projects, tmp_path):
+    projects = corpus_projects
     whole = tmp_path / "whole"
     p = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(whole)],
                        capture_output=True, text=True, env=env())

@@ -21,10 +21,7 @@ from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files
 SMALL_BATCHES = "export:\n  otlp: {batch_bytes: 16384}\n"
 
 
-def _root(corpus_dir: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
+def _root(projects: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     root = tmp_path / "data"
     collect_corpus(projects, root, tmp_path)
     cfg = tmp_path / "asz.yaml"
@@ -45,8 +42,8 @@ def _temporaries(root: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends_the_rest(corpus_dir, tmp_path):
-    root, cfg, want = _root(corpus_dir, tmp_path)
+def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends_the_rest(corpus_projects, tmp_path):
+    root, cfg, want = _root(corpus_projects, tmp_path)
     rcv = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
     try:
         endpoint = f"http://{rcv.address}"
@@ -74,8 +71,8 @@ def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends
 
 
 @pytest.mark.slow
-def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_rest(corpus_dir, tmp_path):
-    root, cfg, want = _root(corpus_dir, tmp_path)
+def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_rest(corpus_projects, tmp_path):
+    root, cfg, want = _root(corpus_projects, tmp_path)
     received = tmp_path / "received"
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"

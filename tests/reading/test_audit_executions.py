@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from view_server_helpers import EXAMPLE_SESSION, asz, copy_example, parse
+from view_server_helpers import EXAMPLE_SESSION, asz, copy_example
 
-from test_mcp_executions_read import hook
+from test_mcp_executions_read import hook, land_with_hooks
 
 PROBES = "apache__*mcp-hooks-2.1.282.jsonl"
 
@@ -45,11 +45,7 @@ def hooked(tmp_path_factory, corpus_dir) -> Path:
                      "tool_name": "mcp__probe__run", "cwd": "/home/dev/hello-app"}).encode(), data)
     for p in _payloads(corpus_dir):
         hook(json.dumps(p).encode(), data)
-    root = base / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
-    parse(root)
-    return root
+    return land_with_hooks(projects, data, base / "root")
 
 
 def _audit(root: Path, cid: str) -> list[dict]:

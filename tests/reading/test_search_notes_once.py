@@ -9,15 +9,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from cli_helpers import asz_in_process
 
 
-def _root(corpus_dir, tmp_path):
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
+def _root(projects, tmp_path):
     root = tmp_path / "data"
     p = asz_in_process("collect", "--once", "--source", str(projects), "--root", str(root))
     assert p.returncode == 0, p.stderr
@@ -29,8 +24,8 @@ def _root(corpus_dir, tmp_path):
     return root, victim.relative_to(root).as_posix()
 
 
-def test_a_note_is_printed_once_on_one_stream_and_on_both_when_they_are_two(corpus_dir, tmp_path):
-    root, victim = _root(corpus_dir, tmp_path)
+def test_a_note_is_printed_once_on_one_stream_and_on_both_when_they_are_two(corpus_projects, tmp_path):
+    root, victim = _root(corpus_projects, tmp_path)
     cmd = [sys.executable, "-m", "asz_core.cli.main", "search", "the", "--root", str(root), "--limit", "1"]
     env = {**os.environ, "HOME": str(tmp_path)}
     two = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -13,9 +13,9 @@ import json
 
 import pytest
 from selenium.webdriver.common.by import By
-from view_server_helpers import EXAMPLE_SESSION, asz, parse
+from view_server_helpers import EXAMPLE_SESSION, asz
 
-from test_mcp_executions_read import example_with_mcp_call, hook, renamed
+from test_mcp_executions_read import example_with_mcp_call, hook, land_with_hooks, renamed
 from test_view_server_browser import open_at, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 SERVER = "analytics-warehouse-replica-eu-west-reporting-readonly-gateway"
@@ -34,11 +34,7 @@ def long_names(tmp_path_factory, corpus_dir):
                  mcp_server={"name": SERVER, "source": "dynamic"}, cwd="/home/dev/hello-app")
     data = base / "hookdata"
     hook(json.dumps(event).encode(), data)
-    root = base / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
-    parse(root)
-    return root
+    return land_with_hooks(projects, data, base / "root")
 
 
 #: Each cell of the executions table whose right edge is past the viewport: [column, its right edge, the viewport].

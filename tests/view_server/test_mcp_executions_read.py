@@ -67,7 +67,12 @@ def joined(tmp_path_factory, corpus_dir) -> Path:
     for line in probe:  # the corpus's own sessions: hook records and no transcript
         hook(line, data)
     assert len((data / "output" / SESSION / "main.execution.jsonl").read_bytes().splitlines()) == 2
-    root = base / "root"
+    return land_with_hooks(projects, data, base / "root")
+
+
+def land_with_hooks(projects: Path, data: Path, root: Path) -> Path:
+    """``root`` with the transcripts of ``projects`` collected, then the hook records ``asz hook`` wrote under ``data``
+    (the changes adapter), then parsed, as a user's collect lands them; returns ``root``."""
     asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
     asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
