@@ -7,7 +7,6 @@ docs/verify.md, "A folder export"."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import orjson
@@ -57,7 +56,7 @@ def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hi
     manifest the folder already holds byte for byte are left as they are (not written, not said as replaced) and
     counted unchanged; one that differs replaces the earlier (its name added to ``replaced``) and is counted changed
     with the earlier manifest's head round. The conversation's earlier files of a ``--split`` go (:func:`earlier`)."""
-    from ..reading.export_manifest import manifest_bytes, manifest_path, read_manifest, sha256
+    from ..reading.export_manifest import manifest_bytes, manifest_path, read_manifest, sha256, write_whole
 
     path, mpath = out / name, manifest_path(out / name)
     body = manifest_body(r, cid, path, data, fmt, hide, thinking, prose)
@@ -80,9 +79,7 @@ def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hi
         (a, n), (b, m) = _head(old), _head(body)
         changes.changed.append((cid, a if old is not None else "?", b, m - n if old is not None else 0))
     for target, blob in ((path, data), (mpath, mbytes)):
-        part = target.with_name(target.name + ".part")
-        part.write_bytes(blob)
-        os.replace(part, target)  # a file is whole or absent
+        write_whole(target, blob)  # a file is whole or absent
     prose.manifests.append((mpath, sha256(mbytes)))
 
 
@@ -92,6 +89,7 @@ def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[
     path; with ``redact`` its credentials masked (a title is a first prompt, which may hold one; counted where the
     conversation is). One the folder holds byte for byte is left as it is; another is replaced and said so."""
     from ..reading.export_index import index_html, index_markdown
+    from ..reading.export_manifest import write_whole
 
     if redact:  # each text masked in its place, before the page is made (trial 25b F1: never over the page's markup)
         import copy
@@ -111,8 +109,7 @@ def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[
     before = index.read_bytes() if index.is_file() else None
     if before == page:
         return index
-    index.with_name(index.name + ".part").write_bytes(page)
-    os.replace(index.with_name(index.name + ".part"), index)  # whole or absent, as each conversation's file
+    write_whole(index, page)  # whole or absent, as each conversation's file
     if before is not None:  # an earlier export's index page replaced is said, as a single file's is (trial 12)
         typer.echo(f"asz export: replaced the index page {index} (the {len(before):,} bytes it held)", err=True)
     return index
@@ -124,7 +121,7 @@ def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str]
     files), the conversations not exported and why, and ``made``; whole or not at all. Returns its path and own SHA-256
     (the one digest to give the receiver of the folder on another channel)."""
     from .. import __version__
-    from ..reading.export_manifest import manifest_bytes, manifest_path, sha256
+    from ..reading.export_manifest import manifest_bytes, manifest_path, sha256, write_whole
 
     def entry(name: str) -> dict:
         data = (out / name).read_bytes()
@@ -143,6 +140,5 @@ def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str]
             "not_exported": dict(sorted(skipped.items()))}
     data = manifest_bytes(body)
     path = out / FOLDER_MANIFEST
-    path.with_name(path.name + ".part").write_bytes(data)
-    os.replace(path.with_name(path.name + ".part"), path)
+    write_whole(path, data)
     return path, sha256(data)

@@ -180,16 +180,22 @@ def manifest_bytes(body: dict) -> bytes:
     return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:
-    """Write ``body`` as ``copy``'s manifest (whole or not at all); its path and its own SHA-256 (the digest the
-    sender gives the receiver on a second channel)."""
+def write_whole(path: Path, data: bytes) -> None:
+    """``data`` into ``path``, whole or not at all: written as ``PATH.part``, which then replaces ``path`` (an export's
+    temporary name: an interrupted export removes its ``.part`` files). Raises OSError."""
     import os
 
-    path = manifest_path(copy)
-    data = manifest_bytes(body)
     part = path.with_name(path.name + ".part")
     part.write_bytes(data)
     os.replace(part, path)
+
+
+def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:
+    """Write ``body`` as ``copy``'s manifest (whole or not at all); its path and its own SHA-256 (the digest the
+    sender gives the receiver on a second channel)."""
+    path = manifest_path(copy)
+    data = manifest_bytes(body)
+    write_whole(path, data)
     return path, sha256(data)
 
 
