@@ -51,6 +51,7 @@ def say_took(began: float, pass_s: float, passed: dict) -> None:
     (conversations, seconds) and ``push_s`` when those ran."""
     from ..reading.progress import line_seconds
 
+    pass_s = round(pass_s, 3)  # the figure the pass line printed ("(0.550s)"), so the two round alike to 0.1 s
     now = time.monotonic()
     since = process_seconds()
     total = max(since if since is not None else 0.0, now - began)
