@@ -49,6 +49,9 @@ HEADER_TIMEOUT = seconds("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER)
 #: Seconds a kept-alive connection may wait for its next request's headers, and a body may pause between bytes.
 IDLE_TIMEOUT = seconds("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE)
 
+#: Seconds a stopping receiver waits for the requests in progress to land and be answered.
+DRAIN = seconds("ASZ_RECEIVE_DRAIN", 60.0)
+
 #: What :class:`Tally` says of each kind of connection closed.
 TIMED_OUT = "closed {n} connection(s) that sent no complete request headers in time (header timeout {h:g} s, idle {i:g} s)"
 DROPPED = "{n} connection(s) closed by their client before their request's headers or body ended (nothing read from them)"
@@ -108,6 +111,15 @@ class _Conn:
     def waiting(self, now: float) -> bool:
         return self.deadline is not None or (self.relay and now - self.since >= IDLE_TIMEOUT)
 
+    def stop_reading(self) -> None:
+        """The receiver stops: no further byte is read (a blocked read wakes with the end of the stream), while a
+        request already read is landed and answered (the socket still writes)."""
+        self.closed = self.closed or "stopping"
+        try:
+            self.sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+
     def close(self, why: str) -> None:
         if not self.closed:
             self.closed = why
@@ -131,6 +143,8 @@ class Server(socketserver.ThreadingTCPServer):
         self.cap = connection_cap(raise_open_files())
         self.conns: dict[int, _Conn] = {}
         self._lock = threading.Lock()
+        self._handling = 0  # connections whose handler thread was started and has not ended
+        self._ended = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="asz-receive-guard", daemon=True)
         self._watcher.start()
@@ -151,7 +165,23 @@ class Server(socketserver.ThreadingTCPServer):
                 for x in idle[: over + max(1, self.cap // 16)]:  # room for a few more before the next eviction
                     x.close("evicted")
                     self.tally.add(EVICTED, cap=self.cap)
-        super().process_request(request, client_address)
+            self._handling += 1
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._handler_ended()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._handler_ended()
+
+    def _handler_ended(self) -> None:
+        with self._ended:
+            self._handling -= 1
+            self._ended.notify_all()
 
     def shutdown_request(self, request) -> None:
         with self._lock:
@@ -169,9 +199,23 @@ class Server(socketserver.ThreadingTCPServer):
             self.tally.flush()
 
     def server_close(self) -> None:
-        """Close the port and end the guard's thread (a stopped receiver leaves no thread behind)."""
+        """Close the port, let each request in progress land and be answered while no connection reads any further
+        (:meth:`_Conn.stop_reading`), wait up to :data:`DRAIN` seconds for their handlers, and end the guard's thread:
+        a stopped receiver leaves no thread behind, and no request half-landed (a ``.NAME.PID.tmp`` or a file landed
+        without its sender line: the CI run of session 31). A handler still running after DRAIN is said on stderr."""
         self._stop.set()
         super().server_close()
+        with self._lock:
+            conns = list(self.conns.values())
+        for c in conns:
+            c.stop_reading()
+        with self._ended:
+            self._ended.wait_for(lambda: self._handling <= 0, timeout=DRAIN)
+            late = self._handling
+        if late:
+            print(f"asz receive: {late} request(s) still landing after {DRAIN:g} s; stopped without waiting for them "
+                  f"(each file is whole or absent, and the sender sends what was not answered again)",
+                  file=self.receiver.err)
         self._watcher.join(timeout=5)
 
     def handle_error(self, request, client_address) -> None:

@@ -116,3 +116,44 @@ def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_
         rcv.communicate(timeout=60)
     assert rcv.returncode == 0
     assert sent_files(received) == want
+
+
+@pytest.mark.slow
+def test_sigterm_to_a_receiver_mid_request_lands_and_answers_that_request_first(corpus_projects, tmp_path):
+    """A receiver stopped while it lands a request finishes that request (its files, their index and sender lines)
+    and answers it before it exits 0 (the CI run of session 31 found ``index/.index.state.PID.tmp`` left: the front's
+    handler threads died with the process). The whole corpus goes in one request, so the signal comes mid-request."""
+    root = tmp_path / "data"
+    collect_corpus(corpus_projects, root, tmp_path)
+    want = sent_files(root)
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("export:\n  otlp: {batch_bytes: 1073741824}\n")
+    received = tmp_path / "received"
+    port = free_port()
+    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+                           cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert rcv.stderr.readline().startswith("receiving:")
+    push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
+                             f"http://127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        _until(rcv, lambda: len(sent_files(received)) >= 1, "a file on the receiver")
+        rcv.send_signal(signal.SIGTERM)
+        _, rerr = rcv.communicate(timeout=120)
+        out, err = push.communicate(timeout=120)
+    finally:
+        for p in (rcv, push):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert rcv.returncode == 0, rerr
+    assert "still landing" not in rerr, rerr
+    # its one request of files was answered: push.state holds every file (the metrics request after it may fail)
+    assert PushState.load(root).pushed == want, out + err
+    assert "rejected=0" in out, out + err
+    assert sent_files(received) == want
+    assert _temporaries(received) == []
+    senders = "".join(p.read_text() for p in (received / "_received").glob("*.senders"))
+    assert all(rel in senders for rel in want if not rel.startswith("_")), "a landed file without its sender line"
+    v = asz("verify", "--root", str(received), child=True)
+    assert v.returncode == 0, v.stdout + v.stderr
