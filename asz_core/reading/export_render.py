@@ -13,6 +13,9 @@ could hide behind it).
   `tool/…```, html ``<span class="when">…</span>`` before its id; trial 30a F3), and the head says what the
   conversation continues or is continued in (md ``- continues …``, html ``<p class="meta">continues …</p>``; trial
   30a F7).
+- render 3: an image (a media part) whose landed data is base64 also gives the size and SHA-256 of the bytes it
+  decodes to, the image file itself (md and html ``[image: …, sha256 …; decoded: N bytes, sha256 …]``, json's media
+  entry ``decoded_bytes`` and ``decoded_sha256``, after ``digest``; trial 31b F8, fix32d).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 __all__ = ["RENDER", "as_render"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 2
+RENDER = 3
 
 _TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
 #: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.
@@ -32,12 +35,24 @@ _HTML_TOOL_TIME = re.compile(rb' <span class="when">[^<\n]*</span>(?= <span clas
 #: Render 2's head lines of the links to other sessions (:func:`~asz_core.reading.listing.link_lines`).
 _MD_LINKS = re.compile(rb"^- (?:continues|continued in) [^\n]*\n", re.M)
 _HTML_LINKS = re.compile(rb'<p class="meta">(?:continues|continued in) [^<\n]*</p>\n?')
+#: Render 3's decoded image in a media line (md and html: the line is drawn as text, no character of it escaped).
+_MEDIA_DECODED = re.compile(rb"(\[(?:image|media): [^\]\n]*?, sha256 [0-9a-f]{64}); decoded: [0-9,]+ bytes, sha256 [0-9a-f]{64}\]")
+#: Render 3's decoded image in a json media entry (keys, never a string's text: a quote in a text is escaped).
+_JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]{64}"')
 
 
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
-    """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, …) as rendering ``render`` drew it:
-    unchanged for this rendering, another format or an unknown number; for render 1, what render 2 added removed."""
-    if render >= RENDER or fmt not in ("md", "html"):
+    """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
+    drew it: unchanged for this rendering, another format or an unknown number; for render 2 and before, what render
+    3 added removed, and for render 1 what render 2 added too."""
+    if render >= RENDER:
+        return again
+    if fmt == "json":
+        return _JSON_DECODED.sub(b"", again)
+    if fmt not in ("md", "html"):
+        return again
+    again = _MEDIA_DECODED.sub(rb"\1]", again)
+    if render >= 2:
         return again
     if fmt == "md":
         head, cut, rest = again.partition(b"\n## ")  # the links are head lines, before the first talk

@@ -289,9 +289,10 @@ def _with_data(m: dict, recs: dict) -> dict:
 
 
 def media_line(m: dict) -> str:
-    """The placeholder a media part is drawn as: ``[image: image/png, 1,046,384 bytes, sha256 1f77…]`` (``bytes``
-    the base64 text's length, the whole SHA-256; ``too large to land`` when it did not land; ``media`` for a type
-    that is not an image)."""
+    """The placeholder a media part is drawn as: ``[image: image/png, 1,046,384 bytes, sha256 1f77…; decoded: 784,786
+    bytes, sha256 668f…]`` (``bytes`` the base64 text's length, the whole SHA-256 of it as a JSON string; then, where
+    the document gives them, the size and SHA-256 of the decoded bytes, the image file itself; ``too large to land``
+    when it did not land; ``media`` for a type that is not an image)."""
     mime = m.get("mime") or "unknown type"
     what = "image" if mime.startswith("image/") else "media"
     n = m.get("bytes")
@@ -300,6 +301,9 @@ def media_line(m: dict) -> str:
         bits.append(LOST[m["state"]])
     if m.get("digest"):
         bits.append(f"sha256 {m['digest']}")
+    decoded = m.get("decoded_bytes")
+    if m.get("decoded_sha256") and isinstance(decoded, int):  # the image file's own bytes (trial 31b F8)
+        return f"[{what}: {', '.join(bits)}; decoded: {decoded:,} bytes, sha256 {m['decoded_sha256']}]"
     return f"[{what}: {', '.join(bits)}]"
 
 

@@ -4,22 +4,30 @@ Every ``media`` part of a landed record is said on the step that draws its
 record, as an entry of that node's ``media`` list::
 
     {"ref": {"seq": S, "row": R, "block": B}, "mime": "image/png", "bytes": 96,
-     "state": "available", "digest": "<sha256 hex>", "kept": true}
+     "state": "available", "digest": "<sha256 hex>", "decoded_bytes": 70,
+     "decoded_sha256": "<sha256 hex>", "kept": true}
 
 ``mime`` is the part's ``media`` (its media type, '' when the runtime named
 none); ``bytes`` the length of the base64 text the runtime wrote; ``state``
 the part's (``too_large`` when it was too large to land); ``digest`` the
 SHA-256 of the part's data as the writer lands it (the JSON string), which is
 the ``sha256`` a part taken out to land keeps, so a kept image and a cut one
-compare; ``kept`` says the data is in the landed record (the page then shows
+compare; ``decoded_bytes`` and ``decoded_sha256``, only where the landed record
+keeps the data and it is base64 (RFC 4648, no other character), the size and
+SHA-256 of the bytes it decodes to: the image file itself, which a researcher
+holding that file can match (trial 31b F8; fix32d); ``kept`` says the data is in the landed record (the page then shows
 it from ``/api/c/<id>/record/<seq>/<row>``). The owner is the step citing the
 exact part, else the first step (by id, ``llm.call`` last) citing the record.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 from typing import Iterable
+
+import orjson
 
 from ..flow.model import Node
 from ..sessiondata import encode_value
@@ -38,6 +46,24 @@ def _digest(p: dict) -> str:
         return ""
     raw = data.raw if isinstance(data, RawJSON) else encode_value(data)
     return hashlib.sha256(raw).hexdigest()
+
+
+def _decoded(p: dict) -> dict:
+    """``{"decoded_bytes": N, "decoded_sha256": HEX}`` of a media part whose landed data is a base64 text (the bytes
+    it decodes to: the image file); {} when the data is not landed, not a string or not base64."""
+    data = p.get("data")
+    if isinstance(data, RawJSON):
+        try:
+            data = orjson.loads(data.raw)
+        except orjson.JSONDecodeError:
+            return {}
+    if not isinstance(data, str):
+        return {}
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return {}
+    return {"decoded_bytes": len(raw), "decoded_sha256": hashlib.sha256(raw).hexdigest()}
 
 
 def media_of(media: list[tuple[int, int, int, dict]], nodes: Iterable[Node]) -> dict[str, list[dict]]:
@@ -66,6 +92,7 @@ def media_of(media: list[tuple[int, int, int, dict]], nodes: Iterable[Node]) -> 
         out.setdefault(owner, []).append({
             "ref": {"seq": seq, "row": row, "block": block}, "mime": p.get("media", ""),
             "bytes": p.get("bytes", 0), "state": state, "digest": _digest(p),
+            **(_decoded(p) if state == "available" else {}),
             "kept": state == "available" and p.get("data") is not None,
         })
     return out

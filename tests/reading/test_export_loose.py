@@ -123,6 +123,7 @@ IMAGED = "0d3a8e6f-290f-4105-a327-a2496e5e2a83"
 
 
 def test_an_image_a_step_carries_has_its_placeholder_and_html_draws_it(corpus_root, corpus_source, tmp_path):
+    import base64
     import hashlib
     import json
 
@@ -130,7 +131,9 @@ def test_an_image_a_step_carries_has_its_placeholder_and_html_draws_it(corpus_ro
     row = source_lines(src)[45]
     image = next(b for b in row["message"]["content"] if b.get("type") == "image")["source"]
     data = image["data"]  # docs/view.md: bytes = the base64 text's length, digest = SHA-256 of the data as landed (a JSON string)
-    line = f"[image: {image['media_type']}, {len(data):,} bytes, sha256 {hashlib.sha256(json.dumps(data).encode()).hexdigest()}]"
+    png = base64.b64decode(data)  # the image file itself (fix32d: its size and digest follow)
+    line = (f"[image: {image['media_type']}, {len(data):,} bytes, sha256 {hashlib.sha256(json.dumps(data).encode()).hexdigest()}; "
+            f"decoded: {len(png):,} bytes, sha256 {hashlib.sha256(png).hexdigest()}]")
     assert line.startswith("[image: image/png, 1,046,384 bytes, sha256 1f77412e")
     md = asz("export", IMAGED, "--root", str(corpus_root)).stdout
     assert md.count(line) == 1 and md.index("`input/1/46`") < md.index(line) < md.index("`input/1/46`") + 400

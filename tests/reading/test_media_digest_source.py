@@ -49,13 +49,14 @@ def test_an_images_digest_is_the_json_string_of_its_base64(tmp_path):
     root = tmp_path / "root"
     asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
     md = asz("export", SID, "--format", "md", "--root", str(root)).stdout
-    (said,) = re.findall(r"\[image: image/png, ([\d,]+) bytes, sha256 ([0-9a-f]{64})\]", md)
+    (said,) = re.findall(r"\[image: image/png, ([\d,]+) bytes, sha256 ([0-9a-f]{64}); decoded: ([\d,]+) bytes, "
+                         r"sha256 ([0-9a-f]{64})\]", md)
     first = src.read_bytes().splitlines()[0]
     at = first.index(b'"data":') + len(b'"data":')
     as_json = first[at:first.index(b'"', at + 1) + 1]  # the value as the source line holds it: "…", quotes included
     assert as_json == b'"' + b64.encode() + b'"'
-    assert said == (f"{len(b64):,}", hashlib.sha256(as_json).hexdigest())
-    assert said[1] not in (hashlib.sha256(b64.encode()).hexdigest(), hashlib.sha256(png).hexdigest())
+    assert said == (f"{len(b64):,}", hashlib.sha256(as_json).hexdigest(), f"{len(png):,}", hashlib.sha256(png).hexdigest())
+    assert said[1] not in (hashlib.sha256(b64.encode()).hexdigest(), hashlib.sha256(png).hexdigest())  # fix32d: the 4th
     doc = json.loads(asz("export", SID, "--format", "json", "--root", str(root)).stdout)
     digests = [m["digest"] for m in re.findall(r'"media":\[(\{[^\]]*\})\]', json.dumps(doc, separators=(",", ":")))
                for m in [json.loads(m)]]

@@ -51,9 +51,11 @@ def test_30_a_pasted_image_and_a_tool_results_image_are_said_on_their_steps(tmp_
     assert set(media) == {"input/1/1", "tool/toolu_shot"}
     [kept] = media["input/1/1"]
     assert kept == {"ref": {"seq": 1, "row": 1, "block": 1}, "mime": "image/png", "bytes": len(PNG), "state": "available",
-                    "digest": hashlib.sha256(orjson.dumps(PNG)).hexdigest(), "kept": True}
+                    "digest": hashlib.sha256(orjson.dumps(PNG)).hexdigest(), "decoded_bytes": len(base64.b64decode(PNG)),
+                    "decoded_sha256": hashlib.sha256(base64.b64decode(PNG)).hexdigest(), "kept": True}
     [cut] = media["tool/toolu_shot"]
     assert cut["mime"] == "image/jpeg" and cut["state"] == "too_large" and cut["kept"] is False
+    assert "decoded_sha256" not in cut  # none of its data landed: nothing to decode
     assert cut["bytes"] == len(BIG)  # the size of what the runtime wrote, though none of it landed
     assert cut["digest"] == hashlib.sha256(orjson.dumps(BIG)).hexdigest()  # the digest of what was taken out
     assert doc["summary"]["coverage"]["cited"] == doc["summary"]["coverage"]["records"] == 3
