@@ -47,7 +47,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
-from .receive_http import MAX_BODY, Front, Server
+from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
 from ..storage.erased_list import erased_refusal
@@ -519,16 +519,20 @@ class Receiver:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close both ports."""
+        """Stop serving and close both ports: no new connection or request is taken, and each request already read
+        (HTTP/1.1, or a gRPC call in progress) lands and is answered first, up to :data:`.receive_http.DRAIN` seconds
+        (docs/push.md, The receiver)."""
         if self.front is not None:
             self.front.shutdown() if self._thread is not None else None
             self.front.server_close()
         if self.grpc_server is not None:
             before = set(threading.enumerate())
-            self.grpc_server.stop(grace=1).wait()
+            self.grpc_server.stop(grace=DRAIN).wait()
             for t in set(threading.enumerate()) - before:  # gRPC's grace timer, woken by the stop: gone before we return
                 if t.name.endswith("(cancel_all_calls_after_grace)"):
                     t.join(timeout=5)
+        if self.front is not None:
+            self.front.drain()
         if self._pool is not None:  # gRPC's stop leaves the handlers' threads alive: a process that forks later must have none
             self._pool.shutdown(wait=True)
         if self._thread is not None:

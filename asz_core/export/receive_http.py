@@ -39,7 +39,7 @@ from ..netguard import connection_cap, raise_open_files, seconds
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["Front", "Http", "Server", "Tally", "MAX_BODY", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
+__all__ = ["Front", "Http", "Server", "Tally", "MAX_BODY", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #: The largest request body taken, in bytes (the inner gRPC server's largest message): above it, 413 unread.
@@ -199,12 +199,22 @@ class Server(socketserver.ThreadingTCPServer):
             self.tally.flush()
 
     def server_close(self) -> None:
-        """Close the port, let each request in progress land and be answered while no connection reads any further
-        (:meth:`_Conn.stop_reading`), wait up to :data:`DRAIN` seconds for their handlers, and end the guard's thread:
-        a stopped receiver leaves no thread behind, and no request half-landed (a ``.NAME.PID.tmp`` or a file landed
-        without its sender line: the CI run of session 31). A handler still running after DRAIN is said on stderr."""
+        """Close the port; no HTTP/1.1 connection reads any further byte (:meth:`_Conn.stop_reading`), while each request
+        it has already read is landed and answered. gRPC relays are left to the inner server's graceful stop (its
+        GOAWAY, then each call in progress answered: :meth:`.receive.Receiver.stop`), then :meth:`drain`."""
         self._stop.set()
         super().server_close()
+        with self._lock:
+            conns = [c for c in self.conns.values() if not c.relay]
+        for c in conns:
+            c.stop_reading()
+
+    def drain(self) -> None:
+        """After :meth:`server_close` and the inner server's stop: no connection reads any further; wait up to
+        :data:`DRAIN` seconds for every handler (a request in progress lands, is recorded and answered), then end the
+        guard's thread. A stopped receiver leaves no thread behind, and no request half-landed (a ``.NAME.PID.tmp``, a
+        file landed without its sender line, an answer lost: the CI run of session 31, trial 32c F1). A handler still
+        running after DRAIN is said on stderr."""
         with self._lock:
             conns = list(self.conns.values())
         for c in conns:
