@@ -340,7 +340,9 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         text = error_line(run.get("error"))
     tool = d.get("tool", "")
     if tool:
-        p = Part(k="result", of=tool, failed=failed, bytes=_size(out) if out is not None else _size(text))
+        # seed 000: a part's bytes is the size of what it holds the original of: the tool's text (the ToolMessage's
+        # content), or its data when it has data; not the whole ToolMessage (langsmith-ingest 0.8.0 on, trial 32a F2)
+        p = Part(k="result", of=tool, failed=failed, bytes=_size(data) if data is not None else _size(text))
         if text:
             p.text = text
         if data is not None:

@@ -152,8 +152,9 @@ class LangsmithIngest(Adapter):
     # every record of a run with a session_name carries it as its cwd, the conversation's project (trial 25a F2, F4);
     # 0.5.0: a LangGraph interrupt is a notice of what the tool asked a person, a resume the person's answer (28c F2);
     # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4); 0.7.0: a trace's first
-    # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said
-    version = "0.7.0"
+    # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said;
+    # 0.8.0: a tool's result part counts the bytes of its text (or data), not of the whole ToolMessage (32a F2)
+    version = "0.8.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
