@@ -424,8 +424,9 @@ def _pruned(r: Path) -> list[str]:
 
     shown = session_names(r)  # each can be given back (asz conversation ID says what went)
     named = ", ".join(shown(g) for g in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
-    said = (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text, "
-            f"so they are not searchable: {named}")
+    said = (f"{len(gone)} session(s) in this root were removed by retention (asz prune): their skeletons keep no text "
+            "(only the records' labels, a runtime's title among them, kept for the structure and never shown), so they "
+            f"are not searchable: {named}")
     typer.echo(f"asz search: note: {said}", err=True)
     return [said]
 

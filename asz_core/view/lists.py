@@ -69,6 +69,8 @@ class ListView(NodeView):
             if not parent and opened:
                 parent = opened[0]["stream"]
             label, named_by = s.attrs.get("label", ""), s.attrs.get("named_by", "")
+            if label and self.sess.removed_at and label not in self._labels_shown():
+                label, named_by = "", ""  # read from a skeleton alone: kept for the structure, never shown (trial 32b F1)
             if not label and s.attrs.get("role") == "child":
                 label, named_by = self._child_label(name, opened, talks[0] if talks else None)
             out.append({
@@ -77,6 +79,16 @@ class ListView(NodeView):
                 "talk": talks[0].id if talks else "", "named_by": named_by, "opened_by": opened,
             })
         return out
+
+    def _labels_shown(self) -> set[str]:
+        """The labels of the session's records in landed files that are not skeletons: a stream's label the round
+        read from a skeleton's record alone is not shown (retention keeps labels in the skeletons, the session's index
+        and the rounds for the structure, docs/push.md, Retention and skeletons). Read once a build."""
+        if not hasattr(self, "_shown"):
+            sess = self.sess
+            self._shown = {r["label"] for seq, recs in sess.records.items() if seq not in sess.removed_at
+                           for r in recs if isinstance(r, dict) and isinstance(r.get("label"), str) and r["label"]}
+        return self._shown
 
     def _child_label(self, name: str, opened: list[dict], talk: Node | None = None) -> tuple[str, str]:
         """``(label, named_by)`` of a child stream whose records carry no label, as its adapter reads the call that

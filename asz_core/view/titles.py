@@ -352,7 +352,13 @@ class RuntimeTitle:
 
     def see_landed(self, sess, seq: int) -> None:
         """The landed file of ``seq`` of ``sess`` (a :class:`~asz_core.view.session_records.LandedSession`), as
-        :meth:`see_file` sees it with its header's kind, stream and dialect."""
+        :meth:`see_file` sees it with its header's kind, stream and dialect; a skeleton (``seq`` in
+        ``sess.removed_at``) gives its records' ids and none of their labels: retention keeps a label in the skeleton,
+        the session's index and the rounds for the structure, never for a reader to show (trial 32b F1), so a pruned
+        conversation's title is ``(removed by retention)`` and no derived file under ``_index/`` holds it."""
+        if seq in sess.removed_at:  # a skeleton: its labels are kept for the structure alone and name nothing shown
+            self.ids.update(i for i in sess.ids[seq] if isinstance(i, str) and i)  # (trial 32b F1; docs/push.md)
+            return
         h = sess.headers.get(seq)
         kind, stream, verified = (h.kind if h else ""), (h.stream if h else ""), seq not in sess.unverified
         self.see_file(sess.records[seq], sess.ids[seq], kind, stream, verified, h.dialect if h else "")

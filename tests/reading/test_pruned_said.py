@@ -76,8 +76,8 @@ def test_search_notes_the_pruned_sessions(pruned):
     root, cid, _, _, _ = pruned
     r = asz("search", "the", "--root", str(root))
     assert r.returncode == 0
-    want = (f"1 session(s) in this root were removed by retention (asz prune): their skeletons keep no text, so they "
-            f"are not searchable: {cid[:8]}")
+    want = (f"1 session(s) in this root were removed by retention (asz prune): their skeletons keep no text (only the records' "
+            f"labels, a runtime's title among them, kept for the structure and never shown), so they are not searchable: {cid[:8]}")
     assert f"asz search: note: {want}" in r.stderr.splitlines() and f"! {want}" in r.stdout.splitlines()
 
 
