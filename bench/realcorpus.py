@@ -13,7 +13,10 @@ exactly as they do in the original within one. Identifiers replaced:
   result), its ``acompact-`` head kept; other ``agent-<hex>`` mentions as before.
 
 The default source is ``../shared/corpus/claude-code/projects`` (11 sessions,
-8.0 MB, 2.6 KB a line on average). Used by ``bench/collect.py``, ``bench/parse.py``
+8.0 MB, 2.6 KB a line on average), found as the tests find the corpus (:func:`corpus_sources`): ``../shared/corpus``
+beside the repo, else ``$ASZ_CORPUS`` (a corpus folder, or a projects folder itself), else ``shared/corpus`` beside
+any folder above the repo (a clone not under the folder ``shared`` sits beside; trial 32b F13); ``--source DIR`` names
+another. Used by ``bench/collect.py``, ``bench/parse.py``
 and ``bench/view.py`` (``--corpus real``, the default). Usage::
 
     python bench/realcorpus.py OUT --size-mb 1000 [--source DIR] [--first-copy N]
@@ -27,13 +30,34 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import re
 import shutil
 from pathlib import Path
 
 MB = 1_000_000
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
+PROJECTS = Path("claude-code") / "projects"
+
+
+def corpus_sources() -> list[Path]:
+    """Where the default source is looked for, in order: ``../shared/corpus/claude-code/projects`` beside the repo
+    (tests/conftest.py's ``corpus_dir``), then ``$ASZ_CORPUS/claude-code/projects`` and ``$ASZ_CORPUS`` itself, then
+    ``shared/corpus/claude-code/projects`` beside each folder above the repo, nearest first."""
+    out = [REPO.parent / "shared" / "corpus" / PROJECTS]
+    if env := os.environ.get("ASZ_CORPUS"):
+        out += [Path(env) / PROJECTS, Path(env)]
+    out += [up / "shared" / "corpus" / PROJECTS for up in REPO.parents[1:]]
+    return out
+
+
+def default_source() -> Path:
+    """The first of :func:`corpus_sources` that is a folder; the first of them when none is (generate says where it
+    looked)."""
+    return next((p for p in corpus_sources() if p.is_dir()), corpus_sources()[0])
+
+
+DEFAULT_SOURCE = default_source()
 
 _ID = re.compile(
     rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -106,7 +130,9 @@ def generate(out: Path, size_mb: float, source: Path = DEFAULT_SOURCE, first_cop
     ``out`` is emptied first. Copies are numbered from ``first_copy`` (0 keeps the source's ids). Returns ``{"bytes", "files", "lines", "copies", "largest_line"}``.
     """
     if not source.is_dir():
-        raise SystemExit(f"no corpus at {source} (pass --source DIR)")
+        looked = "" if source != DEFAULT_SOURCE else f"; looked in {', '.join(map(str, dict.fromkeys(corpus_sources())))}"
+        raise SystemExit(f"no corpus at {source}{looked}: pass --source DIR, a Claude Code projects folder "
+                         "(or set ASZ_CORPUS to the corpus folder)")
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     files = sorted(p for p in source.rglob("*") if p.is_file())
