@@ -52,9 +52,8 @@ Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-3
 from __future__ import annotations
 
 import attrs
-import orjson
 
-from asz_core import (Dropped, Part, Record, Source, keys_twice, settle_surrogates, source_sha, twice_dropped, unknown_part,
+from asz_core import (Dropped, Part, Record, Source, keys_twice, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part,
                       nesting_depth)
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
@@ -178,7 +177,7 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         rec.dropped.extend(twice_dropped(raw, begin, end))
     stamp = value.get("timestamp")
     if stamp is not None and not isinstance(stamp, str) and not rec.time:  # a number, say (trial 30a F8): its JSON text
-        rec.time = orjson.dumps(stamp).decode()  # kept in time, where it reads as no time (seed 000), never lost
+        rec.time = time_as_written(stamp)  # kept in time, where it reads as no time (seed 000), never lost
     return not lone
 
 

@@ -64,7 +64,7 @@ _LAZY = {
         (
             "DEFAULT_MAX_DELTA_BYTES", "FILE_KINDS", "FLAGS", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped",
             "FieldError", "Header", "Part", "RawJSON", "Record", "SDError", "SDReader", "SDWriter", "Usage", "array_elements",
-            "check_file", "compact", "mcp_split", "member_source", "object_members", "parse_instant", "read_file", "source_sha", "unknown_part", "member_part", "is_member_part", "value_span",
+            "check_file", "compact", "mcp_split", "member_source", "object_members", "parse_instant", "time_as_written", "read_file", "source_sha", "unknown_part", "member_part", "is_member_part", "value_span",
             "FROM_VALUES", "TRIGGERS", "VocabularyError", "check_vocabulary",
         ),
         "asz_core.sessiondata",
@@ -149,6 +149,7 @@ __all__ = [
     "member_source",
     "object_members",
     "parse_instant",
+    "time_as_written",
     "read_file",
     "source_sha",
     "unknown_part",

@@ -234,6 +234,10 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
         arguments = arguments_section(where, target, named_files(report.problems), seen)
         if arguments is not None:
             report.sections.append(arguments)
+        from ..verify.untimed import untimed_section  # records whose time does not read: warnings (trial 30a F8)
+
+        if (untimed := untimed_section(where, target)) is not None:
+            report.sections.append(untimed)
         if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)
             from ..verify.flag_rules import flags_section
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..sessiondata import Record
 from ..sessiondata.model import is_member_part
-from ..sessiondata.times import parse_instant
+from ..sessiondata.untimed import untimed, untimed_said
 from ..sessiondata.vocabulary import TWICE_DROPPED
 
 if TYPE_CHECKING:
@@ -89,20 +89,16 @@ def twice_warning(found: list[tuple[int, str]], shown: int = 5) -> str:
 
 def untimed_of(rec: Record) -> list[tuple[int, str]]:
     """``[(line, time)]`` when ``rec`` carries a time that does not read as an RFC 3339 time
-    (:func:`~asz_core.sessiondata.times.parse_instant`: none; seed 000, Times), else ``[]``."""
-    return [(rec.ord, rec.time)] if rec.time and parse_instant(rec.time) is None else []
+    (:func:`~asz_core.sessiondata.untimed.untimed`; seed 000, Times), else ``[]``."""
+    return [(rec.ord, rec.time)] if untimed(rec.time) else []
 
 
 def untimed_warning(found: list[tuple[int, str]], field: str, shown: int = 5) -> str:
     """What a ``warning:`` says of a source's records whose time does not read as an RFC 3339 time (``found``:
-    ``(line, the time as landed)``; trial 30a F8: ``"timestamp": "yesterday"`` or a number landed unsaid): how many,
-    the first ``shown`` lines with their values, the field (``field``: the record's ``time`` and the runtime's name for
-    it), and that each landed with its value as written and reads as having no time (seed 000, Times)."""
-    said = "; ".join(f"line {n}: {v[:40]!r}" for n, v in found[:shown]) + (
-        f"; and {len(found) - shown} more" if len(found) > shown else "")
-    return (f"{len(found)} record(s) give a time that does not read as an RFC 3339 time, field {field} ({said}): each "
-            "landed with the value as written (a value that is no string as its JSON text) and reads as having no "
-            "time: no reader places it by a time it does not have")
+    ``(line, the time as landed)``; trial 30a F8: ``"timestamp": "yesterday"`` or a number landed unsaid), in the words
+    every reader says them in (:func:`~asz_core.sessiondata.untimed.untimed_said`), ``field`` the record's ``time``
+    and the runtime's name for it."""
+    return untimed_said([("", n, v) for n, v in found], field, shown)
 
 
 def time_field(adapter, dialect: str) -> str:

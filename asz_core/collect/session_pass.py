@@ -421,8 +421,8 @@ class SessionPass(Fit):
             self.error_once(s.path, f"adapter {self.adapter.name} failed on the document: {adapter_failure(exc)}")
             rec = Record(parts=[unknown_part(data, f"the adapter failed on this document: {type(exc).__name__}")])
         rec = self._refuse_outside_vocabulary(s, fix_record(rec, 1, 0, data), data, "the document")
-        if rec.dropped:
-            self.twice.extend(twice_of(rec))  # a key given twice in the document: said at the source's end
+        self.twice.extend(twice_of(rec) if rec.dropped else ())  # a key given twice in the document: said at its end
+        self.untimed.extend(untimed_of(rec))  # a time that does not read (a Kiro IDE startTime of text), said too
         room = max(1, self.opts.max_delta_bytes - self.overhead(s))
         shrunk = self.c.shrunk
         enc = self.encode_fit(s, rec, room)

@@ -23,7 +23,9 @@ and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
 time as integer ns since the epoch (its decimal text when outside the signed 64-bit
 range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
-failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. No
+failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. A line holding
+records whose time is given and does not read as an RFC 3339 time (no ``ts``) adds ``untimed``, ``[[line in the
+file, the time as landed], …]``, what ``asz verify`` says of them without decoding the index (trial 30a F8). No
 text, no data, no media is ever copied; ``label`` is kept because it is the
 runtime's own name for a thing (a title, a child's description, a workflow).
 

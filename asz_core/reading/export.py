@@ -44,7 +44,7 @@ from .listing import link_lines
 from ..termsafe import one_line
 from .termtext import md_visible
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "page", "isolated", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS"]
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
@@ -77,6 +77,13 @@ def same_as(st: dict, code=lambda sid: sid) -> str:
 def when_text(ms: int | None) -> str:
     """Unix ms as ``YYYY-MM-DD HH:MM:SS`` in the reader's zone (``--tz``, else this machine's); '' for none."""
     return local_text(ms, "%Y-%m-%d %H:%M:%S") if ms else ""  # in --tz, else this machine's zone
+
+
+def step_when(st: dict) -> str:
+    """A step's time as its line draws it (:func:`when_text` of its ``at``), or, for one whose record's time does not
+    read, what says so in that place (the step's ``untimed``: ``time does not read ('yesterday', S/…/x.sd line 3)``,
+    trial 30a F8); '' for a step with no time."""
+    return when_text(st["at"]) if st.get("at") else st.get("untimed", "")
 
 
 def talk_start(talk: dict) -> int | None:
@@ -230,17 +237,17 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
                       f"*{when_text(talk_start(talk))}* · `{talk['id']}`"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            lines += ["", f"**{md_visible(st['who'])}** · {when_text(st['at'])} · `{st['id']}`", "", nested(md_visible(st["text"]))]
+            lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", nested(md_visible(st["text"]))]
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
-                when = f" · {when_text(st['at'])}" if st.get("at") else ""  # the call's time (trial 30a F3)
+                when = f" · {md_visible(step_when(st))}" if step_when(st) else ""  # the call's time (trial 30a F3)
                 lines.append(f"**Tool {one_line(md_visible(st.get('name') or '?'))}**{mark}{when} · `{one_line(st['id'])}`")
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
-            lines.append(f"**{md_visible(st['who'])}** · {when_text(st['at'])} · `{st['id']}`")
+            lines.append(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`")
             lines.append("")
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
@@ -492,7 +499,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
-                       f"{e(when_text(st['at']))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
+                       f"{e(step_when(st))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -500,14 +507,14 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 inner = tool_html(st, e)
                 gist = tool_gist(st, dialect)
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
-                when = f" <span class=\"when\">{e(when_text(st['at']))}</span>" if st.get("at") else ""  # trial 30a F3
+                when = f" <span class=\"when\">{e(step_when(st))}</span>" if step_when(st) else ""  # trial 30a F3
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
                            f"{gist}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>")
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",
                                                     "thinking": "thinking", "epoch.summary": "summary"}.get(st["kind"], "other")
-            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(when_text(st['at']))} · <span class=\"id\">{sid}</span></div>"
+            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(step_when(st))} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif st.get("same_as"):
@@ -517,7 +524,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
-                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(when_text(st['at']))} · "
+                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(step_when(st))} · "
                            f"<span class=\"id\">{sid}</span></span></summary>"
                            f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2

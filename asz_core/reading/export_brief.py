@@ -155,7 +155,7 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
         lines += ["", f"**{md_visible(st['who'])}**", "", nested(md_visible(mask.text(st["text"])))]
     tools = False
     for st in t["steps"]:
-        when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else ""  # a step with no time: no empty mark
+        when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else (f" · {st['untimed']}" if st.get("untimed") else "")
         if st["kind"] in ("tool", "agent.call"):
             lines += ([] if tools else [""]) + [_tool_line(st, dialect, left, mask)]
             tools = True

@@ -13,6 +13,7 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
+from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
 from ..view.rate_words import LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
@@ -46,7 +47,8 @@ SHORT_LIMIT = 100
 
 class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0),
-    ``line`` (True) on a compaction boundary its label reads in words, and for a tool ``name``, ``input``, ``result``, ``result_withheld``,
+    ``line`` (True) on a compaction boundary its label reads in words, ``untimed`` on one whose record's time does not
+    read (:func:`untimed_step`, drawn in its time's place: :func:`~asz_core.reading.export.step_when`), and for a tool ``name``, ``input``, ``result``, ``result_withheld``,
     ``result_state`` and ``result_bytes`` (the node's; no state: no result landed), ``failed``, and ``report`` when its result is its
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
     number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
@@ -207,6 +209,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     if bad:  # what such a file holds is not read as evidence, even when it reads (rewritten whole, closing line too)
         recs = {k: v for k, v in recs.items() if k[0] not in bad}
 
+    files = {f["seq"]: f["file"] for f in doc.get("files") or () if isinstance(f, dict) and isinstance(f.get("file"), str)}
     heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
     asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
     unread = [unread_thinking(doc) if thinking else 0]  # said once, in the first one's place, then 0
@@ -240,6 +243,8 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
             s["who"] += f" ({short})" if short else ""
             s["line"] = bool(short) and kind == "epoch.boundary"  # md draws the label alone: the record is JSON
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
+        if not s["at"] and first and (said := untimed_step(recs.get((first["seq"], first["row"])), files.get(first["seq"]), first["row"])):
+            s["untimed"] = said  # its record's time does not read: said where the time would be (trial 30a F8)
         return s
 
     given = call_prompts(doc, dialect, lambda ref: recs.get((ref.get("seq"), ref.get("row"))))
@@ -271,6 +276,15 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
 #: The image types the HTML export draws from their data (raster formats a browser shows inert in ``<img>``).
 EMBEDDED = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def untimed_step(rec: dict | None, file: str | None, row: int) -> str:
+    """What a step's line says in its time's place when its record ``rec`` (row ``row`` of the landed ``file`` under
+    the root) gives a time that does not read (:func:`~asz_core.sessiondata.untimed.untimed_at`: ``time does not read
+    ('yesterday', S/streams/main/transcript-….sd line 3)``); '' for any other record."""
+    if rec is None or not untimed(t := rec.get("time")):
+        return ""
+    return untimed_at(t, f"{file} line {row + 1}" if file else f"line {row + 1}")
 
 
 def _with_data(m: dict, recs: dict) -> dict:

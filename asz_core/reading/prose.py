@@ -78,6 +78,7 @@ from ..flow.round import RoundError
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.model import Header, is_member_part
 from ..sessiondata.times import parse_instant
+from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
 from .doc_order import arrival_ordered, document_order, in_document_order
 from .export import LOST, build, part_marker
@@ -85,7 +86,7 @@ from .export_steps import UNREAD_MARK, UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
 from .search_hits import person_typed
 
-__all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "estimate", "session_of"]
+__all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "said_untimed", "estimate", "session_of"]
 
 _PROSE_USER_PARTS = frozenset(("text", "media"))
 #: How many of the person turns left out :meth:`ProseStats.line` names by file and row (the rest are counted).
@@ -551,8 +552,18 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         audit.files = {ln.seq: path.relative_to(root).as_posix() for ln, path in landed_files(root / session, skeletons=True)} \
             if (root / session).is_dir() else {}
         audit.ask(doc, by_stream)
-        return audit.arrange([by_stream[s] for s in order])
-    return [turn for s in order for turn in by_stream[s]]
+        return said_untimed(audit.arrange([by_stream[s] for s in order]))
+    return said_untimed([turn for s in order for turn in by_stream[s]])
+
+
+def said_untimed(lines: list[dict]) -> list[dict]:
+    """``lines`` with ``time_unread`` added to each whose ``ts`` (the record's time as written) does not read as an RFC
+    3339 time: the words the other forms draw in a step's time's place (:func:`~asz_core.sessiondata.untimed.untimed_at`,
+    ``time does not read ('yesterday', S/…/x.sd line 3)``, its landed file and line; trial 30a F8)."""
+    for line in lines:
+        if untimed(ts := line.get("ts")) and isinstance(line.get("row"), int):
+            line["time_unread"] = untimed_at(ts, f"{line.get('file', '')} line {line['row'] + 1}")
+    return lines
 
 
 def _note_unread(by_stream: dict[str, list[dict]], n: int, redacted: int = 0) -> None:

@@ -17,6 +17,7 @@ _LAZY = {
                      "companion_path"), "model"),
     **dict.fromkeys(("FileCheck", "SDError", "SDReader", "check_file", "read_file"), "reader"),
     **dict.fromkeys(("format_rfc3339", "format_stamp", "instant_ms", "parse_instant"), "times"),
+    **dict.fromkeys(("time_as_written", "untimed", "untimed_at", "untimed_said"), "untimed"),
     **dict.fromkeys(("FROM_VALUES", "TRIGGERS"), "vocabulary"),
     "mcp_split": "mcpname",
     **dict.fromkeys(("DEFAULT_MAX_DELTA_BYTES", "LandedFile", "SDWriter", "VocabularyError", "check_vocabulary", "encoded_size", "encode_measured",

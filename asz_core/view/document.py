@@ -33,6 +33,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from .links import dangling_parents, links_of, shares_of
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
+from .view_base import untimed_lines
 from .usage import provider_calls
 from .tool_tallies import mcp_server, tool_tallies
 
@@ -252,7 +253,7 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.companions.Companions.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
     return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
-            *v.usage_lines(), *v.reread_lines(), *v.twice_lines()]
+            *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
@@ -350,7 +351,7 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
     share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
     as ``asz conversation`` does)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines() + v.twice_lines(),
+    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess),
                   undescribed,
                   prices)
     s["coverage"] = v.coverage.summary

@@ -7,6 +7,7 @@ import msgspec
 from ..flow.fold import Fold
 from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
+from ..sessiondata.untimed import UNTIMED_PREFIX, untimed, untimed_said
 from ..sessiondata.vocabulary import TWICE_DROPPED, USAGE_DROPPED
 from .arguments_check import hold_all, observation_entries, record_line
 from .chain import ChainReader
@@ -21,7 +22,7 @@ from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_ca
     unended_lines, unnamed_call_lines
 from .unended import lost_lines, partly_lines
 
-__all__ = ["ViewBase"]
+__all__ = ["ViewBase", "untimed_lines"]
 
 
 class ViewBase(Companions):
@@ -326,6 +327,21 @@ class ViewBase(Companions):
 
 #: How a ``summary.problems`` line about keys given twice in a source line starts (:meth:`ViewBase.twice_lines`).
 TWICE_PREFIX = "keys given twice: "
+
+
+def untimed_lines(sess: LandedSession) -> list[str]:
+    """The ``summary.problems`` line (:data:`~asz_core.sessiondata.untimed.UNTIMED_PREFIX`) naming ``sess``'s landed
+    records whose ``time`` is given and does not read as an RFC 3339 time (the runtime's value as written: trial 30a
+    F8), each as its landed file (under the root) and line with its value, in the words ``asz collect`` and
+    ``asz verify`` say them in (:func:`~asz_core.sessiondata.untimed.untimed_said`). [] when none (nearly always:
+    only a record whose parsed time is None is looked at)."""
+    found = []
+    for seq in sorted(sess.records):
+        times, recs = sess.times.get(seq) or (), sess.records[seq]
+        for row, ns in enumerate(times, 1):
+            if ns is None and row <= len(recs) and untimed(t := recs[row - 1].get("time")):
+                found.append((sess.files[seq]["file"], row + 1, t))
+    return [UNTIMED_PREFIX + untimed_said(found, shown=10)] if found else []
 
 
 def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> str:
