@@ -14,7 +14,7 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, compact, keys_twice, member_part, member_source, parse_instant, settle_surrogates, source_sha, twice_dropped,
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, compact, keys_twice, member_part, member_source, settle_surrogates, source_sha, time_as_written, twice_dropped,
                       unknown_part)
 
 from .spans import REASON_NOT_OBJECT, Node, parse, root_node
@@ -42,7 +42,7 @@ __all__ = [
     "v1_text",
     "v2_text",
     "workspace_path",
-    "written_at",
+    "node_time",
 ]
 
 #: The dialect this module reads.
@@ -136,12 +136,17 @@ def workspace_path(value: str) -> str:
     return value if value and (posixpath.isabs(value) or ntpath.isabs(value)) else ""
 
 
-def written_at(value: str) -> str:
-    """A metadata document's own time of last writing (2.x ``updated_at``, 3.x ``lastModifiedAt``, RFC 3339 as the
-    runtime wrote it) as its record's ``time``, when it reads as an instant (seed 000, Reading a record); else ''.
-    It is the one time a 2.x session states after its prompt (assistant and tool entries carry none), so a
-    conversation's range, and the list's DURATION, end there instead of at the prompt. Never raises."""
-    return value if value and parse_instant(value) is not None else ""
+def node_time(node: Node | None, read: str = "") -> str:
+    """A record's ``time`` from the runtime's time member ``node``: ``read`` (the dialect's reading of it as RFC 3339,
+    a 2.x count of seconds, an IDE count of milliseconds) when given, else the value as written
+    (:func:`asz_core.time_as_written`: a string as written, another value as its source text), which every reader
+    reads as no time and ``asz collect`` says, naming the line, field and value (trial 30a F8); '' when the member is
+    absent. A metadata document's own time of last writing (2.x ``updated_at``) is the one time a 2.x session states
+    after its prompt (assistant and tool entries carry none), so a conversation's range, and the list's DURATION,
+    end there instead of at the prompt. Never raises."""
+    if read or node is None:
+        return read
+    return time_as_written(node.value, node.source() if not isinstance(node.value, str) else None)
 
 
 def shown(value: object) -> str:

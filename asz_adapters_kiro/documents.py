@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from asz_core import Part, Record
 
-from .build import ENV_WHY, Build, call_part, failed_from_status, result_content, shown, v1_text, workspace_path, written_at
+from .build import ENV_WHY, Build, call_part, failed_from_status, result_content, shown, v1_text, workspace_path, node_time
 from .ide import ide_document
 from .spans import Node
 
@@ -138,7 +138,7 @@ def _v2_session(rec: Record, root: Node) -> None:
     rec.from_ = "runtime"
     rec.label = root.s("title")
     rec.cwd = workspace_path(root.s("cwd"))  # the working directory the runtime recorded (issue 17), when absolute
-    rec.time = written_at(root.s("updated_at"))  # when the runtime last wrote this document
+    rec.time = node_time(root.member("updated_at"))  # when the runtime last wrote this document, as written
     state = root.get("session_state")
     rts = state.get("rts_model_state") if isinstance(state, dict) else None
     info = rts.get("model_info") if isinstance(rts, dict) else None

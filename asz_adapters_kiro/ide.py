@@ -43,7 +43,7 @@ import datetime as _dt
 
 from asz_core import Part, Record
 
-from .build import Build, call_part, workspace_path
+from .build import Build, call_part, node_time, workspace_path
 from .spans import Node
 
 __all__ = ["ide_document", "is_ide_session", "is_execution_log", "epoch_ms_rfc3339", "workspace_of", "EXECUTION_CALL", "EXECUTION_STREAM"]
@@ -178,7 +178,8 @@ def _execution(rec: Record, root: Node) -> None:
     ident = root.s("executionId")
     rec.run = rec.call = rec.tool = ident
     rec.child = EXECUTION_STREAM + ident  # the stream discovery files this log under
-    rec.time = epoch_ms_rfc3339(root.get("startTime"))
+    start = root.member("startTime")  # milliseconds; any other value kept as written, said (trial 30a F8)
+    rec.time = node_time(start, epoch_ms_rfc3339(start.value if start is not None else None))
     for key, child in root.members():
         if key == "context":
             for ckey, c in child.members():

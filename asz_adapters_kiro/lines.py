@@ -19,6 +19,7 @@ from .build import (
     Build,
     call_part,
     failed_from_status,
+    node_time,
     result_content,
     shown,
     unix_seconds_rfc3339,
@@ -229,7 +230,7 @@ V3_TYPES = frozenset(_V3)
 def _v3(rec: Record, root: Node, turn: "Turn") -> None:
     b = Build(rec)
     rec.id = root.s("id")
-    rec.time = root.s("timestamp")
+    rec.time = node_time(root.member("timestamp"))  # one that does not read kept as written, said (trial 30a F8)
     p = root.member("payload")
     t = p.get("type")
     handler = _V3.get(t) if isinstance(t, str) else None
@@ -311,7 +312,8 @@ def _v2(rec: Record, root: Node, turn: "Turn") -> None:
             rec.call = rec.id  # one AssistantMessage is one model request (docs/adapters/kiro.md, Calls)
         meta = d.member("meta")
         if meta is not None and isinstance(meta.value, dict):
-            rec.time = unix_seconds_rfc3339(meta.get("timestamp"))
+            stamp = meta.member("timestamp")  # seconds; any other value kept as written, said (trial 30a F8)
+            rec.time = node_time(stamp, unix_seconds_rfc3339(stamp.value if stamp is not None else None))
             b.leftovers(meta, {"timestamp"}, "meta")
     rec.run = turn.run
     if kind in ("Prompt", "AssistantMessage", "ToolResults"):

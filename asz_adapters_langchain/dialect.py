@@ -78,7 +78,7 @@ from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, chain_why, extra_why, root_inputs_why, waited_dropped
 from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
-                   person_digests, resume_text, rfc3339)
+                   person_digests, resume_text, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
 
@@ -409,7 +409,7 @@ def _fill(rec: Record, obj: dict) -> None:
         # Records the materialiser derived from an arrival: (from, flags, trigger) by kind, text from the decisions.
         rec.from_, flags, rec.trigger = _DERIVED[kind]
         rec.flags = list(flags)
-        rec.time = rfc3339(d.get("time"))
+        rec.time = run_time(d.get("time"))
         t = str(d.get("text") or "")
         rec.parts = [_text(t)] if t else []
         return
@@ -418,9 +418,9 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.cwd = run["session_name"]
     op = obj.get("op")
     end = bool(d.get("end"))
-    rec.time = rfc3339(run.get("end_time")) if end and run.get("end_time") else rfc3339(run.get("start_time"))
+    rec.time = run_time(run.get("end_time")) if end and run.get("end_time") else run_time(run.get("start_time"))
     if not rec.time and op == "patch":
-        rec.time = rfc3339(run.get("end_time"))
+        rec.time = run_time(run.get("end_time"))
     err = run.get("error")
     if kind == "llm":
         _fill_llm(rec, run, d, end, err)

@@ -14,7 +14,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["TITLE_MAX", "rfc3339", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
+from asz_core import time_as_written
+
+__all__ = ["TITLE_MAX", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
            "error_line", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: Longest title kept, in characters (after trimming white space).
@@ -42,6 +44,14 @@ def rfc3339(value: Any) -> str:
         dt = dt.astimezone(timezone.utc)
         return dt.strftime("%Y-%m-%dT%H:%M:%S.%f") + "Z"
     return ""
+
+
+def run_time(value: Any) -> str:
+    """A run's time as its record's ``time``: :func:`rfc3339` where it reads (an ISO time, epoch milliseconds in
+    range), else the value as written (:func:`asz_core.time_as_written`: a string as sent, a number or other value as
+    its JSON text), which every reader reads as no time and ``asz collect`` says, naming the line, field and value
+    (trial 30a F8); '' when none was sent."""
+    return rfc3339(value) or time_as_written(value)
 
 
 def metadata(run: dict) -> dict:
