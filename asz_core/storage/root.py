@@ -372,11 +372,16 @@ def remove_session_temporaries(sdir: Path) -> list[Path]:
 
 def unowned_temporaries_places(root: Path) -> list[Path]:
     """Where a parse writes through a temporary outside the session lock: each conversation's ``rounds/``
-    (``_conversations/<id>/rounds/.r….sf.<pid>.tmp``) and each session's ``index/`` (``.index.state.<pid>.tmp``)."""
-    places = []
+    (``_conversations/<id>/rounds/.r….sf.<pid>.tmp``, :func:`chain_rounds_places`) and each session's ``index/``
+    (``.index.state.<pid>.tmp``)."""
+    return chain_rounds_places(root) + [sdir / _INDEX for sdir in session_dirs(root)]
+
+
+def chain_rounds_places(root: Path) -> list[Path]:
+    """Each conversation chain's ``rounds/`` under ``root`` (a folder of ``_conversations``, links not followed)."""
     with contextlib.suppress(OSError):
-        places += [Path(e.path) / "rounds" for e in os.scandir(root / CONVERSATIONS) if e.is_dir(follow_symlinks=False)]
-    return places + [sdir / _INDEX for sdir in session_dirs(root)]
+        return [Path(e.path) / "rounds" for e in os.scandir(root / CONVERSATIONS) if e.is_dir(follow_symlinks=False)]
+    return []
 
 
 def sweep_unowned_temporaries(root: str | os.PathLike) -> list[Path]:

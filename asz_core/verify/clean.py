@@ -37,13 +37,20 @@ _CONSTS = (SCAN_CHUNK, hashlib.sha256, closing_pair, decode_header, PREFIX_KIND,
            cursor_values, SNAPSHOT_KINDS, UNCHECKED_KINDS, NOT_STREAMS, SESSION_STATE)
 
 
-def clean_session(sdir: Path, digests: dict[str, str] | None) -> tuple[int, int, int, int] | None:
+def clean_session(sdir: Path, digests: dict[str, str] | None, told=None) -> tuple[int, int, int, int] | None:
     """``(streams, records, streams without a cursor, landed files)`` of session directory ``sdir`` when it is clean
     (its duplicates 0, no problem), as ``_verify_session`` counts them; ``digests``, when given, then receives each
-    landed file's whole-file SHA-256 hex by path (str). None where the Python must check the session (see the
-    module), and then nothing was put in ``digests``. Never raises for what it finds on disk."""
+    landed file's whole-file SHA-256 hex by path (str), and ``told`` (a :class:`~asz_core.verify.walk_told.Told`)
+    what the same listing tells the notes (stamps going back, temporaries). None where the Python must check the
+    session (see the module), and then nothing was put in ``digests`` nor ``told``. Never raises for what it finds
+    on disk."""
     scan = linescan
     if scan is None or cursor_values is None:
         return None
     name = sdir.name
-    return scan.session(os.fspath(sdir), "" if "\\" in name or name in ("", ".", "..") else name, digests, _CONSTS)
+    got = scan.session(os.fspath(sdir), "" if "\\" in name or name in ("", ".", "..") else name, digests, _CONSTS)
+    if got is None:
+        return None
+    if told is not None:
+        told.answered(name, *got[4:])
+    return got[:4]

@@ -35,13 +35,18 @@ def parse_temporaries(root: Path, session: Path | None = None) -> list[Path]:
 
     places = (unowned_temporaries_places(root) if session is None
               else [root / CONVERSATIONS / session.name / "rounds", session / "index"])
+    return sorted(_temporaries_in(places))
+
+
+def _temporaries_in(places: list[Path]) -> list[Path]:
+    """The ``.<name>.<pid>.tmp`` entries of each folder of ``places`` (one that does not list: none)."""
     found = []
     for d in places:
         try:
             found += [Path(e.path) for e in os.scandir(d) if e.name.startswith(".") and e.name.endswith(".tmp")]
         except OSError:
             pass
-    return sorted(found)
+    return found
 
 
 def leftover_temporaries(sessions: list[Path]) -> list[Path]:
@@ -67,14 +72,35 @@ def leftover_temporaries(sessions: list[Path]) -> list[Path]:
     return sorted(map(Path, found))
 
 
-def leftover_notes(root: Path, sessions: list[Path], one: bool) -> list[str]:
+def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None) -> list[str]:
     """The notes of ``asz verify``'s landed section for the temporaries writers left: :data:`LEFTOVER_SAID` for those
     in ``sessions`` (:func:`leftover_temporaries`), :data:`PARSE_LEFTOVER_SAID` for those in chains and session indexes
     (:func:`parse_temporaries`: of the one session ``sessions`` holds when ``one``, else of the whole root); [] when
-    none."""
+    none. ``told`` (a :class:`~asz_core.verify.walk_told.Told`), when given, holds the temporaries the walk's listing
+    of the sessions found, and names those whose folders are looked at here again (issue 22, session 32)."""
     notes = []
-    if left := leftover_temporaries(sessions):
+    if told is None:
+        left = leftover_temporaries(sessions)
+    else:
+        again = set(told.unseen)
+        left = sorted([*map(Path, told.temporaries), *leftover_temporaries([s for s in sessions if s.name in again])])
+    if left:
         notes.append(LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
-    if left := parse_temporaries(Path(root), sessions[0] if one and sessions else None):
+    if told is not None and not one:
+        left = _parse_temporaries_told(Path(root), sessions, told)
+    else:
+        left = parse_temporaries(Path(root), sessions[0] if one and sessions else None)
+    if left:
         notes.append(PARSE_LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
     return notes
+
+
+def _parse_temporaries_told(root: Path, sessions: list[Path], told) -> list[Path]:
+    """:func:`parse_temporaries` of the whole root whose ``sessions`` the walk listed: the session indexes ``told``
+    holds the temporaries of are not listed again; the conversation chains' ``rounds/`` and the other sessions'
+    ``index/`` are looked at here. Sorted."""
+    from ..storage.root import chain_rounds_places
+
+    again = set(told.index_unseen)
+    places = chain_rounds_places(root) + [s / "index" for s in sessions if s.name in again]
+    return sorted([*map(Path, told.index_temporaries), *_temporaries_in(places)])

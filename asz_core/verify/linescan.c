@@ -410,6 +410,7 @@ static PyObject *landed(PyObject *self, PyObject *args) {
 typedef struct {
     char *name;
     int is_file;
+    int odd; /* its type was a symbolic link or not told (DT_LNK, DT_UNKNOWN): what it is depends on following it */
 } dir_entry;
 
 typedef struct {
@@ -489,6 +490,7 @@ static int read_dir(const char *dir, int dirs_only, entries *es) {
         }
         es->e[es->n].name = copy;
         es->e[es->n].is_file = is;
+        es->e[es->n].odd = de->d_type == DT_LNK || de->d_type == DT_UNKNOWN;
         es->n++;
         errno = 0;
     }
@@ -702,8 +704,10 @@ static int strings_add(strings *l, const char *a, const char *b) {
 }
 
 /* The holding directories in session_listing's order (streams/<d> and runs/<d>, each sorted by name, then
- * provider_body) into out, *streams how many of them are under streams/; 1, or 0 when the Python must answer. */
-static int holding(const char *base, Py_ssize_t bn, strings *out, Py_ssize_t *streams) {
+ * provider_body) into out, *streams how many of them are under streams/; 1, or 0 when the Python must answer.
+ * *odd is set when one of them is a symbolic link or of a type readdir did not tell (leftover_temporaries, which
+ * does not follow links, may then look in other directories). */
+static int holding(const char *base, Py_ssize_t bn, strings *out, Py_ssize_t *streams, int *odd) {
     static const char *subs[] = {"streams", "runs"};
     char d[4096];
     const char *sep = (bn > 0 && base[bn - 1] == '/') ? "" : "/";
@@ -715,9 +719,11 @@ static int holding(const char *base, Py_ssize_t bn, strings *out, Py_ssize_t *st
         d[dl - 1] = '\0';
         int got = read_dir(d, 1, &es);
         d[dl - 1] = '/';
-        for (Py_ssize_t i = 0; got >= 0 && i < es.n; i++)
+        for (Py_ssize_t i = 0; got >= 0 && i < es.n; i++) {
+            *odd |= es.e[i].odd;
             if (strings_add(out, d, es.e[i].name) < 0)
                 got = -1;
+        }
         entries_free(&es);
         if (got < 0)
             return 0;
@@ -754,7 +760,8 @@ static PyObject *listing(PyObject *self, PyObject *args) {
         goto done;
     strings held = {NULL, 0, 0};
     Py_ssize_t streams;
-    int h = holding(base, bn, &held, &streams);
+    int odd = 0;
+    int h = holding(base, bn, &held, &streams, &odd);
     for (Py_ssize_t i = 0; h == 1 && i < held.n; i++) {
         PyObject *d = PyUnicode_FromString(held.s[i]);
         if (d == NULL || PyList_Append(dirs, d) < 0)
@@ -1170,14 +1177,65 @@ static int s_walk(const s_listed *l, Py_ssize_t dir, PyObject *kind, Py_ssize_t 
     return reached_ord >= c_ord && reached_off >= c_off; /* short of the cursor: the Python looks again */
 }
 
+/* 1 for a writer's temporary file name (.<name>.<pid>.tmp as asz_core.verify.leftover looks for it: a leading '.'
+ * and a trailing .tmp). */
+static int temporary_name(const char *name) {
+    size_t n = strlen(name);
+    return name[0] == '.' && n >= 4 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+/* Add to out the path dir/name of each temporary file name of es (dir as given, no separator doubled): 0, -1 when
+ * out of memory. */
+static int temporaries_of(const char *dir, const entries *es, strings *out) {
+    size_t dn = strlen(dir);
+    const char *sep = (dn > 0 && dir[dn - 1] == '/') ? "" : "/";
+    char path[4096];
+    for (Py_ssize_t i = 0; i < es->n; i++) {
+        if (!temporary_name(es->e[i].name))
+            continue;
+        if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, sep, es->e[i].name) >= sizeof path || strings_add(out, path, "") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The temporaries of directory dir (read whole, every entry) added to out: 1, 0 when the Python must look (dir does
+ * not read here: a name not printable ASCII, a failing stat), -1 when out of memory. */
+static int temporaries_in(const char *dir, strings *out) {
+    entries es = {NULL, 0, 0};
+    int got = read_dir(dir, 0, &es);
+    int ret = got < 0 ? 0 : temporaries_of(dir, &es, out) < 0 ? -1 : 1;
+    entries_free(&es);
+    return ret;
+}
+
+/* A list of str of the paths in l; NULL with an exception set. */
+static PyObject *str_list(const strings *l) {
+    PyObject *out = PyList_New(l->n);
+    for (Py_ssize_t i = 0; out != NULL && i < l->n; i++) {
+        PyObject *s = PyUnicode_DecodeFSDefault(l->s[i]);
+        if (s == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, s);
+    }
+    return out;
+}
+
 PyDoc_STRVAR(session_doc,
-"session(session_dir, name, digests, consts) -> (streams, records, uncursored, files) | None\n\n"
+"session(session_dir, name, digests, consts) -> (streams, records, uncursored, files, back, temporaries,\n"
+"index_temporaries) | None\n\n"
 "One session of asz verify in one call where it is clean: what asz_core.verify.walk._verify_session returns for it\n"
 "(duplicates 0) when it finds no problem and no warning, and how many landed files it holds; None where the Python\n"
 "must check it. ``name`` is the session's name as _verify_session tests headers against it ('' for none), ``digests``\n"
 "a dict that receives each file's whole-file SHA-256 hex by path when the session is answered, or None; ``consts`` is\n"
 "(most, sha256, closing_pair, decode_header, prefix_kind, cursor_values, snapshot_kinds, unchecked_kinds,\n"
-"not_streams, session_state): see asz_core.verify.clean.");
+"not_streams, session_state): see asz_core.verify.clean. What the same listing tells besides (issue 22, session 32):\n"
+"``back`` True when the landing stamps of its files, taken in seq order, go back somewhere (asz_core.verify.stamps);\n"
+"``temporaries`` the paths (str) of the writers' temporaries (.<name>.<pid>.tmp) in the session directory, its\n"
+"provider_body/ and each streams/<d> and runs/<d> (asz_core.verify.leftover.leftover_temporaries), None where one of\n"
+"those is a link or of an untold type, or a directory does not read here; ``index_temporaries`` those of its index/\n"
+"(leftover.parse_temporaries), None where it does not read here.");
 
 static PyObject *session(PyObject *self, PyObject *args) {
     (void)self;
@@ -1198,15 +1256,36 @@ static PyObject *session(PyObject *self, PyObject *args) {
     s_listed l = {NULL, 0, 0, NULL, 0, 0};
     Py_ssize_t streams = 0, records = 0, keys = 0, bare_keys = 0;
     PyObject *found = digests != Py_None ? PyList_New(0) : NULL, *out = NULL;
-    int ok = (digests == Py_None || found != NULL) ? holding(base, bn, &held, &streams) : -1;
+    int odd = 0;
+    int ok = (digests == Py_None || found != NULL) ? holding(base, bn, &held, &streams, &odd) : -1;
+    strings tmps = {NULL, 0, 0}, itmps = {NULL, 0, 0};
+    int tmps_known = !odd, itmps_known = 1, back = 0;
     for (Py_ssize_t i = 0; ok == 1 && i < held.n; i++) {
         entries es = {NULL, 0, 0};
         int got = read_dir(held.s[i], 0, &es);
         ok = got < 0 ? 0 : s_take(&l, i, &es, cs.prefix_kind);
+        if (ok == 1 && tmps_known && temporaries_of(held.s[i], &es, &tmps) < 0)
+            ok = -1;
         entries_free(&es);
+    }
+    if (ok == 1 && tmps_known) { /* the session directory itself, then its index/ (a parse's temporaries) */
+        int got = temporaries_in(base, &tmps);
+        ok = got < 0 ? -1 : ok;
+        tmps_known = got == 1;
+    }
+    if (ok == 1) {
+        char idx[4096];
+        snprintf(idx, sizeof idx, "%s%sindex", base, base[bn - 1] == '/' ? "" : "/");
+        int got = temporaries_in(idx, &itmps);
+        ok = got < 0 ? -1 : ok;
+        itmps_known = got == 1;
     }
     if (ok == 1 && l.nf > 1)
         qsort(l.f, (size_t)l.nf, sizeof(s_file), by_seq);
+    for (Py_ssize_t i = 1; ok == 1 && i < l.nf && !back; i++) { /* the stamp: 26 bytes after the prefix's '-' */
+        const char *a = strchr(l.f[i - 1].name, '-') + 1, *b = strchr(l.f[i].name, '-') + 1;
+        back = memcmp(b, a, 26) < 0;
+    }
     if (ok == 1)
         ok = s_files(&l, &held, streams, sname, &cs, found, &records);
     /* every key (dir, kind) once: a file's whose no earlier file holds it, then a cursor's no file holds */
@@ -1243,10 +1322,17 @@ static PyObject *session(PyObject *self, PyObject *args) {
             snprintf(path, sizeof path, "%s%s%s", base, base[bn - 1] == '/' ? "" : "/", cs.state_name);
             uncursored = stat(path, &st) == 0 ? bare_keys : 0;
         }
-        out = Py_BuildValue("(nnnn)", keys, records, uncursored, l.nf);
+        PyObject *t = tmps_known ? str_list(&tmps) : Py_NewRef(Py_None);
+        PyObject *it = itmps_known ? str_list(&itmps) : Py_NewRef(Py_None);
+        if (t != NULL && it != NULL)
+            out = Py_BuildValue("(nnnnOOO)", keys, records, uncursored, l.nf, back ? Py_True : Py_False, t, it);
+        Py_XDECREF(t);
+        Py_XDECREF(it);
     } else if (ok == 0) {
         out = Py_NewRef(Py_None);
     }
+    strings_free(&tmps);
+    strings_free(&itmps);
     strings_free(&held);
     s_listed_free(&l);
     Py_XDECREF(found);

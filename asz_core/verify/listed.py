@@ -97,7 +97,7 @@ def missing_note(root: str | os.PathLike) -> str:
 
 
 def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[str], section: Section,
-                 only: str | None = None) -> None:
+                 only: str | None = None, stamps: set[str] | None = None) -> None:
     """Add to ``section`` (the ``landed`` one of a whole root) a :data:`MISSING_SESSION` problem for each session the
     list names that is not among ``present`` (the session directories walked) or is in ``empty`` (walked, no landed
     file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
@@ -107,12 +107,13 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
     (:func:`~asz_core.storage.landing.settle`: after it, the sender records check_senders reads name what was walked)
     and a session the walk missed that holds landed files when looked at again is a note (:data:`LANDED_DURING`). Then a note per session of ``present`` whose landing stamps go backwards
     along its seqs (:func:`~asz_core.verify.stamps.stamp_notes`: the list's first-landed time is its first stamp), counted
-    as ``stamps_back``."""
+    as ``stamps_back``; ``stamps``, when given, names the only sessions of ``present`` whose stamps can go back (the
+    walk's listing of every other told it: :class:`~asz_core.verify.walk_told.Told`)."""
     from ..storage.landing import settle
     from .stamps import stamp_notes
 
     settle(root)  # the receiver's requests in flight give their files list and sender lines first (trial 31a F1)
-    if back := stamp_notes(root, present):  # a clock set back between two passes (trial 29a F12); --json: stamps_back
+    if back := stamp_notes(root, present if stamps is None else [p for p in present if p.name in stamps]):  # a clock set back between two passes (trial 29a F12); --json: stamps_back
         section.notes += back
         section.counts["stamps_back"] = len(back)
     shown = os.path.join(root_shown, SESSION_LIST)

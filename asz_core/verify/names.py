@@ -19,7 +19,7 @@ from typing import Callable
 
 from ..sessiondata.model import Header
 
-__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree", "writable_said"]
+__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree", "writable", "writable_said"]
 
 #: The mode bits of a writable file (a landed file is read-only: 0444).
 WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
@@ -70,3 +70,13 @@ def names_agree(ln, header: Header, here: object, streams: str, session: str) ->
     return (header.kind == ln.kind and header.seq == ln.seq and header.session == session and session != ""
             and header.kind not in NOT_STREAMS and here == streams + stream and "/" not in stream and "\\" not in stream
             and stream not in (".", ".."))
+
+
+def writable(path: Path, mode: int = -1) -> bool:
+    """True when the file has any write bit; ``mode`` is its ``st_mode`` when already known (-1: stat it)."""
+    try:
+        if mode < 0:
+            mode = os.stat(path).st_mode
+        return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return False

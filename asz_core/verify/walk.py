@@ -40,7 +40,6 @@ Where sessions are checked one by one, a clean one is checked in one C call (:fu
 from __future__ import annotations
 
 import os
-import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
@@ -62,7 +61,8 @@ from .listed import check_listed, erased_names
 from .senders import check_senders
 from .skeletons import skeleton_section
 from .listing import verify_listing
-from .names import WRITE_BITS, names_agree, show_path, shown_in, writable_said
+from .walk_told import Told
+from .names import WRITE_BITS, names_agree, show_path, shown_in, writable, writable_said
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -88,28 +88,33 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
             del data
 
 
-def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]], list[str]]:
+def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]], list[str], Told]:
     """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep, want digests)`` → the
     summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
-    problems, (when wanted) the whole-file digests of their landed files (:func:`_file_digests`), and the names of
-    those that hold no landed file."""
+    problems, (when wanted) the whole-file digests of their landed files (:func:`_file_digests`), the names of
+    those that hold no landed file, and what their listings told the notes (:class:`~asz_core.verify.walk_told.Told`)."""
     root, root_shown, sdirs, deep, want_digests = job
     problems: list[Problem] = []
     digests: dict[str, str] | None = {} if want_digests else None
     empty: set[str] = set()
-    total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty)
-    return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty))
+    told = Told()
+    total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty, told=told)
+    return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty), told)
 
 
 def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
-                  problems: list[Problem], empty: set[str], step: Callable[[str, int], None] | None = None) -> list[int]:
+                  problems: list[Problem], empty: set[str], step: Callable[[str, int], None] | None = None,
+                  told: Told | None = None) -> list[int]:
     """Verify sessions one by one in this process: each in one C call where it is clean (:func:`clean_session`), else
     listed, its files checked and walked by :func:`_verify_session`. Returns the summed (streams, records, duplicates,
     streams without a cursor); puts the problems in ``problems``, the names of sessions holding no landed file in
-    ``empty``, whole-file digests in ``digests`` (when given); ``step(session, 1)`` after each session."""
+    ``empty``, whole-file digests in ``digests`` (when given), what the listings told the notes in ``told`` (when
+    given); ``step(session, 1)`` after each session."""
     total = [0, 0, 0, 0]
     for sdir in sdirs:
-        got = None if deep else clean_session(sdir, digests)
+        got = None if deep else clean_session(sdir, digests, told)
+        if got is None and told is not None:
+            told.by_python(sdir.name)
         if got is not None:
             streams, records, uncursored, files = got
             counts: tuple[int, ...] = (streams, records, 0, uncursored)
@@ -299,16 +304,6 @@ def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, 
     return out
 
 
-def _writable(path: Path, mode: int = -1) -> bool:
-    """True when the file has any write bit; ``mode`` is its ``st_mode`` when already known (-1: stat it)."""
-    try:
-        if mode < 0:
-            mode = os.stat(path).st_mode
-        return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    except OSError:
-        return False
-
-
 # --------------------------------------------------------------------------- the checks
 
 
@@ -361,19 +356,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
-    ``root`` is the storage root; ``session`` a session id (its directory name).
-    Returns a report with one section, ``landed``: counts ``sessions``,
-    ``streams`` (stream or run directories × kind, i.e. sources),
-    ``records`` (record lines read) and ``duplicates`` (records re-landed by an
-    interrupted pass). ``jobs`` is how many processes check files (default:
-    one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in
-    this process). ``digests``, when given, receives the SHA-256 hex of every
-    whole landed file by path (str), found on the way: the round chains'
-    inputs (:func:`chain_section`). ``step(session, n)``, when given, is
-    called as ``n`` more sessions are checked (a progress bar). Raises FileNotFoundError when the root, or
-    the session in it, does not exist, or when the root is no storage root
-    (directories, none of them a session: a session directory or a Claude
-    Code projects directory given as the root; an empty folder, :func:`refuse_empty_root`).
+    ``root`` is the storage root; ``session`` a session id (its directory name). Returns a report with one section,
+    ``landed``: counts ``sessions``, ``streams`` (stream or run directories × kind, i.e. sources), ``records`` (record
+    lines read) and ``duplicates`` (records re-landed by an interrupted pass). ``jobs`` is how many processes check
+    files (default: one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in this process).
+    ``digests``, when given, receives the SHA-256 hex of every whole landed file by path (str), found on the way: the
+    round chains' inputs (:func:`chain_section`). ``step(session, n)``, when given, is called as ``n`` more sessions
+    are checked (a progress bar). Raises FileNotFoundError when the root, or the session in it, does not exist, or
+    when the root is no storage root (directories, none of them a session: a session directory or a Claude Code
+    projects directory given as the root; an empty folder, :func:`refuse_empty_root`).
     """
     root_shown = str(root)
     root = Path(root)
@@ -398,13 +389,15 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     problems: list[Problem] = []
     empty: set[str] = set()  # sessions holding no landed file
     streams = records = duplicates = uncursored = 0
+    told: Told | None = Told()  # what the walk's listings told the notes after it; None: every note looks at every session
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
         with process_pool(jobs) as procs:
             runs = [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]
             for job, got in each_result(procs, _sessions_job, runs):
-                s_streams, s_records, s_dups, s_bare, s_problems, s_digests, s_empty = got if got is not LOST else _sessions_job(job)
+                s_streams, s_records, s_dups, s_bare, s_problems, s_digests, s_empty, s_told = got if got is not LOST else _sessions_job(job)
                 empty.update(s_empty)
+                told.add(s_told)
                 streams, records, duplicates, uncursored = (streams + s_streams, records + s_records, duplicates + s_dups,
                                                             uncursored + s_bare)
                 problems.extend(s_problems)
@@ -413,8 +406,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                 if step is not None:
                     step(job[2][-1].name, len(job[2]))
     elif jobs <= 1 and not deep:  # one process: a session at a time, a clean one in one C call
-        streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step)
+        streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step, told)
     else:
+        told = None
         listed = [(sdir, verify_listing(sdir)) for sdir in sessions]
         empty.update(sdir.name for sdir, listing in listed if not listing.files)
         paths = [path for _, listing in listed for _, path in listing.files]
@@ -432,9 +426,10 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
-    check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name))
+    check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name),
+                 stamps=None if told is None else set(told.stamps))
     check_senders(root, root_shown, section, only, digests, sessions)  # above: _sessions.list's sessions gone; here: who sent what
-    section.notes += leftover_notes(root, sessions, only is not None)  # temporaries writers left
+    section.notes += leftover_notes(root, sessions, only is not None, told)  # temporaries writers left
     return VerifyReport([section])
 
 
@@ -479,7 +474,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             problems.append(Problem(shown, 0, "seq", "duplicate seq", f"seq {ln.seq} is also {by_seq[ln.seq]}"))
         else:
             by_seq[ln.seq] = shown
-        if (res.mode & WRITE_BITS) if res.mode >= 0 else _writable(path):
+        if (res.mode & WRITE_BITS) if res.mode >= 0 else writable(path):
             problems.append(Problem(shown, 0, "mode", "writable", writable_said(path, not res.errors)))
         if res.header is not None and not names_agree(ln, res.header, here, streams, sname):
             problems.extend(name_problems(shown, path, ln, res.header, root, sdir, here if here.__class__ is str else None))
