@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .export_folder import FOLDER_MANIFEST, Changes, folder_manifest, index_page, write_one
+from .export_folder import Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent,
                           stdout_note, window_file_over)
@@ -297,11 +297,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
 
     files: dict[str, str | list[str]] = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     prose.split = out is not None
-    if out is not None:
-        prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
-        out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
-        (out / FOLDER_MANIFEST).unlink(missing_ok=True)  # written again once the index is (an interrupted export: none)
-        prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
+    resume = None
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import unplaced_why
 
@@ -310,8 +306,15 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     replaced: list[str] = []  # files of an earlier export this one replaced: said, never silent (trial 12)
     changes = Changes()
     try:
+        if out is not None:  # no folder manifest until the index is written, a killed export's .part files gone, its
+            # partial manifest read: what is whole there already is not made again (trial 31b F13)
+            resume = open_folder(r, out, fmt, prose, lambda: made(prose, fmt, hide, thinking), thinking)
         with bar:
             for row in rows:
+                if resume is not None and resume.already(row, str(files[row["id"]]), prose, fmt):
+                    bar.advance(row["id"][:8])  # whole in the folder, made from what is unchanged: not made again
+                    continue
+                mark = resume.mark(prose) if resume is not None else (0, 0)
                 try:
                     data, bad = render(r, row["id"], fmt, hide, thinking, prose)
                 except (ViewError, LookupError) as exc:
@@ -337,30 +340,20 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                 else:  # left as it is when made byte for byte again (trial 31b F3)
                     write_one(r, row["id"], out, str(files[row["id"]]), data, fmt, hide, thinking, prose, replaced, changes)
                     over_budget(prose, out / files[row["id"]], len(data), fmt)
+                    if resume is not None and not bad:  # whole in the folder: its partial manifest line
+                        resume.wrote(row, str(files[row["id"]]), data, prose, mark)
                 bar.advance(row["id"][:8])
+        rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
+        if out is not None:  # what it did, the index page, then the folder's own manifest (trial 31b F2)
+            close_folder(out, fmt, rows, {k: v for k, v in files.items() if k not in prose.outside}, flagged, skipped,
+                         prose, replaced, changes, resume, made(prose, fmt, hide, thinking))
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
-        done = bar.done
         if stream is not None:  # one file: left as it was (_stream_to)
-            typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations (nothing written to "
+            typer.echo(f"asz export: interrupted after {bar.done} of {len(rows)} conversations (nothing written to "
                        f"{getattr(stream, 'name', 'the file')[:-len('.part')]})", err=True)
             raise typer.Exit(130)
-        if out is not None:
-            for f in out.glob("*.part"):
-                f.unlink(missing_ok=True)
-            done = sum((out / f).exists() for f in files.values())
-        typer.echo(f"asz export: interrupted after {done} of {len(rows)} conversations"
-                   + (f" (written to {out}; no index page)" if out is not None else ""), err=True)
+        typer.echo(interrupted_line(out, bar.done, len(rows), resume), err=True)
         raise typer.Exit(130)
-    if replaced:
-        typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
-                   + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
-    if changes.line(out):
-        typer.echo(changes.line(out), err=True)
-    rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
-    if out is not None:  # the index page, then the folder's own manifest over it and every file (trial 31b F2)
-        index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
-        prose.manifests = [folder_manifest(out, index, {k: v for k, v in files.items() if k not in prose.outside},
-                                           skipped, made(prose, fmt, hide, thinking))]
     return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
 
 

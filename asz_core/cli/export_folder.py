@@ -13,9 +13,11 @@ import orjson
 import typer
 
 from .export_made import manifest_body
+from .export_resume import Resume, remove_parts
 from .export_write import earlier
 
-__all__ = ["FOLDER_MANIFEST", "FOLDER_SCHEMA", "Changes", "write_one", "index_page", "folder_manifest"]
+__all__ = ["FOLDER_MANIFEST", "FOLDER_SCHEMA", "Changes", "write_one", "index_page", "folder_manifest", "open_folder",
+           "close_folder", "interrupted_line"]
 
 #: The folder manifest's name in the folder, and its format and version (1.x adds keys, never removes or renames one).
 FOLDER_MANIFEST = "export.manifest.json"
@@ -55,8 +57,10 @@ def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hi
     """Write conversation ``cid``'s copy ``data`` as ``out/name`` with its manifest, each whole or absent; a copy and a
     manifest the folder already holds byte for byte are left as they are (not written, not said as replaced) and
     counted unchanged; one that differs replaces the earlier (its name added to ``replaced``) and is counted changed
-    with the earlier manifest's head round. The conversation's earlier files of a ``--split`` go (:func:`earlier`)."""
-    from ..reading.export_manifest import manifest_bytes, manifest_path, read_manifest, sha256, write_whole
+    with the earlier manifest's head round; a copy there byte for byte whose manifest is not (an interrupted export
+    wrote the copy, not yet its manifest) keeps its file, and gets its manifest (counted new when there was none).
+    The conversation's earlier files of a ``--split`` go (:func:`earlier`)."""
+    from ..reading.export_manifest import manifest_bytes, manifest_path, read_manifest, sha256, stop_for_test, write_whole
 
     path, mpath = out / name, manifest_path(out / name)
     body = manifest_body(r, cid, path, data, fmt, hide, thinking, prose)
@@ -72,14 +76,16 @@ def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hi
         old = read_manifest(mpath) if was is not None and mpath.is_file() else None
     except (ValueError, OSError):
         old = None
-    if was is None:
+    if was is None or (was == data and old is None):  # none there, or the copy alone (a stopped export's): its manifest
         changes.new.append(cid)
     else:
-        replaced.append(name)
+        replaced.append(name if was != data else mpath.name)
         (a, n), (b, m) = _head(old), _head(body)
         changes.changed.append((cid, a if old is not None else "?", b, m - n if old is not None else 0))
-    for target, blob in ((path, data), (mpath, mbytes)):
-        write_whole(target, blob)  # a file is whole or absent
+    if was != data:
+        write_whole(path, data)  # a file is whole or absent
+        stop_for_test("copy")
+    write_whole(mpath, mbytes)
     prose.manifests.append((mpath, sha256(mbytes)))
 
 
@@ -142,3 +148,51 @@ def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str]
     path = out / FOLDER_MANIFEST
     write_whole(path, data)
     return path, sha256(data)
+
+
+def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool) -> Resume:
+    """Make the folder ``out`` ready for a folder export of ``r`` in ``fmt`` and return its partial manifest
+    (:class:`~asz_core.cli.export_resume.Resume`; ``made()``: the copies' ``made``, once ``prose.index`` is set): the
+    folder made (never its parents), its folder manifest removed (written again once the index is: an interrupted
+    export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note."""
+    prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
+    out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
+    (out / FOLDER_MANIFEST).unlink(missing_ok=True)
+    remove_parts(out)  # a kill -9 left it: never a whole file
+    prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
+    return Resume(out, r, fmt, made(), prose.table, thinking)
+
+
+def interrupted_line(out: Path | None, done: int, total: int, resume: Resume | None) -> str:
+    """``asz export: interrupted after 360 of 1309 conversations (written to DIR: …)``: with a folder, what it holds
+    and that the same export again resumes it (trial 31b F13), its ``.part`` files removed first."""
+    line = f"asz export: interrupted after {done} of {total} conversations"
+    if out is not None and out.is_dir():
+        remove_parts(out)  # the file being written when it stopped: never a whole one
+    if out is None or resume is None:
+        return line + (f" (written to {out}; no index page)" if out is not None else "")
+    if not resume.path.is_file():  # stopped after its partial manifest went: the copies and the index are whole
+        return line + f" (written to {out}; no folder manifest yet: the same asz export again writes it)"
+    return (line + f" (written to {out}; no index page and no folder manifest yet: the same asz export again resumes "
+            f"it, keeping the {len(resume.entries):,} cop(ies) its partial manifest {resume.path.name} lists whole)")
+
+
+def close_folder(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[str], skipped: dict[str, str], prose,
+                 replaced: list[str], changes: Changes, resume: Resume, made: dict) -> None:
+    """End a folder export whose every conversation is written: say the files replaced and what changed (or, resuming
+    an interrupted one, what was written and what was already there), write the index page, remove the partial
+    manifest, then write the folder manifest over it all (``prose.manifests``: the one said on stderr)."""
+    if replaced:
+        typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
+                   + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
+    said = resume.line(len(changes.new) + len(changes.changed), len(changes.unchanged))
+    if said:
+        typer.echo(said, err=True)
+    if changes.line(out) and (not said or changes.changed):
+        typer.echo(changes.line(out), err=True)
+    from ..reading.export_manifest import stop_for_test
+
+    stop_for_test("index")
+    index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
+    resume.done()
+    prose.manifests = [folder_manifest(out, index, files, skipped, made)]

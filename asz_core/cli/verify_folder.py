@@ -17,6 +17,7 @@ from typing import Callable, Optional
 import orjson
 
 from .export_folder import FOLDER_MANIFEST, FOLDER_SCHEMA
+from .export_resume import JOURNAL
 
 __all__ = ["check_folder"]
 
@@ -115,6 +116,10 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
     from .verify_run import export_results, said_export
 
     where = folder / FOLDER_MANIFEST
+    if not where.is_file() and (folder / JOURNAL).is_file():  # trial 31b F13: a stopped export is never whole
+        raise usage(f"no folder manifest at {where}: the export into {folder} was stopped before its end (its partial "
+                    f"manifest {JOURNAL} is there; no index page or folder manifest yet): run the same asz export "
+                    "again to finish it (what is whole there is kept), then check it")
     if not where.is_file():
         raise usage(f"no folder manifest at {where}: asz export --out DIR/ writes it beside the index page since session "
                     "31; a folder from an earlier asz has none: check each file, asz verify --export DIR/FILE")

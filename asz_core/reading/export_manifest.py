@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 from contextlib import nullcontext
 import hashlib
+import os
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -182,12 +183,36 @@ def manifest_bytes(body: dict) -> bytes:
 
 def write_whole(path: Path, data: bytes) -> None:
     """``data`` into ``path``, whole or not at all: written as ``PATH.part``, which then replaces ``path`` (an export's
-    temporary name: an interrupted export removes its ``.part`` files). Raises OSError."""
-    import os
-
+    temporary name: an interrupted export removes its ``.part`` files, the next folder export a killed one's). Raises
+    OSError."""
     part = path.with_name(path.name + ".part")
     part.write_bytes(data)
+    stop_for_test("part")
     os.replace(part, path)
+
+
+#: A test hook (tests/reading/test_export_resume.py, asz_core/cli/export_resume.py): ``POINT:N`` stops the process (SIGSTOP) at the Nth time it
+#: reaches ``POINT`` (:func:`stop_for_test`), so a test sends its signal at a known point, no sleep deciding it.
+STOP_ENV = "ASZ_TEST_EXPORT_STOP"
+_reached: dict[str, int] = {}
+
+
+def stop_for_test(point: str) -> None:
+    """:data:`STOP_ENV`'s stop: SIGSTOP to this process the Nth time ``point`` is reached; nothing without the variable.
+    Points: ``part`` (a ``FILE.part`` written, not yet renamed), ``copy`` (a copy in place, its manifest not yet),
+    ``wrote`` (a copy and its manifest in place, its partial manifest line not yet), ``index`` (every copy written,
+    the index page not yet), ``folder`` (the index written and the partial manifest removed, the folder manifest not yet)."""
+    want = os.environ.get(STOP_ENV)
+    if not want:
+        return
+    name, _, n = want.partition(":")
+    if name != point:
+        return
+    _reached[point] = _reached.get(point, 0) + 1
+    if str(_reached[point]) == (n or "1"):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:

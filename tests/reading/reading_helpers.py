@@ -238,3 +238,26 @@ def write_bits(root: Path, write: bool) -> None:
             p = Path(dirpath) / name
             m = stat.S_IMODE(p.lstat().st_mode)
             os.chmod(p, m | stat.S_IWUSR if write else m & ~0o222)
+
+
+#: Two corpus sessions for a conversation that grows between two exports: (project folder, session id) each.
+GROWS = ("-Users-alex-workspace-personal-site-next", "b25638d7-b104-4f06-a797-70ac33d069ed")
+STAYS = ("-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca")
+
+
+def growing_pair(corpus_source: Path, base: Path) -> tuple[Path, Path, Path, list[bytes]]:
+    """:data:`STAYS` whole and the first 30 of :data:`GROWS`'s 46 source lines copied under ``base/projects`` and
+    collected into ``base/root``: ``(projects, root, GROWS's live source file, its every line)`` (write them all and
+    collect again: it grows by one landed file, round 1 → 2)."""
+    import shutil
+
+    proj = base / "projects"
+    for d, _ in (GROWS, STAYS):
+        (proj / d).mkdir(parents=True)
+    shutil.copy(corpus_source / STAYS[0] / f"{STAYS[1]}.jsonl", proj / STAYS[0])
+    lines = (corpus_source / GROWS[0] / f"{GROWS[1]}.jsonl").read_bytes().splitlines(keepends=True)
+    live = proj / GROWS[0] / f"{GROWS[1]}.jsonl"
+    live.write_bytes(b"".join(lines[:30]))
+    root = base / "root"
+    asz("collect", "--once", "--source", str(proj), "--root", str(root))
+    return proj, root, live, lines

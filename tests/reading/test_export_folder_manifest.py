@@ -14,10 +14,8 @@ import shutil
 
 import pytest
 
-from reading_helpers import asz
+from reading_helpers import GROWS, STAYS, asz, growing_pair
 
-GROWS = ("-Users-alex-workspace-personal-site-next", "b25638d7-b104-4f06-a797-70ac33d069ed")
-STAYS = ("-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca")
 
 
 def _sha(path) -> str:
@@ -94,15 +92,8 @@ def test_a_folder_without_its_manifest_is_a_usage_error(tmp_path):
 
 
 def test_a_re_export_says_what_changed_and_leaves_the_rest(corpus_source, tmp_path):
-    proj = tmp_path / "projects"
-    for d, sid in (GROWS, STAYS):
-        (proj / d).mkdir(parents=True)
-    shutil.copy(corpus_source / STAYS[0] / f"{STAYS[1]}.jsonl", proj / STAYS[0])
-    lines = (corpus_source / GROWS[0] / f"{GROWS[1]}.jsonl").read_bytes().splitlines(keepends=True)
-    live = proj / GROWS[0] / f"{GROWS[1]}.jsonl"
-    live.write_bytes(b"".join(lines[:30]))
-    root, out = tmp_path / "root", tmp_path / "out"
-    asz("collect", "--once", "--source", str(proj), "--root", str(root))
+    proj, root, live, lines = growing_pair(corpus_source, tmp_path)
+    out = tmp_path / "out"
     asz("export", "--since", "2000-01-01", "--format", "json", "--out", str(out), "--root", str(root))
     kept = out / f"{STAYS[1]}.json"
     before = (kept.stat().st_ino, kept.stat().st_mtime_ns, (out / f"{STAYS[1]}.json.manifest.json").stat().st_mtime_ns)

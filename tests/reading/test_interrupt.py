@@ -34,7 +34,9 @@ def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_r
     assert p.returncode == 130, err
     assert "interrupted after" in err and "of 33 conversations" in err
     done = int(err.split("interrupted after ")[1].split()[0])
-    assert len([f for f in out.iterdir() if f.name != "index.html" and not f.name.endswith(".manifest.json")]) == done
+    assert len([f for f in out.iterdir() if f.name not in ("index.html", "export.partial.jsonl")
+                and not f.name.endswith(".manifest.json")]) == done
+    assert (out / "export.partial.jsonl").is_file()  # its partial manifest: what a rerun keeps (fix32d)
     assert not (out / "export.manifest.json").exists()  # the folder's manifest is written after the index (trial 31b F2)
     assert not (out / "index.html").exists()
 
