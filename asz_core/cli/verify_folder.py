@@ -4,7 +4,9 @@
 What it checks: the folder manifest is the one vouched for (``--sha256``); every file it lists is in the folder with
 its size and SHA-256, and so is each file's own manifest; no other file is (one added, removed or changed is named);
 the index page is the one listed, and a json index's rows are the copies' (each row's file, id, state, talks, steps,
-rounds, model calls, tokens and cost equal the copy's summary; the rows not exported are the manifest's); then each
+rounds, model calls, tokens and cost equal the copy's summary; the rows not exported are the manifest's); an md or html
+index's rows link the copies the manifest lists, one row a conversation, and with ``--root`` show each conversation's
+talks, tokens, cost and state as of its copy's round (:mod:`asz_core.cli.verify_index`); then each
 copy as one file is checked (:func:`~asz_core.cli.verify_run.export_results`): against its manifest, and with
 ``--root`` against the landed files, as of its manifest's head round. docs/verify.md, "A folder export"."""
 
@@ -109,6 +111,40 @@ def _index_rows(folder: Path, body: dict) -> tuple[list[str], list[str]]:
     return said, problems
 
 
+def _page_rows(folder: Path, body: dict) -> tuple[list[str], list[str], Optional[dict]]:
+    """An md or html index's rows against the manifest (:func:`~asz_core.cli.verify_index.links_checked`): ``(said,
+    problems, rows by conversation)``, the rows None for another form or an index that is not there."""
+    from .verify_index import links_checked, page_rows
+
+    index = folder / str((body.get("index") or {}).get("file") or "")
+    rows = page_rows(index) if index.name.endswith((".md", ".html")) and index.is_file() else None
+    if rows is None:
+        return [], [], None
+    problems = links_checked(index.name, rows, body)
+    said = [] if problems else [f"the index's {len(rows):,} row(s) link the copies the folder manifest lists, one row a "
+                                "conversation, and name those not exported as it does"]
+    return said, problems, {r["id"]: r for r in rows if r.get("id") and not r.get("not_exported")}
+
+
+def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table) -> list[str]:
+    """The index ``row``'s talks, tokens, cost and state against its conversation's document as of the round its copy's
+    ``manifest`` names (:func:`~asz_core.cli.verify_index.figures_checked`); [] when the manifest names no round."""
+    from ..reading.export_manifest import read_manifest
+    from ..view.chain import as_of
+    from .verify_index import figures_checked
+
+    body = read_manifest(manifest)
+    conv = (body.get("conversations") or [{}])[0]
+    upto, hide = (conv.get("head") or {}).get("round"), list((body.get("made") or {}).get("hide") or [])
+    if not isinstance(upto, int):
+        return []
+    doc = docs(root, row["id"], hide)
+    if (doc.get("head") or {}).get("round") != upto:
+        with as_of(row["id"], upto):
+            doc = docs(root, row["id"], hide)
+    return figures_checked(index, row, doc.get("summary") or {}, table)
+
+
 def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage) -> None:
     """Check the folder export ``folder`` (module docstring); print ``ok:`` lines, each problem as ``FILE: …``, then
     ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit)."""
@@ -138,24 +174,37 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
         said.append(f"the folder manifest is the one vouched for (SHA-256 {own})" if given else
                     f"the folder manifest's own SHA-256 is {own}: compare it with the digest the sender gave on "
                     "another channel (--sha256 HEX compares it)")
-    for part in (_listing(folder, body), _index_rows(folder, body)):
+    page = _page_rows(folder, body)
+    for part in (_listing(folder, body), _index_rows(folder, body), page):
         said, problems = said + part[0], problems + part[1]
-    docs, checked, moved = _shared_docs(), 0, 0
+    docs, checked, moved, table, figured = _shared_docs(), 0, 0, None, 0
     for f in body.get("files") or ():
         copy, m = folder / str(f.get("file")), folder / str((f.get("manifest") or {}).get("file"))
         if not copy.is_file() or not m.is_file():
             continue  # named above
         got, wrong = export_results(copy, m, (f.get("manifest") or {}).get("sha256") or "", root, config, docs)
+        row = (page[2] or {}).pop(f.get("conversation"), None)  # its index row, once (a --split copy's first part)
+        if root is not None and row is not None and not wrong:
+            if table is None:
+                from .view_cmd import config_prices
+
+                table = config_prices(config, "asz verify")
+            off = _row_figures(root, str((body.get("index") or {}).get("file")), row, m, docs, table)
+            figured, problems = figured + (not off), problems + off
         checked += not wrong
         moved += any("the root moved on since the export" in x for x in got)
         said += [f"{copy.name}: {x}" for x in got if "the root moved on since the export" in x]
         gone += [f"{copy.name}: {x}" for x in got if "not checkable: removed by retention" in x]
         problems += [f"{copy.name}: {x}" for x in wrong]
     n = len(body.get("files") or ())
+    if page[2] is not None and root is not None:
+        said.append(f"the index's figures (talks, tokens, cost, state) of {figured:,} conversation(s) are their "
+                    "documents' as of each copy's round")
     said.append(f"{checked:,} of {n:,} copies check against " + ("the root" if root is not None else "their manifests")
                 + (f" ({moved:,} as of the round their manifest names: the root moved on since)" if moved else ""))
     unchecked = "" if root is not None else (
-        "not checked: that each copy's text is the landed one: the root's holder checks it (asz verify --export DIR "
-        "--root ROOT)")
+        "not checked: that each copy's text is the landed one" + (", and that the index's figures (talks, tokens, cost, "
+        "state) are the conversations'" if page[2] is not None else "") + ": the root's holder checks it (asz verify "
+        "--export DIR --root ROOT)")
     said_export({"export": str(folder), "manifest": str(where), "against_root": root is not None, "files": n}, said,
                 unchecked, gone, problems, f"{folder.name}/", "the folder", as_json)

@@ -19,7 +19,7 @@ from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 
-__all__ = ["index_html", "index_markdown", "project_groups"]
+__all__ = ["index_figures", "index_html", "index_markdown", "project_groups"]
 
 
 def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
@@ -47,7 +47,7 @@ def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping
     return note
 
 
-def _index_figures(r: dict) -> tuple[str, str]:
+def index_figures(r: dict) -> tuple[str, str]:
     """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
     figures are in no total), ``not recorded`` and ``-`` where no call recorded token counts (``usage_recorded``
     false: :func:`~asz_core.view.rows.usage_unrecorded`, as ``asz ls`` says it), ``-`` where none was counted, the
@@ -103,7 +103,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         link = ", ".join(f"[{n}]({n})" for n in ([names] if isinstance(names, str) else names))  # each part of a --split
         if r["id"] in skipped:
             state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
-        tokens, cost = _index_figures(r)
+        tokens, cost = index_figures(r)
         lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
                      f"{state} | {link} |")
     return "\n".join(lines + ["", _index_total(rows)]) + "\n"
@@ -146,7 +146,7 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
     else:
         title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
     return (f"<tr{cls}><td class=\"when\">{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td><td>{r.get('talks') or 0}</td>"
-            + "".join(f"<td class=\"num\">{e(x)}</td>" for x in _index_figures(r)) +
+            + "".join(f"<td class=\"num\">{e(x)}</td>" for x in index_figures(r)) +
             f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
 
 
