@@ -76,8 +76,8 @@ from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, 
 from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
 from .exactjson import decode_line
-from .reasons import ROOT_ERROR_WHY, WHY, chain_why, extra_why, root_inputs_why, waited_dropped
-from .runs import (args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
+from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, extra_why, root_inputs_why, waited_dropped
+from .runs import (taken_out_of, args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
                    person_digests, resume_text, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
@@ -171,8 +171,9 @@ def _envelope(run: dict, asked: list[str] | None = None, state: list[str] | None
 
 def _dropped(run: dict, what: tuple[str, ...], **why: str) -> list[Dropped]:
     """A ``dropped`` entry for each member ``what`` names that ``run`` has (not null): its size as JSON and its reason,
-    ``why[member]``, else :data:`WHY`'s, else, for a chain's ``inputs``/``outputs``, :func:`~asz_adapters_langchain.reasons.chain_why`."""
-    return [Dropped(what=k, bytes=_size(run[k]), why=why.get(k) or WHY.get(k) or chain_why(run[k], k))
+    ``why[member]``, else :data:`WHY`'s, else :func:`.reasons.chain_why`; one the receiver took out, what it kept."""
+    return [Dropped(what=k, bytes=cut["bytes"], why=taken_out_why(cut)) if (cut := taken_out_of(run[k])) is not None
+            else Dropped(what=k, bytes=_size(run[k]), why=why.get(k) or WHY.get(k) or chain_why(run[k], k))
             for k in what if k in run and run[k] is not None]
 
 
@@ -300,13 +301,13 @@ def _llm_end(rec: Record, run: dict) -> None:
     rec.parts = parts
     if finished:
         rec.flags.append("finished")
-    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"),
-                           inputs="the request the framework sent: a provider body, not transcript content") + usage_dropped
+    rec.dropped = _dropped(run, _BULK_END, inputs="the request the framework sent: a provider body, not transcript content") + usage_dropped
     if gens is None and "outputs" in run:
         rec.dropped += _dropped(run, ("outputs",), outputs="not a chat generation this dialect describes")
 
 
 CALL_INPUT = "the call's input is on the model call that asked for it"
+_BULK_END = ("inputs", "extra", "events", "serialized", "child_runs")  # a model call's or tool's end: listed, not carried
 
 
 def _tool_end(rec: Record, run: dict, d: dict) -> None:
@@ -314,8 +315,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     if asked is not None:  # interrupt(): it asks a person and waits; the resumed run's end is the result (28c F2)
         rec.flags.append("notice")
         rec.parts = [_text(f"{run.get('name') or 'the tool'} asks a person and waits for the answer (LangGraph interrupt): {asked}")]
-        rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs", "error"), inputs=CALL_INPUT,
-                               error="LangGraph's interrupt exception: its value is the text above")
+        rec.dropped = _dropped(run, (*_BULK_END, "error"), inputs=CALL_INPUT, error="LangGraph's interrupt exception: its value is the text above")
         return
     outputs = run.get("outputs")
     out = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
@@ -339,9 +339,9 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     if failed and not text:
         text = error_line(run.get("error"))
     tool = d.get("tool", "")
-    if tool:
-        # seed 000: a part's bytes is the size of what it holds the original of: the tool's text (the ToolMessage's
-        # content), or its data when it has data; not the whole ToolMessage (langsmith-ingest 0.8.0 on, trial 32a F2)
+    if tool and (cut := taken_out_of(outputs)) is not None:  # over the receiver's part limit (32a F1)
+        rec.parts = [Part(k="result", of=tool, state="too_large", bytes=cut["bytes"], sha256=cut["sha256"])]
+    elif tool:  # seed 000: bytes of the original the part holds (text or data), not of the ToolMessage (32a F2)
         p = Part(k="result", of=tool, failed=failed, bytes=_size(data) if data is not None else _size(text))
         if text:
             p.text = text
@@ -350,7 +350,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         rec.parts = [p]
     else:
         rec.parts = [_data({"output": out, "error": error_line(run["error"]) if run.get("error") else None})]
-    rec.dropped = _dropped(run, ("inputs", "extra", "events", "serialized", "child_runs"), inputs=CALL_INPUT)
+    rec.dropped = _dropped(run, _BULK_END, inputs=CALL_INPUT)
 
 
 def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:

@@ -87,8 +87,10 @@ def langsmith(
                                               help=f"Require the x-api-key this file holds (one line; default "
                                                    f"${TOKEN_ENV}, else token in asz.yaml; none = any key)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
-    max_body: int = typer.Option(128 << 20, "--max-body", help="Largest request body after decompression, in bytes (413 above)."),
-    max_part: int = typer.Option(64 << 20, "--max-part", help="Largest multipart part, in bytes (413 above)."),
+    max_body: int = typer.Option(128 << 20, "--max-body", help="Largest request body after decompression, in bytes "
+                                                               "(413 above, recorded and said by asz ls and asz verify)."),
+    max_part: int = typer.Option(64 << 20, "--max-part", help="Largest multipart part kept, in bytes (a larger one is "
+                                                               "taken out, its size and SHA-256 kept; the rest staged)."),
 ) -> None:
     """Receive what the official LangSmith clients send and stage every run durably (202 only once staged).
 

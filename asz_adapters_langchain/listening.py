@@ -27,7 +27,7 @@ from asz_core.storage.root import owner_alive
 from .inbox import INGEST
 from .inbox_state import write_atomic
 
-__all__ = ["BEAT", "STALE", "gap_line", "gaps", "start_beating"]
+__all__ = ["BEAT", "STALE", "gap_line", "gaps", "record_refusal", "refusal_line", "refusals", "start_beating"]
 
 #: Seconds between two writes of ``listening.json`` while a receiver runs.
 BEAT = 5.0
@@ -107,8 +107,14 @@ def start_beating(storage: Path) -> str:
 
 def gaps(storage: Path) -> list[dict]:
     """The gaps ``gaps.jsonl`` under ``storage`` lists (each ``{"from", "to", "seconds"}``), in order; [] when none."""
+    return [g for g in _lines(Path(storage) / INGEST / "gaps.jsonl")
+            if isinstance(g.get("from"), str) and isinstance(g.get("to"), str)]
+
+
+def _lines(path: Path) -> list[dict]:
+    """The JSON objects of the lines of ``path`` that read as one; [] when it does not read."""
     try:
-        lines = (Path(storage) / INGEST / "gaps.jsonl").read_bytes().splitlines()
+        lines = path.read_bytes().splitlines()
     except OSError:
         return []
     out = []
@@ -117,13 +123,45 @@ def gaps(storage: Path) -> list[dict]:
             g = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(g, dict) and isinstance(g.get("from"), str) and isinstance(g.get("to"), str):
+        if isinstance(g, dict):
             out.append(g)
     return out
 
 
 def gap_line(g: dict) -> str:
     """One gap in words: when no LangSmith receiver listened on the root, and what that means for what was sent then."""
-    return (f"no LangSmith receiver listened on this root from {g['from']} to {g['to']} ({g.get('seconds', '?')} s): "
+    return (f"no LangSmith receiver listened on this root from after the last heartbeat at {g['from']} (the one before "
+            f"wrote it every {BEAT:g} s, so it stopped within {BEAT:g} s after) to {g['to']} ({g.get('seconds', '?')} s): "
             "what an app sent it then was refused and is lost unless its client sent it again later; such a trace "
             "leaves no record (a thread with a checkpointer says `questions never arrived`)")
+
+
+def record_refusal(storage: Path, route: str, size: int, why: str) -> str:
+    """Append a request the receiver refused whole, unread (a body over ``--max-body``: 413), to ``refused.jsonl``
+    under ``storage``'s ingest folder (``{"at", "bytes", "route", "why"}``; ``bytes`` as much of the body as is known:
+    its declared ``Content-Length`` or what was read before the limit), fsynced, so ``asz ls``, ``asz verify`` and the
+    conversations whose span holds it say it, as they say a gap (trial 32a F1). Returns the sentence saying it. Never
+    raises: a root that cannot be written only goes unrecorded (the sentence is still said on stderr)."""
+    entry = {"at": _now(), "bytes": size, "route": route, "why": why}
+    ingest = Path(storage) / INGEST
+    try:
+        ingest.mkdir(parents=True, exist_ok=True)
+        with open(ingest / "refused.jsonl", "ab") as f:
+            f.write(orjson.dumps(entry) + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        pass
+    return refusal_line(entry)
+
+
+def refusals(storage: Path) -> list[dict]:
+    """The requests ``refused.jsonl`` under ``storage`` lists (each ``{"at", "bytes", "route", "why"}``); [] when none."""
+    return [r for r in _lines(Path(storage) / INGEST / "refused.jsonl") if isinstance(r.get("at"), str)]
+
+
+def refusal_line(r: dict) -> str:
+    """One refused request in words: when, how large, why, and what it means for the runs it held."""
+    return (f"the LangSmith receiver refused a request on {r.get('route', '?')} at {r['at']} "
+            f"({r.get('bytes', 0):,} bytes or more: {r.get('why', '?')}): every run it held is lost unless its client "
+            "sent it again in smaller requests; a conversation running then may lack those runs")

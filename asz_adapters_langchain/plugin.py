@@ -138,6 +138,14 @@ def runs_without_end(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, bo
     return [(run, call) for run, call in started.items() if run not in ended]
 
 
+def waiting_why(w: dict) -> str:
+    """Why a staged arrival ``w`` is pending, and when it lands: ``a patch waiting for its run's post: tried again on
+    the next 2 pass(es), then landed with what is known`` (trial 32a F9)."""
+    what = "a patch waiting for its run's post" if w.get("op") == "patch" else "a post waiting for its parent run"
+    tries = w.get("tries", 0) if isinstance(w.get("tries"), int) else 0
+    return f"{what}: tried again on the next {max(WAIT_PASSES - tries, 1)} pass(es), then landed with what is known"
+
+
 class LangsmithIngest(Adapter):
     """LangChain / LangGraph traffic received as LangSmith runs, landed as ``transcript`` streams (dialect ``langsmith/1``).
 
@@ -153,8 +161,9 @@ class LangsmithIngest(Adapter):
     # 0.5.0: a LangGraph interrupt is a notice of what the tool asked a person, a resume the person's answer (28c F2);
     # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4); 0.7.0: a trace's first
     # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said;
-    # 0.8.0: a tool's result part counts the bytes of its text (or data), not of the whole ToolMessage (32a F2)
-    version = "0.8.0"
+    # 0.8.0: a tool's result part counts the bytes of its text (or data), not of the whole ToolMessage (32a F2);
+    # 0.9.0: a value the receiver took out (over --max-part) reads as a result too large / a dropped member (32a F1)
+    version = "0.9.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
@@ -224,8 +233,7 @@ class LangsmithIngest(Adapter):
             except ValueError:
                 src = path.as_posix()
             out.sources.append(Source(session=session, kind=kind, path=path, src=src, dialect=DIALECT, stream=stream))
-        out.pending = [(f"run {w.get('id', '?')}", f"a {w.get('op', 'post')} waiting for its parent run (pass {w.get('tries', 0)} of {WAIT_PASSES})")
-                       for w in waiting_arrivals(ingest)]
+        out.pending = [(f"run {w.get('id', '?')}", waiting_why(w)) for w in waiting_arrivals(ingest)]
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
@@ -267,10 +275,11 @@ class LangsmithIngest(Adapter):
         return prune_done(Path(storage), before_ns, dry_run)
 
     def root_notes(self, storage: Path) -> list[str]:
-        """The times no receiver listened on the root (:func:`.listening.gaps`), one sentence each."""
-        from .listening import gap_line, gaps
+        """The times no receiver listened on the root (:func:`.listening.gaps`) and the requests a receiver refused
+        unread (:func:`.listening.refusals`, trial 32a F1), one sentence each."""
+        from .listening import gap_line, gaps, refusal_line, refusals
 
-        return [gap_line(g) for g in gaps(Path(storage))]
+        return [gap_line(g) for g in gaps(Path(storage))] + [refusal_line(r) for r in refusals(Path(storage))]
 
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True: a run lands when its post and its patch arrive, in the client's batches, so a thread's landed order is

@@ -120,3 +120,9 @@ def questions_not_landed(records: Any) -> list[tuple[str, int, int]]:
         return []
     missing = sum(1 for x in last[1] if x not in asked)
     return [(last[0], missing, len(last[1]))] if missing else []
+
+
+def taken_out_why(cut: dict) -> str:
+    """Why a member the receiver took out (over its part limit, ``runs.taken_out_of``) is listed: its reason and
+    SHA-256 (trial 32a F1)."""
+    return f"{cut.get('why') or 'taken out at the receiver'} (sha256 {cut.get('sha256', '')})"

@@ -22,8 +22,8 @@ nothing: 400 (truncated or malformed multipart, JSON that does not parse,
 a run without an id or with a field of the wrong type, a part or key this
 receiver does not know, a part sent twice, bytes after a compressed stream,
 a body with no part at all), 401 (wrong ``x-api-key`` when a token is set),
-413 (body or part over the limit), 415 (content type or encoding not
-spoken). Errors are JSON ``{"error": "<why>"}``: every malformed post is
+413 (body over the limit: recorded in ``refused.jsonl``, :func:`.listening.record_refusal`), 415 (content type or
+encoding not spoken). A part over its limit is taken out (:func:`taken_out`) and the rest staged (trial 32a F1). Errors are JSON ``{"error": "<why>"}``: every malformed post is
 refused with its reason, and nothing of it is staged.
 
 Compression: ``Content-Encoding: gzip`` is always read; ``zstd`` only when
@@ -34,9 +34,11 @@ then (the client compresses only when told it may).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import itertools
 import os
 import re
+import sys
 import threading
 import time
 import zlib
@@ -51,6 +53,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .exactjson import loads as exact_loads
+from .listening import record_refusal
+from .runs import TAKEN_OUT
 from .settings import DEFAULT_LISTEN  # the receiver's default address, defined once with the asz.yaml keys
 
 __all__ = [
@@ -59,7 +63,10 @@ __all__ = [
     "MAX_BODY",
     "MAX_PART",
     "OOB_FIELDS",
+    "TAKEN_OUT",
     "BadRequest",
+    "taken_out",
+    "taken_out_text",
     "parse_multipart",
     "arrivals_from_batch",
     "stage",
@@ -79,6 +86,8 @@ MAX_PART = 64 << 20
 #: Run fields a multipart request may send as parts of their own (``post.<id>.<field>``).
 OOB_FIELDS = ("inputs", "outputs", "events", "extra", "error", "serialized", "tags", "feedback")
 _BATCH_KEYS = ("post", "patch")
+#: The members of a run part over the limit that are taken out (the rest is its envelope).
+_BULKY = ("inputs", "outputs", "events", "extra", "serialized", "attachments", "child_runs")
 _NAME_RE = re.compile(rb'name="([^"]*)"')
 _counter = itertools.count(1)
 _lock = threading.Lock()
@@ -87,10 +96,11 @@ _lock = threading.Lock()
 class BadRequest(Exception):
     """A request refused: ``status`` (4xx) and a message saying why."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, size: int = 0):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.size = size  # a 413's bytes known when refused (read, or decompressed, so far)
 
 
 def zstd_available() -> bool:
@@ -130,16 +140,44 @@ def _boundary(content_type: str) -> bytes:
     raise BadRequest(400, "multipart/form-data without a boundary")
 
 
-def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART) -> list[dict]:
+def taken_out(data: bytes, limit: int) -> dict:
+    """What stands in a run for a part of ``data`` (bytes as the client sent it, JSON) over ``limit`` bytes:
+    ``{"asz_taken_out": {"bytes", "sha256", "why"}}`` (its size, the SHA-256 of those bytes, the reason), so the
+    rest of the request is staged and the record says what was taken out (trial 32a F1; seed 000, Too large)."""
+    return {TAKEN_OUT: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                        "why": f"{len(data):,} bytes, over the receiver's --max-part of {limit:,} bytes: taken out "
+                               "when it arrived; only its size and SHA-256 are kept"}}
+
+
+def taken_out_text(what: dict) -> str:
+    """:func:`taken_out`'s record in words: ``[taken out at the receiver: N bytes, sha256 H]``."""
+    return f"[taken out at the receiver: {what.get('bytes', 0):,} bytes, sha256 {what.get('sha256', '')}]"
+
+
+def _stand_in(field: str, data: bytes, limit: int, name: str, cuts: list | None) -> Any:
+    """:func:`taken_out` of ``data`` in the type ``field`` must have (:data:`RUN_FIELD_TYPES`): the object itself, a
+    list holding it (``events``), its words (``error``; ``tags``: a list of them); noted in ``cuts``."""
+    stub = taken_out(data, limit)
+    if cuts is not None:
+        cuts.append((name, stub[TAKEN_OUT]))
+    if field == "error":
+        return taken_out_text(stub[TAKEN_OUT])
+    if field == "tags":
+        return [taken_out_text(stub[TAKEN_OUT])]
+    return [stub] if field in ("events", "child_runs", "attachments") else stub
+
+
+def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART,
+                    cuts: list[tuple[str, dict]] | None = None) -> list[dict]:
     """The arrivals of a ``POST /runs/multipart`` body, in first-seen order.
 
     ``body`` is the whole (decompressed) body; parts are found by boundary,
     never by their ``Content-Length`` header (recorded bodies may claim more).
-    Returns ``[{"op", "id", "run"}]`` with out-of-band fields merged into
-    ``run``. Raises :class:`BadRequest`: 400 truncated or malformed, 413 a
-    part over ``max_part`` bytes, 415 not multipart; 400 also for an unknown
-    part name or field, a part or field sent twice, a run field of the wrong
-    type (:func:`check_run`) and a body with no part at all.
+    Returns ``[{"op", "id", "run"}]`` with out-of-band fields merged into ``run``. A part over ``max_part`` bytes
+    is :func:`taken_out` (a run part: each of its :data:`_BULKY` members, of its compact JSON), appended to ``cuts``
+    as ``(part name, what taken_out says)``, and the rest staged (trial 32a F1). Raises :class:`BadRequest`: 400
+    truncated or malformed, an unknown part name or field, a part or field sent twice, a run field of the wrong
+    type (:func:`check_run`), a body with no part at all; 415 not multipart.
     """
     b = _boundary(content_type)
     delim = b"--" + b
@@ -171,8 +209,6 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
         head = body[start:head_end]
         data = body[head_end + 4:end]
         pos = end + len(sep)
-        if len(data) > max_part:
-            raise BadRequest(413, f"a part holds {len(data)} bytes, more than {max_part}")
         m = _NAME_RE.search(head)
         if not m:
             raise BadRequest(400, "a part has no name")
@@ -190,14 +226,21 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART)
             raise BadRequest(400, f"part {name!r} names no run")
         if kind == "feedback":
             continue  # feedback is about a run, not part of it: accepted, not kept
-        value = _json(data, f"part {name!r}")
+        if field and field not in OOB_FIELDS:
+            raise BadRequest(400, f"unknown field {field!r} in part {name!r}")
+        if field and len(data) > max_part:  # taken out, the rest of the request kept (trial 32a F1)
+            value = _stand_in(field, data, max_part, name, cuts)
+        else:
+            value = _json(data, f"part {name!r}")
         if field:
-            if field not in OOB_FIELDS:
-                raise BadRequest(400, f"unknown field {field!r} in part {name!r}")
             oob.append((kind, rid, field, value))
             continue
         if not isinstance(value, dict):
             raise BadRequest(400, f"part {name!r} is not a JSON object")
+        if len(data) > max_part:  # the run itself: its bulky members taken out, its envelope kept
+            for member in _BULKY:
+                if value.get(member) is not None:
+                    value[member] = _stand_in(member, orjson.dumps(value[member]), max_part, f"{name} {member}", cuts)
         key = (kind, rid)
         if key not in runs:
             order.append(key)
@@ -356,7 +399,7 @@ async def _read_body(request: Request, max_body: int) -> bytes:
     async for chunk in request.stream():
         got += len(chunk)
         if got > max_body:
-            raise BadRequest(413, f"body is over the limit of {max_body} bytes")
+            raise BadRequest(413, f"body is over the limit of {max_body} bytes", got)
         chunks.append(chunk)
     body = b"".join(chunks)
     enc = (request.headers.get("content-encoding") or "").strip().lower()
@@ -369,7 +412,7 @@ async def _read_body(request: Request, max_body: int) -> bytes:
         except zlib.error as exc:
             raise BadRequest(400, f"gzip body does not decompress: {exc}") from None
         if len(out) > max_body:
-            raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes")
+            raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes", len(out))
         if not d.eof:
             raise BadRequest(400, "truncated gzip body")
         if d.unused_data:
@@ -392,7 +435,7 @@ async def _read_body(request: Request, max_body: int) -> bytes:
                         break
                     size += len(chunk)
                     if size > max_body:
-                        raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes")
+                        raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes", size)
             d = zstandard.ZstdDecompressor().decompressobj()
             out = d.decompress(body)
         except zstandard.ZstdError as exc:
@@ -472,27 +515,42 @@ async def _not_routed(request: Request, exc: Exception) -> Response:
     return _err(status, f"{what}: {request.url.path}")
 
 
-def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BODY, max_part: int = MAX_PART) -> Starlette:
+def _say(line: str) -> None:
+    print(f"asz ingest langsmith: {line}", file=sys.stderr, flush=True)
+
+
+def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BODY, max_part: int = MAX_PART,
+             say=_say) -> Starlette:
     """The receiver as a Starlette app staging into ``root`` (see the module docstring for routes and statuses).
 
     ``token`` non-empty: every request must carry it as ``x-api-key`` (or
     ``Authorization: Bearer``), else 401. ``max_body``/``max_part`` in bytes.
+    A part over ``max_part`` is taken out and the rest staged (:func:`parse_multipart`); a body over ``max_body``
+    is refused 413 and recorded (:func:`.listening.record_refusal`); ``say`` tells each on stderr (trial 32a F1).
     """
     root = Path(root)
 
-    async def accept(request: Request, parse) -> Response:
+    async def accept(request: Request, parse, cuts: list | None = None) -> Response:
         if not _authorized(request, token):
             return _err(401, "wrong or missing x-api-key")
         try:
             body = await _read_body(request, max_body)
             arrivals = parse(body, request)
         except BadRequest as exc:
+            if exc.status == 413:  # unread, so lost whole: recorded where the readers say it (trial 32a F1)
+                declared = request.headers.get("content-length") or ""
+                size = exc.size or (int(declared) if declared.isdigit() else 0)  # decompressed when known
+                said = await run_in_threadpool(record_refusal, root, request.url.path, size, exc.message)
+                say(f"warning: {said}")
             return _err(exc.status, exc.message)
         if arrivals:
             try:
                 await run_in_threadpool(stage, root, arrivals)
             except OSError as exc:
                 return _err(503, f"cannot stage: {exc.strerror or exc}")
+        for name, what in cuts or ():
+            say(f"warning: part {name} of a request on {request.url.path} holds {what['why']} (sha256 {what['sha256']}); "
+                "the request's other runs and parts are staged, and the run's record says what was taken out")
         return Response(orjson.dumps({"accepted": len(arrivals)}), status_code=202, media_type="application/json")
 
     async def info(request: Request) -> Response:
@@ -501,7 +559,9 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
         return Response(orjson.dumps(_info_doc(max_body)), media_type="application/json")
 
     async def multipart(request: Request) -> Response:
-        return await accept(request, lambda body, r: parse_multipart(body, r.headers.get("content-type") or "", max_part=max_part))
+        cuts: list = []
+        return await accept(request, lambda body, r: parse_multipart(body, r.headers.get("content-type") or "",
+                                                                      max_part=max_part, cuts=cuts), cuts)
 
     async def batch(request: Request) -> Response:
         return await accept(request, lambda body, r: arrivals_from_batch(_json_body(r, body)))

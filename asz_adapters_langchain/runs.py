@@ -16,8 +16,23 @@ import orjson
 
 from asz_core import time_as_written
 
-__all__ = ["TITLE_MAX", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
+__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
            "error_line", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+
+#: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
+TAKEN_OUT = "asz_taken_out"
+
+
+def taken_out_of(value: Any) -> dict | None:
+    """``{"bytes", "sha256", "why"}`` when ``value`` is what the receiver staged for a value it took out (or a list
+    holding only that), else None."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get(TAKEN_OUT), dict):
+        what = value[TAKEN_OUT]
+        if isinstance(what.get("bytes"), int) and isinstance(what.get("sha256"), str):
+            return what
+    return None
 
 #: Longest title kept, in characters (after trimming white space).
 TITLE_MAX = 200

@@ -389,7 +389,7 @@ def conversations(
         return _none_matched(cmd, r, ids, matched, given)
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        return _none_listed(cmd, r, ids, matched, given, unplaced + [note] * bool(note))
+        return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note))  # staged notes too (32a F1)
     _table(cmd, rows, shown, unread + unplaced)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))

@@ -176,6 +176,7 @@ class Collector:
         c.skipped += len(disc.skipped)
         self._note_not_sessions(disc.skipped)
         c.pending += len(disc.pending)
+        self.report.pending(self.source_root, disc.pending)  # why the pass ends pending, said (trial 32a F9)
         self.listed = listed_stats(disc.sources)  # a source gone before it is read: had it grown? (vanished.unlanded)
         return disc.sessions()
 

@@ -168,6 +168,14 @@ class Report:
         """Tell something worth knowing that is not a problem (``note: <path>: <message>``)."""
         self._line(f"note: {path}: {message}")
 
+    def pending(self, path: str | os.PathLike, items: list[tuple[str, str]]) -> None:
+        """Tell why a pass ends with what an adapter's discovery holds back (``items``: ``(what, why)`` each; a one-shot
+        collect then exits 1): ``note: <path>: pending=N: <what>: <why>; and N-1 more`` (trial 32a F9: before, only
+        the pass line's ``pending=`` said it). Nothing when ``items`` is empty."""
+        if items:
+            more = f"; and {len(items) - 1} more" if len(items) > 1 else ""
+            self.note(path, f"pending={len(items)}: {items[0][0]}: {items[0][1]}{more}")
+
     def busy(self, path: str | os.PathLike, message: str) -> None:
         """Tell that a session was left alone because its lock was held."""
         self._line(f"busy: {path}: {message}")

@@ -30,6 +30,7 @@ class Receiver:
 
     def __init__(self, root: Path, cwd: Path, *extra: str):
         self.root = root
+        self.err = ""  # its stderr, once stopped
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
@@ -77,6 +78,8 @@ class Receiver:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        if self.proc.stderr and not self.proc.stderr.closed:
+            self.err = self.proc.stderr.read().decode()  # what it said, kept for the test
         for f in (self.proc.stdout, self.proc.stderr):
             if f:
                 f.close()

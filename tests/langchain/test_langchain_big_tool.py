@@ -39,6 +39,16 @@ def run_app(tmp_path: Path, url: str, size: int, thread: str = "big-1") -> subpr
     return p
 
 
+def limited_run(tmp_path: Path, receiver_factory, flag: str, limit: int, size: int) -> tuple[Path, str]:
+    """The app with ``big`` returning ``size`` bytes, traced to a receiver started with ``flag limit``; returns the
+    root and what the receiver said on stderr once stopped."""
+    root = tmp_path / "root"
+    r = receiver_factory(root, flag, str(limit))
+    run_app(tmp_path, r.url, size)
+    r.stop()
+    return root, r.err
+
+
 def tools_of(doc: dict) -> dict[str, dict]:
     return {n["name"]: n for t in doc["talks"] for n in document_steps(t) if n["kind"] == "tool"}
 
@@ -59,3 +69,42 @@ def test_whole_export_holds_a_large_tool_result(tmp_path, receiver_factory, run_
     whole = tools_of(json.loads(out.read_text()))["big"]["result"]
     assert whole.endswith(MARKER) and hashlib.sha256(whole.encode()).hexdigest() == sha  # what the tool returned
     assert f"{sid}: 1 text(s) the asz.view document clipped at 2,000 bytes are whole (--whole)" in p.stderr, p.stderr
+
+
+def test_a_part_over_the_limit_is_taken_out_and_the_rest_lands(tmp_path, receiver_factory, run_asz):
+    """F1: a request holding a tool output over ``--max-part`` was refused 413 whole, so the thread's graph start,
+    model calls and small tool never landed and nothing said so. Now the part is taken out (its size and SHA-256 kept,
+    the tool's result ``too_large``), the rest lands, and the receiver says so on stderr."""
+    size, limit = 3_000_000, 1_000_000
+    root, err = limited_run(tmp_path, receiver_factory, "--max-part", limit, size)
+    assert f"over the receiver's --max-part of {limit:,} bytes: taken out when it arrived" in err, err
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    sid = session_name(["big", "big-1"])
+    doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    steps = [n for t in doc["talks"] for n in document_steps(t)]
+    assert [t["label"] for t in doc["talks"]] == ["fetch the big one"] and doc["talks"][0]["reply"] == "after big"
+    assert sum(n["kind"] == "llm.call" for n in steps) == 3
+    tools = tools_of(doc)
+    assert tools["small"]["result"] == "small ok"
+    big = tools["big"]
+    # what was taken out: the tool run's outputs as the client sent them (the ToolMessage, JSON), so more than the text
+    assert big["result_state"] == "too_large" and big["result_bytes"] > size and len(big["result_sha256"]) == 64
+    assert "result" not in big
+    run_asz("verify", "--root", str(root))
+
+
+def test_a_body_over_the_limit_is_recorded_and_said(tmp_path, receiver_factory, run_asz):
+    """F1: a request too large to read at all (over ``--max-body``) is still refused 413, and now recorded
+    (``refused.jsonl``: time, size, why) and said on the receiver's stderr, under ``asz ls`` and by ``asz verify``."""
+    size, limit = 3_000_000, 2_000_000
+    root, err = limited_run(tmp_path, receiver_factory, "--max-body", limit, size)
+    lines = [json.loads(x) for x in (root / "_ingest" / "langsmith" / "refused.jsonl").read_text().splitlines()]
+    assert lines and all(x["bytes"] > limit and x["route"] == "/runs/multipart" for x in lines)
+    assert all(x["why"] == f"decompressed body is over the limit of {limit} bytes" for x in lines), lines
+    said = f"the LangSmith receiver refused a request on /runs/multipart at {lines[0]['at']} ({lines[0]['bytes']:,} bytes or more"
+    assert said in err, err
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root), check=False)
+    ls = run_asz("ls", "--root", str(root))
+    assert said in ls.stdout + ls.stderr
+    v = run_asz("verify", "--root", str(root))
+    assert said in v.stdout + v.stderr

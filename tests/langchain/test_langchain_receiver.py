@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 from pathlib import Path
@@ -87,7 +88,8 @@ def test_wrong_token_gets_401(tmp_path, receiver_factory, captures):
 
 
 def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captures):
-    """Truncated multipart 400, wrong content type 415, unknown part or field 400, oversized part 413, bad JSON 400."""
+    """Truncated multipart 400, wrong content type 415, unknown part or field 400, bad JSON 400; a part over
+    --max-part is taken out, its size and SHA-256 staged in its place, and the rest staged (trial 32a F1: 413 whole)."""
     root = tmp_path / "root"
     r = receiver_factory(root, "--max-part", "4096")
     meta = json.loads((captures[0] / "meta.json").read_text())
@@ -106,7 +108,6 @@ def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captu
         (400, part("post.r1", b'{"id": "r1", ')),
         (400, part("post.r1", b'{"id":"r1"}') + part("post.r1.secrets", b"{}") + end),
         (400, part("bogus.r1", b"{}") + end),
-        (413, part("post.r1", b'{"id":"r1"}') + part("post.r1.inputs", b'"' + b"x" * 5000 + b'"') + end),
         (400, part("post.r1.inputs", b"{}") + end),
     ]
     for want, data in cases:
@@ -123,6 +124,14 @@ def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captu
     # what was refused cost nothing else: a good request still lands
     assert r.replay(captures[0])[0] == 202
     assert len(_inbox(root)) == 1
+    big = b'{"text": "' + b"x" * 5000 + b'"}'
+    status, answer = r.send("POST", "/runs/multipart", part("post.r1", b'{"id":"r1"}') + part("post.r1.inputs", big) + end, h)
+    assert (status, answer) == (202, {"accepted": 1})
+    staged = [json.loads(x) for f in _inbox(root) for x in f.read_text().splitlines() if '"r1"' in x]
+    assert [x["run"] for x in staged] == [{"id": "r1", "inputs": {"asz_taken_out": {
+        "bytes": 5012, "sha256": hashlib.sha256(big).hexdigest(),
+        "why": "5,012 bytes, over the receiver's --max-part of 4,096 bytes: taken out when it arrived; only its size and "
+               "SHA-256 are kept"}}}]
 
 
 def test_staged_arrival_survives_a_killed_receiver(tmp_path, receiver_factory, captures, run_asz):
