@@ -236,7 +236,7 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
             report.sections.append(arguments)
         from ..verify.untimed import untimed_section  # records whose time does not read: warnings (trial 30a F8)
 
-        if (untimed := untimed_section(where, target)) is not None:
+        if (untimed := untimed_section(where, target, seen.marked)) is not None:  # an index read without its mark: not again
             report.sections.append(untimed)
         if deep:  # records flagged by no rule their adapter declares, landed before collect refused them (trial 25a F7)
             from ..verify.flag_rules import flags_section

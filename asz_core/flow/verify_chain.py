@@ -69,10 +69,14 @@ class Seen:
     the arguments check), kept for them: ``listed``, each session's landed files as the checks listed them
     (``session_listing(..., skeletons=True, strings=True).files``, by the session folder's path as ``str``);
     ``heads``, each chain's newest round file that read whole, by conversation: ``(file name, session,
-    through_seq)``, only where no other file holds that round number (the head a reader lists)."""
+    through_seq)``, only where no other file holds that round number (the head a reader lists); ``marked``, each
+    session index the state files' check read whole, by the session folder's path as ``str``: whether its bytes hold
+    the mark of records whose time does not read (``asz_core.verify.untimed.MARK``; that check reads no index
+    without it again)."""
 
     listed: dict[str, list] = attrs.Factory(dict)
     heads: dict[str, tuple[str, str, int]] = attrs.Factory(dict)
+    marked: dict[str, bool] = attrs.Factory(dict)
 
 
 @attrs.define

@@ -50,10 +50,11 @@ def _read(path: Path) -> tuple[bytes | None, str]:
         return None, f"cannot be read: {exc.strerror or exc}"
 
 
-def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
+def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> list[tuple[Path, int, str]]:
     """``(file, line, what is wrong)`` for each of ``sdir``'s ``session.state``, ``index/index.state`` and
     ``index/entries.jsonl`` (its lines up to ``entries_bytes``) that is there and does not read; line 0 for the
-    file as a whole."""
+    file as a whole. ``marked``, when given, receives for ``str(sdir)`` whether the index's bytes (read whole) hold
+    :data:`asz_core.verify.untimed.MARK`, for the ``untimed`` check after it."""
     out: list[tuple[Path, int, str]] = []
     st = sdir / SESSION_STATE
     if os.path.lexists(st):
@@ -75,6 +76,10 @@ def session_file_problems(sdir: Path) -> list[tuple[Path, int, str]]:
     data, why = _read(entries) if os.path.lexists(entries) or want else (b"", "")
     if data is None:
         return out + [(entries, 0, why)]
+    if marked is not None:  # loaded here: asz view checks these files before it loads the Session Data modules
+        from .untimed import MARK
+
+        marked[str(sdir)] = MARK in data
     if len(data) < want:
         return out + [(entries, data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
     # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again
@@ -97,12 +102,14 @@ def _sessions(root: Path, session: str | None) -> list[Path]:
     return [root / session] if session is not None else session_dirs(root)
 
 
-def session_file_warnings(root: str | os.PathLike, shown_root: str, session: str | None = None) -> list[Problem]:
-    """The :data:`UNREADABLE_STATE` warnings of ``root`` (or of ``session`` alone), files shown under ``shown_root``."""
+def session_file_warnings(root: str | os.PathLike, shown_root: str, session: str | None = None,
+                          marked: dict[str, bool] | None = None) -> list[Problem]:
+    """The :data:`UNREADABLE_STATE` warnings of ``root`` (or of ``session`` alone), files shown under ``shown_root``;
+    ``marked``: as :func:`session_file_problems` takes it."""
     root = Path(root)
     out = []
     for sdir in _sessions(root, session):
-        for path, line, why in session_file_problems(sdir):
+        for path, line, why in session_file_problems(sdir, marked):
             shown = os.path.join(shown_root, os.path.relpath(path, root))
             out.append(Problem(shown, line, "", UNREADABLE_STATE, f"{why} ({_WHAT[path.name]})"))
     return out

@@ -58,14 +58,20 @@ def untimed_in_session(sdir: Path) -> dict[str, list[tuple[int, str]]]:
     return {k: v for k, v in out.items() if v}
 
 
-def untimed_section(root: str | os.PathLike, only: str | None = None) -> Section | None:
+def untimed_section(root: str | os.PathLike, only: str | None = None, marked: dict[str, bool] | None = None) -> Section | None:
     """The ``untimed`` section of ``asz verify`` over ``root`` (``only``: one session): one :data:`UNTIMED_PROBLEM`
     warning per landed file holding records whose time does not read, named under ``root`` as given, at its first
-    such line; None when there is none (the report keeps its shape). Counts ``untimed_records``. Never fails the run."""
+    such line; None when there is none (the report keeps its shape). Counts ``untimed_records``. Never fails the run.
+    ``marked``: each session index the state files' check of the same run read whole, by session folder (str), and
+    whether it holds :data:`MARK` (:class:`~asz_core.flow.verify_chain.Seen`): one without it is not read again
+    (issue 22, session 32)."""
     shown = str(root)
     sdirs = [Path(root) / only] if only is not None else session_dirs(Path(root))
+    marked = marked or {}
     warnings, n = [], 0
     for sdir in sdirs:
+        if marked.get(str(sdir)) is False:
+            continue
         for path, found in sorted(untimed_in_session(sdir).items()):
             file = os.path.join(shown, sdir.name, path)
             warnings.append(Problem(file, found[0][0], "time", UNTIMED_PROBLEM,

@@ -99,3 +99,23 @@ def test_the_c_call_tells_what_the_python_finds(placed) -> None:
         index = sdir / "index"
         assert sorted(map(Path, told.index_temporaries)) == sorted(p for p in index.iterdir() if p.name.startswith(".")
                                                                    and p.name.endswith(".tmp"))
+
+
+def test_a_session_index_the_state_check_read_without_the_untimed_mark_is_not_read_again(corpus_copy, tmp_path: Path,
+                                                                                         monkeypatch) -> None:
+    """The state files' check reads each session index whole; the ``untimed`` check after it reads again only an
+    index whose bytes hold its mark (``b'"untimed'``), as counted here straight from each index file."""
+    import asz_core.verify.untimed as untimed
+    from asz_core.flow.verify_chain import Seen
+    from asz_core.verify.walk import verify
+
+    root = corpus_copy(tmp_path / "root")
+    seen = Seen()
+    verify(root, jobs=1, seen=seen)
+    want = {str(s): untimed.MARK in (s / "index" / "entries.jsonl").read_bytes() for s in session_dirs(root)}
+    assert len(want) == 11 and seen.marked == want
+    read: list[str] = []
+    real = untimed.untimed_in_session
+    monkeypatch.setattr(untimed, "untimed_in_session", lambda s: read.append(str(s)) or real(s))
+    assert untimed.untimed_section(root, None, seen.marked) == untimed.untimed_section(root)
+    assert read[:len(read) - 11] == [s for s, m in want.items() if m] and len(read) - 11 == sum(want.values())
