@@ -216,13 +216,15 @@ def receive_command(
     Each file lands at the path its asz.file attribute names once its bytes
     match asz.file.digest; a mismatch, a path outside the root or a different
     file at a taken path is rejected in the answer's partial success and never
-    written. Files are write-once: the same file again is a no-op. Each request is one line on stderr:
-    `[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`, then `rejected PATH: why` for each file
-    rejected; `[HH:MM:SS] metrics: N data point(s), answered and not kept`; a request refused is
-    `[HH:MM:SS] refused POST /v1/logs: the bearer token does not match (HTTP 401)` (gRPC: `refused a gRPC request:
-    … (UNAUTHENTICATED)`). --quiet leaves out the lines of requests taken. Who sent each landed file (the
-    request's service.instance.id, the time, the token's credential name, never the token) is appended to
-    ROOT/_received/<session>.senders. The token comes from --token-file, else --token (warned about), else
+    written. Files are write-once: the same file again is a no-op. Each request carrying files is one line on
+    stderr: `[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected, H held; from INSTANCE`, then
+    `rejected PATH: why` (or `held PATH: why`: held here whole from another root, no failure) for each file
+    refused; a request refused is `[HH:MM:SS] refused POST /v1/logs from INSTANCE: the bearer token does not
+    match (HTTP 401)` (gRPC: `refused a gRPC request from INSTANCE: … (UNAUTHENTICATED)`). Requests that land
+    nothing (each push pass's probe, metrics) are summed, one line a minute at most per kind. --quiet leaves out
+    the lines of requests taken. Who sent each landed file (the request's service.instance.id, the time, the
+    token's credential name, never the token) is appended to ROOT/_received/<session>.senders, the requests
+    that land no file (probes, refusals: by instance) to ROOT/_received/seen.list. The token comes from --token-file, else --token (warned about), else
     $ASZ_RECEIVE_TOKEN. Runs until stopped (exit 0); exit 2 for a token file that does not read.
     """
     from ..export.receive import Receiver

@@ -15,6 +15,7 @@ from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, fit_cells, incomplete, say_left_out, terminal_columns, tz_option, use_tz
+from .usage_held import also_held_rows, lines_under
 from .usage_out import check_form, emit, total_lines
 from .usage_said import matched_nothing, say_problems
 
@@ -114,7 +115,8 @@ def _unrecorded(r: dict) -> bool:
 VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "
              "limits reset in, estimated as ccusage does), per conversation (oldest first call first), per project or "
              "per model (the model id in full), or per instance that sent it to a receiving root (its service.instance.id; "
-             "(not received) for a conversation no receiver landed) (default daily); tools: tool calls, not model calls, per tool "
+             "(not received) for a conversation no receiver landed; a note under it names the conversations another instance "
+             "also sent, counted once under the first) (default daily); tools: tool calls, not model calls, per tool "
              "name and per MCP server: calls and failed (the transcripts'), execution records (asz hook's) by failure "
              "class, their durations (median, p95, max ms) and the conversations using each (docs/reading.md, Tool use).")
 SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
@@ -197,20 +199,11 @@ def usage(
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
-        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed}, (note, line), shown)
-        _kept_line(counted, project, model, shown, bool(shape) or form in ("csv", "md") or out is not None)
+        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown)
+        lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held)
     # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
     incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
 
-
-
-def _kept_line(counted: list, project: str, model: str, shown: Callable[[str], str], err: bool) -> None:
-    """Under the table (on stderr with ``--json``, ``err``), as ``asz ls`` says it, the conversations ``--project`` or
-    ``--model`` kept only because it cannot judge them (:func:`~asz_core.reading.listing.unjudged_calls_line`)."""
-    from ..reading.listing import unjudged_calls_line
-
-    if kept := unjudged_calls_line(counted, project, model, shown):
-        typer.echo(kept, err=err)
 
 
 def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Optional[str], since: str, until: str,

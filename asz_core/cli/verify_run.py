@@ -171,8 +171,21 @@ def _receipts(given: List[Path]) -> list:
             raise _usage(f"--receipts {g}: {exc}") from None
         if not state.endpoint and not state.pushed:
             raise _usage(f"--receipts {g}: {path} holds no receipt (no endpoint, no pushed line): not a push.state")
-        out.append((str(path), state, _kept_beside(path)))
+        out.append((str(path), state, _kept_beside(path), _due(path.parent, state) if path.parent == Path(
+            user_path(str(g))) else None))
     return out
+
+
+def _due(host: Path, state) -> list[str]:
+    """The landed files and rounds of the host's root ``host`` (in push order, :func:`~asz_core.export.wire.outbox`)
+    that its receipts ``state`` hold no ``pushed`` line of: due for its next push to that endpoint (trial 32c F6: a
+    host whose every push was refused read "0 file(s) the receiver accepted … 0 missing" and nothing more)."""
+    from ..export.wire import outbox
+
+    try:
+        return [f.rel for f in outbox(host) if f.rel not in state.pushed]
+    except OSError:
+        return []
 
 
 def _kept_beside(path: Path) -> list:

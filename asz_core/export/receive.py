@@ -48,23 +48,17 @@ from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
 from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import DRAIN, MAX_BODY, Front, Server
+from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
 from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
 from ..storage.erased_list import erased_refusal
+from ..storage.seen_list import ACCEPTED, REFUSED, Seen
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
 #: Where ``asz receive`` listens when not told: loopback, the OTLP gRPC port.
 DEFAULT_LISTEN = "127.0.0.1:4317"
 _MAX_MESSAGE = MAX_BODY
-
-
-def _attrs(rec) -> dict:
-    out = {}
-    for kv in rec.attributes:
-        which = kv.value.WhichOneof("value")
-        out[kv.key] = getattr(kv.value, which) if which else None
-    return out
 
 
 def said(err: TextIO | None, line: str) -> None:
@@ -74,21 +68,25 @@ def said(err: TextIO | None, line: str) -> None:
 
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
-                quiet: bool = False, credential: str | None = None) -> ExportLogsServiceResponse:
+                quiet: bool = False, credential: str | None = None,
+                receiver: "Receiver | None" = None) -> ExportLogsServiceResponse:
     """:func:`_answer_logs`, announced to readers while it lands (:func:`asz_core.storage.landing.landing`: a reader's
     :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines)."""
     from ..storage.landing import landing
 
     with landing(root):
-        return _answer_logs(root, req, err, quiet, credential)
+        return _answer_logs(root, req, err, quiet, credential, receiver)
 
 
 def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
-                 quiet: bool = False, credential: str | None = None) -> ExportLogsServiceResponse:
+                 quiet: bool = False, credential: str | None = None,
+                 receiver: "Receiver | None" = None) -> ExportLogsServiceResponse:
     """Land every record of ``req`` in ``root``; the answer counts and names what was refused. On ``err``: one line
-    per request, ``[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected`` (left out when ``quiet``), then
-    ``rejected PATH: why`` for each file rejected (always); ``; from INSTANCE (credential NAME)`` ends the line when
-    the request held records (the resource's ``service.instance.id``). Each landed file of a session gets its line in the root's
+    per request, ``[HH:MM:SS] logs: N file(s): L landed, S already there, R rejected, H held`` (left out when
+    ``quiet``; ``H``: refused only as held here whole from another root, the pusher's ``held``), then ``rejected PATH: why`` (or ``held PATH: why``) for each file refused
+    (always); ``; from INSTANCE (credential NAME)`` ends the line when the request held records (the resource's
+    ``service.instance.id``). With a ``receiver``: counted in its seen list (:func:`seen_request`), and a request with
+    no record (a probe) has no line but a count in its summed line (:func:`_answered`). Each landed file gets its line in the root's
     sender record (:mod:`asz_core.storage.senders`): the resource's ``service.instance.id`` and ``service.name``,
     ``credential`` (the token file's name of the token the request carried; None: no name) and the time."""
     refused: list[str] = []
@@ -101,15 +99,18 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
     senders: set[str] = set()
     assemble: dict[str, str | None] = {}  # sessions whose sending root's rounds cannot follow the chain here
     # (assemble_held) -> the instance that sent the request's file of it
+    names = seen_request(receiver, ACCEPTED, req, credential)  # as it arrived: before its files' received_at
     claimed: set[tuple[str, str]] = set()  # (root, session) this request's credential took first (owned_by)
+    held_rels: set[str] = set()  # refused only as held here whole (HOLDS_ALL); a round reading only such is held too
+    held_by: dict[tuple, int] = {}  # (session directory, instance, service) -> its files refused as held here whole
     for rl in req.resource_logs:
-        res = _attrs(rl.resource)
+        res = attrs_of(rl.resource)
         who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
         if rl.scope_logs:
             senders.add(str(who["instance"]) if who["instance"] is not None else "(no service.instance.id)")
         for sl in rl.scope_logs:
             for rec in sl.log_records:
-                a = _attrs(rec)
+                a = attrs_of(rec)
                 rel = a.get("asz.file")
                 which = rec.body.WhichOneof("value")
                 data = rec.body.bytes_value if which == "bytes_value" else rec.body.string_value.encode("utf-8") if which == "string_value" else None
@@ -140,24 +141,50 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                         if OWNED_AT in str(exc):  # another credential's session (trial 28a F2): short when it lacks
                             _short(root, at[0], rel, str(exc), who["instance"], err)
                         elif HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
+                            held_rels.add(rel)
+                            k = (at[0], who["instance"], who["service"])
+                            held_by[k] = held_by.get(k, 0) + 1
+                            refused[-1] = "held" + refused[-1][len("rejected"):]
                             assemble[at[0]] = who["instance"]
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):
                             _short(root, at[0], rel, str(exc), who["instance"], err)
+                    elif _reads_only_held(rel, data, refused_seqs, held_rels):  # as the pusher counts it (held_whole)
+                        refused[-1] = "held" + refused[-1][len("rejected"):]
                 except OSError as exc:
                     refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
     try:
         _recorded(root, written, sent_by, again, assemble, err)
     finally:
         release(claimed)  # the sender record holds what landed: the next request reads the owner there
-    if not quiet:
+    return _answered(receiver, err, quiet, credential, names, senders, (landed, same), refused, held_by)
+
+
+def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, credential: str | None, names: list[str],
+              senders: set[str], counts: tuple[int, int], refused: list[str],
+              held_by: dict[tuple, int]) -> ExportLogsServiceResponse:
+    """The end of :func:`_answer_logs`: the held lines of the seen list (``held_by``: (session directory, instance,
+    service) -> files refused as held here whole), the request's line (or, for a request with no file, its count in
+    the receiver's summed line) and the per-file lines on ``err``, and the answer: ``counts`` (landed, already there);
+    ``refused`` each file's ``rejected PATH: why`` or ``held PATH: why``."""
+    landed, same = counts
+    held_n = sum(r.startswith("held ") for r in refused)
+    for (session, inst, service), n in sorted(held_by.items(), key=str) if receiver is not None else ():
+        receiver.seen.held(session, n, inst if isinstance(inst, str) else None,
+                           service if isinstance(service, str) else None, credential)
+    if receiver is not None and not landed + same + len(refused):
+        if not quiet:
+            receiver.summed.add(PROBES, names=names, credential=credential)
+    elif not quiet:
         by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
-                  f"{len(refused)} rejected{by}")
+                  f"{len(refused) - held_n} rejected, {held_n} held{by}")
     resp = ExportLogsServiceResponse()
     if refused:
         resp.partial_success.rejected_log_records = len(refused)
-        resp.partial_success.error_message = "; ".join(refused)
+        # the pusher reads ``rejected PATH:`` for each file refused, held ones too (it tells them apart itself)
+        resp.partial_success.error_message = "; ".join("rejected" + r[len("held"):] if r.startswith("held ") else r
+                                                       for r in refused)
         if err is not None:
             for line in refused:
                 print(line, file=err, flush=True)
@@ -384,6 +411,19 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                           file=err, flush=True)
 
 
+def _reads_only_held(rel, data, refused_seqs: dict[str, dict[int, str]], held: set[str]) -> bool:
+    """True when ``rel`` is a round (``data`` its bytes) refused because it reads files this request refused, every
+    one of them as held here whole (``held``): the pusher counts such a round as held too."""
+    if not isinstance(rel, str) or not rel.endswith(".sf") or data is None or not held:
+        return False
+    reads = round_reads(data)
+    if reads is None:
+        return False
+    session, lo, hi = reads
+    hit = [p for seq, p in refused_seqs.get(session, {}).items() if lo <= seq <= hi]
+    return bool(hit) and all(p in held for p in hit)
+
+
 def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]], erased: str = "") -> None:
     """Refused for a round that reads a landed file refused earlier in the same request (it would name a file the
     root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back. ``erased``: why the file
@@ -430,12 +470,14 @@ class _Auth:
         return self.check(value)[0]
 
 
-def _grpc_refusal(rcv: "Receiver", context) -> str | None:
-    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.check`); else the
+def _grpc_refusal(rcv: "Receiver", context, request) -> str | None:
+    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.check`), said on
+    stderr naming the instance its resources name and counted in the seen list (:func:`seen_request`); else the
     credential name of its token (None: none)."""
     why, name = rcv.auth.check(dict(context.invocation_metadata()).get("authorization"))
     if why:
-        said(rcv.err, f"refused a gRPC request: {why} (UNAUTHENTICATED)")
+        names = seen_request(rcv, REFUSED, request, None, why)
+        said(rcv.err, f"refused a gRPC request{refused_from(names)}: {why} (UNAUTHENTICATED)")
         context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
     return name
 
@@ -445,8 +487,8 @@ class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802 - the generated service's name
-        name = _grpc_refusal(self.rcv, context)
-        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name)
+        name = _grpc_refusal(self.rcv, context, request)
+        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
 
 
 class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
@@ -454,7 +496,7 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802
-        _grpc_refusal(self.rcv, context)
+        _grpc_refusal(self.rcv, context, request)
         self.rcv.metrics_said(request)
         return ExportMetricsServiceResponse()
 
@@ -477,13 +519,23 @@ class Receiver:
         self.front: Server | None = None
         self._thread: threading.Thread | None = None
         self._pool: futures.ThreadPoolExecutor | None = None
+        self.seen = Seen(self.root, err=self.err)  # _received/seen.list: the requests answered, by instance
+        self.summed = Summed(self.err)  # probes and metrics requests: one line a minute at most
 
     def metrics_said(self, req: ExportMetricsServiceRequest) -> None:
-        """``[HH:MM:SS] metrics: N data point(s), answered and not kept`` on :attr:`err` unless :attr:`quiet`."""
+        """Count a metrics request in :attr:`summed` (its data points and the instances its resources name), said
+        ``[HH:MM:SS] metrics: N request(s), P data point(s), answered and not kept; from …`` a minute at most, unless
+        :attr:`quiet`."""
         if not self.quiet:
             n = sum(len(getattr(m, m.WhichOneof("data")).data_points) for rm in req.resource_metrics
                     for sm in rm.scope_metrics for m in sm.metrics if m.WhichOneof("data"))
-            said(self.err, f"metrics: {n} data point(s), answered and not kept")
+            self.summed.add(METRICS, points=n, names=seen_request(None, ACCEPTED, req))
+
+    def said_now(self, everything: bool = False) -> None:
+        """Write what :attr:`seen` and :attr:`summed` hold back whose time came (``everything``: all of it, as the
+        receiver stops). Called by the front's guard thread four times a second and as it ends. Never raises."""
+        self.seen.flush(everything)
+        self.summed.flush(everything)
 
     @property
     def address(self) -> str:

@@ -197,6 +197,8 @@ class Server(socketserver.ThreadingTCPServer):
                 c.close("timeout")
                 self.tally.add(TIMED_OUT)
             self.tally.flush()
+            self.receiver.said_now()
+        self.receiver.said_now(everything=True)  # the receiver stops: what was held back is written now
 
     def server_close(self) -> None:
         """Close the port; no HTTP/1.1 connection reads any further byte (:meth:`_Conn.stop_reading`), while each request
@@ -227,6 +229,7 @@ class Server(socketserver.ThreadingTCPServer):
                   f"(each file is whole or absent, and the sender sends what was not answered again)",
                   file=self.receiver.err)
         self._watcher.join(timeout=5)
+        self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 
     def handle_error(self, request, client_address) -> None:
         """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`Tally`), no traceback."""
@@ -334,11 +337,11 @@ class Http(BaseHTTPRequestHandler):
             self.conn.since = time.monotonic()
         return ok
 
-    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf") -> None:
+    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf", by: str = "") -> None:
         from .receive import said
 
-        if status != 200:  # a refused request is said, with why (the body's first line)
-            said(self.server.receiver.err, f"refused POST {self.path}: {body.decode('utf-8', 'replace').strip()} "
+        if status != 200:  # a refused request is said, with why (the body's first line), ``by``: `` from INSTANCE``
+            said(self.server.receiver.err, f"refused POST {self.path}{by}: {body.decode('utf-8', 'replace').strip()} "
                                            f"(HTTP {status})")
         self.send_response(status)
         self.send_header("Content-Type", ctype)
@@ -353,9 +356,12 @@ class Http(BaseHTTPRequestHandler):
             self.conn.deadline = self.conn.since + IDLE_TIMEOUT  # the next request's headers, or the connection ends
 
     def _body(self, keep: bool = True) -> bytes | None:
-        """The request's body (``keep`` False: read through in 64 KiB pieces and b'' given, for a request refused
-        before its body, so an unauthenticated sender never makes the receiver hold up to 1 GiB), or None when it was
-        answered (400, 413) or its client left before its end (counted)."""
+        """The request's body (``keep`` False: a body over :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes is
+        read through in 64 KiB pieces and b'' given, for a request refused before its body, so an unauthenticated
+        sender never makes the receiver hold up to 1 GiB; a smaller one is kept, to name its sender), or None when it
+        was answered (400, 413) or its client left before its end (counted)."""
+        from ..storage.seen_list import READ_REFUSED
+
         text = (self.headers.get("Content-Length") or "0").strip()
         if not (text.isascii() and text.isdigit()):  # '²' is a digit to str.isdigit, not to int()
             self._reply(400, b"Content-Length must be a whole number of bytes\n", "text/plain")
@@ -365,6 +371,7 @@ class Http(BaseHTTPRequestHandler):
                         "text/plain")
             return None
         data, got = b"", 0
+        keep = keep or length <= READ_REFUSED
         if not keep:  # a request refused before its body is read: the body is read through, never held
             while got < length and (chunk := self.rfile.read(min(1 << 16, length - got))):
                 got += len(chunk)
@@ -379,7 +386,9 @@ class Http(BaseHTTPRequestHandler):
         return data
 
     def do_POST(self):  # noqa: N802 - http.server's name
+        from ..storage.seen_list import REFUSED
         from .receive import answer_logs
+        from .receive_seen import refused_from, seen_request
 
         rcv = self.server.receiver
         why, name = rcv.auth.check(self.headers.get("Authorization"))
@@ -387,8 +396,14 @@ class Http(BaseHTTPRequestHandler):
             return
         if self.path not in ("/v1/logs", "/v1/metrics"):
             return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
-        if why:
-            return self._reply(401, f"{why}\n".encode(), "text/plain")
+        if why:  # the sender named by the body's resources, when it reads (a probe does): the token tried never kept
+            req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
+            try:
+                req.ParseFromString(data)
+            except DecodeError:
+                req.Clear()
+            names = seen_request(rcv, REFUSED, req, None, why)
+            return self._reply(401, f"{why}\n".encode(), "text/plain", refused_from(names))
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
             return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
         req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
@@ -398,5 +413,5 @@ class Http(BaseHTTPRequestHandler):
             return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
         if self.path == "/v1/metrics":
             rcv.metrics_said(req)
-        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name, rcv) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
         self._reply(200, resp.SerializeToString())

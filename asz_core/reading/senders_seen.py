@@ -6,8 +6,11 @@ per sending instance (its ``service.instance.id``), with the credential names it
 files it sent (all time and inside a ``--since``/``--until`` window, by the receiver's ``received_at``), its first and
 last ``received_at`` and whether it is one of the instances expected (``--expect``). A line that does not verify names
 no sender and no time (:data:`~asz_core.storage.senders.UNVERIFIED`): it is counted apart, never given to an instance.
-What a receiver lands is files: a pusher whose pass had nothing due sends an empty request, which lands nothing and
-leaves no line, so a host with nothing new to send reads as quiet as one that did not run.
+What a receiver lands is files, and a request that lands none leaves no sender line: the seen list
+(``_received/seen.list``, :mod:`asz_core.storage.seen_list`) keeps those, so each row also has ``last_seen`` (the
+last request the receiver took from the instance: a pass's probe, files landed, already there or held) and
+``refused`` (its last request refused for its token, trial 32c F3): a host with nothing new to send is seen, and a
+host with a wrong token reads refused, not as one that never ran.
 """
 
 from __future__ import annotations
@@ -26,13 +29,26 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
     "last_received" (RFC 3339 as the receiver wrote them), "last_received_ms" (unix ms), "in_window" (files received
     inside ``window``, ``(since, until)`` unix ms with either end None; None when no window is given)}``, and how
     many lines do not verify (counted for no instance). An instance id null (a request that named none) is the row
-    ``instance`` None. Never raises (a record that cannot be read reads empty)."""
+    ``instance`` None. From the seen list (:func:`~asz_core.storage.seen_list.read_seen`), each row also has
+    ``last_seen`` (RFC 3339: the later of ``last_received`` and its last accepted request; None: never) and
+    ``last_seen_ms``, ``seen_in_window`` (requests taken inside ``window``, files or not; None without a window) and
+    ``refused`` (None, or ``{"why", "last", "requests"}``: the refusal of its last refused request, when, and how
+    many requests were refused in all); an instance the seen list alone names is a row with ``files`` 0. Never
+    raises (a record that cannot be read reads empty)."""
     from ..sessiondata.times import parse_instant
     from ..storage.senders import RECEIVED, UNVERIFIED, read_senders
     from ..view.usage_report import ms_in_window
 
     rows: dict[Optional[str], dict] = {}
     unverified = 0
+
+    def row_of(name: Optional[str]) -> dict:
+        return rows.setdefault(name, {"instance": name, "credentials": set(), "files": 0, "sessions": 0,
+                                      "first_received": None, "last_received": None, "last_received_ms": None,
+                                      "first_ms": None, "in_window": 0 if window is not None else None,
+                                      "last_seen": None, "last_seen_ms": None,
+                                      "seen_in_window": 0 if window is not None else None, "refused": None})
+
     folder = Path(root) / RECEIVED
     paths = sorted(folder.glob("*.senders")) if folder.is_dir() else []
     for path in paths:
@@ -42,9 +58,7 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
                 unverified += 1
                 continue
             name = e.get("instance") if isinstance(e.get("instance"), str) else None
-            row = rows.setdefault(name, {"instance": name, "credentials": set(), "files": 0, "sessions": 0,
-                                         "first_received": None, "last_received": None, "last_received_ms": None,
-                                         "first_ms": None, "in_window": 0 if window is not None else None})
+            row = row_of(name)
             row["files"] += 1
             row["sessions"] += name not in seen
             seen.add(name)
@@ -60,18 +74,55 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
                 row["first_received"], row["first_ms"] = e["received_at"], ms
             if window is not None:
                 row["in_window"] += ms_in_window(ms, *window)
+    _seen(root, row_of, window)
     out = []
     for row in sorted(rows.values(), key=lambda r: (r["instance"] is None, r["instance"] or "")):
         row.pop("first_ms")
+        if row["last_received_ms"] is not None and (row["last_seen_ms"] is None
+                                                    or row["last_received_ms"] >= row["last_seen_ms"]):
+            row["last_seen"], row["last_seen_ms"] = row["last_received"], row["last_received_ms"]
+        if window is not None:
+            row["seen_in_window"] += row["in_window"]
         row["credentials"] = sorted(row["credentials"])
         out.append(row)
     return out, unverified
 
 
+def _seen(root, row_of, window) -> None:
+    """Add the seen list's lines of ``root`` to the rows (``row_of``: instance -> its row, made when new): accepted
+    lines to ``last_seen``/``seen_in_window`` and ``credentials``, refused ones to ``refused``."""
+    from ..sessiondata.times import parse_instant
+    from ..storage.seen_list import ACCEPTED, REFUSED, read_seen
+    from ..view.usage_report import ms_in_window
+
+    for e in read_seen(root):
+        ns = parse_instant(e["at"])
+        if ns is None:
+            continue
+        ms = ns // 1_000_000
+        row = row_of(e.get("instance") if isinstance(e.get("instance"), str) else None)
+        if e["kind"] == ACCEPTED:
+            if isinstance(e.get("credential"), str):
+                row["credentials"].add(e["credential"])
+            if row["last_seen_ms"] is None or ms >= row["last_seen_ms"]:
+                row["last_seen"], row["last_seen_ms"] = e["at"], ms
+            if window is not None and ms_in_window(ms, *window):
+                row["seen_in_window"] += e["requests"]
+            continue
+        if e["kind"] != REFUSED:
+            continue  # a held line: the request that sent those files is counted as accepted already
+        was = row["refused"] or {"why": None, "last": None, "requests": 0, "ms": None}
+        if was["ms"] is None or ms >= was["ms"]:
+            was.update(why=e.get("why"), last=e["at"], ms=ms)
+        was["requests"] += e["requests"]
+        row["refused"] = was
+
+
 def expected_rows(rows: list[dict], expect: Iterable[str], window_given: bool) -> list[dict]:
     """``rows`` (:func:`activity`) each with ``expected`` (an instance id or one of its credential names is in
-    ``expect``, compared exactly) and ``quiet`` (it sent no landed file inside the window: ``in_window`` 0; without a
-    window, never: a row is an instance that sent), then one row per name of ``expect`` that no row matches, ``files``
+    ``expect``, compared exactly) and ``quiet`` (the receiver took no request of it inside the window, files or a
+    pass's probe: ``seen_in_window`` 0; without a window, when it was never seen: an instance whose every request was
+    refused), then one row per name of ``expect`` that no row matches, ``files``
     0 and every time None, ``quiet`` true (it never sent to this root). ``expect`` in its given order, names once."""
     names = list(dict.fromkeys(n for n in expect if n))
     matched: set[str] = set()
@@ -79,12 +130,14 @@ def expected_rows(rows: list[dict], expect: Iterable[str], window_given: bool) -
     for row in rows:
         hit = [n for n in names if n == row["instance"] or n in row["credentials"]]
         matched.update(hit)
-        out.append({**row, "expected": bool(hit), "quiet": window_given and not row["in_window"]})
+        out.append({**row, "expected": bool(hit),
+                    "quiet": not row["seen_in_window"] if window_given else row["last_seen_ms"] is None})
     for n in names:
         if n not in matched:
             out.append({"instance": n, "credentials": [], "files": 0, "sessions": 0, "first_received": None,
                         "last_received": None, "last_received_ms": None, "in_window": 0 if window_given else None,
-                        "expected": True, "quiet": True})
+                        "last_seen": None, "last_seen_ms": None, "seen_in_window": 0 if window_given else None,
+                        "refused": None, "expected": True, "quiet": True})
     return out
 
 

@@ -77,11 +77,30 @@ def _held(root: Path, rel: str, digests: dict[str, str]) -> tuple[str, str]:
     return "", ""
 
 
+def held_files(got: Receipts) -> set[str]:
+    """The files of ``got`` the receiver refused only because it holds every record of them already (trial 32c F5; the
+    pusher's ``held``, docs/push.md): a landed file its receipts keep as ``elsewhere … all`` (from another root) or
+    ``owned … all`` (another credential's files), and a round of a session every refused landed file of which is held
+    so (the pusher's own rule also looks at the round's seqs, which the receipts do not keep: a round whose session
+    has a refused file that is not held reads as rejected here). Receipts without those lines hold none."""
+    elsewhere = getattr(got, "elsewhere", {}) or {}
+    owned = getattr(got, "owned", {}) or {}
+    whole = {rel for rel in got.rejected if not rel.startswith("_conversations/")
+             and (elsewhere.get(rel, ("",))[0] == "all" or owned.get(rel, ("", ""))[1] == "all")}
+    by_session: dict[str, bool] = {}
+    for rel in got.rejected:
+        if not rel.startswith("_conversations/"):
+            s = rel.split("/", 1)[0]
+            by_session[s] = by_session.get(s, True) and rel in whole
+    return whole | {rel for rel in got.rejected if rel.startswith("_conversations/")
+                    and by_session.get(_session_of(rel), False)}
+
+
 def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests: dict[str, str],
                 problems: list[Problem]) -> tuple[int, int, list[str], int, int]:
     """Look for each file ``got`` holds as accepted (see :func:`check_receipts`) in ``root``; append a :data:`CHANGED`
     or :data:`MISSING` problem for each not there with that SHA-256. Returns ``(looked, changed, the missing files'
-    paths, rejected, set aside)``."""
+    paths, rejected (held ones too), set aside)``."""
     looked = changed = rejected = aside = 0
     missing: list[str] = []
     where = f"the receipts of {shown} (endpoint {got.endpoint or 'not named'})"
@@ -151,8 +170,13 @@ def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missin
 
 def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receipts, list]], *, only: str | None = None,
                    digests: dict[str, str] | None = None) -> Section:
-    """The ``receipts`` section: ``receipts`` is one ``(shown, receipts, kept)`` per host: how the host's receipts
-    were given, its receipts, and ``kept`` the ``(shown, receipts)`` the same host keeps of other endpoints.
+    """The ``receipts`` section: ``receipts`` is one ``(shown, receipts, kept)`` or ``(shown, receipts, kept, due)``
+    per host: how the host's receipts were given, its receipts, ``kept`` the ``(shown, receipts)`` the same host keeps
+    of other endpoints, and ``due`` (None: not known, the receipts were given without the host's root) the host's
+    landed files and rounds the receipts hold no line of: not yet accepted by the receiver, due for the host's next
+    push, said in the host's note (``N landed file(s) not yet accepted by the receiver (due for the next push)``) and
+    counted in ``receipts_due``, not a problem (the receipts prove what the receiver accepted; ``asz push`` fails
+    while it cannot send: trial 32c F6).
 
     Each file a host's receipts hold as accepted (``pushed`` and not ``rejected``; ``only``: of that session or its
     conversation) is looked for in ``root`` (``digests``: the whole landed files' SHA-256 verify found on its way, by
@@ -161,16 +185,23 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
     one :data:`OTHER_RECEIVER` problem instead of a missing one per file when the host's receipts of another endpoint
     find files in it, else a warning beside the missing files. Counts ``receipts`` (files looked for),
     ``receipts_changed``, ``receipts_missing``, ``receipts_rejected`` (files the receiver refused: not looked for),
-    ``receipts_other_receiver`` (hosts whose receipts are of another receiver); a note per host. Never raises for what
+    ``receipts_other_receiver`` (hosts whose receipts are of another receiver), ``receipts_held`` (of the files the
+    receiver refused, those it holds every record of from another root: :func:`held_files`; not in
+    ``receipts_rejected``); a note per host. Never raises for what
     the root holds (a file that does not read is :data:`CHANGED`)."""
     root = Path(root)
     digests = {} if digests is None else digests
     section = Section("receipts", "")
-    looked = changed = missing = rejected = hosts = other = 0
-    for shown, got, kept in receipts:
+    looked = changed = missing = rejected = hosts = other = held = due = 0
+    for shown, got, kept, *more in receipts:
+        h_due = None if not more or more[0] is None else \
+            sum(1 for rel in more[0] if only is None or _session_of(rel) == only)
+        due += h_due or 0
         hosts += 1
         found: list[Problem] = []
         h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found)
+        h_held = sum(1 for rel in held_files(got) if only is None or _session_of(rel) == only)
+        h_rejected -= h_held
         h_missing = len(gone)
         h_found = h_looked - h_changed - h_missing
         if gone:
@@ -180,8 +211,8 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
             elif said is not None:
                 section.warnings.append(said)
         section.problems.extend(found)
-        looked, changed, missing, rejected = (looked + h_looked, changed + h_changed, missing + h_missing,
-                                              rejected + h_rejected)
+        looked, changed, missing, rejected, held = (looked + h_looked, changed + h_changed, missing + h_missing,
+                                                    rejected + h_rejected, held + h_held)
         section.notes.append(
             f"receipts of {shown} (endpoint {got.endpoint or 'not named'}): {h_looked} file(s) the receiver accepted: "
             + (f"{h_found} in the root with that SHA-256; the rest not sent to this root's receiver: the receipts of "
@@ -189,9 +220,12 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
                f"{h_found} in the root with that SHA-256"
                + (f" ({h_aside} of them rounds set aside by a chain built anew)" if h_aside else "")
                + f", {h_changed} changed, {h_missing} missing")
-            + (f"; {h_rejected} it rejected, not looked for" if h_rejected else ""))
+            + (f"; {h_rejected} it rejected, not looked for" if h_rejected else "")
+            + (f"; {h_held} held (the receiver holds every record of them from another root)" if h_held else "")
+            + (f"; {h_due} landed file(s) not yet accepted by the receiver (due for the next push)" if h_due else ""))
     section.summary = f"checked {looked} receipt(s) of {hosts} host(s) against the root"
     section.counts.update({"receipts": looked, "receipts_changed": changed, "receipts_missing": missing,
-                           "receipts_rejected": rejected, "receipts_other_receiver": other})
+                           "receipts_rejected": rejected, "receipts_other_receiver": other, "receipts_held": held,
+                           "receipts_due": due})
     section.problems.sort(key=lambda p: p.file)
     return section

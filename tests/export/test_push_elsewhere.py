@@ -149,7 +149,7 @@ def test_the_summary_counts_files_held_elsewhere_apart_from_refusals(collect, tm
         pushed = {name: _push(root, r) for name, root in (("A", host_a), ("C", host_c), ("D", host_d))}
     finally:
         rcv.send_signal(signal.SIGINT)
-        rcv.communicate(timeout=60)
+        said = rcv.communicate(timeout=60)[1]
     lines = {k: SUMMARY.match(p.stdout.strip().splitlines()[-1]) for k, p in pushed.items()}
     assert all(lines.values()), {k: p.stdout for k, p in pushed.items()}
     got = {k: tuple(int(x) for x in m.groups()) for k, m in lines.items()}  # files, rejected, errors, held
@@ -159,6 +159,21 @@ def test_the_summary_counts_files_held_elsewhere_apart_from_refusals(collect, tm
     assert [p.returncode for p in pushed.values()] == [0, 0, 1], {k: p.stderr for k, p in pushed.items()}
     assert "rejected:" not in pushed["C"].stderr and "not an error" in pushed["C"].stderr, pushed["C"].stderr
     assert "rejected: 2 record(s): rejected " in pushed["D"].stderr, pushed["D"].stderr
+    # the receiver says held as the pusher does, in its line and its per-file lines (trial 32c F5: "N rejected")
+    logs = [x[11:] for x in said.splitlines() if " logs: " in x and "landed" in x]
+    assert f"logs: {n} file(s): 0 landed, 0 already there, 0 rejected, {n} held; from dev@hostC" in logs, said
+    assert "logs: 2 file(s): 0 landed, 0 already there, 2 rejected, 0 held; from dev@hostD" in logs, said
+    assert sum(x.startswith("held ") for x in said.splitlines()) == n  # the file, and the round reading it
+    assert sum(x.startswith("held ") and "this root holds every record of it" in x for x in said.splitlines()) == 1
+    # and so does the receipts check: hostC's files are held, not "rejected, not looked for"
+    v = asz("verify", "--root", str(tmp_path / "team"), "--receipts", str(host_c), cwd=tmp_path)
+    assert (f"0 file(s) the receiver accepted: 0 in the root with that SHA-256, 0 changed, 0 missing; "
+            f"{n} held (the receiver holds every record of them from another root)") in v.stdout, v.stdout
+    assert "it rejected" not in v.stdout and v.returncode == 0, v.stdout
+    d = json.loads(asz("verify", "--root", str(tmp_path / "team"), "--receipts", str(host_c), "--json", cwd=tmp_path).stdout)
+    assert (d["receipts_held"], d["receipts_rejected"]) == (n, 0), d
+    d = asz("verify", "--root", str(tmp_path / "team"), "--receipts", str(host_d), cwd=tmp_path)
+    assert "; 2 it rejected, not looked for" in d.stdout + d.stderr and " held (" not in d.stdout + d.stderr
 
 
 def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):

@@ -79,7 +79,7 @@ def test_another_credential_cannot_add_to_a_session(corpus_dir, tmp_path, proto)
         assert sent_files(tmp_path / "team") == alice_sent, out  # nothing of bob's landed
         said = log.getvalue()
         sent = set(sent_files(tmp_path / "root_b"))  # bob's root holds no push.state: he sends all 4
-        assert "4 file(s): 0 landed, 0 already there, 4 rejected; from root@vm (credential bob)" in said, said
+        assert "4 file(s): 0 landed, 0 already there, 4 rejected, 0 held; from root@vm (credential bob)" in said, said
         for rel in sent:
             assert f"rejected {rel}: " in said
         for rel in (r for r in sent if r.endswith(".sd")):  # his files name why; his rounds read them

@@ -46,7 +46,7 @@ def _sent_titles(root: Path) -> dict[str, set]:
     sent: dict[str, set] = {}
     for req in col.requests:
         for rl in req.resource_logs:
-            for rec in rl.scope_logs[0].log_records:
+            for rec in (r for sl in rl.scope_logs for r in sl.log_records):  # a pass's probe: a resource, no record
                 a = _kv(rec.attributes)
                 if a["asz.file.kind"][1] == "round":
                     sent.setdefault(a["asz.conversation"][1], set()).add(a.get("asz.conversation.title", ("", ""))[1])
