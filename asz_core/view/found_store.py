@@ -474,4 +474,16 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
         return read[key]
 
     return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-            **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc)}
+            **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc),
+            **_sent_by(state.root, d.sessions)}
+
+
+def _sent_by(root, sessions) -> dict:
+    """``{"sent_by": LINE}``: who sent the conversation's first session to this receiving root, ``asz conversation``'s
+    words (:func:`~asz_core.storage.senders.senders_line`, ``sent by dev@hostA (credential alice): 5 landed file(s),
+    received …``), for the page's header (trial 32c F4: a link shared from the list lost who sent it); {} in a root no
+    receiver landed, or for a session collected here."""
+    from ..storage.senders import senders_line, session_senders
+
+    line = senders_line(session_senders(root, sessions[0])) if sessions else ""
+    return {"sent_by": line} if line else {}

@@ -7,7 +7,10 @@ its name ``claude-code``, as ``asz ls --dialect``), ``since`` and ``until`` (the
 day in ``tz``, else in the server's zone; a conversation is kept when it was active in the window), ``tz`` (an IANA
 zone name), ``sort`` (an order of ``asz ls --sort``: :data:`~asz_core.view.row_filters.ROW_SORTS`; default ``last``,
 newest first), ``limit`` (0, the default: every row; N: the first N from ``offset``) and ``offset`` (rows skipped
-first; default 0). The rules are :mod:`asz_core.view.row_filters`', those ``asz ls`` applies. ``runtime`` (the page's
+first; default 0), ``instance`` (in a root ``asz receive`` landed: the conversations whose sender record names an
+instance id or credential containing it, case-insensitive, as ``asz ls --instance`` and ``/api/usage``'s
+``instance``: :func:`~asz_core.storage.senders.sender_matches`; trial 32c F4). The rules are
+:mod:`asz_core.view.row_filters`', those ``asz ls`` applies. ``runtime`` (the page's
 Runtime filter, as typed) narrows nothing: each row of the answer then carries ``runtime_kept``, whether
 :func:`~asz_core.view.match.runtime_keeps` keeps it (the one rule the page's list is filtered by).
 """
@@ -26,7 +29,8 @@ from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page"]
 
 #: The parameters ``/api/conversations`` takes (``hide`` is every route's, seed 004).
-LIST_PARAMS = ("project", "model", "dialect", "since", "until", "tz", "exact", "sort", "limit", "offset", "runtime")
+LIST_PARAMS = ("project", "model", "dialect", "since", "until", "tz", "exact", "sort", "limit", "offset", "runtime",
+               "instance")
 #: The largest ``limit`` or ``offset`` taken (a number past it is refused, not read as 0).
 MAX_NUMBER = 10**9
 
@@ -44,6 +48,8 @@ class ListQuery:
     given: dict = attrs.field(factory=dict)
     #: The page's Runtime filter as typed ('' when not given): each row answered carries ``runtime_kept``.
     runtime: str = ""
+    #: ``instance`` as typed ('' when not given): the rows kept are those its sender record matches.
+    instance: str = ""
 
 
 def _number(got: dict[str, str], name: str) -> int:
@@ -69,9 +75,17 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
         raise ApiError(400, f"dialect: {why}")
     f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
                 since=since, until=until, exact=got.get("exact") == "1")
-    given = {k: got[k] for k in ("project", "model", "dialect", "since", "until", "tz") if got.get(k)} | (
+    given = {k: got[k] for k in ("project", "model", "dialect", "since", "until", "tz", "instance") if got.get(k)} | (
         {"exact": "1"} if got.get("exact") == "1" else {})
-    return ListQuery(f, sort, _number(got, "limit"), _number(got, "offset"), given, got.get("runtime", ""))
+    return ListQuery(f, sort, _number(got, "limit"), _number(got, "offset"), given, got.get("runtime", ""),
+                     got.get("instance", ""))
+
+
+def _sent_by_matches(root: str, row: dict, text: str) -> bool:
+    """True when the sender record of ``row``'s conversation names an instance id or credential holding ``text``."""
+    from ..storage.senders import sender_matches, session_senders
+
+    return sender_matches(session_senders(root, row["id"]), text)
 
 
 def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], int, list[str]]:
@@ -82,7 +96,7 @@ def list_page(rows: list[dict], q: ListQuery, root: str) -> tuple[list[dict], in
     (:func:`~asz_core.view.project_labels.project_labels`); ``total``: how many the filters keep; ``lines``: what ``asz ls`` says on stderr of
     them: the rows a window cannot place (no times; a row still counted said apart, its times not known yet), and, when the filters match none of the rows, ``no conversation
     matched project=nope (of N in ROOT)``."""
-    kept = [row for row in rows if q.filters.keeps(row)]
+    kept = [row for row in rows if q.filters.keeps(row) and (not q.instance or _sent_by_matches(root, row, q.instance))]
     ordered = sorted_rows(kept, q.sort)
     page = ordered[q.offset:q.offset + q.limit] if q.limit else ordered[q.offset:]
     if q.runtime:  # the page's Runtime filter: the rows carry the one rule's answer (rows are shared: copied)

@@ -102,7 +102,7 @@ def test_a_filter_matching_nothing_is_said(listed, corpus_root):
 
 
 @pytest.mark.parametrize("path, query, known", [
-    ("/api/conversations", "page=2", "project, model, dialect, since, until, tz, exact, sort, limit, offset, runtime"),
+    ("/api/conversations", "page=2", "project, model, dialect, since, until, tz, exact, sort, limit, offset, runtime, instance"),
     ("/api/c/{id}/view", "foo=1", "none"),
     ("/api/c/{id}/headings", "foo=1", "none"),
     ("/api/status", "x=1", "none"),

@@ -536,7 +536,7 @@
   // ------------------------------------------------------------------ list page
 
   // Filters and the search live in the address's # part, so a filtered list can be linked and reloaded.
-  const FILTERS = ['project', 'model', 'dialect', 'since', 'until', 'q', 'view', 'sort', 'by'];
+  const FILTERS = ['project', 'model', 'dialect', 'sentby', 'since', 'until', 'q', 'view', 'sort', 'by'];
   let LIST = null;       // the last /api/conversations answer
   let LISTKEY = '';      // its JSON, to redraw only when it changed
   let listTimer = null;
@@ -640,9 +640,10 @@
     add(app, form);
     const bar = h('div', { class: 'filters', id: 'filters' },
       filterSelect('project', 'Project'), filterSelect('model', 'Model'), filterSelect('dialect', 'Runtime'),
+      filterSelect('sentby', 'Sent by'),  // a receiving root's rows carry sent_by: which host sent each (trial 32c F4)
       h('label', null, 'From ', dateInput('since', f.since)), h('label', null, 'to ', dateInput('until', f.until)),
       h('button', { class: 'btn', type: 'button', id: 'clearf', onclick: function () {
-        setHash({ project: null, model: null, dialect: null, since: null, until: null }); syncFilterInputs(); redrawList(); } }, 'Clear filters'));
+        setHash({ project: null, model: null, dialect: null, sentby: null, since: null, until: null }); syncFilterInputs(); redrawList(); } }, 'Clear filters'));
     add(app, [bar, h('p', { class: 'box notice small', id: 'filternone', hidden: 'hidden' })]);
     const tabs = h('div', { class: 'tabs', role: 'tablist', id: 'listtabs' },
       h('button', { role: 'tab', id: 'tab-list', 'data-view': 'list', 'aria-controls': 'listpanel', tabindex: '-1', onclick: function () { showListView('list'); } }, 'Conversations'),
@@ -732,6 +733,7 @@
     const f = listFilters(), q = [];
     if (f.project) q.push('project=' + enc(f.project));
     if (f.model) q.push('model=' + enc(f.model));
+    if (f.sentby) q.push('instance=' + enc(f.sentby));  // /api/usage's instance: asz usage --instance's rule
     // a whole name (as the dropdowns pick it) keeps that name alone, any other value a part of the name (filterKeeps)
     const given = [['project', f.project], ['model', f.model]].filter(function (x) { return x[1]; });
     if (given.length && given.every(function (x) { return wholeName(x[0], x[1]); })) q.push('exact=1');
@@ -748,6 +750,7 @@
     const bits = [];
     if (f.project) bits.push('project ' + f.project);
     if (f.model) bits.push('model ' + f.model);
+    if (f.instance) bits.push('sent by ' + f.instance);
     if (f.since !== null && f.since !== undefined) bits.push('from ' + fmtTime(f.since));
     if (f.until !== null && f.until !== undefined) bits.push('to ' + fmtTime(f.until));
     const runtime = listFilters().dialect ? 'The Runtime filter does not narrow these figures: every runtime is counted. ' : '';
@@ -818,12 +821,13 @@
   }
   function fillFilterOptions() {
     const f = listFilters();
-    const sets = { project: new Set(), model: new Set(), dialect: new Set() };
+    const sets = { project: new Set(), model: new Set(), dialect: new Set(), sentby: new Set() };
     const labels = {};  // a project's label, told apart from the others' by the server (project_label; trial 31c F3)
     LIST.conversations.forEach(function (r) {
       if (r.project) { sets.project.add(nfc(r.project)); labels[nfc(r.project)] = r.project_label || r.project; }
       rowModels(r).forEach(function (m) { sets.model.add(nfc(m)); });
       if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
+      rowSenders(r).forEach(function (n) { sets.sentby.add(n); });
     });
     Object.keys(sets).forEach(function (k) {
       const sel = document.getElementById('f-' + k);
@@ -831,15 +835,15 @@
       const key = JSON.stringify([Array.from(sets[k]).sort(), f[k], k === 'project' ? labels : null]);
       if (sel.getAttribute('data-options') === key) return;  // unchanged: the open select is left as it is
       sel.setAttribute('data-options', key);
-      clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : 'all runtimes'));
+      clear(sel).append(h('option', { value: '' }, k === 'project' ? 'all projects' : k === 'model' ? 'all models' : k === 'sentby' ? 'all senders' : 'all runtimes'));
       Array.from(sets[k]).sort().forEach(function (v) {  // a project: its label, the whole path in its title
         sel.append(h('option', k === 'project' ? { value: v, title: v } : { value: v }, k === 'project' ? labels[v] : v));
       });
       if (f[k] && !sets[k].has(k === 'dialect' ? f[k] : nfc(f[k]))) {
-        const some = LIST.conversations.some(function (r) { return k === 'dialect' ? runtimeKeeps(r, f[k]) : filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
+        const some = LIST.conversations.some(function (r) { return k === 'dialect' ? runtimeKeeps(r, f[k]) : k === 'sentby' ? sentByKeeps(r, f[k]) : filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
         sel.append(h('option', { value: f[k] }, some ? (k === 'dialect' ? 'starting \u201c' : 'holding \u201c') + f[k] + '\u201d' : f[k] + ' (none now)'));
       }
-      sel.value = k !== 'dialect' && f[k] && sets[k].has(nfc(f[k])) ? nfc(f[k]) : f[k];
+      sel.value = k !== 'dialect' && k !== 'sentby' && f[k] && sets[k].has(nfc(f[k])) ? nfc(f[k]) : f[k];
       sel.parentElement.hidden = sets[k].size === 0 && !f[k];
     });
   }
@@ -863,6 +867,7 @@
       if (!blindTo(r, 'project') && !filterKeeps('project', f.project, [r.project || ''])) return false;
       if (!blindTo(r, 'model') && !filterKeeps('model', f.model, rowModels(r))) return false;
       if (!runtimeKeeps(r, f.dialect)) return false;
+      if (!sentByKeeps(r, f.sentby)) return false;
       if (since !== null && (r.to || 0) < since) return false;
       if (until !== null && (r.from || 0) >= until + 86400000) return false;
       return true;
@@ -994,6 +999,14 @@
   // In a root asz receive landed, the rows carry sent_by (the instance ids that sent each, asz ls's SENT BY; trial 28a F3):
   // a "Sent by" column then, none in a root that received nothing.
   function sentBy() { return !!(LIST && LIST.conversations.some(function (r) { return r.sent_by !== undefined; })); }
+  // The Sent by filter (#sentby=…): an instance the dropdown picks keeps the rows whose SENT BY names it; a value typed
+  // in the address keeps those whose SENT BY holds it in any case (as asz ls --instance matches an instance id).
+  function rowSenders(r) { return typeof r.sent_by === 'string' && r.sent_by ? r.sent_by.split(', ') : []; }
+  function sentByKeeps(r, value) {
+    if (!value) return true;
+    const names = rowSenders(r);
+    return names.indexOf(value) >= 0 || names.some(function (n) { return folded(n).indexOf(folded(value)) >= 0; });
+  }
   const SENT_TITLE = 'the instance ids that sent it to this root (asz receive\'s sender record; asz ls: SENT BY)';
 
   // Model calls that are asz's grouping of the runtime's lines, the runtime recording no call id (calls_grouped: Kiro
@@ -1542,6 +1555,8 @@
   // one that sent the session's first file (asz_core/view/talk_senders.py), marked on the talk (credMark).
   // UNRES: the server's split of the document's unresolved entries (placing.unresolved_split: {open, placed, resolved}
   // ids), the one definition asz conversation's "N still open" reads too (trial 30d F3); null until the headings came.
+  // SENT: asz conversation's senders line (headings' sent_by): who sent the conversation to this receiving root.
+  let SENT = '';
   let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {}, UNRES = null;
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
@@ -1557,6 +1572,7 @@
       ASKS = d.asks || {};
       GISTS = d.gists || {};
       CREDS = d.credentials || {};
+      SENT = d.sent_by || '';
       UNRES = d.unresolved || null;
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
@@ -1641,7 +1657,8 @@
     add(app, h('h1', { id: 'title', dir: 'auto' }, titleText(s.title || '(untitled)')));
     const meta = h('div', { class: 'chips' }, stateBadge(s.state), inMemoryMark(s.problems),
       h('span', { class: 'chip mono' }, D.conversation),
-      h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''));
+      h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''),
+      SENT ? h('span', { class: 'chip', id: 'sent-by' }, SENT) : null);  // which host sent it (trial 32c F4)
     add(app, meta);
     if (s.held_back) {  // it does not verify: the document counts no token or cost figure (summary.held_back)
       const rt = s.runtime || {};
