@@ -138,13 +138,13 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                     at = landed_seq(rel) if isinstance(rel, str) else None
                     if at is not None:
                         refused_seqs.setdefault(at[0], {})[at[1]] = rel
+                        if HOLDS_ALL in str(exc):  # held here whole (the pusher's held=): who else holds it is kept
+                            held_rels.add(rel)
+                            held_by[k] = held_by.get(k := (at[0], who["instance"], who["service"]), 0) + 1
+                            refused[-1] = "held" + refused[-1][len("rejected"):]
                         if OWNED_AT in str(exc):  # another credential's session (trial 28a F2): short when it lacks
                             _short(root, at[0], rel, str(exc), who["instance"], err)
                         elif HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
-                            held_rels.add(rel)
-                            k = (at[0], who["instance"], who["service"])
-                            held_by[k] = held_by.get(k, 0) + 1
-                            refused[-1] = "held" + refused[-1][len("rejected"):]
                             assemble[at[0]] = who["instance"]
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):

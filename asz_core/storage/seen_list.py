@@ -47,7 +47,7 @@ ACCEPTED = "accepted"
 #: ``kind`` of a request refused for its token.
 REFUSED = "refused"
 #: ``kind`` of a line naming a session (``session``, its directory) whose files a request sent and the receiver
-#: refused as held here whole, landed from another root (``requests``: how many of its files): who else holds it.
+#: refused as held here whole, landed from another root or another credential (``requests``: how many of its files).
 HELD = "held"
 
 
