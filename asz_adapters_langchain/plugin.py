@@ -274,6 +274,13 @@ class LangsmithIngest(Adapter):
 
         return prune_done(Path(storage), before_ns, dry_run)
 
+    def root_gaps(self, dialect: str, storage) -> list[tuple[str, str, str]]:
+        """The root's gaps (from, to) and refused requests (at, at), each with its sentence (trial 32a F3)."""
+        from .listening import gap_line, gaps, refusal_line, refusals
+
+        return ([(g["from"], g["to"], gap_line(g)) for g in gaps(Path(storage))]
+                + [(r["at"], r["at"], refusal_line(r)) for r in refusals(Path(storage))])
+
     def root_notes(self, storage: Path) -> list[str]:
         """The times no receiver listened on the root (:func:`.listening.gaps`) and the requests a receiver refused
         unread (:func:`.listening.refusals`, trial 32a F1), one sentence each."""

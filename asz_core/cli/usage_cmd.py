@@ -277,7 +277,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
-    from ..view.usage import OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
+    from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
     from ..view.usage_report import block_times, narrowed, read_root
 
     done = [0]
@@ -296,7 +296,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-            elif p.startswith((UNENDED_PREFIX, UNTIMED_PREFIX)):  # no usage (trial 27a F5); times not read (30a F8)
+            elif p.startswith((UNENDED_PREFIX, UNTIMED_PREFIX, GAP_PREFIX)):  # no usage (27a F5); no time (30a F8); a gap (32a F3)
                 typer.echo(f"asz usage: note: {shown(cid)}: {p}{UNTIMED_COUNTED * p.startswith(UNTIMED_PREFIX)}", err=True)
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",

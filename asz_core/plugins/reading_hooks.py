@@ -150,6 +150,14 @@ class ReadingHooks:
         ``questions never arrived: …``, :func:`asz_core.view.unended.lost_lines`). Default None. Must not raise."""
         return None
 
+    def root_gaps(self, dialect: str, storage: Any) -> list[tuple[str, str, str]] | None:
+        """The times the storage root ``storage`` knows that what was sent for conversations of ``dialect`` may have
+        been lost whole (LangSmith: no receiver listened, or a request was refused unread; trial 32a F3), as ``[(from,
+        to, sentence)]`` (RFC 3339 UTC; a refusal is one instant, from = to). A conversation whose span holds one says
+        it (``summary.problems``: ``may lack what was sent then: …``, :func:`asz_core.view.unended.gap_lines`). Asked
+        only of a root holding ``_ingest/``. Default None. Must not raise."""
+        return None
+
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True when records of ``dialect`` land in the order they reached asz rather than the order of the work: a
         LangSmith client posts a run when it starts and patches it when it ends, in batches, so a thread's questions

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LOST_PREFIX", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
+__all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
 
 #: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
 UNENDED_PREFIX = "never ended: "
@@ -15,6 +15,48 @@ UNENDED_PREFIX = "never ended: "
 PARTLY_PREFIX = "landed with what is known: "
 #: How a ``summary.problems`` line about questions whose whole trace never arrived starts (:func:`lost_lines`).
 LOST_PREFIX = "questions never arrived: "
+
+
+#: How a ``summary.problems`` line about a gap of the root inside the conversation's span starts (:func:`gap_lines`).
+GAP_PREFIX = "may lack what was sent then: "
+
+
+def gap_lines(root: Any, headers: dict, records: dict) -> list[str]:
+    """One ``may lack what was sent then: …`` line (:data:`GAP_PREFIX`) per time the root knows that what was sent for
+    the conversation's dialect may have been lost whole (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.root_gaps`:
+    LangSmith's receiver not listening, or refusing a request unread) that falls within the conversation's span (its
+    first to its last record's time): its figures (tokens, calls, cost) count what landed and may be short (trial 32a
+    F3: a conversation that lost 15 of 186 calls in a receiver outage read complete). ``[]`` when the root holds no
+    ``_ingest/`` (nearly always), or no such time falls within the span."""
+    import os
+
+    from ..sessiondata.times import parse_instant
+
+    if root is None or not os.path.isdir(os.path.join(root, "_ingest")):
+        return []
+    dialects, first, last = set(), None, None
+    for seq, recs in records.items():
+        h = headers.get(seq)
+        if h is None or h.kind != "transcript" or not h.dialect:
+            continue
+        dialects.add(h.dialect)
+        for r in recs:
+            t = parse_instant(r.get("time")) if isinstance(r.get("time"), str) else None
+            if t is not None:
+                first, last = (t if first is None else min(first, t)), (t if last is None else max(last, t))
+    if first is None:
+        return []
+    from .titles import NO_ANSWER, ask_adapter
+
+    lines = []
+    for dialect in sorted(dialects):
+        got = ask_adapter(dialect, "root_gaps", root)
+        for g in got if got is not NO_ANSWER and isinstance(got, list) else ():
+            a, b = (parse_instant(x) if isinstance(x, str) else None for x in g[:2]) if len(g) == 3 else (None, None)
+            if a is not None and b is not None and a <= last and b >= first:
+                lines.append(f"{GAP_PREFIX}{g[2]}, within this conversation's span: its figures count what landed and "
+                             "may lack the calls, tools and tokens sent then")
+    return lines
 
 
 def unended_count(problems: Any) -> int:

@@ -42,7 +42,7 @@ import msgspec
 from ..sessiondata.model import is_member_part
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
-from .unended import UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
+from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",

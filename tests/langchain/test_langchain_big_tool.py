@@ -108,3 +108,38 @@ def test_a_body_over_the_limit_is_recorded_and_said(tmp_path, receiver_factory, 
     assert said in ls.stdout + ls.stderr
     v = run_asz("verify", "--root", str(root))
     assert said in v.stdout + v.stderr
+
+
+def test_a_gap_within_a_conversation_is_said_on_it(tmp_path, receiver_factory, run_asz):
+    """F3: a conversation whose span holds a time no receiver listened read complete (its figures short, nothing on
+    it). Now ``asz conversation``, ``asz ls`` and ``asz usage`` say it on the conversation; a gap outside its span not.
+    The gaps are written to ``gaps.jsonl`` as a receiver writes them (listening.py), one around the app's run and one
+    an hour before it."""
+    from datetime import datetime, timedelta, timezone
+
+    def at(t: datetime) -> str:
+        return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    root = tmp_path / "root"
+    r = receiver_factory(root)
+    t0 = datetime.now(timezone.utc)
+    run_app(tmp_path, r.url, 100)
+    t1 = datetime.now(timezone.utc)
+    r.stop()
+    old = {"from": at(t0 - timedelta(hours=1)), "to": at(t0 - timedelta(minutes=59)), "seconds": 60.0}
+    inside = {"from": at(t0), "to": at(t1), "seconds": round((t1 - t0).total_seconds(), 1)}
+    with open(root / "_ingest" / "langsmith" / "gaps.jsonl", "a") as f:
+        f.write(json.dumps(old) + "\n" + json.dumps(inside) + "\n")
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root), "--source", str(root))
+    sid = session_name(["big", "big-1"])
+    said = f"may lack what was sent then: no LangSmith receiver listened on this root from after the last heartbeat at {inside['from']}"
+    doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    lines = [p for p in doc["summary"]["problems"] if p.startswith("may lack what was sent then: ")]
+    assert len(lines) == 1 and lines[0].startswith(said) and old["from"] not in lines[0], doc["summary"]["problems"]
+    assert lines[0].endswith("within this conversation's span: its figures count what landed and may lack the calls, "
+                             "tools and tokens sent then")
+    assert said in run_asz("conversation", sid, "--root", str(root)).stdout
+    ls = run_asz("ls", "--root", str(root)).stdout
+    assert said in ls, ls
+    usage = run_asz("usage", "daily", "--root", str(root))
+    assert said in usage.stderr, usage.stderr
