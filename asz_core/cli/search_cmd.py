@@ -43,7 +43,7 @@ def search(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats; sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
-    kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result."),
+    kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description)."),
     tool: str = typer.Option("", "--tool", help="Only hits in the inputs and results of the calls of this tool (its whole name as the call names it, e.g. Bash or mcp__fs.files__read; asz usage tools lists them)."),
     project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
@@ -57,9 +57,9 @@ def search(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
-    """Search the prompts, replies, thinking, tool inputs and tool results of every conversation in a root.
+    """Search the prompts, replies, thinking, tool inputs and tool results, and the labels (titles), of every conversation in a root.
 
-    The index (<root>/_index/search-28.sqlite, derived data; 28 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-29.sqlite, derived data; 29 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was

@@ -22,6 +22,9 @@ notice        a ``data`` part a ``control.notice`` or ``epoch.boundary`` step ci
 thinking      a ``reasoning`` part
 tool_input    a ``call`` part: the tool's name and its input as JSON
 tool_result   a ``result`` part: its text, else its data as JSON
+label         a record's ``label`` (a name the runtime gave: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's
+              session title, a child's description), once per conversation and label, at the first record carrying
+              it (:func:`~asz_core.reading.search_hits.label_index`; trial 32b F4); a skeleton's are not read
 ============  =====================================================================
 
 Each row keeps the record's ``flags``; a query withholding names (``view.hide``)
@@ -50,7 +53,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
-import orjson
 
 from ..flow.chain import Chain, ChainError
 from ..flow.fold import FoldError, fold_rounds
@@ -61,8 +63,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files
 from ..storage.twice_list import counted_there
-from ..view.document import list_conversations, title_withheld
-from ..view.session_records import title_words
+from ..view.document import list_conversations
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
@@ -73,6 +74,7 @@ from .search_meta import Meta
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, other_indexes, other_indexes_note, unwritable
+from .search_labels import label_flags, label_row, withheld_by
 from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
@@ -205,8 +207,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 seen.add(key)
             flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
             repeats = repeated(links, there, ln.seq, row, rec, cites)
-            ns = parse_instant(rec.get("time"))
-            at = 0 if ns is None else ns // 1_000_000
+            at = 0 if (ns := parse_instant(rec.get("time"))) is None else ns // 1_000_000
             prompt = ""
             for block, p in enumerate(rec.get("parts", ())):
                 if not isinstance(p, dict):
@@ -221,6 +222,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags, repeats))
+            label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats))
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it
@@ -228,6 +230,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 meta.see(rec, main, prompt)
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
                 meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)
+    label_flags(out, meta)
     return head, out, meta
 
 
@@ -239,13 +242,13 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
     summary shortens it, else for a conversation that continues another ``(continues ID) TITLE``
     (:func:`~asz_core.view.titles.continued_title`), its credentials masked (:func:`~asz_core.view.secret_forms.shown_title`);
     ``title_from`` names the withholdable flags of records the title could come from: for the runtime's title those of
-    the records holding its text (:func:`_withheld_by`), for a prompt's those of its own record (the title is masked
+    the records holding its text (:func:`~asz_core.reading.search_labels.withheld_by`), for a prompt's those of its own record (the title is masked
     and cut, so its text is not looked for), for a resumed copy's each name whose withholding changes it.
     """
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
     title = meta.titles.title(h.get("title") or getattr(head, "title", ""))  # the runtime's, as its record holds it
-    withheld = _withheld_by(meta.flagged, title)
+    withheld = withheld_by(meta.flagged, title)
     if not title:  # a prompt's, masked and cut: withheld by its own record's flags (the text is no longer the record's)
         pick = PromptTitle(dialect)
         prompts = meta.prompt[True] + meta.prompt[False]
@@ -262,27 +265,6 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]
     return (title, title_from, meta.cwd[True] or meta.cwd[False], " ".join(meta.models), dialect,
             None if ms[0] is None else ms[0] // 1_000_000, None if ms[1] is None else ms[1] // 1_000_000)
-
-
-def _withheld_by(flagged: list[Path], title: str) -> list[str]:
-    """The withholdable flags (:data:`WITHHOLDABLE` order) of records the title could come from (``title_withheld``
-    over the lines of ``flagged``, the landed files that name such a flag at all), each file read once."""
-    if not title or not flagged:
-        return []
-    names = [n for n in WITHHOLDABLE if n]
-    needles = (orjson.dumps(title)[1:-1], title.encode("utf-8", "surrogatepass"))
-    words = title_words(title)
-    found: set[str] = set()
-    for path in flagged:
-        try:
-            data = path.read_bytes()
-        except OSError:  # not read: a withheld record may hold the title there, so every name withholds it
-            return names
-        if not any(n in data for n in needles) and not all(w in data for w in words):
-            continue
-        lines = data.split(b"\n")
-        found.update(n for n in names if n not in found and title_withheld(lines, title, [n]))
-    return [n for n in names if n in found]
 
 
 #: Rows written between two commits of an update (one transaction per conversation made the first build of a large

@@ -109,6 +109,26 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
     return (kind, text) if text.strip() else None
 
 
+#: The ``part`` a label's row keeps in ``hit`` (a label is the record's, no part's): below every part's place.
+LABEL_PART = -1
+
+
+def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str] | None:
+    """``("label", label, indexed text)`` of a record carrying a ``label`` (seed 001: a name the runtime gave
+    something, the only naming evidence in the data: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's session
+    title, a child's description), None when it has none (trial 32b F4: a title was found by no search), or when
+    ``seen`` (the labels a conversation's rows already hold, as ``("label", label)``, added to here) holds it."""
+    label = rec.get("label")
+    if not isinstance(label, str) or not label.strip():
+        return None
+    if seen is not None:
+        if ("label", label) in seen:
+            return None
+        seen.add(("label", label))
+    text = label.replace(SNIP_START, " ").replace(SNIP_END, " ")
+    return ("label", label, index_form(text))
+
+
 def part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str] | None:
     """``(kind, text, indexed text)`` of one part (:func:`part_text`; the indexed text is its
     :func:`~asz_core.reading.search_text.index_form`): what the index holds for it, and what a hit is checked against
@@ -173,10 +193,14 @@ class HitCheck:
             rec = loads(data[at:end], exact=True) if at and end > at and isinstance(row, int) and row > 0 else None
         except ValueError:
             rec = None
-        if got is None or not isinstance(rec, dict) or not isinstance(rec.get("parts"), list):
+        if got is None or not isinstance(rec, dict):
             return False
         ns = parse_instant(rec.get("time"))
         if r[6] != (0 if ns is None else ns // 1_000_000):
+            return False
+        if r[5] == "label":  # a record may carry a label and no part (LangSmith's run question)
+            return (x := label_index(rec)) is not None and x[2] == got[0]
+        if not isinstance(rec.get("parts"), list):
             return False
         step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
         return any(x is not None and x[0] == r[5] and x[2] == got[0]

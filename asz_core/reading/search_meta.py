@@ -23,8 +23,10 @@ class Meta:
         #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
         self.dialect = ""
         self.models: list[str] = []
-        #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`_withheld_by`).
+        #: Landed files naming a withholdable flag (the only ones the title is looked for in, :func:`~asz_core.reading.search_labels.withheld_by`).
         self.flagged: list[Path] = []
+        #: (place in the rows, label) of each label row (:func:`asz_core.reading.search._label_flags`)
+        self.labels: list[tuple[int, str]] = []
         #: The runtime's title as the document checks it (never another session's, nor one in a file that does not verify).
         self.titles = RuntimeTitle()
         #: ``(file, problem)`` of each landed file that could not be read: not searched, and said (:mod:`.search_gaps`).

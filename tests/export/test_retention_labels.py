@@ -108,3 +108,29 @@ def test_prune_leaves_a_planted_title_only_in_skeleton_labels_the_session_index_
     assert f"{KIRO}/index/entries.jsonl" in held and f"{CLAUDE[1]}/index/entries.jsonl" in held
     assert not [f for f in held if not (f.endswith(".sk") or f.endswith("/index/entries.jsonl")
                                         or (f.startswith("_conversations/") and f.endswith(".sf")))], held
+
+
+def test_search_finds_a_planted_title_by_its_label_until_the_prune(corpus_dir, tmp_path):
+    """trial 32b F4: ``asz search`` read texts only, so a name standing only in a Claude Code ``summary`` record and a
+    Kiro session title was found by no search (``[]``). Now each label is a hit of kind ``label`` naming the record
+    that carries it (its landed file and row), ``--conversations`` lists both conversations, and after the prune
+    neither is found (a skeleton's labels are not searched)."""
+    projects, home = _planted(corpus_dir, tmp_path)
+    root = tmp_path / "root"
+    env = {"HOME": str(home), "KIRO_HOME": str(home / ".kiro")}
+    assert asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path).returncode == 0
+    assert asz("collect", "--once", "--adapter", "kiro", "--root", str(root), cwd=tmp_path, env=env).returncode == 0
+    hits = json.loads(asz("search", "Quarterfield", "--json", "--root", str(root), cwd=tmp_path).stdout)
+    assert sorted((h["conversation"], h["kind"], h["snippet_text"]) for h in hits) == [
+        (CLAUDE[1], "label", f"Ruff fixes for {NAME}"), (KIRO, "label", f"Call {NAME} about the six steps")]
+    for h in hits:  # the row named is the landed record whose label it is
+        line = (root / h["file"]).read_bytes().split(b"\n")[h["row"]]
+        assert json.loads(line)["label"] == h["snippet_text"]
+    assert json.loads(asz("search", "Quarterfield", "--kind", "prompt,reply,text", "--json", "--root", str(root),
+                          cwd=tmp_path).stdout) == []
+    convs = json.loads(asz("search", NAME, "--conversations", "--json", "--root", str(root), cwd=tmp_path).stdout)
+    assert sorted(c["conversation"] for c in convs) == sorted([CLAUDE[1], KIRO])
+
+    (tmp_path / "ret.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    assert asz("prune", "--root", str(root), "--config", str(tmp_path / "ret.yaml"), cwd=tmp_path).returncode == 0
+    assert json.loads(asz("search", "Quarterfield", "--json", "--root", str(root), cwd=tmp_path).stdout) == []

@@ -96,7 +96,7 @@ def test_search_and_secrets_print_ids_that_give_back(said_traces):
         r = asz(*cmd, "--root", str(said_traces), check=False)
         assert r.returncode == code, r
         out = r.stdout.splitlines()
-        firsts = sorted(x.split()[0] for x in out if x.startswith("ls-"))
+        firsts = sorted({x.split()[0] for x in out if x.startswith("ls-")})  # a run's question: its prompt and its label
         assert firsts == sorted(want.values()) == ["ls-trace-x", "ls-trace-y"], (cmd, out)
     for s in want.values():
         r = asz("conversation", s, "--root", str(said_traces))
