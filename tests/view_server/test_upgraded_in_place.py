@@ -23,7 +23,7 @@ def test_search_after_an_upgrade_in_place_says_restart(example_root: Path, tmp_p
     s = Served(["view", "--root", str(example_root)], tmp_path, env=env)
     try:
         assert json.loads(s.get("/api/status").body)["code_changed"] is False
-        search = code / "asz_core" / "reading" / "search.py"  # imported by the first search, not at start
+        search = code / "asz_core" / "reading" / "search_labels.py"  # imported by the first search (search.py), not at start
         assert "from ..view.session_records import title_words\n" in search.read_text()
         # the new version's module names what the old one this process loaded lacks
         search.write_text(search.read_text().replace("import title_words\n", "import title_words, title_words_v2\n"))
