@@ -66,6 +66,9 @@ _LANDED_WITHOUT = (
                 "keys: it dropped them with extra"),
     ((0, 7, 0), "which person messages a trace's first run was given and its graph state held at its end, so an "
                 "invocation none of whose requests arrived is not said"),
+    ((0, 8, 0), "a tool result's size as that of its text (it counted the whole ToolMessage, so result_bytes reads "
+                "larger and asz export --whole leaves a long result clipped), and a run time that does not read as "
+                "sent (it landed no time and said nothing)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80

@@ -1,0 +1,27 @@
+"""What ``asz conversation`` says of a file an earlier ``langsmith-ingest`` landed (``Adapter.landed_without``;
+docs/adapters.md, docs/storage-root.md "A root several asz versions read"): 0.8.0 counts a tool result's bytes as its
+text's and keeps a run time that does not read as sent (trial 32a F2, trial 30a F8; docs/adapters/langchain.md: files
+landed by 0.7.0 and earlier keep the size of the whole ToolMessage), so a file landed by 0.7.0 says so and one landed
+by 0.8.0 or later does not (review32)."""
+
+from __future__ import annotations
+
+from asz_adapters_langchain.plugin import LangsmithIngest
+
+DIALECT = "langsmith/1"
+
+
+def test_a_file_landed_by_0_7_0_says_its_tool_result_sizes_and_unread_times():
+    said = LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.7.0")
+    told = [s for s in said if "whole ToolMessage" in s]
+    assert len(told) == 1, said
+    assert "result_bytes" in told[0] and "--whole" in told[0] and "does not read" in told[0]
+    # 0.6.0 gets the 0.7.0 phrase and this one, in version order
+    older = LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.6.0")
+    assert older[-1] == told[0] and len(older) == len(said) + 1
+
+
+def test_a_file_landed_by_0_8_0_or_later_is_not_said_to_count_the_whole_tool_message():
+    for version in ("0.8.0", "0.9.0", LangsmithIngest.version):
+        said = LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{version}")
+        assert not any("whole ToolMessage" in s for s in said), (version, said)
