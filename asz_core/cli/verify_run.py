@@ -172,8 +172,18 @@ def _receipts(given: List[Path]) -> list:
         if not state.endpoint and not state.pushed:
             raise _usage(f"--receipts {g}: {path} holds no receipt (no endpoint, no pushed line): not a push.state")
         out.append((str(path), state, _kept_beside(path), _due(path.parent, state) if path.parent == Path(
-            user_path(str(g))) else None))
+            user_path(str(g))) else None, _host_of(path)))
     return out
+
+
+def _host_of(path: Path) -> Optional[Path]:
+    """The host's root a receipts file belongs to (``HOST/push.state``, ``HOST/_export/endpoints/*.state``) when that
+    folder is a root (its ``_sessions.list``): verify reads its ``_erased.list`` (docs/verify.md); None for a copy."""
+    from ..export.state import ENDPOINTS, STATE_NAME
+    from ..storage.session_list import SESSION_LIST
+
+    host = path.parent if path.name == STATE_NAME else path.parents[2] if path.parent.parts[-2:] == ENDPOINTS.parts else None
+    return host if host is not None and (host / SESSION_LIST).is_file() else None
 
 
 def _due(host: Path, state) -> list[str]:
@@ -195,7 +205,7 @@ def _kept_beside(path: Path) -> list:
     from ..export.state import ENDPOINTS, STATE_NAME, PushState
 
     host = path.parent if path.name == STATE_NAME else path.parents[2] if path.parent.parts[-2:] == ENDPOINTS.parts else None
-    if host is None:
+    if host is None:  # a copy: kept beside nothing
         return []
     out = []
     for other in [host / STATE_NAME, *sorted((host / ENDPOINTS).glob("*.state"))]:

@@ -180,7 +180,8 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
     if not erased:
         return
     left = set(unfinished(root)) | {n for n, e in erased.items() if any(
-        os.path.lexists(p) for p in (root / n, *(root / "_conversations" / c for c in e.conversations)))}
+        os.path.lexists(p) for p in (root / n, root / "_received" / f"{n}.senders",
+                                     *(root / "_conversations" / c for c in e.conversations)))}
     for name, e in erased.items():
         line = listed.sessions.get(name)
         at = f" (first landed {line.at} by {line.adapter}, {os.path.join(root_shown, SESSION_LIST)}:{line.line})" if line else ""
@@ -188,7 +189,8 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
                              "with its chain and every derived row; nothing of it is checked")
         if name in left:
             section.warnings.append(Problem(shown, e.line, "", "erasure not finished", (
-                f"asz erase of session {name} was stopped before it ended (its directory or chain is still in "
-                f"{root_shown}, or {os.path.join(root_shown, '_removed', name)} is left); no reader shows the session; "
+                f"asz erase of session {name} was stopped before it ended (its directory, chain or sender record is "
+                f"still in {root_shown}, or {os.path.join(root_shown, '_removed', name)} is left); no reader shows the "
+                "session; "
                 f"asz erase {name} --root {root_shown} --reason '…' finishes it")))
     section.counts["erased_sessions"] = len(erased)

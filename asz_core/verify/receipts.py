@@ -11,6 +11,13 @@ round, or as a skeleton whose ``removed.digest`` is that digest. A round the rec
 built anew (``_set_aside/<stamp>/<path>``) counts as there. Anything else is a problem naming the file, the host's
 receipts and the session: :data:`CHANGED` (in the root with another SHA-256) or :data:`MISSING` (not in it).
 
+A file of a session the root erased on request (``asz erase``: its ``_erased.list`` names the session or the
+conversation, the erasure finished or not) is neither: it is counted apart (``receipts_erased``) and one note per
+session names the erasure, and says whether the host erased it too (the host's own ``_erased.list``, when the receipts
+were given as its root or a state it keeps) or still holds it. A session the host erased and this root still holds
+(its files here with the receipts' SHA-256) is a warning naming both: the erasure did not reach the receiver
+(trial 32b, F2).
+
 The receipts are the host's own word: a host whose own root was rewritten too proves nothing (docs/verify.md).
 """
 
@@ -24,7 +31,7 @@ from ..flow.round import landed_file_digest
 from ..storage.aside import SET_ASIDE
 from .report import Problem, Section
 
-__all__ = ["CHANGED", "MISSING", "OTHER_RECEIVER", "Receipts", "check_receipts"]
+__all__ = ["CHANGED", "MISSING", "OTHER_RECEIVER", "Receipts", "check_receipts", "ERASED_HOST_ONLY"]
 
 #: The problem name of a file the root holds with another SHA-256 than the one a host's receipts say it accepted.
 CHANGED = "changed since received"
@@ -32,6 +39,8 @@ CHANGED = "changed since received"
 MISSING = "missing since received"
 #: The problem (or warning) name of receipts none of whose files is in the root: another receiver's.
 OTHER_RECEIVER = "receipts of another receiver"
+#: The warning name of a session the pushing host erased on request that the receiving root still holds.
+ERASED_HOST_ONLY = "erased on the host only"
 
 
 class Receipts(Protocol):
@@ -97,18 +106,28 @@ def held_files(got: Receipts) -> set[str]:
 
 
 def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests: dict[str, str],
-                problems: list[Problem]) -> tuple[int, int, list[str], int, int]:
+                problems: list[Problem], erased: dict[str, list[str]] | None = None,
+                found_by: dict[str, int] | None = None) -> tuple[int, int, list[str], int, int]:
     """Look for each file ``got`` holds as accepted (see :func:`check_receipts`) in ``root``; append a :data:`CHANGED`
-    or :data:`MISSING` problem for each not there with that SHA-256. Returns ``(looked, changed, the missing files'
-    paths, rejected (held ones too), set aside)``."""
+    or :data:`MISSING` problem for each not there with that SHA-256. A file of a session ``root`` erased on request is
+    not looked for: appended to ``erased`` (when given) under the erased session's name. ``found_by``: the files found
+    in the root with the receipts' SHA-256, counted by session or conversation. Returns ``(looked, changed, the missing
+    files' paths, rejected (held ones too), set aside)``."""
+    from ..storage.erased_list import read_erased
+
     looked = changed = rejected = aside = 0
     missing: list[str] = []
     where = f"the receipts of {shown} (endpoint {got.endpoint or 'not named'})"
+    gone = {n: e.session for e in read_erased(root).values() for n in (e.session, *e.conversations)}
     for rel, want in got.pushed.items():
         if only is not None and _session_of(rel) != only:
             continue
         if rel in got.rejected:
             rejected += 1
+            continue
+        if _session_of(rel) in gone:  # erased on request here (asz erase): a note, never missing (docs/verify.md)
+            if erased is not None:
+                erased.setdefault(gone[_session_of(rel)], []).append(rel)
             continue
         looked += 1
         how, have = _held(root, rel, digests)
@@ -126,8 +145,10 @@ def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests
             problems.append(Problem(os.path.join(str(root), rel), 0, "sha256", CHANGED, (
                 f"{where} say the receiver accepted this file of {session} with SHA-256 {want}; {held} {have}: "
                 "it was changed after it landed (whatever else in the root agrees with it now)")))
-        elif how == "set aside":
-            aside += 1
+        else:
+            aside += how == "set aside"
+            if found_by is not None:
+                found_by[_session_of(rel)] = found_by.get(_session_of(rel), 0) + 1
     return looked, changed, missing, rejected, aside
 
 
@@ -168,11 +189,47 @@ def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missin
         + (f"; the receipts this host keeps of other endpoints: {also}" if also else "")))
 
 
-def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receipts, list]], *, only: str | None = None,
+def _said_erasures(root: Path, shown: str, host: Path | None, erased: dict[str, list[str]], held: dict[str, int],
+                   section: Section) -> None:
+    """One note per session ``root`` erased whose files the receipts at ``shown`` hold (``erased``: session -> those
+    files), saying whether the host (its root ``host``, None when the receipts were given as a copy) erased it too;
+    one :data:`ERASED_HOST_ONLY` warning per session the host erased that ``root`` still holds files of (``held``:
+    files found here by session or conversation)."""
+    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased
+
+    here = read_erased(root)
+    there = read_erased(host) if host is not None else {}
+    for session, rels in sorted(erased.items()):
+        e, h = here[session], there.get(session)
+        if h is not None:
+            also = f"the host erased it too ({host / ERASED_LIST}:{h.line}: {erasure_said(h)})"
+        elif host is not None:
+            also = (f"the host has not erased it ({host / ERASED_LIST} does not name it): it still holds what was erased "
+                    f"here, and its push of the session is refused here; erase it there too (asz erase {session} "
+                    f"--root {host} --reason '…')")
+        else:
+            also = f"whether the host erased it too cannot be told from {shown} alone (give the host's root)"
+        section.notes.append(
+            f"{root / ERASED_LIST}:{e.line}: {len(rels)} file(s) of session {session} that the receipts of {shown} say "
+            f"the receiver accepted were {erasure_said(e)} here: erased on request, not missing; {also}")
+    for session, h in sorted(there.items()):
+        if session in here:
+            continue
+        n = sum(held.get(name, 0) for name in {session, *h.conversations})
+        if n:
+            section.warnings.append(Problem(str(root), 0, "", ERASED_HOST_ONLY, (
+                f"session {session} was {erasure_said(h)} on the host ({host / ERASED_LIST}:{h.line}), but this root "
+                f"still holds {n} file(s) of it that the host pushed here: the erasure did not reach this receiver; "
+                f"erase it here too (asz erase {session} --root {root} --reason '…')")))
+
+
+def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: str | None = None,
                    digests: dict[str, str] | None = None) -> Section:
-    """The ``receipts`` section: ``receipts`` is one ``(shown, receipts, kept)`` or ``(shown, receipts, kept, due)``
-    per host: how the host's receipts were given, its receipts, ``kept`` the ``(shown, receipts)`` the same host keeps
-    of other endpoints, and ``due`` (None: not known, the receipts were given without the host's root) the host's
+    """The ``receipts`` section: ``receipts`` is one ``(shown, receipts, kept[, due[, host]])`` per host: how the
+    host's receipts were given, its receipts, ``kept`` the ``(shown, receipts)`` the same host keeps of other
+    endpoints, ``host`` its root when the receipts were read from it (None or absent for a copy: whether it erased a
+    session cannot then be told; :func:`_said_erasures`), and ``due`` (None: not known, the receipts were given
+    without the host's root) the host's
     landed files and rounds the receipts hold no line of: not yet accepted by the receiver, due for the host's next
     push, said in the host's note (``N landed file(s) not yet accepted by the receiver (due for the next push)``) and
     counted in ``receipts_due``, not a problem (the receipts prove what the receiver accepted; ``asz push`` fails
@@ -192,14 +249,16 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
     root = Path(root)
     digests = {} if digests is None else digests
     section = Section("receipts", "")
-    looked = changed = missing = rejected = hosts = other = held = due = 0
+    looked = changed = missing = rejected = hosts = other = held = due = erased_n = 0
     for shown, got, kept, *more in receipts:
         h_due = None if not more or more[0] is None else \
             sum(1 for rel in more[0] if only is None or _session_of(rel) == only)
         due += h_due or 0
         hosts += 1
         found: list[Problem] = []
-        h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found)
+        erased: dict[str, list[str]] = {}
+        here: dict[str, int] = {}
+        h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found, erased, here)
         h_held = sum(1 for rel in held_files(got) if only is None or _session_of(rel) == only)
         h_rejected -= h_held
         h_missing = len(gone)
@@ -213,6 +272,8 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
         section.problems.extend(found)
         looked, changed, missing, rejected, held = (looked + h_looked, changed + h_changed, missing + h_missing,
                                                     rejected + h_rejected, held + h_held)
+        h_erased = sum(len(v) for v in erased.values())
+        erased_n += h_erased
         section.notes.append(
             f"receipts of {shown} (endpoint {got.endpoint or 'not named'}): {h_looked} file(s) the receiver accepted: "
             + (f"{h_found} in the root with that SHA-256; the rest not sent to this root's receiver: the receipts of "
@@ -222,10 +283,14 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple[str, Receip
                + f", {h_changed} changed, {h_missing} missing")
             + (f"; {h_rejected} it rejected, not looked for" if h_rejected else "")
             + (f"; {h_held} held (the receiver holds every record of them from another root)" if h_held else "")
-            + (f"; {h_due} landed file(s) not yet accepted by the receiver (due for the next push)" if h_due else ""))
+            + (f"; {h_due} landed file(s) not yet accepted by the receiver (due for the next push)" if h_due else "")
+            + (f"; {h_erased} more of session(s) erased here on request, not looked for (named below)" if h_erased else ""))
+        _said_erasures(root, shown, more[1] if len(more) > 1 else None, erased, here, section)
     section.summary = f"checked {looked} receipt(s) of {hosts} host(s) against the root"
     section.counts.update({"receipts": looked, "receipts_changed": changed, "receipts_missing": missing,
                            "receipts_rejected": rejected, "receipts_other_receiver": other, "receipts_held": held,
                            "receipts_due": due})
+    if erased_n:
+        section.counts["receipts_erased"] = erased_n
     section.problems.sort(key=lambda p: p.file)
     return section

@@ -6,7 +6,10 @@ files and never inside them. It cannot be derived from them, so verify checks
 it as evidence of its own: every line reads, each line's ``prev`` is the
 SHA-256 of the line before (none changed, left out or moved), and each file it
 names is in the root with the SHA-256 the line keeps (a skeleton by the digest
-its ``removed`` header keeps). A ``note`` names who sent what. Digests are
+its ``removed`` header keeps). A session erased on request (``asz erase``: named in ``_erased.list``, its
+erasure finished or not) is not held to its lines: its record is part of the erasure, which deletes it (a kill before
+that leaves it, and verify warns ``erasure not finished``; trial 32b, F3); ``before.list``'s lines of it stay by
+design. A ``note`` names who sent what. Digests are
 integrity, not authenticity: a line proves what this receiver wrote, not
 who the sender was beyond the token it held.
 """
@@ -17,6 +20,7 @@ import os
 from pathlib import Path
 
 from ..flow.round import landed_file_digest
+from ..storage.erased_list import erased_names
 from ..storage.senders import BEFORE, RECEIVED, read_senders, senders_summary
 from .report import Problem, Section
 
@@ -97,10 +101,11 @@ def _check_before(root: Path, root_shown: str, section: Section, only: str | Non
     got = read_senders(path)
     _read_problems(shown, got.problems, section)
     listed: set[str] = set()
+    gone = erased_names(root)
     for n, e in enumerate(got.entries, 1):
         rel = str(e.get("file"))
-        if only is not None and not rel.startswith(only + "/"):
-            continue
+        if only is not None and not rel.startswith(only + "/") or rel.split("/", 1)[0] in gone:
+            continue  # another session's; or one erased on request, whose lines stay (paths and digests only)
         if rel.startswith(("/", "_", ".")) or ".." in rel.split("/") or not rel.endswith(".sd") or "/" not in rel:
             section.problems.append(Problem(shown, n, "file", SENDER_RECORD, f"{rel!r} is not a landed file of a session"))
         elif _digest_of(root / rel, digests) != e.get("sha256"):
@@ -130,7 +135,9 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
     base = root / RECEIVED
     if not base.is_dir():
         return
+    gone = erased_names(root)  # erased on request: their records go with the erasure, never checked
     names = [f"{only}.senders"] if only is not None else sorted(n for n in os.listdir(base) if n.endswith(".senders"))
+    names = [n for n in names if n[:-len(".senders")] not in gone]
     lines, every = 0, []
     named: dict[str, set[str]] = {}
     for name in names:

@@ -559,7 +559,7 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
            step: Callable[[str, int], None] | None = None, chains=None, receipts=None, seen=None) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies
-    and, given ``receipts`` (``(shown, receipts, kept)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
+    and, given ``receipts`` (``(shown, receipts, kept, host)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
     pushing hosts say the receiver accepted.
 
     ``session`` limits each to one session. Lines, in order: ``checked N session(s), N source file(s), N records``,
