@@ -314,8 +314,11 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optio
         if not nothing_to_land:
             lock.acquire()
     except LockBusy as exc:
-        typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}; "
-                   f"lock {exc.path}); one collector per root", err=True)
+        from ..storage.root import holder_command
+
+        what = holder_command(exc.holder)  # an asz erase holding it is named so (trial 32b, F10)
+        typer.echo(f"asz collect: another collector is running on {storage} ({exc.holder or 'holder unknown'}"
+                   f"{': ' + what if what else ''}; lock {exc.path}); one collector per root", err=True)
         raise typer.Exit(1)
     except OSError as exc:
         typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
@@ -509,7 +512,10 @@ def sources(
     Per source: session, kind, mode (append|snapshot), size, landed (append:
     the cursor's offset; snapshot: 0 or the size when its content landed),
     unread (bytes a pass would look at), cursor state (``new`` when there is no
-    cursor yet; ``unreadable`` over it when the source cannot be read now) and src. A source whose last line has no newline and which has
+    cursor yet; ``unreadable`` over it when the source cannot be read now;
+    ``erased`` for a session asz erase erased, which a pass leaves out
+    unread, with one ``erased: <session>: session S was erased on …``
+    line) and src. A source whose last line has no newline and which has
     not changed for the idle window (10 minutes) is listed as ``torn tail:
     <src>: …`` (not an error). Discovery errors (``error:``) and sources
     refused because another already lands into their stream (``conflict:``)
@@ -536,44 +542,10 @@ def sources(
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out, "gone": gone}, option=orjson.OPT_INDENT_2).decode())
     else:
-        _sources_table(out, storage, gone)
+        from .sources_table import sources_table
+
+        sources_table(out, storage, gone)
     raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
-
-
-def _sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
-    """``asz sources``'s table: per adapter of ``out`` (:func:`~asz_core.collect.survey.survey`) its sources and lines,
-    then a ``gone:`` line per source of ``gone`` (:func:`sources_gone`)."""
-    from ..collect.folders import NO_DEFAULT
-    from ..collect.src_text import shown
-    from ..storage.cursor import dated_reason
-    from ..termsafe import one_line  # a source's name can hold an OSC or a newline (trial 27c F4)
-
-    for a in out:
-        n_src = sum(len(s["sources"]) for s in a["sessions"])
-        typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
-                   f"{len(a['sessions'])} session(s), {n_src} source(s)")
-        if a.get("missing") and len(a["missing"]) == len(a.get("source_roots") or ()):  # a default folder: a note
-            typer.echo(f"note: {' and '.join(a['missing'])}: {NO_DEFAULT.format(adapter=a['adapter'])}")
-        for p in a.get("missing", ()) if len(a.get("missing") or ()) < len(a.get("source_roots") or ()) else ():
-            typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
-        typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
-        for sess in a["sessions"]:
-            for s in sess["sources"]:
-                typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {_num(s['size']):>12} {_num(s['landed']):>12} "
-                           f"{_num(s['unread']):>12} {s['state']:<12} {shown(s['src'])}")
-        for e in a.get("skipped_entries", ()):
-            typer.echo(f"skipped: {shown(e['path'])}: {e['reason']}")  # bytes not UTF-8 as \\xNN, never \ufffd
-        for line in a.get("torn_tails", ()):
-            typer.echo(one_line(line))
-        for e in a["errors"]:
-            typer.echo(one_line(f"error: {e['path']}: {e['message']}"), err=True)
-        for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
-            why = dated_reason(e["reason"], e["since"], e["size"]) if "since" in e else e["reason"]  # the size now, dated
-            typer.echo(one_line(f"conflict: {e['path']}: {'; '.join(x for x in (why, e.get('next')) if x)}"), err=True)
-    from ..view.conflicts import gone_line
-
-    for g in gone:
-        typer.echo(one_line(f"gone: {g['session']}: {gone_line(g)}"))
 
 
 def sources_gone(root: Path) -> list[dict]:
@@ -588,10 +560,6 @@ def sources_gone(root: Path) -> list[dict]:
     except OSError:
         return []
     return [{"session": d.name, **g} for d in sdirs for g in session_sources_gone(root, d.name)]
-
-
-def _num(v) -> str:
-    return "-" if v is None else str(v)
 
 
 def register(app: typer.Typer) -> None:

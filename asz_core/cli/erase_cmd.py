@@ -39,22 +39,21 @@ def erase_command(
 ) -> None:
     """Erase whole sessions on request: their landed files, chains and every derived row naming them.
 
-    Nothing of a session stays but its line in _sessions.list and the
-    erasure's line in ROOT/_erased.list (its id and its conversations' ids,
-    when, --by, --reason; never its content). The search index, the
-    summaries, the id table, what asz view kept, a receiving root's sender
-    record and lists, and what a repair set aside go too, wiped from the
-    files. Afterwards asz verify says "erased on … (reason)" instead of
-    "missing session" and exits 0, and asz collect and asz receive do not
-    land the session again. Refused while a collector, server, push or
-    prune holds the root. Prints ``erased SESSION: N conversation(s) …`` per
-    session. A kill at any point leaves it recorded and read as erased: the
-    same command run again finishes it (``finished erasing SESSION``).
-    Exit 0 done, 1 a session the root never held or a step that failed,
-    2 usage.
+    Nothing of a session stays but its line in _sessions.list and the erasure's line in ROOT/_erased.list (its id
+    and its conversations' ids, when, --by, --reason; never its content). The search index, the summaries, the id
+    table, what asz view kept, a receiving root's sender record and lists, and what a repair set aside go too, wiped
+    from the files. Afterwards asz verify says "erased on … (reason)" instead of "missing session" and exits 0, and
+    asz collect and asz receive do not land the session again. Refused while a collector, server, push or prune
+    holds the root. Prints ``erased SESSION: N conversation(s) …`` per session. A kill at any point leaves it
+    recorded and read as erased: the same command run again finishes it (``finished erasing SESSION``); run again on
+    an erasure already finished, it says ``already erased SESSION: erased on … by … (REASON) with asz erase (…)``.
+    Ctrl-C or SIGTERM prints the sessions it ended and ``asz erase: stopped: N of M session(s) recorded as erased …;
+    run the same command again to finish it`` (exit 130, 143 for SIGTERM). A refusal names the holder's command when
+    it can be read (``another asz erase is running …``). Exit 0 done, 1 a session the root never held, a step that
+    failed or a holder, 2 usage.
     """
     from ..reading.ids import IdError
-    from ..retention.erase import erase
+    from ..retention.erase import EraseInterrupted, erase
     from ..storage.erased_list import ERASED_LIST
     from ..storage.ids import resolve
     from ..storage.root import LockBusy
@@ -84,22 +83,68 @@ def erase_command(
             typer.echo(f"asz erase: {exc} in {where}{nowhere}", err=True)
             raise typer.Exit(exc.exit_code) from None
     try:
-        rep = erase(where, list(dict.fromkeys(names)), reason.strip(), by=by.strip(), max_round_bytes=cfg.max_round_bytes)
+        rep = erase(where, names := list(dict.fromkeys(names)), reason.strip(), by=by.strip(),
+                    max_round_bytes=cfg.max_round_bytes)
     except LockBusy as exc:
-        who = f" ({exc.holder})" if exc.holder else ""
-        typer.echo(f"asz erase: another collector, server, push or prune is running on {where}{who} (lock "
-                   f"{exc.path}): stop it, then erase", err=True)
+        from ..storage.root import holder_command
+
+        what = holder_command(exc.holder)  # an asz erase holding it is named so (trial 32b, F10)
+        who = f" ({exc.holder}{': ' + what if what else ''})" if exc.holder else ""
+        running = f"another {what}" if what else "another collector, server, push, prune or erase"
+        typer.echo(f"asz erase: {running} is running on {where}{who} (lock {exc.path}): stop it, or let it end, then "
+                   "erase", err=True)
         raise typer.Exit(1) from None
-    for session, convs, first in rep.erased:
-        lead = "erased" if first else "finished erasing"
-        typer.echo(f"{lead} {session}: {len(convs)} conversation(s){': ' + ', '.join(convs) if convs else ''}; "
-                   f"recorded in {where / ERASED_LIST}")
+    except EraseInterrupted as exc:  # Ctrl-C or SIGTERM: what is recorded, then exit 130 (143 for SIGTERM: cli/entry.py)
+        _said_stop(where, names, exc.report)
+        raise typer.Exit(130) from None
+    _said_done(where, rep)
     for name in rep.relinked:
         typer.echo(f"parsed {name} again: it repeated records of an erased session, counted there until now; it "
                    "counts them itself from now on")
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
     raise typer.Exit(1 if rep.problems else 0)
+
+
+def _said_done(where: Path, rep) -> None:
+    """One line per session ``rep`` (:class:`~asz_core.retention.erase.EraseReport`) erased: ``erased S: N
+    conversation(s): …; recorded in ROOT/_erased.list``, ``finished erasing S: …`` (a stopped one ended), or ``already
+    erased S: erased on WHEN by WHO (REASON) with asz erase (ROOT/_erased.list:N); nothing of it was left to remove``
+    (trial 32b, F8: a rerun on a finished erasure read as if the first had been incomplete)."""
+    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased
+
+    got = read_erased(where)
+    for session, convs, first in rep.erased:
+        if session in rep.already:
+            e = got[session]
+            typer.echo(f"already erased {session}: {erasure_said(e)} ({where / ERASED_LIST}:{e.line}); nothing of it "
+                       "was left to remove")
+            continue
+        lead = "erased" if first else "finished erasing"
+        typer.echo(f"{lead} {session}: {len(convs)} conversation(s){': ' + ', '.join(convs) if convs else ''}; "
+                   f"recorded in {where / ERASED_LIST}")
+
+
+def _said_stop(where: Path, names: list[str], rep) -> None:
+    """Ctrl-C or SIGTERM stopped ``asz erase`` of ``names`` in ``where``: per session on stdout what it ended
+    (``erased S``), and on stderr ``asz erase: stopped: N of M session(s) recorded as erased (…), K of them not
+    finished: run the same command again to finish it`` (trial 32b, F9). Read from the root, not from what the run
+    thought it did: a stop may fall between a record's write and the run's note of it."""
+    from ..retention.erase import anything_left
+    from ..storage.erased_list import ERASED_LIST, read_erased
+
+    got = read_erased(where)
+    recorded = [n for n in names if n in got]
+    open_ = [n for n in recorded if anything_left(where, n, list(got[n].conversations))]
+    for n in rep.finished:
+        typer.echo(f"erased {n}; recorded in {where / ERASED_LIST}")
+    rest = len(names) - len(recorded)
+    said = ((f"{len(recorded)} of {len(names)} session(s) recorded as erased in {where / ERASED_LIST} (no reader shows "
+             "them)" + (f", {len(open_)} of them not finished ({', '.join(open_)})" if open_ else ", each finished")
+             + (f"; {rest} not recorded, nothing of them erased" if rest else "")) if recorded else
+            f"none of the {len(names)} session(s) recorded as erased, nothing of them erased")
+    typer.echo(f"asz erase: stopped: {said}" + ("; run the same command again to finish it" if open_ or rest else ""),
+               err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -76,8 +76,9 @@ def _refuse_unknown(root: Path, given: str) -> None:
         if known and not re.fullmatch(r"[0-9A-Za-z_.-]+", given):  # a title or words, not an id (trial 30b F4)
             words = (f"; to find one by its title or prompts: asz search --conversations {shlex.quote(given)} "
                      f"--root {shlex.quote(str(root))}")
-        typer.echo(f"asz conversation: no conversation {given!r} in {root}" + (f"; {known}" if known else "") + words,
-                   err=True)
+        from ..storage.erased_list import erased_id_said  # erased on request: said so, never as a typo (32b F7)
+        said = erased_id_said(root, given) or (f"; {known}" if known else "") + words
+        typer.echo(f"asz conversation: no conversation {given!r} in {root}{said}", err=True)
         raise typer.Exit(1)
 
 

@@ -15,7 +15,8 @@ from typing import Iterable
 
 from ..plugins.adapter import Adapter, discovery_failure
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, SnapshotCursor, read_cursor
-from ..storage.layout import cursor_path, kind_dir
+from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased
+from ..storage.layout import cursor_path, kind_dir, session_dir
 from ..storage.torn import torn_bytes, torn_line
 from .src_text import shown
 from .windows import SourceError, open_source
@@ -41,7 +42,9 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
          "torn_tails": ["torn tail: <src>: …"]}
 
     Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
-    file cannot be read; ``state`` is ``new`` when no cursor exists. For an
+    file cannot be read; ``state`` is ``new`` when no cursor exists. A session the root erased on request
+    (``_erased.list``: a pass leaves it out unread, :mod:`asz_core.collect.erased`) has every source ``state``
+    ``erased``, ``unread`` 0, its ``reason`` and the session's ``erased`` naming the erasure (trial 32b, F6). For an
     append source ``landed`` is the cursor offset and ``unread`` is
     ``size - landed``; for a snapshot ``unread`` is the size when the content
     differs from what landed, else 0. A ``mode="document"`` source is read
@@ -85,10 +88,31 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     out["errors"] += [{"path": str(p), "message": m} for p, m in disc.errors]
     out["errors"] += [{"path": p, "message": m} for p, m in take_unwritable(Path(source_root), disc)]
     out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]
+    gone = read_erased(root)
     for session, sources in disc.sessions().items():
+        try:
+            e = gone.get(session_dir(root, session).name) if gone else None
+        except ValueError:
+            e = None
+        if e is not None:  # a pass leaves it out before reading it (collect/erased.py): nothing of it is read
+            why = (f"session {e.session} was {erasure_said(e)} ({root / ERASED_LIST}:{e.line}): its source is not "
+                   "landed again")
+            rows = [{"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream,
+                     "batch": s.batch, "size": _size(s.path), "landed": 0, "unread": 0, "ord": 0, "state": "erased",
+                     "reason": why, "cursor": "", "torn_tail": 0} for s in sources]
+            out["sessions"].append({"session": session, "sources": rows, "erased": why})
+            continue
         rows = [_row(root, adapter, session, s, now, out["torn_tails"]) for s in sources]
         out["sessions"].append({"session": session, "sources": rows})
     return out
+
+
+def _size(path) -> int | None:
+    """The size in bytes of the file at ``path``, None when it cannot be read (a stat: nothing of it is opened)."""
+    try:
+        return os.stat(path).st_size
+    except (OSError, TypeError, ValueError):
+        return None
 
 
 def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: list[str]) -> dict:

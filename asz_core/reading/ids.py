@@ -43,10 +43,27 @@ def session_names(root: str | os.PathLike) -> Callable[[str], str]:
 
 
 def conversation_id(root: str | os.PathLike, given: str) -> str:
-    """The conversation under ``root`` that ``given`` (a whole id or a unique prefix) names. Raises :class:`IdError`."""
-    return resolve(list_conversations(root), given, "conversation")
+    """The conversation under ``root`` that ``given`` (a whole id or a unique prefix) names. Raises :class:`IdError`;
+    :class:`UnknownId` names the erasure when ``given`` is the id of one ``asz erase`` erased (:func:`_erased`)."""
+    return _erased(root, given, lambda: resolve(list_conversations(root), given, "conversation"))
 
 
 def session_id(root: str | os.PathLike, given: str) -> str:
-    """The session directory under ``root`` that ``given`` names (whole or unique prefix). Raises :class:`IdError`."""
-    return resolve([p.name for p in session_dirs(Path(root))], given, "session")
+    """The session directory under ``root`` that ``given`` names (whole or unique prefix). Raises :class:`IdError`,
+    as :func:`conversation_id` does."""
+    return _erased(root, given, lambda: resolve([p.name for p in session_dirs(Path(root))], given, "session"))
+
+
+def _erased(root: str | os.PathLike, given: str, find: Callable[[], str]) -> str:
+    """``find()``; its :class:`UnknownId` (``no conversation is or starts with 'ID'``, exit 1) followed by the
+    erasure when ``given`` is or starts an id ``root``'s ``_erased.list`` names
+    (:func:`~asz_core.storage.erased_list.erased_id_said`): a lawful erasure never reads as a typo (trial 32b, F7)."""
+    try:
+        return find()
+    except UnknownId as exc:
+        from ..storage.erased_list import erased_id_said
+
+        said = erased_id_said(root, given)
+        if not said:
+            raise
+        raise UnknownId(f"{exc}{said}", exc.matches) from None

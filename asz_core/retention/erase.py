@@ -41,16 +41,21 @@ from ..sessiondata.times import format_rfc3339
 from ..storage.erased_list import REMOVED, read_erased, record_erasure
 from ..storage.layout import CONVERSATIONS, ROUNDS
 
-__all__ = ["EraseReport", "erase", "conversations_of", "who_erases"]
+__all__ = ["EraseReport", "EraseInterrupted", "erase", "anything_left", "conversations_of", "who_erases"]
 
 
 @attrs.define
 class EraseReport:
     """``erased``: ``(session, conversations, first)`` per session done (``first`` False: it was erased before and
-    this run finished what was left); ``problems``: what stopped one (it stays recorded, finished by a rerun)."""
+    this run finished what was left); ``problems``: what stopped one (it stays recorded, finished by a rerun);
+    ``already``: the sessions of ``erased`` that were erased before with nothing of them left (no directory, chain,
+    sender record or ``_removed/<session>``): the run found nothing to finish (trial 32b, F8)."""
 
     erased: list[tuple[str, list[str], bool]] = attrs.Factory(list)
     problems: list[str] = attrs.Factory(list)
+    already: list[str] = attrs.Factory(list)
+    #: the sessions whose erasure this run ended (``_removed/<session>`` deleted)
+    finished: list[str] = attrs.Factory(list)
     #: sessions collected here that shared records with an erased one, parsed again (their chains drew those records
     #: in the erased session only: counted nowhere until then)
     relinked: list[str] = attrs.Factory(list)
@@ -98,6 +103,25 @@ def _move(src: Path, dest: Path) -> None:
     os.rename(src, dest)
 
 
+class EraseInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped an erasure: ``report`` holds what was recorded and finished before it (each session
+    recorded reads as erased; one not finished is finished by the same command run again)."""
+
+    def __init__(self, report: EraseReport):
+        super().__init__()
+        self.report = report
+
+
+def anything_left(root: Path, session: str, convs: list[str]) -> bool:
+    """True when anything an erasure of ``session`` removes is still in ``root``: its directory, one of its chains
+    ``convs`` (or one moved under ``_removed/``), ``_removed/<session>``, a receiving root's sender record."""
+    from ..storage.senders import senders_path
+
+    return any(os.path.lexists(p) for p in (
+        root / session, root / REMOVED / session, senders_path(root, session),
+        *(root / CONVERSATIONS / c for c in convs), *(root / REMOVED / f"{c}.chain" for c in convs)))
+
+
 def _take_out(root: Path, session: str, convs: list[str]) -> None:
     """Step 2: the chains and the session's directory renamed under ``_removed/`` (under the session's lock)."""
     from ..storage.root import session_lock
@@ -121,13 +145,23 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
     """Erase each of ``sessions`` (directory names) from ``root`` (the module doc's order); returns what was done.
     ``max_round_bytes``: the round budget of the parse of the sessions that continued an erased one (None: the
     default). Raises LockBusy when a collector (``_collect/.lock``) or a pusher or pruner (``_export/.lock``) holds
-    the root."""
+    the root; :class:`EraseInterrupted` when Ctrl-C or SIGTERM stopped it (its ``report`` says what was done)."""
+    root = Path(root)
+    rep = EraseReport()
+    try:
+        _erase(root, sessions, reason, by, now_ns, max_round_bytes, rep)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: what was recorded and finished is said (asz erase again ends it)
+        raise EraseInterrupted(rep) from None
+    return rep
+
+
+def _erase(root: Path, sessions: list[str], reason: str, by: str, now_ns: int | None, max_round_bytes: int | None,
+           rep: EraseReport) -> None:
+    """:func:`erase`'s steps, filling ``rep``. Raises LockBusy."""
     from ..export.push import export_lock
     from ..storage.root import collector_lock
     from ..storage.session_list import read_list
 
-    root = Path(root)
-    rep = EraseReport()
     with contextlib.ExitStack() as held:
         held.enter_context(collector_lock(root))
         if (root / "_export").is_dir():  # a root that pushed or pruned: none of them meanwhile (none made here)
@@ -137,6 +171,8 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
             had = read_erased(root).get(session)
             convs = sorted(set(conversations_of(root, session)) | set(had.conversations if had else ()))
             recorded = had is not None
+            if recorded and not anything_left(root, session, convs):
+                rep.already.append(session)
             try:
                 (root / REMOVED / session).mkdir(parents=True, exist_ok=True)  # before the record: never a record
                 # of an erasure that could read as finished while the session's directory is still here
@@ -164,16 +200,16 @@ def erase(root: str | os.PathLike, sessions: list[str], reason: str, *, by: str 
         except (OSError, sqlite3.Error) as exc:
             rep.problems.append(f"{', '.join(s for s, _ in done)}: the derived files still name it: {exc}; "
                                 "asz erase run again finishes it")
-            return rep
+            return
         for session, convs in done:
             for cid in convs:
                 shutil.rmtree(root / REMOVED / f"{cid}.chain", ignore_errors=True)
             shutil.rmtree(root / REMOVED / session)
+            rep.finished.append(session)
         try:
             (root / REMOVED).rmdir()
         except OSError:
             pass
-    return rep
 
 
 def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:

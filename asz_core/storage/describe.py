@@ -38,12 +38,18 @@ What is here
       closing line {{"t":"end","records":N,"digest":"<sha256 hex>"}} whose SHA-256 covers every byte
       before it. Written once, read-only; a file is never appended to or rewritten. <seq> orders a
       session's files; <stamp> is when the pass that landed it started (UTC).
-      A .sk file beside them is a skeleton retention left in place of a removed .sd file (gzip, sd/1).
+      A .sk file beside them is a skeleton retention left in place of a removed .sd file (gzip, sd/1:
+      read it with zcat or zgrep; a plain grep of the folder does not see inside it).
   _conversations/<conversation>/rounds/r<round>-<first 12 hex of its digest>.sf
       Session Flow, schema sf/1: each conversation's structure (talks, runs, steps, relations), in rounds
       chained by digest, built by asz parse from the .sd files; a round ends with a commit line whose
       SHA-256 covers every byte before it.
   _sessions.list      every session landed here, append-only.
+  _erased.list        the sessions erased from this root on request (asz erase): their ids, when, by whom,
+                      why; never their content; append-only. An erased session keeps its _sessions.list
+                      line and nothing else: no folder, no chain, no derived row.
+  _removed/           an erasure under way (asz erase moves a session here, then deletes it); left by a
+                      stopped erasure, which the same asz erase finishes.
   _index/, <session>/index/
       derived data (indexes, cached figures): asz builds them again from the files above.
   *.state, *.cursor, .lock and other files

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import orjson
 
 __all__ = ["ERASED_LIST", "ERASED_HEAD", "Erasure", "read_erased", "unread_lines", "erased_names", "record_erasure", "erasure_said",
-           "REMOVED", "unfinished", "erased_refusal"]
+           "REMOVED", "unfinished", "erased_refusal", "erased_id_said"]
 
 #: The record's path, relative to the root (a ``_`` name is never a session).
 ERASED_LIST = "_erased.list"
@@ -179,3 +179,18 @@ def erased_refusal(root: str | os.PathLike, rel: str) -> str:
             return (f"{rel}: session {e.session} was {erasure_said(e)} from this root ({ERASED_LIST}:{e.line}): it is "
                     "not landed again; erase it on the sending host too (asz erase), so that its push stops sending it")
     return ""
+
+
+def erased_id_said(root: str | os.PathLike, given: str) -> str:
+    """What a reader adds when ``given`` (a whole id or a prefix a person typed) names nothing listed in ``root``
+    but is, or starts, a session or conversation id ``root``'s record names: ``: SESSION S was erased on WHEN by WHO
+    (REASON) with asz erase (ROOT/_erased.list:N): removed whole on request, nothing of it is kept`` (one clause per
+    erasure it names, at most 3); '' when it names none (a typo reads as before; trial 32b, F7). Never content: the
+    record holds none."""
+    got = read_erased(root)
+    if not got or not given:
+        return ""
+    hits = [e for e in got.values() if any(n.startswith(given) for n in (e.session, *e.conversations))]
+    said = [f"session {e.session} was {erasure_said(e)} ({os.path.join(os.fspath(root), ERASED_LIST)}:{e.line})"
+            for e in sorted(hits, key=lambda e: e.line)[:3]]
+    return f": {'; '.join(said)}: removed whole on request, nothing of it is kept" if said else ""

@@ -218,6 +218,25 @@ def forget_held_locks() -> None:
                 pass
 
 
+def holder_command(holder: str) -> str:
+    """``asz COMMAND`` of the live process a lock's holder note (``pid <n> since …``) names, read from its
+    ``/proc/<n>/cmdline`` (Linux); '' when it cannot be told (no such process, not asz, no /proc). A courtesy for a
+    refusal's words (trial 32b, F10): the flock is what excludes."""
+    words = holder.split()
+    if len(words) < 2 or words[0] != "pid" or not words[1].isdigit():
+        return ""
+    try:
+        with open(f"/proc/{words[1]}/cmdline", "rb") as f:
+            argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return ""
+    for i, a in enumerate(argv[:-1]):
+        if os.path.basename(a) == "asz" or a == "asz_core.cli.main":
+            nxt = next((b for b in argv[i + 1:] if not b.startswith("-")), "")
+            return f"asz {nxt}" if nxt.isidentifier() else ""
+    return ""
+
+
 def _holder(fd: int) -> str:
     try:
         return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()

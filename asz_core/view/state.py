@@ -193,7 +193,10 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         except AmbiguousId as exc:  # the page links each (trial 24b F5): the first MATCHES_SHOWN, as the message names them
             raise ApiError(400, str(exc), {"matches": exc.matches[:MATCHES_SHOWN], "matched": len(exc.matches)}) from None
         except IdError:
-            raise ApiError(404, f"no conversation {conversation!r} in this storage root") from None
+            from ..storage.erased_list import erased_id_said  # an erased id said as erased, never as a typo (32b F7)
+
+            raise ApiError(404, f"no conversation {conversation!r} in this storage root"
+                           f"{erased_id_said(self.root, conversation)}") from None
 
     def newest_round(self, conversation: str) -> tuple[int, str, tuple] | None:
         """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""

@@ -220,7 +220,7 @@ def test_erase_is_refused_while_a_collector_holds_the_root(root: Path):
     with collector_lock(root):
         p = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON)
     assert p.returncode == 1
-    assert p.stderr.startswith(f"asz erase: another collector, server, push or prune is running on {root} (pid ")
+    assert p.stderr.startswith(f"asz erase: another collector, server, push, prune or erase is running on {root} (pid ")
     assert {k: v for k, v in root_bytes(root).items() if k != lock} == before
 
 
@@ -395,3 +395,119 @@ def test_an_erasure_that_cannot_be_recorded_says_not_erased(root: Path):
                                    " again once the root can be written"), p.stderr
     assert "recorded as erased" not in p.stderr
     assert CLAUDE_SID[:8] in asz("ls", "--root", str(root)).stdout and (root / CLAUDE_SID).is_dir()
+
+
+def test_sources_says_an_erased_session_is_erased_not_new(root: Path, corpus_dir: Path):
+    """Trial 32b F6: ``asz sources`` lists an erased session's still-present source as ``erased`` (the pass leaves it
+    out unread), not ``new``."""
+    claude, _ = _sources(corpus_dir)
+    assert asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON).returncode == 0
+    p = asz("sources", "--root", str(root), "--source", str(claude))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = [ln.split() for ln in p.stdout.splitlines() if ln.startswith(CLAUDE_SID)]
+    src = [f for f in _session_files(corpus_dir, CLAUDE_SID) if f.suffix == ".jsonl"]
+    assert rows and len(rows) == len(src), p.stdout
+    assert all(r[6] == "erased" and r[5] == "0" for r in rows), rows  # STATE erased, UNREAD 0
+    assert sorted(int(r[3]) for r in rows) == sorted(f.stat().st_size for f in src)  # SIZE: the source files' bytes
+    (said,) = [ln for ln in p.stdout.splitlines() if ln.startswith(f"erased: {CLAUDE_SID}: ")]
+    assert f"session {CLAUDE_SID} was erased on " in said and f"({REASON})" in said and "not landed again" in said
+    j = json.loads(asz("sources", "--json", "--root", str(root), "--source", str(claude)).stdout)
+    (sess,) = [s for a in j["adapters"] for s in a["sessions"] if s["session"] == CLAUDE_SID]
+    assert {s["state"] for s in sess["sources"]} == {"erased"} and "was erased on" in sess["erased"]
+    others = [s for a in j["adapters"] for s in a["sessions"] if s["session"] != CLAUDE_SID]
+    assert others and not any(r["state"] == "erased" for s in others for r in s["sources"])
+
+
+def test_readers_say_an_erased_id_was_erased_with_the_same_exit(root: Path, corpus_dir: Path, tmp_path: Path):
+    """Trial 32b F7: ``asz export``, ``asz conversation`` and ``asz show`` given an erased id (whole or a prefix) say
+    it was erased (when, by whom, why; never content) with the exit code an unknown id has (1); a typo reads as before."""
+    assert asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON).returncode == 0
+    typo = {cmd: asz(*args, "--root", str(root)) for cmd, args in (
+        ("export", ["export", "zzzzzzzz", "--out", str(tmp_path / "t.md")]), ("conversation", ["conversation", "zzzzzzzz"]),
+        ("show", ["show", "zzzzzzzz", "x"]))}
+    for given in (CLAUDE_SID, CLAUDE_SID[:8]):
+        for cmd, args in (("export", ["export", given, "--out", str(tmp_path / "e.md")]), ("conversation", ["conversation", given]),
+                          ("show", ["show", given, "x"])):
+            p = asz(*args, "--root", str(root))
+            assert p.returncode == typo[cmd].returncode == 1, (cmd, p.stderr, typo[cmd].stderr)
+            assert f"session {CLAUDE_SID} was erased on " in p.stderr and f"({REASON}) with asz erase" in p.stderr, p.stderr
+            assert "_erased.list:2" in p.stderr and "nothing of it is kept" in p.stderr, p.stderr
+            assert p.stdout == "" and "was erased on" not in typo[cmd].stderr, (p.stdout, typo[cmd].stderr)
+    assert not (tmp_path / "e.md").exists()
+
+
+def test_erase_again_says_already_erased(root: Path):
+    """Trial 32b F8: the same erasure run again once finished says ``already erased … (REASON)``, not ``finished
+    erasing`` (which reads as if the first run had been incomplete); exit 0, the record unchanged."""
+    first = asz("erase", CLAUDE_SID, "--root", str(root), "--reason", REASON)
+    assert first.returncode == 0 and first.stdout.startswith(f"erased {CLAUDE_SID}: "), first.stdout + first.stderr
+    record = (root / "_erased.list").read_bytes()
+    again = asz("erase", CLAUDE_SID[:8], "--root", str(root), "--reason", "another reference")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"already erased {CLAUDE_SID}: erased on "), again.stdout
+    assert f"({REASON}) with asz erase" in again.stdout and "nothing of it was left to remove" in again.stdout
+    assert "finished erasing" not in again.stdout
+    assert (root / "_erased.list").read_bytes() == record
+
+
+def _erasing(root: Path, sids: list[str], reason: str = REASON) -> subprocess.Popen:
+    """A real ``asz erase`` of ``sids``, watched (every millisecond, at most 120 s) until its first session's
+    directory is moved under ``_removed/`` (its record written: it holds the root's lock)."""
+    proc = subprocess.Popen([*ASZ, "erase", *sids, "--root", str(root), "--reason", reason],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (root / "_removed" / sids[0] / "session").is_dir() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert proc.poll() is None, "asz erase ended before it could be stopped"
+    return proc
+
+
+def _every_session(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+@pytest.mark.slow
+def test_sigterm_says_what_was_recorded_and_to_run_it_again(root: Path):
+    """Trial 32b F9: SIGTERM of ``asz erase`` (exit 143) says how many sessions are recorded as erased, which are not
+    finished, and ``run the same command again to finish it``, as prune says its stop; the rerun finishes it."""
+    sids = _every_session(root)
+    assert len(sids) >= 10
+    proc = _erasing(root, sids)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, (out, err)
+    recorded = [s for s in sids if s in read_erased(root)]
+    assert recorded, err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("asz erase: stopped: ")]
+    assert f"{len(recorded)} of {len(sids)} session(s) recorded as erased in {root / '_erased.list'}" in line, line
+    assert line.endswith("; run the same command again to finish it"), line
+    assert all(ln.startswith("erased ") for ln in out.splitlines()), out  # each session it ended, nothing else
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 0 and "erasure not finished" in v.stdout + v.stderr, v.stdout + v.stderr
+    p = asz("erase", *sids, "--root", str(root), "--reason", REASON)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert not (root / "_removed").exists() and _every_session(root) == []
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 0 and "erasure not finished" not in v.stdout + v.stderr, v.stdout + v.stderr
+
+
+@pytest.mark.slow
+def test_a_second_erase_refused_names_the_erase_holding_the_root(root: Path):
+    """Trial 32b F10: an ``asz erase`` refused because another one holds the root (that one stopped with SIGSTOP
+    while it holds the lock) names ``asz erase`` as the holder, and so does ``asz collect``; exit 1, nothing changed."""
+    sids = _every_session(root)
+    proc = _erasing(root, sids)
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        record = (root / "_erased.list").read_bytes() if (root / "_erased.list").exists() else b""
+        p = asz("erase", sids[0], "--root", str(root), "--reason", "second")
+        (root.parent / "src").mkdir()
+        c = asz("collect", "--once", "--source", str(root.parent / "src"), "--root", str(root))
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.stderr.startswith(f"asz erase: another asz erase is running on {root} (pid {proc.pid} since "), p.stderr
+    assert c.returncode == 1 and f"(pid {proc.pid} since " in c.stderr and ": asz erase; lock " in c.stderr, c.stderr
+    assert b"second" not in record and b"second" not in (root / "_erased.list").read_bytes()

@@ -41,7 +41,8 @@ def test_a_new_root_describes_itself_and_verify_counts_it_as_nothing(projects, t
     assert orjson.loads(sd.read_bytes().split(b"\n", 1)[0])["schema"] == "sd/1" and "Session Data, schema sd/1" in text
     assert orjson.loads(sf.read_bytes().split(b"\n", 1)[0])["schema"] == "sf/1" and "Session Flow, schema sf/1" in text
     for said in (f"asz {__version__}", "docs/session-data.md", "docs/session-flow.md", "docs/storage-root.md",
-                 "asz verify --root <this folder>"):
+                 "asz verify --root <this folder>",
+                 "_erased.list", "_removed/", "(gzip, sd/1", "zcat"):  # erasure, skeletons to zcat (trial 32b F11)
         assert said in text, said
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0 and "README" not in v.stdout + v.stderr
