@@ -15,16 +15,28 @@ every exit 130 a command raises for its interruption 143 when SIGTERM stopped it
 for every command as it starts; what holds Ctrl-C while a group of writes runs whole holds SIGTERM too
 (``asz_core.sessiondata.durable._ctrl_c_held``, :func:`held`), and a worker process stops on either the same way
 (``asz_core.collect.workers.worker_init``).
+
+A stop can come while Python runs code where no exception can go on (an object's ``__del__``, a weakref callback, a
+generator closed as it is freed: ``ZipFile.__del__`` of ``importlib.metadata``'s look at a ``python311.zip`` on
+``sys.path`` as the plugins load). Python prints such an exception as ``Exception ignored in: …`` with its traceback
+and goes on, so the stop was lost: the command ran to its end and exited 0 under a ``KeyboardInterrupt`` traceback
+(session 31's intermittent ``test_every_ctrl_c_of_a_collect_once_ends_in_an_allowed_way``). :func:`take_stops` and
+:func:`interrupt_on` install :func:`stop_again` as ``sys.unraisablehook``: it prints nothing for a stop
+:func:`stop_signal` raised there and sends the same signal to the main thread again, from a thread of its own, so it
+lands once that code has returned (a moment later, where the command stops as it stops on any Ctrl-C; nothing when the
+command's status is decided by then and the signal ignored).
 """
 
 from __future__ import annotations
 
+import _thread
 import signal
+import sys
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
 __all__ = ["held", "interrupt_on", "take_signals", "STOPS", "stop_signal", "take_stops", "stopped_by", "stopped_status",
-           "stop_words"]
+           "stop_words", "stop_again"]
 
 #: The signals that stop a command as Ctrl-C does: SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``, systemd).
 STOPS = (signal.SIGINT, signal.SIGTERM)
@@ -35,11 +47,39 @@ _stopped_by: int | None = None
 
 def stop_signal(signum: int, frame) -> None:  # noqa: ARG001  (a signal handler's shape)
     """The handler of SIGINT and SIGTERM: note ``signum`` (the first one that came, :func:`stopped_by`), then raise
-    KeyboardInterrupt, as Python's own SIGINT handler does."""
+    KeyboardInterrupt, as Python's own SIGINT handler does (carrying ``signum`` as its ``stop_signum``, for
+    :func:`stop_again`)."""
     global _stopped_by
     if _stopped_by is None:
         _stopped_by = signum
-    raise KeyboardInterrupt
+    stop = KeyboardInterrupt()
+    stop.stop_signum = signum  # type: ignore[attr-defined]
+    raise stop
+
+
+#: The ``sys.unraisablehook`` :func:`stop_again` hands every other exception to.
+_unraisable_before = sys.unraisablehook
+
+
+def stop_again(unraisable) -> None:
+    """``sys.unraisablehook`` while :func:`stop_signal` is a handler: a KeyboardInterrupt it raised where Python cannot
+    let an exception go on (a ``__del__``, a weakref callback, a generator freed: see the module) is not printed;
+    its signal is sent to the main thread again by a new thread (``signal.pthread_kill``, which waits for the GIL,
+    so it comes after this code has returned; a thread's signal respects :func:`held`), where it stops the command
+    as any stop does. Anything else goes to the hook that was in place."""
+    signum = getattr(unraisable.exc_value, "stop_signum", None)
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt) or signum is None:
+        _unraisable_before(unraisable)
+        return
+    _thread.start_new_thread(signal.pthread_kill, (_thread.get_ident(), signum))
+
+
+def _take_unraisable() -> None:
+    """Install :func:`stop_again` as ``sys.unraisablehook`` (once; the hook in place before stays its fallback)."""
+    global _unraisable_before
+    if sys.unraisablehook is not stop_again:
+        _unraisable_before = sys.unraisablehook
+        sys.unraisablehook = stop_again
 
 
 def stopped_by() -> int:
@@ -61,7 +101,9 @@ def stop_words() -> str:
 def take_stops() -> None:
     """As a command starts (:func:`asz_core.cli.entry.main`): :func:`stop_signal` for SIGINT where Python's own handler
     (or asz's import-time guard) is in place, and for SIGTERM where its default action is (a signal a parent process
-    set to be ignored stays ignored: a background job's SIGINT)."""
+    set to be ignored stays ignored: a background job's SIGINT); :func:`stop_again` takes a stop that came in a
+    finalizer."""
+    _take_unraisable()
     if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):
         signal.signal(signal.SIGINT, stop_signal)
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
@@ -76,7 +118,9 @@ def take_signals(signums: Iterable[int], handler: Callable) -> dict[int, object]
 
 def interrupt_on(*signums: int) -> dict[int, object]:
     """Let each of ``signums`` raise KeyboardInterrupt in the main thread (:func:`stop_signal`), as Ctrl-C does in a
-    terminal, also when the process started with it ignored; the handlers it replaced."""
+    terminal, also when the process started with it ignored (:func:`stop_again` taking one that came in a finalizer);
+    the handlers it replaced."""
+    _take_unraisable()
     return take_signals(signums, stop_signal)
 
 
