@@ -488,27 +488,23 @@ def conversation_senders(r: Path, conversation: str, files=None) -> list[dict]:
     :func:`~asz_core.storage.senders.session_senders`), only those of ``files`` (root-relative landed paths) when
     given; [] in a root no receiver landed."""
     from ..storage.senders import session_senders
-    from ..view.rows import read_head
+    from ..view.rows import head_session
 
-    head = read_head(r, conversation)
-    session = (head.header or {}).get("session") if head else None
-    return session_senders(r, session if isinstance(session, str) and session else conversation, files)
+    return session_senders(r, head_session(r, conversation), files)
 
 
 def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
     """``rows`` each with ``senders``: who sent its session's landed files to this root (:func:`conversation_senders`:
     instance, credential, files, first and last received; [] in a root no receiver landed), those ``instance``
     matches (:func:`~asz_core.storage.senders.sender_matches`) only."""
-    from ..storage.senders import RECEIVED, sender_matches
+    from ..storage.senders import RECEIVED, sender_matches, settled_senders
+    from ..view.rows import head_session
 
     if not (r / RECEIVED).is_dir():
         return [] if instance else [{**row, "senders": []} for row in rows]
-    out = []
-    for row in rows:
-        senders = conversation_senders(r, row["id"])
-        if sender_matches(senders, instance):
-            out.append({**row, "senders": senders})
-    return out
+    sessions = {row["id"]: head_session(r, row["id"]) for row in rows}
+    got = settled_senders(r, set(sessions.values()))  # after the requests in flight (trial 31a F1)
+    return [{**row, "senders": got[sessions[row["id"]]]} for row in rows if sender_matches(got[sessions[row["id"]]], instance)]
 
 
 def cut_lines(rows: list[dict]) -> list[str]:

@@ -488,18 +488,15 @@ def sent_by(root: Path, instance: str) -> list[str]:
     ``instance`` sent (:func:`~asz_core.storage.senders.sender_matches`, case-insensitive), as ``asz ls --instance``
     keeps them: what ``asz search --instance`` and ``/api/search?instance=`` search (trial 30a F6); [] in a root no
     receiver landed."""
-    from ..storage.senders import RECEIVED, sender_matches, session_senders
+    from ..storage.senders import RECEIVED, sender_matches, settled_senders
     from ..view.document import list_conversations
+    from ..view.rows import head_session
 
     if not (root / RECEIVED).is_dir():
         return []
-    out = []
-    for cid in list_conversations(root):
-        head = read_head(root, cid)
-        session = (head.header or {}).get("session") if head else None
-        if sender_matches(session_senders(root, session if isinstance(session, str) and session else cid), instance):
-            out.append(cid)
-    return out
+    sessions = {cid: head_session(root, cid) for cid in list_conversations(root)}
+    got = settled_senders(root, set(sessions.values()))  # after the requests in flight (trial 31a F1)
+    return [cid for cid, session in sessions.items() if sender_matches(got[session], instance)]
 
 
 def with_senders(root: Path, hits: list[dict]) -> list[dict]:

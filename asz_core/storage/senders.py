@@ -44,7 +44,7 @@ import orjson
 from ..sessiondata.spelling import folded, nfc
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
+           "senders_path", "senders_summary", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -257,6 +257,22 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
     named = {e["file"] for e in entries}
     before = [f for f in listed_before(root).get(name, ()) if f not in named and (files is None or f in files)]
     return senders_summary(entries) + ([before_entry(before)] if before else [])
+
+
+def settled_senders(root: str | os.PathLike, sessions: Collection[str]) -> dict[str, list[dict]]:
+    """``{session: its sender record}`` (:func:`session_senders`) for each of ``sessions``, read once the requests
+    ``asz receive`` is landing into ``root`` have ended (:func:`~asz_core.storage.landing.settle`, at most 30 s): a
+    request lands its files first and writes their sender lines last, so a reader that looked in between called a
+    received conversation ``(not received)`` (trial 31a F1). What ``asz ls`` (SENT BY, ``senders``),
+    ``/api/conversations`` (``sent_by``), ``asz usage --instance``/``instance`` and ``asz search --instance`` read;
+    ``asz verify`` and ``asz usage`` wait the same way before they read the records beside other files. No wait and {}
+    for no session. Never raises."""
+    from .landing import settle
+
+    if not sessions:
+        return {}
+    settle(root)
+    return {s: session_senders(root, s) for s in sessions}
 
 
 def before_entry(files: list[str]) -> dict:

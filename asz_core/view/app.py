@@ -179,15 +179,17 @@ def _conversations(request, pairs, hide):
 def sent_by(root, rows: list[dict]) -> list[dict]:
     """``rows`` (``/api/conversations``' page), each with ``sent_by`` (:func:`~asz_core.storage.senders.instance_label`
     of its sender record: the instance ids that sent it, as ``asz ls`` prints SENT BY; ``(not received)`` for one no
-    receiver landed) when the root holds received data (a ``_received`` folder: trial 28a F3); else ``rows`` as they
+    receiver landed) when the root holds received data (a ``_received`` folder: trial 28a F3), read once the requests
+    ``asz receive`` is landing have ended (:func:`~asz_core.storage.senders.settled_senders`); else ``rows`` as they
     are."""
     from pathlib import Path
 
-    from ..storage.senders import RECEIVED, instance_label, session_senders
+    from ..storage.senders import RECEIVED, instance_label, settled_senders
 
     if not (Path(root) / RECEIVED).is_dir():
         return rows
-    return [{**r, "sent_by": instance_label(session_senders(root, r["id"]))} for r in rows]
+    got = settled_senders(root, {r["id"] for r in rows})  # after the requests in flight (trial 31a F1)
+    return [{**r, "sent_by": instance_label(got[r["id"]])} for r in rows]
 
 
 def _view(request, pairs, hide):

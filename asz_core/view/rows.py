@@ -41,7 +41,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "head_session", "header_row", "document_row"]
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -125,6 +125,15 @@ def read_head(root: str | os.PathLike, conversation: str, newest: tuple | None =
     except (OSError, ValueError):
         header = None
     return Head(newest[0], newest[1], newest[2], header)
+
+
+def head_session(root: str | os.PathLike, conversation: str) -> str:
+    """The session id ``conversation``'s newest round names in its header (:func:`read_head`), else ``conversation``
+    itself (no round, no header, no session named): the session whose landed files and sender record are the
+    conversation's."""
+    head = read_head(root, conversation)
+    session = (head.header or {}).get("session") if head else None
+    return session if isinstance(session, str) and session else conversation
 
 
 def _count(v: Any) -> int | None:

@@ -243,12 +243,9 @@ def by_sender(root, convs: set[str], instance: str, by: str) -> tuple[set[str], 
     containing ``instance`` (all when '': ``asz usage --instance``'s rule,
     :func:`~asz_core.storage.senders.sender_matches`), and each one's sender record
     (:func:`~asz_core.storage.senders.session_senders`), read only when ``instance`` or ``by`` ``instance`` needs it."""
-    from ..storage.landing import settle
-    from ..storage.senders import sender_matches, session_senders
+    from ..storage.senders import sender_matches, settled_senders
 
-    if instance or by == "instance":
-        settle(root)  # conversations listed before now have their sender lines (trial 31a F1)
-    senders = {c: session_senders(root, c) for c in convs} if instance or by == "instance" else {}
+    senders = settled_senders(root, convs) if instance or by == "instance" else {}  # after the requests in flight
     return ({c for c in convs if sender_matches(senders[c], instance)} if instance else convs), senders
 
 
