@@ -41,7 +41,8 @@ from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, session_dirs, session_listing
 from ..storage.root import FileLock
 from .admit import landed_seq, removed_digest, round_reads
-from .push_elsewhere import NOT_TAKEN, Elsewhere, reasons_of
+from .push_elsewhere import NOT_TAKEN, Elsewhere
+from .push_refusals import Refusals
 from .push_rest import Rests, rests_made
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
@@ -166,6 +167,7 @@ class _Pass(Elsewhere, Rests):
         # ask it to assemble their rounds (:data:`.wire.ASSEMBLE`; trial 24a F1)
         self.held_elsewhere = {rel.split("/", 1)[0] for rel, (held, _) in state.elsewhere.items() if held == "all"}
         self.init_rests()  # the rests of the stream this pass makes and sends (push_rest.Rests)
+        self.refusals = Refusals()  # what the answers refused, said per session at the pass's end (trial 31a F5)
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -274,6 +276,7 @@ class _Pass(Elsewhere, Rests):
         # landed before it in the stream, ends at …``) was taken
         named = {f.rel for f, _, _ in batch if f"rejected {f.rel}:" in ans.message} if ans.rejected else set()
         held: list[str] = []  # refused only because the receiver holds every record of them already
+        refused: list[str] = []  # the others it refused
         for f, d, _ in batch:
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
@@ -285,16 +288,13 @@ class _Pass(Elsewhere, Rests):
                 self._owned(f.rel, ans.message)
                 if f.rel in named and self.held_whole(f.rel, d.record.body.bytes_value):
                     held.append(f.rel)
+                else:
+                    refused.append(f.rel)
             self.rep.files += 1
             self.rep.bytes += d.size
         self.rep.held += len(held)
         self.rep.rejected += max(0, ans.rejected - len(held))
-        theirs, rest = reasons_of(ans.message, held)
-        if held:  # and in one note of their session (still_rejected)
-            print(f"held: {len(held)} record(s) the receiver refused because it holds every record of them already "
-                  f"(not a failure): {theirs}", file=self.err, flush=True)
-        if ans.rejected > len(held):
-            print(f"rejected: {ans.rejected - len(held)} record(s): {rest or 'no reason given'}", file=self.err, flush=True)
+        self.refusals.add(ans.message, held, refused)  # said at the pass's end, a line per session (trial 31a F5)
         self.state.save()
         return True
 
@@ -315,6 +315,7 @@ class _Pass(Elsewhere, Rests):
         if again:
             files = (f for f in outbox(self.root, self.chains) if f.session in again)
             going = self._send_logs(files)
+        self.refusals.say(self.err)  # held (and in one note of their session: still_rejected) and rejected
         for session, n in self.unverified.items():
             self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "
                          f"round(s) is sent, so {self.state.endpoint} never holds evidence that does not verify "

@@ -8,7 +8,7 @@ from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
 from .owners import CANNOT_ADD, OWNED_AT
 from .push_rest import rest_said
 
-__all__ = ["NOT_TAKEN", "Elsewhere", "reasons_of"]
+__all__ = ["NOT_TAKEN", "Elsewhere"]
 
 #: How a pass ends its line for files an earlier pass had rejected (trial 19, F4: "the receiver lacks them" was wrong
 #: where the receiver holds the same session, landed from another root).
@@ -16,16 +16,6 @@ NOT_TAKEN = ("; the receiver did not take them from this root (when it answered 
              "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
              "in two roots; when it answered that the session was first sent with another credential, only that "
              "credential's token adds to it: docs/push.md, One session, one credential)")
-
-
-def reasons_of(message: str, rels: list[str]) -> tuple[str, str]:
-    """An asz receiver's partial-success ``message`` (``rejected <path>: why`` per file, joined by ``; ``) cut in two:
-    ``(the reasons of rels, the rest)``, each joined as it came. A pass quotes the first in its ``held:`` line (files
-    the receiver holds every record of already: no failure) and the rest in its ``rejected:`` line (trial 30d F2)."""
-    first, *more = message.split("; rejected ")
-    said = [first, *(f"rejected {p}" for p in more)]
-    theirs = [p for p in said if any(p.startswith(f"rejected {rel}: ") for rel in rels)]
-    return "; ".join(theirs), "; ".join(p for p in said if p not in theirs)
 
 
 #: How the line of :meth:`Elsewhere._owned_said` ends when nothing is missing at the receiver (a note, not an error).

@@ -9,6 +9,7 @@ a record dated 9999-12-31, and a pruned root pushed to a new endpoint.
 from __future__ import annotations
 
 import hashlib
+import io
 import shutil
 import urllib.request
 from pathlib import Path
@@ -58,7 +59,7 @@ def two_collections(projects, tmp_path_factory) -> tuple[Path, Path, Path]:
 
 @pytest.fixture
 def receiver(tmp_path):
-    r = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
+    r = Receiver(tmp_path / "received", "127.0.0.1:0", err=io.StringIO()).start().serve_in_thread()  # its log: r.err
     yield r
     r.stop()
 
@@ -82,13 +83,16 @@ def test_another_collection_of_a_received_session_is_refused(two_collections, re
         s = summary(p.stdout.strip().splitlines()[-1])
         theirs = sent_files(other)
         assert (s["held"], s["rejected"], s["errors"]) == (str(len(theirs)), "0", "0"), p.stdout
-        assert f"held: {len(theirs)} record(s) the receiver refused because it holds every record" in p.stderr
+        # one line for the session, its count and first names (trial 31a F5); each file's reason in the receiver's log
+        assert f"held: {len(theirs)} record(s) the receiver refused because it holds every record of them already " \
+               f"(not a failure), of session {SESSION}: " in p.stderr, p.stderr
+        log, receiver.err = receiver.err.getvalue(), io.StringIO()
         for rel in theirs:
-            assert f"rejected {rel}: " in p.stderr
+            assert f"rejected {rel}: " in log
         landed_as = next(r for r in want if r.endswith(".sd"))
-        assert f"seq 1 of session {SESSION} is already landed as {landed_as}" in p.stderr
+        assert f"seq 1 of session {SESSION} is already landed as {landed_as}" in log
         # the round reads a refused file (same request), or its slot holds the first collection's round 1
-        assert ": it reads seq 1 of its session" in p.stderr or "a different round" in p.stderr
+        assert ": it reads seq 1 of its session" in log or "a different round" in log
     # the receiving root holds the first collection only, verifies clean and shows the same document
     assert sent_files(receiver.root) == want
     v = asz("verify", "--root", str(receiver.root), cwd=tmp_path)

@@ -1,0 +1,73 @@
+"""What a push pass says of the files its receiver refused: one ``held:`` line and one ``rejected:`` line per session
+at most, at the pass's end (trial 31a F5; docs/push.md, partial success).
+
+An ``asz receive`` answer names each file it refused with its reason (``rejected <path>: why``, joined by ``; ``). A
+pass quoted every answer whole, one line a request: a re-imaged host's first push (a new root of the same
+transcripts, the receiver holding them from the old root) said seven lines of up to 33 KB each. Now each session
+gets a line with its count and its first :data:`SHOWN` files: ``held:`` for the files the receiver refused only
+because it holds every record of them already (no failure; push.state's ``elsewhere``/``owned`` lines name each, with
+the receiver's file holding it), ``rejected:`` for real refusals, quoting the first file's reason whole (push.state's
+``rejected`` lines name each file; the receiver's log says why for each).
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ..storage.layout import CONVERSATIONS
+
+__all__ = ["SHOWN", "Refusals", "reasons_of", "session_of"]
+
+#: How many file names a line shows before ``and N more``.
+SHOWN = 3
+
+
+def reasons_of(message: str) -> dict[str, str]:
+    """An asz receiver's partial-success ``message`` (``rejected <path>: why`` per file, joined by ``; rejected ``) as
+    ``{path: its whole reason, "rejected <path>: why"}``; {} when it names no file so."""
+    first, *more = message.split("; rejected ")
+    out: dict[str, str] = {}
+    for part in [first, *(f"rejected {p}" for p in more)]:
+        if part.startswith("rejected ") and ": " in part:
+            out.setdefault(part[len("rejected "):].split(": ", 1)[0], part)
+    return out
+
+
+def session_of(rel: str) -> str:
+    """The session a root-relative file belongs to: its first folder, a round's conversation (``_conversations/<id>/…``)."""
+    parts = rel.split("/")
+    return parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
+
+
+class Refusals:
+    """The files the answers of one pass refused, by session, in the order they came."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, list[str]] = {}
+        self.rejected: dict[str, list[tuple[str, str]]] = {}  # session -> (file, the receiver's reason)
+
+    def add(self, message: str, held: list[str], rejected: list[str]) -> None:
+        """One answer's ``message`` and the files it refused: ``held`` (it holds every record of them already) and
+        ``rejected`` (real refusals; each file's reason from ``message``, the whole message when it names none)."""
+        for rel in held:
+            self.held.setdefault(session_of(rel), []).append(rel)
+        why = reasons_of(message)
+        for rel in rejected:
+            self.rejected.setdefault(session_of(rel), []).append((rel, why.get(rel) or message or "no reason given"))
+
+    def say(self, err: TextIO) -> None:
+        """The lines on ``err``, then forget them: per session ``held: N record(s) the receiver refused because it holds
+        every record of them already (not a failure), of session S: F1, F2, F3 and K more`` and ``rejected: N
+        record(s): <the first file's reason> (of session S; and K more: F2, F3, F4 and J more)``."""
+        for session, rels in self.held.items():
+            print(f"held: {len(rels)} record(s) the receiver refused because it holds every record of them already "
+                  f"(not a failure), of session {session}: {_names(rels)}", file=err, flush=True)
+        for session, got in self.rejected.items():
+            more = f"; and {len(got) - 1} more: {_names([rel for rel, _ in got[1:]])}" if len(got) > 1 else ""
+            print(f"rejected: {len(got)} record(s): {got[0][1]} (of session {session}{more})", file=err, flush=True)
+        self.held, self.rejected = {}, {}
+
+
+def _names(rels: list[str]) -> str:
+    """The first :data:`SHOWN` of ``rels``, then ``and N more``."""
+    return ", ".join(rels[:SHOWN]) + (f" and {len(rels) - SHOWN} more" if len(rels) > SHOWN else "")

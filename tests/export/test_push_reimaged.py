@@ -1,0 +1,75 @@
+"""A re-imaged host's first push says what the receiver held in a line per session, not its whole answers (trial 31a
+F5: a new root of the same transcripts, pushed as the same instance, the receiver holding them from the old root:
+seven stderr lines of up to 33 KB, each quoting every file's reason; docs/push.md, partial success).
+
+Real processes: the corpus collected into two roots (the old host's and the re-imaged one's: the same records, files
+named by another landing time), ``asz receive`` on loopback, both pushed as ``dev@h4`` in small batches (many
+requests). Expected figures come from the roots' own files."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from asz_core.export.push_refusals import SHOWN
+
+from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files, summary
+
+KEYS = ("files", "metrics", "bytes", "wire", "requests", "paused", "rejected", "errors", "held")
+HELD = re.compile(r"held: (\d+) record\(s\) the receiver refused because it holds every record of them already "
+                  r"\(not a failure\), of session ([0-9a-f-]{36}): (.+)")
+
+
+def _session(rel: str) -> str:
+    parts = rel.split("/")
+    return parts[1] if parts[0] == "_conversations" else parts[0]
+
+
+@pytest.mark.slow
+def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_projects, tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    collect_corpus(corpus_projects, old / "data", old)
+    collect_corpus(corpus_projects, new / "data", new)
+    cfg = tmp_path / "push.yaml"
+    cfg.write_text("export:\n  otlp:\n    instance_id: dev@h4\n    batch_bytes: 1500000\n")
+    port = free_port()
+    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(tmp_path / "team"), "--listen", f"127.0.0.1:{port}"],
+                           cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert rcv.stderr.readline().startswith("receiving:")
+        push = [asz("push", "--root", str(d / "data"), "--config", str(cfg), "--endpoint", f"http://127.0.0.1:{port}",
+                    cwd=d) for d in (old, new)]
+    finally:
+        rcv.terminate()
+        rcv.communicate(timeout=60)
+    assert push[0].returncode == 0, push[0].stderr
+    first = push[1]
+    assert first.returncode == 0, first.stdout + first.stderr
+    line = first.stdout.strip().splitlines()[-1]
+    assert [tok.split("=")[0] for tok in line.split() if "=" in tok] == list(KEYS), line  # the contract's keys, in order
+    state = (new / "data" / "push.state").read_text().splitlines()
+    files = sorted(ln.split()[1] for ln in state if ln.startswith("pushed "))  # what this pass sent and was answered
+    landed = [rel for rel in sent_files(new / "data") if rel.endswith(".sd")]
+    assert set(landed) <= set(files) <= set(sent_files(new / "data"))  # every landed file; rounds not held back
+    elsewhere = {ln.split()[1]: ln.split()[2] for ln in state if ln.startswith("elsewhere ")}  # push.state names each
+    assert elsewhere == dict.fromkeys(landed, "all")  # held there whole, from the old root
+    got = summary(line)
+    assert (got["files"], got["held"], got["rejected"], got["errors"]) == (str(len(files)), str(len(files)), "0", "0")
+    assert int(got["requests"]) > 3, line  # several answers: before, one line each
+    per_session = Counter(_session(rel) for rel in files)
+    held = [HELD.fullmatch(ln) for ln in first.stderr.splitlines() if ln.startswith("held: ")]
+    assert all(held), first.stderr
+    assert {m.group(2): int(m.group(1)) for m in held} == dict(per_session)  # one line per session, its count
+    assert len(held) == len(per_session)
+    for m in held:
+        names = m.group(3).split(" and ")[0].split(", ")
+        n = int(m.group(1))
+        assert len(names) == min(n, SHOWN) and all(name in files and _session(name) == m.group(2) for name in names)
+        assert m.group(3).endswith(f" and {n - SHOWN} more") == (n > SHOWN), m.group(0)
+    assert "is already landed as" not in "".join(m.group(0) for m in held)  # the reasons stay in push.state and the log
+    assert "rejected:" not in first.stderr and "error:" not in first.stderr, first.stderr
+    assert max(len(ln) for ln in first.stderr.splitlines()) < 1200, first.stderr
