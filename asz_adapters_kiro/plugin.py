@@ -38,6 +38,9 @@ _LANDED_WITHOUT = (
                 "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)"),
     ((0, 5, 0), "a 3.x session.json with no time of its own (it took lastModifiedAt, so the conversation's range ran "
                 "to Kiro's last rewrite of the document, a retitle or a reopen: trial 29c, F10)"),
+    ((0, 6, 0), "a time that does not read (a 3.x timestamp that is no string, a 2.x meta.timestamp or an IDE startTime "
+                "that is no count in range, a metadata document's updated_at that is no time) as Kiro wrote it (it "
+                "landed no time and said nothing: trial 30a F8)"),
 )
 
 
@@ -57,8 +60,9 @@ class KiroAdapter(Adapter):
     # create's change is operation create, as Kiro recorded it, its before side not recorded (changes._change; F18);
     # 0.5.0 (trial 29c): a call Kiro classifies as an edit or delete gets its changes/1 record (changes.v3_write), a
     # call keeps Kiro's classification (build.Build.kept), session_start is the system prompt, approvals and context
-    # usage are notices (lines.notice_text)
-    version = "0.5.0"
+    # usage are notices (lines.notice_text); 0.6.0 (trial 30a F8, session 32): a time that does not read lands as Kiro
+    # wrote it, said by asz collect (build.node_time)
+    version = "0.6.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)

@@ -116,4 +116,7 @@ def test_asz_conversation_says_what_kiro_0_1_0_did_not_keep(old_root):
         "a Kiro IDE call's file change, its session_start system prompt, Kiro's classification of a call, and "
         "approvals and context usage as notices (trial 29c: they read as (+N), undescribed, dropped, data)",
         "a 3.x session.json with no time of its own (it took lastModifiedAt, so the conversation's range ran to Kiro's "
-        "last rewrite of the document, a retitle or a reopen: trial 29c, F10)"]
+        "last rewrite of the document, a retitle or a reopen: trial 29c, F10)",
+        "a time that does not read (a 3.x timestamp that is no string, a 2.x meta.timestamp or an IDE startTime that "
+        "is no count in range, a metadata document's updated_at that is no time) as Kiro wrote it (it landed no time "
+        "and said nothing: trial 30a F8)"]  # session 32: 0.6.0
