@@ -71,9 +71,11 @@ def test_every_reader_masks_a_credential_in_a_title(tmp_path):
         assert "AKIA…MPLE" in p.stdout, (name, p.stdout)
     assert WANT[B] in printed["conversation"].stdout and WANT[A] in printed["ls"].stdout
     found = printed["secrets"].stdout.splitlines()
-    assert found[-1] == "2 place(s) of 2 credential(s) in 1 conversation(s)"
-    for line in found[:-1:2]:  # each finding's first line names its conversation by its title
-        assert line.endswith(WANT[B]), line
+    # B's prompt holds both credentials; A's runtime title (its summary record's label, searched since fix32f) the key id
+    assert found[-1] == "3 place(s) of 2 credential(s) in 2 conversation(s)"
+    firsts = found[:-1:2]  # each finding's first line names its conversation by its title
+    assert [line.split()[0] for line in firsts] == [A[:8], B[:8], B[:8]]
+    assert all(line.endswith(WANT[A if line.startswith(A[:8]) else B]) for line in firsts), firsts
     client = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")
     rows = client.get("/api/conversations").json()["conversations"]
     assert {r["id"]: r["title"] for r in rows} == WANT
