@@ -36,7 +36,7 @@ class Receiver:
         self.proc = subprocess.Popen(
             [*ASZ, "ingest", "langsmith", "--root", str(root), "--listen", f"127.0.0.1:{self.port}", *extra],
             cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a start, not a timing: a machine at load 18 took over 20 s (review32)
         while True:
             try:
                 urllib.request.urlopen(self.url + "/info", timeout=1)
@@ -45,7 +45,9 @@ class Receiver:
                 break  # it answers (e.g. 401 with a token): it is up
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    out, err = self.proc.communicate(timeout=5)
+                    if self.proc.poll() is None:  # never left listening after the test gave up on it (review32)
+                        self.proc.kill()
+                    out, err = self.proc.communicate(timeout=30)
                     raise RuntimeError(f"receiver did not start: {err.decode()}")
                 time.sleep(0.1)
 
