@@ -87,8 +87,10 @@ def test_another_collection_of_a_received_session_is_refused(two_collections, re
         assert f"held: {len(theirs)} record(s) the receiver refused because it holds every record of them already " \
                f"(not a failure), of session {SESSION}: " in p.stderr, p.stderr
         log, receiver.err = receiver.err.getvalue(), io.StringIO()
+        # the receiver says them held as the pusher does (trial 32c F5), each with its reason
+        assert f"{len(theirs)} file(s): 0 landed, 0 already there, 0 rejected, {len(theirs)} held" in log, log
         for rel in theirs:
-            assert f"rejected {rel}: " in log
+            assert f"held {rel}: " in log, (rel, log)
         landed_as = next(r for r in want if r.endswith(".sd"))
         assert f"seq 1 of session {SESSION} is already landed as {landed_as}" in log
         # the round reads a refused file (same request), or its slot holds the first collection's round 1
