@@ -28,6 +28,9 @@ FOCUSED = """const a = document.activeElement, holder = a.closest('[data-id],[da
 return [a.tagName, a.className, holder ? (holder.getAttribute('data-id') || holder.getAttribute('data-talk')) : null,
         a.isConnected, window.scrollY, Math.round(a.getBoundingClientRect().top)];"""
 
+#: True while the list still shows what the server has not counted or read yet.
+SETTLING = "const t = document.body.innerText; return t.includes('counting\u2026') || t.includes('Still reading');"
+
 
 def _server(tmp_path, *, example: bool = False) -> tuple[Served, object]:
     src = tmp_path / "projects"
@@ -94,6 +97,9 @@ def test_a_changed_row_keeps_focus_and_scroll_on_the_list(tmp_path, browser):
     drv = browser
     try:
         open_at(drv, s.base + "/", "a.convtitle", width=900, height=300)
+        # the rows settled first: on a loaded machine the page opens while the server still counts them (rows
+        # "counting…" with no title, a "Still reading" line), and their figures coming in move the row on their own
+        wait(drv, lambda d: not d.execute_script(SETTLING), timeout=GENEROUS)
         got = _tab_to(drv, lambda f: f[0] == "A" and f[1] == "convtitle" and f[2] == CANARY_SESSION)
         drv.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
         before = drv.execute_script(FOCUSED)
