@@ -37,6 +37,14 @@ def _until(proc: subprocess.Popen, ready, what: str) -> None:
         time.sleep(0.005)
 
 
+def _receiver(received: Path, port: int, cwd: Path) -> subprocess.Popen:
+    """``asz receive`` on ``received`` at 127.0.0.1:``port``, once it listens (its ``receiving:`` line read)."""
+    p = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+                         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stderr.readline().startswith("receiving:")  # printed once it listens
+    return p
+
+
 def _temporaries(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name.endswith(".tmp"))
 
@@ -77,13 +85,7 @@ def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
 
-    def receiver() -> subprocess.Popen:
-        p = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
-                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert p.stderr.readline().startswith("receiving:")  # printed once it listens
-        return p
-
-    rcv = receiver()
+    rcv = _receiver(received, port, tmp_path)
     push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -107,7 +109,7 @@ def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_
     assert all(held.get(p) == d for p, d in PushState.load(root).pushed.items())
     v = asz("verify", "--root", str(received), child=True)
     assert v.returncode == 0, v.stdout + v.stderr
-    rcv = receiver()
+    rcv = _receiver(received, port, tmp_path)
     try:
         again = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint, cwd=tmp_path)
         assert again.returncode == 0, again.stdout + again.stderr
@@ -132,9 +134,7 @@ def test_sigterm_to_a_receiver_mid_request_lands_and_answers_that_request_first(
     cfg.write_text("export:\n  otlp: {batch_bytes: 1073741824}\n")
     received = tmp_path / "received"
     port = free_port()
-    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
-                           cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert rcv.stderr.readline().startswith("receiving:")
+    rcv = _receiver(received, port, tmp_path)
     push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
                              f"{scheme}://127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -14,7 +14,6 @@ import json
 import sys
 from typing import Any
 
-from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
@@ -22,20 +21,14 @@ from langchain_core.tracers.langchain import wait_for_all_tracers
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import create_react_agent
 from langgraph.types import Command, interrupt
+from scripted_chat import ScriptedChat
 
 QUESTION = {"question": "approve refund of 42.5 on O-3209?"}
 ANSWER = "approved by agent Bob"
 
 
-class ScriptedModel(BaseChatModel):
+class ScriptedModel(ScriptedChat):
     """Asks for a refund tool call after a refund question, answers in text after a tool result or otherwise."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def bind_tools(self, tools: Any, **kw: Any) -> "ScriptedModel":
-        return self
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
         last = messages[-1]
