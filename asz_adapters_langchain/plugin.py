@@ -69,6 +69,10 @@ _LANDED_WITHOUT = (
     ((0, 8, 0), "a tool result's size as that of its text (it counted the whole ToolMessage, so result_bytes reads "
                 "larger and asz export --whole leaves a long result clipped), and a run time that does not read as "
                 "sent (it landed no time and said nothing)"),
+    ((0, 10, 0), "a run sent whole in one part over --max-part with only its largest members taken out, until it fit "
+                 "(0.9.0 took out every inputs, outputs, events, extra and serialized, however small, each said to be "
+                 "over the limit, so a model call's reply and usage could be listed under dropped as taken out; "
+                 "earlier versions refused such a request whole)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -165,8 +169,9 @@ class LangsmithIngest(Adapter):
     # 0.6.0: a kept envelope holds the run's metadata whole, the app's own keys too (28c F4); 0.7.0: a trace's first
     # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said;
     # 0.8.0: a tool's result part counts the bytes of its text (or data), not of the whole ToolMessage (32a F2);
-    # 0.9.0: a value the receiver took out (over --max-part) reads as a result too large / a dropped member (32a F1)
-    version = "0.9.0"
+    # 0.9.0: a value the receiver took out (over --max-part) reads as a result too large / a dropped member (32a F1);
+    # 0.10.0: a run part over --max-part loses only its largest members, until it fits (review32 on 7b21ad8b)
+    version = "0.10.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

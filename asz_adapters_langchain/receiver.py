@@ -140,13 +140,20 @@ def _boundary(content_type: str) -> bytes:
     raise BadRequest(400, "multipart/form-data without a boundary")
 
 
-def taken_out(data: bytes, limit: int) -> dict:
+def taken_out(data: bytes, limit: int, whole: int = 0) -> dict:
     """What stands in a run for a part of ``data`` (bytes as the client sent it, JSON) over ``limit`` bytes:
     ``{"asz_taken_out": {"bytes", "sha256", "why"}}`` (its size, the SHA-256 of those bytes, the reason), so the
-    rest of the request is staged and the record says what was taken out (trial 32a F1; seed 000, Too large)."""
-    return {TAKEN_OUT: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                        "why": f"{len(data):,} bytes, over the receiver's --max-part of {limit:,} bytes: taken out "
-                               "when it arrived; only its size and SHA-256 are kept"}}
+    rest of the request is staged and the record says what was taken out (trial 32a F1; seed 000, Too large).
+    ``whole`` > 0: ``data`` is a member of a run part of ``whole`` bytes that was over the limit, taken out largest
+    member first until the part fits (review32), and the reason says so rather than calling the member itself over."""
+    if whole:
+        why = (f"{len(data):,} bytes, a member of a run part of {whole:,} bytes, over the receiver's --max-part of "
+               f"{limit:,} bytes: taken out when it arrived (the part's largest members first, until it fit); only "
+               "its size and SHA-256 are kept")
+    else:
+        why = (f"{len(data):,} bytes, over the receiver's --max-part of {limit:,} bytes: taken out when it arrived; "
+               "only its size and SHA-256 are kept")
+    return {TAKEN_OUT: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "why": why}}
 
 
 def taken_out_text(what: dict) -> str:
@@ -154,10 +161,10 @@ def taken_out_text(what: dict) -> str:
     return f"[taken out at the receiver: {what.get('bytes', 0):,} bytes, sha256 {what.get('sha256', '')}]"
 
 
-def _stand_in(field: str, data: bytes, limit: int, name: str, cuts: list | None) -> Any:
+def _stand_in(field: str, data: bytes, limit: int, name: str, cuts: list | None, whole: int = 0) -> Any:
     """:func:`taken_out` of ``data`` in the type ``field`` must have (:data:`RUN_FIELD_TYPES`): the object itself, a
     list holding it (``events``), its words (``error``; ``tags``: a list of them); noted in ``cuts``."""
-    stub = taken_out(data, limit)
+    stub = taken_out(data, limit, whole)
     if cuts is not None:
         cuts.append((name, stub[TAKEN_OUT]))
     if field == "error":
@@ -174,7 +181,7 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART,
     ``body`` is the whole (decompressed) body; parts are found by boundary,
     never by their ``Content-Length`` header (recorded bodies may claim more).
     Returns ``[{"op", "id", "run"}]`` with out-of-band fields merged into ``run``. A part over ``max_part`` bytes
-    is :func:`taken_out` (a run part: each of its :data:`_BULKY` members, of its compact JSON), appended to ``cuts``
+    is :func:`taken_out` (a run part: its :data:`_BULKY` members largest first until it fits, :func:`_fit_run`), appended to ``cuts``
     as ``(part name, what taken_out says)``, and the rest staged (trial 32a F1). Raises :class:`BadRequest`: 400
     truncated or malformed, an unknown part name or field, a part or field sent twice, a run field of the wrong
     type (:func:`check_run`), a body with no part at all; 415 not multipart.
@@ -237,15 +244,26 @@ def parse_multipart(body: bytes, content_type: str, *, max_part: int = MAX_PART,
             continue
         if not isinstance(value, dict):
             raise BadRequest(400, f"part {name!r} is not a JSON object")
-        if len(data) > max_part:  # the run itself: its bulky members taken out, its envelope kept
-            for member in _BULKY:
-                if value.get(member) is not None:
-                    value[member] = _stand_in(member, orjson.dumps(value[member]), max_part, f"{name} {member}", cuts)
+        if len(data) > max_part:  # the run itself: its largest members taken out until it fits, its envelope kept
+            _fit_run(value, len(data), max_part, name, cuts)
         key = (kind, rid)
         if key not in runs:
             order.append(key)
         runs[key] = value
     return _merged(runs, order, oob)
+
+
+def _fit_run(run: dict, size: int, limit: int, name: str, cuts: list | None) -> None:
+    """Take out of ``run`` (a run part of ``size`` bytes as sent, over ``limit``) only what must go: its
+    :data:`_BULKY` members, largest first (by compact JSON), each replaced by :func:`_stand_in`, until the run's
+    compact JSON fits in ``limit`` (review32: every bulky member went, a 26-byte ``outputs`` beside a 2 MB ``inputs``
+    too, its reply and usage lost). A run whose envelope alone is over the limit keeps it (after every bulky member)."""
+    sized = sorted(((len(enc), m, enc) for m in _BULKY if run.get(m) is not None for enc in [orjson.dumps(run[m])]),
+                   key=lambda t: -t[0])
+    for _, member, enc in sized:
+        run[member] = _stand_in(member, enc, limit, f"{name} {member}", cuts, size)
+        if len(orjson.dumps(run)) <= limit:
+            return
 
 
 def _merged(runs: dict[tuple[str, str], dict], order: list[tuple[str, str]], oob: list[tuple[str, str, str, Any]]) -> list[dict]:

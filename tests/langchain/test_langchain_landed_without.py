@@ -16,12 +16,21 @@ def test_a_file_landed_by_0_7_0_says_its_tool_result_sizes_and_unread_times():
     told = [s for s in said if "whole ToolMessage" in s]
     assert len(told) == 1, said
     assert "result_bytes" in told[0] and "--whole" in told[0] and "does not read" in told[0]
-    # 0.6.0 gets the 0.7.0 phrase and this one, in version order
+    # 0.6.0 gets the 0.7.0 phrase and this one, in version order (the later versions' phrases after them)
     older = LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.6.0")
-    assert older[-1] == told[0] and len(older) == len(said) + 1
+    assert older[1:] == said and "person messages" in older[0]
 
 
 def test_a_file_landed_by_0_8_0_or_later_is_not_said_to_count_the_whole_tool_message():
     for version in ("0.8.0", "0.9.0", LangsmithIngest.version):
         said = LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{version}")
         assert not any("whole ToolMessage" in s for s in said), (version, said)
+
+
+def test_a_file_landed_by_0_9_0_says_a_run_part_over_the_limit_lost_every_bulky_member():
+    """0.10.0 takes out of a run part over --max-part only its largest members until it fits (review32 on 7b21ad8b):
+    a file landed by 0.9.0 says it took out every one, a model call's reply and usage too; 0.10.0 and later do not."""
+    said = [s for s in LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.9.0") if "--max-part" in s]
+    assert len(said) == 1 and "reply and usage" in said[0] and "largest members" in said[0], said
+    for version in ("0.10.0", LangsmithIngest.version):
+        assert not [s for s in LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{version}") if "--max-part" in s]
