@@ -50,6 +50,17 @@ def pytest_runtest_teardown(item, nextitem):
     _signals_back()
 SHARED = (REPO.parent / "shared").resolve()
 
+
+def pytest_configure(config):
+    """With ``ASZ_TEST_CPU=DIR`` set, each test's CPU (its own and its children's) and wall go to ``DIR``
+    (tests/cpu_profile.py; docs/testing.md, "Where the CPU goes")."""
+    out = os.environ.get("ASZ_TEST_CPU")
+    if out:
+        from cpu_profile import CpuProfile
+
+        config.pluginmanager.register(CpuProfile(Path(out)), "asz_cpu_profile")
+
+
 # A piped command that runs past ASZ_PROGRESS_AFTER seconds says where it is on stderr (asz_core/reading/progress.py):
 # on a loaded machine a test's small root could pass 5 s and its stderr would differ. Off for every test (and the
 # commands they start) unless a test sets it (tests/reading/test_progress_lines.py).
