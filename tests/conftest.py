@@ -61,6 +61,36 @@ def pytest_configure(config):
         config.pluginmanager.register(CpuProfile(Path(out)), "asz_cpu_profile")
 
 
+#: Tests started first on xdist's workers, longest first (walls of the fresh-clone suite, session 32): the 200-kill
+#: loop is 260-400 s of one worker's wall (mostly waiting on the collector it kills), so started late it would set the
+#: end of the run. A node id names one test; a file path all of that file's tests, kept together (its module fixtures
+#: are made once). A name no longer collected is passed over.
+LONG_FIRST = (
+    "tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing",
+    "tests/export/test_push_crash.py",
+    "tests/isolation/test_isolation.py",
+    "tests/collect/test_crash.py",
+    "tests/core/test_version_installed.py",
+    "tests/reading/test_verify_export_corpus_after_retention.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """On an xdist worker, the tests of :data:`LONG_FIRST` first, in its order; every other keeps its place. Every
+    worker collects and orders the same way (xdist checks the collections are equal); ``--dist worksteal`` gives the
+    first worker the head of the list and lets the others take from the tail of its queue, so the long tests start
+    within the first minutes (docs/testing.md)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item) -> int:
+        for i, name in enumerate(LONG_FIRST):
+            if item.nodeid == name or item.nodeid.startswith(name + "::"):
+                return i
+        return len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the others keep their order
+
 # A piped command that runs past ASZ_PROGRESS_AFTER seconds says where it is on stderr (asz_core/reading/progress.py):
 # on a loaded machine a test's small root could pass 5 s and its stderr would differ. Off for every test (and the
 # commands they start) unless a test sets it (tests/reading/test_progress_lines.py).
