@@ -199,6 +199,12 @@ class LangsmithIngest(Adapter):
 
         return start_receiver(storage, entry)
 
+    def error_failed(self, dialect: str) -> str:
+        """``"run"``: an error step of ``langsmith/1`` that ends no model call is the trace's first run ending with an
+        ``error`` (the graph failed: a tool or a node raised, or a model call's error went up through it), not a
+        model request (trial 32a F7; a model call's own error is its call's, a ``request`` by the core's rule)."""
+        return "run"
+
     def staged_folders(self, source_root: Path) -> list[Path]:
         """``[<storage root>/_ingest/langsmith/inbox]``: where the receiver stages each accepted request, so that
         ``asz server`` runs a pass soon after a trace arrives (trial 23a F14)."""

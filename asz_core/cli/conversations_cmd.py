@@ -200,15 +200,15 @@ def mixed_note(rows: list[dict]) -> list[str]:
 
 def failed_note(rows: list[dict]) -> list[str]:
     """Per row whose STATE says ``errors`` or ``never ended`` (:func:`state_cell`), in ``asz conversation``'s words:
-    ``errors: ID8 N API error step(s): …`` (:data:`~asz_core.view.rate_words.API_ERRORS`), and its ``never ended: …``
+    ``errors: ID8 N API error step(s): …`` or ``N failed run(s): …`` (:func:`~asz_core.view.rate_words.error_words`), and its ``never ended: …``
     problem line (:func:`~asz_core.view.unended.unended_lines`) where :func:`problems_note` does not print it first."""
-    from ..view.rate_words import API_ERRORS
+    from ..view.rate_words import error_words
     from ..view.unended import UNENDED_PREFIX
 
     out = []
     for row in rows:
         if row.get("api_errors"):
-            out.append(f"errors: {shown_id(row)} {row['api_errors']:,} {API_ERRORS}")
+            out.append(f"errors: {shown_id(row)} {error_words(row['api_errors'], row.get('failed_runs') or 0)}")
         found = [str(p) for p in row.get("problems") or ()]
         for i, p in enumerate(found):
             if row.get("never_ended") and p.startswith(UNENDED_PREFIX) and not (i == 0 and _unsaid(row)):

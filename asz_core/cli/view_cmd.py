@@ -392,10 +392,10 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     out.append(f"entities {sum(s['kinds'].values())} nodes, {sum(s['relation_types'].values())} relations, {unresolved_words(doc)}")
     out.append(f"state {s['state']}: {s['talks']} talks, {s['steps']} steps, {s['streams']} streams")
     failed = (s.get("kinds") or {}).get("error.api", 0)
-    if failed:  # a failed run (a LangGraph trace's error) or model call was said only in its talk (trial 27a F9)
-        from ..view.rate_words import API_ERRORS
+    if failed:  # a failed run (a LangGraph trace's error) or model call was said only in its talk (trial 27a F9, 32a F7)
+        from ..view.rate_words import error_words
 
-        out.append(f"errors {failed} {API_ERRORS}")
+        out.append(f"errors {error_words(failed, s.get('failed_runs') or 0)}")
     from ..view.conflicts import conflict_line, gone_line
 
     out.extend(f"stopped: {visible(conflict_line(c))}" for c in s.get("conflicts") or ())  # trial 19, F5

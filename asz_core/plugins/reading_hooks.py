@@ -158,6 +158,15 @@ class ReadingHooks:
         only of a root holding ``_ingest/``. Default None. Must not raise."""
         return None
 
+    def error_failed(self, dialect: str) -> str:
+        """What an error step (``error.api``) of ``dialect`` records as failed when it ends no model call (a call's own
+        end that carries an error is a failed model request, whatever the dialect): ``"request"``, a model request
+        (Claude Code's ``system/api_error``), or ``"run"``, an app's run that ended with an error (a LangGraph trace
+        whose tool raised; trial 32a F7). The readers name each error step so (``summary.failed_runs``,
+        :func:`asz_core.view.rate_words.error_words`, the step's ``failed`` key; docs/view.md). Default
+        ``"request"``. Must not raise (an exception, or another answer, is taken as ``"request"``)."""
+        return "request"
+
     def landed_in_arrival_order(self, dialect: str) -> bool:
         """True when records of ``dialect`` land in the order they reached asz rather than the order of the work: a
         LangSmith client posts a run when it starts and patches it when it ends, in batches, so a thread's questions

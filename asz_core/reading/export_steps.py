@@ -15,7 +15,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
-from ..view.rate_words import LOST
+from ..view.rate_words import ERROR_LABELS, LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
@@ -219,7 +219,8 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         kind = n["kind"]
         if kind not in _SHOWN or (kind == "thinking" and not thinking):
             return None
-        s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=_WHO.get(kind, kind), text="", withheld=0)
+        who = ERROR_LABELS.get(n.get("failed", ""), _WHO["error.api"]) if kind == "error.api" else _WHO.get(kind, kind)
+        s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=who, text="", withheld=0)  # an error: what failed (32a F7)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
             _tool_step(s, n, recs, held)

@@ -36,6 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .usage import provider_calls
 from .tool_tallies import mcp_server, tool_tallies
+from .unended import error_failed
 
 __all__ = [
     "ViewError", "build_view", "FORMAT", "VERSION", "TEXT_LIMIT", "STEP_KINDS", "list_conversations", "clip_text",
@@ -120,6 +121,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["continues"] = min(v.there.values())
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
         places["api_errors"] = errors  # a failed run or model call: the list rows mark it (trial 27a)
+        if runs := (summary.get("failed_runs", 0) if summary is not None else sum(1 for x in error_failed(v).values() if x == "run")):
+            places["failed_runs"] = runs  # of them failed runs, not model requests: said so (trial 32a F7)
         if failed := (summary.get("calls_failed", 0) if summary is not None else v.calls_failed()):
             places["calls_failed"] = failed  # model calls an error ended: TOKENS says so (trial 28c F9)
     if v.call_usage and (grouped := v.calls_grouped()):  # asz's grouping, not the runtime's ids: the rows mark it (F15)
@@ -331,6 +334,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
     doc["summary"]["calls_by_tool"] = tool_tallies(doc)  # calls per tool name (trial 30b F2; docs/view.md)
+    if doc["summary"]["kinds"].get("error.api"):
+        _mark_failed(doc, v)
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some
     conflicts, gone = stopped_and_gone(root, session)
@@ -373,11 +378,30 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["changes_not_derived"] = fold.head.changes_not_derived
     if failed := v.calls_failed():  # model calls an error ended: no usage to read, said apart (trial 28c F9)
         s["calls_failed"] = failed
+    if runs := sum(1 for x in error_failed(v).values() if x == "run"):  # error steps that are an app's run failing, not a model request (trial 32a F7)
+        s["failed_runs"] = runs
     if b.state != "verified":
         hold_back_figures(s, b.state, v.counted_calls().values())
     elif s.get("calls_with_usage") and isinstance(s.get("cost"), dict):  # as asz conversation's line (trial 27a F3)
         s["cost_by_kind_line"] = kinds_line(s["cost"], s.get("usage_by_model") or {}, prices)
     return s
+
+
+def _mark_failed(doc: dict, v: DocumentView) -> None:
+    """Give each drawn error step (``error.api`` node) of ``doc`` its ``failed`` key, what it records as failed:
+    ``request`` (a model request) or ``run`` (an app's run; :func:`~asz_core.view.unended.error_failed`), which the
+    page and the exports label it by (``API error``, ``Run failed``; trial 32a F7)."""
+    failed = error_failed(v)
+
+    def walk(nodes: list) -> None:
+        for n in nodes:
+            if n.get("kind") == "error.api" and n.get("id") in failed:
+                n["failed"] = failed[n["id"]]
+            if n.get("children"):
+                walk(n["children"])
+
+    walk(doc["talks"])
+    walk(doc["loose"])
 
 
 def counted_there_key(v: DocumentView) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
+           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
@@ -82,7 +82,26 @@ LOST = {"too_large": "too large to land", "removed": "removed by retention"}
 #: which it may have retried, the retry's state not recorded: spec origin-digest, error.api): ``asz conversation``'s ``errors N …`` line, the
 #: ``errors:`` line under ``asz ls`` (its STATE marked ``errors``; ``--json``: ``api_errors``) and the page list's
 #: ``errors`` mark (``WORDS.api_errors``).
-API_ERRORS = "API error step(s): a model request or a run failed (the talk shows each as API error; whether a retry followed is not recorded)"
+API_ERRORS = "API error step(s): a model request failed (the talk shows each as API error; whether a retry followed is not recorded)"
+#: What follows ``N`` where a reader counts a conversation's failed runs (``error.api`` steps that end no model call, of
+#: a dialect whose adapter says such an error is its run's: a LangGraph trace whose tool raised; trial 32a F7): the
+#: seed's only error kind is ``error.api``, but a tool's failure is no API error (docs/view.md, Error steps).
+FAILED_RUNS = ("failed run(s): an app's run ended with an error (the talk shows each as Run failed; the failed tool or "
+               "API error before it says what raised it)")
+#: The label of one error step, by what failed (``failed`` of an ``error.api`` node): the exports' and the page's.
+ERROR_LABELS = {"request": "API error", "run": "Run failed"}
+
+
+def error_words(errors: int, runs: int = 0) -> str:
+    """A conversation's error steps in words: ``errors`` ``error.api`` steps, ``runs`` of them failed runs
+    (``summary.failed_runs``), the rest failed model requests: ``1 API error step(s): …``, ``1 failed run(s): …``,
+    or both joined by ``; ``. The one function ``asz conversation``'s ``errors`` line, ``asz ls``'s ``errors:`` lines
+    and the page list's ``errors`` mark (a row's ``errors_said``) say them with (trial 32a F7)."""
+    runs = min(max(runs, 0), errors)
+    said = [f"{errors - runs:,} {API_ERRORS}"] if errors > runs else []
+    if runs:
+        said.append(f"{runs:,} {FAILED_RUNS}")
+    return "; ".join(said)
 
 #: What the models line says of a conversation whose model calls name no model (Kiro CLI 3.x records none; trial 27a
 #: F10: the page read ``models —``), as the tokens line says ``not recorded by the runtime``: ``asz conversation``
@@ -163,7 +182,7 @@ def page_words() -> dict:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
-    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`),
+    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`), ``error_labels`` (:data:`ERROR_LABELS`),
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
@@ -178,5 +197,5 @@ def page_words() -> dict:
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
-            "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
+            "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
             "command_title": COMMAND_TITLE}

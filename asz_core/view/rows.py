@@ -51,7 +51,7 @@ ROW_KEYS = (
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
                 "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
-                "api_errors", "never_ended", "calls_failed")
+                "api_errors", "never_ended", "calls_failed", "failed_runs", "errors_said")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -248,9 +248,12 @@ def counted_keys(summary: dict) -> dict:
     stays, ``"priced": false``); ``calls_unread`` (:func:`calls_unread`): True when its 0 talks and 0 calls are not figures, no call being
     read while records the dialect could not read may hold some; ``api_errors``, its API error steps (a model call or
     a run, such as a failed LangGraph trace, that ended with an error: the summary's ``api_errors``, else its
-    ``kinds``' ``error.api``; 0 when none), and ``never_ended``, the runs that started and have no end recorded
+    ``kinds``' ``error.api``; 0 when none), ``failed_runs`` (of them, an app's runs that failed, not model requests:
+    the summary's, 0 when none) and ``errors_said`` (both in words, :func:`~asz_core.view.rate_words.error_words`;
+    '' when none; trial 32a F7), and ``never_ended``, the runs that started and have no end recorded
     (:func:`~asz_core.view.unended.unended_count` of its problems; 0 when none): what ``asz ls`` marks ``errors`` and
     ``never ended`` (trial 27a: only ``asz conversation`` and the talk said a trace failed)."""
+    from .rate_words import error_words
     from .unended import unended_count
 
     out = {"usage_incomplete": summary.get("usage_incomplete") or 0,
@@ -264,6 +267,9 @@ def counted_keys(summary: dict) -> dict:
         kinds = summary.get("kinds")
         errors = kinds.get("error.api", 0) if isinstance(kinds, dict) else 0
     out["api_errors"], out["never_ended"] = errors, unended_count(summary.get("problems"))
+    runs = summary.get("failed_runs")
+    out["failed_runs"] = runs if isinstance(runs, int) and not isinstance(runs, bool) else 0
+    out["errors_said"] = error_words(errors, out["failed_runs"]) if errors else ""
     out["calls_failed"] = summary.get("calls_failed") or 0
     with_usage = summary.get("calls_with_usage")
     if isinstance(with_usage, int):

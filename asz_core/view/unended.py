@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
+__all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "error_failed", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
 
 #: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
 UNENDED_PREFIX = "never ended: "
@@ -145,6 +145,33 @@ def lost_lines(headers: dict, records: dict) -> list[str]:
                              f"lost (sent while the receiver was down, or dropped by the app's client), so this "
                              f"conversation lacks what they ran and cost")
     return lines
+
+
+def error_failed(v: Any) -> dict[str, str]:
+    """What each error step (``error.api`` node) of the built view ``v`` records as failed, by node id: ``"request"``
+    when it cites a record a model call cites (the call's own end carried the error: a failed model request, whatever
+    the dialect), else what the adapter of its record's dialect says of such an error
+    (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.error_failed`: ``"run"`` for a LangGraph trace's error;
+    ``"request"`` when none answers). Trial 32a F7: a tool's exception that failed a graph read ``API error``."""
+    from .titles import ask_adapter
+
+    calls = {(r.seq, r.row) for n in v.nodes.values() if n.kind == "llm.call" for r in (n.ref, *n.refs) if r is not None}
+    out: dict[str, str] = {}
+    asked: dict[str, str] = {}
+    for nid, n in v.nodes.items():
+        if n.kind != "error.api":
+            continue
+        refs = [(r.seq, r.row) for r in (n.ref, *n.refs) if r is not None]
+        if not refs or any(r in calls for r in refs):
+            out[nid] = "request"
+            continue
+        h = v.sess.headers.get(refs[0][0])
+        dialect = h.dialect if h is not None else ""
+        if dialect not in asked:
+            got = ask_adapter(dialect, "error_failed") if dialect else "request"
+            asked[dialect] = got if got in ("request", "run") else "request"
+        out[nid] = asked[dialect]
+    return out
 
 
 def failed_call_count(nodes: Any) -> int:

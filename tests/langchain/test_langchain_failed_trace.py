@@ -59,4 +59,4 @@ def test_the_error_step_follows_what_came_before_it(tmp_path, run_asz, tracer_ba
     assert steps[1]["id"] == f"call/{llm['id']}"
     assert [n["at"] for n in steps[1:]] == sorted(n["at"] for n in steps[1:])  # drawn in the order they happened
     text = run_asz("conversation", sid, "--root", str(root)).stdout
-    assert "errors 1 API error step(s): a model request or a run failed" in text, text
+    assert "errors 1 failed run(s): an app's run ended with an error" in text, text  # not an API error (32a F7)

@@ -18,7 +18,9 @@ import pytest
 
 END = ("outputs", "end_time", "error")
 ERROR = "GraphRecursionError('boom: graph failed halfway')\nTraceback (most recent call last):\n  ..."
-ERRORS_SAID = "API error step(s): a model request or a run failed (the talk shows each as API error; whether a retry followed is not recorded)"
+#: The trace's first run failed, no model request (trial 32a F7: it read "API error step(s): a model request or a run failed").
+ERRORS_SAID = ("failed run(s): an app's run ended with an error (the talk shows each as Run failed; the failed tool or API "
+               "error before it says what raised it)")
 
 
 def _own_ids(runs: list[dict], thread: str) -> list[dict]:
@@ -64,6 +66,7 @@ def test_the_list_marks_a_failed_and_a_crashed_trace(tmp_path, run_asz, tracer_b
     rows = json.loads(run_asz("ls", "--root", str(root), "--json").stdout)
     by_thread = {next(t for t in want if t in r["id"]): r for r in rows}
     assert {t: (r["api_errors"], r["never_ended"]) for t, r in by_thread.items()} == want
+    assert {t: r["failed_runs"] for t, r in by_thread.items()} == {t: e for t, (e, _) in want.items()}  # no llm run failed
     listed = run_asz("ls", "--root", str(root)).stdout
     table = [ln for ln in listed.splitlines() if ln.startswith("ls-")]
     line = {t: next(ln for ln in table if r["id"].startswith(ln.split()[0])) for t, r in by_thread.items()}

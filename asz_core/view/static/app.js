@@ -399,13 +399,13 @@
     const said = num(r.problems.length) + ' problem(s) asz found, though its rounds verify (open the conversation for the list): ' + r.problems.join('; ');
     return h('a', { class: 'state problems', href: withHide('/c/' + enc(r.id)) + '#problems', title: said, 'aria-label': visibleText(said, false) }, '!');
   }
-  // A row asz ls marks 'errors' or 'never ended' (cli/conversations_cmd.state_cell): a model call or a run (a failed
-  // LangGraph trace) ended with an error (api_errors), or runs started and have no end recorded (never_ended: the app
-  // crashed); the marks' tooltips say it in asz conversation's words (WORDS.api_errors, the never ended: problem line;
-  // trial 27a: the list read a plain 'verified').
+  // A row asz ls marks 'errors' or 'never ended' (cli/conversations_cmd.state_cell): a model request or a run (a failed
+  // LangGraph trace) ended with an error (api_errors, failed_runs of them), or runs started and have no end recorded
+  // (never_ended: the app crashed); the marks' tooltips say it in asz conversation's words (the row's errors_said,
+  // rate_words.error_words; the never ended: problem line; trial 27a: the list read a plain 'verified'; 32a F7).
   function failedMarks(r) {
     const out = [];
-    if (r.api_errors > 0) out.push(h('span', { class: 'state failed errors', title: num(r.api_errors) + ' ' + WORDS.api_errors }, 'errors'));
+    if (r.api_errors > 0) out.push(h('span', { class: 'state failed errors', title: r.errors_said || (num(r.api_errors) + ' ' + WORDS.api_errors) }, 'errors'));
     const unended = (r.problems || []).filter(function (p) { return String(p).indexOf(WORDS.unended_prefix) === 0; });
     if (r.never_ended > 0) out.push(h('span', { class: 'state failed never-ended', title: unended.join('; ') }, 'never ended'));
     const memory = inMemoryMark(r.problems);
@@ -1917,6 +1917,12 @@
     'epoch.summary': 'summary the model continued from', 'error.api': 'API error', 'control.interrupt': 'interrupt', 'control.permission': 'permission',
     'control.command': 'command', 'turn.duration': 'turn time', 'control.notice': 'notice', 'run': 'run', 'talk': 'talk'
   };
+  // An error step says what failed (its failed key: a model request, 'API error', or an app's run, 'run failed';
+  // rate_words.ERROR_LABELS, the exports' labels; trial 32a F7): the seed's one error kind is error.api.
+  function kindLabel(n) {
+    if (n.kind === 'error.api' && n.failed && WORDS.error_labels[n.failed]) return WORDS.error_labels[n.failed].toLowerCase();
+    return KIND_LABEL[n.kind] || n.kind;
+  }
   const CONTAINERS = { 'run': 1, 'llm.call': 1, 'talk': 1 };
   const INLINE_TEXT = { 'message.external': 'external', 'message.assistant': 'assistant', 'agent.output': 'assistant', 'message.synthetic': 'assistant', 'epoch.summary': 'assistant' };
 
@@ -2052,7 +2058,7 @@
     const det = h('div', { class: 'details', hidden: 'hidden' });
     let drawn = false;
     const row = h('div', { class: 'row', role: 'button', tabindex: '0', 'aria-expanded': 'false' },
-      h('span', { class: 'kind' }, ASKED[n.id] ? ASKED_LABEL : (KIND_LABEL[k] || k)), h('span', { class: 'title' }, rowTitle(n)), tags(n),
+      h('span', { class: 'kind' }, ASKED[n.id] ? ASKED_LABEL : kindLabel(n)), h('span', { class: 'title' }, rowTitle(n)), tags(n),
       h('span', { class: 'when' }, fmtClock(n.at)));
     function toggle(on) {
       if (on === undefined) on = det.hidden;
@@ -2353,7 +2359,7 @@
     });
     const body = drawer.querySelector('.dbody');
     clear(body);
-    drawer.querySelector('.dtitle').textContent = 'Evidence · ' + (KIND_LABEL[n.kind] || n.kind);
+    drawer.querySelector('.dtitle').textContent = 'Evidence · ' + kindLabel(n);
     body.append(h('div', { class: 'mono muted' }, n.id));
     if (!refs.length) body.append(h('p', { class: 'faint' }, 'This node names no record.'));
     refs.forEach(function (r) {
