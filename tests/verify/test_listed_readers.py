@@ -4,8 +4,8 @@ session`` problem at the list's line, exit 1), as the whole-root ``asz verify`` 
 removed whole; docs/reading.md).
 
 Real input: the Claude Code corpus collected by the real ``asz collect --once`` (tests/conftest.py ``corpus_copy``);
-every command runs as a real ``asz`` process. The expected ids and lines are read from the corpus's file names and
-the list file's own text, never from asz's code.
+every command runs in the test's process (test_verify_listed.py's ``asz``). The expected ids and lines are read from
+the corpus's file names and the list file's own text, never from asz's code.
 """
 
 from __future__ import annotations

@@ -2,8 +2,11 @@
 ``_sessions.list`` (docs/storage-root.md), kept by every writer that lands a session, names it.
 
 Real input: the Claude Code corpus (../shared/corpus/claude-code/projects) collected by the real ``asz collect --once``
-(tests/conftest.py ``corpus_copy``); every command runs as a real ``asz`` process. The sessions and times a list must
-hold are counted from the corpus's file names and the landed files' names, never from the list's own code.
+(tests/conftest.py ``corpus_copy``); every command runs in the test's process (:func:`cli_helpers.asz_in_process`:
+what is tested is the list file and what each command prints and exits with; session 33: some 30 child processes cost
+about 12 s of CPU here and in test_listed_readers.py), but for the pass that kills itself, a real process. The
+sessions and times a list must hold are counted from the corpus's file names and the landed files' names, never from
+the list's own code.
 """
 
 from __future__ import annotations
@@ -18,14 +21,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_helpers import asz_in_process
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 PROJECT = "-home-user-claude-reliability"
-ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 
 
 def asz(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*ASZ, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+    return asz_in_process(*args, cwd=cwd)
 
 
 def corpus_sessions(projects: Path) -> set[str]:
