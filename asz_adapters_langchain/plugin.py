@@ -199,6 +199,12 @@ class LangsmithIngest(Adapter):
 
         return start_receiver(storage, entry)
 
+    def tool_timed(self, dialect: str) -> bool:
+        """True: a ``langsmith/1`` tool step runs from the end of the model call that asked for it to the end of its
+        tool run (both runs' ``end_time``), no person in between, so ``request_to_result_ms`` times the tool and the
+        graph's step into it (trial 32a F5)."""
+        return True
+
     def error_failed(self, dialect: str) -> str:
         """``"run"``: an error step of ``langsmith/1`` that ends no model call is the trace's first run ending with an
         ``error`` (the graph failed: a tool or a node raised, or a model call's error went up through it), not a

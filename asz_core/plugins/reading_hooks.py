@@ -158,6 +158,15 @@ class ReadingHooks:
         only of a root holding ``_ingest/``. Default None. Must not raise."""
         return None
 
+    def tool_timed(self, dialect: str) -> bool:
+        """True when a tool step of ``dialect`` times the tool with no person in between: its ``request_to_result_ms``
+        runs from the end of the model call that asked for it to the end of the tool's run, as the runtime recorded
+        both (LangSmith's run ``end_time``s: the tool's run and the graph's step into it), so ``asz usage tools``
+        counts it where no execution record measured the call (trial 32a F5; docs/reading.md, Tool use). Default
+        False: Claude Code's call and result are transcript lines, and a permission prompt may wait between them.
+        Must not raise (an exception, or another answer, is taken as False)."""
+        return False
+
     def error_failed(self, dialect: str) -> str:
         """What an error step (``error.api``) of ``dialect`` records as failed when it ends no model call (a call's own
         end that carries an error is a failed model request, whatever the dialect): ``"request"``, a model request

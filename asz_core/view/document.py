@@ -228,21 +228,31 @@ def conversation_executions(root: str | os.PathLike, conversation: str, *, hide:
 def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
                             ) -> tuple[str, list[dict], list[dict]]:
     """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
-    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at"}`` per tool call of the chain
-    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None) and the document's
+    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at", "ms"}`` per tool call of the chain
+    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None; ``ms`` its step's
+    ``request_to_result_ms`` (0 under a millisecond) where its dialect's adapter says that times the tool
+    (``tool_timed``: LangSmith, from the asking model call's end to the tool run's end; trial 32a F5), else None) and the document's
     ``tool_executions`` entries. Raises as :func:`build_view`; ``asz usage tools`` adds them up (:mod:`asz_core.reading.tool_use`)."""
+    from .titles import ask_adapter
+
     with gc_pause.paused():
         b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         calls = []
+        timed: dict[str, bool] = {}
         for kind in ("tool", "agent.call"):
             for n in v.of_kind(kind):
                 d: dict = {}
                 v._tool_keys_py(n, d)
                 name = str(d.get("name") or n.attrs.get("name") or "")
                 server = n.attrs.get("mcp_server")
+                h = v.sess.headers.get(n.ref.seq) if n.ref is not None else None
+                dialect = h.dialect if h is not None else ""
+                if dialect not in timed:
+                    timed[dialect] = bool(dialect) and ask_adapter(dialect, "tool_timed") is True
+                ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
                 calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
                               "server": server if isinstance(server, str) and server else mcp_server(name),
-                              "failed": d.get("failed"), "at": v.at(n)})
+                              "failed": d.get("failed"), "at": v.at(n), "ms": ms})
         return b.state, calls, list(v.executions)
 
 
