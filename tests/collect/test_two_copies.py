@@ -2,13 +2,14 @@
 conflict, told once per process, as a second source into a stream is (origin-digest §5.1: "Two sources landing into
 one stream dir → refuse second, count conflict"; docs/storage-root.md, Cursors). It was an ``error:`` on every pass.
 Real input: the corpus's hello session, copied under a second project name.
+``asz`` runs in the test's process (:func:`cli_helpers.asz_in_process`): no signal, pipe or exit status of a process
+is tested here (session 33: a child process each cost about 0.4 s of CPU).
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -17,6 +18,7 @@ from collect_helpers import Runner
 
 from asz_core.plugins import get_plugin_manager
 from asz_core.storage.cursor import read_cursor
+from cli_helpers import asz_in_process
 
 PROJECT = "-home-user-claude-reliability"
 SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -37,7 +39,7 @@ def two(corpus_dir: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def _asz(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return asz_in_process(*args, cwd=cwd)
 
 
 def test_collect_counts_the_copy_as_a_conflict_and_lands_the_first(two, tmp_path):
