@@ -7,6 +7,8 @@ yet" as after ``asz collect --no-parse``.
 Real input: the Claude Code corpus (../shared/corpus/claude-code/projects, 11 sessions) landed by the real
 ``asz collect --once --no-parse``, then the real parse (:func:`asz_core.flow.parse.parse_root`, what ``asz parse`` and
 ``asz collect`` call) stopped by a KeyboardInterrupt raised where Ctrl-C lands: after its first session.
+``asz`` runs in the test's process (:func:`cli_helpers.asz_in_process`): no signal, pipe or exit status of a process
+is tested here (session 33: a child process each cost about 0.4 s of CPU).
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from asz_core.flow.parse import ParseInterrupted, parse_root
+from cli_helpers import asz_in_process
 
 CORPUS_SESSIONS = 11  # main transcripts under ../shared/corpus/claude-code/projects
 
 
 def asz(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600)
+    return asz_in_process(*args)
 
 
 @pytest.fixture
