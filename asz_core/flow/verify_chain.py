@@ -27,12 +27,15 @@ from typing import Callable, Mapping
 import attrs
 
 from ..sessiondata.reader import check_file
-from ..storage.layout import session_dir, session_listing
+from ..storage.layout import SessionListing, session_dir, session_listing
 from .chain import Chain, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest
 from .round_read import CheckedRound, FrameScan, check_round
 
 __all__ = ["ChainProblem", "ChainReport", "Seen", "verify_chains", "verify_chain"]
+
+#: A session folder's listing as ``session_listing(sdir, skeletons=True, strings=True)`` gives it.
+Listing = Callable[[Path], SessionListing]
 
 
 @attrs.define
@@ -107,7 +110,8 @@ class ChainReport:
 
 def verify_chains(root: str | os.PathLike, session: str | None = None, *, digests: Mapping[str, str] | None = None,
                   step: Callable[[str, int], None] | None = None, chains: SessionChains | None = None,
-                  seen: Seen | None = None, frames: FrameScan | None = None) -> ChainReport:
+                  seen: Seen | None = None, frames: FrameScan | None = None,
+                  listing: Listing | None = None) -> ChainReport:
     """Run the six chain checks on every chain of ``root`` (or only the chain(s) of ``session``).
 
     ``session`` selects the chain whose directory is named by it or whose round 1
@@ -121,6 +125,9 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     ``frames``: a compiled scan of a round's node and relation frames (``asz_core.verify.jsonscan.round_frames``):
     each round is then read by :func:`~asz_core.flow.round_read.check_round` with it, its entities not built (the
     same findings: check 3 names what :func:`~asz_core.flow.round.read_round` refuses either way).
+    ``listing``: how a session folder is listed for checks 5 and 6, a callable giving exactly what
+    ``session_listing(sdir, skeletons=True, strings=True)`` gives (its default; ``asz verify`` passes
+    :func:`asz_core.verify.listing.verify_listing`, the same listing read in C).
     Returns a :class:`ChainReport`; never raises for what it finds
     (unreadable files are problems). Raises FileNotFoundError when ``root`` is
     not a directory.
@@ -132,18 +139,18 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     dirs = conversation_dirs(root) if session is None else (chains if chains is not None else SessionChains(root)).of(session)
     seen = Seen() if seen is None else seen
     for d in dirs:
-        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames)
+        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
         if step is not None:
             step(d.name, 1)
     return report
 
 
 def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Mapping[str, str] | None = None,
-                 seen: Seen | None = None, frames: FrameScan | None = None) -> ChainReport:
+                 seen: Seen | None = None, frames: FrameScan | None = None, listing: Listing | None = None) -> ChainReport:
     """Run the six checks on one chain, adding to ``report`` (a new one when None); returns the report.
 
-    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path; ``seen`` and ``frames``: as
-    :func:`verify_chains` takes them.
+    ``digests``: whole-file SHA-256 hex of landed files already hashed, by path; ``seen``, ``frames`` and ``listing``:
+    as :func:`verify_chains` takes them.
     """
     seen = Seen() if seen is None else seen
     listed = seen.listed  # a session's landed files (paths as str), listed once for all its rounds
@@ -205,7 +212,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
                 seq=h.from_seq,
             )
         if rf.number == 1 or adjacent:
-            _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem, digests or {}, listed)
+            _check_inputs(chain, r, prev.header.input_digest if adjacent else "", problem, digests or {}, listed, listing)
         prev, prev_number, expected = r, rf.number, rf.number + 1
     if prev is not None and files and prev.path == files[-1].path and (len(files) < 2 or files[-2].number != prev_number):
         seen.heads[conv] = (files[-1].path.name, prev.header.session, prev.header.through_seq)
@@ -273,11 +280,12 @@ def unread_hint(chain: Chain) -> str:
 
 
 def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, problem, known: Mapping[str, str],
-                  listed: dict[str, list]) -> None:
+                  listed: dict[str, list], listing: Listing | None = None) -> None:
     """Checks 5 and 6: recompute the input digest from the files on disk, name missing seqs when it differs.
 
     ``known`` holds whole-file digests already found, by path; ``listed`` each
-    session's landed files (their paths as ``str``, no Path made a file), filled on first use.
+    session's landed files (their paths as ``str``, no Path made a file), filled on first use by ``listing``
+    (:func:`verify_chains`).
     """
     h = r.header
     path = r.path or chain.rounds_dir
@@ -290,7 +298,8 @@ def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, pr
     present: dict[int, str] = {}
     files = listed.get(key := os.fspath(sdir))
     if files is None:
-        files = listed[key] = session_listing(sdir, skeletons=True, strings=True).files
+        files = listed[key] = (listing(sdir) if listing is not None else
+                               session_listing(sdir, skeletons=True, strings=True)).files
     for ln, p in files:
         if h.from_seq <= ln.seq <= h.through_seq:
             present[ln.seq] = p

@@ -21,7 +21,8 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     does not read again; ``step(chain, 1)`` after each chain; ``chains``: the
     root's :class:`~asz_core.flow.chain.SessionChains` when already read; ``seen``: a
     :class:`~asz_core.flow.verify_chain.Seen` it fills for the caller; each round's node and relation frames vouched
-    for by the compiled ``asz_core.verify.jsonscan.round_frames`` where it was built, not built as entities) and carries its
+    for by the compiled ``asz_core.verify.jsonscan.round_frames`` where it was built, not built as entities; each session
+    listed by :func:`~asz_core.verify.listing.verify_listing`, in C where it was built) and carries its
     findings as problems named ``chain``: file = the round (or chain) file,
     field = ``round N``, detail = ``seq N: …`` (a landed file the round did not
     consume: :func:`~asz_core.verify.damage.changed_since_parsed`). Counts ``chains`` and ``rounds``.
@@ -32,10 +33,11 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
     from .damage import changed_since_parsed
+    from .listing import verify_listing
     from .session_files import jsonscan
 
     found = verify_chains(root, session, digests=digests, step=step, chains=chains, seen=seen,
-                          frames=jsonscan.round_frames if jsonscan is not None else None)
+                          frames=jsonscan.round_frames if jsonscan is not None else None, listing=verify_listing)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message

@@ -56,3 +56,36 @@ def test_a_session_ahead_of_its_chain_is_found_the_same_with_what_was_kept(corpu
     with open(root / "_conversations" / conv / "rounds" / _head_file(root, conv), "rb") as f:
         through = orjson.loads(f.readline())["through_seq"]
     assert lagging_sessions(root) == lagging_sessions(root, None, seen) == [(sdir.name, through, ln.seq + 1)]
+
+
+def test_the_chain_checks_find_the_same_with_the_compiled_listing(corpus_copy):
+    """``asz verify``'s chain checks list each session once by :func:`~asz_core.verify.listing.verify_listing` (in C
+    where it was built) instead of ``session_listing``; with one consumed file removed and another changed in place
+    (its mode made writable, one byte changed), checks 5 and 6 find the same problems either way, and each session
+    is listed once."""
+    from asz_core.flow.verify_chain import verify_chains
+    from asz_core.verify.listing import verify_listing
+
+    root = corpus_copy()
+    sdirs = session_dirs(root)
+    gone = session_listing(sdirs[0], strings=True).files[0][1]
+    os.remove(gone)
+    changed = session_listing(sdirs[1], strings=True).files[0][1]
+    os.chmod(changed, 0o644)
+    with open(changed, "r+b") as f:
+        f.seek(os.path.getsize(changed) // 2)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(b"x" if byte != b"x" else b"y")
+    calls: list[str] = []
+
+    def counted(sdir):
+        calls.append(os.fspath(sdir))
+        return verify_listing(sdir)
+
+    python_way = verify_chains(root)
+    compiled_way = verify_chains(root, listing=counted)
+    assert compiled_way.as_dict() == python_way.as_dict()
+    found = {(p.check, p.conversation) for p in compiled_way.problems}
+    assert (5, sdirs[0].name) in found and (6, sdirs[1].name) in found
+    assert sorted(calls) == sorted(os.fspath(s) for s in sdirs)  # each session listed once, by the listing given
