@@ -83,3 +83,37 @@ def test_a_caller_that_stops_reads_no_further(corpus_collected, monkeypatch):
     assert next(gen) == (row, line)
     gen.close()
     assert sum(reads) < end + 2 * max(4096, len(line) + 1) and sum(reads) < len(data)
+
+
+def test_a_call_near_the_start_costs_a_small_read(corpus_collected, monkeypatch):
+    """The first read is ROWS_FIRST bytes and each next twice the one before (up to ROWS_CHUNK): stopped after the
+    first call of the largest corpus transcript, the reader read less than twice as far as that line's end plus the
+    first read (with 256 KB reads, as before, it read 256 KB), and every line is still found at each first size."""
+    files = [p for s in session_dirs(corpus_collected) for _, p in landed_files(s)]
+    path = max(files, key=lambda p: p.stat().st_size)
+    data = path.read_bytes()
+    quoted = [orjson.dumps(_call_ids(data)[0])]
+    row, line = _expected(data, quoted)[0]
+    end = sum(len(x) + 1 for x in data.split(b"\n")[: row + 1])
+    reads: list[int] = []
+    real_open = open
+
+    def counting_open(p, mode="r", *a, **k):
+        f = real_open(p, mode, *a, **k)
+        read = f.read
+        f.read = lambda n=-1: reads.append(len(got := read(n))) or got
+        return f
+
+    monkeypatch.setattr(ec, "open", counting_open, raising=False)
+    gen = ec._rows_holding(str(path), quoted)
+    assert next(gen) == (row, line)
+    gen.close()
+    assert reads[0] == min(ec.ROWS_FIRST, len(data)) == 1 << 14
+    assert sum(reads) < 2 * end + ec.ROWS_FIRST + len(line) and sum(reads) < ec.ROWS_CHUNK < len(data)
+    monkeypatch.setattr(ec, "open", real_open, raising=False)
+    ids = _call_ids(data)
+    for first in (1, 7, 4096, ec.ROWS_CHUNK):
+        monkeypatch.setattr(ec, "ROWS_FIRST", first)
+        for pick in (ids[:1], ids[-1:], ids[len(ids) // 2: len(ids) // 2 + 3]):
+            q = [orjson.dumps(i) for i in pick]
+            assert list(ec._rows_holding(str(path), q)) == _expected(data, q)
