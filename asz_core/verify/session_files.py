@@ -42,7 +42,7 @@ _WHAT = {SESSION_STATE: "the session's cache of its next seq, never trusted over
          "index.state": "the session index's state; delete the session's index/ directory and run asz parse to rebuild it"}
 
 
-def _read(path: Path) -> tuple[bytes | None, str]:
+def _read(path: str) -> tuple[bytes | None, str]:
     try:
         with open(path, "rb") as f:
             return f.read(), ""
@@ -54,34 +54,36 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
     """``(file, line, what is wrong)`` for each of ``sdir``'s ``session.state``, ``index/index.state`` and
     ``index/entries.jsonl`` (its lines up to ``entries_bytes``) that is there and does not read; line 0 for the
     file as a whole. ``marked``, when given, receives for ``str(sdir)`` whether the index's bytes (read whole) hold
-    :data:`asz_core.verify.untimed.MARK`, for the ``untimed`` check after it."""
+    :data:`asz_core.verify.untimed.MARK`, for the ``untimed`` check after it. The paths are joined as strings, a
+    :class:`~pathlib.Path` made only for a file named (issue 22: four a session were a sixth of this check's CPU)."""
     out: list[tuple[Path, int, str]] = []
-    st = sdir / SESSION_STATE
+    base = os.fspath(sdir)
+    st = os.path.join(base, SESSION_STATE)
     if os.path.lexists(st):
         data, why = _read(st)
         values, line, why, rows = parse_state(data) if data is not None else ({}, 0, why, {})
         if not why and "next_seq" in values and not values["next_seq"].isdigit():
             line, why = rows["next_seq"], f"next_seq: expected a whole number, got {values['next_seq'][:20]!r}"
         if why:
-            out.append((st, line, why))
-    d = sdir / INDEX_DIR
-    state, entries = d / "index.state", d / "entries.jsonl"
+            out.append((Path(st), line, why))
+    d = os.path.join(base, INDEX_DIR)
+    state, entries = os.path.join(d, "index.state"), os.path.join(d, "entries.jsonl")
     if not os.path.lexists(state):
         return out
     data, why = _read(state)
     values, line, why, _ = parse_state(data) if data is not None else ({}, 0, why, {})
     if why or not values.get("entries_bytes", "").isdigit():
-        return out + [(state, line, why or "entries_bytes: missing or not a whole number")]
+        return out + [(Path(state), line, why or "entries_bytes: missing or not a whole number")]
     want = int(values["entries_bytes"])
     data, why = _read(entries) if os.path.lexists(entries) or want else (b"", "")
     if data is None:
-        return out + [(entries, 0, why)]
+        return out + [(Path(entries), 0, why)]
     if marked is not None:  # loaded here: asz view checks these files before it loads the Session Data modules
         from .untimed import MARK
 
-        marked[str(sdir)] = MARK in data
+        marked[base] = MARK in data
     if len(data) < want:
-        return out + [(entries, data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
+        return out + [(Path(entries), data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
     # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again
     first = jsonscan.index_lines(data, want) if jsonscan is not None else 1
     if first is None:
@@ -92,9 +94,9 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            return out + [(entries, n, f"does not read as JSON: {exc}")]
+            return out + [(Path(entries), n, f"does not read as JSON: {exc}")]
         if not isinstance(obj, dict) or type(obj.get("seq")) is not int:
-            return out + [(entries, n, "not a landed file's index line (no whole-number seq)")]
+            return out + [(Path(entries), n, "not a landed file's index line (no whole-number seq)")]
     return out
 
 
