@@ -13,7 +13,7 @@ from typing import Any
 from .append import written_in_place
 from ..plugins.adapter import Source
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor
-from ..storage.layout import cursor_path, cursor_paths, kind_dir
+from ..storage.layout import cursor_file, cursor_paths
 
 __all__ = ["settled", "nothing_new", "unchanged", "nonempty"]
 
@@ -43,7 +43,8 @@ def nothing_new(root: Path, session: str, parts: list[tuple[Any, list[Source]]],
     try:
         for _, sources in parts:
             for s in sources:
-                cp = os.fspath(cursor_path(kind_dir(root, session, s.kind, s.stream, s.batch), s.kind))
+                cp = cursor_file(sdir, s.kind, s.stream, s.batch)  # a string: three Path objects a source were a fifth
+                # of this pass's CPU (issue 22); sdir is session_dir(root, session)
                 if cp in seen or not unchanged(s, read_cursor(cp)):
                     return False
                 seen.add(cp)

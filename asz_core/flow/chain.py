@@ -42,6 +42,7 @@ __all__ = [
     "assembly_mark",
     "assembled_marks",
     "CONVERSATIONS",
+    "CONVERSATION_STATE",
     "ChainBusy",
     "ChainError",
     "Chain",
@@ -51,6 +52,9 @@ __all__ = [
     "conversation_dirs",
     "round_session",
 ]
+
+#: A chain's state file, in its conversation directory (:attr:`Chain.state_path`): a cache of its head.
+CONVERSATION_STATE = "conversation.state"
 
 #: The ``conversation.state`` key naming the asz whose assembly wrote the chain last (:func:`assembly_mark`).
 ASSEMBLED_BY = "assembled_by"
@@ -204,7 +208,7 @@ class Chain:
         self.dir = conversation_dir(root, conversation)
         self.rounds_dir = self.dir / ROUNDS
         self.lock_path = self.dir / ".lock"
-        self.state_path = self.dir / "conversation.state"
+        self.state_path = self.dir / CONVERSATION_STATE
         self._lock: FileLock | None = None
 
     @classmethod

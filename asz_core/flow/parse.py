@@ -32,10 +32,10 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
+from ..storage.layout import CONVERSATIONS, ROUNDS, dir_name, landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.root import highest_seq, read_state
 from ..storage.senders import RECEIVED
-from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
+from .chain import CONVERSATION_STATE, Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
@@ -556,18 +556,20 @@ def chain_is_current(root: Path, session: str) -> bool:
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
-    chain = Chain(root, session)
-    st = read_state(chain.state_path)
+    # paths joined as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks this of
+    # every session, and the Path objects were a third of its CPU)
+    cdir = os.path.join(os.fspath(root), CONVERSATIONS, dir_name(session))
+    st = read_state(os.path.join(cdir, CONVERSATION_STATE))
     if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
         return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
     try:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
     except ValueError:
         return False
-    if not (through > 0 and through == highest_seq(session_dir(root, session))):
+    if not (through > 0 and through == highest_seq(os.path.join(os.fspath(root), dir_name(session)))):
         return False
     # the head round the state names is still there (one stat): a round removed from the end is parsed again
-    return os.path.exists(chain.rounds_dir / round_file_name(head, st.get("head_digest", "")))
+    return os.path.exists(os.path.join(cdir, ROUNDS, round_file_name(head, st.get("head_digest", ""))))
 
 
 def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:

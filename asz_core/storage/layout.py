@@ -38,6 +38,7 @@ __all__ = [
     "kind_dir",
     "holding_dirs",
     "kind_dir_parts",
+    "cursor_file",
     "dir_name",
     "session_dir",
     "cursor_path",
@@ -153,6 +154,14 @@ def kind_dir(root: Path, session: str, kind: str, stream: str = "", batch: str =
 def cursor_path(directory: Path, kind: str) -> Path:
     """The cursor file of ``kind`` in ``directory``: ``<prefix>.cursor`` (a dot, so a ``<prefix>-`` scan never picks it)."""
     return Path(directory) / f"{KIND_PREFIX[kind]}.cursor"
+
+
+def cursor_file(session_dir: str | os.PathLike, kind: str, stream: str = "", batch: str = "") -> str:
+    """``os.fspath(cursor_path(kind_dir(root, session, kind, stream, batch), kind))`` of the session directory
+    ``session_dir`` (``session_dir(root, session)``), joined as a string with no :class:`Path` made: a pass with
+    nothing new asks it of every source (issue 22). Raises ValueError as :func:`kind_dir_parts`, KeyError for a kind
+    that is not one."""
+    return os.path.join(os.fspath(session_dir), *kind_dir_parts(kind, stream, batch), f"{KIND_PREFIX[kind]}.cursor")
 
 
 def session_dirs(root: Path) -> list[Path]:

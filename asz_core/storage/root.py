@@ -281,7 +281,8 @@ def read_state(path: str | os.PathLike) -> dict[str, str]:
     Lenient: every line gives its key and value, a line ``asz verify`` names as bad included
     (:func:`~asz_core.storage.state_lines.parse_state`, the one parser of the format)."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:  # no Path made: a pass with nothing new reads every chain's state
+            data = f.read()
     except OSError:
         return {}
     return parse_state(data).values

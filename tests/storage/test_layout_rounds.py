@@ -25,3 +25,25 @@ def test_collect_reads_the_layout_not_its_own_path():
     """collect's check for a chain (a folder lost, its chain kept) spells no path of its own."""
     src = (Path(__file__).resolve().parents[2] / "asz_core" / "collect" / "collector.py").read_text(encoding="utf-8")
     assert '"_conversations"' not in src and '"rounds"' not in src
+
+
+def test_a_cursor_file_joined_as_a_string_is_the_one_cursor_path_names(tmp_path):
+    """A pass with nothing new joins each cursor's path as a string (cursor_file, issue 22): the same path
+    ``cursor_path(kind_dir(...))`` names for every kind, stream and run (storage-root.md, Layout: streams/<stream>,
+    runs/<run>, provider_body), an id's ``/`` made ``_``; the same errors for a run kind without a run, an unknown kind
+    and an unusable id."""
+    from asz_core.sessiondata.model import KIND_PREFIX
+    from asz_core.storage.layout import cursor_file, cursor_path, kind_dir, session_dir
+
+    for root in (tmp_path, str(tmp_path) + "/"):
+        for kind in KIND_PREFIX:
+            for stream, batch in (("", "b1"), ("agent-a/1", "run/2")):
+                want = cursor_path(kind_dir(Path(root), "s/1", kind, stream, batch), kind)
+                assert cursor_file(session_dir(Path(root), "s/1"), kind, stream, batch) == str(want)
+    assert cursor_file(tmp_path / "s", "transcript") == str(tmp_path / "s" / "streams" / "main" / "transcript.cursor")
+    with pytest.raises(ValueError):
+        cursor_file(tmp_path / "s", "journal")
+    with pytest.raises(ValueError):
+        cursor_file(tmp_path / "s", "transcript", "..")
+    with pytest.raises(KeyError):
+        cursor_file(tmp_path / "s", "no-such-kind")
