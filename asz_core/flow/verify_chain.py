@@ -27,7 +27,7 @@ from typing import Callable, Mapping
 import attrs
 
 from ..sessiondata.reader import check_file
-from ..storage.layout import SessionListing, session_dir, session_listing
+from ..storage.layout import SessionListing, dir_name, session_listing
 from .chain import Chain, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest
 from .round_read import CheckedRound, FrameScan, check_round
@@ -294,12 +294,12 @@ def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, pr
         if want != h.input_digest:
             problem(6, h.round, path, "input digest does not match an empty window")
         return
-    sdir = session_dir(chain.root, h.session)
+    key = os.path.join(os.fspath(chain.root), dir_name(h.session))  # session_dir(chain.root, h.session) as a string
     present: dict[int, str] = {}
-    files = listed.get(key := os.fspath(sdir))
+    files = listed.get(key)
     if files is None:
-        files = listed[key] = (listing(sdir) if listing is not None else
-                               session_listing(sdir, skeletons=True, strings=True)).files
+        files = listed[key] = (listing(key) if listing is not None else
+                               session_listing(key, skeletons=True, strings=True)).files
     for ln, p in files:
         if h.from_seq <= ln.seq <= h.through_seq:
             present[ln.seq] = p
@@ -316,6 +316,7 @@ def _check_inputs(chain: Chain, r: Round | CheckedRound, previous_input: str, pr
         problem(5, h.round, path, f"consumed file cannot be read: {msg}", seq=seq)
     if unreadable:
         return
+    sdir = Path(key)  # made only here: a window whose digest matches, nearly every one, needs no Path
     if not sdir.is_dir():
         problem(5, h.round, path, f"the session directory {sdir} is gone; seqs {h.from_seq}–{h.through_seq} were consumed", seq=h.from_seq)
         return
