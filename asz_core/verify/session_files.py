@@ -80,12 +80,21 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
         return out + [(Path(entries), 0, why)]
     if marked is not None:  # loaded here: asz view checks these files before it loads the Session Data modules
         from .untimed import MARK
-
-        marked[base] = MARK in data
     if len(data) < want:
+        if marked is not None:
+            marked[base] = MARK in data
         return out + [(Path(entries), data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
-    # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again
-    first = jsonscan.index_lines(data, want) if jsonscan is not None else 1
+    # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again;
+    # whether they hold the untimed mark is told by the same pass (index_lines_marked), the rest searched here
+    if jsonscan is None:
+        first = 1
+    elif marked is None:
+        first = jsonscan.index_lines(data, want)
+    else:
+        first, seen = jsonscan.index_lines_marked(data, want)
+        marked[base] = seen or (data.find(MARK, want) >= 0 if first is None else MARK in data)
+    if marked is not None and base not in marked:
+        marked[base] = MARK in data
     if first is None:
         return out
     for n, raw in enumerate(data[:want].split(b"\n"), 1):

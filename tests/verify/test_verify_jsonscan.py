@@ -178,3 +178,72 @@ def test_no_byte_past_the_end_is_read(tmp_path):
     assert guarded(lines, "jsonscan.index_lines(view, cut)", tmp_path) == want
     # the cuts hold every kind of answer: None (an empty or vouched prefix) and a line number
     assert None in want and 1 in want and 4 in want
+
+
+MARK = b'"untimed'  # asz_core.verify.untimed.MARK, spelled here from its docs (docs/verify.md, records whose time ...)
+
+#: Lines holding the mark's bytes, or near misses, in every place a string can be: a key, a value, inside a list,
+#: after an escaped quote, after an escaped backslash (then the quote closes the string: no mark there).
+MARKED = [
+    b'{"seq":1,"untimed":[{"seq":3}]}', b'{"seq":1,"a":"untimed"}', b'{"seq":1,"a":["x","untimed by"]}',
+    b'{"seq":1,"a":"say \\"untimed\\" here"}', b'{"seq":1,"a":{"b":{"untimedX":1}}}', b'{"seq":1,"a":"xuntimed"}',
+    b'{"seq":1,"a":"untime"}', b'{"seq":1,"a":"\\\\","untimed":2}', b'{"seq":1,"a":"\\u0022untimed"}',
+    b'{"seq":1,"a":"\\\\\\"untimed"}', b'{"seq":1,"untimed":1', b'{"seq":1,"a":"untimed', b'{"seq":"1","untimed":1}',
+]
+
+
+def marked_by_hand(data: bytes, end: int) -> tuple:
+    """(first, marked) counted with index_lines and a plain search: the first line not vouched for, and whether a line
+    before it (every line when none) holds the mark, each line as data[:end].split(b"\\n") gives it."""
+    first = jsonscan.index_lines(data, end)
+    lines = data[:end].split(b"\n")
+    before = lines if first is None else lines[: first - 1]
+    return first, any(MARK in line for line in before)
+
+
+@needs_module
+def test_the_mark_is_found_in_the_same_pass_as_a_search_finds_it():
+    from asz_core.verify.untimed import MARK as mark
+
+    assert mark == MARK
+    for line in MARKED + GOOD + NOT_VOUCHED[:20]:
+        for data in (line, line + b"\n", GOOD[0] + b"\n" + line + b"\n" + GOOD[1], line + b"\n" + GOOD[5] + b"\n" + line):
+            for end in (len(data), len(data) // 2, len(data) - 1, 0):
+                assert jsonscan.index_lines_marked(data, end) == marked_by_hand(data, end), (data, end)
+    with pytest.raises(ValueError):
+        jsonscan.index_lines_marked(b"{}", 3)
+
+
+@needs_module
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(MARKED + GOOD[:5]), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2), _BYTES | st.just(MARK)), max_size=4))
+def test_a_changed_index_is_marked_as_a_search_finds_it(lines, changes):
+    data = mutated(b"\n".join(lines), changes)
+    assert jsonscan.index_lines_marked(data, len(data)) == marked_by_hand(data, len(data))
+
+
+def test_the_state_check_tells_the_mark_as_a_search_of_the_whole_file(corpus_copy, monkeypatch):
+    """session_file_problems' ``marked`` (read by the untimed check) is whether the index file's bytes hold the mark,
+    with the module and without it: in a vouched line, a line the module refuses, and past entries_bytes."""
+    root = corpus_copy()
+    sdirs = session_dirs(root)
+    for sdir, tail, extra in ((sdirs[0], b'{"seq":999,"untimed":[{"seq":1}]}\n', b""),
+                              (sdirs[1], b'{"seq":999, "untimed":[]}\n', b""),  # a space: not vouched, orjson reads it
+                              (sdirs[2], b"", b'{"seq":1000,"untimed":[]}\n'),   # past entries_bytes
+                              (sdirs[3], b'{"seq":999,"a":"\\"untimed"}\n', b"")):
+        entries = sdir / "index" / "entries.jsonl"
+        data = entries.read_bytes() + tail
+        entries.chmod(0o644)
+        entries.write_bytes(data + extra)
+        state = sdir / "index" / "index.state"
+        state.write_bytes(b"\n".join(b"entries_bytes " + str(len(data)).encode() if x.startswith(b"entries_bytes ") else x
+                                     for x in state.read_bytes().split(b"\n")))
+    want = {str(s): MARK in (s / "index" / "entries.jsonl").read_bytes() for s in sdirs}
+    assert [want[str(s)] for s in sdirs[:5]] == [True, True, True, True, False]
+    for module in (jsonscan, None):
+        monkeypatch.setattr(session_files, "jsonscan", module)
+        marked: dict = {}
+        for sdir in sdirs:
+            session_file_problems(sdir, marked)
+        assert marked == want
