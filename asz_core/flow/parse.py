@@ -556,8 +556,7 @@ def chain_is_current(root: Path, session: str) -> bool:
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
-    # paths joined as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks this of
-    # every session, and the Path objects were a third of its CPU)
+    # paths as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks every session)
     cdir = os.path.join(os.fspath(root), CONVERSATIONS, dir_name(session))
     st = read_state(os.path.join(cdir, CONVERSATION_STATE))
     if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
