@@ -12,7 +12,7 @@ import typer
 
 from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
-from ..reading.export_blocks import again_said, call_named, execution_head, held_said, outcome_said
+from ..reading.export_blocks import again_said, call_named, execution_head, held_said, one_side_said, outcome_said
 from ..reading.listing import link_lines, usage_lines
 from ..sessiondata.codec import encode_record
 from ..termsafe import one_line
@@ -442,9 +442,9 @@ def execution_lines(doc: dict) -> list[str]:
     te = doc.get("tool_executions") or []
     if not te:
         return []
-    said = [(e.get("arguments_check") or {}).get("result") for e in te]
+    said, (suffix, one_side) = [(e.get("arguments_check") or {}).get("result") for e in te], one_side_said(doc)
     out = [f"tool executions {len(te)} (execution records): arguments agree {said.count('agree')}, differ "
-           f"{said.count('differ')}, not compared {said.count('cannot_compare')}"]
+           f"{said.count('differ')}, not compared {said.count('cannot_compare')}{suffix}", *one_side]  # 33b F1
     for e, r in zip(te, said):
         if r == "differ":
             a, t = e.get("arguments") or {}, e["arguments_check"].get("transcript") or {}

@@ -24,10 +24,10 @@ from typing import Any, Callable
 
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
-from ..view.execution_words import again_said, call_named, held_said, outcome_said, transcript_said
+from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
 from .termtext import md_visible
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.

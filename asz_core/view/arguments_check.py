@@ -23,7 +23,7 @@ from ..sessiondata.execution_digest import measure_value, strict_loads  # the on
 from ..sessiondata.times import parse_instant
 
 __all__ = ["AGREE", "DIFFER", "CANNOT_COMPARE", "HELD_DIFFER", "OBSERVED_FIELDS", "TRANSCRIPT_CHECKS", "arguments_check", "calls_named",
-           "differences", "held_against", "hold_all", "observation_entries", "once_each", "result_forms", "transcript_check",
+           "differences", "execution_keys", "held_against", "hold_all", "NO_RESULT", "NO_EXECUTION", "no_result", "unrecorded_calls", "observation_entries", "once_each", "result_forms", "transcript_check",
            "transcript_differences", "transcript_input"]
 
 AGREE, DIFFER, CANNOT_COMPARE = "agree", "differ", "cannot_compare"
@@ -321,18 +321,106 @@ def transcript_check(entry: dict, call: tuple[int, int, int] | None, result: tup
 
 def hold_all(executions: list[dict], records: Iterable[tuple[int, int, object]], *, removed: Callable[[int], bool],
              unverified: Callable[[int], bool], withheld: Callable[[int, int], bool],
-             line: Callable[[int, int], bytes | None], record: Callable[[int, int], dict | None]) -> None:
+             line: Callable[[int, int], bytes | None], record: Callable[[int, int], dict | None],
+             more: Callable[[set], Iterable[tuple[int, int, object]]] | None = None
+             ) -> tuple[dict[str, tuple[int, int, int]], list[dict]]:
     """Give each ``tool_executions`` entry of ``executions`` its ``arguments_check`` (:func:`held_against`) and its
     ``transcript_check`` (:func:`transcript_check`), the calls and results found among ``records`` by
     :func:`calls_named`: the one loop the document and ``asz verify`` both run. The other arguments as those take
-    them."""
+    them. Returns ``(no result, unrecorded)``: ``{tool id: (seq, row, block) of its call part}`` of the entries
+    :func:`no_result` names, and :func:`unrecorded_calls` (trial 33b F1); ``more`` as that takes it."""
     results: dict = {}
+    records = list(records)
     calls = calls_named(records, {e.get("tool") for e in executions}, results)
     sides = dict(removed=removed, unverified=unverified, withheld=withheld, line=line)
     for e in executions:
         call = calls.get(e.get("tool"))
         e["arguments_check"] = held_against(e, call, **sides)
         e["transcript_check"] = transcript_check(e, call, results.get(e.get("tool")), record=record, **sides)
+    return {e["tool"]: calls[e["tool"]] for e in executions if no_result(e) and e.get("tool") in calls}, \
+        unrecorded_calls(executions, records, calls, more)
+
+
+#: What :func:`no_result` is said as (``asz verify``'s warning, ``asz conversation``; trial 33b F1).
+NO_RESULT = "no tool result in the transcript"
+#: What a call of :func:`unrecorded_calls` is said as (trial 33b F1).
+NO_EXECUTION = "no execution record"
+
+
+def no_result(e: dict) -> bool:
+    """Whether ``tool_executions`` entry ``e`` (its ``transcript_check`` given by :func:`hold_all`) is of a call the
+    transcript holds whose tool result the transcript does not hold (trial 33b F1: the hook saw the call end, the
+    transcript never says how it ended)."""
+    c = e.get("transcript_check") if isinstance(e.get("transcript_check"), dict) else {}
+    name, outcome = c.get("name") or {}, c.get("outcome") or {}
+    return (outcome.get("why") == "no tool result of the transcript has this id"
+            and name.get("why") != "no tool call of the transcript has this id")
+
+
+def _server(name) -> str | None:
+    """The MCP server an ``mcp__SERVER__tool`` name names (the part a hook's matcher sees), None for another name."""
+    if not isinstance(name, str) or not name.startswith("mcp__"):
+        return None
+    return name[5:].split("__", 1)[0] or None
+
+
+def unrecorded_calls(executions: list[dict], records: list[tuple[int, int, object]],
+                     calls: dict[str, tuple[int, int, int]],
+                     more: Callable[[set], Iterable[tuple[int, int, object]]] | None = None) -> list[dict]:
+    """Each MCP call of the transcript (a call part, ``k: "call"``, whose ``name`` starts ``mcp__``) that no entry of
+    ``executions`` covers (trial 33b F1), in landed order, each id once: ``[{"id", "name", "ref": {"seq", "row",
+    "block"}, "why"}]``; [] when ``executions`` is empty (a session the hook never wrote for says nothing: the hook
+    may never have been installed). ``records`` as :func:`hold_all` takes them (all of them, in landed order);
+    ``calls``: what :func:`calls_named` found for the entries' ``tool``. ``why`` states the fact, never damage, with
+    the first reason that applies: the transcript holds no result of the call either (it was still running when the
+    session ended: the hook runs after a call ends); the call comes before the first call the hook recorded in this
+    session (the hook may not have been installed yet); no call of its server has a record in this session (the
+    hook's matcher may leave that server out); else the hook recorded other calls of the server, not this one.
+    ``more(ids)``: when ``records`` are not all of the session's (``asz verify`` reads only the lines naming what it
+    looks for), the records that hold the ids of calls whose result ``records`` did not hold."""
+    if not executions:
+        return []
+    covered = {e.get("tool") for e in executions}
+    servers = {_server(e.get("tool_name")) for e in executions}
+    first = min(calls.values(), default=None)
+    found: dict[str, tuple[str, tuple[int, int, int]]] = {}
+    ended: set = set()
+    for seq, row, rec in records:
+        parts = rec.get("parts") if isinstance(rec, dict) else None
+        if not isinstance(parts, list):
+            continue
+        for block, p in enumerate(parts):
+            if not isinstance(p, dict):
+                continue
+            if p.get("k") == "result":
+                ended.add(p.get("of"))
+            elif p.get("k") == "call":
+                i, name = p.get("id"), p.get("name")
+                if (isinstance(i, str) and i and i not in covered and i not in found and isinstance(name, str)
+                        and name.startswith("mcp__")):
+                    found[i] = (name, (seq, row, block))
+    missing = {i for i in found if i not in ended}
+    for _, _, rec in (more(missing) if more is not None and missing else ()):
+        parts = rec.get("parts") if isinstance(rec, dict) else None
+        ended.update(p.get("of") for p in parts or () if isinstance(p, dict) and p.get("k") == "result")
+    out = []
+    for i, (name, at) in found.items():
+        if i not in ended:
+            why = (f"{NO_EXECUTION}, and no tool result in the transcript either: the call may still have been running "
+                   "when the session ended (the hook runs after a call ends)")
+        elif first is not None and at < first:
+            why = (f"{NO_EXECUTION}: the call comes before the first call the hook recorded in this session (the hook "
+                   "may not have been installed yet)")
+        elif _server(name) not in servers:
+            why = (f"{NO_EXECUTION}: no call of server {_server(name)} has one in this session (the hook's matcher may "
+                   "leave this server out)")
+        else:
+            why = (f"{NO_EXECUTION}: the hook recorded other calls of server {_server(name)} in this session, not this "
+                   "one (it did not run, refused the event or could not write its record: the data directory's "
+                   "log/plugin.log may say)")
+        out.append({"id": i, "name": name, "ref": {"seq": at[0], "row": at[1], "block": at[2]}, "why": why})
+    return out
+
 
 
 #: The checks of :func:`transcript_check`, in the order they are said.
@@ -350,6 +438,14 @@ def transcript_differences(executions: list[dict]) -> dict[str, int]:
             if (c.get(k) or {}).get("result") == DIFFER:
                 out[k] += 1
     return out
+
+
+def execution_keys(executions: list[dict], unrecorded: list[dict]) -> dict:
+    """The document's ``summary`` keys of its ``tool_executions`` (docs/view.md): ``arguments_differ``
+    (:func:`differences`), ``executions_no_result`` (how many entries :func:`no_result` names) and
+    ``calls_no_execution`` (``unrecorded``, :func:`unrecorded_calls`; trial 33b F1)."""
+    return {"arguments_differ": differences(executions), "executions_no_result": sum(map(no_result, executions)),
+            "calls_no_execution": unrecorded}
 
 
 def differences(executions: list[dict]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..termsafe import one_line
 from .rate_words import FAILURE_WORDS
 
-__all__ = ["again_said", "call_named", "held_said", "outcome_said", "transcript_said"]
+__all__ = ["again_said", "call_named", "held_said", "one_side_said", "outcome_said", "transcript_said"]
 
 
 def outcome_said(e: dict) -> str:
@@ -83,3 +83,24 @@ def again_said(e: dict) -> str:
         when = f" at {one_line(str(a['time']))}" if a.get("time") else ""
         out.append(f"observed again{when}: {outcome_said(later)} (its {', '.join(differs)} differ from the first's)")
     return "; ".join(out) + "; the first by time is the one counted" if out else ""
+
+
+def one_side_said(doc: dict) -> tuple[str, list[str]]:
+    """``(suffix, lines)``: what ``asz conversation`` says of the calls only one side saw (trial 33b F1;
+    docs/claude-code-hooks.md, Calls only one side saw), ``("", [])`` when there are none: the suffix of its ``tool
+    executions`` line, ``; no tool result in the transcript 1; MCP calls of the transcript with no execution record
+    6``, and a line for each, ``no tool result in the transcript: toolu_0001 mcp__fs__read: the hook saw the call end,
+    returned; the transcript holds its call and no tool result of it``, ``no execution record: toolu_0002
+    mcp__shell__run (seq 1 row 33): no execution record: …`` (the document's ``summary.calls_no_execution``)."""
+    from .arguments_check import NO_EXECUTION, NO_RESULT, no_result
+
+    unrecorded = (doc.get("summary") or {}).get("calls_no_execution") or []
+    ended = [e for e in doc.get("tool_executions") or () if no_result(e)]
+    if not ended and not unrecorded:
+        return "", []
+    lines = [f"{NO_RESULT}: {call_named(e)}: the hook saw the call end, {outcome_said(e)}; the transcript holds its "
+             "call and no tool result of it" for e in ended]
+    lines += [f"{NO_EXECUTION}: {call_named({'tool': c.get('id'), 'tool_name': c.get('name')})} (seq "
+              f"{(c.get('ref') or {}).get('seq')} row {(c.get('ref') or {}).get('row')}): {one_line(str(c.get('why')))}"
+              for c in unrecorded]
+    return f"; {NO_RESULT} {len(ended)}; MCP calls of the transcript with {NO_EXECUTION} {len(unrecorded)}", lines

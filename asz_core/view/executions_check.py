@@ -27,7 +27,8 @@ from ..sessiondata import SDReader
 from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
 from ..verify.report import Problem, Section
-from .arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, hold_all, observation_entries
+from .arguments_check import HELD_DIFFER, NO_EXECUTION, NO_RESULT, TRANSCRIPT_CHECKS, hold_all, observation_entries
+from .execution_words import call_named, outcome_said
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -73,7 +74,8 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
 
     root = Path(root)
     counts = {"agree": 0, "differ": 0, "cannot_compare": 0}
-    other = {"name": 0, "outcome": 0, "result": 0, "twice": 0, "records": 0, "differing": 0}
+    other = {"name": 0, "outcome": 0, "result": 0, "twice": 0, "records": 0, "differing": 0, "no_result": 0,
+             "no_execution": 0}
     warnings: list[Problem] = []
     notes: list[str] = []
     holding = _holding_executions(root, seen.listed if seen is not None else {})
@@ -95,9 +97,10 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
             # the landed check walked the root, or the session ``only`` names: a conversation named by its id whose
             # head round names another session had its files walked by no one
             walked = named if only is None or only == session else None
-            entries, files = conversation_checks(root, holding[session], through, walked)
+            entries, files, ended, unrecorded = conversation_checks(root, holding[session], through, walked, full=True)
         except OSError:
             continue
+        _one_side(root, session, entries, files, ended, unrecorded, other, warnings, notes)
         for e in entries:
             check = e.get("arguments_check") if isinstance(e.get("arguments_check"), dict) else {}
             result = check.get("result")
@@ -119,19 +122,13 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
                     notes.append(_again_note(root, session, e, files))
     if not sum(counts.values()):
         return None
-    n = sum(counts.values())
-    summary = (f"checked {n} tool execution record(s) against the transcript's input: agree {counts['agree']}, differ "
-               f"{counts['differ']}, not compared {counts['cannot_compare']}\n"  # a second line (trial 30c F2, F3)
-               f"checked {n} tool execution record(s) against the transcript's call and result: name differs "
-               f"{other['name']}, outcome differs {other['outcome']}, result differs {other['result']}; observed twice "
-               f"{other['twice']} ({other['records']} records), differing {other['differing']} (the first by time is the "
-               "one counted)")
-    return Section("arguments", summary,
+    return Section("arguments", _summary(counts, other),
                    counts={"executions_agree": counts["agree"], "executions_differ": counts["differ"],
                            "executions_not_compared": counts["cannot_compare"],
                            "executions_name_differs": other["name"], "executions_outcome_differs": other["outcome"],
                            "executions_result_differs": other["result"], "executions_observed_twice": other["twice"],
-                           "executions_observed_twice_differing": other["differing"]},
+                           "executions_observed_twice_differing": other["differing"],
+                           "executions_no_result": other["no_result"], "calls_no_execution": other["no_execution"]},
                    notes=notes, warnings=warnings)
 
 
@@ -155,8 +152,8 @@ def named_files(problems: Iterable[Problem]) -> set[str]:
     return {os.path.normpath(os.path.abspath(p.file)) for p in problems if p.file}
 
 
-def conversation_checks(root: Path, listed: list, through_seq: int, named: Collection[str] | None = None
-                        ) -> tuple[list[dict], dict[int, str]]:
+def conversation_checks(root: Path, listed: list, through_seq: int, named: Collection[str] | None = None,
+                        full: bool = False) -> tuple:
     """``(entries, files)`` of a session's landed files ``listed`` (``(LandedName, path)`` in seq order, as
     :func:`~asz_core.storage.layout.session_listing` gives them) with seq <= ``through_seq``: the execution entries the
     document's ``tool_executions`` holds, each with its ``arguments_check``, and the root-relative path of each
@@ -179,8 +176,10 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
                 if isinstance(p, dict) and p.get("k") in ("data", "unknown"):
                     parts.append((ln.seq, row, block, p))
     _, entries = observation_entries(parts)
+    for ln, path in landed:  # every landed file by seq: a call part's file is named too (trial 33b F1)
+        files.setdefault(ln.seq, Path(path).relative_to(root).as_posix())
     if not entries:
-        return entries, files
+        return (entries, files, {}, []) if full else (entries, files)
     ids = {e.get("tool") for e in entries}
     lines: dict[tuple[int, int], bytes] = {}
     decoded: dict[tuple[int, int], dict] = {}  # each record line found, as calls_named reads it (transcript_check)
@@ -192,14 +191,21 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
             yield seq, row, rec
 
     removed = {ln.seq for ln, _ in landed if ln.ext == "sk"}
-    hold_all(entries, kept(_lines_naming(landed, ids, lines, unverified, named)), removed=removed.__contains__,
-             unverified=unverified.__contains__, withheld=lambda seq, row: False,
-             line=lambda seq, row: lines.get((seq, row)), record=lambda seq, row: decoded.get((seq, row)))
-    return entries, files
+    ended, unrecorded = hold_all(entries, kept(_lines_naming(landed, ids, lines, unverified, named, (MCP_NAME,))),
+                                 removed=removed.__contains__, unverified=unverified.__contains__,
+                                 withheld=lambda seq, row: False, line=lambda seq, row: lines.get((seq, row)),
+                                 record=lambda seq, row: decoded.get((seq, row)),
+                                 more=lambda ids: _lines_naming(landed, ids, {}, set(), named))
+    return (entries, files, ended, unrecorded) if full else (entries, files)
+
+
+#: What a landed line holding an MCP call's name holds (the name's JSON string begins so): the lines read to find the
+#: MCP calls no execution record covers (trial 33b F1).
+MCP_NAME = b'"mcp__'
 
 
 def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], bytes], unverified: set[int],
-                  named: Collection[str] | None) -> Iterator[tuple[int, int, dict]]:
+                  named: Collection[str] | None, also: tuple[bytes, ...] = ()) -> Iterator[tuple[int, int, dict]]:
     """``(seq, row, record)`` of each record line of the landed files other than execution files that holds the
     quoted text of one of ``ids`` (as landing writes a string: JSON, UTF-8), in landed order, decoded; each such
     line kept in ``lines`` by ``(seq, row)``. Only a file whose bytes hold one is read further, as the document reads
@@ -210,7 +216,7 @@ def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], by
     added to ``unverified``) through the reader, whose records up to a line that does not read are the file's. A line
     another record's text makes match holds no call part of that id: :func:`~asz_core.view.arguments_check.calls_named`
     looks at the parts themselves."""
-    quoted = [orjson.dumps(i) for i in ids if isinstance(i, str) and i]
+    quoted = [orjson.dumps(i) for i in ids if isinstance(i, str) and i] + list(also)  # ``also``: other bytes to find
     if not quoted:
         return
     for ln, path in landed:
@@ -317,6 +323,55 @@ def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, st
               f"{session} says which)")
     return Problem(str(root / rel) if rel else str(root / session), row + 1 if isinstance(row, int) else 0, "arguments",
                    ARGUMENTS_DIFFER, detail)
+
+
+def _summary(counts: dict, other: dict) -> str:
+    """The section's two ``checked`` lines (:func:`arguments_section`; the second: trial 30c F2, F3, 33b F1)."""
+    n = sum(counts.values())
+    return (f"checked {n} tool execution record(s) against the transcript's input: agree {counts['agree']}, differ "
+            f"{counts['differ']}, not compared {counts['cannot_compare']}\n"
+            f"checked {n} tool execution record(s) against the transcript's call and result: name differs "
+            f"{other['name']}, outcome differs {other['outcome']}, result differs {other['result']}; observed twice "
+            f"{other['twice']} ({other['records']} records), differing {other['differing']} (the first by time is the "
+            "one counted)" + (f"; {NO_RESULT} {other['no_result']}; MCP calls of the transcript with {NO_EXECUTION} "
+                              f"{other['no_execution']}" if other["no_result"] or other["no_execution"] else ""))
+
+
+def _one_side(root: Path, session: str, entries: list[dict], files: dict[int, str], ended: dict, unrecorded: list,
+              other: dict, warnings: list, notes: list) -> None:
+    """The calls only one side saw (trial 33b F1), counted in ``other`` (``no_result``, ``no_execution``): a
+    ``warning:`` for each entry the hook saw end whose call the transcript holds with no tool result (``ended``: its
+    call part's place by id), a ``note:`` for each MCP call of the transcript no execution record covers
+    (``unrecorded``, :func:`~asz_core.view.arguments_check.unrecorded_calls`: a fact, not damage), each naming the
+    call part's file and line."""
+    for e in entries:
+        if e.get("tool") in ended:
+            other["no_result"] += 1
+            warnings.append(_call_problem(root, session, ended[e["tool"]], files, NO_RESULT,
+                                          f"tool call {call_named(e)}: the hook saw the call end, {outcome_said(e)} "
+                                          f"(execution record {_at(root, session, e, files)}); the transcript holds its "
+                                          "call and no tool result of it"))
+    for c in unrecorded:
+        other["no_execution"] += 1
+        at, named = c["ref"], call_named({"tool": c["id"], "tool_name": c["name"]})
+        notes.append("note: " + str(_call_problem(root, session, (at["seq"], at["row"], at["block"]), files,
+                                                  NO_EXECUTION, f"tool call {named}: {c['why']}")))
+
+
+def _call_problem(root: Path, session: str, at: tuple[int, int, int], files: dict[int, str], what: str,
+                  said: str) -> Problem:
+    """``<file>:<line>: <what> [arguments]: session S, <said>``, naming the transcript's call part at ``at``
+    (``(seq, row, block)``): its landed file and line (row + 1: the header is line 1; trial 33b F1)."""
+    seq, row, _ = at
+    rel = files.get(seq, "")
+    return Problem(str(root / rel) if rel else str(root / session), row + 1, "arguments", what,
+                   f"session {session}, {said}")
+
+
+def _at(root: Path, session: str, e: dict, files: dict[int, str]) -> str:
+    """``<file>:<line>`` of entry ``e``'s execution record (:func:`_where`)."""
+    path, line, _ = _where(root, session, e, files)
+    return f"{path}:{line}"
 
 
 def _where(root: Path, session: str, e: dict, files: dict[int, str]) -> tuple[str, int, int | None]:

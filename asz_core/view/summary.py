@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import msgspec
 
-from .arguments_check import differences
+from .arguments_check import execution_keys
 from .kinds import STEP_KINDS, WHITESPACE
 from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
@@ -189,7 +189,7 @@ class DocumentView(ListView):
         if removed is not None:  # only then, as credits: what retention took (seed 000, Skeletons; trial 19, F21)
             d["removed"] = removed
         if self.executions:  # only then, as credits: the MCP calls whose hook saw other arguments (trial 23a, F8)
-            d["arguments_differ"] = differences(self.executions)
+            d.update(execution_keys(self.executions, self.unrecorded))  # and the calls only one side saw (33b F1)
         return d
 
     def recorded_range(self, head) -> tuple[int | None, int | None]:

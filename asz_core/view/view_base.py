@@ -48,7 +48,7 @@ class ViewBase(Companions):
             self.relations_to.setdefault((r.type, r.to), []).append(r)
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
-        self.changes, self.executions, self.step_changes, self.step_executions = self._observations()
+        self.changes, self.executions, self.step_changes, self.step_executions, self.unrecorded = self._observations()
         self.call_usage: dict[str, CallUsage] = self._call_usages()
         unchecked = {seq for seq, h in sess.headers.items() if h is not None and rates_unchecked(h.dialect, h.adapter)}
         if unchecked:  # files landed before their adapter looked at a call's rate: their calls are said not checked
@@ -248,14 +248,15 @@ class ViewBase(Companions):
                     by_step.setdefault(tool, []).append(e.get("id", ""))
                 else:
                     e.pop("step")
+        unrecorded: list[dict] = []  # the MCP calls no execution record covers (trial 33b F1), none withheld
         if executions:
-            sess = self.sess
+            sess, hid = self.sess, lambda seq, row: self._withheld(sess.record(Ref(seq, row)))
             records = ((seq, row, rec) for seq in sorted(sess.records) for row, rec in enumerate(sess.records[seq], 1))
-            hold_all(executions, records, removed=sess.removed_at.__contains__, unverified=sess.unverified.__contains__,
-                     withheld=lambda seq, row: self._withheld(sess.record(Ref(seq, row))),
-                     line=lambda seq, row: record_line(sess.files, sess.bound_lines, sess.root, seq, row),
-                     record=lambda seq, row: sess.record(Ref(seq, row)))
-        return changes, executions, step_changes, step_executions
+            _, unrecorded = hold_all(executions, records, removed=sess.removed_at.__contains__, unverified=sess.unverified.__contains__,
+                                     withheld=hid, line=lambda seq, row: record_line(sess.files, sess.bound_lines, sess.root, seq, row),
+                                     record=lambda seq, row: sess.record(Ref(seq, row)))
+            unrecorded = [c for c in unrecorded if not hid(c["ref"]["seq"], c["ref"]["row"])]
+        return changes, executions, step_changes, step_executions, unrecorded
 
     def usage_lines(self) -> list[str]:
         """The ``summary.problems`` lines on usage: each call whose usage lacks a count

@@ -168,7 +168,8 @@ def test_verify_counts_and_names_each(held):
     assert {k: data[k] for k in data if k.startswith("executions_")} == {
         "executions_agree": 4, "executions_differ": 0, "executions_not_compared": 0, "executions_name_differs": 1,
         "executions_outcome_differs": 2, "executions_result_differs": 1, "executions_observed_twice": 2,
-        "executions_observed_twice_differing": 1}
+        "executions_observed_twice_differing": 1, "executions_no_result": 0}
+    assert data["calls_no_execution"] == 0  # every MCP call of the two transcripts has its record (trial 33b F1)
     out = asz("show", EXAMPLE_SESSION, "toolu_0001", "--root", str(root)).stdout
     assert "transcript_check: name differ, outcome differ, result cannot_compare; the tool name differs" in out
     assert out.count("observed_again: ") == 2  # under the first record, and under the later one it names
