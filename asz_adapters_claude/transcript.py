@@ -24,7 +24,7 @@ from .jsonspans import Obj
 from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_STRINGS, MEMBERS, undescribed_members
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "label_target", "landed_without", "read_today", "record_line",
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "SIDECHAIN_FROM", "label_target", "landed_without", "read_today", "record_line",
            "string_prompt", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
@@ -83,6 +83,14 @@ BASH_OUTPUT_WHY = "a bash-mode command's output is no typed prompt"
 _BASH_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
 
 
+#: The first ``claude-code-local`` version that lands a main transcript line's ``"isSidechain": true`` as the record's
+#: ``sidechain`` (trial 31b F5): Claude Code 1.0.x wrote a sub-agent's lines into its parent's file, and a reader counts
+#: their calls as the sub-agent's. Only the main stream's file: every line of a child's file says it, and its stream
+#: (an agent id) already does, so those records land byte for byte as before. A file of an earlier version kept no such
+#: fact: its sub-agent's lines count in the main lane, as they did (:data:`_LANDED_WITHOUT` says so).
+SIDECHAIN_FROM = (0, 8, 0)
+
+
 #: What a ``claude-code-local`` file before each version did not keep or read as today (:func:`landed_without`): the
 #: version from which it does, and the phrase a reader is told (the versions of plugin.ClaudeCodeLocal.version's note).
 _LANDED_WITHOUT = (
@@ -96,6 +104,8 @@ _LANDED_WITHOUT = (
                 "did not land)"),
     ((0, 7, 0), "a line after the file's first that starts with a byte order mark (files joined): it landed verbatim "
                 "as an unknown part, so a call on it is not counted"),
+    (SIDECHAIN_FROM, "whether a line of the main transcript was a sub-agent's (isSidechain, Claude Code 1.0.x): its "
+                     "calls count in the main lane"),
 )
 
 
@@ -307,7 +317,8 @@ if usual_line is not None:
 
 def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None = None) -> None:
     """Fill ``rec`` (fresh from :func:`~asz_adapters_claude.convert.convert_record`) from the transcript line ``obj``
-    (its bytes ``raw``): identifiers, flags, trigger, usage, parts and dropped (origin-digest §5.1). A line that is
+    (its bytes ``raw``): identifiers, flags, trigger, usage, parts and dropped (origin-digest §5.1), and ``sidechain``
+    for a line of the main stream's file that says ``"isSidechain": true`` (:data:`SIDECHAIN_FROM`). A line that is
     orjson's own encoding of its value is offered first to :data:`usual_line`, which fills the usual shapes the same
     way in C and leaves any other untouched (issue 22)."""
     v = obj.value
@@ -322,6 +333,8 @@ def transcript_record(rec: Record, obj: Obj, raw: bytes, source: Source | None =
         return
     check = CHECKS.get(t)
     known = check is None or check(v)
+    if v.get("isSidechain") is True and source is not None and (source.stream or "main") == "main":
+        rec.sidechain = True  # a sub-agent's line in its parent's file (:data:`SIDECHAIN_FROM`); the C fill keeps it
     if usual_line is not None and obj.canonical and known and usual_line.fill(rec, v, obj.buf, obj.start, obj.end):
         if t == "user":  # the derived changes of an editing tool's result stay in Python
             _derived_changes(rec, v, source)

@@ -681,13 +681,14 @@ fail:
  * keyed by the node's id. Done here for the usual call only: 1 to 32 refs (exact Ref; read in landed order), each
  * naming a dict record of records[seq] (a list) with its instant in times[seq], on the node's own stream
  * (streams[seq], the view's cache, equal to the node's stream), none in unverified, the node's lane in lanes
- * (stream -> lane, the view's cache), every record naming the same request (a str, else ""), no record whose
+ * (stream -> lane, the view's cache), no record holding "sidechain" (a sub-agent's line in its parent's file: its lane
+ * is the record's, not the stream's), every record naming the same request (a str, else ""), no record whose
  * "dropped" (a list, when there) has an entry whose "what" starts with usage_count_dropped (dropped_counts: ()), and the usage read (the last dict "usage" in landed order) holding only counts that are ints >= 0:
  * then read_call's one provider call, made by calling call_usage (the CallUsage type) as _read_one does. Any other
  * call node is passed to slow (ViewBase._read_call) and its answer kept. None when node_type or ref_type is not a
  * type whose fields are plain members (the caller then runs its Python loop). */
 static PyObject *s_llm_call, *s_usage, *s_observed, *s_request, *s_model, *s_flags, *s_synthetic, *s_final,
-    *s_last_seen, *s_empty, *s_count_keys[4], *s_cache_write_1h, *s_zero, *s_what;
+    *s_last_seen, *s_empty, *s_count_keys[4], *s_cache_write_1h, *s_zero, *s_what, *s_sidechain;
 
 #define FIELD(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -786,6 +787,9 @@ static PyObject *usual_call(PyObject *n, const call_ctx *c) {
         ts[i] = PyList_GET_ITEM(tl, row[i] - 1);
         if (!PyDict_CheckExact(recs[i]))
             return Py_None;
+        int side = PyDict_Contains(recs[i], s_sidechain); /* the record's lane: ViewBase._read_call's */
+        if (side != 0)
+            return side < 0 ? NULL : Py_None;
     }
     PyObject *request = s_empty;
     for (Py_ssize_t i = 0; i < nr; i++) {
@@ -2550,10 +2554,10 @@ none:
 enum { SR_ID, SR_PARENT, SR_CALL, SR_RUN, SR_CONTINUES, SR_TOOL, SR_CHILD, SR_BATCH, SR_LABEL, SR_STARTED_BY, SR_FROM,
        SR_TIME, SR_TRIGGER, SR_MODEL, SR_SHA, SR_ROLES, SR_CWD = SR_ROLES, SR_GIT_BRANCH, SR_RUNTIME_VERSION,
        SR_REQUEST, SR_STRS, SR_ORD = SR_STRS, SR_OFF, SR_BYTES, SR_REPLACED, SR_FLAGS, SR_USAGE, SR_PARTS, SR_DROPPED,
-       SR_FIELDS };
+       SR_SIDECHAIN, SR_FIELDS };
 static const char *const sr_record_fields[] = {"id", "parent", "call", "run", "continues", "tool", "child", "batch",
     "label", "started_by", "from_", "time", "trigger", "model", "sha", "cwd", "git_branch", "runtime_version",
-    "request", "ord", "off", "bytes", "replaced", "flags", "usage", "parts", "dropped", NULL};
+    "request", "ord", "off", "bytes", "replaced", "flags", "usage", "parts", "dropped", "sidechain", NULL};
 static const char *const sr_role_keys[] = {"id", "parent", "call", "run", "continues", "tool", "child", "batch",
     "label", "started_by", "from", "time", "trigger", "model", "sha", NULL};
 enum { SP_K, SP_ID, SP_OF, SP_NAME, SP_SERVER, SP_SERVER_TOOL, SP_NAMES, SP_TEXT = SP_NAMES, SP_MEDIA, SP_ENCODING,
@@ -2778,7 +2782,8 @@ fail:
  * way this does not (it then decides, raising where it raises): a record, part, usage or dropped entry not of the
  * exact type given, a string field that is not a str or None, an integer that is not an exact int in the signed 64-bit
  * range, a string holding a lone surrogate, and in a part's data a float, a tuple, a subclass, a dict key that is not
- * a str, a raw_type whose raw is not bytes, or nesting deeper than RL_DEPTH. */
+ * a str, a raw_type whose raw is not bytes, or nesting deeper than RL_DEPTH, a sidechain that is neither True nor
+ * False. */
 #define RL_DEPTH 200
 typedef struct {
     PyObject *out; /* a bytes object written into and resized; NULL once failed */
@@ -3044,6 +3049,13 @@ static int rl_dropped(rl_buf *b, PyObject *dropped) {
     return n ? RL_LIT(b, "]") : 0;
 }
 
+/* ,"sidechain":true for a record whose sidechain is True, nothing for False; any other value is the Python's. */
+static int rl_sidechain(rl_buf *b, PyObject *v) {
+    if (v == Py_False)
+        return 0;
+    return v == Py_True ? RL_LIT(b, ",\"sidechain\":true") : rl_refuse(b);
+}
+
 /* Everything of the record but its parts, dropped entries and replaced count, in key order. */
 static int rl_head(rl_buf *b, PyObject *const *v) {
     static const char *const role_keys[] = {",\"id\":", ",\"parent\":", ",\"call\":", ",\"run\":", ",\"continues\":",
@@ -3073,7 +3085,7 @@ static int rl_head(rl_buf *b, PyObject *const *v) {
                    RL_KEY_STR(b, ",\"runtime_version\":", v[SR_RUNTIME_VERSION]) < 0 ||
                    RL_KEY_STR(b, ",\"request\":", v[SR_REQUEST]) < 0
                ? -1
-               : 0;
+               : rl_sidechain(b, v[SR_SIDECHAIN]);
 }
 
 static int rl_record(rl_buf *b, PyObject *r) {
@@ -3762,7 +3774,8 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         !(s_too_large = PyUnicode_InternFromString("too_large")) ||
         !(s_llm_call = PyUnicode_InternFromString("llm.call")) || !(s_usage = PyUnicode_InternFromString("usage")) ||
         !(s_observed = PyUnicode_InternFromString("observed_replayable")) ||
-        !(s_request = PyUnicode_InternFromString("request")) || !(s_model = PyUnicode_InternFromString("model")) ||
+        !(s_request = PyUnicode_InternFromString("request")) ||
+        !(s_sidechain = PyUnicode_InternFromString("sidechain")) || !(s_model = PyUnicode_InternFromString("model")) ||
         !(s_flags = PyUnicode_InternFromString("flags")) || !(s_synthetic = PyUnicode_InternFromString("synthetic")) ||
         !(s_final = PyUnicode_InternFromString("final")) || !(s_last_seen = PyUnicode_InternFromString("last_seen")) ||
         !(s_empty = PyUnicode_InternFromString("")) || !(s_count_keys[0] = PyUnicode_InternFromString("in")) ||

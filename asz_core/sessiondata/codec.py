@@ -27,18 +27,7 @@ from .numberprobe import bytescan
 # the Python below does it all)
 _closing_values = getattr(bytescan, "closing_values", None)
 _header_values = getattr(bytescan, "header_values", None)
-from .model import (
-    ENVELOPE,
-    FILE_KINDS,
-    RESERVED_KINDS,
-    SCHEMA,
-    Closing,
-    Dropped,
-    Header,
-    Part,
-    Record,
-    Usage,
-)
+from .model import ENVELOPE, FILE_KINDS, RESERVED_KINDS, SCHEMA, Closing, Dropped, Header, Part, Record, Usage
 
 __all__ = [
     "FieldError",
@@ -186,6 +175,8 @@ def _record_dict(r: Record) -> dict:
         d["runtime_version"] = r.runtime_version
     if r.request:
         d["request"] = r.request
+    if r.sidechain:
+        d["sidechain"] = True
     if r.parts:
         d["parts"] = [_part_dict(p) for p in r.parts]
     if r.dropped:
@@ -399,9 +390,8 @@ _PART_STR = ("k", "text", "id", "of", "name", "server", "server_tool", "media", 
 _PART_TYPES = dict.fromkeys(_PART_STR, "str") | {"bytes": "int0", "failed": "bool"}
 _DROPPED_TYPES = {"what": "str", "why": "str", "bytes": "int0"}
 _USAGE_TYPES = dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"), "int")  # cache_write_1h: asz's addition
-_REC_TYPES = dict.fromkeys(_RECORD_STR, "str") | {
-    "ord": "int0", "off": "int0", "bytes": "int0", "replaced": "int0", "flags": "flags", "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t",
-}
+_REC_TYPES = dict.fromkeys(_RECORD_STR, "str") | {"ord": "int0", "off": "int0", "bytes": "int0", "replaced": "int0", "flags": "flags",
+                                                  "usage": "usage", "parts": "parts", "dropped": "dropped", "t": "t", "sidechain": "bool"}
 
 
 def _check_fields(d: dict, types: dict[str, str], prefix: str = "") -> None:

@@ -267,6 +267,11 @@ class Record:
     #: The provider's id of the request that produced this record (Claude Code's ``requestId``; issue 17): with
     #: ``call`` (the message id) it keys one provider call where present. '' = not recorded.
     request: str = ""
+    #: True on a line a sub-agent wrote into its parent's transcript (Claude Code 1.0.x's ``"isSidechain": true`` in
+    #: the main file; trial 31b F5): its stream is the parent's, its work a sub-agent's. False (left out when written)
+    #: says nothing: a record of a child stream is a sub-agent's by its stream, and a file landed before its adapter
+    #: kept the flag cannot tell (docs/session-data.md, Record).
+    sidechain: bool = False
     parts: list[Part] = attrs.Factory(list)
     dropped: list[Dropped] = attrs.Factory(list)
     #: Lone UTF-16 surrogates the adapter replaced by U+FFFD in this record's strings (docs/session-data.md, Byte fidelity).

@@ -48,7 +48,7 @@ __all__ = ["skeleton_bytes", "skeleton_path", "write_skeleton", "Removed", "chec
 RECEIVER_ANSWERS = ("accepted", "rejected", "unconfirmed")
 
 _RECORD_KEYS = ("ord", "off", "bytes", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by",
-                "from", "time", "trigger", "flags", "usage", "model", "request", "dropped", "parts")
+                "from", "time", "trigger", "flags", "usage", "model", "request", "sidechain", "dropped", "parts")
 _CHANGES_KEEP = ("schema", "id", "captured_by", "tool", "tool_name", "time", "basis", "root", "coverage", "changed_files", "changes")
 _CHANGE_FILE_KEEP = ("path", "operation", "before", "after", "diff", "attribution", "additions", "deletions")
 _EXECUTION_KEEP = ("schema", "id", "tool", "time", "outcome")

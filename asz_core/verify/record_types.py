@@ -15,7 +15,7 @@ _NO = object()
 # The one type of each field a record and a part carry (seed 000, Reading a record); ``None`` never passes.
 _RECORD_TYPES = dict.fromkeys(
     ("sha", "id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from", "time", "trigger", "model"), str
-) | {"ord": int, "off": int, "bytes": int, "flags": list, "usage": dict, "parts": list, "dropped": list, "t": _NO}
+) | {"ord": int, "off": int, "bytes": int, "flags": list, "usage": dict, "parts": list, "dropped": list, "t": _NO, "sidechain": bool}
 _PART_TYPES = dict.fromkeys(("k", "text", "id", "of", "name", "server", "server_tool", "media", "encoding", "state", "sha256"), str) | {
     "bytes": int, "failed": bool,
 }

@@ -151,14 +151,14 @@ class ViewBase(Companions):
         return self._read_call(n)
 
     def _read_call(self, n: Node) -> CallUsage:
-        """A call's usage from its fragments in landed order; its lane from its stream's role.
+        """A call's usage from its fragments in landed order; its lane from its stream's role, ``subagent`` for a call
+        on the main stream one of whose own records says ``sidechain`` (a sub-agent's line in its parent's file, as
+        Claude Code 1.0.x wrote them; docs/view.md, ``usage_by_lane``).
 
-        The fragments on the call's own stream (the stream of its first landed
-        fragment) are read first: a copy of the call in another stream (a side
-        question replaying its parent's responses, field report 13) may hold an
-        earlier snapshot and never replaces the call's own last one. Only a
-        call with no usage on its own stream takes it from its copies.
-        """
+        The fragments on the call's own stream (the stream of its first landed fragment) are read first: a copy of the
+        call in another stream (a side question replaying its parent's responses, field report 13) may hold an earlier
+        snapshot and never replaces the call's own last one. Only a call with no usage on its own stream takes it from
+        its copies."""
         lane = self._lanes.get(n.stream)
         if lane is None:
             stream = self.nodes.get(f"stream/{n.stream}")
@@ -171,9 +171,7 @@ class ViewBase(Companions):
         elif len(refs) > 2:
             refs = sorted(refs, key=position)
         finished = n.attrs.get("usage") == "observed_replayable"
-        streams = self._streams
-        stream_of = self._stream_of
-        records, times = self.sess.records, self.sess.times
+        streams, stream_of, records, times = self._streams, self._stream_of, self.sess.records, self.sess.times
         pairs = []  # (record, instant) of each ref on the call's own stream, (None, None) for one that did not land
         others = []
         for r in refs:
@@ -181,6 +179,8 @@ class ViewBase(Companions):
             row = r.row
             pair = (recs[row - 1], times[r.seq][row - 1]) if recs is not None and 0 < row <= len(recs) else (None, None)
             (pairs if (streams.get(r.seq) or stream_of(r.seq)) == n.stream else others).append(pair)
+        if lane == "main" and any(rec is not None and rec.get("sidechain") is True for rec, _ in pairs):
+            lane = "subagent"  # a sub-agent's call written into its parent's file (Claude Code 1.0.x; trial 31b F5)
         got = read_call(pairs, finished, lane)
         if got.usage is None and others:
             at = self.sess.record_and_time

@@ -46,7 +46,7 @@ def _compiled_count(v: DocumentView) -> tuple[int, int]:
 
 def test_every_corpus_call_reads_the_same_both_ways(corpus, kiro_root):
     _, root = corpus
-    calls = compiled = conversations = 0
+    calls = compiled = conversations = sidechain = 0
     for r in (root, kiro_root):
         for conv in list_conversations(r):
             v = document_view(r, conv)
@@ -54,9 +54,12 @@ def test_every_corpus_call_reads_the_same_both_ways(corpus, kiro_root):
             assert a == b, conv
             n, c = _compiled_count(v)
             calls, compiled, conversations = calls + n, compiled + c, conversations + 1
+            sidechain += sum(any(v.sess.record(ref).get("sidechain") for ref in nd.refs) for nd in v.nodes.values()
+                             if nd.kind == "llm.call")
     assert conversations >= 12
-    # every call of the corpus is the usual shape (559 over 13 conversations): the compiled loop reads them all
-    assert calls >= 500 and compiled == calls
+    # every call of the corpus is the usual shape (559 over 13 conversations): the compiled loop reads them all but
+    # 5c0375b4's 10 calls written by a sub-agent into the main file (a record with sidechain: its lane is the Python's)
+    assert calls >= 500 and sidechain == 10 and compiled == calls - sidechain
 
 
 #: (name, change to the first fragment's record, change to the last fragment's record): each a shape the compiled loop
