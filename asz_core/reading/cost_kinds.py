@@ -81,7 +81,8 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
     at = talk_start(talk)  # 0 is no time: its record's time did not read (trial 30a F8: it read 1970-01-01)
     when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) and at else " from a time not known"
-    return f"stream {talk.get('stream') or 'main'}{when}{label}"
+    side = " (a sub-agent's lines)" if talk.get("sidechain") else ""  # written in its parent's file (trial 31b F5)
+    return f"stream {talk.get('stream') or 'main'}{side}{when}{label}"
 
 
 def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN) -> list[str]:

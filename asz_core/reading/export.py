@@ -54,6 +54,9 @@ UNRESOLVED_ABOUT = ("The document's unresolved entries, as the page's Unresolved
                     "state, and why (a call whose result did not land reads (no result recorded) where it is drawn).")
 #: The line over a landed result no step draws, its call never landed (:func:`unresolved_said`).
 UNRESOLVED_RESULT = "The result as landed, which no step draws:"
+#: What the md and html exports add under the heading of a talk a sub-agent's lines opened in its parent's stream (the
+#: document's talk ``sidechain``: Claude Code 1.0.x; trial 31b F5), as a child stream's talk says its stream.
+SIDECHAIN_SAID = " · a sub-agent's lines, written in its parent's transcript"
 
 
 def html_media(st: dict, e) -> str:
@@ -234,7 +237,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             lines += ["", f"## {t['heading']}"]
         else:
             lines += ["", f"## Talk {i}: {md_visible(t['heading'])}", "",
-                      f"*{when_text(talk_start(talk))}* · `{talk['id']}`"]
+                      f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", nested(md_visible(st["text"]))]
@@ -495,7 +498,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         if talk is None:  # loose nodes of a stream with no talk
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
-            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}</p>")
+            side = e(SIDECHAIN_SAID) if talk.get("sidechain") else ""
+            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}{side}</p>")
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "

@@ -350,7 +350,7 @@ class Audit:
             return "command" if "command" in blocks else "prompt"
         if blocks and blocks <= {"stdout", "stderr"}:
             return "command_output"
-        return "subagent_prompt" if stream != "main" else "text"
+        return "subagent_prompt" if stream != "main" or rec.get("sidechain") is True else "text"
 
     def ask(self, doc: dict, by_stream: dict[str, list[dict]]) -> None:
         """Put first in ``by_stream`` (stream name -> its lines) a ``subagent_prompt`` line for each sub-agent of

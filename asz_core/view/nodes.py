@@ -200,7 +200,8 @@ class NodeView(StepKeys):
         return out
 
     def _talk_keys(self, n: Node, d: dict) -> None:
-        """Add a talk's label, reply, counts, times, child mark and segment to ``d`` (computed once per talk)."""
+        """Add a talk's label, reply, counts, times, child or sidechain mark and segment to ``d`` (computed once per
+        talk)."""
         if n.id not in self._talk_cache:
             self._talk_cache[n.id] = {}
             self._compute_talk_keys(n, self._talk_cache[n.id])
@@ -247,6 +248,8 @@ class NodeView(StepKeys):
         stream = self.nodes.get(f"stream/{n.stream}")
         if stream is not None and stream.attrs.get("role") in ("child", "auxiliary"):
             d["child"] = True
+        elif (opener := self.sess.record(n.ref)) is not None and opener.get("sidechain") is True:
+            d["sidechain"] = True  # a sub-agent's talk its lines opened in its parent's stream (trial 31b F5)
         seg = next((e["other"] for e in self.edges.get(n.id, []) if e["type"] == "in_segment" and e["dir"] == "out"), None)
         if seg:
             d["segment"] = seg

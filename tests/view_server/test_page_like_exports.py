@@ -6,7 +6,8 @@ headless Chromium over the corpus collected by the real ``asz collect``:
   ``isCompactSummary`` message the model resumed from), not only on the Loose tab;
 - a subagent's talk opens with what it was asked (ef958aa1's ``subagents/agent-*.jsonl``: each first line's prompt);
 - a subagent's ``agent.output`` repeating its last message is one line naming it, not the text twice;
-- an old sidechain's talk (5c0375b4: ``isSidechain`` lines inside the 1.0.x main file) opens with its prompt;
+- an old sidechain's talk (5c0375b4: ``isSidechain`` lines inside the 1.0.x main file) opens with its prompt, tagged
+  as a sub-agent's;
 - an old agent file with no prompt line (a7da6a22's ``agent-c8d9b115.jsonl``, 2.0.55) opens with its Task's prompt.
 
 Expected values are read from the source transcripts."""
@@ -105,6 +106,9 @@ def test_an_old_sidechains_talk_opens_with_its_prompt(corpus_root, corpus_dir, s
         first = next(n for n in body.find_elements(By.CSS_SELECTOR, ".talkbody .node") if "k-run" not in n.get_attribute("class"))
         assert first.find_element(By.CSS_SELECTOR, ".kind").text == "asked (the prompt this talk was given)"
         assert d["message"]["content"].splitlines()[0] in first.find_element(By.CSS_SELECTOR, ".msg").text
+        # its lines say isSidechain: the talk is tagged a sub-agent's, as a child stream's talk is (trial 31b F5)
+        tags = [t.text for t in body.find_elements(By.CSS_SELECTOR, ".talkhead .tag")]
+        assert tags == ["subagent · its lines in the parent's transcript"]
 
 
 DEEP = ("-src-deep-manifest", "a7da6a22-facc-4fcd-8bab-f83c87862004")

@@ -1817,7 +1817,8 @@
     const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
       h('span', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
       h('span', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
-        child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) : null,
+        child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) :
+          t.sidechain ? h('span', { class: 'tag' }, 'subagent · its lines in the parent\'s transcript') : null,
         h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
