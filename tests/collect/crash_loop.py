@@ -43,7 +43,7 @@ import threading
 import time
 from pathlib import Path
 
-from collect_helpers import ASZ, asz, collect_once, env, file_problems, file_records, line, lines_of, mini_args, stream_files, summary
+from collect_helpers import ASZ, asz, collect_once, env, file_problems, file_records, line, lines_of, mini_args, summary
 
 from asz_core.storage.layout import landed_files, session_dirs
 from asz_core.storage.root import COLLECTOR_LOCK, lock_taken
@@ -85,18 +85,43 @@ def _key(p: Path) -> tuple:
 
 class Seen:
     """What the checks already read: each landed file's (ord, off, bytes, sha) records and its problems, by
-    :func:`_key`; each source's complete lines up to the byte after the last one's newline."""
+    :func:`_key`; each source's complete lines up to the byte after the last one's newline.
+
+    Within one check (from :meth:`look` to the next), each session directory is listed once and each landed file's
+    :func:`_key` taken once: a check reads six streams of three sessions and then every file, and nothing writes into
+    the root meanwhile (the killed command's group is gone, the clean pass has ended). Listing a session per stream
+    and again for the files' problems cost 9 listings and 2 stats a file per kill where 3 and 1 say the same
+    (session 33: the listings and stats, grown with the root, were most of the 200 kills' own CPU after the clean
+    passes)."""
 
     def __init__(self) -> None:
         self.records: dict[tuple, list[tuple[int, int, int, str]]] = {}
         self.problems: dict[tuple, list[str]] = {}
         self.lines: dict[Path, tuple[int, list[tuple[int, int, int, str]]]] = {}
+        self.look()
+
+    def look(self) -> None:
+        """Start a check: list the root's sessions and take the files' keys again from here on."""
+        self.listed: dict[Path, list] = {}
+        self.keys: dict[Path, tuple] = {}
+
+    def _listing(self, sdir: Path) -> list:
+        """``landed_files(sdir)``, once in a check."""
+        if sdir not in self.listed:
+            self.listed[sdir] = landed_files(sdir)
+        return self.listed[sdir]
+
+    def _key(self, p: Path) -> tuple:
+        """:func:`_key` of ``p``, once in a check."""
+        if p not in self.keys:
+            self.keys[p] = _key(p)
+        return self.keys[p]
 
     def landed(self, root: Path, session: str, stream: str) -> list[tuple[int, int, int, str]]:
         """As ``collect_helpers.landed``: every landed record of a stream, in seq then row order (repeats kept)."""
         out = []
-        for p in stream_files(root, session, stream):
-            k = _key(p)
+        for p in [p for ln, p in self._listing(Path(root) / session) if ln.kind == "transcript" and p.parent.name == stream]:
+            k = self._key(p)
             if k not in self.records:
                 self.records[k] = file_records(p)
             out += self.records[k]
@@ -118,8 +143,8 @@ class Seen:
         are 0444), checking only files not checked before."""
         problems = []
         for sdir in session_dirs(Path(root)):
-            for _, p in landed_files(sdir):
-                k = _key(p)
+            for _, p in self._listing(sdir):
+                k = self._key(p)
                 if k not in self.problems:
                     self.problems[k] = file_problems(p)
                 problems += self.problems[k]
@@ -128,6 +153,7 @@ class Seen:
 
 def check(src, root, seen: Seen) -> int:
     """Every complete line landed at least once, repeats only whole, no gap; returns records landed."""
+    seen.look()
     total = 0
     for session, stream in STREAMS:
         want = seen.source_lines(src / session / f"{stream}.jsonl")
