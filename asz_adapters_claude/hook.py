@@ -53,11 +53,17 @@ __all__ = [
     "NO_KEY",
     "NOT_KNOWN",
     "dropped_of",
+    "READ_AS",
+    "MISREAD",
+    "misread_of",
     "rfc3339_utc",
     "execution_record",
     "encode_record",
     "execution_path",
     "append_line",
+    "UNWRITTEN",
+    "UNWRITTEN_MARK",
+    "mark_unwritten",
     "handle_event",
     "run",
     "main",
@@ -288,9 +294,9 @@ def execution_record(event: dict, now: str) -> dict | None:
         rec["cwd"] = cwd
     rec["protocol"] = PROTOCOL
     server = event.get("mcp_server")
-    if isinstance(server, dict) and isinstance(server.get("name"), str) and server["name"]:
+    if isinstance(server, dict) and _is_text(server.get("name")) and server["name"]:
         rec["server"] = {"name": server["name"]}
-        if isinstance(server.get("source"), str) and server["source"]:
+        if _is_text(server.get("source")) and server["source"]:
             rec["server"]["source"] = server["source"]
     rec["time"] = now
     duration = event.get("duration_ms")
@@ -314,9 +320,67 @@ def execution_record(event: dict, now: str) -> dict | None:
         rec["result"] = measure_value(event["tool_response"])
     if failed and "error" in event:
         rec["error"] = measure_value(event["error"])
-    if dropped := dropped_of(event, failed):
+    if dropped := misread_of(event, rec, failed) + dropped_of(event, failed):
         rec["dropped"] = dropped
     return rec
+
+
+#: What each member of :data:`READ` whose value can have another type is read as (trial 33b F4: one of another type
+#: was left out with no word of it). A member given with another type is listed under ``dropped`` (:func:`misread_of`).
+READ_AS = {"agent_id": "a JSON string (the stream; main when absent)", "cwd": "a JSON string",
+           "mcp_server": "an object with a non-empty string name (and a string source)",
+           "duration_ms": "a JSON number", "is_interrupt": "true or false"}
+#: Why such a member is listed under ``dropped``; ``{what}`` is :data:`READ_AS`'s words.
+MISREAD = "execution/1 reads it as {what}, and this value is not: left out of the record"
+
+
+def _json_type(v) -> str:
+    """The JSON type of a decoded value, as a reader names it."""
+    if isinstance(v, _Number):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if v is None:
+        return "null"
+    return {bool: "boolean", dict: "object", list: "array"}.get(type(v), type(v).__name__)
+
+
+def misread_of(event: dict, rec: dict, failed: bool) -> list:
+    """``[{what, bytes, why}]`` of each member of :data:`READ_AS` that ``event`` gives and the record ``rec`` could
+    not take, its value of another type or shape (``"duration_ms": "fast"``, ``"mcp_server": "notanobject"``; trial
+    33b F4: seed 000, Dropped: a loss is stated rather than silent): ``what`` the member's name (``mcp_server.source``
+    for a server whose name was kept and whose source was not), ``bytes`` its value's size as canonical JSON, ``why``
+    :data:`MISREAD` naming what it is read as and the value's JSON type. An empty string is read as absent, as
+    before."""
+    out = []
+
+    def wrong(name: str, value, taken: bool) -> None:
+        if taken or value == "" and _is_text(value):
+            return
+        try:
+            size = measure_value(value)["bytes"]
+        except (TypeError, ValueError, RecursionError):
+            size = 0
+        out.append({"what": name, "bytes": size,
+                    "why": MISREAD.format(what=READ_AS[name.split(".")[0]]) + f" (it is a JSON {_json_type(value)})"})
+
+    for name in READ_AS:
+        if name not in event or name == "is_interrupt" and not failed:
+            continue
+        v = event[name]
+        if name == "agent_id":
+            wrong(name, v, _is_text(v))
+        elif name == "cwd":
+            wrong(name, v, "cwd" in rec)
+        elif name == "duration_ms":
+            wrong(name, v, "duration_ms" in rec)
+        elif name == "is_interrupt":
+            wrong(name, v, isinstance(v, bool))
+        elif "server" not in rec:
+            wrong(name, v, False)
+        elif isinstance(v, dict) and "source" in v and "source" not in rec["server"]:
+            wrong("mcp_server.source", v["source"], False)
+    return out
 
 
 def dropped_of(event: dict, failed: bool) -> list:
@@ -383,7 +447,11 @@ def handle_event(raw: bytes, data_dir: str, now: str | None = None) -> str | Non
     event that cannot make a valid record) and OSError (the write failed).
     """
     try:
-        event, twice = _digest.strict_loads_twice(raw.decode("utf-8", "replace"))
+        text, replaced = raw.decode("utf-8"), False
+    except UnicodeDecodeError:  # read as Go's decoder reads it, each byte that is not UTF-8 as U+FFFD (trial 33b F3)
+        text, replaced = raw.decode("utf-8", "replace"), True
+    try:
+        event, twice = _digest.strict_loads_twice(text)
     except (ValueError, RecursionError) as exc:
         raise Refusal(f"standard input is not one JSON object ({len(raw)} bytes): {exc}; nothing recorded") from None
     if not isinstance(event, dict):
@@ -393,23 +461,56 @@ def handle_event(raw: bytes, data_dir: str, now: str | None = None) -> str | Non
         return None
     if twice:  # a key given twice: the last value is read, each earlier one named (trial 30c F6, as a transcript's)
         rec["dropped"] = _digest.twice_entries(twice) + rec.get("dropped", [])
+    if replaced and (changed := _digest.not_utf8_entries(raw)):  # said, not silent (trial 33b F3)
+        rec["dropped"] = changed + rec.get("dropped", [])
     path = execution_path(data_dir, rec["session"], rec["stream"])
-    append_line(path, encode_record(rec))
+    try:
+        append_line(path, encode_record(rec))
+    except OSError as exc:
+        exc.asz_tool = rec["tool"]  # the call the lost record was of, for a trace (:func:`run`)
+        raise
     return path
 
 
-def _log(data_dir: str, message: str) -> None:
-    """Append one line to ``<data>/log/plugin.log``; if even that fails, say it on standard error."""
+#: How a line of ``plugin.log`` saying an execution record could not be written begins after ``asz hook: ``.
+UNWRITTEN = "could not write the execution record: "
+#: How the name of the empty file :func:`mark_unwritten` leaves begins: ``unwritten.<unix ns>.<tool_use_id>``.
+UNWRITTEN_MARK = "unwritten."
+
+
+def mark_unwritten(data_dir: str, tool: str) -> None:
+    """Leave an empty file ``<data>/log/unwritten.<unix ns>.<tool>`` (``tool`` the call's ``tool_use_id`` when it is
+    a safe file name, else ``event``) when neither the execution record nor the log line could be written (trial 33b
+    F5: a full disk, ``ulimit -f 0``): its name is the trace, no byte of data is needed, so a later ``asz collect
+    --adapter changes`` or ``asz sources`` says a call was lost (``observer_adapter.unwritten_said``). A file system
+    that cannot make even an empty file leaves nothing (docs/claude-code-hooks.md, Never in the agent's way). Never
+    raises."""
+    name = f"{UNWRITTEN_MARK}{time.time_ns()}.{tool if _SAFE_ID.fullmatch(tool or '') else 'event'}"
+    try:
+        log_dir = os.path.join(data_dir, "log")
+        os.makedirs(log_dir, exist_ok=True)
+        os.close(os.open(os.path.join(log_dir, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except OSError:
+        pass
+
+
+def _log(data_dir: str, message: str, lost: str | None = None) -> None:
+    """Append one line to ``<data>/log/plugin.log``; if even that fails, say it on standard error and, when ``lost``
+    names the call whose record could not be written, leave :func:`mark_unwritten`'s empty file."""
     line = f"{rfc3339_utc()} asz hook: {message}\n".encode("utf-8", "replace")
     try:
         log_dir = os.path.join(data_dir, "log")
         os.makedirs(log_dir, exist_ok=True)
         fd = os.open(os.path.join(log_dir, "plugin.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
+            n = os.write(fd, line)
+            if n != len(line):
+                raise OSError(f"short write: {n} of {len(line)} bytes")
         finally:
             os.close(fd)
     except OSError as exc:
+        if lost is not None:
+            mark_unwritten(data_dir, lost)
         try:
             sys.stderr.write(f"asz hook: cannot write the log under {data_dir}: {exc}; {message}\n")
         except Exception:
@@ -427,7 +528,7 @@ def run(stdin: bytes, data_dir: str) -> int:
     except Refusal as exc:
         _log(data_dir, f"refused: {exc}")
     except OSError as exc:
-        _log(data_dir, f"could not write the execution record: {exc}")
+        _log(data_dir, f"{UNWRITTEN}{exc}", lost=getattr(exc, "asz_tool", None) or "event")
     except BaseException as exc:  # a hook never fails the agent
         _log(data_dir, f"unexpected {type(exc).__name__}: {exc}")
     return 0

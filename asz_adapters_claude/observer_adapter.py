@@ -47,7 +47,7 @@ from asz_core import (
 )
 from asz_core.sessiondata.vocabulary import TWICE_DROPPED
 
-from asz_core.plugins.adapter import REFUSED_EVENTS
+from asz_core.plugins.adapter import REFUSED_EVENTS, UNWRITTEN_EVENTS
 
 from .roots import default_folder, preferred_folders, unread_folders
 
@@ -195,6 +195,53 @@ def refused_said(log: Path) -> str:
             "them, so no conversation holds them")
 
 
+#: How a line of ``plugin.log`` saying an execution record could not be written begins after its time
+#: (``asz_adapters_claude.hook.UNWRITTEN``), and how the empty file begins that says it when the log could not be
+#: written either (``hook.UNWRITTEN_MARK``).
+UNWRITTEN_LINE = " asz hook: could not write the execution record: "
+UNWRITTEN_MARK = "unwritten."
+
+
+def unwritten_said(log_dir: Path) -> str:
+    """What a data directory's ``log/`` says of the execution records ``asz hook`` observed and could not write (a
+    full disk, an unwritable directory: trial 33b F5): the ``plugin.log`` lines that say so (its last
+    :data:`LOG_READ` bytes) and, when the log could not be written either, the empty files ``unwritten.<unix
+    ns>.<tool_use_id>`` whose names are the trace: ``asz hook could not write 2 execution record(s) (the latest: at
+    2026-12-05T21:16:00Z, tool call toolu_01…: [Errno 27] File too large): the calls it observed then are recorded
+    nowhere; no conversation holds them``; '' when none. Never raises."""
+    found: list[tuple[int, str, str]] = []  # (unix ns, tool call, why)
+    try:
+        with os.scandir(log_dir) as it:
+            for e in it:
+                if e.name.startswith(UNWRITTEN_MARK):
+                    ns, _, tool = e.name[len(UNWRITTEN_MARK):].partition(".")
+                    if ns.isdigit():
+                        found.append((int(ns), tool, "nor could its log line be written"))
+    except OSError:
+        pass
+    try:
+        with open(log_dir / "plugin.log", "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - LOG_READ))
+            data = f.read(LOG_READ)
+    except OSError:
+        data = b""
+    lines = [x for x in data.decode("utf-8", "replace").splitlines() if UNWRITTEN_LINE in x]
+    if not found and not lines:
+        return ""
+    from asz_core.sessiondata.times import format_rfc3339
+
+    latest = ""
+    if found:
+        ns, tool, why = max(found)
+        latest = f"at {format_rfc3339(ns)}, tool call {tool}: {why}"
+    if lines and (not found or lines[-1].split(" ", 1)[0] > format_rfc3339(max(found)[0])):
+        stamp, _, why = lines[-1].partition(UNWRITTEN_LINE)
+        latest = f"at {stamp.strip()}: {why.strip()[:200]}"
+    return (f"{UNWRITTEN_EVENTS}{len(found) + len(lines):,} execution record(s) (the latest: {latest}): the calls it "
+            "observed then are recorded nowhere, so no conversation holds them (a full disk or an unwritable data "
+            "directory)")
+
+
 class ClaudeCodeObserver(Adapter):
     """The asz observers' output into Session Data: kinds ``execution`` and ``changes``, dialect ``asz-changes/1``.
 
@@ -316,6 +363,8 @@ class ClaudeCodeObserver(Adapter):
                     out.sources.append(Source(session=s.name, kind=kind, path=fp, src=rel(fp), dialect=DIALECT, stream=stream))
             if said := refused_said(data / "log" / "plugin.log"):  # events asz hook refused: said, not only logged
                 out.skipped.append((rel(data / "log" / "plugin.log"), said))
+            if said := unwritten_said(data / "log"):  # records asz hook could not write (trial 33b F5)
+                out.skipped.append((rel(data / "log"), said))
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:

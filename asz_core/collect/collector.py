@@ -60,7 +60,7 @@ from .settled import settled
 from .src_text import take_unwritable
 from .vanished import Listed, listed_stats, still_there
 from .windows import strerror
-from ..plugins.adapter import REFUSED_EVENTS, Adapter, Source
+from ..plugins.adapter import REFUSED_EVENTS, UNWRITTEN_EVENTS, Adapter, Source
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
@@ -193,11 +193,11 @@ class Collector:
 
         for path, reason in skipped:
             key = (str(path), reason)
-            said = reason.endswith("is not a session id") or reason.startswith(REFUSED_EVENTS)
+            said = reason.endswith("is not a session id") or reason.startswith((REFUSED_EVENTS, UNWRITTEN_EVENTS))
             if said and key not in self.told_errors:
                 self.told_errors.add(key)
                 self.report.note(shown(path), f"{reason}; not collected (asz sources lists what is skipped)"
-                                 if not reason.startswith(REFUSED_EVENTS) else reason)
+                                 if not reason.startswith((REFUSED_EVENTS, UNWRITTEN_EVENTS)) else reason)
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
         """Check once the session directories this adapter did not discover for sources that are gone."""

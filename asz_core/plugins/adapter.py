@@ -191,6 +191,9 @@ class Source:
 #: adapter: ``asz hook``'s ``log/plugin.log``): ``asz collect`` says each such entry as a ``note:``, not only counts it
 #: (trial 27a F8).
 REFUSED_EVENTS = "asz hook refused "
+#: How the reason begins of a skipped entry naming the execution records ``asz hook`` could not write (a full disk:
+#: trial 33b F5), told as :data:`REFUSED_EVENTS` is.
+UNWRITTEN_EVENTS = "asz hook could not write "
 
 
 @attrs.define

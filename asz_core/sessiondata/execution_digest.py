@@ -14,7 +14,7 @@ import json
 import re
 
 __all__ = ["Number", "strict_loads", "strict_loads_twice", "key_path", "mark_twice", "twice_objects", "twice_entries", "TWICE_DROPPED", "TWICE_WHY",
-           "TWICE_LISTED", "canonical_json", "encode_json", "content", "measure_value", "measure"]
+           "TWICE_LISTED", "NOT_UTF8", "not_utf8_entries", "canonical_json", "encode_json", "content", "measure_value", "measure"]
 
 
 class Number(str):
@@ -187,6 +187,47 @@ def canonical_json(value) -> bytes:
     that is not JSON data and RecursionError for one nested too deep.
     """
     return encode_json(value, True)
+
+
+#: Why a member's bytes that are not UTF-8 are listed under ``dropped`` (trial 33b F3).
+NOT_UTF8 = ("bytes that are not UTF-8, each read as U+FFFD (3 bytes), as Go's JSON decoder reads them, before the "
+            "member was measured: its size and digest are of the text so read, not of the bytes given")
+
+
+def not_utf8_entries(raw: bytes) -> list:
+    """``[{what, bytes, why}]`` (``dropped`` entries) of each top-level member of the JSON object ``raw`` (bytes
+    that are not all UTF-8) whose text holds bytes that are not UTF-8 (trial 33b F3: ``{"query":"caf\\xe9-latin1"}``,
+    23 bytes, was measured as the 25 of ``{"query":"caf\\ufffd-latin1"}`` with no word of it): ``what`` ``not UTF-8
+    in <member>`` (``in a member's name`` when the name holds them), ``bytes`` how many such bytes, ``why``
+    :data:`NOT_UTF8`. The bytes are read again with each such byte kept as a lone surrogate (``surrogateescape``) to
+    find where they are; [] when that does not read as one JSON object."""
+    try:
+        event = strict_loads(raw.decode("utf-8", "surrogateescape"))
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(event, dict):
+        return []
+
+    def count(v) -> int:
+        n, stack = 0, [v]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, str) and not isinstance(x, Number):
+                n += sum(1 for c in x if "\udc80" <= c <= "\udcff")
+            elif isinstance(x, dict):
+                stack.extend(x.keys())
+                stack.extend(x.values())
+            elif isinstance(x, list):
+                stack.extend(x)
+        return n
+
+    out = []
+    for name, value in event.items():
+        if n := count(value):
+            out.append({"what": f"not UTF-8 in {name}", "bytes": n, "why": NOT_UTF8})
+        if n := count(name):
+            out.append({"what": "not UTF-8 in a member's name", "bytes": n, "why": NOT_UTF8})
+    return out
 
 
 def content(b: bytes) -> dict:
