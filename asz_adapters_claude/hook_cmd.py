@@ -90,9 +90,10 @@ def install(
 
     The command is ``"<python>" -S "<…/asz_adapters_claude/hook.py>"``: this
     asz's interpreter and observer file by absolute path, so it needs no
-    ``PATH`` (Claude Code does not show a hook that cannot start) and starts in
-    about half the time of ``asz hook`` (``bench/hook.py``); install again
-    after this Python moves. ``--bare`` writes ``asz hook`` instead and warns
+    ``PATH`` (Claude Code does not show a hook that cannot start) and costs
+    about 0.7 of the CPU time of ``asz hook`` (``bench/hook.py``;
+    docs/claude-code-hooks.md, Start-up cost); install again after this Python
+    moves. ``--bare`` writes ``asz hook`` instead and warns
     on stderr when ``asz`` on this ``PATH`` is missing or another one.
     Installing one form over the other switches it. Idempotent; the old file
     is copied to ``settings.json.asz-backup-<stamp>`` first. Exit 0 done (or

@@ -1,6 +1,6 @@
 """Benchmark: start-up-to-exit time of the MCP observer hook, as Claude Code runs it (issue 8; target p50 <= 40 ms).
 
-Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|installed|direct|script|baseline|all]``
+Usage: ``python bench/hook.py [-n 200] [--payload FILE] [--variant asz|installed|direct|script|baseline|floor|all]``
 
 Each invocation is a real subprocess fed one ``PostToolUse`` MCP event on
 stdin (by default the first line of the corpus payloads, else a built-in one)
@@ -19,7 +19,11 @@ fsyncs its file. Variants:
   ``asz hooks install --direct`` configures (no console script, no site
   initialisation; the data directory from ``--data`` here, from
   ``ASZ_HOOK_DATA`` or the default in the installed hook);
-* ``baseline``: ``python -c pass``, the interpreter's own floor.
+* ``baseline``: ``python -c pass``, the interpreter's own floor;
+* ``floor``: ``python -S -c pass``, the floor of the ``direct`` command (no site initialisation).
+
+Each line gives the machine's load average (1 min) before and after the variant ran (trial 33b F2: on a shared
+2-core machine the wall times follow the load; the CPU times much less).
 
 The packages' bytecode is compiled first, as an installed package has it.
 Prints p50, p95 and max in milliseconds per variant. Timing lives here, never in tests.
@@ -77,6 +81,7 @@ def _commands(variant: str, work: Path) -> list[str]:
         "script": [sys.executable, str(HOOK)],
         "direct": [sys.executable, "-S", str(HOOK)],
         "baseline": [sys.executable, "-c", "pass"],
+        "floor": [sys.executable, "-S", "-c", "pass"],
     }
     if variant == "all":
         return [v for v in table.items() if v[1]]
@@ -125,7 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="invocations per variant (default 200)")
     ap.add_argument("--payload", type=Path, help="a file whose first line is the hook event")
-    ap.add_argument("--variant", default="all", choices=["asz", "installed", "direct", "script", "baseline", "all"])
+    ap.add_argument("--variant", default="all", choices=["asz", "installed", "direct", "script", "baseline", "floor", "all"])
     a = ap.parse_args()
     src = a.payload or (CORPUS if CORPUS.is_file() else None)
     payload = src.read_bytes().split(b"\n", 1)[0] if src else FALLBACK
@@ -134,14 +139,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="asz-hook-venv-") as work:
         got = {}
         for name, cmd in _commands(a.variant, Path(work)):
-            run(cmd, payload, 3, name != "baseline")  # warm the page cache
-            xs, cs = got[name] = run(cmd, payload, a.n, name != "baseline")
+            data = name not in ("baseline", "floor")
+            run(cmd, payload, 3, data)  # warm the page cache
+            load = os.getloadavg()[0]
+            xs, cs = got[name] = run(cmd, payload, a.n, data)
             print(f"{name:9s} p50 {statistics.median(xs):7.1f} ms   p95 {pct(xs, 0.95):7.1f} ms   max {max(xs):7.1f} ms   "
-                  f"cpu p50 {statistics.median(cs):6.1f} ms   ({' '.join(cmd[:3])})", flush=True)
+                  f"cpu p50 {statistics.median(cs):6.1f} ms   load {load:.1f}-{os.getloadavg()[0]:.1f}   "
+                  f"({' '.join(cmd[:3])})", flush=True)
     if "baseline" in got and len(got) > 1:
         bw, bc = (statistics.median(v) for v in got["baseline"])
         for name, (xs, cs) in got.items():
-            if name != "baseline":
+            if name not in ("baseline", "floor"):
                 print(f"{name:9s} wall p50 {statistics.median(xs) / bw:.2f}× pass   cpu p50 {statistics.median(cs) / bc:.2f}× pass")
 
 

@@ -9,9 +9,16 @@ of asz: the hook, run as ``python -S path/to/hook.py`` with no site-packages, lo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
+
+try:  # the interpreter's own SHA-256 (the digest hashlib.sha256 gives), without hashlib loading OpenSSL's library and
+    from _sha2 import sha256 as _sha256  # blake2 at each start of the hook (trial 33b F2: its largest import); 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # 3.11
+    except ImportError:  # an interpreter built without them
+        from hashlib import sha256 as _sha256
 
 __all__ = ["Number", "strict_loads", "strict_loads_twice", "key_path", "mark_twice", "twice_objects", "twice_entries", "TWICE_DROPPED", "TWICE_WHY",
            "TWICE_LISTED", "NOT_UTF8", "not_utf8_entries", "canonical_json", "encode_json", "content", "measure_value", "measure"]
@@ -232,7 +239,7 @@ def not_utf8_entries(raw: bytes) -> list:
 
 def content(b: bytes) -> dict:
     """``{state: "size_only", bytes: len(b), sha256: hex digest of b}``."""
-    return {"state": "size_only", "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+    return {"state": "size_only", "bytes": len(b), "sha256": _sha256(b).hexdigest()}
 
 
 def measure_value(value) -> dict:
