@@ -162,7 +162,7 @@ def conversation(
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
     Under its cost the summary says what each kind of token cost (input, output, cache write 5m and 1h, cache read;
-    in cents adding up to the cost) and its three costliest talks, each by its own model calls and start (in --tz's
+    each rounded once to the cent, <$0.01 when smaller) and its three costliest talks, each by its own model calls and start (in --tz's
     zone, else this machine's, as asz ls: from 2026-02-11 02:56 Asia/Kathmandu). Under its landed seq,
     one line for each earlier adapter version whose files the conversation holds, with what that version did not keep
     or read as the installed one does (``landed by claude-code-local/0.2.0 (1 of 1 file(s)), …``), and when another
@@ -384,7 +384,7 @@ def summary_lines(doc: dict, table=None) -> list[str]:
     from ..reading.cost_kinds import cost_lines
 
     out.extend(map(visible, usage_lines(s)))
-    at = next((i + 1 for i, line in enumerate(out) if line.startswith("cost $")), len(out))
+    at = next((i + 1 for i, line in enumerate(out) if line.startswith("cost ")), len(out))  # cost $…, <$0.01, unpriced (32a F8)
     out[at:at] = cost_lines(doc, table)
     out.append(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     out.append(f"landed through seq {through}")

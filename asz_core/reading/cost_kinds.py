@@ -2,12 +2,12 @@
 
 ``asz usage --breakdown`` (a line under each row and the total) and ``asz conversation`` (a line under its cost) say
 what each kind of token cost: input, output, cache writes of 5 minutes and of 1 hour, cache reads, at the price
-table's rates (:meth:`~asz_core.view.prices.Price.by_kind`, the same arithmetic as the cost). The figures are in
-cents and add up to the cost as printed (:func:`~asz_core.view.prices.apportion`: largest remainder, each within a
-cent of its exact value), each carrying the cost's marks (``*`` unpriced models left out, ``^`` calls at a rate the
+table's rates (:meth:`~asz_core.view.prices.Price.by_kind`, the same arithmetic as the cost). Each figure is its
+exact amount rounded once (:func:`~asz_core.view.prices.money`: ``<$0.01`` when small; trial 32a F8: apportioned
+cents read two equal parts ``$0.01`` and ``$0.00``), so they add up to the cost as printed within a cent or so, each carrying the cost's marks (``*`` unpriced models left out, ``^`` calls at a rate the
 table does not hold, ``?`` calls whose rate was not checked) and its share of the cost, worked from the exact amounts
 (:func:`~asz_core.view.prices.shares`; trial 27a F3). ``asz conversation`` also names its costliest talks,
-each by its own model calls (a sub-agent's talk is a talk of its own), their costs adding up to the cost as printed.
+each by its own model calls (a sub-agent's talk is a talk of its own), each rounded on its own.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Iterable
 
 from ..view.placing import walk
-from ..view.prices import CENT, PriceTable, apportion, cents, kind_costs, kinds_line, kinds_text, share_text, shares
+from ..view.prices import CENT, PriceTable, kind_costs, kinds_line, kinds_text, money, share_text, shares
 from ..view.secret_forms import shown_title
 from ..view.usage import NO_MODEL, add_call, zero_usage
 from ..view.zone import local_text, zone_name
@@ -87,23 +87,24 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
 
 def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN) -> list[str]:
     """The lines ``asz conversation`` prints under its cost: ``costliest talks: 3 of 12 …`` and one line per talk,
-    ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, their cents adding up with the
-    others' to the summary's cost as printed; [] when no call carries usage or the cost is held back."""
+    ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, each its exact amount as
+    :func:`~asz_core.view.prices.money` prints it (trial 32a F8); [] when no call carries usage, the cost is held back
+    or none of it had a price."""
     cost = (doc.get("summary") or {}).get("cost")
     talks = [t for t in talk_usage(doc) if t[2]]
     if not isinstance(cost, dict) or "usd" not in cost or not talks:
         return []
+    if cost.get("priced") is False and cost.get("unpriced"):
+        return []  # none of it had a price: no talk cost $0.00 (trial 32a F8; the cost line says unpriced)
     exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _) in enumerate(talks)}
-    whole = cents(cost)  # the cost as printed: its exact amount rounded once (reviewG28)
-    split = apportion(exact, whole, CENT)
     share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
     marks = cost_marks(cost)
     out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
-           f"own; all {len(talks)} add up to the cost above)"]
+           f"own; all {len(talks)} add up to the cost above, each rounded on its own)"]
     for i in order:
         talk, _, n = talks[i]
-        out.append(f"  ${split[i]:,.2f}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
+        out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
     return out
 
 

@@ -334,7 +334,7 @@ def _figures(s: dict) -> list[str]:
     except (KeyError, TypeError):
         return []
     if s.get("cost_by_kind_line"):
-        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("cost $")), len(lines))
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("cost ")), len(lines))  # cost $…, <$0.01, unpriced (32a F8)
         lines[at:at] = [f"cost by kind: {s['cost_by_kind_line']}"]
     return lines
 

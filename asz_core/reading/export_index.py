@@ -58,11 +58,14 @@ def index_figures(r: dict) -> tuple[str, str]:
         return "held back", "held back"
     if r.get("usage_recorded") is False:
         return "not recorded", "-"
-    from ..view.prices import cents
+    from ..view.prices import exact_usd, money
 
     tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
-    shown = cents(r.get("cost"))  # the exact amount rounded once; a cost object with neither usd_exact nor usd: its figure
-    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else f"${cents(cost) if shown is None else shown:,.2f}")
+    c = r.get("cost")
+    if isinstance(c, dict) and c.get("priced") is False and c.get("unpriced"):
+        return ("-" if tokens is None else f"{tokens:,}"), "unpriced"  # never $0.00 (trial 32a F8)
+    shown = money(c if exact_usd(c) is not None else cost)  # the exact amount rounded once, <$0.01 when small
+    return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else shown)
 
 
 def _index_total(rows: Sequence[dict]) -> str:
@@ -78,7 +81,9 @@ def _index_total(rows: Sequence[dict]) -> str:
     cost = sum((cost_exact(r.get("cost")) if cost_exact(r.get("cost")) is not None
                 else Decimal(str(cost_value(r.get("cost")) or 0)) for r in counted), Decimal(0))
     held = len(rows) - len(counted)
-    return (f"{len(rows)} conversation(s): {tokens:,} tokens, ${cost:,.2f}"
+    from ..view.prices import money
+
+    return (f"{len(rows)} conversation(s): {tokens:,} tokens, {money(cost)}"
             + (f" ({held} held back, in neither figure)" if held else ""))
 
 

@@ -35,14 +35,14 @@ __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters"
 def cost_text(cost: Any, usd: float | None = None) -> str:
     """A cost as ``asz ls`` and ``asz usage`` print it in a cell: ``$1,234.57`` and its :func:`cost_marks`; ``unpriced``
     when none of it had a price and it names models that have none (``cost.priced`` false and ``cost.unpriced``: a
-    ``$0.00*`` read as free by a reader or a spreadsheet, trial 28a F6). The cents are the exact amount (``usd_exact``)
-    rounded once (:func:`~asz_core.view.prices.cents`); ``usd``: the figure when ``cost`` gives none."""
-    from ..view.prices import cents
+    ``$0.00*`` read as free by a reader or a spreadsheet, trial 28a F6). The exact amount (``usd_exact``) as
+    :func:`~asz_core.view.prices.money` prints it (rounded once to the cent; ``<$0.01`` when it rounds to nothing);
+    ``usd``: the figure when ``cost`` gives none."""
+    from ..view.prices import exact_usd, money
 
     if isinstance(cost, dict) and cost.get("priced") is False and cost.get("unpriced"):
         return "unpriced"
-    amount = cents(cost)
-    return f"${cents(usd) if amount is None else amount:,.2f}" + cost_marks(cost)
+    return money(cost if exact_usd(cost) is not None else usd) + cost_marks(cost)  # <$0.01 when small (32a F8)
 
 
 def rate_line(calls: int) -> str:
@@ -356,11 +356,15 @@ def usage_lines(s: dict) -> list[str]:
     if s.get("usage_incomplete"):  # counts a record listed under dropped: the figures above are short by them
         lines.append(f"tokens incomplete: {s['usage_incomplete']} call(s) left out a usage count Session Data cannot carry "
                      "or gave one below 0, counted 0 (the notes name each), so the figures are short by it")
-    from ..view.prices import cents
+    from ..view.prices import money
 
     cost = s["cost"]
-    # in cents, as asz ls and asz usage round it: the exact amount rounded once (--json keeps the exact figure)
-    lines.append(f"cost ${cents(cost):,.2f}" + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else "")
+    # as asz ls and asz usage print it (money: the exact amount rounded once, <$0.01 when small; --json keeps the exact
+    # figure); unpriced when none of it had a price, never $0.00 (trial 32a F8, configuration.md)
+    none_priced = cost.get("priced") is False and bool(cost["unpriced"])
+    lines.append((f"cost unpriced (no price for {', '.join(cost['unpriced'])})" if none_priced
+                  else f"cost {money(cost)}"
+                  + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))
                  + (f" ({cost['long_context_calls']:,} call(s) above 200K input tokens at long-context rates)"
                     if cost.get("long_context_calls") else "")
                  + (f" ({cost['rate_not_priced_calls']:,} call(s) at a rate the price table does not hold, priced at "

@@ -43,7 +43,7 @@ from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
            "usd", "exact_text",
-           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "share_text", "kinds_text", "kinds_line"]
+           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "share_text", "kinds_text", "kinds_line"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -386,6 +386,40 @@ def cost_by_kind(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTa
 CENT = Decimal("0.01")
 
 
+#: What a cost reads when it is above nothing and below half a cent, so rounds to $0.00 (trial 32a F8: every small
+#: LangGraph run read ``$0.00``): ccusage's rule for small costs, in every reader (:func:`money`; the page's ``WORDS``).
+BELOW_CENT = "<$0.01"
+
+
+def exact_usd(cost: Any) -> Decimal | None:
+    """The exact amount of ``cost`` (a cost object's ``usd_exact``, else its ``usd``, or a number or Decimal itself);
+    None when it has none."""
+    if isinstance(cost, Decimal):
+        return cost
+    exact = cost.get("usd_exact") if isinstance(cost, Mapping) else None
+    if isinstance(exact, str):
+        try:
+            return Decimal(exact)
+        except ArithmeticError:
+            pass
+    v = cost.get("usd") if isinstance(cost, Mapping) else cost
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+        return Decimal(repr(float(v)))
+    return None
+
+
+def money(cost: Any) -> str:
+    """A cost as every reader prints it, one rule (trial 32a F8; docs/reading.md, "How a cost reads"): its exact
+    amount (:func:`exact_usd`) rounded once to the cent, ``$1,234.57``; :data:`BELOW_CENT` for an amount above 0 that
+    rounds to ``$0.00``, so a small cost never reads as none; '' when ``cost`` holds no amount. Each figure is rounded
+    on its own, so two equal amounts read alike (parts need not add up to their total as printed, by a cent or so)."""
+    exact = exact_usd(cost)
+    if exact is None:
+        return ""
+    c = exact.quantize(CENT, ROUND_HALF_EVEN)
+    return BELOW_CENT if not c and exact > 0 else f"${c:,.2f}"
+
+
 def cents(cost: Any) -> Decimal | None:
     """A cost to the cent, as every reader prints it: its exact amount (``usd_exact``, the decimal text
     :func:`cost_of` gives) rounded once, half to even (docs/reading.md: "each figure is its exact amount rounded once to
@@ -415,24 +449,24 @@ def share_text(percent: float) -> str:
 
 def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:
     """``input $0.01 (<1%), output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (23%), cache read $7.87 (68%)``:
-    ``by_kind`` (USD by kind of token, :func:`cost_by_kind`, adding up to ``cost``'s ``usd``) in
-    cents adding up to ``cost`` as printed (``$11.66``), each with the cost's marks and its share of the cost from
-    ``share`` (``cost_share_by_kind``, :func:`cost_shares`: percent of the exact amounts, so an
-    amount printed ``$0.00`` may still carry one); ``unpriced (no price for MODEL, …)`` when none of it had a price
-    (``cost.priced`` false: no kind cost $0.00, trial 28a F6)."""
+    ``by_kind`` (USD by kind of token, :func:`cost_by_kind`, adding up to ``cost``'s ``usd``), each its exact amount
+    as :func:`money` prints it (so equal parts read alike and a small one ``<$0.01``, trial 32a F8: two equal parts
+    of $0.0021 read ``$0.01`` and ``$0.00`` when the cents were apportioned to add up), with the cost's marks and its
+    share of the cost from ``share`` (``cost_share_by_kind``, :func:`cost_shares`: percent of the exact amounts);
+    ``unpriced (no price for MODEL, …)`` when none of it had a price (``cost.priced`` false: no kind cost $0.00,
+    trial 28a F6)."""
     if cost.get("priced") is False and cost.get("unpriced"):
         return f"unpriced (no price for {', '.join(cost['unpriced'])})"
-    whole = cents(cost)  # the cost as printed: its exact amount rounded once
-    split = apportion({k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}, whole, CENT)
     from .rate_words import cost_marks
 
     marks = cost_marks(cost)
-    return ", ".join(f"{name} ${split[k]:,.2f}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
+    return ", ".join(f"{name} {money(Decimal(str(by_kind.get(k, 0))))}{marks}{share_text(share.get(k, 0))}"
+                     for k, name in COST_KINDS.items())
 
 
 def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> str:
     """:func:`kinds_text` of ``usage_by_model`` at ``table`` (the one it and ``cost`` were priced with): what each kind
-    of token cost, in cents adding up to ``cost`` as printed, each with its share of the exact cost
+    of token cost, each rounded once (:func:`money`), each with its share of the exact cost
     (:func:`cost_shares`). The words after ``cost by kind:`` of ``asz conversation``, the exports' head and the page's
     conversation header (a document summary's ``cost_by_kind_line``; trial 27a F3)."""
     return kinds_text(cost, cost_by_kind(usage_by_model, table), cost_shares(usage_by_model, table))

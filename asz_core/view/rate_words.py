@@ -182,13 +182,14 @@ def page_words() -> dict:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
-    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`), ``error_labels`` (:data:`ERROR_LABELS`),
+    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`), ``error_labels`` (:data:`ERROR_LABELS`), ``below_cent`` (:data:`asz_core.view.prices.BELOW_CENT`),
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
     29a F8), ``command_title`` (:data:`COMMAND_TITLE`) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
     from ..flow.memory_note import IN_MEMORY_NOTE
+    from .prices import BELOW_CENT
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
@@ -197,5 +198,5 @@ def page_words() -> dict:
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
-            "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
+            "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "below_cent": BELOW_CENT, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
             "command_title": COMMAND_TITLE}

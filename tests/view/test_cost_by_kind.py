@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from cli_helpers import asz_in_process as asz
@@ -94,11 +94,12 @@ def test_conversation_says_what_each_kind_and_each_talk_cost(corpus):
     talks = out[at + 1:at + 4]
     for talk, (name, c) in zip(talks, sorted(by_file.items(), key=lambda kv: -sum(kv[1].values()))):
         assert f"stream {name} " in talk and f"{len(_calls(files[name])):,} call(s)" in talk
-        assert abs(Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) - sum(c.values())) < Decimal("0.01")
+        # its exact cost rounded once, on its own (trial 32a F8: apportioned cents read equal talks unequal)
+        assert Decimal(re.match(r"  \$([\d.]+)", talk).group(1)) == sum(c.values()).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
         # its share of the exact cost (trial 27a F3): a7be2f0's $0.06 is 0.49 % of $11.66, not the 1 % of its cents
         share = _said(100 * sum(c.values()) / sum(exact.values()))
         assert re.match(rf"  \$[\d.]+{re.escape(share)}, ", talk), (talk, share)
-    assert sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) == Decimal("11.66")
+    assert abs(sum(Decimal(re.match(r"  \$([\d.]+)", t).group(1)) for t in talks) - Decimal("11.66")) <= Decimal("0.02")
     # a sub-agent's talk is named by what its parent's Task asked (its description in the main transcript), as an
     # export's heading names it (trial 25a)
     asked = {d["input"]["description"] for raw in files["main"].read_bytes().splitlines()
@@ -161,7 +162,8 @@ def test_shares_are_of_the_exact_amounts_not_of_the_cents(corpus):
         at = next(i for i, x in enumerate(table) if x.startswith(sid))
         (line,) = [x for x in table[at + 1:] if "cost by kind: " in x][:1]
         for k, name in zip(KINDS, NAMES):
-            assert re.search(rf"{name} \$[\d.]+{re.escape(_said(share[k]))}(,|$)", line), (name, share[k], line)
+            # $N.NN, or <$0.01 above nothing below half a cent (trial 32a F8)
+            assert re.search(rf"{name} (\$[\d.]+|<\$0\.01){re.escape(_said(share[k]))}(,|$)", line), (name, share[k], line)
         out = asz("conversation", sid, "--root", str(corpus_root)).stdout.splitlines()
         (kinds,) = [x for x in out if x.startswith("cost by kind: ")]
         assert kinds == "cost by kind: " + line.split("cost by kind: ", 1)[1]

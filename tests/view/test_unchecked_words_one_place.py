@@ -54,7 +54,7 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                             "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈", "kept_src": KEPT_SRC,
                             "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
                             "no_price": NO_TOKENS_TO_PRICE, "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX,
-                            "error_labels": {"request": "API error", "run": "Run failed"}, "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE}
+                            "error_labels": {"request": "API error", "run": "Run failed"}, "below_cent": "<$0.01", "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

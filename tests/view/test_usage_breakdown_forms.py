@@ -20,6 +20,8 @@ from cli_helpers import asz_in_process
 from test_view_prices import PUBLISHED
 from test_view_usage import _lines, sessions_of
 
+from asz_core.view.prices import money
+
 TOKENS = ("in", "out", "cache_write", "cache_read")
 KINDS = ("in", "out", "cache_write_5m", "cache_write_1h", "cache_read")
 MICRO = Decimal("0.000001")
@@ -133,10 +135,10 @@ def test_the_table_and_json_carry_the_same_models(corpus):
     for ln in table:
         if re.match(r"\d{4}-\d\d-\d\d ", ln):
             day = ln[:10]
-        elif (m := re.match(r"\s+└ (\S+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+[\d,]+\s+\$([\d,.]+)", ln)):
+        elif (m := re.match(r"\s+└ (\S+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+[\d,]+\s+(\$[\d,.]+|<\$0\.01)", ln)):
             seen[(day, m[1])] = [int(x.replace(",", "")) for x in m.groups()[1:6]] + [m[7]]
-    assert seen == {k: [t["calls"], t["in"], t["out"], t["cache_write"], t["cache_read"], f"{t['cost'].quantize(MICRO):.2f}"]
-                    for k, t in models.items()}
+    assert seen == {k: [t["calls"], t["in"], t["out"], t["cache_write"], t["cache_read"], money(t["cost"])]
+                    for k, t in models.items()}  # prices.money: <$0.01 for a cost above nothing below half a cent (32a F8)
 
 
 def test_a_model_whose_calls_recorded_no_token_count_has_empty_cells(kiro_root):

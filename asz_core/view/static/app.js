@@ -884,11 +884,14 @@
     return any ? t : null;
   }
   function usd(c) {
-    const e = exactCents(c && typeof c === 'object' ? c.usd_exact : null);
-    if (e !== null) return cents(e);  // the exact amount rounded once to the cent, as asz ls and asz usage write a cost
+    const x = exactUnits(c && typeof c === 'object' ? c.usd_exact : null);
+    if (x !== null) return belowCent(unitsCents(x), x > BigInt(0));  // the exact amount rounded once to the cent, as asz ls and asz usage write a cost
     const v = (c && typeof c === 'object') ? c.usd : c;
-    return typeof v === 'number' ? cents(v) : '—';  // (docs/reading.md); the micro-dollar figure when no exact one
+    return typeof v === 'number' ? belowCent(Math.round(v * 100) / 100, v > 0) : '—';  // (docs/reading.md); the micro-dollar figure when no exact one
   }
+  // A cost rounded to the cent (dollars), read as prices.money reads it: WORDS.below_cent (<$0.01) for an amount above
+  // nothing that rounds to $0.00, so a small cost never reads as none (trial 32a F8)
+  function belowCent(rounded, positive) { return rounded === 0 && positive ? WORDS.below_cent : cents(rounded); }
   // An exact amount of USD (usd_exact, cost_exact: a decimal text) in pico-dollars, a BigInt; null for no such text.
   function exactUnits(text) {
     const m = typeof text === 'string' ? /^(-?)(\d+)(?:\.(\d{1,12}))?$/.exec(text) : null;
@@ -1301,7 +1304,7 @@
         // to the cent from the exact amount, rounded once: a day's summed units, a server row's cost_exact
         const once = typeof d.units === 'bigint' ? unitsCents(d.units) : exactCents(d.cost_exact);
         return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + Array.from(new Set(d.unpriced)).sort().join(', ') : '') + (m.title ? ' · ' + m.title : '') },
-          cents(once !== null ? once : c) + more + m.marks) : '—';
+          belowCent(once !== null ? once : Math.round(c * 100) / 100, c > 0) + more + m.marks) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
         return long ? h('span', null, num(calls) + ' ', h('span', { class: 'long', title: num(long) + ' call(s) ' + LONG_PRICED }, num(long) + ' ' + LONG_MARK)) : num(calls);
