@@ -26,7 +26,8 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_found"]
+__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_found",
+           "said_forms", "rows_naming", "naming_conversations"]
 
 #: The per-session file that marks a removal in progress (written and deleted by asz prune).
 REMOVAL_STATE = "removal.state"
@@ -119,3 +120,72 @@ def forget_found(root: str | os.PathLike, conversations: Iterable[str]) -> None:
     from ..view.found_store import forget
 
     forget(root, conversations)
+
+
+def said_forms(names: Iterable[str]) -> list[str]:
+    """Each of ``names`` (session and conversation ids) and, for one opening with 8 hex digits and a dash (a UUID),
+    those 8: the short form the readers print (``asz ls``, a resumed copy's title ``(continues 5c0375b4) …``)."""
+    out: set[str] = set()
+    for n in names:
+        out.add(n)
+        if len(n) > 8 and n[8] == "-" and all(c in "0123456789abcdefABCDEF" for c in n[:8]):
+            out.add(n[:8])
+    return sorted(out)
+
+
+def rows_naming(con: sqlite3.Connection, keys: dict[str, str], forms: Iterable[str]) -> set[str]:
+    """The ``keys[table]`` column's values of the rows of each table in ``keys`` (tables ``con``'s file does not have
+    skipped) one of whose columns holds one of ``forms`` (as text; one scan of each table, whatever the number of
+    forms): the conversations whose derived rows name an erased id although they are not its own (a resumed copy's
+    ``continues``, a hit's ``repeats``, a title). Raises sqlite3.Error."""
+    import re
+
+    forms = sorted(set(forms), key=len, reverse=True)
+    if not forms:
+        return set()
+    said = re.compile("|".join(map(re.escape, forms)))
+
+    def names(*values) -> bool:
+        return any(said.search(v if isinstance(v, str) else v.decode("utf-8", "replace"))
+                   for v in values if isinstance(v, (str, bytes)))
+
+    con.create_function("asz_names", -1, names, deterministic=True)
+    have = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    out: set[str] = set()
+    for table, key in keys.items():
+        if table in have:
+            cols = ", ".join(r[1] for r in con.execute(f"PRAGMA table_info({table})"))
+            out.update(v for (v,) in con.execute(f"SELECT DISTINCT {key} FROM {table} WHERE asz_names({cols})")
+                       if isinstance(v, str))
+    return out
+
+
+def naming_conversations(root: str | os.PathLike, forms: Iterable[str]) -> set[str]:
+    """The conversations whose kept list rows and summary figures (``_index/summaries.sqlite``) or kept builds
+    (``_index/found/``, ``_index/documents/``) hold one of ``forms`` (:func:`said_forms`), for ``asz erase`` to
+    forget with the erased ones (:func:`forget_summaries`, :func:`forget_found`): they are made again from the files
+    left when next read. Raises sqlite3.Error or OSError when a file exists and cannot be read."""
+    from ..view.found_store import DIR, OLD_DIR
+    from ..view.summary_cache import DB_NAME
+
+    root = Path(root)
+    forms = [f.encode() for f in forms]
+    out: set[str] = set()
+    path = root / "_index" / DB_NAME
+    if path.is_file() and forms:
+        con = sqlite3.connect(path, timeout=30)
+        try:
+            out |= rows_naming(con, {"summaries": "id", "rows": "id"}, [f.decode() for f in forms])
+        finally:
+            con.close()
+    for base in (root / DIR, root / OLD_DIR):
+        try:
+            convs = [e for e in os.scandir(base) if e.is_dir(follow_symlinks=False)]
+        except FileNotFoundError:
+            continue
+        for conv in convs:
+            for dirpath, _, files in os.walk(conv.path):
+                if any(f in (Path(dirpath) / n).read_bytes() for n in files for f in forms):
+                    out.add(conv.name)
+                    break
+    return out

@@ -12,12 +12,14 @@ refused while a collector or server runs) and ``_export/.lock`` (no push or prun
    of it again;
 2. under the session's lock, each chain renamed to ``_removed/<conversation>.chain`` and the session's directory to
    ``_removed/<session>/session`` (one rename each: never half there);
-3. the derived rows: the search index's conversation rows, hits, gaps (deleted with ``secure_delete``, FTS5 merged,
-   the file rewritten: :func:`~asz_core.reading.purge.compact_securely`), other asz versions' search indexes (deleted
-   whole: derived), ``_index/summaries.sqlite``, ``_index/found/``, ``_index/ids.sqlite`` (the session's row, ids and
-   links, compacted), a receiving root's ``_received/<session>.senders`` and its lines in ``twice.list`` and
-   ``short.list`` (each list written anew beside and renamed over), what a repair set aside of it under
-   ``_set_aside/``;
+3. the derived rows: a receiving root's ``_received/<session>.senders`` and its lines in ``twice.list``,
+   ``short.list`` and ``seen.list`` (each list written anew beside and renamed over), what a repair set aside of it
+   under ``_set_aside/``, ``_index/ids.sqlite`` (the session's row, ids and links, compacted), the search index's
+   conversation rows, hits, gaps (deleted with ``secure_delete``, FTS5 merged, the file rewritten:
+   :func:`~asz_core.reading.purge.compact_securely`), other asz versions' search indexes (deleted whole: derived),
+   ``_index/summaries.sqlite``, ``_index/found/``; with them the rows there of any other conversation naming one of
+   its ids or their short forms (a resumed copy's ``continues``, a hit's ``repeats``: made again from its own files
+   when next read; the lists go first, so a reader meanwhile makes no new row from ``twice.list`` naming it);
 4. ``_removed/<session>`` and the chains moved there deleted.
 
 A kill anywhere leaves the record and ``_removed/<session>``: nothing reads as present or as damage, and ``asz
@@ -213,37 +215,45 @@ def _erase(root: Path, sessions: list[str], reason: str, by: str, now_ns: int | 
 
 
 def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:
-    """Step 3 for ``sessions`` and their conversations ``convs``. Raises OSError or sqlite3.Error."""
-    from ..reading.purge import forget_found, forget_summaries
+    """Step 3 for ``sessions`` and their conversations ``convs``: a receiving root's lists and what was set aside
+    first, then the id table, then every row under ``_index/`` that names one of them (:func:`~asz_core.reading.purge.
+    said_forms`: the ids and their 8-digit short forms), the other conversations' rows that name them too (a resumed
+    copy's ``continues``, a hit's ``repeats``: made again from the files left when next read; fix33c), so no byte of
+    an erased id stays there. Raises OSError or sqlite3.Error."""
+    from ..reading.purge import forget_found, forget_summaries, naming_conversations, said_forms
     from ..reading.search import index_path, other_indexes
+    from .erase_received import forget_received, forget_set_aside
 
     if not sessions:
         return
     names = sorted(set(convs) | set(sessions))
+    forget_received(root, sessions)  # first: a reader after it makes no row naming them from twice.list
+    forget_set_aside(root, sessions, convs)
+    _forget_ids(root, sessions)
+    forms = said_forms(names)
     if index_path(root).is_file():
-        _forget_search(index_path(root), names, sessions)
+        _forget_search(index_path(root), names, sessions, forms)
     for other in other_indexes(root):  # another asz version's search index: built again by it from what is left
         for p in (other, other.with_name(other.name + "-wal"), other.with_name(other.name + "-shm")):
             p.unlink(missing_ok=True)
-    forget_summaries(root, names)
-    forget_found(root, names)
-    _forget_ids(root, sessions)
-    from .erase_received import forget_received, forget_set_aside
-
-    forget_received(root, sessions)
-    forget_set_aside(root, sessions, convs)
+    naming = sorted(set(names) | naming_conversations(root, forms))
+    forget_summaries(root, naming)
+    forget_found(root, naming)
 
 
-def _forget_search(path: Path, convs: list[str], sessions: list[str]) -> None:
-    """The search index's rows of ``convs``, and every hit naming a file of ``sessions``, wiped from the file."""
+def _forget_search(path: Path, convs: list[str], sessions: list[str], forms: list[str]) -> None:
+    """The search index's rows of ``convs``, every hit naming a file of ``sessions`` and the rows of any other
+    conversation naming one of ``forms``, wiped from the file."""
     from ..reading.search_store import connect, one_writer
 
     with one_writer(path):  # no search update writes meanwhile (it lists no erased conversation either)
-        _wipe_search(connect(path, write=True), path, convs, sessions)
+        _wipe_search(connect(path, write=True), path, convs, sessions, forms)
 
 
-def _wipe_search(con: sqlite3.Connection, path: Path, convs: list[str], sessions: list[str]) -> None:
+def _wipe_search(con: sqlite3.Connection, path: Path, convs: list[str], sessions: list[str],
+                 forms: list[str]) -> None:
     """:func:`_forget_search`'s deletes and compaction on ``con`` (closed after). Raises sqlite3.Error."""
+    from ..reading.purge import rows_naming
     from ..reading.search_store import compacted, forget_conversation
 
     try:
@@ -257,11 +267,19 @@ def _wipe_search(con: sqlite3.Connection, path: Path, convs: list[str], sessions
             con.execute("DELETE FROM landed WHERE substr(file, 1, ?) = ?", like)
             con.execute("DELETE FROM gap WHERE substr(file, 1, ?) = ?", like)
             con.execute("DELETE FROM seen WHERE session = ?", (s,))
+        # another conversation's rows naming one (not its text: the words it holds are its own evidence)
+        for cid in sorted(rows_naming(con, SEARCH_KEYS, forms)):
+            forget_conversation(con, cid)  # the next update indexes it again whole, from its files
         con.commit()
         if not compacted(con):
             raise sqlite3.OperationalError(f"a reader of {path} kept its old pages while it was compacted")
     finally:
         con.close()
+
+
+#: The search index's tables whose rows an erasure looks through for an erased id, each with its conversation column
+#: (the FTS5 text is not: a conversation's own words stay its own; reading/search_store.py's tables).
+SEARCH_KEYS = {"conv": "id", "hit": "conversation", "gap": "conversation", "landed": "conversation", "seen": "id"}
 
 
 def _forget_ids(root: Path, sessions: list[str]) -> None:

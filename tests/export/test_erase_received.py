@@ -35,8 +35,9 @@ def _named(team: Path, sid: str) -> list[str]:
     return sorted(p.relative_to(team).as_posix() for p in team.rglob("*") if p.is_file() and sid.encode() in p.read_bytes())
 
 
-@pytest.mark.slow
-def test_erasing_either_session_of_a_counted_once_pair_counts_the_rest_once(corpus_dir, tmp_path):
+def _both_pushed(corpus_dir: Path, tmp_path: Path) -> tuple[Path, list[Path], list[Path]]:
+    """Carol's and bob's roots (:func:`_hosts`) pushed to one real ``asz receive`` into ``tmp_path/team``: the team
+    root, carol's and bob's source files."""
     carol, bob, _ = _hosts(corpus_dir, tmp_path)
     carol_src, bob_src = _sources(tmp_path)
     team = tmp_path / "team"
@@ -46,6 +47,12 @@ def test_erasing_either_session_of_a_counted_once_pair_counts_the_rest_once(corp
         _push(bob, rcv.address)
     finally:
         rcv.stop()
+    return team, carol_src, bob_src
+
+
+@pytest.mark.slow
+def test_erasing_either_session_of_a_counted_once_pair_counts_the_rest_once(corpus_dir, tmp_path):
+    team, carol_src, bob_src = _both_pushed(corpus_dir, tmp_path)
     assert [(d["session"], d["continues"]) for d in map(json.loads, (team / "_received" / "twice.list").read_text().splitlines())] \
         == [(COPY, SESSION)]
     assert (team / "_received" / f"{SESSION}.senders").is_file()
@@ -193,3 +200,40 @@ def test_a_kill_during_erase_on_a_receiving_root_reads_as_erased_not_damage(corp
     print("(point, recorded, sender record left, _removed left) after each kill:", left)
     # the window trial 32b found: recorded, moved, its sender record not yet deleted
     assert any(rec and snd and rem for _, rec, snd, rem in left), left
+
+
+def _index_naming(root: Path, sid: str) -> list[str]:
+    """The files under ``root/_index`` whose bytes hold ``sid`` whole or its 8-character prefix (SQLite files, their
+    write-ahead logs and the view's kept builds as they are on disk: ``grep -rlaF``)."""
+    return sorted(p.relative_to(root).as_posix() for p in (root / "_index").rglob("*")
+                  if p.is_file() and (sid.encode() in p.read_bytes() or sid[:8].encode() in p.read_bytes()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("erased", [SESSION, COPY], ids=["earlier", "continuing"])
+def test_erasing_one_of_a_continued_pair_leaves_no_byte_of_it_under_index(corpus_dir, tmp_path, erased):
+    """fix32e's finding (session 33, fix33c item 1): on a receiving root where bob's copy continues 5c0375b4 (a
+    twice.list pair) and the search index and the list rows were built, the other conversation's cached rows named
+    the erased id (``continues``, a hit's ``repeats``), and ``asz erase`` left them: no byte of the erased id may
+    stay under ``_index/``. The rows of the conversation left are made again from its own files: ``asz search`` finds
+    its words, ``asz ls`` lists it with the calls counted straight from its host's source file, continuing nothing."""
+    team, carol_src, bob_src = _both_pushed(corpus_dir, tmp_path)
+    other = COPY if erased == SESSION else SESSION
+    for args in (["search", "the"], ["ls"], ["usage"]):  # the derived files: search index, list rows, summaries
+        assert asz(*args, "--root", str(team)).returncode == 0
+    rows = {r["id"]: r for r in json.loads(asz("ls", "--root", str(team), "--json").stdout)}
+    assert rows[COPY]["continues"] == SESSION, rows[COPY]
+    before = _index_naming(team, erased)
+    assert any(n.startswith("_index/search-") for n in before) and "_index/summaries.sqlite" in before, before
+    p = asz("erase", erased, "--root", str(team), "--reason", REASON)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert _index_naming(team, erased) == [], p.stdout + p.stderr
+    assert _named(team, erased) == ["_erased.list", "_sessions.list"]
+    rows = {r["id"]: r for r in json.loads(asz("ls", "--root", str(team), "--json").stdout)}
+    assert set(rows) == {other} and rows[other]["continues"] is None, rows
+    calls, tokens, _ = _source_figures(bob_src if erased == SESSION else carol_src)
+    assert (rows[other]["llm_calls"], rows[other]["usage"]) == (calls, tokens), rows[other]
+    hits = json.loads(asz("search", "goes", "--root", str(team), "--json").stdout) if erased == SESSION else None
+    if hits is not None:  # bob's own words ("bob goes on") found in his conversation, rebuilt without the erased id
+        assert {h["conversation"] for h in hits} == {COPY}, hits
+    assert _index_naming(team, erased) == []
