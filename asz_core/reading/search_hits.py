@@ -502,17 +502,16 @@ def sent_by(root: Path, instance: str) -> list[str]:
 def with_senders(root: Path, hits: list[dict]) -> list[dict]:
     """``hits`` each with ``sender`` in a root ``asz receive`` landed: the instance id the sender record names for the
     hit's landed file (:func:`~asz_core.storage.senders.file_senders`; None for a file with no line, one sent without
-    an instance id, or a line that does not verify); unchanged elsewhere (trial 30a F6: which host ran it)."""
-    from ..storage.senders import RECEIVED, file_senders
+    an instance id, or a line that does not verify), read after the requests in flight (:func:`~asz_core.storage.
+    senders.settled_senders`, as ``asz ls`` does); unchanged elsewhere (trial 30a F6: which host ran it)."""
+    from ..storage.senders import RECEIVED, file_senders, settled_senders
 
     if not hits or not (root / RECEIVED).is_dir():
         return hits
-    by: dict[str, dict[str, str | None]] = {}
-    for h in hits:
-        session = h["file"].split("/", 1)[0] if isinstance(h.get("file"), str) else ""
-        if session not in by:
-            by[session] = file_senders(root, session) if session else {}
-        h["sender"] = by[session].get(h["file"])
+    dirs = [h["file"].split("/", 1)[0] if isinstance(h.get("file"), str) else "" for h in hits]
+    by = settled_senders(root, set(dirs) - {""}, file_senders)
+    for h, session in zip(hits, dirs):
+        h["sender"] = by[session].get(h["file"]) if session else None
     return hits
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Collection, Optional
+from typing import Any, Callable, Collection, Optional
 
 import orjson
 
@@ -259,20 +259,22 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
     return senders_summary(entries) + ([before_entry(before)] if before else [])
 
 
-def settled_senders(root: str | os.PathLike, sessions: Collection[str]) -> dict[str, list[dict]]:
-    """``{session: its sender record}`` (:func:`session_senders`) for each of ``sessions``, read once the requests
-    ``asz receive`` is landing into ``root`` have ended (:func:`~asz_core.storage.landing.settle`, at most 30 s): a
-    request lands its files first and writes their sender lines last, so a reader that looked in between called a
-    received conversation ``(not received)`` (trial 31a F1). What ``asz ls`` (SENT BY, ``senders``),
-    ``/api/conversations`` (``sent_by``), ``asz usage --instance``/``instance`` and ``asz search --instance`` read;
-    ``asz verify`` and ``asz usage`` wait the same way before they read the records beside other files. No wait and {}
-    for no session. Never raises."""
+def settled_senders(root: str | os.PathLike, sessions: Collection[str],
+                    read: Callable[[str | os.PathLike, str], Any] = session_senders) -> dict[str, Any]:
+    """``{session: its sender record}`` (``read``: :func:`session_senders` of a session id, or :func:`file_senders`
+    of a session directory, the per-file senders ``asz search`` names for each hit) for each of ``sessions``, read once
+    the requests ``asz receive`` is landing into ``root`` have ended (:func:`~asz_core.storage.landing.settle`, at
+    most 30 s): a request lands its files first and writes their sender lines last, so a reader that looked in
+    between called a received conversation ``(not received)`` (trial 31a F1). What ``asz ls`` (SENT BY,
+    ``senders``), ``/api/conversations`` (``sent_by``), ``asz usage --instance``/``instance``, ``asz search
+    --instance`` and each hit's ``sender`` of ``asz search``/``/api/search`` read; ``asz verify`` and ``asz usage``
+    wait the same way before they read the records beside other files. No wait and {} for no session. Never raises."""
     from .landing import settle
 
     if not sessions:
         return {}
     settle(root)
-    return {s: session_senders(root, s) for s in sessions}
+    return {s: read(root, s) for s in sessions}
 
 
 def before_entry(files: list[str]) -> dict:

@@ -155,3 +155,22 @@ def test_api_conversations_waits_for_a_request_in_flight_before_its_sent_by(rece
     assert SID in rows
     assert rows[SID]["sent_by"] not in ("", NOT_RECEIVED), rows[SID]["sent_by"]
     assert [cid for cid, r in rows.items() if r["sent_by"] == NOT_RECEIVED] == []
+
+
+@pytest.mark.slow
+def test_asz_search_waits_for_a_request_in_flight_before_each_hits_sender(received, tmp_path):
+    """fix32a's leftover (session 33, fix33c item 2): each hit's ``sender`` of ``asz search --json`` was read without
+    waiting, so a hit in a file whose request had landed it and not yet written its sender line named no sender."""
+    query = ["search", "the", "--root", str(received), "--json", "--limit", "100000"]
+    first = asz(*query, cwd=tmp_path)  # builds the index with nothing in flight: the search below only reads it
+    assert first.returncode == 0, first.stderr
+    mine = [h for h in json.loads(first.stdout) if h["file"].startswith(SID + "/")]
+    assert mine and all(h["sender"] for h in mine), mine[:3]
+    flight = InFlight(received, tmp_path / "aside.senders")
+    search = subprocess.Popen([*ASZ, *query], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    flight.end_when(lambda: _asleep(search.pid))
+    out, err = search.communicate(timeout=120)
+    assert search.returncode == 0, err
+    hits = json.loads(out)
+    assert [h for h in hits if h["file"].startswith(SID + "/")] == mine
+    assert [h for h in hits if not h["sender"]] == [], [h["file"] for h in hits if not h["sender"]][:5]
