@@ -15,7 +15,8 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
 - a body over :data:`MAX_BODY` (1 GiB, the inner gRPC server's largest message) is answered 413 unread, a
   ``Content-Length`` that is no whole number 400;
 - the connections closed for these reasons, or dropped by their client before their headers or body ended, are said
-  on the receiver's stderr in one line a minute at most, with a count (:class:`Tally`), never as a request refused.
+  on the receiver's stderr in one line a minute at most, with a count (the receiver's
+  :class:`~asz_core.export.receive_seen.Summed`, as the requests that land nothing are), never as a request refused.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from ..netguard import connection_cap, raise_open_files, seconds
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["Front", "Http", "Server", "Tally", "MAX_BODY", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
+__all__ = ["Front", "Http", "Server", "MAX_BODY", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #: The largest request body taken, in bytes (the inner gRPC server's largest message): above it, 413 unread.
@@ -52,47 +53,11 @@ IDLE_TIMEOUT = seconds("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE)
 #: Seconds a stopping receiver waits for the requests in progress to land and be answered.
 DRAIN = seconds("ASZ_RECEIVE_DRAIN", 60.0)
 
-#: What :class:`Tally` says of each kind of connection closed.
-TIMED_OUT = "closed {n} connection(s) that sent no complete request headers in time (header timeout {h:g} s, idle {i:g} s)"
+#: What the receiver's :class:`~asz_core.export.receive_seen.Summed` says of each kind of connection closed.
+TIMED_OUT = ("closed {n} connection(s) that sent no complete request headers in time "
+             f"(header timeout {HEADER_TIMEOUT:g} s, idle {IDLE_TIMEOUT:g} s)")
 DROPPED = "{n} connection(s) closed by their client before their request's headers or body ended (nothing read from them)"
 EVICTED = "closed {n} waiting connection(s) to stay under the cap of {cap} open at once"
-
-
-class Tally:
-    """Connections closed without a request, said on ``err`` at most once a minute per kind with their count (the
-    first at once): ``[HH:MM:SS] <kind's line>`` (:data:`TIMED_OUT`, :data:`DROPPED`, :data:`EVICTED`)."""
-
-    def __init__(self, err: TextIO | None, every: float = 60.0):
-        self.err, self.every = err, every
-        self._lock = threading.Lock()
-        self._n: dict[str, int] = {}
-        self._said: dict[str, float] = {}
-        self._fmt: dict[str, dict] = {}  # kind -> the words it was last said with (the cap)
-
-    def add(self, kind: str, **fmt) -> None:
-        """Count one of ``kind``; say the count when the kind was last said a minute ago or more (or never)."""
-        from .receive import said
-
-        now = time.monotonic()
-        with self._lock:
-            self._fmt[kind] = fmt
-            self._n[kind] = self._n.get(kind, 0) + 1
-            if now - self._said.get(kind, -1e9) < self.every:
-                return
-            n, self._n[kind], self._said[kind] = self._n[kind], 0, now
-        said(self.err, kind.format(n=n, h=HEADER_TIMEOUT, i=IDLE_TIMEOUT, **fmt))
-
-    def flush(self) -> None:
-        """Say the counts held back for a minute or more (a flood that stopped is said once it is a minute old)."""
-        from .receive import said
-
-        now = time.monotonic()
-        with self._lock:
-            due = [(k, n) for k, n in self._n.items() if n and now - self._said.get(k, -1e9) >= self.every]
-            for k, _ in due:
-                self._n[k], self._said[k] = 0, now
-        for k, n in due:
-            said(self.err, k.format(n=n, h=HEADER_TIMEOUT, i=IDLE_TIMEOUT, **self._fmt.get(k, {})))
 
 
 class _Conn:
@@ -139,7 +104,7 @@ class Server(socketserver.ThreadingTCPServer):
     def __init__(self, address, handler, receiver: "Receiver"):
         super().__init__(address, handler, bind_and_activate=True)
         self.receiver = receiver
-        self.tally = Tally(receiver.err)
+        self.summed = receiver.summed  # the receiver's one counter of summed lines (receive_seen.Summed)
         self.cap = connection_cap(raise_open_files())
         self.conns: dict[int, _Conn] = {}
         self._lock = threading.Lock()
@@ -164,7 +129,7 @@ class Server(socketserver.ThreadingTCPServer):
                               key=lambda x: x.since)
                 for x in idle[: over + max(1, self.cap // 16)]:  # room for a few more before the next eviction
                     x.close("evicted")
-                    self.tally.add(EVICTED, cap=self.cap)
+                    self.summed.add(EVICTED, cap=self.cap)
             self._handling += 1
         try:
             super().process_request(request, client_address)
@@ -195,9 +160,8 @@ class Server(socketserver.ThreadingTCPServer):
                 late = [c for c in self.conns.values() if not c.closed and c.deadline is not None and now > c.deadline]
             for c in late:
                 c.close("timeout")
-                self.tally.add(TIMED_OUT)
-            self.tally.flush()
-            self.receiver.said_now()
+                self.summed.add(TIMED_OUT)
+            self.receiver.said_now()  # the seen list and the summed lines, these among them
         self.receiver.said_now(everything=True)  # the receiver stops: what was held back is written now
 
     def server_close(self) -> None:
@@ -232,12 +196,12 @@ class Server(socketserver.ThreadingTCPServer):
         self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 
     def handle_error(self, request, client_address) -> None:
-        """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`Tally`), no traceback."""
+        """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`~asz_core.export.receive_seen.Summed`), no traceback."""
         err = sys.exc_info()[1]
         if isinstance(err, (ConnectionError, TimeoutError)):
             c = self.conn(request)
             if c is None or not c.closed:  # one the guard closed is counted already
-                self.tally.add(TIMED_OUT if isinstance(err, TimeoutError) else DROPPED)
+                self.summed.add(TIMED_OUT if isinstance(err, TimeoutError) else DROPPED)
             return
         print(f"asz receive: {client_address[0]}: {type(err).__name__}: {err}", file=self.receiver.err)
 
@@ -271,7 +235,7 @@ class Front(socketserver.BaseRequestHandler):
                 head = sock.recv(len(PREFACE), socket.MSG_PEEK)
                 if not head:
                     if c is not None and not c.closed:
-                        self.server.tally.add(DROPPED)
+                        self.server.summed.add(DROPPED)
                     return
                 if len(head) >= len(PREFACE) or not PREFACE.startswith(head):
                     break
@@ -325,11 +289,11 @@ class Http(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         """The base class's, then: headers ended by the connection's end (its client left, or the header timeout
-        closed it) are no request: nothing answered, the connection closed (counted, :class:`Tally`)."""
+        closed it) are no request: nothing answered, the connection closed (counted, :class:`~asz_core.export.receive_seen.Summed`)."""
         ok = super().parse_request()
         if ok and self.rfile.ended:  # type: ignore[attr-defined]
             if self.conn is None or not self.conn.closed:
-                self.server.tally.add(DROPPED)
+                self.server.summed.add(DROPPED)
             self.close_connection = True
             return False
         if ok and self.conn is not None:
@@ -381,7 +345,7 @@ class Http(BaseHTTPRequestHandler):
         if got < length:
             self.close_connection = True
             if self.conn is None or not self.conn.closed:
-                self.server.tally.add(DROPPED)
+                self.server.summed.add(DROPPED)
             return None
         return data
 

@@ -62,10 +62,13 @@ METRICS = "metrics: {n} request(s), {points} data point(s), answered and not kep
 
 
 class Summed:
-    """Requests that land nothing, said on ``err`` summed (trial 32c F7: a storm's stderr was 58 % metrics lines, and
-    each pass's probe a line naming no one): per kind (:data:`PROBES`, :data:`METRICS`) the first at once, then one
-    line a minute at most with the requests, data points and instances (``credential NAME`` for a token's name)
-    since the last; :meth:`flush` says what a minute has passed for, and everything as the receiver stops."""
+    """What the receiver says summed, per kind, on ``err``: the first at once, then one line a minute at most with what
+    came since the last; :meth:`flush` says what a minute has passed for, and everything as the receiver stops. The
+    kinds: the requests that land nothing (:data:`PROBES`, :data:`METRICS`: trial 32c F7, a storm's stderr was 58 %
+    metrics lines, and each pass's probe a line naming no one), with their data points and instances (``credential
+    NAME`` for a token's name); and the connections the front closed or its clients dropped without a request
+    (:mod:`.receive_http`'s ``TIMED_OUT``, ``DROPPED``, ``EVICTED``: trial 27c F7). A kind is a :meth:`str.format`
+    pattern given ``n`` (the count), ``points``, ``by`` (``; from …`` or '') and the words it was last added with."""
 
     def __init__(self, err: TextIO | None, every: float = 60.0):
         self.err, self.every = err, every
@@ -73,20 +76,22 @@ class Summed:
         self._held: dict[str, dict] = {}
         self._said: dict[str, float] = {}
 
-    def add(self, kind: str, points: int = 0, names: list[str] = (), credential: str | None = None) -> None:
-        """Count one request of ``kind`` (``points``: its data points; ``names``: the instance ids it names)."""
+    def add(self, kind: str, points: int = 0, names: list[str] = (), credential: str | None = None, **fmt) -> None:
+        """Count one of ``kind`` (``points``: a request's data points; ``names``: the instance ids it names; ``fmt``:
+        words its line is said with, the last given kept)."""
+        from .receive import said  # before the clock is read: the first import is slow
+
         now = time.monotonic()
         with self._lock:
-            h = self._held.setdefault(kind, {"n": 0, "points": 0, "names": set()})
+            h = self._held.setdefault(kind, {"n": 0, "points": 0, "names": set(), "fmt": {}})
             h["n"] += 1
             h["points"] += points
             h["names"].update(f"{x} (credential {credential})" if credential else x for x in names or ())
+            h["fmt"] = fmt
             if now - self._said.get(kind, -1e18) < self.every:
                 return
             self._said[kind] = now
             line = self._line(kind, self._held.pop(kind))
-        from .receive import said
-
         said(self.err, line)
 
     def flush(self, everything: bool = False) -> None:
@@ -103,7 +108,6 @@ class Summed:
         for line in lines:
             said(self.err, line)
 
-    @staticmethod
-    def _line(kind: str, h: dict) -> str:
+    def _line(self, kind: str, h: dict) -> str:
         by = f"; from {', '.join(sorted(h['names']))}" if h["names"] else ""
-        return kind.format(n=h["n"], points=h["points"], by=by)
+        return kind.format(n=h["n"], points=h["points"], by=by, **h["fmt"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import resource
 import select
+import re
 import socket
 import subprocess
 import time
@@ -110,9 +111,13 @@ def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp
     finally:
         err = r.stop()
     assert "HTTP 415" not in err and "MemoryError" not in err, err
-    assert err.count("connection(s) that sent no complete request headers in time (header timeout 1 s, idle 2 s)") == 1
-    assert "closed 1 connection(s) that sent no complete" in err  # the first said at once, the rest counted
-    assert err.count("closed by their client before their request's headers or body ended") == 1
+    timed = re.findall(r"closed (\d+) connection\(s\) that sent no complete request headers in time "
+                       r"\(header timeout 1 s, idle 2 s\)", err)
+    dropped = re.findall(r"(\d+) connection\(s\) closed by their client before their request's headers or body ended", err)
+    # each kind: the first said at once, the rest counted and said as the receiver stops (fix33c item 5: before, what
+    # was held back at the stop was never said); every one of the 200 held and 30 dropped connections counted once
+    assert timed[:1] == dropped[:1] == ["1"] and len(timed) <= 2 and len(dropped) <= 2, err
+    assert sum(map(int, timed)) >= 200 and sum(map(int, timed + dropped)) == 230, err
     assert "refused POST /v1/logs: the body is 100000000000 bytes, over the 1073741824 (1 GiB) a request may hold (HTTP 413)" in err
 
 
@@ -144,13 +149,15 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
 
 
 def test_the_counts_held_back_are_said_once_a_minute_old():
-    """A flood that stopped is said with its count once the kind's last line is a minute old (here 0.3 s)."""
+    """A flood that stopped is said with its count once the kind's last line is a minute old (here 0.3 s); what is
+    held back when the receiver stops is said then (the receiver's one counter of summed lines, fix33c item 5)."""
     import io
 
-    from asz_core.export.receive_http import EVICTED, TIMED_OUT, Tally
+    from asz_core.export.receive_http import DROPPED, EVICTED, TIMED_OUT
+    from asz_core.export.receive_seen import METRICS, Summed
 
     out = io.StringIO()
-    t = Tally(out, every=0.3)
+    t = Summed(out, every=0.3)
     for _ in range(5):
         t.add(TIMED_OUT)
     t.add(EVICTED, cap=80)
@@ -164,6 +171,15 @@ def test_the_counts_held_back_are_said_once_a_minute_old():
     assert out.getvalue().splitlines()[2:] == [out.getvalue().splitlines()[2]]
     assert out.getvalue().splitlines()[2].endswith(
         "] closed 4 connection(s) that sent no complete request headers in time (header timeout 10 s, idle 20 s)")
+    for _ in range(3):  # the first of each said at once, the rest held back; all of it said as the receiver stops
+        t.add(DROPPED)
+        t.add(METRICS, points=2, names=["dev@hostA"])
+    t.flush(everything=True)
+    assert [line.split("] ", 1)[1] for line in out.getvalue().splitlines()[3:]] == [
+        "1 connection(s) closed by their client before their request's headers or body ended (nothing read from them)",
+        "metrics: 1 request(s), 2 data point(s), answered and not kept; from dev@hostA",
+        "2 connection(s) closed by their client before their request's headers or body ended (nothing read from them)",
+        "metrics: 2 request(s), 4 data point(s), answered and not kept; from dev@hostA"]
 
 
 def test_a_body_without_the_token_is_read_through_not_held(tmp_path):
