@@ -24,16 +24,18 @@ and goes on, so the stop was lost: the command ran to its end and exited 0 under
 :func:`interrupt_on` install :func:`stop_again` as ``sys.unraisablehook``: it prints nothing for a stop
 :func:`stop_signal` raised there and sends the same signal to the main thread again, from a thread of its own, so it
 lands once that code has returned (a moment later, where the command stops as it stops on any Ctrl-C; nothing when the
-command's status is decided by then and the signal ignored).
+command's status is decided by then and the signal ignored). The hook lives in ``asz_core/stopagain.py``, below the
+rooms that take stops: a collect worker's handler (``asz_core.collect.workers.worker_stop``) takes it too.
 """
 
 from __future__ import annotations
 
-import _thread
 import signal
 import sys
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
+
+from ..stopagain import stop_again, take_unraisable
 
 __all__ = ["held", "interrupt_on", "take_signals", "STOPS", "stop_signal", "take_stops", "stopped_by", "stopped_status",
            "stop_words", "stop_again"]
@@ -57,31 +59,6 @@ def stop_signal(signum: int, frame) -> None:  # noqa: ARG001  (a signal handler'
     raise stop
 
 
-#: The ``sys.unraisablehook`` :func:`stop_again` hands every other exception to.
-_unraisable_before = sys.unraisablehook
-
-
-def stop_again(unraisable) -> None:
-    """``sys.unraisablehook`` while :func:`stop_signal` is a handler: a KeyboardInterrupt it raised where Python cannot
-    let an exception go on (a ``__del__``, a weakref callback, a generator freed: see the module) is not printed;
-    its signal is sent to the main thread again by a new thread (``signal.pthread_kill``, which waits for the GIL,
-    so it comes after this code has returned; a thread's signal respects :func:`held`), where it stops the command
-    as any stop does. Anything else goes to the hook that was in place."""
-    signum = getattr(unraisable.exc_value, "stop_signum", None)
-    if not isinstance(unraisable.exc_value, KeyboardInterrupt) or signum is None:
-        _unraisable_before(unraisable)
-        return
-    _thread.start_new_thread(signal.pthread_kill, (_thread.get_ident(), signum))
-
-
-def _take_unraisable() -> None:
-    """Install :func:`stop_again` as ``sys.unraisablehook`` (once; the hook in place before stays its fallback)."""
-    global _unraisable_before
-    if sys.unraisablehook is not stop_again:
-        _unraisable_before = sys.unraisablehook
-        sys.unraisablehook = stop_again
-
-
 def stopped_by() -> int:
     """The signal that stopped this process: SIGTERM when :func:`stop_signal` took it first, else SIGINT (a
     KeyboardInterrupt from anywhere else is Ctrl-C's)."""
@@ -103,7 +80,7 @@ def take_stops() -> None:
     (or asz's import-time guard) is in place, and for SIGTERM where its default action is (a signal a parent process
     set to be ignored stays ignored: a background job's SIGINT); :func:`stop_again` takes a stop that came in a
     finalizer."""
-    _take_unraisable()
+    take_unraisable()
     if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):
         signal.signal(signal.SIGINT, stop_signal)
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
@@ -120,7 +97,7 @@ def interrupt_on(*signums: int) -> dict[int, object]:
     """Let each of ``signums`` raise KeyboardInterrupt in the main thread (:func:`stop_signal`), as Ctrl-C does in a
     terminal, also when the process started with it ignored (:func:`stop_again` taking one that came in a finalizer);
     the handlers it replaced."""
-    _take_unraisable()
+    take_unraisable()
     return take_signals(signums, stop_signal)
 
 

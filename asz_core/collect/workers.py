@@ -22,7 +22,8 @@ lands many sessions uses one process per CPU to go faster. What is shared:
   parent's locks (:func:`asz_core.storage.root.forget_held_locks`), so the
   root's collector lock ends with the command, not with its last worker;
   SIGTERM (and SIGINT) stops it as Ctrl-C stops its command: the job it runs
-  leaves each file whole or absent, then the worker ends (:func:`worker_stop`);
+  leaves each file whole or absent, then the worker ends (:func:`worker_stop`; a
+  stop that came in a finalizer is sent again, :mod:`asz_core.stopagain`);
   its stdin/stdout/stderr are ``/dev/null``
   (:func:`close_inherited_streams`), and it dies with its parent
   (:func:`die_with_parent`: the kernel's parent-death signal, checked after
@@ -43,6 +44,7 @@ from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
+from ..stopagain import take_unraisable
 from ..storage.root import forget_held_locks
 
 __all__ = ["can_fork", "process_pool", "StoppablePool", "guided", "each_result", "each_in_order", "result_of", "Tally", "LOST", "die_with_parent", "worker_init", "worker_stop", "run_job", "close_inherited_streams", "default_jobs", "jobs_from_option"]
@@ -225,7 +227,19 @@ def worker_stop(signum: int, frame) -> None:  # noqa: ARG001  (a signal handler'
     _stopping = signum
     if not _in_job:
         os._exit(128 + signum)
-    raise KeyboardInterrupt
+    stop = KeyboardInterrupt()
+    stop.stop_signum = signum  # type: ignore[attr-defined]  # raised in a finalizer: sent again (asz_core/stopagain.py)
+    stop.stop_rearm = _rearm  # type: ignore[attr-defined]
+    raise stop
+
+
+def _rearm() -> None:
+    """The stop :func:`worker_stop` raised was dropped (it came in a ``__del__``, a weakref callback, a generator
+    freed: Python lets no exception go on there; session 33): forget it, so the same signal, sent again by
+    :func:`asz_core.stopagain.stop_again` once that code has returned, stops the job (before, the job ran to its end
+    and the worker took the next one, until its pool killed it)."""
+    global _stopping
+    _stopping = 0
 
 
 def run_job(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -512,6 +526,7 @@ def worker_init(parent: int, then: Callable[[], None] | None = None) -> None:
     global _stopping, _in_job
     forget_held_locks()
     _stopping, _in_job = 0, False  # a worker forked by a job of asz server's child starts between jobs
+    take_unraisable()  # a stop raised in a finalizer during a job comes again (worker_stop)
     signal.signal(signal.SIGTERM, worker_stop)
     if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):  # a background job's ignored SIGINT stays so
         signal.signal(signal.SIGINT, worker_stop)
