@@ -7,6 +7,7 @@ holders and the two collectors racing on one root are real processes.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -105,28 +106,52 @@ def test_asz_yaml_in_the_working_directory_is_read(tmp_path):
     assert landed(tmp_path / "store", "s1") == source_lines(src / "s1" / "main.jsonl")
 
 
+def _lines_of(stream) -> "queue.Queue[str | None]":
+    """Each line of ``stream`` as it comes, read by a thread of its own; None at its end."""
+    import queue
+    import threading
+
+    got: "queue.Queue[str | None]" = queue.Queue()
+
+    def read() -> None:
+        for ln in stream:
+            got.put(ln.rstrip("\n"))
+        got.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return got
+
+
 def test_watch_mode_polls_and_stops_on_sigterm(tmp_path):
+    """A watching collector lands what a source gains in a later pass, and SIGTERM stops it at once (exit 0 watching,
+    its ``stopped:`` line). The test goes by the pass lines themselves: line 1 is appended once the first pass's line is
+    out, and the stop sent once a later pass's line says it landed it. Before (session 33, fix33c item 4), it went by
+    the landed files: a pass lands what its source holds while it reads it, so on a loaded machine the first pass
+    landed both lines (line 1 appended while it was landing line 0) and the SIGTERM came before that pass's line
+    (exit 0, nothing on stdout, ``stopped: landed 2 file(s) in 1 session(s)``: 2 in 30 runs under load 19)."""
     src, root = tmp_path / "src", tmp_path / "data"
     path = src / "s1" / "main.jsonl"
     append(path, line(0))
     proc = watch(src, root, "--interval", "200ms")
+    said = _lines_of(proc.stdout)
+    out: list[str] = []
     try:
-        deadline = time.time() + 30
-        while len(landed(root, "s1")) < 1 and time.time() < deadline:  # the first pass landed line 0 on its own
-            time.sleep(0.05)
+        out.append(said.get(timeout=60))  # the first pass's line (it landed line 0)
+        assert out[0] is not None and " landed=1 " in out[0], out
         append(path, line(1))
-        while len(landed(root, "s1")) < 2 and time.time() < deadline:
-            time.sleep(0.05)
+        while " landed=1 " not in out[-1] or len(out) < 2:  # a later pass lands line 1
+            out.append(said.get(timeout=60))
+            assert out[-1] is not None, out
         assert landed(root, "s1") == source_lines(path)
     finally:
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        err = proc.stderr.read()
+        proc.wait(timeout=30)
+    while (ln := said.get(timeout=30)) is not None:
+        out.append(ln)
     assert proc.returncode == 0, err
-    lines = out.strip().splitlines()
-    assert lines and all("sessions=" in ln for ln in lines)
-    # SIGTERM stops at once, as Ctrl-C does (trial 29b F10): the second pass, which landed line 1, printed its line
-    # before the signal or says what it landed
-    assert len(lines) >= 2 or "stopped: landed 1 file(s) in 1 session(s)" in err, err
+    assert len(out) >= 2 and all(re.fullmatch(r"\[\d\d:\d\d:\d\d\] sessions=1 .*", ln) for ln in out), out
+    assert re.search(r"^stopped: landed [01] file\(s\) in [01] session\(s\)", err, re.M), err
 
 
 def test_a_second_collector_on_the_root_is_refused(tmp_path):
