@@ -43,7 +43,9 @@ def erase_command(
     and its conversations' ids, when, --by, --reason; never its content). The search index, the summaries, the id
     table, what asz view kept, a receiving root's sender record and lists, and what a repair set aside go too, wiped
     from the files. Afterwards asz verify says "erased on … (reason)" instead of "missing session" and exits 0, and
-    asz collect and asz receive do not land the session again. Refused while a collector, server, push or prune
+    asz collect and asz receive do not land the session again (an asz from before asz erase knows no _erased.list
+    and does: delete the session's sources before going back to one; verify then warns "landed again after its
+    erasure", and this command run again removes it). Refused while a collector, server, push or prune
     holds the root. Prints ``erased SESSION: N conversation(s) …`` per session. A kill at any point leaves it
     recorded and read as erased: the same command run again finishes it (``finished erasing SESSION``); run again on
     an erasure already finished, it says ``already erased SESSION: erased on … by … (REASON) with asz erase (…)``.

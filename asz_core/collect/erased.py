@@ -4,7 +4,9 @@ A pass drops each discovered session whose directory name ``_erased.list`` holds
 (:mod:`asz_core.storage.erased_list`), before anything of it is read, and says so once per process and session on
 stderr: ``note: SOURCE: session S was erased on WHEN by WHO (REASON) with asz erase (ROOT/_erased.list:N): its
 source is not landed again; delete the source, or move it out of the collected folders, to stop this note`` (a
-watching collector says it at its first pass only).
+watching collector says it at its first pass only). Where files of the session landed again after its erasure (an asz
+that knows no ``_erased.list`` collected it: trial 33c F1), the note adds what
+:func:`~asz_core.storage.erased_list.landed_again_said` says: ``asz erase S`` again removes them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased
+from ..storage.erased_list import ERASED_LIST, erasure_said, landed_again, landed_again_said, read_erased
 from ..storage.layout import session_dir
 
 __all__ = ["drop_erased"]
@@ -43,6 +45,8 @@ def drop_erased(root: Path, work: dict, report) -> int:
             continue
         _TOLD.add(key)
         src = parts[0][1][0].path if parts and parts[0][1] else root
+        again = landed_again(root, e)
         report.note(src, f"session {name} was {erasure_said(e)} ({root / ERASED_LIST}:{e.line}): its source is not "
-                         "landed again; delete the source, or move it out of the collected folders, to stop this note")
+                         "landed again; delete the source, or move it out of the collected folders, to stop this note"
+                         + (f"; {landed_again_said(root, os.fspath(root), e, again)}" if again else ""))
     return dropped

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import orjson
 
 __all__ = ["ERASED_LIST", "ERASED_HEAD", "Erasure", "read_erased", "unread_lines", "erased_names", "record_erasure", "erasure_said",
-           "REMOVED", "unfinished", "erased_refusal", "erased_id_said"]
+           "REMOVED", "unfinished", "erased_refusal", "erased_id_said", "Relanded", "landed_again", "landed_again_said"]
 
 #: The record's path, relative to the root (a ``_`` name is never a session).
 ERASED_LIST = "_erased.list"
@@ -194,3 +194,61 @@ def erased_id_said(root: str | os.PathLike, given: str) -> str:
     said = [f"session {e.session} was {erasure_said(e)} ({os.path.join(os.fspath(root), ERASED_LIST)}:{e.line})"
             for e in sorted(hits, key=lambda e: e.line)[:3]]
     return f": {'; '.join(said)}: removed whole on request, nothing of it is kept" if said else ""
+
+
+class Relanded(NamedTuple):
+    """What of an erased session landed again after its erasure (:func:`landed_again`): how many landed files are
+    stamped after the erasure, the first of them (RFC 3339 UTC, from its name) and the ``adapter`` its header names
+    ('-' when it does not read)."""
+
+    files: int
+    first: str
+    adapter: str
+
+
+def _stamp_said(stamp: str) -> str:
+    """A landed file name's stamp (``20261205T210348.776106138Z``) spelled as RFC 3339 (``2026-12-05T21:03:48.776106138Z``)."""
+    return f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:]}"
+
+
+def landed_again(root: str | os.PathLike, e: Erasure) -> Relanded | None:
+    """The landed files of erased session ``e`` that are in ``root`` again and were stamped after the erasure: an asz
+    that knows no ``_erased.list`` (one from before it, trial 33c F1) collected or received the session again, or
+    they were copied back. None when none is (the directory is gone, or holds only files of before the erasure: an
+    erasure a kill stopped). Never raises (an unreadable directory holds none)."""
+    from ..sessiondata.times import parse_instant
+    from .layout import landed_files
+
+    when = parse_instant(e.erased)
+    sdir = Path(root) / e.session
+    if when is None or not sdir.is_dir() or sdir.is_symlink():
+        return None
+    try:
+        files = landed_files(sdir, skeletons=True)
+    except OSError:
+        return None
+    late = [(ns, ln.stamp, p) for ln, p in files
+            if (ns := parse_instant(_stamp_said(ln.stamp))) is not None and ns > when]
+    if not late:
+        return None
+    ns, stamp, first = min(late)
+    adapter = "-"
+    try:
+        with open(first, "rb") as f:
+            head = orjson.loads(f.readline())
+        adapter = str(head.get("adapter") or "-") if isinstance(head, dict) else "-"
+    except (OSError, orjson.JSONDecodeError):
+        pass  # a skeleton (gzip) or a damaged header: the adapter is not said
+    return Relanded(len(late), _stamp_said(stamp), adapter)
+
+
+def landed_again_said(root: str | os.PathLike, root_shown: str, e: Erasure, again: Relanded) -> str:
+    """What verify and collect say of ``again`` (:func:`landed_again`): ``session S landed again after its erasure
+    (N file(s) by ADAPTER, the first at WHEN; erased on …): an asz that knows no _erased.list … collected or received
+    it; … asz erase S --root ROOT --reason '…' removes it again``."""
+    return (f"session {e.session} landed again after its erasure ({again.files} file(s) by {again.adapter}, the first "
+            f"at {again.first}; it was {erasure_said(e)}, {os.path.join(root_shown, ERASED_LIST)}:{e.line}): an asz "
+            "that knows no _erased.list (one from before asz erase, run on this root after a downgrade) collected or "
+            "received it again (or it was copied back); this asz shows, pushes and checks none of it; "
+            f"asz erase {e.session} --root {root_shown} --reason '…' removes it again (the first erasure's record "
+            "stays)")

@@ -157,9 +157,12 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
 def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, only: str | None = None) -> None:
     """Add to ``section`` one note per session ``_erased.list`` names (``asz erase``; docs/verify.md, Sessions removed
     whole): ``erased on WHEN by WHO (REASON)``, never a problem; a warning when its erasure was not finished (a kill:
-    ``_removed/<session>`` left), which the same ``asz erase`` finishes. ``erased_sessions`` is counted when not 0.
-    ``only``: that session alone."""
-    from ..storage.erased_list import ERASED_LIST, erasure_said, read_erased, unfinished, unread_lines
+    ``_removed/<session>`` left), which the same ``asz erase`` finishes; ``landed again after its erasure`` when no
+    ``_removed/<session>`` is left and the session's directory holds files stamped after the erasure (an asz that knows
+    no ``_erased.list`` landed it: trial 33c F1), which the same ``asz erase`` removes. ``erased_sessions`` is counted
+    when not 0. ``only``: that session alone."""
+    from ..storage.erased_list import (ERASED_LIST, erasure_said, landed_again, landed_again_said, read_erased,
+                                       unfinished, unread_lines)
 
     erased = read_erased(root)
     shown = os.path.join(root_shown, ERASED_LIST)
@@ -179,7 +182,8 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
         erased = {k: v for k, v in erased.items() if k == only}
     if not erased:
         return
-    left = set(unfinished(root)) | {n for n, e in erased.items() if any(
+    stopped = set(unfinished(root))
+    left = stopped | {n for n, e in erased.items() if any(
         os.path.lexists(p) for p in (root / n, root / "_received" / f"{n}.senders",
                                      *(root / "_conversations" / c for c in e.conversations)))}
     for name, e in erased.items():
@@ -187,7 +191,11 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
         at = f" (first landed {line.at} by {line.adapter}, {os.path.join(root_shown, SESSION_LIST)}:{line.line})" if line else ""
         section.notes.append(f"{shown}:{e.line}: session {name}{at} was {erasure_said(e)}: removed whole on request, "
                              "with its chain and every derived row; nothing of it is checked")
-        if name in left:
+        again = landed_again(root, e) if name in left and name not in stopped else None
+        if again is not None:  # an asz that knows no _erased.list landed it after the erasure ended (trial 33c F1)
+            section.warnings.append(Problem(shown, e.line, "", "landed again after its erasure",
+                                            landed_again_said(root, root_shown, e, again)))
+        elif name in left:
             section.warnings.append(Problem(shown, e.line, "", "erasure not finished", (
                 f"asz erase of session {name} was stopped before it ended (its directory, chain or sender record is "
                 f"still in {root_shown}, or {os.path.join(root_shown, '_removed', name)} is left); no reader shows the "

@@ -48,6 +48,10 @@ def listed_as_is(root: Path, conversation: str) -> bool:
     if not conversation or conversation in (".", "..") or "/" in conversation or "\0" in conversation:
         return False
     d = root / CONVERSATIONS  # spelled from the parts, not rounds_dir: the id is checked as given, never renamed
+    from ..storage.erased_list import erased_names
+
+    if conversation in erased_names(root):
+        return False
     try:
         return all(stat.S_ISDIR(os.lstat(p).st_mode) for p in (d, d / conversation, d / conversation / ROUNDS))
     except (OSError, ValueError):
@@ -158,8 +162,11 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     # ------------------------------------------------------------------ rounds
 
     def conversations(self) -> list[str]:
-        """Conversation ids under ``<root>/_conversations`` with a rounds directory, sorted; symbolic links are skipped."""
-        d = self.root / CONVERSATIONS
+        """Conversation ids under ``<root>/_conversations`` with a rounds directory, sorted; symbolic links and erased
+        ones (``_erased.list``: a chain an older asz wrote again after the erasure, trial 33c F1) are skipped."""
+        from ..storage.erased_list import erased_names
+
+        d, gone = self.root / CONVERSATIONS, erased_names(self.root)
         out: list[str] = []
         links = 0
         try:
@@ -172,7 +179,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
                 continue
             rounds = Path(e.path) / ROUNDS
             try:
-                if e.is_dir(follow_symlinks=False) and stat.S_ISDIR(os.lstat(rounds).st_mode):
+                if e.is_dir(follow_symlinks=False) and e.name not in gone and stat.S_ISDIR(os.lstat(rounds).st_mode):
                     out.append(e.name)
             except OSError:
                 continue
