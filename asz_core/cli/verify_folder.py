@@ -13,6 +13,7 @@ copy as one file is checked (:func:`~asz_core.cli.verify_run.export_results`): a
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -145,6 +146,27 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     return figures_checked(index, row, doc.get("summary") or {}, table)
 
 
+#: What asz verify --export says of a copy that has no manifest to check it by (trial 33c F4): the way to one.
+NO_MANIFEST_WAY = ("a copy with no manifest cannot be checked (nothing says what it held when written): export the "
+                   "conversations again with this asz (asz export … --out DIR/ writes each copy's FILE.manifest.json "
+                   "and the folder's export.manifest.json, asz export ID --out FILE one copy's) and check those")
+
+
+def _each_file_said(folder: Path) -> str:
+    """What a folder with no folder manifest can be checked by: its files' own manifests (``check each file``, with
+    how many have one), or, where none has (an asz before session 29 wrote none for an unmasked copy), that it cannot
+    be and the way to copies that can (:data:`NO_MANIFEST_WAY`; trial 33c F4: the advice went in a circle)."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.is_file()]
+    except OSError:
+        names = []
+    copies = [n for n in names if not n.endswith(".manifest.json") and n not in ("index.html", "index.md", "index.json")]
+    held = sum(1 for n in copies if f"{n}.manifest.json" in names)
+    if held:
+        return f"check each file ({held:,} of {len(copies):,} have a manifest beside them), asz verify --export DIR/FILE"
+    return f"nor has any of its {len(copies):,} file(s) a manifest beside it; {NO_MANIFEST_WAY}"
+
+
 def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage) -> None:
     """Check the folder export ``folder`` (module docstring); print ``ok:`` lines, each problem as ``FILE: …``, then
     ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit)."""
@@ -158,7 +180,7 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
                     "again to finish it (what is whole there is kept), then check it")
     if not where.is_file():
         raise usage(f"no folder manifest at {where}: asz export --out DIR/ writes it beside the index page since session "
-                    "31; a folder from an earlier asz has none: check each file, asz verify --export DIR/FILE")
+                    f"31; a folder from an earlier asz has none: {_each_file_said(folder)}")
     raw = where.read_bytes()
     try:
         body = orjson.loads(raw)

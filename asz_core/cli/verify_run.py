@@ -300,6 +300,7 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
     does not read). A folder a folder export wrote (``--out DIR/``): :func:`~asz_core.cli.verify_folder.check_folder`."""
     from ..reading.export_manifest import manifest_path
+    from .verify_folder import NO_MANIFEST_WAY
 
     copy = Path(user_path(str(copy)))
     if copy.is_dir() and manifest is None:  # a folder export: its export.manifest.json (trial 31b F2)
@@ -316,7 +317,7 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
         raise _usage(f"no manifest at {where}: asz export writes FILE.manifest.json beside each copy it writes to a "
                      "file, masked or not (--out FILE of one conversation or of several as one md, prose or text stream, "
                      "each file of --out DIR/), none beside one written to stdout or by an asz before session 29 unmasked "
-                     "(give --manifest FILE when it was moved)")
+                     f"(give --manifest FILE when it was moved); {NO_MANIFEST_WAY}")
     if root is not None and not Path(root).is_dir():
         raise _usage(f"no storage root at {root} {root_hint(str(root))}")
     said, problems = export_results(copy, where, given, root, config)

@@ -231,7 +231,15 @@ MADE_LATE = ("wrote {list} from the {n} session(s) already in this root: from no
 
 
 def unlisted_note(root: str | os.PathLike, shown: str | os.PathLike | None = None) -> str:
-    """``asz verify``'s note for a root that holds sessions but no list ('' otherwise)."""
-    return (f"{shown if shown is not None else root}: no {SESSION_LIST}: this root was last collected by an asz that "
+    """``asz verify``'s note for a root that holds sessions but no list ('' otherwise); on a receiving root (one with
+    ``_received/``, which ``asz receive`` writes and nobody collects into) the command that writes it there is the
+    receiver's next start (trial 33c F7)."""
+    from .senders import RECEIVED
+
+    received = os.path.isdir(os.path.join(os.fspath(root), RECEIVED))
+    writer = ("the next start of asz receive on this root writes the list from the sessions present" if received else
+              "the next asz collect writes the list from the sessions present")
+    return (f"{shown if shown is not None else root}: no {SESSION_LIST}: this root was last "
+            f"{'written' if received else 'collected'} by an asz that "
             "did not keep the list of landed sessions, so a session removed whole (its directory and its chain) cannot "
-            "be found; the next asz collect writes the list from the sessions present")
+            f"be found; {writer}")

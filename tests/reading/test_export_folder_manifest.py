@@ -91,6 +91,26 @@ def test_a_folder_without_its_manifest_is_a_usage_error(tmp_path):
     assert p.returncode == 2 and "no folder manifest at" in p.stderr
 
 
+def test_copies_with_no_manifest_say_the_way_to_checkable_ones_not_a_circle(tmp_path):
+    """Trial 33c F4: a folder an asz before session 29 exported (no folder manifest, no file manifest) said "check each
+    file", and each file said there was no manifest: now the folder says none of its files has one, and both say how
+    to get copies that can be checked; a folder whose files have their own manifests still says to check each."""
+    d = tmp_path / "old"
+    d.mkdir()
+    for name in ("a.json", "b.json", "index.json"):
+        (d / name).write_text("{}\n")
+    way = "a copy with no manifest cannot be checked (nothing says what it held when written): export the conversations again with this asz"
+    p = asz("verify", "--export", str(d), check=False)
+    assert p.returncode == 2 and "nor has any of its 2 file(s) a manifest beside it; " + way in p.stderr, p.stderr
+    assert "check each file" not in p.stderr
+    f = asz("verify", "--export", str(d / "a.json"), check=False)
+    assert f.returncode == 2 and f"no manifest at {d / 'a.json.manifest.json'}" in f.stderr and way in f.stderr, f.stderr
+    (d / "a.json.manifest.json").write_text("{}\n")
+    p = asz("verify", "--export", str(d), check=False)
+    assert p.returncode == 2 and "check each file (1 of 2 have a manifest beside them), asz verify --export DIR/FILE" \
+        in p.stderr, p.stderr
+
+
 def test_a_re_export_says_what_changed_and_leaves_the_rest(corpus_source, tmp_path):
     proj, root, live, lines = growing_pair(corpus_source, tmp_path)
     out = tmp_path / "out"

@@ -163,6 +163,12 @@ def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corp
             "sessions, so a session removed whole (its directory and its chain) cannot be found; the next asz collect "
             "writes the list from the sessions present") in v.stdout.splitlines()
     assert v.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests"
+    (root / "_received").mkdir()  # a receiving root: asz receive writes it, nobody collects into it (trial 33c F7)
+    v = asz("verify", "--root", str(root))
+    assert (f"{root}: no _sessions.list: this root was last written by an asz that did not keep the list of landed "
+            "sessions, so a session removed whole (its directory and its chain) cannot be found; the next start of "
+            "asz receive on this root writes the list from the sessions present") in v.stdout.splitlines(), v.stdout
+    (root / "_received").rmdir()
 
     c = asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path)
     assert c.returncode == 0, c.stdout + c.stderr
