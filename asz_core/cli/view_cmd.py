@@ -270,8 +270,7 @@ def assembled_by_lines(root: Path, conversation: object) -> list[str]:
     ``conversation.state`` names another asz's :func:`~asz_core.flow.chain.assembly_mark` as the one that wrote it
     last (two asz builds used in turn on one root: each assembles the other's chain once per landing, so the one
     not run last reads the other's rounds; docs/storage-root.md, "A round an older asz wrote"); [] when it names this
-    asz, or there is no state (a chain a receiving root holds as its sender wrote it). A state with no
-    ``assembled_by`` (an asz before the key) says the next ``asz collect`` assembles it again (trial 33c F2)."""
+    asz, or there is no state (a receiving root's chain as its sender wrote it); none (trial 33c F2): the next collect."""
     from ..flow.chain import ASSEMBLED_BY, Chain, assembly_mark
 
     if not isinstance(conversation, str):
@@ -280,11 +279,9 @@ def assembled_by_lines(root: Path, conversation: object) -> list[str]:
     by = st.get(ASSEMBLED_BY, "")
     if not st or by == assembly_mark():
         return []
-    if not by:  # an asz before the key (c44d9a3e, dd73df3c): the next pass assembles it again (trial 33c F2)
-        return [f"rounds last assembled by an asz before assembled_by, whose reading may differ: the next asz collect "
-                f"(or asz parse {conversation} --root {root}) builds them by this one"]
-    return [f"rounds last assembled by another asz build (assembled_by {by}; this one is {assembly_mark()}), whose "
-            f"reading may differ: asz parse {conversation} --anew --root {root} builds them by this one"]
+    how = f"asz parse {conversation} --anew --root {root}" if by else f"the next asz collect (or asz parse {conversation})"
+    who = f"another asz build (assembled_by {by}; this one is {assembly_mark()})" if by else "an asz before assembled_by"
+    return [f"rounds last assembled by {who}, whose reading may differ: {how} builds them by this one"]
 
 
 def landed_by_lines(root: Path, sessions: list) -> list[str]:

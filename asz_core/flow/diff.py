@@ -17,11 +17,11 @@ from ..sessiondata.times import format_rfc3339, parse_instant
 from ..sessiondata.vocabulary import STEP_KINDS as _STEP_KINDS
 from .fold import Fold
 from .model import Assembly, Node, Relation, Unresolved
-from .round import entity_body
+from .round import COUNT_KEYS, LATER_COUNT_KEYS, entity_body
 from .tool_names import shell_runs
 
 __all__ = ["STEP_KINDS", "diff_assembly", "count_of", "header_counts", "time_str", "file_time_range", "fold_matches_assembly",
-           "session_stats"]
+           "session_stats", "FIGURE_KEYS", "figures_differ"]
 
 #: Node kinds that count as steps in a header's ``steps`` (origin-digest §4.5).
 STEP_KINDS = frozenset(_STEP_KINDS)
@@ -200,3 +200,13 @@ def session_stats(fold: Fold) -> dict[str, Any]:
         "tools": (tools_joined, len(tools)),
         "children": (len(started), len(children)),
     }
+
+
+#: The head round's header keys a reader shows as a conversation's figures (``asz ls``, the page).
+FIGURE_KEYS = ("title", "session_from_time", "session_through_time", *COUNT_KEYS, *LATER_COUNT_KEYS, "changes_not_derived")
+
+
+def figures_differ(head: Any, header: Any) -> bool:
+    """True when round header ``header`` (this asz's assembly) gives a figure of :data:`FIGURE_KEYS` other than the
+    chain's ``head`` header (another asz's), which a reader would show otherwise; False when ``head`` is None."""
+    return head is not None and any(getattr(head, k, None) != getattr(header, k, None) for k in FIGURE_KEYS)

@@ -36,11 +36,11 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, dir_name, landed_files, roun
 from ..storage.root import highest_seq, read_state
 from ..storage.senders import RECEIVED
 from .chain import CONVERSATION_STATE, Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
-from .diff import STEP_KINDS, diff_assembly, fold_matches_assembly, header_counts, session_stats
+from .diff import STEP_KINDS, diff_assembly, figures_differ, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
 from .pending import clear_pending, mark_pending
-from .round import COUNT_KEYS, LATER_COUNT_KEYS, Round, round_file_name
+from .round import Round, round_file_name
 from .windows import SessionParse, Window
 from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
@@ -302,10 +302,8 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         chain.tidy()
         fold = chain.load()
         out.fold = fold
-        # an older asz parsed it last, or one before the key, or a chain with no state or a state behind its rounds
-        # (a kill between a round and its state; trial 33c F2); only a receiving root's chain with no state (push
-        # sends none) is the sender's, never assembled again here (once per asz and landing: two asz versions
-        # alternating on one root do not assemble each other's every pass)
+        # another asz parsed it last (or one before the key), or no state or one behind its rounds (33c F2); only a
+        # receiving root's chain with no state is the sender's, never assembled here (once per asz and landing)
         st = chain.read_state()
         assembled = assembled_marks(st) if not st or st.get("head") == str(fold.rounds) else []
         elsewhere = assembly_mark() not in assembled and (bool(st) or not (root / RECEIVED).is_dir())
@@ -342,8 +340,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                               or elsewhere):  # another asz parsed it last: its fold may lack what this one draws
             ctx.start(sdir, watermark)
             r = Window(ctx, fold).candidate(watermark).build()
-            # a header whose figures another asz counted otherwise (changes_not_derived, times, title: trial 33c F2)
-            # is a difference too, where no entity differs
+            # a head header whose figures another asz counted otherwise is a difference too (33c F2)
             if r.nodes or r.relations or r.unresolved or (elsewhere and figures_differ(fold.head, r.header)):
                 chain.install(r, fsync=fsync)
                 fold.accept(r)
@@ -572,16 +569,6 @@ def chain_is_current(root: Path, session: str) -> bool:
         return False
     # the head round the state names is still there (one stat): a round removed from the end is parsed again
     return os.path.exists(os.path.join(cdir, ROUNDS, round_file_name(head, st.get("head_digest", ""))))
-
-
-#: The head round's header keys a reader shows as a conversation's figures (``asz ls``, the page).
-FIGURE_KEYS = ("title", "session_from_time", "session_through_time", *COUNT_KEYS, *LATER_COUNT_KEYS, "changes_not_derived")
-
-
-def figures_differ(head: Any, header: Any) -> bool:
-    """True when round header ``header`` (this asz's assembly) gives a figure of :data:`FIGURE_KEYS` other than the
-    chain's ``head`` header (another asz's), which a reader would show otherwise; False when ``head`` is None."""
-    return head is not None and any(getattr(head, k, None) != getattr(header, k, None) for k in FIGURE_KEYS)
 
 
 def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:
