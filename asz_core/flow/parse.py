@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..storage.layout import CONVERSATIONS, ROUNDS, dir_name, landed_files, rounds_dir, session_dir, session_dirs
+from ..storage.layout import ROUNDS, conversation_path, landed_files, rounds_dir, session_dir, session_dirs, session_path
 from ..storage.root import highest_seq, read_state
 from ..storage.senders import RECEIVED
 from .chain import CONVERSATION_STATE, Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
@@ -557,7 +557,7 @@ def chain_is_current(root: Path, session: str) -> bool:
     a round removed from the end left ``asz parse`` saying nothing).
     """
     # paths as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks every session)
-    cdir = os.path.join(os.fspath(root), CONVERSATIONS, dir_name(session))
+    cdir = conversation_path(root, session)
     st = read_state(os.path.join(cdir, CONVERSATION_STATE))
     if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
         return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
@@ -565,7 +565,7 @@ def chain_is_current(root: Path, session: str) -> bool:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
     except ValueError:
         return False
-    if not (through > 0 and through == highest_seq(os.path.join(os.fspath(root), dir_name(session)))):
+    if not (through > 0 and through == highest_seq(session_path(root, session))):
         return False
     # the head round the state names is still there (one stat): a round removed from the end is parsed again
     return os.path.exists(os.path.join(cdir, ROUNDS, round_file_name(head, st.get("head_digest", ""))))

@@ -41,6 +41,7 @@ __all__ = [
     "cursor_file",
     "dir_name",
     "session_dir",
+    "session_path",
     "cursor_path",
     "session_dirs",
     "landed_files",
@@ -55,6 +56,7 @@ __all__ = [
     "CONVERSATIONS",
     "ROUNDS",
     "conversation_dir",
+    "conversation_path",
     "rounds_dir",
 ]
 
@@ -104,7 +106,13 @@ def dir_name(part: str) -> str:
 
 def session_dir(root: Path, session: str) -> Path:
     """``<root>/<session>``; ``/`` and ``\\`` in the id become ``_``. Raises ValueError for an empty or dot id."""
-    return Path(root) / dir_name(session)
+    return Path(session_path(root, session))
+
+
+def session_path(root: str | os.PathLike, session: str) -> str:
+    """:func:`session_dir` as a string, joined with no :class:`Path` made (a pass with nothing new, asz verify's chain
+    checks: every session, issue 22). Raises ValueError as :func:`session_dir`."""
+    return os.path.join(os.fspath(root), dir_name(session))
 
 
 #: The directory of all chains, relative to the storage root (one ``<conversation>/`` each).
@@ -116,7 +124,13 @@ ROUNDS = "rounds"
 def conversation_dir(root: str | os.PathLike, conversation: str) -> Path:
     """``<root>/_conversations/<conversation>``: one conversation's chain (``/`` and ``\\`` in the id become ``_``).
     Raises ValueError for an empty or dot id."""
-    return Path(root) / CONVERSATIONS / dir_name(conversation)
+    return Path(conversation_path(root, conversation))
+
+
+def conversation_path(root: str | os.PathLike, conversation: str) -> str:
+    """:func:`conversation_dir` as a string, joined with no :class:`Path` made (a pass with nothing new asks every
+    chain, issue 22). Raises ValueError as :func:`conversation_dir`."""
+    return os.path.join(os.fspath(root), CONVERSATIONS, dir_name(conversation))
 
 
 def rounds_dir(root: str | os.PathLike, conversation: str) -> Path:

@@ -47,3 +47,20 @@ def test_a_cursor_file_joined_as_a_string_is_the_one_cursor_path_names(tmp_path)
         cursor_file(tmp_path / "s", "transcript", "..")
     with pytest.raises(KeyError):
         cursor_file(tmp_path / "s", "no-such-kind")
+
+
+def test_session_and_conversation_paths_joined_as_strings(tmp_path):
+    """chain_is_current and asz verify's chain checks name a session's and a chain's folder as strings (issue 22) by
+    the layout's own functions, never a join of their own (review33): ``<root>/<session>`` and
+    ``<root>/_conversations/<conversation>`` (storage-root.md, Layout), an id's ``/`` and ``\\`` made ``_``, a root
+    with a trailing ``/`` the same, ValueError for an empty or dot id."""
+    from asz_core.storage.layout import conversation_path, session_dir, session_path
+
+    for root in (str(tmp_path), str(tmp_path) + "/", tmp_path):
+        assert session_path(root, "a/b\\c") == f"{tmp_path}/a_b_c"
+        assert conversation_path(root, "a/b\\c") == f"{tmp_path}/_conversations/a_b_c"
+        assert session_dir(root, "s/1") == tmp_path / "s_1" and conversation_dir(root, "s/1") == tmp_path / "_conversations" / "s_1"
+    for bad in ("", ".", ".."):
+        for fn in (session_path, conversation_path):
+            with pytest.raises(ValueError):
+                fn(tmp_path, bad)
