@@ -406,7 +406,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
     projects = fit_tails({table_cells(r, cols)[_PROJECT] for r in rows}, widths[_PROJECT]) if widths[_PROJECT] else {}
-    for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + shares_lines(rows, shown):
+    for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
     for line in grouped_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
@@ -519,6 +519,15 @@ def continues_lines(rows: list[dict], shown) -> list[str]:
     (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b)."""
     return [f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
             "them, are counted there" for row in rows if row.get("continues")]
+
+
+def going_on_lines(rows: list[dict], shown) -> list[str]:
+    """One line per conversation of ``rows`` drawing model calls that go on in a later session (a copy cut after a
+    streamed message's first line, the session continuing it holding the last: ``counted_later``): ``ID draws N model
+    call(s) that go on in ID, which holds their last line: counted there, with its final usage`` (trial 33a F1)."""
+    return [f"{shown_id(row)} draws {c.get('calls')} model call(s) that go on in {', '.join(shown(o) for o in c.get('in') or [])}, "
+            "which holds their last line: counted there, with its final usage"
+            for row in rows if isinstance(c := row.get("counted_later"), dict)]
 
 
 def shares_lines(rows: list[dict], shown) -> list[str]:

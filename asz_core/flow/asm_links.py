@@ -16,7 +16,12 @@ parse found for the session (none: the session alone, as origin-digest §4.4 ass
   original's chains hold no such kind (conformance scenario ``lost-records``: five open entries,
   "each an open reference and nothing else"); the document says it
   (:func:`asz_core.view.links.dangling_parents`);
-- an id shared with a session neither continues: ``unres/shared_id/<id>``.
+- an id shared with a session neither continues: ``unres/shared_id/<id>``;
+- (after stage 3, :func:`stage3_going_on`) a model call all of whose records here a later session repeats while it
+  holds the call's later lines (``SessionLinks.going_on``: a copy cut after a streamed message's first line) **goes
+  on** there: ``rel/continues/call_<id>/conversation_<later>`` (``exact_unique``), its evidence the call's records
+  here. The call stays drawn here; the readers count it in the later session only, from its last line
+  (:func:`asz_core.view.links.links_of`; trial 33a F1).
 
 Only records through the watermark count, so the fold of a chain equals one assembly through its
 last round with the same links (origin-digest §4.3).
@@ -25,8 +30,9 @@ last round with the same links (origin-digest §4.3).
 from __future__ import annotations
 
 from .asm_state import State, ref_of
+from .model import kind_id, make_id
 
-__all__ = ["stage1_links", "conversation_ref", "SHARED_REASON"]
+__all__ = ["stage1_links", "stage3_going_on", "going_on_ids", "conversation_ref", "SHARED_REASON"]
 
 #: The reason of an ``unres/shared_id/<id>`` entry, before the sessions that landed the id too (", "-joined).
 SHARED_REASON = "record id also landed in session "
@@ -76,3 +82,25 @@ def stage1_links(st: State) -> None:
             st.relate("continues", here, conversation_ref(other), "exact_unique",
                       f"a record's parent is a record of session {other}", [ref_of(k) for k in kids])
     st.stats["repeated"] = len(st.repeated)
+
+
+def going_on_ids(links, here: str) -> set[str]:
+    """The ids of the relations :func:`stage3_going_on` draws for ``links`` (a
+    :class:`~asz_core.flow.shared_ids.SessionLinks`) in conversation ``here`` (``conversation/<id>``), a call drawn
+    through the watermark or not (what a chain with nothing new landed holds: ``shared_ids.needs_relink``)."""
+    return {make_id("rel", "continues", kind_id("call", call), conversation_ref(later)) for call, later in links.going_on.items()}
+
+
+def stage3_going_on(st: State) -> None:
+    """A call that goes on in a later session (module docstring): one ``continues`` relation from its ``llm.call``
+    node to that session's conversation, citing the call's records here. Runs after stage 3 (the calls)."""
+    links = getattr(st, "links", None)
+    going = links.going_on if links else None
+    if not going:
+        return
+    for c in st.calls:
+        later = going.get(c.call_id)
+        if later is not None:
+            st.relate("continues", c.node_id, conversation_ref(later), "exact_unique",
+                      f"session {later} repeats this call's {len(c.fragments)} record(s) and holds its later lines, "
+                      "the last with its final usage: counted there", [ref_of(e) for e in c.fragments])

@@ -11,7 +11,8 @@ the one before:
    parents and ids shared with other sessions;
 2. partition streams by the landed file's header stream;
 3. group provider calls by the record ``call`` in line order (usage from the
-   last fragment, never summed; ``finished`` says the usage is real);
+   last fragment, never summed; ``finished`` says the usage is real); a call
+   a later session repeats and goes on with is related to it (issue 18, trial 33a F1);
 4. join tool requests (``call`` parts) and results (``result`` parts' ``of``)
    by exact id across all streams — one ``tool`` step with two refs;
 5. join child streams to the calls that started them (the parent's result
@@ -38,7 +39,7 @@ from pathlib import Path
 
 from ..sessiondata.vocabulary import STRUCTURAL_KINDS
 from .asm_joins import stage5_spawns, stage6_epochs
-from .asm_links import stage1_links
+from .asm_links import stage1_links, stage3_going_on
 from .asm_state import ANCESTOR_HOPS, GATES, STEP_KINDS, USAGE_RULE, State
 from .asm_steps import emit_steps, fill_counts, result
 from .asm_streams import stage1_canonical, stage2_streams, stage3_calls, stage4_tools
@@ -102,7 +103,7 @@ def assemble(
     st = State(ix, int(through_seq), conversation or "", idle_gap_ns)
     st.links = links
     st.memo = memo
-    for stage in (stage1_canonical, stage1_links, stage2_streams, stage3_calls, stage4_tools, stage5_spawns, stage6_epochs,
+    for stage in (stage1_canonical, stage1_links, stage2_streams, stage3_calls, stage3_going_on, stage4_tools, stage5_spawns, stage6_epochs,
                   stage7_talks, stage8_segments, emit_steps, fill_counts):
         stage(st)
     out = result(st)

@@ -39,7 +39,13 @@ two sessions' indexes, whichever is parsed first):
   and ids naming different records in each, are *shared ids*: open
   ``unresolved`` entries in both;
 - a parent no record of the session carries but another session's does is
-  not dangling (``parents_elsewhere``).
+  not dangling (``parents_elsewhere``);
+- a model call of the earlier session all of whose records the later one
+  repeats, while the later one holds more lines of it (ids this session does
+  not hold: a copy cut after a streamed message's first line, the later session
+  holding its last, with the call's final usage), **goes on** in the later
+  session (``going_on``): it is counted there, once, from its last line
+  (reader-anchors.md, Token counts; trial 33a F1).
 
 Errors: a table that cannot be opened or written raises ``sqlite3.Error``;
 parse reports it for the session and assembles it without links.
@@ -58,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sessiondata import gc_pause
+from .asm_links import going_on_ids
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
 from .model import make_id
 from .pending import mark_pending
@@ -85,10 +92,12 @@ class SessionLinks:
     only (the others draw no relation); ``shared``: id → other sessions holding it (sorted) when neither
     continues the other; ``parents_elsewhere``: parent ids no record of this session carries, each
     with the session that does; ``stale``: a session sharing ids with this one grew since its links
-    were last read.
+    were last read; ``going_on``: call id -> the later session (the first by name) holding more lines of a model call
+    all of whose records here it repeats: counted there (module docstring).
     """
 
     def __init__(self) -> None:
+        self.going_on: dict[str, str] = {}
         self.earlier: list[str] = []
         self.repeated: dict[str, str] = {}
         self.later: dict[str, set[str]] = {}
@@ -420,7 +429,7 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
     would, less the ``earlier`` and ``later`` sessions no relation is drawn for. Candidates holding one dict are
     compared once on each side of ``session``'s name (:func:`_signature`: only the names' order tells them apart)."""
     shared: dict[str, list[str]] = {}
-    later: list[tuple[set[str], list[str]]] = []
+    later: list[tuple[set[str], list[str], dict[str, IndexEntry]]] = []
     k = bisect.bisect_left(cands, (session,))
     for lo, hi in ((0, k), (k, len(cands))):
         side = held[lo:hi]
@@ -440,13 +449,29 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
                     if links.repeated.get(i, first) >= first:
                         links.repeated[i] = first
             elif how == "later":
-                later.append((same, names))
+                later.append((same, names, theirs))
     links.shared = {i: sorted(names) for i, names in sorted(shared.items())}
     links.earlier = sorted(set(links.repeated.values()))
-    for same, names in later:
+    for same, names, theirs in later:
         if same - links.repeated.keys():  # a record of this session it repeats is drawn here
             for other in names:
                 links.later[other] = same
+            for call in _going_on(mine, theirs, same):
+                if links.going_on.get(call, names[0]) >= names[0]:
+                    links.going_on[call] = names[0]
+
+
+def _going_on(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], same: set[str]) -> set[str]:
+    """The call ids of ``mine`` all of whose records are among ``same`` (repeated by the later session ``theirs``)
+    while ``theirs`` holds a record of that call whose id is not in ``same``: its later lines, the last with the call's
+    final usage, landed there only (trial 33a F1). Copies of one history (``same`` all of both) give none at once."""
+    repeated = {mine[i].call for i in same if mine[i].call}
+    if not repeated or len(same) == len(theirs):
+        return set()
+    more = {e.call for i, e in theirs.items() if e.call in repeated and i not in same}
+    if not more:
+        return set()
+    return more - {e.call for i, e in mine.items() if e.call in more and i not in same}
 
 
 #: SQLite's errors that say the table's files could not grow for want of room (``sqlite3.Error.sqlite_errorname``):
@@ -594,6 +619,7 @@ def needs_relink(engine: object, fold: Any) -> bool:
     want = {make_id("rel", "continues", here, "conversation/" + e) for e in links.earlier}
     want |= {make_id("rel", "continues", "conversation/" + later, here) for later in links.later}
     want |= {make_id("rel", "continues", here, "conversation/" + o) for o in set(links.parents_elsewhere.values())}
+    want |= going_on_ids(links, here)
     have = {r.id for r in fold.relations.values() if r.type == "continues"}
     shared = {make_id("unres", "shared_id", i) for i in links.shared}
     open_shared = {u.id for u in fold.unresolved.values() if u.kind == "shared_id" and u.state == "open"}

@@ -455,5 +455,8 @@ def link_lines(s: dict) -> list[str]:
         ids = ", ".join(s.get("continues_all") or [s["continues"]])
         out.append(f"continues {ids} ({s.get('repeated', 0)} repeated record(s): drawn and counted there, listed here in not_drawn)")
     if s.get("continued_in"):
-        out.append(f"continued in {', '.join(s['continued_in'])}")
+        later = s.get("counted_later") if isinstance(s.get("counted_later"), dict) else None
+        out.append(f"continued in {', '.join(s['continued_in'])}" + (
+            f" ({later.get('calls')} model call(s) drawn here go on there: their later lines, the last with the final "
+            "usage, landed there only, so they are counted there)" if later else ""))
     return out

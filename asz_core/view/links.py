@@ -8,6 +8,10 @@ rounds carry them, so every reader of a chain sees the same links, the list's co
   earlier session (no node draws them here: the document lists each in ``not_drawn`` as a
   ``duplicate`` whose ``of`` names the earlier conversation and the record id), plus, when a record's
   parent is a record of the earlier session, the records naming it (drawn: their nodes cite them);
+- a ``continues`` relation ``{"from": "call/<id>", "to": "conversation/<later>"}``: a model call drawn here
+  all of whose records the later session repeats while it holds the call's later lines, the last with its
+  final usage (a copy cut after a streamed message's first line): counted there only (``going_on``; trial
+  33a F1);
 - an id shared by two sessions neither continues (or naming different records in each) is the
   chain's ``unresolved`` entry ``unres/shared_id/<id>``;
 - a parent no landed record carries, in this session or (by a ``continues`` relation) another, is an
@@ -28,20 +32,24 @@ from ..flow.fold import Fold
 from ..flow.model import Node, make_id
 from ..storage.twice_list import counted_there
 
-__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "PREFIX"]
+__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "PREFIX", "CALL_PREFIX"]
 
 _GET_ID = methodcaller("get", "id")
 _GET_PARENT = methodcaller("get", "parent")
 #: How a relation names a conversation.
 PREFIX = "conversation/"
+#: How a relation names a model call (an ``llm.call`` node).
+CALL_PREFIX = "call/"
 
 
 class Links:
     """What a chain says about other sessions: ``earlier`` (sessions this one continues, sorted),
     ``later`` (sessions continuing this one, sorted) and ``evidence`` ((seq, row) of each record cited by
-    a ``continues`` relation to an earlier session → that session)."""
+    a ``continues`` relation to an earlier session → that session) and ``going_on`` (``llm.call`` node id → the later
+    session that holds the call's last line and counts it)."""
 
     def __init__(self) -> None:
+        self.going_on: dict[str, str] = {}
         self.earlier: list[str] = []
         self.later: list[str] = []
         self.evidence: dict[tuple[int, int], str] = {}
@@ -52,7 +60,12 @@ def links_of(fold: Fold) -> Links:
     links = Links()
     here = PREFIX + (fold.head.conversation if fold.head is not None else "")
     for r in sorted(fold.relations.values(), key=lambda r: r.id):
-        if r.type != "continues" or not r.from_.startswith(PREFIX) or not r.to.startswith(PREFIX):
+        if r.type != "continues" or not r.to.startswith(PREFIX):
+            continue
+        if r.from_.startswith(CALL_PREFIX):  # a call that goes on in a later session, counted there (trial 33a F1)
+            links.going_on[r.from_] = r.to[len(PREFIX):]
+            continue
+        if not r.from_.startswith(PREFIX):
             continue
         if r.from_ == here:
             other = r.to[len(PREFIX):]
@@ -118,19 +131,29 @@ def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict |
     return {"with": sorted({o for others in shared.values() for o in others}), "ids": len(shared), "calls": n}
 
 
-def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str]) -> dict[str, str]:
-    """llm.call node id (of ``calls``, among ``nodes``) -> the earlier session, for each call every record of which a
+def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str], links: Links | None = None) -> dict[str, str]:
+    """llm.call node id (of ``calls``, among ``nodes``) -> the session that counts it, not this one: the one decision of
+    every reader's figures (``asz ls``, ``asz usage``, ``asz conversation``, the page, ``/api/usage``, the exports).
+
+    - A call that goes on in a later session (``links.going_on``, from the chain: all its records here are repeated
+      there and the later lines, the last with its final usage, landed there only) is counted in that session, once,
+      from its last line (reader-anchors.md, Token counts; trial 33a F1). Its node stays drawn here.
+    - A call every record of which a
     receiving root's ``_received/twice.list`` names as repeated from an earlier session
     (:func:`~asz_core.storage.twice_list.counted_there`; ``sess``: the
     :class:`~asz_core.view.session_records.LandedSession`, whose ``ids`` give each record's id). Such a session's
     rounds were assembled on a host that did not hold the earlier one, so they draw the calls it repeats; the figures
     count them there only, as one root holding both does (trial 28a F1). The nodes stay drawn: the rounds are the
-    host's evidence. ``{}`` in any other root (one stat of the list's file)."""
+    host's evidence (one stat of the list's file).
+
+    ``{}`` when neither applies (nearly always)."""
+    out: dict[str, str] = {}
+    if links is not None and links.going_on:
+        out = {nid: links.going_on[nid] for nid in calls if nid in links.going_on}
     repeated = counted_there(sess.root, sess.session)
     if not repeated:
-        return {}
+        return out
     ids = sess.ids
-    out: dict[str, str] = {}
     for nid in calls:
         n = nodes[nid]
         got = []

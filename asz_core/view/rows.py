@@ -22,7 +22,8 @@ records and their calls are counted in each, null when none; ``calls_grouped``, 
 into the ``llm_calls`` it counts where the runtime records no call id (Kiro CLI 3.x: the summary's ``calls_grouped``),
 null when every call is keyed by the runtime's own id; ``calls_unread``, :func:`calls_unread`, null until counted;
 ``api_errors`` and ``never_ended``, the API error steps and the runs that never ended (:func:`counted_keys`), null
-until counted) follow
+until counted; ``calls_failed``; ``counted_later``, ``{"in": [ids], "calls": N, "nodes": [ids]}`` for model calls drawn
+here that go on in a later session holding their last line, counted there, null when none, trial 33a F1) follow
 when the header or the document carries them, else they are null; ``llm_calls``
 is the document summary's count (one per provider call, message id + request
 id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
@@ -51,7 +52,8 @@ ROW_KEYS = (
 #: Summary keys a row carries after :data:`ROW_KEYS` (issue 17), null when neither header nor document has them.
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
                 "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
-                "api_errors", "never_ended", "calls_failed", "failed_runs", "errors_said")
+                "api_errors", "never_ended", "calls_failed", "failed_runs", "errors_said",
+                "counted_later")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 

@@ -28,11 +28,16 @@ NO_TIME_AT = -1
 
 
 def counted_there(doc: dict) -> list[str]:
-    """The ``llm.call`` node ids of an asz.view document that its figures count in an earlier session (the summary's
-    ``counted_there``: a receiving root's session continued on another host, trial 28a F1), ``[]`` for none."""
-    there = (doc.get("summary") or {}).get("counted_there")
-    nodes = there.get("nodes") if isinstance(there, dict) else None
-    return [x for x in nodes if isinstance(x, str)] if isinstance(nodes, list) else []
+    """The ``llm.call`` node ids of an asz.view document that its figures count in another session: the summary's
+    ``counted_there`` (an earlier session: a receiving root's session continued on another host, trial 28a F1) and
+    ``counted_later`` (a later session the call goes on in, which holds its last line, trial 33a F1); ``[]`` for none."""
+    out: list[str] = []
+    for key in ("counted_there", "counted_later"):
+        there = (doc.get("summary") or {}).get(key)
+        nodes = there.get("nodes") if isinstance(there, dict) else None
+        if isinstance(nodes, list):
+            out.extend(x for x in nodes if isinstance(x, str))
+    return out
 
 
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:

@@ -1702,7 +1702,9 @@
             : ': its ' + num(s.repeated || 0) + ' repeated record(s) are drawn and counted there, their calls and tokens with them.') : null,
         (s.continued_in || []).length ? h('p', null, 'Continued in ', s.continued_in.map(function (c, i) {
           return [i ? ', ' : '', h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, c.slice(0, 8))];
-        }), '.') : null));
+        }), s.counted_later  // a call that goes on there, its last line landed there only (trial 33a F1)
+          ? ': ' + num(s.counted_later.calls || 0) + ' model call(s) drawn here go on there: their later lines, the last with the final usage, landed there only, so they are counted there.'
+          : '.') : null));
     }
     const wh = Object.keys(s.withheld || {});
     if (wh.length) {
