@@ -1,11 +1,14 @@
 """Text shown on a terminal that cannot steer it (trial 3, F4/F19; trial 27c, F4): the characters that could, and
-the one-line escape of a name or a collect line. A room of its own with no import, below both the collect lines
-(:mod:`asz_core.collect.report`, :mod:`asz_core.collect.src_text`) and the readers (:mod:`asz_core.reading.termtext`).
+the one-line escape of a name or a collect line, and a word of a command asz suggests, quoted for the shell. A room of
+its own with no import of asz, below both the collect lines (:mod:`asz_core.collect.report`,
+:mod:`asz_core.collect.src_text`) and the readers (:mod:`asz_core.reading.termtext`).
 """
 
 from __future__ import annotations
 
-__all__ = ["UNSAFE", "ESCAPES", "one_line"]
+import os
+
+__all__ = ["UNSAFE", "ESCAPES", "one_line", "shell_word"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
@@ -24,3 +27,14 @@ def one_line(text: str) -> str:
     escapes (ESC ``\\x1b``, a newline ``\\n``, U+202E ``\\u202e``, U+2028 ``\\u2028``); nothing removed. str in, str
     out. The one helper an id or a name is drawn through in a text or Markdown line (trial 30c F7)."""
     return text.translate(_ONE_LINE)
+
+
+def shell_word(value: str | os.PathLike) -> str:
+    """``value`` (a root, a source or another path, a session id, a text to search) as one word of a command asz
+    suggests (``asz parse --root …``, ``asz sources --reland …``, ``--reset-conflict …``), quoted for a POSIX shell
+    by :func:`shlex.quote`: pasted, it is that one argument (``root with spaces`` reads ``'root with spaces'``; a word
+    of letters, digits and ``@%+=:,./-`` stays as it is). str or path-like in, str out. The one function every
+    suggested command's words go through (trial 33a F2: a root with a space was pasted as three arguments)."""
+    import shlex  # only when a command is suggested
+
+    return shlex.quote(os.fspath(value))

@@ -9,6 +9,7 @@ from typing import Mapping
 from ..config import Config
 from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
+from ..termsafe import shell_word
 
 __all__ = ["unlisted_sessions_notes", "source_hint"]
 
@@ -73,7 +74,7 @@ def source_hint(jobs: list) -> str:
         except Exception:  # an adapter's answer never stops a collect
             p = None
         if p is not None:
-            meant.append(f"--source {p}")
+            meant.append(f"--source {shell_word(p)}")
     if meant:
         return f"; did you mean {' or '.join(meant)}?"
     return "; is --source the runtime's projects directory?"

@@ -17,6 +17,7 @@ from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text, zone_name
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
+from ..termsafe import shell_word
 
 #: Columns of the table: header, width (0: the rest), alignment.
 COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
@@ -185,7 +186,7 @@ def problems_note(rows: list[dict]) -> list[str]:
         found = row.get("problems") or []
         if _unsaid(row):
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
-            out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shown_id(row)} names them")
+            out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shell_word(shown_id(row))} names them")
     return out
 
 
@@ -194,7 +195,7 @@ def mixed_note(rows: list[dict]) -> list[str]:
     per row whose STATE says ``mixed`` (:func:`state_cell`; trial 27c F1)."""
     from ..storage.senders import mixed_credentials
 
-    return [f"mixed: {shown_id(row)} {said}; asz conversation {shown_id(row)} says who sent which"
+    return [f"mixed: {shown_id(row)} {said}; asz conversation {shell_word(shown_id(row))} says who sent which"
             for row in rows if (said := mixed_credentials(row.get("senders") or []))]
 
 

@@ -18,6 +18,7 @@ import typer
 
 from ..config import MIN_DELTA_BYTES, MIN_INTERVAL, Config, ConfigError, check_adapter_keys, parse_duration
 from ..plugins import Adapter, get_plugin_manager, raised_at
+from ..termsafe import shell_word
 
 __all__ = ["Job", "adapter_default_folders", "missing_is_note", "adapter_file_module", "load_adapter_file", "resolve_jobs", "storage_root",
            "storage_source_root", "usage_error"]
@@ -202,8 +203,8 @@ def _refuse_other_root(cmd: str, a: Adapter, src: Path, storage: Path) -> None:
     held = session_dirs(Path(src))
     if held:
         raise usage_error(cmd, f"{a.name} would read {src}, another storage root ({len(held)} landed conversation(s)), "
-                               f"into {storage}: its arrivals are that root's; collect them with --root {src}, and "
-                               f"this root's own with --root {storage} (no --source; docs/adapters/langchain.md, Collecting)")
+                               f"into {storage}: its arrivals are that root's; collect them with --root {shell_word(src)}, and "
+                               f"this root's own with --root {shell_word(storage)} (no --source; docs/adapters/langchain.md, Collecting)")
 
 
 def _adapter_files(cmd: str, paths: list[Path]) -> list[object]:

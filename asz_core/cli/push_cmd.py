@@ -16,6 +16,7 @@ import typer
 
 from ..config import Config, ConfigError, load_config
 from .stopping import interrupt_on
+from ..termsafe import shell_word
 
 
 def _usage(cmd: str, message: str) -> typer.Exit:
@@ -195,7 +196,7 @@ def _hand_over(root: Path, endpoint: str, dest: Path) -> int:
         return 1
     accepted = sum(1 for rel in got.pushed if rel not in got.rejected)
     typer.echo(f"receipts of {endpoint}: {accepted} file(s) the receiver accepted ({len(got.rejected)} rejected), "
-               f"written to {dest}; asz verify --root TEAM --receipts {dest} holds the receiving root to them")
+               f"written to {dest}; asz verify --root TEAM --receipts {shell_word(dest)} holds the receiving root to them")
     return 0
 
 

@@ -10,6 +10,7 @@ import typer
 
 from ..reading.ids import IdError
 from ..reading.listing import Filters, TimeError, parse_time
+from ..termsafe import shell_word
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -281,6 +282,6 @@ def incomplete(r: Path, ids: list[str], cmd: str, failed: bool = False) -> None:
 
     left = stopped_unparsed(r, ids)
     if left:
-        typer.echo(f"asz {cmd}: {INCOMPLETE_SAID.format(n=len(left), root=r)}", err=True)
+        typer.echo(f"asz {cmd}: {INCOMPLETE_SAID.format(n=len(left), root=shell_word(r))}", err=True)
     if left or failed:
         raise typer.Exit(1)

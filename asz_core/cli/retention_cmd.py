@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from ..config import Config
+from ..termsafe import shell_word
 from .push_cmd import load
 
 
@@ -177,8 +178,8 @@ def _say_problems(lead: str, problems: list, where: Path, session: Optional[str]
     for p in problems[:REFUSED_SHOWN]:
         typer.echo(f"  {p}", err=True)
     more = len(problems) - REFUSED_SHOWN
-    target = f"{session} " if session else ""
-    typer.echo(f"asz repack: {f'and {more} more; ' if more > 0 else ''}`asz verify {target}--root {where}` lists the problems{tail}",
+    target = f"{shell_word(session)} " if session else ""
+    typer.echo(f"asz repack: {f'and {more} more; ' if more > 0 else ''}`asz verify {target}--root {shell_word(where)}` lists the problems{tail}",
                err=True)
 
 

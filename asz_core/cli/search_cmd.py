@@ -132,12 +132,13 @@ def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
 def again(query: str, given: list[str], conversations: bool, every: bool) -> str:
     """The ``asz search`` command that asks ``query`` again with the options ``given`` (``[flag, value, …]``: those
     that narrow or place it, as typed), by conversation when ``conversations``, and with ``--limit 0`` when ``every``:
-    what a hint names to get the rest (docs/reading.md), each argument quoted for a POSIX shell."""
-    import shlex
+    what a hint names to get the rest (docs/reading.md), each argument quoted for a POSIX shell
+    (:func:`~asz_core.termsafe.shell_word`)."""
+    from ..termsafe import shell_word
 
     words = ["asz", "search", *(["--conversations"] if conversations else []), *(["--limit", "0"] if every else []),
              *given, *(["--"] if query.startswith("-") else []), query]
-    return shlex.join(words)
+    return " ".join(map(shell_word, words))
 
 
 def _sent_by(r: Path, instance: str, empty) -> list[str] | str:

@@ -29,6 +29,7 @@ from typing import Optional
 import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
+from ..termsafe import shell_word
 
 __all__ = ["register", "view", "server", "warn_if_exposed"]
 
@@ -192,7 +193,7 @@ def view(
     _check_port("view", port)
     storage = Path(root) if root is not None else Path(cfg.root)
     if not storage.is_dir():
-        typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {storage})", err=True)
+        typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {shell_word(storage)})", err=True)
         raise typer.Exit(1)
     _loopback_warning(host)
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog

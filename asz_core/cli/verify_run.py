@@ -20,6 +20,7 @@ from ..config import user_path
 from ..storage.layout import DEFAULT_ROOT
 from .echo import echo
 from .quick import FLAG, WORD, read_options, with_user_paths
+from ..termsafe import shell_word
 
 
 def _root_from_config(config: Optional[Path]) -> str:
@@ -91,7 +92,7 @@ def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optio
         try:
             report = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None, workers)
         except FileNotFoundError as exc:
-            hint = f" ({target} is a directory: give it as --root {target})" if target and Path(target).is_dir() else ""
+            hint = f" ({target} is a directory: give it as --root {shell_word(target)})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None
         _add_figures(report, where, target, config, figures)
     if as_json:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from pathlib import Path
 from typing import Optional
@@ -15,7 +14,7 @@ from ..flow.pending import has_chain
 from ..reading.export_blocks import again_said, call_named, execution_head, held_said, one_side_said, outcome_said
 from ..reading.listing import link_lines, usage_lines
 from ..sessiondata.codec import encode_record
-from ..termsafe import one_line
+from ..termsafe import one_line, shell_word
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
 from ..view.arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, transcript_differences
 
@@ -74,8 +73,8 @@ def _refuse_unknown(root: Path, given: str) -> None:
         known = _conversations_in(root)
         words = ""
         if known and not re.fullmatch(r"[0-9A-Za-z_.-]+", given):  # a title or words, not an id (trial 30b F4)
-            words = (f"; to find one by its title or prompts: asz search --conversations {shlex.quote(given)} "
-                     f"--root {shlex.quote(str(root))}")
+            words = (f"; to find one by its title or prompts: asz search --conversations {shell_word(given)} "
+                     f"--root {shell_word(root)}")
         from ..storage.erased_list import erased_id_said  # erased on request: said so, never as a typo (32b F7)
         said = erased_id_said(root, given) or (f"; {known}" if known else "") + words
         typer.echo(f"asz conversation: no conversation {given!r} in {root}{said}", err=True)
@@ -135,11 +134,11 @@ def no_document_hint(r: Path, conversation_id: str) -> str:
     are derived), a session never parsed is parsed, an unknown id gets the conversations the root holds."""
     if has_chain(r, conversation_id) and not conversation_id.startswith(("_", ".")):
         rounds = rounds_dir(r, conversation_id)
-        return (f"its round chain does not verify (asz verify --root {r} names the damage); rounds are derived from the "
-                f"landed files: asz parse {conversation_id} --anew --root {r} sets {rounds} aside and builds it again")
+        return (f"its round chain does not verify (asz verify --root {shell_word(r)} names the damage); rounds are derived from the "
+                f"landed files: asz parse {shell_word(conversation_id)} --anew --root {shell_word(r)} sets {rounds} aside and builds it again")
     if (r / conversation_id).is_dir() and not conversation_id.startswith(("_", ".")):
         return (f"session {conversation_id} landed in {r} but has no conversation chain (never parsed, or its rounds "
-                f"were removed): asz parse --root {r} builds it")
+                f"were removed): asz parse --root {shell_word(r)} builds it")
     return _conversations_in(r) or f"{r} holds no conversations"
 
 
@@ -279,7 +278,8 @@ def assembled_by_lines(root: Path, conversation: object) -> list[str]:
     by = st.get(ASSEMBLED_BY, "")
     if not st or by == assembly_mark():
         return []
-    how = f"asz parse {conversation} --anew --root {root}" if by else f"the next asz collect (or asz parse {conversation})"
+    how = (f"asz parse {shell_word(conversation)} --anew --root {shell_word(root)}" if by
+           else f"the next asz collect (or asz parse {shell_word(conversation)})")
     who = f"another asz build (assembled_by {by}; this one is {assembly_mark()})" if by else "an asz before assembled_by"
     return [f"rounds last assembled by {who}, whose reading may differ: {how} builds them by this one"]
 
@@ -574,7 +574,7 @@ class ExecutionChecks:
     def said(self, path: Path, row: int) -> str:
         """The check line(s) of the execution record at ``path`` row ``row``; '' when the document holds none."""
         from ..reading.export_blocks import again_said, arguments_said, transcript_said
-        from ..termsafe import one_line
+        from ..termsafe import one_line, shell_word
 
         out = []
         for e in self.by_ref.get((path.relative_to(self.root).as_posix(), row), ()):

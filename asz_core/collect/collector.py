@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -69,6 +68,7 @@ from ..storage.layout import PREFIX_KIND, cursor_files, cursor_path, kind_dir, r
 from ..storage.root import LockBusy, remove_session_temporaries, session_lock
 from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
 from ..storage.torn import TORN_AFTER_NS
+from ..termsafe import shell_word
 
 __all__ = ["Counters", "CollectOptions", "Report", "Collector", "MAX_WINDOWS", "SUMMARY_KEYS", "OBSERVER_KINDS",
            "landing_rank", "run_passes", "land_session", "LandInterrupted", "anew_command"]
@@ -560,7 +560,7 @@ LANDED_AGAIN = ("session {session} landed again from its source after its folder
 def anew_command(session: str, root: str | os.PathLike) -> str:
     """The whole ``asz parse SESSION --anew --root ROOT`` command a warning or hint prints for a chain that binds
     landed files gone for good (here, not in flow: the collector may not import flow, which imports collect)."""
-    return f"asz parse {session} --anew --root {shlex.quote(str(root))}"
+    return f"asz parse {shell_word(session)} --anew --root {shell_word(root)}"
 
 
 def _has_rounds(root: Path, session: str) -> bool:

@@ -28,7 +28,8 @@ from .fit import Fit
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
-from .report import GONE_SAID, RESET_STEP, Counters
+from .report import GONE_SAID, Counters
+from ..storage.cursor import reset_step
 from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
@@ -41,6 +42,7 @@ from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, dated_reason, read_cursor, write_cursor
 from ..storage.root import SessionWriter
+from ..termsafe import shell_word
 
 if TYPE_CHECKING:
     from .collector import Collector
@@ -90,7 +92,7 @@ def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path
     found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
     pass (trial 19, F18: it printed conflicts=1 on every pass line and never which source)."""
     sp.report.conflict(path, f"{size_now(cur, path)}; what landed is kept and the source is "
-                             f"no longer read (cursor {cp}); " + RESET_STEP.format(session=sp.session))
+                             f"no longer read (cursor {cp}); " + reset_step(sp.session, sp.col.root))
     sp.c.conflicts += 1
 
 
@@ -481,7 +483,7 @@ def moved_reason(session: str, cur: AppendCursor | SnapshotCursor, s: Source, pe
 
 def _several(session: str, cur: AppendCursor | SnapshotCursor, peers: list[str]) -> str:
     return (f"conflict: {cur.source} is gone and {len(peers)} sources now land into this stream "
-            f"({', '.join(peers)}); keep the one that is it, then run asz sources --reset-conflict {session}")
+            f"({', '.join(peers)}); keep the one that is it, then run asz sources --reset-conflict {shell_word(session)}")
 
 
 def cursor_or_set_aside(sp: SessionPass, cp: Path) -> tuple[bool, AppendCursor | SnapshotCursor | None, str]:

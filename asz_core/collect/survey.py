@@ -22,7 +22,7 @@ from .src_text import shown
 from .windows import SourceError, open_source
 from .folders import discover_folders
 from .second_source import refuse_seconds
-from .report import RESET_STEP
+from ..storage.cursor import reset_step
 from .src_text import take_unwritable
 
 __all__ = ["survey"]
@@ -166,7 +166,7 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
             row["state"], row["reason"] = "conflict", (f"the cursor belongs to {cur.source}; asz collect follows it here "
                                                        "when this file holds what landed, else says why")
         if row["state"] == "conflict":  # what resolves it, said with every conflict (collect/report.py)
-            row["next"], row["since"] = RESET_STEP.format(session=session), cur.updated_at  # since: when it was found
+            row["next"], row["since"] = reset_step(session, root), cur.updated_at  # since: when it was found
     if isinstance(cur, AppendCursor):
         row["landed"], row["ord"] = cur.offset, cur.ord
         if size is not None:

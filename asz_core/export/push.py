@@ -48,6 +48,7 @@ from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
 from .transport import Answer, Sender, sender
 from .wire import ASSEMBLE, REPLACES, REST, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
+from ..termsafe import shell_word
 
 __all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "NOT_TAKEN", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
@@ -319,7 +320,7 @@ class _Pass(Elsewhere, Rests):
         for session, n in self.unverified.items():
             self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "
                          f"round(s) is sent, so {self.state.endpoint} never holds evidence that does not verify "
-                         f"(asz verify --root {self.root} {session} names the problems)")
+                         f"(asz verify --root {shell_word(self.root)} {shell_word(session)} names the problems)")
         for session, n in self.held_rounds.items():
             seq, rel = self.refused[session]
             if rel in self.state.elsewhere or rel in self.state.owned:

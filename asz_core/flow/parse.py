@@ -44,6 +44,7 @@ from .round import Round, round_file_name
 from .windows import SessionParse, Window
 from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
+from ..termsafe import shell_word
 
 __all__ = [
     "DEFAULT_MAX_ROUND_BYTES",
@@ -212,7 +213,7 @@ def parse_outcome(
         _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
         rounds = rounds_dir(root, out.conversation)
-        out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {session} --anew --root {root} sets "
+        out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {shell_word(session)} --anew --root {shell_word(root)} sets "
                        f"{rounds} aside, keeping it for whoever looks into the damage, and builds the chain again)")
     except (ParseError, FoldError) as exc:
         out.problem = exc.message if isinstance(exc, ParseError) else str(exc)

@@ -31,6 +31,7 @@ from ..storage.layout import SessionListing, session_listing, session_path
 from .chain import Chain, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest
 from .round_read import CheckedRound, FrameScan, check_round
+from ..termsafe import shell_word
 
 __all__ = ["ChainProblem", "ChainReport", "Seen", "verify_chains", "verify_chain"]
 
@@ -230,9 +231,7 @@ RELAND_SOURCE = ("(DIR: the folder the session was collected from; the root does
 def reland_command(session: str, root: str | os.PathLike) -> str:
     """The whole ``asz sources --reland`` command a hint prints for a lost landed file of ``session`` in ``root``:
     ``asz sources --reland SESSION --root ROOT --source DIR`` (``DIR`` a placeholder, :data:`RELAND_SOURCE`)."""
-    import shlex
-
-    return f"asz sources --reland {session} --root {shlex.quote(str(root))} --source DIR"
+    return f"asz sources --reland {shell_word(session)} --root {shell_word(root)} --source DIR"
 
 
 def received_from(root: str | os.PathLike, session: str) -> str:
@@ -249,10 +248,9 @@ def received_from(root: str | os.PathLike, session: str) -> str:
 def received_lost(hosts: str, root: str | os.PathLike) -> str:
     """The way back for a lost landed file of a session ``hosts`` sent to ``root`` (:func:`received_from`): a receiver
     holds no source, so never ``asz sources --reland`` (trial 30a F9), but the hosts' receipts."""
-    import shlex
 
     return (f"this root received the session from {hosts} (asz receive), so it holds no source to land a lost file again "
-            f"from: asz verify --root {shlex.quote(str(root))} --receipts HOST_ROOT_OR_PUSH_STATE names each file a host's "
+            f"from: asz verify --root {shell_word(root)} --receipts HOST_ROOT_OR_PUSH_STATE names each file a host's "
             "receipts say it accepted that is missing since (docs/push.md, the receipts); the sending host's root holds "
             "it while its retention keeps it")
 

@@ -25,6 +25,7 @@ from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
+from ..termsafe import shell_word
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
 
@@ -433,8 +434,8 @@ def memory_note(rows: list[dict], root: str, shown: Callable[[dict], str]) -> li
     ids = [shown(row) for row in rows if read_in_memory(row)]
     if not ids:
         return []
-    return [f"in memory: {', '.join(ids)}: {IN_MEMORY_NOTE} (no round of the chain verifies: asz verify --root {root} "
-            f"names the damage; its tokens and cost stay held back until asz parse ID --anew --root {root}, in a "
+    return [f"in memory: {', '.join(ids)}: {IN_MEMORY_NOTE} (no round of the chain verifies: asz verify --root {shell_word(root)} "
+            f"names the damage; its tokens and cost stay held back until asz parse ID --anew --root {shell_word(root)}, in a "
             "writable root, writes the chain again from the landed files)"]
 
 

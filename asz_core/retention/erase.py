@@ -42,6 +42,7 @@ import attrs
 from ..sessiondata.times import format_rfc3339
 from ..storage.erased_list import REMOVED, read_erased, record_erasure
 from ..storage.layout import CONVERSATIONS, ROUNDS
+from ..termsafe import shell_word
 
 __all__ = ["EraseReport", "EraseInterrupted", "erase", "anything_left", "conversations_of", "who_erases"]
 
@@ -190,8 +191,8 @@ def _erase(root: Path, sessions: list[str], reason: str, by: str, now_ns: int | 
                 _take_out(root, session, convs)
             except OSError as exc:
                 rep.problems.append(f"{session}: {exc}; " + (
-                    f"recorded as erased: asz erase {session} finishes it" if recorded else
-                    f"not erased (no record written): asz erase {session} again once the root can be written"))
+                    f"recorded as erased: asz erase {shell_word(session)} finishes it" if recorded else
+                    f"not erased (no record written): asz erase {shell_word(session)} again once the root can be written"))
                 continue
             done.append((session, convs))
             rep.erased.append((session, convs, had is None))

@@ -45,6 +45,7 @@ from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
 from ..sessiondata.reader import header_line
 from ..sessiondata.skeleton import skeleton_path, write_skeleton
+from ..termsafe import shell_word
 
 __all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
 
@@ -166,7 +167,7 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
             chains = SessionChains(root)
         why = unverified(root, sdir.name, chains=chains)
         if why:
-            plan.reason = f"it does not verify ({why}); asz verify --root {root} {sdir.name} names the problems"
+            plan.reason = f"it does not verify ({why}); asz verify --root {shell_word(root)} {shell_word(sdir.name)} names the problems"
             continue
         plan.remove = True
     return plans

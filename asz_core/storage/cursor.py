@@ -35,9 +35,10 @@ try:  # the compiled half of _written_values (setup.py: optional; without it the
     from ..sessiondata.bytescan import cursor_values as _cursor_values
 except ImportError:  # pragma: no cover - an install without a C compiler
     _cursor_values = None
+from ..termsafe import shell_word
 from .state_lines import state_rows
 
-__all__ = ["RESET_STEP", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
+__all__ = ["RESET_STEP", "reset_step", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
@@ -53,8 +54,14 @@ UNREADABLE_CURSOR = ("asz collect sets it aside (ROOT/_set_aside/<UTC stamp>/…
 #: The next step of a source in conflict after it landed (rewritten, cut shorter, a moved source that is not the one
 #: that landed), said with every such conflict (a ``conflict:`` line, ``asz sources``, ``asz verify``, and the readers:
 #: ``asz ls``, ``asz conversation``, the page).
-RESET_STEP = ("asz sources --reset-conflict {session} reads it again once its bytes are back, or from its start with "
-              "--reread")
+RESET_STEP = ("asz sources --reset-conflict {session} --root {root} reads it again once its bytes are back, or from its "
+              "start with --reread")
+
+
+def reset_step(session: str, root: str | os.PathLike) -> str:
+    """:data:`RESET_STEP` for ``session`` in the storage root ``root``, each quoted for the shell
+    (:func:`~asz_core.termsafe.shell_word`; trial 33a F2: pasted, the command reaches that root whatever it holds)."""
+    return RESET_STEP.format(session=shell_word(session), root=shell_word(root))
 
 #: What a conflict told again adds when the source's size is not the one its reason names (trial 26a F8): when the
 #: reason was found (the cursor's ``updated_at``) and the size now (:func:`dated_reason`).

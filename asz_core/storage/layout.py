@@ -30,6 +30,7 @@ from typing import Iterator, NamedTuple
 import attrs
 
 from ..sessiondata.model import KIND_PREFIX
+from ..termsafe import shell_word
 
 __all__ = [
     "LandedName",
@@ -381,7 +382,7 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
         return
     if any((root / mark).exists() for mark in _SESSION_MARKS):
         raise FileNotFoundError(f"{root}: not a storage root but a session directory in one: "
-                                + (f"{session_command} {root.name} --root {root.parent}" if session_command else f"give --root {root.parent}"))
+                                + (f"{session_command} {shell_word(root.name)} --root {shell_word(root.parent)}" if session_command else f"give --root {shell_word(root.parent)}"))
     names = ", ".join(s.name for s in sessions[:3]) + (", …" if len(sessions) > 3 else "")
     raise FileNotFoundError(f"{root}: not a storage root: none of its {len(sessions)} director{'y' if len(sessions) == 1 else 'ies'} "
                             f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "

@@ -8,6 +8,7 @@ they send or remove it (docs/push.md, docs/retention.md).
 from __future__ import annotations
 
 import os
+from ..termsafe import shell_word
 
 __all__ = ["refuse_empty_root", "unverified"]
 
@@ -41,4 +42,4 @@ def refuse_empty_root(root: str) -> None:
         return
     if empty:
         raise FileNotFoundError(f"no landed data in {root}: nothing to verify (not a storage root: nothing was ever "
-                                f"collected into it; asz collect --root {root} makes it one)")
+                                f"collected into it; asz collect --root {shell_word(root)} makes it one)")

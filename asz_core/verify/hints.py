@@ -26,6 +26,7 @@ from pathlib import Path
 from ..storage.cursor import dated_reason
 from ..storage.layout import CONVERSATIONS
 from .report import TORN, Problem, Section
+from ..termsafe import shell_word
 
 __all__ = ["CONFLICT", "WARNED", "add_hints", "conflict_of", "unknown_sessions_note", "UNKNOWN_SESSIONS_LINE"]
 
@@ -51,7 +52,7 @@ def conflict_of(session: str, d: str | os.PathLike, path: str | os.PathLike | No
     return [Problem(cur.source, 0, "", CONFLICT,
                     f"session {session}, {kind} of {where}: {dated_reason(cur.reason or 'rewritten after it landed', cur.updated_at)}"
                     f"; what landed from it stays as it landed, but the source "
-                    f"is no longer collected: asz sources lists it, asz sources --reset-conflict {session} "
+                    f"is no longer collected: asz sources lists it, asz sources --reset-conflict {shell_word(session)} --root {shell_word(d.parent.parent.parent)} "
                     "resumes it once its bytes are back (with --reread, its new version lands after what landed)")]
 
 

@@ -18,6 +18,7 @@ from ..storage.layout import holds_landed
 from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note, whole_line
 from .report import Problem, Section
 from .unparsed import shown_ids
+from ..termsafe import shell_word
 
 __all__ = ["MISSING_SESSION", "BAD_LIST_LINE", "LANDED_DURING", "check_listed", "listed_missing", "missing_note", "ways_back", "said_erased"]
 
@@ -41,15 +42,13 @@ def ways_back(root: str | os.PathLike, entry: ListedSession, chained: bool) -> s
     is still here): a collect, from its source as it is now, when it was collected here and the source is still
     there (neither of which the root can tell: trial 17, F2), then ``asz parse --anew`` for a chain left behind; and a
     copy held elsewhere, the one way back byte for byte."""
-    import shlex
-
     from ..collect.collector import anew_command
 
     adapter = entry.adapter.split("/", 1)[0]
     anew = (f"; then {anew_command(entry.session, root)} sets aside the chain left here (it binds the files that are "
             "gone) and builds a new one, as the collect warns") if chained else ""
     return (f"if it was collected into this root and its source is still there, asz collect --once --root "
-            f"{shlex.quote(str(root))} lands it again from the source as it is now (adapter {adapter}; --source the "
+            f"{shell_word(root)} lands it again from the source as it is now (adapter {adapter}; --source the "
             f"folder it was collected from, when that is not the default){anew}; only a copy held elsewhere (a receiver "
             "asz push sent it to, a backup) brings back what landed byte for byte")
 
@@ -93,7 +92,7 @@ def missing_note(root: str | os.PathLike) -> str:
         return ""
     return (f"{len(missing)} session(s) listed in {os.path.join(str(root), SESSION_LIST)} as landed are missing: "
             f"their directory is gone or holds no landed file, so their calls are in no figure here: "
-            f"{shown_ids([e.session for e, _ in missing])}; asz verify --root {root} names them")
+            f"{shown_ids([e.session for e, _ in missing])}; asz verify --root {shell_word(root)} names them")
 
 
 def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[str], section: Section,
@@ -177,7 +176,7 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
                 section.warnings.append(Problem(os.path.join(root_shown, "_removed", name), 0, "",
                                                 "erasure not finished", (
                     f"asz erase of session {name} was stopped before it recorded the erasure: the session is not "
-                    f"erased; asz erase {name} --root {root_shown} --reason '…' erases it")))
+                    f"erased; asz erase {shell_word(name)} --root {shell_word(root_shown)} --reason '…' erases it")))
     if only is not None:
         erased = {k: v for k, v in erased.items() if k == only}
     if not erased:
@@ -200,5 +199,5 @@ def said_erased(root: Path, root_shown: str, listed: Listed, section: Section, o
                 f"asz erase of session {name} was stopped before it ended (its directory, chain or sender record is "
                 f"still in {root_shown}, or {os.path.join(root_shown, '_removed', name)} is left); no reader shows the "
                 "session; "
-                f"asz erase {name} --root {root_shown} --reason '…' finishes it")))
+                f"asz erase {shell_word(name)} --root {shell_word(root_shown)} --reason '…' finishes it")))
     section.counts["erased_sessions"] = len(erased)

@@ -30,6 +30,7 @@ from typing import Iterable, Protocol
 from ..flow.round import landed_file_digest
 from ..storage.aside import SET_ASIDE
 from .report import Problem, Section
+from ..termsafe import shell_word
 
 __all__ = ["CHANGED", "MISSING", "OTHER_RECEIVER", "Receipts", "check_receipts", "ERASED_HOST_ONLY"]
 
@@ -179,7 +180,7 @@ def _another_receiver(root: Path, shown: str, got: Receipts, looked: int, missin
         return True, Problem(shown, 0, "endpoint", OTHER_RECEIVER, (
             f"{head}, while its receipts of {k.endpoint} ({k_shown}) find {f} of their {n} in it and hold none of those "
             "as accepted: these are the receipts "
-            f"of another receiver than this root's; give --receipts {k_shown} (asz push --root HOST --endpoint "
+            f"of another receiver than this root's; give --receipts {shell_word(k_shown)} (asz push --root HOST --endpoint "
             f"{k.endpoint} --receipts FILE writes them)"))
     also = "; ".join(f"{k.endpoint} ({k_shown}): {f} of {n} in this root" for k_shown, k, f, n in others)
     return False, Problem(shown, 0, "endpoint", OTHER_RECEIVER, (
@@ -205,8 +206,8 @@ def _said_erasures(root: Path, shown: str, host: Path | None, erased: dict[str, 
             also = f"the host erased it too ({host / ERASED_LIST}:{h.line}: {erasure_said(h)})"
         elif host is not None:
             also = (f"the host has not erased it ({host / ERASED_LIST} does not name it): it still holds what was erased "
-                    f"here, and its push of the session is refused here; erase it there too (asz erase {session} "
-                    f"--root {host} --reason '…')")
+                    f"here, and its push of the session is refused here; erase it there too (asz erase {shell_word(session)} "
+                    f"--root {shell_word(host)} --reason '…')")
         else:
             also = f"whether the host erased it too cannot be told from {shown} alone (give the host's root)"
         section.notes.append(
@@ -220,7 +221,7 @@ def _said_erasures(root: Path, shown: str, host: Path | None, erased: dict[str, 
             section.warnings.append(Problem(str(root), 0, "", ERASED_HOST_ONLY, (
                 f"session {session} was {erasure_said(h)} on the host ({host / ERASED_LIST}:{h.line}), but this root "
                 f"still holds {n} file(s) of it that the host pushed here: the erasure did not reach this receiver; "
-                f"erase it here too (asz erase {session} --root {root} --reason '…')")))
+                f"erase it here too (asz erase {shell_word(session)} --root {shell_word(root)} --reason '…')")))
 
 
 def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: str | None = None,

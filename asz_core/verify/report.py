@@ -10,6 +10,8 @@ import os
 
 import attrs
 
+from ..termsafe import shell_word
+
 __all__ = ["Problem", "Section", "VerifyReport", "SNAPSHOT_KINDS", "UNCHECKED_KINDS", "OK_LINE", "FILE_OK_LINE", "ALONE_NOTE", "DUPLICATES_LINE",
            "UNCURSORED_LINE", "TORN", "CHANGED_SINCE_PARSED", "PARALLEL_MIN_FILES", "SESSIONS_PER_JOB"]
 
@@ -131,7 +133,7 @@ def hint_lost(problems: list[Problem], first: int, session: str, root: str | os.
     for i in damaged.values():
         way = (skeleton_hint(problems[i].file, session, root) if problems[i].file.endswith(".sk")
                else (RECEIVED_DAMAGED_HINT if sent else DAMAGED_HINT).format(command=command, source=RELAND_SOURCE,
-                                                                             hosts=sent, root=root))
+                                                                             hosts=sent, root=shell_word(root)))
         problems[i] = attrs.evolve(problems[i], detail=problems[i].detail + way)
 
 

@@ -22,6 +22,7 @@ from ..flow.round import parse_round_file_name
 from ..storage.layout import CONVERSATIONS, ROUNDS, dir_name, highest_landed_seq, session_dirs
 from ..storage.root import COLLECTOR_LOCK, SESSION_LOCK, SESSION_STATE, lock_taken
 from .report import Problem, Section
+from ..termsafe import shell_word
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
            "INTERRUPTED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
@@ -122,7 +123,7 @@ def lagging_line(root: str | os.PathLike, lagging: list[tuple[str, int, int]]) -
         return ""
     which = ", ".join(f"{s} seq {t + 1}" + (f"-{h}" if h > t + 1 else "") + f" (its chain reads through seq {t})"
                       for s, t, h in lagging[:3]) + (f" and {len(lagging) - 3} more" if len(lagging) > 3 else "")
-    return UNREAD_LINE.format(n=sum(h - t for _, t, h in lagging), s=len(lagging), which=which, root=root)
+    return UNREAD_LINE.format(n=sum(h - t for _, t, h in lagging), s=len(lagging), which=which, root=shell_word(root))
 
 
 def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed", *,
@@ -156,7 +157,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
     return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"
             + (f" ({'; '.join(why)})" if why else "")
-            + f": {shown_ids(ids)}; asz parse --root {root} builds them (asz verify names them)"
+            + f": {shown_ids(ids)}; asz parse --root {shell_word(root)} builds them (asz verify names them)"
             + (f". {unread}" if unread else "")), ids
 
 

@@ -51,6 +51,7 @@ from ..storage.root import SESSION_STATE
 from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
+from ..termsafe import shell_word
 from .bodies import provider_section
 from .chains import chain_section
 from .clean import clean_session
@@ -347,7 +348,7 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
     section = Section("file", f"checked 1 file, {res.records} records", {"files": 1, "records": res.records})
     section.problems = problems
     if not problems:  # what "whole" does not cover (trial 15, F4): said where it could be misread
-        section.notes.append(ALONE_NOTE.format(command=f"asz verify --root {sdir.parent} {sdir.name}" if sdir is not None
+        section.notes.append(ALONE_NOTE.format(command=f"asz verify --root {shell_word(sdir.parent)} {shell_word(sdir.name)}" if sdir is not None
                                                else "asz verify --root ROOT SESSION"))
     return VerifyReport([section], ok_line=FILE_OK_LINE)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from ..storage.cursor import RESET_STEP, AppendCursor, read_cursor
+from ..storage.cursor import AppendCursor, read_cursor, reset_step
 from ..storage.layout import cursor_paths
 
 __all__ = ["session_conflicts", "session_sources_gone", "stopped_and_gone", "conflict_line", "gone_line"]
@@ -66,7 +66,7 @@ def stopped_and_gone(root: str | os.PathLike, session: str) -> tuple[list[dict],
                 "kept_bytes": cur.offset if append else cur.size}  # type: ignore[union-attr]
         if cur.state == "conflict":
             conflicts.append({"file": cur.source, "why": cur.reason or "in conflict", **kept,
-                              "cursor": os.path.relpath(cp, root), "next": RESET_STEP.format(session=session)})
+                              "cursor": os.path.relpath(cp, root), "next": reset_step(session, root)})
         else:
             gone.append({"file": cur.source, **kept, "cursor": os.path.relpath(cp, root)})
     return conflicts, gone

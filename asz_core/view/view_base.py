@@ -9,6 +9,7 @@ from ..flow.model import Node, Ref, Relation
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.untimed import UNTIMED_PREFIX, untimed, untimed_said
 from ..sessiondata.vocabulary import TWICE_DROPPED, USAGE_DROPPED
+from ..termsafe import shell_word
 from .arguments_check import hold_all, observation_entries, record_line
 from .chain import ChainReader
 from .companions import Companions
@@ -363,7 +364,7 @@ def reread_line(n: int, adapter: str, why: str, session: str, root: object) -> s
     otherwise today (``why``), in the rounds of ``session``'s chain under ``root``, and the command that reads them
     today (docs/storage-root.md, "A root several asz versions read")."""
     return (f"{n} record(s) landed by {adapter} read by that version's rule in this conversation's rounds (today's rule: "
-            f"{why}); asz parse {session} --root {root} reads them by today's rule (it writes a round; the landed files "
+            f"{why}); asz parse {shell_word(session)} --root {shell_word(root)} reads them by today's rule (it writes a round; the landed files "
             "stay as they landed)")
 
 

@@ -27,7 +27,10 @@ from asz_core.view.state import files_fingerprint
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 SOURCE = CORPUS / "-home-user-spotter" / f"{SID}.jsonl"
-NEXT = f"asz sources --reset-conflict {SID} reads it again once its bytes are back, or from its start with --reread"
+def _next(root: Path) -> str:
+    """The next step said with the conflict: the command, with the root it was found in (trial 33a F2)."""
+    return (f"asz sources --reset-conflict {SID} --root {root} reads it again once its bytes are back, or from its start "
+            "with --reread")
 
 
 @pytest.fixture
@@ -43,12 +46,12 @@ def test_ls_and_conversation_say_the_source_no_longer_read(rotated):
     (c,) = row["conflicts"]
     assert row["state"] == "verified"  # what landed still verifies
     assert c["file"] == f"-p/{SID}.jsonl" and c["why"] == why and (c["kept_lines"], c["kept_bytes"]) == (60, landed)
-    assert c["cursor"] == f"{SID}/streams/main/transcript.cursor" and c["next"] == NEXT
+    assert c["cursor"] == f"{SID}/streams/main/transcript.cursor" and c["next"] == _next(root)
     cursor = (root / c["cursor"]).read_text()
     assert f"updated_at      {c['since']}\n" in cursor and "state           conflict\n" in cursor
     since = c["since"].split(".")[0].replace("T", " ") + " UTC"
     said = (f"its source -p/{SID}.jsonl is no longer read since {since} ({why}); what landed is kept "
-            f"(60 lines, {landed:,} bytes); {NEXT}")
+            f"(60 lines, {landed:,} bytes); {_next(root)}")
     table = asz("ls", "--root", str(root)).stdout.splitlines()
     assert table[1].startswith("8463c716 ") and table[1].endswith("verified stopped")
     assert f"stopped: 8463c716: {said}" in table
@@ -114,7 +117,7 @@ def test_a_collector_started_after_the_conflict_names_it_once(rotated):
     assert len([x for x in lines if " conflicts=1 " in x]) >= 3
     said = [x for x in err if x.startswith("conflict:")]
     assert len(said) == 1 and said[0].startswith(f"conflict: {f}: truncated: the source has {rotated['size']} bytes")
-    assert said[0].endswith(f"(cursor {root / SID / 'streams' / 'main' / 'transcript.cursor'}); {NEXT}")
+    assert said[0].endswith(f"(cursor {root / SID / 'streams' / 'main' / 'transcript.cursor'}); {_next(root)}")
 
 
 def test_a_source_gone_is_named_by_the_pass_that_counts_it(rotated):
@@ -155,7 +158,7 @@ def test_a_conflict_told_again_gives_the_source_size_now(rotated):
     s = asz("sources", "--source", str(src), "--root", str(root))
     notes = [x for x in s.stderr.splitlines() if x.startswith("conflict:")]
     assert notes == [f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
-                     f"(found {found}; the source has {now} bytes now); {NEXT}"], notes
+                     f"(found {found}; the source has {now} bytes now); {_next(root)}"], notes
     [row] = [x.split() for x in s.stdout.splitlines() if x.startswith(SID)]
     assert row[3:5] == [str(now), str(rotated["landed"])] and row[6] == "conflict"
     j = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)
