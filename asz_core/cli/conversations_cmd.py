@@ -9,7 +9,7 @@ from typing import Callable, Mapping, Optional
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, memory_note, read_in_memory, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
+from ..reading.listing import ROW_SORTS, going_on_lines, shown_id, memory_note, read_in_memory, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
@@ -148,12 +148,6 @@ def runtime_cell(row: dict) -> str:
     """The RUNTIME cell: the row's ``runtime`` name (its main transcript's dialect name), ``-`` when none is known."""
     rt = row.get("runtime")
     return (rt.get("name") if isinstance(rt, dict) else None) or "-"
-
-
-def shown_id(row: dict) -> str:
-    """The id a line of the table names ``row`` by: ``shown_id`` (the shortest prefix, 8 characters or more, that is
-    unique in the root: :func:`~asz_core.reading.ids.unique_prefixes`) when the listing set it, else 8 characters."""
-    return row.get("shown_id") or row["id"][:8]
 
 
 def state_cell(row: dict) -> str:
@@ -520,15 +514,6 @@ def continues_lines(rows: list[dict], shown) -> list[str]:
     (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b)."""
     return [f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
             "them, are counted there" for row in rows if row.get("continues")]
-
-
-def going_on_lines(rows: list[dict], shown) -> list[str]:
-    """One line per conversation of ``rows`` drawing model calls that go on in a later session (a copy cut after a
-    streamed message's first line, the session continuing it holding the last: ``counted_later``): ``ID draws N model
-    call(s) that go on in ID, which holds their last line: counted there, with its final usage`` (trial 33a F1)."""
-    return [f"{shown_id(row)} draws {c.get('calls')} model call(s) that go on in {', '.join(shown(o) for o in c.get('in') or [])}, "
-            "which holds their last line: counted there, with its final usage"
-            for row in rows if isinstance(c := row.get("counted_later"), dict)]
 
 
 def shares_lines(rows: list[dict], shown) -> list[str]:

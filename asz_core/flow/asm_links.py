@@ -29,10 +29,12 @@ last round with the same links (origin-digest §4.3).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .asm_state import State, ref_of
 from .model import kind_id, make_id
 
-__all__ = ["stage1_links", "stage3_going_on", "going_on_ids", "conversation_ref", "SHARED_REASON"]
+__all__ = ["stage1_links", "stage3_going_on", "going_on_calls", "going_on_ids", "needs_relink", "conversation_ref", "SHARED_REASON"]
 
 #: The reason of an ``unres/shared_id/<id>`` entry, before the sessions that landed the id too (", "-joined).
 SHARED_REASON = "record id also landed in session "
@@ -84,10 +86,25 @@ def stage1_links(st: State) -> None:
     st.stats["repeated"] = len(st.repeated)
 
 
+def going_on_calls(mine: dict, theirs: dict, same: set[str]) -> set[str]:
+    """The call ids of the earlier session ``mine`` (record id -> its first index entry) all of whose records are
+    among ``same`` (repeated by the later session ``theirs``, the same shape) while ``theirs`` holds a record of that
+    call whose id is not in ``same``: its later lines, the last with the call's final usage, landed there only, so it
+    goes on there and is counted there (reader-anchors.md, Token counts; trial 33a F1). Copies of one history
+    (``same`` all of both) give none at once."""
+    repeated = {mine[i].call for i in same if mine[i].call}
+    if not repeated or len(same) == len(theirs):
+        return set()
+    more = {e.call for i, e in theirs.items() if e.call in repeated and i not in same}
+    if not more:
+        return set()
+    return more - {e.call for i, e in mine.items() if e.call in more and i not in same}
+
+
 def going_on_ids(links, here: str) -> set[str]:
     """The ids of the relations :func:`stage3_going_on` draws for ``links`` (a
     :class:`~asz_core.flow.shared_ids.SessionLinks`) in conversation ``here`` (``conversation/<id>``), a call drawn
-    through the watermark or not (what a chain with nothing new landed holds: ``shared_ids.needs_relink``)."""
+    through the watermark or not (what a chain with nothing new landed holds: :func:`needs_relink`)."""
     return {make_id("rel", "continues", kind_id("call", call), conversation_ref(later)) for call, later in links.going_on.items()}
 
 
@@ -104,3 +121,26 @@ def stage3_going_on(st: State) -> None:
             st.relate("continues", c.node_id, conversation_ref(later), "exact_unique",
                       f"session {later} repeats this call's {len(c.fragments)} record(s) and holds its later lines, "
                       "the last with its final usage: counted there", [ref_of(e) for e in c.fragments])
+
+
+def needs_relink(engine: object, fold: Any) -> bool:
+    """True when a session with nothing new landed needs its links drawn again: a session sharing ids with it
+    grew (``stale``), or the ``continues`` relations and ``shared_id`` entries its links call for are not the
+    ones its chain holds. Without links (no table) nothing is redrawn. The links name only sessions a relation
+    is drawn for (:class:`SessionLinks`), so N copies of one history, parsed once, want nothing again: a pass
+    with nothing new assembles none of them (session 18; before, every copy but the first was assembled again,
+    writing no round)."""
+    links = getattr(engine, "links", None)
+    if links is None or fold.head is None:
+        return False
+    if links.stale:
+        return True
+    here = "conversation/" + fold.head.conversation
+    want = {make_id("rel", "continues", here, "conversation/" + e) for e in links.earlier}
+    want |= {make_id("rel", "continues", "conversation/" + later, here) for later in links.later}
+    want |= {make_id("rel", "continues", here, "conversation/" + o) for o in set(links.parents_elsewhere.values())}
+    want |= going_on_ids(links, here)
+    have = {r.id for r in fold.relations.values() if r.type == "continues"}
+    shared = {make_id("unres", "shared_id", i) for i in links.shared}
+    open_shared = {u.id for u in fold.unresolved.values() if u.kind == "shared_id" and u.state == "open"}
+    return want != have or shared != open_shared

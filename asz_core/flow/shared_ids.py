@@ -40,12 +40,7 @@ two sessions' indexes, whichever is parsed first):
   ``unresolved`` entries in both;
 - a parent no record of the session carries but another session's does is
   not dangling (``parents_elsewhere``);
-- a model call of the earlier session all of whose records the later one
-  repeats, while the later one holds more lines of it (ids this session does
-  not hold: a copy cut after a streamed message's first line, the later session
-  holding its last, with the call's final usage), **goes on** in the later
-  session (``going_on``): it is counted there, once, from its last line
-  (reader-anchors.md, Token counts; trial 33a F1).
+- a call that goes on in the later session: ``going_on`` (:func:`~asz_core.flow.asm_links.going_on_calls`).
 
 Errors: a table that cannot be opened or written raises ``sqlite3.Error``;
 parse reports it for the session and assembles it without links.
@@ -64,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sessiondata import gc_pause
-from .asm_links import going_on_ids
+from .asm_links import going_on_calls, needs_relink
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
 from .model import make_id
 from .pending import mark_pending
@@ -456,22 +451,9 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
         if same - links.repeated.keys():  # a record of this session it repeats is drawn here
             for other in names:
                 links.later[other] = same
-            for call in _going_on(mine, theirs, same):
+            for call in going_on_calls(mine, theirs, same):
                 if links.going_on.get(call, names[0]) >= names[0]:
                     links.going_on[call] = names[0]
-
-
-def _going_on(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], same: set[str]) -> set[str]:
-    """The call ids of ``mine`` all of whose records are among ``same`` (repeated by the later session ``theirs``)
-    while ``theirs`` holds a record of that call whose id is not in ``same``: its later lines, the last with the call's
-    final usage, landed there only (trial 33a F1). Copies of one history (``same`` all of both) give none at once."""
-    repeated = {mine[i].call for i in same if mine[i].call}
-    if not repeated or len(same) == len(theirs):
-        return set()
-    more = {e.call for i, e in theirs.items() if e.call in repeated and i not in same}
-    if not more:
-        return set()
-    return more - {e.call for i, e in mine.items() if e.call in more and i not in same}
 
 
 #: SQLite's errors that say the table's files could not grow for want of room (``sqlite3.Error.sqlite_errorname``):
@@ -601,26 +583,3 @@ def prepare(root: Path, names: list[str], all_names: list[str], pool: object = N
             grew.extend(got if got is not LOST else add_ids(job))  # a dead worker's sessions: here
     again = {p for _, ps in grew for p in ps} - set(names)
     return sorted(again & set(all_names))
-
-
-def needs_relink(engine: object, fold: Any) -> bool:
-    """True when a session with nothing new landed needs its links drawn again: a session sharing ids with it
-    grew (``stale``), or the ``continues`` relations and ``shared_id`` entries its links call for are not the
-    ones its chain holds. Without links (no table) nothing is redrawn. The links name only sessions a relation
-    is drawn for (:class:`SessionLinks`), so N copies of one history, parsed once, want nothing again: a pass
-    with nothing new assembles none of them (session 18; before, every copy but the first was assembled again,
-    writing no round)."""
-    links = getattr(engine, "links", None)
-    if links is None or fold.head is None:
-        return False
-    if links.stale:
-        return True
-    here = "conversation/" + fold.head.conversation
-    want = {make_id("rel", "continues", here, "conversation/" + e) for e in links.earlier}
-    want |= {make_id("rel", "continues", "conversation/" + later, here) for later in links.later}
-    want |= {make_id("rel", "continues", here, "conversation/" + o) for o in set(links.parents_elsewhere.values())}
-    want |= going_on_ids(links, here)
-    have = {r.id for r in fold.relations.values() if r.type == "continues"}
-    shared = {make_id("unres", "shared_id", i) for i in links.shared}
-    open_shared = {u.id for u in fold.unresolved.values() if u.kind == "shared_id" and u.state == "open"}
-    return want != have or shared != open_shared

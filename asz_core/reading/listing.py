@@ -27,7 +27,7 @@ from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
 from ..termsafe import shell_word
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -461,3 +461,18 @@ def link_lines(s: dict) -> list[str]:
             f" ({later.get('calls')} model call(s) drawn here go on there: their later lines, the last with the final "
             "usage, landed there only, so they are counted there)" if later else ""))
     return out
+
+
+def shown_id(row: dict) -> str:
+    """The id a line of the table names ``row`` by: ``shown_id`` (the shortest prefix, 8 characters or more, that is
+    unique in the root: :func:`~asz_core.reading.ids.unique_prefixes`) when the listing set it, else 8 characters."""
+    return row.get("shown_id") or row["id"][:8]
+
+
+def going_on_lines(rows: list[dict], shown) -> list[str]:
+    """One line per conversation of ``rows`` drawing model calls that go on in a later session (a copy cut after a
+    streamed message's first line, the session continuing it holding the last: ``counted_later``): ``ID draws N model
+    call(s) that go on in ID, which holds their last line: counted there, with its final usage`` (trial 33a F1)."""
+    return [f"{shown_id(row)} draws {c.get('calls')} model call(s) that go on in {', '.join(shown(o) for o in c.get('in') or [])}, "
+            "which holds their last line: counted there, with its final usage"
+            for row in rows if isinstance(c := row.get("counted_later"), dict)]

@@ -30,7 +30,7 @@ from ..storage.short_list import short_problems
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
-from .links import dangling_parents, links_of, shares_of
+from .links import dangling_parents, links_of, shares_of, there_split
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
@@ -117,9 +117,9 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
-    elif earlier := v.there_earlier():  # a receiving root: drawn here by its host, counted there (trial 28a F1)
+    elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
         places["continues"] = min(earlier.values())
-    if v.there_later():  # calls drawn here that go on in a later session, counted there (trial 33a F1)
+    if there_split(v.there, v.links)[1]:  # calls drawn here that go on in a later session, counted there (trial 33a F1)
         places["counted_later"] = summary["counted_later"] if summary is not None else counted_later_key(v)
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
         places["api_errors"] = errors  # a failed run or model call: the list rows mark it (trial 27a)
@@ -381,10 +381,10 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s["repeated"] = sum(1 for d in v.coverage.not_drawn if isinstance(d.get("of"), dict) and "conversation" in d["of"])
     if links.later:
         s["continued_in"] = links.later
-    if v.there_earlier():  # a receiving root's later session its host assembled alone: the calls it repeats count there only
+    if there_split(v.there, v.links)[0]:  # a receiving root's later session its host assembled alone: the calls it repeats count there only
         s["counted_there"] = counted_there_key(v)
         s.setdefault("continues", s["counted_there"]["continues"])
-    if v.there_later():  # calls that go on in a later session, which holds their last line: counted there (trial 33a F1)
+    if there_split(v.there, v.links)[1]:  # calls that go on in a later session, which holds their last line: counted there (trial 33a F1)
         s["counted_later"] = counted_later_key(v)
     if shares := _shares(v):  # ids shared, neither continuing
         s["shares"] = shares
@@ -423,7 +423,7 @@ def counted_there_key(v: DocumentView) -> dict:
     the earlier session counting this one's calls drawn in ``nodes`` (``llm.call`` node ids, sorted; ``calls``: the
     provider calls among them), which no figure of this document counts (``summary.usage``, ``cost``, ``llm_calls``,
     the usage per hour, the costliest talks)."""
-    there = v.there_earlier()
+    there = there_split(v.there, v.links)[0]
     nodes = sorted(there)
     return {"continues": min(there.values()), "calls": sum(1 for _ in provider_calls(v.call_usage[k] for k in nodes)),
             "nodes": nodes}
@@ -434,7 +434,7 @@ def counted_later_key(v: DocumentView) -> dict:
     "nodes": [id, …]}``, the model calls drawn here (``llm.call`` node ids, sorted; ``calls``: the provider calls among
     them) all of whose records the later sessions ``in`` repeat while they hold the calls' later lines, the last with
     the final usage: counted there, once, and by no figure of this document."""
-    there = v.there_later()
+    there = there_split(v.there, v.links)[1]
     nodes = sorted(there)
     return {"in": sorted(set(there.values())), "calls": sum(1 for _ in provider_calls(v.call_usage[k] for k in nodes)),
             "nodes": nodes}

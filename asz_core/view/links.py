@@ -32,7 +32,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, make_id
 from ..storage.twice_list import counted_there
 
-__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "PREFIX", "CALL_PREFIX"]
+__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "there_split", "PREFIX", "CALL_PREFIX"]
 
 _GET_ID = methodcaller("get", "id")
 _GET_PARENT = methodcaller("get", "parent")
@@ -163,3 +163,12 @@ def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str], links: Links
         if got and all(i in repeated for i in got):
             out[nid] = repeated[got[0]]
     return out
+
+
+def there_split(there: dict[str, str], links: Links) -> tuple[dict[str, str], dict[str, str]]:
+    """``(earlier, later)`` of :func:`calls_there`'s answer ``there``: the calls counted in an earlier session (a
+    receiving root's, trial 28a F1) and those that go on in a later session (``links.going_on``, trial 33a F1)."""
+    going = links.going_on
+    if not going:
+        return there, {}
+    return {k: s for k, s in there.items() if k not in going}, {k: s for k, s in there.items() if k in going}

@@ -55,8 +55,7 @@ class ViewBase(Companions):
         if unchecked:  # files landed before their adapter looked at a call's rate: their calls are said not checked
             mark_rates_unchecked(self.call_usage, self.nodes, unchecked)
         self.links = links or Links()
-        #: llm.call node id -> the session that counts it, not this one: an earlier one (a receiving root's) or a later
-        #: one the call goes on in (:func:`~asz_core.view.links.calls_there`; {} nearly always)
+        #: llm.call node id -> the session counting it, not this one (:func:`~asz_core.view.links.calls_there`; {} nearly always)
         self.there: dict[str, str] = calls_there(sess, self.nodes, self.call_usage, self.links)
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
         self.dangling: list[dict] = []
@@ -146,17 +145,6 @@ class ViewBase(Companions):
         if not self.there:
             return self.call_usage
         return {k: cu for k, cu in self.call_usage.items() if k not in self.there}
-
-    def there_earlier(self) -> dict[str, str]:
-        """:attr:`there` less the calls that go on in a later session: a receiving root's calls drawn here and counted
-        in the earlier session this one continues (trial 28a F1)."""
-        going = self.links.going_on
-        return {k: s for k, s in self.there.items() if k not in going} if going else self.there
-
-    def there_later(self) -> dict[str, str]:
-        """The calls of :attr:`there` that go on in a later session, counted there (trial 33a F1)."""
-        going = self.links.going_on
-        return {k: s for k, s in self.there.items() if k in going} if going else {}
 
     def read_call(self, n: Node) -> CallUsage:
         """:meth:`_read_call` of ``n`` (a node of this view, or one whose refs were narrowed: what a call counted when
