@@ -13,7 +13,8 @@ from collect_helpers import asz
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 SOURCE = CORPUS / "-home-user-spotter" / f"{SID}.jsonl"
-RESET = f"asz sources --reset-conflict {SID} reads it again once its bytes are back, or from its start with --reread"
+RESET = ("asz sources --reset-conflict {sid} --root {root} reads it again once its bytes are back, or from its start "
+         "with --reread")  # the root it was found in (trial 33a F2)
 
 
 @pytest.fixture
@@ -35,15 +36,16 @@ def rewritten(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def test_a_rewritten_source_says_how_it_is_resolved_in_collect_and_sources(rewritten):
     src, root, f = rewritten
+    reset = RESET.format(sid=SID, root=root)
     p = asz("collect", "--once", "--source", str(src), "--root", str(root))
     said = [x for x in p.stderr.splitlines() if x.startswith("conflict:")]
-    assert p.returncode == 1 and len(said) == 1 and said[0].startswith(f"conflict: {f}: rewritten") and said[0].endswith(RESET)
+    assert p.returncode == 1 and len(said) == 1 and said[0].startswith(f"conflict: {f}: rewritten") and said[0].endswith(reset)
     s = asz("sources", "--source", str(src), "--root", str(root))
     assert [x for x in s.stdout.splitlines() if x.startswith(SID)][0].split()[-2] == "conflict"
     listed = [x for x in s.stderr.splitlines() if x.startswith("conflict:")]
-    assert len(listed) == 1 and listed[0].startswith(f"conflict: {f}: rewritten: the ") and listed[0].endswith("; " + RESET)
+    assert len(listed) == 1 and listed[0].startswith(f"conflict: {f}: rewritten: the ") and listed[0].endswith("; " + reset)
     (row,) = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)["adapters"][0]["sessions"]
-    assert row["sources"][0]["state"] == "conflict" and row["sources"][0]["next"] == RESET
+    assert row["sources"][0]["state"] == "conflict" and row["sources"][0]["next"] == reset
 
 
 def test_a_second_source_says_how_it_is_resolved(rewritten, tmp_path):

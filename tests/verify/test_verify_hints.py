@@ -45,7 +45,7 @@ def test_a_source_in_conflict_is_a_warning_naming_session_and_source(corpus_dir,
     (w,) = [ln for ln in v.stdout.splitlines() if ln.startswith("warning:")]
     assert w.startswith(f"warning: {PROJECT}/{SID}.jsonl: source in conflict: session {SID}, transcript of stream main: "
                         f"rewritten: the {len(original)} bytes before offset {len(original)} changed (since ")
-    assert f"asz sources lists it, asz sources --reset-conflict {SID} resumes it" in w
+    assert f"asz sources lists it, asz sources --reset-conflict {SID} --root {root} resumes it" in w
     assert v.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests"
     j = json.loads(asz("verify", "--root", str(root), "--json").stdout)
     assert j["ok"] is True and [x["problem"] for x in j["warnings"]] == ["source in conflict"]
