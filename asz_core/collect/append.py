@@ -24,6 +24,7 @@ from .cursor_mend import files_after, landed_ahead, mend_behind
 from .meter import landed
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
 from ..plugins.adapter import Source
+from ..sessiondata import durable
 from ..sessiondata.codec import encode_record
 from ..sessiondata.slim import line_and_slim
 from ..storage.cursor import TAIL_WINDOW, AppendCursor
@@ -240,18 +241,20 @@ def _lines(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, st: os.stat_
 
 def flush_batch(sp: SessionPass, s: Source, cp: Path, cur: AppendCursor, batch: Batch, tail_sha256: str,
                 st: os.stat_result) -> None:
-    """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses)."""
+    """Land a batch as one file, THEN move the cursor past it (a crash between repeats, never loses; a stop waits for
+    both, :func:`~asz_core.sessiondata.durable.whole`)."""
     if not batch.lines:
         return
-    seq = sp.land(s, batch.lines, batch.slims)
-    sp.c.bytes += batch.src_bytes
-    cur.offset = batch.end_off
-    cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged
-    cur.ord = batch.end_ord
-    if batch.last_id:
-        cur.last_uuid = batch.last_id
-    cur.tail_sha256 = tail_sha256
-    cur.last_seq = seq
-    sp.save(cp, cur, st)
+    with durable.whole():
+        seq = sp.land(s, batch.lines, batch.slims)
+        sp.c.bytes += batch.src_bytes
+        cur.offset = batch.end_off
+        cur.torn = 0  # the offset moved: whatever tail was torn before is behind it or still to be judged
+        cur.ord = batch.end_ord
+        if batch.last_id:
+            cur.last_uuid = batch.last_id
+        cur.tail_sha256 = tail_sha256
+        cur.last_seq = seq
+        sp.save(cp, cur, st)
     landed(batch.src_bytes)  # the progress line's bytes (collect/meter.py)
     batch.lines.clear()

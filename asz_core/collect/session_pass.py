@@ -34,7 +34,7 @@ from .vanished import VANISHED, unlanded
 from .meter import landed
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
-from ..sessiondata import FLAGS, Header, Record, format_rfc3339, source_sha, unknown_part
+from ..sessiondata import FLAGS, Header, Record, durable, format_rfc3339, source_sha, unknown_part
 from .said_lines import said_undescribed, twice_of, undescribed_of, undescribed_within, untimed_of
 from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
@@ -430,12 +430,13 @@ class SessionPass(Fit):
         enc = self.encode_fit(s, rec, room)
         slims = self.slims_of(rec, shrunk)
         del rec
-        seq = self.land(s, [enc], slims)
-        self.c.bytes += read
-        cur.content_sha256 = digest
-        cur.last_seq = seq
-        cur.state = "active"
-        self.save(cp, cur, st)
+        with durable.whole():  # the file and its cursor: a stop waits for both (trial 33a F3)
+            seq = self.land(s, [enc], slims)
+            self.c.bytes += read
+            cur.content_sha256 = digest
+            cur.last_seq = seq
+            cur.state = "active"
+            self.save(cp, cur, st)
         landed(read)  # the progress line's bytes (collect/meter.py)
 
 

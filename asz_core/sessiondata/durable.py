@@ -27,7 +27,7 @@ a batch is: barrier (results durable), run the deferred progress writes,
 barrier (progress durable). So a session's landing costs two syncs however many
 files and cursors it writes, where it cost two per file and one per cursor.
 
-What a crash inside a batch can cost: the deferred cursor writes of that batch
+What a crash inside a batch can cost (a kill; a stop writes them, :func:`batch`): the deferred cursor writes of that batch
 (they live in memory), so the next pass finds that session's files beyond
 their cursors and moves the cursors past them from the files
 (:func:`asz_core.collect.cursor_mend.landed_ahead`). Nothing is lost: a cursor never moves past bytes that are not
@@ -355,8 +355,12 @@ def batch(root: str | os.PathLike) -> Iterator[Batch]:
     """Open a batch over the file system holding ``root`` for the ``with`` block; nested calls join the open one.
 
     On a normal exit the batch finishes (two barriers, deferred writes between).
-    On an exception the results are synced and the deferred progress writes are
-    dropped: the next pass repeats that work, as after a crash.
+    On a stop (``KeyboardInterrupt``: Ctrl-C, or SIGTERM through ``asz_core.cli.stopping``) it finishes the same
+    way, the signals held meanwhile (:func:`_ctrl_c_held`): every progress write registered names a result already
+    written, so after the barrier each is true, and a stopped pass leaves no cursor behind the files it landed for
+    the next pass to mend and to blame on a kill (trial 33a F3; with :func:`whole`, a result and the progress naming
+    it are registered together). On any other exception the results are synced and the deferred progress writes
+    are dropped: the next pass repeats that work, as after a crash.
     """
     global _current
     if current() is not None:
@@ -366,6 +370,14 @@ def batch(root: str | os.PathLike) -> Iterator[Batch]:
     _current = b
     try:
         yield b
+    except KeyboardInterrupt:  # a stop: what landed keeps its progress (the docstring)
+        with _ctrl_c_held():
+            try:
+                b.run_deferred()
+                b.barrier()
+            except OSError:
+                pass
+        raise
     except BaseException:
         b.deferred.clear()
         try:
@@ -377,6 +389,23 @@ def batch(root: str | os.PathLike) -> Iterator[Batch]:
         b.finish()
     finally:
         _current = None
+
+
+@contextmanager
+def whole() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back (blocked in this thread) for the body, so that a stop cannot land between a result
+    written and the progress write that names it (a landed file and its cursor): one sent meanwhile is delivered as
+    the body ends, at the first bytecode after it, and :func:`batch` then writes that progress (trial 33a F3). Outside
+    the main thread, or where signals cannot be blocked, the body runs as it is (a ``SIGKILL`` still cuts anywhere:
+    the next pass mends the cursor from the files)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def data(path: str | os.PathLike, size: int = 0) -> bool:
