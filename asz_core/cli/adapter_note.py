@@ -11,7 +11,7 @@ from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
 from ..termsafe import shell_word
 
-__all__ = ["unlisted_sessions_notes", "source_hint"]
+__all__ = ["unlisted_sessions_notes", "source_hint", "landed_by"]
 
 
 def _where(adapter: Adapter, source_root: Path) -> str:
@@ -31,6 +31,8 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
     folders it reads there that exist (``~/.kiro``, not the home), what they are (the adapter's ``description``, so
     ``changes`` reads as the hook's records) and the two ways to collect it (``asz <cmd>
     --adapter NAME``, or the adapters listed in asz.yaml); [] when the configuration lists adapters (the user chose).
+    When the storage root already holds sessions that adapter landed (:func:`landed_by`: an earlier ``--adapter``),
+    the note says this pass does not read them and how many are there, never ``not collected`` (trial 33a F6).
 
     ``storage`` is the storage root of the command (default ``cfg.root``): when it overlaps a folder the adapter reads
     (:func:`~asz_core.cli.root_overlap.root_overlap`), the note says so and that ``--root`` must be moved, since either
@@ -51,15 +53,36 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
             continue
         listed = "".join(f"\n    - name: {n}" for n in (*enabled, name))
         what = f" ({adapter.description})" if getattr(adapter, "description", "") else ""  # what they are, in words
-        note = (f"note: {name} sessions are in {_where(adapter, src)}, not collected{what}: the default adapter list is "
-                f"{', '.join(enabled)} only. Collect them with asz {cmd} --adapter {name}, or list the adapters in "
-                f"asz.yaml:\n  adapters:{listed}")
-        hit = root_overlap(storage if storage is not None else Path(cfg.root), adapter, src)
+        root = storage if storage is not None else Path(cfg.root)
+        held = landed_by(root, name)
+        if held:  # collected before with --adapter: not lost, only not read by this pass (trial 33a F6)
+            said = (f"note: {name} sessions are in {_where(adapter, src)}{what}; this pass does not read them ({held} "
+                    f"{name} session(s) already in the storage root, from an earlier asz {cmd} --adapter {name}): the "
+                    f"default adapter list is {', '.join(enabled)} only. Include them with asz {cmd} --adapter {name}")
+        else:
+            said = (f"note: {name} sessions are in {_where(adapter, src)}, not collected{what}: the default adapter list "
+                    f"is {', '.join(enabled)} only. Collect them with asz {cmd} --adapter {name}")
+        note = f"{said}, or list the adapters in asz.yaml:\n  adapters:{listed}"
+        hit = root_overlap(root, adapter, src)
         if hit:
             note += (f"\n  and give --root a folder apart from {hit[1]}: the storage root {hit[0]} it, and {name} "
                      "would be refused")
         notes.append(note)
     return notes
+
+
+def landed_by(root: Path, adapter: str) -> int:
+    """How many sessions the root's ``_sessions.list`` says adapter ``adapter`` (by name) first landed, whose
+    directory is still there; 0 when there is no list or it does not read. Never raises."""
+    from ..storage.session_list import read_list
+
+    try:
+        got = read_list(root)
+    except OSError:
+        return 0
+    if got is None:
+        return 0
+    return sum(1 for n, e in got.sessions.items() if e.adapter.split("/", 1)[0] == adapter and (root / n).is_dir())
 
 
 def source_hint(jobs: list) -> str:

@@ -44,6 +44,14 @@ def test_plain_collect_names_kiro_sessions_it_does_not_collect_and_how(home, tmp
     assert f"sessions={len(sessions)} " in p.stdout, p.stdout
     rows = json.loads(asz_in_process("ls", "--json", "--root", str(tmp_path / "root")).stdout)
     assert {r["id"] for r in rows} == sessions
+    # then a plain pass: the note no longer says "not collected" of sessions in the root (trial 33a F6)
+    p = _collect(home, tmp_path)
+    assert p.returncode == 0 and p.stderr.count(NOTE) == 1, p.stdout + p.stderr
+    assert "not collected" not in p.stderr
+    assert (f"{NOTE} {home / '.kiro'} (") in p.stderr and (f"; this pass does not read them ({len(sessions)} kiro "
+            "session(s) already in the storage root, from an earlier asz collect --adapter kiro): the default adapter "
+            "list is claude-code-local only. Include them with asz collect --adapter kiro, or list the adapters in "
+            "asz.yaml:") in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("how", ["config", "adapter", "no-kiro"])
