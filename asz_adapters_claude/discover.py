@@ -232,6 +232,8 @@ class _Walk:
                 if SESSION_ID.fullmatch(name):
                     # the folder of a session whose file's name differs from its id in case is that session's
                     self.session_dir(session_of(files[name], name) if name in files else name, slug, path)
+                elif _transcript_stem(name):  # named like a transcript, but a directory (trial 33a F7)
+                    self.skip(path, "a directory named like a transcript (<session id>.jsonl): a transcript is a file")
                 else:
                     self.skip(path, "directory name is not a session id")
             elif stem := _transcript_stem(name):

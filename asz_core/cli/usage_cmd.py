@@ -240,8 +240,12 @@ def _settings(view: str, sort: str, config: Optional[Path], dialect: str = ""):
     from ..view.prices import price_table
     from ..view.usage_report import SORTS, VIEWS
 
-    if view not in VIEWS:
-        typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join(VIEWS)})", err=True)
+    if view not in VIEWS:  # the tools view is taken before (usage_tools.tools_command), and named here too
+        from difflib import get_close_matches
+
+        near = get_close_matches(view, (*VIEWS, "tools"), n=1)
+        typer.echo(f"asz usage: {view!r} is not a view (one of {', '.join((*VIEWS, 'tools'))})"
+                   + (f"; did you mean {near[0]!r}?" if near else ""), err=True)
         raise typer.Exit(2)
     if sort not in SORTS:
         typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)

@@ -12,6 +12,7 @@ import typer
 from ..storage.layout import conversation_dir, rounds_dir
 from ..flow.pending import has_chain
 from ..reading.export_blocks import again_said, call_named, execution_head, held_said, one_side_said, outcome_said
+from ..reading.ids import near_ids
 from ..reading.listing import link_lines, usage_lines
 from ..sessiondata.codec import encode_record
 from ..termsafe import one_line, shell_word
@@ -70,7 +71,7 @@ def _refuse_unknown(root: Path, given: str) -> None:
     except ValueError:  # not usable as an id (a path separator, ..): the document build says so
         return
     if unknown:
-        known = _conversations_in(root)
+        known = _conversations_in(root, given)
         words = ""
         if known and not re.fullmatch(r"[0-9A-Za-z_.-]+", given):  # a title or words, not an id (trial 30b F4)
             words = (f"; to find one by its title or prompts: asz search --conversations {shell_word(given)} "
@@ -142,11 +143,11 @@ def no_document_hint(r: Path, conversation_id: str) -> str:
     return _conversations_in(r) or f"{r} holds no conversations"
 
 
-def _conversations_in(r: Path) -> str:
-    """``conversations in ROOT: a, b, c, d, e and N more (asz ls lists them)``, or '' when the root holds none."""
+def _conversations_in(r: Path, given: str = "") -> str:
+    """``[did you mean ID?; ]conversations in ROOT: a, …, e and N more (asz ls lists them)``, '' for none (33a F7)."""
     known = list_conversations(r)
     shown = ", ".join(known[:5]) + (f" and {len(known) - 5} more (asz ls lists them)" if len(known) > 5 else "")
-    return f"conversations in {r}: {shown}" if known else ""
+    return (f"did you mean {' or '.join(near)}?; " if (near := near_ids(known, given)) else "") + f"conversations in {r}: {shown}" if known else ""
 
 
 def conversation(

@@ -16,9 +16,21 @@ from ..storage.ids import MATCHES_SHOWN, SHOWN_AT_LEAST, AmbiguousId, IdError, U
 from ..storage.layout import session_dirs
 from ..view.document import list_conversations
 
-__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
+__all__ = ["IdError", "near_ids", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
            "SHOWN_AT_LEAST", "unique_prefixes", "shown_conversation_ids", "conversation_names",
            "session_names", "shown_names"]
+
+
+def near_ids(known: Iterable[str], given: str) -> list[str]:
+    """The ids of ``known`` whose start, as long as ``given``, is nearest to it (:func:`difflib.get_close_matches`,
+    ratio 0.75 or more, at most three, nearest first): what a mistyped id or prefix meant, ``15d9bd0f`` for
+    ``15d9bd0e-…`` (trial 33a F7). ``[]`` for an empty ``given`` or none near."""
+    from difflib import get_close_matches
+
+    by_start: dict[str, list[str]] = {}
+    for k in known if given else ():
+        by_start.setdefault(k[:len(given)], []).append(k)
+    return [k for m in get_close_matches(given, list(by_start), n=3, cutoff=0.75) for k in by_start[m]][:3]
 
 
 def shown_conversation_ids(root: str | os.PathLike, ids: Iterable[str]) -> dict[str, str]:

@@ -78,6 +78,15 @@ class TimeError(ValueError):
     """A ``--since`` / ``--until`` value that is not a date, an instant or a relative time."""
 
 
+def not_a_time(text: str, why: str = "") -> str:
+    """What :func:`parse_time` says of ``text`` it cannot read, every accepted form listed whatever the mistake (trial
+    33a F7: ``2026-13-01`` was told ``not a date (YYYY-MM-DD)`` alone): ``'2026-13-01' is not a date (YYYY-MM-DD), an
+    instant …`` with ``why`` (``no such day``) in parentheses after the value when given."""
+    said = f" ({why})" if why else ""
+    return (f"{text!r}{said} is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, "
+            "2w), today or yesterday")
+
+
 def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone: _dt.tzinfo | None = None) -> int:
     """A ``--since`` / ``--until`` value as unix ms: the one parser of ``asz conversations``, ``search``, ``export``
     and ``usage``.
@@ -102,7 +111,7 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
         try:
             day = _in_zone(_dt.datetime.strptime(s, "%Y-%m-%d" if "-" in s else "%Y%m%d"), zone)  # midnight
         except ValueError:
-            raise TimeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+            raise TimeError(not_a_time(text, "no such day")) from None
         if end:
             day = _in_zone((day + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
             return int(day.timestamp() * 1000) - 1
@@ -113,7 +122,7 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     try:
         local = _dt.datetime.fromisoformat(s)
     except ValueError:
-        raise TimeError(f"{text!r} is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, 2w), today or yesterday") from None
+        raise TimeError(not_a_time(text)) from None
     if local.tzinfo is None:
         local = _one_instant(text, local, zone)
     return int(local.timestamp() * 1000)

@@ -22,7 +22,7 @@ POSIX = {**os.environ, "LC_ALL": "POSIX", "LANG": "C"}
     (["usage", "--root"], "asz usage: Option '--root' requires an argument; see 'asz usage --help'"),
     (["hooks", "install", "--bogus"], "asz hooks install: No such option: --bogus; see 'asz hooks install --help'"),
     (["usage", "nosuchview"], "asz usage: 'nosuchview' is not a view (one of daily, weekly, monthly, blocks, session, "
-                              "project, model, instance)"),  # the command's own usage error, as before
+                              "project, model, instance, tools)"),  # the command's own usage error, every view named (trial 33a F7)
 ], ids=["option", "top-option", "command", "missing-value", "group", "own"])
 def test_a_usage_error_in_a_log_is_one_plain_line_exit_2(args, line, tmp_path):
     p = subprocess.run([*ASZ, *args], capture_output=True, env=POSIX, stdin=subprocess.DEVNULL, cwd=tmp_path,
