@@ -431,11 +431,8 @@ class SessionPass(Fit):
         slims = self.slims_of(rec, shrunk)
         del rec
         with durable.whole():  # the file and its cursor: a stop waits for both (trial 33a F3)
-            seq = self.land(s, [enc], slims)
+            cur.last_seq, cur.content_sha256, cur.state = self.land(s, [enc], slims), digest, "active"  # landed first
             self.c.bytes += read
-            cur.content_sha256 = digest
-            cur.last_seq = seq
-            cur.state = "active"
             self.save(cp, cur, st)
         landed(read)  # the progress line's bytes (collect/meter.py)
 
