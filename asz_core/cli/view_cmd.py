@@ -279,8 +279,7 @@ def assembled_by_lines(root: Path, conversation: object) -> list[str]:
     by = st.get(ASSEMBLED_BY, "")
     if not st or by == assembly_mark():
         return []
-    how = (f"asz parse {shell_word(conversation)} --anew --root {shell_word(root)}" if by
-           else f"the next asz collect (or asz parse {shell_word(conversation)})")
+    how = f"asz parse {shell_word(conversation)} --anew --root {shell_word(root)}" if by else f"the next asz collect (or asz parse {shell_word(conversation)})"
     who = f"another asz build (assembled_by {by}; this one is {assembly_mark()})" if by else "an asz before assembled_by"
     return [f"rounds last assembled by {who}, whose reading may differ: {how} builds them by this one"]
 
