@@ -44,7 +44,6 @@ from .round import Round, round_file_name
 from .windows import SessionParse, Window
 from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
-from ..termsafe import shell_word
 
 __all__ = [
     "DEFAULT_MAX_ROUND_BYTES",
@@ -212,9 +211,9 @@ def parse_outcome(
     try:
         _parse(Path(root), session, out, max_round_bytes, engine or IndexEngine(), lock_timeout, fsync)
     except ChainError as exc:  # a round that does not verify: derived data, which the landed files build again
-        rounds = rounds_dir(root, out.conversation)
+        from ..termsafe import shell_word  # the paths of the command it suggests, quoted (trial 33a F2)
         out.problem = (f"{exc} (rounds are derived from the landed files: asz parse {shell_word(session)} --anew --root {shell_word(root)} sets "
-                       f"{rounds} aside, keeping it for whoever looks into the damage, and builds the chain again)")
+                       f"{rounds_dir(root, out.conversation)} aside, keeping it for whoever looks into the damage, and builds the chain again)")
     except (ParseError, FoldError) as exc:
         out.problem = exc.message if isinstance(exc, ParseError) else str(exc)
     except ChainBusy as exc:
