@@ -17,7 +17,7 @@ measures it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable, Iterator
 
 from ..sessiondata.execution_digest import measure_value, strict_loads  # the one definition of the digest (§3.8)
 from ..sessiondata.times import parse_instant
@@ -156,25 +156,33 @@ def calls_named(records: Iterable[tuple[int, int, object]], ids: Collection[str]
     out: dict[str, tuple[int, int, int]] = {}
     if not want:
         return out
-    for seq, row, rec in records:
-        parts = rec.get("parts") if isinstance(rec, dict) else None
-        if not isinstance(parts, list):
+    for seq, row, block, p in _dict_parts(records):
+        k = p.get("k")
+        if k == "call":
+            i = p.get("id")
+            if i in want and i not in out:
+                out[i] = (seq, row, block)
+        elif k == "result" and results is not None:
+            i = p.get("of")
+            if i in want and i not in results:
+                results[i] = (seq, row, block)
+        else:
             continue
-        for block, p in enumerate(parts):
-            if not isinstance(p, dict):
-                continue
-            k = p.get("k")
-            if k == "call":
-                i = p.get("id")
-                if i in want and i not in out:
-                    out[i] = (seq, row, block)
-            elif k == "result" and results is not None:
-                i = p.get("of")
-                if i in want and i not in results:
-                    results[i] = (seq, row, block)
         if len(out) == len(want) and (results is None or len(results) == len(want)):
             break
     return out
+
+
+def _dict_parts(records: Iterable[tuple[int, int, object]]) -> Iterator[tuple[int, int, int, dict]]:
+    """``(seq, row, block, part)`` for each part of ``records`` (``(seq, row, record)`` as :func:`calls_named` takes
+    them) that is an object, in landed order; a record with no ``parts`` list, or a part that is not an object, gives
+    nothing."""
+    for seq, row, rec in records:
+        parts = rec.get("parts") if isinstance(rec, dict) else None
+        if isinstance(parts, list):
+            for block, p in enumerate(parts):
+                if isinstance(p, dict):
+                    yield seq, row, block, p
 
 
 def _why_not(entry: dict, at: tuple[int, int, int] | None, what: str, removed: Callable[[int], bool],
@@ -385,24 +393,17 @@ def unrecorded_calls(executions: list[dict], records: list[tuple[int, int, objec
     first = min(calls.values(), default=None)
     found: dict[str, tuple[str, tuple[int, int, int]]] = {}
     ended: set = set()
-    for seq, row, rec in records:
-        parts = rec.get("parts") if isinstance(rec, dict) else None
-        if not isinstance(parts, list):
-            continue
-        for block, p in enumerate(parts):
-            if not isinstance(p, dict):
-                continue
-            if p.get("k") == "result":
-                ended.add(p.get("of"))
-            elif p.get("k") == "call":
-                i, name = p.get("id"), p.get("name")
-                if (isinstance(i, str) and i and i not in covered and i not in found and isinstance(name, str)
-                        and name.startswith("mcp__")):
-                    found[i] = (name, (seq, row, block))
+    for seq, row, block, p in _dict_parts(records):
+        if p.get("k") == "result":
+            ended.add(p.get("of"))
+        elif p.get("k") == "call":
+            i, name = p.get("id"), p.get("name")
+            if (isinstance(i, str) and i and i not in covered and i not in found and isinstance(name, str)
+                    and name.startswith("mcp__")):
+                found[i] = (name, (seq, row, block))
     missing = {i for i in found if i not in ended}
-    for _, _, rec in (more(missing) if more is not None and missing else ()):
-        parts = rec.get("parts") if isinstance(rec, dict) else None
-        ended.update(p.get("of") for p in parts or () if isinstance(p, dict) and p.get("k") == "result")
+    more_records = more(missing) if more is not None and missing else ()
+    ended.update(p.get("of") for _, _, _, p in _dict_parts(more_records) if p.get("k") == "result")
     out = []
     for i, (name, at) in found.items():
         if i not in ended:
