@@ -15,26 +15,29 @@ import re
 from decimal import Decimal
 
 from cli_helpers import asz_in_process as asz
+from dollars import dollars
 from test_cost_by_kind import KINDS, NAMES, _calls, _cost, _said, _shares
 
 SAMPLES = ("de3b8b19", "55604662")
 
 
-def _kinds_said(line: str, share: dict) -> None:
-    """``line`` (the words after ``cost by kind:``) gives each kind its share of the exact cost."""
+def _kinds_said(line: str, exact: dict) -> None:
+    """``line`` (the words after ``cost by kind:``) gives each kind its amount (``exact``, USD by kind, worked from the
+    transcript) as docs/reading.md says a cost reads, and its share of the exact cost."""
+    share = _shares(exact)
     for k, name in zip(KINDS, NAMES):
-        # $N.NN, or <$0.01 above nothing below half a cent (trial 32a F8)
-        assert re.search(rf"{name} (\$[\d.]+|<\$0\.01){re.escape(_said(share[k]))}(,|$)", line), (name, share[k], line)
+        said = f"{name} {dollars(exact[k])}{_said(share[k])}"
+        assert re.search(rf"{re.escape(said)}(,|$)", line), (said, line)
 
 
 def test_the_exports_and_the_document_say_the_cost_of_each_kind(corpus, tmp_path):
     corpus_source, corpus_root = corpus
     for sid in SAMPLES:
         (path,) = corpus_source.rglob(f"{sid}-*.jsonl")
-        share = _shares(_cost(_calls(path).values()))
+        exact = _cost(_calls(path).values())
         out = asz("conversation", sid, "--root", str(corpus_root)).stdout.splitlines()
         (said,) = [x[len("cost by kind: "):] for x in out if x.startswith("cost by kind: ")]
-        _kinds_said(said, share)
+        _kinds_said(said, exact)
         doc = json.loads(asz("conversation", sid, "--root", str(corpus_root), "--json").stdout)
         assert doc["summary"]["cost_by_kind_line"] == said  # what the page's header shows
         md = asz("export", sid, "--root", str(corpus_root), "--format", "md").stdout
@@ -47,7 +50,7 @@ def test_the_exports_and_the_document_say_the_cost_of_each_kind(corpus, tmp_path
         assert f"cost by kind: {said}" in top.splitlines(), top
         text = asz("export", sid, "--root", str(corpus_root), "--format", "text").stdout.split("\n\n", 1)[0]
         (line,) = [x for x in text.splitlines() if x.startswith("cost_by_kind_line: ")]
-        _kinds_said(line[len("cost_by_kind_line: "):], share)
+        _kinds_said(line[len("cost_by_kind_line: "):], exact)
         audit = json.loads(asz("export", sid, "--root", str(corpus_root), "--audit").stdout.splitlines()[0])
         assert audit["cost_by_kind_line"] == line[len("cost_by_kind_line: "):]
 

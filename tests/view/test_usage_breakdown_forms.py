@@ -20,7 +20,7 @@ from cli_helpers import asz_in_process
 from test_view_prices import PUBLISHED
 from test_view_usage import _lines, sessions_of
 
-from asz_core.view.prices import money
+from dollars import dollars
 
 TOKENS = ("in", "out", "cache_write", "cache_read")
 KINDS = ("in", "out", "cache_write_5m", "cache_write_1h", "cache_read")
@@ -137,7 +137,7 @@ def test_the_table_and_json_carry_the_same_models(corpus):
             day = ln[:10]
         elif (m := re.match(r"\s+└ (\S+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+[\d,]+\s+(\$[\d,.]+|<\$0\.01)", ln)):
             seen[(day, m[1])] = [int(x.replace(",", "")) for x in m.groups()[1:6]] + [m[7]]
-    assert seen == {k: [t["calls"], t["in"], t["out"], t["cache_write"], t["cache_read"], money(t["cost"])]
+    assert seen == {k: [t["calls"], t["in"], t["out"], t["cache_write"], t["cache_read"], dollars(t["cost"])]
                     for k, t in models.items()}  # prices.money: <$0.01 for a cost above nothing below half a cent (32a F8)
 
 

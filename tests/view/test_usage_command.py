@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from decimal import Decimal
 
 import pytest
 
-from asz_core.view.prices import money
+from dollars import dollars
 
 from asz_core.view import build_view, list_conversations
 
@@ -161,7 +162,7 @@ def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
             cells = ln.split()
             assert cells[:3] == ["└", m, f"{r['calls_by_model'][m]:,}"]  # the model's own calls
             assert cells[3:] == [f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
-                                 f"{sum(u[k] for k in KINDS):,}", money(c)]  # <$0.01 when small (32a F8)
+                                 f"{sum(u[k] for k in KINDS):,}", dollars(Decimal(c["usd_exact"]))]  # <$0.01 when small (32a F8)
         # each model's calls, tokens and cost add up to the row's
         assert sum(r["calls_by_model"].values()) == r["calls"]
         assert {k: sum(r["usage_by_model"][m][k] for m in r["models"]) for k in r["usage"]} == r["usage"]
