@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -250,7 +251,8 @@ def test_an_erasure_stopped_half_way_reads_as_erased_and_a_rerun_finishes_it(roo
 
     convs = conversations_of(root, CLAUDE_SID)
     assert convs == [CLAUDE_SID]
-    record_erasure(root, {"session": CLAUDE_SID, "conversations": convs, "erased": "2026-12-05T12:00:00Z",
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # after the files landed: a kill, not a relanding
+    record_erasure(root, {"session": CLAUDE_SID, "conversations": convs, "erased": now,
                           "by": "officer@archive", "reason": REASON})
     ls = asz("ls", "--root", str(root))
     assert CLAUDE_SID[:8] not in ls.stdout  # recorded, not yet moved: already not shown
