@@ -70,6 +70,13 @@ def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str
     return subprocess.CompletedProcess(["asz", *map(str, args)], code, res.stdout, stderr)
 
 
+def asz_ok(*args: str) -> str:
+    """What ``asz ARGS`` (run in this process, :func:`asz_in_process`) prints on stdout, asserting it exited 0 (its
+    output in the failure's message)."""
+    p = asz_in_process(*args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
 def stage_upload_bodies(corpus_dir: Path, root: Path) -> bool:
     """Stage the corpus's recorded LangSmith ``/runs/batch`` upload bodies as the receiver would.
 

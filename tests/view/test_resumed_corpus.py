@@ -31,19 +31,13 @@ import pytest
 
 from claude_lines import walk_nodes as _nodes
 from test_view_usage import add_to, source_usage
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, asz_ok as _asz
 
 PROJECT = "-home-user-spotter"
 A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 1,593 lines, two sub-agents
 B = "5e5e5e5e-0000-4000-8000-00000000000b"  # the resumed session (sorts first)
 U = "fefefefe-0000-4000-8000-0000000000ff"  # the same conversation never resumed: one file
 N, K = 1000, 400  # lines repeated, lines of A's later work reused (under new ids) for the continuation
-
-
-def _asz(*args: str) -> str:
-    p = asz_in_process(*args)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 def _api(root: Path, paths: list[str]) -> list:

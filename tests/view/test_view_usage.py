@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.view import build_view, list_conversations
-from cli_helpers import asz_in_process
+from cli_helpers import asz_ok as _asz
 from test_view_prices import PUBLISHED  # the published prices, 1-hour cache writes included
 
 #: The corpus figures of ../shared/spec/reader-anchors.md (Token counts: what is right).
@@ -92,12 +92,6 @@ def sessions_of(projects: Path) -> dict[str, list[Path]]:
     for sid, files in out.items():
         files.sort(key=lambda f: (f.name != f"{sid}.jsonl", str(f)))
     return out
-
-
-def _asz(*args: str) -> str:
-    p = asz_in_process(*args)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 def _calls(doc: dict) -> list[dict]:

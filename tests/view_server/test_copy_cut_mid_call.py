@@ -25,18 +25,12 @@ from pathlib import Path
 import pytest
 
 from anchors import ANCHOR_KEYS
-from cli_helpers import asz_in_process
+from cli_helpers import asz_ok as _asz
 
 PROJECT = "-home-user-spotter"
 A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 COPY = "aaaa3333-0000-4000-8000-000000000001"
 CUT = "msg_01TeKamWeK4PT2KUfBXJHBkX"
-
-
-def _asz(*args: str) -> str:
-    p = asz_in_process(*args)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 def _source_count(files: list[Path]) -> tuple[dict[str, int], int]:

@@ -11,16 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import asz_in_process
+from cli_helpers import asz_ok as _asz
 
 V3 = "2f1c0d9e8b7a6f5e/sess_5e804080-466c-4f65-bde9-f6133b7068f6"
 SESSION = "sess_16161616-1616-4616-8616-161616161616"
-
-
-def _asz(*args: str) -> str:
-    p = asz_in_process(*args)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
 
 
 def test_a_utf16_kiro_session_reads_not_recorded(corpus_dir: Path, tmp_path: Path) -> None:
