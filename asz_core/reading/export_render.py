@@ -16,6 +16,9 @@ could hide behind it).
 - render 3: an image (a media part) whose landed data is base64 also gives the size and SHA-256 of the bytes it
   decodes to, the image file itself (md and html ``[image: …, sha256 …; decoded: N bytes, sha256 …]``, json's media
   entry ``decoded_bytes`` and ``decoded_sha256``, after ``digest``; trial 31b F8, fix32d).
+- render 4: the text form (``--format text``) quotes its texts: each line of a text begins with ``| `` (``|`` on an
+  empty one) and the header's last line says so (:data:`~asz_core.reading.prose_text.QUOTED_SAID`); asz's own
+  lines are each one line (trial 34c F1).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import re
 __all__ = ["RENDER", "as_render"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 3
+RENDER = 4
 
 _TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
 #: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.
@@ -35,6 +38,9 @@ _HTML_TOOL_TIME = re.compile(rb' <span class="when">[^<\n]*</span>(?= <span clas
 #: Render 2's head lines of the links to other sessions (:func:`~asz_core.reading.listing.link_lines`).
 _MD_LINKS = re.compile(rb"^- (?:continues|continued in) [^\n]*\n", re.M)
 _HTML_LINKS = re.compile(rb'<p class="meta">(?:continues|continued in) [^<\n]*</p>\n?')
+#: Render 4's text form: the header's line that says texts are quoted, and each text line's quote.
+_TEXT_QUOTED_SAID = re.compile(rb'^texts: quoted, [^\n]*\n', re.M)
+_TEXT_QUOTE = re.compile(rb"^\| ?", re.M)
 #: Render 3's decoded image in a media line (md and html: the line is drawn as text, no character of it escaped).
 _MEDIA_DECODED = re.compile(rb"(\[(?:image|media): [^\]\n]*?, sha256 [0-9a-f]{64}); decoded: [0-9,]+ bytes, sha256 [0-9a-f]{64}\]")
 #: Render 3's decoded image in a json media entry (keys, never a string's text: a quote in a text is escaped).
@@ -43,10 +49,13 @@ _JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]
 
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
-    drew it: unchanged for this rendering, another format or an unknown number; for render 2 and before, what render
+    drew it: unchanged for this rendering, another format or an unknown number; for render 3 and before, the text
+    form's quotes (render 4) removed; for render 2 and before, what render
     3 added removed, and for render 1 what render 2 added too."""
     if render >= RENDER:
         return again
+    if fmt == "text":
+        return _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
     if fmt == "json":
         return _JSON_DECODED.sub(b"", again)
     if fmt not in ("md", "html"):

@@ -326,6 +326,9 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
 #: A block of the text form (asz_core.reading.prose_text.to_text): the header's first line, or a line's ``[TS] KIND…``.
 _HEAD = re.compile(rb"=== conversation (\S+) ===")
 _TURN = re.compile(rb"\[([^\]\n]*)\] ([a-z_]+)((?:, [^,\n]+)*)")
+#: A text line's quote in the text form (render 4: :data:`~asz_core.reading.prose_text.QUOTE`), taken off before a
+#: block's text is compared, so that a text retention took is laid over its marker as before.
+_UNQUOTE = re.compile(rb"^\| ?")
 #: The text form's header keys retention changes (read from the text it took, or from what a skeleton lacks).
 _HEAD_GONE = (b"title", b"project", b"branch", b"lines", b"left_out", b"removed_files")
 #: The counts of the header's ``credentials`` value read from the texts retention took (how many places and distinct
@@ -336,7 +339,7 @@ _CREDENTIAL_COUNTS = re.compile(rb"(written|left_out) \([^)]*\)")
 def _blocks(data: bytes) -> list[dict]:
     """The text form's blocks: ``{"first", "last"}`` (lines, from 0), ``conv``, the header's ``pairs`` (key ->
     value) or a line's ``at`` (ts, stream, whether a tool call), ``kind``, ``rest`` (its other words: window, status)
-    and ``text``; a block starts after a blank line (or at the top) with a header's or a line's first line."""
+    and ``text`` (a line's without its quotes); a block starts after a blank line (or at the top) with a header's or a line's first line."""
     lines, out, conv = data.split(b"\n"), [], None
     for n, line in enumerate(lines):
         if n and lines[n - 1]:
@@ -359,7 +362,7 @@ def _blocks(data: bytes) -> list[dict]:
         body = lines[b["first"] + 1:b["last"] + 1]
         if "pairs" in b:
             b["pairs"] = dict(x.split(b": ", 1) if b": " in x else (x, b"") for x in body)
-        b["text"] = b"\n".join(body)
+        b["text"] = b"\n".join(body if "pairs" in b else (_UNQUOTE.sub(b"", x) for x in body))
     return out
 
 

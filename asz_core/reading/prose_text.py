@@ -9,10 +9,14 @@ are written differs (:func:`to_text`):
   (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
   ``none``; ``tokens: not recorded`` and ``cost: none (no tokens to price)`` where the runtime recorded no token
   count: :func:`unrecorded_words`), then a blank line;
-- every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`);
+  its last line :data:`QUOTED_SAID`;
+- every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`), each of its lines after
+  :data:`QUOTE` (``| ``; an empty one ``|``): :func:`quoted`. asz's own lines (the header's, a line's ``[TS] KIND``,
+  ``executed:``) never begin so and are each one line (:func:`frame_line`: a newline in a cwd or a time as ``\\n``),
+  so no text can forge them (trial 34c F1);
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
-  text as written, then a blank line;
+  text quoted, then a blank line;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
   JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME: N field(s)`` and one
   ``key: value`` line per field (:func:`plain_pairs`: a nested key as its path, ``todos.1.content: Update …``), each
@@ -26,13 +30,15 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-from ..view.placing import INPUT_FIELDS, folded_at, one_line
+from ..termsafe import one_line
+from ..view.placing import INPUT_FIELDS, folded_at
+from ..view.placing import one_line as cut_line
 from ..view.secret_forms import found_in, masked_cut
 from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
 from .termtext import md_visible
 
-__all__ = ["PLAIN_FIELDS", "PlainAudit", "json_gist", "plain_pairs", "plain_summary", "plain_value", "to_text",
-           "unrecorded_words"]
+__all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "frame_line", "json_gist", "plain_pairs",
+           "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
 PLAIN_FIELDS = 40
@@ -85,11 +91,35 @@ def plain_value(v: Any) -> str:
     return str(v)
 
 
+#: What begins every line of a text (a turn's text, a tool call's fields) in the text form, ``|`` alone on an empty
+#: one: no line asz writes itself (a header's ``=== conversation ID ===`` and ``key: value`` lines, a line's ``[TS]
+#: KIND``, an ``executed:`` line) begins so, and those are each one line (:func:`frame_line`), so no text can be read
+#: as asz's framing (trial 34c F1: a prompt forged a ``[TS] reply`` line and a whole header saying ``state: verified``).
+QUOTE = "| "
+#: The header's last line, which says so (render 4).
+QUOTED_SAID = 'texts: quoted, every line of a text begins with "| "; a line that does not is asz\'s own'
+
+
+def frame_line(text: str) -> str:
+    """``text`` as one line of asz's framing: as a Markdown export writes a text
+    (:func:`~asz_core.reading.termtext.md_visible`), then a newline, a CR and U+2028/U+2029 as escapes
+    (:func:`asz_core.termsafe.one_line`), so a value taken from a transcript (a cwd, a model, a record's time) ends
+    where its line does. str in, str out."""
+    return one_line(md_visible(text))
+
+
+def quoted(text: str) -> str:
+    """``text`` as the text form writes a text: :func:`~asz_core.reading.termtext.md_visible`, then each of its lines
+    after :data:`QUOTE` (an empty one as ``|``). str in, str out."""
+    return "\n".join(QUOTE + x if x else QUOTE.rstrip() for x in md_visible(text).split("\n"))
+
+
 def _head(line: dict) -> list[str]:
-    """The header line of a conversation as plain lines (module docstring), its figures :func:`unrecorded_words`."""
+    """The header line of a conversation as plain lines (module docstring), its figures :func:`unrecorded_words`,
+    each one line (:func:`frame_line`), the last :data:`QUOTED_SAID`."""
     out = [f"=== conversation {line.get('conversation', '')} ==="]
     out += [f"{k}: {plain_value(v)}" for k, v in unrecorded_words(line).items() if k not in ("conversation", "kind")]
-    return out
+    return [frame_line(x) for x in out] + [QUOTED_SAID]
 
 
 def unrecorded_words(figures: dict) -> dict:
@@ -114,8 +144,8 @@ def _turn(line: dict) -> list[str]:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
     if line.get("kind") in ("tool_call", "tool_execution"):  # a call's status, an execution record's too (9a73f6a)
         said.append(line.get("status") or ("no_result" if line.get("kind") == "tool_call" else "unknown"))
-    out = [f"[{line.get('ts') or 'no time'}] {', '.join(said)}", line.get("text") or ""]
-    out += [f"executed: {x}" for x in line.get("executed") or ()]
+    out = [frame_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}"), quoted(line.get("text") or "")]
+    out += [frame_line(f"executed: {x}") for x in line.get("executed") or ()]
     return out
 
 
@@ -125,7 +155,7 @@ def to_text(lines: Iterable[dict]) -> bytes:
     (:func:`~asz_core.reading.termtext.md_visible`: terminal formatting removed, every other control as its escape,
     so a file ``cat`` to a terminal or read by a model holds no OSC, NUL or bidi override: recheck 27, NEW-1)."""
     blocks = [_head(line) if line.get("kind") == "conversation" else _turn(line) for line in lines]
-    return "".join(md_visible("\n".join(b)) + "\n\n" for b in blocks).encode("utf-8")
+    return "".join("\n".join(b) + "\n\n" for b in blocks).encode("utf-8")
 
 
 class PlainAudit(Audit):
@@ -154,7 +184,7 @@ def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
         got = [False]
 
         def cutter(text: str) -> str:
-            text, got[0] = one_line(text, INPUT_CHARS)
+            text, got[0] = cut_line(text, INPUT_CHARS)
             return text
 
         text, shown, gone = masked_cut(f"{key}: {value}", cutter, audit.mask, folded_at)

@@ -61,7 +61,7 @@ def test_text_and_prose_exports_follow_the_thread_not_the_arrivals(tmp_path, run
 
     text = run_asz("export", sid, "--root", str(root), "--format", "text").stdout
     got = [(kind, body.split(":", 1)[0] if kind == "tool_call" else body)
-           for kind, body in re.findall(r"^\[[^\]]+\] (\w+)[^\n]*\n([^\n]*)", text, re.M)]
+           for kind, body in re.findall(r"^\[[^\]]+\] (\w+)[^\n]*\n\| ([^\n]*)", text, re.M)]  # quoted: trial 34c F1
     assert got == want
 
     prose = [json.loads(x) for x in run_asz("export", sid, "--root", str(root), "--format", "prose").stdout.splitlines()]

@@ -66,4 +66,4 @@ def test_audit_prose_page_and_search_say_the_same_person_turns(tmp_path, run_asz
     text = run_asz("export", sid, "--root", str(root), "--format", "text").stdout
     assert "lines: prompt 2, " in text, text[:1500]
     for q in asked:
-        assert f"] prompt\n{q}\n" in text
+        assert f"] prompt\n| {q}\n" in text  # a text's lines quoted (trial 34c F1)

@@ -45,7 +45,7 @@ def test_a_copy_of_the_earlier_rendering_checks_and_a_changed_one_does_not(root,
     copy = tmp_path / f"c.{form}"
     asz("export", SID[:8], "--format", form, "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / f"c.{form}.manifest.json").read_bytes())
-    assert body["render"] == 3  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image
+    assert body["render"] == 4  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image; 4 (fix34c)
     pattern, back = RENDER_1[form]
     older, n = pattern.subn(back, copy.read_bytes())
     assert n > 20  # cb2e607c's tool calls, each with its time in render 2
@@ -60,3 +60,21 @@ def test_a_copy_of_the_earlier_rendering_checks_and_a_changed_one_does_not(root,
     assert forged != older
     bad = asz("verify", "--export", _as_copy(tmp_path, f"x.{form}", forged, old_body), "--root", str(root), check=False)
     assert bad.returncode == 1 and f"x.{form}: line " in bad.stdout, bad.stdout
+
+
+def test_a_text_copy_made_before_its_texts_were_quoted_checks(root, tmp_path):
+    """Render 4 (trial 34c F1) quotes the text form's texts (``| `` before each line) and says so in the header's last
+    line; a render-3 copy, as it was drawn (no quotes, no such line), still checks, and the same bytes said to be
+    render 4 do not."""
+    copy = tmp_path / "c.txt"
+    asz("export", SID[:8], "--format", "text", "--out", str(copy), "--root", str(root))
+    body = json.loads((tmp_path / "c.txt.manifest.json").read_bytes())
+    now = copy.read_bytes()
+    assert body["render"] == 4 and b'\ntexts: quoted, every line of a text begins with "| "' in now
+    older, n = re.subn(rb"^\| ?", b"", re.sub(rb"^texts: quoted, [^\n]*\n", b"", now, flags=re.M), flags=re.M)
+    assert n > 20 and older.count(b"\n[") > 10  # cb2e607c's lines, each with its text
+    ok = asz("verify", "--export", _as_copy(tmp_path, "old.txt", older, {**body, "render": 3}), "--root", str(root),
+             check=False)
+    assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
+    bad = asz("verify", "--export", _as_copy(tmp_path, "now.txt", older, body), "--root", str(root), check=False)
+    assert bad.returncode == 1 and "now.txt: line " in bad.stdout, bad.stdout

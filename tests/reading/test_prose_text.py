@@ -40,13 +40,14 @@ def _source_calls(corpus_source: Path) -> list[dict]:
 
 
 def _blocks(text: str) -> list[list[str]]:
-    """The text form's blocks (a header or one line), split at its blank-line-then-[TS] / === boundaries."""
+    """The text form's blocks (a header or one line), split at its blank-line-then-[TS] / === boundaries; a text's
+    lines without their quote (``| ``, ``|`` on an empty one: trial 34c F1)."""
     out: list[list[str]] = []
     for line in text.split("\n"):
         if line.startswith("=== conversation ") or (BLOCK_HEAD.match(line) and (not out or out[-1][-1] == "")):
             out.append([line])
         elif out:
-            out[-1].append(line)
+            out[-1].append(line[2:] if line.startswith("| ") else "" if line == "|" else line)
     return out
 
 

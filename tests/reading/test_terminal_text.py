@@ -126,7 +126,7 @@ def test_text_export_writes_controls_as_escapes(odd_root: Path, tmp_path: Path):
     out = tmp_path / "odd.txt"
     asz("export", ODD_ID[:8], "--format", "text", "--root", str(odd_root), "--out", str(out), check=False)
     text = out.read_text(encoding="utf-8")
-    assert _unsafe(text) == [] and f"\n{ODD_SHOWN}\n" in text
+    assert _unsafe(text) == [] and f"\n| {ODD_SHOWN}\n" in text  # a text's lines quoted (trial 34c F1)
     assert asz("verify", "--export", str(out), "--root", str(odd_root), check=False).returncode == 0
 
 
