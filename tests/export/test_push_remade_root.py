@@ -1,7 +1,7 @@
 """Hosts pushing to one receiver, one of whose roots is re-made or lost (trial 24a F4, F1, F2, F3, F5).
 
-A real receiver on loopback (in a thread), real ``asz collect`` / ``asz push`` / ``asz parse`` children, corpus
-transcripts. Counts are made from the source lines: one model call per (message.id, requestId) of an assistant line
+A real receiver on loopback (in a thread), real ``asz push`` children (and the collect that pushes after its pass),
+``asz collect`` / ``asz parse`` in the test's process, corpus transcripts. Counts are made from the source lines: one model call per (message.id, requestId) of an assistant line
 with ``message.usage``.
 """
 
@@ -48,7 +48,9 @@ def calls(lines: list[bytes]) -> dict[tuple, int]:
 
 
 def _collect(src: Path, root: Path, tmp: Path, *extra: str) -> None:
-    p = asz("collect", "--once", "--source", str(src), "--root", str(root), *extra, cwd=tmp, child=True)
+    """``asz collect --once`` of ``src`` into ``root`` in this process (what is tested is the push and the receiver;
+    with the receiver's threads running the pass lands its sessions here, as it does when it may not fork)."""
+    p = asz("collect", "--once", "--source", str(src), "--root", str(root), *extra, cwd=tmp)
     assert p.returncode == 0, p.stdout + p.stderr
 
 
@@ -209,7 +211,7 @@ def test_a_landed_file_no_round_reads_is_said(tmp_path):
     src_file, src, f, data = _de3_host(tmp_path)
     _collect(src.parent, data, tmp_path)
     _more_lines(f, DE3[1])
-    p = asz("collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(data), cwd=tmp_path, child=True)
+    p = asz("collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(data), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     v = asz("verify", "--root", str(data), "--json", cwd=tmp_path)
     assert v.returncode == 0 and json.loads(v.stdout)["unread"] == 1, v.stdout + v.stderr
@@ -546,7 +548,7 @@ def test_receiver_assembles_only_seqs_landed_by_the_request(tmp_path: Path) -> N
     (src / f"{sid}.jsonl").write_bytes(b"".join(lines[:half]))
     _collect(tmp_path / "src", root, tmp_path)  # seq 1, its round
     (src / f"{sid}.jsonl").write_bytes(b"".join(lines))
-    p = asz("collect", "--once", "--no-parse", "--source", str(tmp_path / "src"), "--root", str(root), cwd=tmp_path, child=True)
+    p = asz("collect", "--once", "--no-parse", "--source", str(tmp_path / "src"), "--root", str(root), cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     rounds = root / "_conversations" / sid / "rounds"
     assert len(list(rounds.iterdir())) == 1
