@@ -62,21 +62,24 @@ content holds a system/developer message or a key ``system``,
 ``tool_schemas`` when it holds a list or map under ``tools``, ``functions``,
 ``function_declarations``, ``tool_definitions`` or ``available_tools``.
 Never by text or size.
+
+A model call's usage is read by :mod:`.usage_counts`; a body source's ``provider_body`` records are
+:mod:`.bodies`' (:func:`convert_body`, re-exported here).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import orjson
 
-from asz_core import (BodyMeta, Dropped, Part, ProviderSession, Record, Source, Usage, member_part, member_source,
+from asz_core import (Dropped, Part, Record, Source, member_part, member_source,
                       object_members, settle_surrogates, source_sha, unknown_part)
-from asz_core.sessiondata.vocabulary import USAGE_COUNT_DROPPED
 
+from .bodies import convert_body
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, extra_why, root_inputs_why, waited_dropped
+from .usage_counts import output_usage, usage_of
 from .runs import (taken_out_of, args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
                    person_digests, resume_text, run_time)
 
@@ -177,83 +180,6 @@ def _dropped(run: dict, what: tuple[str, ...], **why: str) -> list[Dropped]:
             for k in what if k in run and run[k] is not None]
 
 
-#: Why a usage count that is not a Session Data integer is listed under ``dropped`` (seed 000, Record and Dropped).
-USAGE_WHY = "not an integer that fits in 64 bits with its sign"
-
-
-def _count(d: dict, key: str, where: str, dropped: list[Dropped]) -> int | None:
-    """``d[key]`` when it is an integer in 64 bits with its sign (0 when absent or null: seed 000); else None, and an
-    entry in ``dropped`` naming the field, its size as JSON and its value (never a number made from it)."""
-    v = d.get(key)
-    if v is None:
-        return 0
-    if type(v) is int and -(2**63) <= v < 2**63:
-        return v
-    text = json.dumps(v, ensure_ascii=False)
-    shown = text if len(text) <= 80 else text[:80] + "…"
-    dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{key}", bytes=len(text.encode("utf-8", "surrogatepass")), why=f"{USAGE_WHY}: {shown}"))
-    return None
-
-
-def _usage(msg: dict, dropped: list[Dropped]) -> Usage | None:
-    """``usage_metadata`` as Session Data usage; a count it cannot carry is listed in ``dropped`` (docs/adapters/langchain.md).
-    ``in`` is ``input_tokens`` less the cache reads and writes it holds: left out (and listed) when one of those was."""
-    um = msg.get("usage_metadata")
-    if not isinstance(um, dict):
-        return None
-    det = um.get("input_token_details") if isinstance(um.get("input_token_details"), dict) else {}
-    where = "usage_metadata.input_token_details"
-    cr, cw = _count(det, "cache_read", where, dropped), _count(det, "cache_creation", where, dropped)
-    inp, out = _count(um, "input_tokens", "usage_metadata", dropped), _count(um, "output_tokens", "usage_metadata", dropped)
-    if inp and (cr is None or cw is None):  # the uncached part of input_tokens cannot be told
-        dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}usage_metadata.input_tokens", bytes=len(str(inp)),
-                               why="holds cache reads or writes whose count was dropped: its uncached part cannot be told"))
-        inp = None
-    u = Usage(in_=max(0, (inp or 0) - (cr or 0) - (cw or 0)), out=out or 0, cache_read=cr or 0, cache_write=cw or 0)
-    return None if u.is_empty() else u
-
-
-#: ``llm_output`` usage forms (trial 18, F-g): key of the counts -> (in, out, cache read, cache write, whether the
-#: cache counts are inside ``in``). Anthropic's ``usage`` counts its cache apart; OpenAI's ``token_usage``/``usage``
-#: holds the cached tokens inside ``prompt_tokens`` (``prompt_tokens_details.cached_tokens``).
-_OUTPUT_FORMS = (
-    ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", False),
-    ("prompt_tokens", "completion_tokens", "prompt_tokens_details.cached_tokens", "", True),
-)
-
-
-def _llm_output_usage(outputs: Any, dropped: list[Dropped]) -> Usage | None:
-    """The usage an llm run states in ``outputs.llm_output`` (``usage``, else ``token_usage``), read when no message
-    carries ``usage_metadata``: the provider's own counts (:data:`_OUTPUT_FORMS`); a count it cannot carry is listed
-    in ``dropped`` as ``usage count llm_output.KEY.FIELD``, as :func:`_usage` lists one. None when none is stated."""
-    lo = outputs.get("llm_output") if isinstance(outputs, dict) else None
-    if not isinstance(lo, dict):
-        return None
-    for key in ("usage", "token_usage"):
-        u = lo.get(key)
-        if not isinstance(u, dict):
-            continue
-        for i, o, r, w, inside in _OUTPUT_FORMS:
-            if i not in u and o not in u:
-                continue
-            where = f"llm_output.{key}"
-            sub, _, leaf = r.rpartition(".")
-            det = u.get(sub) if sub else u
-            cr = _count(det, leaf, f"{where}.{sub}" if sub else where, dropped) if isinstance(det, dict) else 0
-            cw = _count(u, w, where, dropped) if w else 0
-            inp, out = _count(u, i, where, dropped), _count(u, o, where, dropped)
-            if inside and inp:
-                if cr is None:
-                    dropped.append(Dropped(what=f"{USAGE_COUNT_DROPPED}{where}.{i}", bytes=len(str(inp)),
-                                           why="holds cache reads whose count was dropped: its uncached part cannot be told"))
-                    inp = None
-                else:
-                    inp = max(0, inp - cr)
-            got = Usage(in_=inp or 0, out=out or 0, cache_read=cr or 0, cache_write=cw or 0)
-            return None if got.is_empty() else got
-    return None
-
-
 def _llm_end(rec: Record, run: dict) -> None:
     outputs = run.get("outputs")
     gens = outputs.get("generations") if isinstance(outputs, dict) else None
@@ -293,11 +219,11 @@ def _llm_end(rec: Record, run: dict) -> None:
             gi = item.get("generation_info") if isinstance(item.get("generation_info"), dict) else {}
             if rm.get("finish_reason") or rm.get("stop_reason") or gi.get("finish_reason"):
                 finished = True
-            u = _usage(msg, usage_dropped)
+            u = usage_of(msg, usage_dropped)
             if u is not None:
                 rec.usage = u
     if rec.usage is None:  # no message carried usage_metadata: the provider's counts in llm_output (trial 18, F-g)
-        rec.usage = _llm_output_usage(outputs, usage_dropped)
+        rec.usage = output_usage(outputs, usage_dropped)
     rec.parts = parts
     if finished:
         rec.flags.append("finished")
@@ -523,78 +449,3 @@ def _is_traceable(run: dict) -> bool:
     return "ls_method" in md or rt.get("library") == "langsmith"
 
 
-_META: dict[str, list[dict]] = {}
-
-
-def _body_meta(source: Source, ord: int) -> dict | None:
-    """Line ``ord`` of the meta file beside a body source (read again when the cached copy is shorter)."""
-    path = source.path.with_name(source.path.name.replace(".jsonl", ".meta.jsonl"))
-    key = str(path)
-    metas = _META.get(key)
-    if metas is None or len(metas) < ord:
-        try:
-            metas = [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
-        except (OSError, orjson.JSONDecodeError):
-            return None
-        if len(_META) > 64:
-            _META.clear()
-        _META[key] = metas
-    return metas[ord - 1] if 0 < ord <= len(metas) else None
-
-
-_CUTTERS: dict[str, tuple[ProviderSession, int]] = {}
-
-
-def _bm(source: Source, meta: dict) -> BodyMeta:
-    return BodyMeta(role=meta["role"], src=source.src, record_id=str(meta["id"]), model=str(meta.get("model") or ""),
-                    run=str(meta.get("run") or ""), call=str(meta.get("call") or ""))
-
-
-def _ok(meta: Any) -> bool:
-    return isinstance(meta, dict) and bool(meta.get("id")) and meta.get("role") in ("request", "response")
-
-
-def _cutter(source: Source, ord: int) -> ProviderSession:
-    """The provider-body session that has cut lines 1..ord-1 of this source, kept between calls; rebuilt by
-    cutting those lines again when this process has not (the cut is deterministic, so it meets what landed)."""
-    key = str(source.path)
-    ent = _CUTTERS.get(key)
-    if ent is not None and ent[1] == ord - 1:
-        return ent[0]
-    sess = ProviderSession()
-    with open(source.path, "rb") as f:
-        for i, prev in enumerate(f, 1):
-            if i >= ord:
-                break
-            meta = _body_meta(source, i)
-            if _ok(meta):
-                sess.cut(prev.rstrip(b"\n"), _bm(source, meta))
-    if len(_CUTTERS) > 16:
-        _CUTTERS.clear()
-    _CUTTERS[key] = (sess, ord - 1)
-    return sess
-
-
-def convert_body(source: Source, line: bytes, ord: int, off: int) -> Record:
-    """One line of a session's body source → one ``provider_body`` record.
-
-    The line *is* the body: an llm run's ``inputs`` (``<run id>:request``) or
-    ``outputs`` (``<run id>:response``) as compact JSON, the framework's
-    view, not the wire; line ``ord`` of the ``.meta.jsonl`` beside it says
-    what it is (``id``, ``role``, ``call``, ``run``, ``model``). The body is
-    cut against the bodies before it in the same source (seed 000: pieces
-    the session already holds and a shared front become references to
-    earlier records), with the ``provider_body/1`` manifest last, and names
-    its call (the llm run id), so the join to the ``llm.call`` is exact.
-    Never raises for the body: one whose meta line is missing lands as an
-    ``unknown`` part (raises OSError only when the source cannot be read again).
-    """
-    meta = _body_meta(source, ord)
-    if not _ok(meta):
-        return Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line),
-                      parts=[unknown_part(line, "no meta line says which run this body belongs to")])
-    sess = _cutter(source, ord)
-    rec = sess.cut(line, _bm(source, meta))
-    _CUTTERS[str(source.path)] = (sess, ord)
-    rec.ord, rec.off = ord, off
-    return rec

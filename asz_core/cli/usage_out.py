@@ -132,7 +132,8 @@ def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices
     (:func:`prices_used`) and, in the table, :func:`prices_lines`;
     written to the --out file when given (said on stderr)."""
     from ..view.usage_report import KEYS, totals
-    from .usage_cmd import print_rows, with_kinds
+    from .usage_cmd import print_rows
+    from .usage_table import with_kinds
 
     form, shape, out = how
     used = prices_used(table, rows)

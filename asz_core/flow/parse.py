@@ -18,13 +18,15 @@ whatever its size. Then the next window follows, until the watermark.
 
 Invariant: fold(rounds 1..N) equals one full assembly through round N's
 ``through_seq`` (resolved entries aside, which a fresh assembly never holds).
+
+:func:`parse_root` parses a root's sessions; its runs in forked workers, their counts and Ctrl-C's answer are
+:mod:`asz_core.flow.parse_workers` (whose :class:`ParseInterrupted` and :func:`chain_is_current` this module re-exports).
 """
 
 from __future__ import annotations
 
 import contextlib
 from contextvars import ContextVar
-import functools
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, TextIO
@@ -32,15 +34,15 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..storage.layout import ROUNDS, conversation_path, landed_files, rounds_dir, session_dir, session_dirs, session_path
-from ..storage.root import highest_seq, read_state
+from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
 from ..storage.senders import RECEIVED
-from .chain import CONVERSATION_STATE, Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
+from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, figures_differ, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
-from .pending import clear_pending, mark_pending
-from .round import Round, round_file_name
+from .parse_workers import ParseInterrupted, chain_is_current, interrupted, not_current, parse_in_pool, parse_sessions, workers
+from .pending import mark_pending
+from .round import Round
 from .windows import SessionParse, Window
 from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
@@ -396,8 +398,8 @@ def parse_root(
         raise FileNotFoundError(f"{root}: no storage root here")
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
-    todo = _not_current(root, names) if changed_only else names
-    pool, tally = _workers(names, every, jobs if engine is None and todo else 1, root)  # none when no session is to be parsed
+    todo = not_current(root, names) if changed_only else names
+    pool, tally = workers(names, every, jobs if engine is None and todo else 1, root)  # none when no session is to be parsed
     outcomes: list[ParseOutcome] = []
     runs: list[list[str]] = []  # the workers' runs of sessions, once handed out
     try:
@@ -411,190 +413,19 @@ def parse_root(
             if pool is None:
                 runs = [names]  # this process parses them all, in one run
                 for name in names:
-                    outcomes.extend(_parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
+                    outcomes.extend(parse_sessions((root, [name], max_round_bytes, engine, lock_timeout, keep_rounds)))
                     if step is not None:
                         step(name, 1)
             else:
                 from ..collect.workers import guided
 
                 runs = guided(names, jobs)
-                _parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in runs],
+                parse_in_pool(pool, [(root, run, max_round_bytes, None, lock_timeout, keep_rounds) for run in runs],
                                outcomes, step, tally)
     except KeyboardInterrupt:
-        raise _interrupted(root, names, runs, len(outcomes), tally) from None
+        raise interrupted(root, names, runs, len(outcomes), tally) from None
     from ..collect.full import parse_ended
 
     report = ParseReport(outcomes)
     parse_ended(root, report, err)  # its error: lines; a full file system's mark, or after one its temporaries removed
     return report
-
-
-def _workers(names: list[str], every: list[str], jobs: int, root) -> tuple[Any, Any]:
-    """``(pool, tally)`` for :func:`parse_root`: ``min(jobs, len(names))`` forked parse workers
-    (:func:`~asz_core.collect.workers.process_pool`, writing into ``root``) and the :class:`~asz_core.collect.workers.Tally` they count
-    finished sessions in (sized for ``names`` and ``every``); ``(None, None)`` for one job or one name, or where this
-    process may not fork (the workers are forked or there are none)."""
-    if jobs <= 1 or len(names) <= 1:
-        return None, None
-    from ..collect.workers import Tally, can_fork, process_pool
-
-    if not can_fork():
-        return None, None
-    tally = Tally(len(set(names) | set(every)))
-    pool = process_pool(min(jobs, len(names)), fork_only=True, root=root, initializer=functools.partial(_parse_worker_start, tally))
-    return pool, (tally if pool is not None else None)
-
-
-def _interrupted(root: Path, names: list[str], runs: list[list[str]], done: int, tally: Any) -> ParseInterrupted:
-    """What Ctrl-C stopped: the sessions finished (``done`` outcomes in this process, or in workers ``tally``, counted
-    as each ends), and of each run of ``runs``, the sessions after those counted whose chain was written whole before
-    they could be counted (:func:`_whole`; a group at most a run)."""
-    if tally is None:
-        finished, cut = done, [names[done:done + 1]] if runs else []
-    else:
-        ahead = durable.MAX_HELD_BATCHES + 1  # a worker's states run ahead of its count by a group at most
-        finished, cut = tally.value, [run[tally[i]:tally[i] + ahead] for i, run in enumerate(runs)]
-    return ParseInterrupted(finished + _whole(root, cut), len(names))
-
-
-def _whole(root: Path, cut: list[list[str]]) -> int:
-    """How many sessions of the runs ``cut`` (each the sessions of a run not counted when Ctrl-C came) had their
-    chain written whole (:func:`chain_is_current`) before they could be counted; their pending marker is cleared as
-    their parse would have. Each run is read from its start up to the first session not whole: a run's states are
-    written in its order. A second Ctrl-C stops the count. Uncounted but whole: Ctrl-C between a session's state and
-    its count (trial 15: ``interrupted after 94`` when 95 were), or a worker killed while its chain wrote a group's
-    states (up to a group a worker, sessiondata/durable.py: the pool kills one still there after its grace)."""
-    n = 0
-    try:
-        for run in cut:
-            for name in run:
-                if not chain_is_current(root, name):
-                    break
-                clear_pending(root, name)
-                n += 1
-    except KeyboardInterrupt:
-        pass
-    except (OSError, ValueError):
-        pass  # cannot tell: not counted
-    return n
-
-
-class ParseInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped :func:`parse_root`: ``finished`` of ``total`` sessions were parsed whole (their rounds and state
-    written, or nothing to write); the others are as they were, or one round further."""
-
-    def __init__(self, finished: int, total: int):
-        super().__init__(f"interrupted after {finished} of {total} sessions")
-        self.finished = finished
-        self.total = total
-
-
-def _parse_in_pool(pool: Any, runs: list[tuple], outcomes: list[ParseOutcome], step: Callable[[str, int], None] | None,
-                   tally: Any) -> None:
-    """Parse the runs of sessions in ``pool``'s workers, appending the outcomes in order; a dead worker's run is parsed
-    here. Run ``i``'s sessions finished are counted in ``tally[i]`` as each ends, and ``step`` follows that count
-    (every :data:`~asz_core.collect.workers.TICK` s while a run's result is awaited, with n 0 when none ended): a progress bar says how many
-    sessions are parsed, not how many results came back (a worker's first run may hold a quarter of them)."""
-    from ..collect.workers import LOST, each_result
-
-    shown, last = 0, ""
-
-    def show(name: str = "") -> None:
-        nonlocal shown, last
-        last = name or last
-        now = tally.value
-        if step is not None:  # n 0: no session ended since the last look, so a progress line can still come (note22)
-            step(last, max(0, now - shown))
-            shown = max(shown, now)
-
-    for (i, job), got in each_result(pool, _parse_run, list(enumerate(runs)), tick=show):
-        if got is LOST:
-            got = _parse_sessions(job)
-            tally.set(i, len(got))
-        outcomes.extend(got)
-        show(job[1][-1])
-
-
-#: In a parse worker: the parent's counts of sessions finished (set when the worker starts) and the run it parses.
-_finished: Any = None
-_run = 0
-
-
-def _parse_worker_start(tally: Any) -> None:
-    """Initializer of a parse worker (after :func:`asz_core.collect.workers.worker_init`, which lets go of the parent's
-    locks): keep ``tally`` to count in."""
-    global _finished
-    _finished = tally
-
-
-def _parse_run(job: tuple[int, tuple]) -> list[ParseOutcome]:
-    """In a parse worker: ``(i, parse job)``, run ``i`` (:func:`_parse_sessions`), each session counted in ``tally[i]``."""
-    global _run
-    _run, parse_job = job
-    with durable.chain(parse_job[0]):  # a sync per group of sessions, one at the end (sessiondata/durable.py)
-        return _parse_sessions(parse_job)
-
-
-def _not_current(root: Path, names: list[str]) -> list[str]:
-    """The sessions of ``names`` whose chain is not :func:`chain_is_current` (stat calls and small reads), asked
-    before any worker starts: none when a pass landed nothing new. Ctrl-C raises :class:`ParseInterrupted`."""
-    try:
-        return [n for n in names if not chain_is_current(root, n)]
-    except KeyboardInterrupt:
-        raise ParseInterrupted(0, len(names)) from None
-
-
-def chain_is_current(root: Path, session: str) -> bool:
-    """True when the session's ``conversation.state`` names this parser and policy and a ``through_seq`` equal to the
-    highest seq landed in the session (``.sd`` or ``.sk``): a parse would write nothing.
-
-    The state is written after the rounds it names (and synced after them), so it
-    is never ahead of the chain; a state that is missing, behind, or written by
-    another parser or policy, or by another asz's assembly (neither its ``assembled_by`` nor its ``assembled_also``
-    names this :func:`~asz_core.flow.chain.assembly_mark`: trial 23b, F4) answers False,
-    and the session is parsed, as does one
-    whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
-    a round removed from the end left ``asz parse`` saying nothing).
-    """
-    # paths as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks every session)
-    cdir = conversation_path(root, session)
-    st = read_state(os.path.join(cdir, CONVERSATION_STATE))
-    if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
-        return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
-    try:
-        through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
-    except ValueError:
-        return False
-    if not (through > 0 and through == highest_seq(session_path(root, session))):
-        return False
-    # the head round the state names is still there (one stat): a round removed from the end is parsed again
-    return os.path.exists(os.path.join(cdir, ROUNDS, round_file_name(head, st.get("head_digest", ""))))
-
-
-def _parse_sessions(job: tuple[Path, list[str], int, FlowEngine | None, float, bool]) -> list[ParseOutcome]:
-    """Parse ``(root, session names, max round bytes, engine, lock timeout, keep rounds)``, one outcome per session in
-    order; a session's exception becomes its outcome's problem (one session's failure never stops the others)."""
-    root, names, max_round_bytes, engine, lock_timeout, keep_rounds = job
-    out = []
-    for name in names:
-        try:
-            o = parse_outcome(root, name, max_round_bytes=max_round_bytes, engine=engine, lock_timeout=lock_timeout)
-        except Exception as exc:  # one session's failure never stops the others (collect keeps going)
-            o = ParseOutcome(name, name, problem=f"{type(exc).__name__}: {exc}")
-        if not durable.after_progress(functools.partial(_ended, root, name)):  # in a chain: once its state is written
-            _ended(root, name)
-        if not keep_rounds:
-            o.fold = None
-            o.rounds = [attrs.evolve(r, nodes=[], relations=[], unresolved=[], data=b"") for r in o.rounds]
-        out.append(o)
-    return out
-
-
-def _ended(root: Path, name: str) -> None:
-    """A session's parse ended (rounds and state written, or a problem said): its pending marker cleared, and in a
-    worker, counted in its run's tally."""
-    clear_pending(root, name)
-    if _finished is not None:
-        _finished.add(_run)
-
-

@@ -258,7 +258,7 @@ def received_lost(hosts: str, root: str | os.PathLike) -> str:
 def anew_hint(sdir: Path) -> str:
     """What a chain whose landed files are gone for good can do: when session ``sdir``'s folder was lost and landed
     again (asz collect warns), ``asz parse SESSION --anew --root ROOT`` sets the chain aside and builds a new one."""
-    from ..collect.collector import anew_command
+    from ..collect.session_landing import anew_command
 
     return (f"if the session's folder was lost and its files landed again from the source (asz collect warned), "
             f"{anew_command(sdir.name, sdir.parent)} sets this chain aside (kept under "
@@ -269,7 +269,7 @@ def unread_hint(chain: Chain) -> str:
     """What a round file that no longer reads (changed or damaged after parse wrote it) can do: it vouches for no
     landed file any more, and ``asz parse CONVERSATION --anew --root ROOT`` sets the chain aside and builds a new one
     (trial 17, F1)."""
-    from ..collect.collector import anew_command
+    from ..collect.session_landing import anew_command
 
     return ("the round file does not read as parse wrote it (changed or damaged since), so it vouches for no landed "
             "file; once the session's "

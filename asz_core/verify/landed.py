@@ -6,10 +6,11 @@ returns a :class:`FileResult` (header, record count, each record's
 once in chunks (:func:`_scan`): the chunk is hashed and each record line's
 ``ord``, ``off``, ``sha`` and ``bytes`` are read from the front of the line;
 ``deep`` reads the file whole and decodes and type-checks every line while a
-worker thread hashes (:func:`_fast`). Anything found wrong, and every ``.sk``
+worker thread hashes (:func:`~asz_core.verify.deep.fast_check`). Anything found wrong, and every ``.sk``
 skeleton, is read again by :func:`asz_core.sessiondata.reader.check_file`,
 so every problem is the reader's own wording. :mod:`asz_core.verify` walks
-the results across a root.
+the results across a root. The result's shape is :mod:`asz_core.verify.file_result`'s and ``--deep``'s check of a
+file held whole :mod:`asz_core.verify.deep`'s (both re-exported here).
 """
 
 from __future__ import annotations
@@ -17,143 +18,24 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from operator import add, sub
 from pathlib import Path
-from typing import NamedTuple
 
-import attrs
 import orjson
 
 from ..sessiondata.compiled import load_compiled
-from ..sessiondata.codec import MAX_DEPTH, check_record_dict, closing_pair, decode_closing, decode_header, parse_line
+from ..sessiondata.codec import check_record_dict, closing_pair, decode_closing, decode_header, parse_line
 from ..sessiondata.model import Header
-from ..sessiondata.reader import check_file
-from .record_types import plain_record
+from .deep import FAST_PATH_MAX, fast_check, read_whole
+from .file_result import FileResult, Pos, check_by_reader, compact_run, is_sd
 
 # the compiled half of the scan (setup.py); without it, the per-line loop of _whole reads the same positions
 linescan = load_compiled("asz_core.verify.linescan")
 
 __all__ = ["Pos", "FileResult", "check_landed_file", "check_for_walk", "check_deep", "check_by_reader", "read_whole",
            "compact_run", "expand_run", "line_positions", "SCAN_CHUNK", "FAST_PATH_MAX"]
-
-#: Files larger than this are streamed by the reader instead of read whole by ``--deep`` (bytes).
-FAST_PATH_MAX = 64 << 20
-
-
-class Pos(NamedTuple):
-    """Where a record says it came from: ``row`` (record line, from 1), ``ord``, ``off``, ``bytes``, ``sha`` ('' if unknown)."""
-
-    row: int
-    ord: int
-    off: int
-    bytes: int
-    sha: str
-
-
-@attrs.define
-class FileResult:
-    """The check of one file: ``header`` (None when bad), ``records`` (record lines), ``positions`` of decodable records, ``errors``.
-
-    ``errors`` are the reader's refusals (:class:`SDError`) as plain
-    ``(line, field, message)`` tuples, so a result crosses processes. ``run``
-    is True when the file is whole and its records follow each other, which
-    lets the contiguity walk take the file in one step. ``digest`` is the
-    SHA-256 of the whole file (what a round's input digest binds, §4.1),
-    found on the way when the file is whole ('' otherwise).
-    """
-
-    path: Path
-    header: Header | None
-    records: int
-    positions: list[Pos]
-    errors: list[tuple[int, str, str]]
-    run: bool = False  # whole, and each record follows the one before it (ord + 1, off + bytes + 1)
-    compact: bool = False  # a run whose positions are cut to its first and last record (see compact_run)
-    mode: int = -1  # st_mode as the scan opened the file (-1: not known)
-    digest: str = ""  # SHA-256 hex of the whole file, closing line included ('' when not computed)
-
-    @property
-    def whole(self) -> bool:
-        """True when the reader found nothing wrong with the file's contents."""
-        return not self.errors
-
-
-# --------------------------------------------------------------------------- one file
-
-
-def read_whole(path: str | Path) -> bytes | None:
-    """The file's bytes, or None when it should be streamed by the reader (skeleton, large, unreadable)."""
-    if not _is_sd(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size > FAST_PATH_MAX:
-                return None
-            return f.read()
-    except OSError:
-        return None
-
-
-def _is_sd(path: str | os.PathLike) -> bool:
-    """``Path(path).suffix == ".sd"``; no Path made for a str ending in ``.sd`` after a name's first byte."""
-    return (path.__class__ is str and path.endswith(".sd") and path[-4:-3] not in ("", os.sep)) or Path(path).suffix == ".sd"
-
-
-def _records(lines: list[bytes]) -> list[Pos]:
-    """Decode and type-check every record line (``lines[0]`` is the header); raises FieldError or ValueError."""
-    positions: list[Pos] = []
-    append = positions.append
-    loads = orjson.loads
-    for row in range(1, len(lines)):
-        line = lines[row]
-        try:
-            d = loads(line)
-        except orjson.JSONDecodeError:
-            d = parse_line(line)  # the reader's own decoding says why (or accepts lone surrogates)
-        else:
-            # parse_line's checks, unrolled: an object, nested no deeper than MAX_DEPTH.
-            if type(d) is not dict or len(line) - len(line.translate(None, b"{[")) > MAX_DEPTH:
-                d = parse_line(line)
-        if not plain_record(d):
-            check_record_dict(d)
-        append(Pos(row, d["ord"], d["off"], d.get("bytes", 0), d.get("sha") or ""))
-    return positions
-
-
-def _fast(path: Path, data: bytes, pool: ThreadPoolExecutor | None) -> FileResult | None:
-    """Check a whole file held in memory; None when anything is off (the reader then says what).
-
-    Accepts exactly what :func:`check_file` accepts: the same header and record
-    checks, the closing line last, count and digest equal.
-    """
-    n = len(data)
-    if n == 0 or data[-1] != 0x0A:
-        return None
-    cut = data.rfind(b"\n", 0, n - 1) + 1
-    if cut == 0:
-        return None
-    view = memoryview(data)[:cut]
-    fut: Future | None = pool.submit(hashlib.sha256, view) if pool is not None else None
-    try:
-        closing = decode_closing(data[cut:-1])
-        lines = data.split(b"\n")
-        del lines[-2:]  # the closing line and the empty tail
-        header = decode_header(lines[0])
-        positions = _records(lines)
-        h = fut.result() if fut is not None else hashlib.sha256(view)
-        fut = None
-    except ValueError:  # FieldError included
-        return None
-    finally:
-        if fut is not None:
-            fut.result()  # never leave the worker holding the buffer
-        view.release()
-    if closing.records != len(positions) or closing.digest != h.hexdigest():
-        return None
-    h.update(memoryview(data)[cut:])
-    return FileResult(path, header, len(positions), positions, [], _is_run(positions), digest=h.hexdigest())
 
 
 # --------------------------------------------------------------------------- the default scan
@@ -522,20 +404,6 @@ def _result(path: Path, header: Header, joined: bytes, k: int, mode: int, digest
     return FileResult(path, header, k, positions, [], run, compact, mode, digest)
 
 
-def _is_run(ps: list[Pos]) -> bool:
-    """True when each record is at the ord and byte right after the one before it."""
-    for i in range(1, len(ps)):
-        a, b = ps[i - 1], ps[i]
-        if b.ord != a.ord + 1 or b.off != a.off + a.bytes + 1:
-            return False
-    return True
-
-
-def check_by_reader(path: Path) -> FileResult:
-    """The reader's own check of any landed file (:func:`asz_core.sessiondata.reader.check_file`), as a :class:`FileResult`."""
-    fc = check_file(path)
-    pos = [Pos(p.row, p.ord, p.off, p.bytes, getattr(p, "sha", "") or "") for p in fc.positions]
-    return FileResult(path, fc.header, fc.records, pos, [(e.line, e.field, e.message) for e in fc.problems])
 
 
 def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | None = None, data: bytes | None = None,
@@ -556,27 +424,16 @@ def check_landed_file(path: str | os.PathLike, *, pool: ThreadPoolExecutor | Non
     """
     path = Path(path)
     if not deep:
-        got = _scan(path, compact=compact) if _is_sd(path) else None
+        got = _scan(path, compact=compact) if is_sd(path) else None
         return got if got is not None else check_by_reader(path)
     if data is None:
         data = read_whole(path)
     if data is not None:
-        got = _fast(path, data, pool)
+        got = fast_check(path, data, pool)
         if got is not None:
             return got
     return check_by_reader(path)
 
-
-def compact_run(res: FileResult) -> FileResult:
-    """A run keeps only its first and last position: all a stream's walk needs, and light to send between processes.
-
-    The rest are read again only when an interrupted pass landed a record
-    again over that run (:meth:`_Walk._seen`).
-    """
-    if res.run and len(res.positions) > 2:
-        res.positions = [res.positions[0], res.positions[-1]]
-        res.compact = True
-    return res
 
 
 def expand_run(res: FileResult) -> FileResult:
@@ -590,7 +447,7 @@ def expand_run(res: FileResult) -> FileResult:
 def check_for_walk(path: str | Path) -> FileResult:
     """:func:`check_landed_file` by the scan, a run cut to its ends (:func:`compact_run`): what the walk across a root
     sends between processes. A ``str`` path that the scan vouches for stays a str in the result (no Path made)."""
-    got = _scan(path, compact=True) if _is_sd(path) else None
+    got = _scan(path, compact=True) if is_sd(path) else None
     return compact_run(got if got is not None else check_by_reader(Path(path)))
 
 

@@ -42,7 +42,7 @@ def ways_back(root: str | os.PathLike, entry: ListedSession, chained: bool) -> s
     is still here): a collect, from its source as it is now, when it was collected here and the source is still
     there (neither of which the root can tell: trial 17, F2), then ``asz parse --anew`` for a chain left behind; and a
     copy held elsewhere, the one way back byte for byte."""
-    from ..collect.collector import anew_command
+    from ..collect.session_landing import anew_command
 
     adapter = entry.adapter.split("/", 1)[0]
     anew = (f"; then {anew_command(entry.session, root)} sets aside the chain left here (it binds the files that are "

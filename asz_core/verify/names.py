@@ -4,9 +4,10 @@
 :func:`shown_in` gives it for every path of one session's listing, the path
 itself where that is what :func:`show_path` gives back (the root shown as it
 was given). :func:`names_agree` is True only where
-:func:`asz_core.verify.walk.name_problems` finds nothing (origin-digest §2.1),
+:func:`name_problems` finds nothing (origin-digest §2.1),
 known from a few comparisons for a stream's file (issue 22: one call a file
-fewer); where it is False, ``name_problems`` is asked and says what it says.
+fewer); where it is False, :func:`name_problems` (here, re-exported by :mod:`asz_core.verify.walk`) is asked and
+says what it says.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from ..sessiondata.model import Header
+from ..sessiondata.model import KIND_PREFIX, Header
+from ..storage.layout import dir_name, kind_dir_parts
+from .report import Problem
 
-__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree", "writable", "writable_said"]
+__all__ = ["WRITE_BITS", "NOT_STREAMS", "show_path", "shown_in", "names_agree", "writable", "writable_said", "name_problems"]
 
 #: The mode bits of a writable file (a landed file is read-only: 0444).
 WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
@@ -80,3 +83,33 @@ def writable(path: Path, mode: int = -1) -> bool:
         return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
     except OSError:
         return False
+
+
+def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path, here: str | None = None) -> list[Problem]:
+    """Where the name or directory of a landed file (a str or a Path) disagrees with its header (origin-digest §2.1).
+    ``here``: ``os.path.dirname(path)`` when the caller knows it (the listing's directory of the file)."""
+    out: list[Problem] = []
+    if header.kind != ln.kind:
+        out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
+    if header.seq != ln.seq:
+        out.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {header.seq}"))
+    try:
+        filed_under = dir_name(header.session)
+    except ValueError as exc:
+        return out + [Problem(shown, 1, "session", "name mismatch", str(exc))]
+    if filed_under != session_dir.name:
+        return out + [Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}")]
+    run_kind = header.kind in ("journal", "workflow_manifest", "workflow_script")
+    try:
+        want = os.sep.join(kind_dir_parts(header.kind, header.stream, header.batch))
+    except ValueError as exc:
+        return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
+    base = str(session_dir)
+    if here is None:
+        here = os.path.dirname(os.fspath(path))
+    filed = here[len(base) + 1:] if here.startswith(base + os.sep) else here
+    if filed != want:
+        field = "batch" if run_kind or os.path.basename(os.path.dirname(here)) == "runs" else "stream"
+        out.append(Problem(shown, 1, field, "name mismatch",
+                           f"filed under {Path(filed).as_posix()}/, the header belongs in {Path(want).as_posix()}/"))
+    return out

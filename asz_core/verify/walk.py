@@ -35,6 +35,8 @@ streaming scan reading each record's positions from the front of its line;
 CPU or more is shared among one process per CPU by session; one with fewer sessions but
 ``PARALLEL_MIN_FILES`` files or more, by file; a session listed by :func:`~asz_core.verify.listing.verify_listing`.
 Where sessions are checked one by one, a clean one is checked in one C call (:func:`~asz_core.verify.clean.clean_session`).
+The contiguity of one stream and kind is :class:`~asz_core.verify.contiguity.StreamWalk`'s; a file's name held to its
+header, :func:`~asz_core.verify.names.name_problems` (re-exported here).
 """
 
 from __future__ import annotations
@@ -44,11 +46,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, expand_run, read_whole
-from ..sessiondata.model import KIND_PREFIX, Header
+from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, read_whole
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, read_cursor
 from ..storage.root import SESSION_STATE
-from ..storage.layout import SessionListing, dir_name, kind_dir_parts, parse_landed_name, refuse_what_is_no_root, session_dirs
+from ..storage.layout import SessionListing, parse_landed_name, refuse_what_is_no_root, session_dirs
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from ..termsafe import shell_word
@@ -63,7 +64,8 @@ from .senders import check_senders
 from .skeletons import skeleton_section
 from .listing import verify_listing
 from .walk_told import Told
-from .names import WRITE_BITS, names_agree, show_path, shown_in, writable, writable_said
+from .contiguity import StreamWalk
+from .names import WRITE_BITS, name_problems, names_agree, show_path, shown_in, writable, writable_said
 from .report import (ALONE_NOTE, from_error, DUPLICATES_LINE, FILE_OK_LINE, OK_LINE, PARALLEL_MIN_FILES, SESSIONS_PER_JOB, SNAPSHOT_KINDS, TORN,
                      UNCHECKED_KINDS, UNCURSORED_LINE, Problem, Section, VerifyReport, hint_lost)
 
@@ -172,137 +174,6 @@ def _damage(res: FileResult, path: Path, sdir: Path, seq: int, shown: str) -> li
     return [Problem(shown, dmg.line, "", "damaged record" if dmg.row else "damaged line", dmg.detail)]
 
 
-class _Walk:
-    """Contiguity over one stream or run directory and kind, its files taken in seq order."""
-
-    def __init__(self, kind: str):
-        self.kind = kind
-        self.exp_ord = 1
-        self.exp_off = 0
-        self.resync = False
-        self.seen: dict[int, tuple[int, int, str]] = {}  # records taken one by one: ord -> (off, bytes, sha)
-        self.runs: list[FileResult] = []  # whole files taken in one step
-        self.duplicates = 0
-        self.reached = (0, 0)  # the furthest record: ord, byte after its line
-        self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
-        self.by_seq: list[tuple[int, int, int, str, int]] = []  # per file: seq, furthest ord, byte after it, shown, line
-
-    def feed(self, shown: str, res: FileResult, problems: list[Problem], seq: int = 0) -> None:
-        if self.kind in SNAPSHOT_KINDS:
-            for p in res.positions:
-                if p.ord != 1:
-                    problems.append(Problem(shown, p.row + 1, "ord", "ord gap", f"a one-document file holds ord 1 only, found {p.ord}"))
-                if p.off != 0:
-                    problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
-            return
-        ps = res.positions
-        if ps and not res.errors:  # a damaged file (not res.whole) says nothing of its cursor
-            # a run's ords go up by one from line to line: its last record is the furthest
-            far = ps[-1] if res.run else max(ps, key=lambda p: (p.ord, p.off + p.bytes))
-            self.by_seq.append((seq, far.ord, far.off + far.bytes + 1, shown, far.row + 1))
-        if res.run and ps and not self.resync and ps[0].ord == self.exp_ord and ps[0].off == self.exp_off:
-            self.runs.append(res)  # the common case: the file continues the stream exactly
-            last = ps[-1]
-            self.exp_ord, self.exp_off = last.ord + 1, last.off + last.bytes + 1
-            if (last.ord, self.exp_off) > self.reached:
-                self.reached = (last.ord, self.exp_off)
-                self.last = (shown, last.row + 1)
-            return
-        prefix = True
-        prev_row = 0
-        for p in expand_run(res).positions:
-            line = p.row + 1
-            if p.row != prev_row + 1:
-                self.resync = True  # a line that did not decode lies between: already reported
-            prev_row = p.row
-            if prefix and not self.resync and p.ord < self.exp_ord:
-                was = self._seen(p.ord)
-                if was is not None and was[0] == p.off and was[1] == p.bytes and (not was[2] or not p.sha or was[2] == p.sha) and res.whole:
-                    self.duplicates += 1
-                    continue
-            prefix = False
-            if self.resync:
-                self.resync = False
-            else:
-                if p.ord != self.exp_ord:
-                    problems.append(Problem(shown, line, "ord", "ord gap", f"expected ord {self.exp_ord}, found {p.ord}"))
-                if p.off != self.exp_off:
-                    problems.append(Problem(shown, line, "off", "byte gap", f"expected off {self.exp_off}, found {p.off}"))
-            self.seen.setdefault(p.ord, (p.off, p.bytes, p.sha))
-            self.exp_ord = p.ord + 1
-            self.exp_off = p.off + p.bytes + 1
-            if (p.ord, self.exp_off) > self.reached:
-                self.reached = (p.ord, self.exp_off)
-                self.last = (shown, line)
-        if res.records > (res.positions[-1].row if res.positions else 0):
-            self.resync = True  # the file's tail did not decode
-
-    def _seen(self, ord_: int) -> tuple[int, int, str] | None:
-        """``(off, bytes, sha)`` of an earlier record of the stream at ``ord_``, or None."""
-        was = self.seen.get(ord_)
-        if was is not None:
-            return was
-        for res in self.runs:
-            first = res.positions[0].ord
-            if first <= ord_ < first + res.records:
-                p = expand_run(res).positions[ord_ - first]
-                return (p.off, p.bytes, p.sha)
-        return None
-
-    def short_of(self, cursor: AppendCursor) -> bool:
-        """True when the records walked do not reach the line and byte the append cursor names."""
-        if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
-            return False
-        reached_ord, reached_off = self.reached
-        return not (reached_ord >= cursor.ord and reached_off >= cursor.offset)
-
-    def end(self, cursor: AppendCursor, shown_cursor: str, last_seq: int, problems: list[Problem]) -> None:
-        if self.kind in SNAPSHOT_KINDS or self.kind in UNCHECKED_KINDS:
-            return
-        for seq, o, end, shown, line in self.by_seq:
-            if seq and seq <= cursor.last_seq and (o > cursor.ord or end > cursor.offset):
-                problems.append(Problem(shown_cursor, 0, "offset" if o <= cursor.ord else "ord", "cursor behind",
-                                        f"the cursor names ord {cursor.ord}, offset {cursor.offset} and last_seq {cursor.last_seq}, "
-                                        f"but seq {seq} ({shown}:{line}) holds ord {o} ending at byte {end}: the cursor was "
-                                        "moved back or damaged; the next collect pass sets it back from its landed files while the source holds their last record"))
-                break
-        if not self.short_of(cursor):
-            return
-        reached_ord, reached_off = self.reached
-        where = f"the last landed record is ord {reached_ord} ending at byte {reached_off}, in {self.last[0]}:{self.last[1]}" if self.last else "no record landed"
-        lost = f"; the cursor's last file was seq {cursor.last_seq}, the last found is seq {last_seq}" if cursor.last_seq > last_seq else ""
-        field = "ord" if reached_ord < cursor.ord else "offset"
-        problems.append(Problem(shown_cursor, 0, field, "end gap", f"the cursor names ord {cursor.ord}, offset {cursor.offset}; {where}{lost}"))
-
-
-def name_problems(shown: str, path: str | Path, ln, header: Header, root: Path, session_dir: Path, here: str | None = None) -> list[Problem]:
-    """Where the name or directory of a landed file (a str or a Path) disagrees with its header (origin-digest §2.1).
-    ``here``: ``os.path.dirname(path)`` when the caller knows it (the listing's directory of the file)."""
-    out: list[Problem] = []
-    if header.kind != ln.kind:
-        out.append(Problem(shown, 1, "kind", "name mismatch", f"the name says {KIND_PREFIX.get(ln.kind, ln.kind)!r} ({ln.kind}), the header says {header.kind!r}"))
-    if header.seq != ln.seq:
-        out.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {header.seq}"))
-    try:
-        filed_under = dir_name(header.session)
-    except ValueError as exc:
-        return out + [Problem(shown, 1, "session", "name mismatch", str(exc))]
-    if filed_under != session_dir.name:
-        return out + [Problem(shown, 1, "session", "name mismatch", f"filed under session {session_dir.name!r}, the header says {header.session!r}")]
-    run_kind = header.kind in ("journal", "workflow_manifest", "workflow_script")
-    try:
-        want = os.sep.join(kind_dir_parts(header.kind, header.stream, header.batch))
-    except ValueError as exc:
-        return out + [Problem(shown, 1, "batch" if run_kind else "stream", "name mismatch", str(exc))]
-    base = str(session_dir)
-    if here is None:
-        here = os.path.dirname(os.fspath(path))
-    filed = here[len(base) + 1:] if here.startswith(base + os.sep) else here
-    if filed != want:
-        field = "batch" if run_kind or os.path.basename(os.path.dirname(here)) == "runs" else "stream"
-        out.append(Problem(shown, 1, field, "name mismatch",
-                           f"filed under {Path(filed).as_posix()}/, the header belongs in {Path(want).as_posix()}/"))
-    return out
 
 
 # --------------------------------------------------------------------------- the checks
@@ -340,7 +211,7 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
                 problems.append(Problem(shown, 1, "seq", "name mismatch", f"the name says seq {ln.seq}, the header says {res.header.seq}"))
         kind = res.header.kind
         if kind not in UNCHECKED_KINDS and res.positions:
-            walk = _Walk(kind)
+            walk = StreamWalk(kind)
             first = res.positions[0]
             walk.exp_ord, walk.exp_off = first.ord, first.off  # a file on its own may start anywhere
             walk.feed(shown, res, problems)
@@ -503,13 +374,13 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
         # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on
         # are that new reading, walked on their own; the earlier reading before them is walked as it landed.
         reread = cursor.reread_seq if isinstance(cursor, AppendCursor) else 0
-        walk = _Walk(kind)
+        walk = StreamWalk(kind)
         last_seq = 0
         if kind not in UNCHECKED_KINDS:
             for seq, shown, res in groups.get(key, ()):
                 if reread and seq >= reread and last_seq < reread:
                     duplicates += walk.duplicates
-                    walk = _Walk(kind)
+                    walk = StreamWalk(kind)
                 walk.feed(shown, res, problems, seq)
                 last_seq = seq
         duplicates += walk.duplicates
@@ -533,7 +404,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     return len(keys), records, duplicates, uncursored
 
 
-def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_seq: int, walk: "_Walk",
+def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_seq: int, walk: "StreamWalk",
                   problems: list[Problem]) -> tuple[int, int]:
     """Check and walk the files of ``kind`` in directory ``d`` with a seq above ``last_seq`` (landed since the
     session was listed); returns the new last seq and the records they hold."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import asz_core.flow.parse as parse_mod
+import asz_core.flow.parse_workers as parse_mod
 from asz_core.flow.parse import ParseInterrupted, parse_root
 
 

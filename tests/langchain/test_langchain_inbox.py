@@ -133,7 +133,7 @@ def test_bodies_share_what_the_session_holds_across_passes(tmp_path):
     process resumes (the cutter is rebuilt by cutting the landed lines again), and every body rebuilds."""
     from asz_core.testing import collect_once
     from asz_core.verify.walk import verify_root
-    from asz_adapters_langchain import dialect
+    from asz_adapters_langchain import bodies
     from asz_adapters_langchain.plugin import LangsmithIngest
     from asz_core import SDReader
 
@@ -147,7 +147,7 @@ def test_bodies_share_what_the_session_holds_across_passes(tmp_path):
                    outputs={"generations": [[{"text": f"answer {n}"}]]})
         posts = [{"op": "post", "id": "r", "run": _run("r")}] if n == 0 else []
         _stage(ingest, f"{n:03d}.jsonl", posts + [{"op": "post", "id": f"m{n}", "run": llm}])
-        dialect._CUTTERS.clear()  # as a new process would
+        bodies._CUTTERS.clear()  # as a new process would
         collect_once(root, LangsmithIngest(inbox.Settings()), src)
     report = verify_root(root)
     assert report.ok, "\n".join(report.lines())

@@ -125,7 +125,7 @@ def _check_alike(root: Path, path: Path, monkeypatch: pytest.MonkeyPatch, how: s
     want = _result(reader)
     with monkeypatch.context() as m:
         m.setattr(landed, "_scan", lambda path, compact=False: None)  # every file to the reader
-        m.setattr(landed, "_fast", lambda path, data, pool: None)
+        m.setattr(landed, "fast_check", lambda path, data, pool: None)
         alone = verify_file(path).lines()
         in_root = verify_root(root, jobs=1).lines()
     scan_want, scan_alone, scan_root = want, alone, in_root

@@ -1,0 +1,320 @@
+"""``asz usage``'s text table: columns in terminal cells, the marks after a row's key, the lines under the table
+(issue 17; docs/view.md, asz usage).
+
+Split from :mod:`asz_core.cli.usage_cmd` (the command: its options, the rows read, JSON or the table), which
+re-exports every public name here. A narrow terminal leaves columns out (:func:`narrowed`), never a figure cut;
+a row whose calls carry no token usage reads ``not recorded`` (:data:`NOT_RECORDED`), one whose calls are all held
+back ``held back`` (:data:`HELD_BACK`), never 0.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import typer
+
+from ..view.rate_words import listed_title
+from ..view.rows import usage_unrecorded
+from ..view.usage import TOKEN_KINDS
+from .reading_common import fit_cells, say_left_out, terminal_columns
+from .usage_out import total_lines
+
+__all__ = ["COLUMNS", "NOT_RECORDED", "HELD_BACK", "NARROW", "MIN_KEY", "short_model", "models_cell", "narrowed", "print_table",
+           "with_kinds", "active_line", "burn_words", "credits_line"]
+
+#: Columns of the text table after the key: header and width.
+COLUMNS = (("MODELS", 28), ("CALLS", 7), ("INPUT", 10), ("OUTPUT", 10), ("CACHE WRITE", 12), ("CACHE READ", 13), ("TOTAL", 13), ("COST", 11))
+
+
+def _cell(text: str, width: int, left: bool = False) -> str:
+    return fit_cells(text, width, "<" if left else ">")
+
+
+#: The TOKEN cells of a row whose calls carry no token usage at all (Kiro meters credits): the page's words, never 0.
+NOT_RECORDED = ("-", "-", "-", "-", "not recorded", "-")
+#: The CALLS and TOKEN cells of a row every call of which is held back (in no figure, counted by the line under the
+#: table): no 0 that line contradicts, not "not recorded" (recheck 25 N3).
+HELD_BACK = ("-", "-", "-", "-", "-", "held back", "-")
+
+
+def short_model(model: str) -> str:
+    """A model id as the MODELS column names it: without a leading ``claude-`` and a dated snapshot suffix
+    (``claude-haiku-4-5-20251001`` → ``haiku-4-5``, as ccusage's column names them); any other id as it is."""
+    m = model[len("claude-"):] if model.startswith("claude-") and len(model) > len("claude-") else model
+    from ..view.prices import SNAPSHOT
+
+    return SNAPSHOT.sub("", m) or model
+
+
+def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
+    """The MODELS cell: each model's :func:`short_model`, once, joined by ``, ``; when they do not fit in ``width``
+    cells, as many as fit and ``+N`` for the rest (``haiku-4-5, opus-4-1 +2``), never a name cut; ``-`` for none."""
+    names = list(dict.fromkeys(short_model(m) for m in models))
+    if not names:
+        return "-"
+    text = ", ".join(names)
+    for n in range(len(names) - 1, 0, -1):
+        if len(text) <= width:
+            break
+        text = ", ".join(names[:n]) + f" +{len(names) - n}"
+    return text
+
+
+def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
+          unrecorded: bool = False, cell: str | None = None, hide: frozenset = frozenset(), held: bool = False) -> str:
+    """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
+    ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
+    calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
+    "not recorded", not 0); ``held`` when every call of the row is held back (:data:`HELD_BACK`); ``hide`` the headers
+    of the columns a narrow terminal leaves out (:func:`narrowed`)."""
+    from ..reading.listing import cost_text
+
+    usd = cost_text(cost)
+    figures = NOT_RECORDED if unrecorded else (
+        f"{u['in']:,}", f"{u['out']:,}", f"{u['cache_write']:,}", f"{u['cache_read']:,}",
+        f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
+    if held:
+        calls, figures = HELD_BACK[0], HELD_BACK[1:]
+    cells = [_cell(key, key_width, True)]
+    if models is not None and "MODELS" not in hide:
+        cells.append(_cell(cell if cell is not None else models_cell(models), COLUMNS[0][1], True))
+    cells.append(_cell(calls, 7))
+    cells += [_cell(text, w) for text, (h, w) in zip(figures, COLUMNS[2:]) if h not in hide]
+    return "  ".join(cells)
+
+
+#: The columns a terminal too narrow for the table leaves out, first to last; the key, CALLS, TOTAL and COST stay.
+NARROW = ("MODELS", "INPUT", "OUTPUT", "CACHE WRITE", "CACHE READ")
+
+
+def narrowed(key_width: int, columns: tuple, terminal: int) -> tuple[frozenset, int]:
+    """What a terminal of ``terminal`` cells does to a table of ``columns`` after a key column ``key_width`` cells
+    wide: the headers it leaves out (those of :data:`NARROW` in turn while a line is longer) and the key's width,
+    then cut to fit, to no fewer than :data:`MIN_KEY` cells. ``terminal`` 0 (no terminal): nothing changes."""
+    hide: set[str] = set()
+
+    def over() -> int:
+        return key_width + sum(w + 2 for h, w in columns if h not in hide) - terminal
+
+    for name in NARROW:
+        if not terminal or over() <= 0:
+            break
+        hide.add(name)
+    if terminal and over() > 0:
+        key_width = max(min(key_width, MIN_KEY), key_width - over())
+    return frozenset(hide), key_width
+
+
+#: The fewest cells a narrow terminal cuts the key column (a conversation's id and title) down to.
+MIN_KEY = 24
+
+
+def _unrecorded(r: dict) -> bool:
+    """True when ``r`` (a row or the totals) counts calls and none of them carries token usage, or counts no call
+    but credits (Kiro: a record that metered credits falls on its own day, its calls on theirs)."""
+    return usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits"))
+
+
+def _rate_lines(cost: dict, rows: list[dict]) -> None:
+    """The lines under the table for the total ``cost``'s calls at a rate the price table does not hold (``^``) and
+    calls whose rate was not checked when they landed (``?``, said once: in how many of ``rows`` they are, the rows
+    themselves unmarked, :func:`_checked`; trial 20: every row of an upgraded root read ``$…?``)."""
+    from ..reading.listing import rate_line, unchecked_line
+
+    if cost.get("rate_not_priced_calls"):
+        typer.echo(rate_line(cost["rate_not_priced_calls"]))
+    if cost.get("rate_not_checked_calls"):
+        n = sum(1 for r in rows if isinstance(r.get("cost"), dict) and r["cost"].get("rate_not_checked_calls"))
+        typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)"))
+
+
+def _sent(row: dict) -> str:
+    """`` (dev@hostA)``: the instance ids that sent a session row's conversation to a root asz receive landed, after its
+    id (trial 19, F3: which host, from the team root); '' in a root no receiver landed."""
+    return f" ({row['instance']})" if row.get("instance") else ""
+
+
+def _checked(cost: dict) -> dict:
+    """A row's ``cost`` without its ``rate_not_checked_calls``: the table marks those calls ``?`` on its total only, and
+    says them once under it (:func:`_rate_lines`); --json keeps each row's count."""
+    return {k: v for k, v in cost.items() if k != "rate_not_checked_calls"}
+
+
+def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], width: int) -> list[str]:
+    """Each of ``rows``' key cell (``label_of`` it) in ``width`` cells, with its marks (:func:`_marks`, kept whole on a
+    narrow key: the mark is what says the row leaves calls or counts out). A project is cut at its start, as asz ls
+    cuts PROJECT (the tail tells projects apart; trial 16b, 14), projects that would read alike each keeping enough of
+    their first folders to tell them apart (:func:`~asz_core.view.project_labels.project_labels`; trial 31c F3)."""
+    from rich.cells import cell_len
+    from ..view.project_labels import project_labels
+
+    cut = project_labels([label_of(r) for r in rows], {label_of(r): width - len(_marks(r)) for r in rows}) if key == "project" else {}
+    out = []
+    for r in rows:
+        label, marks = label_of(r), _marks(r)
+        if key == "project" and cell_len(label) + len(marks) > width:
+            label = fit_cells(cut.get(label, label), width - len(marks)).rstrip()
+        if marks:
+            label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
+        out.append(label)
+    return out
+
+
+def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
+           unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {},
+           shown: Callable[[str], str] = str) -> None:
+    """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
+    as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is followed
+    by one row per model (``  └ model`` in MODELS, the key cell blank) with its calls, tokens and cost.
+    ``unreadable``: conversations that did not read, in no figure: the total is marked ! and a line names them;
+    ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
+    ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
+    out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
+    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line.
+    Every line names a conversation by ``shown`` (its shortest prefix unique in the root)."""
+    from rich.cells import cell_len
+    from ..verify.unparsed import figures_off
+    from ..view.zone import zone_name
+
+    short = bool((marked := figures_off(unchained)) or unreadable or left_out or undescribed)  # counted once here: no !
+    label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {listed_title(r['title'])}") if session else (lambda r: str(r[key]))
+    head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
+    # in terminal cells (a CJK project name takes two a character); the total row fits whole
+    width = max([len(head), len("total !" if short else "total")]
+                + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
+    by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
+    if by_model:  # a model id is never cut (the widest known is 28 characters)
+        width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])
+    columns = COLUMNS[1:] if by_model else COLUMNS
+    hide, width = narrowed(width, columns, terminal_columns())
+    say_left_out("usage", [h for h, _ in columns if h in hide])
+    typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns if h not in hide]))
+    for r, label in zip(rows, _key_cells(rows, key, label_of, width)):
+        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
+        models = None if by_model else r["models"] or (["held back"] if held else [])
+        cell = "held back" if models == ["held back"] else None
+        typer.echo(_line(label, width, models, r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), cell,
+                         hide, held))
+        if breakdown and not by_model:
+            for m, u, cost, n in _model_lines(r):
+                mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
+                key_cell = f"└ {short_model(m)}" if "MODELS" in hide else ""
+                typer.echo(_line(key_cell, width, [m], u, _checked(cost), f"{n:,}", u is None, mark, hide))
+        _kinds_line(r, "cost by kind", width, hide)
+    typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
+                     f"{t['calls']:,}", _unrecorded(t), None, hide))
+    _kinds_line(t, "total cost by kind", width, hide)
+    [typer.echo(text) for text in total_lines(rows, t, breakdown)]  # what caching saved; the rows' cents apart
+    unpriced = t["cost"]["unpriced"]
+    if unpriced:
+        typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    _rate_lines(t["cost"], rows)
+    long = t["cost"].get("long_context_calls")
+    if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
+        typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "
+                   "and writes; --json: cost.long_context_calls, usage.long_context)")
+    from .usage_lines import held_line, undescribed_line
+
+    if held := held_line(rows, shown):
+        typer.echo(held)
+    if unreadable:
+        from ..reading.listing import not_read_line
+
+        typer.echo(not_read_line(unreadable, "in no figure above", shown=shown))
+    if unchained:
+        typer.echo(f"! {unchained}" if marked else unchained)
+    if no_time:
+        typer.echo(no_time)
+    if undescribed:
+        typer.echo(undescribed_line(undescribed, key, shown))
+    for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
+        typer.echo(line) if line else None
+    short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
+    if short:
+        typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
+                   "gave below 0 (counted 0; asz conversation names the calls): "
+                   + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def with_kinds(rows: list[dict], table) -> list[dict]:
+    """``rows``, each with ``cost_by_kind`` (:func:`~asz_core.view.prices.cost_by_kind` of its usage by model) and
+    ``cost_share_by_kind`` (:func:`~asz_core.view.prices.cost_shares`: percent of the exact amounts)."""
+    from ..view.prices import cache_saved, cost_by_kind, cost_shares
+
+    return [{**r, "cost_by_kind": cost_by_kind(r["usage_by_model"], table),
+             "cost_share_by_kind": cost_shares(r["usage_by_model"], table),
+             "cache_saved": cache_saved(r["usage_by_model"], table)} for r in rows]
+
+
+def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
+    """With ``--breakdown``, the line under a row (or the total) saying what each kind of token cost
+    (:func:`~asz_core.reading.cost_kinds.kinds_text`), where the MODELS column starts (the key's cell when a narrow
+    terminal left MODELS out); nothing for a row without ``cost_by_kind`` or whose calls carry no token usage. A row's
+    line (not the total's) leaves the ``?`` out, as its row does (:func:`_checked`)."""
+    if "cost_by_kind" not in row or _unrecorded(row):
+        return
+    from ..reading.cost_kinds import kinds_text
+
+    cost = row["cost"] if name.startswith("total") else _checked(row["cost"])
+    typer.echo(("" if "MODELS" in hide else " " * (width + 2)) + f"{name}: {kinds_text(cost, row['cost_by_kind'], row['cost_share_by_kind'])}")
+
+
+def active_line(row: dict) -> str:
+    """The line naming a block still open (``active``): when it ends and how long from now, in the block's zone."""
+    import datetime as dt
+    import time
+
+    from ..sessiondata.times import format_duration
+
+    end = dt.datetime.fromisoformat(row["block"]) + dt.timedelta(milliseconds=row["end"] - row["start"])
+    minutes = -(-max(0, row["end"] - int(time.time() * 1000)) // 60_000)  # whole minutes, rounded up
+    return (f"> block {row['block']} is open: it ends at {end.isoformat(timespec='minutes')}, "
+            f"{format_duration(minutes * 60)} from now (a call after that starts the next block); "
+            + burn_words(row, end.tzinfo))
+
+
+def burn_words(row: dict, zone) -> str:
+    """The open block's burn rate and projection in words (``row``'s ``burn_rate``, ``projection``: docs/view.md,
+    asz usage blocks): ``burn rate 1,234,567 tokens/h, $12.34/h (its calls from 08:02 to 09:15); at that rate
+    5,000,000 tokens, $50.00 at its end``, or that its calls span no time yet."""
+    import datetime as dt
+
+    rate, proj = row.get("burn_rate"), row.get("projection")
+    if not rate or not proj:
+        return "no burn rate yet (its calls span no time)"
+    hm = [dt.datetime.fromtimestamp(rate[k] / 1000, zone).strftime("%H:%M") for k in ("from", "to")]
+    return (f"burn rate {rate['tokens_per_hour']:,} tokens/h, ${rate['usd_per_hour']:,.2f}/h (its calls from {hm[0]} "
+            f"to {hm[1]}); at that rate {proj['tokens']:,} tokens, ${proj['usd']:,.2f} at its end")
+
+
+def credits_line(rows: list[dict], key: str, t: dict, by_model: bool = False) -> str:
+    """``credits (what the runtime metered, …): KEY 0.711, …; total 2.053``: the credits of each row whose records
+    metered some (Kiro), by its key (a conversation by its shown id, the shortest prefix unique in the root), and the total, kept apart from the
+    tokens and cost (never a token count, never USD; trial 15 F14); with ``by_model`` each row's ``(model credits,
+    …)`` after it. '' when no row has credits."""
+    from ..reading.listing import credits_text
+
+    def one(r: dict) -> str:
+        name = (r.get("shown_id") or str(r[key])) if key == "conversation" else str(r[key])
+        models = ", ".join(f"{m} {credits_text(v)}" for m, v in r["credits_by_model"].items())
+        return f"{name} {credits_text(r['credits'])}" + (f" ({models})" if by_model and models else "")
+
+    metered = [one(r) for r in rows if r.get("credits") is not None]
+    if not metered:
+        return ""
+    return (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {', '.join(metered)}; "
+            f"total {credits_text(t['credits'])}")
+
+
+def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
+    """``(model, usage or None when its calls carry none, cost, calls)`` of each model of ``row``, by name: the
+    ``--breakdown`` lines under it (a model whose calls carry no usage reads "not recorded", as a row does)."""
+    none = {"usd": 0.0, "unpriced": []}
+    return [(m, row["usage_by_model"].get(m), row["cost_by_model"].get(m, none), n)
+            for m, n in row["calls_by_model"].items()]
+
+
+def _marks(row: dict) -> str:
+    """The marks after a row's key: `` !`` when it holds calls back (they do not verify) or records the dialect could
+    not read (``undescribed``), `` ~`` when a counted call's usage is incomplete."""
+    return (" !" if "held_back" in row or row.get("undescribed") else "") + (" ~" if row.get("usage_incomplete") else "")
