@@ -1,0 +1,74 @@
+"""The fork server of tests/forked.py gives what a fresh ``python -m asz_core.cli.main`` gives: each command line here
+runs both ways and must exit with the same status and print the same bytes (docs/testing.md, "Real processes from a
+fork server")."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import forked
+
+ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+
+
+def _env(**extra: str) -> dict:
+    return {**os.environ, "CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", **extra}
+
+
+def _both(args: list[str], **kw) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    fresh = subprocess.run([*ASZ, *args], capture_output=True, timeout=120, **kw)
+    fork = forked.run([*ASZ, *args], capture_output=True, timeout=120, **kw)
+    return fresh, fork
+
+
+def test_exit_status_and_output_are_a_fresh_interpreters(tmp_path: Path):
+    """A usage error (exit 2, its line on stderr), a refusal naming a relative root resolved in the working directory
+    given (exit 2), and ``--version`` (exit 0): the same status, stdout and stderr both ways."""
+    for args in (["nosuch"], ["verify", "--root", "no-root-here"], ["--version"]):
+        fresh, fork = _both(args, cwd=tmp_path, env=_env())
+        assert (fork.returncode, fork.stdout, fork.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
+    assert fresh.returncode == 0 and fresh.stdout.startswith(b"asz 0.1.0")
+    fresh, fork = _both(["verify", "--root", "no-root-here"], cwd=tmp_path, env=_env())
+    assert fork.returncode == 2 and str(tmp_path / "no-root-here").encode() in fork.stderr + fork.stdout, fork.stderr
+
+
+def test_a_forked_child_is_its_own_process_in_its_own_session_and_dies_by_the_signal_sent(tmp_path: Path):
+    """``start_new_session``: the child leads its own process group when ``Popen`` returns; its pid is neither the
+    test's; SIGKILL gives ``returncode`` -9 and the same stderr, SIGTERM of a watching collector exit 0 (a command
+    that runs until stopped, docs/cli.md) and the same ``stopped: …`` line last on stderr, as for a fresh one."""
+    src = tmp_path / "src"
+    src.mkdir()
+    codes = {}
+    for how in (subprocess.Popen, forked.Popen):
+        for sig in (signal.SIGKILL, signal.SIGTERM):
+            root = tmp_path / f"data-{how.__module__}-{sig}"
+            args = [*ASZ, "collect", "--source", str(src), "--root", str(root), "--interval", "100ms"]
+            p = how(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            assert os.getpgid(p.pid) == p.pid != os.getpid()
+            deadline = time.monotonic() + 60
+            while not (root / "_sessions.list").exists() and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)  # the collector made its root: the command runs
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60)
+            codes[how.__module__, sig] = (p.returncode, err.decode().replace(str(root), "ROOT").splitlines()[-1:])
+    assert codes[("subprocess", signal.SIGKILL)] == codes[("forked", signal.SIGKILL)], codes
+    assert codes[("forked", signal.SIGKILL)][0] == -9, codes
+    assert codes[("subprocess", signal.SIGTERM)] == codes[("forked", signal.SIGTERM)], codes
+    assert codes[("forked", signal.SIGTERM)][0] == 0 and codes[("forked", signal.SIGTERM)][1][0].startswith("stopped: "), codes
+
+
+def test_environment_and_zone_are_the_childs_own(tmp_path: Path):
+    """The environment given replaces the server's before the command runs (``TZ`` applied by ``tzset``): ``asz
+    usage --help`` and an unknown ``--tz`` read the same both ways, and a variable set for the child only reaches it."""
+    fresh, fork = _both(["conversations", "--root", str(tmp_path / "none"), "--tz", "Nowhere/Atall"], env=_env(TZ="Asia/Tokyo"))
+    assert (fork.returncode, fork.stderr) == (fresh.returncode, fresh.stderr) and fork.returncode != 0
+    p = forked.run([*ASZ, "verify", "--root", "r"], capture_output=True, text=True, cwd=tmp_path,
+                   env=_env(ASZ_CONFIG=str(tmp_path / "missing.yaml")))
+    q = subprocess.run([*ASZ, "verify", "--root", "r"], capture_output=True, text=True, cwd=tmp_path,
+                       env=_env(ASZ_CONFIG=str(tmp_path / "missing.yaml")))
+    assert (p.returncode, p.stdout, p.stderr) == (q.returncode, q.stdout, q.stderr)
