@@ -28,7 +28,8 @@ interpreter's start-up itself (import time, Typer not loaded by ``verify``'s lig
 the imports), plugins or entry points found on a child's own ``sys.path``/``PYTHONPATH`` (the child has the server's
 ``sys.path`` and modules), another version of the code (a checkout, an older commit, a pip install), ``setpriv``
 or any other program, interpreter flags (``-X``, ``PYTHONUTF8``, ``PYTHONHASHSEED``: every child of a server shares
-the server's hash seed).
+the server's hash seed), a process named from its ``/proc/PID/cmdline`` (a lock's holder in a refusal: a forked
+child's command line is the server's).
 
 :func:`server_cpu` gives the CPU (s) the server and the children it reaped have used, for tests/cpu_profile.py; each
 child started adds one to :data:`STARTS`.

@@ -30,6 +30,11 @@ of CPU a kill (imports; with ``--jobs 2`` forked workers), most of the loop's CP
 (session 28, 10 kills: 3.6 s against 0.7 s in the test's process). Every killed collector still lands its sessions in
 the workers the loop's ``jobs`` asks for.
 Read whole after every kill, the loop was quadratic in the kills (200 kills took 13 minutes, 2026-12-04).
+
+The killed collectors are forked from a pre-imported server (tests/forked.py; session 34): real processes with their
+own pid, session and pipes, killed 0-1 s after the start, inside the command's work. Started as fresh interpreters
+(``start=subprocess.Popen``, 0.3-1.3 s) under a load of 15-38, not one of 200 landed a file before its kill: each was
+still importing. Each kill's point (:class:`KillPoint`) is recorded from the root (docs/testing.md).
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import forked
 
 from collect_helpers import ASZ, asz, collect_once, env, file_problems, file_records, line, lines_of, mini_args, summary
 
@@ -226,12 +234,99 @@ def reaches_end(stream, seconds: float) -> bool:
         stream.close()
 
 
-def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) -> tuple[int, int]:
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + sys) process ``pid`` has used so far (its own threads, not its children); 0.0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def root_marks(root: Path) -> tuple[int, dict, int]:
+    """What the root holds: how many landed ``.sd`` files, each cursor's (inode, size, mtime) by path, and how many
+    temporaries (``.NAME.PID.tmp``: a file or cursor being written). One listing a folder of files (a kill's two
+    looks over a root of thousands of files: pathlib's glob cost 10 s of the 200 kills)."""
+    files, cursors, temps = 0, {}, 0
+    if not os.path.isdir(root):
+        return files, cursors, temps
+    for session in os.scandir(root):
+        for kind in ("streams", "runs"):
+            try:
+                folders = list(os.scandir(os.path.join(session.path, kind)))
+            except (NotADirectoryError, FileNotFoundError):
+                continue
+            for folder in folders:
+                for name in os.listdir(folder.path):
+                    if name.endswith(".sd"):
+                        files += not name.startswith(".")
+                    elif name.endswith(".tmp"):
+                        temps += 1
+                    elif name.endswith(".cursor"):
+                        st = os.stat(os.path.join(folder.path, name))
+                        cursors[os.path.join(folder.path, name)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return files, cursors, temps
+
+
+@dataclass
+class KillPoint:
+    """Where one kill landed in the killed collector's work: its CPU seconds when killed (the main process's; a fresh
+    interpreter spends about 0.4 s importing before the command starts); the files it landed, the cursors it moved and
+    the temporaries it left (counted from the root before it started and after the kill); the records the clean pass
+    found landed twice because of it (a file landed, its cursor not yet moved)."""
+
+    cpu: float
+    files: int
+    cursors: int
+    temps: int
+    repeats: int = 0
+
+    @property
+    def stage(self) -> str:
+        """``writing``: killed while writing a file or a cursor (a temporary left); ``cursor behind``: after landing a
+        file, before moving its cursor; ``before landing``: before it landed anything (start-up, its first scan);
+        ``between``: after landing files and moving their cursors, before the next."""
+        if self.temps:
+            return "writing"
+        if self.repeats:
+            return "cursor behind"
+        return "before landing" if not (self.files or self.cursors) else "between"
+
+
+STAGES = ("before landing", "writing", "cursor behind", "between")
+
+
+def kill_points(points: list[KillPoint]) -> str:
+    """Where the kills landed, in one line: how many at each :attr:`KillPoint.stage`, and the quartiles of the collector's
+    CPU seconds when killed."""
+    if not points:
+        return "no kills"
+    n = len(points)
+    stages = {s: sum(1 for p in points if p.stage == s) for s in STAGES}
+    cpu = sorted(p.cpu for p in points)
+    q = [cpu[min(n - 1, n * k // 4)] for k in (0, 1, 2, 3)] + [cpu[-1]]
+    return (f"{n} kills: " + ", ".join(f"{stages[s]} {s}" for s in STAGES)
+            + "; collector CPU at the kill min/q1/median/q3/max " + "/".join(f"{x:.2f}" for x in q)
+            + f" s; files landed per kill median {sorted(p.files for p in points)[n // 2]}, max {max(p.files for p in points)}")
+
+
+#: Seconds between starting the collector and killing it, drawn evenly: from the fork server, whose child starts the
+#: command at once; and as a fresh interpreter, whose first 0.3-0.4 s (more under load) are its imports.
+KILL_AFTER = (0.0, 1.0)
+KILL_AFTER_FRESH = (0.3, 1.3)
+
+
+def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random, *, start=forked.Popen,
+              points: list[KillPoint] | None = None, after: tuple[float, float] | None = None) -> tuple[int, int]:
     """Start ``asz collect`` (watch mode, ``--jobs jobs``) ``kills`` times while a writer grows the sources, kill
     it with SIGKILL after 0.3-1.3 s, then check that none of its workers outlives it by 3 s and that its stdout
     and stderr pipes close (no worker holds them), and check the root after a clean pass. Returns (lines
-    written, records landed twice). Raises AssertionError on the first survivor, loss, gap, refusal or
-    damaged file, naming the kill."""
+    written, records landed twice); ``points`` gets each kill's :class:`KillPoint`. ``start``: how the collector
+    starts, forked from the pre-imported server (:mod:`forked`, the default: the kill lands in the command's work) or
+    ``subprocess.Popen`` (a fresh interpreter, whose imports take some of the 0.3-1.3 s). Raises AssertionError on the
+    first survivor, loss, gap, refusal or damaged file, naming the kill."""
+    after = after or (KILL_AFTER if start is forked.Popen else KILL_AFTER_FRESH)
     for session, stream in STREAMS:
         (src / session).mkdir(parents=True, exist_ok=True)
         (src / session / f"{stream}.jsonl").write_bytes(b"")
@@ -242,15 +337,21 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
         writer = Writer(src, random.Random(rng.random()), counter)
         writer.start()
         # Its own process group: the workers it forks are found by group after it is gone.
-        proc = subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        time.sleep(rng.uniform(0.3, 1.3))
+        files, cursors, _ = root_marks(root) if points is not None else (0, {}, 0)
+        proc = start(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        time.sleep(rng.uniform(*after))
         assert proc.poll() is None, (kill, proc.stderr.read())  # killed while it runs, never after it stopped on its own
+        cpu = process_cpu(proc.pid) if points is not None else 0.0
         proc.kill()
         proc.wait(timeout=30)
         left = survivors(proc.pid)
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert left == [], f"kill {kill}: workers {left} outlived their command"
+        if points is not None:
+            files_after, cursors_after, temps = root_marks(root)
+            points.append(KillPoint(cpu, files_after - files,
+                                    sum(1 for p, m in cursors_after.items() if cursors.get(p) != m), temps))
         assert not lock_taken(root / COLLECTOR_LOCK), f"kill {kill}: the collector lock is held with the command's group gone"
         for stream in (proc.stdout, proc.stderr):
             assert reaches_end(stream, 3.0), f"kill {kill}: a pipe of the dead command is still held open"
@@ -268,6 +369,8 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random) 
         assert "conflict" not in p.stderr
         records = check(src, root, seen)
         lines = sum(len(seen.source_lines(src / s / f"{st}.jsonl")) for s, st in STREAMS)
+        if points is not None:
+            points[-1].repeats = records - lines - repeats
         repeats = records - lines
         assert seen.files_ok(root) == [], kill
     v = asz("verify", "--root", str(root))
