@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from collect_helpers import ASZ, env
@@ -30,7 +31,7 @@ def _projects(corpus_dir: Path) -> Path:
 
 
 def _start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([*ASZ, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+    return forked.Popen([*ASZ, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
                             start_new_session=True)
 
 
@@ -57,7 +58,7 @@ def _temporaries(root: Path) -> list[str]:
 
 
 def _verify(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
+    return forked.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
 
 
 def _sd_files(root: Path) -> list[Path]:
@@ -74,7 +75,7 @@ def _after(root: Path, projects: Path) -> None:
     assert _temporaries(root) == []
     v = _verify(root)
     assert v.returncode == 0, v.stdout + v.stderr
-    again = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)],
+    again = forked.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)],
                            capture_output=True, text=True, env=env())
     assert again.returncode == 0, again.stderr
     assert len({r.parent.parent.name for r in _rounds(root)}) == 11
@@ -88,7 +89,7 @@ def whole_pass(corpus_dir, tmp_path_factory) -> int:
     """How many landed files a whole ``asz collect --once`` of the corpus lands into a new root."""
     projects = _projects(corpus_dir)
     root = tmp_path_factory.mktemp("whole") / "root"
-    p = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)], capture_output=True,
+    p = forked.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)], capture_output=True,
                        text=True, env=env())
     assert p.returncode == 0, p.stderr
     return len(_sd_files(root))
@@ -122,7 +123,7 @@ def test_sigterm_while_parsing(corpus_dir, tmp_path, group):
     many sessions were done, exits 143, leaves no .tmp; verify exits 0 and the next pass writes every chain."""
     projects = _projects(corpus_dir)
     root = tmp_path / "root"
-    landed = subprocess.run([*ASZ, "collect", "--once", "--no-parse", "--source", str(projects), "--root", str(root)],
+    landed = forked.run([*ASZ, "collect", "--once", "--no-parse", "--source", str(projects), "--root", str(root)],
                             capture_output=True, text=True, env=env())
     assert landed.returncode == 0, landed.stderr
     proc = _start(["parse", "--jobs", "2", "--root", str(root)])
@@ -189,7 +190,7 @@ def test_sigterm_to_prune(corpus_dir, tmp_path):
     if made.returncode != 0:
         pytest.skip(f"bench/realcorpus.py: {made.stderr[-300:]}")
     root = tmp_path / "root"
-    got = subprocess.run([*ASZ, "collect", "--once", "--source", str(source), "--root", str(root)], capture_output=True,
+    got = forked.run([*ASZ, "collect", "--once", "--source", str(source), "--root", str(root)], capture_output=True,
                          text=True, env=env())
     assert got.returncode == 0, got.stderr
     cfg = tmp_path / "asz.yaml"
@@ -205,7 +206,7 @@ def test_sigterm_to_prune(corpus_dir, tmp_path):
     assert _temporaries(root) == []
     v = _verify(root)
     assert v.returncode == 0, v.stdout + v.stderr
-    again = subprocess.run([*ASZ, "prune", "--root", str(root), "--config", str(cfg)], capture_output=True, text=True,
+    again = forked.run([*ASZ, "prune", "--root", str(root), "--config", str(cfg)], capture_output=True, text=True,
                            env=env())
     assert again.returncode == 0, again.stderr
     assert _sd_files(root) == [] and {f.relative_to(root).parts[0] for f in root.glob("*/streams/*/*.sk")} == sessions
