@@ -13,6 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.collect.workers import STOP_GRACE
@@ -33,11 +34,11 @@ def _sd_files(root: Path) -> set[str]:
 def test_a_worker_killed_past_the_grace_leaves_no_temporary_and_the_rerun_lands_everything(corpus_projects, tmp_path):
     projects = corpus_projects
     whole = tmp_path / "whole"
-    p = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(whole)],
+    p = forked.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(whole)],
                        capture_output=True, text=True, env=env())
     assert p.returncode == 0, p.stderr
     root = tmp_path / "root"
-    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
+    proc = forked.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env({"ASZ_TEST_STALL_WRITER": "120"}), start_new_session=True)
     deadline = time.monotonic() + 300
@@ -54,12 +55,12 @@ def test_a_worker_killed_past_the_grace_leaves_no_temporary_and_the_rerun_lands_
     assert took >= STOP_GRACE, f"stopped in {took:.1f} s: the stalled worker was not waited for"  # it was killed
     assert "Traceback" not in err
     assert _temporaries(root) == []
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
+    v = forked.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
     assert v.returncode == 0, v.stdout + v.stderr
-    again = subprocess.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)],
+    again = forked.run([*ASZ, "collect", "--once", "--source", str(projects), "--root", str(root)],
                            capture_output=True, text=True, env=env())
     assert again.returncode == 0, again.stderr
     assert _sd_files(root) == _sd_files(whole)  # every stream's files, by kind and seq, as a whole pass lands them
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
+    v = forked.run([*ASZ, "verify", "--root", str(root)], capture_output=True, text=True, env=env())
     assert v.returncode == 0, v.stdout + v.stderr
     assert _temporaries(root) == []
