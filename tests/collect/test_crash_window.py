@@ -15,6 +15,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import forked
 import pytest
 
 from collect_helpers import ASZ, collect_once, env
@@ -47,7 +48,7 @@ main()
 def _collect(projects: Path, root: Path, cwd: Path, kill_after: int = 0) -> subprocess.CompletedProcess:
     args = ["collect", "--once", "--source", str(projects), "--root", str(root), "--max-delta-bytes", "100000", "--jobs", "1"]
     cmd = [sys.executable, "-c", KILLED_AFTER, str(kill_after), *args] if kill_after else [*ASZ, *args]
-    return subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
+    return (subprocess.run if kill_after else forked.run)(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
 
 
 def _landed_lines(root: Path) -> dict[str, Counter]:
@@ -83,11 +84,11 @@ def test_a_pass_killed_between_file_and_cursor_lands_nothing_twice(corpus_dir, t
         lines = f.read_bytes().count(b"\n")
         assert landed.get(src) == Counter(range(1, lines + 1)), src
 
-    verify = subprocess.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    verify = forked.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True, text=True)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "more than once" not in verify.stdout
 
-    usage = subprocess.run([*ASZ, "usage", "session", "--json", "--root", str(root)], cwd=tmp_path, env=env(),
+    usage = forked.run([*ASZ, "usage", "session", "--json", "--root", str(root)], cwd=tmp_path, env=env(),
                            capture_output=True, text=True)
     assert usage.returncode == 0, usage.stderr
     rows = {r["conversation"]: r for r in json.loads(usage.stdout)}
