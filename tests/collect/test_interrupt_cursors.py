@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import forked
 import pytest
 
 from collect_helpers import ASZ, env
@@ -72,12 +73,12 @@ def test_a_stopped_pass_leaves_no_cursor_behind_its_files(corpus_projects, tmp_p
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == code, p.stderr
     assert f"stopped: landed {n} file(s)" in p.stderr
-    again = subprocess.run([*ASZ, *args], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
+    again = forked.run([*ASZ, *args], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert KILLED not in again.stderr and "did not move past them" not in again.stderr, again.stderr
     landed = _landed(root)
     for src, count in _lines(corpus_projects).items():
         if src in landed:  # a transcript: each line once (companion files land as other kinds)
             assert landed[src] == Counter(range(1, count + 1)), src
-    assert subprocess.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True,
+    assert forked.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True,
                           timeout=300).returncode == 0
