@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from reading_helpers import REPO
@@ -19,7 +20,7 @@ def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_r
     corpus's 11 left a loaded machine time to finish before the SIGINT (exit 0, session 23)."""
     corpus_root = corpus_root_x3
     out = tmp_path / "all"
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--format", "html",
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--format", "html",
                           "--out", str(out), "--root", str(corpus_root)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     deadline = time.monotonic() + 120
@@ -43,7 +44,7 @@ def test_ctrl_c_stops_an_export_of_many_at_once_and_says_how_far_it_got(corpus_r
 
 def _landed_only(source: Path, root: Path) -> int:
     """Collect ``source`` into ``root`` without parsing; the number of sessions landed (session directories)."""
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(source),
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(source),
                         "--root", str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout + p.stderr
     return sum(1 for d in root.iterdir() if d.is_dir() and not d.name.startswith(("_", ".")))
@@ -68,7 +69,7 @@ def _interrupt_parse(root: Path, sessions: int, after_rounds: int, jobs: int) ->
     at least those finished when Ctrl-C came. A worker writes its sessions' states a group at a time
     (sessiondata/durable.py), so a session may have rounds and no state yet: one the worker did not finish before
     it was stopped (session 28 saw 22 with rounds and 15 said, under load), which the next parse writes."""
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "parse", "--jobs", str(jobs), "--root", str(root)],
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "parse", "--jobs", str(jobs), "--root", str(root)],
                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 600
     while (_sessions_with_rounds(root) < after_rounds or not _sessions_with_state(root)) and p.poll() is None \
@@ -186,11 +187,11 @@ def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source
     subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "40",
                     "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
     root = tmp_path / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(source), "--root",
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(source), "--root",
                         str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr
     main, tty = pty.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "search", "--reindex", "anything", "--root", str(root)],
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "search", "--reindex", "anything", "--root", str(root)],
                          cwd=REPO, stdin=tty, stdout=tty, stderr=tty, start_new_session=True)
     os.close(tty)
     said = b""
