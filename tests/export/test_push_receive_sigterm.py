@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.export.receive import Receiver
@@ -39,7 +40,7 @@ def _until(proc: subprocess.Popen, ready, what: str) -> None:
 
 def _receiver(received: Path, port: int, cwd: Path) -> subprocess.Popen:
     """``asz receive`` on ``received`` at 127.0.0.1:``port``, once it listens (its ``receiving:`` line read)."""
-    p = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+    p = forked.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stderr.readline().startswith("receiving:")  # printed once it listens
     return p
@@ -55,7 +56,7 @@ def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends
     rcv = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
     try:
         endpoint = f"http://{rcv.address}"
-        proc = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
+        proc = forked.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
                                 cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         _until(proc, lambda: len(sent_files(rcv.root)) >= 3, "three files on the receiver")
         proc.send_signal(signal.SIGTERM)
@@ -86,7 +87,7 @@ def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_
     endpoint = f"http://127.0.0.1:{port}"
 
     rcv = _receiver(received, port, tmp_path)
-    push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
+    push = forked.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint", endpoint],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _until(rcv, lambda: len(sent_files(received)) >= 3, "three files on the receiver")
@@ -135,7 +136,7 @@ def test_sigterm_to_a_receiver_mid_request_lands_and_answers_that_request_first(
     received = tmp_path / "received"
     port = free_port()
     rcv = _receiver(received, port, tmp_path)
-    push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
+    push = forked.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
                              f"{scheme}://127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
