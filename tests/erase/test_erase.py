@@ -21,6 +21,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.reading.search import index_path  # the search index of this asz (its schema in the name)
@@ -33,7 +34,8 @@ REASON = "request 2026-114 (data subject)"
 
 
 def asz(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([*ASZ, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    """``asz ARGS`` as a real process forked from the pre-imported server (tests/forked.py), text captured."""
+    return forked.run([*ASZ, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def _sources(corpus: Path) -> tuple[Path, Path]:
@@ -282,8 +284,8 @@ def test_a_kill_at_any_point_then_a_rerun_finishes_it(officer_root: Path, corpus
     for n, (point, seen) in enumerate(points.items()):
         root = tmp_path / f"r{n}"
         shutil.copytree(officer_root, root, symlinks=True)
-        proc = subprocess.Popen([*ASZ, "erase", CLAUDE_SID, "--root", str(root), "--reason", REASON],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = forked.Popen([*ASZ, "erase", CLAUDE_SID, "--root", str(root), "--reason", REASON],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while not (seen or points["moved"])(root) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.001)
@@ -452,11 +454,14 @@ def test_erase_again_says_already_erased(root: Path):
     assert (root / "_erased.list").read_bytes() == record
 
 
-def _erasing(root: Path, sids: list[str], reason: str = REASON) -> subprocess.Popen:
+def _erasing(root: Path, sids: list[str], reason: str = REASON, *, fresh: bool = False) -> subprocess.Popen:
     """A real ``asz erase`` of ``sids``, watched (every millisecond, at most 120 s) until its first session's
-    directory is moved under ``_removed/`` (its record written: it holds the root's lock)."""
-    proc = subprocess.Popen([*ASZ, "erase", *sids, "--root", str(root), "--reason", reason],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    directory is moved under ``_removed/`` (its record written: it holds the root's lock). Forked from the pre-imported
+    server, or with ``fresh`` a fresh interpreter (a lock's holder is named from its ``/proc/PID/cmdline``, which a
+    forked child shares with the server)."""
+    start = subprocess.Popen if fresh else forked.Popen
+    proc = start([*ASZ, "erase", *sids, "--root", str(root), "--reason", reason],
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not (root / "_removed" / sids[0] / "session").is_dir() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.001)
@@ -498,7 +503,7 @@ def test_a_second_erase_refused_names_the_erase_holding_the_root(root: Path):
     """Trial 32b F10: an ``asz erase`` refused because another one holds the root (that one stopped with SIGSTOP
     while it holds the lock) names ``asz erase`` as the holder, and so does ``asz collect``; exit 1, nothing changed."""
     sids = _every_session(root)
-    proc = _erasing(root, sids)
+    proc = _erasing(root, sids, fresh=True)
     proc.send_signal(signal.SIGSTOP)
     try:
         record = (root / "_erased.list").read_bytes() if (root / "_erased.list").exists() else b""
