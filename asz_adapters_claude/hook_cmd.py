@@ -74,9 +74,9 @@ def _run(verb: str, scope: str, dry_run: bool, direct: bool = True) -> None:
     if verb == "install":
         from .hook import resolve_data_dir
 
-        typer.echo(f"the hook writes its records under {resolve_data_dir()}/output; plain asz collect leaves them "
-                   "out: collect them with asz collect --adapter changes, or list changes under adapters: in asz.yaml "
-                   "(docs/claude-code-hooks.md)")
+        typer.echo(f"the hook writes its records under {resolve_data_dir()}/output; plain asz collect collects them "
+                   "once there are some (as every adapter with records at its default folder), but an asz.yaml that "
+                   "lists adapters must list changes too (or asz collect --adapter changes; docs/claude-code-hooks.md)")
 
 
 @hooks_app.command("install")

@@ -11,7 +11,7 @@ from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
 from ..termsafe import shell_word
 
-__all__ = ["unlisted_sessions_notes", "source_hint", "landed_by"]
+__all__ = ["present_adapters", "present_note", "unlisted_sessions_notes", "source_hint", "landed_by"]
 
 
 def _where(adapter: Adapter, source_root: Path) -> str:
@@ -24,10 +24,50 @@ def _where(adapter: Adapter, source_root: Path) -> str:
     return " and ".join(found) or str(source_root)
 
 
+def _seen(adapter: Adapter, env: Mapping[str, str] | None) -> Path | None:
+    """``adapter``'s default source root when it has sessions there (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`),
+    else None. Never raises (an adapter's answer never stops a collect)."""
+    try:
+        return Path(adapter.default_source_root(env)) if adapter.has_default_sessions(env) is True else None
+    except Exception:
+        return None
+
+
+def present_adapters(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,
+                     storage: Path | None = None) -> list[str]:
+    """The installed adapters (``adapters``, by name) that a command with no ``--adapter``, no ``--source`` and no
+    ``adapters`` list in its configuration collects beside the default list (``claude-code-local``): each one the
+    default list leaves out whose sessions are at its default source (trial 34a F6: a Kiro-only user's plain ``asz
+    collect --once`` failed on a ``~/.claude/projects`` it never had, landing nothing). One whose folders the storage
+    root overlaps is left out (its note says so, :func:`unlisted_sessions_notes`). [] when the configuration lists
+    adapters: the user chose. In name order."""
+    if cfg.adapters_listed:
+        return []
+    enabled = {a.name for a in cfg.enabled()}
+    root = storage if storage is not None else Path(cfg.root)
+    out = []
+    for name, adapter in sorted(adapters.items()):
+        src = None if name in enabled else _seen(adapter, env)
+        if src is not None and not root_overlap(root, adapter, src):
+            out.append(name)
+    return out
+
+
+def present_note(adapters: Mapping[str, Adapter], names: list[str], cfg: Config, env: Mapping[str, str] | None = None,
+                 cmd: str = "collect") -> str:
+    """The note a command says when it collects ``names`` (:func:`present_adapters`) beside the default list: where
+    their sessions are, and how to choose (``--adapter``, or asz.yaml's ``adapters``)."""
+    where = "; ".join(f"{n} sessions are in {_where(adapters[n], Path(adapters[n].default_source_root(env)))}" for n in names)
+    return (f"note: {where}: collected beside the default adapter list ({', '.join(a.name for a in cfg.enabled())}), "
+            f"as every installed adapter whose sessions are at its default folder is; to choose, asz {cmd} --adapter "
+            "NAME, or list the adapters in asz.yaml")
+
+
 def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,
                             storage: Path | None = None, cmd: str = "collect") -> list[str]:
-    """One note per adapter of ``adapters`` (the installed ones, by name) that ``cfg`` does not enable and that has
-    sessions at its default source root (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), naming the
+    """One note per adapter of ``adapters`` (the installed ones, by name) that ``cfg`` does not enable, that has
+    sessions at its default source root and that :func:`present_adapters` leaves out because the storage root overlaps
+    a folder it reads (the others are collected beside the default list: trial 34a F6) (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), naming the
     folders it reads there that exist (``~/.kiro``, not the home), what they are (the adapter's ``description``, so
     ``changes`` reads as the hook's records) and the two ways to collect it (``asz <cmd>
     --adapter NAME``, or the adapters listed in asz.yaml); [] when the configuration lists adapters (the user chose).
@@ -44,16 +84,13 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
     for name, adapter in sorted(adapters.items()):
         if name in enabled:
             continue
-        try:
-            seen = adapter.has_default_sessions(env) is True
-            src = Path(adapter.default_source_root(env)) if seen else None
-        except Exception:  # an adapter's answer never stops a collect
-            seen, src = False, None
-        if not seen or src is None:
+        src = _seen(adapter, env)
+        root = storage if storage is not None else Path(cfg.root)
+        hit = None if src is None else root_overlap(root, adapter, src)
+        if not hit:  # none there, or collected beside the default list (present_adapters; trial 34a F6)
             continue
         listed = "".join(f"\n    - name: {n}" for n in (*enabled, name))
         what = f" ({adapter.description})" if getattr(adapter, "description", "") else ""  # what they are, in words
-        root = storage if storage is not None else Path(cfg.root)
         held = landed_by(root, name)
         if held:  # collected before with --adapter: not lost, only not read by this pass (trial 33a F6)
             said = (f"note: {name} sessions are in {_where(adapter, src)}{what}; this pass does not read them ({held} "
@@ -62,12 +99,9 @@ def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: M
         else:
             said = (f"note: {name} sessions are in {_where(adapter, src)}, not collected{what}: the default adapter list "
                     f"is {', '.join(enabled)} only. Collect them with asz {cmd} --adapter {name}")
-        note = f"{said}, or list the adapters in asz.yaml:\n  adapters:{listed}"
-        hit = root_overlap(root, adapter, src)
-        if hit:
-            note += (f"\n  and give --root a folder apart from {hit[1]}: the storage root {hit[0]} it, and {name} "
+        notes.append(f"{said}, or list the adapters in asz.yaml:\n  adapters:{listed}"
+                     f"\n  and give --root a folder apart from {hit[1]}: the storage root {hit[0]} it, and {name} "
                      "would be refused")
-        notes.append(note)
     return notes
 
 

@@ -103,9 +103,9 @@ def collect(
     sources ending in a line with no newline yet, or a snapshot read while its runtime rewrote it (cut: not valid JSON) (it waits, and lands once whole), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; a landed source in no folder the pass was given is not looked at, not gone: one note per adapter counts those, docs/storage-root.md; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
     A pass that creates a storage root no --root named says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
-    you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), as the default list (no adapters
-    configured) does an installed adapter it leaves out with sessions at its default source (~/.kiro: --adapter kiro, or
-    asz.yaml adapters). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
+    you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), and with no adapters
+    configured (and no --adapter or --source) every installed adapter with sessions at its default source is collected
+    beside the default list, a note saying which (~/.kiro). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
     ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) is read into the one root; --source again (or a
     source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
     source folders); a copy of a session in two folders lands once; a missing folder among several is a note, and so is a missing default folder (no --source, no source_root) of an adapter collected beside another (asz.yaml listing claude-code-local and kiro with no ~/.claude/projects); a missing folder named, or the only adapter's, is an error.
@@ -497,7 +497,7 @@ def sources(
 
     With ``--reset-conflict SESSION``: check that session's conflicted
     sources again (:mod:`asz_core.collect.reset`) and print one line per
-    conflicted cursor, ``reset: <src>: <why>`` or ``conflict: <src>: <why>``;
+    conflicted cursor (with no --adapter, of the adapters whose cursors hold it), ``reset: <src>: <why>`` or ``conflict: <src>: <why>``;
     exit 1 when one stays in conflict or the session has none. With
     ``--reread`` as well, a source that no longer holds what landed is read
     again from its start in the next pass, after the files that landed, which
@@ -528,6 +528,10 @@ def sources(
     from ..collect.survey import survey
 
     cfg = _load("sources", config)
+    if reset_conflict and not adapter:  # the adapters whose cursors hold the conflict (trial 34a F1)
+        from .sources_reland import conflict_adapters
+
+        adapter = conflict_adapters(storage_root(cfg, root), reset_conflict, cfg, bool(source))
     jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
     storage = storage_root(cfg, root)
     if reset_conflict or reland:
@@ -537,7 +541,7 @@ def sources(
         raise typer.Exit(reset(storage, jobs, reset_conflict, lock_timeout, as_json, reread) if reset_conflict
                          else reland_files(storage, jobs, reland, lock_timeout, as_json))
     out = [survey(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude, more_roots=j.more_roots,
-                  optional=missing_is_note(j, jobs)) for j in jobs]
+                  optional=missing_is_note(j, jobs), default_folders=j.default_folders) for j in jobs]
     gone = sources_gone(storage)
     if as_json:
         typer.echo(orjson.dumps({"root": str(storage), "adapters": out, "gone": gone}, option=orjson.OPT_INDENT_2).decode())

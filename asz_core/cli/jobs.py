@@ -93,14 +93,17 @@ def resolve_jobs(
     """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
 
     ``--adapter`` picks an adapter (listed or not); given several times (a list), each one named, in that order, a
-    name given twice once (trial 20: only the last one was collected, silently); otherwise every enabled entry. ``--source`` needs exactly one adapter; given several times (a list), the adapter reads each folder into
+    name given twice once (trial 20: only the last one was collected, silently); otherwise every enabled entry, and,
+    with no ``--source`` and no ``adapters`` list in the file, every installed adapter with sessions at its default
+    folder (:func:`~asz_core.cli.adapter_note.present_adapters`: Kiro's ``~/.kiro``; trial 34a F6). ``--source`` needs exactly one adapter; given several times (a list), the adapter reads each folder into
     the storage root, the first the root's own (:mod:`asz_core.collect.folders`), as a ``source_root`` list does in
     the file. With neither, the adapter's :meth:`~asz_core.plugins.adapter.Adapter.default_source_roots` (Claude Code:
     its default folder and every other of its folders holding sessions). A flag beats the file.
     ``root`` is the ``--root`` given: an adapter whose source is the storage root itself
     (:attr:`~asz_core.plugins.adapter.Adapter.source_in_storage`: ``langsmith-ingest`` reads the inbox inside it)
-    reads the storage root this command resolved (:func:`storage_source_root`). ``say_unlisted`` prints on stderr a note per installed adapter the
-    default list leaves out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
+    reads the storage root this command resolved (:func:`storage_source_root`). ``say_unlisted`` prints on stderr which
+    adapters are collected beside the default list (:func:`~asz_core.cli.adapter_note.present_note`) and a note per
+    installed adapter left out that has sessions at its default source (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`).
     """
     names = [adapter] if isinstance(adapter, str) else list(dict.fromkeys(adapter))
     entries = _entries(cmd, cfg, [n for n in names if n])
@@ -113,11 +116,8 @@ def resolve_jobs(
                                f"({', '.join(e.name for e in entries)})")
     if sources and len(entries) > 1:
         raise usage_error(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
-    if say_unlisted and not adapter and not sources:
-        from .adapter_note import unlisted_sessions_notes
-
-        for note in unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
-            typer.echo(note, err=True)
+    if not any(names) and not sources:  # beside the default list, each adapter with sessions at its default folder
+        entries = [*entries, *_present(cmd, cfg, reg, root, say_unlisted)]
     seconds: float | None = None
     if interval:
         try:
@@ -156,6 +156,20 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool) -> list:
+    """The entries of the installed adapters collected beside the default list
+    (:func:`~asz_core.cli.adapter_note.present_adapters`; trial 34a F6); with ``say``, their note and the notes of the
+    ones left out (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`) on stderr."""
+    from .adapter_note import present_adapters, present_note, unlisted_sessions_notes
+
+    present = present_adapters(cfg, reg.adapters(), storage=storage_root(cfg, root))
+    if say:
+        said = [present_note(reg.adapters(), present, cfg, cmd=cmd)] if present else []
+        for note in said + unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
+            typer.echo(note, err=True)
+    return [cfg.adapter(n) for n in present]
 
 
 def missing_is_note(job: Job, jobs: list[Job]) -> bool:

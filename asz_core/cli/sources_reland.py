@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import typer
 
-__all__ = ["reland", "reset"]
+__all__ = ["conflict_adapters", "reland", "reset"]
 
 
 def reland(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool) -> int:
@@ -91,6 +91,35 @@ def gone_from_root(storage: Path, given: str) -> str:
     return (f" in {storage}, but {storage / '_sessions.list'} names session {entry.session} as landed here (first "
             f"landed {entry.at} by {entry.adapter}): its directory is gone, and --reland lands again files of a session the "
             f"root still holds; {ways_back(storage, entry, chained)}")
+
+
+def conflict_adapters(storage: Path, given: str, cfg, source: bool) -> list[str]:
+    """The adapters ``asz sources --reset-conflict GIVEN`` resets when no ``--adapter`` is given: those named by the
+    session's cursors in conflict (their ``adapter`` key, :func:`~asz_core.view.conflicts.session_conflicts`), so a
+    Kiro session's conflict is found whatever the configuration lists (trial 34a F1: the default list, Claude Code
+    only, found ``no source in conflict`` and the hint printed for it did not work). [] (the configured list) when the
+    session is unknown, has no conflict, or a cursor names no adapter (written before the key existed). Raises
+    typer.Exit(2) when ``--source`` (``source``, one adapter's folder) is given and several adapters hold conflicts,
+    naming each and the command to type."""
+    from ..reading.ids import AmbiguousId, UnknownId, session_id
+    from ..termsafe import shell_word
+    from ..view.conflicts import session_conflicts
+
+    try:
+        session = session_id(storage, given)
+    except (AmbiguousId, UnknownId):
+        return []  # said by reset, as before
+    named = [c.get("adapter", "") for c in session_conflicts(storage, session)]
+    if not named or "" in named:
+        return []
+    names = list(dict.fromkeys(named))
+    if source and len(names) > 1:
+        typer.echo(f"asz sources: session {session} has sources in conflict under {len(names)} adapters "
+                   f"({', '.join(names)}) and --source is one adapter's folder: give the adapter too, "
+                   + " or ".join(f"asz sources --reset-conflict {shell_word(session)} --root {shell_word(storage)} "
+                                 f"--adapter {shell_word(n)} --source FOLDER" for n in names), err=True)
+        raise typer.Exit(2)
+    return names
 
 
 def reset(storage: Path, jobs: list, session: str, lock_timeout: float, as_json: bool, reread: bool = False) -> int:

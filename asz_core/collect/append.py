@@ -67,7 +67,8 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
     size = st.st_size
     # 2. shorter than what landed
     if size < cur.offset:
-        sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed")
+        sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed"
+                    + _said(s.path, cp, s.kind, cur))
         return
     # 3. nothing new; written to in place since the cursor moved (same size, other mtime): its tail is checked first
     if size == cur.offset and st.st_ino == cur.ino:
@@ -110,6 +111,15 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         sp.save(cp, cur, st)
 
 
+def _said(path: Path, cp: Path, kind: str, cur: AppendCursor) -> str:
+    """``; WHAT CHANGED`` in lines (:func:`~asz_core.collect.what_changed.what_changed`: ``a line inserted at line
+    11``, ``the file is shorter: …``; trial 34a F1) to follow a conflict's bytes; '' when it cannot be told."""
+    from .what_changed import what_changed  # read only when a conflict is found
+
+    said = what_changed(path, cp.parent, kind, cur)
+    return f"; {said}" if said else ""
+
+
 def written_in_place(cur: AppendCursor, st: os.stat_result) -> bool:
     """Whether a source at its cursor's offset and inode (step 3) was modified since the cursor last moved or looked:
     its mtime (ns) is not the cursor's ``mtime`` and the cursor has a tail digest to check it against. A stat only;
@@ -138,7 +148,7 @@ def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Pa
                 sp.save(cp, cur, st)
                 return mended
             sp.conflict(cp, cur, s.path, f"rewritten{how}: the {len(prev)} bytes before offset {cur.offset} changed"
-                        + (f"; {found}" if found else ""))
+                        + _said(s.path, cp, s.kind, cur) + (f"; {found}" if found else ""))
             return None
     elif st.st_ino != cur.ino:
         sp.conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")

@@ -91,9 +91,20 @@ def sticky(sp: "SessionPass", cp: Path, cur: AppendCursor | SnapshotCursor, path
     """Count a source in conflict (``cur.reason`` why) in ``sp``'s counters and tell it, in the words of the pass that
     found it: once per process (:meth:`Report.conflict`), so a watching collector started later names it on its first
     pass (trial 19, F18: it printed conflicts=1 on every pass line and never which source)."""
+    named = [cur.folder] if cur.folder else ()  # the folder a reset must be given (trial 34a F1)
     sp.report.conflict(path, f"{size_now(cur, path)}; what landed is kept and the source is "
-                             f"no longer read (cursor {cp}); " + reset_step(sp.session, sp.col.root))
+                             f"no longer read (cursor {cp}); " + reset_step(sp.session, sp.col.root, sp.adapter.name, named))
     sp.c.conflicts += 1
+
+
+def named_folder(sp: "SessionPass", cur: AppendCursor | SnapshotCursor, path: Path) -> str:
+    """The source folder a reset of ``cur`` (its source at ``path``) must be given, kept in the cursor's ``folder``
+    key: the folder ``cur.source`` is relative to when the pass read another folder than the adapter's default
+    (``--source``, a ``source_root``), else '' (trial 34a F1: the hint printed then found nothing)."""
+    src = str(path)
+    if sp.col.default_folders or sp.adapter.source_in_storage or not cur.source or not src.endswith(cur.source):
+        return ""
+    return src[: -len(cur.source)].rstrip("/\\")
 
 
 def size_now(cur: AppendCursor | SnapshotCursor, path: Path) -> str:
@@ -174,6 +185,7 @@ class SessionPass(Fit):
         cur.state = "conflict"
         cur.reason = reason
         cur.adapter = self.adapter.name
+        cur.folder = named_folder(self, cur, path)
         cur.updated_at = format_rfc3339(time.time_ns())
         write_cursor(cp, cur, fsync=self.opts.fsync)
         sticky(self, cp, cur, path)

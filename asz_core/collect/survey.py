@@ -30,7 +30,7 @@ __all__ = ["survey"]
 
 def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.PathLike, *,
            include: Iterable[str] = (), exclude: Iterable[str] = (), more_roots: Iterable[str | os.PathLike] = (),
-           optional: bool = False) -> dict:
+           optional: bool = False, default_folders: bool = True) -> dict:
     """Describe one adapter's sources against a storage root, as a JSON-ready dict.
 
     Shape::
@@ -60,6 +60,8 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     the source that lands is a skipped entry, as a pass counts it. ``optional`` (its folders are the adapter's defaults
     and another adapter is listed beside it: :func:`~asz_core.cli.jobs.missing_is_note`): when none of its folders
     exists, no error, ``"source_roots"`` and ``"missing"`` (every one of them) say it, as a pass notes it (trial 29c F5).
+    ``default_folders``: the folders are the adapter's defaults; when not, a conflict's ``next`` names them
+    (``--adapter A --source F``: :func:`~asz_core.storage.cursor.reset_step`, trial 34a F1), as a pass's does.
     """
     root = Path(root)
     out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": []}
@@ -102,7 +104,8 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                      "reason": why, "cursor": "", "torn_tail": 0} for s in sources]
             out["sessions"].append({"session": session, "sources": rows, "erased": why})
             continue
-        rows = [_row(root, adapter, session, s, now, out["torn_tails"]) for s in sources]
+        rows = [_row(root, adapter, session, s, now, out["torn_tails"], () if default_folders or adapter.source_in_storage else every)
+                for s in sources]
         out["sessions"].append({"session": session, "sources": rows})
     return out
 
@@ -115,7 +118,7 @@ def _size(path) -> int | None:
         return None
 
 
-def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: list[str]) -> dict:
+def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: list[str], named=()) -> dict:
     """One source's row of :func:`survey` (see its shape): its size, what landed and what is unread, in bytes.
 
     ``s`` is a discovered source of ``session``; ``now`` (ns since the epoch)
@@ -166,7 +169,7 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
             row["state"], row["reason"] = "conflict", (f"the cursor belongs to {cur.source}; asz collect follows it here "
                                                        "when this file holds what landed, else says why")
         if row["state"] == "conflict":  # what resolves it, said with every conflict (collect/report.py)
-            row["next"], row["since"] = reset_step(session, root), cur.updated_at  # since: when it was found
+            row["next"], row["since"] = reset_step(session, root, adapter.name, named), cur.updated_at  # since: when found
     if isinstance(cur, AppendCursor):
         row["landed"], row["ord"] = cur.offset, cur.ord
         if size is not None:

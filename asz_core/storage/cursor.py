@@ -12,7 +12,8 @@ content_sha256, size, mtime, last_seq, updated_at, state. States: ``active``,
 
 Additive keys, written last and only when set (a reader that does not know
 them skips them, as this one skips any key it does not know): ``reason`` (why
-a cursor is in conflict), ``adapter`` (the name of the adapter whose source
+a cursor is in conflict), ``folder`` (the source folder of a conflict found by
+a pass given another folder than the adapter's default), ``adapter`` (the name of the adapter whose source
 the cursor follows, so a vanished source is recognised even when no landed
 file is left to name it), on an append cursor ``torn`` (the bytes of a torn
 tail, :mod:`asz_core.storage.torn`) and, on a snapshot cursor, ``mode document`` when the
@@ -58,10 +59,18 @@ RESET_STEP = ("asz sources --reset-conflict {session} --root {root} reads it aga
               "start with --reread")
 
 
-def reset_step(session: str, root: str | os.PathLike) -> str:
+def reset_step(session: str, root: str | os.PathLike, adapter: str = "", sources: list | tuple = ()) -> str:
     """:data:`RESET_STEP` for ``session`` in the storage root ``root``, each quoted for the shell
-    (:func:`~asz_core.termsafe.shell_word`; trial 33a F2: pasted, the command reaches that root whatever it holds)."""
-    return RESET_STEP.format(session=shell_word(session), root=shell_word(root))
+    (:func:`~asz_core.termsafe.shell_word`; trial 33a F2: pasted, the command reaches that root whatever it holds).
+    ``sources``: the source folders the pass read, when they are not the adapter's defaults (``--source``, or an
+    asz.yaml ``source_root``), said as ``--adapter ADAPTER --source F`` after ``--root`` so that the command works as
+    printed (trial 34a F1: without them asz sources looked under the default folders and found no conflict)."""
+    step = RESET_STEP.format(session=shell_word(session), root=shell_word(root))
+    if not sources:
+        return step
+    given = (f" --adapter {shell_word(adapter)}" if adapter else "") + "".join(f" --source {shell_word(f)}" for f in sources)
+    head, _, tail = step.partition(" reads it again")
+    return f"{head}{given} reads it again{tail}"
 
 #: What a conflict told again adds when the source's size is not the one its reason names (trial 26a F8): when the
 #: reason was found (the cursor's ``updated_at``) and the size now (:func:`dated_reason`).
@@ -114,6 +123,10 @@ class AppendCursor:
     adapter: str = ""
     torn: int = 0
     reread_seq: int = 0
+    #: The source folder ``source`` is relative to, kept (extra key) when a pass that was given another folder than the
+    #: adapter's default (``--source``, asz.yaml ``source_root``) finds the source in conflict, so that every reader's
+    #: ``asz sources --reset-conflict`` hint names it (:func:`reset_step`; trial 34a F1); '' otherwise.
+    folder: str = ""
     schema: int = 1
     kind: str = "append"
 
@@ -139,14 +152,15 @@ class SnapshotCursor:
     reason: str = ""
     adapter: str = ""
     mode: str = ""
+    folder: str = ""  # as AppendCursor.folder
     schema: int = 1
     kind: str = "snapshot"
 
 
 _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter",
-                "torn", "reread_seq")
+                "torn", "reread_seq", "folder")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
-              "adapter", "mode")
+              "adapter", "mode", "folder")
 _APPEND_SET, _SNAP_SET = frozenset(_APPEND_KEYS), frozenset(_SNAP_KEYS)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # The keys every cursor this module writes holds, whatever its values (the others may be left out when empty).
@@ -266,7 +280,7 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
     lines = []
     for k in keys:
         v = getattr(cursor, k)
-        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode", "torn", "reread_seq") and not v:
+        if k in ("last_uuid", "tail_sha256", "reason", "adapter", "mode", "torn", "reread_seq", "folder") and not v:
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")

@@ -52,8 +52,9 @@ def conflict_of(session: str, d: str | os.PathLike, path: str | os.PathLike | No
     return [Problem(cur.source, 0, "", CONFLICT,
                     f"session {session}, {kind} of {where}: {dated_reason(cur.reason or 'rewritten after it landed', cur.updated_at)}"
                     f"; what landed from it stays as it landed, but the source "
-                    f"is no longer collected: asz sources lists it, asz sources --reset-conflict {shell_word(session)} --root {shell_word(d.parent.parent.parent)} "
-                    "resumes it once its bytes are back (with --reread, its new version lands after what landed)")]
+                    f"is no longer collected: asz sources lists it, asz sources --reset-conflict {shell_word(session)} --root {shell_word(d.parent.parent.parent)}"
+                    + (f" --adapter {shell_word(cur.adapter)} --source {shell_word(cur.folder)}" if getattr(cur, "folder", "") else "")
+                    + " resumes it once its bytes are back (with --reread, its new version lands after what landed)")]
 
 
 def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqlite") -> str:

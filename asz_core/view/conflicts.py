@@ -26,9 +26,10 @@ __all__ = ["session_conflicts", "session_sources_gone", "stopped_and_gone", "con
 def session_conflicts(root: str | os.PathLike, session: str) -> list[dict]:
     """The sources of ``session`` (a session directory under ``root``) whose cursor is in ``conflict``, in cursor order.
 
-    Each is ``{"file", "why", "since", "kept_lines", "kept_bytes", "cursor", "next"}``: ``file`` the source as its
+    Each is ``{"file", "why", "since", "kept_lines", "kept_bytes", "cursor", "next", "adapter"}``: ``file`` the source as its
     cursor names it (relative to the adapter's source folder), ``why`` the cursor's reason, ``since`` when the
-    conflict was found (RFC 3339, the cursor's ``updated_at``), ``kept_lines`` and ``kept_bytes`` what landed of it
+    conflict was found (RFC 3339, the cursor's ``updated_at``), ``adapter`` the adapter whose cursor it is ('' in a
+    cursor written before it was kept), ``kept_lines`` and ``kept_bytes`` what landed of it
     and is kept (lines: null for a one-document source), ``cursor`` the cursor file relative to ``root``, ``next`` the
     command that resolves it. [] for a session with none, or no directory; a cursor that does not read is verify's
     to name (``bad cursor``), not counted here. Never raises.
@@ -66,7 +67,8 @@ def stopped_and_gone(root: str | os.PathLike, session: str) -> tuple[list[dict],
                 "kept_bytes": cur.offset if append else cur.size}  # type: ignore[union-attr]
         if cur.state == "conflict":
             conflicts.append({"file": cur.source, "why": cur.reason or "in conflict", **kept,
-                              "cursor": os.path.relpath(cp, root), "next": reset_step(session, root)})
+                              "cursor": os.path.relpath(cp, root), "next": reset_step(session, root, cur.adapter, [cur.folder] if cur.folder else ()),
+                              "adapter": cur.adapter})
         else:
             gone.append({"file": cur.source, **kept, "cursor": os.path.relpath(cp, root)})
     return conflicts, gone

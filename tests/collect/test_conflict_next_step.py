@@ -13,8 +13,9 @@ from collect_helpers import asz
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 SOURCE = CORPUS / "-home-user-spotter" / f"{SID}.jsonl"
-RESET = ("asz sources --reset-conflict {sid} --root {root} reads it again once its bytes are back, or from its start "
-         "with --reread")  # the root it was found in (trial 33a F2)
+RESET = ("asz sources --reset-conflict {sid} --root {root} --adapter claude-code-local --source {src} reads it again once "
+         "its bytes are back, or from its start with --reread")  # the root it was found in (trial 33a F2), and the
+#   folder the pass read when it was not the default (trial 34a F1)
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def rewritten(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def test_a_rewritten_source_says_how_it_is_resolved_in_collect_and_sources(rewritten):
     src, root, f = rewritten
-    reset = RESET.format(sid=SID, root=root)
+    reset = RESET.format(sid=SID, root=root, src=src)
     p = asz("collect", "--once", "--source", str(src), "--root", str(root))
     said = [x for x in p.stderr.splitlines() if x.startswith("conflict:")]
     assert p.returncode == 1 and len(said) == 1 and said[0].startswith(f"conflict: {f}: rewritten") and said[0].endswith(reset)

@@ -28,9 +28,10 @@ CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-cod
 SID = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 SOURCE = CORPUS / "-home-user-spotter" / f"{SID}.jsonl"
 def _next(root: Path) -> str:
-    """The next step said with the conflict: the command, with the root it was found in (trial 33a F2)."""
-    return (f"asz sources --reset-conflict {SID} --root {root} reads it again once its bytes are back, or from its start "
-            "with --reread")
+    """The next step said with the conflict: the command, with the root it was found in (trial 33a F2) and the folder
+    the pass read, the rotated source's (``root``'s sibling ``src``: not the default folder; trial 34a F1)."""
+    return (f"asz sources --reset-conflict {SID} --root {root} --adapter claude-code-local --source {root.parent / 'projects'} "
+            "reads it again once its bytes are back, or from its start with --reread")
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def rotated(tmp_path: Path) -> dict:
 
 def test_ls_and_conversation_say_the_source_no_longer_read(rotated):
     root, landed, size = rotated["root"], rotated["landed"], rotated["size"]
-    why = f"truncated: the source has {size} bytes, {landed} already landed"
+    why = f"truncated: the source has {size} bytes, {landed} already landed; line 1 changed"  # a new file: trial 34a F1
     (row,) = json.loads(asz("ls", "--json", "--root", str(root)).stdout)
     (c,) = row["conflicts"]
     assert row["state"] == "verified"  # what landed still verifies
@@ -151,19 +152,19 @@ def test_a_conflict_told_again_gives_the_source_size_now(rotated):
     cursor = (root / SID / "streams" / "main" / "transcript.cursor").read_text()
     found = next(ln.split()[1] for ln in cursor.splitlines() if ln.startswith("updated_at "))
     assert len(said) == 1 and said[0].startswith(
-        f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
-        f"(found {found}; the source has {now} bytes now); "), said
+        f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed; "
+        f"line 1 changed (found {found}; the source has {now} bytes now); "), said
     # asz sources says the same (recheck 26 N4: its note gave the stale size alone while its table showed the size
     # now), and asz verify, which reads no source, dates the figure: one function words the three (dated_reason)
     s = asz("sources", "--source", str(src), "--root", str(root))
     notes = [x for x in s.stderr.splitlines() if x.startswith("conflict:")]
-    assert notes == [f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed "
-                     f"(found {found}; the source has {now} bytes now); {_next(root)}"], notes
+    assert notes == [f"conflict: {f}: truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed; "
+                     f"line 1 changed (found {found}; the source has {now} bytes now); {_next(root)}"], notes
     [row] = [x.split() for x in s.stdout.splitlines() if x.startswith(SID)]
     assert row[3:5] == [str(now), str(rotated["landed"])] and row[6] == "conflict"
     j = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)
     conflicts = [r for a in j["adapters"] for sess in a["sessions"] for r in sess["sources"] if r["state"] == "conflict"]
     assert [(r["size"], r["since"]) for r in conflicts] == [(now, found)]  # when the figure was found: the cursor's
     v = asz("verify", "--root", str(root))
-    assert (f"truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed (since {found}); "
+    assert (f"truncated: the source has {rotated['size']} bytes, {rotated['landed']} already landed; line 1 changed (since {found}); "
             in v.stdout), v.stdout

@@ -27,13 +27,13 @@ def test_plain_collect_names_the_hook_folder_and_how_to_collect_it(tmp_path):
     shutil.copytree(SAMPLES, data)
     p = _collect(home, tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stderr.count(f"note: changes sessions are in {data}, not collected (asz's Claude Code observers") == 1, p.stderr
-    assert "MCP execution records and workspace change records): the default adapter list is" in p.stderr
-    assert "asz collect --adapter changes" in p.stderr and "    - name: changes" in p.stderr, p.stderr
-    assert " landed=0 " in p.stdout, p.stdout
-    p = _collect(home, tmp_path, "--adapter", "changes")  # the way the note names lands them
-    assert p.returncode == 0 and "note: changes" not in p.stderr, p.stdout + p.stderr
+    # collected beside the default list, as every installed adapter with records at its default folder (trial 34a F6)
+    assert p.stderr.count(f"note: changes sessions are in {data}: collected beside the default adapter list") == 1, p.stderr
+    assert "asz collect --adapter NAME, or list the adapters in asz.yaml" in p.stderr, p.stderr
     assert f"sessions={len(SESSIONS)} " in p.stdout and len(SESSIONS) == 4, p.stdout
+    p = _collect(home, tmp_path, "--adapter", "changes")  # the adapter alone: nothing new, no note
+    assert p.returncode == 0 and "note: changes" not in p.stderr, p.stdout + p.stderr
+    assert " landed=0 " in p.stdout, p.stdout
 
 
 def test_no_records_no_note(tmp_path):

@@ -43,9 +43,12 @@ def test_a_source_in_conflict_is_a_warning_naming_session_and_source(corpus_dir,
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0, v.stdout + v.stderr  # the landed data is whole: the root's integrity is not in question
     (w,) = [ln for ln in v.stdout.splitlines() if ln.startswith("warning:")]
+    edited = next(n for n, ln in enumerate(original.splitlines(), 1) if TYPED in ln)
     assert w.startswith(f"warning: {PROJECT}/{SID}.jsonl: source in conflict: session {SID}, transcript of stream main: "
-                        f"rewritten: the {len(original)} bytes before offset {len(original)} changed (since ")
-    assert f"asz sources lists it, asz sources --reset-conflict {SID} --root {root} resumes it" in w
+                        f"rewritten: the {len(original)} bytes before offset {len(original)} changed; line {edited} changed "
+                        "(since ")  # the line said, counted in the source (trial 34a F1)
+    assert (f"asz sources lists it, asz sources --reset-conflict {SID} --root {root} --adapter claude-code-local "
+            f"--source {src} resumes it") in w  # the folder the pass read (trial 34a F1)
     assert v.stdout.splitlines()[-1] == "all landed data is contiguous and matches its digests"
     j = json.loads(asz("verify", "--root", str(root), "--json").stdout)
     assert j["ok"] is True and [x["problem"] for x in j["warnings"]] == ["source in conflict"]

@@ -42,7 +42,7 @@ def test_the_server_says_a_source_no_longer_read_and_keeps_its_state(tmp_path, r
         row = until(lambda: _row(s, SID), lambda r: r["state"] == "verified", 60, "the state checked", s)
         (c,) = row["conflicts"]
         assert c["file"] == f"-p/{SID}.jsonl" and (c["kept_lines"], c["kept_bytes"]) == (60, rot["landed"])
-        assert c["why"] == f"truncated: the source has {rot['size']} bytes, {rot['landed']} already landed"
+        assert c["why"] == f"truncated: the source has {rot['size']} bytes, {rot['landed']} already landed; line 1 changed"
         assert c["next"].startswith(f"asz sources --reset-conflict {SID} ")
         assert _row(s, CANARY_SESSION)["conflicts"] == []
         assert s.get(f"/api/c/{SID}/view").json()["summary"]["conflicts"] == [c]

@@ -1,0 +1,87 @@
+"""What changed in a source found rewritten or cut shorter, said in lines, not only in bytes (trial 34a F1).
+
+A conflict's reason says where the source stopped holding what landed (``rewritten: the N bytes before offset O
+changed``, ``truncated: the source has N bytes, O already landed``). A person wants to know what happened to the
+file: a line put in (an IDE that rewrites its session file), a line taken out, one line edited, or the file cut
+short. The landed records say what each landed line was (seed 000, Record: ``ord``, ``off``, ``bytes``, ``sha``, the
+first 12 hex characters of the SHA-256 of its bytes), so comparing them with the source's lines now tells it:
+
+- the first landed line (in ``ord`` order) whose bytes the source no longer holds at that line is where it changed;
+- when the source's next line(s) are that landed line, lines were inserted there (``2 line(s) inserted at line 11``);
+- when that source line is a later landed line, landed lines were removed (``1 landed line(s) removed at line 11``);
+- otherwise the line itself was changed (``line 11 changed``);
+- a source that holds every landed line it still has and ends before the last is shorter
+  (``the file is shorter: it ends after line 14 of the 67 lines that landed``).
+
+Read only when a conflict is found (once per source: a conflict is sticky), of the reading the cursor follows (the
+files of the cursor's stream and kind from its ``reread_seq`` on, when set). Never raises: '' when it cannot tell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import orjson
+
+from ..storage.cursor import AppendCursor
+from ..storage.layout import parse_landed_name
+
+__all__ = ["what_changed"]
+
+#: The most lines looked ahead for an insertion or a removal.
+LOOK_AHEAD = 64
+#: The most source bytes read to tell it (a conflict over a bigger file says its bytes only).
+MAX_READ = 256 << 20
+
+
+def _landed_lines(kind_dir: Path, kind: str, from_seq: int) -> list[tuple[int, int, int, str]]:
+    """``(ord, off, bytes, sha)`` of every record landed in ``kind_dir`` of ``kind`` from seq ``from_seq`` on, in
+    ``ord`` order; [] when a file does not read."""
+    out: list[tuple[int, int, int, str]] = []
+    names = sorted((ln.seq, name) for name in os.listdir(kind_dir)
+                   if (ln := parse_landed_name(name)) is not None and ln.kind == kind and ln.ext == "sd" and ln.seq >= from_seq)
+    for _, name in names:
+        lines = (kind_dir / name).read_bytes().rstrip(b"\n").split(b"\n")
+        for raw in lines[1:-1]:  # header and closing line left out
+            rec = orjson.loads(raw)
+            out.append((rec["ord"], rec["off"], rec["bytes"], rec["sha"]))
+    out.sort()
+    return out
+
+
+def _source_lines(path: str | os.PathLike, upto: int) -> list[str]:
+    """The ``sha`` of each complete line among the source's first ``upto`` bytes (and the one line running past)."""
+    with open(path, "rb") as f:
+        data = f.read(upto)
+    parts = data.split(b"\n")
+    return [hashlib.sha256(p).hexdigest()[:12] for p in parts[:-1]]  # the last piece has no newline yet
+
+
+def what_changed(path: str | os.PathLike, kind_dir: Path, kind: str, cur: AppendCursor) -> str:
+    """What changed in the source at ``path`` against the lines landed from it (module docstring), as a phrase:
+    ``a line inserted at line 11``, ``2 line(s) inserted at line 11``, ``1 landed line(s) removed at line 11``,
+    ``line 11 changed``, ``the file is shorter: it ends after line 14 of the 67 lines that landed``; '' when the
+    landed lines or the source cannot be read, or nothing of the landed lines differs."""
+    try:
+        landed = _landed_lines(kind_dir, kind, cur.reread_seq or 0)
+        if not landed or cur.offset > MAX_READ:
+            return ""
+        src = _source_lines(path, min(MAX_READ, cur.offset + (1 << 20)))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    shas = [sha for _, _, _, sha in landed]
+    for i, sha in enumerate(shas):
+        line = landed[i][0]
+        if i >= len(src):
+            return f"the file is shorter: it ends after line {i:,} of the {len(shas):,} lines that landed"
+        if src[i] == sha:
+            continue
+        for k in range(1, LOOK_AHEAD + 1):
+            if i + k < len(src) and src[i + k] == sha:
+                return "a line inserted at line {:,}".format(line) if k == 1 else f"{k} lines inserted at line {line:,}"
+            if i + k < len(shas) and shas[i + k] == src[i]:
+                return f"{k} landed line{'s' if k > 1 else ''} removed at line {line:,}"
+        return f"line {line:,} changed"
+    return ""
