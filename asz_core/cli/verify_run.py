@@ -250,12 +250,13 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     try:
         with bar:
             seen = Seen()  # what the chain checks list and read, read again by no check after them
+            unheld: set[str] = set()  # landed files the landed check read whole and found no MCP call's name in
             report = verify(where, target, jobs=jobs, deep=deep, step=lambda name, n: bar.advance(name[:8], n), receipts=receipts,
-                            seen=seen)
+                            seen=seen, unheld=unheld)
         from ..view.executions_check import arguments_section, named_files  # the view room reads a document's executions
 
         # execution records whose arguments differ: warnings (trial 23a, F8); a file the landed check passed is not hashed again
-        arguments = arguments_section(where, target, named_files(report.problems), seen)
+        arguments = arguments_section(where, target, named_files(report.problems), seen, unheld)
         if arguments is not None:
             report.sections.append(arguments)
         from ..verify.untimed import untimed_section  # records whose time does not read: warnings (trial 30a F8)

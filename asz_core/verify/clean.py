@@ -30,20 +30,25 @@ linescan = load_compiled("asz_core.verify.linescan")
 #: bytescan's reading of a cursor (asz_core.storage.cursor's, in C), or None where it was not built
 cursor_values = getattr(load_compiled("asz_core.sessiondata.bytescan"), "cursor_values", None)
 
-__all__ = ["clean_session", "cursor_values"]
+__all__ = ["CALL_NAME", "clean_session", "cursor_values"]
+
+#: What a landed line holding an MCP call's name holds (the name's JSON string begins so): in a session holding an
+#: ``execution`` file, the C call tells which landed files' bytes hold none, and the arguments check reads none of those
+#: for the MCP calls no execution record covers (:mod:`asz_core.view.executions_check`; issue 22, session 34).
+CALL_NAME = b'"mcp__'
 
 # what linescan.session is called with for every session (its docstring)
 _CONSTS = (SCAN_CHUNK, hashlib.sha256, closing_pair, decode_header, PREFIX_KIND,
-           cursor_values, SNAPSHOT_KINDS, UNCHECKED_KINDS, NOT_STREAMS, SESSION_STATE)
+           cursor_values, SNAPSHOT_KINDS, UNCHECKED_KINDS, NOT_STREAMS, SESSION_STATE, CALL_NAME, "execution")
 
 
 def clean_session(sdir: Path, digests: dict[str, str] | None, told=None) -> tuple[int, int, int, int] | None:
     """``(streams, records, streams without a cursor, landed files)`` of session directory ``sdir`` when it is clean
     (its duplicates 0, no problem), as ``_verify_session`` counts them; ``digests``, when given, then receives each
     landed file's whole-file SHA-256 hex by path (str), and ``told`` (a :class:`~asz_core.verify.walk_told.Told`)
-    what the same listing tells the notes (stamps going back, temporaries). None where the Python must check the
-    session (see the module), and then nothing was put in ``digests`` nor ``told``. Never raises for what it finds
-    on disk."""
+    what the same listing tells the notes (stamps going back, temporaries) and, in a session holding an ``execution``
+    file, which landed files hold no :data:`CALL_NAME`. None where the Python must check the session (see the
+    module), and then nothing was put in ``digests`` nor ``told``. Never raises for what it finds on disk."""
     scan = linescan
     if scan is None or cursor_values is None:
         return None
@@ -52,5 +57,5 @@ def clean_session(sdir: Path, digests: dict[str, str] | None, told=None) -> tupl
     if got is None:
         return None
     if told is not None:
-        told.answered(name, *got[4:])
+        told.answered(name, *got[4:7], unheld=got[7])
     return got[:4]

@@ -1032,6 +1032,9 @@ typedef struct {
     file_fns fn;
     PyObject *prefix_kind, *cursor_values, *snapshot_kinds, *unchecked_kinds, *not_streams;
     const char *state_name;
+    const char *needle; /* the bytes searched for in each file of a session holding a file of kind needle_kind */
+    Py_ssize_t needle_len;
+    PyObject *needle_kind; /* NULL: no search */
 } s_consts;
 
 /* The names_agree test of file f (header h) in holding directory dir of held (streams of them under streams/): 1
@@ -1074,9 +1077,11 @@ done:
 }
 
 /* Check every file of l (sorted by seq) as landed() does, into its s_file: 1, 0 when the session goes to the
- * Python, -1 with an exception set. With found (a list), (path, whole-file digest) of each file is appended to it. */
+ * Python, -1 with an exception set. With found (a list), (path, whole-file digest) of each file is appended to it
+ * (the digest None unless want_whole). With unheld (a list), the path (str) of each file whose bytes, read whole here,
+ * do not hold cs->needle is appended to it. */
 static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObject *sname, const s_consts *cs,
-                   PyObject *found, Py_ssize_t *records) {
+                   PyObject *found, int want_whole, PyObject *unheld, Py_ssize_t *records) {
     char *buf = NULL, path[4096];
     Py_ssize_t room = 0, cap = 0;
     line_pos *ps = NULL;
@@ -1095,14 +1100,20 @@ static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObjec
             break;
         }
         file_got fg;
-        if ((ret = file_check(buf, got, found != NULL, &cs->fn, &ps, &cap, &fg)) != 1)
+        if ((ret = file_check(buf, got, want_whole, &cs->fn, &ps, &cap, &fg)) != 1)
             break;
         ret = s_names_agree(f, fg.header, sname, held, streams, cs);
         if (ret == 1 && found != NULL) {
-            PyObject *pair = Py_BuildValue("(sO)", path, fg.whole);
+            PyObject *pair = Py_BuildValue("(sO)", path, fg.whole ? fg.whole : Py_None);
             if (pair == NULL || PyList_Append(found, pair) < 0)
                 ret = -1;
             Py_XDECREF(pair);
+        }
+        if (ret == 1 && unheld != NULL && memmem(buf, (size_t)got, cs->needle, (size_t)cs->needle_len) == NULL) {
+            PyObject *p = PyUnicode_DecodeFSDefault(path);
+            if (p == NULL || PyList_Append(unheld, p) < 0)
+                ret = -1;
+            Py_XDECREF(p);
         }
         Py_DECREF(fg.header);
         Py_XDECREF(fg.whole);
@@ -1224,7 +1235,7 @@ static PyObject *str_list(const strings *l) {
 
 PyDoc_STRVAR(session_doc,
 "session(session_dir, name, digests, consts) -> (streams, records, uncursored, files, back, temporaries,\n"
-"index_temporaries) | None\n\n"
+"index_temporaries, unheld) | None\n\n"
 "One session of asz verify in one call where it is clean: what asz_core.verify.walk._verify_session returns for it\n"
 "(duplicates 0) when it finds no problem and no warning, and how many landed files it holds; None where the Python\n"
 "must check it. ``name`` is the session's name as _verify_session tests headers against it ('' for none), ``digests``\n"
@@ -1235,17 +1246,26 @@ PyDoc_STRVAR(session_doc,
 "``temporaries`` the paths (str) of the writers' temporaries (.<name>.<pid>.tmp) in the session directory, its\n"
 "provider_body/ and each streams/<d> and runs/<d> (asz_core.verify.leftover.leftover_temporaries), None where one of\n"
 "those is a link or of an untold type, or a directory does not read here; ``index_temporaries`` those of its index/\n"
-"(leftover.parse_temporaries), None where it does not read here.");
+"(leftover.parse_temporaries), None where it does not read here. ``consts`` may end with ``needle`` (bytes) and\n"
+"``needle_kind`` (str): when the session holds a landed file of that kind, ``unheld`` is the list of the paths (str)\n"
+"of its landed files whose whole bytes do not hold ``needle`` (asz_core.verify.clean.CALL_NAME: the arguments check\n"
+"then reads none of them for MCP calls, issue 22, session 34); else None.");
 
 static PyObject *session(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *base_obj, *sname, *digests, *consts;
     s_consts cs;
+    cs.needle = NULL;
+    cs.needle_len = 0;
+    cs.needle_kind = NULL;
     if (!PyArg_ParseTuple(args, "UUOO!:session", &base_obj, &sname, &digests, &PyTuple_Type, &consts) ||
-        !PyArg_ParseTuple(consts, "nOOOO!OOOOs:session", &cs.most, &cs.fn.sha256, &cs.fn.closing_pair, &cs.fn.decode_header,
-                          &PyDict_Type, &cs.prefix_kind, &cs.cursor_values, &cs.snapshot_kinds, &cs.unchecked_kinds,
-                          &cs.not_streams, &cs.state_name))
+        !PyArg_ParseTuple(consts, "nOOOO!OOOOs|y#U:session", &cs.most, &cs.fn.sha256, &cs.fn.closing_pair,
+                          &cs.fn.decode_header, &PyDict_Type, &cs.prefix_kind, &cs.cursor_values, &cs.snapshot_kinds,
+                          &cs.unchecked_kinds, &cs.not_streams, &cs.state_name, &cs.needle, &cs.needle_len,
+                          &cs.needle_kind))
         return NULL;
+    if (cs.needle_len == 0)
+        cs.needle_kind = NULL;
     Py_ssize_t bn;
     const char *base = PyUnicode_AsUTF8AndSize(base_obj, &bn);
     if (base == NULL)
@@ -1286,8 +1306,16 @@ static PyObject *session(PyObject *self, PyObject *args) {
         const char *a = strchr(l.f[i - 1].name, '-') + 1, *b = strchr(l.f[i].name, '-') + 1;
         back = memcmp(b, a, 26) < 0;
     }
+    PyObject *unheld = NULL; /* the files holding no needle, when the session holds a file of needle_kind */
+    for (Py_ssize_t i = 0; ok == 1 && cs.needle_kind != NULL && unheld == NULL && i < l.nf; i++) {
+        int same = PyUnicode_Compare(l.f[i].kind, cs.needle_kind);
+        if (same == -1 && PyErr_Occurred())
+            ok = -1;
+        else if (same == 0 && (unheld = PyList_New(0)) == NULL)
+            ok = -1;
+    }
     if (ok == 1)
-        ok = s_files(&l, &held, streams, sname, &cs, found, &records);
+        ok = s_files(&l, &held, streams, sname, &cs, found, digests != Py_None, unheld, &records);
     /* every key (dir, kind) once: a file's whose no earlier file holds it, then a cursor's no file holds */
     for (Py_ssize_t i = 0; ok == 1 && i < l.nf + l.nc; i++) {
         Py_ssize_t dir = i < l.nf ? l.f[i].dir : l.c[i - l.nf].dir, cursor = -1;
@@ -1325,7 +1353,8 @@ static PyObject *session(PyObject *self, PyObject *args) {
         PyObject *t = tmps_known ? str_list(&tmps) : Py_NewRef(Py_None);
         PyObject *it = itmps_known ? str_list(&itmps) : Py_NewRef(Py_None);
         if (t != NULL && it != NULL)
-            out = Py_BuildValue("(nnnnOOO)", keys, records, uncursored, l.nf, back ? Py_True : Py_False, t, it);
+            out = Py_BuildValue("(nnnnOOOO)", keys, records, uncursored, l.nf, back ? Py_True : Py_False, t, it,
+                                unheld != NULL ? unheld : Py_None);
         Py_XDECREF(t);
         Py_XDECREF(it);
     } else if (ok == 0) {
@@ -1336,6 +1365,7 @@ static PyObject *session(PyObject *self, PyObject *args) {
     strings_free(&held);
     s_listed_free(&l);
     Py_XDECREF(found);
+    Py_XDECREF(unheld);
     return out;
 }
 

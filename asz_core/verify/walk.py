@@ -225,19 +225,18 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
 
 
 def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-                digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None) -> VerifyReport:
+                digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None, unheld=None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name). Returns a report with one section,
     ``landed``: counts ``sessions``, ``streams`` (stream or run directories × kind, i.e. sources), ``records`` (record
     lines read) and ``duplicates`` (records re-landed by an interrupted pass). ``jobs`` is how many processes check
     files (default: one per CPU; a root of fewer than ``PARALLEL_MIN_FILES`` files is checked in this process).
-    ``digests``, when given, receives the SHA-256 hex of every whole landed file by path (str), found on the way: the
-    round chains' inputs (:func:`chain_section`). ``step(session, n)``, when given, is called as ``n`` more sessions
-    are checked (a progress bar). Raises FileNotFoundError when the root, or the session in it, does not exist, or
-    when the root is no storage root (directories, none of them a session: a session directory or a Claude Code
-    projects directory given as the root; an empty folder, :func:`refuse_empty_root`).
-    """
+    ``digests`` receives the SHA-256 hex of each whole landed file by path (str): the chains' inputs; ``step(session,
+    n)`` is called as ``n`` more sessions are checked; ``unheld`` receives the paths (str) of the landed files of
+    sessions holding an ``execution`` file whose bytes (read whole in one C call) hold no :data:`~.clean.CALL_NAME`.
+    Raises FileNotFoundError when the root or session does not exist, or the root is no storage root (no session
+    directory in it: a session directory or a Claude Code projects directory given as the root; an empty folder)."""
     root_shown = str(root)
     root = Path(root)
     if not root.is_dir():
@@ -297,6 +296,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
                     step(sdir.name, 1)
         finally:
             checked.close()  # shuts the worker processes down now, not when collected
+    if unheld is not None and told is not None:
+        unheld.update(told.unheld)
     section = _landed_section(len(sessions), streams, records, duplicates, uncursored, problems)
     check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name),
                  stamps=None if told is None else set(told.stamps))
@@ -429,7 +430,7 @@ def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_se
 
 
 def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-           step: Callable[[str, int], None] | None = None, chains=None, receipts=None, seen=None) -> VerifyReport:
+           step: Callable[[str, int], None] | None = None, chains=None, receipts=None, seen=None, unheld=None) -> VerifyReport:
     """Everything ``asz verify`` checks in a root: landed data (:func:`verify_root`), the round chains, the provider bodies
     and, given ``receipts`` (``(shown, receipts, kept, host)`` per host: :func:`asz_core.verify.receipts.check_receipts`), what the
     pushing hosts say the receiver accepted.
@@ -442,11 +443,11 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     :class:`~asz_core.flow.chain.SessionChains`, read once by a caller checking
     many sessions (then one session's check reads its own chains only; the
     report is the same). ``seen``: a :class:`~asz_core.flow.verify_chain.Seen` the chain checks fill with what they
-    listed and read, for the checks after them (here the hints; in ``asz verify`` the arguments check).
-    Raises FileNotFoundError when the root or the session does not exist.
+    listed and read, for the checks after them (here the hints; in ``asz verify`` the arguments check); ``unheld``
+    as :func:`verify_root` fills it. Raises FileNotFoundError when the root or the session does not exist.
     """
     digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
-    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step)
+    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step, unheld=unheld)
     if seen is None:
         from ..flow.verify_chain import Seen
 

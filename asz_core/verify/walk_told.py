@@ -22,9 +22,11 @@ class Told:
     looked at (the C found a step back, or the session was checked the Python way); ``temporaries`` and
     ``index_temporaries``, the paths (str) of the writers' and the parses' temporaries the C found; ``unseen`` and
     ``index_unseen``, the session names whose temporaries (in the session's folders; in its ``index/``) the Python
-    must look for. Picklable: a worker hands it back."""
+    must look for; ``unheld``, the paths (str) of the landed files, in sessions holding an ``execution`` file, whose
+    bytes the C read whole and found no :data:`~asz_core.verify.clean.CALL_NAME` in (the arguments check reads them
+    for no MCP call: issue 22, session 34). Picklable: a worker hands it back."""
 
-    __slots__ = ("stamps", "temporaries", "index_temporaries", "unseen", "index_unseen")
+    __slots__ = ("stamps", "temporaries", "index_temporaries", "unseen", "index_unseen", "unheld")
 
     def __init__(self) -> None:
         self.stamps: list[str] = []
@@ -32,6 +34,7 @@ class Told:
         self.index_temporaries: list[str] = []
         self.unseen: list[str] = []
         self.index_unseen: list[str] = []
+        self.unheld: list[str] = []
 
     def __getstate__(self):
         return tuple(getattr(self, k) for k in self.__slots__)
@@ -40,8 +43,12 @@ class Told:
         for k, v in zip(self.__slots__, state):
             setattr(self, k, v)
 
-    def answered(self, name: str, back: bool, temporaries: list[str] | None, index_temporaries: list[str] | None) -> None:
-        """Session ``name`` was checked in one C call, which told ``back`` and its temporaries (None: not told)."""
+    def answered(self, name: str, back: bool, temporaries: list[str] | None, index_temporaries: list[str] | None,
+                 unheld: list[str] | None = None) -> None:
+        """Session ``name`` was checked in one C call, which told ``back``, its temporaries (None: not told) and its
+        files holding no MCP call's name (``unheld``; None: not searched)."""
+        if unheld:
+            self.unheld += unheld
         if back:
             self.stamps.append(name)
         if temporaries is None:

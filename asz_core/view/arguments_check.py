@@ -330,15 +330,21 @@ def transcript_check(entry: dict, call: tuple[int, int, int] | None, result: tup
 def hold_all(executions: list[dict], records: Iterable[tuple[int, int, object]], *, removed: Callable[[int], bool],
              unverified: Callable[[int], bool], withheld: Callable[[int, int], bool],
              line: Callable[[int, int], bytes | None], record: Callable[[int, int], dict | None],
-             more: Callable[[set], Iterable[tuple[int, int, object]]] | None = None
-             ) -> tuple[dict[str, tuple[int, int, int]], list[dict]]:
+             more: Callable[[set], Iterable[tuple[int, int, object]]] | None = None,
+             mcp: Iterable[tuple[int, int, object]] | None = None) -> tuple[dict[str, tuple[int, int, int]], list[dict]]:
     """Give each ``tool_executions`` entry of ``executions`` its ``arguments_check`` (:func:`held_against`) and its
     ``transcript_check`` (:func:`transcript_check`), the calls and results found among ``records`` by
     :func:`calls_named`: the one loop the document and ``asz verify`` both run. The other arguments as those take
     them. Returns ``(no result, unrecorded)``: ``{tool id: (seq, row, block) of its call part}`` of the entries
-    :func:`no_result` names, and :func:`unrecorded_calls` (trial 33b F1); ``more`` as that takes it."""
+    :func:`no_result` names, and :func:`unrecorded_calls` (trial 33b F1); ``more`` as that takes it. ``mcp``: when
+    given (``asz verify``), the records holding an MCP call's name, read whole before the entries are held (a file that
+    does not verify is known so), and given to :func:`unrecorded_calls` for ``records``, which are then read only as
+    far as :func:`calls_named` needs (issue 22, session 34); else ``records`` serve both."""
     results: dict = {}
-    records = list(records)
+    if mcp is None:
+        records = mcp = list(records)
+    else:
+        mcp = list(mcp)
     calls = calls_named(records, {e.get("tool") for e in executions}, results)
     sides = dict(removed=removed, unverified=unverified, withheld=withheld, line=line)
     for e in executions:
@@ -346,7 +352,7 @@ def hold_all(executions: list[dict], records: Iterable[tuple[int, int, object]],
         e["arguments_check"] = held_against(e, call, **sides)
         e["transcript_check"] = transcript_check(e, call, results.get(e.get("tool")), record=record, **sides)
     return {e["tool"]: calls[e["tool"]] for e in executions if no_result(e) and e.get("tool") in calls}, \
-        unrecorded_calls(executions, records, calls, more)
+        unrecorded_calls(executions, mcp, calls, more)
 
 
 #: What :func:`no_result` is said as (``asz verify``'s warning, ``asz conversation``; trial 33b F1).
@@ -402,8 +408,13 @@ def unrecorded_calls(executions: list[dict], records: list[tuple[int, int, objec
                     and name.startswith("mcp__")):
                 found[i] = (name, (seq, row, block))
     missing = {i for i in found if i not in ended}
-    more_records = more(missing) if more is not None and missing else ()
-    ended.update(p.get("of") for _, _, _, p in _dict_parts(more_records) if p.get("k") == "result")
+    if more is not None and missing:
+        for _, _, _, p in _dict_parts(more(missing)):  # read only until each missing call's result is found
+            if p.get("k") == "result" and p.get("of") in missing:
+                ended.add(p["of"])
+                missing.discard(p["of"])
+                if not missing:
+                    break
     out = []
     for i, (name, at) in found.items():
         if i not in ended:

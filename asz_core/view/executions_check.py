@@ -26,6 +26,7 @@ import orjson
 from ..sessiondata import SDReader
 from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
+from ..verify.clean import CALL_NAME
 from ..verify.report import Problem, Section
 from .arguments_check import HELD_DIFFER, NO_EXECUTION, NO_RESULT, TRANSCRIPT_CHECKS, hold_all, observation_entries
 from .execution_words import call_named, outcome_said
@@ -55,7 +56,7 @@ def _holding_executions(root: Path, listed: dict[str, list]) -> dict[str, list]:
 
 
 def arguments_section(root: str | os.PathLike, only: str | None = None, named: Collection[str] | None = None,
-                      seen=None) -> Section | None:
+                      seen=None, unheld: Collection[str] = ()) -> Section | None:
     """The ``arguments`` section: ``checked N tool execution record(s) against the transcript's input: agree A,
     differ D, not compared C`` and one warning per entry whose ``arguments_check`` is ``differ``:
     ``<file>:<line>: arguments differ [arguments]: session S, execution record row R, tool call T NAME: the server
@@ -69,7 +70,9 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
     verified it (its closing line binds its bytes), not hashed again; without it each such file is hashed here.
     ``seen``: what the chain checks just listed and read (``walk.verify``'s
     :class:`~asz_core.flow.verify_chain.Seen`): a session's landed files are not listed again, and a head round they
-    read whole (the one a listing of its rounds names) is not read again."""
+    read whole (the one a listing of its rounds names) is not read again. ``unheld``: the landed files (paths as
+    ``str``) the landed check read whole and found no MCP call's name in (:func:`~asz_core.verify.walk.verify_root`):
+    none of them is read for the MCP calls no execution record covers."""
     from .rows import list_conversations
 
     root = Path(root)
@@ -97,7 +100,8 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
             # the landed check walked the root, or the session ``only`` names: a conversation named by its id whose
             # head round names another session had its files walked by no one
             walked = named if only is None or only == session else None
-            entries, files, ended, unrecorded = conversation_checks(root, holding[session], through, walked, full=True)
+            entries, files, ended, unrecorded = conversation_checks(root, holding[session], through, walked, full=True,
+                                                                    unheld=unheld)
         except OSError:
             continue
         _one_side(root, session, entries, files, ended, unrecorded, other, warnings, notes)
@@ -153,13 +157,16 @@ def named_files(problems: Iterable[Problem]) -> set[str]:
 
 
 def conversation_checks(root: Path, listed: list, through_seq: int, named: Collection[str] | None = None,
-                        full: bool = False) -> tuple:
+                        full: bool = False, unheld: Collection[str] = ()) -> tuple:
     """``(entries, files)`` of a session's landed files ``listed`` (``(LandedName, path)`` in seq order, as
     :func:`~asz_core.storage.layout.session_listing` gives them) with seq <= ``through_seq``: the execution entries the
     document's ``tool_executions`` holds, each with its ``arguments_check``, and the root-relative path of each
     execution file by seq; read without building the document (module docstring). An execution file that does not
-    read whole gives no entry (the document holds its records back, data and all). ``named``: as
-    :func:`arguments_section` takes it. Raises OSError when a file cannot be read."""
+    read whole gives no entry (the document holds its records back, data and all). ``named``, ``unheld``: as
+    :func:`arguments_section` takes them. With ``full``, also the calls only one side saw (``ended``, ``unrecorded``:
+    :func:`~asz_core.view.arguments_check.hold_all`): the lines naming the entries' calls are read only as far as
+    their calls and results, and apart from them every line holding an MCP call's name (:data:`MCP_NAME`), of each
+    file but those in ``unheld`` (issue 22, session 34). Raises OSError when a file cannot be read."""
     landed = [(ln, path) for ln, path in listed if ln.seq <= through_seq]
     parts: list[tuple[int, int, int, dict]] = []
     files: dict[int, str] = {}
@@ -191,17 +198,19 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
             yield seq, row, rec
 
     removed = {ln.seq for ln, _ in landed if ln.ext == "sk"}
-    ended, unrecorded = hold_all(entries, kept(_lines_naming(landed, ids, lines, unverified, named, (MCP_NAME,))),
+    ended, unrecorded = hold_all(entries, kept(_lines_naming(landed, ids, lines, unverified, named)),
                                  removed=removed.__contains__, unverified=unverified.__contains__,
                                  withheld=lambda seq, row: False, line=lambda seq, row: lines.get((seq, row)),
                                  record=lambda seq, row: decoded.get((seq, row)),
-                                 more=lambda ids: _lines_naming(landed, ids, {}, set(), named))
+                                 more=lambda ids: _lines_naming(landed, ids, {}, set(), named),
+                                 mcp=_lines_naming([x for x in landed if x[1] not in unheld], (), {}, unverified,
+                                                   named, (MCP_NAME,)))
     return (entries, files, ended, unrecorded) if full else (entries, files)
 
 
 #: What a landed line holding an MCP call's name holds (the name's JSON string begins so): the lines read to find the
 #: MCP calls no execution record covers (trial 33b F1).
-MCP_NAME = b'"mcp__'
+MCP_NAME = CALL_NAME
 
 
 def _lines_naming(landed: list[tuple], ids: set, lines: dict[tuple[int, int], bytes], unverified: set[int],
