@@ -91,7 +91,7 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     same fold; ``problems`` is ``summary.problems`` (as :func:`conversation_checked` gives it). Raises as :func:`build_view`.
     """
     with gc_pause.paused(keep=True):  # its objects are freed by reference counting as it returns, never walked young
-        b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None)
+        b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None, lines_kept=False)
         # the lines drawing adds (they change no state), so summary.problems is the drawn document's
         b.problems.extend(line for line in v.missing_companions() if line not in b.problems)
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
@@ -271,12 +271,14 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
             *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
 
 
-def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None) -> tuple:
-    """(chain reader, fold, unread round rows, accepted rounds, their verified flags, landed session, view)."""
+def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None,
+             lines_kept: bool = True) -> tuple:
+    """(chain reader, fold, unread round rows, accepted rounds, their verified flags, landed session, view);
+    ``lines_kept`` as :class:`~asz_core.view.session_records.LandedSession` takes it."""
     b = ChainReader(root, conversation, hide, through_round)
     fold, unread_rows, accepted = b.fold_chain()
     assert fold.head is not None
-    sess = LandedSession(root, fold.head.session, fold.head.through_seq, accepted)
+    sess = LandedSession(root, fold.head.session, fold.head.through_seq, accepted, lines_kept)
     for p in sess.problems:
         b.problem("mismatch", p)
     # A torn tail is said, not a mismatch: the landed records are whole, one source line waits for its newline.

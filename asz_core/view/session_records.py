@@ -48,10 +48,11 @@ class LandedSession:
     A record is its type-checked JSON object as :class:`SDReader` yields it
     with ``decode="dict"`` (keys as written, absent means the model's default:
     ``""``, ``0``, ``[]``, state ``available``); the view reads a few fields of
-    each and never needs the model objects.
+    each and never needs the model objects. ``lines_kept`` False (a list row, whose build serves no heading): the
+    record lines of a bound file (:attr:`bound_lines`) are kept only in a session holding an execution file.
     """
 
-    def __init__(self, root: Path, session: str, through_seq: int, rounds: Sequence[Any] = ()):
+    def __init__(self, root: Path, session: str, through_seq: int, rounds: Sequence[Any] = (), lines_kept: bool = True):
         self.root = root
         self.session = session
         self.dir = root / session
@@ -94,19 +95,22 @@ class LandedSession:
         self.listing = session_listing(self.dir, skeletons=True) if self.dir.is_dir() else None
         found = [(ln.seq, path) for ln, path in (self.listing.files if self.listing is not None else [])
                  if ln.seq <= through_seq]
+        # a list row keeps lines only where an execution record may ask for its call's line (issue 22, session 34)
+        lines_kept = lines_kept or any(ln.kind == "execution" for ln, _ in (self.listing.files if self.listing else ()))
         # Each plain file's bytes and whole-file digest first: the files a round's input digest binds are the very
         # bytes parse read and checked, so their records are decoded without checking them again (:meth:`_bound`).
         read = [_read_or_why(path) for _, path in found]
         digests = {seq: got[1] for (seq, _), got in zip(found, read) if isinstance(got, tuple)}
         bound = _bound_seqs(rounds, digests) if rounds else set()
-        for (seq, path), got in zip(found, read):
+        for i, (seq, path) in enumerate(found):
+            got, read[i] = read[i], None  # its bytes let go of once its records are read (issue 22, session 34)
             if isinstance(got, OSError):
                 self._unreadable(seq, path, got)
                 continue
             if isinstance(got, tuple) and seq in bound and got[2] is not None and got[1] == digests[seq]:
                 decoded = self._bound(got[0], got[2])
                 if decoded is not None:
-                    self.bound_lines[seq] = (path, got[3], got[2][4])
+                    self.bound_lines.update({seq: (path, got[3], got[2][4])} if lines_kept else ())
                     # a sealed file's lines: its header, its records and its closing line
                     self._entry(seq, path, got[0], got[1], got[2][0], *decoded, lines=len(decoded[0]) + 2)
                     continue
