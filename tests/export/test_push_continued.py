@@ -24,6 +24,7 @@ import urllib.request
 from decimal import Decimal
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.export.receive import Receiver
@@ -108,7 +109,7 @@ class _Receiving:
         self.address = address or f"127.0.0.1:{free_port()}"
         self.log = root.parent / f"receive-{n}.log"
         self.err = self.log.open("w")
-        self.proc = subprocess.Popen([*ASZ, "receive", "--root", str(root), "--listen", self.address],
+        self.proc = forked.Popen([*ASZ, "receive", "--root", str(root), "--listen", self.address],
                                      stdout=subprocess.DEVNULL, stderr=self.err, cwd=root.parent)
         deadline = time.monotonic() + 60
         while "receiving:" not in self.log.read_text():
@@ -183,7 +184,7 @@ def test_a_session_continued_on_another_host_is_counted_once(corpus_dir, tmp_pat
     if order != "carol first":
         return
     port = free_port()  # the page's answers: /api/usage and /api/conversations
-    page = subprocess.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
+    page = forked.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -228,7 +229,7 @@ def test_a_receiver_killed_mid_request_and_restarted_counts_the_copy_once(corpus
         held.execute("BEGIN IMMEDIATE")  # the receiver's look waits for it (its busy timeout is 120 s)
         cfg = tmp_path / "bob.yaml"
         cfg.write_text("export:\n  otlp:\n    instance_id: bob@host\n")
-        pushing = subprocess.Popen([*ASZ, "push", "--root", str(bob), "--config", str(cfg), "--endpoint",
+        pushing = forked.Popen([*ASZ, "push", "--root", str(bob), "--config", str(cfg), "--endpoint",
                                     f"http://{rcv.address}"], cwd=tmp_path, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
