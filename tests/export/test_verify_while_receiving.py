@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.storage.landing import landing, settle
@@ -87,7 +88,7 @@ def received(corpus_dir, tmp_path_factory) -> tuple[Path, Path, Path]:
 
 
 def _receiver(received: Path, port: int, cwd: Path) -> subprocess.Popen:
-    p = subprocess.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+    p = forked.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stderr.readline().startswith("receiving:")  # printed once it listens
     return p
@@ -142,17 +143,17 @@ def test_verify_and_usage_beside_a_running_push_claim_no_loss(received, tmp_path
     runs: list[tuple[int, dict]] = []
     usages: list[dict] = []
     try:
-        push = subprocess.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
+        push = forked.Popen([*ASZ, "push", "--root", str(root), "--config", str(cfg), "--endpoint",
                                  f"http://127.0.0.1:{port}"], cwd=base, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         while not any(dest.glob("*/streams")) and time.monotonic() < deadline:
             time.sleep(0.01)
         while push.poll() is None:
-            v = subprocess.run([*ASZ, "verify", "--root", str(dest), "--json"], capture_output=True, text=True,
+            v = forked.run([*ASZ, "verify", "--root", str(dest), "--json"], capture_output=True, text=True,
                                timeout=300)
             runs.append((v.returncode, json.loads(v.stdout) if v.stdout.strip() else {"stderr": v.stderr}))
-            u = subprocess.run([*ASZ, "usage", "instance", "--root", str(dest), "--json"], capture_output=True,
+            u = forked.run([*ASZ, "usage", "instance", "--root", str(dest), "--json"], capture_output=True,
                                text=True, timeout=300)
             if u.returncode == 0 and u.stdout.strip():
                 usages.append(json.loads(u.stdout))
