@@ -21,6 +21,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import forked
 import pytest
 
 from asz_core.storage.landing import landing
@@ -40,7 +41,7 @@ def received(corpus_projects, tmp_path_factory) -> Path:
     root, dest = tmp / "data", tmp / "received"
     collect_corpus(corpus_projects, root, tmp)
     port = free_port()
-    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(dest), "--listen", f"127.0.0.1:{port}"], cwd=tmp,
+    rcv = forked.Popen([*ASZ, "receive", "--root", str(dest), "--listen", f"127.0.0.1:{port}"], cwd=tmp,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")
@@ -107,7 +108,7 @@ class InFlight:
 @pytest.mark.slow
 def test_asz_ls_waits_for_a_request_in_flight_before_it_says_who_sent_each(received, tmp_path):
     flight = InFlight(received, tmp_path / "aside.senders")
-    ls = subprocess.Popen([*ASZ, "ls", "--root", str(received), "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
+    ls = forked.Popen([*ASZ, "ls", "--root", str(received), "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
     flight.end_when(lambda: _asleep(ls.pid))
     out, err = ls.communicate(timeout=120)
@@ -123,7 +124,7 @@ def test_asz_ls_waits_for_a_request_in_flight_before_it_says_who_sent_each(recei
 @pytest.mark.slow
 def test_api_conversations_waits_for_a_request_in_flight_before_its_sent_by(received, tmp_path):
     port = free_port()
-    view = subprocess.Popen([*ASZ, "view", "--root", str(received), "--port", str(port)], cwd=tmp_path,
+    view = forked.Popen([*ASZ, "view", "--root", str(received), "--port", str(port)], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -167,7 +168,7 @@ def test_asz_search_waits_for_a_request_in_flight_before_each_hits_sender(receiv
     mine = [h for h in json.loads(first.stdout) if h["file"].startswith(SID + "/")]
     assert mine and all(h["sender"] for h in mine), mine[:3]
     flight = InFlight(received, tmp_path / "aside.senders")
-    search = subprocess.Popen([*ASZ, *query], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    search = forked.Popen([*ASZ, *query], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     flight.end_when(lambda: _asleep(search.pid))
     out, err = search.communicate(timeout=120)
     assert search.returncode == 0, err
