@@ -1,8 +1,8 @@
 """Hosts pushing to one receiver, one of whose roots is re-made or lost (trial 24a F4, F1, F2, F3, F5).
 
 A real receiver on loopback (in a thread), real ``asz push`` children (and the collect that pushes after its pass),
-``asz collect`` / ``asz parse`` in the test's process, corpus transcripts. Counts are made from the source lines: one model call per (message.id, requestId) of an assistant line
-with ``message.usage``.
+``asz collect`` / ``asz parse`` in the test's process, corpus transcripts. Counts are made from the source lines: one
+model call per (message.id, requestId) of an assistant line with ``message.usage``.
 """
 
 from __future__ import annotations
