@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from view_server_helpers import REPO, asz, parse
+from view_server_helpers import REPO, asz_here, parse
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
@@ -49,20 +49,20 @@ def mixed(corpus_dir, tmp_path_factory) -> tuple[Path, set[str]]:
         pytest.skip(f"{kiro} is absent")
     root = base / "root"
     shutil.copytree(corpus_dir / "claude-code" / "projects" / PROJECT, base / "projects" / PROJECT)
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(base / "projects"), "--root", str(root))
-    asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(base / "projects"), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(root))
     data = base / "hookdata"
     for line in _payloads(corpus_dir):
         p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=line,
                            capture_output=True, cwd=REPO, timeout=60)
         assert p.returncode == 0 and p.stdout == b"", p
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     return root, {json.loads(x)["session_id"] for x in _payloads(corpus_dir)}
 
 
 def _ls(root: Path, *extra: str) -> dict[str, dict]:
-    return {r["id"]: r for r in json.loads(asz("ls", "--json", "--root", str(root), *extra).stdout)}
+    return {r["id"]: r for r in json.loads(asz_here("ls", "--json", "--root", str(root), *extra).stdout)}
 
 
 def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
@@ -75,7 +75,7 @@ def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
         assert r["title"].startswith("(no transcript) ") and not r["runtime"]["name"]
     runtimes = {r["runtime"]["name"] for r in rows.values()}
     assert {"claude-code", "kiro", ""} <= runtimes  # the mix: three kinds of row
-    table = asz("ls", "--root", str(root)).stdout.splitlines()
+    table = asz_here("ls", "--root", str(root)).stdout.splitlines()
     head = re.split(r"\s{2,}", table[0].strip())
     assert head[-4:] == ["TOKENS", "COST", "RUNTIME", "STATE"]
     cells = {ln[:8]: re.split(r"\s{2,}", ln.strip()) for ln in table if re.match(r"[0-9a-f]{8}  ", ln)}
@@ -83,15 +83,15 @@ def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
         assert cells[sid[:8]][-4:-1] == ["not recorded", "-", "-"], cells[sid[:8]]
     assert "$0.00" not in "\n".join(" ".join(cells[s[:8]]) for s in hooked)
     sid = sorted(hooked)[0]
-    said = asz("conversation", sid, "--root", str(root)).stdout.splitlines()
+    said = asz_here("conversation", sid, "--root", str(root)).stdout.splitlines()
     assert "tokens not recorded: no model call is recorded in this conversation" in said and "cost - (no tokens to price)" in said
-    md = asz("export", sid, "--format", "md", "--root", str(root)).stdout.splitlines()
+    md = asz_here("export", sid, "--format", "md", "--root", str(root)).stdout.splitlines()
     assert "- tokens not recorded: no model call is recorded in this conversation" in md and "- cost - (no tokens to price)" in md
-    head = json.loads(asz("export", sid, "--audit", "--root", str(root)).stdout.splitlines()[0])
+    head = json.loads(asz_here("export", sid, "--audit", "--root", str(root)).stdout.splitlines()[0])
     assert (head["kind"], head["calls"], head["usage_recorded"]) == ("conversation", 0, False)
     claude = next(c for c, r in rows.items() if r["runtime"]["name"] == "claude-code")
-    assert "usage_recorded" not in json.loads(asz("export", claude, "--audit", "--root", str(root)).stdout.splitlines()[0])
-    by_cost = list(json.loads(asz("ls", "--json", "--sort", "cost", "--root", str(root)).stdout))
+    assert "usage_recorded" not in json.loads(asz_here("export", claude, "--audit", "--root", str(root)).stdout.splitlines()[0])
+    by_cost = list(json.loads(asz_here("ls", "--json", "--sort", "cost", "--root", str(root)).stdout))
     priced = [r["id"] for r in by_cost if r["usage_recorded"] is not False]
     assert [r["id"] for r in by_cost][:len(priced)] == priced  # no figure: last, with the held-back ones
 

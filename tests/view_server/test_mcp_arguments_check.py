@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from test_mcp_executions_read import example_with_mcp_call, hook, renamed
-from view_server_helpers import EXAMPLE_SESSION, asz, copy_example, parse
+from view_server_helpers import EXAMPLE_SESSION, asz_here, copy_example, parse
 
 SESSION = EXAMPLE_SESSION
 AGENT = "a7f3c2e1b0d94856"
@@ -91,14 +91,14 @@ def checked(tmp_path_factory, corpus_dir) -> dict:
     for p in probes:  # the corpus's own sessions: hook records and no transcript
         hook(json.dumps(p).encode(), data)
     root = base / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     return {"root": root, "main": main, "child": child, "probes": probes}
 
 
 def conversation(root: Path, sid: str) -> dict:
-    return json.loads(asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    return json.loads(asz_here("conversation", sid, "--json", "--root", str(root)).stdout)
 
 
 def test_the_rewritten_call_differs_and_the_same_input_agrees(checked):
@@ -118,7 +118,7 @@ def test_the_rewritten_call_differs_and_the_same_input_agrees(checked):
     assert same["arguments_check"] == {"result": "agree"}
     assert same["step"] == "tool/toolu_0101" and same["stream"] == AGENT
     assert doc["summary"]["arguments_differ"] == 1
-    text = asz("conversation", SESSION, "--root", str(checked["root"])).stdout.splitlines()
+    text = asz_here("conversation", SESSION, "--root", str(checked["root"])).stdout.splitlines()
     at = text.index("tool executions 2 (execution records): arguments agree 1, differ 1, not compared 0")
     assert text[at + 1] == f"arguments differ: toolu_0001 mcp__probe__run ({len(SENT)} bytes, the transcript's 89)"
 
@@ -137,13 +137,13 @@ def test_calls_with_no_transcript_cannot_be_compared(checked):
             seen.append(e["tool"])
         n = len(doc["tool_executions"])
         assert f"tool executions {n} (execution records): arguments agree 0, differ 0, not compared {n}" in \
-            asz("conversation", sid, "--root", str(checked["root"]), check=False).stdout.splitlines()
+            asz_here("conversation", sid, "--root", str(checked["root"]), check=False).stdout.splitlines()
     assert sorted(seen) == sorted(p["tool_use_id"] for p in recorded)
 
 
 def test_no_execution_record_no_count(tmp_path):
     projects = copy_example(tmp_path / "projects")
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(tmp_path / "root"))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(tmp_path / "root"))
     doc = conversation(tmp_path / "root", SESSION)
     assert doc["tool_executions"] == [] and "arguments_differ" not in doc["summary"]
 
@@ -154,11 +154,11 @@ RESULT_DIFFERS = "; the result differs from the transcript's tool result ("
 
 
 def test_exports_say_it_at_the_tool_step(checked):
-    md = asz("export", SESSION, "--format", "md", "--root", str(checked["root"])).stdout
+    md = asz_here("export", SESSION, "--format", "md", "--root", str(checked["root"])).stdout
     # the rewrite payload's server answered what the probe echoed, not the transcript's result: said after (trial 30c F3)
     assert md.count(DIFFER + RESULT_DIFFERS) == 1
     assert md.count("; arguments as the transcript's input" + RESULT_DIFFERS) == 1  # the child probe echoed "from child"
-    html = asz("export", SESSION, "--format", "html", "--root", str(checked["root"])).stdout
+    html = asz_here("export", SESSION, "--format", "html", "--root", str(checked["root"])).stdout
     assert html.count(DIFFER.replace("'", "&#x27;") + RESULT_DIFFERS.replace("'", "&#x27;")) \
         + html.count(DIFFER + RESULT_DIFFERS) == 1
 
@@ -192,9 +192,9 @@ def test_an_input_too_large_to_land_cannot_be_compared(tmp_path, corpus_dir):
     data = tmp_path / "hookdata"
     hook(json.dumps(event).encode(), data)
     root = tmp_path / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root),
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root),
         "--max-delta-bytes", "1024")
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     landed = [json.loads(x) for sd in root.rglob("transcript-*.sd") for x in sd.read_bytes().splitlines()[1:-1]]
     (call,) = [p for r in landed for p in r.get("parts", ()) if p.get("k") == "call" and p.get("id") == "toolu_0001"]
@@ -205,7 +205,7 @@ def test_an_input_too_large_to_land_cannot_be_compared(tmp_path, corpus_dir):
     assert e["arguments_check"] == {"result": "cannot_compare",
                                     "why": "the transcript's input did not land whole (state too_large)"}
     assert doc["summary"]["arguments_differ"] == 0
-    md = asz("export", SESSION, "--format", "md", "--root", str(root)).stdout
+    md = asz_here("export", SESSION, "--format", "md", "--root", str(root)).stdout
     assert md.count("; arguments not compared with the transcript's input: the transcript's input did not land whole"
                     " (state too_large)" + RESULT_DIFFERS) == 1  # the echo probe's result is not the transcript's
 
@@ -214,7 +214,7 @@ def test_verify_warns_on_the_differing_call_and_show_prints_each_check(checked):
     """asz verify names the execution record whose arguments differ (session, file and line, tool call) as a warning,
     not a problem (exit 0); asz show prints the check under each execution record it shows (trial 23a, F8)."""
     root = checked["root"]
-    p = asz("verify", "--root", str(root), check=False)
+    p = asz_here("verify", "--root", str(root), check=False)
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     # 2 entries in the example's session (1 differs, 1 agrees); each corpus probe payload (a line of its file, each a
@@ -233,18 +233,18 @@ def test_verify_warns_on_the_differing_call_and_show_prints_each_check(checked):
                            f"execution record row {row}, tool call toolu_0001 mcp__probe__run: the server was sent "
                            f"{sent['bytes']} bytes (sha256 {sent['sha256'][:12]}…), the transcript's input is "
                            f"{said['bytes']} bytes (sha256 {said['sha256'][:12]}…)"), warn
-    data = json.loads(asz("verify", "--json", "--root", str(root), check=False).stdout)
+    data = json.loads(asz_here("verify", "--json", "--root", str(root), check=False).stdout)
     assert data["ok"] is True and data["executions_differ"] == 1 and data["executions_agree"] == 1
     assert data["executions_not_compared"] == probes
     # one session: its own two records only (the probe payloads' sessions are others)
-    one = asz("verify", SESSION, "--root", str(root), check=False)
+    one = asz_here("verify", SESSION, "--root", str(root), check=False)
     assert one.returncode == 0 and ("checked 2 tool execution record(s) against the transcript's input: agree 1, "
                                     "differ 1, not compared 0") in one.stdout.splitlines(), one.stdout + one.stderr
     assert [w["problem"] for w in data["warnings"]].count("arguments differ") == 1
-    out = asz("show", SESSION, "toolu_0001", "--root", str(root)).stdout.splitlines()
+    out = asz_here("show", SESSION, "toolu_0001", "--root", str(root)).stdout.splitlines()
     at = out.index(f"{execution.relative_to(root).as_posix()}:{row}")
     assert out[at + 2] == (f"arguments_check: differ; arguments differ from the transcript's input ({sent['bytes']} "
                            f"bytes, the transcript's {said['bytes']}) (tool call toolu_0001)")
-    out = asz("show", SESSION, "toolu_0101", "--root", str(root)).stdout
+    out = asz_here("show", SESSION, "toolu_0101", "--root", str(root)).stdout
     assert "arguments_check: agree; arguments as the transcript's input (tool call toolu_0101)" in out
-    assert asz("show", SESSION, "toolu_0101", "--root", str(root)).stdout.count("arguments_check:") == 1
+    assert asz_here("show", SESSION, "toolu_0101", "--root", str(root)).stdout.count("arguments_check:") == 1

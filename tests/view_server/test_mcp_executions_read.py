@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from view_server_helpers import EXAMPLE_SESSION, REPO, asz, copy_example, parse
+from view_server_helpers import EXAMPLE_SESSION, REPO, asz_here, copy_example, parse
 
 SESSION = EXAMPLE_SESSION
 LINE = "MCP server probe (dynamic): returned in 1,234 ms, observed by asz-plugin (client_hook, "
@@ -73,38 +73,38 @@ def joined(tmp_path_factory, corpus_dir) -> Path:
 def land_with_hooks(projects: Path, data: Path, root: Path) -> Path:
     """``root`` with the transcripts of ``projects`` collected, then the hook records ``asz hook`` wrote under ``data``
     (the changes adapter), then parsed, as a user's collect lands them; returns ``root``."""
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     return root
 
 
 def test_delivered_twice_is_one_execution(joined):
-    doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(joined)).stdout)
+    doc = json.loads(asz_here("conversation", SESSION, "--json", "--root", str(joined)).stdout)
     execs = doc["tool_executions"]
     assert [(e["id"], e["step"], e["duration_ms"], e["outcome"]) for e in execs] == [
         ("toolu_0001/client_hook", "tool/toolu_0001", 1234, "returned")]
-    probe = json.loads(asz("conversation", "86cb6fec", "--json", "--root", str(joined)).stdout)
+    probe = json.loads(asz_here("conversation", "86cb6fec", "--json", "--root", str(joined)).stdout)
     assert [e["id"] for e in probe["tool_executions"]] == ["toolu_probe_1_0/client_hook"]  # fed twice too
 
 
 def test_exports_say_server_duration_and_outcome_at_the_tool_step(joined):
-    md = asz("export", SESSION, "--format", "md", "--root", str(joined)).stdout
+    md = asz_here("export", SESSION, "--format", "md", "--root", str(joined)).stdout
     assert md.count(LINE) == 1
     at = md.index(LINE)
     assert md.rindex("python -m pytest -q tests/test_hello.py", 0, at) < at < md.index("2 passed in 0.03s", at)
-    html = asz("export", SESSION, "--format", "html", "--root", str(joined)).stdout
+    html = asz_here("export", SESSION, "--format", "html", "--root", str(joined)).stdout
     assert html.count(f'<p class="executed"><i>{LINE}') == 1
 
 
 def test_hook_only_sessions_have_a_title_and_times(joined):
-    rows = {r["id"][:8]: r for r in json.loads(asz("ls", "--json", "--root", str(joined)).stdout)}
+    rows = {r["id"][:8]: r for r in json.loads(asz_here("ls", "--json", "--root", str(joined)).stdout)}
     probe = rows["86cb6fec"]
     assert probe["title"] == "(no transcript) 1 tool execution of mcp__probe__echo"
     assert probe["from"] is not None and probe["from"] == probe["to"] > 0
     assert rows["a815fa95"]["title"].startswith("(no transcript) 2 tool executions of ")
     assert all(r["to"] for r in rows.values())
-    assert "(no prompt)" not in asz("ls", "--root", str(joined)).stdout
+    assert "(no prompt)" not in asz_here("ls", "--root", str(joined)).stdout
 
 
 def test_the_page_says_it_at_the_tool_step(joined, serve, browser):
@@ -137,10 +137,10 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
     event = _corpus_payload(corpus_dir, "ba6a3896")
     assert event["hook_event_name"] == "PostToolUseFailure" and event["tool_name"] == "mcp__probe__crash"  # the premise
     sid = event["session_id"]
-    doc = json.loads(asz("conversation", sid, "--json", "--root", str(joined)).stdout)
+    doc = json.loads(asz_here("conversation", sid, "--json", "--root", str(joined)).stdout)
     assert doc["talks"] == [] and doc["workspace_changes"] == [] and len(doc["tool_executions"]) == 1
     assert doc["summary"]["project"] == event["cwd"] == "/work/crash"
-    assert {r["id"]: r["project"] for r in json.loads(asz("ls", "--json", "--root", str(joined)).stdout)}[sid] == "/work/crash"
+    assert {r["id"]: r["project"] for r in json.loads(asz_here("ls", "--json", "--root", str(joined)).stdout)}[sid] == "/work/crash"
     s = serve(joined)
     table = open_at(browser, f"{s.base}/c/{sid}", "#executions")
     assert "No transcript of this conversation has landed; 1 tool execution" in browser.find_element(By.ID, "no-talks").text
@@ -178,19 +178,19 @@ def test_a_failed_call_says_how_it_failed(joined, corpus_dir):
     assert sorted(p["probe_case"] for p in failures) == sorted(FAILED)  # 3 in the file
     for event in failures:
         sid, kind_words = event["session_id"], FAILED[event["probe_case"]]
-        doc = json.loads(asz("conversation", sid, "--json", "--root", str(joined)).stdout)
+        doc = json.loads(asz_here("conversation", sid, "--json", "--root", str(joined)).stdout)
         (e,) = doc["tool_executions"]
         size = len(json.dumps(event["error"]).encode())
         assert (e["outcome"], e["failure"], e["error"]["bytes"]) == ("failed", kind_words[0], size)
         assert event["error"] not in json.dumps(doc)
         said = (f"MCP server probe (dynamic): failed ({kind_words[1]}; error {size} bytes as JSON, not kept) "
                 f"in {event['duration_ms']:,} ms")
-        text = asz("conversation", sid, "--root", str(joined)).stdout.splitlines()
+        text = asz_here("conversation", sid, "--root", str(joined)).stdout.splitlines()
         at = text.index("tool executions 1 (execution records): arguments agree 0, differ 0, not compared 1")
         assert text[at + 1:at + 3] == ["outcomes failed 1", f"  {event['tool_use_id']} {event['tool_name']}: {said}"]
-        md = asz("export", sid, "--format", "md", "--root", str(joined)).stdout
+        md = asz_here("export", sid, "--format", "md", "--root", str(joined)).stdout
         assert f"## Tool executions with no step\n\n- {event['tool_use_id']} {event['tool_name']}: {said}, observed by" in md
-        html = asz("export", sid, "--format", "html", "--root", str(joined)).stdout
+        html = asz_here("export", sid, "--format", "html", "--root", str(joined)).stdout
         assert f"{event['tool_name']}: {said}, observed by" in html
-    returned = asz("conversation", "86cb6fec", "--root", str(joined)).stdout
+    returned = asz_here("conversation", "86cb6fec", "--root", str(joined)).stdout
     assert "outcomes returned 1\n  toolu_probe_1_0 mcp__probe__echo: MCP server probe (dynamic): returned in " in returned

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from test_mcp_arguments_check import AGENT, canonical, probe_payloads
 from test_mcp_executions_read import example_with_mcp_call, hook, renamed
-from view_server_helpers import EXAMPLE_SESSION, asz, parse
+from view_server_helpers import EXAMPLE_SESSION, asz_here, parse
 
 SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"
 BASH, GLOB = "toolu_0116Hyi5v8ut7Ffb7d8qV1Sc", "toolu_01FdQ8qTyVyZjE3Kw4dguQGx"
@@ -82,15 +82,15 @@ def held(tmp_path_factory, corpus_dir) -> dict:
     for _ in range(2):  # a retried hook: the same event twice
         send(echo, "toolu_0101", session_id=EXAMPLE_SESSION, agent_id=AGENT, tool_response=read_result)
     root = base / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(projects), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     return {"root": root, "calls": calls, "read_result": read_result, "data": data,
             "bash_result": results[BASH][0]["content"]}
 
 
 def document(root: Path, sid: str) -> dict:
-    return json.loads(asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    return json.loads(asz_here("conversation", sid, "--json", "--root", str(root)).stdout)
 
 
 def test_name_outcome_and_result_held_against_the_transcript(held):
@@ -127,7 +127,7 @@ def test_a_second_observation_that_differs_is_said_and_a_retry_is_not(held):
     assert again["result"]["bytes"] == len(canonical(json.dumps("..\n2 passed in 0.03s")))
     retried = ex["toolu_0101"]
     assert retried["observed_times"] == 2 and "observed_again" not in retried
-    text = asz("conversation", EXAMPLE_SESSION, "--root", str(held["root"])).stdout.splitlines()
+    text = asz_here("conversation", EXAMPLE_SESSION, "--root", str(held["root"])).stdout.splitlines()
     assert "held against the transcript: name differs 1, outcome differs 1, result differs 0; observed twice 2, " \
            "differing 1" in text
     assert ("outcome differs: toolu_0001 mcp__shell__exec: the outcome differs from the transcript's (the hook saw "
@@ -135,18 +135,18 @@ def test_a_second_observation_that_differs_is_said_and_a_retry_is_not(held):
     (said,) = [x for x in text if x.startswith("observed twice, differing: toolu_0001 mcp__shell__exec: first failed")]
     assert said.endswith(f"observed again at {again['time']}: returned (its outcome, failure, result, error differ from "
                          "the first's); the first by time is the one counted")
-    md = asz("export", EXAMPLE_SESSION, "--format", "md", "--root", str(held["root"])).stdout
+    md = asz_here("export", EXAMPLE_SESSION, "--format", "md", "--root", str(held["root"])).stdout
     step = next(x for x in md.splitlines() if x.startswith("*MCP server probe (dynamic): failed (transport"))
     assert ("; the tool name differs from the transcript's (the hook saw mcp__shell__exec, the transcript's call is "
             "mcp__probe__run); the outcome differs from the transcript's (the hook saw failed, the transcript's tool "
             f"result is not an error); observed again at {again['time']}: returned") in step
-    html = asz("export", EXAMPLE_SESSION, "--format", "html", "--root", str(held["root"])).stdout
+    html = asz_here("export", EXAMPLE_SESSION, "--format", "html", "--root", str(held["root"])).stdout
     assert f"observed again at {again['time']}: returned" in html
 
 
 def test_verify_counts_and_names_each(held):
     root = held["root"]
-    p = asz("verify", "--root", str(root), check=False)
+    p = asz_here("verify", "--root", str(root), check=False)
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     # 4 ids (6 records): BASH, GLOB, toolu_0001 (twice, differing), toolu_0101 (twice, alike)
@@ -164,13 +164,13 @@ def test_verify_counts_and_names_each(held):
                     for x in lines if x.startswith("warning:") and "[arguments]" in x)
     assert warned == ["outcome differs toolu_0001", f"outcome differs {BASH}", f"result differs {BASH}",
                       "tool name differs toolu_0001"]
-    data = json.loads(asz("verify", "--json", "--root", str(root), check=False).stdout)
+    data = json.loads(asz_here("verify", "--json", "--root", str(root), check=False).stdout)
     assert {k: data[k] for k in data if k.startswith("executions_")} == {
         "executions_agree": 4, "executions_differ": 0, "executions_not_compared": 0, "executions_name_differs": 1,
         "executions_outcome_differs": 2, "executions_result_differs": 1, "executions_observed_twice": 2,
         "executions_observed_twice_differing": 1, "executions_no_result": 0}
     assert data["calls_no_execution"] == 0  # every MCP call of the two transcripts has its record (trial 33b F1)
-    out = asz("show", EXAMPLE_SESSION, "toolu_0001", "--root", str(root)).stdout
+    out = asz_here("show", EXAMPLE_SESSION, "toolu_0001", "--root", str(root)).stdout
     assert "transcript_check: name differ, outcome differ, result cannot_compare; the tool name differs" in out
     assert out.count("observed_again: ") == 2  # under the first record, and under the later one it names
 
@@ -213,8 +213,8 @@ def test_an_empty_result_agrees(tmp_path, corpus_dir):
     hook(json.dumps(dict(echo, session_id=session, agent_id=agent, tool_use_id=call, tool_name=use["name"],
                          tool_input=use["input"], tool_response="")).encode(), data)
     root = tmp_path / "root"
-    asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
-    asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     (e,) = document(root, session)["tool_executions"]
     assert e["result"]["bytes"] == len(b'""')
