@@ -128,7 +128,7 @@ def langsmith(
     # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
     sock = bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
-    app = make_app(storage, token=key, max_body=max_body, max_part=max_part)
+    app = make_app(storage, token=key, max_body=max_body, max_part=max_part, listen_host=host)
     _say_gap("asz ingest langsmith", storage)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"staging  : {storage / '_ingest' / 'langsmith' / 'inbox'}")
@@ -169,7 +169,7 @@ def start_receiver(storage: Path, entry) -> str:
     (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
     sock = bind_socket("asz: langsmith-ingest", host, port)
     port = sock.getsockname()[1]
-    app = make_app(storage, token=option(entry.options, "token") or "")
+    app = make_app(storage, token=option(entry.options, "token") or "", listen_host=host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="asz-langsmith-ingest", daemon=True).start()
     _say_gap("asz: langsmith-ingest", storage)

@@ -23,7 +23,9 @@ a run without an id or with a field of the wrong type, a part or key this
 receiver does not know, a part sent twice, bytes after a compressed stream,
 a body with no part at all), 401 (wrong ``x-api-key`` when a token is set),
 413 (body over the limit: recorded in ``refused.jsonl``, :func:`.listening.record_refusal`), 415 (content type or
-encoding not spoken). A part over its limit is taken out (:func:`taken_out`) and the rest staged (trial 32a F1). Errors are JSON ``{"error": "<why>"}``: every malformed post is
+encoding not spoken), 421 (a ``Host`` that is not loopback or the listen address, when no token is set), 403
+(an ``Origin`` not the receiver's own; a browser-simple request without ``x-api-key``, ``Authorization`` or a
+LangSmith client's ``User-Agent``: trial 34c F2, what a web page could send). A part over its limit is taken out (:func:`taken_out`) and the rest staged (trial 32a F1). Errors are JSON ``{"error": "<why>"}``: every malformed post is
 refused with its reason, and nothing of it is staged.
 
 Compression: ``Content-Encoding: gzip`` is always read; ``zstd`` only when
@@ -53,31 +55,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from asz_core.view.guard import HostGuard
+
 from .listening import record_refusal
+from .page_guard import page_could_send
 from .runs import TAKEN_OUT
 from .arrivals import (MAX_PART, OOB_FIELDS, RUN_FIELD_TYPES, BadRequest, arrivals_from_batch, check_run, parse_multipart, read_json,
                        run_of, taken_out, taken_out_text)
 from .settings import DEFAULT_LISTEN  # the receiver's default address, defined once with the asz.yaml keys
 
-__all__ = [
-    "INBOX",
-    "DEFAULT_LISTEN",
-    "MAX_BODY",
-    "MAX_PART",
-    "OOB_FIELDS",
-    "TAKEN_OUT",
-    "BadRequest",
-    "taken_out",
-    "taken_out_text",
-    "parse_multipart",
-    "arrivals_from_batch",
-    "stage",
-    "check_run",
-    "RUN_FIELD_TYPES",
-    "make_app",
-    "inbox_dir",
-    "zstd_available",
-]
+__all__ = ["INBOX", "DEFAULT_LISTEN", "MAX_BODY", "MAX_PART", "OOB_FIELDS", "TAKEN_OUT", "BadRequest", "taken_out",
+           "taken_out_text", "parse_multipart", "arrivals_from_batch", "stage", "check_run", "RUN_FIELD_TYPES", "make_app",
+           "inbox_dir", "zstd_available"]
 
 #: Where arrivals are staged, relative to the storage root.
 INBOX = Path("_ingest") / "langsmith" / "inbox"
@@ -273,8 +262,10 @@ def _say(line: str) -> None:
 
 
 def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BODY, max_part: int = MAX_PART,
-             say=_say) -> Starlette:
-    """The receiver as a Starlette app staging into ``root`` (see the module docstring for routes and statuses).
+             say=_say, listen_host: str = "127.0.0.1") -> HostGuard:
+    """The receiver as a Starlette app staging into ``root`` (see the module docstring for routes and statuses),
+    behind :class:`~asz_core.view.guard.HostGuard` (Host unless a ``token`` is set, with ``listen_host``; Origin) and
+    :func:`.page_guard.page_could_send`: what a web page could send is refused (trial 34c F2).
 
     ``token`` non-empty: every request must carry it as ``x-api-key`` (or
     ``Authorization: Bearer``), else 401. ``max_body``/``max_part`` in bytes.
@@ -286,6 +277,8 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
     async def accept(request: Request, parse, cuts: list | None = None) -> Response:
         if not _authorized(request, token):
             return _err(401, "wrong or missing x-api-key")
+        if why := page_could_send(request):
+            return _err(403, why)
         try:
             body = await _read_body(request, max_body)
             arrivals = parse(body, request)
@@ -332,4 +325,5 @@ def make_app(root: str | os.PathLike, *, token: str = "", max_body: int = MAX_BO
         Route("/runs", one, methods=["POST"]),
         Route("/runs/{run_id}", patch, methods=["PATCH"]),
     ]
-    return Starlette(routes=routes, exception_handlers={404: _not_routed, 405: _not_routed})
+    app = Starlette(routes=routes, exception_handlers={404: _not_routed, 405: _not_routed})
+    return HostGuard(app, listen_host, origin=True, any_host=bool(token), json=True)

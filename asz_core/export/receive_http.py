@@ -14,6 +14,10 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
   :data:`IDLE_TIMEOUT` seconds counts as waiting) are closed to make room;
 - a body over :data:`MAX_BODY` (1 GiB, the inner gRPC server's largest message) is answered 413 unread, a
   ``Content-Length`` that is no whole number 400;
+- a request a web page could have sent is refused before its token or body is read (trial 34c F6,
+  :func:`~asz_core.netguard.refusal`, the check ``asz ingest langsmith`` makes): 421 when no token is set and its
+  ``Host`` names neither a loopback name or address nor the address listened on (DNS rebinding), 403 when it carries
+  an ``Origin`` that is not the receiver's own;
 - the connections closed for these reasons, or dropped by their client before their headers or body ended, are said
   on the receiver's stderr in one line a minute at most, with a count (the receiver's
   :class:`~asz_core.export.receive_seen.Summed`, as the requests that land nothing are), never as a request refused.
@@ -35,7 +39,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
-from ..netguard import connection_cap, raise_open_files, seconds
+from ..netguard import connection_cap, raise_open_files, refusal, seconds
 
 if TYPE_CHECKING:
     from .receive import Receiver
@@ -349,12 +353,25 @@ class Http(BaseHTTPRequestHandler):
             return None
         return data
 
+    def _page_refusal(self) -> tuple[int, str] | None:
+        """:func:`~asz_core.netguard.refusal` of this request: 421 when no token is set and its ``Host`` is not a
+        loopback name or address nor the address listened on (a DNS-rebinding page names its own name), 403 when it
+        carries an ``Origin`` not the receiver's own (a web page's request); None when it may be answered. gRPC
+        (HTTP/2 with prior knowledge, relayed by :class:`Front`) is no request a browser can send."""
+        host = self.server.receiver.listen.rpartition(":")[0].strip("[]") or "127.0.0.1"
+        return refusal(self.headers.get("Host"), self.headers.get("Origin"), host, self.request.getsockname()[0],
+                       any_host=bool(self.server.receiver.auth.expected))
+
     def do_POST(self):  # noqa: N802 - http.server's name
         from ..storage.seen_list import REFUSED
         from .receive import answer_logs
         from .receive_seen import refused_from, seen_request
 
         rcv = self.server.receiver
+        if got := self._page_refusal():  # before the token and the body: a web page's request (trial 34c F6)
+            if self._body(keep=False) is None:  # answered (400, 413) or its client left
+                return
+            return self._reply(got[0], f"{got[1]}\n".encode(), "text/plain")
         why, name = rcv.auth.check(self.headers.get("Authorization"))
         if (data := self._body(keep=not why)) is None:
             return

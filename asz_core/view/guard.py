@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-import ipaddress
+import json
 import logging
 import re
 import threading
@@ -31,7 +31,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
-from ..netguard import accept_batch, connection_cap, raise_open_files, seconds
+from ..netguard import MISDIRECTED, accept_batch, connection_cap, host_allowed, raise_open_files, refusal, seconds
 
 __all__ = ["HostGuard", "host_allowed", "GuardedH11", "connection_cap", "raise_open_files", "log_once", "OnceFilter",
            "HEADER_TIMEOUT", "IDLE_TIMEOUT", "uvicorn_config"]
@@ -41,75 +41,48 @@ __all__ = ["HostGuard", "host_allowed", "GuardedH11", "connection_cap", "raise_o
 HEADER_TIMEOUT = seconds("ASZ_VIEW_HEADER_TIMEOUT", _HEADER)
 #: Seconds an idle keep-alive connection stays open (environment ``ASZ_VIEW_IDLE_TIMEOUT`` overrides).
 IDLE_TIMEOUT = seconds("ASZ_VIEW_IDLE_TIMEOUT", _IDLE)
-_LOOPBACK_NAMES = frozenset(("localhost", "localhost.", "ip6-localhost", "ip6-loopback"))
-_421 = b"421 Misdirected Request: this server answers only to loopback names and the address it listens on\n"
+_421 = f"421 Misdirected Request: {MISDIRECTED}\n".encode()
 #: The body of the 400 for bytes that are not an HTTP/1.1 request (:meth:`GuardedH11.send_400_response`).
 BAD_REQUEST_BODY = (b'{"error":"bad request: not a valid HTTP/1.1 request line or header (a byte outside ASCII in the '
                     b'address must be %-encoded, RFC 3986)"}')
 
 
-def _split_host(value: str) -> str:
-    """The host part of a ``Host`` value (``name``, ``name:port``, ``[v6]:port``), lower-cased; '' when malformed."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        return value[1:end] if end > 0 and (end + 1 == len(value) or value[end + 1] == ":") else ""
-    if value.count(":") > 1:
-        return value  # a bare IPv6 address without brackets is not a valid Host, but compare it as one
-    return value.split(":", 1)[0]
-
-
-def host_allowed(value: str | None, listen_host: str, local_addr: str | None = None) -> bool:
-    """True when a ``Host`` header value may be answered.
-
-    Allowed: ``localhost``, any loopback IP literal, ``listen_host`` itself,
-    and, when the server listens on every address (``0.0.0.0``, ``::``), the
-    IP literal of the local address the connection arrived at. A missing or
-    malformed value is refused.
-    """
-    if not value:
-        return False
-    host = _split_host(value)
-    if not host:
-        return False
-    if host in _LOOPBACK_NAMES or host == listen_host.strip("[]").lower():
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if ip.is_loopback:
-        return True
-    try:
-        unspecified = ipaddress.ip_address(listen_host.strip("[]")).is_unspecified
-    except ValueError:
-        unspecified = False
-    return unspecified and local_addr is not None and host == local_addr.lower()
-
-
 class HostGuard:
     """ASGI middleware: refuse with 421 every HTTP request whose ``Host`` :func:`host_allowed` refuses.
 
-    ``app`` is the wrapped application (its ``state`` is exposed as this one's)."""
+    ``app`` is the wrapped application (its ``state`` is exposed as this one's). ``origin``: also refuse with 403 a
+    request whose ``Origin`` is not the server's own (:func:`~asz_core.netguard.refusal`; ``asz ingest langsmith``,
+    trial 34c F2); ``any_host``: a token guards the server, the Host is not checked; ``json``: the refusal's body is
+    ``{"error": why}`` (the receiver's errors) instead of a line of text."""
 
-    def __init__(self, app: Any, listen_host: str = "127.0.0.1"):
+    def __init__(self, app: Any, listen_host: str = "127.0.0.1", *, origin: bool = False, any_host: bool = False,
+                 json: bool = False):
         self.app = app
         self.state = getattr(app, "state", None)
         self.listen_host = listen_host
+        self.origin, self.any_host, self.json = origin, any_host, json
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
-            host = None
+            host = origin = None
             for k, v in scope.get("headers") or ():
-                if k == b"host":
+                if k == b"host" and host is None:
                     host = v.decode("latin-1")
-                    break
+                elif k == b"origin" and origin is None and self.origin:
+                    origin = v.decode("latin-1")
             server = scope.get("server")
-            if not host_allowed(host, self.listen_host, server[0] if server else None):
-                await send({"type": "http.response.start", "status": 421,
-                            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(_421)).encode()),
+            got = refusal(host, origin, self.listen_host, server[0] if server else None, any_host=self.any_host)
+            if got is not None:
+                status, why = got
+                if self.json:
+                    body, ctype = json.dumps({"error": why}).encode(), b"application/json"
+                else:
+                    body = _421 if status == 421 else f"{status} Forbidden: {why}\n".encode()
+                    ctype = b"text/plain; charset=utf-8"
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode()),
                                         (b"cache-control", b"no-store"), (b"connection", b"close")]})
-                await send({"type": "http.response.body", "body": _421})
+                await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
 

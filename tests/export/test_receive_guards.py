@@ -61,7 +61,7 @@ class Child:
 
 
 def _empty_logs(port_child: Child) -> bytes:
-    return port_child.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+    return port_child.post("POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
                            "Content-Length: 0\r\nConnection: close\r\n\r\n")
 
 
@@ -69,7 +69,7 @@ def _half(port: int, n: int) -> list[socket.socket]:
     out = []
     for _ in range(n):
         c = socket.create_connection(("127.0.0.1", port))
-        c.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+        c.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finished
         out.append(c)
     return out
 
@@ -100,13 +100,13 @@ def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp
         for c in dropped:
             c.close()  # their clients leave before the headers end
         time.sleep(1)
-        big = r.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+        big = r.post("POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
                      "Content-Length: 100000000000\r\n\r\n")
         assert big.startswith(b"HTTP/1.1 413") and b"over the 1073741824 (1 GiB) a request may hold" in big
-        bad = r.post("POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
+        bad = r.post("POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n")
         assert bad.startswith(b"HTTP/1.1 400")
         with socket.create_connection(("127.0.0.1", r.port), timeout=30) as s:  # a header is read as latin-1
-            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Length: \xb2\r\n\r\n")
+            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \xb2\r\n\r\n")
             assert s.recv(65536).startswith(b"HTTP/1.1 400")  # before: int('\u00b2') raised, nothing answered
     finally:
         err = r.stop()
@@ -190,7 +190,7 @@ def test_a_body_without_the_token_is_read_through_not_held(tmp_path):
     size = 400 << 20
     try:
         with socket.create_connection(("127.0.0.1", r.port), timeout=60) as s:
-            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
                       b"Content-Length: %d\r\n\r\n" % size)
             piece = bytes(1 << 20)
             for _ in range(size >> 20):

@@ -16,6 +16,9 @@ from pathlib import Path
 ASZ = [sys.executable, "-c", "import sys; sys.argv[0] = 'asz'; from asz_core.cli.entry import main; main()"]
 #: Headers a replay must not copy from a capture: the transport sets them for the bytes actually sent.
 _HOP = {"content-length", "host", "connection", "transfer-encoding"}
+#: The User-Agent the installed LangSmith client sends (langsmith/client.py ``_compute_headers``), given to a request
+#: a test builds without one: the receiver takes a multipart request only with it or a key (trial 34c F2).
+CLIENT_AGENT = "langsmith-py/0.15.1-httpx2"
 
 
 def free_port() -> int:
@@ -52,9 +55,12 @@ class Receiver:
                 time.sleep(0.1)
 
     def send(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, dict]:
-        """Send one request; returns (status, decoded JSON answer)."""
-        req = urllib.request.Request(self.url + path, data=body, method=method,
-                                     headers={k: v for k, v in headers.items() if k.lower() not in _HOP})
+        """Send one request as the LangSmith client does (its User-Agent unless ``headers`` name one); returns
+        (status, decoded JSON answer)."""
+        sent = {k: v for k, v in headers.items() if k.lower() not in _HOP}
+        if not any(k.lower() == "user-agent" for k in sent):
+            sent["User-Agent"] = CLIENT_AGENT
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers=sent)
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return r.status, json.loads(r.read() or b"{}")

@@ -175,7 +175,8 @@ def test_chunked_body_is_read(tmp_path, receiver_factory, captures):
     conn = http.client.HTTPConnection("127.0.0.1", r.port, timeout=30)
     chunks = (body[i:i + 1000] for i in range(0, len(body), 1000))
     conn.request("POST", meta["path"], body=chunks, encode_chunked=True,
-                 headers={"Content-Type": meta["headers"]["Content-Type"], "Transfer-Encoding": "chunked"})
+                 headers={"Content-Type": meta["headers"]["Content-Type"], "Transfer-Encoding": "chunked",
+                              "User-Agent": meta["headers"]["User-Agent"]})
     resp = conn.getresponse()
     assert resp.status == 202, resp.read()
     assert json.loads(resp.read())["accepted"] == len(multipart_runs(body))

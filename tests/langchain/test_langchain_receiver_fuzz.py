@@ -26,8 +26,11 @@ from starlette.testclient import TestClient
 from asz_adapters_langchain.receiver import inbox_dir, make_app
 
 BOUNDARY = "asz-fuzz-boundary"
-JSON = {"Content-Type": "application/json"}
-MULTIPART = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+#: The User-Agent the installed LangSmith client sends (langsmith/client.py, ``_compute_headers``): a browser-simple
+#: request (multipart, none) is taken only with it or a key (trial 34c F2).
+SDK = {"User-Agent": "langsmith-py/0.15.1-httpx2"}
+JSON = {"Content-Type": "application/json", **SDK}
+MULTIPART = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}", **SDK}
 
 run_ids = st.uuids().map(str)
 texts = st.text(max_size=12)
@@ -179,7 +182,7 @@ def test_every_malformed_post_is_400_many_examples(tmp_path_factory, post):
 def _labelled(tmp_path_factory, post) -> None:
     label, path, body, headers, want, staged = post
     root = tmp_path_factory.mktemp("recv")
-    client = TestClient(make_app(root))
+    client = TestClient(make_app(root), base_url="http://127.0.0.1")
     r = client.post(path, content=body, headers=headers)
     assert r.status_code == want, (label, r.status_code, r.text, body[:200])
     if want == 400:
@@ -212,9 +215,9 @@ def test_arbitrary_bodies_many_examples(tmp_path_factory, path, body, ctype):
 
 def _arbitrary(tmp_path_factory, path, body, ctype) -> None:
     root = tmp_path_factory.mktemp("recv")
-    client = TestClient(make_app(root))
+    client = TestClient(make_app(root), base_url="http://127.0.0.1")
     method = client.patch if path == "/runs/abc" else client.post
-    r = method(path, content=body, headers={"Content-Type": ctype} if ctype else {})
+    r = method(path, content=body, headers={"Content-Type": ctype, **SDK} if ctype else SDK)
     assert r.status_code in (202, 400, 415), (r.status_code, r.text)
     if r.status_code != 202:
         assert r.json()["error"]
