@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["UNSAFE", "ESCAPES", "one_line", "shell_word"]
+__all__ = ["UNSAFE", "ESCAPES", "one_line", "shell_word", "EscapingStream"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
@@ -38,3 +38,21 @@ def shell_word(value: str | os.PathLike) -> str:
     import shlex  # only when a command is suggested
 
     return shlex.quote(os.fspath(value))
+
+
+class EscapingStream:
+    """A text stream (``stream``: stderr, a log file) every write to which has each :data:`UNSAFE` character written
+    as its escape (:data:`ESCAPES`: ESC ``\\x1b``, BEL ``\\x07``, U+202E ``\\u202e``); newlines and tabs stay, nothing is
+    removed. What ``asz receive`` writes its lines through, so that no word a sender chose (its
+    ``service.instance.id``, a path it sent) steers the operator's terminal: a window title, a hidden link, a
+    clipboard write (trial 34c F3). Other attributes are the stream's own."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(text.translate(ESCAPES))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)

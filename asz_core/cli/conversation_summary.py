@@ -31,6 +31,7 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     asz.view document in root ``r``, priced by ``table``: :func:`summary_lines`, with the removal line and the senders
     line after the first, and the earlier adapter versions' and another build's lines after ``landed through seq``."""
     from ..reading.removed import removal_line, shown_removed
+    from ..reading.termtext import visible
     from ..storage.senders import mixed_credentials, senders_line
     from .conversations_cmd import conversation_senders
 
@@ -39,8 +40,8 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
-    if said := senders_line(senders):  # a receiving root: who sent it (trial 19, F3)
-        lines.insert(1, said)
+    if said := senders_line(senders):  # a receiving root: who sent it (trial 19, F3), its ids drawn as asz ls draws them
+        lines.insert(1, visible(said))  # (an instance id is the sender's own word: trial 34c F3)
     if mixed := mixed_credentials(senders):  # never plain verified (trial 27c F1)
         lines = [f"state {line[6:].split(':', 1)[0]}, {mixed}:{line.split(':', 1)[1]}" if line.startswith("state ")
                  and ":" in line else line for line in lines]

@@ -13,6 +13,7 @@ from typing import Optional
 
 import typer
 
+from ..reading.termtext import visible
 from .reading_common import CONFIG_HELP, ROOT_HELP, settings, time_range, tz_option, use_tz
 
 
@@ -77,7 +78,7 @@ def senders(
     span = _span(window)
     for row in silent:
         last, seen = row["last_received_ms"], row["last_seen_ms"]
-        typer.echo(f"asz senders: quiet: {row['instance']} sent no landed file {span}"
+        typer.echo(f"asz senders: quiet: {visible(str(row['instance']))} sent no landed file {span}"
                    + (f" (quiet since {_when(last)}, its last file received)" if last is not None and seen == last
                       else f" (quiet since {_when(seen)}, its last request taken)" if seen is not None
                       else " (it never sent to this root)")
@@ -117,7 +118,8 @@ def _span(window) -> str:
 
 
 def _table(rows: list[dict], window, unverified: int) -> None:
-    """The rows as a table on stdout (``--expect``'s rows marked ``expected``), then a note on unverified lines."""
+    """The rows as a table on stdout (``--expect``'s rows marked ``expected``), then a note on unverified lines. Each
+    cell drawn through :func:`~asz_core.reading.termtext.visible`, as ``asz ls`` draws its rows."""
     from ..view.zone import zone_name
 
     if not rows:
@@ -139,6 +141,7 @@ def _table(rows: list[dict], window, unverified: int) -> None:
             lines.append([row["instance"] or "(no instance id)", ", ".join(row["credentials"]) or "-",
                           f"{row['files']:,}", f"{row['in_window']:,}" if row["in_window"] is not None else "-",
                           _when(row["last_received_ms"]), _when(row["last_seen_ms"]), "; ".join(said)])
+        lines = [[visible(c) for c in line] for line in lines]  # an instance id is the sender's own word (trial 34c F3)
         widths = [max(len(x[i]) for x in [head, *lines]) for i in range(len(head))]
         for line in [head, *lines]:
             typer.echo("  ".join(c.rjust(w) if i in (2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())

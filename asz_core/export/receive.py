@@ -51,6 +51,7 @@ from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
 from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
+from ..termsafe import EscapingStream
 from ..storage.erased_list import erased_refusal
 from ..storage.seen_list import ACCEPTED, REFUSED, Seen
 
@@ -513,7 +514,8 @@ class Receiver:
         self.quiet = quiet  # no line for a request taken (refusals and rejections are still said)
         self.listen = listen
         self.auth = _Auth(token if isinstance(token, dict) else {"": token})
-        self.err = err if err is not None else sys.stderr
+        # every line it writes has a sender's words (instance ids, paths) with their controls as escapes (trial 34c F3)
+        self.err = EscapingStream(err if err is not None else sys.stderr)
         self.grpc_server: grpc.Server | None = None
         self.grpc_port = 0
         self.front: Server | None = None

@@ -1,0 +1,105 @@
+"""No word a sender chose reaches the operator's terminal raw (trial 34c F3).
+
+``service.instance.id`` is the pusher's own word. Before, ``asz receive``'s log (for a request it refused with 401 too),
+``asz senders`` and ``asz conversation``'s ``sent by`` line printed it as sent, so an unauthenticated host set the
+window title (OSC 0) and planted a hidden link (OSC 8) in the operator's terminal, while ``asz ls`` and ``asz usage
+instance`` escaped it. Real input: a real receiver on a loopback port with a token file, the trial's instance ids, a
+refused request as the trial's ``evilpush.py`` sent it, and a real collect and push of a corpus transcript.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+from asz_core.export.credentials import read_token_file
+from asz_core.export.push import push
+from asz_core.export.receive import Receiver
+from asz_core.export.settings import ExportConfig
+
+from export_helpers import asz
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
+DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
+#: The trial's ids: the refused sender's (OSC 0 window title) and the pusher's (OSC 0 and an OSC 8 hidden link).
+REFUSED_ID = "alice@hostA\x1b]0;PWN\x07<script>"
+PUSHED_ID = "bob@hostB\x1b]0;PWNED-SENDER\x07\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\"
+#: How every reader draws them (asz ls's escapes: ESC ``\x1b``, BEL ``\x07``).
+REFUSED_SHOWN = "alice@hostA\\x1b]0;PWN\\x07<script>"
+PUSHED_SHOWN = "bob@hostB\\x1b]0;PWNED-SENDER\\x07\\x1b]8;;http://evil/\\x1b\\click\\x1b]8;;\\x1b\\"
+
+
+def _raw(text: str) -> bool:
+    return "\x1b" in text or "\x07" in text
+
+
+def _refused_post(address: str) -> int:
+    """The trial's evilpush.py: no token, one record, ``service.instance.id`` = :data:`REFUSED_ID`."""
+    req = ExportLogsServiceRequest()
+    rl = req.resource_logs.add()
+    for k, v in (("service.name", "Claude Code"), ("service.instance.id", REFUSED_ID)):
+        a = rl.resource.attributes.add()
+        a.key, a.value.string_value = k, v
+    rec = rl.scope_logs.add().log_records.add()
+    rec.body.bytes_value = b"root:x:0:0:pwned\n"
+    for k, v in (("asz.format", "sd"), ("asz.file", "x/streams/main/transcript-1-000001.sd"),
+                 ("asz.file.digest", hashlib.sha256(b"root:x:0:0:pwned\n").hexdigest())):
+        kv = rec.attributes.add()
+        kv.key, kv.value.string_value = k, v
+    q = urllib.request.Request(f"http://{address}/v1/logs", data=req.SerializeToString(),
+                               headers={"Content-Type": "application/x-protobuf"})
+    try:
+        with urllib.request.urlopen(q, timeout=60) as resp:
+            return resp.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_a_senders_instance_id_is_escaped_in_the_log_senders_and_conversation(tmp_path):
+    src_file = CORPUS / DE3[0] / f"{DE3[1]}.jsonl"
+    if not src_file.is_file():
+        pytest.skip(f"the corpus is absent ({src_file})")
+    src = tmp_path / "src" / DE3[0]
+    src.mkdir(parents=True)
+    shutil.copy(src_file, src)
+    host = tmp_path / "host"
+    p = asz("collect", "--once", "--source", str(src.parent), "--root", str(host), cwd=tmp_path, child=True)
+    assert p.returncode == 0, p.stderr
+    tokens = tmp_path / "team.tokens"
+    tokens.write_text("alice tokA-1\nbob tokB-2\n")
+    log = io.StringIO()
+    team = tmp_path / "team"
+    rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tokens), err=log).start().serve_in_thread()
+    try:
+        assert _refused_post(rcv.address) == 401
+        rep = push(host, ExportConfig(instance_id=PUSHED_ID, headers={"Authorization": "Bearer tokB-2"}),
+                   endpoint=f"http://{rcv.address}")
+        assert rep.ok and rep.files, rep.problems
+    finally:
+        rcv.stop()
+    said = log.getvalue()
+    assert not _raw(said), said
+    assert f"refused POST /v1/logs from {REFUSED_SHOWN}: a bearer token is required (HTTP 401)" in said
+    assert f"landed, 0 already there, 0 rejected, 0 held; from {PUSHED_SHOWN} (credential bob)" in said
+
+    senders = asz("senders", "--root", str(team), cwd=tmp_path)
+    assert not _raw(senders.stdout + senders.stderr), senders.stdout
+    rows = {line.split("  ", 1)[0]: line for line in senders.stdout.splitlines()[1:]}
+    assert set(rows) == {REFUSED_SHOWN, PUSHED_SHOWN}
+    assert "refused: no token sent" in rows[REFUSED_SHOWN]
+
+    talk = asz("conversation", DE3[1][:8], "--root", str(team), cwd=tmp_path)
+    assert talk.returncode == 0, talk.stderr
+    assert not _raw(talk.stdout + talk.stderr), talk.stdout
+    assert talk.stdout.splitlines()[1].startswith(f"sent by {PUSHED_SHOWN} (credential bob): ")
+    for reader in (("ls",), ("usage", "instance")):  # escaped already: the bar the others now meet
+        out = asz(*reader, "--root", str(team), "--since", "2000-01-01", cwd=tmp_path) if reader[0] == "usage" else \
+            asz(*reader, "--root", str(team), cwd=tmp_path)
+        assert not _raw(out.stdout + out.stderr) and "PWNED-SENDER" in out.stdout, out.stdout
