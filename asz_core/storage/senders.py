@@ -44,7 +44,7 @@ import orjson
 from ..sessiondata.spelling import folded, nfc
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
+           "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -312,14 +312,24 @@ def listed_before(root: str | os.PathLike) -> dict[str, list[str]]:
     return got
 
 
+def sender_label(sender: dict) -> str:
+    """One sender of :func:`senders_summary` as readers name it: its instance id in its NFC spelling (``(no instance
+    id)`` for none), then `` (credential NAME)`` when the receiver checked a named token: ``alice@hostA (credential
+    bob)``. The instance id is the pusher's own word, the credential the receiver's check, so a reader that grouped by
+    the id alone put bob's files under alice (trial 34c F7); ``asz conversation`` has named both since trial 19."""
+    inst = nfc(sender["instance"]) if isinstance(sender.get("instance"), str) else "(no instance id)"
+    cred = sender.get("credential")
+    return f"{inst} (credential {cred})" if isinstance(cred, str) and cred else inst
+
+
 def instance_label(senders: list[dict]) -> str:
-    """The instance ids of ``senders`` (:func:`senders_summary`), distinct, sorted, joined by ``, `` (``(no instance
+    """The senders of ``senders`` (:func:`senders_summary`) by :func:`sender_label` (instance id and, when a named
+    token was checked, its credential), distinct, sorted, joined by ``, `` (``(no instance
     id)`` for files sent without one), then :data:`RECEIVED_BEFORE` for files received before the root kept sender
     records (:func:`before_entry`); ``(not received)`` when there is none: what ``asz usage instance`` groups by and
     ``asz ls`` prints under SENT BY. Each id in its NFC spelling (:func:`~asz_core.sessiondata.spelling.nfc`), so
     one instance sent under either spelling is one label and one row (trial 31c F2)."""
-    names = sorted({nfc(s["instance"]) if isinstance(s.get("instance"), str) else "(no instance id)"
-                    for s in senders if not s.get("before_records") and not s.get("unverified")})
+    names = sorted({sender_label(s) for s in senders if not s.get("before_records") and not s.get("unverified")})
     names += [RECEIVED_BEFORE] if any(s.get("before_records") for s in senders) else []
     names += [UNVERIFIED_SENDER] if any(s.get("unverified") for s in senders) else []
     return ", ".join(names) if names else NOT_RECEIVED
@@ -336,13 +346,15 @@ UNVERIFIED_SENDER = "(sender record does not verify)"
 
 
 def sender_matches(senders: list[dict], text: str) -> bool:
-    """True when ``text`` ('' matches all) is in the instance id or the credential name of one of ``senders``
+    """True when ``text`` ('' matches all) is in the instance id, the credential name or the :func:`sender_label` of one
+    of ``senders``
     (case-insensitive, either Unicode spelling: :func:`~asz_core.sessiondata.spelling.folded`, trial 31c F2): what
     ``asz ls --instance`` and ``asz usage --instance`` keep."""
     if not text:
         return True
     t = folded(text)
-    return any(t in folded(str(s.get(k) or "")) for s in senders for k in ("instance", "credential"))
+    return any(t in folded(str(s.get(k) or "")) for s in senders for k in ("instance", "credential")) or \
+        any(t in folded(sender_label(s)) for s in senders if not s.get("before_records") and not s.get("unverified"))
 
 
 def credentials_of(senders: list[dict]) -> list[str]:
@@ -390,8 +402,7 @@ def senders_line(senders: list[dict]) -> str:
     before = sum(s["files"] for s in senders if s.get("before_records"))
     broken = sum(s["files"] for s in senders if s.get("unverified"))
     said = ("sent by " + "; ".join(
-        f"{s['instance'] or '(no instance id)'}" + (f" (credential {s['credential']})" if s["credential"] else "")
-        + f": {s['files']} landed file(s), received {s['first_received']}"
+        sender_label(s) + f": {s['files']} landed file(s), received {s['first_received']}"
         + (f" to {s['last_received']}" if s["last_received"] != s["first_received"] else "") for s in sent)) if sent else ""
     if before:
         said += ("; " if said else "") + (f"received before this root kept sender records ({RECEIVED}/{BEFORE}): {before} "

@@ -101,7 +101,8 @@ def test_ls_and_usage_read_the_senders(team):
     by = {r["instance"]: r for r in json.loads(asz("usage", "instance", "--root", str(team["team"]), "--json").stdout)}
     for key, root in team["roots"].items():
         own = json.loads(asz("usage", "--root", str(root), "--json").stdout)[0]["total"]
-        assert by[WORKERS[key][1]]["cost"] == own["cost"] and by[WORKERS[key][1]]["calls"] == own["calls"]
+        label = f"{WORKERS[key][1]} (credential {WORKERS[key][2]})"  # the id and the credential checked (trial 34c F7)
+        assert by[label]["cost"] == own["cost"] and by[label]["calls"] == own["calls"]
         one = json.loads(asz("usage", "--root", str(team["team"]), "--json", "--instance", WORKERS[key][1]).stdout)
         assert one[0]["total"]["calls"] == own["calls"]
     plain = json.loads(asz("usage", "instance", "--root", str(team["roots"]["a"]), "--json").stdout)
@@ -171,16 +172,20 @@ def test_receive_token_file_that_does_not_read_is_a_usage_error(tmp_path):
 def test_each_conversation_names_its_sender_in_the_ls_table_and_usage_session(team):
     """trial 19, F3 (which host, from the team root): the ls table has SENT BY before STATE, and usage session names
     the instance after each id, each the instance the worker pushed with; a worker's own root keeps its columns."""
-    rows = {r["id"]: r["senders"][0]["instance"] for r in json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)}
+    rows = {r["id"]: f"{r['senders'][0]['instance']} (credential {r['senders'][0]['credential']})"  # trial 34c F7
+            for r in json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)}
+    assert set(rows.values()) == {f"{w[1]} (credential {w[2]})" for w in WORKERS.values()}
     table = asz("ls", "--root", str(team["team"])).stdout.splitlines()
     head = table[0].split()
     assert head[-3:] == ["SENT", "BY", "STATE"], table[0]
-    shown = {line.split()[0]: re.search(r"  (dev@host\w)  ", line).group(1) for line in table[1:1 + len(rows)]}
+    shown = {line.split()[0]: re.search(r"  (dev@host\w \(credential \w+\))  ", line).group(1) for line in table[1:1 + len(rows)]}
     assert shown == {cid[:8]: inst for cid, inst in rows.items()}, table
     usage = json.loads(asz("usage", "session", "--root", str(team["team"]), "--json").stdout)
     assert {r["conversation"]: r["instance"] for r in usage} == rows
     text = asz("usage", "session", "--root", str(team["team"])).stdout.splitlines()
-    assert {line.split()[0]: line.split()[1] for line in text[1:1 + len(rows)]} == {c[:8]: f"({i})" for c, i in rows.items()}
+    ids = {r["id"][:8]: r["senders"][0]["instance"] for r in json.loads(asz("ls", "--root", str(team["team"]), "--json").stdout)}
+    for line in text[1:1 + len(rows)]:  # the label after the id, `(dev@hostA (credential alice))`, cut to the key's width
+        assert line.split()[1].startswith(f"({ids[line.split()[0]]}"), line
     for key, root in team["roots"].items():  # a root no receiver landed: as before
         assert "SENT BY" not in asz("ls", "--root", str(root)).stdout
         assert all("instance" not in r for r in json.loads(asz("usage", "session", "--root", str(root), "--json").stdout))

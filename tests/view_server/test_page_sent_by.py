@@ -53,7 +53,8 @@ def test_the_list_answer_is_narrowed_by_instance_or_credential(team, serve):
         got = s.get(f"/api/conversations?instance={text}").json()
         assert {r["id"] for r in got["conversations"]} == sent[who] & ids and got["total"] == len(sent[who] & ids)
         assert got["filters"] == {"instance": text} and got["of"] == len(ids)
-        assert all(r["sent_by"] == who for r in got["conversations"])
+        cred = {"dev@hostA": "alice", "dev@hostB": "bob"}[who]  # the id and the credential checked (trial 34c F7)
+        assert all(r["sent_by"] == f"{who} (credential {cred})" for r in got["conversations"])
     none = s.get("/api/conversations?instance=nobody").json()
     assert none["conversations"] == [] and "no conversation matched instance=nobody" in none["note"]
 
@@ -64,8 +65,8 @@ def test_the_page_filters_by_sender_and_the_conversation_says_who_sent_it(team, 
     drv = browser
     open_at(drv, s.base + "/", "tr[data-id]")
     options = [o.get_attribute("value") for o in drv.find_elements(By.CSS_SELECTOR, "#f-sentby option")]
-    assert options == ["", "dev@hostA", "dev@hostB"]
-    Select(drv.find_element(By.CSS_SELECTOR, "#f-sentby")).select_by_value("dev@hostB")
+    assert options == ["", "dev@hostA (credential alice)", "dev@hostB (credential bob)"]  # trial 34c F7
+    Select(drv.find_element(By.CSS_SELECTOR, "#f-sentby")).select_by_value("dev@hostB (credential bob)")
     wait(drv, lambda d: {r.get_attribute("data-id") for r in d.find_elements(By.CSS_SELECTOR, "tr[data-id]")} <= sent["dev@hostB"])
     shown = {r.get_attribute("data-id") for r in drv.find_elements(By.CSS_SELECTOR, "tr[data-id]")}
     assert shown == sent["dev@hostB"]

@@ -55,16 +55,17 @@ def _tokens(row: dict) -> int:
 def test_api_usage_by_instance_and_narrowed_to_one(team, serve):
     s = serve(team["team"])
     u = _whole(s, "by=instance")
-    rows = {r["instance"]: r for r in u["instances"]}
-    assert sorted(rows) == ["dev@hostA", "dev@hostB"]
-    for key, (_, instance, *_) in WORKERS.items():
+    rows = {r["instance"]: r for r in u["instances"]}  # the id and the credential checked (trial 34c F7)
+    assert sorted(rows) == ["dev@hostA (credential alice)", "dev@hostB (credential bob)"]
+    for key, (_, instance, credential, *_) in WORKERS.items():
         calls, tokens, _ = _source(team, key)
-        assert (rows[instance]["calls"], _tokens(rows[instance])) == (calls, tokens)
+        label = f"{instance} (credential {credential})"
+        assert (rows[label]["calls"], _tokens(rows[label])) == (calls, tokens)
     assert sum(Decimal(r["cost_exact"]) for r in rows.values()) == Decimal(u["total"]["cost_exact"])
     one = _whole(s, "instance=BOB")  # the credential's name, case-insensitive
     calls, tokens, _ = _source(team, "b")
     assert (one["total"]["calls"], _tokens(one["total"])) == (calls, tokens)
-    assert one["filters"]["instance"] == "BOB" and one["counted"] == rows["dev@hostB"]["conversations"]
+    assert one["filters"]["instance"] == "BOB" and one["counted"] == rows["dev@hostB (credential bob)"]["conversations"]
     assert s.get("/api/usage?by=year").status == 400
 
 
@@ -110,16 +111,17 @@ def test_the_page_lists_who_sent_each_and_the_usage_tab_groups_by_sender_and_mon
                 for tr in drv.find_elements(By.CSS_SELECTOR, "#rows tr")}
         sessions = {key: {f.stem for f in (team["roots"][key].parent / "src").rglob("*.jsonl") if "subagents" not in f.parts
                           and not f.name.startswith("agent-")} for key in WORKERS}
-        for key, (_, instance, *_) in WORKERS.items():
-            assert {c for c, who in sent.items() if who == instance} == sessions[key], (key, sent)
+        for key, (_, instance, credential, *_) in WORKERS.items():  # the id and the credential checked (trial 34c F7)
+            assert {c for c, who in sent.items() if who == f"{instance} (credential {credential})"} == sessions[key], (key, sent)
         open_usage(drv, s.base, "#usage-by")
         Select(drv.find_element(By.CSS_SELECTOR, "#usage-by")).select_by_value("instance")
         wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#usage-instances tbody tr"))
         by = _cells(drv, "#usage-instances")
-        for key, (_, instance, *_) in WORKERS.items():
+        for key, (_, instance, credential, *_) in WORKERS.items():
             calls, _, _ = _source(team, key)
-            assert by[instance][1].split()[0].replace(",", "") == str(calls), by
-            assert by[instance][6].startswith("$"), by
+            label = f"{instance} (credential {credential})"
+            assert by[label][1].split()[0].replace(",", "") == str(calls), by
+            assert by[label][6].startswith("$"), by
         Select(drv.find_element(By.CSS_SELECTOR, "#usage-by")).select_by_value("month")
         wait(drv, lambda d: d.find_elements(By.CSS_SELECTOR, "#usage-periods tbody tr"))
         months = set()
