@@ -56,8 +56,8 @@ def file_token(path: Path) -> str:
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
-             token: Optional[str] = None, retry_elsewhere: bool = False, said: Optional[dict[str, str]] = None,
-             budgets: Optional[dict[str, int]] = None, require_receiver: bool = False) -> int:
+             token: Optional[str] = None, retry_elsewhere: bool = False, retry_rejected: bool = False,
+             said: Optional[dict[str, str]] = None, budgets: Optional[dict[str, int]] = None, require_receiver: bool = False) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -69,7 +69,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     summary line only when the pass sent something or the receiver refused something (a failure is its ``error:``
     line alone), and a prune's line only when it removed something or failed, so a watching collector with nothing
     new prints nothing about push. ``retry_elsewhere`` (``asz push --retry-elsewhere``): the files the receiver
-    answered it holds from another root are sent again. ``said``: a watching collector's record of the notes its previous
+    answered it holds from another root are sent again; ``retry_rejected`` (``--retry-rejected``): every file it
+    rejected. ``said``: a watching collector's record of the notes its previous
     pass said, kept across passes, so a lasting state (a session the receiver holds from another root) is said once
     and again only when its words change (:func:`~asz_core.export.push.push`). ``budgets``: adapter name -> the
     ``max_delta_bytes`` (bytes) its collector cut at in this process (``asz collect --max-delta-bytes``), what the rest
@@ -87,7 +88,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         typer.echo(f"asz push: {exc}", err=True)
         return 1
     try:
-        rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere, said=said,
+        rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere,
+                   retry_rejected=retry_rejected, said=said,
                    budget_of=lambda adapter: (budgets or {}).get(adapter) or cfg.adapter(adapter).collector.max_delta_bytes)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
@@ -126,6 +128,9 @@ def push_command(
     retry_elsewhere: bool = typer.Option(False, "--retry-elsewhere", help="Send again the files the receiver answered "
                                          "it holds from another root (push.state's elsewhere lines: the same session "
                                          "collected into two roots), e.g. after that root's copy was removed there."),
+    retry_rejected: bool = typer.Option(False, "--retry-rejected", help="Send again every file the receiver rejected "
+                                        "on an earlier pass (push.state's rejected lines), e.g. files a receiver that "
+                                        "could not write them (disk full) rejected before 2026-12-06; it answers anew."),
     require_receiver: bool = typer.Option(False, "--require-receiver", help="Exit 1 when a pass with nothing due "
                                           "reached no receiver (without it: one note, exit 0, since nothing is left "
                                           "behind); a daily job alerts on a receiver that is down even on quiet days."),
@@ -173,7 +178,7 @@ def push_command(
     except ValueError as exc:
         raise _usage("push", str(exc)) from None
     try:
-        code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere,
+        code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere, retry_rejected=retry_rejected,
                         require_receiver=require_receiver)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

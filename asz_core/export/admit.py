@@ -52,7 +52,7 @@ from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "RETRY", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
            "REST_AT", "HIGHEST_SEQ", "held_clause"]
 
 #: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
@@ -74,6 +74,10 @@ HELD_IN = " in "
 REST_AT = "the records it lacks continue this root's stream at ord"
 #: In the :data:`REST_AT` clause: the highest seq of the session this root holds.
 HIGHEST_SEQ = "this root's highest seq of the session is"
+#: Ends the reason of a file the receiver could not store (its root could not write it: disk full, a file size limit),
+#: and of the files after it in its session and the rounds reading it, refused with it: not a refusal of the file. The
+#: pusher keeps such a file due (no ``rejected`` line) and sends it again on its next pass (trial 34b F1).
+RETRY = "retryable: nothing of it was stored; send it again"
 
 
 class Refused(ValueError):

@@ -235,6 +235,8 @@ def send_metrics(p) -> None:
             elsewhere: frozenset | None = frozenset()
             if sdir.name in p.refused:
                 elsewhere = held_elsewhere(p.root, p.state, sdir.name)
+            if sdir.name in p.refusals.unstored:  # files of it the receiver could not store go again first (trial 34b F1)
+                continue
             if elsewhere is None or session in p.held:  # held: removed before the receiver took it (push.held_back)
                 # The receiver refused evidence of this session it does not hold whole: its points would count calls
                 # whose records it never took from us. (Records it holds from another root count as that root's.)

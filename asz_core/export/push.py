@@ -278,7 +278,9 @@ class _Pass(Elsewhere, Rests):
         named = {f.rel for f, _, _ in batch if f"rejected {f.rel}:" in ans.message} if ans.rejected else set()
         held: list[str] = []  # refused only because the receiver holds every record of them already
         refused: list[str] = []  # the others it refused
-        for f, d, _ in batch:
+        # the files the receiver could not write: due again, no line in push.state (trial 34b F1)
+        skip = self.refusals.not_stored(ans.message, [(f.rel, f.session) for f, _, _ in batch if f.rel in named])
+        for f, d, _ in (b for b in batch if b[0].rel not in skip):
             rejected = bool(ans.rejected) and (not named or f.rel in named)
             self.state.mark(f.rel, d.digest, rejected)
             if not rejected and self._replaces(f) is not None:  # the receiver set the old chain aside: forget it
@@ -294,7 +296,7 @@ class _Pass(Elsewhere, Rests):
             self.rep.files += 1
             self.rep.bytes += d.size
         self.rep.held += len(held)
-        self.rep.rejected += max(0, ans.rejected - len(held))
+        self.rep.rejected += max(0, ans.rejected - len(held) - len(skip))
         self.refusals.add(ans.message, held, refused)  # said at the pass's end, a line per session (trial 31a F5)
         self.state.save()
         return True
@@ -409,7 +411,7 @@ class _Pass(Elsewhere, Rests):
             digest = hashlib.sha256(data).hexdigest()
             claim = self._replaces(f)
             again = claim is not None and f.rel in self.state.rejected  # refused before this pass could say it replaces
-            if (not self.state.due(f.rel, digest) and not again) or self._reads_refused(f, data) or self._does_not_verify(f.session):
+            if (not self.state.due(f.rel, digest) and not again) or f.session in self.refusals.unstored or self._reads_refused(f, data) or self._does_not_verify(f.session):
                 continue
             try:
                 d = log_record(f, data, digest=digest, session_time_ns=latest.get(f.session, 0), titles=titles.of_head)
@@ -431,6 +433,8 @@ class _Pass(Elsewhere, Rests):
                     self.failed_batch = len(batch) + 1  # the batch, and f that would have opened the next one
                     return False
                 batch, size = [], 0
+                if f.session in self.refusals.unstored:  # the answer just said an earlier file of it was not stored
+                    continue
             batch.append((f, d, self.service(f.session, d.dialect)))
             size += d.size
         self.failed_batch = len(batch)
@@ -495,7 +499,8 @@ class PushInterrupted(KeyboardInterrupt):
 
 def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = None, err: TextIO | None = None,
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, said: dict[str, str] | None = None,
+         sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, retry_rejected: bool = False,
+         said: dict[str, str] | None = None,
          budget_of: Callable[[str], int] | None = None) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
@@ -505,6 +510,8 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     damaged; :class:`PushInterrupted` (a KeyboardInterrupt) on Ctrl-C. ``backoff`` is the first pause in seconds when the receiver is
     busy and says no Retry-After (doubling, ``attempts`` tries per request). ``retry_elsewhere``: the files recorded
     as held by the receiver from another root are due again (:meth:`PushState.retry_elsewhere`), said on ``err``.
+    ``retry_rejected``: every file the receiver rejected is due again (:meth:`PushState.retry_rejected`; a receiver
+    that could not write a file rejected it so before 2026-12-06: trial 34b F1), said on ``err``.
     ``said``: what the calling process's previous pass said of lasting states (a watching collector's, kept across its
     passes; :class:`Notes`): a note is said again only when its words change, or once its state came back; updated
     (None: every note is said). ``budget_of``: adapter name -> its configured ``max_delta_bytes``, what the rest of a
@@ -526,6 +533,11 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
             state.save()
             print(f"note: --retry-elsewhere: {len(again)} file(s) recorded as held by {name} from another root are "
                   "sent again", file=err, flush=True)
+        if retry_rejected:
+            again = state.retry_rejected(lambda rel: (root / rel).is_file())
+            state.save()
+            print(f"note: --retry-rejected: {len(again)} file(s) {name} rejected on earlier passes are sent again; it "
+                  "answers anew", file=err, flush=True)
         snd = sender(cfg, name)
         p = None
         notes = Notes(err, said)

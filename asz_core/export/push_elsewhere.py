@@ -15,7 +15,9 @@ __all__ = ["NOT_TAKEN", "Elsewhere"]
 NOT_TAKEN = ("; the receiver did not take them from this root (when it answered that a seq is already landed as "
              "another file, it holds the session from another root: docs/push.md, Known limits, the same session "
              "in two roots; when it answered that the session was first sent with another credential, only that "
-             "credential's token adds to it: docs/push.md, One session, one credential)")
+             "credential's token adds to it: docs/push.md, One session, one credential; when it could not write "
+             "them, as a receiver out of disk answered before 2026-12-06, asz push --retry-rejected sends them again "
+             "once it can)")
 
 
 #: How the line of :meth:`Elsewhere._owned_said` ends when nothing is missing at the receiver (a note, not an error).
@@ -30,7 +32,10 @@ class Elsewhere:
     def still_rejected(self, held: set[str]) -> None:
         """One problem per session holding files an earlier pass had the receiver reject and that it has not accepted
         since (the same bytes are never sent again, so the receiver stays short of them; trial 4, F19): every pass
-        exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead."""
+        exits 1 while the root holds them. Files removed by retention are told by :func:`held_back` instead. First, the
+        files the receiver could not store this pass (:meth:`.push_refusals.Refusals.unstored_said`: they stay due)."""
+        for line in self.refusals.unstored_said(self.state.endpoint):
+            self.problem(line)
         by: dict[str, list[str]] = {}
         elsewhere: dict[str, list[str]] = {}
         owned: dict[str, list[str]] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..storage.layout import CONVERSATIONS
+from .admit import RETRY
 
 __all__ = ["SHOWN", "Refusals", "reasons_of", "session_of"]
 
@@ -45,6 +46,27 @@ class Refusals:
     def __init__(self) -> None:
         self.held: dict[str, list[str]] = {}
         self.rejected: dict[str, list[tuple[str, str]]] = {}  # session -> (file, the receiver's reason)
+        # session -> the files the receiver could not store this pass (its root could not write them: RETRY) and the
+        # first one's reason: they stay due, and nothing more of the session is sent this pass (trial 34b F1)
+        self.unstored: dict[str, tuple[list[str], str]] = {}
+
+    def not_stored(self, message: str, named: list[tuple[str, str]]) -> set[str]:
+        """Of the files an answer's ``message`` names (``named``: (file, its session) each), those it refused as
+        retryable (:data:`.admit.RETRY`: the receiving root could not write them, or they came after one it could
+        not write), recorded in :attr:`unstored`: no line goes to push.state for them, and they go again."""
+        why = reasons_of(message) if named else {}
+        out = set()
+        for rel, session in named:
+            if RETRY in why.get(rel, ""):
+                self.unstored.setdefault(session, ([], why[rel][len(f"rejected {rel}: "):]))[0].append(rel)
+                out.add(rel)
+        return out
+
+    def unstored_said(self, endpoint: str) -> list[str]:
+        """One error line per session of :attr:`unstored` (without ``error: ``): its files stay due."""
+        return [f"{session}: {len(rels)} file(s) not stored by {endpoint}, which could not write them ({first}); they "
+                "stay due and go again on the next push, with the rest of the session (nothing is recorded as "
+                f"rejected; its metrics wait for them): {_names(rels)}" for session, (rels, first) in self.unstored.items()]
 
     def add(self, message: str, held: list[str], rejected: list[str]) -> None:
         """One answer's ``message`` and the files it refused: ``held`` (it holds every record of them already) and

@@ -44,10 +44,11 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
 
-from .admit import HOLDS_ALL, LACKS, landed_seq, round_reads
+from .admit import HOLDS_ALL, LACKS, landed_seq
 from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import DRAIN, MAX_BODY, Front, Server
+from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
 from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
@@ -118,7 +119,7 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
-                    _reads_no_refused(rel, data, refused_seqs, erased_refusal(root, rel))  # asz erase: docs/push.md
+                    reads_no_refused(rel, data, refused_seqs, erased_refusal(root, rel), refused)  # docs/push.md
                     owned_by(root, rel, data, credential, claimed)
                     replaces = a.get(REPLACES)
                     if a.get(ASSEMBLE) == "elsewhere" and not rel.startswith("_"):
@@ -150,10 +151,10 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
                         elif LACKS in str(exc):
                             _short(root, at[0], rel, str(exc), who["instance"], err)
-                    elif _reads_only_held(rel, data, refused_seqs, held_rels):  # as the pusher counts it (held_whole)
+                    elif reads_only_held(rel, data, refused_seqs, held_rels):  # as the pusher counts it (held_whole)
                         refused[-1] = "held" + refused[-1][len("rejected"):]
-                except OSError as exc:
-                    refused.append(f"rejected {rel}: cannot write: {exc.strerror or exc}")
+                except OSError as exc:  # this root's fault (disk full), not the file's: retryable (trial 34b F1)
+                    refused.append(cannot_write(rel, exc))
     try:
         _recorded(root, written, sent_by, again, assemble, err)
     finally:
@@ -410,36 +411,6 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                 if err is not None:
                     print(f"error: {session}: cannot record who sent {len(entries)} file(s): {exc.strerror or exc}",
                           file=err, flush=True)
-
-
-def _reads_only_held(rel, data, refused_seqs: dict[str, dict[int, str]], held: set[str]) -> bool:
-    """True when ``rel`` is a round (``data`` its bytes) refused because it reads files this request refused, every
-    one of them as held here whole (``held``): the pusher counts such a round as held too."""
-    if not isinstance(rel, str) or not rel.endswith(".sf") or data is None or not held:
-        return False
-    reads = round_reads(data)
-    if reads is None:
-        return False
-    session, lo, hi = reads
-    hit = [p for seq, p in refused_seqs.get(session, {}).items() if lo <= seq <= hi]
-    return bool(hit) and all(p in held for p in hit)
-
-
-def _reads_no_refused(rel: str, data: bytes, refused_seqs: dict[str, dict[int, str]], erased: str = "") -> None:
-    """Refused for a round that reads a landed file refused earlier in the same request (it would name a file the
-    root never gets; origin-digest §2.6). Across requests the pusher holds such rounds back. ``erased``: why the file
-    is of a session ``asz erase`` erased here (:func:`~asz_core.storage.erased_list.erased_refusal`): refused so."""
-    if erased:
-        raise Refused(erased)
-    if not rel.endswith(".sf") or not refused_seqs:
-        return
-    reads = round_reads(data)
-    if reads is None:
-        return
-    session, lo, hi = reads
-    hit = sorted(seq for seq in refused_seqs.get(session, {}) if lo <= seq <= hi)
-    if hit:
-        raise Refused(f"{rel}: it reads seq {hit[0]} of its session, {refused_seqs[session][hit[0]]}, which was refused")
 
 
 #: Why a request is refused without a token, and with another one (HTTP 401 body, gRPC UNAUTHENTICATED details).

@@ -182,6 +182,15 @@ class PushState:
         self.forget_files(gone)  # and the files refused as another credential's session (trial 28a F2)
         return gone
 
+    def retry_rejected(self, present: Callable[[str], bool] | None = None) -> list[str]:
+        """Forget every file the receiver rejected (its ``pushed`` and ``rejected`` lines, and ``elsewhere``, ``rest``
+        and ``owned`` with them), so the next pass sends it again and the receiver answers anew (``asz push
+        --retry-rejected``: a receiver that could not write a file rejected it before 2026-12-06, trial 34b F1); the
+        paths, sorted. ``present`` as in :meth:`retry_elsewhere`: a file retention removed keeps its lines."""
+        gone = sorted(rel for rel in self.rejected if present is None or present(rel))
+        self.forget_files(gone)
+        return gone
+
     def forget_files(self, rels) -> None:
         """Drop every line of the files ``rels`` (their ``pushed``, ``rejected``, ``elsewhere`` and ``rest`` lines), so
         the next pass sends them again and the receiver answers anew."""

@@ -238,10 +238,10 @@ def received_from(root: str | os.PathLike, session: str) -> str:
     """Who sent ``session`` (its directory name) to ``root``, when ``asz receive`` landed it (its sender record
     ``_received/<session>.senders`` is there): the instance ids (:func:`~asz_core.storage.senders.instance_label`);
     '' for a session collected here."""
-    from ..storage.senders import instance_label, senders_path, session_senders
+    from ..storage.senders import RECEIVED, instance_label, senders_path, session_senders
 
-    if not senders_path(root, session).is_file():
-        return ""
+    if not senders_path(root, session).is_file():  # a receiving root that took no file of it (its rounds only)
+        return "a pushing host, not named (no landed file of the session here says which)" if (Path(root) / RECEIVED).is_dir() else ""
     return instance_label(session_senders(root, session)) or "another host"
 
 
@@ -252,7 +252,9 @@ def received_lost(hosts: str, root: str | os.PathLike) -> str:
     return (f"this root received the session from {hosts} (asz receive), so it holds no source to land a lost file again "
             f"from: asz verify --root {shell_word(root)} --receipts HOST_ROOT_OR_PUSH_STATE names each file a host's "
             "receipts say it accepted that is missing since (docs/push.md, the receipts); the sending host's root holds "
-            "it while its retention keeps it")
+            "it while its retention keeps it, and sends it again: by itself on its next push while it is due there, or "
+            "with asz push --retry-rejected where its push.state records it as rejected (a receiver that could not "
+            "write it answered so before 2026-12-06)")
 
 
 def anew_hint(sdir: Path) -> str:
