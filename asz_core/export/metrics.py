@@ -46,7 +46,7 @@ from ..flow.chain import Chain, conversation_dirs
 from ..sessiondata import SDReader, parse_instant
 from ..sessiondata.mcpname import mcp_split
 from ..sessiondata.reader import SDError
-from ..storage.layout import landed_files, parse_landed_name, session_dir
+from ..storage.layout import landed_files, parse_landed_name, session_dir, session_listing
 from .state import endpoint_key
 from .wire import SCOPE, kvs, resource
 
@@ -232,19 +232,21 @@ def send_metrics(p) -> None:
             sdir = session_dir(p.root, session)
             if not sdir.is_dir():
                 continue
+            sent_at = sent_path(sdir, p.state.endpoint, p.metrics_owner)
+            sent = orjson.loads(sent_at.read_bytes()) if sent_at.is_file() else {}
+            if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir, True) and "usage" in sent:
+                continue  # nothing new since its points were sent (its files may be skeletons since: trial 34b F4)
             elsewhere: frozenset | None = frozenset()
             if sdir.name in p.refused:
                 elsewhere = held_elsewhere(p.root, p.state, sdir.name)
             if sdir.name in p.refusals.unstored:  # files of it the receiver could not store go again first (trial 34b F1)
                 continue
+            if elsewhere is None and _held_all(p.state, sdir.name):  # every record there from another root, which
+                continue  # sent their metrics; none of this root's own to send (trial 34b F4: said as "rejected")
             if elsewhere is None or session in p.held:  # held: removed before the receiver took it (push.held_back)
                 # The receiver refused evidence of this session it does not hold whole: its points would count calls
                 # whose records it never took from us. (Records it holds from another root count as that root's.)
                 p.held_metrics += 1
-                continue
-            sent_at = sent_path(sdir, p.state.endpoint, p.metrics_owner)
-            sent = orjson.loads(sent_at.read_bytes()) if sent_at.is_file() else {}
-            if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir) and "usage" in sent:
                 continue
             calls, state, _, before = checked_call_ids_within(p.root, cdir.name, _within(sdir, elsewhere) if elsewhere else None)
             if state != "verified" or session in p.unverified:  # its files were held back too (push.py)
@@ -265,6 +267,14 @@ def send_metrics(p) -> None:
         _write(sent_at, now_sent)
 
 
+def _held_all(state, session: str) -> bool:
+    """True when every landed file of ``session`` ``state`` names was refused as held whole from another root
+    (``elsewhere … all``) and none was taken from this root: that root sent every record's metrics, this one has none
+    of its own (the files may be gone since: retention removes such files, counted as received)."""
+    mine = [rel for rel in state.pushed if rel.split("/", 1)[0] == session and rel.endswith(".sd")]
+    return bool(mine) and all(rel in state.rejected and state.elsewhere.get(rel, ("",))[0] == "all" for rel in mine)
+
+
 def _within(sdir: Path, elsewhere: frozenset):
     """``within(seq, ord)`` of :func:`~asz_core.view.document.checked_call_ids_within`: True for a record of
     ``elsewhere`` (:func:`held_elsewhere`), found by its landed file's seq here."""
@@ -272,9 +282,11 @@ def _within(sdir: Path, elsewhere: frozenset):
     return lambda seq, o: seq in where and (*where[seq], o) in elsewhere
 
 
-def _top_seq(sdir: Path) -> int:
-    files = landed_files(sdir)
-    return files[-1][0].seq if files else 0
+def _top_seq(sdir: Path, skeletons: bool = False) -> int:
+    """The highest seq of ``sdir``'s landed files (``skeletons``: of its skeletons too: retention removed nothing
+    new since, trial 34b F4); 0 when none."""
+    files = session_listing(sdir, skeletons=True).files if skeletons else landed_files(sdir)
+    return max((ln.seq for ln, _ in files), default=0)
 
 
 def _dialect(sdir: Path) -> str:

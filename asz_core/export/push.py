@@ -318,6 +318,7 @@ class _Pass(Elsewhere, Rests):
         if again:
             files = (f for f in outbox(self.root, self.chains) if f.session in again)
             going = self._send_logs(files)
+            self.settled(again)  # held whole now: this pass's first refusals of them fail nothing (trial 34b F4)
         self.refusals.say(self.err)  # held (and in one note of their session: still_rejected) and rejected
         for session, n in self.unverified.items():
             self.problem(f"{session}: does not verify ({self.verdicts[session]}); none of its {n} due file(s) and "

@@ -74,6 +74,28 @@ class Elsewhere:
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
 
+    def settled(self, sessions: set[str]) -> None:
+        """After the receiver took the rest of a stream and the files it had refused went again (``sessions``, from
+        :meth:`.push_rest.Rests.rests_taken`): this pass's refusals of those sessions that it now holds whole are no
+        failure (trial 34b F4: a re-imaged host's pass that recovered said ``rejected=2`` and exited 1, the next one 0).
+        A file refused, then held when sent again, counts once, in ``held=``; a round refused with it counts as held."""
+        for session in sessions:
+            kept = []
+            for rel, why in self.refusals.rejected.get(session, []):
+                is_round = rel.startswith(CONVERSATIONS + "/")
+                path = self.root / rel
+                if is_round and path.is_file() and self.held_whole(rel, path.read_bytes()):
+                    self.rep.held += 1
+                    self.refusals.held.setdefault(session, []).append(rel)
+                elif is_round or not self._whole(rel):
+                    kept.append((rel, why))
+                    continue
+                self.rep.rejected -= 1
+            if kept:
+                self.refusals.rejected[session] = kept
+            else:
+                self.refusals.rejected.pop(session, None)
+
     def held_whole(self, rel: str, data: bytes) -> bool:
         """True when the receiver refused ``rel`` (its bytes ``data``), just answered, only because it holds every
         record of it already: a landed file recorded ``elsewhere … all`` (from another root) or ``owned … all`` (from
