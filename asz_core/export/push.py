@@ -434,10 +434,9 @@ class _Pass(Elsewhere, Rests):
                     self.failed_batch = len(batch) + 1  # the batch, and f that would have opened the next one
                     return False
                 batch, size = [], 0
-                if f.session in self.refusals.unstored:  # the answer just said an earlier file of it was not stored
-                    continue
-            batch.append((f, d, self.service(f.session, d.dialect)))
-            size += d.size
+            if f.session not in self.refusals.unstored:  # the answer may just have said an earlier file of it was not stored
+                batch.append((f, d, self.service(f.session, d.dialect)))
+                size += d.size
         self.failed_batch = len(batch)
         return self.flush(batch)
 
