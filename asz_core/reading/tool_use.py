@@ -86,8 +86,6 @@ class ToolReport:
         self.tools: dict[str, Tally] = {}
         self.servers: dict[str, Tally] = {}
         self.total = Tally()
-        self._seen_calls: set[str] = set()
-        self._seen_exec: set[str] = set()
         self.conversations = 0
 
     def _inside(self, ms: int | None) -> bool:
@@ -110,13 +108,15 @@ class ToolReport:
         ``ms`` is a count (its step's call to result) and that no execution record measured adds that duration
         (trial 32a F5)."""
         self.conversations += 1
+        seen_calls: set[str] = set()
+        seen_exec: set[str] = set()
         step_server: dict[str, str | None] = {}
         measured = {str(e.get("step") or "")[5:] for e in executions if str(e.get("step") or "").startswith("tool/")}
         for c in calls:
             step_server[c["id"]] = c["server"]
-            if c["id"] in self._seen_calls or not self._inside(c["at"]):
+            if c["id"] in seen_calls or not self._inside(c["at"]):
                 continue
-            self._seen_calls.add(c["id"])
+            seen_calls.add(c["id"])
             ms = c.get("ms")
             timed = isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0 and c["id"] not in measured
             for t in self._tallies(c["name"], c["server"]):
@@ -128,9 +128,9 @@ class ToolReport:
                     t.call_to_result += 1
         for e in executions:
             key = str(e.get("id") or "")
-            if key in self._seen_exec or not self._inside(time_ms(e.get("time"))):
+            if key in seen_exec or not self._inside(time_ms(e.get("time"))):
                 continue
-            self._seen_exec.add(key)
+            seen_exec.add(key)
             name = str(e.get("tool_name") or "")
             step = str(e.get("step") or "")
             server = step_server.get(step.split("/", 1)[1]) if step.startswith("tool/") else None

@@ -106,6 +106,16 @@ def session_model(sess) -> str:
     return next(iter(named)) if len(named) == 1 else ""
 
 
+def not_repeated(asked, sess, links):
+    """The ``(record, adapter, dialect)`` of ``asked`` (:func:`~asz_core.view.turn_places.asking` over ``sess``) but
+    the records this session repeats from the one it continues (``links.evidence``, the ``continues`` relation's):
+    drawn and counted there, their credits too, as their calls and tokens are (trial 34a F3: a byte-for-byte copy of
+    a Kiro session, 0 talks, added its credits to the total again)."""
+    there = {id(sess.records[seq][row - 1]) for seq, row in links.evidence
+             if seq in sess.records and 0 < row <= len(sess.records[seq])}
+    return (x for x in asked if id(x[0]) not in there) if there else asked
+
+
 class DocumentView(ListView):
     """The whole document's view of a fold: nodes, lists and the summary."""
 
@@ -268,7 +278,7 @@ class DocumentView(ListView):
         replaces the running totals' parts before it and is split on its turns, each turn's credits at the turn's
         recorded end (:func:`~asz_core.view.turn_places.turn_parts`), so a turn's credits go where its calls are;
         a record whose part is 0 is left out, and so is a record
-        adding a figure under the ``id`` of one that already added it. The parts sum to :meth:`credits`. None when no record gives credits.
+        adding a figure under the ``id`` of one that already added it, and one repeated from an earlier session (:func:`not_repeated`). The parts sum to :meth:`credits`. None when no record gives credits.
         Memoised: the summary, the places a list row keeps and ``/api/usage`` read it."""
         if hasattr(self, "_credits_at"):
             return self._credits_at
@@ -280,7 +290,7 @@ class DocumentView(ListView):
         seen, total, running = False, 0.0, set()  # running: the places in out of the running totals' parts
         added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
         asked = self._turns  # what turn_ends found of the records it read (their adapter asked once)
-        for rec, a, dialect in asking(self.sess, "credits"):
+        for rec, a, dialect in not_repeated(asking(self.sess, "credits"), self.sess, self.links):
             try:
                 got = a.credits(dialect, rec)
             except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
