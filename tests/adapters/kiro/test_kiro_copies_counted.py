@@ -51,18 +51,24 @@ def _cli_truth(cli: Path) -> tuple[int, float]:
     return calls, credits
 
 
-@pytest.fixture(scope="module")
-def copied(tmp_path_factory) -> tuple[Path, Path, dict]:
+def _home(base: Path) -> tuple[Path, Path, Path]:
+    """A copy of the corpus Kiro home at ``base/home`` and a working folder ``base/run``; (home, run, the IDE session's
+    folder). Skips when the corpus is absent."""
     if not KIRO.is_dir():
         pytest.skip(f"the Kiro corpus is absent ({KIRO})")
-    base = tmp_path_factory.mktemp("kiro-copies")
     home, run = base / "home", base / "run"
     run.mkdir()
     shutil.copytree(KIRO, home / ".kiro")
     for p in (home / ".kiro").rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
+    (orig,) = (home / ".kiro" / "sessions").glob("*/sess_*")
+    return home, run, orig
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory) -> tuple[Path, Path, dict]:
+    home, run, orig = _home(tmp_path_factory.mktemp("kiro-copies"))
     sessions = home / ".kiro" / "sessions"
-    (orig,) = sessions.glob("*/sess_*")
     same = sessions / "ffff000000000001" / "sess_aaaaaaaa-0000-0000-0000-000000000001"
     moved = sessions / "ffff000000000002" / "sess_bbbbbbbb-0000-0000-0000-000000000002"
     shutil.copytree(orig, same)
@@ -105,3 +111,22 @@ def test_a_copy_drawn_elsewhere_adds_no_credits(copied):
     assert round(credits[t["orig"]], 6) == round(t["ide"][1], 6) == round(credits[t["moved"]], 6)
     # each conversation's figure is rounded to 6 decimals: their sum is within 1e-6 a conversation of the files'
     assert abs(sum(c or 0 for c in credits.values()) - (2 * t["ide"][1] + t["clit"][1])) <= 1e-6 * len(credits)
+
+
+def test_a_shares_line_names_three_and_counts_the_rest(tmp_path):
+    """Trial 34a F5: a session sharing ids with many (copied folders) named every one on its ``shares`` line; now the
+    first three, ``and N more`` and where all are listed (``asz ls --json``: the row's ``shares.with``, whole)."""
+    home, run, orig = _home(tmp_path)
+    sessions = home / ".kiro" / "sessions"
+    for month in (6, 7, 8, 9):  # four copies, each date moved: five sessions sharing every record id
+        c = sessions / f"ffff00000000000{month}" / f"sess_cccccccc-0000-0000-0000-00000000000{month}"
+        shutil.copytree(orig, c)
+        for f in (c / "messages.jsonl", c / "session.json"):
+            f.write_text(f.read_text(encoding="utf-8").replace("2026-05-21T", f"2026-0{month}-21T"), encoding="utf-8")
+    assert _asz(home, run, "collect", "--once", "--adapter", "kiro").returncode == 0
+    lines = [ln for ln in _asz(home, run, "ls").stdout.splitlines() if " shares " in ln]
+    assert len(lines) == 5, lines
+    for ln in lines:
+        assert " and 1 more (asz ls --json: the row's shares.with names them all), neither continuing" in ln, ln
+    rows = json.loads(_asz(home, run, "ls", "--json").stdout)
+    assert all(len(r["shares"]["with"]) == 4 for r in rows if r.get("shares"))
