@@ -1,79 +1,31 @@
-"""``asz conversations`` (alias ``asz ls``): the conversations of a root, newest first (issue 20)."""
+"""``asz conversations`` (alias ``asz ls``): the conversations of a root, newest first (issue 20).
+
+The table's cells and widths are :mod:`asz_core.cli.conversations_table`'s (re-exported here)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import Callable, Optional
 
 import orjson
 import typer
 
-from ..reading.listing import ROW_SORTS, going_on_lines, shown_id, memory_note, read_in_memory, calls_figure, unplaced_lines, talks_figure, conversation_rows, unjudged_line, sorted_rows, cost_value, cut_text, newest_first, not_read_line, rate_line, unchecked_line, cost_text, total_tokens, unrecorded_cell
+from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, memory_note, newest_first, rate_line, shown_id,
+                               sorted_rows, unchecked_line, unjudged_line, unplaced_lines)
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
-from ..view.rate_words import GROUPED_MARK, listed_title
-from ..view.zone import local_text, zone_name
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_cells, fit_tail, fit_tails, incomplete, make_filters, model_option, no_match,
+from ..view.rate_words import GROUPED_MARK
+from ..view.zone import zone_name
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 from ..termsafe import shell_word
+from .conversations_table import (COLUMNS, PROJECT_AT, column_widths, columns_of, header_line, left_out, state_cell, table_cells, table_line,
+                                  unsaid)
 
-#: Columns of the table: header, width (0: the rest), alignment.
-COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTIVITY", 16, "<"), ("DURATION", 8, ">"),
-           ("TALKS", 5, ">"), ("CALLS", 5, ">"), ("CHANGES", 11, ">"), ("TOKENS", 11, ">"), ("COST", 8, ">"),
-           ("RUNTIME", 7, "<"), ("STATE", 0, "<"))
-#: RUNTIME (trial 23a, F1: which runtime wrote each conversation, only in --json's ``runtime`` and ``--dialect``): the
-#: name of the dialect of its main transcript (``summary.runtime.name``: claude-code, kiro, langsmith; a held-back or
-#: unreadable conversation's from a transcript whose header is what landed), ``-`` when no transcript landed (hook
-#: records alone); never cut, the first column a narrow terminal leaves out. The page's list has it too (Runtime).
-#: The table of a root ``asz receive`` landed (a row's ``senders`` not empty): SENT BY, before STATE, names the
-#: instance ids that sent each conversation (:func:`~asz_core.storage.senders.instance_label`; trial 19, F3: which
-#: host, from the team root), as wide as the longest.
-SENT_COLUMNS = COLUMNS[:-1] + (("SENT BY", 7, "<"),) + COLUMNS[-1:]
-
-
-def columns_of(rows: list[dict]) -> tuple:
-    """:data:`SENT_COLUMNS` when a row of ``rows`` was sent to this root by a pusher (its ``senders``), else
-    :data:`COLUMNS`."""
-    return SENT_COLUMNS if any(row.get("senders") for row in rows) else COLUMNS
-
-
-#: What TOKENS and COST say for a conversation that does not verify (one wording, as the export index and the page say it).
-HELD = "held back"
-#: What TOKENS says for a conversation whose calls carry no token usage at all (Kiro meters credits), as asz usage
-#: and the page say it; its COST reads ``-``.
-NOT_RECORDED = "not recorded"
-
-
-def _when(ms: int | None) -> str:
-    if not ms:
-        return "-"
-    return local_text(ms, "%Y-%m-%d %H:%M")  # in --tz, else this machine's zone
-
-
-#: A year of 365.25 days, in seconds (what a duration in years counts).
-_YEAR = 31_557_600
-
-
-def _duration(a: int | None, b: int | None) -> str:
-    """The span from ``a`` to ``b`` (unix ms), rounded half up to the last unit it shows (the page's rule)."""
-    if not a or not b or b < a:
-        return "-"
-    ms = b - a
-    s = (ms + 500) // 1000
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400 - 30:
-        m = (ms + 30_000) // 60_000
-        return f"{m // 60}h{m % 60:02d}m"
-    if s < _YEAR:
-        h = (ms + 1_800_000) // 3_600_000
-        return f"{h // 24}d{h % 24:02d}h"
-    years, days = s // _YEAR, (s % _YEAR) // 86400
-    return f"{years:,}y" if years >= 100 else f"{years}y{days}d"  # a span to year 9999 stays readable in the column
+__all__ = ["COLUMNS", "GROUPED_MARK", "state_cell", "conversations", "listed_rows", "conversation_senders", "with_senders",
+           "say_state_files", "say_missing_sessions", "register"]
 
 
 def unpriced(row: dict) -> list[str]:
@@ -88,15 +40,6 @@ def unpriced(row: dict) -> list[str]:
 #: The page's list marks its Model calls with the same mark (:mod:`asz_core.view.rate_words`, its one place).
 
 
-def calls_cell(row: dict) -> str:
-    """The CALLS cell: ``llm_calls`` (``-`` when not counted), followed by :data:`GROUPED_MARK` when they are asz's
-    grouping (``calls_grouped``); ``-`` too where no call could be read while transcript records the dialect could
-    not read may hold some (``calls_unread``: not recorded, not 0; trial 23a F17)."""
-    calls = calls_figure(row)
-    if calls is None:  # not counted; or none could be read, records that may hold some were not: not a figure
-        return "-"
-    return f"{calls:,}" + (" " + GROUPED_MARK if row.get("calls_grouped") and calls else "")
-
 
 def grouped_note(rows: list[dict]) -> list[str]:
     """One line per wording of ``calls_grouped`` among ``rows`` (the CALLS marked :data:`GROUPED_MARK`): ``≈ model
@@ -109,68 +52,6 @@ def grouped_note(rows: list[dict]) -> list[str]:
             for how, ids in said.items()]
 
 
-def changes_cell(row: dict) -> str:
-    """The CHANGES cell: ``changes`` (``-`` when the round does not count them), and ``(+N)`` for the editing tool
-    calls with no changes record (``changes_not_derived``), which ``changes`` leaves out."""
-    changes, nd = row.get("changes"), row.get("changes_not_derived") or 0
-    if changes is None:
-        return "-" if not nd else f"- (+{nd:,})"
-    return f"{changes:,}" + (f" (+{nd:,})" if nd else "")
-
-
-def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
-    """The cells of one row of the table (columns ``cols``: :data:`COLUMNS`, or :data:`SENT_COLUMNS` with the
-    row's senders); unknown values show as ``-``."""
-    tokens = total_tokens(row.get("usage"))
-    cost = cost_value(row.get("cost"))
-    title, project = row.get("title") or "", row.get("project") or ""
-    if row.get("removed_files"):  # retention took the cwd the project came from (seed 000, Skeletons); the title is
-        project = project or "(removed)"  # the document's own, (removed by retention) when none is left (trial 19, F15)
-    held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
-    unrecorded = row.get("usage_recorded") is False  # no call with token usage (Kiro; or no call at all): not 0, as asz usage says
-    if unrecorded:
-        tokens = cost = None
-    cells = (shown_id(row), listed_title(title) or "(untitled)", project or "-", _when(row.get("to")),
-             _duration(row.get("from"), row.get("to")),
-             "-" if talks_figure(row) is None else row["talks"], calls_cell(row), changes_cell(row),
-             HELD if held else (unrecorded_cell(row) if unrecorded else "-") if tokens is None
-             else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
-             HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
-             runtime_cell(row), state_cell(row))
-    if cols is SENT_COLUMNS:
-        from ..storage.senders import instance_label
-
-        cells = (*cells[:-1], instance_label(row.get("senders") or []), cells[-1])
-    return tuple(str(c) for c in cells)
-
-
-def runtime_cell(row: dict) -> str:
-    """The RUNTIME cell: the row's ``runtime`` name (its main transcript's dialect name), ``-`` when none is known."""
-    rt = row.get("runtime")
-    return (rt.get("name") if isinstance(rt, dict) else None) or "-"
-
-
-def state_cell(row: dict) -> str:
-    """The STATE cell: the state, and ``!`` when it is ``verified`` while the conversation's document lists problems
-    (``problems``: a missing companion file changes no state); :func:`problems_note` names them. A state other than
-    verified says its problems itself (held back, or does not read). ``stopped`` follows when a source of its session
-    is no longer read (``conflicts``; :func:`stopped_note` says which and how to resolve it: trial 19, F5), ``gone``
-    when a source of it was found gone (``sources_gone``: kept in this root only, :func:`gone_note`; trial 23b, F3).
-    ``errors`` when a model request or a run failed (``api_errors``), ``never ended`` when runs started
-    and have no end recorded (``never_ended``: a LangGraph app that crashed), :func:`failed_note` saying each in
-    ``asz conversation``'s words (trial 27a: the list read a plain ``verified`` for a failed trace)."""
-    from ..storage.senders import mixed_credentials
-
-    state = row.get("state") or "-"
-    return (state + (" !" if _unsaid(row) else "") + (" mixed" if mixed_credentials(row.get("senders") or []) else "") + (" stopped" if row.get("conflicts") else "")
-            + (" gone" if row.get("sources_gone") else "") + (" errors" if row.get("api_errors") else "")
-            + (" never ended" if row.get("never_ended") else "") + (" in memory" if read_in_memory(row) else ""))
-
-
-def _unsaid(row: dict) -> bool:
-    """True when ``row`` is verified and its document lists problems all the same."""
-    return row.get("state") == "verified" and bool(row.get("problems"))
-
 
 def problems_note(rows: list[dict]) -> list[str]:
     """``! problems in ID8 (N): first problem[; and N more]; asz conversation ID8 names them`` per row whose STATE is
@@ -178,7 +59,7 @@ def problems_note(rows: list[dict]) -> list[str]:
     out = []
     for row in rows:
         found = row.get("problems") or []
-        if _unsaid(row):
+        if unsaid(row):
             more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
             out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shell_word(shown_id(row))} names them")
     return out
@@ -206,7 +87,7 @@ def failed_note(rows: list[dict]) -> list[str]:
             out.append(f"errors: {shown_id(row)} {error_words(row['api_errors'], row.get('failed_runs') or 0)}")
         found = [str(p) for p in row.get("problems") or ()]
         for i, p in enumerate(found):
-            if row.get("never_ended") and p.startswith(UNENDED_PREFIX) and not (i == 0 and _unsaid(row)):
+            if row.get("never_ended") and p.startswith(UNENDED_PREFIX) and not (i == 0 and unsaid(row)):
                 out.append(f"{UNENDED_PREFIX}{shown_id(row)} {p[len(UNENDED_PREFIX):]}")
     return out
 
@@ -230,91 +111,6 @@ def stopped_note(rows: list[dict]) -> list[str]:
 
     return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
 
-
-def column_widths(rows: list[dict], columns: int | None = None, *, narrow: bool = False, cols: tuple = COLUMNS
-                  ) -> list[int | None]:
-    """The width of each column ``cols`` for ``rows``: its own, widened for a figure that does not fit (a
-    right-aligned column holds numbers, which are never cut: ``$1,005.12`` stays whole; the id and SENT BY are never
-    cut either); then, on a terminal wider
-    than that table (``columns``, default the terminal's width, which ``COLUMNS=`` sets), PROJECT and then TITLE take
-    the spare cells their longest cell needs. With ``narrow`` (the table goes to a terminal), on one narrower than
-    the table the columns of :data:`NARROW` are left out in turn (None) until it fits with TITLE cut to no fewer
-    than :data:`MIN_TITLE` cells (:func:`narrowed`). Output to a pipe or a file always has every column."""
-    import shutil
-
-    from rich.cells import cell_len
-
-    widths: list[int | None] = [w for _, w, _ in cols]
-    need = [0] * len(widths)
-    for cells in (table_cells(row, cols) for row in rows):
-        for i, ((head, w, align), cell) in enumerate(zip(cols, cells)):
-            need[i] = max(need[i], cell_len(cell))
-            if w and (align == ">" or i == 0 or head in ("SENT BY", "RUNTIME")) and cell_len(cell) > widths[i]:  # figures, ids, senders, runtimes
-                widths[i] = cell_len(cell)
-    if columns is None:
-        columns = shutil.get_terminal_size((0, 0)).columns
-    last = max(need[-1], len(cols[-1][0]))
-    spare = columns - _table_width(widths, last)
-    if narrow and columns and spare < 0:
-        return narrowed(widths, columns, last, cols)
-    for i in (_PROJECT, _TITLE):  # the text columns a wide terminal shows whole
-        more = max(0, min(spare, need[i] - widths[i]))
-        widths[i], spare = widths[i] + more, spare - more
-    return widths
-
-
-_TITLE, _PROJECT = 1, 2
-
-#: The columns a terminal too narrow for the whole table leaves out, first to last (the page and --json keep them).
-NARROW = ("RUNTIME", "CHANGES", "TALKS", "DURATION", "CALLS", "PROJECT", "TOKENS", "SENT BY")
-
-#: The fewest cells TITLE is cut down to on a narrow terminal before a column is left out.
-MIN_TITLE = 24
-
-
-def _table_width(widths: list[int | None], last: int) -> int:
-    """The cells of a line of the table with ``widths`` (None: left out), its last column ``last`` cells wide."""
-    shown = [w for w in widths[:-1] if w is not None]
-    return sum(shown) + 2 * len(shown) + last
-
-
-def narrowed(widths: list[int | None], columns: int, last: int, cols: tuple = COLUMNS) -> list[int | None]:
-    """``widths`` fitted to a terminal of ``columns`` cells: TITLE may be cut down to :data:`MIN_TITLE` cells; while
-    the line is longer than ``columns`` even so, the columns of :data:`NARROW` are left out (None) in turn; then
-    TITLE takes what is left. ID, TITLE, LAST ACTIVITY, COST and STATE always stay."""
-    out = list(widths)
-    full, out[_TITLE] = out[_TITLE], min(out[_TITLE], MIN_TITLE)
-    names = [h for h, _, _ in cols]
-    for name in NARROW:
-        if _table_width(out, last) <= columns:
-            break
-        if name in names:
-            out[names.index(name)] = None
-    out[_TITLE] = max(out[_TITLE], min(full, out[_TITLE] + columns - _table_width(out, last)))
-    return out
-
-
-def left_out(widths: list[int | None], cols: tuple = COLUMNS) -> list[str]:
-    """The headers of the columns ``cols`` that ``widths`` leaves out (a narrow terminal: :func:`narrowed`)."""
-    return [h for (h, _, _), w in zip(cols, widths) if w is None]
-
-
-def header_line(widths: list[int | None] | None = None, cols: tuple = COLUMNS) -> str:
-    """The table's header line for the columns ``cols`` of ``widths`` (:func:`column_widths`; default their own); a
-    column whose width is None is left out."""
-    widths = widths or [w for _, w, _ in cols]
-    return "  ".join(f"{h:{a}{w}}" if w else h for (h, _, a), w in zip(cols, widths) if w is not None)
-
-
-def table_line(row: dict, widths: list[int | None] | None = None, cols: tuple = COLUMNS, projects: Mapping[str, str] = {}) -> str:
-    """One row of the table (columns ``cols``, widths ``widths`` as :func:`column_widths` gives them; a column
-    whose width is None is left out; PROJECT from ``projects``, the table's told apart: :func:`fit_tails`, trial 31c F3)."""
-    widths = widths or [w for _, w, _ in cols]
-    out = []
-    for i, ((_, _, align), width, cell) in enumerate(zip(cols, widths, table_cells(row, cols))):
-        if width is not None:
-            out.append(cell if not width else projects.get(cell) or fit_tail(cell, width) if i == _PROJECT else fit_cells(cell, width, align))
-    return "  ".join(out)
 
 
 def conversations(
@@ -400,7 +196,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     widths = column_widths(rows, terminal or None, narrow=bool(terminal), cols=cols)
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
-    projects = fit_tails({table_cells(r, cols)[_PROJECT] for r in rows}, widths[_PROJECT]) if widths[_PROJECT] else {}
+    projects = fit_tails({table_cells(r, cols)[PROJECT_AT] for r in rows}, widths[PROJECT_AT]) if widths[PROJECT_AT] else {}
     for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)

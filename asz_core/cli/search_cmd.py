@@ -1,9 +1,11 @@
-"""``asz search QUERY``: full-text search over every conversation of a root (issue 20)."""
+"""``asz search QUERY``: full-text search over every conversation of a root (issue 20).
+
+The index brought up to date for a command is :mod:`asz_core.cli.search_index`'s; ``asz secrets``, which this module
+registers, :mod:`asz_core.cli.secrets_cmd`'s."""
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -15,6 +17,7 @@ import typer
 from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
+from .search_index import index_up_to_date
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -93,7 +96,7 @@ def search(
                                ("--config", config))
              if v for a in (flag, str(v))]
     try:
-        _none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+        none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
                                           "--until": until}, _empty_answer(as_json, held_back and not by_conversation))
         among = _sent_by(r, instance, _empty_answer(as_json, held_back and not by_conversation))
         if by_conversation:
@@ -113,10 +116,10 @@ def search(
 
 
 def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
-    """Bring the index of ``r`` up to date (:func:`_up_to_date`) and say what it did on stderr: where it was built when
+    """Bring the index of ``r`` up to date (:func:`~asz_core.cli.search_index.index_up_to_date`) and say what it did on stderr: where it was built when
     the root cannot be written, (without JSON) how many conversations were indexed again, and, once, the search index
     files of other asz versions beside it (:func:`~asz_core.reading.search.other_indexes_note`)."""
-    rep = _up_to_date(r, reindex)
+    rep = index_up_to_date(r, reindex)
     if rep.elsewhere:
         typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
                    "and removed after it (the root is left as it is)", err=True)
@@ -290,7 +293,7 @@ def _checked(kind: str, limit: int, both: bool) -> list[str]:
         raise typer.Exit(2)
 
 
-def _none_kept(cmd: str, r: Path, filters, given: dict[str, str], empty=lambda: None, tail: str = "") -> None:
+def none_kept(cmd: str, r: Path, filters, given: dict[str, str], empty=lambda: None, tail: str = "") -> None:
     """Before the query (``asz search``) or the scan (``asz secrets``): exit 1 when ``given`` (--project, --model,
     --dialect, --since, --until as typed) keep no conversation of the index (a window meets a conversation's recorded
     span: :func:`~asz_core.reading.search.conversations_kept`; trial 26b F1, F2), said as every reader says it
@@ -467,114 +470,10 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
         typer.echo(f"! {visible(line)}")
 
 
-def _up_to_date(r: Path, reindex: bool, cmd: str = "search"):
-    """The index of root ``r`` brought up to date under a progress bar (deleted first with ``reindex``): the
-    :class:`~asz_core.reading.search.IndexReport`. Ctrl-C says how many conversations the index keeps, exit 130;
-    a :class:`~asz_core.reading.search.SearchError` is said, exit 1, except that an index SQLite finds damaged
-    (malformed, not a database) is said as a warning, deleted and built again, once."""
-    from ..collect.workers import default_jobs
-    from ..reading.progress import Bar
-    from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
-    from ..reading.search_place import elsewhere, unwritable
-    from ..view.document import list_conversations
-
-    ids: list[str] = []
-    try:
-        if reindex:
-            try:
-                for p in (index_path(r), *(index_path(r).with_name(index_path(r).name + x) for x in ("-wal", "-shm"))):
-                    p.unlink(missing_ok=True)  # its log too: an old -wal is never replayed into the new file
-            except OSError as exc:
-                if not unwritable(exc):
-                    raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
-                elsewhere(r, index_path(r), copy=False)  # a read-only root: a new index outside it, built whole
-        ids = list_conversations(r)
-        with Bar("index", len(ids), unit="conversation(s)") as bar:
-            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
-            return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
-                f"asz {cmd}: another process is updating the search index (asz server, collect or parse): waiting for it",
-                err=True))
-    except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
-        typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
-                   "and the next asz search indexes the rest", err=True)
-    except KeyboardInterrupt:
-        typer.echo(f"asz {cmd}: stopped before any of {len(ids) or 'the'} conversations was indexed"
-                   + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
-    except SearchError as exc:
-        if exc.damaged and not reindex:  # derived data: built again from the landed files, and said
-            typer.echo(f"asz {cmd}: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
-                       err=True)
-            return _up_to_date(r, True, cmd)
-        typer.echo(f"asz {cmd}: {exc}", err=True)
-        raise typer.Exit(1)
-    raise typer.Exit(130)
-
-
-def secrets(
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
-    project: str = project_option(),
-    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
-    tz: Optional[str] = tz_option(),
-    model: str = model_option(),
-    dialect: str = dialect_option(),
-    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
-    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
-) -> None:
-    """Find credentials the conversations of a root hold (API keys, tokens, private keys), before it is shared or pushed.
-
-    Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
-    included): the index is brought up to date first, as asz search does. Only forms fixed by their issuer are
-    found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
-    OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
-    of an address such as postgres://user:PASSWORD@host; docs/reading.md lists them), so a finding is very likely real
-    and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
-    characters (a password: ***) and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
-    with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
-    nothing is found, 1 when something is, when the root is missing, or when --project/--model/--dialect/--since/--until
-    keep no conversation (said on stderr as asz ls says it, ``asz secrets: no conversation matched --project P (of N
-    in ROOT; …); nothing was scanned``, and nothing on stdout, not even --json's []: a gate stops, never reads a
-    filter that matched nothing as clean), 2 on usage errors.
-    """
-    from ..reading.search import index_path
-    from ..reading.search_place import index_file
-    from ..reading.secrets import scan
-    from ..reading.termtext import visible
-    from ..view.zone import local_text
-
-    zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
-    filters = make_filters("secrets", project, since, until, model, dialect, zone)
-    _up_to_date(r, False, "secrets")
-    _none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
-                                       "--until": until}, tail="; nothing was scanned")
-    unjudged: list[str] = []
-    try:
-        found = scan(r, index_file(r, index_path(r)), filters, unjudged)
-    except sqlite3.Error as exc:
-        typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
-        raise typer.Exit(1)
-    kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
-    if as_json:
-        sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
-    else:
-        from ..reading.ids import shown_conversation_ids
-
-        short = shown_conversation_ids(r, {f["conversation"] for f in found})  # each can be given back (trial 20, F10)
-        for f in found:
-            when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
-            typer.echo(f"{short[f['conversation']]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
-                       f"(fingerprint {f['fingerprint']})  {visible(listed_title(f['title']) or '(untitled)')}")
-            typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
-        distinct = len({f["fingerprint"] for f in found})
-        convs = len({f["conversation"] for f in found})
-        typer.echo(f"{len(found):,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found
-                   else "no credential of a known form found")
-    if found:
-        raise typer.Exit(1)
 
 
 def _empty_answer(as_json: bool, held_back: bool):
-    """What ``asz search`` prints on stdout when its filters match nothing (:func:`_none_kept`): with ``--json``,
+    """What ``asz search`` prints on stdout when its filters match nothing (:func:`none_kept`): with ``--json``,
     ``[]`` or, with ``held_back``, ``--held-back``'s object with no hit; else nothing."""
     if as_json and held_back:
         return lambda: _print_held_back([], {}, {}, [], 0)
@@ -582,6 +481,8 @@ def _empty_answer(as_json: bool, held_back: bool):
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``search`` and ``secrets`` to ``app``."""
+    """Add ``search`` and ``secrets`` (:mod:`asz_core.cli.secrets_cmd`) to ``app``."""
+    from .secrets_cmd import secrets
+
     app.command("search")(search)
     app.command("secrets")(secrets)

@@ -44,6 +44,8 @@ two sessions' indexes, whichever is parsed first):
 
 Errors: a table that cannot be opened or written raises ``sqlite3.Error``;
 parse reports it for the session and assembles it without links.
+
+The other sessions' ids, read once a parse pass, are :mod:`asz_core.flow.ids_seen`'s.
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ from typing import Any
 
 from ..sessiondata import gc_pause
 from .asm_links import going_on_calls, needs_relink
-from .index import SET_ASIDE_KINDS, Index, IndexEntry, load_index
+from .index import SET_ASIDE_KINDS, Index, IndexEntry
 from .model import make_id
+from .ids_seen import first_ids, forget_seen, keep_ids, their_ids
 from .pending import mark_pending
 
 __all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
@@ -157,9 +160,6 @@ def _clusters_from_partners(db: sqlite3.Connection) -> None:
         raise
 
 
-def _keyed(e: IndexEntry) -> bool:
-    return bool(e.id) and e.kind not in SET_ASIDE_KINDS
-
 
 class _Table:
     """The root's table for a ``with`` block: ``db`` when given (the caller's, left open), else a connection
@@ -206,7 +206,7 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
                 db.execute("DELETE FROM ids WHERE session=?", (no,))
                 done = 0
         new = entries[done:]
-        hashes = {id_hash(e.id) for e in new if e.id and e.kind not in SET_ASIDE_KINDS}  # _keyed, inline
+        hashes = {id_hash(e.id) for e in new if e.id and e.kind not in SET_ASIDE_KINDS}  # keyed, inline
         db.executemany("INSERT OR IGNORE INTO ids(h, session) VALUES (?, ?)", ((h, no) for h in hashes))
         db.execute("UPDATE sessions SET entries=? WHERE no=?", (len(entries), no))
         db.execute("CREATE TEMP TABLE IF NOT EXISTS grew(h INTEGER PRIMARY KEY)")
@@ -297,77 +297,6 @@ def _same(a: IndexEntry, b: IndexEntry) -> bool:
     return (a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind)
 
 
-def _first_ids(index: Index) -> dict[str, IndexEntry]:
-    """Record id → its first landed entry (landed order), stream and run records only."""
-    out: dict[str, IndexEntry] = {}
-    for e in index.entries:
-        if _keyed(e) and e.id not in out:
-            out[e.id] = e
-    return out
-
-
-#: Per process, per parse pass (:func:`prepare` empties it): root → (session name, its entries as the root's table
-#: counts them when read) → its :func:`_first_ids`. Sessions whose ids read the same (:func:`_signature`) share one
-#: dict, kept once in :data:`_BY_SIGNATURE`, so N copies of one history hold one set of ids and a session is compared
-#: with them once (trial 17, F18; session 18).
-_HELD: dict[str, dict[tuple[str, int], dict[str, IndexEntry]]] = {}
-_BY_SIGNATURE: dict[tuple, dict[str, IndexEntry]] = {}
-_held_ids = 0
-#: Ids :data:`_BY_SIGNATURE` holds at most (about 30 MB); past that a session's index is loaded each time it is a candidate.
-SEEN_MAX_IDS = 100_000
-
-
-def _signature(ids: dict[str, IndexEntry]) -> tuple:
-    """What :func:`_pair` reads of a session's ids: the id of its first record (landed order) and, per id, the
-    record's parent, time, call and kind. Two sessions with one signature say the same of any third."""
-    first = min(ids.values(), key=lambda e: (e.seq, e.row)).id if ids else ""
-    return first, frozenset([(i, e.parent, e.ts, e.call, e.kind) for i, e in ids.items()])
-
-
-def _keep(root: Path, session: str, entries: int, ids: dict[str, IndexEntry]) -> dict[str, IndexEntry]:
-    """Hold ``ids`` as the ``root``'s ``session``'s while the table counts ``entries`` for it; returns the dict held for
-    its signature (``ids`` itself when it is the first, or when :data:`SEEN_MAX_IDS` is reached: then nothing is held)."""
-    global _held_ids
-    sig = _signature(ids)
-    same = _BY_SIGNATURE.get(sig)
-    if same is None:
-        if _held_ids + len(ids) > SEEN_MAX_IDS:
-            return ids
-        _BY_SIGNATURE[sig] = same = ids
-        _held_ids += len(ids)
-    _HELD.setdefault(str(root), {})[(session, entries)] = same
-    return same
-
-
-def _their_ids(root: Path, candidates: list[tuple[str, int]]) -> tuple[list[tuple[str, int]], list[dict[str, IndexEntry]]]:
-    """The candidates (``(name, entries)``, the table's count of the session's entries) whose ids can be read, and
-    for each its :func:`_first_ids` of ``load_index(root / name, rebuild=False)``: read once a pass while the table
-    counts the same entries for the session (any process that grows a session's index adds its entries to the
-    table: :func:`add_session`). A candidate whose index cannot be read (OSError, ValueError, RuntimeError) is left
-    out. Every candidate held: one ``dict.get`` each, no Python code per candidate."""
-    got = list(map(_HELD.setdefault(str(root), {}).get, candidates))
-    if None not in got:
-        return candidates, got
-    kept: list[tuple[str, int]] = []
-    kept_ids: list[dict[str, IndexEntry]] = []
-    for c, ids in zip(candidates, got):
-        if ids is None:
-            try:
-                ids = _keep(root, c[0], c[1], _first_ids(load_index(root / c[0], rebuild=False)))
-            except (OSError, ValueError, RuntimeError):
-                continue
-        kept.append(c)
-        kept_ids.append(ids)
-    return kept, kept_ids
-
-
-def forget_seen() -> None:
-    """Drop what :func:`_their_ids` keeps (parse's :func:`prepare` starts each parse with nothing kept)."""
-    global _held_ids
-    _HELD.clear()
-    _BY_SIGNATURE.clear()
-    _held_ids = 0
-
 
 def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: str, other: str) -> tuple[set[str], str, set[str]]:
     """What ``other`` is to ``session`` (module docstring): ``(ids naming different records, how, the same records'
@@ -392,8 +321,8 @@ def session_links(root: str | Path, session: str, index: Index, *, keep_marks: b
 
     Reads the table (the sessions of its cluster; the sessions holding a parent it lacks, by hash) and, for
     each candidate session, its index (``load_index(rebuild=False)``: nothing is written there; once a
-    parse pass, :func:`_their_ids`). Candidates whose ids read the same are compared once for those whose
-    name sorts before ``session`` and once for those after (:func:`_signature`: only the names' order
+    parse pass, :func:`their_ids`). Candidates whose ids read the same are compared once for those whose
+    name sorts before ``session`` and once for those after (:func:`~asz_core.flow.ids_seen._signature`: only the names' order
     can tell them apart), so N copies of one history cost N comparisons, not N². ``earlier`` holds the
     sessions ``repeated`` names and ``later`` those repeating a record not repeated here: the relations
     assembly draws (:mod:`asz_core.flow.asm_links`). Raises ``sqlite3.Error`` when the table cannot be used.
@@ -404,7 +333,7 @@ def session_links(root: str | Path, session: str, index: Index, *, keep_marks: b
         if not read_only:
             add_session(root, session, index, db)
         links.stale, candidates = _take_marks(db, session, clear=not (keep_marks or read_only))
-        mine = _first_ids(index)
+        mine = first_ids(index)
         parents = {e.parent for e in index.entries if e.parent and e.kind not in SET_ASIDE_KINDS and e.parent not in mine}
         if not mine and not parents:
             return links
@@ -413,8 +342,8 @@ def session_links(root: str | Path, session: str, index: Index, *, keep_marks: b
             extra = [n for n in sharing(root, session, sorted(parents), db) if n not in known]
             candidates = sorted(candidates + _entries(db, extra))
     if mine and candidates:  # what this parse read: the pass's later sessions compare with it (none alone: no cost)
-        _keep(root, session, len(index.entries), mine)
-    _links_from(links, *_their_ids(root, candidates), mine, parents, session)
+        keep_ids(root, session, len(index.entries), mine)
+    _links_from(links, *their_ids(root, candidates), mine, parents, session)
     return links
 
 
@@ -422,7 +351,7 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
                 parents: set[str], session: str) -> None:
     """Fill ``links`` as comparing ``session`` with each candidate (``cands``, sorted, their ids ``held``) in name order
     would, less the ``earlier`` and ``later`` sessions no relation is drawn for. Candidates holding one dict are
-    compared once on each side of ``session``'s name (:func:`_signature`: only the names' order tells them apart)."""
+    compared once on each side of ``session``'s name (:func:`~asz_core.flow.ids_seen._signature`: only the names' order tells them apart)."""
     shared: dict[str, list[str]] = {}
     later: list[tuple[set[str], list[str], dict[str, IndexEntry]]] = []
     k = bisect.bisect_left(cands, (session,))

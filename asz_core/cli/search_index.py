@@ -1,0 +1,57 @@
+"""The search index of a root brought up to date for a reading command (``asz search``, ``asz secrets``; issue 20).
+
+Split from :mod:`asz_core.cli.search_cmd`. Under a progress bar, in one forked worker per CPU; Ctrl-C says how many
+conversations the index keeps (exit 130); an index SQLite finds damaged is said as a warning, deleted and built again,
+once (derived data: docs/reading.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+__all__ = ["index_up_to_date"]
+
+
+def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
+    """The index of root ``r`` brought up to date under a progress bar (deleted first with ``reindex``): the
+    :class:`~asz_core.reading.search.IndexReport`. Ctrl-C says how many conversations the index keeps, exit 130;
+    a :class:`~asz_core.reading.search.SearchError` is said, exit 1, except that an index SQLite finds damaged
+    (malformed, not a database) is said as a warning, deleted and built again, once."""
+    from ..collect.workers import default_jobs
+    from ..reading.progress import Bar
+    from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
+    from ..reading.search_place import elsewhere, unwritable
+    from ..view.document import list_conversations
+
+    ids: list[str] = []
+    try:
+        if reindex:
+            try:
+                for p in (index_path(r), *(index_path(r).with_name(index_path(r).name + x) for x in ("-wal", "-shm"))):
+                    p.unlink(missing_ok=True)  # its log too: an old -wal is never replayed into the new file
+            except OSError as exc:
+                if not unwritable(exc):
+                    raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
+                elsewhere(r, index_path(r), copy=False)  # a read-only root: a new index outside it, built whole
+        ids = list_conversations(r)
+        with Bar("index", len(ids), unit="conversation(s)") as bar:
+            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
+            return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
+                f"asz {cmd}: another process is updating the search index (asz server, collect or parse): waiting for it",
+                err=True))
+    except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
+        typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
+                   "and the next asz search indexes the rest", err=True)
+    except KeyboardInterrupt:
+        typer.echo(f"asz {cmd}: stopped before any of {len(ids) or 'the'} conversations was indexed"
+                   + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
+    except SearchError as exc:
+        if exc.damaged and not reindex:  # derived data: built again from the landed files, and said
+            typer.echo(f"asz {cmd}: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
+                       err=True)
+            return index_up_to_date(r, True, cmd)
+        typer.echo(f"asz {cmd}: {exc}", err=True)
+        raise typer.Exit(1)
+    raise typer.Exit(130)

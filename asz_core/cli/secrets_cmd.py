@@ -1,0 +1,85 @@
+"""``asz secrets``: the credentials the conversations of a root hold, found in the search index's texts before the root
+is shared or pushed (docs/reading.md, "Credentials").
+
+Split from :mod:`asz_core.cli.search_cmd`, which registers the command beside ``asz search``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Optional
+
+import orjson
+import typer
+
+from ..view.rate_words import listed_title
+from .reading_common import CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
+from .search_cmd import kept_note, none_kept
+from .search_index import index_up_to_date
+
+__all__ = ["secrets"]
+
+
+def secrets(
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
+    project: str = project_option(),
+    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
+    tz: Optional[str] = tz_option(),
+    model: str = model_option(),
+    dialect: str = dialect_option(),
+    root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+) -> None:
+    """Find credentials the conversations of a root hold (API keys, tokens, private keys), before it is shared or pushed.
+
+    Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
+    included): the index is brought up to date first, as asz search does. Only forms fixed by their issuer are
+    found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
+    OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
+    of an address such as postgres://user:PASSWORD@host; docs/reading.md lists them), so a finding is very likely real
+    and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
+    characters (a password: ***) and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
+    with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
+    nothing is found, 1 when something is, when the root is missing, or when --project/--model/--dialect/--since/--until
+    keep no conversation (said on stderr as asz ls says it, ``asz secrets: no conversation matched --project P (of N
+    in ROOT; …); nothing was scanned``, and nothing on stdout, not even --json's []: a gate stops, never reads a
+    filter that matched nothing as clean), 2 on usage errors.
+    """
+    from ..reading.search import index_path
+    from ..reading.search_place import index_file
+    from ..reading.secrets import scan
+    from ..reading.termtext import visible
+    from ..view.zone import local_text
+
+    zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
+    filters = make_filters("secrets", project, since, until, model, dialect, zone)
+    index_up_to_date(r, False, "secrets")
+    none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
+                                       "--until": until}, tail="; nothing was scanned")
+    unjudged: list[str] = []
+    try:
+        found = scan(r, index_file(r, index_path(r)), filters, unjudged)
+    except sqlite3.Error as exc:
+        typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
+        raise typer.Exit(1)
+    kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        from ..reading.ids import shown_conversation_ids
+
+        short = shown_conversation_ids(r, {f["conversation"] for f in found})  # each can be given back (trial 20, F10)
+        for f in found:
+            when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
+            typer.echo(f"{short[f['conversation']]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
+                       f"(fingerprint {f['fingerprint']})  {visible(listed_title(f['title']) or '(untitled)')}")
+            typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
+        distinct = len({f["fingerprint"] for f in found})
+        convs = len({f["conversation"] for f in found})
+        typer.echo(f"{len(found):,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found
+                   else "no credential of a known form found")
+    if found:
+        raise typer.Exit(1)
