@@ -15,7 +15,7 @@ from ..termsafe import shell_word
 if TYPE_CHECKING:
     from ..config import Config
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP", "incomplete"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "ELSEWHERE_HINT", "FOUND_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP", "incomplete"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -77,23 +77,39 @@ def settings(cmd: str, root: Optional[Path], config: Optional[Path]) -> tuple[Pa
 
 #: What every command that reads a root says after ``no storage root at PATH``: how to name one.
 NO_ROOT_HINT = "(give --root DIR or set storage.root)"
+#: What it says instead when PATH is relative (the default ``data``), after the path in full: the folder decides.
+ELSEWHERE_HINT = ("(that is {path}: asz collect lands into ./data of the folder it runs in, so run asz in the folder you "
+                  "collected in, or give --root DIR, or set storage.root in an asz.yaml there or in --config FILE)")
+#: Then, when roots are found at the usual places (:func:`asz_core.cli.roots_near.usual_roots`), what names them.
+FOUND_HINT = "; {there} at {paths}: give --root {first}"
 
 
 def no_root(cmd: str, root: Path | str) -> str:
     """The line a command says for a storage root that does not exist: ``asz CMD: no storage root at PATH (give
     --root DIR or set storage.root)``, the same words for every command (docs/reading.md). A relative ``root`` (the
-    default ``data``) is also named in full, since it depends on the folder the command ran in:
-    ``no storage root at data (that is /home/me/data; give --root DIR or set storage.root)``."""
+    default ``data``) depends on the folder the command ran in: it is named in full, with what that means
+    (:data:`ELSEWHERE_HINT`), and the storage roots found where they usually are (:data:`FOUND_HINT`; trial 33a F4:
+    run from another folder, every reader said only ``no storage root at data``)."""
     return f"asz {cmd}: no storage root at {root} {root_hint(root)}"
 
 
 def root_hint(root: Path | str) -> str:
-    """:data:`NO_ROOT_HINT`, naming a relative ``root`` in full first (``(that is /home/me/data; give …)``)."""
+    """What follows ``no storage root at ROOT``: :data:`NO_ROOT_HINT` for an absolute ``root``; for a relative one
+    :data:`ELSEWHERE_HINT` and, when :func:`~asz_core.cli.roots_near.usual_roots` finds some, :data:`FOUND_HINT`
+    naming up to three (``and N more``) in full, quoted for the shell."""
     import os
 
     if os.path.isabs(root):
         return NO_ROOT_HINT
-    return f"(that is {os.path.abspath(root)}; {NO_ROOT_HINT[1:]}"
+    from .roots_near import usual_roots
+
+    said = ELSEWHERE_HINT.format(path=os.path.abspath(root))
+    found = usual_roots(root)
+    if not found:
+        return said
+    paths = ", ".join(map(str, found[:3])) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    there = "a storage root is" if len(found) == 1 else "storage roots are"
+    return said + FOUND_HINT.format(there=there, paths=paths, first=shell_word(found[0]))
 
 
 def created_root_note(root: Path | str, cfg: Config) -> str:

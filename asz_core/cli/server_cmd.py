@@ -193,7 +193,12 @@ def view(
     _check_port("view", port)
     storage = Path(root) if root is not None else Path(cfg.root)
     if not storage.is_dir():
-        typer.echo(f"asz view: no storage root at {storage}; collect into it first (asz collect --root {shell_word(storage)})", err=True)
+        said = f"asz view: no storage root at {storage}; collect into it first (asz collect --root {shell_word(storage)})"
+        if not storage.is_absolute():  # run from another folder than the root's: what that means, the roots nearby (33a F4)
+            from .reading_common import root_hint
+
+            said = f"asz view: no storage root at {storage} {root_hint(storage)}; or collect into it (asz collect --root {shell_word(storage)})"
+        typer.echo(said, err=True)
         raise typer.Exit(1)
     _loopback_warning(host)
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
