@@ -3,7 +3,7 @@
 Layout under ``<root>/<session>/index/``::
 
     index.state     plain ``key value`` lines: schema, session, indexed_seq,
-                    files, entries, blocks, entries_bytes
+                    files, entries, blocks, entries_bytes, untimed_marked
     entries.jsonl   one orjson line per landed file, in seq order
     .lock           flock: exclusive while writing, shared while loading
 
@@ -25,7 +25,9 @@ time as integer ns since the epoch (its decimal text when outside the signed 64-
 range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
 failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. A line holding
 records whose time is given and does not read as an RFC 3339 time (no ``ts``) adds ``untimed``, ``[[line in the
-file, the time as landed], …]``, what ``asz verify`` says of them without decoding the index (trial 30a F8). No
+file, the time as landed], …]``, what ``asz verify`` says of them without decoding the index (trial 30a F8);
+``untimed_marked 1`` in the state says every line was written so (:data:`UNTIMED_MARKED`: an index an asz before
+session 32 began has lines without the key, which verify reads again from their records' ``time``). No
 text, no data, no media is ever copied; ``label`` is kept because it is the
 runtime's own name for a thing (a title, a child's description, a workflow).
 
@@ -56,6 +58,7 @@ from ..storage.filekey import stat_key
 from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
+from ..sessiondata.untimed import UNTIMED_MARKED
 from .index_model import SET_ASIDE_KINDS, Index, IndexEntry, IndexFile, IndexPart, record_time_range
 from .index_read import IndexBuildError, index_file
 
@@ -75,6 +78,7 @@ __all__ = [
     "index_dir",
     "record_time_range",
     "SET_ASIDE_KINDS",
+    "UNTIMED_MARKED",
 ]
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
@@ -187,6 +191,8 @@ def _append_locked(sdir: Path, ix: "Index | _Counted", st: dict[str, str], fresh
                 os.fsync(f.fileno())
         values = (("schema", INDEX_SCHEMA), ("session", ix.session), ("indexed_seq", ix.indexed_seq), ("files", len(ix.files)),
                   ("entries", len(ix.entries)), ("blocks", sum(len(e.parts) for e in ix.entries)), ("entries_bytes", total))
+        if fresh or st.get(UNTIMED_MARKED) == "1":  # every line written with the untimed key (trial 30a F8)
+            values += ((UNTIMED_MARKED, 1),)
         # ``defer``: the state is progress, written at the batch's next barrier, after the entries it names are synced
         # (written unsynced when its turn comes: the barrier after the deferred writes syncs it)
         if not (defer and durable.progress(d / _STATE, lambda: _write_state(d / _STATE, values, fsync=False))):

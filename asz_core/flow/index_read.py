@@ -22,7 +22,7 @@ from ..sessiondata import SDError, SDReader
 from ..sessiondata.codec import FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.numberprobe import bytescan
-from ..sessiondata.untimed import untimed
+from ..sessiondata.untimed import untimed_rows
 from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, changes_identity, provider_identity, slim_head, slim_record,
                                 take_carried)
 
@@ -100,7 +100,7 @@ def _entry_line(session_dir: Path, seq: int, path: Path, hdr: Any, digest: str, 
         "records": records,
     }
     # a record whose time is given and does not read has no ts (its line, its time as landed): asz verify's warning
-    found = [[row, r["time"]] for row, r in enumerate(records, 2) if "ts" not in r and "time" in r and untimed(r["time"])]
+    found = untimed_rows(records)
     if found:  # only then: an index line keeps its shape, and verify finds none by looking for the key alone
         line["untimed"] = found
     return line

@@ -19,7 +19,8 @@ import orjson
 
 from .times import parse_instant
 
-__all__ = ["UNTIMED_COUNTED", "UNTIMED_PREFIX", "UNTIMED_PROBLEM", "time_as_written", "untimed", "untimed_at", "untimed_said"]
+__all__ = ["UNTIMED_COUNTED", "UNTIMED_MARKED", "UNTIMED_PREFIX", "UNTIMED_PROBLEM", "time_as_written", "untimed", "untimed_at", "untimed_rows",
+           "untimed_said"]
 
 #: How the asz.view document's ``summary.problems`` line about such records starts (docs/view.md).
 UNTIMED_PREFIX = "time does not read: "
@@ -29,6 +30,11 @@ UNTIMED_PROBLEM = "time does not read"
 UNTIMED_COUNTED = ("; asz usage counts their calls in every total, a call with no time of its own placed as such calls "
                    "are (by its conversation's recorded range, else in the (no time) row), never by a time it does not "
                    "have")
+#: The session index's state key saying every line of its ``entries.jsonl`` carries the ``untimed`` key where its
+#: records call for one (:mod:`asz_core.flow.index`; written ``1`` by an index begun by this asz, kept by every append
+#: to it): an index an asz before session 32 began lacks it, and ``asz verify`` reads its lines' records again
+#: (:func:`untimed_rows`) rather than take them as all timed (trial 30a F8).
+UNTIMED_MARKED = "untimed_marked"
 #: At most this many characters of a value are quoted (a value is the runtime's, of any length).
 SHOWN_CHARS = 40
 
@@ -55,6 +61,15 @@ def untimed(time: object) -> bool:
     """True when ``time`` (a landed record's ``time``) is given and does not read as an RFC 3339 time
     (:func:`~asz_core.sessiondata.times.parse_instant`); an empty or missing time is no time given, not this."""
     return bool(time) and parse_instant(time) is None
+
+
+def untimed_rows(records: Sequence[dict]) -> list[list]:
+    """``[[line in the landed file, the time as landed], …]`` of a session index line's ``records`` (slim records in
+    file order, the header being line 1) whose time is given and does not read: those with a ``time`` and no ``ts``
+    (:mod:`asz_core.flow.index`). What the index line's ``untimed`` key holds, and what ``asz verify`` reads again from
+    a line an older asz wrote without that key (trial 30a F8)."""
+    return [[row, r["time"]] for row, r in enumerate(records, 2)
+            if isinstance(r, dict) and "ts" not in r and "time" in r and untimed(r["time"])]
 
 
 def untimed_at(value: str, where: str) -> str:

@@ -54,7 +54,8 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
     """``(file, line, what is wrong)`` for each of ``sdir``'s ``session.state``, ``index/index.state`` and
     ``index/entries.jsonl`` (its lines up to ``entries_bytes``) that is there and does not read; line 0 for the
     file as a whole. ``marked``, when given, receives for ``str(sdir)`` whether the index's bytes (read whole) hold
-    :data:`asz_core.verify.untimed.MARK`, for the ``untimed`` check after it. The paths are joined as strings, a
+    :data:`asz_core.verify.untimed.MARK` (True too for an index an older asz began, whose state lacks
+    :data:`~asz_core.sessiondata.untimed.UNTIMED_MARKED`), for the ``untimed`` check after it. The paths are joined as strings, a
     :class:`~pathlib.Path` made only for a file named (issue 22: four a session were a sixth of this check's CPU)."""
     out: list[tuple[Path, int, str]] = []
     base = os.fspath(sdir)
@@ -79,10 +80,11 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
     if data is None:
         return out + [(Path(entries), 0, why)]
     if marked is not None:  # loaded here: asz view checks these files before it loads the Session Data modules
+        from ..sessiondata.untimed import UNTIMED_MARKED
         from .untimed import MARK
     if len(data) < want:
         if marked is not None:
-            marked[base] = MARK in data
+            marked[base] = MARK in data or values.get(UNTIMED_MARKED) != "1"
         return out + [(Path(entries), data.count(b"\n") + 1, f"cut short: index.state says {want} bytes, the file holds {len(data)}")]
     # the lines the compiled scan vouches for (orjson reads each as an object with an int seq) are not read again;
     # whether they hold the untimed mark is told by the same pass (index_lines_marked), the rest searched here
@@ -95,6 +97,8 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
         marked[base] = seen or (data.find(MARK, want) >= 0 if first is None else MARK in data)
     if marked is not None and base not in marked:
         marked[base] = MARK in data
+    if marked is not None and values.get(UNTIMED_MARKED) != "1":
+        marked[base] = True  # an older asz's index: its lines are read again whatever they hold (verify/untimed.py)
     if first is None:
         return out
     for n, raw in enumerate(data[:want].split(b"\n"), 1):

@@ -10,8 +10,10 @@ They are read from each session's index (``index/entries.jsonl``: a line of a la
 them under ``untimed``, :mod:`asz_core.flow.index`), never by decoding the landed records: one search for the key per
 index (0.4 ms for 500 KB), and only a line holding it is decoded. A file landed and not parsed yet (``asz collect
 --no-parse``) is not in the index: its records are said once a parse indexed them, as ``asz collect`` said them when
-they landed; an index line written before session 32 has no such key (delete the session's ``index/`` and run
-``asz parse`` to index it again).
+they landed. An index an asz before session 32 began has lines without that key: its state lacks
+:data:`~asz_core.sessiondata.untimed.UNTIMED_MARKED`, and every line of it is decoded and its records' ``time`` read
+again (:func:`~asz_core.sessiondata.untimed.untimed_rows`), never taken as all timed (fix34a; deleting the session's
+``index/`` and running ``asz parse`` writes a marked one).
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from pathlib import Path
 
 import orjson
 
-from ..sessiondata.untimed import UNTIMED_PROBLEM, untimed, untimed_said
+from ..sessiondata.untimed import UNTIMED_MARKED, UNTIMED_PROBLEM, untimed, untimed_rows, untimed_said
+from ..storage.root import read_state
 from ..storage.layout import session_dirs
 from .report import Problem, Section
 
-__all__ = ["untimed_in_session", "untimed_section"]
+__all__ = ["marked_index", "untimed_in_session", "untimed_section"]
 
 #: What an index line holding such records carries (its ``untimed`` key), looked for before any line is decoded.
 MARK = b'"untimed'
@@ -40,22 +43,31 @@ def untimed_in_session(sdir: Path) -> dict[str, list[tuple[int, str]]]:
             data = f.read()
     except OSError:
         return {}
-    if MARK not in data:  # nearly always: one search (a needle ending in a rare byte), no line decoded
+    every = not marked_index(sdir)  # an older asz's index: its lines' records read again (fix34a)
+    if not every and MARK not in data:  # nearly always: one search (a needle ending in a rare byte), no line decoded
         return {}
     out: dict[str, list[tuple[int, str]]] = {}
     for raw in data.split(b"\n"):
-        if MARK not in raw:
+        if not every and MARK not in raw or not raw:
             continue
         try:
             entry = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue  # a line cut by a write in progress, or one the unreadable state file warning names
         found = entry.get("untimed") if isinstance(entry, dict) else None
+        if found is None and every and isinstance(entry, dict) and isinstance(entry.get("records"), list):
+            found = untimed_rows(entry["records"])
         if isinstance(found, list) and isinstance(entry.get("path"), str):
             out.setdefault(entry["path"], []).extend(
                 (n, t) for n, t in (x for x in found if isinstance(x, list) and len(x) == 2)
                 if isinstance(n, int) and isinstance(t, str) and untimed(t))
     return {k: v for k, v in out.items() if v}
+
+
+def marked_index(sdir: Path) -> bool:
+    """True when ``sdir``'s index state says every index line carries the ``untimed`` key where it is due
+    (:data:`~asz_core.sessiondata.untimed.UNTIMED_MARKED`); False for an index an older asz began, or none."""
+    return read_state(sdir / "index" / "index.state").get(UNTIMED_MARKED) == "1"
 
 
 def untimed_section(root: str | os.PathLike, only: str | None = None, marked: dict[str, bool] | None = None) -> Section | None:
@@ -70,7 +82,7 @@ def untimed_section(root: str | os.PathLike, only: str | None = None, marked: di
     marked = marked or {}
     warnings, n = [], 0
     for sdir in sdirs:
-        if marked.get(str(sdir)) is False:
+        if marked.get(str(sdir)) is False:  # False only for a marked index without the key (session_files)
             continue
         for path, found in sorted(untimed_in_session(sdir).items()):
             file = os.path.join(shown, sdir.name, path)

@@ -151,3 +151,33 @@ def test_usage_counts_a_call_whose_time_does_not_read_in_every_total_and_says_it
     text = asz("usage", "blocks", "--root", str(root))
     (row,) = [ln for ln in text.stdout.splitlines() if ln.startswith("(no time) ")]
     assert f"{untimed_call['cache_read_input_tokens']:,}" in row and "1970" not in text.stdout
+
+
+def test_an_index_an_older_asz_wrote_is_read_again_not_taken_as_timed(corpus_dir, tmp_path):
+    """An index an asz before session 32 began has lines without the ``untimed`` key and a state without
+    ``untimed_marked`` (fix33c item 6: verify then said nothing of such records until the index was rebuilt). Made
+    here from the real index by taking out exactly what that asz did not write; ``asz verify`` still finds the two
+    records (the same warning, ``untimed_records`` 2), reading the lines' records again; a new index says
+    ``untimed_marked 1`` and a parse that appends to the old one does not claim it."""
+    path, objs, user, reply = _untimed_copy(corpus_dir, tmp_path)
+    root = tmp_path / "root"
+    assert asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root)).returncode == 0
+    new = json.loads(asz("verify", "--root", str(root), "--json").stdout)
+    assert new["untimed_records"] == 2
+    idx = root / SESSION / "index"
+    state = (idx / "index.state").read_text(encoding="utf-8").splitlines()
+    assert dict(ln.split(None, 1) for ln in state)["untimed_marked"] == "1"
+    lines = [json.loads(x) for x in (idx / "entries.jsonl").read_bytes().splitlines()]
+    assert sum(len(x.get("untimed", [])) for x in lines) == 2
+    old = b"".join(json.dumps({k: v for k, v in x.items() if k != "untimed"}, separators=(",", ":")).encode() + b"\n"
+                   for x in lines)
+    (idx / "entries.jsonl").write_bytes(old)
+    (idx / "index.state").write_text("".join(f"{ln}\n" for ln in state if not ln.startswith(("untimed_marked", "entries_bytes")))
+                                     + f"entries_bytes {len(old)}\n", encoding="utf-8")
+    assert b'"untimed' not in (idx / "entries.jsonl").read_bytes()
+    j = json.loads(asz("verify", "--root", str(root), "--json").stdout)
+    assert j["ok"] is True and j["untimed_records"] == 2, j
+    assert [(w["file"], w["line"], w["detail"]) for w in j["warnings"]] == \
+        [(w["file"], w["line"], w["detail"]) for w in new["warnings"]]
+    assert asz("parse", "--root", str(root)).returncode == 0  # nothing new: the old index stays as it is
+    assert "untimed_marked" not in dict(ln.split(None, 1) for ln in (idx / "index.state").read_text(encoding="utf-8").splitlines())
