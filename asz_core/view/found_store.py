@@ -317,6 +317,15 @@ class Doc:
                 "hours": [[at, model, v] for (at, model), v in self.hours.items()]}
 
 
+def untimed_problems(summary: dict) -> list[str]:
+    """The problems of a conversation's ``summary`` about records whose time does not read (those starting
+    :data:`~asz_core.sessiondata.untimed.UNTIMED_PREFIX`): what ``/api/usage``'s ``untimed`` says, as ``asz usage``
+    says it (trial 30a F8)."""
+    from ..sessiondata.untimed import UNTIMED_PREFIX
+
+    return [p for p in summary.get("problems") or () if isinstance(p, str) and p.startswith(UNTIMED_PREFIX)]
+
+
 class KeptFound:
     """What builds found, kept in the root's records, for :class:`~asz_core.view.state.ViewState` (a mixin over its
     ``stored`` :class:`FoundStore`, its document cache and its build), and the headings answer."""
@@ -332,6 +341,7 @@ class KeptFound:
             self._projects[conversation] = summary.get("project") or ""
             self._spans[conversation] = (summary.get("from"), summary.get("to"))
             self._short[conversation] = summary.get("usage_incomplete") or 0
+            self._untimed[conversation] = untimed_problems(summary)
 
     def kept_found(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple) -> bool:
         """True when the root keeps what a build of these files, code and prices found (its record,

@@ -149,6 +149,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
         self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
+        self._untimed: dict[str, list[str]] = {}  # conversation -> its summary's problems about records whose time does not read
         self._unbuilt: dict[str, tuple] = {}  # conversation the checker could not build (no round, an error) -> its files'
         # fingerprint then (BackgroundChecks.usage: done while unchanged; in no usage sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
