@@ -44,22 +44,24 @@ def rate_text(calls: int, listed: bool = True) -> str:
 UNCHECKED_MARK = "?"
 
 #: What such calls are and how they are priced, after ``N call(s)``: the page's tooltip on a cost marked ``?`` ends
-#: here. A ``claude-code-local/0.1.0`` file may also lack ``cache_write_1h`` (trial 23b, F9: the split landed in
+#: here. The consequence first (trial 33c F3: the gap of an upgraded root, 4.6% there, was its 1-hour cache writes
+#: counted at the 5-minute rate, named second, after what is only not known): by how much they may be under-counted,
+#: then why. A ``claude-code-local/0.1.0`` file may lack ``cache_write_1h`` (trial 23b, F9: the split landed in
 #: a41c51e, the adapter still calling itself 0.1.0 until 0.2.0), so its 1-hour cache writes are priced as 5-minute
 #: ones; such a file is before 0.3.0, so its calls are already counted.
-UNCHECKED_WHY = ("landed before asz looked at a call's rate (claude-code-local before 0.3.0, the adapter version each "
-                 "landed file's header names and asz adapters list shows under WRITES, not asz's own version; its records "
-                 "keep a call's token counts only): whether they ran in fast mode, a priority or batch tier or a "
-                 "data-residency region is not known, nor, in a file of claude-code-local 0.1.0 (some were written before "
-                 "asz kept a cache write's 1-hour part), which cache writes were 1-hour ones: one not kept as such is "
-                 "priced as a 5-minute one; so their cost is at standard rates")
+UNCHECKED_WHY = ("may have cost more than shown, which only a new root puts right: by up to their cache writes priced again at the 1-hour rate instead of "
+                 "the 5-minute one (a file of claude-code-local 0.1.0, some written before asz kept a cache write's 1-hour "
+                 "part, did not keep which were 1-hour ones: each is counted as a 5-minute one), and by whatever fast "
+                 "mode, a priority or batch tier or a data-residency region added (not known). They landed before asz "
+                 "looked at a call's rate (claude-code-local before 0.3.0, the adapter version each landed file's header "
+                 "names and asz adapters list shows under WRITES, not asz's own version; its records keep a call's token "
+                 "counts only), so their cost is at standard rates")
 
-#: What follows :data:`UNCHECKED_WHY` in a line under a table: what it means for the figure and what the reader can
-#: do (the landed records of such a call keep its token counts only, and landed files are written once, so only
-#: collecting the same sources into a new root checks them; seed 000: nothing is inferred).
-UNCHECKED_MORE = (" and may be below what was billed; this root cannot tell (its landed files are written once), and "
-                  "collecting the same sources into a new root (asz collect --once --root NEW, while the runtime still "
-                  "keeps them) checks them there")
+#: What follows :data:`UNCHECKED_WHY` in a line under a table: what the reader can do (the landed records of such a
+#: call keep its token counts only, and landed files are written once, so only collecting the same sources into a new
+#: root prices them as billed; seed 000: nothing is inferred).
+UNCHECKED_MORE = (". To price them as billed, collect the same sources into a new root (asz collect --once --root NEW, "
+                  "while the runtime still keeps them): this root cannot (its landed files are written once)")
 
 
 #: What ``tokens not recorded: …`` says of a conversation with no model call at all (a session of ``asz hook`` records

@@ -66,11 +66,14 @@ def test_every_call_of_a_root_collected_before_reads_not_checked(before):
     assert "rate_not_priced_calls" not in row["cost"] and row["cost"]["usd"] > 0  # priced at standard rates, not guessed
     t = asz_in_process("usage", "daily", "--root", str(root), "--tz", "UTC")
     assert re.search(r"\$[\d,.]+\?", t.stdout), t.stdout
-    assert f"? {want} call(s) in 1 of 1 row(s) landed before asz looked at a call's rate (claude-code-local before 0.3.0" in t.stdout
+    # the consequence first (trial 33c F3): how much may be under-counted and that only a new root puts it right, then why
+    assert (f"? {want} call(s) in 1 of 1 row(s) may have cost more than shown, which only a new root puts right: by up to "
+            "their cache writes priced again at the 1-hour rate instead of the 5-minute one") in t.stdout
+    assert "They landed before asz looked at a call's rate (claude-code-local before 0.3.0" in t.stdout
     ls = asz_in_process("ls", "--json", "--root", str(root))
     assert [r["cost"].get("rate_not_checked_calls") for r in json.loads(ls.stdout)] == [want]
     text = asz_in_process("ls", "--root", str(root))
-    assert re.search(r"\$[\d,.]+\?", text.stdout) and f"? {want} call(s) landed before" in text.stdout, text.stdout
+    assert re.search(r"\$[\d,.]+\?", text.stdout) and f"? {want} call(s) may have cost more than shown" in text.stdout, text.stdout
     c = asz_in_process("conversation", SID, "--root", str(root))
     assert f"({want} call(s) whose rate was not checked when they landed, priced at standard rates)" in c.stdout
 
@@ -101,9 +104,10 @@ def test_usage_says_it_once_and_what_can_check_them(before):
         assert total.endswith("?") and not [x for x in costs if x.endswith("?") and x != total], t
         assert [x for x in t if "cost by kind" in x and "?" in x] == [next(x for x in t if "total cost by kind" in x)]
         (line,) = [x for x in t if x.startswith("? ")]
-        assert line.startswith(f"? {len(_calls_with_usage(lines))} call(s) in 1 of 1 row(s) landed before asz looked")
-        assert ("this root cannot tell (its landed files are written once), and collecting the same sources into a new "
-                "root (asz collect --once --root NEW, while the runtime still keeps them) checks them there") in line
+        assert line.startswith(f"? {len(_calls_with_usage(lines))} call(s) in 1 of 1 row(s) may have cost more than shown, "
+                               "which only a new root puts right")
+        assert ("To price them as billed, collect the same sources into a new root (asz collect --once --root NEW, while "
+                "the runtime still keeps them): this root cannot (its landed files are written once)") in line
     assert re.search(r"\$[\d,.]+\?", asz_in_process("ls", "--root", str(root)).stdout)
 
 
