@@ -147,12 +147,8 @@ class BackgroundChecks:
         record lists under ``dropped`` (the hours are short by it), by id. ``no_time``, ``models`` and ``total``: see
         :func:`~asz_core.view.usage_buckets.hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
-        "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro; the runtime's own unit,
-        never tokens or USD); a bucket, ``no_time``, a model's row and ``total`` carry ``credits`` only where some.
-        ``untimed``: ``[{"conversation", "name", "note"}]``, by id, one per summed conversation holding records whose
-        time does not read, ``note`` the words ``asz usage`` prints after ``asz usage: note: NAME: `` (its summary's
-        problem line and :data:`~asz_core.sessiondata.untimed.UNTIMED_COUNTED`: their calls are in every total, placed
-        as calls with no time of their own; trial 30a F8).
+        "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
+        USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`.
         Each entry of those five lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
@@ -163,7 +159,6 @@ class BackgroundChecks:
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
         one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied:
         ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
-        from ..sessiondata.untimed import UNTIMED_COUNTED
         from .usage_report import range_span
         from .zone import zone_of
 
@@ -182,14 +177,12 @@ class BackgroundChecks:
                     if c in convs and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
-            untimed_notes = [{"conversation": c, "note": p + UNTIMED_COUNTED} for c in sorted(self._usage)
-                             if c in convs and states.get(c, "verified") == "verified" for p in self._untimed.get(c, ())]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
         answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"] = \
-            named([untimed, metered, held, short, untimed_notes], every)  # as asz usage names them: unique in the root (122b95e)
+            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts])], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders)
@@ -406,3 +399,14 @@ class BackgroundChecks:
         t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
         t.start()
         return t
+
+
+def untimed_notes(problems: dict[str, list[str]], summed: list[str]) -> list[dict]:
+    """``/api/usage``'s ``untimed``: ``[{"conversation", "note"}]``, by id, one per problem line (``problems``: each
+    conversation's summary problems about records whose time does not read) of each ``summed`` conversation, ``note``
+    the words ``asz usage`` prints after ``asz usage: note: NAME: `` (that line and
+    :data:`~asz_core.sessiondata.untimed.UNTIMED_COUNTED`: their calls are in every total, placed as calls with no time
+    of their own; trial 30a F8)."""
+    from ..sessiondata.untimed import UNTIMED_COUNTED
+
+    return [{"conversation": c, "note": p + UNTIMED_COUNTED} for c in sorted(summed) for p in problems.get(c, ())]

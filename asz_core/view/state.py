@@ -150,8 +150,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
         self._untimed: dict[str, list[str]] = {}  # conversation -> its summary's problems about records whose time does not read
-        self._unbuilt: dict[str, tuple] = {}  # conversation the checker could not build (no round, an error) -> its files'
-        # fingerprint then (BackgroundChecks.usage: done while unchanged; in no usage sum)
+        self._unbuilt: dict[str, tuple] = {}  # conversation not built (no round, an error) -> its files' fingerprint then (in no sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
         self.builds = 0  # documents built since start (tests read it through /api/status)
         self.checked = 0  # conversations whose state the checker found since start
