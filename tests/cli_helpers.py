@@ -70,6 +70,18 @@ def asz_in_process(*args: str, cwd: Path | str | None = None, env: dict[str, str
     return subprocess.CompletedProcess(["asz", *map(str, args)], code, res.stdout, stderr)
 
 
+def pasted(line: str, cwd: Path, claude_home: Path) -> subprocess.CompletedProcess:
+    """A command asz printed, ``line``, run by a real ``bash -c`` in ``cwd`` as a user pastes it, ``asz`` being
+    ``python -m asz_core.cli.main`` of this checkout (``CLAUDE_CONFIG_DIR`` the test's ``claude_home``): text output."""
+    import shlex
+
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(claude_home), PYTHONPATH=str(repo))
+    env.pop("XDG_CONFIG_HOME", None)
+    script = f'asz() {{ {shlex.quote(sys.executable)} -m asz_core.cli.main "$@"; }}\n{line}'
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
 def asz_ok(*args: str) -> str:
     """What ``asz ARGS`` (run in this process, :func:`asz_in_process`) prints on stdout, asserting it exited 0 (its
     output in the failure's message)."""

@@ -12,26 +12,15 @@ cut from what asz printed and run by ``bash -c`` in the same folder, ``asz`` bei
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, pasted
 
 REPO = Path(__file__).resolve().parents[2]
 SID = "7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35"
-
-
-def _shell(line: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
-    """``line`` run by a real ``bash -c`` in ``cwd``, ``asz`` being ``python -m asz_core.cli.main`` of this checkout."""
-    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(home), PYTHONPATH=str(REPO))
-    env.pop("XDG_CONFIG_HOME", None)
-    script = f'asz() {{ {shlex.quote(sys.executable)} -m asz_core.cli.main "$@"; }}\n{line}'
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_the_reset_step_of_a_pass_given_a_source_works_pasted(tmp_path):
@@ -54,7 +43,7 @@ def test_the_reset_step_of_a_pass_given_a_source_works_pasted(tmp_path):
     assert json.loads(asz_in_process("ls", "--json", "--root", "data", cwd=tmp_path, env=env).stdout)[0]["conflicts"]
 
     f.write_bytes(kept)  # its bytes are back
-    r = _shell(reset, tmp_path, home)
+    r = pasted(reset, tmp_path, home)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith(f"reset: -home-dev-hello-app/{SID}.jsonl: "), r.stdout
     assert json.loads(asz_in_process("ls", "--json", "--root", "data", cwd=tmp_path, env=env).stdout)[0]["conflicts"] == []

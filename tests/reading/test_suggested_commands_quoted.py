@@ -14,23 +14,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, pasted
 
 REPO = Path(__file__).resolve().parents[2]
 SID = "7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35"
 ROOT = "root with spaces"
-
-
-def _shell(line: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
-    """``line`` run by a real ``bash -c`` in ``cwd``, ``asz`` being ``python -m asz_core.cli.main`` of this checkout."""
-    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(home), PYTHONPATH=str(REPO))
-    env.pop("XDG_CONFIG_HOME", None)
-    script = f'asz() {{ {shlex.quote(sys.executable)} -m asz_core.cli.main "$@"; }}\n{line}'
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def _cut(text: str, pattern: str) -> str:
@@ -54,7 +44,7 @@ def test_pasted_suggestions_work_in_a_root_with_a_space(tmp_path):
     said = asz_in_process("ls", "--root", ROOT, cwd=work, env=env)
     parse = _cut(said.stdout + said.stderr, r"; (asz parse --root .+?) builds them")
     assert parse == "asz parse --root 'root with spaces'"
-    assert _shell(parse, work, home).returncode == 0
+    assert pasted(parse, work, home).returncode == 0
     rows = json.loads(asz_in_process("ls", "--json", "--root", ROOT, cwd=work, env=env).stdout)
     assert [r["id"] for r in rows] == [SID]
 
@@ -66,7 +56,7 @@ def test_pasted_suggestions_work_in_a_root_with_a_space(tmp_path):
     reset = _cut(p.stderr, r"; (asz sources --reset-conflict .+?) reads it again")
     assert reset == f"asz sources --reset-conflict {SID} --root 'root with spaces'"
     f.write_bytes(kept)  # its bytes are back
-    r = _shell(reset, work, home)
+    r = pasted(reset, work, home)
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(asz_in_process("ls", "--json", "--root", ROOT, cwd=work, env=env).stdout)[0]["conflicts"] == []
 
@@ -78,6 +68,6 @@ def test_pasted_suggestions_work_in_a_root_with_a_space(tmp_path):
     assert v.returncode == 1
     reland = _cut(v.stdout + v.stderr, r"(asz sources --reland \S+ --root .+? --source DIR)")
     assert reland == f"asz sources --reland {SID} --root 'root with spaces' --source DIR"
-    r = _shell(reland.replace("DIR", shlex.quote(str(src))), work, home)
+    r = pasted(reland.replace("DIR", shlex.quote(str(src))), work, home)
     assert r.returncode == 0, r.stdout + r.stderr
     assert asz_in_process("verify", "--root", ROOT, cwd=work, env=env).returncode == 0
