@@ -174,7 +174,9 @@ def conversations(
     say_state_files(r, [f"asz {cmd}: {visible(x)}" for x in memory_note(rows, str(r), shown_id)])  # trial 29a F8
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
-        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+
+        sys.stdout.buffer.write(json_visible(orjson.dumps(rows, option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note):
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given)

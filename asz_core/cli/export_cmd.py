@@ -34,7 +34,7 @@ class Prose:
     def __init__(self, source: list[Path], config: Optional[Path], audit: bool = False,
                  window: Optional[tuple[Optional[int], Optional[int]]] = None, redact: Optional[bool] = False,
                  in_range_only: bool = False, brief: bool = False, whole: bool = False,
-                 max_tokens: int = MODEL_CONTEXT_TOKENS, split_parts: bool = False):
+                 max_tokens: int = MODEL_CONTEXT_TOKENS, split_parts: bool = False, shared: bool = False):
         from ..reading.prose import ProseStats, SourceLines
 
         #: ``--max-tokens``: the budget of one written file, in tokens (bytes ÷ 4); ``--split``: an audit file over it
@@ -59,8 +59,9 @@ class Prose:
         self.in_range_only = in_range_only
         self.placed = {True: 0, False: 0, None: 0}
         #: ``--redact``: every format's credentials masked (asz_core.view.secret_forms); the fingerprints of those masked
-        self.redact, self.redacted = (audit if redact is None else redact), []  # type: bool, list[str]
-        #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``);
+        #: ``shared``: md or html, the forms meant to be shared, which mask by default too (trial 34c F8)
+        self.redact, self.redacted, self.shared = ((audit or shared) if redact is None else redact), [], shared
+        #: ``--redact`` (True), ``--no-redact`` (False) or neither (None: the form's default, which masks with ``--audit``, md and html);
         #: without masking ``redacted`` gets the fingerprints of those written whole (said on stderr)
         self.redact_said: Optional[bool] = redact
         from ..view.secret_forms import Masker
@@ -180,7 +181,9 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         from ..reading.export_steps import masked_document
 
         masked_document(root, doc, prose.masker)
-        return to_json(doc) + b"\n", bad
+        from ..reading.termtext import json_visible
+
+        return json_visible(to_json(doc)) + b"\n", bad  # U+202E and C1 as JSON escapes (trial 34c F9)
     if thinking:
         from ..reading.export_steps import redacted_thinking, unread_thinking
 
@@ -396,7 +399,7 @@ def export(
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them), prose (JSONL per turn) or text (the audit form as plain text for a model: a short key: value header, each line as [TS] KIND then its text, a tool call's nested input as key: value lines, no JSON; masked, windowed and counted as --audit); md, html, prose and text give texts whole."),
     thinking: bool = typer.Option(False, "--thinking", help="Add the model's reasoning (md, html, prose)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here: a file for one conversation, a folder (with an index page) for several, or for several as md, prose or text a FILE.md, FILE.jsonl or FILE.txt that gets the one stream stdout would; a file already there is replaced, and stderr says so (asz export: replaced …)."),
-    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included; credentials only: names, e-mail addresses, phone numbers and other personal data stay as written (docs/reading.md, Credentials): its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit (a file for a model); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). Every copy written to a file (--out FILE, or each file of --out DIR), masked or not, gets FILE.manifest.json beside it (the copy's SHA-256, the head round and landed files' digests, the asz version, window and time zone, and each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
+    redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included; credentials only: names, e-mail addresses, phone numbers and other personal data stay as written (docs/reading.md, Credentials): its first and last 4 characters kept (a password in an address: ***), a PEM private key's lines left out; stderr counts them. The default with --audit and --format text (a file for a model) and with md and html (the forms meant to be shared); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). Every copy written to a file (--out FILE, or each file of --out DIR), masked or not, gets FILE.manifest.json beside it (the copy's SHA-256, the head round and landed files' digests, the asz version, window and time zone, and each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; --format text writes it as plain text; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result, with --in-range-only no_result_in_window when its result is not inside the window; a call asz hook's execution record is joined to also executed: its server, outcome and how it failed, as md says it); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, left_out (edit_contents: the Edit/Write calls whose file contents are left out); an asz hook execution record joined to no tool call is a line of its own (kind tool_execution: its tool, status and how it failed), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost (then cost_by_kind_line: what each kind of token cost and its share, as asz conversation says it) and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, status_read, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them. Credentials only: names, e-mail addresses and phone numbers stay as written."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
@@ -456,7 +459,7 @@ def export(
     refuse_missing_parent(out)
     _refuse_split(split, conversation_id is not None and not many, audit or fmt == "text", out, fmt)
     prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
-                  redact, in_range_only, brief, whole, max_tokens, split)
+                  redact, in_range_only, brief, whole, max_tokens, split, shared=fmt in ("md", "html"))
     if conversation_id is not None and not many:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:

@@ -65,8 +65,8 @@ def clips_line(clips, whole: bool) -> str:
 def stdout_note(prose, ext: str) -> None:
     """A masked copy written to stdout has no manifest to check it by (recheck25 N2): said on stderr, never silent, for
     one conversation as for several (trial 31b F10): ``asz export: note: no manifest for stdout: …``. An unmasked one
-    is the landed text and says nothing (docs/reading.md)."""
-    if prose.redact:
+    is the landed text and says nothing (docs/reading.md), nor does md or html masked by default that masked nothing."""
+    if prose.redact and (prose.redacted or not getattr(prose, "shared", False) or prose.redact_said is not None):
         typer.echo(f"asz export: note: no manifest for stdout: a masked copy written to stdout has none; --out FILE.{ext} "
                    f"writes FILE.{ext}.manifest.json beside it, --out DIR/ one per conversation (docs/verify.md)", err=True)
 
@@ -137,8 +137,12 @@ def credentials_line(prose) -> str:
     """stderr's word on credentials, '' when there is none to say: ``--redact`` (given, or ``--audit``'s default)
     counts what it masked, ``--no-redact`` what it wrote whole (trial 22a, F3), and an export of any format given
     neither, when it wrote some whole, says how many and names ``--redact`` (trial 24b F7: an html export wrote 7
-    credentials whole and said nothing)."""
+    credentials whole and said nothing); md and html given neither mask by default and say so only when they masked
+    some (trial 34c F8)."""
     places, values = len(prose.redacted), len(set(prose.redacted))
+    if prose.redact and prose.redact_said is None and getattr(prose, "shared", False):  # md, html: trial 34c F8
+        return (f"asz export: md and html mask credentials by default: masked {places:,} place(s) of {values:,} "
+                "credential(s) (--no-redact keeps them whole)") if places else ""
     if prose.redact and prose.redact_said is None:
         return (f"asz export: --audit masked {places:,} place(s) of {values:,} credential(s) (the audit form masks "
                 "them by default; --no-redact keeps them whole)" + unwritten_said(prose))

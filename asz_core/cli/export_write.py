@@ -20,13 +20,16 @@ __all__ = ["earlier", "lines_written", "stream_to", "to_stdout", "write_parts"]
 
 
 def lines_written(lines: list[dict], fmt: str) -> bytes:
-    """Prose lines as ``fmt`` writes them: one JSON object a line (prose), or the audit form as plain text (text,
+    """Prose lines as ``fmt`` writes them: one JSON object a line (prose; DEL, C1 and the bidi overrides as JSON
+    escapes: :func:`~asz_core.reading.termtext.json_visible`), or the audit form as plain text (text,
     :func:`~asz_core.reading.prose_text.to_text`)."""
     if fmt == "text":
         from ..reading.prose_text import to_text
 
         return to_text(lines)
-    return b"".join(orjson.dumps(t) + b"\n" for t in lines)
+    from ..reading.termtext import json_visible  # U+202E and C1 as JSON escapes, the same values (trial 34c F9)
+
+    return b"".join(json_visible(orjson.dumps(t)) + b"\n" for t in lines)
 
 
 def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:

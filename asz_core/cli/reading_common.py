@@ -230,10 +230,10 @@ def fit_tails(texts: Iterable[str], width: int) -> dict[str, str]:
     different projects would read alike, each keeping as many of its first folders as tell them apart
     (:func:`~asz_core.view.project_labels.project_labels`: ``/mnt/…e.example-next``, ``/Users/alex/…le-next``; two
     Unicode spellings of one path read alike; trial 31c F3)."""
-    from ..reading.termtext import plain, visible
+    from ..reading.termtext import cell_visible, plain
     from ..view.project_labels import project_labels
 
-    shown = {t: visible(" ".join(plain(str(t)).split())) for t in texts}
+    shown = {t: cell_visible(" ".join(plain(str(t)).split())) for t in texts}
     labels = project_labels(shown.values(), width)
     return {t: fit_cells(labels.get(s, s), width) for t, s in shown.items()}
 
@@ -243,13 +243,14 @@ def fit_cells(text: str, width: int, align: str = "<") -> str:
     (rich's cell widths), a longer text is cut to ``width - 1`` cells and ``…`` (when the cut falls inside a word,
     at the last space among its last quarter of characters, when there is one: a word is not cut in two), the rest padded with spaces
     (``align`` ``<`` left, ``>`` right). Control and bidi characters are written as escapes first
-    (:func:`~asz_core.reading.termtext.visible`), so a cut never leaves half a terminal sequence."""
+    (:func:`~asz_core.reading.termtext.cell_visible`: a zero-width space too, ``\\u200b``, so two cells that differ
+    by one never read alike; trial 34c F9), so a cut never leaves half a terminal sequence."""
     from rich.cells import cell_len
 
-    from ..reading.termtext import plain, visible
+    from ..reading.termtext import cell_visible, plain
     from ..view.summary import inside_word
 
-    text = visible(" ".join(plain(str(text)).split()))
+    text = cell_visible(" ".join(plain(str(text)).split()))
     if len(text) > 4 * width:
         text = text[: 4 * width]  # never fewer cells than width: at most three zero-width marks per character
     used = cell_len(text)

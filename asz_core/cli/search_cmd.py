@@ -249,7 +249,9 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     _warn(notes := _notes(unverified, []), as_json)
     notes += _unjudged(r, filters, {c["conversation"] for c in rows}, unverified)  # as the hit search says it (small26)
     if as_json:
-        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+
+        sys.stdout.buffer.write(json_visible(orjson.dumps(rows, option=orjson.OPT_INDENT_2)) + b"\n")
         _exit_left_out(unverified, [])
         return rows
     from ..reading.ids import shown_conversation_ids
@@ -325,7 +327,9 @@ def _print_held_back(hits: list[dict], unverified: dict[str, str], held: dict[st
     from ..reading.search_api import held_back_answer
 
     out = {**held_back_answer(hits, unverified, held, unsearched, 0, many), **({"note": note} if note else {})}
-    sys.stdout.buffer.write(orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n")
+    from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+
+    sys.stdout.buffer.write(json_visible(orjson.dumps(out, option=orjson.OPT_INDENT_2)) + b"\n")
 
 
 def _one_stream() -> bool:
@@ -445,7 +449,9 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
     from ..reading.search import COUNT_LIMIT
 
     if as_json:
-        sys.stdout.buffer.write(orjson.dumps(hits, option=orjson.OPT_INDENT_2) + b"\n")
+        from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+
+        sys.stdout.buffer.write(json_visible(orjson.dumps(hits, option=orjson.OPT_INDENT_2)) + b"\n")
         return
     from ..reading.termtext import visible
     from ..view.zone import local_text

@@ -67,7 +67,9 @@ def secrets(
         raise typer.Exit(1)
     kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
     if as_json:
-        sys.stdout.buffer.write(orjson.dumps(found, option=orjson.OPT_INDENT_2) + b"\n")
+        from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+
+        sys.stdout.buffer.write(json_visible(orjson.dumps(found, option=orjson.OPT_INDENT_2)) + b"\n")
     else:
         from ..reading.ids import shown_conversation_ids
 

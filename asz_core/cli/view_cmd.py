@@ -82,12 +82,12 @@ def _print_document(r: Path, doc: dict, cid: str, as_json: bool) -> None:
     finding 6: the document says it, and the terminal is not left silent), then the damage (:func:`say_damage`), and
     exit 1 as the summary form, asz verify, usage, export and search exit on damaged evidence (fix29c: it exited 0,
     so a job reading the document stayed green on a root asz verify fails)."""
+    from ..reading.termtext import json_visible, visible  # U+202E in JSON printed as \u202e (trial 34c F9)
     if as_json:
-        sys.stdout.buffer.write(to_json(doc) + b"\n")
+        sys.stdout.buffer.write(json_visible(to_json(doc)) + b"\n")
     else:
         sys.stdout.write(to_yaml(doc))
     sys.stdout.flush()
-    from ..reading.termtext import visible
 
     state = doc["summary"]["state"]
     if state != "verified":

@@ -41,8 +41,7 @@ from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gis
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .listing import link_lines
-from ..termsafe import one_line
-from .termtext import md_visible
+from .termtext import md_line, md_visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS"]
 
@@ -186,15 +185,17 @@ def sent_by(root: str | os.PathLike, doc: dict) -> str:
 
 def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
     """The lines a Markdown export opens with: ``# title``, the conversation's id, when it ran, its talks and state,
-    a retention removal, its problems, then the figures ``asz conversation`` prints (the full and the brief form's)."""
+    a retention removal, its problems, then the figures ``asz conversation`` prints (the full and the brief form's);
+    each one line through :func:`~asz_core.reading.termtext.md_line`, the body's escaping, so no project, branch,
+    model or price table name steers a terminal that ``cat``s the file (trial 34c F4)."""
     from .removed import removal_line, shown_removed
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}
-    lines = [f"# {md_visible(_title(doc))}", "", f"- conversation: `{doc['conversation']}`",
+    lines = [f"# {_title(doc)}", "", f"- conversation: `{doc['conversation']}`",
              f"- {span(root, doc)}, {s.get('talks', 0)} talks, state {s.get('state', '')}"]
     if said := sent_by(root, doc):
-        lines.append(f"- {md_visible(said)}")
+        lines.append(f"- {said}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
     lines += [f"- {line}" for line in link_lines(s)]  # continues / continued in, as asz conversation says (trial 30a F7)
@@ -202,7 +203,7 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    return lines + [f"- {line}" for line in _figures(s)]
+    return [md_line(x) for x in lines + [f"- {line}" for line in _figures(s)]]
 
 
 def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str, mask=None) -> list[dict]:
@@ -234,9 +235,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
     for i, t in enumerate(drawn_steps(root, doc, thinking, dialect, mask), 1):
         talk = t["talk"]
         if talk is None:  # loose nodes of a stream with no talk
-            lines += ["", f"## {t['heading']}"]
+            lines += ["", f"## {md_line(t['heading'])}"]
         else:
-            lines += ["", f"## Talk {i}: {md_visible(t['heading'])}", "",
+            lines += ["", f"## Talk {i}: {md_line(t['heading'])}", "",
                       f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
@@ -246,7 +247,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             if st["kind"] in ("tool", "agent.call"):
                 mark = " (failed)" if st.get("failed") else ""
                 when = f" · {md_visible(step_when(st))}" if step_when(st) else ""  # the call's time (trial 30a F3)
-                lines.append(f"**Tool {one_line(md_visible(st.get('name') or '?'))}**{mark}{when} · `{one_line(st['id'])}`")
+                lines.append(f"**Tool {md_line(st.get('name') or '?')}**{mark}{when} · `{md_line(st['id'])}`")
                 lines += tool_markdown(st)
                 lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
                 continue
@@ -267,7 +268,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
             lines += ["", f"*{RECORD_DATA}*", "", fence(md_visible(st["record_data"]), "json")] if st.get("record_data") else []
     if loose := _each(loose_executions(doc), mask):
-        lines += ["", "## Tool executions with no step", ""] + [f"- {x}" for x in loose]
+        lines += ["", "## Tool executions with no step", ""] + [f"- {md_line(x)}" for x in loose]
     if unres:
         lines += ["", "## Unresolved", "", UNRESOLVED_ABOUT, ""]
         for line, results in unres:
@@ -276,8 +277,10 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
                 lines += ["", f"*{UNRESOLVED_RESULT} {md_visible(where)}:*", "", fence(md_visible(_each([text], mask)[0]))]
     if und:
         lines += ["", "## Undescribed records", ""]
-        lines += [f"- {x}" for x in _each(map(_undescribed_line, und), mask)]
-    return "\n".join(lines) + "\n"
+        lines += [f"- {md_line(x)}" for x in _each(map(_undescribed_line, und), mask)]
+    from .md_active import warned
+
+    return warned("\n".join(lines) + "\n")  # raw HTML, script links, remote images said at the top (trial 34c F10)
 
 
 def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -29,7 +29,7 @@ from ..view.zone import local_text
 from .export import doc_dialect, markdown_head, talk_start
 from .export_blocks import GIST_CHARS, inline_code, nested, tool_gist
 from .export_steps import media_line, steps
-from .termtext import md_visible
+from .termtext import md_line, md_visible
 
 __all__ = ["KINDS", "left_out_line", "to_brief"]
 
@@ -146,10 +146,10 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
     first (``mask``: :class:`~asz_core.view.secret_forms.Masker`)."""
     talk, left = t["talk"], LeftOut()
     if talk is None:
-        lines = ["", f"## {t['heading']}"]
+        lines = ["", f"## {md_line(t['heading'])}"]
     else:
         start = talk_start(talk)
-        lines = ["", f"## Talk {i}: {md_visible(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
+        lines = ["", f"## Talk {i}: {md_line(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
     if t["prompt"]:
         st = t["prompt"]
         lines += ["", f"**{md_visible(st['who'])}**", "", nested(md_visible(mask.text(st["text"])))]
@@ -187,4 +187,6 @@ def to_brief(root: str | os.PathLike, doc: dict, *, thinking: bool = False, mask
         + ("" if thinking else ", thinking left out (--thinking adds it)")
         + (f"; left out: {said}" if said else "; nothing else left out")
         + " (`asz export ID --format md` draws everything)"]
-    return "\n".join(head + body) + "\n"
+    from .md_active import warned
+
+    return warned("\n".join(head + body) + "\n")  # raw HTML, script links, remote images said at the top (34c F10)

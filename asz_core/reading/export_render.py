@@ -18,7 +18,9 @@ could hide behind it).
   entry ``decoded_bytes`` and ``decoded_sha256``, after ``digest``; trial 31b F8, fix32d).
 - render 4: the text form (``--format text``) quotes its texts: each line of a text begins with ``| `` (``|`` on an
   empty one) and the header's last line says so (:data:`~asz_core.reading.prose_text.QUOTED_SAID`); asz's own
-  lines are each one line (trial 34c F1).
+  lines are each one line (trial 34c F1); an md copy whose texts hold raw HTML, script links or remote images says
+  so in a line under its title (:data:`~asz_core.reading.md_active.WARNING_HEAD`, trial 34c F10); json and prose
+  write DEL, C1 and the bidi overrides as JSON escapes (``\\u202e``, the same value; trial 34c F9).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ _HTML_LINKS = re.compile(rb'<p class="meta">(?:continues|continued in) [^<\n]*</
 #: Render 4's text form: the header's line that says texts are quoted, and each text line's quote.
 _TEXT_QUOTED_SAID = re.compile(rb'^texts: quoted, [^\n]*\n', re.M)
 _TEXT_QUOTE = re.compile(rb"^\| ?", re.M)
+#: Render 4's JSON escape of a character a JSON encoder leaves as it is (DEL, C1, the bidi overrides U+202A-U+202E
+#: and U+2066-U+2069: asz_core.reading.termtext.json_visible), not itself escaped (after an even run of backslashes).
+_JSON_VISIBLE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(007f|00[89][0-9a-f]|202[a-e]|206[6-9])")
+#: Render 4's md warning line (asz_core.reading.md_active.warned), the head's first line when there.
+_MD_WARNING = re.compile(rb"\A([^\n]*\n\n)- \*\*warning: active content:\*\* [^\n]*\n")
 #: Render 3's decoded image in a media line (md and html: the line is drawn as text, no character of it escaped).
 _MEDIA_DECODED = re.compile(rb"(\[(?:image|media): [^\]\n]*?, sha256 [0-9a-f]{64}); decoded: [0-9,]+ bytes, sha256 [0-9a-f]{64}\]")
 #: Render 3's decoded image in a json media entry (keys, never a string's text: a quote in a text is escaped).
@@ -50,12 +57,18 @@ _JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
     drew it: unchanged for this rendering, another format or an unknown number; for render 3 and before, the text
-    form's quotes (render 4) removed; for render 2 and before, what render
+    form's quotes and the md warning line (render 4) removed; for render 2 and before, what render
     3 added removed, and for render 1 what render 2 added too."""
     if render >= RENDER:
         return again
     if fmt == "text":
         return _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
+    if fmt == "md":
+        again = _MD_WARNING.sub(rb"\1", again)
+    if fmt in ("json", "prose"):
+        again = _JSON_VISIBLE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)).encode(), again)
+    if render >= 3:
+        return again
     if fmt == "json":
         return _JSON_DECODED.sub(b"", again)
     if fmt not in ("md", "html"):

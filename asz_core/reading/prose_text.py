@@ -12,8 +12,8 @@ are written differs (:func:`to_text`):
   its last line :data:`QUOTED_SAID`;
 - every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`), each of its lines after
   :data:`QUOTE` (``| ``; an empty one ``|``): :func:`quoted`. asz's own lines (the header's, a line's ``[TS] KIND``,
-  ``executed:``) never begin so and are each one line (:func:`frame_line`: a newline in a cwd or a time as ``\\n``),
-  so no text can forge them (trial 34c F1);
+  ``executed:``) never begin so and are each one line (:func:`~asz_core.reading.termtext.md_line`: a newline in a
+  cwd or a time as ``\\n``), so no text can forge them (trial 34c F1);
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
   text quoted, then a blank line;
@@ -30,14 +30,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-from ..termsafe import one_line
 from ..view.placing import INPUT_FIELDS, folded_at
 from ..view.placing import one_line as cut_line
 from ..view.secret_forms import found_in, masked_cut
 from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
-from .termtext import md_visible
+from .termtext import md_line, md_visible
 
-__all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "frame_line", "json_gist", "plain_pairs",
+__all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
            "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
@@ -93,19 +92,12 @@ def plain_value(v: Any) -> str:
 
 #: What begins every line of a text (a turn's text, a tool call's fields) in the text form, ``|`` alone on an empty
 #: one: no line asz writes itself (a header's ``=== conversation ID ===`` and ``key: value`` lines, a line's ``[TS]
-#: KIND``, an ``executed:`` line) begins so, and those are each one line (:func:`frame_line`), so no text can be read
-#: as asz's framing (trial 34c F1: a prompt forged a ``[TS] reply`` line and a whole header saying ``state: verified``).
+#: KIND``, an ``executed:`` line) begins so, and those are each one line (:func:`~asz_core.reading.termtext.md_line`),
+#: so no text can be read as asz's framing (trial 34c F1: a prompt forged a ``[TS] reply`` line and a whole header
+#: saying ``state: verified``).
 QUOTE = "| "
 #: The header's last line, which says so (render 4).
 QUOTED_SAID = 'texts: quoted, every line of a text begins with "| "; a line that does not is asz\'s own'
-
-
-def frame_line(text: str) -> str:
-    """``text`` as one line of asz's framing: as a Markdown export writes a text
-    (:func:`~asz_core.reading.termtext.md_visible`), then a newline, a CR and U+2028/U+2029 as escapes
-    (:func:`asz_core.termsafe.one_line`), so a value taken from a transcript (a cwd, a model, a record's time) ends
-    where its line does. str in, str out."""
-    return one_line(md_visible(text))
 
 
 def quoted(text: str) -> str:
@@ -116,10 +108,10 @@ def quoted(text: str) -> str:
 
 def _head(line: dict) -> list[str]:
     """The header line of a conversation as plain lines (module docstring), its figures :func:`unrecorded_words`,
-    each one line (:func:`frame_line`), the last :data:`QUOTED_SAID`."""
+    each one line (:func:`~asz_core.reading.termtext.md_line`), the last :data:`QUOTED_SAID`."""
     out = [f"=== conversation {line.get('conversation', '')} ==="]
     out += [f"{k}: {plain_value(v)}" for k, v in unrecorded_words(line).items() if k not in ("conversation", "kind")]
-    return [frame_line(x) for x in out] + [QUOTED_SAID]
+    return [md_line(x) for x in out] + [QUOTED_SAID]
 
 
 def unrecorded_words(figures: dict) -> dict:
@@ -144,8 +136,8 @@ def _turn(line: dict) -> list[str]:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
     if line.get("kind") in ("tool_call", "tool_execution"):  # a call's status, an execution record's too (9a73f6a)
         said.append(line.get("status") or ("no_result" if line.get("kind") == "tool_call" else "unknown"))
-    out = [frame_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}"), quoted(line.get("text") or "")]
-    out += [frame_line(f"executed: {x}") for x in line.get("executed") or ()]
+    out = [md_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}"), quoted(line.get("text") or "")]
+    out += [md_line(f"executed: {x}") for x in line.get("executed") or ()]
     return out
 
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import ESCAPES, UNSAFE  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPES, UNSAFE, one_line  # the code points visible escapes, with the collect lines' escapes
 
-__all__ = ["plain", "visible", "md_visible", "visible_spans", "UNSAFE", "CSI"]
+__all__ = ["plain", "visible", "md_visible", "md_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
+           "INVISIBLE", "CSI"]
 
 
 _TABLE = ESCAPES
@@ -68,6 +69,39 @@ def md_visible(text: str) -> str:
     ``\\x0d``. str in, str out."""
     t = plain(text).translate(_KEEP_CR_TABLE)
     return _LONE_CR.sub("\\\\x0d", t) if "\r" in t else t
+
+
+def md_line(text: str) -> str:
+    """``text`` as one line of a Markdown or text export that asz frames (a head line: title, project, branch,
+    models, cost; an index cell; the text form's ``key: value`` and ``[TS] KIND`` lines): :func:`md_visible`, then a
+    newline, a CR and U+2028/U+2029 as escapes (:func:`asz_core.termsafe.one_line`), so a value taken from a
+    transcript steers no terminal that ``cat``s the file and ends where its line does (trial 34c F1, F4). The one
+    function every such line goes through. str in, str out."""
+    return one_line(md_visible(text))
+
+
+def json_visible(data: bytes) -> bytes:
+    """JSON bytes (UTF-8) printed to a terminal (``asz ls --json``, ``asz conversation --json``, ``asz search --json``)
+    with each :data:`UNSAFE` character a JSON encoder leaves as it is (DEL, C1, the bidi overrides: U+202E) as its
+    JSON escape (``\\u202e``): the same value when decoded, and nothing reordered on the terminal (trial 34c F9).
+    bytes in, bytes out; ASCII input is returned as it is."""
+    if data.isascii():
+        return data
+    return data.decode("utf-8", "surrogatepass").translate(_JSON_TABLE).encode("utf-8", "surrogatepass")
+
+
+#: Characters a terminal draws as nothing, so two table cells that differ by them read alike (trial 34c F9: two
+#: titles, one with U+200B): ZERO WIDTH SPACE, the left-to-right and right-to-left marks U+200E/U+200F, ARABIC
+#: LETTER MARK, WORD JOINER and the invisible operators U+2060-U+2064, the zero-width no-break space U+FEFF, MONGOLIAN
+#: VOWEL SEPARATOR and SOFT HYPHEN. The zero-width joiner and non-joiner (emoji sequences, Persian) are kept.
+INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF])
+_CELL_TABLE = {**_TABLE, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
+
+
+def cell_visible(text: str) -> str:
+    """``text`` for a table cell on a terminal: :func:`visible`, and each :data:`INVISIBLE` character as its escape
+    too (``\\u200b``), so what a cell holds is what it shows. str in, str out."""
+    return plain(text).translate(_CELL_TABLE)
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:

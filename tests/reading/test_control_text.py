@@ -62,7 +62,9 @@ def test_html_and_md_exports_show_controls_as_escapes_and_json_keeps_them(odd_ro
     # Markdown drops terminal formatting (CSI) and writes every other control as the terminal commands do
     assert _unsafe(md) == [] and f"\n{ODD_SHOWN}\n" in md and f"\nreply {ODD_SHOWN}\n" in md
     raw = (tmp_path / "odd.json").read_bytes()
-    assert "reply esc \\u001b[31mred\\u001b[0m del \x7f nel \x85 csi \x9b2J".encode() in raw  # JSON escapes C0 only
+    # JSON escapes C0, and asz DEL, C1 and the bidi overrides too (trial 34c F9): the same values, none raw
+    assert b"reply esc \\u001b[31mred\\u001b[0m del \\u007f nel \\u0085 csi \\u009b2J" in raw
+    assert _unsafe(raw.decode("utf-8")) == []
     doc = json.loads(raw)
     texts = {n["id"]: n.get("text") for n in _nodes(doc).values()}
     assert texts["input/1/1"] == ODD and texts["msg/1/2:0"] == "reply " + ODD

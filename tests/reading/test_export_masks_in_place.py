@@ -137,7 +137,7 @@ def test_every_format_keeps_its_shape_and_holds_no_key(planted, fmt):
     """F1: md, html and json with --redact hold no piece of any planted value, and lose nothing else: the same
     headings, steps and markup as the copy written whole, the JSON the same keys in the same places; stderr counts
     the 7 planted credentials (md, html: one place each, the title's masked before, not counted)."""
-    whole = _export(planted, "--format", fmt)
+    whole = _export(planted, "--format", fmt, *(("--no-redact",) if fmt != "json" else ()))  # md, html: trial 34c F8
     masked = _export(planted, "--format", fmt, "--redact")
     assert len(_leaks(whole.stdout)) == len(PIECES) - (fmt == "json") * 7  # the clip keeps one line of that key
     assert _leaks(masked.stdout) == []

@@ -1,0 +1,105 @@
+"""Every export's head and index, and the readers' JSON and tables, hold no character that steers a terminal (trial
+34c F4, F9, F10).
+
+F4: the Markdown export's head lines (project/cwd, branch, models, the ``cost … unpriced (no price for MODEL)``
+lines) and ``index.md``'s title column kept a transcript's raw ESC, BEL and CR, though docs/cli.md promises that no
+window title, hidden link or clipboard write reaches a terminal that ``cat``s the file. F9: ``asz ls --json`` and
+``asz conversation --json`` printed U+202E raw, and tables printed U+200B raw (two titles read alike). F10: a
+Markdown export that keeps ``<script>``, ``javascript:`` links and remote images said nothing of them.
+
+Real input: the corpus's de3b8b19 with the trial's hostile fields (its bin/mkhostile.py) planted in the cwd, the git
+branch, the model and the first prompt (the title)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from cli_helpers import asz_in_process
+from reading_helpers import planted_root
+
+TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+ESC = "\x1b"
+#: The trial's terminal payload: a window title (OSC 0), a colour, a hidden link (OSC 8), a line clear and a CR.
+ANSI = (ESC + "]0;PWNED-TERMTITLE\x07" + ESC + "[31mRED" + ESC + "[0m " + ESC + "]8;;http://evil.example/" + ESC
+        + "\\osc8link" + ESC + "]8;;" + ESC + "\\" + ESC + "[2K\r")
+BIDI = "\u202eevil\u202c\u200bzw"
+MODEL = "claude-<b>x</b><script>document.title='PWNED-MODEL'</script>" + ESC + "[31m"
+ACTIVE = ('[clickme](javascript:document.title="PWNED") ![pixel](http://127.0.0.1:9/track.gif) '
+          '<iframe src="http://127.0.0.1:9/frame"></iframe>')
+
+
+def _plant(lines: list[dict]) -> None:
+    prompt = next(o for o in lines if isinstance(o.get("message"), dict) and o["message"].get("role") == "user"
+                  and isinstance(o["message"].get("content"), str))
+    prompt["message"]["content"] = "zw\u200bTITLE " + ANSI + BIDI + " " + ACTIVE + " " + prompt["message"]["content"]
+    for o in lines:
+        if "cwd" in o:
+            o["cwd"] = "/tmp/<script>x</script>" + ANSI
+            o["gitBranch"] = "<img src=x>" + ANSI
+        m = o.get("message")
+        if isinstance(m, dict) and m.get("role") == "assistant":
+            m["model"] = MODEL
+
+
+@pytest.fixture(scope="module")
+def root(corpus_dir, tmp_path_factory):
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("hostile-heads"), TRANSCRIPT, _plant)
+
+
+def _steering(data: str) -> list[str]:
+    """The characters in ``data`` that steer a terminal: ESC, BEL, a CR not before LF, C1, the bidi overrides."""
+    return [f"U+{ord(c):04X}" for i, c in enumerate(data)
+            if c in "\x1b\x07" or (c == "\r" and data[i + 1:i + 2] != "\n") or 0x80 <= ord(c) < 0xA0
+            or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069]
+
+
+def _ok(*args: str) -> str:
+    p = asz_in_process(*args)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+@pytest.mark.parametrize("form", [("md",), ("md", "--brief"), ("text",), ("html",), ("prose",), ("json",)])
+def test_no_export_head_steers_a_terminal(root, tmp_path, form):
+    out = tmp_path / "c.out"
+    _ok("export", "de3b8b19", "--root", str(root), "--format", *form, "--out", str(out))
+    data = out.read_text(encoding="utf-8")
+    assert "PWNED-TERMTITLE" in data  # the planted fields are in the file
+    assert _steering(data) == []
+    if form[0] == "md":  # the head's project, branch, models and both unpriced lines, each one line, escaped
+        head = data.split("\n## ", 1)[0]
+        shown = "\\x1b]0;PWNED-TERMTITLE\\x07RED \\x1b]8;;http://evil.example/\\x1b\\osc8link\\x1b]8;;\\x1b\\\\x0d"
+        assert f"- project /tmp/<script>x</script>{shown} on branch <img src=x>{shown}, " in head
+        model = "claude-<b>x</b><script>document.title='PWNED-MODEL'</script>"
+        assert f"\n- models {model}\n" in head and head.count(f"(no price for {model})") == 2
+        # F10: the texts' raw HTML, script link and remote image are said at the top, counted from the file
+        warning = next(x for x in data.split("\n") if x.startswith("- **warning: active content:** "))
+        assert data.split("\n")[2] == warning
+        counts = dict(re.findall(r"(raw HTML|script or data link|remote image) ([0-9]+(?:,[0-9]{3})*)", warning))
+        # the head's project <script>, branch <img, the model's <script> on its line and both unpriced lines, and
+        # the prompt's <iframe>; its one javascript: link and one remote image (the fenced tool inputs are code)
+        assert counts == {"raw HTML": "6", "script or data link": "1", "remote image": "1"}
+
+
+def test_the_folder_index_steers_no_terminal(root, tmp_path):
+    for fmt in ("md", "text", "html"):
+        out = tmp_path / fmt
+        _ok("export", "--since", "2000-01-01", "--root", str(root), "--format", fmt, "--out", f"{out}/")
+        index = (out / ("index.html" if fmt == "html" else "index.md")).read_text(encoding="utf-8")
+        assert "PWNED-TERMTITLE" in index and _steering(index) == [], fmt
+        if fmt != "html":
+            row = next(x for x in index.split("\n") if "PWNED-TERMTITLE" in x)
+            assert row.count(" | ") == 7  # the title and project cells stay one cell each
+
+
+def test_json_and_tables_print_bidi_and_zero_width_as_escapes(root):
+    rows = _ok("ls", "--json", "--root", str(root))
+    assert "\u202e" not in rows and "\\u202e" in rows
+    assert "PWNED-TERMTITLE" in json.loads(rows)[0]["title"] and "\u202e" in json.loads(rows)[0]["title"]
+    doc = _ok("conversation", "de3b8b19", "--json", "--root", str(root))
+    assert "\u202e" not in doc and "\u202e" in json.loads(doc)["summary"]["title"]
+    table = _ok("ls", "--root", str(root))
+    assert "\u200b" not in table and "zw\\u200bTITLE" in table and _steering(table) == []
