@@ -47,7 +47,9 @@ def main() -> None:
     traceback (trial 4, F20); one Typer caught is said by :func:`asz_core.cli.main.main`. Exits through
     :func:`settle`: a Ctrl-C once the exit status is decided does not change it (trial 7)."""
     from .. import starting_interrupt
+    from .filemode import private_umask
 
+    private_umask()  # what asz writes is its user's alone, unless ASZ_UMASK says otherwise (trial 34c F5)
     if signal.getsignal(signal.SIGINT) is starting_interrupt:  # asz_core's import-time guard: from here on settle's
         signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt says it (a command's handling too)
     settle(_dispatch, lambda: "while it was starting")
@@ -76,8 +78,10 @@ def run_command(run: Callable[[], None]) -> NoReturn:
     as Ctrl-C (:func:`asz_core.cli.stopping.take_stops`), the outcome through :func:`guarded` and :func:`settle` (a
     Ctrl-C no command said anything about is one line, ``… while it was starting`` before the command began; exit
     143 for SIGTERM). :func:`asz_core.cli.main.main` and :func:`asz_core.cli.verify_run.light` call it."""
+    from .filemode import private_umask
     from .stopping import take_stops
 
+    private_umask()  # python -m asz_core.cli.main too (trial 34c F5)
     take_stops()  # SIGTERM stops every command as Ctrl-C does (trial 29b F10): its line, then exit 143
     ran: list[bool] = []
     settle(lambda: guarded(run, ran), lambda: "" if ran else "while it was starting")

@@ -30,6 +30,7 @@ import orjson
 
 from ..sessiondata import durable
 from ..sessiondata.durable import fsync_dir as _fsync_dir
+from ..sessiondata.filemode import read_only_mode
 from ..storage.layout import CONVERSATIONS, ROUNDS, conversation_dir
 from ..storage.root import FileLock, LockBusy, read_state, write_state
 from .fold import Fold, FoldError
@@ -376,7 +377,7 @@ class Chain:
                 f.flush()
                 if fsync and not batched:
                     os.fsync(f.fileno())
-            os.chmod(tmp, 0o444)
+            os.chmod(tmp, read_only_mode())  # 0444 less the umask (trial 34c F5)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the round is not written, nor left half as a .tmp (a full disk's
             # is said by asz verify and swept by the next pass with room: tests/collect/test_parse_temporaries.py)
             with contextlib.suppress(OSError):

@@ -70,6 +70,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .filemode import read_only_mode
+
 #: Results held unsynced before a batch runs a barrier on its own (bytes); a chain's held batches count together.
 MAX_PENDING_BYTES = 256 * 1024 * 1024
 
@@ -116,7 +118,7 @@ def write_once(target: str | os.PathLike, data: bytes, tmp: str | os.PathLike) -
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o444)
+        os.chmod(tmp, read_only_mode())  # 0444 less the umask: 0400 under asz's 077 (trial 34c F5)
         try:
             os.link(tmp, target)
         except FileExistsError:

@@ -23,6 +23,7 @@ import attrs
 
 from . import durable
 from .codec import FieldError, check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
+from .filemode import read_only_mode
 from .jsonbytes import RawJSON, loads
 from .model import DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Header, Part, Record
 from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
@@ -271,7 +272,7 @@ class SDWriter:
             os.fsync(self._f.fileno())
         self._f.close()
         self._closed = True
-        os.chmod(self._tmp, 0o444)
+        os.chmod(self._tmp, read_only_mode())  # 0444 less the umask: 0400 under asz's 077 (trial 34c F5)
         try:
             os.link(self._tmp, self.path)  # never replaces an existing file
         except FileExistsError:

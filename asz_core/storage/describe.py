@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..sessiondata.filemode import read_only_mode
+
 __all__ = ["README_NAME", "describe_root", "readme_text"]
 
 #: The file's name, relative to the root (a ``_`` name: never a session).
@@ -84,7 +86,7 @@ def describe_root(root: str | os.PathLike) -> Path | None:
         text = readme_text(__version__, _commit(Path(__file__).resolve().parents[2]))
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-        os.chmod(tmp, 0o444)
+        os.chmod(tmp, read_only_mode())  # 0444 less the umask (trial 34c F5)
         os.link(tmp, path)  # never over a file another writer put there meanwhile
     except OSError:
         return None
