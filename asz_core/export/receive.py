@@ -54,6 +54,7 @@ from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
 from ..termsafe import EscapingStream
 from ..storage.erased_list import erased_refusal
+from ..storage.landing import clear_left
 from ..storage.seen_list import ACCEPTED, REFUSED, Seen
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
@@ -521,6 +522,7 @@ class Receiver:
         self.root.mkdir(parents=True, exist_ok=True)
         record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
         record_before(self.root, self.err)
+        clear_left(self.root)  # the lock files of requests a killed receiver left (trial 34b F7)
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
         self.front = Server((host, int(port)), Front, self)

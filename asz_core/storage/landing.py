@@ -6,7 +6,8 @@ their files their line in the sender record (``_received/<session>.senders``). A
 files without their list or sender line. While it lands, each request holds an exclusive ``flock`` on a file of its
 own, ``<root>/_received/.landing.<pid>.<n>``, removed when the request ends. :func:`settle` waits for the requests
 in flight when it is called: after it, every file that was landed before the call has its list line and sender line
-(or its request failed and said so). A file left by a killed receiver holds no lock and is not waited for.
+(or its request failed and said so). A file left by a killed receiver holds no lock and is not waited for; the next
+``asz receive`` on the root removes it as it starts (:func:`clear_left`; trial 34b F7: ``.landing.31449.3`` stayed).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Iterator
 
 from .root import lock_taken
 
-__all__ = ["LANDING", "landing", "settle", "SETTLE_TIMEOUT"]
+__all__ = ["LANDING", "landing", "settle", "clear_left", "SETTLE_TIMEOUT"]
 
 #: The directory under the root where the requests in flight hold their locks, and how their files' names begin.
 LANDING, _PREFIX = "_received", ".landing."
@@ -76,4 +77,39 @@ def settle(root: str | os.PathLike, timeout: float = SETTLE_TIMEOUT) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.01)
+    return True
+
+
+def clear_left(root: str | os.PathLike) -> list[str]:
+    """Remove the lock files of :data:`LANDING` a killed receiver left: those whose process (the pid in the name,
+    ``.landing.<pid>.<n>``) is gone and that no process holds locked. A live receiver's are kept. The names removed;
+    never raises."""
+    base = os.path.join(os.fspath(root), LANDING)
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(_PREFIX)]
+    except OSError:
+        return []
+    gone = []
+    for name in names:
+        pid = name[len(_PREFIX):].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        path = os.path.join(base, name)
+        try:
+            if not lock_taken(path):
+                os.unlink(path)
+                gone.append(name)
+        except OSError:
+            pass
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    """True when a process ``pid`` exists (one of another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
     return True
