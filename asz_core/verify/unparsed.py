@@ -25,7 +25,7 @@ from .report import Problem, Section
 from ..termsafe import shell_word
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
-           "INTERRUPTED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
+           "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
 
 
 def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str], list[str]]:
@@ -203,14 +203,16 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
     interrupted before (the root is whole, only the chain is not built yet); counts ``unparsed``, ``interrupted``
     and ``unchained`` only when not zero (a clean report keeps its shape). ``seen``: as :func:`lagging_sessions`
     takes it."""
+    from ..storage.senders import RECEIVED
+
     never, gone, interrupted = unchained_sessions(root, session)
     if never:
         section.counts["unparsed"] = len(never)
-        section.notes.append(NEVER_PARSED_LINE.format(n=len(never), ids=shown_ids(never)))
+        said = RECEIVED_UNPARSED_LINE if (Path(root) / RECEIVED).is_dir() else NEVER_PARSED_LINE  # trial 34b F5
+        section.notes.append(said.format(n=len(never), ids=shown_ids(never)))
     if interrupted:
         section.counts["interrupted"] = len(interrupted)
         section.notes.append(INTERRUPTED_LINE.format(n=len(interrupted), ids=shown_ids(interrupted)))
-    from ..storage.senders import RECEIVED
     from ..storage.short_list import SHORT_LIST, read_short, short_line
 
     for n, d in enumerate(read_short(root), 1):  # a sending root holds records this root lacks (trial 24a F3)
@@ -245,6 +247,12 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
 #: The note counting landed sessions never parsed; ``{n}`` the count, ``{ids}`` the first of them.
 NEVER_PARSED_LINE = ("{n} landed session(s) not parsed yet, so no conversation chain (normal after "
                      "asz collect --no-parse; asz parse builds them): {ids}")
+#: :data:`NEVER_PARSED_LINE` on a receiving root (``_received/``, asz receive's): its rounds come from the sending host,
+#: and ``asz parse`` there would write a chain of its own ahead of the host's rounds (trial 34b F5: verify advised it).
+RECEIVED_UNPARSED_LINE = ("{n} landed session(s) with no conversation chain here yet: this root receives (asz receive), "
+                          "and the sending host sends a session's rounds after its files (a push in flight), or once it "
+                          "parsed them (a host collecting with --no-parse sends none until it runs asz parse); do not run "
+                          "asz parse here: a chain written here would take the numbers of the host's rounds: {ids}")
 #: Why sessions marked to be parsed have no round (:func:`unchained_sessions`' third list).
 STOPPED = "a collect pass or parse was stopped before it parsed them"
 #: The note counting landed sessions a collect pass or a parse was stopped before it parsed (Ctrl-C, SIGTERM: marked to
