@@ -25,7 +25,7 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["asz_in_process", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces",
+__all__ = ["asz_in_process", "fork_or_skip", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces",
            "pip_installed_plugins"]
 
 
@@ -340,3 +340,21 @@ def pip_installed_plugins(base: Path, dists: list[tuple[str, str, str, str]]) ->
                            "--target", str(target), *paths], capture_output=True, text=True)
     assert proc.returncode == 0, f"pip install of the throwaway distributions failed: {proc.stderr}"
     return target
+
+
+def fork_or_skip() -> None:
+    """Skip where the platform has no ``fork``; fail, naming them, where other threads of this process stop asz from
+    forking its workers (:func:`asz_core.collect.workers.can_fork`): a thread an earlier test left running in this
+    worker, which would otherwise turn every later two-process test into a skip or a one-process run unseen (session
+    34's suite: a page server's request thread)."""
+    import multiprocessing
+    import threading
+
+    import pytest
+
+    from asz_core.collect.workers import can_fork
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("this platform cannot fork worker processes")
+    others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    assert can_fork(), f"threads an earlier test left running stop the fork of asz's workers: {others}"

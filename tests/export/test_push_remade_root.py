@@ -616,7 +616,7 @@ def test_the_rest_is_cut_at_the_configured_max_delta_bytes(receiver, tmp_path):
     f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines, "--config", str(cfg))
     top = max(int(q.name[-9:-3]) for q in data.rglob("*.sd"))
     first = _push(data, receiver, tmp_path, "--config", str(cfg))
-    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
+    assert first.returncode == 0 and "errors=0" in first.stdout and "rejected=0" in first.stdout, first.stdout + first.stderr
     rest = sorted(q for q in data.rglob("*.sd") if int(q.name[-9:-3]) > top)
     assert len(rest) >= 2, [q.name for q in rest]
     assert all(q.stat().st_size <= budget for q in rest), [q.stat().st_size for q in rest]
@@ -670,7 +670,8 @@ def test_the_rest_pushed_to_a_second_endpoint_lands_there(receiver, tmp_path):
     lines = _source(project, sid).read_bytes().splitlines(keepends=True)
     f, data = _lost_after_pushing_30(receiver, tmp_path, project, sid, lines)
     first = _push(data, receiver, tmp_path)
-    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr  # the rest made and sent
+    # the rest made and sent, the refused held whole: a recovery that worked exits 0 (trial 34b F4)
+    assert first.returncode == 0 and "errors=0" in first.stdout and "rejected=0" in first.stdout, first.stdout + first.stderr
     (rest,) = [q for q in data.rglob("*.sd") if q.name.endswith("-000002.sd")]
     r2 = Receiver(tmp_path / "team2", "127.0.0.1:0").start().serve_in_thread()
     try:
@@ -720,7 +721,8 @@ def test_a_session_whose_old_root_sent_no_round_is_assembled(receiver, tmp_path)
     f.write_bytes(b"".join(lines))
     _collect(src, data, tmp_path)
     first = _push(data, receiver, tmp_path)
-    assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr  # the refusals are news
+    # the refusals held whole once the rest landed: a recovery that worked exits 0 (trial 34b F4)
+    assert first.returncode == 0 and "errors=0" in first.stdout and "rejected=0" in first.stdout, first.stdout + first.stderr
     for s in (sid, DE3[1]):
         assert list((receiver.root / "_conversations" / s / "rounds").glob("*.sf")), s
     whole, d = calls(lines), calls(de3.read_bytes().splitlines())
@@ -774,7 +776,7 @@ def test_the_metrics_of_the_rest_are_sent_once(tmp_path):
         f, data = _lost_after_pushing_30(r, tmp_path, project, sid, lines)
         assert r.tokens == _tokens_by_type(lines[:30])  # the old root's points: the calls of the lines it pushed
         first = _push(data, r, tmp_path)
-        assert first.returncode == 1 and "errors=0" in first.stdout, first.stdout + first.stderr
+        assert first.returncode == 0 and "errors=0" in first.stdout and "rejected=0" in first.stdout, first.stdout + first.stderr
         assert r.tokens == _tokens_by_type(lines), (r.tokens, _tokens_by_type(lines))
         assert sum(r.tokens.values()) == 439_280
         again = _push(data, r, tmp_path)

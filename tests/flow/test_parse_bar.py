@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import pytest
 
-from asz_core.collect.workers import can_fork, guided
+from asz_core.collect.workers import guided
+from cli_helpers import fork_or_skip
 from asz_core.flow.chain import Chain
 from asz_core.flow.parse import parse_root
 from asz_core.storage.layout import session_dirs
 
 
 def test_the_parse_bar_moves_as_sessions_end_before_their_run_comes_back(corpus_copy):
-    if not can_fork():
-        pytest.skip("this process cannot fork worker processes")
+    fork_or_skip()
     root = corpus_copy()
     names = [p.name for p in session_dirs(root)]
     first = guided(names, 2)[0]

@@ -17,6 +17,7 @@ import pytest
 
 import asz_core.flow.parse_workers as parse_mod
 from asz_core.flow.parse import ParseInterrupted, parse_root
+from cli_helpers import fork_or_skip
 
 
 def _sessions_with_rounds(root: Path) -> list[str]:
@@ -69,6 +70,7 @@ def test_a_worker_gone_between_its_states_and_their_count_is_counted_from_the_st
 
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("a signal's handler runs in the main thread only")
+    fork_or_skip()  # two workers, or the test proves nothing
     root = tmp_path / "root"
     total = _landed(corpus_dir, root)
     first_run = guided(sorted(d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith(("_", "."))), 2)[0]

@@ -26,6 +26,7 @@ from asz_core.flow.parse import IndexEngine, fold_matches_assembly, parse_outcom
 from asz_core.flow.verify_chain import verify_chains  # noqa: E402
 from asz_core.storage.layout import landed_files, session_dir  # noqa: E402
 
+from cli_helpers import fork_or_skip  # noqa: E402
 from test_parse_fixtures import SESSION, land  # noqa: E402
 
 PROJECTS = ("-experiments-worktrees", "-Users-alex-workspace-coderabbit-review-helper", "-src-deep-manifest")
@@ -83,10 +84,7 @@ def test_reparse_rebuilds_the_same_chain(landed_root, tmp_path):
 
 
 def test_parse_in_two_worker_processes_writes_the_chains_one_process_writes(landed_root, tmp_path):
-    from asz_core.collect.workers import can_fork
-
-    if not can_fork():
-        pytest.skip("this process cannot fork worker processes")
+    fork_or_skip()
     one, two = _copy(landed_root, tmp_path / "one"), _copy(landed_root, tmp_path / "two")
     a = parse_root(one, max_round_bytes=40000, jobs=1)
     b = parse_root(two, max_round_bytes=40000, jobs=2)

@@ -14,10 +14,11 @@ import html
 import http.client
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,11 @@ class _Pages:
             def log_message(self, *a):
                 pass
 
+            # a connection the browser opens and never uses (a preconnect) ends within this many seconds, so no
+            # request thread outlives the test: a thread left running stops every later test in this worker from
+            # forking asz's workers (asz_core.collect.workers.can_fork), as one did in session 34's suite
+            timeout = 2
+
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
@@ -58,6 +64,10 @@ class _Pages:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        end = time.monotonic() + 10
+        while any(t.name.endswith("(process_request_thread)") for t in threading.enumerate()):
+            assert time.monotonic() < end, "a request thread of the page server is still running"
+            time.sleep(0.05)
 
 
 def _form_page(receiver_url: str) -> str:
@@ -181,19 +191,31 @@ def test_with_a_token_any_host_is_answered_but_no_foreign_origin(tmp_path, recei
     assert len(_staged(root)) == 1
 
 
-def test_the_installed_client_with_no_key_is_taken(tmp_path, receiver_factory, monkeypatch):
+_CLIENT = """
+import sys, uuid
+from datetime import datetime, timezone
+import langsmith
+client = langsmith.Client(api_url=sys.argv[1], api_key=None)
+rid = str(uuid.uuid4())
+now = datetime.now(timezone.utc)
+client.create_run(name="probe", run_type="chain", inputs={"q": "hi"}, id=rid, start_time=now, project_name="p",
+                  dotted_order=now.strftime("%Y%m%dT%H%M%S%fZ") + rid, trace_id=rid)
+client.flush()
+print(rid)
+"""
+
+
+def test_the_installed_client_with_no_key_is_taken(tmp_path, receiver_factory):
     """The real LangSmith client, no API key (the receiver's default has no token): its run is staged (its
-    ``langsmith-py`` User-Agent is the header no page can send)."""
-    ls = pytest.importorskip("langsmith")
-    for k in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_ENDPOINT", "LANGCHAIN_ENDPOINT"):
-        monkeypatch.delenv(k, raising=False)
+    ``langsmith-py`` User-Agent is the header no page can send). The client runs in a child process: its background
+    threads would outlive the test in this one and stop later tests from forking asz's workers."""
+    pytest.importorskip("langsmith")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_ENDPOINT", "LANGCHAIN_ENDPOINT")}
     root = tmp_path / "root"
     r = receiver_factory(root)
-    client = ls.Client(api_url=r.url, api_key=None)
-    rid = str(uuid.uuid4())
-    now = datetime.now(timezone.utc)
-    client.create_run(name="probe", run_type="chain", inputs={"q": "hi"}, id=rid, start_time=now, project_name="p",
-                      dotted_order=now.strftime("%Y%m%dT%H%M%S%fZ") + rid, trace_id=rid)
-    client.flush()
+    p = subprocess.run([sys.executable, "-c", _CLIENT, r.url], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rid = p.stdout.strip()
     staged = [json.loads(line) for p in _staged(root) for line in p.read_text().splitlines()]
     assert [(a["op"], a["id"], a["run"]["inputs"]) for a in staged] == [("post", rid, {"q": "hi"})]

@@ -17,7 +17,7 @@ from reading_helpers import asz, collected_project
 
 PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
 SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
-FORMS = {"md": ["--format", "md"], "html": ["--format", "html"], "json": ["--format", "json"],
+FORMS = {"md": ["--format", "md", "--no-redact"], "html": ["--format", "html", "--no-redact"], "json": ["--format", "json"],
          "prose": ["--format", "prose"], "jsonl": ["--audit", "--no-redact"], "text": ["--format", "text", "--no-redact"]}
 
 

@@ -74,7 +74,7 @@ def _as_render_2(copy, fmt: str) -> None:
 def test_a_copy_made_before_render_3_still_checks_and_a_changed_digest_does_not(corpus_root, image, tmp_path, fmt):
     copy = tmp_path / f"c.{fmt}"
     asz("export", CID, "--format", fmt, "--out", str(copy), "--root", str(corpus_root))
-    assert json.loads(copy.with_name(copy.name + ".manifest.json").read_bytes())["render"] == 3
+    assert json.loads(copy.with_name(copy.name + ".manifest.json").read_bytes())["render"] >= 3  # render 4 (session 34) quotes the text form's lines; md/json/html as render 3
     ok = asz("verify", "--export", str(copy), "--root", str(corpus_root))
     assert ok.returncode == 0
     tampered = tmp_path / f"t.{fmt}"

@@ -94,7 +94,7 @@ def test_asz_secrets_names_each_planted_key_and_nothing_else(planted):
 
 @pytest.mark.parametrize("fmt", ["md", "html", "json"])
 def test_an_export_with_redact_holds_none_of_them(planted, fmt):
-    plain = asz_in_process("export", "de3b8b19", "--format", fmt, "--root", str(planted))
+    plain = asz_in_process("export", "de3b8b19", "--format", fmt, "--no-redact", "--root", str(planted))
     assert plain.returncode == 0, plain.stderr
     assert [v for v in (PROJ, SVCACCT, ADMIN, LEGACY, WEBHOOK) if v in plain.stdout] == [PROJ, SVCACCT, ADMIN, LEGACY, WEBHOOK]
     p = asz_in_process("export", "de3b8b19", "--format", fmt, "--redact", "--root", str(planted))

@@ -21,8 +21,9 @@ from test_rate_not_priced import SID
 from asz_core.view.prices import default_table
 
 BEFORE = "a41c51e^"  # the commit before the Claude Code adapter kept ephemeral_1h_input_tokens as cache_write_1h
-LINE = ("nor, in a file of claude-code-local 0.1.0 (some were written before asz kept a cache write's 1-hour part), "
-        "which cache writes were 1-hour ones: one not kept as such is priced as a 5-minute one")
+LINE = ("may have cost more than shown, which only a new root puts right: by up to their cache writes priced again at "
+        "the 1-hour rate instead of the 5-minute one (a file of claude-code-local 0.1.0, some written before asz kept a "
+        "cache write's 1-hour part, did not keep which were 1-hour ones: each is counted as a 5-minute one)")
 
 
 @pytest.fixture(scope="module")
