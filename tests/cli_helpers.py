@@ -349,6 +349,7 @@ def fork_or_skip() -> None:
     34's suite: a page server's request thread)."""
     import multiprocessing
     import threading
+    import time
 
     import pytest
 
@@ -356,5 +357,8 @@ def fork_or_skip() -> None:
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("this platform cannot fork worker processes")
+    end = time.monotonic() + 15  # a stopped gRPC receiver's threads end after its grace (tests/export)
+    while not can_fork() and time.monotonic() < end:
+        time.sleep(0.1)
     others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     assert can_fork(), f"threads an earlier test left running stop the fork of asz's workers: {others}"

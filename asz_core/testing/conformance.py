@@ -74,6 +74,17 @@ def _converted(adapter: Adapter, source_root: Path) -> list[tuple[str, object, o
     return out
 
 
+def _why_no_fork() -> str:
+    """Why :func:`asz_core.collect.workers.can_fork` said no: the platform, or the threads running in this process
+    (which an earlier test may have left: they end the skip's meaning, so they are named)."""
+    import threading
+
+    running = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    if not running:
+        return "this platform cannot fork worker processes"
+    return f"this process cannot fork worker processes: other threads run ({', '.join(running)})"
+
+
 class AdapterConformance:
     """Mixin of conformance tests. Set ``adapter_class`` and ``samples`` (a source root) in a subclass."""
 
@@ -326,7 +337,7 @@ class AdapterConformance:
         if not adapter.sessions_in_parallel:
             pytest.skip(f"{adapter.name} does not declare sessions_in_parallel: asz collect lands its sessions one by one")
         if not can_fork():
-            pytest.skip("this platform cannot fork worker processes")
+            pytest.skip(_why_no_fork())
         if len(adapter.discover(source_root).sessions()) < 2:
             pytest.skip("the samples hold one session: landing in parallel needs two")
         stamp = 1_800_000_000_000_000_000
