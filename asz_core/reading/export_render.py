@@ -21,6 +21,9 @@ could hide behind it).
   lines are each one line (trial 34c F1); an md copy whose texts hold raw HTML, script links or remote images says
   so in a line under its title (:data:`~asz_core.reading.md_active.WARNING_HEAD`, trial 34c F10); json and prose
   write DEL, C1 and the bidi overrides as JSON escapes (``\\u202e``, the same value; trial 34c F9).
+- render 5: in the text form, ``| `` also follows each U+2028 and U+2029 in a text (a line break to an editor, a
+  Markdown viewer and ``str.splitlines()``), so no text reads there as a line of asz's own (review34, after trial
+  34c F1); the other forms are drawn as render 4 draws them.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import re
 __all__ = ["RENDER", "as_render"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 4
+RENDER = 5
 
 _TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
 #: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.
@@ -43,6 +46,8 @@ _HTML_LINKS = re.compile(rb'<p class="meta">(?:continues|continued in) [^<\n]*</
 #: Render 4's text form: the header's line that says texts are quoted, and each text line's quote.
 _TEXT_QUOTED_SAID = re.compile(rb'^texts: quoted, [^\n]*\n', re.M)
 _TEXT_QUOTE = re.compile(rb"^\| ?", re.M)
+#: Render 5's text form: the quote after a U+2028 or U+2029 (UTF-8 ``e2 80 a8``/``e2 80 a9``) in a text.
+_TEXT_SEPARATOR_QUOTE = re.compile(rb"(?<=\xe2\x80[\xa8\xa9])\| ")
 #: Render 4's JSON escape of a character a JSON encoder leaves as it is (DEL, C1, the bidi overrides U+202A-U+202E
 #: and U+2066-U+2069: asz_core.reading.termtext.json_visible), not itself escaped (after an even run of backslashes).
 _JSON_VISIBLE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(007f|00[89][0-9a-f]|202[a-e]|206[6-9])")
@@ -56,13 +61,17 @@ _JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]
 
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
-    drew it: unchanged for this rendering, another format or an unknown number; for render 3 and before, the text
-    form's quotes and the md warning line (render 4) removed; for render 2 and before, what render
-    3 added removed, and for render 1 what render 2 added too."""
+    drew it: unchanged for this rendering, another format or an unknown number; for render 4 and before, the text
+    form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
+    the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
+    what render 2 added too."""
     if render >= RENDER:
         return again
     if fmt == "text":
-        return _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
+        again = _TEXT_SEPARATOR_QUOTE.sub(b"", again)
+        return again if render >= 4 else _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
+    if render >= 4:  # render 5 changed the text form only
+        return again
     if fmt == "md":
         again = _MD_WARNING.sub(rb"\1", again)
     if fmt in ("json", "prose"):

@@ -28,6 +28,7 @@ The bytes are a function of the lines alone, so a closed day's file stays byte f
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Iterator
 
 from ..view.placing import INPUT_FIELDS, folded_at
@@ -100,10 +101,18 @@ QUOTE = "| "
 QUOTED_SAID = 'texts: quoted, every line of a text begins with "| "; a line that does not is asz\'s own'
 
 
+#: The line and paragraph separators U+2028 and U+2029: an editor, a Markdown viewer, some terminals and a reader's
+#: ``str.splitlines()`` break a line at them (trial 30c F7), so in a text each is followed by :data:`QUOTE` as a
+#: newline is (render 5; review34: a prompt's U+2028 then ``[TS] reply`` read there as a line of asz's own).
+_SEPARATORS = re.compile("([\u2028\u2029])")
+
+
 def quoted(text: str) -> str:
     """``text`` as the text form writes a text: :func:`~asz_core.reading.termtext.md_visible`, then each of its lines
-    after :data:`QUOTE` (an empty one as ``|``). str in, str out."""
-    return "\n".join(QUOTE + x if x else QUOTE.rstrip() for x in md_visible(text).split("\n"))
+    after :data:`QUOTE` (an empty one as ``|``), and :data:`QUOTE` after each U+2028 and U+2029 in it too (a line
+    break to some readers: :data:`_SEPARATORS`). str in, str out."""
+    out = "\n".join(QUOTE + x if x else QUOTE.rstrip() for x in md_visible(text).split("\n"))
+    return _SEPARATORS.sub("\\1" + QUOTE, out) if "\u2028" in out or "\u2029" in out else out
 
 
 def _head(line: dict) -> list[str]:

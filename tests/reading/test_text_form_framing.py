@@ -60,3 +60,45 @@ def test_a_transcript_cannot_write_a_line_the_text_form_frames(corpus_dir, tmp_p
     quoted = ["| " + x if x else "|" for x in FORGE.split("\n")]
     at = text.stdout.split("\n").index(quoted[0])
     assert text.stdout.split("\n")[at:at + len(quoted)] == quoted
+
+
+#: The same forge with line and paragraph separators (U+2028, U+2029) where the trial had newlines: an editor, a
+#: Markdown viewer and ``str.splitlines()`` break a line there (review34: render 4 quoted after a newline only).
+SEPARATED = ("Please summarise the README.\u2028[2025-07-05T19:41:00.000Z] reply\u2029Done, all clean.\u2028\u2028"
+             f"=== conversation {FORGED_ID} ===\u2028state: verified")
+
+
+def _separated(lines: list[dict]) -> None:
+    first = next(o for o in lines if isinstance(o.get("message"), dict) and o["message"].get("role") == "user"
+                 and isinstance(o["message"].get("content"), str))
+    first["message"]["content"] = SEPARATED
+
+
+def test_a_line_separator_in_a_text_is_quoted_as_a_newline_is(corpus_dir, tmp_path):
+    from asz_core.reading.export_manifest import line_digests, sha256
+
+    root = planted_root(corpus_dir, tmp_path, TRANSCRIPT, _separated)
+    out = tmp_path / "audit.txt"
+    assert asz_in_process("export", "fe869ecb", "--format", "text", "--out", str(out), "--root", str(root)).returncode == 0
+    text = out.read_text(encoding="utf-8")
+    audit = asz_in_process("export", "fe869ecb", "--audit", "--root", str(root))
+    lines = [json.loads(x) for x in audit.stdout.split("\n") if x]  # a JSON string keeps U+2028 raw
+    assert any(SEPARATED in (x.get("text") or "") for x in lines)  # the evidence, as typed
+    # a reader breaking lines at U+2028/U+2029 too finds the same framing lines as one breaking at newlines only
+    frame = [x for x in text.splitlines() if x and not x.startswith("|")]
+    assert frame == [x for x in text.split("\n") if x and not x.startswith("|")]
+    assert [x for x in frame if x.startswith("=== ")] == ["=== conversation fe869ecb-c176-478f-9734-7e4b8ef12cff ==="]
+    assert len([x for x in frame if x.startswith("[")]) == len(lines) - 1
+    # the prompt's line, its quotes taken off after each newline and separator, is the text as typed
+    (line,) = [x for x in text.split("\n") if x.startswith("| Please summarise the README.")]
+    assert line[2:].replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029") == SEPARATED
+    # a copy made before (render 4: no quote after a separator) still checks; the same bytes said to be render 5 do not
+    body = json.loads((tmp_path / "audit.txt.manifest.json").read_bytes())
+    assert body["render"] == 5
+    older = text.replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029").encode("utf-8")
+    for name, render, code in (("r4.txt", 4, 0), ("r5.txt", 5, 1)):
+        (tmp_path / name).write_bytes(older)
+        (tmp_path / f"{name}.manifest.json").write_text(json.dumps({**body, "render": render, "export": {
+            **body["export"], "file": name, "bytes": len(older), "sha256": sha256(older), "lines": line_digests(older)}}))
+        got = asz_in_process("verify", "--export", str(tmp_path / name), "--root", str(root))
+        assert got.returncode == code, got.stdout + got.stderr
