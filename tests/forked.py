@@ -16,9 +16,11 @@ Before the command runs the child is made what a fresh ``python -m asz_core.cli.
 ``stderr`` (the locale's encoding or ``PYTHONIOENCODING``; stdout block-buffered and stderr line-buffered on a pipe or
 file), ``sys.argv`` and ``__main__`` as ``-m`` sets them (:func:`runpy.run_module`), SIGINT, SIGTERM and SIGCHLD back
 to Python's defaults, multiprocessing's view of the process that of a main process (``parent_process()`` is None:
-asz tells its command's process from its workers by it). asz reads nothing from the environment at import time
-(checked for this module, session 34: no module-level ``os.environ``/``getenv``/home/zone/locale reads), so what the
-server imported with the test's environment holds for any child. At the end it exits as the interpreter does:
+asz tells its command's process from its workers by it). No module the server preloads reads the environment at its
+import (no module-level ``os.environ``/``getenv``/home read: tests/test_forked.py scans every asz module the preload
+loads; :mod:`asz_core.view.guard` and :mod:`asz_core.export.receive_http` read their timeouts so, and are left to a
+child to import with its own environment), so what the server imported with the test's environment holds for any
+child. At the end it exits as the interpreter does:
 ``SystemExit``'s code (None 0, text printed and 1), an uncaught exception's traceback and 1, an uncaught
 ``KeyboardInterrupt`` by SIGINT; non-daemon threads joined, ``atexit`` handlers run, stdout flushed (120 when that
 fails).

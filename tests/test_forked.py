@@ -72,3 +72,55 @@ def test_environment_and_zone_are_the_childs_own(tmp_path: Path):
     q = subprocess.run([*ASZ, "verify", "--root", "r"], capture_output=True, text=True, cwd=tmp_path,
                        env=_env(ASZ_CONFIG=str(tmp_path / "missing.yaml")))
     assert (p.returncode, p.stdout, p.stderr) == (q.returncode, q.stdout, q.stderr)
+
+
+#: What a module-level statement calls or reads that depends on the environment (``os.environ``, ``os.getenv``,
+#: ``Path.home``/``expanduser``, :func:`asz_core.netguard.seconds`, which reads an environment variable).
+_ENV_NAMES = frozenset(("environ", "getenv", "home", "expanduser", "seconds"))
+
+
+def _import_time_env_reads(path: Path) -> list[str]:
+    """``path:line`` of each environment read (:data:`_ENV_NAMES`) a module runs at its import: its top-level
+    statements and class bodies, a function's decorators and defaults, never a function's or a lambda's body."""
+    import ast
+
+    found: list[str] = []
+
+    def visit(node) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+                if sub is not None:
+                    visit(sub)
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name in _ENV_NAMES:
+            found.append(f"{path}:{node.lineno}")
+        for sub in ast.iter_child_nodes(node):
+            visit(sub)
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            visit(stmt)
+    return found
+
+
+def test_no_module_the_server_preloads_reads_the_environment_at_its_import():
+    """A forked child keeps what the server's imports read: no asz module the preload loads (read from a fresh
+    interpreter's ``sys.modules`` after importing :data:`forked.PRELOAD`) reads the environment at its import, so a
+    test's ``env=`` reaches every child (review34). The scan is not blind: it finds the timeouts view/guard.py and
+    export/receive_http.py read at their import, which the preload must therefore leave to the child."""
+    code = ("import importlib, sys, forked\n[importlib.import_module(m) for m in forked.PRELOAD]\n"
+            "print('\\n'.join(sorted(m.__file__ for n, m in list(sys.modules.items())\n"
+            "      if n.startswith('asz') and (getattr(m, '__file__', None) or '').endswith('.py'))))")
+    p = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    loaded = [Path(x) for x in p.stdout.split()]
+    assert len(loaded) > 50 and any(x.name == "collect_cmd.py" for x in loaded)
+    assert [r for x in loaded for r in _import_time_env_reads(x)] == []
+    pkg = Path(forked.__file__).resolve().parents[1] / "asz_core"
+    for readers in (pkg / "view" / "guard.py", pkg / "export" / "receive_http.py"):
+        assert _import_time_env_reads(readers) and readers not in loaded
