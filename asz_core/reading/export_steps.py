@@ -21,7 +21,7 @@ from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import record_line, talk_headings
 from .export_blocks import BLOCK_STEPS, read_blocks
-from .termtext import plain
+from .termtext import md_line, plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "child_label", "thinking_note", "unread_thinking", "redacted_thinking", "UNREAD_MARK", "unverified_files", "unverified_marker"]
@@ -307,8 +307,10 @@ def media_line(m: dict) -> str:
     """The placeholder a media part is drawn as: ``[image: image/png, 1,046,384 bytes, sha256 1f77…; decoded: 784,786
     bytes, sha256 668f…]`` (``bytes`` the base64 text's length, the whole SHA-256 of it as a JSON string; then, where
     the document gives them, the size and SHA-256 of the decoded bytes, the image file itself; ``too large to land``
-    when it did not land; ``media`` for a type that is not an image)."""
-    mime = m.get("mime") or "unknown type"
+    when it did not land; ``media`` for a type that is not an image). The type is the transcript's own word, drawn
+    through :func:`~asz_core.reading.termtext.md_line` as every head line is (review34, after trial 34c F4: an image's
+    ``media_type`` holding an OSC reached the md export raw)."""
+    mime = md_line(str(m.get("mime") or "unknown type"))
     what = "image" if mime.startswith("image/") else "media"
     n = m.get("bytes")
     bits = [mime] + ([f"{n:,} bytes"] if isinstance(n, int) and not isinstance(n, bool) else [])

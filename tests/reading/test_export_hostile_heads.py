@@ -103,3 +103,27 @@ def test_json_and_tables_print_bidi_and_zero_width_as_escapes(root):
     assert "\u202e" not in doc and "\u202e" in json.loads(doc)["summary"]["title"]
     table = _ok("ls", "--root", str(root))
     assert "\u200b" not in table and "zw\\u200bTITLE" in table and _steering(table) == []
+
+
+#: An image's ``media_type`` is the transcript's word too (review34, after F4: it reached the md line ``[image: …]`` raw).
+MIME = "image/png" + ESC + "]0;PWNED-MIME\x07"
+
+
+def _image(lines: list[dict]) -> None:
+    import base64
+
+    prompt = next(o for o in lines if isinstance(o.get("message"), dict) and o["message"].get("role") == "user"
+                  and isinstance(o["message"].get("content"), str))
+    prompt["message"]["content"] = [{"type": "text", "text": prompt["message"]["content"]},
+                                    {"type": "image", "source": {"type": "base64", "media_type": MIME,
+                                                                 "data": base64.b64encode(b"\x89PNG\r\n").decode()}}]
+
+
+def test_an_images_media_type_steers_no_terminal(corpus_dir, tmp_path):
+    root = planted_root(corpus_dir, tmp_path, TRANSCRIPT, _image)
+    for form in (("md",), ("md", "--brief"), ("html",), ("text",)):
+        out = tmp_path / f"c-{'-'.join(form)}.out"
+        _ok("export", "de3b8b19", "--root", str(root), "--format", *form, "--out", str(out))
+        data = out.read_text(encoding="utf-8")
+        assert "PWNED-MIME" in data and _steering(data) == [], (form, [x for x in data.split("\n") if "MIME" in x])
+    assert "[image: image/png\\x1b]0;PWNED-MIME\\x07, 8 bytes, sha256 " in (tmp_path / "c-md.out").read_text()
