@@ -52,7 +52,7 @@ from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
 from .wire import ASSEMBLE, REPLACES, REST
 from ..logstamp import log_stamp
-from ..termsafe import EscapingStream
+from ..termsafe import EscapingStream, one_line
 from ..storage.erased_list import erased_refusal
 from ..storage.landing import clear_left
 from ..storage.seen_list import ACCEPTED, REFUSED, Seen
@@ -65,9 +65,11 @@ _MAX_MESSAGE = MAX_BODY
 
 
 def said(err: TextIO | None, line: str) -> None:
-    """One line of what the receiver did, ``[HH:MM:SS] LINE`` (local time), on ``err`` (nothing when None)."""
+    """One line of what the receiver did, ``[HH:MM:SS] LINE`` (local time), on ``err`` (nothing when None): one line
+    whatever a sender put in it (:func:`~asz_core.termsafe.one_line`: a newline or U+2028 in an instance id or a path
+    as ``\\n``, ``\\u2028``), so no sender writes a line of the log (review34, after trial 34c F3)."""
     if err is not None:
-        print(f"{log_stamp()} {line}", file=err, flush=True)
+        print(f"{log_stamp()} {one_line(line)}", file=err, flush=True)
 
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
@@ -189,8 +191,8 @@ def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, cred
         resp.partial_success.error_message = "; ".join("rejected" + r[len("held"):] if r.startswith("held ") else r
                                                        for r in refused)
         if err is not None:
-            for line in refused:
-                print(line, file=err, flush=True)
+            for line in refused:  # each names a path the sender chose: one line (review34)
+                print(one_line(line), file=err, flush=True)
     return resp
 
 

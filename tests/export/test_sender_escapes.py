@@ -40,11 +40,11 @@ def _raw(text: str) -> bool:
     return "\x1b" in text or "\x07" in text
 
 
-def _refused_post(address: str) -> int:
+def _refused_post(address: str, instance: str = REFUSED_ID) -> int:
     """The trial's evilpush.py: no token, one record, ``service.instance.id`` = :data:`REFUSED_ID`."""
     req = ExportLogsServiceRequest()
     rl = req.resource_logs.add()
-    for k, v in (("service.name", "Claude Code"), ("service.instance.id", REFUSED_ID)):
+    for k, v in (("service.name", "Claude Code"), ("service.instance.id", instance)):
         a = rl.resource.attributes.add()
         a.key, a.value.string_value = k, v
     rec = rl.scope_logs.add().log_records.add()
@@ -103,3 +103,24 @@ def test_a_senders_instance_id_is_escaped_in_the_log_senders_and_conversation(tm
         out = asz(*reader, "--root", str(team), "--since", "2000-01-01", cwd=tmp_path) if reader[0] == "usage" else \
             asz(*reader, "--root", str(team), cwd=tmp_path)
         assert not _raw(out.stdout + out.stderr) and "PWNED-SENDER" in out.stdout, out.stdout
+
+
+#: A sender's id holding a newline, U+2028 and a CR, each before a line it would forge in the operator's log
+#: (review34, after F3: the id reached the log with its newline, a whole forged line after it, before any token).
+FORGING_ID = ("alice@hostA\n[00:00:00] logs: 9 file(s): 9 landed, 0 already there, 0 rejected, 0 held; from bob"
+              "\u2028FORGED\rFORGED")
+
+
+def test_a_senders_newline_writes_no_line_of_the_receivers_log(tmp_path):
+    tokens = tmp_path / "team.tokens"
+    tokens.write_text("alice tokA-1\n")
+    log = io.StringIO()
+    rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tokens), err=log).start().serve_in_thread()
+    try:
+        assert _refused_post(rcv.address, FORGING_ID) == 401
+    finally:
+        rcv.stop()
+    lines = log.getvalue().splitlines()  # breaks at U+2028 and CR too, as a terminal or an editor may
+    (line,) = [x for x in lines if "alice@hostA" in x]
+    assert len(lines) == 1 and "FORGED" in line and "9 landed" in line, lines
+    assert "alice@hostA\\n[00:00:00] logs: 9 file(s)" in line and "\\u2028FORGED\\x0dFORGED" in line, line
