@@ -102,7 +102,7 @@ def conflict_adapters(storage: Path, given: str, cfg, source: bool) -> list[str]
     typer.Exit(2) when ``--source`` (``source``, one adapter's folder) is given and several adapters hold conflicts,
     naming each and the command to type."""
     from ..reading.ids import AmbiguousId, UnknownId, session_id
-    from ..termsafe import shell_word
+    from ..storage.cursor import reset_command
     from ..view.conflicts import session_conflicts
 
     try:
@@ -116,8 +116,7 @@ def conflict_adapters(storage: Path, given: str, cfg, source: bool) -> list[str]
     if source and len(names) > 1:
         typer.echo(f"asz sources: session {session} has sources in conflict under {len(names)} adapters "
                    f"({', '.join(names)}) and --source is one adapter's folder: give the adapter too, "
-                   + " or ".join(f"asz sources --reset-conflict {shell_word(session)} --root {shell_word(storage)} "
-                                 f"--adapter {shell_word(n)} --source FOLDER" for n in names), err=True)
+                   + " or ".join(reset_command(session, storage, n, ["FOLDER"]) for n in names), err=True)
         raise typer.Exit(2)
     return names
 

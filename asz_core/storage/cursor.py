@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - an install without a C compiler
 from ..termsafe import shell_word
 from .state_lines import state_rows
 
-__all__ = ["RESET_STEP", "reset_step", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
+__all__ = ["RESET_STEP", "reset_step", "reset_command", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
@@ -65,12 +65,18 @@ def reset_step(session: str, root: str | os.PathLike, adapter: str = "", sources
     ``sources``: the source folders the pass read, when they are not the adapter's defaults (``--source``, or an
     asz.yaml ``source_root``), said as ``--adapter ADAPTER --source F`` after ``--root`` so that the command works as
     printed (trial 34a F1: without them asz sources looked under the default folders and found no conflict)."""
-    step = RESET_STEP.format(session=shell_word(session), root=shell_word(root))
+    tail = RESET_STEP.partition(" reads it again")[2]
+    return f"{reset_command(session, root, adapter, sources)} reads it again{tail}"
+
+
+def reset_command(session: str, root: str | os.PathLike, adapter: str = "", sources: list | tuple = ()) -> str:
+    """``asz sources --reset-conflict SESSION --root ROOT``, then ``--adapter ADAPTER --source F`` for each of
+    ``sources`` when given (:func:`reset_step`), each word quoted for the shell: the one command every reader prints
+    for a source in conflict (:func:`reset_step`, ``asz verify``'s warning)."""
+    cmd = f"asz sources --reset-conflict {shell_word(session)} --root {shell_word(root)}"
     if not sources:
-        return step
-    given = (f" --adapter {shell_word(adapter)}" if adapter else "") + "".join(f" --source {shell_word(f)}" for f in sources)
-    head, _, tail = step.partition(" reads it again")
-    return f"{head}{given} reads it again{tail}"
+        return cmd
+    return cmd + (f" --adapter {shell_word(adapter)}" if adapter else "") + "".join(f" --source {shell_word(f)}" for f in sources)
 
 #: What a conflict told again adds when the source's size is not the one its reason names (trial 26a F8): when the
 #: reason was found (the cursor's ``updated_at``) and the size now (:func:`dated_reason`).

@@ -23,10 +23,9 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..storage.cursor import dated_reason
+from ..storage.cursor import dated_reason, reset_command
 from ..storage.layout import CONVERSATIONS
 from .report import TORN, Problem, Section
-from ..termsafe import shell_word
 
 __all__ = ["CONFLICT", "WARNED", "add_hints", "conflict_of", "unknown_sessions_note", "UNKNOWN_SESSIONS_LINE"]
 
@@ -52,8 +51,8 @@ def conflict_of(session: str, d: str | os.PathLike, path: str | os.PathLike | No
     return [Problem(cur.source, 0, "", CONFLICT,
                     f"session {session}, {kind} of {where}: {dated_reason(cur.reason or 'rewritten after it landed', cur.updated_at)}"
                     f"; what landed from it stays as it landed, but the source "
-                    f"is no longer collected: asz sources lists it, asz sources --reset-conflict {shell_word(session)} --root {shell_word(d.parent.parent.parent)}"
-                    + (f" --adapter {shell_word(cur.adapter)} --source {shell_word(cur.folder)}" if getattr(cur, "folder", "") else "")
+                    "is no longer collected: asz sources lists it, "
+                    + reset_command(session, d.parent.parent.parent, cur.adapter, [cur.folder] if getattr(cur, "folder", "") else ())
                     + " resumes it once its bytes are back (with --reread, its new version lands after what landed)")]
 
 
