@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .root import lock_taken
+from .root import lock_taken, owner_alive
 
 __all__ = ["LANDING", "landing", "settle", "clear_left", "SETTLE_TIMEOUT"]
 
@@ -92,7 +92,7 @@ def clear_left(root: str | os.PathLike) -> list[str]:
     gone = []
     for name in names:
         pid = name[len(_PREFIX):].split(".", 1)[0]
-        if not pid.isdigit() or _alive(int(pid)):
+        if not pid.isdigit() or owner_alive(int(pid)):
             continue
         path = os.path.join(base, name)
         try:
@@ -102,14 +102,3 @@ def clear_left(root: str | os.PathLike) -> list[str]:
         except OSError:
             pass
     return gone
-
-
-def _alive(pid: int) -> bool:
-    """True when a process ``pid`` exists (one of another user counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
