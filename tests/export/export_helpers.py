@@ -49,6 +49,22 @@ def collect_corpus(projects: Path, root: Path, tmp: Path) -> None:
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+def collected_session(tmp: Path, project: str, sid: str, *flags: str) -> Path:
+    """The root ``tmp/host`` after ``asz collect --once FLAGS`` (a real child) of one corpus transcript, ``project/
+    sid.jsonl`` copied under ``tmp/src``; skips the test where the corpus is absent, asserts the collect went clean."""
+    import pytest
+
+    src_file = REPO.parent / "shared" / "corpus" / "claude-code" / "projects" / project / f"{sid}.jsonl"
+    if not src_file.is_file():
+        pytest.skip(f"the corpus is absent ({src_file})")
+    src = tmp / "src" / project
+    src.mkdir(parents=True)
+    shutil.copy(src_file, src)
+    host = tmp / "host"
+    p = asz("collect", "--once", *flags, "--source", str(src.parent), "--root", str(host), cwd=tmp, child=True)
+    assert p.returncode == 0, p.stderr
+    return host
+
 def sent_files(root: Path) -> dict[str, str]:
     """Every landed ``.sd`` and round ``.sf`` of a root: root-relative path → SHA-256 of its bytes."""
     out = {}

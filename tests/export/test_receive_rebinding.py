@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import io
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,24 +20,15 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 
 from asz_core.export.receive import Receiver
 
-from export_helpers import asz
+from export_helpers import asz, collected_session
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
 
 
 @pytest.fixture
 def body(tmp_path) -> bytes:
     """An OTLP logs request holding the landed files of de3b8b19 (a real collect), sent by ``rebind@evil.example``."""
-    src_file = CORPUS / DE3[0] / f"{DE3[1]}.jsonl"
-    if not src_file.is_file():
-        pytest.skip(f"the corpus is absent ({src_file})")
-    src = tmp_path / "src" / DE3[0]
-    src.mkdir(parents=True)
-    shutil.copy(src_file, src)
-    host = tmp_path / "host"
-    p = asz("collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(host), cwd=tmp_path, child=True)
-    assert p.returncode == 0, p.stderr
+    host = collected_session(tmp_path, *DE3, "--no-parse")
     files = sorted((host / DE3[1]).rglob("*.sd"))
     assert files
     req = ExportLogsServiceRequest()

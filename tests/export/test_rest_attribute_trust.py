@@ -23,9 +23,8 @@ from asz_core.export.receive import Receiver
 from asz_core.sessiondata.reader import SDReader, landed_header
 from asz_core.storage.root import SessionWriter, session_lock
 
-from export_helpers import asz
+from export_helpers import asz, collected_session
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
 HOST, OTHER = "dev@hostA", "dev@hostB"
 
@@ -79,15 +78,7 @@ def _usage_total(root: Path, tmp: Path) -> tuple[int, int]:
 def landed(tmp_path):
     """``(receiver, host root, the stream's file there, the source's lines)``: de3b8b19 collected into ``host`` and
     its transcript sent to the receiver by ``dev@hostA``."""
-    src_file = CORPUS / DE3[0] / f"{DE3[1]}.jsonl"
-    if not src_file.is_file():
-        pytest.skip(f"the corpus is absent ({src_file})")
-    src = tmp_path / "src" / DE3[0]
-    src.mkdir(parents=True)
-    shutil.copy(src_file, src)
-    host = tmp_path / "host"
-    p = asz("collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(host), cwd=tmp_path, child=True)
-    assert p.returncode == 0, p.stderr
+    host = collected_session(tmp_path, *DE3, "--no-parse")
     (first,) = sorted((host / DE3[1] / "streams" / "main").glob("transcript-*.sd"))
     r = Receiver(tmp_path / "team", "127.0.0.1:0").start().serve_in_thread()
     try:
@@ -95,7 +86,7 @@ def landed(tmp_path):
         got = _post(r.address, HOST, rel, first.read_bytes(), rest=False)
         assert not got.partial_success.rejected_log_records, got
         assert (r.root / rel).read_bytes() == first.read_bytes()
-        yield r, host, first, src_file.read_bytes().splitlines()
+        yield r, host, first, (tmp_path / "src" / DE3[0] / f"{DE3[1]}.jsonl").read_bytes().splitlines()
     finally:
         r.stop()
 

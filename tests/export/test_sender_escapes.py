@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import io
-import shutil
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
 from asz_core.export.credentials import read_token_file
@@ -24,9 +21,8 @@ from asz_core.export.push import push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 
-from export_helpers import asz
+from export_helpers import asz, collected_session
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
 DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
 #: The trial's ids: the refused sender's (OSC 0 window title) and the pusher's (OSC 0 and an OSC 8 hidden link).
 REFUSED_ID = "alice@hostA\x1b]0;PWN\x07<script>"
@@ -63,15 +59,7 @@ def _refused_post(address: str, instance: str = REFUSED_ID) -> int:
 
 
 def test_a_senders_instance_id_is_escaped_in_the_log_senders_and_conversation(tmp_path):
-    src_file = CORPUS / DE3[0] / f"{DE3[1]}.jsonl"
-    if not src_file.is_file():
-        pytest.skip(f"the corpus is absent ({src_file})")
-    src = tmp_path / "src" / DE3[0]
-    src.mkdir(parents=True)
-    shutil.copy(src_file, src)
-    host = tmp_path / "host"
-    p = asz("collect", "--once", "--source", str(src.parent), "--root", str(host), cwd=tmp_path, child=True)
-    assert p.returncode == 0, p.stderr
+    host = collected_session(tmp_path, *DE3)
     tokens = tmp_path / "team.tokens"
     tokens.write_text("alice tokA-1\nbob tokB-2\n")
     log = io.StringIO()
