@@ -28,6 +28,8 @@ def test_the_parse_bar_moves_as_sessions_end_before_their_run_comes_back(corpus_
     steps: list[tuple[str, int]] = []
 
     def step(name: str, n: int) -> None:
+        if n == 0:
+            return  # a tick while no session ends (parse_root's docstring): the bar has not moved yet
         steps.append((name, n))
         held.unlock()  # the bar moved: let the first run finish
 
@@ -35,7 +37,8 @@ def test_the_parse_bar_moves_as_sessions_end_before_their_run_comes_back(corpus_
         report = parse_root(root, jobs=2, lock_timeout=600, step=step)
     finally:
         held.unlock()
-    # the first move came while no run had come back (a run's outcome names its last session; a tick names none yet)
+    # the first move came while no run had come back (a run's outcome names its last session; a tick names none yet).
+    # A tick of 0 under load came first once and unlocked the chain before the bar moved: those are not moves.
     assert steps[0][0] == "" and steps[0][1] >= 1, steps
     assert [o.session for o in report.outcomes] == names and report.ok, report.problems
     assert sum(n for _, n in steps) == len(names)  # every session counted once
