@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 from cli_helpers import asz_in_process
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,13 +32,15 @@ def free_port() -> int:
 def asz(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None,
         child: bool | None = None) -> subprocess.CompletedProcess:
     """``asz ARGS`` with text captured: in this process (:func:`cli_helpers.asz_in_process`), or as a real child
-    process (``timeout`` s) with ``child`` (default: for the commands of :data:`CHILD_COMMANDS`)."""
+    process (``timeout`` s) with ``child`` (default: for the commands of :data:`CHILD_COMMANDS`). The child is forked
+    from the pre-imported server (:func:`forked.run`: its own pid, threads, signals, exit status and output, without
+    the interpreter's 0.4 s start-up); a test about start-up or ``/proc/PID/cmdline`` starts its own interpreter."""
     if child is None:
         child = bool(args) and args[0] in CHILD_COMMANDS
     if not child:
         return asz_in_process(*args, cwd=cwd, env=env)
     e = {**os.environ, **(env or {})}
-    return subprocess.run([*ASZ, *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout)
+    return forked.run([*ASZ, *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout)
 
 
 def collect_corpus(projects: Path, root: Path, tmp: Path) -> None:
