@@ -79,6 +79,7 @@ class KiroAdapter(Adapter):
     tool_roles = {DIALECT: {**dict.fromkeys(("shell", "run_command", "execute_bash", "execute_pwsh"), "shell"),
                             **dict.fromkeys(("write", "create", "fs_write", "str_replace", "delete_file"), "file_write")}}
     sessions_in_parallel = True  # converts from its arguments and the source files alone
+    resumes_as_new_session = False  # Kiro resumes a session under its own id: a session repeating another's records is a copy
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """The home directory, which holds every Kiro store this adapter reads (``.kiro``, the CLI's data

@@ -30,7 +30,13 @@ two sessions' indexes, whichever is parsed first):
   time, call and kind under the id; a differing one is a shared id, below).
   The one whose own records (ids the other does not hold) start later
   *continues* the other; a session with no record
-  of its own is the earlier one; equal times are ordered by session name.
+  of its own is the earlier one (a resume: Claude Code's ``--resume`` writes a
+  new session repeating the earlier's records, then goes on), except in a
+  dialect whose runtime resumes a session in place
+  (:attr:`~asz_core.plugins.adapter.Adapter.resumes_as_new_session` False:
+  Kiro), where it is the later one: a copy, whole or in part, of the session
+  holding its records, which draws and counts them (trial 34a F3); equal
+  times are ordered by session name.
   It continues only if it **opens by repeating**: its first record with an id
   (landed order) is one the earlier holds. The later session's records with
   those ids are *repeated*: assembly draws them in the earlier session only
@@ -254,12 +260,13 @@ def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connecti
         return out
 
 
-def _first_own(ids: dict[str, IndexEntry], shared: set[str]) -> int:
-    """The earliest time of a record whose id the other session does not hold: -1 when there is none (the
-    earlier session), 0 when none of them carries a time."""
+def _first_own(ids: dict[str, IndexEntry], shared: set[str], copies: bool = False) -> float:
+    """The earliest time of a record whose id the other session does not hold: when there is none, -1 (the earlier
+    session: the one a resume repeats) or, ``copies`` (a dialect resuming in place), infinity (the later: a copy of the
+    session holding them); 0 when none of them carries a time."""
     own = [e.ts for i, e in ids.items() if i not in shared]
     if not own:
-        return -1
+        return float("inf") if copies else -1
     times = [t for t in own if t is not None]
     return min(times) if times else 0
 
@@ -298,15 +305,17 @@ def _same(a: IndexEntry, b: IndexEntry) -> bool:
 
 
 
-def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: str, other: str) -> tuple[set[str], str, set[str]]:
+def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: str, other: str,
+          copies: bool = False) -> tuple[set[str], str, set[str]]:
     """What ``other`` is to ``session`` (module docstring): ``(ids naming different records, how, the same records'
     ids)``, ``how`` one of ``""`` (no record shared), ``"earlier"`` (``session`` continues ``other``), ``"later"``
-    (``other`` continues ``session``) or ``"shared"`` (neither opens by repeating the other)."""
+    (``other`` continues ``session``) or ``"shared"`` (neither opens by repeating the other). ``copies``: the
+    session's dialect resumes in place (:func:`copies_only`), so a session with no record of its own is the later."""
     shared = mine.keys() & theirs.keys()
     same = {i for i in shared if _same(mine[i], theirs[i])}
     if not same:
         return shared - same, "", same
-    mine_later = (_first_own(mine, same), session) > (_first_own(theirs, same), other)  # theirs may be mine's dict
+    mine_later = (_first_own(mine, same, copies), session) > (_first_own(theirs, same, copies), other)  # theirs may be mine's dict
     first = min((mine if mine_later else theirs).values(), key=lambda e: (e.seq, e.row))
     how = "shared" if first.id not in same else "earlier" if mine_later else "later"
     return shared - same, how, same
@@ -343,12 +352,29 @@ def session_links(root: str | Path, session: str, index: Index, *, keep_marks: b
             candidates = sorted(candidates + _entries(db, extra))
     if mine and candidates:  # what this parse read: the pass's later sessions compare with it (none alone: no cost)
         keep_ids(root, session, len(index.entries), mine)
-    _links_from(links, *their_ids(root, candidates), mine, parents, session)
+    _links_from(links, *their_ids(root, candidates), mine, parents, session, copies_only(index))
     return links
 
 
+def copies_only(index: Index) -> bool:
+    """True when the runtime of ``index``'s session resumes a session in place, so a session repeating its records is
+    a copy (:attr:`~asz_core.plugins.adapter.Adapter.resumes_as_new_session` False, asked of the installed adapter
+    speaking the dialect of the session's first landed file of a stream; module docstring). False for a session whose
+    files are not on disk (an index built in memory), of no installed adapter, or whose header does not read."""
+    if index.session_dir is None:
+        return False
+    from ..plugins.manager import adapter_for_dialect
+    from .tool_names import file_dialect
+
+    for f in index.files:
+        if f.stream:
+            adapter = adapter_for_dialect(file_dialect(Path(index.session_dir) / f.path))
+            return adapter is not None and getattr(adapter, "resumes_as_new_session", True) is False
+    return False
+
+
 def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[dict[str, IndexEntry]], mine: dict[str, IndexEntry],
-                parents: set[str], session: str) -> None:
+                parents: set[str], session: str, copies: bool = False) -> None:
     """Fill ``links`` as comparing ``session`` with each candidate (``cands``, sorted, their ids ``held``) in name order
     would, less the ``earlier`` and ``later`` sessions no relation is drawn for. Candidates holding one dict are
     compared once on each side of ``session``'s name (:func:`~asz_core.flow.ids_seen._signature`: only the names' order tells them apart)."""
@@ -363,7 +389,7 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
             for p in parents & theirs.keys():
                 if links.parents_elsewhere.get(p, first) >= first:
                     links.parents_elsewhere[p] = first
-            diff, how, same = _pair(mine, theirs, session, first)
+            diff, how, same = _pair(mine, theirs, session, first, copies)
             said = diff | same if how == "shared" else diff  # said, never taken for a repeat
             names = [c[0] for c, t in zip(cands[lo:hi], side) if t is theirs] if said or how == "later" else []
             for i in said:

@@ -345,6 +345,14 @@ class Adapter(ReadingHooks, abc.ABC):
     #: its inbox under ``<root>/_ingest/langsmith``): ``asz collect`` and ``asz server`` then do not refuse the overlap
     #: of the two roots that they refuse for every other adapter (:func:`asz_core.cli.root_overlap.refuse_overlap`).
     source_in_storage: ClassVar[bool] = False
+    #: True when the runtime resumes a conversation as a new session whose file repeats the earlier session's records
+    #: under their ids, then goes on (Claude Code's ``--resume``): of two sessions holding the same records, one with
+    #: no record of its own is the earlier one, which the other continues. False when the runtime resumes a session in
+    #: place, under its own id (Kiro): a session repeating another's records is then a copy of it (a copied or backed-up
+    #: folder, whole or in part), and the one whose records are all in the other is the copy, drawn and counted in the
+    #: session holding them (trial 34a F3: a later partial copy took two calls of nine from the session holding them
+    #: whole). Read by :mod:`asz_core.flow.shared_ids` through the dialect of the session's landed files.
+    resumes_as_new_session: ClassVar[bool] = True
 
     @property
     def identity(self) -> str:
