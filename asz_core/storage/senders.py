@@ -241,7 +241,8 @@ def senders_summary(entries: list[dict]) -> list[dict]:
 def session_senders(root: str | os.PathLike, session: str, files: Optional[Collection[str]] = None) -> list[dict]:
     """:func:`senders_summary` of session ``session``'s record (its id; the directory name is its
     :func:`~asz_core.storage.layout.dir_name`), of the lines naming one of ``files`` only when given (landed paths
-    relative to the root, as a line's ``file``); then, when ``_received/before.list`` (:data:`BEFORE`) names landed
+    relative to the root, as a line's ``file``; a skeleton's path, ``….sk``, names the landed ``….sd`` it stands for
+    after ``asz prune``, so that a window's copy made before retention names the same senders after); then, when ``_received/before.list`` (:data:`BEFORE`) names landed
     files of the session that the record does not, one more entry for them, :func:`before_entry`: they were received
     before the root kept sender records, by whom cannot be told. [] when the root holds neither (not a receiving root,
     or a session collected here). Never raises."""
@@ -252,7 +253,8 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
     except ValueError:
         return []
     entries = read_senders(senders_path(root, name)).entries
-    if files is not None:
+    if files is not None:  # a skeleton (….sk) stands for the landed file (….sd) it replaced (trial 35b F1)
+        files = set(files) | {f[:-3] + ".sd" for f in files if f.endswith(".sk")}
         entries = [e for e in entries if e["file"] in files]
     named = {e["file"] for e in entries}
     before = [f for f in listed_before(root).get(name, ()) if f not in named and (files is None or f in files)]
