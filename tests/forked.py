@@ -52,13 +52,21 @@ import time
 import traceback
 from multiprocessing import context, forkserver, popen_forkserver, process, reduction, util
 
-#: The modules the server imports once: the command line, every command module, the adapters' plugins.
+#: The modules the server imports once: the command line, every command module, the adapters' plugins, and what
+#: the commands import only when they run: Typer's pydantic adapters (``typer.main`` builds the command line with
+#: them at each start, about 70 ms of CPU a child), the parse, verify, search, export and usage code. Not
+#: :mod:`asz_core.view.guard` nor :mod:`asz_core.export.receive_http` (nor the page server and the receiver, which
+#: import them): they read the environment at their import (tests/test_forked.py), so a child imports them itself.
 PRELOAD = ["asz_core.cli.main", "asz_core.cli.entry", "asz_core.cli.stopping", "asz_core.cli.quick",
            *(f"asz_core.cli.{m}" for m in ("adapters_cmd", "collect_cmd", "verify_cmd", "parse_cmd", "scenario_cmd",
                                             "view_cmd", "server_cmd", "conversations_cmd", "push_cmd", "senders_cmd",
-                                            "search_cmd", "export_cmd", "usage_cmd", "retention_cmd", "erase_cmd")),
+                                            "search_cmd", "export_cmd", "usage_cmd", "retention_cmd", "erase_cmd",
+                                            "usage_tools", "usage_flat")),
            "asz_core.collect.collector", "asz_core.collect.workers", "asz_core.plugins.manager",
-           "asz_adapters_claude.plugin", "asz_adapters_kiro.plugin", "asz_adapters_langchain.plugin"]
+           "asz_adapters_claude.plugin", "asz_adapters_kiro.plugin", "asz_adapters_langchain.plugin",
+           "typer._adapters", "pydantic.plugin._loader", "asz_core.flow.parse", "asz_core.verify.walk",
+           "asz_core.reading.search", "asz_core.reading.export", "asz_core.reading.prose",
+           "asz_core.reading.senders_seen"]
 #: The argument list that names the command in a fresh interpreter; :class:`Popen` takes it and runs it forked.
 MODULE = "asz_core.cli.main"
 

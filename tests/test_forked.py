@@ -101,7 +101,7 @@ def _import_time_env_reads(path: Path) -> list[str]:
         if isinstance(node, ast.Lambda):
             return
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-        if name in _ENV_NAMES:
+        if name in _ENV_NAMES and isinstance(node.ctx, ast.Load):  # a read, not a name bound (a field ``seconds: float``)
             found.append(f"{path}:{node.lineno}")
         for sub in ast.iter_child_nodes(node):
             visit(sub)
