@@ -1,7 +1,8 @@
 """Helpers for the asz view / asz server tests: real servers in subprocesses, raw HTTP, scenario sources.
 
 Everything here talks to a real ``asz view`` over loopback: the server runs as
-``python -m asz_core.cli.main view --root … --port …`` and requests go out with
+``python -m asz_core.cli.main view --root … --port …`` (a child forked from tests/forked.py's pre-imported server
+unless a prefix, a preexec_fn or other code on PYTHONPATH asks for a new interpreter) and requests go out with
 ``http.client`` so a path is sent exactly as written (no ``..`` folding).
 """
 
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+import forked
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "claude-code" / "projects"
@@ -45,8 +48,10 @@ def free_port() -> int:
 
 
 def asz(*args: str, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run the ``asz`` command line in a subprocess (this interpreter); raise on a non-zero exit when ``check``."""
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    """Run the ``asz`` command line in a child process forked from the pre-imported server (:func:`forked.run`: its
+    own pid, exit status and output, without the interpreter's 0.4 s start-up); raise on a non-zero exit when
+    ``check``. A test about start-up or ``/proc/PID/cmdline`` starts its own interpreter (tests/forked.py)."""
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
     if check and p.returncode != 0:
         raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
     return p
@@ -99,6 +104,9 @@ class Served:
     ``get(path)`` sends ``path`` as written (query included) and returns a
     :class:`Resp`. ``stop()`` terminates the process; ``output()`` is what it
     printed on stdout and stderr. ``prefix``: what runs it (``setpriv … --``, so that file modes bind it as root).
+    The process is forked from the pre-imported server (:class:`forked.Popen`), or a new interpreter with a
+    ``prefix``, a ``preexec_fn`` or a ``PYTHONPATH`` in ``env`` (other code: a forked child has the server's modules;
+    tests/forked.py says what a forked child is not).
     """
 
     def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
@@ -111,7 +119,8 @@ class Served:
         full_env.pop("ASZ_DISABLE_ADAPTERS", None)
         full_env.update(env or {})
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(
+        popen = subprocess.Popen if prefix or preexec_fn or "PYTHONPATH" in (env or {}) else forked.Popen
+        self.proc = popen(
             [*prefix, sys.executable, "-m", "asz_core.cli.main", *args, "--port", str(self.port)],
             stdout=open(self.log, "wb"), stderr=open(self.err, "wb"), cwd=workdir, env=full_env, preexec_fn=preexec_fn,
         )
