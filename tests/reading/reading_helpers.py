@@ -12,8 +12,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def asz_process(*args: str, check: bool = True, timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``asz ARGS`` in a subprocess (this interpreter); raise on a non-zero exit when ``check``."""
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd or REPO)
+    """Run ``asz ARGS`` in a child process forked from the pre-imported server (tests/forked.py: its own pid, exit
+    status and output, without the interpreter's 0.4 s start-up); raise on a non-zero exit when ``check``."""
+    import forked
+
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd or REPO)
     if check and p.returncode != 0:
         raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
     return p
