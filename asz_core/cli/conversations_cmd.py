@@ -43,13 +43,33 @@ def unpriced(row: dict) -> list[str]:
 
 def grouped_note(rows: list[dict]) -> list[str]:
     """One line per wording of ``calls_grouped`` among ``rows`` (the CALLS marked :data:`GROUPED_MARK`): ``≈ model
-    calls grouped by asz, not the runtime's ids (ID8, …): how``; [] when none."""
+    calls grouped by asz, not the runtime's ids (ID8, …): how``, the first :data:`IDS_NAMED` ids and ``and N more``
+    (the rows marked say the rest; trial 34a F5: one line named 491); [] when none."""
+    from ..verify.unparsed import shown_ids
+
     said: dict[str, list[str]] = {}
     for row in rows:
         if row.get("calls_grouped") and row.get("llm_calls"):
             said.setdefault(str(row["calls_grouped"]), []).append(shown_id(row))
-    return [f"{GROUPED_MARK} model calls grouped by asz, not the runtime's ids ({', '.join(ids)}): {how}"
+    return [f"{GROUPED_MARK} model calls grouped by asz, not the runtime's ids ({shown_ids(ids, IDS_NAMED)}): {how}"
             for how, ids in said.items()]
+
+
+#: How many conversations a note under the table that names the rows of a kind names before ``and N more``.
+IDS_NAMED = 10
+
+
+def renamed_note(rows: list[dict]) -> list[str]:
+    """``renamed: ID8 (was /a), … and N more: …`` naming the rows whose project their runtime's session document named
+    otherwise before (``project_before``: a Kiro workspace renamed, trial 34a F4), the first :data:`IDS_NAMED`; []
+    when none."""
+    from ..verify.unparsed import shown_ids
+
+    named = [f"{shown_id(r)} (was {', '.join(map(str, r['project_before']))})" for r in rows if r.get("project_before")]
+    if not named:
+        return []
+    return [f"renamed: {shown_ids(named, IDS_NAMED)}: PROJECT is the one their runtime's session document names now, "
+            "another before (--project matches either; --json: project_before)"]
 
 
 
@@ -202,7 +222,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in grouped_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + renamed_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
 
 
@@ -341,9 +361,11 @@ def _changes_footnote(rows: list[dict]) -> None:
                    "returned with no changes record, so what they changed is not derived and not in the count (a Claude Code "
                    "subagent's edits, Kiro's file writes)")
     unknown = [row for row in rows if row.get("changes_lines_unknown")]
-    if unknown:  # counted in CHANGES, with 0 lines in lines_added/lines_removed: said, as the (+N) is (kiro21b)
+    if unknown:
+        from ..verify.unparsed import shown_ids
+  # counted in CHANGES, with 0 lines in lines_added/lines_removed: said, as the (+N) is (kiro21b)
         typer.echo(f"CHANGES with lines not known: {sum(r['changes_lines_unknown'] for r in unknown):,} changed file(s) in "
-                   f"{len(unknown)} conversation(s) ({', '.join(shown_id(r) for r in unknown)}) whose diff is unavailable, the earlier "
+                   f"{len(unknown)} conversation(s) ({shown_ids([shown_id(r) for r in unknown], IDS_NAMED)}) whose diff is unavailable, the earlier "
                    "content not being recorded (Kiro CLI 2.x file writes, Kiro IDE edits and deletes): counted as changes, their "
                    "lines in no count (--json: changes_lines_unknown)")
 
@@ -361,13 +383,16 @@ def incomplete_note(rows: list[dict]) -> str:
 
 
 def credits_line(rows: list[dict]) -> str:
-    """``credits (what the runtime metered, …): ID 0.711, …`` naming the rows whose runtime metered credits (Kiro:
-    ``credits``, never tokens, never USD, trial 15 F14), under the table; '' when none."""
+    """``credits (what the runtime metered, …): the CREDITS column; total 2.053 in 2 conversation(s)``: what the
+    table's CREDITS column holds (Kiro: ``credits``, never tokens, never USD, trial 15 F14) and their sum over the rows
+    that show it, under the table; '' when no row's runtime metered any. One line whatever the rows (trial 34a F5: it
+    named every conversation's figure, one line of 600 entries, while the table hid them)."""
     from ..reading.listing import credits_text
 
-    metered = [row for row in rows if row.get("credits") is not None]
-    return ("credits (what the runtime metered, in its own unit: not tokens, not USD): "
-            + ", ".join(f"{shown_id(row)} {credits_text(row['credits'])}" for row in metered)) if metered else ""
+    metered = [row for row in rows if row.get("credits") is not None and not row.get("held_back")]
+    total = sum(row["credits"] for row in metered)
+    return ("credits (what the runtime metered, in its own unit: not tokens, not USD): the CREDITS column; "
+            f"total {credits_text(total)} in {len(metered):,} conversation(s)") if metered else ""
 
 
 def say_state_files(root: Path, also: list[str] = []) -> None:  # noqa: B006 - read, never changed

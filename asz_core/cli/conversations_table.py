@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..reading.listing import calls_figure, cost_text, cost_value, read_in_memory, shown_id, talks_figure, total_tokens, unrecorded_cell
+from ..reading.listing import calls_figure, cost_text, cost_value, credits_text, read_in_memory, shown_id, talks_figure, total_tokens, unrecorded_cell
 from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text
 from .reading_common import fit_cells, fit_tail
 
-__all__ = ["COLUMNS", "SENT_COLUMNS", "HELD", "NOT_RECORDED", "NARROW", "MIN_TITLE", "TITLE_AT", "PROJECT_AT", "columns_of",
+__all__ = ["COLUMNS", "SENT_COLUMNS", "CREDITS_COLUMN", "credits_cell", "HELD", "NOT_RECORDED", "NARROW", "MIN_TITLE", "TITLE_AT", "PROJECT_AT", "columns_of",
            "calls_cell", "changes_cell", "table_cells", "runtime_cell", "state_cell", "unsaid", "column_widths", "narrowed",
            "left_out", "header_line", "table_line", "table_width", "when_cell", "duration_cell"]
 
@@ -31,12 +31,22 @@ COLUMNS = (("ID", 8, "<"), ("TITLE", 34, "<"), ("PROJECT", 20, "<"), ("LAST ACTI
 #: instance ids that sent each conversation (:func:`~asz_core.storage.senders.instance_label`; trial 19, F3: which
 #: host, from the team root), as wide as the longest.
 SENT_COLUMNS = COLUMNS[:-1] + (("SENT BY", 7, "<"),) + COLUMNS[-1:]
+#: CREDITS, after COST, in a table of which a row's runtime metered credits (Kiro: ``credits``, what the runtime
+#: metered in its own unit, never tokens, never USD): its figure to 3 decimals, ``-`` where none was metered (trial 34a
+#: F5: a Kiro user's table read ``not recorded`` and ``-`` on every row, the one figure Kiro records on one line under it
+#: with every conversation's). Never left out on a narrow terminal, as COST is not.
+CREDITS_COLUMN = ("CREDITS", 7, ">")
+_COST_AT = 9
 
 
 def columns_of(rows: list[dict]) -> tuple:
-    """:data:`SENT_COLUMNS` when a row of ``rows`` was sent to this root by a pusher (its ``senders``), else
-    :data:`COLUMNS`."""
-    return SENT_COLUMNS if any(row.get("senders") for row in rows) else COLUMNS
+    """The table's columns for ``rows``: :data:`COLUMNS`, with :data:`CREDITS_COLUMN` after COST when a row's runtime
+    metered credits, and SENT BY before STATE (:data:`SENT_COLUMNS`) when a row was sent to this root by a pusher
+    (its ``senders``)."""
+    cols = SENT_COLUMNS if any(row.get("senders") for row in rows) else COLUMNS
+    if any(row.get("credits") is not None for row in rows):
+        cols = cols[:_COST_AT + 1] + (CREDITS_COLUMN,) + cols[_COST_AT + 1:]
+    return cols
 
 
 #: What TOKENS and COST say for a conversation that does not verify (one wording, as the export index and the page say it).
@@ -114,11 +124,22 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
              else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
              HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
              runtime_cell(row), state_cell(row))
-    if cols is SENT_COLUMNS:
+    heads = [h for h, _, _ in cols]
+    if "SENT BY" in heads:
         from ..storage.senders import instance_label
 
         cells = (*cells[:-1], instance_label(row.get("senders") or []), cells[-1])
+    if "CREDITS" in heads:
+        cells = (*cells[:_COST_AT + 1], credits_cell(row), *cells[_COST_AT + 1:])
     return tuple(str(c) for c in cells)
+
+
+def credits_cell(row: dict) -> str:
+    """The CREDITS cell: the credits the runtime metered (``credits``, 3 decimals as every reader prints them), ``-``
+    where it metered none; :data:`HELD` for a conversation that does not verify, as TOKENS and COST say."""
+    if row.get("held_back"):
+        return HELD
+    return "-" if row.get("credits") is None else credits_text(row["credits"])
 
 
 def runtime_cell(row: dict) -> str:

@@ -305,6 +305,13 @@ def cut_text(cut: dict | None) -> str:
     return "landed " + "; ".join(said) + f" ({size:,} bytes as written)"
 
 
+def renamed_line(before: list) -> str:
+    """``renamed: the session's metadata document named the project /a before`` (``summary.project_before``, oldest
+    first; the project line names the newest): a Kiro workspace renamed (trial 34a F4)."""
+    return ("renamed: the session's metadata document named the project " + ", then ".join(map(str, before))
+            + " before (asz ls --project matches either name)")
+
+
 def credits_text(credits: float) -> str:
     """A credits figure as the readers print it: 3 decimals (``0.711``), as Kiro shows a session's credits."""
     return f"{credits:,.3f}"
@@ -334,6 +341,8 @@ def usage_lines(s: dict) -> list[str]:
         where += f" on branch {s['git_branch']}"
     runtime = " ".join(x for x in (rt.get("name"), rt.get("version")) if x)
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
+    if s.get("project_before"):  # the runtime's session document named another project before (trial 34a F4)
+        lines.append(renamed_line(s["project_before"]))
     lines.append(f"models {', '.join(s.get('models') or []) or models_unnamed(s.get('llm_calls'))}")
     if s.get("calls_grouped") and s.get("llm_calls"):  # asz's grouping of the runtime's lines, not its call ids (F15)
         lines.append(f"model calls {s['llm_calls']:,} (grouped by asz: {s['calls_grouped']})")

@@ -110,7 +110,8 @@ class Filters:
         ``project`` and ``model`` (``/api/conversations``; ``/api/usage`` counts such a conversation alike)."""
         counting = bool(row.get("counting"))
         blind = ["--project", "--model"] if counting else blind_to(row, self.project, self.model)
-        if "--project" not in blind and not matches(row.get("project"), self.project, self.exact):
+        if "--project" not in blind and not any(matches(p, self.project, self.exact)
+                                                 for p in (row.get("project"), *(row.get("project_before") or ()))):
             return False
         if self.model and "--model" not in blind and not any(matches(m, self.model, self.exact)
                                                               for m in model_names(row.get("models"))):

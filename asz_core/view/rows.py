@@ -53,7 +53,7 @@ ROW_KEYS = (
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
                 "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
                 "api_errors", "never_ended", "calls_failed", "failed_runs", "errors_said",
-                "counted_later")
+                "counted_later", "project_before")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 

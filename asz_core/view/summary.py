@@ -18,7 +18,7 @@ from .secret_forms import shown_title
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "metered_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -82,13 +82,23 @@ def metered_model(call_usage: dict, credits_at: list | None, session: str = "") 
     credits metered for them are counted under the same model in every view (``asz usage model``, ``asz ls``, the
     page; trial 21, finding 8: the 7 calls read ``(no model)`` while their credits sat on ``auto``); else ``session``,
     the conversation's own model (:func:`session_model`: Kiro 3.x / IDE ``session.json`` ``modelId``; trial 29c, F6).
-    Unchanged when neither names exactly one."""
+    Unchanged when neither names exactly one. A call whose records name ``NS::M``, where ``M`` is ``session`` (the
+    conversation's own model, named bare), is counted under ``M``: one model under the service's name and its own
+    (Kiro IDE: ``session.json`` ``modelId`` ``auto``, its ``Reasoning`` lines' ``reasoningModelId`` ``qdev::auto``; trial
+    34a F8: one session's calls under two names, its credits under one). The records keep the name they give."""
     named = {m for _, m, _ in credits_at or () if m}
     if len(named) != 1 and not session:
         return call_usage
     (model,) = named if len(named) == 1 else (session,)
-    return {nid: msgspec.structs.replace(cu, model=model) if not cu.model and not cu.synthetic else cu
+    return {nid: msgspec.structs.replace(cu, model=model) if not cu.model and not cu.synthetic
+            else msgspec.structs.replace(cu, model=session) if same_model(cu.model, session) else cu
             for nid, cu in call_usage.items()}
+
+
+def same_model(named: str, session: str) -> bool:
+    """True when ``named`` is ``NS::M`` (a service's name, ``::``, a model's) and ``M`` is ``session``, the
+    conversation's own model named bare (:func:`metered_model`)."""
+    return bool(session) and "::" not in session and isinstance(named, str) and named.rpartition("::")[2] == session != named
 
 
 def session_model(sess) -> str:
@@ -385,11 +395,11 @@ class DocumentView(ListView):
         first observation records (an ``execution/1`` or ``changes/1`` record's
         own field, :func:`observed_cwd`: a session of hook records alone, trial
         23a F3). The runtime's name is the dialect of the main
-        transcript's files (``claude-code`` for ``claude-code/1``).
+        transcript's files (``claude-code`` for ``claude-code/1``). A workspace renamed: :func:`renamed_project`.
         """
         sess = self.sess
         return {
-            "project": sess.first_field("cwd") or observed_cwd(self.executions + self.changes),
+            **renamed_project(sess, sess.first_field("cwd") or observed_cwd(self.executions + self.changes)),
             "git_branch": sess.first_field("git_branch"),
             "runtime": {"name": sess.runtime_name(), "version": sess.first_field("runtime_version")},
         }
@@ -432,6 +442,32 @@ def observed_title(executions: list[dict], changes: list[dict]) -> str:
     if changes:
         said.append(f"{len(changes)} workspace change{'s' if len(changes) != 1 else ''}")
     return f"(no transcript) {'; '.join(said)}" if said else ""
+
+
+def meta_fields(sess, name: str) -> list[str]:
+    """The non-empty string field ``name`` of each record of ``sess``'s main-stream metadata documents (``agent_meta``
+    files of stream ``main`` that verify, records naming no ``child``), in landed order: the versions of a snapshot the
+    runtime rewrote (Kiro's ``session.json``, its ``workspacePaths`` as ``cwd``). ``sess``: a
+    :class:`~asz_core.view.session_records.LandedSession`."""
+    out = []
+    for seq in sorted(sess.records):
+        h = sess.headers.get(seq)
+        if h is None or seq in sess.unverified or h.kind != "agent_meta" or h.stream not in ("", "main"):
+            continue
+        out += [v for r in sess.records[seq] if isinstance(v := r.get(name), str) and v and not r.get("child")]
+    return out
+
+
+def renamed_project(sess, project: str) -> dict:
+    """``{"project": project}``, or, where ``project`` is the one the first version of ``sess``'s main-stream metadata
+    document named and its newest version names another (the runtime rewrote it: a Kiro workspace renamed,
+    ``session.json`` ``workspacePaths``), ``{"project": the newest, "project_before": [the earlier names, oldest
+    first]}``: the newest version's, as the title is (:meth:`DocumentView.places`; trial 34a F4: the project stayed the
+    first version's while the title followed the last, and nothing said so). No ``project_before`` when not renamed."""
+    docs = meta_fields(sess, "cwd") if project else []
+    if not docs or docs[0] != project or docs[-1] == project:
+        return {"project": project}
+    return {"project": docs[-1], "project_before": list(dict.fromkeys(c for c in docs if c != docs[-1]))}
 
 
 def observed_cwd(observations: list[dict]) -> str:

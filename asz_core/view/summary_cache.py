@@ -90,9 +90,11 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "T
 #: a run's failure, not a model request's, trial 32a F7; sidechain: a call on the main stream whose record says
 #: sidechain counts in the subagent lane, trial 31b F5; going-on: a call all of whose records a later session
 #: repeats while it holds the call's later lines is counted there, trial 33a F1; credits-there: a record a continuing
-#: session repeats adds its credits in the session it continues only, trial 34a F3), so no
+#: session repeats adds its credits in the session it continues only, trial 34a F3; same-model: a call naming ``NS::M``
+#: where ``M`` is the conversation's own model is counted under ``M``, trial 34a F8; renamed: the project of a session
+#: whose metadata document's later version names another is the newest, trial 34a F4), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

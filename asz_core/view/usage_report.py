@@ -266,7 +266,8 @@ def narrowed(counted: Iterable[Counted], project: str = "", model: str = "", ins
     from .match import dialect_matches, matches
 
     return [c for c in counted if dialect_matches(c.places.get("dialect"), dialect)
-            and (matches(c.places.get("project"), project, exact) or (c.held != "" and not c.places.get("project")))
+            and (any(matches(p, project, exact) for p in (c.places.get("project"), *(c.places.get("project_before") or ())))
+                 or (c.held != "" and not c.places.get("project")))
             and sender_matches(c.places.get("senders") or [], instance)
             and (matches(c.model, model, exact) or (c.held != "" and not c.model))]
 

@@ -68,8 +68,15 @@ def test_ls_rows_carry_them_and_the_table_says_them(kiro_root):
     want_ide = sum(_ide_credits().values())
     assert rows[CLI_ID]["credits"] == round(want, 6) and rows[IDE_ID]["credits"] == round(want_ide, 6)
     out = asz_in_process("ls", "--root", str(kiro_root)).stdout.splitlines()
-    assert (f"credits (what the runtime metered, in its own unit: not tokens, not USD): {CLI_ID[:8]} {want:.3f}, "
-            f"{IDE_ID[:8]} {want_ide:.3f}") in out
+    # trial 34a F5: a CREDITS column after COST, each row's figure in it (right-aligned: it ends where its header
+    # ends), and one line under the table with their total, not one naming every conversation's figure
+    head = out[0]
+    assert re.split(r"\s{2,}", head.strip())[9:11] == ["COST", "CREDITS"], head
+    end = head.index("CREDITS") + len("CREDITS")
+    cells = {ln[:8]: ln[:end].split()[-1] for ln in out[1:] if ln[:8] in (CLI_ID[:8], IDE_ID[:8])}
+    assert cells == {CLI_ID[:8]: f"{want:.3f}", IDE_ID[:8]: f"{want_ide:.3f}"}, out
+    assert ("credits (what the runtime metered, in its own unit: not tokens, not USD): the CREDITS column; "
+            f"total {want + want_ide:.3f} in 2 conversation(s)") in out
 
 
 def _days_and_models() -> tuple[dict[str, float], dict[str, float]]:

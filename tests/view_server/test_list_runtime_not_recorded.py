@@ -77,10 +77,10 @@ def test_hook_records_alone_read_not_recorded_in_asz_ls(mixed):
     assert {"claude-code", "kiro", ""} <= runtimes  # the mix: three kinds of row
     table = asz_here("ls", "--root", str(root)).stdout.splitlines()
     head = re.split(r"\s{2,}", table[0].strip())
-    assert head[-4:] == ["TOKENS", "COST", "RUNTIME", "STATE"]
+    assert head[-5:] == ["TOKENS", "COST", "CREDITS", "RUNTIME", "STATE"]  # CREDITS: a Kiro row metered some
     cells = {ln[:8]: re.split(r"\s{2,}", ln.strip()) for ln in table if re.match(r"[0-9a-f]{8}  ", ln)}
     for sid in hooked:
-        assert cells[sid[:8]][-4:-1] == ["not recorded", "-", "-"], cells[sid[:8]]
+        assert cells[sid[:8]][-5:-1] == ["not recorded", "-", "-", "-"], cells[sid[:8]]
     assert "$0.00" not in "\n".join(" ".join(cells[s[:8]]) for s in hooked)
     sid = sorted(hooked)[0]
     said = asz_here("conversation", sid, "--root", str(root)).stdout.splitlines()

@@ -137,7 +137,9 @@ def _requests(lines: list[dict]) -> list[list[dict]]:
 def test_calls_with_no_reasoning_line_take_the_session_model(root: Path, doc: dict) -> None:
     """F6: a request with a Reasoning line is counted under its ``reasoningModelId``; one without, under
     ``session.json``'s ``modelId`` (``auto``), and so are the turn's credits; Kiro's ``usage_summary.requestIds``
-    lists as many requests as asz groups."""
+    lists as many requests as asz groups. Trial 34a F8: the Reasoning lines name ``qdev::auto``, the session's own
+    model ``auto`` under Kiro's service name, so every call and the credits are one row, ``auto`` (before: ``auto 5``
+    and ``qdev::auto 7``, the credits all on ``auto``)."""
     reqs = _requests(_lines())
     named = [r for r in reqs if any(p.get("reasoningModelId") for p in r)]
     assert {p["reasoningModelId"] for r in named for p in r if p.get("reasoningModelId")} == {"qdev::auto"}
@@ -147,12 +149,17 @@ def test_calls_with_no_reasoning_line_take_the_session_model(root: Path, doc: di
     for n in _nodes(doc["talks"]):
         if n["kind"] == "llm.call":
             by_model[n.get("model")] = by_model.get(n.get("model"), 0) + 1
-    assert by_model == {"auto": len(reqs) - len(named), "qdev::auto": len(named)}  # the page's calls, as asz usage's
+    session = json.loads((SOURCE / "session.json").read_text(encoding="utf-8"))["modelId"]
+    assert (session, len(named), len(reqs) - len(named)) == ("auto", 7, 5)  # the premise: two names, one model
+    assert by_model == {"auto": len(reqs)}  # the page's calls, as asz usage's
     out = _asz("usage", "model", "--root", str(root))
     rows = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:] if ln.split() and ln.split()[1].isdigit()}
-    assert rows == {"auto": str(len(reqs) - len(named)), "qdev::auto": str(len(named)), "total": str(len(reqs))}
+    assert rows == {"auto": str(len(reqs)), "total": str(len(reqs))}
     assert f"auto {round(usage['promptTurnSummaries'][0]['usage'], 3)}; total" in out
-    assert doc["summary"]["models"] == ["auto", "qdev::auto"]
+    assert doc["summary"]["models"] == ["auto"]
+    landed = b"".join(f.read_bytes() for f in root.glob(f"{SESSION}/streams/main/transcript-*.sd"))
+    # the landed records keep the name Kiro gave: one per Reasoning line
+    assert landed.count(b'"model":"qdev::auto"') == sum(1 for r in named for p in r if p.get("reasoningModelId")) > 0
 
 
 def test_approvals_and_context_usage_are_drawn_searched_and_exported(root: Path, doc: dict) -> None:
