@@ -126,8 +126,8 @@ def collect(
         raise usage_error("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
     jobs_n = jobs_option("collect", jobs_n)
     cfg = _load("collect", config)
-    jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,
-                        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True)
+    jobs = resolve_jobs("collect", cfg, adapter=adapter, source=source, interval=interval, root=root,  # unusable: exit 1
+                        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file, say_unlisted=True, unusable=(unusable := []))
     storage = storage_root(cfg, root)
     watch, every = not once and any(j.mode == "watch" for j in jobs), min(j.interval for j in jobs)
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
@@ -142,7 +142,7 @@ def collect(
                   more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
         for j in jobs if j is not provider
     ]
-    started, said, passed, began = time.time_ns(), {}, {}, time.monotonic()  # said: push's notes; passed: status, rows
+    started, said, passed, began = time.time_ns(), {}, {"unusable": bool(unusable)}, time.monotonic()  # said: push's notes; passed: status, rows
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
             _start_watch(storage, cfg, jobs, every)
@@ -154,7 +154,7 @@ def collect(
             pushed = _after_pass(storage, cfg, written, watch=watch, parse=not no_parse, jobs_n=jobs_n, said=said, passed=passed, jobs=jobs)
             if not watch:
                 say_took(began, took, passed)  # the time waited, when more than the pass line's (trial 30d F5)
-                _decided(1 if counters.failed or pushed else 0)
+                _decided(1 if counters.failed or pushed or unusable else 0)
             time.sleep(max(0.0, every - took))  # Ctrl-C or SIGTERM ends the wait (KeyboardInterrupt)
     except KeyboardInterrupt as exc:
         _interrupted(exc, storage, started, watch, passed)
@@ -379,7 +379,7 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
     with held(*STOPS):
         typer.echo(f"{log_stamp()} {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")
-        passed.update(status=1 if counters.failed else 0, rows=bool(written), end=time.monotonic())  # end: collect_took
+        passed.update(status=1 if counters.failed or passed.get("unusable") else 0, rows=bool(written), end=time.monotonic())  # end: collect_took
     return counters, took, written
 
 
@@ -532,7 +532,9 @@ def sources(
         from .sources_reland import conflict_adapters
 
         adapter = conflict_adapters(storage_root(cfg, root), reset_conflict, cfg, bool(source))
-    jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root)
+    unusable: list[str] = []
+    jobs = resolve_jobs("sources", cfg, adapter=adapter, source=source, adapter_files=adapter_file, root=root,
+                        unusable=unusable)
     storage = storage_root(cfg, root)
     if reset_conflict or reland:
         from .sources_reland import reland as reland_files, reset
@@ -549,7 +551,7 @@ def sources(
         from .sources_table import sources_table
 
         sources_table(out, storage, gone)
-    raise typer.Exit(1 if any(a["errors"] or a.get("conflicts") for a in out) else 0)
+    raise typer.Exit(1 if unusable or any(a["errors"] or a.get("conflicts") for a in out) else 0)
 
 
 def sources_gone(root: Path) -> list[dict]:

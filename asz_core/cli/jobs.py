@@ -89,6 +89,7 @@ def resolve_jobs(
     adapter_files: list[Path] | None = None,
     root: Optional[Path] = None,
     say_unlisted: bool = False,
+    unusable: list[str] | None = None,
 ) -> list[Job]:
     """Turn configuration and flags into jobs. Raises typer.Exit(2) with a message for a usage problem.
 
@@ -129,6 +130,7 @@ def resolve_jobs(
     if max_delta_bytes is not None and max_delta_bytes < MIN_DELTA_BYTES:
         raise usage_error(cmd, f"--max-delta-bytes must be at least {MIN_DELTA_BYTES}, got {max_delta_bytes}")
     jobs = []
+    entries = _loaded_entries(cmd, cfg, reg, entries, names, unusable)
     for e in entries:
         a = _configured(cmd, reg, e)
         follow = False
@@ -156,6 +158,39 @@ def resolve_jobs(
             )
         )
     return jobs
+
+
+def _loaded_entries(cmd: str, cfg: Config, reg, entries: list, names: list[str], unusable: list[str] | None) -> list:
+    """``entries`` but those the configuration lists, no ``--adapter`` names, and that are not loaded (the plugin failed
+    to import or register, is blocked, or is not installed): each said on stderr (``error: adapter 'x' of <file> is
+    not collected: <why>; the other adapters are (see asz adapters list)``) and added to ``unusable`` when given
+    (``asz collect --once`` then exits 1 after its pass), the others collected (trial 35a F2; docs/adapters.md,
+    Loading). Raises typer.Exit(2) when none is left (nothing could run); one named with ``--adapter`` is exit 2 too
+    (:func:`_configured`)."""
+    kept, broken = [], []
+    for e in entries:
+        if e.name not in names and (why := _not_loaded(reg, e.name)):
+            broken.append(f"error: adapter {e.name!r} of {cfg.path or 'the configuration'} is not collected: {why}; "
+                          "the other adapters are (see asz adapters list)")
+        else:
+            kept.append(e)
+    if broken and not kept:
+        raise usage_error(cmd, "; ".join(b.removeprefix("error: ") for b in broken))
+    for b in broken:
+        typer.echo(b, err=True)
+    if unusable is not None:
+        unusable.extend(broken)
+    return kept
+
+
+def _not_loaded(reg, name: str) -> str:
+    """Why the adapter ``name`` cannot run (:meth:`~asz_core.plugins.manager.PluginManager.get`'s words: failed,
+    blocked, not installed), '' when it is loaded."""
+    try:
+        reg.get(name)
+    except KeyError as exc:
+        return str(exc.args[0])
+    return ""
 
 
 def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool) -> list:

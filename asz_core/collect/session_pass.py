@@ -28,6 +28,7 @@ from .fit import Fit
 from .folders import RENAMED, same_file
 from .reset import holds_landed
 from .second_source import second_reason
+from .other_adapter import other_adapter_refused
 from .report import GONE_SAID, Counters
 from ..storage.cursor import reset_step
 from .vanished import VANISHED, unlanded
@@ -195,12 +196,11 @@ class SessionPass(Fit):
     def source(self, s: Source, d: Path, cp: Path, owners: dict[Path, str], peers: list[str] | None = None) -> None:
         """Move one source's cursor (``d`` its directory, ``cp`` its cursor file).
 
-        ``owners`` maps cursor files to the ``src`` that took them this pass, so
-        a second source into the same stream and kind is refused as a conflict; ``peers`` lists the ``src`` of every
-        source of this pass landing into ``cp`` (a moved source is followed by its content only when it is the one).
-        Problems are reported and counted, and the lines the adapter could not describe in one warning at the end;
-        only a failing storage root raises OSError.
-        """
+        ``owners`` maps cursor files to the ``src`` that took them this pass, so a second source into the same stream
+        and kind is refused as a conflict, as is one into a session another adapter lands its kind into; ``peers``
+        lists the ``src`` of every source of this pass landing into ``cp`` (a moved source is followed by its content
+        only when it is the one). Problems are reported and counted, and the lines the adapter could not describe in
+        one warning at the end; only a failing storage root raises OSError."""
         if s.mode not in SOURCE_MODES:
             self.error_once(s.path, f"source {s.src} has mode {s.mode!r}, not one of {', '.join(SOURCE_MODES)}")
             return
@@ -210,6 +210,8 @@ class SessionPass(Fit):
         want = AppendCursor if s.mode == "append" else SnapshotCursor
         if cur is not None and not isinstance(cur, want):
             self.error_once(cp, f"cursor is {cur.kind}, source {s.src} is read as {s.mode}")
+            return
+        if other_adapter_refused(self, s, cp, cur):  # another adapter lands this kind into the session (trial 35a F1)
             return
         owner = cur.source if cur is not None else owners.get(cp)
         if cur is not None and owner != s.src and owners.get(cp) is None and s.mode != "document":
