@@ -18,8 +18,10 @@ checks apply is decided by the adapter's declared
 Checks (issues 9 and 19): the adapter class implements every required method
 (``Adapter`` is an abstract base class); every landed file verifies; every
 complete source line of an append source, and every document, is one record
-with ord/off/bytes/sha; no record leaves its line's bytes unaccounted for (it
-carries parts, dropped entries or identifiers); bytes the dialect cannot
+with ord/off/bytes/sha; no record leaves its line's bytes unaccounted for (each
+piece of content of the line is in a part, under a member a dropped entry names,
+in an unknown part, or under a member ``unaccounted_members`` lists with the
+reason: :mod:`asz_core.testing.accounted`); bytes the dialect cannot
 describe are kept in an ``unknown`` part; ``from``, ``trigger``, flags, part
 kinds and part states are all Session Data values (a message names the source
 line and the field, e.g. ``from: record ord 1: 'assistant' is not a Session

@@ -18,6 +18,7 @@ import pytest
 from ..plugins.adapter import VOCABULARY, Adapter, undeclared_flag
 from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
+from .accounted import unaccounted
 from .landing import collect_once, landed_records
 
 __all__ = ["AdapterConformance"]
@@ -61,17 +62,111 @@ def nothing_landed(adapter: Adapter, samples: Path, source_root: Path, counters:
 def _converted(adapter: Adapter, source_root: Path) -> list[tuple[str, object, object]]:
     """Every record the samples under ``source_root`` convert to, as ``(where, source, record)``: ``where`` is
     ``src:line`` for an append source's complete lines, ``src`` for a document (read as the collector reads it)."""
+    return [(where, s, rec) for where, s, _data, rec in _converted_from(adapter, source_root)]
+
+
+def _converted_from(adapter: Adapter, source_root: Path) -> list[tuple[str, object, bytes, object]]:
+    """:func:`_converted` with the bytes each record was converted from: ``(where, source, bytes, record)``."""
     out = []
     for s in adapter.discover(source_root).sources:
         if s.mode == "append":
             data = s.path.read_bytes()
             off = 0
             for n, line in enumerate(data[: data.rfind(b"\n") + 1].split(b"\n")[:-1], 1):
-                out.append((f"{s.src}:{n}", s, adapter.convert_line(s, line, n, off)))
+                out.append((f"{s.src}:{n}", s, line, adapter.convert_line(s, line, n, off)))
                 off += len(line) + 1
         else:
-            out.append((s.src, s, adapter.convert_document(s, adapter.read_document(s).rstrip(b"\n"))))
+            doc = adapter.read_document(s).rstrip(b"\n")
+            out.append((s.src, s, doc, adapter.convert_document(s, doc)))
     return out
+
+
+def _named_again(adapter_class: type[Adapter], source_root: Path) -> str:
+    """What differs between two ``discover`` calls over the same unchanged folder (two fresh adapters): the sources
+    only the first or only the second names, by session, kind, stream or batch and src; '' when they agree. A source
+    named otherwise each time lands again each pass, under another session (trial 35a F4)."""
+    def named(a: Adapter) -> set[tuple[str, str, str, str]]:
+        return {(s.session, s.kind, s.stream or s.batch, s.src) for s in a.discover(source_root).sources}
+
+    one, two = named(adapter_class()), named(adapter_class())
+    if one == two:
+        return ""
+    said = lambda keys: "; ".join(f"session {k[0]} {k[1]} {k[2] or 'main'} {k[3]}" for k in sorted(keys)[:3])
+    return (f": discover() names the unchanged samples otherwise each time: only the first call gave {said(one - two)}, "
+            f"only the second {said(two - one)}: a source's session, kind, stream and src must come from the source "
+            "(its path, its bytes), never from a clock, a counter or uuid4()")
+
+
+def _first_difference(one: dict[str, bytes], two: dict[str, bytes]) -> str:
+    """The files two landed trees (:func:`_landed_tree`) hold differently, and the first line that differs in the
+    first of them, both versions cut to 300 bytes; '' when they are the same."""
+    differ = sorted(k for k in one.keys() | two.keys() if one.get(k) != two.get(k))
+    if not differ:
+        return ""
+    first = differ[0]
+    said = f"{len(differ)} landed file(s) differ ({', '.join(differ[:4])}{', …' if len(differ) > 4 else ''})"
+    a, b = one.get(first, b"").splitlines(), two.get(first, b"").splitlines()
+    for n, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return f"{said}; {first} line {n} is\n  {x[:300]!r}\nin one and\n  {y[:300]!r}\nin the other"
+    return f"{said}; {first} holds {len(a)} line(s) in one, {len(b)} in the other"
+
+
+def resumed_copies(collected: Path) -> list[str]:
+    """The lines a root holds byte for byte in two sessions under ids that each name their own session, one phrase
+    per pair of sessions (``sessions a, b hold 3 line(s) landed in each under ids naming each: a:1 / b:1; …``); two sessions holding exactly the same lines (repeats counted), no more, are left
+    out: two copies of one transcript, not a resume, which goes on after the lines it repeats (trial 35a F7)."""
+    by_line: dict[tuple[str, int], dict[str, str]] = {}  # (source line's sha, bytes) -> session -> id
+    lines_of: dict[str, list[tuple[str, int]]] = {}  # session -> its lines (sha, bytes), repeats kept
+    for _path, header, _row, rec in landed_records(collected):
+        lines_of.setdefault(header.session, []).append((rec.sha, rec.bytes))
+        if rec.id and rec.sha and header.session in rec.id:  # an id naming the session whose file holds it
+            by_line.setdefault((rec.sha, rec.bytes), {})[header.session] = rec.id
+    held = {session: tuple(sorted(lines)) for session, lines in lines_of.items()}
+    twice: dict[tuple[str, ...], list[str]] = {}
+    for ids in by_line.values():
+        if len(ids) == 2 and len({held[s] for s in ids}) == 1:  # tuples compared whole
+            continue  # two sessions holding the same lines, no more: two copies of one transcript, neither resumed
+        if len(set(ids.values())) > 1:
+            twice.setdefault(tuple(sorted(ids)), []).append(" / ".join(ids[s] for s in sorted(ids)))
+    return [f"sessions {', '.join(sessions)} hold {len(pairs)} line(s) landed in each under ids naming each: "
+            f"{'; '.join(sorted(pairs)[:4])}{'; …' if len(pairs) > 4 else ''}" for sessions, pairs in sorted(twice.items())]
+
+
+def changed_ids(adapter_class: type[Adapter], source_root: Path) -> list[str]:
+    """``src:line: (ids) the first time, (ids) the second`` for each sample line two fresh adapters convert to records
+    with other ids (record id, parent, call, each part's id) (trial 35a F4)."""
+    def ids(rec) -> tuple:
+        return (rec.id, rec.parent, rec.call, tuple(p.id for p in rec.parts))
+
+    one, two = _converted(adapter_class(), source_root), _converted(adapter_class(), source_root)
+    return [f"{w}: {ids(x)!r} the first time, {ids(y)!r} the second" for (w, _s, x), (_w, _t, y) in zip(one, two)
+            if ids(x) != ids(y)]
+
+
+RESUMED_SAID = ("{}: a record a runtime copies into a resumed session must keep the id it first landed with (prefix an "
+                "id with the session that first wrote the record, not the one whose file holds the copy), or the copy is "
+                "counted twice:\n")
+SAID_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time",
+               "trigger", "flags", "usage", "model")
+IDS_SAID = ("{}: the same line converts to other ids each time (record id, parent, call, part ids); make them from the "
+            "source line, e.g. its own id or the session id and the line's ord:\n")
+PARALLEL_SAID = ("{} declares sessions_in_parallel, but two collects of the same samples at the same clock, in one process "
+                 "and in two, land different bytes: {} (one process: {}; two: {}). Record ids and everything else a record "
+                 "holds must come from the source line alone, never from uuid4(), a clock or what the adapter object "
+                 "learnt from another session")
+
+
+def _landed_again(adapter_class: type[Adapter], source_root: Path, c) -> str:
+    """What a second pass over unchanged samples that landed again (counters ``c``) says (trial 35a F4)."""
+    return (f"a second pass over the unchanged samples landed {c.records} record(s) in {c.landed} file(s) again "
+            f"({c.summary()})" + (_named_again(adapter_class, source_root) or ": discover() names the sources the same "
+                                  "way each time, so the cursor did not hold: does discover change a source's mode or path?"))
+
+
+UNACCOUNTED = ("{adapter} leaves content of {n} field(s) of the samples unaccounted for: in no part, under no dropped "
+               "entry's member, in no unknown part (write a part for it, list it under dropped with its size and why, "
+               "or keep its bytes in an unknown part):\n")
 
 
 def _why_no_fork() -> str:
@@ -93,6 +188,8 @@ class AdapterConformance:
     #: Capabilities the adapter declares that these samples cannot show, each with the reason
     #: (e.g. ``{"reasoning": "the real sessions we may ship hold none"}``); the check says so instead of failing.
     unshown_capabilities: ClassVar[dict[str, str]] = {}
+    #: Member paths (no indices: ``attachment.stdout``) left out with no ``dropped`` entry (known gaps), with the reason.
+    unaccounted_members: ClassVar[dict[str, str]] = {}
 
     # ------------------------------------------------------------------ fixtures
 
@@ -159,14 +256,15 @@ class AdapterConformance:
                 bad.append(f"{where}: {exc}")
         assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies:\n" + "\n".join(bad[:20])
 
-    def test_no_line_left_unaccounted(self, collected: Path) -> None:
-        """Every landed record accounts for its line's bytes: it holds parts (an ``unknown`` one for what the dialect
-        cannot describe), ``dropped`` entries for what it chose to leave out, or the identifiers and roles it read."""
-        said = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_", "time",
-                "trigger", "flags", "usage", "model")
+    def test_no_line_left_unaccounted(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+        """Each piece of content of every line is accounted for (seed 000, Parts and Dropped; :mod:`.accounted`), naming
+        the line, the field and its first words (trial 35a F3); no record says nothing of its line."""
         bad = [f"{h.src}:{rec.ord} ({rec.bytes} bytes)" for _p, h, _r, rec in landed_records(collected)
-               if not rec.parts and not rec.dropped and not any(getattr(rec, f, None) for f in said)]
+               if not rec.parts and not rec.dropped and not any(getattr(rec, f, None) for f in SAID_FIELDS)]
         assert not bad, "records that say nothing of their line (no parts, no dropped entry, no identifier):\n" + "\n".join(bad[:20])
+        lost = [f"{where}: {field}" for where, _s, data, rec in _converted_from(adapter, source_root)
+                for field in unaccounted(data, rec, self.unaccounted_members)]
+        assert not lost, UNACCOUNTED.format(adapter=adapter.name, n=len(lost)) + "\n".join(lost[:20]) + "\n…" * (len(lost) > 20)
 
     def test_documents_cite_every_record_with_text(self, collected: Path) -> None:
         """The samples parse into conversations, and each asz.view document cites every record with text
@@ -231,7 +329,8 @@ class AdapterConformance:
             recs = landed.get((s.session, s.src), [])
             off = 0
             lines = body.split(b"\n")[:-1]
-            assert len(recs) == len(lines), f"{s.src}: {len(lines)} lines, {len(recs)} records"
+            assert len(recs) == len(lines), (f"{s.src}: {len(lines)} lines, {len(recs)} records landed in session "
+                                             f"{s.session}" + _named_again(self.adapter_class, source_root))
             for n, (line, rec) in enumerate(zip(lines, recs), 1):
                 assert (rec.ord, rec.off, rec.bytes) == (n, off, len(line)), f"{s.src}:{n}"
                 assert rec.sha == hashlib.sha256(line).hexdigest()[:12], f"{s.src}:{n}"
@@ -281,20 +380,14 @@ class AdapterConformance:
         """A line landed byte for byte in two sessions (a runtime copying records into a resumed session, which opens
         by repeating them) keeps one id: an id prefixed by the session holding the copy is a new record's, so the
         copy and its calls are counted twice, in both conversations, and the resumed one continues nothing (house26;
-        docs/adapters.md, A Record's fields). The message names the sessions and a few of the ids."""
-        by_line: dict[tuple[str, int], dict[str, str]] = {}  # (source line's sha, bytes) -> session -> id
-        for _path, header, _row, rec in landed_records(collected):
-            if rec.id and rec.sha and header.session in rec.id:  # an id naming the session whose file holds it
-                by_line.setdefault((rec.sha, rec.bytes), {})[header.session] = rec.id
-        twice: dict[tuple[str, ...], list[str]] = {}
-        for ids in by_line.values():
-            if len(set(ids.values())) > 1:
-                twice.setdefault(tuple(sorted(ids)), []).append(" / ".join(ids[s] for s in sorted(ids)))
-        bad = [f"sessions {', '.join(sessions)} hold {len(pairs)} line(s) landed in each under ids naming each: "
-               f"{'; '.join(sorted(pairs)[:4])}{'; …' if len(pairs) > 4 else ''}" for sessions, pairs in sorted(twice.items())]
-        assert not bad, (f"{adapter.name}: a record a runtime copies into a resumed session must keep the id it first "
-                         f"landed with (prefix an id with the session that first wrote the record, not the one whose "
-                         f"file holds the copy), or the copy is counted twice:\n" + "\n".join(bad[:20]))
+        docs/adapters.md, A Record's fields); two copies of one transcript pass (:func:`resumed_copies`, trial 35a F7)."""
+        bad = resumed_copies(collected)
+        assert not bad, RESUMED_SAID.format(adapter.name) + "\n".join(bad[:20])
+
+    def test_ids_the_same_each_time(self, source_root: Path) -> None:
+        """Two fresh adapters convert each line to the same ids, never from ``uuid4()`` or a clock (trial 35a F4)."""
+        bad = changed_ids(self.adapter_class, source_root)
+        assert not bad, IDS_SAID.format(self.adapter_class.name) + "\n".join(bad[:10])
 
     def test_undescribable_bytes_kept_as_unknown(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
         """A line that is not JSON and one with invalid UTF-8 land as unknown parts whose raw bytes are the line."""
@@ -315,7 +408,7 @@ class AdapterConformance:
     def test_second_collect_lands_nothing(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
         """A second pass over unchanged sources lands no file and no record."""
         c = collect_once(collected, adapter, source_root)
-        assert (c.landed, c.records) == (0, 0), c.summary()
+        assert (c.landed, c.records) == (0, 0), _landed_again(self.adapter_class, source_root, c)
 
     def test_appending_a_line_lands_one_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
         """Appending one complete line to an append source lands exactly one record."""
@@ -328,7 +421,8 @@ class AdapterConformance:
         with open(target.path, "ab") as f:
             f.write(last + b"\n")
         c = collect_once(collected, adapter, source_root)
-        assert (c.landed, c.records) == (1, 1), c.summary()
+        said = f"appending one line to {target.src} landed {c.records} record(s) in {c.landed} file(s) ({c.summary()})"
+        assert (c.landed, c.records) == (1, 1), said + _named_again(self.adapter_class, source_root)
 
     def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
         """An adapter declaring ``sessions_in_parallel`` lands the samples in two worker processes byte for byte as in one."""
@@ -344,8 +438,9 @@ class AdapterConformance:
         one, two = tmp_path / "one-process", tmp_path / "two-processes"
         a = collect_once(one, adapter, source_root, stamp_ns=stamp)
         b = collect_once(two, self.adapter_class(), source_root, stamp_ns=stamp, jobs=2)
-        assert a.summary() == b.summary()
-        assert _landed_tree(one) == _landed_tree(two)
+        differ = _first_difference(_landed_tree(one), _landed_tree(two))
+        assert not differ and a.summary() == b.summary(), PARALLEL_SAID.format(adapter.name, differ or "the pass lines "
+                                                                              "differ", a.summary(), b.summary())
 
     def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
         """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""

@@ -182,6 +182,64 @@ UNDECLARED_FLAG = case("undeclared_flag", "flags_only_from_declared_rules or eve
                 rec.flags = [*rec.flags, "finished"]  # a flag flags.py declares no rule for
             return rec
 ''')
+NO_REPLY_TEXT = case("no_reply_text", "unaccounted", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # trial 35a F3: every reply's text left out, nothing said
+            rec = super().convert_line(source, line, ord, off)
+            if rec.from_ == "agent":
+                rec.parts = [p for p in rec.parts if p.k != "text"]
+            return rec
+''')
+RANDOM_IDS = case("random_ids", "ids_the_same_each_time or in_parallel", '''
+    import uuid
+
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # trial 35a F4: ids from uuid4()
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = str(uuid.uuid4())
+            return rec
+''')
+RANDOM_IDS_SERIAL = case("random_ids_serial", "ids_the_same_each_time", '''
+    import uuid
+
+    class Changed(ExampleCodexAdapter):
+        sessions_in_parallel = False  # no parallel check to catch them: the ids check does
+
+        def convert_line(self, source, line, ord, off):
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = str(uuid.uuid4())
+            return rec
+''')
+REDISCOVER = case("rediscover", "second_collect_lands_nothing", '''
+    import itertools
+
+    import attrs
+
+    _n = itertools.count()
+
+    class Changed(ExampleCodexAdapter):
+        def discover(self, source_root, *, include=(), exclude=()):  # trial 35a F4: a new session id each discovery
+            d = super().discover(source_root, include=include, exclude=exclude)
+            n = next(_n)
+            d.sources = [attrs.evolve(s, session=f"{s.session[:-4]}{n:04d}") for s in d.sources]
+            return d
+''')
+
+
+def _two_copies(samples: Path) -> None:
+    """Trial 35a F7: the first sample twice, under two session ids, byte for byte (a converter run twice)."""
+    first, second = sorted(samples.rglob("rollout-*.jsonl"))
+    second.unlink()
+    (first.parent / f"rollout-2026-11-20T11-00-00-{RESUMED_ID}.jsonl").write_bytes(first.read_bytes())
+
+
+TWO_COPIES = case("two_copies", "resumed_copy", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # ids prefixed by the session whose file holds the line
+            rec = super().convert_line(source, line, ord, off)
+            rec.id = f"{source.session}:line-{ord}"
+            return rec
+''', _two_copies)
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -291,3 +349,51 @@ def test_a_flag_with_no_declared_rule_fails_naming_the_source_line(kit):
             f"injected, reset_summary, system_prompt)")
     assert f"-{name}.jsonl:{n}: flags[0]: record ord {n}: {said}" in o.text, o.text[-3000:]
     assert f"-{name}.jsonl: adapter example-codex wrote line {n} with a flag it declares no rule for: flags[0]: record ord {n}: {said}" in o.text
+
+
+def test_a_plugin_that_drops_every_reply_text_fails_naming_the_field(kit):
+    """Trial 35a F3: records with an id but no part for the reply's text passed 'no line left unaccounted'. The kit
+    names each reply line (counted from the sample files: every assistant message whose text holds a space; a one-word
+    reply such as ``5.`` is no content the kit can tell from an id, docs/adapters.md) and the field it lost."""
+    import json
+
+    o = kit[NO_REPLY_TEXT]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    replies = [(sid, n, line) for sid, lines in _sample_lines().items() for n, line in enumerate(lines, 1)
+               if b'"role":"assistant"' in line and " " in json.loads(line)["payload"]["content"][0]["text"]]
+    assert len(replies) == 2
+    assert f"example-codex leaves content of {len(replies)} field(s) of the samples unaccounted for" in o.text, o.text[-3000:]
+    for sid, n, line in replies:
+        assert f"-{sid}.jsonl:{n}: payload.content[0].text (" in o.text, (sid, n, o.text[-3000:])
+
+
+def test_random_record_ids_fail_saying_so(kit):
+    """Trial 35a F4: ids from uuid4() passed every check of an adapter landing sessions one by one, and failed the
+    parallel one with a bare AssertionError. Both checks now say the ids differ, naming a line and both ids."""
+    for name in (RANDOM_IDS, RANDOM_IDS_SERIAL):
+        o = kit[name]
+        assert "the same line converts to other ids each time (record id, parent, call, part ids)" in o.text, o.text[-3000:]
+        assert ".jsonl:1: ('" in o.text and ", ('',)) the first time, ('" in o.text, o.text[-3000:]
+    o = kit[RANDOM_IDS]
+    assert (o.failed, o.errors) == (2, 0), o.text[-3000:]
+    assert "declares sessions_in_parallel, but two collects of the same samples at the same clock, in one process " \
+           "and in two, land different bytes: " in o.text
+    assert "landed file(s) differ (" in o.text and " line 2 is\n" in o.text
+    assert (kit[RANDOM_IDS_SERIAL].failed, kit[RANDOM_IDS_SERIAL].errors) == (1, 0)
+
+
+def test_a_session_id_new_at_each_discovery_fails_saying_so(kit):
+    """Trial 35a F4: the second pass's failure said only the pass's counters."""
+    o = kit[REDISCOVER]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    assert "a second pass over the unchanged samples landed " in o.text
+    assert "discover() names the unchanged samples otherwise each time: only the first call gave session " in o.text
+    assert "a source's session, kind, stream and src must come from the source" in o.text
+
+
+def test_two_copies_of_one_transcript_are_no_resumed_copy(kit):
+    """Trial 35a F7: two sessions holding the same lines, no more, failed the resumed-copy check though neither
+    resumes the other; the check's premise is a resume, which goes on after the lines it repeats (RESUMED_SCOPED
+    above still fails)."""
+    o = kit[TWO_COPIES]
+    assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]
