@@ -175,7 +175,7 @@ def conversations(
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
-    filters = make_filters(cmd, project, since, until, model, dialect, zone)
+    filters = make_filters(cmd, project, since, until, model, dialect, zone, r)
     _check_order(cmd, sort, limit)
     from ..view.document import list_conversations
     from .view_cmd import config_prices

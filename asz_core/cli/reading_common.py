@@ -158,24 +158,29 @@ def no_match(cmd: str, root: Path, given: dict[str, str], of: int, tail: str = "
     return typer.Exit(1)
 
 
-def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str, zone=None) -> Filters:
+def make_filters(cmd: str, project: str, since: str, until: str, model: str, dialect: str, zone=None,
+                 root: Path | None = None) -> Filters:
     """A :class:`Filters` from the options; exit 2 naming the option for a time that does not read, or for a
-    ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its name), with the
-    installed dialects (as ``asz glossary`` says)."""
-    check_dialect(cmd, dialect)
+    ``--dialect`` no installed adapter speaks and no conversation of ``root`` landed in (:func:`check_dialect`)."""
+    check_dialect(cmd, dialect, root)
     first, last = time_range(cmd, since, until, zone)  # a day of --tz (None: this machine's)
     return Filters(project=project, model=model, dialect=dialect, since=first, until=last)
 
 
-def check_dialect(cmd: str, dialect: str) -> None:
+def check_dialect(cmd: str, dialect: str, root: Path | None = None) -> None:
     """Exit 2 for a ``--dialect`` no installed adapter speaks (neither a dialect such as ``claude-code/1`` nor its
-    name), naming the installed dialects (as ``asz glossary`` says); nothing for '' (every dialect)."""
-    from ..view.row_filters import unknown_dialect
+    name) and no conversation of ``root`` landed in, naming the installed dialects (as ``asz glossary`` says); nothing
+    for '' (every dialect). One a conversation landed in whose adapter is not installed (uninstalled since) filters
+    as any, with a ``note:`` saying so (trial 35a F6)."""
+    from ..view.row_filters import unknown_dialect, uninstalled
 
-    why = unknown_dialect(dialect)
+    why = unknown_dialect(dialect, root)
     if why:
         typer.echo(f"asz {cmd}: --dialect: {why}", err=True)
         raise typer.Exit(2)
+    if uninstalled(dialect):
+        typer.echo(f"note: asz {cmd}: --dialect {dialect}: no installed adapter speaks it; the conversations landed in "
+                   "it are read as they landed (asz adapters list)", err=True)
 
 
 def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None, int | None]:

@@ -83,7 +83,7 @@ def search(
         from ..reading.search import QueryError, SearchError
 
         zone, (r, hide) = use_tz("search", tz), settings("search", root, config)
-        filters = make_filters("search", project, since, until, model, dialect, zone)
+        filters = make_filters("search", project, since, until, model, dialect, zone, r)
         filters.tool = tool
     except KeyboardInterrupt:
         typer.echo("asz search: stopped before any conversation was indexed", err=True)

@@ -55,7 +55,7 @@ def secrets(
     from ..view.zone import local_text
 
     zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
-    filters = make_filters("secrets", project, since, until, model, dialect, zone)
+    filters = make_filters("secrets", project, since, until, model, dialect, zone, r)
     index_up_to_date(r, False, "secrets")
     none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
                                        "--until": until}, tail="; nothing was scanned")

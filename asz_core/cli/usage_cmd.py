@@ -125,11 +125,12 @@ def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Opt
     from ..view.usage_report import zone_of
     from .reading_common import require_root, time_range
 
-    cfg, table = _settings(view, sort, config, dialect)
+    cfg, table = _settings(view, sort, config)
     zone = use_tz("usage", tz) or zone_of(None)
     window = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
+    check_dialect("usage", dialect, storage)  # one the root's conversations landed in, installed or not (trial 35a F6)
     return cfg, table, zone, window, storage
 
 
@@ -142,10 +143,10 @@ def _json_shape(as_json: bool, total_once: bool) -> str:
     return ("object" if total_once else "rows") if as_json else ""
 
 
-def _settings(view: str, sort: str, config: Optional[Path], dialect: str = ""):
-    """``(configuration, price table)`` once ``view``, ``sort`` and ``dialect`` are known; a bad view, order,
-    configuration or a ``--dialect`` no installed adapter speaks (:func:`~asz_core.cli.reading_common.check_dialect`)
-    is said on one line, typer.Exit(2)."""
+def _settings(view: str, sort: str, config: Optional[Path]):
+    """``(configuration, price table)`` once ``view`` and ``sort`` are known; a bad view, order or configuration is
+    said on one line, typer.Exit(2) (a ``--dialect`` is checked against the root once it is known:
+    :func:`~asz_core.cli.reading_common.check_dialect`)."""
     from ..config import ConfigError, load_config
     from ..view.prices import price_table
     from ..view.usage_report import SORTS, VIEWS
@@ -160,7 +161,6 @@ def _settings(view: str, sort: str, config: Optional[Path], dialect: str = ""):
     if sort not in SORTS:
         typer.echo(f"asz usage: --sort {sort!r} is not an order (one of {', '.join(SORTS)})", err=True)
         raise typer.Exit(2)
-    check_dialect("usage", dialect)
     try:
         cfg = load_config(config)
         return cfg, price_table(cfg.prices)

@@ -79,8 +79,8 @@ def tools_command(view: str, opts: tuple, how: tuple, others: dict) -> bool:
                    "tokens, by name or by calls (--sort calls); asz usage daily takes the rest", err=True)
         raise typer.Exit(2)
     check_form(form, as_json)
-    check_dialect("usage", dialect)
     storage, hide = settings("usage", root, config)
+    check_dialect("usage", dialect, storage)
     zone = use_tz("usage", tz) or zone_of(None)
     tools_view(storage, hide, time_range("usage", since, until, zone),
                {"project": project, "instance": instance, "dialect": dialect}, ids, (form, as_json, sort, out))

@@ -152,7 +152,7 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         raise error(400, str(exc)) from None
     from ..view.row_filters import unknown_dialect
 
-    if why := unknown_dialect(f.dialect):  # asz search --dialect's usage error (trial 29b F3)
+    if why := unknown_dialect(f.dialect, root):  # asz search --dialect's usage error (trial 29b F3)
         raise error(400, f"dialect: {why}")
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")

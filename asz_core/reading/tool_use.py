@@ -257,7 +257,7 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     got = known_params(pairs, API_PARAMS, repeat=("conversation",))
     if got.get("sort", "default") not in ("default", "calls"):
         raise error(400, "sort is default or calls")
-    if why := unknown_dialect(got.get("dialect", "")):
+    if why := unknown_dialect(got.get("dialect", ""), root):
         raise error(400, f"dialect: {why}")
     _zone, since, until = query_window(got)
     if not Path(root).is_dir():

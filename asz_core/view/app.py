@@ -161,8 +161,8 @@ def _conversations(request, pairs, hide):
     chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
     from .list_query import list_page, list_query
 
-    q = list_query(pairs)
     state = _state(request)
+    q = list_query(pairs, state.root)  # a dialect its conversations landed in, installed or not (trial 35a F6)
     convs = state.conversations()
     note = list_note(state, convs)  # what is still being read, or why a landed session is not listed
     rows = [state.row(c, hide, wait=False) for c in convs]  # at once: what is not counted yet is marked and counted behind
@@ -248,7 +248,7 @@ def _usage_blocks(request, pairs, hide):
     :func:`~asz_core.view.blocks_answer.blocks_answer` (trial 30b F8)."""
     from .blocks_answer import blocks_answer
 
-    got = usage_filters(pairs)
+    got = usage_filters(pairs, _state(request).root)
     if got.pop("by"):
         raise ApiError(400, "by is /api/usage's: /api/usage/blocks has one row per 5-hour block")
     state = _state(request)
@@ -259,10 +259,10 @@ def _usage_blocks(request, pairs, hide):
 
 def _usage(request, pairs, hide):
     """``/api/usage`` narrowed by ``project``, ``model``, ``dialect``, ``instance``, ``since``, ``until``, grouped ``by`` (:func:`usage_filters`)."""
-    return _json(_state(request).usage(**usage_filters(pairs)))
+    return _json(_state(request).usage(**usage_filters(pairs, _state(request).root)))
 
 
-def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
+def usage_filters(pairs: Sequence[tuple[str, str]], root: Path | None = None) -> dict:
     """The keyword arguments of :meth:`~asz_core.view.background.BackgroundChecks.usage` from ``/api/usage``'s query:
     ``project`` and ``model`` (a part of the name, case-insensitive, as ``asz ls`` matches; with ``exact=1`` the whole
     name, as the page's dropdowns pick it), ``since`` and ``until`` (the forms ``asz usage`` takes:
@@ -282,7 +282,7 @@ def usage_filters(pairs: Sequence[tuple[str, str]]) -> dict:
         raise ApiError(400, "exact is 0 or 1")
     if got.get("by", "") not in ("", *USAGE_BY):
         raise ApiError(400, f"by is one of {', '.join(USAGE_BY)}")
-    if why := unknown_dialect(got.get("dialect", "")):
+    if why := unknown_dialect(got.get("dialect", ""), root):  # one ``root``'s conversations landed in passes (35a F6)
         raise ApiError(400, f"dialect: {why}")
     _zone, since, until = query_window(got)
     _on_quarters(got, since, until)

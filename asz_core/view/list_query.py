@@ -17,6 +17,7 @@ Runtime filter, as typed) narrows nothing: each row of the answer then carries `
 
 from __future__ import annotations
 
+import os
 from typing import Sequence
 
 import attrs
@@ -59,7 +60,7 @@ def _number(got: dict[str, str], name: str) -> int:
     return int(v)
 
 
-def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
+def list_query(pairs: Sequence[tuple[str, str]], root: str | os.PathLike | None = None) -> ListQuery:
     """``/api/conversations``' query ``pairs`` read (module docstring). Raises :class:`ApiError` 400 naming the
     parameter for an unknown one, one given twice, a time or zone that does not read, a ``since`` after the
     ``until`` (nothing could match, as ``asz ls`` refuses it), an ``exact`` not 0 or 1, a ``sort`` that is no order,
@@ -71,7 +72,7 @@ def list_query(pairs: Sequence[tuple[str, str]]) -> ListQuery:
     if sort not in ROW_SORTS:
         raise ApiError(400, f"sort {sort!r} is not an order (one of {', '.join(ROW_SORTS)})")
     _zone, since, until = query_window(got)
-    if why := unknown_dialect(got.get("dialect", "")):  # asz ls --dialect's usage error (trial 29b F3)
+    if why := unknown_dialect(got.get("dialect", ""), root):  # asz ls --dialect's usage error (trial 29b F3)
         raise ApiError(400, f"dialect: {why}")
     f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
                 since=since, until=until, exact=got.get("exact") == "1")

@@ -9,7 +9,9 @@ window (``asz ls --project/--model/--dialect/--since/--until``, ``asz search``, 
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -224,17 +226,37 @@ def matched_none(said: str, of: int, root: object, hint: str = "") -> str:
     return f"no conversation matched {said} (of {of} in {root}{hint})"
 
 
-def unknown_dialect(dialect: str) -> str:
+def unknown_dialect(dialect: str, root: str | os.PathLike | None = None) -> str:
     """Why ``dialect`` (a ``--dialect`` or ``dialect=`` value) names no installed adapter's dialect (neither a dialect
-    such as ``claude-code/1`` nor its name ``claude-code``): ``no installed adapter speaks dialect 'x'; installed:
-    claude-code/1, …``; '' when one speaks it, or for '' (every dialect). The usage error of ``asz ls``, ``asz usage``
-    and ``asz search --dialect`` (exit 2) and the 400 of ``/api/conversations``, ``/api/search`` and ``/api/usage``
-    (trial 29b F3)."""
-    if not dialect:
+    such as ``claude-code/1`` nor its name ``claude-code``) and, given ``root``, no dialect a conversation of the root
+    landed in (:func:`landed_in`: an uninstalled plugin's conversations are still filtered by the dialect their
+    records carry, trial 35a F6): ``no installed adapter speaks dialect 'x'; installed: claude-code/1, …``; '' when one
+    speaks it or the root holds it, or for '' (every dialect). The usage error of ``asz ls``, ``asz usage`` and ``asz
+    search --dialect`` (exit 2) and the 400 of ``/api/conversations``, ``/api/search`` and ``/api/usage`` (trial 29b
+    F3)."""
+    if not dialect or not uninstalled(dialect) or (root is not None and landed_in(root, dialect)):
         return ""
     from ..plugins.manager import get_plugin_manager
 
     dialects = get_plugin_manager().dialects()
-    if dialect in dialects or dialect in {d.split("/", 1)[0] for d in dialects}:
-        return ""
     return f"no installed adapter speaks dialect {dialect!r}; installed: {', '.join(dialects) or 'none'}"
+
+
+def uninstalled(dialect: str) -> bool:
+    """Whether no installed adapter speaks ``dialect`` (a dialect or its name); False for ''."""
+    if not dialect:
+        return False
+    from ..plugins.manager import get_plugin_manager
+
+    dialects = get_plugin_manager().dialects()
+    return dialect not in dialects and dialect not in {d.split("/", 1)[0] for d in dialects}
+
+
+def landed_in(root: str | os.PathLike, dialect: str) -> bool:
+    """Whether a session of ``root`` landed in ``dialect`` (its first landed file's, :func:`~.titles.dialect_of`; a
+    dialect or its name), read from the session directories' first headers: asked only for a dialect no installed
+    adapter speaks."""
+    from ..storage.layout import session_dirs
+    from .titles import dialect_of
+
+    return any(dialect_matches(dialect_of(root, d.name), dialect) for d in session_dirs(Path(root)))
