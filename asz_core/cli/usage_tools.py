@@ -173,7 +173,7 @@ def table_lines(tools: list[dict], servers: list[dict], total: dict, conversatio
         out += ["", *_table("MCP SERVER", servers, "server", None)]
     runs = total.get("duration_from", {}).get("call_to_result", 0)
     out.append(f"{conversations:,} conversation(s) read; CALLS and FAILED from the transcripts (a call failed when its "
-               "result says is_error), HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
+               "result part says it failed, in its runtime's word: Claude Code's is_error), HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
                "MEDIAN/P95/MAX MS the durations they recorded"
                + (f", and of {runs:,} call(s) no record measured, the time from the model call that asked for it to its "
                   "result (LangChain/LangGraph: the two runs' end times LangSmith recorded)" if runs else "") + " (docs/reading.md, Tool use)")
