@@ -25,7 +25,8 @@ __all__ = ["usage", "print_rows", "no_time_line", "unnamed_note", "models_cell",
 VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block (the window a Claude subscription's "
              "limits reset in, estimated as ccusage does), per conversation (oldest first call first), per project or "
              "per model (the model id in full), or per instance that sent it to a receiving root (its service.instance.id; "
-             "(not received) for a conversation no receiver landed; a note under it names the conversations another instance "
+             "this host for one collected into the root read, (not received) for one of a receiving root that neither "
+             "a receiver nor a collect pass there landed; a note under it names the conversations another instance "
              "also sent, counted once under the first) (default daily); tools: tool calls, not model calls, per tool "
              "name and per MCP server: calls and failed (the transcripts'), execution records (asz hook's) by failure "
              "class, their durations (median, p95, max ms) and the conversations using each (docs/reading.md, Tool use).")

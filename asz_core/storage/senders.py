@@ -43,7 +43,7 @@ import orjson
 
 from ..sessiondata.spelling import folded, nfc
 
-__all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
+__all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "THIS_HOST", "unsent_label", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
            "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
 
 #: The directory of the sender records in a receiving root.
@@ -337,14 +337,34 @@ def instance_label(senders: list[dict]) -> str:
     return ", ".join(names) if names else NOT_RECEIVED
 
 
-#: What ``asz usage instance`` calls a conversation no receiver landed (no sender record).
+#: What ``asz usage instance`` calls a conversation of a receiving root that no receiver landed (no sender record) and
+#: no collect pass of that root landed either (:func:`unsent_label`).
 NOT_RECEIVED = "(not received)"
+#: What ``asz usage instance`` calls a conversation with no sender record that a collect pass of the root read landed:
+#: this host's own history, in a root no receiver landed (a pushing host's) or a receiving root's own collection
+#: (trial 34b F6: a pushing host's rows read ``(not received)``).
+THIS_HOST = "this host"
 #: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the senders of files a receiving root got before it kept
 #: sender records (``_received/before.list``): received, by whom not known (session 24).
 RECEIVED_BEFORE = "(received before records were kept)"
 #: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of files whose sender line does not verify
 #: (:data:`UNVERIFIED`): the line was changed, so who it names is not shown (trial 25b F6).
 UNVERIFIED_SENDER = "(sender record does not verify)"
+
+
+def unsent_label(root: str | os.PathLike, session: str) -> str:
+    """The label of a conversation (``session``: its session id or directory name) with no sender record:
+    :data:`THIS_HOST` when a collect pass of ``root`` landed it (the root has no ``_received/``, or the session's folder
+    holds the ``session.state`` collect keeps), else :data:`NOT_RECEIVED`. Never raises."""
+    from .layout import dir_name
+
+    base = Path(root)
+    if not (base / RECEIVED).is_dir():
+        return THIS_HOST
+    try:
+        return THIS_HOST if (base / dir_name(session) / "session.state").exists() else NOT_RECEIVED
+    except (ValueError, OSError):
+        return NOT_RECEIVED
 
 
 def sender_matches(senders: list[dict], text: str) -> bool:

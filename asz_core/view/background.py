@@ -185,7 +185,7 @@ class BackgroundChecks:
             named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts])], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
-        return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders)
+        return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)
 
     def _files_now(self, conversation: str) -> tuple:
         """:meth:`fingerprint` of ``conversation``'s files, or ``("unreadable",)`` when it cannot be taken (a link in the way)."""

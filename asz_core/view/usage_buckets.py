@@ -255,19 +255,21 @@ def by_sender(root, convs: set[str], instance: str, by: str) -> tuple[set[str], 
 
 
 def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | None, prices, zone, instance: str,
-            by: str, senders: dict[str, list[dict]]) -> dict:
+            by: str, senders: dict[str, list[dict]], root) -> dict:
     """``answer`` (``/api/usage``'s, over ``parts``) with what ``instance`` and ``by`` add (trial 28a F3): both named
     in its ``filters`` when given; ``by`` ``instance`` adds ``instances``, one ``total``-shaped row per sending
     instance (``"instance"``: ``asz usage instance``'s label, :func:`~asz_core.storage.senders.instance_label`, of
-    ``senders``; ``"conversations"``), by name; ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
+    ``senders``, and for one with no record :func:`~asz_core.storage.senders.unsent_label` of ``root``: ``this host``
+    where a collect pass of it landed it; ``"conversations"``), by name; ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
     ``zone``)."""
-    from ..storage.senders import instance_label
+    from ..storage.senders import instance_label, unsent_label
 
     answer["filters"].update({"instance": instance} if instance else {}, **({"by": by} if by else {}))
     if by == "instance":
         groups: dict[str, list] = {}
         for part in parts:
-            groups.setdefault(instance_label(senders.get(part[0]) or []), []).append(part)
+            had = senders.get(part[0])
+            groups.setdefault(instance_label(had) if had else unsent_label(root, part[0]), []).append(part)
         answer["instances"] = []
         for name, ps in sorted(groups.items()):
             got, on_day = sum_parts(ps, since, until)[:2]

@@ -59,7 +59,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head, usage_unrecorded
-from ..storage.senders import instance_label, sender_matches, session_senders
+from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, session_senders, unsent_label
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
@@ -160,6 +160,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if not places.get("project") and removed_count(Path(root) / str(session or conv)):
                 places = {**places, "project": REMOVED}  # its cwd went with the text (seed 000, Skeletons)
             places = {**places, "senders": session_senders(root, str(session or conv))}  # a receiving root's record
+            if not places["senders"]:  # this host's own, or a receiving root's with no record (trial 34b F6)
+                places["unsent"] = unsent_label(root, str(session or conv))
             if dialects:  # asz ls's dialect, for --dialect (trial 23a F11)
                 places["dialect"] = dialect_of(root, str(session or conv))
             held = "" if got.state == "verified" else got.state
@@ -353,7 +355,8 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
     if view == "model":
         return c.model or "(no model)"
     if view == "instance":
-        return instance_label(c.places.get("senders") or [])
+        senders = c.places.get("senders")
+        return instance_label(senders) if senders else c.places.get("unsent", NOT_RECEIVED)
     return c.conversation
 
 

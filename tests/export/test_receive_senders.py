@@ -106,7 +106,10 @@ def test_ls_and_usage_read_the_senders(team):
         one = json.loads(asz("usage", "--root", str(team["team"]), "--json", "--instance", WORKERS[key][1]).stdout)
         assert one[0]["total"]["calls"] == own["calls"]
     plain = json.loads(asz("usage", "instance", "--root", str(team["roots"]["a"]), "--json").stdout)
-    assert [r["instance"] for r in plain] == ["(not received)"]  # a worker root: nothing received
+    # a worker (pushing) root: its own history is this host's, not "(not received)" (trial 34b F6)
+    assert [(r["instance"], r["calls"]) for r in plain] == [("this host", json.loads(
+        asz("usage", "--root", str(team["roots"]["a"]), "--json").stdout)[0]["total"]["calls"])]
+    assert "this host" not in by and "(not received)" not in by  # the team root: every row a sender
 
 
 def test_token_file_forms(tmp_path):

@@ -67,6 +67,9 @@ def test_api_usage_by_instance_and_narrowed_to_one(team, serve):
     assert (one["total"]["calls"], _tokens(one["total"])) == (calls, tokens)
     assert one["filters"]["instance"] == "BOB" and one["counted"] == rows["dev@hostB (credential bob)"]["conversations"]
     assert s.get("/api/usage?by=year").status == 400
+    own = _whole(serve(team["roots"]["a"]), "by=instance")  # a pushing host's own root: its history is this host's
+    calls, tokens, _ = _source(team, "a")
+    assert [(r["instance"], r["calls"], _tokens(r)) for r in own["instances"]] == [("this host", calls, tokens)]
 
 
 def test_api_usage_by_month_sums_the_months(team, serve):
