@@ -17,7 +17,9 @@ receiving root stays an ordinary, consistent root (``asz verify`` clean):
   Record). Records landed again by an interrupted pass repeat the earlier
   ones exactly, from the first record of the file landed before (a pass
   lands again from where its file started; origin-digest §2.1, §2.2); the
-  stream's first file starts at ord 1, off 0. Snapshot kinds
+  stream's first file starts at ord 1, off 0; a file of a source read again from its start (the sender's
+  ``asz.reread``, ``_received/readings.list``: :mod:`asz_core.storage.readings`) continues the files of its new
+  reading only, and the first of them starts at ord 1, off 0 (trial 34b F2). Snapshot kinds
   hold ord 1 at off 0; provider bodies are not contiguity-checked (as verify);
 - a round (``.sf``) must decode as a round (:func:`~asz_core.flow.round_read.decode_round`),
   of the conversation its directory names, its number and digest the ones its
@@ -48,6 +50,7 @@ from ..sessiondata import jsonbytes
 from ..sessiondata.reader import SDError, SDReader
 from ..storage.aside import set_aside
 from ..storage.layout import CONVERSATIONS, dir_name, parse_landed_name, session_listing
+from ..storage.readings import received_reread, same_reading
 from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
@@ -85,7 +88,8 @@ class Refused(ValueError):
 
 
 def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces: str | None = None,
-          instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
+          instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False,
+          reread: int = 0) -> bool:
     """Check a received file (``parts``: its checked path; ``digest``: the SHA-256 of ``data``) against ``root``.
 
     True when the same file is already there (nothing to write), False when it
@@ -98,11 +102,13 @@ def admit(root: Path, parts: tuple[str, ...], digest: str, data: bytes, replaces
     collected again after its root was lost, not a second live root of the transcript). ``sent_now``: the
     root-relative files the same request landed before this one, from the same instance (their sender lines are
     written after the request). ``rest``: the sender marked the file as the rest of a stream it made for a receiver
-    (``asz.rest``): one every record of which is here already may then land as records landed again.
+    (``asz.rest``): one every record of which is here already may then land as records landed again. ``reread``: the
+    sender's ``asz.reread``, the seq its source's new reading starts at (0: none): the file continues the files of its
+    stream from that seq on, or begins that reading (:func:`_reading_from`; trial 34b F2).
     """
     if parts[0] == CONVERSATIONS:
         return _admit_round(root, parts, data, replaces)
-    return _admit_landed(root, parts, digest, data, instance, sent_now, rest)
+    return _admit_landed(root, parts, digest, data, instance, sent_now, rest, reread)
 
 
 def landed_seq(rel: str) -> tuple[str, int] | None:
@@ -140,7 +146,7 @@ def _read_landed(rel: str, path: Path, data: bytes) -> tuple[object, list[Pos]]:
 
 
 def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, instance: str | None = None,
-                  sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
+                  sent_now: frozenset[str] = frozenset(), rest: bool = False, reread: int = 0) -> bool:
     rel = "/".join(parts)
     path = root.joinpath(*parts)
     sdir = root / parts[0]
@@ -171,7 +177,9 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
             if (p.ord, p.off) != (1, 0):
                 raise Refused(f"{rel}: line {p.row + 1}: ord: a one-document file holds ord 1 at off 0, found ord {p.ord} at off {p.off}")
         return False
-    before = [p for o_ln, p in files if o_ln.seq < ln.seq and o_ln.kind == ln.kind and p.parent == path.parent]
+    start = _reading_from(root, parts, rel, ln, files, path, reread)
+    before = [p for o_ln, p in files if o_ln.seq < ln.seq and o_ln.kind == ln.kind and p.parent == path.parent
+              and same_reading(o_ln.seq, ln.seq, start)]
     try:
         _follows(root, rel, positions, before[-1] if before else None)
     except Refused as exc:
@@ -187,6 +195,27 @@ def _admit_landed(root: Path, parts: tuple[str, ...], digest: str, data: bytes, 
                       f"{ELSEWHERE} {_rel(root, holder)} (ord {positions[0].ord}), so it cannot land beside them "
                       f"({str(exc)[len(rel) + 2:]}); {HOLDS_ALL} ({total} record(s)){HELD_IN}{_rel(root, holder)}") from None
     return False
+
+
+def _reading_from(root: Path, parts: tuple[str, ...], rel: str, ln, files: list, path: Path, reread: int) -> int:
+    """The seq the new reading of the file's stream and kind starts at here (0: one reading), as the sending root's
+    cursor keeps it (``reread_seq``, :mod:`asz_core.storage.readings`): what ``_received/readings.list`` holds for the
+    stream, else ``reread`` (the file's ``asz.reread``) when the file begins that reading: its seq from it on and no
+    file of the stream here at or above it. Refused when ``reread`` names another seq than the list (a source is read
+    again once) or the stream here holds files of that reading the list does not name."""
+    listed = received_reread(root, parts, ln.kind)
+    if not reread or reread == listed:
+        return listed
+    if listed:
+        raise Refused(f"{rel}: its stream's new reading starts at seq {listed} here; this file says seq {reread} (a source "
+                      "is read again from its start once: asz sources --reset-conflict --reread)")
+    if ln.seq < reread:
+        raise Refused(f"{rel}: asz.reread {reread} is above the file's own seq {ln.seq}: a new reading's files are from it on")
+    after = [p for o_ln, p in files if o_ln.seq >= reread and o_ln.kind == ln.kind and p.parent == path.parent]
+    if after:
+        raise Refused(f"{rel}: begins a new reading of its stream from seq {reread}, but {_rel(root, after[0])} is here "
+                      "at or above that seq already")
+    return reread
 
 
 def held_clause(root: Path, rel: str, data: bytes) -> str:

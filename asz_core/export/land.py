@@ -29,10 +29,13 @@ import os
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from ..sessiondata.durable import fsync_dir, write_once
-from ..storage.layout import CONVERSATIONS, ROUNDS
+from ..sessiondata.times import format_rfc3339
+from ..storage.layout import CONVERSATIONS, ROUNDS, parse_landed_name
+from ..storage.readings import record_reading
 from .admit import Refused, admit
 
 __all__ = ["land", "check_path", "index_sessions", "Refused"]
@@ -64,7 +67,7 @@ def check_path(rel: str) -> tuple[str, ...]:
 
 
 def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replaces: str | None = None,
-         instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False) -> bool:
+         instance: str | None = None, sent_now: frozenset[str] = frozenset(), rest: bool = False, reread: int = 0) -> bool:
     """Write ``data`` at ``root/rel`` once. True when written, False when the same bytes were already there.
 
     Raises :class:`Refused` for a path outside the rules, a digest that does
@@ -76,7 +79,9 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     lock, so two requests never land two files in one slot.
     ``replaces``: a round's ``asz.chain.replaces``; ``instance``: the request's ``service.instance.id``; ``sent_now``:
     the files this request landed before from that instance; ``rest``: the record is marked :data:`.wire.REST`
-    (:func:`.admit.admit`).
+    (:func:`.admit.admit`); ``reread``: its ``asz.reread`` (:data:`.wire.REREAD`): the file holds its source's new
+    reading from that seq on, kept in ``_received/readings.list`` before it is written
+    (:func:`~asz_core.storage.readings.record_reading`; trial 34b F2).
     """
     parts = check_path(rel)
     got = hashlib.sha256(data).hexdigest()
@@ -88,7 +93,10 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     if os.path.commonpath([real_root, os.path.realpath(target.parent)]) != real_root:
         raise Refused(f"{rel!r} leaves the root through a link")
     with _lock:
-        if admit(root, parts, got, data, replaces, instance, sent_now, rest):
+        there = admit(root, parts, got, data, replaces, instance, sent_now, rest, reread)
+        if reread and parts[0] != CONVERSATIONS:  # before the file: a crash after it never leaves its reading unsaid
+            record_reading(root, parts, parse_landed_name(parts[-1]).kind, reread, instance, format_rfc3339(time.time_ns()))
+        if there:
             return False
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.parent / f".{target.name}.recv.{os.getpid()}.{next(_counter)}.tmp"

@@ -168,7 +168,7 @@ class _Pass(Elsewhere, Rests):
         # ask it to assemble their rounds (:data:`.wire.ASSEMBLE`; trial 24a F1)
         self.held_elsewhere = {rel.split("/", 1)[0] for rel, (held, _) in state.elsewhere.items() if held == "all"}
         self.init_rests()  # the rests of the stream this pass makes and sends (push_rest.Rests)
-        self.refusals = Refusals()  # what the answers refused, said per session at the pass's end (trial 31a F5)
+        self.refusals = Refusals(root)  # what the answers refused, said per session at the pass's end (trial 31a F5)
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1

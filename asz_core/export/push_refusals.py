@@ -12,9 +12,11 @@ the receiver's file holding it), ``rejected:`` for real refusals, quoting the fi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TextIO
 
 from ..storage.layout import CONVERSATIONS
+from ..storage.readings import reread_of_file
 from .admit import RETRY
 
 __all__ = ["SHOWN", "Refusals", "reasons_of", "session_of"]
@@ -43,7 +45,8 @@ def session_of(rel: str) -> str:
 class Refusals:
     """The files the answers of one pass refused, by session, in the order they came."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root  # the pushing root: whether a refused file holds a source's new reading (:func:`reread_said`)
         self.held: dict[str, list[str]] = {}
         self.rejected: dict[str, list[tuple[str, str]]] = {}  # session -> (file, the receiver's reason)
         # session -> the files the receiver could not store this pass (its root could not write them: RETRY) and the
@@ -75,7 +78,8 @@ class Refusals:
             self.held.setdefault(session_of(rel), []).append(rel)
         why = reasons_of(message)
         for rel in rejected:
-            self.rejected.setdefault(session_of(rel), []).append((rel, why.get(rel) or message or "no reason given"))
+            said = why.get(rel) or message or "no reason given"
+            self.rejected.setdefault(session_of(rel), []).append((rel, said + reread_said(self.root, rel, said)))
 
     def say(self, err: TextIO) -> None:
         """The lines on ``err``, then forget them: per session ``held: N record(s) the receiver refused because it holds
@@ -88,6 +92,26 @@ class Refusals:
             more = f"; and {len(got) - 1} more: {_names([rel for rel, _ in got[1:]])}" if len(got) > 1 else ""
             print(f"rejected: {len(got)} record(s): {got[0][1]} (of session {session}{more})", file=err, flush=True)
         self.held, self.rejected = {}, {}
+
+
+#: What a receiver that takes no new reading (an asz before 2026-12-06, another OTLP receiver) says of its first file:
+#: its records start again at ord 1 where the stream there goes on (:func:`.admit._follows`' words).
+_NOT_CONTINUED = ("does not continue its stream", "repeats a record from inside")
+
+
+def reread_said(root: Path | None, rel: str, reason: str) -> str:
+    """What the pass adds to a receiver's reason for refusing ``rel`` when the file holds a source's new reading (sent
+    with ``asz.reread``, :func:`~asz_core.storage.readings.reread_of_file`) and the reason is the stream not continued
+    (trial 34b F2): the receiver took no new reading, so it is an older one; '' otherwise."""
+    if root is None or not any(w in reason for w in _NOT_CONTINUED):
+        return ""
+    reread = reread_of_file(root / rel)
+    if not reread:
+        return ""
+    return (f" [this file holds its source's new reading, read again from its start from seq {reread} (asz sources "
+            "--reset-conflict --reread), and said so (asz.reread); this receiver does not take a new reading: an asz "
+            "receive before 2026-12-06 or another OTLP receiver. Upgrade it, then asz push --retry-rejected sends the "
+            "reading again]")
 
 
 def _names(rels: list[str]) -> str:

@@ -50,7 +50,7 @@ from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
-from .wire import ASSEMBLE, REPLACES, REST
+from .wire import ASSEMBLE, REPLACES, REREAD, REST
 from ..logstamp import log_stamp
 from ..termsafe import EscapingStream, one_line
 from ..storage.erased_list import erased_refusal
@@ -131,7 +131,7 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                             replaces=replaces if isinstance(replaces, str) else None,
                             instance=str(who["instance"]) if who["instance"] is not None else None,
                             sent_now=frozenset(e["file"] for e in sent_by if e["instance"] == who["instance"]),
-                            rest=a.get(REST) is not None):
+                            rest=a.get(REST) is not None, reread=_seq(a.get(REREAD))):
                         landed += 1
                         written.append(rel)
                         sent_by.append({"file": rel, "sha256": str(a.get("asz.file.digest")).lower(), **who})
@@ -163,6 +163,11 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
     finally:
         release(claimed)  # the sender record holds what landed: the next request reads the owner there
     return _answered(receiver, err, quiet, credential, names, senders, (landed, same), refused, held_by)
+
+
+def _seq(value: object) -> int:
+    """A record's ``asz.reread`` as a seq (an int above 0), else 0 (absent, or not a seq: ignored)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, credential: str | None, names: list[str],

@@ -28,7 +28,8 @@ streams|segments|unresolved`` (ints; ``changes``, ``lines_added``,
 header has them); ``asz.chain.replaces`` (:data:`REPLACES`) on a round 1 that
 replaces a chain the receiver took (``<path> <sha256>`` of that chain's last
 round sent; push.md, A chain built anew); ``asz.chain.assemble`` (:data:`ASSEMBLE`) on a landed file of a session
-the receiver holds from another root (push.md, A root re-made). Body: the file's bytes (``bytes_value``). Time: the last
+the receiver holds from another root (push.md, A root re-made); ``asz.rest`` (:data:`REST`) on the rest of a stream;
+``asz.reread`` (:data:`REREAD`, int) on a landed file of a source's new reading (push.md, A source read again). Body: the file's bytes (``bytes_value``). Time: the last
 record time of the file, else the session's latest known time; a round's is
 the session's last activity.
 """
@@ -53,8 +54,9 @@ from ..flow.chain import SessionChains
 from ..sessiondata import jsonbytes
 from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
+from ..storage.readings import reread_of_file
 
-__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE", "REST", "REREAD"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -77,6 +79,12 @@ ASSEMBLE = "asz.chain.assemble"
 #: file of its stream. A receiver that holds those records from this root lands it as records landed again, as this
 #: root holds them (push.md, The rest of a stream; the original asz sends no such attribute and ignores it).
 REST = "asz.rest"
+#: The record attribute (int) of a landed file holding the new reading of a source read again from its start (``asz
+#: sources --reset-conflict S --reread``): the seq that reading starts at, its cursor's ``reread_seq``
+#: (:func:`~asz_core.storage.readings.reread_of_file`). An asz receiver walks the files of that stream and kind from it
+#: on as the new reading, as the sending root does (trial 34b F2); one before 2026-12-06 ignores it and refuses the
+#: reading's first file (its records do not continue the stream there), which the pusher then says.
+REREAD = "asz.reread"
 
 
 @attrs.define
@@ -283,6 +291,7 @@ def log_record(f: OutFile, data: bytes, *, digest: str = "", session_time_ns: in
     dialect, t = "", 0
     if f.fmt == "sd":
         pairs, dialect, _, t = _sd_attrs(data)
+        pairs.append((REREAD, reread_of_file(f.path) or None))  # a source's new reading (trial 34b F2)
     else:
         pairs, t = _sf_attrs(data, title, titles)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)

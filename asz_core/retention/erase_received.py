@@ -5,7 +5,8 @@ root's lists naming the session (docs/push.md, Erasure in a receiving root), and
 ``_received/twice.list`` loses every pair naming the session, as the later or the earlier one: the later session's
 calls its readers counted in the earlier one only are then counted in the later one, once (the earlier one erased),
 or gone with it (the later one erased), never nowhere nor twice. ``_received/short.list`` loses the lines of the
-session, ``_received/seen.list`` its ``held`` lines (who else sent its files). Each list is written anew beside (``.<name>.<pid>.tmp``, fsynced) and renamed over: a kill leaves it whole,
+session, ``_received/seen.list`` its ``held`` lines (who else sent its files), ``_received/readings.list`` the lines of
+its streams' new readings. Each list is written anew beside (``.<name>.<pid>.tmp``, fsynced) and renamed over: a kill leaves it whole,
 old or new. ``_received/before.list`` stays: it is chained evidence (each line holds the digest of the one before), and
 names files by path and digest only, never their text. ``_set_aside/<stamp>/<session>/`` and
 ``_set_aside/<stamp>/_conversations/<conversation>/`` (moved aside by a repair, never deleted before) are deleted.
@@ -50,7 +51,8 @@ def _rewrite_without(path: Path, sessions: set[str], keys: tuple[str, ...]) -> N
 
 def forget_received(root: Path, sessions: list[str]) -> None:
     """A receiving root's sender records of ``sessions`` deleted and their lines taken out of ``twice.list``,
-    ``short.list`` and ``seen.list`` (its ``held`` lines; the module doc). Raises OSError."""
+    ``short.list``, ``seen.list`` (its ``held`` lines; the module doc) and ``readings.list``. Raises OSError."""
+    from ..storage.readings import READINGS_LIST
     from ..storage.seen_list import SEEN
     from ..storage.senders import RECEIVED, senders_path
     from ..storage.short_list import SHORT_LIST
@@ -64,6 +66,7 @@ def forget_received(root: Path, sessions: list[str]) -> None:
     _rewrite_without(root / RECEIVED / TWICE_LIST, names, ("session", "continues"))
     _rewrite_without(root / RECEIVED / SHORT_LIST, names, ("session",))
     _rewrite_without(root / RECEIVED / SEEN, names, ("session",))  # its held lines (trial 32c F2)
+    _rewrite_without(root / RECEIVED / READINGS_LIST, names, ("session",))  # where its new readings start (34b F2)
 
 
 def forget_set_aside(root: Path, sessions: list[str], convs: list[str]) -> None:

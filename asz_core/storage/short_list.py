@@ -23,12 +23,13 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
 from .senders import RECEIVED
 
-__all__ = ["short_problems", "SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line"]
+__all__ = ["short_problems", "SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line", "read_once"]
 
 SHORT_LIST = "short.list"
 _lock = threading.Lock()
@@ -99,6 +100,22 @@ def _append(root: str | os.PathLike, d: dict, name: str = SHORT_LIST) -> None:
 
 
 append_line = _append
+
+
+def read_once(root: str | os.PathLike, name: str, cache: dict, build: Callable[[], dict]) -> dict | None:
+    """``build()``, what a reader makes of ``root``'s ``_received/NAME``, kept in ``cache`` (path -> (stat key,
+    answer)) while the file's stat key is unchanged; None when there is no such file. Never raises for the file."""
+    from .filekey import stat_key
+
+    path = os.path.join(os.fspath(root), RECEIVED, name)
+    try:
+        key = stat_key(os.stat(path))
+    except OSError:
+        return None
+    hit = cache.get(path)
+    if hit is None or hit[0] != key:
+        cache[path] = hit = (key, build())
+    return hit[1]
 
 
 def short_line(d: dict) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import threading
 
-from .short_list import append_line, json_lines
+from .short_list import append_line, json_lines, read_once
 
 __all__ = ["TWICE_LIST", "record_twice", "read_twice", "twice_line", "counted_there", "there_key"]
 
@@ -86,16 +86,7 @@ def counted_there(root: str | os.PathLike, session: str) -> dict[str, str]:
     (:func:`corrected` lines only): the readers count a model call all of whose records are here in the earlier
     session only. ``{}`` when there are none or the list cannot be read. Read once per state of the list's file (its
     stat key), kept in memory. Never raises."""
-    from .filekey import stat_key
-    from .senders import RECEIVED
-
-    path = os.path.join(os.fspath(root), RECEIVED, TWICE_LIST)
-    try:
-        key = stat_key(os.stat(path))
-    except OSError:
-        return {}
-    hit = _THERE.get(path)
-    if hit is None or hit[0] != key:
+    def build() -> dict[str, dict[str, str]]:
         by: dict[str, dict[str, str]] = {}
         for d in read_twice(root):
             if corrected(d) and isinstance(d["session"], str) and isinstance(d["continues"], str):
@@ -103,8 +94,9 @@ def counted_there(root: str | os.PathLike, session: str) -> dict[str, str]:
                 for i in d["ids"]:
                     if isinstance(i, str) and mine.get(i, d["continues"]) >= d["continues"]:
                         mine[i] = d["continues"]  # the first earlier session by name, as parse's rule names it
-        _THERE[path] = hit = (key, by)
-    return hit[1].get(session, {})
+        return by
+
+    return (read_once(root, TWICE_LIST, _THERE, build) or {}).get(session, {})
 
 
 def there_key(root: str | os.PathLike, session: str) -> tuple:

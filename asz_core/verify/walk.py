@@ -49,6 +49,7 @@ from typing import Callable, Iterator
 from .landed import FileResult, check_by_reader, check_deep, check_for_walk, check_landed_file, compact_run, read_whole
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, read_cursor
 from ..storage.root import SESSION_STATE
+from ..storage.readings import received_rereads, same_reading
 from ..storage.layout import SessionListing, parse_landed_name, refuse_what_is_no_root, session_dirs
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
@@ -373,13 +374,14 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             cursor = None
             cpath = None  # reported: nothing more to check against it
         # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on
-        # are that new reading, walked on their own; the earlier reading before them is walked as it landed.
-        reread = cursor.reread_seq if isinstance(cursor, AppendCursor) else 0
+        # are that new reading, walked on their own; the earlier reading before them is walked as it landed. A
+        # receiving root has the seq its sending root's cursor gave (_received/readings.list; trial 34b F2).
+        reread = cursor.reread_seq if isinstance(cursor, AppendCursor) else received_reading(root, sdir, d, kind)
         walk = StreamWalk(kind)
         last_seq = 0
         if kind not in UNCHECKED_KINDS:
             for seq, shown, res in groups.get(key, ()):
-                if reread and seq >= reread and last_seq < reread:
+                if not same_reading(seq, last_seq, reread):
                     duplicates += walk.duplicates
                     walk = StreamWalk(kind)
                 walk.feed(shown, res, problems, seq)
@@ -403,6 +405,16 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
             walk.end(cursor, show(cpath), last_seq, problems)
     hint_lost(problems, first, name, root_shown)
     return len(keys), records, duplicates, uncursored
+
+
+def received_reading(root: Path, sdir: Path, d: str | Path, kind: str) -> int:
+    """The seq a receiving root's ``_received/readings.list`` (:func:`~asz_core.storage.readings.received_rereads` of
+    session directory ``sdir``) gives the new reading of directory ``d``'s ``kind`` files; 0 when none (any other
+    root: one stat)."""
+    received = received_rereads(root, sdir.name)
+    if not received:
+        return 0
+    return received.get((os.path.relpath(os.fspath(d), os.fspath(sdir)).replace(os.sep, "/"), kind), 0)
 
 
 def _landed_since(root: Path, root_shown: str, d: str | Path, kind: str, last_seq: int, walk: "StreamWalk",

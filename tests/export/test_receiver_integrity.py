@@ -259,11 +259,25 @@ def _read_again(projects: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     return root, reread
 
 
+@pytest.fixture
+def older_receiver(tmp_path, monkeypatch):
+    """:func:`receiver` as an asz before 2026-12-06 answers a source's new reading: it reads no ``asz.reread`` (trial
+    34b F2; the attribute's name changed in the running receiver, so it never finds it)."""
+    from asz_core.export import receive
+
+    monkeypatch.setattr(receive, "REREAD", "asz.reread.not-known-here")
+    r = Receiver(tmp_path / "received", "127.0.0.1:0", err=io.StringIO()).start().serve_in_thread()
+    yield r
+    r.stop()
+
+
 @pytest.mark.slow  # three collects, three pushes and two verifies: over 10 s
-def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, receiver, tmp_path):
-    """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; the reread marker is in
-    the cursor, which is not sent, so the receiver refuses those files (they do not continue the stream it holds)
-    and the rounds that read them are not sent: push exits 1 naming them, the receiving root stays clean."""
+def test_a_source_read_again_from_its_start_is_refused_by_an_older_receiver(projects, older_receiver, tmp_path):
+    """``asz sources --reset-conflict S --reread`` lands the rewritten source from ord 1 again; a receiver that does not
+    read ``asz.reread`` (an asz before 2026-12-06) refuses those files (they do not continue the stream it holds) and
+    the rounds that read them are not sent: push exits 1 naming them, the receiving root stays clean. (A receiver that
+    reads it takes the new reading: test_push_reread.py.)"""
+    receiver = older_receiver
     root, reread = _read_again(projects, tmp_path)
     import io
 
@@ -282,10 +296,12 @@ def test_a_source_read_again_from_its_start_is_refused_not_landed(projects, rece
 
 
 @pytest.mark.slow  # three collects, three pushes: over 10 s
-def test_every_later_push_exits_1_while_the_receiver_lacks_a_rejected_file(projects, receiver, tmp_path):
+def test_every_later_push_exits_1_while_the_receiver_lacks_a_rejected_file(projects, older_receiver, tmp_path):
     """Trial 4, F19: with the default batching the new reading and the round that reads it go in one request and are
-    both rejected; the first push exits 1, and every later one did exit 0 (nothing due) while the receiver stayed
-    short. Now each later push exits 1 naming the files, as long as they are not accepted."""
+    both rejected (by a receiver that takes no new reading); the first push exits 1, and every later one did exit 0
+    (nothing due) while the receiver stayed short. Now each later push exits 1 naming the files, as long as they are
+    not accepted."""
+    receiver = older_receiver
     root, reread = _read_again(projects, tmp_path)
     endpoint = f"http://{receiver.address}"
     first = asz("push", "--root", str(root), "--endpoint", endpoint, cwd=tmp_path)
