@@ -29,7 +29,7 @@ def senders(
     since: str = typer.Option("", "--since", help="The window the receiver's requests are counted in (an instance none of whose requests was taken in it is quiet; IN WINDOW counts its landed files received in it): YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday."),
     until: str = typer.Option("", "--until", help="… and until (same forms; a date counts to its end)."),
     tz: Optional[str] = tz_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, last_seen, seen_in_window, refused, expected, quiet), unverified_lines, quiet (the expected instances that were quiet), expected_from (--expect, receive.expect, or null when none is expected)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, last_seen, seen_in_window, refused, roots, two_roots, expected, quiet), unverified_lines, quiet (the expected instances that were quiet), expected_from (--expect, receive.expect, or null when none is expected)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
@@ -47,7 +47,10 @@ def senders(
     not repeat them); one not seen in the window (never, without a window: a
     wrong token too) gets a row and a stderr line (asz senders: quiet: …) and
     the exit is 1. A sender line that does not verify names no one: counted
-    apart (asz verify names it). Exit 0 none quiet, 1 an expected instance
+    apart (asz verify names it). Two storage roots sending under one
+    instance id (each push names its root, asz.root.id) are said in the row
+    and in a note under the table: one root after the other (a root re-made)
+    or two machines. Exit 0 none quiet, 1 an expected instance
     quiet or no storage root, 2 usage.
     """
     from ..reading.senders_seen import activity, expected_rows, quiet
@@ -136,6 +139,8 @@ def _table(rows: list[dict], window, unverified: int) -> None:
                 said.append(f"quiet since {_when(row['last_seen_ms'])}")
             elif row["quiet"] and not row["refused"]:
                 said.append("never sent")
+            if row["two_roots"]:  # two roots under one name (trial 34b F3): the note below says them
+                said.append(f"{len(row['roots'])} roots since {row['two_roots']['since']}")
             if row["expected"]:
                 said.append("expected")
             lines.append([row["instance"] or "(no instance id)", ", ".join(row["credentials"]) or "-",
@@ -147,6 +152,12 @@ def _table(rows: list[dict], window, unverified: int) -> None:
             typer.echo("  ".join(c.rjust(w) if i in (2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())
     if unverified:
         typer.echo(f"{unverified:,} sender line(s) do not verify: they name no instance here (asz verify names each)")
+    for row in rows:
+        if row.get("two_roots"):
+            from ..storage.sender_roots import two_roots_line
+
+            typer.echo("note: " + two_roots_line({**row["two_roots"], "roots": row["roots"]},
+                                                 visible(row["instance"] or "(no instance id)")))
 
 
 def register(app: typer.Typer) -> None:

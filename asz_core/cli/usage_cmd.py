@@ -15,6 +15,7 @@ import typer
 from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, incomplete, tz_option, use_tz
 from .usage_held import also_held_rows, lines_under
+from ..storage.sender_roots import two_roots_in
 from .usage_out import check_form, emit
 from .usage_said import matched_nothing, say_problems
 from .usage_table import models_cell, print_table, with_kinds
@@ -111,7 +112,7 @@ def usage(
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown)
-        lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held)
+        lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held, two_roots_in(storage) if view == "instance" else [])
     # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
     incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
 

@@ -14,16 +14,22 @@ __all__ = ["also_held_rows", "also_held_line", "lines_under"]
 
 
 def lines_under(counted: list, narrow: tuple[str, str], shown: Callable[[str], str], err: bool,
-                held: list[dict]) -> None:
+                held: list[dict], roots: list[dict] = ()) -> None:
     """Under ``asz usage``'s table (on stderr with ``--json``, csv, md or ``--out``: ``err``): as ``asz ls`` says it,
     the conversations ``narrow`` (``--project``, ``--model``) kept only because it cannot judge them
-    (:func:`~asz_core.reading.listing.unjudged_calls_line`), then :func:`also_held_line` of ``held`` when any."""
+    (:func:`~asz_core.reading.listing.unjudged_calls_line`), then :func:`also_held_line` of ``held`` when any, then
+    for ``asz usage instance`` each instance id two sending roots or more sent under (``roots``:
+    :func:`~asz_core.storage.sender_roots.two_roots_in`; trial 34b F3), whose row sums them."""
     from ..reading.listing import unjudged_calls_line
+    from ..reading.termtext import visible
+    from ..storage.sender_roots import two_roots_line
 
     if kept := unjudged_calls_line(counted, *narrow, shown):
         typer.echo(kept, err=err)
     if held:
         typer.echo(also_held_line(held, shown), err=err)
+    for d in roots:
+        typer.echo("note: " + two_roots_line(d, visible(d["instance"] or "(no instance id)")), err=err)
 
 
 def also_held_rows(storage: Path, counted: list, table, first: int | None, last: int | None) -> list[dict]:

@@ -258,7 +258,7 @@ def send_metrics(p) -> None:
             continue
         now_sent.update(head=head.path.name, executions_seq=_top_seq(sdir))
         if points:
-            res = resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer)
+            res = resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer, p.root)
             ans = p.request("metrics", metrics_request(points, res))
             if not ans.ok:
                 p.problem(f"metrics of {session}: {ans.error}")

@@ -239,7 +239,7 @@ class _Pass(Elsewhere, Rests):
 
         # the resource, with no record, names this instance to the receiver (its seen list: trial 32c F3)
         ans = self.snd.send("logs", ExportLogsServiceRequest(resource_logs=[ResourceLogs(
-            resource=resource(self.cfg.service_name or PROBE_SERVICE, self.instance, self.cfg.layer))]))
+            resource=resource(self.cfg.service_name or PROBE_SERVICE, self.instance, self.cfg.layer, self.root))]))
         self.rep.requests += ans.sent
         return ans if ans.error else None
 
@@ -268,7 +268,7 @@ class _Pass(Elsewhere, Rests):
             if not groups or groups[-1][0] != f"{f.session}\x00{service}":
                 groups.append((f"{f.session}\x00{service}", []))
             groups[-1][1].append(d.record)
-        req = logs_request([(resource(key.split("\x00", 1)[1], self.instance, self.cfg.layer), recs) for key, recs in groups])
+        req = logs_request([(resource(key.split("\x00", 1)[1], self.instance, self.cfg.layer, self.root), recs) for key, recs in groups])
         ans = (self.probe() if req.ByteSize() > PROBE_OVER else None) or self.request("logs", req)
         if not ans.ok:
             self.failure = ans.error

@@ -50,7 +50,7 @@ from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
-from .wire import ASSEMBLE, REPLACES, REREAD, REST
+from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
 from ..logstamp import log_stamp
 from ..termsafe import EscapingStream, one_line
 from ..storage.erased_list import erased_refusal
@@ -110,7 +110,7 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
     held_by: dict[tuple, int] = {}  # (session directory, instance, service) -> its files refused as held here whole
     for rl in req.resource_logs:
         res = attrs_of(rl.resource)
-        who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
+        who = _who(res, credential)
         if rl.scope_logs:
             senders.add(str(who["instance"]) if who["instance"] is not None else "(no service.instance.id)")
         for sl in rl.scope_logs:
@@ -163,6 +163,20 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
     finally:
         release(claimed)  # the sender record holds what landed: the next request reads the owner there
     return _answered(receiver, err, quiet, credential, names, senders, (landed, same), refused, held_by)
+
+
+def _who(res: dict, credential: str | None) -> dict:
+    """Who sent a resource's records (``res``: its attributes): ``instance`` and ``service`` (its
+    ``service.instance.id`` and ``service.name``, None when absent), ``credential``, and ``root`` when it names its
+    sending root (``asz.root.id``, :func:`_root_id`; trial 34b F3: none from a pusher before 2026-12-06)."""
+    who = {"instance": res.get("service.instance.id"), "service": res.get("service.name"), "credential": credential}
+    return {**who, "root": res[ROOT_ID]} if _root_id(res.get(ROOT_ID)) else who
+
+
+def _root_id(value: object) -> bool:
+    """True when ``value`` (a resource's ``asz.root.id``) is a root id as asz makes them, 32 lower-case hex digits;
+    anything else is not kept (a sender's word: nothing of it reaches a reader's terminal)."""
+    return isinstance(value, str) and len(value) == 32 and all(c in "0123456789abcdef" for c in value)
 
 
 def _seq(value: object) -> int:
@@ -384,7 +398,8 @@ _senders_lock = threading.Lock()
 
 
 def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_named: bool = False) -> None:
-    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``)
+    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``, and
+    ``root`` when the request named its sending root, ``asz.root.id``: trial 34b F3)
     to the sender record of each file's session (:func:`asz_core.storage.senders.append_senders`), ``received_at``
     now; rounds (``_conversations/…``) have none (a conversation's senders are its sessions'). One writer at a time.
     ``unless_named``: files that arrived again, each written only when the record names no line of it (a receiver
@@ -399,7 +414,7 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
         if not e["file"].startswith("_"):
             by_session.setdefault(e["file"].split("/", 1)[0], []).append(
                 {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
-                 "service": e["service"], "credential": e["credential"]})
+                 "service": e["service"], "credential": e["credential"], **({"root": e["root"]} if e.get("root") else {})})
     with _senders_lock:
         # the first record: nothing landed here before records (no list, no record yet; _received/ itself may hold
         # only the lock files of the requests in flight, asz_core.storage.landing)

@@ -9,7 +9,7 @@ else the runtime of the session, e.g. ``Claude Code``), ``service.instance.id``
 (``instance_id``, else ``user@host``), ``service.layer`` (``layer``,
 ``AI_AGENT``), ``telemetry.sdk.name`` ``asz``, ``telemetry.sdk.version`` (asz's
 version), ``telemetry.sdk.language`` ``python`` (the original wrote ``go``:
-the language of the program that sent it). Scope:
+the language of the program that sent it), ``asz.root.id`` (:data:`ROOT_ID`: the sending root's id). Scope:
 ``github.com/apache/skywalking-ai-sessionizer`` with asz's version.
 
 Record attributes: ``asz.format`` (``sd``/``sf``), ``asz.format.version``
@@ -56,7 +56,7 @@ from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.readings import reread_of_file
 
-__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE", "REST", "REREAD"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE", "REST", "REREAD", "ROOT_ID"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -79,6 +79,10 @@ ASSEMBLE = "asz.chain.assemble"
 #: file of its stream. A receiver that holds those records from this root lands it as records landed again, as this
 #: root holds them (push.md, The rest of a stream; the original asz sends no such attribute and ignores it).
 REST = "asz.rest"
+#: The resource attribute naming the sending storage root (32 hex digits, made once per root and kept in it:
+#: :func:`~asz_core.storage.sender_roots.root_id`): an asz receiver keeps it in each sender line, so two roots sending
+#: under one ``service.instance.id`` are told apart and said (trial 34b F3); the original sends none and ignores it.
+ROOT_ID = "asz.root.id"
 #: The record attribute (int) of a landed file holding the new reading of a source read again from its start (``asz
 #: sources --reset-conflict S --reread``): the seq that reading starts at, its cursor's ``reread_seq``
 #: (:func:`~asz_core.storage.readings.reread_of_file`). An asz receiver walks the files of that stream and kind from it
@@ -152,12 +156,23 @@ def runtime_of(dialect: str) -> str:
     return _RUNTIMES.get(name, name or "unknown")
 
 
-def resource(service_name: str, instance_id: str, layer: str) -> Resource:
-    """The resource of §8.4 (all strings)."""
+def resource(service_name: str, instance_id: str, layer: str, root: str | os.PathLike | None = None) -> Resource:
+    """The resource of §8.4 (all strings), with :data:`ROOT_ID` when ``root`` (the sending storage root) is given."""
     return Resource(attributes=kvs([
         ("service.name", service_name), ("service.instance.id", instance_id), ("service.layer", layer),
         ("telemetry.sdk.name", "asz"), ("telemetry.sdk.version", __version__), ("telemetry.sdk.language", "python"),
+        (ROOT_ID, _root_id(root) if root is not None else ""),
     ]))
+
+
+def _root_id(root: str | os.PathLike) -> str:
+    """:func:`~asz_core.storage.sender_roots.root_id` of ``root``; '' (not sent) when it can be neither read nor made."""
+    from ..storage.sender_roots import root_id
+
+    try:
+        return root_id(root)
+    except OSError:
+        return ""
 
 
 @attrs.define

@@ -33,9 +33,13 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
     ``last_seen`` (RFC 3339: the later of ``last_received`` and its last accepted request; None: never) and
     ``last_seen_ms``, ``seen_in_window`` (requests taken inside ``window``, files or not; None without a window) and
     ``refused`` (None, or ``{"why", "last", "requests"}``: the refusal of its last refused request, when, and how
-    many requests were refused in all); an instance the seen list alone names is a row with ``files`` 0. Never
+    many requests were refused in all); an instance the seen list alone names is a row with ``files`` 0. ``roots``:
+    the sending roots its lines name (``[{"root", "files", "first_received", "last_received"}]``, by first file; []
+    for lines of a pusher before 2026-12-06, which names none) and ``two_roots``: None, or ``{"since", "apart"}`` when
+    two roots or more sent under the id (:func:`~asz_core.storage.sender_roots.two_roots`; trial 34b F3). Never
     raises (a record that cannot be read reads empty)."""
     from ..sessiondata.times import parse_instant
+    from ..storage.sender_roots import roots_of
     from ..storage.senders import RECEIVED, UNVERIFIED, read_senders
     from ..view.usage_report import ms_in_window
 
@@ -47,16 +51,19 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
                                       "first_received": None, "last_received": None, "last_received_ms": None,
                                       "first_ms": None, "in_window": 0 if window is not None else None,
                                       "last_seen": None, "last_seen_ms": None,
-                                      "seen_in_window": 0 if window is not None else None, "refused": None})
+                                      "seen_in_window": 0 if window is not None else None, "refused": None,
+                                      "roots": [], "two_roots": None})
 
     folder = Path(root) / RECEIVED
     paths = sorted(folder.glob("*.senders")) if folder.is_dir() else []
+    every: list[dict] = []
     for path in paths:
         seen: set[Optional[str]] = set()
         for e in read_senders(path).entries:
             if e.get(UNVERIFIED):
                 unverified += 1
                 continue
+            every.append(e)
             name = e.get("instance") if isinstance(e.get("instance"), str) else None
             row = row_of(name)
             row["files"] += 1
@@ -75,6 +82,10 @@ def activity(root: str | os.PathLike, window: Optional[tuple[Optional[int], Opti
             if window is not None:
                 row["in_window"] += ms_in_window(ms, *window)
     _seen(root, row_of, window)
+    for d in roots_of(every):  # the roots each sent from (trial 34b F3: two roots under one name were one row, unsaid)
+        row = row_of(d["instance"])
+        row["roots"] = d["roots"]
+        row["two_roots"] = {"since": d["since"], "apart": d["apart"]} if d["since"] else None
     out = []
     for row in sorted(rows.values(), key=lambda r: (r["instance"] is None, r["instance"] or "")):
         row.pop("first_ms")

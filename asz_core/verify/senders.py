@@ -21,7 +21,9 @@ from pathlib import Path
 
 from ..flow.round import landed_file_digest
 from ..storage.erased_list import erased_names
+from ..storage.sender_roots import two_roots, two_roots_line
 from ..storage.senders import BEFORE, RECEIVED, read_senders, senders_summary
+from ..termsafe import one_line
 from .report import Problem, Section
 
 __all__ = ["SENDER_RECORD", "check_senders"]
@@ -130,7 +132,8 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
     session directory's) that does not read or breaks the chain, or names a file the root does not hold with that
     digest, and one note ``received (sender record, _received/): N landed file(s): N from INSTANCE (credential NAME), …``.
     Count
-    ``sender_lines`` when not 0. Nothing when the root has no ``_received``. ``sessions``: the session directories
+    ``sender_lines`` when not 0. One more note per instance id more than one sending root sent under
+    (:func:`~asz_core.storage.sender_roots.two_roots_line`, count ``two_roots``; trial 34b F3). Nothing when the root has no ``_received``. ``sessions``: the session directories
     checked, each one ``asz receive`` landed held to have a record naming each of its landed files (:func:`_unrecorded`)."""
     base = root / RECEIVED
     if not base.is_dir():
@@ -165,3 +168,6 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
     if who:
         section.notes.append(f"received (sender record, {RECEIVED}/): {lines} landed file(s): {who}")
         section.counts["sender_lines"] = lines
+    if two := two_roots(every):  # one instance id, two sending roots (trial 34b F3): said, never merged unsaid
+        section.notes += [two_roots_line(d, one_line(d["instance"] or "(no instance id)")) for d in two]
+        section.counts["two_roots"] = len(two)
