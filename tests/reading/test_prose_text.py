@@ -41,12 +41,19 @@ def _source_calls(corpus_source: Path) -> list[dict]:
 
 def _blocks(text: str) -> list[list[str]]:
     """The text form's blocks (a header or one line), split at its blank-line-then-[TS] / === boundaries; a text's
-    lines without their quote (``| ``, ``|`` on an empty one: trial 34c F1)."""
+    lines without their quote (``| ``, ``|`` on an empty one: trial 34c F1). Every line of a line's block after its
+    ``[TS]`` head is a text's, so it must be quoted (the block's last, empty line ends it): an unquoted one fails here
+    (review34: this helper took quoted and unquoted lines alike, so these tests passed with the quoting undone)."""
     out: list[list[str]] = []
-    for line in text.split("\n"):
+    for n, line in enumerate(text.split("\n"), 1):
         if line.startswith("=== conversation ") or (BLOCK_HEAD.match(line) and (not out or out[-1][-1] == "")):
             out.append([line])
-        elif out:
+        elif not out:
+            continue
+        elif out[-1][0].startswith("=== "):
+            out[-1].append(line)  # a header's own lines (key: value) are asz's, never quoted
+        else:
+            assert line.startswith("| ") or line in ("|", ""), f"line {n}: a text's line not quoted: {line[:80]!r}"
             out[-1].append(line[2:] if line.startswith("| ") else "" if line == "|" else line)
     return out
 
