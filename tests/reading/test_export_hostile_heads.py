@@ -69,11 +69,19 @@ def test_no_export_head_steers_a_terminal(root, tmp_path, form):
     data = out.read_text(encoding="utf-8")
     assert "PWNED-TERMTITLE" in data  # the planted fields are in the file
     assert _steering(data) == []
+    shown = "\\x1b]0;PWNED-TERMTITLE\\x07RED \\x1b]8;;http://evil.example/\\x1b\\osc8link\\x1b]8;;\\x1b\\\\x0d"
+    model = "claude-<b>x</b><script>document.title='PWNED-MODEL'</script>"
+    if form[0] == "text":  # review34: the head's own lines, each the whole value on one line, its controls as escapes
+        head = data.split("\n\n", 1)[0].split("\n")
+        assert f"project: /tmp/<script>x</script>{shown}" in head and f"branch: <img src=x>{shown}" in head, head
+        assert f"models: {model}" in head and f"cost_by_kind_line: unpriced (no price for {model})" in head, head
+    if form[0] == "html":  # review34: the head's values escaped as HTML, the controls as their escapes, in the page
+        escaped = shown.replace("<", "&lt;")[:-len("\\x0d")]  # the CR: the html keeps it (HTML white space)
+        assert f"/tmp/&lt;script&gt;x&lt;/script&gt;{escaped}" in data and f"&lt;img src=x&gt;{escaped}" in data
+        assert "<script>" not in data and "<img src=x>" not in data and "<b>x</b>" not in data
     if form[0] == "md":  # the head's project, branch, models and both unpriced lines, each one line, escaped
         head = data.split("\n## ", 1)[0]
-        shown = "\\x1b]0;PWNED-TERMTITLE\\x07RED \\x1b]8;;http://evil.example/\\x1b\\osc8link\\x1b]8;;\\x1b\\\\x0d"
         assert f"- project /tmp/<script>x</script>{shown} on branch <img src=x>{shown}, " in head
-        model = "claude-<b>x</b><script>document.title='PWNED-MODEL'</script>"
         assert f"\n- models {model}\n" in head and head.count(f"(no price for {model})") == 2
         # F10: the texts' raw HTML, script link and remote image are said at the top, counted from the file
         warning = next(x for x in data.split("\n") if x.startswith("- **warning: active content:** "))

@@ -12,7 +12,12 @@ Real input: the shared Claude Code corpus collected and parsed by the real ``asz
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from asz_core.flow.chain import conversation_dirs
 from asz_core.view.chain import ChainReader
@@ -55,3 +60,50 @@ def test_lines_are_kept_only_where_asked_or_an_execution_record_may_ask(corpus_c
             assert lines == read_sealed(Path(path))[2][4]
         checked += bool(kept.bound_lines)
     assert checked >= 5
+
+
+def test_a_row_lets_go_of_each_files_bytes_once_its_records_are_read(corpus_dir, tmp_path, monkeypatch):
+    """While a list row is built, each landed file's bytes (and its split lines) go once its records are read: when
+    the last file's records are kept, what ``read_sealed`` read of the earlier files is no longer held (review34:
+    dc3b347b's ``read[i] = None`` had no test). Real input: the corpus project personal-site-next collected by the real
+    ``asz collect --once`` with a 20 kB budget (5 landed files); tracemalloc counts the blocks allocated in
+    ``read_sealed`` that are still alive as each file's records are kept."""
+    import inspect
+    import shutil
+    import tracemalloc
+
+    from asz_core.view import session_records
+
+    d = corpus_dir / "claude-code" / "projects" / "-Users-alex-workspace-personal-site-next"
+    if not d.is_dir():
+        pytest.skip(f"{d} is absent")
+    shutil.copytree(d, tmp_path / "src" / d.name)
+    root = tmp_path / "root"
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--max-delta-bytes", "20000",
+                        "--source", str(tmp_path / "src"), "--root", str(root)], capture_output=True, text=True,
+                       cwd=tmp_path, env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "home")}, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (cid,) = _conversations(root)
+    sizes = [p.stat().st_size for p in (root / cid).glob("streams/main/transcript-*.sd")]
+    assert len(sizes) >= 4, sizes
+    src, first = inspect.getsourcelines(session_records.read_sealed)
+    where = range(first, first + len(src))
+    held: list[int] = []
+    real = session_records.LandedSession._entry
+
+    def spy(self, *a, **k):  # the real method runs; this only counts what is alive when it is called
+        stats = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, session_records.__file__)])
+        held.append(sum(s.size for s in stats.statistics("lineno") if s.traceback[0].lineno in where))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(session_records.LandedSession, "_entry", spy)
+    tracemalloc.start()
+    try:
+        build_summary(root, cid)
+    finally:
+        tracemalloc.stop()
+    assert len(held) == len(sizes)
+    # before: every file's bytes and lines were alive to the end (held[-1] over twice their sum); now about the last
+    # file's own
+    assert held[-1] < sum(sizes), (held, sizes)
+    assert held[0] > max(sizes)  # the count sees read_sealed's blocks: all files are read before the first is kept
