@@ -139,7 +139,7 @@ def _table(rows: list[dict], window, unverified: int) -> None:
                 said.append(f"quiet since {_when(row['last_seen_ms'])}")
             elif row["quiet"] and not row["refused"]:
                 said.append("never sent")
-            if row["two_roots"]:  # two roots under one name (trial 34b F3): the note below says them
+            if row.get("two_roots"):  # two roots under one name (trial 34b F3): the note below says them
                 said.append(f"{len(row['roots'])} roots since {row['two_roots']['since']}")
             if row["expected"]:
                 said.append("expected")

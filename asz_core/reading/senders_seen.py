@@ -148,7 +148,7 @@ def expected_rows(rows: list[dict], expect: Iterable[str], window_given: bool) -
             out.append({"instance": n, "credentials": [], "files": 0, "sessions": 0, "first_received": None,
                         "last_received": None, "last_received_ms": None, "in_window": 0 if window_given else None,
                         "last_seen": None, "last_seen_ms": None, "seen_in_window": 0 if window_given else None,
-                        "refused": None, "expected": True, "quiet": True})
+                        "refused": None, "roots": [], "two_roots": None, "expected": True, "quiet": True})
     return out
 
 

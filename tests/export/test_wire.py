@@ -88,6 +88,8 @@ def test_an_official_receiver_sees_the_resource_scope_and_attributes(root):
             "service.name": ("string_value", "Claude Code"), "service.instance.id": ("string_value", "me@laptop"),
             "service.layer": ("string_value", "AI_AGENT"), "telemetry.sdk.name": ("string_value", "asz"),
             "telemetry.sdk.version": ("string_value", __version__), "telemetry.sdk.language": ("string_value", "python"),
+            # the sending root's id, made once and kept in the root (trial 34b F3)
+            "asz.root.id": ("string_value", (root / "_export" / "root.id").read_text().strip()),
         }
         for sl in rl.scope_logs:
             assert sl.scope.name == "github.com/apache/skywalking-ai-sessionizer"
