@@ -18,14 +18,23 @@ def undescribed_line(undescribed: dict[str, int], key: str = "conversation", sho
     """The line under the table naming each conversation (by ``shown``: its shortest prefix unique in the root) holding transcript records its dialect
     could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are
     not conversations (``key``: date, week, month, block, project, model) no row is marked, so the line says they are
-    in no row and counts them (not read, a record has no day or model to fall under)."""
+    in no row and counts them (not read, a record has no day or model to fall under). It names the first
+    :data:`NAMED` by id and counts the rest, which ``--json`` lists (trial 35a F8: a 2.5 KB line naming 44)."""
     where = "so in no figure above: transcript records the dialect could not read"
     if key in ROW_OF:
         row, unknown = ROW_OF[key]
         where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
                  "could not read" + (f", whose {unknown} is not known" if unknown else ""))
+    named = sorted(undescribed.items())
+    more = len(named) - NAMED
     return (f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under "
-            "undescribed): " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in sorted(undescribed.items())))
+            "undescribed): " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in named[:NAMED])
+            + (f", and {more} more conversation(s) holding {sum(n for _c, n in named[NAMED:]):,} record(s) (--json lists "
+               "every one: undescribed)" if more > 0 else ""))
+
+
+#: How many conversations the undescribed line names by id before it counts the rest.
+NAMED = 10
 
 
 def held_line(rows: list[dict], shown: Callable[[str], str] = str) -> str:
