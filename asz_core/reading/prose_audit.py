@@ -229,20 +229,23 @@ class Audit:
 
     def place_untimed(self, turn_ends: dict) -> None:
         """Place each record still held (:meth:`_placed`): at its turn's recorded end (``turn_ends``: :func:`turn_at`,
-        Kiro's replies), else at the next record of its stream that has a time (held at the stream's end: none yet,
-        so in no window until one lands). The rule of docs/reading.md ("A record with no time of its own"): a record is
-        written no later than the next one, so the place holds whatever lands later."""
+        Kiro's replies), else at the place of the next record of its stream that has one, its own time
+        (:meth:`_settle`) or its turn's end (Kiro's tool results, written between two replies with no time of their
+        own: trial 35b F2, they were in no window, so a closed day's calls read ``no_result_in_window``); held at the
+        stream's end (none yet, so in no window until one lands). The rule of docs/reading.md ("A record with no time
+        of its own"): a record is written no later than the next one, so the place holds whatever lands later."""
         for stream, held in list(self._untimed.items()):
-            keep = []
-            for item in held:
+            keep, after = [], None
+            for item in reversed(held):
                 ms = turn_ends.get(item[0])
-                if ms is None:
+                after = ms if ms is not None else after
+                if after is None:
                     keep.append(item)
                     continue
-                self.next_at[item[0]] = ms
-                if ms_in_window(ms, *self.window):
+                self.next_at[item[0]] = after
+                if ms_in_window(after, *self.window):
                     self._add(*item[1:])
-            self._untimed[stream] = keep
+            self._untimed[stream] = keep[::-1]
 
     def lines(self, header: Header, stream: str, file: str, row: int, rec: dict, line: Optional[dict]) -> list[dict]:
         """The audit lines of one record: ``line`` (the default's, or None) with its ``kind``, else a person's list
