@@ -440,7 +440,7 @@ def export(
     reason, as it lists one --since/--until cannot place (no usable round, so
     no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
-    no permission), an unknown id, filters no conversation matches (said before what several need; nothing written), a conversation with
+    no permission), an unknown id, filters no conversation matches (said before what several need; nothing written; but a --since/--until window alone into a folder that no conversation has a record in is a quiet day: an empty set, its index and manifest, exit 0), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
     json with an --out ending in .html, .json, .md, .jsonl or .txt: they go into a folder).
@@ -510,8 +510,16 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         from .conversations_cmd import with_senders
 
         rows, filters.unplaced[:] = with_senders(r, rows, instance), with_senders(r, filters.unplaced, instance)
-    # first: filters that match nothing are said (exit 1) before what several conversations would need (trial 26b F6)
-    _no_match(r, bool(rows or filters.unplaced), project, since, until, instance)  # as an unknown id (trial 15, F7)
+    # first: filters that match nothing are said (exit 1) before what several conversations would need (trial 26b F6);
+    # a window alone into a folder is a quiet day: its empty set is written, exit 0 (trial 35b F4)
+    quiet = not (rows or filters.unplaced) and _quiet_day(out, fmt, project, instance, given)
+    _no_match(r, bool(rows or filters.unplaced) or quiet, project, since, until, instance)  # as an unknown id (trial 15, F7)
+    if quiet:
+        from ..view.document import list_conversations
+
+        typer.echo(f"asz export: quiet: no conversation has a record in --since {since or '(none)'} --until "
+                   f"{until or '(none)'} (of {len(list_conversations(r))} in {r}); an empty set is written to {out}, "
+                   "its index and manifest saying so (asz verify --export checks it)", err=True)
     if fmt in ("html", "json") and out is None:
         raise _usage(f"several conversations as {fmt} need --out DIR")
     if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:
@@ -534,6 +542,15 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     if n and out is None:
         stdout_note(prose, EXT[fmt])
     return unverified
+
+
+def _quiet_day(out: Optional[Path], fmt: str, project: str, instance: str, given: Optional[str]) -> bool:
+    """Whether a ``--since``/``--until`` window that holds no conversation is a quiet day rather than filters that
+    match nothing: the window alone (no ``--project``, ``--instance`` or ID) into a folder ``out`` (not stdout, not
+    one stream file), so that a daily job's archive holds a verifiable empty set for the day (trial 35b F4)."""
+    if out is None or project or instance or given is not None or one_stream_file(out, fmt):
+        return False
+    return out.is_dir() or not out.exists() and out.suffix.lower() not in FILE_SUFFIXES
 
 
 def _no_match(r: Path, matched: bool, project: str, since: str, until: str, instance: str = "") -> None:
