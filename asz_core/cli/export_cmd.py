@@ -148,6 +148,8 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
 
         turns = _windowed(turns, prose, audit, row, lambda: audit.turn_at if audit else turn_at(build(root, cid, hide)))
         written = masked_lines(turns, prose.masker)
+        if fmt == "text" and audit is not None:  # a command as typed, its output as md reads it (render 6)
+            audit.as_typed(turns)
         _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0, prose.stats.thinking_redacted)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]

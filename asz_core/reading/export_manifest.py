@@ -33,7 +33,7 @@ from typing import Callable, Optional
 import orjson
 
 from ..view.chain import as_of
-from .export_render import RENDER, as_render
+from .export_render import RENDER, as_render, drawing
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
 
@@ -377,8 +377,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         if not problems:
             said.append(f"{cid}: head round {now['head'].get('round')} and its {len(was)} landed file(s) are the "
                         "manifest's, and verify")
-        with as_of(cid, upto) if upto is not None else nullcontext():  # the manifest's round (trial 31b F1)
-            made, got = again_of(cid)
+        with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1)):
+            made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
     again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
     entries, spans = mask_places(again, seen), None

@@ -24,16 +24,45 @@ could hide behind it).
 - render 5: in the text form, ``| `` also follows each U+2028 and U+2029 in a text (a line break to an editor, a
   Markdown viewer and ``str.splitlines()``), so no text reads there as a line of asz's own (review34, after trial
   34c F1); the other forms are drawn as render 4 draws them.
+- render 6: the text form's header gives ``window_local`` after ``window``: the ``--tz`` zone and the window's ends
+  in it (:func:`~asz_core.reading.prose_text.window_local`; trial 35b F6), and its ``command`` and
+  ``command_output`` lines give a runtime's command as typed and its output as md reads them (``! uv run ty check``,
+  not ``<bash-input>uv run ty check</bash-input>``: :func:`~asz_core.reading.prose_text.plain_blocks`; trial 35b F8);
+  the other forms are drawn as render 5 draws them. What render 6 drew of a command cannot be taken back off the
+  bytes (the markup went), so the copy of an older render is made again drawing its commands as that render did
+  (:func:`drawing`, :func:`drawn`).
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
 
-__all__ = ["RENDER", "as_render"]
+__all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 5
+RENDER = 6
+#: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
+_DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
+
+
+def drawn() -> int:
+    """The render number a copy is being drawn as now (:data:`RENDER` unless :func:`drawing` says otherwise)."""
+    return _DRAWN.get()
+
+
+@contextmanager
+def drawing(render: int) -> Iterator[None]:
+    """Draw copies as render ``render`` did inside the block, where a later render's change cannot be removed from
+    the bytes by :func:`as_render` (render 6's commands as typed); ``asz verify --export`` makes an older copy again
+    so."""
+    token = _DRAWN.set(min(int(render), RENDER))
+    try:
+        yield
+    finally:
+        _DRAWN.reset(token)
 
 _TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
 #: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.
@@ -48,6 +77,8 @@ _TEXT_QUOTED_SAID = re.compile(rb'^texts: quoted, [^\n]*\n', re.M)
 _TEXT_QUOTE = re.compile(rb"^\| ?", re.M)
 #: Render 5's text form: the quote after a U+2028 or U+2029 (UTF-8 ``e2 80 a8``/``e2 80 a9``) in a text.
 _TEXT_SEPARATOR_QUOTE = re.compile(rb"(?<=\xe2\x80[\xa8\xa9])\| ")
+#: Render 6's ``window_local`` line of the text form's header (asz's own line: a text's lines begin with ``| ``).
+_TEXT_WINDOW_LOCAL = re.compile(rb"^window_local: [^\n]*\n", re.M)
 #: Render 4's JSON escape of a character a JSON encoder leaves as it is (DEL, C1, the bidi overrides U+202A-U+202E
 #: and U+2066-U+2069: asz_core.reading.termtext.json_visible), not itself escaped (after an even run of backslashes).
 _JSON_VISIBLE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(007f|00[89][0-9a-f]|202[a-e]|206[6-9])")
@@ -61,16 +92,20 @@ _JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]
 
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
-    drew it: unchanged for this rendering, another format or an unknown number; for render 4 and before, the text
+    drew it: unchanged for this rendering, another format or an unknown number; for render 5 and before, the text
+    form's ``window_local`` header line (render 6) removed; for render 4 and before, the text
     form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
     the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
     what render 2 added too."""
     if render >= RENDER:
         return again
     if fmt == "text":
+        again = _TEXT_WINDOW_LOCAL.sub(b"", again)
+        if render >= 5:
+            return again
         again = _TEXT_SEPARATOR_QUOTE.sub(b"", again)
         return again if render >= 4 else _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
-    if render >= 4:  # render 5 changed the text form only
+    if render >= 4:  # render 5 and 6 changed the text form only
         return again
     if fmt == "md":
         again = _MD_WARNING.sub(rb"\1", again)

@@ -8,7 +8,7 @@ are written differs (:func:`to_text`):
 - the header: ``=== conversation ID ===`` then one ``key: value`` line per header key in the audit header's order
   (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
   ``none``; ``tokens: not recorded`` and ``cost: none (no tokens to price)`` where the runtime recorded no token
-  count: :func:`unrecorded_words`), then a blank line;
+  count: :func:`unrecorded_words`; ``window_local`` after ``window``: :func:`window_local`, render 6), then a blank line;
   its last line :data:`QUOTED_SAID`;
 - every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`), each of its lines after
   :data:`QUOTE` (``| ``; an empty one ``|``): :func:`quoted`. asz's own lines (the header's, a line's ``[TS] KIND``,
@@ -17,6 +17,8 @@ are written differs (:func:`to_text`):
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
   text quoted, then a blank line;
+- a ``command`` or ``command_output`` line's text as md reads it (:meth:`PlainAudit.as_typed`, render 6): ``! ls``,
+  not the runtime's markup;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
   JSON (a nested input: ``TodoWrite``, ``AskUserQuestion``, ``ExitPlanMode``): there its text is ``NAME: N field(s)`` and one
   ``key: value`` line per field (:func:`plain_pairs`: a nested key as its path, ``todos.1.content: Update …``), each
@@ -38,7 +40,7 @@ from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
 from .termtext import md_line, md_visible
 
 __all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
-           "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words"]
+           "plain_blocks", "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words", "window_local"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
 PLAIN_FIELDS = 40
@@ -123,6 +125,39 @@ def _head(line: dict) -> list[str]:
     return [md_line(x) for x in out] + [QUOTED_SAID]
 
 
+#: What the text form writes for an empty output (as md's ``(no output)``).
+NO_OUTPUT = "(no output)"
+
+
+def plain_blocks(blocks: list[tuple[str, str]]) -> str:
+    """A text read in blocks (:func:`~asz_core.view.titles.prompt_blocks`: ``[(kind, text)]``) as the text form writes
+    it, as md shows it (:func:`~asz_core.reading.export_blocks.markdown_blocks`) without Markdown: a command as typed
+    (``! ls``, ``/model sonnet``), an output's text without the line breaks around it, or :data:`NO_OUTPUT` when
+    empty, a standard error output under a ``stderr:`` line, the prose around them as written; a blank line between
+    two blocks."""
+    out = []
+    for kind, text in blocks:
+        if kind in ("stdout", "stderr"):
+            text = text.strip("\r\n") or NO_OUTPUT
+        out.append(f"stderr:\n{text}" if kind == "stderr" else text)
+    return "\n\n".join(out)
+
+
+def window_local(window: tuple) -> list[str]:
+    """The text header's ``window_local`` (render 6; trial 35b F6: the file named its window in UTC only, so a model
+    asked about the auditor's day saw the day before's dates): the ``--tz`` zone's name (the exporting machine's when
+    none was given, as the manifest's ``tz``), then ``window``'s ends (unix ms, either None) in that zone, RFC 3339 with
+    its offset to the millisecond (``2026-11-08T00:00:00.000+13:00``), ``none`` for an open end."""
+    import datetime as dt
+
+    from ..view.zone import reader_zone, zone_name, zone_of
+
+    zone = reader_zone() or zone_of(None)
+    ends = [dt.datetime.fromtimestamp(ms / 1000, zone).isoformat(timespec="milliseconds") if ms is not None else None
+            for ms in window]
+    return [zone_name(), *(e if e is not None else "none" for e in ends)]
+
+
 def unrecorded_words(figures: dict) -> dict:
     """``figures`` (the audit header, or its ``in_window``) with, where ``usage_recorded`` is false (no call recorded a
     token count: :func:`~asz_core.reading.audit_usage.usage_figures`), ``tokens`` as ``not recorded`` and ``cost`` as
@@ -161,7 +196,34 @@ def to_text(lines: Iterable[dict]) -> bytes:
 
 class PlainAudit(Audit):
     """The audit form of ``--format text``: :class:`~asz_core.reading.prose_audit.Audit`, a tool call whose input
-    ``--audit`` writes as JSON (:func:`json_gist`) given as ``key: value`` lines instead (:func:`plain_summary`)."""
+    ``--audit`` writes as JSON (:func:`json_gist`) given as ``key: value`` lines instead (:func:`plain_summary`), and
+    the header's ``window`` followed by ``window_local`` (:func:`window_local`)."""
+
+    def as_typed(self, lines: list[dict]) -> None:
+        """Each ``command`` and ``command_output`` line of ``lines`` (masked already) with its text as
+        :func:`plain_blocks` gives it (render 6; in place): a runtime's markup read by its adapter
+        (:func:`~asz_core.view.titles.prompt_blocks`), as md shows it (trial 35b F8)."""
+        from ..view.titles import prompt_blocks
+        from .export_render import drawn
+
+        if drawn() < 6:
+            return
+        for line in lines:
+            if line.get("kind") in ("command", "command_output") and isinstance(line.get("text"), str):
+                blocks = prompt_blocks(line["text"], self.dialect)
+                if blocks != [("text", line["text"])]:
+                    line["text"] = plain_blocks(blocks)
+
+    def header(self, *args, **kwargs) -> dict:
+        head = super().header(*args, **kwargs)
+        if "window" not in head or self.window is None:
+            return head
+        out = {}
+        for k, v in head.items():
+            out[k] = v
+            if k == "window":
+                out["window_local"] = window_local(self.window)
+        return out
 
     def _summary(self, dialect: str, p: dict, call: dict, n: int) -> str:
         data = p.get("data") if p.get("data") is not None else p.get("text")
