@@ -228,17 +228,13 @@ class Audit:
                 self._add(delta, taken, companions)
 
     def place_untimed(self, turn_ends: dict) -> None:
-        """Place each record still held (:meth:`_placed`): at its turn's recorded end (``turn_ends``: :func:`turn_at`,
-        Kiro's replies), else at the place of the next record of its stream that has one, its own time
-        (:meth:`_settle`) or its turn's end (Kiro's tool results, written between two replies with no time of their
-        own: trial 35b F2, they were in no window, so a closed day's calls read ``no_result_in_window``); held at the
-        stream's end (none yet, so in no window until one lands). The rule of docs/reading.md ("A record with no time
-        of its own"): a record is written no later than the next one, so the place holds whatever lands later."""
+        """Place each record still held (:meth:`_placed`) at its turn's recorded end (``turn_ends``: :func:`turn_at`),
+        else at the next held record's so placed (Kiro's tool results between replies: trial 35b F2), else held (none
+        yet: in no window until one lands). docs/reading.md ("A record with no time of its own")."""
         for stream, held in list(self._untimed.items()):
             keep, after = [], None
             for item in reversed(held):
-                ms = turn_ends.get(item[0])
-                after = ms if ms is not None else after
+                after = turn_ends.get(item[0], after)
                 if after is None:
                     keep.append(item)
                     continue
