@@ -359,6 +359,9 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
             raise typer.Exit(130)
         typer.echo(interrupted_line(out, bar.done, len(rows), resume), err=True)
         raise typer.Exit(130)
+    finally:
+        if resume is not None:  # the folder's lock: the next export into it goes on
+            resume.release()
     return len(rows) - len(skipped), len(flagged) + len(skipped) - sum(x.get("state") == "verified" for x in unplaced)
 
 

@@ -7,6 +7,7 @@ docs/verify.md, "A folder export"."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -157,10 +158,33 @@ def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool) -> Re
     export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note."""
     prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
     out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
+    lock = folder_lock(out)  # one export into a folder at a time (trial 35b F5)
     (out / FOLDER_MANIFEST).unlink(missing_ok=True)
     remove_parts(out)  # a kill -9 left it: never a whole file
     prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
-    return Resume(out, r, fmt, made(), prose.table, thinking)
+    resume = Resume(out, r, fmt, made(), prose.table, thinking)
+    resume.lock = lock
+    return resume
+
+
+def folder_lock(out: Path) -> int | None:
+    """An exclusive ``flock`` on the folder ``out`` itself (its descriptor, returned; None where the system has no
+    flock), held until :meth:`~asz_core.cli.export_resume.Resume.release` or the process ends: a second export into
+    the same folder waits for the first to end, said on stderr, then finds its copies there and makes again only what
+    changed (trial 35b F5: two at once, the second said it "resumed an interrupted export" of the first's partial
+    manifest, and each removed the other's ``.part`` files). No file is added to the folder."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): as before
+        return None
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        typer.echo(f"asz export: another asz export is writing into {out}: waiting for it to end (then this one makes "
+                   "again only what changed)", err=True)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
 
 
 def interrupted_line(out: Path | None, done: int, total: int, resume: Resume | None) -> str:

@@ -90,6 +90,8 @@ class Resume:
 
         write_whole(self.path, b"".join(orjson.dumps(e) + b"\n" for e in self.entries.values()))  # no torn tail
         self.there: list[str] = []
+        #: the folder's lock (:func:`~asz_core.cli.export_folder.folder_lock`), released by :meth:`release`
+        self.lock: Optional[int] = None
         self._key: dict[str, str] = {}
         self._base = self._base_key(made, prices) if self.keep else b""
 
@@ -172,6 +174,12 @@ class Resume:
         with open(self.path, "ab") as f:
             f.write(orjson.dumps(e) + b"\n")
         self.entries[cid] = e
+
+    def release(self) -> None:
+        """Let the next export into the folder go on (:attr:`lock` closed; also when the process ends)."""
+        if self.lock is not None:
+            os.close(self.lock)
+            self.lock = None
 
     def done(self) -> None:
         """Every copy and the index page are written: the partial manifest goes (before the folder manifest is

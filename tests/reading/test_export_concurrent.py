@@ -1,0 +1,69 @@
+"""Two folder exports into one folder at once (trial 35b F5: both exited 0, but the second said it "resumed an
+interrupted export" of the first's partial manifest, though nothing was interrupted, and each removes a ``.part``
+the other is writing): the folder is locked (``flock`` on the folder itself, no file added), the second waits for the
+first, says so, then finds the first's copies and leaves them as they are.
+
+Real processes (``python -m asz_core.cli.main``) on the Claude Code corpus collected; the lock the first holds is
+taken here with the same ``flock`` where the order must be known."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+
+from reading_helpers import REPO, asz
+
+WAIT = "another asz export is writing into"
+
+
+def _export(root, out, err=subprocess.PIPE) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--tz", "UTC",
+                             "--format", "text", "--root", str(root), "--out", f"{out}/"],
+                            stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO)
+
+
+def test_an_export_waits_for_the_one_writing_into_its_folder(corpus_root, tmp_path):
+    out = tmp_path / "day"
+    out.mkdir()
+    fd = os.open(out, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as an export at work holds it
+    with open(tmp_path / "err", "w") as err:
+        p = _export(corpus_root, out, err)
+        try:
+            deadline = time.monotonic() + 120
+            while WAIT not in (tmp_path / "err").read_text() and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert p.poll() is None and WAIT in (tmp_path / "err").read_text()
+            assert list(out.iterdir()) == []  # waiting: nothing written or removed while the folder is held
+        finally:
+            os.close(fd)
+        p.communicate(timeout=300)
+    said = (tmp_path / "err").read_text()
+    assert p.returncode == 0, said
+    assert f"asz export: {WAIT} {out}: waiting for it to end" in said
+    assert "resumed an interrupted export" not in said
+    v = asz("verify", "--export", f"{out}/", "--root", str(corpus_root), check=False)
+    assert v.returncode == 0, v.stdout
+
+
+def test_two_at_once_write_one_folder_and_neither_says_resumed(corpus_root, tmp_path):
+    out = tmp_path / "both"
+    out.mkdir()
+    a, b = _export(corpus_root, out), _export(corpus_root, out)
+    errs = [p.communicate(timeout=600)[1] for p in (a, b)]
+    assert [a.returncode, b.returncode] == [0, 0], errs
+    assert not any("resumed an interrupted export" in e for e in errs), errs
+    assert sum(WAIT in e for e in errs) <= 1
+    alone = tmp_path / "alone"
+    p = _export(corpus_root, alone)
+    p.communicate(timeout=600)
+    names = sorted(x.name for x in out.iterdir())
+    assert names == sorted(x.name for x in alone.iterdir())
+    for n in names:
+        if n.endswith(".txt"):
+            assert (out / n).read_bytes() == (alone / n).read_bytes(), n
+    v = asz("verify", "--export", f"{out}/", "--root", str(corpus_root), check=False)
+    assert v.returncode == 0, v.stdout
