@@ -95,7 +95,13 @@ def test_a_line_separator_in_a_text_is_quoted_as_a_newline_is(corpus_dir, tmp_pa
     # a copy made before (render 4: no quote after a separator) still checks; the same bytes said to be render 5 do not
     body = json.loads((tmp_path / "audit.txt.manifest.json").read_bytes())
     assert body["render"] == 6
-    older = text.replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029").encode("utf-8")
+    from asz_core.reading.export_render import drawing
+
+    with drawing(5):  # its commands as renders before 6 drew them (the runtime's markup; trial 35b F8)
+        assert asz_in_process("export", "fe869ecb", "--format", "text", "--out", str(tmp_path / "r5.src"),
+                              "--root", str(root)).returncode == 0
+    drawn = (tmp_path / "r5.src").read_text(encoding="utf-8")
+    older = drawn.replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029").encode("utf-8")
     for name, render, code in (("r4.txt", 4, 0), ("r5.txt", 5, 1)):
         (tmp_path / name).write_bytes(older)
         (tmp_path / f"{name}.manifest.json").write_text(json.dumps({**body, "render": render, "export": {
