@@ -472,8 +472,9 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
     (trial 29a F1)."""
     gone, spans, skip_gone, laid = removed_lines(copy, again, pruned), None, set(), again
     if pruned and fmt == "text":  # the text form: block by block, as --audit's lines
-        gone |= text_removed(copy, again, pruned)
-        skip_gone = {n for line in gone for n in (line - 1, line)}
+        missing: set[int] = set()
+        gone |= text_removed(copy, again, pruned, missing)
+        skip_gone = {n for line in gone for n in (line - 1, line)} | missing
     elif pruned and fmt == "json" and (keyed := json_removed(copy, again)) is not None:  # the document key by key
         wrong = keyed[1]
         gone |= set(range(1, copy.rstrip(b"\n").count(b"\n") + 2)) if keyed[0] and not wrong else set()

@@ -366,14 +366,17 @@ def _blocks(data: bytes) -> list[dict]:
     return out
 
 
-def text_removed(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
+def text_removed(copy: bytes, again: bytes, pruned: set[str], missing: Optional[set[int]] = None) -> set[int]:
     """The lines of a ``--format text`` copy (numbers from 1) of a conversation in ``pruned`` whose block differs
     from the root's only where retention took the text (the rules :func:`removed_lines` keeps for ``--audit``'s
     lines, block by block): a header whose keys but those read from the text (:data:`_HEAD_GONE`) are the root's; a
     line paired with the root's at its time, stream and place (a tool call or not; the n-th there), whose root text
     holds a :data:`MARKER` and is the copy's but where a marker stands, its kind ``removed`` or its status
     ``refused``/``error`` as retention reads it; a ``subagent_prompt`` line the root no longer gives at a time and
-    stream the root still gives a line at."""
+    stream the root still gives a line at. A header another key of which differs from the root's (a changed byte)
+    keeps its lines of those keys not checkable, and adds to ``missing`` (when given) the place (the copy's line,
+    from 0) before which the root's line of such a key the copy lacks would stand (``removed_files``): only the
+    changed key is a problem (review35)."""
     if not pruned:
         return set()
     theirs, places, count = {}, set(), {}
@@ -382,14 +385,31 @@ def text_removed(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
         count[(b["conv"], b.get("at"))][0] += 1
         theirs[key] = b
         places.add((b["conv"], b.get("at", (None,) * 3)[:2]))
-    out, seen = set(), {}
+    out, seen, mine = set(), {}, copy.split(b"\n")
     for a in _blocks(copy):
         n = seen.setdefault((a["conv"], a.get("at")), [0])
         b, n[0] = theirs.get((a["conv"], a.get("at"), n[0])), n[0] + 1
-        if a["conv"] not in pruned or not _text_kept(a, b, places):
+        if a["conv"] not in pruned:
             continue
-        out |= set(range(a["first"] + 1, a["last"] + 3))  # with the blank line after it
+        if _text_kept(a, b, places):
+            out |= set(range(a["first"] + 1, a["last"] + 3))  # with the blank line after it
+        elif b is not None and "pairs" in a and "pairs" in b:  # another key differs: it alone is said (review35)
+            keys = [x.split(b": ", 1)[0] for x in mine[a["first"] + 1:a["last"] + 1]]
+            out |= {a["first"] + 2 + k for k, key in enumerate(keys) if _head_gone(key, a["pairs"], b["pairs"])}
+            theirs_keys = list(b["pairs"])
+            for k, key in enumerate(theirs_keys):
+                if missing is not None and key in _HEAD_GONE and key not in a["pairs"]:
+                    nxt = next((x for x in theirs_keys[k + 1:] if x in keys), None)
+                    missing.add(a["first"] + 1 + keys.index(nxt) if nxt is not None else a["last"] + 1)
     return out
+
+
+def _head_gone(key: bytes, a: dict, b: dict) -> bool:
+    """Whether a header line's ``key`` is one whose value retention may have changed (:data:`_HEAD_GONE`, or
+    ``credentials`` whose value is the root's but for the counts read from the texts retention took), so that the
+    line is not checkable even where another key of the header differs from the root's."""
+    return key in _HEAD_GONE or (key == b"credentials" and a.get(key) != b.get(key)
+                                 and _head_value(key, a.get(key)) == _head_value(key, b.get(key)))
 
 
 def _text_kept(a: dict, b: Optional[dict], places: set) -> bool:
