@@ -260,7 +260,8 @@ def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | No
     in its ``filters`` when given; ``by`` ``instance`` adds ``instances``, one ``total``-shaped row per sending
     instance (``"instance"``: ``asz usage instance``'s label, :func:`~asz_core.storage.senders.instance_label`, of
     ``senders``, and for one with no record :func:`~asz_core.storage.senders.unsent_label` of ``root``: ``this host``
-    where a collect pass of it landed it; ``"conversations"``), by name; ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
+    where a collect pass of it landed it; ``"conversations"``), by name, and ``two_roots``: the instance ids two sending
+    roots or more sent under (:func:`~asz_core.storage.sender_roots.two_roots_in`, [] when none; trial 34b F3); ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
     ``zone``)."""
     from ..storage.senders import instance_label, unsent_label
 
@@ -275,6 +276,9 @@ def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | No
             got, on_day = sum_parts(ps, since, until)[:2]
             one = hours_answer(got, counted=len(ps), conversations=len(ps), prices=prices, placed=on_day)
             answer["instances"].append({"instance": name, "conversations": len(ps), **one["total"]})
+        from ..storage.sender_roots import two_roots_in
+
+        answer["two_roots"] = two_roots_in(root)  # one id, two sending roots: its row sums them (trial 34b F3)
     elif by in ("week", "month"):
         answer["periods"] = period_rows(answer, by, zone)
     return answer

@@ -121,3 +121,31 @@ def pushed_team(corpus_dir: Path, base: Path, hosts: dict[str, tuple[str, str, s
     finally:
         rcv.stop()
     return {"team": base / "team", "roots": roots, "tokens": tokens}
+
+
+def page_json(root: Path, path: str, cwd: Path, done=lambda got: True, wait: float = 120) -> dict:
+    """The JSON a real ``asz view`` of ``root`` (a forked child on a free loopback port) answers at ``path``, asked
+    again until ``done(answer)`` (``/api/usage``: ``complete``); the page is stopped after. Asserts it answered within
+    ``wait`` seconds while running."""
+    import json
+    import time
+    import urllib.request
+
+    port = free_port()
+    page = forked.Popen([*ASZ, "view", "--root", str(root), "--port", str(port)], cwd=cwd, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as r:
+                    got = json.loads(r.read())
+                if done(got):
+                    return got
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and page.poll() is None
+            time.sleep(0.2)
+    finally:
+        page.terminate()
+        page.wait(timeout=60)

@@ -24,7 +24,7 @@ import pytest
 import forked
 from source_calls import source_calls
 
-from export_helpers import ASZ, asz, free_port
+from export_helpers import ASZ, asz, free_port, page_json
 
 NAME = "ops@hostA"
 HOSTS = {"hA": "-Users-alex-workspace-personal-site-next", "hE": "-home-user-sample-project"}
@@ -96,6 +96,10 @@ def test_two_roots_under_one_instance_id_are_said_by_senders_verify_and_usage(co
         calls = sum(len(source_calls(src)[0]) for src in (a_src, tmp_path / "hE" / "src"))
         assert [(r["instance"], r["calls"]) for r in rows] == [(NAME, calls)]  # summed under one name, and said:
         assert said in u.stderr, u.stderr
+        api = page_json(team, "/api/usage?by=instance", tmp_path, lambda got: got.get("complete"))  # the page's Usage tab by sender: the same row, and the two roots said
+        assert [(r["instance"], r["calls"]) for r in api["instances"]] == [(NAME, calls)]
+        assert [(d["instance"], [r["root"] for r in d["roots"]], d["apart"]) for d in api["two_roots"]] == \
+            [(NAME, [ids["hA"], ids["hE"]], True)]
 
         # hA sends again after hE began: the two roots' spans overlap, two machines under one name
         with (a_src / HOSTS["hA"] / "b25638d7-b104-4f06-a797-70ac33d069ed.jsonl").open("ab") as f:

@@ -13,9 +13,6 @@ import io
 import json
 import re
 import shutil
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,7 +20,7 @@ import pytest
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
-from export_helpers import ASZ, asz, free_port, sent_files
+from export_helpers import asz, page_json, sent_files
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -233,20 +230,5 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
     # the conversation's own problems (the page's problems box draws summary.problems; asz conversation, the exports)
     doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(team)).stdout)
     assert any(why in p and "credential bob cannot add to it" in p for p in doc["summary"]["problems"]), doc["summary"]
-    port = free_port()
-    page = subprocess.Popen([*ASZ, "view", "--root", str(team), "--port", str(port)], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/c/{SESSION}/view", timeout=60) as r:
-                    served = json.loads(r.read())
-                break
-            except OSError:
-                assert time.monotonic() < deadline and page.poll() is None
-                time.sleep(0.2)
-    finally:
-        page.terminate()
-        page.wait(timeout=60)
+    served = page_json(team, f"/api/c/{SESSION}/view", tmp_path, wait=60)
     assert any(why in p for p in served["summary"]["problems"]), served["summary"]["problems"]
