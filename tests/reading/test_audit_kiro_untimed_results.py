@@ -84,3 +84,6 @@ def test_the_day_before_holds_nothing_of_it(root):
     p = asz_in_process("export", "--since", "2026-05-26", "--until", "2026-05-26", "--tz", "UTC", "--in-range-only",
                        "--format", "text", "--root", str(r), env=env)
     assert V2 not in p.stdout
+    # no record of the conversation on that day at all, so nothing is written (review35: the line above alone held
+    # for an empty stdout whatever the export did; a record placed a day early makes this exit 0)
+    assert p.returncode == 1 and "no conversation matched --since 2026-05-26" in p.stderr, p.stdout + p.stderr
