@@ -3,7 +3,9 @@
 Spec: origin-digest §2.1-§2.2 (storage root, cursors), §8.1 (commands), §8.2 (asz.yaml).
 
 Exit codes: 0 done; 1 something is pending, refused or failed (one-shot
-collect), or another collector holds the root; 2 usage or configuration.
+collect), an adapter asz.yaml names is not loaded (not installed, blocked or failed; the others
+are collected: docs/configuration.md), or another collector holds the root; 2 usage or
+configuration (an adapter not loaded when nothing else could run).
 """
 
 from __future__ import annotations
