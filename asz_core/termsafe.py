@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["UNSAFE", "ESCAPES", "one_line", "shell_word", "EscapingStream"]
+__all__ = ["UNSAFE", "ESCAPES", "INVISIBLE", "one_line", "line_value", "shell_word", "EscapingStream", "LineStream"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
@@ -20,6 +20,13 @@ ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in UNSAFE}
 #: :data:`ESCAPES`, a newline as ``\\n``, and the line and paragraph separators U+2028/U+2029 (a Markdown viewer and
 #: some terminals break a line at them: trial 30c F7) as ``\\u2028``/``\\u2029``.
 _ONE_LINE = {**ESCAPES, 0x0A: "\\n", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+#: Characters a terminal draws as nothing, so two values that differ by them read alike (trial 34c F9: two titles,
+#: one with U+200B): SOFT HYPHEN, ARABIC LETTER MARK, MONGOLIAN VOWEL SEPARATOR, ZERO WIDTH SPACE, the left-to-right
+#: and right-to-left marks U+200E/U+200F, WORD JOINER and the invisible operators U+2060-U+2064, the zero-width
+#: no-break space U+FEFF. The zero-width joiner and non-joiner (emoji sequences, Persian) are kept.
+INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF])
+#: :func:`line_value`'s table: :data:`_ONE_LINE`, a tab as ``\\t`` and each :data:`INVISIBLE` character as ``\\u200b``.
+_LINE_VALUE = {**_ONE_LINE, 0x09: "\\t", **{c: f"\\u{c:04x}" for c in INVISIBLE}}
 
 
 def one_line(text: str) -> str:
@@ -27,6 +34,16 @@ def one_line(text: str) -> str:
     escapes (ESC ``\\x1b``, a newline ``\\n``, U+202E ``\\u202e``, U+2028 ``\\u2028``); nothing removed. str in, str
     out. The one helper an id or a name is drawn through in a text or Markdown line (trial 30c F7)."""
     return text.translate(_ONE_LINE)
+
+
+def line_value(text: str) -> str:
+    """``text`` as a value inside one line asz prints on a terminal (a sender's instance id, a receiver's answer, a
+    table cell, a log line's words; review34): no line break of any kind (a newline ``\\n``, U+2028/U+2029, and VT,
+    FF, CR, FS/GS/RS and NEL as the :data:`UNSAFE` controls they are), every control escaped (a tab ``\\t``, ESC
+    ``\\x1b``), the bidi overrides and every :data:`INVISIBLE` character shown (``\\u202e``, ``\\u200b``); nothing
+    removed, everything else as it is. The one rule for such a value. str in, str out. (:func:`one_line` keeps tabs
+    and zero-width characters: the exports' lines, compared byte for byte with copies made before.)"""
+    return text.translate(_LINE_VALUE)
 
 
 def shell_word(value: str | os.PathLike) -> str:
@@ -41,9 +58,9 @@ def shell_word(value: str | os.PathLike) -> str:
 
 
 class EscapingStream:
-    """A text stream (``stream``: stderr, a log file) every write to which has each :data:`UNSAFE` character written
-    as its escape (:data:`ESCAPES`: ESC ``\\x1b``, BEL ``\\x07``, U+202E ``\\u202e``); newlines and tabs stay, nothing is
-    removed. What ``asz receive`` writes its lines through, so that no word a sender chose (its
+    """A text stream (``stream``: stderr, a log file) every write to which has each :data:`UNSAFE` and
+    :data:`INVISIBLE` character written as its escape (:data:`ESCAPES`: ESC ``\\x1b``, BEL ``\\x07``, U+202E
+    ``\\u202e``; U+200B ``\\u200b``); newlines and tabs stay, nothing is removed. What ``asz receive`` writes its lines through, so that no word a sender chose (its
     ``service.instance.id``, a path it sent) steers the operator's terminal: a window title, a hidden link, a
     clipboard write (trial 34c F3). Other attributes are the stream's own."""
 
@@ -51,8 +68,23 @@ class EscapingStream:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        self.stream.write(text.translate(ESCAPES))
+        self.stream.write(text.translate(_STREAM))
         return len(text)
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+
+_STREAM = {**ESCAPES, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
+
+
+class LineStream(EscapingStream):
+    """A text stream each write to which is one line at most: :func:`line_value` of what it is given, but for a last
+    newline, which stays (``print`` writes its text, then ``"\\n"``). What ``asz push`` prints its lines through,
+    so that no word a receiver chose (its answer's reasons, an HTTP reason phrase, a gRPC status's details) steers
+    the operator's terminal or writes a line of its own (fix35a)."""
+
+    def write(self, text: str) -> int:
+        body, end = (text[:-1], "\n") if text.endswith("\n") else (text, "")
+        self.stream.write(line_value(body) + end)
+        return len(text)

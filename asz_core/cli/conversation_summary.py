@@ -33,6 +33,7 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     from ..reading.removed import removal_line, shown_removed
     from ..reading.termtext import visible
     from ..storage.senders import mixed_credentials, senders_line
+    from ..termsafe import line_value
     from .conversations_cmd import conversation_senders
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
@@ -41,7 +42,7 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
     if said := senders_line(senders):  # a receiving root: who sent it (trial 19, F3), its ids drawn as asz ls draws them
-        lines.insert(1, visible(said))  # (an instance id is the sender's own word: trial 34c F3)
+        lines.insert(1, line_value(said))  # (an instance id is the sender's own word: trial 34c F3; one line: review34)
     if mixed := mixed_credentials(senders):  # never plain verified (trial 27c F1)
         lines = [f"state {line[6:].split(':', 1)[0]}, {mixed}:{line.split(':', 1)[1]}" if line.startswith("state ")
                  and ":" in line else line for line in lines]

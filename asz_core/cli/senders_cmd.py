@@ -13,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from ..reading.termtext import visible
+from ..storage.senders import instance_word
+from ..termsafe import line_value
 from .reading_common import CONFIG_HELP, ROOT_HELP, settings, time_range, tz_option, use_tz
 
 
@@ -81,13 +82,19 @@ def senders(
     span = _span(window)
     for row in silent:
         last, seen = row["last_received_ms"], row["last_seen_ms"]
-        typer.echo(f"asz senders: quiet: {visible(str(row['instance']))} sent no landed file {span}"
+        typer.echo(f"asz senders: quiet: {_who(row['instance'])} sent no landed file {span}"
                    + (f" (quiet since {_when(last)}, its last file received)" if last is not None and seen == last
                       else f" (quiet since {_when(seen)}, its last request taken)" if seen is not None
                       else " (it never sent to this root)")
                    + (f"; {_refused_text(row['refused'])}" if _refused_since(row) else ""), err=True)
     if silent:
         raise typer.Exit(1)
+
+
+def _who(instance: Optional[str]) -> str:
+    """An instance id as the senders' readers write it (:func:`~asz_core.storage.senders.instance_word`), ``(no
+    instance id)`` for none."""
+    return instance_word(instance) if isinstance(instance, str) else "(no instance id)"
 
 
 def _refused_json(refused: Optional[dict]) -> Optional[dict]:
@@ -122,7 +129,8 @@ def _span(window) -> str:
 
 def _table(rows: list[dict], window, unverified: int) -> None:
     """The rows as a table on stdout (``--expect``'s rows marked ``expected``), then a note on unverified lines. Each
-    cell drawn through :func:`~asz_core.reading.termtext.visible`, as ``asz ls`` draws its rows."""
+    cell one line (:func:`~asz_core.termsafe.line_value`), an instance id and a credential as every reader writes them
+    (:func:`~asz_core.storage.senders.instance_word`: quoted when it holds a parenthesis, a line break, a control)."""
     from ..view.zone import zone_name
 
     if not rows:
@@ -143,10 +151,10 @@ def _table(rows: list[dict], window, unverified: int) -> None:
                 said.append(f"{len(row['roots'])} roots since {row['two_roots']['since']}")
             if row["expected"]:
                 said.append("expected")
-            lines.append([row["instance"] or "(no instance id)", ", ".join(row["credentials"]) or "-",
+            lines.append([_who(row["instance"]), ", ".join(instance_word(c) for c in row["credentials"]) or "-",
                           f"{row['files']:,}", f"{row['in_window']:,}" if row["in_window"] is not None else "-",
                           _when(row["last_received_ms"]), _when(row["last_seen_ms"]), "; ".join(said)])
-        lines = [[visible(c) for c in line] for line in lines]  # an instance id is the sender's own word (trial 34c F3)
+        lines = [[line_value(c) for c in line] for line in lines]  # an instance id is the sender's own word (trial 34c F3)
         widths = [max(len(x[i]) for x in [head, *lines]) for i in range(len(head))]
         for line in [head, *lines]:
             typer.echo("  ".join(c.rjust(w) if i in (2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())

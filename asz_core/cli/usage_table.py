@@ -140,11 +140,26 @@ def _checked(cost: dict) -> dict:
     return {k: v for k, v in cost.items() if k != "rate_not_checked_calls"}
 
 
+def _cut_start(label: str, width: int) -> str:
+    """``label`` cut at its start to ``width`` terminal cells, ``…`` first: a sender's label keeps its end, `` (credential
+    NAME)``, the receiver's check, which a cut at the end hid (review34: ``alice@hostA (credential alice)
+    (credential…``)."""
+    from rich.cells import cell_len
+
+    from .reading_common import fit_cells
+
+    text = fit_cells(label, max(len(label) * 2, 1)).rstrip()  # escapes first, as every cell
+    while text and cell_len(text) > width - 1:
+        text = text[1:]
+    return "…" + text
+
+
 def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], width: int) -> list[str]:
     """Each of ``rows``' key cell (``label_of`` it) in ``width`` cells, with its marks (:func:`_marks`, kept whole on a
     narrow key: the mark is what says the row leaves calls or counts out). A project is cut at its start, as asz ls
     cuts PROJECT (the tail tells projects apart; trial 16b, 14), projects that would read alike each keeping enough of
-    their first folders to tell them apart (:func:`~asz_core.view.project_labels.project_labels`; trial 31c F3)."""
+    their first folders to tell them apart (:func:`~asz_core.view.project_labels.project_labels`; trial 31c F3). A
+    sender's label is cut at its start too (:func:`_cut_start`): its end names the credential checked."""
     from rich.cells import cell_len
     from ..view.project_labels import project_labels
 
@@ -154,6 +169,8 @@ def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], widt
         label, marks = label_of(r), _marks(r)
         if key == "project" and cell_len(label) + len(marks) > width:
             label = fit_cells(cut.get(label, label), width - len(marks)).rstrip()
+        elif key == "instance" and cell_len(label) + len(marks) > width:  # the tail names the credential checked
+            label = _cut_start(label, width - len(marks))
         if marks:
             label = (label if cell_len(label) + len(marks) <= width else fit_cells(label, width - len(marks))) + marks
         out.append(label)
@@ -183,8 +200,8 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     width = max([len(head), len("total !" if short else "total")]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
     by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
-    if by_model:  # a model id is never cut (the widest known is 28 characters)
-        width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])
+    if by_model or key == "instance":  # a model id is never cut (the widest known is 28 characters), nor a sender but by
+        width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])  # a narrow terminal (review34)
     columns = COLUMNS[1:] if by_model else COLUMNS
     hide, width = narrowed(width, columns, terminal_columns())
     say_left_out("usage", [h for h, _ in columns if h in hide])

@@ -48,7 +48,7 @@ from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
 from .transport import Answer, Sender, sender
 from .wire import ASSEMBLE, REPLACES, REST, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
-from ..termsafe import shell_word
+from ..termsafe import LineStream, shell_word
 
 __all__ = ["PushReport", "PushInterrupted", "PROBE_OVER", "NOT_TAKEN", "push", "held_back", "replaced_chains", "export_lock", "endpoint_name", "human_bytes"]
 
@@ -521,7 +521,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
     if not name:
         raise ValueError("no endpoint: set export.otlp.endpoint in asz.yaml or give --endpoint")
-    err = err if err is not None else sys.stderr
+    # every line one line, its controls escaped: a receiver's answer (a reason, an HTTP reason phrase, gRPC details) is
+    # its own words and never steers the operator's terminal (fix35a)
+    err = LineStream(err if err is not None else sys.stderr)
     start = time.monotonic()
     with export_lock(root, lock_timeout):
         for stale in root.glob(".push.state.*.tmp"):  # a pass killed while replacing push.state

@@ -52,10 +52,11 @@ from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
 from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
 from ..logstamp import log_stamp
-from ..termsafe import EscapingStream, one_line
+from ..termsafe import EscapingStream, line_value
 from ..storage.erased_list import erased_refusal
 from ..storage.landing import clear_left
 from ..storage.seen_list import ACCEPTED, REFUSED, Seen
+from ..storage.senders import instance_word
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
 
@@ -66,10 +67,11 @@ _MAX_MESSAGE = MAX_BODY
 
 def said(err: TextIO | None, line: str) -> None:
     """One line of what the receiver did, ``[HH:MM:SS] LINE`` (local time), on ``err`` (nothing when None): one line
-    whatever a sender put in it (:func:`~asz_core.termsafe.one_line`: a newline or U+2028 in an instance id or a path
-    as ``\\n``, ``\\u2028``), so no sender writes a line of the log (review34, after trial 34c F3)."""
+    whatever a sender put in it (:func:`~asz_core.termsafe.line_value`: a newline or U+2028 in an instance id or a path
+    as ``\\n``, ``\\u2028``, a zero-width character as ``\\u200b``), so no sender writes a line of the log or hides
+    a character in it (review34, after trial 34c F3)."""
     if err is not None:
-        print(f"{log_stamp()} {one_line(line)}", file=err, flush=True)
+        print(f"{log_stamp()} {line_value(line)}", file=err, flush=True)
 
 
 def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
@@ -112,7 +114,7 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
         res = attrs_of(rl.resource)
         who = _who(res, credential)
         if rl.scope_logs:
-            senders.add(str(who["instance"]) if who["instance"] is not None else "(no service.instance.id)")
+            senders.add(instance_word(str(who["instance"])) if who["instance"] is not None else "(no service.instance.id)")
         for sl in rl.scope_logs:
             for rec in sl.log_records:
                 a = attrs_of(rec)
@@ -200,7 +202,8 @@ def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, cred
         if not quiet:
             receiver.summed.add(PROBES, names=names, credential=credential)
     elif not quiet:
-        by = f"; from {', '.join(sorted(senders))}" + (f" (credential {credential})" if credential else "") if senders else ""
+        by = f"; from {', '.join(sorted(senders))}" + (f" (credential {instance_word(credential)})" if credential else
+                                                       "") if senders else ""
         said(err, f"logs: {landed + same + len(refused)} file(s): {landed} landed, {same} already there, "
                   f"{len(refused) - held_n} rejected, {held_n} held{by}")
     resp = ExportLogsServiceResponse()
@@ -211,7 +214,7 @@ def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, cred
                                                        for r in refused)
         if err is not None:
             for line in refused:  # each names a path the sender chose: one line (review34)
-                print(one_line(line), file=err, flush=True)
+                print(line_value(line), file=err, flush=True)
     return resp
 
 

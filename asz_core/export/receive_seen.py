@@ -52,8 +52,11 @@ def seen_request(receiver: "Receiver | None", kind: str, req, credential: str | 
 
 
 def refused_from(names: list[str]) -> str:
-    """`` from dev@hostA`` (the instance ids a refused request's resources name, comma-separated), '' for none."""
-    return f" from {', '.join(names)}" if names else ""
+    """`` from dev@hostA`` (the instance ids a refused request's resources name, each as
+    :func:`~asz_core.storage.senders.instance_word` writes it, comma-separated), '' for none."""
+    from ..storage.senders import instance_word
+
+    return f" from {', '.join(instance_word(n) for n in names)}" if names else ""
 
 
 #: :class:`Summed`'s kinds: a logs request with no record (a push pass's probe), and a metrics request.
@@ -79,6 +82,7 @@ class Summed:
     def add(self, kind: str, points: int = 0, names: list[str] = (), credential: str | None = None, **fmt) -> None:
         """Count one of ``kind`` (``points``: a request's data points; ``names``: the instance ids it names; ``fmt``:
         words its line is said with, the last given kept)."""
+        from ..storage.senders import sender_label
         from .receive import said  # before the clock is read: the first import is slow
 
         now = time.monotonic()
@@ -86,7 +90,7 @@ class Summed:
             h = self._held.setdefault(kind, {"n": 0, "points": 0, "names": set(), "fmt": {}})
             h["n"] += 1
             h["points"] += points
-            h["names"].update(f"{x} (credential {credential})" if credential else x for x in names or ())
+            h["names"].update(sender_label({"instance": x, "credential": credential}) for x in names or ())
             h["fmt"] = fmt
             if now - self._said.get(kind, -1e18) < self.every:
                 return

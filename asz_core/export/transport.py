@@ -143,7 +143,7 @@ class _Http:
         status = resp.status
         if 300 <= status < 400:
             self.close()
-            return Answer(error=f"POST {path}: HTTP {status} redirect to {resp.getheader('Location', '?')} (redirects are not followed)")
+            return Answer(error=f"POST {path}: HTTP {status} redirect to {one_line(resp.getheader('Location', '?'))} (redirects are not followed)")
         if status in (429, 503):
             ra = resp.getheader("Retry-After", "")
             try:
@@ -151,7 +151,8 @@ class _Http:
             except ValueError:
                 return Answer(pause=None)
         if not 200 <= status < 300:
-            return Answer(error=f"POST {path}: HTTP {status} {resp.reason}: {one_line(data[:200].decode('utf-8', 'replace'))}")
+            return Answer(error=f"POST {path}: HTTP {status} {one_line(resp.reason or '')}: "
+                                f"{one_line(data[:200].decode('utf-8', 'replace'))}")
         ctype = (resp.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if data and ctype != "application/x-protobuf":
             return Answer(error=f"POST {path}: HTTP {status} with a {ctype or 'untyped'} body, not protobuf")
@@ -169,9 +170,13 @@ class _Http:
 
 
 def one_line(text: str) -> str:
-    """``text`` with its whitespace runs (line breaks too) made one space, stripped: a receiver's answer body or an
-    error's details quoted inside one ``error:`` line (trial 15, F15: a 401 body's newline split the line)."""
-    return " ".join(text.split())
+    """``text`` with its whitespace runs (line breaks too) made one space, stripped, then every control, bidi and
+    zero-width character as its escape (:func:`~asz_core.termsafe.line_value`): a receiver's answer body, reason
+    phrase or an error's details quoted inside one ``error:`` line (trial 15, F15: a 401 body's newline split the
+    line; fix35a: a hostile receiver's ESC and OSC reached the operator's terminal)."""
+    from ..termsafe import line_value
+
+    return line_value(" ".join(text.split()))
 
 
 def sender(cfg: ExportConfig, endpoint: str | None = None) -> Sender:

@@ -31,6 +31,10 @@ could hide behind it).
   the other forms are drawn as render 5 draws them. What render 6 drew of a command cannot be taken back off the
   bytes (the markup went), so the copy of an older render is made again drawing its commands as that render did
   (:func:`drawing`, :func:`drawn`).
+- render 7: json and prose also write U+2028, U+2029 and the zero-width characters
+  (:data:`~asz_core.termsafe.INVISIBLE`: U+200B, U+200E, U+FEFF, …) as JSON escapes (``\\u2028``, the same value), so
+  no line of the JSON Lines breaks in two to ``str.splitlines()`` or an editor (review34, fix35a); the other forms
+  are drawn as render 6 draws them.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 6
+RENDER = 7
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -82,6 +86,8 @@ _TEXT_WINDOW_LOCAL = re.compile(rb"^window_local: [^\n]*\n", re.M)
 #: Render 4's JSON escape of a character a JSON encoder leaves as it is (DEL, C1, the bidi overrides U+202A-U+202E
 #: and U+2066-U+2069: asz_core.reading.termtext.json_visible), not itself escaped (after an even run of backslashes).
 _JSON_VISIBLE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(007f|00[89][0-9a-f]|202[a-e]|206[6-9])")
+#: Render 7's JSON escape of U+2028, U+2029 and the zero-width characters (termtext.json_visible), not itself escaped.
+_JSON_LINE_VISIBLE = re.compile(rb"(?<!\\)((?:\\\\)*)\\u(2028|2029|00ad|061c|180e|200b|200e|200f|206[0-4]|feff)")
 #: Render 4's md warning line (asz_core.reading.md_active.warned), the head's first line when there.
 _MD_WARNING = re.compile(rb"\A([^\n]*\n\n)- \*\*warning: active content:\*\* [^\n]*\n")
 #: Render 3's decoded image in a media line (md and html: the line is drawn as text, no character of it escaped).
@@ -92,20 +98,25 @@ _JSON_DECODED = re.compile(rb',"decoded_bytes":[0-9]+,"decoded_sha256":"[0-9a-f]
 
 def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     """``again`` (a copy made again by this asz, in ``fmt``: ``md``, ``html``, ``json``, …) as rendering ``render``
-    drew it: unchanged for this rendering, another format or an unknown number; for render 5 and before, the text
-    form's ``window_local`` header line (render 6) removed; for render 4 and before, the text
+    drew it: unchanged for this rendering, another format or an unknown number; for render 6 and before, json's and
+    prose's escapes of U+2028, U+2029 and the zero-width characters (render 7) undone; for render 5 and before, the
+    text form's ``window_local`` header line (render 6) removed; for render 4 and before, the text
     form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
     the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
     what render 2 added too."""
     if render >= RENDER:
         return again
+    if fmt in ("json", "prose"):  # render 7's escapes undone
+        again = _JSON_LINE_VISIBLE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)).encode(), again)
     if fmt == "text":
+        if render >= 6:  # render 7 changed json and prose only
+            return again
         again = _TEXT_WINDOW_LOCAL.sub(b"", again)
         if render >= 5:
             return again
         again = _TEXT_SEPARATOR_QUOTE.sub(b"", again)
         return again if render >= 4 else _TEXT_QUOTE.sub(b"", _TEXT_QUOTED_SAID.sub(b"", again))
-    if render >= 4:  # render 5 and 6 changed the text form only
+    if render >= 4:  # render 5 and 6 changed the text form only, render 7 json and prose (above)
         return again
     if fmt == "md":
         again = _MD_WARNING.sub(rb"\1", again)

@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import ESCAPES, UNSAFE, one_line  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, one_line  # the code points visible escapes, with the collect lines' escapes
 
 __all__ = ["plain", "visible", "md_visible", "md_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
            "INVISIBLE", "CSI"]
 
 
 _TABLE = ESCAPES
-_JSON_TABLE = {c: f"\\u{c:04x}" for c in UNSAFE}
+#: A JSON escape for each character a JSON encoder leaves as it is that could steer a terminal, break a line to a
+#: reader (U+2028/U+2029: ``str.splitlines()``, an editor; review34: the prose JSONL kept them raw) or hide in it
+#: (:data:`INVISIBLE`): the same value, decoded.
+_JSON_TABLE = {c: f"\\u{c:04x}" for c in (*UNSAFE, 0x2028, 0x2029, *INVISIBLE)}
 _KEEP_CR_TABLE = {c: e for c, e in _TABLE.items() if c != 0x0D}
 
 
@@ -82,19 +85,16 @@ def md_line(text: str) -> str:
 
 def json_visible(data: bytes) -> bytes:
     """JSON bytes (UTF-8) printed to a terminal (``asz ls --json``, ``asz conversation --json``, ``asz search --json``)
-    with each :data:`UNSAFE` character a JSON encoder leaves as it is (DEL, C1, the bidi overrides: U+202E) as its
-    JSON escape (``\\u202e``): the same value when decoded, and nothing reordered on the terminal (trial 34c F9).
+    or written as a json or prose export, with each :data:`UNSAFE` character a JSON encoder leaves as it is (DEL,
+    C1, the bidi overrides: U+202E), U+2028 and U+2029 and each :data:`INVISIBLE` character as its JSON escape
+    (``\\u202e``, ``\\u2028``, ``\\u200b``): the same value when decoded, nothing reordered on the terminal (trial
+    34c F9), no line that ``str.splitlines()`` or an editor breaks in two and no character hidden (review34; render 7).
     bytes in, bytes out; ASCII input is returned as it is."""
     if data.isascii():
         return data
     return data.decode("utf-8", "surrogatepass").translate(_JSON_TABLE).encode("utf-8", "surrogatepass")
 
 
-#: Characters a terminal draws as nothing, so two table cells that differ by them read alike (trial 34c F9: two
-#: titles, one with U+200B): ZERO WIDTH SPACE, the left-to-right and right-to-left marks U+200E/U+200F, ARABIC
-#: LETTER MARK, WORD JOINER and the invisible operators U+2060-U+2064, the zero-width no-break space U+FEFF, MONGOLIAN
-#: VOWEL SEPARATOR and SOFT HYPHEN. The zero-width joiner and non-joiner (emoji sequences, Persian) are kept.
-INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF])
 _CELL_TABLE = {**_TABLE, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, Collection, Optional
 
@@ -44,7 +45,7 @@ import orjson
 from ..sessiondata.spelling import folded, nfc
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "THIS_HOST", "unsent_label", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders"]
+           "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders", "instance_word", "label_parts", "named_senders"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -314,14 +315,90 @@ def listed_before(root: str | os.PathLike) -> dict[str, list[str]]:
     return got
 
 
+#: The characters a sender label's own words are made of: no bare instance id holds one (:func:`instance_word`).
+_LABEL_CHARS = frozenset('()",\\')
+
+
+def instance_word(word: str) -> str:
+    """An instance id (or a credential name) as every reader writes it in a sender's label (``asz ls`` SENT BY, ``asz
+    usage instance``, ``asz senders``, ``asz conversation``'s ``sent by``, ``asz receive``'s log, the page): in its NFC
+    spelling, bare when it holds nothing a label's own words are made of (a parenthesis, a quote, a backslash, a
+    comma, white space other than a space inside it) and nothing :func:`~asz_core.termsafe.line_value` escapes;
+    otherwise as a JSON string, ``"alice@hostA (credential alice)"``, with every control, line break, bidi and
+    zero-width character as its JSON escape (``\\n``, ``\\u001b``, ``\\u202e``, ``\\u200b``), so the word decodes to
+    the id exactly. The id is the pusher's own word: an id written ``alice@hostA (credential alice)`` read as a
+    credential the receiver checked, and an id ``a, b`` as two senders (review34, after trial 34c F7). str in, str
+    out."""
+    from ..termsafe import line_value
+
+    w = nfc(word)
+    if (w and w == w.strip() and not any(c in _LABEL_CHARS or (c.isspace() and c != " ") for c in w)
+            and line_value(w) == w):
+        return w
+    # JSON escapes for what a JSON encoder leaves as it is: DEL, C1, bidi, zero-width, U+2028, a space of another kind
+    return "".join(f"\\u{ord(c):04x}" if ord(c) > 0x7E and (line_value(c) != c or c.isspace()) else c
+                   for c in orjson.dumps(w).decode())
+
+
 def sender_label(sender: dict) -> str:
-    """One sender of :func:`senders_summary` as readers name it: its instance id in its NFC spelling (``(no instance
-    id)`` for none), then `` (credential NAME)`` when the receiver checked a named token: ``alice@hostA (credential
-    bob)``. The instance id is the pusher's own word, the credential the receiver's check, so a reader that grouped by
-    the id alone put bob's files under alice (trial 34c F7); ``asz conversation`` has named both since trial 19."""
-    inst = nfc(sender["instance"]) if isinstance(sender.get("instance"), str) else "(no instance id)"
+    """One sender of :func:`senders_summary` as readers name it: its instance id (:func:`instance_word`: bare, or a
+    JSON string when it holds a parenthesis or another character a label is made of; ``(no instance id)`` for none),
+    then `` (credential NAME)`` when the receiver checked a named token: ``alice@hostA (credential bob)``. The instance
+    id is the pusher's own word, the credential the receiver's check, so a reader that grouped by the id alone put
+    bob's files under alice (trial 34c F7); ``asz conversation`` has named both since trial 19. No id can write the
+    `` (credential NAME)`` part: an id holding a parenthesis is quoted, ``"alice@hostA (credential alice)"
+    (credential mallory)`` (review34)."""
+    inst = instance_word(sender["instance"]) if isinstance(sender.get("instance"), str) else "(no instance id)"
     cred = sender.get("credential")
-    return f"{inst} (credential {cred})" if isinstance(cred, str) and cred else inst
+    return f"{inst} (credential {instance_word(cred)})" if isinstance(cred, str) and cred else inst
+
+
+def _quoted(text: str) -> tuple[str | None, str]:
+    """``(the JSON string text opens with, decoded; the rest)``, or ``(None, text)`` when it opens with none."""
+    if not text.startswith('"'):
+        return None, text
+    m = re.match(r'"(?:[^"\\]|\\.)*"', text, re.S)
+    if not m:
+        return None, text
+    try:
+        got = orjson.loads(m.group(0))
+    except orjson.JSONDecodeError:
+        return None, text
+    return (got, text[m.end():]) if isinstance(got, str) else (None, text)
+
+
+_CREDENTIAL = re.compile(r"\(credential (.+)\)\Z", re.S)
+
+
+def label_parts(text: str) -> tuple[str | None, str | None] | None:
+    """``(instance id, credential name)`` a filter's ``text`` names in the words :func:`sender_label` writes, None for
+    either it does not name, or None when ``text`` is no such words: ``credential NAME`` or ``(credential NAME)``
+    (that credential, whatever id), a quoted id ``"…"`` (that id, whatever credential), and either form of an id
+    followed by `` (credential NAME)`` (that sender). NAME bare or quoted as :func:`instance_word` quotes it."""
+    t = text.strip()
+    m = re.fullmatch(r"\(?credential ([^\s()\"]+|\"(?:[^\"\\]|\\.)*\")\)?", t, re.S)
+    if m and (t.startswith("(") == t.endswith(")")):
+        return None, _word(m.group(1))
+    inst, rest = _quoted(t)
+    if inst is not None and not rest:
+        return inst, None
+    if inst is not None:
+        m = _CREDENTIAL.fullmatch(rest[1:]) if rest.startswith(" ") else None
+        return (inst, _word(m.group(1))) if m and _word(m.group(1)) is not None else None
+    head, sep, tail = t.partition(" (credential ")
+    if sep and tail.endswith(")") and "(" not in head and instance_word(head) == head:
+        cred = _word(tail[:-1])
+        return (head, cred) if cred is not None else None
+    return None
+
+
+def _word(text: str) -> str | None:
+    """A credential or instance word as :func:`instance_word` writes it, read back: a JSON string decoded, a bare word
+    as it is; None for a quoted word that does not read, or a bare one :func:`instance_word` would have quoted."""
+    got, rest = _quoted(text)
+    if got is not None:
+        return None if rest else got
+    return text if instance_word(text) == text else None
 
 
 def instance_label(senders: list[dict]) -> str:
@@ -331,10 +408,24 @@ def instance_label(senders: list[dict]) -> str:
     records (:func:`before_entry`); ``(not received)`` when there is none: what ``asz usage instance`` groups by and
     ``asz ls`` prints under SENT BY. Each id in its NFC spelling (:func:`~asz_core.sessiondata.spelling.nfc`), so
     one instance sent under either spelling is one label and one row (trial 31c F2)."""
-    names = sorted({sender_label(s) for s in senders if not s.get("before_records") and not s.get("unverified")})
-    names += [RECEIVED_BEFORE] if any(s.get("before_records") for s in senders) else []
-    names += [UNVERIFIED_SENDER] if any(s.get("unverified") for s in senders) else []
-    return ", ".join(names) if names else NOT_RECEIVED
+    return ", ".join(e["label"] for e in named_senders(senders))
+
+
+def named_senders(senders: list[dict]) -> list[dict]:
+    """The parts of :func:`instance_label`, each ``{"label", "instance", "credential"}``: one per distinct sender
+    (``label`` its :func:`sender_label`, ``instance`` and ``credential`` as the record keeps them), sorted by label,
+    then :data:`RECEIVED_BEFORE`, :data:`UNVERIFIED_SENDER` or :data:`NOT_RECEIVED` as a ``label`` with ``instance``
+    and ``credential`` None: what the page's Sent by filter lists and matches (``/api/conversations``'
+    ``sent_by_senders``), never by the label's words (review34)."""
+    named = {sender_label(s): {"label": sender_label(s), "instance": s.get("instance"), "credential": s.get("credential")
+                               if isinstance(s.get("credential"), str) and s.get("credential") else None}
+             for s in senders if not s.get("before_records") and not s.get("unverified")}
+    out = [named[k] for k in sorted(named)]
+    out += [{"label": RECEIVED_BEFORE, "instance": None, "credential": None}] if any(
+        s.get("before_records") for s in senders) else []
+    out += [{"label": UNVERIFIED_SENDER, "instance": None, "credential": None}] if any(
+        s.get("unverified") for s in senders) else []
+    return out or [{"label": NOT_RECEIVED, "instance": None, "credential": None}]
 
 
 #: What ``asz usage instance`` calls a conversation of a receiving root that no receiver landed (no sender record) and
@@ -368,15 +459,23 @@ def unsent_label(root: str | os.PathLike, session: str) -> str:
 
 
 def sender_matches(senders: list[dict], text: str) -> bool:
-    """True when ``text`` ('' matches all) is in the instance id, the credential name or the :func:`sender_label` of one
-    of ``senders``
-    (case-insensitive, either Unicode spelling: :func:`~asz_core.sessiondata.spelling.folded`, trial 31c F2): what
-    ``asz ls --instance`` and ``asz usage --instance`` keep."""
+    """True when ``text`` ('' matches all) names one of ``senders`` by what the receiver recorded, never by the words of
+    a label: the words :func:`sender_label` writes (:func:`label_parts`: ``credential bob`` keeps the senders whose
+    checked credential is bob, ``alice@hostA (credential bob)`` that one sender, a quoted id that id), compared whole;
+    any other text is looked for inside the instance id or the credential name. Case-insensitive, either Unicode
+    spelling (:func:`~asz_core.sessiondata.spelling.folded`, trial 31c F2). What ``asz ls --instance``, ``asz usage
+    --instance``, ``asz search --instance`` and the page's Sent by filter keep. An id that holds ``(credential
+    alice)`` is no sender of credential alice (review34: it kept mallory's row)."""
     if not text:
         return True
+    named = [s for s in senders if not s.get("before_records") and not s.get("unverified")]
+    parts = label_parts(text)
+    if parts is not None:
+        inst, cred = parts
+        return any((inst is None or folded(str(s.get("instance") or "")) == folded(inst))
+                   and (cred is None or folded(str(s.get("credential") or "")) == folded(cred)) for s in named)
     t = folded(text)
-    return any(t in folded(str(s.get(k) or "")) for s in senders for k in ("instance", "credential")) or \
-        any(t in folded(sender_label(s)) for s in senders if not s.get("before_records") and not s.get("unverified"))
+    return any(t in folded(str(s.get(k) or "")) for s in named for k in ("instance", "credential"))
 
 
 def credentials_of(senders: list[dict]) -> list[str]:

@@ -122,9 +122,12 @@ def short_line(d: dict) -> str:
     """What readers say of one line: ``session S is short of N record(s): INSTANCE holds them in FILE (M record(s)),
     refused here because its seq is landed here as another root's file`` (or ``… because the session is credential
     OWNER's …`` for a line with ``owner``)."""
-    who = d.get("instance") or "(no instance id)"
+    from .senders import instance_word, sender_label
+
+    who = sender_label({"instance": d.get("instance") or None})
     if isinstance(d.get("owner"), str):  # refused for its credential (trial 28a F2)
-        return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} (credential {d.get('credential')}) "
+        return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} (credential "
+                f"{instance_word(str(d.get('credential')))}) "
                 f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because the session is credential "
                 f"{d['owner']}'s (it sent its first file) and credential {d.get('credential')} cannot add to it; that "
                 "root's asz push says what to do (docs/push.md, One session, one credential)")

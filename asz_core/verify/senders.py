@@ -22,7 +22,7 @@ from pathlib import Path
 from ..flow.round import landed_file_digest
 from ..storage.erased_list import erased_names
 from ..storage.sender_roots import two_roots, two_roots_line
-from ..storage.senders import BEFORE, RECEIVED, read_senders, senders_summary
+from ..storage.senders import BEFORE, RECEIVED, read_senders, sender_label, senders_summary
 from ..termsafe import one_line
 from .report import Problem, Section
 
@@ -163,8 +163,7 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
     _unrecorded(root, root_shown, section, sessions or [], named, digests, _check_before(root, root_shown, section,
                                                                                           only, digests))
     who = ", ".join(f"{s['files']} whose sender line does not verify (named above)" if s.get("unverified") else
-                    f"{s['files']} from {s['instance'] or '(no instance id)'}"
-                    + (f" (credential {s['credential']})" if s["credential"] else "") for s in senders_summary(every))
+                    f"{s['files']} from {sender_label(s)}" for s in senders_summary(every))
     if who:
         section.notes.append(f"received (sender record, {RECEIVED}/): {lines} landed file(s): {who}")
         section.counts["sender_lines"] = lines

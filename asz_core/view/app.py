@@ -181,15 +181,17 @@ def sent_by(root, rows: list[dict]) -> list[dict]:
     of its sender record: the instance ids that sent it, as ``asz ls`` prints SENT BY; ``(not received)`` for one no
     receiver landed) when the root holds received data (a ``_received`` folder: trial 28a F3), read once the requests
     ``asz receive`` is landing have ended (:func:`~asz_core.storage.senders.settled_senders`); else ``rows`` as they
-    are."""
+    are. Each also with ``sent_by_senders`` (:func:`~asz_core.storage.senders.named_senders`: each sender's label,
+    instance id and credential), what the page's Sent by filter lists and matches by the id and credential recorded,
+    never by a label's words (review34)."""
     from pathlib import Path
 
-    from ..storage.senders import RECEIVED, instance_label, settled_senders
+    from ..storage.senders import RECEIVED, instance_label, named_senders, settled_senders
 
     if not (Path(root) / RECEIVED).is_dir():
         return rows
     got = settled_senders(root, {r["id"] for r in rows})  # after the requests in flight (trial 31a F1)
-    return [{**r, "sent_by": instance_label(got[r["id"]])} for r in rows]
+    return [{**r, "sent_by": instance_label(got[r["id"]]), "sent_by_senders": named_senders(got[r["id"]])} for r in rows]
 
 
 def _view(request, pairs, hide):

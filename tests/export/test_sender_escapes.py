@@ -27,9 +27,11 @@ DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
 #: The trial's ids: the refused sender's (OSC 0 window title) and the pusher's (OSC 0 and an OSC 8 hidden link).
 REFUSED_ID = "alice@hostA\x1b]0;PWN\x07<script>"
 PUSHED_ID = "bob@hostB\x1b]0;PWNED-SENDER\x07\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\"
-#: How every reader draws them (asz ls's escapes: ESC ``\x1b``, BEL ``\x07``).
-REFUSED_SHOWN = "alice@hostA\\x1b]0;PWN\\x07<script>"
-PUSHED_SHOWN = "bob@hostB\\x1b]0;PWNED-SENDER\\x07\\x1b]8;;http://evil/\\x1b\\click\\x1b]8;;\\x1b\\"
+#: How every reader draws them: as a JSON string, each control its JSON escape (ESC ``\u001b``, BEL ``\u0007``), a
+#: backslash ``\\`` (storage/senders.py instance_word: an id holding a control, a parenthesis or a line break is
+#: quoted, so no id reads as asz's own words; review34).
+REFUSED_SHOWN = '"alice@hostA\\u001b]0;PWN\\u0007<script>"'
+PUSHED_SHOWN = '"bob@hostB\\u001b]0;PWNED-SENDER\\u0007\\u001b]8;;http://evil/\\u001b\\\\click\\u001b]8;;\\u001b\\\\"'
 
 
 def _raw(text: str) -> bool:
@@ -111,4 +113,4 @@ def test_a_senders_newline_writes_no_line_of_the_receivers_log(tmp_path):
     lines = log.getvalue().splitlines()  # breaks at U+2028 and CR too, as a terminal or an editor may
     (line,) = [x for x in lines if "alice@hostA" in x]
     assert len(lines) == 1 and "FORGED" in line and "9 landed" in line, lines
-    assert "alice@hostA\\n[00:00:00] logs: 9 file(s)" in line and "\\u2028FORGED\\x0dFORGED" in line, line
+    assert "alice@hostA\\n[00:00:00] logs: 9 file(s)" in line and "\\u2028FORGED\\rFORGED" in line, line

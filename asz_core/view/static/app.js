@@ -827,7 +827,7 @@
       if (r.project) { sets.project.add(nfc(r.project)); labels[nfc(r.project)] = r.project_label || r.project; }
       rowModels(r).forEach(function (m) { sets.model.add(nfc(m)); });
       if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
-      rowSenders(r).forEach(function (n) { sets.sentby.add(n); });
+      rowSenders(r).forEach(function (n) { sets.sentby.add(n.label); });
     });
     Object.keys(sets).forEach(function (k) {
       const sel = document.getElementById('f-' + k);
@@ -1002,13 +1002,26 @@
   // In a root asz receive landed, the rows carry sent_by (the instance ids that sent each, asz ls's SENT BY; trial 28a F3):
   // a "Sent by" column then, none in a root that received nothing.
   function sentBy() { return !!(LIST && LIST.conversations.some(function (r) { return r.sent_by !== undefined; })); }
-  // The Sent by filter (#sentby=…): an instance the dropdown picks keeps the rows whose SENT BY names it; a value typed
-  // in the address keeps those whose SENT BY holds it in any case (as asz ls --instance matches an instance id).
-  function rowSenders(r) { return typeof r.sent_by === 'string' && r.sent_by ? r.sent_by.split(', ') : []; }
+  // The Sent by filter (#sentby=…): a sender the dropdown picks (its label) keeps the rows it sent; a value typed in
+  // the address is matched as asz ls --instance matches it (storage/senders.py sender_matches): `credential NAME` keeps
+  // the rows that credential sent, a label or a quoted id ("…") that sender, any other text is looked for inside an
+  // instance id or a credential name; never inside a label's words (review34: an id holding "(credential alice)").
+  function rowSenders(r) {
+    if (Array.isArray(r.sent_by_senders)) return r.sent_by_senders;
+    return (typeof r.sent_by === 'string' && r.sent_by ? r.sent_by.split(', ') : []).map(function (n) { return { label: n }; });
+  }
   function sentByKeeps(r, value) {
     if (!value) return true;
-    const names = rowSenders(r);
-    return names.indexOf(value) >= 0 || names.some(function (n) { return folded(n).indexOf(folded(value)) >= 0; });
+    const senders = rowSenders(r), v = value.trim();
+    if (senders.some(function (s) { return s.label === v; })) return true;
+    const cred = /^\(?credential ([^\s()"]+)\)?$/.exec(v);
+    if (cred) return senders.some(function (s) { return typeof s.credential === 'string' && folded(s.credential) === folded(cred[1]); });
+    if (v.charAt(0) === '"' || / \(credential [^()]*\)$/.test(v)) {
+      return senders.some(function (s) { return folded(s.label) === folded(v) || (typeof s.instance === 'string' && folded(JSON.stringify(s.instance)) === folded(v)); });
+    }
+    return senders.some(function (s) {
+      return [s.instance, s.credential].some(function (x) { return typeof x === 'string' && folded(x).indexOf(folded(v)) >= 0; });
+    });
   }
   const SENT_TITLE = 'the instance ids that sent it to this root (asz receive\'s sender record; asz ls: SENT BY)';
 
