@@ -81,6 +81,9 @@ def _banner_common(state, host: str, port: int) -> None:
     if state.hide or state.hide_override:
         names = ", ".join(state.hide) or "nothing"
         typer.echo(f"withhold : {names} (hide parameter {'taken' if state.hide_override else 'refused'})")
+    if state.credentials:  # what the page is served of a credential (fix35a)
+        typer.echo("secrets  : " + ("credentials shown whole (--no-redact)" if state.credentials == "whole" else
+                                     "credentials of a known form masked (--no-redact shows them whole)"))
     n = len(state.conversations())
     note = "" if n or state.mode == "server" else " (this root holds no conversations yet: collect and parse sessions into it)"
     if state.mode == "server":  # it collects: no reader is asked to (trial 19, F24)
@@ -180,6 +183,7 @@ def view(
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (default ./asz.yaml if present)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
 ) -> None:
     """Serve the page and the HTTP API over an existing storage root, read-only: it never collects (asz server does).
 
@@ -206,7 +210,7 @@ def view(
     from ..view.worker import Worker
 
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="view",
-                      worker=Worker())
+                      worker=Worker(), credentials="whole" if no_redact else "masked")
     typer.echo(f"reading  : {storage}")
     stop = threading.Event()
     state.start_checker(stop)
@@ -247,6 +251,7 @@ def server(
     interval: str = typer.Option("", "--interval", help="Collect interval, e.g. 30s or 10m (default collector.interval, 10m)."),
     adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together, as asz collect (default: every enabled one)."),
     no_follow: bool = typer.Option(False, "--no-follow", help="Collect every interval only. By default the server also follows its sources: it looks at the folders its adapters read once a second (one stat per file: under 0.5% of a core for 700 files) and runs a pass about 1-2 s after a file changes."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
 ) -> None:
     """Collect (land, then parse) in the background and serve the page and API together: live by default.
 
@@ -296,7 +301,8 @@ def server(
     from ..view.worker import Worker
 
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
-                      source=", ".join(str(r) for j in jobs for r in j.source_roots), interval=every, worker=Worker())
+                      source=", ".join(str(r) for j in jobs for r in j.source_roots), interval=every, worker=Worker(),
+                      credentials="whole" if no_redact else "masked")
     stop = threading.Event()
     spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, tuple(adapter), tuple(str(p) for p in source),
                     interval, default_jobs())

@@ -28,6 +28,8 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .found_store import GZIP_OVER
+from .page_secrets import HEADER, MASKED, masked_line
+from .secret_forms import Masker
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, known_params, parse_query, query_window
@@ -200,7 +202,8 @@ def _view(request, pairs, hide):
     d = state.document(request.path_params["id"], hide)
     if _etag_matches(request.headers.get("if-none-match"), d.etag):
         return Response(b"", status_code=304, headers={**_SECURITY_HEADERS, "etag": d.etag})
-    headers = {"etag": d.etag, "vary": "accept-encoding"}
+    headers = {"etag": d.etag, "vary": "accept-encoding", **_said(state),
+               **({f"{HEADER}-masked": str(d.secrets["places"])} if d.secrets and "places" in d.secrets else {})}
     if "gzip" in request.headers.get("accept-encoding", "") and d.size > GZIP_OVER:
         return _json(state.gzipped(d), headers={**headers, "content-encoding": "gzip"})
     return _json(d.body, headers=headers)
@@ -218,13 +221,16 @@ def _headings(request, pairs, hide):
     (``Doc.headings``), so a second open of the same conversation and withheld names, its files unchanged, is
     answered from memory; never written to disk (seed 004; :meth:`~asz_core.view.state.ViewState.headings`)."""
     known_params(pairs, ())
-    return _json(_state(request).headings(request.path_params["id"], hide))
+    state = _state(request)
+    return _json(state.headings(request.path_params["id"], hide), headers=_said(state))
 
 
 def _record(request, pairs, hide):
     known_params(pairs, ())
     p = request.path_params
-    return _json(_state(request).record(p["id"], p["seq"], p["row"], hide))
+    state = _state(request)
+    line = state.record(p["id"], p["seq"], p["row"], hide)
+    return _json(masked_line(line) if state.credentials == MASKED else line, headers=_said(state))
 
 
 def _files(request, pairs, hide):
@@ -235,7 +241,15 @@ def _files(request, pairs, hide):
 def _body(request, pairs, hide):
     known_params(pairs, ())
     p = request.path_params
-    return _json(_state(request).body(p["id"], p["seq"], p["row"], hide))
+    state = _state(request)
+    body = state.body(p["id"], p["seq"], p["row"], hide)
+    return _json(Masker(True).tree(body) if state.credentials == MASKED else body, headers=_said(state))
+
+
+def _said(state) -> dict:
+    """The header saying how an answer holding the conversation's texts shows credentials
+    (:data:`~asz_core.view.page_secrets.HEADER`: ``masked`` or ``whole``; none from a library caller's state)."""
+    return {HEADER: state.credentials} if state.credentials else {}
 
 
 #: The parameters ``/api/usage`` takes (``hide`` is every route's, seed 004).

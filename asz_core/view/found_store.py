@@ -242,10 +242,12 @@ class Doc:
     summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
 
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
-                 "summary", "hours", "size", "_making", "read", "stopped")
+                 "summary", "hours", "size", "_making", "read", "stopped", "secrets")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
-                 fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None, read: tuple | None = None):
+                 fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None, read: tuple | None = None,
+                 secrets: dict | None = None):
+        self.secrets = secrets  # what the page is told of its credentials (page_secrets.served): masked and how many
         self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
         self.reached = reached
         self.listed = listed
@@ -291,7 +293,7 @@ class Doc:
             raise ValueError("the document's summary is not where a build writes it")
         body = self.body[:at] + b',"summary":' + dumps_wide(summary) + self.body[at + len(old):]
         d = Doc(self.reached, self.listed, body, self.state, self.sessions, self.head_round, self.fp, summary=summary,
-                hours=self.hours, read=self.read)
+                hours=self.hours, read=self.read, secrets=self.secrets)
         d.headings = self.headings  # made from the talks, steps and records: nothing the cursors say
         return d
 
@@ -402,10 +404,16 @@ class KeptFound:
 
     def headings(self, conversation: str, hide: Sequence[str]) -> bytes:
         """The ``/api/c/{id}/headings`` JSON bytes of the conversation's document (:func:`headings_of`), made once per
-        document and kept with it in memory."""
+        document and kept with it in memory; its texts' credentials masked when the page is served them masked
+        (:mod:`~asz_core.view.page_secrets`: the whole texts it reads from the records too)."""
         d = self.document(conversation, hide)
         def make() -> bytes:
-            got = dumps_wide(headings_of(self, conversation, d, hide))
+            got = headings_of(self, conversation, d, hide)
+            if d.secrets is not None and d.secrets["shown"] == "masked":
+                from .secret_forms import Masker
+
+                Masker(True).tree(got)
+            got = dumps_wide({**got, "secrets": d.secrets} if d.secrets is not None else got)
             d.read = None  # made: what the build read is not needed again
             return got
 

@@ -28,6 +28,7 @@ from .background import BackgroundChecks
 from .conflicts import stopped_and_gone
 from .depends import files_key
 from .found_store import Doc, FoundStore, KeptFound
+from .page_secrets import served
 from .landed import LandedFiles, LandedRequests, first_link
 from .query import ApiError
 from .prices import PriceTable
@@ -109,8 +110,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     """
 
     def __init__(self, root: str | Path, *, hide: Iterable[str] = (), hide_override: bool = False, mode: str = "view",
-                 source: str = "", interval: float | None = None, prices: PriceTable | None = None, worker: Worker | None = None):
-        self.root = Path(root)
+                 source: str = "", interval: float | None = None, prices: PriceTable | None = None, worker: Worker | None = None, credentials: str | None = None):
+        self.root, self.credentials = Path(root), credentials  # credentials: masked, whole or None (page_secrets.served)
         self.worker = worker  # the process the counter and the checker read in (None: their own threads)
         self.prices = prices  # issue 17: the price table documents are built with (None: the shipped one)
         self._summaries = RowSummaries(self.root)  # issue 17's row keys: from built documents, else derived data
@@ -385,10 +386,10 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        hours = usage_hours(doc)
-        d = Doc(reached, newest[2], dumps_wide(doc), doc["summary"]["state"], list(doc["sessions"]), head["round"], fp,
-                summary=doc["summary"], hours=hours, read=(doc, read))
-        self.keep_found(conversation, fp, hide, doc["summary"], hours)
+        hours, (summary, secrets) = usage_hours(doc), served(doc, self.credentials)  # texts masked, not the summary
+        d = Doc(reached, newest[2], dumps_wide(doc), summary["state"], list(doc["sessions"]), head["round"], fp,
+                summary=summary, hours=hours, read=(doc, read), secrets=secrets)
+        self.keep_found(conversation, fp, hide, summary, hours)
         with self._lock:
             self.builds += count
         return d

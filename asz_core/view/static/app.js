@@ -1573,6 +1573,8 @@
   // ids), the one definition asz conversation's "N still open" reads too (trial 30d F3); null until the headings came.
   // SENT: asz conversation's senders line (headings' sent_by): who sent the conversation to this receiving root.
   let SENT = '';
+  // SECRETS: what the server says of the credentials it serves (headings' secrets: {shown, places}; page_secrets.py).
+  let SECRETS = null;
   let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {}, UNRES = null;
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
@@ -1589,6 +1591,7 @@
       GISTS = d.gists || {};
       CREDS = d.credentials || {};
       SENT = d.sent_by || '';
+      SECRETS = d.secrets || null;
       UNRES = d.unresolved || null;
       ASKED = {};
       Object.keys(d.asked || {}).forEach(function (t) { ASKED[d.asked[t]] = t; });  // step id -> talk id
@@ -1666,6 +1669,14 @@
     return { nodes: nodes, talkOf: talkOf, streamTalk: streamTalk, streamInfo: streamInfo, fileBySeq: fileBySeq, talkIndex: talkIndex };
   }
 
+  // The document's secrets (asz_core/view/page_secrets.py): the page is served its credentials masked by default, and
+  // says how many places it masked and how to see them whole; nothing when none was (or the server shows them whole).
+  function secretsChip(s) {
+    if (!s || s.shown !== 'masked' || !s.places) return null;
+    return h('span', { class: 'chip', id: 'secrets', title: 'credentials of a known form are masked in what this page is served (AKIA…MPLE); the landed records are unchanged; asz view --no-redact serves them whole' },
+      num(s.places) + ' credential place(s) masked');
+  }
+
   function drawHeader() {
     const s = D.summary;
     document.title = tabTitle(s.title || D.conversation) + ' · asz view';
@@ -1674,7 +1685,8 @@
     const meta = h('div', { class: 'chips' }, stateBadge(s.state), inMemoryMark(s.problems),
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''),
-      SENT ? h('span', { class: 'chip', id: 'sent-by' }, SENT) : null);  // which host sent it (trial 32c F4)
+      SENT ? h('span', { class: 'chip', id: 'sent-by' }, SENT) : null,  // which host sent it (trial 32c F4)
+      secretsChip(SECRETS));
     add(app, meta);
     if (s.held_back) {  // it does not verify: the document counts no token or cost figure (summary.held_back)
       const rt = s.runtime || {};

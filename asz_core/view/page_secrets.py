@@ -1,0 +1,112 @@
+"""Credentials the page shows masked, by default (trial 34c F8; fix35a).
+
+The page is a reader's view: a screen shared in a review, a tab left open. So ``asz view`` and ``asz server`` mask
+every credential of a known form (:mod:`~asz_core.view.secret_forms`: ``AKIA…MPLE``, ``ghp_…R8``, a PEM key's first
+line then ``[private key left out]``) in what the page is served: the asz.view document (``/api/c/{id}/view``), the
+headings answer (``/api/c/{id}/headings``), a landed record (``/api/c/{id}/record/…``) and a provider body
+(``/api/c/{id}/body/…``), as ``asz export --format md|html`` masks by default. ``--no-redact`` serves them whole. The
+landed records are never changed; ``asz show``, ``asz export --no-redact`` and ``--format json`` give the texts whole.
+
+Which it is, every such answer says: the header ``asz-credentials: masked`` or ``whole`` on all four routes, the
+document's answer also ``asz-credentials-masked: N`` (N: the places masked, a credential met twice counted twice),
+and the headings answer's ``secrets``, ``{"shown": "masked", "places": N}`` or ``{"shown": "whole"}``, which the
+page reads. The document itself keeps its shape: ``/api/c/{id}/view`` is the asz.view document, its texts masked.
+
+A text the document clipped (at 2,000 bytes, its node's ``bytes`` or ``result_bytes`` larger than the text) may end in
+the head of a credential the clip cut, which no form matches whole: such a head, a credential form's first characters
+(``ghp_``, ``AKIA``, ``sk-``, ``eyJ``, …) running to the clip's end in the characters a token is made of, is shown as
+its first four characters and ``…`` (its place counted), never more (trial 25b F2's rule for the exports).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from ..sessiondata.jsonbytes import dumps_wide
+from .secret_forms import Masker, find
+
+__all__ = ["MASKED", "WHOLE", "HEADER", "served", "mask_document", "masked_json", "masked_line"]
+
+#: The two ways the page is served credentials (``asz view --no-redact``: :data:`WHOLE`).
+MASKED, WHOLE = "masked", "whole"
+#: The response header every answer holding the conversation's texts carries: :data:`MASKED` or :data:`WHOLE`.
+HEADER = "asz-credentials"
+
+#: The first characters of each credential form that has fixed ones (secret_forms.KINDS), for a head a clip cut.
+_HEADS = re.compile(r"(?<![A-Za-z0-9_])(?:A(?:KIA|SIA)|gh[pousr]_|github_pat_|glpat-|sk-|xox[bpars]-|AIza|GOCSPX-|"
+                    r"[sr]k_live_|hf_|npm_|eyJ)[A-Za-z0-9_./+=-]*\Z")
+#: How far from a clipped text's end a cut head is looked for (the longest form, a JWT or a GitHub token, fits).
+_TAIL = 1024
+
+
+def _cut_head(text: str) -> tuple[str, int]:
+    """``text`` (clipped) with a credential's head running to its end shown as its first four characters and
+    ``…``; and 1 when one was, else 0."""
+    m = _HEADS.search(text, max(0, len(text) - _TAIL))
+    if m is None or m.end() - m.start() <= 4:
+        return text, 0
+    return text[:m.start() + 4] + "…", 1
+
+
+def served(doc: dict, credentials: str | None) -> tuple[dict, dict | None]:
+    """The asz.view document ``doc`` as the page is served it: with ``credentials`` :data:`MASKED` (``asz view``'s
+    default) its strings masked in place (:func:`mask_document`); :data:`WHOLE` (``--no-redact``) or None (a library
+    caller's :class:`~asz_core.view.state.ViewState`) as built. Returns the summary the list, the checker and
+    ``_index/found/`` keep (as built, never masked) and what the answers say of it (``{"shown": "masked", "places":
+    N}``, ``{"shown": "whole"}``, or None)."""
+    if credentials == MASKED:
+        summary = copy.deepcopy(doc["summary"])
+        return summary, mask_document(doc)
+    return doc["summary"], {"shown": WHOLE} if credentials == WHOLE else None
+
+
+def mask_document(doc: dict) -> dict:
+    """Mask, in place, every string of the asz.view document ``doc`` (an image's ``media`` left as it is: base64 is
+    no text), each text the document clipped also at a credential's head the clip cut (:func:`_cut_head`). Returns
+    the document's ``secrets`` entry, ``{"shown": "masked", "places": N}``. A document in whose JSON text
+    :func:`~asz_core.view.secret_forms.find` finds no credential (its forms read JSON's escapes: a PEM key's ``\\n``,
+    a quote's ``\\"``) is not walked string by string."""
+    mask = Masker(True)
+    cut = 0
+    for node in _clipped(doc):
+        for key, size in (("text", "bytes"), ("result", "result_bytes")):
+            value = node.get(key)
+            if isinstance(value, str) and isinstance(node.get(size), int) and node[size] > len(value.encode("utf-8")):
+                node[key], n = _cut_head(mask.text(value))
+                cut += n
+    if find(dumps_wide(doc).decode("utf-8", "surrogatepass")):
+        mask.tree(doc, frozenset({"media"}))
+    return {"shown": MASKED, "places": len(mask.gone) + cut}
+
+
+def _clipped(doc: dict):
+    """Every node of the document's talks and loose nodes, their children too."""
+    stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            yield n
+            stack.extend(n.get("children") or ())
+
+
+def masked_json(data: bytes) -> bytes:
+    """JSON bytes (the headings answer, a provider body) with every credential in its strings masked; the bytes as
+    they are when they hold none. Raises orjson.JSONDecodeError for bytes that are no JSON."""
+    import orjson
+
+    if not find(data.decode("utf-8", "surrogatepass")):
+        return data
+    return dumps_wide(Masker(True).tree(orjson.loads(data)))
+
+
+def masked_line(line: bytes) -> bytes:
+    """A landed record's JSON line with every credential in its strings masked (read exactly: a number no 64 bits
+    hold stays its text); the line as it is when it holds none."""
+    import orjson
+
+    from ..sessiondata.codec import parse_line
+
+    if not find(line.decode("utf-8", "surrogatepass")):
+        return line
+    return orjson.dumps(Masker(True).tree(parse_line(line, exact=True)))
