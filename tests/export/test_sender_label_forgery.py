@@ -130,6 +130,9 @@ def test_an_ids_line_breaks_and_zero_width_characters_split_no_line(corpus_dir, 
     conv = sorted(_ids("ls", "--root", root))[0]
     out = asz("conversation", conv[:8], "--root", root).stdout.splitlines()
     assert out[1].startswith(f"sent by {BREAKING_SHOWN}: ") and "FORGED" not in "".join(out[2:]), out[:3]
+    md = asz("export", conv[:8], "--format", "md", "--root", root).stdout  # the head's sent-by line, one line
+    (sent,) = [line for line in md.splitlines() if "sent by" in line]
+    assert f"sent by {BREAKING_SHOWN}: " in sent and not any(c in sent for c in _HIDDEN), sent
     for reader in (("ls",), ("usage", "instance")):
         text = asz(*reader, "--root", root).stdout
         assert BREAKING_SHOWN in text and not any(c in text.replace("\n", "") for c in _HIDDEN), text
