@@ -164,8 +164,8 @@ def _table(rows: list[dict], window, unverified: int) -> None:
         if row.get("two_roots"):
             from ..storage.sender_roots import two_roots_line
 
-            typer.echo("note: " + two_roots_line({**row["two_roots"], "roots": row["roots"]},
-                                                 visible(row["instance"] or "(no instance id)")))
+            typer.echo("note: " + line_value(two_roots_line({**row["two_roots"], "roots": row["roots"]},
+                                                            _who(row["instance"]))))
 
 
 def register(app: typer.Typer) -> None:

@@ -21,15 +21,16 @@ def lines_under(counted: list, narrow: tuple[str, str], shown: Callable[[str], s
     for ``asz usage instance`` each instance id two sending roots or more sent under (``roots``:
     :func:`~asz_core.storage.sender_roots.two_roots_in`; trial 34b F3), whose row sums them."""
     from ..reading.listing import unjudged_calls_line
-    from ..reading.termtext import visible
     from ..storage.sender_roots import two_roots_line
+    from ..storage.senders import instance_word
 
     if kept := unjudged_calls_line(counted, *narrow, shown):
         typer.echo(kept, err=err)
     if held:
         typer.echo(also_held_line(held, shown), err=err)
     for d in roots:
-        typer.echo("note: " + two_roots_line(d, visible(d["instance"] or "(no instance id)")), err=err)
+        typer.echo("note: " + two_roots_line(d, instance_word(d["instance"]) if isinstance(d["instance"], str)
+                                             else "(no instance id)"), err=err)
 
 
 def also_held_rows(storage: Path, counted: list, table, first: int | None, last: int | None) -> list[dict]:

@@ -23,7 +23,6 @@ from ..flow.round import landed_file_digest
 from ..storage.erased_list import erased_names
 from ..storage.sender_roots import two_roots, two_roots_line
 from ..storage.senders import BEFORE, RECEIVED, read_senders, sender_label, senders_summary
-from ..termsafe import one_line
 from .report import Problem, Section
 
 __all__ = ["SENDER_RECORD", "check_senders"]
@@ -168,5 +167,5 @@ def check_senders(root: Path, root_shown: str, section: Section, only: str | Non
         section.notes.append(f"received (sender record, {RECEIVED}/): {lines} landed file(s): {who}")
         section.counts["sender_lines"] = lines
     if two := two_roots(every):  # one instance id, two sending roots (trial 34b F3): said, never merged unsaid
-        section.notes += [two_roots_line(d, one_line(d["instance"] or "(no instance id)")) for d in two]
+        section.notes += [two_roots_line(d, sender_label({"instance": d["instance"]})) for d in two]
         section.counts["two_roots"] = len(two)
