@@ -16,10 +16,10 @@ that have no transcript. Collected by ``asz collect --once`` with ``claude-code-
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 from view_server_helpers import EXAMPLE_SESSION, REPO, asz_here, copy_example, parse
 
@@ -28,8 +28,9 @@ LINE = "MCP server probe (dynamic): returned in 1,234 ms, observed by asz-plugin
 
 
 def hook(payload: bytes, data: Path) -> None:
-    """One real ``asz hook --data DATA`` process with ``payload`` on stdin (it always exits 0, prints nothing)."""
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=payload,
+    """One real ``asz hook --data DATA`` process with ``payload`` on stdin (it always exits 0, prints nothing), forked
+    from tests/forked.py's pre-imported server (the hook's own start-up is tested in tests/observer, fresh)."""
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=payload,
                        capture_output=True, cwd=REPO, timeout=60)
     assert p.returncode == 0 and p.stdout == b"", p
 
