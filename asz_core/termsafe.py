@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["UNSAFE", "ESCAPES", "INVISIBLE", "one_line", "line_value", "shell_word", "EscapingStream", "LineStream"]
+__all__ = ["UNSAFE", "ESCAPES", "INVISIBLE", "HIDDEN", "one_line", "line_value", "shell_word", "EscapingStream", "LineStream"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
@@ -25,8 +25,24 @@ _ONE_LINE = {**ESCAPES, 0x0A: "\\n", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 #: and right-to-left marks U+200E/U+200F, WORD JOINER and the invisible operators U+2060-U+2064, the zero-width
 #: no-break space U+FEFF. The zero-width joiner and non-joiner (emoji sequences, Persian) are kept.
 INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF])
-#: :func:`line_value`'s table: :data:`_ONE_LINE`, a tab as ``\\t`` and each :data:`INVISIBLE` character as ``\\u200b``.
-_LINE_VALUE = {**_ONE_LINE, 0x09: "\\t", **{c: f"\\u{c:04x}" for c in INVISIBLE}}
+#: More code points a terminal draws as nothing (Unicode's default-ignorable ones and the fillers that draw blank),
+#: shown by :func:`line_value` and the log streams only (the exports' bytes keep :data:`INVISIBLE`; review35): the
+#: COMBINING GRAPHEME JOINER U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the Khmer inherent vowels
+#: U+17B4/U+17B5, the Mongolian variation selectors U+180B-U+180D and U+180F, the interlinear annotation marks
+#: U+FFF9-U+FFFB, the shorthand format controls U+1BCA0-U+1BCA3, the musical format marks U+1D173-U+1D17A and the
+#: tag characters and their plane U+E0000-U+E0FFF (an id ``alice`` followed by tags reads as ``alice``).
+HIDDEN = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x180E), 0x180F, 0x3164, 0xFFA0,
+                    *range(0xFFF9, 0xFFFC), *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)])
+
+
+def _shown(c: int) -> str:
+    """A code point's escape as a line value shows it: ``\\u200b``, above U+FFFF ``\\U000e0041``."""
+    return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+
+
+#: :func:`line_value`'s table: :data:`_ONE_LINE`, a tab as ``\\t`` and each :data:`INVISIBLE` and :data:`HIDDEN`
+#: character as ``\\u200b``.
+_LINE_VALUE = {**_ONE_LINE, 0x09: "\\t", **{c: _shown(c) for c in (*INVISIBLE, *HIDDEN)}}
 
 
 def one_line(text: str) -> str:
@@ -40,7 +56,7 @@ def line_value(text: str) -> str:
     """``text`` as a value inside one line asz prints on a terminal (a sender's instance id, a receiver's answer, a
     table cell, a log line's words; review34): no line break of any kind (a newline ``\\n``, U+2028/U+2029, and VT,
     FF, CR, FS/GS/RS and NEL as the :data:`UNSAFE` controls they are), every control escaped (a tab ``\\t``, ESC
-    ``\\x1b``), the bidi overrides and every :data:`INVISIBLE` character shown (``\\u202e``, ``\\u200b``); nothing
+    ``\\x1b``), the bidi overrides and every :data:`INVISIBLE` and :data:`HIDDEN` character shown (``\\u202e``, ``\\u200b``); nothing
     removed, everything else as it is. The one rule for such a value. str in, str out. (:func:`one_line` keeps tabs
     and zero-width characters: the exports' lines, compared byte for byte with copies made before.)"""
     return text.translate(_LINE_VALUE)
@@ -75,7 +91,7 @@ class EscapingStream:
         return getattr(self.stream, name)
 
 
-_STREAM = {**ESCAPES, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
+_STREAM = {**ESCAPES, **{c: _shown(c) for c in (*INVISIBLE, *HIDDEN)}}
 
 
 class LineStream(EscapingStream):

@@ -332,12 +332,30 @@ def instance_word(word: str) -> str:
     from ..termsafe import line_value
 
     w = nfc(word)
-    if (w and w == w.strip() and not any(c in _LABEL_CHARS or (c.isspace() and c != " ") for c in w)
+    if (w and w == w.strip() and not any(c in _LABEL_CHARS or (c.isspace() and c != " ") or _lookalike(c) for c in w)
             and line_value(w) == w):
         return w
     # JSON escapes for what a JSON encoder leaves as it is: DEL, C1, bidi, zero-width, U+2028, a space of another kind
-    return "".join(f"\\u{ord(c):04x}" if ord(c) > 0x7E and (line_value(c) != c or c.isspace()) else c
+    return "".join(_json_escape(ord(c)) if ord(c) > 0x7E and (line_value(c) != c or c.isspace()) else c
                    for c in orjson.dumps(w).decode())
+
+
+def _lookalike(c: str) -> bool:
+    """Whether a character outside ASCII reads as a label's own words: a bracket or quote of another script or width
+    (``（`` U+FF08, ``❨`` U+2768, ``⁽`` U+207D, ``“`` U+201C: Unicode's open, close and quote punctuation) or one whose
+    compatibility form holds one (review35: ``alice@hostA （credential alice）`` read as a checked credential)."""
+    import unicodedata
+
+    return ord(c) > 0x7E and (unicodedata.category(c) in ("Ps", "Pe", "Pi", "Pf")
+                              or any(x in _LABEL_CHARS for x in unicodedata.normalize("NFKC", c)))
+
+
+def _json_escape(c: int) -> str:
+    """Code point ``c`` as JSON escapes it: ``\\u200b``, above U+FFFF its surrogate pair (``\\udb40\\udc41``)."""
+    if c <= 0xFFFF:
+        return f"\\u{c:04x}"
+    c -= 0x10000
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
 
 
 def sender_label(sender: dict) -> str:
