@@ -27,7 +27,7 @@ could hide behind it).
 - render 6: the text form's header gives ``window_local`` after ``window``: the ``--tz`` zone and the window's ends
   in it (:func:`~asz_core.reading.prose_text.window_local`; trial 35b F6), and its ``command`` and
   ``command_output`` lines give a runtime's command as typed and its output as md reads them (``! uv run ty check``,
-  not ``<bash-input>uv run ty check</bash-input>``: :func:`~asz_core.reading.prose_text.plain_blocks`; trial 35b F8);
+  not the command inside the runtime's own markup tags: :func:`~asz_core.reading.prose_text.plain_blocks`; trial 35b F8);
   the other forms are drawn as render 5 draws them. What render 6 drew of a command cannot be taken back off the
   bytes (the markup went), so the copy of an older render is made again drawing its commands as that render did
   (:func:`drawing`, :func:`drawn`).
