@@ -67,10 +67,11 @@ class _Receiving:
         self.endpoint = endpoint or f"http://127.0.0.1:{free_port()}"
         self.log = team.parent / "receive.log"
         self.err = self.log.open("a")
+        start = self.log.stat().st_size  # a receiver started before on this team said "receiving:" above this
         self.proc = forked.Popen([*ASZ, "receive", "--root", str(team), "--listen", self.endpoint[len("http://"):]],
                                  stdout=subprocess.DEVNULL, stderr=self.err, cwd=team.parent)
         deadline = time.monotonic() + 60
-        while "receiving:" not in self.log.read_text():
+        while b"receiving:" not in self.log.read_bytes()[start:]:
             assert self.proc.poll() is None and time.monotonic() < deadline, self.log.read_text()
             time.sleep(0.05)
 
