@@ -112,7 +112,9 @@ class Server(socketserver.ThreadingTCPServer):
         self.cap = connection_cap(raise_open_files())
         self.conns: dict[int, _Conn] = {}
         self._lock = threading.Lock()
-        self._handling = 0  # connections whose handler thread was started and has not ended
+        # connections (by id of their socket) whose handler thread was started and has not ended: a set, so that a
+        # signal stopping the receiver just after a thread started (both ends then say it ended) never counts one twice
+        self._handling: set[int] = set()
         self._ended = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="asz-receive-guard", daemon=True)
@@ -134,22 +136,22 @@ class Server(socketserver.ThreadingTCPServer):
                 for x in idle[: over + max(1, self.cap // 16)]:  # room for a few more before the next eviction
                     x.close("evicted")
                     self.summed.add(EVICTED, cap=self.cap)
-            self._handling += 1
+            self._handling.add(id(request))
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._handler_ended()
+            self._handler_ended(request)
             raise
 
     def process_request_thread(self, request, client_address) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._handler_ended()
+            self._handler_ended(request)
 
-    def _handler_ended(self) -> None:
+    def _handler_ended(self, request) -> None:
         with self._ended:
-            self._handling -= 1
+            self._handling.discard(id(request))
             self._ended.notify_all()
 
     def shutdown_request(self, request) -> None:
@@ -190,8 +192,8 @@ class Server(socketserver.ThreadingTCPServer):
         for c in conns:
             c.stop_reading()
         with self._ended:
-            self._ended.wait_for(lambda: self._handling <= 0, timeout=DRAIN)
-            late = self._handling
+            self._ended.wait_for(lambda: not self._handling, timeout=DRAIN)
+            late = len(self._handling)
         if late:
             print(f"asz receive: {late} request(s) still landing after {DRAIN:g} s; stopped without waiting for them "
                   f"(each file is whole or absent, and the sender sends what was not answered again)",
