@@ -286,6 +286,7 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
         try:
             _remove_planned(root, cfg, rep, done, state, owner, dry_run, now_ns)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: what went is said (a session being removed is finished next run)
+            _drop_own_temporaries(root)
             raise PruneInterrupted(rep) from None
         try:
             _forget_text(root, [c for p in done for c in (p.conversations or [p.session])])
@@ -296,6 +297,14 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = Fals
             (root / p.session / REMOVAL_STATE).unlink(missing_ok=True)
         _prune_staging(root, cfg, rep, dry_run, now_ns)
     return rep
+
+
+def _drop_own_temporaries(root: Path) -> None:
+    """Remove the skeletons' temporaries this process left (``.NAME.sk.PID.tmp``): a stop's signal arriving between
+    :func:`~asz_core.sessiondata.durable.write_once`'s ``finally`` and its unlink leaves one (the full suite of
+    session 35, once). Each is a copy never linked: nothing landed is touched."""
+    for tmp in root.glob(f"*/streams/*/.*.sk.{os.getpid()}.tmp"):
+        tmp.unlink(missing_ok=True)
 
 
 class PruneInterrupted(KeyboardInterrupt):
