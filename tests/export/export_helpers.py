@@ -96,6 +96,14 @@ def conversations(root: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
 
 
+#: A sender id forged to read as credential-checked (fix35a): it holds the words a label puts after a checked id.
+FORGED = "alice@hostA (credential alice)"
+#: How every reader names the real alice and mallory pushing under :data:`FORGED`: the forged id quoted (a JSON
+#: string), the credential after it the receiver's own check.
+ALICE = "alice@hostA (credential alice)"
+MALLORY = '"alice@hostA (credential alice)" (credential mallory)'
+
+
 def pushed_team(corpus_dir: Path, base: Path, hosts: dict[str, tuple[str, str, str, str, str]]) -> dict:
     """Each host's corpus project (``hosts``: key → (project, instance id, credential, token, ``http``|``grpc``))
     collected by the real ``asz collect --once`` into ``base/KEY/root`` and pushed by the real pass to one real

@@ -27,17 +27,11 @@ from asz_core.export.push import push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 
-from export_helpers import asz, collect_corpus, pushed_team
+from export_helpers import ALICE, FORGED, MALLORY, asz, collect_corpus, pushed_team
 from source_calls import source_calls
 
-#: The forged id: it holds the words a label puts after a checked credential's id.
-FORGED = "alice@hostA (credential alice)"
 HOSTS = {"a": ("-home-user-spotter", "alice@hostA", "alice", "tokA-35", "http"),
          "m": ("-home-user-sample-project", FORGED, "mallory", "tokM-35", "http")}
-#: How every reader names the two senders: the forged id is quoted (a JSON string), the credential after it is the
-#: receiver's check.
-ALICE = "alice@hostA (credential alice)"
-MALLORY = '"alice@hostA (credential alice)" (credential mallory)'
 
 
 @pytest.fixture(scope="module")

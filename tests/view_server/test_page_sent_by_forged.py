@@ -18,18 +18,15 @@ import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "export"))
-from export_helpers import pushed_team  # noqa: E402
+from export_helpers import ALICE, FORGED, MALLORY, pushed_team  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 from test_view_server_browser import open_at, wait  # noqa: E402, F401  (the browser fixture: tests/conftest.py)
 
-FORGED = "alice@hostA (credential alice)"
 WORKERS = {"a": ("-home-user-spotter", "alice@hostA", "alice", "tokA-35p", "http"),
            "m": ("-home-user-sample-project", FORGED, "mallory", "tokM-35p", "http")}
-ALICE = "alice@hostA (credential alice)"
-MALLORY = '"alice@hostA (credential alice)" (credential mallory)'
 
 
 @pytest.fixture(scope="module")
