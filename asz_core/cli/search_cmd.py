@@ -247,6 +247,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     took = time.monotonic() - t0
     phase[0] = "print"
     _warn(notes := _notes(unverified, []), as_json)
+    notes += _pruned(r)  # every search form says it: their text is gone (trial 36b F1)
     notes += _unjudged(r, filters, {c["conversation"] for c in rows}, unverified)  # as the hit search says it (small26)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)

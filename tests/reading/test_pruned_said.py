@@ -79,6 +79,16 @@ def test_search_notes_the_pruned_sessions(pruned):
     want = (f"1 session(s) in this root were removed by retention (asz prune): their skeletons keep no text (only the records' "
             f"labels, a runtime's title among them, kept for the structure and never shown), so they are not searchable: {cid[:8]}")
     assert f"asz search: note: {want}" in r.stderr.splitlines() and f"! {want}" in r.stdout.splitlines()
+    # trial 36b F1: every form says it; --conversations printed "0 conversation(s)" and nothing else
+    r = asz("search", "the", "--conversations", "--root", str(root))
+    assert r.stdout.splitlines()[-2:] == ["0 conversation(s) in " + r.stdout.splitlines()[-2].split(" in ", 1)[1],
+                                          f"! {want}"], r.stdout
+    assert f"asz search: note: {want}" in r.stderr.splitlines()
+    for form in (("--json",), ("--json", "--conversations"), ("--json", "--held-back")):
+        r = asz("search", "the", *form, "--root", str(root))
+        assert f"asz search: note: {want}" in r.stderr.splitlines(), form
+        assert orjson.loads(r.stdout) in ([], {"hits": [], "held_back": [], "partial": False, "indexing": 0, "across": 0}) or \
+            orjson.loads(r.stdout).get("hits") == [], (form, r.stdout)
 
 
 def test_every_json_reader_titles_it_as_the_table_does(pruned):
