@@ -43,8 +43,9 @@ def counted_there(doc: dict) -> list[str]:
 def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
     same six for the long-context calls among them (a node's or request's ``long_context`` key), the credits (below),
-    then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`) and
-    those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`)] over the
+    then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`),
+    those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), then the
+    calls that carry token usage] over the
     document's ``llm.call`` nodes, less those its summary's ``counted_there`` names (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
     :func:`hours_answer` sums the quarters into hours too.
 
@@ -71,6 +72,8 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
         t = out.setdefault(key, [0] * _WIDTH)
         _add_counts(t, 0, u)
         t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
+        if isinstance(n.get("usage"), dict):  # a call that recorded a token count (Kiro's record none: fix36e F1)
+            t[_WITH_USAGE] += 1
         # long-context calls (input above 200K): each provider call decides for itself, as Anthropic bills it
         for r in (n.get("requests") or ()) if n.get("requests") else (n,):
             ru = r.get("usage") if isinstance(r.get("usage"), dict) else None
@@ -92,8 +95,11 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
 #: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
 #: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
 #: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
-#: rate was not checked when they landed.
-_WIDTH = 15
+#: rate was not checked when they landed, then the calls that carry token usage (:data:`_WITH_USAGE`).
+_WIDTH = 16
+#: The slot of a usage_hours list counting the calls that carry token usage: a row none of whose calls does gives its
+#: four token counts as null, never 0 (trial 36a F1; :func:`~asz_core.view.rows.usage_unrecorded`'s rule).
+_WITH_USAGE = 15
 
 
 def narrow_buckets(hours: dict[tuple[int, str], list], model: str, exact: bool, since: int | None,
@@ -308,7 +314,8 @@ def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar from
     the sum of their ``cost_exact`` (kept as the sum's own ``cost_exact``), and
     ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``, ``credits``
-    (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them."""
+    (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them; the four token counts null when
+    every row holding calls or credits gives them null (:func:`_unrecorded_sum`)."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
     if out["cost"] is not None and all(r.get("priced") is False for r in rows):  # no token of them had a price
@@ -324,6 +331,8 @@ def _sum_rows(rows: list[dict]) -> dict:
         if out["cost"] is not None:  # the exact costs added, rounded once: never a sum of rounded rows (trial 26b, F8)
             out["cost_exact"] = _plus(out.get("cost_exact", "0"), r.get("cost_exact", "0"))
             out["cost"] = _usd(Decimal(out["cost_exact"]))
+    if _unrecorded_sum(rows):  # no call of them recorded a token count: null, as each of them gives (trial 36a F1)
+        out.update(dict.fromkeys(_TOKENS))
     return out
 
 
@@ -354,6 +363,7 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
         for i, k in enumerate(_TOKENS):
             row[k] += v[i]
         row["calls"] += v[4]
+        row[_WITH_KEY] = row.get(_WITH_KEY, 0) + (v[_WITH_USAGE] if len(v) > _WITH_USAGE else 0)
         if len(v) > 5 and v[5]:  # 1-hour writes: a key only where there are some, as in a usage object
             row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
         if len(v) > 12 and v[12]:  # credits the runtime metered (Kiro): a key only where some, never tokens or USD
@@ -369,7 +379,29 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
                 row["unpriced"] = sorted({*row.get("unpriced", ()), *c["unpriced"]})  # rows (cost_of's rule; F13)
             if "priced" not in c:  # some token of the row had a price
                 row[_PRICED] = True
-    return [_priced_said(r) for r in by_start.values()]
+    return [_priced_said(_recorded(r)) for r in by_start.values()]
+
+
+#: A bucket row's count, while it is summed, of its calls that carry token usage (never in an answer).
+_WITH_KEY = "_with_usage"
+
+
+def _recorded(row: dict) -> dict:
+    """``row`` (a bucket row being summed) with its four token counts null where it holds calls or credits and none of
+    its calls carries token usage (Kiro records none: :func:`~asz_core.view.rows.usage_unrecorded`'s rule, as
+    ``/api/usage/blocks``, ``/api/conversations`` and ``asz usage --json`` give them; trial 36a F1: they read 0, as if
+    counted); its counts as summed otherwise."""
+    with_usage = row.pop(_WITH_KEY, 0)
+    if not with_usage and (row["calls"] or row.get("credits")):
+        row.update(dict.fromkeys(_TOKENS))
+    return row
+
+
+def _unrecorded_sum(rows: list[dict]) -> bool:
+    """True when the rows that hold calls or credits (an empty ``no_time`` row holds neither) all give null token
+    counts (:func:`_recorded`), and there is one: their sum's counts are null too, not 0."""
+    held = [r for r in rows if r.get("calls") or r.get("credits")]
+    return bool(held) and all(r.get("in") is None for r in held)
 
 
 #: A bucket row's mark, while it is summed, that some token of it had a price (never in an answer).

@@ -924,7 +924,11 @@
   // records alone, no transcript landed): the page says so instead of drawing 0 tokens and $0 as if they had been
   // counted. rows.usage_unrecorded's rule: calls counted (0 too) and none with a token count, or credits metered (Kiro)
   // and no token count; a list row says it in its usage_recorded, which the server decided by that rule.
-  function unrecorded(u, calls, metered) { return (typeof calls === 'number' || typeof metered === 'number') && tokens(u) === 0; }
+  // /api/usage's rows give their counts null where no call of them recorded one (trial 36a F1), as the list's rows do.
+  function unrecorded(u, calls, metered) {
+    const t = tokens(u);
+    return (typeof calls === 'number' || typeof metered === 'number') && (t === 0 || (t === null && !!u && typeof u === 'object' && 'in' in u));
+  }
   function rowUnrecorded(r) { return typeof r.usage_recorded === 'boolean' ? !r.usage_recorded : unrecorded(r.usage, r.llm_calls, r.credits); }
   const UNRECORDED = 'the runtime recorded no token counts for these model calls';
   const NO_CALL = WORDS.no_call + ' (no transcript landed, or none of its records is a model call)';
