@@ -332,3 +332,20 @@ def test_configuration_example_is_the_defaults() -> None:
     assert block, "docs/configuration.md has no yaml block"
     cfg = parse_config(yaml.safe_load(block.group(1)), "docs/configuration.md")
     assert cfg == Config(), "the example in docs/configuration.md differs from the defaults in asz_core/config.py"
+
+
+def test_readme_says_how_often_collect_watches() -> None:
+    """Trial 36b F3: the README said ``asz collect`` "keeps watching", which reads as a file watcher, while it runs one
+    pass every ``collector.interval`` (10 minutes by default: :data:`asz_core.config.DEFAULT_INTERVAL`). The README's
+    watch line and its commands table say the interval and ``--interval``, and name ``asz server`` as the one that
+    follows files live."""
+    from asz_core.config import DEFAULT_INTERVAL
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    minutes = f"every {DEFAULT_INTERVAL / 60:.0f} minutes"
+    watch = next(c for c in documented_commands(REPO / "README.md") if c["command"].strip() == "asz collect")
+    assert minutes in watch["skip"] and "--interval" in watch["skip"], watch
+    assert any(c["command"].strip() == "asz server" and "follow" in c["skip"] for c in documented_commands(REPO / "README.md"))
+    row = next(x for x in readme.splitlines() if x.startswith("| `asz collect [--once]"))
+    assert f"{DEFAULT_INTERVAL / 60:.0f} minutes" in row and "--interval" in row and "asz server" in row, row
+    assert "keeps watching" not in readme
