@@ -397,8 +397,8 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
 def export(
     conversation_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A conversation id, or a unique prefix of one."),
     project: str = typer.Option("", "--project", help="Every conversation whose project contains this (case-insensitive)."),
-    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end)."),
+    since: str = typer.Option("", "--since", help="Every conversation active since: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    until: str = typer.Option("", "--until", help="… and active until (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: every conversation sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; with --since/--until, --project, those of them."),
     fmt: Optional[str] = typer.Option(None, "--format", show_default=False, help="md (Markdown, the default; prose with --audit), html (one self-contained page), json (the asz.view document, whose texts are clipped at 2,000 bytes with bytes giving the whole size; stderr counts them), prose (JSONL per turn) or text (the audit form as plain text for a model: a short key: value header, each line as [TS] KIND then its text, a tool call's nested input as key: value lines, no JSON; masked, windowed and counted as --audit); md, html, prose and text give texts whole."),

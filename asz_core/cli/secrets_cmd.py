@@ -25,8 +25,8 @@ __all__ = ["secrets"]
 def secrets(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
     project: str = project_option(),
-    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end)."),
+    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     model: str = model_option(),
     dialect: str = dialect_option(),

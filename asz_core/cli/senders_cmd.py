@@ -27,8 +27,8 @@ def _when(ms: Optional[int]) -> str:
 
 def senders(
     expect: list[str] = typer.Option([], "--expect", metavar="NAME[,NAME…]", help="An instance that should have sent: its service.instance.id (export.otlp.instance_id) or its token's credential name, exactly; commas or the option again for several (given, it replaces the configuration's receive.expect list). One that sent no landed file in the window (or never, without one) is quiet: exit 1."),
-    since: str = typer.Option("", "--since", help="The window the receiver's requests are counted in (an instance none of whose requests was taken in it is quiet; IN WINDOW counts its landed files received in it): YYYY-MM-DD (in --tz), an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday."),
-    until: str = typer.Option("", "--until", help="… and until (same forms; a date counts to its end)."),
+    since: str = typer.Option("", "--since", help="The window the receiver's requests are counted in (an instance none of whose requests was taken in it is quiet; IN WINDOW counts its landed files received in it): YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday."),
+    until: str = typer.Option("", "--until", help="… and until (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON object: window, instances (instance, credentials, files, sessions, first_received, last_received, in_window, last_seen, seen_in_window, refused, roots, two_roots, expected, quiet), unverified_lines, quiet (the expected instances that were quiet), expected_from (--expect, receive.expect, or null when none is expected)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),

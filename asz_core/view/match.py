@@ -83,7 +83,7 @@ def not_a_time(text: str, why: str = "") -> str:
     33a F7: ``2026-13-01`` was told ``not a date (YYYY-MM-DD)`` alone): ``'2026-13-01' is not a date (YYYY-MM-DD), an
     instant …`` with ``why`` (``no such day``) in parentheses after the value when given."""
     said = f" ({why})" if why else ""
-    return (f"{text!r}{said} is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, "
+    return (f"{text!r}{said} is not a date (YYYY-MM-DD), a month (YYYY-MM), an instant (RFC 3339), a time back from now (30m, 12h, 7d, "
             "2w), today or yesterday")
 
 
@@ -93,7 +93,8 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
 
     Accepted: ``YYYY-MM-DD`` or ``YYYYMMDD`` (a day in ``zone``, by default the
     reader's local time zone: its start, or with ``end`` its last
-    millisecond), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
+    millisecond), ``YYYY-MM`` (a whole month in ``zone``: its first day's start,
+    or with ``end`` its last day's last millisecond; trial 36b F7), an RFC 3339 instant (``2026-11-21T10:00:00Z``), a
     ``YYYY-MM-DDTHH:MM[:SS]`` in ``zone``, a time back from now: ``30m``,
     ``12h``, ``7d``, ``2w``, and ``today`` or ``yesterday``: that calendar day in
     ``zone``, as its date would be (trial 22a, F21: ``1d`` is the last 24 hours,
@@ -104,6 +105,13 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     if s.lower() in DAY_WORDS:  # a calendar day in the zone: read as its date
         today = _dt.datetime.fromtimestamp(now / 1000, tz=zone or _dt.datetime.now().astimezone().tzinfo).date()
         s = (today - _dt.timedelta(days=DAY_WORDS[s.lower()])).isoformat()
+    month = re.fullmatch(r"([0-9]{4})-([0-9]{2})", s)
+    if month:  # a whole month: its first day, or (end) its last
+        y, mo = int(month.group(1)), int(month.group(2))
+        if not 1 <= mo <= 12:
+            raise TimeError(not_a_time(text, "no such month"))
+        last = (_dt.date(y + mo // 12, mo % 12 + 1, 1) - _dt.timedelta(days=1)).day
+        s = f"{y:04d}-{mo:02d}-{last if end else 1:02d}"
     m = _RELATIVE.fullmatch(s)
     if m:
         return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000

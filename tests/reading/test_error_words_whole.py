@@ -22,7 +22,7 @@ from cli_helpers import asz_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 SID = "7d2f1c3e-5b8a-4e61-9f0d-2a4c6e8b1d35"
-FORMS = "is not a date (YYYY-MM-DD), an instant (RFC 3339), a time back from now (30m, 12h, 7d, 2w), today or yesterday"
+FORMS = "is not a date (YYYY-MM-DD), a month (YYYY-MM), an instant (RFC 3339), a time back from now (30m, 12h, 7d, 2w), today or yesterday"
 
 
 @pytest.fixture(scope="module")
