@@ -38,27 +38,32 @@ _HEADS = re.compile(r"(?<![A-Za-z0-9_])(?:A(?:KIA|SIA)|gh[pousr]_|github_pat_|gl
                     r"[sr]k_live_|hf_|npm_|eyJ)[A-Za-z0-9_./+=-]*\Z")
 #: How far from a clipped text's end a cut head is looked for (the longest form, a JWT or a GitHub token, fits).
 _TAIL = 1024
+#: The characters a token is made of (``_HEADS``' run after a head; each head is made of them too): a head cut at
+#: the end stands in the text's last run of them, where :func:`_cut_head` starts looking.
+_TOKEN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+=-"
 
 
 def _cut_head(text: str) -> tuple[str, int]:
     """``text`` (clipped) with a credential's head running to its end shown as its first four characters and
     ``…``; and 1 when one was, else 0."""
-    m = _HEADS.search(text, max(0, len(text) - _TAIL))
+    m = _HEADS.search(text, max(0, len(text) - _TAIL, len(text.rstrip(_TOKEN))))
     if m is None or m.end() - m.start() <= 4:
         return text, 0
     return text[:m.start() + 4] + "…", 1
 
 
-def served(doc: dict, credentials: str | None) -> tuple[dict, dict | None]:
+def served(doc: dict, credentials: str | None) -> tuple[dict, dict | None, bytes]:
     """The asz.view document ``doc`` as the page is served it: with ``credentials`` :data:`MASKED` (``asz view``'s
     default) its strings masked in place (:func:`mask_document`); :data:`WHOLE` (``--no-redact``) or None (a library
     caller's :class:`~asz_core.view.state.ViewState`) as built. Returns the summary the list, the checker and
-    ``_index/found/`` keep (as built, never masked) and what the answers say of it (``{"shown": "masked", "places":
-    N}``, ``{"shown": "whole"}``, or None)."""
+    ``_index/found/`` keep (as built, never masked), what the answers say of it (``{"shown": "masked", "places":
+    N}``, ``{"shown": "whole"}``, or None) and the JSON bytes served (``dumps_wide`` of the document as served,
+    made once: a document holding no credential is served the very bytes it was searched in)."""
     if credentials == MASKED:
         summary = copy.deepcopy(doc["summary"])
-        return summary, mask_document(doc)
-    return doc["summary"], {"shown": WHOLE} if credentials == WHOLE else None
+        secrets, body = _masked(doc)
+        return summary, secrets, body
+    return doc["summary"], {"shown": WHOLE} if credentials == WHOLE else None, dumps_wide(doc)
 
 
 def mask_document(doc: dict) -> dict:
@@ -67,6 +72,12 @@ def mask_document(doc: dict) -> dict:
     the document's ``secrets`` entry, ``{"shown": "masked", "places": N}``. A document in whose JSON text
     :func:`~asz_core.view.secret_forms.find` finds no credential (its forms read JSON's escapes: a PEM key's ``\\n``,
     a quote's ``\\"``) is not walked string by string."""
+    return _masked(doc)[0]
+
+
+def _masked(doc: dict) -> tuple[dict, bytes]:
+    """:func:`mask_document`'s entry and the masked document's JSON bytes (those it was searched in when it held
+    no credential: the document is not serialized twice)."""
     mask = Masker(True)
     cut = 0
     for node in _clipped(doc):
@@ -75,9 +86,11 @@ def mask_document(doc: dict) -> dict:
             if isinstance(value, str) and isinstance(node.get(size), int) and node[size] > len(value.encode("utf-8")):
                 node[key], n = _cut_head(mask.text(value))
                 cut += n
-    if find(dumps_wide(doc).decode("utf-8", "surrogatepass")):
+    body = dumps_wide(doc)
+    if find(body.decode("utf-8", "surrogatepass")):
         mask.tree(doc, frozenset({"media"}))
-    return {"shown": MASKED, "places": len(mask.gone) + cut}
+        body = dumps_wide(doc)
+    return {"shown": MASKED, "places": len(mask.gone) + cut}, body
 
 
 def _clipped(doc: dict):

@@ -22,7 +22,6 @@ from typing import Any, Iterable, Sequence
 
 from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, resolve
 from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
-from ..sessiondata.jsonbytes import dumps_wide
 from ..sessiondata.model import WITHHOLDABLE
 from .background import BackgroundChecks
 from .conflicts import stopped_and_gone
@@ -386,8 +385,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        hours, (summary, secrets) = usage_hours(doc), served(doc, self.credentials)  # texts masked, not the summary
-        d = Doc(reached, newest[2], dumps_wide(doc), summary["state"], list(doc["sessions"]), head["round"], fp,
+        hours, (summary, secrets, body) = usage_hours(doc), served(doc, self.credentials)  # texts masked, not the summary
+        d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
                 summary=summary, hours=hours, read=(doc, read), secrets=secrets)
         self.keep_found(conversation, fp, hide, summary, hours)
         with self._lock:

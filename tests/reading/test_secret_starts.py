@@ -1,0 +1,151 @@
+"""``secret_forms.find`` tries each form's expression only where a match can begin (``_STARTS``: perf36, the page's
+cold open: ``re`` tried a case-insensitive name or a lookbehind at every place of a 570 KB document, 200 ms), and
+finds exactly what it found when each expression ran over the whole text (``rx.finditer``, gated by the form's
+hints): compared here with that search, written out as it was, over every line and every whole file of the shared
+corpus and over texts made of every form's credentials in any case, touching, overlapping and beside the characters
+``re`` reads as an ASCII letter in any case (İ, ı, ſ, the Kelvin sign). The page's cut heads
+(``page_secrets._cut_head``, looked for from the text's last run of token characters) are compared the same way.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from asz_core.view import page_secrets, secret_forms
+from asz_core.view.secret_forms import KINDS, find
+
+#: Each form's credentials, written as their issuers do (each begins a match of the form; checked below).
+SAMPLES = {
+    "aws-access-key-id": ["AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A"],
+    "aws-secret-access-key": ["aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                              "SecretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ'",
+                              "AWS-SECRET-KEY=>\\\"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdo\\\"",
+                              "AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+    "github-token": [p + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")]
+                    + ["github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCD"],
+    "gitlab-token": ["glpat-xYz12345678901234567"],
+    "anthropic-api-key": ["sk-ant-api03-" + "A1b2" * 24, "sk-ant-admin01-abcdefghijklmnopqrstuvw"],
+    "openai-api-key": ["sk-proj-Ab1cD2eF3gH4iJ5kL6mN7oP8", "sk-" + "aB3" * 16, "sk-xyzT3BlbkFJabc"],
+    "slack-token": ["xoxb-1234567890-abcdefABCDEF"],
+    "slack-webhook-url": ["https://hooks.slack.com/services/T00000000/B00000000/XXXXxxxxXXXXxxxxXXXXxxxx"],
+    "google-api-key": ["AIzaSyA1234567890abcdefghijklmnopqrstuv"],
+    "google-oauth-client-secret": ["GOCSPX-abcdefghijklmnopqrstuvwxyz12"],
+    "stripe-live-key": ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "rk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+    "huggingface-token": ["hf_" + "aBcD1234" * 5],
+    "npm-token": ["npm_" + "aB3456" * 6],
+    "private-key": ["-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA\\n-----END RSA PRIVATE KEY-----",
+                    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA"],
+    "jwt": ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
+    "bearer-token": ["Authorization: Bearer abcdef1234567890abcdef12", "AUTHORIZATION=\"bearer Zx9Yw8Vu7Ts6Rq5Po4Nm\""],
+    "url-password": ["postgres://admin:s3cr3tPass@db.internal/prod", "redis://:hunter2x@cache:6379"],
+    "password": ["PGPASSWORD=s3cr3t!x9", "the db password is Tr0ub4dor&3-horse-battery", "Pwd: hunter22x!",
+                 "SECRET=abc123xyz", "passwd => 'b4dP@ss1'"],
+}
+#: Pieces put between and around them: separators, the start strings alone, names with no value, JSON escapes.
+FILLERS = [" ", "\n", "\\n", "\"", "'", ":", "=", "@", "/", "_", "-", ".", "task-", "ask-", "x", "Ab9", "the ",
+           "sk-", "AKIA", "gh", "://", "secret", "password", "pwd", "aws", "authorization", "Bearer ", "eyJ", "\u00e9",
+           "\U0001f600", *secret_forms._FOLDS]
+NAMES = re.compile(r"(?i:password|passwd|pwd|secret|aws|access|authorization|bearer|key|is)")
+
+
+def reference_find(text: str) -> list[tuple[str, int, int]]:
+    """``find`` as it was before ``_STARTS``: each form's expression over the whole text, when one of its hints is in it."""
+    out = []
+    for order, (name, rx, hints) in enumerate((n, re.compile(r), h) for n, r, h in KINDS):
+        if any(h in text for h in hints):
+            guard, part = secret_forms._GUARDS.get(name), "value" if "value" in rx.groupindex else 0
+            for m in rx.finditer(text):
+                a, b = m.span(part)
+                if (name == "private-key" or secret_forms._starts(text, a)) and (guard is None or guard(text[a:b])):
+                    out.append((order, name, a, b))
+    if len(out) > 1:
+        kept: list = []
+        for f in sorted(out):
+            if not any(f[2] < k[3] and k[2] < f[3] for k in kept):
+                kept.append(f)
+        out = kept
+    return sorted(((name, a, b) for _, name, a, b in out), key=lambda f: f[1])
+
+
+def _recase(rng: random.Random, text: str) -> str:
+    """``text`` with its names (password, secret, authorization, …) in random case, now and then a letter ſ or K."""
+    def one(m: re.Match) -> str:
+        w = "".join(c.upper() if rng.random() < 0.5 else c.lower() for c in m.group())
+        return w.replace("s", "\u017f", 1) if rng.random() < 0.05 else w
+    return NAMES.sub(one, text)
+
+
+def _texts(seed: int, n: int):
+    rng = random.Random(seed)
+    samples = [s for group in SAMPLES.values() for s in group]
+    for _ in range(n):
+        parts = [rng.choice(samples) if rng.random() < 0.4 else rng.choice(FILLERS) for _ in range(rng.randint(1, 12))]
+        text = "".join(parts)
+        yield _recase(rng, text) if rng.random() < 0.5 else text
+
+
+def test_every_sample_is_found_as_its_form_at_its_start():
+    """The samples mean what the comparison needs: each is found by the reference as its own form (a start string
+    missing from _STARTS would miss it), in the case written and in another case of its names."""
+    assert set(SAMPLES) == {name for name, _, _ in KINDS} == set(secret_forms._STARTS)
+    for name, group in SAMPLES.items():
+        for s in group:
+            hints = next(h for n, _, h in KINDS if n == name)
+            for text in (s, NAMES.sub(lambda m: m.group().swapcase(), s)):
+                got = reference_find(text)
+                if any(h in text for h in hints):  # (a name in another case holding no hint is not read: as before)
+                    assert name in [f[0] for f in got], (name, text, got)
+                assert find(text) == got, (name, text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_find_equals_the_whole_text_search_on_made_texts(seed):
+    differ = [t for t in _texts(seed, 1500) if find(t) != reference_find(t)]
+    assert differ == []
+
+
+def test_a_fold_character_makes_the_search_read_in_any_case_the_plain_way():
+    """``re`` reads ſ as s in any case: in a text holding a password's name (a hint), ``PAſſWORD=…`` is a password
+    whose name ``str.lower`` does not make ``password``. Found as before (the plain search)."""
+    text = "password: no. PA\u017f\u017fWORD=s3cr3t!x9 and the Kelvin sign \u212a"
+    assert find(text) == reference_find(text) == [("password", 23, 32)]
+    text = "secret: no. \u017fECRET=abc123xyz"
+    assert find(text) == reference_find(text) == [("password", 19, 28)]
+
+
+def test_find_equals_the_whole_text_search_over_the_corpus(corpus_dir):
+    """Every line of every transcript and hook payload of the shared corpus, and every file whole."""
+    files = sorted(p for p in corpus_dir.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
+    assert files
+    lines = 0
+    for path in files:
+        whole = path.read_text(encoding="utf-8", errors="replace")
+        assert find(whole) == reference_find(whole), path
+        for line in whole.splitlines():
+            lines += 1
+            assert find(line) == reference_find(line), (path, line[:200])
+    assert lines > 3000
+
+
+#: page_secrets._cut_head as it was: the head looked for in the text's last 1,024 characters.
+def _cut_head_before(text: str) -> tuple[str, int]:
+    m = page_secrets._HEADS.search(text, max(0, len(text) - page_secrets._TAIL))
+    if m is None or m.end() - m.start() <= 4:
+        return text, 0
+    return text[:m.start() + 4] + "…", 1
+
+
+def test_a_clipped_texts_cut_head_is_found_as_before():
+    rng = random.Random(7)
+    heads = ["AKIA", "ASIA", "ghp_", "github_pat_", "glpat-", "sk-", "xoxb-", "AIza", "GOCSPX-", "sk_live_", "hf_",
+             "npm_", "eyJ", "task-", "xsk-", "_sk-"]
+    tails = ["", "A", "abc123", "a.b/c+d=e-f_g", "x" * 1100, "Zz9" * 20]
+    made = []
+    for _ in range(3000):
+        made.append("".join(rng.choice([*heads, *tails, " ", "\n", "é", "\"", "…"]) for _ in range(rng.randint(1, 8))))
+    cut = [t for t in made if _cut_head_before(t)[1]]
+    assert len(cut) > 500  # the texts do hold heads the clip cut
+    assert [t for t in made if page_secrets._cut_head(t) != _cut_head_before(t)] == []
