@@ -37,7 +37,7 @@ import orjson
 from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, markdown_blocks, nested, tool_gist, tool_html, tool_markdown
+from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, tool_gist, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .listing import link_lines
@@ -187,7 +187,8 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
     """The lines a Markdown export opens with: ``# title``, the conversation's id, when it ran, its talks and state,
     a retention removal, its problems, then the figures ``asz conversation`` prints (the full and the brief form's);
     each one line through :func:`~asz_core.reading.termtext.md_line`, the body's escaping, so no project, branch,
-    model or price table name steers a terminal that ``cat``s the file (trial 34c F4)."""
+    model or price table name steers a terminal that ``cat``s the file (trial 34c F4), its backslashes doubled outside
+    code (:func:`~.export_blocks.literal`: a Markdown viewer shows ``\\\\wsl.localhost\\…`` as written; trial 36c F1)."""
     from .removed import removal_line, shown_removed
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
@@ -203,7 +204,7 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    return [md_line(x) for x in lines + [f"- {line}" for line in _figures(s)]]
+    return [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s)]]
 
 
 def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str, mask=None) -> list[dict]:
@@ -237,7 +238,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
         if talk is None:  # loose nodes of a stream with no talk
             lines += ["", f"## {md_line(t['heading'])}"]
         else:
-            lines += ["", f"## Talk {i}: {md_line(t['heading'])}", "",
+            lines += ["", f"## Talk {i}: {literal(md_line(t['heading']))}", "",
                       f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
@@ -371,7 +372,7 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d
 .step{margin:.8em 0;padding:.5em .8em;border-left:3px solid #ccc}
 .step.person{border-color:#2a7ae2;background:#f4f8fe}.step.assistant{border-color:#2f9e44}
 .step.thinking{border-color:#aaa;color:#555;font-style:italic}.step.summary{border-color:#e8590c}.step.withheld{color:#666}
-pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
+.said{white-space:pre-wrap;overflow-wrap:anywhere}pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;max-height:30em;overflow:auto}
 code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:.2em .5em}
 figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}@media (max-width:480px){details>summary{white-space:normal;overflow-wrap:anywhere}}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
@@ -489,6 +490,12 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
     def e(text: str) -> str:
         return html.escape(shown(text))
 
+    def rendered(text: str) -> str:  # Markdown: the agent's replies, what a subagent was asked
+        return md.render(nested(shown(text)))
+
+    def said(text: str) -> str:  # as written: escaped, its line breaks kept (.said)
+        return f"<div class=\"said\">{e(text)}</div>"
+
     unres = unresolved_said(root, doc)
     out = _html_head(root, doc, e, index, len(unres))
     und = doc.get("undescribed") or []
@@ -506,7 +513,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
-                       f"{e(step_when(st))} · <span class=\"id\">{e(st['id'])}</span></div>{md.render(nested(shown(st['text'])))}</div>")
+                       f"{e(step_when(st))} · <span class=\"id\">{e(st['id'])}</span></div>{rendered(st['text'])}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
@@ -527,13 +534,14 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
             elif st.get("same_as"):
                 out.append(f"<div class=\"step other\" id=\"{sid}\">{head}<p><i>{e(same_as(st))}</i></p></div>")
             elif cls in ("person", "assistant", "thinking", "summary") or st["kind"] == "agent.output" or st.get("asked"):
-                body = html_blocks(st["blocks"], md, shown, e) if st.get("blocks") else md.render(nested(shown(st['text'])))
+                prose = said if said_html(st) else rendered  # a person's words as written (trial 36c F1)
+                body = html_blocks(st["blocks"], prose, e) if st.get("blocks") else prose(st["text"])
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
                            f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(step_when(st))} · "
                            f"<span class=\"id\">{sid}</span></span></summary>"
-                           f"{html_blocks(st['blocks'], md, shown, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
+                           f"{html_blocks(st['blocks'], said if said_html(st) else rendered, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
             out += [f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{e(st['record_data'])}</pre>"
                     "</details>"] if st.get("record_data") else []

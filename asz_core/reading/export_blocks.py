@@ -25,9 +25,10 @@ from typing import Any, Callable
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
-from .termtext import md_visible
+from .export_render import drawn
+from .termtext import md_literal, md_visible
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -117,13 +118,13 @@ def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
     return lines
 
 
-def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], e: Callable[[str], str]) -> str:
-    """HTML of ``blocks`` (module docstring): prose through ``md`` (a markdown-it renderer) after ``shown``, the rest
-    escaped by ``e`` (controls written as escapes, then HTML-escaped)."""
+def html_blocks(blocks: list[tuple[str, str]], prose: Callable[[str], str], e: Callable[[str], str]) -> str:
+    """HTML of ``blocks`` (module docstring): prose through ``prose`` (Markdown rendered, or a person's words as
+    written: :func:`said_html`), the rest escaped by ``e`` (controls written as escapes, then HTML-escaped)."""
     out = []
     for kind, text in blocks:
         if kind == "text":
-            out.append(md.render(nested(shown(text))))
+            out.append(prose(text))
         elif kind == "command":
             out.append(f"<p class=\"command\"><code>{e(text)}</code></p>")
         else:
@@ -131,6 +132,26 @@ def html_blocks(blocks: list[tuple[str, str]], md, shown: Callable[[str], str], 
             label = "<p class=\"meta\">stderr</p>" if kind == "stderr" else ""
             out.append(f"{label}<pre class=\"{kind}\">{e(text) if text.strip() else NO_OUTPUT}</pre>")
     return "".join(out)
+
+
+def said_html(st: dict) -> bool:
+    """Whether the html export draws step ``st``'s text as written (escaped, its line breaks kept) rather than as
+    Markdown: a person's prompt, what the runtime put in it or beside it (``<ide_selection>``, an opened file,
+    injected context, a command's output around its blocks), which are not Markdown, so ``\\\\wsl.localhost`` or
+    ``my app\\_build\\*.obj`` keep every backslash (trial 36c F1; render 8, before which they were Markdown: a copy
+    of render 7 is made again as it was, :func:`~.export_render.drawing`). The agent's replies (:data:`MARKDOWN_STEPS`)
+    and what a subagent was asked stay Markdown."""
+    return st.get("kind") not in MARKDOWN_STEPS and not st.get("asked") and drawn() >= 8
+
+
+#: The steps whose text is the agent's Markdown, rendered as Markdown by the html export and the page.
+MARKDOWN_STEPS = ("message.assistant", "agent.output", "epoch.summary", "thinking")
+
+
+def literal(line: str) -> str:
+    """A head line or index cell of a Markdown export with its backslashes doubled outside code
+    (:func:`~asz_core.reading.termtext.md_literal`; render 8, as written before it)."""
+    return md_literal(line) if drawn() >= 8 else line
 
 
 def report_line(r: dict, code: Callable[[str], str] = lambda sid: sid) -> str:

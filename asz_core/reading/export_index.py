@@ -18,6 +18,7 @@ from typing import Collection, Mapping, Sequence
 from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
+from .export_blocks import literal
 from .termtext import md_line
 
 __all__ = ["index_figures", "index_html", "index_markdown", "project_groups"]
@@ -101,8 +102,8 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        title = md_line(listed_title(r.get("title") or "(untitled)")).replace("|", "\\|")  # one line, no ESC (34c F4)
-        project = md_line(str(r.get("project") or "")).replace("|", "\\|")
+        title = literal(md_line(listed_title(r.get("title") or "(untitled)"))).replace("|", "\\|")  # one line, no ESC (34c F4)
+        project = literal(md_line(str(r.get("project") or ""))).replace("|", "\\|")  # a path as written (36c F1)
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
         names = files[r["id"]]

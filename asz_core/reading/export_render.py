@@ -35,6 +35,14 @@ could hide behind it).
   (:data:`~asz_core.termsafe.INVISIBLE`: U+200B, U+200E, U+FEFF, …) as JSON escapes (``\\u2028``, the same value), so
   no line of the JSON Lines breaks in two to ``str.splitlines()`` or an editor (review34, fix35a); the other forms
   are drawn as render 6 draws them.
+- render 8: a person's words and what the runtime put in or beside them (a prompt, its ``<ide_selection>`` and
+  opened-file texts, injected context, the prose around a command's blocks) are drawn in html as written, escaped
+  with their line breaks kept (``<div class="said">``), no longer as Markdown, which took a backslash from
+  ``\\\\wsl.localhost`` and every one before ``_ * [ #`` (trial 36c F1); the md head lines and talk headings, and
+  an md index's title and project cells, double each backslash outside code, so a Markdown viewer shows a Windows
+  path as written (:func:`~asz_core.reading.termtext.md_literal`). What Markdown made of a text cannot be taken back
+  off the bytes, so a copy of an older render is made again drawing as that render did (:func:`drawing`); the other
+  forms are drawn as render 7 draws them.
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 7
+RENDER = 8
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -104,7 +112,7 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
     the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
     what render 2 added too."""
-    if render >= RENDER:
+    if render >= RENDER - 1:  # render 8 is drawn as it was (drawing), not undone here
         return again
     if fmt in ("json", "prose"):  # render 7's escapes undone
         again = _JSON_LINE_VISIBLE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)).encode(), again)

@@ -30,7 +30,7 @@ import re
 
 from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, one_line  # the code points visible escapes, with the collect lines' escapes
 
-__all__ = ["plain", "visible", "md_visible", "md_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
+__all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
            "INVISIBLE", "CSI"]
 
 
@@ -81,6 +81,25 @@ def md_line(text: str) -> str:
     transcript steers no terminal that ``cat``s the file and ends where its line does (trial 34c F1, F4). The one
     function every such line goes through. str in, str out."""
     return one_line(md_visible(text))
+
+
+#: A code span as CommonMark reads it: a run of backticks, text, the same run (backslashes inside stand for themselves).
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+
+
+def md_literal(line: str) -> str:
+    """``line`` (a head line or an index cell asz wrote, already through :func:`md_line`) with each backslash outside a
+    code span doubled, so a Markdown viewer shows a Windows path as written: ``\\\\wsl.localhost\\Ubuntu`` read
+    as Markdown is ``\\wsl.localhost\\Ubuntu`` again, where the single backslashes would lose one of the first two
+    and every one before ``_ * [ #`` (trial 36c F1; render 8). A code span's backslashes stand for themselves and are
+    left. str in, str out."""
+    if "\\" not in line:
+        return line
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(line):
+        out += [line[at:m.start()].replace("\\", "\\\\"), m.group(0)]
+        at = m.end()
+    return "".join(out + [line[at:].replace("\\", "\\\\")])
 
 
 def json_visible(data: bytes) -> bytes:

@@ -54,7 +54,7 @@ def test_html_and_md_exports_show_controls_as_escapes_and_json_keeps_them(odd_ro
     page = (tmp_path / "odd.html").read_text(encoding="utf-8")
     assert _unsafe(page) == []  # nothing raw anywhere in the page: no ESC, DEL, C1 or bidi override/isolate
     body = page.split("<body>", 1)[1]
-    assert f"<span class=\"id\">input/1/1</span></div><p>{ODD_SHOWN}</p>" in body  # the prompt, rendered as Markdown
+    assert f"<span class=\"id\">input/1/1</span></div><div class=\"said\">{ODD_SHOWN}</div>" in body  # the prompt, as written
     assert f"<span class=\"id\">msg/1/2:0</span></div><p>reply {ODD_SHOWN}</p>" in body  # the reply
     label = ODD_SHOWN.replace("nel \\x85 csi", "nel csi")  # a label's white space is squeezed, and NEL is white space
     assert f"Talk 1: <bdi>{label}</bdi></h2>" in body  # the talk's label

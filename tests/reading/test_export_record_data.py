@@ -36,6 +36,6 @@ def test_the_prompt_is_the_person_s_words_and_the_envelope_apart(tmp_path):
     assert said[1] == PROMPT  # the person's words alone, then the envelope under its own line
     assert said[2] == f"*{RECORD_DATA}*" and said[3].startswith("```json\n{") and '"dotted_order"' in said[3]
     html = asz("export", cid, "--format", "html", "--root", str(root)).stdout
-    at = html.index(f"<p>{PROMPT}</p>\n</div>")
+    at = html.index(f"<div class=\"said\">{PROMPT}</div></div>")  # as written (trial 36c F1)
     assert html.index(f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{{", at) > at
     assert "dotted_order" not in html[:at]

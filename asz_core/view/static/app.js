@@ -286,6 +286,10 @@
     });
   }
   function md(text, cls) { return mdInto(h('div', { class: 'md ' + (cls || '') }), text); }
+  // A person's words (a prompt, what the runtime put in it: <ide_selection>, an opened file) are not Markdown: drawn as
+  // written, as text with its line breaks kept (.said), so \\wsl.localhost and my app\_build\*.obj keep every
+  // backslash (trial 36c F1; the html export's rule, docs/view.md). The agent's replies stay Markdown.
+  function said(text, cls) { return h('div', { class: 'said ' + (cls || '') }, visibleText(text, true)); }
 
   // ------------------------------------------------------------------ formatting
 
@@ -1607,7 +1611,7 @@
   function blocksEl(blocks, cls) {
     const box = h('div', { class: 'blocks' });
     blocks.forEach(function (b) {
-      if (b[0] === 'text') box.append(md(b[1], 'msg ' + (cls || '')));
+      if (b[0] === 'text') box.append((cls === 'assistant' ? md : said)(b[1], 'msg ' + (cls || '')));  // a person's prose as written
       else if (b[0] === 'command') box.append(h('p', { class: 'command' }, h('code', null, b[1])));
       else {
         if (b[0] === 'stderr') box.append(h('div', { class: 'small faint' }, 'stderr'));
@@ -2118,7 +2122,7 @@
         return [i ? ', ' : '', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(m); } }, m)];
       }), ' above: the subagent\'s last message, which its output repeats)'));
     } else if (inline) {
-      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : md(n.text, 'msg ' + inline));
+      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : (inline === 'external' && !ASKED[n.id] ? said : md)(n.text, 'msg ' + inline));
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes, n.sha256)));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) el.append(clipNote(n, 'text', el.lastChild));
