@@ -1,6 +1,7 @@
 """One corpus transcript copied under five project paths a team on macOS, Windows, WSL and Linux writes for one
 project (trial 31c F2, F3): macOS in NFC and in its own NFD, WSL's ``/mnt/c/…``, Windows' ``C:\\…`` and the corpus's
-own ``/Users/alex/…``, each copy under fresh ids (a copy of a session under the same ids is one session, or
+own ``/Users/alex/…``, and Windows' ``c:\\users\\…`` in other letter case (the same folder on NTFS: trial 36c F2),
+each copy under fresh ids (a copy of a session under the same ids is one session, or
 continues it). The expected figures are counted here from the copies' lines, never by asz."""
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ NFC = unicodedata.normalize("NFC", "/Users/Zoë/workspace/personal-site.example-
 NFD = unicodedata.normalize("NFD", NFC)
 WSL = "/mnt/c/Users/Zoë/workspace/personal-site.example-next"
 WINDOWS = "C:\\Users\\Zoë\\workspace\\personal-site.example-next"
+#: The same Windows folder as Explorer's address bar may give it (trial 36c F2: NTFS ignores letter case).
+WINDOWS_CASE = "c:\\users\\zoë\\workspace\\Personal-Site.example-next"
 #: The project of each copy, by copy number (0: the corpus file itself).
-PROJECTS = (ORIGINAL, NFC, NFD, WSL, WINDOWS)
+PROJECTS = (ORIGINAL, NFC, NFD, WSL, WINDOWS, WINDOWS_CASE)
+#: The copies whose projects are one Windows folder (WSL's /mnt/c is drive C:).
+ONE_FOLDER = (WSL, WINDOWS, WINDOWS_CASE)
 _IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?:msg|req|toolu)_[0-9A-Za-z]{8,40}")
 
 
@@ -34,7 +39,7 @@ def _fresh(old: str, copy: int) -> str:
 
 
 def write_copies(corpus_source: Path, to: Path) -> dict[str, dict]:
-    """Write the five copies under ``to`` (one project folder each) and return ``{session id: {"project", "calls",
+    """Write the six copies under ``to`` (one project folder each) and return ``{session id: {"project", "calls",
     "tokens"}}``: its cwd, and its model calls (one per message id and request id carrying usage, its last line, as
     ccusage counts them) and their tokens (input, output, cache write and cache read)."""
     text = (corpus_source / SOURCE).read_text(encoding="utf-8")

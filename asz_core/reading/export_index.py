@@ -119,13 +119,15 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
 def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
     """``[(project, its rows)]``: ``rows`` grouped by ``project`` ('' for none), each group in the rows' order, the
     groups in the order of their first row (rows newest first: the project active last comes first); a project's two
-    Unicode spellings (NFC, macOS's NFD) are one group, named in NFC (trial 31c F2)."""
-    from ..sessiondata.spelling import nfc
+    Unicode spellings (NFC, macOS's NFD) are one group, named in NFC (trial 31c F2), and so are the names of one Windows
+    folder (any letter case, either separator, WSL's ``/mnt/<d>``: :func:`~asz_core.sessiondata.spelling.project_key`),
+    named by the form its rows give most often (trial 36c F2)."""
+    from ..sessiondata.spelling import nfc, project_forms, project_key
 
     groups: dict[str, list[dict]] = {}
     for r in rows:
-        groups.setdefault(nfc(str(r.get("project") or "")), []).append(r)
-    return list(groups.items())
+        groups.setdefault(project_key(str(r.get("project") or "")), []).append(r)
+    return [(project_forms([nfc(str(r.get("project") or "")) for r in g])[0], g) for g in groups.values()]
 
 
 def _ran(rows: Sequence[dict]) -> str:

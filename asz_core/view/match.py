@@ -16,7 +16,7 @@ import datetime as _dt
 import re
 import time
 
-from ..sessiondata.spelling import folded, nfc
+from ..sessiondata.spelling import folded, project_key, windows_path
 from ..sessiondata.times import parse_instant
 
 __all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", "runtime_keeps"]
@@ -25,18 +25,25 @@ __all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", 
 def contains(name: object, part: str) -> bool:
     """True when ``part`` is empty or a part of ``name`` (a project or model name; None or another non-string counts as
     ''), case-insensitively and in either Unicode spelling (:func:`~asz_core.sessiondata.spelling.folded`): the rule
-    of ``asz ls --project/--model`` and ``asz usage --project/--model``."""
+    of ``asz ls --project/--model`` and ``asz usage --project/--model``. A Windows path (a drive, UNC or WSL
+    ``/mnt/<d>`` path: :func:`~asz_core.sessiondata.spelling.windows_path`) also contains ``part`` when its Windows
+    name does with each ``/`` of ``part`` read as ``\\``: ``C:/Users/Zoë`` and ``C:\\Users\\Zoë`` both match
+    ``/mnt/c/Users/Zoë/my app`` and ``C:\\Users\\Zoë\\my app`` (trial 36c F2, F4)."""
     if not part:
         return True
-    return folded(part) in folded(name)
+    if folded(part) in folded(name):
+        return True
+    win = windows_path(name)  # a Windows folder: / read as \\, and WSL's /mnt/c/… as C:\\… (trial 36c F2, F4)
+    return win is not None and folded(part).replace("/", "\\") in folded(win)
 
 
 def matches(name: object, asked: str, exact: bool = False) -> bool:
-    """:func:`contains`, or with ``exact`` ``name == asked`` in their NFC spellings (the page's dropdowns pick a whole
-    name; :func:`~asz_core.sessiondata.spelling.nfc`); True when ``asked`` is empty."""
+    """:func:`contains`, or with ``exact`` ``name == asked`` as one project (the page's dropdowns pick a whole name;
+    :func:`~asz_core.sessiondata.spelling.project_key`: their NFC spellings, and for a Windows folder any letter case,
+    separator or WSL mount); True when ``asked`` is empty."""
     if not exact or not asked:
         return contains(name, asked)
-    return nfc(name) == nfc(asked)
+    return project_key(name) == project_key(asked)
 
 
 def dialect_matches(dialect: object, asked: str) -> bool:

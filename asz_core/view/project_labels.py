@@ -6,7 +6,9 @@ A path is cut at ``/`` and at ``\\`` alike (``C:\\Users\\Zoë\\workspace\\site``
 projects would read alike, each of them keeps as many of its first folders as tell them apart:
 ``/mnt/…/workspace/site``, ``/Users/alex/…/workspace/site``, ``C:\\…\\workspace\\site`` (separators count as one
 character there, so ``…\\a\\b`` and ``…/a/b`` are told apart too). Two spellings of one path (NFC and macOS's NFD,
-:func:`~asz_core.sessiondata.spelling.nfc`) are one project and get one label. The full path stays where it was:
+:func:`~asz_core.sessiondata.spelling.nfc`) are one project and get one label; so are the names of one Windows folder
+(``C:\\…\\my app``, ``c:\\…\\My App``, WSL's ``/mnt/c/…/my app``: :func:`~asz_core.sessiondata.spelling.project_key`,
+trial 36c F2), labelled from the form given most often. The full path stays where it was:
 ``--json``'s ``project`` and the page's ``title``.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Mapping
 
-from ..sessiondata.spelling import nfc
+from ..sessiondata.spelling import nfc, project_forms, project_key
 
 __all__ = ["TAIL", "project_labels", "cut_path"]
 
@@ -84,14 +86,20 @@ def _alike(label: str) -> str:
 def project_labels(paths: Iterable[object], width: int | Mapping[str, int] | None = None,
                    tail: int = TAIL) -> dict[str, str]:
     """``{path: label}`` for each project path of ``paths`` (non-strings and '' left out): :func:`cut_path` of its
-    NFC spelling (two spellings, one label), and where labels of different projects read alike (:func:`_alike`),
+    NFC spelling (two spellings, one label; a Windows folder's names, one label from the form given most often:
+    :func:`~asz_core.sessiondata.spelling.project_key`), and where labels of different projects read alike (:func:`_alike`),
     each of those keeps one more first folder, again until they differ or cannot keep more. ``width``: the cells a
     label may take (a mapping: per NFC path), None for the page's ``tail`` folders."""
-    keys = {p: nfc(p) for p in paths if isinstance(p, str) and p}
-    distinct = sorted(set(keys.values()))
-    room = (lambda k: width.get(k)) if isinstance(width, Mapping) else (lambda k: width)
+    named = [p for p in paths if isinstance(p, str) and p]
+    keys = {p: project_key(p) for p in named}
+    forms: dict[str, list[str]] = {}
+    for p in named:
+        forms.setdefault(keys[p], []).append(nfc(p))
+    shown = {k: project_forms(f)[0] for k, f in forms.items()}  # one Windows folder's names, one label (36c F2)
+    distinct = sorted(shown)
+    room = (lambda k: width.get(shown[k])) if isinstance(width, Mapping) else (lambda k: width)
     front = dict.fromkeys(distinct, 0)
-    label = {k: cut_path(k, 0, room(k), tail) or k for k in distinct}
+    label = {k: cut_path(shown[k], 0, room(k), tail) or shown[k] for k in distinct}
     while True:
         groups: dict[str, list[str]] = {}
         for k in distinct:
@@ -99,7 +107,7 @@ def project_labels(paths: Iterable[object], width: int | Mapping[str, int] | Non
         grew = False
         for alike in groups.values():
             for k in alike if len(alike) > 1 else ():
-                more = cut_path(k, front[k] + 1, room(k), tail) if label[k] != k else None
+                more = cut_path(shown[k], front[k] + 1, room(k), tail) if label[k] != shown[k] else None
                 if more is not None:
                     front[k], label[k], grew = front[k] + 1, more, True
         if not grew:

@@ -23,6 +23,9 @@ every call, with usage or without, so a model whose calls carry no usage is ther
 with its own ``{"usd", "unpriced"}``; added in session 10), ``credits`` (what the runtime metered in its own unit,
 Kiro's credits, never tokens or USD: the sum of the parts its conversations' records metered, each on its record's
 day and model, to 6 decimals; null when none) and ``credits_by_model`` (``{model: credits}``, ``{}`` when none); a
+a ``project`` row is one folder (:func:`~asz_core.sessiondata.spelling.project_key`: a Windows path in any letter case
+or separator and its WSL ``/mnt/<d>`` name are one), keyed by the form its calls give most often, and adds
+``projects``, every form seen (trial 36c F2); a
 ``conversation`` row adds ``title``, ``project``, ``from`` and ``to`` (unix ms of its first and last counted call),
 a ``block`` row ``from`` and ``to`` (its counted calls' first and last), ``start`` and ``end`` (the block's, unix ms:
 ``end`` is ``start`` + 5 h), ``active`` (true while the block is open: now before its end and less than 5 h after
@@ -54,7 +57,7 @@ from typing import Callable, Iterable
 
 import attrs
 
-from ..sessiondata.spelling import nfc
+from ..sessiondata.spelling import nfc, project_forms, project_key
 from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
@@ -351,7 +354,7 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
     if view == "blocks":
         return blocks[c.ms]
     if view == "project":
-        return nfc(c.places.get("project")) or "(no project)"  # one row for either Unicode spelling (trial 31c F2)
+        return project_key(c.places.get("project")) or "(no project)"  # one row a folder (trial 31c F2, 36c F2)
     if view == "model":
         return c.model or "(no model)"
     if view == "instance":
@@ -388,6 +391,10 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
             continue
         groups.setdefault(_key(view, c, blocks), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]
+    if view == "project":  # a row's label: the form given most often; every form seen (trial 36c F2)
+        for r, calls in zip(rows, groups.values()):
+            shown, forms = project_forms([nfc(c.places.get("project")) for c in calls])
+            r.update(project=shown or r["project"], projects=[f for f in forms if f])
     if view == "blocks":
         _block_keys(rows, starts, int(time.time() * 1000) if now is None else now)
         rows.sort(key=lambda r: (r["block"] == NO_TIME, r.get("start") or 0))

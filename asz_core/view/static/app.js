@@ -795,20 +795,39 @@
   // Zo\u00eb are one project, trial 31c F2), case-insensitively as lower case in NFC (folded).
   function nfc(s) { return String(s).normalize('NFC'); }
   function folded(s) { return nfc(s).toLowerCase().normalize('NFC'); }
+  // A Windows folder's names are one project (asz_core.sessiondata.spelling.windows_path/project_key; trial 36c F2):
+  // NTFS ignores letter case, / is \, and WSL's /mnt/c/x is C:\x. winPath: the Windows name, or null for another path.
+  function winPath(s) {
+    const n = nfc(s), m = /^\/mnt\/([a-z])(?=\/|$)/.exec(n);
+    if (m) return m[1].toUpperCase() + ':' + (n.slice(m[0].length).replace(/\//g, '\\') || '\\');
+    return /^[A-Za-z]:(?:[\\/]|$)/.test(n) || /^(?:\\\\|\/\/)[^\\/]/.test(n) ? n.replace(/\//g, '\\') : null;
+  }
+  function projectKey(s) {
+    const w = winPath(s);
+    if (w === null) return nfc(s);
+    const k = folded(w);
+    return k.endsWith('\\') && k.length > 3 ? k.slice(0, -1) : k;
+  }
+  function holds(key, name, part) {  // a part of a name, as asz_core.view.match.contains reads it
+    if (folded(name).indexOf(part) >= 0) return true;
+    const w = key === 'project' ? winPath(name) : null;
+    return w !== null && folded(w).indexOf(part.replace(/\//g, '\\')) >= 0;
+  }
   function filterNames(key) {
     const names = new Set();
     (LIST ? LIST.conversations : []).forEach(function (r) {
-      if (key === 'project' && r.project) names.add(nfc(r.project));
+      if (key === 'project' && r.project) names.add(projectKey(r.project));
       if (key === 'model') rowModels(r).forEach(function (m) { names.add(nfc(m)); });
     });
     return names;
   }
-  function wholeName(key, value) { return filterNames(key).has(nfc(value)); }
+  function nameKey(key) { return key === 'project' ? projectKey : nfc; }
+  function wholeName(key, value) { return filterNames(key).has(nameKey(key)(value)); }
   function filterKeeps(key, value, names) {
     if (!value) return true;
-    if (wholeName(key, value)) return names.map(nfc).indexOf(nfc(value)) >= 0;
+    if (wholeName(key, value)) return names.map(nameKey(key)).indexOf(nameKey(key)(value)) >= 0;
     const part = folded(value);
-    return names.some(function (n) { return folded(n).indexOf(part) >= 0; });
+    return names.some(function (n) { return holds(key, n, part); });
   }
   // A project or model filter no conversation passes says so above the tabs (#filternone), never an empty list alone.
   function sayNoMatch() {
@@ -826,9 +845,10 @@
   function fillFilterOptions() {
     const f = listFilters();
     const sets = { project: new Set(), model: new Set(), dialect: new Set(), sentby: new Set() };
-    const labels = {};  // a project's label, told apart from the others' by the server (project_label; trial 31c F3)
+    const labels = {}, shown = {};  // a project's label, told apart from the others' by the server (project_label; trial 31c F3)
     LIST.conversations.forEach(function (r) {
-      if (r.project) { sets.project.add(nfc(r.project)); labels[nfc(r.project)] = r.project_label || r.project; }
+      if (r.project && !shown[projectKey(r.project)]) shown[projectKey(r.project)] = nfc(r.project);  // one option a folder
+      if (r.project) { sets.project.add(shown[projectKey(r.project)]); labels[shown[projectKey(r.project)]] = r.project_label || r.project; }
       rowModels(r).forEach(function (m) { sets.model.add(nfc(m)); });
       if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
       rowSenders(r).forEach(function (n) { sets.sentby.add(n.label); });
@@ -843,7 +863,7 @@
       Array.from(sets[k]).sort().forEach(function (v) {  // a project: its label, the whole path in its title
         sel.append(h('option', k === 'project' ? { value: v, title: v } : { value: v }, k === 'project' ? labels[v] : v));
       });
-      if (f[k] && !sets[k].has(k === 'dialect' ? f[k] : nfc(f[k]))) {
+      if (f[k] && !(k === 'project' ? shown[projectKey(f[k])] : sets[k].has(k === 'dialect' ? f[k] : nfc(f[k])))) {
         const some = LIST.conversations.some(function (r) { return k === 'dialect' ? runtimeKeeps(r, f[k]) : k === 'sentby' ? sentByKeeps(r, f[k]) : filterKeeps(k, f[k], k === 'project' ? [r.project || ''] : rowModels(r)); });
         sel.append(h('option', { value: f[k] }, some ? (k === 'dialect' ? 'starting \u201c' : 'holding \u201c') + f[k] + '\u201d' : f[k] + ' (none now)'));
       }
