@@ -131,9 +131,10 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     got: dict[str, str] = {}
     for k, v in pairs:
         if k not in PARAMS:
-            raise error(400, f"unknown parameter {k!r} (known: {', '.join(p for p in PARAMS if p != 'hide')})")
+            raise error(400, f"unknown parameter {k!r} (known: {', '.join(p for p in PARAMS if p != 'hide')})", None,
+                        "unknown_parameter")
         if k in got:
-            raise error(400, f"give {k} at most once")
+            raise error(400, f"give {k} at most once", None, "repeated_parameter")
         got[k] = v
     if not got.get("q", "").strip():
         raise error(400, "give the words to search for as q=…")
@@ -153,7 +154,7 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     from ..view.row_filters import unknown_dialect
 
     if why := unknown_dialect(f.dialect, root):  # asz search --dialect's usage error (trial 29b F3)
-        raise error(400, f"dialect: {why}")
+        raise error(400, f"dialect: {why}", None, "unknown_dialect")
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:

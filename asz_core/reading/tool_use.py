@@ -258,14 +258,15 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     if got.get("sort", "default") not in ("default", "calls"):
         raise error(400, "sort is default or calls")
     if why := unknown_dialect(got.get("dialect", ""), root):
-        raise error(400, f"dialect: {why}")
+        raise error(400, f"dialect: {why}", None, "unknown_dialect")
     _zone, since, until = query_window(got)
     if not Path(root).is_dir():
         raise error(503, f"the storage root {root} is gone")
     try:
         ids = sorted({conversation_id(root, v) for k, v in pairs if k == "conversation"})
     except IdError as exc:
-        raise error(400 if exc.exit_code == 2 else 404, str(exc)) from None
+        raise error(400 if exc.exit_code == 2 else 404, str(exc), None,
+                    "ambiguous_id" if exc.exit_code == 2 else "unknown_id") from None
     ids = ids or list_conversations(root)
     if got.get("instance"):
         from .search_hits import sent_by

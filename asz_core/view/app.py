@@ -16,6 +16,7 @@ import functools
 import hashlib
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -95,9 +96,16 @@ def _json(value: Any, status: int = 200, headers: dict | None = None) -> Respons
     return Response(body, status_code=status, media_type="application/json", headers=h)
 
 
-def _error(status: int, message: str, more: dict | None = None) -> Response:
-    """The JSON refusal ``{"error": message, **more}`` with ``status``."""
-    return _json({"error": message, **(more or {})}, status)
+#: The stable ``code`` of a JSON refusal by its status, when its place names none of its own (docs/view.md, Errors;
+#: trial 36a F5: a script told an unknown id from an ambiguous prefix by matching English).
+STATUS_CODES = {400: "bad_parameter", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+                409: "does_not_verify", 410: "gone", 500: "internal_error", 503: "unavailable"}
+
+
+def _error(status: int, message: str, more: dict | None = None, code: str | None = None) -> Response:
+    """The JSON refusal ``{"error": message, "code": code, **more}`` with ``status``; ``code`` None: the status's own
+    (:data:`STATUS_CODES`)."""
+    return _json({"error": message, "code": code or STATUS_CODES.get(status, "refused"), **(more or {})}, status)
 
 
 #: When this module was loaded (ns since the epoch): the server's start, against which a code file's mtime tells an
@@ -161,21 +169,47 @@ def _conversations(request, pairs, hide):
     in a root that holds received data, :func:`sent_by`), ``total`` how many
     match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
     chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
-    from .list_query import list_page, list_query
+    from .list_query import Snapshot, kept_ordered, list_page, list_query, next_page, snapshot_page
 
     state = _state(request)
     q = list_query(pairs, state.root)  # a dialect its conversations landed in, installed or not (trial 35a F6)
+    snaps = _snapshots(request)
+    snap = snaps.get(q.snapshot) if q.snapshot else None  # 410 for one not kept
     convs = state.conversations()
     note = list_note(state, convs)  # what is still being read, or why a landed session is not listed
     rows = [state.row(c, hide, wait=False) for c in convs]  # at once: what is not counted yet is marked and counted behind
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
     if behind:
         state.count_behind(behind, hide)
-    page, total, said = list_page(rows, q, str(state.root))
+    more: dict = {}
+    if snap is not None:  # the kept order's page, each row as it is now (trial 36a F2)
+        page, gone = snapshot_page(rows, q, snap)
+        total, said, token = len(snap.ids), [], q.snapshot
+        more = {"gone": gone} if gone else {}
+    else:
+        ordered = kept_ordered(rows, q, str(state.root))
+        page, total, said = list_page(rows, q, str(state.root), ordered)
+        token = snaps.keep(Snapshot(tuple(r["id"] for r in ordered), q.sort, q.given)) if q.limit else None
+    if token is not None:
+        more.update(snapshot=token, next=next_page(token, q, total))
     page = sent_by(state.root, page)
     return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
-                  "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit, "sort": q.sort,
-                  "filters": q.given})
+                  "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit,
+                  "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more})
+
+
+_SNAPSHOTS_LOCK = threading.Lock()
+
+
+def _snapshots(request: Request):
+    """The server's :class:`~asz_core.view.list_query.ListSnapshots` (made on first use, kept on the application)."""
+    from .list_query import ListSnapshots
+
+    with _SNAPSHOTS_LOCK:
+        got = getattr(request.app.state, "list_snapshots", None)
+        if got is None:
+            got = request.app.state.list_snapshots = ListSnapshots()
+        return got
 
 
 def sent_by(root, rows: list[dict]) -> list[dict]:
@@ -299,7 +333,7 @@ def usage_filters(pairs: Sequence[tuple[str, str]], root: Path | None = None) ->
     if got.get("by", "") not in ("", *USAGE_BY):
         raise ApiError(400, f"by is one of {', '.join(USAGE_BY)}")
     if why := unknown_dialect(got.get("dialect", ""), root):  # one ``root``'s conversations landed in passes (35a F6)
-        raise ApiError(400, f"dialect: {why}")
+        raise ApiError(400, f"dialect: {why}", code="unknown_dialect")
     _zone, since, until = query_window(got)
     _on_quarters(got, since, until)
     return {"project": got.get("project", ""), "model": got.get("model", ""), "since": since, "until": until,
@@ -343,7 +377,8 @@ def _glossary(request, pairs, hide):
     try:
         adapter = reg.by_dialect(dialect)
     except KeyError:
-        raise ApiError(404, f"no installed adapter speaks dialect {dialect!r} (installed: {', '.join(dialects)})") from None
+        raise ApiError(400, f"dialect: no installed adapter speaks dialect {dialect!r} (installed: {', '.join(dialects)})",
+                       code="unknown_dialect") from None  # 400 as on every route (trial 36a F5: it was a 404 here)
     terms = {t.unified: {"native": t.native, "where": t.where, "note": t.note} for t in adapter.glossary(dialect)}
     return _json({"dialect": dialect, "dialects": dialects, "terms": terms, "fields": FIELDS})
 
@@ -360,12 +395,12 @@ def api(handler):
         try:
             return handler(request, *_asked(request, state))
         except QueryError as exc:
-            return _error(400, str(exc))
+            return _error(400, str(exc), code="bad_query")
         except ApiError as exc:
-            return _error(exc.status, exc.message, exc.more)
+            return _error(exc.status, exc.message, exc.more, exc.code)
         except ImportError as exc:  # asz upgraded in place under this process (trial 23b, F8)
             log_once(log, f"ImportError:{exc.name}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc)
-            return _error(503, upgraded_text(exc))
+            return _error(503, upgraded_text(exc), code="restart_needed")
         except Exception as exc:  # never shown with paths
             tb = exc.__traceback__
             while tb is not None and tb.tb_next is not None:
@@ -446,7 +481,8 @@ def _not_found(request: Request, exc) -> Response:
     allow = {"allow": (getattr(exc, "headers", None) or {}).get("Allow", "GET, HEAD")} if code == 405 else {}
     if request.url.path.startswith("/api/"):
         return _json({"error": "no such route" if code == 404 else "method not allowed: only GET and HEAD are served"
-                      if code == 405 else "refused"}, code, allow)
+                      if code == 405 else "refused", "code": {404: "unknown_route"}.get(code) or STATUS_CODES.get(code, "refused")},
+                     code, allow)
     return Response("Not found\n" if code == 404 else "Refused\n", status_code=code, media_type="text/plain; charset=utf-8",
                     headers={**_SECURITY_HEADERS, **allow})
 
@@ -487,7 +523,8 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
             if exc.status != 503 or not state.hold_counting:
                 raise
             raise ApiError(503, "not available yet: asz server's first pass is still collecting and parsing the sources "
-                                "(/api/status says how far it got); this is available when the pass ends") from None
+                                "(/api/status says how far it got); this is available when the pass ends",
+                           code="not_ready") from None
 
     return handler
 
@@ -505,4 +542,4 @@ def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Seque
     routes += [Route(path, api(handler)) for path, handler in [*API_ROUTES, *extra]]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
     app.state.view = state
-    return HostGuard(app, listen_host)
+    return HostGuard(app, listen_host, no_host_400=True)

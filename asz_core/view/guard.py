@@ -44,7 +44,11 @@ IDLE_TIMEOUT = seconds("ASZ_VIEW_IDLE_TIMEOUT", _IDLE)
 _421 = f"421 Misdirected Request: {MISDIRECTED}\n".encode()
 #: The body of the 400 for bytes that are not an HTTP/1.1 request (:meth:`GuardedH11.send_400_response`).
 BAD_REQUEST_BODY = (b'{"error":"bad request: not a valid HTTP/1.1 request line or header (a byte outside ASCII in the '
-                    b'address must be %-encoded, RFC 3986)"}')
+                    b'address must be %-encoded, RFC 3986)","code":"bad_request"}')
+#: The body of ``asz view``'s 400 for a request with no ``Host`` that h11 let through (HTTP/1.0 may omit it; trial 36a
+#: F6: it was the 421 of a foreign Host, where docs/view.md says 400).
+NO_HOST_BODY = (b'{"error":"bad request: no Host header; this server answers only requests that name it (localhost, a '
+                b'loopback address or the address it listens on)","code":"bad_request"}')
 
 
 class HostGuard:
@@ -53,14 +57,15 @@ class HostGuard:
     ``app`` is the wrapped application (its ``state`` is exposed as this one's). ``origin``: also refuse with 403 a
     request whose ``Origin`` is not the server's own (:func:`~asz_core.netguard.refusal`; ``asz ingest langsmith``,
     trial 34c F2); ``any_host``: a token guards the server, the Host is not checked; ``json``: the refusal's body is
-    ``{"error": why}`` (the receiver's errors) instead of a line of text."""
+    ``{"error": why}`` (the receiver's errors) instead of a line of text; ``no_host_400``: a request with no ``Host``
+    at all (HTTP/1.0) is a 400 with :data:`NO_HOST_BODY`, as h11 answers an HTTP/1.1 one (``asz view``)."""
 
     def __init__(self, app: Any, listen_host: str = "127.0.0.1", *, origin: bool = False, any_host: bool = False,
-                 json: bool = False):
+                 json: bool = False, no_host_400: bool = False):
         self.app = app
         self.state = getattr(app, "state", None)
         self.listen_host = listen_host
-        self.origin, self.any_host, self.json = origin, any_host, json
+        self.origin, self.any_host, self.json, self.no_host_400 = origin, any_host, json, no_host_400
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
@@ -74,7 +79,9 @@ class HostGuard:
             got = refusal(host, origin, self.listen_host, server[0] if server else None, any_host=self.any_host)
             if got is not None:
                 status, why = got
-                if self.json:
+                if host is None and self.no_host_400 and not self.any_host:
+                    status, body, ctype = 400, NO_HOST_BODY, b"application/json"
+                elif self.json:
                     body, ctype = json.dumps({"error": why}).encode(), b"application/json"
                 else:
                     body = _421 if status == 421 else f"{status} Forbidden: {why}\n".encode()

@@ -198,12 +198,13 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         try:
             return resolve(self.conversations(), conversation, "conversation")
         except AmbiguousId as exc:  # the page links each (trial 24b F5): the first MATCHES_SHOWN, as the message names them
-            raise ApiError(400, str(exc), {"matches": exc.matches[:MATCHES_SHOWN], "matched": len(exc.matches)}) from None
+            raise ApiError(400, str(exc), {"matches": exc.matches[:MATCHES_SHOWN], "matched": len(exc.matches)},
+                           code="ambiguous_id") from None
         except IdError:
             from ..storage.erased_list import erased_id_said  # an erased id said as erased, never as a typo (32b F7)
 
             raise ApiError(404, f"no conversation {conversation!r} in this storage root"
-                           f"{erased_id_said(self.root, conversation)}") from None
+                           f"{erased_id_said(self.root, conversation)}", code="unknown_id") from None
 
     def newest_round(self, conversation: str) -> tuple[int, str, tuple] | None:
         """The newest round file listed for ``conversation``: (number, file name, (name, size, mtime_ns)); None if none."""

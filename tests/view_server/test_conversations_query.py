@@ -102,7 +102,7 @@ def test_a_filter_matching_nothing_is_said(listed, corpus_root):
 
 
 @pytest.mark.parametrize("path, query, known", [
-    ("/api/conversations", "page=2", "project, model, dialect, since, until, tz, exact, sort, limit, offset, runtime, instance"),
+    ("/api/conversations", "page=2", "project, model, dialect, since, until, tz, exact, sort, limit, offset, runtime, instance, snapshot"),
     ("/api/c/{id}/view", "foo=1", "none"),
     ("/api/c/{id}/headings", "foo=1", "none"),
     ("/api/status", "x=1", "none"),
@@ -113,7 +113,7 @@ def test_every_route_refuses_an_unknown_parameter(listed, path, query, known):
     s, rows, _ = listed
     r = s.get(path.replace("{id}", rows[0]["id"]) + "?" + query)
     name = query.split("=")[0]
-    assert r.status == 400 and r.json() == {"error": f"unknown parameter {name!r} (known: {known})"}
+    assert r.status == 400 and r.json() == {"error": f"unknown parameter {name!r} (known: {known})", "code": "unknown_parameter"}
 
 
 @pytest.mark.parametrize("query, said", [

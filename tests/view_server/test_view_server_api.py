@@ -277,7 +277,7 @@ def test_a_key_that_only_contains_hide_is_another_key(canary_root, serve):
     # not read as a spelling of hide: refused as a parameter the route does not take (trial 26b, F3: it was ignored)
     for key in ("hidden", "hide_x"):
         r = s.get(f"{V}/view?{key}=1")
-        assert r.status == 400 and r.json() == {"error": f"unknown parameter {key!r} (known: none)"}
+        assert r.status == 400 and r.json() == {"error": f"unknown parameter {key!r} (known: none)", "code": "unknown_parameter"}
 
 
 @pytest.mark.parametrize("query, withheld", [
@@ -453,7 +453,7 @@ def test_glossary(example_root, serve):
     assert g["terms"]["call"]["native"] == "message.id"
     assert g["fields"] == FIELDS and "ord" in g["fields"]
     assert s.get("/api/glossary?dialect=claude-code/1").json() == g
-    assert s.get("/api/glossary?dialect=nope/9").status == 404
+    assert s.get("/api/glossary?dialect=nope/9").status == 400  # as on every route (trial 36a F5)
     assert s.get("/api/glossary?dialect=a&dialect=b").status == 400
 
 

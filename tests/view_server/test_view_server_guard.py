@@ -82,7 +82,8 @@ def test_bytes_that_are_no_http_request_get_the_json_refusal(canary_root, serve)
         status, headers, body = _raw(s.port, request)
         assert status.startswith(b"HTTP/1.1 400 "), (request, status)
         assert headers[b"content-type"] == b"application/json" and int(headers[b"content-length"]) == len(body)
-        assert list(json.loads(body)) == ["error"] and "RFC 3986" in json.loads(body)["error"], body
+        assert list(json.loads(body)) == ["error", "code"] and "RFC 3986" in json.loads(body)["error"], body
+        assert json.loads(body)["code"] == "bad_request"  # the API's stable code (trial 36a F5)
     assert s.get("/api/status").status == 200
 
 
