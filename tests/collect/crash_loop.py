@@ -1,6 +1,6 @@
 """The kill loop of the crash-safety checks: ``asz collect`` killed with SIGKILL at random moments while its sources grow.
 
-Used by ``tests/collect/test_crash.py`` (32 and 16 kills, and 200 in a slow test) and ``bench/crash.py``
+Used by ``tests/collect/test_crash.py`` (16 kills, and 200 in 8 chunks of 25, each its own root) and ``bench/crash.py``
 (as many as asked). After every kill a clean pass must show every complete
 source line landed at least once, repeats only of whole records (a crash
 between landing a file and moving the cursor repeats records, never loses
