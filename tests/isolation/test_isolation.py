@@ -165,9 +165,16 @@ def test_fuzzed_lines_cost_nothing_through_the_whole_pipeline(tmp_path_factory, 
     _pipeline(tmp_path_factory.mktemp("fz"), batch)
 
 
+#: The 150 batches of the many-examples run in independent chunks (each its own Hypothesis run), so that xdist's
+#: workers run them side by side: one run of 150 took 55 s of one worker's wall (session 35's last suite).
+CHUNKS = 3
+
+
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=_HEALTH)
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+@settings(max_examples=150 // CHUNKS, deadline=None, suppress_health_check=_HEALTH)
 @given(batch=batches())
-def test_fuzzed_lines_cost_nothing_many_examples(tmp_path_factory, batch):
-    """The same with 150 batches (about 1,000 fuzzed lines); bench/fuzz_pipeline.py runs 100,000."""
+def test_fuzzed_lines_cost_nothing_many_examples(tmp_path_factory, chunk, batch):
+    """The same with 150 batches (about 1,000 fuzzed lines), 50 in each of three chunks; bench/fuzz_pipeline.py runs
+    100,000."""
     _pipeline(tmp_path_factory.mktemp("fz"), batch)
