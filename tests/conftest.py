@@ -61,35 +61,77 @@ def pytest_configure(config):
         config.pluginmanager.register(CpuProfile(Path(out)), "asz_cpu_profile")
 
 
-#: Tests started first on xdist's workers, longest first (walls of the fresh-clone suite, session 32): the 200-kill
-#: loop is 260-400 s of one worker's wall (mostly waiting on the collector it kills), so started late it would set the
-#: end of the run. A node id names one test; a file path all of that file's tests, kept together (its module fixtures
-#: are made once). A name no longer collected is passed over.
+#: Tests started first on xdist's workers, with the seconds of wall each took in session 35's last fresh-clone suite
+#: (-n 3, load 4-5; a chunk: its share of its whole). A node id names one test (and its parametrized cases, each one
+#: placed on its own); a file path all of that file's tests, kept together (its module fixtures are made once). A name
+#: no longer collected is passed over. The longest tests of that run are here; the next took under 12 s.
 LONG_FIRST = (
-    "tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing",
-    "tests/export/test_push_crash.py",
-    "tests/isolation/test_isolation.py",
-    "tests/collect/test_crash.py",
-    "tests/core/test_version_installed.py",
-    "tests/reading/test_verify_export_corpus_after_retention.py",
+    ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 28),  # each of 8 chunks of 25 kills
+    ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 18),  # each of 3 chunks
+    ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 22),  # each of 2 chunks
+    ("tests/reading/test_verify_export_corpus_after_retention.py::"
+     "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 27),
+    ("tests/core/test_version_installed.py::test_pip_install_dot_names_the_commit_it_was_built_from", 19),  # a pip build
+    ("tests/core/test_version_installed.py::test_a_wheel_from_a_tree_without_git_says_unknown_commit", 16),  # another
+    ("tests/verify/test_verify_light.py::test_a_root_with_mcp_execution_records", 15),
+    ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 15),
+    ("tests/view_server/test_page_reading_said.py", 14),
+    ("tests/collect/test_interrupt_exit.py::test_every_ctrl_c_of_a_collect_once_ends_in_an_allowed_way", 12),
+    ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 12),
 )
 
 
+def _shares(n: int, workers: int) -> list[int]:
+    """How many of ``n`` tests xdist's ``--dist worksteal`` first hands each of ``workers`` idle workers: consecutive
+    runs, each ``len(pending) // workers_left`` (xdist/scheduler/worksteal.py ``check_schedule``)."""
+    out, left = [], n
+    for i in range(workers):
+        out.append(left // (workers - i))
+        left -= out[-1]
+    return out
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m have deselected: the shares are of what runs
 def pytest_collection_modifyitems(session, config, items):
-    """On an xdist worker, the tests of :data:`LONG_FIRST` first, in its order; every other keeps its place. Every
-    worker collects and orders the same way (xdist checks the collections are equal); ``--dist worksteal`` gives the
-    first worker the head of the list and lets the others take from the tail of its queue, so the long tests start
-    within the first minutes (docs/testing.md)."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
+    """On an xdist worker, the tests of :data:`LONG_FIRST` at the heads of the workers' first shares, longest first,
+    each to the share with the fewest seconds of them so far (longest-processing-time first); every other test keeps
+    its order and fills the shares. ``--dist worksteal`` hands each worker one run of consecutive tests
+    (:func:`_shares`) and a worker with nothing left takes the tail half of the longest queue, so the long tests all
+    start within the run's first minutes, side by side, and what is stolen late is short. Every worker collects and
+    orders the same way (xdist checks the collections are equal: the order depends only on the collection and
+    ``PYTEST_XDIST_WORKER_COUNT``); docs/testing.md."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if not os.environ.get("PYTEST_XDIST_WORKER") or workers < 1:
         return
 
-    def rank(item) -> int:
-        for i, name in enumerate(LONG_FIRST):
-            if item.nodeid == name or item.nodeid.startswith(name + "::"):
+    def entry(item) -> int | None:
+        for i, (name, _) in enumerate(LONG_FIRST):
+            if item.nodeid == name or item.nodeid.startswith((name + "::", name + "[")):
                 return i
-        return len(LONG_FIRST)
+        return None
 
-    items.sort(key=rank)  # stable: the others keep their order
+    groups: dict[object, list] = {}  # a parametrized case alone; a file's tests together
+    rest = []
+    for item in items:
+        i = entry(item)
+        if i is None:
+            rest.append(item)
+        else:
+            groups.setdefault(item.nodeid if "::" in LONG_FIRST[i][0] else i, []).append(item)
+    timed = sorted(groups.values(), key=lambda g: -LONG_FIRST[entry(g[0])][1])  # stable: LONG_FIRST's order on a tie
+    heads: list[list] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for g in timed:
+        w = min(range(workers), key=lambda k: (load[k], k))
+        heads[w] += g
+        load[w] += LONG_FIRST[entry(g[0])][1]
+    out, rest_at = [], 0
+    for w, size in enumerate(_shares(len(items), workers)):
+        fill = max(0, size - len(heads[w])) if w < workers - 1 else len(rest) - rest_at
+        out += heads[w] + rest[rest_at:rest_at + fill]
+        rest_at += fill
+    assert len(out) == len(items)
+    items[:] = out
 
 # A piped command that runs past ASZ_PROGRESS_AFTER seconds says where it is on stderr (asz_core/reading/progress.py):
 # on a loaded machine a test's small root could pass 5 s and its stderr would differ. Off for every test (and the
