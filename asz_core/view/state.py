@@ -198,8 +198,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         try:
             return resolve(self.conversations(), conversation, "conversation")
         except AmbiguousId as exc:  # the page links each (trial 24b F5): the first MATCHES_SHOWN, as the message names them
-            raise ApiError(400, str(exc), {"matches": exc.matches[:MATCHES_SHOWN], "matched": len(exc.matches)},
-                           code="ambiguous_id") from None
+            raise ApiError(400, str(exc), {"matches": exc.matches[:MATCHES_SHOWN], "matched": len(exc.matches)}, "ambiguous_id") from None
         except IdError:
             from ..storage.erased_list import erased_id_said  # an erased id said as erased, never as a typo (32b F7)
 
