@@ -112,6 +112,12 @@ def test_a_changed_row_keeps_focus_and_scroll_on_the_list(tmp_path, browser):
         wait(drv, lambda d: d.execute_script(cell_text, cell) == "2", timeout=GENEROUS)
         after = drv.execute_script(FOCUSED)
         assert after[:4] == before[:3] + [True], (before, after)
-        assert abs(after[5] - before[5]) <= 1, (before, after)  # where it was in the window (a status line above may change)
+        bottom = drv.execute_script("return document.documentElement.scrollHeight - window.innerHeight")
+        if after[4] < before[4] and abs(after[4] - bottom) <= 1:
+            # the window was at the page's end and the page grew shorter below the row (a status line went at load
+            # 30, session 36): the browser clamps scrollY, so the row keeps its place in the page, not in the window
+            assert abs((after[4] + after[5]) - (before[4] + before[5])) <= 1, (before, after, bottom)
+        else:
+            assert abs(after[5] - before[5]) <= 1, (before, after)  # where it was in the window (a status line above may change)
     finally:
         s.stop()
