@@ -438,9 +438,9 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
            held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
            unsearched: list[dict] | None = None, timeless: dict[str, int] | None = None,
-           conversation: str | Sequence[str] = "", excluded: dict[str, Any] | None = None) -> list[dict]:
+           conversation: str | Sequence[str] = "", excluded: dict[str, Any] | None = None, offset: int = 0) -> list[dict]:
     """Hits for ``query`` in the index of ``root`` (in ``conversation`` alone, or those of a list, when given), best
-    first (FTS5 bm25), at most ``limit``.
+    first (FTS5 bm25), at most ``limit``, the first ``offset`` of them skipped (``/api/search``'s pages, trial 36a F3).
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly every record) is not ranked: its hits come
     last indexed first.
@@ -462,7 +462,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     found, not only those of the hits returned (a stat per landed file the index
     read, :func:`~asz_core.reading.search_hits.held_in`), and ``unverified`` names them
     all. ``matched``, when given, gets ``hits``: how many texts the whole
-    query (with the same filters) matches when ``limit`` of them were returned
+    query (with the same filters) matches when ``offset + limit`` of them were found
     (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
     :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
     included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
@@ -479,8 +479,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         raise SearchError(not_built_line(root))
     match = fts_query(query)
     where, args = query_where(match, hide, filters or Filters(), kinds, conversation)
-    limit = max(0, int(limit))
-    bad: dict[str, str] = {}
+    limit, bad = max(0, int(limit)) + max(0, int(offset)), {}  # type: ignore[var-annotated]  # up to the page's end
     try:
         con = stoppable(connect(path, write=False))
         try:
@@ -500,6 +499,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
                 matched["hits"] = len(rows) if len(rows) < limit and not bad and not differs else con.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                     f"WHERE {' AND '.join(where)} LIMIT ?)", [*args, COUNT_LIMIT + 1]).fetchone()[0]
+            rows = rows[max(0, int(offset)):]
             snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query)), stored_text(con, r[10]))
                         for r in rows]  # keys masked, a key the snippet's window cuts taken whole first
             _beside(con, query, (match, hide, filters, kinds), (where, args), unsearched, timeless,

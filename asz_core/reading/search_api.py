@@ -21,7 +21,9 @@ them (:mod:`asz_core.reading.search_convs`: those whose texts hold every word be
 otherwise, and for a query of one word), so the page can say how to ask for them (trial 21).
 
 Parameters (each at most once): ``q`` (required), ``limit`` (1..500, default
-50), ``held_back`` (``0`` or ``1``, default 0), ``conversations`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
+50), ``offset`` (0..:data:`MAX_OFFSET`, default 0: the hits skipped first; the answer says the whole query's count and
+its next page, :func:`paged`: headers ``X-Asz-Total`` and ``X-Asz-Next`` on the plain list, keys with
+``held_back=1``; trial 36a F3), ``held_back`` (``0`` or ``1``, default 0), ``conversations`` (``0`` or ``1``, default 0), ``kind`` (comma list of :data:`asz_core.reading.search.KINDS`),
 ``project``, ``since``, ``until`` (the forms ``asz search`` takes), ``model``,
 ``dialect``, ``instance`` (as ``asz search --instance``: the conversations a sender whose instance id or credential
 name holds it sent; with ``conversations=1`` too). The index is brought up to date before a query, at most once
@@ -55,14 +57,21 @@ from .search_gaps import changed, known_prints
 from .search_place import index_file
 from .search_store import connect, one_writer
 
-__all__ = ["answer", "held_back", "held_back_answer", "indexing", "none_kept", "Hits", "PARAMS", "MAX_LIMIT", "INDEXING_HEADER",
-           "NOTE_HEADER"]
+__all__ = ["answer", "held_back", "held_back_answer", "indexing", "none_kept", "paged", "Hits", "PARAMS", "MAX_LIMIT",
+           "MAX_OFFSET", "INDEXING_HEADER", "NOTE_HEADER", "TOTAL_HEADER", "NEXT_HEADER"]
 
 #: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
 INDEXING_HEADER = "X-Asz-Indexing"
 
-PARAMS = ("q", "limit", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect", "instance", "hide")
+PARAMS = ("q", "limit", "offset", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect",
+          "instance", "hide")
 MAX_LIMIT = 500
+#: The largest ``offset`` taken: the hits a query is counted up to (:data:`~asz_core.reading.search.COUNT_LIMIT`).
+MAX_OFFSET = COUNT_LIMIT
+#: The headers of a plain-list answer saying how many hits the whole query matches and where its next page is
+#: (trial 36a F3: the answer stopped at 500 and said nothing).
+TOTAL_HEADER = "X-Asz-Total"
+NEXT_HEADER = "X-Asz-Next"
 #: ``/api/search`` looks for new rounds to index at most this often, in seconds.
 FRESH_SECONDS = 5.0
 _lock = threading.Lock()
@@ -144,6 +153,9 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     limit = got.get("limit", "50")
     if not limit.isdigit() or not 1 <= int(limit) <= MAX_LIMIT:
         raise error(400, f"limit is a number from 1 to {MAX_LIMIT}")
+    offset = got.get("offset", "0")
+    if not offset.isdigit() or len(offset) > 6 or int(offset) > MAX_OFFSET:
+        raise error(400, f"offset is a number from 0 to {MAX_OFFSET:,} (the hits a query is counted up to)")
     try:
         kinds = list(iter_kinds(got.get("kind", "")))
         f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
@@ -164,12 +176,14 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         unsearched: list[dict] = []
         excluded: dict = {}
         among: list[str] | str = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
+        matched: dict[str, int] = {}
         if got.get("conversations", "0") == "1":
             hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad,
-                                        among=among)
+                                        among=among, matched=matched, offset=int(offset))
         else:
             hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
-                          unsearched=unsearched, excluded=excluded, conversation=among)
+                          unsearched=unsearched, excluded=excluded, conversation=among, matched=matched,
+                          offset=int(offset))
         many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
         note = (none_kept(root, got, f) or excluded_note(excluded, COUNT_LIMIT)) if not hits and not held else ""
         if got.get("instance") and not among:
@@ -180,14 +194,36 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         raise error(400, str(exc)) from None
     except SearchError as exc:
         raise error(503, f"search is not available: {exc}") from None
+    page = paged(pairs, hits, int(offset), int(limit), matched)
     if got.get("held_back", "0") == "0":
         out = Hits(hits)
         heads = {INDEXING_HEADER: str(behind)} if behind else {}
+        heads[TOTAL_HEADER] = str(page["total"]) + ("+" if page["total_capped"] else "")
+        if page["next"]:
+            heads[NEXT_HEADER] = page["next"]
         if note:  # a header value is Latin-1: a root's other characters escaped
             heads[NOTE_HEADER] = note.encode("ascii", "backslashreplace").decode("ascii")
         out.headers = heads or None
         return out
-    return {**held_back_answer(hits, bad, held, unsearched, behind, many), **({"note": note} if note else {})}
+    return {**held_back_answer(hits, bad, held, unsearched, behind, many), **page, **({"note": note} if note else {})}
+
+
+def paged(pairs: Sequence[tuple[str, str]], hits: list, offset: int, limit: int, matched: dict[str, int]) -> dict:
+    """``{"total", "total_capped", "offset", "limit", "next"}`` of one ``/api/search`` page (trial 36a F3): ``total``
+    how many hits (conversations, with ``conversations=1``) the whole query matches, counted up to
+    :data:`~asz_core.reading.search.COUNT_LIMIT` (``total_capped`` true when there are more; hits in landed files
+    that no longer verify are counted, as ``asz search`` counts them: ``held_back`` names them), ``offset`` and ``limit``
+    as applied, ``next`` the address of the next page (the same query, ``offset`` moved on by ``limit``) while the page
+    is full and hits may follow it within the count, else null."""
+    from urllib.parse import urlencode
+
+    total = matched.get("hits", matched.get("conversations", offset + len(hits)))
+    capped = total > COUNT_LIMIT
+    total = min(total, COUNT_LIMIT)
+    after = offset + limit
+    more = len(hits) == limit and (after < total or capped) and after <= MAX_OFFSET
+    nxt = "/api/search?" + urlencode([(k, v) for k, v in pairs if k != "offset"] + [("offset", str(after))]) if more else None
+    return {"total": total, "total_capped": capped, "offset": offset, "limit": limit, "next": nxt}
 
 
 #: The header of a plain-list answer whose filters keep no conversation: the line asz search says (trial 29b F3).

@@ -109,8 +109,10 @@ def across(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
 
 def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
                          kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
-                         matched: dict[str, int] | None = None, among: str | Sequence[str] = "") -> list[dict]:
-    """At most ``limit`` conversation rows (module docstring; ``limit`` 0: all) for ``query``, of the conversations
+                         matched: dict[str, int] | None = None, among: str | Sequence[str] = "",
+                         offset: int = 0) -> list[dict]:
+    """At most ``limit`` conversation rows (module docstring; ``limit`` 0: all), the first ``offset`` skipped
+    (``/api/search``'s pages, trial 36a F3), for ``query``, of the conversations
     ``among`` lists when a list is given (``--instance``: :func:`~asz_core.reading.search_hits.sent_by`). ``matched``,
     when given, gets ``conversations``: how many hold it (before ``limit``); ``unverified`` as
     :func:`~asz_core.reading.search.search` gives it. Raises as :func:`holding` does."""
@@ -120,7 +122,7 @@ def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[
         matched["conversations"] = len(found)
     out: list[dict] = []
     for cid, texts, relevance in found:
-        if limit and len(out) >= limit:
+        if limit and len(out) >= limit + offset:
             break
         one = search(root, query, hide=hide, filters=filters, kinds=kinds, limit=1, unverified=unverified,
                      conversation=cid) if len(groups) > 1 else []
@@ -130,4 +132,4 @@ def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[
             continue
         out.append({"conversation": cid, "title": hits[0][0]["title"], "texts": sum(texts), "relevance": round(relevance, 3),
                     "groups": [{"query": g, "texts": n} for g, n in zip(groups, texts)], "hits": [h[0] for h in hits]})
-    return out
+    return out[offset:]

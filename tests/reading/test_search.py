@@ -153,7 +153,8 @@ def test_withheld_text_is_never_matched_counted_or_snippeted(canary_root, tmp_pa
         assert r.status == 200 and r.json() == [] and MARKER.encode() not in r.body  # issue 20's Contract: the same list
         r = s.get(f"/api/search?q={MARKER}&held_back=1")
         assert r.status == 200 and r.json() == {"hits": [], "held_back": {"hits": 0, "files": [], "not_searched": []},
-                                                 "partial": False, "indexing": 0, "across": 0} and MARKER.encode() not in r.body
+                                                 "partial": False, "indexing": 0, "across": 0, "total": 0, "total_capped": False,
+                                                 "offset": 0, "limit": 50, "next": None} and MARKER.encode() not in r.body
         ok = s.get("/api/search?q=deploy")
         assert ok.status == 200 and ok.json() and all(MARKER not in h["snippet"] for h in ok.json())
         cli = asz("search", "deploy", "--json", "--root", str(canary_root), "--config", str(cfg)).stdout

@@ -113,6 +113,9 @@ def _asked(root: Path) -> dict:
     assert notes == warned  # the same notes on stdout (under the hits) as on stderr
     api = answer(root, [("q", "hello"), ("limit", "50"), ("held_back", "1")], (), Refused)
     cli = json.loads(asz("search", "hello", "--json", "--held-back", "--limit", "50", "--root", str(root), check=False).stdout)
+    page = {k: api.pop(k) for k in ("total", "total_capped", "offset", "limit", "next")}  # the API's page (36a F3)
+    assert page == {"total": len(api["hits"]) + api["held_back"]["hits"], "total_capped": False, "offset": 0, "limit": 50,
+                    "next": None}
     assert cli == api  # asz search --json --held-back answers what /api/search?held_back=1 answers
     return {"answer": api, "notes": notes}
 
