@@ -25,16 +25,20 @@ def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int =
     """What a ``warning:`` says of a source's ``lines`` (``(line number, reason)``) that adapter ``adapter`` could not
     describe at all: how many, then each distinct reason (in the order they first come) after the first ``shown``
     numbers of its lines (``lines 7, 9: the record is not valid JSON; line 8: the record is JSON but not an object``;
-    trial 17, F6: one reason was said for all), and that every byte landed. With ``within``, the lines it read but
+    trial 17, F6: one reason was said for all), the first ``shown`` reasons only and how many more on how many lines
+    (trial 36c F3: each of 1,593 lines had its own, a 300 KB line), and that every byte landed. With ``within``, the lines it read but
     that hold something it does not describe (:func:`undescribed_within`: a member or block the runtime added, trial
     23a F5), each with the reason of its first unknown part."""
     by_reason: dict[str, list[int]] = {}
     for n, why in lines:
         by_reason.setdefault(why or "no reason given", []).append(n)
     said = []
-    for why, nums in by_reason.items():
+    for why, nums in list(by_reason.items())[:shown]:
         listed = ", ".join(map(str, nums[:shown])) + (f" and {len(nums) - shown} more" if len(nums) > shown else "")
         said.append(f"line{'s' if len(nums) > 1 else ''} {listed}: {why}")
+    if len(by_reason) > shown:  # each line its own reason (a byte at its own offset): capped (trial 36c F3)
+        rest = list(by_reason.values())[shown:]
+        said.append(f"and {len(rest)} more reason(s) on {sum(map(len, rest))} more line(s): asz conversation lists them all")
     if within:
         return (f"{len(lines)} line(s) hold content adapter {adapter} does not describe ({'; '.join(said)}): each such "
                 "member or block travels verbatim, its source bytes as written, as an unknown part of the line's record "

@@ -10,6 +10,8 @@ first 12 hex characters of the SHA-256 of its bytes), so comparing them with the
 - when the source's next line(s) are that landed line, lines were inserted there (``2 line(s) inserted at line 11``);
 - when that source line is a later landed line, landed lines were removed (``1 landed line(s) removed at line 11``);
 - otherwise the line itself was changed (``line 11 changed``);
+- a source whose lines are the landed ones but for the CR before each newline was converted (``the same lines, only
+  their line endings differ (CRLF in what landed, LF in the source now: …)``; trial 36c F6);
 - a source that holds every landed line it still has and ends before the last is shorter
   (``the file is shorter: it ends after line 14 of the 67 lines that landed``).
 
@@ -28,7 +30,7 @@ import orjson
 from ..storage.cursor import AppendCursor
 from ..storage.layout import parse_landed_name
 
-__all__ = ["what_changed"]
+__all__ = ["endings_only", "what_changed"]
 
 #: The most lines looked ahead for an insertion or a removal.
 LOOK_AHEAD = 64
@@ -51,27 +53,55 @@ def _landed_lines(kind_dir: Path, kind: str, from_seq: int) -> list[tuple[int, i
     return out
 
 
-def _source_lines(path: str | os.PathLike, upto: int) -> list[str]:
-    """The ``sha`` of each complete line among the source's first ``upto`` bytes (and the one line running past)."""
+def _source_lines(path: str | os.PathLike, upto: int) -> list[bytes]:
+    """Each complete line (without its ``\\n``) among the source's first ``upto`` bytes (and the one line running past)."""
     with open(path, "rb") as f:
         data = f.read(upto)
-    parts = data.split(b"\n")
-    return [hashlib.sha256(p).hexdigest()[:12] for p in parts[:-1]]  # the last piece has no newline yet
+    return data.split(b"\n")[:-1]  # the last piece has no newline yet
+
+
+def _sha(line: bytes) -> str:
+    """A record's ``sha`` of a line's bytes: the first 12 hex characters of their SHA-256."""
+    return hashlib.sha256(line).hexdigest()[:12]
+
+
+def endings_only(shas: list[str], lines: list[bytes]) -> str:
+    """``CRLF in what landed, LF in the source now`` (or the other way) when every landed line the source still has
+    differs from it at most by the CR before its newline, and some do (trial 36c F6: a copy made again through git's
+    ``core.autocrlf``, ``dos2unix`` or an editor that converts line endings); '' otherwise."""
+    crlf = lf = 0
+    for sha, line in zip(shas, lines):
+        if sha == _sha(line):
+            continue
+        if sha == _sha(line + b"\r"):
+            crlf += 1
+        elif line.endswith(b"\r") and sha == _sha(line[:-1]):
+            lf += 1
+        else:
+            return ""
+    if crlf and not lf:
+        return "CRLF in what landed, LF in the source now"
+    return "LF in what landed, CRLF in the source now" if lf and not crlf else ""
 
 
 def what_changed(path: str | os.PathLike, kind_dir: Path, kind: str, cur: AppendCursor) -> str:
     """What changed in the source at ``path`` against the lines landed from it (module docstring), as a phrase:
     ``a line inserted at line 11``, ``2 line(s) inserted at line 11``, ``1 landed line(s) removed at line 11``,
-    ``line 11 changed``, ``the file is shorter: it ends after line 14 of the 67 lines that landed``; '' when the
+    ``line 11 changed``, ``the file is shorter: it ends after line 14 of the 67 lines that landed``, ``the same lines,
+    only their line endings differ (CRLF in what landed, LF in the source now: …)`` (:func:`endings_only`); '' when the
     landed lines or the source cannot be read, or nothing of the landed lines differs."""
     try:
         landed = _landed_lines(kind_dir, kind, cur.reread_seq or 0)
         if not landed or cur.offset > MAX_READ:
             return ""
-        src = _source_lines(path, min(MAX_READ, cur.offset + (1 << 20)))
+        lines = _source_lines(path, min(MAX_READ, cur.offset + (1 << 20)))
     except (OSError, ValueError, KeyError, TypeError):
         return ""
     shas = [sha for _, _, _, sha in landed]
+    if ends := endings_only(shas, lines):  # the one fact a Windows user needs (trial 36c F6)
+        return (f"the same lines, only their line endings differ ({ends}: converted by git's core.autocrlf, dos2unix or "
+                "an editor); copy the file again as it was written, byte for byte")
+    src = [_sha(x) for x in lines]
     for i, sha in enumerate(shas):
         line = landed[i][0]
         if i >= len(src):
