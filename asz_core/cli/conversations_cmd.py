@@ -337,16 +337,16 @@ def continues_lines(rows: list[dict], shown) -> list[str]:
 def shares_lines(rows: list[dict], shown) -> list[str]:
     """One line per conversation of ``rows`` sharing record ids with others, neither continuing the other (open
     ``unres/shared_id`` entries: a copy that does not open by repeating): ``ID shares N record id(s) with ID, neither
-    continuing the other: those records, N call(s) and their tokens with them, are counted in each (a total over both
-    counts them twice)``, so every total can be traced (session 23; ``shown``: a full id's shown prefix). Past
+    continuing the other: those records, N call(s) and their tokens with them, are counted in each row (asz usage's
+    totals count each model call once)``, so every total can be traced (session 23; ``shown``: a full id's shown prefix). Past
     :data:`SHARES_NAMED` others, those and how many more, and where all are (trial 34a F5: lines of 300 ids)."""
     def named(ids: list) -> str:
         more = len(ids) - SHARES_NAMED
         return ", ".join(shown(o) for o in ids[:SHARES_NAMED]) + (
             f" and {more} more (asz ls --json: the row's shares.with names them all)" if more > 0 else "")
     return [f"{shown_id(row)} shares {s['ids']} record id(s) with {named(s['with'])}, neither continuing "
-            f"the other: those records, {s['calls']} call(s) and their tokens with them, are counted in each (a total over "
-            "both counts them twice)" for row in rows if (s := row.get("shares"))]
+            f"the other: those records, {s['calls']} call(s) and their tokens with them, are counted in each row (asz usage's "
+            "totals count each model call once)" for row in rows if (s := row.get("shares"))]
 
 
 #: How many of the conversations a row shares record ids with its ``shares`` line names (:func:`shares_lines`).

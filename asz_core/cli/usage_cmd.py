@@ -15,6 +15,7 @@ import typer
 from ..view.usage_report import NO_TIME
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, incomplete, tz_option, use_tz
 from .usage_held import also_held_rows, lines_under
+from .usage_lines import same_calls_list
 from ..storage.sender_roots import two_roots_in
 from .usage_out import check_form, emit
 from .usage_said import matched_nothing, say_problems
@@ -57,7 +58,7 @@ def usage(
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use).
 
-    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
+    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. A provider call two conversations hold (the same call id and request id: a fork, an import, a session copied under a new id) is counted once in every row and total, under the conversation that made it first, but the session view's rows, each its conversation's own figure: a line under the table says where the total counts it (--json: total.same_calls, the session row's same_calls). calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
     and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
     estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
     made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
@@ -103,7 +104,7 @@ def usage(
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
-    rows = report(counted, view, table, first, last, sort, zone=zone, times=times)
+    rows = report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {}))
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
@@ -111,7 +112,7 @@ def usage(
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
-        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown)
+        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "undescribed_by_row": by_row(undescribed, members), "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown, *_summed(counted, view, rows, table, (first, last)))
         lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held, two_roots_in(storage) if view == "instance" else [])
     # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
     incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
@@ -169,6 +170,32 @@ def _settings(view: str, sort: str, config: Optional[Path]):
     except ConfigError as exc:
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
+
+
+def _summed(counted: list, view: str, rows: list[dict], table, window: tuple) -> tuple[list[dict], list[dict]]:
+    """``(the rows the total sums, the total's same_calls)`` (trial 35a F5): the session view's rows keep each
+    conversation's own figure, so its total sums the model view's, where a call two conversations hold counts once
+    (:func:`~asz_core.view.usage_report.once`); another view's rows already count each once. ``window``: --since/--until
+    (unix ms or None)."""
+    from ..view.usage_report import in_report, once, report
+
+    summed = report(counted, "model", table, *window) if view == "session" else rows
+    return summed, same_calls_list(once(in_report(counted, *window))[1])
+
+
+def by_row(undescribed: list[dict], members: dict[str, set[str]]) -> dict[str, list[dict]]:
+    """Each row's ``undescribed`` in ``--json``'s list of rows (trial 35a F8: every row carried the root's 44): row key
+    -> the entries of ``undescribed`` (``[{"conversation", "records"}]``) of the conversations its calls are of
+    (``members``: :func:`~asz_core.view.usage_report.report`'s), and of those whose calls fall in no row (their days
+    are not known: on every row, as ``unreadable``); a row with none has no key."""
+    placed = set().union(*members.values()) if members else set()
+    loose = [u for u in undescribed if u["conversation"] not in placed]
+    out = {}
+    for key, convs in members.items():
+        mine = [u for u in undescribed if u["conversation"] in convs] + loose
+        if mine:
+            out[key] = sorted(mine, key=lambda u: u["conversation"])
+    return out
 
 
 def unnamed_note(n: int) -> str:
@@ -266,7 +293,7 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
     short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
     "records"}]``, when a conversation holds transcript records the dialect could not read: calls no figure counts
-    may be in them, and ``total``; ``object``, with ``--total-once``: ``{"rows", "total"}`` and those lists beside
+    may be in them, on the rows of its calls only (``undescribed_by_row``: :func:`by_row`), and ``total``; ``object``, with ``--total-once``: ``{"rows", "total"}`` and those lists beside
     them, once), else (``""``) as the text table (:func:`~asz_core.cli.usage_table.print_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
     :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out). The table names a
@@ -283,11 +310,13 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
         from ..view.usage_report import recorded
 
         rows, t = [recorded(r) for r in rows], recorded(t)  # no token recorded: null, never 0 (trial 29c F4)
-        listed = {k: v for k, v in short.items() if v}
+        listed = {k: v for k, v in short.items() if v and k != "undescribed_by_row"}
         if as_json == "object":  # --total-once: the total and the lists once, beside the rows
             out: object = {"rows": rows, "total": t, **listed}
-        else:
-            out = [{**r, **listed, "total": t} for r in rows]  # the text's total row, in every row as unchained is
+        else:  # the text's total row, in every row as unchained is; undescribed: a row's own conversations' (35a F8)
+            own = short.get("undescribed_by_row") or {}
+            listed.pop("undescribed", None)
+            out = [{**r, **listed, **({"undescribed": own[r[key]]} if r[key] in own else {}), "total": t} for r in rows]
         sys.stdout.buffer.write(dumps_wide(out, option=orjson.OPT_INDENT_2) + b"\n")  # a total past 64 bits stays exact
     else:
         undescribed = {u["conversation"]: u["records"] for u in short.get("undescribed", ())}

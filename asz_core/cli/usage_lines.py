@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-__all__ = ["ROW_OF", "held_line", "undescribed_line"]
+__all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED"]
 
 
 #: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead), and
@@ -15,26 +15,31 @@ ROW_OF = {"date": ("day", "day"), "week": ("week", "week"), "month": ("month", "
 
 
 def undescribed_line(undescribed: dict[str, int], key: str = "conversation", shown: Callable[[str], str] = str) -> str:
-    """The line under the table naming each conversation (by ``shown``: its shortest prefix unique in the root) holding transcript records its dialect
-    could not read, with how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are
-    not conversations (``key``: date, week, month, block, project, model) no row is marked, so the line says they are
-    in no row and counts them (not read, a record has no day or model to fall under). It names the first
-    :data:`NAMED` by id and counts the rest, which ``--json`` lists (trial 35a F8: a 2.5 KB line naming 44)."""
+    """The line under the table saying the conversations holding transcript records their dialect could not read, with
+    how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are not conversations
+    (``key``: date, week, month, block, project, model) no row is marked, so the line says they are in no row and counts
+    them (not read, a record has no day or model to fall under). Up to :data:`NAMED` conversations it names each (by
+    ``shown``: its shortest prefix unique in the root); past that it says how many and how to list them (trial 35a
+    F8: a 2.5 KB line named 44; then ten and a count, still 1 KB): the session view marks each one's row ``!``,
+    ``--json`` lists each on its rows (``undescribed``)."""
     where = "so in no figure above: transcript records the dialect could not read"
     if key in ROW_OF:
         row, unknown = ROW_OF[key]
         where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
                  "could not read" + (f", whose {unknown} is not known" if unknown else ""))
+    head = f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under undescribed)"
     named = sorted(undescribed.items())
-    more = len(named) - NAMED
-    return (f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under "
-            "undescribed): " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in named[:NAMED])
-            + (f", and {more} more conversation(s) holding {sum(n for _c, n in named[NAMED:]):,} record(s) (--json lists "
-               "every one: undescribed)" if more > 0 else ""))
+    if len(named) <= NAMED:
+        return head + ": " + ", ".join(f"{shown(c)} ({n} record(s))" for c, n in named)
+    if key in ROW_OF:
+        return (head + f": {len(named):,} conversation(s) hold them; asz usage session marks each one's row ! and asz "
+                "usage --json lists each on the rows its calls fall in (undescribed)")
+    return (head + f": {sum(n for _c, n in named):,} record(s) in {len(named):,} conversation(s), each one's row "
+            "marked ! (--json: the row's undescribed)")
 
 
-#: How many conversations the undescribed line names by id before it counts the rest.
-NAMED = 10
+#: How many conversations the undescribed line names by id; past that it counts them and says how to list them.
+NAMED = 3
 
 
 def held_line(rows: list[dict], shown: Callable[[str], str] = str) -> str:
@@ -52,3 +57,37 @@ def held_line(rows: list[dict], shown: Callable[[str], str] = str) -> str:
     return ("! held back, in no figure above (they do not verify; asz verify names the problems): "
             + ", ".join(f"{shown(c)} ({hs[-1]['state']}, {'unknown' if calls[c] is None else calls[c]} call(s): "
                         f"{hs[-1]['why']})" for c, hs in sorted(held.items())))
+
+
+#: How many conversations a line about calls two conversations hold names by id (:func:`same_calls_lines`).
+SAME_NAMED = 3
+
+
+def same_calls_list(same: dict[str, dict]) -> list[dict]:
+    """``total.same_calls`` in ``--json``: ``[{"conversation", "with", "calls", "counted_in"}]`` by id, from
+    :func:`~asz_core.view.usage_report.once`'s map (the conversations holding a provider call another holds too)."""
+    return [{"conversation": c, **s} for c, s in sorted(same.items())]
+
+
+def same_calls_lines(same: list[dict], session: bool, shown: Callable[[str], str] = str) -> list[str]:
+    """The lines under the table saying which calls two conversations or more hold (``same``: ``total.same_calls``,
+    :func:`same_calls_list`) and that the total counts each once (trial 35a F5). The session view: one line per
+    conversation whose row counts calls the total counts under another, naming it (its row keeps its own figure);
+    another view: one line counting them, naming the first :data:`SAME_NAMED` conversations; [] when none."""
+    elsewhere = [s for s in same if s["counted_in"]]
+    if not elsewhere:
+        return []
+
+    def named(ids: dict) -> str:
+        return ", ".join(f"{shown(o)} ({n:,})" for o, n in ids.items())
+    rule = "the same call id and request id: a fork, an import or a copy under a new session id"
+    if session:
+        return [f"{shown(s['conversation'])} holds {sum(s['counted_in'].values()):,} model call(s) that another "
+                f"conversation holds too ({rule}): its row counts them, the total counts each once, under "
+                f"{named(s['counted_in'])} (--json: the row's same_calls)" for s in elsewhere]
+    n = sum(sum(s["counted_in"].values()) for s in elsewhere)
+    more = len(elsewhere) - SAME_NAMED
+    return [f"{n:,} model call(s) that two conversations or more hold ({rule}) are counted once, under the one that "
+            "made them first: " + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
+                f"{k:,} under {shown(o)}" for o, k in s["counted_in"].items()) for s in elsewhere[:SAME_NAMED])
+            + (f" and {more} more conversation(s)" if more > 0 else "") + " (--json: total.same_calls)"]

@@ -110,6 +110,10 @@ def cents_line(rows: list[dict], t: dict) -> str:
     added, total = sum((printed(r) for r in rows), Decimal(0)), cents(t["cost"]) or Decimal(0)
     if added == total:
         return ""
+    if "conversation" in rows[0] and any(s.get("counted_in") for s in t.get("same_calls") or ()):
+        return (f"the rows' costs as printed add up to ${added:,.2f}, the total is ${total:,.2f}: a conversation's row "
+                "counts every call it holds, the total each provider call once, and calls two conversations hold are "
+                "in both rows (the lines below name them); each figure is its exact amount rounded once to the cent")
     return (f"the rows' costs as printed add up to ${added:,.2f}, the total is ${total:,.2f}: each figure is its exact "
             "amount rounded once to the cent, the total the exact sum of every call's cost (never of the rounded rows), "
             "so they differ by cents (--json: cost.usd_exact; --format csv: cost_exact)")
@@ -125,12 +129,15 @@ def total_lines(rows: list[dict], t: dict, breakdown: bool) -> list[str]:
 
 
 def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices: bool, lists: dict, said: tuple,
-         shown: Callable[[str], str]) -> None:
+         shown: Callable[[str], str], summed: list[dict] | None = None, same: list[dict] | None = None) -> None:
     """Print ``rows`` of ``view`` as ``how`` (``(--format, the JSON shape: _json_shape, --out FILE or None)``) asks:
     csv or md (:mod:`~asz_core.cli.usage_flat`), else :func:`~asz_core.cli.usage_cmd.print_rows` (``lists``: unreadable, unchained, no_time,
     undescribed; ``said``: the unchained note and the no-time line) with the prices used in the total
     (:func:`prices_used`) and, in the table, :func:`prices_lines`;
-    written to the --out file when given (said on stderr)."""
+    written to the --out file when given (said on stderr). ``summed``: the rows the total sums, when not ``rows``
+    (the session view's rows each keep their conversation's own figure, a call two conversations hold in both; the
+    total counts it once: :func:`~asz_core.view.usage_report.once`, trial 35a F5); ``same``: the total's
+    ``same_calls`` (:func:`~asz_core.cli.usage_lines.same_calls_list`), given when some call is held by two."""
     from ..view.usage_report import KEYS, totals
     from .usage_cmd import print_rows
     from .usage_table import with_kinds
@@ -142,11 +149,12 @@ def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices
             from .usage_flat import csv_text, flat_lines, md_text
 
             flat = with_kinds(rows, table) if breakdown else rows
-            head, lines = flat_lines(flat, KEYS[view], totals(rows, table, breakdown), table, breakdown)
+            head, lines = flat_lines(flat, KEYS[view], totals(summed or rows, table, breakdown), table, breakdown)
             typer.echo((csv_text if form == "csv" else md_text)(head, lines), nl=False)
         else:
             print_rows(with_kinds(rows, table) if breakdown else rows, shape, KEYS[view], view == "session",
-                   {**totals(rows, table, breakdown), "prices": used}, breakdown, lists, *said, shown)
+                   {**totals(summed or rows, table, breakdown), "prices": used, **({"same_calls": same} if same else {})},
+                   breakdown, lists, *said, shown)
         for text in prices_lines(used, prices) if not shape and form == "table" else ():
             typer.echo(text)
     if out is not None:

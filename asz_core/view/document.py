@@ -34,7 +34,7 @@ from .links import dangling_parents, links_of, shares_of, there_split
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
-from .usage import provider_calls
+from .usage import keyed_calls, provider_calls
 from .tool_tallies import mcp_server, tool_tallies
 from .unended import error_failed
 
@@ -138,7 +138,7 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     cut = summary["cut"] if summary is not None else v.cut()
     if cut:  # the parts made smaller to land, kept with the entry: a kept row says them as a checked one (trial 29b F8)
         places["cut"] = cut
-    return places, list(provider_calls(cu for _, cu in sorted(v.counted_calls().items())))
+    return places, list(keyed_calls(sorted(v.counted_calls().items())))  # each with its node id: call_key
 
 
 def conversation_calls(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = ()) -> tuple[dict, list]:

@@ -114,7 +114,8 @@ def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict |
     ``{"with": [the other conversations' ids, sorted], "ids": how many record ids, "calls": how many of ``calls`` (the
     conversation's ``llm.call`` nodes) cite a record with such an id}``, None when it shares none. ``ids``: seq -> each
     landed record's id in row order. Neither conversation continues the other, so each draws and counts those records
-    and their calls: a total over both counts them twice."""
+    and their calls (a sum over both rows counts them twice; ``asz usage``'s totals count each provider call once:
+    :func:`~asz_core.view.usage_report.once`)."""
     shared: dict[str, list[str]] = {}
     for u in fold.unresolved.values():
         if u.kind == "shared_id" and u.state == "open" and u.reason.startswith(SHARED_REASON):

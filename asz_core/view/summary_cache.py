@@ -92,9 +92,11 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "T
 #: repeats while it holds the call's later lines is counted there, trial 33a F1; credits-there: a record a continuing
 #: session repeats adds its credits in the session it continues only, trial 34a F3; same-model: a call naming ``NS::M``
 #: where ``M`` is the conversation's own model is counted under ``M``, trial 34a F8; renamed: the project of a session
-#: whose metadata document's later version names another is the newest, trial 34a F4), so no
+#: whose metadata document's later version names another is the newest, trial 34a F4; call-keys: an entry keeps each
+#: call's llm.call node id, its root-wide key with the request id, so a root's totals count a call two conversations
+#: hold once, trial 35a F5), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -228,6 +230,8 @@ class ConversationSummary:
             marked = [i for i, c in enumerate(self.calls) if c.usage is not None and c.usage.get(kind)]
             if marked:
                 d[kind] = marked
+        if any(c.call for c in self.calls):  # each call's llm.call node id, by position: its root-wide key (call_key)
+            d["call"] = [c.call for c in self.calls]
         return dumps_wide(d)
 
     @classmethod
@@ -239,6 +243,7 @@ class ConversationSummary:
         calls: list[CallUsage] = []
         short = d.get("incomplete") or {}
         rated, unchecked = set(d.get(RATE_KIND) or ()), set(d.get(RATE_UNCHECKED_KIND) or ())
+        nodes = d.get("call") or ()
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
             if len(c) >= 10:
@@ -248,7 +253,8 @@ class ConversationSummary:
             if usage is not None and len(calls) in unchecked:
                 usage[RATE_UNCHECKED_KIND] = 1
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),
-                                   tuple(short.get(str(len(calls))) or ())))
+                                   tuple(short.get(str(len(calls))) or ()),
+                                   call=nodes[len(calls)] if len(calls) < len(nodes) else ""))
         return cls(d["places"], tuple(calls), d.get("state", "verified"), tuple(d.get("problems") or ()))
 
 

@@ -44,7 +44,7 @@ from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -100,6 +100,10 @@ class CallUsage(msgspec.Struct, frozen=True):
     #: that do and which no record chain ties to one of them (:func:`read_call`): counted as a provider call of their
     #: own, which they may not be; () otherwise.
     unnamed: tuple = ()
+    #: The ``llm.call`` node id of the call (``call/<call id>``: the records' ``call``), set on the provider calls a
+    #: conversation's figures count (:func:`keyed_calls`); '' where not set. With ``request`` it keys the provider call
+    #: root-wide (:func:`call_key`): the same key in two conversations is one call, counted once in a root's totals.
+    call: str = ""
 
 
 def zero_usage() -> dict:
@@ -411,6 +415,27 @@ def provider_calls(calls: Iterable[CallUsage]) -> Iterator[CallUsage]:
                     yield r
         elif not c.synthetic:
             yield c
+
+
+def keyed_calls(calls: Iterable[tuple[str, CallUsage]]) -> Iterator[CallUsage]:
+    """:func:`provider_calls` of ``(node id, call node)`` pairs, each provider call given its node id as ``call``."""
+    replace = msgspec.structs.replace
+    for nid, c in calls:
+        if c.requests:
+            for r in c.requests:
+                if not r.synthetic:
+                    yield replace(r, call=nid)
+        elif not c.synthetic:
+            yield replace(c, call=nid)
+
+
+def call_key(c: CallUsage) -> str:
+    """The root-wide key of one provider call (:func:`keyed_calls`): its ``llm.call`` node id (the records' ``call``,
+    the dialect's provider call id: Claude Code's ``message.id``) and its provider request id (``request``: Claude
+    Code's ``requestId``; '' when the records name none), ``call/<id>#<request>``; '' for a call whose node is not
+    known. Two conversations holding a call of the same key hold one provider call (a fork, an import, a copy of a
+    session under a fresh session id): a root's totals count it once (:func:`asz_core.view.usage_report.once`)."""
+    return f"{c.call}#{c.request}" if c.call else ""
 
 
 def call_count(calls: Iterable[CallUsage]) -> int:

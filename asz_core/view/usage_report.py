@@ -10,7 +10,9 @@ session counted there. Every call counts in ``calls``, with usage or without
 ``asz ls`` and the summary count them); only calls with usage add tokens. A
 call falls on the day (in the zone asked for) of the record its usage was read
 from (a call with no usage: of its first record). Cost is the price table's
-(:func:`~asz_core.view.prices.cost_of`), per row.
+(:func:`~asz_core.view.prices.cost_of`), per row. A provider call two conversations hold (the same
+:func:`~asz_core.view.usage.call_key`) is one call: every row but a conversation's own (the session view) and so every
+total counts it once (:func:`once`, trial 35a F5).
 
 A row: its key (``date`` ``YYYY-MM-DD``, ``week`` its Monday's ``YYYY-MM-DD``, ``month`` ``YYYY-MM``, ``block`` its
 start ``YYYY-MM-DDTHH:MM+HH:MM`` (:mod:`~asz_core.view.usage_blocks`),
@@ -67,11 +69,12 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
-from .usage import RATE_KIND, RATE_UNCHECKED_KIND, TOKEN_KINDS, add_call, add_usage, credits_follow_calls, zero_usage
+from .usage import RATE_KIND, RATE_UNCHECKED_KIND, TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
+from .usage_once import in_report, once
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "range_in_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "in_report", "range_in_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
            "placed_key", "in_window", "range_span", "span_key", "span_in_window", "ms_in_window"]
 
 #: The report views and the key each row carries.
@@ -113,6 +116,9 @@ class Counted:
     #: first and last record times (``(from day, to day, from ms, to ms)`` in the zone), which the call happened within
     #: (:func:`placed_key`; trial 19, F22); None when not known
     span: tuple | None = None
+    #: the provider call's root-wide key (:func:`~asz_core.view.usage.call_key`: its call id and request id); '' when
+    #: not known (a held-back call of records that do not read, a credits part)
+    key: str = ""
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
@@ -204,7 +210,7 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
     for c in calls:
         day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
         out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else "",
-                           span=span if ms is None else None))
+                           span=span if ms is None else None, key=call_key(c)))
 
 
 def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo, span: tuple | None = None,
@@ -365,7 +371,8 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
 
 def report(counted: Iterable[Counted], view: str, table: PriceTable | None = None,
            since: int | None = None, until: int | None = None, sort: str = "default", *,
-           zone: dt.tzinfo = dt.timezone.utc, times: Iterable[int] | None = None, now: int | None = None) -> list[dict]:
+           zone: dt.tzinfo = dt.timezone.utc, times: Iterable[int] | None = None, now: int | None = None,
+           members: dict[str, set[str]] | None = None) -> list[dict]:
     """Rows of ``view`` (:data:`VIEWS`) over the calls made from ``since`` to ``until`` (unix ms, inclusive, as
     :func:`~asz_core.reading.listing.parse_time` reads ``--since``/``--until``; a call with no time only when neither
     is given: :func:`untimed` counts those a window leaves out), sorted by key (daily, weekly, monthly, project, model;
@@ -374,6 +381,7 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
     first (ties in the default order). ``blocks`` only: ``times`` are the call times (unix ms) that shape the blocks
     (every call of the root, whatever filter or window: the provider's window does not know them; default the
     ``counted`` ones), ``zone`` the keys' zone, ``now`` (unix ms, default the clock) what ``active`` is measured from.
+    ``members``, when given, gets each row's key -> the conversations its calls, held-back calls and credits are of.
     Raises ValueError for another ``sort``."""
     if sort not in SORTS:
         raise ValueError(f"{sort!r} is not an order (one of {', '.join(SORTS)})")
@@ -386,15 +394,21 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
         label = {start: name for name, start in starts.items()}
         blocks = {ms: label[start] for ms, start in of.items()}
     groups: dict[str, list[Counted]] = {}
-    for c in counted:
-        if (since is not None or until is not None) and not in_window(c, since, until):
-            continue
+    kept = in_report(counted, since, until)
+    counted_once, same = once(kept)
+    for c in kept if view == "session" else counted_once:  # a conversation's row keeps its own figure (trial 35a F5)
         groups.setdefault(_key(view, c, blocks), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]
     if view == "project":  # a row's label: the form given most often; every form seen (trial 36c F2)
         for r, calls in zip(rows, groups.values()):
             shown, forms = project_forms([nfc(c.places.get("project")) for c in calls])
             r.update(project=shown or r["project"], projects=[f for f in forms if f])
+    if members is not None:
+        members.update({key: {c.conversation for c in calls} for key, calls in groups.items()})
+    if view == "session":
+        for r in rows:
+            if r["conversation"] in same:
+                r["same_calls"] = same[r["conversation"]]
     if view == "blocks":
         _block_keys(rows, starts, int(time.time() * 1000) if now is None else now)
         rows.sort(key=lambda r: (r["block"] == NO_TIME, r.get("start") or 0))

@@ -1,6 +1,7 @@
 """A copy whose shared record ids stay unresolved (it does not open by repeating, so neither session continues the
-other) says where its shared calls are counted: in each, so a total over both counts them twice (note22, "Copies":
-such a copy got no line, unlike one that continues: test_continues_counted_there.py).
+other) says where its shared calls are counted: in each row, and ``asz usage``'s total counts each once (they are the
+same provider calls: trial 35a F5, test_same_calls_counted_once.py) (note22, "Copies": such a copy got no line, unlike
+one that continues: test_continues_counted_there.py).
 
 Real input: the corpus's 326189cf (A) and a copy D of every line of it under a new session id, opened by a prompt of
 its own (its first record with an id is not A's: docs/session-flow.md, Links across sessions). The calls are counted
@@ -22,7 +23,7 @@ from anchors import anchor_usage  # noqa: E402
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 A = "326189cf-5676-4237-8cde-1ce80aae4a9f"
 D = "7d7d7d7d-0000-4000-8000-00000000000d"
-SAID = "neither continuing the other: those records, {calls} call(s) and their tokens with them, are counted in each (a total over both counts them twice)"
+SAID = "neither continuing the other: those records, {calls} call(s) and their tokens with them, are counted in each row (asz usage's totals count each model call once)"
 
 
 def test_a_copy_with_unresolved_shared_ids_says_its_calls_are_counted_in_each(corpus_source, tmp_path):
@@ -51,5 +52,6 @@ def test_a_copy_with_unresolved_shared_ids_says_its_calls_are_counted_in_each(co
     assert [ln for ln in listed if " shares " in ln] == [
         f"{D[:8]} shares {len(ids)} record id(s) with {A[:8]}, " + SAID.format(calls=calls),
         f"{A[:8]} shares {len(ids)} record id(s) with {D[:8]}, " + SAID.format(calls=calls)]
-    total = json.loads(asz("usage", "session", "--json", "--tz", "UTC", "--root", str(root)).stdout)[0]["total"]
-    assert total["calls"] == 2 * calls  # the total the lines let a reader trace: the shared calls twice
+    got = json.loads(asz("usage", "session", "--json", "--tz", "UTC", "--root", str(root)).stdout)
+    assert [r["calls"] for r in got] == [calls, calls]  # each row its own figure
+    assert got[0]["total"]["calls"] == calls  # the same call ids: counted once in the total (trial 35a F5; was 2 x)

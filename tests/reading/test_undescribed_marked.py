@@ -82,3 +82,26 @@ def test_a_clean_copy_is_not_marked(source, tmp_path):
     assert "undescribed" not in p.stdout and p.stdout.splitlines()[2].startswith("total  ")
     got = json.loads(asz_in_process("usage", "--json", "--root", str(root), "--tz", "UTC").stdout)
     assert "undescribed" not in got[0] and got[0]["calls"] == len(_calls(source))  # listed only when some, as unchained
+
+
+def test_each_json_row_names_only_its_own_conversations(source, corpus_dir, tmp_path):
+    """Trial 35a F8: every ``asz usage daily --json`` row carried the root's whole ``undescribed`` list (a row of
+    2025-06-14 named a conversation active only on 2026-04-18). Now a row lists the conversations its calls are of;
+    ``--total-once`` lists them all once. The other conversation: a clean corpus transcript of other days."""
+    other = corpus_dir / "claude-code" / "projects" / "-Users-alex-workspace-claude-code-log-sample" / "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"
+    calls = _calls(source)
+    lone = next(ix[0] for ix in calls.values() if len(ix) == 1)
+    broken = source[:lone] + [b"\0" * 4096 + source[lone]] + source[lone + 1:]
+    proj = tmp_path / "projects" / "-p"
+    proj.mkdir(parents=True)
+    (proj / other.name).write_bytes(other.read_bytes())
+    root = collect_transcript(tmp_path, PROJECT, SID, b"".join(broken))
+    days = {json.loads(ln)["timestamp"][:10] for ln in source if b'"timestamp"' in ln}
+    theirs = {json.loads(ln)["timestamp"][:10] for ln in other.read_bytes().splitlines() if b'"timestamp"' in ln}
+    assert days.isdisjoint(theirs)  # the premise: the two never share a day
+    got = json.loads(asz_in_process("usage", "daily", "--json", "--root", str(root), "--tz", "UTC").stdout)
+    mine = [r for r in got if r["date"] in days]
+    assert mine and all(r["undescribed"] == [{"conversation": SID, "records": 1}] for r in mine)
+    assert [r for r in got if r["date"] in theirs] and all("undescribed" not in r for r in got if r["date"] in theirs)
+    once = json.loads(asz_in_process("usage", "daily", "--json", "--total-once", "--root", str(root), "--tz", "UTC").stdout)
+    assert once["undescribed"] == [{"conversation": SID, "records": 1}]

@@ -1,0 +1,60 @@
+"""Each provider call counted once across a root's conversations (trial 35a F5): a call two conversations hold (the
+same :func:`~asz_core.view.usage.call_key`: call id and request id; a fork, an import, a session copied under a fresh
+session id) is one call, as ccusage counts a message id and request id once. :func:`once` keeps one copy of it and
+says, per conversation, which it holds and where they are counted; :mod:`~asz_core.view.usage_report` sums rows over
+what it keeps (docs/view.md, One provider call, one count)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from .usage_report import Counted
+
+__all__ = ["in_report", "once"]
+
+
+def in_report(counted: Iterable[Counted], since: int | None = None, until: int | None = None) -> list[Counted]:
+    """The ``counted`` entries a report from ``since`` to ``until`` (unix ms, either None: open) takes
+    (:func:`~asz_core.view.usage_report.in_window`), every one when neither is given."""
+    if since is None and until is None:
+        return list(counted)
+    from .usage_report import in_window
+
+    return [c for c in counted if in_window(c, since, until)]
+
+
+def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
+    """``(counted, same)``: ``counted`` with each provider call two conversations or more hold (the same
+    :func:`~asz_core.view.usage.call_key`: call id and request id; a fork, an import, a session copied under a fresh
+    session id) kept once, so a sum over them is what was spent, as ccusage counts a message id and request id once
+    (trial 35a F5); and ``same``: conversation -> ``{"with": [ids], "calls": N, "counted_in": {id: N}}``, for each
+    conversation holding such calls: the others holding them (sorted), how many of its calls they hold, and of those
+    how many are kept under another conversation (by id; ``{}`` when it keeps them all). The copy kept is the one made
+    first (its time; one with no time after any with), ties by conversation id. Calls held back, calls with no key and
+    credits parts are kept as they are. Order kept."""
+    counted = list(counted)
+    copies: dict[str, list[Counted]] = {}
+    for c in counted:
+        if c.key and not c.held and c.credits is None:
+            copies.setdefault(c.key, []).append(c)
+    shared = {k: v for k, v in copies.items() if len({c.conversation for c in v}) > 1}
+    if not shared:
+        return counted, {}
+    drop: set[int] = set()
+    same: dict[str, dict] = {}
+    for held in shared.values():
+        first = min(held, key=lambda c: (c.ms is None, c.ms or 0, c.conversation))
+        convs = {c.conversation for c in held}
+        for c in held:
+            s = same.setdefault(c.conversation, {"with": set(), "calls": 0, "counted_in": {}})
+            s["with"] |= convs - {c.conversation}
+            s["calls"] += 1
+            if c is not first:
+                drop.add(id(c))
+                if c.conversation != first.conversation:
+                    s["counted_in"][first.conversation] = s["counted_in"].get(first.conversation, 0) + 1
+    for s in same.values():
+        s["with"] = sorted(s["with"])
+        s["counted_in"] = dict(sorted(s["counted_in"].items()))
+    return [c for c in counted if id(c) not in drop], dict(sorted(same.items()))
