@@ -422,7 +422,8 @@ def api(handler):
 def _asked(request: Request, state: ViewState) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
     """The request's query pairs (:func:`~asz_core.view.query.parse_query`) and the names it withholds
     (:func:`~asz_core.view.query.hide_from_query` over the server's ``view.hide``): one rule for an API request and the
-    page's fold ahead, so the fold builds the very document the page's ``/view`` asks for. Raises QueryError."""
+    page's fold ahead, so the fold builds the very document the page's ``/view`` asks for. Raises QueryError (the query
+    does not parse) or ApiError 400 (a ``hide`` refused: ``unknown_parameter``, ``bad_parameter``)."""
     pairs = parse_query(request.scope.get("query_string", b""))
     return pairs, hide_from_query(pairs, configured=state.hide, override=state.hide_override)
 
@@ -441,11 +442,12 @@ def _page(request: Request) -> Response:
         state = _state(request)
         try:
             full = state.check_conversation(cid)  # a unique prefix opens the conversation too
-            hide = _asked(request, state)[1]
-            # started once the shell is sent: the fold's thread does not hold the shell back (it takes the GIL)
-            fold = BackgroundTask(state.fold_ahead, full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
-        except QueryError:
-            pass  # the page's own request for the document is refused, as it says
+            try:
+                hide = _asked(request, state)[1]
+            except (QueryError, ApiError):  # a query or hide refused: the page's own request for the document says so
+                hide = None
+            if hide is not None:  # started once the shell is sent: the fold's thread does not hold the shell back (GIL)
+                fold = BackgroundTask(state.fold_ahead, full, hide, gz="gzip" in request.headers.get("accept-encoding", ""))
         except ApiError as exc:
             status_code = exc.status
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here

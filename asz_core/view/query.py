@@ -136,10 +136,11 @@ def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[st
 
     ``pairs`` come from :func:`parse_query`; ``configured`` is ``view.hide``;
     ``override`` is ``view.hide_override``. With no ``hide`` key the answer is
-    ``configured``. Raises :class:`QueryError` (status 400) for: any other key
-    whose letters alone spell ``hide`` in any case (``Hide``, ``hide[]``,
-    ``hide[0]``); a ``hide`` key while the override is off; a name that is not
-    a withholdable flag. Values are comma lists, the key may repeat, spaces
+    ``configured``. Raises :class:`ApiError` 400 for: any other key whose
+    letters alone spell ``hide`` in any case (``Hide``, ``hide[]``,
+    ``hide[0]``) and a ``hide`` key while the override is off (code
+    ``unknown_parameter``); a name that is not a withholdable flag
+    (``bad_parameter``; docs/view.md, Errors). Values are comma lists, the key may repeat, spaces
     around names and empty entries are ignored, a repeated name counts once,
     and ``hide=`` withholds nothing.
     """
@@ -148,7 +149,8 @@ def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[st
     for key, value in pairs:
         if key != "hide":
             if _LETTERS.sub("", key).lower() == "hide":
-                raise QueryError(f"the key {key!r} is not 'hide'; spell the parameter exactly hide")
+                raise ApiError(400, f"the key {key!r} is not 'hide'; spell the parameter exactly hide",
+                               code="unknown_parameter")
             continue
         seen_key = True
         for name in value.split(","):
@@ -156,12 +158,14 @@ def hide_from_query(pairs: Sequence[tuple[str, str]], *, configured: Iterable[st
             if not name:
                 continue
             if name not in WITHHOLDABLE:
-                raise QueryError(f"{name!r} is not a flag a reader may withhold (known: {', '.join(WITHHOLDABLE)})")
+                raise ApiError(400, f"{name!r} is not a flag a reader may withhold (known: {', '.join(WITHHOLDABLE)})",
+                               code="bad_parameter")
             asked.append(name)
     if not seen_key:
         names = set(configured)
     elif not override:
-        raise QueryError("this instance does not take a hide parameter (view.hide_override is off); it withholds what view.hide says")
+        raise ApiError(400, "this instance does not take a hide parameter (view.hide_override is off); it withholds what "
+                            "view.hide says", code="unknown_parameter")
     else:
         names = set(asked)
     return tuple(n for n in WITHHOLDABLE if n in names)
