@@ -20,7 +20,8 @@ __all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
 TZ_HELP = ("Time zone of the times shown, the days counted and the dates of --since/--until: an IANA name such as "
-           "Europe/Paris, or UTC (any case) (default: this machine's).")
+           "Europe/Paris, UTC (any case), or a Windows zone name such as 'W. Europe Standard Time' (tzutil /g), read as its "
+           "IANA zone (default: this machine's).")
 
 
 def tz_option():

@@ -152,7 +152,7 @@ def conversation(
     hide: str = typer.Option("", "--hide", help="Comma list of withholdable flags to withhold (system_prompt, tool_schemas)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read."),
-    tz: Optional[str] = typer.Option(None, "--tz", help="Time zone of the times the summary shows (a talk's start): an IANA name such as Europe/Paris, or UTC (any case) (default: this machine's, as TZ= sets it)."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="Time zone of the times the summary shows (a talk's start): an IANA name such as Europe/Paris, UTC (any case), or a Windows zone name such as 'W. Europe Standard Time', read as its IANA zone (default: this machine's, as TZ= sets it)."),
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 

@@ -12,14 +12,15 @@ import datetime as dt
 import time
 from zoneinfo import ZoneInfo, available_timezones
 
-__all__ = ["zone_of", "use_zone", "reader_zone", "local_text", "repeated_offset", "zone_name"]
+__all__ = ["zone_of", "windows_zone", "use_zone", "reader_zone", "local_text", "repeated_offset", "zone_name"]
 
 #: The zone ``--tz`` named for this command (None: this machine's local time).
 _zone: dt.tzinfo | None = None
 
 
 def zone_of(name: str | None) -> dt.tzinfo:
-    """The zone ``name`` (an IANA name such as ``Europe/Paris``, or ``UTC`` in any case); None is the machine's own.
+    """The zone ``name`` (an IANA name such as ``Europe/Paris``, ``UTC`` in any case, or a Windows zone name such as
+    ``W. Europe Standard Time``, read as its IANA zone: :func:`windows_zone`); None is the machine's own.
     Raises ValueError (also for '' or a name of blanks: ``--tz ''`` is a mistake, not a wish for the default), with
     the name zoneinfo spells when only the case differs (``europe/paris``: did you mean Europe/Paris?)."""
     if name is None:
@@ -33,8 +34,22 @@ def zone_of(name: str | None) -> dt.tzinfo:
         return ZoneInfo(name)
     except (KeyError, ValueError, OSError):
         pass
+    if (iana := windows_zone(name)) is not None:  # what tzutil /g and Get-TimeZone give (trial 36c F8)
+        return ZoneInfo(iana)
     near = sorted(z for z in available_timezones() if z.lower() == name.lower())
     raise ValueError(wrong + (f" (did you mean {near[0]}?)" if near else "")) from None
+
+
+def windows_zone(name: str) -> str | None:
+    """The IANA name of Windows time zone ``name`` (``W. Europe Standard Time`` gives ``Europe/Berlin``; any case), as
+    CLDR's windowsZones maps it for the zone's own territory (``001``), through tzlocal's table
+    (``tzlocal.windows_tz.win_tz``); None for a name it does not hold."""
+    try:
+        from tzlocal.windows_tz import win_tz
+    except ImportError:  # an install made before tzlocal was a dependency: IANA names only
+        return None
+    folded = {k.lower(): v for k, v in win_tz.items()}
+    return folded.get(" ".join(name.split()).lower())
 
 
 def use_zone(zone: dt.tzinfo | None) -> None:

@@ -133,3 +133,20 @@ def test_every_command_reads_yesterday(corpus_copy, cmd):
     assert p.returncode != 2, p.stderr
     bad = asz_in_process(*query, "--since", "yesterdays", "--root", str(root))
     assert bad.returncode == 2 and "today or yesterday" in bad.stderr
+
+
+def test_a_windows_zone_name_is_read_as_its_iana_zone(corpus_root):
+    """Trial 36c F8: ``tzutil /g`` and ``Get-TimeZone`` give a Windows user ``W. Europe Standard Time``; ``--tz`` reads
+    it (in any case) as CLDR's windowsZones maps it, Europe/Berlin, so every figure and time is the same as with the
+    IANA name, the zone named Europe/Berlin; a name neither list holds is still refused."""
+    out = {}
+    for zone in ("Europe/Berlin", "W. Europe Standard Time", "w. europe standard time"):
+        p = asz_in_process("usage", "daily", "--json", "--tz", zone, "--root", str(corpus_root))
+        assert p.returncode == 0, p.stderr
+        out[zone] = p.stdout
+    assert out["W. Europe Standard Time"] == out["Europe/Berlin"] == out["w. europe standard time"]
+    assert len(json.loads(out["Europe/Berlin"])) > 1
+    p = asz_in_process("usage", "daily", "--tz", "Pacific Standard Time", "--root", str(corpus_root))
+    assert p.returncode == 0 and "America/Los_Angeles" in p.stdout + p.stderr, p.stdout + p.stderr
+    p = asz_in_process("usage", "daily", "--tz", "Mars Standard Time", "--root", str(corpus_root))
+    assert p.returncode == 2 and "'Mars Standard Time' is not a time zone name" in p.stderr, p.stderr
