@@ -29,7 +29,8 @@ EXECUTIONS_SHOWN = 5
 def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> list[str]:
     """The lines ``asz conversation ID`` prints by default (no --json or --yaml) for ``doc``, the conversation's
     asz.view document in root ``r``, priced by ``table``: :func:`summary_lines`, with the removal line and the senders
-    line after the first, and the earlier adapter versions' and another build's lines after ``landed through seq``."""
+    line after the first, ``ran from A to B (times in ZONE)`` after the project line (:func:`~asz_core.reading.export.span`,
+    the export header's words, in ``--tz``), and the earlier adapter versions' and another build's lines after ``landed through seq``."""
     from ..reading.removed import removal_line, shown_removed
     from ..reading.termtext import visible
     from ..storage.senders import mixed_credentials, senders_line
@@ -46,6 +47,11 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     if mixed := mixed_credentials(senders):  # never plain verified (trial 27c F1)
         lines = [f"state {line[6:].split(':', 1)[0]}, {mixed}:{line.split(':', 1)[1]}" if line.startswith("state ")
                  and ":" in line else line for line in lines]
+    from ..reading.export import span  # when it ran, as the export header and asz ls say it (trial 36b F5)
+
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("project ")), 1)
+    at += lines[at].startswith("renamed: ") if at < len(lines) else 0  # the project's own note stays under it
+    lines.insert(at, f"ran {span(r, doc)}")
     at = next((i + 1 for i, line in enumerate(lines) if line.startswith("landed through seq ")), len(lines))
     lines[at:at] = landed_by_lines(r, doc.get("sessions") or []) + assembled_by_lines(r, doc.get("conversation"))
     return lines

@@ -260,16 +260,17 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     from ..view.zone import local_text, zone_name
 
     tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {c["conversation"] for c in rows})
+    days = conversation_days(r, {c["conversation"] for c in rows if any(not h["at"] for h in c["hits"])})
     for c in rows:
         words = ", ".join(f"{g['query']} {g['texts']:,}" for g in c["groups"])
         typer.echo(f"{short[c['conversation']]}  {visible(listed_title(c['title']) or '(untitled)')}")
         typer.echo(f"  {c['texts']:,} text(s): {visible(words)}")
         for h in c["hits"]:
-            when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
+            when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else days.get(c["conversation"], "-")
             typer.echo(f"  {when}  {h['kind']:<11}  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
             typer.echo(f"    {snippet_line(h, tty)}")
     if rows:
-        typer.echo(f"times in {zone_name()}")
+        typer.echo(f"times in {zone_name()}{DAY_NOTE if any(not h['at'] for c in rows for h in c['hits'] if c['conversation'] in days) else ''}")
     total = matched.get("conversations", len(rows))
     rest = f"; all of them: {again(query, given, True, True)}" if limit and total > limit else ""
     typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms{rest}")
@@ -440,6 +441,41 @@ def _pruned(r: Path) -> list[str]:
     return [said]
 
 
+#: Said after ``times in ZONE`` when a hit with no time of its own is dated by its conversation (:func:`conversation_days`).
+DAY_NOTE = "; (YYYY-MM-DD): a hit with no time of its own, on its conversation's day (its recorded range)"
+
+
+def conversation_days(r: Path, conversations: set[str]) -> dict[str, str]:
+    """``{conversation: "(2026-02-04)"}``, the day in the reader's zone of each of ``conversations`` (of root ``r``'s
+    search index) whose recorded range (the index's ``from_ms``..``to_ms``) is known, for its hits with no time of their
+    own: ``(A)`` when the range lies in one day, ``(A..B)`` when it crosses days (trial 36b F6: a Kiro CLI 2.x reply's
+    hit read ``-`` though its conversation's day is known). {} when there are none or the index does not read."""
+    if not conversations:
+        return {}
+    import sqlite3
+
+    from ..reading.search import index_path
+    from ..reading.search_place import index_file
+    from ..storage.frozen import open_read
+    from ..view.zone import local_text
+
+    try:
+        con = open_read(index_file(r, index_path(r)), r, timeout=30)
+        try:
+            got = con.execute(f"SELECT id, from_ms, to_ms FROM conv WHERE id IN ({','.join('?' * len(conversations))})",
+                              sorted(conversations)).fetchall()
+        finally:
+            con.close()
+    except (sqlite3.Error, OSError):
+        return {}
+    out = {}
+    for cid, a, b in got:
+        if a and b:
+            first, last = local_text(a, "%Y-%m-%d"), local_text(b, "%Y-%m-%d")
+            out[cid] = f"({first})" if first == last else f"({first}..{last})"
+    return out
+
+
 def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:
     """Print ``hits`` of root ``r`` (JSON, or three lines each, the conversation by the shortest prefix of 8 characters
     or more that names it alone in ``r`` (trial 20, F10), and a count: ``N of M hit(s)`` when the query matches ``matched``
@@ -458,8 +494,9 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
     from ..view.zone import local_text
 
     tty, short = sys.stdout.isatty(), shown_conversation_ids(r, {h["conversation"] for h in hits})
+    days = conversation_days(r, {h["conversation"] for h in hits if not h["at"]})
     for h in hits:
-        when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else "-"
+        when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else days.get(h["conversation"], "-")
         typer.echo(f"{short[h['conversation']]}  {when}  {h['kind']:<11}  {visible(listed_title(h['title']) or '(untitled)')}")
         again = f"  repeats {visible(h['repeats'])}'s record (drawn and counted there)" if h.get("repeats") else ""
         sent = f"  sent by {visible(h['sender'] or '(no instance id)')}" if "sender" in h else ""
@@ -471,7 +508,7 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
     if hits:
         from ..view.zone import zone_name
 
-        typer.echo(f"times in {zone_name()}")
+        typer.echo(f"times in {zone_name()}{DAY_NOTE if any(not h['at'] and h['conversation'] in days for h in hits) else ''}")
     typer.echo(f"{of} hit(s){left} in {took * 1000:.0f} ms")
     for line in notes:
         typer.echo(f"! {visible(line)}")

@@ -254,6 +254,10 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
                 continue
             lines.append(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`")
             lines.append("")
+            if folds := one_line_notice(st):  # a runtime's notice reads as one line, its record's JSON folded (36b F4)
+                lines.append(md_line(st["text"].strip()))  # its own line, unfenced (a pruned one: the removed marker)
+                lines += ["", folds] if st.get("record_data") else []
+                continue
             if st["withheld"]:
                 lines.append(f"*(withheld: {st['withheld']} bytes)*")
             elif st.get("same_as"):
@@ -282,6 +286,32 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
     from .md_active import warned
 
     return warned("\n".join(lines) + "\n")  # raw HTML, script links, remote images said at the top (trial 34c F10)
+
+
+#: The longest notice text :func:`one_line_notice` draws on its heading's line.
+NOTICE_LINE = 240
+
+
+def one_line_notice(st: dict) -> str:
+    """For a runtime's notice step (``control.notice``: Kiro's context usage, a tool approval asked or answered)
+    whose text is one line of at most :data:`NOTICE_LINE` characters, with no media, the md line that stands for its
+    record's other parts, folded (they stay in the landed record, which is evidence: ``RECORD_DATA: N bytes of JSON
+    (keys a, b, …), folded: in FILE:ROW``), or ``folded`` when it has none; '' for any other step, drawn whole (trial
+    36b F4: a 52-second Kiro IDE session exported to 700 lines of md, 240 of them these parts pretty-printed)."""
+    text = st.get("text") or ""
+    if (st.get("kind") != "control.notice" or st.get("withheld") or st.get("same_as") or st.get("blocks")
+            or st.get("media") or not text.strip() or "\n" in text.strip() or len(text.strip()) > NOTICE_LINE):
+        return ""
+    data = st.get("record_data")
+    if not data:
+        return "folded"
+    try:
+        keys = list(orjson.loads(data)) if data.lstrip().startswith("{") else []
+    except orjson.JSONDecodeError:
+        keys = []
+    what = f" (keys {', '.join(keys)})" if keys else ""
+    where = f": in {st['record_at']}" if st.get("record_at") else ""
+    return md_line(f"*{RECORD_DATA}: {len(data.encode('utf-8')):,} bytes of JSON{what}, folded{where}*")
 
 
 def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -54,7 +54,9 @@ class Step(dict):
     number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
     subagent's prompt, which that talk draws at its head (:func:`~asz_core.view.placing.asks`: ``{"key": the input's
     key, "talk": the talk's number}``); ``asked`` (True) on an injection that is what
-    its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt."""
+    its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt; ``record_data`` (the JSON of
+    the data parts of a record whose text parts are the step's text) and ``record_at`` (``FILE:ROW``, that record's
+    landed file and row)."""
 
 
 def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
@@ -177,11 +179,12 @@ def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "r
     return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
 
 
-def _text_apart(recs: dict, ref: dict | None, s: dict) -> str:
+def _text_apart(recs: dict, ref: dict | None, s: dict, files: dict[int, str] | None = None) -> str:
     """The text of a step whose ``ref`` names a whole record (no block): when that record holds text parts and data
     parts, its text parts joined, as the document's ``text`` reads it (``nodes._content``), and the data parts' JSON
     kept apart in ``s["record_data"]`` (trial 20, F11: a LangGraph chain run's envelope was drawn after the person's
-    prompt as if part of it); otherwise :func:`_ref_text`, every part, as before."""
+    prompt as if part of it), with ``s["record_at"]``, ``FILE:ROW`` (``files``: each landed file by seq), where the
+    record is for a reader that folds them (trial 36b F4); otherwise :func:`_ref_text`, every part, as before."""
     rec = recs.get((ref.get("seq"), ref.get("row"))) if ref and ref.get("block") is None else None
     parts = rec.get("parts", ()) if rec else ()
     texts = [p["text"] for p in parts if p.get("k") in ("text", "reasoning", "result") and p.get("text")]
@@ -189,6 +192,7 @@ def _text_apart(recs: dict, ref: dict | None, s: dict) -> str:
     if not texts or not data:
         return _ref_text(recs, ref)
     s["record_data"] = "\n".join(t for t in data if t)
+    s["record_at"] = f"{(files or {}).get(ref['seq'], 'seq ' + str(ref['seq']))}:{ref['row']}"
     return "\n".join(texts)
 
 
@@ -228,7 +232,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
         else:
-            s["text"] = _text_apart(recs, first, s) or n.get("text", "") or held(first)
+            s["text"] = _text_apart(recs, first, s, files) or n.get("text", "") or held(first)
             if not s["text"].strip() and kind == "thinking" and n.get("state") in UNREAD_THINKING and unread[0]:
                 s["text"], unread[0] = thinking_note(unread[0], redacted), 0
             if not s["text"].strip():

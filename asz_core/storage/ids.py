@@ -10,10 +10,11 @@ resolve ids with this one rule.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from typing import Callable, Iterable, Sequence
 
-__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN", "SHOWN_AT_LEAST", "shown_names",
+__all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN", "SHOWN_AT_LEAST", "fixed_head", "shown_names",
            "named", "unique_prefixes"]
 
 #: The fewest characters of an id a list or a note shows (a Claude Code session UUID's first group).
@@ -62,8 +63,21 @@ def resolve(candidates: Iterable[str], given: str, what: str) -> str:
     raise AmbiguousId(f"{given!r} is the start of {len(matches)} {what}s: {shown}; type more of it", matches)
 
 
+_FIXED_HEAD = re.compile(r"[A-Za-z]{2,8}_")
+
+
+def fixed_head(c: str) -> int:
+    """How many leading characters of id ``c`` are a word every id of its runtime starts with, ``WORD_`` (2 to 8
+    letters, then ``_``: Kiro IDE's ``sess_``), which tells no two of them apart: :func:`shown_names` counts its
+    :data:`SHOWN_AT_LEAST` after it, so ``sess_5e804080-…`` shows ``sess_5e804080``, not ``sess_5e8`` (trial 36b F10).
+    0 for any other id (a UUID, ``ls-trace-…``)."""
+    m = _FIXED_HEAD.match(c)
+    return m.end() if m else 0
+
+
 def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[str], str]:
-    """A function giving an id its shortest prefix of at least ``least`` characters (the whole id when shorter) that
+    """A function giving an id its shortest prefix of at least ``least`` characters (past a runtime's fixed head,
+    :func:`fixed_head`; the whole id when shorter) that
     is the prefix of no other id of ``among`` (the ids a command resolves a prefix against), so :func:`resolve` gives
     the id back for it: what every list and note prints of an id a person may type back (trial 15, F18; trial 20,
     F10). Found from the id's two neighbours in sorted order; an id that is a prefix of another is shown whole (a whole
@@ -73,7 +87,7 @@ def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[
     def shown(c: str) -> str:
         i = bisect_left(pool, c)
         after = i + 1 if i < len(pool) and pool[i] == c else i
-        need = least
+        need = least + fixed_head(c)
         for o in pool[i - 1:i] + pool[after:after + 1]:
             n = 0
             while n < len(c) and n < len(o) and c[n] == o[n]:

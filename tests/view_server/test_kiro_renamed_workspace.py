@@ -51,7 +51,7 @@ def test_the_project_is_the_newest_version_s_and_the_old_name_is_said(renamed, s
     assert [r["id"] for r in _ls(t, "--project", "-renamed")] == [t["id"]]
     assert [r["id"] for r in _ls(t, "--project", t["old"].rsplit("/", 1)[1])] == [t["id"]]
     table = asz_here("ls", "--root", str(t["root"])).stdout.splitlines()
-    assert f"renamed: {t['id'][:8]} (was {t['old']}): PROJECT is the one their runtime's session document names now, " \
+    assert f"renamed: {t['id'][:len('sess_') + 8]} (was {t['old']}): PROJECT is the one their runtime's session document names now, " \
            "another before (--project matches either; --json: project_before)" in table
     said = asz_here("conversation", t["id"], "--root", str(t["root"])).stdout.splitlines()
     assert said[1] == f"project {t['new']}, kiro"
