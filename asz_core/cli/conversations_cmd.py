@@ -197,17 +197,30 @@ def conversations(
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
 
         sys.stdout.buffer.write(json_visible(orjson.dumps(rows, option=orjson.OPT_INDENT_2)) + b"\n")
-        for line in unread + unplaced + [note] * bool(note):
+        for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given)
     rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
-        return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note))  # staged notes too (32a F1)
+        return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
+                            + [x for x in [_retention_line(r, rows, project)] if x])
     _table(cmd, rows, shown, unread + unplaced)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
+    if lost := _retention_line(r, rows, project):
+        typer.echo(lost)
     _footer(rows, note)
     incomplete(r, ids, cmd)
+
+
+def _retention_line(r: Path, rows: list[dict], project: str) -> str:
+    """The line under the count: how many of ``rows`` retention removed and what a reader lost of them (their title
+    and project), or with ``project`` how many of root ``r`` it cannot keep for that reason
+    (:func:`~asz_core.reading.removed.retention_loss_line`; trial 36b F2); '' when none."""
+    from ..reading.removed import removed_sessions, retention_loss_line
+
+    n = len(removed_sessions(r)) if project else sum(1 for row in rows if row.get("removed_files"))
+    return retention_loss_line(n, bool(project))
 
 
 def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[str]) -> None:

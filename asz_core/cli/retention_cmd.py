@@ -51,6 +51,13 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
         typer.echo(f"kept staging: {line}")
     if quiet_when_idle and not (rep.removed or rep.problems or rep.staging_files):
         return 0
+    if rep.removed:  # what readers lose of them, before it happens (trial 36b F2)
+        from ..reading.removed import PROJECT_REMOVED
+
+        typer.echo(f"asz prune: note: the text of these {len(rep.removed):,} session(s) {'would go' if dry_run else 'went'}, "
+                   f"and with it their titles and projects: asz ls lists them {PROJECT_REMOVED}, asz usage project counts "
+                   f"their calls and cost under {PROJECT_REMOVED}, --project keeps none of them and asz search finds none "
+                   "of their text; their times, models, tokens and cost stay", err=True)
     typer.echo(f"prune: sessions={len(rep.removed)} files={rep.files} bytes={rep.bytes} kept={len(rep.kept)} "
                f"errors={len(rep.problems)}" + (" (dry run)" if dry_run else ""))
     return 1 if rep.problems else 0

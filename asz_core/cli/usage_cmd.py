@@ -89,8 +89,7 @@ def usage(
     sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
     the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
     stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names
-    whose directory is gone or emptied are counted in one note on stderr (asz verify names them).
-    A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr. Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect)."""
+    whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr. Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
@@ -114,6 +113,7 @@ def usage(
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "undescribed_by_row": by_row(undescribed, members), "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown, *_summed(counted, view, rows, table, (first, last)))
         lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held, two_roots_in(storage) if view == "instance" else [])
+        _retention_said(storage, view, project, bool(shape) or form in ("csv", "md") or out is not None)
     # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
     incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
 
@@ -285,6 +285,20 @@ def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[s
     why += (", and a block is shaped by its calls' own times" if view == "blocks" else
             f", and their conversation's recorded range is not within one {unit}")
     return f"{NO_TIME}: calls whose {unit} is not known, {why}: {which}", left_out
+
+
+def _retention_said(storage: Path, view: str, project: str, apart: bool) -> None:
+    """For ``asz usage project`` and ``--project``: what retention took of the root's conversations' projects
+    (:func:`~asz_core.reading.removed.retention_loss_line`; trial 36b F2: a ``(removed by retention)`` row held 55 % of
+    a year's cost, unexplained), under the table, or on stderr (``asz usage: note: …``) when ``apart`` (JSON, csv, md,
+    --out); nothing when retention removed none or neither applies."""
+    if view != "project" and not project:
+        return
+    from ..reading.removed import removed_sessions, retention_loss_line
+
+    line = retention_loss_line(len(removed_sessions(storage)), bool(project))
+    if line:
+        typer.echo(f"asz usage: note: {line}" if apart else f"! {line}", err=apart)
 
 
 def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict, breakdown: bool, short: dict[str, list],

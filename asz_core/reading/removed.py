@@ -17,7 +17,8 @@ from pathlib import Path
 from ..storage.layout import landed_files, session_dirs
 from ..view.rate_words import KEPT_SRC  # what a skeleton keeps of where its source was: the page's words too
 
-__all__ = ["Removal", "removal_line", "removed_size", "shown_removed", "removed_sessions", "PROJECT_REMOVED", "KEPT_SRC"]
+__all__ = ["Removal", "removal_line", "removed_size", "shown_removed", "removed_sessions", "retention_loss_line", "PROJECT_REMOVED",
+           "KEPT_SRC"]
 
 #: The project a reader shows for a conversation whose records' working directory (cwd) went with its text.
 PROJECT_REMOVED = "(removed by retention)"
@@ -81,3 +82,21 @@ def removed_sessions(root: str | os.PathLike) -> list[str]:
         if any(ln.ext == "sk" for ln, _ in landed_files(d, skeletons=True)):
             out.append(d.name)
     return sorted(out)
+
+
+def retention_loss_line(n: int, project_given: bool = False) -> str:
+    """What readers lose of ``n`` conversations retention removed (trial 36b F2: after a prune a year's per-project
+    costs moved to ``(removed by retention)`` and ``asz ls --project`` lost them, and no command said so), the one
+    wording of ``asz ls``, ``asz usage`` and ``asz prune``: their text went, and with it the title and the working
+    directory (``cwd``) the project is read from (a skeleton keeps neither: seed 000, Skeletons; its header's ``src`` is
+    not read as a project, docs/reading.md), so each lists as :data:`PROJECT_REMOVED`, ``asz usage project`` counts them
+    under it and ``--project`` keeps none of them; their times, models, token counts and costs stay. With
+    ``project_given``: the words for a reader ``--project`` narrowed. '' for none."""
+    if not n:
+        return ""
+    if project_given:
+        return (f"--project keeps none of the {n:,} conversation(s) retention removed (asz prune): their project went "
+                f"with their text; asz usage project counts them under {PROJECT_REMOVED}")
+    return (f"{n:,} conversation(s) removed by retention (asz prune): their title and project went with their text, so "
+            f"they read {PROJECT_REMOVED}, asz usage project counts them under it and --project keeps none of them; "
+            "their times, models, tokens and cost stay")
