@@ -12,9 +12,9 @@ requests http.client would not send.
 from __future__ import annotations
 
 import json
-import socket
 
 from test_ambiguous_prefix_links import _shared_prefix
+from test_view_server_guard import _raw as guard_raw
 
 DIALECT_ROUTES = ("/api/glossary", "/api/conversations", "/api/usage", "/api/usage/blocks", "/api/tools",
                   "/api/search?q=x&")
@@ -63,13 +63,9 @@ def test_a_query_not_utf8_is_said_plainly(corpus_root, serve):
 
 
 def _raw(port: int, request: bytes) -> tuple[int, bytes]:
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(request)
-        got = b""
-        while chunk := sock.recv(65536):
-            got += chunk
-    head, _, body = got.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body
+    """``request`` sent as is (test_view_server_guard's reader): its status code and body."""
+    status, _, body = guard_raw(port, request)
+    return int(status.split(b" ", 2)[1]), body
 
 
 def test_no_host_is_a_400_in_http_1_0_and_1_1(corpus_root, serve):
