@@ -34,7 +34,6 @@ from anchors import anchor_usage  # noqa: E402
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 A = "326189cf-5676-4237-8cde-1ce80aae4a9f"
 B = "9b9b9b9b-0000-4000-8000-00000000000b"  # after A by id: A, which made the calls at the same times, keeps them
-KIRO = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
 CLI = "8e247382-c779-440f-b1db-ed9bad1afaee"
 CLI_COPY = "8e247382-0000-4000-8000-0000000000c2"
 
@@ -115,11 +114,12 @@ def _kiro_truth(doc: Path) -> int:
                if json.loads(ln).get("kind") == "AssistantMessage")
 
 
-def test_a_kiro_copy_under_a_new_session_id_is_counted_once(tmp_path):
-    if not KIRO.is_dir():
-        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
+def test_a_kiro_copy_under_a_new_session_id_is_counted_once(corpus_dir, tmp_path):
+    kiro = corpus_dir / "kiro" / "home" / ".kiro"  # ../shared, as every corpus test reads it (it read /work/shared)
+    if not kiro.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({kiro})")
     home = tmp_path / "kiro"
-    shutil.copytree(KIRO, home)
+    shutil.copytree(kiro, home)
     for p in home.rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
     cli = home / "sessions" / "cli"
