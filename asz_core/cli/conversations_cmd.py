@@ -183,6 +183,10 @@ def conversations(
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
     rows = sorted_rows(with_senders(r, listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
+    if as_json:  # the label /api/conversations' rows carry, by the same rule, among the rows listed (trial 36a F4)
+        from ..view.list_query import labelled
+
+        rows = labelled(rows)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 

@@ -157,10 +157,26 @@ def _state(request: Request) -> ViewState:
 # --------------------------------------------------------------------------- API handlers: (request, pairs, hide) -> Response
 
 
+#: The version of the API's shapes (routes, keys, codes: docs/view.md): raised when a documented key, code or route
+#: changes its meaning or goes; keys and routes added leave it as it is (trial 36a F7).
+API_VERSION = 1
+
+
 def _status(request, pairs, hide):
+    from .. import __version__
+
     known_params(pairs, ())
     # code_changed: asz was upgraded in place since this server started; what a monitor restarts it on (trial 26a, F7)
-    return _json({**_state(request).status(), "code_changed": code_changed(_started_code())})
+    return _json({**_state(request).status(), "code_changed": code_changed(_started_code()), "product": "asz",
+                  "version": __version__, "api_version": API_VERSION})
+
+
+def _keys(request, pairs, hide):
+    """``/api/keys``: the keys of each answer (:mod:`asz_core.view.api_keys`; trial 36a F7)."""
+    from .api_keys import keys_answer
+
+    known_params(pairs, ())
+    return _json(keys_answer())
 
 
 def _conversations(request, pairs, hide):
@@ -492,6 +508,7 @@ def _not_found(request: Request, exc) -> Response:
 #: API routes other modules may add to (path, handler taking (request, pairs, hide)); wrapped by :func:`api`.
 API_ROUTES: list[tuple[str, Any]] = [
     ("/api/status", _status),
+    ("/api/keys", _keys),
     ("/api/conversations", _conversations),
     ("/api/c/{id}/view", _view),
     ("/api/c/{id}/headings", _headings),

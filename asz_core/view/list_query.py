@@ -42,7 +42,7 @@ from .project_labels import project_labels
 from .query import ApiError, known_params, query_window
 from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_dialect
 
-__all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page", "kept_ordered", "ListSnapshots", "Snapshot", "SNAPSHOTS_KEPT",
+__all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page", "kept_ordered", "labelled", "ListSnapshots", "Snapshot", "SNAPSHOTS_KEPT",
            "SNAPSHOT_SECONDS"]
 
 #: The parameters ``/api/conversations`` takes (``hide`` is every route's, seed 004).
@@ -199,11 +199,18 @@ def list_page(rows: list[dict], q: ListQuery, root: str,
 
 
 def _labelled(page: list[dict], rows: list[dict], q: ListQuery) -> list[dict]:
-    """``page`` with ``runtime_kept`` when ``q.runtime`` is given and, on each row with a project, ``project_label``
-    (told apart among every project of ``rows``; trial 31c F3). Rows are shared: copied."""
+    """``page`` with ``runtime_kept`` when ``q.runtime`` is given and :func:`labelled`'s ``project_label``. Rows are
+    shared: copied."""
     if q.runtime:  # the page's Runtime filter: the rows carry the one rule's answer
         page = [{**r, "runtime_kept": runtime_keeps(r.get("dialect"), r.get("runtime"), q.runtime)} for r in page]
-    labels = project_labels(r.get("project") for r in rows)
+    return labelled(page, rows)
+
+
+def labelled(page: list[dict], rows: list[dict] | None = None) -> list[dict]:
+    """``page`` with, on each row with a project, ``project_label``: the label the page shows for it, told apart among
+    every project of ``rows`` (``page`` itself when None; :func:`~asz_core.view.project_labels.project_labels`,
+    trial 31c F3); ``/api/conversations``' and ``asz ls --json``'s rows (trial 36a F4). Rows are shared: copied."""
+    labels = project_labels(r.get("project") for r in (page if rows is None else rows))
     return [{**r, "project_label": labels[r["project"]]} if r.get("project") in labels else r for r in page]
 
 

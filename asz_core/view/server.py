@@ -18,6 +18,7 @@ Routes (all ``GET``):
 ``/c/{id}``                                a conversation page (talk, step and tab live in the ``#`` part)
 ``/static/{name}``                         the page's script, style and vendored renderer (no other asset, no network)
 ``/api/status``                            mode, root, source, refresh times (unix ms), last pass counts, what is still read
+``/api/keys``                              the JSON keys of each answer (:mod:`asz_core.view.api_keys`)
 ``/api/conversations``                     one row per conversation, read from its head round's header
 ``/api/c/{id}/view``                       the asz.view document, built once per fold and withheld-name set
 ``/api/c/{id}/headings``                   talk headings and command blocks as the page draws them (view.titles.talk_headings, step_blocks)
