@@ -132,6 +132,13 @@ def stopped_note(rows: list[dict]) -> list[str]:
     return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
 
 
+def _labelled(rows: list[dict]) -> list[dict]:
+    """``rows`` with the ``project_label`` an ``/api/conversations`` row carries, by the same rule, told apart among
+    the rows listed (:func:`~asz_core.view.list_query.labelled`; trial 36a F4)."""
+    from ..view.list_query import labelled
+
+    return labelled(rows)
+
 
 def conversations(
     ctx: typer.Context,
@@ -183,10 +190,7 @@ def conversations(
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
     rows = sorted_rows(with_senders(r, listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
-    if as_json:  # the label /api/conversations' rows carry, by the same rule, among the rows listed (trial 36a F4)
-        from ..view.list_query import labelled
-
-        rows = labelled(rows)
+    rows = _labelled(rows) if as_json else rows  # /api/conversations' project_label (trial 36a F4)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 
