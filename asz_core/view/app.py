@@ -30,7 +30,6 @@ from starlette.routing import Route
 from ..sessiondata.jsonbytes import dumps_wide
 from .found_store import GZIP_OVER
 from .page_secrets import HEADER, MASKED, masked_line
-from .secret_forms import Masker
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, known_params, parse_query, query_window
@@ -289,6 +288,8 @@ def _files(request, pairs, hide):
 
 
 def _body(request, pairs, hide):
+    from .secret_forms import Masker  # when a body is asked for: its forms compiled after the server listens
+
     known_params(pairs, ())
     p = request.path_params
     state = _state(request)

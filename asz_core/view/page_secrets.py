@@ -24,7 +24,6 @@ import copy
 import re
 
 from ..sessiondata.jsonbytes import dumps_wide
-from .secret_forms import Masker, find
 
 __all__ = ["MASKED", "WHOLE", "HEADER", "served", "mask_document", "masked_json", "masked_line"]
 
@@ -78,6 +77,8 @@ def mask_document(doc: dict) -> dict:
 def _masked(doc: dict) -> tuple[dict, bytes]:
     """:func:`mask_document`'s entry and the masked document's JSON bytes (those it was searched in when it held
     no credential: the document is not serialized twice)."""
+    from .secret_forms import Masker, find  # when a document is served: not at the server's start (session 36)
+
     mask = Masker(True)
     cut = 0
     for node in _clipped(doc):
@@ -108,6 +109,8 @@ def masked_json(data: bytes) -> bytes:
     they are when they hold none. Raises orjson.JSONDecodeError for bytes that are no JSON."""
     import orjson
 
+    from .secret_forms import Masker, find
+
     if not find(data.decode("utf-8", "surrogatepass")):
         return data
     return dumps_wide(Masker(True).tree(orjson.loads(data)))
@@ -119,6 +122,7 @@ def masked_line(line: bytes) -> bytes:
     import orjson
 
     from ..sessiondata.codec import parse_line
+    from .secret_forms import Masker, find
 
     if not find(line.decode("utf-8", "surrogatepass")):
         return line
