@@ -2142,7 +2142,7 @@
         return [i ? ', ' : '', h('a', { href: '#', onclick: function (ev) { ev.preventDefault(); reveal(m); } }, m)];
       }), ' above: the subagent\'s last message, which its output repeats)'));
     } else if (inline) {
-      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : (inline === 'external' && !ASKED[n.id] ? said : md)(n.text, 'msg ' + inline));
+      if (n.text) el.append(BLOCKS[n.id] ? blocksEl(BLOCKS[n.id], inline) : ((inline === 'external' && !ASKED[n.id]) || k === 'message.synthetic' ? said : md)(n.text, 'msg ' + inline));  // a client's notice as written too, as the html export (MARKDOWN_STEPS)
       else if (n.state === 'omitted') el.append(h('div', { class: 'msg faint' }, 'withheld (' + fmtBytes(n.bytes) + ')'));
       else if (LOST[n.state]) el.append(h('div', { class: 'msg faint' }, lostText(n.state, n.bytes, n.sha256)));
       if (n.text && clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) el.append(clipNote(n, 'text', el.lastChild));
