@@ -149,6 +149,10 @@ class ClaudeCodeLocal(Adapter):
         :func:`asz_adapters_claude.transcript.landed_without`."""
         return landed_without(adapter)
 
+    def failed_word(self, dialect: str) -> str:
+        """Claude Code's word for a failed tool call: the tool_result block's ``is_error`` (blocks.py)."""
+        return "is_error: true on its tool_result"
+
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""
         return fixed_notice(text)

@@ -208,6 +208,12 @@ class KiroAdapter(Adapter):
                          _credit_sum(_listed(t, "metering_usage"), "value")) for t in turns if isinstance(t, dict)]
         return None
 
+    def failed_word(self, dialect: str) -> str:
+        """Kiro's words for a failed tool call: a result's ``success: false`` (CLI 3.x, IDE) or a ``status`` word of
+        failure (CLI 2.x and 1.x: :func:`asz_adapters_kiro.build.failed_from_status`)."""
+        return ("success: false on its tool result (CLI 3.x, IDE), or a status of error, failed, cancelled, denied, "
+                "rejected or timeout (CLI 2.x, 1.x)")
+
     def calls_grouped(self, dialect: str, src: str) -> str:
         """:data:`CALLS_GROUPED` for a Kiro CLI 3.x (or Kiro IDE) ``sess_<id>/messages.jsonl``, whose lines name no
         model call or request: ``asz_adapters_kiro.turns`` groups them into requests (docs/adapters/kiro.md, Calls;

@@ -205,6 +205,11 @@ class LangsmithIngest(Adapter):
         graph's step into it (trial 32a F5)."""
         return True
 
+    def failed_word(self, dialect: str) -> str:
+        """LangSmith's words for a failed tool call: the tool run's ``error``, or its ToolMessage's ``status: error``
+        (:mod:`asz_adapters_langchain.dialect`)."""
+        return "an error on the tool run, or status: error on its ToolMessage"
+
     def error_failed(self, dialect: str) -> str:
         """``"run"``: an error step of ``langsmith/1`` that ends no model call is the trace's first run ending with an
         ``error`` (the graph failed: a tool or a node raised, or a model call's error went up through it), not a

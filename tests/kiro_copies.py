@@ -19,3 +19,18 @@ def copy_unturned(kiro: Path, to: Path, session: str) -> Path:
     doc.chmod(0o644)
     doc.write_text(json.dumps(d), encoding="utf-8")
     return to
+
+
+
+def writable_kiro_home(corpus: Path, to: Path) -> Path:
+    """A writable copy at ``to`` of the Kiro corpus home under ``corpus`` (the ``corpus_dir`` fixture, ../shared/corpus;
+    the corpus is read-only); skips the test when it is absent. Returns ``to``."""
+    import pytest
+
+    kiro = corpus / "kiro" / "home" / ".kiro"
+    if not kiro.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({kiro})")
+    shutil.copytree(kiro, to)
+    for p in to.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return to

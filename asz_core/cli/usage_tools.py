@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 import orjson
 import typer
@@ -120,6 +120,15 @@ def read_tools(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     return report, held, rows
 
 
+def read_dialects(storage: Path, ids: Iterable[str]) -> set[str]:
+    """The dialects of the conversations ``ids`` (each session's first landed file's, as ``asz ls`` gives it:
+    :func:`~asz_core.view.titles.dialect_of`)."""
+    from ..view.rows import head_session
+    from ..view.titles import dialect_of
+
+    return {dialect_of(storage, head_session(storage, c)) for c in ids}
+
+
 def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_given: list[str], how: tuple) -> None:
     """Print the tool use :func:`read_tools` counts: per tool, per MCP server and the total, as ``how``
     (``(--format, --json, --sort, --out)``) asks (table, json, csv, md), to the --out file when given. A conversation
@@ -129,7 +138,7 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     from .usage_out import written
 
     form, as_json, sort, out = how
-    report, held, _ = read_tools(storage, hide, window, given, ids_given)
+    report, held, kept = read_tools(storage, hide, window, given, ids_given)
     doc = report_dict(report, held, sort == "default")  # by name, as asz usage's project and model views
     tools, servers, total = doc["tools"], doc["servers"], doc["total"]
     shown = shown_names(list_conversations(storage))
@@ -142,7 +151,7 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
         elif form in ("csv", "md"):
             typer.echo(flat_text(form, flat_lines(tools, servers, total)), nl=False)
         else:
-            for line in table_lines(tools, servers, total, report.conversations):
+            for line in table_lines(tools, servers, total, report.conversations, read_dialects(storage, [r["id"] for r in kept])):
                 typer.echo(line)
     if out is not None:
         typer.echo(f"asz usage: wrote {len(tools):,} tool row(s), {len(servers):,} server row(s) and the total to {out}",
@@ -166,14 +175,31 @@ def flat_text(form: str, lines: list[list[str]]) -> str:
     return "\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [list(FLAT), rule, *lines]) + "\n"
 
 
-def table_lines(tools: list[dict], servers: list[dict], total: dict, conversations: int) -> list[str]:
-    """The text table: the tools and the total, the MCP servers under it, and a line saying what the columns count."""
+def failed_words(dialects: Iterable[str]) -> str:
+    """What made a call FAILED, per dialect of ``dialects`` (those of the conversations read), in each adapter's words
+    (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.failed_word`; trial 35a F9: the line said Claude Code's
+    ``is_error`` for every runtime): ``claude-code/1: is_error: true on its tool_result; forge/1: its adapter's rule
+    (it names no word)``; '' for none."""
+    from ..view.titles import ask_adapter
+
+    out = []
+    for d in sorted(set(dialects) - {""}):
+        word = ask_adapter(d, "failed_word")
+        out.append(f"{d}: {word.strip()}" if isinstance(word, str) and word.strip() else f"{d}: its adapter's rule (it names no word)")
+    return "; ".join(out)
+
+
+def table_lines(tools: list[dict], servers: list[dict], total: dict, conversations: int, dialects: Iterable[str] = ()) -> list[str]:
+    """The text table: the tools and the total, the MCP servers under it, and a line saying what the columns count,
+    FAILED in the words of the ``dialects`` read (:func:`failed_words`)."""
     out = _table("TOOL", tools, "tool", total)
     if servers:
         out += ["", *_table("MCP SERVER", servers, "server", None)]
     runs = total.get("duration_from", {}).get("call_to_result", 0)
+    words = failed_words(dialects)
     out.append(f"{conversations:,} conversation(s) read; CALLS and FAILED from the transcripts (a call failed when its "
-               "result part says it failed, in its runtime's word: Claude Code's is_error), HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
+               "adapter landed its result part failed" + (f", from its runtime's word: {words}" if words else "") + "), "
+               "HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
                "MEDIAN/P95/MAX MS the durations they recorded"
                + (f", and of {runs:,} call(s) no record measured, the time from the model call that asked for it to its "
                   "result (LangChain/LangGraph: the two runs' end times LangSmith recorded)" if runs else "") + " (docs/reading.md, Tool use)")

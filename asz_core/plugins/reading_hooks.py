@@ -197,6 +197,14 @@ class ReadingHooks:
         """What a tool call ``name`` with input ``data`` acts on, for the audit prose's ``tool_call`` line (docs/adapters.md)."""
         return None
 
+    def failed_word(self, dialect: str) -> str:
+        """What of a tool result the runtime writes makes the adapter land its ``result`` part ``failed``, in a few
+        words naming the runtime's own field (Claude Code: ``is_error: true`` on its tool_result), for the readers that
+        count failed calls (``asz usage tools``' line under its table; trial 35a F9: it said Claude Code's word for
+        every runtime). Default '': the readers say the adapter's rule without its word. Must not raise (an exception,
+        or an answer that is not a string, is taken as '')."""
+        return ""
+
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``"interrupt"`` or ``"refused"``, read from the runtime's fixed wording in ``text`` (docs/adapters.md), or None."""
         return None

@@ -5,7 +5,8 @@ Two sources, each counted as it is (docs/reading.md, "Tool use: asz usage tools"
 
 * the transcript's tool calls: every ``tool`` and ``agent.call`` node of a conversation's chain, keyed by its tool
   use id (one call however many records repeat it; a call a continued session repeats is counted once, in the first
-  conversation read), ``failed`` as the result said it (``is_error: true``: seed 000, Parts, "failed is absent, not
+  conversation read), ``failed`` as its adapter landed the result (from the runtime's word, the adapter's ``failed_word``: Claude
+  Code's ``is_error: true``; seed 000, Parts, "failed is absent, not
   false, when the runtime said nothing");
 * the execution records (``asz hook``'s ``execution/1``, docs/claude-code-hooks.md): one per call id, the first by time
   (the document's ``tool_executions``), each with its ``outcome``, its ``failure`` class and the ``duration_ms`` the

@@ -57,6 +57,11 @@ class ExampleCodexAdapter(Adapter):
         """Codex writes no snapshot documents: a whole document is read as line 1. Never raises."""
         return convert_line(source, data, 1, 0)
 
+    def failed_word(self, dialect: str) -> str:
+        """What makes a result ``failed`` (convert.py): a ``metadata.exit_code`` other than 0 in the call's output.
+        ``asz usage tools`` says it under its table. Never raises."""
+        return "a metadata.exit_code other than 0 in its output"
+
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file landed by an earlier version of this adapter (``adapter``: its header's ``name/version``) did not
         keep or read as this version does, one phrase each; ``asz conversation`` adds them to its ``landed by …, an

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -30,6 +29,7 @@ from reading_helpers import asz
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from anchors import anchor_usage  # noqa: E402
+from kiro_copies import writable_kiro_home  # noqa: E402
 
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 A = "326189cf-5676-4237-8cde-1ce80aae4a9f"
@@ -115,13 +115,7 @@ def _kiro_truth(doc: Path) -> int:
 
 
 def test_a_kiro_copy_under_a_new_session_id_is_counted_once(corpus_dir, tmp_path):
-    kiro = corpus_dir / "kiro" / "home" / ".kiro"  # ../shared, as every corpus test reads it (it read /work/shared)
-    if not kiro.is_dir():
-        pytest.skip(f"the Kiro corpus is absent ({kiro})")
-    home = tmp_path / "kiro"
-    shutil.copytree(kiro, home)
-    for p in home.rglob("*"):
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    home = writable_kiro_home(corpus_dir, tmp_path / "kiro")  # ../shared, as every corpus test reads it
     cli = home / "sessions" / "cli"
     shift = 31 * 86400
 

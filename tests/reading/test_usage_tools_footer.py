@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 
-def test_the_footer_says_failed_in_no_one_runtime_s_word():
+def test_the_footer_says_failed_in_each_runtime_s_word():
     """Trial 35a F9: the footer said a call failed "when its result says is_error", Claude Code's field, under a table
-    that may count another runtime's calls (a Forge log's ``fail``). It names the result part's ``failed`` and gives
-    Claude Code's word as one example."""
+    that may count another runtime's calls (a Forge log's ``fail``). It names the result part its adapter landed
+    ``failed`` and, per dialect read, that adapter's word (``failed_word``); none when no dialect is known."""
     from asz_core.cli.usage_tools import table_lines
     from asz_core.reading.tool_use import Tally
 
-    footer = table_lines([], [], {"tool": "TOTAL", **Tally().figures()}, 0)[-1]
-    assert "(a call failed when its result part says it failed, in its runtime's word: Claude Code's is_error)" in footer
-    assert "when its result says is_error" not in footer
+    total = {"tool": "TOTAL", **Tally().figures()}
+    bare = table_lines([], [], total, 0)[-1]
+    assert "(a call failed when its adapter landed its result part failed), HOOK" in bare
+    assert "is_error" not in bare
+    two = table_lines([], [], total, 2, ["claude-code/1", "forge/1"])[-1]
+    assert ("(a call failed when its adapter landed its result part failed, from its runtime's word: claude-code/1: "
+            "is_error: true on its tool_result; forge/1: its adapter's rule (it names no word)), HOOK") in two
