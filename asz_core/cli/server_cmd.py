@@ -130,9 +130,9 @@ def _tools(*args):
 
 def _reading_routes() -> list:
     """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``)."""
-    from ..view.app import json_answer
+    from ..view.app import TITLES_MASKED, json_answer
 
-    return [("/api/search", json_answer(_search)), ("/api/tools", json_answer(_tools))]
+    return [("/api/search", json_answer(_search, TITLES_MASKED)), ("/api/tools", json_answer(_tools))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:

@@ -172,7 +172,7 @@ class Elsewhere:
             return
         mine = why[stop + len(CANNOT_ADD):].split(" ", 1)[0]
         if not rel.startswith(CONVERSATIONS + "/") and mine:  # a round's refusal: said with its session's files
-            self.state.owned[rel] = (owner, "all" if HOLDS_ALL in why else "part", mine)
+            self.state.mark_owned(rel, owner, "all" if HOLDS_ALL in why else "part", mine)
 
     def _owned_said(self, rels: list[str]) -> str:
         """The one line a pass says of a session whose files the receiver refused as another credential's session

@@ -32,6 +32,11 @@ up that endpoint's kept state, if any (empty otherwise), so going back to
 the first endpoint sends only what is new (trial 19, F23: it sent the whole
 history again). The file is replaced atomically after each answer, so a
 crash repeats at most the request in flight.
+
+Every word a receiver's answer gives (the path in ``elsewhere``, the credentials in ``owned``) is stored as one
+word (:func:`receiver_word`): a line break, a tab, any other control or white space and every hidden character in it
+written as its escape (``\\n``, ``\\t``, ``\\u2028``, ``\\u00a0``), so no answer breaks a line of the file, or the
+line a pass prints from it, in two (fix36c; review35 left it open).
 """
 
 from __future__ import annotations
@@ -49,12 +54,24 @@ from ..storage.root import write_at_once
 from ..storage.state_lines import state_rows
 
 __all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere",
-           "write_receipts"]
+           "write_receipts", "receiver_word"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
 #: Where the states of the endpoints not pushed to last are kept, under the root.
 ENDPOINTS = Path("_export") / "endpoints"
+
+
+def receiver_word(word: str) -> str:
+    """``word`` (a path or a credential name a receiver's answer gave) as one word of a ``push.state`` line and of a
+    line a pass prints: :func:`~asz_core.termsafe.line_value` (no line break of any kind, every control, bidi and
+    hidden character escaped: ``\\n``, ``\\t``, ``\\x1b``, ``\\u200b``), and each other character ``str.split``
+    splits at (NBSP, U+2000-U+200A, U+3000, …) as ``\\u00a0``; a word without such characters is returned as it
+    is. str in, str out."""
+    from ..termsafe import line_value
+
+    word = line_value(word)
+    return "".join(f"\\u{ord(c):04x}" if c.isspace() else c for c in word) if not word.isprintable() or " " in word else word
 
 
 def endpoint_key(endpoint: str) -> str:
@@ -170,8 +187,14 @@ class PushState:
 
     def mark_elsewhere(self, rel: str, held: str, other: str) -> None:
         """Record that the receiver rejected ``rel`` (marked rejected) because its seq is landed there as ``other``,
-        holding every record of it (``held`` ``all``) or not (``part``)."""
-        self.elsewhere[rel] = (held, other)
+        holding every record of it (``held`` ``all``) or not (``part``); ``other`` stored as :func:`receiver_word`."""
+        self.elsewhere[rel] = (held, receiver_word(other))
+
+    def mark_owned(self, rel: str, owner: str, held: str, mine: str) -> None:
+        """Record that the receiver refused ``rel`` (marked rejected) because its session is credential ``owner``'s
+        there, holding every record of it (``held`` ``all``) or not (``part``), and names this root's credential
+        ``mine``; both names stored as :func:`receiver_word`."""
+        self.owned[rel] = (receiver_word(owner), held, receiver_word(mine))
 
     def retry_elsewhere(self, present: Callable[[str], bool] | None = None) -> list[str]:
         """Forget every file recorded as held from another root, or refused as another credential's session (its

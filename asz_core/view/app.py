@@ -210,7 +210,8 @@ def _conversations(request, pairs, hide):
     page = sent_by(state.root, page)
     return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
                   "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit,
-                  "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more})
+                  "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more},
+                 headers=TITLES_MASKED)
 
 
 _SNAPSHOTS_LOCK = threading.Lock()
@@ -225,6 +226,13 @@ def _snapshots(request: Request):
         if got is None:
             got = request.app.state.list_snapshots = ListSnapshots()
         return got
+
+
+#: The header of the answers whose texts are titles and snippets (``/api/conversations``, ``/api/search``): always
+#: :data:`~asz_core.view.page_secrets.MASKED`, with ``--no-redact`` too, for every reader prints a title and a snippet
+#: with its credentials masked (``asz ls``, ``asz search``: :func:`~asz_core.view.secret_forms.shown_title`,
+#: ``shown_snippet``; review35: these two answers said nothing).
+TITLES_MASKED = {HEADER: MASKED}
 
 
 def sent_by(root, rows: list[dict]) -> list[dict]:
@@ -522,7 +530,8 @@ API_ROUTES: list[tuple[str, Any]] = [
 ]
 
 
-def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any]) -> Callable:
+def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any],
+                headers: dict[str, str] | None = None) -> Callable:
     """An API handler from ``answer(root, query pairs, hide, error class)`` (what a room above the view, such as
     :mod:`asz_core.reading.search_api`, offers): its result answered as JSON, its ``error(status, message)`` refusals
     as JSON errors; a result with a ``headers`` mapping (not None) sends those headers too. The command that starts
@@ -530,7 +539,7 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
     While ``asz server``'s first pass runs (``hold_counting``) the answer is a 503 saying that, and that the answer
     comes when the pass ends, instead of advice to run commands the server's lock would refuse (trial 3, F15), and
     instead of an answer from an index the pass is still writing (a search then counted what was parsed so far, 0
-    hits or some: trial 15, F8)."""
+    hits or some: trial 15, F8). ``headers``: sent with every answer (``/api/search``: :data:`TITLES_MASKED`)."""
 
     def handler(request, pairs, hide):
         state = _state(request)
@@ -538,7 +547,7 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
             if state.hold_counting:
                 raise ApiError(503, "the first pass is still running")
             value = answer(state.root, pairs, hide, ApiError)
-            return _json(value, headers=getattr(value, "headers", None))
+            return _json(value, headers={**(headers or {}), **(getattr(value, "headers", None) or {})})
         except ApiError as exc:
             if exc.status != 503 or not state.hold_counting:
                 raise

@@ -88,3 +88,21 @@ def test_the_page_is_served_credentials_masked_unless_no_redact(root, serve, bro
     open_at(drv, f"{whole.base}/c/{CID}", "section.talk .talkhead").click()
     wait(drv, lambda d: KEYS[1] in d.find_element(By.TAG_NAME, "body").text)
     assert drv.find_elements(By.CSS_SELECTOR, "#secrets") == []
+
+
+def test_the_list_and_search_answers_say_their_titles_and_snippets_are_masked(root, serve):
+    """``/api/conversations`` (titles) and ``/api/search`` (titles, snippets) carry the same ``asz-credentials`` header
+    as the document (review35: they carried none); they are masked with ``--no-redact`` too, as ``asz ls`` and
+    ``asz search`` print them, so the header says ``masked`` from both servers."""
+    for served in (serve(root), serve(root, extra=("--no-redact",))):
+        rows = served.get("/api/conversations")
+        assert rows.status == 200 and rows.headers.get("asz-credentials") == "masked", rows.headers
+        (row,) = [r for r in orjson.loads(rows.body)["conversations"] if r["id"] == CID]
+        assert row["title"].startswith("keys: ") and "AKIA…MPLE" in row["title"], row["title"]
+        assert [k for k in KEYS if k.encode() in rows.body] == []
+        hits = served.get("/api/search?q=AKIAIOSFODNN7EXAMPLE")
+        assert hits.status == 200 and hits.headers.get("asz-credentials") == "masked", hits.headers
+        got = orjson.loads(hits.body)
+        assert got and all(h["conversation"] == CID for h in got), got  # the key finds its conversation
+        assert [k for k in KEYS if k.encode() in hits.body] == []
+        assert any("AKIA…MPLE" in (h.get("snippet") or "") for h in got), got
