@@ -19,6 +19,7 @@ from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 from .export_blocks import literal
+from .export_render import drawn
 from .termtext import md_line
 
 __all__ = ["index_figures", "index_html", "index_markdown", "project_groups"]
@@ -97,13 +98,14 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
     lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
     note = _index_note(rows, flagged, skipped)
+    cell = _md_cell if drawn() >= 9 else lambda value: literal(md_line(value)).replace("|", "\\|")
     if note:
         lines += [f"**{note}**", ""]
     lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        title = literal(md_line(listed_title(r.get("title") or "(untitled)"))).replace("|", "\\|")  # one line, no ESC (34c F4)
-        project = literal(md_line(str(r.get("project") or ""))).replace("|", "\\|")  # a path as written (36c F1)
+        title = cell(listed_title(r.get("title") or "(untitled)"))  # one line, no ESC (34c F4), nothing a viewer runs
+        project = cell(str(r.get("project") or ""))
         state, bad = _index_state(r, flagged)
         state = f"**{state}: does not verify**" if bad else state
         names = files[r["id"]]
@@ -114,6 +116,15 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
                      f"{state} | {link} |")
     return "\n".join(lines + ["", _index_total(rows)]) + "\n"
+
+
+def _md_cell(value: str) -> str:
+    """``value`` (a title or a project) as a cell of ``index.md`` (render 9): one line (:func:`~.termtext.md_line`), its
+    backslashes doubled outside code (:func:`~.export_blocks.literal`, render 8: a path as written), its ``<`` and ``[`` escaped so that no viewer runs or fetches what it holds (:func:`~.md_active.inert`; fix36c), its
+    ``|`` so that it stays one cell."""
+    from .md_active import inert
+
+    return inert(literal(md_line(value))).replace("|", "\\|")
 
 
 def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:

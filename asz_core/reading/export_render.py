@@ -43,6 +43,14 @@ could hide behind it).
   path as written (:func:`~asz_core.reading.termtext.md_literal`). What Markdown made of a text cannot be taken back
   off the bytes, so a copy of an older render is made again drawing as that render did (:func:`drawing`); the other
   forms are drawn as render 7 draws them.
+- render 9: every line asz frames in md, html and text (the heads: title, project, branch, models, cost lines, who
+  sent it; index cells; talk headings; the text form's ``key: value`` and ``[TS] KIND`` lines) goes through the one
+  rule for a value inside one line (:func:`~asz_core.reading.termtext.md_line`, :func:`~asz_core.termsafe.line_value`):
+  a tab as ``\\t``, the zero-width characters as ``\\u200b`` and, in html, a CR as ``\\x0d`` too (fix36c; a planted
+  title, cwd, branch or model kept them raw); and an md copy writes the raw HTML, script and data links and images of
+  its texts escaped, never run (``\\<script``, ``\\[x](javascript:…)``: :mod:`~asz_core.reading.md_active`; trial
+  34c F10). What render 9 drew cannot always be taken back off the bytes (a transcript's own ``\\t`` reads as a tab's
+  escape), so a copy of render 8 or before is made again drawing as that render did (:func:`drawing`).
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 8
+RENDER = 9
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -112,7 +120,7 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
     the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
     what render 2 added too."""
-    if render >= RENDER - 1:  # render 8 is drawn as it was (drawing), not undone here
+    if render >= 7:  # renders 8 and 9 are drawn as the copy's render drew them (drawing)
         return again
     if fmt in ("json", "prose"):  # render 7's escapes undone
         again = _JSON_LINE_VISIBLE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)).encode(), again)

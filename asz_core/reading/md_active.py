@@ -1,19 +1,22 @@
-"""What a Markdown export's texts hold that a Markdown viewer would run or fetch, said at the file's top (trial 34c
-F10: a hostile transcript's ``<script>``, ``<iframe>``, ``[x](javascript:…)`` and ``![](http://tracker)`` are written
-as the transcript holds them, and a previewer that renders raw HTML or loads remote images runs the script or the
-pixel; nothing in the .md file told its reader).
+"""What a Markdown export's texts hold that a Markdown viewer would run or fetch: escaped, never removed, and said at
+the file's top (trial 34c F10: a hostile transcript's ``<script>``, ``<iframe>``, ``[x](javascript:…)`` and
+``![](http://tracker)`` were written as the transcript holds them, and a previewer that renders raw HTML or loads
+remote images ran the script or fetched the pixel).
 
-Code is not counted: a fenced block or an inline code span is shown as code by every viewer (:func:`rendered_text`).
-The texts stay as written (the export is the evidence, and ``asz verify --export`` holds it to the landed texts);
-the file says, once, under its title, how many such places it holds and of which kinds
-(:func:`warned`), and points to the html export, which draws them inert (no script, a CSP, raw HTML escaped).
+Render 9 (fix36c): each block holding such a place, found by markdown-it-py read as a permissive viewer reads (raw
+HTML on, every link scheme kept; code, fenced or inline, is what the viewer shows as code), is written with a
+backslash before each ``<`` that opens HTML and each ``[`` (:func:`neutralised`): the viewer shows the characters, the
+text stays evidence (``asz verify --export`` holds it to the landed texts), and the file says once, under its title,
+how many places of which kinds it held (:func:`warned`). A copy of render 4 to 8 is drawn again as it was: the places
+as written, counted outside code (:func:`rendered_text`, :func:`active_places`), and the warning that a viewer runs
+them.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["ACTIVE", "WARNING_HEAD", "active_places", "rendered_text", "warned"]
+__all__ = ["ACTIVE", "WARNING_HEAD", "active_places", "inert", "neutralised", "rendered_text", "warned"]
 
 #: Each kind of place a Markdown viewer may run or fetch, and how it is found: a raw HTML element that runs, embeds,
 #: fetches or posts (``<script``, ``<iframe``, ``<img``, ``<svg``, ``<object``, ``<embed``, ``<form``, ``<a``, …), a link
@@ -61,17 +64,145 @@ def active_places(md: str) -> dict[str, int]:
 
 
 def warned(md: str) -> str:
-    """``md`` (a whole Markdown export: ``# title``, a blank line, the head's lines) with, when its texts hold any
-    :func:`active_places`, one line after the title's blank line: ``- **warning: active content:** this file's texts
-    hold raw HTML 3, script or data link 2, remote image 1, written as the transcript holds them: a viewer that
-    renders raw HTML or loads remote images runs or fetches them; read it as text, or export it as html (no script,
-    nothing fetched)``; else ``md`` as it is. str in, str out."""
-    places = active_places(md)
+    """``md`` (a whole Markdown export: ``# title``, a blank line, the head's lines) with each place a viewer would run
+    or fetch from escaped (:func:`neutralised`, render 9) and, when it held any, one line after the title's blank
+    line: ``- **warning: active content:** this file's texts hold raw HTML 3, script or data link 2, remote image 1,
+    each written escaped (a backslash before its `<` or `[`): a Markdown viewer shows it as the text it is and runs
+    or fetches nothing``; else ``md`` as it is. A copy of render 4 to 8 is drawn again as it was: the places as the
+    transcript holds them, counted by :func:`active_places`, and the line saying a viewer runs them. str in, str out."""
+    from .export_render import drawn
+
+    if drawn() >= 9:
+        md, places = neutralised(md)
+        tail = ("each written escaped (a backslash before its `<` or `[`): a Markdown viewer shows it as the text it is "
+                "and runs or fetches nothing")
+    else:
+        places = active_places(md)
+        tail = ("written as the transcript holds them: a viewer that renders raw HTML or loads remote images runs or "
+                "fetches them; read it as text, or export it as html (no script, nothing fetched)")
     if not places:
         return md
     title, sep, rest = md.partition("\n\n")
     said = ", ".join(f"{k} {n:,}" for k, n in places.items())
-    line = (f"{WARNING_HEAD}this file's texts hold {said}, written as the transcript holds them: a viewer that renders "
-            "raw HTML or loads remote images runs or fetches them; read it as text, or export it as html (no script, "
-            "nothing fetched)")
+    line = f"{WARNING_HEAD}this file's texts hold {said}, {tail}"
     return f"{title}{sep}{line}\n{rest}" if sep else f"{md}{line}\n"
+
+
+#: The URI schemes whose link runs or embeds something instead of going to a page (the :data:`ACTIVE` link kind).
+_RUNS = frozenset(("javascript", "vbscript", "data", "file"))
+#: A destination's scheme, once the characters a browser ignores in it are gone (controls, white space, ``%09``…).
+_SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):", re.I)
+_IGNORED = re.compile(r"[\x00-\x20\x7f]|%0[9ad]|%00", re.I)
+#: A ``<`` that opens raw HTML or an autolink (a tag, a closing tag, a comment, a declaration, a processing
+#: instruction, ``<scheme:…>``), or a ``[`` that opens a link or an image (``![`` is one after ``!``).
+_OPENS = re.compile(r"<(?=[A-Za-z/!?])|\[")
+#: What a text must hold for a viewer to find raw HTML or a link in it (a quick test before the parse).
+_MAY_OPEN = re.compile(r"<[A-Za-z/!?]|\]\(|\]:")
+
+
+def _parser():
+    """markdown-it-py as a permissive viewer reads Markdown: CommonMark with raw HTML on and tables, every link kept
+    whatever its scheme (markdown-it's own check would refuse ``javascript:``, another viewer's may not)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True, "linkify": False}).enable("table")
+    md.validateLink = lambda url: True
+    return md
+
+
+def _runs(url: str) -> bool:
+    m = _SCHEME.match(_IGNORED.sub("", url))
+    return bool(m) and m.group(1).lower() in _RUNS
+
+
+def _remote(url: str) -> bool:
+    url = _IGNORED.sub("", url).lower()
+    return url.startswith("//") or bool(_SCHEME.match(url)) and not _runs(url)
+
+
+def _active_lines(md: str, parser) -> tuple[list[tuple[int, int]], dict[str, int]]:
+    """The line ranges (``[start, end)``, 0-based) of the blocks ``md`` holds that a viewer would run or fetch from (a
+    raw HTML block; a paragraph, heading, list item's text or table cell holding raw HTML, a link to a
+    :data:`_RUNS` URI or an image from elsewhere or of such a URI; a link reference definition to such a URI, which a
+    viewer hides), and how many such places of each :data:`ACTIVE` kind."""
+    ranges: list[tuple[int, int]] = []
+    places = {kind: 0 for kind, _ in ACTIVE}
+    where: list[int] | None = None
+    env: dict = {}
+    tokens = parser.parse(md, env)
+    for ref in (env.get("references") or {}).values():  # a definition a viewer hides and links by: shown, escaped
+        if _runs(ref.get("href") or "") and ref.get("map"):
+            ranges.append(tuple(ref["map"]))
+            places["script or data link"] += 1
+    for tok in tokens:
+        if tok.map is not None:
+            where = tok.map
+        if tok.type == "html_block":
+            ranges.append(tuple(tok.map))
+            places["raw HTML"] += 1
+        elif tok.type == "inline" and where is not None:
+            hit = 0
+            for child in tok.children or ():
+                if child.type == "html_inline":
+                    places["raw HTML"] += not child.content.startswith("</")  # a tag it opens, not one it closes
+                elif child.type == "link_open" and _runs(child.attrGet("href") or ""):
+                    places["script or data link"] += 1
+                elif child.type == "image" and _runs(child.attrGet("src") or ""):
+                    places["script or data link"] += 1
+                elif child.type == "image" and _remote(child.attrGet("src") or ""):
+                    places["remote image"] += 1
+                else:
+                    continue
+                hit += 1
+            if hit:
+                ranges.append(tuple(tok.map or where))
+    return ranges, {k: n for k, n in places.items() if n}
+
+
+def _escaped(line: str) -> str:
+    """``line`` with a backslash before each ``<`` that opens raw HTML or an autolink and each ``[`` not already
+    escaped (after an even run of backslashes): Markdown shows the character itself, so the text reads as written."""
+    out, at = [], 0
+    for m in _OPENS.finditer(line):
+        i = m.start()
+        run = len(line[:i]) - len(line[:i].rstrip("\\"))
+        if run % 2 == 0:
+            out += [line[at:i], "\\"]
+            at = i
+    return "".join(out) + line[at:] if out else line
+
+
+def inert(value: str) -> str:
+    """``value`` (one line a transcript gave: a title or a project in ``index.md``'s table) with a backslash before each
+    ``<`` that could open raw HTML or an autolink and each ``[`` (:func:`_escaped`), whatever it holds: a viewer shows
+    it as written and runs, embeds or fetches nothing (render 9). str in, str out."""
+    return _escaped(value)
+
+
+def neutralised(md: str) -> tuple[str, dict[str, int]]:
+    """``md`` (a Markdown export, or its index) with every place a Markdown viewer would run or fetch from escaped,
+    never removed (render 9; trial 34c F10): in each block holding one (:func:`_active_lines`, found by markdown-it-py
+    read as a permissive viewer reads, so code, fenced or inline, is what the viewer shows as code), a backslash
+    before each ``<`` opening raw HTML or an autolink and each ``[`` (``\\<script>``, ``\\[x](javascript:…)``,
+    ``!\\[](http://…)``): the viewer shows the characters as written, and runs, embeds or fetches nothing. Read again
+    until none is left (an escaped block can end a raw HTML block that held a fence). Returns the text and how many
+    places of each :data:`ACTIVE` kind it held (kinds with none left out). str in."""
+    if not _MAY_OPEN.search(md):
+        return md, {}
+    parser = _parser()
+    ranges, places = _active_lines(md, parser)
+    for _ in range(20):
+        if not ranges:
+            return md, places
+        lines = md.split("\n")
+        for a, b in ranges:
+            lines[a:b] = [_escaped(x) for x in lines[a:b]]
+        again = "\n".join(lines)
+        if again == md:  # nothing left to escape, yet a viewer finds something: entities hold no markup
+            break
+        md = again
+        ranges = _active_lines(md, parser)[0]
+    lines = md.split("\n")
+    for a, b in ranges:
+        lines[a:b] = [x.replace("<", "&lt;").replace("[", "&#91;") for x in lines[a:b]]
+    return "\n".join(lines), places

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, one_line  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, line_value, one_line  # the code points visible escapes, with the collect lines' escapes
+from .export_render import drawn
 
 __all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
            "INVISIBLE", "CSI"]
@@ -75,11 +76,18 @@ def md_visible(text: str) -> str:
 
 
 def md_line(text: str) -> str:
-    """``text`` as one line of a Markdown or text export that asz frames (a head line: title, project, branch,
-    models, cost; an index cell; the text form's ``key: value`` and ``[TS] KIND`` lines): :func:`md_visible`, then a
-    newline, a CR and U+2028/U+2029 as escapes (:func:`asz_core.termsafe.one_line`), so a value taken from a
-    transcript steers no terminal that ``cat``s the file and ends where its line does (trial 34c F1, F4). The one
-    function every such line goes through. str in, str out."""
+    """``text`` as one line of an export that asz frames (a head line of md and html: title, project, branch, models,
+    cost, who sent it; an index cell; a talk's heading; the text form's ``key: value`` and ``[TS] KIND`` lines):
+    :func:`plain` (terminal formatting removed), then :func:`asz_core.termsafe.line_value`, the one rule for a value
+    inside one line asz prints (render 9): no line break of any kind (a newline ``\\n``, a CR ``\\x0d``, U+2028
+    ``\\u2028``), every control (a tab ``\\t``, ESC ``\\x1b``), bidi and zero-width character shown (``\\u202e``,
+    ``\\u200b``), so a value taken from a transcript steers no terminal that ``cat``s the file, ends where its line
+    does and hides nothing (trial 34c F1, F4; fix35a left tabs and zero-width characters raw). The one function every
+    such line goes through. A copy of render 8 or before is drawn again as it was (:func:`md_visible` and newlines,
+    CRs and U+2028/U+2029 escaped, tabs and zero-width characters kept: ``asz verify --export``,
+    :func:`~asz_core.reading.export_render.drawing`). str in, str out."""
+    if drawn() >= 9:
+        return line_value(plain(text))
     return one_line(md_visible(text))
 
 

@@ -264,3 +264,28 @@ def growing_pair(corpus_source: Path, base: Path) -> tuple[Path, Path, Path, lis
     root = base / "root"
     asz("collect", "--once", "--source", str(proj), "--root", str(root))
     return proj, root, live, lines
+
+
+def as_copy(folder: Path, name: str, data: bytes, body: dict) -> str:
+    """``data`` written as ``folder/name`` with ``body`` as its manifest (an export's, its ``render`` as the test
+    says), the copy's digests its own: a copy as an older asz made it, for ``asz verify --export``. Its path."""
+    import hashlib
+
+    from asz_core.reading.export_manifest import line_digests
+
+    (folder / name).write_bytes(data)
+    body = {**body, "export": {**body["export"], "file": name, "bytes": len(data),
+                               "sha256": hashlib.sha256(data).hexdigest(), "lines": line_digests(data)}}
+    (folder / f"{name}.manifest.json").write_text(json.dumps(body))
+    return str(folder / name)
+
+
+def plant_heads(lines: list[dict], cwd: str, branch: str, model: str | None = None) -> None:
+    """Put ``cwd`` and ``branch`` in every transcript line that has a cwd, and ``model`` (when given) in every
+    assistant message: the values an export's head draws, planted in place."""
+    for o in lines:
+        if "cwd" in o:
+            o["cwd"], o["gitBranch"] = cwd, branch
+        m = o.get("message")
+        if model is not None and isinstance(m, dict) and m.get("role") == "assistant":
+            m["model"] = model

@@ -18,7 +18,7 @@ import re
 import pytest
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import plant_heads, planted_root
 
 TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
 ESC = "\x1b"
@@ -35,13 +35,7 @@ def _plant(lines: list[dict]) -> None:
     prompt = next(o for o in lines if isinstance(o.get("message"), dict) and o["message"].get("role") == "user"
                   and isinstance(o["message"].get("content"), str))
     prompt["message"]["content"] = "zw\u200bTITLE " + ANSI + BIDI + " " + ACTIVE + " " + prompt["message"]["content"]
-    for o in lines:
-        if "cwd" in o:
-            o["cwd"] = "/tmp/<script>x</script>" + ANSI
-            o["gitBranch"] = "<img src=x>" + ANSI
-        m = o.get("message")
-        if isinstance(m, dict) and m.get("role") == "assistant":
-            m["model"] = MODEL
+    plant_heads(lines, "/tmp/<script>x</script>" + ANSI, "<img src=x>" + ANSI, MODEL)
 
 
 @pytest.fixture(scope="module")
@@ -76,20 +70,22 @@ def test_no_export_head_steers_a_terminal(root, tmp_path, form):
         assert f"project: /tmp/<script>x</script>{shown}" in head and f"branch: <img src=x>{shown}" in head, head
         assert f"models: {model}" in head and f"cost_by_kind_line: unpriced (no price for {model})" in head, head
     if form[0] == "html":  # review34: the head's values escaped as HTML, the controls as their escapes, in the page
-        escaped = shown.replace("<", "&lt;")[:-len("\\x0d")]  # the CR: the html keeps it (HTML white space)
+        escaped = shown.replace("<", "&lt;")  # the CR too (render 8: one rule for a line's value, fix36c)
         assert f"/tmp/&lt;script&gt;x&lt;/script&gt;{escaped}" in data and f"&lt;img src=x&gt;{escaped}" in data
         assert "<script>" not in data and "<img src=x>" not in data and "<b>x</b>" not in data
     if form[0] == "md":  # the head's project, branch, models and both unpriced lines, each one line, escaped
         head = data.split("\n## ", 1)[0]
-        assert f"- project /tmp/<script>x</script>{shown} on branch <img src=x>{shown}, " in head
-        assert f"\n- models {model}\n" in head and head.count(f"(no price for {model})") == 2
+        inert = model.replace("<", "\\<")  # render 8: no raw HTML a viewer runs, the text as written (fix36c)
+        assert f"- project /tmp/\\<script>x\\</script>{shown} on branch \\<img src=x>{shown}, " in head
+        assert f"\n- models {inert}\n" in head and head.count(f"(no price for {inert})") == 2
         # F10: the texts' raw HTML, script link and remote image are said at the top, counted from the file
         warning = next(x for x in data.split("\n") if x.startswith("- **warning: active content:** "))
         assert data.split("\n")[2] == warning
         counts = dict(re.findall(r"(raw HTML|script or data link|remote image) ([0-9]+(?:,[0-9]{3})*)", warning))
-        # the head's project <script>, branch <img, the model's <script> on its line and both unpriced lines, and
-        # the prompt's <iframe>; its one javascript: link and one remote image (the fenced tool inputs are code)
-        assert counts == {"raw HTML": "6", "script or data link": "1", "remote image": "1"}
+        # the tags opened: the head's project <script>, branch <img, the model's <b> and <script> on its line and in
+        # both unpriced lines, and the prompt's <iframe>; its one javascript: link and one remote image (the fenced
+        # tool inputs are code)
+        assert counts == {"raw HTML": "9", "script or data link": "1", "remote image": "1"}
 
 
 def test_the_folder_index_steers_no_terminal(root, tmp_path):

@@ -4,18 +4,18 @@ copy an archivist made the day before read as changed in every tool line. The ma
 one without the key is render 1, and the copy made again is brought back to it by removing only what render 2 added.
 
 Real input: the corpus project -Users-alex-workspace-coderabbit-review-helper collected; its conversation cb2e607c
-exported in md and html. A render-1 copy is made here as render 1 drew it: the tool headings without their time
-(the html summary's ``when`` span, the md heading's ``· TIME``), its manifest without ``render``."""
+exported in md and html. A render-1 copy is made here as render 1 drew it: drawn as render 7 (render 8's escapes of
+its raw HTML, ``\\<number>``, are not there), then the tool headings without their time (the html summary's ``when``
+span, the md heading's ``· TIME``), its manifest without ``render``."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 
 import pytest
 
-from reading_helpers import asz, collected_project
+from reading_helpers import as_copy, asz, collected_project
 
 PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
 SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
@@ -29,39 +29,28 @@ def root(corpus_source, tmp_path_factory):
     return collected_project(corpus_source, tmp_path_factory.mktemp("older-render"), PROJECT)
 
 
-def _as_copy(tmp_path, name: str, data: bytes, body: dict) -> str:
-    """``data`` written as ``name`` with ``body`` as its manifest, the copy's digests its own."""
-    from asz_core.reading.export_manifest import line_digests
-
-    (tmp_path / name).write_bytes(data)
-    body = {**body, "export": {**body["export"], "file": name, "bytes": len(data),
-                               "sha256": hashlib.sha256(data).hexdigest(), "lines": line_digests(data)}}
-    (tmp_path / f"{name}.manifest.json").write_text(json.dumps(body))
-    return str(tmp_path / name)
-
-
 @pytest.mark.parametrize("form", ["md", "html"])
 def test_a_copy_of_the_earlier_rendering_checks_and_a_changed_one_does_not(root, tmp_path, form):
     from asz_core.reading.export_render import drawing
 
     copy = tmp_path / f"c.{form}"
-    with drawing(7):  # render 8 drew a person's words in html as written: what Markdown made of them is not undone
+    with drawing(7):  # render 8 drew a person's words in html as written, render 9 md's raw HTML escaped (cb2e607c's '<number>'): neither is undone
         asz("export", SID[:8], "--format", form, "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / f"c.{form}.manifest.json").read_bytes())
-    assert body["render"] == 8  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image; 4, 5, 6 the text form, 7 json and prose
+    assert body["render"] == 9  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image; 4, 5, 6 the text form, 7 json and prose, 8 words as written, 9 the lines asz frames
     pattern, back = RENDER_1[form]
     older, n = pattern.subn(back, copy.read_bytes())
     assert n > 20  # cb2e607c's tool calls, each with its time in render 2
     old_body = {k: v for k, v in body.items() if k != "render"}
-    ok = asz("verify", "--export", _as_copy(tmp_path, f"old.{form}", older, old_body), "--root", str(root), check=False)
+    ok = asz("verify", "--export", as_copy(tmp_path, f"old.{form}", older, old_body), "--root", str(root), check=False)
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
     # the same bytes said to be render 2: a tool heading without its time is a changed line
-    bad = asz("verify", "--export", _as_copy(tmp_path, f"now.{form}", older, body), "--root", str(root), check=False)
+    bad = asz("verify", "--export", as_copy(tmp_path, f"now.{form}", older, body), "--root", str(root), check=False)
     assert bad.returncode == 1 and f"now.{form}: line " in bad.stdout, bad.stdout
     # a render-1 copy whose tool name was changed still fails
     forged = older.replace(b"Bash", b"Bosh", 1)
     assert forged != older
-    bad = asz("verify", "--export", _as_copy(tmp_path, f"x.{form}", forged, old_body), "--root", str(root), check=False)
+    bad = asz("verify", "--export", as_copy(tmp_path, f"x.{form}", forged, old_body), "--root", str(root), check=False)
     assert bad.returncode == 1 and f"x.{form}: line " in bad.stdout, bad.stdout
 
 
@@ -73,11 +62,11 @@ def test_a_text_copy_made_before_its_texts_were_quoted_checks(root, tmp_path):
     asz("export", SID[:8], "--format", "text", "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / "c.txt.manifest.json").read_bytes())
     now = copy.read_bytes()
-    assert body["render"] == 8 and b'\ntexts: quoted, every line of a text begins with "| "' in now
+    assert body["render"] == 9 and b'\ntexts: quoted, every line of a text begins with "| "' in now
     older, n = re.subn(rb"^\| ?", b"", re.sub(rb"^texts: quoted, [^\n]*\n", b"", now, flags=re.M), flags=re.M)
     assert n > 20 and older.count(b"\n[") > 10  # cb2e607c's lines, each with its text
-    ok = asz("verify", "--export", _as_copy(tmp_path, "old.txt", older, {**body, "render": 3}), "--root", str(root),
+    ok = asz("verify", "--export", as_copy(tmp_path, "old.txt", older, {**body, "render": 3}), "--root", str(root),
              check=False)
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
-    bad = asz("verify", "--export", _as_copy(tmp_path, "now.txt", older, body), "--root", str(root), check=False)
+    bad = asz("verify", "--export", as_copy(tmp_path, "now.txt", older, body), "--root", str(root), check=False)
     assert bad.returncode == 1 and "now.txt: line " in bad.stdout, bad.stdout
