@@ -46,7 +46,9 @@ def verify(
     ``all landed data is contiguous and matches its digests``. Notes (sessions
     not parsed yet, a parse interrupted) and ``warning:`` lines (a torn tail, a
     source in conflict: rewritten after it landed; an MCP call's execution record whose arguments differ from the
-    transcript's input, naming session, record and tool call) do not fail the run. On a terminal a
+    transcript's input, naming session, record and tool call) do not fail the run, nor does the note on stderr
+    naming files and folders of the root open to more users than asz writes now (a root an older asz made) with
+    the command that closes them (chmod -R go-rwx ROOT). On a terminal a
     progress bar over sessions then chains runs on stderr; Ctrl-C stops within
     a second and says how many were checked (exit 130, no verdict). Exit 0
     clean, 1 problems, 2 usage (also ``no landed data in DIR``: an empty folder, never collected into, is no root).
