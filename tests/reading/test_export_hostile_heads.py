@@ -70,13 +70,14 @@ def test_no_export_head_steers_a_terminal(root, tmp_path, form):
         assert f"project: /tmp/<script>x</script>{shown}" in head and f"branch: <img src=x>{shown}" in head, head
         assert f"models: {model}" in head and f"cost_by_kind_line: unpriced (no price for {model})" in head, head
     if form[0] == "html":  # review34: the head's values escaped as HTML, the controls as their escapes, in the page
-        escaped = shown.replace("<", "&lt;")  # the CR too (render 8: one rule for a line's value, fix36c)
+        escaped = shown.replace("<", "&lt;")  # the CR too (render 9: one rule for a line's value, fix36c)
         assert f"/tmp/&lt;script&gt;x&lt;/script&gt;{escaped}" in data and f"&lt;img src=x&gt;{escaped}" in data
         assert "<script>" not in data and "<img src=x>" not in data and "<b>x</b>" not in data
     if form[0] == "md":  # the head's project, branch, models and both unpriced lines, each one line, escaped
         head = data.split("\n## ", 1)[0]
-        inert = model.replace("<", "\\<")  # render 8: no raw HTML a viewer runs, the text as written (fix36c)
-        assert f"- project /tmp/\\<script>x\\</script>{shown} on branch \\<img src=x>{shown}, " in head
+        inert = model.replace("<", "\\<")  # render 9: no raw HTML a viewer runs, the text as written (fix36c)
+        lit = shown.replace("\\", "\\\\")  # render 8: a head line's backslashes doubled (a path as written)
+        assert f"- project /tmp/\\<script>x\\</script>{lit} on branch \\<img src=x>{lit}, " in head
         assert f"\n- models {inert}\n" in head and head.count(f"(no price for {inert})") == 2
         # F10: the texts' raw HTML, script link and remote image are said at the top, counted from the file
         warning = next(x for x in data.split("\n") if x.startswith("- **warning: active content:** "))
