@@ -440,46 +440,36 @@ def shown(text: str) -> str:
     return visible(text, keep_cr=True)
 
 
-def shown_line(text: str) -> str:
-    """Transcript ``text`` as a value inside one line of an html copy (a head line, a heading, an index cell), before it
-    is escaped: :func:`~asz_core.reading.termtext.md_line`, the one rule the md and text forms' lines follow (render 9:
-    a CR as ``\\x0d``, a tab as ``\\t``, a zero-width character as ``\\u200b``; fix36c: a planted cwd's or branch's
-    CR stood raw in the html head); a copy of render 8 or before drawn again as :func:`shown` drew it."""
-    from .export_render import drawn
-    from .termtext import md_line
-
-    return md_line(text) if drawn() >= 9 else shown(text)
-
-
 def isolated(text: str) -> str:
-    """Transcript ``text`` for a heading or cell: :func:`shown_line`, escaped, and wrapped in ``<bdi>`` so that its own
-    right-to-left text (Hebrew, Arabic) orders nothing outside it."""
-    return f"<bdi>{html.escape(shown_line(text))}</bdi>"
+    """Transcript ``text`` for a heading or cell: :func:`~asz_core.reading.termtext.html_line`, escaped, and wrapped in
+    ``<bdi>`` so that its own right-to-left text (Hebrew, Arabic) orders nothing outside it."""
+    from .termtext import html_line
+
+    return f"<bdi>{html.escape(html_line(text))}</bdi>"
 
 
 def page(title: str, body: str, css: str = "") -> str:
     """A whole HTML page: ``title`` escaped here (controls and bidi overrides written as ``\\x00`` / ``\\u202e``:
     a ``<title>`` holds no markup to isolate them), ``body`` already safe HTML; style inline, no script, a CSP
-    allowing none; ``css`` (trusted, asz's own) follows :data:`CSS`. The title is one line (render 9:
-    :func:`~asz_core.reading.termtext.md_line`)."""
-    from .export_render import drawn
-    from .termtext import md_line, visible
+    allowing none; ``css`` (trusted, asz's own) follows :data:`CSS`. The title is one line (render 9)."""
+    from .termtext import html_line
 
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(md_line(title) if drawn() >= 9 else visible(title))}</title><style>{CSS}{css}</style></head>\n<body>\n<main>\n{body}\n</main>\n</body></html>\n")
+            f"<title>{html.escape(html_line(title, keep_cr=False))}</title><style>{CSS}{css}</style></head>\n<body>\n<main>\n{body}\n</main>\n</body></html>\n")
 
 
 def _html_head(root: str | os.PathLike, doc: dict, index: str, unresolved: int = 0) -> list[str]:
     """The HTML a conversation's page opens with: a link back to ``index`` (a folder export's index page) when given,
     the title, when it ran, its talks and state, who sent it, a removal, its problems and figures, and how many
     ``unresolved`` entries (:func:`unresolved_said`) and undescribed records are listed at the end, as the Markdown
-    head says them; each value one line (:func:`shown_line`)."""
+    head says them; each value one line (:func:`~asz_core.reading.termtext.html_line`)."""
     from .removed import removal_line, shown_removed
+    from .termtext import html_line
 
     def e(text: str) -> str:
-        return html.escape(shown_line(text))
+        return html.escape(html_line(text))
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     s = doc.get("summary") or {}

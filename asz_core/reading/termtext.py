@@ -31,7 +31,7 @@ import re
 from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, line_value, one_line  # the code points visible escapes, with the collect lines' escapes
 from .export_render import drawn
 
-__all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
+__all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "html_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
            "INVISIBLE", "CSI"]
 
 
@@ -108,6 +108,15 @@ def md_literal(line: str) -> str:
         out += [line[at:m.start()].replace("\\", "\\\\"), m.group(0)]
         at = m.end()
     return "".join(out + [line[at:].replace("\\", "\\\\")])
+
+
+def html_line(text: str, *, keep_cr: bool = True) -> str:
+    """Transcript ``text`` as a value inside one line of an html copy (a head line, a heading, an index cell), before
+    it is escaped as HTML: :func:`md_line`, the one rule the md and text forms' lines follow (render 9: a CR as
+    ``\\x0d``, a tab as ``\\t``, a zero-width character as ``\\u200b``; fix36c: a planted cwd's or branch's CR stood
+    raw in the html head); a copy of render 8 or before drawn again as it was (:func:`visible`, keeping CRs but in a
+    ``<title>``, ``keep_cr`` False). str in, str out."""
+    return md_line(text) if drawn() >= 9 else visible(text, keep_cr=keep_cr)
 
 
 def json_visible(data: bytes) -> bytes:
