@@ -31,7 +31,9 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     (trial 35a F5); and ``same``: conversation -> ``{"with": [ids], "calls": N, "counted_in": {id: N}}``, for each
     conversation holding such calls: the others holding them (sorted), how many of its calls they hold, and of those
     how many are kept under another conversation (by id; ``{}`` when it keeps them all). The copy kept is the one made
-    first (its time; one with no time after any with), ties by conversation id. Calls held back, calls with no key and
+    first (its time; one with no time after any with); at the same time (a copy keeps its times), the one of the
+    conversation whose first call is earliest (the original: a fork or an import begins later), then by conversation
+    id. Calls held back, calls with no key and
     credits parts are kept as they are. Order kept."""
     counted = list(counted)
     copies: dict[str, list[Counted]] = {}
@@ -41,10 +43,15 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     shared = {k: v for k, v in copies.items() if len({c.conversation for c in v}) > 1}
     if not shared:
         return counted, {}
+    began: dict[str, int] = {}  # each conversation's first call time: a fork or an import begins after what it copies
+    for c in counted:
+        if c.ms is not None and c.ms < began.get(c.conversation, c.ms + 1):
+            began[c.conversation] = c.ms
     drop: set[int] = set()
     same: dict[str, dict] = {}
     for held in shared.values():
-        first = min(held, key=lambda c: (c.ms is None, c.ms or 0, c.conversation))
+        first = min(held, key=lambda c: (c.ms is None, c.ms or 0, c.conversation not in began,
+                                         began.get(c.conversation, 0), c.conversation))
         convs = {c.conversation for c in held}
         for c in held:
             s = same.setdefault(c.conversation, {"with": set(), "calls": 0, "counted_in": {}})
