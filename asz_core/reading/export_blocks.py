@@ -136,7 +136,7 @@ def html_blocks(blocks: list[tuple[str, str]], prose: Callable[[str], str], e: C
 
 def said_html(st: dict) -> bool:
     """Whether the html export draws step ``st``'s text as written (escaped, its line breaks kept) rather than as
-    Markdown: a person's prompt, what the runtime put in it or beside it (``<ide_selection>``, an opened file,
+    Markdown: a person's prompt, what the runtime put in it or beside it (an IDE selection, an opened file,
     injected context, a command's output around its blocks), which are not Markdown, so ``\\\\wsl.localhost`` or
     ``my app\\_build\\*.obj`` keep every backslash (trial 36c F1; render 8, before which they were Markdown: a copy
     of render 7 is made again as it was, :func:`~.export_render.drawing`). The agent's replies (:data:`MARKDOWN_STEPS`)

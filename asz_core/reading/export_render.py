@@ -35,7 +35,7 @@ could hide behind it).
   (:data:`~asz_core.termsafe.INVISIBLE`: U+200B, U+200E, U+FEFF, …) as JSON escapes (``\\u2028``, the same value), so
   no line of the JSON Lines breaks in two to ``str.splitlines()`` or an editor (review34, fix35a); the other forms
   are drawn as render 6 draws them.
-- render 8: a person's words and what the runtime put in or beside them (a prompt, its ``<ide_selection>`` and
+- render 8: a person's words and what the runtime put in or beside them (a prompt, its IDE selection and
   opened-file texts, injected context, the prose around a command's blocks) are drawn in html as written, escaped
   with their line breaks kept (``<div class="said">``), no longer as Markdown, which took a backslash from
   ``\\\\wsl.localhost`` and every one before ``_ * [ #`` (trial 36c F1); the md head lines and talk headings, and

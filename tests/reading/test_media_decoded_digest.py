@@ -85,7 +85,9 @@ def _as_render_2(copy, fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["md", "json", "html"])
 def test_a_copy_made_before_render_3_still_checks_and_a_changed_digest_does_not(corpus_root, image, tmp_path, fmt):
-    copy = tmp_path / f"c.{fmt}"
+    from asz_core.reading.export_render import drawing
+
+    copy, seven = tmp_path / f"c.{fmt}", tmp_path / f"seven.{fmt}"
     asz("export", CID, "--format", fmt, "--out", str(copy), "--root", str(corpus_root))
     assert json.loads(copy.with_name(copy.name + ".manifest.json").read_bytes())["render"] >= 3  # render 4 (session 34) quotes the text form's lines; md/json/html as render 3
     ok = asz("verify", "--export", str(copy), "--root", str(corpus_root))
@@ -93,7 +95,9 @@ def test_a_copy_made_before_render_3_still_checks_and_a_changed_digest_does_not(
     # a render-3 copy (made before session 34: render 4 changed only the text form, an md warning line and JSON escapes,
     # none in this conversation, so the same bytes) still checks, its decoded digests kept (fafc0586's render 4 took
     # them off every md, html and json copy of render 3 until 9b9f328a)
-    three = _relabelled(copy, tmp_path / f"r3.{fmt}", 3)
+    with drawing(7):  # render 8 drew a person's words in html as written: a render-3 copy drew them as Markdown
+        asz("export", CID, "--format", fmt, "--out", str(seven), "--root", str(corpus_root))
+    three = _relabelled(seven, tmp_path / f"r3.{fmt}", 3)
     ok = asz("verify", "--export", str(three), "--root", str(corpus_root), check=False)
     assert ok.returncode == 0 and "the copy checks against the root" in ok.stdout, ok.stdout
     tampered = tmp_path / f"t.{fmt}"
@@ -110,7 +114,7 @@ def test_a_copy_made_before_render_3_still_checks_and_a_changed_digest_does_not(
     tampered.with_name(tampered.name + ".manifest.json").write_text(json.dumps(body, indent=2) + "\n")
     bad = asz("verify", "--export", str(tampered), "--root", str(corpus_root), check=False)
     assert bad.returncode == 1, bad.stdout
-    _as_render_2(copy, fmt)
-    old = asz("verify", "--export", str(copy), "--root", str(corpus_root), check=False)
+    _as_render_2(seven, fmt)  # drawn as render 7 (and so render 2) drew a person's words
+    old = asz("verify", "--export", str(seven), "--root", str(corpus_root), check=False)
     assert old.returncode == 0, old.stdout
     assert "every text outside the masks is the landed one" in old.stdout

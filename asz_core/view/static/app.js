@@ -286,7 +286,7 @@
     });
   }
   function md(text, cls) { return mdInto(h('div', { class: 'md ' + (cls || '') }), text); }
-  // A person's words (a prompt, what the runtime put in it: <ide_selection>, an opened file) are not Markdown: drawn as
+  // A person's words (a prompt, what the runtime put in it: an IDE selection, an opened file) are not Markdown: drawn as
   // written, as text with its line breaks kept (.said), so \\wsl.localhost and my app\_build\*.obj keep every
   // backslash (trial 36c F1; the html export's rule, docs/view.md). The agent's replies stay Markdown.
   function said(text, cls) { return h('div', { class: 'said ' + (cls || '') }, visibleText(text, true)); }
