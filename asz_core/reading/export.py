@@ -187,7 +187,7 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
     """The lines a Markdown export opens with: ``# title``, the conversation's id, when it ran, its talks and state,
     a retention removal, its problems, then the figures ``asz conversation`` prints (the full and the brief form's);
     each one line through :func:`~asz_core.reading.termtext.md_line`, the body's escaping, so no project, branch,
-    model or price table name steers a terminal that ``cat``s the file (trial 34c F4), its backslashes doubled outside
+    model or price table name steers a terminal that ``cat``s the file (trial 34c F4), the backslashes a viewer would read as escapes escaped outside
     code (:func:`~.export_blocks.literal`: a Markdown viewer shows ``\\\\wsl.localhost\\…`` as written; trial 36c F1)."""
     from .removed import removal_line, shown_removed
 

@@ -149,7 +149,7 @@ MARKDOWN_STEPS = ("message.assistant", "agent.output", "epoch.summary", "thinkin
 
 
 def literal(line: str) -> str:
-    """A head line or index cell of a Markdown export with its backslashes doubled outside code
+    """A head line or index cell of a Markdown export with the backslashes a viewer reads as escapes escaped outside code
     (:func:`~asz_core.reading.termtext.md_literal`; render 8, as written before it)."""
     return md_literal(line) if drawn() >= 8 else line
 

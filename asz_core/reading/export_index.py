@@ -120,7 +120,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
 
 def _md_cell(value: str) -> str:
     """``value`` (a title or a project) as a cell of ``index.md`` (render 9): one line (:func:`~.termtext.md_line`), its
-    backslashes doubled outside code (:func:`~.export_blocks.literal`, render 8: a path as written), its ``<`` and ``[`` escaped so that no viewer runs or fetches what it holds (:func:`~.md_active.inert`; fix36c), its
+    backslashes a viewer reads as escapes escaped outside code (:func:`~.export_blocks.literal`, render 8: a path as written), its ``<`` and ``[`` escaped so that no viewer runs or fetches what it holds (:func:`~.md_active.inert`; fix36c), its
     ``|`` so that it stays one cell."""
     from .md_active import inert
 

@@ -39,8 +39,8 @@ could hide behind it).
   opened-file texts, injected context, the prose around a command's blocks) are drawn in html as written, escaped
   with their line breaks kept (``<div class="said">``), no longer as Markdown, which took a backslash from
   ``\\\\wsl.localhost`` and every one before ``_ * [ #`` (trial 36c F1); the md head lines and talk headings, and
-  an md index's title and project cells, double each backslash outside code, so a Markdown viewer shows a Windows
-  path as written (:func:`~asz_core.reading.termtext.md_literal`). What Markdown made of a text cannot be taken back
+  an md index's title and project cells, escape each backslash outside code that a Markdown viewer reads as an
+  escape (and the ``&`` of an entity), so it shows a Windows path as written (:func:`~asz_core.reading.termtext.md_literal`). What Markdown made of a text cannot be taken back
   off the bytes, so a copy of an older render is made again drawing as that render did (:func:`drawing`); the other
   forms are drawn as render 7 draws them.
 - render 9: every line asz frames in md, html and text (the heads: title, project, branch, models, cost lines, who

@@ -95,19 +95,31 @@ def md_line(text: str) -> str:
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
+#: A backslash a Markdown viewer would take as an escape (CommonMark: one before ASCII punctuation, another backslash
+#: included), or one ending the line; and a ``&`` that would start an entity reference (``&amp;``, ``&#38;``).
+_MD_TAKEN = re.compile(r"\\(?=[!-/:-@\[-`{-~]|$)|&(?=#?[A-Za-z0-9]+;)")
+
+
 def md_literal(line: str) -> str:
-    """``line`` (a head line or an index cell asz wrote, already through :func:`md_line`) with each backslash outside a
-    code span doubled, so a Markdown viewer shows a Windows path as written: ``\\\\wsl.localhost\\Ubuntu`` read
-    as Markdown is ``\\wsl.localhost\\Ubuntu`` again, where the single backslashes would lose one of the first two
-    and every one before ``_ * [ #`` (trial 36c F1; render 8). A code span's backslashes stand for themselves and are
-    left. str in, str out."""
-    if "\\" not in line:
+    """``line`` (a head line or an index cell asz wrote, already through :func:`md_line`) with a backslash written before
+    each backslash a Markdown viewer would take as an escape (one before ASCII punctuation, another backslash included,
+    or ending the line) and before each ``&`` that starts an entity reference, outside code spans, so a viewer shows
+    the value as written: ``\\\\wsl.localhost\\Ubuntu`` is written ``\\\\\\wsl.localhost\\Ubuntu`` and read
+    back as it was, ``my app\\_build`` keeps its backslash, where the bare text would lose one of the first two and
+    every one before ``_ * [ #`` (trial 36c F1; render 8). A backslash before anything else stands for itself in
+    Markdown and is left, so the raw file reads as the terminal prints (``C:\\Users``, ``\\x1b``). A code span's
+    backslashes stand for themselves and are left. str in, str out."""
+    if "\\" not in line and "&" not in line:
         return line
     out, at = [], 0
     for m in _CODE_SPAN.finditer(line):
-        out += [line[at:m.start()].replace("\\", "\\\\"), m.group(0)]
+        out += [_MD_TAKEN.sub(_taken, line[at:m.start()]), m.group(0)]
         at = m.end()
-    return "".join(out + [line[at:].replace("\\", "\\\\")])
+    return "".join(out + [_MD_TAKEN.sub(_taken, line[at:])])
+
+
+def _taken(m: re.Match) -> str:
+    return "\\" + m.group(0)
 
 
 def html_line(text: str, *, keep_cr: bool = True) -> str:

@@ -62,8 +62,14 @@ def _head(form: str, data: str) -> str:
 
 
 def _md(value: str) -> str:
-    """``value`` as an md head line or index cell writes it: each backslash doubled (render 8, md_literal)."""
-    return value.replace("\\", "\\\\")
+    """``value`` as an md head line or index cell writes it (render 8, md_literal): a backslash written before each
+    backslash that CommonMark would read as an escape, one before ASCII punctuation or ending the value; one before
+    anything else (``\\u200b``, ``\\t``) stands for itself and is left."""
+    out = []
+    for i, c in enumerate(value):
+        nxt = value[i + 1:i + 2]
+        out.append("\\\\" if c == "\\" and (nxt == "" or (nxt.isascii() and not nxt.isalnum() and not nxt.isspace())) else c)
+    return "".join(out)
 
 
 @pytest.mark.parametrize("form", [("md",), ("md", "--brief"), ("text",), ("html",)])
