@@ -42,8 +42,11 @@ def odd_root(corpus_dir: Path, tmp_path_factory) -> Path:
     last = json.loads(lines[-1])
     tail = dict(first, parentUuid=last.get("uuid"), uuid="11111111-2222-4333-8444-555555555551",
                 timestamp="2026-07-01T00:00:00Z", message={"role": "user", "content": ODD})
-    image = dict(first, parentUuid=tail["uuid"], uuid="11111111-2222-4333-8444-555555555553", timestamp="2026-07-01T00:00:01Z",
-                 message={"role": "user", "content": IMAGES})
+    # the images in the agent's reply, which is Markdown (a person's prompt is drawn as written since render 8)
+    said = json.loads(next(x for x in lines if json.loads(x).get("type") == "assistant"))
+    image = dict(said, parentUuid=tail["uuid"], uuid="11111111-2222-4333-8444-555555555553", timestamp="2026-07-01T00:00:01Z",
+                 requestId="req_images0000000000000000", message=dict(said["message"], id="msg_images0000000000000000",
+                                                                      content=[{"type": "text", "text": IMAGES}]))
     (project / f"{SESSION}.jsonl").write_text("\n".join(lines + [json.dumps(tail), json.dumps(image)]) + "\n", encoding="utf-8")
     odd = dict(first, sessionId=ODD_ID, uuid="11111111-2222-4333-8444-555555555552", timestamp="2026-07-01T00:00:00Z",
                message={"role": "user", "content": ODD})
@@ -132,7 +135,8 @@ def test_text_export_writes_controls_as_escapes(odd_root: Path, tmp_path: Path):
 
 @pytest.mark.slow
 def test_html_export_fetches_no_remote_image(odd_root: Path, tmp_path: Path):
-    """A Markdown image from elsewhere becomes a link (trial 3, F20): a viewer that ignores the CSP fetches nothing."""
+    """A Markdown image from elsewhere in the agent's reply becomes a link (trial 3, F20): a viewer that ignores the
+    CSP fetches nothing."""
     out = tmp_path / "s.html"
     asz("export", SESSION[:8], "--format", "html", "--root", str(odd_root), "--out", str(out), check=False)
     page = out.read_text(encoding="utf-8")

@@ -117,7 +117,7 @@ def checked_after_prune(root: Path, tools: dict[str, str], at: Path) -> dict[tup
     """Each conversation of ``root`` (``tools``: its id -> a tool name its calls use, read from its source) exported
     in every form (:data:`ALL_FORMS`) into ``at``, then the root pruned (retention ``after: "0"``): each copy checks
     against the pruned root but for what retention removed, exit 0; ``asz usage --json`` is the same and ``asz ls
-    --json`` differs only in ``project`` (``""``: the records' ``cwd`` went), ``removed_files`` (the skeletons) and
+    --json`` differs only in ``project`` and its ``project_label`` (``""``: the records' ``cwd`` went), ``removed_files`` (the skeletons) and
     ``title`` (``(removed by retention)``: a runtime title the skeletons keep as a label is never shown, trial 32b F1);
     the tool's name (kept by the skeletons) changed in a copy of each form is a problem, exit 1. Returns the copies
     by (id, form)."""
@@ -130,9 +130,10 @@ def checked_after_prune(root: Path, tools: dict[str, str], at: Path) -> dict[tup
     _pruned_and_checked(root, copies, at, set(tools))
     assert asz("usage", "--json", "--root", str(root)).stdout == usage_before
     ls_after = json.loads(asz("ls", "--json", "--root", str(root)).stdout)
-    assert _except(ls_after, ("project", "removed_files", "title")) == _except(ls_before, ("project", "removed_files", "title"))
-    assert {r["id"]: (r["project"], r["removed_files"], r["title"]) for r in ls_after} == {
-        sid: ("", len(list((root / sid).rglob("*.sk"))), "(removed by retention)") for sid in tools}
+    went = ("project", "project_label", "removed_files", "title")
+    assert _except(ls_after, went) == _except(ls_before, went)
+    assert {r["id"]: (r["project"], r.get("project_label", ""), r["removed_files"], r["title"]) for r in ls_after} == {
+        sid: ("", "", len(list((root / sid).rglob("*.sk"))), "(removed by retention)") for sid in tools}
     for sid, tool in tools.items():
         for form in ALL_FORMS:
             _forged_fails(copies[sid, form], tool, tool + "x", at / f"forged-{sid[:8]}.{form}", root)

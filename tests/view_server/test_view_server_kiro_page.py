@@ -154,7 +154,8 @@ def test_kiro_3x_model_calls_read_as_asz_s_grouping(kiro_root, serve, browser):
 
 
 def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp_path):
-    """Trial 23a, F17: the real 3.x lines written in UTF-16 (no line reads as JSON): the list and the conversation
+    """Trial 23a, F17: the real 3.x lines, each reversed so no line reads as JSON (the trial's UTF-16 copy is now refused
+    whole by collect, trial 36c F3): the list and the conversation
     header say not recorded, never 0 tokens or $0.00, and the header says why no call could be read."""
     src = next(CORPUS_KIRO.glob(f"sessions/*/{IDE_SESSION}/messages.jsonl"), None)
     if src is None:
@@ -162,7 +163,8 @@ def test_a_utf16_kiro_session_reads_not_recorded_on_the_page(serve, browser, tmp
     sid = "sess_16161616-1616-4616-8616-161616161616"
     d = tmp_path / "home" / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e" / sid
     d.mkdir(parents=True)
-    (d / "messages.jsonl").write_bytes(src.read_text(encoding="utf-8").encode("utf-16"))
+    (d / "messages.jsonl").write_text("".join(x[::-1] + "\n" for x in src.read_text(encoding="utf-8").splitlines()),
+                                      encoding="utf-8")
     root = tmp_path / "root"
     asz("collect", "--once", "--adapter", "kiro", "--source", str(tmp_path / "home" / ".kiro"), "--root", str(root))
     s = serve(root)

@@ -53,7 +53,10 @@ def markdown_lines() -> list[dict]:
         _env("u-2", "a-1", "2026-11-22T10:00:03.000Z", "user", promptId=p, sourceToolAssistantUUID="a-1",
              message={"role": "user", "content": [{"tool_use_id": "toolu_m1", "type": "tool_result", "content": "ok <script>window.__pwned=8</script>",
                                                    "is_error": False}]}),
-        _assistant("a-2", "u-2", "2026-11-22T10:00:05.000Z", "msg_m2", [{"type": "text", "text": MD_REPLY}], "end_turn", p),
+        # the reply is Markdown: the prompt's Markdown and payloads said again there (a person's prompt is drawn as
+        # written since trial 36c F1)
+        _assistant("a-2", "u-2", "2026-11-22T10:00:05.000Z", "msg_m2", [{"type": "text", "text": MD_REPLY + "\n\n" + MD_PROMPT}],
+                   "end_turn", p),
     ]
 
 
@@ -71,19 +74,23 @@ def test_markdown_renders_and_payloads_stay_inert(markdown_root, serve, browser)
     drv = browser
     open_at(drv, f"{s.base}/c/{CANARY_SESSION}", "section.talk .talkhead")
     drv.find_element(By.CSS_SELECTOR, "section.talk .talkhead").click()
-    prompt = wait(drv, lambda d: d.find_element(By.CSS_SELECTOR, ".k-message-external .md"))
+    # a person's prompt is drawn as written (trial 36c F1): its text whole, no element made of it
+    prompt = wait(drv, lambda d: d.find_element(By.CSS_SELECTOR, ".k-message-external .said"))
+    assert prompt.get_attribute("textContent") == MD_PROMPT.strip("\n") or prompt.get_attribute("textContent") == MD_PROMPT
+    assert not prompt.find_elements(By.CSS_SELECTOR, "*"), prompt.get_attribute("innerHTML")
+    reply = drv.find_element(By.CSS_SELECTOR, ".k-message-assistant .md")
     # a text's headings nest under the page's h1 and h2: its shallowest is an h3 (docs/view.md)
-    assert prompt.find_element(By.CSS_SELECTOR, "h3").text == "Plan for the release"
-    assert "make test && echo done" in prompt.find_element(By.CSS_SELECTOR, "pre code").text
-    cells = [c.text for c in prompt.find_elements(By.CSS_SELECTOR, "table td")]
+    assert [x.text for x in reply.find_elements(By.CSS_SELECTOR, "h3")] == ["Plan for the release"]
+    assert [x.text for x in reply.find_elements(By.CSS_SELECTOR, "h4")] == ["Done"]  # under it by one level, as written
+    assert "make test && echo done" in reply.find_element(By.CSS_SELECTOR, "pre code").text
+    cells = [c.text for c in reply.find_elements(By.CSS_SELECTOR, "table td")]
     assert cells == ["build", "ci", "ship", "me"]
-    assert prompt.find_element(By.LINK_TEXT, "safe link").get_attribute("href") == "https://example.org/"
-    unsafe = prompt.find_elements(By.PARTIAL_LINK_TEXT, "unsafe one")
+    assert reply.find_element(By.LINK_TEXT, "safe link").get_attribute("href") == "https://example.org/"
+    unsafe = reply.find_elements(By.PARTIAL_LINK_TEXT, "unsafe one")
     assert not unsafe or not (unsafe[0].get_attribute("href") or "").startswith("javascript:")
     # raw HTML is shown as text, never as markup
-    assert "<script>window.__pwned=1</script>" in prompt.text and 'onerror="window.__pwned=2"' in prompt.text
-    reply = drv.find_element(By.CSS_SELECTOR, ".k-message-assistant .md")
-    assert reply.find_element(By.CSS_SELECTOR, "h3").text == "Done" and reply.find_element(By.CSS_SELECTOR, "strong").text == "shipped"
+    assert "<script>window.__pwned=1</script>" in reply.text and 'onerror="window.__pwned=2"' in reply.text
+    assert reply.find_element(By.CSS_SELECTOR, "strong").text == "shipped"
     # the empty "\n\n" fragment the runtime wrote before its tool call is not drawn
     assert not drv.find_elements(By.CSS_SELECTOR, '.node[data-id="msg/1/2:0"]')
     # tool calls are folded, closed, and say what they hold

@@ -1,5 +1,6 @@
-"""A Kiro session whose every record is undescribed (trial 23a, F17): the corpus's real 3.x ``messages.jsonl`` written
-in UTF-16, so no line reads as JSON. Nothing in it records a token count, so no reader says 0 tokens or $0.00: ``asz
+"""A Kiro session whose every record is undescribed (trial 23a, F17): the corpus's real 3.x ``messages.jsonl`` with
+each line's characters reversed, so no line reads as JSON (the trial wrote it in UTF-16, which collect now refuses
+whole with one line, trial 36c F3: tests/collect/test_utf16_source.py). Nothing in it records a token count, so no reader says 0 tokens or $0.00: ``asz
 ls`` reads ``not recorded`` and ``-`` (``usage_recorded`` false), ``asz conversation`` ``tokens not recorded`` and
 ``cost -``, by the one rule (``asz_core.view.rows.usage_unrecorded``). Counts from the source file.
 """
@@ -26,7 +27,7 @@ def test_a_utf16_kiro_session_reads_not_recorded(corpus_dir: Path, tmp_path: Pat
     assert lines == 46
     d = tmp_path / "home" / ".kiro" / "sessions" / "2f1c0d9e8b7a6f5e" / SESSION
     d.mkdir(parents=True)
-    (d / "messages.jsonl").write_bytes(text.encode("utf-16"))  # a BOM, then two bytes per character
+    (d / "messages.jsonl").write_text("".join(x[::-1] + "\n" for x in text.splitlines()), encoding="utf-8")
     root = tmp_path / "root"
     _asz("collect", "--once", "--adapter", "kiro", "--source", str(tmp_path / "home" / ".kiro"), "--root", str(root))
     doc = json.loads(_asz("conversation", SESSION, "--json", "--root", str(root)))
