@@ -275,7 +275,9 @@ def test_a_pair_listed_without_ids_is_listed_again_by_a_request_with_no_file(cor
     old = [{k: v for k, v in json.loads(ln).items() if k != "ids"} for ln in listed.read_text().splitlines()]
     listed.write_text("".join(json.dumps(d) + "\n" for d in old))
     calls, _, _ = _source_figures(carol_src + bob_src)
-    assert json.loads(asz("usage", "--root", str(team), "--json", "--total-once").stdout)["total"]["calls"] > calls
+    # a provider call two conversations hold is counted once root-wide since 12b55315 (trial 35a F5), so the old
+    # line without ids no longer makes the total count them twice; the receiver's listing is checked below
+    assert json.loads(asz("usage", "--root", str(team), "--json", "--total-once").stdout)["total"]["calls"] == calls
     rcv = _Receiving(team, 1, rcv.address)
     try:
         _push(bob, rcv.address)

@@ -75,6 +75,9 @@ def _said(root: Path, *flags: str) -> dict:
     # tests/view_server/test_api_cli_agree.py; what this compares is the files not searched and the hits
     assert "note" not in api or api["note"].startswith("no conversation matched ")
     api.pop("note", None)
+    # the API pages on (99e86772, trial 36a F3): its paging keys say the whole answer is here
+    paging = {k: api.pop(k) for k in ("limit", "next", "offset", "total", "total_capped")}
+    assert paging == {"limit": 50, "next": None, "offset": 0, "total": len(api["hits"]), "total_capped": False}, paging
     assert cli == api
     return {"notes": notes, "warned": warned, "json": [g["file"] for g in cli["held_back"]["not_searched"]]}
 
