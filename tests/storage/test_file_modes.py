@@ -20,12 +20,18 @@ import pytest
 TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
 
 
-def _asz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def console(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The installed ``asz`` console script run with ``args`` (the environment's ``ASZ_UMASK`` left out, ``env`` added);
+    the test skips where there is no console script beside the interpreter."""
     script = Path(sys.executable).with_name("asz")
     if not script.is_file():
         pytest.skip(f"no console script at {script}")
     run = {k: v for k, v in os.environ.items() if k != "ASZ_UMASK"}
-    p = subprocess.run([str(script), *args], capture_output=True, text=True, env={**run, **(env or {})}, timeout=600)
+    return subprocess.run([str(script), *args], capture_output=True, text=True, env={**run, **(env or {})}, timeout=600)
+
+
+def _asz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    p = console(*args, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     return p
 

@@ -15,20 +15,10 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
-
-
-def _asz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    script = Path(sys.executable).with_name("asz")
-    if not script.is_file():
-        pytest.skip(f"no console script at {script}")
-    run = {k: v for k, v in os.environ.items() if k != "ASZ_UMASK"}
-    return subprocess.run([str(script), *args], capture_output=True, text=True, env={**run, **(env or {})}, timeout=600)
+from test_file_modes import TRANSCRIPT
+from test_file_modes import console as _asz
 
 
 def _open(root: Path) -> list[str]:
