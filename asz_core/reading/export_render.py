@@ -51,6 +51,12 @@ could hide behind it).
   its texts escaped, never run (``\\<script``, ``\\[x](javascript:…)``: :mod:`~asz_core.reading.md_active`; trial
   34c F10). What render 9 drew cannot always be taken back off the bytes (a transcript's own ``\\t`` reads as a tab's
   escape), so a copy of render 8 or before is made again drawing as that render did (:func:`drawing`).
+- render 10: in a block of an md copy written escaped (render 9), the code spans are left as they are, since a code
+  span shows a backslash (render 9 wrote ```a\\<b```, which a viewer shows as ``a\\<b``), and the warning line counts
+  only the raw HTML that can act (a script, an image, a link, an element with an attribute:
+  :func:`~asz_core.reading.md_active._acts`), not a placeholder or a runtime's markup tag (``<number>``,
+  ``<command-name>``), which is escaped all the same so a viewer shows it (fix37b). A copy of render 9 is made again
+  drawing as render 9 did (:func:`drawing`).
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 9
+RENDER = 10
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -120,7 +126,7 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
     form's quotes after a line separator (render 5) removed; for render 3 and before, the text form's every quote and
     the md warning line (render 4) removed; for render 2 and before, what render 3 added removed, and for render 1
     what render 2 added too."""
-    if render >= 7:  # renders 8 and 9 are drawn as the copy's render drew them (drawing)
+    if render >= 7:  # renders 8 to 10 are drawn as the copy's render drew them (drawing)
         return again
     if fmt in ("json", "prose"):  # render 7's escapes undone
         again = _JSON_LINE_VISIBLE.sub(lambda m: m.group(1) + chr(int(m.group(2), 16)).encode(), again)

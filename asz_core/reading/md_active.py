@@ -7,7 +7,10 @@ Render 9 (fix36c): each block holding such a place, found by markdown-it-py read
 HTML on, every link scheme kept; code, fenced or inline, is what the viewer shows as code), is written with a
 backslash before each ``<`` that opens HTML and each ``[`` (:func:`neutralised`): the viewer shows the characters, the
 text stays evidence (``asz verify --export`` holds it to the landed texts), and the file says once, under its title,
-how many places of which kinds it held (:func:`warned`). A copy of render 4 to 8 is drawn again as it was: the places
+how many places of which kinds it held (:func:`warned`). Render 10 (fix37b): such a block's code spans are left as they are (a viewer shows a code span's backslash:
+render 9 wrote ```a\\<b``` for a typed ```a<b```), and the line counts only the raw HTML that can act (:func:`_acts`),
+not a placeholder or a runtime's markup tag (``<number>``, ``<command-name>``), escaped all the same so it shows; a
+copy of render 9 is drawn again as it was. A copy of render 4 to 8 is drawn again as it was: the places
 as written, counted outside code (:func:`rendered_text`, :func:`active_places`), and the warning that a viewer runs
 them.
 """
@@ -124,7 +127,12 @@ def _active_lines(md: str, parser) -> tuple[list[tuple[int, int]], dict[str, int
     """The line ranges (``[start, end)``, 0-based) of the blocks ``md`` holds that a viewer would run or fetch from (a
     raw HTML block; a paragraph, heading, list item's text or table cell holding raw HTML, a link to a
     :data:`_RUNS` URI or an image from elsewhere or of such a URI; a link reference definition to such a URI, which a
-    viewer hides), and how many such places of each :data:`ACTIVE` kind."""
+    viewer hides), and how many such places of each :data:`ACTIVE` kind: from render 10 a raw HTML place counts only
+    when it can act (:func:`_acts`: ``<script>``, ``<a href=…>``, ``<div onclick=…>``), not a placeholder or a runtime's
+    markup tag (``<number>``, ``<command-name>``, ``<summary>``), which is escaped all the same, so a viewer shows it."""
+    from .export_render import drawn
+
+    old = drawn() < 10
     ranges: list[tuple[int, int]] = []
     places = {kind: 0 for kind, _ in ACTIVE}
     where: list[int] | None = None
@@ -139,12 +147,12 @@ def _active_lines(md: str, parser) -> tuple[list[tuple[int, int]], dict[str, int
             where = tok.map
         if tok.type == "html_block":
             ranges.append(tuple(tok.map))
-            places["raw HTML"] += 1
+            places["raw HTML"] += 1 if old or any(_acts(m.group(0)) for m in _TAG.finditer(tok.content)) else 0
         elif tok.type == "inline" and where is not None:
             hit = 0
             for child in tok.children or ():
-                if child.type == "html_inline":
-                    places["raw HTML"] += not child.content.startswith("</")  # a tag it opens, not one it closes
+                if child.type == "html_inline":  # a tag it opens, not one it closes; from render 10 one that can act
+                    places["raw HTML"] += not child.content.startswith("</") and (old or _acts(child.content))
                 elif child.type == "link_open" and _runs(child.attrGet("href") or ""):
                     places["script or data link"] += 1
                 elif child.type == "image" and _runs(child.attrGet("src") or ""):
@@ -172,6 +180,89 @@ def _escaped(line: str) -> str:
     return "".join(out) + line[at:] if out else line
 
 
+#: The ASCII punctuation a backslash escapes in CommonMark (the backslash shown neither before it nor kept).
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _code_kept(text: str) -> str:
+    """``text`` (one block's lines, no blank line among them) with a backslash before each ``<`` that could open raw HTML
+    or an autolink and each ``[``, outside its code spans (render 10): a code span shows every character as it is, a
+    backslash too (render 9 wrote ```a\\<b``` there, which a viewer shows with the backslash). The spans are found
+    as CommonMark finds them once no ``<`` opens HTML any more (so never inside a tag: a backtick in an attribute is
+    text then): a backtick run not escaped opens one, closed by the next run of exactly its length; a run with no
+    such closer is text. A character already escaped (after a backslash) is left as it is."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in _PUNCT:
+            out.append(text[i:i + 2])
+            i += 2
+        elif c == "`":
+            j = i
+            while j < n and text[j] == "`":
+                j += 1
+            k, close = j, -1
+            while (k := text.find("`", k)) >= 0:
+                e = k
+                while e < n and text[e] == "`":
+                    e += 1
+                if e - k == j - i:
+                    close = e
+                    break
+                k = e
+            out.append(text[i:close if close >= 0 else j])  # the span whole, or the run as text
+            i = close if close >= 0 else j
+        else:
+            opens = c == "[" or c == "<" and i + 1 < n and (text[i + 1] in "/!?" or text[i + 1].isascii() and text[i + 1].isalpha())
+            out.append("\\" + c if opens else c)
+            i += 1
+    return "".join(out)
+
+
+def _block_escaped(lines: list[str]) -> list[str]:
+    """The lines of one block a viewer would run or fetch from, escaped: render 10 by :func:`_code_kept`, each run of
+    lines between blank ones apart (a raw HTML block may hold blank lines; once escaped each run is a paragraph, and
+    no code span crosses a blank line); render 9 and before by :func:`_escaped`, line by line, code spans too."""
+    from .export_render import drawn
+
+    if drawn() < 10:
+        return [_escaped(x) for x in lines]
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*lines, None]:
+        if line is None or not line.strip():
+            out += _code_kept("\n".join(run)).split("\n") if run else []
+            out += [] if line is None else [line]
+            run = []
+        else:
+            run.append(line)
+    return out
+
+
+#: A tag CommonMark reads as raw HTML, and its name: an open or closing tag, a comment, a declaration, a processing
+#: instruction, CDATA (markdown-it's own pattern).
+_TAG = re.compile(r"<(?:/?([A-Za-z][A-Za-z0-9-]*)(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>|!--|!\[CDATA\[|![A-Za-z]|\?)")
+#: The elements that run, embed, fetch, post, take input, restyle or navigate even with no attribute of their own.
+_ACTING = frozenset("""a applet area audio base body button canvas details dialog embed fieldset form frame frameset head
+html iframe image img input isindex keygen link map marquee math meta meter noembed noframes noscript object output
+picture portal progress script select slot source style svg template textarea title track video""".split())
+#: What follows a tag's name when it carries an attribute (an ``on…`` handler, a ``src``, a ``style``: any).
+_ATTRIBUTE = re.compile(r"[\s/]+[^\s/>=]")
+
+
+def _acts(tag: str) -> bool:
+    """Whether raw HTML ``tag`` (one tag as CommonMark reads it, ``<…>``) can act in a viewer that renders it: an
+    element of :data:`_ACTING`, or any element carrying an attribute; a comment, declaration or processing
+    instruction hides its text and runs nothing, and neither does an unknown element with no attribute (``<number>``,
+    ``<command-name>``: a placeholder, a runtime's markup). A closing tag never acts."""
+    m = _TAG.match(tag)
+    if m is None or m.group(1) is None or tag.startswith("</"):
+        return False
+    name = m.group(1)
+    return name.lower() in _ACTING or bool(_ATTRIBUTE.match(tag, 1 + len(name)))
+
+
 def inert(value: str) -> str:
     """``value`` (one line a transcript gave: a title or a project in ``index.md``'s table) with a backslash before each
     ``<`` that could open raw HTML or an autolink and each ``[`` (:func:`_escaped`), whatever it holds: a viewer shows
@@ -196,7 +287,7 @@ def neutralised(md: str) -> tuple[str, dict[str, int]]:
             return md, places
         lines = md.split("\n")
         for a, b in ranges:
-            lines[a:b] = [_escaped(x) for x in lines[a:b]]
+            lines[a:b] = _block_escaped(lines[a:b])
         again = "\n".join(lines)
         if again == md:  # nothing left to escape, yet a viewer finds something: entities hold no markup
             break

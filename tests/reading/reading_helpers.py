@@ -289,3 +289,19 @@ def plant_heads(lines: list[dict], cwd: str, branch: str, model: str | None = No
         m = o.get("message")
         if model is not None and isinstance(m, dict) and m.get("role") == "assistant":
             m["model"] = model
+
+
+def checks_as_render(copy: Path, root: Path, render: int, later: int) -> None:
+    """``copy`` (an md export drawn as render ``render`` drew it) checks against ``root`` when its manifest says
+    ``render`` (``asz verify --export``: exit 0, ``the copy checks against the root``), and does not when the same
+    bytes are said to be render ``later`` (exit 1, a changed line named)."""
+    from cli_helpers import asz_in_process
+
+    manifest = copy.with_name(copy.name + ".manifest.json")
+    body = json.loads(manifest.read_bytes())
+    manifest.write_text(json.dumps({**body, "render": render}))
+    ok = asz_in_process("verify", "--export", str(copy), "--root", str(root))
+    assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
+    manifest.write_text(json.dumps({**body, "render": later}))  # the same bytes said to be the later render
+    bad = asz_in_process("verify", "--export", str(copy), "--root", str(root))
+    assert bad.returncode == 1 and f"{copy.name}: line " in bad.stdout, bad.stdout

@@ -16,13 +16,11 @@ cwd and its branch, collected by the real ``asz collect``.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from markdown_it import MarkdownIt
 
 from cli_helpers import asz_in_process
-from reading_helpers import plant_heads, planted_root
+from reading_helpers import checks_as_render, plant_heads, planted_root
 
 TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
 #: Each payload a viewer would run or fetch, on its own line of a prompt (between paragraphs of plain text).
@@ -121,12 +119,5 @@ def test_the_escaped_copy_and_a_render_8_copy_check(root, tmp_path):
     old = tmp_path / "old.md"
     with drawing(8):  # the copy render 8 made: the payloads as the transcript holds them
         _ok("export", "de3b8b19", "--root", str(root), "--format", "md", "--out", str(old))
-    manifest = tmp_path / "old.md.manifest.json"
-    body = json.loads(manifest.read_bytes())
     assert "<script>document.title='PWNED-1'</script>" in old.read_text() and _live(old.read_text())
-    manifest.write_text(json.dumps({**body, "render": 8}))
-    ok = asz_in_process("verify", "--export", str(old), "--root", str(root))
-    assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
-    manifest.write_text(json.dumps({**body, "render": 9}))  # the same bytes said to be render 9: changed lines
-    bad = asz_in_process("verify", "--export", str(old), "--root", str(root))
-    assert bad.returncode == 1 and "old.md: line " in bad.stdout, bad.stdout
+    checks_as_render(old, root, 8, 9)

@@ -87,7 +87,7 @@ def test_a_render_7_copy_still_checks(root, tmp_path, form):
         asz("export", SESSION[:8], "--format", form, "--out", str(old), "--root", str(root))
     asz("export", SESSION[:8], "--format", form, "--out", str(now), "--root", str(root))
     assert old.read_bytes() != now.read_bytes()
-    for copy, render, code in ((old, 7, 0), (old, 8, 1), (now, 7, 1), (now, 9, 0)):  # now: render 9 (fix36c)
+    for copy, render, code in ((old, 7, 0), (old, 8, 1), (now, 7, 1), (now, 10, 0)):  # now: render 10 (fix37b)
         body = json.loads(copy.with_name(copy.name + ".manifest.json").read_bytes())
         data = copy.read_bytes()
         body["render"] = render

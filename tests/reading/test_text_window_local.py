@@ -53,7 +53,7 @@ def test_the_window_in_the_zone_asked(corpus_root, tmp_path):
 def test_a_render_5_copy_still_checks_and_a_changed_zone_does_not(corpus_root, tmp_path):
     copy = tmp_path / "a.txt"
     lines = _export(corpus_root, copy, "2025-09-30", "Pacific/Auckland")
-    assert json.loads((tmp_path / "a.txt.manifest.json").read_text())["render"] == 9
+    assert json.loads((tmp_path / "a.txt.manifest.json").read_text())["render"] == 10
     old = "".join(x + "\n" for x in lines if not x.startswith("window_local: ")).encode()
     _rewritten(copy, old, render=5)  # as render 5 wrote it: no window_local line
     p = asz("verify", "--export", str(copy), "--root", str(corpus_root), check=False)
