@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .export_folder import Changes, close_folder, interrupted_line, open_folder, write_one
+from .export_folder import EXT, Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, over_budget, refuse_missing_parent,
                           stdout_note, window_file_over)
@@ -18,7 +18,6 @@ from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refus
 
 FORMATS = ("md", "html", "json", "prose", "text")
 #: File extension per format (folder exports).
-EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl", "text": "txt"}
 #: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
 FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 
@@ -313,7 +312,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     try:
         if out is not None:  # no folder manifest until the index is written, a killed export's .part files gone, its
             # partial manifest read: what is whole there already is not made again (trial 31b F13)
-            resume = open_folder(r, out, fmt, prose, lambda: made(prose, fmt, hide, thinking), thinking)
+            resume = open_folder(r, out, fmt, prose, lambda: made(prose, fmt, hide, thinking), thinking, files, prose.replace)
         with bar:
             for row in rows:
                 if resume is not None and resume.already(row, str(files[row["id"]]), prose, fmt):
@@ -411,6 +410,7 @@ def export(
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose or text with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     max_tokens: int = typer.Option(MODEL_CONTEXT_TOKENS, "--max-tokens", metavar="N", min=1, help="The token budget of one written file (bytes ÷ 4; default 200,000, a Claude model's context): prose, text or md written over it is warned about, file by file (asz export: warning: FILE is … tokens …)."),
     split: bool = typer.Option(False, "--split", help="With --out DIR/ and the audit form (--audit or --format text): a conversation whose file is over --max-tokens is written in parts that each fit, ID.part1.EXT, ID.part2.EXT, …, each beginning with the conversation's header line (with part: '2 of 3: lines …') and holding whole lines only."),
+    replace: bool = typer.Option(False, "--replace", help="With --out DIR/: remove the files an earlier export into DIR wrote (its manifest lists them) that this one does not make again (other conversations, another format's copies, its index page), and nothing else; without it such a folder is refused (exit 1, nothing written). The same export again needs no --replace."),
     source: list[Path] = typer.Option([], "--source", help="prose: a source folder the conversations were collected from, again for each further folder, looked in in order (default: each adapter's configured or default folders, as asz collect reads them: Claude Code's every projects folder holding sessions), read where a landed record cannot tell a string from a list (a file landed before claude-code-local 0.2.0)."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
@@ -445,7 +445,7 @@ def export(
     reason, as it lists one --since/--until cannot place (no usable round, so
     no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
     its parents). Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
-    no permission), an unknown id, filters no conversation matches (said before what several need; nothing written; but a --since/--until window alone into a folder that no conversation has a record in is a quiet day: an empty set, its index and manifest, exit 0), a conversation with
+    no permission, a folder holding another export's files without --replace), an unknown id, filters no conversation matches (said before what several need; nothing written; but a --since/--until window alone into a folder that no conversation has a record in is a quiet day: an empty set, its index and manifest, exit 0), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
     json with an --out ending in .html, .json, .md, .jsonl or .txt: they go into a folder).
@@ -465,6 +465,7 @@ def export(
     _refuse_split(split, conversation_id is not None and not many, audit or fmt == "text", out, fmt)
     prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
                   redact, in_range_only, brief, whole, max_tokens, split, shared=fmt in ("md", "html"))
+    prose.replace = replace  # --out DIR/: an earlier export's files this one does not make removed (trial 37a F3)
     if conversation_id is not None and not many:
         unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
     else:

@@ -18,11 +18,13 @@ from .export_resume import Resume, remove_parts
 from .export_write import earlier
 
 __all__ = ["FOLDER_MANIFEST", "FOLDER_SCHEMA", "Changes", "write_one", "index_page", "folder_manifest", "open_folder",
-           "close_folder", "interrupted_line"]
+           "close_folder", "interrupted_line", "left_over", "EXT"]
 
 #: The folder manifest's name in the folder, and its format and version (1.x adds keys, never removes or renames one).
 FOLDER_MANIFEST = "export.manifest.json"
 FOLDER_SCHEMA = "asz.export-folder/1"
+#: The suffix each format's copies take (``ID.EXT``; a file of the whole stream, ``FILE.EXT``).
+EXT = {"md": "md", "html": "html", "json": "json", "prose": "jsonl", "text": "txt"}
 
 
 class Changes:
@@ -151,14 +153,95 @@ def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str]
     return path, sha256(data)
 
 
-def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool) -> Resume:
+def _ours(name: str, cid: str, files: dict, ext: str) -> bool:
+    """Whether ``name``, conversation ``cid``'s copy in an earlier export, is one this export writes again: its
+    ``ID.EXT`` or one of its ``ID.partN.EXT`` (``--split``: :func:`~asz_core.cli.export_write.earlier` handles them)."""
+    if cid not in files:
+        return False
+    return name == files[cid] or (name.startswith(f"{cid}.part") and name.endswith(f".{ext}"))
+
+
+def left_over(out: Path, fmt: str, files: dict) -> list[str]:
+    """The files an earlier export wrote into ``out`` that this one (``files``: conversation -> the name it writes,
+    every conversation it lists) does not write again, sorted: each copy (and its ``.manifest.json``) and index page
+    the folder manifest (:data:`FOLDER_MANIFEST`) or the partial manifest of a stopped export
+    (:data:`~asz_core.cli.export_resume.JOURNAL`) names, that is in the folder now. Only what those list, never
+    another file (a README beside them). A copy of a conversation this export lists again under the same name is not
+    one (the same export again, or the next one of a growing window: made again and compared, as before). Trial 37a
+    F3: a second week's export into the first's folder left 13 stale conversations beside the new index, and
+    ``asz verify --export DIR`` then failed."""
+    from .export_resume import JOURNAL
+
+    ext = EXT.get(fmt, fmt)
+    listed: list[tuple[str, str | None, str | None]] = []  # (copy, its conversation, its manifest)
+    try:
+        body = orjson.loads((out / FOLDER_MANIFEST).read_bytes())
+        index = str(((body.get("index") or {}).get("file")) or "")
+        if index:
+            listed.append((index, None, None))
+        for f in body.get("files") or ():
+            listed.append((str(f.get("file")), str(f.get("conversation")), str((f.get("manifest") or {}).get("file") or "")))
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    try:
+        for line in (out / JOURNAL).read_bytes().splitlines():
+            try:
+                e = orjson.loads(line)
+                listed.append((str(e["file"]), str(e["conversation"]), str(e["file"]) + ".manifest.json"))
+            except (ValueError, KeyError, TypeError):
+                continue  # a line a kill -9 cut short
+    except OSError:
+        pass
+    here = f"index.{fmt if fmt in ('html', 'json') else 'md'}"
+    stale: set[str] = set()
+    for name, cid, manifest in listed:
+        if "/" in name or "\\" in name or name in ("", ".", "..", FOLDER_MANIFEST, JOURNAL):
+            continue  # only a name in the folder itself
+        if cid is None and name == here or cid is not None and _ours(name, cid, files, ext):
+            continue
+        for n in (name, manifest or ""):
+            if n and "/" not in n and (out / n).is_file():
+                stale.add(n)
+    return sorted(stale)
+
+
+def _refuse_left_over(out: Path, stale: list[str], replace: bool, lock) -> None:
+    """Say the files an earlier export left in ``out`` (:func:`left_over`) and remove them with ``replace``; without
+    it refuse (exit 1, nothing written, the folder's lock released) naming the first five."""
+    if not stale:
+        return
+    copies = [n for n in stale if not n.endswith(".manifest.json")]
+    first = ", ".join(copies[:5] or stale[:5]) + (f" and {len(copies) - 5} more" if len(copies) > 5 else "")
+    if replace:
+        for n in stale:
+            (out / n).unlink(missing_ok=True)
+        typer.echo(f"asz export: removed {len(stale):,} file(s) an earlier export left in {out} that this one does "
+                   f"not make ({len(copies):,} cop(ies) and index page(s) with their manifests: {first}) (--replace)",
+                   err=True)
+        return
+    if lock is not None:
+        os.close(lock)
+    typer.echo(f"asz export: {out} holds another export: {len(copies):,} file(s) its manifest lists that this export "
+               f"does not make ({first}), with their manifests; left beside this export's index they would be "
+               f"stale copies and asz verify --export would fail. Give --replace to remove exactly those "
+               f"{len(stale):,} file(s) (nothing else in the folder), or export into another folder; nothing was "
+               "written", err=True)
+    raise typer.Exit(1)
+
+
+def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool, files: dict | None = None,
+                replace: bool = False) -> Resume:
     """Make the folder ``out`` ready for a folder export of ``r`` in ``fmt`` and return its partial manifest
     (:class:`~asz_core.cli.export_resume.Resume`; ``made()``: the copies' ``made``, once ``prose.index`` is set): the
-    folder made (never its parents), its folder manifest removed (written again once the index is: an interrupted
+    folder made (never its parents), the files an earlier, other export left there that this one does not make
+    (:func:`left_over`, ``files``: conversation -> name) refused (typer.Exit 1, nothing written) or, with
+    ``replace``, removed, its folder manifest removed (written again once the index is: an interrupted
     export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note."""
     prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
     out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
     lock = folder_lock(out)  # one export into a folder at a time (trial 35b F5)
+    if files is not None:  # read under the lock: a concurrent export's manifest is whole (trial 37a F3)
+        _refuse_left_over(out, left_over(out, fmt, files), replace, lock)
     (out / FOLDER_MANIFEST).unlink(missing_ok=True)
     remove_parts(out)  # a kill -9 left it: never a whole file
     prose.index = "index.html" if fmt == "html" else ""  # each page links back to it

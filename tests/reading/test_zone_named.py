@@ -38,6 +38,7 @@ def test_an_export_names_the_zone_of_its_times(corpus_root, corpus_source, tmp_p
                        "--root", str(corpus_root))
     assert p.returncode == 0, p.stderr
     assert "# Conversations\n\nLast activity in Europe/Paris.\n" in (out / "index.md").read_text(encoding="utf-8")
+    out = tmp_path / "all-html"  # its own folder: md's copies beside it would be another export's (trial 37a F3)
     asz_in_process("export", "--project", "claude-code-log", "--format", "html", "--tz", "Europe/Paris", "--out", str(out),
                    "--root", str(corpus_root))
     assert "<p class=\"meta\">Last activity in Europe/Paris.</p>" in (out / "index.html").read_text(encoding="utf-8")
