@@ -55,7 +55,7 @@ could hide behind it).
   span shows a backslash (render 9 wrote ```a\\<b```, which a viewer shows as ``a\\<b``), and the warning line counts
   only the raw HTML that can act (a script, an image, a link, an element with an attribute:
   :func:`~asz_core.reading.md_active._acts`), not a placeholder or a runtime's markup tag (``<number>``,
-  ``<command-name>``), which is escaped all the same so a viewer shows it (fix37b). A copy of render 9 is made again
+  ``<task-id>``), which is escaped all the same so a viewer shows it (fix37b). A copy of render 9 is made again
   drawing as render 9 did (:func:`drawing`).
 """
 

@@ -9,7 +9,7 @@ backslash before each ``<`` that opens HTML and each ``[`` (:func:`neutralised`)
 text stays evidence (``asz verify --export`` holds it to the landed texts), and the file says once, under its title,
 how many places of which kinds it held (:func:`warned`). Render 10 (fix37b): such a block's code spans are left as they are (a viewer shows a code span's backslash:
 render 9 wrote ```a\\<b``` for a typed ```a<b```), and the line counts only the raw HTML that can act (:func:`_acts`),
-not a placeholder or a runtime's markup tag (``<number>``, ``<command-name>``), escaped all the same so it shows; a
+not a placeholder or a runtime's markup tag (``<number>``, ``<task-id>``), escaped all the same so it shows; a
 copy of render 9 is drawn again as it was. A copy of render 4 to 8 is drawn again as it was: the places
 as written, counted outside code (:func:`rendered_text`, :func:`active_places`), and the warning that a viewer runs
 them.
@@ -129,7 +129,7 @@ def _active_lines(md: str, parser) -> tuple[list[tuple[int, int]], dict[str, int
     :data:`_RUNS` URI or an image from elsewhere or of such a URI; a link reference definition to such a URI, which a
     viewer hides), and how many such places of each :data:`ACTIVE` kind: from render 10 a raw HTML place counts only
     when it can act (:func:`_acts`: ``<script>``, ``<a href=…>``, ``<div onclick=…>``), not a placeholder or a runtime's
-    markup tag (``<number>``, ``<command-name>``, ``<summary>``), which is escaped all the same, so a viewer shows it."""
+    markup tag (``<number>``, ``<task-id>``, ``<summary>``), which is escaped all the same, so a viewer shows it."""
     from .export_render import drawn
 
     old = drawn() < 10
@@ -255,7 +255,7 @@ def _acts(tag: str) -> bool:
     """Whether raw HTML ``tag`` (one tag as CommonMark reads it, ``<…>``) can act in a viewer that renders it: an
     element of :data:`_ACTING`, or any element carrying an attribute; a comment, declaration or processing
     instruction hides its text and runs nothing, and neither does an unknown element with no attribute (``<number>``,
-    ``<command-name>``: a placeholder, a runtime's markup). A closing tag never acts."""
+    ``<task-id>``: a placeholder, a runtime's markup). A closing tag never acts."""
     m = _TAG.match(tag)
     if m is None or m.group(1) is None or tag.startswith("</"):
         return False
