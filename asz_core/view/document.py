@@ -34,6 +34,7 @@ from .links import dangling_parents, links_of, shares_of, there_split
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
+from .turn_places import outside_line
 from .usage import keyed_calls, provider_calls
 from .tool_tallies import mcp_server, tool_tallies
 from .unended import error_failed
@@ -370,7 +371,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
     share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
     as ``asz conversation`` does)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess),
+    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess)
+                  + outside_line(v.turns_outside, v.recorded_range(fold.head)),
                   undescribed,
                   prices)
     s["coverage"] = v.coverage.summary

@@ -133,9 +133,9 @@ class DocumentView(ListView):
         super().__init__(*args, **kwargs)
         from .turn_places import placed_calls, turn_ends
 
-        # a call with no time of its own at its turn's recorded end, where a record lists the turn (kiro22b)
         self._turns: dict[int, list | None] = {}  # id(record) -> its turns (turn_places.recorded), asked once a build
-        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns))
+        self.turns_outside: list[tuple[int, tuple]] = []  # (end ms, ids) of each turn ending outside the range (36b F9)
+        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns, self.recorded_range(self.fold.head), self.turns_outside))  # a call with no time at its turn's recorded end (kiro22b), inside the recorded range (36b F9)
         self.call_usage = metered_model(self.call_usage, self.credits_at(), self.session_model())
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:

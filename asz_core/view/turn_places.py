@@ -18,7 +18,7 @@ import msgspec
 
 from ..sessiondata.times import parse_instant
 
-__all__ = ["asking", "recorded", "turn_ends", "turn_parts", "placed_calls"]
+__all__ = ["OUTSIDE_PREFIX", "asking", "inside", "outside_line", "recorded", "turn_ends", "turn_parts", "placed_calls"]
 
 #: A difference of credits below this is float noise, never a part of its own (credits are shown to 6 decimals).
 CREDIT_NOISE = 1e-9
@@ -62,20 +62,62 @@ def recorded(a, dialect: str, rec: dict) -> list[tuple[int | None, tuple, float]
         return None
 
 
-def turn_ends(sess, seen: dict | None = None) -> dict[str, int]:
+def inside(ms: int, within: tuple[int | None, int | None]) -> bool:
+    """Whether ``ms`` (unix ms) lies in ``within``, the conversation's recorded range ``(from, to)`` (unix ms, both
+    ends in; an end that is None or 0, not known, bounds nothing)."""
+    lo, hi = within
+    return not (lo and ms < lo or hi and ms > hi)
+
+
+def turn_ends(sess, seen: dict | None = None, within: tuple[int | None, int | None] = (None, None),
+              outside: list | None = None) -> dict[str, int]:
     """``{record id: unix ms}``: the recorded end of the turn that names each reply, from the records of ``sess`` that
     list turns (the last one that names an id wins; a turn with no ``end`` recorded names none). ``seen``, when
     given, gets each record's :func:`recorded` answer by ``id(record)``, so a later reader of the same records (the
-    credits, :meth:`~asz_core.view.summary.DocumentView.credits_at`) does not ask the adapter again."""
+    credits, :meth:`~asz_core.view.summary.DocumentView.credits_at`) does not ask the adapter again.
+
+    One rule dates a conversation (trial 36b F9): its records' own times, its recorded range ``within`` (``asz ls``'s
+    first and last activity). A turn's end is data its record holds, so it places the turn's calls and credits only
+    inside that range (:func:`inside`); an end outside it (a snapshot edited or cut: a session of February whose turn
+    says May) places nothing: the calls are placed by the range as a call whose turn is not recorded is, the credits
+    at the record's own time, and ``outside``, when given, gets ``(end, reply ids)`` of each such turn (said in
+    ``summary.problems``: :func:`outside_line`)."""
     out: dict[str, int] = {}
     for rec, a, dialect in asking(sess, "turns"):
         turns = recorded(a, dialect, rec)
+        if turns and any(end and not inside(end, within) for end, _, _ in turns):
+            if outside is not None:
+                outside += [(end, ids) for end, ids, _ in turns if end and not inside(end, within)]
+            turns = [(end if end and inside(end, within) else None, ids, c) for end, ids, c in turns]
         if seen is not None:
             seen[id(rec)] = turns
         for end, ids, _ in turns or ():
             if end:
                 out.update(dict.fromkeys(ids, end))
     return out
+
+
+#: How the ``summary.problems`` line of :func:`outside_line` begins.
+OUTSIDE_PREFIX = "turn end outside the recorded range: "
+
+
+def outside_line(outside: list, within: tuple[int | None, int | None]) -> list[str]:
+    """The ``summary.problems`` line naming the turns :func:`turn_ends` found ending outside the conversation's
+    recorded range ``within``: how many, the first three ends and the range (UTC), and what places their calls;
+    [] when none (always, for files Kiro wrote whole)."""
+    if not outside:
+        return []
+
+    def utc(ms):
+        import datetime as _dt
+
+        return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z" if ms else "?"
+
+    ends = ", ".join(f"{utc(end)} (naming {len(ids)} message(s))" for end, ids in outside[:3])
+    more = f" and {len(outside) - 3} more" if len(outside) > 3 else ""
+    return [f"{OUTSIDE_PREFIX}{len(outside)} turn(s) its session document lists end at {ends}{more}, outside the "
+            f"conversation's recorded range {utc(within[0])} to {utc(within[1])} (its records' own times, which date it): "
+            "their calls are placed by that range and their credits at the document's own time, not at the turn's end"]
 
 
 def turn_parts(turns: list[tuple[int | None, tuple, float]], total: float, at: int | None,
