@@ -99,7 +99,7 @@ def manifest_body(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
     from ..reading.export_manifest import evidence, manifest
 
     return manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))],
-                    prose.masks if prose.redact else [])
+                    prose.masks if prose.redact else [], r)
 
 
 def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
@@ -118,5 +118,5 @@ def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: boo
     data = out.read_bytes()
     seen = [got for _, each in prose.streamed for got in each]
     body = manifest(out.name, data, {**made(prose, fmt, hide, thinking), "stream": True},
-                    [evidence(build(r, cid, hide)) for cid, _ in prose.streamed], mask_places(data, seen))
+                    [evidence(build(r, cid, hide)) for cid, _ in prose.streamed], mask_places(data, seen), r)
     prose.manifests.append(write_manifest(out, body))

@@ -33,6 +33,7 @@ from typing import Callable, Optional
 import orjson
 
 from ..view.chain import as_of
+from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_render import RENDER, as_render, drawing
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
@@ -165,15 +166,32 @@ def evidence(doc: dict) -> dict:
             "files": [{"file": f.get("file"), "digest": f.get("digest")} for f in doc.get("files") or ()]}
 
 
-def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entries: list[dict]) -> dict:
-    """The manifest of the copy ``copy`` written as ``name`` (see the module)."""
+def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entries: list[dict],
+             root: Optional[Path] = None) -> dict:
+    """The manifest of the copy ``copy`` written as ``name`` (see the module). A masked copy's (``made["redact"]``)
+    masks keyed by ``root``'s mask key (:func:`keyed`; made when the root has none, trial 37a F1), named in
+    ``mask_digests``; a root the key can be neither read from nor made in: its masks carry neither ``fingerprint``
+    nor ``texts_sha256`` (``mask_digests.mac`` ``none``, with why), never an unkeyed digest."""
     from .. import __version__
 
+    digests = {}
+    if root is not None and made.get("redact") is not False:
+        from ..storage.mask_key import key_id, mask_key
+
+        credentials = len({e["fingerprint"] for e in entries})
+        try:
+            key = mask_key(root)
+            entries, digests = keyed(entries, key), {"mac": "hmac-sha256", "key": key_id(key)}
+        except OSError as exc:
+            entries = [{k: v for k, v in e.items() if k not in MASK_DIGESTS} for e in entries]
+            digests = {"mac": "none", "why": f"no mask key: {exc}"}
+    else:
+        credentials = len({e["fingerprint"] for e in entries})
     return {"schema": SCHEMA, "asz": __version__, "render": RENDER,
             "export": {"file": name, "bytes": len(copy), "sha256": sha256(copy), "lines": line_digests(copy)},
             "made": made, "conversations": conversations,
-            "masked": {"places": len(entries), "credentials": len({e["fingerprint"] for e in entries})},
-            "masks": entries}
+            "masked": {"places": len(entries), "credentials": credentials},
+            **({"mask_digests": digests} if digests else {}), "masks": entries}
 
 
 def manifest_bytes(body: dict) -> bytes:
@@ -337,14 +355,15 @@ def _changed_lines(copy: bytes, digests: list[str], entries: list[dict]) -> list
 
 
 def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
-                       again_of: Callable[[str], tuple[bytes, list]]) -> tuple[list[str], list[str]]:
+                       again_of: Callable[[str], tuple[bytes, list]], key: Optional[bytes] = None) -> tuple[list[str], list[str]]:
     """What the root's holder checks: ``(said, problems)``. ``docs(cid)`` is a conversation's asz.view document now,
     ``again_of(cid)`` the copy made again from the root, masked (as ``made`` says), with what
     :class:`~asz_core.view.secret_forms.recording` gathered while it was made. Each landed file and the
     head round must be the manifest's; the copy must be the masking of what the root gives, byte for byte: a place
     where it is not is named by line and column, inside a mask (the mask is not the masking of the landed
     credential) or outside (a text that is not the landed one, or a mask over a text that holds no credential);
-    and each mask of the manifest must be one the masking makes, with the landed texts' ``texts_sha256``."""
+    and each mask of the manifest must be one the masking makes, with the landed texts' ``texts_sha256`` (keyed by
+    ``key``, the root's mask key, when the manifest's were: :func:`~asz_core.reading.export_keyed.compared`)."""
     said, problems = [], []
     again, seen = b"", []
     pruned: set[str] = set()  # the conversations a landed file of which retention removed (a skeleton stands for it)
@@ -381,7 +400,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
     again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
-    entries, spans = mask_places(again, seen), None
+    entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen))  # keyed as the manifest's
+    spans = None
     if again == copy:
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "
                     f"and each of the {len(entries)} mask(s) stands over a credential of its form")
@@ -394,11 +414,11 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
                         "differ from the root only where asz prune took the landed text (a skeleton keeps its size, "
                         "not the text), so what they say cannot be held to the root; the rest of the copy is the "
                         "root's (docs/verify.md)")
-    listed = body.get("masks") or []
+    said += [uncompared] * bool(uncompared)
     mine, keys, free = _root_masks(entries, spans, pruned)
     for e in listed:
         m = mine.get(e.get("offset")) if spans else mine.get(e.get("mask")) if not free else next(
-            (free.pop(k) for k, x in enumerate(free) if (x["fingerprint"], x["kind"]) == (e.get("fingerprint"), e.get("kind"))), None)
+            (free.pop(k) for k, x in enumerate(free) if (x.get("fingerprint"), x["kind"]) == (e.get("fingerprint"), e.get("kind"))), None)
         if m is None and pruned and (e.get("line") in gone_lines or any(
                 c0 <= (e.get("offset") or 0) < c1 for _, _, c0, c1 in spans or ())):
             said.append(f"{_mask_said(e)}: not checkable: removed by retention (the landed text it sat in went)")
@@ -407,13 +427,12 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
             problems.append(f"{_mask_said(e)}: the masking of the root's text makes no such mask")
             continue
         for key in keys:
-            if m[key] != e.get(key):
-                problems.append(f"{_mask_said(e)}: its {key} in the manifest is not the masking's ({m[key]})")
+            if m.get(key) != e.get(key):
+                problems.append(f"{_mask_said(e)}: its {key} in the manifest is not the masking's ({m.get(key)})")
     if len(entries) > len(listed):
         problems.append(f"the masking of the root's text makes {len(entries)} mask(s), the manifest lists {len(listed)}")
     elif not problems:
-        said.append(f"each of the manifest's {len(listed)} mask(s) is the masking's, with the SHA-256 of the landed "
-                    "text it sat in")
+        said.append(f"each of the manifest's {len(listed)} mask(s) is the masking's{sat_in}")
     return said, problems
 
 

@@ -15,7 +15,6 @@ root here.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 __all__ = ["ROOT_ID_FILE", "root_id", "roots_of", "two_roots", "two_roots_in", "two_roots_line"]
@@ -33,27 +32,9 @@ def root_id(root: str | os.PathLike) -> str:
     key = os.path.abspath(root)
     if key in _IDS:
         return _IDS[key]
-    path = Path(root) / ROOT_ID_FILE
-    try:
-        got = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        got = ""
-    except (UnicodeDecodeError, ValueError):
-        got = ""
-    if not (len(got) == 32 and all(c in "0123456789abcdef" for c in got)):
-        if path.exists():
-            raise OSError(f"{path}: not a root id (32 hex digits): remove it to have a new one made")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return root_id(root)  # another pass made it first
-        got = secrets.token_hex(16)
-        try:
-            os.write(fd, (got + "\n").encode("ascii"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    from .mask_key import made_once
+
+    got = made_once(Path(root) / ROOT_ID_FILE, 32, "a root id")
     _IDS[key] = got
     return got
 

@@ -8,6 +8,7 @@ prompt and in a tool result; the counts below come from the planted values and t
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections import Counter
 from pathlib import Path
@@ -93,7 +94,9 @@ def test_the_manifest_lists_every_mask_and_the_copy_checks(leaky, tmp_path, fmt)
                               "lines": [hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")]}
     assert Counter(m["kind"] for m in body["masks"]) == places
     assert body["masked"] == {"places": sum(places.values()), "credentials": len(places)}
-    texts = {hashlib.sha256(t.encode()).hexdigest() for t in (PROMPT, RESULT)}
+    key = bytes.fromhex((leaky / "_export" / "mask.key").read_text().strip())  # keyed by the root's key (trial 37a F1)
+    texts = {hmac.new(key, b"text\0" + hashlib.sha256(t.encode()).hexdigest().encode(), hashlib.sha256).hexdigest()
+             for t in (PROMPT, RESULT)}
     for m in body["masks"]:  # each credential was masked in a planted text (the prompt for the AWS pair)
         assert texts & set(m["texts_sha256"]), m
     lines = data.decode("utf-8").split("\n")
