@@ -38,7 +38,9 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     from .conversations_cmd import conversation_senders
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
-    lines = summary_lines(doc, table)
+    from ..view.secret_forms import shown_places  # a credential in its cwd or branch masked as in a title (trial 37a F2)
+
+    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table)
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)

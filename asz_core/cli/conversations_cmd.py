@@ -132,6 +132,14 @@ def stopped_note(rows: list[dict]) -> list[str]:
     return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
 
 
+def shown_places(row: dict) -> dict:
+    """``row`` as printed: a credential in its project or branch masked as in a title
+    (:func:`~asz_core.view.secret_forms.shown_places`; trial 37a F2: ``asz ls`` printed a token in a cwd whole)."""
+    from ..view.secret_forms import shown_places as shown
+
+    return shown(row)
+
+
 def _labelled(rows: list[dict]) -> list[dict]:
     """``rows`` with the ``project_label`` an ``/api/conversations`` row carries, by the same rule, told apart among
     the rows listed (:func:`~asz_core.view.list_query.labelled`; trial 36a F4)."""
@@ -204,11 +212,11 @@ def conversations(
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
 
-        sys.stdout.buffer.write(json_visible(orjson.dumps(rows, option=orjson.OPT_INDENT_2)) + b"\n")
+        sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(x) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given)
-    rows = [{**row, "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
+    rows = [{**shown_places(row), "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
                             + [x for x in [_retention_line(r, rows, project)] if x])

@@ -23,7 +23,7 @@ __all__ = ["secrets"]
 
 
 def secrets(
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint, field: text, project or git_branch)."),
     project: str = project_option(),
     since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end, a month to its last day)."),
@@ -36,7 +36,8 @@ def secrets(
     """Find credentials the conversations of a root hold (API keys, tokens, private keys), before it is shared or pushed.
 
     Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
-    included): the index is brought up to date first, as asz search does. Only forms fixed by their issuer are
+    included): the index is brought up to date first, as asz search does; and each conversation's project (its working
+    directory) and git branch, as asz ls lists them, each finding there naming its field. Only forms fixed by their issuer are
     found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
     OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
     of an address such as postgres://user:PASSWORD@host; docs/reading.md lists them), so a finding is very likely real
@@ -50,11 +51,11 @@ def secrets(
     """
     from ..reading.search import index_path
     from ..reading.search_place import index_file
-    from ..reading.secrets import scan
+    from ..reading.secrets import PLACE_FIELDS, scan, scan_places
     from ..reading.termtext import visible
     from ..view.zone import local_text
 
-    zone, (r, _) = use_tz("secrets", tz), settings("secrets", root, config)
+    zone, (r, hide) = use_tz("secrets", tz), settings("secrets", root, config)
     filters = make_filters("secrets", project, since, until, model, dialect, zone, r)
     index_up_to_date(r, False, "secrets")
     none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
@@ -65,6 +66,7 @@ def secrets(
     except sqlite3.Error as exc:
         typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
         raise typer.Exit(1)
+    found += scan_places(r, hide, filters)  # a cwd's and a branch's (trial 37a F2)
     kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
@@ -78,7 +80,8 @@ def secrets(
             when = local_text(f["at"], "%Y-%m-%d %H:%M") if f["at"] else "-"
             typer.echo(f"{short[f['conversation']]}  {when}  {f['kind']:<11}  {f['secret']}  {f['masked']}  "
                        f"(fingerprint {f['fingerprint']})  {visible(listed_title(f['title']) or '(untitled)')}")
-            typer.echo(f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
+            typer.echo(f"  {PLACE_FIELDS[f['field']]}" if f["field"] in PLACE_FIELDS else
+                       f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
         distinct = len({f["fingerprint"] for f in found})
         convs = len({f["conversation"] for f in found})
         typer.echo(f"{len(found):,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found

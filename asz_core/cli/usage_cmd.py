@@ -103,7 +103,7 @@ def usage(
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
-    rows = report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {}))
+    rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
@@ -170,6 +170,15 @@ def _settings(view: str, sort: str, config: Optional[Path]):
     except ConfigError as exc:
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
+
+
+def shown_rows(rows: list[dict], members: dict[str, set[str]]) -> tuple[list[dict], dict[str, set[str]]]:
+    """``rows`` as printed, each credential in a project or branch masked as in a title
+    (:func:`~asz_core.view.secret_forms.shown_places`; trial 37a F2: ``asz usage project`` printed a token in a cwd
+    whole), and ``members`` keyed by the rows' keys as shown."""
+    from ..view.secret_forms import shown_title, shown_places
+
+    return [shown_places(r) for r in rows], {shown_title(k) if isinstance(k, str) else k: v for k, v in members.items()}
 
 
 def _summed(counted: list, view: str, rows: list[dict], table, window: tuple) -> tuple[list[dict], list[dict]]:

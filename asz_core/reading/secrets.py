@@ -11,7 +11,7 @@ from pathlib import Path
 from ..view.secret_forms import credentials, shown_title
 from .listing import Filters
 
-__all__ = ["scan"]
+__all__ = ["scan", "scan_places", "PLACE_FIELDS"]
 
 
 def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, unjudged: list[str] | None = None) -> list[dict]:
@@ -44,9 +44,45 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
                     continue
                 seen.add(mark)
                 out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
-                            "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark})
+                            "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark, "field": "text"})
         if unjudged is not None:
             unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
     finally:
         con.close()
     return out
+
+
+#: The fields of a conversation (not texts of the index) :func:`scan_places` reads, and what ``asz secrets`` calls each.
+PLACE_FIELDS = {"project": "project (the working directory it ran in, cwd)", "git_branch": "git_branch (the git branch it ran on)"}
+
+
+def scan_places(root: str | os.PathLike, hide=(), filters: Filters | None = None) -> list[dict]:
+    """Every credential in the fields naming where the conversations of ``root`` that pass ``filters`` ran
+    (:data:`PLACE_FIELDS`: the working directory, the git branch, as ``asz ls`` lists them, the conversation's first
+    recorded value; trial 37a F2: a ``ghp_`` token in a cwd and a branch was masked in the exports and ``asz secrets``
+    found nothing). Each finding as :func:`scan`'s, ``field`` naming the field, ``kind`` ``field``, ``at`` the
+    conversation's first activity (unix ms, 0 when unknown), no ``step``, ``file`` or ``row`` ('' and 0: the field is
+    the conversation's, not one record's); one per field and credential, in id order."""
+    from .listing import conversation_rows
+
+    out: list[dict] = []
+    for row in conversation_rows(root, hide, filters):
+        for field in PLACE_FIELDS:
+            seen: set[str] = set()
+            value = row.get(field)
+            for name, shown, mark in credentials(value if isinstance(value, str) else ""):
+                if mark not in seen:
+                    seen.add(mark)
+                    out.append({"conversation": row["id"], "title": shown_title(row.get("title") or ""), "kind": "field",
+                                "at": _ms(row.get("from")), "step": "", "file": "", "row": 0, "secret": name,
+                                "masked": shown, "fingerprint": mark, "field": field})
+    return out
+
+
+def _ms(value) -> int:
+    """A row's ``from`` (an RFC 3339 time, or unix ms) in unix ms; 0 when it does not read."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    from ..sessiondata.times import instant_ms
+
+    return instant_ms(value) or 0

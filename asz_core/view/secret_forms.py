@@ -67,7 +67,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "shown_title", "shown_snippet"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -470,6 +470,27 @@ def shown_title(title: str) -> str:
     A prompt's title is masked before it is cut to its length (:func:`~asz_core.view.summary.short_title`), so no cut
     leaves a credential's head whole either. Display only: the landed records keep the text as it was written."""
     return redacted(title)[0] if title else title
+
+
+#: The keys of a reader's row or summary that name where a conversation ran: its working directory (``project``, the
+#: label it is listed under, the names it had before) and its git branch. A credential in a folder's or a branch's name
+#: is masked in them as in a title, in every reader that masks titles (trial 37a F2: ``asz ls``, ``asz usage project``
+#: and ``asz conversation`` printed a ``ghp_`` token in a cwd whole, while the exports masked it).
+PLACE_KEYS = ("project", "projects", "project_label", "project_before", "git_branch")
+
+
+def shown_places(row: dict) -> dict:
+    """A copy of ``row`` (an ``asz ls`` or ``asz usage`` row, a document's ``summary``) with each credential in its
+    :data:`PLACE_KEYS` values (a string, or a list of them) masked as :func:`shown_title` masks a title; ``row`` itself
+    when none holds one. Display only: filters and groups read the values as recorded."""
+    out = row
+    for key in PLACE_KEYS:
+        value = row.get(key)
+        shown = shown_title(value) if isinstance(value, str) else [
+            shown_title(v) if isinstance(v, str) else v for v in value] if isinstance(value, list) else value
+        if shown != value:
+            out = {**out, key: shown}
+    return out
 
 
 #: What a search snippet's window stands for at a cut end of it (FTS5's ``snippet()`` and the long-text window).
