@@ -113,7 +113,7 @@ def collect(
     source folders); a copy of a session in two folders lands once; a missing folder among several is a note, and so is a missing default folder (no --source, no source_root) of an adapter collected beside another (asz.yaml listing claude-code-local and kiro with no ~/.claude/projects); a missing folder named, or the only adapter's, is an error.
     Source lines the adapter cannot describe at all (garbage, not JSON) land verbatim as unknown parts and are told as one ``warning:`` per source file and pass
     naming their line numbers (not counted in errors=); so are records whose time is no RFC 3339 time ("yesterday", a number: landed as written, a number as its JSON text, read as having no time), naming each line, the field and the value. Problems go to stderr as ``error:`` (each counted once in errors=; a full file system, ENOSPC/EDQUOT/EFBIG, is one line on the root that stops the pass: docs/storage-root.md, A full file system), ``conflict:`` (once a process, also in one started later) or ``busy:`` lines,
-    a landed source gone as ``gone:`` naming it and its session. One collector per root: a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
+    a landed source gone as ``gone:`` naming it and its session (more than 3 in one pass: one ``gone:`` line with their count, the first and asz sources, which lists each). One collector per root: a second one is refused (exit 1) while the first runs. A storage root that is an adapter's source root or holds it, or is,
     lies inside or holds a folder the adapter reads there (symlinks resolved; Kiro reads ~/.kiro, not the whole home) is
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
@@ -135,7 +135,7 @@ def collect(
     provider = _provider_job(jobs, chosen=bool(adapter) or bool(source))  # issue 10: its own pass (no cursors)
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
     lock = _lock_root(storage, jobs, provider, watch, note_cfg=None if root is not None else cfg)
-    report = Report()
+    report = Report(gone_at_end=True)  # a pass's gone sources: each when few, else one line (trial 36b F8)
     collectors = [
         Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                   options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
@@ -354,6 +354,10 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     except OSError as exc:
         typer.echo(f"error: {storage}: {exc.strerror or exc}", err=True)
         counters = Counters(errors=1)
+    finally:  # a stop mid-pass too: their cursors say source_gone, so no later pass tells them
+        for report in {id(col.report): col.report for col in collectors}.values():
+            if isinstance(report, Report):
+                report.gone_said()
     bodies = _provider_pass(provider, storage, lock_timeout, counters)  # issue 10, after the transcripts
     rounds = " rounds=0" if parse else ""
     written: list[str] = []

@@ -122,6 +122,14 @@ SIZE_NOW_SAID = re.compile(r" \(found [^;()]*; the source has \d+ bytes now\)")
 #: What a ``gone:`` line says of a source that had landed and is no longer there (its cursor is ``source_gone``).
 GONE_SAID = ("the source is gone since the last pass; what landed is kept and reads as before (session {session}, cursor "
              "{cursor} now source_gone); nothing more of it will land")
+#: How many ``gone:`` lines a pass of ``asz collect`` tells each; more are one line (:data:`GONE_MANY`).
+GONE_EACH = 3
+#: The one line of a pass that found more than :data:`GONE_EACH` sources gone (trial 36b F8).
+GONE_MANY = ("gone: {n:,} source(s) of {sessions:,} session(s) are gone since the last pass (the first: {first}); what "
+             "landed is kept and reads as before (their cursors now source_gone); nothing more of them will land; asz "
+             "sources lists each (gone: …; --json: gone)")
+#: The session a :data:`GONE_SAID` line names.
+_GONE_SESSION = re.compile(r"\(session ([^,]+), cursor ")
 #: The next step of a second source refused because another lands into its stream.
 SECOND_STEP = ("move it out of its source folder (a stray copy), or move {owner} away to land this one instead (the "
                "cursor follows a source that holds what landed); asz sources lists both")
@@ -135,9 +143,11 @@ class Report:
     source and reason; the counters still count it on every pass.
     """
 
-    def __init__(self, stream: TextIO | None = None):
+    def __init__(self, stream: TextIO | None = None, gone_at_end: bool = False):
         self.stream = stream
         self._told: set[tuple[str, str]] = set()
+        #: With ``gone_at_end`` (``asz collect``): the ``gone:`` lines of the pass, told by :meth:`gone_said` at its end.
+        self._gone: list[tuple[str, str]] | None = [] if gone_at_end else None
 
     def _out(self) -> TextIO:
         return self.stream if self.stream is not None else sys.stderr
@@ -182,8 +192,26 @@ class Report:
 
     def gone(self, path: str | os.PathLike, message: str) -> None:
         """Tell that a source that had landed is gone (``gone: <path>: <message>``), once, by the pass that counts it in
-        ``gone=`` (trial 19, F18: the pass line counted it and nothing named it)."""
-        self._line(f"gone: {path}: {message}")
+        ``gone=`` (trial 19, F18: the pass line counted it and nothing named it); with ``gone_at_end``, held for
+        :meth:`gone_said`."""
+        if self._gone is not None:
+            self._gone.append((str(path), message))
+        else:
+            self._line(f"gone: {path}: {message}")
+
+    def gone_said(self) -> None:
+        """At a pass's end, the ``gone:`` lines :meth:`gone` held: up to :data:`GONE_EACH` each as it is, more as one
+        line (trial 36b F8: Claude Code's ``cleanupPeriodDays`` removing a month gave 72 lines, one per source), with
+        the count, how many sessions, the first source and where each is listed (:data:`GONE_MANY`). Never raises."""
+        held, self._gone = self._gone, ([] if self._gone is not None else None)
+        if not held:
+            return
+        if len(held) <= GONE_EACH:
+            for path, message in held:
+                self._line(f"gone: {path}: {message}")
+            return
+        sessions = {m.group(1) if (m := _GONE_SESSION.search(message)) else path for path, message in held}
+        self._line(GONE_MANY.format(n=len(held), sessions=len(sessions), first=held[0][0]))
 
 
 def parse_error_lines(report: Any, root: Any) -> list[str]:
