@@ -266,8 +266,11 @@ def _acts(tag: str) -> bool:
 def inert(value: str) -> str:
     """``value`` (one line a transcript gave: a title or a project in ``index.md``'s table) with a backslash before each
     ``<`` that could open raw HTML or an autolink and each ``[`` (:func:`_escaped`), whatever it holds: a viewer shows
-    it as written and runs, embeds or fetches nothing (render 9). str in, str out."""
-    return _escaped(value)
+    it as written and runs, embeds or fetches nothing (render 9); from render 10 its code spans left as typed
+    (:func:`_code_kept`: a title's ```a<b``` is no ```a\\<b``` in a viewer). str in, str out."""
+    from .export_render import drawn
+
+    return _code_kept(value) if drawn() >= 10 else _escaped(value)
 
 
 def neutralised(md: str) -> tuple[str, dict[str, int]]:

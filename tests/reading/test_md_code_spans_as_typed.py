@@ -138,3 +138,14 @@ def test_the_export_shows_code_as_typed_and_old_copies_check(root, tmp_path):
         assert asz_in_process("export", "de3b8b19", "--root", str(root), "--format", "md", "--out", str(old)).returncode == 0
     assert "`a\\<b`" in old.read_text(encoding="utf-8")
     checks_as_render(old, root, 9, 10)
+
+
+def test_index_md_shows_a_title_s_code_as_typed(root, tmp_path):
+    """index.md's title cell (the first prompt's start) keeps its code span as typed too, and runs nothing."""
+    p = asz_in_process("export", "--since", "2000-01-01", "--root", str(root), "--format", "md", "--out", f"{tmp_path / 'all'}/")
+    assert p.returncode == 0, p.stdout + p.stderr
+    index = (tmp_path / "all" / "index.md").read_text(encoding="utf-8")
+    rendered = _viewer(True).render(index)
+    assert "<td>Fix <code>a&lt;b</code> in &lt;number&gt; files" in rendered, rendered
+    assert not any(tok.type == "html_block" or any(c.type == "html_inline" for c in tok.children or ())
+                   for tok in _viewer(True).parse(index))
