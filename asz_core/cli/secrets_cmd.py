@@ -42,7 +42,8 @@ def secrets(
     OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
     of an address such as postgres://user:PASSWORD@host; docs/reading.md lists them), so a finding is very likely real
     and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
-    characters (a password: ***) and a fingerprint (12 hex digits of its SHA-256) that is the same wherever the credential appears,
+    characters (a password: ***) and a fingerprint (12 hex digits of an HMAC-SHA256 under the root's own key,
+    _export/mask.key: no guess can be tested against it) that is the same wherever the credential appears, as a masked export's manifest gives it,
     with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
     nothing is found, 1 when something is, when the root is missing, or when --project/--model/--dialect/--since/--until
     keep no conversation (said on stderr as asz ls says it, ``asz secrets: no conversation matched --project P (of N
@@ -51,7 +52,7 @@ def secrets(
     """
     from ..reading.search import index_path
     from ..reading.search_place import index_file
-    from ..reading.secrets import PLACE_FIELDS, scan, scan_places
+    from ..reading.secrets import PLACE_FIELDS, keyed_findings, scan, scan_places
     from ..reading.termtext import visible
     from ..view.zone import local_text
 
@@ -66,7 +67,9 @@ def secrets(
     except sqlite3.Error as exc:
         typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
         raise typer.Exit(1)
-    found += scan_places(r, hide, filters)  # a cwd's and a branch's (trial 37a F2)
+    found, note = keyed_findings(r, found + scan_places(r, hide, filters))  # a cwd's and a branch's (trial 37a F2)
+    if note:
+        typer.echo(f"asz secrets: {note}", err=True)
     kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..view.secret_forms import credentials, shown_title
 from .listing import Filters
 
-__all__ = ["scan", "scan_places", "PLACE_FIELDS"]
+__all__ = ["scan", "scan_places", "keyed_findings", "PLACE_FIELDS"]
 
 
 def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, unjudged: list[str] | None = None) -> list[dict]:
@@ -86,3 +86,22 @@ def _ms(value) -> int:
     from ..sessiondata.times import instant_ms
 
     return instant_ms(value) or 0
+
+
+def keyed_findings(root: str | os.PathLike, found: list[dict]) -> tuple[list[dict], str]:
+    """``found`` (:func:`scan`'s, :func:`scan_places`') with each ``fingerprint`` keyed by ``root``'s mask key
+    (:func:`~asz_core.storage.mask_key.keyed_mark`, made when the root has none), the fingerprint a masked export's
+    manifest gives the same credential; and a note ('' when none). The unkeyed SHA-256 of a password a person chose,
+    pasted with ``asz secrets``' answer into a ticket, let anyone test guesses offline (trial 37a F1). A root the key can
+    be neither read from nor made in: keyed by a key of this run alone (one credential still one fingerprint), said."""
+    import secrets as random
+
+    from ..storage.mask_key import keyed_mark, mask_key
+
+    note = ""
+    try:
+        key = mask_key(root)
+    except OSError as exc:
+        key, note = random.token_bytes(32), (f"note: no mask key ({exc}): each fingerprint is keyed by this run's own "
+                                             "key, so it matches no export's manifest")
+    return [{**f, "fingerprint": keyed_mark(key, f["fingerprint"])} for f in found], note

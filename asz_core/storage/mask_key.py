@@ -5,7 +5,7 @@ A masked export's manifest said, of each mask, the first 12 hex digits of the cr
 could test guesses of a password a person chose against them offline (the trial's 75 guesses found
 ``hunter2-Trial37a-Pa55`` behind ``***``). Both are now HMAC-SHA256 under a key only the root holds: 32 random bytes,
 64 hex digits in ``<root>/_export/mask.key`` (:data:`MASK_KEY_FILE`, mode ``0600``), made once by the first export
-that masks and never replaced, so a guess can be tested only by someone who holds the root, who holds the unmasked
+that masks (or ``asz secrets``, whose fingerprints are keyed alike) and never replaced, so a guess can be tested only by someone who holds the root, who holds the unmasked
 text already. The manifest names the key by :func:`key_id` (16 hex digits of a SHA-256 over it, which tells nothing
 of the key), so the root's holder knows whether its root made the copy.
 
@@ -66,10 +66,15 @@ def made_once(path: Path, digits: int, what: str, mode: int = 0o644, make: bool 
 def mask_key(root: str | os.PathLike, make: bool = True) -> Optional[bytes]:
     """Storage root ``root``'s mask key (32 bytes), made when it has none and ``make`` (an export that masks); None
     when it has none and not ``make`` (``asz verify --export --root`` never writes the root). Raises OSError as
-    :func:`made_once`."""
+    :func:`made_once`, and when it has none and ``make`` but is a root to be read without a write
+    (:func:`~asz_core.storage.frozen.frozen`: none is made there)."""
     at = os.path.abspath(root)
     if at not in _KEYS:
-        got = made_once(Path(root) / MASK_KEY_FILE, 64, "a mask key", 0o600, make)
+        from .frozen import frozen
+
+        got = made_once(Path(root) / MASK_KEY_FILE, 64, "a mask key", 0o600, make and not frozen(root))
+        if not got and make:  # a root to be read without a write (docs/reading.md): none made there
+            raise OSError(f"{root} is read-only: no mask key is made in it")
         if not got:
             return None
         _KEYS[at] = bytes.fromhex(got)

@@ -143,9 +143,20 @@ def planted_root(corpus_dir: Path, base: Path, transcript: str | dict, plant=Non
     return base / "root"
 
 
+def keyed_print(root: Path, fingerprint: str) -> str:
+    """A credential's unkeyed ``fingerprint`` (the first 12 hex digits of its SHA-256) as ``asz secrets`` and a masked
+    export's manifest give it (trial 37a F1): 12 hex digits of HMAC-SHA256 under ``root``'s ``_export/mask.key``."""
+    import hashlib
+    import hmac
+
+    key = bytes.fromhex((root / "_export" / "mask.key").read_text().strip())
+    return hmac.new(key, b"credential\0" + fingerprint.encode(), hashlib.sha256).hexdigest()[:12]
+
+
 def secrets_found(root: Path, planted: tuple[str, ...]) -> tuple[list[dict], list[tuple[str, str, str]]]:
     """``asz secrets --json`` over ``root`` (exit 1: something found): its findings, and each as (form, kind, the
-    planted value whose fingerprint, the first 12 hex digits of its SHA-256, the finding names), sorted."""
+    planted value whose fingerprint, the first 12 hex digits of its SHA-256 keyed by the root's key, the finding
+    names), sorted."""
     import hashlib
 
     from cli_helpers import asz_in_process
@@ -153,7 +164,7 @@ def secrets_found(root: Path, planted: tuple[str, ...]) -> tuple[list[dict], lis
     p = asz_in_process("secrets", "--json", "--root", str(root))
     assert p.returncode == 1, p.stdout + p.stderr
     found = json.loads(p.stdout)
-    prints = {hashlib.sha256(v.encode()).hexdigest()[:12]: v for v in planted}
+    prints = {keyed_print(root, hashlib.sha256(v.encode()).hexdigest()[:12]): v for v in planted}
     return found, sorted((f["secret"], f["kind"], prints[f["fingerprint"]]) for f in found)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import json
 
 from pathlib import Path
@@ -27,7 +26,7 @@ import pytest
 from asz_core.reading.prose_audit import coverage
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import keyed_print, planted_root
 
 SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
 SID = "55604662"
@@ -80,8 +79,9 @@ def test_secrets_tells_two_keys_of_one_type_apart(planted):
     p = asz_in_process("secrets", "--json", "--root", str(planted))
     assert p.returncode == 1, p.stdout + p.stderr
     found = json.loads(p.stdout)
+    a, b = keyed_print(planted, A), keyed_print(planted, B)  # keyed by the root's key (trial 37a F1)
     assert sorted((f["kind"], f["fingerprint"]) for f in found) == sorted(
-        [("prompt", A), ("tool_input", A), ("tool_result", B)])
+        [("prompt", a), ("tool_input", a), ("tool_result", b)])
     assert {f["masked"] for f in found} == {"-----BEGIN RSA PRIVATE KEY-----"}  # no key material
     text = asz_in_process("secrets", "--root", str(planted)).stdout
     assert text.splitlines()[-1] == "3 place(s) of 2 credential(s) in 1 conversation(s)"  # was: of 1 credential(s)
@@ -112,8 +112,7 @@ def test_the_manifest_names_each_key_by_its_own_fingerprint(planted, tmp_path):
     assert body["masked"] == {"places": copy.count("[private key left out]"), "credentials": 2}  # was: of 1
     text = copy.splitlines()
     placed = [(m["fingerprint"], text[m["line"] - 1]) for m in body["masks"]]
-    key = bytes.fromhex((planted / "_export" / "mask.key").read_text().strip())  # keyed by the root's (trial 37a F1)
-    a, b = (hmac.new(key, b"credential\0" + f.encode(), hashlib.sha256).hexdigest()[:12] for f in (A, B))
+    a, b = keyed_print(planted, A), keyed_print(planted, B)  # keyed by the root's (trial 37a F1)
     assert [f for f, _ in placed] == [a] * 4 + [b]  # in the copy's order; B last, the result's
     assert placed[0][1].startswith("# Deploy with this key:") and text[body["masks"][4]["line"] - 2] == "the old key was"
     checked = asz_in_process("verify", "--export", str(out), "--root", str(planted))

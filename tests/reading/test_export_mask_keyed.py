@@ -162,3 +162,14 @@ def test_a_manifest_from_before_keeps_checking(leaky, exported, tmp_path):
     manifest.write_text(json.dumps(old))
     got = _verify(copy, "--root", str(leaky))
     assert got.returncode == 1 and "its texts_sha256 in the manifest is not the masking's" in got.stdout, got.stdout
+
+
+def test_what_asz_secrets_prints_is_no_oracle_and_names_the_manifests_fingerprint(leaky, exported):
+    """``asz secrets`` (text and --json), which a lead may paste into a ticket before sharing, gives each credential
+    the keyed fingerprint its masks have in the manifest, never one a guess can be tested against."""
+    out = asz_in_process("secrets", "--root", str(leaky))
+    found = json.loads(asz_in_process("secrets", "--json", "--root", str(leaky)).stdout)
+    hexes = set(re.findall(r"[0-9a-f]{12,}", out.stdout + json.dumps(found)))
+    assert [g for g in GUESSES for o in _oracles(g) for h in hexes if h.startswith(o[:12]) or o.startswith(h)] == []
+    body = json.loads((exported["md"] / f"{CID}.md.manifest.json").read_text())
+    assert {f["secret"]: f["fingerprint"] for f in found} == {m["kind"]: m["fingerprint"] for m in body["masks"]}

@@ -15,7 +15,7 @@ import pytest
 from asz_core.view.secret_forms import find, masked, shown_title
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import keyed_print, planted_root
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -87,10 +87,10 @@ def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
         ("aws-secret-access-key", "tool_result"), ("github-token", "tool_result"), ("jwt", "tool_result"),
         ("private-key", "tool_result")]
     aws = [f for f in found if f["secret"] == "aws-access-key-id"]
-    assert {f["fingerprint"] for f in aws} == {hashlib.sha256(AWS.encode()).hexdigest()[:12]}
+    assert {f["fingerprint"] for f in aws} == {keyed_print(root, hashlib.sha256(AWS.encode()).hexdigest()[:12])}
     assert {f["masked"] for f in aws} == {"AKIA…MPLE"}
     secret = [f for f in found if f["secret"] == "aws-secret-access-key"]
-    assert {(f["masked"], f["fingerprint"]) for f in secret} == {("wJal…EKEY", hashlib.sha256(SECRET.encode()).hexdigest()[:12])}
+    assert {(f["masked"], f["fingerprint"]) for f in secret} == {("wJal…EKEY", keyed_print(root, hashlib.sha256(SECRET.encode()).hexdigest()[:12]))}
     for f in found:  # the file and row name the landed record the credential is in (line 0 is the header)
         record = (root / f["file"]).read_bytes().split(b"\n")[f["row"]]
         assert f["conversation"] == "55604662-cf2a-4331-851a-ec234028f8ca"
