@@ -40,7 +40,9 @@ part after the record's other parts (seed 000; trial 23a F9).
     (``failed`` from ``error`` or a ToolMessage ``status: error``), ``child``
     naming the stream of runs beneath it and flag ``auxiliary`` when only
     model calls ran there. A failed tool whose call id is unknown is joined
-    only when the trace has exactly one unanswered call of its name.
+    only when the trace has exactly one unanswered call of its name. A failed tool's result text is its
+    ``error`` whole (the traceback too; trial 37b F1). A tool no landed model call asked for (``own_call``)
+    has its call in the derived ``call`` record before its end, which lists its inputs as that record's.
     A ``GraphInterrupt`` end (LangGraph's ``interrupt()``) is flag ``notice``, what it asked a person, no
     result; a root whose inputs are ``Command(resume=…)`` is the person's answer (trial 28c F2).
 ``input`` (derived)
@@ -48,7 +50,11 @@ part after the record's other parts (seed 000; trial 23a F9).
     inputs as ``message.external`` (``external_input``, trigger external).
 ``error`` (derived)
     a trace that ended with an error: ``from: runtime``, flag ``error``, one
-    text part with the error's first line (the exception, no traceback).
+    text part with the error whole (the exception and its traceback, as sent).
+``call`` (derived)
+    a tool run no landed model call asked for (its parent never arrived, its call id names no model call):
+    ``from: runtime``, one ``call`` part (the call id, else the run id; the tool's name; its inputs as data),
+    timed at the tool run's start (trial 37b F2).
 ``reset`` / ``summary``
     derived from a message marked ``additional_kwargs.lc_source:
     summarization`` (SummarizationMiddleware): ``context_reset`` and
@@ -78,9 +84,9 @@ from asz_core import (Dropped, Part, Record, Source, member_part, member_source,
 
 from .bodies import convert_body
 from .exactjson import decode_line
-from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, extra_why, root_inputs_why, waited_dropped
+from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
 from .usage_counts import output_usage, usage_of
-from .runs import (taken_out_of, args_text, error_line, human_text, interrupt_question, message_role, message_text, openai_generations,
+from .runs import (taken_out_of, args_text, error_text, human_text, interrupt_question, message_role, message_text, openai_generations,
                    person_digests, resume_text, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
@@ -102,6 +108,7 @@ _DERIVED = {
     "error": ("runtime", ("error",), ""),
     "reset": ("runtime", ("context_reset",), ""),
     "summary": ("runtime", ("reset_summary",), ""),
+    "call": ("runtime", (), ""),
 }
 _BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments", "child_runs")
 #: The run members this dialect reads, carries or lists under ``dropped``; any other lands verbatim as an ``unknown``
@@ -233,6 +240,8 @@ def _llm_end(rec: Record, run: dict) -> None:
 
 
 CALL_INPUT = "the call's input is on the model call that asked for it"
+#: Why a tool's end drops its inputs when no landed model call asked for it: the derived call record holds them.
+OWN_CALL_INPUT = "the call's input is the call record before this one (no model call that asked for it landed)"
 _BULK_END = ("inputs", "extra", "events", "serialized", "child_runs")  # a model call's or tool's end: listed, not carried
 
 
@@ -241,7 +250,8 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     if asked is not None:  # interrupt(): it asks a person and waits; the resumed run's end is the result (28c F2)
         rec.flags.append("notice")
         rec.parts = [_text(f"{run.get('name') or 'the tool'} asks a person and waits for the answer (LangGraph interrupt): {asked}")]
-        rec.dropped = _dropped(run, (*_BULK_END, "error"), inputs=CALL_INPUT, error="LangGraph's interrupt exception: its value is the text above")
+        rec.dropped = _dropped(run, (*_BULK_END, "error"), inputs=_call_input(d),
+                               error=error_why(run.get("error"), "LangGraph's interrupt exception: its value is the text above"))
         return
     outputs = run.get("outputs")
     out = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
@@ -262,8 +272,9 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         text = out
     elif out not in (None, {}):
         data = out
-    if failed and not text:
-        text = error_line(run.get("error"))
+    err = run.get("error")
+    if failed and not text and err:
+        text, err = error_text(err), None  # the error whole, its traceback too: the result's text (trial 37b F1)
     tool = d.get("tool", "")
     if tool and (cut := taken_out_of(outputs)) is not None:  # over the receiver's part limit (32a F1)
         rec.parts = [Part(k="result", of=tool, state="too_large", bytes=cut["bytes"], sha256=cut["sha256"])]
@@ -274,9 +285,18 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         if data is not None:
             p.data = data
         rec.parts = [p]
-    else:
-        rec.parts = [_data({"output": out, "error": error_line(run["error"]) if run.get("error") else None})]
-    rec.dropped = _dropped(run, _BULK_END, inputs=CALL_INPUT)
+    else:  # a line materialised before langsmith-ingest 0.11.0 (no call of its own): the value whole as data
+        rec.parts = [_data({"output": out, "error": error_text(run["error"]) if run.get("error") else None})]
+        err = None
+    if err:  # an error beside a result of its own (a ToolMessage): kept whole after it, never lost (trial 37b F1)
+        rec.parts.append(_data({"error": error_text(err)}))
+    rec.dropped = _dropped(run, _BULK_END, inputs=_call_input(d))
+
+
+def _call_input(d: dict) -> str:
+    """Why a tool's end drops its ``inputs``: the model call that asked for it holds them, or with ``own_call`` (no
+    such call landed) the call record the materialiser derived before the end."""
+    return OWN_CALL_INPUT if d.get("own_call") else CALL_INPUT
 
 
 def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
@@ -336,6 +356,10 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.from_, flags, rec.trigger = _DERIVED[kind]
         rec.flags = list(flags)
         rec.time = run_time(d.get("time"))
+        if kind == "call":  # a tool run no landed model call asked for: its call, from its inputs (trial 37b F2)
+            rec.parts = [Part(k="call", id=str(d.get("tool") or ""), name=str(d.get("name") or ""), data=d.get("input"),
+                              bytes=_size(d.get("input")) if d.get("input") is not None else 0)]
+            return
         t = str(d.get("text") or "")
         rec.parts = [_text(t)] if t else []
         return
@@ -376,7 +400,8 @@ def _fill(rec: Record, obj: dict) -> None:
         return
     # graph chain runs (and a root's later arrivals): trimmed; a root's end says which person messages its state holds
     rec.parts = [_data(_envelope(run, state=person_digests(run.get("outputs")) if end and kind == "root" else None))]
-    rec.dropped = _dropped(run, _BULK, extra=extra_why(run), **({"error": ROOT_ERROR_WHY} if end and kind == "root" else {}))
+    rec.dropped = _dropped(run, _BULK, extra=extra_why(run),
+                           error=error_why(err, ROOT_ERROR_WHY if end and kind == "root" else WHY["error"]))
 
 
 def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
@@ -394,7 +419,7 @@ def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
         rec.dropped = _dropped(run, ("extra", "serialized"))
     if err:
         rec.flags.append("error")
-        rec.parts.append(_data({"error": error_line(err)}))
+        rec.parts.append(_data({"error": error_text(err)}))  # whole, its traceback too (trial 37b F1)
 
 
 def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
@@ -439,7 +464,7 @@ def _fill_root_post(rec: Record, run: dict, err) -> None:
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped
     if err:
-        rec.dropped.append(Dropped(what="error", bytes=_size(err), why=ROOT_ERROR_WHY))
+        rec.dropped.append(Dropped(what="error", bytes=_size(err), why=error_why(err, ROOT_ERROR_WHY)))
 
 
 def _is_traceable(run: dict) -> bool:

@@ -28,13 +28,13 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "time": ("start_time and end_time", f"top level of {_RUN}", "end_time on the arrival carrying the end; epoch milliseconds from the JS client"),
     "model": ("extra.metadata.ls_model_name", "extra.metadata of a run with run_type llm", "remembered from the post for later patches"),
     "llm.call": ("run_type: llm", f"top level of {_RUN}", "one call per llm run"),
-    "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id"),
-    "message.external": ("inputs.messages", "inputs of a trace's first run", "the last human message; a decorated function's first string argument"),
+    "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id; one no landed model call asked for has a call of its own, from its inputs"),
+    "message.external": ("inputs.messages", "inputs of a trace's first run", "the last human message; a decorated function's first string argument; a run whose parent never landed reads as a first run"),
     "message.assistant": ("outputs.generations[].message.kwargs.content", "outputs of a run with run_type llm", "text blocks of the model output"),
     "result_of": ("tool_call_id", "extra.tool_call_id of a tool run, or its ToolMessage", "a failed tool without one joins only to the one unanswered call of its name"),
     "epoch.boundary": ("additional_kwargs.lc_source: summarization", "a message in the outputs of a run", "written by SummarizationMiddleware"),
     "epoch.summary": ("additional_kwargs.lc_source: summarization", "content of that message", "the summary carried into the new context"),
-    "error.api": ("error", f"top level of {_RUN} with run_type llm, or a trace's first run", "the first line of the error is kept"),
+    "error.api": ("error", f"top level of {_RUN} with run_type llm, or a trace's first run", "the error is kept whole, its traceback too"),
 }
 
 _DERIVED: dict[str, str] = {

@@ -15,7 +15,7 @@ Collector then reads like any other append source::
     <ingest>/state.json                      what is remembered between passes
 
 ``<ingest>`` is ``<storage root>/_ingest/langsmith``. A materialised line is
-``{"asz": {decisions}, "op": "post"|"patch"|"title"|"input"|"error"|"reset"|"summary", "run":
+``{"asz": {decisions}, "op": "post"|"patch"|"title"|"input"|"error"|"reset"|"summary"|"call", "run":
 {the run fields as they arrived}, "received": …}``; the decisions are the
 record's identity (``id``, ``parent``, ``run``, ``call``, ``tool``,
 ``child``, ``started_by``, ``model``, ``label``) and how its content is read
@@ -38,7 +38,10 @@ never posted, waits in the state; it is tried again at the end of the pass
 and on up to :data:`WAIT_PASSES` later passes, then materialised with what is
 known (its own conversation, the ``main`` stream), its decisions saying what never
 came (``waited``: ``post`` or ``parent``), which the dialect lands under ``dropped``
-and the readers say as a problem of the conversation (trial 28c F3).
+and the readers say as a problem of the conversation (trial 28c F3). A post whose parent
+never landed is read as the first run of its trace (trial 37b F2). Posts whose parent links
+form a cycle among what waits (``A`` → ``B`` → ``A``) never find a parent: once nothing else
+moves they land in that pass, each as a first run, ``waited: cycle``.
 """
 
 from __future__ import annotations
@@ -56,9 +59,10 @@ from asz_core import Discovery, source_entries
 
 from .inbox_state import PRUNE_AFTER, apply_journal as _apply_journal, load_state as _load_state, prune, write_atomic as _write_atomic
 
+from .ancestry import in_cycles, never_came, trace_of
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
-from .runs import (TITLE_MAX, args_text, error_line, has_end, human_text, message_text, metadata, rfc3339, run_kind, summary_messages,
+from .runs import (TITLE_MAX, args_text, error_text, has_end, human_text, message_text, metadata, rfc3339, run_kind, summary_messages,
                    title_of, tool_call_id, tool_calls)
 
 __all__ = [
@@ -127,6 +131,10 @@ class _Pass:
         #: record held until they are (:meth:`fail`)
         self.left: dict[str, int] = {}
         self.failed: dict[str, tuple[str, str, dict]] = {}
+        #: (trace, tool call id) of the tool calls the model calls among this pass's arrivals name (:meth:`asked`: a
+        #: tool's end may be read before the end of the model call that asked for it, a post sent with its end before
+        #: that call's patch); by trace, since threads repeat call ids (``call_1``)
+        self.named: set[tuple[str, str]] = set()
 
     def prescan(self, arrivals: list[dict]) -> None:
         """Mark, from this pass's posts and the remembered runs, which tool runs have runs (and chains) beneath them.
@@ -136,9 +144,10 @@ class _Pass:
         """
         runs = self.st["runs"]
         for a in arrivals:
-            trace = _trace_of(a, runs)
+            trace = trace_of(a, runs)
             if trace:
                 self.left[trace] = self.left.get(trace, 0) + 1
+            self.named.update((trace, tcid) for tcid, _ in tool_calls(a["run"].get("outputs")))
         parent: dict[str, tuple[str, str]] = {rid: (m.get("p", ""), m.get("ty", "")) for rid, m in runs.items()}
         for a in arrivals:
             if a["op"] == "post":
@@ -169,7 +178,7 @@ class _Pass:
         run = a["run"]
         self.failed[mem["t"]] = (mem["s"], mem["st"], {
             "asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
-                    "text": error_line(run["error"]), "time": run.get("end_time")},
+                    "text": error_text(run["error"]), "time": run.get("end_time")},
             "op": "error", "received": a.get("received", "")})
 
     def recorded(self, trace: str) -> None:
@@ -206,12 +215,29 @@ class _Pass:
         trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) else run["id"]
         return unsupplied_session(project, trace)
 
-    def title_once(self, session: str, text: str, received: str) -> None:
-        ss = self.st["sessions"].setdefault(session, {})
-        if ss.get("titled"):
+    def title_once(self, session: str, text: str, received: str, named: bool = False) -> None:
+        """The session's title line, once: ``text`` (a person's text, or with ``named`` a run's name, which gives way
+        once to the first person's text after it: trial 37b F2, a cycle's first run has no text). A session first seen
+        here remembers the tool call ids its model calls name (``calls``, :meth:`asked`) from its start."""
+        sessions = self.st["sessions"]
+        if session not in sessions:
+            sessions[session] = {"calls": {}}
+        ss = sessions[session]
+        if ss.get("titled") is True or (ss.get("titled") and named):
             return
-        ss["titled"] = True
+        ss["titled"] = "name" if named else True
         self.emit(session, "main", {"asz": {"kind": "title", "label": text}, "op": "title", "received": received})
+
+    def asked(self, session: str, trace: str, tcid: str) -> bool:
+        """True when a model call that landed (this pass or before) named the tool call ``tcid``: one of ``trace``, or of
+        ``session`` (a resumed LangGraph run answers a call of an earlier trace). A session remembered from before
+        langsmith-ingest 0.11.0 (no ``calls``) cannot say: any ``tcid`` reads as asked, as it did then."""
+        if not tcid:
+            return False
+        if (trace, tcid) in self.named or tcid in self.st["traces"].get(trace, {}).get("calls", {}):
+            return True
+        calls = self.st["sessions"].get(session, {}).get("calls")
+        return True if calls is None else tcid in calls
 
     # -- posts
 
@@ -223,10 +249,12 @@ class _Pass:
         if rid in runs:
             return self.patch(a, force, repost=True)
         pid = run.get("parent_run_id") if isinstance(run.get("parent_run_id"), str) else ""
-        parent = runs.get(pid) if pid else None
+        parent = runs.get(pid) if pid and a.get("waited") != "cycle" else None  # a cycle's links are not followed
         if pid and parent is None and not force:
             return False
-        root = not pid
+        # A run whose parent never landed (it never arrived, or a cycle) is the first run of what lands of its trace:
+        # its values are read as a trace's first run's are, since no record above it carries them (trial 37b F2).
+        root = parent is None
         kind = run_kind(run, root)
         trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) and run.get("trace_id") else (parent["t"] if parent else rid)
         session = self.session_of(run, parent)
@@ -256,7 +284,7 @@ class _Pass:
             text = human_text(run.get("inputs")) if root else ""
             if not text and kind == "root":
                 text = args_text(run.get("inputs"))
-            self.title_once(session, title_of(text) or mem["n"], a.get("received", ""))
+            self.title_once(session, title_of(text) or mem["n"], a.get("received", ""), named=not title_of(text))
             if root and kind == "llm" and text:
                 # A trace that is one model call: its human message is the talk's input.
                 self.emit(session, stream, {"asz": {"kind": "input", "id": f"{rid}:input", "run": trace, "text": text,
@@ -278,6 +306,63 @@ class _Pass:
         return True
 
     # -- the record decisions
+
+    def llm(self, run: dict, rid: str, mem: dict, d: dict, end: bool) -> None:
+        """A model call's decisions: its call and model; at its end the tool calls it names (its trace's and its
+        session's, :meth:`asked`); its provider bodies."""
+        d["call"] = rid
+        md = metadata(run)
+        model = md.get("ls_model_name") or md.get("model_name") or md.get("model")
+        if isinstance(model, str) and model:
+            mem["m"] = model
+        if mem.get("m"):
+            d["model"] = mem["m"]
+        if end:
+            tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+            calls = self.st["sessions"].get(mem["s"], {}).get("calls")
+            for tcid, name in tool_calls(run.get("outputs")):
+                tr["calls"][tcid] = name
+                if calls is not None:
+                    calls[tcid] = 1
+        if self.settings.provider_bodies:
+            if not mem.get("rq") and isinstance(run.get("inputs"), dict) and run["inputs"]:
+                mem["rq"] = True
+                self.body(mem, rid, "request", run["inputs"])
+            if end and isinstance(run.get("outputs"), dict) and run["outputs"]:
+                self.body(mem, rid, "response", run["outputs"])
+
+    def tool(self, run: dict, rid: str, mem: dict, d: dict, end: bool, received: Any) -> None:
+        """A tool run's decisions: its call id; at its end the call it answers (exact, by name, or a call of its own
+        when no landed model call asked for it), the stream it opened beneath it."""
+        tcid = tool_call_id(run) or mem.get("tc", "")
+        if tcid:
+            mem["tc"] = tcid
+        if end:
+            tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+            join = "exact" if tcid else ""
+            if not tcid:
+                open_ = [c for c, n in tr["calls"].items() if n == mem["n"] and c not in tr["answered"]]
+                if len(open_) == 1:
+                    tcid, join = open_[0], "by_name"
+            if not self.asked(mem["s"], mem["t"], tcid):
+                # No model call that asked for it landed (its parent never arrived, or its call id names none): the
+                # call is a record of its own before the end, from this run's start and inputs, so the input lands,
+                # the tool is counted and searched, and it times the tool's own run (trial 37b F2)
+                tcid, join = tcid or rid, "own"
+                self.emit(mem["s"], mem["st"], {"asz": {
+                    "kind": "call", "id": f"{rid}:call", "run": mem["t"], "parent": mem.get("p", ""), "tool": tcid,
+                    "name": mem["n"], "time": run.get("start_time") or run.get("end_time"), "input": run.get("inputs")},
+                    "op": "call", "received": received})
+                d["own_call"] = True
+            if tcid:
+                d["tool"] = tcid
+                d["join"] = join
+                if tcid not in tr["answered"]:
+                    tr["answered"].append(tcid)
+            if mem.get("below") or rid in self.below:
+                d["child"] = _safe_name(rid)
+                if not (mem.get("cb") or rid in self.chain_below):
+                    d["auxiliary"] = True
 
     def record(self, a: dict, mem: dict, op: str, rec_id: str) -> None:
         run = a["run"]
@@ -302,43 +387,9 @@ class _Pass:
         if mem.get("sb"):
             d["started_by"] = mem["sb"]
         if mem["k"] == "llm":
-            d["call"] = rid
-            md = metadata(run)
-            model = md.get("ls_model_name") or md.get("model_name") or md.get("model")
-            if isinstance(model, str) and model:
-                mem["m"] = model
-            if mem.get("m"):
-                d["model"] = mem["m"]
-            if end:
-                tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
-                for tcid, name in tool_calls(run.get("outputs")):
-                    tr["calls"][tcid] = name
-            if self.settings.provider_bodies:
-                if not mem.get("rq") and isinstance(run.get("inputs"), dict) and run["inputs"]:
-                    mem["rq"] = True
-                    self.body(mem, rid, "request", run["inputs"])
-                if end and isinstance(run.get("outputs"), dict) and run["outputs"]:
-                    self.body(mem, rid, "response", run["outputs"])
+            self.llm(run, rid, mem, d, end)
         elif mem["k"] == "tool":
-            tcid = tool_call_id(run) or mem.get("tc", "")
-            if tcid:
-                mem["tc"] = tcid
-            if end:
-                tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
-                join = "exact" if tcid else ""
-                if not tcid:
-                    open_ = [c for c, n in tr["calls"].items() if n == mem["n"] and c not in tr["answered"]]
-                    if len(open_) == 1:
-                        tcid, join = open_[0], "by_name"
-                if tcid:
-                    d["tool"] = tcid
-                    d["join"] = join
-                    if tcid not in tr["answered"]:
-                        tr["answered"].append(tcid)
-                if mem.get("below") or rid in self.below:
-                    d["child"] = _safe_name(rid)
-                    if not (mem.get("cb") or rid in self.chain_below):
-                        d["auxiliary"] = True
+            self.tool(run, rid, mem, d, end, received)
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
         if end and mem["k"] == "root" and run.get("error"):
             self.fail(a, mem, rec_id)
@@ -359,24 +410,6 @@ class _Pass:
                 self.emit(mem["s"], mem["st"], {"asz": {"kind": "summary", "id": base, "run": mem["t"], "parent": f"{base}:reset",
                                                         "text": text, "time": run.get("end_time")},
                                                 "op": "summary", "received": a.get("received", "")})
-
-
-def _never_came(a: dict, runs: dict) -> str:
-    """What never came of the waiting arrival ``a`` landed with what is known (trial 28c F3): ``post`` for a patch of a
-    run never posted, ``parent`` for a post whose parent run is not known, '' when that has come meanwhile."""
-    if a["op"] != "post":
-        return "post" if a["id"] not in runs else ""
-    pid = a["run"].get("parent_run_id")
-    return "parent" if isinstance(pid, str) and pid and pid not in runs else ""
-
-
-def _trace_of(a: dict, runs: dict) -> str:
-    """The trace of arrival ``a``: its run's ``trace_id``, else the remembered run's; '' when neither is known."""
-    t = a["run"].get("trace_id")
-    if isinstance(t, str) and t:
-        return t
-    mem = runs.get(a.get("id"))
-    return str(mem.get("t") or "") if isinstance(mem, dict) else ""
 
 
 def _order_key(a: dict) -> tuple:
@@ -486,15 +519,18 @@ def _one_pass(ingest: Path, st: dict, settings: Settings, waiting: list[dict], a
     todo.sort(key=_order_key)
     ps.prescan(todo)
     # Posts in dotted order (parents first), then patches; what waits is tried again until nothing moves.
-    while todo:
-        left = [a for a in todo if not (ps.post(a, False) if a["op"] == "post" else ps.patch(a, False))]
-        if len(left) == len(todo):
-            break
-        todo = left
+    todo = _settle(ps, todo)
+    cycle = in_cycles(todo)
+    if cycle:  # runs each of which waits for another of them: waiting never ends it, so they land now (trial 37b F2)
+        for a in todo:
+            if id(a) in cycle:
+                a["waited"] = "cycle"
+                ps.post(a, True)
+        todo = _settle(ps, [a for a in todo if id(a) not in cycle])
     still = []
     for a in todo:
         if last and a["tries"] >= WAIT_PASSES:
-            a["waited"] = _never_came(a, st["runs"])  # landed with what is known, saying what never came
+            a["waited"] = never_came(a, st["runs"])  # landed with what is known, saying what never came
             ps.post(a, True) if a["op"] == "post" else ps.patch(a, True)
         else:
             still.append(a)
@@ -518,6 +554,17 @@ def _one_pass(ingest: Path, st: dict, settings: Settings, waiting: list[dict], a
     _apply_journal(ingest, st["journal"])
     st["journal"] = None
     _write_atomic(state_path, orjson.dumps(st))
+
+
+def _settle(ps: _Pass, todo: list[dict]) -> list[dict]:
+    """Materialise what of ``todo`` can be (posts whose parent is known, patches of known runs), again and again until
+    nothing moves; returns what is left, in order."""
+    while todo:
+        left = [a for a in todo if not (ps.post(a, False) if a["op"] == "post" else ps.patch(a, False))]
+        if len(left) == len(todo):
+            break
+        todo = left
+    return todo
 
 
 def _staged_sources(ingest: Path, out: Discovery, real: str) -> list[tuple[str, str, str, Path]]:

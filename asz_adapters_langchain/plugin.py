@@ -73,6 +73,11 @@ _LANDED_WITHOUT = (
                  "(0.9.0 took out every inputs, outputs, events, extra and serialized, however small, each said to be "
                  "over the limit, so a model call's reply and usage could be listed under dropped as taken out; "
                  "earlier versions refused such a request whole)"),
+    ((0, 11, 0), "a failed run's error whole (it landed the first line, the exception, and left its traceback out with "
+                 "no dropped entry), and the values of a run whose parent never landed (a tool whose model call never "
+                 "arrived landed no call of its own, its inputs dropped as on a model call there was none, its output "
+                 "as data no reader searched or counted; a chain's question was dropped as the graph's state) and a "
+                 "parent cycle said as one"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -170,8 +175,11 @@ class LangsmithIngest(Adapter):
     # run says which person messages its inputs and its end state hold (digests), so a lost invocation is said;
     # 0.8.0: a tool's result part counts the bytes of its text (or data), not of the whole ToolMessage (32a F2);
     # 0.9.0: a value the receiver took out (over --max-part) reads as a result too large / a dropped member (32a F1);
-    # 0.10.0: a run part over --max-part loses only its largest members, until it fits (review32 on 7b21ad8b)
-    version = "0.10.0"
+    # 0.10.0: a run part over --max-part loses only its largest members, until it fits (review32 on 7b21ad8b);
+    # 0.11.0: a failed run's error lands whole, its traceback too; a run whose parent never landed (lost, or a parent
+    # cycle) lands as the first run of what is known, a tool no landed model call asked for with a call of its own
+    # (trial 37b F1, F2)
+    version = "0.11.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

@@ -9,13 +9,14 @@ for a plain chain's only output and for ``extra``.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from asz_core import Dropped
 
 from .runs import has_messages, human_text
 
-__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "extra_why", "questions_not_landed", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
+__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "error_why", "extra_why", "questions_not_landed", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
 
 #: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
 #: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
@@ -42,8 +43,17 @@ def extra_why(run: dict) -> str:
     return EXTRA_KEPT_WHY if isinstance(md, dict) and md else WHY["extra"]
 
 
-#: Why a trace's first run's ``error`` is dropped: the materialiser derives an ``error`` record from it.
-ROOT_ERROR_WHY = "its first line is the error record after this one"
+#: Why a trace's first run's ``error`` is dropped: the materialiser derives an ``error`` record from it, which holds
+#: its text whole (langsmith-ingest 0.11.0 on; its first line only before, trial 37b F1).
+ROOT_ERROR_WHY = "its text, whole, is the error record after this one"
+
+
+def error_why(err: Any, why: str) -> str:
+    """``why`` an ``error`` is listed under ``dropped``, with the SHA-256 of its text (UTF-8), so what was left out
+    can be matched against another copy (the app's log, LangSmith's run page; trial 37b F1)."""
+    if not isinstance(err, str):
+        return why
+    return f"{why} (sha256 {hashlib.sha256(err.encode('utf-8', 'surrogatepass')).hexdigest()})"
 
 
 def chain_why(value: Any, what: str) -> str:
@@ -69,7 +79,10 @@ def root_inputs_why(inputs: Any, text: str) -> str:
 WAITED = {"post": ("post", "the run's post never arrived at the receiver (sent while it was down, or lost by the client): "
                            "this record is a later arrival of the run, landed with what it says"),
           "parent": ("parent run", "the run's parent run never arrived at the receiver (sent while it was down, or lost "
-                                   "by the client): landed where its own keys place it")}
+                                   "by the client): landed where its own keys place it"),
+          "cycle": ("parent cycle", "the run's parent links form a cycle (each run of it names another as its parent, or "
+                                    "itself), so none of them has a parent to land under: landed where its own keys "
+                                    "place it, as the first run of what is known of its trace")}
 
 
 def waited_dropped(waited: Any) -> list[Dropped]:

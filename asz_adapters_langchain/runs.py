@@ -17,7 +17,7 @@ import orjson
 from asz_core import time_as_written
 
 __all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
-           "error_line", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+           "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
 TAKEN_OUT = "asz_taken_out"
@@ -244,6 +244,19 @@ def error_line(err: Any) -> str:
         head = err.split("Traceback (most recent call last)", 1)[0].strip()
         return head.splitlines()[0] if head else err[:200]
     return str(err)[:200]
+
+
+def error_text(err: Any) -> str:
+    """An error whole, as the client wrote it: the exception and its traceback (the Python client writes
+    ``repr(exc)`` followed by ``Traceback (most recent call last): …``), never cut (trial 37b F1: only
+    :func:`error_line` landed, the traceback in no record); a value that is not a string (a hand-made post) as its
+    compact JSON."""
+    if isinstance(err, str):
+        return err
+    try:
+        return orjson.dumps(err, default=str).decode()
+    except TypeError:
+        return str(err)
 
 
 def title_of(text: str) -> str:

@@ -137,7 +137,8 @@ class ReadingHooks:
         """The runs of a conversation's ``records`` (its transcript records of ``dialect``, landed order) that landed
         with what is known because a part of them never arrived, as ``(run id, what never came)``: a LangSmith run
         patched but never posted (``post``), or whose parent run never arrived (``parent run``), traffic the app's client
-        sent while the receiver was down (trial 28c F3). The readers say so (``summary.problems``: ``landed with what is
+        sent while the receiver was down (trial 28c F3), or whose parent links form a cycle (``parent cycle``: every run
+        of it arrived, none has a parent to land under; trial 37b F2). The readers say so (``summary.problems``: ``landed with what is
         known: …``, :func:`asz_core.view.unended.partly_lines`). Default None. Must not raise (an exception, or another
         answer, is taken as None)."""
         return None

@@ -5,7 +5,7 @@ usage code is loaded (docs/view.md, usage problems)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 __all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "error_failed", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
 
@@ -121,13 +121,25 @@ def partly_lines(headers: dict, records: dict) -> list[str]:
         runs = [(str(r[0]), str(r[1])) for r in got if isinstance(r, tuple) and len(r) == 2]
         if not runs:
             continue
-        posts = sum(1 for _, w in runs if w == "post")
-        shown = ", ".join(r for r, _ in runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
-        said = [f"{posts} patched but never posted"] * bool(posts) + [f"{len(runs) - posts} whose parent run never arrived"] * bool(len(runs) - posts)
-        lines.append(f"{PARTLY_PREFIX}{len(runs)} run(s) of which a part never arrived at the receiver ({', '.join(said)}; "
-                     f"the app's client drops what it sends while the receiver is down), so this conversation may lack "
-                     f"what those parts held: {shown}")
+        cycles = [r for r, w in runs if w == "parent cycle"]
+        runs = [(r, w) for r, w in runs if w != "parent cycle"]
+        if runs:
+            posts = sum(1 for _, w in runs if w == "post")
+            said = [f"{posts} patched but never posted"] * bool(posts) + [f"{len(runs) - posts} whose parent run never arrived"] * bool(len(runs) - posts)
+            lines.append(f"{PARTLY_PREFIX}{len(runs)} run(s) of which a part never arrived at the receiver ({', '.join(said)}; "
+                         f"the app's client drops what it sends while the receiver is down), so this conversation may lack "
+                         f"what those parts held: {_shown(r for r, _ in runs)}")
+        if cycles:  # every run of a cycle arrived: its parent links are what is wrong (trial 37b F2)
+            lines.append(f"{PARTLY_PREFIX}{len(cycles)} run(s) whose parent links form a cycle (each names another of "
+                         f"them as its parent, or itself: a client's error, since every run of it arrived), so none has "
+                         f"a parent to land under and each lands as the first run of what is known: {_shown(cycles)}")
     return lines
+
+
+def _shown(ids: Iterable[str]) -> str:
+    """At most 10 run ids, comma-separated, then ``and N more``."""
+    ids = list(ids)
+    return ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
 
 
 def lost_lines(headers: dict, records: dict) -> list[str]:

@@ -13,6 +13,4 @@ class TestLangsmithIngestConformance(AdapterConformance):
     unaccounted_members = {
         "run.dotted_order": "an identifier (the run's ancestry of start times and ids), which parent_run_id and "
                             "trace_id carry",
-        "run.error": "a failed run's result keeps the error's first line; the rest (a traceback) is left out with no "
-                     "dropped entry: a known gap the kit found (trial 35a F3; docs/adapters/langchain.md)",
     }
