@@ -6,24 +6,17 @@ Also re-exports the record-line helpers the title rule of seed 004 (Withholding)
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
 
 from ..flow.model import Ref
-from ..sessiondata import SDReader
-from ..storage.handed import handed
-from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
-from ..sessiondata.jsonbytes import nesting_depth
-from ..sessiondata.numberprobe import bytescan, scan_file
-from ..sessiondata.reader import SDError
+from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.times import parse_instant
-from ..storage.filekey import stat_key
 from ..storage.layout import landed_files, session_listing
 from .kinds import CONTENT_KINDS
+from .landed_bytes import FullRead, hold_back, read_files, read_full, read_sealed
 from .title_lines import title_unread, title_withheld, title_words
 
 __all__ = ["LandedSession", "read_sealed", "scan_parts_py", "hold_back", "title_unread", "title_withheld", "title_words", "header_time", "ms_of"]
@@ -88,7 +81,7 @@ class LandedSession:
         self._content: set[tuple[int, int]] | None = None
         self._cut: dict | None = None
         #: seq -> (path, its stat key when read, its record lines) of each landed file whose bytes a round's input
-        #: digest and its closing line bind (read here without the reader's check, :meth:`_bound`): what the page's
+        #: digest and its closing line bind (read here without the reader's check, :func:`_bound_records`): what the page's
         #: headings ask of its records, served from these bytes while the file is unchanged (:meth:`LandedFiles.record`).
         self.bound_lines: dict[int, tuple[Path, tuple, list[bytes]]] = {}
         #: The one listing of the session's folders (None when it is no folder): its cursors too, for the torn tails.
@@ -97,30 +90,19 @@ class LandedSession:
                  if ln.seq <= through_seq]
         # a list row keeps lines only where an execution record may ask for its call's line (issue 22, session 34)
         lines_kept = lines_kept or any(ln.kind == "execution" for ln, _ in (self.listing.files if self.listing else ()))
-        # Each plain file's bytes and whole-file digest first: the files a round's input digest binds are the very
-        # bytes parse read and checked, so their records are decoded without checking them again (:meth:`_bound`).
-        read = [_read_or_why(path) for _, path in found]
-        digests = {seq: got[1] for (seq, _), got in zip(found, read) if isinstance(got, tuple)}
-        bound = _bound_seqs(rounds, digests) if rounds else set()
-        for i, (seq, path) in enumerate(found):
-            got, read[i] = read[i], None  # its bytes let go of once its records are read (issue 22, session 34)
-            if isinstance(got, OSError):
+        # Each file read once, in seq order, its bytes and lines let go of before the next is read (issue 22, session
+        # 37): a file a round binds decoded without the reader's check, any other read the full way (:func:`read_files`)
+        for seq, path, got in read_files(found, rounds, lines_kept):
+            if got is None:  # a sealed file no round binds (changed since parse): read again, the full way
+                self._load(seq, path)
+            elif isinstance(got, OSError):
                 self._unreadable(seq, path, got)
-                continue
-            if isinstance(got, tuple) and seq in bound and got[2] is not None and got[1] == digests[seq]:
-                decoded = self._bound(got[0], got[2])
-                if decoded is not None:
-                    self.bound_lines.update({seq: (path, got[3], got[2][4])} if lines_kept else ())
-                    # a sealed file's lines: its header, its records and its closing line
-                    self._entry(seq, path, got[0], got[1], got[2][0], *decoded, lines=len(decoded[0]) + 2)
-                    continue
-            self._load(seq, path, got if isinstance(got, bytes) else got[0])
-
-    def _bound(self, data: bytes, sealed: tuple) -> tuple[list, ...] | None:
-        """:func:`_bound_records` of a landed file a round's input digest binds (noting a wide number), or None."""
-        got, exact = _bound_records(data, sealed)
-        self.wide_numbers = self.wide_numbers or (got is not None and exact)
-        return got
+            elif isinstance(got, FullRead):
+                self._keep_full(seq, path, got)
+            else:  # as parse read it: a sealed file's lines are its header, its records and its closing line
+                self.wide_numbers = self.wide_numbers or got.exact
+                self.bound_lines.update({seq: (path, got.key, got.lines)} if got.lines is not None else ())
+                self._entry(seq, path, got.size, len(got.decoded[0]) + 2, got.whole, got.header, *got.decoded)
 
     def _unreadable(self, seq: int, path: Path, exc: OSError) -> None:
         """Keep a landed file that cannot be read (permissions, I/O) as one with no record, no digest and a ``problem``
@@ -128,35 +110,32 @@ class LandedSession:
         self.unverified[seq] = why = f"cannot be read: {exc.strerror or exc}"
         self.unreadable[seq] = said = f"landed file {path.relative_to(self.root).as_posix()} {why}"
         self.problems.append(said)
-        self._entry(seq, path, b"", "", None, [], [], [], [], [], lines=0)
+        self._entry(seq, path, 0, 0, "", None, [], [], [], [], [])
 
-    def _load(self, seq: int, path: Path, data: bytes | None = None) -> None:
-        data = path.read_bytes() if data is None else data
-        reader = SDReader(path, decode="dict", data=data)
-        recs: list[dict] = []
+    def _load(self, seq: int, path: Path) -> None:
+        """Read the landed file ``path`` (of ``seq``) the full way, with the reader's checks (:func:`read_full`), and
+        keep it; one that cannot be read now is kept as :meth:`_unreadable`."""
         try:
-            for _, rec in reader:
-                recs.append(rec)
-        except SDError as exc:
-            self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {exc.message} (line {exc.line})")
-            self.unverified[seq] = f"{exc.message} (line {exc.line})"
-            recs = [hold_back(r) for r in recs]
-        # a whole read hashed every byte of the file already
-        if path.suffix == ".sk":  # a skeleton stands for the landed file its header's removed.digest names (issue 21)
-            from ..flow.round import landed_file_digest
+            data = path.read_bytes()
+        except OSError as exc:
+            self._unreadable(seq, path, exc)
+            return
+        self._keep_full(seq, path, read_full(path, data))
 
-            digest = landed_file_digest(path)
-        else:
-            digest = reader.digest if reader.digest else hashlib.sha256(data).hexdigest()
-        self.wide_numbers = self.wide_numbers or reader.exact
-        self._entry(seq, path, data, digest, reader.header, recs, [parse_instant(r.get("time")) for r in recs],
-                    [r.get("id") for r in recs], [r.get("parent") for r in recs], [r.get("ord") for r in recs])
+    def _keep_full(self, seq: int, path: Path, got: FullRead) -> None:
+        """Keep a landed file :func:`read_full` read: its records (held back when it does not read), its problem line."""
+        if got.problem is not None:
+            self.problems.append(f"landed file {path.relative_to(self.root).as_posix()} does not read: {got.problem}")
+            self.unverified[seq] = got.problem
+        self.wide_numbers = self.wide_numbers or got.exact
+        self._entry(seq, path, got.size, got.lines, got.digest, got.header, got.recs,
+                    [parse_instant(r.get("time")) for r in got.recs], [r.get("id") for r in got.recs],
+                    [r.get("parent") for r in got.recs], [r.get("ord") for r in got.recs])
 
-    def _entry(self, seq: int, path: Path, data: bytes, digest: str, h: Any, recs: list[dict], all_times: list[int | None],
-               ids: list, parents: list, ords: list, lines: int | None = None) -> None:
+    def _entry(self, seq: int, path: Path, size: int, lines: int, digest: str, h: Any, recs: list[dict],
+               all_times: list[int | None], ids: list, parents: list, ords: list) -> None:
         """Keep a landed file's records, their times (instants in ns), ids, parents and ords, its header and its
-        ``files`` row. ``lines``: the file's line count when the caller knows it already."""
-        lines, size = data.count(b"\n") if lines is None else lines, len(data)
+        ``files`` row: ``size`` bytes and ``lines`` lines as read (a skeleton's are those of the file it stands for)."""
         if path.suffix == ".sk":
             removed_size, self.removed_at[seq], why = _removed_of(path)
             if removed_size is None:
@@ -342,191 +321,6 @@ class LandedSession:
             return None
         parts = rec.get("parts", ())
         return parts[ref.block] if 0 <= ref.block < len(parts) else None
-
-
-#: A line shorter than this cannot nest deeper than ``MAX_DEPTH`` (it needs as many openers and closers).
-_DEEP = 2 * MAX_DEPTH
-def _shallow(data: bytes) -> bool:
-    """True when no line of ``data`` holds more than ``MAX_DEPTH`` openers, so none nests deeper: one count over the
-    whole file (:func:`~asz_core.sessiondata.numberprobe.scan_file`) instead of counting both openers on every line."""
-    return scan_file(data)[1] <= MAX_DEPTH
-
-
-#: A landed time's text -> its instant (:func:`~asz_core.sessiondata.times.parse_instant`, a pure function of the text),
-#: kept by the compiled decode loop from build to build of the process (a document built again, as the server does,
-#: parses none of its times again: 16,422 in the bench session, 132 M instructions), emptied when it holds more than
-#: :data:`_INSTANTS_KEPT` (at most some 10 MB).
-_INSTANTS: dict[str, int | None] = {}
-_INSTANTS_KEPT = 1 << 16
-
-
-def _decode_bound(lines: Sequence[bytes], exact: bool, shallow: bool = False, nulls: bool = True) -> tuple[list, ...] | None:
-    """``(records, their instants, ids, parents, ords)`` of a bound landed file's record ``lines``
-    (:meth:`LandedSession._bound`), or None for a line the full reader must read. Raises FieldError as :func:`parse_line`.
-    ``shallow``: no line holds more than ``MAX_DEPTH`` openers (:func:`_shallow`), so no depth is checked; ``nulls``:
-    False when the whole file holds no ``null`` (one search of the file, not one a line), so no line is searched.
-
-    Written for speed (every record passes here): a line orjson reads is decoded by it directly, with
-    :func:`parse_line`'s object and depth checks inline; any other line goes through :func:`parse_line` (lone
-    surrogate escapes, the exact decoder, a refusal). Each record's instant is parsed, and its id, parent and ord
-    gathered, in the same loop, while the record is fresh in the cache. Where the compiled
-    :mod:`asz_core.sessiondata.bytescan` was built, the usual lines of a file without wide numbers are read by its
-    ``decode_lines`` (the same steps in C: a line it cannot take whole is left to this loop, one at a time, and so is,
-    in a file that is not ``shallow``, each line of more than ``MAX_DEPTH`` openers, whose nesting this loop
-    measures), else all by this loop; tests/view/test_view_bound_files.py compares the two."""
-    recs: list[dict] = []
-    times: list[int | None] = []
-    ids: list = []
-    parents: list = []
-    ords: list = []
-    append, at, ida, pa, oa = recs.append, times.append, ids.append, parents.append, ords.append
-    loads, bad = orjson.loads, orjson.JSONDecodeError
-    fast = bytescan is not None and not exact and type(lines) is list
-    guard = None if shallow else MAX_DEPTH  # the compiled loop leaves a line of more openers to this one
-    i, n, cache = 0, len(lines), _INSTANTS  # type: ignore[arg-type]
-    if len(cache) > _INSTANTS_KEPT:
-        cache.clear()
-    while i < n:
-        if fast:  # the usual lines in one compiled loop; it stops at the first line it leaves to the loop below
-            i = bytescan.decode_lines(lines, i, loads, bad, record_line_clear if nulls else None, parse_instant, cache,
-                                      recs, times, ids, parents, ords, guard)
-            if i == n:
-                break
-        body = lines[i]  # type: ignore[index]
-        i += 1
-        if exact:
-            d = parse_line(body, exact=True)
-        else:
-            try:
-                d = loads(body)
-            except bad:
-                d = parse_line(body)
-            if type(d) is not dict:
-                return None
-            # its decoded nesting, not its bytes' openers counted again: a line the compiled loop leaves here for its
-            # openers was counted there, and a value holds no more containers than its line has openers (so the walk
-            # of a line of at most MAX_DEPTH openers is short; session 23: 20 M instructions of 8463c716's first open)
-            if not shallow and len(body) > _DEEP and nesting_depth(d) > MAX_DEPTH:
-                return None
-        if nulls and b"null" in body and not record_line_clear(body):  # as the reader: its full check removes a null field
-            check_record_dict(d)
-        dropped = d.get("dropped")
-        if dropped and not all("what" in x for x in dropped):
-            return None
-        append(d)
-        at(parse_instant(d.get("time")))
-        ida(d.get("id"))
-        pa(d.get("parent"))
-        oa(d.get("ord"))
-    return recs, times, ids, parents, ords
-
-
-def _bound_records(data: bytes, sealed: tuple) -> tuple[tuple[list, ...] | None, bool]:
-    """``(got, exact)`` of a landed file whose bytes a round's input digest binds and whose closing line binds them
-    (:func:`read_sealed`): ``got`` is ``(records, their instants, ids, parents, ords)``, or None to read it the full
-    way (:meth:`LandedSession._load`); ``exact`` is True when the whole-file probe found a number only the exact decoder
-    keeps.
-
-    Parse read these bytes whole and checked every record with the reader's field types before any round bound
-    them (:mod:`asz_core.flow.index_read`: a file it refuses is never indexed, so no round binds it), so a line is
-    only decoded here (:func:`_decode_bound`), with the exact decoder where the whole-file probe asks for it. What
-    parse's check lets through and the reader's changes is done as the reader does it: a line holding ``null``
-    that :func:`~asz_core.sessiondata.codec.record_line_clear` does not clear gets the reader's
-    :func:`~asz_core.sessiondata.codec.check_record_dict` (it removes a listed field that is null; a refusal sends
-    the file the reader's way). A ``dropped`` entry without ``what`` (refused by the model only) still sends the
-    file the reader's way. (Until session 14 any line holding the bytes ``null``, in a text too, did: 91 of the 187
-    files of a 50 MB real-shaped root were read twice.)
-    A file changed since (another digest) is not bound and is read the full way: its damage is said as before."""
-    # A line that is a bare number is never a record (both ways below refuse it), so only the wide-number probe
-    # decides the decoder (:func:`~asz_core.sessiondata.jsonbytes.exact_as_plain` without its bare-number search).
-    exact, most_openers, nulls = scan_file(data)  # one pass over the bytes (compiled where it was built)
-    try:
-        return _decode_bound(sealed[4], exact, most_openers <= MAX_DEPTH, nulls), exact
-    except FieldError:
-        return None, exact
-
-
-def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | bytes | OSError:
-    """:func:`read_sealed` of a plain landed file; a skeleton's (``.sk``) bytes as stored (gzip), which the full way
-    reads (:meth:`LandedSession._load`); or the :class:`OSError` that stopped either (it cannot be opened or read:
-    a skeleton of mode 000 is said as a plain file is, not a traceback)."""
-    try:
-        return read_sealed(path) if path.suffix != ".sk" else path.read_bytes()
-    except OSError as exc:
-        return exc
-
-
-def read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
-    """``(bytes, whole-file SHA-256 hex, sealed, stat key)`` of a plain landed file, hashed in one pass. ``sealed`` is
-    ``(header, end of the header line, start of the closing line, record count, record lines)`` when the header
-    reads and the closing line's count and digest bind the bytes before it (seed 000, Closing line), else None.
-    The lines are split once here: their number is the count the closing line is checked against. ``stat key``:
-    :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read. The two digests of a file
-    this command landed and has not changed since are the ones landing computed as it wrote it
-    (:func:`~asz_core.storage.handed.handed`), not computed again."""
-    with open(path, "rb") as f:
-        key = stat_key(os.fstat(f.fileno()))
-        data = f.read()
-        given = handed(f.fileno())  # what landing computed over these very bytes, this command (storage/handed.py)
-    first = data.find(b"\n")
-    cut = data.rfind(b"\n", 0, len(data) - 1) + 1
-    if first < 0 or cut <= first or not data.endswith(b"\n"):
-        return data, given[0] if given is not None else hashlib.sha256(data).hexdigest(), None, key
-    if given is not None:
-        whole, closed = given
-    else:
-        view = memoryview(data)
-        sha = hashlib.sha256(view[:cut])
-        closed = sha.hexdigest()
-        sha.update(view[cut:])
-        whole = sha.hexdigest()
-    try:
-        header = decode_header(data[:first])
-        closing = decode_closing(data[cut:-1])
-    except FieldError:
-        return data, whole, None, key
-    # between the header line and the closing line (the data ends with a newline)
-    bodies = bytescan.split_lines(data, first + 1, cut) if bytescan is not None else data.split(b"\n")[1:-2]
-    count = len(bodies)
-    if closing.digest != closed or closing.records != count:
-        return data, whole, None, key
-    return data, whole, (header, first, cut, count, bodies), key
-
-
-def _bound_seqs(rounds: Sequence[Any], digests: dict[int, str]) -> set[int]:
-    """Seqs of the landed files whose whole-file ``digests`` the input digests of ``rounds`` (in chain order) bind:
-    every file of a round's window present and the chained digest equal (what :meth:`ChainReader.check_inputs` checks)."""
-    from ..flow.round import input_digest
-
-    out: set[int] = set()
-    prev = ""
-    for r in rounds:
-        h = r.header
-        window = range(h.from_seq, h.through_seq + 1)
-        if all(seq in digests for seq in window) and input_digest(prev, [digests[seq] for seq in window]) == h.input_digest:
-            out.update(window)
-        prev = h.input_digest
-    return out
-
-
-def hold_back(rec: dict) -> dict:
-    """A record of a landed file that does not verify, as the view reads it: every part keeps its kind, bytes and
-    identifiers (id, name, of, media, ...) and loses text, data and encoding, and its state says ``unavailable``
-    (seed 000 lists the state; seed 004: where the evidence cannot be shown the document says unavailable).
-    The envelope (ids, time, flags, usage) stays, so the chain's structure still folds."""
-    parts = rec.get("parts")
-    if not isinstance(parts, list):
-        return rec
-    held = []
-    for p in parts:
-        if isinstance(p, dict):
-            p = {k: v for k, v in p.items() if k not in _HELD_BACK}
-            p["state"] = "unavailable"
-        held.append(p)
-    return {**rec, "parts": held}
-
-
-_HELD_BACK = frozenset(("text", "data", "encoding"))
 
 
 def _removed_of(path: Path) -> tuple[int | None, str, str]:

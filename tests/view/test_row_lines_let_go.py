@@ -63,16 +63,16 @@ def test_lines_are_kept_only_where_asked_or_an_execution_record_may_ask(corpus_c
 
 
 def test_a_row_lets_go_of_each_files_bytes_once_its_records_are_read(corpus_dir, tmp_path, monkeypatch):
-    """While a list row is built, each landed file's bytes (and its split lines) go once its records are read: when
-    the last file's records are kept, what ``read_sealed`` read of the earlier files is no longer held (review34:
-    dc3b347b's ``read[i] = None`` had no test). Real input: the corpus project personal-site-next collected by the real
-    ``asz collect --once`` with a 20 kB budget (5 landed files); tracemalloc counts the blocks allocated in
-    ``read_sealed`` that are still alive as each file's records are kept."""
+    """While a list row is built, each landed file's bytes (and its split lines) go once its records are read, before
+    the next file is read (session 37: until then every file was read before the first was decoded, so all their bytes
+    and lines were alive at once; review34: dc3b347b's ``read[i] = None`` had no test). Real input: the corpus project
+    personal-site-next collected by the real ``asz collect --once`` with a 20 kB budget (5 landed files); tracemalloc
+    counts the blocks allocated in ``read_sealed`` that are alive as each file is read and as each is kept."""
     import inspect
     import shutil
     import tracemalloc
 
-    from asz_core.view import session_records
+    from asz_core.view import landed_bytes, session_records
 
     d = corpus_dir / "claude-code" / "projects" / "-Users-alex-workspace-personal-site-next"
     if not d.is_dir():
@@ -86,24 +86,38 @@ def test_a_row_lets_go_of_each_files_bytes_once_its_records_are_read(corpus_dir,
     (cid,) = _conversations(root)
     sizes = [p.stat().st_size for p in (root / cid).glob("streams/main/transcript-*.sd")]
     assert len(sizes) >= 4, sizes
-    src, first = inspect.getsourcelines(session_records.read_sealed)
+    src, first = inspect.getsourcelines(landed_bytes.read_sealed)
     where = range(first, first + len(src))
+
+    def alive() -> int:
+        stats = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, landed_bytes.__file__)])
+        return sum(s.size for s in stats.statistics("lineno") if s.traceback[0].lineno in where)
+
     held: list[int] = []
-    real = session_records.LandedSession._entry
+    reads: list[tuple[int, int, int]] = []
+    real_entry, real_read = session_records.LandedSession._entry, landed_bytes._read_or_why
 
     def spy(self, *a, **k):  # the real method runs; this only counts what is alive when it is called
-        stats = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, session_records.__file__)])
-        held.append(sum(s.size for s in stats.statistics("lineno") if s.traceback[0].lineno in where))
-        return real(self, *a, **k)
+        held.append(alive())
+        return real_entry(self, *a, **k)
+
+    def spy_read(path):  # the same, as each file is read: (alive before, alive after, the file's size)
+        before = alive()
+        got = real_read(path)
+        reads.append((before, alive(), path.stat().st_size))
+        return got
 
     monkeypatch.setattr(session_records.LandedSession, "_entry", spy)
+    monkeypatch.setattr(landed_bytes, "_read_or_why", spy_read)
     tracemalloc.start()
     try:
         build_summary(root, cid)
     finally:
         tracemalloc.stop()
-    assert len(held) == len(sizes)
-    # before: every file's bytes and lines were alive to the end (held[-1] over twice their sum); now about the last
-    # file's own
-    assert held[-1] < sum(sizes), (held, sizes)
-    assert held[0] > max(sizes)  # the count sees read_sealed's blocks: all files are read before the first is kept
+    assert len(held) == len(reads) == len(sizes)
+    # the count sees read_sealed's blocks: the bytes just read (and their lines) are alive once it returns
+    assert all(after >= size for _, after, size in reads), reads
+    # before session 37 the earlier files' bytes and lines were alive as the last was read (over twice their sum); now
+    # only what a kept record holds of read_sealed (each file's header), well under a file's bytes
+    assert all(before < max(sizes) / 4 for before, _, _ in reads), (reads, sizes)
+    assert all(h < max(sizes) / 4 for h in held), (held, sizes)

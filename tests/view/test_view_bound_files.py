@@ -2,12 +2,13 @@
 
 The asz.view build reads each landed file's bytes and whole-file digest first; a file whose digest the round chain's
 input digest binds is the very file parse read and checked, so its record lines are only decoded
-(:meth:`asz_core.view.session_records.LandedSession._bound`). Real input: the Claude Code corpus collected by the real
+(:func:`asz_core.view.landed_bytes.read_one`). Real input: the Claude Code corpus collected by the real
 ``asz collect --once`` (tests/conftest.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_coverage_with_the_ids_gathered_while_decoding_is_the_same(corpus):
 def test_a_line_nesting_deeper_than_256_goes_the_full_way_in_a_bound_file():
     """The depth guard of a bound file is one translation of the whole file (:func:`_shallow`); a file with a line of
     more than 256 openers is checked line by line, and a line nesting deeper than 256 sends the file to the reader."""
-    from asz_core.view.session_records import _decode_bound, _shallow
+    from asz_core.view.landed_bytes import _decode_bound, _shallow
 
     deep = b'{"id":"a","parts":[{"k":"data","data":' + b"[" * 300 + b"]" * 300 + b"}]}"
     wide = b'{"id":"b","parts":[{"k":"data","data":[' + b"[]," * 300 + b"[]]}]}"  # 302 openers, nesting 5 deep
@@ -100,7 +101,7 @@ def test_a_file_with_a_wide_line_is_decoded_by_the_compiled_loop_but_that_line(m
     but those of more than 256 openers (``deep``: it stops at each, untouched), which the Python loop measures: a wide
     one is read, one nesting deeper than 256 sends the file to the reader; the same records either way."""
     from asz_core.sessiondata import numberprobe
-    from asz_core.view.session_records import _decode_bound
+    from asz_core.view.landed_bytes import _decode_bound
 
     if numberprobe.bytescan is None:
         pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
@@ -129,7 +130,7 @@ def test_the_null_search_of_a_bound_file_is_one_search_of_the_whole_file():
     """A bound file is searched for ``null`` once, whole (``nulls``); only a file holding one has each line searched,
     and its lines read as with every line searched (a listed null field left out, as the reader leaves it out). A file
     without one decodes every line as before."""
-    from asz_core.view.session_records import _decode_bound
+    from asz_core.view.landed_bytes import _decode_bound
 
     plain = [b'{"ord":1,"off":0,"id":"a","parts":[{"k":"text","text":"plain words"}]}', b'{"ord":2,"off":60,"id":"b","parent":"a"}']
     held = plain + [b'{"ord":3,"off":90,"id":"c","parent":null}']
@@ -160,7 +161,7 @@ def test_a_null_in_a_bound_file_reads_as_the_reader_reads_it():
     out (seed 000: absent and null read the same), at the record, in a part, in usage and in a dropped entry; a null
     in a field the reader does not list stays; the word null inside a text changes nothing. Before session 14 any
     such line sent its whole file to the reader (read twice)."""
-    from asz_core.view.session_records import _decode_bound
+    from asz_core.view.landed_bytes import _decode_bound
 
     line = (b'{"ord":3,"off":10,"id":"m1","parent":null,"time":"2026-11-21T10:00:00Z",'
             b'"parts":[{"k":"text","text":"x = null","name":null}],"usage":{"in":5,"out":null},'
@@ -181,7 +182,7 @@ def test_a_null_of_the_wrong_kind_still_sends_the_file_to_the_reader():
     import pytest
 
     from asz_core.sessiondata.codec import FieldError
-    from asz_core.view.session_records import _decode_bound
+    from asz_core.view.landed_bytes import _decode_bound
 
     with pytest.raises(FieldError):
         _decode_bound([b'{"ord":null,"off":0,"parts":[{"k":"text","text":"a"}]}'], False, True)
@@ -205,7 +206,7 @@ def test_the_compiled_decode_and_the_python_loop_read_every_kind_of_line_alike(m
     clear) and without it give the same records, instants, ids, parents and ords, or the same None / error."""
     from asz_core.sessiondata import numberprobe
     from asz_core.sessiondata.codec import FieldError
-    from asz_core.view.session_records import _decode_bound
+    from asz_core.view.landed_bytes import _decode_bound
 
     if numberprobe.bytescan is None:
         pytest.skip("asz_core.sessiondata.bytescan was not built (setup.py's optional extension: no C compiler at install)")
@@ -330,3 +331,28 @@ def test_the_compiled_part_scan_and_the_python_agree(corpus):
     listed, media, content, cut = _parts_scanned(sess, True)
     assert content == {(1, 1)} and cut == {}
     assert [x[:3] for x in media] == [(1, 1, 1)] and [x[:3] for x in listed] == [(1, 1, 2), (3, 2, 0)]
+
+
+def test_a_resealed_file_among_bound_ones_is_read_again_the_full_way(corpus_copy):
+    """Each landed file is read once and its bytes let go of before the next is read (session 37), so the files of a
+    round's window whose digest no longer matches (one of them written again, its closing line fixed) are read again
+    the full way once every digest is known: the session reads as it does with every file read the full way. Real
+    input: the corpus session ef958aa1 (13 landed files in its round's window: its main transcript and its
+    subagents'), one of its subagent transcripts given another text and sealed again."""
+    root = corpus_copy()
+    cid = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    files = sorted((root / cid / "streams").glob("*/transcript-*.sd"))
+    assert len(files) >= 3, files
+    fast, _ = _sessions(root, cid)
+    assert len(fast.bound_lines) == len(fast.files) == 13  # unchanged, every file is decoded as a bound one
+    path = files[1]
+    edit_records(path, lambda recs: recs[:1] + [recs[1].replace(b'"text":"', b'"text":"CHANGED ', 1)] + recs[2:],
+                 fix_closing=True)
+    fast, full = _sessions(root, cid)
+    assert fast.files == full.files and fast.problems == full.problems and fast.unverified == full.unverified
+    assert orjson.dumps(list(fast.records.items()), default=str) == orjson.dumps(list(full.records.items()), default=str)
+    assert fast.bound_lines == {}  # no round binds the window now: each of its files read again, the full way
+    (seq,) = [s for s, f in fast.files.items() if f["file"] == path.relative_to(root).as_posix()]
+    assert b"CHANGED " in orjson.dumps(fast.records[seq])  # the records of the bytes it holds now
+    assert fast.files[seq]["digest"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert build_view(root, cid)["summary"]["state"] == "mismatch"
