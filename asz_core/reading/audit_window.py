@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..sessiondata.times import parse_instant
-from .prose_audit import record_of, mark_in_range, place_by_turns, place_timeless
+from .prose_audit import ERROR_KINDS, record_of, mark_in_range, place_by_turns, place_timeless
 
 #: mark_in_range, place_by_turns and place_timeless are prose_audit's, given here beside the window's other rules
 __all__ = ["STATUS_READ", "TITLE_KINDS", "before_window", "mark_in_range", "place_by_turns", "place_timeless", "window_head",
@@ -79,7 +79,8 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
     time), ``models`` those of the window's calls (``figures``' ``models``, taken out of
     it: :func:`~asz_core.reading.audit_usage.usage_figures` with ``only``), and in a root ``asz receive`` landed
     ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's);
-    ``title`` (:func:`window_title`) when given; of the row's problems, a missing companion file only when a record in
+    ``title`` (:func:`window_title`) when given; ``errors_said`` the window's error steps' lines in ``asz ls``'s words
+    (:func:`~asz_core.view.rate_words.error_words`; render 11); of the row's problems, a missing companion file only when a record in
     the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's); and
     ``status_read`` (:data:`STATUS_READ`) among the figures."""
     row, figures = dict(row or {}), dict(figures)
@@ -96,6 +97,10 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
              for line in lines]
     times = [t for t in times if t is not None]
     row["from"], row["to"] = (min(times), max(times)) if times else (None, None)
+    from ..view.rate_words import error_words
+
+    failed = [line["kind"] for line in lines if line.get("kind") in ERROR_KINDS.values()]  # the window's (37b F5)
+    row["errors_said"] = error_words(len(failed), failed.count(ERROR_KINDS["run"])) if failed else ""
     if "models" in figures:
         row["models"] = figures.pop("models")
     if row.get("senders"):

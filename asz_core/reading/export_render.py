@@ -57,6 +57,12 @@ could hide behind it).
   :func:`~asz_core.reading.md_active._acts`), not a placeholder or a runtime's markup tag (``<number>``,
   ``<task-id>``), which is escaped all the same so a viewer shows it (fix37b). A copy of render 9 is made again
   drawing as render 9 did (:func:`drawing`).
+- render 11: the audit forms (``--audit``, ``--format text``) say what failed (trial 37b F5: a failed trace's text
+  form said ``problems: none`` and no error text): the header's ``errors`` after ``problems`` (``asz ls``'s words, or
+  none), a failed tool call's ``error`` (its result's text, at most
+  :data:`~asz_core.reading.audit_errors.ERROR_BYTES` bytes, and the bytes left out) and a line for each error step,
+  kind ``api_error`` or ``run_failed``. A copy of render 10 or before is made again drawing as that render did
+  (:func:`drawing`); the other forms are drawn as render 10 draws them.
 """
 
 from __future__ import annotations
@@ -69,7 +75,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 10
+RENDER = 11
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

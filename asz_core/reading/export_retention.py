@@ -63,8 +63,8 @@ def removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
             out |= {j + 1} if a.get("kind") == "subagent_prompt" and _place(a) in places else set()
         elif a.get("kind") == "conversation":
             out |= {j + 1} if all(a.get(k) == b.get(k) for k in HEADER_KEPT) else set()
-        elif REMOVED_MARK in str(b.get("text")) and all(
-                _stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in _read_from_text(a, b)):
+        elif (gone := _read_from_text(a, b)) and all(
+                _stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in gone):
             out.add(j + 1)
     return out
 
@@ -87,9 +87,13 @@ def _line_key(x: dict, before: dict) -> tuple:
 
 
 def _read_from_text(a: dict, b: dict) -> tuple[str, ...]:
-    """The keys of a line whose value is read from a text retention can take: ``text``, ``kind``, and a tool call's
-    ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
-    return ("text", "kind") + (("status",) if {a.get("status"), b.get("status")} <= {"error", "refused"} else ())
+    """The keys of a line whose value is read from a text retention took (the root's line ``b`` says
+    :data:`REMOVED_MARK` there), () when it took none: ``text``, ``kind`` and an error step's ``error`` (its size)
+    where its ``text`` went; a failed call's ``error`` (render 11) where its result's text went; and with either a
+    tool call's ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
+    out = ("text", "kind", "error") if REMOVED_MARK in str(b.get("text")) else ()
+    out += ("error",) if REMOVED_MARK in str(b.get("error")) and not out else ()
+    return out + (("status",) if out and {a.get("status"), b.get("status")} <= {"error", "refused"} else ())
 
 
 def _json(line: bytes) -> Optional[dict]:
@@ -362,8 +366,18 @@ def _blocks(data: bytes) -> list[dict]:
         body = lines[b["first"] + 1:b["last"] + 1]
         if "pairs" in b:
             b["pairs"] = dict(x.split(b": ", 1) if b": " in x else (x, b"") for x in body)
+        if "pairs" not in b:  # an error's size (render 11) is read from its text: where retention took it, a marker
+            body = [_ERROR_GONE if x.startswith(b"error: ") and i + 1 < len(body) and MARKER.search(body[i + 1]) else x
+                    for i, x in enumerate(body)]
         b["text"] = b"\n".join(body if "pairs" in b else (_UNQUOTE.sub(b"", x) for x in body))
     return out
+
+
+#: What stands for an ``error: N bytes, …`` line of the text form (render 11) whose error text retention took: its
+#: size was read from that text (:func:`_blocks`).
+_ERROR_GONE = b"error: (removed by retention)"
+#: A failed call's error section whose text retention took, as :func:`_blocks` reads it: the last of its block.
+_REFUSED_GONE = re.compile(rb"\n" + re.escape(_ERROR_GONE) + rb"\n\[removed by retention(?:: [0-9,]+ bytes)?\]\Z")
 
 
 def text_removed(copy: bytes, again: bytes, pruned: set[str], missing: Optional[set[int]] = None) -> set[int]:
@@ -422,8 +436,11 @@ def _text_kept(a: dict, b: Optional[dict], places: set) -> bool:
     if not MARKER.search(b["text"]) or a["text"] == b["text"]:
         return False
     rest = [set(a["rest"]) - {b"error", b"refused"}, set(b["rest"]) - {b"error", b"refused"}]
+    theirs = b["text"]
+    if b"refused" in a["rest"] and b"error" in b["rest"]:  # a refusal read from its result's text, which went: the
+        theirs = _REFUSED_GONE.sub(b"", theirs)  # root's error section (render 11) stands for that text alone
     return (a["kind"] == b["kind"] or b["kind"] == b"removed") and rest[0] == rest[1] \
-        and retention_spans(_media_kept(a["text"], b["text"]), b["text"]) is not None
+        and retention_spans(_media_kept(a["text"], theirs), theirs) is not None
 
 
 def _head_value(key: bytes, value: Optional[bytes]) -> Optional[bytes]:

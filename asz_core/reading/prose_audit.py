@@ -55,17 +55,18 @@ from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, fold
 from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
+from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, error_kinds, error_line, error_text, error_words, result_error
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
 from .search_hits import text_kind
 
-__all__ = ["CONTENT_KEYS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "NO_RESULT_IN_WINDOW", "Audit", "coverage", "fixed_notice", "header_line", "instant",
-           "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "removed_text", "turn_at"]
+__all__ = ["CONTENT_KEYS", "ERROR_BYTES", "ERROR_KINDS", "INPUT_CHARS", "INPUT_FIELDS", "KINDS", "NOT_COVERED", "NO_RESULT_IN_WINDOW", "Audit", "coverage", "fixed_notice", "header_line", "instant",
+           "error_text", "mark_in_range", "masked_lines", "place_by_turns", "place_timeless", "placed", "record_of", "removed_text", "turn_at"]
 
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
          "subagent_prompt", "compaction_summary", "compaction", "notice", "notification", "text", "reply", "thinking", "thinking_note", "reply_and_thinking",
-         "tool_call", "tool_execution", "removed")
+         "tool_call", "tool_execution", "removed", "api_error", "run_failed")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
 #: The keys of a tool call's input that carry file contents, which its line (the path it acts on) leaves out: an
@@ -134,6 +135,19 @@ def _status(result: Optional[dict], dialect: str) -> str:
     if isinstance(text, str) and fixed_notice(text, dialect) == "refused":
         return "refused"
     return "error" if result.get("failed") is True else "ok"
+
+
+def execution_audit_line(conversation: str, files: dict[int, str], e: dict, said: str) -> dict:
+    """The line of an execution record ``e`` of ``conversation`` joined to no tool call: ``tool`` (the tool's name),
+    ``text`` ``NAME: `` and what md says of it (``said``), ``status`` from its outcome (``ok`` returned, ``error``
+    failed, else ``unknown``), ``ts`` its time, ``file`` and ``row`` its landed record (``files``: landed seq -> the
+    file's path under the root, :attr:`Audit.files`), stream ``executions``."""
+    ref = e.get("ref") if isinstance(e.get("ref"), dict) else {}
+    name = str(e.get("tool_name") or "")
+    return {"conversation": conversation, "stream": "executions", "role": "tool", "ts": e.get("time") or "",
+            "text": f"{name}: {said}" if name else said, "file": files.get(ref.get("seq"), ""),
+            "row": ref.get("row"), "kind": "tool_execution", "tool": name,
+            "status": {"returned": "ok", "failed": "error"}.get(str(e.get("outcome")), "unknown")}
 
 
 class Audit:
@@ -272,6 +286,8 @@ class Audit:
                         "kind": "injected"})
         elif (said := _system_line(rec, parts, flags, header.dialect)) is not None:
             out.append({**base, "role": "system", **said})
+        if "error" in flags and drawing_errors():  # an error step (error.api): what failed and its text (37b F5)
+            out.append(error_line(base, parts, self.mask, self.unwritten))
         self.dialect = self.dialect or header.dialect
         for p in parts:
             k = p.get("k")
@@ -284,9 +300,10 @@ class Audit:
                 out.append(call)
             elif k == "result":
                 self.left_out["tool_results"] += n
-                self.unwritten += found_in(p.get("text") or p.get("data")) if n else []
+                error, unwritten = result_error(p, _status(p, header.dialect), self.mask)  # a failed call's error (37b F5)
+                self.unwritten += unwritten if n else []
                 if isinstance(p.get("of"), str):
-                    self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}))
+                    self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}), error)
             elif k == "reasoning" and not self.thinking:
                 self.left_out["thinking"] += n
                 self.unwritten += found_in(p.get("text")) if n else []
@@ -354,6 +371,7 @@ class Audit:
         def record(ref: dict) -> Optional[dict]:
             return self.called.get((ref.get("seq"), ref.get("row")), (None,))[0]
 
+        error_kinds(doc, by_stream)
         ends = turn_at(doc)
         if self.only and self.window is not None:
             self.place_untimed(ends)
@@ -377,7 +395,7 @@ class Audit:
         the line of the tool call each is joined to, ``executed``, what md says at the step
         (:func:`~asz_core.reading.export_blocks.execution_line`: its server, outcome and how it failed, ``failed
         (transport: …)``, duration); one joined to no call (no transcript holds it: a session of hook records alone,
-        or a call whose transcript has not landed) a line of its own, kind ``tool_execution`` (:meth:`_execution`;
+        or a call whose transcript has not landed) a line of its own, kind ``tool_execution`` (:func:`execution_audit_line`;
         trial 27b F7: such a session had no line, so ``--in-range-only`` left it out of its day, and its failure was
         said nowhere)."""
         from .export_blocks import execution_line
@@ -388,25 +406,19 @@ class Audit:
             if call is not None:
                 call.setdefault("executed", []).append(execution_line(e))
             else:
-                self.unjoined.append(self._execution(e, execution_line(e)))
+                self.unjoined.append(execution_audit_line(self.conversation, self.files, e, execution_line(e)))
         self.unjoined.sort(key=lambda x: parse_instant(x["ts"]) or 0)
-
-    def _execution(self, e: dict, said: str) -> dict:
-        """The line of an execution record ``e`` joined to no tool call: ``tool`` (the tool's name), ``text`` ``NAME:
-        `` and what md says of it (``said``), ``status`` from its outcome (``ok`` returned, ``error`` failed, else
-        ``unknown``), ``ts`` its time, ``file`` and ``row`` its landed record (:attr:`files`), stream ``executions``."""
-        ref = e.get("ref") if isinstance(e.get("ref"), dict) else {}
-        name = str(e.get("tool_name") or "")
-        return {"conversation": self.conversation, "stream": "executions", "role": "tool", "ts": e.get("time") or "",
-                "text": f"{name}: {said}" if name else said, "file": self.files.get(ref.get("seq"), ""),
-                "row": ref.get("row"), "kind": "tool_execution", "tool": name,
-                "status": {"returned": "ok", "failed": "error"}.get(str(e.get("outcome")), "unknown")}
 
     def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
         its result, and ``in_range`` on every line when there is a window."""
         for call in self.calls:
-            call["status"] = _call_status(self, self.results.get(call.pop("_id", None) or ""))
+            got = self.results.get(call.pop("_id", None) or "")
+            call["status"] = _call_status(self, got)
+            if call["status"] == "error" and got is not None and got[4] is not None:  # its error, bounded (37b F5)
+                error = dict(got[4])
+                call["_gone"] = [*call.get("_gone", ()), *error.pop("_gone")]
+                call["error"] = error
         keyed = [list(timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined])]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
@@ -479,8 +491,9 @@ def masked_lines(lines: list[dict], mask) -> list[str]:
     return mask.gone[start:]
 
 
-#: The key of an audit tool call's line whose credentials :meth:`Audit._summary` counted (:func:`masked_lines`).
-TEXT = frozenset({"text"})
+#: The keys of an audit line whose credentials :meth:`Audit._summary` or an error's excerpt counted, masked before
+#: they were cut (:func:`masked_lines`): a tool call's ``text``, an error's text (``error``).
+TEXT = frozenset({"text", "error"})
 
 
 
@@ -505,8 +518,9 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
     for line in lines:
         counts[line["kind"]] = counts.get(line["kind"], 0) + 1
     said = [*(row.get("problems") or ()), *(p for p in problems if p not in (row.get("problems") or ()))]
+    errors = {"errors": row.get("errors_said") or None} if drawing_errors() else {}  # as asz ls says them (37b F5)
     return {"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
             "project": row.get("project"), "branch": row.get("git_branch"), "models": list(row.get("models") or ()),
             "from": instant(row.get("from")), "to": instant(row.get("to")), "state": row.get("state"),
-            "problems": said, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {}),
+            "problems": said, **errors, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {}),
             **({"removed_files": row["removed_files"]} if row.get("removed_files") else {})}

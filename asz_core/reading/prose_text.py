@@ -17,6 +17,10 @@ are written differs (:func:`to_text`):
 - each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
   text quoted, then a blank line;
+- a failed tool call's error text (``status`` error) after its text: an ``error: N bytes, whole`` line (or ``N
+  bytes, the first 1,000 written, K left out``: :func:`~asz_core.reading.audit_errors.error_words`) then the text
+  quoted; an error step's line (kind ``api_error`` or ``run_failed``) the same line before its text (render 11,
+  trial 37b F5);
 - a ``command`` or ``command_output`` line's text as md reads it (:meth:`PlainAudit.as_typed`, render 6): ``! ls``,
   not the runtime's markup;
 - a tool call's text is ``NAME: SUMMARY`` as ``--audit`` writes it, except where ``--audit`` writes its input as
@@ -36,7 +40,7 @@ from typing import Any, Iterable, Iterator
 from ..view.placing import INPUT_FIELDS, folded_at
 from ..view.placing import one_line as cut_line
 from ..view.secret_forms import found_in, masked_cut
-from .prose_audit import CONTENT_KEYS, INPUT_CHARS, Audit
+from .prose_audit import CONTENT_KEYS, ERROR_KINDS, INPUT_CHARS, Audit, error_words
 from .termtext import md_line, md_visible
 
 __all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
@@ -180,7 +184,13 @@ def _turn(line: dict) -> list[str]:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
     if line.get("kind") in ("tool_call", "tool_execution"):  # a call's status, an execution record's too (9a73f6a)
         said.append(line.get("status") or ("no_result" if line.get("kind") == "tool_call" else "unknown"))
-    out = [md_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}"), quoted(line.get("text") or "")]
+    out = [md_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}")]
+    error = line.get("error") if isinstance(line.get("error"), dict) else None
+    if error is not None and line.get("kind") in ERROR_KINDS.values():  # an error step: its size, then its text
+        out.append(md_line(f"error: {error_words(error)}"))
+    out.append(quoted(line.get("text") or ""))
+    if error is not None and line.get("kind") == "tool_call":  # a failed call's error text, bounded (37b F5)
+        out += [md_line(f"error: {error_words(error)}"), quoted(error.get("text") or "")]
     out += [md_line(f"executed: {x}") for x in line.get("executed") or ()]
     return out
 

@@ -55,6 +55,9 @@ def _plant(lines: list[dict]) -> None:
     lines[3]["message"]["content"] = f"Deploy with this key:\n{KEY_A}\nthanks"
     lines[7]["message"]["content"][0]["input"]["command"] = COMMAND
     lines[10]["message"]["content"][0]["content"] = f"the old key was\n{KEY_B}\nend"
+    # a result the audit leaves out: the corpus's two results here are refusals (is_error), whose planted text is no
+    # refusal, and a failed call's error text is written (render 11, tests/reading/test_text_failures.py)
+    lines[10]["message"]["content"][0]["is_error"] = False
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,10 @@ def _plant(lines: list[dict]) -> None:
     lines[9]["message"]["content"][0]["input"]["path"] = f"/tmp/{PADDING}/{GITHUB}"
     lines[10]["message"]["content"][0]["content"] = "z" * 1900 + CLIPPED_KEY + "\ntail of the first result"
     lines[11]["message"]["content"][0]["content"] = f"later note: the old key was\n{LATER_KEY}\nand {JWT}\nend"
+    # a result the audit leaves out: the corpus's two results here are refusals (is_error), whose planted text is no
+    # refusal, and a failed call's error text is written (render 11, tests/reading/test_text_failures.py)
+    lines[10]["message"]["content"][0]["is_error"] = False
+    lines[11]["message"]["content"][0]["is_error"] = False
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ def _source_calls(corpus_source: Path) -> list[dict]:
 def _blocks(text: str) -> list[list[str]]:
     """The text form's blocks (a header or one line), split at its blank-line-then-[TS] / === boundaries; a text's
     lines without their quote (``| ``, ``|`` on an empty one: trial 34c F1). Every line of a line's block after its
-    ``[TS]`` head is a text's, so it must be quoted (the block's last, empty line ends it): an unquoted one fails here
+    ``[TS]`` head but asz's own ``error: N bytes, …`` and ``executed: …`` lines is a text's, so it must be quoted (the block's last, empty line ends it): an unquoted one fails here
     (review34: this helper took quoted and unquoted lines alike, so these tests passed with the quoting undone)."""
     out: list[list[str]] = []
     for n, line in enumerate(text.split("\n"), 1):
@@ -52,6 +52,8 @@ def _blocks(text: str) -> list[list[str]]:
             continue
         elif out[-1][0].startswith("=== "):
             out[-1].append(line)  # a header's own lines (key: value) are asz's, never quoted
+        elif line.startswith(("error: ", "executed: ")):
+            out[-1].append(line)  # asz's own lines in a line's block: an error's size (render 11), an execution record
         else:
             assert line.startswith("| ") or line in ("|", ""), f"line {n}: a text's line not quoted: {line[:80]!r}"
             out[-1].append(line[2:] if line.startswith("| ") else "" if line == "|" else line)

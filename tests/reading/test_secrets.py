@@ -69,6 +69,9 @@ def _plant(lines: list[dict]) -> None:
         f"GITHUB_TOKEN={GITHUB}\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\ncurl -H 'Authorization: Bearer {JWT}'\n"
         f"aws configure: {AWS}\n"
         f'aws iam create-access-key: {{"AccessKeyId": "{AWS}", "SecretAccessKey": "{SECRET}"}}')
+    # a result the audit leaves out: the corpus's two results here are refusals (is_error), whose planted text is no
+    # refusal, and a failed call's error text is written (render 11, tests/reading/test_text_failures.py)
+    lines[10]["message"]["content"][0]["is_error"] = False
 
 
 @pytest.fixture(scope="module")

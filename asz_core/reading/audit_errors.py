@@ -1,0 +1,109 @@
+"""What the audit forms (``--audit``, ``--format text``) say of what failed (render 11; trial 37b F5: the text form of
+a failed LangGraph trace said ``problems: none`` and printed the failed tool call without its error, while ``asz ls``
+said ``verified errors`` and md **Run failed** with the error): a failed tool call's error text and an error step's
+line, each bounded at :data:`ERROR_BYTES` with the bytes left out said (docs/reading.md, "The audit form of prose")."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import orjson
+
+from ..view.placing import position, walk
+from ..view.secret_forms import found_in, masked_cut
+from .export_steps import part_marker
+from .prose_times import record_of
+
+__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "drawing_errors", "error_kinds", "error_line", "error_text",
+           "error_words", "result_error"]
+
+#: The kinds of an error step's line (render 11; trial 37b F5): what failed, as the exports label it
+#: (:data:`~asz_core.view.rate_words.ERROR_LABELS`: ``API error``, ``Run failed``), by the document's ``failed``.
+ERROR_KINDS = {"request": "api_error", "run": "run_failed"}
+#: At most this many bytes (UTF-8) of a failed tool call's error text, or of an error step's, are written (render 11;
+#: trial 37b F5: the text form of a failed trace said ``problems: none`` and no error text); the rest is said in bytes.
+ERROR_BYTES = 1_000
+#: The render from which the audit forms write failures (:func:`~asz_core.reading.export_render.drawn`).
+ERRORS_RENDER = 11
+
+
+def drawing_errors() -> bool:
+    """Whether the copy being drawn writes failures (render 11 on; an older copy is made again without them)."""
+    from .export_render import drawn
+
+    return drawn() >= ERRORS_RENDER
+
+
+def error_text(parts: Sequence[dict]) -> str:
+    """The text of an error, from the parts of its result or error record: the text parts joined with a newline (a
+    part whose content is not in the root by its marker, :func:`~asz_core.reading.export_steps.part_marker`); else a
+    result's data that is a string; else the ``error`` values the data parts hold, a string as it is and any other as
+    JSON (Claude Code's ``system/api_error`` line: ``{"status":529,"error":{…}}``); else the data parts as JSON."""
+    texts = [t for p in parts if p.get("k") in ("text", "result")
+             and (t := (p["text"] if isinstance(p.get("text"), str) else "") or part_marker(p))]
+    if not texts:
+        texts = [p["data"] for p in parts if p.get("k") == "result" and isinstance(p.get("data"), str) and p["data"]]
+    if not texts:
+        data = [p.get("data") for p in parts if p.get("k") in ("data", "result") and p.get("data") is not None]
+        texts = [e if isinstance(e, str) else orjson.dumps(e, default=str).decode("utf-8")
+                 for d in data if isinstance(d, dict) and (e := d.get("error")) not in (None, "", {}, [])] \
+            or [orjson.dumps(d, default=str).decode("utf-8") for d in data]
+    return "\n".join(texts)
+
+
+def _excerpt(text: str, mask: bool) -> tuple[dict, list[str], list[str]]:
+    """``({"text", "bytes", "left_out"}, written, away)``: ``text`` (an error's) masked with ``mask`` and only then cut
+    to its first :data:`ERROR_BYTES` bytes at a character's end (:func:`~asz_core.view.secret_forms.masked_cut`),
+    ``bytes`` its size as written whole (UTF-8, masked), ``left_out`` the bytes the cut took away (0: whole);
+    ``written`` and ``away`` the fingerprints of the credentials the excerpt shows and those the cut took away."""
+    sizes = [0]
+
+    def cutter(whole: str) -> str:
+        raw = whole.encode("utf-8")
+        sizes[0] = len(raw)
+        return raw[:ERROR_BYTES].decode("utf-8", "ignore")
+
+    got, written, away = masked_cut(text, cutter, mask)
+    return {"text": got, "bytes": sizes[0], "left_out": sizes[0] - len(got.encode("utf-8"))}, written, away
+
+
+def error_words(error: dict) -> str:
+    """What the text form says of an error's size (``error``: an excerpt of :func:`_excerpt`, its ``bytes`` and
+    ``left_out``): ``66 bytes, whole`` or ``4,321 bytes, the first 1,000 written, 3,321 left out``."""
+    size, away = int(error.get("bytes") or 0), int(error.get("left_out") or 0)
+    if not away:
+        return f"{size:,} bytes, whole"
+    return f"{size:,} bytes, the first {size - away:,} written, {away:,} left out"
+
+
+def result_error(p: dict, status: str, mask: bool) -> tuple[Optional[dict], list[str]]:
+    """``(error, unwritten)`` of a tool call's result part ``p`` whose ``status`` the audit read
+    (:func:`~asz_core.reading.prose_audit.Audit`'s): when the call failed (``error``; render 11, trial 37b F5) its error's excerpt (:func:`_excerpt`, the fingerprints it shows as ``_gone``,
+    counted where the call's line is written: :meth:`~asz_core.reading.prose_audit.Audit.arrange`) and those the cut took away; else None and every
+    credential the result holds (the form leaves it out)."""
+    if status == "error" and drawing_errors():
+        error, written, away = _excerpt(error_text([p]), mask)
+        return {**error, "_gone": written}, away
+    return None, found_in(p.get("text") or p.get("data"))
+
+
+def error_line(base: dict, parts: Sequence[dict], mask: bool, unwritten: list[str]) -> dict:
+    """The line of an error step (a record flagged ``error``; render 11): ``base`` (the record's keys) with ``role``
+    ``system``, kind ``api_error`` (:func:`error_kinds` makes it ``run_failed`` by the document), ``text`` the
+    excerpt of :func:`error_text` of its ``parts``, ``error`` its ``bytes`` and ``left_out``; the credentials the cut
+    took away added to ``unwritten``."""
+    error, written, away = _excerpt(error_text(parts), mask)
+    unwritten += away
+    return {**base, "role": "system", "text": error.pop("text"), "kind": ERROR_KINDS["request"], "error": error,
+            "_gone": written}
+
+
+def error_kinds(doc: dict, by_stream: dict[str, list[dict]]) -> None:
+    """Each error step's line of ``by_stream`` given the kind of what the document ``doc`` says failed (its
+    ``error.api`` node's ``failed``: ``run``, a run that ended with an error, ``run_failed``; else a model request,
+    ``api_error``), as the exports label the step (``Run failed``, ``API error``) and ``asz ls`` counts it."""
+    failed = {(pos[1], pos[2]): n.get("failed") for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
+              if n.get("kind") == "error.api" and (pos := position(n))}
+    for line in (x for lines in by_stream.values() for x in lines if x.get("kind") == ERROR_KINDS["request"]):
+        if failed.get(record_of(line)) == "run":
+            line["kind"] = ERROR_KINDS["run"]
