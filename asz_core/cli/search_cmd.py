@@ -175,7 +175,11 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    _warn(notes := _notes(unverified, unsearched), as_json)
+    large = _too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)])
+    _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
+    if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
+        typer.echo(f"asz search: note: {large}", err=True)
+    notes += [large] if large else []  # once, on stdout under the hits (trial 37b F6: every part, twice, each query)
     notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
     notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
     notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
@@ -348,6 +352,31 @@ def _warn(notes: list[str], as_json: bool) -> None:
     if as_json or not _one_stream():
         for line in notes:
             typer.echo(f"asz search: warning: {line}", err=True)
+
+
+#: How the problem of a part too large to land begins (:data:`~asz_core.reading.search_gaps.TOO_LARGE`).
+TOO_LARGE_GAP = "too large to land: "
+
+
+def _too_large(r: Path, large: list[dict]) -> str:
+    """What a query says of the parts too large to land in the conversations its filters keep (``large``: those gaps of
+    :func:`~asz_core.reading.search_gaps.gaps`, ``{"conversation", "file", "problem"}``): their text is not in the
+    root, so no query could match it (seed 000). One part: its line as the gap says it (file, row, part, size,
+    sha256); more: one line, ``N part(s) too large to land in M conversation(s) (ID, …) were not searched: their text
+    is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)`` (trial 37b F6: three lines of one
+    conversation were printed on every query, on stdout and again on stderr). '' when there is none."""
+    if not large:
+        return ""
+    if len(large) == 1:
+        return f"{large[0]['file']}: {large[0]['problem']}"
+    from ..reading.ids import conversation_names
+    from ..reading.termtext import visible
+
+    shown = conversation_names(r)
+    convs = list(dict.fromkeys(g["conversation"] for g in large))
+    named = ", ".join(visible(shown(c)) for c in convs[:5]) + (f", {len(convs) - 5:,} more" if len(convs) > 5 else "")
+    return (f"{len(large):,} part(s) too large to land in {len(convs):,} conversation(s) ({named}) were not searched: "
+            "their text is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)")
 
 
 def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:

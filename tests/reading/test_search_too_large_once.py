@@ -1,0 +1,43 @@
+"""``asz search`` says the parts too large to land once, in one line (trial 37b F6: every query printed each such part
+of one conversation twice, on stdout after ``!`` and on stderr as a warning, whatever it searched for).
+
+Real input: the corpus's hello session (de3b8b19) with two of its string lines (the typed prompt and the stop hook's
+feedback) grown past the default max_delta_bytes (2 MiB), landed by the real collect: each lands with its text taken
+out (seed 000). The count is the source's: its lines over 2,097,152 bytes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import asz_in_process as asz
+from reading_helpers import planted_root
+
+TRANSCRIPT = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+PASTED = "Please review this log: " + "lorem ipsum dolor sit amet " * 85_000 + " zebracorn_needle_end"
+pytestmark = pytest.mark.slow  # two 2.3 MB lines collected and indexed: about 15 s
+
+
+def _grow(lines: list[dict]) -> None:
+    for d in lines:
+        if d.get("type") == "user" and isinstance((d.get("message") or {}).get("content"), str):
+            d["message"]["content"] = PASTED
+
+
+def test_the_parts_too_large_to_land_are_said_once_in_one_line(corpus_dir, tmp_path):
+    root = planted_root(corpus_dir, tmp_path, TRANSCRIPT, _grow)
+    (path,) = (tmp_path / "projects").rglob("de3b8b19-*.jsonl")
+    large = sum(len(x) > 2_097_152 for x in path.read_bytes().splitlines())
+    assert large == 2
+    said = (f"{large} part(s) too large to land in 1 conversation(s) (de3b8b19) were not searched: their text is not "
+            "in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)")
+    for words in ("hello", "zebracorn_needle_end"):
+        p = asz("search", words, "--root", str(root))
+        assert p.returncode == 0 and [x for x in p.stdout.splitlines() if x.startswith("! ")] == [f"! {said}"], p.stdout
+        assert "too large" not in p.stderr, p.stderr
+    j = asz("search", "hello", "--json", "--root", str(root))
+    assert json.loads(j.stdout) and [x for x in j.stderr.splitlines() if "too large" in x] == [f"asz search: note: {said}"]
+    held = json.loads(asz("search", "hello", "--json", "--held-back", "--root", str(root)).stdout)
+    assert len([g for g in held["held_back"]["not_searched"] if g["problem"].startswith("too large to land: ")]) == large
