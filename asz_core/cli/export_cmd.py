@@ -350,7 +350,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         rows = [x for x in rows if x["id"] not in prose.outside] + unplaced  # the index lists these too, as not exported
         if out is not None:  # what it did, the index page, then the folder's own manifest (trial 31b F2)
             close_folder(out, fmt, rows, {k: v for k, v in files.items() if k not in prose.outside}, flagged, skipped,
-                         prose, replaced, changes, resume, made(prose, fmt, hide, thinking))
+                         prose, replaced, changes, resume, made(prose, fmt, hide, thinking), (r, hide))
     except KeyboardInterrupt:  # said once the bar is gone (said on its line, the bar's last draw cut or wiped it)
         if stream is not None:  # one file: left as it was (_stream_to)
             typer.echo(f"asz export: interrupted after {bar.done} of {len(rows)} conversations (nothing written to "

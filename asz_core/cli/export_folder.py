@@ -93,10 +93,12 @@ def write_one(r: Path, cid: str, out: Path, name: str, data: bytes, fmt: str, hi
 
 
 def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[str], skipped: dict[str, str],
-               redact: bool) -> Path:
+               redact: bool, elsewhere: dict[str, dict] | None = None) -> Path:
     """Write the index page of several exported into ``out`` (html, json or md), whole or not at all, and return its
     path; with ``redact`` its credentials masked (a title is a first prompt, which may hold one; counted where the
-    conversation is). One the folder holds byte for byte is left as it is; another is replaced and said so."""
+    conversation is). One the folder holds byte for byte is left as it is; another is replaced and said so.
+    ``elsewhere``: the calls of each row another row's conversation is counted under
+    (:func:`~asz_core.reading.export_index.counted_elsewhere`), which an md or html total counts once."""
     from ..reading.export_index import index_html, index_markdown
     from ..reading.export_manifest import write_whole
 
@@ -107,13 +109,13 @@ def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[
 
         rows = Masker(True).tree(copy.deepcopy(rows))
     if fmt == "html":
-        page = index_html(rows, files, flagged, skipped).encode("utf-8")
+        page = index_html(rows, files, flagged, skipped, elsewhere or {}).encode("utf-8")
     elif fmt == "json":
         page = orjson.dumps([{**row, "file": None, "not_exported": skipped[row["id"]]}
                              if row["id"] in skipped else {**row, "file": files[row["id"]]}
                              for row in rows], option=orjson.OPT_INDENT_2)
     else:
-        page = index_markdown(rows, files, flagged, skipped).encode("utf-8")
+        page = index_markdown(rows, files, flagged, skipped, elsewhere or {}).encode("utf-8")
     index = out / f"index.{fmt if fmt in ('html', 'json') else 'md'}"
     before = index.read_bytes() if index.is_file() else None
     if before == page:
@@ -285,10 +287,12 @@ def interrupted_line(out: Path | None, done: int, total: int, resume: Resume | N
 
 
 def close_folder(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[str], skipped: dict[str, str], prose,
-                 replaced: list[str], changes: Changes, resume: Resume, made: dict) -> None:
+                 replaced: list[str], changes: Changes, resume: Resume, made: dict, read: tuple = ()) -> None:
     """End a folder export whose every conversation is written: say the files replaced and what changed (or, resuming
-    an interrupted one, what was written and what was already there), write the index page, remove the partial
-    manifest, then write the folder manifest over it all (``prose.manifests``: the one said on stderr)."""
+    an interrupted one, what was written and what was already there), write the index page (its md or html totals
+    counting each provider call once, read from ``read``, ``(storage root, withheld names)``:
+    :func:`~asz_core.reading.export_index.counted_elsewhere`), remove the partial manifest, then write the folder
+    manifest over it all (``prose.manifests``: the one said on stderr)."""
     if replaced:
         typer.echo(f"asz export: replaced {len(replaced)} file(s) already in {out}: {', '.join(replaced[:5])}"
                    + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else ""), err=True)
@@ -300,6 +304,10 @@ def close_folder(out: Path, fmt: str, rows: list[dict], files: dict, flagged: se
     from ..reading.export_manifest import stop_for_test
 
     stop_for_test("index")
-    index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact)
+    from ..reading.export_index import counted_elsewhere
+
+    twice = counted_elsewhere(read[0], [r["id"] for r in rows if not r.get("held_back")], read[1], prose.table) \
+        if read and fmt != "json" else {}  # a call two rows hold: once in the totals (trial 35a F5, review36 item 2)
+    index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact, twice)
     resume.done()
     prose.manifests = [folder_manifest(out, index, files, skipped, made)]

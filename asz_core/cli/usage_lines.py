@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..view.usage_once import same_calls_list  # noqa: F401 (named here since session 36)
+
 __all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED"]
 
 
@@ -61,12 +63,6 @@ def held_line(rows: list[dict], shown: Callable[[str], str] = str) -> str:
 
 #: How many conversations a line about calls two conversations hold names by id (:func:`same_calls_lines`).
 SAME_NAMED = 3
-
-
-def same_calls_list(same: dict[str, dict]) -> list[dict]:
-    """``total.same_calls`` in ``--json``: ``[{"conversation", "with", "calls", "counted_in"}]`` by id, from
-    :func:`~asz_core.view.usage_report.once`'s map (the conversations holding a provider call another holds too)."""
-    return [{"conversation": c, **s} for c, s in sorted(same.items())]
 
 
 def same_calls_lines(same: list[dict], session: bool, shown: Callable[[str], str] = str) -> list[str]:

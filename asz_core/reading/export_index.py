@@ -22,7 +22,7 @@ from .export_blocks import literal
 from .export_render import drawn
 from .termtext import md_line
 
-__all__ = ["index_figures", "index_html", "index_markdown", "project_groups"]
+__all__ = ["counted_elsewhere", "index_figures", "index_html", "index_markdown", "project_groups"]
 
 
 def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
@@ -71,9 +71,40 @@ def index_figures(r: dict) -> tuple[str, str]:
     return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else shown)
 
 
-def _index_total(rows: Sequence[dict]) -> str:
+def counted_elsewhere(root, ids: Sequence[str], hide: Sequence[str] = (), table=None) -> dict[str, dict]:
+    """``conversation -> {"name", "calls", "tokens", "usd_exact", "under"}``: of each of ``ids`` (conversations of
+    storage root ``root``, read withholding ``hide``), the provider calls another of ``ids`` holds too and that a total
+    over them counts under that one (:func:`~asz_core.view.usage_once.once`: the copy made first; a fork, an import, a
+    session copied under a new id), their tokens, their exact cost (a Decimal, priced with ``table``, the one the rows
+    were priced with) and ``under``, ``{name: calls}`` of the conversations they are counted under; a conversation is
+    named as ``asz usage`` names it among ``ids`` (:func:`~asz_core.storage.ids.shown_names`). Only conversations
+    holding such calls are keys, ``{}`` when none (trial 35a F5, review36 item 2: an index's total added up the rows
+    and counted such calls in each). What :func:`_index_total` takes off the rows' sum, so an index's total is
+    ``asz usage``'s over the same conversations."""
+    from decimal import Decimal
+
+    from ..storage.ids import shown_names
+    from ..view.usage import TOKEN_KINDS
+    from ..view.usage_report import once, read_root, report, zone_of
+
+    counted, _ = read_root(root, zone_of("UTC"), hide, ids=list(ids))
+    kept, same = once(counted)
+    if not same:
+        return {}
+    left, shown = {id(c) for c in kept}, shown_names(ids)
+    gone = [c for c in counted if id(c) not in left]
+    return {r["conversation"]: {"name": shown(r["conversation"]), "calls": r["calls"],
+                                "tokens": sum(r["usage"][k] for k in TOKEN_KINDS),
+                                "usd_exact": Decimal(r["cost"].get("usd_exact") or "0"),
+                                "under": {shown(o): n for o, n in same[r["conversation"]]["counted_in"].items()}}
+            for r in report(gone, "session", table)}
+
+
+def _index_total(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> str:
     """``N conversation(s), T tokens, $C`` over the rows whose figures count (held-back ones left out, and said); ``C``
-    their exact costs added (``usd_exact``) and rounded once to the cent."""
+    their exact costs added (``usd_exact``) and rounded once to the cent. ``elsewhere``
+    (:func:`counted_elsewhere`): the calls a row holds that another row's conversation holds too and is counted under
+    are taken off, so each is counted once, and said (each row keeps its own figure)."""
     from decimal import Decimal
 
     from ..view.row_filters import cost_exact, cost_value, total_tokens
@@ -83,19 +114,30 @@ def _index_total(rows: Sequence[dict]) -> str:
     # the rows' exact amounts added, rounded once to the cent (trial 26b, F8: never a sum of rounded rows)
     cost = sum((cost_exact(r.get("cost")) if cost_exact(r.get("cost")) is not None
                 else Decimal(str(cost_value(r.get("cost")) or 0)) for r in counted), Decimal(0))
+    twice = [elsewhere[r["id"]] for r in counted if r["id"] in elsewhere]  # by row: 3 named, as asz usage's line
+    tokens -= sum(e["tokens"] for e in twice)
+    cost -= sum((e["usd_exact"] for e in twice), Decimal(0))
     held = len(rows) - len(counted)
     from ..view.prices import money
 
+    n = sum(e["calls"] for e in twice)
     return (f"{len(rows)} conversation(s): {tokens:,} tokens, {money(cost)}"
-            + (f" ({held} held back, in neither figure)" if held else ""))
+            + (f" ({held} held back, in neither figure)" if held else "")
+            + (f" ({n:,} model call(s) that two conversations or more hold are counted once, under the one that made "
+               "them first: " + "; ".join(f"{e['name']}'s " + ", ".join(f"{k:,} under {o}" for o, k in e["under"].items())
+                                           for e in twice[:3])
+               + (f" and {len(twice) - 3} more conversation(s)" if len(twice) > 3 else "")
+               + "; the same call id and request id: a fork, an import or a copy under a new session id; each row "
+               "counts its own)" if n else ""))
 
 
 def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
-                   skipped: Mapping[str, str] = {}) -> str:
+                   skipped: Mapping[str, str] = {}, elsewhere: Mapping[str, dict] = {}) -> str:
     """A Markdown index linking each row's exported file (``files``: conversation id -> file name, or the names of
     its parts in order, each linked: ``asz export --split``), with its
     verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
-    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link."""
+    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link. The total counts
+    each provider call once (``elsewhere``: :func:`counted_elsewhere`)."""
     lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
     note = _index_note(rows, flagged, skipped)
     cell = _md_cell if drawn() >= 9 else lambda value: literal(md_line(value)).replace("|", "\\|")
@@ -115,7 +157,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
         tokens, cost = index_figures(r)
         lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
                      f"{state} | {link} |")
-    return "\n".join(lines + ["", _index_total(rows)]) + "\n"
+    return "\n".join(lines + ["", _index_total(rows, elsewhere)]) + "\n"
 
 
 def _md_cell(value: str) -> str:
@@ -179,17 +221,19 @@ _HEAD = ("<tr class=\"head\"><th>last activity</th><th>title</th><th>talks</th><
 
 
 def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
-               skipped: Mapping[str, str] = {}) -> str:
+               skipped: Mapping[str, str] = {}, elsewhere: Mapping[str, dict] = {}) -> str:
     """An HTML index page linking each row's exported file, grouped by project (module docstring), with its
     verification state: a conversation that does not verify (state not ``verified``, or in ``flagged``) is marked as
     its own page marks it (class ``failed``); a row in ``skipped`` (conversation id -> why) is marked not exported,
-    with the reason, and has no link. The whole export's total ends the page."""
+    with the reason, and has no link. The whole export's total ends the page. Each total (a project's, the whole
+    export's) counts each provider call once (``elsewhere``: :func:`counted_elsewhere`; a call a project's rows hold
+    and another project's conversation made first is in that one's total)."""
     e = html.escape
     groups = project_groups(rows)
     nav, sections = [], []
     for i, (project, mine) in enumerate(groups, 1):
         name = isolated(project) if project else "(no project)"
-        totals = f"{e(_index_total(mine))} · {_ran(mine)}"
+        totals = f"{e(_index_total(mine, elsewhere))} · {_ran(mine)}"
         nav.append(f"<li><a href=\"#project-{i}\">{name}</a> <span class=\"meta\">{totals}</span></li>")
         sections.append(f"<section class=\"project\" id=\"project-{i}\"><h2>{name}</h2><p class=\"meta\">{totals}</p>"
                         f"<table>{_HEAD}{''.join(_index_row(r, files, flagged, skipped) for r in mine)}</table></section>")
@@ -198,4 +242,4 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
     return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>"
                 f"<p class=\"meta\">{len(groups):,} project(s), the one active last first; ran: each conversation's first to last record, summed.</p>{head}"
                 f"<nav class=\"projects\"><ul>{''.join(nav)}</ul></nav>{''.join(sections)}"
-                f"<p class=\"meta\">{e(_index_total(rows))}</p>", INDEX_CSS)
+                f"<p class=\"meta\">{e(_index_total(rows, elsewhere))}</p>", INDEX_CSS)

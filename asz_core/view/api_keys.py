@@ -41,7 +41,7 @@ API_KEYS: dict[str, dict] = {
         "when": _ROW_WHEN},
     "/api/usage": {"keys": ["hours", "counted", "conversations", "unpriced", "priced", "quarters", "no_time", "models",
                             "placed", "total", "held_back", "usage_incomplete", "complete", "credits", "untimed",
-                            "filters"],
+                            "same_calls", "filters"],
                    "when": {"instances": "by=instance", "two_roots": "by=instance", "periods": "by=week or by=month"}},
     "/api/usage/blocks": {"keys": ["blocks", "total", "problems", "unreadable", "tz", "filters"], "when": {}},
     "/api/tools": {"keys": ["tools", "servers", "total", "conversations", "held_back"], "when": {}},

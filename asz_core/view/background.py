@@ -19,7 +19,8 @@ from ..storage.ids import named
 from .match import dialect_matches, matches
 from .query import ApiError
 from .rows import header_ms
-from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer, narrow_buckets, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
+from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer, narrow_buckets, once_parts, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
+from .usage_once import same_calls_list
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -149,7 +150,12 @@ class BackgroundChecks:
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
         USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`.
-        Each entry of those five lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        ``same_calls``: ``[{"conversation", "with", "calls", "counted_in"}]``, by id, as ``asz usage --json``'s
+        ``total.same_calls``: each conversation summed here holding a provider call another one summed holds too (the
+        same call id and request id: a fork, an import, a copy under a new session id), which every figure of the
+        answer counts once, under the copy made first (:func:`~asz_core.view.usage_buckets.once_parts`,
+        :func:`~asz_core.view.usage_once.once`; trial 35a F5); ``[]`` when none.
+        Each entry of those six lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -179,10 +185,13 @@ class BackgroundChecks:
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
+            calls = {c: self._calls.get(c) for c, _, _ in parts}
+        parts, same = once_parts(parts, calls, model, exact, since, until)  # a call two conversations hold: once (35a F5)
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"] = \
-            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts])], every)  # as asz usage names them: unique in the root (122b95e)
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], \
+            answer["same_calls"] = named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]),
+                                          same_calls_list(same)], every)  # as asz usage names them: unique in the root (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)
@@ -350,12 +359,12 @@ class BackgroundChecks:
             return False  # what a build of these files found (found_store): read, not built
         if self.worker is not None:
             try:
-                summary, hours = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)
+                summary, hours, calls = self.worker.call("check", str(self.root), conversation, list(self.hide), self.prices)
             except WorkerGone:
                 if self.worker.closed:
                     raise  # the server is stopping: nothing more is checked
             else:
-                self.keep_found(conversation, fp, self.hide, summary, hours)
+                self.keep_found(conversation, fp, self.hide, summary, hours, calls)
                 return True
         return self.prepare(conversation, self.hide, newest) is not None
 

@@ -48,7 +48,7 @@ __all__ = [
 
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
-               prices: PriceTable | None = None, read: dict | None = None) -> dict:
+               prices: PriceTable | None = None, read: dict | None = None, requests: dict | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
@@ -58,7 +58,10 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     chain has no usable round, ValueError for a hide name that is not withholdable. ``read``, when given, gets the
     record lines of the landed files the build read bound by the chain
     (:attr:`~asz_core.view.session_records.LandedSession.bound_lines`: seq -> (path, stat key, lines)), which the
-    server's headings answer reads its records from instead of reading and checking those files again.
+    server's headings answer reads its records from instead of reading and checking those files again. ``requests``,
+    when given, gets each ``llm.call`` node holding one provider call -> its provider request id ('' when its records
+    name none), which the document does not draw: the root-wide key of the call
+    (:func:`~asz_core.view.usage_buckets.call_entries`, ``/api/usage`` counting each call once).
 
     The cyclic garbage collector is paused while the document is built. A
     build allocates a few hundred thousand dicts and lists that all stay alive
@@ -76,7 +79,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     objects in cycles, collected by the next full collection).
     """
     with gc_pause.paused(keep=True):
-        return _build(Path(root), conversation, hide, through_round, prices, read)
+        return _build(Path(root), conversation, hide, through_round, prices, read, requests)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
@@ -300,10 +303,12 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None,
-           read: dict | None = None) -> dict:
+           read: dict | None = None, requests: dict | None = None) -> dict:
     b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round)
     if read is not None:
         read.update(sess.bound_lines)
+    if requests is not None:
+        requests.update((nid, cu.request) for nid, cu in v.call_usage.items() if not cu.requests)
     head = fold.head
     session = head.session
     rounds = []

@@ -239,14 +239,15 @@ class Doc:
     against, its JSON bytes (``body``; ``gz``: gzip'd, made when first asked), and the page's headings answer made
     from it (``headings``: the JSON bytes of ``/api/c/{id}/headings``, None until asked; kept with the document, so it
     lives and is dropped with it, keyed and checked as the document is). ``summary`` and ``hours``: the document's
-    summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`)."""
+    summary and its usage per hour (:func:`~asz_core.view.background.usage_hours`); ``calls``: its provider calls
+    (:func:`~asz_core.view.usage_buckets.call_entries`), the sum of which the hours are."""
 
     __slots__ = ("reached", "listed", "body", "gz", "etag", "state", "sessions", "head_round", "fp", "headings",
-                 "summary", "hours", "size", "_making", "read", "stopped", "secrets")
+                 "summary", "hours", "size", "_making", "read", "stopped", "secrets", "calls")
 
     def __init__(self, reached: str, listed: tuple, body: bytes, state: str, sessions: list[str], head_round: int,
                  fp: tuple = (), *, summary: dict | None = None, hours: dict | None = None, read: tuple | None = None,
-                 secrets: dict | None = None):
+                 secrets: dict | None = None, calls: list | None = None):
         self.secrets = secrets  # what the page is told of its credentials (page_secrets.served): masked and how many
         self.fp = fp  # the rounds and landed files it was built from: names, sizes, mtimes, change times, inodes
         self.reached = reached
@@ -261,6 +262,7 @@ class Doc:
         self.head_round = head_round
         self.summary = summary or {}
         self.hours = hours or {}
+        self.calls = calls or []
         #: what the build read that the headings answer reads again, until it is made (None after, and once a newer
         #: document of the server keeps its own, :meth:`KeptFound.keep_built`): ``(document, bound record lines)``, the
         #: document as built (the dict ``body`` encodes) and
@@ -293,7 +295,7 @@ class Doc:
             raise ValueError("the document's summary is not where a build writes it")
         body = self.body[:at] + b',"summary":' + dumps_wide(summary) + self.body[at + len(old):]
         d = Doc(self.reached, self.listed, body, self.state, self.sessions, self.head_round, self.fp, summary=summary,
-                hours=self.hours, read=self.read, secrets=self.secrets)
+                hours=self.hours, read=self.read, secrets=self.secrets, calls=self.calls)
         d.headings = self.headings  # made from the talks, steps and records: nothing the cursors say
         return d
 
@@ -313,10 +315,11 @@ class Doc:
 
     def found_meta(self) -> dict:
         """What its record holds (:meth:`FoundStore.write`): the round reached, the files listed, the state, the
-        summary and the usage per hour as ``[[hour, model, usage], ...]``."""
+        summary, the usage per hour as ``[[hour, model, usage], ...]`` and the provider calls (``calls``:
+        :func:`~asz_core.view.usage_buckets.call_entries`' lists)."""
         summary = {k: v for k, v in self.summary.items() if k not in ("conflicts", "sources_gone")}  # the cursors' now
         return {"reached": self.reached, "listed": list(self.listed), "state": self.state, "summary": summary,
-                "hours": [[at, model, v] for (at, model), v in self.hours.items()]}
+                "hours": [[at, model, v] for (at, model), v in self.hours.items()], "calls": self.calls}
 
 
 def untimed_problems(summary: dict) -> list[str]:
@@ -332,14 +335,17 @@ class KeptFound:
     """What builds found, kept in the root's records, for :class:`~asz_core.view.state.ViewState` (a mixin over its
     ``stored`` :class:`FoundStore`, its document cache and its build), and the headings answer."""
 
-    def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict) -> None:
-        """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``
-        and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`), in the root's summaries and the
-        state's maps (under its lock)."""
+    def keep_found(self, conversation: str, fp: tuple, hide: Sequence[str], summary: dict, hours: dict,
+                   calls: list) -> None:
+        """Keep what a build found while the files had fingerprint ``fp``: the state and row keys of its ``summary``,
+        its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`) and its provider calls (``calls``:
+        :func:`~asz_core.view.usage_buckets.call_entries`, what counts a call two conversations hold once), in the
+        root's summaries and the state's maps (under its lock)."""
         self._summaries.note(conversation, fp, hide, summary)
         with self._lock:
             self._states[conversation] = (fp, summary["state"])
             self._usage[conversation] = hours
+            self._calls[conversation] = calls
             self._projects[conversation] = summary.get("project") or ""
             self._spans[conversation] = (summary.get("from"), summary.get("to"))
             self._short[conversation] = summary.get("usage_incomplete") or 0
@@ -353,7 +359,7 @@ class KeptFound:
             if meta is None or (meta["reached"] != newest[1] and tuple(meta["listed"]) != tuple(newest[2])):
                 return False
             hours = {(at, m): v for at, m, v in meta["hours"]}
-            self.keep_found(conversation, fp, hide, meta["summary"], hours)
+            self.keep_found(conversation, fp, hide, meta["summary"], hours, meta["calls"])
         except (KeyError, TypeError, ValueError):  # sealed, yet not the shape this code writes: built instead
             return False
         with self._lock:

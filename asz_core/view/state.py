@@ -33,7 +33,7 @@ from .query import ApiError
 from .prices import PriceTable
 from .rows import ROW_KEYS, SUMMARY_KEYS, header_row, newest_round, read_head
 from .summary_cache import RowSummaries
-from .usage_buckets import usage_hours
+from .usage_buckets import call_entries, usage_hours
 from .worker import Worker
 
 __all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
@@ -146,6 +146,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._dialects: dict[str, str] = {}  # session -> the dialect of its first landed file, once found (session_dialect)
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
+        self._calls: dict[str, list] = {}  # conversation -> its provider calls (usage_buckets.call_entries): counted once
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
         self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
@@ -380,15 +381,17 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         from .document import ViewError, build_view
 
         try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
-            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}))
+            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}),
+                             requests=(requests := {}))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        hours, (summary, secrets, body) = usage_hours(doc), served(doc, self.credentials)  # texts masked, not the summary
+        calls = call_entries(doc, requests)  # each provider call and its root-wide key: /api/usage counts it once
+        hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials)  # texts masked, not the summary
         d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
-                summary=summary, hours=hours, read=(doc, read), secrets=secrets)
-        self.keep_found(conversation, fp, hide, summary, hours)
+                summary=summary, hours=hours, read=(doc, read), secrets=secrets, calls=calls)
+        self.keep_found(conversation, fp, hide, summary, hours, calls)
         with self._lock:
             self.builds += count
         return d

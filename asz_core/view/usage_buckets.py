@@ -2,7 +2,9 @@
 answer summed from them.
 
 :func:`usage_hours` buckets one built document (the checker keeps it per conversation,
-:class:`~asz_core.view.background.BackgroundChecks`); :func:`narrow_buckets` keeps the buckets a query asks for,
+:class:`~asz_core.view.background.BackgroundChecks`), as the sum of its provider calls (:func:`call_entries`, each with
+its root-wide key); :func:`narrow_buckets` keeps the buckets a query asks for, :func:`once_parts` takes out of them each
+call another conversation holds and is counted under (docs/view.md, One provider call, one count),
 :func:`sum_parts` adds the conversations' buckets up (a call with no time placed by its conversation's range) and
 :func:`hours_answer` makes the answer's ``hours``, ``quarters``, ``no_time``, ``models``, ``placed`` and ``total``.
 """
@@ -10,11 +12,12 @@ answer summed from them.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import NamedTuple
 
 from .match import matches
 from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
-__all__ = ["counted_there", "usage_hours", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
+__all__ = ["counted_there", "usage_hours", "call_entries", "once_parts", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
            "HOUR_MS", "NO_TIME_AT"]
 
 _TOKENS = ("in", "out", "cache_read", "cache_write")
@@ -40,14 +43,16 @@ def counted_there(doc: dict) -> list[str]:
     return out
 
 
-def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
+def usage_hours(doc: dict, calls: list | None = None) -> dict[tuple[int, str], list[int]]:
     """(UTC quarter-hour start in unix ms, model) -> [in, out, cache_read, cache_write, calls, cache_write_1h, then the
     same six for the long-context calls among them (a node's or request's ``long_context`` key), the credits (below),
     then the calls run at a rate the price table does not hold (a usage's :data:`~asz_core.view.usage.RATE_KIND`),
     those whose rate was not checked when they landed (:data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), then the
     calls that carry token usage] over the
     document's ``llm.call`` nodes, less those its summary's ``counted_there`` names (``cache_write_1h``: the 1-hour part of ``cache_write``, which costs more);
-    :func:`hours_answer` sums the quarters into hours too.
+    :func:`hours_answer` sums the quarters into hours too. Each bucket is the sum of its provider calls'
+    :func:`call_entries` (``calls``: those of ``doc``, made when None), so a call counted under another conversation
+    (:func:`once_parts`) is taken out of its bucket whole.
 
     A call with no usage counts in its bucket's calls with no tokens (every call counts, as ``summary.llm_calls`` and
     ``asz usage`` count them: :func:`~asz_core.view.usage.call_count`); a call with no time (Kiro CLI 2.x writes none
@@ -56,8 +61,29 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
     and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
     :func:`~asz_core.view.usage.credits_follow_calls`): never a call, a token or a cost."""
     out: dict[tuple[int, str], list[int]] = {}
+    for _, at, model, _, v in call_entries(doc) if calls is None else calls:
+        _add_into(out.setdefault((at, model), [0] * _WIDTH), v)
+    follow = credits_follow_calls(at != NO_TIME_AT for (at, _), v in out.items() if v[4])  # its calls' times
+    for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
+        at = None if follow else part.get("at")
+        key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
+        t = out.setdefault(key, [0] * _WIDTH)
+        t[12] += part.get("credits") or 0.0
+    return out
+
+
+def call_entries(doc: dict, requests: dict[str, str] | None = None) -> list[list]:
+    """``[key, at, model, ms, counts]`` of each provider call of an asz.view document that its figures count (its
+    ``llm.call`` nodes but those the runtime wrote itself and those its summary's ``counted_there`` names; each of a
+    node's ``requests`` apart): ``key`` its root-wide key (:func:`~asz_core.view.usage.call_key`: the node id, ``#``
+    and the provider request id, the entry's ``request`` or, for a node holding one call, ``requests[node id]``, ''
+    when not given), ``at`` its bucket's quarter hour (unix ms, :data:`NO_TIME_AT` when it has no time), ``model``,
+    ``ms`` its time (unix ms: the node's ``at``, else its turn's recorded end, ``placed_at``; None when neither) and
+    ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width). In the document's node order."""
+    out: list[list] = []
     there = set(counted_there(doc))  # drawn here, counted in an earlier session (trial 28a F1)
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
+    requests = requests or {}
     while stack:
         n = stack.pop()
         stack.extend(n.get("children") or ())
@@ -65,30 +91,26 @@ def usage_hours(doc: dict) -> dict[tuple[int, str], list[int]]:
             continue
         if there and n.get("id") in there:
             continue
-        u = n.get("usage") if isinstance(n.get("usage"), dict) else {}
-        at = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
-        at = at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT
-        key = (at, n.get("model") if isinstance(n.get("model"), str) else "")
-        t = out.setdefault(key, [0] * _WIDTH)
-        _add_counts(t, 0, u)
-        t[4] += len(n.get("requests") or ()) or 1  # a node holding two provider calls (issue 17) counts two
-        if isinstance(n.get("usage"), dict):  # a call that recorded a token count (Kiro's record none: fix36e F1)
-            t[_WITH_USAGE] += 1
-        # long-context calls (input above 200K): each provider call decides for itself, as Anthropic bills it
-        for r in (n.get("requests") or ()) if n.get("requests") else (n,):
-            ru = r.get("usage") if isinstance(r.get("usage"), dict) else None
-            if ru is not None and r.get("long_context") is True:
-                _add_counts(t, 6, ru)
-                t[10] += 1
-            for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
-                if ru is not None and isinstance(ru.get(kind), int):  # region; or landed before asz looked at a rate
-                    t[i] += ru[kind]
-    follow = credits_follow_calls(at != NO_TIME_AT for (at, _), v in out.items() if v[4])  # its calls' times
-    for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
-        at = None if follow else part.get("at")
-        key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
-        t = out.setdefault(key, [0] * _WIDTH)
-        t[12] += part.get("credits") or 0.0
+        ms = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
+        ms = ms if isinstance(ms, int) and ms else None
+        at = ms // QUARTER_MS * QUARTER_MS if ms is not None else NO_TIME_AT
+        model = n.get("model") if isinstance(n.get("model"), str) else ""
+        nid = str(n.get("id") or "")
+        for r in n.get("requests") or (n,):  # a node holding two provider calls (issue 17) counts two
+            t = [0] * _WIDTH
+            u = r.get("usage") if isinstance(r.get("usage"), dict) else None
+            _add_counts(t, 0, u or {})
+            t[4] = 1
+            if u is not None:  # a call that recorded a token count (Kiro's record none: fix36e F1)
+                t[_WITH_USAGE] = 1
+                if r.get("long_context") is True:  # input above 200K: each provider call decides, as Anthropic bills
+                    _add_counts(t, 6, u)
+                    t[10] = 1
+                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
+                    if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
+                        t[i] = u[kind]
+            request = r.get("request") if r is not n else requests.get(nid, "")
+            out.append([f"{nid}#{request or ''}" if nid else "", at, model, ms, t])
     return out
 
 
@@ -136,6 +158,64 @@ def sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tuple
         if spent:
             metered.append({"conversation": c, "credits": round(spent, 6)})
     return total, placed, untimed, metered
+
+
+class _Call(NamedTuple):
+    """One provider call of a conversation's :func:`call_entries`, as :func:`~asz_core.view.usage_once.once` reads a
+    counted call (its conversation, key and time; never held back nor a credits part: the page sums only verified
+    conversations, and credits are no call)."""
+
+    conversation: str
+    key: str
+    ms: int | None
+    at: int
+    model: str
+    counts: list
+    held: str = ""
+    credits: None = None
+
+
+def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exact: bool = False,
+               since: int | None = None, until: int | None = None) -> tuple[list[tuple], dict[str, dict]]:
+    """``(parts, same)``: :func:`sum_parts`' ``parts`` (``(conversation, narrowed usage_hours, its range_span)``) with
+    each provider call two of them hold taken out of every bucket but the one of the copy kept
+    (:func:`~asz_core.view.usage_once.once`: the copy made first), so ``/api/usage`` counts it once as ``asz usage``
+    does (trial 35a F5; docs/view.md, One provider call, one count); and ``same``, ``once``'s map (conversation ->
+    ``{"with", "calls", "counted_in"}``). ``calls``: each conversation's :func:`call_entries`; a call is among them
+    when the parts keep its bucket: its model matches ``model`` (``exact``: :func:`narrow_buckets`' rule) and its
+    quarter hour starts from ``since`` to ``until``, or, with no time, when its conversation's whole range is in
+    the window (:func:`_placed`). A bucket left with nothing is dropped. ``parts`` itself is not changed."""
+    from .usage_once import once
+    from .usage_report import ms_in_window, span_in_window
+
+    windowed = since is not None or until is not None
+    every: list[_Call] = []
+    for c, _, span in parts:
+        inside = not windowed or span_in_window(span, since, until) is True
+        every.extend(_Call(c, key, ms, at, m, v) for key, at, m, ms, v in calls.get(c) or ()
+                     if matches(m, model, exact) and (inside if at == NO_TIME_AT else ms_in_window(at, since, until)))
+    kept, same = once(every)
+    if not same:
+        return parts, {}
+    left = {id(x) for x in kept}
+    dropped: dict[str, list[_Call]] = {}
+    for x in every:
+        if id(x) not in left:
+            dropped.setdefault(x.conversation, []).append(x)
+    out = []
+    for c, hours, span in parts:
+        if c in dropped:
+            hours = {k: list(v) for k, v in hours.items()}
+            for x in dropped[c]:
+                t = hours.get((x.at, x.model))
+                if t is None:  # cannot be: a bucket is the sum of its calls (usage_hours)
+                    continue
+                for i, n in enumerate(x.counts):
+                    t[i] -= n
+                if not any(t):
+                    del hours[(x.at, x.model)]
+        out.append((c, hours, span))
+    return out, same
 
 
 def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple[dict, dict]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 if TYPE_CHECKING:
     from .usage_report import Counted
 
-__all__ = ["in_report", "once"]
+__all__ = ["in_report", "once", "same_calls_list"]
 
 
 def in_report(counted: Iterable[Counted], since: int | None = None, until: int | None = None) -> list[Counted]:
@@ -65,3 +65,10 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
         s["with"] = sorted(s["with"])
         s["counted_in"] = dict(sorted(s["counted_in"].items()))
     return [c for c in counted if id(c) not in drop], dict(sorted(same.items()))
+
+
+def same_calls_list(same: dict[str, dict]) -> list[dict]:
+    """``asz usage --json``'s ``total.same_calls`` and ``/api/usage``'s ``same_calls``: ``[{"conversation", "with",
+    "calls", "counted_in"}]`` by id, from :func:`once`'s map (the conversations holding a provider call another holds
+    too)."""
+    return [{"conversation": c, **s} for c, s in sorted(same.items())]

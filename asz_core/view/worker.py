@@ -15,8 +15,9 @@ child's stdin and stdout, one at a time:
   :class:`~asz_core.view.summary_cache.ConversationSummary` as JSON bytes,
   counted (and kept in ``_index/summaries.sqlite``) as
   :func:`~asz_core.view.summary_cache.conversation_summary` does;
-- ``check`` (root, conversation, hide, prices): the document's ``summary``
-  and its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`),
+- ``check`` (root, conversation, hide, prices): the document's ``summary``,
+  its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`) and its provider calls
+  (:func:`~asz_core.view.usage_buckets.call_entries`),
   from :meth:`~asz_core.view.state.ViewState.prepare`, which also keeps
   what the build found in the root's record (:mod:`~asz_core.view.found_store`; the document is dropped);
 - ``call`` (module, function, args): ``module.function(*args)``, for the
@@ -235,7 +236,7 @@ def _summary(root: str, conversation: str, session: str, hide: list[str]) -> byt
     return conversation_summary(root, conversation, session, hide, store).to_json()
 
 
-def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[dict, dict]:
+def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[dict, dict, list]:
     from .chain import ViewError
     from .query import ApiError
     from .state import ViewState
@@ -248,7 +249,7 @@ def _check(root: str, conversation: str, hide: list[str], prices: Any) -> tuple[
         d = state.prepare(conversation, hide)  # what it found kept in the root's record (found_store), not the document
     except ApiError as exc:
         raise ViewError(exc.message) from None  # no document (an ApiError does not unpickle)
-    return d.summary, d.hours
+    return d.summary, d.hours, d.calls
 
 
 _VIEWS: dict[str, Any] = {}

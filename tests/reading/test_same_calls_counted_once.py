@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from anchors import anchor_usage  # noqa: E402
 from kiro_copies import writable_kiro_home  # noqa: E402
+from same_calls_roots import copied  # noqa: E402
 
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 A = "326189cf-5676-4237-8cde-1ce80aae4a9f"
@@ -43,20 +43,7 @@ def claude(corpus_source, tmp_path_factory) -> tuple[Path, dict, int]:
     """(root, A's tokens, A's calls): A and its copy B collected into a new root."""
     base = tmp_path_factory.mktemp("same-calls")
     lines = (corpus_source / PROJECT / f"{A}.jsonl").read_bytes().splitlines(keepends=True)
-    renamed: dict[str, str] = {}
-
-    def new(u):
-        return renamed.setdefault(u, str(uuid.uuid5(uuid.NAMESPACE_URL, u))) if isinstance(u, str) else u
-
-    copy = []
-    for ln in lines:
-        d = json.loads(ln)
-        if "sessionId" in d:
-            d["sessionId"] = B
-        for k in ("uuid", "parentUuid", "leafUuid", "logicalParentUuid"):
-            if k in d:
-                d[k] = new(d[k])
-        copy.append(json.dumps(d).encode() + b"\n")
+    copy = [ln.encode() + b"\n" for ln in copied([x.decode() for x in lines], B)]
     proj = base / "projects" / PROJECT
     proj.mkdir(parents=True)
     (proj / f"{A}.jsonl").write_bytes(b"".join(lines))

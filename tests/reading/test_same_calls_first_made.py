@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import json
 
+import sys
+from pathlib import Path
+
 from reading_helpers import asz
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from same_calls_roots import forked as fork_of  # noqa: E402
 
 SOURCE = "-Users-alex-workspace-coderabbit-review-helper"
 ORIGINAL = "cb2e607c-c758-415a-8b45-c49e4631906a"
@@ -30,11 +37,7 @@ def _calls(lines: list[str]) -> int:
 
 def test_a_forks_calls_are_counted_under_the_original(corpus_source, tmp_path):
     lines = (corpus_source / SOURCE / f"{ORIGINAL}.jsonl").read_text(encoding="utf-8").splitlines()
-    fork = []
-    for ln in lines[150:]:
-        d = json.loads(ln)
-        d.update({k: v for k, v in (("sessionId", FORK), ("cwd", "/home/dev/fork")) if k in d})
-        fork.append(json.dumps(d, ensure_ascii=False))
+    fork = fork_of(lines, 150, FORK, "/home/dev/fork")
     (tmp_path / "src" / SOURCE).mkdir(parents=True)
     (tmp_path / "src" / "-home-dev-fork").mkdir()
     (tmp_path / "src" / SOURCE / f"{ORIGINAL}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
