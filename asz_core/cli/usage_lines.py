@@ -69,7 +69,32 @@ def same_calls_lines(same: list[dict], session: bool, shown: Callable[[str], str
     """The lines under the table saying which calls two conversations or more hold (``same``: ``total.same_calls``,
     :func:`same_calls_list`) and that the total counts each once (trial 35a F5). The session view: one line per
     conversation whose row counts calls the total counts under another, naming it (its row keeps its own figure);
-    another view: one line counting them, naming the first :data:`SAME_NAMED` conversations; [] when none."""
+    another view: one line counting them, naming the first :data:`SAME_NAMED` conversations; then the line of the
+    credits two conversations hold (:func:`same_credits_line`); [] when none."""
+    return _same_calls(same, session, shown) + [x for x in (same_credits_line(same, shown),) if x]
+
+
+def same_credits_line(same: list[dict], shown: Callable[[str], str] = str) -> str:
+    """The line under the table saying the credits a runtime metered that two conversations or more hold (the same
+    metering record or turn: ``same``'s ``credits_counted_in``) are counted once, naming the first
+    :data:`SAME_NAMED` conversations that hold them elsewhere (fix37a item 3); '' when none."""
+    from ..reading.listing import credits_text
+
+    elsewhere = [s for s in same if s.get("credits_counted_in")]
+    if not elsewhere:
+        return ""
+    n = sum(sum(s["credits_counted_in"].values()) for s in elsewhere)
+    more = len(elsewhere) - SAME_NAMED
+    return (f"{credits_text(n)} credits that two conversations or more hold (the same metering: the record that added "
+            "them or the turn they were metered for, its message ids; a session copied under a new id) are counted "
+            "once, under the one that metered them first: " + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
+                f"{credits_text(k)} under {shown(o)}" for o, k in s["credits_counted_in"].items())
+                for s in elsewhere[:SAME_NAMED])
+            + (f" and {more} more conversation(s)" if more > 0 else "") + " (--json: total.same_calls)")
+
+
+def _same_calls(same: list[dict], session: bool, shown: Callable[[str], str]) -> list[str]:
+    """:func:`same_calls_lines`' lines of the model calls."""
     elsewhere = [s for s in same if s["counted_in"]]
     if not elsewhere:
         return []

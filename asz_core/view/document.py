@@ -48,7 +48,8 @@ __all__ = [
 
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
-               prices: PriceTable | None = None, read: dict | None = None, requests: dict | None = None) -> dict:
+               prices: PriceTable | None = None, read: dict | None = None, requests: dict | None = None,
+               credits: list | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
@@ -61,7 +62,10 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     server's headings answer reads its records from instead of reading and checking those files again. ``requests``,
     when given, gets each ``llm.call`` node holding one provider call -> its provider request id ('' when its records
     name none), which the document does not draw: the root-wide key of the call
-    (:func:`~asz_core.view.usage_buckets.call_entries`, ``/api/usage`` counting each call once).
+    (:func:`~asz_core.view.usage_buckets.call_entries`, ``/api/usage`` counting each call once); ``credits``, when
+    given, gets the key of each part of ``summary.credits_at``, in its order
+    (:meth:`~asz_core.view.summary.DocumentView.credits_at`: what it metered; '' where none), which the summary does
+    not carry.
 
     The cyclic garbage collector is paused while the document is built. A
     build allocates a few hundred thousand dicts and lists that all stay alive
@@ -79,7 +83,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     objects in cycles, collected by the next full collection).
     """
     with gc_pause.paused(keep=True):
-        return _build(Path(root), conversation, hide, through_round, prices, read, requests)
+        return _build(Path(root), conversation, hide, through_round, prices, read, requests, credits)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
@@ -118,7 +122,7 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     credits = v.credits()
     if credits is not None:  # the runtime's own metering (Kiro): the summary's keys, kept with the entry (trial 15, F14)
         places["credits"] = credits
-        places["credits_at"] = v.credits_at_keys()  # where and with what, for asz usage's rows
+        places["credits_at"] = v.credits_at_keys(keyed=True)  # where, with what and of what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
     elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
@@ -303,12 +307,14 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None,
-           read: dict | None = None, requests: dict | None = None) -> dict:
+           read: dict | None = None, requests: dict | None = None, credits: list | None = None) -> dict:
     b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round)
     if read is not None:
         read.update(sess.bound_lines)
     if requests is not None:
         requests.update((nid, cu.request) for nid, cu in v.call_usage.items() if not cu.requests)
+    if credits is not None:
+        credits.extend(k for *_, k in v.credits_at() or ())
     head = fold.head
     session = head.session
     rounds = []

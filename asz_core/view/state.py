@@ -382,12 +382,12 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
 
         try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
             doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}),
-                             requests=(requests := {}))
+                             requests=(requests := {}), credits=(metered := []))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        calls = call_entries(doc, requests)  # each provider call and its root-wide key: /api/usage counts it once
+        calls = call_entries(doc, requests, metered)  # each call and credits part, keyed: /api/usage counts it once
         hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials)  # texts masked, not the summary
         d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
                 summary=summary, hours=hours, read=(doc, read), secrets=secrets, calls=calls)

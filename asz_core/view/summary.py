@@ -86,7 +86,7 @@ def metered_model(call_usage: dict, credits_at: list | None, session: str = "") 
     conversation's own model, named bare), is counted under ``M``: one model under the service's name and its own
     (Kiro IDE: ``session.json`` ``modelId`` ``auto``, its ``Reasoning`` lines' ``reasoningModelId`` ``qdev::auto``; trial
     34a F8: one session's calls under two names, its credits under one). The records keep the name they give."""
-    named = {m for _, m, _ in credits_at or () if m}
+    named = {m for _, m, *_ in credits_at or () if m}
     if len(named) != 1 and not session:
         return call_usage
     (model,) = named if len(named) == 1 else (session,)
@@ -259,10 +259,12 @@ class DocumentView(ListView):
             d["size_unknown"] = unknown
         return d
 
-    def credits_at_keys(self) -> list[dict]:
+    def credits_at_keys(self, keyed: bool = False) -> list[dict]:
         """``summary.credits_at``: :meth:`credits_at` as ``[{"at": unix ms or null, "model", "credits"}, ...]``, each
-        figure rounded to 6 decimals."""
-        return [{"at": at, "model": m, "credits": round(c, 6)} for at, m, c in self.credits_at() or ()]
+        figure rounded to 6 decimals; with ``keyed``, each part with a key (:meth:`credits_at`) has it too, ``key``
+        (what ``asz usage`` counts once root-wide; the document's summary has none)."""
+        return [{"at": at, "model": m, "credits": round(c, 6), **({"key": k} if keyed and k else {})}
+                for at, m, c, k in self.credits_at() or ()]
 
     def session_model(self) -> str:
         """:func:`session_model` of the conversation, asked once a build."""
@@ -276,9 +278,9 @@ class DocumentView(ListView):
         (:meth:`~asz_core.plugins.adapter.Adapter.credits`), rounded to 6 decimals; None when no record gives one.
         Never tokens, never USD (trial 15, F14)."""
         got = self.credits_at()
-        return None if got is None else round(sum(c for _, _, c in got), 6)
+        return None if got is None else round(sum(c for _, _, c, _ in got), 6)
 
-    def credits_at(self) -> list[tuple[int | None, str, float]] | None:
+    def credits_at(self) -> list[tuple[int | None, str, float, str]] | None:
         """``[(unix ms or None, model, credits), ...]`` in landed order: each verified record's part of the credits the
         runtime metered (:meth:`~asz_core.plugins.adapter.Adapter.credits`): what it adds
         (:class:`~asz_core.plugins.adapter.AddedCredits`), or its running total's change from the last one (below 0
@@ -289,6 +291,11 @@ class DocumentView(ListView):
         recorded end (:func:`~asz_core.view.turn_places.turn_parts`), so a turn's credits go where its calls are;
         a record whose part is 0 is left out, and so is a record
         adding a figure under the ``id`` of one that already added it, and one repeated from an earlier session (:func:`not_repeated`). The parts sum to :meth:`credits`. None when no record gives credits.
+        Each part's last item is its key, what it metered: ``record/`` and the id of a record adding its figure (Kiro
+        3.x and IDE's ``usage_summary`` line), a turn's (:func:`~asz_core.view.turn_places.turn_parts`: the message ids
+        it lists, Kiro CLI 2.x), '' for a running total's change; two conversations holding a part of the same key hold
+        one metering (a session copied under a new id, its dates moved: trial 35a F5's copy), counted once in a
+        root's totals (:func:`~asz_core.view.usage_once.once`).
         Memoised: the summary, the places a list row keeps and ``/api/usage`` read it."""
         if hasattr(self, "_credits_at"):
             return self._credits_at
@@ -296,7 +303,7 @@ class DocumentView(ListView):
         from ..sessiondata.times import parse_instant
         from .turn_places import asking, recorded, turn_parts
 
-        out: list[tuple[int | None, str, float]] = []
+        out: list[tuple[int | None, str, float, str]] = []
         seen, total, running = False, 0.0, set()  # running: the places in out of the running totals' parts
         added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
         asked = self._turns  # what turn_ends found of the records it read (their adapter asked once)
@@ -325,7 +332,7 @@ class DocumentView(ListView):
                 out.extend(parts)
             elif part:
                 running |= set() if isinstance(got, AddedCredits) else {len(out)}
-                out.append((at, m, part))
+                out.append((at, m, part, f"record/{rec['id']}" if isinstance(got, AddedCredits) and rec.get("id") else ""))
         self._credits_at = out if seen else None
         return self._credits_at
 

@@ -121,14 +121,18 @@ def outside_line(outside: list, within: tuple[int | None, int | None]) -> list[s
 
 
 def turn_parts(turns: list[tuple[int | None, tuple, float]], total: float, at: int | None,
-               model: str) -> list[tuple[int | None, str, float]]:
+               model: str) -> list[tuple[int | None, str, float, str]]:
     """A running total ``total`` (credits; it replaces every earlier one) split on the turns its record lists: each
     turn's credits at the turn's recorded end, at the record's own time ``at`` when the end is not recorded (a turn
-    still running), and what the turns do not account for at ``at`` too. The parts sum to ``total``."""
-    parts = [(end or at, model, credits) for end, _, credits in turns if credits]
-    rest = total - sum(p for _, _, p in parts)
+    still running), and what the turns do not account for at ``at`` too. The parts sum to ``total``. Each part's last
+    item is its key (:meth:`~asz_core.view.summary.DocumentView.credits_at`): ``turn/`` and the message ids the turn
+    lists, sorted and joined by ``+`` (the same turn in a copy of the session: metered once), '' for the rest or a turn
+    naming none."""
+    parts = [(end or at, model, credits, "turn/" + "+".join(sorted(map(str, ids))) if ids else "")
+             for end, ids, credits in turns if credits]
+    rest = total - sum(p[2] for p in parts)
     if abs(rest) > CREDIT_NOISE:
-        parts.append((at, model, rest))
+        parts.append((at, model, rest, ""))
     return parts
 
 

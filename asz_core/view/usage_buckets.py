@@ -63,23 +63,22 @@ def usage_hours(doc: dict, calls: list | None = None) -> dict[tuple[int, str], l
     out: dict[tuple[int, str], list[int]] = {}
     for _, at, model, _, v in call_entries(doc) if calls is None else calls:
         _add_into(out.setdefault((at, model), [0] * _WIDTH), v)
-    follow = credits_follow_calls(at != NO_TIME_AT for (at, _), v in out.items() if v[4])  # its calls' times
-    for part in (doc.get("summary") or {}).get("credits_at") or ():  # what the runtime metered (Kiro): no call
-        at = None if follow else part.get("at")
-        key = (at // QUARTER_MS * QUARTER_MS if isinstance(at, int) and at else NO_TIME_AT, part.get("model") or "")
-        t = out.setdefault(key, [0] * _WIDTH)
-        t[12] += part.get("credits") or 0.0
     return out
 
 
-def call_entries(doc: dict, requests: dict[str, str] | None = None) -> list[list]:
+def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: list[str] | None = None) -> list[list]:
     """``[key, at, model, ms, counts]`` of each provider call of an asz.view document that its figures count (its
     ``llm.call`` nodes but those the runtime wrote itself and those its summary's ``counted_there`` names; each of a
     node's ``requests`` apart): ``key`` its root-wide key (:func:`~asz_core.view.usage.call_key`: the node id, ``#``
     and the provider request id, the entry's ``request`` or, for a node holding one call, ``requests[node id]``, ''
     when not given), ``at`` its bucket's quarter hour (unix ms, :data:`NO_TIME_AT` when it has no time), ``model``,
     ``ms`` its time (unix ms: the node's ``at``, else its turn's recorded end, ``placed_at``; None when neither) and
-    ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width). In the document's node order."""
+    ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width), in the document's node order;
+    then one per part of the credits the runtime metered (the summary's ``credits_at``, each on its record's quarter
+    and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
+    :func:`~asz_core.view.usage.credits_follow_calls`), ``counts`` holding no call, its credits alone (a float), and
+    ``key`` what it metered, ``credits[i]`` for the i-th part (:meth:`~asz_core.view.summary.DocumentView.credits_at`,
+    from the build; '' when not given)."""
     out: list[list] = []
     there = set(counted_there(doc))  # drawn here, counted in an earlier session (trial 28a F1)
     stack = list(doc.get("talks") or []) + list(doc.get("loose") or [])
@@ -111,6 +110,14 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None) -> list[list
                         t[i] = u[kind]
             request = r.get("request") if r is not n else requests.get(nid, "")
             out.append([f"{nid}#{request or ''}" if nid else "", at, model, ms, t])
+    follow = credits_follow_calls(at != NO_TIME_AT for _, at, _, _, _ in out)  # its calls' times
+    for i, part in enumerate((doc.get("summary") or {}).get("credits_at") or ()):  # what the runtime metered (Kiro)
+        ms = None if follow else part.get("at")
+        ms = ms if isinstance(ms, int) and ms else None
+        t = [0] * _WIDTH
+        t[12] = part.get("credits") or 0.0
+        out.append([credits[i] if credits and i < len(credits) else "", ms // QUARTER_MS * QUARTER_MS if ms is not None
+                    else NO_TIME_AT, part.get("model") or "", ms, t])
     return out
 
 
@@ -161,9 +168,9 @@ def sum_parts(parts: list[tuple], since: int | None, until: int | None) -> tuple
 
 
 class _Call(NamedTuple):
-    """One provider call of a conversation's :func:`call_entries`, as :func:`~asz_core.view.usage_once.once` reads a
-    counted call (its conversation, key and time; never held back nor a credits part: the page sums only verified
-    conversations, and credits are no call)."""
+    """One provider call or credits part of a conversation's :func:`call_entries`, as
+    :func:`~asz_core.view.usage_once.once` reads a counted one (its conversation, key, time and, for a credits part,
+    its credits; never held back: the page sums only verified conversations)."""
 
     conversation: str
     key: str
@@ -172,7 +179,7 @@ class _Call(NamedTuple):
     model: str
     counts: list
     held: str = ""
-    credits: None = None
+    credits: float | None = None
 
 
 def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exact: bool = False,
@@ -192,7 +199,7 @@ def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exac
     every: list[_Call] = []
     for c, _, span in parts:
         inside = not windowed or span_in_window(span, since, until) is True
-        every.extend(_Call(c, key, ms, at, m, v) for key, at, m, ms, v in calls.get(c) or ()
+        every.extend(_Call(c, key, ms, at, m, v, credits=None if v[4] else v[12]) for key, at, m, ms, v in calls.get(c) or ()
                      if matches(m, model, exact) and (inside if at == NO_TIME_AT else ms_in_window(at, since, until)))
     kept, same = once(every)
     if not same:

@@ -33,13 +33,16 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     how many are kept under another conversation (by id; ``{}`` when it keeps them all). The copy kept is the one made
     first (its time; one with no time after any with); at the same time (a copy keeps its times), the one of the
     conversation whose first call is earliest (the original: a fork or an import begins later), then by conversation
-    id. Calls held back, calls with no key and
-    credits parts are kept as they are. Order kept."""
+    id. A credits part a runtime metered (Kiro) two conversations hold (the same key: the record adding it, or the
+    turn's message ids) is one metering, kept once by the same rule: its conversation's entry then has ``credits``,
+    how many credits of it another one holds too, and ``credits_counted_in``, ``{id: credits}`` of those kept under
+    another (to 6 decimals; both only where some are shared). Calls held back and calls and credits parts with no key
+    are kept as they are. Order kept."""
     counted = list(counted)
-    copies: dict[str, list[Counted]] = {}
+    copies: dict[tuple, list[Counted]] = {}
     for c in counted:
-        if c.key and not c.held and c.credits is None:
-            copies.setdefault(c.key, []).append(c)
+        if c.key and not c.held:
+            copies.setdefault((c.credits is not None, c.key), []).append(c)
     shared = {k: v for k, v in copies.items() if len({c.conversation for c in v}) > 1}
     if not shared:
         return counted, {}
@@ -49,21 +52,30 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
             began[c.conversation] = c.ms
     drop: set[int] = set()
     same: dict[str, dict] = {}
-    for held in shared.values():
+    for (metered, _), held in shared.items():
         first = min(held, key=lambda c: (c.ms is None, c.ms or 0, c.conversation not in began,
                                          began.get(c.conversation, 0), c.conversation))
         convs = {c.conversation for c in held}
         for c in held:
             s = same.setdefault(c.conversation, {"with": set(), "calls": 0, "counted_in": {}})
             s["with"] |= convs - {c.conversation}
-            s["calls"] += 1
+            if metered:  # credits: never a call (Kiro's metering of a turn or a prompt)
+                s["credits"] = s.get("credits", 0.0) + c.credits
+                s.setdefault("credits_counted_in", {})
+            else:
+                s["calls"] += 1
             if c is not first:
                 drop.add(id(c))
-                if c.conversation != first.conversation:
+                if c.conversation != first.conversation and metered:
+                    s["credits_counted_in"][first.conversation] = s["credits_counted_in"].get(first.conversation, 0.0) + c.credits
+                elif c.conversation != first.conversation:
                     s["counted_in"][first.conversation] = s["counted_in"].get(first.conversation, 0) + 1
     for s in same.values():
         s["with"] = sorted(s["with"])
         s["counted_in"] = dict(sorted(s["counted_in"].items()))
+        if "credits" in s:
+            s["credits"] = round(s["credits"], 6)
+            s["credits_counted_in"] = {k: round(v, 6) for k, v in sorted(s["credits_counted_in"].items())}
     return [c for c in counted if id(c) not in drop], dict(sorted(same.items()))
 
 

@@ -116,8 +116,9 @@ class Counted:
     #: first and last record times (``(from day, to day, from ms, to ms)`` in the zone), which the call happened within
     #: (:func:`placed_key`; trial 19, F22); None when not known
     span: tuple | None = None
-    #: the provider call's root-wide key (:func:`~asz_core.view.usage.call_key`: its call id and request id); '' when
-    #: not known (a held-back call of records that do not read, a credits part)
+    #: the provider call's root-wide key (:func:`~asz_core.view.usage.call_key`: its call id and request id), or a
+    #: credits part's (what it metered: :meth:`~asz_core.view.summary.DocumentView.credits_at`); '' when not known (a
+    #: held-back call of records that do not read, a running total's change)
     key: str = ""
 
 
@@ -223,7 +224,7 @@ def _count_credits(out: list[Counted], conv: str, places: dict, zone: dt.tzinfo,
         at = None if follow else part.get("at")
         day, ms = _day_ms(at * 1_000_000 if isinstance(at, int) else None, zone)
         out.append(Counted(conv, places, day, ms, None, part.get("model") or "", credits=float(part["credits"]),
-                           span=span if ms is None else None))
+                           span=span if ms is None else None, key=str(part.get("key") or "")))
 
 
 def _day_ms(ns: int | None, zone: dt.tzinfo) -> tuple[dt.date | None, int | None]:

@@ -17,7 +17,6 @@ Real input, collected by the real ``asz collect``:
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -28,14 +27,12 @@ from reading_helpers import asz
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from anchors import anchor_usage  # noqa: E402
-from kiro_copies import writable_kiro_home  # noqa: E402
+from kiro_copies import CLI, CLI_COPY, kiro_credits, moved_copy, writable_kiro_home  # noqa: E402
 from same_calls_roots import copied  # noqa: E402
 
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 A = "326189cf-5676-4237-8cde-1ce80aae4a9f"
 B = "9b9b9b9b-0000-4000-8000-00000000000b"  # after A by id: A, which made the calls at the same times, keeps them
-CLI = "8e247382-c779-440f-b1db-ed9bad1afaee"
-CLI_COPY = "8e247382-0000-4000-8000-0000000000c2"
 
 
 @pytest.fixture(scope="module")
@@ -103,15 +100,7 @@ def _kiro_truth(doc: Path) -> int:
 
 def test_a_kiro_copy_under_a_new_session_id_is_counted_once(corpus_dir, tmp_path):
     home = writable_kiro_home(corpus_dir, tmp_path / "kiro")  # ../shared, as every corpus test reads it
-    cli = home / "sessions" / "cli"
-    shift = 31 * 86400
-
-    def moved(text: str) -> str:
-        text = re.sub(r'"timestamp":\s*(\d+)', lambda m: f'"timestamp":{int(m.group(1)) + shift}', text.replace(CLI, CLI_COPY))
-        return re.sub(r"2026-05-(\d\d)T", r"2026-06-\1T", text)
-
-    for ext in ("json", "jsonl"):
-        (cli / f"{CLI_COPY}.{ext}").write_text(moved((cli / f"{CLI}.{ext}").read_text(encoding="utf-8")), encoding="utf-8")
+    cli = moved_copy(home)
     root = tmp_path / "root"
     asz("collect", "--once", "--adapter", "kiro", "--source", str(home), "--root", str(root))
     calls = _kiro_truth(cli / f"{CLI}.json")
@@ -121,9 +110,20 @@ def test_a_kiro_copy_under_a_new_session_id_is_counted_once(corpus_dir, tmp_path
     assert rows[CLI]["llm_calls"] == rows[CLI_COPY]["llm_calls"] == calls  # each row its own figure
     got = json.loads(asz("usage", "--json", "--total-once", "--tz", "UTC", "--root", str(root)).stdout)
     assert got["total"]["calls"] == calls + rows[ide]["llm_calls"]  # was 2 x 7 + the IDE session's
-    assert got["total"]["same_calls"] == [
-        {"conversation": CLI_COPY, "with": [CLI], "calls": calls, "counted_in": {CLI: calls}},  # the earlier copy keeps them
-        {"conversation": CLI, "with": [CLI_COPY], "calls": calls, "counted_in": {}}]
+    metered, ide_credits = kiro_credits(home)
+    assert round(metered, 6) == 0.711332 and round(ide_credits, 6) == 1.341854  # the premise, as docs/adapters/kiro.md
+    # each conversation's credits to 6 decimals, as the summary keeps them; the copy's turns metered once (was + 0.711332)
+    assert got["total"]["credits"] == round(round(metered, 6) + round(ide_credits, 6), 6) == 2.053186
+    assert rows[CLI]["credits"] == rows[CLI_COPY]["credits"] == round(metered, 6)  # each row its own figure
+    assert got["total"]["same_calls"] == [  # the earlier copy keeps them
+        {"conversation": CLI_COPY, "with": [CLI], "calls": calls, "counted_in": {CLI: calls},
+         "credits": round(metered, 6), "credits_counted_in": {CLI: round(metered, 6)}},
+        {"conversation": CLI, "with": [CLI_COPY], "calls": calls, "counted_in": {},
+         "credits": round(metered, 6), "credits_counted_in": {}}]
+    daily = asz("usage", "--tz", "UTC", "--root", str(root)).stdout
+    assert f"0.711 credits that two conversations or more hold (the same metering: the record that added them or the " \
+           f"turn they were metered for, its message ids; a session copied under a new id) are counted once, under the " \
+           f"one that metered them first: {CLI_COPY[:10]}'s 0.711 under {CLI[:10]} (--json: total.same_calls)" in daily
     sessions = {r["conversation"]: r["calls"] for r in
                 json.loads(asz("usage", "session", "--json", "--tz", "UTC", "--root", str(root)).stdout)}
     assert sessions == {CLI: calls, CLI_COPY: calls, ide: rows[ide]["llm_calls"]}

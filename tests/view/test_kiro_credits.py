@@ -148,8 +148,10 @@ def test_a_running_total_is_split_on_its_turns():
     from asz_core.view.turn_places import turn_parts
 
     turns = [(1000, ("a",), 0.25), (None, ("b",), 0.5), (90_000_000, ("c",), 0.0)]
-    assert turn_parts(turns, 1.0, 5000, "auto") == [(1000, "auto", 0.25), (5000, "auto", 0.5), (5000, "auto", 0.25)]
-    assert turn_parts(turns[:1], 0.25, None, "") == [(1000, "", 0.25)]
+    got = turn_parts(turns, 1.0, 5000, "auto")
+    assert [p[:3] for p in got] == [(1000, "auto", 0.25), (5000, "auto", 0.5), (5000, "auto", 0.25)]
+    assert [p[3] for p in got] == ["turn/a", "turn/b", ""]  # a turn by its message ids; the rest by none
+    assert [p[:3] for p in turn_parts(turns[:1], 0.25, None, "")] == [(1000, "", 0.25)]
 
 
 def test_one_build_asks_the_adapter_for_a_record_s_turns_once(kiro_root, monkeypatch):

@@ -100,3 +100,36 @@ def test_the_usage_tab_says_where_the_calls_are_counted(same_root, serve, browse
     except Exception:
         shot(browser, "usage-same-calls")
         raise
+
+
+def test_kiro_credits_a_copy_holds_are_counted_once_on_the_page(corpus_dir, tmp_path, serve, browser):
+    """fix37a item 3: the corpus's Kiro CLI 2.x session and a copy of it under a new id, its times moved 31 days (the
+    same message ids, turns and metering), beside the IDE session: the page counts the copy's calls and credits once,
+    as asz usage does; credits read from the files."""
+    from kiro_copies import CLI, CLI_COPY, kiro_credits, moved_copy, writable_kiro_home
+    from test_view_server_browser import open_usage, shot
+
+    home = writable_kiro_home(corpus_dir, tmp_path / "kiro")
+    moved_copy(home)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(home), "--root", str(root))
+    metered, ide = kiro_credits(home)
+    want = round(round(metered, 6) + round(ide, 6), 6)
+    assert want == 2.053186  # the premise: docs/adapters/kiro.md's corpus figures, 0.711332 + 1.341854
+    s = serve(root)
+    u = whole_usage(s)
+    cli = _cli(root)["total"]
+    assert u["total"]["credits"] == cli["credits"] == want  # was 2.764518: the copy's turns metered twice
+    assert u["total"]["calls"] == cli["calls"]
+    assert {c["conversation"]: c["credits"] for c in u["credits"]}.get(CLI_COPY) is None  # counted under the original
+    copy = next(e for e in u["same_calls"] if e["conversation"] == CLI_COPY)
+    assert copy["credits_counted_in"] == {CLI: round(metered, 6)} and copy["counted_in"] == {CLI: 7}
+    try:
+        line = open_usage(browser, s.base, "#usage-same-credits")
+        assert line.text == (f"0.711 credits that two conversations or more hold (the same metering: the record that "
+                             "added them or the turn they were metered for, its message ids; a session copied under a "
+                             f"new id) are counted once, under the one that metered them first: {CLI_COPY[:10]}'s 0.711 "
+                             f"under {CLI[:10]}."), line.text
+    except Exception:
+        shot(browser, "usage-same-credits")
+        raise

@@ -1403,14 +1403,21 @@
       }
       // a provider call two conversations hold (a fork, an import, a copy under a new id) is in every figure above once,
       // under the one that made it first: asz usage's line under its table (trial 35a F5; /api/usage's same_calls)
+      const nameOf = {};
+      (u.same_calls || []).forEach(function (s) { nameOf[s.conversation] = s.name || s.conversation; });
       const same = (u.same_calls || []).filter(function (s) { return Object.keys(s.counted_in || {}).length; });
       if (same.length) {
-        const nameOf = {};
-        (u.same_calls || []).forEach(function (s) { nameOf[s.conversation] = s.name || s.conversation; });
         const n = same.reduce(function (a, s) { return a + Object.keys(s.counted_in).reduce(function (b, o) { return b + s.counted_in[o]; }, 0); }, 0);
         panel.append(h('p', { class: 'muted small', id: 'usage-same-calls' }, num(n) + ' model call(s) that two conversations or more hold (the same call id and request id: a fork, an import or a copy under a new session id) are counted once, under the one that made them first: ' +
           same.map(function (s) { return nameOf[s.conversation] + '\'s ' + Object.keys(s.counted_in).map(function (o) { return num(s.counted_in[o]) + ' under ' + (nameOf[o] || o); }).join(', '); }).join('; ') +
           '. The list gives each conversation its own figure, so its rows add up to more.'));
+      }
+      // credits a runtime metered that two conversations hold (the same record or turn: a copy), counted once (fix37a)
+      const sameCredits = (u.same_calls || []).filter(function (s) { return Object.keys(s.credits_counted_in || {}).length; });
+      if (sameCredits.length) {
+        const c = sameCredits.reduce(function (a, s) { return a + Object.keys(s.credits_counted_in).reduce(function (b, o) { return b + s.credits_counted_in[o]; }, 0); }, 0);
+        panel.append(h('p', { class: 'muted small', id: 'usage-same-credits' }, credits(c) + ' credits that two conversations or more hold (the same metering: the record that added them or the turn they were metered for, its message ids; a session copied under a new id) are counted once, under the one that metered them first: ' +
+          sameCredits.map(function (s) { return nameOf[s.conversation] + '\'s ' + Object.keys(s.credits_counted_in).map(function (o) { return credits(s.credits_counted_in[o]) + ' under ' + (nameOf[o] || o); }).join(', '); }).join('; ') + '.'));
       }
       if (total && total.long_context_calls) {
         panel.append(h('p', { class: 'muted small', id: 'usage-long' }, num(total.long_context_calls) + ' call(s) marked ' + LONG_MARK + ': ' + LONG_PRICED + '.'));
