@@ -149,13 +149,8 @@ class BackgroundChecks:
         :func:`~asz_core.view.usage_buckets.hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
-        USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`.
-        ``same_calls``: ``[{"conversation", "with", "calls", "counted_in"}]``, by id, as ``asz usage --json``'s
-        ``total.same_calls``: each conversation summed here holding a provider call another one summed holds too (the
-        same call id and request id: a fork, an import, a copy under a new session id), which every figure of the
-        answer counts once, under the copy made first (:func:`~asz_core.view.usage_buckets.once_parts`,
-        :func:`~asz_core.view.usage_once.once`; trial 35a F5); ``[]`` when none.
-        Each entry of those six lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`;
+        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`). Each entry of those six lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -163,8 +158,7 @@ class BackgroundChecks:
         ``until`` (unix ms). A call with no time is placed by its conversation's range as ``asz usage`` places it
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
-        one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied:
-        ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
+        one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied: ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
         from .usage_report import range_span
         from .zone import zone_of
 
@@ -185,13 +179,11 @@ class BackgroundChecks:
                      if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
-            calls = {c: self._calls.get(c) for c, _, _ in parts}
-        parts, same = once_parts(parts, calls, model, exact, since, until)  # a call two conversations hold: once (35a F5)
+            parts, same = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], \
-            answer["same_calls"] = named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]),
-                                          same_calls_list(same)], every)  # as asz usage names them: unique in the root (122b95e)
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"] = \
+            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same)], every)  # as asz usage names them (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)

@@ -119,9 +119,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             raise ValueError(f"not a withholdable flag: {', '.join(sorted(unknown))}")
         self.hide = tuple(n for n in WITHHOLDABLE if n in set(hide))
         self.hide_override = bool(hide_override)
-        self.mode = mode
-        self.source = source
-        self.interval = interval
+        self.mode, self.source, self.interval = mode, source, interval
         self.follows: int | None = None  # asz server: how many source folders it follows (None: interval only)
         self.started = int(time.time() * 1000)
         self.last_refresh: int | None = None
@@ -146,7 +144,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._dialects: dict[str, str] = {}  # session -> the dialect of its first landed file, once found (session_dialect)
         self._states: dict[str, tuple[tuple, str]] = {}  # conversation -> (fingerprint, verification state)
         self._usage: dict[str, dict[tuple[int, str], list[int]]] = {}  # conversation -> (hour ms, model) -> [in, out, cr, cw, calls]
-        self._calls: dict[str, list] = {}  # conversation -> its provider calls (usage_buckets.call_entries): counted once
+        self._calls: dict[str, list] = {}  # conversation -> its provider calls and credits (usage_buckets.call_entries)
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
         self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
         self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
@@ -381,8 +379,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         from .document import ViewError, build_view
 
         try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
-            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}),
-                             requests=(requests := {}), credits=(metered := []))
+            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}), requests=(requests := {}), credits=(metered := []))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]

@@ -260,11 +260,8 @@ class DocumentView(ListView):
         return d
 
     def credits_at_keys(self, keyed: bool = False) -> list[dict]:
-        """``summary.credits_at``: :meth:`credits_at` as ``[{"at": unix ms or null, "model", "credits"}, ...]``, each
-        figure rounded to 6 decimals; with ``keyed``, each part with a key (:meth:`credits_at`) has it too, ``key``
-        (what ``asz usage`` counts once root-wide; the document's summary has none)."""
-        return [{"at": at, "model": m, "credits": round(c, 6), **({"key": k} if keyed and k else {})}
-                for at, m, c, k in self.credits_at() or ()]
+        """``summary.credits_at``: ``[{"at": ms or null, "model", "credits" (6 decimals)}, ...]``, ``key`` too if ``keyed``."""
+        return [{"at": at, "model": m, "credits": round(c, 6), **({"key": k} if keyed and k else {})} for at, m, c, k in self.credits_at() or ()]
 
     def session_model(self) -> str:
         """:func:`session_model` of the conversation, asked once a build."""
@@ -291,11 +288,7 @@ class DocumentView(ListView):
         recorded end (:func:`~asz_core.view.turn_places.turn_parts`), so a turn's credits go where its calls are;
         a record whose part is 0 is left out, and so is a record
         adding a figure under the ``id`` of one that already added it, and one repeated from an earlier session (:func:`not_repeated`). The parts sum to :meth:`credits`. None when no record gives credits.
-        Each part's last item is its key, what it metered: ``record/`` and the id of a record adding its figure (Kiro
-        3.x and IDE's ``usage_summary`` line), a turn's (:func:`~asz_core.view.turn_places.turn_parts`: the message ids
-        it lists, Kiro CLI 2.x), '' for a running total's change; two conversations holding a part of the same key hold
-        one metering (a session copied under a new id, its dates moved: trial 35a F5's copy), counted once in a
-        root's totals (:func:`~asz_core.view.usage_once.once`).
+        Last, its key (once root-wide): ``record/<id>`` of a record adding it, a turn's (:func:`~.turn_places.turn_parts`).
         Memoised: the summary, the places a list row keeps and ``/api/usage`` read it."""
         if hasattr(self, "_credits_at"):
             return self._credits_at
