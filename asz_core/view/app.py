@@ -181,7 +181,8 @@ def _keys(request, pairs, hide):
 def _conversations(request, pairs, hide):
     """``{"root", "conversations", "note", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
     keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page; each with ``sent_by``
-    in a root that holds received data, :func:`sent_by`), ``total`` how many
+    in a root that holds received data, :func:`sent_by`; a credential in a row's project or branch masked as ``asz ls``
+    masks it, :func:`~asz_core.view.secret_forms.shown_places`, with ``--no-redact`` too, as its title), ``total`` how many
     match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
     chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
     from .list_query import Snapshot, kept_ordered, list_page, list_query, next_page, snapshot_page
@@ -207,7 +208,9 @@ def _conversations(request, pairs, hide):
         token = snaps.keep(Snapshot(tuple(r["id"] for r in ordered), q.sort, q.given)) if q.limit else None
     if token is not None:
         more.update(snapshot=token, next=next_page(token, q, total))
-    page = sent_by(state.root, page)
+    from .secret_forms import shown_places  # a cwd's or branch's credential masked as asz ls masks it (review37, 37a F2)
+
+    page = [shown_places(r) for r in sent_by(state.root, page)]
     return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
                   "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit,
                   "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more},

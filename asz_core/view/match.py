@@ -40,10 +40,18 @@ def contains(name: object, part: str) -> bool:
 def matches(name: object, asked: str, exact: bool = False) -> bool:
     """:func:`contains`, or with ``exact`` ``name == asked`` as one project (the page's dropdowns pick a whole name;
     :func:`~asz_core.sessiondata.spelling.project_key`: their NFC spellings, and for a Windows folder any letter case,
-    separator or WSL mount); True when ``asked`` is empty."""
+    separator or WSL mount; or ``name`` as the page lists it, a credential in it masked: review37); True when ``asked``
+    is empty."""
     if not exact or not asked:
         return contains(name, asked)
-    return project_key(name) == project_key(asked)
+    if project_key(name) == project_key(asked):
+        return True
+    # the page lists a project whose credential is masked (``/api/conversations``), and its dropdown sends that
+    if "…" in asked and isinstance(name, str):
+        from .secret_forms import shown_title
+
+        return project_key(shown_title(name)) == project_key(asked)
+    return False
 
 
 def dialect_matches(dialect: object, asked: str) -> bool:
