@@ -294,10 +294,13 @@ def _footer(rows: list[dict], note: str) -> None:
     for line in (incomplete_note(rows), note, credits_line(rows)):  # calls short of a dropped count; unchained; credits
         if line:
             typer.echo(line)
-    for key, line in (("rate_not_priced_calls", rate_line), ("rate_not_checked_calls", unchecked_line)):
-        n = sum((row.get("cost") or {}).get(key, 0) for row in rows if isinstance(row.get("cost"), dict) and not row.get("held_back"))
-        if n:  # as asz usage says it
-            typer.echo(line(n))
+    def counted(key: str) -> int:
+        return sum((row.get("cost") or {}).get(key, 0) for row in rows if isinstance(row.get("cost"), dict) and not row.get("held_back"))
+
+    if counted("rate_not_priced_calls"):  # as asz usage says it
+        typer.echo(rate_line(counted("rate_not_priced_calls")))
+    if counted("rate_not_checked_calls"):  # the 1-hour clause only for calls whose records lack the part (37c F1)
+        typer.echo(unchecked_line(counted("rate_not_checked_calls"), hourless=counted("hour_not_kept_calls")))
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
         typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")

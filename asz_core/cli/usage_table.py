@@ -125,7 +125,8 @@ def _rate_lines(cost: dict, rows: list[dict]) -> None:
         typer.echo(rate_line(cost["rate_not_priced_calls"]))
     if cost.get("rate_not_checked_calls"):
         n = sum(1 for r in rows if isinstance(r.get("cost"), dict) and r["cost"].get("rate_not_checked_calls"))
-        typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)"))
+        typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)",
+                                  cost.get("hour_not_kept_calls", 0)))
 
 
 def _sent(row: dict) -> str:

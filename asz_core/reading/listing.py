@@ -24,7 +24,7 @@ from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, b
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, UNCHECKED_WHY, cost_marks, rate_text
+from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
@@ -51,14 +51,16 @@ def rate_line(calls: int) -> str:
     return f"{RATE_MARK} {rate_text(calls)} (--json: cost.rate_not_priced_calls)"  # the page's words (rate_words)
 
 
-def unchecked_line(calls: int, where: str = "") -> str:
+def unchecked_line(calls: int, where: str = "", hourless: int = 0) -> str:
     """The line under a table whose costs count ``calls`` (> 0) calls whose rate was not checked when they landed
     (``where``, when given, after the count: ``in 3 of 5 row(s)``), and what the user can do: the landed records of
     such a call keep its token counts only, not the fields that decide its rate (Claude Code's ``message.usage``
     ``speed``, ``service_tier``, ``inference_geo``: checked in a root asz upgraded from 54bd206, trial 20), and
     landed files are written once, so only collecting the same sources into a new root checks them (seed 000: nothing
-    is inferred). The words are :mod:`asz_core.view.rate_words`' (the page's too)."""
-    return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} {UNCHECKED_WHY}{UNCHECKED_MORE} "
+    is inferred). ``hourless`` of them (``cost.hour_not_kept_calls``) hold cache writes and no 1-hour part in their own
+    records: the 1-hour clause names them, and is left out when none does (trial 37c F1). The words are
+    :mod:`asz_core.view.rate_words`' (the page's too)."""
+    return (f"{UNCHECKED_MARK} {calls:,} call(s){' ' + where if where else ''} {unchecked_why(hourless)}{UNCHECKED_MORE} "
             "(--json: cost.rate_not_checked_calls)")
 
 

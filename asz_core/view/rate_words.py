@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
+           "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
@@ -44,18 +44,33 @@ def rate_text(calls: int, listed: bool = True) -> str:
 UNCHECKED_MARK = "?"
 
 #: What such calls are and how they are priced, after ``N call(s)``: the page's tooltip on a cost marked ``?`` ends
-#: here. The consequence first (trial 33c F3: the gap of an upgraded root, 4.6% there, was its 1-hour cache writes
-#: counted at the 5-minute rate, named second, after what is only not known): by how much they may be under-counted,
-#: then why. A ``claude-code-local/0.1.0`` file may lack ``cache_write_1h`` (trial 23b, F9: the split landed in
-#: a41c51e, the adapter still calling itself 0.1.0 until 0.2.0), so its 1-hour cache writes are priced as 5-minute
-#: ones; such a file is before 0.3.0, so its calls are already counted.
-UNCHECKED_WHY = ("may have cost more than shown, which only a new root puts right: by up to their cache writes priced again at the 1-hour rate instead of "
-                 "the 5-minute one (a file of claude-code-local 0.1.0, some written before asz kept a cache write's 1-hour "
-                 "part, did not keep which were 1-hour ones: each is counted as a 5-minute one), and by whatever fast "
-                 "mode, a priority or batch tier or a data-residency region added (not known). They landed before asz "
-                 "looked at a call's rate (claude-code-local before 0.3.0, the adapter version each landed file's header "
-                 "names and asz adapters list shows under WRITES, not asz's own version; its records keep a call's token "
-                 "counts only), so their cost is at standard rates")
+#: here. The consequence first (trial 33c F3), then why: :data:`UNCHECKED_LEAD`, the 1-hour clause
+#: (:func:`hour_clause`) only where some of them hold cache writes and no 1-hour part in their own records (trial 37c
+#: F1: the clause said so of every such call, while a 0.1.0 file written after a41c51e keeps ``cache_write_1h`` and its
+#: cost is a fresh root's), then :data:`UNCHECKED_REST`. :data:`UNCHECKED_WHY` is the line without the clause.
+UNCHECKED_LEAD = "may have cost more than shown, which only a new root puts right: "
+UNCHECKED_REST = ("by whatever fast mode, a priority or batch tier or a data-residency region added (not known). They "
+                  "landed before asz looked at a call's rate (claude-code-local before 0.3.0, the adapter version each "
+                  "landed file's header names and asz adapters list shows under WRITES, not asz's own version; its "
+                  "records keep a call's token counts only), so their cost is at standard rates")
+UNCHECKED_WHY = UNCHECKED_LEAD + UNCHECKED_REST
+#: The 1-hour clause's words around its count (:func:`hour_clause`).
+HOUR_BEFORE = "by up to the cache writes of "
+HOUR_AFTER = (" of them priced again at the 1-hour rate instead of the 5-minute one (their records hold cache writes "
+              "and no 1-hour part: a claude-code-local 0.1.0 file written by an asz before 2026-12-02 did not keep which "
+              "were 1-hour ones, and counts each as a 5-minute one), and ")
+
+
+def hour_clause(hourless: int) -> str:
+    """The 1-hour clause of the ``?`` line for ``hourless`` calls (``cost.hour_not_kept_calls``), '' for none: the
+    calls whose own records hold cache writes and no ``cache_write_1h`` (:data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`).
+    app.js ``uncheckedText`` joins the same words."""
+    return f"{HOUR_BEFORE}{hourless:,}{HOUR_AFTER}" if hourless else ""
+
+
+def unchecked_why(hourless: int = 0) -> str:
+    """:data:`UNCHECKED_WHY` with the 1-hour clause of ``hourless`` calls where some (:func:`hour_clause`)."""
+    return UNCHECKED_LEAD + hour_clause(hourless) + UNCHECKED_REST
 
 #: What follows :data:`UNCHECKED_WHY` in a line under a table: what the reader can do (the landed records of such a
 #: call keep its token counts only, and landed files are written once, so only collecting the same sources into a new
@@ -178,7 +193,8 @@ def cost_marks(cost: Any) -> str:
 
 
 def page_words() -> dict:
-    """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_more``
+    """The words app.js ``WORDS`` holds: ``unchecked`` (:data:`UNCHECKED_WHY`), ``unchecked_lead``, ``hour_before``,
+    ``hour_after`` and ``unchecked_rest`` (:func:`unchecked_why`'s parts), ``unchecked_more``
     (:data:`UNCHECKED_MORE`), ``no_call`` (:data:`NO_CALL`), ``no_call_read`` (:data:`NO_CALL_READ`) and
     ``unread_prefix`` (how the ``summary.problems`` line telling :data:`NO_CALL_READ` from :data:`NO_CALL` begins:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
@@ -195,7 +211,8 @@ def page_words() -> dict:
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
-    return {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
+    return {"unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
+            "hour_before": HOUR_BEFORE, "hour_after": HOUR_AFTER, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,

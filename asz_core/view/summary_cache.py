@@ -55,7 +55,7 @@ from ..storage.layout import CONVERSATIONS
 from .depends import files_key
 from .summary_seal import DB_NAME, seal  # noqa: F401  (public here too; a light module for asz verify)
 from .prices import PriceTable, cost_of
-from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, usage_totals
+from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, mark_unchecked, usage_totals
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
@@ -252,7 +252,7 @@ class ConversationSummary:
             if usage is not None and len(calls) in rated:
                 usage[RATE_KIND] = 1
             if usage is not None and len(calls) in unchecked:
-                usage[RATE_UNCHECKED_KIND] = 1
+                mark_unchecked(usage)  # and its 1-hour part not kept, read from its usage as kept
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),
                                    tuple(short.get(str(len(calls))) or ()),
                                    call=nodes[len(calls)] if len(calls) < len(nodes) else ""))

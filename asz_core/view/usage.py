@@ -44,7 +44,7 @@ from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -69,6 +69,9 @@ RATE_KIND = "rate_not_priced"
 #: ``claude-code-local/0.3.0``): such a call may have run in fast mode or on a priority tier and its record cannot say;
 #: it is priced at standard rates and counted here, never guessed. Present only when not zero; a count of calls.
 RATE_UNCHECKED_KIND = "rate_not_checked"
+#: Of those, the calls whose own record holds cache writes and no 1-hour part (:func:`mark_unchecked`, decided per
+#: record, not per adapter version: a 0.1.0 file written after a41c51e keeps ``cache_write_1h``; trial 37c F1).
+HOUR_UNKNOWN_KIND = "hour_not_kept"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -119,7 +122,7 @@ def add_usage(total: dict, u: dict) -> dict:
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
-    for k in (RATE_KIND, RATE_UNCHECKED_KIND):
+    for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND):
         r = u.get(k)
         if r:
             total[k] = total.get(k, 0) + r
@@ -331,10 +334,17 @@ def mark_rates_unchecked(usages: dict, nodes: dict, unchecked: set) -> None:
         refs = (n.refs or ([n.ref] if n.ref else [])) if n is not None else ()
         if not any(r.seq in unchecked for r in refs):
             continue
-        c.usage[RATE_UNCHECKED_KIND] = 1
+        mark_unchecked(c.usage)
         for q in c.requests:
             if q.usage is not None and not q.usage.get(RATE_KIND):
-                q.usage[RATE_UNCHECKED_KIND] = 1
+                mark_unchecked(q.usage)
+
+
+def mark_unchecked(u: dict) -> None:
+    """Count ``u`` (a call's usage) :data:`RATE_UNCHECKED_KIND`; :data:`HOUR_UNKNOWN_KIND` too if cache writes, no 1-hour part."""
+    u[RATE_UNCHECKED_KIND] = 1
+    if u.get("cache_write") and not u.get(SPLIT_KIND):
+        u[HOUR_UNKNOWN_KIND] = 1
 
 
 def rate_not_priced(rec: dict) -> bool:
@@ -492,8 +502,8 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
         if u.get(RATE_KIND):
             t[RATE_KIND] = t.get(RATE_KIND, 0) + u[RATE_KIND]
-        if u.get(RATE_UNCHECKED_KIND):
-            t[RATE_UNCHECKED_KIND] = t.get(RATE_UNCHECKED_KIND, 0) + u[RATE_UNCHECKED_KIND]
+        for k in (RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND) if u.get(RATE_UNCHECKED_KIND) else ():
+            t[k] = t.get(k, 0) + u.get(k, 0)
         if a + cr + cw > LONG_CONTEXT_ABOVE:  # is_long, inline: the sum's long_context part holds this call too
             add_usage(t, {LONG_KIND: dict(u, calls=1)})
     for (model, lane), u in pairs.items():

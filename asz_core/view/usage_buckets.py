@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from .match import matches
-from .usage import LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
+from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
 __all__ = ["counted_there", "usage_hours", "call_entries", "once_parts", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
            "HOUR_MS", "NO_TIME_AT"]
@@ -105,7 +105,7 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 if r.get("long_context") is True:  # input above 200K: each provider call decides, as Anthropic bills
                     _add_counts(t, 6, u)
                     t[10] = 1
-                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND)):  # fast mode, a priority or batch tier, a
+                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
             request = r.get("request") if r is not n else requests.get(nid, "")
@@ -124,8 +124,9 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
 #: The width of a usage_hours list: in, out, cache_read, cache_write, calls, cache_write_1h, then the same six for the
 #: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
 #: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
-#: rate was not checked when they landed, then the calls that carry token usage (:data:`_WITH_USAGE`).
-_WIDTH = 16
+#: rate was not checked when they landed, then the calls that carry token usage (:data:`_WITH_USAGE`), then those
+#: not checked whose records kept no 1-hour part of their cache writes (:data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`).
+_WIDTH = 17
 #: The slot of a usage_hours list counting the calls that carry token usage: a row none of whose calls does gives its
 #: four token counts as null, never 0 (trial 36a F1; :func:`~asz_core.view.rows.usage_unrecorded`'s rule).
 _WITH_USAGE = 15
@@ -258,6 +259,8 @@ def _usage_of(v: list[int]) -> dict:
         u[RATE_KIND] = v[13]
     if len(v) > 14 and v[14]:
         u[RATE_UNCHECKED_KIND] = v[14]
+    if len(v) > 16 and v[16]:
+        u[HOUR_UNKNOWN_KIND] = v[16]
     return u
 
 
@@ -333,7 +336,7 @@ def _add_into(t: list[int], v: list[int]) -> None:
 
 
 #: The counts of calls a bucket row carries where some (:func:`~asz_core.view.prices.cost_of`'s).
-_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls")
+_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls", "hour_not_kept_calls")
 
 
 def by_sender(root, convs: set[str], instance: str, by: str) -> tuple[set[str], dict[str, list[dict]]]:

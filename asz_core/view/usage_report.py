@@ -69,7 +69,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
-from .usage import RATE_KIND, RATE_UNCHECKED_KIND, TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
+from .usage import HOUR_UNKNOWN_KIND, RATE_KIND, RATE_UNCHECKED_KIND, TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
@@ -551,7 +551,7 @@ def recorded(row: dict) -> dict:
 
 #: Counts of calls a usage sum carries beside its tokens (:data:`~asz_core.view.usage.RATE_KIND`,
 #: :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), left out of each ``usage_by_model`` entry by :func:`recorded`.
-_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND)
+_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND)
 
 
 def _model_tokens(row: dict) -> dict:

@@ -20,7 +20,8 @@ from asz_core.reading.export_steps import part_marker
 from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
 from asz_core.reading.removed import KEPT_SRC
 from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
-                                      UNCHECKED_MORE, UNCHECKED_WHY, page_words)
+                                      UNCHECKED_MORE, UNCHECKED_WHY, HOUR_AFTER, HOUR_BEFORE,
+                                      UNCHECKED_LEAD, UNCHECKED_REST, page_words)
 from asz_core.view.page import APP_JS
 from asz_core.view.unended import UNENDED_PREFIX
 from asz_core.view.usage import UNDESCRIBED_PREFIX
@@ -33,7 +34,7 @@ def test_the_script_holds_no_copy_of_the_words():
     src = SOURCE.read_text(encoding="utf-8")
     assert src.count(PLACEHOLDER) == 1
     src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith("//"))  # its code, not its comments
-    for part in (UNCHECKED_WHY, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
+    for part in (UNCHECKED_WHY, UNCHECKED_REST, HOUR_BEFORE, HOUR_AFTER, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
                  RATE_PRICED.strip("): "), RATE_BILLED.strip(", "), KEPT_SRC, NOT_BY_RUNTIME, NO_TOKENS_TO_PRICE,
                  NO_RESULT, NONE_RECORDED, API_ERRORS, UNENDED_PREFIX, IN_MEMORY_NOTE, COMMAND_TITLE):  # no sentence, any quoting
         for sentence in part.split("; "):
@@ -48,7 +49,8 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
     served = APP_JS.decode("utf-8")
     assert PLACEHOLDER not in served
     assert "WORDS = " + json.dumps(page_words(), separators=(",", ":")) + ";" in served
-    assert page_words() == {"unchecked": UNCHECKED_WHY, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL,
+    assert page_words() == {"unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
+                            "hour_before": HOUR_BEFORE, "hour_after": HOUR_AFTER, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL,
                             "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": "?",
                             "rate_mark": "^", "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED,
                             "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈", "kept_src": KEPT_SRC,
@@ -68,3 +70,9 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                                                      "may hold some; see undescribed)")
     assert unchecked_line(1234) == f"? 1,234 call(s) {UNCHECKED_WHY}{UNCHECKED_MORE} (--json: cost.rate_not_checked_calls)"
     assert unchecked_line(2, "in 1 of 3 row(s)").startswith(f"? 2 call(s) in 1 of 3 row(s) {UNCHECKED_WHY[:40]}")
+    # the 1-hour clause only for the calls whose records hold cache writes and no 1-hour part (trial 37c F1)
+    assert "1-hour" not in unchecked_line(9381) and "5-minute" not in unchecked_line(9381)
+    assert unchecked_line(9381, "", 12).startswith("? 9,381 call(s) may have cost more than shown, which only a new root "
+                                                   "puts right: by up to the cache writes of 12 of them priced again at "
+                                                   "the 1-hour rate instead of the 5-minute one (their records hold cache "
+                                                   "writes and no 1-hour part: ")

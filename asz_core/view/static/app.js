@@ -1086,7 +1086,7 @@
     return usd(c) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
       (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '') +
       (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '') +
-      (c.rate_not_checked_calls ? ' · ' + UNCHECKED_MARK + ' ' + uncheckedText(c.rate_not_checked_calls) : '');
+      (c.rate_not_checked_calls ? ' · ' + UNCHECKED_MARK + ' ' + uncheckedText(c.rate_not_checked_calls, false, c.hour_not_kept_calls) : '');
   }
   // A call run at a rate the price table does not hold (fast mode, a priority or batch tier, a data-residency region:
   // its record lists it under dropped), priced at standard rates: marked, as asz ls and asz usage mark it.
@@ -1094,15 +1094,17 @@
   // A call landed before asz looked at a call's rate (Claude Code before claude-code-local 0.3.0: its record cannot say
   // whether it ran in fast mode), priced at standard rates: marked ?, as asz ls and asz usage mark it.
   const UNCHECKED_MARK = WORDS.unchecked_mark;
-  function uncheckedText(n, listed) {
-    // listed: asz usage's line word for word, what the reader can do included
-    return num(n) + ' call(s) ' + WORDS.unchecked + (listed ? WORDS.unchecked_more : '');
+  function uncheckedText(n, listed, hourless) {
+    // listed: asz usage's line word for word, what the reader can do included; hourless: the calls whose records hold
+    // cache writes and no 1-hour part (cost.hour_not_kept_calls), the 1-hour clause only for them (rate_words.unchecked_why)
+    return num(n) + ' call(s) ' + WORDS.unchecked_lead + (hourless ? WORDS.hour_before + num(hourless) + WORDS.hour_after : '') +
+      WORDS.unchecked_rest + (listed ? WORDS.unchecked_more : '');
   }
   // The marks after a cost (after + unpriced: listing.cost_marks' ^ then ?) of ``c``, anything counting
   // rate_not_priced_calls and rate_not_checked_calls, and what they say (each after its mark when ``marked``).
   function rateMarks(c, marked) {
     const r = c && c.rate_not_priced_calls, q = c && c.rate_not_checked_calls;
-    const said = [r ? (marked ? RATE_MARK + ' ' : '') + rateText(r) : '', q ? (marked ? UNCHECKED_MARK + ' ' : '') + uncheckedText(q) : ''];
+    const said = [r ? (marked ? RATE_MARK + ' ' : '') + rateText(r) : '', q ? (marked ? UNCHECKED_MARK + ' ' : '') + uncheckedText(q, false, c.hour_not_kept_calls) : ''];
     return { marks: (r ? RATE_MARK : '') + (q ? UNCHECKED_MARK : ''), title: said.filter(Boolean).join(' · ') };
   }
   // ``listed``: the words of asz usage's line under its table (asz_core/reading/listing.py rate_line), naming where the
@@ -1426,7 +1428,7 @@
         panel.append(h('p', { class: 'muted small', id: 'usage-rate' }, RATE_MARK + ' ' + rateText(total.rate_not_priced_calls, true) + '.'));
       }
       if (total && total.rate_not_checked_calls) {  // asz usage's line (asz_core/reading/listing.py unchecked_line)
-        panel.append(h('p', { class: 'muted small', id: 'usage-unchecked' }, UNCHECKED_MARK + ' ' + uncheckedText(total.rate_not_checked_calls, true) + '.'));
+        panel.append(h('p', { class: 'muted small', id: 'usage-unchecked' }, UNCHECKED_MARK + ' ' + uncheckedText(total.rate_not_checked_calls, true, total.hour_not_kept_calls) + '.'));
       }
       if (u.models && u.models.length) {
         const byModel = table(['Model'].concat(heads), u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), aligns);
