@@ -147,14 +147,16 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
 
 
 #: What asz verify --export says of a copy that has no manifest to check it by (trial 33c F4): the way to one.
-NO_MANIFEST_WAY = ("a copy with no manifest cannot be checked (nothing says what it held when written): export the "
-                   "conversations again with this asz (asz export … --out DIR/ writes each copy's FILE.manifest.json "
-                   "and the folder's export.manifest.json, asz export ID --out FILE one copy's) and check those")
+NO_MANIFEST_WAY = ("a copy with no manifest is checked only against the root, made again from it (asz verify --export "
+                   "DIR/FILE --root ROOT, when this asz still draws it so; nothing says what it held when written): "
+                   "else export the conversations again with this asz (asz export … --out DIR/ writes each copy's "
+                   "FILE.manifest.json and the folder's export.manifest.json, asz export ID --out FILE one copy's) and "
+                   "check those")
 
 
 def _each_file_said(folder: Path) -> str:
     """What a folder with no folder manifest can be checked by: its files' own manifests (``check each file``, with
-    how many have one), or, where none has (an asz before session 29 wrote none for an unmasked copy), that it cannot
+    how many have one), or, where none has (an asz built before 2026-12-05, source 9436bebf, wrote none for an unmasked copy), that it cannot
     be and the way to copies that can (:data:`NO_MANIFEST_WAY`; trial 33c F4: the advice went in a circle)."""
     try:
         names = [e.name for e in os.scandir(folder) if e.is_file()]

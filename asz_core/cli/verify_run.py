@@ -307,7 +307,6 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
     does not read). A folder a folder export wrote (``--out DIR/``): :func:`~asz_core.cli.verify_folder.check_folder`."""
     from ..reading.export_manifest import manifest_path
-    from .verify_folder import NO_MANIFEST_WAY
 
     copy = Path(user_path(str(copy)))
     if copy.is_dir() and manifest is None:  # a folder export: its export.manifest.json (trial 31b F2)
@@ -320,13 +319,10 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     where = Path(user_path(str(manifest))) if manifest is not None else manifest_path(copy)
     if not copy.is_file():
         raise _usage(f"--export {copy}: no such file")
-    if not where.is_file():
-        raise _usage(f"no manifest at {where}: asz export writes FILE.manifest.json beside each copy it writes to a "
-                     "file, masked or not (--out FILE of one conversation or of several as one md, prose or text stream, "
-                     "each file of --out DIR/), none beside one written to stdout or by an asz before session 29 unmasked "
-                     f"(give --manifest FILE when it was moved); {NO_MANIFEST_WAY}")
     if root is not None and not Path(root).is_dir():
         raise _usage(f"no storage root at {root} {root_hint(str(root))}")
+    if not where.is_file():
+        said_unmanifested(copy, where, manifest is not None, root, config, as_json)
     said, problems = export_results(copy, where, given, root, config)
     gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
     said = [x for x in said if x not in gone]
@@ -335,6 +331,30 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
         "the root's holder checks it (asz verify --export FILE --root ROOT)")
     said_export({"export": str(copy), "manifest": str(where), "against_root": root is not None}, said, unchecked, gone,
                 problems, f"{copy.name}: ", "the copy", as_json)
+
+
+def said_unmanifested(copy: Path, where: Path, given: bool, root: Optional[Path], config: Optional[Path],
+                      as_json: bool) -> NoReturn:
+    """A copy with no manifest at ``where`` (``given``: named by ``--manifest``): without ``root`` a usage error
+    (exit 2) saying which asz wrote none and what the holder of the root can check; with it, the copy made again from
+    the root at each render this asz draws (:mod:`asz_core.cli.verify_unmanifested`; trial 37c F2): exit 0 when one
+    gives its bytes, else exit 2 saying why it cannot be proved."""
+    from .verify_folder import NO_MANIFEST_WAY
+    from .verify_unmanifested import NO_MANIFEST_BEFORE, unmanifested_results
+
+    lead = (f"no manifest at {where}" + ("" if given else
+            ": asz export writes FILE.manifest.json beside each copy it writes to a file, masked or not (--out FILE of "
+            "one conversation or of several as one md, prose or text stream, each file of --out DIR/), but "
+            f"{NO_MANIFEST_BEFORE} (give --manifest FILE when it was moved)"))
+    if root is None:
+        raise _usage(f"{lead}; without a manifest only the root's holder can check such a copy, by making it again "
+                     f"from the root (asz verify --export {copy} --root ROOT); else {NO_MANIFEST_WAY}")
+    said, unchecked, refusal = unmanifested_results(copy, Path(root), config)
+    if refusal is not None:
+        raise _usage(f"{lead}; against the root {root}: {refusal}. To have a copy that checks, export the conversation "
+                     "again with this asz (asz export ID --out FILE writes its FILE.manifest.json) and check that")
+    said_export({"export": str(copy), "manifest": None, "against_root": True}, said, unchecked[0], [], [],
+                f"{copy.name}: ", "the copy", as_json)
 
 
 def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], problems: list[str], prefix: str,

@@ -99,12 +99,15 @@ def test_copies_with_no_manifest_say_the_way_to_checkable_ones_not_a_circle(tmp_
     d.mkdir()
     for name in ("a.json", "b.json", "index.json"):
         (d / name).write_text("{}\n")
-    way = "a copy with no manifest cannot be checked (nothing says what it held when written): export the conversations again with this asz"
+    way = ("a copy with no manifest is checked only against the root, made again from it (asz verify --export DIR/FILE "
+           "--root ROOT, when this asz still draws it so; nothing says what it held when written): else export the "
+           "conversations again with this asz")
     p = asz("verify", "--export", str(d), check=False)
     assert p.returncode == 2 and "nor has any of its 2 file(s) a manifest beside it; " + way in p.stderr, p.stderr
     assert "check each file" not in p.stderr
     f = asz("verify", "--export", str(d / "a.json"), check=False)
-    assert f.returncode == 2 and f"no manifest at {d / 'a.json.manifest.json'}" in f.stderr and way in f.stderr, f.stderr
+    assert f.returncode == 2 and f"no manifest at {d / 'a.json.manifest.json'}" in f.stderr, f.stderr
+    assert f"only the root's holder can check such a copy, by making it again from the root (asz verify --export {d / 'a.json'} --root ROOT); else " in f.stderr, f.stderr
     (d / "a.json.manifest.json").write_text("{}\n")
     p = asz("verify", "--export", str(d), check=False)
     assert p.returncode == 2 and "check each file (1 of 2 have a manifest beside them), asz verify --export DIR/FILE" \
