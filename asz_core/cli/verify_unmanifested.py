@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Optional
 
+from ..reading.export_render import RENDER
+
 __all__ = ["SUFFIX_FORMATS", "named_conversation", "matching_render", "unmanifested_results", "NO_MANIFEST_BEFORE"]
 
 #: The format a copy's suffix names (``asz export``'s EXT read back).
@@ -30,7 +32,7 @@ NO_MANIFEST_BEFORE = ("an asz built before 2026-12-05 (source 9436bebf; asz --ve
                       "date) wrote none beside an unmasked copy, and none is written beside a copy sent to stdout")
 #: The renders whose drawing (not only what :func:`~asz_core.reading.export_render.as_render` takes off) differs: a
 #: copy is made again once per class, at its newest render, and brought back to each render of the class.
-_DRAWN_AS = ((9, (9,)), (8, (8,)), (7, (7, 6)), (5, (5, 4, 3, 2, 1)))
+_DRAWN_AS = tuple((r, (r,)) for r in range(RENDER, 7, -1)) + ((7, (7, 6)), (5, (5, 4, 3, 2, 1)))
 _TOKEN = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_.:-]{7,}")
 
 
@@ -127,7 +129,7 @@ def unmanifested_results(copy: Path, root: Path, config: Optional[Path]) -> tupl
         return [], [], f"conversation {cid} cannot be made again from the root: {exc}"
     if match is None:
         return [], [], (f"it is not what this asz draws of conversation {cid} from the root's records as asz export "
-                        f"{cid[:8]} --format {fmt} writes it at any render it knows (renders 9 back to 1, masked and "
+                        f"{cid[:8]} --format {fmt} writes it at any render it knows (renders {RENDER} back to 1, masked and "
                         f"unmasked, in this machine's zone and UTC), so it cannot be proved: a copy made by an asz built "
                         "before 2026-12-05, when renders began to be numbered, was drawn by rules that changed many "
                         "times before (this asz draws render 1 as the last of them did), or it was made with other "
