@@ -65,7 +65,7 @@ def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optio
         manifest: Optional[Path] = None, sha256: str = "", jobs: int = 0) -> NoReturn:
     """``asz verify`` with the values of its options (:func:`asz_core.cli.verify_cmd.verify` declares them and their
     help): prints the report (``--json``: one JSON object) and, on stderr, a note when the root holds entries open to
-    more users than the umask allows (:func:`asz_core.verify.modes.modes_note`: a root an older asz made, with the
+    more users than the umask allows (:func:`asz_core.storage.modes.modes_note`: a root an older asz made, with the
     ``chmod`` that closes it), and exits 0 whole, 1 problems, 2 usage (said on stderr as ``asz verify: …``), 130 on Ctrl-C during the check (said with how far it got). ``jobs``: processes checking the
     landed files (0 one per CPU, 1 this process only; a negative one is a usage error). Paths reach it with ``~``
     expanded (:func:`asz_core.cli.quick.with_user_paths`)."""
@@ -96,7 +96,7 @@ def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optio
             hint = f" ({target} is a directory: give it as --root {shell_word(target)})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None
         _add_figures(report, where, target, config, figures)
-        from ..verify.modes import modes_note  # a root an older asz left open to others: said once (trial 34c F5)
+        from ..storage.modes import modes_note  # a root an older asz left open to others: said once (trial 34c F5)
 
         if note := modes_note(where):
             echo(note, err=True)

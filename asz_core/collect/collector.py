@@ -425,7 +425,8 @@ def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, befor
     (:func:`asz_core.storage.session_list.record_sessions`), after the pass's files are durable. ``before``: the call
     before a pass lands anything, on a root with no list: when it made the list from sessions the root held already,
     it says once that sessions removed before could not be checked (the call at a pass's end never says it: a root
-    the pass itself made has nothing from before). A list that cannot be written is an error of the pass (the next
+    the pass itself made has nothing from before), and, in ``asz verify``'s words, how many of the root's files and
+    folders an older asz left open to more users than asz allows, with the chmod that closes them. A list that cannot be written is an error of the pass (the next
     pass tries again)."""
     try:
         done = record_sessions(root, fsync=fsync)
@@ -435,6 +436,10 @@ def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, befor
         return
     if before and done.created and done.added:
         report.note(root / SESSION_LIST, MADE_LATE.format(list=SESSION_LIST, n=len(done.added)))
+        from ..storage.modes import open_said  # the first pass on a root an older asz made: said once (trial 37c F5)
+
+        if said := open_said(root):
+            report.note(root, said)
 
 
 

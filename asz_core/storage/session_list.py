@@ -233,13 +233,18 @@ MADE_LATE = ("wrote {list} from the {n} session(s) already in this root: from no
 def unlisted_note(root: str | os.PathLike, shown: str | os.PathLike | None = None) -> str:
     """``asz verify``'s note for a root that holds sessions but no list ('' otherwise); on a receiving root (one with
     ``_received/``, which ``asz receive`` writes and nobody collects into) the command that writes it there is the
-    receiver's next start (trial 33c F7)."""
+    receiver's next start (trial 33c F7); on one with neither ``_received/`` nor ``_collect/`` (an older asz receive
+    wrote no ``_received/``, trial 37c F4) both are named."""
     from .senders import RECEIVED
 
     received = os.path.isdir(os.path.join(os.fspath(root), RECEIVED))
+    collected = os.path.isdir(os.path.join(os.fspath(root), "_collect"))  # a collect pass's cursors (storage.layout)
+    # an asz receive built before 2026-12-05 wrote no _received/ (trial 37c F4): a root with neither was never collected
     writer = ("the next start of asz receive on this root writes the list from the sessions present" if received else
-              "the next asz collect writes the list from the sessions present")
+              "the next asz collect writes the list from the sessions present" if collected else
+              "the next start of asz receive on this root, or the next asz collect, writes the list from the sessions "
+              "present (it holds no collect state, _collect/: asz receive or a copy wrote it)")
     return (f"{shown if shown is not None else root}: no {SESSION_LIST}: this root was last "
-            f"{'written' if received else 'collected'} by an asz that "
+            f"{'collected' if collected and not received else 'written'} by an asz that "
             "did not keep the list of landed sessions, so a session removed whole (its directory and its chain) cannot "
             f"be found; {writer}")

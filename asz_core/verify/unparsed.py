@@ -244,9 +244,13 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
                                         "from the landed files"))
 
 
-#: The note counting landed sessions never parsed; ``{n}`` the count, ``{ids}`` the first of them.
-NEVER_PARSED_LINE = ("{n} landed session(s) not parsed yet, so no conversation chain (normal after "
-                     "asz collect --no-parse; asz parse builds them): {ids}")
+#: The note counting landed sessions never parsed; ``{n}`` the count, ``{ids}`` the first of them. A pass of this asz
+#: marks a session to be parsed before it lands (:data:`INTERRUPTED_LINE` when stopped), one of an asz built before
+#: 2026-12-05 (ac127e8e) did not, so its stopped pass leaves what --no-parse leaves: both are said (trial 37c F4).
+NEVER_PARSED_LINE = ("{n} landed session(s) not parsed yet, so no conversation chain (left so by asz collect "
+                     "--no-parse, or by a collect pass stopped before its parse by an asz built before 2026-12-05, "
+                     "which marked no session to be parsed, so the two cannot be told apart here; asz parse builds "
+                     "them): {ids}")
 #: :data:`NEVER_PARSED_LINE` on a receiving root (``_received/``, asz receive's): its rounds come from the sending host,
 #: and ``asz parse`` there would write a chain of its own ahead of the host's rounds (trial 34b F5: verify advised it).
 RECEIVED_UNPARSED_LINE = ("{n} landed session(s) with no conversation chain here yet: this root receives (asz receive), "

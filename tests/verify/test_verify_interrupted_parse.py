@@ -89,5 +89,6 @@ def test_sessions_indexed_for_the_id_table_by_a_parse_of_another_are_not_parsed_
     assert p.returncode == 0, p.stdout + p.stderr
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0 and "missing chain" not in v.stdout, v.stdout
-    assert f"{CORPUS_SESSIONS - 1} landed session(s) not parsed yet, so no conversation chain (normal after asz collect " \
-           "--no-parse; asz parse builds them): " in v.stdout
+    assert f"{CORPUS_SESSIONS - 1} landed session(s) not parsed yet, so no conversation chain (left so by asz collect " \
+           "--no-parse, or by a collect pass stopped before its parse by an asz built before 2026-12-05, which marked " \
+           "no session to be parsed, so the two cannot be told apart here; asz parse builds them): " in v.stdout

@@ -169,16 +169,39 @@ def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corp
             "sessions, so a session removed whole (its directory and its chain) cannot be found; the next start of "
             "asz receive on this root writes the list from the sessions present") in v.stdout.splitlines(), v.stdout
     (root / "_received").rmdir()
+    (root / "_collect").rename(tmp_path / "collect-state")  # neither: an asz receive built before 2026-12-05 wrote no
+    v = asz("verify", "--root", str(root))                   # _received/ (trial 37c F4), so both writers are named
+    assert (f"{root}: no _sessions.list: this root was last written by an asz that did not keep the list of landed "
+            "sessions, so a session removed whole (its directory and its chain) cannot be found; the next start of "
+            "asz receive on this root, or the next asz collect, writes the list from the sessions present (it holds no "
+            "collect state, _collect/: asz receive or a copy wrote it)") in v.stdout.splitlines(), v.stdout
+    (tmp_path / "collect-state").rename(root / "_collect")
+    # as an asz before its 077 umask left it (trial 37c F5): the root folder and one landed file open to others
+    os.chmod(root, 0o755)
+    sd = sorted(root.glob("*/streams/main/*.sd"))[0]
+    os.chmod(sd, 0o644)
 
-    c = asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path)
+    def console(*args: str) -> subprocess.CompletedProcess:  # a real process: asz sets its 077 umask at its start
+        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=600)
+
+    c = console("collect", "--once", "--source", str(projects), "--root", str(root))
     assert c.returncode == 0, c.stdout + c.stderr
+    said = [ln for ln in c.stderr.splitlines() if "open to more users" in ln]  # once, in asz verify's words
+    assert said == [f"note: {root}: 2 file(s) and folder(s) of {root} are open to more users than asz allows now (the "
+                    f"first: {root}; umask 077): made by an older asz or under a looser umask; chmod -R go-rwx {root} "
+                    "closes them (docs/storage-root.md, Who can read a root)"], c.stderr
+    v = console("verify", "--root", str(root))
+    assert said[0].split(": ", 2)[2] in v.stderr, v.stderr  # the same words verify says
+    os.chmod(root, 0o700)
+    os.chmod(sd, 0o600)
     n = len(corpus_sessions(projects))
     assert (f"note: {root}/_sessions.list: wrote _sessions.list from the {n} session(s) already in this root: from now on "
             "asz verify finds a session removed whole; a session removed from this root before now cannot be found") \
         in c.stderr.splitlines()
     assert sorted(listed_ids(root)) == sorted(corpus_sessions(projects))
     again = asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path)
-    assert again.returncode == 0 and "_sessions.list" not in again.stderr  # said once
+    assert again.returncode == 0 and "_sessions.list" not in again.stderr and "open to more" not in again.stderr  # said once
     assert "no _sessions.list" not in asz("verify", "--root", str(root)).stdout
 
 

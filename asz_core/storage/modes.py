@@ -16,7 +16,7 @@ import stat
 
 from ..termsafe import line_value, shell_word
 
-__all__ = ["open_entries", "close_command", "modes_note"]
+__all__ = ["open_entries", "close_command", "modes_note", "open_said"]
 
 
 def _mask() -> int:
@@ -74,13 +74,20 @@ def close_command(root: str | os.PathLike, mask: int) -> str:
 
 def modes_note(root: str | os.PathLike) -> str:
     """The one line ``asz verify`` says on stderr when :func:`open_entries` finds entries of ``root`` open to more
-    users than the process's umask allows (``asz verify: note: 412 file(s) and folder(s) of ROOT are open to more
-    users than asz allows now (the first: ROOT/…; umask 077): made by an older asz or under a looser umask; chmod -R
-    go-rwx ROOT closes them (…)``); '' when none is."""
+    users than the process's umask allows (``asz verify: note:`` then :func:`open_said`); '' when none is."""
+    said = open_said(root)
+    return f"asz verify: note: {said}" if said else ""
+
+
+def open_said(root: str | os.PathLike) -> str:
+    """``412 file(s) and folder(s) of ROOT are open to more users than asz allows now (the first: ROOT/…; umask 077):
+    made by an older asz or under a looser umask; chmod -R go-rwx ROOT closes them (…)``, '' when none is: the words
+    of ``asz verify``'s note and of the first ``asz collect`` pass on a root an older asz made (trial 37c F5:
+    :func:`asz_core.collect.collector` says them when it writes the root's first ``_sessions.list``)."""
     mask = _mask()
     n, first = open_entries(root, mask)
     if not n:
         return ""
-    return (f"asz verify: note: {n:,} file(s) and folder(s) of {line_value(os.fspath(root))} are open to more users "
+    return (f"{n:,} file(s) and folder(s) of {line_value(os.fspath(root))} are open to more users "
             f"than asz allows now (the first: {line_value(first)}; umask {mask:03o}): made by an older asz or under a "
             f"looser umask; {close_command(root, mask)} closes them (docs/storage-root.md, Who can read a root)")
