@@ -51,7 +51,7 @@ _importguard.install()
 import importlib  # noqa: E402
 from typing import Any  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Public names and the module each lives in. They are imported on first use
 # (PEP 562), so ``import asz_core`` stays cheap for the hook fast path.

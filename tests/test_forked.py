@@ -32,7 +32,7 @@ def test_exit_status_and_output_are_a_fresh_interpreters(tmp_path: Path):
     for args in (["nosuch"], ["verify", "--root", "no-root-here"], ["--version"]):
         fresh, fork = _both(args, cwd=tmp_path, env=_env())
         assert (fork.returncode, fork.stdout, fork.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
-    assert fresh.returncode == 0 and fresh.stdout.startswith(b"asz 0.1.0")
+    assert fresh.returncode == 0 and fresh.stdout.startswith(b"asz 0.2.0")
     fresh, fork = _both(["verify", "--root", "no-root-here"], cwd=tmp_path, env=_env())
     assert fork.returncode == 2 and str(tmp_path / "no-root-here").encode() in fork.stderr + fork.stdout, fork.stderr
 

@@ -27,7 +27,8 @@ __all__ = ["FLAG_WITHOUT_RULE", "flags_section", "files_section", "file_flag_war
 #: The warning's name (docs/verify.md, Warnings).
 FLAG_WITHOUT_RULE = "flag without rule"
 #: What the warning adds after the record and the rules.
-WHY = ("; landed by {adapter}, before asz collect refused such a record (session 25): the flag comes from no rule "
+WHY = ("; landed by {adapter}, before asz collect refused such a record (an asz built before 2026-12-05, source "
+       "702d15ab): the flag comes from no rule "
        "the adapter declares, yet every reader takes it as set")
 
 
