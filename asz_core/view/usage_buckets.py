@@ -105,7 +105,7 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 if r.get("long_context") is True:  # input above 200K: each provider call decides, as Anthropic bills
                     _add_counts(t, 6, u)
                     t[10] = 1
-                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or
+                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or batch tier, a
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
             request = r.get("request") if r is not n else requests.get(nid, "")
