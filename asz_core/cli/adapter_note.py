@@ -11,7 +11,7 @@ from ..plugins.adapter import Adapter
 from .root_overlap import read_folders, root_overlap
 from ..termsafe import shell_word
 
-__all__ = ["present_adapters", "present_note", "unlisted_sessions_notes", "source_hint", "landed_by"]
+__all__ = ["present_adapters", "present_note", "unlisted_sessions_notes", "source_hint", "landed_by", "source_left_notes"]
 
 
 def _where(adapter: Adapter, source_root: Path) -> str:
@@ -61,6 +61,22 @@ def present_note(adapters: Mapping[str, Adapter], names: list[str], cfg: Config,
     return (f"note: {where}: collected beside the default adapter list ({', '.join(a.name for a in cfg.enabled())}), "
             f"as every installed adapter whose sessions are at its default folder is; to choose, asz {cmd} --adapter "
             "NAME, or list the adapters in asz.yaml")
+
+
+def source_left_notes(cfg: Config, adapters: Mapping[str, Adapter], collected: list[str], root: Path | None,
+                      storage: Path, env: Mapping[str, str] | None = None, cmd: str = "collect") -> list[str]:
+    """One ``note:`` per installed adapter a plain ``asz <cmd>`` collects beside the default list
+    (:func:`present_adapters`: sessions at its default folder) that ``--source`` (the folders of ``collected``, one
+    adapter) leaves out, naming where its sessions are and the command that collects them: ``note: kiro sessions are
+    in /home/me/.kiro, not collected by this pass: --source reads claude-code-local's folders only; collect them with
+    asz collect --adapter kiro --root ./data (--once for one pass)`` (trial 37a F7: a two-host ``--source A --source B`` left the
+    team's Kiro user out without a word). ``root``: the ``--root`` given (named in the command), ``storage``: the
+    storage root resolved. [] when the configuration lists adapters (the user chose)."""
+    rooted = f" --root {shell_word(root)}" if root is not None else ""
+    return [f"note: {n} sessions are in {_where(adapters[n], Path(adapters[n].default_source_root(env)))}, not collected "
+            f"by this pass: --source reads {', '.join(collected)}'s folders only; collect them with asz {cmd} "
+            f"--adapter {n}{rooted}" + (" (--once for one pass)" if cmd == "collect" else "")
+            for n in present_adapters(cfg, adapters, env, storage=storage) if n not in collected]
 
 
 def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,

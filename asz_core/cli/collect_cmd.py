@@ -107,7 +107,7 @@ def collect(
     A pass that creates a storage root no --root named says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
     you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), and with no adapters
     configured (and no --adapter or --source) every installed adapter with sessions at its default source is collected
-    beside the default list, a note saying which (~/.kiro). With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
+    beside the default list, a note saying which (~/.kiro); with --source a note names each such adapter it leaves out and the asz collect --adapter NAME that collects it. With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
     ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) is read into the one root; --source again (or a
     source_root list in asz.yaml) reads each folder named, the first the root's own (docs/storage-root.md, Several
     source folders); a copy of a session in two folders lands once; a missing folder among several is a note, and so is a missing default folder (no --source, no source_root) of an adapter collected beside another (asz.yaml listing claude-code-local and kiro with no ~/.claude/projects); a missing folder named, or the only adapter's, is an error.

@@ -119,6 +119,12 @@ def resolve_jobs(
         raise usage_error(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
     if not any(names) and not sources:  # beside the default list, each adapter with sessions at its default folder
         entries = [*entries, *_present(cmd, cfg, reg, root, say_unlisted)]
+    elif sources and not any(names) and say_unlisted:  # those --source leaves out, said (trial 37a F7)
+        from .adapter_note import source_left_notes
+
+        for note in source_left_notes(cfg, reg.adapters(), [e.name for e in entries], root, storage_root(cfg, root),
+                                      cmd=cmd):
+            typer.echo(note, err=True)
     seconds: float | None = None
     if interval:
         try:
