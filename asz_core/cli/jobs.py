@@ -117,14 +117,8 @@ def resolve_jobs(
                                f"({', '.join(e.name for e in entries)})")
     if sources and len(entries) > 1:
         raise usage_error(cmd, f"--source needs --adapter when several adapters are enabled ({', '.join(e.name for e in entries)})")
-    if not any(names) and not sources:  # beside the default list, each adapter with sessions at its default folder
-        entries = [*entries, *_present(cmd, cfg, reg, root, say_unlisted)]
-    elif sources and not any(names) and say_unlisted:  # those --source leaves out, said (trial 37a F7)
-        from .adapter_note import source_left_notes
-
-        for note in source_left_notes(cfg, reg.adapters(), [e.name for e in entries], root, storage_root(cfg, root),
-                                      cmd=cmd):
-            typer.echo(note, err=True)
+    if not any(names):  # beside the default list, each adapter with sessions at its default folder (--source: said)
+        entries = [*entries, *_present(cmd, cfg, reg, root, say_unlisted, [e.name for e in entries] if sources else None)]
     seconds: float | None = None
     if interval:
         try:
@@ -199,11 +193,18 @@ def _not_loaded(reg, name: str) -> str:
     return ""
 
 
-def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool) -> list:
+def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool, given: list[str] | None = None) -> list:
     """The entries of the installed adapters collected beside the default list
     (:func:`~asz_core.cli.adapter_note.present_adapters`; trial 34a F6); with ``say``, their note and the notes of the
-    ones left out (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`) on stderr."""
-    from .adapter_note import present_adapters, present_note, unlisted_sessions_notes
+    ones left out (:func:`~asz_core.cli.adapter_note.unlisted_sessions_notes`) on stderr. With ``given`` (the
+    adapters whose folders ``--source`` names) none: with ``say``, a note on each such adapter it leaves out
+    (:func:`~asz_core.cli.adapter_note.source_left_notes`; trial 37a F7)."""
+    from .adapter_note import present_adapters, present_note, source_left_notes, unlisted_sessions_notes
+
+    if given is not None:
+        for note in source_left_notes(cfg, reg.adapters(), given, root, storage_root(cfg, root), cmd=cmd) if say else ():
+            typer.echo(note, err=True)
+        return []
 
     present = present_adapters(cfg, reg.adapters(), storage=storage_root(cfg, root))
     if say:
