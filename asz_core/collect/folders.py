@@ -27,7 +27,7 @@ import attrs
 
 from ..plugins.adapter import Adapter, Discovery, Source, discovery_failure
 
-__all__ = ["FolderDiscovery", "current_roots", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "NO_DEFAULT", "same_file", "RENAMED"]
+__all__ = ["FolderDiscovery", "starts_with", "current_roots", "discover_folders", "discover_each", "tell_folders", "absolute_src", "copy_of", "NO_ROOT", "NO_FOLDER", "NO_DEFAULT", "same_file", "RENAMED"]
 
 #: Bytes compared at a time by :func:`copy_of`.
 _CHUNK = 1 << 20
@@ -188,7 +188,7 @@ def copy_of(copy: Source, kept: Source, cur=None) -> bool:
         if len(_SEEN) >= _KEEP:
             _SEEN.clear()  # a long watch: growing sessions leave stale pairs behind
         same = a.st_size == b.st_size or (copy.mode == "append" and a.st_size < b.st_size)
-        _SEEN[key] = same and (_landed_whole(copy, kept, a.st_size, cur) or _starts_with(kept.path, copy.path, a.st_size))
+        _SEEN[key] = same and (_landed_whole(copy, kept, a.st_size, cur) or starts_with(kept.path, copy.path, a.st_size))
     return _SEEN[key]
 
 
@@ -203,7 +203,7 @@ def _landed_whole(copy: Source, kept: Source, size: int, cur) -> bool:
     return holds_landed(copy.path, cur)[1] == ""
 
 
-def _starts_with(longer: Path, shorter: Path, n: int) -> bool:
+def starts_with(longer: Path, shorter: Path, n: int) -> bool:
     """Whether the first ``n`` bytes of ``longer`` are those of ``shorter`` (which holds ``n``)."""
     try:
         with open(longer, "rb") as fa, open(shorter, "rb") as fb:

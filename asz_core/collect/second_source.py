@@ -15,6 +15,7 @@ live session, and each source was told the other owned the stream.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..plugins.adapter import Discovery, Source
@@ -23,13 +24,61 @@ from .report import SECOND_STEP
 from ..storage.cursor import read_cursor
 from ..storage.layout import cursor_path, kind_dir, kind_dir_parts
 
-__all__ = ["refuse_seconds", "second_reason", "copy_reason"]
+__all__ = ["refuse_seconds", "second_reason", "copy_reason", "where", "follow_fuller"]
 
 
 def second_reason(s: Source, owner: str) -> str:
-    """The reason told for ``s`` refused because source ``owner`` (its ``src``) lands into its stream."""
+    """The reason told for ``s`` refused because source ``owner`` (its ``src``, or where it is: :func:`where`) lands
+    into its stream."""
     return (f"{s.kind} of stream {s.stream or s.batch!r} in session {s.session} already comes from {owner}; "
             "the second source is refused: " + SECOND_STEP.format(owner=owner))
+
+
+def where(s: Source) -> str:
+    """``s``'s ``src`` and the source folder it is relative to, ``-p/x.jsonl in the source folder /hosts/hostC``
+    (trial 37a F4: hostC, hostD and hostE all held ``-p/x.jsonl``, so the ``src`` alone named none of them); the
+    ``src`` alone when its path does not end with it (a document's ``#`` fragment)."""
+    path, src = str(s.path), s.src.replace("/", os.sep)
+    if not path.endswith(src) or len(path) == len(src):
+        return s.src
+    return f"{s.src} in the source folder {path[:-len(src)].rstrip(os.sep) or os.sep}"
+
+
+def _fuller(group: list[Source], keep: Source, cur) -> Source:
+    """The source of ``group`` that lands: ``keep``, or a copy that is ``keep``'s bytes and more lines after them (a
+    later copy of the same transcript from another host: README, "the same bytes plus appended lines"), the fullest
+    such, each one's bytes the beginning of the next (:func:`~asz_core.collect.folders.copy_of`, compared byte for
+    byte), never a document; the cursor then follows it (:func:`follow_fuller`). Trial 37a F4: the shorter copy that
+    landed first won and the fuller one was refused as a conflict, its calls in no figure."""
+    del cur  # whatever landed is in keep (the cursor follows it), so in each longer copy of it
+    while True:
+        longer = [t for t in group if t is not keep and t.mode == keep.mode == "append" and _size(t) > _size(keep)
+                  and copy_of(keep, t, None)]
+        if not longer:
+            return keep
+        keep = max(longer, key=_size)
+
+
+def _size(s: Source) -> int:
+    """``s``'s size in bytes (-1 when it does not stat)."""
+    try:
+        return os.stat(s.path).st_size
+    except OSError:
+        return -1
+
+
+def _followed(group: list[Source], cur) -> Source:
+    """The source of ``group`` the cursor ``cur`` follows: of those under its ``src`` (several folders may hold that
+    name) the file it was last read from (its ``dev``/``ino``), else the first; the first of ``group`` when none."""
+    named = [s for s in group if cur is not None and s.src == cur.source]
+    for s in named:
+        try:
+            st = os.stat(s.path)
+        except OSError:
+            continue
+        if getattr(cur, "ino", 0) and (st.st_dev, st.st_ino) == (getattr(cur, "dev", 0), cur.ino):
+            return s
+    return named[0] if named else group[0]
 
 
 def copy_reason(s: Source, owner: str) -> str:
@@ -81,15 +130,42 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
             cur = read_cursor(cp)
         except (OSError, ValueError):
             cur = None
-        keep = next((s for s in group if cur is not None and s.src == cur.source), group[0])
+        followed = _followed(group, cur)
+        keep = _fuller(group, followed, cur)
         for s in group:
             if s is keep:
                 continue
             refused.add(id(s))
             if (_case_twin(s, keep) or folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep))) \
-                    and copy_of(s, keep, cur):
-                disc.skipped.append((str(s.path), copy_reason(s, keep.src)))
+                    and copy_of(s, keep, cur if keep is followed else None):
+                disc.skipped.append((str(s.path), copy_reason(s, where(keep))))
             else:
-                disc.conflicts.append((str(s.path), second_reason(s, keep.src)))
+                disc.conflicts.append((str(s.path), second_reason(s, where(keep))))
     if refused:
         disc.sources = [s for s in disc.sources if id(s) not in refused]
+
+
+def follow_fuller(sp, s: Source, cp: Path, cur) -> bool:
+    """When ``s`` (an ``append`` source) is the file the cursor ``cur`` (at ``cp``) follows and more lines after its
+    bytes (:func:`_fuller` chose it), point ``cur`` at ``s`` (its ``source``; ``folder`` cleared), write it, tell a
+    ``note:`` on ``sp``'s report (a :class:`~asz_core.collect.session_pass.SessionPass`) and return True; else False,
+    nothing changed. The pass then checks the landed tail against ``s`` and adopts its file as it adopts a file of a
+    new inode with the same bytes (docs/storage-root.md, step 4)."""
+    from ..storage.cursor import AppendCursor, write_cursor
+    from .folders import starts_with
+
+    if not (isinstance(cur, AppendCursor) and s.mode == "append" and cur.state == "active" and cur.source):
+        return False
+    at = sp.col.source_root / cur.source
+    try:
+        have, now = os.stat(at).st_size, os.stat(s.path).st_size
+    except OSError:
+        return False
+    if not (cur.offset <= have < now and starts_with(s.path, at, have)):
+        return False
+    cur.source, cur.folder = s.src, ""
+    write_cursor(cp, cur, fsync=sp.opts.fsync)
+    sp.report.note(s.path, f"holds every byte of {os.path.abspath(at)} ({have:,} bytes, what landed from it) and "
+                           f"{now - have:,} more after them: a fuller copy of the transcript; its cursor follows it "
+                           "(the shorter copy is skipped as a copy)")
+    return True

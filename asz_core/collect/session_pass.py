@@ -27,7 +27,7 @@ from .cursor_mend import document_landed
 from .fit import Fit
 from .folders import RENAMED, same_file
 from .reset import holds_landed
-from .second_source import second_reason
+from .second_source import follow_fuller, second_reason
 from .other_adapter import other_adapter_refused
 from .report import GONE_SAID, Counters
 from ..storage.cursor import reset_step
@@ -214,8 +214,8 @@ class SessionPass(Fit):
         if other_adapter_refused(self, s, cp, cur):  # another adapter lands this kind into the session (trial 35a F1)
             return
         owner = cur.source if cur is not None else owners.get(cp)
-        if cur is not None and owner != s.src and owners.get(cp) is None and s.mode != "document":
-            owner = self._renamed(s, cp, cur)
+        if cur is not None and owner != s.src and owners.get(cp) is None and s.mode != "document":  # fuller: 37a F4
+            owner = s.src if follow_fuller(self, s, cp, cur) else self._renamed(s, cp, cur)
         if owner is not None and owner != s.src and cur is not None and s.mode != "document" \
                 and not (self.col.source_root / cur.source).exists():
             if owners.get(cp) is not None:
