@@ -114,8 +114,11 @@ def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: boo
         return
     from ..reading.export import build
     from ..reading.export_manifest import evidence, manifest, mask_places, write_manifest
+    from .export_said import GITHUB_MD_BYTES
 
     data = out.read_bytes()
+    if fmt == "md" and len(data) > GITHUB_MD_BYTES:  # one file of several: said as a folder's files are (trial 37a F5)
+        prose.__dict__.setdefault("big", []).append((out, len(data)))
     seen = [got for _, each in prose.streamed for got in each]
     body = manifest(out.name, data, {**made(prose, fmt, hide, thinking), "stream": True},
                     [evidence(build(r, cid, hide)) for cid, _ in prose.streamed], mask_places(data, seen), r)

@@ -35,6 +35,8 @@ def closing_lines(fmt: str, prose) -> None:
                        "the window (active in it by their recorded range only: a conversation resumed later)", err=True)
     for line in prose.over:
         typer.echo(line, err=True)
+    if big_md_line(prose):
+        typer.echo(big_md_line(prose), err=True)
     if clips_line(prose.clips, prose.whole):
         typer.echo(clips_line(prose.clips, prose.whole), err=True)
     said = credentials_line(prose)
@@ -110,6 +112,8 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False, one: bool 
     --split writes it in parts that each fit``, of ``one`` conversation's ``--out FILE`` (where ``--split`` is
     refused) ``--split with --out DIR/ (one conversation: with --since/--until) writes …``; a part
     still over it (``part``) holds one line alone over the budget."""
+    if fmt == "md" and size > GITHUB_MD_BYTES:  # one line for them all, at the end (trial 37a F5)
+        prose.__dict__.setdefault("big", []).append((path, size))
     if fmt not in (*PROSE_FORMS, "md") or size // 4 <= prose.max_tokens:
         return
     said = (f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
@@ -121,6 +125,29 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False, one: bool 
                  "conversation: with --since/--until) writes it in parts that each fit") + \
             " (docs/reading.md, \"Sizing an audit for a model\")"
     prose.over.append(said)
+
+
+#: The size in bytes up to which GitHub renders a Markdown file in a repository (512 KB; past it the file shows as raw
+#: text: trial 37a F5, a 613,070-byte conversation was not rendered). docs/reading.md, "Sharing in GitHub, GitLab and
+#: VS Code".
+GITHUB_MD_BYTES = 512 * 1024
+
+
+def big_md_line(prose) -> str:
+    """The warning on the md files written over :data:`GITHUB_MD_BYTES` (``prose.big``: ``(path, bytes)`` each), the
+    largest first, the first five named: ``asz export: warning: 2 md file(s) written are over 512 KB (524,288 bytes),
+    past which GitHub shows a Markdown file as raw text, not rendered: ex/046df9ad-….md (613,070 bytes), …; --brief
+    writes the brief form (…), --format html a page for a browser``; '' when none."""
+    big = sorted(getattr(prose, "big", ()), key=lambda x: -x[1])
+    if not big:
+        return ""
+    named = ", ".join(f"{p} ({n:,} bytes)" for p, n in big[:5]) + (f" and {len(big) - 5:,} more" if len(big) > 5 else "")
+    instead = ("they are the brief form already: a --since/--until window of each makes a smaller file" if prose.brief
+               else "asz export … --brief writes the brief form (the person's words and the replies whole, each tool "
+                    "call on one line, tool results left out)")
+    return (f"asz export: warning: {len(big):,} md file(s) written are over 512 KB ({GITHUB_MD_BYTES:,} bytes), past "
+            f"which GitHub shows a Markdown file as raw text, not rendered: {named}; {instead}, --format html a page "
+            "for a browser (docs/reading.md, \"Sharing in GitHub, GitLab and VS Code\")")
 
 
 def window_file_over(prose, out, fmt: str) -> None:
