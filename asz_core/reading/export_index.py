@@ -4,8 +4,9 @@
 
 ``index.html`` is grouped by project (trial 21, "Exports": one flat table of 111 rows told nothing apart): a list of
 the projects at its top, each linking its section; a section per project, newest activity first, headed by its name
-and its totals (conversations, tokens, cost as the page's total line counts them, the time its conversations ran:
-each one's first to last record, summed, and its last activity), then its conversations' table. Each conversation's
+and its totals (conversations, tokens, cost as the page's total line counts them, the first and last record of the
+project's conversations, and their spans summed: each one's first to last record, added up, named as such, trial
+37a F8), then its conversations' table. Each conversation's
 page links back to the index (:func:`~asz_core.reading.export.to_html`'s ``index``). Self-contained as every page
 of an export: no script, no external reference.
 """
@@ -184,14 +185,21 @@ def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
 
 
 def _ran(rows: Sequence[dict]) -> str:
-    """``ran 3h12m, last active <span class="when">2026-04-18 15:09:30</span>`` (HTML): the sum of each row's first
-    to last record, and the newest ``to``, kept on one line (:data:`INDEX_CSS`); a row with no times adds nothing."""
+    """``active <span class="when">2025-11-03 09:12:00</span> to <span class="when">2026-02-11 22:54:12</span> ·
+    spans summed 800h20m56s`` (HTML): the oldest ``from`` and the newest ``to`` of the rows (the dates the project was
+    active between), then each row's first to last record added up, named as that sum (trial 37a F8: ``ran
+    800h20m56s`` for 12 conversations read as 800 hours of work; conversations open for days each count whole), each
+    date kept on one line (:data:`INDEX_CSS`); a row with no times adds nothing. '' of rows with no times at all."""
     from ..reading.listing import duration_ms
     from ..sessiondata.times import format_duration
 
     ms = sum(duration_ms(r) or 0 for r in rows)
+    first = min((r["from"] for r in rows if isinstance(r.get("from"), int)), default=None)
     last = max((r["to"] for r in rows if isinstance(r.get("to"), int)), default=None)
-    return f"ran {format_duration(ms // 1000)}" + (f", last active <span class=\"when\">{html.escape(_when(last))}</span>" if last else "")
+    if first is None or last is None:
+        return f"spans summed {format_duration(ms // 1000)}"
+    return (f"active <span class=\"when\">{html.escape(_when(first))}</span> to <span class=\"when\">"
+            f"{html.escape(_when(last))}</span> · spans summed {format_duration(ms // 1000)}")
 
 
 def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped: Mapping[str, str]) -> str:
@@ -240,6 +248,6 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
     note = _index_note(rows, flagged, skipped)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
     return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>"
-                f"<p class=\"meta\">{len(groups):,} project(s), the one active last first; ran: each conversation's first to last record, summed.</p>{head}"
+                f"<p class=\"meta\">{len(groups):,} project(s), the one active last first; active: its first record to its last; spans summed: each conversation's first to last record, added up (not time worked: a conversation left open for days counts whole).</p>{head}"
                 f"<nav class=\"projects\"><ul>{''.join(nav)}</ul></nav>{''.join(sections)}"
                 f"<p class=\"meta\">{e(_index_total(rows, elsewhere))}</p>", INDEX_CSS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import datetime, timezone
 
 import pytest
 from reading_helpers import asz, asz_json
@@ -42,8 +43,13 @@ def test_the_index_has_a_section_per_project_with_its_totals(exported):
         u = by_project[project]
         tokens = sum(u["usage"][k] for k in ("in", "out", "cache_read", "cache_write"))
         ran = format_duration(sum(r["to"] - r["from"] for r in mine) // 1000)
-        assert html.unescape(totals).startswith(
-            f"{u['conversations']} conversation(s): {tokens:,} tokens, ${u['cost']['usd']:,.2f} · ran {ran}, last active "), totals
+        first, last = (datetime.fromtimestamp(t / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+                       for t in (min(r["from"] for r in mine), max(r["to"] for r in mine)))
+        # the dates it was active between, then the spans named as a sum (trial 37a F8: "ran 800h" read as work)
+        assert re.sub("<[^>]+>", "", html.unescape(totals)) == (
+            f"{u['conversations']} conversation(s): {tokens:,} tokens, ${u['cost']['usd']:,.2f} · active {first} to "
+            f"{last} · spans summed {ran}"), totals
+    assert "spans summed: each conversation's first to last record, added up (not time worked" in index
     assert "11 conversation(s): " in index.rsplit("</section>", 1)[1]  # the whole export's total ends the page
     # the projects come with the one active last first
     last = [max(r["to"] for r in rows if r["project"] == html.unescape(p)) for _, p, _, _ in sections]
@@ -91,11 +97,12 @@ return out;
 def test_the_index_keeps_each_date_on_one_line(exported, browser):
     """Trial 21 (``exp_index.png``): the index's dates wrapped to 3 lines at 1500 px; a project's totals line broke
     ``2026-02-11 22:54:29`` after its hyphen. Real Chromium, at the trial's 1500 px and at 800 px: every date of
-    the page (each row's last activity, each project's ``last active``) is drawn on one line."""
+    the page (each row's last activity, each project's first and last, trial 37a F8) is drawn on one line."""
     out, rows, _ = exported
     for width in (1500, 800):
         browser.set_window_size(width, 1000)
         browser.get((out / "index.html").as_uri())
         dates = browser.execute_script(_DATE_LINES)
-        assert len(dates) == len(rows) + 2 * 9  # each row's, and each of the 9 projects' twice (the list, its section)
+        # each row's, and each of the 9 projects' first and last twice (the list, its section; trial 37a F8)
+        assert len(dates) == len(rows) + 4 * 9
         assert [d for d in dates if d[1] != 1] == [], width
