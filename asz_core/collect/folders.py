@@ -14,7 +14,9 @@ id. The same session file in two folders (a copied configuration folder) therefo
 (:func:`asz_core.collect.second_source.refuse_seconds`: the one the stream's cursor follows, else the first folder's).
 A copy in another folder whose bytes are all in the one that lands (the same bytes, or, for a stream of lines, the
 first bytes of it) is no conflict: nothing of it is left out, so it is listed as skipped (:func:`copy_of`), once
-per pass. A copy that holds bytes the landing source lacks stays a conflict (``conflicts=``): asz does not guess.
+per pass. A copy in another folder that is all the landing source's bytes and more lines after them is its growth:
+it lands instead, the cursor following it (:func:`asz_core.collect.second_source.follow_fuller`; trial 37a F4). A
+copy whose bytes differ from the landing source's stays a conflict (``conflicts=``): asz does not guess.
 """
 
 from __future__ import annotations

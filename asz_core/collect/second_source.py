@@ -44,15 +44,19 @@ def where(s: Source) -> str:
     return f"{s.src} in the source folder {path[:-len(src)].rstrip(os.sep) or os.sep}"
 
 
-def _fuller(group: list[Source], keep: Source, cur) -> Source:
+def _fuller(group: list[Source], keep: Source, folder_of: dict[int, int] | None) -> Source:
     """The source of ``group`` that lands: ``keep``, or a copy that is ``keep``'s bytes and more lines after them (a
     later copy of the same transcript from another host: README, "the same bytes plus appended lines"), the fullest
     such, each one's bytes the beginning of the next (:func:`~asz_core.collect.folders.copy_of`, compared byte for
-    byte), never a document; the cursor then follows it (:func:`follow_fuller`). Trial 37a F4: the shorter copy that
-    landed first won and the fuller one was refused as a conflict, its calls in no figure."""
-    del cur  # whatever landed is in keep (the cursor follows it), so in each longer copy of it
+    byte), never a document, only a copy in another source folder (``folder_of``, by ``id``: two files of one folder
+    are two project folders' files, a stray copy, as before); the cursor then follows it (:func:`follow_fuller`).
+    Trial 37a F4: the shorter copy that landed first won and the fuller one was refused as a conflict, its calls in no
+    figure."""
+    if folder_of is None:
+        return keep
     while True:
-        longer = [t for t in group if t is not keep and t.mode == keep.mode == "append" and _size(t) > _size(keep)
+        longer = [t for t in group if t is not keep and t.mode == keep.mode == "append"
+                  and folder_of.get(id(t)) != folder_of.get(id(keep)) and _size(t) > _size(keep)
                   and copy_of(keep, t, None)]
         if not longer:
             return keep
@@ -118,6 +122,7 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
             continue
         groups.setdefault(key, []).append(s)
     refused: set[int] = set()
+    several = folder_of is not None and len(set(folder_of.values())) > 1
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -131,16 +136,17 @@ def refuse_seconds(root: Path, disc: Discovery, folder_of: dict[int, int] | None
         except (OSError, ValueError):
             cur = None
         followed = _followed(group, cur)
-        keep = _fuller(group, followed, cur)
+        keep = _fuller(group, followed, folder_of)
+        owner = where(keep) if several else keep.src  # its folder named where a src can be in more than one
         for s in group:
             if s is keep:
                 continue
             refused.add(id(s))
             if (_case_twin(s, keep) or folder_of is not None and folder_of.get(id(s)) != folder_of.get(id(keep))) \
                     and copy_of(s, keep, cur if keep is followed else None):
-                disc.skipped.append((str(s.path), copy_reason(s, where(keep))))
+                disc.skipped.append((str(s.path), copy_reason(s, owner)))
             else:
-                disc.conflicts.append((str(s.path), second_reason(s, where(keep))))
+                disc.conflicts.append((str(s.path), second_reason(s, owner)))
     if refused:
         disc.sources = [s for s in disc.sources if id(s) not in refused]
 
