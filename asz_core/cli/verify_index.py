@@ -25,15 +25,11 @@ _CELL = re.compile(r"(?<!\\)\|")
 
 
 def _md_rows(text: str) -> list[dict]:
+    """The rows of every table of an md index: one table (before trial 37a F6), or one per project's section."""
     lines = text.split("\n")
-    try:
-        at = lines.index(MD_HEAD) + 2  # past the header and its --- line
-    except ValueError:
-        return []
     rows = []
-    for line in lines[at:]:
-        if not line.startswith("| "):
-            break
+    heads = [i for i, line in enumerate(lines) if line == MD_HEAD]
+    for line in (line for i in heads for line in _table_lines(lines, i + 2)):  # past the header and its --- line
         cells = [c.strip() for c in _CELL.split(line)[1:-1]]
         if len(cells) != 8:
             rows.append({"bad": line[:80]})
@@ -45,6 +41,14 @@ def _md_rows(text: str) -> list[dict]:
             out["id"] = link.strip("`")
         rows.append(out)
     return rows
+
+
+def _table_lines(lines: list[str], at: int) -> list[str]:
+    """The row lines of the md table whose rows begin at line ``at``: up to the first line that is no row."""
+    end = at
+    while end < len(lines) and lines[end].startswith("| "):
+        end += 1
+    return lines[at:end]
 
 
 class _Table(HTMLParser):

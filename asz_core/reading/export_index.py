@@ -23,7 +23,7 @@ from .export_blocks import literal
 from .export_render import drawn
 from .termtext import md_line
 
-__all__ = ["counted_elsewhere", "index_figures", "index_html", "index_markdown", "project_groups"]
+__all__ = ["counted_elsewhere", "github_slugs", "index_figures", "index_html", "index_markdown", "project_groups"]
 
 
 def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
@@ -137,28 +137,72 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
     """A Markdown index linking each row's exported file (``files``: conversation id -> file name, or the names of
     its parts in order, each linked: ``asz export --split``), with its
     verification state (bold with ``does not verify`` when not verified or in ``flagged``, as each page says); a row
-    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link. The total counts
-    each provider call once (``elsewhere``: :func:`counted_elsewhere`)."""
+    in ``skipped`` (conversation id -> why) is listed as not exported, with the reason, and no link. Grouped by project
+    as ``index.html`` is (:func:`project_groups`; trial 37a F6: one flat table and a grand total on GitHub): a list of
+    the projects linking their sections (anchors by GitHub's heading rule, :func:`github_slugs`), then per project a
+    ``##`` heading, its totals line (:func:`_index_total`, :func:`_ran`) and its table; the whole export's total
+    ends the page. Each total counts each provider call once (``elsewhere``: :func:`counted_elsewhere`)."""
     lines = ["# Conversations", "", f"Last activity in {zone_name()}.", ""]
     note = _index_note(rows, flagged, skipped)
     cell = _md_cell if drawn() >= 9 else lambda value: literal(md_line(value)).replace("|", "\\|")
     if note:
         lines += [f"**{note}**", ""]
-    lines += ["| last activity | title | project | talks | tokens | cost | state | file |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        title = cell(listed_title(r.get("title") or "(untitled)"))  # one line, no ESC (34c F4), nothing a viewer runs
-        project = cell(str(r.get("project") or ""))
-        state, bad = _index_state(r, flagged)
-        state = f"**{state}: does not verify**" if bad else state
-        names = files[r["id"]]
-        link = ", ".join(f"[{n}]({n})" for n in ([names] if isinstance(names, str) else names))  # each part of a --split
-        if r["id"] in skipped:
-            state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
-        tokens, cost = index_figures(r)
-        lines.append(f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
-                     f"{state} | {link} |")
+    groups = project_groups(rows)
+    names = [md_line(p) if p else "(no project)" for p, _ in groups]
+    slugs = github_slugs(names)
+    lines += [f"{len(groups):,} project(s), the one active last first; active: its first record to its last; spans "
+              "summed: each conversation's first to last record, added up (not time worked).", ""]
+    lines += [f"- [{_md_heading(n)}](#{slug}): {_index_total(mine, elsewhere)} · {_ran(mine, md=True)}"
+              for n, slug, (_, mine) in zip(names, slugs, groups)]
+    for n, (_, mine) in zip(names, groups):
+        lines += ["", f"## {_md_heading(n)}", "", f"{_index_total(mine, elsewhere)} · {_ran(mine, md=True)}", "",
+                  "| last activity | title | project | talks | tokens | cost | state | file |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [_md_row(r, files, flagged, skipped, cell) for r in mine]
     return "\n".join(lines + ["", _index_total(rows, elsewhere)]) + "\n"
+
+
+def _md_row(r: dict, files: dict, flagged: Collection[str], skipped: Mapping[str, str], cell) -> str:
+    """One conversation's row of ``index.md``."""
+    title = cell(listed_title(r.get("title") or "(untitled)"))  # one line, no ESC (34c F4), nothing a viewer runs
+    project = cell(str(r.get("project") or ""))
+    state, bad = _index_state(r, flagged)
+    state = f"**{state}: does not verify**" if bad else state
+    names = files[r["id"]]
+    link = ", ".join(f"[{n}]({n})" for n in ([names] if isinstance(names, str) else names))  # each part of a --split
+    if r["id"] in skipped:
+        state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
+    tokens, cost = index_figures(r)
+    return (f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
+            f"{state} | {link} |")
+
+
+def _md_heading(name: str) -> str:
+    """A project's name (one line already) as the text of an ``index.md`` heading or link: its backslashes a viewer
+    reads as escapes escaped (:func:`~.export_blocks.literal`), nothing a viewer runs (:func:`~.md_active.inert`), its
+    ``[``/``]`` escaped too (a link's text)."""
+    from .md_active import inert
+
+    return inert(literal(name)).replace("]", "\\]")
+
+
+def github_slugs(texts: Sequence[str]) -> list[str]:
+    """The anchor GitHub (and GitLab, VS Code's preview: the github-slugger rule) gives a heading of each of ``texts``
+    (shown text, in page order): lower case, every character that is not a letter, a digit, a mark, ``-``, ``_`` or a
+    space removed, each space a ``-``; a slug met before gets ``-1``, ``-2``, …"""
+    import unicodedata
+
+    seen: dict[str, int] = {}  # github-slugger's occurrences: a slug met -> the last suffix given to its base
+    out = []
+    for t in texts:
+        base = "".join(c for c in t.lower() if c in "-_ " or unicodedata.category(c)[0] in "LNM").replace(" ", "-")
+        slug = base
+        while slug in seen:
+            seen[base] += 1
+            slug = f"{base}-{seen[base]}"
+        seen[slug] = 0
+        out.append(slug)
+    return out
 
 
 def _md_cell(value: str) -> str:
@@ -184,22 +228,30 @@ def project_groups(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
     return [(project_forms([nfc(str(r.get("project") or "")) for r in g])[0], g) for g in groups.values()]
 
 
-def _ran(rows: Sequence[dict]) -> str:
-    """``active <span class="when">2025-11-03 09:12:00</span> to <span class="when">2026-02-11 22:54:12</span> ·
-    spans summed 800h20m56s`` (HTML): the oldest ``from`` and the newest ``to`` of the rows (the dates the project was
-    active between), then each row's first to last record added up, named as that sum (trial 37a F8: ``ran
-    800h20m56s`` for 12 conversations read as 800 hours of work; conversations open for days each count whole), each
-    date kept on one line (:data:`INDEX_CSS`); a row with no times adds nothing. '' of rows with no times at all."""
+def _spans(rows: Sequence[dict]) -> tuple[str, str, str]:
+    """``(first, last, summed)`` of ``rows``: the oldest ``from`` and the newest ``to`` as the index writes a time ('' of
+    rows with no times), and each row's first to last record added up (``800h20m56s``; a row with no times adds
+    nothing)."""
     from ..reading.listing import duration_ms
     from ..sessiondata.times import format_duration
 
     ms = sum(duration_ms(r) or 0 for r in rows)
     first = min((r["from"] for r in rows if isinstance(r.get("from"), int)), default=None)
     last = max((r["to"] for r in rows if isinstance(r.get("to"), int)), default=None)
-    if first is None or last is None:
-        return f"spans summed {format_duration(ms // 1000)}"
-    return (f"active <span class=\"when\">{html.escape(_when(first))}</span> to <span class=\"when\">"
-            f"{html.escape(_when(last))}</span> · spans summed {format_duration(ms // 1000)}")
+    return ("" if first is None else _when(first)), ("" if last is None else _when(last)), format_duration(ms // 1000)
+
+
+def _ran(rows: Sequence[dict], md: bool = False) -> str:
+    """``active <span class="when">2025-11-03 09:12:00</span> to <span class="when">2026-02-11 22:54:12</span> ·
+    spans summed 800h20m56s`` (HTML; ``md``: the same words, the dates plain): the dates the project was active
+    between (:func:`_spans`), then each row's first to last record added up, named as that sum (trial 37a F8: ``ran
+    800h20m56s`` for 12 conversations read as 800 hours of work; conversations open for days each count whole), each
+    date kept on one line (:data:`INDEX_CSS`)."""
+    first, last, summed = _spans(rows)
+    if not first or not last:
+        return f"spans summed {summed}"
+    when = (lambda t: t) if md else (lambda t: f"<span class=\"when\">{html.escape(t)}</span>")
+    return f"active {when(first)} to {when(last)} · spans summed {summed}"
 
 
 def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped: Mapping[str, str]) -> str:
