@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import select
 import socket
 import subprocess
 import sys
@@ -34,25 +36,51 @@ class Receiver:
     def __init__(self, root: Path, cwd: Path, *extra: str):
         self.root = root
         self.err = ""  # its stderr, once stopped
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [*ASZ, "ingest", "langsmith", "--root", str(root), "--listen", f"127.0.0.1:{self.port}", *extra],
-            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60  # a start, not a timing: a machine at load 18 took over 20 s (review32)
-        while True:
+        for _ in range(5):  # another process may take the free port before the receiver binds it: a new port then
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            self.proc = subprocess.Popen(
+                [*ASZ, "ingest", "langsmith", "--root", str(root), "--listen", f"127.0.0.1:{self.port}", *extra],
+                cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # The receiver says "listening: http://HOST:PORT/" on stdout only once it holds the port (ingest_cmd):
+            # polling the port instead took another process's answer for the receiver's (fix37e saw it at load 16).
+            said = self._said_until_listening(deadline)
+            if "\nlistening: " in "\n" + said and self._answers(deadline):
+                return
+            if self.proc.poll() is None:  # never left running after the test gave up on it (review32)
+                self.proc.kill()
+            out, err = self.proc.communicate(timeout=30)
+            if b"in use" not in err or time.monotonic() > deadline:
+                break
+        raise RuntimeError(f"receiver did not start: {said!r} {err.decode()}")
+
+    def _answers(self, deadline: float) -> bool:
+        """Whether the receiver, having bound its port, answers HTTP before ``deadline`` (it listens only after)."""
+        while self.proc.poll() is None and time.monotonic() < deadline:
             try:
                 urllib.request.urlopen(self.url + "/info", timeout=1)
-                break
+                return True
             except urllib.error.HTTPError:
-                break  # it answers (e.g. 401 with a token): it is up
+                return True  # it answers (e.g. 401 with a token): it is up
             except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    if self.proc.poll() is None:  # never left listening after the test gave up on it (review32)
-                        self.proc.kill()
-                    out, err = self.proc.communicate(timeout=30)
-                    raise RuntimeError(f"receiver did not start: {err.decode()}")
                 time.sleep(0.1)
+        return False
+
+    def _said_until_listening(self, deadline: float) -> str:
+        """What the receiver wrote on stdout until its ``listening:`` line, its exit or ``deadline`` (monotonic s).
+        Read from the descriptor itself, so no byte waits in a buffer that ``select`` cannot see."""
+        fd = self.proc.stdout.fileno()
+        said = b""
+        while time.monotonic() < deadline and b"listening: " not in said:
+            if select.select([fd], [], [], 0.2)[0]:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                said += chunk
+            elif self.proc.poll() is not None:
+                break
+        return said.decode(errors="replace")
 
     def send(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, dict]:
         """Send one request as the LangSmith client does (its User-Agent unless ``headers`` name one); returns

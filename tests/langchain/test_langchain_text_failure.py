@@ -33,10 +33,29 @@ def test_the_text_form_says_the_run_failed_and_its_error(tmp_path, receiver_fact
     text = run_asz("export", sid, "--format", "text", "--root", str(root)).stdout
     head = text.split("\n\n", 1)[0].splitlines()
     assert f"errors: {row['errors_said']}" in head and "lines: prompt 1, tool_call 2, run_failed 1" in head, head
-    said = f"error: {len(RAISED.encode()):,} bytes, whole\n| {RAISED}\n"
-    assert f"] tool_call, error\n| big: n: 2\n{said}" in text, text
-    assert f"] run_failed\n{said}" in text, text
+    error = _posted_error(root, sid, "big")  # the tool run's error as the client posted it (RAISED + its traceback)
+    assert error.startswith(RAISED + "Traceback (most recent call last):"), error[:200]
+    size = len(error.encode())
+    assert f"] tool_call, error\n| big: n: 2\n{_said(error)}" in text, text
+    assert f"] run_failed\n{_said(_posted_error(root, sid, 'LangGraph'))}" in text, text  # the graph's own error
     audit = [json.loads(x) for x in run_asz("export", sid, "--audit", "--root", str(root)).stdout.splitlines()]
     (call,) = [x for x in audit if x.get("tool") == "big"]
-    assert call["error"] == {"text": RAISED, "bytes": len(RAISED.encode()), "left_out": 0}
+    assert call["error"]["bytes"] == size and call["error"]["left_out"] == max(0, size - 1000)
+    assert call["error"]["text"] == error.encode()[:1000].decode(errors="ignore")
     assert audit[0]["errors"] == row["errors_said"]
+
+
+def _said(error: str) -> str:
+    """The text form's size line and first quoted line of ``error`` (at most 1,000 bytes written, docs/reading.md)."""
+    size = len(error.encode())
+    cut = "whole" if size <= 1000 else f"the first 1,000 written, {size - 1000:,} left out"
+    return f"error: {size:,} bytes, {cut}\n| {error.splitlines()[0]}\n"
+
+
+def _posted_error(root, sid: str, name: str) -> str:
+    """The ``error`` of the tool run ``name`` in the receiver's staged lines of session ``sid`` (the source)."""
+    staged = root / "_ingest" / "langsmith" / "sessions" / sid / "main.jsonl"
+    errors = {json.loads(line)["run"].get("error") for line in staged.read_text().splitlines()
+              if json.loads(line).get("run", {}).get("name") == name}
+    (error,) = errors - {None}
+    return error
