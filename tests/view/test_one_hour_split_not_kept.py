@@ -41,10 +41,16 @@ def _source_calls(lines: list[bytes]) -> dict:
     last = {}
     for x in lines:
         v = json.loads(x)
-        m = v.get("message") if v.get("type") == "assistant" else None
-        if isinstance(m, dict) and isinstance(m.get("usage"), dict) and m.get("model") != "<synthetic>":
+        m = _with_usage(v)
+        if m is not None and m.get("model") != "<synthetic>":
             last[(m["id"], v.get("requestId", ""))] = m["usage"]
     return last
+
+
+def _with_usage(v: dict) -> dict | None:
+    """The message of ``v`` (a transcript line, parsed) when it is an assistant line's carrying usage; else None."""
+    m = v.get("message") if v.get("type") == "assistant" else None
+    return m if isinstance(m, dict) and isinstance(m.get("usage"), dict) else None
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +103,8 @@ def _without_split(lines: list[bytes]) -> list[bytes]:
     out = []
     for x in lines:
         v = json.loads(x)
-        m = v.get("message") if v.get("type") == "assistant" else None
-        if isinstance(m, dict) and (m.get("id"), v.get("requestId", "")) in drop and isinstance(m.get("usage"), dict):
+        m = _with_usage(v)
+        if m is not None and (m.get("id"), v.get("requestId", "")) in drop:
             m["usage"].pop("cache_creation", None)
             x = json.dumps(v, ensure_ascii=False).encode()
         out.append(x)
