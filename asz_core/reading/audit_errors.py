@@ -38,7 +38,8 @@ def error_text(parts: Sequence[dict]) -> str:
     """The text of an error, from the parts of its result or error record: the text parts joined with a newline (a
     part whose content is not in the root by its marker, :func:`~asz_core.reading.export_steps.part_marker`); else a
     result's data that is a string; else the ``error`` values the data parts hold, a string as it is and any other as
-    JSON (Claude Code's ``system/api_error`` line: ``{"status":529,"error":{…}}``); else the data parts as JSON."""
+    JSON (Claude Code's ``system/api_error`` line: ``{"status":529,"error":{…}}``); else the data parts as JSON; else
+    the markers of parts whose content is not in the root (a Kiro ``displayError`` line after ``asz prune``)."""
     texts = [t for p in parts if p.get("k") in ("text", "result")
              and (t := (p["text"] if isinstance(p.get("text"), str) else "") or part_marker(p))]
     if not texts:
@@ -48,6 +49,8 @@ def error_text(parts: Sequence[dict]) -> str:
         texts = [e if isinstance(e, str) else orjson.dumps(e, default=str).decode("utf-8")
                  for d in data if isinstance(d, dict) and (e := d.get("error")) not in (None, "", {}, [])] \
             or [orjson.dumps(d, default=str).decode("utf-8") for d in data]
+    if not texts:  # parts whose content retention took (or that were too large to land): their markers
+        texts = [m for p in parts if (m := part_marker(p))]
     return "\n".join(texts)
 
 
