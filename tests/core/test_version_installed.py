@@ -13,11 +13,14 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+#: The version pyproject.toml gives the package (what ``asz --version`` names first).
+VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(),
                                                     reason="asz does not run from a git checkout here")]
@@ -69,7 +72,7 @@ def test_pip_install_dot_names_the_commit_it_was_built_from(tmp_path):
     pip(py, "--no-build-isolation", ".", cwd=clone)
     assert not (clone / "asz_core" / "_version_info.py").exists()  # written into the build, not the checkout
     got = version(py, tmp_path)
-    assert got.startswith(f"asz 0.1.0, source {want} (Python "), got
+    assert got.startswith(f"asz {VERSION}, source {want} (Python "), got
 
 
 def test_a_wheel_from_a_tree_without_git_says_unknown_commit(tmp_path):
@@ -81,4 +84,4 @@ def test_a_wheel_from_a_tree_without_git_says_unknown_commit(tmp_path):
     py = new_env(tmp_path / "env")
     pip(py, str(wheel))
     got = version(py, tmp_path)
-    assert got.startswith("asz 0.1.0, unknown commit (Python "), got
+    assert got.startswith(f"asz {VERSION}, unknown commit (Python "), got
