@@ -61,23 +61,30 @@ def pytest_configure(config):
         config.pluginmanager.register(CpuProfile(Path(out)), "asz_cpu_profile")
 
 
-#: Tests started first on xdist's workers, with the seconds of wall each took in session 35's last fresh-clone suite
-#: (-n 3, load 4-5; a chunk: its share of its whole). A node id names one test (and its parametrized cases, each one
-#: placed on its own); a file path all of that file's tests, kept together (its module fixtures are made once). A name
-#: no longer collected is passed over. The longest tests of that run are here; the next took under 12 s.
+#: Tests started first on xdist's workers, with the seconds of wall each took in session 37's quiet fresh-clone suite
+#: (31050b13, -n 3, load 3.5-4.4, ``--durations=40``; a chunk: its own; the two installs as session 38 left them). A
+#: node id names one test (and its parametrized cases, each one placed on its own); a file path all of that file's
+#: tests, kept together (its module fixtures are made once). A name no longer collected is passed over. The tests of
+#: that run over 8.5 s are here but test_erase.py's kill loop (its module's ``officer_root`` is made once).
 LONG_FIRST = (
-    ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 28),  # each of 8 chunks of 25 kills
-    ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 18),  # each of 3 chunks
-    ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 22),  # each of 2 chunks
     ("tests/reading/test_verify_export_corpus_after_retention.py::"
-     "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 27),
-    ("tests/core/test_version_installed.py::test_pip_install_dot_names_the_commit_it_was_built_from", 19),  # a pip build
-    ("tests/core/test_version_installed.py::test_a_wheel_from_a_tree_without_git_says_unknown_commit", 16),  # another
-    ("tests/verify/test_verify_light.py::test_a_root_with_mcp_execution_records", 15),
-    ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 15),
-    ("tests/view_server/test_page_reading_said.py", 14),
-    ("tests/collect/test_interrupt_exit.py::test_every_ctrl_c_of_a_collect_once_ends_in_an_allowed_way", 12),
-    ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 12),
+     "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 24),
+    ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 17),  # each of 8 chunks of 25 kills
+    ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 17),  # each of 2 chunks
+    ("tests/view_server/test_page_reading_said.py", 15),
+    ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 12.5),  # each of 3 chunks
+    ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 13),
+    ("tests/view_server/test_server_follows.py::test_an_open_page_follows_appends", 12),
+    ("tests/verify/test_verify_light.py::test_a_root_with_mcp_execution_records", 12),
+    ("tests/view_server/test_page_keeps_focus.py", 18),  # its two browser tests, 11.6 + 6.8
+    ("tests/core/test_version_installed.py::test_pip_install_dot_names_the_commit_it_was_built_from", 10),  # a pip build
+    ("tests/core/test_version_installed.py::test_a_wheel_from_a_tree_without_git_says_unknown_commit", 8),  # another
+    ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 11),
+    ("tests/view_server/test_found_sources_gone.py::test_sources_gone_and_back_build_nothing_again_and_the_page_says_it", 10),
+    ("tests/langchain/test_langchain_receiver_fuzz.py::test_every_malformed_post_is_400_many_examples", 9),
+    ("tests/langchain/test_langchain_server_follows.py::test_a_staged_trace_lands_before_the_interval_in_one_pass", 9),
+    ("tests/view/test_summary_store_open.py::test_processes_opening_a_new_store_at_once_all_keep_their_rows", 9),
+    ("tests/collect/test_interrupt_exit.py::test_every_ctrl_c_of_a_collect_once_ends_in_an_allowed_way", 8.5),
 )
 
 
