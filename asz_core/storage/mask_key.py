@@ -17,9 +17,11 @@ of the key), so the root's holder knows whether its root made the copy.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import os
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -27,6 +29,9 @@ __all__ = ["MASK_KEY_FILE", "made_once", "mask_key", "key_id", "keyed_mark", "ke
 
 #: Where a storage root keeps its mask key, relative to the root.
 MASK_KEY_FILE = "_export/mask.key"
+#: How long a key file found empty or short is read again before it is refused (seconds): one an older asz is
+#: still writing (it created the file, then wrote it).
+SETTLE_S = 2.0
 #: root path -> its key, read or made once per process
 _KEYS: dict[str, bytes] = {}
 
@@ -34,33 +39,70 @@ _KEYS: dict[str, bytes] = {}
 def made_once(path: Path, digits: int, what: str, mode: int = 0o644, make: bool = True) -> str:
     """The ``digits`` lower-case hex digits ``path`` holds, made (random, written once, never replaced: two passes
     making it at once keep the first) when there is none and ``make``; '' when there is none and not ``make``.
-    Raises OSError when it can be neither read nor made, or holds something else (naming ``what`` it should be)."""
-    try:
-        got = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        got = ""
-    except (UnicodeDecodeError, ValueError):
-        got = ""
-    if len(got) == digits and all(c in "0123456789abcdef" for c in got):
-        return got
-    if path.exists():
-        raise OSError(f"{path}: not {what} ({digits} hex digits): remove it to have a new one made")
+    The file is written whole under a name of its own (``.PATH.PID.tmp`` beside it) and only then linked to ``path``,
+    which fails when another pass linked its own first (then that one is read): no reader ever finds ``path`` empty
+    or half written (review37: a second process found the just-created, still empty file and said it was not a key).
+    A file found empty or short (an older asz creating it then writing it) is read again for up to
+    :data:`SETTLE_S` seconds before it is refused. Raises OSError when it can be neither read nor made, or holds
+    something else (naming ``what`` it should be)."""
+    waited = 0.0
+    while True:
+        got = _held(path)
+        if len(got) == digits and all(c in "0123456789abcdef" for c in got):
+            return got
+        if not path.exists():
+            break
+        if waited >= SETTLE_S or (got and not (len(got) < digits and all(c in "0123456789abcdef" for c in got))):
+            raise OSError(f"{path}: not {what} ({digits} hex digits): remove it to have a new one made")
+        time.sleep(0.02)  # being written by a pass that creates it first (an older asz): read it again
+        waited += 0.02
     if not make:
         return ""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError:
-        return made_once(path, digits, what, mode, make)  # another pass made it first
     import secrets
 
     got = secrets.token_hex(digits // 2)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        try:
+            os.write(fd, (got + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)  # never over a file another pass put there first
+        except FileExistsError:
+            return made_once(path, digits, what, mode, make)  # another pass made it first: its digits
+        except OSError as exc:  # a file system without hard links: created, then written (read again above)
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise
+            return _created(path, got, mode) or made_once(path, digits, what, mode, make)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return got
+
+
+def _created(path: Path, got: str, mode: int) -> str:
+    """``got`` written into ``path`` created for it (``O_EXCL``); '' when another pass created it first."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        return ""
     try:
         os.write(fd, (got + "\n").encode("ascii"))
         os.fsync(fd)
     finally:
         os.close(fd)
     return got
+
+
+def _held(path: Path) -> str:
+    """What ``path`` holds, stripped; '' when it is missing or not ASCII."""
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except (FileNotFoundError, UnicodeDecodeError, ValueError):
+        return ""
 
 
 def mask_key(root: str | os.PathLike, make: bool = True) -> Optional[bytes]:
