@@ -27,7 +27,7 @@ import pytest
 from asz_core.storage.landing import landing
 from asz_core.storage.senders import NOT_RECEIVED
 
-from export_helpers import ASZ, asz, collect_corpus, free_port
+from export_helpers import ASZ, asz, free_port
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 #: Linux x86-64 syscall numbers of the sleeps ``time.sleep`` makes (``clock_nanosleep``, ``nanosleep``).
@@ -35,11 +35,11 @@ SLEEPS = {"230", "35"}
 
 
 @pytest.fixture(scope="module")
-def received(corpus_projects, tmp_path_factory) -> Path:
-    """A receiving root holding the whole push of the collected corpus (a real receiver and push on loopback)."""
+def received(corpus_copy, tmp_path_factory) -> Path:
+    """A receiving root holding the whole push of the collected corpus (a copy of the run's once-collected root,
+    tests/conftest.py; a real receiver and push on loopback)."""
     tmp = tmp_path_factory.mktemp("recv")
-    root, dest = tmp / "data", tmp / "received"
-    collect_corpus(corpus_projects, root, tmp)
+    root, dest = corpus_copy(tmp / "data"), tmp / "received"
     port = free_port()
     rcv = forked.Popen([*ASZ, "receive", "--root", str(dest), "--listen", f"127.0.0.1:{port}"], cwd=tmp,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,7 +1,7 @@
 """SIGTERM stops ``asz push`` and ``asz receive`` as Ctrl-C does (trial 29b F10; docs/cli.md, Stopping; docs/push.md):
 a push says what it sent and exits 143, push.state keeps only what the receiver holds, and the next push sends the
 rest; a receiver stops with exit 0, leaves no temporary file, and a receiver started again on its root takes the rest.
-Real processes on loopback over a copy of the corpus (fix30c checked these by hand only)."""
+Real processes on loopback over a copy of the corpus collected (the run's once-collected root, tests/conftest.py) (fix30c checked these by hand only)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,16 @@ import pytest
 from asz_core.export.receive import Receiver
 from asz_core.export.state import PushState
 
-from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files
+from export_helpers import ASZ, asz, free_port, sent_files
 
 #: Small batches, so a push of the corpus takes many requests and a signal finds it mid-pass.
 SMALL_BATCHES = "export:\n  otlp: {batch_bytes: 16384}\n"
 
 
-def _root(projects: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
-    root = tmp_path / "data"
-    collect_corpus(projects, root, tmp_path)
+def _root(corpus_copy, tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A copy of the run's once-collected corpus root (``asz collect --once``, tests/conftest.py) at ``tmp_path/data``,
+    a config of small batches beside it, and its files to send (:func:`sent_files`)."""
+    root = corpus_copy(tmp_path / "data")
     cfg = tmp_path / "asz.yaml"
     cfg.write_text(SMALL_BATCHES)
     return root, cfg, sent_files(root)
@@ -51,8 +52,8 @@ def _temporaries(root: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends_the_rest(corpus_projects, tmp_path):
-    root, cfg, want = _root(corpus_projects, tmp_path)
+def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends_the_rest(corpus_copy, tmp_path):
+    root, cfg, want = _root(corpus_copy, tmp_path)
     rcv = Receiver(tmp_path / "received", "127.0.0.1:0").start().serve_in_thread()
     try:
         endpoint = f"http://{rcv.address}"
@@ -80,8 +81,8 @@ def test_sigterm_mid_push_exits_143_keeps_what_was_taken_and_the_next_push_sends
 
 
 @pytest.mark.slow
-def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_rest(corpus_projects, tmp_path):
-    root, cfg, want = _root(corpus_projects, tmp_path)
+def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_rest(corpus_copy, tmp_path):
+    root, cfg, want = _root(corpus_copy, tmp_path)
     received = tmp_path / "received"
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
@@ -123,13 +124,12 @@ def test_sigterm_to_a_receiver_mid_push_exits_0_and_one_started_again_takes_the_
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["http", "grpc"])
-def test_sigterm_to_a_receiver_mid_request_lands_and_answers_that_request_first(corpus_projects, tmp_path, scheme):
+def test_sigterm_to_a_receiver_mid_request_lands_and_answers_that_request_first(corpus_copy, tmp_path, scheme):
     """A receiver stopped while it lands a request finishes that request (its files, their index and sender lines)
     and answers it before it exits 0: over HTTP (the CI run of session 31 found ``index/.index.state.PID.tmp`` left:
     the front's handler threads died with the process) and over gRPC (trial 32c F1: the call landed, its answer was
     lost with the relay). The whole corpus goes in one request, so the signal comes mid-request."""
-    root = tmp_path / "data"
-    collect_corpus(corpus_projects, root, tmp_path)
+    root = corpus_copy(tmp_path / "data")
     want = sent_files(root)
     cfg = tmp_path / "asz.yaml"
     cfg.write_text("export:\n  otlp: {batch_bytes: 1073741824}\n")

@@ -23,7 +23,7 @@ from asz_core.storage.landing import landing, settle
 from asz_core.storage.session_list import record_sessions
 from asz_core.verify.walk import verify
 
-from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files
+from export_helpers import ASZ, asz, free_port, sent_files
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 #: Small batches: a push of the corpus takes many requests, so a reader meets it mid-pass.
@@ -74,14 +74,11 @@ def test_a_session_removed_whole_is_still_missing(corpus_copy):
 
 
 @pytest.fixture(scope="module")
-def received(corpus_dir, tmp_path_factory) -> tuple[Path, Path, Path]:
-    """(sending root, its config, a receiving root holding the whole push of it)."""
-    projects = corpus_dir / "claude-code" / "projects"
-    if not projects.is_dir():
-        pytest.skip(f"{projects} is absent")
+def received(corpus_copy, tmp_path_factory) -> tuple[Path, Path, Path]:
+    """(sending root: a copy of the run's once-collected corpus root, tests/conftest.py; its config; the folder they
+    are in)."""
     tmp = tmp_path_factory.mktemp("recv")
-    root = tmp / "data"
-    collect_corpus(projects, root, tmp)
+    root = corpus_copy(tmp / "data")
     cfg = tmp / "asz.yaml"
     cfg.write_text(SMALL_BATCHES)
     return root, cfg, tmp
