@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from run_once import made_once
+
 REPO = Path(__file__).resolve().parents[1]
 
 # A run started in the background by a shell without job control (``cmd &`` in a script, ``nohup``) inherits SIGINT
@@ -183,18 +185,21 @@ def corpus_projects(corpus_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def corpus_collected(corpus_dir: Path, tmp_path_factory) -> Path:
     """The Claude Code corpus (../shared/corpus/claude-code/projects) collected and parsed ONCE per test run by
-    the real ``asz collect --once`` into a storage root. Nobody writes into it: a test or a module takes its
-    own copy with :func:`corpus_copy` (a copy costs a fraction of a collect); skips when the corpus is absent."""
+    the real ``asz collect --once`` into a storage root, shared by the run's xdist workers (:func:`run_once.made_once`).
+    Nobody writes into it: a test or a module takes its own copy with :func:`corpus_copy` (a copy costs a fraction of
+    a collect); skips when the corpus is absent."""
     projects = corpus_dir / "claude-code" / "projects"
     if not projects.is_dir():
         pytest.skip(f"{projects} is absent")
-    base = tmp_path_factory.mktemp("corpus-collected")
-    root = base / "root"
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(projects), "--root", str(root)],
-                       capture_output=True, text=True, cwd=base, env=env, timeout=600)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return root
+
+    def make(base: Path) -> None:
+        base.mkdir()
+        env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(projects),
+                            "--root", str(base / "root")], capture_output=True, text=True, cwd=base, env=env, timeout=600)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+    return made_once(tmp_path_factory, "corpus-collected", make) / "root"
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ is checked to hold exactly those compiled modules. Slow.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
@@ -24,6 +23,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from run_once import made_once
 
 REPO = Path(__file__).resolve().parents[2]
 #: The version pyproject.toml gives the package (what ``asz --version`` names first).
@@ -70,24 +71,19 @@ def tracked_files(dest: Path) -> None:
 @pytest.fixture(scope="session")
 def compiled_build(tmp_path_factory) -> Path:
     """The ``build/`` folder of one ``setup.py build_ext`` over this checkout's tracked files (the C helpers compiled as
-    every build of them compiles them), made once a run: under the run's base temporary folder (every xdist worker's
-    parent), named by the SHA-256 of the tracked C sources, headers, ``setup.py`` and this interpreter's version, and
-    made under an ``flock`` so the workers make it once. Raises AssertionError when the build fails."""
+    every build of them compiles them), made once a run and shared by its xdist workers (:func:`run_once.made_once`),
+    named by the SHA-256 of the tracked C sources, headers, ``setup.py`` and this interpreter's version. Raises
+    AssertionError when the build fails."""
     h = hashlib.sha256(sys.version.encode())
     for name in sorted(run("git", "-C", str(REPO), "ls-files", "-z", "setup.py", "*.c", "*.h").split("\0")):
         if name:
             h.update(name.encode() + b"\0" + (REPO / name).read_bytes() + b"\0")
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    cache = root / f"asz-compiled-{h.hexdigest()[:16]}"
-    with open(f"{cache}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (cache / "made").exists():
-            shutil.rmtree(cache, ignore_errors=True)
-            tracked_files(cache)
-            run(sys.executable, "setup.py", "-q", "build_ext", cwd=cache)
-            (cache / "made").write_text("")
-    return cache / "build"
+
+    def make(tree: Path) -> None:
+        tracked_files(tree)
+        run(sys.executable, "setup.py", "-q", "build_ext", cwd=tree)
+
+    return made_once(tmp_path_factory, f"asz-compiled-{h.hexdigest()[:16]}", make) / "build"
 
 
 def compiled_names(folder: Path) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
 
+from run_once import made_once  # noqa: E402
 from view_server_helpers import canary_lines, collect_and_parse, write_session  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,29 +46,35 @@ def corpus_source_x3(corpus_source: Path, tmp_path_factory) -> Path:
 
     The Ctrl-C tests interrupt work on it: after the point a test waits for (a file written, a bar's count, a few
     sessions parsed) 30 or more conversations are left, seconds of work, where the corpus's 11 left a loaded machine
-    (load ~21, -n 2) time to finish before the SIGINT came (exit 0, session 23)."""
+    (load ~21, -n 2) time to finish before the SIGINT came (exit 0, session 23). Made once a run, shared by its
+    xdist workers (:func:`run_once.made_once`); nobody writes into it."""
     import subprocess
 
-    source = tmp_path_factory.mktemp("corpus-x3") / "source"
-    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "24",
-                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
-    return source
+    def make(base: Path) -> None:
+        base.mkdir()
+        subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(base / "source"), "--size-mb", "24",
+                        "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
+
+    return made_once(tmp_path_factory, "corpus-x3", make) / "source"
 
 
 @pytest.fixture(scope="session")
 def corpus_collected_x3(corpus_source_x3: Path, tmp_path_factory) -> Path:
     """:func:`corpus_source_x3` collected and parsed by the real ``asz collect --once`` (33 conversations); copy it
-    (:func:`corpus_root_x3`) before changing it."""
+    (:func:`corpus_root_x3`) before changing it. Made once a run, shared by its xdist workers
+    (:func:`run_once.made_once`)."""
     import os
     import subprocess
 
-    base = tmp_path_factory.mktemp("corpus-x3-collected")
-    root = base / "root"
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(corpus_source_x3),
-                        "--root", str(root)], capture_output=True, text=True, cwd=base, env=env, timeout=900)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return root
+    def make(base: Path) -> None:
+        base.mkdir()
+        env = {**os.environ, "CLAUDE_CONFIG_DIR": str(base / "claude-home")}
+        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source",
+                            str(corpus_source_x3), "--root", str(base / "root")], capture_output=True, text=True,
+                           cwd=base, env=env, timeout=900)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+    return made_once(tmp_path_factory, "corpus-x3-collected", make) / "root"
 
 
 @pytest.fixture
