@@ -4,7 +4,8 @@ In WAL mode VACUUM writes the rewritten pages to the ``-wal``; they reach the in
 reads an older snapshot (another ``asz search`` or the server's query). With such a reader the file kept its old
 pages, the text of a conversation taken out of the index among them (a retention removal's ``secure_delete``),
 and the writer waited the connection's 30 s for it, saying nothing. Now it waits 2 s, and the next update compacts
-again. Real input: the Claude Code corpus collected by ``asz collect --once``; a conversation id from the root.
+again. Real input: the Claude Code corpus collected by ``asz collect --once`` (a copy of the run's once-collected
+root, tests/conftest.py); a conversation id from the root.
 """
 
 from __future__ import annotations
@@ -12,15 +13,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from reading_helpers import asz_process
-
 from asz_core.reading.search import index_path, update_index
 from asz_core.reading.search_store import compact_when_due, compacted, connect, forget_conversation
 
 
-def test_a_reader_keeps_the_compaction_from_the_file_and_the_next_update_compacts(corpus_source: Path, tmp_path: Path):
-    root = tmp_path / "root"
-    asz_process("collect", "--once", "--source", str(corpus_source), "--root", str(root))
+def test_a_reader_keeps_the_compaction_from_the_file_and_the_next_update_compacts(corpus_copy, tmp_path: Path):
+    root = corpus_copy(tmp_path / "root")  # the run's once-collected corpus root (tests/conftest.py), this test's copy
     update_index(root)
     path = index_path(root)
     ids = sorted(p.name for p in (root / "_conversations").iterdir() if p.is_dir())

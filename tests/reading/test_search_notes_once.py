@@ -9,13 +9,12 @@ import os
 import subprocess
 import sys
 
-from cli_helpers import asz_in_process
 
 
-def _root(projects, tmp_path):
-    root = tmp_path / "data"
-    p = asz_in_process("collect", "--once", "--source", str(projects), "--root", str(root))
-    assert p.returncode == 0, p.stderr
+def _root(corpus_copy, tmp_path):
+    """A copy of the run's once-collected corpus root (``asz collect --once``, tests/conftest.py) with one landed
+    record's text damaged; (the root, that file's path in it)."""
+    root = corpus_copy(tmp_path / "data")
     # damage one landed record's text (the hits in that file are held back, and a note names it)
     victim = max((f for f in root.glob("*/streams/main/*.sd")), key=lambda f: f.stat().st_size)
     data = victim.read_bytes()
@@ -24,8 +23,8 @@ def _root(projects, tmp_path):
     return root, victim.relative_to(root).as_posix()
 
 
-def test_a_note_is_printed_once_on_one_stream_and_on_both_when_they_are_two(corpus_projects, tmp_path):
-    root, victim = _root(corpus_projects, tmp_path)
+def test_a_note_is_printed_once_on_one_stream_and_on_both_when_they_are_two(corpus_copy, tmp_path):
+    root, victim = _root(corpus_copy, tmp_path)
     cmd = [sys.executable, "-m", "asz_core.cli.main", "search", "the", "--root", str(root), "--limit", "1"]
     env = {**os.environ, "HOME": str(tmp_path)}
     two = subprocess.run(cmd, capture_output=True, text=True, env=env)
