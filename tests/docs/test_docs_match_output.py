@@ -1,6 +1,6 @@
 """The docs say what the commands really print and create (a new user's findings).
 
-Every check runs the real ``asz`` in a fresh process, or builds a real storage
+Every check runs the real ``asz`` in a process of its own (forked from the pre-imported server), or builds a real storage
 root from the Claude Code corpus; nothing is mocked.
 """
 
@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,9 +22,11 @@ CORPUS = REPO.parent / "shared" / "corpus" / "claude-code" / "projects"
 
 
 def asz(*args: str, cwd: Path, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """The real ``asz`` in a fresh process, never the machine's own Claude home."""
+    """The real ``asz`` in a process of its own, never the machine's own Claude home: forked from the pre-imported
+    server (tests/forked.py: its own pid, environment, working directory, stdin and exit status, without the
+    interpreter's 0.4 s start-up)."""
     e = dict(os.environ, CLAUDE_CONFIG_DIR=str(cwd / "claude-home"), **(env or {}))
-    return subprocess.run([*ASZ, *args], cwd=cwd, env=e, input=stdin, capture_output=True, text=True, timeout=120)
+    return forked.run([*ASZ, *args], cwd=cwd, env=e, input=stdin, capture_output=True, text=True, timeout=120)
 
 
 def page(name: str) -> str:

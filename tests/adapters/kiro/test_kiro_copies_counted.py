@@ -20,6 +20,7 @@ import sys
 import subprocess
 from pathlib import Path
 
+import forked
 import pytest
 
 KIRO = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
@@ -27,9 +28,11 @@ ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 
 
 def _asz(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``asz ARGS`` as a real child process with HOME ``home``, forked from the pre-imported server (tests/forked.py:
+    its own pid, environment, working directory and exit status, without the interpreter's 0.4 s start-up)."""
     env = {k: v for k, v in os.environ.items() if k not in ("KIRO_HOME", "USERPROFILE", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")}
     env["HOME"] = str(home)
-    return subprocess.run([*ASZ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return forked.run([*ASZ, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def _ide_truth(msgs: Path) -> tuple[int, float]:
