@@ -8,19 +8,29 @@ line, as ``asz push --token-file`` reads it) or one credential per line,
 instance pushing to a team root can hold a token of its own and the
 receiver's sender record (:mod:`asz_core.storage.senders`) names the
 credential that sent each file. Never a token in a message.
+
+Given none of these (nor ``--no-token``), ``asz receive`` keeps a token of its own in the receiving root,
+``ROOT/_received/receive.token`` (:func:`root_token`; trial 38c F1: on a shared host loopback reaches every local
+account, so a receiver with no token landed a co-tenant's forged sessions).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import stat
 from pathlib import Path
 
 from .settings import check_token
 
-__all__ = ["RECEIVE_TOKEN_ENV", "read_token_file", "tokens_from_env"]
+__all__ = ["RECEIVE_TOKEN_ENV", "ROOT_TOKEN", "read_token_file", "root_token", "tokens_from_env"]
 
 #: The environment variable ``asz receive`` reads its one token from when no ``--token-file`` is given.
 RECEIVE_TOKEN_ENV = "ASZ_RECEIVE_TOKEN"
+
+#: The receiving root's own token file, under the root (made by :func:`root_token`).
+ROOT_TOKEN = ("_received", "receive.token")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
@@ -57,3 +67,35 @@ def read_token_file(path: Path) -> dict[str, str]:
 def tokens_from_env(value: str) -> dict[str, str]:
     """``{'': TOKEN}`` for ``$ASZ_RECEIVE_TOKEN``'s ``value`` checked (ValueError never naming it); {} when empty."""
     return {"": check_token(value, f"${RECEIVE_TOKEN_ENV}")} if value.strip() else {}
+
+
+def root_token(root: Path) -> tuple[Path, dict[str, str]]:
+    """The token file ``ROOT/_received/receive.token`` and the tokens it holds (``{'': TOKEN}``): made when absent
+    (32 random bytes, URL-safe base64, one line; mode 0600, the folders 0700; written whole under a name of its own
+    and linked into place, so two receivers starting at once read the one token), read when present (so the pushers
+    given it keep working across restarts; a file of ``NAME TOKEN`` lines put there by hand is read as
+    :func:`read_token_file` reads any). Raises ValueError naming the file, never the token: unreadable, not a token
+    file, or open to other accounts (a group or others permission bit: ``chmod 600 PATH``)."""
+    path = Path(root).joinpath(*ROOT_TOKEN)
+    if not path.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, (secrets.token_urlsafe(32) + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:  # another receiver made it first: its token is the one
+            pass
+        finally:
+            os.unlink(tmp)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    if mode & 0o077:
+        raise ValueError(f"{path}: mode {mode:04o}: other accounts can read the token (chmod 600 {path})")
+    return path, read_token_file(path)

@@ -41,7 +41,7 @@ def received(corpus_copy, tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("recv")
     root, dest = corpus_copy(tmp / "data"), tmp / "received"
     port = free_port()
-    rcv = forked.Popen([*ASZ, "receive", "--root", str(dest), "--listen", f"127.0.0.1:{port}"], cwd=tmp,
+    rcv = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(dest), "--listen", f"127.0.0.1:{port}"], cwd=tmp,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")

@@ -109,7 +109,7 @@ class _Receiving:
         self.address = address or f"127.0.0.1:{free_port()}"
         self.log = root.parent / f"receive-{n}.log"
         self.err = self.log.open("w")
-        self.proc = forked.Popen([*ASZ, "receive", "--root", str(root), "--listen", self.address],
+        self.proc = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(root), "--listen", self.address],
                                      stdout=subprocess.DEVNULL, stderr=self.err, cwd=root.parent)
         deadline = time.monotonic() + 60
         while "receiving:" not in self.log.read_text():

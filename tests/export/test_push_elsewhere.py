@@ -141,7 +141,7 @@ def test_the_summary_counts_files_held_elsewhere_apart_from_refusals(collect, tm
     receive`` process on loopback; each count is the pushing root's own files (its landed file and its round)."""
     host_a, host_c, host_d = collect("hostA"), collect("hostC"), collect("hostD", extra=2)
     port = free_port()
-    rcv = subprocess.Popen([*ASZ, "receive", "--listen", f"127.0.0.1:{port}", "--root", str(tmp_path / "team")],
+    rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--listen", f"127.0.0.1:{port}", "--root", str(tmp_path / "team")],
                            cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving: "), "asz receive did not start"

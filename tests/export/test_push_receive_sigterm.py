@@ -41,7 +41,7 @@ def _until(proc: subprocess.Popen, ready, what: str) -> None:
 
 def _receiver(received: Path, port: int, cwd: Path) -> subprocess.Popen:
     """``asz receive`` on ``received`` at 127.0.0.1:``port``, once it listens (its ``receiving:`` line read)."""
-    p = forked.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+    p = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stderr.readline().startswith("receiving:")  # printed once it listens
     return p

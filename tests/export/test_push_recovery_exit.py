@@ -42,7 +42,7 @@ def test_a_reimaged_hosts_recovering_pass_exits_0(corpus_dir, tmp_path):
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     team = tmp_path / "team"
-    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
+    rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")

@@ -37,7 +37,7 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     cfg = tmp_path / "push.yaml"
     cfg.write_text("export:\n  otlp:\n    instance_id: dev@h4\n    batch_bytes: 1500000\n")
     port = free_port()
-    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(tmp_path / "team"), "--listen", f"127.0.0.1:{port}"],
+    rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(tmp_path / "team"), "--listen", f"127.0.0.1:{port}"],
                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")

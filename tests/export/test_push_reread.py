@@ -68,7 +68,7 @@ class _Receiving:
         self.log = team.parent / "receive.log"
         self.err = self.log.open("a")
         start = self.log.stat().st_size  # a receiver started before on this team said "receiving:" above this
-        self.proc = forked.Popen([*ASZ, "receive", "--root", str(team), "--listen", self.endpoint[len("http://"):]],
+        self.proc = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", self.endpoint[len("http://"):]],
                                  stdout=subprocess.DEVNULL, stderr=self.err, cwd=team.parent)
         deadline = time.monotonic() + 60
         while b"receiving:" not in self.log.read_bytes()[start:]:

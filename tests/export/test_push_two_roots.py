@@ -63,7 +63,7 @@ def test_two_roots_under_one_instance_id_are_said_by_senders_verify_and_usage(co
     team = tmp_path / "team"
     address = f"127.0.0.1:{free_port()}"
     log = (tmp_path / "receive.log").open("w")
-    rcv = forked.Popen([*ASZ, "receive", "--root", str(team), "--listen", address], stdout=subprocess.DEVNULL,
+    rcv = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", address], stdout=subprocess.DEVNULL,
                        stderr=log, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60

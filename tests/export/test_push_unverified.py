@@ -55,7 +55,7 @@ def session_files(root: Path, session: str) -> set[str]:
 def receiver(tmp_path):
     """A real ``asz receive`` child on a free loopback port: ``(endpoint, receiving root)``."""
     recv = tmp_path / "received"
-    proc = subprocess.Popen([*ASZ, "receive", "--listen", "127.0.0.1:0", "--root", str(recv)], cwd=tmp_path,
+    proc = subprocess.Popen([*ASZ, "receive", "--no-token", "--listen", "127.0.0.1:0", "--root", str(recv)], cwd=tmp_path,
                             stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()

@@ -47,7 +47,7 @@ class _Receiver:
         self.port = port or free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         pre = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None
-        self.proc = subprocess.Popen([*ASZ, "receive", "--root", str(team), "--listen", f"127.0.0.1:{self.port}"],
+        self.proc = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", f"127.0.0.1:{self.port}"],
                                      cwd=team.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      preexec_fn=pre)
         assert self.proc.stderr.readline().startswith("receiving:")

@@ -25,7 +25,12 @@ LINE = "not a loopback address and no token is set: anyone who reaches it can la
 class Child:
     """``asz receive`` in a child process on a free port; :meth:`stop` ends it and returns its stderr."""
 
-    def __init__(self, tmp: Path, *extra: str, env: dict | None = None, files: int | None = None, listen="127.0.0.1:0"):
+    def __init__(self, tmp: Path, *extra: str, env: dict | None = None, files: int | None = None, listen="127.0.0.1:0",
+                 own_token: bool = False):
+        """``extra`` without a token option: ``--no-token`` (today's tokenless receiver), unless ``own_token``: the
+        default, the receiving root's own token (trial 38c F1)."""
+        if not own_token and not {"--token", "--token-file", "--no-token"} & set(extra) and "ASZ_RECEIVE_TOKEN" not in (env or {}):
+            extra = ("--no-token", *extra)
         def limit():
             if files:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
@@ -144,8 +149,11 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     (tmp_path / "t.tok").write_text("tok-0123456789abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")
     assert "warning" not in r.stop()
-    r = Child(tmp_path)
+    r = Child(tmp_path, own_token=True)  # the default: the root's own token, no warning
     assert "warning" not in r.stop()
+    said = Child(tmp_path).stop()  # --no-token on loopback: one warning line after receiving:, naming the risk
+    assert said.splitlines()[1].startswith("asz receive: warning: --no-token: every account on this machine"), said
+    assert said.splitlines()[0].endswith("; no token"), said
 
 
 def test_the_counts_held_back_are_said_once_a_minute_old():

@@ -36,7 +36,7 @@ def test_a_killed_receivers_landing_file_is_removed_at_the_next_start(tmp_path):
         mine = sorted(p.name for p in (team / LANDING).iterdir() if p.name != left[0])
         assert len(mine) == 1
         port = free_port()
-        rcv = subprocess.Popen([*ASZ, "receive", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
+        rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             assert rcv.stderr.readline().startswith("receiving:")

@@ -24,7 +24,7 @@ def test_verify_on_a_receiving_root_says_the_rounds_come_from_the_host(corpus_di
     sessions = sorted(p.stem for p in (src / PROJECT).glob("*.jsonl"))
     port = free_port()
     team = tmp_path / "team"
-    rcv = subprocess.Popen([*ASZ, "receive", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
+    rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")

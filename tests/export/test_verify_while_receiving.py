@@ -85,7 +85,7 @@ def received(corpus_copy, tmp_path_factory) -> tuple[Path, Path, Path]:
 
 
 def _receiver(received: Path, port: int, cwd: Path) -> subprocess.Popen:
-    p = forked.Popen([*ASZ, "receive", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
+    p = forked.Popen([*ASZ, "receive", "--no-token", "--root", str(received), "--listen", f"127.0.0.1:{port}"],
                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stderr.readline().startswith("receiving:")  # printed once it listens
     return p

@@ -1,0 +1,127 @@
+"""``asz receive`` with no token option keeps a token of its own in the receiving root (trial 38c F1 and F5).
+
+On a shared host loopback reaches every local account: the tokenless default receiver landed a co-tenant's forged
+session (``STATE verified``, named ``root@vm``) and then refused the genuine host's push of that id, and held each
+request body whole (a 300 MB body raised its RSS by 281 MB). Now the default receiver makes
+``ROOT/_received/receive.token`` (mode 0600) and names it on its ``receiving:`` line; a request without it, or with
+another, is refused and lands nothing, its body read through in 64 KiB pieces; ``asz push --token-file`` of that file
+lands. Real processes on loopback: ``asz receive`` and ``asz push`` children, the corpus session collected by the real
+``asz collect --once``; no mock.
+"""
+
+from __future__ import annotations
+
+import socket
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+from export_helpers import ASZ, asz, collected_session, sent_files
+
+PROJECT, SID = "-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca"
+
+
+class Receiving:
+    """``asz receive`` (the default: no token option) on a free loopback port into ``root``; its ``receiving:`` line,
+    the address it names, and the token file it names."""
+
+    def __init__(self, tmp: Path, root: Path, *extra: str):
+        self.err_path = tmp / f"receive-{time.monotonic_ns()}.err"
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen([*ASZ, "receive", "--listen", "127.0.0.1:0", "--root", str(root), *extra],
+                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.monotonic() + 60
+        while "receiving:" not in (text := self.err_path.read_text()) or not text.endswith("\n"):
+            assert self.proc.poll() is None and time.monotonic() < deadline, text
+            time.sleep(0.1)
+        self.line = next(x for x in text.splitlines() if x.startswith("receiving:"))
+        self.address = self.line.split(" on ")[1].split(" ")[0]
+        self.token_file = Path(self.line.split("; token file ")[1].split(" (")[0]) if "; token file " in self.line else None
+
+    def hwm_kib(self) -> int:
+        """The receiver's peak resident memory (``VmHWM`` of /proc/PID/status), KiB."""
+        return next(int(x.split()[1]) for x in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
+                    if x.startswith("VmHWM:"))
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            assert self.proc.wait(timeout=60) == 0
+        self.err.close()
+        return self.err_path.read_text()
+
+
+def test_the_default_receiver_lands_only_what_carries_its_own_token(tmp_path):
+    host = collected_session(tmp_path, PROJECT, SID)
+    team = tmp_path / "team"
+    sent = sent_files(host)
+    assert sent  # the session's landed files and rounds
+    r = Receiving(tmp_path, team)
+    try:
+        kept = team / "_received" / "receive.token"
+        assert r.token_file == kept, r.line
+        assert r.line.endswith(f"; token file {kept} (asz push --token-file {kept})"), r.line
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
+        token = kept.read_text()
+        assert token.endswith("\n") and token.count("\n") == 1 and len(token.strip()) == 43  # 32 random bytes
+        (tmp_path / "wrong").write_text("not-the-token-0123456789\n")
+        for args in ([], ["--token-file", str(tmp_path / "wrong")]):  # a co-tenant: no token, another token
+            for scheme in ("http", "grpc"):
+                p = asz("push", "--root", str(host), "--endpoint", f"{scheme}://{r.address}", *args, cwd=tmp_path)
+                assert p.returncode == 1, p.stdout + p.stderr
+                assert ("a bearer token is required" if not args else "the bearer token does not match") in p.stderr
+                assert sent_files(team) == {}  # nothing landed
+        p = asz("push", "--root", str(host), "--endpoint", f"http://{r.address}", "--token-file", str(kept), cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert sent_files(team) == sent  # every file and round, byte for byte (SHA-256)
+    finally:
+        said = r.stop()
+    assert said.count("the bearer token does not match") == 2 and said.count("a bearer token is required") >= 2, said
+    assert token.strip() not in said
+    again = Receiving(tmp_path, team)  # a restart keeps the token its pushers were given
+    try:
+        assert again.token_file == kept and kept.read_text() == token
+    finally:
+        again.stop()
+    assert asz("verify", "--root", str(team)).returncode == 0  # the token file is no problem to verify
+
+
+def test_no_token_is_a_choice_said_and_a_token_file_open_to_others_is_refused(tmp_path):
+    r = Receiving(tmp_path, tmp_path / "solo", "--no-token")
+    said = r.stop()
+    assert r.token_file is None and r.line.endswith("; no token"), said
+    assert "asz receive: warning: --no-token: every account on this machine" in said
+    assert not (tmp_path / "solo" / "_received" / "receive.token").exists()
+    both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--no-token", "--token", "x1234567"],
+                          capture_output=True, text=True, timeout=60)
+    assert both.returncode == 2 and "--no-token and a token" in both.stderr
+    kept = tmp_path / "open" / "_received" / "receive.token"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("a-token-others-read-0123456789\n")
+    kept.chmod(0o644)
+    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "open")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and f"mode 0644: other accounts can read the token (chmod 600 {kept})" in p.stderr, p.stderr
+    assert "a-token-others-read" not in p.stderr
+
+
+def test_a_300_mb_body_without_the_token_does_not_raise_the_default_receivers_memory(tmp_path):
+    """F5: the trial's 300 MB body raised the tokenless default receiver's RSS from 76 MB to 358 MB; the default now has
+    a token, and a body without it is read through in 64 KiB pieces: VmHWM rises by under 8 MiB."""
+    r = Receiving(tmp_path, tmp_path / "team")
+    size = 300_000_000
+    try:
+        before = r.hwm_kib()
+        with socket.create_connection(("127.0.0.1", int(r.address.rsplit(":", 1)[1])), timeout=120) as s:
+            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
+                      b"Content-Length: %d\r\n\r\n" % size)
+            piece = bytes(1_000_000)
+            for _ in range(size // len(piece)):
+                s.sendall(piece)
+            assert s.recv(65536).startswith(b"HTTP/1.1 401")
+        after = r.hwm_kib()
+        assert after - before < 8 * 1024, (before, after)
+    finally:
+        said = r.stop()
+    assert "refused POST /v1/logs: a bearer token is required (HTTP 401)" in said, said
+    assert sent_files(tmp_path / "team") == {}
