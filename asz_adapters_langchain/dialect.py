@@ -18,9 +18,10 @@ arrived. Per ``kind``:
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
     parent, trace, dotted order, tags, project name and id, status) and the run's
-    metadata whole (the app's keys too: trial 28c F4); inputs, outputs, events, extra, serialized, error, attachments and
+    metadata whole (the app's keys too: trial 28c F4); inputs, outputs, events, extra, serialized, attachments and
     child_runs are listed in ``dropped`` with their sizes, each with the reason
-    true of it (:mod:`.reasons`).
+    true of it (:mod:`.reasons`); an ``error`` lands whole as a data part ``{"error": …}`` after the envelope, as a
+    model call's does (langsmith-ingest 0.12.0 on; before, listed with its size and SHA-256).
 
 Every record of a run that names its LangSmith project (``session_name``) carries it as its ``cwd``, which the
 readers' one rule reads as the conversation's project (``summary.project``; trial 25a F4).
@@ -42,7 +43,9 @@ part after the record's other parts (seed 000; trial 23a F9).
     model calls ran there. A failed tool whose call id is unknown is joined
     only when the trace has exactly one unanswered call of its name. A failed tool's result text is its
     ``error`` whole (the traceback too; trial 37b F1). A tool no landed model call asked for (``own_call``)
-    has its call in the derived ``call`` record before its end, which lists its inputs as that record's.
+    has its call in the derived ``call`` record before its end, which lists its inputs as that record's. The end's
+    last data part is the run's own ``{"start_time", "end_time"}`` as sent (:func:`run_times`), what the readers time
+    the tool by (:func:`tool_run_ms`; trial 37b F4).
     A ``GraphInterrupt`` end (LangGraph's ``interrupt()``) is flag ``notice``, what it asked a person, no
     result; a root whose inputs are ``Command(resume=…)`` is the person's answer (trial 28c F2).
 ``input`` (derived)
@@ -75,6 +78,7 @@ A model call's usage is read by :mod:`.usage_counts`; a body source's ``provider
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
@@ -87,9 +91,9 @@ from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
 from .usage_counts import output_usage, usage_of
 from .runs import (taken_out_of, args_text, error_text, human_text, interrupt_question, message_role, message_text, openai_generations,
-                   person_digests, resume_text, run_time)
+                   person_digests, resume_text, rfc3339, run_time)
 
-__all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags"]
+__all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags", "run_times", "tool_run_ms"]
 
 DIALECT = "langsmith/1"
 #: Keys whose presence marks a possible system prompt (normalised: lower case, no ``_``/``-``).
@@ -114,6 +118,7 @@ _BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachm
 #: The run members this dialect reads, carries or lists under ``dropped``; any other lands verbatim as an ``unknown``
 #: part (seed 000, Parts and Dropped; trial 23a F9: a member a client adds was accepted and then vanished).
 KNOWN_MEMBERS = frozenset(_ENVELOPE + _BULK)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _norm(key: str) -> str:
@@ -290,7 +295,44 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         err = None
     if err:  # an error beside a result of its own (a ToolMessage): kept whole after it, never lost (trial 37b F1)
         rec.parts.append(_data({"error": error_text(err)}))
+    if (times := run_times(run, d)) is not None:  # the tool run's own start and end, as sent (trial 37b F4)
+        rec.parts.append(_data(times))
     rec.dropped = _dropped(run, _BULK_END, inputs=_call_input(d))
+
+
+def run_times(run: dict, d: dict) -> dict | None:
+    """``{"start_time", "end_time"}`` of a tool run's end arrival ``run`` as the client sent them (an ISO string, or
+    epoch ms from the JS client): its end's ``end_time`` and its own ``start_time``, else the start the materialiser
+    remembered from its post (``d["started"]``: a JS client's patch sends no ``start_time``); None when either is
+    missing. The end record's last data part, which :func:`tool_run_ms` reads (trial 37b F4)."""
+    start = run.get("start_time") if run.get("start_time") not in (None, "") else d.get("started")
+    end = run.get("end_time")
+    if start in (None, "") or end in (None, ""):
+        return None
+    return {"start_time": start, "end_time": end}
+
+
+def tool_run_ms(record: Any) -> int | None:
+    """The tool run's own duration in whole ms (its end less its start, as LangSmith recorded them, cut down to the
+    millisecond) from a landed tool end record's :func:`run_times` data part; None when the record has none (landed by
+    langsmith-ingest 0.11.0 or earlier, or a run sent without a start), when a time does not read, or when the end is
+    before the start. Never raises."""
+    parts = record.get("parts") if isinstance(record, dict) else None
+    for p in reversed(parts) if isinstance(parts, list) else ():
+        v = p.get("data") if isinstance(p, dict) and p.get("k") == "data" else None
+        if isinstance(v, dict) and len(v) == 2 and "start_time" in v and "end_time" in v:
+            t0, t1 = _us(v["start_time"]), _us(v["end_time"])
+            return (t1 - t0) // 1000 if t0 is not None and t1 is not None and t1 >= t0 else None
+    return None
+
+
+def _us(value: Any) -> int | None:
+    """A run time (:func:`~asz_adapters_langchain.runs.rfc3339`'s reading) as unix microseconds, None when it does not read."""
+    t = rfc3339(value)
+    if not t:
+        return None
+    dt = datetime.fromisoformat(t.replace("Z", "+00:00"))
+    return (dt - _EPOCH) // timedelta(microseconds=1)
 
 
 def _call_input(d: dict) -> str:
@@ -400,8 +442,11 @@ def _fill(rec: Record, obj: dict) -> None:
         return
     # graph chain runs (and a root's later arrivals): trimmed; a root's end says which person messages its state holds
     rec.parts = [_data(_envelope(run, state=person_digests(run.get("outputs")) if end and kind == "root" else None))]
-    rec.dropped = _dropped(run, _BULK, extra=extra_why(run),
-                           error=error_why(err, ROOT_ERROR_WHY if end and kind == "root" else WHY["error"]))
+    if err and not (end and kind == "root"):  # a chain step's own error lands whole after its envelope, as a model call's (37b)
+        rec.parts.append(_data({"error": error_text(err)}))
+        rec.dropped = _dropped(run, tuple(m for m in _BULK if m != "error"), extra=extra_why(run))
+        return
+    rec.dropped = _dropped(run, _BULK, extra=extra_why(run), error=error_why(err, ROOT_ERROR_WHY))
 
 
 def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:

@@ -279,6 +279,8 @@ class _Pass:
             mem["sb"] = started_by
         if opener:
             mem["op"] = opener
+        if kind == "tool" and run.get("start_time") not in (None, ""):
+            mem["t0"] = run["start_time"]  # the tool run's own start, for its end: a JS client's patch omits it
         runs[rid] = mem
         if root or not same:
             text = human_text(run.get("inputs")) if root else ""
@@ -354,6 +356,9 @@ class _Pass:
                     "name": mem["n"], "time": run.get("start_time") or run.get("end_time"), "input": run.get("inputs")},
                     "op": "call", "received": received})
                 d["own_call"] = True
+            started = run.get("start_time") if run.get("start_time") not in (None, "") else mem.get("t0")
+            if started is not None:
+                d["started"] = started  # the tool run's own start: its end record carries it beside the end (38b)
             if tcid:
                 d["tool"] = tcid
                 d["join"] = join

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 from asz_core.plugins.adapter import adapter_version
 
-from .dialect import DIALECT, convert_body, convert_line
+from .dialect import DIALECT, convert_body, convert_line, tool_run_ms
 from .reasons import questions_not_landed, runs_landed_partly
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
@@ -78,6 +78,9 @@ _LANDED_WITHOUT = (
                  "arrived landed no call of its own, its inputs dropped as on a model call there was none, its output "
                  "as data no reader searched or counted; a chain's question was dropped as the graph's state) and a "
                  "parent cycle said as one"),
+    ((0, 12, 0), "a tool run's own start and end (its tools are timed from the end of the model call that asked for "
+                 "them, not by their own run), and a chain step's error (listed under dropped with its size and "
+                 "SHA-256, its text not landed)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -178,8 +181,9 @@ class LangsmithIngest(Adapter):
     # 0.10.0: a run part over --max-part loses only its largest members, until it fits (review32 on 7b21ad8b);
     # 0.11.0: a failed run's error lands whole, its traceback too; a run whose parent never landed (lost, or a parent
     # cycle) lands as the first run of what is known, a tool no landed model call asked for with a call of its own
-    # (trial 37b F1, F2)
-    version = "0.11.0"
+    # (trial 37b F1, F2); 0.12.0: a tool run's end carries the run's own start and end, what the readers time the tool
+    # by (37b F4), and a chain step's error lands whole (37b rest)
+    version = "0.12.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
@@ -212,6 +216,11 @@ class LangsmithIngest(Adapter):
         tool run (both runs' ``end_time``), no person in between, so ``request_to_result_ms`` times the tool and the
         graph's step into it (trial 32a F5)."""
         return True
+
+    def tool_run_ms(self, dialect: str, record) -> int | None:
+        """The tool run's own start to end in ms, from the times its end record carries (:func:`.dialect.tool_run_ms`;
+        langsmith-ingest 0.12.0 on, trial 37b F4); None for a record landed without them."""
+        return tool_run_ms(record)
 
     def failed_word(self, dialect: str) -> str:
         """LangSmith's words for a failed tool call: the tool run's ``error``, or its ToolMessage's ``status: error``

@@ -26,7 +26,6 @@ WHY = {
     "events": "the framework's event log of the run (its start, its end, any streamed tokens)",
     "attachments": "files sent beside the run: not carried",
     "child_runs": "the client's copy of the runs beneath this one: each arrives and lands as its own record",
-    "error": "a chain step's error (exception and traceback): not carried for a chain step",
 }
 
 

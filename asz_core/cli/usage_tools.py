@@ -195,12 +195,16 @@ def table_lines(tools: list[dict], servers: list[dict], total: dict, conversatio
     out = _table("TOOL", tools, "tool", total)
     if servers:
         out += ["", *_table("MCP SERVER", servers, "server", None)]
-    runs = total.get("duration_from", {}).get("call_to_result", 0)
+    came = total.get("duration_from", {})
+    runs, own = came.get("call_to_result", 0), came.get("tool_run", 0)
     words = failed_words(dialects)
     out.append(f"{conversations:,} conversation(s) read; CALLS and FAILED from the transcripts (a call failed when its "
                "adapter landed its result part failed" + (f", from its runtime's word: {words}" if words else "") + "), "
                "HOOK the asz hook execution records, TIMEOUT … INTERR their failure classes and "
                "MEDIAN/P95/MAX MS the durations they recorded"
+               + (f", and of {own:,} call(s) no record measured, the tool run's own start to end its runtime recorded "
+                  "(LangChain/LangGraph: the tool run's start_time and end_time LangSmith recorded)" if own else "")
                + (f", and of {runs:,} call(s) no record measured, the time from the model call that asked for it to its "
-                  "result (LangChain/LangGraph: the two runs' end times LangSmith recorded)" if runs else "") + " (docs/reading.md, Tool use)")
+                  "result (LangChain/LangGraph landed before langsmith-ingest 0.12.0: the two runs' end times LangSmith "
+                  "recorded)" if runs else "") + " (docs/reading.md, Tool use)")
     return out

@@ -168,6 +168,16 @@ class ReadingHooks:
         Must not raise (an exception, or another answer, is taken as False)."""
         return False
 
+    def tool_run_ms(self, dialect: str, record: Mapping[str, Any]) -> int | None:
+        """The tool's own run time in whole ms as the runtime recorded it on ``record``, a tool step's landed result
+        record of ``dialect`` (LangSmith: the tool run's ``end_time`` less its ``start_time``, which langsmith-ingest
+        0.12.0 on lands beside the result; trial 37b F4), None when the record says none. The document gives the step
+        ``duration_ms`` with ``duration_measured_by: runtime``, and ``asz usage tools`` counts it where no execution
+        record measured the call, before the step's ``request_to_result_ms`` (:meth:`tool_timed`; docs/reading.md,
+        Tool use). Asked only of an adapter that overrides it. Default None. Must not raise (an exception, or an answer
+        that is not a non-negative int, is taken as None)."""
+        return None
+
     def error_failed(self, dialect: str) -> str:
         """What an error step (``error.api``) of ``dialect`` records as failed when it ends no model call (a call's own
         end that carries an error is a failed model request, whatever the dialect): ``"request"``, a model request

@@ -11,9 +11,11 @@ Two sources, each counted as it is (docs/reading.md, "Tool use: asz usage tools"
 * the execution records (``asz hook``'s ``execution/1``, docs/claude-code-hooks.md): one per call id, the first by time
   (the document's ``tool_executions``), each with its ``outcome``, its ``failure`` class and the ``duration_ms`` the
   runtime measured around the call;
-* where no execution record measured a call and its dialect's adapter says its step times the tool
-  (``ReadingHooks.tool_timed``; LangSmith: from the end of the model call that asked for it to the end of its tool
-  run), that step's ``request_to_result_ms`` as its duration (trial 32a F5).
+* where no execution record measured a call: the tool's own run time its runtime recorded (the step's
+  ``duration_ms``, ``ReadingHooks.tool_run_ms``; LangSmith: the tool run's start to its end, trial 37b F4), else,
+  where its dialect's adapter says its step times the tool (``ReadingHooks.tool_timed``; LangSmith files landed
+  before langsmith-ingest 0.12.0: from the end of the model call that asked for it to the end of its tool run), that
+  step's ``request_to_result_ms`` (trial 32a F5).
 
 A call's MCP server is its name's split (``mcp__<server>__<tool>``, made only when exactly one ``__`` follows
 ``mcp__``, counting the ones that overlap: seed 000, Parts); a name that does not split has none.
@@ -45,7 +47,8 @@ def time_ms(text: Any) -> int | None:
 class Tally:
     """What the calls and execution records of one tool (or one server) add up to over the conversations read."""
 
-    __slots__ = ("calls", "failed", "no_result_flag", "executions", "classes", "durations", "call_to_result", "sessions", "server")
+    __slots__ = ("calls", "failed", "no_result_flag", "executions", "classes", "durations", "call_to_result", "tool_run", "sessions",
+                 "server")
 
     def __init__(self, server: str | None = None):
         self.server = server
@@ -53,17 +56,19 @@ class Tally:
         self.classes = dict.fromkeys(CLASSES, 0)
         self.durations: list[int] = []
         self.call_to_result = 0  # of durations, those from the step's call to its result (no execution record)
+        self.tool_run = 0  # of durations, the tool runs' own times their runtime recorded (no execution record)
         self.sessions: set[str] = set()
 
     def figures(self) -> dict:
         """The row's figures: ``calls``, ``failed``, ``executions``, ``failures`` (per class of :data:`CLASSES`,
         counted from execution records only), ``duration_ms`` (``{"n", "median", "p95", "max"}`` over the execution
-        records that carry one and the calls whose step times them, call to result, null when none), ``duration_from``
-        (``{"execution_records", "call_to_result"}``: how many of ``n`` each gave; trial 32a F5) and
-        ``sessions`` (conversations using it)."""
+        records that carry one and the calls whose step times them, null when none), ``duration_from``
+        (``{"execution_records", "tool_run", "call_to_result"}``: how many of ``n`` each gave; trial 32a F5, trial
+        37b F4) and ``sessions`` (conversations using it)."""
         return {"calls": self.calls, "failed": self.failed, "executions": self.executions,
                 "failures": dict(self.classes), "duration_ms": durations(self.durations),
-                "duration_from": {"execution_records": len(self.durations) - self.call_to_result, "call_to_result": self.call_to_result},
+                "duration_from": {"execution_records": len(self.durations) - self.call_to_result - self.tool_run,
+                                  "tool_run": self.tool_run, "call_to_result": self.call_to_result},
                 "sessions": len(self.sessions)}
 
 
@@ -106,8 +111,8 @@ class ToolReport:
         """Count one conversation's ``calls`` and ``executions`` (:func:`~asz_core.view.document.conversation_tool_calls`); a call id or an
         execution record id counted before (a continued session repeating its records) is not counted again; with a
         window, only the calls and records made in it (by their own time; one with no time is left out). A call whose
-        ``ms`` is a count (its step's call to result) and that no execution record measured adds that duration
-        (trial 32a F5)."""
+        ``ms`` is a count (its tool run's own time, ``ms_from`` ``tool_run``, or its step's call to result) and that
+        no execution record measured adds that duration (trial 32a F5, trial 37b F4)."""
         self.conversations += 1
         seen_calls: set[str] = set()
         seen_exec: set[str] = set()
@@ -126,7 +131,10 @@ class ToolReport:
                 t.sessions.add(conversation)
                 if timed:
                     t.durations.append(ms)
-                    t.call_to_result += 1
+                    if c.get("ms_from") == "tool_run":
+                        t.tool_run += 1
+                    else:
+                        t.call_to_result += 1
         for e in executions:
             key = str(e.get("id") or "")
             if key in seen_exec or not self._inside(time_ms(e.get("time"))):

@@ -238,11 +238,13 @@ def conversation_executions(root: str | os.PathLike, conversation: str, *, hide:
 def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
                             ) -> tuple[str, list[dict], list[dict]]:
     """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
-    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at", "ms"}`` per tool call of the chain
-    (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None; ``ms`` its step's
-    ``request_to_result_ms`` (0 under a millisecond) where its dialect's adapter says that times the tool
-    (``tool_timed``: LangSmith, from the asking model call's end to the tool run's end; trial 32a F5), else None) and the document's
-    ``tool_executions`` entries. Raises as :func:`build_view`; ``asz usage tools`` adds them up (:mod:`asz_core.reading.tool_use`)."""
+    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at", "ms", "ms_from"}`` per tool call of
+    the chain (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None; ``ms`` the tool's
+    own run time its runtime recorded, the step's ``duration_ms`` (``ms_from`` ``tool_run``: LangSmith's tool run
+    start to end, trial 37b F4), else its step's ``request_to_result_ms`` (0 under a millisecond) where its dialect's
+    adapter says that times the tool (``ms_from`` ``call_to_result``; ``tool_timed``: LangSmith, from the asking model
+    call's end to the tool run's end; trial 32a F5), else None) and the document's ``tool_executions`` entries.
+    Raises as :func:`build_view`; ``asz usage tools`` adds them up (:mod:`asz_core.reading.tool_use`)."""
     from .titles import ask_adapter
 
     with gc_pause.paused():
@@ -259,10 +261,13 @@ def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: It
                 dialect = h.dialect if h is not None else ""
                 if dialect not in timed:
                     timed[dialect] = bool(dialect) and ask_adapter(dialect, "tool_timed") is True
-                ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
+                ms, ms_from = v.tool_runs.get(n.id), "tool_run"
+                if ms is None:
+                    ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
+                    ms_from = "call_to_result" if ms is not None else None
                 calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
                               "server": server if isinstance(server, str) and server else mcp_server(name),
-                              "failed": d.get("failed"), "at": v.at(n), "ms": ms})
+                              "failed": d.get("failed"), "at": v.at(n), "ms": ms, "ms_from": ms_from})
         return b.state, calls, list(v.executions)
 
 

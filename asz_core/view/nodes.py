@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from operator import itemgetter
 from typing import Any
 
@@ -13,6 +14,7 @@ from .kinds import (CUT_STATES, DATA_DUMPS, NO_TEXT, NOT_CHILDREN, SHORT_TEXT, S
 from .step_keys import StepKeys
 from .usage import LONG_CONTEXT_ABOVE, CallUsage
 from .titles import lost_prompt_title
+from .tool_runs import tool_run_times
 
 __all__ = ["NodeView", "talk_label"]
 
@@ -33,12 +35,18 @@ class NodeView(StepKeys):
                 return got
         return self._node_py(n, depth)
 
+    @cached_property
+    def tool_runs(self) -> dict[str, int]:
+        """Tool node id -> its own run time in ms as its runtime recorded it (LangSmith; trial 37b F4): the step's
+        ``duration_ms`` (:func:`~asz_core.view.tool_runs.tool_run_times`)."""
+        return tool_run_times(self.sess, [*self.of_kind("tool"), *self.of_kind("agent.call")])
+
     def _drawing(self) -> tuple:
         """What ``bytescan.draw_node`` reads (its ``DC_`` order): the view's maps as they are now, the kind sets, the
         types, and the methods that draw what it leaves."""
         cov = self.coverage
         return (self._at, self.at, self.sess.records, self.hide, NO_TEXT, STRUCTURAL_SET, TOOL_KINDS, NOT_CHILDREN,
-                self.children, bool(self.media or cov.copies or cov.conflicts), self.edges, self._node_py,
+                self.children, bool(self.media or cov.copies or cov.conflicts or self.tool_runs), self.edges, self._node_py,
                 self._talk_keys, self._content, self._call_keys_py, self._record_keys, self._tool_keys_py,
                 self._node_extras, self.placed_at, self.call_usage, self.sess.unverified, WITHHOLDABLE_SET,
                 LONG_CONTEXT_ABOVE, CallUsage, Node, Ref, self.sess.times, self.step_changes, self.step_executions,
@@ -115,8 +123,13 @@ class NodeView(StepKeys):
         return d
 
     def _node_extras(self, nid: str, d: dict) -> None:
-        """A drawn node's ``media`` (issue 18: its images, withheld ones omitted), then its record's later ``copies``
-        and ``conflicts`` (each with its text), when it has any."""
+        """A tool step's own run time as its runtime recorded it (``duration_ms``, ``duration_measured_by: runtime``;
+        :attr:`tool_runs`, trial 37b F4), a drawn node's ``media`` (issue 18: its images, withheld ones omitted), then
+        its record's later ``copies`` and ``conflicts`` (each with its text), when it has any."""
+        runs = self.tool_runs
+        if runs and nid in runs:
+            d["duration_ms"] = runs[nid]
+            d["duration_measured_by"] = "runtime"
         media = self.media
         if media and nid in media:
             d["media"] = [m if not (m["kept"] and self._withheld(self.sess.record(Ref(m["ref"]["seq"], m["ref"]["row"]))))

@@ -90,11 +90,14 @@ def test_a_failed_runs_traceback_lands_whole_and_every_reader_shows_it(tmp_path,
     assert not any(d.what == "error" for d in end.dropped)  # kept, so not listed as left out
     err = recs[f"{T}:patch:1:error"]
     assert err.flags == ["error"] and [p.text for p in err.parts] == [ROOT_ERROR]
-    # the graph's end and the tools chain list their error with its size and SHA-256: what was left out can be matched
+    # the graph's end lists its error with its size and SHA-256 (its text is the error record after it); the tools
+    # chain step's own error lands whole after its envelope (langsmith-ingest 0.12.0 on; before, only listed so)
     sha = hashlib.sha256(ROOT_ERROR.encode()).hexdigest()
-    for rid in (f"{T}:patch:1", f"{TOOLS}:patch:1"):
-        [d] = [d for d in recs[rid].dropped if d.what == "error"]
-        assert d.bytes == len(ROOT_ERROR.encode()) and f"(sha256 {sha})" in d.why, d
+    [d] = [d for d in recs[f"{T}:patch:1"].dropped if d.what == "error"]
+    assert d.bytes == len(ROOT_ERROR.encode()) and f"(sha256 {sha})" in d.why, d
+    chain = recs[f"{TOOLS}:patch:1"]
+    assert [p.data for p in chain.parts if p.k == "data" and "error" in p.data] == [{"error": ROOT_ERROR}]
+    assert not any(d.what == "error" for d in chain.dropped), chain.dropped
 
     [sid] = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
     doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
@@ -133,3 +136,42 @@ def test_the_page_shows_the_traceback(tmp_path, receiver_factory, run_asz, brows
         assert shown == TOOL_ERROR
     finally:
         s.stop()
+
+
+def test_a_real_graphs_chain_step_error_lands_byte_for_byte(tmp_path, receiver_factory, run_asz):
+    """A real LangGraph app whose tool raises with ``handle_tool_errors=False`` (big_tool_app.py, size 0): the
+    ``tools`` chain step's own error (3,143 bytes here, 3,316 in trial 37b: its traceback runs through the graph's
+    node) lands whole, byte for byte, in the chain's record, no longer only listed under ``dropped`` with its SHA-256;
+    the tool's error is its result and the graph's the Run failed step, each whole, and the conversation says the one
+    failed run. Every error compared is the one the receiver staged."""
+    from test_langchain_big_tool import run_app
+
+    root = tmp_path / "root"
+    rcv = receiver_factory(root)
+    run_app(tmp_path, rcv.url, 0, "chain-err-1")
+    rcv.stop()
+    sent = {}
+    for f in sorted((root / "_ingest" / "langsmith" / "inbox").glob("*.jsonl")):
+        for line in f.read_text().splitlines():
+            a = json.loads(line)
+            if a["run"].get("error"):
+                sent[a["run"]["name"]] = (a["id"], a["run"]["error"])
+    assert set(sent) == {"LangGraph", "tools", "big"}, sent
+    run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest")
+
+    recs = landed_records(root)
+    rid, err = sent["tools"]
+    assert len(err.encode()) > 1000 and "Traceback" in err
+    [chain] = [r for k, r in recs.items() if k.split(":")[0] == rid and any(p.k == "data" and "error" in p.data for p in r.parts)]
+    [kept] = [p.data["error"] for p in chain.parts if p.k == "data" and "error" in p.data]
+    assert kept.encode() == err.encode()
+    assert not any(d.what == "error" for d in chain.dropped), chain.dropped
+    [res] = [p for r in recs.values() if r.id.split(":")[0] == sent["big"][0] for p in r.parts if p.k == "result"]
+    assert res.text == sent["big"][1] and res.failed is True
+    [root_err] = [r for r in recs.values() if r.id.startswith(sent["LangGraph"][0]) and r.id.endswith(":error")]
+    assert [p.text for p in root_err.parts] == [sent["LangGraph"][1]]
+    [sid] = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
+    said = run_asz("conversation", sid, "--root", str(root)).stdout
+    assert "errors 1 failed run(s)" in said, said
+    shown = run_asz("show", sid, chain.id, "--root", str(root)).stdout  # the chain's end: its patch record
+    assert json.dumps(err)[1:40] in shown, shown

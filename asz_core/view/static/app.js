@@ -2091,7 +2091,9 @@
     if (n.state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'withheld · ' + fmtBytes(n.bytes)));
     else if (withheldFlags(n).length) out.push(h('span', { class: 'tag' }, withheldFlags(n).join(', ')));
     if (n.result_state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'result withheld'));
-    if (n.request_to_result_ms !== undefined) out.push(h('span', { class: 'tag' }, fmtDur(n.request_to_result_ms)));
+    // a tool's own run time where its runtime recorded it (LangSmith: trial 37b F4), else the time between its records
+    if (n.duration_ms !== undefined && (n.kind === 'tool' || n.kind === 'agent.call')) out.push(h('span', { class: 'tag', title: 'the tool run\'s own start to end, as its runtime recorded them' }, fmtDur(n.duration_ms)));
+    else if (n.request_to_result_ms !== undefined) out.push(h('span', { class: 'tag' }, fmtDur(n.request_to_result_ms)));
     executionsOf(n).forEach(function (e) { out.push(executionTag(e)); });
     if ((n.flags || []).indexOf('error') >= 0 && !n.failed) out.push(h('span', { class: 'tag failed' }, 'error'));
     return out;
@@ -2289,6 +2291,7 @@
       }
       const facts = [];
       if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
+      if (n.duration_ms !== undefined) facts.push(['tool run', num(n.duration_ms) + ' ms (its own start to end, as its runtime recorded them)']);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
       else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms (between the two records, not tool time)']);
       if (n.changes) facts.push(['workspace changes', changeLinks(n)]);
