@@ -75,6 +75,8 @@ _LAZY = {
     "canonical_json": "asz_core.sessiondata.canonical",
     **dict.fromkeys(("keys_twice", "twice_dropped"), "asz_core.sessiondata.keystwice"),
     "load_compiled": "asz_core.sessiondata.compiled",
+    # an adapter's discovery that materialises what it reads says how far it is (trial 37b F7)
+    "discovery_progress": ("asz_core.collect.meter", "discovering"),
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
@@ -162,6 +164,7 @@ __all__ = [
     "keys_twice",
     "twice_dropped",
     "load_compiled",
+    "discovery_progress",
     "loads_source",
     "settle_surrogates",
     "BodyError",

@@ -56,14 +56,16 @@ def _one_pass(collectors: list[Collector]) -> Counters:
     """One pass of every adapter together (:func:`asz_core.collect.run_passes`): session by session, a session's
     main transcript, then the observers' files, then the rest; its progress as :class:`~asz_core.reading.progress.Bar`
     shows it (a bar on a terminal, else a plain line once the pass runs long, also while one long session lands:
-    ``collect: N of M session(s), B of T MB, T s``, :mod:`asz_core.collect.meter`'s bytes)."""
+    ``collect: N of M session(s), B of T MB, T s``, :mod:`asz_core.collect.meter`'s bytes, and before the sessions are
+    known, while an adapter's discovery materialises staged arrivals, ``collect: 0 session(s), staged arrivals B of T
+    MB read, T s``: trial 37b F7)."""
     if not collectors:
         return Counters()
-    from ..collect.meter import metering
+    from ..collect.meter import metering, shown
     from ..reading.progress import Bar
 
     names = ", ".join(col.adapter.name for col in collectors)
-    with metering() as meter, Bar("collect", unit="session(s)", more=lambda: megabytes(meter.value, meter.total)) as bar:
+    with metering() as meter, Bar("collect", unit="session(s)", more=lambda: shown(meter)) as bar:
         def poke() -> None:  # no refresh thread (the pass may fork its workers): landing pokes the bar (note22)
             bar.total = meter.sessions
             bar.poke()
@@ -75,11 +77,6 @@ def _one_pass(collectors: list[Collector]) -> Counters:
             bar.advance(names, done - bar.done)
 
         return run_passes(collectors, on_session=step)
-
-
-def megabytes(value: int, total: int) -> str:
-    """``12.3 of 50.0 MB`` (bytes: 1 MB is 1,000,000)."""
-    return f"{value / 1e6:,.1f} of {total / 1e6:,.1f} MB"
 
 
 def collect(

@@ -8,7 +8,9 @@ bytes of each session done (landed, or found with nothing new) plus what landed 
 process and in its forked workers alike (shared memory, one count a run, as :class:`~asz_core.collect.workers.Tally`).
 ``tick()`` is called in the process that shows the progress each time landing moves a cursor there and, while
 workers land, every :data:`~asz_core.collect.workers.TICK` seconds: a long session gets its line every period. A
-file that grew after the listing may take the value past the total. Outside a block every function here does nothing.
+file that grew after the listing may take the value past the total. Before the pass is sized, an adapter's discovery
+that materialises what it reads (LangSmith's staged arrivals) says its bytes (:func:`discovering`), and the line says
+them (:func:`shown`). Outside a block every function here does nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import os
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
-__all__ = ["Meter", "metering", "sized", "landed", "session_done", "share", "in_worker", "poke"]
+__all__ = ["Meter", "metering", "sized", "landed", "session_done", "share", "in_worker", "poke", "discovering", "shown"]
 
 
 class Meter:
@@ -27,6 +29,9 @@ class Meter:
     def __init__(self) -> None:
         self.total = 0
         self.sessions: int | None = None
+        #: ``(done, total)`` bytes an adapter's discovery has worked through before listing its sources (LangSmith's
+        #: staged arrivals materialised: trial 37b F7), None when none said any
+        self.discovery: tuple[int, int] | None = None
         self.tick: Callable[[], None] | None = None
         self._counts: Sequence[int] = [0]  # slot 0 this process's, 1 + r run r's once shared
         self._slot = 0
@@ -115,6 +120,26 @@ def in_worker(run: int) -> None:
     """See :meth:`Meter.in_worker`."""
     if _meter is not None:
         _meter.in_worker(run)
+
+
+def discovering(done: int, total: int) -> None:
+    """An adapter's discovery has worked through ``done`` of ``total`` bytes it reads before it lists its sources
+    (LangSmith's staged arrivals, materialised into sources: trial 37b F7, a 540 MB pass said ``0.0 of 540.0 MB`` for
+    27 s); the progress line says it (:func:`shown`) and is poked. Public as ``asz_core.discovery_progress``; does
+    nothing outside a metered pass (``asz sources``, a test)."""
+    if _meter is not None:
+        _meter.discovery = (max(0, int(done)), max(0, int(total)))
+        if _meter.tick is not None:
+            _meter.tick()
+
+
+def shown(meter: Meter) -> str:
+    """The bytes the progress line says: ``12.3 of 50.0 MB`` (bytes: 1 MB is 1,000,000) once the pass is sized, and
+    before it, while a discovery reads what it materialises, ``staged arrivals 120.5 of 485.0 MB read``."""
+    if meter.sessions is None and meter.discovery is not None:
+        done, total = meter.discovery
+        return f"staged arrivals {done / 1e6:,.1f} of {total / 1e6:,.1f} MB read"
+    return f"{meter.value / 1e6:,.1f} of {meter.total / 1e6:,.1f} MB"
 
 
 def poke() -> None:
