@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 from verify_landing import change_byte, edit_records, land_executions, typer_passes
 
@@ -116,7 +117,7 @@ def test_a_root_with_mcp_execution_records(corpus_copy, tmp_path):
     """One execution record per session that holds a tool call (the real ``asz hook``, collected by the ``changes``
     adapter and parsed): the arguments check's warnings come out the same both ways."""
     root = corpus_copy()
-    assert land_executions(root, tmp_path, REPO) >= 2
+    assert land_executions(root, tmp_path, REPO, run=forked.run) >= 2  # real hooks, collect and parse, forked
     assert sum(1 for s in session_dirs(root) for name, _ in landed_files(s) if name.kind == "execution") >= 2
     got = _check(root, tmp_path, 0)
     assert b"execution record row 1" in got[0].stdout + got[0].stderr

@@ -165,15 +165,18 @@ def change_byte(path: Path, pos: int, value: int) -> None:
     overwrite(path, bytes(data))
 
 
-def land_executions(root: Path, work: Path, cwd: Path) -> int:
+def land_executions(root: Path, work: Path, cwd: Path, run=None) -> int:
     """Land one MCP call's execution record per session of ``root`` that holds none, as Claude Code's hook and the
     collector land it (the real ``asz hook --data work/hookdata``, then ``asz collect --once --adapter changes``), and
     parse again; how many were written. The call is the first call part of the session's main transcript, its tool
     named ``mcp__bench__<name>`` and sent its own input. For the verify bench and the tests of a root with MCP
-    execution records; the commands run in ``cwd`` (the checkout)."""
+    execution records; the commands run in ``cwd`` (the checkout), each a real process started by ``run`` (default
+    :func:`subprocess.run`, a fresh interpreter; a test gives ``forked.run``)."""
     import json
     import subprocess
     import sys
+
+    run = run or subprocess.run
 
     from asz_core.storage import landed_files, session_dirs
 
@@ -198,12 +201,12 @@ def land_executions(root: Path, work: Path, cwd: Path) -> int:
                  "tool_name": f"mcp__bench__{part.get('name') or 'tool'}", "tool_input": part.get("data"),
                  "tool_response": [{"type": "text", "text": "ok"}], "duration_ms": 1, "cwd": "/bench",
                  "mcp_server": {"name": "bench", "source": "dynamic"}}
-        subprocess.run([*asz, "hook", "--data", str(data)], check=True, cwd=cwd, input=json.dumps(event).encode())
+        run([*asz, "hook", "--data", str(data)], check=True, cwd=cwd, input=json.dumps(event).encode())
         n += 1
     if n:
-        subprocess.run([*asz, "collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root)],
-                       check=True, cwd=cwd, stdout=subprocess.DEVNULL)
-        subprocess.run([*asz, "parse", "--root", str(root)], check=True, cwd=cwd, stdout=subprocess.DEVNULL)
+        run([*asz, "collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root)],
+            check=True, cwd=cwd, stdout=subprocess.DEVNULL)
+        run([*asz, "parse", "--root", str(root)], check=True, cwd=cwd, stdout=subprocess.DEVNULL)
     return n
 
 
