@@ -185,9 +185,11 @@ def corpus_projects(corpus_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def corpus_collected(corpus_dir: Path, tmp_path_factory) -> Path:
     """The Claude Code corpus (../shared/corpus/claude-code/projects) collected and parsed ONCE per test run by
-    the real ``asz collect --once`` into a storage root, shared by the run's xdist workers (:func:`run_once.made_once`).
-    Nobody writes into it: a test or a module takes its own copy with :func:`corpus_copy` (a copy costs a fraction of
-    a collect); skips when the corpus is absent."""
+    the real ``asz collect --once`` into a storage root, made once for the run's xdist workers
+    (:func:`run_once.made_once`, never read by a command there) and copied once into each worker's own: readers such as
+    ``asz ls`` write the root's summary store, so a worker's reading must never meet another's copying. No test writes
+    into it: a test or a module takes its own copy with :func:`corpus_copy` (a copy costs a fraction of a collect);
+    skips when the corpus is absent."""
     projects = corpus_dir / "claude-code" / "projects"
     if not projects.is_dir():
         pytest.skip(f"{projects} is absent")
@@ -199,7 +201,9 @@ def corpus_collected(corpus_dir: Path, tmp_path_factory) -> Path:
                             "--root", str(base / "root")], capture_output=True, text=True, cwd=base, env=env, timeout=600)
         assert p.returncode == 0, p.stdout + p.stderr
 
-    return made_once(tmp_path_factory, "corpus-collected", make) / "root"
+    own = tmp_path_factory.mktemp("corpus-collected") / "root"
+    shutil.copytree(made_once(tmp_path_factory, "corpus-collected", make) / "root", own, symlinks=True)
+    return own
 
 
 @pytest.fixture(scope="session")
