@@ -35,6 +35,7 @@ import orjson
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_render import RENDER, as_render, drawing
+from .export_typed import AROUND, classed, origin, origins, plain
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
 
@@ -68,48 +69,70 @@ def _forms(shown: str, kind: str) -> list[tuple[str, int]]:
     return out
 
 
-def mask_places(copy: bytes, seen: list) -> list[dict]:
+def mask_places(copy: bytes, seen: list, render: int = RENDER) -> list[dict]:
     """Each mask in the written ``copy`` (UTF-8), in its order: where it stands (``line`` and ``column`` from 1, the
     column in characters; ``offset`` and ``length`` in bytes), its ``kind``, ``shown``, ``fingerprint`` and
     ``texts_sha256``: the SHA-256 of each unmasked text the credential was masked in. ``seen`` is what
-    :class:`~asz_core.view.secret_forms.recording` gathered while the copy was made (texts and their masks); a
-    mask is each place the copy holds one of their shown texts (as written in md, JSON or HTML). A shown text a cut
-    took part of (a title cut to its length) is text, not a mask."""
+    :class:`~asz_core.view.secret_forms.recording` gathered while the copy was made (texts and their masks, and the
+    texts holding a ``***`` no mask put there); a mask is each place the copy holds one of their shown texts (as
+    written in md, JSON or HTML) that the masker put there. A shown text a cut took part of (a title cut to its
+    length) is text, not a mask.
+
+    From render 12 (review37), where a shown text also stands in the texts as they were typed (a password's ``***``
+    beside Markdown's ``***bold***`` or ``***`` rule) or stands for credentials of more than one form (a named
+    password's and a URL's ``***``), each place in the copy is the occurrence, a mask or a typed one, whose text around
+    it (:func:`~asz_core.reading.export_typed.plain`) is most like the copy's, so only the masker's masks are listed, each with its own form; a
+    manifest of render 11 or before listed every such place as a mask of the first form seen, and is checked so
+    (``render``)."""
     by_shown: dict[str, dict] = {}
     for text, cuts in seen:
         digest = sha256(text.encode("utf-8", "surrogateescape"))
         for mark, kind, shown, around in _around(text, cuts):
-            e = by_shown.setdefault(shown, {"kind": kind, "fingerprint": mark, "texts_sha256": [], "marks": {}})
-            got = e["marks"].setdefault(mark, {"texts_sha256": [], "around": []})
+            e = by_shown.setdefault(shown, {"kind": kind, "fingerprint": mark, "texts_sha256": [], "marks": {},
+                                            "kinds": set(), "origins": []})
+            e["kinds"].add(kind)
+            got = e["marks"].setdefault(mark, {"texts_sha256": [], "around": [], "kind": kind})
             got["around"].append(around)
             for held in (e, got):
                 if digest not in held["texts_sha256"]:
                     held["texts_sha256"].append(digest)
+    if render >= 12:
+        origins(seen, by_shown)
     text = copy.decode("utf-8", "surrogateescape")
-    found: list[tuple[int, int, str]] = []  # (start, end, shown) in characters of text
+    found: list[tuple[int, int, str, str]] = []  # (start, end, shown, kind) in characters of text
     for shown, e in by_shown.items():
-        for form, lead in _forms(shown, e["kind"]):
-            at = text.find(form)
-            while at >= 0:
-                found.append((at + lead, at + len(form) - (1 if lead else 0), shown))
-                at = text.find(form, at + 1)
-    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+        for kind in sorted(e["kinds"]) if classed(e) else (e["kind"],):
+            for form, lead in _forms(shown, kind):
+                at = text.find(form)
+                while at >= 0:
+                    found.append((at + lead, at + len(form) - (1 if lead else 0), shown, kind))
+                    at = text.find(form, at + 1)
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0]), f[3] != "url-password"))
     out, end = [], 0
     line, line_start, at, offset = 1, 0, 0, 0
-    for a, b, shown in found:
-        if a < end:
-            continue  # inside a longer one
+    for k, (a, b, shown, kind) in enumerate(found):
+        if a < end or (k and found[k - 1][:2] == (a, b)):
+            continue  # inside a longer one, or the same place found for another form
+        e = by_shown[shown]
+        if classed(e):
+            forms = {f[3] for f in found[k:k + len(e["kinds"])] if f[:2] == (a, b)}
+            took = origin(e["origins"], forms, plain(text[max(a - 400, 0):a])[-AROUND:], plain(text[b:b + 400])[:AROUND])
+            if took is None:
+                continue  # a *** typed in a text (Markdown), no mask
+            kind, mark, texts = took
+        else:
+            kind = e["kind"]
+            mark = _which(e["marks"], text[max(a - 300, 0):a], text[b:b + 300]) if len(e["marks"]) > 1 else e["fingerprint"]
+            texts = e["marks"][mark]["texts_sha256"] if len(e["marks"]) > 1 else e["texts_sha256"]
         piece = text[at:a]
         line += piece.count("\n")
         if "\n" in piece:
             line_start = at + piece.rfind("\n") + 1
         offset += len(piece.encode("utf-8", "surrogateescape"))
         written = text[a:b].encode("utf-8", "surrogateescape")
-        e = by_shown[shown]
-        mark = _which(e["marks"], text[max(a - 300, 0):a], text[b:b + 300]) if len(e["marks"]) > 1 else e["fingerprint"]
         out.append({"mask": len(out) + 1, "line": line, "column": a - line_start + 1, "offset": offset,
-                    "length": len(written), "kind": e["kind"], "shown": text[a:b], "fingerprint": mark,
-                    "texts_sha256": e["marks"][mark]["texts_sha256"] if len(e["marks"]) > 1 else e["texts_sha256"]})
+                    "length": len(written), "kind": kind, "shown": text[a:b], "fingerprint": mark,
+                    "texts_sha256": texts})
         offset += len(written)
         line += text[a:b].count("\n")
         at = end = b
@@ -400,7 +423,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
     again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
-    entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen))  # keyed as the manifest's
+    entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen, int(body.get("render") or 1)))  # keyed as the manifest's
     spans = None
     if again == copy:
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "

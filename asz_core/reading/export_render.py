@@ -63,6 +63,11 @@ could hide behind it).
   :data:`~asz_core.reading.audit_errors.ERROR_BYTES` bytes, and the bytes left out) and a line for each error step,
   kind ``api_error`` or ``run_failed``. A copy of render 10 or before is made again drawing as that render did
   (:func:`drawing`); the other forms are drawn as render 10 draws them.
+- render 12: no copy's bytes changed; its manifest lists only the masks the masker put there (review37: a password's
+  ``***`` and every Markdown ``***`` of the texts were listed alike, 12 places where 3 were masks, each of the first
+  form seen). A place where a shown text also stands as typed, or stands for more than one form, is the occurrence
+  whose text around it is most like the copy's (:func:`~asz_core.reading.export_manifest.mask_places`); a manifest of
+  render 11 or before is checked by the rule it was written with.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 11
+RENDER = 12
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

@@ -293,7 +293,7 @@ def masked(value: str, kind: str = "") -> str:
     no key material); a password (``kind`` ``url-password``) as ``***``, nothing of it kept (a short one would be
     most of it); a password given to a name (``password``) alike."""
     if kind in ("url-password", "password"):
-        return "***"
+        return TYPED_TOO
     if value.startswith("-----"):
         return value
     return f"{value[:4]}…{value[-4:]}" if len(value) > 12 else f"{value[:2]}…"
@@ -340,7 +340,7 @@ def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
             end = b
             out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b]), kind))
         at = end
-    if _SEEN is not None and out:
+    if _SEEN is not None and (out or TYPED_TOO in text):  # a typed *** too: the manifest tells it from a mask (render 12)
         _SEEN.append((text, out))
     return out
 
@@ -355,13 +355,17 @@ def credentials(text: str) -> list[tuple[str, str, str]]:
             for _, _, shown, mark, kind in _replacements(text)]
 
 
+#: What a password's mask shows (:func:`masked`) that a text can hold as typed too (Markdown's ``***``): a text holding
+#: it is recorded (:class:`recording`) though it holds no credential, so the manifest tells a mask from a typed one.
+TYPED_TOO = "***"
 #: While :func:`recording`: each text a credential was found in, with what masks it (``(text, replacements)``).
 _SEEN: list | None = None
 
 
 class recording:
     """``with recording() as seen:`` every text a credential is found in while it runs, as ``(text, [(start, end,
-    shown, fingerprint, kind), …])``: what the export manifest places its masks by
+    shown, fingerprint, kind), …])``, and every text holding a typed ``***`` (a password's mask's shown text) with
+    ``[]``: what the export manifest places its masks by
     (:mod:`asz_core.reading.export_manifest`). Not nested, not thread-safe: one export at a time."""
 
     def __enter__(self) -> list:
