@@ -5,7 +5,12 @@ yet or changed, and says ``N written, M already there``. docs/reading.md, "An in
 
 A line (:meth:`Resume.wrote`): ``{"conversation", "file", "sha256", "manifest_sha256", "key", "clips", "redacted"}``:
 the copy's name and SHA-256 and its manifest's, the :meth:`Resume.key` it was made under, and what its making said
-to stderr's closing lines (json's clipped texts, the credential fingerprints counted). Each line is appended once its
+to stderr's closing lines (json's clipped texts, the credential fingerprints counted). The fingerprints are keyed as
+the copy's manifest keys them (HMAC-SHA256 under ``_export/mask.key``: :func:`~asz_core.storage.mask_key.keyed_mark`),
+the key named in ``mask_key`` (:func:`~asz_core.storage.mask_key.key_id`), so a stopped export's folder is no offline
+oracle either (close37; trial 37a F1); a root no key can be made in gives ``redacted`` null and ``redacted_places``,
+and such a copy is made again. A line an older asz wrote (unkeyed, no ``mask_key``) is keyed when the partial
+manifest is next read. Each line is appended once its
 copy and manifest are in the folder (each written whole or not at all:
 :func:`~asz_core.reading.export_manifest.write_whole`), so a line names only whole files; a line a kill -9 cut short
 is dropped when the partial manifest is next read.
@@ -86,6 +91,11 @@ class Resume:
                 continue  # the end of a line a kill -9 cut short: its copy is made again
             if isinstance(e, dict) and isinstance(e.get("conversation"), str):
                 self.entries[e["conversation"]] = e
+        for e in self.entries.values():  # a line an older asz wrote: its fingerprints unkeyed, keyed now
+            if e.get("redacted") and "mask_key" not in e:
+                marks, kid = self._keyed(e["redacted"])
+                e.update({"redacted": marks, "mask_key": kid} if marks is not None else
+                         {"redacted": None, "redacted_places": len(e["redacted"])})
         from ..reading.export_manifest import write_whole
 
         write_whole(self.path, b"".join(orjson.dumps(e) + b"\n" for e in self.entries.values()))  # no torn tail
@@ -94,6 +104,18 @@ class Resume:
         self.lock: Optional[int] = None
         self._key: dict[str, str] = {}
         self._base = self._base_key(made, prices) if self.keep else b""
+
+    def _keyed(self, marks: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
+        """``marks`` (credential fingerprints, unkeyed) keyed by the root's mask key, made when it has none, as the
+        copies' manifests key them, and the key's name; ``(None, None)`` when no key can be read or made (a root
+        read without a write)."""
+        from ..storage.mask_key import key_id, keyed_mark, mask_key
+
+        try:
+            key = mask_key(self.root)
+        except OSError:
+            return None, None
+        return [keyed_mark(key, m) for m in marks], key_id(key)
 
     def _base_key(self, made: dict, prices) -> bytes:
         """What every copy's key shares: the build mark, the price table, how the copies are made, ``_received/``."""
@@ -143,9 +165,23 @@ class Resume:
             return False
         if self.key(row) != e.get("key"):
             return False
+        marks = e.get("redacted") or []
+        if e.get("redacted") is None and e.get("redacted_places"):
+            return False  # its fingerprints could not be kept keyed: made again, counted anew
+        if marks:
+            from ..storage.mask_key import key_id, mask_key
+
+            try:
+                key = mask_key(self.root)
+            except OSError:
+                return False
+            if key_id(key) != e.get("mask_key"):
+                return False  # keyed by a key the root no longer holds: made again
+            prose.__dict__["kept_key"] = key
         if prose.clips is not None and isinstance(e.get("clips"), list):
             prose.clips.append(tuple(e["clips"]))
-        prose.redacted.extend(e.get("redacted") or ())
+        # keyed, beside this run's (``redacted_kept``, ``kept_key``): export_said.credentials_counted counts them once
+        prose.__dict__.setdefault("redacted_kept", []).extend(marks)
         prose.manifests.append((mpath, e["manifest_sha256"]))
         from .export_said import over_budget
 
@@ -167,9 +203,12 @@ class Resume:
         from ..reading.export_manifest import manifest_path, sha256
 
         clips = (prose.clips or [])[mark[0]:]
+        marks, kid = self._keyed(prose.redacted[mark[1]:]) if prose.redacted[mark[1]:] else ([], None)
         e = {"conversation": cid, "file": name, "sha256": sha256(data),
              "manifest_sha256": sha256(manifest_path(self.out / name).read_bytes()), "key": key,
-             "clips": list(clips[0]) if clips else None, "redacted": prose.redacted[mark[1]:]}
+             "clips": list(clips[0]) if clips else None, "redacted": marks,
+             **({"mask_key": kid} if kid else {}),
+             **({"redacted_places": len(prose.redacted) - mark[1]} if marks is None else {})}
         stop_for_test("wrote")
         with open(self.path, "ab") as f:
             f.write(orjson.dumps(e) + b"\n")

@@ -166,7 +166,7 @@ def credentials_line(prose) -> str:
     neither, when it wrote some whole, says how many and names ``--redact`` (trial 24b F7: an html export wrote 7
     credentials whole and said nothing); md and html given neither mask by default and say so only when they masked
     some (trial 34c F8)."""
-    places, values = len(prose.redacted), len(set(prose.redacted))
+    places, values = credentials_counted(prose)
     if prose.redact and prose.redact_said is None and getattr(prose, "shared", False):  # md, html: trial 34c F8
         return (f"asz export: md and html mask credentials by default: masked {places:,} place(s) of {values:,} "
                 "credential(s) (--no-redact keeps them whole)") if places else ""
@@ -182,6 +182,18 @@ def credentials_line(prose) -> str:
         return (f"asz export: note: {places:,} place(s) of {values:,} credential(s) of a known form written whole "
                 "(asz secrets lists them); --redact masks them")
     return ""
+
+
+def credentials_counted(prose) -> tuple[int, int]:
+    """``(places, distinct credentials)`` an export masked or wrote whole: this run's fingerprints and, of a resumed
+    folder export, those of the copies it kept (keyed, :class:`~asz_core.cli.export_resume.Resume`), counted as one
+    where the key makes them one."""
+    kept = getattr(prose, "redacted_kept", None) or []
+    if not kept:
+        return len(prose.redacted), len(set(prose.redacted))
+    from ..storage.mask_key import keyed_mark
+
+    return len(prose.redacted) + len(kept), len({keyed_mark(prose.kept_key, m) for m in prose.redacted} | set(kept))
 
 
 def unwritten_said(prose) -> str:
