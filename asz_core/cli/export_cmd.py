@@ -196,7 +196,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         from ..reading.export_brief import to_brief
 
         return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
-    return to_markdown(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
+    return to_markdown(root, doc, thinking=thinking, index=prose.index, mask=prose.masker).encode("utf-8"), bad
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:

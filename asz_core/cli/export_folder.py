@@ -246,7 +246,7 @@ def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool, files
         _refuse_left_over(out, left_over(out, fmt, files), replace, lock)
     (out / FOLDER_MANIFEST).unlink(missing_ok=True)
     remove_parts(out)  # a kill -9 left it: never a whole file
-    prose.index = "index.html" if fmt == "html" else ""  # each page links back to it
+    prose.index = {"html": "index.html", "md": "index.md"}.get(fmt, "")  # each page links back to it (md: render 13)
     resume = Resume(out, r, fmt, made(), prose.table, thinking)
     resume.lock = lock
     return resume

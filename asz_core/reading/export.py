@@ -40,6 +40,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, tool_gist, tool_html, tool_markdown
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
+from .export_nav import navigated
 from .listing import link_lines
 from .termtext import md_line, md_visible
 
@@ -223,9 +224,9 @@ def _each(lines, mask) -> list[str]:
     return [mask.text(x) for x in lines] if mask is not None else list(lines)
 
 
-def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, mask=None) -> str:
-    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring), each
-    text masked by ``mask`` before it is placed (:func:`drawn_steps`)."""
+def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None) -> str:
+    """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring), each text
+    masked by ``mask`` first (:func:`drawn_steps`); a folder's copy (``index``) finds its way (:func:`navigated`)."""
     lines = markdown_head(root, doc)
     und = doc.get("undescribed") or []
     if unres := unresolved_said(root, doc):
@@ -233,13 +234,12 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, m
     if und:
         lines.append(f"- undescribed records: {len(und)} (bytes the dialect could not describe; listed at the end)")
     dialect = doc_dialect(root, doc)
-    for i, t in enumerate(drawn_steps(root, doc, thinking, dialect, mask), 1):
+    headings = navigated(lines, index, talks := drawn_steps(root, doc, thinking, dialect, mask))  # render 13
+    for i, t in enumerate(talks, 1):
         talk = t["talk"]
-        if talk is None:  # loose nodes of a stream with no talk
-            lines += ["", f"## {md_line(t['heading'])}"]
-        else:
-            lines += ["", f"## Talk {i}: {literal(md_line(t['heading']))}", "",
-                      f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
+        lines += ["", f"## {headings[i - 1]}"]  # loose nodes of a stream with no talk: their label alone
+        if talk is not None:
+            lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", nested(md_visible(st["text"]))]

@@ -68,6 +68,11 @@ could hide behind it).
   form seen). A place where a shown text also stands as typed, or stands for more than one form, is the occurrence
   whose text around it is most like the copy's (:func:`~asz_core.reading.export_manifest.mask_places`); a manifest of
   render 11 or before is checked by the rule it was written with.
+- render 13: a conversation's md in a folder export (``--out DIR/``, ``--format md``, its manifest's ``made.index``
+  ``index.md``) links back to the folder's ``index.md`` on the line under its title and lists its talks after its
+  head, each linking its heading (:func:`~asz_core.reading.export_nav.talk_list`; trial 37a F6: the html had both, the md
+  neither). A copy of render 12 or before is made again drawing as that render did (:func:`drawing`); a single
+  file's md (no index) is drawn as render 12 draws it.
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 12
+RENDER = 13
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
