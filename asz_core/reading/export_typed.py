@@ -30,11 +30,11 @@ def origins(seen: list, by_shown: dict) -> None:
     written before the copy drew it: a mask ``(kind, fingerprint, texts_sha256, before, after)`` or one typed
     ``(None, None, None, before, after)``, ``before`` and ``after`` :data:`AROUND` characters of :func:`plain` text;
     added to each shown text's ``origins``."""
-    wholes = [plain(masked_whole(text, cuts)[0]) for text, cuts in seen if cuts]
+    wholes = "\0".join(plain(masked_whole(text, cuts)[0]) for text, cuts in seen if cuts) if TYPED_TOO in by_shown else ""
     for text, cuts in seen:
         if not any(shown in by_shown for shown in (TYPED_TOO, *(c[2] for c in cuts))):
             continue
-        if not cuts and any(plain(text).rstrip("…") in w for w in wholes):
+        if not cuts and plain(text).rstrip("…") in wholes:
             continue  # a masked text masked again (a title or heading cut from it, its masks as they were): no typed ***
         whole, masks = masked_whole(text, cuts)
         spans = [(x, y) for x, y, *_ in masks]
