@@ -19,7 +19,7 @@ from ..view.usage import TOKEN_KINDS
 from .reading_common import fit_cells, say_left_out, terminal_columns
 from .usage_out import total_lines
 
-__all__ = ["COLUMNS", "NOT_RECORDED", "HELD_BACK", "NARROW", "MIN_KEY", "short_model", "models_cell", "narrowed", "print_table",
+__all__ = ["COLUMNS", "NOT_RECORDED", "HELD_BACK", "NARROW", "MIN_KEY", "short_model", "models_cell", "narrowed", "widened", "print_table",
            "with_kinds", "active_line", "burn_words", "credits_line"]
 
 #: Columns of the text table after the key: header and width.
@@ -60,13 +60,11 @@ def models_cell(models: list[str], width: int = COLUMNS[0][1]) -> str:
     return text
 
 
-def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dict, calls: str = "",
-          unrecorded: bool = False, cell: str | None = None, hide: frozenset = frozenset(), held: bool = False) -> str:
-    """One table line; ``models`` the row's models (None: the table has no MODELS column, ``asz usage model``),
-    ``cell`` the MODELS cell's text when given (a breakdown line's ``└ model``); ``calls`` the CALLS cell (a model's own
-    calls on a breakdown line), ``unrecorded`` when the row's calls carry no token usage at all (its tokens read
-    "not recorded", not 0); ``held`` when every call of the row is held back (:data:`HELD_BACK`); ``hide`` the headers
-    of the columns a narrow terminal leaves out (:func:`narrowed`)."""
+def _figures(u: dict | None, cost: dict, calls: str = "", unrecorded: bool = False, held: bool = False) -> list[str]:
+    """The CALLS, INPUT, OUTPUT, CACHE WRITE, CACHE READ, TOTAL and COST cells of one line, whole (a figure is never
+    cut: :func:`widened` gives each column the width of its widest cell): ``calls`` the CALLS cell, ``unrecorded``
+    when the line's calls carry no token usage at all (:data:`NOT_RECORDED`), ``held`` when every call of it is held
+    back (:data:`HELD_BACK`); the cost as :func:`~asz_core.reading.listing.cost_text` writes it, its marks kept."""
     from ..reading.listing import cost_text
 
     usd = cost_text(cost)
@@ -75,11 +73,34 @@ def _line(key: str, key_width: int, models: list[str] | None, u: dict, cost: dic
         f"{sum(u[k] for k in TOKEN_KINDS):,}", usd)
     if held:
         calls, figures = HELD_BACK[0], HELD_BACK[1:]
+    return [calls, *figures]
+
+
+def widened(columns: tuple, lines: list[list[str]]) -> tuple:
+    """``columns`` (header, width) with each figure column (all but MODELS) as wide as its widest cell among
+    ``lines`` (each line's :func:`_figures`), never narrower than its own width: a number is never cut
+    (``5,000,889,218``, ``$125,260.39*``: trial 38b F1; docs/reading.md, "A number never is cut")."""
+    from rich.cells import cell_len
+
+    figure_columns = [c for c in columns if c[0] != "MODELS"]
+    out = {h: w for h, w in figure_columns}
+    for cells in lines:
+        for (h, _), text in zip(figure_columns, cells):
+            out[h] = max(out[h], cell_len(text))
+    return tuple((h, out.get(h, w)) for h, w in columns)
+
+
+def _line(key: str, key_width: int, models: list[str] | None, figures: list[str], columns: tuple,
+          cell: str | None = None, hide: frozenset = frozenset()) -> str:
+    """One table line: the key cell ``key`` (``key_width`` cells), the MODELS cell when the table has one (``models``
+    the row's models; None: no MODELS column, ``asz usage model``; ``cell`` its text when given, a breakdown line's
+    ``└ model``), then ``figures`` (:func:`_figures`) in ``columns``' widths (:func:`widened`); ``hide`` the headers
+    of the columns a narrow terminal leaves out (:func:`narrowed`)."""
+    widths = dict(columns)
     cells = [_cell(key, key_width, True)]
     if models is not None and "MODELS" not in hide:
-        cells.append(_cell(cell if cell is not None else models_cell(models), COLUMNS[0][1], True))
-    cells.append(_cell(calls, 7))
-    cells += [_cell(text, w) for text, (h, w) in zip(figures, COLUMNS[2:]) if h not in hide]
+        cells.append(_cell(cell if cell is not None else models_cell(models), widths["MODELS"], True))
+    cells += [_cell(text, widths[h]) for text, h in zip(figures, [h for h, _ in COLUMNS[1:]]) if h not in hide]
     return "  ".join(cells)
 
 
@@ -203,24 +224,30 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
     if by_model or key == "instance":  # a model id is never cut (the widest known is 28 characters), nor a sender but by
         width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])  # a narrow terminal (review34)
-    columns = COLUMNS[1:] if by_model else COLUMNS
+    lines = []  # (key cell, models, figures, MODELS cell, row or None): every line, so each column fits its widest figure
+    for r in rows:
+        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
+        models = None if by_model else r["models"] or (["held back"] if held else [])
+        lines.append((None, models, _figures(r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), held),
+                      "held back" if models == ["held back"] else None, r))
+        if breakdown and not by_model:
+            for m, u, cost, n in _model_lines(r):
+                lines.append((m, [m], _figures(u, _checked(cost), f"{n:,}", u is None), f"└ {m}", None))
+    lines.append(("total !" if short else "total", None if by_model else [],
+                  _figures(t["usage"], t["cost"], f"{t['calls']:,}", _unrecorded(t)), None, None))
+    columns = widened(COLUMNS[1:] if by_model else COLUMNS, [f for _, _, f, _, _ in lines])
     hide, width = narrowed(width, columns, terminal_columns())
     say_left_out("usage", [h for h, _ in columns if h in hide])
     typer.echo("  ".join([_cell(head, width, True)] + [_cell(h, w, h == "MODELS") for h, w in columns if h not in hide]))
-    for r, label in zip(rows, _key_cells(rows, key, label_of, width)):
-        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
-        models = None if by_model else r["models"] or (["held back"] if held else [])
-        cell = "held back" if models == ["held back"] else None
-        typer.echo(_line(label, width, models, r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), cell,
-                         hide, held))
-        if breakdown and not by_model:
-            for m, u, cost, n in _model_lines(r):
-                mark = f"└ {m}"  # in MODELS, or in the key's cell when a narrow terminal left MODELS out
-                key_cell = f"└ {short_model(m)}" if "MODELS" in hide else ""
-                typer.echo(_line(key_cell, width, [m], u, _checked(cost), f"{n:,}", u is None, mark, hide))
-        _kinds_line(r, "cost by kind", width, hide)
-    typer.echo(_line("total !" if short else "total", width, None if by_model else [], t["usage"], t["cost"],
-                     f"{t['calls']:,}", _unrecorded(t), None, hide))
+    labels, last = iter(_key_cells(rows, key, label_of, width)), None
+    for key_cell, models, figures, cell, r in lines:
+        if r is not None or key_cell.startswith("total"):  # a row's (or the total's) line: the row before it ends
+            if last is not None:
+                _kinds_line(last, "cost by kind", width, hide)
+            key_cell, last = (next(labels), r) if r is not None else (key_cell, None)
+        else:  # a model's line: named in the key's cell when MODELS is left out
+            key_cell = f"└ {short_model(key_cell)}" if "MODELS" in hide else ""
+        typer.echo(_line(key_cell, width, models, figures, columns, cell, hide))
     _kinds_line(t, "total cost by kind", width, hide)
     [typer.echo(text) for text in total_lines(rows, t, breakdown)]  # what caching saved; the rows' cents apart
     unpriced = t["cost"]["unpriced"]

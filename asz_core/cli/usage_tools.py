@@ -34,10 +34,11 @@ def _table(title: str, rows: list[dict], key: str, total: dict | None) -> list[s
     from ..reading.termtext import visible
 
     width = min(48, max([len(title), *(cell_len(visible(str(r[key]))) for r in rows), 5]))
-    out = ["  ".join([fit_cells(title, width), *(fit_cells(h, w, ">") for h, w in COLUMNS)])]
-    for r in [*rows, *([{key: "TOTAL", **total}] if total is not None else [])]:
-        out.append("  ".join([fit_cells(str(r[key]), width),
-                              *(fit_cells(c, w, ">") for c, (_, w) in zip(_cells(r), COLUMNS))]))
+    lines = [(str(r[key]), _cells(r)) for r in [*rows, *([{key: "TOTAL", **total}] if total is not None else [])]]
+    widths = [max([w, *(cell_len(cells[i]) for _, cells in lines)]) for i, (_, w) in enumerate(COLUMNS)]  # a figure never cut
+    out = ["  ".join([fit_cells(title, width), *(fit_cells(h, w, ">") for (h, _), w in zip(COLUMNS, widths))])]
+    for name, cells in lines:
+        out.append("  ".join([fit_cells(name, width), *(fit_cells(c, w, ">") for c, w in zip(cells, widths))]))
     return out
 
 
