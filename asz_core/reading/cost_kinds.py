@@ -22,40 +22,52 @@ from ..view.usage import NO_MODEL, add_call, zero_usage
 from ..view.zone import local_text, zone_name
 from ..view.rate_words import cost_marks
 
-__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "costliest_lines", "cost_lines"]
+__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "calls_words", "costliest_lines", "cost_lines"]
 
 #: How many talks ``asz conversation`` names as its costliest.
 TALKS_SHOWN = 3
 
 
-def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int]:
-    """``(usage by model, calls)`` of the ``llm.call`` nodes among ``nodes`` that carry usage, each call once
+def _calls_by_model(nodes: Iterable[dict], seen: set[str]) -> tuple[dict[str, dict], int, int]:
+    """``(usage by model, calls with usage, calls)`` of the ``llm.call`` nodes among ``nodes``, each call once
     (``seen``: the ids of those already counted), a long-context call in its sum's long-context part (add_call); a node
     holding several provider calls (its ``requests``: a message retried under a second request id) counts each, the
-    summary's ``llm_calls`` rule (:func:`~asz_core.view.usage.call_count`; trial 28a F10: 4 call(s) against 5)."""
+    summary's ``llm_calls`` rule (:func:`~asz_core.view.usage.call_count`; trial 28a F10: 4 call(s) against 5).
+    ``calls`` counts every call as CALLS does, ``calls with usage`` those whose records carry usage (only they add
+    tokens; trial 38b F6: ``5 call(s)`` said of a talk of 7 calls, 5 with usage)."""
     by_model: dict[str, dict] = {}
-    n = 0
+    n = every = 0
     for x in nodes:
-        if x.get("kind") != "llm.call" or not isinstance(x.get("usage"), dict) or x.get("id") in seen:
+        if x.get("kind") != "llm.call" or x.get("id") in seen:
             continue
         seen.add(x.get("id"))
-        n += len(x.get("requests") or ()) or 1  # a node holding two provider calls counts two, as llm_calls (trial 28a F10)
-        add_call(by_model.setdefault(x.get("model") or NO_MODEL, zero_usage()), x["usage"])
-    return by_model, n
+        count = len(x.get("requests") or ()) or 1  # a node holding two provider calls counts two, as llm_calls (trial 28a F10)
+        every += count
+        if isinstance(x.get("usage"), dict):
+            n += count
+            add_call(by_model.setdefault(x.get("model") or NO_MODEL, zero_usage()), x["usage"])
+    return by_model, n, every
 
 
-def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int]]:
-    """``(talk, usage by model, calls)`` of each talk of an asz.view document, by its own model calls (the calls
-    under it that no talk before it holds), in document order; then ``(None, …)`` for calls in no talk (the
-    document's ``loose`` nodes), when there are some."""
+def talk_usage(doc: dict) -> list[tuple[dict | None, dict[str, dict], int, int]]:
+    """``(talk, usage by model, calls with usage, calls)`` of each talk of an asz.view document, by its own model
+    calls (the calls under it that no talk before it holds), in document order; then ``(None, …)`` for calls in no
+    talk (the document's ``loose`` nodes), when there are some."""
     from ..view.usage_buckets import counted_there
 
     seen: set[str] = set(counted_there(doc))  # calls drawn here and counted in an earlier session (trial 28a F1)
-    out: list[tuple[dict | None, dict[str, dict], int]] = [(t, *_calls_by_model(walk([t]), seen)) for t in doc.get("talks") or ()]
-    rest, n = _calls_by_model(walk(doc.get("loose") or ()), seen)
-    if n:
-        out.append((None, rest, n))
+    out: list[tuple[dict | None, dict[str, dict], int, int]] = [(t, *_calls_by_model(walk([t]), seen))
+                                                               for t in doc.get("talks") or ()]
+    rest, n, every = _calls_by_model(walk(doc.get("loose") or ()), seen)
+    if every:
+        out.append((None, rest, n, every))
     return out
+
+
+def calls_words(with_usage: int, calls: int) -> str:
+    """``7 call(s)``, or ``7 call(s), 5 with usage`` when some of them carry no usage: CALLS's count, as ``asz ls``
+    and ``asz usage`` give it, and how many of them add tokens (trial 38b F6)."""
+    return f"{calls:,} call(s)" + (f", {with_usage:,} with usage" if with_usage != calls else "")
 
 
 def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
@@ -96,15 +108,15 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
         return []
     if cost.get("priced") is False and cost.get("unpriced"):
         return []  # none of it had a price: no talk cost $0.00 (trial 32a F8; the cost line says unpriced)
-    exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _) in enumerate(talks)}
+    exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _, _) in enumerate(talks)}
     share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
     marks = cost_marks(cost)
     out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
            f"own; all {len(talks)} add up to the cost above, each rounded on its own)"]
     for i in order:
-        talk, _, n = talks[i]
-        out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {n:,} call(s), {_talk_name(talk, doc)}")
+        talk, _, n, every = talks[i]
+        out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {calls_words(n, every)}, {_talk_name(talk, doc)}")
     return out
 
 
