@@ -7,8 +7,10 @@ session view, ``title``, ``project`` and ``instance``): the calls and the four t
 meters credits; never 0), ``cost_exact`` the exact cost as a decimal text (``usd_exact``: summed and rounded once, never from rounded rows), ``cost`` that
 rounded once to the cent (what the table prints), ``currency`` ``USD`` on every line, ``priced`` ``all``, ``part``
 (some model of it has no price: ``unpriced`` names them) or ``none`` (no token of it had a price: both costs empty,
-never 0), ``marks`` the table's marks after a cost (``*``, ``^``, ``?``) and ``credits`` (Kiro's, in its own unit,
-never USD; empty when none). docs/view.md, For finance.
+never 0), ``marks`` the table's marks after a cost (``*``, ``^``, ``?``), ``credits`` (Kiro's, in its own unit,
+never USD; empty when none) and ``cache_write_1h``, the part of ``cache_write`` written to the 1-hour cache (0 where
+none, empty as the other token cells; last, so the columns before it stand where they stood: trial 38b F4).
+docs/view.md, For finance.
 
 With ``--breakdown`` (trial 30b F7: refused in csv and md, the table's and ``--json``'s only) a ``model`` column
 follows the key (and the session columns), empty on a row's own line and on the total's, and :data:`KIND_COLUMNS`
@@ -32,7 +34,7 @@ __all__ = ["COLUMNS", "KIND_COLUMNS", "FORMATS", "flat_lines", "csv_text", "md_t
 FORMATS = ("table", "json", "csv", "md")
 #: The columns after the key, every line.
 COLUMNS = ("models", "calls", "input", "output", "cache_write", "cache_read", "total_tokens", "cost_exact", "cost",
-           "currency", "priced", "unpriced", "marks", "credits")
+           "currency", "priced", "unpriced", "marks", "credits", "cache_write_1h")
 #: The columns after the key of a session row.
 SESSION = ("title", "project", "instance")
 #: With ``--breakdown``, the columns closing every line: each kind of token's cost (``cost_by_kind``'s keys in order).
@@ -57,11 +59,12 @@ def _line(key: str, extra: tuple, r: dict, models: list[str]) -> list[str]:
     shown = "" if none else f"{cents(cost):.2f}"  # the table's cents ($12.34): the exact amount rounded once
     counts = [u["in"], u["out"], u["cache_write"], u["cache_read"]]
     tokens = [*map(str, counts), str(sum(counts))]
+    hour = str(u.get("cache_write_1h") or 0)  # the 1-hour part of cache_write, 0 where none (trial 38b F4)
     if usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")):  # none recorded: empty, never 0 (trial 29c F4)
-        tokens = [""] * 5
+        tokens, hour = [""] * 5, ""
     return [key, *extra, "; ".join(models), str(r["calls"]), *tokens, exact, shown, "USD",
             _priced(cost), "; ".join(cost.get("unpriced") or ()), cost_marks(cost),
-            "" if r.get("credits") is None else f"{r['credits']:.6f}"]  # to 6 decimals, as --json (trial 29b F5)
+            "" if r.get("credits") is None else f"{r['credits']:.6f}", hour]  # to 6 decimals, as --json (trial 29b F5)
 
 
 def flat_lines(rows: list[dict], key: str, t: dict, table=None, breakdown: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -129,7 +132,7 @@ def md_text(head: list[str], lines: list[list[str]]) -> str:
         return " ".join(s.split()).replace("\\", "\\\\").replace("|", "\\|")
 
     right = {"calls", "input", "output", "cache_write", "cache_read", "total_tokens", "cost_exact", "cost", "credits",
-             *KIND_COLUMNS}
+             "cache_write_1h", *KIND_COLUMNS}
     rule = ["---:" if h in right else "---" for h in head]
     text = "\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [head, rule, *lines])
     return (text + "\n\nCosts in USD: `cost_exact` is exact, `cost` it rounded once to the cent; the total is the exact "
