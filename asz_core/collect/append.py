@@ -89,7 +89,7 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         cur.dev, cur.ino, dirty = st.st_dev, st.st_ino, True  # adopt: same bytes, new inode
     ahead, found = landed_ahead(fd, cur, cp.parent, s.kind)  # files an interrupted pass landed before its cursor moved
     if ahead is not None:
-        sp.report.note(cp, found)
+        sp.report.behind(cp, found)
         prev, dirty = ahead, True
     if damaged and (left := files_after(cp.parent, s.kind, cur.last_seq)):
         sp.conflict(cp, cur, s.path, f"its cursor was damaged (set aside as {damaged}) and the landed files from seq "

@@ -179,7 +179,7 @@ def document_landed(cur: SnapshotCursor, cp: Path, s, data: bytes, digest: str, 
         recs = _records(path, s.src)
         if recs is None or len(recs) != 1 or recs[0].get("bytes") != len(data) or recs[0].get("sha") != source_sha(data):
             return False  # only the newest file can be the document as it is now
-        report.note(cp, f"the document landed in seq {seq} and this cursor did not move past it "
+        report.behind(cp, f"the document landed in seq {seq} and this cursor did not move past it "
                         f"({report_said.behind_cause}); the cursor moves past it from the landed file (nothing lands twice)")
         cur.content_sha256, cur.last_seq, cur.state = digest, seq, "active"
         return True

@@ -52,6 +52,9 @@ class _Told:
     def gone(self, path: str | os.PathLike, message: str) -> None:
         self.calls.append(("gone", str(path), message))
 
+    def behind(self, path: str | os.PathLike, message: str) -> None:
+        self.calls.append(("behind", str(path), message))
+
 
 # What forked workers land: (root, [(session, parts)], collectors, the runs' counts), set by the parent before it forks them.
 _FORKED: tuple[Path, list, list, Tally] | None = None

@@ -128,6 +128,13 @@ GONE_EACH = 3
 GONE_MANY = ("gone: {n:,} source(s) of {sessions:,} session(s) are gone since the last pass (the first: {first}); what "
              "landed is kept and reads as before (their cursors now source_gone); nothing more of them will land; asz "
              "sources lists each (gone: …; --json: gone)")
+#: The one line of a pass that moved more than :data:`GONE_EACH` cursors past what an interrupted pass had landed
+#: (:meth:`Report.behind`; trial 38b F5: 48 notes of ~300 characters after a ``kill -9``).
+BEHIND_MANY = ("note: {n:,} cursor(s) of {sessions:,} session(s) did not move past the lines that had landed ({cause}; "
+               "the first: {first}); their sources still hold those lines, so each cursor moves past them from the "
+               "landed files (nothing lands twice); asz sources lists each source and how far it landed")
+#: The session directory a cursor note's path names (``ROOT/SESSION/streams/…/NAME.cursor``).
+_CURSOR_SESSION = re.compile(r"([^/\\]+)[/\\]streams[/\\]")
 #: The session a :data:`GONE_SAID` line names.
 _GONE_SESSION = re.compile(r"\(session ([^,]+), cursor ")
 #: The next step of a second source refused because another lands into its stream.
@@ -148,6 +155,8 @@ class Report:
         self._told: set[tuple[str, str]] = set()
         #: With ``gone_at_end`` (``asz collect``): the ``gone:`` lines of the pass, told by :meth:`gone_said` at its end.
         self._gone: list[tuple[str, str]] | None = [] if gone_at_end else None
+        #: With ``gone_at_end``: the notes of cursors moved past what an interrupted pass landed (:meth:`behind`).
+        self._behind: list[tuple[str, str]] | None = [] if gone_at_end else None
 
     def _out(self) -> TextIO:
         return self.stream if self.stream is not None else sys.stderr
@@ -199,10 +208,30 @@ class Report:
         else:
             self._line(f"gone: {path}: {message}")
 
+    def behind(self, path: str | os.PathLike, message: str) -> None:
+        """Tell that cursor ``path`` did not move past what its source had landed and was moved past it from the landed
+        files (``note: <path>: <message>``, :mod:`~asz_core.collect.cursor_mend`); with ``gone_at_end``, held for
+        :meth:`gone_said`, which says up to :data:`GONE_EACH` as they are and more as one line (:data:`BEHIND_MANY`)."""
+        if self._behind is not None:
+            self._behind.append((str(path), message))
+        else:
+            self.note(path, message)
+
     def gone_said(self) -> None:
         """At a pass's end, the ``gone:`` lines :meth:`gone` held: up to :data:`GONE_EACH` each as it is, more as one
         line (trial 36b F8: Claude Code's ``cleanupPeriodDays`` removing a month gave 72 lines, one per source), with
-        the count, how many sessions, the first source and where each is listed (:data:`GONE_MANY`). Never raises."""
+        the count, how many sessions, the first source and where each is listed (:data:`GONE_MANY`); then the cursor
+        notes :meth:`behind` held, the same way (:data:`BEHIND_MANY`: trial 38b F5). Never raises."""
+        behind, self._behind = self._behind, ([] if self._behind is not None else None)
+        if behind and len(behind) <= GONE_EACH:
+            for path, message in behind:
+                self.note(path, message)
+        elif behind:
+            from . import report as said  # the cause as the pass set it (a kill, or a full file system)
+
+            sessions = {m.group(1) if (m := _CURSOR_SESSION.search(path)) else path for path, _ in behind}
+            self._line(BEHIND_MANY.format(n=len(behind), sessions=len(sessions), cause=said.behind_cause,
+                                          first=behind[0][0]))
         held, self._gone = self._gone, ([] if self._gone is not None else None)
         if not held:
             return
