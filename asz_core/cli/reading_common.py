@@ -24,9 +24,11 @@ TZ_HELP = ("Time zone of the times shown, the days counted and the dates of --si
            "IANA zone (default: this machine's).")
 
 
-def tz_option():
-    """The ``--tz`` option of every command that prints a local time or counts by day (one definition, one help)."""
-    return typer.Option(None, "--tz", help=TZ_HELP)
+def tz_option(*also: str):
+    """The ``--tz`` option of every command that prints a local time or counts by day (one definition, one help);
+    ``also``: other names it answers to (``asz usage``'s ``--timezone``, ccusage's name: trial 38b F7)."""
+    more = f" {', '.join(also)}: the same (ccusage's name)." if also else ""
+    return typer.Option(None, "--tz", *also, help=TZ_HELP + more)
 
 
 def project_option():

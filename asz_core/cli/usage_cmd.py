@@ -32,6 +32,9 @@ VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block 
              "also sent, counted once under the first) (default daily); tools: tool calls, not model calls, per tool "
              "name and per MCP server: calls and failed (the transcripts'), execution records (asz hook's) by failure "
              "class, their durations (median, p95, max ms) and the conversations using each (docs/reading.md, Tool use).")
+ORDER_HELP = ("Which way the rows run (ccusage's --order): asc, oldest first or A to Z by name, or for --sort cost, "
+              "tokens or calls the smallest first; desc, newest first, Z to A, or the largest first (default: asc by "
+              "date or name, desc by a figure). A (no time) row stays last.")
 SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
              "or by name (project, model); cost, tokens or calls put the largest first.")
 
@@ -40,7 +43,7 @@ def usage(
     view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance|tools]", help=VIEW_HELP),
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day) or YYYY-MM (to its last day), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    tz: Optional[str] = tz_option(),
+    tz: Optional[str] = tz_option("--timezone"),
     project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
@@ -50,46 +53,36 @@ def usage(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows: the key (date, week, month, block, conversation, project or model), usage, cost, models, …, credits, and total (the total row, in every row; with --total-once one object, the total once beside the rows)."),
     breakdown: bool = typer.Option(False, "--breakdown", help="Under each row, one row per model with its calls, tokens and cost (--json has them in every row: calls_by_model, usage_by_model, cost_by_model), and a line with what each kind of token cost: input, output, cache write 5m, cache write 1h, cache read, in cents adding up to the row's cost as printed, with the cost's marks and each kind's share of the exact cost, not of the cents (under the total too; --json: cost_by_kind in every row and the total, in USD to the micro-dollar, adding up to cost.usd, and cost_share_by_kind, in percent to 0.01; --format csv or md: a model column, empty on a row's own line and the total's, one line per model under each row, and cost_input, cost_output, cost_cache_write_5m, cost_cache_write_1h, cost_cache_read on every line, to the micro-dollar)."),
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
+    order: str = typer.Option("", "--order", metavar="[asc|desc]", help=ORDER_HELP),
     form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks, credits and cache_write_1h (the 1-hour part of cache_write, 0 where none; a line whose calls recorded no token count, Kiro's, has its token cells empty, never 0); with --breakdown each row's models and the cost of each kind of token too (docs/view.md, For finance)."),
     prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked asz.yaml where your configuration gave them (--json: total.prices, always)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
     conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
 ) -> None:
-    """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use).
+    """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use). Coming from ccusage: docs/ccusage.md (each report and flag, and where the rules differ).
 
-    One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. A provider call two conversations hold (the same call id and request id: a fork, an import, a session copied under a new id) is counted once in every row and total, under the conversation that made it first, but the session view's rows, each its conversation's own figure: a line under the table says where the total counts it (--json: total.same_calls, the session row's same_calls). calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model
-    and instance by name) unless --sort says cost, tokens or calls. A week starts on Monday in --tz. A block is the 5-hour window a Claude subscription's limits reset in,
-    estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls
-    made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever
-    the filters keep; a line names the block still open, with its burn rate (its tokens and cost per hour from its first call to its last) and what it will have counted at its end at that rate, as ccusage reckons them (--json: start, end, active, burn_rate, projection). A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr). The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is
-    haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count
-    (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits,
-    not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0 (--json: usage_recorded false, its usage's counts null; --format csv or md: its token cells empty). Credits a runtime metered (Kiro) are
-    never tokens or USD: each on its record's day and model (with the calls it metered where those carry no time), in a line under the table (--json: credits, credits_by_model); credits two conversations hold (the same record that added them, or the same turn's message ids: a session copied under a new id) are counted once, as a call is, and a line says so. A call whose records carry no time
-    (Kiro CLI 2.x) is at its turn's recorded end where its session document lists the turn (with the turn's credits), else placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
-    --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is
-    inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr). Cost comes from the price table (asz.yaml prices
-    override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a
-    rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at
-    standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? on the total only: calls landed before asz looked at a call's rate, said once on a line under the table with how many rows hold them and how to have them checked (each row's cost.rate_not_checked_calls in --json; asz ls marks each conversation). A call whose input (cache reads and writes included) is above 200K tokens is priced
-    at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table
-    counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call). Only verified evidence is counted: the calls of
-    a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row
-    they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line
-    under the table names each with its count and why, stderr each problem (a landed file missing: its calls are
-    counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete
-    (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A
-    conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it
-    names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding
-    transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call)
-    marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Exit 1 when the root does
-    not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model
-    match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone or configuration. Landed
-    sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure:
-    the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on
-    stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names
-    whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr. Ctrl-C says how many conversations were read and prints no table, exit 130. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
+    Counting. One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. A provider call two conversations hold (the same call id and request id: a fork, an import, a session copied under a new id) is counted once in every row and total, under the conversation that made it first, but the session view's rows, each its conversation's own figure: a line under the table says where the total counts it (--json: total.same_calls, the session row's same_calls). calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record.
+
+    Rows and order. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model and instance by name) unless --sort says cost, tokens or calls; --order asc or desc turns them around. A week starts on Monday in --tz.
+
+    Blocks. A block is the 5-hour window a Claude subscription's limits reset in, estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever the filters keep; a line names the block still open, with its burn rate (its tokens and cost per hour from its first call to its last) and what it will have counted at its end at that rate, as ccusage reckons them (--json: start, end, active, burn_rate, projection).
+
+    The table. A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr); a figure is never cut: each figure column widens to its largest value. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits, not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0 (--json: usage_recorded false, its usage's counts null; --format csv or md: its token cells empty).
+
+    Credits. Credits a runtime metered (Kiro) are never tokens or USD: each on its record's day and model (with the calls it metered where those carry no time), in a line under the table (--json: credits, credits_by_model); credits two conversations hold (the same record that added them, or the same turn's message ids: a session copied under a new id) are counted once, as a call is, and a line says so.
+
+    Calls with no time. A call whose records carry no time (Kiro CLI 2.x) is at its turn's recorded end where its session document lists the turn (with the turn's credits), else placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
+
+    The window. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr).
+
+    Cost. Cost comes from the price table (asz.yaml prices override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? on the total only: calls landed before asz looked at a call's rate, said once on a line under the table with how many rows hold them and how to have them checked (each row's cost.rate_not_checked_calls in --json; asz ls marks each conversation). A call whose input (cache reads and writes included) is above 200K tokens is priced at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call).
+
+    What is left out, and marked. Only verified evidence is counted: the calls of a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json. A conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call) marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Landed sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure: the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
+
+    Exit codes. Exit 1 when the root does not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone, order or configuration. Ctrl-C says how many conversations were read and prints no table, exit 130.
+
+    Filters. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
@@ -97,13 +90,15 @@ def usage(
     from .conversations_cmd import say_state_files
     from .usage_tools import tools_command
 
-    if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once}):
+    check_order(order)
+    if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once, "--order": order}):
         return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
+    rows = ordered(rows, view, sort, order)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
@@ -135,6 +130,26 @@ def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Opt
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00
     check_dialect("usage", dialect, storage)  # one the root's conversations landed in, installed or not (trial 35a F6)
     return cfg, table, zone, window, storage
+
+
+def check_order(order: str) -> None:
+    """typer.Exit(2), said, for an ``--order`` other than ``asc``, ``desc`` or none."""
+    if order not in ("", "asc", "desc"):
+        typer.echo(f"asz usage: --order {order}: asc or desc", err=True)
+        raise typer.Exit(2)
+
+
+def ordered(rows: list[dict], view: str, sort: str, order: str) -> list[dict]:
+    """``rows`` (in ``sort``'s order: ascending by date or name for ``default``, else the largest figure first) run
+    the way ``order`` says (``asc``, ``desc``; '' as they are): turned around when it is not ``sort``'s own way, a
+    ``(no time)`` row kept last (ccusage's ``--order``: trial 38b F7)."""
+    from ..view.usage_report import KEYS
+
+    if not order or order == ("asc" if sort == "default" else "desc"):
+        return rows
+    key = KEYS.get(view)
+    timed = [r for r in rows if r.get(key) != NO_TIME]
+    return timed[::-1] + [r for r in rows if r.get(key) == NO_TIME]
 
 
 def _json_shape(as_json: bool, total_once: bool) -> str:
