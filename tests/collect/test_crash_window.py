@@ -24,6 +24,7 @@ from asz_core.storage.layout import landed_files, session_dirs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
 from test_view_usage import sessions_of, transcript_truth  # noqa: E402
+from cli_helpers import usage_json  # noqa: E402
 
 # The collector as a real process that kills itself with SIGKILL after its Nth landed file (argv[1]).
 KILLED_AFTER = """
@@ -95,7 +96,7 @@ def test_a_pass_killed_between_file_and_cursor_lands_nothing_twice(corpus_dir, t
     truth = sessions_of(projects)
     for sid, files in truth.items():
         want, calls = transcript_truth(files)
-        assert rows[sid]["usage"] == want, sid
+        assert rows[sid]["usage"] == usage_json(want), sid
         assert rows[sid]["calls"] == calls, sid
     assert "cursor moves past them from the landed files" in done.stderr  # each kill fell in the window, and was told
 

@@ -33,6 +33,7 @@ from export_helpers import ASZ, asz, free_port, sent_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view"))
 from claude_lines import priced  # noqa: E402
+from cli_helpers import usage_json  # noqa: E402
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -132,7 +133,7 @@ def _team_said(team: Path, source: list[Path], carol_src: list[Path], bob_src: l
     assert listed[-1]["ids"] and listed[-1]["repeated"] == len(listed[-1]["ids"]), listed
     calls, tokens, usd = _source_figures(source)
     got = json.loads(asz("usage", "--root", str(team), "--json", "--total-once").stdout)["total"]
-    assert (got["calls"], got["usage"], Decimal(got["cost"]["usd_exact"])) == (calls, tokens, usd)
+    assert (got["calls"], got["usage"], Decimal(got["cost"]["usd_exact"])) == (calls, usage_json(tokens), usd)
     rows = {r["id"]: r for r in json.loads(asz("ls", "--root", str(team), "--json").stdout)}
     c_calls, c_tokens, c_usd = _source_figures(carol_src)
     assert (rows[SESSION]["llm_calls"], rows[SESSION]["usage"]) == (c_calls, c_tokens)

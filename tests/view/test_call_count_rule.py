@@ -15,7 +15,7 @@ import json
 import pytest
 
 from claude_lines import collect_claude
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, usage_json
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 SOURCE = f"-home-user-claude-reliability/{SID}.jsonl"
@@ -74,9 +74,9 @@ def test_ls_usage_the_document_and_the_page_count_every_call(landed):
     (row,) = json.loads(asz_in_process("ls", "--json", "--root", str(root)).stdout)
     assert (row["llm_calls"], row["usage"]) == (calls, total)
     (usage,) = json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC", "--root", str(root)).stdout)
-    assert (usage["calls"], usage["usage"]) == (calls, total)
+    assert (usage["calls"], usage["usage"]) == (calls, usage_json(total))
     (day,) = json.loads(asz_in_process("usage", "daily", "--json", "--tz", "UTC", "--root", str(root)).stdout)
-    assert (day["calls"], day["usage"]) == (calls, total)
+    assert (day["calls"], day["usage"]) == (calls, usage_json(total))
     doc = build_view(root, SID)
     assert (doc["summary"]["llm_calls"], doc["summary"]["usage"]) == (calls, total)
     assert sum(v[4] for v in usage_hours(doc).values()) == calls  # the page's /api/usage buckets

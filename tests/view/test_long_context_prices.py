@@ -84,7 +84,7 @@ def test_the_reported_call_is_priced_at_the_long_context_rate(tmp_path: Path):
     rows = json.loads(asz_in_process("usage", "--json", "--tz", "UTC", "--root", str(root)).stdout)
     assert len(rows) == 1
     assert rows[0]["cost"] == {"usd": 1.5225, "usd_exact": "1.5225", "unpriced": [], "long_context_calls": 1}
-    assert rows[0]["usage"] == {"in": 250000, "out": 1000, "cache_read": 0, "cache_write": 0,
+    assert rows[0]["usage"] == {"in": 250000, "out": 1000, "cache_read": 0, "cache_write": 0, "cache_write_1h": 0,
                                 "long_context": {"calls": 1, "in": 250000, "out": 1000, "cache_read": 0, "cache_write": 0}}
 
 

@@ -31,7 +31,7 @@ import pytest
 
 from claude_lines import walk_nodes as _nodes
 from test_view_usage import add_to, source_usage
-from cli_helpers import asz_in_process, asz_ok as _asz
+from cli_helpers import asz_in_process, asz_ok as _asz, usage_json
 
 PROJECT = "-home-user-spotter"
 A = "8463c716-a2ea-4c14-9efa-87158ebd9f20"  # 1,593 lines, two sub-agents
@@ -173,7 +173,7 @@ def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir,
     for c, want in ((A, calls_a), (B, calls_b)):
         s = doc[c]["summary"]
         assert s["kinds"]["llm.call"] == rows[c]["llm_calls"] == len(want)
-        assert s["usage"] == rows[c]["usage"] == used[c]["usage"] == _tokens(want)
+        assert usage_json(s["usage"]) == usage_json(rows[c]["usage"]) == used[c]["usage"] == usage_json(_tokens(want))
         assert s["coverage"]["cited"] == s["coverage"]["records"]
         assert (rows[c]["talks"], rows[c]["steps"]) == (s["talks"], s["steps"])
     assert sum(rows[c]["llm_calls"] for c in (A, B)) == len(calls_all)

@@ -14,7 +14,7 @@ from dollars import dollars
 from asz_core.view import build_view, list_conversations
 
 from test_view_usage import ANCHOR, ANCHOR_CALLS, sessions_of, transcript_truth
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, usage_json
 
 KINDS = ("in", "out", "cache_read", "cache_write")
 
@@ -53,7 +53,7 @@ def test_session_rows_are_each_conversations_summary(corpus):
     assert sorted(r["conversation"] for r in rows) == sorted(list_conversations(root))
     for r in rows:
         s = build_view(root, r["conversation"])["summary"]
-        assert r["usage"] == s["usage"] == transcript_truth(truth[r["conversation"]])[0]
+        assert r["usage"] == usage_json(s["usage"]) == usage_json(transcript_truth(truth[r["conversation"]])[0])
         assert r["cost"] == s["cost"] and r["models"] == s["models"] and r["title"] == s["title"] and r["project"] == s["project"]
 
 
@@ -185,7 +185,7 @@ def test_the_model_view_has_one_row_per_model_counted_from_the_transcripts(corpu
             add_to(truth.setdefault(m["model"], dict.fromkeys(KINDS, 0)), source_usage(m["usage"]))
     rows = _rows(root, "model")
     assert [r["model"] for r in rows] == sorted(truth)
-    assert {r["model"]: r["usage"] for r in rows} == truth
+    assert {r["model"]: r["usage"] for r in rows} == {m: usage_json(u) for m, u in truth.items()}
     assert sum(r["calls"] for r in rows) == ANCHOR_CALLS and all(r["models"] == [r["model"]] for r in rows)
     lines = _usage(root, "model").stdout.splitlines()
     assert lines[0].split()[:2] == ["MODEL", "CALLS"] and "MODELS" not in lines[0]

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from claude_lines import collect_claude
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, usage_json
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 SOURCE = f"-home-user-claude-reliability/{SID}.jsonl"
@@ -58,7 +58,7 @@ def test_asz_usage_counts_a_negative_count_0_and_names_it(landed):
     p = asz_in_process("usage", "session", "--json", "--tz", "UTC", "--root", str(root))
     assert p.returncode == 0, p.stderr
     (row,) = json.loads(p.stdout)
-    assert (row["usage"], row["calls"]) == (total, calls)
+    assert (row["usage"], row["calls"]) == (usage_json(total), calls)
     assert row["usage_incomplete"] == [{"conversation": SID, "calls": 2, "fields": negative}]
     t = asz_in_process("usage", "session", "--tz", "UTC", "--root", str(root)).stdout.splitlines()
     assert " ~" in t[1] and t[-1].startswith("~ usage incomplete") and "usage.out=-25" in t[-1]

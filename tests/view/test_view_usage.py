@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.view import build_view, list_conversations
-from cli_helpers import asz_ok as _asz
+from cli_helpers import asz_ok as _asz, usage_json
 from test_view_prices import PUBLISHED  # the published prices, 1-hour cache writes included
 
 #: The corpus figures of ../shared/spec/reader-anchors.md (Token counts: what is right).
@@ -319,7 +319,7 @@ def test_the_request_id_distinguishes_calls_sharing_a_message_id(tmp_path, reque
     else:
         assert expected["out"] == 211 and "requests" not in node
     [row] = json.loads(_asz("usage", "session", "--json", "--root", str(root)))
-    assert row["calls"] == calls and row["usage"] == expected
+    assert row["calls"] == calls and row["usage"] == usage_json(expected)
 
 
 def test_exports_carry_the_tokens_and_cost_counted_from_the_source(corpus, tmp_path):

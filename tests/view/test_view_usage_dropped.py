@@ -10,7 +10,7 @@ import pytest
 
 from asz_core.view import build_view
 from claude_lines import collect_claude, walk_nodes
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, usage_json
 
 SID = "7a3c1e5d-0b2f-4c6a-8e9d-1f2a3b4c5d6e"
 FIELDS = {"input_tokens": "in", "output_tokens": "out", "cache_read_input_tokens": "cache_read",
@@ -74,7 +74,7 @@ def test_asz_conversation_and_asz_usage_say_the_usage_is_incomplete(root):
     u = asz_in_process("usage", "session", "--json", "--root", str(root), "--tz", "UTC")
     rows = json.loads(u.stdout)
     assert [r["usage_incomplete"] for r in rows] == [[{"conversation": SID, "calls": 1, "fields": ["message.usage.output_tokens"]}]]
-    assert rows[0]["usage"] == source_totals(transcript("12.5")) and rows[0]["calls"] == 2
+    assert rows[0]["usage"] == usage_json(source_totals(transcript("12.5"))) and rows[0]["calls"] == 2
     t = asz_in_process("usage", "session", "--root", str(root), "--tz", "UTC")
     assert " ~" in t.stdout and "~ usage incomplete" in t.stdout and SID[:8] in t.stdout.splitlines()[-1]
 

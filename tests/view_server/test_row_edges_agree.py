@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 from view_server_helpers import asz
+from cli_helpers import usage_json  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 #: A cut budget in bytes below the corpus's largest records (tool results of tens of KB): some parts are cut to land.
@@ -78,7 +79,7 @@ def test_cut_and_unrecorded_usage_agree_in_ls_and_the_api(root, serve):
             assert api["cut"] == row["cut"], (cid, api["state_from"])
             assert api["usage"] == row["usage"] and api["usage_recorded"] is row["usage_recorded"], (cid, api["state_from"])
         if cid in unrecorded:
-            assert row["usage"] == usage[cid]["usage"] and set(row["usage"].values()) == {None}, row["usage"]
+            assert usage_json(row["usage"]) == usage[cid]["usage"] and set(row["usage"].values()) == {None}, row["usage"]
             assert row["cost"]["priced"] is False
         else:
             assert all(isinstance(v, int) for v in row["usage"].values()), row["usage"]
