@@ -224,17 +224,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
     if by_model or key == "instance":  # a model id is never cut (the widest known is 28 characters), nor a sender but by
         width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])  # a narrow terminal (review34)
-    lines = []  # (key cell, models, figures, MODELS cell, row or None): every line, so each column fits its widest figure
-    for r in rows:
-        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
-        models = None if by_model else r["models"] or (["held back"] if held else [])
-        lines.append((None, models, _figures(r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), held),
-                      "held back" if models == ["held back"] else None, r))
-        if breakdown and not by_model:
-            for m, u, cost, n in _model_lines(r):
-                lines.append((m, [m], _figures(u, _checked(cost), f"{n:,}", u is None), f"└ {m}", None))
-    lines.append(("total !" if short else "total", None if by_model else [],
-                  _figures(t["usage"], t["cost"], f"{t['calls']:,}", _unrecorded(t)), None, None))
+    lines = _table_lines(rows, t, by_model, breakdown, "total !" if short else "total")
     columns = widened(COLUMNS[1:] if by_model else COLUMNS, [f for _, _, f, _, _ in lines])
     hide, width = narrowed(width, columns, terminal_columns())
     say_left_out("usage", [h for h, _ in columns if h in hide])
@@ -281,6 +271,24 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "
                    + ", ".join(f"{shown(c)} ({h['calls']} call(s): {', '.join(h['fields'])})" for c, h in sorted(short.items())))
+
+
+def _table_lines(rows: list[dict], t: dict, by_model: bool, breakdown: bool, total: str) -> list[tuple]:
+    """Every line of the table before it is printed, so each column fits its widest figure (:func:`widened`): ``(key
+    cell, models, figures, MODELS cell, row)`` of each row (its key cell None: :func:`_key_cells` gives it), of each of
+    its ``--breakdown`` model lines (the model as key cell, row None) and of the total (key cell ``total``, row None)."""
+    lines = []
+    for r in rows:
+        held = "held_back" in r and not r["calls"] and not r.get("credits")  # every call of the row held back
+        models = None if by_model else r["models"] or (["held back"] if held else [])
+        lines.append((None, models, _figures(r["usage"], _checked(r["cost"]), f"{r['calls']:,}", _unrecorded(r), held),
+                      "held back" if models == ["held back"] else None, r))
+        if breakdown and not by_model:
+            for m, u, cost, n in _model_lines(r):
+                lines.append((m, [m], _figures(u, _checked(cost), f"{n:,}", u is None), f"└ {m}", None))
+    lines.append((total, None if by_model else [], _figures(t["usage"], t["cost"], f"{t['calls']:,}", _unrecorded(t)),
+                  None, None))
+    return lines
 
 
 def with_kinds(rows: list[dict], table) -> list[dict]:

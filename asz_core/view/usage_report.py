@@ -69,7 +69,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
-from .usage import HOUR_UNKNOWN_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
+from .usage import TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
@@ -541,50 +541,16 @@ def recorded(row: dict) -> dict:
     ``"priced": false``); True otherwise, the row's figures as they are; null on a row every call of which is held back
     (``held_back``, no call counted and no credits: its zero usage is in no figure, and whether its calls recorded
     tokens is not read from evidence that does not verify). Every ``usage`` and ``usage_by_model`` entry has the
-    same keys (:func:`_even_keys`: ``cache_write_1h`` 0 where no call wrote a 1-hour cache; trial 38b F4)."""
-    row = _even_keys(_model_tokens(row))
+    same keys (:func:`~asz_core.view.usage_keys.even_keys`: ``cache_write_1h`` 0 where no call wrote a 1-hour cache;
+    trial 38b F4), and no count of calls in a model's (:func:`~asz_core.view.usage_keys.model_tokens`)."""
+    from .usage_keys import even_keys, model_tokens
+
+    row = even_keys(model_tokens(row))
     if "held_back" in row and not row["calls"] and row.get("credits") is None:
         return {**row, "usage_recorded": None}
     if not usage_unrecorded(row["calls"], row["calls_with_usage"], row.get("credits")):
         return {**row, "usage_recorded": True}
     return {**row, "usage": dict.fromkeys(row["usage"]), "usage_recorded": False}
-
-
-def _even_keys(row: dict) -> dict:
-    """``row`` with its ``usage`` and each ``usage_by_model`` entry (its ``instances``' too) holding the four counts
-    and ``cache_write_1h`` (the 1-hour part of ``cache_write``), 0 where none, in that order, then any other key as
-    it is (``long_context``, ``rate_not_priced``, …): a script reading the rows sees one set of token keys on every row
-    (trial 38b F4: ``cache_write_1h`` only on rows holding some, a ragged schema for pandas or jq)."""
-    def even(u):
-        if not isinstance(u, dict):
-            return u
-        return {**{k: u.get(k, 0) for k in (*TOKEN_KINDS, SPLIT_KIND)}, **u}
-
-    out = {**row, "usage": even(row.get("usage"))} if "usage" in row else dict(row)
-    if isinstance(row.get("usage_by_model"), dict):
-        out["usage_by_model"] = {m: even(u) for m, u in row["usage_by_model"].items()}
-    if isinstance(row.get("instances"), list):
-        out["instances"] = [_even_keys(i) if isinstance(i, dict) else i for i in row["instances"]]
-    return out
-
-
-#: Counts of calls a usage sum carries beside its tokens (:data:`~asz_core.view.usage.RATE_KIND`,
-#: :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), left out of each ``usage_by_model`` entry by :func:`recorded`.
-_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND)
-
-
-def _model_tokens(row: dict) -> dict:
-    """``row`` with each ``usage_by_model`` entry (its ``instances``' too) holding no count of calls (trial 31a F3: a
-    script adding a model's usage added 614 calls to its tokens): ``cost_by_model`` says them per model
-    (``rate_not_priced_calls``, ``rate_not_checked_calls``); the row's own ``usage`` keeps them, as documented
-    (docs/view.md)."""
-    by = row.get("usage_by_model")
-    if isinstance(by, dict) and any(k in u for u in by.values() if isinstance(u, dict) for k in _CALLS_IN_USAGE):
-        row = {**row, "usage_by_model": {m: {k: v for k, v in u.items() if k not in _CALLS_IN_USAGE}
-                                         if isinstance(u, dict) else u for m, u in by.items()}}
-    if isinstance(row.get("instances"), list):
-        row = {**row, "instances": [_model_tokens(i) if isinstance(i, dict) else i for i in row["instances"]]}
-    return row
 
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:
