@@ -50,6 +50,12 @@ from a warm page cache, it times
   conversations; ``--executions`` also lands one execution record per session, as ``asz hook`` writes it for an MCP
   call, naming the first tool call of the session's main transcript (``mcp__bench__<name>``, its own input) and
   collected by the ``changes`` adapter, then parses again: the most the check can cost, every session holding one;
+* ``sha256, every file read``: the baseline over every file ``asz verify`` reads, not the landed files alone
+  (:func:`read_files`: the landed files, each conversation's ``conversation.state`` and round files, each session's
+  ``session.state``, ``index/index.state``, ``index/entries.jsonl`` and cursors): what a command that hashed the same
+  bytes would cost (issue 22, session 38). The ratios printed against it are named ``against every file read``;
+* ``--landed-only`` times only ``sha256`` and ``verify, 1 process`` (the landed check, a clean session in one C call
+  of :mod:`asz_core.verify.linescan`) and prints their CPU ratio against session 38's target for it (0.85);
 * with ``--before DIR`` (another checkout of asz, e.g. the tree before a change: its ``.venv`` when it has one), the
   command itself, ``asz verify --root ROOT`` run as a process of that tree and of this one as the ``asz`` console
   script runs it (``python -m asz_core.cli.entry``: ``asz verify (command)``, interpreter start and imports included;
@@ -138,6 +144,21 @@ def replicate(tpl: Path, root: Path, n: int) -> None:
 def landed(root: Path) -> list[Path]:
     """Every landed file of the root, session by session, in seq order."""
     return [p for s in session_dirs(root) for _, p in landed_files(s)]
+
+
+def read_files(root: Path) -> list[Path]:
+    """Every file ``asz verify`` reads in ``root``: the landed files (:func:`landed`), each conversation's
+    ``conversation.state`` and round files (``_conversations/<id>/rounds/*.sf``), and each session's ``session.state``,
+    ``index/index.state``, ``index/entries.jsonl`` and cursors, where they are."""
+    out = landed(root)
+    conv = root / "_conversations"
+    for cdir in sorted(conv.iterdir()) if conv.is_dir() else ():
+        out += [p for p in [cdir / "conversation.state", *sorted((cdir / "rounds").glob("*.sf"))] if p.is_file()]
+    for sdir in session_dirs(root):
+        out += [p for p in (sdir / "session.state", sdir / "index" / "index.state", sdir / "index" / "entries.jsonl")
+                if p.is_file()]
+        out += sorted(sdir.glob("*/*/*.cursor")) + sorted(sdir.glob("provider_body/*.cursor"))
+    return out
 
 
 def size_of(root: Path) -> int:
@@ -250,14 +271,14 @@ def tree_python(tree: Path) -> str:
     return str(venv) if venv.is_file() else sys.executable
 
 
-def command_side(tree: Path, root: Path, start_only: bool = False) -> None:
+def command_side(tree: Path, root: Path, start_only: bool = False, jobs: int = 0) -> None:
     """``asz verify --root ROOT`` as a process of checkout ``tree``, dispatched as the ``asz`` console script does
-    (``start_only``: of ``ROOT/../start-root``, a root with no session, made here: the start and a check of nothing);
-    raises when it does not exit 0."""
+    (``start_only``: of ``ROOT/../start-root``, a root with no session, made here: the start and a check of nothing;
+    ``jobs``: its ``--jobs N``, 0 for none given); raises when it does not exit 0."""
     if start_only:
         root = root.parent / "start-root"
         (root / "_collect").mkdir(parents=True, exist_ok=True)
-    args = ["-m", "asz_core.cli.entry", "verify", "--root", str(root)]
+    args = ["-m", "asz_core.cli.entry", "verify", "--root", str(root), *(["--jobs", str(jobs)] if jobs else [])]
     got = subprocess.run([tree_python(tree), *args], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if got.returncode != 0:
         raise RuntimeError(f"{tree}: asz verify exited {got.returncode}: {(got.stdout + got.stderr).decode()[-500:]}")
@@ -271,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parse", action="store_true", help="parse the built root first (conversation chains: asz verify checks them)")
     ap.add_argument("--executions", action="store_true", help="also land one MCP execution record per session (implies --parse)")
     ap.add_argument("--command-only", action="store_true", help="time only sha256, asz verify in this process, the arguments check and (with --before) the commands")
+    ap.add_argument("--jobs", type=int, default=0, help="--jobs N given to `asz verify` as a command (with --before; default: none, one process per CPU)")
+    ap.add_argument("--landed-only", action="store_true", help="time only sha256 and the landed check in one process (verify, 1 process)")
     ap.add_argument("--before", type=Path, help="another asz checkout (e.g. /work/wt/before26): also time `asz verify --root ROOT` as a command of it and of this tree")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of each side; the best counts (default 5: a shared machine's neighbours slow single runs)")
     args = ap.parse_args(argv)
@@ -287,12 +310,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"executions: {land_executions(root, work, REPO)} execution record(s) landed", file=sys.stderr)
         files = landed(root)
         total = sum(p.stat().st_size for p in files)
+        every = read_files(root)
+        every_total = sum(p.stat().st_size for p in every)
         print(f"root     : {root} ({total / 1e6:.1f} MB, {len(files)} files of {what}; ready in {time.perf_counter() - t0:.1f}s)")
+        print(f"read     : {every_total / 1e6:.1f} MB in {len(every)} files verify reads (landed, rounds, state files, cursors)")
         compiled = landed_mod.linescan
         print(f"scanner  : {'compiled (asz_core.verify.linescan) where a file is read whole' if compiled else 'Python (asz_core.verify.linescan was not built)'}")
         sha_pass(files)  # warm the page cache for both sides
         cpus = os.cpu_count() or 1
-        sides = [("sha256", None, False), ("verify, 1 process", 1, False), ("verify, 1 proc., Python", -4, False),
+        sides = [("sha256", None, False), ("sha256, every file read", -20, False), ("verify, 1 process", 1, False), ("verify, 1 proc., Python", -4, False),
                  (f"verify, {cpus} processes", cpus, False),
                  (f"verify --deep, {cpus} proc.", cpus, True), ("sha256 + positions", 0, False),
                  (f"asz verify, {cpus} processes", -6, False), ("arguments check", -7, False),
@@ -304,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                       ("before: verify (command)", -13, False), ("  before: its start", -14, False)]
         if args.command_only:
             sides = [x for x in sides if x[1] is None or x[1] in (-6, -7) or x[1] <= -10]
+        if args.landed_only:
+            sides = [x for x in sides if x[1] is None or x[1] == 1]
         wall = {name: float("inf") for name, _, _ in sides}
         cpu = {name: float("inf") for name, _, _ in sides}
         records = 0
@@ -312,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
                 c0, t0 = cpu_seconds(), time.perf_counter()
                 if jobs is None:
                     sha_pass(files)
+                elif jobs == -20:
+                    sha_pass(every)
                 elif jobs == 0:
                     sha_pass(files, positions=True)
                 elif jobs == -1:
@@ -334,9 +364,9 @@ def main(argv: list[str] | None = None) -> int:
                 elif jobs == -10:
                     subprocess.run(["sha256sum", *map(str, files)], check=True, stdout=subprocess.DEVNULL)
                 elif jobs in (-11, -12):
-                    command_side(REPO, root, start_only=jobs == -12)
+                    command_side(REPO, root, start_only=jobs == -12, jobs=args.jobs)
                 elif jobs in (-13, -14):
-                    command_side(args.before.resolve(), root, start_only=jobs == -14)
+                    command_side(args.before.resolve(), root, start_only=jobs == -14, jobs=args.jobs)
                 else:
                     landed_mod.linescan = clean_mod.linescan = None if jobs == -4 else compiled
                     try:
@@ -357,15 +387,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<24}: {mbs:8.1f} MB/s ({wall[name]:.3f}s wall, {cpu[name]:.3f}s CPU{extra})")
         if args.before is not None:
             after, before = cpu["asz verify (command)"], cpu["before: verify (command)"]
-            print(f"command  : asz verify --root ROOT as a process, CPU: {after:.3f}s here, {before:.3f}s before "
+            full = cpu["sha256, every file read"]
+            print(f"every    : against sha256 over every file verify reads ({full:.3f}s CPU, {every_total / 1e6:.1f} MB): "
+                  f"{full / after:.2f} here, {full / before:.2f} before; less the start "
+                  f"{full / max(1e-9, after - cpu['  its start']):.2f} here, "
+                  f"{full / max(1e-9, before - cpu['  before: its start']):.2f} before")
+            print(f"command  : asz verify --root ROOT{f' --jobs {args.jobs}' if args.jobs else ''} as a process, CPU: {after:.3f}s here, {before:.3f}s before "
                   f"({args.before}); against sha256 {cpu['sha256'] / after:.2f} here, {cpu['sha256'] / before:.2f} before; "
                   f"against sha256sum as a command {cpu['sha256sum (command)'] / after:.2f} here, "
                   f"{cpu['sha256sum (command)'] / before:.2f} before; less the interpreter start and imports "
                   f"({cpu['  its start']:.3f}s here, {cpu['  before: its start']:.3f}s before): "
                   f"{cpu['sha256'] / max(1e-9, after - cpu['  its start']):.2f} here, "
                   f"{cpu['sha256'] / max(1e-9, before - cpu['  before: its start']):.2f} before")
+            print(f"met?     : asz verify as a command >= 0.8 of sha256's CPU over the same files: "
+                  f"{'met' if cpu['sha256'] / after >= 0.8 else 'not met'} here, {'met' if cpu['sha256'] / before >= 0.8 else 'not met'} before")
         print(f"target   : ratio >= 0.8 (verify / sha256 over the same files); {records} records, {cpus} CPU(s), "
               f"load average {os.getloadavg()[0]:.1f}")
+        if args.landed_only:
+            got = cpu["sha256"] / cpu["verify, 1 process"]
+            print(f"landed   : the landed check in one process {got:.2f} of sha256's CPU over the same files "
+                  f"(target 0.85: {'met' if got >= 0.85 else 'not met'})")
+            return 0
         if compiled is not None and not args.command_only:
             print(f"compiled : verify in one process {cpu['sha256'] / cpu['verify, 1 process']:.2f} of sha256's CPU with the "
                   f"compiled scanner, {cpu['sha256'] / cpu['verify, 1 proc., Python']:.2f} with the Python loop; reading the "

@@ -17,10 +17,11 @@
 #include <string.h>
 #include "../sessiondata/source_digest.h"
 
-/* One record line's positions, as its prefix writes them; sha points into the caller's buffer (12 bytes). */
+/* One record line's positions, as its prefix writes them; sha its 12 hex bytes (copied: a file read in chunks moves
+ * its lines in the buffer). */
 typedef struct {
     int64_t ord, off, size;
-    const char *sha;
+    char sha[12];
 } line_pos;
 
 /* A number as the prefix allows it: "0", or 1 to 18 digits not starting with '0'. Returns the byte after it, or
@@ -69,7 +70,7 @@ static int read_line(const char *p, const char *nl, line_pos *got) {
     if (!(is_hex(p[0]) & is_hex(p[1]) & is_hex(p[2]) & is_hex(p[3]) & is_hex(p[4]) & is_hex(p[5]) & is_hex(p[6]) &
           is_hex(p[7]) & is_hex(p[8]) & is_hex(p[9]) & is_hex(p[10]) & is_hex(p[11])))
         return 0;
-    got->sha = p;
+    memcpy(got->sha, p, 12);
     p += 12;
     if (!LIT(p, nl, "\",\"bytes\":"))
         return 0;
@@ -127,6 +128,29 @@ PyDoc_STRVAR(positions_doc,
 "when ``ends`` is true, the records a run and more than 2. Raises ValueError unless\n"
 "0 <= start <= cut <= len(data) and, when start < cut, data[cut - 1] is a newline.");
 
+/* One record line [p, nl) read into (*ps)[*k] (grown as needed, PyMem) and the run kept: 1, 0 when the Python loop
+ * would not accept it, -1 with MemoryError set. */
+static int take_line(const char *p, const char *nl, line_pos **ps, Py_ssize_t *cap, Py_ssize_t *k, int *run) {
+    if (*k == *cap) {
+        Py_ssize_t more = *cap ? *cap * 2 : 256;
+        line_pos *grown = PyMem_Realloc(*ps, (size_t)more * sizeof(line_pos));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *ps = grown;
+        *cap = more;
+    }
+    if (!read_line(p, nl, &(*ps)[*k]))
+        return 0;
+    if (*k > 0 && *run) {
+        const line_pos *a = &(*ps)[*k - 1], *b = &(*ps)[*k];
+        *run = b->ord == a->ord + 1 && b->off == a->off + a->size + 1; /* below 2 * 10^18 + 1: no overflow */
+    }
+    (*k)++;
+    return 1;
+}
+
 /* The record lines of data[start, cut) (the caller has checked the bounds) read into *ps, grown as needed (*cap its
  * room, PyMem): 0 when every line is one the Python loop accepts (then *k_out lines, *run_out), the 1-based row of the
  * first line that is not, or -1 with MemoryError set. */
@@ -137,23 +161,9 @@ static Py_ssize_t scan_c(const char *data, Py_ssize_t start, Py_ssize_t cut, lin
     int run = 1;
     while (p < end) { /* one record line each turn */
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (k == *cap) {
-            Py_ssize_t more = *cap ? *cap * 2 : 256;
-            line_pos *grown = PyMem_Realloc(*ps, (size_t)more * sizeof(line_pos));
-            if (grown == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            *ps = grown;
-            *cap = more;
-        }
-        if (nl == NULL || !read_line(p, nl, &(*ps)[k]))
-            return k + 1; /* the row the exact path must read */
-        if (k > 0 && run) {
-            const line_pos *a = &(*ps)[k - 1], *b = &(*ps)[k];
-            run = b->ord == a->ord + 1 && b->off == a->off + a->size + 1; /* below 2 * 10^18 + 1: no overflow */
-        }
-        k++;
+        int took = nl == NULL ? 0 : take_line(p, nl, ps, cap, &k, &run);
+        if (took <= 0)
+            return took < 0 ? -1 : k + 1; /* the row the exact path must read */
         p = nl + 1;
     }
     *k_out = k;
@@ -226,31 +236,171 @@ typedef struct {
     int run;
 } file_got;
 
-/* _whole's checks of the whole file data[0, n): the closing line's count and digest (closing_pair) against the
- * records and sha256 of the bytes before it, every record line's positions (scan_c, into *ps), the header
- * (decode_header), and with want_whole the whole file's digest. 1 when _whole gives a result (*out filled); 0 when it
- * would not (no newline at the end, one line, a digest or count that differs, a line scan_c does not vouch for, a
- * ValueError from closing_pair or decode_header); -1 with an exception set. */
-static int file_check(const char *data, Py_ssize_t n, int want_whole, const file_fns *fn, line_pos **ps, Py_ssize_t *cap,
-                      file_got *out) {
+/* A read buffer kept from file to file (issue 22, session 38): a file is read in CHUNK-byte reads into it, and it
+ * grows only while one line (the header, a record line, the closing line) and what follows it do not fit. */
+typedef struct {
+    char *p;
+    Py_ssize_t room;
+} rbuf;
+
+/* Bytes asked of each read: each chunk is hashed, its lines read and searched while it is in the CPU's cache (L2). */
+#define CHUNK ((Py_ssize_t)128 * 1024)
+
+/* The module's own buffer, lent to one call at a time (the GIL is held when it is taken and given back: a second
+ * thread meanwhile gets a buffer of its own); given back at most KEEP_ROOM bytes large. */
+static rbuf kept = {NULL, 0};
+static int kept_lent = 0;
+#define KEEP_ROOM (8 * CHUNK)
+
+static rbuf *rbuf_take(rbuf *own) {
+    if (kept_lent) {
+        own->p = NULL;
+        own->room = 0;
+        return own;
+    }
+    kept_lent = 1;
+    return &kept;
+}
+
+static void rbuf_give(rbuf *b) {
+    if (b->room > KEEP_ROOM) {
+        free(b->p);
+        b->p = NULL;
+        b->room = 0;
+    }
+    if (b == &kept)
+        kept_lent = 0;
+}
+
+/* h.update(data[0, n)): 0, -1 with an exception set. */
+static int hash_update(PyObject *h, const char *data, Py_ssize_t n) {
+    if (n <= 0)
+        return 0;
+    PyObject *view = PyMemoryView_FromMemory((char *)data, n, PyBUF_READ), *r = NULL;
+    if (view != NULL)
+        r = PyObject_CallMethod(h, "update", "O", view);
+    Py_XDECREF(view);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* How the file at path was opened and read (file_check's caller). */
+typedef struct {
+    Py_ssize_t most;      /* a file of most - 1 bytes or more goes to the Python (as one read of most could not) */
+    const char *needle;   /* NULL, or bytes searched for in the whole file: *held then says whether they are */
+    Py_ssize_t needle_len;
+    long refused;         /* mode bits that send the file to the Python unread (s_files: any write bit) */
+    long mode;            /* out: st_mode */
+    int held;             /* out: the needle was found */
+} file_read;
+
+/* _whole's checks of the file at path, read once from start to end in CHUNK-byte reads into b: each chunk is hashed
+ * (sha256 of everything before the closing line, then with want_whole that line too: the whole file's digest), its
+ * complete record lines read (take_line, into *ps) and, with rd->needle, searched, while it is in the cache. At the end
+ * the closing line's count and digest (closing_pair) are compared with the records and the digest, and the header
+ * (the first line) decoded (decode_header), in _whole's order. 1 when _whole gives a result (*out filled); 0 when it
+ * would not (no newline at the end, one line, a digest or count that differs, a line take_line does not vouch for, a
+ * ValueError from closing_pair or decode_header); -2 when the file cannot be opened or read, is too large for one
+ * read of rd->most, has a mode bit of rd->refused or grew while read (the Python way reads it); -1 with an exception
+ * set. */
+static int file_check(const char *path, int want_whole, const file_fns *fn, rbuf *b, file_read *rd, line_pos **ps,
+                      Py_ssize_t *cap, file_got *out) {
     out->header = out->whole = NULL;
-    if (n == 0 || data[n - 1] != '\n')
-        return 0;
-    const char *first = memchr(data, '\n', (size_t)n);
-    Py_ssize_t start = first - data + 1, cut = 0;
-    for (Py_ssize_t i = n - 2; i >= 0; i--)
-        if (data[i] == '\n') {
-            cut = i + 1;
-            break;
-        }
-    if (cut < start)
-        return 0;
-    int ret = -1, same;
-    PyObject *view = NULL, *h = NULL, *hex = NULL, *pair = NULL, *line = NULL, *count = NULL, *r;
-    view = PyMemoryView_FromMemory((char *)data, cut, PyBUF_READ);
-    if (view == NULL || (h = PyObject_CallOneArg(fn->sha256, view)) == NULL || (hex = hexdigest_of(h)) == NULL)
+    out->k = 0;
+    out->run = 1;
+    rd->held = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -2;
+    if (fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size + 1 > rd->most || (st.st_mode & rd->refused)) {
+        close(fd);
+        return -2;
+    }
+    rd->mode = (long)st.st_mode;
+    int ret = -1, same, bad_line = 0;
+    PyObject *h = NULL, *hex = NULL, *pair = NULL, *line = NULL, *count = NULL, *header_line = NULL;
+    if ((h = PyObject_CallNoArgs(fn->sha256)) == NULL)
         goto done;
-    if ((line = PyBytes_FromStringAndSize(data + cut, n - 1 - cut)) == NULL)
+    /* The buffer holds the file's bytes [base, base + len). Lines before `scan` are found; [pend, scan) is the last
+     * complete line found after the header (pend -1: none yet), held back since it may be the closing line; every
+     * byte before `hashed` is hashed, before `searched` searched for the needle. */
+    Py_ssize_t base = 0, len = 0, scan = 0, pend = -1, hashed = 0, searched = 0, total = 0;
+    Py_ssize_t tail = rd->needle != NULL ? rd->needle_len - 1 : 0; /* bytes kept before the next search */
+    for (;;) {
+        if (b->room - len < CHUNK) { /* move what is still needed to the front, or grow */
+            Py_ssize_t keep = pend >= 0 ? pend : scan;
+            if (hashed < keep)
+                keep = hashed;
+            if (rd->needle != NULL && !rd->held && searched - tail < keep)
+                keep = searched - tail > 0 ? searched - tail : 0;
+            if (keep > 0) {
+                memmove(b->p, b->p + keep, (size_t)(len - keep));
+                base += keep;
+                len -= keep;
+                scan -= keep;
+                hashed -= keep;
+                searched -= keep;
+                if (pend >= 0)
+                    pend -= keep;
+            }
+            if (b->room - len < CHUNK) {
+                Py_ssize_t more = b->room * 2 > len + CHUNK ? b->room * 2 : len + 2 * CHUNK;
+                char *grown = realloc(b->p, (size_t)more);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                b->p = grown;
+                b->room = more;
+            }
+        }
+        Py_ssize_t got;
+        Py_BEGIN_ALLOW_THREADS
+        got = read(fd, b->p + len, (size_t)CHUNK);
+        Py_END_ALLOW_THREADS
+        if (got < 0 || total + got > st.st_size) {
+            ret = -2; /* unreadable, or grown since its fstat: the Python way reads it */
+            goto done;
+        }
+        if (got == 0)
+            break;
+        len += got;
+        total += got;
+        if (rd->needle != NULL && !rd->held) {
+            Py_ssize_t from = searched - tail > 0 ? searched - tail : 0;
+            rd->held = memmem(b->p + from, (size_t)(len - from), rd->needle, (size_t)rd->needle_len) != NULL;
+            searched = len;
+        }
+        const char *nl;
+        while ((nl = memchr(b->p + scan, '\n', (size_t)(len - scan))) != NULL) {
+            Py_ssize_t next = nl - b->p + 1;
+            if (header_line == NULL) {
+                if ((header_line = PyBytes_FromStringAndSize(b->p, next - 1)) == NULL)
+                    goto done;
+            } else {
+                if (pend >= 0 && !bad_line) { /* the line held back is a record line: another follows it */
+                    int took = take_line(b->p + pend, b->p + scan - 1, ps, cap, &out->k, &out->run);
+                    if (took < 0)
+                        goto done;
+                    bad_line = !took; /* the Python way reads the file; its closing line is still read first */
+                }
+                pend = scan;
+            }
+            scan = next;
+        }
+        Py_ssize_t upto = pend >= 0 ? pend : scan; /* hash up to the line held back */
+        if (hash_update(h, b->p + hashed, upto - hashed) < 0)
+            goto done;
+        hashed = upto;
+    }
+    if (total == 0 || scan != len || pend < 0) {
+        ret = 0; /* no newline at the end, or one line */
+        goto done;
+    }
+    if ((hex = hexdigest_of(h)) == NULL)
+        goto done;
+    if ((line = PyBytes_FromStringAndSize(b->p + pend, scan - 1 - pend)) == NULL)
         goto done;
     if ((pair = PyObject_CallOneArg(fn->closing_pair, line)) == NULL)
         goto refused;
@@ -262,9 +412,8 @@ static int file_check(const char *data, Py_ssize_t n, int want_whole, const file
         ret = same;
         goto done;
     }
-    Py_ssize_t row = scan_c(data, start, cut, ps, cap, &out->k, &out->run);
-    if (row != 0) { /* a line scan_c does not vouch for: the Python way reads the file */
-        ret = row < 0 ? -1 : 0;
+    if (bad_line) {
+        ret = 0;
         goto done;
     }
     if ((count = PyLong_FromSsize_t(out->k)) == NULL)
@@ -273,18 +422,10 @@ static int file_check(const char *data, Py_ssize_t n, int want_whole, const file
         ret = same;
         goto done;
     }
-    Py_DECREF(line);
-    if ((line = PyBytes_FromStringAndSize(data, start - 1)) == NULL)
-        goto done;
-    if ((out->header = PyObject_CallOneArg(fn->decode_header, line)) == NULL)
+    if ((out->header = PyObject_CallOneArg(fn->decode_header, header_line)) == NULL)
         goto refused;
     if (want_whole) {
-        Py_DECREF(view);
-        view = PyMemoryView_FromMemory((char *)data + cut, n - cut, PyBUF_READ);
-        if (view == NULL || (r = PyObject_CallMethod(h, "update", "O", view)) == NULL)
-            goto done;
-        Py_DECREF(r);
-        if ((out->whole = hexdigest_of(h)) == NULL)
+        if (hash_update(h, b->p + pend, scan - pend) < 0 || (out->whole = hexdigest_of(h)) == NULL)
             goto done;
     }
     ret = 1;
@@ -295,25 +436,29 @@ refused: /* a ValueError (FieldError included) from closing_pair or decode_heade
         ret = 0;
     }
 done:
+    close(fd);
     if (ret != 1)
         Py_CLEAR(out->header);
-    Py_XDECREF(view);
     Py_XDECREF(h);
     Py_XDECREF(hex);
     Py_XDECREF(pair);
     Py_XDECREF(line);
     Py_XDECREF(count);
+    Py_XDECREF(header_line);
     return ret;
 }
 
-/* landed()'s answer for the whole file data[0, n). */
-static PyObject *landed_bytes(const char *data, Py_ssize_t n, int ends, long mode, const file_fns *fn) {
+/* landed()'s answer for the file at path. */
+static PyObject *landed_path(const char *path, int ends, Py_ssize_t most, const file_fns *fn) {
     line_pos *ps = NULL;
     Py_ssize_t cap = 0;
     file_got got;
-    int ok = file_check(data, n, 1, fn, &ps, &cap, &got);
+    file_read rd = {most, NULL, 0, 0, 0, 0};
+    rbuf own, *b = rbuf_take(&own);
+    int ok = file_check(path, 1, fn, b, &rd, &ps, &cap, &got);
+    rbuf_give(b);
     PyObject *out = NULL, *positions = NULL;
-    if (ok == 0)
+    if (ok == 0 || ok == -2)
         out = Py_NewRef(Py_None);
     if (ok == 1) {
         if (ends && got.run && got.k > 2) {
@@ -323,7 +468,7 @@ static PyObject *landed_bytes(const char *data, Py_ssize_t n, int ends, long mod
             positions = result(ps, NULL, got.k, got.k, got.run);
         }
         if (positions != NULL)
-            out = Py_BuildValue("(OOlO)", got.header, positions, mode, got.whole);
+            out = Py_BuildValue("(OOlO)", got.header, positions, rd.mode, got.whole);
         Py_XDECREF(positions);
         Py_DECREF(got.header);
         Py_DECREF(got.whole);
@@ -340,55 +485,17 @@ PyDoc_STRVAR(landed_doc,
 "codec.closing_pair). None where _whole would not give a result, or the file cannot be opened, read or is larger:\n"
 "the caller then does the same the Python way. Raises what closing_pair or decode_header raise other than ValueError.");
 
-/* Read the file at path whole, in one read, into *buf (grown as needed, *room its size; malloc): its length, with
- * *mode its st_mode; -2 when it cannot be opened or read, is larger than most - 1 bytes, or grew since its fstat (the
- * Python way then reads it); -1 with MemoryError set. */
-static Py_ssize_t read_file(const char *path, Py_ssize_t most, char **buf, Py_ssize_t *room, long *mode) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -2;
-    if (fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size + 1 > most) {
-        close(fd);
-        return -2;
-    }
-    Py_ssize_t want = (Py_ssize_t)st.st_size + 1, got;
-    if (want > *room) {
-        char *grown = realloc(*buf, (size_t)want);
-        if (grown == NULL) {
-            close(fd);
-            PyErr_NoMemory();
-            return -1;
-        }
-        *buf = grown;
-        *room = want;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    got = read(fd, *buf, (size_t)want);
-    Py_END_ALLOW_THREADS
-    close(fd);
-    *mode = (long)st.st_mode;
-    return got < 0 || got >= want ? -2 : got;
-}
-
 static PyObject *landed(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *path_bytes, *out = NULL;
+    PyObject *path_bytes, *out;
     file_fns fn;
     int ends;
-    Py_ssize_t most, room = 0;
+    Py_ssize_t most;
     if (!PyArg_ParseTuple(args, "O&pnOOO:landed", PyUnicode_FSConverter, &path_bytes, &ends, &most, &fn.sha256,
                           &fn.closing_pair, &fn.decode_header))
         return NULL;
-    char *buf = NULL;
-    long mode;
-    Py_ssize_t n = read_file(PyBytes_AS_STRING(path_bytes), most, &buf, &room, &mode);
+    out = landed_path(PyBytes_AS_STRING(path_bytes), ends, most, &fn);
     Py_DECREF(path_bytes);
-    if (n >= 0)
-        out = landed_bytes(buf, n, ends, mode, &fn);
-    else if (n == -2)
-        out = Py_NewRef(Py_None);
-    free(buf);
     return out;
 }
 
@@ -1082,8 +1189,9 @@ done:
  * do not hold cs->needle is appended to it. */
 static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObject *sname, const s_consts *cs,
                    PyObject *found, int want_whole, PyObject *unheld, Py_ssize_t *records) {
-    char *buf = NULL, path[4096];
-    Py_ssize_t room = 0, cap = 0;
+    char path[4096];
+    Py_ssize_t cap = 0;
+    rbuf own, *b = rbuf_take(&own);
     line_pos *ps = NULL;
     int ret = 1;
     for (Py_ssize_t i = 0; ret == 1 && i < l->nf; i++) {
@@ -1093,15 +1201,12 @@ static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObjec
             ret = 0; /* a seq twice: a problem */
             break;
         }
-        long mode;
-        Py_ssize_t got = read_file(path, cs->most, &buf, &room, &mode);
-        if (got < 0 || (mode & 0222)) {
-            ret = got == -1 ? -1 : 0; /* not readable here, larger than one read, or writable: the Python says */
+        file_read rd = {cs->most, unheld != NULL ? cs->needle : NULL, cs->needle_len, 0222, 0, 0};
+        file_got fg;
+        if ((ret = file_check(path, want_whole, &cs->fn, b, &rd, &ps, &cap, &fg)) != 1) {
+            ret = ret == -1 ? -1 : 0; /* not readable here, larger than one read, writable, not whole: the Python says */
             break;
         }
-        file_got fg;
-        if ((ret = file_check(buf, got, want_whole, &cs->fn, &ps, &cap, &fg)) != 1)
-            break;
         ret = s_names_agree(f, fg.header, sname, held, streams, cs);
         if (ret == 1 && found != NULL) {
             PyObject *pair = Py_BuildValue("(sO)", path, fg.whole ? fg.whole : Py_None);
@@ -1109,7 +1214,7 @@ static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObjec
                 ret = -1;
             Py_XDECREF(pair);
         }
-        if (ret == 1 && unheld != NULL && memmem(buf, (size_t)got, cs->needle, (size_t)cs->needle_len) == NULL) {
+        if (ret == 1 && unheld != NULL && !rd.held) {
             PyObject *p = PyUnicode_DecodeFSDefault(path);
             if (p == NULL || PyList_Append(unheld, p) < 0)
                 ret = -1;
@@ -1130,7 +1235,7 @@ static int s_files(s_listed *l, const strings *held, Py_ssize_t streams, PyObjec
         }
         *records += fg.k;
     }
-    free(buf);
+    rbuf_give(b);
     PyMem_Free(ps);
     return ret;
 }
