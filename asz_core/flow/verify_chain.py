@@ -76,11 +76,18 @@ class Seen:
     through_seq)``, only where no other file holds that round number (the head a reader lists); ``marked``, each
     session index the state files' check read whole, by the session folder's path as ``str``: whether its bytes hold
     the mark of records whose time does not read (``asz_core.verify.untimed.MARK``; that check reads no index
-    without it again)."""
+    without it again). What ``asz verify``'s worker processes checked beside their sessions' landed files (issue 22,
+    session 38: :func:`asz_core.verify.walk.verify_root` given a ``Seen``), taken once by the check in the main process
+    instead of checking it again: ``chained``, each chain checked by :func:`verify_chain`, by its directory's path as
+    ``str``: ``(rounds, problems, heads)`` (what it added to a report's ``rounds``, ``problems`` and ``heads``);
+    ``state_files``, each session's :func:`asz_core.verify.session_files.session_file_problems`, by the session
+    folder's path as ``str``."""
 
     listed: dict[str, list] = attrs.Factory(dict)
     heads: dict[str, tuple[str, str, int]] = attrs.Factory(dict)
     marked: dict[str, bool] = attrs.Factory(dict)
+    chained: dict[str, tuple[int, list, dict]] = attrs.Factory(dict)
+    state_files: dict[str, list] = attrs.Factory(dict)
 
 
 @attrs.define
@@ -140,7 +147,14 @@ def verify_chains(root: str | os.PathLike, session: str | None = None, *, digest
     dirs = conversation_dirs(root) if session is None else (chains if chains is not None else SessionChains(root)).of(session)
     seen = Seen() if seen is None else seen
     for d in dirs:
-        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
+        done = seen.chained.pop(str(d), None)  # checked by a worker process beside its sessions' landed files
+        if done is None:
+            verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
+        else:
+            report.chains += 1
+            report.rounds += done[0]
+            report.problems.extend(done[1])
+            seen.heads.update(done[2])
         if step is not None:
             step(d.name, 1)
     return report

@@ -9,7 +9,17 @@ from typing import Callable
 
 from .report import Problem, Section
 
-__all__ = ["chain_section"]
+__all__ = ["chain_section", "chain_readers"]
+
+
+def chain_readers() -> tuple:
+    """``(frames, listing)`` as ``asz verify`` checks a chain with them (:func:`~asz_core.flow.verify_chain.verify_chain`):
+    the compiled ``asz_core.verify.jsonscan.round_frames`` (None where it was not built) and
+    :func:`~asz_core.verify.listing.verify_listing`."""
+    from .listing import verify_listing
+    from .session_files import jsonscan
+
+    return (jsonscan.round_frames if jsonscan is not None else None), verify_listing
 
 
 def chain_section(root: str | os.PathLike, session: str | None = None, *, digests: dict[str, str] | None = None,
@@ -33,11 +43,10 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
     except ImportError:  # pragma: no cover - a build without Session Flow
         return None
     from .damage import changed_since_parsed
-    from .listing import verify_listing
-    from .session_files import jsonscan
 
-    found = verify_chains(root, session, digests=digests, step=step, chains=chains, seen=seen,
-                          frames=jsonscan.round_frames if jsonscan is not None else None, listing=verify_listing)
+    frames, listing = chain_readers()
+    found = verify_chains(root, session, digests=digests, step=step, chains=chains, seen=seen, frames=frames,
+                          listing=listing)
     section = Section("chains", found.summary(), {"chains": found.chains, "rounds": found.rounds})
     for p in found.problems:
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message

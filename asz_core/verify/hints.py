@@ -100,7 +100,8 @@ def add_hints(root: str | os.PathLike, session: str | None, landed: Section, cha
     from .session_files import session_file_warnings
     from .unparsed import unchained_section
 
-    landed.warnings.extend(session_file_warnings(root, str(root), session, getattr(seen, "marked", None)))  # session.state, the session index
+    landed.warnings.extend(session_file_warnings(root, str(root), session, getattr(seen, "marked", None),
+                                                 getattr(seen, "state_files", None)))  # session.state, the session index
     unchained_section(root, str(root), session, chains, seen)
     note = unknown_sessions_note(root) if session is None else ""
     if note:

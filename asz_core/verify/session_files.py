@@ -118,13 +118,16 @@ def _sessions(root: Path, session: str | None) -> list[Path]:
 
 
 def session_file_warnings(root: str | os.PathLike, shown_root: str, session: str | None = None,
-                          marked: dict[str, bool] | None = None) -> list[Problem]:
+                          marked: dict[str, bool] | None = None, found: dict[str, list] | None = None) -> list[Problem]:
     """The :data:`UNREADABLE_STATE` warnings of ``root`` (or of ``session`` alone), files shown under ``shown_root``;
-    ``marked``: as :func:`session_file_problems` takes it."""
+    ``marked``: as :func:`session_file_problems` takes it; ``found``: :func:`session_file_problems` of some sessions
+    already run (by ``asz verify``'s worker processes), by the session folder's path as ``str``, taken from it instead
+    of reading their files again."""
     root = Path(root)
     out = []
     for sdir in _sessions(root, session):
-        for path, line, why in session_file_problems(sdir, marked):
+        got = found.pop(os.fspath(sdir), None) if found else None
+        for path, line, why in session_file_problems(sdir, marked) if got is None else got:
             shown = os.path.join(shown_root, os.path.relpath(path, root))
             out.append(Problem(shown, line, "", UNREADABLE_STATE, f"{why} ({_WHAT[path.name]})"))
     return out

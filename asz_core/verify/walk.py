@@ -92,18 +92,51 @@ def _threaded(paths: list[Path], deep: bool) -> Iterator[FileResult]:
             del data
 
 
-def _sessions_job(job: tuple[Path, str, list[Path], bool, bool]) -> tuple[int, int, int, int, list[Problem], list[tuple[str, str]], list[str], Told]:
-    """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep, want digests)`` → the
-    summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
+def _sessions_job(job: tuple[Path, str, list[Path], bool, bool, bool]) -> tuple:
+    """Verify some sessions in a worker process: ``(root, root as shown, session dirs, deep, want digests, beside)`` →
+    the summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
     problems, (when wanted) the whole-file digests of their landed files (:func:`_file_digests`), the names of
-    those that hold no landed file, and what their listings told the notes (:class:`~asz_core.verify.walk_told.Told`)."""
-    root, root_shown, sdirs, deep, want_digests = job
+    those that hold no landed file, what their listings told the notes (:class:`~asz_core.verify.walk_told.Told`),
+    and with ``beside`` what :func:`_beside` checks of them next (else None)."""
+    root, root_shown, sdirs, deep, want_digests, beside = job
     problems: list[Problem] = []
     digests: dict[str, str] | None = {} if want_digests else None
     empty: set[str] = set()
     told = Told()
     total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty, told=told)
-    return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty), told)
+    return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty), told,
+            _beside(root, sdirs, digests) if beside else None)
+
+
+def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tuple[dict, dict, dict, dict]:
+    """What ``asz verify``'s main process checks after the landed check, done for sessions ``sdirs`` in the worker
+    process that just checked their landed files (issue 22, session 38: the round files and state files read and
+    hashed beside the landed ones, in as many processes): each session's state files
+    (:func:`~asz_core.verify.session_files.session_file_problems`) and the chain of the conversation named as the
+    session, where there is one (:func:`~asz_core.flow.verify_chain.verify_chain`, with the whole-file ``digests``
+    the landed check found). Returns the :class:`~asz_core.flow.verify_chain.Seen` fields ``(state_files, marked,
+    chained, listed)`` (:func:`verify_root` puts them in the caller's ``seen``; the checks in the main process take
+    them instead of checking again: the same findings in the same order)."""
+    from ..flow.chain import Chain
+    from ..flow.verify_chain import ChainReport, Seen, verify_chain
+    from ..storage.layout import CONVERSATIONS
+    from .chains import chain_readers
+    from .session_files import session_file_problems
+
+    seen = Seen()
+    state: dict[str, list] = {}
+    chained: dict[str, tuple[int, list, dict]] = {}
+    frames, listing = chain_readers()
+    for sdir in sdirs:
+        state[os.fspath(sdir)] = session_file_problems(sdir, seen.marked)
+        d = root / CONVERSATIONS / sdir.name
+        if not d.is_dir():
+            continue
+        report = ChainReport()
+        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
+        chained[str(d)] = (report.rounds, report.problems, dict(seen.heads))
+        seen.heads.clear()
+    return state, seen.marked, chained, seen.listed
 
 
 def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
@@ -226,7 +259,8 @@ def verify_file(path: str | os.PathLike, *, deep: bool = False) -> VerifyReport:
 
 
 def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: int | None = None, deep: bool = False,
-                digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None, unheld=None) -> VerifyReport:
+                digests: dict[str, str] | None = None, step: Callable[[str, int], None] | None = None, unheld=None,
+                seen=None) -> VerifyReport:
     """Verify every landed file of a storage root, or of one session (origin-digest §2.1, §2.2, §3.3, §8.1).
 
     ``root`` is the storage root; ``session`` a session id (its directory name). Returns a report with one section,
@@ -236,6 +270,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     ``digests`` receives the SHA-256 hex of each whole landed file by path (str): the chains' inputs; ``step(session,
     n)`` is called as ``n`` more sessions are checked; ``unheld`` receives the paths (str) of the landed files of
     sessions holding an ``execution`` file whose bytes (read whole in one C call) hold no :data:`~.clean.CALL_NAME`.
+    ``seen`` (a :class:`~asz_core.flow.verify_chain.Seen`, for a whole root): where worker processes check the
+    sessions, each also checks its sessions' state files and chains (:func:`_beside`) into it, for
+    :func:`~asz_core.verify.chains.chain_section` and the hints to take.
     Raises FileNotFoundError when the root or session does not exist, or the root is no storage root (no session
     directory in it: a session directory or a Claude Code projects directory given as the root; an empty folder)."""
     root_shown = str(root)
@@ -264,19 +301,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     told: Told | None = Told()  # what the walk's listings told the notes after it; None: every note looks at every session
     if jobs > 1 and len(sessions) >= SESSIONS_PER_JOB * jobs:
         # many sessions: each process verifies whole sessions, its files and its walk
-        with process_pool(jobs) as procs:
-            runs = [(root, root_shown, run, deep, digests is not None) for run in guided(sessions, jobs)]
-            for job, got in each_result(procs, _sessions_job, runs):
-                s_streams, s_records, s_dups, s_bare, s_problems, s_digests, s_empty, s_told = got if got is not LOST else _sessions_job(job)
-                empty.update(s_empty)
-                told.add(s_told)
-                streams, records, duplicates, uncursored = (streams + s_streams, records + s_records, duplicates + s_dups,
-                                                            uncursored + s_bare)
-                problems.extend(s_problems)
-                if digests is not None:
-                    digests.update(s_digests)
-                if step is not None:
-                    step(job[2][-1].name, len(job[2]))
+        streams, records, duplicates, uncursored = _by_workers(root, root_shown, sessions, jobs, deep, digests, step,
+                                                               seen if session is None else None, problems, empty, told)
     elif jobs <= 1 and not deep:  # one process: a session at a time, a clean one in one C call
         streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step, told)
     else:
@@ -305,6 +331,35 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     check_senders(root, root_shown, section, only, digests, sessions)  # above: _sessions.list's sessions gone; here: who sent what
     section.notes += leftover_notes(root, sessions, only is not None, told)  # temporaries writers left
     return VerifyReport([section])
+
+
+def _by_workers(root: Path, root_shown: str, sessions: list[Path], jobs: int, deep: bool, digests: dict[str, str] | None,
+                step: Callable[[str, int], None] | None, seen, problems: list[Problem], empty: set[str],
+                told: Told) -> list[int]:
+    """:func:`verify_root`'s check of ``sessions`` by ``jobs`` worker processes, each whole sessions at a time (and with
+    ``seen``, what :func:`_beside` checks of them, put in it): the summed (streams, records, duplicates, streams
+    without a cursor); problems, sessions holding no landed file, what the listings told, digests as
+    :func:`_each_session` puts them."""
+    total = [0, 0, 0, 0]
+    with process_pool(jobs) as procs:
+        runs = [(root, root_shown, run, deep, digests is not None, seen is not None) for run in guided(sessions, jobs)]
+        for job, got in each_result(procs, _sessions_job, runs):
+            *counts, s_problems, s_digests, s_empty, s_told, s_beside = got if got is not LOST else _sessions_job(job)
+            if s_beside is not None:
+                seen.state_files.update(s_beside[0])
+                seen.marked.update(s_beside[1])
+                seen.chained.update(s_beside[2])
+                for key, files in s_beside[3].items():
+                    seen.listed.setdefault(key, files)
+            empty.update(s_empty)
+            told.add(s_told)
+            total = [a + b for a, b in zip(total, counts)]
+            problems.extend(s_problems)
+            if digests is not None:
+                digests.update(s_digests)
+            if step is not None:
+                step(job[2][-1].name, len(job[2]))
+    return total
 
 
 def _landed_section(sessions: int, streams: int, records: int, duplicates: int, uncursored: int,
@@ -459,11 +514,12 @@ def verify(root: str | os.PathLike, session: str | None = None, *, jobs: int | N
     as :func:`verify_root` fills it. Raises FileNotFoundError when the root or the session does not exist.
     """
     digests: dict[str, str] = {}  # each whole landed file's SHA-256, found by the landed check: the chains' inputs
-    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step, unheld=unheld)
     if seen is None:
         from ..flow.verify_chain import Seen
 
         seen = Seen()
+    # the workers checking the landed files check their sessions' chains and state files too (into seen)
+    report = verify_root(root, session, jobs=jobs, deep=deep, digests=digests, step=step, unheld=unheld, seen=seen)
     section = chain_section(root, session, digests=digests, step=step, chains=chains, seen=seen)
     if section is not None:
         # sessions with no chain, sessions only ids.sqlite knows; the chains' listings read again by no one
