@@ -284,6 +284,33 @@ static int hash_update(PyObject *h, const char *data, Py_ssize_t n) {
     return r == NULL ? -1 : 0;
 }
 
+/* The first place needle[0, k) is in h[0, n), or NULL: memmem, with 16 bytes looked at a time where SSE2 is (every
+ * x86-64): the places where the needle's first and last bytes both are, each then compared whole (W. Mula's
+ * "SIMD-friendly algorithms for substring searching"; issue 22, session 38: glibc's memmem was a tenth of verify's
+ * landed check, for the MCP call name each file is searched for). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static const char *find_bytes(const char *h, size_t n, const char *needle, size_t k) {
+    size_t i = 0;
+    if (k >= 2) {
+        const __m128i first = _mm_set1_epi8(needle[0]), last = _mm_set1_epi8(needle[k - 1]);
+        for (; i + k - 1 + 16 <= n; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(h + i)), b = _mm_loadu_si128((const __m128i *)(h + i + k - 1));
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+            while (m != 0) {
+                unsigned j = (unsigned)__builtin_ctz(m);
+                if (memcmp(h + i + j + 1, needle + 1, k - 2) == 0)
+                    return h + i + j;
+                m &= m - 1;
+            }
+        }
+    }
+    return memmem(h + i, n - i, needle, k); /* the last places (every place where k < 2) */
+}
+#else
+static const char *find_bytes(const char *h, size_t n, const char *needle, size_t k) { return memmem(h, n, needle, k); }
+#endif
+
 /* How the file at path was opened and read (file_check's caller). */
 typedef struct {
     Py_ssize_t most;      /* a file of most - 1 bytes or more goes to the Python (as one read of most could not) */
@@ -369,7 +396,7 @@ static int file_check(const char *path, int want_whole, const file_fns *fn, rbuf
         total += got;
         if (rd->needle != NULL && !rd->held) {
             Py_ssize_t from = searched - tail > 0 ? searched - tail : 0;
-            rd->held = memmem(b->p + from, (size_t)(len - from), rd->needle, (size_t)rd->needle_len) != NULL;
+            rd->held = find_bytes(b->p + from, (size_t)(len - from), rd->needle, (size_t)rd->needle_len) != NULL;
             searched = len;
         }
         const char *nl;
