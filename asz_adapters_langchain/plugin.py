@@ -23,7 +23,7 @@ from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 from asz_core.plugins.adapter import adapter_version
 
 from .dialect import DIALECT, convert_body, convert_line, tool_run_ms
-from .reasons import questions_not_landed, runs_landed_partly
+from .reasons import questions_not_landed, runs_landed_partly, steps_failed_caught
 from .glossary import FLAG_RULES, GLOSSARY
 from .inbox import INGEST, WAIT_PASSES, Settings, materialise, waiting_arrivals
 from .settings import SETTINGS, option
@@ -301,6 +301,10 @@ class LangsmithIngest(Adapter):
     def runs_landed_partly(self, dialect: str, records) -> list[tuple[str, str]]:
         """The runs landed with what is known: their post, or their parent run, never arrived (:func:`~asz_adapters_langchain.reasons.runs_landed_partly`)."""
         return runs_landed_partly(records)
+
+    def steps_failed_caught(self, dialect: str, records) -> list[tuple[str, str, str]]:
+        """The chain steps that ended with an error the run above them went on after (:func:`.reasons.steps_failed_caught`)."""
+        return steps_failed_caught(records)
 
     def questions_not_landed(self, dialect: str, records) -> list[tuple[str, int, int]]:
         """The person messages a thread's graph state holds that no landed trace asked (:func:`.reasons.questions_not_landed`)."""

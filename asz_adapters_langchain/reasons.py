@@ -14,9 +14,9 @@ from typing import Any
 
 from asz_core import Dropped
 
-from .runs import has_messages, human_text
+from .runs import error_line, has_messages, human_text
 
-__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "error_why", "extra_why", "questions_not_landed", "root_inputs_why", "runs_landed_partly", "waited_dropped"]
+__all__ = ["EXTRA_KEPT_WHY", "WAITED", "WHY", "ROOT_ERROR_WHY", "chain_why", "error_why", "extra_why", "questions_not_landed", "root_inputs_why", "runs_landed_partly", "steps_failed_caught", "waited_dropped"]
 
 #: Why a run member is listed under ``dropped`` where one reason is true of every run that has it (trial 23a F10:
 #: one reason said for every member was wrong for most); ``inputs`` and ``outputs`` of a chain are :func:`chain_why`.
@@ -103,6 +103,41 @@ def runs_landed_partly(records: Any) -> list[tuple[str, str]]:
             if what in whats and isinstance(rec.get("id"), str):
                 out.setdefault(rec["id"].partition(":patch:")[0], what)
     return list(out.items())
+
+
+def steps_failed_caught(records: Any) -> list[tuple[str, str, str]]:
+    """``(run id, step name, its error's first line)`` of each chain step of a conversation's ``records`` (landed order)
+    whose end landed its own error (the ``{"error": …}`` data part after its envelope, langsmith-ingest 0.12.0 on)
+    while the run above it (its ``parent_run_id``) ended with none: the app went on after the failure (a fallback taken,
+    a retry that worked, an exception a node caught), which no error step draws. A step whose parent failed too (the
+    error went up: the trace's ``Run failed`` says it), whose parent's end has not landed, or whose error is one of
+    LangGraph's exceptions that steer the graph (:data:`_CONTROL_FLOW`: an ``interrupt()``) is not listed. Never raises."""
+    failed_steps: list[tuple[str, str, str, str]] = []  # (run, name, parent, error)
+    ended: set[str] = set()
+    failed: set[str] = set()
+    for rec in records:
+        rid = rec.get("id") if isinstance(rec, dict) else None
+        if not isinstance(rid, str) or ":" in rid.partition(":patch:")[0]:
+            continue
+        run = rid.partition(":patch:")[0]
+        parts = [p for p in rec.get("parts") or () if isinstance(p, dict)]
+        data = [p["data"] for p in parts if p.get("k") == "data" and isinstance(p.get("data"), dict)]
+        env = next((d for d in data if d.get("id") == run), None)
+        err = next((d["error"] for d in data if set(d) == {"error"} and isinstance(d["error"], str)), None)
+        if (env is not None and env.get("end_time") not in (None, "")) or any(p.get("k") == "result" for p in parts):
+            ended.add(run)
+        if err is not None or "error" in (rec.get("flags") or ()) or any(p.get("k") == "result" and p.get("failed") for p in parts) \
+                or any(isinstance(d, dict) and d.get("what") == "error" for d in rec.get("dropped") or ()):
+            failed.add(run)
+        if err is not None and env is not None and env.get("run_type") == "chain" and isinstance(env.get("parent_run_id"), str):
+            failed_steps.append((run, str(env.get("name") or ""), env["parent_run_id"], err))
+    return [(run, name, error_line(err)[:200]) for run, name, parent, err in failed_steps
+            if parent in ended and parent not in failed and not error_line(err).startswith(_CONTROL_FLOW)]
+
+
+#: LangGraph's exceptions that steer the graph rather than fail it (``interrupt()``, a ``Command`` to a parent graph):
+#: a step that ends with one has not failed (:func:`steps_failed_caught`).
+_CONTROL_FLOW = ("GraphInterrupt(", "ParentCommand(", "GraphBubbleUp(", "NodeInterrupt(")
 
 
 def questions_not_landed(records: Any) -> list[tuple[str, int, int]]:

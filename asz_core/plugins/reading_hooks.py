@@ -143,6 +143,15 @@ class ReadingHooks:
         answer, is taken as None)."""
         return None
 
+    def steps_failed_caught(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str]] | None:
+        """The steps of a conversation's ``records`` (its transcript records of ``dialect``, landed order) that ended with
+        an error while the work above them went on (caught, retried, a fallback taken), which no error step draws, as
+        ``(run id, step name, the error's first line)``: a LangGraph chain step (trial 37b: a chain step's own error).
+        The readers say so (``summary.problems``: ``steps failed and the app went on: …``,
+        :func:`asz_core.view.unended.caught_lines`). Default None. Must not raise (an exception, or another answer, is
+        taken as None)."""
+        return None
+
     def questions_not_landed(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[str, int, int]] | None:
         """What a conversation's ``records`` (its transcript records of ``dialect``, landed order) say of questions
         whose whole trace never arrived, as ``[(run id, n, of)]``: the run whose end state holds ``of`` person

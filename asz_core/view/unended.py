@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "error_failed", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines"]
+__all__ = ["GAP_PREFIX", "gap_lines", "LOST_PREFIX", "error_failed", "failed_call_count", "PARTLY_PREFIX", "UNENDED_PREFIX", "lost_lines", "partly_lines", "unended_count", "unended_lines",
+           "CAUGHT_PREFIX", "caught_lines"]
 
 #: How a ``summary.problems`` line about runs that started and never ended starts (:func:`unended_lines`).
 UNENDED_PREFIX = "never ended: "
 #: How a ``summary.problems`` line about runs landed with what is known starts (:func:`partly_lines`).
 PARTLY_PREFIX = "landed with what is known: "
+#: How a ``summary.problems`` line about steps that failed while the work above them went on starts (:func:`caught_lines`).
+CAUGHT_PREFIX = "steps failed and the app went on: "
 #: How a ``summary.problems`` line about questions whose whole trace never arrived starts (:func:`lost_lines`).
 LOST_PREFIX = "questions never arrived: "
 
@@ -133,6 +136,22 @@ def partly_lines(headers: dict, records: dict) -> list[str]:
             lines.append(f"{PARTLY_PREFIX}{len(cycles)} run(s) whose parent links form a cycle (each names another of "
                          f"them as its parent, or itself: a client's error, since every run of it arrived), so none has "
                          f"a parent to land under and each lands as the first run of what is known: {_shown(cycles)}")
+    return lines
+
+
+def caught_lines(headers: dict, records: dict) -> list[str]:
+    """One ``steps failed and the app went on: …`` line (:data:`CAUGHT_PREFIX`) per dialect whose adapter names steps
+    of the conversation that ended with an error the work above them went on after (:meth:`~asz_core.plugins.
+    reading_hooks.ReadingHooks.steps_failed_caught`: a LangGraph chain step whose fallback answered; trial 37b):
+    how many, and at most 10 of them as ``NAME: FIRST LINE (RUN ID)``. ``[]`` when none."""
+    lines = []
+    for _, got in _asked(headers, records, "steps_failed_caught"):
+        steps = [tuple(str(x) for x in r) for r in got if isinstance(r, tuple) and len(r) == 3]
+        if steps:
+            shown = "; ".join(f"{name or 'a step'}: {' '.join(first.split())} ({run})" for run, name, first in steps[:10])
+            lines.append(f"{CAUGHT_PREFIX}{len(steps)} step(s) ended with an error while the run above them went on "
+                         f"(caught, retried or a fallback taken), so no Run failed step says it; asz show names each: "
+                         f"{shown}" + (f" and {len(steps) - 10} more" if len(steps) > 10 else ""))
     return lines
 
 

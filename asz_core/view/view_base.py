@@ -21,7 +21,7 @@ from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
     unended_lines, unnamed_call_lines
-from .unended import gap_lines, lost_lines, partly_lines
+from .unended import caught_lines, gap_lines, lost_lines, partly_lines
 
 __all__ = ["ViewBase", "untimed_lines"]
 
@@ -267,12 +267,12 @@ class ViewBase(Companions):
         id beside two or more that do (:func:`~asz_core.view.usage.unnamed_call_lines`), then the runs that started and
         never ended (:func:`~asz_core.view.usage.unended_lines`), then the runs landed with what is known
         (:func:`~asz_core.view.unended.partly_lines`), then the questions whose trace never arrived (:func:`lost_lines`), then
-        the root's gaps within the conversation's span (:func:`gap_lines`)."""
+        the root's gaps within the conversation's span (:func:`gap_lines`), then the steps that failed while the run above went on (:func:`caught_lines`)."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
                 + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
                 + unended_lines(self.sess.headers, self.sess.records) + partly_lines(self.sess.headers, self.sess.records)
-                + lost_lines(self.sess.headers, self.sess.records) + gap_lines(self.sess.root, self.sess.headers, self.sess.records))
+                + lost_lines(self.sess.headers, self.sess.records) + gap_lines(self.sess.root, self.sess.headers, self.sess.records) + caught_lines(self.sess.headers, self.sess.records))
 
     def twice_lines(self) -> list[str]:
         """The ``summary.problems`` line (:data:`TWICE_PREFIX`) naming the landed records that list under ``dropped`` the

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -138,6 +140,17 @@ def test_the_page_shows_the_traceback(tmp_path, receiver_factory, run_asz, brows
         s.stop()
 
 
+def _staged_errors(root: Path) -> dict[str, tuple[str, str]]:
+    """Run name -> (run id, error) of each arrival the receiver staged with an ``error``, in staging order."""
+    out = {}
+    for f in sorted((root / "_ingest" / "langsmith" / "inbox").glob("*.jsonl")):
+        for line in f.read_text().splitlines():
+            a = json.loads(line)
+            if a["run"].get("error"):
+                out[a["run"]["name"]] = (a["id"], a["run"]["error"])
+    return out
+
+
 def test_a_real_graphs_chain_step_error_lands_byte_for_byte(tmp_path, receiver_factory, run_asz):
     """A real LangGraph app whose tool raises with ``handle_tool_errors=False`` (big_tool_app.py, size 0): the
     ``tools`` chain step's own error (3,143 bytes here, 3,316 in trial 37b: its traceback runs through the graph's
@@ -150,12 +163,7 @@ def test_a_real_graphs_chain_step_error_lands_byte_for_byte(tmp_path, receiver_f
     rcv = receiver_factory(root)
     run_app(tmp_path, rcv.url, 0, "chain-err-1")
     rcv.stop()
-    sent = {}
-    for f in sorted((root / "_ingest" / "langsmith" / "inbox").glob("*.jsonl")):
-        for line in f.read_text().splitlines():
-            a = json.loads(line)
-            if a["run"].get("error"):
-                sent[a["run"]["name"]] = (a["id"], a["run"]["error"])
+    sent = _staged_errors(root)
     assert set(sent) == {"LangGraph", "tools", "big"}, sent
     run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest")
 
@@ -173,5 +181,38 @@ def test_a_real_graphs_chain_step_error_lands_byte_for_byte(tmp_path, receiver_f
     [sid] = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
     said = run_asz("conversation", sid, "--root", str(root)).stdout
     assert "errors 1 failed run(s)" in said, said
+    assert "steps failed and the app went on" not in said, said  # the error went up: Run failed says it
     shown = run_asz("show", sid, chain.id, "--root", str(root)).stdout  # the chain's end: its patch record
     assert json.dumps(err)[1:40] in shown, shown
+
+
+def test_a_chain_step_error_the_app_went_on_after_is_said(tmp_path, receiver_factory, run_asz):
+    """A real LangGraph graph whose node calls ``primary.with_fallbacks([backup])`` (caught_app.py): ``primary``'s run
+    ends with ``ValueError('primary store down')`` and its traceback, ``RunnableWithFallbacks`` above it ends with
+    none, the graph answers. No Run failed step can say it: the conversation says it as a problem, naming the step, the
+    error's first line and the run, and the error lands whole. Every figure is read from the staged arrivals."""
+    root = tmp_path / "root"
+    rcv = receiver_factory(root)
+    env = {**os.environ, "LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": rcv.url, "LANGSMITH_API_KEY": "any",
+           "LANGSMITH_PROJECT": "caught", "PYTHONWARNINGS": "ignore"}
+    app = Path(__file__).resolve().parent / "caught_app.py"
+    p = subprocess.run([sys.executable, str(app), "caught-1"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "from the backup store", p.stdout + p.stderr
+    rcv.stop()
+    errors = _staged_errors(root)
+    assert list(errors) == ["primary"], errors  # the only run that ended with an error
+    rid, err = errors["primary"]
+    assert err.startswith("ValueError('primary store down')") and "Traceback" in err
+    run_asz("collect", "--once", "--root", str(root), "--adapter", "langsmith-ingest")
+
+    [kept] = [p.data["error"] for r in landed_records(root).values() if r.id.startswith(rid)
+              for p in r.parts if p.k == "data" and "error" in p.data]
+    assert kept.encode() == err.encode()
+    [sid] = [p.name for p in root.iterdir() if p.name.startswith("ls-")]
+    line = ("steps failed and the app went on: 1 step(s) ended with an error while the run above them went on (caught, "
+            "retried or a fallback taken), so no Run failed step says it; asz show names each: "
+            f"primary: ValueError('primary store down') ({rid})")
+    doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
+    assert doc["summary"]["problems"] == [line], doc["summary"].get("problems")
+    said = run_asz("conversation", sid, "--root", str(root)).stdout
+    assert f"problem: {line}" in said and "failed run(s)" not in said, said  # no run failed: the graph went on
