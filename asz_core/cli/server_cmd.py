@@ -77,7 +77,7 @@ def _loopback_warning(host: str) -> None:
     warn_if_exposed(host, "reads every conversation in the root")
 
 
-def _banner_common(state, host: str, port: int) -> None:
+def _banner_common(state, host: str, port: int, token: str | None = None) -> None:
     if state.hide or state.hide_override:
         names = ", ".join(state.hide) or "nothing"
         typer.echo(f"withhold : {names} (hide parameter {'taken' if state.hide_override else 'refused'})")
@@ -94,7 +94,13 @@ def _banner_common(state, host: str, port: int) -> None:
     for line in session_file_lines(state.root):  # a session.state or session index that does not read, one line each
         typer.echo(line, err=True)
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"listening: http://{shown}:{port}/")
+    typer.echo(f"listening: http://{shown}:{port}/" + (f"?token={token}" if token else ""))
+    if token:  # trial 38c F3: loopback reaches every local account
+        typer.echo("access   : only with this run's token (the address above sets a cookie; scripts send "
+                   "Authorization: Bearer TOKEN); --no-token serves every account that reaches the port")
+    else:  # on stderr: what a shared host must know
+        typer.echo("access   : no token: every account on this machine that reaches the port reads the root"
+                   + (" (--no-token)" if state.mode == "server" else " (--token requires one)"), err=True)
 
 
 def _bind(cmd: str, host: str, port: int):
@@ -184,6 +190,7 @@ def view(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
+    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run: the listening: address holds it (?token=…) and sets an HttpOnly SameSite=Strict cookie, scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
 ) -> None:
     """Serve the page and the HTTP API over an existing storage root, read-only: it never collects (asz server does).
 
@@ -214,12 +221,20 @@ def view(
     typer.echo(f"reading  : {storage}")
     stop = threading.Event()
     state.start_checker(stop)
+    key = _run_token() if token else None
     try:
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock, on_started=state.warm_up,
-                  banner=lambda: _banner_common(state, host, port))
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes(), token=key), host, port, sock,
+                  on_started=state.warm_up, banner=lambda: _banner_common(state, host, port, key))
     finally:
         stop.set()
         state.worker.close()
+
+
+def _run_token() -> str:
+    """A token for this run (:func:`~asz_core.view.access.new_token`)."""
+    from ..view.access import new_token
+
+    return new_token()
 
 
 def _watch(jobs: list, state):
@@ -252,6 +267,7 @@ def server(
     adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together, as asz collect (default: every enabled one)."),
     no_follow: bool = typer.Option(False, "--no-follow", help="Collect every interval only. By default the server also follows its sources: it looks at the folders its adapters read once a second (one stat per file: under 0.5% of a core for 700 files) and runs a pass about 1-2 s after a file changes."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
+    no_token: bool = typer.Option(False, "--no-token", help="Serve every request. By default only requests carrying a token made for this run are served (the listening: address holds it and sets an HttpOnly SameSite=Strict cookie; scripts send Authorization: Bearer TOKEN): on a shared host every local account reaches loopback."),
 ) -> None:
     """Collect (land, then parse) in the background and serve the page and API together: live by default.
 
@@ -314,10 +330,10 @@ def server(
     worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
     try:
         from .collect_cmd import start_receivers
-
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes()), host, port, sock,
-                  on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port))
+        key = None if no_token else _run_token()
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes(), token=key), host, port, sock,
+                  on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port, key))
     finally:
         _stop_passes(stop, state, passes, worker)
         lock.release()

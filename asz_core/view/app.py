@@ -561,17 +561,23 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
     return handler
 
 
-def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Sequence[tuple[str, Any]] = ()) -> HostGuard:
+def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Sequence[tuple[str, Any]] = (),
+               token: str | None = None) -> HostGuard:
     """The application serving ``state`` (routes in :mod:`asz_core.view.server`), behind :class:`HostGuard`.
 
     ``listen_host`` is the address the server binds; a ``Host`` naming it is
     answered besides the loopback names. ``extra`` adds API routes (path,
     handler taking (request, pairs, hide)) from rooms the view does not import
-    (``/api/search``: see ``asz_core/cli/server_cmd.py``). Never raises per request: refusals are
-    400/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
+    (``/api/search``: see ``asz_core/cli/server_cmd.py``). ``token``: every request but ``/static/`` must carry it
+    (:class:`~asz_core.view.access.TokenGate`; None: no token, trial 38c F3). Never raises per request: refusals are
+    400/401/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
     """
     routes = [Route("/", _page), Route("/c/{id}", _page), Route("/static/{name:path}", _static)]
     routes += [Route(path, api(handler)) for path, handler in [*API_ROUTES, *extra]]
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
     app.state.view = state
+    if token:
+        from .access import TokenGate
+
+        return HostGuard(TokenGate(app, token), listen_host, no_host_400=True)
     return HostGuard(app, listen_host, no_host_400=True)

@@ -110,7 +110,12 @@ class Served:
     """
 
     def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
-                 probe: str = "/api/status", prefix: list[str] = ()):
+                 probe: str = "/api/status", prefix: list[str] = (), token: bool = False):
+        """``args[0] == "server"``: ``--no-token`` added unless ``token`` (then :attr:`token` is the banner's, and
+        every request carries it as ``Authorization: Bearer``)."""
+        if args[:1] == ["server"] and not token and "--no-token" not in args:
+            args = [*args, "--no-token"]
+        self.token = None
         self.port = free_port()
         self.host = "127.0.0.1"
         self.log = workdir / f"server-{self.port}.log"
@@ -128,6 +133,14 @@ class Served:
         while True:
             if self.proc.poll() is not None:
                 raise AssertionError(f"asz {' '.join(args)} exited {self.proc.returncode} before serving:\n{self.output()}")
+            if token and self.token is None:  # the banner's address holds it (?token=…)
+                said = self.log.read_text(errors="replace") if self.log.exists() else ""
+                if "?token=" in said:
+                    self.token = said.split("?token=", 1)[1].split()[0]
+                else:
+                    assert time.monotonic() < deadline, self.output()
+                    time.sleep(0.1)
+                    continue
             try:
                 self.first = self.get(probe)  # the first request the server answers (``probe``, by default /api/status)
                 if self.first.status == 200:
@@ -150,6 +163,8 @@ class Served:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             conn.putrequest(method, path, skip_accept_encoding=True)
+            if self.token and not any(k.lower() in ("authorization", "cookie") for k in (headers or {})):
+                conn.putheader("Authorization", f"Bearer {self.token}")
             for k, v in (headers or {}).items():
                 conn.putheader(k, v)
             conn.endheaders()
