@@ -21,12 +21,13 @@ from ..sessiondata.spelling import folded
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.times import parse_instant
 from ..view.rows import read_head
-from ..view.secret_forms import shown_title
+from ..view.secret_forms import masked_found, shown_title
 from .landed_check import problem_of
+from .termtext import plain
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -113,8 +114,8 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
 LABEL_PART = -1
 
 
-def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str] | None:
-    """``("label", label, indexed text)`` of a record carrying a ``label`` (seed 001: a name the runtime gave
+def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str, list] | None:
+    """``("label", label, indexed text, credentials)`` (:func:`masked_index`) of a record carrying a ``label`` (seed 001: a name the runtime gave
     something, the only naming evidence in the data: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's session
     title, a child's description), None when it has none (trial 32b F4: a title was found by no search), or when
     ``seen`` (the labels a conversation's rows already hold, as ``("label", label)``, added to here) holds it."""
@@ -126,15 +127,26 @@ def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str] | No
             return None
         seen.add(("label", label))
     text = label.replace(SNIP_START, " ").replace(SNIP_END, " ")
-    return ("label", label, index_form(text))
+    return ("label", label, *masked_index(text))
 
 
-def part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str] | None:
-    """``(kind, text, indexed text)`` of one part (:func:`part_text`; the indexed text is its
-    :func:`~asz_core.reading.search_text.index_form`): what the index holds for it, and what a hit is checked against
+def masked_index(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """``(indexed text, credentials)`` of a text: its :func:`~asz_core.reading.search_text.index_form` with each
+    credential of a known form masked first as every reader shows it
+    (:func:`~asz_core.view.secret_forms.masked_found`: ``AKIA…MPLE``, a password ``***``), and ``(kind, shown,
+    fingerprint)`` of each, one per place (what ``asz secrets`` lists: the ``secret`` table). The index never holds
+    a credential's value, so no query, count, rank or snippet can answer anything about it beyond its masked form
+    (trial 38c F2: prefix queries recovered an AWS key id through ``/api/search``'s hit count)."""
+    shown, found = masked_found(plain(text) if "\x1b" in text else text)
+    return index_form(shown), found
+
+
+def part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str, list] | None:
+    """``(kind, text, indexed text, credentials)`` of one part (:func:`part_text`; the indexed text and credentials
+    are :func:`masked_index`'s): what the index holds for it, and what a hit is checked against
     (:meth:`HitCheck.holds`)."""
     got = part_text(rec, p, step_kind)
-    return None if got is None else (got[0], got[1], index_form(got[1]))
+    return None if got is None else (got[0], got[1], *masked_index(got[1]))
 
 
 #: Why a hit whose indexed text is not what its cited record holds is left out (:func:`search`).

@@ -44,7 +44,7 @@ def label_row(out: list[tuple], meta: Meta, rec: dict, seen: set, place: tuple) 
     if (got := label_index(rec, seen)) is not None:
         cid, step, talk_of, at, rel, row, flags, repeats = place
         meta.labels.append((len(out), got[1]))
-        out.append((got[2], cid, step, talk_of.get(step, ""), got[0], at, rel, row, LABEL_PART, flags, repeats))
+        out.append((got[2], cid, step, talk_of.get(step, ""), got[0], at, rel, row, LABEL_PART, flags, repeats, got[3]))
 
 
 def label_flags(out: list[tuple], meta: Meta) -> None:

@@ -42,9 +42,9 @@ __all__ = ["with_folded", "SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_wri
            "compacted"]
 
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
-SCHEMA_VERSION = "29"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title); 18: hit keeps its part and is unique by (conversation, file, row, part): an index two updates wrote at once held every hit twice (trial 15, F8); 19: terminal colours taken out of indexed text (search_text.index_form: \x1b[1mContext held the word 1mcontext, trial 16 F6); 20: a text part kinded by its record's flags (search_hits.text_kind: a compaction summary is summary, not prompt), notices and compaction boundaries indexed as notice (trial 16b F6, F11); 21: a title's credentials masked before it is cut (view.secret_forms.shown_title: trial 21); 22: OpenAI keys without the T3BlbkFJ marker and Slack webhook addresses masked in titles (view.secret_forms, session 22); 23: title_from of a prompt's title from its own record's flags, a runtime title looked for with its whitespace made single spaces (the title is masked and cut; LangSmith's label joins the question's lines); 24: every whitespace str.split takes (NBSP, U+2028, \\u000b …) made one space too; 25: search_gaps.fingerprint keyed by the landed files' names and inodes, not their folders' mtimes (a cursor rewritten when a source went re-indexed everything, trial 24b F2); 26: a part too large to land kept as a gap (search_gaps.too_large_gap) and a prompt too large to land titles as the document does (view.titles.lost_prompt_title); 27: emoji indexed each as a token (search_text.EMOJI_CLASS: the tokenizer's tokenchars, stored apart as CJK characters are; house26); 28: hit keeps repeats, the earlier session a continuing session's repeated record is drawn and counted in (search_hits.hit_dicts; trial 30a F5); 29: a record's label indexed, kind label, once per conversation (search_hits.label_index; trial 32b F4)
+SCHEMA_VERSION = "30"  # 7: CJK text stored character by character (search_text.index_form); 8: titles checked against the landed records (view.titles); 9: files damaged before indexing indexed; 10: a bash-mode prompt titled ! command; 11: a prompt read by its adapter (Adapter.prompt_title), a summary naming no message and a header title no landed record carries name nothing; 12: what could not be read kept and said (search_gaps); 13: a label in a Claude Code skeleton names no conversation (its leafUuid went with its data part); 14: each landed file's stat when read kept (search_gaps.suspects); 15: a JSON string's \\n, \\r, \\t indexed as the character (search_hits.json_text); 16: a title passes over prompts naming no work (a command alone such as /context: view.titles.PromptTitle); 17: a resumed copy with no prompt of its own titled (continues ID) TITLE (view.titles.continued_title); 18: hit keeps its part and is unique by (conversation, file, row, part): an index two updates wrote at once held every hit twice (trial 15, F8); 19: terminal colours taken out of indexed text (search_text.index_form: \x1b[1mContext held the word 1mcontext, trial 16 F6); 20: a text part kinded by its record's flags (search_hits.text_kind: a compaction summary is summary, not prompt), notices and compaction boundaries indexed as notice (trial 16b F6, F11); 21: a title's credentials masked before it is cut (view.secret_forms.shown_title: trial 21); 22: OpenAI keys without the T3BlbkFJ marker and Slack webhook addresses masked in titles (view.secret_forms, session 22); 23: title_from of a prompt's title from its own record's flags, a runtime title looked for with its whitespace made single spaces (the title is masked and cut; LangSmith's label joins the question's lines); 24: every whitespace str.split takes (NBSP, U+2028, \\u000b …) made one space too; 25: search_gaps.fingerprint keyed by the landed files' names and inodes, not their folders' mtimes (a cursor rewritten when a source went re-indexed everything, trial 24b F2); 26: a part too large to land kept as a gap (search_gaps.too_large_gap) and a prompt too large to land titles as the document does (view.titles.lost_prompt_title); 27: emoji indexed each as a token (search_text.EMOJI_CLASS: the tokenizer's tokenchars, stored apart as CJK characters are; house26); 28: hit keeps repeats, the earlier session a continuing session's repeated record is drawn and counted in (search_hits.hit_dicts; trial 30a F5); 29: a record's label indexed, kind label, once per conversation (search_hits.label_index; trial 32b F4); 30: credentials masked in the indexed text, each kept in secret for asz secrets (search_hits.masked_index: a query answered whether the unmasked text held a value, trial 38c F2)
 
-_TABLES = ("conv", "hit", "fts", "gap", "seen", "landed")
+_TABLES = ("conv", "hit", "fts", "secret", "gap", "seen", "landed")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS conv (
@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS hit (
   rowid INTEGER PRIMARY KEY, conversation TEXT, step TEXT, talk TEXT, kind TEXT, at INTEGER, file TEXT, row INTEGER,
   part INTEGER, flags TEXT, repeats TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS hit_conversation ON hit(conversation, file, row, part);
+CREATE TABLE IF NOT EXISTS secret (hit INTEGER, n INTEGER, kind TEXT, masked TEXT, fingerprint TEXT, PRIMARY KEY (hit, n));
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = "unicode61 remove_diacritics 2 tokenchars '""" + EMOJI_CHARS + """'", prefix = '2 3');
 """ + GAP_SCHEMA
 
@@ -156,6 +157,7 @@ def _drop(con: sqlite3.Connection, conversation: str) -> int:
     """Delete ``conversation``'s hits (and their FTS5 rows), counted in ``meta.dropped`` (:func:`compact_when_due`);
     how many."""
     con.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
+    con.execute("DELETE FROM secret WHERE hit IN (SELECT rowid FROM hit WHERE conversation=?)", (conversation,))
     n = con.execute("DELETE FROM hit WHERE conversation=?", (conversation,)).rowcount
     if n > 0:
         con.execute("INSERT INTO meta VALUES ('dropped', ?) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?",
@@ -216,7 +218,8 @@ def forget_conversation(con: sqlite3.Connection, conversation: str) -> None:
 
 def write_rows(con: sqlite3.Connection, cid: str, head_name: str, built: tuple[tuple, list[tuple]] | None) -> int:
     """Replace one conversation's ``conv`` row and index rows with ``built`` (``(conv values, rows)``, each row
-    ``(indexed text, conversation, step, talk, kind, at, file, row, part, flags, repeats)``; None: its chain does not fold, so
+    ``(indexed text, conversation, step, talk, kind, at, file, row, part, flags, repeats[, credentials])``, the
+    credentials ``(kind, masked, fingerprint)`` each, kept in ``secret``; None: its chain does not fold, so
     it keeps none); returns the rows written. Whatever the index held of ``cid`` goes first, in the caller's
     transaction: the index never holds a conversation's rows twice, whoever wrote them before. Raises sqlite3.Error
     (IntegrityError: ``built`` names one part twice)."""
@@ -227,6 +230,8 @@ def write_rows(con: sqlite3.Connection, cid: str, head_name: str, built: tuple[t
     summary, out = built
     con.execute("INSERT OR REPLACE INTO conv VALUES (?,?,?,?,?,?,?,?,?)", (cid, head_name, *summary))
     start = (con.execute("SELECT max(rowid) FROM hit").fetchone()[0] or 0) + 1
-    con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:]) for i, r in enumerate(out)])
+    con.executemany("INSERT INTO hit VALUES (?,?,?,?,?,?,?,?,?,?,?)", [(start + i, *r[1:11]) for i, r in enumerate(out)])
     con.executemany("INSERT INTO fts(rowid, text) VALUES (?,?)", [(start + i, r[0]) for i, r in enumerate(out)])
+    con.executemany("INSERT INTO secret VALUES (?,?,?,?,?)", [(start + i, n, *c) for i, r in enumerate(out) if len(r) > 11
+                                                              for n, c in enumerate(r[11])])
     return len(out)

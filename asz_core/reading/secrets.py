@@ -15,7 +15,8 @@ __all__ = ["scan", "scan_places", "keyed_findings", "PLACE_FIELDS"]
 
 
 def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, unjudged: list[str] | None = None) -> list[dict]:
-    """Every credential in the texts the search index ``index`` of ``root`` holds (prompts, replies, thinking, tool
+    """Every credential in the texts the search index ``index`` of ``root`` holds (found as each text was indexed,
+    before it was masked there: the ``secret`` table, :func:`~asz_core.reading.search_hits.masked_index`; prompts, replies, thinking, tool
     inputs and results, of every conversation, withheld records included: a credential is there whether or not the
     page shows it), narrowed by ``filters`` (project, model, dialect of the conversation; since/until of the text's
     time). Each: ``{"conversation", "title" (:func:`~asz_core.view.secret_forms.shown_title`: a first prompt may hold one), "kind" (the text's kind), "at" (unix ms, 0 when unknown), "step",
@@ -28,21 +29,19 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     from .search_hits import hits_where, unjudged_convs
 
     where, args = hits_where(filters or Filters())
-    sql = ("SELECT hit.conversation, conv.title, hit.kind, hit.at, hit.step, hit.file, hit.row, fts.text FROM hit "
-           "JOIN fts ON fts.rowid = hit.rowid JOIN conv ON conv.id = hit.conversation "
-           f"WHERE {' AND '.join(where) or '1'} ORDER BY hit.rowid")
+    sql = ("SELECT hit.conversation, conv.title, hit.kind, hit.at, hit.step, hit.file, hit.row, secret.kind, secret.masked, "
+           "secret.fingerprint, hit.rowid FROM hit JOIN secret ON secret.hit = hit.rowid JOIN conv ON conv.id = hit.conversation "
+           f"WHERE {' AND '.join(where) or '1'} ORDER BY hit.rowid, secret.n")
     from ..storage.frozen import open_read
     from .search_store import with_folded
 
     con = with_folded(open_read(index, root, timeout=30))  # --project compares asz_folded (trial 31c F2)
     out: list[dict] = []
     try:
-        for cid, title, kind, at, step, file, row, text in con.execute(sql, args):
-            seen: set[str] = set()
-            for name, shown, mark in credentials(text or ""):
-                if mark in seen:
-                    continue
-                seen.add(mark)
+        seen: set[tuple[int, str]] = set()
+        for cid, title, kind, at, step, file, row, name, shown, mark, rowid in con.execute(sql, args):
+            if (rowid, mark) not in seen:
+                seen.add((rowid, mark))
                 out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
                             "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark, "field": "text"})
         if unjudged is not None:

@@ -67,7 +67,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
@@ -351,8 +351,7 @@ def credentials(text: str) -> list[tuple[str, str, str]]:
     type by its :func:`fingerprint` (``shown`` its first line alone, which holds no key material); any other its
     :func:`masked` form. What ``asz secrets`` lists (:mod:`asz_core.reading.secrets`), so that one credential has
     one fingerprint in every reader."""
-    return [(kind, shown[:-len(LEFT_OUT)] if kind == "private-key" else shown, mark)
-            for _, _, shown, mark, kind in _replacements(text)]
+    return masked_found(text)[1]
 
 
 #: What a password's mask shows (:func:`masked`) that a text can hold as typed too (Markdown's ``***``): a text holding
@@ -381,12 +380,23 @@ class recording:
 def redacted(text: str) -> tuple[str, list[str]]:
     """``text`` with each credential :func:`find` finds replaced by its :func:`masked` form (a PEM private key's
     lines by ``[private key left out]`` after its first line), and the :func:`fingerprint` of each value replaced."""
-    out, at, gone = [], 0, []
-    for a, b, shown, mark, _ in _replacements(text):
+    shown, found = masked_found(text)
+    return shown, [mark for _, _, mark in found]
+
+
+def masked_found(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """``(text masked, credentials)`` in one pass: ``text`` as :func:`redacted` masks it, and ``(kind, shown,
+    fingerprint)`` of each credential it masked, as :func:`credentials` gives them (one per place). What the search
+    index stores and keeps of a text (:func:`~asz_core.reading.search_hits.masked_index`: trial 38c F2)."""
+    cuts = _replacements(text)
+    if not cuts:
+        return text, []
+    out, at = [], 0
+    for a, b, shown, _, _ in cuts:
         out += [text[at:a], shown]
-        gone.append(mark)
         at = b
-    return ("".join(out) + text[at:] if out else text), gone
+    return "".join(out) + text[at:], [(kind, shown[:-len(LEFT_OUT)] if kind == "private-key" else shown, mark)
+                                      for _, _, shown, mark, kind in cuts]
 
 
 def masked_cut(text: str, cut, mask: bool = True, at=None) -> tuple[str, list[str], list[str]]:
