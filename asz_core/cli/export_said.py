@@ -5,6 +5,7 @@ missing (:func:`refuse_missing_parent`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -257,3 +258,15 @@ def refuse_missing_parent(out: Optional[Path]) -> None:
         typer.echo(f"asz export: cannot write {out}: no such folder {parent} (make it first: asz export creates no "
                    "folder but --out DIR itself)", err=True)
         raise typer.Exit(1)
+
+
+def out_folder(given: Optional[str]) -> tuple[Optional[Path], bool]:
+    """``(--out as a path, whether it names a folder for one conversation)``: it ends in a slash (``exp/newdir/``,
+    made when missing as for several, never its parents; trial 38c F6 wrote a file ``exp/newdir`` and
+    ``exp/newdir.manifest.json``) or is a folder already there. One conversation then goes into it as several do: its
+    file, the index page and the folder's manifest. Exit 1 first when its parent folder is missing
+    (:func:`refuse_missing_parent`)."""
+    if given is None:
+        return None, False
+    refuse_missing_parent(Path(given))
+    return Path(given), given.endswith(("/", os.sep)) or Path(given).is_dir()
