@@ -67,6 +67,9 @@ _NAMED: dict[tuple, str] = {}
 _KEEP = 4096
 #: What an agent file whose id is the main stream's name is skipped for (``agent-main.jsonl``).
 _MAIN_ID = "its agent id is the name of the session's main stream, which the session file holds"
+#: Why a session's folder directly in the source root, beside its ``<session id>.jsonl``, is skipped: the source root
+#: is one project folder, not the ``projects`` folder (``asz collect`` then names the parent: did you mean --source).
+IN_PROJECT_FOLDER = "a session's folder beside its transcript: the source root is one project folder; its parent is the projects folder"
 _NOISE = {
     "memory": "agent memory, not a session",
     "tool-results": "persisted tool output, not a source this dialect reads",
@@ -380,8 +383,12 @@ def discover(source_root: Path, include: Iterable[str] = (), exclude: Iterable[s
     """
     root = Path(os.path.abspath(source_root))
     walk = _Walk(root)
-    for _, path, is_dir in walk.entries(root):
-        if is_dir:
+    entries = list(walk.entries(root))
+    transcripts = {stem for name, _, is_dir in entries if not is_dir and (stem := _transcript_stem(name))}
+    for name, path, is_dir in entries:
+        if is_dir and name in transcripts:  # a session's folder beside its transcript: the root is one project folder
+            walk.skip(path, IN_PROJECT_FOLDER)  # skipped whole, one count, no note per subagents folder (trial 38a F2)
+        elif is_dir:
             walk.project(path)
         else:
             walk.skip(path, "not a project directory")

@@ -135,19 +135,56 @@ def landed_by(root: Path, adapter: str) -> int:
     return sum(1 for n, e in got.sessions.items() if e.adapter.split("/", 1)[0] == adapter and (root / n).is_dir())
 
 
-def source_hint(jobs: list) -> str:
-    """The end of the "no session found" note: ``; did you mean --source P?`` for the folder an adapter says a source
+def source_hint(jobs: list, env: Mapping[str, str] | None = None) -> str:
+    """The end of the "no session found" line: ``; did you mean --source P?`` for the folder an adapter says a source
     root one level off meant (:meth:`~asz_core.plugins.adapter.Adapter.suggest_source`: Claude Code's project folder
-    or configuration folder for its ``projects`` folder; trial 16 F8), else the question whether ``--source`` is the
-    runtime's projects directory. Never raises."""
+    or configuration folder for its ``projects`` folder; trial 16 F8; the source root's parent said to be ``the folder
+    above`` with the reader's ``--project`` filter, trial 38a F2), ``; did you mean --adapter NAME --source S?``
+    when the source root is a folder another installed adapter reads at its default source root and that adapter has
+    sessions there (``--source ~/.kiro`` given to Claude Code: trial 38a F1), else the question whether ``--source``
+    is the runtime's projects directory. Every "did you mean" begins with :data:`MEANT`. Never raises."""
     meant = []
     for j in jobs:
         try:
             p = j.adapter.suggest_source(Path(j.source_root))
         except Exception:  # an adapter's answer never stops a collect
             p = None
-        if p is not None:
-            meant.append(f"--source {shell_word(p)}")
+        if p is not None:  # one folder too deep (a Claude Code project folder): the readers pick a project (trial 38a F2)
+            below = Path(p) == Path(j.source_root).parent
+            meant.append(f"--source {shell_word(p)}" + (" (the folder above: asz collects every project; asz ls "
+                                                         "--project NAME then lists one)" if below else ""))
+        else:
+            meant.extend(f"--adapter {n} --source {shell_word(j.source_root)}" for n in _reader_of(j, env))
     if meant:
-        return f"; did you mean {' or '.join(meant)}?"
+        return f"{MEANT}{' or '.join(meant)}?"
     return "; is --source the runtime's projects directory?"
+
+
+#: How :func:`source_hint` begins when it names the folder or adapter a source root one level off meant.
+MEANT = "; did you mean "
+
+
+def _reader_of(job, env: Mapping[str, str] | None) -> list[str]:
+    """The installed adapters other than ``job``'s that read ``job``'s source root itself at their default source
+    root (it is that root, or one of its :meth:`~asz_core.plugins.adapter.Adapter.read_folders` that exists) and have
+    sessions there (:meth:`~asz_core.plugins.adapter.Adapter.has_default_sessions`), by name. Never raises."""
+    from ..plugins.manager import get_plugin_manager
+
+    out = []
+    try:
+        here = Path(job.source_root).resolve()
+        adapters = get_plugin_manager().adapters()
+    except Exception:
+        return out
+    for name, a in sorted(adapters.items()):
+        if name == job.adapter.name:
+            continue
+        try:
+            if _seen(a, env) is None:
+                continue
+            home = Path(a.default_source_root(env))
+            if here in {f.resolve() for f in (home, *a.read_folders(home)) if f.exists()}:
+                out.append(name)
+        except Exception:  # an adapter's answer never stops a collect
+            continue
+    return out

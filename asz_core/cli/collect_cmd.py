@@ -102,7 +102,7 @@ def collect(
     sources ending in a line with no newline yet, or a snapshot read while its runtime rewrote it (cut: not valid JSON) (it waits, and lands once whole), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; a landed source in no folder the pass was given is not looked at, not gone: one note per adapter counts those, docs/storage-root.md; one gone before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
     ``rounds`` the Session Flow rounds the parse after landing wrote (docs/session-flow.md; a session whose chain cannot be extended is an error).
     A pass that creates a storage root no --root named says so once on stderr (``note: created a new storage root at /abs/data (…)``, naming how it was chosen; docs/storage-root.md). A pass that finds no session says so on stderr (``note:``), naming the folder a --source one level off meant (``did
-    you mean --source ~/.claude/projects?`` for a project folder or ~/.claude), and with no adapters
+    you mean --source ~/.claude/projects?`` for a project folder or ~/.claude; ``--adapter kiro`` for ~/.kiro), an ``error:`` (exit 1 with --once) when --source or source_root named it, and with no adapters
     configured (and no --adapter or --source) every installed adapter with sessions at its default source is collected
     beside the default list, a note saying which (~/.kiro); with --source a note names each such adapter it leaves out and the asz collect --adapter NAME that collects it. With no --source, Claude Code's every projects folder holding sessions (~/.claude/projects,
     ~/.config/claude/projects, each CLAUDE_CONFIG_DIR entry's) is read into the one root; --source again (or a
@@ -371,14 +371,20 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
         written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]
     took = time.monotonic() - started
     if counters.sessions == 0 and not counters.errors and not counters.erased:  # an erased one was said (its note)
-        from .adapter_note import source_hint
+        from .adapter_note import MEANT, source_hint
         from ..plugins.adapter import REFUSED_EVENTS
 
         # a hook data folder whose every event was refused was said above (its note): --source is right (recheck 27 NEW-2)
         refused = any(reason.startswith(REFUSED_EVENTS) for c in collectors for _, reason in c.told_errors)
-        typer.echo(f"note: no session found under {', '.join(j.named() for j in jobs)}"
+        hint = "; every event asz hook had was refused (the note above)" if refused else source_hint(jobs)
+        # a folder named (--source, asz.yaml's source_root) that holds no session while asz names the one meant is an
+        # error (exit 1 with --once; said each pass when watching): a cron job would otherwise land nothing for ever
+        # (trial 38a F1); an adapter's own default folder that is empty (a new machine) stays a note
+        wrong = hint.startswith(MEANT) and any(not j.default_folders for j in jobs)
+        typer.echo(f"{'error' if wrong else 'note'}: no session found under {', '.join(j.named() for j in jobs)}"
                    + (f" ({counters.skipped} entr{'y' if counters.skipped == 1 else 'ies'} skipped; asz sources lists them)" if counters.skipped else "")
-                   + ("; every event asz hook had was refused (the note above)" if refused else source_hint(jobs)), err=True)
+                   + hint, err=True)
+        counters.errors += wrong
     hints = {"skipped": "(asz sources lists them)"} if counters.skipped else None  # trial 17, F13
     with held(*STOPS):
         typer.echo(f"{log_stamp()} {counters.summary(hints)}{bodies}{rounds} ({took:.3f}s)")

@@ -160,18 +160,46 @@ def test_roots_from_the_environment(tmp_path):
     assert A.default_source_root({"HOME": str(home), "CLAUDE_CONFIG_DIR": " , "}) == home / ".claude" / "projects"
 
 
-@pytest.mark.parametrize("given", ["project", "config"])
-def test_a_source_one_level_off_names_the_folder_it_meant(corpus_dir, tmp_path, given):
-    """F8: a project folder or the configuration folder as --source finds no session (exit 0: the --once contract
-    exits 1 only for pending, refused or failed) and the note names the projects folder."""
-    projects = _project(corpus_dir, LOG_SAMPLE, tmp_path / "home" / ".claude" / "projects")
-    source = projects / LOG_SAMPLE if given == "project" else projects.parent
-    p = _collect(tmp_path, {}, "--source", str(source))
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert _summary(p.stdout)["sessions"] == "0"
-    assert f"note: no session found under {source} (" in p.stderr
-    assert p.stderr.rstrip().endswith(f"; did you mean --source {projects}?"), p.stderr
+@pytest.mark.parametrize("given", ["project", "config", "kiro"])
+def test_a_source_one_level_off_is_an_error_naming_the_folder_it_meant(corpus_dir, tmp_path, given):
+    """F8 (trial 16), F1/F2 (trial 38a): a project folder (one with subagents), the configuration folder ~/.claude or
+    the Kiro folder ~/.kiro given as --source finds no session: one error: line names the folder (or adapter) meant and
+    --once exits 1 (a cron job no longer lands nothing for ever with exit 0); the project folder's session folders are
+    skipped whole, with no note per subagents folder
+    (the configuration folder's projects folder still gets one note per project folder in it). The folder meant then lands every session the files hold."""
+    home = tmp_path / "home"
+    projects = _project(corpus_dir, SPOTTER, home / ".claude" / "projects")
+    shutil.copytree(corpus_dir / "kiro" / "home" / ".kiro", home / ".kiro")
+    source = {"project": projects / SPOTTER, "config": home / ".claude", "kiro": home / ".kiro"}[given]
+    env = {"HOME": str(home), "KIRO_HOME": None}
+    p = _collect(tmp_path, env, "--source", str(source))
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert _summary(p.stdout)["sessions"] == "0" and _summary(p.stdout)["errors"] == "1"
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: no session found under {source} ("), p.stderr
+    meant = {"project": f"; did you mean --source {projects} (the folder above: asz collects every project; asz ls "
+                        "--project NAME then lists one)?",
+             "config": f"; did you mean --source {projects}?",
+             "kiro": f"; did you mean --adapter kiro --source {source}?"}[given]
+    assert errors[0].endswith(meant), p.stderr
+    if given == "project":  # was one note per subagents folder (trial 38a F2)
+        assert "subagents" not in p.stderr and "is not a session id" not in p.stderr, p.stderr
     assert A.suggest_source(projects) is None and A.suggest_source(projects.parent.parent) is None
+    right = ("--source", str(projects)) if given != "kiro" else ("--adapter", "kiro", "--source", str(source))
+    p = _collect(tmp_path, env, *right)
+    want = len(_sessions(projects)) if given != "kiro" else len(list((source / "sessions").rglob("*.jsonl")))
+    assert p.returncode == 0 and "error:" not in p.stderr, p.stdout + p.stderr
+    assert _summary(p.stdout)["sessions"] == str(want) == "2"  # kiro: one CLI 2.x session, one newer sess_ folder
+
+
+def test_an_empty_default_folder_is_no_error(tmp_path):
+    """A new machine: no --source, Claude Code's projects folder there but empty: a note, exit 0 (trial 38a F1 keeps
+    the error to a folder the user named)."""
+    home = tmp_path / "home"
+    (home / ".claude" / "projects").mkdir(parents=True)
+    p = _collect(tmp_path, {"HOME": str(home)})
+    assert p.returncode == 0 and "error:" not in p.stderr, p.stdout + p.stderr
+    assert f"note: no session found under {home / '.claude' / 'projects'}" in p.stderr
 
 
 def test_the_folder_asz_prefers_appearing_later_moves_no_session(corpus_dir, tmp_path):
