@@ -52,15 +52,38 @@ def _plain() -> bool:
         return True
 
 
+def _goes_after(exc: UsageError, group: TyperGroup, words: list[str]) -> None:
+    """An option given before the command that takes it (``asz --root R ls``, as git and ccusage users type): click's
+    ``No such option: --root`` gets ``: it goes after the command, asz ls --root R`` (trial 38a F8), the words before
+    the command moved after the rest. Only when a later word is a command of ``group`` whose options include it;
+    else ``exc`` is left as it is. Never raises."""
+    name = getattr(exc, "option_name", None)
+    if not name or type(exc).__name__ != "NoSuchOption":
+        return
+    try:
+        at = next(i for i, w in enumerate(words) if w in group.commands)
+        command = group.commands[words[at]]
+        if not any(name == o or name.split("=", 1)[0] == o for p in command.params for o in p.opts):
+            return
+        from ..termsafe import shell_word
+
+        moved = [*words[at:], *words[:at]]
+        exc.message = f"No such option: {name}: it goes after the command, asz {' '.join(shell_word(w) for w in moved)}"
+    except Exception:  # the message as click gave it
+        return
+
+
 class PlainErrorsGroup(TyperGroup):
     """The top group of asz: a usage error met while its arguments or a command's are read, or raised by a command
     (``typer.BadParameter``), is :func:`plain_usage_line` on stderr and exit 2 when stderr is no terminal."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: typer.Context | None = None,
                      **extra: Any) -> typer.Context:
+        words = list(args)
         try:
             return super().make_context(info_name, args, parent, **extra)
         except UsageError as exc:
+            _goes_after(exc, self, words)
             if not _plain():
                 raise
             _said(exc, self)

@@ -23,7 +23,12 @@ POSIX = {**os.environ, "LC_ALL": "POSIX", "LANG": "C"}
     (["hooks", "install", "--bogus"], "asz hooks install: No such option: --bogus; see 'asz hooks install --help'"),
     (["usage", "nosuchview"], "asz usage: 'nosuchview' is not a view (one of daily, weekly, monthly, blocks, session, "
                               "project, model, instance, tools)"),  # the command's own usage error, every view named (trial 33a F7)
-], ids=["option", "top-option", "command", "missing-value", "group", "own"])
+    (["--root", "data", "ls"], "asz: No such option: --root: it goes after the command, asz ls --root data; "
+                               "see 'asz --help'"),  # as git and ccusage users type it (trial 38a F8)
+    (["--root", "d d", "usage", "daily"], "asz: No such option: --root: it goes after the command, asz usage daily "
+                                          "--root 'd d'; see 'asz --help'"),
+    (["--interval", "1m", "verify"], "asz: No such option: --interval; see 'asz --help'"),  # verify has no --interval: nothing to move
+], ids=["option", "top-option", "command", "missing-value", "group", "own", "root-first", "root-first-view", "not-its"])
 def test_a_usage_error_in_a_log_is_one_plain_line_exit_2(args, line, tmp_path):
     p = subprocess.run([*ASZ, *args], capture_output=True, env=POSIX, stdin=subprocess.DEVNULL, cwd=tmp_path,
                        timeout=120)
