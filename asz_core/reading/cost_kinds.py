@@ -98,7 +98,8 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
 
 
 def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN) -> list[str]:
-    """The lines ``asz conversation`` prints under its cost: ``costliest talks: 3 of 12 …`` and one line per talk,
+    """The lines ``asz conversation`` prints under its cost: ``costliest talks: 3 of 12 …`` (``3 of 12 with model calls
+    (of 14 talks)`` when some talks made none: :func:`_of_all`) and one line per talk,
     ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, each its exact amount as
     :func:`~asz_core.view.prices.money` prints it (trial 32a F8); [] when no call carries usage, the cost is held back
     or none of it had a price."""
@@ -112,12 +113,20 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
     marks = cost_marks(cost)
-    out = [f"costliest talks: {len(order)} of {len(talks)}, each by its own model calls (a sub-agent's talk is one of its "
-           f"own; all {len(talks)} add up to the cost above, each rounded on its own)"]
+    out = [f"costliest talks: {len(order)} of {len(talks)}{_of_all(doc, talks)}, each by its own model calls (a sub-agent's "
+           f"talk is one of its own; all {len(talks)} add up to the cost above, each rounded on its own)"]
     for i in order:
         talk, _, n, every = talks[i]
         out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {calls_words(n, every)}, {_talk_name(talk, doc)}")
     return out
+
+
+def _of_all(doc: dict, talks: list) -> str:
+    """`` with model calls (of N talks)`` when fewer talks made model calls than the conversation has (the summary's
+    ``talks``, the ``state … N talks`` line: an interrupted turn has none; trial 38a F5), else ''."""
+    n = (doc.get("summary") or {}).get("talks")
+    costed = sum(1 for t in talks if t[0] is not None)
+    return f" with model calls (of {n:,} talks)" if isinstance(n, int) and n > costed else ""
 
 
 def cost_lines(doc: dict, table: PriceTable | None = None) -> list[str]:
