@@ -143,14 +143,15 @@ TOOLS_SHOWN = 12
 
 def tools_lines(tools: list[dict]) -> list[str]:
     """``asz conversation``'s line of the calls per tool (the document's ``summary.calls_by_tool``, trial 30b F2), none for no
-    tool: ``tools 196 call(s) of 11 tool(s): Bash 85 (3 failed), Read 47, …`` (most calls first, the first
+    tool: ``tools 196 call(s) of 11 tool(s): Bash 85 (3 failed, 1 refused), Read 47, …`` (most calls first, the first
     :data:`TOOLS_SHOWN`), then, when asz hook's execution records name some, how many of each."""
     if not tools:
         return []
     calls = sum(t["calls"] for t in tools)
 
     def one(t: dict) -> str:
-        return f"{t['name']} {t['calls']:,}" + (f" ({t['failed']:,} failed)" if t["failed"] else "")
+        said = [f"{t[k]:,} {k}" for k in ("failed", "refused") if t.get(k)]  # refused by the person (trial 38a F4)
+        return f"{t['name']} {t['calls']:,}" + (f" ({', '.join(said)})" if said else "")
 
     used = [t for t in tools if t["calls"]]
     line = (f"tools {calls:,} call(s) of {len(used):,} tool(s): " + ", ".join(one(t) for t in used[:TOOLS_SHOWN])

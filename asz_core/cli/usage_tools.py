@@ -14,17 +14,17 @@ from ..reading.tool_use import CLASSES, count_tools, report_dict
 from .reading_common import fit_cells
 
 #: The text table's figure columns after the key: header, width.
-COLUMNS = (("CALLS", 7), ("FAILED", 7), ("HOOK", 6), ("TIMEOUT", 7), ("TRANSPORT", 9), ("SERVER_ERR", 10),
+COLUMNS = (("CALLS", 7), ("FAILED", 7), ("REFUSED", 7), ("HOOK", 6), ("TIMEOUT", 7), ("TRANSPORT", 9), ("SERVER_ERR", 10),
            ("UNCLASS", 7), ("INTERR", 6), ("MEDIAN MS", 9), ("P95 MS", 8), ("MAX MS", 8), ("SESSIONS", 8))
 
 #: The flat columns of ``--format csv|md``, one line per tool, per server and the total.
-FLAT = ("kind", "name", "server", "calls", "failed", "executions", *CLASSES, "duration_n", "median_ms", "p95_ms",
+FLAT = ("kind", "name", "server", "calls", "failed", "refused", "executions", *CLASSES, "duration_n", "median_ms", "p95_ms",
         "max_ms", "sessions")
 
 
 def _cells(r: dict) -> list[str]:
     d = r["duration_ms"] or {}
-    return [f"{r['calls']:,}", f"{r['failed']:,}", f"{r['executions']:,}", *(f"{r['failures'][c]:,}" for c in CLASSES),
+    return [f"{r['calls']:,}", f"{r['failed']:,}", f"{r.get('refused', 0):,}", f"{r['executions']:,}", *(f"{r['failures'][c]:,}" for c in CLASSES),
             *(f"{d[k]:,}" if d else "-" for k in ("median", "p95", "max")), f"{r['sessions']:,}"]
 
 
@@ -51,7 +51,7 @@ def flat_lines(tools: list[dict], servers: list[dict], total: dict) -> list[list
             d = r["duration_ms"] or {}
             lines.append([kind, str(r.get("tool", r.get("server")) if kind != "total" else ""),
                           "" if kind == "total" else str(r.get("server") or ""),
-                          *(str(r[k]) for k in ("calls", "failed", "executions")),
+                          *(str(r.get(k, 0)) for k in ("calls", "failed", "refused", "executions")),
                           *(str(r["failures"][c]) for c in CLASSES),
                           *(str(d[k]) if d else "" for k in ("n", "median", "p95", "max")), str(r["sessions"])])
     return lines

@@ -47,12 +47,12 @@ def time_ms(text: Any) -> int | None:
 class Tally:
     """What the calls and execution records of one tool (or one server) add up to over the conversations read."""
 
-    __slots__ = ("calls", "failed", "no_result_flag", "executions", "classes", "durations", "call_to_result", "tool_run", "sessions",
-                 "server")
+    __slots__ = ("calls", "failed", "refused", "no_result_flag", "executions", "classes", "durations", "call_to_result",
+                 "tool_run", "sessions", "server")
 
     def __init__(self, server: str | None = None):
         self.server = server
-        self.calls = self.failed = self.executions = 0
+        self.calls = self.failed = self.refused = self.executions = 0
         self.classes = dict.fromkeys(CLASSES, 0)
         self.durations: list[int] = []
         self.call_to_result = 0  # of durations, those from the step's call to its result (no execution record)
@@ -60,12 +60,13 @@ class Tally:
         self.sessions: set[str] = set()
 
     def figures(self) -> dict:
-        """The row's figures: ``calls``, ``failed``, ``executions``, ``failures`` (per class of :data:`CLASSES`,
+        """The row's figures: ``calls``, ``failed`` (the result says failed, the person did not refuse the call),
+        ``refused`` (the person refused it: the runtime's fixed answer, trial 38a F4), ``executions``, ``failures`` (per class of :data:`CLASSES`,
         counted from execution records only), ``duration_ms`` (``{"n", "median", "p95", "max"}`` over the execution
         records that carry one and the calls whose step times them, null when none), ``duration_from``
         (``{"execution_records", "tool_run", "call_to_result"}``: how many of ``n`` each gave; trial 32a F5, trial
         37b F4) and ``sessions`` (conversations using it)."""
-        return {"calls": self.calls, "failed": self.failed, "executions": self.executions,
+        return {"calls": self.calls, "failed": self.failed, "refused": self.refused, "executions": self.executions,
                 "failures": dict(self.classes), "duration_ms": durations(self.durations),
                 "duration_from": {"execution_records": len(self.durations) - self.call_to_result - self.tool_run,
                                   "tool_run": self.tool_run, "call_to_result": self.call_to_result},
@@ -128,6 +129,7 @@ class ToolReport:
             for t in self._tallies(c["name"], c["server"]):
                 t.calls += 1
                 t.failed += c["failed"] is True
+                t.refused += c.get("refused") is True
                 t.sessions.add(conversation)
                 if timed:
                     t.durations.append(ms)

@@ -36,7 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import keyed_calls, provider_calls
-from .tool_tallies import mcp_server, tool_tallies
+from .tool_tallies import mcp_server, refused, tool_tallies
 from .unended import error_failed
 
 __all__ = [
@@ -238,8 +238,9 @@ def conversation_executions(root: str | os.PathLike, conversation: str, *, hide:
 def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: Iterable[str] = ()
                             ) -> tuple[str, list[dict], list[dict]]:
     """``(state, calls, executions)`` of one conversation without drawing it: the verification state (``verified``,
-    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "at", "ms", "ms_from"}`` per tool call of
-    the chain (``failed`` True, False or None when the runtime said nothing; ``at`` unix ms or None; ``ms`` the tool's
+    ``incomplete``, ``mismatch``), one ``{"id", "name", "server", "failed", "refused", "at", "ms", "ms_from"}`` per
+    tool call of the chain (``failed`` True, False or None when the runtime said nothing, False for a call the person
+    refused: ``refused`` True, :func:`~asz_core.view.tool_tallies.refused`, trial 38a F4; ``at`` unix ms or None; ``ms`` the tool's
     own run time its runtime recorded, the step's ``duration_ms`` (``ms_from`` ``tool_run``: LangSmith's tool run
     start to end, trial 37b F4), else its step's ``request_to_result_ms`` (0 under a millisecond) where its dialect's
     adapter says that times the tool (``ms_from`` ``call_to_result``; ``tool_timed``: LangSmith, from the asking model
@@ -265,10 +266,20 @@ def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: It
                 if ms is None:
                     ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
                     ms_from = "call_to_result" if ms is not None else None
+                said_no = refused(dialect, d.get("result"))  # the person refused it: not a failure (trial 38a F4)
                 calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
                               "server": server if isinstance(server, str) and server else mcp_server(name),
-                              "failed": d.get("failed"), "at": v.at(n), "ms": ms, "ms_from": ms_from})
+                              "failed": False if said_no else d.get("failed"), "refused": said_no, "at": v.at(n), "ms": ms,
+                              "ms_from": ms_from})
         return b.state, calls, list(v.executions)
+
+
+def _dialect(v: DocumentView) -> str:
+    """The dialect of the view's first landed file's header ('' when none): whose adapter reads its fixed notices."""
+    for h in v.sess.headers.values():
+        if getattr(h, "dialect", ""):
+            return h.dialect
+    return ""
 
 
 def _shares(v: DocumentView) -> dict | None:
@@ -364,7 +375,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
         "not_drawn": v.coverage.not_drawn,
     }
     doc["summary"] = _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices)
-    doc["summary"]["calls_by_tool"] = tool_tallies(doc)  # calls per tool name (trial 30b F2; docs/view.md)
+    doc["summary"]["calls_by_tool"] = tool_tallies(doc, _dialect(v))  # calls per tool name (trial 30b F2; docs/view.md)
     if doc["summary"]["kinds"].get("error.api"):
         _mark_failed(doc, v)
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only

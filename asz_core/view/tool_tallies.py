@@ -14,16 +14,30 @@ def mcp_server(name: str) -> str | None:
     return split[0] if split else None
 
 
-def tool_tallies(doc: dict) -> list[dict]:
+def refused(dialect: str, result: object) -> bool:
+    """True when a tool call's result text ``result`` is its runtime's fixed answer to a call the person refused (the
+    adapter's ``fixed_notice`` of ``dialect``: Claude Code's ``The user doesn't want to proceed with this tool use``),
+    as the audit forms' ``refused`` status reads it (:mod:`asz_core.reading.prose_audit`; trial 38a F4). Never raises."""
+    if not isinstance(result, str) or not result or not dialect:
+        return False
+    from .titles import ask_adapter
+
+    return ask_adapter(dialect, "fixed_notice", result) == "refused"
+
+
+def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
     """A built document's tool calls per tool name (``summary.calls_by_tool``: trial 30b F2), most calls first, then by name:
-    ``[{"name", "server", "calls", "failed", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
-    tool use id once), ``failed`` those whose result says failed, ``executions`` the ``tool_executions`` entries of
+    ``[{"name", "server", "calls", "failed", "refused", "executions"}]``: ``calls`` the ``tool`` and ``agent.call`` steps (each
+    tool use id once), ``refused`` those whose result is the runtime's answer to a call the person refused
+    (:func:`refused`, ``dialect`` the conversation's; trial 38a F4), ``failed`` the others whose result says failed,
+    ``executions`` the ``tool_executions`` entries of
     that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""
     rows: dict[str, dict] = {}
     seen: set[str] = set()
 
     def row(name: str) -> dict:
-        return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "executions": 0})
+        return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "refused": 0,
+                                      "executions": 0})
 
     stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
     while stack:
@@ -38,7 +52,9 @@ def tool_tallies(doc: dict) -> list[dict]:
             if isinstance(server, str) and server:
                 r["server"] = server
             r["calls"] += 1
-            r["failed"] += n.get("failed") is True
+            said_no = refused(dialect, n.get("result"))
+            r["refused"] += said_no
+            r["failed"] += n.get("failed") is True and not said_no
     for e in doc.get("tool_executions") or ():
         row(str(e.get("tool_name") or ""))["executions"] += 1
     return sorted(rows.values(), key=lambda r: (-r["calls"], -r["executions"], r["name"]))

@@ -1,0 +1,96 @@
+"""A tool call the person refused has one name everywhere (trial 38a F4): ``asz usage tools`` counts it under REFUSED
+(JSON key ``refused``, the old keys kept), not under FAILED, and ``asz conversation``'s tools line says ``refused``, as
+the audit text form's ``status`` does. Real input: the corpus's Claude Code projects collected by the real ``asz
+collect``; the counts are made here from the transcripts: a ``tool_result`` with ``is_error`` whose text begins with
+Claude Code's fixed answer (``The user doesn't want to proceed with this tool use.``) is refused, any other
+``is_error`` result failed, each tool use id once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+REFUSAL = "The user doesn't want to proceed with this tool use."
+SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"  # both its tool calls refused
+
+
+@pytest.fixture(scope="module")
+def root(corpus_dir, tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("refused")
+    shutil.copytree(corpus_dir / "claude-code" / "projects", base / "projects")
+    p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"),
+                       env={"HOME": str(base / "home"), "KIRO_HOME": str(base / "no-kiro"), "CLAUDE_CONFIG_DIR": None})
+    assert p.returncode == 0, p.stdout + p.stderr
+    return base / "root"
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or () if isinstance(c, dict) and c.get("type") == "text")
+
+
+def _from_transcripts(projects: Path, only: str = "") -> tuple[Counter, Counter]:
+    """(refused, failed) per tool name, each tool use id once, over every transcript (sub-agents' too)."""
+    names: dict[str, str] = {}
+    results: dict[str, tuple[bool, str]] = {}
+    for f in sorted(projects.rglob("*.jsonl")):
+        if only and only not in str(f):
+            continue
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            content = (d.get("message") or {}).get("content") if isinstance(d, dict) else None
+            for c in content if isinstance(content, list) else ():
+                if not isinstance(c, dict):
+                    continue
+                if c.get("type") == "tool_use":
+                    names.setdefault(c["id"], c["name"])
+                elif c.get("type") == "tool_result":
+                    results.setdefault(c["tool_use_id"], (c.get("is_error") is True, _text(c.get("content"))))
+    refused, failed = Counter(), Counter()
+    for i, (error, text) in results.items():
+        if i not in names or not error:
+            continue
+        if text.removeprefix("Error: ").startswith(REFUSAL):
+            refused[names[i]] += 1
+        else:
+            failed[names[i]] += 1
+    return refused, failed
+
+
+def test_usage_tools_counts_refusals_apart_from_failures(root, corpus_dir):
+    refused, failed = _from_transcripts(corpus_dir / "claude-code" / "projects")
+    assert sum(refused.values()) >= 5 and refused["Bash"] >= 1  # the corpus holds refusals of several tools
+    p = asz_in_process("usage", "tools", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    got = {r["tool"]: r for r in doc["tools"]}
+    assert {t: r["refused"] for t, r in got.items() if r["refused"]} == dict(refused)
+    assert {t: r["failed"] for t, r in got.items() if r["failed"]} == dict(failed)
+    assert (doc["total"]["refused"], doc["total"]["failed"]) == (sum(refused.values()), sum(failed.values()))
+    table = asz_in_process("usage", "tools", "--root", str(root)).stdout.splitlines()
+    head = table[0].split()
+    assert head[:4] == ["TOOL", "CALLS", "FAILED", "REFUSED"], table[0]
+    bash = next(x.split() for x in table if x.startswith("Bash "))
+    assert (int(bash[2]), int(bash[3])) == (failed["Bash"], refused["Bash"]), table
+    csv = asz_in_process("usage", "tools", "--format", "csv", "--root", str(root)).stdout.splitlines()
+    assert csv[0].split(",")[3:7] == ["calls", "failed", "refused", "executions"], csv[0]
+
+
+def test_conversation_says_refused(root, corpus_dir):
+    refused, failed = _from_transcripts(corpus_dir / "claude-code" / "projects", SPOTTER)
+    assert (dict(refused), dict(failed)) == ({"Bash": 1, "Glob": 1}, {})
+    out = asz_in_process("conversation", SPOTTER[:8], "--root", str(root)).stdout
+    line = next(x for x in out.splitlines() if x.startswith("tools "))
+    assert line == "tools 2 call(s) of 2 tool(s): Bash 1 (1 refused), Glob 1 (1 refused)", line
+    text = asz_in_process("export", SPOTTER[:8], "--format", "text", "--root", str(root)).stdout
+    assert text.count("refused") >= 2 and "failed" not in text.lower().replace("failed_", ""), text
