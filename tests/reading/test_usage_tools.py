@@ -140,7 +140,7 @@ def test_csv_and_table_say_the_same(tooled):
     assert int(total["failed"]) == sum(failed.values()) and total["median_ms"] == "300"  # 7 durations: 7,100..1000
     table = asz("usage", "tools", "--root", str(root)).stdout
     line = next(x for x in table.splitlines() if x.startswith("mcp__shell__run "))
-    assert line.split()[1:4] == [f"{calls['mcp__shell__run']:,}", f"{failed['mcp__shell__run']:,}", "6"]
+    assert line.split()[1:5] == [f"{calls['mcp__shell__run']:,}", f"{failed['mcp__shell__run']:,}", "0", "6"]  # REFUSED 0
     assert "MCP SERVER" in table
 
 
