@@ -113,7 +113,11 @@ def pytest_collection_modifyitems(session, config, items):
     if not os.environ.get("PYTEST_XDIST_WORKER") or workers < 1:
         return
 
+    files = {name.split("::", 1)[0] for name, _ in LONG_FIRST}
+
     def entry(item) -> int | None:
+        if item.nodeid.split("::", 1)[0] not in files:  # most items: one set lookup, not 14 prefix checks
+            return None
         for i, (name, _) in enumerate(LONG_FIRST):
             if item.nodeid == name or item.nodeid.startswith((name + "::", name + "[")):
                 return i
@@ -146,6 +150,12 @@ def pytest_collection_modifyitems(session, config, items):
 # on a loaded machine a test's small root could pass 5 s and its stderr would differ. Off for every test (and the
 # commands they start) unless a test sets it (tests/reading/test_progress_lines.py).
 os.environ.setdefault("ASZ_PROGRESS_AFTER", "3600")
+
+# Hypothesis loads the plugins of its ``hypothesis`` entry points when it is first imported: trio (installed for
+# Selenium) registers one, and importing trio costs about 0.2 s of CPU in every pytest process (each xdist worker, and
+# .ci/run's two collections). No test uses trio; its plugin only makes trio's own scheduler reproducible under
+# Hypothesis. HYPOTHESIS_NO_PLUGINS (hypothesis/entry_points.py) leaves the entry points unloaded; docs/testing.md.
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
 # Hypothesis's timing checks measure the machine, not the code: on a loaded 2-core CI machine the input generation
 # of tests/flow/test_index_read.py tripped ``too_slow`` once. Every property keeps its examples and its assertions;
