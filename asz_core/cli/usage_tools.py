@@ -18,8 +18,8 @@ COLUMNS = (("CALLS", 7), ("FAILED", 7), ("REFUSED", 7), ("HOOK", 6), ("TIMEOUT",
            ("UNCLASS", 7), ("INTERR", 6), ("MEDIAN MS", 9), ("P95 MS", 8), ("MAX MS", 8), ("SESSIONS", 8))
 
 #: The flat columns of ``--format csv|md``, one line per tool, per server and the total.
-FLAT = ("kind", "name", "server", "calls", "failed", "refused", "executions", *CLASSES, "duration_n", "median_ms", "p95_ms",
-        "max_ms", "sessions")
+FLAT = ("kind", "name", "server", "calls", "failed", "executions", *CLASSES, "duration_n", "median_ms", "p95_ms",
+        "max_ms", "sessions", "refused")  # a column added goes last: the earlier ones keep their places (review38)
 
 
 def _cells(r: dict) -> list[str]:
@@ -51,9 +51,10 @@ def flat_lines(tools: list[dict], servers: list[dict], total: dict) -> list[list
             d = r["duration_ms"] or {}
             lines.append([kind, str(r.get("tool", r.get("server")) if kind != "total" else ""),
                           "" if kind == "total" else str(r.get("server") or ""),
-                          *(str(r.get(k, 0)) for k in ("calls", "failed", "refused", "executions")),
+                          *(str(r.get(k, 0)) for k in ("calls", "failed", "executions")),
                           *(str(r["failures"][c]) for c in CLASSES),
-                          *(str(d[k]) if d else "" for k in ("n", "median", "p95", "max")), str(r["sessions"])])
+                          *(str(d[k]) if d else "" for k in ("n", "median", "p95", "max")), str(r["sessions"]),
+                          str(r.get("refused", 0))])
     return lines
 
 

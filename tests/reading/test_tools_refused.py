@@ -83,7 +83,12 @@ def test_usage_tools_counts_refusals_apart_from_failures(root, corpus_dir):
     bash = next(x.split() for x in table if x.startswith("Bash "))
     assert (int(bash[2]), int(bash[3])) == (failed["Bash"], refused["Bash"]), table
     csv = asz_in_process("usage", "tools", "--format", "csv", "--root", str(root)).stdout.splitlines()
-    assert csv[0].split(",")[3:7] == ["calls", "failed", "refused", "executions"], csv[0]
+    # the columns an earlier asz wrote keep their places (a spreadsheet or cut -d, reads them by position); refused last
+    assert csv[0].split(",") == ["kind", "name", "server", "calls", "failed", "executions", "timeout", "transport",
+                                 "server_error", "unclassified", "interrupted", "duration_n", "median_ms", "p95_ms",
+                                 "max_ms", "sessions", "refused"], csv[0]
+    bash_csv = next(x.split(",") for x in csv if x.startswith("tool,Bash,"))
+    assert (int(bash_csv[4]), int(bash_csv[-1])) == (failed["Bash"], refused["Bash"]), csv
 
 
 def test_conversation_says_refused(root, corpus_dir):
