@@ -214,9 +214,12 @@ def receive_command(
                                               help="Require a token this file holds: one token (one line), or one "
                                                    "'NAME TOKEN' line per credential, whose NAME the sender record "
                                                    "keeps with each file landed (default $ASZ_RECEIVE_TOKEN)."),
-    no_token: bool = typer.Option(False, "--no-token", help="Take requests with no token (for a single-user machine: "
-                                  "on a shared host every local account reaches loopback and could land forged "
-                                  "sessions). Without a token option the receiver keeps one in ROOT/_received/receive.token."),
+    own_token: bool = typer.Option(False, "--own-token", help="Require the receiving root's own token, "
+                                   "ROOT/_received/receive.token (made once, mode 0600; the receiving: line names it "
+                                   "for asz push --token-file). Recommended on a shared host."),
+    no_token: bool = typer.Option(False, "--no-token", help="Take requests with no token: the default when no token "
+                                  "option is given, said explicitly (on a shared host every local account reaches "
+                                  "loopback and could land forged sessions: use --own-token or --token-file)."),
     config: Optional[Path] = typer.Option(None, "--config", help="Configuration file (default ./asz.yaml when present)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No line for a request taken; refused requests and rejected files are still said."),
 ) -> None:
@@ -234,10 +237,11 @@ def receive_command(
     the lines of requests taken. Who sent each landed file (the request's service.instance.id, the time, the
     token's credential name, never the token) is appended to ROOT/_received/<session>.senders, the requests
     that land no file (probes, refusals: by instance) to ROOT/_received/seen.list. The token comes from --token-file, else --token (warned about), else
-    $ASZ_RECEIVE_TOKEN, else the receiving root's own, ROOT/_received/receive.token (made once, mode 0600, named on
-    the `receiving:` line: give it to asz push --token-file); --no-token takes requests with none (a warning line
-    follows `receiving:`; a single-user machine only). Runs until stopped (exit 0); exit 2 for a token file that
-    does not read.
+    $ASZ_RECEIVE_TOKEN, else with --own-token the receiving root's own, ROOT/_received/receive.token (made once,
+    mode 0600, named on the `receiving:` line: give it to asz push --token-file). With none of these (or --no-token,
+    the same said explicitly) requests with no token are taken, and a warning line follows `receiving:` (a
+    single-user machine only). Runs until stopped (exit 0); exit 2 for a token file that does not read, a root token
+    file others may read, or --no-token with a token or --own-token.
     """
     from ..export.receive import Receiver
 
@@ -246,7 +250,7 @@ def receive_command(
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
     existed = where.exists()
-    kept, tokens = _chosen_tokens(where, receive_tokens(token, token_file), no_token)
+    kept, tokens = _chosen_tokens(where, receive_tokens(token, token_file), own_token, no_token)
     from .server_cmd import warn_if_exposed
 
     warn_if_exposed(listen.rsplit(":", 1)[0] or "127.0.0.1", "can land files in the root that read verified",
@@ -267,9 +271,10 @@ def receive_command(
                    + (f"; token file {kept} (asz push --token-file {shell_word(kept)})" if kept is not None else "")
                    + ("; no token" if not tokens else ""), err=True)
         if not tokens:
-            typer.echo(f"asz receive: warning: --no-token: every account on this machine (and anyone who reaches "
+            typer.echo(f"asz receive: warning: no token: every account on this machine (and anyone who reaches "
                        f"{rcv.address}) can land files in {where} that read verified, under any host's name, and each "
-                       f"request's body is held whole (up to 1 GiB); for a single-user machine only", err=True)
+                       f"request's body is held whole (up to 1 GiB); on a shared host use --own-token or --token-file",
+                       err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:
         pass
@@ -278,13 +283,18 @@ def receive_command(
     raise typer.Exit(0)
 
 
-def _chosen_tokens(where: Path, tokens: dict[str, str], no_token: bool) -> tuple[Optional[Path], dict[str, str]]:
-    """``(kept, tokens)``: the tokens given, else (not ``no_token``) the receiving root's own,
+def _chosen_tokens(where: Path, tokens: dict[str, str], own_token: bool,
+                   no_token: bool) -> tuple[Optional[Path], dict[str, str]]:
+    """``(kept, tokens)``: the tokens given, else (``own_token``) the receiving root's own,
     ``ROOT/_received/receive.token`` (:func:`~asz_core.export.credentials.root_token`; ``kept`` its path, else None),
-    else none. Exit 2 for ``--no-token`` with a token, or a root token file that cannot be made or read."""
-    if no_token and tokens:
-        raise _usage("receive", "--no-token and a token (--token-file, --token or $ASZ_RECEIVE_TOKEN): give one")
-    if tokens or no_token:
+    else none (the default, issue 21: a tokenless push lands). Exit 2 for ``--no-token`` with a token or
+    ``--own-token``, ``--own-token`` with a token, or a root token file that cannot be made or read."""
+    if no_token and (tokens or own_token):
+        raise _usage("receive", "--no-token and a token (--own-token, --token-file, --token or $ASZ_RECEIVE_TOKEN): "
+                                "give one")
+    if own_token and tokens:
+        raise _usage("receive", "--own-token and a token (--token-file, --token or $ASZ_RECEIVE_TOKEN): give one")
+    if not own_token:
         return None, tokens
     from ..export.credentials import root_token
 

@@ -9,9 +9,10 @@ instance pushing to a team root can hold a token of its own and the
 receiver's sender record (:mod:`asz_core.storage.senders`) names the
 credential that sent each file. Never a token in a message.
 
-Given none of these (nor ``--no-token``), ``asz receive`` keeps a token of its own in the receiving root,
+With ``--own-token`` instead, ``asz receive`` keeps a token of its own in the receiving root,
 ``ROOT/_received/receive.token`` (:func:`root_token`; trial 38c F1: on a shared host loopback reaches every local
-account, so a receiver with no token landed a co-tenant's forged sessions).
+account, so a receiver with no token landed a co-tenant's forged sessions). With none, it takes tokenless requests
+(issue 21's contract).
 """
 
 from __future__ import annotations

@@ -27,10 +27,10 @@ class Child:
 
     def __init__(self, tmp: Path, *extra: str, env: dict | None = None, files: int | None = None, listen="127.0.0.1:0",
                  own_token: bool = False):
-        """``extra`` without a token option: ``--no-token`` (today's tokenless receiver), unless ``own_token``: the
-        default, the receiving root's own token (trial 38c F1)."""
-        if not own_token and not {"--token", "--token-file", "--no-token"} & set(extra) and "ASZ_RECEIVE_TOKEN" not in (env or {}):
-            extra = ("--no-token", *extra)
+        """``own_token``: ``--own-token``, the receiving root's own token (trial 38c F1); else ``extra`` as given (no
+        token option: the default tokenless receiver, issue 21)."""
+        if own_token:
+            extra = ("--own-token", *extra)
         def limit():
             if files:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
@@ -149,11 +149,12 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     (tmp_path / "t.tok").write_text("tok-0123456789abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")
     assert "warning" not in r.stop()
-    r = Child(tmp_path, own_token=True)  # the default: the root's own token, no warning
+    r = Child(tmp_path, own_token=True)  # the root's own token: no warning
     assert "warning" not in r.stop()
-    said = Child(tmp_path).stop()  # --no-token on loopback: one warning line after receiving:, naming the risk
-    assert said.splitlines()[1].startswith("asz receive: warning: --no-token: every account on this machine"), said
-    assert said.splitlines()[0].endswith("; no token"), said
+    for extra in ((), ("--no-token",)):  # the default, and it said explicitly: one warning line after receiving:
+        said = Child(tmp_path, *extra).stop()
+        assert said.splitlines()[1].startswith("asz receive: warning: no token: every account on this machine"), said
+        assert said.splitlines()[0].endswith("; no token") and "not a loopback" not in said, said
 
 
 def test_the_counts_held_back_are_said_once_a_minute_old():

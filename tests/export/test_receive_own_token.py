@@ -1,11 +1,13 @@
-"""``asz receive`` with no token option keeps a token of its own in the receiving root (trial 38c F1 and F5).
+"""``asz receive --own-token`` keeps a token of its own in the receiving root (trial 38c F1 and F5); with no token
+option it takes tokenless requests, issue 21's contract (fix38g).
 
-On a shared host loopback reaches every local account: the tokenless default receiver landed a co-tenant's forged
+On a shared host loopback reaches every local account: the tokenless receiver landed a co-tenant's forged
 session (``STATE verified``, named ``root@vm``) and then refused the genuine host's push of that id, and held each
-request body whole (a 300 MB body raised its RSS by 281 MB). Now the default receiver makes
+request body whole (a 300 MB body raised its RSS by 281 MB). ``--own-token`` makes
 ``ROOT/_received/receive.token`` (mode 0600) and names it on its ``receiving:`` line; a request without it, or with
 another, is refused and lands nothing, its body read through in 64 KiB pieces; ``asz push --token-file`` of that file
-lands. Real processes on loopback: ``asz receive`` and ``asz push`` children, the corpus session collected by the real
+lands. The default (no token option) lands a tokenless ``asz push`` (exit 0), as issue 21's Contract says, and warns.
+Real processes on loopback: ``asz receive`` and ``asz push`` children, the corpus session collected by the real
 ``asz collect --once``; no mock.
 """
 
@@ -23,7 +25,7 @@ PROJECT, SID = "-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca"
 
 
 class Receiving:
-    """``asz receive`` (the default: no token option) on a free loopback port into ``root``; its ``receiving:`` line,
+    """``asz receive`` (``extra`` its options) on a free loopback port into ``root``; its ``receiving:`` line,
     the address it names, and the token file it names."""
 
     def __init__(self, tmp: Path, root: Path, *extra: str):
@@ -52,12 +54,12 @@ class Receiving:
         return self.err_path.read_text()
 
 
-def test_the_default_receiver_lands_only_what_carries_its_own_token(tmp_path):
+def test_the_own_token_receiver_lands_only_what_carries_its_own_token(tmp_path):
     host = collected_session(tmp_path, PROJECT, SID)
     team = tmp_path / "team"
     sent = sent_files(host)
     assert sent  # the session's landed files and rounds
-    r = Receiving(tmp_path, team)
+    r = Receiving(tmp_path, team, "--own-token")
     try:
         kept = team / "_received" / "receive.token"
         assert r.token_file == kept, r.line
@@ -79,7 +81,7 @@ def test_the_default_receiver_lands_only_what_carries_its_own_token(tmp_path):
         said = r.stop()
     assert said.count("the bearer token does not match") == 2 and said.count("a bearer token is required") >= 2, said
     assert token.strip() not in said
-    again = Receiving(tmp_path, team)  # a restart keeps the token its pushers were given
+    again = Receiving(tmp_path, team, "--own-token")  # a restart keeps the token its pushers were given
     try:
         assert again.token_file == kept and kept.read_text() == token
     finally:
@@ -87,28 +89,53 @@ def test_the_default_receiver_lands_only_what_carries_its_own_token(tmp_path):
     assert asz("verify", "--root", str(team)).returncode == 0  # the token file is no problem to verify
 
 
-def test_no_token_is_a_choice_said_and_a_token_file_open_to_others_is_refused(tmp_path):
+def test_the_default_receiver_takes_a_tokenless_push_as_issue_21_says(tmp_path):
+    """Issue 21's Contract: ``asz receive [--listen HOST:PORT] [--root DIR] [--token T]``, the token optional, and
+    ``asz push --endpoint …`` exits 0 when everything due was sent: a default receiver and a tokenless push."""
+    host = collected_session(tmp_path, PROJECT, SID)
+    sent = sent_files(host)
+    assert sent
+    r = Receiving(tmp_path, tmp_path / "team")
+    try:
+        assert r.token_file is None and r.line.endswith("; no token"), r.line
+        p = asz("push", "--root", str(host), "--endpoint", f"http://{r.address}", cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert sent_files(tmp_path / "team") == sent  # every file and round, byte for byte (SHA-256)
+    finally:
+        said = r.stop()
+    assert said.splitlines()[1].startswith("asz receive: warning: no token: every account on this machine"), said
+    assert said.splitlines()[1].endswith("on a shared host use --own-token or --token-file"), said
+    assert not (tmp_path / "team" / "_received" / "receive.token").exists()
+    assert asz("verify", "--root", str(tmp_path / "team")).returncode == 0
+
+
+def test_no_token_is_the_default_said_and_a_token_file_open_to_others_is_refused(tmp_path):
     r = Receiving(tmp_path, tmp_path / "solo", "--no-token")
     said = r.stop()
     assert r.token_file is None and r.line.endswith("; no token"), said
-    assert "asz receive: warning: --no-token: every account on this machine" in said
+    assert "asz receive: warning: no token: every account on this machine" in said
     assert not (tmp_path / "solo" / "_received" / "receive.token").exists()
-    both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--no-token", "--token", "x1234567"],
+    for other in (["--token", "x1234567"], ["--own-token"]):
+        both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--no-token", *other],
+                              capture_output=True, text=True, timeout=60)
+        assert both.returncode == 2 and "--no-token and a token" in both.stderr, both.stderr
+    both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--own-token", "--token", "x1234567"],
                           capture_output=True, text=True, timeout=60)
-    assert both.returncode == 2 and "--no-token and a token" in both.stderr
+    assert both.returncode == 2 and "--own-token and a token" in both.stderr, both.stderr
     kept = tmp_path / "open" / "_received" / "receive.token"
     kept.parent.mkdir(parents=True)
     kept.write_text("a-token-others-read-0123456789\n")
     kept.chmod(0o644)
-    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "open")], capture_output=True, text=True, timeout=60)
+    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "open"), "--own-token"], capture_output=True,
+                       text=True, timeout=60)
     assert p.returncode == 2 and f"mode 0644: other accounts can read the token (chmod 600 {kept})" in p.stderr, p.stderr
     assert "a-token-others-read" not in p.stderr
 
 
-def test_a_300_mb_body_without_the_token_does_not_raise_the_default_receivers_memory(tmp_path):
-    """F5: the trial's 300 MB body raised the tokenless default receiver's RSS from 76 MB to 358 MB; the default now has
-    a token, and a body without it is read through in 64 KiB pieces: VmHWM rises by under 8 MiB."""
-    r = Receiving(tmp_path, tmp_path / "team")
+def test_a_300_mb_body_without_the_token_does_not_raise_the_own_token_receivers_memory(tmp_path):
+    """F5: the trial's 300 MB body raised the tokenless receiver's RSS from 76 MB to 358 MB; with --own-token a body
+    without the token is read through in 64 KiB pieces: VmHWM rises by under 8 MiB."""
+    r = Receiving(tmp_path, tmp_path / "team", "--own-token")
     size = 300_000_000
     try:
         before = r.hwm_kib()
