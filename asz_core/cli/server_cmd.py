@@ -97,10 +97,10 @@ def _banner_common(state, host: str, port: int, token: str | None = None) -> Non
     typer.echo(f"listening: http://{shown}:{port}/" + (f"?token={token}" if token else ""))
     if token:  # trial 38c F3: loopback reaches every local account
         typer.echo("access   : only with this run's token (the address above sets a cookie; scripts send "
-                   "Authorization: Bearer TOKEN); --no-token serves every account that reaches the port")
+                   "Authorization: Bearer TOKEN)")
     else:  # on stderr: what a shared host must know
-        typer.echo("access   : no token: every account on this machine that reaches the port reads the root"
-                   + (" (--no-token)" if state.mode == "server" else " (--token requires one)"), err=True)
+        typer.echo("access   : no token: every account on this machine that reaches the port reads the root "
+                   "(--token requires one)", err=True)
 
 
 def _bind(cmd: str, host: str, port: int):
@@ -237,6 +237,15 @@ def _run_token() -> str:
     return new_token()
 
 
+def _server_token(token: bool, no_token: bool) -> str | None:
+    """``asz server``'s token: a new one for this run with ``--token``, else None (the default, as ``asz view``: issue
+    7's endpoints answer without one; ``--no-token`` says so explicitly). Exit 2 for both."""
+    if token and no_token:
+        typer.echo("asz server: --token and --no-token: give one", err=True)
+        raise typer.Exit(2)
+    return _run_token() if token else None
+
+
 def _watch(jobs: list, state):
     """The :class:`~asz_core.cli.server_follow.SourceWatch` of the folders ``jobs`` read, noted on ``state`` (``/api/status`` ``follows``)."""
     from .server_follow import SourceWatch, staged_folders, watched_folders
@@ -267,7 +276,8 @@ def server(
     adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together, as asz collect (default: every enabled one)."),
     no_follow: bool = typer.Option(False, "--no-follow", help="Collect every interval only. By default the server also follows its sources: it looks at the folders its adapters read once a second (one stat per file: under 0.5% of a core for 700 files) and runs a pass about 1-2 s after a file changes."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
-    no_token: bool = typer.Option(False, "--no-token", help="Serve every request. By default only requests carrying a token made for this run are served (the listening: address holds it and sets an HttpOnly SameSite=Strict cookie; scripts send Authorization: Bearer TOKEN): on a shared host every local account reaches loopback."),
+    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run, as asz view --token: the listening: address holds it (?token=…) and sets an HttpOnly SameSite=Strict cookie, scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
+    no_token: bool = typer.Option(False, "--no-token", help="Serve every request, the default, said explicitly (every account that reaches the port reads the root: on a shared host use --token)."),
 ) -> None:
     """Collect (land, then parse) in the background and serve the page and API together: live by default.
 
@@ -292,13 +302,13 @@ def server(
 
     cfg = _config("server", config)
     _check_port("server", port)
+    key = _server_token(token, no_token)
     # root: an adapter whose default source is the storage root (langsmith-ingest) reads --root, as in asz collect
     jobs = resolve_jobs("server", cfg, adapter=adapter, source=source, interval=interval, root=root, say_unlisted=True)
     storage = storage_root(cfg, root)
     refuse_overlap("server", storage, jobs)
     every = min(j.interval for j in jobs)
-    if every <= 0:
-        every = 1.0
+    every = every if every > 0 else 1.0
     try:
         storage.mkdir(parents=True, exist_ok=True)
         lock = collector_lock(storage, 0.0).acquire()
@@ -331,7 +341,6 @@ def server(
     try:
         from .collect_cmd import start_receivers
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        key = None if no_token else _run_token()
         serve_app(create_app(state, listen_host=host, extra=_reading_routes(), token=key), host, port, sock,
                   on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port, key))
     finally:

@@ -1,5 +1,6 @@
-"""Who may read the page: ``asz server`` by default and ``asz view --token`` answer only requests carrying the run's
-token, exchanged for a cookie as Jupyter does (trial 38c F3; docs/view.md, "Who may read it").
+"""Who may read the page: ``asz server --token`` and ``asz view --token`` answer only requests carrying the run's
+token, exchanged for a cookie as Jupyter does (trial 38c F3; docs/view.md, "Who may read it"); without ``--token``
+both serve issue 7's endpoints with no token, as its contract says (fix38g).
 
 The trial: on a shared host another account (``runuser -u mallory -- curl``) read ``/api/conversations`` (160,727 B,
 every title) and a landed record from a tokenless ``asz view`` on loopback. Real servers on loopback (``asz server``
@@ -11,7 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 
-from view_server_helpers import Served
+from view_server_helpers import Served, asz
 
 from test_view_server_browser import open_at
 
@@ -42,10 +43,11 @@ def _locked_out(s: Served, title: str) -> None:
                 assert json.loads(body)["code"] == "unauthorized"
 
 
-def test_asz_server_answers_only_its_token_and_the_banner_address_sets_a_strict_cookie(corpus_root, tmp_path):
+def test_asz_server_token_answers_only_its_token_and_the_banner_address_sets_a_strict_cookie(corpus_root, tmp_path):
     src = tmp_path / "nothing-new"
     src.mkdir()
-    s = Served(["server", "--root", str(corpus_root), "--source", str(src), "--interval", "1h"], tmp_path, token=True)
+    s = Served(["server", "--root", str(corpus_root), "--source", str(src), "--interval", "1h", "--token"], tmp_path,
+               token=True)
     try:
         out = s.output()
         assert f"listening: http://127.0.0.1:{s.port}/?token={s.token}" in out and len(s.token) == 43
@@ -63,13 +65,19 @@ def test_asz_server_answers_only_its_token_and_the_banner_address_sets_a_strict_
         assert _raw(s, "/static/app.js")[0] == 200  # the page's own script: nothing of the root
     finally:
         s.stop()
-    none = Served(["server", "--root", str(corpus_root), "--source", str(src), "--interval", "1h", "--no-token"], tmp_path)
-    try:
-        assert _raw(none, "/api/conversations")[0] == 200
-        assert "access   : no token: every account on this machine that reaches the port reads the root (--no-token)" \
-            in none.output()
-    finally:
-        none.stop()
+    for extra in ([], ["--no-token"]):  # issue 7's contract: the default serves its endpoints without a token
+        none = Served(["server", "--root", str(corpus_root), "--source", str(src), "--interval", "1h", *extra], tmp_path)
+        try:
+            status, _, body = _raw(none, "/api/status")
+            assert status == 200 and json.loads(body)["mode"] == "server", body
+            assert _raw(none, "/api/conversations")[0] == 200
+            assert "?token=" not in none.output()
+            assert "access   : no token: every account on this machine that reaches the port reads the root " \
+                   "(--token requires one)" in none.output()
+        finally:
+            none.stop()
+    both = asz("server", "--root", str(tmp_path / "r"), "--token", "--no-token", check=False)
+    assert both.returncode == 2 and "--token and --no-token: give one" in both.stderr, both.stderr
 
 
 def test_asz_view_token_and_the_banner_address_in_chromium(corpus_root, tmp_path, browser):

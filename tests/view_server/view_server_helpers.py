@@ -111,10 +111,8 @@ class Served:
 
     def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
                  probe: str = "/api/status", prefix: list[str] = (), token: bool = False):
-        """``args[0] == "server"``: ``--no-token`` added unless ``token`` (then :attr:`token` is the banner's, and
-        every request carries it as ``Authorization: Bearer``)."""
-        if args[:1] == ["server"] and not token and "--no-token" not in args:
-            args = [*args, "--no-token"]
+        """``token``: ``args`` hold ``--token``; :attr:`token` is the banner's, and every request carries it as
+        ``Authorization: Bearer``."""
         self.token = None
         self.port = free_port()
         self.host = "127.0.0.1"
