@@ -8,7 +8,6 @@ Claude Code's fixed answer (``The user doesn't want to proceed with this tool us
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -21,13 +20,10 @@ SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"  # both its tool calls refused
 
 
 @pytest.fixture(scope="module")
-def root(corpus_dir, tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("refused")
-    shutil.copytree(corpus_dir / "claude-code" / "projects", base / "projects")
-    p = asz_in_process("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"),
-                       env={"HOME": str(base / "home"), "KIRO_HOME": str(base / "no-kiro"), "CLAUDE_CONFIG_DIR": None})
-    assert p.returncode == 0, p.stdout + p.stderr
-    return base / "root"
+def root(corpus_copy) -> Path:
+    """The corpus's Claude Code projects collected by the real ``asz collect --once``: the run's once-collected root
+    (tests/conftest.py ``corpus_collected``), this module's own copy."""
+    return corpus_copy()
 
 
 def _text(content) -> str:
