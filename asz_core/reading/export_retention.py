@@ -487,6 +487,11 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
         if x == y:
             return
         if isinstance(x, dict) and isinstance(y, dict):
+            went = _refusals_went(x, y)
+            if went:  # read from results' texts retention took: the root counts them failed
+                gone[0] += went
+                x, y = {k: v for k, v in x.items() if k not in _REFUSAL_KEYS}, \
+                    {k: v for k, v in y.items() if k not in _REFUSAL_KEYS}
             for k in dict.fromkeys([*x, *y]):
                 if k == "text" and y.get("state") == "removed" and (kept := _data_kept(x.get(k), y.get(k))) is not None:
                     if kept:
@@ -509,6 +514,21 @@ def json_removed(copy: bytes, again: bytes) -> Optional[tuple[int, list[str]]]:
 
     walk(a, b, "", "")
     return gone[0], problems
+
+
+#: A tool's count of calls the person refused and of those that failed (``summary.calls_by_tool``, trial 38a F4).
+_REFUSAL_KEYS = ("failed", "refused")
+
+
+def _refusals_went(mine: dict, root: dict) -> int:
+    """How many of ``mine``'s (a copy's ``calls_by_tool`` entry) refused calls a pruned root counts as failed: a refusal
+    is read from its result's text, which retention took, so the root says ``failed`` where the copy said ``refused``
+    (the two summed equal, the root's refusals fewer); 0 when the two entries do not differ so."""
+    try:
+        f, r, rf, rr = (int(d[k]) for d in (mine, root) for k in _REFUSAL_KEYS)
+    except (KeyError, TypeError, ValueError):
+        return 0
+    return r - rr if f + r == rf + rr and r > rr else 0
 
 
 def _data_kept(mine, root) -> Optional[bool]:

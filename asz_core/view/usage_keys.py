@@ -12,13 +12,15 @@ __all__ = ["even_keys", "model_tokens"]
 
 def even_keys(row: dict) -> dict:
     """``row`` with its ``usage`` and each ``usage_by_model`` entry (its ``instances``' too) holding the four counts
-    and ``cache_write_1h`` (the 1-hour part of ``cache_write``), 0 where none, in that order, then any other key as
+    and ``cache_write_1h`` (the 1-hour part of ``cache_write``), 0 where none, null where every call's records did
+    not keep it (``hour_not_kept`` and no part: an older asz's files), in that order, then any other key as
     it is (``long_context``, ``rate_not_priced``, …): a script reading the rows sees one set of token keys on every row
     (trial 38b F4: ``cache_write_1h`` only on rows holding some, a ragged schema for pandas or jq)."""
     def even(u):
         if not isinstance(u, dict):
             return u
-        return {**{k: u.get(k, 0) for k in (*TOKEN_KINDS, SPLIT_KIND)}, **u}
+        hour = None if HOUR_UNKNOWN_KIND in u and SPLIT_KIND not in u else 0  # not kept: not known, never 0
+        return {**{k: u.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: hour, **u}
 
     out = {**row, "usage": even(row.get("usage"))} if "usage" in row else dict(row)
     if isinstance(row.get("usage_by_model"), dict):

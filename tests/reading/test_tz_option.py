@@ -36,9 +36,12 @@ def test_every_reading_command_has_one_tz_option():
     from asz_core.cli import conversations_cmd, export_cmd, search_cmd, usage_cmd
     from asz_core.cli.reading_common import TZ_HELP
 
-    for fn in (conversations_cmd.conversations, search_cmd.search, export_cmd.export, usage_cmd.usage):
+    for fn in (conversations_cmd.conversations, search_cmd.search, export_cmd.export):
         opt = inspect.signature(fn).parameters["tz"].default
         assert (opt.param_decls, opt.default, opt.help) == (("--tz",), None, TZ_HELP), fn.__name__
+    opt = inspect.signature(usage_cmd.usage).parameters["tz"].default  # also ccusage's name (trial 38b F7)
+    assert (opt.param_decls, opt.default) == (("--tz", "--timezone"), None)
+    assert opt.help == TZ_HELP + " --timezone: the same (ccusage's name)."
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
