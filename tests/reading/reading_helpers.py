@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import sys
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,20 @@ def checks_as_render(copy: Path, root: Path, render: int, later: int) -> None:
     manifest.write_text(json.dumps({**body, "render": later}))  # the same bytes said to be the later render
     bad = asz_in_process("verify", "--export", str(copy), "--root", str(root))
     assert bad.returncode == 1 and f"{copy.name}: line " in bad.stdout, bad.stdout
+
+
+def stopped_itself(p: subprocess.Popen, point: str) -> subprocess.Popen:
+    """``p`` (a real ``asz export`` run with ``ASZ_TEST_EXPORT_STOP=point``) once it has stopped itself there (SIGSTOP:
+    its state T in /proc); fails when it ends first or has not stopped within 300 s."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert p.poll() is None, f"it ended before {point}: {p.communicate()}"
+        try:
+            state = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            state = ""
+        if state == "T":
+            return p
+        time.sleep(0.05)  # waits for the stop; where it stops is the hook's, not this wait's
+    p.kill()
+    raise AssertionError(f"never stopped at {point}")

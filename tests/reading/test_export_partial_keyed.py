@@ -20,13 +20,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from cli_helpers import asz_in_process
-from reading_helpers import REPO, planted_root
+from reading_helpers import REPO, planted_root, stopped_itself
 
 PW = "hunter2-Partial38a-Pa55"
 SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
@@ -56,18 +55,7 @@ def _stopped(root: Path, out: Path, point: str) -> subprocess.Popen:
     env = {**os.environ, "ASZ_TEST_EXPORT_STOP": point}
     p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *_args(root, out)], cwd=REPO, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        assert p.poll() is None, p.communicate()
-        try:
-            state = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            state = ""
-        if state == "T":
-            return p
-        time.sleep(0.05)  # waits for the stop; where it stops is the hook's
-    p.kill()
-    raise AssertionError(f"never stopped at {point}")
+    return stopped_itself(p, point)
 
 
 def test_a_stopped_exports_partial_manifest_holds_keyed_fingerprints_and_resumes_counting_once(root, tmp_path):

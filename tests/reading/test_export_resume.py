@@ -17,12 +17,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from reading_helpers import GROWS, REPO, STAYS, asz, growing_pair
+from reading_helpers import GROWS, REPO, STAYS, asz, growing_pair, stopped_itself
 
 JOURNAL = "export.partial.jsonl"
 RESUMED = re.compile(r"resumed an interrupted export: (\d+) written, (\d+) already there \((\d+) kept as written: .*; "
@@ -39,18 +38,7 @@ def _stopped_at(root: Path, out: Path, fmt: str, point: str) -> subprocess.Popen
     env = {**os.environ, "ASZ_TEST_EXPORT_STOP": point}
     p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *_export_args(root, out, fmt)], cwd=REPO, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        assert p.poll() is None, f"it ended before {point}: {p.communicate()}"
-        try:
-            state = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            state = ""
-        if state == "T":
-            return p
-        time.sleep(0.05)  # waits for the stop; where it stops is the hook's, not this wait's
-    p.kill()
-    raise AssertionError(f"never stopped at {point}")
+    return stopped_itself(p, point)
 
 
 def _files(d: Path) -> dict[str, bytes]:

@@ -40,17 +40,6 @@ KEYS = (ANT, AKID, ASEC, GHT)
 SHOWN = 4
 
 
-def _plant(lines: list[dict]) -> None:
-    lines[3]["message"]["content"] = (f"mix phx.server doesnt seem to start. Please configure the deploy. "
-                                      f"Use ANTHROPIC_API_KEY={ANT} and aws key {AKID} secret {ASEC}")
-    call = lines[7]["message"]["content"][0]
-    assert call["name"] == "Bash"
-    call["input"]["command"] = f"mysql -u root --password='{PW}' -e 'select 1'; export AWS_SECRET_ACCESS_KEY={ASEC}"
-    result = lines[10]["message"]["content"][0]
-    assert result["type"] == "tool_result"
-    result["content"] = f"github.com:\n    oauth_token: {GHT}\n    user: dev\n"
-
-
 def _decoy(key: str, keep: int = SHOWN) -> str:
     """``key`` with every character its mask does not show (all but its first and last 4) changed, keeping its kind
     (upper/lower case letter, digit, other), and its form's fixed beginning (``keep`` characters: ``sk-ant-api03-``
@@ -74,6 +63,10 @@ def _plant_with(ant: str, akid: str, asec: str, ght: str, pw: str):
         assert result["type"] == "tool_result"
         result["content"] = f"github.com:\n    oauth_token: {ght}\n    user: dev\n"
     return plant
+
+
+#: The trial's credentials planted (their decoys: :func:`_decoy`).
+_plant = _plant_with(ANT, AKID, ASEC, GHT, PW)
 
 
 @pytest.fixture(scope="module")

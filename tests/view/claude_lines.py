@@ -77,3 +77,13 @@ def assert_titled(root: Path, want: dict[str, str], word: str) -> None:
     assert p.returncode == 0, p.stderr
     hits = json.loads(p.stdout)
     assert hits and all(h["title"] == want[h["conversation"]] for h in hits), hits
+
+
+def edited_lines(transcript: Path, edits) -> list[bytes]:
+    """The lines of the corpus ``transcript`` with each ``(line index, was, now)`` of ``edits`` made, each ``was``
+    found exactly once on its line (the test's edit lands where it says, or the test fails)."""
+    lines = transcript.read_bytes().splitlines()
+    for i, was, now in edits:
+        assert lines[i].count(was) == 1, (i, was)
+        lines[i] = lines[i].replace(was, now)
+    return lines

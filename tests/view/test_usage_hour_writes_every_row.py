@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from claude_lines import collect_claude
+from claude_lines import collect_claude, edited_lines
 from cli_helpers import asz_in_process
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -46,10 +46,7 @@ def source_months(lines: list[bytes]) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def landed(corpus_dir, tmp_path_factory):
-    lines = (corpus_dir / "claude-code" / "projects" / SOURCE).read_bytes().splitlines()
-    for i, was, now in EDITS:
-        assert lines[i].count(was) == 1
-        lines[i] = lines[i].replace(was, now)
+    lines = edited_lines(corpus_dir / "claude-code" / "projects" / SOURCE, EDITS)
     return collect_claude(tmp_path_factory.mktemp("usage-1h"), {SID: lines}), source_months(lines)
 
 

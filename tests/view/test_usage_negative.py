@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from claude_lines import collect_claude
+from claude_lines import collect_claude, edited_lines
 from cli_helpers import asz_in_process, usage_json
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -45,10 +45,7 @@ def source_usage(lines: list[bytes]) -> tuple[dict, int, list[str]]:
 
 @pytest.fixture(scope="module")
 def landed(corpus_dir, tmp_path_factory):
-    lines = (corpus_dir / "claude-code" / "projects" / SOURCE).read_bytes().splitlines()
-    for i, was, now in EDITS:
-        assert lines[i].count(was) == 1
-        lines[i] = lines[i].replace(was, now)
+    lines = edited_lines(corpus_dir / "claude-code" / "projects" / SOURCE, EDITS)
     return collect_claude(tmp_path_factory.mktemp("usage-negative"), {SID: lines}), source_usage(lines)
 
 

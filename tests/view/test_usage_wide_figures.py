@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 
-from claude_lines import collect_claude, priced
+from claude_lines import collect_claude, edited_lines, priced
 from cli_helpers import asz_in_process, asz_on_a_terminal
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -60,10 +60,7 @@ def source_figures(lines: list[bytes]) -> tuple[dict, dict]:
 
 @pytest.fixture(scope="module")
 def landed(corpus_dir, tmp_path_factory):
-    lines = (corpus_dir / "claude-code" / "projects" / SOURCE).read_bytes().splitlines()
-    for i, was, now in EDITS:
-        assert lines[i].count(was) == 1
-        lines[i] = lines[i].replace(was, now)
+    lines = edited_lines(corpus_dir / "claude-code" / "projects" / SOURCE, EDITS)
     return collect_claude(tmp_path_factory.mktemp("usage-wide"), {SID: lines}), source_figures(lines)
 
 
