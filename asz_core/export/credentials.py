@@ -17,7 +17,6 @@ account, so a receiver with no token landed a co-tenant's forged sessions). With
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import stat
@@ -79,20 +78,10 @@ def root_token(root: Path) -> tuple[Path, dict[str, str]]:
     file, or open to other accounts (a group or others permission bit: ``chmod 600 PATH``)."""
     path = Path(root).joinpath(*ROOT_TOKEN)
     if not path.exists():
+        from ..storage.mask_key import linked_whole
+
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, (secrets.token_urlsafe(32) + "\n").encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:  # another receiver made it first: its token is the one
-            pass
-        finally:
-            os.unlink(tmp)
+        linked_whole(path, (secrets.token_urlsafe(32) + "\n").encode(), 0o600)  # False: another receiver's is the one
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except OSError as exc:

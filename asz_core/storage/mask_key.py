@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["MASK_KEY_FILE", "made_once", "mask_key", "key_id", "keyed_mark", "keyed_text"]
+__all__ = ["MASK_KEY_FILE", "linked_whole", "made_once", "mask_key", "key_id", "keyed_mark", "keyed_text"]
 
 #: Where a storage root keeps its mask key, relative to the root.
 MASK_KEY_FILE = "_export/mask.key"
@@ -62,25 +62,38 @@ def made_once(path: Path, digits: int, what: str, mode: int = 0o644, make: bool 
     import secrets
 
     got = secrets.token_hex(digits // 2)
+    try:
+        if not linked_whole(path, (got + "\n").encode("ascii"), mode):
+            return made_once(path, digits, what, mode, make)  # another pass made it first: its digits
+    except OSError as exc:  # a file system without hard links: created, then written (read again above)
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        return _created(path, got, mode) or made_once(path, digits, what, mode, make)
+    return got
+
+
+def linked_whole(path: Path, data: bytes, mode: int) -> bool:
+    """``data`` written whole and synced under a name of its own beside ``path`` (``.NAME.PID.HEX.tmp``, removed
+    after), then hard-linked to ``path``, which never replaces a file: True when this call put ``path`` there, False
+    when another process linked its own first (``path`` holds theirs). No reader ever finds ``path`` empty or half
+    written. Raises OSError as ``os.open``/``os.link`` do (a file system without hard links: the caller's fallback)."""
+    import secrets
+
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         try:
-            os.write(fd, (got + "\n").encode("ascii"))
+            os.write(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
         try:
-            os.link(tmp, path)  # never over a file another pass put there first
+            os.link(tmp, path)
         except FileExistsError:
-            return made_once(path, digits, what, mode, make)  # another pass made it first: its digits
-        except OSError as exc:  # a file system without hard links: created, then written (read again above)
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
-                raise
-            return _created(path, got, mode) or made_once(path, digits, what, mode, make)
+            return False
+        return True
     finally:
         tmp.unlink(missing_ok=True)
-    return got
 
 
 def _created(path: Path, got: str, mode: int) -> str:
