@@ -93,11 +93,13 @@ def _banner_common(state, host: str, port: int, token: str | None = None) -> Non
 
     for line in session_file_lines(state.root):  # a session.state or session index that does not read, one line each
         typer.echo(line, err=True)
+    from ..view.access import token_address
+
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"listening: http://{shown}:{port}/" + (f"?token={token}" if token else ""))
-    if token:  # trial 38c F3: loopback reaches every local account
-        typer.echo("access   : only with this run's token (the address above sets a cookie; scripts send "
-                   "Authorization: Bearer TOKEN)")
+    typer.echo(f"listening: http://{shown}:{port}" + (token_address(token) if token else "/"))
+    if token:  # trial 38c F3: loopback reaches every local account; review38 R1: in the path, never a cookie
+        typer.echo("access   : only with this run's token (in the address above, /t/TOKEN/, which the page keeps "
+                   "to this port; scripts send Authorization: Bearer TOKEN)")
     else:  # on stderr: what a shared host must know
         typer.echo("access   : no token: every account on this machine that reaches the port reads the root "
                    "(--token requires one)", err=True)
@@ -190,7 +192,7 @@ def view(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default loopback)."),
     port: int = typer.Option(8787, "--port", help="TCP port (default 8787)."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
-    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run: the listening: address holds it (?token=…) and sets an HttpOnly SameSite=Strict cookie, scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
+    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run: the listening: address holds it in its path (/t/TOKEN/, no cookie: nothing the browser sends another port), scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
 ) -> None:
     """Serve the page and the HTTP API over an existing storage root, read-only: it never collects (asz server does).
 
@@ -276,7 +278,7 @@ def server(
     adapter: list[str] = typer.Option([], "--adapter", help="Collect only this adapter; again for each further adapter, all collected together, as asz collect (default: every enabled one)."),
     no_follow: bool = typer.Option(False, "--no-follow", help="Collect every interval only. By default the server also follows its sources: it looks at the folders its adapters read once a second (one stat per file: under 0.5% of a core for 700 files) and runs a pass about 1-2 s after a file changes."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Serve the page its texts' credentials whole. By default every credential of a known form (asz secrets' forms) is masked in what the page is served (AKIA…MPLE), as asz export masks md and html; the landed records are unchanged."),
-    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run, as asz view --token: the listening: address holds it (?token=…) and sets an HttpOnly SameSite=Strict cookie, scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
+    token: bool = typer.Option(False, "--token", help="Serve only requests carrying a token made for this run, as asz view --token: the listening: address holds it in its path (/t/TOKEN/, no cookie: nothing the browser sends another port), scripts send Authorization: Bearer TOKEN. For a shared host, where every local account reaches loopback."),
     no_token: bool = typer.Option(False, "--no-token", help="Serve every request, the default, said explicitly (every account that reaches the port reads the root: on a shared host use --token)."),
 ) -> None:
     """Collect (land, then parse) in the background and serve the page and API together: live by default.

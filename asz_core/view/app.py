@@ -28,6 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
+from .access import BASE_KEY, TokenGate
 from .found_store import GZIP_OVER
 from .page_secrets import HEADER, MASKED, masked_line
 from .guard import HostGuard, log_once
@@ -463,7 +464,7 @@ def _page(request: Request) -> Response:
     """The shell; a conversation's (``/c/{id}``, known) also starts folding its document, gzip'd when the browser takes
     gzip, and its headings, withholding what the page's address asks (:meth:`~asz_core.view.found_store.KeptFound.
     fold_ahead`: seed 004, the page asking is the ask; issue 22), and, with no query, asks the browser to preload both
-    answers."""
+    answers (under the ``/t/TOKEN`` the request's path began with: :data:`~asz_core.view.access.BASE_KEY`)."""
     status_code, page, fold = 200, PAGE_HTML, None
     cid = request.path_params.get("id")
     if cid is not None:
@@ -479,7 +480,8 @@ def _page(request: Request) -> Response:
         except ApiError as exc:
             status_code = exc.status
         if status_code == 200 and not request.scope.get("query_string"):  # the script asks these first, as written here
-            page = page_html([f"/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
+            base = request.scope.get(BASE_KEY, "")  # /t/TOKEN when the token came in the path (view.access)
+            page = page_html([f"{base}/api/c/{uri_component(cid)}/{what}" for what in ("view", "headings")])
     return Response(page, status_code=status_code, media_type="text/html; charset=utf-8",
                     headers=_PAGE_HEADERS, background=fold)
 
@@ -569,7 +571,8 @@ def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Seque
     answered besides the loopback names. ``extra`` adds API routes (path,
     handler taking (request, pairs, hide)) from rooms the view does not import
     (``/api/search``: see ``asz_core/cli/server_cmd.py``). ``token``: every request but ``/static/`` must carry it
-    (:class:`~asz_core.view.access.TokenGate`; None: no token, trial 38c F3). Never raises per request: refusals are
+    (:class:`~asz_core.view.access.TokenGate`: in the path, ``/t/TOKEN/…``, or ``Authorization: Bearer``; None: no
+    token, trial 38c F3). Never raises per request: refusals are
     400/401/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
     """
     routes = [Route("/", _page), Route("/c/{id}", _page), Route("/static/{name:path}", _static)]
@@ -577,7 +580,5 @@ def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Seque
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
     app.state.view = state
     if token:
-        from .access import TokenGate
-
         return HostGuard(TokenGate(app, token), listen_host, no_host_400=True)
     return HostGuard(app, listen_host, no_host_400=True)

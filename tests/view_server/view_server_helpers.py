@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -131,10 +132,10 @@ class Served:
         while True:
             if self.proc.poll() is not None:
                 raise AssertionError(f"asz {' '.join(args)} exited {self.proc.returncode} before serving:\n{self.output()}")
-            if token and self.token is None:  # the banner's address holds it (?token=…)
+            if token and self.token is None:  # the banner's address holds it (/t/TOKEN/)
                 said = self.log.read_text(errors="replace") if self.log.exists() else ""
-                if "?token=" in said:
-                    self.token = said.split("?token=", 1)[1].split()[0]
+                if m := re.search(r"^listening: http://\S+?/t/([A-Za-z0-9_-]+)/$", said, re.M):
+                    self.token = m.group(1)
                 else:
                     assert time.monotonic() < deadline, self.output()
                     time.sleep(0.1)

@@ -17,11 +17,16 @@
     }).join('&');
   }
   const HQ = hideQuery();
+  // A server run with --token is read under /t/TOKEN/ (asz_core/view/access.py): the page's own address begins so,
+  // and every address the page asks for or links to is written under the same prefix, so each carries the token to
+  // this server's port alone (no cookie, which a browser would send to every port of the host; review38 R1).
+  const BASE = (/^\/t\/[^/]+(?=\/|$)/.exec(location.pathname) || [''])[0];
   function withHide(path, extra) {
     const parts = [];
     if (extra) parts.push(extra);
     if (HQ) parts.push(HQ);
-    return parts.length ? path + '?' + parts.join('&') : path;
+    const at = path.charAt(0) === '/' ? BASE + path : path;
+    return parts.length ? at + '?' + parts.join('&') : at;
   }
   function enc(s) { return encodeURIComponent(s); }
   // ``plain``: asked with no header of its own, so the page's shell can have asked for it ahead (a conversation's
@@ -526,7 +531,7 @@
   function skipTo(words) { skip.textContent = words; }
 
   function route() {
-    const p = location.pathname;
+    const p = location.pathname.slice(BASE.length);
     if (p === '/' || p === '') return listPage();
     const m = /^\/c\/([^/]+)$/.exec(p);
     if (m) {
