@@ -540,7 +540,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
             state.save()
             print(f"note: --retry-rejected: {len(again)} file(s) {name} rejected on earlier passes are sent again; it "
                   "answers anew", file=err, flush=True)
-        snd = sender(cfg, name)
+        snd = sender(cfg, name, (cfg.service_name or PROBE_SERVICE, cfg.instance_id or default_instance_id()))
         p = None
         notes = Notes(err, said)
         try:

@@ -20,7 +20,8 @@ at the path) is counted in the answer's partial success, whose
 ``error_message`` names each refused path and why; nothing of it is written.
 Metrics requests are answered (accepted) and not kept: a receiving root
 derives its own from the files. With a token, every request must carry
-``Authorization: Bearer <token>`` (gRPC: ``authorization`` metadata); without
+``Authorization: Bearer <token>`` (gRPC: ``authorization`` metadata, checked before the call's message is
+received: :mod:`.receive_grpc`); without
 it HTTP answers 401 and gRPC UNAUTHENTICATED, saying ``a bearer token is
 required`` when the request carried no ``Authorization``, and ``the bearer
 token does not match`` when it carried another (a new user's wrong token was
@@ -47,15 +48,16 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from .admit import HOLDS_ALL, LACKS, landed_seq
 from .land import Refused, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
+from .receive_grpc import TokenCheck, metadata_value
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
-from .receive_seen import METRICS, PROBES, Summed, attrs_of, refused_from, seen_request
+from .receive_seen import METRICS, PROBES, Summed, attrs_of, seen_request
 from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
 from ..logstamp import log_stamp
 from ..termsafe import EscapingStream, line_value
 from ..storage.erased_list import erased_refusal
 from ..storage.landing import clear_left
-from ..storage.seen_list import ACCEPTED, REFUSED, Seen
+from ..storage.seen_list import ACCEPTED, Seen
 from ..storage.senders import instance_word
 
 __all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
@@ -468,16 +470,10 @@ class _Auth:
         return self.check(value)[0]
 
 
-def _grpc_refusal(rcv: "Receiver", context, request) -> str | None:
-    """Abort the call UNAUTHENTICATED when its ``authorization`` metadata is refused (:meth:`_Auth.check`), said on
-    stderr naming the instance its resources name and counted in the seen list (:func:`seen_request`); else the
-    credential name of its token (None: none)."""
-    why, name = rcv.auth.check(dict(context.invocation_metadata()).get("authorization"))
-    if why:
-        names = seen_request(rcv, REFUSED, request, None, why)
-        said(rcv.err, f"refused a gRPC request{refused_from(names)}: {why} (UNAUTHENTICATED)")
-        context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
-    return name
+def _credential(rcv: "Receiver", context) -> str | None:
+    """The credential name of the token a gRPC call carried (None: none, or one unnamed); a call whose token is refused
+    never gets here (:class:`~asz_core.export.receive_grpc.TokenCheck` refused it before its message was received)."""
+    return rcv.auth.check(metadata_value(context.invocation_metadata(), "authorization"))[1]
 
 
 class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
@@ -485,7 +481,7 @@ class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802 - the generated service's name
-        name = _grpc_refusal(self.rcv, context, request)
+        name = _credential(self.rcv, context)
         return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
 
 
@@ -494,7 +490,6 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
         self.rcv = rcv
 
     def Export(self, request, context):  # noqa: N802
-        _grpc_refusal(self.rcv, context, request)
         self.rcv.metrics_said(request)
         return ExportMetricsServiceResponse()
 
@@ -553,7 +548,7 @@ class Receiver:
         self.front = Server((host, int(port)), Front, self)
         opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
         self._pool = futures.ThreadPoolExecutor(max_workers=8)
-        self.grpc_server = grpc.server(self._pool, options=opts)
+        self.grpc_server = grpc.server(self._pool, options=opts, interceptors=[TokenCheck(self)])  # the token first
         logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self), self.grpc_server)
         metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(_MetricsServicer(self), self.grpc_server)
         self.grpc_port = self.grpc_server.add_insecure_port("127.0.0.1:0")

@@ -29,6 +29,7 @@ from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
 
 from .settings import ExportConfig, split_endpoint
+from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE
 
 __all__ = ["Answer", "Sender", "sender", "one_line", "TIMEOUT"]
 
@@ -67,7 +68,7 @@ def _partial(resp) -> Answer:
 
 
 class _Grpc:
-    def __init__(self, target: str, secure: bool, ca_file: str, headers: dict[str, str]):
+    def __init__(self, target: str, secure: bool, ca_file: str, headers: dict[str, str], who: tuple[str, str] | None):
         opts = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
         if secure:
             roots = open(ca_file, "rb").read() if ca_file else None
@@ -75,6 +76,9 @@ class _Grpc:
         else:
             self.channel = grpc.insecure_channel(target, options=opts)
         self.metadata = [(k.lower(), v) for k, v in headers.items()]
+        if who:  # the service and instance the requests' resources name, for a receiver refusing a call unread
+            self.metadata += [(CLAIMED_SERVICE, who[0].encode("utf-8", "replace")),
+                              (CLAIMED_INSTANCE, who[1].encode("utf-8", "replace"))]
         self.stubs = {"logs": logs_service_pb2_grpc.LogsServiceStub(self.channel),
                       "metrics": metrics_service_pb2_grpc.MetricsServiceStub(self.channel)}
 
@@ -179,9 +183,11 @@ def one_line(text: str) -> str:
     return line_value(" ".join(text.split()))
 
 
-def sender(cfg: ExportConfig, endpoint: str | None = None) -> Sender:
-    """The sender for ``endpoint`` (default ``cfg.endpoint``). Raises ValueError for an endpoint it cannot use."""
+def sender(cfg: ExportConfig, endpoint: str | None = None, who: tuple[str, str] | None = None) -> Sender:
+    """The sender for ``endpoint`` (default ``cfg.endpoint``). Raises ValueError for an endpoint it cannot use.
+    ``who``: the ``(service.name, service.instance.id)`` a gRPC sender claims in every call's metadata
+    (:data:`~asz_core.export.wire.CLAIMED_SERVICE`, :data:`~asz_core.export.wire.CLAIMED_INSTANCE`)."""
     proto, hostport, secure, base = split_endpoint(endpoint or cfg.endpoint, cfg.protocol, cfg.tls)
     if proto == "grpc":
-        return _Grpc(hostport, secure, cfg.ca_file, cfg.headers)
+        return _Grpc(hostport, secure, cfg.ca_file, cfg.headers, who)
     return _Http(hostport, secure, cfg.ca_file, base, cfg.headers)

@@ -56,7 +56,7 @@ from ..sessiondata.times import format_rfc3339, parse_instant
 from ..storage.layout import landed_files, session_dirs
 from ..storage.readings import reread_of_file
 
-__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE", "REST", "REREAD", "ROOT_ID"]
+__all__ = ["kvs", "SCOPE", "OutFile", "RoundTitles", "outbox", "log_record", "logs_request", "resource", "runtime_of", "attr_value", "file_digest", "REPLACES", "ASSEMBLE", "REST", "REREAD", "ROOT_ID", "CLAIMED_SERVICE", "CLAIMED_INSTANCE"]
 
 #: The instrumentation scope name every record is sent under (§8.4).
 SCOPE = "github.com/apache/skywalking-ai-sessionizer"
@@ -83,6 +83,12 @@ REST = "asz.rest"
 #: :func:`~asz_core.storage.sender_roots.root_id`): an asz receiver keeps it in each sender line, so two roots sending
 #: under one ``service.instance.id`` are told apart and said (trial 34b F3); the original sends none and ignores it.
 ROOT_ID = "asz.root.id"
+#: The gRPC metadata (binary, UTF-8) ``asz push`` sends with each call beside its token: its ``service.name`` (the
+#: probe's, :data:`~asz_core.export.push.PROBE_SERVICE` unless ``export.otlp.service_name``) and ``service.instance.id``,
+#: as its requests' resources say them. A receiver that refuses a call for its token before receiving its message names
+#: the sender from these (:mod:`.receive_grpc`, review38 R2); the original sends none and ignores them.
+CLAIMED_SERVICE = "asz-service-name-bin"
+CLAIMED_INSTANCE = "asz-service-instance-id-bin"
 #: The record attribute (int) of a landed file holding the new reading of a source read again from its start (``asz
 #: sources --reset-conflict S --reread``): the seq that reading starts at, its cursor's ``reread_seq``
 #: (:func:`~asz_core.storage.readings.reread_of_file`). An asz receiver walks the files of that stream and kind from it

@@ -132,24 +132,66 @@ def test_no_token_is_the_default_said_and_a_token_file_open_to_others_is_refused
     assert "a-token-others-read" not in p.stderr
 
 
+#: The size of the body (HTTP) and the message (gRPC) sent without the token: its peak memory must not follow it.
+SIZE = 64_000_000
+
+
+def _refused_unheld(tmp_path: Path, send) -> str:
+    """``send(address)`` to an ``asz receive --own-token``: the receiver's VmHWM must rise by under an eighth of
+    :data:`SIZE` (a message held whole raises it by its size at least) and nothing land; what it said."""
+    r = Receiving(tmp_path, tmp_path / "team", "--own-token")
+    try:
+        before = r.hwm_kib()
+        send(r.address)
+        after = r.hwm_kib()
+        assert after - before < SIZE // 8 // 1024, (before, after)
+    finally:
+        said = r.stop()
+    assert sent_files(tmp_path / "team") == {}
+    return said
+
+
 def test_a_64_mb_body_without_the_token_does_not_raise_the_own_token_receivers_memory(tmp_path):
     """F5: the trial's 300 MB body raised the tokenless receiver's RSS from 76 MB to 358 MB (held whole); with
     --own-token a body without the token is read through in 64 KiB pieces: VmHWM rises by under an eighth of the body
     (64 MB: under 7.6 MiB), where a receiver holding it whole rises by the body's size."""
-    r = Receiving(tmp_path, tmp_path / "team", "--own-token")
-    size = 64_000_000
-    try:
-        before = r.hwm_kib()
-        with socket.create_connection(("127.0.0.1", int(r.address.rsplit(":", 1)[1])), timeout=120) as s:
+
+    def send(address: str) -> None:
+        with socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1])), timeout=120) as s:
             s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
-                      b"Content-Length: %d\r\n\r\n" % size)
+                      b"Content-Length: %d\r\n\r\n" % SIZE)
             piece = bytes(1_000_000)
-            for _ in range(size // len(piece)):
+            for _ in range(SIZE // len(piece)):
                 s.sendall(piece)
             assert s.recv(65536).startswith(b"HTTP/1.1 401")
-        after = r.hwm_kib()
-        assert after - before < size // 8 // 1024, (before, after)
-    finally:
-        said = r.stop()
+
+    said = _refused_unheld(tmp_path, send)
     assert "refused POST /v1/logs: a bearer token is required (HTTP 401)" in said, said
-    assert sent_files(tmp_path / "team") == {}
+
+
+def test_a_64_mb_grpc_message_without_the_token_is_refused_before_it_is_received(tmp_path):
+    """Review38 R2: grpcio read a tokenless call's whole message (a 300 MB one raised VmHWM from 67 MB to 948 MB) before
+    its token was checked. The token is now checked from the call's metadata first (``receive_grpc.TokenCheck``): a
+    real grpc client's 64 MB ``Export`` with no token is answered UNAUTHENTICATED, naming the instance its metadata
+    claims, and the receiver's VmHWM rises by under an eighth of the message."""
+    import grpc
+    from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs, ScopeLogs
+
+    from asz_core.export.wire import CLAIMED_INSTANCE, CLAIMED_SERVICE
+
+    req = ExportLogsServiceRequest(resource_logs=[ResourceLogs(scope_logs=[ScopeLogs()])])
+    req.resource_logs[0].scope_logs[0].log_records.add().body.bytes_value = bytes(SIZE)
+
+    def send(address: str) -> None:
+        with grpc.insecure_channel(address, options=[("grpc.max_send_message_length", -1)]) as ch:
+            try:
+                logs_service_pb2_grpc.LogsServiceStub(ch).Export(req, timeout=120, metadata=[
+                    (CLAIMED_SERVICE, "asz push".encode()), (CLAIMED_INSTANCE, "mallory@h\u00e9".encode())])
+                raise AssertionError("a call without the token was taken")
+            except grpc.RpcError as exc:
+                assert (exc.code(), exc.details()) == (grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
+
+    said = _refused_unheld(tmp_path, send)
+    assert "refused a gRPC request from mallory@h\u00e9: a bearer token is required (UNAUTHENTICATED)" in said, said

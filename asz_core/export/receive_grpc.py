@@ -1,0 +1,76 @@
+"""``asz receive``'s token on gRPC, checked from a call's metadata before its message is received (review38 R2).
+
+grpcio reads a unary call's whole message (up to the receiver's 1 GiB limit) before it calls the method, so a token
+checked in the method let a call without it cost its size in memory first (a 300 MB message raised the receiver's
+VmHWM from 67 MB to 948 MB). :class:`TokenCheck` is a :class:`grpc.ServerInterceptor`: grpcio runs it when a call's
+headers arrive, before any of its message is asked for. A call whose ``authorization`` the receiver refuses
+(:meth:`~asz_core.export.receive._Auth.check`) gets a handler that never reads its request stream and aborts it
+``UNAUTHENTICATED``; its message is left unread (HTTP/2 flow control holds the sender to a window of it) and
+dropped with the stream. The call is said on stderr and kept in the seen list as every refusal is, its sender named by
+the metadata ``asz push`` sends beside its token (:data:`~asz_core.export.wire.CLAIMED_SERVICE`,
+:data:`~asz_core.export.wire.CLAIMED_INSTANCE`: what its resources say, which a refused message is not read for);
+a call without them (another OTLP exporter, an asz before 2026-12-06) names no one. docs/push.md, The receiving
+root's own token.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Sequence
+
+import grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs
+
+from ..storage.seen_list import REFUSED
+from .receive_seen import refused_from, seen_request
+from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE, kvs
+
+if TYPE_CHECKING:
+    from .receive import Receiver
+
+__all__ = ["TokenCheck", "claimed", "metadata_value"]
+
+
+def metadata_value(metadata: Sequence | None, key: str):
+    """The value of ``key`` in a call's ``metadata`` (pairs of key and value: str, bytes for a ``-bin`` key), the
+    first given; None when absent."""
+    return next((v for k, v in metadata or () if k == key), None)
+
+
+def claimed(metadata: Sequence | None) -> ExportLogsServiceRequest:
+    """A request holding one resource with the ``service.name`` and ``service.instance.id`` the metadata claims
+    (UTF-8; a value that does not decode has its bytes replaced), or none when it claims no instance: what
+    :func:`~asz_core.export.receive_seen.seen_request` reads a refused call's sender from."""
+    inst, service = (metadata_value(metadata, k) for k in (CLAIMED_INSTANCE, CLAIMED_SERVICE))
+    if not isinstance(inst, bytes):
+        return ExportLogsServiceRequest()
+    text = [v.decode("utf-8", "replace") if isinstance(v, bytes) else None for v in (service, inst)]
+    res = ResourceLogs()
+    res.resource.attributes.extend(kvs([("service.name", text[0]), ("service.instance.id", text[1])]))
+    return ExportLogsServiceRequest(resource_logs=[res])
+
+
+def _refuse(rcv: "Receiver", why: str, metadata, requests, context) -> None:
+    """The method of a call refused for its token: ``requests`` never read (the message is not received); said,
+    counted in the seen list, aborted UNAUTHENTICATED with ``why``."""
+    from .receive import said
+
+    names = seen_request(rcv, REFUSED, claimed(metadata), None, why)
+    said(rcv.err, f"refused a gRPC request{refused_from(names)}: {why} (UNAUTHENTICATED)")
+    context.abort(grpc.StatusCode.UNAUTHENTICATED, why)
+
+
+class TokenCheck(grpc.ServerInterceptor):
+    """Every call of the receiver's gRPC server passes here first (module doc): one whose token is taken goes on to its
+    method, any other to :func:`_refuse` before its message is received."""
+
+    def __init__(self, rcv: "Receiver"):
+        self.rcv = rcv
+
+    def intercept_service(self, continuation, handler_call_details):
+        metadata = tuple(handler_call_details.invocation_metadata or ())
+        why = self.rcv.auth.refusal(metadata_value(metadata, "authorization"))
+        if not why:
+            return continuation(handler_call_details)
+        return grpc.stream_unary_rpc_method_handler(functools.partial(_refuse, self.rcv, why, metadata))
