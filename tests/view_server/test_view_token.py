@@ -38,13 +38,16 @@ def _raw(s: Served, path: str, headers: dict | None = None) -> tuple[int, dict, 
 
 def _locked_out(s: Served, cid: str, words: list[str]) -> None:
     """Without the token, with another, or with the token as a cookie (none is honoured: a browser sends a cookie to
-    every port), every page and API path is 401 and holds none of ``words`` (the root's path, a title) nor ``cid``."""
+    every port), every page and API endpoint (``/api/search`` too) is 401 and holds none of ``words`` (the root's path, a title) nor ``cid``."""
+    from asz_core.view.app import API_ROUTES
+
+    routes = [p.format(id=cid, seq=1, row=1) for p, _ in API_ROUTES]  # every API endpoint of the server
+    assert len(routes) == 11 and "/api/usage/blocks" in routes
     other = ("A" if s.token[0] != "A" else "B") + s.token[1:]
     for headers in ({}, {"Authorization": "Bearer not-the-token"}, {"Cookie": f"asz-token-{s.port}={s.token}"},
                     {"Cookie": f"asz-token={s.token}"}):
-        for path in ("/", f"/c/{cid}", "/api/status", "/api/conversations", f"/api/c/{cid}/view",
-                     f"/api/c/{cid}/record/1/1", "/api/search?q=fox", "/?token=wrong", f"/t/{other}/",
-                     f"/t/{other}/api/conversations", f"/t/{s.token[:-1]}/api/status", f"/t//api/status",
+        for path in ("/", f"/c/{cid}", *routes, "/api/search?q=fox", "/?token=wrong", f"/t/{other}/",
+                     f"/t/{other}/api/conversations", f"/t/{s.token[:-1]}/api/status", "/t//api/status",
                      f"/x/t/{s.token}/api/status"):
             status, got, body = _raw(s, path, headers)
             assert status == 401 and "set-cookie" not in got, (path, headers, status)
