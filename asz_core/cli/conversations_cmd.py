@@ -170,7 +170,7 @@ def conversations(
     Each conversation's document is built (withholding view.hide) to know its state. A conversation that does not
     verify (state incomplete or mismatch) shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits),
-    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0); one whose every model call an error ended reads "none: N failed" (no call returned usage; "not recorded (N failed)" when some did not fail; --json: calls_failed). A COST
+    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0); one whose every model call an error ended reads "none: N failed" (no call returned usage; "not recorded (N failed)" when some did not fail; --json: calls_failed). TOKENS marked + counts only some of the conversation's model calls, the others carrying no token counts (llm_calls above calls_with_usage in --json): a line after the table names each with how many. A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
     cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). CALLS
@@ -291,7 +291,7 @@ def _footer(rows: list[dict], note: str) -> None:
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
                    f"({', '.join(shown_id(r) + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
-    for line in (incomplete_note(rows), note, credits_line(rows)):  # calls short of a dropped count; unchained; credits
+    for line in (incomplete_note(rows), partial_note(rows), note, credits_line(rows)):  # short calls; unchained; credits
         if line:
             typer.echo(line)
     def counted(key: str) -> int:
@@ -412,6 +412,20 @@ def incomplete_note(rows: list[dict]) -> str:
     named = ", ".join(f"{shown_id(r)} ({r['usage_incomplete']} call(s))" for r in short)
     return ("~ usage incomplete, the tokens above leave out counts a record left out (listed under dropped) or gave "
             f"below 0 (counted 0; asz conversation names the calls and fields): {named}")
+
+
+def partial_note(rows: list[dict]) -> str:
+    """``+ N of M model call(s) of the marked rows carry no token counts …`` naming the conversations whose TOKENS is
+    marked ``+`` (:func:`~asz_core.cli.conversations_table.partial_mark`: some calls carry token counts, others none;
+    trial 39b F3); '' when none."""
+    from ..view.rate_words import calls_uncounted, partial_line
+
+    some = [(r, n) for r in rows if not r.get("held_back") and r.get("usage_recorded") is not False
+            and (n := calls_uncounted(r.get("llm_calls"), r.get("calls_with_usage")))]
+    if not some:
+        return ""
+    named = ", ".join(f"{shown_id(r)} ({n:,} of {r['llm_calls']:,})" for r, n in some)
+    return partial_line(sum(n for _, n in some), sum(r["llm_calls"] for r, _ in some), named)
 
 
 def credits_line(rows: list[dict]) -> str:

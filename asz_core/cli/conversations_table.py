@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..reading.listing import calls_figure, cost_text, cost_value, credits_text, read_in_memory, shown_id, talks_figure, total_tokens, unrecorded_cell
-from ..view.rate_words import GROUPED_MARK, listed_title
+from ..view.rate_words import GROUPED_MARK, PARTIAL_MARK, calls_uncounted, listed_title
 from ..view.zone import local_text
 from .reading_common import fit_cells, fit_tail
 
@@ -121,7 +121,7 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
              duration_cell(row.get("from"), row.get("to")),
              "-" if talks_figure(row) is None else row["talks"], calls_cell(row), changes_cell(row),
              HELD if held else (unrecorded_cell(row) if unrecorded else "-") if tokens is None
-             else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else ""),
+             else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else "") + partial_mark(row),
              HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
              runtime_cell(row), state_cell(row))
     heads = [h for h, _, _ in cols]
@@ -132,6 +132,12 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     if "CREDITS" in heads:
         cells = (*cells[:_COST_AT + 1], credits_cell(row), *cells[_COST_AT + 1:])
     return tuple(str(c) for c in cells)
+
+
+def partial_mark(row: dict) -> str:
+    """`` +`` (:data:`~asz_core.view.rate_words.PARTIAL_MARK`) after the tokens of a row some of whose model calls carry
+    no token counts while others do (trial 39b F3); '' otherwise."""
+    return f" {PARTIAL_MARK}" if calls_uncounted(row.get("llm_calls"), row.get("calls_with_usage")) else ""
 
 
 def credits_cell(row: dict) -> str:

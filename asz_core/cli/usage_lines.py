@@ -10,25 +10,22 @@ from ..view.usage_once import same_calls_list  # noqa: F401 (named here since se
 __all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED"]
 
 
-#: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead), and
-#: what of a record the dialect could not read is not known ('': its project is its conversation's).
-ROW_OF = {"date": ("day", "day"), "week": ("week", "week"), "month": ("month", "month"),
-          "block": ("5-hour block", "time"), "project": ("project", ""), "model": ("model", "model")}
+#: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead).
+ROW_OF = {"date": "day", "week": "week", "month": "month", "block": "5-hour block", "project": "project", "model": "model"}
 
 
 def undescribed_line(undescribed: dict[str, int], key: str = "conversation", shown: Callable[[str], str] = str) -> str:
     """The line under the table saying the conversations holding transcript records their dialect could not read, with
     how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are not conversations
     (``key``: date, week, month, block, project, model) no row is marked, so the line says they are in no row and counts
-    them (not read, a record has no day or model to fall under). Up to :data:`NAMED` conversations it names each (by
+    them (not read, a record is counted in no row, whatever day or model it names). Up to :data:`NAMED` conversations it names each (by
     ``shown``: its shortest prefix unique in the root); past that it says how many and how to list them (trial 35a
     F8: a 2.5 KB line named 44; then ten and a count, still 1 KB): the session view marks each one's row ``!``,
     ``--json`` lists each on its rows (``undescribed``)."""
     where = "so in no figure above: transcript records the dialect could not read"
-    if key in ROW_OF:
-        row, unknown = ROW_OF[key]
-        where = (f"in no {row}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the dialect "
-                 "could not read" + (f", whose {unknown} is not known" if unknown else ""))
+    if key in ROW_OF:  # not "whose model is not known": some such records name their model and call (trial 39b F6)
+        where = (f"in no {ROW_OF[key]}'s row and no total above: {sum(undescribed.values()):,} transcript record(s) the "
+                 "dialect could not read")
     head = f"! undescribed, {where} (each may have been a model call; asz conversation ID lists them under undescribed)"
     named = sorted(undescribed.items())
     if len(named) <= NAMED:

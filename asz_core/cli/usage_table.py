@@ -13,7 +13,7 @@ from typing import Callable
 
 import typer
 
-from ..view.rate_words import listed_title
+from ..view.rate_words import PARTIAL_MARK, calls_uncounted, listed_title, partial_line
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from .reading_common import fit_cells, say_left_out, terminal_columns
@@ -219,12 +219,13 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {listed_title(r['title'])}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
-    width = max([len(head), len("total !" if short else "total")]
+    total = ("total !" if short else "total") + _partial(t)  # a mark of the total's (trial 39b F3)
+    width = max([len(head), len(total)]
                 + [min(cell_len(" ".join(label_of(r).split())) + len(_marks(r)), 44) for r in rows])
     by_model = key == "model"  # the key is the model: no MODELS column, no breakdown under a row
     if by_model or key == "instance":  # a model id is never cut (the widest known is 28 characters), nor a sender but by
         width = max([width] + [cell_len(label_of(r)) + len(_marks(r)) for r in rows])  # a narrow terminal (review34)
-    lines = _table_lines(rows, t, by_model, breakdown, "total !" if short else "total")
+    lines = _table_lines(rows, t, by_model, breakdown, total)
     columns = widened(COLUMNS[1:] if by_model else COLUMNS, [f for _, _, f, _, _ in lines])
     hide, width = narrowed(width, columns, terminal_columns())
     say_left_out("usage", [h for h, _ in columns if h in hide])
@@ -264,7 +265,8 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         typer.echo(no_time)
     if undescribed:
         typer.echo(undescribed_line(undescribed, key, shown))
-    for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model")]:
+    for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model"),
+                                                                      _partial_line(rows, t, label_of)]:
         typer.echo(line) if line else None
     short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
     if short:
@@ -371,5 +373,23 @@ def _model_lines(row: dict) -> list[tuple[str, dict | None, dict, int]]:
 
 def _marks(row: dict) -> str:
     """The marks after a row's key: `` !`` when it holds calls back (they do not verify) or records the dialect could
-    not read (``undescribed``), `` ~`` when a counted call's usage is incomplete."""
-    return (" !" if "held_back" in row or row.get("undescribed") else "") + (" ~" if row.get("usage_incomplete") else "")
+    not read (``undescribed``), `` ~`` when a counted call's usage is incomplete, `` +`` when some of its calls carry
+    no token counts while others do (:func:`_partial`)."""
+    return (" !" if "held_back" in row or row.get("undescribed") else "") + (" ~" if row.get("usage_incomplete") else "") \
+        + _partial(row)
+
+
+def _partial(row: dict) -> str:
+    """`` +`` (:data:`~asz_core.view.rate_words.PARTIAL_MARK`) for a row or total some of whose ``calls`` carry no token
+    counts while others do (``calls_with_usage``; trial 39b F3: 4 of 31 calls counted, unmarked); '' otherwise."""
+    return f" {PARTIAL_MARK}" if calls_uncounted(row.get("calls"), row.get("calls_with_usage")) else ""
+
+
+def _partial_line(rows: list[dict], t: dict, label_of: Callable[[dict], str]) -> str:
+    """The ``+ …`` line under the table naming the rows :func:`_partial` marks, each with its uncounted calls, and the
+    total's (marked too when its rows' calls carry token counts in some rows only); '' when the total is not marked."""
+    if not (total := calls_uncounted(t.get("calls"), t.get("calls_with_usage"))):
+        return ""
+    some = [(r, n) for r in rows if (n := calls_uncounted(r.get("calls"), r.get("calls_with_usage")))]
+    named = [f"{' '.join(label_of(r).split())} ({n:,} of {r['calls']:,})" for r, n in some]
+    return partial_line(total, t["calls"], ", ".join(named + [f"total ({total:,} of {t['calls']:,})"]))

@@ -142,6 +142,8 @@ def _call_nodes(st: State, c: Call, parent: str, joined: list[dict] | None) -> l
     out = [Node(c.node_id, kind="llm.call", parent=parent, stream=c.stream.name, ref=refs[0], refs=refs, attrs=a)]
     kind = "message.synthetic" if c.synthetic else "message.assistant"
     for f in c.fragments:
+        if f.from_ != "agent":  # a runtime's line of the call's usage (stage3_calls): drawn by its own flags only
+            continue
         for p in f.parts:
             if p.k == "text":
                 r = bref(f, p.block)

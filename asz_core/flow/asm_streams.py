@@ -203,12 +203,19 @@ def time_range(st: State) -> tuple[str, str] | None:
 
 
 def stage3_calls(st: State) -> None:
-    """Provider calls grouped by the record ``call`` (message id), fragments in line order."""
+    """Provider calls grouped by the record ``call`` (message id), fragments in line order.
+
+    A call's fragments are its agent records and every other record of its ``call`` that carries ``usage``, whoever
+    wrote it (seed 000, Record: ``usage`` is what the provider reported for the call; adapters.md: records sharing a
+    ``call`` are one ``llm.call`` step): a runtime that logs each call's token counts on a line of its own
+    (``from: runtime``) has them counted (trial 39b F1). Its usage is still read once, from the call's last fragment
+    carrying usage in landed order (:data:`~asz_core.flow.asm_state.USAGE_RULE`), never summed over an agent
+    record and a runtime record of the same call. Only agent fragments draw message and thinking steps."""
     by_call: dict[str, Call] = {}
     mixed: list[Call] = []  # calls with fragments in more than one stream
     for s in st.streams:
         for e in s.entries:
-            if not e.call or e.from_ != "agent" or e.kind not in CALL_KINDS:
+            if not e.call or (e.from_ != "agent" and e.usage is None) or e.kind not in CALL_KINDS:
                 continue
             c = by_call.get(e.call)
             if c is None:

@@ -358,7 +358,8 @@ def usage_lines(s: dict) -> list[str]:
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]
     if usage_unrecorded(calls, with_usage, s.get("credits")):  # Kiro meters credits: no token figure, never 0 (as asz ls)
-        lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s), failed=s.get("calls_failed") or 0))
+        lines.append(unrecorded_text(calls, s.get("credits"), unread=_unread_records(s), failed=s.get("calls_failed") or 0,
+                                     outside=_outside_records(s)))
         lines += credits
         lines.append(f"cost - ({NO_TOKENS_TO_PRICE})")
         return lines
@@ -397,14 +398,19 @@ def unrecorded_cell(row: dict) -> str:
     return "not recorded" + (f" ({failed:,} failed)" if failed else "")
 
 
-def unrecorded_text(calls: Any, credits: Any, unread: bool = False, failed: int = 0) -> str:
+def unrecorded_text(calls: Any, credits: Any, unread: bool = False, failed: int = 0, outside: str = "") -> str:
     """The ``tokens not recorded: …`` line of a conversation :func:`~asz_core.view.rows.usage_unrecorded` holds no
     token figure for: its ``calls`` (model calls) carry none; it metered ``credits`` and has no call drawn (a copy
     whose calls are counted in the one it continues); no model call could be read while transcript records the dialect
     could not read are there (``unread``: a Kiro session in UTF-16, trial 23a F17: they may hold calls); or no model
     call is recorded in it at all (a session of hook records alone, no transcript landed). ``failed`` of the calls an
     error ended (``summary.calls_failed``): every one, ``tokens none: no model call returned usage: its N model
-    call(s) all failed``; some, said after the line (trial 28c F9)."""
+    call(s) all failed``; some, said after the line (trial 28c F9). ``outside`` (:func:`_outside_records`: the
+    ``usage outside any call`` problem's count, '' when none): records carry token counts that name no model call,
+    so the runtime did record some and the line says that instead (trial 39b F1)."""
+    if outside:
+        return (f"tokens not counted: {outside} record(s) carry token counts but name no model call, so no figure "
+                f"counts them ({calls or 0:,} model call(s) carry none; the problems name the records)")
     if calls and failed >= calls:
         return f"tokens none: no model call returned usage: its {calls:,} model call(s) all failed (asz conversation names the errors)"
     if calls:
@@ -421,6 +427,17 @@ def _unread_records(s: dict) -> bool:
     from ..view.usage import UNDESCRIBED_PREFIX
 
     return any(str(p).startswith(UNDESCRIBED_PREFIX) for p in s.get("problems") or ())
+
+
+def _outside_records(s: dict) -> str:
+    """How many records a document ``summary``'s problems name as carrying usage outside any call (the
+    :data:`~asz_core.view.usage.OUTSIDE_PREFIX` line's count, as it says it), '' when none."""
+    from ..view.usage import OUTSIDE_PREFIX
+
+    for p in s.get("problems") or ():
+        if str(p).startswith(OUTSIDE_PREFIX):
+            return str(p)[len(OUTSIDE_PREFIX):].split(" ", 1)[0]
+    return ""
 
 
 def _tokens(u: dict) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
+           "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "PARTIAL_MARK", "calls_uncounted", "partial_line", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
@@ -138,6 +138,26 @@ NO_RESULT = "(no result recorded)"
 #: The mark after a model calls figure that is asz's grouping of the runtime's lines (``calls_grouped``: Kiro CLI 3.x,
 #: trial 23a F15): ``asz ls``'s CALLS and the page's list.
 GROUPED_MARK = "\u2248"
+#: The mark after a tokens figure (``asz ls``'s TOKENS, ``asz usage``'s row key) that counts only some of its model
+#: calls: the others carry no token counts (``0 < calls_with_usage < calls``; trial 39b F3: 4 of 31 calls counted,
+#: unmarked). A row none of whose calls carries any reads ``not recorded`` instead.
+PARTIAL_MARK = "+"
+
+
+def calls_uncounted(calls: Any, with_usage: Any) -> int:
+    """How many of ``calls`` (a row's model calls) carry no token counts when some others do (``with_usage``: its
+    ``calls_with_usage``), the calls a :data:`PARTIAL_MARK` speaks of; 0 when every call carries some, none does (a row
+    reading ``not recorded``) or either is not a count."""
+    if type(calls) is not int or type(with_usage) is not int or not 0 < with_usage < calls:
+        return 0
+    return calls - with_usage
+
+
+def partial_line(uncounted: int, calls: int, named: str) -> str:
+    """The line under a table whose rows carry :data:`PARTIAL_MARK`: ``uncounted`` of those rows' ``calls`` carry no
+    token counts, in ``named`` (the marked rows, as the table names them)."""
+    return (f"{PARTIAL_MARK} {uncounted:,} of {calls:,} model call(s) carry no token counts (their records hold none): "
+            f"the tokens and cost of each row marked {PARTIAL_MARK} count its other calls only: {named}")
 
 
 #: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a

@@ -43,6 +43,7 @@ from ..sessiondata.model import is_member_part
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
+from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
@@ -537,39 +538,6 @@ def incomplete_lines(call_usage: dict[str, CallUsage]) -> list[str]:
                       ([f"gave {', '.join(below)} (a negative count, counted 0)"] if below else [])
                 lines.append(f"usage incomplete: call {name} {' and '.join(why)}, so its usage and the totals are short by it")
     return lines
-
-
-#: How a ``summary.problems`` line about usage no provider call holds starts (:func:`outside_call_lines`).
-OUTSIDE_PREFIX = "usage outside any call: "
-#: Step kinds drawn from a model's response record: a call (``call/<id>``) holds them when the record names one.
-_RESPONSE_STEPS = frozenset(("message.assistant", "message.synthetic", "thinking", "tool", "agent.call"))
-
-
-def outside_call_lines(children: dict[str, list], record) -> list[str]:
-    """One ``usage outside any call: …`` line (:data:`OUTSIDE_PREFIX`) for the records that carry ``usage`` but are
-    drawn by steps no provider call holds: a response record naming no call id (Claude Code's ``message.id``; assembly
-    groups a call by it and never by anything else, origin-digest §6), so no figure counts its tokens (trial 16, F1).
-    ``children`` the fold's nodes by parent id (a call's, ``call/<id>``, are skipped whole), ``record(ref)`` the landed
-    record a ref names (or None). Names at most 10 records (``seq/row``) with their counts and model; ``[]`` when there
-    are none (nearly always)."""
-    seen: dict[tuple[int, int], str] = {}
-    for parent, kids in children.items():
-        if parent.startswith("call/"):
-            continue
-        for n in kids:
-            if n.kind not in _RESPONSE_STEPS or n.ref is None or (n.ref.seq, n.ref.row) in seen:
-                continue
-            rec = record(n.ref)
-            u = rec.get("usage") if isinstance(rec, dict) else None
-            if isinstance(u, dict) and u:
-                counts = ", ".join(f"{k} {v}" for k, v in u.items() if isinstance(v, int))
-                model = rec.get("model") or ""
-                seen[(n.ref.seq, n.ref.row)] = f"{n.ref.seq}/{n.ref.row} ({counts}{', ' + model if model else ''})"
-    if not seen:
-        return []
-    named = [seen[k] for k in sorted(seen)]
-    return [f"{OUTSIDE_PREFIX}{len(named)} record(s) with usage that name no call id (no provider call holds them, so "
-            f"no figure counts their tokens): {'; '.join(named[:10])}{'; …' if len(named) > 10 else ''}"]
 
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).

@@ -268,7 +268,7 @@ class ViewBase(Companions):
         never ended (:func:`~asz_core.view.usage.unended_lines`), then the runs landed with what is known
         (:func:`~asz_core.view.unended.partly_lines`), then the questions whose trace never arrived (:func:`lost_lines`), then
         the root's gaps within the conversation's span (:func:`gap_lines`), then the steps that failed while the run above went on (:func:`caught_lines`)."""
-        return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record)
+        return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record, self.sess.records)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
                 + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
                 + unended_lines(self.sess.headers, self.sess.records) + partly_lines(self.sess.headers, self.sess.records)

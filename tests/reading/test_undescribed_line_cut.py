@@ -11,7 +11,7 @@ def test_past_three_the_line_counts_and_says_how_to_list_them():
     many = {f"c{i:02d}aaaaaa": i + 1 for i in range(44)}
     line = undescribed_line(many, "date")
     assert line == ("! undescribed, in no day's row and no total above: 990 transcript record(s) the dialect could not "
-                    "read, whose day is not known (each may have been a model call; asz conversation ID lists them under "
+                    "read (each may have been a model call; asz conversation ID lists them under "
                     "undescribed): 44 conversation(s) hold them; asz usage session marks each one's row ! and asz usage "
                     "--json lists each on the rows its calls fall in (undescribed)")
     assert "c00aaaaaa" not in line and len(line) < 400

@@ -1,0 +1,89 @@
+"""Usage a runtime writes on a line of its own (``from: runtime``), as a third-party adapter lands it (trial 39b F1).
+
+Seed 000 (Record): ``usage`` is what the provider reported for the call, with no word on who wrote the record;
+adapters.md: records sharing a ``call`` are one ``llm.call``. So a runtime record carrying ``call`` and ``usage``
+counts for that call; where the agent's record of the call carries usage too, the call's usage is its last record
+carrying usage in landed order, reported once. The truth is the counts the test lands, summed here by hand.
+"""
+
+from __future__ import annotations
+
+import json
+
+from asz_core.flow.parse import parse_root
+from asz_core.testing.asm_build import SessionBuilder, assistant, part, rec, text, user_input, when
+from asz_core.view import build_view
+from cli_helpers import asz_ok
+
+T0 = 1767225600000
+
+
+def _runtime_usage(id: str, call: str, ms: int, usage: dict) -> object:
+    """The runtime's line of one call's token counts: a data part, ``call`` the request id (none: '')."""
+    return rec(part("data", data={"kind": "usage"}), id=id, call=call, from_="runtime", usage=usage, time=when(ms),
+               model="quill-large" if call else "")
+
+
+def _steps(doc: dict, kind: str) -> list[dict]:
+    out, todo = [], list(doc["talks"]) + list(doc["loose"])
+    while todo:
+        n = todo.pop()
+        out += [n] if n.get("kind") == kind else []
+        todo.extend(n.get("children", ()))
+    return out
+
+
+def test_runtime_usage_lines_count_once_per_call(tmp_path):
+    """req_1's counts are on the runtime's line alone; req_2's on the agent's record (a stub, out 1) and then the
+    runtime's (out 4): counted once, the last; req_3 carries none. Before trial 39b's fix asz counted no token."""
+    root = tmp_path / "root"
+    r1 = {"in": 100, "out": 20, "cache_read": 300, "cache_write": 40}
+    r2_agent, r2 = {"in": 7, "out": 1}, {"in": 7, "out": 4, "cache_read": 0, "cache_write": 0}
+    SessionBuilder(root, "quill-1").land("transcript", [
+        user_input("s:1", "t1", "Rename the module, please.", T0),
+        assistant("s:2", "req_1", "s:1", T0 + 1000, text("Renaming it now.")),
+        _runtime_usage("s:3", "req_1", T0 + 1100, r1),
+        assistant("s:4", "req_2", "s:3", T0 + 2000, text("Done, tests pass."), usage=r2_agent),
+        _runtime_usage("s:5", "req_2", T0 + 2100, r2),
+        assistant("s:6", "req_3", "s:5", T0 + 3000, text("Anything else?")),
+    ])
+    assert parse_root(root).ok
+    doc = build_view(root, "quill-1")
+    s = doc["summary"]
+    want = {k: r1[k] + r2[k] for k in r1}  # in 107, out 24: req_2's agent stub (out 1) is not added
+    assert s["usage"] == want and (s["llm_calls"], s["calls_with_usage"]) == (3, 2), s
+    calls = {c["id"]: c for c in _steps(doc, "llm.call")}
+    assert sorted(calls) == ["call/req_1", "call/req_2", "call/req_3"]
+    assert [c["attrs"]["fragments"] for _, c in sorted(calls.items())] == [2, 2, 1]
+    assert len(_steps(doc, "message.assistant")) == 3  # the runtime's lines draw no message
+    got = json.loads(asz_ok("usage", "--root", str(root), "--json", "--total-once"))["total"]
+    assert {k: got["usage"][k] for k in want} == want and (got["calls"], got["calls_with_usage"]) == (3, 2)
+    said = asz_ok("conversation", "quill-1", "--root", str(root))
+    assert "tokens in 107, out 24, cache read 300, cache write 40" in said, said
+    # trial 39b F3: req_3 carries no counts, so the figures count 2 of 3 calls: marked +, with the line saying so
+    line = "+ 1 of 3 model call(s) carry no token counts (their records hold none): the tokens and cost of each row " \
+           "marked + count its other calls only: "
+    listed = asz_ok("ls", "--root", str(root))
+    assert f" {sum(want.values()):,} + " in listed and line + "quill-1 (1 of 3)" in listed, listed
+    table = asz_ok("usage", "session", "--root", str(root))
+    assert "\ntotal +  " in table and line + "quill-1 Rename the module, please. (1 of 3), total (1 of 3)" in table, table
+
+
+def test_usage_naming_no_call_is_said_so_not_unrecorded(tmp_path):
+    """A runtime line carrying counts but no ``call`` is in no call and no figure: the conversation says the counts
+    name no model call, never that the runtime recorded none (trial 39b F1's false message)."""
+    root = tmp_path / "root"
+    SessionBuilder(root, "quill-2").land("transcript", [
+        user_input("s:1", "t1", "Rename the module, please.", T0),
+        assistant("s:2", "req_1", "s:1", T0 + 1000, text("Renaming it now.")),
+        _runtime_usage("s:3", "", T0 + 1100, {"in": 5, "out": 6, "cache_read": 0, "cache_write": 0}),
+    ])
+    assert parse_root(root).ok
+    s = build_view(root, "quill-2")["summary"]
+    assert (s["llm_calls"], s["calls_with_usage"]) == (1, 0)
+    assert any(p.startswith("usage outside any call: 1 record(s) with usage that name no call id") and "1/3 (in 5, out 6"
+               in p for p in s["problems"]), s["problems"]
+    said = asz_ok("conversation", "quill-2", "--root", str(root))
+    assert ("tokens not counted: 1 record(s) carry token counts but name no model call, so no figure counts them "
+            "(1 model call(s) carry none; the problems name the records)") in said, said
+    assert "recorded no token counts" not in said
