@@ -74,3 +74,20 @@ def test_template_own_tests_pass(installed):
     proc = subprocess.run([str(installed), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio", str(TEMPLATE / "tests")], capture_output=True, text=True, env=_env(installed), cwd=TEMPLATE)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "passed" in proc.stdout and "failed" not in proc.stdout
+
+
+def test_plain_collect_on_a_machine_running_only_this_runtime(installed, tmp_path):
+    """Trial 39b F5: with sessions at the template's default root (``~/.codex/sessions``) and no ``~/.claude``, plain
+    ``asz collect --once`` collects them beside the default list (``has_default_sessions``), says so, and the missing
+    Claude Code folder is a note, not an error (README: "with no Claude Code folder it is a note")."""
+    home = tmp_path / "home"
+    shutil.copytree(TEMPLATE / "samples" / "sessions", home / ".codex" / "sessions")
+    env = {**_env(installed), "HOME": str(home)}
+    for key in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "KIRO_HOME", "ASZ_CONFIG", "ASZ_ROOT"):
+        env.pop(key, None)
+    col = subprocess.run([str(installed), "-m", "asz_core.cli.main", "collect", "--once", "--root", str(tmp_path / "root")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert col.returncode == 0, col.stdout + col.stderr
+    assert "sessions=2" in col.stdout and "records=20" in col.stdout and "errors=0" in col.stdout, col.stdout
+    assert "example-codex" in col.stderr and "no such source root for adapter claude-code-local: none of its default " \
+        "folders exists" in col.stderr and "error:" not in col.stderr, col.stderr

@@ -14,7 +14,7 @@ neither (usage is checked by the readers' figures). A content string is accounte
 
 - it is, or is inside, a string of the record: a part's ``text``, ``id``, ``of``, ``name``, ``server``,
   ``server_tool`` or ``media``, any string within a part's ``data`` (decoded), an ``unknown`` part's bytes, or a
-  record field (``id``, ``label``, ``model``, ``time``, …), with JSON string escapes read as the characters they are
+  record field (``id``, ``label``, ``model``, ``time``, ``cwd``, ``git_branch``, ``runtime_version``, ``request``, …), with JSON string escapes read as the characters they are
   and runs of whitespace compared as one space (a dialect may trim or re-flow text it converts);
 - or it sits under a member whose name a ``dropped`` entry's ``what`` names (a word of it, or the whole phrase with
   ``_``/``-`` as spaces: ``what: "reasoning signature"`` covers a ``signature`` member);
@@ -42,8 +42,10 @@ PROSE_MIN = 2
 LONG_MIN = 120
 
 _WS = re.compile(r"\s+")
+#: Every string field of a Record a line's content may be kept in ("a record field", docs/adapters.md); trial 39b F4:
+#: ``cwd``, ``git_branch``, ``runtime_version`` and ``request`` were left out, so content kept there read as lost.
 _RECORD_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from_",
-                  "time", "trigger", "model")
+                  "time", "trigger", "model", "cwd", "git_branch", "runtime_version", "request")
 _PART_FIELDS = ("text", "id", "of", "name", "server", "server_tool", "media")
 
 

@@ -20,6 +20,7 @@ from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
 from .accounted import unaccounted
 from .landing import collect_once, landed_records
+from .usage_reach import usage_unreached
 
 __all__ = ["AdapterConformance"]
 
@@ -475,7 +476,7 @@ class AdapterConformance:
         if caps.reasoning:
             assert "reasoning" in kinds, "reasoning declared but absent from the samples"
         if caps.usage:
-            assert usage, "usage declared but no record carries it"
+            assert not (said := usage_unreached(collected, adapter.name)), said  # carried, and counted (trial 39b F2)
         if caps.children:
             assert len(streams - {"", "main"}) >= 1, "children declared but the samples have no child stream"
         if caps.media:

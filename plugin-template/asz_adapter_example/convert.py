@@ -165,6 +165,14 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
             if isinstance(last, dict):
                 cached = int(last.get("cached_input_tokens") or 0)
                 rec.usage = Usage(in_=int(last.get("input_tokens") or 0) - cached, out=int(last.get("output_tokens") or 0), cache_read=cached)
+                # Usage on a line of its own: a record's usage counts only for the model call its ``call`` names
+                # (docs/adapters.md, "Which records make a model call"); one carrying usage and no ``call`` is in no
+                # figure. A runtime that names its requests gives the request id here, the id its agent records of
+                # that call carry too (then the call's usage is its last record carrying usage, never a sum). Codex
+                # names none, and each token_count reports the one request that just finished (last_token_usage):
+                # the line is that request's call, its id made from the line's own bytes (its time and running
+                # totals), so a resumed session's copy of the line names the same call and is counted once.
+                rec.call = f"token_count:{source_sha(line)}"
         rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
         return
     _response_item(rec, payload, line, pm, pspan)

@@ -240,6 +240,33 @@ TWO_COPIES = case("two_copies", "resumed_copy", '''
             rec.id = f"{source.session}:line-{ord}"
             return rec
 ''', _two_copies)
+USAGE_NO_CALL = case("usage_no_call", "capabilities", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # trial 39b F2: usage on a line naming no call
+            rec = super().convert_line(source, line, ord, off)
+            if rec.usage is not None:
+                rec.call = ""
+            return rec
+''')
+
+
+def _spaced_cwd(samples: Path) -> None:
+    """Trial 39b F4: a working directory holding a space (content the kit looks for) in every sample line naming it."""
+    for f in samples.rglob("rollout-*.jsonl"):
+        f.write_bytes(f.read_bytes().replace(b'"cwd":"/home/dev/', b'"cwd":"/home/dev/my '))
+
+
+CWD_FIELD = case("cwd_field", "unaccounted", '''
+    import json
+
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # the session's cwd and version kept in record fields only
+            rec = super().convert_line(source, line, ord, off)
+            obj = json.loads(line)
+            if obj.get("type") == "session_meta" and not obj["payload"].get("base_instructions"):
+                rec.cwd, rec.runtime_version, rec.parts = obj["payload"]["cwd"], obj["payload"]["cli_version"], []
+            return rec
+''', _spaced_cwd)
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -396,4 +423,27 @@ def test_two_copies_of_one_transcript_are_no_resumed_copy(kit):
     resumes the other; the check's premise is a resume, which goes on after the lines it repeats (RESUMED_SCOPED
     above still fails)."""
     o = kit[TWO_COPIES]
+    assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]
+
+
+def test_usage_in_no_model_call_fails_naming_the_lines(kit):
+    """Trial 39b F2: the kit passed an adapter whose usage records name no ``call`` (their tokens in no figure) because
+    some record carried usage. It fails naming each such line; the template (its token_count line carries the call it
+    reports) passes. The usage lines are counted from the sample files."""
+    o = kit[USAGE_NO_CALL]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    lines = [(sid, n) for sid, ls in _sample_lines().items() for n, line in enumerate(ls, 1) if b'"token_count"' in line
+             and b'"last_token_usage"' in line]
+    assert lines
+    assert (f"example-codex: {len(lines)} of the {len(lines)} record(s) carrying usage are in no model call, so their "
+            "tokens are in no figure") in o.text, o.text[-3000:]
+    for sid, n in lines:
+        assert f"(source line {n}, from runtime, call (none))" in o.text, (sid, n, o.text[-3000:])
+
+
+def test_content_kept_in_a_record_field_is_accounted_for(kit):
+    """Trial 39b F4: a working directory kept in ``cwd`` (and the version in ``runtime_version``), in no part, read as
+    content left unaccounted for. Every record field counts (docs/adapters.md: "a record field")."""
+    assert b'"cwd":"/home/dev/' in (TEMPLATE / "samples").rglob("rollout-*.jsonl").__next__().read_bytes()
+    o = kit[CWD_FIELD]
     assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]

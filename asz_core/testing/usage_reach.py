@@ -1,0 +1,79 @@
+"""Whether the usage an adapter lands reaches asz's figures: a helper of the conformance kit that needs no pytest.
+
+A record's ``usage`` counts only as part of a model call: assembly groups the records sharing a ``call`` into one
+``llm.call`` (seed 000, Record; docs/adapters.md, "Which records make a model call"), and every figure (``asz usage``,
+``asz ls``, ``asz conversation``) reads a call's usage from its last fragment carrying one. A record that carries
+``usage`` and no ``call`` is in no call, so its tokens are in no figure (trial 39b F2: the kit passed such an adapter).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .landing import landed_records
+
+__all__ = ["usage_reach", "usage_unreached", "USAGE_UNCOUNTED"]
+
+#: The kit's message when a record's usage is in no model call (format keys ``adapter``, ``n``, ``of``).
+USAGE_UNCOUNTED = ("{adapter}: {n} of the {of} record(s) carrying usage are in no model call, so their tokens are in no "
+                   "figure (asz usage, asz ls, asz conversation): a record's usage counts for the call its ``call`` "
+                   "field names (the agent's records of that call, or a line of the runtime's own carrying the call's "
+                   "id); give each such record the id of the model call it reports:\n")
+
+
+def _call_refs(root: Path) -> tuple[set[tuple[str, int]], int]:
+    """Every ``(landed file relative to root, row)`` an ``llm.call`` of the root's documents cites, and how many of
+    those calls carry usage (the summaries' ``calls_with_usage``). Parses the root first."""
+    import io
+
+    from ..flow.parse import parse_root
+    from ..view import build_view, list_conversations
+
+    told = io.StringIO()
+    report = parse_root(root, err=told)
+    assert not report.problems, f"parse of the samples reported: {report.problems}\n{told.getvalue()}"
+    cited: set[tuple[str, int]] = set()
+    with_usage = 0
+    for conv in list_conversations(root):
+        doc = build_view(root, conv)
+        with_usage += doc["summary"].get("calls_with_usage") or 0
+        files = {f["seq"]: f["file"] for f in doc["files"]}
+        todo = list(doc["talks"]) + list(doc["loose"])
+        while todo:
+            n = todo.pop()
+            if not isinstance(n, dict):
+                continue
+            if n.get("kind") == "llm.call":
+                cited.update((files.get(r["seq"], ""), r["row"]) for r in n.get("refs") or (n["ref"],))
+            todo.extend(n.get("children", ()))
+    return cited, with_usage
+
+
+def usage_reach(root: Path) -> tuple[list[str], int, int]:
+    """``(uncounted, carrying, calls_with_usage)`` of a collected root: each landed record carrying usage that no
+    ``llm.call`` cites, as ``<landed file>:<row> (source line <ord>)``; how many records carry usage; and how many
+    assembled calls carry usage. Parses the root."""
+    cited, with_usage = _call_refs(root)
+    uncounted: list[str] = []
+    carrying = 0
+    for path, _h, row, rec in landed_records(root):
+        if rec.usage is None:
+            continue
+        carrying += 1
+        rel = path.relative_to(root).as_posix()
+        if (rel, row) not in cited:
+            uncounted.append(f"{rel}:{row} (source line {rec.ord}, from {rec.from_ or '-'}, call {rec.call or '(none)'})")
+    return uncounted, carrying, with_usage
+
+
+def usage_unreached(root: Path, adapter: str) -> str:
+    """The kit's failure message for an adapter declaring usage: no record of the collected root carries it; or some
+    record's usage no model call holds (:data:`USAGE_UNCOUNTED` and the first 20 records), or no call carries usage;
+    '' when records carry usage and every one is in a call (the capabilities check's usage part)."""
+    uncounted, carrying, with_usage = usage_reach(root)
+    if not carrying:
+        return "usage declared but no record carries it"
+    if uncounted or not with_usage:
+        return USAGE_UNCOUNTED.format(adapter=adapter, n=len(uncounted), of=carrying) + "\n".join(uncounted[:20]) \
+            + "\n…" * (len(uncounted) > 20)
+    return ""
