@@ -13,7 +13,7 @@ from .export_folder import EXT, Changes, close_folder, interrupted_line, open_fo
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
-from .export_write import lines_written, stream_to, to_stdout, write_parts
+from .export_write import file_to, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -382,12 +382,7 @@ def _one(r: Path, given: str, fmt: str, hide: list[str], thinking: bool, out: Op
         to_stdout(data, fmt)
         stdout_note(prose, EXT[fmt])  # one conversation too (trial 31b F10: only several said it)
     else:
-        before = out.stat().st_size if out.is_file() else None  # its folder exists: _refuse_missing_parent
-        out.write_bytes(data)
-        if before is not None:  # a copy replaced is said, never silent (trial 12)
-            typer.echo(f"asz export: replaced {out} (the {before:,} bytes it held)", err=True)
-        typer.echo(f"wrote {out} ({len(data):,} bytes)", err=True)
-        copy_manifest(r, cid, out, data, fmt, hide, thinking, prose)
+        file_to(out, data, lambda: copy_manifest(r, cid, out, data, fmt, hide, thinking, prose))  # its folder exists
         over_budget(prose, out, len(data), fmt, one=True)  # --split refused here: said how to ask for it
     warn_unverified(cid, bad)
     return 1 if bad else 0
@@ -445,7 +440,7 @@ def export(
     reason, as it lists one --since/--until cannot place (no usable round, so
     no times; one stderr line names them). --out's folder must exist (--out DIR itself is made when missing, never
     its parents); one conversation's --out DIR/ (a trailing slash, or a folder already there) is a folder export too: its file, the index page and the folder manifest. Exit 0 written, 1 a root that does not exist, an --out that cannot be written (its folder missing,
-    no permission, a folder holding another export's files without --replace), an unknown id, filters no conversation matches (said before what several need; nothing written; but a --since/--until window alone into a folder that no conversation has a record in is a quiet day: an empty set, its index and manifest, exit 0), a conversation with
+    no permission, a folder holding another export's files without --replace, a file another asz export is writing), an unknown id, filters no conversation matches (said before what several need; nothing written; but a --since/--until window alone into a folder that no conversation has a record in is a quiet day: an empty set, its index and manifest, exit 0), a conversation with
     no usable round, or one written that does not verify, 2 usage (an
     ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
     json with an --out ending in .html, .json, .md, .jsonl or .txt: they go into a folder).

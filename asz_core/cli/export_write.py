@@ -8,6 +8,7 @@ import glob
 import os
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -16,7 +17,10 @@ import typer
 from .export_made import copy_manifest
 from .export_said import over_budget
 
-__all__ = ["earlier", "lines_written", "stream_to", "to_stdout", "write_parts"]
+__all__ = ["LOCK", "earlier", "file_lock", "lines_written", "stream_to", "to_stdout", "write_parts"]
+
+#: The lock file beside an export's ``--out FILE`` (:func:`file_lock`): ``FILE.lock``.
+LOCK = ".lock"
 
 
 def lines_written(lines: list[dict], fmt: str) -> bytes:
@@ -35,23 +39,88 @@ def lines_written(lines: list[dict], fmt: str) -> bytes:
 def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
     """``write(stream)`` (:func:`_many` of several conversations as one stream) into ``file``, whole or not at all: the
     bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
-    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest).
-    Ctrl-C (or an error) leaves ``file`` as it was and removes the ``.part``."""
+    as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest), all
+    under :func:`file_lock` (a second export to ``file`` meanwhile: exit 1). Ctrl-C (or an error) leaves ``file`` as
+    it was and removes the ``.part``."""
+    from ..reading.export_manifest import stop_for_test
+
     part = file.with_name(file.name + ".part")
-    try:
-        with open(part, "wb") as stream:
-            got = write(stream)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    with file_lock(file):
+        try:
+            with open(part, "wb") as stream:
+                got = write(stream)
+            stop_for_test("stream")  # the stream whole in FILE.part, not yet in place
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        _in_place(part, file, then)
+    return got
+
+
+def file_to(file: Path, data: bytes, then=lambda: None) -> None:
+    """One conversation's copy ``data`` into ``file`` as :func:`stream_to` writes a stream (``FILE.part`` replacing
+    it, said, then ``then()``: its manifest), under :func:`file_lock`. Raises OSError, typer.Exit (1: another export
+    writes ``file``)."""
+    part = file.with_name(file.name + ".part")
+    with file_lock(file):
+        try:
+            part.write_bytes(data)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        _in_place(part, file, then)
+
+
+def _in_place(part: Path, file: Path, then) -> None:
+    """``part`` replaces ``file`` (a file replaced is said, never silent: trial 12), ``wrote FILE (N bytes)``, then
+    ``then()``."""
     before = file.stat().st_size if file.is_file() else None
     os.replace(part, file)
     if before is not None:
         typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
     typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
     then()
-    return got
 
+
+@contextmanager
+def file_lock(out: Path):
+    """Hold the export to the file ``out`` alone (trial 39a F1: two exports to one ``--out day.txt`` at once shared
+    ``day.txt.part``: one said ``wrote`` while the file on disk mixed both days, the other failed): an exclusive
+    ``flock`` on ``OUT.lock`` (:data:`LOCK`, holding ``pid N, started TS UTC``) for the export's life (its copy and
+    manifest written), removed at its end; a kill -9 leaves the file, never the lock (the kernel releases it). A
+    second export to ``out`` meanwhile writes nothing and ends with exit 1 (typer.Exit), naming the one at work.
+    Nothing is locked where the system has no flock (Windows). Raises OSError when the lock file cannot be made."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    lock = out.with_name(out.name + LOCK)
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.read(fd, 200).decode("utf-8", "replace").strip() or "its pid unknown"
+            os.close(fd)
+            typer.echo(f"asz export: another asz export ({other}) is writing {out}: nothing written; run this one "
+                       "again once it has ended", err=True)
+            raise typer.Exit(1)
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(lock)):
+                break  # the lock file still named so: not one the run before removed after this opened it
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    from datetime import datetime, timezone
+
+    os.ftruncate(fd, 0)
+    os.write(fd, f"pid {os.getpid()}, started {datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%SZ}".encode())
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)  # before the lock goes: the next export makes a lock file of its own
+        os.close(fd)
 
 
 def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose,

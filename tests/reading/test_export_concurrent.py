@@ -1,5 +1,5 @@
-"""Two folder exports into one folder at once (trial 35b F5: both exited 0, but the second said it "resumed an
-interrupted export" of the first's partial manifest, though nothing was interrupted, and each removes a ``.part``
+"""Two exports to one file at once: the second is refused, exit 1 (trial 39a F1). Two folder exports into one folder
+at once (trial 35b F5: both exited 0, but the second said it "resumed an interrupted export" of the first's partial manifest, though nothing was interrupted, and each removes a ``.part``
 the other is writing): the folder is locked (``flock`` on the folder itself, no file added), the second waits for the
 first, says so, then finds the first's copies and leaves them as they are.
 
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from reading_helpers import REPO, asz
+from reading_helpers import REPO, asz, stopped_itself
 
 WAIT = "another asz export is writing into"
 
@@ -67,3 +69,41 @@ def test_two_at_once_write_one_folder_and_neither_says_resumed(corpus_root, tmp_
             assert (out / n).read_bytes() == (alone / n).read_bytes(), n
     v = asz("verify", "--export", f"{out}/", "--root", str(corpus_root), check=False)
     assert v.returncode == 0, v.stdout
+
+
+def _to_file(root, out: Path, since: str, stop: str = "") -> subprocess.Popen:
+    env = {**os.environ, "ASZ_TEST_EXPORT_STOP": stop} if stop else None
+    return subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", since, "--tz", "UTC",
+                             "--format", "text", "--root", str(root), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+
+
+def test_a_second_export_to_the_same_file_is_refused_and_the_first_writes_it_whole(corpus_root, tmp_path):
+    """Trial 39a F1: two ``--out same.txt`` at once shared ``same.txt.part``; one said ``wrote`` while the file mixed
+    both windows, the other failed. The first, stopped with its stream whole in ``same.txt.part``, holds
+    ``same.txt.lock``; the second writes nothing and exits 1 naming the first's pid; the first then writes exactly the
+    file it says, its manifest matching (asz verify --export). A kill -9 leaves the lock file, not the lock."""
+    out = tmp_path / "same.txt"
+    first = stopped_itself(_to_file(corpus_root, out, "2000-01-01", "stream:1"), "stream")
+    try:
+        part = out.with_name("same.txt.part").read_bytes()
+        second = _to_file(corpus_root, out, "2025-01-01")
+        said = second.communicate(timeout=300)[1]
+        assert second.returncode == 1, said
+        assert f"asz export: another asz export (pid {first.pid}, started " in said and f"is writing {out}" in said
+        assert not out.exists() and out.with_name("same.txt.part").read_bytes() == part  # nothing touched
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    said = first.communicate(timeout=300)[1]
+    assert first.returncode == 0, said
+    assert f"wrote {out} ({len(part):,} bytes)" in said and out.read_bytes() == part
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["same.txt", "same.txt.manifest.json"]  # the lock gone
+    v = asz("verify", "--export", str(out), "--root", str(corpus_root), check=False)
+    assert v.returncode == 0, v.stdout
+    killed = stopped_itself(_to_file(corpus_root, out, "2000-01-01", "stream:1"), "stream")
+    killed.kill()
+    killed.communicate()
+    assert out.with_name("same.txt.lock").read_text().startswith(f"pid {killed.pid}, ")  # left, its lock released
+    again = _to_file(corpus_root, out, "2000-01-01")
+    assert again.communicate(timeout=300) and again.returncode == 0
+    assert out.read_bytes() == part and not out.with_name("same.txt.lock").exists()
