@@ -38,7 +38,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, parse_landed_name
 from ..storage.readings import record_reading
 from .admit import Refused, admit
 
-__all__ = ["land", "check_path", "index_sessions", "Refused"]
+__all__ = ["land", "check_path", "clear_dead_temporaries", "index_sessions", "Refused"]
 
 _LANDED = re.compile(r"^[a-z_]+-\d{8}T\d{6}\.\d{9}Z-\d{6,}\.sd$")
 _ROUND = re.compile(r"^r\d{6,}-[0-9a-f]{12}\.sf$")
@@ -106,6 +106,31 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     if parts[0] != CONVERSATIONS:
         _index_below(root / parts[0], int(parts[-1].rsplit("-", 1)[1].split(".")[0]))
     return True
+
+
+def clear_dead_temporaries(root: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries a receiver killed mid-request left in ``root`` (``.NAME.recv.PID.N.tmp`` beside a
+    landed file or a round, :func:`land`; trial 39a F3: a receiving root is never parsed nor collected into, so
+    nothing else removed them): those whose receiver is gone, or is this process (called as it starts, before it
+    lands anything: its pid reused after a restart); a live receiver's, on the same root, are kept. Then those of the
+    chains and session indexes no live process owns (a parse's, an index's:
+    :func:`~asz_core.storage.root.sweep_unowned_temporaries`). The paths removed; never raises."""
+    from ..storage.root import owner_alive, sweep_unowned_temporaries, temporary_owner
+
+    gone = sweep_unowned_temporaries(root)
+    for here, _dirs, names in os.walk(root):
+        for name in names:
+            if not (name.startswith(".") and ".recv." in name and name.endswith(".tmp")):
+                continue
+            pid = temporary_owner(name)
+            if pid is None or (pid != os.getpid() and owner_alive(pid)):
+                continue
+            try:
+                os.unlink(os.path.join(here, name))  # never chmod: it may be a second link to a landed file
+                gone.append(Path(here, name))
+            except OSError:
+                pass
+    return gone
 
 
 def _index_below(sdir: Path, seq: int) -> None:

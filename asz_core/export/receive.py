@@ -46,7 +46,7 @@ from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
 
 from .admit import HOLDS_ALL, LACKS, landed_seq
-from .land import Refused, index_sessions, land
+from .land import Refused, clear_dead_temporaries, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_grpc import TokenCheck, metadata_value
 from .receive_http import DRAIN, MAX_BODY, Front, Server
@@ -543,6 +543,7 @@ class Receiver:
         record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
         record_before(self.root, self.err)
         clear_left(self.root)  # the lock files of requests a killed receiver left (trial 34b F7)
+        clear_dead_temporaries(self.root)  # and its half-written files (trial 39a F3)
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
         self.front = Server((host, int(port)), Front, self)

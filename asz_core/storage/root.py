@@ -350,8 +350,14 @@ def remove_stale_temporaries(directory: str | os.PathLike, *, unowned_only: bool
 
 
 def temporary_owner(name: str) -> int | None:
-    """The pid a temporary's name gives (``.<name>.<pid>.tmp``: ``.index.state.4242.tmp`` gives 4242), else None."""
-    pid = name[:-len(".tmp")].rpartition(".")[2] if name.endswith(".tmp") else ""
+    """The pid a temporary's name gives (``.<name>.<pid>.tmp``: ``.index.state.4242.tmp`` gives 4242; a receiver's
+    ``.<name>.recv.<pid>.<n>.tmp``, :func:`~asz_core.export.land.land`, its pid, not its count: trial 39a F3), else
+    None."""
+    stem = name[:-len(".tmp")] if name.endswith(".tmp") else ""
+    head, _, last = stem.rpartition(".")
+    before, _, pid = head.rpartition(".")
+    if not (before.endswith(".recv") and last.isdigit()):
+        pid = last
     return int(pid) if pid.isdigit() and 0 < int(pid) < 1 << 22 else None
 
 

@@ -4,6 +4,8 @@ by a full disk; trial 26a F5): never landed, not checked; ``asz verify`` counts 
 Those a parse left in conversation chains (``_conversations/<id>/rounds/``) and session indexes (``<session>/index/``)
 are counted in a note of their own (recheck 26 N2, fixd2): the next parse of their conversation removes them, and a
 pass with room after a full one those no live process owns (:func:`asz_core.storage.root.sweep_unowned_temporaries`).
+A receiving root (``_received/``) is neither collected into nor parsed: there the notes say that the next ``asz
+receive`` removes those no live process owns (:func:`asz_core.export.land.clear_dead_temporaries`; trial 39a F3).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["LEFTOVER_SAID", "leftover_temporaries", "PARSE_LEFTOVER_SAID", "parse_temporaries", "leftover_notes"]
+from ..storage.senders import RECEIVED
+
+__all__ = ["LEFTOVER_SAID", "RECEIVING_SAID", "leftover_temporaries", "PARSE_LEFTOVER_SAID", "parse_temporaries", "leftover_notes"]
 
 #: The note of temporary files writers left in session directories: never landed, not checked.
 LEFTOVER_SAID = ("{n} temporary file(s) a writer left (.<name>.<pid>.tmp, e.g. {first}: a writer killed, or refused by a "
@@ -24,6 +28,19 @@ PARSE_LEFTOVER_SAID = ("{n} temporary file(s) a parse left in conversation chain
                        "e.g. {first}: a parse killed, or refused by a full disk): they are no part of a chain or an "
                        "index and are not checked; the next parse of their conversation removes them, and the next "
                        "pass with room after a full file system those no live process owns")
+
+
+#: What removes the temporaries of a receiving root (``_received/``), in place of a collect's or a parse's words.
+RECEIVING_SAID = "the next asz receive on this root removes those no live process owns"
+
+
+def _receiving(note: str, receiving: bool) -> str:
+    """``note`` (:data:`LEFTOVER_SAID`, :data:`PARSE_LEFTOVER_SAID`) with its last clause, who removes the
+    temporaries, :data:`RECEIVING_SAID` on a receiving root (trial 39a F3: it said the next parse would, and a
+    receiving root is never parsed)."""
+    if not receiving:
+        return note
+    return note[:note.index("; the next ")] + "; " + RECEIVING_SAID
 
 
 def parse_temporaries(root: Path, session: Path | None = None) -> list[Path]:
@@ -79,19 +96,20 @@ def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None) -> li
     none. ``told`` (a :class:`~asz_core.verify.walk_told.Told`), when given, holds the temporaries the walk's listing
     of the sessions found, and names those whose folders are looked at here again (issue 22, session 32)."""
     notes = []
+    receiving = (Path(root) / RECEIVED).is_dir()  # never parsed, nor collected into: asz receive clears them (39a F3)
     if told is None:
         left = leftover_temporaries(sessions)
     else:
         again = set(told.unseen)
         left = sorted([*map(Path, told.temporaries), *leftover_temporaries([s for s in sessions if s.name in again])])
     if left:
-        notes.append(LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
+        notes.append(_receiving(LEFTOVER_SAID, receiving).format(n=len(left), first=os.path.relpath(left[0], root)))
     if told is not None and not one:
         left = _parse_temporaries_told(Path(root), sessions, told)
     else:
         left = parse_temporaries(Path(root), sessions[0] if one and sessions else None)
     if left:
-        notes.append(PARSE_LEFTOVER_SAID.format(n=len(left), first=os.path.relpath(left[0], root)))
+        notes.append(_receiving(PARSE_LEFTOVER_SAID, receiving).format(n=len(left), first=os.path.relpath(left[0], root)))
     return notes
 
 
