@@ -14,7 +14,7 @@ from ..view.secret_forms import found_in, masked_cut
 from .export_steps import part_marker
 from .prose_times import record_of
 
-__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "drawing_errors", "error_kinds", "error_line", "error_text",
+__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "drawing_errors", "late_results_drawn", "LATE_RENDER", "error_kinds", "error_line", "error_text",
            "error_words", "result_error"]
 
 #: The kinds of an error step's line (render 11; trial 37b F5): what failed, as the exports label it
@@ -25,6 +25,19 @@ ERROR_KINDS = {"request": "api_error", "run": "run_failed"}
 ERROR_BYTES = 1_000
 #: The render from which the audit forms write failures (:func:`~asz_core.reading.export_render.drawn`).
 ERRORS_RENDER = 11
+
+
+#: The render from which a result inside an ``--in-range-only`` window of a call made before it is a line (39a F2).
+LATE_RENDER = 14
+
+
+def late_results_drawn() -> bool:
+    """Whether the copy being drawn writes a ``tool_result`` line for a result inside the window of a call made before
+    it (render 14 on: :func:`~asz_core.reading.prose_audit._answered_late`; an older copy is made again
+    without)."""
+    from .export_render import drawn
+
+    return drawn() >= LATE_RENDER
 
 
 def drawing_errors() -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..sessiondata.times import parse_instant
+from .audit_errors import late_results_drawn
 from .prose_audit import ERROR_KINDS, record_of, mark_in_range, place_by_turns, place_timeless
 
 #: mark_in_range, place_by_turns and place_timeless are prose_audit's, given here beside the window's other rules
@@ -67,6 +68,9 @@ def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int],
 #: An ``--in-range-only`` header's ``status_read``: what a tool call's ``status`` is read from (trial 27b F1, recheck 27).
 STATUS_READ = ("the results inside the window only: a call whose result is not inside it (it lands after the window's "
                "end, or not at all) reads no_result_in_window")
+#: What :data:`STATUS_READ` adds from render 14 (trial 39a F2): where such a result is said.
+LATE_SAID = ("; a result inside the window of a call made before it is a line of its own, kind tool_result, with the "
+             "call's text and call_ts")
 
 
 def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
@@ -84,7 +88,7 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
     the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's); and
     ``status_read`` (:data:`STATUS_READ`) among the figures."""
     row, figures = dict(row or {}), dict(figures)
-    figures["status_read"] = STATUS_READ  # a call's status is read from the window's results only (Audit.arrange)
+    figures["status_read"] = STATUS_READ + (LATE_SAID if late_results_drawn() else "")  # the window's results only
     if title is not None:
         row["title"] = title
     if companions is not None and row.get("problems"):

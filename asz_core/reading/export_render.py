@@ -73,6 +73,13 @@ could hide behind it).
   head, each linking its heading (:func:`~asz_core.reading.export_nav.talk_list`; trial 37a F6: the html had both, the md
   neither). A copy of render 12 or before is made again drawing as that render did (:func:`drawing`); a single
   file's md (no index) is drawn as render 12 draws it.
+- render 14: in the text form a person's turn whose text retention took reads ``[TS] prompt, removed by retention``
+  (``subagent_prompt, …`` in a sub-agent's stream), no longer ``[TS] removed`` (trial 39a F4:
+  :func:`~asz_core.reading.prose_text._label`), and with ``--in-range-only`` the audit forms (``--audit``, text)
+  write a result inside the window of a call made before it as a line of kind ``tool_result`` (its ``call_ts``; the
+  text form's ``answers:`` line) and ``status_read`` says so (trial 39a F2: such a failure was in no day's audit:
+  :func:`~asz_core.reading.prose_audit._answered_late`); a copy of render 13 or before is made again drawing as
+  that render did (:func:`drawing`); md, html and json are drawn as render 13 draws them.
 """
 
 from __future__ import annotations
@@ -85,7 +92,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 13
+RENDER = 14
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

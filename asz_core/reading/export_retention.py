@@ -330,6 +330,9 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
 #: A block of the text form (asz_core.reading.prose_text.to_text): the header's first line, or a line's ``[TS] KIND…``.
 _HEAD = re.compile(rb"=== conversation (\S+) ===")
 _TURN = re.compile(rb"\[([^\]\n]*)\] ([a-z_]+)((?:, [^,\n]+)*)")
+#: What follows a person's label on the line of one whose text retention took (render 14:
+#: :func:`~asz_core.reading.prose_text._label`).
+_REMOVED_WORDS = REMOVED_MARK.encode()
 #: A text line's quote in the text form (render 4: :data:`~asz_core.reading.prose_text.QUOTE`), taken off before a
 #: block's text is compared, so that a text retention took is laid over its marker as before.
 _UNQUOTE = re.compile(rb"^\| ?")
@@ -359,8 +362,10 @@ def _blocks(data: bytes) -> list[dict]:
             continue
         words = [w for w in turn.group(3).split(b", ") if w]
         stream = next((w for w in words if w.startswith(b"stream ")), b"")
+        gone = _REMOVED_WORDS in words  # render 14's `prompt, removed by retention`: the kind render 13 said `removed`
         out.append({"first": n, "conv": conv, "at": (turn.group(1), stream, turn.group(2) == b"tool_call"),
-                    "kind": turn.group(2), "rest": [w for w in words if w != stream]})
+                    "kind": b"removed" if gone else turn.group(2),
+                    "rest": [w for w in words if w not in (stream, _REMOVED_WORDS)]})
     for k, b in enumerate(out):
         b.setdefault("last", len(lines) - 1)
         body = lines[b["first"] + 1:b["last"] + 1]

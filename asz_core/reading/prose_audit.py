@@ -19,7 +19,8 @@ audit form keeps every line of the default, byte for byte in its keys and values
   runtime's result for a call the person rejected, ``fixed_notice``), ``interrupted`` (the result's data says
   ``interrupted: true``) or
   ``no_result`` (with ``--in-range-only``: ``no_result_in_window`` when no record inside the window holds its result,
-  :data:`NO_RESULT_IN_WINDOW`); a result's text is never carried;
+  :data:`NO_RESULT_IN_WINDOW`, and the window its result lands in gets a line of kind ``tool_result``:
+  :func:`_answered_late`, render 14); a result's text is never carried;
 - a sub-agent's prompt when its own records hold none (Claude Code 2.0.x's ``agent-<id>.jsonl``): what the call that
   started it asked, whole, as the page and ``md`` read it (:func:`~asz_core.view.placing.call_prompts`, the
   adapter's ``child_prompt``: the ``Task``'s ``prompt``), kind ``subagent_prompt``, first in the sub-agent's stream,
@@ -55,7 +56,7 @@ from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, fold
 from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
-from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, error_kinds, error_line, error_text, error_words, result_error
+from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
 from .search_hits import text_kind
@@ -66,7 +67,7 @@ __all__ = ["CONTENT_KEYS", "ERROR_BYTES", "ERROR_KINDS", "INPUT_CHARS", "INPUT_F
 #: The kinds a line of the audit form can have.
 KINDS = ("conversation", "prompt", "prompt_blocks", "interrupt", "command", "command_output", "injected",
          "subagent_prompt", "compaction_summary", "compaction", "notice", "notification", "text", "reply", "thinking", "thinking_note", "reply_and_thinking",
-         "tool_call", "tool_execution", "removed", "api_error", "run_failed")
+         "tool_call", "tool_execution", "tool_result", "removed", "api_error", "run_failed")
 #: At most this many characters of a tool call's input summary.
 INPUT_CHARS = 200
 #: The keys of a tool call's input that carry file contents, which its line (the path it acts on) leaves out: an
@@ -303,7 +304,8 @@ class Audit:
                 error, unwritten = result_error(p, _status(p, header.dialect), self.mask)  # a failed call's error (37b F5)
                 self.unwritten += unwritten if n else []
                 if isinstance(p.get("of"), str):
-                    self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}), error)
+                    self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}), error,
+                                             (rec.get("time") or "", file, row))
             elif k == "reasoning" and not self.thinking:
                 self.left_out["thinking"] += n
                 self.unwritten += found_in(p.get("text")) if n else []
@@ -412,6 +414,7 @@ class Audit:
     def arrange(self, streams: Sequence[list[dict]]) -> list[dict]:
         """The streams' lines interleaved by time, each stream in its own order; each tool call's ``status`` set from
         its result, and ``in_range`` on every line when there is a window."""
+        late = _answered_late(self)
         for call in self.calls:
             got = self.results.get(call.pop("_id", None) or "")
             call["status"] = _call_status(self, got)
@@ -419,7 +422,7 @@ class Audit:
                 error = dict(got[4])
                 call["_gone"] = [*call.get("_gone", ()), *error.pop("_gone")]
                 call["error"] = error
-        keyed = [list(timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined])]
+        keyed = [list(timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined, late])]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
             mark_in_range(got, self.window)
@@ -447,6 +450,33 @@ class Audit:
         said, left, n = set(written), set(self.unwritten), len(self.unwritten)
         return {"masked": self.mask, "written": {"places": len(written), "credentials": len(said)},
                 "left_out": {"places": n, "credentials": len(left), "not_written": len(left - said)}, **coverage()}
+
+
+def _answered_late(audit: "Audit") -> list[dict]:
+    """``audit``'s ``--in-range-only`` lines (render 14; trial 39a F2: a call made before the window whose failing result came inside
+    it was in no day's audit): a line for each result inside the window whose call lies before it, by time,
+    kind ``tool_result``: the call's ``tool`` and ``text`` (what it answers), ``call_ts`` (when the call was made),
+    ``status`` from the result and a failed one's ``error`` as a call's; ``ts``, ``file`` and ``row`` the result's
+    record. So each call is in the audit of its own window, each result (a failure) in the one it lands in."""
+    if not audit.only or audit.window is None or not late_results_drawn():
+        return []
+    out = []
+    for call in audit.calls:
+        got = audit.results.get(call.get("_id") or "")
+        made = _ms({"time": call.get("ts")})
+        at = None if got is None else got[2] if got[2] is not None else audit.turn_at.get(got[3])
+        if made is None or at is None or ms_in_window(made, *audit.window) or not ms_in_window(at, *audit.window):
+            continue
+        ts, file, row = got[5]
+        line = {"conversation": audit.conversation, "stream": call["stream"], "role": "tool", "ts": ts or instant(at),
+                "text": call["text"], "file": file, "row": row, "kind": "tool_result", "tool": call["tool"],
+                "status": _status(*got[:2]), "call_ts": call["ts"], "_gone": list(call.get("_gone", ()))}
+        if line["status"] == "error" and got[4] is not None:
+            error = dict(got[4])
+            line["_gone"] += error.pop("_gone")
+            line["error"] = error
+        out.append(line)
+    return sorted(out, key=lambda x: _ms({"time": x["ts"]}) or 0)
 
 
 def _system_line(rec: dict, parts: list[dict], flags, dialect: str) -> dict | None:

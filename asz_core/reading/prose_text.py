@@ -14,7 +14,8 @@ are written differs (:func:`to_text`):
   :data:`QUOTE` (``| ``; an empty one ``|``): :func:`quoted`. asz's own lines (the header's, a line's ``[TS] KIND``,
   ``executed:``) never begin so and are each one line (:func:`~asz_core.reading.termtext.md_line`: a newline in a
   cwd or a time as ``\\n``), so no text can forge them (trial 34c F1);
-- each line: ``[TS] KIND`` (``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
+- each line: ``[TS] KIND`` (a person's turn whose text retention took ``prompt, removed by retention``: :func:`_label`,
+  render 14; ``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
   text quoted, then a blank line;
 - a failed tool call's error text (``status`` error) after its text: an ``error: N bytes, whole`` line (or ``N
@@ -175,21 +176,42 @@ def unrecorded_words(figures: dict) -> dict:
     return out
 
 
+#: The render from which a person's turn whose text retention took keeps its label (:func:`_label`; trial 39a F4).
+REMOVED_LABEL_RENDER = 14
+
+
+def _label(line: dict) -> str:
+    """A line's ``KIND`` as ``[TS] KIND`` writes it: its kind; from render 14 a person's turn (``role`` user) whose
+    text retention took (kind ``removed``) ``prompt, removed by retention`` (in a sub-agent's stream
+    ``subagent_prompt, removed by retention``), so a pruned day's prompts can still be counted (trial 39a F4: it read
+    ``removed`` while replies and tool calls kept their labels). Which sort of prompt it was (typed, a command, its
+    output, an interrupt notice) went with the text (trial 27b F2), so it is never named."""
+    from .export_render import drawn
+    from .export_retention import REMOVED_MARK
+
+    kind = line.get("kind") or "text"
+    if kind != "removed" or line.get("role") != "user" or drawn() < REMOVED_LABEL_RENDER:
+        return kind
+    return f"{'prompt' if line.get('stream') in (None, '', 'main') else 'subagent_prompt'}, {REMOVED_MARK}"
+
+
 def _turn(line: dict) -> list[str]:
     """One audit line as plain lines: ``[TS] KIND, …`` then its text (module docstring)."""
-    said = [line.get("kind") or "text"]
+    said = [_label(line)]
     if line.get("stream") not in (None, "", "main"):
         said.append(f"stream {line['stream']}")
     if "in_range" in line and line["in_range"] is not True:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
-    if line.get("kind") in ("tool_call", "tool_execution"):  # a call's status, an execution record's too (9a73f6a)
+    if line.get("kind") in ("tool_call", "tool_execution", "tool_result"):  # a call's status, an execution's (9a73f6a)
         said.append(line.get("status") or ("no_result" if line.get("kind") == "tool_call" else "unknown"))
     out = [md_line(f"[{line.get('ts') or 'no time'}] {', '.join(said)}")]
+    if line.get("kind") == "tool_result":  # a result of a call made before the window: which call (render 14)
+        out.append(md_line(f"answers: the tool_call made at {line.get('call_ts') or 'no time'}, before the window"))
     error = line.get("error") if isinstance(line.get("error"), dict) else None
     if error is not None and line.get("kind") in ERROR_KINDS.values():  # an error step: its size, then its text
         out.append(md_line(f"error: {error_words(error)}"))
     out.append(quoted(line.get("text") or ""))
-    if error is not None and line.get("kind") == "tool_call":  # a failed call's error text, bounded (37b F5)
+    if error is not None and line.get("kind") in ("tool_call", "tool_result"):  # its error text, bounded (37b F5)
         out += [md_line(f"error: {error_words(error)}"), quoted(error.get("text") or "")]
     out += [md_line(f"executed: {x}") for x in line.get("executed") or ()]
     return out

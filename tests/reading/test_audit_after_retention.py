@@ -14,7 +14,9 @@ import json
 import shutil
 from collections import Counter
 
-from reading_helpers import asz
+from asz_core.reading.export_render import drawing
+from cli_helpers import asz_in_process
+from reading_helpers import asz, checks_as_render
 
 PROJECT = "-src-deep-manifest"
 SID = "a7da6a22-facc-4fcd-8bab-f83c87862004"
@@ -57,3 +59,16 @@ def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp
     # the sub-agent's prompt was its Task call's input, which retention took: its line stays and says so
     (ask,) = [x for x in after[1:] if x["kind"] == "subagent_prompt"]
     assert ask["text"].startswith("[removed by retention: ") and ask["stream"] == "c8d9b115"
+    # the text form keeps the person's label (trial 39a F4: it read `[TS] removed`), so a pruned day is counted
+    copy = tmp_path / "day.txt"
+    asz("export", SID, "--format", "text", "--root", str(root), "--out", str(copy))
+    heads = [x for x in copy.read_text(encoding="utf-8").splitlines() if x.startswith("[")]
+    assert sum(x.endswith("] prompt, removed by retention") for x in heads) == len(person) == 12
+    assert not any(x.endswith("] removed") for x in heads)
+    assert asz("verify", "--export", str(copy), "--root", str(root)).stdout.splitlines()[-1] == \
+        "the copy checks against the root"
+    old = tmp_path / "old.txt"
+    with drawing(13):  # the copy render 13 made: `[TS] removed`
+        assert asz_in_process("export", SID, "--format", "text", "--root", str(root), "--out", str(old)).returncode == 0
+    assert sum(x.endswith("] removed") for x in old.read_text(encoding="utf-8").splitlines()) == len(person)
+    checks_as_render(old, root, 13, 14)

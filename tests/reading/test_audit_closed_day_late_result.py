@@ -41,3 +41,63 @@ def test_a_call_whose_result_lands_after_the_day_leaves_the_closed_day_unchanged
                                          "--root", str(root)).stdout.splitlines()]
     assert [c["status"] for c in whole if c.get("kind") == "tool_call" and c["ts"] == call["timestamp"]] == ["ok"]
     assert "status_read" not in whole[0]
+
+
+def test_a_failure_whose_call_was_made_the_day_before_is_in_the_day_it_lands(corpus_source, tmp_path):
+    """Trial 39a F2: a call made before midnight whose failing result came after it was in no day's --in-range-only
+    audit (day D: ``no_result_in_window``; D+1 left the call out, and its failure). b25638d7 as above, its line 24 (the
+    call's result) flagged ``is_error`` as a failed command's is: day D+1 has a ``tool_result`` line at the result's
+    time saying the call it answers and when it was made, status error with its text; each call is in exactly one
+    day's file and the failure too. The copies made at render 13 (no such line) still check."""
+    from test_audit_closed_day_untimed import _later
+    from view_server_helpers import collect_and_parse
+
+    from asz_core.reading.export_render import drawing
+    from cli_helpers import asz_in_process
+    from reading_helpers import checks_as_render
+
+    lines = (corpus_source / FOLDER / f"{SID}.jsonl").read_bytes().splitlines(keepends=True)
+    call, result = json.loads(lines[SPLIT - 1]), json.loads(lines[SPLIT])
+    (use,) = [b for b in call["message"]["content"] if b["type"] == "tool_use"]
+    (block,) = [b for b in result["message"]["content"] if b["type"] == "tool_result"]
+    block["is_error"] = True
+    later = [_later(json.dumps(result, separators=(",", ":")).encode() + b"\n"), *map(_later, lines[SPLIT + 1:])]
+    (tmp_path / "projects" / FOLDER).mkdir(parents=True)
+    (tmp_path / "projects" / FOLDER / f"{SID}.jsonl").write_bytes(b"".join(lines[:SPLIT]) + b"".join(later))
+    root = tmp_path / "root"
+    collect_and_parse(tmp_path / "projects", root)
+    landed_at = json.loads(later[0])["timestamp"]
+    next_day = landed_at[:10]
+    uses = [b for x in map(json.loads, [*lines[:SPLIT], *later]) if isinstance(x.get("message", {}).get("content"), list)
+            for b in x["message"]["content"] if b.get("type") == "tool_use"]
+    failed = [b for x in map(json.loads, [*lines[:SPLIT], *later]) if isinstance(x.get("message", {}).get("content"), list)
+              for b in x["message"]["content"] if b.get("type") == "tool_result" and b.get("is_error") is True]
+
+    def day(d: str, fmt: str = "prose") -> str:
+        return asz("export", "--since", d, "--until", d, "--tz", "UTC", "--format", fmt, "--audit" if fmt == "prose" else
+                   "--in-range-only", *(["--in-range-only"] if fmt == "prose" else []), "--root", str(root)).stdout
+
+    d1, d2 = ([json.loads(x) for x in day(d).splitlines()] for d in (DAY, next_day))
+    calls = [x for x in d1 + d2 if x.get("kind") == "tool_call"]
+    assert len(calls) == len(uses)  # each call once, in its own day
+    (late,) = [x for x in d1 + d2 if x.get("kind") == "tool_result"]
+    assert late in d2 and (late["ts"], late["call_ts"], late["tool"]) == (landed_at, call["timestamp"], use["name"])
+    assert late["status"] == "error" and late["text"].startswith(f"{use['name']}: ") and late["in_range"] is True
+    text = block["content"] if isinstance(block["content"], str) else "".join(c.get("text", "") for c in block["content"])
+    assert late["error"]["text"] == text[:1000] and late["error"]["bytes"] == len(text.encode())
+    errors = [x for x in d1 + d2 if x.get("status") == "error"]
+    assert len(errors) == len(failed) and d2[0]["lines"]["tool_result"] == 1
+    assert [c["status"] for c in d1 if c.get("kind") == "tool_call"][-1] == "no_result_in_window"
+    plain = day(next_day, "text")
+    assert f"] tool_result, error\nanswers: the tool_call made at {call['timestamp']}, before the window\n" in plain
+    copy = tmp_path / "d2.txt"
+    asz("export", "--since", next_day, "--until", next_day, "--tz", "UTC", "--format", "text", "--in-range-only",
+        "--root", str(root), "--out", str(copy))
+    assert asz("verify", "--export", str(copy), "--root", str(root)).stdout.splitlines()[-1] == \
+        "the copy checks against the root"
+    old = tmp_path / "old.txt"
+    with drawing(13):  # render 13's day D+1: the failure in no line
+        assert asz_in_process("export", "--since", next_day, "--until", next_day, "--tz", "UTC", "--format", "text",
+                              "--in-range-only", "--root", str(root), "--out", str(old)).returncode == 0
+    assert "] tool_result" not in old.read_text(encoding="utf-8") and "] tool_result, error" in copy.read_text(encoding="utf-8")
+    checks_as_render(old, root, 13, 14)
