@@ -173,7 +173,7 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
     for ln, path in landed:
         if ln.kind != "execution":
             continue
-        files[ln.seq] = Path(path).relative_to(root).as_posix()
+        files[ln.seq] = _rel(root, path)
         try:
             recs = [rec for _, rec in SDReader(path, decode="dict")]
         except SDError:
@@ -184,7 +184,8 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
                     parts.append((ln.seq, row, block, p))
     _, entries = observation_entries(parts)
     for ln, path in landed:  # every landed file by seq: a call part's file is named too (trial 33b F1)
-        files.setdefault(ln.seq, Path(path).relative_to(root).as_posix())
+        if ln.seq not in files:
+            files[ln.seq] = _rel(root, path)
     if not entries:
         return (entries, files, {}, []) if full else (entries, files)
     ids = {e.get("tool") for e in entries}
@@ -206,6 +207,30 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
                                  mcp=_lines_naming([x for x in landed if x[1] not in unheld], (), {}, unverified,
                                                    named, (MCP_NAME,)))
     return (entries, files, ended, unrecorded) if full else (entries, files)
+
+
+def _plain(base: str, rel: str) -> bool:
+    """Whether ``f"{base}/{rel}"`` is already the text pathlib makes of ``base`` and ``rel`` (a POSIX system, a root
+    other than ``.`` and ``/``, no empty or ``.`` part in ``rel``): :func:`_rel` and :func:`_under` then build no
+    :class:`~pathlib.Path` (issue 22, session 39: 1,325 of them cost some 7 ms of the 200 MB bench root's check)."""
+    return (os.sep == "/" and base not in ("", ".", "/") and rel != "" and not rel.startswith("/")
+            and not rel.endswith("/") and "//" not in rel and "/./" not in f"/{rel}/")
+
+
+def _rel(root: Path, path: str) -> str:
+    """``Path(path).relative_to(root).as_posix()`` of a landed file's path as the listing gives it (``str``, under
+    ``root``), as plain text where :func:`_plain` says it is the same. Raises ValueError as ``relative_to`` does."""
+    base = str(root)
+    if path.startswith(base + "/") and _plain(base, path[len(base) + 1:]):
+        return path[len(base) + 1:]
+    return Path(path).relative_to(root).as_posix()
+
+
+def _under(root: Path, rel: str) -> str:
+    """``str(root / rel)`` for a root-relative path ``rel`` (:func:`_rel`'s, or a session's name), as plain text
+    where :func:`_plain` says it is the same."""
+    base = str(root)
+    return f"{base}/{rel}" if _plain(base, rel) else str(root / rel)
 
 
 #: What a landed line holding an MCP call's name holds (the name's JSON string begins so): the lines read to find the
@@ -330,7 +355,7 @@ def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, st
               f"{_size(a)} (sha256 {str(a.get('sha256', ''))[:12]}…), the transcript's input is {_size(t)} (sha256 "
               f"{str(t.get('sha256', ''))[:12]}…); a hook before the call may have rewritten it (asz conversation "
               f"{session} says which)")
-    return Problem(str(root / rel) if rel else str(root / session), row + 1 if isinstance(row, int) else 0, "arguments",
+    return Problem(_under(root, rel or session), row + 1 if isinstance(row, int) else 0, "arguments",
                    ARGUMENTS_DIFFER, detail)
 
 
@@ -373,7 +398,7 @@ def _call_problem(root: Path, session: str, at: tuple[int, int, int], files: dic
     (``(seq, row, block)``): its landed file and line (row + 1: the header is line 1; trial 33b F1)."""
     seq, row, _ = at
     rel = files.get(seq, "")
-    return Problem(str(root / rel) if rel else str(root / session), row + 1, "arguments", what,
+    return Problem(_under(root, rel or session), row + 1, "arguments", what,
                    f"session {session}, {said}")
 
 
@@ -389,7 +414,7 @@ def _where(root: Path, session: str, e: dict, files: dict[int, str]) -> tuple[st
     ref = e.get("ref") or {}
     seq, row = ref.get("seq"), ref.get("row")
     rel = files.get(seq, "") if isinstance(seq, int) else ""
-    return (str(root / rel) if rel else str(root / session)), (row + 1 if isinstance(row, int) else 0), row
+    return _under(root, rel or session), (row + 1 if isinstance(row, int) else 0), row
 
 
 def _held_warning(root: Path, session: str, e: dict, what: str, check: dict, files: dict[int, str]) -> Problem:

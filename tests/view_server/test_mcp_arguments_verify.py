@@ -195,3 +195,24 @@ def test_a_file_changed_under_the_search_ends_it(tmp_path):
         t.join(10)
         assert not t.is_alive(), f"{name}: the search did not end"
     assert got == {"open": [], "empty": [], "one": []}
+
+
+@pytest.mark.parametrize("root", ["/r/root", "root", "./root", "root/", "//r/root", ".", "/", "r/../root"])
+@pytest.mark.parametrize("rel", ["s/streams/main/transcript-1.sd", "s", "s//x.sd", "s/./x.sd", "./s/x.sd", "s/../x.sd",
+                                 "s/x.sd/", ".", "s/.hidden.sd", "s/x.sd/."])
+def test_the_warnings_paths_are_pathlibs(root, rel):
+    """The arguments check says a file's path as pathlib makes it (``Path(path).relative_to(root).as_posix()``, then
+    ``str(root / rel)``), without pathlib where plain text is the same (issue 22, session 39): held against pathlib
+    itself, for roots and paths with empty, ``.`` and ``..`` parts."""
+    from asz_core.view.executions_check import _rel, _under
+
+    base = Path(root)
+    path = f"{base}/{rel}"  # as a listing joins it under the root
+    try:
+        want = Path(path).relative_to(base).as_posix()
+    except ValueError:
+        with pytest.raises(ValueError):
+            _rel(base, path)
+    else:
+        assert _rel(base, path) == want
+    assert _under(base, rel) == str(base / rel)
