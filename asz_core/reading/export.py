@@ -38,6 +38,7 @@ from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, tool_gist, tool_html, tool_markdown
+from .export_refusals import tool_mark
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
@@ -246,7 +247,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
         for st in t["steps"]:
             lines.append("")
             if st["kind"] in ("tool", "agent.call"):
-                mark = " (failed)" if st.get("failed") else ""
+                mark = f" ({said})" if (said := tool_mark(st)) else ""  # refused: render 15
                 when = f" · {md_visible(step_when(st))}" if step_when(st) else ""  # the call's time (trial 30a F3)
                 lines.append(f"**Tool {md_line(st.get('name') or '?')}**{mark}{when} · `{md_line(st['id'])}`")
                 lines += tool_markdown(st)
@@ -534,8 +535,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
 
     unres = unresolved_said(root, doc)
     out = _html_head(root, doc, index, len(unres))
-    und = doc.get("undescribed") or []
-    dialect = doc_dialect(root, doc)
+    und, dialect = doc.get("undescribed") or [], doc_dialect(root, doc)
     talks = drawn_steps(root, doc, thinking, dialect, mask)
     out += [talk_nav(talks, e)] if len(talks) > 1 else []
     for i, t in enumerate(talks, 1):
@@ -553,7 +553,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         for st in t["steps"]:
             sid = e(st["id"])
             if st["kind"] in ("tool", "agent.call"):
-                failed = " <span class=\"failed\">failed</span>" if st.get("failed") else ""
+                failed = f" <span class=\"{how}\">{how}</span>" if (how := tool_mark(st)) else ""  # refused: render 15
                 inner = tool_html(st, e)
                 gist = tool_gist(st, dialect)
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""

@@ -9,7 +9,7 @@ said and what was done, and counts what it leaves out:
   a command the person typed as typed, in code; its output left out;
 - each tool call as one line: its name, what it acts on (:func:`~asz_core.reading.export_blocks.tool_gist`, the
   audit prose's and the HTML line's rule: :func:`~asz_core.view.placing.call_summary`), ``failed`` when its result is
-  flagged so, and the size of the result it leaves out (a subagent's report names the talk that draws it);
+  flagged so (``refused`` when the person refused it: render 15), and the size of the result it leaves out (a subagent's report names the talk that draws it);
 - a compaction's boundary, a runtime notice, an interrupt or an API error as its one-line label (the adapter's short
   form, as the full form heads them); the record itself left out;
 - left out and counted, in bytes of UTF-8: tool results, tool inputs beyond their line, injected context (hooks,
@@ -28,6 +28,7 @@ import os
 from ..view.zone import local_text
 from .export import doc_dialect, markdown_head, talk_start
 from .export_blocks import GIST_CHARS, inline_code, nested, tool_gist
+from .export_refusals import tool_mark
 from .export_steps import media_line, steps
 from .termtext import md_line, md_visible
 
@@ -83,8 +84,8 @@ def _tool_line(st: dict, dialect: str, left: LeftOut, mask) -> str:
     gist = _gist(st, dialect, mask)
     left.add("tool inputs", max(_size(st.get("input") or "") - _size(gist), 0))
     bits = [f"- Tool **{md_visible(st.get('name') or '?')}**" + (f" {inline_code(md_visible(gist))}" if gist else "")]
-    if st.get("failed"):
-        bits.append("failed")
+    if said := tool_mark(st):  # refused or failed (render 15)
+        bits.append(said)
     if st.get("withheld"):
         bits.append(f"input withheld ({st['withheld']:,} bytes)")
     if st.get("report"):  # the subagent's report: its talk draws it

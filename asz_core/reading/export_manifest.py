@@ -36,6 +36,7 @@ from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_render import RENDER, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
+from .export_refusals import refusals_gone
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
 
@@ -522,6 +523,8 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
         gone |= set(range(1, copy.rstrip(b"\n").count(b"\n") + 2)) if keyed[0] and not wrong else set()
         return gone, [], wrong[:NAMED] + ([f"… and {len(wrong) - NAMED} more place(s)"] if len(wrong) > NAMED else [])
     elif pruned and fmt in ("md", "html"):  # the copy is the root's but where a marker stands
+        again, refusals = refusals_gone(copy, again)  # a refusal read from its result's text, which went
+        gone |= refusals
         spans = retention_spans(copy, again)
         if spans is not None:
             return gone | span_lines(copy, again, spans), spans, []

@@ -80,6 +80,12 @@ could hide behind it).
   text form's ``answers:`` line) and ``status_read`` says so (trial 39a F2: such a failure was in no day's audit:
   :func:`~asz_core.reading.prose_audit._answered_late`); a copy of render 13 or before is made again drawing as
   that render did (:func:`drawing`); md, html and json are drawn as render 13 draws them.
+- render 15: a tool call the person refused (its result the runtime's fixed answer:
+  :func:`~asz_core.view.tool_tallies.refused`) is said ``refused``, no longer ``failed``, in md (``**Tool Bash**
+  (refused) · …``), html (``<span class="refused">refused</span>``) and the brief form (``· refused``), as the text
+  form, ``asz conversation`` and ``asz usage tools`` say it (trial 38a F4; :func:`~asz_core.reading.export_refusals.tool_mark`).
+  A copy of render 14 or before is made again drawing as that render did (:func:`drawing`); the other forms are drawn
+  as render 14 draws them.
 """
 
 from __future__ import annotations
@@ -92,7 +98,7 @@ from typing import Iterator
 __all__ = ["RENDER", "as_render", "drawing", "drawn"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 14
+RENDER = 15
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

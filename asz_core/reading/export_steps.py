@@ -20,6 +20,7 @@ from ..view.placing import asked_steps, asks, call_prompts, loose_talks, positio
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import record_line, talk_headings
+from ..view.tool_tallies import refused
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import md_line, plain
 
@@ -49,7 +50,7 @@ class Step(dict):
     """One step to render: ``id``, ``kind``, ``at`` (unix ms), ``who``, ``text`` (whole), ``withheld`` (bytes or 0),
     ``line`` (True) on a compaction boundary its label reads in words, ``untimed`` on one whose record's time does not
     read (:func:`untimed_step`, drawn in its time's place: :func:`~asz_core.reading.export.step_when`), and for a tool ``name``, ``input``, ``result``, ``result_withheld``,
-    ``result_state`` and ``result_bytes`` (the node's; no state: no result landed), ``failed``, and ``report`` when its result is its
+    ``result_state`` and ``result_bytes`` (the node's; no state: no result landed), ``failed``, ``refused``, and ``report`` when its result is its
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
     number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
     subagent's prompt, which that talk draws at its head (:func:`~asz_core.view.placing.asks`: ``{"key": the input's
@@ -227,7 +228,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=who, text="", withheld=0)  # an error: what failed (32a F7)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
-            _tool_step(s, n, recs, held)
+            _tool_step(s, n, recs, held, dialect)
             s["executions"] = [executed[x] for x in n.get("executions") or () if x in executed]  # server, time, outcome
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
@@ -362,10 +363,12 @@ def _asked_once(talks: list[dict], prompts_in: dict[str, dict]) -> None:
             st["ask"] = {"key": a["key"], "talk": number[a["talk"]]}
 
 
-def _tool_step(s: Step, n: dict, recs: dict, held) -> None:
+def _tool_step(s: Step, n: dict, recs: dict, held, dialect: str = "") -> None:
     """Fill a tool or agent call's step ``s`` from its node ``n``: ``name``, ``failed``, ``input`` and ``result`` whole
     from the records ``recs`` its ``refs`` cite (``held(ref)``, the marker of a file that does not verify, when they
-    give none), ``withheld`` / ``result_withheld`` (bytes) when the document withholds them."""
+    give none), ``withheld`` / ``result_withheld`` (bytes) when the document withholds them, ``refused`` (True when
+    the result is the runtime of ``dialect``'s fixed answer to a call the person refused:
+    :func:`~asz_core.view.tool_tallies.refused`, trial 38a F4)."""
     s["name"], s["failed"] = n.get("name", ""), bool(n.get("failed"))
     refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
     s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
@@ -377,6 +380,8 @@ def _tool_step(s: Step, n: dict, recs: dict, held) -> None:
         s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
+    s["refused"] = refused(dialect, s["result"])
+
 
 
 def record_texts(root: str | os.PathLike, doc: dict, refs: list[dict], kinds: tuple[str, ...] = ("result", "text")) -> list[str]:

@@ -1,6 +1,7 @@
 """A tool call the person refused has one name everywhere (trial 38a F4): ``asz usage tools`` counts it under REFUSED
 (JSON key ``refused``, the old keys kept), not under FAILED, and ``asz conversation``'s tools line says ``refused``, as
-the audit text form's ``status`` does. Real input: the corpus's Claude Code projects collected by the real ``asz
+the audit text form's ``status`` does, and so do the md, html and brief md copies from render 15 (a copy of render 14
+or before, which said ``failed``, still checks against the root). Real input: the corpus's Claude Code projects collected by the real ``asz
 collect``; the counts are made here from the transcripts: a ``tool_result`` with ``is_error`` whose text begins with
 Claude Code's fixed answer (``The user doesn't want to proceed with this tool use.``) is refused, any other
 ``is_error`` result failed, each tool use id once."""
@@ -8,15 +9,18 @@ Claude Code's fixed answer (``The user doesn't want to proceed with this tool us
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from cli_helpers import asz_in_process
+from reading_helpers import as_copy
 
 REFUSAL = "The user doesn't want to proceed with this tool use."
 SPOTTER = "55604662-cf2a-4331-851a-ec234028f8ca"  # both its tool calls refused
+CODERABBIT = "cb2e607c-c758-415a-8b45-c49e4631906a"  # refused calls and failed ones
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +99,62 @@ def test_conversation_says_refused(root, corpus_dir):
     assert line == "tools 2 call(s) of 2 tool(s): Bash 1 (1 refused), Glob 1 (1 refused)", line
     text = asz_in_process("export", SPOTTER[:8], "--format", "text", "--root", str(root)).stdout
     assert text.count("refused") >= 2 and "failed" not in text.lower().replace("failed_", ""), text
+
+
+#: How a copy's tool heading says a call ended: md ``**Tool NAME** (MARK) · …``, html ``Tool <b>NAME</b> <span
+#: class="MARK">MARK</span>``, the brief md ``- Tool **NAME** … · MARK``.
+_MARKS = {"md": re.compile(r"^\*\*Tool ([^*\n]+)\*\* \((failed|refused)\) ", re.M),
+          "html": re.compile(r'<summary>Tool <b>([^<]+)</b> <span class="(failed|refused)">\2</span>'),
+          "brief": re.compile(r"^- Tool \*\*([^*\n]+)\*\*.* · (failed|refused)(?: · |$)", re.M)}
+
+
+@pytest.mark.parametrize("sid", [SPOTTER, CODERABBIT])
+def test_md_and_html_copies_say_refused(root, corpus_dir, tmp_path, sid):
+    from asz_core.reading.export_render import drawing
+
+    refused, failed = _from_transcripts(corpus_dir / "claude-code" / "projects", sid)
+    assert sum(refused.values()) == 2 and sum(failed.values()) == (0 if sid == SPOTTER else 5)
+    for form, args in (("md", ["--format", "md"]), ("html", ["--format", "html"]), ("brief", ["--format", "md", "--brief"])):
+        copy = tmp_path / f"{form}.{'html' if form == 'html' else 'md'}"
+        p = asz_in_process("export", sid[:8], *args, "--root", str(root), "--out", str(copy))
+        assert p.returncode == 0, p.stderr
+        got = {"refused": Counter(), "failed": Counter()}
+        for name, mark in _MARKS[form].findall(copy.read_text(encoding="utf-8")):
+            got[mark][name] += 1
+        assert (got["refused"], got["failed"]) == (refused, failed), (form, got)
+        assert json.loads(copy.with_name(copy.name + ".manifest.json").read_text())["render"] == 15
+        v = asz_in_process("verify", "--export", str(copy), "--root", str(root))
+        assert v.returncode == 0, v.stdout + v.stderr
+    with drawing(14):  # an older copy said failed for each refusal, and still checks against the root
+        p = asz_in_process("export", sid[:8], "--format", "md", "--root", str(root), "--out", str(tmp_path / "old.md"))
+    old = (tmp_path / "old.md").read_bytes()
+    assert len(_MARKS["md"].findall(old.decode())) == sum(failed.values()) + sum(refused.values())
+    assert b"(refused)" not in old
+    body = json.loads((tmp_path / "old.md.manifest.json").read_text())
+    for render in (14, 15):  # its own render checks; the same bytes said to be render 15 do not, where it refused
+        v = asz_in_process("verify", "--export", as_copy(tmp_path, f"r{render}.md", old, {**body, "render": render}),
+                           "--root", str(root))
+        assert (v.returncode, v.stdout.splitlines()[-1]) == ((0, "the copy checks against the root") if render == 14 else
+                                                             (1, "2 problem(s)")), v.stdout + v.stderr
+
+
+@pytest.mark.slow
+def test_the_pages_tools_tab_has_a_refused_column(root, corpus_dir, browser, tmp_path):
+    """The page's Tools tab (``summary.calls_by_tool``) counts refusals apart from failures, as ``asz usage tools``
+    does: cb2e607c's rows against the transcript's counts, in a real Chromium on a real ``asz view``."""
+    from selenium.webdriver.common.by import By
+    from test_view_server_browser import open_at, wait
+    from view_server_helpers import Served
+
+    refused, failed = _from_transcripts(corpus_dir / "claude-code" / "projects", CODERABBIT)
+    s = Served(["view", "--root", str(root)], tmp_path)
+    try:
+        open_at(browser, f"{s.base}/c/{CODERABBIT}", ".tabs button[data-tab='tools']").click()
+        rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #tools tbody tr"))
+        head = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#panel #tools thead th")]
+        assert head == ["Tool", "MCP server", "Calls", "Failed", "Refused", "Hook records"], head
+        cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    finally:
+        s.stop()
+    assert {c[0]: int(c[4]) for c in cells if c[4] != "0"} == dict(refused)
+    assert {c[0]: int(c[3]) for c in cells if c[3] != "0"} == dict(failed)

@@ -161,7 +161,7 @@ def test_a_hook_only_session_reads_its_executions_where_a_reader_looks(joined, c
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #executions tbody tr"))
     browser.find_element(By.CSS_SELECTOR, '.tabs button[data-tab="tools"]').click()
     rows = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#panel #tools tbody tr"))
-    assert [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")] == ["mcp__probe__crash", "probe", "0", "0", "1"]
+    assert [c.text for c in rows[0].find_elements(By.TAG_NAME, "td")] == ["mcp__probe__crash", "probe", "0", "0", "0", "1"]
 
 
 #: How each corpus probe failed, as its payload's ``probe_case`` names it, and the words asz says for it (trial 25a, F1).

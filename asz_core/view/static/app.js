@@ -2599,9 +2599,10 @@
   function drawTools() {
     const tl = (D.summary || {}).calls_by_tool || [];
     if (!tl.length) { panel.append(h('p', { class: 'muted' }, 'No tool call recorded.')); return; }
-    panel.append(h('p', { class: 'muted small' }, 'Calls: the transcript\'s tool calls, each tool use id once; Failed: those whose result says it failed (is_error); Hook records: asz hook\'s execution records of the tool (MCP calls, on the Hook executions tab). Over a root: asz usage tools.'));
-    const t = paged(['Tool', 'MCP server', 'Calls', 'Failed', 'Hook records'], tl.map(function (r) {
-      return [r.name || '—', r.server || '—', num(r.calls), num(r.failed), num(r.executions)];
+    panel.append(h('p', { class: 'muted small' }, 'Calls: the transcript\'s tool calls, each tool use id once; Failed: those whose result says it failed (is_error), a refused one not counted; Refused: those the person refused (the runtime\'s fixed answer, as asz usage tools\' REFUSED); Hook records: asz hook\'s execution records of the tool (MCP calls, on the Hook executions tab). Over a root: asz usage tools.'));
+    // Refused after Failed, as asz usage tools' table has it (trial 38a F4: a refusal is no failure)
+    const t = paged(['Tool', 'MCP server', 'Calls', 'Failed', 'Refused', 'Hook records'], tl.map(function (r) {
+      return [r.name || '—', r.server || '—', num(r.calls), num(r.failed), num(r.refused || 0), num(r.executions)];
     }));
     t.id = 'tools';
     panel.append(t);
