@@ -71,7 +71,7 @@ def make_collectors(spec: PassSpec) -> list:
     adapter = spec.adapter if isinstance(spec.adapter, str) else list(spec.adapter)
     jobs = resolve_jobs("server", cfg, adapter=adapter, source=[Path(p) for p in spec.source],
                         interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
-    report = Report()
+    report = Report(gone_at_end=True)  # a pass's gone sources: each when few, else one line, as asz collect (run_pass)
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                       options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs, before_landing=to_parse),
                       report=report,
@@ -123,6 +123,10 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
     except OSError as exc:
         print(f"error: {root}: {exc.strerror or exc}", file=sys.stderr)
         total.errors += 1
+    finally:  # the pass's gone sources, said once it ends: up to 3 each, more as one line (trial 36b F8)
+        for report in {id(col.report): col.report for col in collectors}.values():
+            if hasattr(report, "gone_said"):
+                report.gone_said()
     rounds = 0
     if root.is_dir() and not total.full:  # a full file system (said once by the landing): all waits for the next pass
         parsed = [0]
