@@ -18,6 +18,7 @@ from ..reading.progress import Bar
 from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
+from .ls_credits import credits_line
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 from ..termsafe import shell_word
@@ -225,7 +226,7 @@ def conversations(
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     if lost := _retention_line(r, rows, project):
         typer.echo(lost)
-    _footer(rows, note)
+    _footer(rows, note, credits_line(rows, r, zone, list(hide)))
     incomplete(r, ids, cmd)
 
 
@@ -284,14 +285,15 @@ def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[s
     incomplete(r, ids, cmd)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 
-def _footer(rows: list[dict], note: str) -> None:
+def _footer(rows: list[dict], note: str, credits: str) -> None:
     """The lines under the table's count: the conversations held back, the usage incomplete, ``note`` (landed sessions
-    with no chain), the credits metered and the unpriced models of ``rows``."""
+    with no chain), ``credits`` (the credits metered: :func:`~asz_core.cli.ls_credits.credits_line`) and the unpriced
+    models of ``rows``."""
     held = [row for row in rows if row.get("held_back")]
     if held:
         typer.echo(f"{len(held)} conversation(s) do not verify: their tokens and cost are held back "
                    f"({', '.join(shown_id(r) + ' ' + str(r.get('state')) for r in held)}; asz verify names the problems)")
-    for line in (incomplete_note(rows), partial_note(rows), note, credits_line(rows)):  # short calls; unchained; credits
+    for line in (incomplete_note(rows), partial_note(rows), note, credits):  # short calls; unchained; credits
         if line:
             typer.echo(line)
     def counted(key: str) -> int:
@@ -426,19 +428,6 @@ def partial_note(rows: list[dict]) -> str:
         return ""
     named = ", ".join(f"{shown_id(r)} ({n:,} of {r['llm_calls']:,})" for r, n in some)
     return partial_line(sum(n for _, n in some), sum(r["llm_calls"] for r, _ in some), named)
-
-
-def credits_line(rows: list[dict]) -> str:
-    """``credits (what the runtime metered, …): the CREDITS column; total 2.053 in 2 conversation(s)``: what the
-    table's CREDITS column holds (Kiro: ``credits``, never tokens, never USD, trial 15 F14) and their sum over the rows
-    that show it, under the table; '' when no row's runtime metered any. One line whatever the rows (trial 34a F5: it
-    named every conversation's figure, one line of 600 entries, while the table hid them)."""
-    from ..reading.listing import credits_text
-
-    metered = [row for row in rows if row.get("credits") is not None and not row.get("held_back")]
-    total = sum(row["credits"] for row in metered)
-    return ("credits (what the runtime metered, in its own unit: not tokens, not USD): the CREDITS column; "
-            f"total {credits_text(total)} in {len(metered):,} conversation(s)") if metered else ""
 
 
 def say_state_files(root: Path, also: list[str] = []) -> None:  # noqa: B006 - read, never changed

@@ -76,7 +76,28 @@ def test_ls_rows_carry_them_and_the_table_says_them(kiro_root):
     cells = {ln[:8]: ln[:end].split()[-1] for ln in out[1:] if ln[:8] in (CLI_ID[:8], IDE_ID[:8])}
     assert cells == {CLI_ID[:8]: f"{want:.3f}", IDE_ID[:8]: f"{want_ide:.3f}"}, out
     assert ("credits (what the runtime metered, in its own unit: not tokens, not USD): the CREDITS column; "
-            f"total {want + want_ide:.3f} in 2 conversation(s)") in out
+            f"total {want + want_ide:.3f} in 2 conversation(s): the credits their records metered, each metering once") in out
+
+
+def test_ls_counts_a_copied_sessions_credits_once(corpus_dir, tmp_path):
+    """A Kiro CLI session copied under a new id (moved a month on, the same turns and message ids) holds the same
+    meterings: both rows show them, and the line under the table sums what the records metered, each metering once,
+    as asz usage does (session 39: it summed the CREDITS cells, 2.765 where the corpus files metered 2.053)."""
+    from kiro_copies import moved_copy, writable_kiro_home
+
+    home = writable_kiro_home(corpus_dir, tmp_path / "home")
+    moved_copy(home)
+    root = tmp_path / "root"
+    assert asz_in_process("collect", "--once", "--adapter", "kiro", "--source", str(home), "--root", str(root)).returncode == 0
+    cli, ide = _source_credits(), sum(_ide_credits().values())
+    out = asz_in_process("ls", "--root", str(root)).stdout.splitlines()
+    assert sum(1 for ln in out if ln.rstrip().endswith("verified") and f" {cli:.3f} " in ln) == 2, out  # both rows show them
+    assert ("credits (what the runtime metered, in its own unit: not tokens, not USD): the CREDITS column; "
+            f"total {cli + ide:.3f} in 3 conversation(s): the credits their records metered, each metering once; "
+            f"{cli:.3f} that two of them or more hold (the same metering: a session copied under a new id) counted "
+            "once, as asz usage counts it") in out, out
+    usage = json.loads(asz_in_process("usage", "monthly", "--json", "--root", str(root)).stdout)
+    assert f"{sum(r['credits'] for r in usage):.3f}" == f"{cli + ide:.3f}"  # the same figure asz usage gives
 
 
 def _days_and_models() -> tuple[dict[str, float], dict[str, float]]:
