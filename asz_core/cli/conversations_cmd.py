@@ -207,7 +207,7 @@ def conversations(
     from ..reading.ids import shown_names
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too
-    unread, unplaced = _said(r, rows, filters, project, model, shown)
+    unread, unplaced = _said(r, rows, filters, project, model, shown, f"asz {cmd}", hide)
     say_state_files(r, [f"asz {cmd}: {visible(x)}" for x in memory_note(rows, str(r), shown_id)])  # trial 29a F8
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
     if as_json:
@@ -256,12 +256,17 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
         typer.echo(visible(line))
 
 
-def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown) -> tuple[list[str], list[str]]:
+def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown, cmd: str = "asz ls",
+          hide=()) -> tuple[list[str], list[str]]:
     """``(lines, unplaced)`` under the table of ``rows``: a line per row that does not read (its problem and what to
     run), the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
     trial 25b F3), what the adapters' staging knows (``staged_notes``); the line naming the rows a --since/--until
-    window cannot place (no times, trial 7; those with no record holding a time yet apart: trial 27b F6)."""
+    window cannot place (no times, trial 7; those with no record holding a time yet apart: trial 27b F6). A call of
+    ``rows`` whose usage no real model reaches is said on stderr now, ``cmd`` first (:mod:`~asz_core.cli.usage_beyond`)."""
+    from .usage_beyond import say_beyond
     from .view_cmd import no_document_hint
+
+    say_beyond(cmd, r, rows, list(hide), shown)
 
     unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
     listed = {row["id"] for row in rows}

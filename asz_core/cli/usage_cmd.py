@@ -246,6 +246,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
     from ..view.usage_report import block_times, narrowed, read_root
+    from .usage_beyond import beyond_line
 
     done = [0]
     try:
@@ -268,6 +269,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
+    if beyond := beyond_line(storage, counted, shown):  # a count no model reaches, kept as recorded (trial 38b F2)
+        typer.echo(f"asz usage: {beyond}", err=True)
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
