@@ -68,14 +68,23 @@ def collected_session(tmp: Path, project: str, sid: str, *flags: str) -> Path:
     assert p.returncode == 0, p.stderr
     return host
 
+def sent_paths(root: Path) -> list[str]:
+    """The root-relative paths of every landed ``.sd`` and round ``.sf`` of a root, sorted (their names only: none
+    is read)."""
+    out = []
+    for top, dirs, names in os.walk(root):
+        rel = Path(top).relative_to(root).as_posix()
+        for n in names:
+            path = n if rel == "." else f"{rel}/{n}"
+            if n.endswith(".sd") and not n.startswith(".") or n.endswith(".sf") and "/rounds/" in path:
+                out.append(path)
+    return sorted(out, key=lambda rel: rel.split("/"))
+
+
 def sent_files(root: Path) -> dict[str, str]:
-    """Every landed ``.sd`` and round ``.sf`` of a root: root-relative path → SHA-256 of its bytes."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.is_file() and (p.suffix == ".sd" and not p.name.startswith(".") or p.suffix == ".sf" and "/rounds/" in rel):
-            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
+    """Every landed ``.sd`` and round ``.sf`` of a root (:func:`sent_paths`): root-relative path → SHA-256 of its
+    bytes."""
+    return {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in sent_paths(root)}
 
 
 def token_points(request) -> list[tuple[str, float]]:
