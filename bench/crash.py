@@ -5,7 +5,8 @@ Usage: ``python bench/crash.py [--kills 200] [--jobs 2] [--seed N] [--dir DIR]``
 Runs the kill loop of ``tests/collect/crash_loop.py`` (the suite runs it 216
 times): a watch-mode collector of the test adapter is started, a writer
 appends lines of 100 B to 20 KB to six streams of three sessions (each line
-in two writes), and the collector is killed with SIGKILL after 0.3-1.3 s.
+in two writes), and the collector is killed with SIGKILL once it has used 0-0.15 s of CPU (a fresh
+interpreter: 0.3-1.3 s after its start).
 After every kill no worker of the command may be alive 3 s later and its
 stdout and stderr pipes must close; a clean ``--once`` pass must show every complete source line
 landed at least once, repeats only of whole records, no gap in ord, no
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="start each collector as a fresh interpreter (python -m asz_core.cli.main), not forked from "
                          "the pre-imported server (tests/forked.py)")
     ap.add_argument("--after", default=None, help="LO,HI: seconds between a collector's start and its kill, drawn "
-                                                    "evenly (default 0,1 forked, 0.3,1.3 with --fresh)")
+                                                    "evenly (default 0.3,1.3 with --fresh; forked: killed at 0-0.15 s of its CPU)")
     ap.add_argument("--points", type=Path, default=None, help="write each kill's point (CPU s, files, cursors) here, "
                                                               "one JSON line a kill")
     a = ap.parse_args(argv)

@@ -71,8 +71,8 @@ def pytest_configure(config):
 LONG_FIRST = (
     ("tests/reading/test_verify_export_corpus_after_retention.py::"
      "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 24),
-    ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 17),  # each of 8 chunks of 25 kills
-    ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 17),  # each of 2 chunks
+    ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 12),  # each of 8 chunks of 25 kills (s39: 17 x 0.7)
+    ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 8),  # each of 2 chunks (s39: 17 x 0.45)
     ("tests/view_server/test_page_reading_said.py", 15),
     ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 12.5),  # each of 3 chunks
     ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 13),
@@ -81,7 +81,7 @@ LONG_FIRST = (
     ("tests/view_server/test_page_keeps_focus.py", 18),  # its two browser tests, 11.6 + 6.8
     ("tests/core/test_version_installed.py::test_pip_install_dot_names_the_commit_it_was_built_from", 10),  # a pip build
     ("tests/core/test_version_installed.py::test_a_wheel_from_a_tree_without_git_says_unknown_commit", 8),  # another
-    ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 11),
+    ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 9),  # s39: 11 x 0.8
     ("tests/view_server/test_found_sources_gone.py::test_sources_gone_and_back_build_nothing_again_and_the_page_says_it", 10),
     ("tests/langchain/test_langchain_receiver_fuzz.py::test_every_malformed_post_is_400_many_examples", 9),
     ("tests/langchain/test_langchain_server_follows.py::test_a_staged_trace_lands_before_the_interval_in_one_pass", 9),

@@ -32,9 +32,15 @@ the workers the loop's ``jobs`` asks for.
 Read whole after every kill, the loop was quadratic in the kills (200 kills took 13 minutes, 2026-12-04).
 
 The killed collectors are forked from a pre-imported server (tests/forked.py; session 34): real processes with their
-own pid, session and pipes, killed 0-1 s after the start, inside the command's work. Started as fresh interpreters
-(``start=subprocess.Popen``, 0.3-1.3 s) under a load of 15-38, not one of 200 landed a file before its kill: each was
-still importing. Each kill's point (:class:`KillPoint`) is recorded from the root (docs/testing.md).
+own pid, session and pipes, killed inside the command's work. Started as fresh interpreters
+(``start=subprocess.Popen``, killed 0.3-1.3 s after the start) under a load of 15-38, not one of 200 landed a file
+before its kill: each was still importing. Each kill's point (:class:`KillPoint`) is recorded from the root
+(docs/testing.md).
+
+A forked collector is killed when it and its workers have used a CPU time drawn evenly from :data:`KILL_AT_CPU`
+(:func:`wait_for_cpu`), not after a wall-clock delay (0-1 s until session 39): how far a command has gone in its work
+is its CPU, whatever the load. A delay landed most kills in the start-up on a loaded machine and, on an idle one,
+spent most of its second with the collector asleep between passes (the wait was three quarters of a kill's wall).
 """
 
 from __future__ import annotations
@@ -311,22 +317,57 @@ def kill_points(points: list[KillPoint]) -> str:
             + f" s; files landed per kill median {sorted(p.files for p in points)[n // 2]}, max {max(p.files for p in points)}")
 
 
-#: Seconds between starting the collector and killing it, drawn evenly: from the fork server, whose child starts the
-#: command at once; and as a fresh interpreter, whose first 0.3-0.4 s (more under load) are its imports.
-KILL_AFTER = (0.0, 1.0)
+#: CPU seconds of work the killed collector has done (:func:`command_cpu`) when it is killed, drawn evenly, for a
+#: collector forked from the server: its start-up (options, plugins, the root's lock, the first scan) takes about
+#: 0.07 s of them before the first pass lands anything, each watch pass after it (its workers' landing included) some
+#: hundredths (docs/testing.md). Counted in the command's work, not in the wall: a wall-clock delay (0-1 s until
+#: session 39) landed most kills in the start-up under load, and on an idle machine waited out passes asleep.
+KILL_AT_CPU = (0.0, 0.15)
+#: Seconds between starting a fresh interpreter's collector and killing it, drawn evenly (``after``): its first
+#: 0.3-0.4 s (more under load) are its imports.
 KILL_AFTER_FRESH = (0.3, 1.3)
+#: Seconds between two looks at the command's CPU while waiting to kill it: ``/proc`` counts CPU in clock ticks of
+#: 0.01 s, so a closer look sees nothing new (at 0.005 s the looks cost 0.017 s of the test's CPU a kill).
+CPU_LOOK = 0.01
+
+
+def command_cpu(pid: int, workers: dict[int, float]) -> float:
+    """CPU seconds (user + sys) process ``pid`` and the children it forked have used so far, from ``/proc``: a
+    collector and its workers, which a watch pass forks and lets end. ``workers`` keeps each child's last figure
+    across calls, so one that ended still counts what it was last seen using (the figure never falls)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        tasks = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                for c in f.read().split():
+                    workers[int(c)] = max(workers.get(int(c), 0.0), process_cpu(int(c)))
+        except OSError:
+            continue
+    return process_cpu(pid) + sum(workers.values())
+
+
+def wait_for_cpu(proc, cpu: float, most: float = 30.0) -> None:
+    """Return once ``proc`` and its workers have used ``cpu`` seconds of CPU (:func:`command_cpu`), it has ended, or
+    ``most`` seconds have passed."""
+    end, workers = time.monotonic() + most, {}
+    while command_cpu(proc.pid, workers) < cpu and proc.poll() is None and time.monotonic() < end:
+        time.sleep(CPU_LOOK)
 
 
 def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random, *, start=forked.Popen,
               points: list[KillPoint] | None = None, after: tuple[float, float] | None = None) -> tuple[int, int]:
     """Start ``asz collect`` (watch mode, ``--jobs jobs``) ``kills`` times while a writer grows the sources, kill
-    it with SIGKILL after 0.3-1.3 s, then check that none of its workers outlives it by 3 s and that its stdout
-    and stderr pipes close (no worker holds them), and check the root after a clean pass. Returns (lines
-    written, records landed twice); ``points`` gets each kill's :class:`KillPoint`. ``start``: how the collector
-    starts, forked from the pre-imported server (:mod:`forked`, the default: the kill lands in the command's work) or
-    ``subprocess.Popen`` (a fresh interpreter, whose imports take some of the 0.3-1.3 s). Raises AssertionError on the
-    first survivor, loss, gap, refusal or damaged file, naming the kill."""
-    after = after or (KILL_AFTER if start is forked.Popen else KILL_AFTER_FRESH)
+    it with SIGKILL, then check that none of its workers outlives it by 3 s and that its stdout and stderr pipes
+    close (no worker holds them), and check the root after a clean pass. Returns (lines written, records landed
+    twice); ``points`` gets each kill's :class:`KillPoint`. ``start``: how the collector starts, forked from the
+    pre-imported server (:mod:`forked`, the default), killed once it has used :data:`KILL_AT_CPU` seconds of CPU
+    (drawn), or ``subprocess.Popen`` (a fresh interpreter), killed ``after`` seconds (drawn; default
+    :data:`KILL_AFTER_FRESH`, some of them its imports); ``after`` given, any collector is killed so. Raises
+    AssertionError on the first survivor, loss, gap, refusal or damaged file, naming the kill."""
+    after = after or (None if start is forked.Popen else KILL_AFTER_FRESH)
     for session, stream in STREAMS:
         (src / session).mkdir(parents=True, exist_ok=True)
         (src / session / f"{stream}.jsonl").write_bytes(b"")
@@ -339,10 +380,14 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random, 
         # Its own process group: the workers it forks are found by group after it is gone.
         files, cursors, _ = root_marks(root) if points is not None else (0, {}, 0)
         proc = start(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        time.sleep(rng.uniform(*after))
+        if after is None:
+            wait_for_cpu(proc, rng.uniform(*KILL_AT_CPU))
+        else:
+            time.sleep(rng.uniform(*after))
         assert proc.poll() is None, (kill, proc.stderr.read())  # killed while it runs, never after it stopped on its own
         cpu = process_cpu(proc.pid) if points is not None else 0.0
         proc.kill()
+        writer.stop.set()  # what it wrote after the kill only made the clean pass longer
         proc.wait(timeout=30)
         left = survivors(proc.pid)
         for pid in left:
@@ -355,7 +400,6 @@ def kill_loop(src: Path, root: Path, kills: int, jobs: str, rng: random.Random, 
         assert not lock_taken(root / COLLECTOR_LOCK), f"kill {kill}: the collector lock is held with the command's group gone"
         for stream in (proc.stdout, proc.stderr):
             assert reaches_end(stream, 3.0), f"kill {kill}: a pipe of the dead command is still held open"
-        writer.stop.set()
         writer.join(timeout=30)
         full = (kill + 1) % FULL_EVERY == 0 or kill == kills - 1
         if full:

@@ -5,7 +5,7 @@ least once, repeats only of whole records, no gap in ord, and every landed
 file passing check_file. ``bench/crash.py`` runs the same loop as many times as asked.
 
 Each collector is forked from a pre-imported server (tests/forked.py: a real process, its own pid, session, pipes and
-SIGKILL), so the kill, 0-1 s after the start, lands in the command's work, not in a fresh interpreter's imports; each
+SIGKILL), so the kill, at 0-0.15 s of the command's CPU (crash_loop.KILL_AT_CPU), lands in the command's work, not in a fresh interpreter's imports; each
 kill's point (:class:`crash_loop.KillPoint`) is recorded and the 200 kills' spread printed.
 
 Two loops: 200 kills of a collector landing its sessions in two worker processes (the default on two CPUs; issue 23),
