@@ -208,7 +208,11 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     from concurrent.futures import as_completed
 
     with pool:  # Ctrl-C: the workers are killed at once; a row not kept is counted by the next reader
-        return _kept((f.result() for f in as_completed([pool.submit(_keep_run, run) for run in runs])), step)
+        looked = _kept((f.result() for f in as_completed([pool.submit(_keep_run, run) for run in runs])), step)
+    # Two workers closing the store at the same moment each see the other open and leave summaries.sqlite-wal and
+    # -shm behind (sqlite removes them only on the last close it finds alone): closed here once more, alone, they go.
+    SummaryStore(root).close()
+    return looked
 
 
 def _kept(counts: Iterable[int], step: Callable[[int], None] | None) -> int:
