@@ -3,8 +3,8 @@ at once (trial 35b F5: both exited 0, but the second said it "resumed an interru
 the other is writing): the folder is locked (``flock`` on the folder itself, no file added), the second waits for the
 first, says so, then finds the first's copies and leaves them as they are.
 
-Real processes (``python -m asz_core.cli.main``) on the Claude Code corpus collected; the lock the first holds is
-taken here with the same ``flock`` where the order must be known."""
+Real processes (``python -m asz_core.cli.main``, forked from the pre-imported server: tests/forked.py) on the Claude
+Code corpus collected; the lock the first holds is taken here with the same ``flock`` where the order must be known."""
 
 from __future__ import annotations
 
@@ -16,15 +16,16 @@ import sys
 import time
 from pathlib import Path
 
+import forked
 from reading_helpers import REPO, asz, stopped_itself
 
 WAIT = "another asz export is writing into"
 
 
 def _export(root, out, err=subprocess.PIPE) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--tz", "UTC",
-                             "--format", "text", "--root", str(root), "--out", f"{out}/"],
-                            stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO)
+    return forked.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--tz", "UTC",
+                         "--format", "text", "--root", str(root), "--out", f"{out}/"],
+                        stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO)
 
 
 def test_an_export_waits_for_the_one_writing_into_its_folder(corpus_root, tmp_path):
@@ -71,11 +72,15 @@ def test_two_at_once_write_one_folder_and_neither_says_resumed(corpus_root, tmp_
     assert v.returncode == 0, v.stdout
 
 
-def _to_file(root, out: Path, since: str, stop: str = "") -> subprocess.Popen:
-    env = {**os.environ, "ASZ_TEST_EXPORT_STOP": stop} if stop else None
-    return subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", since, "--tz", "UTC",
-                             "--format", "text", "--root", str(root), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+#: Two windows of the corpus (UTC): de3b8b19 alone (2,852 bytes of text), and 55604662 with 8463c716.
+ONE, OTHER = ("2026-01-21", "2026-01-22"), ("2026-02-10", "2026-02-11")
+
+
+def _to_file(root, out: Path, window: tuple[str, str], stop: str = "") -> subprocess.Popen:
+    env = {**os.environ, "ASZ_TEST_EXPORT_STOP": stop} if stop else dict(os.environ)
+    return forked.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", window[0], "--until", window[1],
+                         "--tz", "UTC", "--format", "text", "--root", str(root), "--out", str(out)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
 
 
 def test_a_second_export_to_the_same_file_is_refused_and_the_first_writes_it_whole(corpus_root, tmp_path):
@@ -84,10 +89,11 @@ def test_a_second_export_to_the_same_file_is_refused_and_the_first_writes_it_who
     ``same.txt.lock``; the second writes nothing and exits 1 naming the first's pid; the first then writes exactly the
     file it says, its manifest matching (asz verify --export). A kill -9 leaves the lock file, not the lock."""
     out = tmp_path / "same.txt"
-    first = stopped_itself(_to_file(corpus_root, out, "2000-01-01", "stream:1"), "stream")
+    first = stopped_itself(_to_file(corpus_root, out, ONE, "stream:1"), "stream")
     try:
         part = out.with_name("same.txt.part").read_bytes()
-        second = _to_file(corpus_root, out, "2025-01-01")
+        assert b"de3b8b19" in part and b"55604662" not in part
+        second = _to_file(corpus_root, out, OTHER)
         said = second.communicate(timeout=300)[1]
         assert second.returncode == 1, said
         assert f"asz export: another asz export (pid {first.pid}, started " in said and f"is writing {out}" in said
@@ -100,10 +106,10 @@ def test_a_second_export_to_the_same_file_is_refused_and_the_first_writes_it_who
     assert sorted(p.name for p in tmp_path.iterdir()) == ["same.txt", "same.txt.manifest.json"]  # the lock gone
     v = asz("verify", "--export", str(out), "--root", str(corpus_root), check=False)
     assert v.returncode == 0, v.stdout
-    killed = stopped_itself(_to_file(corpus_root, out, "2000-01-01", "stream:1"), "stream")
+    killed = stopped_itself(_to_file(corpus_root, out, ONE, "stream:1"), "stream")
     killed.kill()
     killed.communicate()
     assert out.with_name("same.txt.lock").read_text().startswith(f"pid {killed.pid}, ")  # left, its lock released
-    again = _to_file(corpus_root, out, "2000-01-01")
+    again = _to_file(corpus_root, out, ONE)
     assert again.communicate(timeout=300) and again.returncode == 0
     assert out.read_bytes() == part and not out.with_name("same.txt.lock").exists()
