@@ -453,12 +453,12 @@ def page(title: str, body: str, css: str = "") -> str:
     """A whole HTML page: ``title`` escaped here (controls and bidi overrides written as ``\\x00`` / ``\\u202e``:
     a ``<title>`` holds no markup to isolate them), ``body`` already safe HTML; style inline, no script, a CSP
     allowing none; ``css`` (trusted, asz's own) follows :data:`CSS`. The title is one line (render 9)."""
+    from .export_render import drawn_style
     from .termtext import html_line
 
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">"
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{html.escape(html_line(title, keep_cr=False))}</title><style>{CSS}{css}</style></head>\n<body>\n<main>\n{body}\n</main>\n</body></html>\n")
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            f"<title>{html.escape(html_line(title, keep_cr=False))}</title><style>{drawn_style(CSS)}{css}</style></head>\n<body>\n<main>\n{body}\n</main>\n</body></html>\n")
 
 
 def _html_head(root: str | os.PathLike, doc: dict, index: str, unresolved: int = 0) -> list[str]:

@@ -34,6 +34,7 @@ import orjson
 
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
+from .export_later import as_earlier, key_differences
 from .export_render import RENDER, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_refusals import refusals_gone
@@ -423,7 +424,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1)):
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
-    again = as_render(again, int(body.get("render") or 1), (body.get("made") or {}).get("format"))  # an older copy
+    again = as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format"))
     entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen, int(body.get("render") or 1)))  # keyed as the manifest's
     spans = None
     if again == copy:
@@ -458,6 +459,16 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
     elif not problems:
         said.append(f"each of the manifest's {len(listed)} mask(s) is the masking's{sat_in}")
     return said, problems
+
+
+def _keys_then(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
+    """``again`` of a json copy without the keys a later asz added that the copy lacks, as the copy's asz wrote it
+    (:func:`~asz_core.reading.export_later.as_earlier`, said in ``said``; trial 39c F2); another format's unchanged."""
+    if (body.get("made") or {}).get("format") != "json":
+        return again
+    again, later = as_earlier(copy, again)
+    said += later
+    return again
 
 
 def _moved_on(cid: str, doc: dict, was: dict, docs: Callable[[str], dict]) -> tuple[Optional[int], str]:
@@ -538,6 +549,8 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
             bad = {at[int(w.split()[1].rstrip(":")) - 1] for w in wrong if w.split()[1].rstrip(":").isdigit()}
             return gone | ({at[n - 1] for n in more} - bad), [], [_html_at(w, at) for w in wrong]
         spans = []
+    elif fmt == "json" and not pruned and (keys := key_differences(copy, again)):  # a key, not a text (39c F2)
+        return gone, spans, keys
     return gone, spans, _differences(copy, laid, entries, gone, skip_gone)
 
 

@@ -95,7 +95,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
 
-__all__ = ["RENDER", "as_render", "drawing", "drawn"]
+__all__ = ["RENDER", "SAID_CSS", "as_render", "drawing", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
 RENDER = 15
@@ -118,6 +118,18 @@ def drawing(render: int) -> Iterator[None]:
         yield
     finally:
         _DRAWN.reset(token)
+
+
+#: Render 8's style rule for a person's words drawn as written (``<div class="said">``), which an html copy of render 7
+#: or before does not hold (trial 39c F1).
+SAID_CSS = ".said{white-space:pre-wrap;overflow-wrap:anywhere}"
+
+
+def drawn_style(css: str) -> str:
+    """An html page's style ``css`` (:data:`~asz_core.reading.export.CSS`) as the render being drawn wrote it
+    (:func:`drawn`): without :data:`SAID_CSS` before render 8."""
+    return css if drawn() >= 8 else css.replace(SAID_CSS, "", 1)
+
 
 _TIME = rb"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:[+-][0-9]{2}:[0-9]{2})?"
 #: Render 2's md tool heading: ``**Tool NAME**[ (failed)] · TIME · `ID```.

@@ -1,0 +1,98 @@
+"""What a later asz added to the json form (``--format json``, the asz.view document) without a new render number,
+so that a json copy an earlier asz made still checks against the root (``asz verify --export``; trial 39c F2).
+
+The render number (:mod:`~asz_core.reading.export_render`) counts what the md, html and text drawings changed; the
+json form is the document itself, and a key a later asz adds to it is no change of any text the copy holds. Each
+such key is listed here with what the asz before it wrote instead; a copy that lacks it is compared with the root's
+document as that asz wrote it (the key taken out, what it moved put back), byte for byte, and the check says so:
+
+- ``summary.calls_by_tool[].refused`` (session 38, 4c8c52fc; trial 38a F4): the calls the person refused, which
+  the asz before counted in ``failed``. Without the key, each entry's ``failed`` is ``failed + refused``. A copy of
+  session 35 (render 5) differed from the root's document first there: ``line 1 column 1961`` of the trial's copy is
+  the ``,"executions"`` after its first entry's ``"failed":0``, where this asz writes ``,"refused":0``.
+
+Any other key the root's document holds and the copy lacks (or the copy holds and the root's document lacks) is named
+by its path as a key (:func:`key_differences`), never as a changed text: a key an asz unknown here wrote, or one
+taken out of or put into the copy.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import orjson
+
+__all__ = ["LATER_KEYS", "as_earlier", "key_differences"]
+
+#: The keys a later asz added to the json form, by path (``[]`` for each entry of a list), each with what it changed.
+LATER_KEYS = {"summary.calls_by_tool[].refused": "session 38, trial 38a F4; an earlier asz counted a refused call in failed"}
+
+
+def _doc(data: bytes) -> Optional[dict]:
+    """``data`` as one JSON object, or None (not JSON, or not an object); an integer past 64 bits stays exact."""
+    try:
+        got = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            got = json.loads(data)
+        except ValueError:
+            return None
+    return got if isinstance(got, dict) else None
+
+
+def _calls_by_tool(doc: dict) -> Optional[list]:
+    got = (doc.get("summary") or {}).get("calls_by_tool") if isinstance(doc.get("summary"), dict) else None
+    return got if isinstance(got, list) and all(isinstance(e, dict) for e in got) else None
+
+
+def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
+    """``again`` (a json copy made again by this asz, as it writes it now) as the asz that wrote ``copy`` wrote it:
+    each key of :data:`LATER_KEYS` the copy lacks taken out, with what it moved put back; ``(bytes, lines said)``,
+    ``again`` and ``[]`` unchanged when the copy holds every such key, or either is not one JSON object."""
+    if again == copy:
+        return again, []
+    mine, root = _doc(copy), _doc(again)
+    if mine is None or root is None:
+        return again, []
+    was, now = _calls_by_tool(mine), _calls_by_tool(root)
+    if was is None or now is None or not now or any("refused" in e for e in was) \
+            or not all(isinstance(e.get("refused"), int) and isinstance(e.get("failed"), int) for e in now):
+        return again, []
+    for e in now:
+        e["failed"] += e.pop("refused")
+    from ..view.render import to_json
+    from .termtext import json_visible
+
+    return json_visible(to_json(root)) + b"\n", [
+        f"the copy's summary.calls_by_tool has no refused key, which a later asz added ({LATER_KEYS['summary.calls_by_tool[].refused']}): "
+        f"its {len(now)} entr{'y' if len(now) == 1 else 'ies'} compared as that asz wrote them, each failed holding the refused calls"]
+
+
+def key_differences(copy: bytes, again: bytes, most: int = 10) -> list[str]:
+    """The keys one of two json documents (``copy``, ``again``: the copy made again) holds and the other lacks, each
+    by its path (``talks[2].children[0].failed``) and said as a key, not a changed text; at most ``most`` named
+    (then how many more). [] when they hold the same keys, or either is not one JSON object."""
+    a, b = _doc(copy), _doc(again)
+    if a is None or b is None:
+        return []
+    out: list[str] = []
+
+    def walk(x, y, path: str) -> None:
+        if isinstance(x, dict) and isinstance(y, dict):
+            for k in dict.fromkeys([*x, *y]):
+                p = f"{path}.{k}" if path else k
+                if k not in x:
+                    out.append(f"{p}: a key the root's document holds and the copy does not (an asz later than the "
+                               "copy's wrote it, or it was taken out of the copy)")
+                elif k not in y:
+                    out.append(f"{p}: a key the copy holds and the root's document does not (an asz this one does not "
+                               "know wrote it, or it was put into the copy)")
+                else:
+                    walk(x[k], y[k], p)
+        elif isinstance(x, list) and isinstance(y, list):
+            for n, (u, v) in enumerate(zip(x, y)):
+                walk(u, v, f"{path}[{n}]")
+
+    walk(a, b, "")
+    return out[:most] + ([f"… and {len(out) - most} more key(s)"] if len(out) > most else [])
