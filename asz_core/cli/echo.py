@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
-__all__ = ["echo"]
+__all__ = ["echo", "stderr_outlived"]
 
 #: Click's ``_ansi_re``: the ANSI style codes it removes from what goes to a stream that is not a terminal.
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
@@ -52,3 +54,60 @@ def echo(message: str, err: bool = False) -> None:
         return
     stream.write(out)
     stream.flush()
+
+
+class _Outlived:
+    """A stream (``sys.stderr``, or its ``buffer``) whose reader may go away while a command's work is not done: the
+    first write or flush that meets a closed pipe points its file descriptor at /dev/null and every later one goes
+    there, so the work goes on and ends with its own exit (:func:`stderr_outlived`). Everything else is the stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream, self.gone = stream, False
+
+    def _went(self) -> None:
+        import os
+
+        self.gone = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        finally:
+            os.close(devnull)
+
+    def write(self, data):
+        try:
+            return self._stream.write(data)
+        except BrokenPipeError:
+            self._went()
+            return len(data)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._went()
+
+    @property
+    def buffer(self):
+        return _Outlived(self._stream.buffer)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def stderr_outlived(when: bool = True) -> Iterator[None]:
+    """Inside the block a standard error whose reader went away (``asz export ID --out F 2>&1 | head -1``) loses what
+    is said on it, never the work: an export to files writes each copy and its manifest whole and exits as it would
+    have (trial 39c F3: it ended at the first line, exit 0, with no manifest). Standard output is left as it is; nothing
+    changes when ``when`` is false."""
+    was = sys.stderr
+    if was is None or not when:
+        yield
+        return
+    sys.stderr = _Outlived(was)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        sys.stderr = was

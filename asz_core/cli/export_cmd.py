@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 
+from .echo import stderr_outlived
 from .export_folder import EXT, Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
@@ -17,7 +18,6 @@ from .export_write import file_to, lines_written, stream_to, to_stdout, write_pa
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
-#: File extension per format (folder exports).
 #: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
 FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 
@@ -412,8 +412,7 @@ def export(
 ) -> None:
     """Export one conversation (ID), or every conversation of a project or date range, withholding view.hide as the page does; an ID with --since/--until exports that conversation's window.
 
-    Without --out one conversation (and several as md, prose or text) goes to
-    stdout; html and json of several need --out DIR, which gets one file per
+    Without --out one conversation (and several as md, prose or text) goes to stdout; html and json of several need --out DIR, which gets one file per
     conversation and an index page linking them (index.html, index.md, or
     index.json for json) with each one's verification state, marking those
     that do not verify. Several as md, prose or text with --out FILE.md,
@@ -461,11 +460,12 @@ def export(
     prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
                   redact, in_range_only, brief, whole, max_tokens, split, shared=fmt in ("md", "html"))
     prose.replace = replace  # --out DIR/: an earlier export's files this one does not make removed (trial 37a F3)
-    if conversation_id is not None and not many and not folder:
-        unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
-    else:
-        unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose, instance, conversation_id)
-    closing_lines(fmt, prose)
+    with stderr_outlived(out is not None):  # --out: a stderr reader gone never cuts the files short (trial 39c F3)
+        if conversation_id is not None and not many and not folder:
+            unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
+        else:
+            unverified = _several(r, project, since, until, zone, fmt, hide, thinking, out, prose, instance, conversation_id)
+        closing_lines(fmt, prose)
     if unverified:
         raise typer.Exit(1)
 

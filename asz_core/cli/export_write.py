@@ -72,14 +72,14 @@ def file_to(file: Path, data: bytes, then=lambda: None) -> None:
 
 
 def _in_place(part: Path, file: Path, then) -> None:
-    """``part`` replaces ``file`` (a file replaced is said, never silent: trial 12), ``wrote FILE (N bytes)``, then
-    ``then()``."""
+    """``part`` replaces ``file``, ``then()`` (its manifest, written before a word is said: trial 39c F3), then a file
+    replaced is said, never silent (trial 12), and ``wrote FILE (N bytes)``."""
     before = file.stat().st_size if file.is_file() else None
     os.replace(part, file)
+    then()
     if before is not None:
         typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
     typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
-    then()
 
 
 @contextmanager

@@ -51,3 +51,23 @@ def test_a_real_error_keeps_its_exit_code_with_a_closed_pipe(tmp_path):
     """Not every failure becomes 0: a root that does not exist is still exit 1 with its message."""
     p = _run_into_closed_pipe(["ls", "--root", str(tmp_path / "nowhere")])
     assert p.returncode == 1 and b"nowhere" in p.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_an_export_to_a_file_is_written_whole_with_its_manifest_when_stderr_is_closed(corpus_root, tmp_path, fmt):
+    """Trial 39c F3: ``asz export ID --format json --out a.json 2>&1 | head -1`` ended at its first stderr line (the
+    clipped-texts note), exit 0, and no ``a.json.manifest.json``. Both streams a pipe nobody reads: the copy and its
+    manifest are written, the exit is the export's, and the copy checks against the root."""
+    cid = sorted(p.name for p in (corpus_root / "_conversations").iterdir() if not p.name.startswith("."))[0]
+    out = tmp_path / f"a.{fmt}"
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([*ASZ, "export", cid, "--format", fmt, "--out", str(out), "--root", str(corpus_root)],
+                           stdout=w, stderr=w, timeout=300)
+    finally:
+        os.close(w)
+    assert p.returncode == 0 and out.is_file() and out.with_name(out.name + ".manifest.json").is_file(), p.returncode
+    v = subprocess.run([*ASZ, "verify", "--export", str(out), "--root", str(corpus_root)], capture_output=True, text=True,
+                       timeout=300)
+    assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the copy checks against the root", v.stdout + v.stderr
