@@ -73,7 +73,7 @@ from .listing import Filters, dialect_of
 from .search_meta import Meta
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
-from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, other_indexes, other_indexes_note, unwritable
+from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
 from .search_labels import label_flags, label_row, withheld_by
 from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
@@ -305,9 +305,12 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     with one_writer(index_file(root, index_path(root)), wait=wait, waiting=waiting) as mine:
         if not mine:
             return IndexReport(0, 0, 0, 0, time.monotonic() - t0, busy=True)
+        fresh = not (root / INDEX_PATH).is_file()
         path, counts = _update(root, conversations, step, jobs, purge)
     if index_file(root, index_path(root)) != path:
         return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge, wait=wait, waiting=waiting)
+    if fresh and path == root / INDEX_PATH:  # this asz's index built in the root: an older schema's goes (39c F4)
+        older_indexes_removed(root)
     return IndexReport(*counts, time.monotonic() - t0, first_note(root))
 
 

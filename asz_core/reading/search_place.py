@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .search_store import SCHEMA_VERSION, connect, with_folded
 
-__all__ = ["INDEX_PATH", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
+__all__ = ["INDEX_PATH", "older_indexes_removed", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
            "not_built_line"]
 
 _lock = threading.Lock()
@@ -129,6 +129,26 @@ def other_indexes(root: str | Path) -> list[Path]:
     except OSError:
         return []
     return [d / n for n in names if n != INDEX_PATH.name and (n == "search.sqlite" or (n.startswith("search-") and n.endswith(".sqlite")))]
+
+
+def older_indexes_removed(root: str | Path) -> list[Path]:
+    """Remove the search index files of older index schemas in ``<root>/_index/`` (``search.sqlite``, and
+    ``search-<N>.sqlite`` with N below :data:`SCHEMA_VERSION`, each with its ``-wal`` and ``-shm``), once this asz's
+    own index is built there: derived data no asz of this schema or later reads, and one of schema 29 or before holds
+    the credentials unmasked (trial 39c F4). A newer schema's index (an asz later than this one) is kept. The files
+    removed, in name order; one that cannot be removed is left (never raises)."""
+    gone = []
+    for p in other_indexes(root):
+        n = p.name[len("search-"):-len(".sqlite")] if p.name != "search.sqlite" else "0"
+        if not n.isdigit() or int(n) >= int(SCHEMA_VERSION):
+            continue
+        for q in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+            try:
+                q.unlink()
+                gone.append(q)
+            except OSError:
+                pass
+    return gone
 
 
 def other_indexes_note(root: str | Path, cmd: str) -> str:
