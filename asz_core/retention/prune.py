@@ -119,6 +119,17 @@ def not_accepted(root: Path, state: PushState, rels: list[str], rounds: list[str
     return bad + [r for r in rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
 
 
+def _observed_last(root: Path, conversations: list[str]) -> int:
+    """The last activity (unix ns, 0 when none) of conversations none of whose records has a time (a session of
+    ``asz hook``'s execution records only): their list rows' ``to``, the observations' own times, which ``asz ls``
+    gives as LAST ACTIVITY (:meth:`~asz_core.view.summary.DocumentView.recorded_range`; trial 39c F6: prune said
+    ``last activity unknown`` for a session ``asz ls`` dated)."""
+    from ..reading.listing import conversation_rows
+
+    tos = [r["to"] for r in conversation_rows(root, ids=conversations) if isinstance(r.get("to"), int) and r["to"] > 0]
+    return max(tos) * 1_000_000 if tos else 0
+
+
 def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int | None = None) -> list[SessionPlan]:
     """Decide, for every session with landed files, whether retention removes it now (see the module doc)."""
     root = Path(root)
@@ -149,7 +160,7 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
         if any(int(h.get("through_seq", 0)) < last_seq for h in hs):
             plan.reason = f"its head round does not reach the last landed file (seq {last_seq}): parse it first"
             continue
-        last = max((parse_instant(h.get("session_through_time")) or 0) for h in hs)
+        last = max((parse_instant(h.get("session_through_time")) or 0) for h in hs) or _observed_last(root, plan.conversations)
         plan.last_activity = format_rfc3339(last) if last else ""
         if not last or now_ns - last < cfg.after * 1e9:
             plan.reason = f"last activity {plan.last_activity or 'unknown'} is within storage.retention.after"
