@@ -462,8 +462,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
 
 
 def _keys_then(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
-    """``again`` of a json copy without the keys a later asz added that the copy lacks, as the copy's asz wrote it
-    (:func:`~asz_core.reading.export_later.as_earlier`, said in ``said``; trial 39c F2); another format's unchanged."""
+    """``again`` of a json copy as the copy's asz wrote it (:func:`~.export_later.as_earlier`, said in ``said``)."""
     if (body.get("made") or {}).get("format") != "json":
         return again
     again, later = as_earlier(copy, again)
