@@ -80,14 +80,14 @@ def test_a_render_7_copy_still_checks(root, tmp_path, form):
     """Render 7 drew a prompt as Markdown and the head's backslashes single: such a copy is made again as it was
     drawn and checks; the same bytes said to be render 8 do not, and neither does the render-8 copy said to be 7."""
     from asz_core.reading.export_manifest import line_digests
-    from asz_core.reading.export_render import drawing
+    from asz_core.reading.export_render import RENDER, drawing
 
     old, now = tmp_path / f"old.{form}", tmp_path / f"now.{form}"
     with drawing(7):
         asz("export", SESSION[:8], "--format", form, "--out", str(old), "--root", str(root))
     asz("export", SESSION[:8], "--format", form, "--out", str(now), "--root", str(root))
     assert old.read_bytes() != now.read_bytes()
-    for copy, render, code in ((old, 7, 0), (old, 8, 1), (now, 7, 1), (now, 10, 0)):  # now: render 10 (fix37b)
+    for copy, render, code in ((old, 7, 0), (old, 8, 1), (now, 7, 1), (now, RENDER, 0)):  # now: this asz's own render
         body = json.loads(copy.with_name(copy.name + ".manifest.json").read_bytes())
         data = copy.read_bytes()
         body["render"] = render
