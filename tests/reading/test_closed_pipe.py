@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import forked
 import pytest
 
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
@@ -63,11 +64,11 @@ def test_an_export_to_a_file_is_written_whole_with_its_manifest_when_stderr_is_c
     r, w = os.pipe()
     os.close(r)
     try:
-        p = subprocess.run([*ASZ, "export", cid, "--format", fmt, "--out", str(out), "--root", str(corpus_root)],
-                           stdout=w, stderr=w, timeout=300)
+        p = forked.run([*ASZ, "export", cid, "--format", fmt, "--out", str(out), "--root", str(corpus_root)],
+                       stdout=w, stderr=w, timeout=300)
     finally:
         os.close(w)
     assert p.returncode == 0 and out.is_file() and out.with_name(out.name + ".manifest.json").is_file(), p.returncode
-    v = subprocess.run([*ASZ, "verify", "--export", str(out), "--root", str(corpus_root)], capture_output=True, text=True,
-                       timeout=300)
+    v = forked.run([*ASZ, "verify", "--export", str(out), "--root", str(corpus_root)], capture_output=True, text=True,
+                   timeout=300)
     assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the copy checks against the root", v.stdout + v.stderr
