@@ -187,7 +187,8 @@ def check_root(src: Path, root: Path, expected: dict[int, int]) -> Outcome:
     from asz_core.view.server import ViewState, create_app
 
     out = Outcome()
-    res = CliRunner().invoke(build_app(), ["collect", "--once", "--jobs", "1", "--source", str(src), "--root", str(root)])
+    # the application the console script builds for ``asz collect`` (its module's commands only; asz_core.cli.main)
+    res = CliRunner().invoke(build_app(("collect_cmd",)), ["collect", "--once", "--jobs", "1", "--source", str(src), "--root", str(root)])
     if res.exit_code != 0 or res.exception is not None:
         tail = "".join(traceback.format_exception(res.exception)) if res.exception else res.output[-2000:]
         out.failures.append(f"collect exited {res.exit_code}: {tail}")

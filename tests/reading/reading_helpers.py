@@ -24,15 +24,14 @@ def asz_process(*args: str, check: bool = True, timeout: float = 300, cwd: Path 
 
 
 def asz(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run ``asz ARGS`` in this process (the whole Typer application, Click's runner); the same result shape as a subprocess."""
+    """Run ``asz ARGS`` in this process (Click's runner, in the application the console script would build for it:
+    :func:`cli_helpers.app_for`); the same result shape as a subprocess."""
     from typer.testing import CliRunner
 
-    from asz_core.cli.main import build_app
-
-    from cli_helpers import signals_kept
+    from cli_helpers import app_for, signals_kept
 
     with signals_kept():  # a command may ignore SIGINT as it exits (collect --once's _decided)
-        res = CliRunner().invoke(build_app(), list(args), catch_exceptions=False)
+        res = CliRunner().invoke(app_for(*args), list(args), catch_exceptions=False)
     p = subprocess.CompletedProcess(["asz", *args], res.exit_code, res.stdout, res.stderr)
     if check and p.returncode != 0:
         raise AssertionError(f"asz {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
