@@ -5,7 +5,8 @@ lines, an "Asked" prompt, a step of blank text, a runtime notice's label, a past
 copies "checks against the root but for what retention removed", exit 0; a copy of each form with a model's name
 changed (a value the skeletons keep, docs/push.md) is a problem, exit 1.
 
-Real input: the whole corpus (../shared/corpus/claude-code/projects), collected, every conversation exported in the
+Real input: the whole corpus (../shared/corpus/claude-code/projects), collected (a copy of the run's once-collected root,
+tests/conftest.py corpus_copy), every conversation exported in the
 four forms, then pruned by ``asz prune`` (retention ``after: "0"``). The conversations are the source's distinct
 ``sessionId`` values; the forged model name is the one the source records (``message.model``)."""
 
@@ -39,12 +40,10 @@ def _sessions(source) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not(corpus_source, tmp_path):
+def test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not(corpus_source, corpus_copy, tmp_path):
     sessions = _sessions(corpus_source)
     assert len(sessions) == 11 and FORGED in sessions and sessions[FORGED]
-    shutil.copytree(corpus_source, tmp_path / "projects")
-    root = tmp_path / "root"
-    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    root = corpus_copy(tmp_path / "root")  # the corpus as the real ``asz collect --once`` landed it, the test's own copy
     copies = {}
     for sid in sessions:
         for form, args in FORMS.items():
