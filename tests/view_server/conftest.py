@@ -142,3 +142,13 @@ def word_sessions_root(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("word-sessions")
     collect_and_parse(write_sessions(base / "projects"), base / "root")
     return base / "root"
+
+
+@pytest.fixture
+def fast_polls(browser):
+    """The run's browser (tests/conftest.py), its pages polling every 0.5 s where they would every 5 s for this test
+    only (test_view_server_browser.quick_polls): for the tests that wait for what the page's next poll brings."""
+    from test_view_server_browser import quick_polls
+
+    with quick_polls(browser):
+        yield browser

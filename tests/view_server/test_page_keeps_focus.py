@@ -57,9 +57,9 @@ def _tab_to(drv, accept, limit: int = 80):
 
 
 @pytest.mark.slow  # a real server following its source, a collect pass and a browser: 10-20 s on a shared machine
-def test_a_new_round_keeps_focus_and_scroll_on_the_conversation(tmp_path, browser):
+def test_a_new_round_keeps_focus_and_scroll_on_the_conversation(tmp_path, fast_polls):
     s, src = _server(tmp_path)
-    drv = browser
+    drv = fast_polls  # the document's 5 s poll every 0.5 s
     try:
         head = open_at(drv, f"{s.base}/c/{CANARY_SESSION}", "section.talk .talkhead", width=900, height=360)
         head.send_keys(Keys.ENTER)  # the talk opens from the keyboard

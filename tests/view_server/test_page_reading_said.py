@@ -6,7 +6,7 @@ Real input: a copy of the corpus root collected by the real ``asz collect --once
 real ``asz view`` over it and headless Chromium on its list. The server's state checker (``check_all``: it builds
 each conversation's document, newest first) waits while a reader reads a conversation (any ``/api/c/…`` request,
 ``READ_QUIET``): the test holds it with requests for an unknown id, and lets it go one step at a time, so that the
-page's polls (every 5 s) meet each state: "starting soon", then a count, then a later count, then nothing left.
+page's polls (every 5 s; every 0.5 s here, :func:`test_view_server_browser.quick_polls`) meet each state: "starting soon", then a count, then a later count, then nothing left.
 The region is read from the DOM (every text written to it, as a MutationObserver saw it) and from Chromium's
 accessibility tree.
 """
@@ -121,7 +121,7 @@ def _sessions(corpus_dir) -> set[str]:
     return out
 
 
-def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_count(corpus_copy, corpus_dir, serve, browser,
+def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_count(corpus_copy, corpus_dir, serve, fast_polls,
                                                                                      tmp_path):
     root = corpus_copy(tmp_path / "root")
     s = serve(root)
@@ -129,7 +129,7 @@ def test_reading_is_said_when_a_new_kind_starts_and_when_it_ends_never_at_each_c
     hold.held.set()  # before the checker's first step (it starts CHECK_DELAY = 2 s after the first request)
     try:
         assert hold.reading() == "checking conversations: starting soon"
-        drv = browser
+        drv = fast_polls  # the list's 5 s poll every 0.5 s: each state met by more polls
         open_at(drv, s.base + "/", "a.convtitle")
         drv.execute_script(  # every text the page writes into #say from now on (say() empties it first, then writes)
             "window.__said = []; new MutationObserver(function () { const t = document.getElementById('say').textContent;"

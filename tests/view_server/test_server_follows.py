@@ -75,7 +75,7 @@ def test_no_follow_keeps_the_interval_alone(tmp_path):
 
 
 @pytest.mark.slow  # 15 s at load 20: the only end-to-end check of what a reader sees live
-def test_an_open_page_follows_appends(tmp_path, browser):
+def test_an_open_page_follows_appends(tmp_path, fast_polls):
     """End to end: real server (interval 10m), real appends to the source, real Chromium on the list and on the
     conversation page; both show what was appended without a reload."""
     from selenium.webdriver.common.by import By
@@ -87,7 +87,7 @@ def test_an_open_page_follows_appends(tmp_path, browser):
     s = Served(["server", "--root", str(tmp_path / "root"), "--source", str(src), "--interval", "10m"], tmp_path, timeout=60)
     try:
         _until(lambda: CANARY_SESSION in _ids(s), "the first pass's conversation", s)
-        drv = browser
+        drv = fast_polls  # the list's and the document's 5 s polls every 0.5 s
         open_at(drv, s.base + "/", "a.convtitle")
         _add_example(src)
         wait(drv, lambda d: len(d.find_elements(By.CSS_SELECTOR, "a.convtitle")) == 2, timeout=GENEROUS)

@@ -7,6 +7,7 @@ not installed; ``.ci/run`` installs them so CI always runs these.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -40,6 +41,28 @@ def open_at(drv, url: str, css: str, width: int = 1280, height: int = 1000):
     drv.set_window_size(width, height)
     go(drv, url)
     return wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+#: Run before the page's own script (CDP ``Page.addScriptToEvaluateOnNewDocument``): the page's 5 s polls (app.js:
+#: the list and ``/api/status``, ``nextRefresh``; an open conversation's document, ``pollDocument``) come every ``%d``
+#: ms instead; every other timer runs as the page sets it (the 1 s list poll while rows are counted, the 2 s usage
+#: redraw, the 60 ms wait before a status text is said).
+QUICK_POLLS = """(function () { const st = window.setTimeout, si = window.setInterval;
+  window.setTimeout = function (f, ms, ...a) { return st.call(window, f, ms === 5000 ? %d : ms, ...a); };
+  window.setInterval = function (f, ms, ...a) { return si.call(window, f, ms === 5000 ? %d : ms, ...a); }; })();"""
+
+
+@contextlib.contextmanager
+def quick_polls(drv, ms: int = 500):
+    """Within the block, every page ``drv`` loads polls the server every ``ms`` milliseconds where it would every 5 s
+    (:data:`QUICK_POLLS`): a test that waits for what a poll brings (a live update, a status line) waits a tenth as
+    long, and each state the server passes through is met by more polls, not fewer. The script is removed on leaving
+    (the browser is the run's: tests/conftest.py)."""
+    sid = drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": QUICK_POLLS % (ms, ms)})["identifier"]
+    try:
+        yield
+    finally:
+        drv.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": sid})
 
 
 def open_usage(drv, base: str, css: str):
