@@ -64,21 +64,22 @@ def pytest_configure(config):
 
 
 #: Tests started first on xdist's workers, with the seconds of wall each took in session 37's quiet fresh-clone suite
-#: (31050b13, -n 3, load 3.5-4.4, ``--durations=40``; a chunk: its own; the two installs as session 38 left them). A
+#: (31050b13, -n 3, load 3.5-4.4, ``--durations=40``; a chunk: its own; the two installs as session 38 left them;
+#: the five tests session 39 made cheaper scaled by what they saved side by side with main, docs/testing.md). A
 #: node id names one test (and its parametrized cases, each one placed on its own); a file path all of that file's
 #: tests, kept together (its module fixtures are made once). A name no longer collected is passed over. The tests of
 #: that run over 8.5 s are here but test_erase.py's kill loop (its module's ``officer_root`` is made once).
 LONG_FIRST = (
     ("tests/reading/test_verify_export_corpus_after_retention.py::"
-     "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 24),
+     "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 20),  # 24 before session 39
     ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 12),  # each of 8 chunks of 25 kills (s39: 17 x 0.7)
     ("tests/export/test_push_crash.py::test_kill_9_mid_push_loses_and_duplicates_nothing", 8),  # each of 2 chunks (s39: 17 x 0.45)
     ("tests/view_server/test_page_reading_said.py", 15),
-    ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 12.5),  # each of 3 chunks
-    ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 13),
-    ("tests/view_server/test_server_follows.py::test_an_open_page_follows_appends", 12),
+    ("tests/isolation/test_isolation.py::test_fuzzed_lines_cost_nothing_many_examples", 10.5),  # each of 3 chunks
+    ("tests/reading/test_export_order_claude_unchanged.py::test_claude_code_exports_keep_file_order", 10.5),
+    ("tests/view_server/test_server_follows.py::test_an_open_page_follows_appends", 6),  # fast_polls: half its wall
     ("tests/verify/test_verify_light.py::test_a_root_with_mcp_execution_records", 12),
-    ("tests/view_server/test_page_keeps_focus.py", 18),  # its two browser tests, 11.6 + 6.8
+    ("tests/view_server/test_page_keeps_focus.py", 17),  # its two browser tests, 11.6 + 6.8 (5.6 with fast_polls)
     ("tests/core/test_version_installed.py::test_pip_install_dot_names_the_commit_it_was_built_from", 10),  # a pip build
     ("tests/core/test_version_installed.py::test_a_wheel_from_a_tree_without_git_says_unknown_commit", 8),  # another
     ("tests/collect/test_crash.py::test_sigkill_at_random_moments_loses_nothing_in_one_process", 9),  # s39: 11 x 0.8
