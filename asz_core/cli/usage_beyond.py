@@ -4,9 +4,9 @@ records say (seed 000: a count lands as written); the note names where to look: 
 usage field, once per command.
 
 The bound, :data:`BEYOND`: more than 10,000,000 tokens of one kind in one call. The largest context window any
-provider publishes is 2,000,000 tokens (Gemini 1.5 Pro; Claude's largest is 1,000,000), and a call's input, cache
-reads and writes and output all fit in its window, so no real call reaches it: a count above it is a damaged or
-forged record, or a runtime's bug.
+provider publishes is 10,000,000 tokens (Meta's Llama 4 Scout; Gemini 1.5 Pro's is 2,000,000, Claude's largest
+1,000,000), and a call's input, cache reads and writes and output all fit in its window, so no real call goes beyond
+it: a count above it is a damaged or forged record, or a runtime's bug.
 """
 
 from __future__ import annotations
