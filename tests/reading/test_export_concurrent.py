@@ -22,8 +22,14 @@ from reading_helpers import REPO, asz, stopped_itself
 WAIT = "another asz export is writing into"
 
 
-def _export(root, out, err=subprocess.PIPE) -> subprocess.Popen:
-    return forked.Popen([sys.executable, "-m", "asz_core.cli.main", "export", "--since", "2000-01-01", "--tz", "UTC",
+#: Two windows of the corpus (UTC): de3b8b19 alone (2,852 bytes of text), and 55604662 with 8463c716.
+ONE, OTHER = ("2026-01-21", "2026-01-22"), ("2026-02-10", "2026-02-11")
+
+
+def _export(root, out, err=subprocess.PIPE, window: tuple[str, ...] = ("2000-01-01",)) -> subprocess.Popen:
+    """``asz export`` of ``window`` (--since, and --until when given; the whole corpus by default) into ``out/``."""
+    bounds = ["--since", window[0], *(["--until", window[1]] if len(window) > 1 else [])]
+    return forked.Popen([sys.executable, "-m", "asz_core.cli.main", "export", *bounds, "--tz", "UTC",
                          "--format", "text", "--root", str(root), "--out", f"{out}/"],
                         stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO)
 
@@ -34,7 +40,7 @@ def test_an_export_waits_for_the_one_writing_into_its_folder(corpus_root, tmp_pa
     fd = os.open(out, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)  # as an export at work holds it
     with open(tmp_path / "err", "w") as err:
-        p = _export(corpus_root, out, err)
+        p = _export(corpus_root, out, err, ONE)  # what it waits for is the folder, whatever it exports
         try:
             deadline = time.monotonic() + 120
             while WAIT not in (tmp_path / "err").read_text() and p.poll() is None and time.monotonic() < deadline:
@@ -70,10 +76,6 @@ def test_two_at_once_write_one_folder_and_neither_says_resumed(corpus_root, tmp_
             assert (out / n).read_bytes() == (alone / n).read_bytes(), n
     v = asz("verify", "--export", f"{out}/", "--root", str(corpus_root), check=False)
     assert v.returncode == 0, v.stdout
-
-
-#: Two windows of the corpus (UTC): de3b8b19 alone (2,852 bytes of text), and 55604662 with 8463c716.
-ONE, OTHER = ("2026-01-21", "2026-01-22"), ("2026-02-10", "2026-02-11")
 
 
 def _to_file(root, out: Path, window: tuple[str, str], stop: str = "") -> subprocess.Popen:
