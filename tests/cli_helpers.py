@@ -374,13 +374,8 @@ def fork_or_skip() -> None:
 def usage_json(u):
     """A usage object ``u`` (``{"in", "out", "cache_read", "cache_write"}``, ``cache_write_1h`` where some) as ``asz
     usage --json`` gives each row's and the total's: with ``cache_write_1h`` always, 0 where none, or null where every
-    count is null (no token recorded; trial 38b F4: one set of keys on every row), and ``long_context`` so (its five
-    counts and ``calls``, zeros where none; session 39). Anything else as it is."""
+    count is null (no token recorded; trial 38b F4: one set of keys on every row). Anything else as it is."""
     if not isinstance(u, dict):
         return u
     fill = None if u and all(v is None for v in u.values()) else 0
-    long = u.get("long_context") or {}  # on every row too (session 39): zeros where no call was above 200K
-    long = None if fill is None else {**{k: long.get(k, 0) for k in ("in", "out", "cache_read", "cache_write",
-                                                                      "cache_write_1h", "calls")}}
-    return {**{k: u.get(k, fill) for k in ("in", "out", "cache_read", "cache_write", "cache_write_1h")}, **u,
-            "long_context": long}
+    return {**{k: u.get(k, fill) for k in ("in", "out", "cache_read", "cache_write", "cache_write_1h")}, **u}

@@ -10,9 +10,6 @@ rounded once to the cent (what the table prints), ``currency`` ``USD`` on every 
 never 0), ``marks`` the table's marks after a cost (``*``, ``^``, ``?``), ``credits`` (Kiro's, in its own unit,
 never USD; empty when none) and ``cache_write_1h``, the part of ``cache_write`` written to the 1-hour cache (0 where
 none, empty as the other token cells; last, so the columns before it stand where they stood: trial 38b F4).
-:data:`LONG_COLUMNS` close every line (after ``--breakdown``'s, so every column before stands where it stood; session
-39): the calls whose input was above 200K tokens (priced at their model's long-context rates where it has them) and
-their four token counts, ``--json``'s ``usage.long_context``: 0 where none, empty as the other token cells.
 docs/view.md, For finance.
 
 With ``--breakdown`` (trial 30b F7: refused in csv and md, the table's and ``--json``'s only) a ``model`` column
@@ -30,7 +27,7 @@ import io
 
 from ..view.rows import usage_unrecorded
 
-__all__ = ["COLUMNS", "KIND_COLUMNS", "LONG_COLUMNS", "FORMATS", "flat_lines", "csv_text", "md_text"]
+__all__ = ["COLUMNS", "KIND_COLUMNS", "FORMATS", "flat_lines", "csv_text", "md_text"]
 
 #: The output forms of ``asz usage --format``: ``table`` (the text table, the default), ``json`` (as ``--json``),
 #: ``csv`` and ``md`` (a Markdown table).
@@ -43,10 +40,6 @@ SESSION = ("title", "project", "instance")
 #: With ``--breakdown``, the columns closing every line: each kind of token's cost (``cost_by_kind``'s keys in order).
 KIND_COLUMNS = ("cost_input", "cost_output", "cost_cache_write_5m", "cost_cache_write_1h", "cost_cache_read")
 _KINDS = ("in", "out", "cache_write_5m", "cache_write_1h", "cache_read")
-#: The columns closing every line, after :data:`KIND_COLUMNS` when given: ``usage.long_context``'s calls and tokens.
-LONG_COLUMNS = ("long_context_calls", "long_context_input", "long_context_output", "long_context_cache_write",
-                "long_context_cache_read")
-_LONG = ("calls", "in", "out", "cache_write", "cache_read")
 
 
 def _priced(cost: dict) -> str:
@@ -81,7 +74,7 @@ def flat_lines(rows: list[dict], key: str, t: dict, table=None, breakdown: bool 
     neither: its key is the model) and :data:`KIND_COLUMNS`."""
     extra = SESSION if key == "conversation" else ()
     split = breakdown and key != "model"  # the model view: its key is the model, no model column nor lines
-    head = [key, *extra, *(("model",) if split else ()), *COLUMNS, *(KIND_COLUMNS if breakdown else ()), *LONG_COLUMNS]
+    head = [key, *extra, *(("model",) if split else ()), *COLUMNS, *(KIND_COLUMNS if breakdown else ())]
     out = []
     for r in [*rows, t]:
         more = tuple(str(r.get(k) or "") for k in extra) if r is not t else ("",) * len(extra)
@@ -90,7 +83,6 @@ def flat_lines(rows: list[dict], key: str, t: dict, table=None, breakdown: bool 
         if breakdown:
             out[-1][len(more) + 1:len(more) + 1] = [""] if split else []
             out[-1].extend(_kind_cells(r.get("cost_by_kind"), r))
-        out[-1].extend(_long_cells(r))
         if split and r is not t:
             out.extend(_model_lines(str(r[key]), more, r, table))
     return head, out
@@ -102,15 +94,6 @@ def _kind_cells(kinds: dict | None, r: dict) -> list[str]:
     if not kinds or r["cost"].get("priced") is False or usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")):
         return [""] * len(KIND_COLUMNS)
     return [f"{kinds[k]:.6f}" for k in _KINDS]
-
-
-def _long_cells(r: dict) -> list[str]:
-    """:data:`LONG_COLUMNS`' cells of a line: its usage's ``long_context`` (calls and tokens), 0 where none; empty
-    where its calls recorded no token count (as the other token cells)."""
-    if usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits")):
-        return [""] * len(LONG_COLUMNS)
-    long = (r["usage"] or {}).get("long_context") or {}
-    return [str(long.get(k) or 0) for k in _LONG]
 
 
 def _model_lines(key: str, more: tuple, r: dict, table) -> list[list[str]]:
@@ -128,7 +111,7 @@ def _model_lines(key: str, more: tuple, r: dict, table) -> list[list[str]]:
                "calls_with_usage": n if u is not None else 0, "credits": credits}
         line = _line(key, more, one, [m])
         line[len(more) + 1:len(more) + 1] = [m]
-        out.append(line + _kind_cells(cost_by_kind({m: u}, table) if u is not None else None, one) + _long_cells(one))
+        out.append(line + _kind_cells(cost_by_kind({m: u}, table) if u is not None else None, one))
     return out
 
 
@@ -149,7 +132,7 @@ def md_text(head: list[str], lines: list[list[str]]) -> str:
         return " ".join(s.split()).replace("\\", "\\\\").replace("|", "\\|")
 
     right = {"calls", "input", "output", "cache_write", "cache_read", "total_tokens", "cost_exact", "cost", "credits",
-             "cache_write_1h", *KIND_COLUMNS, *LONG_COLUMNS}
+             "cache_write_1h", *KIND_COLUMNS}
     rule = ["---:" if h in right else "---" for h in head]
     text = "\n".join("| " + " | ".join(cell(c) for c in line) + " |" for line in [head, rule, *lines])
     return (text + "\n\nCosts in USD: `cost_exact` is exact, `cost` it rounded once to the cent; the total is the exact "

@@ -1,11 +1,11 @@
 """The one set of token keys ``asz usage --json`` gives every row (trial 38b F4; docs/view.md, asz usage --json):
-``in``, ``out``, ``cache_read``, ``cache_write``, ``cache_write_1h`` and ``long_context``, 0 where none, on each row's ``usage`` and
+``in``, ``out``, ``cache_read``, ``cache_write`` and ``cache_write_1h``, 0 where none, on each row's ``usage`` and
 ``usage_by_model`` entry, so a script (pandas, jq) reads one schema, and no count of calls among a model's tokens
 (:func:`model_tokens`). Used by :func:`~asz_core.view.usage_report.recorded`."""
 
 from __future__ import annotations
 
-from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
+from .usage import HOUR_UNKNOWN_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
 
 __all__ = ["even_keys", "model_tokens"]
 
@@ -14,18 +14,13 @@ def even_keys(row: dict) -> dict:
     """``row`` with its ``usage`` and each ``usage_by_model`` entry (its ``instances``' too) holding the four counts
     and ``cache_write_1h`` (the 1-hour part of ``cache_write``), 0 where none, null where every call's records did
     not keep it (``hour_not_kept`` and no part: an older asz's files), in that order, then any other key as
-    it is (``rate_not_priced``, …), and ``long_context`` (the part of them from calls whose input was above 200K
-    tokens: the same five keys and ``calls``, zeros where no call was, its ``cache_write_1h`` null where the row's is
-    not kept) on every one: a script reading the rows sees one set of token keys on every row (trial 38b F4:
-    ``cache_write_1h`` only on rows holding some, a ragged schema for pandas or jq; session 39: ``long_context`` so)."""
+    it is (``long_context``, ``rate_not_priced``, …): a script reading the rows sees one set of token keys on every row
+    (trial 38b F4: ``cache_write_1h`` only on rows holding some, a ragged schema for pandas or jq)."""
     def even(u):
         if not isinstance(u, dict):
             return u
         hour = None if HOUR_UNKNOWN_KIND in u and SPLIT_KIND not in u else 0  # not kept: not known, never 0
-        long = u.get(LONG_KIND) if isinstance(u.get(LONG_KIND), dict) else {}
-        long = {**{k: long.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: long.get(SPLIT_KIND, hour),
-                "calls": long.get("calls", 0)}  # no call above 200K input tokens: zeros (session 39)
-        return {**{k: u.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: hour, **u, LONG_KIND: long}
+        return {**{k: u.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: hour, **u}
 
     out = {**row, "usage": even(row.get("usage"))} if "usage" in row else dict(row)
     if isinstance(row.get("usage_by_model"), dict):

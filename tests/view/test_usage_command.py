@@ -165,9 +165,7 @@ def test_breakdown_puts_each_models_tokens_and_cost_under_its_row(corpus):
                                  f"{sum(u[k] for k in KINDS):,}", dollars(Decimal(c["usd_exact"]))]  # <$0.01 when small (32a F8)
         # each model's calls, tokens and cost add up to the row's
         assert sum(r["calls_by_model"].values()) == r["calls"]
-        counts = [k for k in r["usage"] if k != "long_context"]  # long_context: a part of them, summed apart
-        assert {k: sum(r["usage_by_model"][m][k] for m in r["models"]) for k in counts} == {k: r["usage"][k] for k in counts}
-        assert sum(r["usage_by_model"][m]["long_context"]["calls"] for m in r["models"]) == r["usage"]["long_context"]["calls"]
+        assert {k: sum(r["usage_by_model"][m][k] for m in r["models"]) for k in r["usage"]} == r["usage"]
         assert abs(sum(r["cost_by_model"][m]["usd"] for m in r["models"]) - r["cost"]["usd"]) < 1e-5
         several += len(r["models"]) > 1
         assert lines[i + 1 + len(r["models"])].split()[:3] == ["cost", "by", "kind:"]  # trial 19, F9

@@ -57,7 +57,7 @@ def test_every_json_row_has_the_same_usage_keys(landed):
     rows = json.loads(asz_in_process("usage", "monthly", "--json", "--tz", "UTC", "--root", str(root)).stdout)
     assert [r["month"] for r in rows] == sorted(months)
     keys = {tuple(r["usage"]) for r in rows} | {tuple(r["total"]["usage"]) for r in rows}
-    assert keys == {("in", "out", "cache_read", "cache_write", "cache_write_1h", "long_context")}, keys  # session 39
+    assert keys == {("in", "out", "cache_read", "cache_write", "cache_write_1h")}, keys
     for r in rows:
         want = months[r["month"]]
         assert (r["usage"]["cache_write"], r["usage"]["cache_write_1h"], r["calls"]) == (
@@ -78,7 +78,7 @@ def test_the_csv_has_a_cache_write_1h_column_after_the_old_ones(landed):
     root, months = landed
     text = asz_in_process("usage", "monthly", "--format", "csv", "--tz", "UTC", "--root", str(root)).stdout
     head, *lines = list(csv.reader(io.StringIO(text)))
-    assert head[:len(OLD_CSV) + 1] == [*OLD_CSV, "cache_write_1h"]  # the long_context columns after it (session 39)
+    assert head == [*OLD_CSV, "cache_write_1h"]
     got = {r[0]: dict(zip(head, r)) for r in lines}
     for month, want in months.items():
         assert (int(got[month]["cache_write"]), int(got[month]["cache_write_1h"])) == (want["cache_write"], want["cache_write_1h"])

@@ -56,7 +56,7 @@ def test_kiro_calls_are_counted_and_their_tokens_read_not_recorded(kiro_root):
     assert sorted(r["calls"] for r in rows if r["calls"]) == sorted((cli_calls, ide_calls))
     assert all(r["credits"] for r in rows if not r["calls"])
     # no token count recorded: every count null and usage_recorded false, never 0 (trial 29c F4); the keys kept
-    assert all(r["calls_with_usage"] == 0 and r["usage"] == dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h", "long_context"))
+    assert all(r["calls_with_usage"] == 0 and r["usage"] == dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"))
                and r["usage_recorded"] is False for r in rows)
     assert set(rows[0]) >= {"date", "usage", "cost", "models", "calls", "conversations"}  # the keys kept
 

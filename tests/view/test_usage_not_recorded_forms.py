@@ -58,10 +58,10 @@ def test_usage_json_says_kiro_tokens_are_not_recorded(kiro_root):
         rows = json.loads(_run(kiro_root, "usage", view, "--json", "--tz", "UTC"))
         assert sum(r["calls"] for r in rows) == calls
         for r in [*rows, rows[0]["total"]]:
-            assert r["usage"] == dict.fromkeys((*KINDS, "cache_write_1h", "long_context")) and r["usage_recorded"] is False, (view, r)  # keys kept, null
+            assert r["usage"] == dict.fromkeys((*KINDS, "cache_write_1h")) and r["usage_recorded"] is False, (view, r)  # keys kept, null
             assert r["calls_with_usage"] == 0 and r["cost"]["priced"] is False
         once = json.loads(_run(kiro_root, "usage", view, "--json", "--total-once", "--tz", "UTC"))
-        assert once["total"]["usage"] == dict.fromkeys((*KINDS, "cache_write_1h", "long_context")) and once["total"]["usage_recorded"] is False
+        assert once["total"]["usage"] == dict.fromkeys((*KINDS, "cache_write_1h")) and once["total"]["usage_recorded"] is False
         assert once["total"]["calls"] == calls
 
 
