@@ -388,8 +388,21 @@ class Adapter(ReadingHooks, abc.ABC):
 
         ``asz collect`` asks it of each installed adapter the default adapter list leaves out (no ``adapters`` in the
         configuration), on every run, to tell the user their sessions are not collected; so it must be cheap (a few
-        ``stat`` calls of the runtime's known store paths, never a walk of the root) and never raise. Default False."""
-        return False
+        ``stat`` calls of the runtime's known store paths, never a walk of the root) and never raise.
+
+        Default, for an adapter that does not say (trial 39b F5: a plugin written before this method existed, on a
+        machine running only its runtime, got ``error: …/.claude/projects: no such source root`` from plain ``asz
+        collect`` and collected nothing): True when :meth:`default_source_root` is a directory holding any entry (one
+        directory read, its first entry), False for an adapter whose source lies in the storage root
+        (:attr:`source_in_storage`) or that reads provider bodies (:attr:`body_suffixes`), and when the folder is
+        missing, empty or unreadable. An adapter whose default folder can hold other things says it exactly."""
+        if self.source_in_storage or self.body_suffixes:
+            return False
+        try:
+            with os.scandir(self.default_source_root(env)) as entries:
+                return next(entries, None) is not None
+        except Exception:  # an adapter's answer never stops a collect
+            return False
 
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
         """The runtime's other folders holding sessions now, apart from :meth:`default_source_root`, read after it

@@ -106,3 +106,41 @@ def test_the_check_is_of_known_paths_only(tmp_path):
     (h / ".local" / "share" / "kiro-cli").mkdir(parents=True)
     (h / ".local" / "share" / "kiro-cli" / "data.sqlite3").write_bytes(b"")
     assert a.has_default_sessions({"HOME": str(h)})
+
+
+def test_an_adapter_that_does_not_say_is_collected_when_its_default_folder_holds_something(tmp_path):
+    """Trial 39b F5: an installed adapter written before ``has_default_sessions`` (the mini adapter, loaded with
+    ``--adapter-file``: no override) on a HOME with no ``~/.claude``. Its default folder holding a session: plain
+    ``asz collect --once`` lands it beside the default list (exit 0) and Claude Code's missing folder is a note. Its
+    folder empty: nothing else is collected, so the missing folder stays the error (exit 1). The two adapters whose
+    default folder is no runtime's sessions (the storage root's inbox, provider bodies) never say yes by default."""
+    from asz_core.plugins import get_plugin_manager
+
+    h, src = tmp_path / "home", tmp_path / "src"
+    h.mkdir()
+    (src / "s1").mkdir(parents=True)
+    (src / "s1" / "main.jsonl").write_bytes(b'{"a": 1}\n{"b": 2}\n{"c": 3}\n')
+    lines = len((src / "s1" / "main.jsonl").read_bytes().splitlines())
+    mini = Path(__file__).with_name("mini_adapter.py")
+    env = {"HOME": str(h), "MINI_SOURCE_ROOT": str(src), "KIRO_HOME": None, "USERPROFILE": None, "CLAUDE_CONFIG_DIR": None}
+
+    def plain():
+        return asz_in_process("collect", "--once", "--adapter-file", str(mini), "--root", str(tmp_path / "root"),
+                              cwd=tmp_path, env=env)
+
+    p = plain()
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"sessions=1 sources=1 landed=1 records={lines} " in p.stdout and " errors=0 " in p.stdout, p.stdout
+    assert f"note: mini-jsonl sessions are in {src}: collected beside the default adapter list" in p.stderr, p.stderr
+    assert f"note: {h / '.claude' / 'projects'}: no such source root for adapter claude-code-local: none of its " \
+        "default folders exists" in p.stderr and "error:" not in p.stderr, p.stderr
+    (src / "s1" / "main.jsonl").unlink()
+    (src / "s1").rmdir()
+    p = plain()
+    assert p.returncode == 1 and "mini-jsonl" not in p.stderr, p.stdout + p.stderr
+    assert f"error: {h / '.claude' / 'projects'}: no such source root for adapter claude-code-local" in p.stderr
+    adapters = get_plugin_manager().adapters()
+    (h / ".claude" / "asz" / "provider-bodies").mkdir(parents=True)
+    (h / ".claude" / "asz" / "provider-bodies" / "b.json").write_bytes(b"{}")
+    assert not adapters["claude-code-provider"].has_default_sessions({"HOME": str(h)})
+    assert not adapters["langsmith-ingest"].has_default_sessions({"ASZ_LANGSMITH_ROOT": str(h)})
