@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
-           "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "PARTIAL_MARK", "calls_uncounted", "partial_line", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
+           "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "PARTIAL_MARK", "PARTIAL_WHY", "PARTIAL_ONLY", "calls_uncounted", "partial_line", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
 #: The mark after a cost some of whose calls ran at a rate the price table does not hold (``cost.rate_not_priced_calls``:
@@ -153,11 +153,16 @@ def calls_uncounted(calls: Any, with_usage: Any) -> int:
     return calls - with_usage
 
 
+#: What the calls a :data:`PARTIAL_MARK` speaks of are, after ``N of M`` (:func:`partial_line`, the page's tooltip).
+PARTIAL_WHY = "model call(s) carry no token counts (their records hold none)"
+#: What a row marked :data:`PARTIAL_MARK` counts (:func:`partial_line`, the page's tooltip and line under its tables).
+PARTIAL_ONLY = f"the tokens and cost of each row marked {PARTIAL_MARK} count its other calls only"
+
+
 def partial_line(uncounted: int, calls: int, named: str) -> str:
     """The line under a table whose rows carry :data:`PARTIAL_MARK`: ``uncounted`` of those rows' ``calls`` carry no
     token counts, in ``named`` (the marked rows, as the table names them)."""
-    return (f"{PARTIAL_MARK} {uncounted:,} of {calls:,} model call(s) carry no token counts (their records hold none): "
-            f"the tokens and cost of each row marked {PARTIAL_MARK} count its other calls only: {named}")
+    return f"{PARTIAL_MARK} {uncounted:,} of {calls:,} {PARTIAL_WHY}: {PARTIAL_ONLY}: {named}"
 
 
 #: What a skeleton keeps of where its source was (trial 19, F14): seed 000 keeps the header whole, and a reader refuses a
@@ -220,7 +225,8 @@ def page_words() -> dict:
     :data:`asz_core.view.usage.UNDESCRIBED_PREFIX`), ``unchecked_mark`` and ``rate_mark`` (:data:`UNCHECKED_MARK`,
     :data:`RATE_MARK`), the ``^`` line's ``rate_why``, ``rate_listed``, ``rate_priced``, ``rate_billed``
     (:func:`rate_text`), ``lost`` (:data:`LOST`), ``no_result`` (:data:`NO_RESULT`), ``not_by_runtime`` (:data:`NOT_BY_RUNTIME`), ``none_recorded`` (:data:`NONE_RECORDED`), ``no_price``
-    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``api_errors`` (:data:`API_ERRORS`), ``error_labels`` (:data:`ERROR_LABELS`), ``below_cent`` (:data:`asz_core.view.prices.BELOW_CENT`),
+    (:data:`NO_TOKENS_TO_PRICE`), ``grouped_mark`` (:data:`GROUPED_MARK`), ``partial_mark``, ``partial_why`` and
+    ``partial_only`` (:data:`PARTIAL_MARK`, :data:`PARTIAL_WHY`, :data:`PARTIAL_ONLY`), ``api_errors`` (:data:`API_ERRORS`), ``error_labels`` (:data:`ERROR_LABELS`), ``below_cent`` (:data:`asz_core.view.prices.BELOW_CENT`),
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
@@ -237,5 +243,6 @@ def page_words() -> dict:
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,
             "lost": dict(LOST), "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
+            "partial_mark": PARTIAL_MARK, "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY,
             "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "below_cent": BELOW_CENT, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
             "command_title": COMMAND_TITLE}

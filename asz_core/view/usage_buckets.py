@@ -268,7 +268,8 @@ def hours_answer(total: dict[tuple[int, str], list[int]], *, counted: int, conve
                  placed: dict[tuple[str, str], list] | None = None) -> dict:
     """The ``/api/usage`` answer from per-(quarter hour, model) sums (:func:`usage_hours`): ``hours`` per UTC hour and
     ``quarters`` per quarter hour; ``no_time`` the calls whose records carry no time (keyed :data:`NO_TIME_AT`: in no
-    hour or quarter; ``{"in", "out", "cache_read", "cache_write", "calls", "cost"}``, zeros when none); ``models``
+    hour or quarter; ``{"in", "out", "cache_read", "cache_write", "calls", "calls_with_usage", "cost"}``, zeros when
+    none; every row carries ``calls_with_usage``, its calls that carry token usage); ``models``
     one row per model (``(no model)`` for calls that name none) over every call, timed or not, with its ``calls``;
     ``placed`` (``[{"day": "YYYY-MM-DD", ...}]``, by day) the calls with no time of their own placed by their
     conversation's recorded range (``placed``: (day, model) sums, :func:`_placed`), in no hour or quarter;
@@ -406,12 +407,12 @@ def _sum_rows(rows: list[dict]) -> dict:
     ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``, ``credits``
     (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them; the four token counts null when
     every row holding calls or credits gives them null (:func:`_unrecorded_sum`)."""
-    out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls")}
+    out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls", _WITH_KEY)}
     out["cost"] = None if rows and rows[0]["cost"] is None else 0.0
     if out["cost"] is not None and all(r.get("priced") is False for r in rows):  # no token of them had a price
         out["priced"] = False
     for r in rows:
-        for k in ("in", "out", "cache_read", "cache_write", "calls", SPLIT_KIND, *_CALL_COUNTS):
+        for k in ("in", "out", "cache_read", "cache_write", "calls", _WITH_KEY, SPLIT_KIND, *_CALL_COUNTS):
             if r.get(k):
                 out[k] = out.get(k, 0) + r[k]
         if r.get("credits"):
@@ -472,8 +473,9 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
     return [_priced_said(_recorded(r)) for r in by_start.values()]
 
 
-#: A bucket row's count, while it is summed, of its calls that carry token usage (never in an answer).
-_WITH_KEY = "_with_usage"
+#: A bucket row's count of its calls that carry token usage (``calls_with_usage`` beside ``calls``, as ``asz usage
+#: --json``'s rows: the page marks a row some of whose calls carry none ``+``, trial 39b F3).
+_WITH_KEY = "calls_with_usage"
 
 
 def _recorded(row: dict) -> dict:
@@ -481,7 +483,7 @@ def _recorded(row: dict) -> dict:
     its calls carries token usage (Kiro records none: :func:`~asz_core.view.rows.usage_unrecorded`'s rule, as
     ``/api/usage/blocks``, ``/api/conversations`` and ``asz usage --json`` give them; trial 36a F1: they read 0, as if
     counted); its counts as summed otherwise."""
-    with_usage = row.pop(_WITH_KEY, 0)
+    with_usage = row.setdefault(_WITH_KEY, 0)
     if not with_usage and (row["calls"] or row.get("credits")):
         row.update(dict.fromkeys(_TOKENS))
     return row

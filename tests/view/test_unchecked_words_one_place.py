@@ -19,7 +19,7 @@ from asz_core.flow.in_memory import IN_MEMORY_NOTE
 from asz_core.reading.export_steps import part_marker
 from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
 from asz_core.reading.removed import KEPT_SRC
-from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
+from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, PARTIAL_ONLY, PARTIAL_WHY, LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
                                       UNCHECKED_MORE, UNCHECKED_WHY, HOUR_AFTER, HOUR_BEFORE,
                                       UNCHECKED_LEAD, UNCHECKED_REST, page_words)
 from asz_core.view.page import APP_JS
@@ -36,7 +36,7 @@ def test_the_script_holds_no_copy_of_the_words():
     src = "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith("//"))  # its code, not its comments
     for part in (UNCHECKED_WHY, UNCHECKED_REST, HOUR_BEFORE, HOUR_AFTER, UNCHECKED_MORE, NO_CALL, NO_CALL_READ, UNDESCRIBED_PREFIX, RATE_WHY, RATE_LISTED.strip("; "),
                  RATE_PRICED.strip("): "), RATE_BILLED.strip(", "), KEPT_SRC, NOT_BY_RUNTIME, NO_TOKENS_TO_PRICE,
-                 NO_RESULT, NONE_RECORDED, API_ERRORS, UNENDED_PREFIX, IN_MEMORY_NOTE, COMMAND_TITLE):  # no sentence, any quoting
+                 NO_RESULT, NONE_RECORDED, API_ERRORS, UNENDED_PREFIX, IN_MEMORY_NOTE, COMMAND_TITLE, PARTIAL_WHY, PARTIAL_ONLY):  # no sentence, any quoting
         for sentence in part.split("; "):
             words = sentence.strip()[:40]
             assert words.replace("'", "\\'") not in src and words not in src, words
@@ -56,7 +56,8 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                             "rate_billed": RATE_BILLED, "lost": LOST, "grouped_mark": "≈", "kept_src": KEPT_SRC,
                             "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
                             "no_price": NO_TOKENS_TO_PRICE, "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX,
-                            "error_labels": {"request": "API error", "run": "Run failed"}, "below_cent": "<$0.01", "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE}
+                            "error_labels": {"request": "API error", "run": "Run failed"}, "below_cent": "<$0.01", "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE,
+                            "partial_mark": "+", "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

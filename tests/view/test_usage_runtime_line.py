@@ -87,3 +87,50 @@ def test_usage_naming_no_call_is_said_so_not_unrecorded(tmp_path):
     assert ("tokens not counted: 1 record(s) carry token counts but name no model call, so no figure counts them "
             "(1 model call(s) carry none; the problems name the records)") in said, said
     assert "recorded no token counts" not in said
+
+
+def test_the_page_marks_what_asz_ls_and_asz_usage_mark(tmp_path):
+    """Trial 39b F3 on the page: ``/api/usage``'s rows carry ``calls_with_usage`` beside ``calls`` (3 calls, 2 with
+    counts: the session below, counted by hand), and app.js's list line and tooltip words (``partialListLine``,
+    ``partialText``, run in Node on ``asz ls --json``'s rows, the keys ``/api/conversations`` gives) are ``asz ls``'s
+    line under its table. Skipped without Node."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    from asz_core.view.rate_words import page_words
+    from asz_core.view.usage_buckets import hours_answer, usage_hours
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node to run app.js's partialListLine")
+    root = tmp_path / "root"
+    SessionBuilder(root, "quill-3").land("transcript", [
+        user_input("s:1", "t1", "Rename the module, please.", T0),
+        assistant("s:2", "req_1", "s:1", T0 + 1000, text("Renaming it now."), usage={"in": 5, "out": 2}),
+        assistant("s:3", "req_2", "s:2", T0 + 2000, text("Done.")),
+        assistant("s:4", "req_3", "s:3", T0 + 3000, text("Anything else?"), usage={"in": 9, "out": 4}),
+    ])
+    assert parse_root(root).ok
+    answer = hours_answer(usage_hours(build_view(root, "quill-3")), counted=1, conversations=1)
+    assert (answer["total"]["calls"], answer["total"]["calls_with_usage"]) == (3, 2), answer["total"]
+    assert [(q["calls"], q["calls_with_usage"]) for q in answer["quarters"]] == [(3, 2)]  # T0 .. T0+3 s: one quarter
+    assert [(m["calls"], m["calls_with_usage"]) for m in answer["models"]] == [(3, 2)]
+    rows = json.loads(asz_ok("ls", "--root", str(root), "--json"))
+    listed = asz_ok("ls", "--root", str(root))
+    cli = next(ln for ln in listed.splitlines() if ln.startswith("+ "))
+    src = (Path(__file__).resolve().parents[2] / "asz_core" / "view" / "static" / "app.js").read_text(encoding="utf-8")
+    fns = [re.search(r"\n  function %s\([^\n]*\}\n|\n  function %s\(.*?\n  \}\n" % (n, n), src, re.S).group(0)
+           for n in ("callsUncounted", "partialText", "partialListLine")]  # a one-line function, or one up to its }
+    script = (f"const WORDS = {json.dumps(page_words())};\nconst PARTIAL_MARK = WORDS.partial_mark;\n"
+              "function num(n) { return n.toLocaleString('en-US'); }\n"
+              "function rowUnrecorded(r) { return r.usage_recorded === false; }\n" + "".join(fns) +
+              f"console.log(JSON.stringify([partialListLine({json.dumps(rows)}), partialListLine([]), "
+              "callsUncounted(3, 3), callsUncounted(3, 0), callsUncounted(3, 2)]));")
+    p = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    line, none, every, no_usage, one = json.loads(p.stdout)
+    assert line == cli + "." and (none, every, no_usage, one) == ("", 0, 0, 1), (line, cli)

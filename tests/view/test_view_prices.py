@@ -131,8 +131,8 @@ def test_the_usage_per_hour_prices_the_1_hour_writes_too():
     writes = {"in": 0, "out": 0, "cache_read": 0, "cache_write": 1_000_000}
     doc = {"talks": [call(5 * 3_600_000 + 10, {**writes, "cache_write_1h": 400_000}), call(6 * 3_600_000, writes)], "loose": []}
     got = hours_answer(usage_hours(doc), counted=1, conversations=1)["hours"]
-    assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "cost": 7.75, "cache_write_1h": 400_000, "cost_exact": "7.75"},
-                   {"hour": 6 * 3_600_000, **writes, "calls": 1, "cost": 6.25, "cost_exact": "6.25"}]
+    assert got == [{"hour": 5 * 3_600_000, **writes, "calls": 1, "calls_with_usage": 1, "cost": 7.75, "cache_write_1h": 400_000, "cost_exact": "7.75"},
+                   {"hour": 6 * 3_600_000, **writes, "calls": 1, "calls_with_usage": 1, "cost": 6.25, "cost_exact": "6.25"}]
 
 
 def test_the_usage_per_hour_prices_with_asz_yaml_prices():

@@ -678,7 +678,7 @@
         sortHead('steps', 'Steps', 'num hide-narrow'), h('th', { class: 'hide-narrow', title: RUNTIME_TITLE }, 'Runtime'),
         sentBy() ? h('th', { class: 'hide-narrow', id: 'sent-by-head', title: SENT_TITLE }, 'Sent by') : null,
         h('th', null, 'State'))), h('tbody', { id: 'rows' }))),
-      h('p', { class: 'faint small', id: 'shown' }));
+      h('p', { class: 'faint small', id: 'shown' }), h('p', { class: 'faint small', id: 'list-partial' }));
     drawRows();
   }
 
@@ -1003,7 +1003,7 @@
           h('td', { class: 'hide-narrow small faint', title: modelsUnnamed(r.llm_calls) }, '—'),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, 'not recorded') :
-          h('td', { class: 'num', title: tokenTitle(r.usage) }, num(tokens(r.usage))),
+          tokensCell(r),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         r.calls_unread && !r.talks ? unreadCell() : h('td', { class: 'num hide-narrow' }, num(r.talks)), callsCell(r),
@@ -1014,6 +1014,8 @@
         h('td', null, rowState(r), stoppedBadge(r.conflicts), goneBadge(r.sources_gone), removedBadge(r.removed_files)))));
     });
     placeChildren(tb, drawn);
+    const partial = document.getElementById('list-partial');
+    if (partial) partial.textContent = partialListLine(rows);
     sayNoMatch();
     const shown = document.getElementById('shown'), still = countingRows(), blind = unjudgedRows(rows);
     if (shown) shown.textContent = (rows.length === LIST.conversations.length ? num(rows.length) + ' conversation(s), ' + sortWords() + '.' :
@@ -1068,6 +1070,28 @@
     if (r.calls_unread) return unreadCell();
     return r.calls_grouped && r.llm_calls ? h('td', { class: 'num hide-narrow grouped', title: 'grouped by asz: ' + r.calls_grouped }, num(r.llm_calls) + ' ' + GROUPED_MARK)
       : h('td', { class: 'num hide-narrow' }, num(r.llm_calls));
+  }
+
+  // A figure some of whose model calls carry no token counts while others do (0 < calls_with_usage < calls: a runtime
+  // writing none on some calls, trial 39b F3) counts the others only: marked as asz ls marks its TOKENS and asz usage
+  // its rows (rate_words.calls_uncounted's rule, PARTIAL_MARK), how many in the tooltip and in a line under the table.
+  const PARTIAL_MARK = WORDS.partial_mark;
+  function callsUncounted(calls, withUsage) {
+    return Number.isInteger(calls) && Number.isInteger(withUsage) && withUsage > 0 && withUsage < calls ? calls - withUsage : 0;
+  }
+  function partialText(n, calls) { return PARTIAL_MARK + ' ' + num(n) + ' of ' + num(calls) + ' ' + WORDS.partial_why + ': ' + WORDS.partial_only; }
+  function tokensCell(r) {
+    const n = callsUncounted(r.llm_calls, r.calls_with_usage), t = tokenTitle(r.usage);
+    return n ? h('td', { class: 'num partial', title: t + ' · ' + partialText(n, r.llm_calls) }, num(tokens(r.usage)) + ' ' + PARTIAL_MARK)
+      : h('td', { class: 'num', title: t }, num(tokens(r.usage)));
+  }
+  // The line under the list naming the rows marked PARTIAL_MARK (asz ls's line under its table): '' when none.
+  function partialListLine(rows) {
+    const some = rows.filter(function (r) { return !r.counting && !r.held_back && !rowUnrecorded(r) && callsUncounted(r.llm_calls, r.calls_with_usage); });
+    if (!some.length) return '';
+    const n = some.reduce(function (a, r) { return a + callsUncounted(r.llm_calls, r.calls_with_usage); }, 0);
+    return partialText(n, some.reduce(function (a, r) { return a + r.llm_calls; }, 0)) + ': ' +
+      some.map(function (r) { return String(r.id).slice(0, 8) + ' (' + num(callsUncounted(r.llm_calls, r.calls_with_usage)) + ' of ' + num(r.llm_calls) + ')'; }).join(', ') + '.';
   }
 
   // A resumed or copied session repeating another's message ids: its repeated records, their calls and tokens with
@@ -1286,7 +1310,7 @@
       // the calls with no time of their own the server placed on a day of this zone by their conversation's range
       (u.quarters || u.hours || []).concat(u.placed || []).forEach(function (x) {
         const k = x.day || localDay(x.at !== undefined ? x.at : x.hour);
-        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, long: 0,
+        const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, calls_with_usage: 0, long: 0,
           rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         // each bucket's exact cost (cost_exact), so a day is its calls' cost rounded once, as asz usage rounds its rows
@@ -1296,6 +1320,7 @@
           d.cost += e !== null ? Number(x.cost_exact) : x.cost;
         } else d.priced = false;
         d.calls += x.calls || 0;
+        d.calls_with_usage += x.calls_with_usage || 0;
         d.long += x.long_context_calls || 0;
         d.rate_not_priced_calls += x.rate_not_priced_calls || 0;
         d.rate_not_checked_calls += x.rate_not_checked_calls || 0;
@@ -1361,6 +1386,8 @@
       const metered = !!(total && total.credits);
       function creditsCell(d) { return d.credits ? h('span', { title: d.credits.toFixed(6) + ' ' + CREDITS }, credits(d.credits)) : h('span', { class: 'faint' }, '—'); }
       function line(label, d) {
+        const part = callsUncounted(d.calls, d.calls_with_usage);  // marked + as asz usage marks its row key (F3)
+        if (part) label = h('span', { class: 'partial', title: partialText(part, d.calls) }, label, ' ' + PARTIAL_MARK);
         const calls = callsCell(d.calls, d.long !== undefined ? d.long : d.long_context_calls);
         const extra = metered ? [creditsCell(d)] : [];
         if (unrecorded(d, d.calls, d.credits)) {  // calls with no token count at all (Kiro), or a record's credits
@@ -1384,6 +1411,10 @@
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
+      const uncounted = total ? callsUncounted(total.calls, total.calls_with_usage) : 0;
+      if (uncounted) {  // asz usage's line under its table (rate_words.partial_line), the rows being those marked above
+        panel.append(h('p', { class: 'muted small', id: 'usage-uncounted' }, partialText(uncounted, total.calls) + '.'));
+      }
       const pick = h('select', { id: 'usage-by', 'aria-label': 'Cost grouped' }, USAGE_BY.map(function (o) {
         const opt = h('option', { value: o[0] }, o[1]); if (o[0] === usageBy) opt.selected = true; return opt; }));
       pick.addEventListener('change', function () { usageBy = pick.value; drawUsage(clear(panel)); });
