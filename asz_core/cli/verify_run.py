@@ -324,7 +324,9 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     if not where.is_file():
         said_unmanifested(copy, where, manifest is not None, root, config, as_json)
     said, problems = export_results(copy, where, given, root, config)
-    gone = [x for x in said if "not checkable: removed by retention" in x]  # said apart, never "ok" (trial 27b F3)
+    from ..reading.export_render import NOT_REPRODUCED
+
+    gone = [x for x in said if "not checkable: removed by retention" in x or x.startswith(NOT_REPRODUCED)]  # said apart, never "ok" (trial 27b F3)
     said = [x for x in said if x not in gone]
     unchecked = "" if root is not None else (
         "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
@@ -363,6 +365,8 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
     ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``; else
     ``ok:`` lines, the not checked and not checkable lines, each problem after ``prefix``, then ``WHAT checks …`` or
     ``N problem(s)``."""
+    from ..reading.export_render import NOT_REPRODUCED
+
     if as_json:
         echo(json.dumps({**head, "ok": not problems, "checked": said, "not_checked": unchecked,
                          "not_checkable": gone, "problems": problems}, ensure_ascii=False))
@@ -374,7 +378,8 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
         for line in problems:
             echo(f"{prefix}{line}")
         echo(f"{what} checks" + (" against the root" if head.get("against_root") else " against its manifest")
-             + (" but for what retention removed (not checkable, above)" if gone else "")
+             + (" but for its drawing (not checkable, above)" if any(x.startswith(NOT_REPRODUCED) for x in gone) else
+                " but for what retention removed (not checkable, above)" if gone else "")
              if not problems else f"{len(problems)} problem(s)")
     raise SystemExit(0 if not problems else 1)
 
@@ -396,6 +401,7 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
     if root is not None:
         from ..reading.export import build
         from ..reading.export_erased import erased_problems
+        from ..reading.export_render import check_drawn
         from .export_made import made_again
 
         docs = docs or build
@@ -403,8 +409,11 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
         more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
         try:
             if not wrong:
-                more, wrong = check_against_root(data, body, lambda cid: docs(root, cid, hide),
-                                                 lambda cid: made_again(root, cid, made, config), _mask_key(root))
+                cids = tuple(f"{c.get('conversation')}:" for c in body.get("conversations") or ())
+                more, wrong = check_drawn(lambda r, before: check_against_root(
+                    data, {**body, "render": r, "cents_before": before}, lambda cid: docs(root, cid, hide),
+                    lambda cid: made_again(root, cid, made, config), _mask_key(root)),
+                    body.get("render"), lambda problem: problem.startswith(cids))  # renders 1 to 3 drawn each way they were
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong

@@ -62,11 +62,11 @@ def index_figures(r: dict) -> tuple[str, str]:
         return "held back", "held back"
     if r.get("usage_recorded") is False:
         return "not recorded", "-"
-    from ..view.prices import exact_usd, money
+    from ..view.prices import cents_before, exact_usd, money
 
     tokens, cost = total_tokens(r.get("usage")), cost_value(r.get("cost"))
     c = r.get("cost")
-    if isinstance(c, dict) and c.get("priced") is False and c.get("unpriced"):
+    if isinstance(c, dict) and c.get("priced") is False and c.get("unpriced") and not cents_before():
         return ("-" if tokens is None else f"{tokens:,}"), "unpriced"  # never $0.00 (trial 32a F8)
     shown = money(c if exact_usd(c) is not None else cost)  # the exact amount rounded once, <$0.01 when small
     return ("-" if tokens is None else f"{tokens:,}"), ("-" if cost is None else shown)

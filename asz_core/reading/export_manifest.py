@@ -421,7 +421,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         if not problems:
             said.append(f"{cid}: head round {now['head'].get('round')} and its {len(was)} landed file(s) are the "
                         "manifest's, and verify")
-        with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1)):
+        with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1), body.get("cents_before")):
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
     again = as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format"))

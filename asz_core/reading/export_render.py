@@ -86,6 +86,21 @@ could hide behind it).
   form, ``asz conversation`` and ``asz usage tools`` say it (trial 38a F4; :func:`~asz_core.reading.export_refusals.tool_mark`).
   A copy of render 14 or before is made again drawing as that render did (:func:`drawing`); the other forms are drawn
   as render 14 draws them.
+
+Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
+
+- f7840f1b (2026-12-05 22:06, trial 32a F8) changed the cost lines (``$0.00*`` became ``<$0.01*``, the cost by kind
+  no longer apportioned in cents, a cost none of whose tokens had a price ``cost unpriced (no price for …)``):
+  every copy of renders 1 and 2 drew the older lines, a copy of render 3 either
+  (:func:`~asz_core.view.prices.cents_as_before`).
+- e1d32aa6 (2026-12-05 12:38) drew render 2's tool times and b7a02fd6 (13:27) wrote the first ``render`` key: a
+  manifest without one is of render 1 or render 2. Both manifests hold the same keys and ``asz`` 0.1.0 (no commit),
+  so such a copy is drawn again as render 1 and as render 2.
+
+:func:`check_drawn` checks a copy against each drawing its manifest admits; one giving the copy's bytes checks it.
+When none does and the manifest admits more than one asz's drawing (a copy without a ``render`` key: renders 1 and 2
+were drawn by rules that changed many times before, which this asz cannot draw again), the copy is said
+:data:`NOT_REPRODUCED`, never changed.
 """
 
 from __future__ import annotations
@@ -93,9 +108,9 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
+from typing import Callable, Iterator, Optional
 
-__all__ = ["RENDER", "SAID_CSS", "as_render", "drawing", "drawn", "drawn_style"]
+__all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
 RENDER = 15
@@ -109,15 +124,62 @@ def drawn() -> int:
 
 
 @contextmanager
-def drawing(render: int) -> Iterator[None]:
+def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     """Draw copies as render ``render`` did inside the block, where a later render's change cannot be removed from
-    the bytes by :func:`as_render` (render 6's commands as typed); ``asz verify --export`` makes an older copy again
-    so."""
+    the bytes by :func:`as_render` (render 6's commands as typed), with costs as before f7840f1b when
+    ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
+    again so."""
+    from ..view.prices import cents_as_before
+
     token = _DRAWN.set(min(int(render), RENDER))
     try:
-        yield
+        with cents_as_before(cents_before):
+            yield
     finally:
         _DRAWN.reset(token)
+
+
+#: What ``asz verify --export`` says of a copy no drawing its manifest admits gives (:func:`check_drawn`).
+NOT_REPRODUCED = "made by an asz whose drawing cannot be reproduced: not checkable"
+
+
+def drawings(render: Optional[int]) -> list[tuple[int, bool]]:
+    """The drawings a manifest's ``render`` (None: it has no such key) admits, each ``(render, cents_before)`` for
+    :func:`drawing`, the one to try first first: none, render 1 then render 2 (b7a02fd6 numbered render 2 after
+    e1d32aa6 drew it); 1 and 2 themselves; 3 with the costs after f7840f1b, then before; each later render alone; the
+    costs before f7840f1b for every render that drew them (1, 2 and an early 3)."""
+    if render is None:
+        return [(1, True), (2, True)]
+    render = int(render)
+    return [(render, True)] if render < 3 else [(3, False), (3, True)] if render == 3 else [(render, False)]
+
+
+def check_drawn(check: Callable[[int, bool], tuple[list[str], list[str]]], render: Optional[int],
+                evidence: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """``(said, problems)`` of a copy whose manifest's ``render`` key is ``render`` (None: none), checked by ``check(render,
+    cents_before)`` (:func:`~asz_core.reading.export_manifest.check_against_root` drawing so) at each of
+    :func:`drawings`: the first that finds no problem, with an ``ok`` line saying which drawing gave the copy when the
+    manifest admits several; else, where the manifest is unnumbered and no problem is of the evidence
+    (``evidence(problem)``: a landed file, the head round), the first attempt's ``said`` and :data:`NOT_REPRODUCED`
+    (never a changed text: this asz cannot draw every rule those asz trees had); else the first attempt's."""
+    ways = drawings(render)
+    first = None
+    for r, before in ways:
+        said, problems = check(r, before)
+        if not problems:
+            if len(ways) > 1:
+                said.append(f"drawn as render {r} drew it" + (" with the cost lines before f7840f1b (2026-12-05 22:06)"
+                                                              if before else " with the cost lines since f7840f1b")
+                            + (" (its manifest has no render key: renders 1 and 2 wrote none)" if render is None else
+                               " (its manifest cannot say which: that change took no render number)"))
+            return said, problems
+        first = first or (said, problems)
+    said, problems = first
+    if render is not None or any(evidence(p) for p in problems):
+        return said, problems
+    return said + [f"{NOT_REPRODUCED}: its manifest has no render key, and neither render 1 nor render 2 drawn again "
+                   "from the root gives its bytes: an asz before 2026-12-05 13:27 (b7a02fd6) drew copies by rules revised "
+                   "many times, which this asz cannot draw again; its evidence is the root's (above)"], []
 
 
 #: Render 8's style rule for a person's words drawn as written (``<div class="said">``), which an html copy of render 7

@@ -373,12 +373,12 @@ def usage_lines(s: dict) -> list[str]:
     if s.get("usage_incomplete"):  # counts a record listed under dropped: the figures above are short by them
         lines.append(f"tokens incomplete: {s['usage_incomplete']} call(s) left out a usage count Session Data cannot carry "
                      "or gave one below 0, counted 0 (the notes name each), so the figures are short by it")
-    from ..view.prices import money
+    from ..view.prices import cents_before, money
 
     cost = s["cost"]
     # as asz ls and asz usage print it (money: the exact amount rounded once, <$0.01 when small; --json keeps the exact
     # figure); unpriced when none of it had a price, never $0.00 (trial 32a F8, configuration.md)
-    none_priced = cost.get("priced") is False and bool(cost["unpriced"])
+    none_priced = cost.get("priced") is False and bool(cost["unpriced"]) and not cents_before()
     lines.append((f"cost unpriced (no price for {', '.join(cost['unpriced'])})" if none_priced
                   else f"cost {money(cost)}"
                   + (f" (unpriced: {', '.join(cost['unpriced'])})" if cost["unpriced"] else ""))

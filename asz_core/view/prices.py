@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -43,7 +45,7 @@ from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
            "usd", "exact_text",
-           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "share_text", "kinds_text", "kinds_line"]
+           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "cents_as_before", "cents_before", "share_text", "kinds_text", "kinds_line"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -413,6 +415,29 @@ def exact_usd(cost: Any) -> Decimal | None:
     return None
 
 
+#: Whether costs are drawn as every asz before f7840f1b (2026-12-05 22:06, trial 32a F8) drew them: ``$0.00`` for an
+#: amount below half a cent (no :data:`BELOW_CENT`), a cost none of whose tokens had a price ``$0.00 (unpriced: …)``
+#: and the cost by kind in cents apportioned to add up to the cost as printed. That change took no render number, so
+#: ``asz verify --export`` draws a copy of render 3 or before both ways (:func:`cents_as_before`,
+#: :func:`~asz_core.reading.export_render.drawings`).
+_CENTS_BEFORE: ContextVar[bool] = ContextVar("asz_cents_before_money", default=False)
+
+
+def cents_before() -> bool:
+    """True inside :func:`cents_as_before`: costs are drawn as before f7840f1b (:data:`_CENTS_BEFORE`)."""
+    return _CENTS_BEFORE.get()
+
+
+@contextmanager
+def cents_as_before(on: bool = True) -> Iterator[None]:
+    """Draw costs inside the block as asz drew them before f7840f1b when ``on`` (:data:`_CENTS_BEFORE`)."""
+    token = _CENTS_BEFORE.set(bool(on))
+    try:
+        yield
+    finally:
+        _CENTS_BEFORE.reset(token)
+
+
 def money(cost: Any) -> str:
     """A cost as every reader prints it, one rule (trial 32a F8; docs/reading.md, "How a cost reads"): its exact
     amount (:func:`exact_usd`) rounded once to the cent, ``$1,234.57``; :data:`BELOW_CENT` for an amount above 0 that
@@ -422,7 +447,7 @@ def money(cost: Any) -> str:
     if exact is None:
         return ""
     c = exact.quantize(CENT, ROUND_HALF_EVEN)
-    return BELOW_CENT if not c and exact > 0 else f"${c:,.2f}"
+    return BELOW_CENT if not c and exact > 0 and not cents_before() else f"${c:,.2f}"
 
 
 def cents(cost: Any) -> Decimal | None:
@@ -465,8 +490,10 @@ def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, 
     from .rate_words import cost_marks
 
     marks = cost_marks(cost)
-    return ", ".join(f"{name} {money(Decimal(str(by_kind.get(k, 0))))}{marks}{share_text(share.get(k, 0))}"
-                     for k, name in COST_KINDS.items())
+    parts = {k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}
+    if cents_before():  # before f7840f1b: in cents apportioned to add up to the cost as printed
+        parts = apportion(parts, cents(cost), CENT)
+    return ", ".join(f"{name} {money(parts[k])}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
 
 
 def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> str:

@@ -95,7 +95,9 @@ def test_a_copy_made_before_render_3_still_checks_and_a_changed_digest_does_not(
     # a render-3 copy (made before session 34: render 4 changed only the text form, an md warning line and JSON escapes,
     # none in this conversation, so the same bytes) still checks, its decoded digests kept (fafc0586's render 4 took
     # them off every md, html and json copy of render 3 until 9b9f328a)
-    with drawing(7):  # render 8 drew a person's words in html as written: a render-3 copy drew them as Markdown
+    # render 8 drew a person's words in html as written: a render-3 copy drew them as Markdown; and every render-2
+    # copy, and a render-3 one made before f7840f1b, drew its costs so (input $0.00 where this asz writes <$0.01)
+    with drawing(7, cents_before=True):
         asz("export", CID, "--format", fmt, "--out", str(seven), "--root", str(corpus_root))
     three = _relabelled(seven, tmp_path / f"r3.{fmt}", 3)
     ok = asz("verify", "--export", str(three), "--root", str(corpus_root), check=False)
