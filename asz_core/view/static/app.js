@@ -189,12 +189,22 @@
     });
   }
   // Runs ``draw`` (a function redrawing part of the page), then gives focus back to the element that had it (or its
-  // new copy) and puts the window back where it was scrolled.
+  // new copy) and puts the window back where it was scrolled. A place the browser could not give back is remembered:
+  // a row above drawn shorter for one poll ("counting…" while the server counts it again) ends the page higher, and a
+  // window near its end is clamped there; SHORT holds the pixels the window was left above the reader's place, and the
+  // next redraw puts it back once the page is long enough again (before, the clamped place was kept: the window stayed
+  // 19-20 px off after the row came back, session 39). The browser's scroll anchoring (the status line drawn above)
+  // moves the window with what it shows, so the pixels still count; the reader scrolling or pressing a key forgets them.
+  let SHORT = 0;
+  ['wheel', 'touchstart', 'keydown', 'mousedown'].forEach(function (t) {
+    window.addEventListener(t, function () { SHORT = 0; }, { capture: true, passive: true });
+  });
   function keepingPlace(draw) {
-    const k = focusKey(), x = window.scrollX, y = window.scrollY;
+    const k = focusKey(), x = window.scrollX, y = window.scrollY + SHORT;
     draw();
     restoreFocus(k);
     if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
+    SHORT = Math.max(0, y - window.scrollY);
   }
 
   // ------------------------------------------------------------------ Markdown
