@@ -361,14 +361,16 @@ def said_unmanifested(copy: Path, where: Path, given: bool, root: Optional[Path]
 
 def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], problems: list[str], prefix: str,
                 what: str, as_json: bool) -> NoReturn:
-    """Print what ``asz verify --export`` found of a copy or a folder (``what``) and exit 0 (it checks) or 1: with
+    """Print what ``asz verify --export`` found of a copy or a folder (``what``) and exit 0 (it checks), 1 (problems)
+    or 2 (no problem, but a copy's drawing no asz render reproduces: unproven, as a copy without a manifest): with
     ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``; else
     ``ok:`` lines, the not checked and not checkable lines, each problem after ``prefix``, then ``WHAT checks …`` or
     ``N problem(s)``."""
     from ..reading.export_render import NOT_REPRODUCED
 
+    unproven = not problems and any(x.startswith(NOT_REPRODUCED) for x in gone)
     if as_json:
-        echo(json.dumps({**head, "ok": not problems, "checked": said, "not_checked": unchecked,
+        echo(json.dumps({**head, "ok": not problems and not unproven, "checked": said, "not_checked": unchecked,
                          "not_checkable": gone, "problems": problems}, ensure_ascii=False))
     else:
         for line in said:
@@ -378,10 +380,10 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
         for line in problems:
             echo(f"{prefix}{line}")
         echo(f"{what} checks" + (" against the root" if head.get("against_root") else " against its manifest")
-             + (" but for its drawing (not checkable, above)" if any(x.startswith(NOT_REPRODUCED) for x in gone) else
+             + (" but for its drawing (not checkable, above): unproven" if unproven else
                 " but for what retention removed (not checkable, above)" if gone else "")
              if not problems else f"{len(problems)} problem(s)")
-    raise SystemExit(0 if not problems else 1)
+    raise SystemExit(1 if problems else 2 if unproven else 0)
 
 
 def export_results(copy: Path, where: Path, given: str, root: Optional[Path], config: Optional[Path],

@@ -139,7 +139,7 @@ def test_an_unnumbered_copy_no_drawing_gives_is_not_checkable_and_its_evidence_s
     assert forged != data
     v = _verify(root, _copy(root, tmp_path, "r1", "c.md", forged))
     lines = v.stdout.splitlines()
-    assert v.returncode == 0 and lines[-1] == "the copy checks against the root but for its drawing (not checkable, above)", v.stdout
+    assert v.returncode == 2 and lines[-1] == "the copy checks against the root but for its drawing (not checkable, above): unproven", v.stdout
     assert [x for x in lines if x.startswith(NOT_REPRODUCED)] and "changed" not in v.stdout and " line " not in v.stdout
     late = (HERE / "r3e" / "c.md").read_bytes().replace(b"**Tool Bash**", b"**Tool Bosh**", 1)
     v = _verify(root, _copy(root, tmp_path / "r3", "r3e", "c.md", late))
