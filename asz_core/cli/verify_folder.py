@@ -171,9 +171,10 @@ def _each_file_said(folder: Path) -> str:
 
 def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage) -> None:
     """Check the folder export ``folder`` (module docstring); print ``ok:`` lines, each problem as ``FILE: …``, then
-    ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit)."""
+    ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit) or a
+    copy whose drawing no render gives (unproven, never counted as checked: :func:`~asz_core.cli.verify_run.said_export`)."""
     from ..reading.export_manifest import sha256
-    from .verify_run import export_results, said_export
+    from .verify_run import export_results, not_checkable, said_export, unreproduced
 
     where = folder / FOLDER_MANIFEST
     if not where.is_file() and (folder / JOURNAL).is_file():  # trial 31b F13: a stopped export is never whole
@@ -215,10 +216,10 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
                 table = config_prices(config, "asz verify")
             off = _row_figures(root, str((body.get("index") or {}).get("file")), row, m, docs, table)
             figured, problems = figured + (not off), problems + off
-        checked += not wrong
+        checked += not wrong and not any(unreproduced(x) for x in got)  # an unproven drawing is no check passed
         moved += any("the root moved on since the export" in x for x in got)
         said += [f"{copy.name}: {x}" for x in got if "the root moved on since the export" in x]
-        gone += [f"{copy.name}: {x}" for x in got if "not checkable: removed by retention" in x]
+        gone += [f"{copy.name}: {x}" for x in got if not_checkable(x)]
         problems += [f"{copy.name}: {x}" for x in wrong]
     n = len(body.get("files") or ())
     if page[2] is not None and root is not None:

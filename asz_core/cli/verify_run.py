@@ -324,15 +324,28 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
     if not where.is_file():
         said_unmanifested(copy, where, manifest is not None, root, config, as_json)
     said, problems = export_results(copy, where, given, root, config)
-    from ..reading.export_render import NOT_REPRODUCED
-
-    gone = [x for x in said if "not checkable: removed by retention" in x or x.startswith(NOT_REPRODUCED)]  # said apart, never "ok" (trial 27b F3)
+    gone = [x for x in said if not_checkable(x)]  # said apart, never "ok" (trial 27b F3)
     said = [x for x in said if x not in gone]
     unchecked = "" if root is not None else (
         "not checked: that each text outside the masks is the landed one and each mask stands over a credential: "
         "the root's holder checks it (asz verify --export FILE --root ROOT)")
     said_export({"export": str(copy), "manifest": str(where), "against_root": root is not None}, said, unchecked, gone,
                 problems, f"{copy.name}: ", "the copy", as_json)
+
+
+def not_checkable(line: str) -> bool:
+    """Whether ``line``, one of :func:`export_results`' said lines, is said apart as not checkable, never as ``ok:``:
+    what retention removed (trial 27b F3), or a drawing no render this asz draws gives
+    (:data:`~asz_core.reading.export_render.NOT_REPRODUCED`, :func:`unreproduced`)."""
+    return "not checkable: removed by retention" in line or unreproduced(line)
+
+
+def unreproduced(line: str) -> bool:
+    """Whether ``line`` (a said line, bare or after a folder's ``FILE: ``) says a copy's drawing cannot be reproduced
+    (:data:`~asz_core.reading.export_render.NOT_REPRODUCED`): the copy is unproven, exit 2, never counted as checked."""
+    from ..reading.export_render import NOT_REPRODUCED
+
+    return NOT_REPRODUCED in line
 
 
 def said_unmanifested(copy: Path, where: Path, given: bool, root: Optional[Path], config: Optional[Path],
@@ -366,9 +379,7 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
     ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``; else
     ``ok:`` lines, the not checked and not checkable lines, each problem after ``prefix``, then ``WHAT checks …`` or
     ``N problem(s)``."""
-    from ..reading.export_render import NOT_REPRODUCED
-
-    unproven = not problems and any(x.startswith(NOT_REPRODUCED) for x in gone)
+    unproven = not problems and any(unreproduced(x) for x in gone)
     if as_json:
         echo(json.dumps({**head, "ok": not problems and not unproven, "checked": said, "not_checked": unchecked,
                          "not_checkable": gone, "problems": problems}, ensure_ascii=False))

@@ -150,3 +150,36 @@ def test_an_unnumbered_copy_no_drawing_gives_is_not_checkable_and_its_evidence_s
     copy.with_name("c.md.manifest.json").write_text(json.dumps(body))
     v = _verify(root, copy)
     assert v.returncode == 1 and "landed file" in v.stdout and NOT_REPRODUCED not in v.stdout, v.stdout
+
+
+def test_a_folder_whose_copy_no_drawing_gives_is_unproven_not_checked(root, tmp_path):
+    """A folder export (``--out DIR/``) one of whose copies is changed (a tool heading renamed) with its manifest made to
+    describe it, its render key taken out, and the folder manifest's digests to match: the copy is said not checkable
+    and the folder unproven (exit 2, ``0 of 1 copies check``), never ``the folder checks against the root``, exit 0 (as
+    it was: the folder counted that copy as checked and dropped its not-checkable line)."""
+    from asz_core.reading.export_manifest import line_digests, sha256
+    from asz_core.reading.export_render import NOT_REPRODUCED
+
+    out = tmp_path / "out"
+    p = asz_in_process("export", "--root", str(root), "--project", "hello", "--out", f"{out}/", env={"TZ": "UTC"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    v = _verify(root, out)
+    assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the folder checks against the root", v.stdout
+    folder = json.loads((out / "export.manifest.json").read_bytes())
+    (f,) = folder["files"]
+    copy, man = out / f["file"], out / f["manifest"]["file"]
+    data = copy.read_bytes()
+    forged = data.replace(b"**Tool Bash**", b"**Tool Bosh**", 1)
+    assert forged != data
+    copy.write_bytes(forged)
+    body = json.loads(man.read_bytes())
+    assert body.pop("render") == RENDER
+    body["export"] = {**body["export"], "bytes": len(forged), "sha256": sha256(forged), "lines": line_digests(forged)}
+    man.write_text(json.dumps(body))
+    f["bytes"], f["sha256"], f["manifest"]["sha256"] = len(forged), sha256(forged), sha256(man.read_bytes())
+    (out / "export.manifest.json").write_text(json.dumps(folder))
+    v = _verify(root, out)
+    lines = v.stdout.splitlines()
+    assert v.returncode == 2, v.stdout
+    assert lines[-1] == "the folder checks against the root but for its drawing (not checkable, above): unproven", v.stdout
+    assert "ok: 0 of 1 copies check against the root" in lines and f"{copy.name}: {NOT_REPRODUCED}: " in v.stdout
