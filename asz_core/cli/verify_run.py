@@ -390,10 +390,11 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
             echo(line)
         for line in problems:
             echo(f"{prefix}{line}")
-        echo(f"{what} checks" + (" against the root" if head.get("against_root") else " against its manifest")
-             + (" but for its drawing (not checkable, above): unproven" if unproven else
-                " but for what retention removed (not checkable, above)" if gone else "")
-             if not problems else f"{len(problems)} problem(s)")
+        against = "against the root" if head.get("against_root") else "against its manifest"
+        echo(f"{len(problems)} problem(s)" if problems else
+             f"{what} is unproven: its evidence checks {against}, its drawing cannot be reproduced (not checkable, above)"
+             if unproven else f"{what} checks {against}"
+             + (" but for what retention removed (not checkable, above)" if gone else ""))
     raise SystemExit(1 if problems else 2 if unproven else 0)
 
 

@@ -139,7 +139,7 @@ def test_an_unnumbered_copy_no_drawing_gives_is_not_checkable_and_its_evidence_s
     assert forged != data
     v = _verify(root, _copy(root, tmp_path, "r1", "c.md", forged))
     lines = v.stdout.splitlines()
-    assert v.returncode == 2 and lines[-1] == "the copy checks against the root but for its drawing (not checkable, above): unproven", v.stdout
+    assert v.returncode == 2 and lines[-1] == "the copy is unproven: its evidence checks against the root, its drawing cannot be reproduced (not checkable, above)", v.stdout
     assert [x for x in lines if x.startswith(NOT_REPRODUCED)] and "changed" not in v.stdout and " line " not in v.stdout
     late = (HERE / "r3e" / "c.md").read_bytes().replace(b"**Tool Bash**", b"**Tool Bosh**", 1)
     v = _verify(root, _copy(root, tmp_path / "r3", "r3e", "c.md", late))
@@ -181,5 +181,5 @@ def test_a_folder_whose_copy_no_drawing_gives_is_unproven_not_checked(root, tmp_
     v = _verify(root, out)
     lines = v.stdout.splitlines()
     assert v.returncode == 2, v.stdout
-    assert lines[-1] == "the folder checks against the root but for its drawing (not checkable, above): unproven", v.stdout
+    assert lines[-1] == "the folder is unproven: its evidence checks against the root, its drawing cannot be reproduced (not checkable, above)", v.stdout
     assert "ok: 0 of 1 copies check against the root" in lines and f"{copy.name}: {NOT_REPRODUCED}: " in v.stdout
