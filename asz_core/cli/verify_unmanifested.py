@@ -50,7 +50,8 @@ def named_conversation(data: bytes, ids: list[str]) -> Optional[str]:
 
 def _attempts(root: Path, cid: str, fmt: str, config: Optional[Path]):
     """``(render, redact, zone name, bytes)`` of each attempt, newest render first, unmasked before masked, this
-    machine's zone before UTC (the same zone once when it is UTC)."""
+    machine's zone before UTC (the same zone once when it is UTC); renders 3 back to 1 also with the cost lines as
+    before f7840f1b (2026-12-05 22:06, ``drawing``'s ``cents_before``), which every asz that wrote no manifest drew."""
     from ..reading.export_render import as_render, drawing
     from ..view.zone import zone_name
     from .export_made import made_again
@@ -59,10 +60,12 @@ def _attempts(root: Path, cid: str, fmt: str, config: Optional[Path]):
     for redact in (False, True):
         for tz in zones:
             for newest, renders in _DRAWN_AS:
-                with drawing(newest):
-                    made, _ = made_again(root, cid, {"format": fmt, "redact": redact, "hide": [], "tz": tz}, config)
-                for r in renders:
-                    yield r, redact, tz or zone_name(), as_render(made, r, fmt)
+                for before in (False, True) if min(renders) <= 3 else (False,):
+                    with drawing(newest, cents_before=before):
+                        made, _ = made_again(root, cid, {"format": fmt, "redact": redact, "hide": [], "tz": tz}, config)
+                    for r in renders:
+                        if r <= 3 or not before:  # no render after 3 drew the older cost lines
+                            yield r, redact, tz or zone_name(), as_render(made, r, fmt)
 
 
 def matching_render(data: bytes, root: Path, cid: str, fmt: str, config: Optional[Path]) -> tuple[Optional[tuple], bytes]:

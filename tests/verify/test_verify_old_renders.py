@@ -183,3 +183,21 @@ def test_a_folder_whose_copy_no_drawing_gives_is_unproven_not_checked(root, tmp_
     assert v.returncode == 2, v.stdout
     assert lines[-1] == "the folder is unproven: its evidence checks against the root, its drawing cannot be reproduced (not checkable, above)", v.stdout
     assert "ok: 0 of 1 copies check against the root" in lines and f"{copy.name}: {NOT_REPRODUCED}: " in v.stdout
+
+
+@pytest.mark.parametrize("folder, name, render", [("r1", "c.md", 1), ("r1", "c.html", 1), ("r2u", "c.md", 2),
+                                                  ("r3e", "c.md", 3)])
+def test_a_copy_with_no_manifest_drawn_with_the_older_cost_lines_is_found_and_a_changed_one_is_not(
+        root, tmp_path, folder, name, render):
+    """Every asz that wrote no manifest drew the cost lines as before f7840f1b (``$0.00*``): such a copy, its manifest
+    gone, is found as the render that drew it (exit 0); one byte of its text changed, it is unprovable (exit 2),
+    never said to check (it was unprovable at every render before the older cost lines were tried)."""
+    copy = tmp_path / f"{folder}-{name}"
+    data = (HERE / folder / name).read_bytes()
+    copy.write_bytes(data)
+    v = _verify(root, copy)
+    assert v.returncode == 0 and f"no manifest: it is render {render} of conversation 7d2f1c3e" in v.stdout, v.stdout
+    copy.write_bytes(data.replace(b"Check hello()", b"Check hullo()", 1))
+    assert data.count(b"Check hello()")
+    v = _verify(root, copy)
+    assert v.returncode == 2 and "cannot be proved" in v.stderr + v.stdout, v.stdout + v.stderr
