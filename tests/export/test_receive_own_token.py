@@ -136,15 +136,16 @@ def test_no_token_is_the_default_said_and_a_token_file_open_to_others_is_refused
 SIZE = 64_000_000
 
 
-def _refused_unheld(tmp_path: Path, send) -> str:
-    """``send(address)`` to an ``asz receive --own-token``: the receiver's VmHWM must rise by under an eighth of
-    :data:`SIZE` (a message held whole raises it by its size at least) and nothing land; what it said."""
+def _refused_unheld(tmp_path: Path, send, share: int = 8) -> str:
+    """``send(address)`` to an ``asz receive --own-token``: the receiver's VmHWM must rise by under ``1/share`` of
+    :data:`SIZE` (an eighth by default; a message held whole raises it by its size at least) and nothing land; what it
+    said."""
     r = Receiving(tmp_path, tmp_path / "team", "--own-token")
     try:
         before = r.hwm_kib()
         send(r.address)
         after = r.hwm_kib()
-        assert after - before < SIZE // 8 // 1024, (before, after)
+        assert after - before < SIZE // share // 1024, (before, after)
     finally:
         said = r.stop()
     assert sent_files(tmp_path / "team") == {}
@@ -173,7 +174,9 @@ def test_a_64_mb_grpc_message_without_the_token_is_refused_before_it_is_received
     """Review38 R2: grpcio read a tokenless call's whole message (a 300 MB one raised VmHWM from 67 MB to 948 MB) before
     its token was checked. The token is now checked from the call's metadata first (``receive_grpc.TokenCheck``): a
     real grpc client's 64 MB ``Export`` with no token is answered UNAUTHENTICATED, naming the instance its metadata
-    claims, and the receiver's VmHWM rises by under an eighth of the message."""
+    claims, and the receiver's VmHWM rises by under a quarter of the message: grpc core takes in what HTTP/2's window
+    lets the sender send before the call is refused (6 MiB of a 300 MB message by hand, 10 MiB of this one once in a
+    full run at load), where a message held whole raises it by its size at least."""
     import grpc
     from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
     from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -193,5 +196,5 @@ def test_a_64_mb_grpc_message_without_the_token_is_refused_before_it_is_received
             except grpc.RpcError as exc:
                 assert (exc.code(), exc.details()) == (grpc.StatusCode.UNAUTHENTICATED, "a bearer token is required")
 
-    said = _refused_unheld(tmp_path, send)
+    said = _refused_unheld(tmp_path, send, share=4)
     assert "refused a gRPC request from mallory@h\u00e9: a bearer token is required (UNAUTHENTICATED)" in said, said
