@@ -27,9 +27,9 @@ points (characters, not UTF-16 units or bytes) into that text, in order,
 touching spans joined. :func:`marked` gives the older form, the text with each
 span between ``«`` and ``»`` (:data:`MARK_START`, :data:`MARK_END`), which
 cannot tell a marker from a guillemet the text holds; :func:`escaped` gives a
-form that can: the spans between ``«`` and ``»``, and a ``«``, ``»`` or ``\\``
-of the text itself written ``\\«``, ``\\»``, ``\\\\`` (``asz search``'s plain
-output, docs/reading.md).
+form that can: the spans between ``«`` and ``»``, and a ``«`` or ``»`` of the
+text itself written ``\\«``, ``\\»``, a backslash as it is (``asz search``'s
+plain output, docs/reading.md).
 """
 
 from __future__ import annotations
@@ -74,7 +74,6 @@ _HAS_CJK = re.compile(CJK_CLASS)
 _ONE_CLASS = CJK_CLASS[:-1] + EMOJI_CLASS[1:]
 _HAS_ONE = re.compile(_ONE_CLASS)
 _CJK_RUN = re.compile(_ONE_CLASS + "+")
-_ESCAPE = str.maketrans({"\\": "\\\\", MARK_START: "\\" + MARK_START, MARK_END: "\\" + MARK_END})
 #: A thing of a query: ``-?"a phrase"`` (a ``\\"`` inside it is a quote of the phrase, so a command's escaped quotes
 #: paste whole: trial 30a F4), or a run of non-space.
 _WORD = re.compile(r'(-?)"((?:[^"\\]|\\.)*)"|(\S+)')
@@ -293,34 +292,25 @@ def marked(text: str, spans: list[list[int]]) -> str:
 
 def escaped(text: str, spans: list[list[int]]) -> str:
     """The unambiguous plain form: matches between ``«`` and ``»``; a ``«`` or ``»`` of the text itself has a ``\\``
-    before it. Backslashes stand for themselves except right before a ``«`` or ``»``: there 2n backslashes are n of the
-    text's and the guillemet is a marker, 2n+1 are n of the text's and the guillemet is the text's (the rule of
-    Windows' command lines for quotes). :func:`unescaped` reads it back."""
-    bounds = {}
+    before it, and every other character, a backslash included, stands for itself (``C:\\dir\\«x»``: trial 36c F7,
+    the doubled backslash of render 14 and before beside a match, ``C:\\dir\\\\«x»``, showed a path the text does
+    not hold). :func:`unescaped` reads it back, as the spans never hold a ``\\``, ``«`` or ``»`` (a match is a run of
+    FTS5 tokens: letters, digits, the emoji)."""
+    bounds: dict[int, str] = {}
     for a, b in spans:
         bounds[a] = bounds.get(a, "") + MARK_START
         bounds[b] = MARK_END + bounds.get(b, "")
     out: list[str] = []
-    slashes = 0
     for i, c in enumerate(text):
-        mark = bounds.get(i, "")
-        if mark:
-            out.append("\\" * (2 * slashes) + mark)
-            slashes = 0
-        if c == "\\":
-            slashes += 1
-        elif c in (MARK_START, MARK_END):
-            out.append("\\" * (2 * slashes + 1) + c)
-            slashes = 0
-        else:
-            out.append("\\" * slashes + c)
-            slashes = 0
-    tail = bounds.get(len(text), "")
-    out.append("\\" * (2 * slashes if tail else slashes) + tail)
+        out += [bounds.get(i, ""), "\\" + c if c in (MARK_START, MARK_END) else c]
+    out.append(bounds.get(len(text), ""))
     return "".join(out)
 
 
-_ESCAPED = re.compile("(\\\\*)([\u00ab\u00bb])")
+#: In an :func:`escaped` string: a backslash then a match (a ``\\«`` followed by a match's characters and its
+#: unescaped ``»``: the text's own ``«`` could be followed by no unescaped ``»`` there, which ends a match), a
+#: guillemet of the text, or a marker.
+_ESCAPED = re.compile("\\\\\u00ab([^\\\\\u00ab\u00bb]+)\u00bb|\\\\([\u00ab\u00bb])|([\u00ab\u00bb])")
 
 
 def unescaped(s: str) -> tuple[str, list[list[int]]]:
@@ -329,15 +319,17 @@ def unescaped(s: str) -> tuple[str, list[list[int]]]:
     spans: list[list[int]] = []
     n = at = 0
     for m in _ESCAPED.finditer(s):
-        k = len(m.group(1))
-        lit = s[at:m.start()] + "\\" * (k // 2)
-        text.append(lit)
-        n += len(lit)
+        text.append(s[at:m.start()])
+        n += m.start() - at
         at = m.end()
-        if k % 2:
+        if m.group(1) is not None:  # the text's backslash, then a match
+            text += ["\\", m.group(1)]
+            spans.append([n + 1, n + 1 + len(m.group(1))])
+            n += 1 + len(m.group(1))
+        elif m.group(2) is not None:
             text.append(m.group(2))
             n += 1
-        elif m.group(2) == MARK_START:
+        elif m.group(3) == MARK_START:
             spans.append([n, n])
         elif spans:
             spans[-1][1] = n

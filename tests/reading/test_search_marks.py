@@ -72,10 +72,36 @@ def test_plain_output_escapes_the_text_s_guillemets_and_reads_back(guillemet_roo
 
 
 def test_the_escape_reads_back_whatever_the_backslashes():
-    cases = [("C:\\dir «x»", [[7, 10]]), ("a\\", [[0, 2]]), ("\\«", [[1, 2]]), ("\\\\«\\", []), ("««»»", [[1, 3]])]
-    for text, spans in cases:
-        assert unescaped(escaped(text, spans)) == (text, spans), (text, spans, escaped(text, spans))
-    assert escaped("C:\\dir x", [[7, 8]]) == "C:\\dir «x»"  # a backslash before no guillemet stands for itself
+    """A backslash stands for itself, beside a match too (trial 36c F7: ``dev\\\\«zebra»`` for the text's ``dev\\zebra``);
+    every placing of backslashes and guillemets around whole-word spans reads back."""
+    cases = [("C:\\dir\\x\\y", [[7, 8]], "C:\\dir\\«x»\\y"), ("a\\", [[0, 1]], "«a»\\"), ("\\«a", [[2, 3]], "\\\\««a»"),
+             ("«\\a»", [[2, 3]], "\\«\\«a»\\»"), ("\\\\a\\\\", [[2, 3]], "\\\\«a»\\\\"), ("««a»»", [[2, 3]], "\\«\\««a»\\»\\»"),
+             ("\\«a b\\»", [[4, 5]], "\\\\«a «b»\\\\»"), ("\\«a", [], "\\\\«a")]
+    for text, spans, shown in cases:
+        assert escaped(text, spans) == shown, (text, spans)
+        assert unescaped(shown) == (text, spans), (text, spans, shown)
+
+
+def test_plain_output_shows_the_text_s_backslashes_beside_a_match(corpus_source, tmp_path):
+    """``asz search`` piped: the prompt's Windows paths as typed, ``«`` and ``»`` only around the matches (trial 36c
+    F7). The expected line is made from the source transcript's own prompt, read with ``json``."""
+    import json
+
+    src = tmp_path / "projects"
+    corpus_with_guillemets(corpus_source, src)
+    f = src / "-home-user-claude-reliability" / f"{HELLO_SESSION}.jsonl"
+    typed = r"C:\Users\dev\bonjour\x.txt, \\srv\bonjour\ ; "
+    f.write_text(f.read_text(encoding="utf-8").replace("Le mot", json.dumps(typed)[1:-1] + "Le mot"), encoding="utf-8")
+    collect_and_parse(src, tmp_path / "root")
+    prompt = next(json.loads(line)["message"]["content"] for line in f.read_text(encoding="utf-8").splitlines()
+                  if '"content":"C:' in line)
+    assert prompt.startswith(typed + GUILLEMET_PREFIX)
+    line = asz("search", "bonjour", "--kind", "prompt", "--root", str(tmp_path / "root")).stdout.splitlines()[2].strip()
+    line = line.removesuffix("…")  # the snippet's window ends inside the prompt
+    shown = prompt.replace("«", "\\«").replace("»", "\\»").replace("bonjour", "«bonjour»")
+    assert line == shown[:len(line)] and len(line) > len(typed + GUILLEMET_PREFIX), (line, shown)
+    assert line.startswith(r"C:\Users\dev\«bonjour»\x.txt, \\srv\«bonjour»\ ; Le mot \««bonjour»\»")
+    assert unescaped(line)[0] == prompt[:len(unescaped(line)[0])]
 
 
 def test_a_terminal_shows_matches_styled_and_the_text_s_guillemets_as_they_are(guillemet_root):
