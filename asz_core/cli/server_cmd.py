@@ -105,6 +105,13 @@ def _banner_common(state, host: str, port: int, token: str | None = None) -> Non
                    "(--token requires one)", err=True)
 
 
+#: The kernel's queue of connections not yet accepted (capped by ``net.core.somaxconn``): a burst of 200 clients at once
+#: waits in it, where a queue as long as the event loop's accept batch (128, :func:`~asz_core.netguard.accept_batch`)
+#: dropped the rest, each then sending its SYN again a second later (trial 36a F8; ``bench/status_burst.py``). Held
+#: there, a connection costs no descriptor until accepted.
+LISTEN_QUEUE = 1024
+
+
 def _bind(cmd: str, host: str, port: int):
     """Bind and listen on ``host:port`` before anything is printed or collected; exit 1 with a clear line when taken."""
     import socket
@@ -114,7 +121,7 @@ def _bind(cmd: str, host: str, port: int):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(LISTEN_QUEUE)
     except OSError as exc:
         sock.close()
         typer.echo(f"asz {cmd}: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
@@ -136,11 +143,16 @@ def _tools(*args):
     return answer(*args)
 
 
-def _reading_routes() -> list:
-    """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``)."""
+def _reading_routes(searches=None) -> list:
+    """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``); at most
+    :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` searches run together (``searches``: the
+    :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a 503 ``busy`` (trial
+    36a F8)."""
     from ..view.app import TITLES_MASKED, json_answer
+    from ..view.at_once import SEARCHES_AT_ONCE, AtOnce
 
-    return [("/api/search", json_answer(_search, TITLES_MASKED)), ("/api/tools", json_answer(_tools))]
+    bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches")
+    return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)), ("/api/tools", json_answer(_tools))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:
@@ -169,6 +181,8 @@ def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None
     class Server(uvicorn.Server):
         async def startup(self, sockets=None) -> None:
             await super().startup(sockets=sockets)
+            if sock is not None:  # asyncio set the queue to its accept batch when it started serving: longer again
+                sock.listen(LISTEN_QUEUE)
             if noted:  # a signal came between the banner and uvicorn's own handlers
                 self.should_exit = True
             elif self.started and on_started is not None:

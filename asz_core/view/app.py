@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .access import BASE_KEY, TokenGate
+from .at_once import Recent
 from .found_store import GZIP_OVER
 from .page_secrets import HEADER, MASKED, masked_line
 from .guard import HostGuard, log_once
@@ -102,10 +103,10 @@ STATUS_CODES = {400: "bad_parameter", 403: "forbidden", 404: "not_found", 405: "
                 409: "does_not_verify", 410: "gone", 500: "internal_error", 503: "unavailable"}
 
 
-def _error(status: int, message: str, more: dict | None = None, code: str | None = None) -> Response:
-    """The JSON refusal ``{"error": message, "code": code, **more}`` with ``status``; ``code`` None: the status's own
-    (:data:`STATUS_CODES`)."""
-    return _json({"error": message, "code": code or STATUS_CODES.get(status, "refused"), **(more or {})}, status)
+def _error(status: int, message: str, more: dict | None = None, code: str | None = None, headers: dict | None = None) -> Response:
+    """The JSON refusal ``{"error": message, "code": code, **more}`` with ``status`` (and ``headers``); ``code`` None:
+    the status's own (:data:`STATUS_CODES`)."""
+    return _json({"error": message, "code": code or STATUS_CODES.get(status, "refused"), **(more or {})}, status, headers)
 
 
 #: When this module was loaded (ns since the epoch): the server's start, against which a code file's mtime tells an
@@ -123,6 +124,7 @@ def upgraded_text(exc: ImportError) -> str:
 
     what = f"could not import {exc.name or 'a module'}"
     if code_changed(code_files()):
+        _CODE_CHANGED.set(True)  # /api/status says it from this answer on, not once what it keeps is a second old
         return (f"{what}: asz's code changed on disk since this server started (upgraded in place); restart it "
                 "(asz server or asz view) to use the new version")
     return f"{what} (ImportError); if asz was upgraded while this server ran, restart it"
@@ -150,6 +152,10 @@ def _started_code() -> tuple[str, ...]:
     return tuple(code_files())
 
 
+#: ``code_changed`` as ``/api/status`` says it: the ~430 code files stat'ed at most once a second (trial 36a F8).
+_CODE_CHANGED = Recent(lambda: code_changed(_started_code()))
+
+
 def _state(request: Request) -> ViewState:
     return request.app.state.view
 
@@ -167,7 +173,7 @@ def _status(request, pairs, hide):
 
     known_params(pairs, ())
     # code_changed: asz was upgraded in place since this server started; what a monitor restarts it on (trial 26a, F7)
-    return _json({**_state(request).status(), "code_changed": code_changed(_started_code()), "product": "asz",
+    return _json({**_state(request).status(), "code_changed": _CODE_CHANGED.value(), "product": "asz",
                   "version": __version__, "api_version": API_VERSION})
 
 
@@ -426,7 +432,7 @@ def api(handler):
         except QueryError as exc:
             return _error(400, str(exc), code="bad_query")
         except ApiError as exc:
-            return _error(exc.status, exc.message, exc.more, exc.code)
+            return _error(exc.status, exc.message, exc.more, exc.code, exc.headers)
         except ImportError as exc:  # asz upgraded in place under this process (trial 23b, F8)
             log_once(log, f"ImportError:{exc.name}", "request %s failed: %s: %s", request.url.path, type(exc).__name__, exc)
             return _error(503, upgraded_text(exc), code="restart_needed")

@@ -200,8 +200,8 @@ class BackgroundChecks:
         ``checked`` (conversations whose state the checker found since start) and ``checked_built`` (how many of them it
         built; the others it read from what a build of the same files found, ``_index/found``),
         ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing; :func:`waiting_line`),
-        ``counting`` (how many list rows wait for their summary to be counted, issue 22)."""
-        convs = len(self.conversations())
+        ``counting`` (how many list rows wait for their summary to be counted, issue 22); ``conversations`` counted at most once a second and after a pass (36a F8)."""
+        convs = self.counted_listed.value()
         with self._lock:  # the count and the words about it read together: never 0 left and "counting", nor the reverse
             counting = len(self._count_pending)
             return {
@@ -231,9 +231,8 @@ class BackgroundChecks:
         with self._lock:
             if counts.get("landed") or counts.get("rounds") or self.last_pass is None:
                 self._unchained, self._unchained_gen = None, self._unchained_gen + 1
-            self.last_pass = counts
-            self.last_refresh = finished_ms
-            self.next_refresh = next_ms
+            self.last_pass, self.last_refresh, self.next_refresh = counts, finished_ms, next_ms
+            self.counted_listed.forget()  # the conversations the pass made are counted by the next status
             self.refreshing = False
 
     def unchained(self, conversations: Sequence[str]) -> str:

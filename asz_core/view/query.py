@@ -32,13 +32,16 @@ class QueryError(ValueError):
 class ApiError(Exception):
     """An API refusal: ``status`` (400, 403, 404, 409, 410 or 503) and ``message`` (the JSON body's ``error``);
     ``more``: further keys of the JSON body (an ambiguous id's ``matches``); ``code``: the body's stable ``code``
-    (docs/view.md, Errors; None: the status's own, :data:`STATUS_CODES`)."""
+    (docs/view.md, Errors; None: the status's own, :data:`STATUS_CODES`); ``headers``: sent with the refusal
+    (``Retry-After`` of a ``busy`` 503, :class:`~asz_core.view.at_once.AtOnce`)."""
 
-    def __init__(self, status: int, message: str, more: dict | None = None, code: str | None = None):
+    def __init__(self, status: int, message: str, more: dict | None = None, code: str | None = None,
+                 headers: dict[str, str] | None = None):
         self.status = status
         self.message = message
         self.more = more or {}
         self.code = code
+        self.headers = headers or {}
         super().__init__(f"{status}: {message}")
 
 

@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 from ..storage.ids import MATCHES_SHOWN, AmbiguousId, IdError, resolve
 from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
 from ..sessiondata.model import WITHHOLDABLE
+from .at_once import Recent
 from .background import BackgroundChecks
 from .conflicts import stopped_and_gone
 from .depends import files_key
@@ -151,8 +152,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._untimed: dict[str, list[str]] = {}  # conversation -> its summary's problems about records whose time does not read
         self._unbuilt: dict[str, tuple] = {}  # conversation not built (no round, an error) -> its files' fingerprint then (in no sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
-        self.builds = 0  # documents built since start (tests read it through /api/status)
-        self.checked = 0  # conversations whose state the checker found since start
+        self.builds = self.checked = 0  # documents built since start (/api/status), conversations whose state the checker found
+        self.counted_listed = Recent(lambda: len(self.conversations()))  # /api/status's count: read at most once a second
         self.checked_built = 0  # of those, how many it built (the others: read from their found records)
         self.requests_active = 0  # API requests being answered now; the checker waits while any is
         self.first_request = 0.0  # time.monotonic() when the first API request ended (the checker starts CHECK_DELAY after)
