@@ -42,7 +42,7 @@ def sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
             typer.echo(one_line(line))
         for e in a["errors"]:
             typer.echo(one_line(f"error: {e['path']}: {e['message']}"), err=True)
-        for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next"))]:
+        for e in [*a.get("conflicts", ()), *(s for sess in a["sessions"] for s in sess["sources"] if s.get("next") or s.get("other_adapter"))]:
             why = dated_reason(e["reason"], e["since"], e["size"]) if "since" in e else e["reason"]  # the size now, dated
             typer.echo(one_line(f"conflict: {e['path']}: {'; '.join(x for x in (why, e.get('next')) if x)}"), err=True)
     from ..view.conflicts import gone_line

@@ -24,7 +24,7 @@ from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor
 from ..storage.layout import KIND_PREFIX, cursor_paths, session_dir
 from .aside_gone import newest_header
 
-__all__ = ["other_adapter", "other_adapter_reason", "other_adapter_refused"]
+__all__ = ["other_adapter", "other_adapter_reason", "other_adapter_refusal", "other_adapter_refused"]
 
 
 def _owner_of(cp: Path, cur: AppendCursor | SnapshotCursor | None, kind: str) -> str:
@@ -70,20 +70,29 @@ def other_adapter_reason(session: str, kind: str, owner: str, stream: str, mine:
             f"Session ids). Give the sessions of {mine} ids no other runtime uses, or collect them into another root")
 
 
+def other_adapter_refusal(root: Path, session: str, kind: str, cp: Path, cur: AppendCursor | SnapshotCursor | None,
+                          mine: str) -> tuple[str, str]:
+    """``(adapter, conflict reason)`` when another adapter than ``mine`` lands ``kind`` into ``session`` of ``root``
+    (:func:`other_adapter`; cursor file ``cp``, read as ``cur``): what a pass refuses a source of ``mine`` for, and what
+    ``asz sources`` says of it (trial 35a); ``('', '')`` when none does. A cursor that names ``mine`` answers at once
+    (every pass asks it of every source)."""
+    if cur is not None and cur.adapter == mine:
+        return "", ""
+    try:
+        sdir = session_dir(root, session)
+    except ValueError:
+        return "", ""
+    owner, stream = other_adapter(sdir, cp, cur, kind, mine)
+    return (owner, other_adapter_reason(session, kind, owner, stream, mine)) if owner else ("", "")
+
+
 def other_adapter_refused(sp, s, cp: Path, cur: AppendCursor | SnapshotCursor | None) -> bool:
     """True, with a ``conflict:`` naming both adapters counted in ``sp``'s counters, when another adapter than
-    ``sp``'s lands ``s.kind`` into ``sp``'s session (:func:`other_adapter`): source ``s`` (cursor file ``cp``, read as
-    ``cur``) is refused, the other's cursor left as it is. ``sp`` is the :class:`~.session_pass.SessionPass`. A
-    cursor that names ``sp``'s adapter answers at once (every pass asks it of every source)."""
-    if cur is not None and cur.adapter == sp.adapter.name:
-        return False
-    try:
-        sdir = session_dir(sp.col.root, sp.session)
-    except ValueError:
-        return False
-    owner, stream = other_adapter(sdir, cp, cur, s.kind, sp.adapter.name)
+    ``sp``'s lands ``s.kind`` into ``sp``'s session (:func:`other_adapter_refusal`): source ``s`` (cursor file ``cp``,
+    read as ``cur``) is refused, the other's cursor left as it is. ``sp`` is the :class:`~.session_pass.SessionPass`."""
+    owner, why = other_adapter_refusal(sp.col.root, sp.session, s.kind, cp, cur, sp.adapter.name)
     if not owner:
         return False
-    sp.report.conflict(s.path, other_adapter_reason(sp.session, s.kind, owner, stream, sp.adapter.name))
+    sp.report.conflict(s.path, why)
     sp.c.conflicts += 1
     return True

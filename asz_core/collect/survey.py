@@ -21,6 +21,7 @@ from ..storage.torn import torn_bytes, torn_line
 from .src_text import shown
 from .windows import SourceError, open_source
 from .folders import discover_folders
+from .other_adapter import other_adapter_refusal
 from .second_source import refuse_seconds
 from ..storage.cursor import reset_step
 from .src_text import take_unwritable
@@ -41,7 +42,10 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                        "size", "landed", "unread", "ord", "state", "reason", "cursor", "torn_tail"}]}],
          "torn_tails": ["torn tail: <src>: …"]}
 
-    Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
+    A source whose session another adapter lands its kind into (:func:`~.other_adapter.other_adapter_refusal`), which
+    a pass refuses, has ``state`` ``conflict``, ``other_adapter`` (that adapter's name), the pass's reason naming both,
+    ``landed`` 0 and ``unread`` its size (trial 35a: it read as the other adapter's source moved, with its landed bytes
+    and a ``--reset-conflict`` step). Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
     file cannot be read; ``state`` is ``new`` when no cursor exists. A session the root erased on request
     (``_erased.list``: a pass leaves it out unread, :mod:`asz_core.collect.erased`) has every source ``state``
     ``erased``, ``unread`` 0, its ``reason`` and the session's ``erased`` naming the erasure (trial 32b, F6). For an
@@ -162,6 +166,10 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
         size = None
         row["state"], row["reason"] = "unreadable", getattr(exc, "strerror", None) or str(exc)
     unread_now = (row["state"], row["reason"]) if size is None and row["state"] == "unreadable" else None
+    owner, why = other_adapter_refusal(root, session, s.kind, cp, cur, adapter.name) if row["cursor"] else ("", "")
+    if owner:  # a pass refuses it, naming both adapters: never "the cursor belongs to" the other's source (trial 35a)
+        row.update(state="conflict", reason=why, other_adapter=owner, unread=size)
+        return row
     if cur is not None:
         # the source that cannot be read now says so over its cursor's state (trial 26a, F6: it read `active`)
         row["state"], row["reason"] = unread_now or (cur.state, cur.reason)

@@ -8,13 +8,14 @@ in conflict ("… is gone and this copy does not hold what landed"), and the Cla
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from asz_core.sessiondata.reader import landed_header
 from asz_core.storage.cursor import read_cursor
 from asz_core.storage.layout import landed_files
 
-from collect_helpers import append, asz, collect_once, landed, line, source_lines, summary
+from collect_helpers import append, asz, collect_once, landed, line, mini_args, source_lines, summary
 
 SID = "7b0c2f4e-1d2a-4c3b-9e8f-0a1b2c3d4e5f"
 
@@ -46,6 +47,16 @@ def test_a_second_adapter_with_a_landed_session_id_is_refused_and_the_first_keep
         assert f"session {SID} already holds transcript landed by adapter claude-code-local (stream main)" in ln
         assert "this source of adapter mini-jsonl names the same session id, so it is refused" in ln
     assert "gone" not in other.stderr
+    # asz sources says what the pass says, for both sources: not the other adapter's transcript moved (trial 35a)
+    listed = json.loads(asz("sources", *mini_args(mini, root), "--json").stdout)["adapters"][0]["sessions"][0]["sources"]
+    for row in listed:
+        size = (mini / row["src"]).stat().st_size
+        assert (row["state"], row["other_adapter"], row["landed"], row["unread"]) == ("conflict", "claude-code-local", 0, size)
+        assert "next" not in row and [f"conflict: {row['path']}: {row['reason']}"] == \
+            [ln for ln in said if ln.startswith(f"conflict: {row['path']}:")], (row, said)
+    table = asz("sources", *mini_args(mini, root))
+    assert sorted(ln for ln in table.stderr.splitlines() if ln.startswith("conflict: ")) == sorted(said), table.stderr
+    assert "--reset-conflict" not in table.stdout + table.stderr and "belongs to" not in table.stdout + table.stderr
     cur = read_cursor(root / SID / "streams" / "main" / "transcript.cursor")
     assert (cur.state, cur.adapter, cur.reason, cur.offset) == ("active", "claude-code-local", "", transcript.stat().st_size)
 
