@@ -42,10 +42,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
                        "size", "landed", "unread", "ord", "state", "reason", "cursor", "torn_tail"}]}],
          "torn_tails": ["torn tail: <src>: …"]}
 
-    A source whose session another adapter lands its kind into (:func:`~.other_adapter.other_adapter_refusal`), which
-    a pass refuses, has ``state`` ``conflict``, ``other_adapter`` (that adapter's name), the pass's reason naming both,
-    ``landed`` 0 and ``unread`` its size (trial 35a: it read as the other adapter's source moved, with its landed bytes
-    and a ``--reset-conflict`` step). Sizes are bytes. ``size`` is None and ``state`` ``unreadable`` when the
+    Sizes are bytes (a source another adapter's session id refuses: :func:`_row`). ``size`` is None and ``state`` ``unreadable`` when the
     file cannot be read; ``state`` is ``new`` when no cursor exists. A session the root erased on request
     (``_erased.list``: a pass leaves it out unread, :mod:`asz_core.collect.erased`) has every source ``state``
     ``erased``, ``unread`` 0, its ``reason`` and the session's ``erased`` naming the erasure (trial 32b, F6). For an
@@ -129,6 +126,10 @@ def _row(root: Path, adapter: Adapter, session: str, s, now: int, torn_tails: li
     judges a torn tail, whose line is appended to ``torn_tails``. Never
     raises for the source: what cannot be read is ``state`` ``unreadable`` or
     ``gone`` with its ``reason``.
+    A source whose session another adapter lands its kind into (:func:`~.other_adapter.other_adapter_refusal`), which a
+    pass refuses, has ``state`` ``conflict``, ``other_adapter`` (that adapter's name), the pass's reason naming both,
+    ``landed`` 0 and ``unread`` its size (trial 35a: it read as the other adapter's source moved, with its landed bytes
+    and a ``--reset-conflict`` step).
     """
     row = {"src": s.src, "path": str(s.path), "kind": s.kind, "mode": s.mode, "stream": s.stream, "batch": s.batch,
            "size": None, "landed": 0, "unread": None, "ord": 0, "state": "new", "reason": "", "cursor": "", "torn_tail": 0}
