@@ -245,6 +245,10 @@ def _llm_end(rec: Record, run: dict) -> None:
 
 
 CALL_INPUT = "the call's input is on the model call that asked for it"
+#: Why a failed tool's end drops its empty ``outputs`` (``{}``, as LangSmith sends it): its result is the error, whose
+#: size the result part gives (langsmith-ingest 0.13.0 on; before, the ``{}`` was its data and its ``bytes`` 2, beside
+#: a 652-byte traceback: the corpus's ``divide``, trial 35a).
+EMPTY_OUTPUTS = "empty ({}): the tool failed, and its error is the result's text"
 #: Why a tool's end drops its inputs when no landed model call asked for it: the derived call record holds them.
 OWN_CALL_INPUT = "the call's input is the call record before this one (no model call that asked for it landed)"
 _BULK_END = ("inputs", "extra", "events", "serialized", "child_runs")  # a model call's or tool's end: listed, not carried
@@ -278,8 +282,10 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
     elif out not in (None, {}):
         data = out
     err = run.get("error")
+    empty = False
     if failed and not text and err:
         text, err = error_text(err), None  # the error whole, its traceback too: the result's text (trial 37b F1)
+        empty, data = data == {}, None if data == {} else data  # outputs {}: the result's size is the error's (35a)
     tool = d.get("tool", "")
     if tool and (cut := taken_out_of(outputs)) is not None:  # over the receiver's part limit (32a F1)
         rec.parts = [Part(k="result", of=tool, state="too_large", bytes=cut["bytes"], sha256=cut["sha256"])]
@@ -297,7 +303,7 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         rec.parts.append(_data({"error": error_text(err)}))
     if (times := run_times(run, d)) is not None:  # the tool run's own start and end, as sent (trial 37b F4)
         rec.parts.append(_data(times))
-    rec.dropped = _dropped(run, _BULK_END, inputs=_call_input(d))
+    rec.dropped = _dropped(run, _BULK_END, inputs=_call_input(d)) + (_dropped(run, ("outputs",), outputs=EMPTY_OUTPUTS) if empty else [])
 
 
 def run_times(run: dict, d: dict) -> dict | None:

@@ -81,6 +81,8 @@ _LANDED_WITHOUT = (
     ((0, 12, 0), "a tool run's own start and end (its tools are timed from the end of the model call that asked for "
                  "them, not by their own run), and a chain step's error (listed under dropped with its size and "
                  "SHA-256, its text not landed)"),
+    ((0, 13, 0), "a failed tool's result size as that of its error (the empty outputs LangSmith sends, {}, was the "
+                 "result's data, so result_bytes read 2 beside a longer traceback)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -182,8 +184,9 @@ class LangsmithIngest(Adapter):
     # 0.11.0: a failed run's error lands whole, its traceback too; a run whose parent never landed (lost, or a parent
     # cycle) lands as the first run of what is known, a tool no landed model call asked for with a call of its own
     # (trial 37b F1, F2); 0.12.0: a tool run's end carries the run's own start and end, what the readers time the tool
-    # by (37b F4), and a chain step's error lands whole (37b rest)
-    version = "0.12.0"
+    # by (37b F4), and a chain step's error lands whole (37b rest); 0.13.0: a failed tool's empty outputs ({}) is no
+    # data beside its error: the result part's bytes are the error's, the {} listed as dropped (trial 35a)
+    version = "0.13.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)
