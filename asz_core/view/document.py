@@ -35,7 +35,7 @@ from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
-from .usage import keyed_calls, provider_calls
+from .usage import call_key, call_ms, keyed_calls, provider_calls
 from .tool_tallies import mcp_server, refused, tool_tallies
 from .unended import error_failed
 
@@ -49,7 +49,7 @@ __all__ = [
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
                prices: PriceTable | None = None, read: dict | None = None, requests: dict | None = None,
-               credits: list | None = None) -> dict:
+               credits: list | None = None, times: dict | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
@@ -65,7 +65,9 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     (:func:`~asz_core.view.usage_buckets.call_entries`, ``/api/usage`` counting each call once); ``credits``, when
     given, gets the key of each part of ``summary.credits_at``, in its order
     (:meth:`~asz_core.view.summary.DocumentView.credits_at`: what it metered; '' where none), which the summary does
-    not carry.
+    not carry; ``times``, when given, gets each provider call's root-wide key (:func:`~asz_core.view.usage.call_key`)
+    -> when it counts (unix ms, None when it has no time: :func:`~asz_core.view.usage.call_ms`, the record its usage
+    came from, as ``asz usage`` places it), which the document does not draw (a node's ``at`` is its first line's).
 
     The cyclic garbage collector is paused while the document is built. A
     build allocates a few hundred thousand dicts and lists that all stay alive
@@ -83,7 +85,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     objects in cycles, collected by the next full collection).
     """
     with gc_pause.paused(keep=True):
-        return _build(Path(root), conversation, hide, through_round, prices, read, requests, credits)
+        return _build(Path(root), conversation, hide, through_round, prices, read, requests, credits, times)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
@@ -323,12 +325,15 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None,
-           read: dict | None = None, requests: dict | None = None, credits: list | None = None) -> dict:
+           read: dict | None = None, requests: dict | None = None, credits: list | None = None,
+           times: dict | None = None) -> dict:
     b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round)
     if read is not None:
         read.update(sess.bound_lines)
     if requests is not None:
         requests.update((nid, cu.request) for nid, cu in v.call_usage.items() if not cu.requests)
+    if times is not None:  # when each provider call counts: asz usage's one rule (trial 40b F1)
+        times.update((call_key(c), call_ms(c)) for c in keyed_calls(v.call_usage.items()))
     if credits is not None:
         credits.extend(k for *_, k in v.credits_at() or ())
     head = fold.head

@@ -380,12 +380,12 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         from .document import ViewError, build_view
 
         try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
-            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}), requests=(requests := {}), credits=(metered := []))
+            doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}), requests=(requests := {}), credits=(metered := []), times=(times := {}))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        calls = call_entries(doc, requests, metered)  # each call and credits part, keyed: /api/usage counts it once
+        calls = call_entries(doc, requests, metered, times)  # each call and credits part, keyed: /api/usage counts it once
         hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials)  # texts masked, not the summary
         d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
                 summary=summary, hours=hours, read=(doc, read), secrets=secrets, calls=calls)

@@ -66,13 +66,17 @@ def usage_hours(doc: dict, calls: list | None = None) -> dict[tuple[int, str], l
     return out
 
 
-def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: list[str] | None = None) -> list[list]:
+def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: list[str] | None = None,
+                 times: dict[str, int | None] | None = None) -> list[list]:
     """``[key, at, model, ms, counts]`` of each provider call of an asz.view document that its figures count (its
     ``llm.call`` nodes but those the runtime wrote itself and those its summary's ``counted_there`` names; each of a
     node's ``requests`` apart): ``key`` its root-wide key (:func:`~asz_core.view.usage.call_key`: the node id, ``#``
     and the provider request id, the entry's ``request`` or, for a node holding one call, ``requests[node id]``, ''
     when not given), ``at`` its bucket's quarter hour (unix ms, :data:`NO_TIME_AT` when it has no time), ``model``,
-    ``ms`` its time (unix ms: the node's ``at``, else its turn's recorded end, ``placed_at``; None when neither) and
+    ``ms`` its time (unix ms; None when it has none): ``times[key]``, the build's
+    :func:`~asz_core.view.usage.call_ms` (:func:`~asz_core.view.document.build_view`'s ``times``: the record its usage
+    came from, ``asz usage``'s one rule, trial 40b F1), and only for a document built without them (a test's, by
+    hand) or a key they lack the node's ``at`` (its first line's time), else its turn's recorded end, ``placed_at``; and
     ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width), in the document's node order;
     then one per part of the credits the runtime metered (the summary's ``credits_at``, each on its record's quarter
     and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
@@ -90,12 +94,15 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
             continue
         if there and n.get("id") in there:
             continue
-        ms = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
-        ms = ms if isinstance(ms, int) and ms else None
-        at = ms // QUARTER_MS * QUARTER_MS if ms is not None else NO_TIME_AT
+        drawn = n.get("at") or n.get("placed_at")  # no time of its own: its turn's recorded end, where known (kiro22b)
+        drawn = drawn if isinstance(drawn, int) and drawn else None
         model = n.get("model") if isinstance(n.get("model"), str) else ""
         nid = str(n.get("id") or "")
         for r in n.get("requests") or (n,):  # a node holding two provider calls (issue 17) counts two
+            request = r.get("request") if r is not n else requests.get(nid, "")
+            key = f"{nid}#{request or ''}" if nid else ""
+            ms = times[key] if times is not None and key in times else drawn  # its usage's record (trial 40b F1)
+            at = ms // QUARTER_MS * QUARTER_MS if ms is not None else NO_TIME_AT
             t = [0] * _WIDTH
             u = r.get("usage") if isinstance(r.get("usage"), dict) else None
             _add_counts(t, 0, u or {})
@@ -108,8 +115,7 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or batch tier, a
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
-            request = r.get("request") if r is not n else requests.get(nid, "")
-            out.append([f"{nid}#{request or ''}" if nid else "", at, model, ms, t])
+            out.append([key, at, model, ms, t])
     follow = credits_follow_calls(at != NO_TIME_AT for _, at, _, _, _ in out)  # its calls' times
     for i, part in enumerate((doc.get("summary") or {}).get("credits_at") or ()):  # what the runtime metered (Kiro)
         ms = None if follow else part.get("at")

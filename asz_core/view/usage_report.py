@@ -69,7 +69,7 @@ from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
-from .usage import TOKEN_KINDS, add_call, call_key, add_usage, credits_follow_calls, zero_usage
+from .usage import TOKEN_KINDS, add_call, call_key, call_ms, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
@@ -209,7 +209,8 @@ def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, z
     verified conversation whose records carry no time keeps the conversation's ``span`` (:func:`range_span` of its
     ``places["range"]``, the summary's ``from``/``to``: ``DocumentView.recorded_range``, as the page's)."""
     for c in calls:
-        day, ms = _day_ms(c.time if c.time is not None or not held else first, zone)
+        at = call_ms(c)  # the record its usage came from: the one rule of a call's time, the page's too (trial 40b F1)
+        day, ms = _day_ms(at * 1_000_000 if at is not None else first if held else None, zone)
         out.append(Counted(conv, places, day, ms, c.usage, c.model, held, c.incomplete, why=why if held else "",
                            span=span if ms is None else None, key=call_key(c)))
 
