@@ -16,6 +16,7 @@ import typer
 from ..view.rate_words import PARTIAL_MARK, calls_uncounted, listed_title, partial_line
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
+from ..view.usage_keys import incomplete_sum
 from .reading_common import fit_cells, say_left_out, terminal_columns
 from .usage_out import total_lines
 
@@ -268,7 +269,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model"),
                                                                       _partial_line(rows, t, label_of)]:
         typer.echo(line) if line else None
-    short = {h["conversation"]: h for r in rows for h in r.get("usage_incomplete", ())}
+    short = {h["conversation"]: h for h in incomplete_sum(rows)}  # the total's: a conversation's calls of every row
     if short:
         typer.echo("~ usage incomplete, the figures above leave out counts a record left out (listed under dropped) or "
                    "gave below 0 (counted 0; asz conversation names the calls): "

@@ -1,13 +1,16 @@
 """The one set of token keys ``asz usage --json`` gives every row (trial 38b F4; docs/view.md, asz usage --json):
 ``in``, ``out``, ``cache_read``, ``cache_write`` and ``cache_write_1h``, 0 where none, on each row's ``usage`` and
 ``usage_by_model`` entry, so a script (pandas, jq) reads one schema, and no count of calls among a model's tokens
-(:func:`model_tokens`). Used by :func:`~asz_core.view.usage_report.recorded`."""
+(:func:`model_tokens`). Used by :func:`~asz_core.view.usage_report.recorded`. And the rows' ``usage_incomplete``
+summed once for a total and for the table's ``~`` line (:func:`incomplete_sum`, trial 40b F4)."""
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from .usage import HOUR_UNKNOWN_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
 
-__all__ = ["even_keys", "model_tokens"]
+__all__ = ["even_keys", "model_tokens", "incomplete_sum"]
 
 
 def even_keys(row: dict) -> dict:
@@ -47,3 +50,15 @@ def model_tokens(row: dict) -> dict:
     if isinstance(row.get("instances"), list):
         row = {**row, "instances": [model_tokens(i) if isinstance(i, dict) else i for i in row["instances"]]}
     return row
+
+
+def incomplete_sum(rows: Iterable[dict]) -> list[dict]:
+    """The rows' ``usage_incomplete`` entries summed per conversation (``{"conversation", "calls", "fields"}``: its
+    calls in every row added, the fields each lacks joined, sorted), by conversation; [] when no row has one."""
+    short: dict[str, dict] = {}
+    for r in rows:
+        for h in r.get("usage_incomplete") or ():
+            s = short.setdefault(h["conversation"], {"conversation": h["conversation"], "calls": 0, "fields": []})
+            s["calls"] += h["calls"]
+            s["fields"] = sorted(set(s["fields"]) | set(h["fields"]))
+    return [short[c] for c in sorted(short)]

@@ -64,6 +64,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head, usage_unrecorded
+from .usage_keys import incomplete_sum
 from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, session_senders, unsent_label
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
@@ -504,14 +505,9 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     row.update(_credits_keys(metered))
     if held:
         row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
-    short: dict[str, dict] = {}
-    for c in calls:
-        if c.incomplete:
-            s = short.setdefault(c.conversation, {"conversation": c.conversation, "calls": 0, "fields": []})
-            s["calls"] += 1
-            s["fields"] = sorted(set(s["fields"]) | set(c.incomplete))
-    if short:  # counted calls whose usage lacks a count their record lists under dropped: the row is short by them
-        row["usage_incomplete"] = sorted(short.values(), key=lambda h: h["conversation"])
+    if short := incomplete_sum([{"usage_incomplete": [{"conversation": c.conversation, "calls": 1, "fields": c.incomplete}
+                                                      for c in calls if c.incomplete]}]):
+        row["usage_incomplete"] = short  # calls whose usage lacks a count their record lists under dropped: short by them
     return row
 
 
@@ -556,9 +552,12 @@ def recorded(row: dict) -> dict:
 
 def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = False) -> dict:
     """The sum of ``rows``: ``usage``, ``cost`` (from the summed usage by model), ``calls``, ``calls_with_usage``,
-    ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them; with ``kinds``
+    ``credits`` (null when no row has some) and ``credits_by_model``, as a row gives them, and ``usage_incomplete``
+    where some row has it (:func:`incomplete_sum`; trial 40b F4: the total had no such key while the table's line
+    counted the calls); with ``kinds``
     ``cost_by_kind`` and ``cost_share_by_kind`` too (:func:`~asz_core.view.prices.cost_by_kind` and
     :func:`~asz_core.view.prices.cost_shares` of the summed usage by model)."""
+    rows = list(rows)
     total = zero_usage()
     by_model: dict[str, dict] = {}
     credits: dict[str, float] = {}
@@ -576,6 +575,8 @@ def totals(rows: Iterable[dict], table: PriceTable | None = None, kinds: bool = 
     out = {"usage": total, "cost": cost_of(by_model, table), "calls": calls, "calls_with_usage": with_usage,
            "credits": round(sum(credits.values()), 6) if metered else None,
            "credits_by_model": {m: round(v, 6) for m, v in sorted(credits.items())}}
+    if short := incomplete_sum(rows):
+        out["usage_incomplete"] = short
     if kinds:
         from .prices import cache_saved
 

@@ -85,3 +85,28 @@ def test_a_negative_count_counts_0_with_a_note_and_null_is_left_out_with_none(tm
         s = build_view(root, SID)["summary"]
         assert s["usage"] == source_totals(transcript("0")), written
         assert s.get("usage_incomplete", 0) == noted == len([p for p in s["problems"] if p.startswith("usage incomplete")])
+
+
+def test_the_total_sums_the_incomplete_calls_of_every_row(tmp_path):
+    """``--json --total-once``: the total carries ``usage_incomplete`` as its rows do (trial 40b F4: only the rows had
+    it while the table's ``~`` line counted the calls), a conversation's calls of every row added; the table's line
+    says the same count. Two calls whose output count is no integer, on two days (counted from the lines)."""
+    lines = transcript("12.5")
+    later = json.loads(lines[-1])
+    later.update(uuid="a3", parentUuid="a2", timestamp="2026-03-02T10:00:00.000Z")
+    later["requestId"], later["message"]["id"] = "req-msg_3", "msg_3"
+    lines.append(json.dumps(later).encode())
+    short: dict[str, int] = {}
+    for x in lines:
+        d = json.loads(x) if isinstance(x, bytes) else x
+        if type((d.get("message", {}).get("usage") or {}).get("output_tokens", 0)) is not int:
+            short[d["timestamp"][:10]] = short.get(d["timestamp"][:10], 0) + 1
+    assert short == {"2026-03-01": 1, "2026-03-02": 1}
+    root = collect_claude(tmp_path, {SID: lines})
+    got = json.loads(asz_in_process("usage", "daily", "--json", "--total-once", "--root", str(root), "--tz", "UTC").stdout)
+    field = ["message.usage.output_tokens"]
+    assert {r["date"]: r["usage_incomplete"] for r in got["rows"]} == {
+        day: [{"conversation": SID, "calls": n, "fields": field}] for day, n in short.items()}
+    assert got["total"]["usage_incomplete"] == [{"conversation": SID, "calls": sum(short.values()), "fields": field}]
+    t = asz_in_process("usage", "daily", "--root", str(root), "--tz", "UTC").stdout
+    assert f"{SID[:8]} ({sum(short.values())} call(s): message.usage.output_tokens)" in t.splitlines()[-1]
