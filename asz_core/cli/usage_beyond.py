@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["BEYOND", "beyond_line", "beyond_rows", "say_beyond"]
+__all__ = ["BEYOND", "beyond_line", "beyond_rows", "say_beyond", "say_beyond_counted"]
 
 #: More tokens of one kind than this in one call is beyond any real model (module docstring).
 BEYOND = 10_000_000
@@ -84,9 +84,15 @@ def say_beyond(cmd: str, root: Path, rows: list[dict], hide: list[str], shown: C
         return
     import datetime as dt
 
-    import typer
-
     from ..view.usage_report import read_root
 
-    if line := beyond_line(root, read_root(root, dt.timezone.utc, hide, ids=ids)[0], shown):
+    say_beyond_counted(cmd, root, read_root(root, dt.timezone.utc, hide, ids=ids)[0], shown)
+
+
+def say_beyond_counted(cmd: str, root: Path, counted: Iterable, shown: Callable[[str], str] = str) -> None:
+    """:func:`beyond_line` of ``counted`` on stderr (``cmd: note: …``), when it has one: ``asz usage`` gives the calls
+    its filters and window keep (trial 40b F3: ``--since 2030-01`` noted a call of 2026), ``asz ls`` those of its rows."""
+    if line := beyond_line(root, counted, shown):
+        import typer
+
         typer.echo(f"{cmd}: {line}", err=True)

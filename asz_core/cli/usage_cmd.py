@@ -86,9 +86,10 @@ def usage(
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
     from ..view.document import list_conversations
-    from ..view.usage_report import KEYS, report
+    from ..view.usage_report import KEYS, in_report, report
     from .conversations_cmd import say_state_files
     from .usage_tools import tools_command
+    from .usage_beyond import say_beyond_counted
 
     check_order(order)
     if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once, "--order": order}):
@@ -97,6 +98,7 @@ def usage(
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
+    say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
     rows = ordered(rows, view, sort, order)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
@@ -246,7 +248,6 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
     from ..view.usage_report import block_times, narrowed, read_root
-    from .usage_beyond import beyond_line
 
     done = [0]
     try:
@@ -269,8 +270,6 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
-    if beyond := beyond_line(storage, counted, shown):  # a count no model reaches, kept as recorded (trial 38b F2)
-        typer.echo(f"asz usage: {beyond}", err=True)
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep

@@ -30,6 +30,7 @@ def test_a_call_beyond_any_model_is_counted_as_recorded_and_said_once(corpus_dir
         m = d.get("message") if isinstance(d.get("message"), dict) else {}
         if d.get("type") == "assistant" and isinstance(m.get("usage"), dict):
             last[(m["id"], d.get("requestId"))] = m["usage"]
+            month = d["timestamp"][:7]  # the call's month, UTC: its last usage line's (docs/ccusage.md)
     assert [u["output_tokens"] for u in last.values()] == [HUGE]  # the one call, its every line edited
     root = collect_claude(tmp_path, {SID: lines})
     p = asz_in_process("usage", "session", "--json", "--root", str(root))
@@ -49,3 +50,8 @@ def test_a_call_beyond_any_model_is_counted_as_recorded_and_said_once(corpus_dir
         assert record["usage"]["out"] == HUGE and record["call"] == where.split("call/", 1)[1].split(")", 1)[0]
     table = asz_in_process("usage", "--root", str(root)).stdout
     assert f"{HUGE:,}" in table  # the figure as recorded, not capped
+    # a window holding no call says no note of it (trial 40b F3: --since 2030-01 named this call of another month)
+    for window, notes in ((("--since", "2030-01"), 0), (("--since", month, "--until", month), 1), (("--until", "2000-01"), 0)):
+        p = asz_in_process("usage", "monthly", "--tz", "UTC", *window, "--root", str(root))
+        assert p.returncode == (0 if notes else 1), p.stderr  # a window with no call matches nothing: exit 1
+        assert sum("beyond any real model" in x for x in p.stderr.splitlines()) == notes, (window, p.stderr)
