@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 #: Click's usage error as Typer raises it (Typer 0.29 carries its own copy of click: ``typer.BadParameter``'s base).
 UsageError = typer.BadParameter.__mro__[1]
 
-__all__ = ["PlainErrorsGroup", "plain_usage_line"]
+__all__ = ["PlainErrorsGroup", "plain_usage_line", "CCUSAGE_FLAGS"]
 
 
 def plain_usage_line(exc: UsageError, path: str = "asz") -> str:
@@ -73,6 +73,29 @@ def _goes_after(exc: UsageError, group: TyperGroup, words: list[str]) -> None:
         return
 
 
+#: ccusage's flags asz usage does not take, each with what to use instead, as docs/ccusage.md maps it (trial 40b F5:
+#: click suggested --instance, the team root's sender filter, for --instances, and --model for --mode).
+CCUSAGE_FLAGS = {
+    "--instances": "ccusage's --instances is asz usage project here",
+    "--mode": "asz always prices every call from its tokens (ccusage's --mode calculate); asz usage --prices shows the rates",
+    "--offline": "asz is always offline: the price table ships with it (asz.yaml prices overrides it)",
+    "--compact": "a narrow terminal leaves columns out by itself, said on stderr",
+    "--locale": "asz writes figures with , thousands and . decimals in every locale",
+    "--live": "asz reads what landed: asz collect beside the agent, and asz server's usage page",
+}
+
+
+def _from_ccusage(exc: UsageError) -> None:
+    """``asz usage``'s ``No such option`` for a ccusage flag (:data:`CCUSAGE_FLAGS`) says what to use instead and
+    where docs/ccusage.md maps it, in place of click's nearest names; any other error is left as it is (exit 2 either
+    way). Never raises."""
+    name = str(getattr(exc, "option_name", "") or "").split("=", 1)[0]
+    ctx = exc.ctx
+    if name in CCUSAGE_FLAGS and type(exc).__name__ == "NoSuchOption" and ctx is not None and ctx.info_name == "usage":
+        exc.message = f"No such option: {name}: {CCUSAGE_FLAGS[name]}; see docs/ccusage.md"
+        exc.possibilities = None
+
+
 class PlainErrorsGroup(TyperGroup):
     """The top group of asz: a usage error met while its arguments or a command's are read, or raised by a command
     (``typer.BadParameter``), is :func:`plain_usage_line` on stderr and exit 2 when stderr is no terminal."""
@@ -92,6 +115,7 @@ class PlainErrorsGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except UsageError as exc:
+            _from_ccusage(exc)
             if not _plain():
                 raise
             _said(exc, self)

@@ -28,7 +28,14 @@ POSIX = {**os.environ, "LC_ALL": "POSIX", "LANG": "C"}
     (["--root", "d d", "usage", "daily"], "asz: No such option: --root: it goes after the command, asz usage daily "
                                           "--root 'd d'; see 'asz --help'"),
     (["--interval", "1m", "verify"], "asz: No such option: --interval; see 'asz --help'"),  # verify has no --interval: nothing to move
-], ids=["option", "top-option", "command", "missing-value", "group", "own", "root-first", "root-first-view", "not-its"])
+    # a ccusage flag says what docs/ccusage.md maps it to, not click's nearest name (trial 40b F5: --instance, --model)
+    (["usage", "monthly", "--instances"], "asz usage: No such option: --instances: ccusage's --instances is asz usage "
+                                          "project here; see docs/ccusage.md; see 'asz usage --help'"),
+    (["usage", "--mode", "calculate"], "asz usage: No such option: --mode: asz always prices every call from its tokens "
+                                       "(ccusage's --mode calculate); asz usage --prices shows the rates; see "
+                                       "docs/ccusage.md; see 'asz usage --help'"),
+], ids=["option", "top-option", "command", "missing-value", "group", "own", "root-first", "root-first-view", "not-its",
+        "ccusage-instances", "ccusage-mode"])
 def test_a_usage_error_in_a_log_is_one_plain_line_exit_2(args, line, tmp_path):
     p = subprocess.run([*ASZ, *args], capture_output=True, env=POSIX, stdin=subprocess.DEVNULL, cwd=tmp_path,
                        timeout=120)
