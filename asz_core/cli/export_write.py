@@ -85,42 +85,27 @@ def _in_place(part: Path, file: Path, then) -> None:
 @contextmanager
 def file_lock(out: Path):
     """Hold the export to the file ``out`` alone (trial 39a F1: two exports to one ``--out day.txt`` at once shared
-    ``day.txt.part``: one said ``wrote`` while the file on disk mixed both days, the other failed): an exclusive
-    ``flock`` on ``OUT.lock`` (:data:`LOCK`, holding ``pid N, started TS UTC``) for the export's life (its copy and
-    manifest written), removed at its end; a kill -9 leaves the file, never the lock (the kernel releases it). A
-    second export to ``out`` meanwhile writes nothing and ends with exit 1 (typer.Exit), naming the one at work.
-    Nothing is locked where the system has no flock (Windows). Raises OSError when the lock file cannot be made."""
+    ``day.txt.part``: one said ``wrote`` while the file on disk mixed both days, the other failed): a
+    :class:`~asz_core.storage.root.FileLock` on ``OUT.lock`` (:data:`LOCK`, holding ``pid N, started TS``, UTC) for
+    the export's life (its copy and manifest written), removed at its end; a kill -9 leaves the file, never the lock
+    (the kernel releases it). A second export to ``out`` meanwhile writes nothing and ends with exit 1 (typer.Exit),
+    naming the one at work. Nothing is locked where the system has no flock (Windows). Raises OSError when the lock
+    file cannot be made."""
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (the storage locks need it)
     except ImportError:
         yield
         return
-    lock = out.with_name(out.name + LOCK)
-    while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.read(fd, 200).decode("utf-8", "replace").strip() or "its pid unknown"
-            os.close(fd)
-            typer.echo(f"asz export: another asz export ({other}) is writing {out}: nothing written; run this one "
-                       "again once it has ended", err=True)
-            raise typer.Exit(1)
-        try:
-            if os.path.samestat(os.fstat(fd), os.stat(lock)):
-                break  # the lock file still named so: not one the run before removed after this opened it
-        except FileNotFoundError:
-            pass
-        os.close(fd)
-    from datetime import datetime, timezone
+    from ..storage.root import FileLock, LockBusy
 
-    os.ftruncate(fd, 0)
-    os.write(fd, f"pid {os.getpid()}, started {datetime.now(timezone.utc):%Y-%m-%dT%H:%M:%SZ}".encode())
     try:
+        lock = FileLock(out.with_name(out.name + LOCK), note="pid {pid}, started {started}", remove=True).acquire()
+    except LockBusy as busy:
+        typer.echo(f"asz export: another asz export ({busy.holder or 'its pid unknown'}) is writing {out}: nothing "
+                   "written; run this one again once it has ended", err=True)
+        raise typer.Exit(1) from None
+    with lock:
         yield
-    finally:
-        lock.unlink(missing_ok=True)  # before the lock goes: the next export makes a lock file of its own
-        os.close(fd)
 
 
 def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose,

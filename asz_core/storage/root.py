@@ -93,17 +93,26 @@ class FileLock:
 
     :meth:`acquire` tries every 50 ms for up to ``timeout`` seconds (0: one try)
     and raises :class:`LockBusy` naming the file and its holder when it stays
-    held. The holder writes ``pid <n> since <RFC 3339 UTC>`` into the file so a
-    refused process can say who holds it. Use as a context manager. A forked
-    worker calls :func:`forget_held_locks` so it never keeps a lock alive
-    after the process that took it has died.
+    held. The holder writes ``note`` (``pid <n> since <RFC 3339 UTC>`` unless
+    told otherwise: ``{pid}``, ``{since}`` and ``{started}``, the UTC second as
+    ``YYYY-MM-DDTHH:MM:SSZ``) into the file so a refused process can say who
+    holds it. With ``remove``, the file is the lock of one holder at a time:
+    :meth:`release` removes it (when ``path`` still names it), and :meth:`acquire`
+    takes a lock only on the file ``path`` names once locked (not one the holder
+    before removed after this opened it); a kill -9 leaves the file, never the
+    lock. Use as a context manager. A forked worker calls
+    :func:`forget_held_locks` so it never keeps a lock alive after the process
+    that took it has died.
     """
 
     _held: "weakref.WeakSet[FileLock]" = weakref.WeakSet()  # the locks this process holds
 
-    def __init__(self, path: str | os.PathLike, timeout: float = 0.0):
+    def __init__(self, path: str | os.PathLike, timeout: float = 0.0, *, note: str = "pid {pid} since {since}",
+                 remove: bool = False):
         self.path = Path(path)
         self.timeout = timeout
+        self.note = note
+        self.remove = remove
         self._fd: int | None = None
 
     @property
@@ -116,26 +125,29 @@ class FileLock:
         if self._fd is not None:
             return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         start = time.monotonic()
         while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except OSError as exc:
+                holder = _holder(fd)
+                os.close(fd)
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
                     raise
                 waited = time.monotonic() - start
                 if waited >= self.timeout:
-                    holder = _holder(fd)
-                    os.close(fd)
                     raise LockBusy(self.path, holder, self.timeout) from None
                 time.sleep(min(0.05, max(0.0, self.timeout - waited)))
+                continue
+            if not self.remove or _names(self.path, fd):
+                break
+            os.close(fd)  # a file the holder before removed at its end: the next one is made anew
         try:
             # Written over in place, padded to a fixed width: never truncated, since on ext4 a truncate to zero of a
             # file with data starts its write-back at once (auto_da_alloc), about 5 ms per lock taken (issue 22).
-            note = f"pid {os.getpid()} since {format_rfc3339(time.time_ns())}".encode()
+            ns = time.time_ns()
+            note = self.note.format(pid=os.getpid(), since=format_rfc3339(ns), started=format_rfc3339(ns // 10**9 * 10**9)).encode()
             os.pwrite(fd, note.ljust(_NOTE_WIDTH - 1) + b"\n", 0)
         except OSError:
             pass  # the note is a courtesy; the flock is what excludes
@@ -144,10 +156,14 @@ class FileLock:
         return self
 
     def release(self) -> None:
-        """Give the lock up (the file stays, so the next holder locks the same inode)."""
+        """Give the lock up: the file stays, so the next holder locks the same inode, unless ``remove`` (then it is
+        removed first, when ``path`` still names it, and the next holder makes a file of its own)."""
         if self._fd is not None:
             FileLock._held.discard(self)
             fd, self._fd = self._fd, None
+            if self.remove and _names(self.path, fd):
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
             try:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
@@ -235,6 +251,14 @@ def holder_command(holder: str) -> str:
             nxt = next((b for b in argv[i + 1:] if not b.startswith("-")), "")
             return f"asz {nxt}" if nxt.isidentifier() else ""
     return ""
+
+
+def _names(path: Path, fd: int) -> bool:
+    """True when ``path`` names the file open as ``fd`` (not removed, nor replaced by another)."""
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        return False
 
 
 def _holder(fd: int) -> str:
