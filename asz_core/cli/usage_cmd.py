@@ -78,7 +78,7 @@ def usage(
 
     Cost. Cost comes from the price table (asz.yaml prices override it); a cost marked * leaves out unpriced models (--json: cost.unpriced), one marked ^ holds calls run at a rate the table does not hold (fast mode, priority or batch tier, data residency; listed under dropped), priced at standard rates, counted on a line under the table (--json: cost.rate_not_priced_calls); ? on the total only: calls landed before asz looked at a call's rate, said once on a line under the table with how many rows hold them and how to have them checked (each row's cost.rate_not_checked_calls in --json; asz ls marks each conversation). A call whose input (cache reads and writes included) is above 200K tokens is priced at its model's long-context rates where the table has them (Claude Sonnet 4.5 and 4): a line under the table counts them (--json: cost.long_context_calls; usage.long_context holds the tokens of every such call).
 
-    What is left out, and marked. Only verified evidence is counted: the calls of a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json; a row (and the total) some of whose calls carry no token counts while others do is marked + (--json: calls above calls_with_usage) and a line under the table names each with how many, its tokens and cost being those of its other calls. A conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call) marks the total ! (and its session row), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Landed sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure: the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
+    What is left out, and marked. Only verified evidence is counted: the calls of a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json; a row (and the total) some of whose calls carry no token counts while others do is marked + (--json: calls above calls_with_usage) and a line under the table names each with how many, its tokens and cost being those of its other calls. A conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call) marks the total ! (and its session row; with --since/--until, one whose recorded range lies wholly outside the window does not), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Landed sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure: the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
 
     Exit codes. Exit 1 when the root does not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone, order or configuration. Ctrl-C says how many conversations were read and prints no table, exit 130.
 
@@ -97,7 +97,7 @@ def usage(
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
-    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()))
+    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
     say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
     rows = ordered(rows, view, sort, order)
@@ -234,27 +234,31 @@ def unnamed_note(n: int) -> str:
             "problems name the nodes)")
 
 
-def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", "")
-          ) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
+def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", ""),
+          window: tuple = (None, None)) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model, --instance, --dialect)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
     transcript records the dialect could not read (``[{"conversation", "records"}]``:
-    :func:`~asz_core.view.usage.undescribed_call_lines`); a torn tail of a conversation that verifies
+    :func:`~asz_core.view.usage.undescribed_call_lines`), with a ``--since``/``--until`` ``window`` (``(since,
+    until)`` unix ms, either None) only those whose recorded range is not wholly outside it (trial 39d F1: one of
+    another day marked the window's total); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17), and the times (unix ms) of every
     call read, whatever ``narrow`` keeps (they shape the 5-hour blocks); a note names a conversation by ``shown`` (its
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
-    from ..view.usage_report import block_times, narrowed, read_root
+    from ..view.usage_report import block_times, narrowed, range_in_window, read_root
 
     done = [0]
     try:
         unreadable: dict[str, str] = {}
         listed: dict[str, list[str]] = {}
+        ranges: dict[str, tuple] = {}
         counted, problems = read_root(storage, zone, hide, step=lambda: done.__setitem__(0, done[0] + 1),
-                                      unreadable=unreadable, verified_problems=listed, dialects=bool(narrow[3]))
+                                      unreadable=unreadable, verified_problems=listed, dialects=bool(narrow[3]),
+                                      ranges=ranges)
     except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
@@ -272,7 +276,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
                            err=True)
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
-    kept = {c.conversation for c in counted} if any(narrow) else listed  # only the conversations the filters keep
+    kept = {c.conversation for c in counted} if any(narrow) else set(listed)  # only the conversations the filters keep
+    kept -= {c for c, (lo, hi) in ranges.items() if range_in_window(lo, hi, *window) is False}  # of other days (39d F1)
     undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0])}
                    for cid, lines in sorted(listed.items()) if cid in kept
                    for p in lines if p.startswith(UNDESCRIBED_PREFIX)]  # may hold calls no figure counts (trial 18, F-f)

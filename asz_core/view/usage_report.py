@@ -124,20 +124,20 @@ class Counted:
 
 
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
-              step: Callable[[], None] | None = None,
-              unreadable: dict[str, str] | None = None,
-              verified_problems: dict[str, list[str]] | None = None,
-              ids: Iterable[str] | None = None, dialects: bool = False) -> tuple[list[Counted], list[str]]:
+              step: Callable[[], None] | None = None, unreadable: dict[str, str] | None = None,
+              verified_problems: dict[str, list[str]] | None = None, ids: Iterable[str] | None = None,
+              dialects: bool = False, ranges: dict[str, tuple] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (its first problem, which decided its state,
     and how many more it lists).
     ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure);
     ``verified_problems``, when given, ``conversation -> its document's problems`` for each conversation that verifies
-    and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`).
+    and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`); ``ranges``, when given,
+    ``conversation -> (first, last)`` record times (unix ms, ``places["range"]``) of each of those that has one.
 
     With ``cache`` each conversation's calls come from the root's derived
-    summaries (:mod:`asz_core.view.summary_cache`) while its files are
-    unchanged, and are counted and stored otherwise. ``step()`` is called after each conversation read. ``ids``: only
+    summaries (:mod:`asz_core.view.summary_cache`) while its files are unchanged, and are counted and stored
+    otherwise. ``step()`` is called after each conversation read. ``ids``: only
     these conversations (default every one of the root). ``dialects``: each conversation's places also name its
     dialect (``dialect``: :func:`~asz_core.view.titles.dialect_of`, as asz ls; for :func:`narrowed`'s ``dialect``), read only
     when asked, since that opens a landed file and the first ``asz usage`` after a collect reads the kept summaries
@@ -178,6 +178,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             held = "" if got.state == "verified" else got.state
             if not held and got.problems and verified_problems is not None:
                 verified_problems[conv] = list(got.problems)
+                if ranges is not None and all(places.get("range") or (None,)):
+                    ranges[conv] = tuple(places["range"])
             lines = got.problems or ("(no problem line)",)
             why = lines[0]
             first = _first_ns(header) if held else None

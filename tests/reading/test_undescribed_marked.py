@@ -87,7 +87,8 @@ def test_a_clean_copy_is_not_marked(source, tmp_path):
 def test_each_json_row_names_only_its_own_conversations(source, corpus_dir, tmp_path):
     """Trial 35a F8: every ``asz usage daily --json`` row carried the root's whole ``undescribed`` list (a row of
     2025-06-14 named a conversation active only on 2026-04-18). Now a row lists the conversations its calls are of;
-    ``--total-once`` lists them all once. The other conversation: a clean corpus transcript of other days."""
+    ``--total-once`` lists them all once. The other conversation: a clean corpus transcript of other days. A window of
+    its days alone holds no ``!`` and no undescribed line (trial 39d F1: the damaged one, wholly outside, marked it)."""
     other = corpus_dir / "claude-code" / "projects" / "-Users-alex-workspace-claude-code-log-sample" / "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"
     calls = _calls(source)
     lone = next(ix[0] for ix in calls.values() if len(ix) == 1)
@@ -105,3 +106,20 @@ def test_each_json_row_names_only_its_own_conversations(source, corpus_dir, tmp_
     assert [r for r in got if r["date"] in theirs] and all("undescribed" not in r for r in got if r["date"] in theirs)
     once = json.loads(asz_in_process("usage", "daily", "--json", "--total-once", "--root", str(root), "--tz", "UTC").stdout)
     assert once["undescribed"] == [{"conversation": SID, "records": 1}]
+    # Trial 39d F1: a window of the other conversation's days only marked its total ! and said the damaged one's
+    # records (it lies wholly outside); a window of the damaged one's days still does
+    assert max(days) < min(theirs) or min(days) > max(theirs)  # the premise: the window holds none of its days
+    window = ("--since", min(theirs), "--until", max(theirs), "--tz", "UTC", "--root", str(root))
+    p = asz_in_process("usage", "daily", *window)
+    assert p.returncode == 0 and "undescribed" not in p.stdout + p.stderr, p.stdout
+    total = next(r for r in p.stdout.splitlines() if r.startswith("total"))
+    assert not total.startswith("total !") and "!" not in p.stdout, p.stdout
+    got = json.loads(asz_in_process("usage", "daily", "--json", *window).stdout)
+    assert sorted(r["date"] for r in got) == sorted(theirs) and all("undescribed" not in r for r in got)
+    assert sum(r["calls"] for r in got) == len(_calls(other.read_bytes().splitlines()))  # counted from the source
+    once = json.loads(asz_in_process("usage", "daily", "--json", "--total-once", *window).stdout)
+    assert "undescribed" not in once and once["total"]["calls"] == len(_calls(other.read_bytes().splitlines()))
+    p = asz_in_process("usage", "daily", "--since", min(days), "--until", max(days), "--tz", "UTC", "--root", str(root))
+    rows = p.stdout.splitlines()
+    assert next(r for r in rows if r.startswith("total")).startswith("total !")
+    assert any(r.startswith("! undescribed, in no day's row") and f"{SID[:8]} (1 record(s))" in r for r in rows), rows
