@@ -14,7 +14,7 @@ import orjson
 import typer
 
 from .export_made import manifest_body
-from .export_resume import Resume, remove_parts
+from .export_resume import JOURNAL, Resume, remove_parts
 from .export_write import earlier
 
 __all__ = ["FOLDER_MANIFEST", "FOLDER_SCHEMA", "Changes", "write_one", "index_page", "folder_manifest", "open_folder",
@@ -126,11 +126,14 @@ def index_page(out: Path, fmt: str, rows: list[dict], files: dict, flagged: set[
     return index
 
 
-def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str], made: dict) -> tuple[Path, str]:
+def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str], made: dict,
+                    before: list[str] = ()) -> tuple[Path, str]:
     """Write ``out/export.manifest.json`` (:data:`FOLDER_SCHEMA`): the index page's and every conversation file's
     name, size and SHA-256 with its manifest's name and SHA-256 (``files``: conversation -> its file, or its parts'
-    files), the conversations not exported and why, and ``made``; whole or not at all. Returns its path and own SHA-256
-    (the one digest to give the receiver of the folder on another channel)."""
+    files), the conversations not exported and why, ``made``, and, when some, ``beside``: the names of the files in
+    the folder when the export began (``before``) that are there still and not the export's (a README, notes: not part
+    of it, so asz verify --export says they were there before, never "added since": trial 39d F2); whole or not at
+    all. Returns its path and own SHA-256 (the one digest to give the receiver of the folder on another channel)."""
     from .. import __version__
     from ..reading.export_manifest import manifest_bytes, manifest_path, sha256, write_whole
 
@@ -149,6 +152,9 @@ def folder_manifest(out: Path, index: Path, files: dict, skipped: dict[str, str]
                                "manifest": {"file": m.name, "sha256": sha256(m.read_bytes()) if m.is_file() else None}})
     body = {"schema": FOLDER_SCHEMA, "asz": __version__, "made": made, "index": entry(index.name), "files": listed,
             "not_exported": dict(sorted(skipped.items()))}
+    ours = {index.name, *(e["file"] for e in listed), *(e["manifest"]["file"] for e in listed)}
+    if beside := [n for n in before if n not in ours and (out / n).is_file()]:
+        body["beside"] = beside
     data = manifest_bytes(body)
     path = out / FOLDER_MANIFEST
     write_whole(path, data)
@@ -172,8 +178,6 @@ def left_over(out: Path, fmt: str, files: dict) -> list[str]:
     one (the same export again, or the next one of a growing window: made again and compared, as before). Trial 37a
     F3: a second week's export into the first's folder left 13 stale conversations beside the new index, and
     ``asz verify --export DIR`` then failed."""
-    from .export_resume import JOURNAL
-
     ext = EXT.get(fmt, fmt)
     listed: list[tuple[str, str | None, str | None]] = []  # (copy, its conversation, its manifest)
     try:
@@ -238,7 +242,9 @@ def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool, files
     folder made (never its parents), the files an earlier, other export left there that this one does not make
     (:func:`left_over`, ``files``: conversation -> name) refused (typer.Exit 1, nothing written) or, with
     ``replace``, removed, its folder manifest removed (written again once the index is: an interrupted
-    export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note."""
+    export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note; the
+    files then in the folder kept as ``before`` (those not this export's go in its manifest's ``beside``: trial 39d
+    F2)."""
     prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
     out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
     lock = folder_lock(out)  # one export into a folder at a time (trial 35b F5)
@@ -247,8 +253,9 @@ def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool, files
     (out / FOLDER_MANIFEST).unlink(missing_ok=True)
     remove_parts(out)  # a kill -9 left it: never a whole file
     prose.index = {"html": "index.html", "md": "index.md"}.get(fmt, "")  # each page links back to it (md: render 13)
+    before = sorted(p.name for p in out.iterdir() if p.is_file() and p.name != JOURNAL)
     resume = Resume(out, r, fmt, made(), prose.table, thinking)
-    resume.lock = lock
+    resume.lock, resume.before = lock, before
     return resume
 
 
@@ -310,4 +317,4 @@ def close_folder(out: Path, fmt: str, rows: list[dict], files: dict, flagged: se
         if read and fmt != "json" else {}  # a call two rows hold: once in the totals (trial 35a F5, review36 item 2)
     index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact, twice)
     resume.done()
-    prose.manifests = [folder_manifest(out, index, files, skipped, made)]
+    prose.manifests = [folder_manifest(out, index, files, skipped, made, resume.before)]

@@ -102,6 +102,8 @@ class Resume:
         self.there: list[str] = []
         #: the folder's lock (:func:`~asz_core.cli.export_folder.folder_lock`), released by :meth:`release`
         self.lock: Optional[int] = None
+        #: the files in the folder when the export began (:func:`~asz_core.cli.export_folder.open_folder`)
+        self.before: list[str] = []
         self._key: dict[str, str] = {}
         self._base = self._base_key(made, prices) if self.keep else b""
 

@@ -48,7 +48,8 @@ def _shared_docs() -> Callable:
 
 
 def _listing(folder: Path, body: dict) -> tuple[list[str], list[str]]:
-    """The folder against its manifest's listing: ``(said, problems)``, a file added, removed or changed named."""
+    """The folder against its manifest's listing: ``(said, problems)``, a file added, removed or changed named; the
+    files its ``beside`` names (in the folder before the export, not part of it: trial 39d F2) said, not problems."""
     from ..reading.export_manifest import sha256
 
     said, problems = [], []
@@ -59,6 +60,8 @@ def _listing(folder: Path, body: dict) -> tuple[list[str], list[str]]:
         want[m.get("file")] = m.get("sha256")
     want.pop(None, None)
     here = {p.name for p in folder.iterdir() if p.is_file() and p.name != FOLDER_MANIFEST}
+    before = sorted(here & {str(n) for n in body.get("beside") or ()} - set(want))
+    here -= set(before)
     for name in sorted(here - set(want)):
         problems.append(f"{name}: in the folder, not in its manifest (a file added since the export)")
     for name in sorted(set(want) - here):
@@ -69,7 +72,11 @@ def _listing(folder: Path, body: dict) -> tuple[list[str], list[str]]:
             problems.append(f"{name}: its SHA-256 is {got}, not the folder manifest's {want[name]}: changed since the export")
     if not problems:
         said.append(f"the folder holds the {len(want):,} file(s) its manifest lists (the index, {len(body.get('files') or ()):,} "
-                    "copies and their manifests), each with the manifest's SHA-256, and no other")
+                    "copies and their manifests), each with the manifest's SHA-256, and no other"
+                    + (" added since" if before else ""))
+    if before:
+        said.append(f"{len(before):,} other file(s) were in the folder before the export and are not part of it (the "
+                    f"manifest's beside): {', '.join(before[:5])}" + (f" and {len(before) - 5:,} more" if len(before) > 5 else ""))
     return said, problems
 
 

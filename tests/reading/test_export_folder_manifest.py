@@ -1,7 +1,8 @@
 """A folder export as one dataset (trial 31b F2, F3): ``export.manifest.json`` lists the index page and every copy with
 its manifest, by size and SHA-256; ``asz verify --export DIR [--root R]`` checks the folder (a file or its manifest
 removed, added or changed is named; a json index's rows are held to the copies' figures; each copy is checked as one
-file is); a re-export leaves byte-identical files as they are and says which conversations changed, round N → M.
+file is); a re-export leaves byte-identical files as they are and says which conversations changed, round N → M; a
+file in the folder before the export is listed as beside it, not said "added since" (trial 39d F2).
 
 Real input: the corpus collected (tests/conftest.py), and for F3 two corpus conversations, one of which grows (its
 first 30 of 46 source lines, then the rest). Expected digests computed with hashlib over the files written."""
@@ -117,7 +118,13 @@ def test_copies_with_no_manifest_say_the_way_to_checkable_ones_not_a_circle(tmp_
 def test_a_re_export_says_what_changed_and_leaves_the_rest(corpus_source, tmp_path):
     proj, root, live, lines = growing_pair(corpus_source, tmp_path)
     out = tmp_path / "out"
+    out.mkdir()
+    (out / "README.md").write_text("the audit's notes\n")  # there before: not part of the export (trial 39d F2)
     asz("export", "--since", "2000-01-01", "--format", "json", "--out", str(out), "--root", str(root))
+    assert json.loads((out / "export.manifest.json").read_bytes())["beside"] == ["README.md"]
+    v = asz("verify", "--export", str(out)).stdout.splitlines()  # exit 0: not "added since the export"
+    assert "ok: 1 other file(s) were in the folder before the export and are not part of it (the manifest's beside): " \
+        "README.md" in v and v[-1] == "the folder checks against its manifest", v
     kept = out / f"{STAYS[1]}.json"
     before = (kept.stat().st_ino, kept.stat().st_mtime_ns, (out / f"{STAYS[1]}.json.manifest.json").stat().st_mtime_ns)
     old = out.with_name("old")
@@ -137,6 +144,10 @@ def test_a_re_export_says_what_changed_and_leaves_the_rest(corpus_source, tmp_pa
         assert v.stdout.splitlines()[-1] == "the folder checks against the root"
     moved = asz("verify", "--export", str(old), "--root", str(root)).stdout
     assert "ok: 2 of 2 copies check against the root (1 as of the round their manifest names: the root moved on since)" in moved
+    (out / "later.txt").write_text("after\n")  # one added since is still a problem; the one there before is not
+    v = asz("verify", "--export", str(out), check=False)
+    assert v.returncode == 1 and "out/later.txt: in the folder, not in its manifest (a file added since the export)" \
+        in v.stdout.splitlines() and "README.md: in the folder" not in v.stdout, v.stdout
 
 
 def test_a_masked_copy_to_stdout_says_it_has_no_manifest(folder):

@@ -47,9 +47,11 @@ def test_a_folder_holding_another_export_is_refused_then_replaced(corpus_root, t
     assert (out / "README.md").read_text() == "the team's own notes\n"  # never another file
     index = (out / "index.md").read_text()
     assert not any(c[:8] in index for c in first) and all(c[:8] in index for c in second)
-    (out / "README.md").unlink()  # a file of its own is not in the folder manifest: verify names it, rightly
+    # a file of its own, there before the export: the manifest's beside, not "added since" (trial 39d F2)
+    assert json.loads((out / "export.manifest.json").read_bytes())["beside"] == ["README.md"]
     v = asz("verify", "--export", str(out), "--root", str(corpus_root), check=False)
-    assert v.returncode == 0, v.stdout
+    assert v.returncode == 0 and "before the export and are not part of it (the manifest's beside): README.md" \
+        in v.stdout, v.stdout
 
     # the same export again: no --replace needed, each copy left byte for byte
     kept = _files(out)
