@@ -190,7 +190,8 @@ def erased_id_said(root: str | os.PathLike, given: str) -> str:
     got = read_erased(root)
     if not got or not given:
         return ""
-    hits = [e for e in got.values() if any(n.startswith(given) for n in (e.session, *e.conversations))]
+    hits = [e for e in got.values()  # in any case, as resolve takes a prefix (trial 39d F3)
+            if any(n.casefold().startswith(given.casefold()) for n in (e.session, *e.conversations))]
     said = [f"session {e.session} was {erasure_said(e)} ({os.path.join(os.fspath(root), ERASED_LIST)}:{e.line})"
             for e in sorted(hits, key=lambda e: e.line)[:3]]
     return f": {'; '.join(said)}: removed whole on request, nothing of it is kept" if said else ""

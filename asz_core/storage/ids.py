@@ -45,7 +45,9 @@ class AmbiguousId(IdError):
 
 
 def resolve(candidates: Iterable[str], given: str, what: str) -> str:
-    """The candidate ``given`` names: itself when listed, else the one it is a prefix of.
+    """The candidate ``given`` names: itself when listed, else the one it is a prefix of; a prefix that starts none as
+    typed starts those it starts in any case (ids are lowercase hex and UUIDs: ``7D2F`` is ``7d2f…``; trial 39d F3),
+    so an id that needs its case (a mixed-case one) is still told apart by typing it so.
 
     ``what`` names the kind of id in messages ("conversation", "session").
     Raises :class:`UnknownId` (none) or :class:`AmbiguousId` (several; the
@@ -55,6 +57,8 @@ def resolve(candidates: Iterable[str], given: str, what: str) -> str:
     if given in listed:
         return given
     matches = sorted(c for c in listed if given and c.startswith(given))
+    if not matches and given:
+        matches = sorted(c for c in listed if c.casefold().startswith(given.casefold()))
     if len(matches) == 1:
         return matches[0]
     if not matches:

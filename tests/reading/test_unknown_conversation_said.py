@@ -67,15 +67,21 @@ def test_an_unknown_id_in_an_empty_root(tmp_path):
 
 
 def test_a_prefix_of_several_stays_a_usage_error_naming_them(root):
-    p = _asz("conversation", "abcd", "--root", str(root))
-    assert p.returncode == 2 and p.stdout == ""
-    assert A in p.stderr and B in p.stderr and "no conversation" not in p.stderr, p.stderr
+    for given in ("abcd", "ABCD"):  # in any case (trial 39d F3)
+        p = _asz("conversation", given, "--root", str(root))
+        assert p.returncode == 2 and p.stdout == ""
+        assert f"'{given}' is the start of 2 conversations: {A}, {B}; type more of it" in p.stderr, p.stderr
 
 
 def test_a_unique_prefix_still_opens_the_conversation(root):
-    p = _asz("conversation", "abcd1", "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith(f"conversation {A}: hello")
+    for given in ("abcd1", "ABCD1", A.upper()):  # ids are lowercase: a prefix or id in capitals names it (39d F3)
+        p = _asz("conversation", given, "--root", str(root))
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.startswith(f"conversation {A}: hello")
+    p = _asz("export", "ABCD2", "--format", "json", "--root", str(root))
+    assert p.returncode == 0 and json.loads(p.stdout)["conversation"] == B, p.stderr
+    p = _asz("verify", "ABCD2", "--root", str(root))  # a session id too
+    assert p.returncode == 0 and p.stdout.startswith("checked 1 session(s), 1 source file(s), 2 records"), p.stderr
 
 
 def test_a_session_landed_but_not_parsed_keeps_its_hint(tmp_path):
