@@ -131,11 +131,11 @@ class FileLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
-                holder = _holder(fd)
+                busy, waited = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES), time.monotonic() - start
+                holder = _holder(fd) if busy and waited >= self.timeout else ""
                 os.close(fd)
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                if not busy:
                     raise
-                waited = time.monotonic() - start
                 if waited >= self.timeout:
                     raise LockBusy(self.path, holder, self.timeout) from None
                 time.sleep(min(0.05, max(0.0, self.timeout - waited)))
@@ -147,7 +147,8 @@ class FileLock:
             # Written over in place, padded to a fixed width: never truncated, since on ext4 a truncate to zero of a
             # file with data starts its write-back at once (auto_da_alloc), about 5 ms per lock taken (issue 22).
             ns = time.time_ns()
-            note = self.note.format(pid=os.getpid(), since=format_rfc3339(ns), started=format_rfc3339(ns // 10**9 * 10**9)).encode()
+            second = format_rfc3339(ns // 1_000_000_000 * 1_000_000_000)
+            note = self.note.format(pid=os.getpid(), since=format_rfc3339(ns), started=second).encode()
             os.pwrite(fd, note.ljust(_NOTE_WIDTH - 1) + b"\n", 0)
         except OSError:
             pass  # the note is a courtesy; the flock is what excludes
