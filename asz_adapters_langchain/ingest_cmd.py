@@ -114,11 +114,6 @@ def langsmith(
         typer.echo(f"asz ingest langsmith: --listen: {exc}", err=True)
         raise typer.Exit(2)
     storage = storage_root(cfg, root)  # the root asz collect / asz server read with the same flags (trial 27a F1)
-    try:
-        (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        typer.echo(f"asz ingest langsmith: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
     key = ingest_token(token, token_file, option(entry.options, "token"))
     warn_if_exposed(host, "can write runs", token=bool(key))
 
@@ -126,8 +121,10 @@ def langsmith(
         typer.echo("asz ingest langsmith: --max-body and --max-part must be positive", err=True)
         raise typer.Exit(2)
     # Bind first, so a busy or bad address is told plainly (exit 1) and "listening" is only said when true.
+    # The inbox is made once the address is bound: a busy port leaves no folder behind (trial 40a F6).
     sock = bind_socket("asz ingest langsmith", host, port)
     port = sock.getsockname()[1]
+    make_inbox("asz ingest langsmith", storage, sock)
     app = make_app(storage, token=key, max_body=max_body, max_part=max_part, listen_host=host)
     _say_gap("asz ingest langsmith", storage)
     shown = f"[{host}]" if ":" in host else host
@@ -151,6 +148,17 @@ def bind_socket(who: str, host: str, port: int):
     return sock
 
 
+def make_inbox(who: str, storage: Path, sock) -> None:
+    """Make ``<storage>/_ingest/langsmith/inbox`` once ``sock`` is bound (trial 40a F6: a receiver whose port was taken
+    left an empty inbox in a root it never served). One clear line, ``sock`` closed and exit 1 when it cannot be made."""
+    try:
+        (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        sock.close()
+        typer.echo(f"{who}: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
+
+
 def start_receiver(storage: Path, entry) -> str:
     """Start the LangSmith receiver in a background thread with the ``listen`` and ``token`` of ``entry``.
 
@@ -166,9 +174,9 @@ def start_receiver(storage: Path, entry) -> str:
     from .receiver import make_app
 
     host, port = parse_listen(option(entry.options, "listen") or DEFAULT_LISTEN)
-    (storage / "_ingest" / "langsmith" / "inbox").mkdir(parents=True, exist_ok=True)
     sock = bind_socket("asz: langsmith-ingest", host, port)
     port = sock.getsockname()[1]
+    make_inbox("asz: langsmith-ingest", storage, sock)
     app = make_app(storage, token=option(entry.options, "token") or "", listen_host=host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off", server_header=False))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="asz-langsmith-ingest", daemon=True).start()

@@ -207,15 +207,20 @@ def test_parse_multipart_refuses_garbage_with_bad_request_only():
 
 
 def test_a_busy_address_exits_1(tmp_path, run_asz):
-    """An address already in use is told on stderr with exit 1, and nothing claims to be listening."""
+    """An address already in use is told on stderr with exit 1, nothing claims to be listening, and the root it never
+    served is left as it was: no folder made (trial 40a F6: ``other/_ingest/langsmith/inbox`` was left behind)."""
     import socket
 
+    (tmp_path / "kept").mkdir()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
         p = run_asz("ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", f"127.0.0.1:{port}", check=False)
+        kept = run_asz("ingest", "langsmith", "--root", str(tmp_path / "kept"), "--listen", f"127.0.0.1:{port}", check=False)
     assert p.returncode == 1 and "cannot listen" in p.stderr and "listening" not in p.stdout
+    assert kept.returncode == 1 and "cannot listen" in kept.stderr
+    assert not (tmp_path / "root").exists() and list((tmp_path / "kept").iterdir()) == []
     assert run_asz("ingest", "langsmith", "--listen", "nope", check=False).returncode == 2
 
 
