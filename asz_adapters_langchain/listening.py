@@ -27,7 +27,7 @@ from asz_core.storage.root import owner_alive
 from .inbox import INGEST
 from .inbox_state import write_atomic
 
-__all__ = ["BEAT", "STALE", "gap_line", "gaps", "record_refusal", "refusal_line", "refusals", "start_beating"]
+__all__ = ["BEAT", "STALE", "gap_line", "gaps", "listening_now", "record_refusal", "refusal_line", "refusals", "start_beating"]
 
 #: Seconds between two writes of ``listening.json`` while a receiver runs.
 BEAT = 5.0
@@ -68,6 +68,19 @@ def _gap(ingest: Path) -> dict | None:
     if alive is None or now - alive < STALE or _running(last.get("pid")):
         return None
     return {"from": last["alive"], "to": _now(), "seconds": round(now - alive, 1)}
+
+
+def listening_now(ingest: Path) -> bool:
+    """Whether a receiver listens on the root of ``ingest`` (``<root>/_ingest/langsmith``) now: its
+    ``listening.json`` was written less than :data:`STALE` seconds ago, or names a process alive now. Never raises."""
+    try:
+        last = orjson.loads((Path(ingest) / "listening.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    if not isinstance(last, dict):
+        return False
+    alive = _seconds(last.get("alive"))
+    return (alive is not None and time.time() - alive < STALE) or _running(last.get("pid"))
 
 
 def start_beating(storage: Path) -> str:

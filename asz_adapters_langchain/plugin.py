@@ -241,6 +241,28 @@ class LangsmithIngest(Adapter):
         ``asz server`` runs a pass soon after a trace arrives (trial 23a F14)."""
         return [ingest_dir(source_root) / "inbox"]
 
+    def has_staged(self, source_root: Path) -> bool:
+        """True when a plain ``asz collect`` (or ``asz sources``, ``asz server``) has something of this adapter's to do
+        under ``source_root`` (trial 40a F2): requests staged in the inbox (the default rule), a receiver listening on
+        the root now (:func:`.listening.listening_now`: what it stages next is landed by a server started now), or
+        arrivals that wait in ``state.json`` for a later pass (their parent run), or a journal a stopped pass left
+        there. Never raises."""
+        ingest = ingest_dir(source_root)
+        if super().has_staged(source_root):
+            return True
+        from .inbox_state import load_state
+        from .listening import listening_now
+
+        try:
+            if listening_now(ingest):
+                return True
+            if not (ingest / "state.json").is_file():  # no receiver ever staged here
+                return False
+            st = load_state(ingest / "state.json")
+            return bool(st["waiting"] or st["journal"])
+        except Exception:  # an unreadable state.json: the pass that reads it says so
+            return False
+
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``). The commands that collect
         do not ask it: they read the storage root they resolved (:func:`asz_core.cli.jobs.storage_source_root`)."""

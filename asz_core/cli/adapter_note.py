@@ -33,34 +33,72 @@ def _seen(adapter: Adapter, env: Mapping[str, str] | None) -> Path | None:
         return None
 
 
+def _staged(adapter: Adapter, cfg: Config, storage: Path, env: Mapping[str, str] | None) -> bool:
+    """Whether ``adapter``, whose source lies in the storage root (``source_in_storage``), has something staged under
+    the source root a command with ``storage`` reads for it (:func:`~asz_core.cli.jobs.storage_source_root`;
+    :meth:`~asz_core.plugins.adapter.Adapter.has_staged`). Never raises."""
+    from .jobs import storage_source_root
+
+    try:
+        return adapter.has_staged(storage_source_root(adapter, cfg, storage, env)) is True
+    except Exception:  # an adapter's answer never stops a collect
+        return False
+
+
 def present_adapters(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,
                      storage: Path | None = None) -> list[str]:
     """The installed adapters (``adapters``, by name) that a command with no ``--adapter``, no ``--source`` and no
     ``adapters`` list in its configuration collects beside the default list (``claude-code-local``): each one the
     default list leaves out whose sessions are at its default source (trial 34a F6: a Kiro-only user's plain ``asz
-    collect --once`` failed on a ``~/.claude/projects`` it never had, landing nothing). One whose folders the storage
-    root overlaps is left out (its note says so, :func:`unlisted_sessions_notes`). [] when the configuration lists
-    adapters: the user chose. In name order."""
+    collect --once`` failed on a ``~/.claude/projects`` it never had, landing nothing), and each whose source lies in
+    the storage root with something staged there (:func:`_staged`: requests ``asz ingest langsmith`` staged; trial
+    40a F2). One whose folders the storage root overlaps is left out (its note says so,
+    :func:`unlisted_sessions_notes`). [] when the configuration lists adapters: the user chose. In name order."""
     if cfg.adapters_listed:
         return []
     enabled = {a.name for a in cfg.enabled()}
     root = storage if storage is not None else Path(cfg.root)
     out = []
     for name, adapter in sorted(adapters.items()):
-        src = None if name in enabled else _seen(adapter, env)
+        if name in enabled:
+            continue
+        if adapter.source_in_storage:
+            if _staged(adapter, cfg, root, env):
+                out.append(name)
+            continue
+        src = _seen(adapter, env)
         if src is not None and not root_overlap(root, adapter, src):
             out.append(name)
     return out
 
 
+def _found(name: str, adapter: Adapter, cfg: Config, storage: Path, env: Mapping[str, str] | None) -> str:
+    """Where a command finds ``adapter``'s sessions (:func:`present_adapters`), in words: ``kiro sessions are in
+    /home/me/.kiro``, or for an adapter whose source lies in the storage root ``langsmith-ingest has 2 request file(s)
+    staged in data/_ingest/langsmith/inbox`` (its :meth:`~asz_core.plugins.adapter.Adapter.staged_folders`)."""
+    if not adapter.source_in_storage:
+        return f"{name} sessions are in {_where(adapter, Path(adapter.default_source_root(env)))}"
+    from ..plugins.staged import staged_names
+    from .jobs import storage_source_root
+
+    try:
+        folders = [str(f) for f in adapter.staged_folders(storage_source_root(adapter, cfg, storage, env))]
+    except Exception:  # an adapter's answer never stops a collect
+        folders = []
+    return f"{name} has {len(staged_names(folders)):,} request file(s) staged in {' and '.join(folders) or storage}"
+
+
 def present_note(adapters: Mapping[str, Adapter], names: list[str], cfg: Config, env: Mapping[str, str] | None = None,
-                 cmd: str = "collect") -> str:
+                 cmd: str = "collect", storage: Path | None = None) -> str:
     """The note a command says when it collects ``names`` (:func:`present_adapters`) beside the default list: where
-    their sessions are, and how to choose (``--adapter``, or asz.yaml's ``adapters``)."""
-    where = "; ".join(f"{n} sessions are in {_where(adapters[n], Path(adapters[n].default_source_root(env)))}" for n in names)
+    their sessions are (:func:`_found`; ``storage``: the command's storage root, default ``cfg.root``), and how to
+    choose (``--adapter``, or asz.yaml's ``adapters``)."""
+    root = storage if storage is not None else Path(cfg.root)
+    where = "; ".join(_found(n, adapters[n], cfg, root, env) for n in names)
+    staged = " or whose receiver staged requests in the storage root" if any(adapters[n].source_in_storage for n in names) else ""
     return (f"note: {where}: collected beside the default adapter list ({', '.join(a.name for a in cfg.enabled())}), "
-            f"as every installed adapter whose sessions are at its default folder is; to choose, asz {cmd} --adapter "
-            "NAME, or list the adapters in asz.yaml")
+            f"as every installed adapter whose sessions are at its default folder{staged} is; to choose, asz {cmd} "
+            "--adapter NAME, or list the adapters in asz.yaml")
 
 
 def source_left_notes(cfg: Config, adapters: Mapping[str, Adapter], collected: list[str], root: Path | None,
@@ -73,7 +111,7 @@ def source_left_notes(cfg: Config, adapters: Mapping[str, Adapter], collected: l
     team's Kiro user out without a word). ``root``: the ``--root`` given (named in the command), ``storage``: the
     storage root resolved. [] when the configuration lists adapters (the user chose)."""
     rooted = f" --root {shell_word(root)}" if root is not None else ""
-    return [f"note: {n} sessions are in {_where(adapters[n], Path(adapters[n].default_source_root(env)))}, not collected "
+    return [f"note: {_found(n, adapters[n], cfg, storage, env)}, not collected "
             f"by this pass: --source reads {', '.join(collected)}'s folders only; collect them with asz {cmd} "
             f"--adapter {n}{rooted}" + (" (--once for one pass)" if cmd == "collect" else "")
             for n in present_adapters(cfg, adapters, env, storage=storage) if n not in collected]

@@ -208,7 +208,7 @@ def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool, given:
 
     present = present_adapters(cfg, reg.adapters(), storage=storage_root(cfg, root))
     if say:
-        said = [present_note(reg.adapters(), present, cfg, cmd=cmd)] if present else []
+        said = [present_note(reg.adapters(), present, cfg, cmd=cmd, storage=storage_root(cfg, root))] if present else []
         for note in said + unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
             typer.echo(note, err=True)
     return [cfg.adapter(n) for n in present]

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from ..plugins.staged import staged_names
+
 __all__ = ["SourceWatch", "Look", "watched_folders", "staged_folders", "changed", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
 
 #: Seconds between two looks at the sources (stretched when a look costs more than :data:`MAX_SHARE`).
@@ -126,11 +128,6 @@ class SourceWatch:
                         continue
                     h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
                     n += 1
-        names = []
-        for d in self.staged:
-            try:
-                names += [e.path for e in os.scandir(d) if not e.name.startswith(".")]
-            except OSError:
-                continue
+        names = staged_names(self.staged)
         self.files, self.took = n + len(names), time.monotonic() - started
         return h.digest(), frozenset(names)

@@ -404,6 +404,27 @@ class Adapter(ReadingHooks, abc.ABC):
         except Exception:  # an adapter's answer never stops a collect
             return False
 
+    def has_staged(self, source_root: Path) -> bool:
+        """True when this adapter's source lies in the storage root (:attr:`source_in_storage`) and what a pass would
+        land waits under ``source_root`` (the storage root the command resolved, or the folder its
+        :attr:`source_env` variable names: :func:`asz_core.cli.jobs.storage_source_root`). ``asz collect``, ``asz
+        sources`` and ``asz server`` with the default adapter list then collect it beside that list, as they collect
+        an adapter :meth:`has_default_sessions` answers True for (trial 40a F2: two requests ``asz ingest langsmith``
+        staged sat in its inbox while plain ``asz collect --once`` landed none and said nothing). Asked on every run:
+        cheap (a listing of the staged folders, a small file read), never raises.
+
+        Default: one of :meth:`staged_folders` directly holds a file whose name does not start with ``.`` (a
+        receiver's temporary file) (:func:`~asz_core.plugins.staged.staged_names`); False for an adapter whose source
+        is not in the storage root."""
+        from .staged import staged_names
+
+        if not self.source_in_storage:
+            return False
+        try:
+            return bool(staged_names(self.staged_folders(Path(source_root))))
+        except Exception:  # an adapter's answer never stops a collect
+            return False
+
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
         """The runtime's other folders holding sessions now, apart from :meth:`default_source_root`, read after it
         (:meth:`default_source_roots`; Claude Code: ``~/.config/claude/projects``, ``CLAUDE_CONFIG_DIR`` entries).

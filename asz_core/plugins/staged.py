@@ -6,11 +6,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["STAGING", "staged_notes"]
+__all__ = ["STAGING", "staged_names", "staged_notes"]
 
 #: The folder of a storage root under which every adapter stages what it receives (``_ingest/<adapter>``:
 #: docs/storage-root.md); a root without it has nothing staged, and no adapter is asked.
 STAGING = "_ingest"
+
+
+def staged_names(folders) -> list[str]:
+    """The paths of the entries directly in ``folders`` (an adapter's :meth:`~asz_core.plugins.adapter.Adapter.
+    staged_folders`: its receiver's inbox) whose names do not start with ``.`` (a receiver's temporary file), folder
+    by folder; a folder that is missing or cannot be listed holds none. Never raises."""
+    names: list[str] = []
+    for d in folders:
+        try:
+            with os.scandir(d) as entries:
+                names += [e.path for e in entries if not e.name.startswith(".")]
+        except OSError:
+            continue
+    return names
 
 
 def staged_notes(storage: Path) -> list[str]:
