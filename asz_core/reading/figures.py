@@ -114,9 +114,10 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
                                                 f"is not what its files give ({shown}); removed: the next list counts it from its files"))
             if step is not None:
                 step(cid)
+        tools = _check_tools(root, store, mark, sec, only)
     finally:
         store.close()
-    _close(root, sec, store.read_only, convs, (checked, removed, other_prices), prices, step, only)
+    _close(root, sec, store.read_only, convs, (checked, removed, other_prices), prices, step, only, tools)
     _check_search(root, sec, only)
     if other_prices:
         sec.notes.append(f"{other_prices} cached row(s) made with another price table than this configuration's removed "
@@ -125,9 +126,10 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
 
 
 def _close(root: Path, sec: Section, read_only: bool, convs: set, counts: tuple[int, int, int], prices: Any,
-           step: Callable[[str], None] | None, only: str | None) -> None:
+           step: Callable[[str], None] | None, only: str | None, tools: tuple[int, int] = (0, 0)) -> None:
     """The ``figures`` section's line and counts once the cached entries were checked (``counts``: checked, removed,
-    made with another price table), each conversation with no entry in use counted from the evidence in memory
+    made with another price table; ``tools``: the ``tools`` entries checked and removed, said apart, since they are no
+    list figures: :func:`_check_tools`), each conversation with no entry in use counted from the evidence in memory
     (trial 29a F3), and, in a read-only root (``read_only``: trial 29a F7), a note that nothing was removed."""
     checked, removed, other_prices = counts
     sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
@@ -139,8 +141,11 @@ def _close(root: Path, sec: Section, read_only: bool, convs: set, counts: tuple[
         sec.summary += (f"; {in_memory} conversation(s) with no cached entry in use (none made, or made for files "
                         "whose stat is not theirs now: a copy, a restore) counted from the evidence in memory, as "
                         "the readers count them")
-    sec.counts = {"figures": checked, "figures_removed": 0 if read_only else removed + other_prices,
+    if tools[0]:  # asz usage tools' entries (trial 40a F5)
+        sec.summary += f"; and the cached tool calls of {tools[0]} conversation(s) (asz usage tools)"
+    sec.counts = {"figures": checked + tools[0], "figures_removed": 0 if read_only else removed + other_prices + tools[1],
                   "figures_in_memory": in_memory}
+    removed += tools[1]
     if read_only and (removed or other_prices):
         sec.notes.append(f"{removed + other_prices} entr(ies) named above or made with another price table not removed: "
                          f"{root} is read-only (its mount, or no write bit on its folders: trial 29a F7), so its cache "
@@ -233,6 +238,39 @@ def _check_search(root: Path, sec: Section, only: str | None) -> None:
     sec.counts.update(search_rows=checked, search_rows_removed=removed)
 
 
+def _check_tools(root: Path, store, mark: str, sec: Section, only: str | None) -> tuple[int, int]:
+    """Read every ``tools`` entry of this asz in use (:mod:`asz_core.reading.tool_cache`: its fingerprint the files'
+    now) again from the evidence; one that differs is a problem in ``sec`` and removed. Returns ``(checked,
+    removed)``."""
+    from ..view.chain import ViewError
+    from ..view.document import conversation_tool_calls
+    from .tool_cache import entry_bytes, tool_fingerprint
+
+    try:
+        where, args = (" WHERE id=?", (only,)) if only is not None else ("", ())
+        entries = store.con.execute(f"SELECT id, hide, fp, entry FROM tools{where} ORDER BY 1, 2", args).fetchall()
+    except sqlite3.Error:  # a store an asz before the tools table made, read only: nothing kept to check
+        return 0, 0
+    checked = removed = 0
+    for cid, hide_key, efp, value in entries:
+        if not hide_key.endswith(mark) or efp != tool_fingerprint(root, cid):
+            continue  # another asz's, or not the files' now: never read
+        hide = [n for n in hide_key[:-len(mark)].split(",") if n]
+        try:
+            fresh = orjson.loads(entry_bytes(*conversation_tool_calls(root, cid, hide)) or b"null")
+        except ViewError:
+            fresh = None
+        checked += 1
+        keys = _differing(orjson.loads(value), fresh)
+        if keys:
+            _remove(store, "tools", cid, hide_key)
+            removed += 1
+            sec.problems.append(Problem(str(Path("_index") / "summaries.sqlite"), 0, f"tools {cid}", FIGURES_DIFFER,
+                                        f"the cached tool calls of conversation {cid} are not what its files give "
+                                        f"({', '.join(keys[:4])}); removed: the next asz usage tools reads it from its files"))
+    return checked, removed
+
+
 def _remove(store, table: str, conversation: str, hide_key: str) -> None:
     import sqlite3
 
@@ -264,8 +302,14 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
         con = open_read(path, root)
         try:
             where, args = (" WHERE id=?", (only,)) if only is not None else ("", ())  # of conversation only, when given
-            for table, column in (("summaries", "entry"), ("rows", "row")):
-                for cid, hide, fp, value, sealed in con.execute(f"SELECT id, hide, fp, {column}, seal FROM {table}{where}", args):
+            for table, column in (("summaries", "entry"), ("rows", "row"), ("tools", "entry")):
+                try:
+                    got = con.execute(f"SELECT id, hide, fp, {column}, seal FROM {table}{where}", args).fetchall()
+                except sqlite3.OperationalError:
+                    if table == "tools":  # a store an asz before the tools table made
+                        continue
+                    raise
+                for cid, hide, fp, value, sealed in got:
                     total += 1
                     unsealed += sealed != seal(table, cid, hide, fp, value)
         finally:

@@ -87,7 +87,7 @@ UNWIPED = ("a reader of {path} kept its old pages (the text deleted among them) 
 
 
 def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> None:
-    """Delete the stored summary figures and list rows of ``conversations`` from ``_index/summaries.sqlite`` and
+    """Delete the stored summary figures, list rows and tool calls of ``conversations`` from ``_index/summaries.sqlite`` and
     compact it (:func:`compact_securely`); they are counted again from the skeletons when next read. Raises
     sqlite3.Error or OSError when the file exists and cannot be written, and sqlite3.OperationalError
     (:data:`UNWIPED`) when the compaction could not reach the file itself (a reader held an older snapshot: the
@@ -102,7 +102,7 @@ def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> N
     con = sqlite3.connect(path, timeout=30)
     try:
         con.execute("PRAGMA secure_delete=ON")
-        for table in ("summaries", "rows"):
+        for table in ("summaries", "rows", "tools"):
             try:
                 con.executemany(f"DELETE FROM {table} WHERE id=?", [(c,) for c in cids])
             except sqlite3.OperationalError:
@@ -175,7 +175,7 @@ def naming_conversations(root: str | os.PathLike, forms: Iterable[str]) -> set[s
     if path.is_file() and forms:
         con = sqlite3.connect(path, timeout=30)
         try:
-            out |= rows_naming(con, {"summaries": "id", "rows": "id"}, [f.decode() for f in forms])
+            out |= rows_naming(con, {"summaries": "id", "rows": "id", "tools": "id"}, [f.decode() for f in forms])
         finally:
             con.close()
     for base in (root / DIR, root / OLD_DIR):

@@ -189,11 +189,13 @@ def files_now(root: str | os.PathLike, conversation: str) -> tuple:
     return key.keys, key.links
 
 
-def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], keep: bool = False):
+def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], keep: bool = False, cache=None):
     """``(state, calls, executions)`` of :func:`~asz_core.view.document.conversation_tool_calls`, or the
     :class:`~asz_core.view.chain.ViewError` a conversation that does not read raises, as the value. With ``keep``
     the answer is kept (:data:`_KEPT`) and given again while :func:`files_now` is unchanged: a round added, a landed
-    file changed, added, removed or retention's skeleton reads it again. KeyboardInterrupt passes through."""
+    file changed, added, removed or retention's skeleton reads it again. With ``cache`` (a
+    :class:`~asz_core.reading.tool_cache.ToolCache`), the entry it keeps for the files as they are is the answer, and
+    one read is kept there (trial 40a F5). KeyboardInterrupt passes through."""
     from ..view.chain import ViewError
     from ..view.document import conversation_tool_calls
 
@@ -204,6 +206,9 @@ def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], 
             got = _KEPT.get(key)
         if got is not None and got[0] == now:
             return got[1]
+    fp, hit = cache.get(conversation, hide) if cache is not None else ("", None)
+    if hit is not None:
+        return hit
     try:
         value: Any = conversation_tool_calls(root, conversation, list(hide))
     except ViewError as exc:
@@ -211,6 +216,8 @@ def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], 
     if keep:
         with _KEPT_LOCK:
             _KEPT[key] = (now, value)
+    if cache is not None and not isinstance(value, Exception):
+        cache.put(conversation, hide, fp, value)
     return value
 
 
@@ -220,11 +227,18 @@ def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str]
     ``(since, until)`` unix ms ``window``, the calls and records made in it), and those held back, in no figure:
     ``[{"conversation", "state", "calls", "executions"}]`` for one that does not verify (``incomplete``,
     ``mismatch``), ``{"conversation", "state": "unreadable", "why"}`` for one that does not read. ``keep``: each
-    conversation's read kept while its files are unchanged (:func:`tool_calls`; a server). KeyboardInterrupt passes
-    through."""
+    conversation's read kept while its files are unchanged (:func:`tool_calls`; a server); else kept in the root's
+    summary store for the next run (:mod:`asz_core.reading.tool_cache`). KeyboardInterrupt passes through."""
+    from .tool_cache import ToolCache
+
     report, held, hide = ToolReport(*window), [], list(hide)
-    for cid in sorted(ids):
-        got = tool_calls(root, cid, hide, keep)
+    cache = None if keep else ToolCache(root)
+    try:
+        got_all = [(cid, tool_calls(root, cid, hide, keep, cache)) for cid in sorted(ids)]
+    finally:
+        if cache is not None:
+            cache.close()
+    for cid, got in got_all:
         if isinstance(got, Exception):
             held.append({"conversation": cid, "state": "unreadable", "why": str(got)})
             continue

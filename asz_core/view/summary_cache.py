@@ -57,7 +57,7 @@ from .summary_seal import DB_NAME, seal  # noqa: F401  (public here too; a light
 from .prices import PriceTable, cost_of
 from .usage import RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, mark_unchecked, usage_totals
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
 
 #: Named in every fingerprint: changed when the way calls are counted changes within one version (1h: usage keeps
@@ -111,9 +111,14 @@ SCHEMA_VERSION = 4
 #: that does not verify are counted in no list and no total.
 HELD_KEYS = ("usage", "cost")
 
+#: The tables of entries, each with the column holding an entry's JSON.
+TABLES = {"summaries": "entry", "rows": "row", "tools": "entry"}
+
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
     "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, seal TEXT, PRIMARY KEY (id, hide))",
+    # each conversation's tool calls as asz usage tools counts them (asz_core.reading.tool_use; trial 40a F5)
+    "CREATE TABLE IF NOT EXISTS tools (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
     # the store marks (store_mark) that opened the store, and when last (unix s): an older asz leaves it alone
     "CREATE TABLE IF NOT EXISTS marks (mark TEXT PRIMARY KEY, used REAL)",
 )
@@ -299,6 +304,7 @@ def _make_schema(con: sqlite3.Connection) -> None:
         if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:  # an older asz's entries
             con.execute("DROP TABLE IF EXISTS summaries")
             con.execute("DROP TABLE IF EXISTS rows")
+            con.execute("DROP TABLE IF EXISTS tools")
             con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         for stmt in _SCHEMA:
             con.execute(stmt)
@@ -359,7 +365,7 @@ class SummaryStore:
                 old = [m for (m,) in self.con.execute("SELECT mark FROM marks ORDER BY used DESC LIMIT -1 OFFSET ?",
                                                       (MARKS_KEPT,))]
                 for m in old:
-                    for table in ("summaries", "rows"):
+                    for table in TABLES:
                         self.con.execute(f"DELETE FROM {table} WHERE substr(hide, -?) = ?",
                                          (len(MARK_TAG) + len(m), MARK_TAG + m))
                     self.con.execute("DELETE FROM marks WHERE mark=?", (m,))
@@ -369,10 +375,10 @@ class SummaryStore:
                 self.con.rollback()
 
     def get(self, table: str, conversation: str, hide: Sequence[str], fp: str) -> bytes | None:
-        """The JSON stored in ``table`` (``summaries`` or ``rows``) for this conversation, withheld names and fingerprint, or None."""
+        """The JSON stored in ``table`` (:data:`TABLES`) for this conversation, withheld names and fingerprint, or None."""
         if self.con is None:
             return None
-        column = "entry" if table == "summaries" else "row"
+        column = TABLES[table]
         try:
             with self._lock:
                 hit = self.con.execute(f"SELECT {column}, seal FROM {table} WHERE id=? AND hide=? AND fp=?",
