@@ -383,9 +383,20 @@ def shares_lines(rows: list[dict], shown) -> list[str]:
         more = len(ids) - SHARES_NAMED
         return ", ".join(shown(o) for o in ids[:SHARES_NAMED]) + (
             f" and {more} more (asz ls --json: the row's shares.with names them all)" if more > 0 else "")
-    return [f"{shown_id(row)} shares {s['ids']} record id(s) with {named(s['with'])}, neither continuing "
-            f"the other: those records, {s['calls']} call(s) and their tokens with them, are counted in each row (asz usage's "
+    return [f"{shown_id(row)} shares {s['ids']} record id(s) with {named(s['with'])}, {_how_shared(s)}: those records, "
+            f"{s['calls']} call(s) and their tokens with them, are counted in each row (asz usage's "
             "totals count each model call once)" for row in rows if (s := row.get("shares"))]
+
+
+def _how_shared(s: dict) -> str:
+    """Why a row's ``shares`` ids are drawn in each: neither continuing the other, or (``differ``) a copy holding them
+    with another payload (trial 40a F1: its ``conflict:`` problem names each)."""
+    differ = s.get("differ") or 0
+    if not differ:
+        return "neither continuing the other"
+    if differ == s["ids"]:
+        return "each holding its own payload under them (a copy changed: the conflict problem names each)"
+    return f"neither continuing the other ({differ} of them each holding its own payload: the conflict problem names each)"
 
 
 #: How many of the conversations a row shares record ids with its ``shares`` line names (:func:`shares_lines`).

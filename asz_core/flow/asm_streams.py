@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..sessiondata import format_rfc3339
-from .index import SET_ASIDE_KINDS, IndexEntry, record_time_range
+from .index import SET_ASIDE_KINDS, IndexEntry, payload_of, record_time_range
 from .model import Node
 from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
 
@@ -73,14 +73,6 @@ def stage1_canonical(st: State) -> None:
         dangling_parents=[{"seq": e.seq, "row": e.row, "parent": e.parent} for e in st.orphans],
         beyond=sum(map(through.__lt__, map(_SEQ, entries[n:]))),  # the entries not read above with a seq past it
     )
-
-
-def payload_of(e: IndexEntry) -> tuple:
-    """What decides whether two records landed under one id are one record: the model call they belong to, its usage
-    and their parts as the index keeps them (kind, ids, names, state and size). A copy the runtime wrote again gives
-    the same; another message under a reused id (field report 20) does not."""
-    return e.call, e.usage, [(p.k, p.id, p.of, p.name, p.server, p.server_tool, p.failed, p.bytes, p.changes, p.provider, p.state)
-                             for p in e.parts]
 
 
 def latest_documents(st: State) -> dict[str, tuple[int, int]]:

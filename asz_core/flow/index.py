@@ -59,7 +59,7 @@ from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
 from ..sessiondata.untimed import UNTIMED_MARKED
-from .index_model import SET_ASIDE_KINDS, Index, IndexEntry, IndexFile, IndexPart, record_time_range
+from .index_model import SET_ASIDE_KINDS, Index, IndexEntry, IndexFile, IndexPart, payload_key, payload_of, record_time_range
 from .index_read import IndexBuildError, index_file
 
 __all__ = [
@@ -77,6 +77,8 @@ __all__ = [
     "state_key",
     "index_dir",
     "record_time_range",
+    "payload_of",
+    "payload_key",
     "SET_ASIDE_KINDS",
     "UNTIMED_MARKED",
 ]

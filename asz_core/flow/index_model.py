@@ -16,7 +16,7 @@ import msgspec
 
 from ..sessiondata import format_rfc3339
 
-__all__ = ["IndexPart", "IndexEntry", "IndexFile", "Index", "record_time_range", "SET_ASIDE_KINDS"]
+__all__ = ["IndexPart", "IndexEntry", "IndexFile", "Index", "record_time_range", "SET_ASIDE_KINDS", "payload_of", "payload_key"]
 
 
 class IndexPart(msgspec.Struct, eq=False):
@@ -102,6 +102,26 @@ class IndexEntry(msgspec.Struct, eq=False):
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.seq}/{self.row} {self.kind} {self.stream!r} id={self.id!r})"
+
+
+def payload_of(e: IndexEntry) -> tuple:
+    """What decides whether two records landed under one id are one record: the model call they belong to, its usage
+    and their parts as the index keeps them (kind, ids, names, state, failed and size). A copy the runtime wrote again
+    gives the same; another message under a reused id (field report 20), or a copy with one result's state changed (a
+    ``tool_result`` copied with ``success`` false, trial 40a F1), does not. Used within a session (assembly's stage 1)
+    and across sessions (:func:`~asz_core.flow.shared_ids.session_links`: only the same record is repeated)."""
+    return e.call, e.usage, [(p.k, p.id, p.of, p.name, p.server, p.server_tool, p.failed, p.bytes, p.changes, p.provider, p.state)
+                             for p in e.parts]
+
+
+def payload_key(e: IndexEntry) -> tuple:
+    """What two sessions' records under one id must agree on to be one record (a repeat: :func:`~asz_core.flow.
+    shared_ids.session_links`), as a hashable tuple: :func:`payload_of` with its usage as compact JSON with sorted keys
+    and its parts' sizes left out (a resumed Claude Code session writes the lines it repeats again, its ``sessionId`` in
+    each, and a copy may be written with other escapes: a part's size is the line's, the kind, ids, names, state and
+    ``failed`` are the record's)."""
+    call, usage, parts = payload_of(e)
+    return (call, (msgspec.json.encode(usage, order="sorted") if usage else usage), tuple((*p[:7], *p[8:]) for p in parts))
 
 
 class IndexFile:

@@ -27,7 +27,7 @@ id against the other session's own index. The rules (a pure function of the
 two sessions' indexes, whichever is parsed first):
 
 - two sessions share record ids. Only the same record counts (same parent,
-  time, call and kind under the id; a differing one is a shared id, below).
+  time, call, kind and payload under the id; a differing one is a shared id, below).
   The one whose own records (ids the other does not hold) start later
   *continues* the other; a session with no record
   of its own is the earlier one (a resume: Claude Code's ``--resume`` writes a
@@ -68,7 +68,7 @@ from typing import Any
 
 from ..sessiondata import gc_pause
 from .asm_links import going_on_calls, needs_relink
-from .index import SET_ASIDE_KINDS, Index, IndexEntry
+from .index import SET_ASIDE_KINDS, Index, IndexEntry, payload_key
 from .model import make_id
 from .ids_seen import first_ids, forget_seen, keep_ids, their_ids
 from .pending import mark_pending
@@ -300,8 +300,11 @@ def _entries(db: sqlite3.Connection, names: list[str]) -> list[tuple[str, int]]:
 
 def _same(a: IndexEntry, b: IndexEntry) -> bool:
     """Two sessions' records with one id are the same record (a repeat) when their parent, time, call and
-    kind agree too; a runtime that numbers records per session gives different records equal ids."""
-    return (a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind)
+    kind agree too (a runtime that numbers records per session gives different records equal ids) and their payload,
+    as assembly compares it within a session (:func:`~asz_core.flow.index.payload_key`: usage and parts by kind, id,
+    name, state and failed, sizes aside): a copy with one result changed to failed repeats every record but that one, which
+    is drawn in both sessions (trial 40a F1)."""
+    return (a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind) and payload_key(a) == payload_key(b)
 
 
 
@@ -400,7 +403,9 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
                         links.repeated[i] = first
             elif how == "later":
                 later.append((same, names, theirs))
-    links.shared = {i: sorted(names) for i, names in sorted(shared.items())}
+    # an id this session repeats from a session it continues is drawn there, the same record: what another copy holds
+    # under it (another payload) is said between those two, not here (trial 40a F1: three copies, one changed)
+    links.shared = {i: sorted(names) for i, names in sorted(shared.items()) if i not in links.repeated}
     links.earlier = sorted(set(links.repeated.values()))
     for same, names, theirs in later:
         if same - links.repeated.keys():  # a record of this session it repeats is drawn here

@@ -228,7 +228,7 @@ def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, di
 
 def same_payload(a: dict, b: dict) -> bool:
     """Two records under one id are one record (a repeat): the same call, usage and parts (what assembly compares,
-    :func:`~asz_core.flow.asm_streams.payload_of`, and their text and data too)."""
+    :func:`~asz_core.flow.index.payload_of`, and their text and data too)."""
     return a.get("parts") == b.get("parts") and a.get("call") == b.get("call") and a.get("usage") == b.get("usage")
 
 

@@ -30,7 +30,7 @@ from ..storage.short_list import short_problems
 from .kinds import FORMAT, STEP_KINDS, TEXT_LIMIT, VERSION, clip_text
 from .session_records import LandedSession, header_time, title_unread, title_withheld
 from ..flow.index import SET_ASIDE_KINDS
-from .links import dangling_parents, links_of, shares_of, there_split
+from .links import conflict_lines, dangling_parents, links_of, shares_of, there_split
 from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
@@ -285,8 +285,8 @@ def _dialect(v: DocumentView) -> str:
 
 
 def _shares(v: DocumentView) -> dict | None:
-    """:func:`~asz_core.view.links.shares_of` the view's fold, landed ids and counted calls."""
-    return shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage))
+    """:func:`~asz_core.view.links.shares_of` the view's fold, landed ids, counted calls and links."""
+    return shares_of(v.fold, v.sess.ids, (v.nodes[k] for k in v.call_usage), v.links)
 
 
 def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
@@ -294,7 +294,12 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.companions.Companions.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
     return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
-            *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
+            *_conflicts(v), *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
+
+
+def _conflicts(v: DocumentView) -> list[str]:
+    """:func:`~asz_core.view.links.conflict_lines` of the view: records under ids a linked session holds otherwise."""
+    return conflict_lines(v.fold, v.links, v.sess.records)
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None,
@@ -403,7 +408,7 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
     share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
     as ``asz conversation`` does)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess)
+    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + _conflicts(v) + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess)
                   + outside_line(v.turns_outside, v.recorded_range(fold.head)),
                   undescribed,
                   prices)

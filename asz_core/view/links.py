@@ -32,7 +32,7 @@ from ..flow.fold import Fold
 from ..flow.model import Node, make_id
 from ..storage.twice_list import counted_there
 
-__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "calls_there", "there_split", "PREFIX", "CALL_PREFIX"]
+__all__ = ["Links", "links_of", "dangling_parents", "shares_of", "conflict_lines", "CONFLICT_ACROSS", "calls_there", "there_split", "PREFIX", "CALL_PREFIX"]
 
 _GET_ID = methodcaller("get", "id")
 _GET_PARENT = methodcaller("get", "parent")
@@ -109,17 +109,15 @@ def dangling_parents(records: dict[int, list[dict]], links: Links, gathered: tup
     return [out[k] for k in sorted(out, key=lambda p: out[p]["id"])]
 
 
-def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict | None:
+def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node], links: Links | None = None) -> dict | None:
     """What the fold's open ``unres/shared_id/<id>`` entries share, for a list row's ``shares`` (session 23):
     ``{"with": [the other conversations' ids, sorted], "ids": how many record ids, "calls": how many of ``calls`` (the
     conversation's ``llm.call`` nodes) cite a record with such an id}``, None when it shares none. ``ids``: seq -> each
     landed record's id in row order. Neither conversation continues the other, so each draws and counts those records
     and their calls (a sum over both rows counts them twice; ``asz usage``'s totals count each provider call once:
-    :func:`~asz_core.view.usage_report.once`)."""
-    shared: dict[str, list[str]] = {}
-    for u in fold.unresolved.values():
-        if u.kind == "shared_id" and u.state == "open" and u.reason.startswith(SHARED_REASON):
-            shared[u.ref] = u.reason[len(SHARED_REASON):].split(", ")
+    :func:`~asz_core.view.usage_report.once`). With ``links``, ``"differ"``: how many of those ids a session this one
+    continues, or one continuing it, holds with another payload (:func:`conflict_lines`; only when there are some)."""
+    shared = _shared_entries(fold)
     if not shared:
         return None
     n = 0
@@ -129,7 +127,42 @@ def shares_of(fold: Fold, ids: dict[int, list], calls: Iterable[Node]) -> dict |
             if row_ids is not None and 0 < r.row <= len(row_ids) and row_ids[r.row - 1] in shared:
                 n += 1
                 break
-    return {"with": sorted({o for others in shared.values() for o in others}), "ids": len(shared), "calls": n}
+    related = set(links.earlier) | set(links.later) if links is not None else set()
+    out = {"with": sorted({o for others in shared.values() for o in others}), "ids": len(shared), "calls": n}
+    if differ := sum(1 for others in shared.values() if related.intersection(others)):
+        out["differ"] = differ
+    return out
+
+
+#: How a ``summary.problems`` line for a record id another copy of the session holds with another payload starts.
+CONFLICT_ACROSS = "conflict: record id "
+
+
+def _shared_entries(fold: Fold) -> dict[str, list[str]]:
+    """Record id → the other sessions its open ``unres/shared_id/<id>`` entry names (the reason's list)."""
+    return {u.ref: u.reason[len(SHARED_REASON):].split(", ") for u in fold.unresolved.values()
+            if u.kind == "shared_id" and u.state == "open" and u.reason.startswith(SHARED_REASON)}
+
+
+def conflict_lines(fold: Fold, links: Links, records: dict[int, list[dict]]) -> list[str]:
+    """The ``summary.problems`` lines of the records this conversation holds under an id that a session it continues,
+    or one continuing it, holds too with another payload (an open ``unres/shared_id/<id>`` entry naming a session a
+    ``continues`` relation links: the same record would be repeated, drawn there; trial 40a F1: a copy with one
+    ``tool_result`` changed to failed): ``conflict: record id ID landed at S/R here (its result failed here) and in
+    session(s) A, B with a different payload; each session draws its own``, in landed order. ``records``: seq → rows
+    (the landed session's). [] when none (nearly always: no shared id)."""
+    related = set(links.earlier) | set(links.later)
+    shared = {i: others for i, others in _shared_entries(fold).items() if related.intersection(others)} if related else {}
+    out = []
+    for seq in sorted(records) if shared else ():
+        for row, rec in enumerate(records[seq], 1):
+            others = shared.pop(rec.get("id") or "", None)
+            if others is None:
+                continue
+            failed = [p for p in rec.get("parts") or () if isinstance(p, dict) and p.get("k") == "result" and p.get("failed")]
+            out.append(f"{CONFLICT_ACROSS}{rec['id']} landed at {seq}/{row} here" + (" (its result failed here)" if failed else "")
+                       + f" and in session(s) {', '.join(others)} with a different payload; each session draws its own")
+    return out
 
 
 def calls_there(sess, nodes: dict[str, Node], calls: Iterable[str], links: Links | None = None) -> dict[str, str]:

@@ -126,6 +126,27 @@ def not_repeated(asked, sess, links):
     return (x for x in asked if id(x[0]) not in there) if there else asked
 
 
+def repeated_and_here(ids: dict[int, list], evidence: dict[tuple[int, int], str]) -> tuple[set[str], set[str]]:
+    """``(repeated, here)``: the ids of the records a session repeats from one it continues (``evidence``, the
+    ``continues`` relation's (seq, row): drawn and counted there, :func:`not_repeated`) and of its other records
+    (``ids``: seq -> each landed record's id); both empty for a session repeating none (most)."""
+    there = {i for seq, row in evidence if seq in ids and 0 < row <= len(ids[seq]) and (i := ids[seq][row - 1])}
+    return there, ({i for seq in ids for i in ids[seq] if i and i not in there} if there else set())
+
+
+def not_elsewhere(asked, turns: dict, apart: tuple[set[str], set[str]]):
+    """The ``(record, adapter, dialect)`` of ``asked`` but a record listing turns (``turns``: id(record) -> what
+    :func:`~asz_core.view.turn_places.turn_ends` read of it, else asked again) every one of which is another
+    conversation's (:func:`~asz_core.view.turn_places.elsewhere` by ``apart``, :func:`repeated_and_here`): a copy's
+    Kiro CLI 2.x session document, whose credits count where its turns' calls are (trial 40a F3)."""
+    from .turn_places import elsewhere, recorded
+
+    if not apart[0]:
+        return asked
+    return (x for x in asked if not ((t := turns[id(x[0])] if id(x[0]) in turns else recorded(*x[1:], x[0]))
+                                     and all(elsewhere(ids, apart) for _, ids, _ in t)))
+
+
 class DocumentView(ListView):
     """The whole document's view of a fold: nodes, lists and the summary."""
 
@@ -135,7 +156,7 @@ class DocumentView(ListView):
 
         self._turns: dict[int, list | None] = {}  # id(record) -> its turns (turn_places.recorded), asked once a build
         self.turns_outside: list[tuple[int, tuple]] = []  # (end ms, ids) of each turn ending outside the range (36b F9)
-        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns, self.recorded_range(self.fold.head), self.turns_outside))  # a call with no time at its turn's recorded end (kiro22b), inside the recorded range (36b F9)
+        self.call_usage, self.placed_at = placed_calls(self.call_usage, self.nodes, self.sess, turn_ends(self.sess, self._turns, self.recorded_range(self.fold.head), self.turns_outside, repeated_and_here(self.sess.ids, self.links.evidence)))  # a call with no time at its turn's recorded end (kiro22b), inside the recorded range (36b F9)
         self.call_usage = metered_model(self.call_usage, self.credits_at(), self.session_model())
 
     def summary(self, head, rounds: int, state: str, problems: list[str], undescribed: int, prices: PriceTable | None = None) -> dict:
@@ -300,7 +321,7 @@ class DocumentView(ListView):
         seen, total, running = False, 0.0, set()  # running: the places in out of the running totals' parts
         added: set = set()  # the ids of records whose figure was added: a line landed twice adds once
         asked = self._turns  # what turn_ends found of the records it read (their adapter asked once)
-        for rec, a, dialect in not_repeated(asking(self.sess, "credits"), self.sess, self.links):
+        for rec, a, dialect in not_elsewhere(not_repeated(asking(self.sess, "credits"), self.sess, self.links), asked, apart := repeated_and_here(self.sess.ids, self.links.evidence)):
             try:
                 got = a.credits(dialect, rec)
             except Exception:  # an adapter's bug takes nothing from the conversation: no credits from it
@@ -321,7 +342,7 @@ class DocumentView(ListView):
             turns = None if isinstance(got, AddedCredits) else asked[id(rec)] if id(rec) in asked else recorded(a, dialect, rec)
             if turns is not None:  # the whole running total on the turns it lists, each at its end (kiro22b)
                 out = [x for i, x in enumerate(out) if i not in running]
-                running = set(range(len(out), len(out) + len(parts := turn_parts(turns, total, at, m))))
+                running = set(range(len(out), len(out) + len(parts := turn_parts(turns, total, at, m, apart))))
                 out.extend(parts)
             elif part:
                 running |= set() if isinstance(got, AddedCredits) else {len(out)}

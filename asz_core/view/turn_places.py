@@ -18,7 +18,7 @@ import msgspec
 
 from ..sessiondata.times import parse_instant
 
-__all__ = ["OUTSIDE_PREFIX", "asking", "inside", "outside_line", "recorded", "turn_ends", "turn_parts", "placed_calls"]
+__all__ = ["OUTSIDE_PREFIX", "asking", "elsewhere", "inside", "outside_line", "recorded", "turn_ends", "turn_parts", "placed_calls"]
 
 #: A difference of credits below this is float noise, never a part of its own (credits are shown to 6 decimals).
 CREDIT_NOISE = 1e-9
@@ -69,8 +69,20 @@ def inside(ms: int, within: tuple[int | None, int | None]) -> bool:
     return not (lo and ms < lo or hi and ms > hi)
 
 
+def elsewhere(ids: tuple, there: tuple[set[str], set[str]] | None) -> bool:
+    """Whether a turn naming the message ids ``ids`` is another conversation's: ``there`` is ``(repeated, here)``, the
+    ids of the records this session repeats from a session it continues (drawn and counted there, :func:`~asz_core.
+    view.summary.not_repeated`) and of those it draws itself; the turn names one repeated and none drawn here (a copy of
+    a Kiro CLI 2.x session, whose document lists the original's turns: trial 40a F3). Its end says no problem here and
+    its credits count there. False when ``there`` is None or repeats nothing."""
+    if not there or not there[0]:
+        return False
+    repeated, here = there
+    return any(i in repeated for i in ids) and not any(i in here for i in ids)
+
+
 def turn_ends(sess, seen: dict | None = None, within: tuple[int | None, int | None] = (None, None),
-              outside: list | None = None) -> dict[str, int]:
+              outside: list | None = None, there: tuple[set[str], set[str]] | None = None) -> dict[str, int]:
     """``{record id: unix ms}``: the recorded end of the turn that names each reply, from the records of ``sess`` that
     list turns (the last one that names an id wins; a turn with no ``end`` recorded names none). ``seen``, when
     given, gets each record's :func:`recorded` answer by ``id(record)``, so a later reader of the same records (the
@@ -81,13 +93,14 @@ def turn_ends(sess, seen: dict | None = None, within: tuple[int | None, int | No
     inside that range (:func:`inside`); an end outside it (a snapshot edited or cut: a session of February whose turn
     says May) places nothing: the calls are placed by the range as a call whose turn is not recorded is, the credits
     at the record's own time, and ``outside``, when given, gets ``(end, reply ids)`` of each such turn (said in
-    ``summary.problems``: :func:`outside_line`)."""
+    ``summary.problems``: :func:`outside_line`). A turn :func:`elsewhere` (by ``there``) is never said
+    outside: another conversation's, whose calls are drawn and placed there."""
     out: dict[str, int] = {}
     for rec, a, dialect in asking(sess, "turns"):
         turns = recorded(a, dialect, rec)
-        if turns and any(end and not inside(end, within) for end, _, _ in turns):
+        if turns and any(end and not inside(end, within) and not elsewhere(ids, there) for end, ids, _ in turns):
             if outside is not None:
-                outside += [(end, ids) for end, ids, _ in turns if end and not inside(end, within)]
+                outside += [(end, ids) for end, ids, _ in turns if end and not inside(end, within) and not elsewhere(ids, there)]
             turns = [(end if end and inside(end, within) else None, ids, c) for end, ids, c in turns]
         if seen is not None:
             seen[id(rec)] = turns
@@ -121,19 +134,20 @@ def outside_line(outside: list, within: tuple[int | None, int | None]) -> list[s
 
 
 def turn_parts(turns: list[tuple[int | None, tuple, float]], total: float, at: int | None,
-               model: str) -> list[tuple[int | None, str, float, str]]:
+               model: str, there: tuple[set[str], set[str]] | None = None) -> list[tuple[int | None, str, float, str]]:
     """A running total ``total`` (credits; it replaces every earlier one) split on the turns its record lists: each
     turn's credits at the turn's recorded end, at the record's own time ``at`` when the end is not recorded (a turn
     still running), and what the turns do not account for at ``at`` too. The parts sum to ``total``. Each part's last
     item is its key (:meth:`~asz_core.view.summary.DocumentView.credits_at`): ``turn/`` and the message ids the turn
     lists, sorted and joined by ``+`` (the same turn in a copy of the session: metered once), '' for the rest or a turn
-    naming none."""
-    parts = [(end or at, model, credits, "turn/" + "+".join(sorted(map(str, ids))) if ids else "")
+    naming none. A turn :func:`elsewhere` (by ``there``) is left out, its credits with it: they count in the
+    conversation that draws its calls."""
+    parts = [(end or at, model, credits, "turn/" + "+".join(sorted(map(str, ids))) if ids else "", elsewhere(ids, there))
              for end, ids, credits in turns if credits]
     rest = total - sum(p[2] for p in parts)
     if abs(rest) > CREDIT_NOISE:
-        parts.append((at, model, rest, ""))
-    return parts
+        parts.append((at, model, rest, "", False))
+    return [p[:4] for p in parts if not p[4]]
 
 
 def placed_calls(call_usage: dict, nodes: dict, sess, ends: dict[str, int]) -> tuple[dict, dict[str, int]]:
