@@ -37,7 +37,7 @@ API_KEYS: dict[str, dict] = {
                  "changes_lines_unknown", "changes_not_derived", "bash_runs", "api_errors", "failed_runs", "never_ended",
                  "errors_said", "calls_failed", "calls_grouped", "calls_unread", "calls_with_usage", "usage_recorded",
                  "usage_incomplete", "credits", "cut", "continues", "counted_later", "shares", "removed_files",
-                 "problems", "conflicts", "sources_gone"],
+                 "problems", "conflicts", "sources_gone", "cache_write_1h", "calls_long_context"],
         "when": _ROW_WHEN},
     "/api/usage": {"keys": ["hours", "counted", "conversations", "unpriced", "priced", "quarters", "no_time", "models",
                             "placed", "total", "held_back", "usage_incomplete", "complete", "credits", "untimed",

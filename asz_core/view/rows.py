@@ -23,7 +23,9 @@ into the ``llm_calls`` it counts where the runtime records no call id (Kiro CLI 
 null when every call is keyed by the runtime's own id; ``calls_unread``, :func:`calls_unread`, null until counted;
 ``api_errors`` and ``never_ended``, the API error steps and the runs that never ended (:func:`counted_keys`), null
 until counted; ``calls_failed``; ``counted_later``, ``{"in": [ids], "calls": N, "nodes": [ids]}`` for model calls drawn
-here that go on in a later session holding their last line, counted there, null when none, trial 33a F1) follow
+here that go on in a later session holding their last line, counted there, null when none, trial 33a F1;
+``cache_write_1h`` and ``calls_long_context``, beside ``usage`` on every row, 0 when none, null where its tokens are
+not known: :func:`flat_after_hold`, session 40) follow
 when the header or the document carries them, else they are null; ``llm_calls``
 is the document summary's count (one per provider call, message id + request
 id) once the summary is counted, the head round's count of call nodes before; ``usage`` and ``cost`` are null
@@ -53,7 +55,7 @@ ROW_KEYS = (
 SUMMARY_KEYS = ("project", "models", "usage", "cost", "git_branch", "runtime", "usage_incomplete", "cut", "calls_with_usage",
                 "usage_recorded", "credits", "changes_lines_unknown", "continues", "shares", "calls_grouped", "calls_unread",
                 "api_errors", "never_ended", "calls_failed", "failed_runs", "errors_said",
-                "counted_later", "project_before")
+                "counted_later", "project_before", "cache_write_1h", "calls_long_context")
 _LATER_COUNTS = ("changes", "lines_added", "lines_removed", "llm_calls", "subagents", "bash_runs")
 
 
@@ -180,8 +182,6 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     ``problems`` is the summary's list of problems (the lines the document shows); a conversation that does not verify
     has ``usage`` and ``cost`` null and a last key ``held_back`` (:func:`~asz_core.view.summary_cache.hold_back`).
     """
-    from .summary_cache import hold_back
-
     s = doc.get("summary") or {}
     h = dict(header or {})
     for k in ("talks", "steps", "streams", "segments", "unresolved", *SUMMARY_KEYS):
@@ -194,7 +194,19 @@ def document_row(doc: dict, header: dict | None = None) -> dict:
     row["problems"] = [str(p) for p in s.get("problems") or ()]  # the document's own list: what a reader lists it by
     if row["llm_calls"] is None and isinstance(s.get("kinds"), dict):
         row["llm_calls"] = s["kinds"].get("llm.call", 0)
-    return hold_back(row, row["state"])
+    return flat_after_hold(row, row["state"])
+
+
+def flat_after_hold(row: dict, state: str | None) -> dict:
+    """``row`` held back by ``state`` (:func:`~asz_core.view.summary_cache.hold_back`), then its keys beside ``usage``
+    (:func:`~asz_core.view.usage_keys.row_flat_keys`: ``cache_write_1h``, ``calls_long_context``), null where it is
+    held back: the one order ``asz ls`` rows and ``/api/conversations`` rows are made in."""
+    from .summary_cache import hold_back
+    from .usage_keys import row_flat_keys
+
+    out = hold_back(row, state)
+    out.update(row_flat_keys(out))
+    return out
 
 
 def usage_unrecorded(calls: Any, with_usage: Any, credits: Any = None) -> bool:

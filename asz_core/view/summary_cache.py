@@ -476,12 +476,12 @@ class RowSummaries:
         """Keep the keys of a document's ``summary`` built while the conversation's files had fingerprint ``fp``
         (held back as :func:`hold_back` says by its ``state``), its recorded ``from``/``to`` with them, as ``asz ls``
         rows take them (:func:`~asz_core.view.rows.recorded_keys`)."""
-        from .rows import SUMMARY_KEYS, counted_keys, recorded_keys
+        from .rows import SUMMARY_KEYS, counted_keys, flat_after_hold, recorded_keys
 
-        keys = hold_back({**{k: summary.get(k) for k in ("title", "state", *SUMMARY_KEYS)}, **counted_keys(summary),
-                          **recorded_keys(summary),
-                          "problems": [str(p) for p in summary.get("problems") or ()],
-                          "removed_files": removed_files(summary)}, summary.get("state"))
+        keys = flat_after_hold({**{k: summary.get(k) for k in ("title", "state", *SUMMARY_KEYS)}, **counted_keys(summary),
+                                **recorded_keys(summary),
+                                "problems": [str(p) for p in summary.get("problems") or ()],
+                                "removed_files": removed_files(summary)}, summary.get("state"))
         with self._lock:
             self._memo[conversation] = (fp, tuple(hide), keys)
 

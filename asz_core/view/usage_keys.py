@@ -8,9 +8,39 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .usage import HOUR_UNKNOWN_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
+from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
 
-__all__ = ["even_keys", "model_tokens", "incomplete_sum"]
+__all__ = ["even_keys", "model_tokens", "incomplete_sum", "hour_part", "ROW_FLAT_KEYS", "row_flat_keys"]
+
+
+def hour_part(u: dict) -> int | None:
+    """The 1-hour part of a usage sum ``u``'s ``cache_write`` (``cache_write_1h``): its own figure, 0 where it has none,
+    None where every call's records did not keep it (``hour_not_kept`` and no part: an older asz's files): not known,
+    never 0. The one rule of :func:`even_keys` and :func:`row_flat_keys`."""
+    if SPLIT_KIND in u:
+        return u[SPLIT_KIND]
+    return None if HOUR_UNKNOWN_KIND in u else 0
+
+
+#: The flat keys every ``asz ls --json`` and ``/api/conversations`` row carries beside ``usage`` (:func:`row_flat_keys`).
+ROW_FLAT_KEYS = ("cache_write_1h", "calls_long_context")
+
+
+def row_flat_keys(row: dict) -> dict:
+    """The keys beside ``usage`` that give every list row (``asz ls --json``, ``/api/conversations``) the same keys
+    whatever its calls were (session 40: ``usage`` holds ``cache_write_1h`` and ``long_context`` only where some, a
+    ragged schema a script had to probe; nothing new is nested in ``usage``, whose four totals issue 17's contract
+    reads): ``cache_write_1h``, the 1-hour part of ``usage.cache_write`` in tokens (0 where none, :func:`hour_part`),
+    and ``calls_long_context``, how many of the row's provider calls had an input (``in + cache_read + cache_write``)
+    above 200K tokens (``usage.long_context.calls``, whatever their model; 0 where none). Both are null where the row's
+    tokens are not known: ``usage`` null (held back, still counting, no round reads) or its counts null (no token count
+    recorded: Kiro meters credits), and ``cache_write_1h`` also where the records did not keep the 1-hour part. Keys in
+    :data:`ROW_FLAT_KEYS`' order. docs/reading.md, asz ls --json."""
+    u = row.get("usage")
+    if not isinstance(u, dict) or any(not isinstance(u.get(k), int) for k in TOKEN_KINDS):
+        return dict.fromkeys(ROW_FLAT_KEYS)
+    long = u.get(LONG_KIND)
+    return {"cache_write_1h": hour_part(u), "calls_long_context": long.get("calls", 0) if isinstance(long, dict) else 0}
 
 
 def even_keys(row: dict) -> dict:
@@ -22,8 +52,7 @@ def even_keys(row: dict) -> dict:
     def even(u):
         if not isinstance(u, dict):
             return u
-        hour = None if HOUR_UNKNOWN_KIND in u and SPLIT_KIND not in u else 0  # not kept: not known, never 0
-        return {**{k: u.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: hour, **u}
+        return {**{k: u.get(k, 0) for k in TOKEN_KINDS}, SPLIT_KIND: hour_part(u), **u}  # not kept: null, never 0
 
     out = {**row, "usage": even(row.get("usage"))} if "usage" in row else dict(row)
     if isinstance(row.get("usage_by_model"), dict):

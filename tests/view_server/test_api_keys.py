@@ -66,3 +66,31 @@ def test_ls_json_rows_carry_the_api_rows_keys(corpus_root, serve):
         assert set(api) - set(r) == set(), (r["id"], set(api) - set(r))
         assert r.get("project_label") == api.get("project_label")
     assert any("project_label" in r for r in ls)
+
+
+def test_every_row_has_the_flat_keys_beside_usage(corpus_root, corpus_dir, serve):
+    """Session 40: ``usage`` holds ``cache_write_1h`` only on rows with some, so every ``asz ls --json`` and
+    ``/api/conversations`` row carries ``cache_write_1h`` and ``calls_long_context`` beside it, 0 for none: each
+    conversation's 1-hour cache writes and calls above 200K input tokens counted here from its transcripts (one call per
+    message id and request id, its last line carrying usage, sub-agents' files included)."""
+    last: dict[tuple, dict] = {}
+    for f in sorted((corpus_dir / "claude-code" / "projects").rglob("*.jsonl")):
+        for ln in f.read_text(encoding="utf-8").splitlines():
+            d = json.loads(ln) if ln.startswith("{") else None
+            m = d.get("message") if isinstance(d, dict) else None
+            if d.get("type") == "assistant" and isinstance(m, dict) and m.get("usage") and m.get("model") != "<synthetic>":
+                last[(d["sessionId"], m.get("id"), d.get("requestId"))] = m["usage"]
+    hour: dict[str, int] = {}
+    above: dict[str, int] = {}
+    for (sid, _, _), u in last.items():
+        hour[sid] = hour.get(sid, 0) + ((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0)
+        inp = sum(u.get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        above[sid] = above.get(sid, 0) + (inp > 200_000)
+    assert len(hour) == 11 and 0 < sum(1 for v in hour.values() if v) < 11  # some rows have 1-hour writes, some none
+    api = counted_rows(serve(corpus_root))
+    ls = json.loads(asz("ls", "--json", "--root", str(corpus_root)).stdout)
+    for rows in (api, ls):
+        assert {r["id"]: (r["cache_write_1h"], r["calls_long_context"]) for r in rows} == {
+            sid: (hour[sid], above[sid]) for sid in hour}
+        assert all(r["usage"].get("cache_write_1h", 0) == r["cache_write_1h"] and "cache_write_1h" not in r["usage"]
+                   for r in rows if r["cache_write_1h"] == 0)  # inside usage only where some, as before

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from view_server_helpers import counted_rows
 
 from test_view_server_browser import open_at, open_usage, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 from test_view_server_kiro_page import CORPUS_KIRO as KIRO, kiro_root  # noqa: F401  (the Kiro corpus collected)
@@ -164,6 +165,10 @@ def test_credits_are_in_the_api_and_on_the_page_apart_from_tokens_and_cost(kiro_
     assert {x["conversation"]: x["credits"] for x in u["credits"]} == {k: near(v) for k, v in convs.items()}
     assert not any("credits" in q and not q["credits"] for q in u["quarters"] + u["hours"])  # a key only where some
     assert [u["total"][k] for k in ("in", "out", "cache_read", "cache_write")] == [None] * 4  # never as tokens (36a F1)
+    # the list rows' keys beside usage: not known (null), never 0, where no call recorded a token count (session 40)
+    rows = counted_rows(s)
+    assert rows and all((r["cache_write_1h"], r["calls_long_context"]) == (None, None) for r in rows
+                        if r["usage_recorded"] is False) and any(r["usage_recorded"] is False for r in rows)
 
     drv = browser
     note = open_usage(drv, s.base, "#usage-credits")
@@ -231,6 +236,15 @@ def test_long_context_calls_are_marked_and_counted(long_root, serve, browser):
         SONNET: (per_model[SONNET], priced_long), "claude-opus-4-6": (per_model["claude-opus-4-6"], 0)}
     assert u["no_time"]["calls"] == 0
     _sums_up(u)
+    # the list rows say it beside usage, flat (session 40): the calls above 200K whatever their model, and the 1-hour
+    # writes (msg_c's ephemeral_1h_input_tokens, the transcript's only ones)
+    hour = sum((ln["message"]["usage"].get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
+               for ln in transcript() if ln["type"] == "assistant")
+    (api,) = counted_rows(s)
+    (ls,) = json.loads(asz_in_process("ls", "--json", "--root", str(long_root)).stdout)
+    for row in (api, ls):
+        assert (row["calls_long_context"], row["cache_write_1h"]) == (sum(c["above"] for c in calls), hour) == (3, 20000)
+        assert row["cost"]["long_context_calls"] == priced_long
 
     drv = browser
     note = open_usage(drv, s.base, "#usage-long")
