@@ -104,9 +104,6 @@ def test_the_page_marks_what_asz_ls_and_asz_usage_mark(tmp_path):
     from asz_core.view.rate_words import page_words
     from asz_core.view.usage_buckets import hours_answer, usage_hours
 
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("no node to run app.js's partialListLine")
     root = tmp_path / "root"
     SessionBuilder(root, "quill-3").land("transcript", [
         user_input("s:1", "t1", "Rename the module, please.", T0),
@@ -119,6 +116,15 @@ def test_the_page_marks_what_asz_ls_and_asz_usage_mark(tmp_path):
     assert (answer["total"]["calls"], answer["total"]["calls_with_usage"]) == (3, 2), answer["total"]
     assert [(q["calls"], q["calls_with_usage"]) for q in answer["quarters"]] == [(3, 2)]  # T0 .. T0+3 s: one quarter
     assert [(m["calls"], m["calls_with_usage"]) for m in answer["models"]] == [(3, 2)]
+    # /api/usage/blocks' rows carry it too (session 40): the page's blocks table marks its row + by the same rule
+    from asz_core.view.blocks_answer import blocks_answer
+
+    blocks = blocks_answer(root, [])
+    assert [(b["calls"], b["calls_with_usage"]) for b in blocks["blocks"]] == [(3, 2)]  # 3 s apart: one block
+    assert (blocks["total"]["calls"], blocks["total"]["calls_with_usage"]) == (3, 2)
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node to run app.js's partialListLine")
     rows = json.loads(asz_ok("ls", "--root", str(root), "--json"))
     listed = asz_ok("ls", "--root", str(root))
     cli = next(ln for ln in listed.splitlines() if ln.startswith("+ "))

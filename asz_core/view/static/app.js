@@ -1501,6 +1501,9 @@
       const bt = table(['Block (start, ' + (b.tz || tzName()) + ')'].concat(heads), rows, aligns);
       bt.id = 'usage-blocks';
       wrap.append(h('p', { class: 'muted small' }, BLOCKS_WHY), bt);
+      // the rows marked + by line's rule (calls_with_usage, session 40), said under the table as under the day table
+      const uncounted = callsUncounted(b.total.calls, b.total.calls_with_usage);
+      if (uncounted) wrap.append(h('p', { class: 'muted small', id: 'usage-blocks-uncounted' }, partialText(uncounted, b.total.calls) + '.'));
       b.blocks.forEach(function (r) {
         if (!r.active || !r.burn_rate) return;
         wrap.append(h('p', { class: 'muted small usage-block-open' }, 'Block ' + r.block + ' is open until ' + new Date(r.end).toLocaleString() +
