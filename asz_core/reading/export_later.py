@@ -11,6 +11,10 @@ document as that asz wrote it (the key taken out, what it moved put back), byte 
   session 35 (render 5) differed from the root's document first there: ``line 1 column 1961`` of the trial's copy is
   the ``,"executions"`` after its first entry's ``"failed":0``, where this asz writes ``,"refused":0``.
 
+- ``refused`` on a tool step (``talks[]`` and ``loose[]``, at any depth under ``children[]``; session 40): ``true`` on
+  a step the person refused, whose ``failed`` stays as its result says it. Without the key in any step of the copy,
+  the root's steps are compared without it (nothing else moved).
+
 Any other key the root's document holds and the copy lacks (or the copy holds and the root's document lacks) is named
 by its path as a key (:func:`key_differences`), never as a changed text: a key an asz unknown here wrote, or one
 taken out of or put into the copy.
@@ -26,7 +30,10 @@ import orjson
 __all__ = ["LATER_KEYS", "as_earlier", "key_differences"]
 
 #: The keys a later asz added to the json form, by path (``[]`` for each entry of a list), each with what it changed.
-LATER_KEYS = {"summary.calls_by_tool[].refused": "session 38, trial 38a F4; an earlier asz counted a refused call in failed"}
+LATER_KEYS = {"summary.calls_by_tool[].refused": "session 38, trial 38a F4; an earlier asz counted a refused call in failed",
+              "talks[].children[].refused": "session 40; an earlier asz marked a refused tool step failed alone"}
+#: The step key of :data:`LATER_KEYS` (a tool node's, at any depth).
+_STEP_KEY = "refused"
 
 
 def _doc(data: bytes) -> Optional[dict]:
@@ -46,6 +53,42 @@ def _calls_by_tool(doc: dict) -> Optional[list]:
     return got if isinstance(got, list) and all(isinstance(e, dict) for e in got) else None
 
 
+def _steps(doc: dict):
+    """Every node dict under the document's ``talks`` and ``loose`` lists, children included."""
+    stack = [n for k in ("talks", "loose") if isinstance(doc.get(k), list) for n in doc[k]]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            yield n
+            if isinstance(n.get("children"), list):
+                stack.extend(n["children"])
+
+
+def _without_step_key(mine: dict, root: dict) -> list[str]:
+    """Take :data:`_STEP_KEY` out of ``root``'s steps when no step of ``mine`` (the copy) holds it: the line saying so,
+    [] when nothing was taken out."""
+    if any(_STEP_KEY in n for n in _steps(mine)):
+        return []
+    marked = [n for n in _steps(root) if _STEP_KEY in n]
+    for n in marked:
+        del n[_STEP_KEY]
+    return [f"the copy's tool steps have no refused key, which a later asz added ({LATER_KEYS['talks[].children[].refused']}): "
+            f"its {len(marked)} refused step(s) compared as that asz wrote them, without it"] if marked else []
+
+
+def _without_tool_refusals(mine: dict, root: dict) -> list[str]:
+    """Put ``summary.calls_by_tool[].refused`` back into ``failed`` in ``root`` when the copy's entries lack it: the
+    line saying so, [] when nothing changed."""
+    was, now = _calls_by_tool(mine), _calls_by_tool(root)
+    if was is None or now is None or not now or any("refused" in e for e in was) \
+            or not all(isinstance(e.get("refused"), int) and isinstance(e.get("failed"), int) for e in now):
+        return []
+    for e in now:
+        e["failed"] += e.pop("refused")
+    return [f"the copy's summary.calls_by_tool has no refused key, which a later asz added ({LATER_KEYS['summary.calls_by_tool[].refused']}): "
+            f"its {len(now)} entr{'y' if len(now) == 1 else 'ies'} compared as that asz wrote them, each failed holding the refused calls"]
+
+
 def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     """``again`` (a json copy made again by this asz, as it writes it now) as the asz that wrote ``copy`` wrote it:
     each key of :data:`LATER_KEYS` the copy lacks taken out, with what it moved put back; ``(bytes, lines said)``,
@@ -55,18 +98,13 @@ def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     mine, root = _doc(copy), _doc(again)
     if mine is None or root is None:
         return again, []
-    was, now = _calls_by_tool(mine), _calls_by_tool(root)
-    if was is None or now is None or not now or any("refused" in e for e in was) \
-            or not all(isinstance(e.get("refused"), int) and isinstance(e.get("failed"), int) for e in now):
+    said = _without_step_key(mine, root) + _without_tool_refusals(mine, root)
+    if not said:
         return again, []
-    for e in now:
-        e["failed"] += e.pop("refused")
     from ..view.render import to_json
     from .termtext import json_visible
 
-    return json_visible(to_json(root)) + b"\n", [
-        f"the copy's summary.calls_by_tool has no refused key, which a later asz added ({LATER_KEYS['summary.calls_by_tool[].refused']}): "
-        f"its {len(now)} entr{'y' if len(now) == 1 else 'ies'} compared as that asz wrote them, each failed holding the refused calls"]
+    return json_visible(to_json(root)) + b"\n", said
 
 
 def key_differences(copy: bytes, again: bytes, most: int = 10) -> list[str]:

@@ -31,7 +31,12 @@ def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
     tool use id once), ``refused`` those whose result is the runtime's answer to a call the person refused
     (:func:`refused`, ``dialect`` the conversation's; trial 38a F4), ``failed`` the others whose result says failed,
     ``executions`` the ``tool_executions`` entries of
-    that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``)."""
+    that tool (``asz hook``'s records; a hook-only call is counted there, not in ``calls``).
+
+    Each refused node gets ``"refused": true``, its last key (session 40: the page drew such a step ``failed``): the
+    tool node's one addition (seed 004: a 1.x adds keys; absent on every other node, as a key with no value is), read
+    by the rule this count reads, so a node and the count never disagree. ``failed`` stays as its result part says it
+    (seed 004, A call's result); a withheld result has no text, so nothing then says it was refused."""
     rows: dict[str, dict] = {}
     seen: set[str] = set()
 
@@ -53,6 +58,8 @@ def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
                 r["server"] = server
             r["calls"] += 1
             said_no = refused(dialect, n.get("result"))
+            if said_no:
+                n["refused"] = True
             r["refused"] += said_no
             r["failed"] += n.get("failed") is True and not said_no
     for e in doc.get("tool_executions") or ():

@@ -101,6 +101,53 @@ def test_conversation_says_refused(root, corpus_dir):
     assert text.count("refused") >= 2 and "failed" not in text.lower().replace("failed_", ""), text
 
 
+def _tool_ids(projects: Path, only: str) -> tuple[set, set]:
+    """(refused, failed) tool use ids of the transcripts whose path holds ``only``, by :func:`_from_transcripts`' rule."""
+    refused, failed = set(), set()
+    for f in sorted(projects.rglob("*.jsonl")):
+        if only not in str(f):
+            continue
+        for line in f.read_text(encoding="utf-8").splitlines():
+            content = (json.loads(line).get("message") or {}).get("content") if line.startswith("{") else None
+            for c in content if isinstance(content, list) else ():
+                if isinstance(c, dict) and c.get("type") == "tool_result" and c.get("is_error") is True:
+                    said_no = _text(c.get("content")).removeprefix("Error: ").startswith(REFUSAL)
+                    (refused if said_no else failed).add(c["tool_use_id"])
+    return refused, failed - refused
+
+
+def test_a_refused_step_says_refused_and_a_json_copy_without_it_still_checks(root, corpus_dir, tmp_path):
+    """Session 40: the document's tool step the person refused carries ``"refused": true`` (its ``failed`` stays true,
+    as its result part says), no other step does; ids from the transcript. A json copy an earlier asz wrote, with no
+    such key, checks against the root and is said so; this asz's own copy checks with nothing said."""
+    from asz_core.view import build_view
+
+    refused, failed = _tool_ids(corpus_dir / "claude-code" / "projects", CODERABBIT)
+    assert (len(refused), len(failed)) == (2, 5)
+    stack, marked, plain = list(build_view(root, CODERABBIT)["talks"]), {}, set()
+    while stack:
+        n = stack.pop()
+        stack.extend(n.get("children", ()))
+        if n.get("kind") in ("tool", "agent.call"):
+            if "refused" in n:
+                marked[n["id"].split("/", 1)[1]] = (n["refused"], n.get("failed"), list(n)[-1])
+            elif n.get("failed"):
+                plain.add(n["id"].split("/", 1)[1])
+    assert marked == {i: (True, True, "refused") for i in refused} and plain == failed
+    copy = tmp_path / "c.json"
+    assert asz_in_process("export", CODERABBIT[:8], "--format", "json", "--root", str(root), "--out", str(copy)).returncode == 0
+    data = copy.read_bytes()
+    assert data.count(b',"refused":true') == 2
+    v = asz_in_process("verify", "--export", str(copy), "--root", str(root))
+    assert v.returncode == 0 and "refused key" not in v.stdout, v.stdout + v.stderr
+    body = json.loads((tmp_path / "c.json.manifest.json").read_text())
+    older = as_copy(tmp_path, "old.json", data.replace(b',"refused":true', b""), body)
+    v = asz_in_process("verify", "--export", older, "--root", str(root))
+    assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the copy checks against the root", v.stdout + v.stderr
+    assert ("the copy's tool steps have no refused key, which a later asz added (session 40; an earlier asz marked a "
+            "refused tool step failed alone): its 2 refused step(s) compared as that asz wrote them, without it") in v.stdout
+
+
 #: How a copy's tool heading says a call ended: md ``**Tool NAME** (MARK) · …``, html ``Tool <b>NAME</b> <span
 #: class="MARK">MARK</span>``, the brief md ``- Tool **NAME** … · MARK``.
 _MARKS = {"md": re.compile(r"^\*\*Tool ([^*\n]+)\*\* \((failed|refused)\) ", re.M),
@@ -154,7 +201,13 @@ def test_the_pages_tools_tab_has_a_refused_column(root, corpus_dir, browser, tmp
         head = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#panel #tools thead th")]
         assert head == ["Tool", "MCP server", "Calls", "Failed", "Refused", "Hook records"], head
         cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+        # its steps (session 40): each refused one tagged refused, never failed; the failed ones failed
+        browser.find_element(By.CSS_SELECTOR, ".tabs button[data-tab='talks']").click()
+        wait(browser, lambda d: d.find_elements(By.ID, "expand-all"))[0].click()
+        tags = wait(browser, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, ".node .tag.failed")
+                                        if t.text in ("failed", "refused")] or None)
     finally:
         s.stop()
+    assert Counter(tags) == {"refused": sum(refused.values()), "failed": sum(failed.values())}, tags
     assert {c[0]: int(c[4]) for c in cells if c[4] != "0"} == dict(refused)
     assert {c[0]: int(c[3]) for c in cells if c[3] != "0"} == dict(failed)

@@ -2132,11 +2132,14 @@
       'not verified: landed file seq ' + f.seq + ' does not verify; its text is not shown') : null;
   }
 
+  const REFUSED_WHY = 'the person refused this call: its result is the runtime\'s fixed answer to a refusal (flagged failed in the record)';
   function tags(n) {
     const out = [];
     const bad = unverifiedTag(n);
     if (bad) out.push(bad);
-    if (n.failed) out.push(h('span', { class: 'tag failed' }, 'failed'));
+    // a step the person refused says so (its refused key, session 40), as the exports and asz usage tools say it
+    if (n.refused) out.push(h('span', { class: 'tag failed refused', title: REFUSED_WHY }, 'refused'));
+    else if (n.failed) out.push(h('span', { class: 'tag failed' }, 'failed'));
     if (n.state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'withheld · ' + fmtBytes(n.bytes)));
     else if (withheldFlags(n).length) out.push(h('span', { class: 'tag' }, withheldFlags(n).join(', ')));
     if (n.result_state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'result withheld'));
@@ -2163,10 +2166,11 @@
       if (!tools.length) { run.forEach(function (x) { parent.append(nodeEl(x)); }); run = []; return; }
       const names = {};
       tools.forEach(function (x) { names[x.name || 'tool'] = (names[x.name || 'tool'] || 0) + 1; });
-      const failed = tools.filter(function (x) { return x.failed; }).length;
+      const failed = tools.filter(function (x) { return x.failed && !x.refused; }).length;
+      const refused = tools.filter(function (x) { return x.refused; }).length;
       const label = num(tools.length) + ' tool call' + (tools.length === 1 ? '' : 's') + ': ' +
         Object.keys(names).map(function (nm) { return names[nm] > 1 ? nm + ' ×' + names[nm] : nm; }).join(', ') +
-        (run.length > tools.length ? ' · thinking' : '') + (failed ? ' · ' + failed + ' failed' : '');
+        (run.length > tools.length ? ' · thinking' : '') + (failed ? ' · ' + failed + ' failed' : '') + (refused ? ' · ' + refused + ' refused' : '');
       const fold = h('details', { class: 'fold' }, h('summary', null, label));
       run.forEach(function (x) { fold.append(nodeEl(x)); });
       parent.append(fold);
@@ -2322,7 +2326,7 @@
       if (n.text) toolInputEl(n, det);
       else det.append(h('div', { class: 'faint' }, n.state === 'omitted' ? 'withheld' : LOST[n.state] ? lostText(n.state, n.bytes, n.sha256) : '(' + (n.state || 'none') + ')'));
       if (n.changes) add(det, stepChangesEl(n));
-      det.append(h('h3', null, 'Result', n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
+      det.append(h('h3', null, 'Result', n.refused ? h('span', { class: 'bad', title: REFUSED_WHY }, ' · refused') : n.failed ? h('span', { class: 'bad' }, ' · failed') : ''));
       const quiet = SHELL_TOOLS.has(n.name) && n.result !== undefined ? quietResult(n.result) : null;
       if (REPORTS[n.id]) {
         reportEl(n, det);
