@@ -248,7 +248,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
-    from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
+    from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX, undescribed_named
     from ..view.usage_report import block_times, narrowed, range_in_window, read_root
 
     done = [0]
@@ -278,9 +278,10 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else set(listed)  # only the conversations the filters keep
     kept -= {c for c, (lo, hi) in ranges.items() if range_in_window(lo, hi, *window) is False}  # of other days (39d F1)
-    undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0])}
-                   for cid, lines in sorted(listed.items()) if cid in kept
-                   for p in lines if p.startswith(UNDESCRIBED_PREFIX)]  # may hold calls no figure counts (trial 18, F-f)
+    # may hold calls no figure counts (trial 18, F-f), but those naming the call they belong to (session 40)
+    undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0]),
+                    "naming_calls": undescribed_named(p)}
+                   for cid, lines in sorted(listed.items()) if cid in kept for p in lines if p.startswith(UNDESCRIBED_PREFIX)]
     return counted, problems, unreadable, undescribed, times
 
 
@@ -337,8 +338,9 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
     """The rows as JSON (``as_json`` ``rows``: a list, each row listing ``unreadable`` when a conversation did not read, ``unchained`` when a landed
     session has no conversation chain: which day, month or project it falls in is not known, so every row may be
     short by it; ``no_time`` when a window left out calls with no time; ``undescribed``, ``[{"conversation",
-    "records"}]``, when a conversation holds transcript records the dialect could not read: calls no figure counts
-    may be in them, on the rows of its calls only (``undescribed_by_row``: :func:`by_row`), and ``total``; ``object``, with ``--total-once``: ``{"rows", "total"}`` and those lists beside
+    "records", "naming_calls"}]``, when a conversation holds transcript records the dialect could not read: calls no
+    figure counts may be in them (not in the ``naming_calls`` of them that name the model call they belong to, which is
+    counted), on the rows of its calls only (``undescribed_by_row``: :func:`by_row`), and ``total``; ``object``, with ``--total-once``: ``{"rows", "total"}`` and those lists beside
     them, once), else (``""``) as the text table (:func:`~asz_core.cli.usage_table.print_table`;
     ``note`` the line naming the unchained sessions, under the total marked !, or on stderr with JSON; ``no_time`` the
     :func:`no_time_line`, under the table, on stderr with JSON when it says calls were left out). The table names a
@@ -370,7 +372,7 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
         if key == "conversation":  # copies: a row's shown id is the table's cell, never a JSON key
             rows = [{**r, "shown_id": shown(r[key])} if isinstance(r[key], str) else r for r in rows]
         print_table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed,
-               shown)
+               shown, {u["conversation"]: u["naming_calls"] for u in short.get("undescribed", ())})
 
 
 

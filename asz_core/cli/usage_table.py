@@ -202,7 +202,7 @@ def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], widt
 
 def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
            unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {},
-           shown: Callable[[str], str] = str) -> None:
+           shown: Callable[[str], str] = str, undescribed_named: dict[str, int] | None = None) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is followed
     by one row per model (``  └ model`` in MODELS, the key cell blank) with its calls, tokens and cost.
@@ -210,7 +210,8 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     ``unchained``: the line naming landed sessions with no conversation chain (in no figure either: marked ! too);
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
     out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
-    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them; an open block's line.
+    the dialect could not read (trial 18, F-f): the total is marked ! and a line names them (``undescribed_named``:
+    conversation -> those of them naming the model call they belong to, said apart); an open block's line.
     Every line names a conversation by ``shown`` (its shortest prefix unique in the root)."""
     from rich.cells import cell_len
     from ..verify.unparsed import figures_off
@@ -265,7 +266,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     if no_time:
         typer.echo(no_time)
     if undescribed:
-        typer.echo(undescribed_line(undescribed, key, shown))
+        typer.echo(undescribed_line(undescribed, key, shown, undescribed_named))
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model"),
                                                                       _partial_line(rows, t, label_of)]:
         typer.echo(line) if line else None

@@ -39,15 +39,15 @@ from typing import Iterable, Iterator
 
 import msgspec
 
-from ..sessiondata.model import is_member_part
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
+from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines, undescribed_named  # noqa: F401  (as above)
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
-           "UNDESCRIBED_PREFIX", "undescribed_call_lines", "UNNAMED_PREFIX", "unnamed_call_lines"]
+           "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")
@@ -548,31 +548,3 @@ def incomplete_lines(call_usage: dict[str, CallUsage]) -> list[str]:
                       ([f"gave {', '.join(below)} (a negative count, counted 0)"] if below else [])
                 lines.append(f"usage incomplete: call {name} {' and '.join(why)}, so its usage and the totals are short by it")
     return lines
-
-
-#: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
-UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
-def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
-    """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
-    records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a
-    run of NUL bytes a power loss leaves): such a line may have been a model call, and no figure counts what it held
-    (trial 18, F-f). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records (dicts),
-    ``listed`` the ``(seq, row, block, part)`` of every data and unknown part in seq/row/block order (the session's
-    one scan of its parts, :meth:`~asz_core.view.session_records.LandedSession.listed_parts`): only the records
-    holding an unknown part are looked at. A record with typed parts beside an unknown one was read (its call, if any,
-    is counted), and so was one whose unknown parts are members its dialect does not describe
-    (:func:`~asz_core.sessiondata.model.is_member_part`: an assistant line with a new member and no content is read,
-    its call counted); such parts are left aside before the rule, so a record is named as it was before they existed. Names at most 10 (``seq/row``); ``[]`` when
-    there are none (nearly always)."""
-    found = []
-    for seq, row in dict.fromkeys((seq, row) for seq, row, _, p in listed if p.get("k") == "unknown"):
-        h = headers.get(seq)
-        if h is None or h.kind != "transcript":
-            continue
-        parts = [p for p in records[seq][row - 1].get("parts") or () if not (isinstance(p, dict) and is_member_part(p))]
-        if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
-            found.append(f"{seq}/{row}")
-    if not found:
-        return []
-    return [f"{UNDESCRIBED_PREFIX}{len(found)} transcript record(s) the dialect could not read (kept whole as unknown "
-            f"parts), so no figure counts a call they may hold: {', '.join(found[:10])}{', …' if len(found) > 10 else ''}"]

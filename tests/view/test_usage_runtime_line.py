@@ -140,3 +140,35 @@ def test_the_page_marks_what_asz_ls_and_asz_usage_mark(tmp_path):
     assert p.returncode == 0, p.stderr
     line, none, every, no_usage, one = json.loads(p.stdout)
     assert line == cli + "." and (none, every, no_usage, one) == ("", 0, 0, 1), (line, cli)
+
+
+def test_undescribed_records_naming_their_call_are_said_apart(tmp_path):
+    """Trial 39b F6 (the rest, session 40): a record whose every part is unknown but whose ``call`` names its provider
+    call belongs to that call, which is counted (with any usage the record carries): the problems line, ``asz usage``'s
+    line and ``--json`` say those apart from a record naming no call, which may have been a model call. The session
+    below, counted by hand: req_1 (a text record and an unreadable one carrying out 9), req_2 (an unreadable record
+    alone), one unreadable record naming no call: 2 calls, 1 with usage (in 5, out 9), 3 records undescribed, 2 named."""
+    root = tmp_path / "root"
+    unk = part("unknown", data="\x00garbled")
+    SessionBuilder(root, "quill-9").land("transcript", [
+        user_input("s:1", "t1", "Rename the module, please.", T0),
+        assistant("s:2", "req_1", "s:1", T0 + 1000, text("Renaming it now."), usage={"in": 5, "out": 2}),
+        assistant("s:3", "req_1", "s:2", T0 + 1500, unk, usage={"in": 5, "out": 9}),
+        assistant("s:4", "req_2", "s:3", T0 + 2000, unk),
+        rec(unk, id="s:5", parent="s:4", time=when(T0 + 2500)),
+    ])
+    assert parse_root(root).ok
+    s = build_view(root, "quill-9")["summary"]
+    assert (s["llm_calls"], s["calls_with_usage"], s["usage"]["out"]) == (2, 1, 9)
+    assert s["problems"] == [
+        "undescribed records that could hold calls: 3 transcript record(s) the dialect could not read (kept whole as "
+        "unknown parts): 1 naming no model call, so no figure counts a call they may hold: 1/5; 2 naming the model call "
+        "they belong to (each such call is counted, with any usage they carry; only their content was not read): "
+        "1/3 (req_1), 1/4 (req_2)"]
+    said = asz_ok("usage", "daily", "--root", str(root), "--tz", "UTC").splitlines()
+    assert ("! undescribed: 3 transcript record(s) the dialect could not read: 1 naming no model call, in no day's row "
+            "and no total above (each may have been a model call), and 2 naming the model call they belong to, counted "
+            "in its day's row and the total (only their content was not read); asz conversation ID lists them under "
+            "undescribed: quill-9 (3 record(s), 2 naming their call)") in said, said
+    (row,) = json.loads(asz_ok("usage", "daily", "--root", str(root), "--tz", "UTC", "--json"))
+    assert row["undescribed"] == [{"conversation": "quill-9", "records": 3, "naming_calls": 2}] and row["calls"] == 2
