@@ -249,7 +249,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     from ..storage.torn import torn_notes
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX, undescribed_named
-    from ..view.usage_report import block_times, narrowed, range_in_window, read_root
+    from ..view.usage_report import block_times, narrowed, outside_window, read_root
 
     done = [0]
     try:
@@ -277,7 +277,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else set(listed)  # only the conversations the filters keep
-    kept -= {c for c, (lo, hi) in ranges.items() if range_in_window(lo, hi, *window) is False}  # of other days (39d F1)
+    kept -= {c for c, span in ranges.items() if outside_window(span, *window)}  # of other days (39d F1)
     # may hold calls no figure counts (trial 18, F-f), but those naming the call they belong to (session 40)
     undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0]),
                     "naming_calls": undescribed_named(p)}

@@ -145,7 +145,7 @@ class BackgroundChecks:
         verify is in no hour and is named in ``held_back``
         (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
         ``{"conversation", "calls"}`` of each summed conversation some of whose calls' usage lacks a count their
-        record lists under ``dropped`` (the hours are short by it), by id. ``no_time``, ``models`` and ``total``: see
+        record lists under ``dropped`` (the hours are short by it), by id; neither names one of other days (usage_report.outside_window). ``no_time``, ``models`` and ``total``: see
         :func:`~asz_core.view.usage_buckets.hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
@@ -159,7 +159,7 @@ class BackgroundChecks:
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
         one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied: ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
-        from .usage_report import range_span
+        from .usage_report import outside_window, range_span
         from .zone import zone_of
 
         zone = zone_of(tz)  # ValueError for a name of none: usage_filters refuses it first (400)
@@ -173,10 +173,11 @@ class BackgroundChecks:
                          or (not self._projects[c] and states.get(c, "verified") != "verified")}
             parts = [(c, narrow_buckets(v, model, exact, since, until), range_span(*self._spans.get(c, (None, None)), zone))
                      for c, v in sorted(self._usage.items()) if c in convs and states.get(c, "verified") == "verified"]
+            near = {c for c in convs if not outside_window(self._spans.get(c, (None, None)), since, until)}  # 39d F1
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
-                    if c in convs and states.get(c, "verified") != "verified"]
+                    if c in near and states.get(c, "verified") != "verified"]
             short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
-                     if c in convs and states.get(c, "verified") == "verified" and self._short.get(c)]
+                     if c in near and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
             parts, same = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)

@@ -75,7 +75,7 @@ from .usage_once import in_report, once
 from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "in_report", "range_in_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "in_report", "range_in_window", "outside_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
            "placed_key", "in_window", "range_span", "span_key", "span_in_window", "ms_in_window"]
 
 #: The report views and the key each row carries.
@@ -351,6 +351,13 @@ def range_in_window(lo: int, hi: int, since: int | None, until: int | None) -> b
     if (since is not None and hi < since) or (until is not None and lo > until):
         return False
     return None
+
+
+def outside_window(span: tuple, since: int | None, until: int | None) -> bool:
+    """True when a conversation's recorded ``span`` (``(first, last)`` unix ms; either None: not known, never outside)
+    lies wholly outside ``since``..``until`` (:func:`range_in_window`): the one rule by which ``asz usage``'s
+    undescribed line and ``/api/usage``'s ``held_back`` and ``usage_incomplete`` leave out a conversation of other days (trial 39d F1)."""
+    return None not in span and range_in_window(*span, since, until) is False
 
 
 def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:

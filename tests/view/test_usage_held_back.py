@@ -213,3 +213,27 @@ def test_a_deleted_landed_file_is_held_back_as_a_damaged_one(two_damaged, view):
     assert f"{DELETED[:8]} (incomplete, {truth[DELETED][1]} call(s): round 1: landed file seq 1 of session {DELETED} is missing)" in line
     assert f"{SID[:8]} (mismatch, {truth[SID][1]} call(s): landed file " in line
     assert sum(1 for x in text.stdout.splitlines() if x.split("  ")[0].endswith("!")) >= 1
+
+
+def test_a_window_of_other_days_names_no_held_back_conversation_on_the_page(tampered, corpus_dir):
+    """Trial 39d F1 on the page (review 40): ``/api/usage`` for a window wholly after the tampered conversation's last
+    record named it under ``held_back`` (the page's 'Held back, in no figure' note), while ``asz usage`` for the same
+    window holds it back on no row. Its range is read from its source files' timestamps; a window holding it names it."""
+    import datetime as dt
+    import threading
+
+    from asz_core.view.server import ViewState
+
+    root, _, _ = tampered
+    files = sessions_of(corpus_dir / "claude-code" / "projects")[SID]
+    last = max(t for f in files for ln in f.read_bytes().splitlines() if isinstance(t := json.loads(ln).get("timestamp"), str))
+    day = (dt.datetime.fromisoformat(last.replace("Z", "+00:00")) + dt.timedelta(days=1)).date().isoformat()
+    after = int(dt.datetime.fromisoformat(day + "T00:00:00+00:00").timestamp() * 1000)
+    state = ViewState(root)
+    state.check_all(threading.Event(), pause=0)
+    assert state.usage()["held_back"] == [{"conversation": SID, "name": SID[:8], "state": "mismatch"}]
+    page = state.usage(since=after)
+    assert page["held_back"] == [] and page["total"]["calls"] > 0  # the window holds other conversations' calls
+    cli = json.loads(_run(root, "usage", "daily", "--since", day, "--tz", "UTC", "--json").stdout)
+    assert sum(r["calls"] for r in cli) == page["total"]["calls"] and not any("held_back" in r for r in cli)
+    assert state.usage(until=after)["held_back"] == [{"conversation": SID, "name": SID[:8], "state": "mismatch"}]

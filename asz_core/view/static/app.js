@@ -1346,7 +1346,9 @@
       }
       panel.append(h('p', { class: 'muted small', id: 'usage-note' }, usageFilterText(u.filters) + 'Tokens and cost of every model call, by the day it was made (your time zone, ' + tzName() + '). ' +
         'Read from ' + num(u.counted) + ' of ' + num(u.conversations) + ' conversation(s)' +
-        (u.counted + held.length < u.conversations ? ' (the rest are still being read)' : '') + '.' +
+        // held_back names only those a since/until window does not leave wholly outside (review 40)
+        (u.counted + held.length < u.conversations ? (u.complete === false ? ' (the rest are still being read)'
+          : ' (the rest are in no figure: they do not read, or do not verify and hold nothing in this window)') : '') + '.' +
         (held.length ? ' Held back, in no figure (they do not verify): ' + held.map(function (x) { return (x.name || x.conversation) + ' (' + x.state + ')'; }).join(', ') + '.' : '') +
         (u.unpriced && u.unpriced.length ? ' Models without a price (their tokens count, their cost does not): ' + u.unpriced.join(', ') + '.' : '')));
       if (!keys.length && !untimed.calls && !untimed.credits) {  // a filter that keeps none is no 'yet' (trial 30b F6)
