@@ -361,14 +361,13 @@ TOO_LARGE_GAP = "too large to land: "
 def _too_large(r: Path, large: list[dict]) -> str:
     """What a query says of the parts too large to land in the conversations its filters keep (``large``: those gaps of
     :func:`~asz_core.reading.search_gaps.gaps`, ``{"conversation", "file", "problem"}``): their text is not in the
-    root, so no query could match it (seed 000). One part: its line as the gap says it (file, row, part, size,
-    sha256); more: one line, ``N part(s) too large to land in M conversation(s) (ID, …) were not searched: their text
-    is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)`` (trial 37b F6: three lines of one
-    conversation were printed on every query, on stdout and again on stderr). '' when there is none."""
+    root, so no query could match it (seed 000). One line, however many: ``N part(s) too large to land in M
+    conversation(s) (ID, …) were not searched: their text is not in the root; asz search WORDS --json --held-back
+    lists each (file, row, size, sha256)`` (trial 37b F6: three lines of one conversation were printed on every query,
+    on stdout and again on stderr; trial 40c F5: one part was said as its file's line, ``! FILE: too large to land …``,
+    which read as a problem of the query's hits). '' when there is none."""
     if not large:
         return ""
-    if len(large) == 1:
-        return f"{large[0]['file']}: {large[0]['problem']}"
     from ..reading.ids import conversation_names
     from ..reading.termtext import visible
 

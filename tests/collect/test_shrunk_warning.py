@@ -73,7 +73,9 @@ def test_a_record_too_large_to_land_is_told_with_file_line_and_setting(tmp_path:
     assert need > len(TEXT)
     miss = _asz("search", "needleword", "--root", str(tmp_path / "root"), cwd=tmp_path)
     assert "needleword" not in miss.stdout
-    assert f"too large to land: row 1 part 1 (text, {len(TEXT.encode()):,} bytes, sha256 {sha}): its text is not in the root, so it was never searched" in miss.stdout
+    assert "! 1 part(s) too large to land in 1 conversation(s) (" in miss.stdout  # one line, whatever the query
+    held = _asz("search", "needleword", "--json", "--held-back", "--root", str(tmp_path / "root"), cwd=tmp_path)
+    assert f"too large to land: row 1 part 1 (text, {len(TEXT.encode()):,} bytes, sha256 {sha}): its text is not in the root, so it was never searched" in held.stdout
     same = _asz("collect", "--once", "--config", str(_config(tmp_path, 1 << 20)), "--source", str(tmp_path / "projects"),
                 "--root", str(tmp_path / "root"), cwd=tmp_path)
     assert same.returncode == 0 and "landed=0" in same.stderr + same.stdout, same.stderr
