@@ -24,7 +24,7 @@ from ..view.tool_tallies import refused
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .termtext import md_line, plain
 
-__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "child_label", "thinking_note", "unread_thinking", "redacted_thinking", "UNREAD_MARK", "unverified_files", "unverified_marker"]
 
 
@@ -116,11 +116,27 @@ def cut_steps(doc: dict) -> list[str]:
     for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
         for what, state, size, sha in (("text", "state", "bytes", "sha256"),
                                        ("result", "result_state", "result_bytes", "result_sha256")):
-            if n.get(state) in said:
+            if what == "result" and n.get("result_taken"):
+                out.append(f"{n.get('id')} ({n.get('kind')}): {taken_said(n)}")
+            elif n.get(state) in said:
                 bits = [f"{n[size]:,} bytes"] if isinstance(n.get(size), int) else []
                 bits += [f"sha256 {n[sha]}"] if n.get(sha) else []
                 out.append(f"{n.get('id')} ({n.get('kind')}): {what} {said[n[state]]}: {', '.join(bits)}")
     return out
+
+
+def taken_said(n: dict) -> str:
+    """What a tool node ``n`` whose result kept its text whole and lost the runtime's structured copy to land says
+    (``result_taken``, :func:`~asz_core.view.kinds.taken_keys`; trial 40c F1): ``result text kept whole (4 bytes,
+    sha256 a4c3…); not kept: the runtime's structured copy (15,728,654 bytes, sha256 a623…), too large to land``;
+    a size the record does not say is said so."""
+    text = [f"{n['result_bytes']:,} bytes"] if isinstance(n.get("result_bytes"), int) else []
+    text += [f"sha256 {n['result_text_sha256']}"] if n.get("result_text_sha256") else []
+    size = n.get("result_taken_bytes")
+    data = [f"{size:,} bytes" if isinstance(size, int) else "its size not recorded by the asz that collected it"]
+    data += [f"sha256 {n['result_sha256']}"] if n.get("result_sha256") else []
+    return (f"result text kept whole ({', '.join(text)}); not kept: the runtime's structured copy ({', '.join(data)}),"
+            " too large to land")
 
 
 #: The states of a reasoning part (a ``thinking`` node) the runtime wrote without its text (origin-digest §5.1: an
@@ -381,6 +397,8 @@ def _tool_step(s: Step, n: dict, recs: dict, held, dialect: str = "") -> None:
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
     s["refused"] = refused(dialect, s["result"])
+    if n.get("result_taken") and s["result"]:  # said in its place, after the text kept whole (trial 40c F1)
+        s["result"] += f"\n[{taken_said(n)}]"
 
 
 

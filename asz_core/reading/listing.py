@@ -302,13 +302,22 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
 def cut_text(cut: dict | None) -> str:
     """What a summary's ``cut`` (parts made smaller to land: ``{"truncated", "too_large", "bytes"}``) says as a fact:
     ``landed without its text: 1 part too large to land (4,050,044 bytes)``, with ``; 2 part(s) landed truncated``
-    when some kept part of their text; ``bytes`` is the size the cut parts had as written. '' when nothing was cut."""
+    when some kept part of their text, ``without the runtime's structured copy of 1 tool result, too large to land (…);
+    its text kept whole`` for ``data_taken`` (trial 40c F1: it read as the text truncated to its 4 bytes); ``bytes`` is
+    the size of what was not kept, as written. '' when nothing was cut."""
     if not isinstance(cut, dict) or not (cut.get("too_large") or cut.get("truncated")):
         return ""
     big, short, size = cut.get("too_large") or 0, cut.get("truncated") or 0, cut.get("bytes") or 0
+    data, unsized = cut.get("data_taken") or 0, cut.get("data_unsized") or 0
+    short -= data
     said = [f"without its text: {big:,} part{'s' if big != 1 else ''} too large to land"] if big else []
-    said += [f"{short:,} part{'s' if short != 1 else ''} truncated to land"] if short else []
-    return "landed " + "; ".join(said) + f" ({size:,} bytes as written)"
+    said += [f"{short:,} part{'s' if short != 1 else ''} truncated to land"] if short > 0 else []
+    said += [f"without the runtime's structured copy of {data:,} tool result{'s' if data != 1 else ''}, too large "
+             "to land"] if data else []
+    sized = ", ".join([f"{size:,} bytes as written"] * bool(size or not unsized)
+                      + [f"the size of {unsized:,} not recorded by the asz that collected it"] * bool(unsized))
+    kept = f"; {'its' if data == 1 else 'their'} text kept whole" if data else ""
+    return "landed " + "; ".join(said) + f" ({sized}){kept}"
 
 
 def renamed_line(before: list) -> str:

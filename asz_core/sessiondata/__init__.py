@@ -14,7 +14,7 @@ _LAZY = {
     **dict.fromkeys(("RawJSON", "array_elements", "compact", "member_source", "object_members", "value_span"), "jsonbytes"),
     **dict.fromkeys(("FILE_KINDS", "FLAGS", "KIND_PREFIX", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped", "Header",
                      "Part", "Record", "Usage", "source_sha", "unknown_part", "MEMBER_PART", "member_part", "is_member_part", "COMPANION_WHAT", "companion_file_name",
-                     "companion_path"), "model"),
+                     "companion_path", "CUT_DATA_WHAT", "cut_data_bytes"), "model"),
     **dict.fromkeys(("FileCheck", "SDError", "SDReader", "check_file", "read_file"), "reader"),
     **dict.fromkeys(("format_rfc3339", "format_stamp", "instant_ms", "parse_instant"), "times"),
     **dict.fromkeys(("time_as_written", "untimed", "untimed_at", "untimed_said"), "untimed"),

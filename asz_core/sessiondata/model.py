@@ -46,6 +46,8 @@ __all__ = [
     "COMPANION_WHAT",
     "companion_file_name",
     "companion_path",
+    "CUT_DATA_WHAT",
+    "cut_data_bytes",
 ]
 
 SCHEMA = "sd/1"
@@ -67,6 +69,25 @@ def companion_file_name(path: str) -> str:
     Dropped). Never raises.
     """
     return (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).name or path
+
+
+#: ``dropped[].what`` of the runtime's structured copy taken out of a part to land (``data of part N``, N from 1): a part
+#: with text and data (a tool result beside Claude Code's ``toolUseResult``) loses its data first and keeps its text
+#: whole (seed 000, Too large to land); the part's ``bytes`` is its text's size and its ``sha256`` the data's, so this
+#: entry's ``bytes`` is the one place the data's size (compact JSON as landed) is said (trial 40c F1).
+CUT_DATA_WHAT = "data of part "
+
+
+def cut_data_bytes(dropped: Any, block: int) -> int | None:
+    """The size in bytes of the data taken out of part ``block`` (from 0) to land, as a ``dropped`` list (dicts as
+    decoded, or :class:`Dropped`) of its record says it (:data:`CUT_DATA_WHAT`); None when none says it (a root
+    collected before asz said it, or nothing was taken). Never raises."""
+    want = f"{CUT_DATA_WHAT}{block + 1}"
+    for x in dropped or ():
+        what, n = (x.get("what"), x.get("bytes")) if isinstance(x, dict) else (getattr(x, "what", None), getattr(x, "bytes", None))
+        if what == want and isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+            return n
+    return None
 
 
 def companion_path(what: str) -> str | None:

@@ -25,7 +25,7 @@ from . import durable
 from .codec import FieldError, check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
 from .filemode import read_only_mode
 from .jsonbytes import RawJSON, loads
-from .model import DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Header, Part, Record
+from .model import CUT_DATA_WHAT, DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Dropped, Header, Part, Record
 from .vocabulary import FLAGS, FROM_VALUES, PART_KINDS, STATES, TRIGGERS
 
 __all__ = ["SDWriter", "LandedFile", "shrink_record", "encoded_size", "encode_measured", "DEFAULT_MAX_DELTA_BYTES", "VocabularyError",
@@ -365,6 +365,24 @@ def _data_bytes(p: Part) -> bytes:
     return encode_value(p.data)
 
 
+def _dropped_size(rec: Record) -> int:
+    """Bytes the ``dropped`` field adds to ``rec`` once written (``,"dropped":[…]``), 0 when it has none."""
+    if not rec.dropped:
+        return 0
+    return len(b',"dropped":') + len(encode_value([{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})}
+                                                   for x in rec.dropped]))
+
+
+def _say_cut_data(rec: Record, block: int, size: int) -> int:
+    """Add to ``rec.dropped`` that part ``block``'s data (``size`` bytes, compact JSON as landed) was taken out to land
+    (:data:`~asz_core.sessiondata.model.CUT_DATA_WHAT`; trial 40c F1: the part's ``bytes`` is its text's, so no reader
+    could say the data's size); return the bytes this adds to the written record."""
+    before = _dropped_size(rec)
+    rec.dropped.append(Dropped(what=f"{CUT_DATA_WHAT}{block + 1}", bytes=size,
+                               why="too large to land: the runtime's structured copy; the part's sha256 is its SHA-256"))
+    return _dropped_size(rec) - before
+
+
 def _shrink_changes(p: Part, record: Record, budget: int) -> bool:
     """Make a changes/1 data part smaller in its own format. True when something was removed."""
     value = p.data_value()
@@ -529,6 +547,8 @@ def shrink_record(record: Record, budget: int, *, size: int | None = None) -> Re
                     p.sha256 = hashlib.sha256(p.raw()).hexdigest()
                 else:
                     p.sha256 = hashlib.sha256(_data_bytes(p)).hexdigest()
+            if p.k != "unknown" and p.text:  # its text stays: the data's size is said where the part cannot say it
+                total += _say_cut_data(rec, best_i, len(_data_bytes(p)))
             p.data = None
             p.encoding = ""
         else:

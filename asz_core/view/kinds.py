@@ -8,12 +8,12 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata.jsonbytes import NumberText, RawJSON
-from ..sessiondata.model import WITHHOLDABLE
+from ..sessiondata.model import WITHHOLDABLE, cut_data_bytes
 from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text", "taken_keys", "text_kept", "TAKEN_KEYS",
     "position",
 ]
 
@@ -88,6 +88,40 @@ def position(ref: Ref | None) -> tuple:
 
 #: The states of a part made smaller to land (seed 000, Too large to land): each keeps the SHA-256 of what was taken out.
 CUT_STATES = frozenset({"too_large", "truncated"})
+
+
+#: The keys :func:`taken_keys` adds to a tool node, in order.
+TAKEN_KEYS = ("result_taken", "result_taken_bytes", "result_text_sha256")
+
+
+def text_kept(p: dict) -> bool:
+    """True for a result part made smaller to land that kept its text whole: ``state`` truncated, text, no data (seed 000, Too
+    large to land: data goes before text, so its ``sha256`` is its data's, the runtime's structured copy of a tool
+    result, never its text's; trial 40c F1). A ``changes/1`` part cut in its own format keeps its data, not this."""
+    return p.get("state") == "truncated" and p.get("k") == "result" and bool(p.get("text")) and p.get("data") is None
+
+
+def taken_keys(rec: dict, block: int, p: dict, d: dict, key: str = "result") -> None:
+    """Add to a node's keys ``d``, for part ``p`` (block ``block`` of record ``rec``) that kept its text whole
+    (:func:`text_kept`): ``{key}_taken`` ``"data"`` (what was taken out: the runtime's structured copy),
+    ``{key}_taken_bytes`` (its size in bytes, compact JSON as landed, from the record's ``dropped``: absent in a root
+    collected before asz said it) and ``{key}_text_sha256`` (the SHA-256 of the text kept, as UTF-8; absent for a text
+    holding a lone surrogate), after ``{key}_sha256``: the SHA-256 of what was taken out (the data's for such a part;
+    set for any part that carries one). Nothing more for any other part."""
+    if p.get("sha256"):
+        d[f"{key}_sha256"] = p["sha256"]
+    if not text_kept(p):
+        return
+    from ..sessiondata.writer import text_sha256  # the writer is not loaded by every reader
+
+    d[f"{key}_taken"] = RESULT_FROM_DATA
+    size = cut_data_bytes(rec.get("dropped"), block)
+    if size is not None:
+        d[f"{key}_taken_bytes"] = size
+    try:
+        d[f"{key}_text_sha256"] = text_sha256(p["text"])
+    except UnicodeEncodeError:  # a lone surrogate the source escaped: no UTF-8 to hash
+        pass
 
 
 def cut_digest(p: dict, d: dict) -> None:

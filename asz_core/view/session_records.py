@@ -15,7 +15,8 @@ from ..flow.model import Ref
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, session_listing
-from .kinds import CONTENT_KINDS
+from ..sessiondata.model import cut_data_bytes
+from .kinds import CONTENT_KINDS, text_kept
 from .landed_bytes import FullRead, hold_back, read_files, read_full, read_sealed
 from .title_lines import title_unread, title_withheld, title_words
 
@@ -374,5 +375,19 @@ def scan_parts_py(records: dict[int, list[dict]]) -> tuple[list, list, set, dict
                 state = p.get("state")
                 if state in cut:  # one lookup for the usual available part
                     cut[state] += 1
-                    size += p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0
+                    size += _not_kept(rec, block, p, cut)
     return listed, media, content, ({} if not cut["truncated"] and not cut["too_large"] else {**cut, "bytes": size})
+
+
+def _not_kept(rec: dict, block: int, p: dict, cut: dict) -> int:
+    """The bytes part ``p`` (block ``block`` of ``rec``, made smaller to land) did not keep: the original's ``bytes``,
+    or, for a part that kept its text whole (:func:`~asz_core.view.kinds.text_kept`), the size of the runtime's
+    structured copy taken out, counted in ``cut["data_taken"]`` (``cut["data_unsized"]`` too when its record does not
+    say the size: a root collected before asz said it; trial 40c F1)."""
+    if text_kept(p):
+        cut["data_taken"] = cut.get("data_taken", 0) + 1
+        size = cut_data_bytes(rec.get("dropped"), block)
+        if size is None:
+            cut["data_unsized"] = cut.get("data_unsized", 0) + 1
+        return size or 0
+    return p.get("bytes", 0) if isinstance(p.get("bytes"), int) else 0

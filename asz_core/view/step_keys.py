@@ -4,7 +4,7 @@ bytes, a tool's name, result and timing, and the later copies of its record (iss
 from __future__ import annotations
 
 from ..flow.model import Node, Ref
-from .kinds import CUT_STATES, RESULT_FROM_DATA, SHORT_TEXT, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text
+from .kinds import CUT_STATES, RESULT_FROM_DATA, SHORT_TEXT, TAKEN_KEYS, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text, taken_keys
 from ..sessiondata.numberprobe import bytescan
 from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
 from .view_base import ViewBase
@@ -179,14 +179,14 @@ class StepKeys(ViewBase):
             d["result_state"] = p.get("state", "available")
             d["result_bytes"] = p.get("bytes", 0)
             if p.get("sha256") and d["result_state"] in CUT_STATES:  # what was taken out, to match a copy against
-                d["result_sha256"] = p["sha256"]
+                taken_keys(rec, r.block if r.block is not None else parts.index(p), p, d)  # result_sha256 (40c F1)
             result_set = bool(text)
             if rec.get("dropped"):
                 self._companion_keys(rec, d)
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name
-            for k in ("result", "result_from", "result_state", "result_bytes", "result_sha256"):
+            for k in ("result", "result_from", "result_state", "result_bytes", "result_sha256", *TAKEN_KEYS):
                 if k in d:
                     d[k] = d.pop(k)
         if len(refs) >= 2 and attrs.get("result_join") == "exact_unique":

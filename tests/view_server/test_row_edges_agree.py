@@ -28,15 +28,23 @@ BUDGET = 65536
 def _cut_in_landed(root: Path) -> dict[str, dict]:
     """Per session, the parts made smaller to land, counted from its landed .sd record lines themselves (seed 000, Too
     large to land: a part that kept some text has ``state`` ``truncated``, one that kept none ``too_large``, each its
-    original size in ``bytes``): ``{"truncated", "too_large", "bytes"}``, only the sessions with some."""
+    original size in ``bytes``; a result that kept its text whole lost its structured copy, whose size its record's
+    ``dropped`` gives as ``data of part N``: counted in ``data_taken``, its ``bytes`` that size, trial 40c F1):
+    ``{"truncated", "too_large", "bytes"}`` (and ``data_taken``), only the sessions with some."""
     out: dict[str, dict] = {}
     for f in sorted(root.glob("*/streams/*/*.sd")):
         for line in f.read_bytes().splitlines()[1:-1]:
-            for p in orjson.loads(line).get("parts") or ():
+            rec = orjson.loads(line)
+            taken = {d["what"]: d["bytes"] for d in rec.get("dropped") or () if d["what"].startswith("data of part ")}
+            for i, p in enumerate(rec.get("parts") or ()):
                 if isinstance(p, dict) and p.get("state") in ("truncated", "too_large"):
                     c = out.setdefault(f.relative_to(root).parts[0], {"truncated": 0, "too_large": 0, "bytes": 0})
                     c[p["state"]] += 1
-                    c["bytes"] += p["bytes"]
+                    if p["state"] == "truncated" and p["k"] == "result" and p.get("text") and "data" not in p:
+                        c["data_taken"] = c.get("data_taken", 0) + 1
+                        c["bytes"] += taken[f"data of part {i + 1}"]
+                    else:
+                        c["bytes"] += p["bytes"]
     return out
 
 

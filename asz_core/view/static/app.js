@@ -1838,8 +1838,10 @@
     }
     if (s.cut && (s.cut.truncated || s.cut.too_large)) {
       add(app, h('div', { class: 'box notice', id: 'cut' }, h('strong', null, 'Cut to land: '),
-        num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated) + ' truncated, ' +
-        num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' originally). Each keeps its size and the SHA-256 of what was taken out.'));
+        num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated - (s.cut.data_taken || 0)) + ' truncated, ' +
+        (s.cut.data_taken ? num(s.cut.data_taken) + ' tool result(s) kept their text whole without the runtime\'s structured copy, ' : '') +
+        num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' not kept' + (s.cut.data_unsized ? ', ' + num(s.cut.data_unsized) + ' of unrecorded size' : '') +
+        '). Each keeps its size and the SHA-256 of what was taken out.'));
     }
     if (s.removed) add(app, removedBox(s.removed));
     if (s.conflicts && s.conflicts.length) add(app, stoppedBox(s.conflicts));
@@ -2249,6 +2251,15 @@
     return '[' + LOST[state] + (said.length ? ': ' + said.join(', ') : '') + ']';
   }
 
+  // A result that kept its text whole and lost the runtime's structured copy to land (result_taken), as asz conversation
+  // says it (asz_core/reading/export_steps.py, taken_said): each with its own size and SHA-256.
+  function takenText(n) {
+    const text = [fmtBytes(n.result_bytes)].concat(n.result_text_sha256 ? ['sha256 ' + n.result_text_sha256] : []);
+    const data = [n.result_taken_bytes === undefined ? 'its size not recorded' : num(n.result_taken_bytes) + ' bytes']
+      .concat(n.result_sha256 ? ['sha256 ' + n.result_sha256] : []);
+    return 'text kept whole (' + text.join(', ') + '); not kept: the runtime\'s structured copy (' + data.join(', ') + '), too large to land';
+  }
+
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
     const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (LOST[m.state] || m.state));
@@ -2345,7 +2356,8 @@
         det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : WORDS.no_result));
       }
       const facts = [];
-      if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
+      if (n.result_taken) facts.push(['result state', takenText(n)]);  // its text kept whole, the structured copy not (trial 40c F1)
+      else if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
       if (n.duration_ms !== undefined) facts.push(['tool run', num(n.duration_ms) + ' ms (its own start to end, as its runtime recorded them)']);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
       else if (n.request_to_result_join) facts.push(['request to result', 'under 1 ms (between the two records, not tool time)']);
