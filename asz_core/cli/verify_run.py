@@ -240,7 +240,16 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     """:func:`asz_core.verify.walk.verify` under a progress bar over sessions then chains (a terminal only), then
     :func:`asz_core.view.executions_check.arguments_section` (the MCP execution records held against the transcript's
     input) and, with ``deep``, :func:`asz_core.verify.flag_rules.flags_section` (record flags no declared rule sets);
-    Ctrl-C says how far it got and exits 130 (verify changes nothing)."""
+    Ctrl-C says how far it got and exits 130 (verify changes nothing). The root's sessions and chains are listed once
+    for all of them (:func:`asz_core.storage.layout.listings_held`)."""
+    from ..storage.layout import listings_held
+
+    with listings_held():
+        return _verify_listed(where, target, deep, receipts, jobs)
+
+
+def _verify_listed(where: str, target: Optional[str], deep: bool, receipts: Optional[list], jobs: Optional[int]):
+    """:func:`_verify_with_bar`'s work."""
     from ..flow.chain import conversation_dirs
     from ..flow.verify_chain import Seen
     from ..reading.progress import Bar

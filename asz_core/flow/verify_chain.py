@@ -28,7 +28,7 @@ import attrs
 
 from ..sessiondata.reader import check_file
 from ..storage.layout import SessionListing, session_listing, session_path
-from .chain import Chain, SessionChains, conversation_dirs
+from .chain import Chain, RoundsListed, SessionChains, conversation_dirs
 from .round import Round, RoundError, RoundHeader, input_digest, landed_file_digest
 from .round_read import CheckedRound, FrameScan, check_round
 from ..termsafe import shell_word
@@ -81,13 +81,17 @@ class Seen:
     instead of checking it again: ``chained``, each chain checked by :func:`verify_chain`, by its directory's path as
     ``str``: ``(rounds, problems, heads)`` (what it added to a report's ``rounds``, ``problems`` and ``heads``);
     ``state_files``, each session's :func:`asz_core.verify.session_files.session_file_problems`, by the session
-    folder's path as ``str``."""
+    folder's path as ``str``; ``rounds``, what each chain's listing of ``rounds/`` told besides its round files
+    (:class:`~asz_core.flow.chain.RoundsListed`), by the chain directory's name: whether it holds a round, its head by
+    name, the temporaries left there (issue 22, session 40: the notes after the chain checks listed every ``rounds/``
+    three times more)."""
 
     listed: dict[str, list] = attrs.Factory(dict)
     heads: dict[str, tuple[str, str, int]] = attrs.Factory(dict)
     marked: dict[str, bool] = attrs.Factory(dict)
     chained: dict[str, tuple[int, list, dict]] = attrs.Factory(dict)
     state_files: dict[str, list] = attrs.Factory(dict)
+    rounds: dict[str, RoundsListed] = attrs.Factory(dict)
 
 
 @attrs.define
@@ -177,7 +181,7 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     # before the rounds are listed: a parser writes a round's file before the state that names it, so a
     # chain that grows while it is checked never looks cut short.
     named = chain.named_head()
-    files = chain.round_files()
+    files, seen.rounds[chain.dir.name] = chain.round_listing()
 
     def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0, landed: str = "", line: int = 0) -> None:
         report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message, landed, line))

@@ -22,10 +22,12 @@ digits. Readers order by seq, never by stamp.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import re
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 import attrs
 
@@ -45,6 +47,8 @@ __all__ = [
     "session_path",
     "cursor_path",
     "session_dirs",
+    "listings_held",
+    "held_listing",
     "landed_files",
     "highest_landed_seq",
     "holds_landed",
@@ -179,12 +183,48 @@ def cursor_file(session_dir: str | os.PathLike, kind: str, stream: str = "", bat
     return os.path.join(os.fspath(session_dir), *kind_dir_parts(kind, stream, batch), f"{KIND_PREFIX[kind]}.cursor")
 
 
+#: The root listings :func:`listings_held` holds, by ``(what, root)``; None outside it (every listing reads the root).
+_HELD: contextvars.ContextVar[dict | None] = contextvars.ContextVar("asz_listings_held", default=None)
+
+
+@contextlib.contextmanager
+def listings_held() -> Iterator[None]:
+    """Within the block, :func:`session_dirs` and :func:`asz_core.flow.chain.conversation_dirs` read each root once
+    and give a copy of that listing each time after (:func:`held_listing`): for one command whose checks each list the
+    root (``asz verify``: nine listings of its sessions and two of its chains, issue 22, session 40). Its checks then
+    see the same sessions and chains, as they were at the first listing. Held in this thread's context only."""
+    token = _HELD.set({})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def held_listing(what: str, root: Path, listing: Callable[[], list[Path]]) -> list[Path]:
+    """``listing()`` (a listing of ``root``, Paths under it), or within :func:`listings_held` a copy of the one made
+    first there for ``what`` and ``root``."""
+    held = _HELD.get()
+    if held is None:
+        return listing()
+    key = (what, os.fspath(root))
+    got = held.get(key)
+    if got is None:
+        got = held[key] = listing()
+    return list(got)
+
+
 def session_dirs(root: Path) -> list[Path]:
     """Session directories of a root, sorted by name; names starting with ``_`` or ``.`` are not sessions, nor those
-    ``_erased.list`` names (``asz erase``: an erasure a kill stopped before it moved the directory reads as done)."""
+    ``_erased.list`` names (``asz erase``: an erasure a kill stopped before it moved the directory reads as done).
+    Within :func:`listings_held`, the root is read once."""
+    root = Path(root)
+    return held_listing("sessions", root, lambda: _session_dirs(root))
+
+
+def _session_dirs(root: Path) -> list[Path]:
+    """:func:`session_dirs`, read from the root."""
     from .erased_list import erased_names
 
-    root = Path(root)
     if not root.is_dir():
         return []
     gone = erased_names(root)

@@ -89,12 +89,14 @@ def leftover_temporaries(sessions: list[Path]) -> list[Path]:
     return sorted(map(Path, found))
 
 
-def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None) -> list[str]:
+def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None, rounds: dict | None = None) -> list[str]:
     """The notes of ``asz verify``'s landed section for the temporaries writers left: :data:`LEFTOVER_SAID` for those
     in ``sessions`` (:func:`leftover_temporaries`), :data:`PARSE_LEFTOVER_SAID` for those in chains and session indexes
     (:func:`parse_temporaries`: of the one session ``sessions`` holds when ``one``, else of the whole root); [] when
     none. ``told`` (a :class:`~asz_core.verify.walk_told.Told`), when given, holds the temporaries the walk's listing
-    of the sessions found, and names those whose folders are looked at here again (issue 22, session 32)."""
+    of the sessions found, and names those whose folders are looked at here again (issue 22, session 32); ``rounds``
+    (:attr:`~asz_core.flow.verify_chain.Seen.rounds`), the temporaries the chain checks' listings of chains'
+    ``rounds/`` found, by chain: those are not listed again (session 40)."""
     notes = []
     receiving = (Path(root) / RECEIVED).is_dir()  # never parsed, nor collected into: asz receive clears them (39a F3)
     if told is None:
@@ -105,7 +107,7 @@ def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None) -> li
     if left:
         notes.append(_receiving(LEFTOVER_SAID, receiving).format(n=len(left), first=os.path.relpath(left[0], root)))
     if told is not None and not one:
-        left = _parse_temporaries_told(Path(root), sessions, told)
+        left = _parse_temporaries_told(Path(root), sessions, told, rounds or {})
     else:
         left = parse_temporaries(Path(root), sessions[0] if one and sessions else None)
     if left:
@@ -113,12 +115,20 @@ def leftover_notes(root: Path, sessions: list[Path], one: bool, told=None) -> li
     return notes
 
 
-def _parse_temporaries_told(root: Path, sessions: list[Path], told) -> list[Path]:
+def _parse_temporaries_told(root: Path, sessions: list[Path], told, rounds: dict) -> list[Path]:
     """:func:`parse_temporaries` of the whole root whose ``sessions`` the walk listed: the session indexes ``told``
-    holds the temporaries of are not listed again; the conversation chains' ``rounds/`` and the other sessions'
-    ``index/`` are looked at here. Sorted."""
+    holds the temporaries of are not listed again, nor the chains' ``rounds/`` ``rounds`` holds a listing of (by the
+    chain directory's name: :class:`~asz_core.flow.chain.RoundsListed`); the other chains' ``rounds/`` and the other
+    sessions' ``index/`` are looked at here. Sorted."""
     from ..storage.root import chain_rounds_places
 
     again = set(told.index_unseen)
-    places = chain_rounds_places(root) + [s / "index" for s in sessions if s.name in again]
-    return sorted([*map(Path, told.index_temporaries), *_temporaries_in(places)])
+    found, places = [*map(Path, told.index_temporaries)], []
+    for place in chain_rounds_places(root):
+        listed = rounds.get(place.parent.name)
+        if listed is None:
+            places.append(place)
+        else:
+            found += [place / name for name in listed.temporaries]
+    places += [s / "index" for s in sessions if s.name in again]
+    return sorted([*found, *_temporaries_in(places)])

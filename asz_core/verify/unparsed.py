@@ -28,12 +28,15 @@ __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_cha
            "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
 
 
-def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> tuple[list[str], list[str], list[str]]:
+def unchained_sessions(root: str | os.PathLike, session: str | None = None,
+                       rounds: dict | None = None) -> tuple[list[str], list[str], list[str]]:
     """``(never parsed, parsed but chain gone, parse interrupted)``: session ids of ``root`` (or only ``session``) that
     hold landed files and no round, split by whether their session index is there (a parse read them) and whether
     a parse or a collect pass marked them as still to be parsed (:func:`asz_core.flow.pending.pending_why`: stopped
     before their parse, indexed or not; or indexed only for the id table, which counts as never parsed). While a collector holds the root's lock, or a writer the
-    session's, such a session counts as not parsed yet (its parse may not have reached it). Each list sorted."""
+    session's, such a session counts as not parsed yet (its parse may not have reached it). Each list sorted.
+    ``rounds``: what the chain checks' listings of chains' ``rounds/`` told, by the chain directory's name
+    (:attr:`~asz_core.flow.verify_chain.Seen.rounds`): whether a session has a chain is taken from there."""
     root = Path(root)
     dirs = [root / session] if session is not None else session_dirs(root)
     never: list[str] = []
@@ -44,7 +47,7 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     # /proc/locks) only once a session has no chain: one session's verify of a chained session never reads it.
     working: bool | None = None
     for sdir in dirs:
-        if has_chain(root, sdir.name) or not highest_landed_seq(sdir):  # no landed file (nor skeleton): nothing to chain
+        if _chained(root, sdir.name, rounds) or not highest_landed_seq(sdir):  # no landed file (nor skeleton): nothing to chain
             continue
         if working is None:
             working = lock_taken(root / COLLECTOR_LOCK)
@@ -58,6 +61,23 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None) -> t
     return never, gone, interrupted
 
 
+def _rounds_listed(name: str, rounds: dict | None):
+    """The :class:`~asz_core.flow.chain.RoundsListed` of session ``name``'s chain in ``rounds`` (by the chain
+    directory's name), None when it holds none."""
+    if not rounds:
+        return None
+    try:
+        return rounds.get(dir_name(name))
+    except ValueError:
+        return None
+
+
+def _chained(root: str | os.PathLike, name: str, rounds: dict | None) -> bool:
+    """:func:`~asz_core.flow.pending.has_chain` of session ``name``, from ``rounds`` where it holds the listing."""
+    listed = _rounds_listed(name, rounds)
+    return has_chain(root, name) if listed is None else listed.named
+
+
 def lagging_sessions(root: str | os.PathLike, session: str | None = None, seen=None) -> list[tuple[str, int, int]]:
     """``(session, through_seq, highest seq)`` of each session of ``root`` (or only ``session``) whose chain's head
     round reads through a seq below the highest landed there: landed files no round reads, so no reader counts or
@@ -66,7 +86,8 @@ def lagging_sessions(root: str | os.PathLike, session: str | None = None, seen=N
     follows its landing. Sorted by session; a head round that does not read is left to the chain checks. ``seen``:
     what the chain checks just listed and read (:class:`~asz_core.flow.verify_chain.Seen`: ``asz verify``): a
     session's highest seq taken from its listing there, a head round's through_seq from the head read there, where
-    the round files listed here name the same head, instead of reading again."""
+    the round files listed here name the same head, instead of reading again; a chain's head by name from the
+    listing of its ``rounds/`` there (``seen.rounds``), instead of listing it again."""
     import orjson
 
     root = Path(root)
@@ -76,14 +97,19 @@ def lagging_sessions(root: str | os.PathLike, session: str | None = None, seen=N
     working: bool | None = None
     # Asked of every session by each asz ls, asz usage and asz verify: plain strings and one directory read each,
     # no Path per file (on a 200 MB root of 270 sessions ~5 ms of CPU; Path objects made it ~50 ms, 8 % of asz ls)
+    rounds = seen.rounds if seen is not None else None
     for name in names:
         head = (0, "")
+        listed = _rounds_listed(name, rounds)
         try:
-            with os.scandir(os.path.join(conv, dir_name(name), ROUNDS)) as entries:
-                for e in entries:
-                    n = parse_round_file_name(e.name)
-                    if n is not None and n[0] > head[0]:
-                        head = (n[0], e.path)
+            if listed is not None:  # the chain checks' listing of it
+                head = (listed.head, os.path.join(conv, dir_name(name), ROUNDS, listed.head_name) if listed.head_name else "")
+            else:
+                with os.scandir(os.path.join(conv, dir_name(name), ROUNDS)) as entries:
+                    for e in entries:
+                        n = parse_round_file_name(e.name)
+                        if n is not None and n[0] > head[0]:
+                            head = (n[0], e.path)
         except (OSError, ValueError):
             continue  # no chain: unchained_sessions says it
         if not head[1]:
@@ -205,7 +231,7 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
     takes it."""
     from ..storage.senders import RECEIVED
 
-    never, gone, interrupted = unchained_sessions(root, session)
+    never, gone, interrupted = unchained_sessions(root, session, getattr(seen, "rounds", None))
     if never:
         section.counts["unparsed"] = len(never)
         said = RECEIVED_UNPARSED_LINE if (Path(root) / RECEIVED).is_dir() else NEVER_PARSED_LINE  # trial 34b F5

@@ -108,15 +108,15 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool, bool]) -> tuple:
             _beside(root, sdirs, digests) if beside else None)
 
 
-def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tuple[dict, dict, dict, dict]:
+def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tuple[dict, dict, dict, dict, dict]:
     """What ``asz verify``'s main process checks after the landed check, done for sessions ``sdirs`` in the worker
     process that just checked their landed files (issue 22, session 38: the round files and state files read and
     hashed beside the landed ones, in as many processes): each session's state files
     (:func:`~asz_core.verify.session_files.session_file_problems`) and the chain of the conversation named as the
     session, where there is one (:func:`~asz_core.flow.verify_chain.verify_chain`, with the whole-file ``digests``
     the landed check found). Returns the :class:`~asz_core.flow.verify_chain.Seen` fields ``(state_files, marked,
-    chained, listed)`` (:func:`verify_root` puts them in the caller's ``seen``; the checks in the main process take
-    them instead of checking again: the same findings in the same order)."""
+    chained, listed, rounds)`` (:func:`verify_root` puts them in the caller's ``seen``; the checks in the main process
+    take them instead of checking again: the same findings in the same order)."""
     from ..flow.chain import Chain
     from ..flow.verify_chain import ChainReport, Seen, verify_chain
     from ..storage.layout import CONVERSATIONS
@@ -136,7 +136,7 @@ def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tu
         verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
         chained[str(d)] = (report.rounds, report.problems, dict(seen.heads))
         seen.heads.clear()
-    return state, seen.marked, chained, seen.listed
+    return state, seen.marked, chained, seen.listed, seen.rounds
 
 
 def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
@@ -329,7 +329,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     check_listed(root, root_shown, sessions, empty, section, only=(only := None if session is None else sessions[0].name),
                  stamps=None if told is None else set(told.stamps))
     check_senders(root, root_shown, section, only, digests, sessions)  # above: _sessions.list's sessions gone; here: who sent what
-    section.notes += leftover_notes(root, sessions, only is not None, told)  # temporaries writers left
+    section.notes += leftover_notes(root, sessions, only is not None, told,  # temporaries writers left
+                                    None if seen is None or only is not None else seen.rounds)
     return VerifyReport([section])
 
 
@@ -351,6 +352,7 @@ def _by_workers(root: Path, root_shown: str, sessions: list[Path], jobs: int, de
                 seen.chained.update(s_beside[2])
                 for key, files in s_beside[3].items():
                     seen.listed.setdefault(key, files)
+                seen.rounds.update(s_beside[4])
             empty.update(s_empty)
             told.add(s_told)
             total = [a + b for a, b in zip(total, counts)]
