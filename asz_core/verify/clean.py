@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..sessiondata.codec import closing_pair, decode_header
 from ..sessiondata.compiled import load_compiled
-from ..storage.layout import PREFIX_KIND
+from ..storage.layout import PREFIX_KIND, LandedName
 from ..storage.root import SESSION_STATE
 from .landed import SCAN_CHUNK
 from .names import NOT_STREAMS
@@ -39,16 +39,20 @@ CALL_NAME = b'"mcp__'
 
 # what linescan.session is called with for every session (its docstring)
 _CONSTS = (SCAN_CHUNK, hashlib.sha256, closing_pair, decode_header, PREFIX_KIND,
-           cursor_values, SNAPSHOT_KINDS, UNCHECKED_KINDS, NOT_STREAMS, SESSION_STATE, CALL_NAME, "execution")
+           cursor_values, SNAPSHOT_KINDS, UNCHECKED_KINDS, NOT_STREAMS, SESSION_STATE, CALL_NAME, "execution", LandedName)
 
 
-def clean_session(sdir: Path, digests: dict[str, str] | None, told=None) -> tuple[int, int, int, int] | None:
+def clean_session(sdir: Path, digests: dict[str, str] | None, told=None,
+                  listed: dict[str, list] | None = None) -> tuple[int, int, int, int] | None:
     """``(streams, records, streams without a cursor, landed files)`` of session directory ``sdir`` when it is clean
     (its duplicates 0, no problem), as ``_verify_session`` counts them; ``digests``, when given, then receives each
-    landed file's whole-file SHA-256 hex by path (str), and ``told`` (a :class:`~asz_core.verify.walk_told.Told`)
+    landed file's whole-file SHA-256 hex by path (str), ``told`` (a :class:`~asz_core.verify.walk_told.Told`)
     what the same listing tells the notes (stamps going back, temporaries) and, in a session holding an ``execution``
-    file, which landed files hold no :data:`CALL_NAME`. None where the Python must check the session (see the
-    module), and then nothing was put in ``digests`` nor ``told``. Never raises for what it finds on disk."""
+    file, which landed files hold no :data:`CALL_NAME`, and ``listed`` the files of that listing by ``os.fspath(sdir)``
+    (``verify_listing(sdir).files``: what the chain check of its conversation reads, :attr:`Seen.listed
+    <asz_core.flow.verify_chain.Seen>`, issue 22, session 40). None where the Python must check the session (see the
+    module), and then nothing was put in ``digests``, ``told`` nor ``listed``. Never raises for what it finds on
+    disk."""
     scan = linescan
     if scan is None or cursor_values is None:
         return None
@@ -58,4 +62,6 @@ def clean_session(sdir: Path, digests: dict[str, str] | None, told=None) -> tupl
         return None
     if told is not None:
         told.answered(name, *got[4:7], unheld=got[7])
+    if listed is not None:
+        listed[os.fspath(sdir)] = got[8]
     return got[:4]

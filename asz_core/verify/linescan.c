@@ -1169,6 +1169,7 @@ typedef struct {
     const char *needle; /* the bytes searched for in each file of a session holding a file of kind needle_kind */
     Py_ssize_t needle_len;
     PyObject *needle_kind; /* NULL: no search */
+    PyObject *landed_name; /* layout.LandedName: the session's listing handed back too; NULL: not */
 } s_consts;
 
 /* The names_agree test of file f (header h) in holding directory dir of held (streams of them under streams/): 1
@@ -1367,7 +1368,7 @@ static PyObject *str_list(const strings *l) {
 
 PyDoc_STRVAR(session_doc,
 "session(session_dir, name, digests, consts) -> (streams, records, uncursored, files, back, temporaries,\n"
-"index_temporaries, unheld) | None\n\n"
+"index_temporaries, unheld, listed) | None\n\n"
 "One session of asz verify in one call where it is clean: what asz_core.verify.walk._verify_session returns for it\n"
 "(duplicates 0) when it finds no problem and no warning, and how many landed files it holds; None where the Python\n"
 "must check it. ``name`` is the session's name as _verify_session tests headers against it ('' for none), ``digests``\n"
@@ -1381,7 +1382,44 @@ PyDoc_STRVAR(session_doc,
 "(leftover.parse_temporaries), None where it does not read here. ``consts`` may end with ``needle`` (bytes) and\n"
 "``needle_kind`` (str): when the session holds a landed file of that kind, ``unheld`` is the list of the paths (str)\n"
 "of its landed files whose whole bytes do not hold ``needle`` (asz_core.verify.clean.CALL_NAME: the arguments check\n"
-"then reads none of them for MCP calls, issue 22, session 34); else None.");
+"then reads none of them for MCP calls, issue 22, session 34); else None. ``consts`` may end with ``landed_name``\n"
+"(layout.LandedName): ``listed`` is then the files of the session's listing as listing() gives them, [(LandedName,\n"
+"path)] (the chain check of the session's conversation then does not list it again, issue 22, session 40); else None.");
+
+/* The files of an answered session as listing() gives them (its first field: [(LandedName, path)] in seq order; the
+ * session holds no skeleton and no seq twice, so seq order is listing()'s order), from what session() listed. */
+static PyObject *s_listing(const s_listed *l, const strings *held, PyObject *landed_name) {
+    PyObject *out = PyList_New(l->nf);
+    for (Py_ssize_t i = 0; out != NULL && i < l->nf; i++) {
+        const s_file *f = &l->f[i];
+        const char *seq, *ext, *d = held->s[f->dir];
+        Py_ssize_t seq_len, plen = landed_parts(f->name, &seq, &seq_len, &ext), dn = (Py_ssize_t)strlen(d);
+        char here[4096];
+        PyObject *ln = NULL, *path = NULL, *pair = NULL;
+        if (plen > 0 && dn + 1 < (Py_ssize_t)sizeof here) {
+            memcpy(here, d, (size_t)dn);
+            here[dn] = '/';
+            PyObject *stamp = PyUnicode_FromStringAndSize(f->name + plen + 1, 26);
+            PyObject *seq_obj = PyLong_FromLongLong(f->seq);
+            PyObject *ext_obj = PyUnicode_FromStringAndSize(ext, 2);
+            ln = (stamp && seq_obj && ext_obj) ? PyObject_CallFunctionObjArgs(landed_name, f->kind, stamp, seq_obj, ext_obj, NULL) : NULL;
+            Py_XDECREF(stamp);
+            Py_XDECREF(seq_obj);
+            Py_XDECREF(ext_obj);
+            path = ln != NULL ? joined(here, dn + 1, f->name) : NULL;
+            pair = path != NULL ? PyTuple_Pack(2, ln, path) : NULL;
+        } else {
+            PyErr_SetString(PyExc_ValueError, "session: a listed name that is not a landed file's");
+        }
+        Py_XDECREF(ln);
+        Py_XDECREF(path);
+        if (pair == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
 
 static PyObject *session(PyObject *self, PyObject *args) {
     (void)self;
@@ -1390,11 +1428,12 @@ static PyObject *session(PyObject *self, PyObject *args) {
     cs.needle = NULL;
     cs.needle_len = 0;
     cs.needle_kind = NULL;
+    cs.landed_name = NULL;
     if (!PyArg_ParseTuple(args, "UUOO!:session", &base_obj, &sname, &digests, &PyTuple_Type, &consts) ||
-        !PyArg_ParseTuple(consts, "nOOOO!OOOOs|y#U:session", &cs.most, &cs.fn.sha256, &cs.fn.closing_pair,
+        !PyArg_ParseTuple(consts, "nOOOO!OOOOs|y#UO:session", &cs.most, &cs.fn.sha256, &cs.fn.closing_pair,
                           &cs.fn.decode_header, &PyDict_Type, &cs.prefix_kind, &cs.cursor_values, &cs.snapshot_kinds,
                           &cs.unchecked_kinds, &cs.not_streams, &cs.state_name, &cs.needle, &cs.needle_len,
-                          &cs.needle_kind))
+                          &cs.needle_kind, &cs.landed_name))
         return NULL;
     if (cs.needle_len == 0)
         cs.needle_kind = NULL;
@@ -1484,11 +1523,13 @@ static PyObject *session(PyObject *self, PyObject *args) {
         }
         PyObject *t = tmps_known ? str_list(&tmps) : Py_NewRef(Py_None);
         PyObject *it = itmps_known ? str_list(&itmps) : Py_NewRef(Py_None);
-        if (t != NULL && it != NULL)
-            out = Py_BuildValue("(nnnnOOOO)", keys, records, uncursored, l.nf, back ? Py_True : Py_False, t, it,
-                                unheld != NULL ? unheld : Py_None);
+        PyObject *files = cs.landed_name != NULL ? s_listing(&l, &held, cs.landed_name) : Py_NewRef(Py_None);
+        if (t != NULL && it != NULL && files != NULL)
+            out = Py_BuildValue("(nnnnOOOOO)", keys, records, uncursored, l.nf, back ? Py_True : Py_False, t, it,
+                                unheld != NULL ? unheld : Py_None, files);
         Py_XDECREF(t);
         Py_XDECREF(it);
+        Py_XDECREF(files);
     } else if (ok == 0) {
         out = Py_NewRef(Py_None);
     }

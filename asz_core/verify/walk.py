@@ -103,18 +103,21 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool, bool]) -> tuple:
     digests: dict[str, str] | None = {} if want_digests else None
     empty: set[str] = set()
     told = Told()
-    total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty, told=told)
+    listed: dict[str, list] | None = {} if beside else None
+    total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty, told=told, listed=listed)
     return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty), told,
-            _beside(root, sdirs, digests) if beside else None)
+            _beside(root, sdirs, digests, listed) if beside else None)
 
 
-def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tuple[dict, dict, dict, dict, dict]:
+def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None,
+            listed: dict[str, list] | None = None) -> tuple[dict, dict, dict, dict, dict]:
     """What ``asz verify``'s main process checks after the landed check, done for sessions ``sdirs`` in the worker
     process that just checked their landed files (issue 22, session 38: the round files and state files read and
     hashed beside the landed ones, in as many processes): each session's state files
     (:func:`~asz_core.verify.session_files.session_file_problems`) and the chain of the conversation named as the
     session, where there is one (:func:`~asz_core.flow.verify_chain.verify_chain`, with the whole-file ``digests``
-    the landed check found). Returns the :class:`~asz_core.flow.verify_chain.Seen` fields ``(state_files, marked,
+    the landed check found, and the sessions' listings it made, ``listed``, by the session folder's path as ``str``:
+    not listed again). Returns the :class:`~asz_core.flow.verify_chain.Seen` fields ``(state_files, marked,
     chained, listed, rounds)`` (:func:`verify_root` puts them in the caller's ``seen``; the checks in the main process
     take them instead of checking again: the same findings in the same order)."""
     from ..flow.chain import Chain
@@ -123,7 +126,7 @@ def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tu
     from .chains import chain_readers
     from .session_files import session_file_problems
 
-    seen = Seen()
+    seen = Seen(listed={} if listed is None else listed)
     state: dict[str, list] = {}
     chained: dict[str, tuple[int, list, dict]] = {}
     frames, listing = chain_readers()
@@ -141,15 +144,16 @@ def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None) -> tu
 
 def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
                   problems: list[Problem], empty: set[str], step: Callable[[str, int], None] | None = None,
-                  told: Told | None = None) -> list[int]:
+                  told: Told | None = None, listed: dict[str, list] | None = None) -> list[int]:
     """Verify sessions one by one in this process: each in one C call where it is clean (:func:`clean_session`), else
     listed, its files checked and walked by :func:`_verify_session`. Returns the summed (streams, records, duplicates,
     streams without a cursor); puts the problems in ``problems``, the names of sessions holding no landed file in
     ``empty``, whole-file digests in ``digests`` (when given), what the listings told the notes in ``told`` (when
-    given); ``step(session, 1)`` after each session."""
+    given), each session's listed files in ``listed`` (when given: ``verify_listing(sdir).files`` by
+    ``os.fspath(sdir)``, for the chain checks); ``step(session, 1)`` after each session."""
     total = [0, 0, 0, 0]
     for sdir in sdirs:
-        got = None if deep else clean_session(sdir, digests, told)
+        got = None if deep else clean_session(sdir, digests, told, listed)
         if got is None and told is not None:
             told.by_python(sdir.name)
         if got is not None:
@@ -158,6 +162,8 @@ def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, di
         else:
             listing = verify_listing(sdir)
             files = len(listing.files)
+            if listed is not None:
+                listed[os.fspath(sdir)] = listing.files
             results = [check_deep(path) if deep else check_for_walk(path) for _, path in listing.files]
             counts = _verify_session(root, root_shown, sdir, listing, results, problems)
             if digests is not None:

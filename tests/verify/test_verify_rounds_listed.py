@@ -1,10 +1,12 @@
-"""``asz verify`` lists a root's sessions and chains once, and each chain's ``rounds/`` once (issue 22, session 40).
+"""``asz verify`` lists a root's sessions and chains once, each chain's ``rounds/`` once, each session once in the
+worker processes (issue 22, session 40).
 
 The checks after the chain checks (whether a session has a chain, a chain behind its landed files, the temporaries a
 parse left) listed every ``rounds/`` again, three times; nine checks listed the root's sessions, two its chains. What
 the chain checks' listing of ``rounds/`` told is kept (:attr:`asz_core.flow.verify_chain.Seen.rounds`, filled in the
-worker processes too), and :func:`asz_core.storage.layout.listings_held` lists a root once for one command. The
-values here are read off the folders themselves, and the notes are the ones the folders give without what was kept.
+worker processes too), :func:`asz_core.storage.layout.listings_held` lists a root once for one command, and the C
+call checking a clean session hands its listing to the chain check of its conversation. The values here are read off
+the folders themselves, and the notes are the ones the folders give without what was kept.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 import asz_core.verify.walk as walk
 from asz_core.flow.chain import RoundsListed, conversation_dirs
 from asz_core.flow.verify_chain import Seen
-from asz_core.storage.layout import listings_held, session_dirs
+from asz_core.storage.layout import listings_held, session_dirs, session_listing
 from asz_core.verify.leftover import leftover_notes
 from asz_core.verify.unparsed import lagging_sessions, unchained_sessions
 from asz_core.verify.walk_told import Told
@@ -68,6 +70,11 @@ def test_what_the_chain_checks_listed_of_rounds_is_the_folders(corpus_copy, jobs
     assert [(p.file, p.problem) for p in chains.problems if p.problem == "missing chain"] == \
         [(os.path.join(str(root), "_conversations", convs[2]), "missing chain")]
     assert report.lines() == walk.verify(root, jobs=1).lines()
+    # each session's listing, from the landed check's C call in the worker processes (jobs=2: every session), else
+    # from the chain checks (a session whose chain holds a round file), is what the Python listing gives
+    want = {os.fspath(s): session_listing(s, skeletons=True, strings=True).files for s in session_dirs(root)}
+    assert len(want) == 11 and {k: want[k] for k in seen.listed} == seen.listed
+    assert sorted(seen.listed) == sorted(k for k in want if jobs == 2 or os.path.basename(k) not in convs[1:3])
 
 
 def test_a_root_is_listed_once_within_listings_held(tmp_path: Path) -> None:
