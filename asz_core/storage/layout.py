@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
@@ -49,6 +51,7 @@ __all__ = [
     "session_dirs",
     "listings_held",
     "held_listing",
+    "is_dir",
     "landed_files",
     "highest_landed_seq",
     "holds_landed",
@@ -387,12 +390,25 @@ def removed_count(session_dir: str | Path) -> int:
     return sum(1 for ln, _ in landed_files(d, skeletons=True) if ln.ext == "sk") if d.is_dir() else 0
 
 
+def is_dir(path: str) -> bool:
+    """``Path(path).is_dir()`` without making the Path: False for a path that is missing, not under a folder, a link
+    to nothing or a loop, or not encodable (as pathlib says it); any other error raised, as pathlib raises it."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return False
+        raise
+    except ValueError:
+        return False
+
+
 def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list[tuple[int, Path]]:
     """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
-    d = Path(session_dir) / "provider_body"
+    d = os.path.join(os.fspath(session_dir), "provider_body")
     out = []
-    if d.is_dir():
-        for f in d.iterdir():
+    if is_dir(d):  # no Path made for a session without one (asz verify asks every session: issue 22, session 40)
+        for f in Path(d).iterdir():
             ln = parse_landed_name(f.name)
             if ln is not None and ln.kind == "provider_body" and ln.ext == "sd" and (upto_seq is None or ln.seq <= upto_seq):
                 out.append((ln.seq, f))

@@ -431,7 +431,7 @@ def unowned_temporaries_places(root: Path) -> list[Path]:
 def chain_rounds_places(root: Path) -> list[Path]:
     """Each conversation chain's ``rounds/`` under ``root`` (a folder of ``_conversations``, links not followed)."""
     with contextlib.suppress(OSError):
-        return [Path(e.path) / "rounds" for e in os.scandir(root / CONVERSATIONS) if e.is_dir(follow_symlinks=False)]
+        return [Path(os.path.join(e.path, "rounds")) for e in os.scandir(root / CONVERSATIONS) if e.is_dir(follow_symlinks=False)]
     return []
 
 

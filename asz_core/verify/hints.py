@@ -80,8 +80,10 @@ def unknown_sessions_note(root: str | os.PathLike, table: str = "_index/ids.sqli
     except OSError:
         listed = None
     said = listed.sessions if listed is not None else {}  # a listed session that is gone is verify's problem already
+    base, chains = os.fspath(root), os.path.join(root, CONVERSATIONS)  # joined as strings where no "/" asks pathlib's
     gone = sorted(n for n in names if isinstance(n, str) and n and not n.startswith(("_", ".")) and n not in said
-                  and not os.path.lexists(root / n) and not os.path.lexists(root / CONVERSATIONS / n))
+                  and not os.path.lexists(os.path.join(base, n) if "/" not in n else root / n)
+                  and not os.path.lexists(os.path.join(chains, n) if "/" not in n else root / CONVERSATIONS / n))
     if not gone:
         return ""
     from .unparsed import shown_ids
