@@ -276,9 +276,10 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     ``digests`` receives the SHA-256 hex of each whole landed file by path (str): the chains' inputs; ``step(session,
     n)`` is called as ``n`` more sessions are checked; ``unheld`` receives the paths (str) of the landed files of
     sessions holding an ``execution`` file whose bytes (read whole in one C call) hold no :data:`~.clean.CALL_NAME`.
-    ``seen`` (a :class:`~asz_core.flow.verify_chain.Seen`, for a whole root): where worker processes check the
-    sessions, each also checks its sessions' state files and chains (:func:`_beside`) into it, for
-    :func:`~asz_core.verify.chains.chain_section` and the hints to take.
+    ``seen`` (a :class:`~asz_core.flow.verify_chain.Seen`): where worker processes check a whole root's sessions,
+    each also checks its sessions' state files and chains (:func:`_beside`) into it, for
+    :func:`~asz_core.verify.chains.chain_section` and the hints to take; where this process checks them one by one,
+    each session's listing goes into ``seen.listed`` for the chain checks.
     Raises FileNotFoundError when the root or session does not exist, or the root is no storage root (no session
     directory in it: a session directory or a Claude Code projects directory given as the root; an empty folder)."""
     root_shown = str(root)
@@ -309,8 +310,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         # many sessions: each process verifies whole sessions, its files and its walk
         streams, records, duplicates, uncursored = _by_workers(root, root_shown, sessions, jobs, deep, digests, step,
                                                                seen if session is None else None, problems, empty, told)
-    elif jobs <= 1 and not deep:  # one process: a session at a time, a clean one in one C call
-        streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step, told)
+    elif jobs <= 1 and not deep:  # one process: a session at a time, a clean one in one C call (its listing kept)
+        streams, records, duplicates, uncursored = _each_session(root, root_shown, sessions, deep, digests, problems, empty, step,
+                                                                 told, None if seen is None else seen.listed)
     else:
         told = None
         listed = [(sdir, verify_listing(sdir)) for sdir in sessions]
