@@ -108,7 +108,9 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
     wrote rounds for (withholding ``cfg``'s view.hide, with its prices, as ``asz collect``), update the search index,
     with ``jobs`` processes where this process may fork; problems go to stderr as ``error:`` lines (a row not kept:
     one ``note:`` line). Returns the counts ``sessions``, ``landed``, ``records``, ``rounds``, ``pending``,
-    ``errors``, ``conflicts``, ``busy``. ``say(words)``, when given, hears how far it got (:func:`words`).
+    ``errors``, ``conflicts``, ``busy``, ``partial``, and ``tails``, the :class:`~asz_core.storage.torn.Tail` of each
+    source counted in ``partial`` that ends in a line with no newline (``/api/status`` judges them when asked, not
+    ``last_pass``). ``say(words)``, when given, hears how far it got (:func:`words`).
     ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round)."""
     from ..collect.collector import Counters, run_passes
     from ..collect.report import parse_error_lines
@@ -160,7 +162,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         tell(words("index", 0), True)
         refresh(root, sys.stderr, jobs=jobs, step=one)  # the search index (derived data) follows each pass
         tell(words("index", indexed[0]), True)
-    return {k: rounds if k == "rounds" else getattr(total, k) for k in _KEYS}
+    return {k: rounds if k == "rounds" else getattr(total, k) for k in _KEYS} | {"tails": total.tails}
 
 
 #: The counts of a pass, in the order ``/api/status`` ``last_pass`` gives them (``seconds`` follows).

@@ -93,6 +93,10 @@ class Counters:
     #: Not a summary field: adapter name -> landed sources found missing in no folder the pass was given, so not
     #: looked at and not ``gone`` (:mod:`asz_core.collect.looked_at`; trial 30c F5); said in one note per adapter.
     unread: dict[str, int] = attrs.Factory(dict)
+    #: Not a summary field: each append source counted in ``partial`` (its last line has no newline), as a
+    #: :class:`~asz_core.storage.torn.Tail`: ``asz server``'s ``/api/status`` judges each again when asked, torn tail or
+    #: a write in progress, by the rule this pass judged it by (trial 40c F4).
+    tails: list = attrs.Factory(list)
 
     def add(self, other: "Counters") -> None:
         """Add ``other`` into this one (several adapters in one pass)."""
@@ -102,6 +106,7 @@ class Counters:
         self.erased += other.erased
         for name, n in other.unread.items():
             self.unread[name] = self.unread.get(name, 0) + n
+        self.tails.extend(other.tails)
 
     @property
     def failed(self) -> bool:

@@ -43,6 +43,7 @@ from ..sessiondata.writer import VocabularyError, check_vocabulary
 from ..storage.aside import set_aside
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor, dated_reason, read_cursor, write_cursor
 from ..storage.root import SessionWriter
+from ..storage.torn import is_torn
 from ..termsafe import shell_word
 
 if TYPE_CHECKING:
@@ -402,7 +403,7 @@ class SessionPass(Fit):
         so with the file unchanged for the window are what the runtime left, and land (as the adapter reads them)."""
         if not _unfinished_of(self.adapter, s, data):
             return False
-        return time.time_ns() - st.st_mtime_ns < self.opts.torn_after_ns
+        return not is_torn(st.st_mtime_ns, None, self.opts.torn_after_ns)  # the torn-tail rule, one place
 
     def one_document(self, s: Source, data: bytes, st: os.stat_result | DocStat, cp: Path, cur: SnapshotCursor | None) -> None:
         """Snapshot cursor logic (origin-digest §2.2) over a document's bytes ``data`` (untrimmed)."""

@@ -16,20 +16,27 @@ Three places say it, with the words of :func:`torn_line`:
 * the asz.view document's ``summary.problems`` from the same cursor key
   (:func:`session_torn_tails`), which ``asz ls`` marks and names; ``asz usage``
   and ``asz conversation`` say each such line in one stderr note
-  (:func:`torn_notes`, trial 15 F17: a total lower than the source's with no word).
+  (:func:`torn_notes`, trial 15 F17: a total lower than the source's with no word);
+* ``asz server``'s ``/api/status`` (``torn_tails``) from the :class:`Tail` each pass records of a source ending in a
+  line with no newline, judged when asked (trial 40c F4: a torn tail read ``still being written`` for ever).
+
+Whether an unterminated line is a torn tail or a write in progress is one rule, :func:`is_torn`.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Callable, Iterable
+
+import attrs
 
 from ..sessiondata.times import IDLE_GAP_NS
 from .cursor import AppendCursor, read_cursor
 from .layout import SessionListing, session_listing
 
-__all__ = ["TORN_AFTER_NS", "TORN_PREFIX", "torn_bytes", "torn_detail", "torn_line", "torn_notes", "session_torn_tails", "cursor_torn",
+__all__ = ["TORN_AFTER_NS", "TORN_PREFIX", "Tail", "is_torn", "torn_bytes", "torn_detail", "torn_line", "torn_notes", "session_torn_tails", "cursor_torn",
            "window_text"]
 
 #: How every torn-tail line begins (:func:`torn_line`).
@@ -56,6 +63,34 @@ def torn_line(src: str, size: int, window_ns: int = TORN_AFTER_NS) -> str:
     return f"{TORN_PREFIX}{src}: {torn_detail(size, window_ns)}"
 
 
+def is_torn(mtime_ns: int, now_ns: int | None = None, window_ns: int = TORN_AFTER_NS) -> bool:
+    """Whether a source that ends in a line with no newline and last changed at ``mtime_ns`` (ns since the epoch) is a
+    torn tail at ``now_ns`` (default: now): unchanged for ``window_ns`` or longer; else the line is a write in
+    progress. The one rule ``asz collect``, ``asz sources`` and ``asz server``'s ``/api/status`` judge by."""
+    return (time.time_ns() if now_ns is None else now_ns) - mtime_ns >= window_ns
+
+
+@attrs.frozen
+class Tail:
+    """A source a collect pass found ending in a line with no newline: its ``path`` (as the pass's warnings name it),
+    the line's ``size`` (bytes after the last newline), the file's ``mtime_ns`` and the pass's ``window_ns``. Whether it
+    is a torn tail is judged when asked (:meth:`torn`), so a reader of a pass long past says what the pass would say now
+    without a pass."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    window_ns: int = TORN_AFTER_NS
+
+    def torn(self, now_ns: int | None = None) -> bool:
+        """:func:`is_torn` of this tail at ``now_ns`` (default: now)."""
+        return is_torn(self.mtime_ns, now_ns, self.window_ns)
+
+    def line(self) -> str:
+        """:func:`torn_line` of this tail: ``torn tail: PATH: the last line has no newline (N bytes) …``."""
+        return torn_line(self.path, self.size, self.window_ns)
+
+
 def torn_notes(problems: dict[str, Iterable[str]], shown: Callable[[str], str]) -> list[str]:
     """``note: ID is counted without a record not landed yet: torn tail: …`` for each :func:`torn_line` among the
     problem lines of each conversation of ``problems`` (conversation id -> its document's ``summary.problems``), in
@@ -75,7 +110,7 @@ def torn_bytes(path: str | os.PathLike, st: os.stat_result, now_ns: int, window_
     (the caller reports it as unreadable already).
     """
     size = st.st_size
-    if size == 0 or now_ns - st.st_mtime_ns < window_ns:
+    if size == 0 or not is_torn(st.st_mtime_ns, now_ns, window_ns):
         return 0
     try:
         with open(path, "rb") as f:

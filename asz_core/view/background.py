@@ -23,7 +23,7 @@ from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer,
 from .usage_once import same_calls_list
 from .worker import WorkerGone
 
-__all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
+__all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "torn_lines", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
 
 #: Seconds the checker waits after a reader's last ``/api/c/…`` request before its next build: a reader opening one
 #: conversation after another (the view, then its records and bodies) never shares the interpreter with a build.
@@ -40,15 +40,25 @@ UNREAD_START = 10.0
 UNCHAINED_TTL = 10.0
 
 
-def waiting_line(last_pass: dict | None) -> str:
+def waiting_line(last_pass: dict | None, torn: int = 0) -> str:
     """What ``/api/status`` ``reading`` says of the sources the last pass found ending in a line with no newline yet,
     or read as a snapshot its runtime was rewriting (``partial``, as ``asz collect`` counts them: Kiro's
-    ``session.json`` not valid JSON, :meth:`~asz_core.Adapter.document_unfinished`): ``N source(s) end in a line still
-    being written or are a snapshot read while its runtime rewrote it (each lands once complete)``; '' when none
-    (trial 19, F7; trial 23a, F16)."""
-    n = (last_pass or {}).get("partial") or 0
+    ``session.json`` not valid JSON, :meth:`~asz_core.Adapter.document_unfinished`), less ``torn``, those of them that
+    are torn tails now (:func:`torn_lines`; trial 40c F4: a finished session's torn tail kept the page at "Still
+    reading" for ever): ``N source(s) end in a line still being written or are a snapshot read while its runtime
+    rewrote it (each lands once complete)``; '' when none (trial 19, F7; trial 23a, F16)."""
+    n = ((last_pass or {}).get("partial") or 0) - torn
     return (f"{n} source(s) end in a line still being written or are a snapshot read while its runtime rewrote it "
-            "(each lands once complete)") if n else ""
+            "(each lands once complete)") if n > 0 else ""
+
+
+def torn_lines(tails: Sequence, now_ns: int | None = None) -> list[str]:
+    """``/api/status`` ``torn_tails``: the sentence ``asz collect`` warns with (``torn tail: PATH: the last line has no
+    newline (N bytes) and the file has not changed for 10m0s; it lands when the line is completed``) of each of the
+    last pass's ``tails`` (:class:`~asz_core.storage.torn.Tail`) that is a torn tail at ``now_ns`` (default: now) by
+    the rule the pass judged by (:func:`~asz_core.storage.torn.is_torn`), sorted; a tail still young is a write in
+    progress, said in ``reading`` (:func:`waiting_line`) until it turns torn, with no pass needed."""
+    return sorted(t.line() for t in tails if t.torn(now_ns))
 
 
 def counting_words(done: int, pending: int, held: bool) -> str:
@@ -103,6 +113,7 @@ def list_note(state, conversations: Sequence[str]) -> str:
 class BackgroundChecks:
     """The checker, the counter, the status and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over
     its caches)."""
+    tails: tuple = ()  # the last pass's sources ending in a line with no newline (storage.torn.Tail; set_pass)
 
     def warm_up(self) -> threading.Thread:
         """Delete session 21's ``_index/documents/`` (:func:`~asz_core.view.found_store.drop_old_documents`), import what
@@ -201,8 +212,9 @@ class BackgroundChecks:
         ``checked`` (conversations whose state the checker found since start) and ``checked_built`` (how many of them it
         built; the others it read from what a build of the same files found, ``_index/found``),
         ``root_exists`` (False once the storage root is gone), ``reading`` (what is still being read, '' when nothing; :func:`waiting_line`),
-        ``counting`` (how many list rows wait for their summary to be counted, issue 22); ``conversations`` counted at most once a second and after a pass (36a F8)."""
+        ``counting`` (how many list rows wait for their summary to be counted, issue 22), ``torn_tails`` (:func:`torn_lines`); ``conversations`` counted at most once a second and after a pass (36a F8)."""
         convs = self.counted_listed.value()
+        torn = torn_lines(self.tails)
         with self._lock:  # the count and the words about it read together: never 0 left and "counting", nor the reverse
             counting = len(self._count_pending)
             return {
@@ -210,20 +222,18 @@ class BackgroundChecks:
                 "root": os.path.abspath(self.root),  # absolute: a dashboard polling several servers tells them apart (29b F11)
                 "source": self.source or None,
                 "interval": self.interval, "follows": self.follows,
-                "started": self.started,
-                "last_refresh": self.last_refresh,
-                "next_refresh": self.next_refresh,
+                "started": self.started, "last_refresh": self.last_refresh, "next_refresh": self.next_refresh,
                 "refreshing": self.refreshing,
                 "last_pass": self.last_pass,
                 "conversations": convs,
                 "root_exists": self.root.is_dir(),
-                "hide": list(self.hide),
-                "hide_override": self.hide_override,
+                "hide": list(self.hide), "hide_override": self.hide_override,
                 "documents_built": self.builds,
                 "checked": self.checked,
                 "checked_built": self.checked_built,
-                "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass)) if x),
+                "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass, len(torn))) if x),
                 "counting": counting,
+                "torn_tails": torn,
             }
 
     def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
@@ -232,6 +242,7 @@ class BackgroundChecks:
         with self._lock:
             if counts.get("landed") or counts.get("rounds") or self.last_pass is None:
                 self._unchained, self._unchained_gen = None, self._unchained_gen + 1
+            self.tails = tuple(counts.pop("tails", ()))  # judged at each status (torn_lines), not shown as they were
             self.last_pass, self.last_refresh, self.next_refresh = counts, finished_ms, next_ms
             self.counted_listed.forget()  # the conversations the pass made are counted by the next status
             self.refreshing = False

@@ -14,10 +14,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
 
 from cli_helpers import rotated_source
-from view_server_helpers import CANARY_SESSION, Served, canary_lines, counted_rows, until, write_session
+from view_server_helpers import CANARY_SESSION, Served, browser_or_none, canary_lines, counted_rows, until, write_session
 
 SOURCE = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects" / "-home-user-spotter" \
     / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
@@ -65,9 +64,8 @@ def test_the_server_says_a_source_no_longer_read_and_keeps_its_state(tmp_path, r
 def _page_says_it(request, s: Served, c: dict) -> None:
     """The list row's ``stopped`` badge and the conversation page's notice (skipped without a browser; the API
     assertions above hold either way)."""
-    try:
-        drv = request.getfixturevalue("browser")
-    except pytest.skip.Exception:
+    drv = browser_or_none(request)
+    if drv is None:
         return
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC

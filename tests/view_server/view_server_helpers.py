@@ -41,6 +41,17 @@ XSS_PROMPT = 'Please check <script>window.__pwned=1</script> and <img src=x oner
 LONG_LINE = "log line {:04d}: the quick brown fox jumps over the lazy dog\n"
 
 
+def browser_or_none(request):
+    """The run's browser (tests/conftest.py), or None when it is skipped (not installed): for a test whose API
+    assertions hold either way and that checks the page too when it can."""
+    import pytest
+
+    try:
+        return request.getfixturevalue("browser")
+    except pytest.skip.Exception:
+        return None
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -111,11 +122,12 @@ class Served:
     """
 
     def __init__(self, args: list[str], workdir: Path, *, timeout: float = 30.0, env: dict | None = None, preexec_fn=None,
-                 probe: str = "/api/status", prefix: list[str] = (), token: bool = False):
+                 probe: str = "/api/status", prefix: list[str] = (), token: bool = False, port: int | None = None):
         """``token``: ``args`` hold ``--token``; :attr:`token` is the banner's, and every request carries it as
-        ``Authorization: Bearer``."""
+        ``Authorization: Bearer``. ``port``: the one to listen on (a server started again where a page still polls),
+        else a free one."""
         self.token = None
-        self.port = free_port()
+        self.port = port or free_port()
         self.host = "127.0.0.1"
         self.log = workdir / f"server-{self.port}.log"
         self.err = workdir / f"server-{self.port}.err"

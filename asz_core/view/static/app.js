@@ -105,6 +105,41 @@
     r._said = setTimeout(function () { r.textContent = visibleText(text, false); }, 60);
   }
 
+  // ------------------------------------------------------------------ a server that stopped answering
+
+  // The list's and the document's polls say here how the server answered (trial 40c F3: after a SIGTERM both tabs
+  // showed what they held with no word, and after a restart with a new token each poll's 401 was said nowhere). What is
+  // drawn stays; a banner over it (#away, between the header and the page) says since when the server does not answer,
+  // or that its token changed, and how old what is shown is; the first poll answered takes it away. ``status``: the
+  // poll's HTTP status, 0 when no answer came (a network error).
+  let LAST_ANSWER = Date.now(), AWAY_SINCE = 0;
+  function clock(ms) { const d = new Date(ms); return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) + ' ' + tzShort(d); }
+  function awayWords(status) {
+    const asOf = 'what you see is as of ' + clock(LAST_ANSWER) + '.';
+    if (status !== 401) return 'The server at ' + location.host + ' is not answering since ' + clock(AWAY_SINCE) + '; ' + asOf;
+    return (BASE ? 'This server\'s token changed (restarted?): open the address it printed'
+      : 'This server now needs its token (restarted with --token?): open the address it printed') + '; ' + asOf;
+  }
+  function polled(status) {
+    const shown = document.getElementById('away');
+    if (status !== 0 && status !== 401) {  // answered: any other status is the server's own answer, said where asked
+      LAST_ANSWER = Date.now(); AWAY_SINCE = 0;
+      if (shown) { shown.remove(); say('The server answers again.'); }
+      return;
+    }
+    if (!AWAY_SINCE) AWAY_SINCE = Date.now();
+    const words = awayWords(status);
+    if (shown && shown.textContent === words) return;
+    const box = h('div', { class: 'box error small', id: 'away' }, words);
+    if (shown) shown.replaceWith(box); else document.body.insertBefore(box, document.getElementById('app'));
+    say(words, true);
+  }
+  // The status a list poll's answers (the rows', the status') say together: no answer, else a 401, else the first's.
+  function pollStatus(answers) {
+    const codes = answers.map(function (r) { return r.status; });
+    return codes.indexOf(0) >= 0 ? 0 : codes.indexOf(401) >= 0 ? 401 : codes[0];
+  }
+
   // ------------------------------------------------------------------ keyboard focus and scroll kept across a redraw
 
   // A redraw (a new round landing while the page is open, a list row changing, a sort) replaces elements: the one that
@@ -592,6 +627,7 @@
     if (document.hidden) { nextRefresh(); return; }
     const asked = listFilters().dialect;
     Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
+      polled(pollStatus(rs));
       const st = rs[1].ok ? rs[1].data : null;
       if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); sayReading(st); }
       if (rs[0].ok) {
@@ -1176,7 +1212,20 @@
     if (s.next_refresh) bits.push((s.follows ? 'next at the latest ' : 'next ') + fmtTime(s.next_refresh));
     if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
     return h('div', { id: 'status' }, h('p', { class: 'muted small' }, bits.join(' · ')),
-      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. ' + readingWords(s)) : null);
+      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. ' + readingWords(s)) : null,
+      tornBox(s.torn_tails || []));
+  }
+  // The sources the last collect pass found ending in a torn tail, as /api/status judges them now (the rule asz collect
+  // judges by): not "still reading", which they kept the list at for ever (trial 40c F4). Each in asz collect's words.
+  const TORN_SHOWN = 5;
+  function tornBox(lines) {
+    if (!lines.length) return null;
+    const more = lines.length - TORN_SHOWN;
+    return h('div', { class: 'box notice small', id: 'torn' },
+      num(lines.length) + ' source(s) end in a torn tail: a last line with no newline that has not changed for the idle ' +
+      'window. It is not landed; it lands once the line is completed, and asz sources lists it as UNREAD.',
+      h('ul', null, lines.slice(0, TORN_SHOWN).map(function (t) { return h('li', { class: 'mono' }, t); }),
+        more > 0 ? h('li', null, num(more) + ' more (asz sources lists each)') : null));
   }
 
   // ------------------------------------------------------------------ search
@@ -1717,10 +1766,11 @@
   function pollDocument() {
     if (document.hidden || !D) return;
     fetch(withHide('/api/c/' + enc(CID) + '/view'), { headers: { accept: 'application/json', 'if-none-match': ETAG } }).then(function (r) {
+      polled(r.status);
       if (r.status !== 200) return null;
       const etag = r.headers.get('etag') || '';
       return r.json().then(function (doc) { return { etag: etag, doc: doc }; });
-    }).then(function (got) {
+    }, function () { polled(0); return null; }).then(function (got) {
       if (!got || got.etag === ETAG) return;
       ETAG = got.etag;
       return loadHeadings().then(function () { return got; });
