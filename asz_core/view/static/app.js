@@ -1890,7 +1890,7 @@
       add(app, h('div', { class: 'box notice', id: 'cut' }, h('strong', null, 'Cut to land: '),
         num(s.cut.truncated + s.cut.too_large) + ' part(s) were larger than the landing budget (' + num(s.cut.truncated - (s.cut.data_taken || 0)) + ' truncated, ' +
         (s.cut.data_taken ? num(s.cut.data_taken) + ' tool result(s) kept their text whole without the runtime\'s structured copy, ' : '') +
-        num(s.cut.too_large) + ' taken out whole; ' + fmtBytes(s.cut.bytes) + ' not kept' + (s.cut.data_unsized ? ', ' + num(s.cut.data_unsized) + ' of unrecorded size' : '') +
+        num(s.cut.too_large) + ' taken out whole; ' + num(s.cut.bytes) + ' bytes not kept' + (s.cut.data_unsized ? ', ' + num(s.cut.data_unsized) + ' of unrecorded size' : '') +
         '). Each keeps its size and the SHA-256 of what was taken out.'));
     }
     if (s.removed) add(app, removedBox(s.removed));
@@ -2302,10 +2302,11 @@
   }
 
   // A result that kept its text whole and lost the runtime's structured copy to land (result_taken), as asz conversation
-  // says it (asz_core/reading/export_steps.py, taken_said): each with its own size and SHA-256.
+  // says it (asz_core/reading/export_steps.py, taken_said): each with its own size, exact in bytes, and SHA-256.
   function takenText(n) {
-    const text = [fmtBytes(n.result_bytes)].concat(n.result_text_sha256 ? ['sha256 ' + n.result_text_sha256] : []);
-    const data = [n.result_taken_bytes === undefined ? 'its size not recorded' : num(n.result_taken_bytes) + ' bytes']
+    const text = (Number.isInteger(n.result_bytes) ? [num(n.result_bytes) + ' bytes'] : [])
+      .concat(n.result_text_sha256 ? ['sha256 ' + n.result_text_sha256] : []);
+    const data = [Number.isInteger(n.result_taken_bytes) ? num(n.result_taken_bytes) + ' bytes' : 'its size not recorded by the asz that collected it']
       .concat(n.result_sha256 ? ['sha256 ' + n.result_sha256] : []);
     return 'text kept whole (' + text.join(', ') + '); not kept: the runtime\'s structured copy (' + data.join(', ') + '), too large to land';
   }
