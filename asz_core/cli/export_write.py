@@ -4,6 +4,7 @@ and a conversation over ``--max-tokens`` in parts (:func:`write_parts`, ``--spli
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
@@ -46,8 +47,9 @@ def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
 
     part = file.with_name(file.name + ".part")
     with file_lock(file):
+        stream = part_open(part)
         try:
-            with open(part, "wb") as stream:
+            with stream:
                 got = write(stream)
             stop_for_test("stream")  # the stream whole in FILE.part, not yet in place
         except BaseException:
@@ -63,8 +65,10 @@ def file_to(file: Path, data: bytes, then=lambda: None) -> None:
     writes ``file``)."""
     part = file.with_name(file.name + ".part")
     with file_lock(file):
+        stream = part_open(part)
         try:
-            part.write_bytes(data)
+            with stream:
+                stream.write(data)
         except BaseException:
             part.unlink(missing_ok=True)
             raise
@@ -89,8 +93,8 @@ def file_lock(out: Path):
     :class:`~asz_core.storage.root.FileLock` on ``OUT.lock`` (:data:`LOCK`, holding ``pid N, started TS``, UTC) for
     the export's life (its copy and manifest written), removed at its end; a kill -9 leaves the file, never the lock
     (the kernel releases it). A second export to ``out`` meanwhile writes nothing and ends with exit 1 (typer.Exit),
-    naming the one at work. Nothing is locked where the system has no flock (Windows). Raises OSError when the lock
-    file cannot be made."""
+    naming the one at work; a symbolic link at ``OUT.lock`` is never followed: exit 1 naming it (review 40). Nothing is
+    locked where the system has no flock (Windows). Raises OSError when the lock file cannot be made."""
     try:
         import fcntl  # noqa: F401  (the storage locks need it)
     except ImportError:
@@ -100,12 +104,37 @@ def file_lock(out: Path):
 
     try:
         lock = FileLock(out.with_name(out.name + LOCK), note="pid {pid}, started {started}", remove=True).acquire()
+    except OSError as e:
+        _linked(out.with_name(out.name + LOCK), e)
+        raise
     except LockBusy as busy:
         typer.echo(f"asz export: another asz export ({busy.holder or 'its pid unknown'}) is writing {out}: nothing "
                    "written; run this one again once it has ended", err=True)
         raise typer.Exit(1) from None
     with lock:
         yield
+
+
+def part_open(part: Path):
+    """``part`` (an export's ``FILE.part``) opened to write, emptied, binary, never through a symbolic link (``O_NOFOLLOW``
+    where the system has it; review 40: a link planted at ``OUT.part`` in a writable folder had its target truncated):
+    a link there ends the export with exit 1 (typer.Exit) naming it, its target untouched. Raises OSError otherwise."""
+    from ..storage.root import NOFOLLOW
+
+    try:
+        return os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644), "wb")
+    except OSError as e:
+        _linked(part, e)
+        raise
+
+
+def _linked(path: Path, e: OSError) -> None:
+    """Exit 1 (typer.Exit) saying ``path`` is a symbolic link asz does not write through, when ``e`` says so (ELOOP, or
+    the link seen after an error of another kind); else nothing (the caller raises ``e``)."""
+    if e.errno == errno.ELOOP or path.is_symlink():
+        typer.echo(f"asz export: {path} is a symbolic link: nothing written (asz never writes through a link there; "
+                   "remove it and export again)", err=True)
+        raise typer.Exit(1) from None
 
 
 def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinking: bool, prose,
@@ -122,7 +151,8 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
     replaced += earlier(out, cid, fmt, names)
     for k, (name, data) in enumerate(zip(names, prose.parts), 1):
         tmp = out / (name + ".part")
-        tmp.write_bytes(data)
+        with part_open(tmp) as stream:
+            stream.write(data)
         os.replace(tmp, out / name)
         if True:  # every file gets its manifest, masked or not (trial 29a F6)
             prose.masks, prose.part = mask_places(data, prose.seen) if prose.redact else [], k

@@ -46,6 +46,7 @@ __all__ = [
     "owner_alive",
     "LockBusy",
     "FileLock",
+    "NOFOLLOW",
     "COLLECTOR_LOCK",
     "SESSION_LOCK",
     "SESSION_STATE",
@@ -84,6 +85,10 @@ class LockBusy(RuntimeError):
         super().__init__(f"{self.path} is held{who}{after}")
 
 
+#: ``os.O_NOFOLLOW`` where the system has it (0 elsewhere): a file asz opens to write whose path a symbolic link was
+#: planted at fails (``ELOOP``) instead of writing its target (review 40: an export's ``OUT.lock``, ``OUT.part``).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 #: Bytes of a lock file's holder note (spaces pad it), wider than any note an older version wrote.
 _NOTE_WIDTH = 96
 
@@ -93,7 +98,8 @@ class FileLock:
 
     :meth:`acquire` tries every 50 ms for up to ``timeout`` seconds (0: one try)
     and raises :class:`LockBusy` naming the file and its holder when it stays
-    held. The holder writes ``note`` (``pid <n> since <RFC 3339 UTC>`` unless
+    held; a symbolic link at ``path`` is never followed (OSError ``ELOOP``, where the
+    system has ``O_NOFOLLOW``: its target is never written). The holder writes ``note`` (``pid <n> since <RFC 3339 UTC>`` unless
     told otherwise: ``{pid}``, ``{since}`` and ``{started}``, the UTC second as
     ``YYYY-MM-DDTHH:MM:SSZ``) into the file so a refused process can say who
     holds it. With ``remove``, the file is the lock of one holder at a time:
@@ -127,7 +133,7 @@ class FileLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o644)  # never through a link (review 40)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:

@@ -115,3 +115,20 @@ def test_a_second_export_to_the_same_file_is_refused_and_the_first_writes_it_who
     again = _to_file(corpus_root, out, ONE)
     assert again.communicate(timeout=300) and again.returncode == 0
     assert out.read_bytes() == part and not out.with_name("same.txt.lock").exists()
+
+
+def test_a_link_planted_at_the_part_or_the_lock_is_never_written_through(corpus_root, tmp_path):
+    """Review 40: ``OUT.part`` and ``OUT.lock`` were opened following a symbolic link, so a link planted there in a
+    writable folder had its target truncated (``.part``) or written over (``.lock``). Now each is opened with
+    ``O_NOFOLLOW``: the export writes nothing, exits 1 naming the link, and the target keeps its bytes."""
+    target = tmp_path / "precious"
+    target.write_bytes(b"kept bytes\n" * 100)
+    for suffix in (".part", ".lock"):
+        out = tmp_path / f"day{suffix[1:]}.txt"
+        link = out.with_name(out.name + suffix)
+        link.symlink_to(target)
+        p = asz("export", "--since", ONE[0], "--until", ONE[1], "--tz", "UTC", "--format", "text",
+                "--root", str(corpus_root), "--out", str(out), check=False)
+        assert p.returncode == 1, (suffix, p.stderr)
+        assert f"asz export: {link} is a symbolic link: nothing written" in p.stderr, p.stderr
+        assert target.read_bytes() == b"kept bytes\n" * 100 and link.is_symlink() and not out.exists(), suffix
