@@ -248,8 +248,9 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
-    from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNDESCRIBED_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX, undescribed_named
-    from ..view.usage_report import block_times, narrowed, outside_window, read_root
+    from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
+    from ..view.usage_report import block_times, narrowed, read_root
+    from ..view.usage_undescribed import undescribed_in
 
     done = [0]
     try:
@@ -277,11 +278,9 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
     kept = {c.conversation for c in counted} if any(narrow) else set(listed)  # only the conversations the filters keep
-    kept -= {c for c, span in ranges.items() if outside_window(span, *window)}  # of other days (39d F1)
-    # may hold calls no figure counts (trial 18, F-f), but those naming the call they belong to (session 40)
-    undescribed = [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0]),
-                    "naming_calls": undescribed_named(p)}
-                   for cid, lines in sorted(listed.items()) if cid in kept for p in lines if p.startswith(UNDESCRIBED_PREFIX)]
+    # may hold calls no figure counts (trial 18, F-f), but those naming the call they belong to (session 40); none of
+    # other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
+    undescribed = undescribed_in({c: v for c, v in listed.items() if c in kept}, ranges, *window)
     return counted, problems, unreadable, undescribed, times
 
 

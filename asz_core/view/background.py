@@ -110,6 +110,20 @@ def list_note(state, conversations: Sequence[str]) -> str:
     return " ".join(x for x in notes if x)
 
 
+def _undescribed(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bool] | None, since: int | None,
+                 until: int | None) -> list[dict]:
+    """``/api/usage``'s ``undescribed``: ``asz usage --json``'s, ``[{"conversation", "records", "naming_calls"}]`` by id
+    (:func:`~asz_core.view.usage_undescribed.undescribed_in`: none whose range lies wholly outside ``since``..``until``)
+    of the verified ones of ``convs`` holding transcript records their dialect could not read, kept as ``asz usage``'s
+    filters keep them: with ``narrow`` (``(model, exact)``, a filter given) only those with a call of such a model;
+    [] when none (review 40). Called under ``state``'s lock."""
+    from .usage_undescribed import undescribed_in
+
+    kept = {c: state._undescribed.get(c, ()) for c in convs if states.get(c, "verified") == "verified"
+            and (narrow is None or narrow_buckets(state._usage.get(c) or {}, *narrow, None, None))}
+    return undescribed_in(kept, state._spans, since, until)
+
+
 class BackgroundChecks:
     """The checker, the counter, the status and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over
     its caches)."""
@@ -140,8 +154,7 @@ class BackgroundChecks:
               exact: bool = False, tz: str | None = None, instance: str = "", by: str = "", dialect: str = "") -> dict:
         """``/api/usage``: tokens (and cost, where the price table knows the model) of every model call, per hour.
 
-        ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out",
-        "cache_read", "cache_write", "calls", "cost": USD or null}`` (and ``cache_write_1h``, the 1-hour part of
+        ``hours`` is a list of ``{"hour": unix ms (UTC hour start), "in", "out", "cache_read", "cache_write", "calls", "cost": USD or null}`` (and ``cache_write_1h``, the 1-hour part of
         ``cache_write``, in an hour that has some); ``quarters`` the same per quarter hour, keyed ``"at"`` (unix ms
         of its start), so that a day in any time zone in use (offsets of whole quarter hours: India +5:30, Nepal
         +5:45) is an exact sum of them (trial 3, F16). Both summed over
@@ -161,7 +174,7 @@ class BackgroundChecks:
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
         USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`;
-        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`). Each entry of those six lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_undescribed`). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -191,11 +204,12 @@ class BackgroundChecks:
                      if c in near and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
+            und = _undescribed(self, convs, states, (model, exact) if project or model or dialect or instance else None, since, until)
             parts, same = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"] = \
-            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same)], every)  # as asz usage names them (122b95e)
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"], answer["undescribed"] = \
+            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same), und], every)  # as asz usage names them (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)

@@ -4,11 +4,11 @@ which names them as before."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from ..sessiondata.model import is_member_part
 
-__all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named"]
+__all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "undescribed_in"]
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
@@ -63,3 +63,20 @@ def undescribed_named(line: str) -> int:
 
 def _first_ten(found: list[str]) -> str:
     return ", ".join(found[:10]) + (", …" if len(found) > 10 else "")
+
+
+def undescribed_in(problems: Mapping[str, Iterable[str]], spans: Mapping[str, tuple],
+                   since: int | None = None, until: int | None = None) -> list[dict]:
+    """``[{"conversation", "records", "naming_calls"}]``, by id: the conversations of ``problems`` (id -> the problem
+    lines of a verified conversation the filters keep) holding transcript records their dialect could not read (an
+    :data:`UNDESCRIBED_PREFIX` line: ``records`` how many, ``naming_calls`` those of them naming the model call they
+    belong to, :func:`undescribed_named`), but one whose recorded range (``spans``: id -> ``(first, last)`` unix ms)
+    lies wholly outside ``since``..``until`` (unix ms, None: open;
+    :func:`~asz_core.view.usage_report.outside_window`, trial 39d F1). The one list ``asz usage`` (``--json``
+    ``undescribed``, its ``!`` and line) and ``/api/usage`` (``undescribed``, the Usage tab's) say (review 40)."""
+    from .usage_report import outside_window
+
+    return [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0]),
+             "naming_calls": undescribed_named(p)}
+            for cid, lines in sorted(problems.items()) if not outside_window(spans.get(cid, (None, None)), since, until)
+            for p in lines if p.startswith(UNDESCRIBED_PREFIX)]

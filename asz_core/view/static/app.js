@@ -1349,6 +1349,18 @@
   const TOKEN_KINDS = [['in', 'input'], ['out', 'output'], ['cache_write', 'cache write'], ['cache_read', 'cache read']];
   function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
 
+  // asz usage daily's line under its table (asz_core/cli/usage_lines.py undescribed_line, rows of days): the
+  // conversations holding transcript records their dialect could not read (/api/usage's undescribed, review 40)
+  function undescribedText(list) {
+    const n = list.reduce(function (a, x) { return a + x.records; }, 0), m = list.reduce(function (a, x) { return a + (x.naming_calls || 0); }, 0);
+    const lists = 'asz conversation ID lists them under undescribed', counted = "counted in its day's row and the total";
+    const head = !m ? "! undescribed, in no day's row and no total above: " + num(n) + ' transcript record(s) the dialect could not read (each may have been a model call; ' + lists + ')'
+      : m === n ? '! undescribed: ' + num(n) + ' transcript record(s) the dialect could not read, each naming the model call it belongs to, ' + counted + ' (only their content was not read; ' + lists + ')'
+        : '! undescribed: ' + num(n) + ' transcript record(s) the dialect could not read: ' + num(n - m) + " naming no model call, in no day's row and no total above (each may have been a model call), and " +
+          num(m) + ' naming the model call they belong to, ' + counted + ' (only their content was not read); ' + lists;
+    if (list.length > 3) return head + ': ' + num(list.length) + " conversation(s) hold them; asz usage session marks each one's row ! and asz usage --json lists each on the rows its calls fall in (undescribed)";
+    return head + ': ' + list.map(function (x) { return (x.name || x.conversation) + ' (' + x.records + ' record(s)' + (x.naming_calls ? ', ' + x.naming_calls + ' naming their call' : '') + ')'; }).join(', ');
+  }
   let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
   // The Usage tab's grouping beside the days (trial 28a F3): '' none, 'week' or 'month' (/api/usage's periods), or
   // 'instance' (its instances: cost by sender in a root asz receive landed)
@@ -1364,7 +1376,7 @@
       if (mine !== usageDrawn) return;
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
-      const u = res.data, days = new Map(), held = u.held_back || [];
+      const u = res.data, days = new Map(), held = u.held_back || [], undescribed = u.undescribed || [];
       // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters; then
       // the calls with no time of their own the server placed on a day of this zone by their conversation's range
       (u.quarters || u.hours || []).concat(u.placed || []).forEach(function (x) {
@@ -1468,10 +1480,11 @@
       if (total && total.cost === null && typeof total.cost_so_far === 'number') {
         rows.push(line(h('strong', { title: total.cost_unknown || '' }, 'Total so far'),
           Object.assign({}, total, { cost: total.cost_so_far, cost_exact: total.cost_exact_so_far })));
-      } else if (total) rows.push(line(h('strong', null, 'Total'), total));
+      } else if (total) rows.push(line(h('strong', null, 'Total', undescribed.length ? h('span', { class: 'held', id: 'usage-total-mark', title: 'transcript records the dialect could not read: see the line under the table' }, ' !') : ''), total));
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
+      if (undescribed.length) panel.append(h('p', { class: 'muted small', id: 'usage-undescribed' }, undescribedText(undescribed)));
       const uncounted = total ? callsUncounted(total.calls, total.calls_with_usage) : 0;
       if (uncounted) {  // asz usage's line under its table (rate_words.partial_line), the rows being those marked above
         panel.append(h('p', { class: 'muted small', id: 'usage-uncounted' }, partialText(uncounted, total.calls) + '.'));
