@@ -17,9 +17,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from view_server_helpers import Served
+from view_server_helpers import Served, one_search_slot_app
 
-from asz_core.view.at_once import AtOnce, Recent
+from asz_core.view.at_once import Recent
 
 
 def test_a_burst_computes_the_status_figures_once(tmp_path):
@@ -73,20 +73,8 @@ def test_the_listen_queue_holds_a_burst(example_root, tmp_path):
 def test_searches_past_the_bound_are_refused_busy(corpus_copy):
     from starlette.testclient import TestClient
 
-    from asz_core.cli import server_cmd
-    from asz_core.view.app import json_answer
-    from asz_core.view.server import ViewState, create_app
-
-    bound, held, release = AtOnce(1, "searches"), threading.Event(), threading.Event()
-
-    def slow(root, pairs, hide, error):  # what takes the one slot: a search still running
-        held.set()
-        release.wait(30)
-        return {}
-
-    state = ViewState(corpus_copy())
-    extra = [*server_cmd._reading_routes(bound), ("/api/slow", json_answer(bound.bounded(slow)))]
-    client = TestClient(create_app(state, extra=extra), base_url="http://127.0.0.1")
+    app, held, release = one_search_slot_app(corpus_copy())
+    client = TestClient(app, base_url="http://127.0.0.1")
     first = threading.Thread(target=lambda: client.get("/api/slow"))
     first.start()
     try:

@@ -441,3 +441,25 @@ def until(get, ok, timeout: float, what: str, served: "Served"):
             return got
         assert time.monotonic() < deadline, f"{what} not seen within {timeout}s; last: {got!r}\n{served.output()}"
         time.sleep(0.2)
+
+
+def one_search_slot_app(root):
+    """``(app, held, release)``: the real app over ``root`` with the reading room's routes (as ``asz view`` serves
+    them), its searches bounded to one at a time, and ``/api/slow``, a request that takes that slot (``held`` set
+    once it does) and keeps it until ``release`` is set (60 s at most): past it, ``/api/search`` is a 503 ``busy``."""
+    import threading
+
+    from asz_core.cli import server_cmd
+    from asz_core.view.app import json_answer
+    from asz_core.view.at_once import AtOnce
+    from asz_core.view.server import ViewState, create_app
+
+    bound, held, release = AtOnce(1, "searches"), threading.Event(), threading.Event()
+
+    def slow(root, pairs, hide, error):  # what takes the one slot: a search still running
+        held.set()
+        release.wait(60)
+        return {}
+
+    extra = [*server_cmd._reading_routes(bound), ("/api/slow", json_answer(bound.bounded(slow)))]
+    return create_app(ViewState(root), extra=extra), held, release

@@ -36,7 +36,7 @@
       return r.text().then(function (t) {
         let body = null;
         try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
-        if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText, body: body };
+        if (!r.ok) return { ok: false, status: r.status, error: (body && body.error) || t || r.statusText, body: body, retry: r.headers.get('retry-after') };
         return { ok: true, status: r.status, data: body, etag: r.headers.get('etag') };
       });
     }, function (err) { return { ok: false, status: 0, error: String(err) }; });
@@ -1245,16 +1245,26 @@
 
   // The page asks for SEARCH_FIRST hits, then (a button) up to SEARCH_MAX, /api/search's largest limit.
   const SEARCH_FIRST = 50, SEARCH_MAX = 500;
-  function runSearch(limit) {
+  let searchRuns = 0;  // each search's number: a retry of one the reader has since replaced draws nothing
+  function runSearch(limit, tried) {
     limit = limit || SEARCH_FIRST;
-    const f = listFilters(), out = clear(document.getElementById('hits'));
+    const f = listFilters(), out = clear(document.getElementById('hits')), mine = ++searchRuns;
     if (!f.q) return;
     out.append(h('p', { class: 'faint' }, 'Searching…'));
     const byconv = f.by === 'conversation';
     const extra = ['q=' + enc(f.q), 'limit=' + limit, 'held_back=1'].concat(byconv ? ['conversations=1'] : []);
     ['project', 'model', 'dialect', 'since', 'until'].forEach(function (k) { if (f[k]) extra.push(k + '=' + enc(f[k])); });
     api('/api/search', extra.join('&')).then(function (res) {
+      if (mine !== searchRuns) return;
       clear(out);
+      // 503 busy: the server runs at most 4 searches at once (asz_core/view/at_once.py); asked once more after its
+      // Retry-After seconds (1; at most 30), said meanwhile, then refused if still busy (review 40)
+      if (!res.ok && res.status === 503 && res.body && res.body.code === 'busy' && !tried) {
+        const wait = Math.min(Math.max(parseInt(res.retry, 10) || 1, 0), 30);
+        out.append(h('p', { class: 'faint', id: 'search-busy' }, 'The server is answering as many searches as it runs at once: busy, trying again…'));
+        setTimeout(function () { if (mine === searchRuns) runSearch(limit, true); }, wait * 1000);
+        return;
+      }
       if (!res.ok) { out.append(errorBox('The search was refused.', res)); return; }
       const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
       const held = (res.data && res.data.held_back) || { hits: 0, files: [] };
