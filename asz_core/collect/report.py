@@ -129,8 +129,9 @@ GONE_SAID = ("the source is gone since the last pass; what landed is kept and re
              "{cursor} now source_gone); nothing more of it will land")
 #: How many ``gone:`` lines a pass of ``asz collect`` tells each; more are one line (:data:`GONE_MANY`).
 GONE_EACH = 3
-#: The one line of a pass that found more than :data:`GONE_EACH` sources gone (trial 36b F8).
-GONE_MANY = ("gone: {n:,} source(s) of {sessions:,} session(s) are gone since the last pass (the first: {first}); what "
+#: The one line of a pass that found more than :data:`GONE_EACH` sources gone (trial 36b F8); ``named`` is
+#: :func:`gone_named`'s: the first :data:`GONE_EACH` sources as the pass met them, then how many more.
+GONE_MANY = ("gone: {n:,} source(s) of {sessions:,} session(s) are gone since the last pass ({named}); what "
              "landed is kept and reads as before (their cursors now source_gone); nothing more of them will land; asz "
              "sources lists each (gone: …; --json: gone)")
 #: The one line of a pass that moved more than :data:`GONE_EACH` cursors past what an interrupted pass had landed
@@ -225,7 +226,7 @@ class Report:
     def gone_said(self) -> None:
         """At a pass's end, the ``gone:`` lines :meth:`gone` held: up to :data:`GONE_EACH` each as it is, more as one
         line (trial 36b F8: Claude Code's ``cleanupPeriodDays`` removing a month gave 72 lines, one per source), with
-        the count, how many sessions, the first source and where each is listed (:data:`GONE_MANY`); then the cursor
+        the count, how many sessions, the first three sources and where each is listed (:data:`GONE_MANY`); then the cursor
         notes :meth:`behind` held, the same way (:data:`BEHIND_MANY`: trial 38b F5). Never raises."""
         behind, self._behind = self._behind, ([] if self._behind is not None else None)
         if behind and len(behind) <= GONE_EACH:
@@ -245,7 +246,14 @@ class Report:
                 self._line(f"gone: {path}: {message}")
             return
         sessions = {m.group(1) if (m := _GONE_SESSION.search(message)) else path for path, message in held}
-        self._line(GONE_MANY.format(n=len(held), sessions=len(sessions), first=held[0][0]))
+        self._line(GONE_MANY.format(n=len(held), sessions=len(sessions), named=gone_named([p for p, _ in held])))
+
+
+def gone_named(paths: list[str]) -> str:
+    """The sources a grouped ``gone:`` line names (:data:`GONE_MANY`): ``A, B, C and N more``, the first
+    :data:`GONE_EACH` of ``paths`` as the pass met them (819ae86f named the first alone). ``paths`` holds more than
+    :data:`GONE_EACH`. Never raises."""
+    return f"{', '.join(paths[:GONE_EACH])} and {len(paths) - GONE_EACH:,} more"
 
 
 def parse_error_lines(report: Any, root: Any) -> list[str]:

@@ -2,7 +2,7 @@
 removing a month of files gave 72 ``gone:`` lines, one per source; the evidence was right, the output unreadable).
 
 Up to three gone sources are each told as before (``gone: PATH: the source is gone since the last pass; …``); more
-are one line with the count, how many sessions, the first source and ``asz sources``, which lists each (``--json``:
+are one line with the count, how many sessions, the first three sources (then how many more) and ``asz sources``, which lists each (``--json``:
 ``gone``). Real input: the corpus's -experiments-worktrees (one session, its main transcript and six sub-agents, each
 with its meta file: 13 files) and -home-user-spotter, collected; then the 13 files removed from their folders (the
 folders stay, as Claude Code's clean-up leaves them) and the real ``asz collect --once`` (worker processes and this
@@ -39,9 +39,11 @@ def test_many_gone_sources_are_one_line(corpus_dir: Path, tmp_path: Path, jobs: 
     listed = json.loads(asz("sources", "--json", "--source", str(src), "--root", str(root)).stdout)["gone"]
     assert sorted(src / g["file"] for g in listed) == files  # asz sources lists each
     assert len(told) == 1, p.stderr
-    first = told[0].split("(the first: ", 1)[1].split("); ", 1)[0]
-    assert Path(first) in files  # one of them, as the pass met it
-    assert told == [f"gone: {len(files)} source(s) of 1 session(s) are gone since the last pass (the first: {first}); what "
+    named = told[0].split("since the last pass (", 1)[1].split("); what ", 1)[0]
+    first = sorted((named.index(str(f)), str(f)) for f in files if str(f) in named)
+    assert len(first) == 3  # three of them, as the pass met them, then how many more
+    assert named == f"{', '.join(f for _, f in first)} and {len(files) - 3} more", told
+    assert told == [f"gone: {len(files)} source(s) of 1 session(s) are gone since the last pass ({named}); what "
                     "landed is kept and reads as before (their cursors now source_gone); nothing more of them will land; "
                     "asz sources lists each (gone: …; --json: gone)"], p.stderr
     again = asz("collect", "--once", "--jobs", jobs, "--source", str(src), "--root", str(root))

@@ -33,4 +33,6 @@ def test_a_pass_says_its_gone_sources_in_one_line_and_later_passes_none(corpus_d
         out = capsys.readouterr()
         said.append([x for x in (out.out + out.err).splitlines() if x.startswith("gone:")])
     assert [len(x) for x in said] == [1, 0, 0], said
-    assert said[0][0].startswith(f"gone: {len(files)} source(s) of 2 session(s) are gone since the last pass (the first: ")
+    assert said[0][0].startswith(f"gone: {len(files)} source(s) of 2 session(s) are gone since the last pass (")
+    named = said[0][0].split("since the last pass (", 1)[1].split("); what ", 1)[0]
+    assert sorted(f for f in map(str, files) if f in named) == sorted(named.removesuffix(" and 1 more").split(", "))
