@@ -145,14 +145,15 @@ def _tools(*args):
 
 def _reading_routes(searches=None) -> list:
     """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``); at most
-    :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` searches run together (``searches``: the
-    :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a 503 ``busy`` (trial
-    36a F8)."""
+    :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` of them run together, searches and tool-use readings alike
+    (``searches``: the :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a
+    503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation kept, 8 s under load)."""
     from ..view.app import TITLES_MASKED, json_answer
     from ..view.at_once import SEARCHES_AT_ONCE, AtOnce
 
-    bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches")
-    return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)), ("/api/tools", json_answer(_tools))]
+    bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches and tool-use readings")
+    return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)),
+            ("/api/tools", json_answer(bound.bounded(_tools)))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:

@@ -4,7 +4,8 @@ took seconds, and nothing bounded costly searches).
 - :class:`Recent`: a figure read from disk kept for :data:`STATUS_KEPT` seconds and computed by one thread at a time,
   so a burst of ``/api/status`` pays for it once (the conversations counted under ``_conversations``, the stat of
   asz's ~430 code files for ``code_changed``: 1.5 ms of CPU a request on the corpus before, every request).
-- :class:`AtOnce`: at most :data:`SEARCHES_AT_ONCE` searches run together; one more is refused at once, 503 with the
+- :class:`AtOnce`: at most :data:`SEARCHES_AT_ONCE` searches and tool-use readings (``/api/search``, ``/api/tools``)
+  run together, one bound for both; one more is refused at once, 503 with the
   code ``busy`` and ``Retry-After: 1``, instead of waiting in a thread every other answer needs (docs/view.md,
   Errors).
 
@@ -24,7 +25,7 @@ T = TypeVar("T")
 #: Seconds ``/api/status`` keeps what it read from disk (the conversations' count, ``code_changed``): a figure is at
 #: most this old, and ``asz server``'s pass that ends renews the count at once.
 STATUS_KEPT = 1.0
-#: The most searches (``/api/search``) the server runs together; they share one interpreter, so more at once only
+#: The most searches and tool-use readings (``/api/search``, ``/api/tools``, one bound) the server runs together; they share one interpreter, so more at once only
 #: makes each slower, and each holds one of the threads every request is answered in.
 SEARCHES_AT_ONCE = 4
 

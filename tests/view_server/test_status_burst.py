@@ -5,8 +5,8 @@ nothing bounded costly searches). Speed is measured by ``bench/status_burst.py``
   (:class:`asz_core.view.at_once.Recent`, real threads), and a pass that ends renews the count;
 - the listen queue of a real ``asz view`` is :data:`asz_core.cli.server_cmd.LISTEN_QUEUE` long (``ss``), not the
   event loop's accept batch of 128 that dropped the rest of a burst;
-- past :data:`asz_core.view.at_once.SEARCHES_AT_ONCE` searches at once, ``/api/search`` answers 503 ``busy`` with
-  ``Retry-After`` (the real application and reading routes, a real search through Starlette's in-process client).
+- past :data:`asz_core.view.at_once.SEARCHES_AT_ONCE` searches and tool-use readings at once (one bound),
+  ``/api/search`` and ``/api/tools`` answer 503 ``busy`` with ``Retry-After`` (the real application and reading routes, a real search through Starlette's in-process client).
 """
 
 from __future__ import annotations
@@ -83,8 +83,12 @@ def test_searches_past_the_bound_are_refused_busy(corpus_copy):
         assert r.status_code == 503 and r.headers["retry-after"] == "1", (r.status_code, r.text)
         assert r.json() == {"code": "busy", "error": "busy: this server is answering 1 searches already, the most it "
                                                      "runs at once; ask again in a moment"}
+        t = client.get("/api/tools")  # one bound for both: a first /api/tools reads every conversation kept
+        assert t.status_code == 503 and t.headers["retry-after"] == "1" and t.json() == r.json(), (t.status_code, t.text)
     finally:
         release.set()
         first.join()
     r = client.get("/api/search", params={"q": "pytest", "held_back": "1"})
     assert r.status_code == 200 and r.json()["hits"], r.text
+    t = client.get("/api/tools")  # its slot given back: answered
+    assert t.status_code == 200 and t.json()["total"]["calls"] > 0, t.text
