@@ -24,6 +24,7 @@ indexed (:func:`words`).
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
@@ -171,20 +172,56 @@ RETRY_PENDING = 30.0
 _KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy", "partial")
 
 
-#: In the child: the collectors made for each spec, kept from pass to pass.
-_COLLECTORS: dict[PassSpec, list] = {}
+#: In the child: the collectors made for each spec and adapters staged (:func:`staged_now`), kept from pass to pass.
+_COLLECTORS: dict[tuple[PassSpec, tuple[str, ...]], list] = {}
+
+
+def staged_now(spec: PassSpec) -> tuple[str, ...]:
+    """The adapters whose source lies in the storage root (``langsmith-ingest``) that a pass of ``spec`` collects
+    beside the default list now, asked again at each pass (:meth:`~asz_core.plugins.adapter.Adapter.has_staged`: a
+    listing of the inbox, a look at ``listening.json`` and ``state.json``): a server started before anything was
+    staged and with no receiver running collects a request staged later (fix40e's rule was asked once, at start).
+    () with ``--adapter`` or ``--source``, or an ``adapters`` list in the configuration: the user chose. Never raises:
+    an answer it cannot give is (), and the pass's own resolving says what is wrong."""
+    if spec.source or (spec.adapter if isinstance(spec.adapter, str) else any(spec.adapter)):
+        return ()
+    try:
+        from ..config import load_config
+        from .adapter_note import present_adapters
+        from .jobs import storage_root
+
+        cfg = load_config(spec.config)
+        return tuple(present_adapters(cfg, _in_storage(), storage=storage_root(cfg, Path(spec.root))))
+    except Exception:
+        return ()
+
+
+@functools.cache
+def _in_storage() -> dict:
+    """The installed adapters whose source lies in the storage root, by name (the plugin registry read once a
+    process, not at every pass)."""
+    from ..plugins import get_plugin_manager
+
+    return {n: a for n, a in get_plugin_manager().adapters().items() if a.source_in_storage}
+
+
+def kept_collectors(spec: PassSpec, kept: dict) -> list:
+    """The collectors of ``spec`` for this pass, from ``kept`` (made when :func:`staged_now` first gives what it gives
+    now, then kept)."""
+    key = (spec, staged_now(spec))
+    if key not in kept:
+        kept[key] = make_collectors(spec)
+    return kept[key]
 
 
 def collect_pass(spec: PassSpec, tell: bool) -> dict:
-    """In the server's collect child: one :func:`run_pass` with the collectors of ``spec`` (made on the first pass,
-    then kept) and ``spec.jobs`` processes; with ``tell``, its progress goes to the server
+    """In the server's collect child: one :func:`run_pass` with the collectors of ``spec`` (:func:`kept_collectors`)
+    and ``spec.jobs`` processes; with ``tell``, its progress goes to the server
     (:func:`asz_core.view.worker.progress`)."""
     from ..config import load_config
     from ..view.worker import progress
 
-    cols = _COLLECTORS.get(spec)
-    if cols is None:
-        cols = _COLLECTORS[spec] = make_collectors(spec)
+    cols = kept_collectors(spec, _COLLECTORS)
     return run_pass(cols, Path(spec.root), load_config(spec.config), spec.jobs, progress if tell else None)
 
 
@@ -208,7 +245,7 @@ class CollectLoop:
         self.storage = Path(spec.root)
         self.worker = worker
         self.lock = None  # the root's collector lock this server holds (FileLock): rechecked before each pass
-        self._here: list | None = None  # the collectors of a pass run in this thread (the worker gone)
+        self._here: dict = {}  # the collectors of a pass run in this thread (the worker gone): kept_collectors
         self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
         state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
         state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
@@ -277,9 +314,8 @@ class CollectLoop:
             except WorkerGone:
                 if self.worker.closed or self.worker.took_stop():  # the server stops, or its child was stopped
                     return None
-        if self._here is None:
-            self._here = make_collectors(attrs.evolve(self.spec, jobs=1))
-        return run_pass(self._here, self.storage, self.cfg, 1, say)
+        here = kept_collectors(attrs.evolve(self.spec, jobs=1), self._here)
+        return run_pass(here, self.storage, self.cfg, 1, say)
 
     def one_pass(self, first: bool = False) -> None:
         """One collect(+parse) pass; its counts go to ``state`` and one line to stdout; a pass a stop cut (Ctrl-C or

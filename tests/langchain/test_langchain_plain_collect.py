@@ -82,3 +82,58 @@ def test_has_staged_answers_from_the_files(tmp_path):
     assert a.has_staged(root) is True
     (ingest / "state.json").write_text("{not json")
     assert a.has_staged(root) is False  # never raises: the pass that reads it says what is wrong
+
+
+@pytest.mark.slow  # a real asz server, waiting for its passes: about 15 s on the shared machine
+def test_a_server_started_before_anything_was_staged_lands_a_request_staged_later(tmp_path, corpus_dir):
+    """``asz server`` asks ``has_staged`` at each pass (``server_pass.staged_now``): started on an empty root with no
+    receiver, it lands the corpus's upload bodies staged after its first pass in a later one (before, it decided
+    once at start and never read the inbox). Real server on loopback, temp HOME, no asz.yaml."""
+    import os
+    import subprocess
+    import sys
+    import urllib.request
+
+    from langchain_helpers import free_port
+
+    root, home, stage = tmp_path / "data", tmp_path / "home", tmp_path / "stage"
+    if not stage_upload_bodies(corpus_dir, stage):
+        pytest.skip(f"no LangSmith upload bodies under {corpus_dir / 'langchain'}")
+    staged = stage / "_ingest" / "langsmith" / "inbox" / "001.jsonl"
+    want = expected_langsmith([json.loads(x)["run"] for x in staged.read_text().splitlines()
+                               if json.loads(x)["op"] == "post"])
+    (home / ".claude" / "projects").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "KIRO_HOME", "ASZ_LANGSMITH_ROOT",
+                                                            "ASZ_DISABLE_ADAPTERS")} | {"HOME": str(home)}
+    port, log = free_port(), tmp_path / "server.log"
+    proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--root", str(root), "--no-token",
+                             "--port", str(port), "--interval", "1s"], cwd=tmp_path, env=env, stdout=open(log, "wb"),
+                            stderr=subprocess.STDOUT)
+
+    def get(path: str):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+                return json.loads(r.read())
+        except OSError:
+            return None
+
+    def until(check, what: str):
+        deadline = time.monotonic() + 60
+        while not (got := check()):
+            assert time.monotonic() < deadline, f"{what} not seen within 60 s\n{log.read_text()}"
+            time.sleep(0.2)
+        return got
+
+    try:
+        until(lambda: (get("/api/status") or {}).get("last_refresh"), "the first pass")
+        assert get("/api/conversations")["conversations"] == []
+        inbox = root / "_ingest" / "langsmith" / "inbox"
+        inbox.mkdir(parents=True)
+        os.rename(staged, inbox / "001.jsonl")  # whole at once, as the receiver stages
+        rows = until(lambda: len((get("/api/conversations") or {}).get("conversations", [])) == len(want)
+                     and get("/api/conversations")["conversations"], "the staged requests' conversations")
+        assert sorted(r["id"] for r in rows) == sorted(want), rows
+        assert list(inbox.iterdir()) == []  # materialised, moved to done/
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
