@@ -1816,10 +1816,17 @@
     panel.querySelectorAll('details.fold[open]').forEach(function (d) {
       const n = d.querySelector('.node[data-id]'); if (n) folds.push(n.getAttribute('data-id'));
     });
-    const step = function (id) { return panel.querySelector('.node[data-id="' + cssEscape(id) + '"]'); };
+    // the pages shown in each list: drawn again up to the last step it showed (appendSteps)
+    const shown = [];
+    panel.querySelectorAll('.stepsmore').forEach(function (m) {
+      const last = m.previousElementSibling, n = last && (last.matches('.node') ? last : last.querySelector(':scope > .node:last-of-type'));
+      if (n) shown.push(n.getAttribute('data-id'));
+    });
+    const step = function (id) { const t = talkEls.get(IDX.talkOf.get(id)); return t ? drawnTo(t, id) : panel.querySelector('.node[data-id="' + cssEscape(id) + '"]'); };
     keepingPlace(function () {
       drawDocument(doc);
       open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
+      shown.forEach(step);
       folds.forEach(function (id) { const n = step(id), d = n && n.closest('details.fold'); if (d) d.open = true; });
       steps.forEach(function (id) { const n = step(id); if (n && n._toggle) n._toggle(true); });
     });
@@ -1827,18 +1834,25 @@
 
   function index(doc) {
     const nodes = new Map(), talkOf = new Map(), streamTalk = new Map(), streamInfo = new Map(), fileBySeq = new Map();
-    function walk(n, talk) {
+    // parentOf: the node (or talk) whose list draws a node (a loose node drawn in place: its place's parent); size: the
+    // steps a node is, itself and all it holds (appendSteps' pages count them)
+    const parentOf = new Map(), size = new Map();
+    function walk(n, talk, parent) {
       nodes.set(n.id, n);
       if (talk) talkOf.set(n.id, talk);
-      (n.children || []).forEach(function (c) { walk(c, talk); });
+      if (parent) parentOf.set(n.id, parent);
+      let k = 1;
+      (n.children || []).forEach(function (c) { k += walk(c, talk, n.id); });
+      size.set(n.id, k);
+      return k;
     }
-    doc.talks.forEach(function (t) { walk(t, t.id); });
-    (doc.loose || []).forEach(function (n) { walk(n, PLACES[n.id] ? PLACES[n.id].talk : null); });  // drawn in place
+    doc.talks.forEach(function (t) { walk(t, t.id, null); });
+    (doc.loose || []).forEach(function (n) { walk(n, PLACES[n.id] ? PLACES[n.id].talk : null, PLACES[n.id] ? PLACES[n.id].parent : null); });  // drawn in place
     doc.streams.forEach(function (s) { streamInfo.set(s.id, s); if (s.talk) streamTalk.set(s.id, s.talk); });
     doc.files.forEach(function (f) { if (f.seq !== null && f.seq !== undefined) fileBySeq.set(f.seq, f); });
     const talkIndex = new Map();
     doc.talks.forEach(function (t, i) { talkIndex.set(t.id, i); });
-    return { nodes: nodes, talkOf: talkOf, streamTalk: streamTalk, streamInfo: streamInfo, fileBySeq: fileBySeq, talkIndex: talkIndex };
+    return { nodes: nodes, talkOf: talkOf, streamTalk: streamTalk, streamInfo: streamInfo, fileBySeq: fileBySeq, talkIndex: talkIndex, parentOf: parentOf, size: size };
   }
 
   // The document's secrets (asz_core/view/page_secrets.py): the page is served its credentials masked by default, and
@@ -1982,6 +1996,7 @@
   }
   function expandAll() {
     talkEls.forEach(function (el) { el._open(true); });
+    for (let m = panel.querySelector('.stepsmore'); m; m = panel.querySelector('.stepsmore')) m.parentNode._drawAll();  // every page
     panel.querySelectorAll('details.fold').forEach(function (d) { d.open = true; });
     panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle && n._content) n._toggle(true); });
   }
@@ -2233,24 +2248,21 @@
     return n.kind === 'message.assistant' && !(n.children && n.children.length) && n.state !== 'omitted' && !LOST[n.state] && !String(n.text || '').trim();
   }
   const FOLDED = { 'tool': 1, 'thinking': 1 };
-  // Appends the steps ``nodes`` to ``parent``: runs of tool calls (and the thinking between them) are folded into one
-  // <details> saying how many calls of which tools it holds; the browser's find opens a fold it finds text in.
-  function appendSteps(parent, nodes) {
+  // A list of steps is drawn in pages (trial 40c F2: a talk of 100,003 steps took 52 s to open and the tab then hung):
+  // its first STEP_PAGE steps, counted with all they hold (a model call and its text and tools), then a line "Show
+  // N more" / "Show all" drawing the next page or the rest. A link to a step, a search hit and a kept open step draw
+  // the pages up to the one holding it (drawnTo); "Expand all" draws every page.
+  const STEP_PAGE = 300;
+  // ``nodes`` as the entries appendSteps draws: {nodes, fold, weight}, a run of tool calls (and the thinking between
+  // them) one folded entry; weight, the steps the entry holds, all levels down (IDX.size).
+  function stepEntries(nodes) {
+    const out = [];
     let run = [];
+    function weigh(list) { return list.reduce(function (a, x) { return a + (IDX.size.get(x.id) || 1); }, 0); }
     function flush() {
       if (!run.length) return;
-      const tools = run.filter(function (x) { return x.kind === 'tool'; });
-      if (!tools.length) { run.forEach(function (x) { parent.append(nodeEl(x)); }); run = []; return; }
-      const names = {};
-      tools.forEach(function (x) { names[x.name || 'tool'] = (names[x.name || 'tool'] || 0) + 1; });
-      const failed = tools.filter(function (x) { return x.failed && !x.refused; }).length;
-      const refused = tools.filter(function (x) { return x.refused; }).length;
-      const label = num(tools.length) + ' tool call' + (tools.length === 1 ? '' : 's') + ': ' +
-        Object.keys(names).map(function (nm) { return names[nm] > 1 ? nm + ' ×' + names[nm] : nm; }).join(', ') +
-        (run.length > tools.length ? ' · thinking' : '') + (failed ? ' · ' + failed + ' failed' : '') + (refused ? ' · ' + refused + ' refused' : '');
-      const fold = h('details', { class: 'fold' }, h('summary', null, label));
-      run.forEach(function (x) { fold.append(nodeEl(x)); });
-      parent.append(fold);
+      const fold = run.some(function (x) { return x.kind === 'tool'; });
+      (fold ? [run] : run.map(function (x) { return [x]; })).forEach(function (l) { out.push({ nodes: l, fold: fold, weight: weigh(l) }); });
       run = [];
     }
     nodes.forEach(function (c) {
@@ -2258,9 +2270,72 @@
       const starts = (c.edges || []).some(function (e) { return e.type === 'starts' && e.dir === 'out'; });
       if (FOLDED[c.kind] && !starts && !(c.media && c.media.length)) { run.push(c); return; }  // a step with an image stays in view
       flush();
-      parent.append(nodeEl(c));
+      out.push({ nodes: [c], fold: false, weight: weigh([c]) });
     });
     flush();
+    return out;
+  }
+  function entryEl(e) {
+    if (!e.fold) return nodeEl(e.nodes[0]);
+    const tools = e.nodes.filter(function (x) { return x.kind === 'tool'; });
+    const names = {};
+    tools.forEach(function (x) { names[x.name || 'tool'] = (names[x.name || 'tool'] || 0) + 1; });
+    const failed = tools.filter(function (x) { return x.failed && !x.refused; }).length;
+    const refused = tools.filter(function (x) { return x.refused; }).length;
+    const label = num(tools.length) + ' tool call' + (tools.length === 1 ? '' : 's') + ': ' +
+      Object.keys(names).map(function (nm) { return names[nm] > 1 ? nm + ' ×' + names[nm] : nm; }).join(', ') +
+      (e.nodes.length > tools.length ? ' · thinking' : '') + (failed ? ' · ' + failed + ' failed' : '') + (refused ? ' · ' + refused + ' refused' : '');
+    const fold = h('details', { class: 'fold' }, h('summary', null, label));
+    e.nodes.forEach(function (x) { fold.append(nodeEl(x)); });
+    return fold;
+  }
+  // Appends the steps ``nodes`` to ``parent``, a page at a time: runs of tool calls (and the thinking between them) are
+  // folded into one <details> saying how many calls of which tools it holds; the browser's find opens a fold it finds
+  // text in, and sees the steps of the pages drawn. ``parent._drawTo(id)`` draws the pages up to the entry holding the
+  // step ``id`` of this list (false when it holds none); ``parent._drawAll()`` draws the rest.
+  function appendSteps(parent, nodes) {
+    const entries = stepEntries(nodes);
+    let next = 0, left = entries.reduce(function (a, e) { return a + e.weight; }, 0), where = null;
+    const more = h('p', { class: 'stepsmore small' });
+    function drawUpTo(last, budget) {
+      const frag = document.createDocumentFragment();
+      for (let got = 0; next < entries.length && (next <= last || got < budget); next++) {
+        frag.append(entryEl(entries[next])); got += entries[next].weight; left -= entries[next].weight;
+      }
+      parent.insertBefore(frag, more.parentNode === parent ? more : null);
+      if (next >= entries.length) { more.remove(); return; }
+      if (more.parentNode !== parent) parent.append(more);
+      const page = Math.min(STEP_PAGE, left);
+      clear(more).append(h('span', { class: 'faint' }, num(left) + ' more step' + (left === 1 ? '' : 's') + ' in this list, not drawn yet (the browser\'s find does not see them). '),
+        h('button', { class: 'btn', type: 'button', onclick: function () { drawUpTo(-1, STEP_PAGE); } }, 'Show ' + num(page) + ' more'), ' ',
+        h('button', { class: 'btn', type: 'button', onclick: function () { drawUpTo(entries.length, 0); } }, 'Show all'));
+    }
+    parent._drawTo = function (id) {
+      if (!where) { where = new Map(); entries.forEach(function (e, i) { e.nodes.forEach(function (x) { where.set(x.id, i); }); }); }
+      if (!where.has(id)) return false;
+      if (where.get(id) >= next) drawUpTo(where.get(id), 0);
+      return true;
+    };
+    parent._drawAll = function () { if (next < entries.length) drawUpTo(entries.length, 0); };
+    drawUpTo(-1, STEP_PAGE);
+  }
+  // Draws the pages holding step ``id`` in the talk element ``tel``, each level down from the talk (appendSteps' pages):
+  // the step's own list, the list holding its run or model call, and so on. Returns the step's element, or null.
+  function drawnTo(tel, id) {
+    return tel.matches('section.talk') ? drawnIn(tel.querySelector(':scope > .talkbody'), tel.getAttribute('data-talk'), id) : null;
+  }
+  // The same from the list ``holder`` whose entries are the children of ``top`` (null: the Loose tab's list).
+  function drawnIn(holder, top, id) {
+    const chain = [];
+    for (let x = id; x && x !== top; x = IDX.parentOf.get(x)) chain.unshift(x);
+    for (let i = 0; holder && i < chain.length; i++) {
+      if (holder._drawTo) holder._drawTo(chain[i]);
+      const el = holder.querySelector('.node[data-id="' + cssEscape(chain[i]) + '"]');
+      if (!el) return null;
+      if (i === chain.length - 1) return el;
+      holder = el.querySelector(':scope > .kids');
+    }
+    return null;
   }
 
   function nodeEl(n) {
@@ -2537,7 +2612,7 @@
     setHash({ talk: talkId, step: id !== talkId ? id : null });
     let target = tel;
     if (id !== talkId) {
-      const nel = tel.querySelector('.node[data-id="' + cssEscape(id) + '"]');
+      const nel = drawnTo(tel, id);  // the pages up to it drawn
       if (nel) {
         for (let p = nel.parentElement; p && p !== tel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
         nel._toggle(true); target = nel; markTarget(nel);
@@ -2557,7 +2632,7 @@
   function revealLoose(id) {
     showTab('loose');
     setHash({ tab: 'loose', step: id });
-    const nel = panel.querySelector('.node[data-id="' + cssEscape(id) + '"]');
+    const nel = drawnIn(panel, null, id);
     if (!nel) return;
     for (let p = nel.parentElement; p && p !== panel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
     nel._toggle(true); markTarget(nel);
