@@ -73,6 +73,9 @@ class Prose:
         self.manifests: list[tuple[Path, str]] = []
         #: masking on: what the last render gathered; each conversation of one stream with it (export_made.stream_manifest)
         self.seen, self.streamed = [], []  # type: list, list[tuple[str, list]]
+        #: each conversation's manifest entry (export_manifest.evidence) of the document its md, html or json copy was
+        #: rendered from: built again only for a prose form (trial 40c F6: a 100,003-step document was built twice)
+        self.evidence: dict[str, dict] = {}
         #: the audit form: the fingerprints of the credentials found in parts it leaves out and in no line written
         self.unwritten: set[str] = set()
         #: prose: the bytes written (every line, header lines included); ``split``: written one file per conversation
@@ -176,6 +179,8 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
     from ..view import to_json
 
     doc = build(root, cid, hide, prose.table)  # priced as asz conversation prices it (one table)
+    from ..reading.export_manifest import evidence
+    prose.evidence[cid] = evidence(doc)  # the manifest's, of the document rendered
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
         _json_texts(root, cid, doc, prose.whole, prose.clips)

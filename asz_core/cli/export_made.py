@@ -95,11 +95,21 @@ def copy_manifest(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
 
 def manifest_body(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> dict:
     """The manifest :func:`copy_manifest` writes beside ``out`` (``data``: the copy's bytes), not written."""
-    from ..reading.export import build
-    from ..reading.export_manifest import evidence, manifest
+    from ..reading.export_manifest import manifest
 
-    return manifest(out.name, data, made(prose, fmt, hide, thinking), [evidence(build(r, cid, hide))],
+    return manifest(out.name, data, made(prose, fmt, hide, thinking), [_evidence(r, cid, hide, prose)],
                     prose.masks if prose.redact else [], r)
+
+
+def _evidence(r: Path, cid: str, hide: list[str], prose: Prose) -> dict:
+    """Conversation ``cid``'s entry of a manifest's ``conversations``: that of the document its copy was rendered from
+    (``prose.evidence``), else (a prose form renders none) of the document built now."""
+    if cid in prose.evidence:
+        return prose.evidence[cid]
+    from ..reading.export import build
+    from ..reading.export_manifest import evidence
+
+    return evidence(build(r, cid, hide))
 
 
 def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:
@@ -112,8 +122,7 @@ def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: boo
     :func:`copy_manifest` says it."""
     if not prose.streamed:
         return
-    from ..reading.export import build
-    from ..reading.export_manifest import evidence, manifest, mask_places, write_manifest
+    from ..reading.export_manifest import manifest, mask_places, write_manifest
     from .export_said import GITHUB_MD_BYTES
 
     data = out.read_bytes()
@@ -121,5 +130,5 @@ def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: boo
         prose.__dict__.setdefault("big", []).append((out, len(data)))
     seen = [got for _, each in prose.streamed for got in each]
     body = manifest(out.name, data, {**made(prose, fmt, hide, thinking), "stream": True},
-                    [evidence(build(r, cid, hide)) for cid, _ in prose.streamed], mask_places(data, seen), r)
+                    [_evidence(r, cid, hide, prose) for cid, _ in prose.streamed], mask_places(data, seen), r)
     prose.manifests.append(write_manifest(out, body))
