@@ -13,7 +13,6 @@ so do sessions a collector still at work holds (its pass parses them).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Iterable
 
 __all__ = ["stopped_unparsed", "INCOMPLETE_SAID"]
@@ -28,10 +27,9 @@ def stopped_unparsed(root: str | os.PathLike, listed: Iterable[str]) -> list[str
     """The sessions of ``root`` a stopped pass or parse left unparsed (``interrupted``), not among the ``listed``
     conversation ids; [] while a collector holds the root's lock (``asz collect``, ``asz server``: its pass parses
     them). Sorted."""
-    from ..storage.root import COLLECTOR_LOCK, lock_taken
-    from ..verify.unparsed import unchained_sessions
+    from ..verify.unparsed import collector_at_work, unchained_sessions
 
-    if lock_taken(Path(root) / COLLECTOR_LOCK):
+    if collector_at_work(root):
         return []
     shown = set(listed)
-    return [s for s in unchained_sessions(root)[2] if s not in shown]
+    return [s for s in unchained_sessions(root, working=False)[2] if s not in shown]

@@ -25,18 +25,34 @@ from .report import Problem, Section
 from ..termsafe import shell_word
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
-           "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE"]
+           "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE",
+           "collector_at_work", "AT_WORK", "AT_WORK_LINE"]
 
 
-def unchained_sessions(root: str | os.PathLike, session: str | None = None,
-                       rounds: dict | None = None) -> tuple[list[str], list[str], list[str]]:
+def collector_at_work(root: str | os.PathLike) -> bool:
+    """True while a collector (``asz collect``, ``asz server``) holds ``root``'s lock (:data:`COLLECTOR_LOCK`), told
+    from ``/proc/locks`` without taking it (:func:`~asz_core.storage.root.lock_taken`): its pass parses the sessions it
+    landed, so a session with no chain is not parsed yet, whatever marks it holds. The one judgement of ``asz ls``,
+    ``asz usage``, ``asz verify`` and :func:`~asz_core.reading.stopped_pass.stopped_unparsed` (trial 29b F6, 40d F1)."""
+    return lock_taken(Path(root) / COLLECTOR_LOCK)
+
+
+#: Why landed sessions have no chain while :func:`collector_at_work`: ``asz ls``, ``asz usage`` (:func:`unchained_note`)
+#: and ``asz verify`` (:data:`AT_WORK_LINE`) say it in these words, advising no command that would compete with it.
+AT_WORK = ("a collector holds the root (asz collect or asz server is at work), so they are not parsed yet; its pass "
+           "builds them")
+
+
+def unchained_sessions(root: str | os.PathLike, session: str | None = None, rounds: dict | None = None,
+                       working: bool | None = None) -> tuple[list[str], list[str], list[str]]:
     """``(never parsed, parsed but chain gone, parse interrupted)``: session ids of ``root`` (or only ``session``) that
     hold landed files and no round, split by whether their session index is there (a parse read them) and whether
     a parse or a collect pass marked them as still to be parsed (:func:`asz_core.flow.pending.pending_why`: stopped
     before their parse, indexed or not; or indexed only for the id table, which counts as never parsed). While a collector holds the root's lock, or a writer the
     session's, such a session counts as not parsed yet (its parse may not have reached it). Each list sorted.
     ``rounds``: what the chain checks' listings of chains' ``rounds/`` told, by the chain directory's name
-    (:attr:`~asz_core.flow.verify_chain.Seen.rounds`): whether a session has a chain is taken from there."""
+    (:attr:`~asz_core.flow.verify_chain.Seen.rounds`): whether a session has a chain is taken from there.
+    ``working``: :func:`collector_at_work` as the caller asked it (None: asked here when needed)."""
     root = Path(root)
     dirs = [root / session] if session is not None else session_dirs(root)
     never: list[str] = []
@@ -45,12 +61,11 @@ def unchained_sessions(root: str | os.PathLike, session: str | None = None,
     # A collector at work (asz collect, asz server) indexes every session of its pass before it writes their rounds:
     # a session index with no round is then one not parsed yet, not one whose rounds were removed. Asked (of
     # /proc/locks) only once a session has no chain: one session's verify of a chained session never reads it.
-    working: bool | None = None
     for sdir in dirs:
         if _chained(root, sdir.name, rounds) or not highest_landed_seq(sdir):  # no landed file (nor skeleton): nothing to chain
             continue
         if working is None:
-            working = lock_taken(root / COLLECTOR_LOCK)
+            working = collector_at_work(root)
         busy = working or lock_taken(sdir / SESSION_LOCK)
         parsed = not busy and (index_dir(sdir) / "entries.jsonl").is_file() and (sdir / SESSION_STATE).is_file()
         # marked to be parsed (by a parse, or by a collect pass that parses before it landed the session's first file:
@@ -129,7 +144,7 @@ def lagging_sessions(root: str | os.PathLike, session: str | None = None, seen=N
         if through >= top:
             continue
         if working is None:
-            working = lock_taken(root / COLLECTOR_LOCK)
+            working = collector_at_work(root)
         if working or lock_taken(Path(sdir, SESSION_LOCK)):
             continue
         out.append((name, through, top))
@@ -175,9 +190,8 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     unread = " ".join(x for x in (unread, *twice_notes(root)) if x)
     if not ids:
         return unread, []
-    if collector and lock_taken(Path(root) / COLLECTOR_LOCK):  # a pass at work: it parses what it landed (29b F6)
-        return (f"{len(ids)} landed session(s) have no conversation chain yet and are not {left_out}: a collector holds "
-                f"the root (asz collect or asz server is at work), so they are not parsed yet; its pass builds them: "
+    if collector and collector_at_work(root):  # a pass at work: it parses what it landed (29b F6)
+        return (f"{len(ids)} landed session(s) have no conversation chain yet and are not {left_out}: {AT_WORK}: "
                 f"{shown_ids(ids)}" + (f". {unread}" if unread else "")), ids
     why = ([f"{len(interrupted)} not parsed yet: {STOPPED}"] if interrupted else []) \
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
@@ -231,10 +245,13 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
     takes it."""
     from ..storage.senders import RECEIVED
 
-    never, gone, interrupted = unchained_sessions(root, session, getattr(seen, "rounds", None))
+    working = collector_at_work(root)
+    never, gone, interrupted = unchained_sessions(root, session, getattr(seen, "rounds", None), working)
     if never:
         section.counts["unparsed"] = len(never)
-        said = RECEIVED_UNPARSED_LINE if (Path(root) / RECEIVED).is_dir() else NEVER_PARSED_LINE  # trial 34b F5
+        # a collector at work parses what it landed: said as asz ls says it, not as --no-parse left it (trial 40d F1)
+        said = AT_WORK_LINE if working else RECEIVED_UNPARSED_LINE if (Path(root) / RECEIVED).is_dir() \
+            else NEVER_PARSED_LINE  # trial 34b F5
         section.notes.append(said.format(n=len(never), ids=shown_ids(never)))
     if interrupted:
         section.counts["interrupted"] = len(interrupted)
@@ -283,6 +300,9 @@ RECEIVED_UNPARSED_LINE = ("{n} landed session(s) with no conversation chain here
                           "and the sending host sends a session's rounds after its files (a push in flight), or once it "
                           "parsed them (a host collecting with --no-parse sends none until it runs asz parse); do not run "
                           "asz parse here: a chain written here would take the numbers of the host's rounds: {ids}")
+#: The note counting landed sessions with no chain while :func:`collector_at_work` (every such session is then in
+#: :func:`unchained_sessions`' first list); ``{n}`` and ``{ids}`` as above, :data:`AT_WORK` as asz ls says it.
+AT_WORK_LINE = "{n} landed session(s) have no conversation chain yet: " + AT_WORK + ": {ids}"
 #: Why sessions marked to be parsed have no round (:func:`unchained_sessions`' third list).
 STOPPED = "a collect pass or parse was stopped before it parsed them"
 #: The note counting landed sessions a collect pass or a parse was stopped before it parsed (Ctrl-C, SIGTERM: marked to

@@ -168,11 +168,15 @@ def test_a_session_index_with_no_round_while_a_collector_works_is_not_yet_parsed
     try:
         assert lock_taken(lock.path)
         assert unchained_sessions(root) == ([SID], [], [])
+        # asz verify, asz ls and asz usage say the same, and advise no asz parse that would compete with it (trial
+        # 29b F6); verify named --no-parse or an old asz's stopped pass, neither true (trial 40d F1)
+        why = ("a collector holds the root (asz collect or asz server is at work), so they are not parsed yet; its "
+               f"pass builds them: {SID}")
+        held = "have no conversation chain yet and are not {}: " + why
         v = asz("verify", "--root", str(root), child=True)
-        assert v.returncode == 0 and "missing chain" not in v.stdout and "not parsed yet" in v.stdout, v.stdout
-        # asz ls and asz usage say the same, and advise no asz parse that would compete with it (trial 29b F6)
-        held = ("have no conversation chain yet and are not {}: a collector holds the root (asz collect or asz "
-                f"server is at work), so they are not parsed yet; its pass builds them: {SID}")
+        assert v.returncode == 0 and "missing chain" not in v.stdout and "asz parse" not in v.stdout, v.stdout
+        assert [ln for ln in v.stdout.splitlines() if "not parsed yet" in ln] \
+            == [f"1 landed session(s) have no conversation chain yet: {why}"], v.stdout
         ls = asz("ls", "--root", str(root), "--json", child=True)
         assert ls.returncode == 0 and f"asz ls: 1 landed session(s) {held.format('listed')}" in ls.stderr.splitlines()
         u = asz("usage", "--root", str(root), "--json", child=True)
