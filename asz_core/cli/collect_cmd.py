@@ -320,8 +320,9 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optio
                    f"{': ' + what if what else ''}; lock {exc.path}); one collector per root", err=True)
         raise typer.Exit(1)
     except OSError as exc:
-        typer.echo(f"asz collect: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+        from .root_unusable import refuse_unusable
+
+        refuse_unusable("collect", storage, exc.strerror or exc)
     if note_cfg is not None and not existed and storage.exists():  # the readers' module loaded only then
         from .reading_common import created_root_note
 

@@ -94,6 +94,8 @@ def parse(
     gets one line ``parsed N session(s): N round(s) written, N problem(s) (S s)``.
     Ctrl-C stops within a second and says how many sessions were done
     (exit 130; SIGTERM the same way, exit 143). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
+    A root it cannot write (a read-only mount, no write permission) is one line before anything is parsed, as
+    asz collect says it: ``asz parse: cannot use the storage root ROOT: Read-only file system``, exit 1.
     ``--anew`` first moves SESSION's chain to ``ROOT/_set_aside/<stamp>/`` (it is
     evidence of what was parsed before) and says where, on stderr.
     The list rows and usage summaries of the conversations it wrote rounds for are then counted and kept in
@@ -114,6 +116,9 @@ def parse(
 
         typer.echo(no_root("parse", where), err=True)  # as every command says it (trial 19, F19); exit 2 here
         raise typer.Exit(2)
+    from .root_unusable import refuse_unwritable
+
+    refuse_unwritable("parse", where)  # one line as asz collect says it, not an error per session (trial 40d F2)
     sessions = None
     if session is not None:
         from ..storage.layout import session_dir

@@ -30,6 +30,7 @@ import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
 from ..termsafe import shell_word
+from .root_unusable import refuse_unusable
 
 __all__ = ["register", "view", "server", "warn_if_exposed"]
 
@@ -333,8 +334,7 @@ def server(
         typer.echo(f"asz server: another collector is running on {storage} ({exc.holder or 'holder unknown'}); one collector per root", err=True)
         raise typer.Exit(1)
     except OSError as exc:
-        typer.echo(f"asz server: cannot use the storage root {storage}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+        refuse_unusable("server", storage, exc.strerror or exc)
     try:
         sock = _bind("server", host, port)  # listening before the collectors are made: the first request waits in the backlog
     except typer.Exit:

@@ -65,3 +65,34 @@ def test_figures_of_a_read_only_root_are_counted_in_memory(frozen_root):
 
     js = json.loads(asz("verify", "--figures", "--root", str(root), "--json").stdout)
     assert js["figures_in_memory"] == n and js["figures_removed"] == 0 and js["ok"]
+
+
+def test_parse_and_collect_say_a_root_they_cannot_write_in_one_line(frozen_root, corpus_dir, tmp_path):
+    """Trial 40d F2: ``asz parse`` on a read-only root printed an ``error: ID: …/.lock: Read-only file system`` line per
+    session, a table of zeros and ``N problem(s)``; it says it in one line as ``asz collect`` does, exit 1, nothing
+    written. Run as children without the capabilities that let root write whatever the mode bits say
+    (:func:`cli_helpers.as_reader`); skipped where the chmod does not stop writes all the same."""
+    import subprocess
+    import sys
+
+    from cli_helpers import as_reader
+
+    root = frozen_root
+    env = {**os.environ, "HOME": str(tmp_path)}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args, "--root", str(root)], text=True,
+                              capture_output=True, env=env, cwd=tmp_path, timeout=300, preexec_fn=as_reader)
+
+    probe = subprocess.run([sys.executable, "-c", f"open({str(root / 'probe')!r}, 'w')"], preexec_fn=as_reader,
+                           capture_output=True)
+    if probe.returncode == 0:
+        (root / "probe").unlink()
+        pytest.skip("chmod does not stop writes here (root keeps its capabilities)")
+    before = _listing(root)
+    projects = corpus_dir / "claude-code" / "projects"
+    for args in (["parse"], ["collect", "--once", "--source", str(projects)]):
+        p = run(*args)
+        assert (p.returncode, p.stdout, p.stderr.splitlines()) == (
+            1, "", [f"asz {args[0]}: cannot use the storage root {root}: Permission denied"]), (args, p.stderr[-2000:])
+    assert _listing(root) == before

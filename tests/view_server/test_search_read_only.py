@@ -9,7 +9,6 @@ parts of the landed file's records whose text holds ``hello``, read straight fro
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import sqlite3
@@ -22,22 +21,9 @@ import orjson
 import pytest
 
 from test_search_damaged_before_index import SOURCE, SID, _parts_with_hello
+from cli_helpers import as_reader as _as_reader
 from view_server_helpers import REPO, Served, asz
 from asz_core.reading.search import INDEX_PATH
-
-#: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER: what lets root write whatever the mode bits say.
-OVERRIDES = (1, 2, 3)
-PR_CAPBSET_DROP = 24
-
-
-def _as_reader() -> None:
-    """In the child before exec: as root, drop from the bounding set the capabilities that ignore mode bits, so the
-    program run is held to them as any user is (the root folder's owner, root, has no write bit left)."""
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for cap in OVERRIDES:
-            libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-
 
 def _chmod_all(top: Path, writable: bool) -> None:
     for p in [top, *top.rglob("*")]:
