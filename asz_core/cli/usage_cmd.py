@@ -250,7 +250,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
     from ..view.usage_report import block_times, narrowed, read_root
-    from ..view.usage_undescribed import undescribed_in
+    from ..view.usage_undescribed import undescribed_read
 
     done = [0]
     try:
@@ -277,10 +277,9 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
                            err=True)
     times = block_times(counted)
     counted = narrowed(counted, *narrow)
-    kept = {c.conversation for c in counted} if any(narrow) else set(listed)  # only the conversations the filters keep
-    # may hold calls no figure counts (trial 18, F-f), but those naming the call they belong to (session 40); none of
-    # other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
-    undescribed = undescribed_in({c: v for c, v in listed.items() if c in kept}, ranges, *window)
+    # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
+    # call they belong to (session 40); none of other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
+    undescribed = undescribed_read(listed, ranges, counted if any(narrow) else None, *window)
     return counted, problems, unreadable, undescribed, times
 
 

@@ -21,6 +21,7 @@ from .query import ApiError
 from .rows import header_ms
 from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer, narrow_buckets, once_parts, sum_parts, usage_hours  # noqa: F401 (usage_hours: named here since issue 20)
 from .usage_once import same_calls_list
+from .usage_undescribed import undescribed_in, undescribed_said
 from .worker import WorkerGone
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "torn_lines", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
@@ -111,17 +112,19 @@ def list_note(state, conversations: Sequence[str]) -> str:
 
 
 def _undescribed(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bool] | None, since: int | None,
-                 until: int | None) -> list[dict]:
-    """``/api/usage``'s ``undescribed``: ``asz usage --json``'s, ``[{"conversation", "records", "naming_calls"}]`` by id
-    (:func:`~asz_core.view.usage_undescribed.undescribed_in`: none whose range lies wholly outside ``since``..``until``)
-    of the verified ones of ``convs`` holding transcript records their dialect could not read, kept as ``asz usage``'s
-    filters keep them: with ``narrow`` (``(model, exact)``, a filter given) only those with a call of such a model;
-    [] when none (review 40). Called under ``state``'s lock."""
-    from .usage_undescribed import undescribed_in
-
+                 until: int | None, every: Sequence[str]) -> tuple[list[dict], str]:
+    """``/api/usage``'s ``undescribed`` and ``undescribed_said``: ``asz usage --json``'s ``undescribed``,
+    ``[{"conversation", "name", "records", "naming_calls"}]`` by id (``name`` among ``every``, as
+    :func:`~asz_core.storage.ids.named` names the answer's other lists; review 40), of the verified ones of ``convs``
+    holding transcript records their dialect could not read, but one whose range lies wholly outside
+    ``since``..``until`` (:func:`~asz_core.view.usage_undescribed.undescribed_in`), kept as ``asz usage``'s filters
+    keep them: with ``narrow`` (``(model, exact)``, a filter given) only those with a call of such a model; and the
+    line ``asz usage daily`` prints of them (:func:`~asz_core.view.usage_undescribed.undescribed_said`; fix40o).
+    ``([], "")`` when none. Called under ``state``'s lock."""
     kept = {c: state._undescribed.get(c, ()) for c in convs if states.get(c, "verified") == "verified"
             and (narrow is None or narrow_buckets(state._usage.get(c) or {}, *narrow, None, None))}
-    return undescribed_in(kept, state._spans, since, until)
+    (und,) = named([undescribed_in(kept, state._spans, since, until)], every)
+    return und, undescribed_said(und)
 
 
 class BackgroundChecks:
@@ -174,7 +177,7 @@ class BackgroundChecks:
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
         USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`;
-        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_undescribed`). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_undescribed`), ``undescribed_said`` the line ``asz usage daily`` prints of them ('' when none; :func:`~asz_core.view.usage_undescribed.undescribed_said`, the Usage tab's as it is, fix40o). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -204,12 +207,12 @@ class BackgroundChecks:
                      if c in near and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
-            und = _undescribed(self, convs, states, (model, exact) if project or model or dialect or instance else None, since, until)
+            und = _undescribed(self, convs, states, (model, exact) if project or model or dialect or instance else None, since, until, every)
             parts, same = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"], answer["undescribed"] = \
-            named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same), und], every)  # as asz usage names them (122b95e)
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"], answer["undescribed"], answer["undescribed_said"] = \
+            *named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same)], every), *und  # as asz usage names them (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)

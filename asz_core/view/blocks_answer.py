@@ -60,19 +60,30 @@ def blocks_answer(root: Path, hide: Iterable[str], prices=None, *, project: str 
     ``model``: a part of the name, or with ``exact`` the whole name as the page's dropdowns pick it; ``dialect``,
     ``instance``; ``since``/``until`` unix ms, the calls made in the window), priced with ``prices`` (the server's
     table); ``total`` the command's total row; ``problems`` the lines of conversations that did not read or do not
-    verify (their calls held back, as the command says them); ``tz`` the zone the block names are in (None: the
+    verify (their calls held back, as the command says them); ``undescribed`` the command's ``--json`` ``undescribed``
+    (``[{"conversation", "name", "records", "naming_calls"}]``: :func:`~asz_core.view.usage_undescribed.undescribed_read`,
+    ``/api/usage``'s rule) and ``undescribed_said`` the line it prints of them ('' when none; fix40o); ``tz`` the zone the block names are in (None: the
     server's). ``now`` (unix ms, default the clock) decides which block is open."""
+    from ..storage.ids import named
+    from .document import list_conversations
     from .usage_report import block_times, narrowed, read_root, recorded, report, totals
+    from .usage_undescribed import undescribed_read, undescribed_said
     from .zone import zone_of
 
     zone = zone_of(tz)
     unreadable: dict[str, str] = {}
-    counted, problems = read_root(root, zone, hide, unreadable=unreadable, dialects=bool(dialect))
+    listed: dict[str, list[str]] = {}
+    ranges: dict[str, tuple] = {}
+    counted, problems = read_root(root, zone, hide, unreadable=unreadable, dialects=bool(dialect),
+                                  verified_problems=listed, ranges=ranges)
     times = block_times(counted)  # every call read shapes the blocks, whatever the filters keep (as the command)
     kept = narrowed(counted, project, model, instance, dialect, exact)
     rows = report(kept, "blocks", prices, since, until, zone=zone, times=times, now=now)
+    (und,) = named([undescribed_read(listed, ranges, kept if project or model or instance or dialect else None, since,
+                                     until)], list_conversations(root))  # as asz usage blocks names them (fix40o)
     return {"blocks": [flat_row(recorded(r)) for r in rows], "total": flat_row(recorded(totals(rows, prices))),
-            "problems": problems, "unreadable": sorted(unreadable), "tz": tz or _zone_name(zone),
+            "problems": problems, "unreadable": sorted(unreadable), "undescribed": und,
+            "undescribed_said": undescribed_said(und, "block"), "tz": tz or _zone_name(zone),
             "filters": {"project": project, "model": model, "dialect": dialect, "instance": instance, "since": since,
                         "until": until, "exact": exact}}
 

@@ -4,11 +4,12 @@ which names them as before."""
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ..sessiondata.model import is_member_part
 
-__all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "undescribed_in"]
+__all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "undescribed_in", "ROW_OF",
+           "NAMED", "undescribed_line", "undescribed_said", "undescribed_read"]
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
@@ -80,3 +81,77 @@ def undescribed_in(problems: Mapping[str, Iterable[str]], spans: Mapping[str, tu
              "naming_calls": undescribed_named(p)}
             for cid, lines in sorted(problems.items()) if not outside_window(spans.get(cid, (None, None)), since, until)
             for p in lines if p.startswith(UNDESCRIBED_PREFIX)]
+
+
+#: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead).
+ROW_OF = {"date": "day", "week": "week", "month": "month", "block": "5-hour block", "project": "project", "model": "model"}
+
+
+def undescribed_line(undescribed: dict[str, int], key: str = "conversation", shown: Callable[[str], str] = str,
+                     named: dict[str, int] | None = None) -> str:
+    """The line under the table saying the conversations holding transcript records their dialect could not read, with
+    how many (``undescribed``: conversation -> records; trial 18, F-f). In a view whose rows are not conversations
+    (``key``: date, week, month, block, project, model) no row is marked, so the line says they are in no row and counts
+    them (not read, a record is counted in no row, whatever day or model it names). Up to :data:`NAMED` conversations it names each (by
+    ``shown``: its shortest prefix unique in the root); past that it says how many and how to list them (trial 35a
+    F8: a 2.5 KB line named 44; then ten and a count, still 1 KB): the session view marks each one's row ``!``,
+    ``--json`` lists each on its rows (``undescribed``). ``named``: conversation -> those of its records that name the
+    model call they belong to (:func:`~asz_core.view.usage.undescribed_named`): that call is counted, in its row and
+    the total, so they are said apart, never "each may have been a model call" (session 40; trial 39b F6); a line with
+    none reads as it always did."""
+    m = sum((named or {}).values())
+    head = _undescribed_head(sum(undescribed.values()), m, key)
+    items = sorted(undescribed.items())
+    if len(items) <= NAMED:
+        return head + ": " + ", ".join(f"{shown(c)} ({n} record(s)" + (f", {k} naming their call" if (k := (named or {}).get(c)) else "")
+                                       + ")" for c, n in items)
+    if key in ROW_OF:
+        return (head + f": {len(items):,} conversation(s) hold them; asz usage session marks each one's row ! and asz "
+                "usage --json lists each on the rows its calls fall in (undescribed)")
+    return (head + f": {sum(n for _c, n in items):,} record(s) in {len(items):,} conversation(s), each one's row "
+            "marked ! (--json: the row's undescribed)")
+
+
+def _undescribed_head(n: int, m: int, key: str) -> str:
+    """:func:`undescribed_line`'s words before the conversations: ``n`` records, ``m`` of them naming their call."""
+    lists = "asz conversation ID lists them under undescribed"
+    row = ROW_OF.get(key)
+    if not m:  # not "whose model is not known": some such records name their model (trial 39b F6)
+        where = (f"in no {row}'s row and no total above: {n:,} transcript record(s) the dialect could not read" if row
+                 else "so in no figure above: transcript records the dialect could not read")
+        return f"! undescribed, {where} (each may have been a model call; {lists})"
+    counted = f"counted in its {row}'s row and the total" if row else "counted in the figures above"
+    if m == n:
+        return (f"! undescribed: {n:,} transcript record(s) the dialect could not read, each naming the model call it "
+                f"belongs to, {counted} (only their content was not read; {lists})")
+    lone = f"in no {row}'s row and no total above" if row else "in no figure above"
+    return (f"! undescribed: {n:,} transcript record(s) the dialect could not read: {n - m:,} naming no model call, "
+            f"{lone} (each may have been a model call), and {m:,} naming the model call they belong to, {counted} (only "
+            f"their content was not read); {lists}")
+
+
+#: How many conversations the undescribed line names by id; past that it counts them and says how to list them.
+NAMED = 3
+
+
+def undescribed_read(listed: Mapping[str, Iterable[str]], ranges: Mapping[str, tuple], kept: Iterable | None,
+                     since: int | None = None, until: int | None = None) -> list[dict]:
+    """:func:`undescribed_in` of a :func:`~asz_core.view.usage_report.read_root` reading (``listed``: its
+    ``verified_problems``, ``ranges`` its ``ranges``) as ``asz usage`` keeps them: with a filter given, ``kept`` (the
+    counted calls :func:`~asz_core.view.usage_report.narrowed` kept) names the conversations looked at; None (no
+    filter): every verified one. What ``asz usage`` and ``/api/usage/blocks`` say alike (fix40o)."""
+    names = set(listed) if kept is None else {c.conversation for c in kept}
+    return undescribed_in({c: v for c, v in listed.items() if c in names}, ranges, since, until)
+
+
+def undescribed_said(undescribed: list[dict], key: str = "date") -> str:
+    """:func:`undescribed_line` of an answer's ``undescribed`` (``[{"conversation", "name", "records",
+    "naming_calls"}]``, each conversation shown by its ``name``, else its id) for a table whose rows are keyed by
+    ``key`` (:data:`ROW_OF`; ``date``: ``asz usage daily``'s): the line ``asz usage`` prints under that table, which
+    ``/api/usage`` and ``/api/usage/blocks`` give as ``undescribed_said`` and the page prints as it is (no wording of
+    its own, fix40o); '' when there is none."""
+    if not undescribed:
+        return ""
+    names = {u["conversation"]: u.get("name") or u["conversation"] for u in undescribed}
+    return undescribed_line({u["conversation"]: u["records"] for u in undescribed}, key, names.__getitem__,
+                            {u["conversation"]: u.get("naming_calls") or 0 for u in undescribed})

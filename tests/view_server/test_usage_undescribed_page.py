@@ -5,7 +5,8 @@ Real data (../shared/corpus, skipped when absent): a corpus transcript with 4,09
 whose call no other line holds (tests/reading/test_undescribed_marked.py's damage), beside a clean corpus transcript of
 other days; collected by the real ``asz collect --once``; a real ``asz view`` on loopback; headless Chromium for the
 tab. The API is held to ``asz usage --json --total-once`` for the whole root and for a window of the clean one's days
-only (the damaged one wholly outside: named by neither), the tab's line to ``asz usage daily``'s own line.
+only (the damaged one wholly outside: named by neither), the tab's line to ``asz usage daily``'s own line; ``/api/usage/blocks``' list and line, and the blocks table's, to
+``asz usage blocks``' (fix40o: the server says each line, the page prints it as it is).
 """
 
 from __future__ import annotations
@@ -62,24 +63,35 @@ def _cli(root: Path, *flags: str) -> list[dict]:
 
 
 def test_the_usage_answer_and_tab_say_the_undescribed_records(damaged, serve, browser):
-    from test_view_server_browser import open_usage, shot
+    from selenium.webdriver.support.ui import Select
+    from test_view_server_browser import open_usage, shot, wait
 
     root, mine, theirs = damaged
     s = serve(root)
     u = whole_usage(s)
     want = [{"conversation": SID, "records": 1, "naming_calls": 0}]  # one line behind NULs, naming no call
     assert _cli(root) == want and u["undescribed"] == [{**e, "name": SID[:8]} for e in want]
+    b = s.get("/api/usage/blocks?tz=UTC").json()  # asz usage blocks' list too, by the same function (fix40o)
+    assert _cli(root, "blocks") == want and b["undescribed"] == u["undescribed"]
     for days, named in ((theirs, []), (mine, want)):  # a window wholly of the other's days names it in neither
         flags = ("--since", min(days), "--until", max(days))
         got = s.get(f"/api/usage?since={min(days)}&until={max(days)}&tz=UTC").json()  # days in tz, as the CLI's
         assert _cli(root, *flags) == named and [{k: e[k] for k in named[0]} for e in got["undescribed"]] == named, days
+        got = s.get(f"/api/usage/blocks?since={min(days)}&until={max(days)}&tz=UTC").json()
+        assert [{k: e[k] for k in named[0]} for e in got["undescribed"]] == named and bool(got["undescribed_said"]) == bool(named)
     said = [ln for ln in asz_in_process("usage", "daily", "--tz", "UTC", "--root", str(root)).stdout.splitlines()
             if ln.startswith("! undescribed")]
+    in_blocks = [ln for ln in asz_in_process("usage", "blocks", "--tz", "UTC", "--root", str(root)).stdout.splitlines()
+                 if ln.startswith("! undescribed")]
+    assert [u["undescribed_said"]] == said and [b["undescribed_said"]] == in_blocks != said  # the server says each line
     try:
         line = open_usage(browser, s.base, "#usage-undescribed")
         assert [line.text] == said and said[0].endswith(f"{SID[:8]} (1 record(s))"), (line.text, said)
         total = [r.text for r in browser.find_elements("css selector", "#usage-days tr") if r.text.startswith("Total")]
         assert len(total) == 1 and total[0].startswith("Total !"), total
+        Select(browser.find_element("id", "usage-by")).select_by_value("blocks")  # the blocks' line, as it is
+        line = wait(browser, lambda d: d.find_elements("id", "usage-blocks-undescribed"), timeout=60)[0]
+        assert [line.text] == in_blocks and browser.find_element("id", "usage-blocks-total-mark").text == "!"
     except Exception:
         shot(browser, "usage-undescribed")
         raise

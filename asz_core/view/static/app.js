@@ -1359,18 +1359,8 @@
   const TOKEN_KINDS = [['in', 'input'], ['out', 'output'], ['cache_write', 'cache write'], ['cache_read', 'cache read']];
   function localDay(ms) { const d = new Date(ms); return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
 
-  // asz usage daily's line under its table (asz_core/cli/usage_lines.py undescribed_line, rows of days): the
-  // conversations holding transcript records their dialect could not read (/api/usage's undescribed, review 40)
-  function undescribedText(list) {
-    const n = list.reduce(function (a, x) { return a + x.records; }, 0), m = list.reduce(function (a, x) { return a + (x.naming_calls || 0); }, 0);
-    const lists = 'asz conversation ID lists them under undescribed', counted = "counted in its day's row and the total";
-    const head = !m ? "! undescribed, in no day's row and no total above: " + num(n) + ' transcript record(s) the dialect could not read (each may have been a model call; ' + lists + ')'
-      : m === n ? '! undescribed: ' + num(n) + ' transcript record(s) the dialect could not read, each naming the model call it belongs to, ' + counted + ' (only their content was not read; ' + lists + ')'
-        : '! undescribed: ' + num(n) + ' transcript record(s) the dialect could not read: ' + num(n - m) + " naming no model call, in no day's row and no total above (each may have been a model call), and " +
-          num(m) + ' naming the model call they belong to, ' + counted + ' (only their content was not read); ' + lists;
-    if (list.length > 3) return head + ': ' + num(list.length) + " conversation(s) hold them; asz usage session marks each one's row ! and asz usage --json lists each on the rows its calls fall in (undescribed)";
-    return head + ': ' + list.map(function (x) { return (x.name || x.conversation) + ' (' + x.records + ' record(s)' + (x.naming_calls ? ', ' + x.naming_calls + ' naming their call' : '') + ')'; }).join(', ');
-  }
+  // the tooltip of a usage table's Total ! (its undescribed records, said in the line under it)
+  const UNDESCRIBED_MARK = 'transcript records the dialect could not read: see the line under the table';
   let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
   // The Usage tab's grouping beside the days (trial 28a F3): '' none, 'week' or 'month' (/api/usage's periods), or
   // 'instance' (its instances: cost by sender in a root asz receive landed)
@@ -1490,11 +1480,12 @@
       if (total && total.cost === null && typeof total.cost_so_far === 'number') {
         rows.push(line(h('strong', { title: total.cost_unknown || '' }, 'Total so far'),
           Object.assign({}, total, { cost: total.cost_so_far, cost_exact: total.cost_exact_so_far })));
-      } else if (total) rows.push(line(h('strong', null, 'Total', undescribed.length ? h('span', { class: 'held', id: 'usage-total-mark', title: 'transcript records the dialect could not read: see the line under the table' }, ' !') : ''), total));
+      } else if (total) rows.push(line(h('strong', null, 'Total', undescribed.length ? h('span', { class: 'held', id: 'usage-total-mark', title: UNDESCRIBED_MARK }, ' !') : ''), total));
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
-      if (undescribed.length) panel.append(h('p', { class: 'muted small', id: 'usage-undescribed' }, undescribedText(undescribed)));
+      // asz usage daily's own line, as the server says it (undescribed_said: usage_undescribed.undescribed_said; fix40o)
+      if (u.undescribed_said) panel.append(h('p', { class: 'muted small', id: 'usage-undescribed' }, u.undescribed_said));
       const uncounted = total ? callsUncounted(total.calls, total.calls_with_usage) : 0;
       if (uncounted) {  // asz usage's line under its table (rate_words.partial_line), the rows being those marked above
         panel.append(h('p', { class: 'muted small', id: 'usage-uncounted' }, partialText(uncounted, total.calls) + '.'));
@@ -1571,10 +1562,12 @@
       // a row whose calls recorded no token count (null, never 0): drawn "not recorded" by line's rule
       const flat = function (r) { return r.in === null ? Object.assign({}, r, { in: 0, out: 0, cache_read: 0, cache_write: 0 }) : r; };
       const rows = b.blocks.map(function (r) { return line(r.block + (r.active ? ' (open)' : ''), flat(r)); });
-      rows.push(line(h('strong', null, 'Total'), flat(b.total)));
+      rows.push(line(h('strong', null, 'Total', (b.undescribed || []).length ? h('span', { class: 'held', id: 'usage-blocks-total-mark', title: UNDESCRIBED_MARK }, ' !') : ''), flat(b.total)));
       const bt = table(['Block (start, ' + (b.tz || tzName()) + ')'].concat(heads), rows, aligns);
       bt.id = 'usage-blocks';
       wrap.append(h('p', { class: 'muted small' }, BLOCKS_WHY), bt);
+      // asz usage blocks' own line, as the server says it (fix40o)
+      if (b.undescribed_said) wrap.append(h('p', { class: 'muted small', id: 'usage-blocks-undescribed' }, b.undescribed_said));
       // the rows marked + by line's rule (calls_with_usage, session 40), said under the table as under the day table
       const uncounted = callsUncounted(b.total.calls, b.total.calls_with_usage);
       if (uncounted) wrap.append(h('p', { class: 'muted small', id: 'usage-blocks-uncounted' }, partialText(uncounted, b.total.calls) + '.'));
