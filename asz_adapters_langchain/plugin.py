@@ -243,25 +243,33 @@ class LangsmithIngest(Adapter):
 
     def has_staged(self, source_root: Path) -> bool:
         """True when a plain ``asz collect`` (or ``asz sources``, ``asz server``) has something of this adapter's to do
-        under ``source_root`` (trial 40a F2): requests staged in the inbox (the default rule), a receiver listening on
-        the root now (:func:`.listening.listening_now`: what it stages next is landed by a server started now), or
-        arrivals that wait in ``state.json`` for a later pass (their parent run), or a journal a stopped pass left
-        there. Never raises."""
+        under ``source_root`` (trial 40a F2): requests staged in the inbox (the default rule), or what
+        :meth:`staged_reason` says. Never raises."""
+        return super().has_staged(source_root) or bool(self.staged_reason(source_root))
+
+    def staged_reason(self, source_root: Path) -> str:
+        """Why a pass has work under ``source_root`` besides staged request files, in words (trial 40d F4): a receiver
+        listening on the root now (:func:`.listening.listening_now`: what it stages next is landed by a server started
+        now), arrivals that wait in ``state.json`` for a later pass (their parent run), or a journal a stopped pass
+        left there; ``''`` when none holds (no ``state.json``, or one that does not read: the pass that reads it says
+        so). Never raises."""
         ingest = ingest_dir(source_root)
-        if super().has_staged(source_root):
-            return True
         from .inbox_state import load_state
         from .listening import listening_now
 
         try:
             if listening_now(ingest):
-                return True
+                return f"a receiver is listening on {ingest} now (what it stages next is landed by this pass or the next)"
             if not (ingest / "state.json").is_file():  # no receiver ever staged here
-                return False
+                return ""
             st = load_state(ingest / "state.json")
-            return bool(st["waiting"] or st["journal"])
         except Exception:  # an unreadable state.json: the pass that reads it says so
-            return False
+            return ""
+        if st["waiting"]:
+            return f"{len(st['waiting']):,} arrival(s) wait in {ingest / 'state.json'} for their parent run"
+        if st["journal"]:
+            return f"a stopped pass left its journal in {ingest / 'state.json'} to be applied"
+        return ""
 
     def default_source_root(self, env: Mapping[str, str] | None = None) -> Path:
         """``$ASZ_LANGSMITH_ROOT``, else ``storage.root`` of ./asz.yaml (default ``./data``). The commands that collect

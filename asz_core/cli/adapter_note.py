@@ -75,7 +75,9 @@ def present_adapters(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[
 def _found(name: str, adapter: Adapter, cfg: Config, storage: Path, env: Mapping[str, str] | None) -> str:
     """Where a command finds ``adapter``'s sessions (:func:`present_adapters`), in words: ``kiro sessions are in
     /home/me/.kiro``, or for an adapter whose source lies in the storage root ``langsmith-ingest has 2 request file(s)
-    staged in data/_ingest/langsmith/inbox`` (its :meth:`~asz_core.plugins.adapter.Adapter.staged_folders`)."""
+    staged in data/_ingest/langsmith/inbox`` (its :meth:`~asz_core.plugins.adapter.Adapter.staged_folders`); with
+    none staged, ``… has no request file staged in …, but REASON`` (its
+    :meth:`~asz_core.plugins.adapter.Adapter.staged_reason`), ``''`` when no reason holds (trial 40d F4)."""
     if not adapter.source_in_storage:
         return f"{name} sessions are in {_where(adapter, Path(adapter.default_source_root(env)))}"
     from ..plugins.staged import staged_names
@@ -85,17 +87,27 @@ def _found(name: str, adapter: Adapter, cfg: Config, storage: Path, env: Mapping
         folders = [str(f) for f in adapter.staged_folders(storage_source_root(adapter, cfg, storage, env))]
     except Exception:  # an adapter's answer never stops a collect
         folders = []
-    return f"{name} has {len(staged_names(folders)):,} request file(s) staged in {' and '.join(folders) or storage}"
+    n = len(staged_names(folders))
+    staged = f"{name} has {n:,} request file(s) staged in {' and '.join(folders) or storage}"
+    if n:
+        return staged
+    try:  # none staged: the reason that holds, never "0 request file(s)" alone (trial 40d F4)
+        why = adapter.staged_reason(storage_source_root(adapter, cfg, storage, env))
+    except Exception:  # an adapter's answer never stops a collect
+        why = ""
+    return f"{name} has no request file staged in {' and '.join(folders) or storage}, but {why}" if why else ""
 
 
 def present_note(adapters: Mapping[str, Adapter], names: list[str], cfg: Config, env: Mapping[str, str] | None = None,
                  cmd: str = "collect", storage: Path | None = None) -> str:
     """The note a command says when it collects ``names`` (:func:`present_adapters`) beside the default list: where
     their sessions are (:func:`_found`; ``storage``: the command's storage root, default ``cfg.root``), and how to
-    choose (``--adapter``, or asz.yaml's ``adapters``)."""
+    choose (``--adapter``, or asz.yaml's ``adapters``); ``''`` when :func:`_found` has nothing to say of any."""
     root = storage if storage is not None else Path(cfg.root)
-    where = "; ".join(_found(n, adapters[n], cfg, root, env) for n in names)
-    staged = " or whose receiver staged requests in the storage root" if any(adapters[n].source_in_storage for n in names) else ""
+    where = "; ".join(x for x in (_found(n, adapters[n], cfg, root, env) for n in names) if x)
+    if not where:  # nothing left to say: what was staged was landed meanwhile
+        return ""
+    staged = " or whose receiver stages requests in the storage root" if any(adapters[n].source_in_storage for n in names) else ""
     return (f"note: {where}: collected beside the default adapter list ({', '.join(a.name for a in cfg.enabled())}), "
             f"as every installed adapter whose sessions are at its default folder{staged} is; to choose, asz {cmd} "
             "--adapter NAME, or list the adapters in asz.yaml")
@@ -111,10 +123,11 @@ def source_left_notes(cfg: Config, adapters: Mapping[str, Adapter], collected: l
     team's Kiro user out without a word). ``root``: the ``--root`` given (named in the command), ``storage``: the
     storage root resolved. [] when the configuration lists adapters (the user chose)."""
     rooted = f" --root {shell_word(root)}" if root is not None else ""
-    return [f"note: {_found(n, adapters[n], cfg, storage, env)}, not collected "
-            f"by this pass: --source reads {', '.join(collected)}'s folders only; collect them with asz {cmd} "
-            f"--adapter {n}{rooted}" + (" (--once for one pass)" if cmd == "collect" else "")
-            for n in present_adapters(cfg, adapters, env, storage=storage) if n not in collected]
+    found = ((n, _found(n, adapters[n], cfg, storage, env)) for n in present_adapters(cfg, adapters, env, storage=storage)
+             if n not in collected)
+    return [f"note: {where}, not collected by this pass: --source reads {', '.join(collected)}'s folders only; collect "
+            f"them with asz {cmd} --adapter {n}{rooted}" + (" (--once for one pass)" if cmd == "collect" else "")
+            for n, where in found if where]
 
 
 def unlisted_sessions_notes(cfg: Config, adapters: Mapping[str, Adapter], env: Mapping[str, str] | None = None, *,

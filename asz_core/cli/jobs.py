@@ -210,7 +210,8 @@ def _present(cmd: str, cfg: Config, reg, root: Optional[Path], say: bool, given:
     if say:
         said = [present_note(reg.adapters(), present, cfg, cmd=cmd, storage=storage_root(cfg, root))] if present else []
         for note in said + unlisted_sessions_notes(cfg, reg.adapters(), storage=root, cmd=cmd):
-            typer.echo(note, err=True)
+            if note:  # '' when nothing holds any more (trial 40d F4)
+                typer.echo(note, err=True)
     return [cfg.adapter(n) for n in present]
 
 

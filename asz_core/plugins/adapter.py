@@ -408,10 +408,9 @@ class Adapter(ReadingHooks, abc.ABC):
         """True when this adapter's source lies in the storage root (:attr:`source_in_storage`) and what a pass would
         land waits under ``source_root`` (the storage root the command resolved, or the folder its
         :attr:`source_env` variable names: :func:`asz_core.cli.jobs.storage_source_root`). ``asz collect``, ``asz
-        sources`` and ``asz server`` with the default adapter list then collect it beside that list, as they collect
-        an adapter :meth:`has_default_sessions` answers True for (trial 40a F2: two requests ``asz ingest langsmith``
-        staged sat in its inbox while plain ``asz collect --once`` landed none and said nothing). Asked on every run:
-        cheap (a listing of the staged folders, a small file read), never raises.
+        sources`` and ``asz server`` with the default adapter list then collect it beside that list, as for an adapter
+        :meth:`has_default_sessions` answers True for (trial 40a F2: two requests staged sat in its inbox while plain
+        ``asz collect --once`` landed none and said nothing). Asked on every run: cheap, never raises.
 
         Default: one of :meth:`staged_folders` directly holds a file whose name does not start with ``.`` (a
         receiver's temporary file) (:func:`~asz_core.plugins.staged.staged_names`); False for an adapter whose source
@@ -424,6 +423,12 @@ class Adapter(ReadingHooks, abc.ABC):
             return bool(staged_names(self.staged_folders(Path(source_root))))
         except Exception:  # an adapter's answer never stops a collect
             return False
+
+    def staged_reason(self, source_root: Path) -> str:
+        """What besides a staged request file gives a pass work under ``source_root`` (:meth:`has_staged`), in words
+        following ``but`` in :func:`~asz_core.cli.adapter_note.present_note` (``a receiver is listening on … now``;
+        trial 40d F4: the note said ``0 request file(s) staged``); ``''`` when nothing does (default). Never raises."""
+        return ""
 
     def unread_default_sources(self, env: Mapping[str, str] | None = None) -> list[Path]:
         """The runtime's other folders holding sessions now, apart from :meth:`default_source_root`, read after it

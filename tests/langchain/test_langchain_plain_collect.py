@@ -54,6 +54,23 @@ def test_plain_collect_lands_the_staged_requests_and_says_so(tmp_path, corpus_di
     again = _run(home, tmp_path, "collect", "--once", "--root", str(root))  # nothing staged, no receiver: not read
     assert again.returncode == 0 and "langsmith-ingest" not in again.stderr and "sessions=0 " in again.stdout, again
 
+    # a real receiver listening on the root, nothing staged: the note says that, not "0 request file(s)" (trial 40d F4)
+    from langchain_helpers import Receiver
+
+    receiver = Receiver(root, tmp_path)
+    try:
+        heard = _run(home, tmp_path, "collect", "--once", "--root", str(root))
+    finally:
+        receiver.stop()
+    ingest = root / "_ingest" / "langsmith"
+    assert heard.returncode == 0 and " landed=0 " in heard.stdout, (heard.stdout, heard.stderr)
+    assert [ln for ln in heard.stderr.splitlines() if "langsmith-ingest" in ln] == [
+        f"note: langsmith-ingest has no request file staged in {inbox}, but a receiver is listening on {ingest} now "
+        "(what it stages next is landed by this pass or the next): collected beside the default adapter list "
+        "(claude-code-local), as every installed adapter whose sessions are at its default folder or whose receiver "
+        "stages requests in the storage root is; to choose, asz collect --adapter NAME, or list the adapters in "
+        "asz.yaml"], heard.stderr
+
 
 def test_has_staged_answers_from_the_files(tmp_path):
     """What makes a plain pass read the inbox: a request file (not a receiver's ``.`` temporary one), a receiver
@@ -80,6 +97,7 @@ def test_has_staged_answers_from_the_files(tmp_path):
     (ingest / "state.json").write_text(json.dumps({"v": 1, "waiting": [{"op": "post", "id": "r1", "tries": 1}],
                                                    "journal": None}))
     assert a.has_staged(root) is True
+    assert a.staged_reason(root) == f"1 arrival(s) wait in {ingest / 'state.json'} for their parent run"
     (ingest / "state.json").write_text("{not json")
     assert a.has_staged(root) is False  # never raises: the pass that reads it says what is wrong
 
