@@ -90,8 +90,9 @@ class StoppablePool(ProcessPoolExecutor):
     jobs they run: a command stops within a second of Ctrl-C. A worker killed mid-job is as one whose command
     was killed (it dies with its parent, :func:`die_with_parent`): what it lands or writes is whole or absent."""
 
-    #: The storage root the workers write into (:func:`process_pool`'s ``root``): after :meth:`stop_now` killed a worker
-    #: still busy past :data:`STOP_GRACE`, the temporary files it left there are removed; None: the workers write none.
+    #: The storage root the workers write into (:func:`process_pool`'s ``root``): once :meth:`stop_now`'s workers are
+    #: gone (left within :data:`STOP_GRACE` or killed after it), the temporary files their pids name there are removed;
+    #: None: the workers write none.
     writes_into: Path | None = None
 
     def _spawn_process(self):
@@ -161,8 +162,9 @@ class StoppablePool(ProcessPoolExecutor):
         removes the temporary file of what it was writing and ends its run's chain, writing the progress it holds,
         ``asz_core.sessiondata.durable``, then exits: :func:`worker_stop`; trial 29b F10: a ``kill -TERM`` of the
         command alone left its workers' ``.tmp`` files when they were killed), SIGKILL every worker left and wait (up
-        to :data:`STOP_WAIT` s each) until they are gone and the pool's manager thread has ended; the pool is broken
-        afterwards. Never raises.
+        to :data:`STOP_WAIT` s each) until they are gone and the pool's manager thread has ended, then removes the
+        temporaries of every worker gone (:attr:`writes_into`: a killed one's, and one a stop reached between opening
+        a file and the ``try`` that removes it, session 40); the pool is broken afterwards. Never raises.
 
         A worker killed while it wrote its result (a result larger than a pipe holds goes in several writes; a
         Ctrl-C reaches the workers too) leaves a message cut short in the result pipe, and the manager thread
@@ -184,20 +186,17 @@ class StoppablePool(ProcessPoolExecutor):
             except (OSError, ValueError, AttributeError):
                 pass
         _wait_gone(procs, STOP_GRACE)  # a worker the stop reached ends its chain: its held progress written
-        killed = []
         for p in procs:
             try:
-                if p.is_alive():
-                    killed.append(p.pid)
                 p.kill()
             except (OSError, ValueError, AttributeError, AssertionError):
                 pass
         _wait_gone(procs, STOP_WAIT)
-        if killed and self.writes_into is not None:  # a straggler's temporaries: its pid is in their names (trial 31a F2)
+        if self.writes_into is not None:  # the workers' temporaries: their pids are in the names (trial 31a F2, fix40m)
             from ..storage.root import remove_temporaries_of
 
             try:
-                remove_temporaries_of(self.writes_into, killed)
+                remove_temporaries_of(self.writes_into, _gone(procs))
             except OSError:
                 pass
         try:
@@ -261,6 +260,21 @@ def run_job(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def _run_chunk(fn: Callable[..., Any], chunk: list[tuple]) -> list[Any]:
     """``[fn(*args) for args in chunk]``: one job of :meth:`StoppablePool.map` (run in a worker)."""
     return [fn(*args) for args in chunk]
+
+
+def _gone(procs: list) -> list[int]:
+    """The pids of ``procs`` (worker processes) that have ended: an exit code, or a ready sentinel (the pool's manager
+    thread may be reaping the same process, and a ``waitpid`` that lost that race says nothing)."""
+    from multiprocessing.connection import wait
+
+    pids = []
+    for p in procs:
+        try:
+            if p.exitcode is not None or wait([p.sentinel], 0):
+                pids.append(p.pid)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass
+    return pids
 
 
 def _wait_gone(procs: list, seconds: float) -> None:

@@ -161,18 +161,22 @@ class SDWriter:
         self.header = header
         self._fsync = fsync
         self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._f = open(self._tmp, "wb")
+        self._f = None
         self._closed = False
-        if STALL_ENV in os.environ:
-            _stall_for_test()
-        try:
+        try:  # from the open on: a stop raised as open() returns, before the header, still removes the file
+            self._f = open(self._tmp, "wb")
+            if STALL_ENV in os.environ:
+                _stall_for_test()
             self._sha = hashlib.sha256()
             self._records = 0
             self._size = 0
             self._head = encode_header(header)
             self._write_line(self._head)
-        except BaseException:  # Ctrl-C or SIGTERM as it starts: no temporary file is left behind
-            self.abort()
+        except BaseException:  # Ctrl-C or SIGTERM as it starts, also between the open and the header: no temporary
+            try:               # file is left behind (a worker a stop reached there left a 0-byte .sd.PID.tmp, fix40m)
+                self.abort()
+            except OSError:  # the open's own error (a directory not writable) is the one to tell
+                pass
             raise
 
     def _write_line(self, line: bytes) -> None:
@@ -296,7 +300,7 @@ class SDWriter:
     def abort(self) -> None:
         """Discard the temporary file; nothing lands (also after a :meth:`close` that was stopped: the temporary file
         goes, a file it had linked stays)."""
-        if not self._f.closed:
+        if self._f is not None and not self._f.closed:
             self._f.close()
         self._closed = True
         try:

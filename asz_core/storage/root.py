@@ -450,8 +450,9 @@ def sweep_unowned_temporaries(root: str | os.PathLike) -> list[Path]:
 
 def remove_temporaries_of(root: str | os.PathLike, pids: Iterable[int]) -> list[Path]:
     """Delete every ``.<name>.<pid>.tmp`` under ``root`` whose pid is one of ``pids``: what worker processes killed
-    mid-write left (a stopping pool's straggler, trial 31a F2). Only for processes that are gone: then nobody writes
-    those files, and no lock is needed. Walks the whole root (called only after a kill). Returns the paths removed."""
+    mid-write left (a stopping pool's straggler, trial 31a F2, or any worker of a stopped pool). Only for processes
+    that are gone: then nobody writes those files, and no lock is needed. Walks the whole root (called only after a
+    stop). Returns the paths removed."""
     want = set(pids)
     removed: list[Path] = []
     if not want:
@@ -533,8 +534,12 @@ class SessionWriter:
         directory = kind_dir(self.root, self.session, header.kind, header.stream, header.batch)
         directory.mkdir(parents=True, exist_ok=True)
         writer = SDWriter(directory / landed_name(header.kind, self.stamp, seq), header, fsync=self.fsync)
-        self.next_seq += 1
-        return writer
+        try:
+            self.next_seq += 1
+            return writer
+        except BaseException:  # a stop raised before the caller holds the writer: its temporary goes (fix40m)
+            self.abort(writer)
+            raise
 
     def abort(self, writer: SDWriter) -> None:
         """Discard an unfinished writer (nothing lands); its seq is reused when it was the last one given."""
