@@ -6,8 +6,8 @@ tool call, and of each execution record the keys :class:`~asz_core.reading.tool_
 :data:`EXEC_KEYS`), stored in ``<root>/_index/summaries.sqlite`` (table ``tools``, beside the list rows and summaries
 of :mod:`asz_core.view.summary_cache`, sealed as they are) under the conversation, the withheld names and a
 fingerprint: :func:`~asz_core.view.summary_cache.fingerprint` (the stat of the conversation's round files and its
-session's landed files, asz's version and how it counts) followed by :func:`tool_mark`, a digest of the code that reads
-tool calls. An entry is read only while both are the same, so a file added, removed or changed, or another build of
+session's landed files, asz's version and how it counts) followed by :func:`tool_mark`, the build mark of the code that
+reads tool calls. An entry is read only while both are the same, so a file added, removed or changed, or another build of
 that code, reads the conversation again. ``asz verify --figures`` counts every entry in use again
 (:mod:`asz_core.reading.figures`). Derived data: deleting it loses nothing; a root that cannot be written is read
 without it.
@@ -15,10 +15,7 @@ without it.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
-from pathlib import Path
 from typing import Sequence
 
 import orjson
@@ -27,26 +24,15 @@ __all__ = ["EXEC_KEYS", "ToolCache", "entry_bytes", "tool_fingerprint", "tool_ma
 
 #: The keys of an execution record (a document's ``tool_executions`` entry) an entry keeps: those the report reads.
 EXEC_KEYS = ("id", "tool_name", "step", "duration_ms", "outcome", "failure", "time")
-#: The code whose sources :func:`tool_mark` hashes: the packages that read landed records into a document's steps,
-#: and this module's reader of them, relative to ``asz_core``.
-TOOL_CODE = ("view", "sessiondata", "reading/tool_use.py", "reading/tool_cache.py")
 
 
-@functools.cache
 def tool_mark() -> str:
-    """SHA-256 (16 hex digits) over the name and bytes of every ``.py`` file of :data:`TOOL_CODE`, read once a process:
-    a build whose reading of tool calls differs (a development tree's edit included) never reads another's entries."""
-    base = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for part in TOOL_CODE:
-        p = base / part
-        files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
-        for f in files:
-            try:
-                h.update(f.relative_to(base).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-            except OSError:
-                h.update(f.name.encode() + b"\0-\0")
-    return h.hexdigest()[:16]
+    """The build mark of the code a document is built with (:func:`~asz_core.view.found_store.build_mark`: asz's
+    version and the stat of every code file of asz_core and of the installed adapters, whose dialects decide a tool's
+    role), once a process: a build whose reading of tool calls may differ never reads another's entries."""
+    from ..view.found_store import build_mark
+
+    return build_mark()
 
 
 def tool_fingerprint(root: str | os.PathLike, conversation: str) -> str:
