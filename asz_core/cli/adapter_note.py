@@ -83,16 +83,18 @@ def _found(name: str, adapter: Adapter, cfg: Config, storage: Path, env: Mapping
     from ..plugins.staged import staged_names
     from .jobs import storage_source_root
 
+    src, folders = None, []
     try:
-        folders = [str(f) for f in adapter.staged_folders(storage_source_root(adapter, cfg, storage, env))]
+        src = storage_source_root(adapter, cfg, storage, env)
+        folders = [str(f) for f in adapter.staged_folders(src)]
     except Exception:  # an adapter's answer never stops a collect
-        folders = []
+        pass
     n = len(staged_names(folders))
     staged = f"{name} has {n:,} request file(s) staged in {' and '.join(folders) or storage}"
     if n:
         return staged
     try:  # none staged: the reason that holds, never "0 request file(s)" alone (trial 40d F4)
-        why = adapter.staged_reason(storage_source_root(adapter, cfg, storage, env))
+        why = adapter.staged_reason(src) if src is not None else ""
     except Exception:  # an adapter's answer never stops a collect
         why = ""
     return f"{name} has no request file staged in {' and '.join(folders) or storage}, but {why}" if why else ""

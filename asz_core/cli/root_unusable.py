@@ -14,6 +14,7 @@ from typing import NoReturn
 
 import typer
 
+from ..storage.frozen import mounted_read_only
 from ..storage.layout import CONVERSATIONS
 
 __all__ = ["refuse_unusable", "refuse_unwritable", "unwritable_why"]
@@ -26,7 +27,7 @@ def unwritable_why(root: str | os.PathLike) -> str:
     for a folder that cannot be stat'ed (the command says that itself)."""
     for folder in (Path(root), Path(root, CONVERSATIONS)):
         try:
-            if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            if mounted_read_only(folder):
                 return os.strerror(errno.EROFS)
         except OSError:
             continue

@@ -14,7 +14,12 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["frozen", "open_read", "read_only_db"]
+__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db"]
+
+
+def mounted_read_only(path: str | os.PathLike) -> bool:
+    """Whether ``path``'s file system is mounted read-only (``ST_RDONLY``). Raises OSError when it cannot be stat'ed."""
+    return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
 
 
 def frozen(root: str | os.PathLike) -> bool:
@@ -23,7 +28,7 @@ def frozen(root: str | os.PathLike) -> bool:
     False for a root that does not exist or cannot be stat'ed (its readers say that)."""
     root = Path(root)
     try:
-        if os.statvfs(root).f_flag & os.ST_RDONLY:
+        if mounted_read_only(root):
             return True
         folders = [root] + ([root / "_index"] if (root / "_index").is_dir() else [])
         return all(not (os.stat(f).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) for f in folders)
