@@ -176,13 +176,14 @@ _KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "confli
 _COLLECTORS: dict[tuple[PassSpec, tuple[str, ...]], list] = {}
 
 
-def staged_now(spec: PassSpec) -> tuple[str, ...]:
+def staged_now(spec: PassSpec, cfg: Config | None = None) -> tuple[str, ...]:
     """The adapters whose source lies in the storage root (``langsmith-ingest``) that a pass of ``spec`` collects
     beside the default list now, asked again at each pass (:meth:`~asz_core.plugins.adapter.Adapter.has_staged`: a
     listing of the inbox, a look at ``listening.json`` and ``state.json``): a server started before anything was
     staged and with no receiver running collects a request staged later (fix40e's rule was asked once, at start).
-    () with ``--adapter`` or ``--source``, or an ``adapters`` list in the configuration: the user chose. Never raises:
-    an answer it cannot give is (), and the pass's own resolving says what is wrong."""
+    () with ``--adapter`` or ``--source``, or an ``adapters`` list in the configuration: the user chose. ``cfg``: the
+    configuration the pass loaded (loaded here when not given). Never raises: an answer it cannot give is (), and the
+    pass's own resolving says what is wrong."""
     if spec.source or (spec.adapter if isinstance(spec.adapter, str) else any(spec.adapter)):
         return ()
     try:
@@ -190,7 +191,7 @@ def staged_now(spec: PassSpec) -> tuple[str, ...]:
         from .adapter_note import present_adapters
         from .jobs import storage_root
 
-        cfg = load_config(spec.config)
+        cfg = cfg if cfg is not None else load_config(spec.config)
         return tuple(present_adapters(cfg, _in_storage(), storage=storage_root(cfg, Path(spec.root))))
     except Exception:
         return ()
@@ -205,10 +206,10 @@ def _in_storage() -> dict:
     return {n: a for n, a in get_plugin_manager().adapters().items() if a.source_in_storage}
 
 
-def kept_collectors(spec: PassSpec, kept: dict) -> list:
+def kept_collectors(spec: PassSpec, kept: dict, cfg: Config | None = None) -> list:
     """The collectors of ``spec`` for this pass, from ``kept`` (made when :func:`staged_now` first gives what it gives
-    now, then kept)."""
-    key = (spec, staged_now(spec))
+    now, then kept); ``cfg``: the pass's configuration, as :func:`staged_now` takes it."""
+    key = (spec, staged_now(spec, cfg))
     if key not in kept:
         kept[key] = make_collectors(spec)
     return kept[key]
@@ -221,8 +222,9 @@ def collect_pass(spec: PassSpec, tell: bool) -> dict:
     from ..config import load_config
     from ..view.worker import progress
 
-    cols = kept_collectors(spec, _COLLECTORS)
-    return run_pass(cols, Path(spec.root), load_config(spec.config), spec.jobs, progress if tell else None)
+    cfg = load_config(spec.config)
+    cols = kept_collectors(spec, _COLLECTORS, cfg)
+    return run_pass(cols, Path(spec.root), cfg, spec.jobs, progress if tell else None)
 
 
 class CollectLoop:
@@ -314,7 +316,7 @@ class CollectLoop:
             except WorkerGone:
                 if self.worker.closed or self.worker.took_stop():  # the server stops, or its child was stopped
                     return None
-        here = kept_collectors(attrs.evolve(self.spec, jobs=1), self._here)
+        here = kept_collectors(attrs.evolve(self.spec, jobs=1), self._here, self.cfg)
         return run_pass(here, self.storage, self.cfg, 1, say)
 
     def one_pass(self, first: bool = False) -> None:

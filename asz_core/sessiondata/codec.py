@@ -29,6 +29,7 @@ from .model import ENVELOPE, FILE_KINDS, RESERVED_KINDS, SCHEMA, Closing, Droppe
 __all__ = [
     "FieldError",
     "raw_fragment",
+    "dropped_dicts",
     "encode_header",
     "encode_record",
     "encode_record_py",
@@ -114,6 +115,12 @@ def _part_dict(p: Part) -> dict:
     return d
 
 
+def dropped_dicts(dropped) -> list[dict]:
+    """A record's ``dropped`` entries (:class:`~asz_core.sessiondata.model.Dropped`) as written: ``what``, ``bytes``,
+    and ``why`` when there is one (seed 000, ``dropped``)."""
+    return [{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})} for x in dropped]
+
+
 def _record_dict(r: Record) -> dict:
     # Spelled out field by field in origin-digest §3.3 key order (one attribute read each). Empty fields are left out.
     d: dict[str, Any] = {"ord": r.ord, "off": r.off}
@@ -167,7 +174,7 @@ def _record_dict(r: Record) -> dict:
     if r.parts:
         d["parts"] = [_part_dict(p) for p in r.parts]
     if r.dropped:
-        d["dropped"] = [{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})} for x in r.dropped]
+        d["dropped"] = dropped_dicts(r.dropped)
     if r.replaced:
         d["replaced"] = r.replaced
     return d

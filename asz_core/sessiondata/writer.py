@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import attrs
 
 from . import durable
-from .codec import FieldError, check_header, encode_closing, encode_header, encode_part, encode_record, encode_value
+from .codec import FieldError, check_header, dropped_dicts, encode_closing, encode_header, encode_part, encode_record, encode_value
 from .filemode import read_only_mode
 from .jsonbytes import RawJSON, loads
 from .model import CUT_DATA_WHAT, DEFAULT_MAX_DELTA_BYTES, ENVELOPE, SCHEMA, Closing, Dropped, Header, Part, Record
@@ -373,8 +373,7 @@ def _dropped_size(rec: Record) -> int:
     """Bytes the ``dropped`` field adds to ``rec`` once written (``,"dropped":[…]``), 0 when it has none."""
     if not rec.dropped:
         return 0
-    return len(b',"dropped":') + len(encode_value([{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})}
-                                                   for x in rec.dropped]))
+    return len(b',"dropped":') + len(encode_value(dropped_dicts(rec.dropped)))
 
 
 def _say_cut_data(rec: Record, block: int, size: int) -> int:
