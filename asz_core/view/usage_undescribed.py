@@ -13,6 +13,8 @@ __all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "unde
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
+
+
 def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
     """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
     records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a
