@@ -1,4 +1,4 @@
-"""``asz hook`` (the MCP observer Claude Code runs) and ``asz hooks install|uninstall`` (origin-digest §3.8, §5.2).
+"""``asz hook`` (the MCP observer Claude Code runs) and ``asz hooks install|uninstall|status`` (origin-digest §3.8, §5.2).
 
 Added to the ``asz`` command by this package's plugin (``asz_register_commands``
 in :mod:`asz_adapters_claude.plugin`). ``asz hook`` normally never reaches
@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-hooks_app = typer.Typer(help="Add or remove the MCP observer's hooks in Claude Code's settings.json.", no_args_is_help=True)
+hooks_app = typer.Typer(help="Add, remove or check the MCP observer's hooks in Claude Code's settings.json.", no_args_is_help=True)
 
 _SCOPE_HELP = "user: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json; project: .claude/settings.json here; local: .claude/settings.local.json here."
 
@@ -118,7 +118,46 @@ def uninstall(
     _run("uninstall", scope, dry_run)
 
 
+@hooks_app.command("status")
+def status(
+    scope: str = typer.Option("all", "--scope", help="user, project, local, or all three (the default). " + _SCOPE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: asz, settings (each file's entries), counts, all_run_this_asz."),
+) -> None:
+    """Say whether each observer hook entry in Claude Code's settings would run THIS asz.
+
+    For each settings file of the scope, each entry ``asz hooks install``
+    wrote (the absolute ``-S`` command or the bare ``asz hook``):
+    ``this_asz`` (its interpreter exists and is executable, its
+    ``hook.py`` is this install's file), ``another_install`` (named),
+    or ``missing`` (the interpreter or the file is gone: Claude Code does
+    not show a hook that cannot start, so no MCP record is written). The
+    bare form is judged by the ``asz`` on this ``PATH``. The fix is
+    ``asz hooks install`` again (``--scope`` as the file's), which
+    switches the entry to this asz. Exit 0 when there is an entry and
+    every one runs this asz, 1 otherwise (none installed, one that would
+    not run or runs another install, a file that does not read), 2 for
+    an unknown scope.
+    """
+    from .hooks_status import status as hooks_status
+    from .hooks_status import status_lines
+
+    scopes = ["user", "project", "local"] if scope == "all" else [scope]
+    try:
+        got = hooks_status(scopes)
+    except ValueError as exc:
+        typer.echo(f"asz hooks status: {exc}; or all", err=True)
+        raise typer.Exit(2)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(got, indent=2))
+    else:
+        for line in status_lines(got):
+            typer.echo(line)
+    raise typer.Exit(0 if got["all_run_this_asz"] else 1)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``hook`` and the ``hooks`` group (install, uninstall) to ``app``."""
+    """Add ``hook`` and the ``hooks`` group (install, uninstall, status) to ``app``."""
     app.command("hook")(hook)
     app.add_typer(hooks_app, name="hooks")

@@ -305,7 +305,8 @@ class ClaudeCodeObserver(Adapter):
         file for one session, kind and stream (from another data directory)
         is handed over too: the collector keeps the one the stream's cursor
         follows, else the first, and refuses the other as a conflict. Never raises: unreadable
-        directories are ``errors``, other names ``skipped`` with a reason.
+        directories are ``errors``, other names ``skipped`` with a reason; ``notes`` holds the one on an installed
+        observer hook that would not start (:func:`asz_adapters_claude.hooks_status.source_notes`).
         """
         root = Path(source_root)
         out = Discovery()
@@ -365,6 +366,9 @@ class ClaudeCodeObserver(Adapter):
                 out.skipped.append((rel(data / "log" / "plugin.log"), said))
             if said := unwritten_said(data / "log"):  # records asz hook could not write (trial 33b F5)
                 out.skipped.append((rel(data / "log"), said))
+        from .hooks_status import source_notes
+
+        out.notes += source_notes(root, "plugins/data")  # an installed hook that would not start: records it will not write
         return out
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:

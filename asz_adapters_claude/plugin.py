@@ -97,9 +97,15 @@ class ClaudeCodeLocal(Adapter):
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_claude.discover.discover`.
 
         Never raises for what is on disk: unreadable places are ``errors``,
-        noise is ``skipped`` with a reason.
+        noise is ``skipped`` with a reason. ``notes`` holds the one on the
+        observer hook of the configuration folder's ``settings.json`` when it
+        would not start (:func:`asz_adapters_claude.hooks_status.source_notes`).
         """
-        return discover(Path(source_root), include=include, exclude=exclude)
+        from .hooks_status import source_notes
+
+        disc = discover(Path(source_root), include=include, exclude=exclude)
+        disc.notes += source_notes(Path(source_root), "projects")  # an observer hook that would not start (docs/claude-code-hooks.md)
+        return disc
 
     def convert_line(self, source: Source, line: bytes, ord: int, off: int) -> Record:
         """One complete source line (no newline) of a transcript or journal into one record.

@@ -529,7 +529,9 @@ def sources(
     not changed for the idle window (10 minutes) is listed as ``torn tail:
     <src>: …`` (not an error). Discovery errors (``error:``) and sources
     refused because another already lands into their stream (``conflict:``)
-    are listed; exit 1 when there are any. Then each source of the root's sessions a pass found gone (its cursor
+    are listed; exit 1 when there are any. What an adapter notes beside its sources is a ``note:`` line, once
+    (Claude Code: an installed observer hook that would not start; ``--json``: each adapter's ``notes``, ``[{path,
+    message}]``). Then each source of the root's sessions a pass found gone (its cursor
     ``source_gone``: what landed of it is kept in this root only), ``gone: <session>: its source <src> was found
     gone at <when>; …`` (``--json``: ``gone``, ``[{session, file, since, kept_lines, kept_bytes, cursor}]``). Reads only: takes no lock and writes nothing (except an adapter
     whose discovery prepares its sources: langsmith-ingest turns staged

@@ -19,6 +19,7 @@ def sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
     from ..storage.cursor import dated_reason
     from ..termsafe import one_line  # a source's name can hold an OSC or a newline (trial 27c F4)
 
+    noted: set[tuple[str, str]] = set()  # an adapter's note (Discovery.notes) two adapters give is said once
     for a in out:
         n_src = sum(len(s["sources"]) for s in a["sessions"])
         typer.echo(f"{a['adapter']} from {' and '.join(a.get('source_roots') or [a['source_root']])} into {storage}: "
@@ -36,6 +37,10 @@ def sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
             if sess.get("erased"):
                 typer.echo(one_line(f"erased: {sess['session']}: {sess['erased']}; delete the source, or move it out of "
                                     "the collected folders"))
+        for n in a.get("notes", ()):
+            if (n["path"], n["message"]) not in noted:
+                noted.add((n["path"], n["message"]))
+                typer.echo(one_line(f"note: {n['path']}: {n['message']}"))
         for e in a.get("skipped_entries", ()):
             typer.echo(f"skipped: {shown(e['path'])}: {e['reason']}")  # bytes not UTF-8 as \\xNN, never \ufffd
         for line in a.get("torn_tails", ()):

@@ -173,6 +173,8 @@ class Collector:
             c.conflicts += 1
         c.skipped += len(disc.skipped)
         self._note_not_sessions(disc.skipped)
+        for path, message in disc.notes:  # what the adapter says beside its sources: once per process, not counted
+            self.report.note_once(path, message)
         c.pending += len(disc.pending)
         self.report.pending(self.source_root, disc.pending)  # why the pass ends pending, said (trial 32a F9)
         self.listed = listed_stats(disc.sources)  # a source gone before it is read: had it grown? (vanished.unlanded)

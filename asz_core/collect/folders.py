@@ -101,6 +101,7 @@ def discover_folders(adapter: Adapter, roots: Sequence[str | os.PathLike], *, in
         out.disc.errors += disc.errors
         out.disc.pending += disc.pending
         out.disc.conflicts += disc.conflicts
+        out.disc.notes += [n for n in disc.notes if n not in out.disc.notes]  # one settings file seen from two folders
     return out
 
 

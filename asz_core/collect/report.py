@@ -159,6 +159,7 @@ class Report:
     def __init__(self, stream: TextIO | None = None, gone_at_end: bool = False):
         self.stream = stream
         self._told: set[tuple[str, str]] = set()
+        self._told_notes: set[tuple[str, str, str]] = set()  # note_once's
         #: With ``gone_at_end`` (``asz collect``): the ``gone:`` lines of the pass, told by :meth:`gone_said` at its end.
         self._gone: list[tuple[str, str]] | None = [] if gone_at_end else None
         #: With ``gone_at_end``: the notes of cursors moved past what an interrupted pass landed (:meth:`behind`).
@@ -192,6 +193,15 @@ class Report:
     def note(self, path: str | os.PathLike, message: str) -> None:
         """Tell something worth knowing that is not a problem (``note: <path>: <message>``)."""
         self._line(f"note: {path}: {message}")
+
+    def note_once(self, path: str | os.PathLike, message: str) -> None:
+        """:meth:`note`, told once per process for one (path, message), whichever collector of the command asks: an
+        adapter's :class:`~asz_core.plugins.adapter.Discovery` ``notes``, given again on every pass and by two adapters
+        reading one configuration folder."""
+        key = ("note", str(path), message)
+        if key not in self._told_notes:
+            self._told_notes.add(key)
+            self.note(path, message)
 
     def pending(self, path: str | os.PathLike, items: list[tuple[str, str]]) -> None:
         """Tell why a pass ends with what an adapter's discovery holds back (``items``: ``(what, why)`` each; a one-shot

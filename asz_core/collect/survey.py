@@ -40,7 +40,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
          "errors": [{"path", "message"}], "conflicts": [{"path", "reason"}],
          "sessions": [{"session", "sources": [{"src", "path", "kind", "mode", "stream", "batch",
                        "size", "landed", "unread", "ord", "state", "reason", "cursor", "torn_tail"}]}],
-         "torn_tails": ["torn tail: <src>: …"]}
+         "torn_tails": ["torn tail: <src>: …"], "notes": [{"path", "message"}]}
 
     Sizes are bytes (a source another adapter's session id refuses: :func:`_row`). ``size`` is None and ``state`` ``unreadable`` when the
     file cannot be read; ``state`` is ``new`` when no cursor exists. A session the root erased on request
@@ -52,7 +52,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     through ``adapter.read_document`` (its ``size`` is the document's bytes,
     ``state`` ``gone`` when the adapter says it no longer exists) and compared
     like a snapshot. Discovery exceptions become one error; ``conflicts`` are
-    the sources discovery refused because another lands into their stream. ``torn_tail`` is
+    the sources discovery refused because another lands into their stream; ``notes`` the adapter's own. ``torn_tail`` is
     the size in bytes of an append source's unterminated last line when the
     file has not changed for the idle window (:mod:`asz_core.storage.torn`),
     else 0; each such source is also a ``torn_tails`` line. With ``more_roots`` (further source folders read into the
@@ -65,7 +65,7 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     (``--adapter A --source F``: :func:`~asz_core.storage.cursor.reset_step`, trial 34a F1), as a pass's does.
     """
     root = Path(root)
-    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": []}
+    out: dict = {"adapter": adapter.name, "source_root": str(source_root), "skipped": 0, "errors": [], "conflicts": [], "sessions": [], "torn_tails": [], "notes": []}
     now = time.time_ns()
     more = [Path(p) for p in more_roots]
     folder_of = None
@@ -88,9 +88,9 @@ def survey(root: str | os.PathLike, adapter: Adapter, source_root: str | os.Path
     refuse_seconds(root, disc, folder_of)  # as collect refuses them: the source the cursor follows keeps its stream
     out["skipped"] = len(disc.skipped)
     out["skipped_entries"] = [{"path": shown(p), "reason": r} for p, r in disc.skipped]  # not UTF-8: \\xNN (JSON holds no other)
-    out["errors"] += [{"path": str(p), "message": m} for p, m in disc.errors]
-    out["errors"] += [{"path": p, "message": m} for p, m in take_unwritable(Path(source_root), disc)]
+    out["errors"] += [{"path": str(p), "message": m} for p, m in [*disc.errors, *take_unwritable(Path(source_root), disc)]]
     out["conflicts"] = [{"path": str(p), "reason": r} for p, r in disc.conflicts]
+    out["notes"] = [{"path": str(p), "message": m} for p, m in disc.notes]
     gone = read_erased(root)
     for session, sources in disc.sessions().items():
         try:

@@ -41,31 +41,10 @@ from ..sessiondata.vocabulary import (CLAIM_STATES, CONTENT_STATES, GLOSSARY_NAM
 from .reading_hooks import AddedCredits, ReadingHooks
 
 __all__ = [
-    "Term",
-    "FlagRule",
-    "undeclared_flag",
-    "adapter_version",
-    "Capabilities",
-    "Source",
-    "Discovery",
-    "REFUSED_EVENTS",
-    "os_error_text",
-    "link_outside",
-    "Adapter",
-    "AddedCredits",
-    "SOURCE_MODES",
-    "VOCABULARY",
-    "build_glossary",
-    "RELATION_TYPES",
-    "QUALITIES",
-    "CLAIM_STATES",
-    "CONTENT_STATES",
-    "STREAM_ROLES",
-    "ROLES",
-    "STRUCTURAL_KINDS",
-    "STEP_KINDS",
-    "Setting",
-    "BodyInfo",
+    "Term", "FlagRule", "undeclared_flag", "adapter_version", "Capabilities", "Source", "Discovery",
+    "REFUSED_EVENTS", "os_error_text", "link_outside", "Adapter", "AddedCredits", "SOURCE_MODES", "VOCABULARY",
+    "build_glossary", "RELATION_TYPES", "QUALITIES", "CLAIM_STATES", "CONTENT_STATES", "STREAM_ROLES", "ROLES",
+    "STRUCTURAL_KINDS", "STEP_KINDS", "Setting", "BodyInfo"
 ]
 
 #: Every model name a glossary must cover (origin-digest §4.5 and §6); defined in :mod:`asz_core.sessiondata.vocabulary`.
@@ -211,6 +190,10 @@ class Discovery:
     (:func:`asz_core.collect.second_source.refuse_seconds`). ``pending`` lists (what, why) the adapter holds but does not hand over yet,
     such as received runs waiting for their parent; the collector counts them
     in ``pending=``, so ``asz collect --once`` exits 1 while anything waits.
+    ``notes`` lists (path, message) the adapter says of what it reads that is no source and no problem of one (Claude
+    Code: an observer hook in ``settings.json`` that would not start); a collect tells each once per process as
+    ``note: <path>: <message>``, the same one from two adapters once (:meth:`asz_core.collect.report.Report.note_once`),
+    not counted; ``asz sources`` lists each once (``--json``: ``notes``).
     """
 
     sources: list[Source] = attrs.Factory(list)
@@ -218,6 +201,7 @@ class Discovery:
     errors: list[tuple[str, str]] = attrs.Factory(list)
     pending: list[tuple[str, str]] = attrs.Factory(list)
     conflicts: list[tuple[str, str]] = attrs.Factory(list)
+    notes: list[tuple[str, str]] = attrs.Factory(list)
 
     def sessions(self) -> dict[str, list[Source]]:
         """Sources grouped by session id, in discovery order."""
@@ -582,7 +566,6 @@ class Adapter(ReadingHooks, abc.ABC):
         except (FileNotFoundError, NotADirectoryError):
             return False
         return True
-
 
     def project_folder(self, src: str) -> str | None:
         """The folder of a source's name (``src`` relative to the source root, forward slashes; a document's ``#``
