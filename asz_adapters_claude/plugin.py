@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
-from .transcript import child_label, child_prompt, label_target, landed_without, read_today, record_line
+from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -122,6 +122,11 @@ class ClaudeCodeLocal(Adapter):
         the conversation it is in); see
         :func:`asz_adapters_claude.transcript.label_target`."""
         return label_target(record)
+
+    def given_title(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The name ``/rename`` gave the session (a ``custom-title`` record's ``customTitle``); see
+        :func:`asz_adapters_claude.transcript.given_title`."""
+        return given_title(record)
 
     def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
         """An older child's (no ``.meta.json``) label: its starting call's ``description``, else ``compaction`` for

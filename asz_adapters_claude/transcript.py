@@ -24,7 +24,7 @@ from .jsonspans import Obj
 from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_STRINGS, MEMBERS, undescribed_members
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "SIDECHAIN_FROM", "label_target", "landed_without", "read_today", "record_line",
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "SIDECHAIN_FROM", "given_title", "label_target", "landed_without", "read_today", "record_line",
            "string_prompt", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
@@ -300,6 +300,21 @@ def label_target(rec) -> str | None:
     if isinstance(got, str) and got:
         return got
     return None if data.get("type") == "summary" else ""
+
+
+def given_title(rec) -> str | None:
+    """The name a person gave the session with ``/rename``: ``customTitle`` of a landed ``custom-title`` record (it
+    lands whole as one data part, with no ``label``: the landed form since the type was described, so every root
+    reads alike); None for any other record, one whose ``customTitle`` is not a string with text, and a skeleton's
+    (its data part went with retention: it names nothing shown, docs/reading.md)."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+        return None
+    data = parts[0].get("data")
+    if not isinstance(data, dict) or data.get("type") != "custom-title":
+        return None
+    got = data.get("customTitle")
+    return got if isinstance(got, str) and got.strip() else None
 
 
 #: The adapter's optional compiled module (asz_adapters_claude/usual_line.c): the usual line (an assistant line of text,

@@ -38,6 +38,17 @@ class ReadingHooks:
         a dialect the adapter speaks; must not raise (an exception is taken as '')."""
         return ""
 
+    def given_title(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The title a person gave the conversation, read from one landed record that carries no ``label``.
+
+        ``record`` as for :meth:`label_target` (no ``id`` of its own). A runtime that lets a person rename a
+        conversation, such as Claude Code's ``/rename`` (a ``custom-title`` record, landed whole as one data part),
+        returns the name given; the readers then title the conversation with the last such name, before any label
+        the runtime wrote (docs/view.md, ``summary.title``). Default None (the record gives no title). Called by the
+        readers with a dialect the adapter speaks, only for records with no ``id`` and no ``label``; must not raise
+        (an exception, or an answer that is not a string with text, is taken as None)."""
+        return None
+
     def prompt_title(self, dialect: str, text: str) -> str:
         """What of a prompt's text names a conversation when its title is taken from a prompt.
 

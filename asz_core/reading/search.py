@@ -222,7 +222,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 if kind == "message.external" and got[0] == "prompt":
                     prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
                 out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags, repeats, got[3]))
-            label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats))
+            label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it

@@ -27,7 +27,7 @@ from .termtext import plain
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "given_label", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
 
 
 #: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
@@ -114,12 +114,14 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
 LABEL_PART = -1
 
 
-def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str, list] | None:
+def label_index(rec: dict, seen: set | None = None, given: str = "") -> tuple[str, str, str, list] | None:
     """``("label", label, indexed text, credentials)`` (:func:`masked_index`) of a record carrying a ``label`` (seed 001: a name the runtime gave
     something, the only naming evidence in the data: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's session
-    title, a child's description), None when it has none (trial 32b F4: a title was found by no search), or when
-    ``seen`` (the labels a conversation's rows already hold, as ``("label", label)``, added to here) holds it."""
-    label = rec.get("label")
+    title, a child's description), or, for one with none, of ``given``, the title a person gave in it
+    (:func:`~asz_core.view.titles.given_title`: Claude Code's ``/rename``); None when it has neither (trial 32b F4: a
+    title was found by no search), or when ``seen`` (the labels a conversation's rows already hold, as
+    ``("label", label)``, added to here) holds it."""
+    label = rec.get("label") or given
     if not isinstance(label, str) or not label.strip():
         return None
     if seen is not None:
@@ -128,6 +130,16 @@ def label_index(rec: dict, seen: set | None = None) -> tuple[str, str, str, list
         seen.add(("label", label))
     text = label.replace(SNIP_START, " ").replace(SNIP_END, " ")
     return ("label", label, *masked_index(text))
+
+
+def given_label(rec: dict, dialect: str) -> str:
+    """The title a person gave in ``rec`` when it has no ``id`` and no ``label`` (:func:`~asz_core.view.titles.given_title`,
+    asked of the adapter of ``dialect``: Claude Code's ``/rename``), indexed as its label; '' otherwise."""
+    if not dialect or rec.get("id") or rec.get("label"):
+        return ""
+    from ..view.titles import given_title
+
+    return given_title(rec, dialect)
 
 
 def masked_index(text: str) -> tuple[str, list[tuple[str, str, str]]]:
@@ -163,6 +175,7 @@ class HitCheck:
         self.checked: dict[int, bool] = {}  # rowid -> holds: a row fetched again (more rows asked for) is checked once
         self.differs: dict[str, list[int]] = {}
         self.sessions: dict[str, str | None] = {}  # conversation -> the session its head round names
+        self.dialects: dict[str, str] = {}  # landed file -> its header's dialect (a given title's label: given_label)
 
     def _session(self, conversation: str) -> str | None:
         if conversation not in self.sessions:
@@ -170,6 +183,14 @@ class HitCheck:
             session = (head.header or {}).get("session") if head is not None else None
             self.sessions[conversation] = session if isinstance(session, str) else None
         return self.sessions[conversation]
+
+    def _dialect(self, file: str) -> str:
+        """The dialect of landed ``file``'s header (under the root), read once; '' when it does not read."""
+        if file not in self.dialects:
+            from ..view.titles import first_dialect
+
+            self.dialects[file] = first_dialect([self.root / file])
+        return self.dialects[file]
 
     def holds(self, r: tuple) -> bool:
         """Whether hit row ``r`` (``r[5]`` its kind, ``r[8]`` its landed file, ``r[9]`` its row, ``r[10]`` its rowid)
@@ -211,7 +232,7 @@ class HitCheck:
         if r[6] != (0 if ns is None else ns // 1_000_000):
             return False
         if r[5] == "label":  # a record may carry a label and no part (LangSmith's run question)
-            return (x := label_index(rec)) is not None and x[2] == got[0]
+            return (x := label_index(rec, given=given_label(rec, self._dialect(file)))) is not None and x[2] == got[0]
         if not isinstance(rec.get("parts"), list):
             return False
         step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")

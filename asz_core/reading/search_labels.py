@@ -10,7 +10,7 @@ import orjson
 from ..sessiondata.model import WITHHOLDABLE
 from ..view.document import title_withheld
 from ..view.session_records import title_words
-from .search_hits import LABEL_PART, label_index
+from .search_hits import LABEL_PART, given_label, label_index
 from .search_meta import Meta
 
 __all__ = ["withheld_by", "label_row", "label_flags"]
@@ -37,11 +37,12 @@ def withheld_by(flagged: list[Path], title: str) -> list[str]:
     return [n for n in names if n in found]
 
 
-def label_row(out: list[tuple], meta: Meta, rec: dict, seen: set, place: tuple) -> None:
+def label_row(out: list[tuple], meta: Meta, rec: dict, seen: set, place: tuple, dialect: str = "") -> None:
     """Append the row of ``rec``'s label to ``out`` (:func:`~asz_core.reading.search_hits.label_index`: once per
-    conversation, ``seen`` its labels so far), and its place to ``meta.labels``; ``place``: (conversation, step,
-    talk_of, at, landed file, row, flags, repeats)."""
-    if (got := label_index(rec, seen)) is not None:
+    conversation, ``seen`` its labels so far; a record with no id and no label gives the title a person gave in it, as
+    the adapter of ``dialect`` reads it, :func:`~asz_core.reading.search_hits.given_label`), and its place to ``meta.labels``;
+    ``place``: (conversation, step, talk_of, at, landed file, row, flags, repeats)."""
+    if (got := label_index(rec, seen, given_label(rec, dialect))) is not None:
         cid, step, talk_of, at, rel, row, flags, repeats = place
         meta.labels.append((len(out), got[1]))
         out.append((got[2], cid, step, talk_of.get(step, ""), got[0], at, rel, row, LABEL_PART, flags, repeats, got[3]))

@@ -15,10 +15,10 @@ from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
-from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text
+from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text, subagent_title
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "talks_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -367,6 +367,7 @@ class DocumentView(ListView):
         resumed copy), ``(continues 326189cf) TITLE`` (:func:`~asz_core.view.titles.continued_title`), else
         :data:`REMOVED` when retention replaced any of its landed files by skeletons (the prompt a title is taken from
         went with the text: the one place every reader's title of a pruned conversation comes from), else
+        ``(subagent) PROMPT`` (:func:`talks_title`), else
         for a conversation with no talk that holds observations (execution or changes records alone, as ``asz hook``
         writes them), what they are (:func:`observed_title`), else ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
@@ -381,18 +382,15 @@ class DocumentView(ListView):
             return "" if withheld else shown_title(runtime_title)
         main = {s.id.split("/", 1)[-1] for s in self.of_kind("stream") if s.attrs.get("role") == "main"}
         talks = sorted(self.of_kind("talk"), key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
-        pick = PromptTitle(self.sess.dialect())
-        for t in talks:
-            keys: dict = {}
-            self._talk_keys(t, keys)
-            if pick.offer(keys.get("label", "")):
-                break
+        pick, asked = talks_title(self, talks)
         if pick.title():
             return pick.title()
         if self.links.earlier:  # a resumed copy with no prompt of its own: named by what it continues
             return continued_title(self.links.earlier[0], LandedTitles(self.sess.root, self.sess.session, self.sess).title(hide=self.hide))
         if self.sess.removed_at:  # the prompts went with the text (trial 19, F15, F21): never "(no prompt)"
             return REMOVED
+        if asked:  # a session of a sub-agent's file alone: what it was asked (trial 41c F9)
+            return subagent_title(short_title(asked, pick.dialect))
         if not talks and (said := observed_title(self.executions, self.changes)):  # hook records only (trial 20, F14)
             return said
         if self.hide:
@@ -447,6 +445,21 @@ class DocumentView(ListView):
         keeps the SHA-256 of what was taken out. Added in 1.x (a 1.x only adds keys).
         """
         return self.sess.cut()
+
+
+def talks_title(view: DocumentView, talks: list) -> tuple[PromptTitle, str]:
+    """The :class:`~asz_core.view.titles.PromptTitle` of ``talks`` (in the order they would title ``view``'s
+    conversation), offered each talk's label until one names work, and what the first child talk offered shows it
+    was asked (its ``prompt``, '' when none or withheld): a session of a sub-agent's file alone is titled by it,
+    ``(subagent) PROMPT`` (:func:`~asz_core.view.titles.subagent_title`; trial 41c F9)."""
+    pick, asked = PromptTitle(view.sess.dialect()), ""
+    for t in talks:
+        keys: dict = {}
+        view._talk_keys(t, keys)
+        if pick.offer(keys.get("label", "")):
+            break
+        asked = asked or (keys.get("prompt") or "" if keys.get("child") else "")
+    return pick, asked
 
 
 def observed_title(executions: list[dict], changes: list[dict]) -> str:

@@ -32,8 +32,8 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "label_for_record", "landed_title",
-           "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "too_large_title", "lost_prompt_title"]
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title",
+           "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
 
@@ -306,13 +306,24 @@ def label_for_record(rec: dict, dialect: str) -> str | None:
     return got if isinstance(got, str) or got is None else ""
 
 
+def given_title(rec: dict, dialect: str) -> str:
+    """The title a person gave the conversation in the landed record ``rec`` (no ``id``, no ``label``), as the adapter
+    of ``dialect`` reads it (:meth:`~asz_core.plugins.adapter.Adapter.given_title`: Claude Code's ``custom-title``,
+    written by ``/rename``); '' when no adapter speaks ``dialect``, or it fails or gives no text."""
+    got = ask_adapter(dialect, "given_title", rec) if dialect else NO_ANSWER
+    return got if isinstance(got, str) and got.strip() else ""
+
+
 class RuntimeTitle:
     """The runtime's title of one conversation, from its landed records seen in seq and row order (:meth:`see`)."""
 
-    __slots__ = ("ids", "labels", "doubt")
+    __slots__ = ("ids", "labels", "given", "doubt")
 
     def __init__(self) -> None:
         self.ids: set[str] = set()
+        #: each title a person gave the conversation (:func:`given_title`: Claude Code's ``/rename``), in order: the
+        #: last one titles it, before any label the runtime wrote
+        self.given: list[str] = []
         #: (label, the id its record names, '' or None: :func:`label_for_record`) of each record the header's rule
         #: takes, in order
         self.labels: list[tuple[str, str | None]] = []
@@ -329,14 +340,18 @@ class RuntimeTitle:
             self.ids.add(rid)
             return
         label = rec.get("label")
-        if not isinstance(label, str) or not label or kind in _NOT_TITLES:
+        if kind in _NOT_TITLES or (kind == "agent_meta" and (stream != "main" or rec.get("child"))):
+            return  # a run's or a workflow's name; a child's sidecar names what the child was asked, not the session
+        given = "" if isinstance(label, str) and label else given_title(rec, dialect)
+        if not given and (not isinstance(label, str) or not label):
             return
-        if kind == "agent_meta" and (stream != "main" or rec.get("child")):
-            return  # a child's sidecar names what the child was asked, not the session
         if not verified:
             self.doubt = True
             return
-        self.labels.append((label, label_for_record(rec, dialect)))
+        if given:
+            self.given.append(given)
+        else:
+            self.labels.append((label, label_for_record(rec, dialect)))
 
     def see_file(self, recs: list[dict], ids: list, kind: str, stream: str, verified: bool = True, dialect: str = "") -> None:
         """Every record of one landed file, in row order, as :meth:`see` sees them; ``ids`` is each record's ``id``
@@ -365,7 +380,10 @@ class RuntimeTitle:
 
     def title(self, header_title: str) -> str:
         """``header_title`` (the round header's) while every label it could come from is this conversation's and
-        verifies, and a record seen carries it; else the last label that is, or ''."""
+        verifies, and a record seen carries it; else the last label that is, or ''. The last title a person gave it
+        (:attr:`given`) comes before both."""
+        if self.given:
+            return self.given[-1]
         if not self.doubt and all(map(self._names_it, self.labels)) and (not header_title or self.holds(header_title)):
             return header_title
         return self.last()
@@ -381,7 +399,10 @@ class RuntimeTitle:
         return leaf == "" or (leaf is not None and leaf in self.ids)
 
     def last(self) -> str:
-        """The last label seen that names this conversation and verifies, or ''."""
+        """The last title a person gave it (:attr:`given`), else the last label seen that names this conversation
+        and verifies, or ''."""
+        if self.given:
+            return self.given[-1]
         for seen in reversed(self.labels):
             if self._names_it(seen):
                 return seen[0]
@@ -462,6 +483,17 @@ def continued_title(earlier: str, title: str) -> str:
     repeated from ``earlier``, so the earlier conversation's own title as far as they reach). The one rule the
     document's summary (and so ``asz ls`` and the page's list) and search follow."""
     return f"(continues {earlier[:8]}) {title}".rstrip()
+
+
+#: What a title taken from a sub-agent's prompt starts with (:func:`subagent_title`).
+SUBAGENT_MARK = "(subagent)"
+
+
+def subagent_title(title: str) -> str:
+    """The title of a conversation whose only talks are a sub-agent's (a session folder holding a ``subagents/`` file
+    alone: its main transcript never landed), ``title`` the sub-agent's first prompt as a title: ``(subagent) TITLE``,
+    so no reader takes it for what a person typed (docs/view.md, ``summary.title``; trial 41c F9)."""
+    return f"{SUBAGENT_MARK} {title}".rstrip()
 
 
 def landed_title(root: Path, session: str, hide: Sequence[str] = ()) -> tuple[str, str, dict | None]:

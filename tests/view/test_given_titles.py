@@ -1,0 +1,86 @@
+"""Titles as Claude Code's resume list shows them (trial 41c F1, F2, F9).
+
+- F1: ``/rename`` writes ``{"type":"custom-title","customTitle":…}``; the last one titles the session, before any
+  ``ai-title`` or ``summary``, and is found by ``asz search`` as a label (``Adapter.given_title``).
+- F2: a ``summary`` record in session B whose ``leafUuid`` is a message of session A titles A (A has no title of its
+  own), the latest such summary winning, also when B lands in a later collect pass than A.
+- F9: a session folder holding only a ``subagents/`` file is titled ``(subagent) PROMPT`` by the sub-agent's prompt.
+
+Each test writes corpus transcripts' lines (read from ../shared/corpus, never copied into the project) plus lines of
+its own, collects them with the real ``asz collect --once``, and reads the titles the document, ``asz ls --json``
+(issue 20's ``id`` and ``title``), ``asz search --json`` and the page's ``/api/conversations`` give; the expected
+titles are read from the lines written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from asz_core.view.server import ViewState, create_app
+
+from claude_lines import assert_titled, collect_claude
+from cli_helpers import asz_in_process
+from test_view_summary_titles import _agent, _summary, _user
+
+LOG = "-Users-alex-workspace-claude-code-log-sample"
+#: A corpus transcript whose four ``summary`` records name messages it does not hold (titled by its first prompt).
+RESUMED = f"{LOG}/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"
+SMALL = "-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+SUBAGENT = "-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a36efb2a1231c41e2.jsonl"
+
+
+def _lines(projects: Path, rel: str) -> list[bytes]:
+    return (projects / rel).read_bytes().splitlines()
+
+
+def _last(lines: list, kind: str, key: str) -> str:
+    """The ``key`` of the last line of type ``kind`` among ``lines`` (bytes or dicts): what the test wrote."""
+    got = [d[key] for d in (json.loads(x) if isinstance(x, bytes) else x for x in lines) if d.get("type") == kind]
+    return got[-1]
+
+
+def _page_titles(root: Path) -> dict[str, str]:
+    rows = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["conversations"]
+    return {r["id"]: r["title"] for r in rows}
+
+
+def test_the_last_custom_title_names_the_session_before_its_ai_titles(tmp_path, corpus_projects):
+    renamed, plain = "326189cf-5676-4237-8cde-1ce80aae4a9f", "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+    given = [_lines(corpus_projects, RESUMED)
+             + [{"type": "ai-title", "sessionId": renamed, "aiTitle": "Zanzibar caching by the model"},
+                {"type": "custom-title", "sessionId": renamed, "customTitle": "Zanzibar first rename"},
+                {"type": "custom-title", "sessionId": renamed, "customTitle": "Zanzibar renamed by the user"},
+                {"type": "ai-title", "sessionId": renamed, "aiTitle": "Zanzibar later model title"}],
+             _lines(corpus_projects, SMALL) + [{"type": "ai-title", "sessionId": plain, "aiTitle": "Zanzibar plain ai title"}]]
+    root = collect_claude(tmp_path, {renamed: given[0], plain: given[1]})
+    want = {renamed: _last(given[0], "custom-title", "customTitle"), plain: _last(given[1], "ai-title", "aiTitle")}
+    assert want == {renamed: "Zanzibar renamed by the user", plain: "Zanzibar plain ai title"}
+    assert_titled(root, want, "zanzibar")  # the document, asz ls --json, and every search hit's title
+    assert _page_titles(root) == want
+    # every name written is a label hit, the custom titles as the ai-titles
+    written = {(sid, d.get("customTitle") or d["aiTitle"]) for sid, lines in zip((renamed, plain), given)
+               for d in lines if isinstance(d, dict)}
+    p = asz_in_process("search", "zanzibar", "--kind", "label", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    got = [(h["conversation"], h["snippet_text"]) for h in json.loads(p.stdout) if h["kind"] == "label"]
+    assert len(written) == 5 and sorted(got) == sorted(written)
+
+
+def test_a_session_of_a_subagent_file_alone_is_titled_by_its_prompt(tmp_path, corpus_projects):
+    sid = "5ab5ab5a-0000-4000-8000-000000000009"
+    lines = _lines(corpus_projects, SUBAGENT)
+    root = collect_claude(tmp_path, {}, files={f"{sid}/subagents/{Path(SUBAGENT).name}": lines})
+    asked = next(d["message"]["content"] for d in map(json.loads, lines) if d.get("type") == "user")
+    assert asked.startswith("You are **alice** (round 2).")
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(p.stdout)
+    words = " ".join(asked.split())
+    assert row["id"] == sid and row["title"].startswith("(subagent) " + words[:80]), row["title"]
+    assert len(row["title"]) <= len("(subagent) ") + 100
+    p = asz_in_process("conversation", sid, "--json", "--root", str(root))
+    assert json.loads(p.stdout)["summary"]["title"] == row["title"]
+    assert _page_titles(root) == {sid: row["title"]}
