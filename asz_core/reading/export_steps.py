@@ -15,6 +15,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
+from ..view.kinds import taken_said
 from ..view.rate_words import ERROR_LABELS, LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
@@ -123,20 +124,6 @@ def cut_steps(doc: dict) -> list[str]:
                 bits += [f"sha256 {n[sha]}"] if n.get(sha) else []
                 out.append(f"{n.get('id')} ({n.get('kind')}): {what} {said[n[state]]}: {', '.join(bits)}")
     return out
-
-
-def taken_said(n: dict) -> str:
-    """What a tool node ``n`` whose result kept its text whole and lost the runtime's structured copy to land says
-    (``result_taken``, :func:`~asz_core.view.kinds.taken_keys`; trial 40c F1): ``result text kept whole (4 bytes,
-    sha256 a4c3…); not kept: the runtime's structured copy (15,728,654 bytes, sha256 a623…), too large to land``;
-    a size the record does not say is said so."""
-    text = [f"{n['result_bytes']:,} bytes"] if isinstance(n.get("result_bytes"), int) else []
-    text += [f"sha256 {n['result_text_sha256']}"] if n.get("result_text_sha256") else []
-    size = n.get("result_taken_bytes")
-    data = [f"{size:,} bytes" if isinstance(size, int) else "its size not recorded by the asz that collected it"]
-    data += [f"sha256 {n['result_sha256']}"] if n.get("result_sha256") else []
-    return (f"result text kept whole ({', '.join(text)}); not kept: the runtime's structured copy ({', '.join(data)}),"
-            " too large to land")
 
 
 #: The states of a reasoning part (a ``thinking`` node) the runtime wrote without its text (origin-digest §5.1: an

@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text", "taken_keys", "text_kept", "TAKEN_KEYS",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text", "taken_keys", "taken_said", "text_kept", "TAKEN_KEYS",
     "position",
 ]
 
@@ -91,7 +91,7 @@ CUT_STATES = frozenset({"too_large", "truncated"})
 
 
 #: The keys :func:`taken_keys` adds to a tool node, in order.
-TAKEN_KEYS = ("result_taken", "result_taken_bytes", "result_text_sha256")
+TAKEN_KEYS = ("result_taken", "result_taken_bytes", "result_text_sha256", "result_taken_said")
 
 
 def text_kept(p: dict) -> bool:
@@ -105,9 +105,10 @@ def taken_keys(rec: dict, block: int, p: dict, d: dict, key: str = "result") -> 
     """Add to a node's keys ``d``, for part ``p`` (block ``block`` of record ``rec``) that kept its text whole
     (:func:`text_kept`): ``{key}_taken`` ``"data"`` (what was taken out: the runtime's structured copy),
     ``{key}_taken_bytes`` (its size in bytes, compact JSON as landed, from the record's ``dropped``: absent in a root
-    collected before asz said it) and ``{key}_text_sha256`` (the SHA-256 of the text kept, as UTF-8; absent for a text
-    holding a lone surrogate), after ``{key}_sha256``: the SHA-256 of what was taken out (the data's for such a part;
-    set for any part that carries one). Nothing more for any other part."""
+    collected before asz said it), ``{key}_text_sha256`` (the SHA-256 of the text kept, as UTF-8; absent for a text
+    holding a lone surrogate) and ``{key}_taken_said`` (:func:`taken_said` of them), after ``{key}_sha256``: the
+    SHA-256 of what was taken out (the data's for such a part; set for any part that carries one). Nothing more for
+    any other part."""
     if p.get("sha256"):
         d[f"{key}_sha256"] = p["sha256"]
     if not text_kept(p):
@@ -122,6 +123,22 @@ def taken_keys(rec: dict, block: int, p: dict, d: dict, key: str = "result") -> 
         d[f"{key}_text_sha256"] = text_sha256(p["text"])
     except UnicodeEncodeError:  # a lone surrogate the source escaped: no UTF-8 to hash
         pass
+    d[f"{key}_taken_said"] = taken_said(d, key)  # the words, so the page prints them as they are (fix41b)
+
+
+def taken_said(n: dict, key: str = "result") -> str:
+    """What a node ``n`` whose ``key`` part kept its text whole and lost the runtime's structured copy to land says
+    (``{key}_taken``, :func:`taken_keys`; trial 40c F1): ``result text kept whole (4 bytes, sha256 a4c3…); not kept:
+    the runtime's structured copy (15,728,654 bytes, sha256 a623…), too large to land``; a size the record does not
+    say is said so. The one wording: the node's ``{key}_taken_said`` (the page prints it as it is), ``asz
+    conversation``'s cut steps and the exports' marker (:mod:`asz_core.reading.export_steps`)."""
+    text = [f"{n[f'{key}_bytes']:,} bytes"] if isinstance(n.get(f"{key}_bytes"), int) else []
+    text += [f"sha256 {n[f'{key}_text_sha256']}"] if n.get(f"{key}_text_sha256") else []
+    size = n.get(f"{key}_taken_bytes")
+    data = [f"{size:,} bytes" if isinstance(size, int) else "its size not recorded by the asz that collected it"]
+    data += [f"sha256 {n[f'{key}_sha256']}"] if n.get(f"{key}_sha256") else []
+    return (f"{key} text kept whole ({', '.join(text)}); not kept: the runtime's structured copy ({', '.join(data)}),"
+            " too large to land")
 
 
 def cut_digest(p: dict, d: dict) -> None:

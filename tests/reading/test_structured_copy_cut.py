@@ -67,15 +67,16 @@ def test_every_reader_says_the_text_was_kept_and_the_structured_copy_was_not(tmp
 
     doc = json.loads(_asz("conversation", SESSION[:8], "--json", "--root", str(root), base=tmp_path).stdout)
     tool = next(n for t in doc["talks"] for n in _walk(t) if n.get("kind") == "tool")
+    said_here = (f"result text kept whole ({n_text:,} bytes, sha256 {text_sha}); not kept: the runtime's structured "
+                 f"copy ({n_data:,} bytes, sha256 {data_sha}), too large to land")  # the page prints it (fix41b)
     assert {k: v for k, v in tool.items() if k.startswith("result")} == {
         "result": TEXT, "result_state": "truncated", "result_bytes": n_text, "result_sha256": data_sha,
-        "result_taken": "data", "result_taken_bytes": n_data, "result_text_sha256": text_sha}
+        "result_taken": "data", "result_taken_bytes": n_data, "result_text_sha256": text_sha, "result_taken_said": said_here}
     assert doc["summary"]["cut"] == {"truncated": 1, "too_large": 0, "data_taken": 1, "bytes": n_data}
 
     said = (f"landed without the runtime's structured copy of 1 tool result, too large to land ({n_data:,} bytes as "
             "written); its text kept whole")
-    step = (f"  {tool['id']} (tool): result text kept whole ({n_text:,} bytes, sha256 {text_sha}); not kept: the "
-            f"runtime's structured copy ({n_data:,} bytes, sha256 {data_sha}), too large to land")
+    step = f"  {tool['id']} (tool): {said_here}"
     text = _asz("conversation", SESSION[:8], "--root", str(root), base=tmp_path).stdout.splitlines()
     assert text[text.index(said) + 1] == step
     assert f"{SESSION[:8]} {said}" in _asz("ls", "--root", str(root), base=tmp_path).stdout.splitlines()

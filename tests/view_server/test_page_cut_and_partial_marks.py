@@ -1,5 +1,5 @@
 """Two page changes drawn in a browser (session 40): a tool result that kept its text whole while the runtime's
-structured copy was too large to land (fix40g, app.js ``takenText``), and the ``+`` marks of figures where only some
+structured copy was too large to land (fix40g; its words the server's since fix41b, as the export's), and the ``+`` marks of figures where only some
 model calls carry token counts (fix39f/fix40b: the list's TOKENS cell and the Usage tab's days and 5-hour blocks,
 each with its line under the table).
 
@@ -90,9 +90,11 @@ def test_the_step_says_its_text_kept_whole_and_the_structured_copy_not(landed, s
     assert step.find_element(By.CSS_SELECTOR, "pre.result").text == TEXT  # the text, whole
     facts = {dt.text: dd.text for dl in step.find_elements(By.CSS_SELECTOR, "dl.kv")
              for dt, dd in zip(dl.find_elements(By.TAG_NAME, "dt"), dl.find_elements(By.TAG_NAME, "dd"))}
-    assert facts["result state"] == (
-        f"text kept whole ({len(TEXT.encode()):,} bytes, sha256 {text_sha}); not kept: the runtime's structured copy "
-        f"({len(data):,} bytes, sha256 {data_sha}), too large to land")
+    said = (f"result text kept whole ({len(TEXT.encode()):,} bytes, sha256 {text_sha}); not kept: the runtime's "
+            f"structured copy ({len(data):,} bytes, sha256 {data_sha}), too large to land")
+    assert facts["result state"] == said  # the server's words (fix41b: the page held a JavaScript copy of them)
+    exported = asz_in_process("export", CUT, "--format", "md", "--root", str(landed["root"]))
+    assert exported.returncode == 0 and f"[{said}]" in exported.stdout  # the same text as the export's marker
     notice = browser.find_element(By.ID, "cut").text
     assert notice == (
         "Cut to land: 1 part(s) were larger than the landing budget (0 truncated, 1 tool result(s) kept their text whole "

@@ -2392,16 +2392,6 @@
     return '[' + LOST[state] + (said.length ? ': ' + said.join(', ') : '') + ']';
   }
 
-  // A result that kept its text whole and lost the runtime's structured copy to land (result_taken), as asz conversation
-  // says it (asz_core/reading/export_steps.py, taken_said): each with its own size, exact in bytes, and SHA-256.
-  function takenText(n) {
-    const text = (Number.isInteger(n.result_bytes) ? [num(n.result_bytes) + ' bytes'] : [])
-      .concat(n.result_text_sha256 ? ['sha256 ' + n.result_text_sha256] : []);
-    const data = [Number.isInteger(n.result_taken_bytes) ? num(n.result_taken_bytes) + ' bytes' : 'its size not recorded by the asz that collected it']
-      .concat(n.result_sha256 ? ['sha256 ' + n.result_sha256] : []);
-    return 'text kept whole (' + text.join(', ') + '); not kept: the runtime\'s structured copy (' + data.join(', ') + '), too large to land';
-  }
-
   // A media part (issue 18): a thumbnail from its landed record when its bytes are kept, else a labelled placeholder.
   function mediaEl(m) {
     const label = (m.mime || 'media') + ' · ' + fmtBytes(m.bytes) + (m.kept ? '' : ' · ' + (LOST[m.state] || m.state));
@@ -2498,7 +2488,8 @@
         det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : WORDS.no_result));
       }
       const facts = [];
-      if (n.result_taken) facts.push(['result state', takenText(n)]);  // its text kept whole, the structured copy not (trial 40c F1)
+      // its text kept whole, the structured copy not (trial 40c F1): the server's words (kinds.taken_said), as the exports say them
+      if (n.result_taken_said) facts.push(['result state', n.result_taken_said]);
       else if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
       if (n.duration_ms !== undefined) facts.push(['tool run', num(n.duration_ms) + ' ms (its own start to end, as its runtime recorded them)']);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
