@@ -257,9 +257,10 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         unreadable: dict[str, str] = {}
         listed: dict[str, list[str]] = {}
         ranges: dict[str, tuple] = {}
+        und: dict[str, dict] = {}
         counted, problems = read_root(storage, zone, hide, step=lambda: done.__setitem__(0, done[0] + 1),
                                       unreadable=unreadable, verified_problems=listed, dialects=bool(narrow[3]),
-                                      ranges=ranges)
+                                      ranges=ranges, undescribed=und)
     except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)
@@ -279,7 +280,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     counted = narrowed(counted, *narrow)
     # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
     # call they belong to (session 40); none of other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
-    undescribed = undescribed_read(listed, ranges, counted if any(narrow) else None, *window)
+    undescribed = undescribed_read(und, ranges, counted if any(narrow) else None, *window)
     return counted, problems, unreadable, undescribed, times
 
 

@@ -121,7 +121,7 @@ def _undescribed(state, convs: set[str], states: dict[str, str], narrow: tuple[s
     keep them: with ``narrow`` (``(model, exact)``, a filter given) only those with a call of such a model; and the
     line ``asz usage daily`` prints of them (:func:`~asz_core.view.usage_undescribed.undescribed_said`; fix40o).
     ``([], "")`` when none. Called under ``state``'s lock."""
-    kept = {c: state._undescribed.get(c, ()) for c in convs if states.get(c, "verified") == "verified"
+    kept = {c: state._undescribed.get(c) for c in convs if states.get(c, "verified") == "verified"
             and (narrow is None or narrow_buckets(state._usage.get(c) or {}, *narrow, None, None))}
     (und,) = named([undescribed_in(kept, state._spans, since, until)], every)
     return und, undescribed_said(und)

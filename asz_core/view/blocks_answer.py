@@ -72,14 +72,14 @@ def blocks_answer(root: Path, hide: Iterable[str], prices=None, *, project: str 
 
     zone = zone_of(tz)
     unreadable: dict[str, str] = {}
-    listed: dict[str, list[str]] = {}
     ranges: dict[str, tuple] = {}
+    und: dict[str, dict] = {}
     counted, problems = read_root(root, zone, hide, unreadable=unreadable, dialects=bool(dialect),
-                                  verified_problems=listed, ranges=ranges)
+                                  ranges=ranges, undescribed=und)
     times = block_times(counted)  # every call read shapes the blocks, whatever the filters keep (as the command)
     kept = narrowed(counted, project, model, instance, dialect, exact)
     rows = report(kept, "blocks", prices, since, until, zone=zone, times=times, now=now)
-    (und,) = named([undescribed_read(listed, ranges, kept if project or model or instance or dialect else None, since,
+    (und,) = named([undescribed_read(und, ranges, kept if project or model or instance or dialect else None, since,
                                      until)], list_conversations(root))  # as asz usage blocks names them (fix40o)
     return {"blocks": [flat_row(recorded(r)) for r in rows], "total": flat_row(recorded(totals(rows, prices))),
             "problems": problems, "unreadable": sorted(unreadable), "undescribed": und,

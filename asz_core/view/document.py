@@ -148,6 +148,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     cut = summary["cut"] if summary is not None else v.cut()
     if cut:  # the parts made smaller to land, kept with the entry: a kept row says them as a checked one (trial 29b F8)
         places["cut"] = cut
+    if und := (summary.get("undescribed_calls") if summary is not None else undescribed_calls(v)):
+        places["undescribed_calls"] = und  # the records that could hold calls, counted: asz usage reads them (fix41b)
     return places, list(keyed_calls(sorted(v.counted_calls().items())))  # each with its node id: call_key
 
 
@@ -297,6 +299,14 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
             *_conflicts(v), *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
 
 
+def undescribed_calls(v: DocumentView) -> dict | None:
+    """The summary's ``undescribed_calls`` (:func:`~asz_core.view.usage_undescribed.undescribed_counts` of the view's
+    session): the counts of its ``undescribed records that could hold calls`` line, as data (fix41b)."""
+    from .usage_undescribed import undescribed_counts
+
+    return undescribed_counts(v.sess.headers, v.sess.records, v.sess.listed_parts())
+
+
 def _conflicts(v: DocumentView) -> list[str]:
     """:func:`~asz_core.view.links.conflict_lines` of the view: records under ids a linked session holds otherwise."""
     return conflict_lines(v.fold, v.links, v.sess.records)
@@ -412,6 +422,8 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
                   + outside_line(v.turns_outside, v.recorded_range(fold.head)),
                   undescribed,
                   prices)
+    if und := undescribed_calls(v):  # only then, as credits: the records that could hold calls, counted (fix41b)
+        s["undescribed_calls"] = und
     s["coverage"] = v.coverage.summary
     s["unresolved"] += len(v.dangling)  # issue 18: dangling parents are open entries of the document
     links = v.links

@@ -322,15 +322,13 @@ class Doc:
                 "hours": [[at, model, v] for (at, model), v in self.hours.items()], "calls": self.calls}
 
 
-def untimed_problems(summary: dict, prefix: str = "") -> list[str]:
+def untimed_problems(summary: dict) -> list[str]:
     """The problems of a conversation's ``summary`` about records whose time does not read (those starting
     :data:`~asz_core.sessiondata.untimed.UNTIMED_PREFIX`): what ``/api/usage``'s ``untimed`` says, as ``asz usage``
-    says it (trial 30a F8); with ``prefix``, those starting it instead (``UNDESCRIBED_PREFIX``: its ``undescribed``,
-    review 40)."""
+    says it (trial 30a F8)."""
     from ..sessiondata.untimed import UNTIMED_PREFIX
 
-    start = prefix or UNTIMED_PREFIX
-    return [p for p in summary.get("problems") or () if isinstance(p, str) and p.startswith(start)]
+    return [p for p in summary.get("problems") or () if isinstance(p, str) and p.startswith(UNTIMED_PREFIX)]
 
 
 class KeptFound:
@@ -343,8 +341,6 @@ class KeptFound:
         its usage per hour (:func:`~asz_core.view.usage_buckets.usage_hours`) and its provider calls (``calls``:
         :func:`~asz_core.view.usage_buckets.call_entries`, what counts a call two conversations hold once), in the
         root's summaries and the state's maps (under its lock)."""
-        from .usage_undescribed import UNDESCRIBED_PREFIX
-
         self._summaries.note(conversation, fp, hide, summary)
         with self._lock:
             self._states[conversation] = (fp, summary["state"])
@@ -354,7 +350,7 @@ class KeptFound:
             self._spans[conversation] = (summary.get("from"), summary.get("to"))
             self._short[conversation] = summary.get("usage_incomplete") or 0
             self._untimed[conversation] = untimed_problems(summary)
-            self._undescribed[conversation] = untimed_problems(summary, UNDESCRIBED_PREFIX)  # review 40
+            self._undescribed[conversation] = summary.get("undescribed_calls")  # review 40; counted as data (fix41b)
 
     def kept_found(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple) -> bool:
         """True when the root keeps what a build of these files, code and prices found (its record,

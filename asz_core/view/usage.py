@@ -43,11 +43,11 @@ from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.vocabulary import USAGE_COUNT_DROPPED, USAGE_RATE_DROPPED
 from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (the usage problems' lines are read here too)
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
-from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines, undescribed_named  # noqa: F401  (as above)
+from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines  # noqa: F401  (as above)
 
 __all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
-           "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "UNNAMED_PREFIX", "unnamed_call_lines"]
+           "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
 #: The four token counts of a usage object, in document order.
 TOKEN_KINDS = ("in", "out", "cache_read", "cache_write")

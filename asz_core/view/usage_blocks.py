@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable
 
-__all__ = ["BLOCK_MS", "block_label", "block_starts", "burn", "week_of"]
+__all__ = ["BLOCK_MS", "block_keys", "block_label", "block_starts", "burn", "week_of"]
 
 #: A block's length: 5 hours, in ms.
 BLOCK_MS = 5 * 3_600_000
@@ -65,3 +65,18 @@ def burn(tokens: int, usd: float, first: int | None, last: int | None, end: int,
              "from": first, "to": last},
             {"tokens": tokens + tokens * left // span, "usd": round(usd + usd * left / span, 6), "at": now,
              "remaining_ms": left})
+
+
+def block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
+    """Add to each of ``asz usage blocks``' rows (:func:`~asz_core.view.usage_report.report`'s, with ``from`` and
+    ``to``) its block's ``start``, ``end``, ``active``, and ``burn_rate`` and ``projection`` (the open block's,
+    :func:`burn`; null on the others); ``starts`` block name -> start (unix ms), ``now`` unix ms."""
+    for r in rows:
+        start = starts.get(r["block"])
+        if start is None:  # the NO_TIME row
+            continue
+        last = r["to"] if r["to"] is not None else start
+        r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
+        tokens = sum(r["usage"][k] for k in ("in", "out", "cache_read", "cache_write"))
+        got = burn(tokens, r["cost"]["usd"], r["from"], r["to"], r["end"], now) if r["active"] else None
+        r.update(burn_rate=got[0] if got else None, projection=got[1] if got else None)

@@ -72,7 +72,7 @@ from .titles import dialect_of
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
 from .usage import TOKEN_KINDS, add_call, call_key, call_ms, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once
-from .usage_blocks import BLOCK_MS, block_label, block_starts, burn, week_of
+from .usage_blocks import block_keys, block_label, block_starts, week_of
 from .zone import zone_of
 
 __all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "in_report", "range_in_window", "outside_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
@@ -126,14 +126,16 @@ class Counted:
 def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = (), *, cache: bool = True,
               step: Callable[[], None] | None = None, unreadable: dict[str, str] | None = None,
               verified_problems: dict[str, list[str]] | None = None, ids: Iterable[str] | None = None,
-              dialects: bool = False, ranges: dict[str, tuple] | None = None) -> tuple[list[Counted], list[str]]:
+              dialects: bool = False, ranges: dict[str, tuple] | None = None,
+              undescribed: dict[str, dict] | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (its first problem, which decided its state,
     and how many more it lists).
     ``unreadable``, when given, gets ``conversation -> why`` for each conversation that did not read (in no figure);
     ``verified_problems``, when given, ``conversation -> its document's problems`` for each conversation that verifies
-    and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`); ``ranges``, when given,
-    ``conversation -> (first, last)`` record times (unix ms, ``places["range"]``) of each of those that has one.
+    and still lists some (a torn tail: :func:`~asz_core.storage.torn.torn_notes`); ``ranges`` ``conversation ->
+    (first, last)`` record times (unix ms) of each that has them, ``undescribed`` its summary's ``undescribed_calls``
+    (``{"records", "naming_calls"}``, fix41b) of each holding records its dialect could not read: :func:`_beside`.
 
     With ``cache`` each conversation's calls come from the root's derived
     summaries (:mod:`asz_core.view.summary_cache`) while its files are unchanged, and are counted and stored
@@ -176,10 +178,8 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
             if dialects:  # asz ls's dialect, for --dialect (trial 23a F11)
                 places["dialect"] = dialect_of(root, str(session or conv))
             held = "" if got.state == "verified" else got.state
-            if not held and got.problems and verified_problems is not None:
-                verified_problems[conv] = list(got.problems)
-                if ranges is not None and all(places.get("range") or (None,)):
-                    ranges[conv] = tuple(places["range"])
+            if not held:
+                _beside(conv, places, got.problems, verified_problems, ranges, undescribed)
             lines = got.problems or ("(no problem line)",)
             why = lines[0]
             first = _first_ns(header) if held else None
@@ -203,6 +203,19 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
         if store is not None:
             store.close()
     return out, problems
+
+
+def _beside(conv: str, places: dict, problems: tuple, verified_problems: dict | None, ranges: dict | None,
+            undescribed: dict | None) -> None:
+    """What :func:`read_root` gives beside the calls of ``conv``, a conversation that verifies: its ``problems`` into
+    ``verified_problems`` (when some), its recorded range into ``ranges`` (when known), its ``undescribed_calls`` into
+    ``undescribed`` (when some); each only when given."""
+    if problems and verified_problems is not None:
+        verified_problems[conv] = list(problems)
+    if ranges is not None and all(places.get("range") or (None,)):
+        ranges[conv] = tuple(places["range"])
+    if undescribed is not None and places.get("undescribed_calls"):
+        undescribed[conv] = places["undescribed_calls"]
 
 
 def _count_calls(out: list[Counted], conv: str, places: dict, calls: Iterable, zone: dt.tzinfo, held: str,
@@ -422,7 +435,7 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
             if r["conversation"] in same:
                 r["same_calls"] = same[r["conversation"]]
     if view == "blocks":
-        _block_keys(rows, starts, int(time.time() * 1000) if now is None else now)
+        block_keys(rows, starts, int(time.time() * 1000) if now is None else now)
         rows.sort(key=lambda r: (r["block"] == NO_TIME, r.get("start") or 0))
     elif view == "session":
         rows.sort(key=lambda r: (r["from"] is None, r["from"] or 0, r["conversation"]))
@@ -433,20 +446,6 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
                   "tokens": lambda r: sum(r["usage"][k] for k in TOKEN_KINDS)}[sort]
         rows.sort(key=figure, reverse=True)
     return rows
-
-
-def _block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
-    """Add a block row's ``start``, ``end``, ``active``, and ``burn_rate`` and ``projection`` (the open block's,
-    :func:`~asz_core.view.usage_blocks.burn`; null on the others) (:func:`report`; its ``from``/``to`` are
-    :func:`_row`'s)."""
-    for r in rows:
-        start = starts.get(r["block"])
-        if start is None:  # the NO_TIME row
-            continue
-        last = r["to"] if r["to"] is not None else start
-        r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
-        got = burn(sum(r["usage"][k] for k in TOKEN_KINDS), r["cost"]["usd"], r["from"], r["to"], r["end"], now) if r["active"] else None
-        r.update(burn_rate=got[0] if got else None, projection=got[1] if got else None)
 
 
 def untimed(counted: Iterable[Counted], view: str = "daily", window: tuple | None = None) -> dict[str, int]:

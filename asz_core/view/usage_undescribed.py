@@ -8,29 +8,27 @@ from typing import Callable, Iterable, Mapping
 
 from ..sessiondata.model import is_member_part
 
-__all__ = ["UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "undescribed_named", "undescribed_in", "ROW_OF",
-           "NAMED", "undescribed_line", "undescribed_said", "undescribed_read"]
+__all__ = ["UNDESCRIBED_PREFIX", "undescribed_found", "undescribed_counts", "undescribed_call_lines", "NAMED_CLAUSE",
+           "undescribed_in", "ROW_OF", "NAMED", "undescribed_line", "undescribed_said", "undescribed_read"]
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
 
 
-def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
-    """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) for the transcript
-    records the dialect could not read at all (every part ``unknown``: a line that is not JSON, such as one behind a
-    run of NUL bytes a power loss leaves): such a line may have been a model call, and no figure counts what it held
-    (trial 18, F-f). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records (dicts),
-    ``listed`` the ``(seq, row, block, part)`` of every data and unknown part in seq/row/block order (the session's
-    one scan of its parts, :meth:`~asz_core.view.session_records.LandedSession.listed_parts`): only the records
+def undescribed_found(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> tuple[list[str], list[str]]:
+    """``(found, named)``: the transcript records the dialect could not read at all (every part ``unknown``: a line that
+    is not JSON, such as one behind a run of NUL bytes a power loss leaves), as ``seq/row``, those naming no model call
+    (``found``: such a line may have been a model call, and no figure counts what it held; trial 18, F-f) apart from
+    those whose ``call`` names the provider call they belong to (``named``, ``seq/row (call)``: a third-party adapter's
+    line of a call it could not read, which may hold no other call; that call is counted with any usage it carries:
+    session 40, trial 39b F6). ``headers`` seq -> landed file header (``kind``, or None), ``records`` seq -> its records
+    (dicts), ``listed`` the ``(seq, row, block, part)`` of every data and unknown part in seq/row/block order (the
+    session's one scan of its parts, :meth:`~asz_core.view.session_records.LandedSession.listed_parts`): only the records
     holding an unknown part are looked at. A record with typed parts beside an unknown one was read (its call, if any,
     is counted), and so was one whose unknown parts are members its dialect does not describe
     (:func:`~asz_core.sessiondata.model.is_member_part`: an assistant line with a new member and no content is read,
-    its call counted); such parts are left aside before the rule, so a record is named as it was before they existed. Names at most 10 (``seq/row``); ``[]`` when
-    there are none (nearly always). A record whose ``call`` names its provider call (a third-party adapter's line of a
-    call it could not read) may hold no other call: it belongs to that one, which is counted with any usage it carries
-    (session 40; trial 39b F6), so the line counts those apart (``: U naming no model call, so no figure counts a call
-    they may hold: …; M naming the model call they belong to (…): seq/row (call), …``, :data:`NAMED_CLAUSE`,
-    :func:`undescribed_named`); a line with none of them reads as it always did."""
+    its call counted); such parts are left aside before the rule, so a record is named as it was before they existed.
+    Both empty nearly always. :func:`undescribed_call_lines` words them, :func:`undescribed_counts` counts them."""
     found: list[str] = []  # naming no call
     named: list[str] = []  # naming the call they belong to (its llm.call counts them): their content alone not read
     for seq, row in dict.fromkeys((seq, row) for seq, row, _, p in listed if p.get("k") == "unknown"):
@@ -42,6 +40,26 @@ def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[
         if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
             call = r.get("call")
             (named if isinstance(call, str) and call else found).append(f"{seq}/{row}" + (f" ({call})" if call else ""))
+    return found, named
+
+
+def undescribed_counts(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> dict | None:
+    """The document summary's ``undescribed_calls`` of :func:`undescribed_found`'s records: ``{"records", "naming_calls"}``
+    (how many transcript records the dialect could not read, and how many of them name the model call they belong
+    to), the counts :func:`undescribed_call_lines`' line says, carried as data so that no reader reads them back out
+    of its words (fix41b: :func:`undescribed_in` parsed the line); None when there are none (the key is left out)."""
+    found, named = undescribed_found(headers, records, listed)
+    return {"records": len(found) + len(named), "naming_calls": len(named)} if found or named else None
+
+
+def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[int, int, int, dict]]) -> list[str]:
+    """One ``undescribed records that could hold calls: …`` line (:data:`UNDESCRIBED_PREFIX`) of
+    :func:`undescribed_found`'s records, for ``summary.problems``. Names at most 10 (``seq/row``); ``[]`` when there are
+    none (nearly always). Records naming their call are counted apart (``: U naming no model call, so no figure counts
+    a call they may hold: …; M naming the model call they belong to (…): seq/row (call), …``, :data:`NAMED_CLAUSE`);
+    a line with none of them reads as it always did. The counts travel as data too: the summary's
+    ``undescribed_calls`` (:func:`undescribed_counts`)."""
+    found, named = undescribed_found(headers, records, listed)
     if not found and not named:
         return []
     if not named:  # as before named ones were told apart: every such record names no call
@@ -58,31 +76,25 @@ def undescribed_call_lines(headers: dict, records: dict, listed: Iterable[tuple[
 NAMED_CLAUSE = " naming the model call they belong to"
 
 
-def undescribed_named(line: str) -> int:
-    """How many records an :data:`UNDESCRIBED_PREFIX` line counts as naming the model call they belong to (0: none)."""
-    at = line.find(NAMED_CLAUSE)
-    return int(line[:at].rsplit(" ", 1)[-1]) if at > 0 else 0
-
-
 def _first_ten(found: list[str]) -> str:
     return ", ".join(found[:10]) + (", …" if len(found) > 10 else "")
 
 
-def undescribed_in(problems: Mapping[str, Iterable[str]], spans: Mapping[str, tuple],
+def undescribed_in(counts: Mapping[str, dict | None], spans: Mapping[str, tuple],
                    since: int | None = None, until: int | None = None) -> list[dict]:
-    """``[{"conversation", "records", "naming_calls"}]``, by id: the conversations of ``problems`` (id -> the problem
-    lines of a verified conversation the filters keep) holding transcript records their dialect could not read (an
-    :data:`UNDESCRIBED_PREFIX` line: ``records`` how many, ``naming_calls`` those of them naming the model call they
-    belong to, :func:`undescribed_named`), but one whose recorded range (``spans``: id -> ``(first, last)`` unix ms)
-    lies wholly outside ``since``..``until`` (unix ms, None: open;
-    :func:`~asz_core.view.usage_report.outside_window`, trial 39d F1). The one list ``asz usage`` (``--json``
-    ``undescribed``, its ``!`` and line) and ``/api/usage`` (``undescribed``, the Usage tab's) say (review 40)."""
+    """``[{"conversation", "records", "naming_calls"}]``, by id: the conversations of ``counts`` (id -> the summary's
+    ``undescribed_calls`` of a verified conversation the filters keep, :func:`undescribed_counts`; None or absent:
+    none) holding transcript records their dialect could not read (``records`` how many, ``naming_calls`` those of
+    them naming the model call they belong to), but one whose recorded range (``spans``: id -> ``(first, last)`` unix
+    ms) lies wholly outside ``since``..``until`` (unix ms, None: open; :func:`~asz_core.view.usage_report.outside_window`,
+    trial 39d F1). The one list ``asz usage`` (``--json`` ``undescribed``, its ``!`` and line) and ``/api/usage``
+    (``undescribed``, the Usage tab's) say (review 40); read from the counts as data, never from the problem line's
+    words (fix41b)."""
     from .usage_report import outside_window
 
-    return [{"conversation": cid, "records": int(p[len(UNDESCRIBED_PREFIX):].split(" ", 1)[0]),
-             "naming_calls": undescribed_named(p)}
-            for cid, lines in sorted(problems.items()) if not outside_window(spans.get(cid, (None, None)), since, until)
-            for p in lines if p.startswith(UNDESCRIBED_PREFIX)]
+    return [{"conversation": cid, "records": int(n["records"]), "naming_calls": int(n.get("naming_calls") or 0)}
+            for cid, n in sorted(counts.items()) if isinstance(n, dict) and n.get("records")
+            and not outside_window(spans.get(cid, (None, None)), since, until)]
 
 
 #: What a view's rows are keyed by, as the undescribed line names it (a conversation's own row is marked instead).
@@ -98,7 +110,7 @@ def undescribed_line(undescribed: dict[str, int], key: str = "conversation", sho
     ``shown``: its shortest prefix unique in the root); past that it says how many and how to list them (trial 35a
     F8: a 2.5 KB line named 44; then ten and a count, still 1 KB): the session view marks each one's row ``!``,
     ``--json`` lists each on its rows (``undescribed``). ``named``: conversation -> those of its records that name the
-    model call they belong to (:func:`~asz_core.view.usage.undescribed_named`): that call is counted, in its row and
+    model call they belong to (the summary's ``undescribed_calls``, ``naming_calls``): that call is counted, in its row and
     the total, so they are said apart, never "each may have been a model call" (session 40; trial 39b F6); a line with
     none reads as it always did."""
     m = sum((named or {}).values())
@@ -136,14 +148,14 @@ def _undescribed_head(n: int, m: int, key: str) -> str:
 NAMED = 3
 
 
-def undescribed_read(listed: Mapping[str, Iterable[str]], ranges: Mapping[str, tuple], kept: Iterable | None,
+def undescribed_read(counts: Mapping[str, dict], ranges: Mapping[str, tuple], kept: Iterable | None,
                      since: int | None = None, until: int | None = None) -> list[dict]:
-    """:func:`undescribed_in` of a :func:`~asz_core.view.usage_report.read_root` reading (``listed``: its
-    ``verified_problems``, ``ranges`` its ``ranges``) as ``asz usage`` keeps them: with a filter given, ``kept`` (the
+    """:func:`undescribed_in` of a :func:`~asz_core.view.usage_report.read_root` reading (``counts``: its
+    ``undescribed``, ``ranges`` its ``ranges``) as ``asz usage`` keeps them: with a filter given, ``kept`` (the
     counted calls :func:`~asz_core.view.usage_report.narrowed` kept) names the conversations looked at; None (no
     filter): every verified one. What ``asz usage`` and ``/api/usage/blocks`` say alike (fix40o)."""
-    names = set(listed) if kept is None else {c.conversation for c in kept}
-    return undescribed_in({c: v for c, v in listed.items() if c in names}, ranges, since, until)
+    names = set(counts) if kept is None else {c.conversation for c in kept}
+    return undescribed_in({c: v for c, v in counts.items() if c in names}, ranges, since, until)
 
 
 def undescribed_said(undescribed: list[dict], key: str = "date") -> str:

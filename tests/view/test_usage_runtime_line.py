@@ -165,6 +165,7 @@ def test_undescribed_records_naming_their_call_are_said_apart(tmp_path):
         "unknown parts): 1 naming no model call, so no figure counts a call they may hold: 1/5; 2 naming the model call "
         "they belong to (each such call is counted, with any usage they carry; only their content was not read): "
         "1/3 (req_1), 1/4 (req_2)"]
+    assert s["undescribed_calls"] == {"records": 3, "naming_calls": 2}  # the line's counts as data, read by asz usage (fix41b)
     said = asz_ok("usage", "daily", "--root", str(root), "--tz", "UTC").splitlines()
     assert ("! undescribed: 3 transcript record(s) the dialect could not read: 1 naming no model call, in no day's row "
             "and no total above (each may have been a model call), and 2 naming the model call they belong to, counted "
