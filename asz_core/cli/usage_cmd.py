@@ -247,8 +247,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     call read, whatever ``narrow`` keeps (they shape the 5-hour blocks); a note names a conversation by ``shown`` (its
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
-    from ..sessiondata.untimed import UNTIMED_COUNTED, UNTIMED_PREFIX
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
+    from ..view.usage_untimed import untimed_noted
     from ..view.usage_report import block_times, narrowed, read_root
     from ..view.usage_undescribed import undescribed_read
 
@@ -271,8 +271,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-            elif p.startswith((UNENDED_PREFIX, UNTIMED_PREFIX, GAP_PREFIX)):  # no usage (27a F5); no time (30a F8); a gap (32a F3)
-                typer.echo(f"asz usage: note: {shown(cid)}: {p}{UNTIMED_COUNTED * p.startswith(UNTIMED_PREFIX)}", err=True)
+            elif p.startswith((UNENDED_PREFIX, GAP_PREFIX)):  # no usage (27a F5); a gap (32a F3)
+                typer.echo(f"asz usage: note: {shown(cid)}: {p}", err=True)
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
@@ -281,6 +281,11 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
     # call they belong to (session 40); none of other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
     undescribed = undescribed_read(und, ranges, counted if any(narrow) else None, *window)
+    # records whose time does not read (30a F8): of the conversations the filters keep, with a window only those it
+    # places them in (fix41b), the rule /api/usage's untimed follows too
+    kept = None if not any(narrow) else {c.conversation for c in counted}
+    for u in untimed_noted({c: v for c, v in listed.items() if kept is None or c in kept}, ranges, *window):
+        typer.echo(f"asz usage: note: {shown(u['conversation'])}: {u['note']}", err=True)
     return counted, problems, unreadable, undescribed, times
 
 

@@ -111,20 +111,25 @@ def list_note(state, conversations: Sequence[str]) -> str:
     return " ".join(x for x in notes if x)
 
 
-def _undescribed(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bool] | None, since: int | None,
-                 until: int | None, every: Sequence[str]) -> tuple[list[dict], str]:
-    """``/api/usage``'s ``undescribed`` and ``undescribed_said``: ``asz usage --json``'s ``undescribed``,
-    ``[{"conversation", "name", "records", "naming_calls"}]`` by id (``name`` among ``every``, as
-    :func:`~asz_core.storage.ids.named` names the answer's other lists; review 40), of the verified ones of ``convs``
-    holding transcript records their dialect could not read, but one whose range lies wholly outside
-    ``since``..``until`` (:func:`~asz_core.view.usage_undescribed.undescribed_in`), kept as ``asz usage``'s filters
-    keep them: with ``narrow`` (``(model, exact)``, a filter given) only those with a call of such a model; and the
-    line ``asz usage daily`` prints of them (:func:`~asz_core.view.usage_undescribed.undescribed_said`; fix40o).
-    ``([], "")`` when none. Called under ``state``'s lock."""
-    kept = {c: state._undescribed.get(c) for c in convs if states.get(c, "verified") == "verified"
+def _noted(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bool] | None, since: int | None,
+           until: int | None, every: Sequence[str]) -> tuple[list[dict], str, list[dict]]:
+    """``/api/usage``'s ``undescribed``, ``undescribed_said`` and ``untimed``, of the verified ones of ``convs`` kept
+    as ``asz usage``'s filters keep them (with ``narrow``, ``(model, exact)`` when a filter is given: only those with a
+    call of such a model) and named as it names them: ``undescribed`` ``asz usage --json``'s, ``[{"conversation",
+    "name", "records", "naming_calls"}]`` by id (``name`` among ``every``, as :func:`~asz_core.storage.ids.named`
+    names the answer's other lists; review 40), holding transcript records their dialect could not read, but one whose
+    range lies wholly outside ``since``..``until`` (:func:`~asz_core.view.usage_undescribed.undescribed_in`); the line
+    ``asz usage daily`` prints of them (:func:`~asz_core.view.usage_undescribed.undescribed_said`; fix40o); and
+    ``untimed``, ``[{"conversation", "name", "note"}]``, the notes ``asz usage`` prints on stderr of those holding
+    records whose time does not read, only those a window places them in
+    (:func:`~asz_core.view.usage_untimed.untimed_noted`, fix41b). Called under ``state``'s lock."""
+    from .usage_untimed import untimed_noted
+
+    kept = {c for c in convs if states.get(c, "verified") == "verified"
             and (narrow is None or narrow_buckets(state._usage.get(c) or {}, *narrow, None, None))}
-    (und,) = named([undescribed_in(kept, state._spans, since, until)], every)
-    return und, undescribed_said(und)
+    und, untimed = named([undescribed_in({c: state._undescribed.get(c) for c in kept}, state._spans, since, until),
+                          untimed_noted({c: state._untimed.get(c) or () for c in kept}, state._spans, since, until)], every)
+    return und, undescribed_said(und), untimed
 
 
 class BackgroundChecks:
@@ -170,14 +175,15 @@ class BackgroundChecks:
         once every listed conversation was built and nothing is being read (till then no cost figure: cost_not_known_yet).
         Only verified evidence is summed: a built conversation that does not
         verify is in no hour and is named in ``held_back``
-        (``[{"conversation", "state"}]``, by id; not in ``counted``). ``usage_incomplete`` lists
-        ``{"conversation", "calls"}`` of each summed conversation some of whose calls' usage lacks a count their
-        record lists under ``dropped`` (the hours are short by it), by id; neither names one of other days (usage_report.outside_window). ``no_time``, ``models`` and ``total``: see
+        (``[{"conversation", "state"}]``, by id; not in ``counted``; none of other days: usage_report.outside_window). ``usage_incomplete`` lists
+        ``{"conversation", "calls", "fields"}`` of each summed conversation some of whose calls the answer counts (in
+        the window, of the models asked) lack a usage count their record lists under ``dropped`` (the hours are short
+        by it), by id, counted as ``asz usage`` counts its rows' (:func:`~asz_core.view.usage_keys.incomplete_calls`). ``no_time``, ``models`` and ``total``: see
         :func:`~asz_core.view.usage_buckets.hours_answer`; ``no_time`` adds ``conversations``, ``[{"conversation", "calls"}]`` of its calls, by id
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
-        USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: :func:`untimed_notes`;
-        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_undescribed`), ``undescribed_said`` the line ``asz usage daily`` prints of them ('' when none; :func:`~asz_core.view.usage_undescribed.undescribed_said`, the Usage tab's as it is, fix40o). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: the notes of records whose time does not read (:func:`_noted`);
+        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_noted`), ``undescribed_said`` the line ``asz usage daily`` prints of them ('' when none; :func:`~asz_core.view.usage_undescribed.undescribed_said`, the Usage tab's as it is, fix40o). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -186,6 +192,7 @@ class BackgroundChecks:
         (``usage_report.span_key``, ``span_in_window``; days in zone ``tz``, None: the server's): :func:`_sum_parts`.
         ``conversations`` then counts the listed ones whose project matches or is not built yet, and ``held_back`` names
         one that does not verify and names no project (the filter cannot judge it). ``dialect``: :func:`of_dialect`. ``filters`` says what was applied: ``{"project", "model", "dialect", "since", "until", "exact"}`` ('' and null: none), and ``tz`` when given; ``instance``, ``by``: usage_buckets.grouped."""
+        from .usage_keys import incomplete_calls
         from .usage_report import outside_window, range_span
         from .zone import zone_of
 
@@ -203,16 +210,14 @@ class BackgroundChecks:
             near = {c for c in convs if not outside_window(self._spans.get(c, (None, None)), since, until)}  # 39d F1
             held = [{"conversation": c, "state": states[c]} for c in sorted(self._usage)
                     if c in near and states.get(c, "verified") != "verified"]
-            short = [{"conversation": c, "calls": self._short[c]} for c in sorted(self._usage)
-                     if c in near and states.get(c, "verified") == "verified" and self._short.get(c)]
             behind = any(c not in self._usage and c not in self._unbuilt for c in convs)
             unbuilt = [(c, fp) for c, fp in self._unbuilt.items() if c in convs and c not in self._usage]
-            und = _undescribed(self, convs, states, (model, exact) if project or model or dialect or instance else None, since, until, every)
-            parts, same = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)
+            und = _noted(self, convs, states, (model, exact) if project or model or dialect or instance else None, since, until, every)
+            parts, same, kept = once_parts(parts, self._calls, model, exact, since, until)  # a call two hold: once (35a F5)
         total, placed, untimed, metered = sum_parts(parts, since, until)
         answer = hours_answer(total, counted=len(parts), conversations=len(convs), prices=self.prices, placed=placed)
-        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["untimed"], answer["same_calls"], answer["undescribed"], answer["undescribed_said"] = \
-            *named([untimed, metered, held, short, untimed_notes(self._untimed, [c for c, _, _ in parts]), same_calls_list(same)], every), *und  # as asz usage names them (122b95e)
+        answer["no_time"]["conversations"], answer["credits"], answer["held_back"], answer["usage_incomplete"], answer["same_calls"], answer["undescribed"], answer["undescribed_said"], answer["untimed"] = \
+            *named([untimed, metered, held, incomplete_calls(kept), same_calls_list(same)], every), *und  # as asz usage names them (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
         return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)
@@ -427,14 +432,3 @@ class BackgroundChecks:
         t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
         t.start()
         return t
-
-
-def untimed_notes(problems: dict[str, list[str]], summed: list[str]) -> list[dict]:
-    """``/api/usage``'s ``untimed``: ``[{"conversation", "note"}]``, by id, one per problem line (``problems``: each
-    conversation's summary problems about records whose time does not read) of each ``summed`` conversation, ``note``
-    the words ``asz usage`` prints after ``asz usage: note: NAME: `` (that line and
-    :data:`~asz_core.sessiondata.untimed.UNTIMED_COUNTED`: their calls are in every total, placed as calls with no time
-    of their own; trial 30a F8)."""
-    from ..sessiondata.untimed import UNTIMED_COUNTED
-
-    return [{"conversation": c, "note": p + UNTIMED_COUNTED} for c in sorted(summed) for p in problems.get(c, ())]

@@ -348,7 +348,6 @@ class KeptFound:
             self._calls[conversation] = calls
             self._projects[conversation] = summary.get("project") or ""
             self._spans[conversation] = (summary.get("from"), summary.get("to"))
-            self._short[conversation] = summary.get("usage_incomplete") or 0
             self._untimed[conversation] = untimed_problems(summary)
             self._undescribed[conversation] = summary.get("undescribed_calls")  # review 40; counted as data (fix41b)
 

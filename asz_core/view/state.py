@@ -148,7 +148,6 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._calls: dict[str, list] = {}  # conversation -> its provider calls and credits (usage_buckets.call_entries)
         self._projects: dict[str, str] = {}  # conversation -> its summary's project, as built (what /api/usage narrows by)
         self._spans: dict[str, tuple] = {}  # conversation -> its summary's (from, to), unix ms: what places a call with no time
-        self._short: dict[str, int] = {}  # conversation -> its calls whose usage lacks a dropped count (summary.usage_incomplete)
         self._untimed, self._undescribed = {}, {}  # conversation -> its summary's problems about records whose time does not read; its undescribed_calls (fix41b)
         self._unbuilt: dict[str, tuple] = {}  # conversation not built (no round, an error) -> its files' fingerprint then (in no sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)

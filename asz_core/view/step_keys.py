@@ -16,13 +16,15 @@ def request_entries(requests, held: bool) -> list[dict]:
     """An ``llm.call``'s ``requests`` (issue 17: two provider calls under one message id), each with its own usage.
 
     Per request: ``request``, ``model``, and ``usage`` with ``usage_state`` (``long_context: true`` when its input is
-    above 200K tokens), or ``usage_state: unavailable`` when ``held`` (a landed file that does not verify), or no usage
-    at all when that call left none; ``unnamed: true`` on the call counted from fragments naming no request id that
+    above 200K tokens; ``usage_incomplete``, the counts its record lists under ``dropped``, as the node's, when some:
+    ``/api/usage`` counts each provider call's, fix41b), or ``usage_state: unavailable`` when ``held`` (a landed file
+    that does not verify), or no usage at all when that call left none; ``unnamed: true`` on the call counted from fragments naming no request id that
     no record chain ties to one of the named requests (:func:`~asz_core.view.usage.read_call`: it may be part of one)."""
     return [({"request": r.request, "usage_state": "unavailable", "model": r.model} if held else
              {"request": r.request, "model": r.model} if r.usage is None else
              {"request": r.request, "usage": dict(r.usage), "usage_state": r.state, "model": r.model}
-             | ({"long_context": True} if is_long(r.usage) else {})) | ({"unnamed": True} if r.unnamed else {})
+             | ({"long_context": True} if is_long(r.usage) else {})
+             | ({"usage_incomplete": list(r.incomplete)} if r.incomplete else {})) | ({"unnamed": True} if r.unnamed else {})
             for r in requests]
 
 

@@ -61,8 +61,8 @@ def usage_hours(doc: dict, calls: list | None = None) -> dict[tuple[int, str], l
     and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
     :func:`~asz_core.view.usage.credits_follow_calls`): never a call, a token or a cost."""
     out: dict[tuple[int, str], list[int]] = {}
-    for _, at, model, _, v in call_entries(doc) if calls is None else calls:
-        _add_into(out.setdefault((at, model), [0] * _WIDTH), v)
+    for e in call_entries(doc) if calls is None else calls:
+        _add_into(out.setdefault((e[1], e[2]), [0] * _WIDTH), e[4])
     return out
 
 
@@ -77,7 +77,9 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
     :func:`~asz_core.view.usage.call_ms` (:func:`~asz_core.view.document.build_view`'s ``times``: the record its usage
     came from, ``asz usage``'s one rule, trial 40b F1), and only for a document built without them (a test's, by
     hand) or a key they lack the node's ``at`` (its first line's time), else its turn's recorded end, ``placed_at``; and
-    ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width), in the document's node order;
+    ``counts`` what it adds to its :func:`usage_hours` bucket (a list of that width), and, only for a call whose usage
+    lacks a count its record lists under ``dropped`` (the node's or request's ``usage_incomplete``), a sixth item: those
+    fields (what ``/api/usage``'s ``usage_incomplete`` counts for the calls a window keeps, fix41b), in the document's node order;
     then one per part of the credits the runtime metered (the summary's ``credits_at``, each on its record's quarter
     and model, :data:`NO_TIME_AT` when the record has no time or the calls have none:
     :func:`~asz_core.view.usage.credits_follow_calls`), ``counts`` holding no call, its credits alone (a float), and
@@ -115,8 +117,9 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or batch tier, a
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
-            out.append([key, at, model, ms, t])
-    follow = credits_follow_calls(at != NO_TIME_AT for _, at, _, _, _ in out)  # its calls' times
+            short = r.get("usage_incomplete") if isinstance(r.get("usage_incomplete"), list) else None
+            out.append([key, at, model, ms, t, short] if short else [key, at, model, ms, t])
+    follow = credits_follow_calls(e[1] != NO_TIME_AT for e in out)  # its calls' times
     for i, part in enumerate((doc.get("summary") or {}).get("credits_at") or ()):  # what the runtime metered (Kiro)
         ms = None if follow else part.get("at")
         ms = ms if isinstance(ms, int) and ms else None
@@ -187,18 +190,22 @@ class _Call(NamedTuple):
     counts: list
     held: str = ""
     credits: float | None = None
+    #: the usage counts its record lists under ``dropped`` (:func:`call_entries`' sixth item): its usage is short by them
+    incomplete: tuple = ()
 
 
 def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exact: bool = False,
-               since: int | None = None, until: int | None = None) -> tuple[list[tuple], dict[str, dict]]:
-    """``(parts, same)``: :func:`sum_parts`' ``parts`` (``(conversation, narrowed usage_hours, its range_span)``) with
+               since: int | None = None, until: int | None = None) -> tuple[list[tuple], dict[str, dict], list]:
+    """``(parts, same, kept)``: :func:`sum_parts`' ``parts`` (``(conversation, narrowed usage_hours, its range_span)``) with
     each provider call two of them hold taken out of every bucket but the one of the copy kept
     (:func:`~asz_core.view.usage_once.once`: the copy made first), so ``/api/usage`` counts it once as ``asz usage``
     does (trial 35a F5; docs/view.md, One provider call, one count); and ``same``, ``once``'s map (conversation ->
     ``{"with", "calls", "counted_in"}``). ``calls``: each conversation's :func:`call_entries`; a call is among them
     when the parts keep its bucket: its model matches ``model`` (``exact``: :func:`narrow_buckets`' rule) and its
     quarter hour starts from ``since`` to ``until``, or, with no time, when its conversation's whole range is in
-    the window (:func:`_placed`). A bucket left with nothing is dropped. ``parts`` itself is not changed."""
+    the window (:func:`_placed`). A bucket left with nothing is dropped. ``parts`` itself is not changed. ``kept``: the
+    calls and credits parts those buckets then hold, each counted once (``_Call``: what
+    :func:`~asz_core.view.usage_keys.incomplete_calls` counts, as ``asz usage`` counts its rows' calls; fix41b)."""
     from .usage_once import once
     from .usage_report import ms_in_window, span_in_window
 
@@ -206,11 +213,12 @@ def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exac
     every: list[_Call] = []
     for c, _, span in parts:
         inside = not windowed or span_in_window(span, since, until) is True
-        every.extend(_Call(c, key, ms, at, m, v, credits=None if v[4] else v[12]) for key, at, m, ms, v in calls.get(c) or ()
-                     if matches(m, model, exact) and (inside if at == NO_TIME_AT else ms_in_window(at, since, until)))
+        every.extend(_Call(c, e[0], e[3], e[1], e[2], e[4], credits=None if e[4][4] else e[4][12],
+                           incomplete=tuple(e[5]) if len(e) > 5 else ()) for e in calls.get(c) or ()
+                     if matches(e[2], model, exact) and (inside if e[1] == NO_TIME_AT else ms_in_window(e[1], since, until)))
     kept, same = once(every)
     if not same:
-        return parts, {}
+        return parts, {}, kept
     left = {id(x) for x in kept}
     dropped: dict[str, list[_Call]] = {}
     for x in every:
@@ -229,7 +237,7 @@ def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exac
                 if not any(t):
                     del hours[(x.at, x.model)]
         out.append((c, hours, span))
-    return out, same
+    return out, same, kept
 
 
 def _placed(hours: dict[tuple[int, str], list], day: str, inside: bool) -> tuple[dict, dict]:
@@ -365,7 +373,9 @@ def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | No
     ``senders``, and for one with no record :func:`~asz_core.storage.senders.unsent_label` of ``root``: ``this host``
     where a collect pass of it landed it; ``"conversations"``), by name, and ``two_roots``: the instance ids two sending
     roots or more sent under (:func:`~asz_core.storage.sender_roots.two_roots_in`, [] when none; trial 34b F3); ``week`` or ``month`` adds ``periods`` (:func:`period_rows`, in
-    ``zone``)."""
+    ``zone``) and ``periods_undescribed_said``, the line ``asz usage weekly`` or ``monthly`` prints of the answer's
+    ``undescribed`` (:func:`~asz_core.view.usage_undescribed.undescribed_said` keyed ``week`` or ``month``: ``in no
+    week's row``, where ``undescribed_said`` is the day table's; '' when none)."""
     from ..storage.senders import instance_label, unsent_label
 
     answer["filters"].update({"instance": instance} if instance else {}, **({"by": by} if by else {}))
@@ -383,7 +393,11 @@ def grouped(answer: dict, parts: list[tuple], since: int | None, until: int | No
 
         answer["two_roots"] = two_roots_in(root)  # one id, two sending roots: its row sums them (trial 34b F3)
     elif by in ("week", "month"):
+        from .usage_undescribed import undescribed_said
+
         answer["periods"] = period_rows(answer, by, zone)
+        # the line asz usage weekly or monthly prints under its table, in its words (fix41b: the day table's were given)
+        answer["periods_undescribed_said"] = undescribed_said(answer.get("undescribed") or [], by)
     return answer
 
 

@@ -2,7 +2,8 @@
 ``in``, ``out``, ``cache_read``, ``cache_write`` and ``cache_write_1h``, 0 where none, on each row's ``usage`` and
 ``usage_by_model`` entry, so a script (pandas, jq) reads one schema, and no count of calls among a model's tokens
 (:func:`model_tokens`). Used by :func:`~asz_core.view.usage_report.recorded`. And the rows' ``usage_incomplete``
-summed once for a total and for the table's ``~`` line (:func:`incomplete_sum`, trial 40b F4)."""
+summed once for a total and for the table's ``~`` line (:func:`incomplete_sum`, trial 40b F4), each made from the
+calls counted by one rule, ``asz usage``'s rows and ``/api/usage`` alike (:func:`incomplete_calls`, fix41b)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Iterable
 
 from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
 
-__all__ = ["even_keys", "model_tokens", "incomplete_sum", "hour_part", "ROW_FLAT_KEYS", "row_flat_keys"]
+__all__ = ["even_keys", "model_tokens", "incomplete_calls", "incomplete_sum", "hour_part", "ROW_FLAT_KEYS", "row_flat_keys"]
 
 
 def hour_part(u: dict) -> int | None:
@@ -79,6 +80,23 @@ def model_tokens(row: dict) -> dict:
     if isinstance(row.get("instances"), list):
         row = {**row, "instances": [model_tokens(i) if isinstance(i, dict) else i for i in row["instances"]]}
     return row
+
+
+def incomplete_calls(calls: Iterable) -> list[dict]:
+    """``[{"conversation", "calls", "fields"}]``, by conversation: how many of ``calls`` (counted calls, each with its
+    ``conversation``, ``incomplete``: the source fields of usage counts its record lists under ``dropped``, or counts
+    below 0; ``held`` and ``credits``) carry usage short by such counts, and those fields joined, sorted; calls held
+    back and credits parts are none. The one count of them: an ``asz usage`` row's ``usage_incomplete`` (the calls its
+    window, filters and the one-copy rule keep, :func:`~asz_core.view.usage_report.report`) and ``/api/usage``'s (the
+    calls its quarter hours and placed days hold, ``usage_buckets.once_parts``), so a conversation straddling a window's
+    edge counts only the calls inside it in both (fix41b: the page counted all of its calls)."""
+    short: dict[str, dict] = {}
+    for c in calls:
+        if c.incomplete and not c.held and c.credits is None:
+            s = short.setdefault(c.conversation, {"conversation": c.conversation, "calls": 0, "fields": set()})
+            s["calls"] += 1
+            s["fields"].update(c.incomplete)
+    return [{**short[c], "fields": sorted(short[c]["fields"])} for c in sorted(short)]
 
 
 def incomplete_sum(rows: Iterable[dict]) -> list[dict]:

@@ -64,7 +64,7 @@ from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
 from .document import ViewError, list_conversations
 from .rows import read_head, usage_unrecorded
-from .usage_keys import incomplete_sum
+from .usage_keys import incomplete_calls, incomplete_sum
 from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, session_senders, unsent_label
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
@@ -513,8 +513,7 @@ def _row(view: str, key: str, every: list[Counted], table: PriceTable | None) ->
     row.update(_credits_keys(metered))
     if held:
         row["held_back"] = sorted(held.values(), key=lambda h: h["conversation"])
-    if short := incomplete_sum([{"usage_incomplete": [{"conversation": c.conversation, "calls": 1, "fields": c.incomplete}
-                                                      for c in calls if c.incomplete]}]):
+    if short := incomplete_calls(calls):
         row["usage_incomplete"] = short  # calls whose usage lacks a count their record lists under dropped: short by them
     return row
 

@@ -6,7 +6,8 @@ whose call no other line holds (tests/reading/test_undescribed_marked.py's damag
 other days; collected by the real ``asz collect --once``; a real ``asz view`` on loopback; headless Chromium for the
 tab. The API is held to ``asz usage --json --total-once`` for the whole root and for a window of the clean one's days
 only (the damaged one wholly outside: named by neither), the tab's line to ``asz usage daily``'s own line; ``/api/usage/blocks``' list and line, and the blocks table's, to
-``asz usage blocks``' (fix40o: the server says each line, the page prints it as it is).
+``asz usage blocks``' (fix40o: the server says each line, the page prints it as it is), the By week table's to
+``asz usage weekly``'s (fix41b: only the day table's line was given).
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ def test_the_usage_answer_and_tab_say_the_undescribed_records(damaged, serve, br
         assert [line.text] == said and said[0].endswith(f"{SID[:8]} (1 record(s))"), (line.text, said)
         total = [r.text for r in browser.find_elements("css selector", "#usage-days tr") if r.text.startswith("Total")]
         assert len(total) == 1 and total[0].startswith("Total !"), total
+        weekly = [ln for ln in asz_in_process("usage", "weekly", "--tz", "UTC", "--root", str(root)).stdout.splitlines()
+                  if ln.startswith("! undescribed")]
+        Select(browser.find_element("id", "usage-by")).select_by_value("week")  # the week table's own line (fix41b)
+        line = wait(browser, lambda d: d.find_elements("id", "usage-periods-undescribed"), timeout=60)[0]
+        assert [line.text] == weekly != said and "in no week's row" in line.text, (line.text, weekly)
         Select(browser.find_element("id", "usage-by")).select_by_value("blocks")  # the blocks' line, as it is
         line = wait(browser, lambda d: d.find_elements("id", "usage-blocks-undescribed"), timeout=60)[0]
         assert [line.text] == in_blocks and browser.find_element("id", "usage-blocks-total-mark").text == "!"

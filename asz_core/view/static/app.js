@@ -1499,6 +1499,8 @@
         const pt = table([by].concat(heads), u.periods.map(function (p) { return line(p.period, p); }), aligns);
         pt.id = 'usage-periods';
         panel.append(h('h2', null, by === 'Month' ? 'By month' : 'By week'), pt);
+        // asz usage weekly's or monthly's own line under it, as the server says it (periods_undescribed_said; fix41b)
+        if (u.periods_undescribed_said) panel.append(h('p', { class: 'muted small', id: 'usage-periods-undescribed' }, u.periods_undescribed_said));
       }
       if (usageBy === 'blocks') drawBlocks(panel, mine, heads, aligns, line);
       if (u.instances) {  // cost by the instance that sent it (asz usage instance's rows)
