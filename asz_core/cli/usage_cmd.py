@@ -72,7 +72,7 @@ def usage(
 
     Credits. Credits a runtime metered (Kiro) are never tokens or USD: each on its record's day and model (with the calls it metered where those carry no time), in a line under the table (--json: credits, credits_by_model); credits two conversations hold (the same record that added them, or the same turn's message ids: a session copied under a new id) are counted once, as a call is, and a line says so.
 
-    Calls with no time. A call whose records carry no time (Kiro CLI 2.x) is at its turn's recorded end where its session document lists the turn (with the turn's credits), else placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line.
+    Calls with no time. A call whose records carry no time (Kiro CLI 2.x) is at its turn's recorded end where its session document lists the turn (with the turn's credits), else placed by its conversation's recorded range: on the day, week or month holding it whole, else (and in blocks) in a last row "(no time)", said in a line. A conversation holding records whose time does not read is named in a note on stderr; with --since/--until only when the window holds its whole recorded range (such records belong to no day).
 
     The window. --since/--until count the calls made in the window by their own times (asz ls keeps a conversation active in it), one with none when its conversation's whole range is inside: one whose range crosses the window's end is in no figure, the total is marked ! and a line names its conversation and how many (--json: every row's no_time, the line on stderr).
 
