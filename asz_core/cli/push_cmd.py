@@ -57,7 +57,8 @@ def file_token(path: Path) -> str:
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
              token: Optional[str] = None, retry_elsewhere: bool = False, retry_rejected: bool = False,
-             said: Optional[dict[str, str]] = None, budgets: Optional[dict[str, int]] = None, require_receiver: bool = False) -> int:
+             said: Optional[dict[str, str]] = None, budgets: Optional[dict[str, int]] = None, require_receiver: bool = False,
+             each: bool = False) -> int:
     """One push pass, then retention when ``storage.retention.after`` is set; prints the summary line(s).
     Returns the exit code (0/1).
 
@@ -76,7 +77,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     ``max_delta_bytes`` (bytes) its collector cut at in this process (``asz collect --max-delta-bytes``), what the rest
     of a stream is cut at; an adapter it does not name is cut at ``adapters[].collector.max_delta_bytes`` of ``cfg``.
     ``require_receiver`` (``asz push --require-receiver``): a pass with nothing due that reached no receiver (one note,
-    exit 0 otherwise) returns 1, said in one more line.
+    exit 0 otherwise) returns 1, said in one more line. ``each`` (``asz push --each-session``): a line per session for
+    the notes and errors two sessions or more share (:func:`~asz_core.export.push.push`).
     """
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
@@ -89,7 +91,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         return 1
     try:
         rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere,
-                   retry_rejected=retry_rejected, said=said,
+                   retry_rejected=retry_rejected, said=said, each=each,
                    budget_of=lambda adapter: (budgets or {}).get(adapter) or cfg.adapter(adapter).collector.max_delta_bytes)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
@@ -134,6 +136,9 @@ def push_command(
     require_receiver: bool = typer.Option(False, "--require-receiver", help="Exit 1 when a pass with nothing due "
                                           "reached no receiver (without it: one note, exit 0, since nothing is left "
                                           "behind); a daily job alerts on a receiver that is down even on quiet days."),
+    each_session: bool = typer.Option(False, "--each-session", help="Say a line per session for every note, held: "
+                                      "line and error that two sessions or more share (without it: one line with "
+                                      "their count and first three ids)."),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="FILE", help="Send nothing: write to FILE "
                                             "this root's receipts of the endpoint (what the receiver accepted, by "
                                             "SHA-256), for asz verify --root TEAM --receipts FILE on the receiving root."),
@@ -155,6 +160,9 @@ def push_command(
     one-line token); Ctrl-C says what was sent and exits 130 (SIGTERM: 143). Files the receiver rejected because it holds their
     session from another root (one seq, one file) are recorded once and said in one note per session, not an error:
     held= counts those it holds every record of (not rejected=); retention counts them as received only then.
+    A note, held: line or error that two sessions or more share is one line with their count and first three ids
+    (--each-session: a line per session). When sessions retention removed before this endpoint received them are
+    due, the receiver is reached first: one error line when it is not.
     """
     cfg = load("push", config)
     if not (endpoint or cfg.export.endpoint):
@@ -179,7 +187,7 @@ def push_command(
         raise _usage("push", str(exc)) from None
     try:
         code = run_push(where, cfg, endpoint, token=token, retry_elsewhere=retry_elsewhere, retry_rejected=retry_rejected,
-                        require_receiver=require_receiver)
+                        require_receiver=require_receiver, each=each_session)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     raise typer.Exit(code)

@@ -20,13 +20,18 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
     """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1).
     With ``quiet_when_idle`` (after a push pass of ``asz collect`` / ``asz server``) a prune that removed nothing and
     failed at nothing prints nothing."""
-    from ..retention.prune import PruneInterrupted, prune
+    from ..export.push import endpoint_name
+    from ..retention.prune import NO_ENDPOINT, PruneInterrupted, prune
     from ..storage.root import LockBusy
 
+    endpoint = endpoint_name(cfg.export) if cfg.export.endpoint else ""  # the configured one: its acceptance counts
     try:
-        rep = prune(root, cfg.retention, dry_run=dry_run, instance_id=cfg.export.instance_id)
+        rep = prune(root, cfg.retention, endpoint=endpoint, dry_run=dry_run, instance_id=cfg.export.instance_id)
     except LockBusy as exc:
         typer.echo(f"asz prune: another pusher or pruner holds the root (lock {exc.path})", err=True)
+        return 1
+    except ValueError as exc:  # a state file that does not read (its file, line and field)
+        typer.echo(f"asz prune: {exc}", err=True)
         return 1
     except PruneInterrupted as exc:  # Ctrl-C or SIGTERM: what went, then exit 130 (143 for SIGTERM, cli/entry.py)
         for s in exc.report.removed:
@@ -51,6 +56,8 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
         typer.echo(f"kept staging: {line}")
     if quiet_when_idle and not (rep.removed or rep.problems or rep.staging_files):
         return 0
+    if not dry_run and (unset := sum(k.reason == NO_ENDPOINT for k in rep.kept)):  # said once, not per session
+        typer.echo(f"asz prune: note: none of {unset:,} session(s) old enough went: {NO_ENDPOINT}", err=True)
     if rep.removed:  # what readers lose of them, before it happens (trial 36b F2)
         from ..reading.removed import PROJECT_REMOVED
 
@@ -72,8 +79,10 @@ def prune_command(
 
     A session goes when its last activity is older than
     storage.retention.after, its rounds reach its last landed file and (with
-    storage.retention.require_accepted, the default) push.state shows the
-    receiver accepted every one of its files and rounds. Prints
+    storage.retention.require_accepted, the default) the configured endpoint
+    (export.otlp.endpoint) accepted every one of its files and rounds: a push
+    to another endpoint (asz push --endpoint) never counts, and with no
+    endpoint configured nothing goes (one note says why). Prints
     ``removed SESSION`` per session, then one total line ``prune:
     sessions=N files=N bytes=N kept=N errors=N`` (bytes: the landed files'
     size before they became skeletons). --dry-run prints ``would remove

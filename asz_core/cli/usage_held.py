@@ -66,11 +66,17 @@ def _dir(dir_name, conversation: str) -> str:
 
 def also_held_line(held: list[dict], shown: Callable[[str], str]) -> str:
     """The note under ``asz usage instance``'s table for :func:`also_held_rows`: each conversation, who else holds it,
-    whom it is counted under and its calls and cost (once, in that row: the team's total counts it once)."""
+    whom it is counted under and its calls and cost (once, in that row: the team's total counts it once). Two or
+    more: their calls in all and the first :data:`~asz_core.export.push_refusals.SHOWN` of them, ``--json`` naming
+    each (trial 41a F5: 81 of them made a 10 KB note)."""
+    from ..export.push_refusals import SHOWN
     from ..reading.listing import cost_text
 
     each = "; ".join(f"{shown(r['conversation'])} also held by {', '.join(r['also_held_by'])}, counted under "
-                     f"{r['counted_under']}: {r['calls']:,} call(s), {cost_text(r['cost'])}" for r in held)
+                     f"{r['counted_under']}: {r['calls']:,} call(s), {cost_text(r['cost'])}" for r in held[:SHOWN])
+    if len(held) > SHOWN:
+        each = (f"{sum(r['calls'] for r in held):,} call(s) in all; the first: {each}; and {len(held) - SHOWN:,} more "
+                "(--json: also_held lists each)")
     return (f"note: {len(held):,} conversation(s) also held by another instance, counted once, under the instance "
             f"whose files landed (the other's copies were refused as held whole, so its own asz usage counts them "
             f"and its row here does not): {each}")

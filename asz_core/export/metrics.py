@@ -50,7 +50,8 @@ from ..storage.layout import landed_files, parse_landed_name, session_dir, sessi
 from .state import endpoint_key
 from .wire import SCOPE, kvs, resource
 
-__all__ = ["derive", "held_elsewhere", "metrics_request", "send_metrics", "sent_path", "SENT"]
+__all__ = ["derive", "held_elsewhere", "metrics_request", "send_metrics", "sent_path", "SENT", "HELD_WHY", "metrics_held_why",
+           "metrics_not_sent"]
 
 #: Per-session file of what was sent, before 2026-12-04 (no endpoint named; :func:`sent_path`).
 SENT = Path("metrics") / "sent.json"
@@ -246,7 +247,8 @@ def send_metrics(p) -> None:
             if elsewhere is None or session in p.held:  # held: removed before the receiver took it (push.held_back)
                 # The receiver refused evidence of this session it does not hold whole: its points would count calls
                 # whose records it never took from us. (Records it holds from another root count as that root's.)
-                p.held_metrics += 1
+                why = metrics_held_why(p, sdir.name)
+                p.held_metrics[why] = p.held_metrics.get(why, 0) + 1
                 continue
             calls, state, _, before = checked_call_ids_within(p.root, cdir.name, _within(sdir, elsewhere) if elsewhere else None)
             if state != "verified" or session in p.unverified:  # its files were held back too (push.py)
@@ -265,6 +267,35 @@ def send_metrics(p) -> None:
                 return
             p.rep.metrics += len(points)
         _write(sent_at, now_sent)
+
+
+#: Why a session's metrics were not sent (:func:`metrics_held_why`), as the pass's note says it after the count.
+HELD_WHY = {"removed": "retention removed landed files of theirs before {endpoint} received them",
+            "owned": "{endpoint} holds them as another credential's (that credential's sender sends their metrics)",
+            "elsewhere": "{endpoint} holds them from another root and lacks records of them",
+            "rejected": "{endpoint} rejected landed files of theirs"}
+
+
+def metrics_not_sent(held: dict[str, int], endpoint: str) -> str:
+    """The note of the sessions whose metrics a pass did not send (``held``: :data:`.metrics.HELD_WHY` key -> how
+    many), each count with its real reason (trial 41a F6), largest first."""
+    why = "; ".join(f"{n:,} {HELD_WHY[k].format(endpoint=endpoint)}" for k, n in sorted(held.items(), key=lambda x: -x[1]))
+    return f"the metrics of {sum(held.values()):,} session(s) not sent: {why}"
+
+
+def metrics_held_why(p, session: str) -> str:
+    """The key of :data:`HELD_WHY` saying why the metrics of ``session`` are not sent on pass ``p`` (trial 41a F6: a
+    pass that rejected nothing, held=253, said "rejected landed files of theirs"): ``removed`` (retention removed
+    files of it before this endpoint received them), ``owned`` (the receiver refused its files as another
+    credential's), ``elsewhere`` (held from another root, some records lacking), else ``rejected``."""
+    if session in p.held:
+        return "removed"
+    refused = [rel for rel in p.state.rejected if rel.split("/", 1)[0] == session]
+    if any(rel in p.state.owned for rel in refused):
+        return "owned"
+    if any(rel in p.state.elsewhere for rel in refused):
+        return "elsewhere"
+    return "rejected"
 
 
 def _held_all(state, session: str) -> bool:

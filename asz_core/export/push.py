@@ -141,8 +141,9 @@ class Notes:
 
 class _Pass(Elsewhere, Rests):
     def __init__(self, root: Path, cfg: ExportConfig, snd: Sender, state: PushState, err: TextIO,
-                 backoff: float, attempts: int, sleep: Callable[[float], None], notes: Notes | None = None):
-        self.root, self.cfg, self.snd, self.state, self.err = root, cfg, snd, state, err
+                 backoff: float, attempts: int, sleep: Callable[[float], None], notes: Notes | None = None,
+                 each: bool = False):  # each: a line per session of every kind (asz push --each-session)
+        self.root, self.cfg, self.snd, self.state, self.err, self.each = root, cfg, snd, state, err, each
         self.notes = notes if notes is not None else Notes(err, None)  # what it says of lasting states
         self.backoff, self.attempts, self.sleep = backoff, attempts, sleep
         self.rep = PushReport()
@@ -156,7 +157,7 @@ class _Pass(Elsewhere, Rests):
         for rel in sorted(state.rejected):
             self._refused(rel)
         self.held_rounds: dict[str, int] = {}  # session -> rounds not sent: they read a rejected file
-        self.held_metrics = 0  # sessions whose metrics were not sent: the receiver rejected a landed file of theirs
+        self.held_metrics: dict[str, int] = {}  # why the metrics of sessions were not sent -> how many (metrics.py)
         self.held: set[str] = set()  # sessions held_back() keeps from sending: their metrics are not sent either
         self.metrics_owner = state.endpoint  # the endpoint a sent.json of before belongs to (metrics.sent_path)
         self.verdicts: dict[str, str] = {}  # session -> what asz verify finds wrong with it ('' when it verifies)
@@ -168,7 +169,7 @@ class _Pass(Elsewhere, Rests):
         # ask it to assemble their rounds (:data:`.wire.ASSEMBLE`; trial 24a F1)
         self.held_elsewhere = {rel.split("/", 1)[0] for rel, (held, _) in state.elsewhere.items() if held == "all"}
         self.init_rests()  # the rests of the stream this pass makes and sends (push_rest.Rests)
-        self.refusals = Refusals(root)  # what the answers refused, said per session at the pass's end (trial 31a F5)
+        self.refusals = Refusals(root, each)  # what the answers refused, said per session at the pass's end (trial 31a F5)
 
     def problem(self, message: str) -> None:
         self.rep.errors += 1
@@ -306,9 +307,8 @@ class _Pass(Elsewhere, Rests):
         and the problem counts every file still due: the failed batch's and all after it)."""
         held = held_back(self.root, self.state)
         self.held = set(held)
-        for session, rels in held.items():
-            self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} received them "
-                         f"({len(rels)} file(s), first {rels[0]}); none of its files or rounds is sent (skeletons stay local)")
+        if not self._removed_said(held):  # the receiver was not reached: its one line (trial 41a F7)
+            return False
         files = self._rests_first(set(held))
         going = self._send_logs(files)
         if going and self.rests_new():  # the receiver said in this pass which records it lacks: sent now
@@ -501,7 +501,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
          sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, retry_rejected: bool = False,
          said: dict[str, str] | None = None,
-         budget_of: Callable[[str], int] | None = None) -> PushReport:
+         budget_of: Callable[[str], int] | None = None, each: bool = False) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
@@ -515,7 +515,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     ``said``: what the calling process's previous pass said of lasting states (a watching collector's, kept across its
     passes; :class:`Notes`): a note is said again only when its words change, or once its state came back; updated
     (None: every note is said). ``budget_of``: adapter name -> its configured ``max_delta_bytes``, what the rest of a
-    stream is cut at (:func:`.push_rest.make_rest`; None: the default 2 MiB).
+    stream is cut at (:func:`.push_rest.make_rest`; None: the default 2 MiB). ``each`` (``asz push
+    --each-session``): every note and error of a kind that two sessions or more share is said a line per session,
+    not one line with their count and first ids (trial 41a F5).
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -544,7 +546,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         p = None
         notes = Notes(err, said)
         try:
-            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, notes)
+            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, notes, each)
             p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
             p.budget_of = budget_of  # the rest of a stream is cut as its adapter's collector cuts
             going = p.logs() if cfg.logs else True
@@ -553,8 +555,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
 
                 send_metrics(p)
                 if p.held_metrics:
-                    notes.say("metrics not sent", f"the metrics of {p.held_metrics} session(s) not sent: {name} rejected "
-                              "landed files of theirs (it may hold those sessions from another root)")
+                    from .metrics import metrics_not_sent
+
+                    notes.say("metrics not sent", metrics_not_sent(p.held_metrics, name))
                 held = p.rep.metrics_held_back
                 if held:
                     notes.say("metrics held back", f"the metrics of {len(held)} conversation(s) held back, none of their "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..storage.layout import CONVERSATIONS
 from .admit import ELSEWHERE, HELD_IN, HOLDS_ALL, landed_seq, round_reads
 from .owners import CANNOT_ADD, OWNED_AT
+from .push_refusals import EACH, sessions_named
 from .push_rest import rest_said
 
 __all__ = ["NOT_TAKEN", "Elsewhere"]
@@ -26,8 +27,9 @@ NOT_AN_ERROR = "; not an error"
 
 class Elsewhere:
     """A mixin of :class:`asz_core.export.push._Pass` (its ``root``, ``state`` :class:`~asz_core.export.state.PushState`,
-    ``refused``, ``held_rounds``, ``held_elsewhere``, ``rejected_before``, ``problem`` and ``notes``): files the
-    receiver answered are held from another root, and the lines a pass says of them and of files rejected before."""
+    ``refused``, ``held_rounds``, ``held_elsewhere``, ``rejected_before``, ``problem``, ``notes``, ``each``, ``probe`` and
+    ``rep``): files the receiver answered are held from another root, and the lines a pass says of them, of files
+    rejected before and of sessions retention removed before the receiver got them."""
 
     def still_rejected(self, held: set[str]) -> None:
         """One problem per session holding files an earlier pass had the receiver reject and that it has not accepted
@@ -60,19 +62,47 @@ class Elsewhere:
                 self.problem(f"{session}: {self._elsewhere_said(files, rounds)}")  # every pass: the receiver is short
             else:
                 whole.append((session, files, rounds))
-        if len(whole) == 1:
-            self.notes.say(whole[0][0], f"{whole[0][0]}: {self._elsewhere_said(whole[0][1], whole[0][2])}")
+        if len(whole) == 1 or self.each:
+            for session, files, rounds in whole:
+                self.notes.say(session, f"{session}: {self._elsewhere_said(files, rounds)}")
         elif whole:
             self.notes.say("held elsewhere", self._elsewhere_whole(whole))
+        held_whole: dict[str, tuple[list[str], str]] = {}  # another credential's there, every record held: notes
         for session, rels in owned.items():
             said = self._owned_said(rels)
             if said.endswith(NOT_AN_ERROR):
-                self.notes.say(session, f"{session}: {said}")
+                held_whole[session] = (rels, said)
             else:  # every pass, with the true cause and what to do (trial 28a F2: from the second pass on, it named
                 self.problem(f"{session}: {said}")  # another root and nothing to do)
+        if len(held_whole) == 1 or self.each:
+            for session, (_, said) in held_whole.items():
+                self.notes.say(session, f"{session}: {said}")
+        elif held_whole:  # one note for all (trial 41a F5: 81 of them, 32 KB, on every pass, burying the one error)
+            self.notes.say("held from another credential", self._owned_whole(held_whole))
         for session, rels in by.items():
             self.problem(f"{session}: {len(rels)} file(s) rejected by {self.state.endpoint} on an earlier pass and not "
                          f"accepted since: {', '.join(rels)}{NOT_TAKEN}")
+
+    def _removed_said(self, held: dict[str, list[str]]) -> bool:
+        """The error of the sessions retention removed landed files of before this endpoint received them (``held``:
+        :func:`.push.held_back`): a line per session, or one for two or more (their count, first ids and files; trial
+        41a F7: 83-98 such lines), counting an error per session either way. With any, the receiver is reached first
+        (:meth:`.push._Pass.probe`): one that is not (a mistyped port, nothing listening) is the one error said, and
+        False is returned (the pass stops); True otherwise."""
+        if held and (ans := self.probe()) is not None:
+            self.problem(f"push to {self.state.endpoint}: {ans.error} (nothing sent; what is due goes on the next pass)")
+            return False
+        if len(held) == 1 or self.each:
+            for session, rels in held.items():
+                self.problem(f"{session}: its landed files were removed by retention before {self.state.endpoint} "
+                             f"received them ({len(rels)} file(s), first {rels[0]}); none of its files or rounds is "
+                             "sent (skeletons stay local)")
+        elif held:
+            self.problem(f"{sessions_named(list(held))}: their landed files were removed by retention before "
+                         f"{self.state.endpoint} received them ({sum(map(len, held.values())):,} file(s)); none of their "
+                         f"files or rounds is sent (skeletons stay local; {EACH})")
+            self.rep.errors += len(held) - 1
+        return True
 
     def settled(self, sessions: set[str]) -> None:
         """After the receiver took the rest of a stream and the files it had refused went again (``sessions``, from
@@ -142,17 +172,30 @@ class Elsewhere:
         """The one note for two or more sessions the receiver holds every record of from another root (``(session,
         files, rounds)`` each): their count and the first of them, where each file is listed (push.state's
         ``elsewhere`` lines), not a line per session (trial 28a F12: 82 of them on every push)."""
-        ids = [s for s, _, _ in whole]
         rounds = sum(n for _, _, n in whole)
-        return (f"{len(ids)} session(s) ({', '.join(i[:8] for i in ids[:3])}"
-                + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-                + f"): {self.state.endpoint} holds them from another root: it answered that their seqs are already "
+        return (f"{sessions_named([s for s, _, _ in whole])}: {self.state.endpoint} holds them from another root: it "
+                "answered that their seqs are already "
                 f"landed there as other files and that it holds every record of this root's "
                 f"{sum(len(f) for _, f, _ in whole)} file(s) of them, so they are not sent again and count as received "
                 "for retention" + (f"; {rounds} round(s) reading them not sent either" if rounds else "")
                 + f"; not an error (the elsewhere lines of {self.root / 'push.state'} name each file and the receiver's "
-                "file holding it; asz push --retry-elsewhere sends them again; docs/push.md, The same session in two "
-                "roots)")
+                f"file holding it; {EACH}; asz push --retry-elsewhere sends them again; docs/push.md, The same session "
+                "in two roots)")
+
+    def _owned_whole(self, held: dict[str, tuple[list[str], str]]) -> str:
+        """The one note for two or more sessions the receiver holds as another credential's, every record of this
+        root's files of them among that credential's (``held``: session -> (its files and rounds refused, its own
+        line)): their count and first ids, the credentials, the files and rounds, and where each is listed (trial 41a
+        F5)."""
+        rels = [r for got, _ in held.values() for r in got]
+        files = [r for r in rels if r in self.state.owned]
+        owners = ", ".join(sorted({self.state.owned[r][0] for r in files}))
+        mine = ", ".join(sorted({self.state.owned[r][2] for r in files}))
+        return (f"{sessions_named(list(held))}: {self.state.endpoint} holds them from credential {owners}, which sent "
+                f"their first files, and refuses what credential {mine} sends of them: {len(files):,} file(s) and "
+                f"{len(rels) - len(files):,} round(s) of this root; it holds every record of those files from that "
+                "credential's, so nothing is missing there; they are not sent again; not an error (the owned lines of "
+                f"{self.root / 'push.state'} name each file; {EACH}; docs/push.md, One session, one credential)")
 
     def _owned(self, rel: str, message: str) -> None:
         """Record ``rel`` as refused because its session is another credential's at the receiver (``owned`` in

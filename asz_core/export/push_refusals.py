@@ -19,10 +19,19 @@ from ..storage.layout import CONVERSATIONS
 from ..storage.readings import reread_of_file
 from .admit import RETRY
 
-__all__ = ["SHOWN", "Refusals", "reasons_of", "session_of"]
+__all__ = ["SHOWN", "EACH", "Refusals", "reasons_of", "session_of", "sessions_named"]
 
-#: How many file names a line shows before ``and N more``.
+#: How many file names (and session ids) a line shows before ``and N more``.
 SHOWN = 3
+#: Where a line standing for two sessions or more says the full list is (trial 41a F5).
+EACH = "asz push --each-session says a line per session"
+
+
+def sessions_named(ids: list[str]) -> str:
+    """``N session(s) (0d3a8e6f, 151b59e6, 2a1c44d0 and K more)``: how a line standing for two sessions or more names
+    them, their count and the first :data:`SHOWN` ids (8 characters each; trial 28a F12, trial 41a F5)."""
+    return (f"{len(ids):,} session(s) ({', '.join(i[:8] for i in ids[:SHOWN])}"
+            + (f" and {len(ids) - SHOWN:,} more" if len(ids) > SHOWN else "") + ")")
 
 
 def reasons_of(message: str) -> dict[str, str]:
@@ -45,8 +54,9 @@ def session_of(rel: str) -> str:
 class Refusals:
     """The files the answers of one pass refused, by session, in the order they came."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, each: bool = False) -> None:
         self.root = root  # the pushing root: whether a refused file holds a source's new reading (:func:`reread_said`)
+        self.each = each  # a held: line per session even for two or more (asz push --each-session)
         self.held: dict[str, list[str]] = {}
         self.rejected: dict[str, list[tuple[str, str]]] = {}  # session -> (file, the receiver's reason)
         # session -> the files the receiver could not store this pass (its root could not write them: RETRY) and the
@@ -83,9 +93,15 @@ class Refusals:
 
     def say(self, err: TextIO) -> None:
         """The lines on ``err``, then forget them: per session ``held: N record(s) the receiver refused because it holds
-        every record of them already (not a failure), of session S: F1, F2, F3 and K more`` and ``rejected: N
-        record(s): <the first file's reason> (of session S; and K more: F2, F3, F4 and J more)``."""
-        for session, rels in self.held.items():
+        every record of them already (not a failure), of session S: F1, F2, F3 and K more`` (two sessions or more: one
+        such line, ``held: N record(s) of S session(s) (…)``, unless :attr:`each`; trial 41a F5: 69 lines buried the
+        one error) and ``rejected: N record(s): <the first file's reason> (of session S; and K more: F2, F3, F4 and J
+        more)``, one per session (a refusal)."""
+        if len(self.held) > 1 and not self.each:
+            print(f"held: {sum(map(len, self.held.values())):,} record(s) of {sessions_named(list(self.held))} the "
+                  "receiver refused because it holds every record of them already (not a failure; push.state's "
+                  f"elsewhere and owned lines name each file; {EACH})", file=err, flush=True)
+        for session, rels in self.held.items() if len(self.held) == 1 or self.each else ():
             print(f"held: {len(rels)} record(s) the receiver refused because it holds every record of them already "
                   f"(not a failure), of session {session}: {_names(rels)}", file=err, flush=True)
         for session, got in self.rejected.items():

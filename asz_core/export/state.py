@@ -30,7 +30,9 @@ pushed to last; a push to another endpoint first keeps it, in the same
 format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
 up that endpoint's kept state, if any (empty otherwise), so going back to
 the first endpoint sends only what is new (trial 19, F23: it sent the whole
-history again). The file is replaced atomically after each answer, so a
+history again). Retention reads the state of the configured endpoint
+(``export.otlp.endpoint``) wherever it is kept (:func:`state_of`), never
+"the endpoint pushed to last" (trial 41a F2). The file is replaced atomically after each answer, so a
 crash repeats at most the request in flight.
 
 Every word a receiver's answer gives (the path in ``elsewhere``, the credentials in ``owned``) is stored as one
@@ -54,7 +56,7 @@ from ..storage.root import write_at_once
 from ..storage.state_lines import state_rows
 
 __all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere",
-           "write_receipts", "receiver_word"]
+           "write_receipts", "receiver_word", "state_of"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
@@ -278,3 +280,19 @@ def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLi
         return None
     write_at_once(Path(dest), st.path.read_bytes(), True)
     return st
+
+
+def state_of(root: str | os.PathLike, endpoint: str) -> PushState:
+    """What ``root`` holds of ``endpoint`` (as :func:`~asz_core.export.push.endpoint_name` spells it), read only:
+    ``push.state`` when it is that endpoint's, else the state kept for it under :data:`ENDPOINTS`, else an empty state
+    of ``endpoint`` (nothing of the root was pushed there; with ``endpoint`` '', none configured, always this one).
+    Retention reads the configured endpoint's through it, never "the endpoint pushed to last" (trial 41a F2: one
+    ``asz push --endpoint`` to a test receiver made prune remove sessions the configured endpoint never got). Raises
+    ValueError for a state that does not read, OSError."""
+    root = Path(root)
+    if not endpoint:
+        return PushState(root / ENDPOINTS / "%00.state")
+    st = PushState.load(root)
+    if st.endpoint != endpoint:  # not push.state's endpoint: the state kept for it, if any
+        st = PushState.load_file(root / ENDPOINTS / f"{endpoint_key(endpoint)}.state")
+    return st if st.endpoint == endpoint else PushState(root / ENDPOINTS / f"{endpoint_key(endpoint)}.state", endpoint)

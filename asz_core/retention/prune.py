@@ -4,9 +4,15 @@
 (the ``session_through_time`` of its conversations' head rounds) is older
 than that. It must also be whole in its chain: every conversation's head
 round reaches the last landed file. With ``require_accepted`` (the default)
-every landed file and round of the session must be in ``push.state`` with its
-current digest and no ``rejected`` line (one receiver: the state's
-endpoint); a session with any file the receiver did not accept is kept whole.
+every landed file and round of the session must be in the state the root
+keeps of the configured endpoint (``export.otlp.endpoint``: ``push.state``
+when it was pushed to last, else ``_export/endpoints/<endpoint>.state``;
+:func:`~asz_core.export.state.state_of`) with its current digest and no
+``rejected`` line; a session with any file that endpoint did not accept is
+kept whole. A push to another endpoint (``asz push --endpoint``, a test
+receiver) never makes a session removable (trial 41a F2: it did, and the
+configured endpoint never got the session), and with no endpoint configured
+nothing goes (:data:`NO_ENDPOINT`).
 A file the receiver rejected because it holds that seq from another root
 counts as accepted when it said it holds every record of it (:func:`not_accepted`).
 
@@ -36,7 +42,7 @@ import attrs
 import orjson
 
 from ..export.settings import RetentionConfig, default_instance_id
-from ..export.state import PushState, held_elsewhere, owner_of, receiver_answer
+from ..export.state import PushState, held_elsewhere, owner_of, receiver_answer, state_of
 from ..flow.chain import Chain, SessionChains, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
 from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
@@ -47,7 +53,13 @@ from ..sessiondata.reader import header_line
 from ..sessiondata.skeleton import skeleton_path, write_skeleton
 from ..termsafe import shell_word
 
-__all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE"]
+__all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE", "NO_ENDPOINT"]
+
+#: Why nothing goes with ``require_accepted`` when no endpoint is configured (a session's ``kept`` reason, and the note
+#: ``asz prune`` says once).
+NO_ENDPOINT = ("export.otlp.endpoint is not set: with storage.retention.require_accepted (the default) retention removes "
+               "only sessions the configured endpoint accepted, and a push to another one (asz push --endpoint) does not "
+               "count; set it to the team receiver (docs/push.md, Retention)")
 
 
 
@@ -130,12 +142,15 @@ def _observed_last(root: Path, conversations: list[str]) -> int:
     return max(tos) * 1_000_000 if tos else 0
 
 
-def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int | None = None) -> list[SessionPlan]:
-    """Decide, for every session with landed files, whether retention removes it now (see the module doc)."""
+def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, endpoint: str = "",
+                  now_ns: int | None = None) -> list[SessionPlan]:
+    """Decide, for every session with landed files, whether retention removes it now (see the module doc):
+    ``endpoint`` is the configured one as ``push.state`` spells it (:func:`~asz_core.export.push.endpoint_name`;
+    '' when none is configured). Raises ValueError for a state file that does not read."""
     root = Path(root)
     now_ns = now_ns if now_ns is not None else time.time_ns()
     heads = _heads(root)
-    state = PushState.load(root)
+    state = state_of(root, endpoint)
     plans = []
     chains: SessionChains | None = None
     for sdir in session_dirs(root):
@@ -185,11 +200,13 @@ def plan_sessions(root: str | os.PathLike, cfg: RetentionConfig, *, now_ns: int 
 
 
 def unaccepted_reason(root: Path, sdir: Path, state: PushState, bad: list[str]) -> str:
-    """Why a session with files ``bad`` no receiver accepted is kept, in words that fit the root (trial 22a, F20): one
-    that never pushed (no ``push.state`` line), and among those a receiving root's session (``asz receive`` landed it:
-    a sender record, no ``session.state``), which is the team's copy, not a copy awaiting a receiver."""
-    if state.pushed or state.endpoint:
-        return f"{len(bad)} file(s) the receiver has not accepted (first: {bad[0]})"
+    """Why a session with files ``bad`` the configured endpoint (``state``'s, '' when none is configured) did not
+    accept is kept, in words that fit the root (trial 22a, F20; trial 41a F2): files that endpoint has not accepted; a
+    receiving root's session (``asz receive`` landed it: a sender record, no ``session.state``), which is the team's
+    copy, not a copy awaiting a receiver; no endpoint configured (:data:`NO_ENDPOINT`); nothing pushed there (only to
+    another endpoint, or nowhere: no ``push.state``)."""
+    if state.pushed:
+        return f"{len(bad)} file(s) {state.endpoint} (export.otlp.endpoint) has not accepted (first: {bad[0]})"
     from ..storage.senders import senders_path
 
     if senders_path(root, sdir.name).is_file() and not (sdir / "session.state").exists():
@@ -197,8 +214,14 @@ def unaccepted_reason(root: Path, sdir: Path, state: PushState, bad: list[str]) 
                 "it has pushed none of it to another receiver (no push.state); with require_accepted, retention removes "
                 "only what another receiver accepted, so it is kept (storage.retention.require_accepted: false would "
                 "remove it, leaving no copy)")
-    return (f"nothing of this root was pushed (no push.state): no receiver holds its {len(bad)} file(s) yet; "
-            "with require_accepted, retention removes only what a receiver accepted (asz push sends them)")
+    if not state.endpoint:
+        return NO_ENDPOINT
+    if (root / "push.state").is_file():
+        return (f"nothing of this root was pushed to {state.endpoint} (export.otlp.endpoint): it holds none of its "
+                f"{len(bad)} file(s), and a push to another endpoint does not count (asz push sends them there)")
+    return (f"nothing of this root was pushed (no push.state): {state.endpoint} holds none of its {len(bad)} file(s) "
+            "yet; with require_accepted, retention removes only what the configured endpoint accepted (asz push sends "
+            "them)")
 
 
 def _forget_text(root: Path, cids: list[str]) -> None:
@@ -280,20 +303,24 @@ def _size(root: Path, files: list[str]) -> int:
     return n
 
 
-def prune(root: str | os.PathLike, cfg: RetentionConfig, *, dry_run: bool = False, instance_id: str = "",
-          now_ns: int | None = None) -> PruneReport:
+def prune(root: str | os.PathLike, cfg: RetentionConfig, *, endpoint: str = "", dry_run: bool = False,
+          instance_id: str = "", now_ns: int | None = None) -> PruneReport:
     """Apply retention to ``root`` once; returns the :class:`PruneReport`.
 
+    ``endpoint``: the configured endpoint (``export.otlp.endpoint`` as
+    :func:`~asz_core.export.push.endpoint_name` spells it; '' when none), the
+    one whose acceptance counts and whom the skeletons name as owner.
     ``dry_run`` decides without changing anything. Raises LockBusy when
-    another pusher or pruner holds ``_export/.lock``.
+    another pusher or pruner holds ``_export/.lock``, ValueError for a state
+    file that does not read.
     """
     from ..export.push import export_lock
 
     root = Path(root)
     rep = PruneReport()
     with export_lock(root):
-        state = PushState.load(root)
-        owner = owner_of(state.endpoint, instance_id or default_instance_id())
+        state = state_of(root, endpoint)
+        owner = owner_of(endpoint, instance_id or default_instance_id())
         done: list[SessionPlan] = []
         try:
             _remove_planned(root, cfg, rep, done, state, owner, dry_run, now_ns)
@@ -334,7 +361,7 @@ def _remove_planned(root: Path, cfg: RetentionConfig, rep: PruneReport, done: li
     counts, and ``done``; with ``dry_run`` only counted)."""
     from ..storage.root import LockBusy
 
-    for plan in plan_sessions(root, cfg, now_ns=now_ns):
+    for plan in plan_sessions(root, cfg, endpoint=state.endpoint, now_ns=now_ns):
         if not plan.remove:
             rep.kept.append(plan)
             continue

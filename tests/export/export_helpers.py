@@ -52,6 +52,19 @@ def collect_corpus(projects: Path, root: Path, tmp: Path) -> None:
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+def copied_projects(corpus_dir: Path, dest: Path, projects: tuple[str, ...]) -> Path:
+    """The Claude Code corpus ``projects`` copied under ``dest`` (a projects folder, returned); skips the test where
+    one is absent."""
+    import pytest
+
+    for project in projects:
+        d = corpus_dir / "claude-code" / "projects" / project
+        if not d.is_dir():
+            pytest.skip(f"{d} is absent")
+        shutil.copytree(d, dest / project)
+    return dest
+
+
 def collected_session(tmp: Path, project: str, sid: str, *flags: str) -> Path:
     """The root ``tmp/host`` after ``asz collect --once FLAGS`` (a real child) of one corpus transcript, ``project/
     sid.jsonl`` copied under ``tmp/src``; skips the test where the corpus is absent, asserts the collect went clean."""

@@ -114,7 +114,7 @@ def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(ho
     assert "holds every record of this root's" in again.stderr and "--retry-elsewhere" in again.stderr
     assert summary(again.stdout.strip().splitlines()[-1])["files"] == "0"
     # retention: the receiver holds every record, so the session is removed (skeletons stay)
-    (tmp_path / "prune.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    (tmp_path / "prune.yaml").write_text(f'storage: {{retention: {{after: "0"}}}}\nexport: {{otlp: {{endpoint: "grpc://{r.address}"}}}}\n')
     p = asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     (sdir,) = session_dirs(host_c)
@@ -191,10 +191,10 @@ def test_a_root_that_collected_further_is_said_and_kept(hosts, tmp_path):
     assert again.returncode == 1 and "lacks records of 1 of this root's 1 file(s)" in again.stderr, again.stderr
     assert [ln for ln in again.stderr.splitlines() if ln.startswith("error: ")] == [
         ln for ln in again.stderr.splitlines() if ln.startswith(f"error: {SESSION}: ") and "lacks records of 1" in ln]
-    (tmp_path / "prune.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    (tmp_path / "prune.yaml").write_text(f'storage: {{retention: {{after: "0"}}}}\nexport: {{otlp: {{endpoint: "grpc://{r.address}"}}}}\n')
     dry = asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), "--dry-run", cwd=tmp_path)
     (landed,) = [rel for rel in sent_files(host_c) if rel.endswith(".sd")]
-    assert f"kept {SESSION}: 2 file(s) the receiver has not accepted (first: {landed})" in dry.stdout, dry.stdout
+    assert f"kept {SESSION}: 2 file(s) grpc://{r.address} (export.otlp.endpoint) has not accepted (first: {landed})" in dry.stdout, dry.stdout
     asz("prune", "--root", str(host_c), "--config", str(tmp_path / "prune.yaml"), cwd=tmp_path)
     (sdir,) = session_dirs(host_c)
     assert landed_files(sdir)  # kept: the receiver lacks records of it

@@ -15,13 +15,12 @@ Real processes: ``asz collect --once`` of two corpus projects, ``asz receive`` o
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files, summary
+from export_helpers import ASZ, asz, collect_corpus, copied_projects, free_port, sent_files, summary
 
 PROJECTS = ("-home-user-claude-reliability", "-Users-alex-workspace-personal-site-next")
 GROWN = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -29,18 +28,13 @@ GROWN = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 
 @pytest.mark.slow  # ~40 s under load: three collects, four pushes
 def test_a_reimaged_hosts_recovering_pass_exits_0(corpus_dir, tmp_path):
-    src = tmp_path / "src"
-    for project in PROJECTS:
-        d = corpus_dir / "claude-code" / "projects" / project
-        if not d.is_dir():
-            pytest.skip(f"{d} is absent")
-        shutil.copytree(d, src / project)
+    src = copied_projects(corpus_dir, tmp_path / "src", PROJECTS)
     cfg = tmp_path / "asz.yaml"
-    cfg.write_text("export:\n  otlp:\n    instance_id: dev@hD\nstorage:\n  retention:\n    after: 1d\n")
     old, new = tmp_path / "old" / "data", tmp_path / "new" / "data"
     collect_corpus(src, old, tmp_path / "old")
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
+    cfg.write_text(f"export:\n  otlp:\n    instance_id: dev@hD\n    endpoint: {endpoint}\nstorage:\n  retention:\n    after: 1d\n")
     team = tmp_path / "team"
     rcv = subprocess.Popen([*ASZ, "receive", "--no-token", "--root", str(team), "--listen", f"127.0.0.1:{port}"], cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,6 +1,7 @@
-"""A re-imaged host's first push says what the receiver held in a line per session, not its whole answers (trial 31a
-F5: a new root of the same transcripts, pushed as the same instance, the receiver holding them from the old root:
-seven stderr lines of up to 33 KB, each quoting every file's reason; docs/push.md, partial success).
+"""A re-imaged host's first push says what the receiver held in one line (``--each-session``: a line per session), not
+its whole answers (trial 31a F5: a new root of the same transcripts, pushed as the same instance, the receiver holding
+them from the old root: seven stderr lines of up to 33 KB, each quoting every file's reason; trial 41a F5: ~70 such
+lines, a line per session, buried the one error; docs/push.md, partial success).
 
 Real processes: the corpus collected into two roots (the old host's and the re-imaged one's: the same records, files
 named by another landing time), ``asz receive`` on loopback, both pushed as ``dev@h4`` in small batches (many
@@ -9,6 +10,7 @@ requests). Expected figures come from the roots' own files."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -34,6 +36,7 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     old, new = tmp_path / "old", tmp_path / "new"
     collect_corpus(corpus_projects, old / "data", old)
     collect_corpus(corpus_projects, new / "data", new)
+    shutil.copytree(new / "data", tmp_path / "again" / "data", symlinks=True)  # pushed without --each-session
     cfg = tmp_path / "push.yaml"
     cfg.write_text("export:\n  otlp:\n    instance_id: dev@h4\n    batch_bytes: 1500000\n")
     port = free_port()
@@ -42,7 +45,7 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     try:
         assert rcv.stderr.readline().startswith("receiving:")
         push = [asz("push", "--root", str(d / "data"), "--config", str(cfg), "--endpoint", f"http://127.0.0.1:{port}",
-                    cwd=d) for d in (old, new)]
+                    *extra, cwd=d) for d, extra in ((old, ()), (new, ("--each-session",)), (tmp_path / "again", ()))]
     finally:
         rcv.terminate()
         rcv.communicate(timeout=60)
@@ -73,3 +76,11 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     assert "is already landed as" not in "".join(m.group(0) for m in held)  # the reasons stay in push.state and the log
     assert "rejected:" not in first.stderr and "error:" not in first.stderr, first.stderr
     assert max(len(ln) for ln in first.stderr.splitlines()) < 1200, first.stderr
+    # without --each-session: one held: line for them all, their count and first ids (trial 41a F5)
+    again = push[2]
+    assert again.returncode == 0 and summary(again.stdout.strip().splitlines()[-1])["held"] == str(len(files))
+    ids = sorted(per_session)
+    assert [ln for ln in again.stderr.splitlines() if ln.startswith("held: ")] == [
+        f"held: {len(files)} record(s) of {len(ids)} session(s) ({', '.join(i[:8] for i in ids[:SHOWN])} and "
+        f"{len(ids) - SHOWN} more) the receiver refused because it holds every record of them already (not a failure; "
+        "push.state's elsewhere and owned lines name each file; asz push --each-session says a line per session)"]

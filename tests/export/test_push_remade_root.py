@@ -170,7 +170,7 @@ def test_a_remade_root_goes_on_and_the_team_counts_it(receiver, tmp_path):
     later pass exited 1. Now the pusher marks the new file and the receiver writes its round: the team counts every
     call of the source, verify is clean, and push, prune and push again agree (exit 0, nothing sent twice)."""
     src_file, src, f, data = _de3_host(tmp_path)
-    (tmp_path / "ret.yaml").write_text('storage: {retention: {after: "0"}}\n')
+    (tmp_path / "ret.yaml").write_text(f'storage: {{retention: {{after: "0"}}}}\nexport: {{otlp: {{endpoint: "grpc://{receiver.address}"}}}}\n')
     _collect(src.parent, data, tmp_path)
     assert _push(data, receiver, tmp_path).returncode == 0
     data.rename(tmp_path / "data.old")  # the host's root is re-made

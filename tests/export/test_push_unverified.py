@@ -109,13 +109,13 @@ def test_prune_keeps_a_session_that_does_not_verify_even_if_marked_accepted(corp
     state.mark(path.relative_to(root).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest(), False)
     state.save()
     for cfg in (RetentionConfig(after=0.0), RetentionConfig(after=0.0, require_accepted=False)):
-        rep = prune(root, cfg, dry_run=True)
+        rep = prune(root, cfg, endpoint=endpoint, dry_run=True)
         assert [k.session for k in rep.kept] == [SID]
         why = rep.kept[0].reason
         assert why.startswith("it does not verify (2 problem(s), the first: ") and why.endswith(
             f"asz verify --root {root} {SID} names the problems"), why
         assert sorted(rep.removed) == sorted(d.name for d in root.iterdir() if d.is_dir() and d.name[0] not in "_." and d.name != SID)
-    rep = prune(root, RetentionConfig(after=0.0))
+    rep = prune(root, RetentionConfig(after=0.0), endpoint=endpoint)
     assert path.is_file() and not list((root / SID).rglob("*.sk"))
 
 

@@ -218,7 +218,7 @@ def test_a_pruned_root_is_not_sent_to_a_new_endpoint(two_collections, receiver, 
     want = sent_files(root)
     first = f"grpc://{receiver.address}"
     assert push(root, ExportConfig(), endpoint=first).ok
-    rep = prune(root, RetentionConfig(after=3600.0), instance_id="me@laptop")
+    rep = prune(root, RetentionConfig(after=3600.0), endpoint=first, instance_id="me@laptop")
     assert not rep.problems and rep.files == 5
     assert not [r for r in want if r.endswith(".sd") and (root / r).exists()]
     # the endpoint that received them: nothing due, nothing wrong

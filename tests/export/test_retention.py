@@ -15,7 +15,7 @@ from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig, RetentionConfig
 from asz_core.export.state import PushState, owner_of
 from asz_core.flow.index import update_index
-from asz_core.retention.prune import REMOVAL_STATE, prune
+from asz_core.retention.prune import REMOVAL_STATE, prune as prune_root
 from asz_core.sessiondata.skeleton import skeleton_bytes, write_skeleton
 from asz_core.storage.layout import landed_files, session_dirs
 from asz_core.view import build_view
@@ -23,6 +23,11 @@ from asz_core.view import build_view
 from export_helpers import asz, conversations, sent_files
 
 HOUR = RetentionConfig(after=3600.0)
+
+
+def prune(root: Path, cfg: RetentionConfig, **kw):
+    """:func:`asz_core.retention.prune.prune` with the endpoint the root was pushed to as the configured one."""
+    return prune_root(root, cfg, endpoint=PushState.load(root).endpoint, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +168,7 @@ def test_recent_sessions_stay_and_dry_run_changes_nothing(root, tmp_path):
     rep = prune(root, RetentionConfig(after=100 * 365 * 86400.0))
     assert rep.removed == [] and all("within" in k.reason for k in rep.kept)
     cfg = tmp_path / "asz.yaml"
-    cfg.write_text("storage:\n  retention: {after: 1h}\n")
+    cfg.write_text(f"storage:\n  retention: {{after: 1h}}\nexport: {{otlp: {{endpoint: '{PushState.load(root).endpoint}'}}}}\n")
     landed = [p for sdir in session_dirs(root) for _, p in landed_files(sdir)]
     total = f"sessions={len(session_dirs(root))} files={len(landed)} bytes={sum(p.stat().st_size for p in landed)} kept=0 errors=0"
     p = asz("prune", "--root", str(root), "--config", str(cfg), "--dry-run", cwd=tmp_path)
@@ -371,7 +376,8 @@ def test_prune_on_a_receiving_root_says_it_is_the_receiver(pushed, tmp_path):
     plain = tmp_path / "plain"
     shutil.copytree(pushed[0], plain, symlinks=True)
     (plain / "push.state").unlink()
-    cfg.write_text(f"storage:\n  root: {plain}\n  retention: {{after: 1h}}\n")
+    cfg.write_text(f"storage:\n  root: {plain}\n  retention: {{after: 1h}}\nexport: {{otlp: {{endpoint: '{pushed[1]}'}}}}\n")
     p = asz("prune", "--config", str(cfg), "--dry-run", cwd=tmp_path)
     kept = [ln for ln in p.stdout.splitlines() if ln.startswith("kept ")]
-    assert kept and all("nothing of this root was pushed (no push.state)" in ln for ln in kept)
+    assert kept and all(f"nothing of this root was pushed (no push.state): {pushed[1]} holds none of its" in ln
+                        for ln in kept)

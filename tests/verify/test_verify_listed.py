@@ -260,7 +260,7 @@ def test_prune_keeps_every_session_present_and_a_receiver_keeps_its_own_list(cor
     finally:
         rcv.stop()
     listed = (root / "_sessions.list").read_bytes()
-    rep = prune(root, RetentionConfig(after=3600.0), instance_id="me@laptop")
+    rep = prune(root, RetentionConfig(after=3600.0), endpoint=f"grpc://{rcv.address}", instance_id="me@laptop")
     assert rep.removed and not rep.problems
     assert not list(root.rglob("*.sd")) and list(root.rglob("*.sk"))  # every landed file is a skeleton now
     assert (root / "_sessions.list").read_bytes() == listed

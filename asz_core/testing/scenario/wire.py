@@ -39,6 +39,7 @@ from typing import Callable
 from ...export.push import push
 from ...export.receive import Receiver
 from ...export.settings import ExportConfig, RetentionConfig
+from ...export.state import PushState
 from ...retention.prune import prune
 from ...retention.repack import RepackRefused, RepackUnverified, repack
 from ...sessiondata import DEFAULT_MAX_DELTA_BYTES, read_file
@@ -121,7 +122,8 @@ def _removal(tmp: Path, pushed: Path, session: str, fold, fold_diff: Callable, o
     from ...view import build_view
 
     before = build_view(pushed, session) if fold is not None else None
-    rep = prune(pushed, RetentionConfig(after=0.0), instance_id="scenario@check")
+    # the receiver pushed to last stands for the configured endpoint (retention counts only its acceptance)
+    rep = prune(pushed, RetentionConfig(after=0.0), endpoint=PushState.load(pushed).endpoint, instance_id="scenario@check")
     name = "removed_after_sent"
     out.append((name, rep.removed == [session] and not rep.problems,
                 f"retention removed {rep.removed}, kept {[(k.session, k.reason) for k in rep.kept]} {rep.problems}"))
