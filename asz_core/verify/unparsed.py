@@ -26,7 +26,7 @@ from ..termsafe import shell_word
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
            "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE",
-           "collector_at_work", "AT_WORK", "AT_WORK_LINE"]
+           "collector_at_work", "AT_WORK", "AT_WORK_LINE", "session_holder", "HELD_LINE"]
 
 
 def collector_at_work(root: str | os.PathLike) -> bool:
@@ -35,6 +35,25 @@ def collector_at_work(root: str | os.PathLike) -> bool:
     landed, so a session with no chain is not parsed yet, whatever marks it holds. The one judgement of ``asz ls``,
     ``asz usage``, ``asz verify`` and :func:`~asz_core.reading.stopped_pass.stopped_unparsed` (trial 29b F6, 40d F1)."""
     return lock_taken(Path(root) / COLLECTOR_LOCK)
+
+
+def session_holder(session_dir: str | os.PathLike) -> str | None:
+    """Who holds the session's lock (``<session>/.lock``, told from ``/proc/locks`` without taking it), as its lock file
+    says: ``pid 4242 since 2026-12-06T20:10:00.123456789Z``, then ``: asz parse`` when the live process is an asz
+    command (:func:`~asz_core.storage.root.holder_command`); '' when held but the file says nothing readable; None when
+    nobody holds it (or there is no ``/proc/locks``)."""
+    from ..storage.root import holder_command
+
+    path = Path(session_dir, SESSION_LOCK)
+    if not lock_taken(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            note = f.read(200).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    what = holder_command(note)
+    return note + (f": {what}" if what else "")
 
 
 #: Why landed sessions have no chain while :func:`collector_at_work`: ``asz ls``, ``asz usage`` (:func:`unchained_note`)
@@ -249,6 +268,13 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
     never, gone, interrupted = unchained_sessions(root, session, getattr(seen, "rounds", None), working)
     if never:
         section.counts["unparsed"] = len(never)
+    # a writer holding a session's lock (asz parse, asz receive, asz ingest) is at work on it: said naming it, not as
+    # --no-parse left it (session 41; the collector's case: trial 40d F1)
+    holders = {} if working else {s: h for s in never if (h := session_holder(Path(root) / s)) is not None}
+    if holders:
+        section.notes.append(held_line(holders))
+    never = [s for s in never if s not in holders]
+    if never:
         # a collector at work parses what it landed: said as asz ls says it, not as --no-parse left it (trial 40d F1)
         said = AT_WORK_LINE if working else RECEIVED_UNPARSED_LINE if (Path(root) / RECEIVED).is_dir() \
             else NEVER_PARSED_LINE  # trial 34b F5
@@ -303,6 +329,22 @@ RECEIVED_UNPARSED_LINE = ("{n} landed session(s) with no conversation chain here
 #: The note counting landed sessions with no chain while :func:`collector_at_work` (every such session is then in
 #: :func:`unchained_sessions`' first list); ``{n}`` and ``{ids}`` as above, :data:`AT_WORK` as asz ls says it.
 AT_WORK_LINE = "{n} landed session(s) have no conversation chain yet: " + AT_WORK + ": {ids}"
+#: The note counting landed sessions with no chain whose session lock a writer holds (:func:`session_holder`; not a
+#: collector: :data:`AT_WORK_LINE`); ``{holders}``: each holder as its lock file says, ``{ids}`` as above. Advises no
+#: command that would compete with it (in :func:`unchained_sessions`' first list, counted ``unparsed``).
+HELD_LINE = ("{n} landed session(s) have no conversation chain yet: another process holds their session lock "
+             "({holders}), so its work may not have reached their parse; asz verify says what is left once it has let "
+             "go: {ids}")
+
+
+def held_line(holders: dict[str, str]) -> str:
+    """:data:`HELD_LINE` for ``holders`` (session id -> :func:`session_holder`): the distinct holders in the sessions'
+    order, three named and ``and N more``; one whose lock file says nothing is ``its holder unknown``."""
+    named = list(dict.fromkeys(h or "its holder unknown" for _, h in sorted(holders.items())))
+    said = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")
+    return HELD_LINE.format(n=len(holders), holders=said, ids=shown_ids(sorted(holders)))
+
+
 #: Why sessions marked to be parsed have no round (:func:`unchained_sessions`' third list).
 STOPPED = "a collect pass or parse was stopped before it parsed them"
 #: The note counting landed sessions a collect pass or a parse was stopped before it parsed (Ctrl-C, SIGTERM: marked to

@@ -188,3 +188,34 @@ def test_a_session_index_with_no_round_while_a_collector_works_is_not_yet_parsed
     assert unchained_sessions(root) == ([], [SID], [])
     ls = asz("ls", "--root", str(root), "--json")
     assert "1 parsed before: their rounds are gone" in ls.stderr and "asz parse --root" in ls.stderr
+
+
+def test_a_session_whose_lock_a_writer_holds_is_said_naming_the_holder(corpus_copy):
+    """A writer (asz parse, asz receive, asz ingest) holding one session's lock, here a real second process taking it
+    as they do: asz verify names the holder as the lock file says, not the --no-parse line (session 40 fixed the
+    collector's case only); its exit code and counts are unchanged, and once the lock is let go it is the 'missing
+    chain' problem again."""
+    root = corpus_copy()
+    shutil.rmtree(root / "_conversations" / SID)
+    code = ("import sys; from asz_core.storage.root import session_lock; session_lock(sys.argv[1], sys.argv[2])"
+            ".acquire(); print('held', flush=True); sys.stdin.read()")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(root), SID], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        note = (root / SID / ".lock").read_text().strip()  # what the lock file says
+        assert note.startswith(f"pid {holder.pid} since 20") and note.endswith("Z"), note
+        v = asz("verify", "--root", str(root), "--json")
+        assert v.returncode == 0, v.stdout + v.stderr
+        got = json.loads(v.stdout)  # the counts' keys as before: counted unparsed, not a removed chain
+        assert got["unparsed"] == 1 and "unchained" not in got and got["problems"] == [], got
+        v = asz("verify", "--root", str(root))
+        assert [ln for ln in v.stdout.splitlines() if SID in ln] == [
+            f"1 landed session(s) have no conversation chain yet: another process holds their session lock ({note}), "
+            f"so its work may not have reached their parse; asz verify says what is left once it has let go: {SID}"]
+        assert "--no-parse" not in v.stdout and "asz parse" not in v.stdout, v.stdout
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 1 and f"{root}/_conversations/{SID}: missing chain:" in v.stdout, v.stdout
