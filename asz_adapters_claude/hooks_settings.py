@@ -33,10 +33,10 @@ import difflib
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -299,8 +299,11 @@ def _write_atomic(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         pass
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
+    tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.{os.getpid()}.tmp")
+    from asz_core.storage.root import gone_if_raised
+
+    with gone_if_raised(tmp):  # from the open on (mkstemp returned before its try): a stop leaves no file (session 41)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
@@ -308,12 +311,6 @@ def _write_atomic(path: Path, text: str) -> None:
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def edit_settings(path: Path, edit, dry_run: bool) -> Change:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import orjson
 
+from asz_core.storage.root import gone_if_raised
+
 __all__ = ["PRUNE_AFTER", "STATE_VERSION", "apply_journal", "load_state", "prune", "write_atomic"]
 
 #: Seconds of silence (by the receiver's clock) after which a trace whose runs all ended is forgotten.
@@ -40,11 +42,12 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace the file ``path`` by ``data`` (bytes) whole or not at all: written to ``.tmp-NAME`` beside it, synced,
     renamed over it, then its folder synced. Raises OSError when the folder cannot be written."""
     tmp = path.with_name(f".tmp-{path.name}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with gone_if_raised(tmp):  # from the open on: a stop or a full disk leaves no .tmp- file (session 41)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
     fd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -57,6 +57,7 @@ from starlette.routing import Route
 
 from asz_core.view.guard import HostGuard
 
+from .inbox_state import write_atomic
 from .listening import record_refusal
 from .page_guard import page_could_send
 from .runs import TAKEN_OUT
@@ -94,14 +95,6 @@ def inbox_dir(root: str | os.PathLike) -> Path:
 # --------------------------------------------------------------------------- staging
 
 
-def _fsync_dir(d: Path) -> None:
-    fd = os.open(d, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def stage(root: str | os.PathLike, arrivals: list[dict]) -> Path:
     """Write ``arrivals`` as one inbox file, durably: temp file, fsync, rename, fsync of the directory.
 
@@ -117,16 +110,9 @@ def stage(root: str | os.PathLike, arrivals: list[dict]) -> Path:
     with _lock:
         n = next(_counter)
     name = f"{now:020d}-{os.getpid()}-{n:06d}.jsonl"
-    tmp = d / f".tmp-{name}"
     data = b"".join(orjson.dumps({**a, "received": received}) + b"\n" for a in arrivals)
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    final = d / name
-    os.replace(tmp, final)
-    _fsync_dir(d)
-    return final
+    write_atomic(d / name, data)  # under .tmp-NAME, removed whatever stops it (session 41)
+    return d / name
 
 
 # --------------------------------------------------------------------------- app

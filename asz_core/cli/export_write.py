@@ -18,7 +18,7 @@ import typer
 from .export_made import copy_manifest
 from .export_said import over_budget
 
-__all__ = ["LOCK", "earlier", "file_lock", "lines_written", "stream_to", "to_stdout", "write_parts"]
+__all__ = ["LOCK", "earlier", "file_lock", "lines_written", "part_in_place", "stream_to", "to_stdout", "write_parts"]
 
 #: The lock file beside an export's ``--out FILE`` (:func:`file_lock`): ``FILE.lock``.
 LOCK = ".lock"
@@ -42,20 +42,10 @@ def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
     bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
     as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest), all
     under :func:`file_lock` (a second export to ``file`` meanwhile: exit 1). Ctrl-C (or an error) leaves ``file`` as
-    it was and removes the ``.part``."""
-    from ..reading.export_manifest import stop_for_test
-
-    part = file.with_name(file.name + ".part")
+    it was and removes the ``.part`` (:func:`part_in_place`)."""
     with file_lock(file):
-        stream = part_open(part)
-        try:
-            with stream:
-                got = write(stream)
-            stop_for_test("stream")  # the stream whole in FILE.part, not yet in place
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-        _in_place(part, file, then)
+        got, before = part_in_place(file, write, "stream")
+        _said(file, before, then)
     return got
 
 
@@ -63,23 +53,34 @@ def file_to(file: Path, data: bytes, then=lambda: None) -> None:
     """One conversation's copy ``data`` into ``file`` as :func:`stream_to` writes a stream (``FILE.part`` replacing
     it, said, then ``then()``: its manifest), under :func:`file_lock`. Raises OSError, typer.Exit (1: another export
     writes ``file``)."""
-    part = file.with_name(file.name + ".part")
     with file_lock(file):
-        stream = part_open(part)
-        try:
-            with stream:
-                stream.write(data)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-        _in_place(part, file, then)
+        _, before = part_in_place(file, lambda stream: stream.write(data))
+        _said(file, before, then)
 
 
-def _in_place(part: Path, file: Path, then) -> None:
-    """``part`` replaces ``file``, ``then()`` (its manifest, written before a word is said: trial 39c F3), then a file
-    replaced is said, never silent (trial 12), and ``wrote FILE (N bytes)``."""
-    before = file.stat().st_size if file.is_file() else None
-    os.replace(part, file)
+def part_in_place(file: Path, write, point: str = "") -> tuple:
+    """``write(stream)`` into ``FILE.part`` (:func:`part_open`), which then replaces ``file``: ``(what write returned,
+    the size in bytes ``file`` had before, None when there was none)``. Anything raised from the open on (Ctrl-C,
+    SIGTERM, a full disk) removes the ``.part`` (never a link planted there) and leaves ``file`` as it was (session 41:
+    a stop as the open returned, before the ``try`` that removed it, left the ``.part``). ``point``: the test hook
+    :func:`~asz_core.reading.export_manifest.stop_for_test` reached with the ``.part`` whole, not yet in place."""
+    from ..reading.export_manifest import stop_for_test
+    from ..storage.root import gone_if_raised
+
+    part = file.with_name(file.name + ".part")
+    with gone_if_raised(part):
+        with part_open(part) as stream:
+            got = write(stream)
+        if point:
+            stop_for_test(point)
+        before = file.stat().st_size if file.is_file() else None
+        os.replace(part, file)
+    return got, before
+
+
+def _said(file: Path, before: int | None, then) -> None:
+    """``then()`` (the copy's manifest, written before a word is said: trial 39c F3), then a file replaced (``before``:
+    its size) is said, never silent (trial 12), and ``wrote FILE (N bytes)``."""
     then()
     if before is not None:
         typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
@@ -121,8 +122,8 @@ def part_open(part: Path):
     a link there ends the export with exit 1 (typer.Exit) naming it, its target untouched. Raises OSError otherwise."""
     from ..storage.root import NOFOLLOW
 
-    try:
-        return os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644), "wb")
+    try:  # opened by name, so the stream's name is the path an interrupted export says (os.fdopen's is the fd)
+        return open(part, "wb", opener=lambda path, flags: os.open(path, flags | NOFOLLOW, 0o644))
     except OSError as e:
         _linked(part, e)
         raise
@@ -150,10 +151,7 @@ def write_parts(r: Path, cid: str, out: Path, fmt: str, hide: list[str], thinkin
     names = [f"{cid}.part{k}.{_ext(fmt)}" for k in range(1, len(prose.parts) + 1)]
     replaced += earlier(out, cid, fmt, names)
     for k, (name, data) in enumerate(zip(names, prose.parts), 1):
-        tmp = out / (name + ".part")
-        with part_open(tmp) as stream:
-            stream.write(data)
-        os.replace(tmp, out / name)
+        part_in_place(out / name, lambda stream, data=data: stream.write(data))
         if True:  # every file gets its manifest, masked or not (trial 29a F6)
             prose.masks, prose.part = mask_places(data, prose.seen) if prose.redact else [], k
             try:

@@ -205,10 +205,12 @@ def sent_path(sdir: Path, endpoint: str, owner: str) -> Path:
 
 
 def _write(path: Path, value: dict) -> None:
+    """``value`` as JSON replacing ``path`` whole (:func:`~asz_core.storage.root.write_at_once`, unsynced: a crash
+    sends the points again): anything raised from the open on removes its temporary (session 41: it was left)."""
+    from ..storage.root import write_at_once
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(orjson.dumps(value))
-    os.replace(tmp, path)
+    write_at_once(path, orjson.dumps(value), False)
 
 
 def send_metrics(p) -> None:

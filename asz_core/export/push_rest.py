@@ -31,7 +31,7 @@ from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.reader import SDError, SDReader
 from ..sessiondata.writer import CLOSING_MAX
 from ..storage.layout import parse_landed_name, session_listing
-from ..storage.root import LockBusy, SessionWriter, session_lock
+from ..storage.root import LockBusy, SessionWriter, session_lock, write_at_once
 from .admit import HIGHEST_SEQ, REST_AT, landed_seq
 
 __all__ = ["Rest", "Rests", "rest_said", "rests_due", "make_rest", "found_rest", "half_made", "RESTS_LIST", "rests_made",
@@ -51,15 +51,13 @@ def rests_made(root: Path) -> set[str]:
 
 
 def list_rests(root: Path, rels: list[str]) -> None:
-    """Add ``rels`` to :data:`RESTS_LIST` (written whole, then renamed). Raises OSError."""
+    """Add ``rels`` to :data:`RESTS_LIST` (written whole under ``.rests.list.PID.tmp``, then renamed). Raises OSError."""
     have = rests_made(root)
     if set(rels) <= have:
         return
     path = root / RESTS_LIST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(f"{r}\n" for r in sorted(have | set(rels))), encoding="utf-8")
-    tmp.replace(path)
+    path.parent.mkdir(parents=True, exist_ok=True)  # whole, its temporary removed whatever stops it (session 41)
+    write_at_once(path, "".join(f"{r}\n" for r in sorted(have | set(rels))).encode("utf-8"), False)
 
 
 _SAID = re.compile(re.escape(REST_AT) + r" (\d+), off (\d+) \(" + re.escape(HIGHEST_SEQ) + r" (\d+)\)")

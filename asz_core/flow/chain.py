@@ -422,11 +422,24 @@ class Chain:
                 if fsync and not batched:
                     os.fsync(f.fileno())
             os.chmod(tmp, read_only_mode())  # 0444 less the umask (trial 34c F5)
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the round is not written, nor left half as a .tmp (a full disk's
-            # is said by asz verify and swept by the next pass with room: tests/collect/test_parse_temporaries.py)
+            self._link(tmp, final)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM up to the link: the round is not written, nor left as a .tmp
+            # (session 41: a stop after the chmod, before the link, left it; a full disk's is said by asz verify and
+            # swept by the next pass with room: tests/collect/test_parse_temporaries.py)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        if batched:
+            durable.data(final, len(r.data))
+        elif fsync:
+            _fsync_dir(self.rounds_dir)
+        r.path = final
+        return final
+
+    @staticmethod
+    def _link(tmp: Path, final: Path) -> None:
+        """``tmp`` (a whole round, read-only) hard-linked to ``final``, then removed; without hard links renamed to it
+        after an existence check (under the chain lock). Raises ChainError when ``final`` exists (``tmp`` removed)."""
         try:
             os.link(tmp, final)
         except FileExistsError:
@@ -439,12 +452,6 @@ class Chain:
             os.rename(tmp, final)
         else:
             os.unlink(tmp)
-        if batched:
-            durable.data(final, len(r.data))
-        elif fsync:
-            _fsync_dir(self.rounds_dir)
-        r.path = final
-        return final
 
     def tidy(self) -> None:
         """Remove temporaries an interrupted parser left and reservations older than a minute (lock holder only)."""

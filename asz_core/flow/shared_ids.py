@@ -61,7 +61,7 @@ import errno
 import hashlib
 import os
 import sqlite3
-import tempfile
+import threading
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -441,11 +441,10 @@ def room_refused(root: Path) -> str:
             size = max(size, os.stat(root / f"{TABLE}{suffix}").st_size)
         except OSError:
             pass
-    try:
-        fd, path = tempfile.mkstemp(prefix=".room.", suffix=".tmp", dir=d)
-    except OSError as exc:
-        return os.strerror(exc.errno) if exc.errno in _NO_ROOM else ""
-    try:
+    path = d / f".room.{threading.get_ident()}.{os.getpid()}.tmp"  # its pid last (.<name>.<pid>.tmp): its owner known
+    fd = -1
+    try:  # from the open on: a stop raised as it returns still removes the file (session 41: mkstemp before the try)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         left = 4096 + 24
         while left:  # a write crossing RLIMIT_FSIZE is cut short; the rest is refused with EFBIG
             n = os.pwrite(fd, bytes(left), size + 4096 + 24 - left)
@@ -455,9 +454,10 @@ def room_refused(root: Path) -> str:
     except OSError as exc:
         return os.strerror(exc.errno) if exc.errno in _NO_ROOM else ""
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
         try:
-            os.unlink(path)
+            os.unlink(path)  # ours, or one a dead process of this pid and thread left
         except OSError:
             pass
     return ""

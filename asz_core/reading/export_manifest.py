@@ -32,6 +32,7 @@ from typing import Callable, Optional
 
 import orjson
 
+from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
@@ -225,13 +226,13 @@ def manifest_bytes(body: dict) -> bytes:
 
 
 def write_whole(path: Path, data: bytes) -> None:
-    """``data`` into ``path``, whole or not at all: written as ``PATH.part``, which then replaces ``path`` (an export's
-    temporary name: an interrupted export removes its ``.part`` files, the next folder export a killed one's). Raises
-    OSError."""
+    """``data`` into ``path``, whole or not at all: written as ``PATH.part`` (removed whatever stops the write, session
+    41; a killed export's by the next folder export), which then replaces ``path``. Raises OSError."""
     part = path.with_name(path.name + ".part")
-    part.write_bytes(data)
-    stop_for_test("part")
-    os.replace(part, path)
+    with gone_if_raised(part):
+        part.write_bytes(data)
+        stop_for_test("part")
+        os.replace(part, path)
 
 
 #: A test hook (tests/reading/test_export_resume.py, asz_core/cli/export_resume.py): ``POINT:N`` stops the process (SIGSTOP) at the Nth time it
@@ -245,11 +246,8 @@ def stop_for_test(point: str) -> None:
     Points: ``part`` (a ``FILE.part`` written, not yet renamed), ``copy`` (a copy in place, its manifest not yet),
     ``wrote`` (a copy and its manifest in place, its partial manifest line not yet), ``index`` (every copy written,
     the index page not yet), ``folder`` (the index written and the partial manifest removed, the folder manifest not yet)."""
-    want = os.environ.get(STOP_ENV)
-    if not want:
-        return
-    name, _, n = want.partition(":")
-    if name != point:
+    name, _, n = os.environ.get(STOP_ENV, "").partition(":")
+    if not name or name != point:
         return
     _reached[point] = _reached.get(point, 0) + 1
     if str(_reached[point]) == (n or "1"):

@@ -80,8 +80,8 @@ def linked_whole(path: Path, data: bytes, mode: int) -> bool:
     import secrets
 
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
+    try:  # from the open on: a stop raised as it returns still removes the file (session 41)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
             os.write(fd, data)
             os.fsync(fd)

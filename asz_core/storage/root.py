@@ -58,6 +58,7 @@ __all__ = [
     "SessionWriter",
     "read_state",
     "write_at_once",
+    "gone_if_raised",
     "write_state",
     "highest_seq",
     "lock_taken",
@@ -334,16 +335,26 @@ def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename. A write that
     fails removes its temporary file and raises the OSError."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    with gone_if_raised(tmp):  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
         with open(tmp, "wb") as f:
             f.write(data)
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def gone_if_raised(tmp: str | os.PathLike):
+    """Remove ``tmp`` (a writer's temporary file, made in the block) when anything is raised in the block (Ctrl-C,
+    SIGTERM, a full disk), then raise it on: opened inside the block, a temporary outlives no stop (session 40's
+    SDWriter, session 41's audit). A symbolic link there is left as it is (one planted, never the writer's)."""
+    try:
+        yield
+    except BaseException:
+        if not os.path.islink(tmp):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
 
 

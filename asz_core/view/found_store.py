@@ -172,17 +172,20 @@ class FoundStore:
         data = head + b"\n" + hashlib.sha256(head).hexdigest().encode()
         if self._get(path) == data:
             return True  # kept already, byte for byte (the checker's, an earlier build's): not written again
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}{_TMP}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             if first_link(self.root, path.parent) is not None:
                 return False  # a link in the way: nothing is written through it
             self._sweep(path.parent)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}{_TMP}")
             with open(tmp, "wb") as f:
                 f.write(data)
             os.replace(tmp, path)  # whole or not at all; derived data: no sync
-        except OSError:
-            return False
+        except BaseException as exc:  # a stop or an error from the open on: no temporary left (session 41)
+            self._unlink(tmp)
+            if isinstance(exc, OSError):
+                return False
+            raise
         return True
 
     def _sweep(self, folder: Path) -> None:
