@@ -32,8 +32,9 @@ up that endpoint's kept state, if any (empty otherwise), so going back to
 the first endpoint sends only what is new (trial 19, F23: it sent the whole
 history again). Retention reads the state of the configured endpoint
 (``export.otlp.endpoint``) wherever it is kept (:func:`state_of`), never
-"the endpoint pushed to last" (trial 41a F2). The file is replaced atomically after each answer, so a
-crash repeats at most the request in flight.
+"the endpoint pushed to last" (trial 41a F2). The file is replaced atomically after each answer (written, synced,
+renamed, its directory synced: session 41), so a crash, of the process or the machine, repeats at most the request
+in flight.
 
 Every word a receiver's answer gives (the path in ``elsewhere``, the credentials in ``owned``) is stored as one
 word (:func:`receiver_word`): a line break, a tab, any other control or white space and every hidden character in it
@@ -236,14 +237,20 @@ class PushState:
         self.owned = {p: v for p, v in self.owned.items() if not p.startswith(prefixes)}
 
     def save(self, *, fsync: bool = True, path: Path | None = None) -> None:
-        """Replace the file (``path``: another one) atomically (temporary name, fsync, rename)."""
+        """Replace the file (``path``: another one) atomically (temporary name, fsync, rename, and with ``fsync`` its
+        directory synced: the rename itself durable, so a machine's crash repeats at most the request in flight)."""
         lines = ["schema 1", f"updated_at {format_rfc3339(time.time_ns())}", f"endpoint {self.endpoint}"]
         lines += [f"pushed {p} {d}" for p, d in self.pushed.items()]
         lines += [f"rejected {p}" for p in sorted(self.rejected)]
         lines += [f"elsewhere {p} {held} {other}" for p, (held, other) in sorted(self.elsewhere.items())]
         lines += [f"rest {p} {o} {off} {seq}" for p, (o, off, seq) in sorted(self.rest.items())]
         lines += [f"owned {p} {cred} {held} {mine}" for p, (cred, held, mine) in sorted(self.owned.items())]
-        write_at_once(path or self.path, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
+        target = path or self.path
+        write_at_once(target, ("\n".join(lines) + "\n").encode("utf-8"), fsync)
+        if fsync:
+            from ..sessiondata.durable import fsync_dir
+
+            fsync_dir(target.parent)
 
 
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:

@@ -40,7 +40,7 @@ from typing import Any, Callable, Optional
 import orjson
 
 from . import array_elements, object_members
-from .durable import write_once
+from .durable import fsync_dir, write_once
 
 __all__ = ["skeleton_bytes", "skeleton_path", "write_skeleton", "Removed", "check_removed", "RECEIVER_ANSWERS"]
 
@@ -200,7 +200,8 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
 
 def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
                    elsewhere: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> Path:
-    """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444); returns its path
+    """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444), synced with its directory
+    entry (so the landed file's removal after it never reaches the disk without it); returns its path
     (``elsewhere``: :class:`Removed`).
 
     An existing skeleton is kept as it is (a removal interrupted after writing it).
@@ -216,6 +217,7 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)
     write_once(target, buf.getvalue(), target.with_name(f".{target.name}.{os.getpid()}.tmp"))
+    fsync_dir(target.parent)  # its name durable before the landed file's removal is (push.md: crash-safe; session 41)
     return target
 
 

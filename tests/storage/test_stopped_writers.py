@@ -13,6 +13,9 @@ before session 41's fixes (a temporary or ``.part`` left), 12 of 12.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,44 @@ def test_a_writer_stopped_just_after_making_its_temporary_leaves_none(case, tmp_
     assert fired, "the writer never made its temporary"
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == {**before, **getattr(write, "lands", {})}, fired
 
+
+_SYNCED = """
+import sys
+from pathlib import Path
+from asz_core.export.state import PushState
+from asz_core.sessiondata import Header, Part, Record
+from asz_core.sessiondata.skeleton import write_skeleton
+from asz_core.storage.root import SessionWriter
+root = Path(sys.argv[1])
+w = SessionWriter.open(root, sys.argv[2], fsync=False)
+sd = w.start(Header(kind="transcript", session=sys.argv[2], src="a.jsonl", dialect="toy/1", adapter="toy", stream=""))
+sd.write(Record(ord=1, off=0, bytes=2, from_="runtime", parts=[Part(k="text", text="hi", state="available", bytes=2)]))
+write_skeleton(w.finish(sd).path, at="2026-12-06T00:00:00Z", generation=1, receiver="accepted", owner="")
+st = PushState.load(root)
+st.endpoint = "http://127.0.0.1:1"
+st.save()
+"""
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="no strace on this machine")
+def test_a_skeleton_and_push_state_have_their_names_synced(tmp_path):
+    """A skeleton is linked into place before its landed file is deleted, and push.state is renamed over after each
+    answer (docs/push.md: crash-safe; a crash repeats at most the request in flight): each name is made durable, its
+    directory synced after the link or rename (session 41: the file's bytes were, its name was not). Seen in the
+    system calls of a real process (strace), no mock."""
+    trace = tmp_path / "strace.txt"
+    root = tmp_path / "root"
+    root.mkdir()
+    subprocess.run(["strace", "-f", "-qq", "-o", str(trace), "-e", "trace=link,rename,openat,fsync", sys.executable,
+                    "-c", _SYNCED, str(root), SESSION], check=True, timeout=120)
+    calls = [ln.split(None, 1)[1] for ln in trace.read_text().splitlines() if ln.split(None, 1)[1:]]
+
+    def synced_after(made: str, folder: Path) -> bool:
+        """After the first call naming ``made`` as its target, ``folder`` opened and that descriptor fsynced."""
+        at = next(i for i, c in enumerate(calls) if c.startswith(("link(", "rename(")) and f', "{made}")' in c)
+        opened = [c.rsplit("= ", 1)[1] for c in calls[at:] if c.startswith(f'openat(AT_FDCWD, "{folder}", ')]
+        return any(c.startswith(f"fsync({fd})") for fd in opened for c in calls[at:])
+
+    sk = next(root.glob(f"{SESSION}/streams/*/*.sk"))
+    assert synced_after(str(sk), sk.parent), "\n".join(calls[-40:])
+    assert synced_after(str(root / "push.state"), root), "\n".join(calls[-40:])
