@@ -23,12 +23,16 @@ and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
 time as integer ns since the epoch (its decimal text when outside the signed 64-bit
 range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
-failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``. A line holding
+failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``; a record with
+parts of a stream's or run's file adds ``pd`` (16 hex of the SHA-256 of its parts' text, data, media and encoding as
+landed: :func:`~asz_core.sessiondata.slim.content_digests`) and, when its session id occurs there, ``pds`` (the same
+with every UUID taken out): what two sessions' copies of a record compare (:func:`~asz_core.flow.index_model.
+same_content`; none from a skeleton). A line holding
 records whose time is given and does not read as an RFC 3339 time (no ``ts``) adds ``untimed``, ``[[line in the
 file, the time as landed], …]``, what ``asz verify`` says of them without decoding the index (trial 30a F8);
 ``untimed_marked 1`` in the state says every line was written so (:data:`UNTIMED_MARKED`: an index an asz before
 session 32 began has lines without the key, which verify reads again from their records' ``time``). No
-text, no data, no media is ever copied; ``label`` is kept because it is the
+text, no data, no media is ever copied (a digest of them is not them); ``label`` is kept because it is the
 runtime's own name for a thing (a title, a child's description, a workflow).
 
 The index is disposable: deleted, it is rebuilt from the landed files; written
@@ -59,7 +63,7 @@ from ..storage.layout import landed_files
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
 from ..sessiondata.untimed import UNTIMED_MARKED
-from .index_model import SET_ASIDE_KINDS, Index, IndexEntry, IndexFile, IndexPart, payload_key, payload_of, record_time_range
+from .index_model import SET_ASIDE_KINDS, Index, IndexEntry, IndexFile, IndexPart, payload_key, payload_of, record_time_range, same_content
 from .index_read import IndexBuildError, index_file
 
 __all__ = [
@@ -79,13 +83,15 @@ __all__ = [
     "record_time_range",
     "payload_of",
     "payload_key",
+    "same_content",
     "SET_ASIDE_KINDS",
     "UNTIMED_MARKED",
 ]
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 5  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23); 5: no part state (issue 21)
+INDEX_SCHEMA = 6  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23); 5: no part state (issue 21)
+# 6: a record's content digests ``pd``/``pds`` (fix41a: an index written before is rebuilt, so every record has them)
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"

@@ -15,8 +15,10 @@ from typing import Iterable, Iterator
 import msgspec
 
 from ..sessiondata import format_rfc3339
+from ..sessiondata.slim import SET_ASIDE_KINDS
 
-__all__ = ["IndexPart", "IndexEntry", "IndexFile", "Index", "record_time_range", "SET_ASIDE_KINDS", "payload_of", "payload_key"]
+__all__ = ["IndexPart", "IndexEntry", "IndexFile", "Index", "record_time_range", "SET_ASIDE_KINDS", "payload_of", "payload_key",
+           "same_content"]
 
 
 class IndexPart(msgspec.Struct, eq=False):
@@ -81,6 +83,11 @@ class IndexEntry(msgspec.Struct, eq=False):
     flags: frozenset[str] = frozenset()
     usage: dict | None = None
     parts: list[IndexPart] = []
+    #: The content digests of its parts as landed (:func:`~asz_core.sessiondata.slim.content_digests`): ``pd`` ('' for
+    #: a record without parts, of a set-aside file or read from a skeleton, whose text is gone), ``pds`` the same with
+    #: its session id and every UUID taken out ('' when its id does not occur there): :func:`same_content` compares them.
+    parts_digest: str = msgspec.field(default="", name="pd")
+    parts_digest_unnamed: str = msgspec.field(default="", name="pds")
     seq: int = msgspec.field(default=0, name=" seq")
     row: int = msgspec.field(default=0, name=" row")
     kind: str = msgspec.field(default="", name=" kind")
@@ -122,6 +129,19 @@ def payload_key(e: IndexEntry) -> tuple:
     ``failed`` are the record's)."""
     call, usage, parts = payload_of(e)
     return (call, (msgspec.json.encode(usage, order="sorted") if usage else usage), tuple((*p[:7], *p[8:]) for p in parts))
+
+
+def same_content(a: IndexEntry, b: IndexEntry) -> bool:
+    """Whether two sessions' records under one id hold the same content (text, data, media) as landed, by their
+    :attr:`~IndexEntry.parts_digest`: the same digest, or the same once session ids are taken out (``pds``, made only
+    for a record naming its own session, else ``pd``): a copy made by writing another session id everywhere (its text
+    naming the session too) reads the same, and so does a resumed Claude Code session, whose repeated lines name the
+    new session in ``sessionId`` (a line Claude Code lands whole holds it) beside the old one in their text. True when
+    either digest is missing (a record read from a skeleton, whose
+    text is gone: compared by :func:`payload_key` alone, as an index before schema 6 was). A copy with one answer's or
+    one tool result's text edited at the same length (same size, same state) differs here alone (fix41a)."""
+    x, y = a.parts_digest, b.parts_digest
+    return not x or not y or x == y or (a.parts_digest_unnamed or x) == (b.parts_digest_unnamed or y)
 
 
 class IndexFile:
@@ -279,8 +299,6 @@ _FILE_LINE = msgspec.json.Decoder(_FileLine)
 
 
 _TS = attrgetter("ts")
-#: File kinds whose records are evidence beside a stream and never steps (origin-digest §4.4).
-SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body", "tool_output"})
 
 
 def record_time_range(entries: Iterable[IndexEntry]) -> tuple[str, str] | None:

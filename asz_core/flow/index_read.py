@@ -23,8 +23,8 @@ from ..sessiondata.codec import FieldError, check_record_dict, decode_closing, d
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.untimed import untimed_rows
-from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, changes_identity, provider_identity, slim_head, slim_record,
-                                take_carried)
+from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, changes_identity, content_digests, provider_identity, slim_head,
+                                slim_record, take_carried)
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "IndexBuildError", "index_file"]
 
@@ -62,9 +62,12 @@ def index_file(session_dir: Path, seq: int, path: Path, one_pass: bool = True) -
     if got is None:  # anything the one-pass read does not vouch for: the reader, with its checks and its refusals
         got = _reader_read(path, blob)
     hdr, digest, records = got
-    rows = [sha256(x).hexdigest()[:16] for x in lines[1: 1 + len(records)]]  # _short_sha, inline
-    line = _entry_line(session_dir, seq, path, hdr, digest, len(raw), _short_sha(lines[0]), rows, records)
+    bodies = lines[1: 1 + len(records)]
+    rows = [sha256(x).hexdigest()[:16] for x in bodies]  # _short_sha, inline
     removed = _removed_of(path)
+    if removed is None:  # a skeleton's parts hold no content: its records have no digest of it
+        content_digests(records, bodies, hdr.session, hdr.kind)
+    line = _entry_line(session_dir, seq, path, hdr, digest, len(raw), _short_sha(lines[0]), rows, records)
     if removed is not None:  # a skeleton: the landed file it stands for (seed 000, Skeletons)
         line["digest"], line["size"] = removed["digest"], removed["size"]
     return line

@@ -27,7 +27,7 @@ id against the other session's own index. The rules (a pure function of the
 two sessions' indexes, whichever is parsed first):
 
 - two sessions share record ids. Only the same record counts (same parent,
-  time, call, kind and payload under the id; a differing one is a shared id, below).
+  time, call, kind, payload and content under the id; a differing one is a shared id, below).
   The one whose own records (ids the other does not hold) start later
   *continues* the other; a session with no record
   of its own is the earlier one (a resume: Claude Code's ``--resume`` writes a
@@ -68,7 +68,7 @@ from typing import Any
 
 from ..sessiondata import gc_pause
 from .asm_links import going_on_calls, needs_relink
-from .index import SET_ASIDE_KINDS, Index, IndexEntry, payload_key
+from .index import SET_ASIDE_KINDS, Index, IndexEntry, payload_key, same_content
 from .model import make_id
 from .ids_seen import first_ids, forget_seen, keep_ids, their_ids
 from .pending import mark_pending
@@ -302,9 +302,11 @@ def _same(a: IndexEntry, b: IndexEntry) -> bool:
     """Two sessions' records with one id are the same record (a repeat) when their parent, time, call and
     kind agree too (a runtime that numbers records per session gives different records equal ids) and their payload,
     as assembly compares it within a session (:func:`~asz_core.flow.index.payload_key`: usage and parts by kind, id,
-    name, state and failed, sizes aside): a copy with one result changed to failed repeats every record but that one, which
-    is drawn in both sessions (trial 40a F1)."""
-    return (a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind) and payload_key(a) == payload_key(b)
+    name, state and failed, sizes aside) and their content as landed (:func:`~asz_core.flow.index.same_content`: its
+    digest, the session id aside): a copy with one result changed to failed, or one answer's or result's text edited at
+    the same length, repeats every record but that one, which is drawn in both sessions (trial 40a F1; fix41a)."""
+    return ((a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind) and payload_key(a) == payload_key(b)
+            and same_content(a, b))
 
 
 

@@ -12,11 +12,13 @@ device, inode, size and mtime are still the ones landing saw.
 from __future__ import annotations
 
 import os
+import re
 from hashlib import sha256
 from itertools import compress
 from operator import attrgetter
 from typing import Any, Sequence
 
+import msgspec
 import orjson
 
 from .codec import encode_record, raw_fragment
@@ -26,7 +28,8 @@ from .numberprobe import bytescan
 from .times import parse_instant
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "line_and_slim", "carry",
-           "take_carried", "forget_carried", "Carried"]
+           "take_carried", "forget_carried", "Carried", "SET_ASIDE_KINDS", "PARTS_KEY", "SESSION_ID_MIN", "content_bytes", "content_digests",
+           "without_uuids"]
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
 ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
@@ -37,6 +40,23 @@ ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "bat
 PART_FIELDS = ("k", "id", "of", "name", "server", "server_tool", "failed", "bytes")
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+#: File kinds whose records are evidence beside a stream and never steps (origin-digest §4.4): their ids are another
+#: id space, never compared across sessions (:func:`content_digests` leaves them out).
+SET_ASIDE_KINDS = frozenset({"changes", "execution", "provider_body", "tool_output"})
+#: Where a landed record line's parts begin (``parts`` is written after every role field: docs/session-data.md, Record
+#: keys, in write order): :func:`content_bytes` of a line msgspec does not take.
+PARTS_KEY = b',"parts":['
+#: A session id shorter than this is not taken out of a record's content (``pds``, :func:`content_digests`).
+SESSION_ID_MIN = 8
+#: A UUID as text, any case (what a session id of Claude Code and Kiro is, or holds: ``sess_<uuid>``), as
+#: :func:`without_uuids` finds it: every hex digit read as ``x`` (and an ``x`` as ``y``), then this found by memmem,
+#: several times faster than a regular expression (whose every position starts a character class).
+_AS_X = bytes.maketrans(b"0123456789abcdefABCDEFx", b"x" * 22 + b"y")
+_UUID_SHAPE = b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+#: An escape one JSON writer writes and another need not: ``\/``, or ``\uXXXX`` of a character from U+0020 on
+#: (a control character's, ``\u001b``, is written so by orjson too). :func:`content_bytes` writes such data again.
+_OTHER_ESCAPE = re.compile(rb"\\(?:/|u(?!00[01][0-9a-fA-F]))")
 
 
 def changes_identity(data: Any) -> list | None:
@@ -226,6 +246,95 @@ def _slim_part(p: Any) -> dict | None:
     return sp
 
 
+# ---------------------------------------------------------------------------- what two sessions' copies compare
+
+class _ContentPart(msgspec.Struct):
+    """A landed part's content as its line holds it (each value's JSON bytes, never decoded)."""
+
+    k: msgspec.Raw = msgspec.Raw()
+    text: msgspec.Raw = msgspec.Raw()
+    data: msgspec.Raw = msgspec.Raw()
+    media: msgspec.Raw = msgspec.Raw()
+    encoding: msgspec.Raw = msgspec.Raw()
+
+
+class _Content(msgspec.Struct):
+    parts: list[_ContentPart] = []
+
+
+_CONTENT = msgspec.json.Decoder(_Content)
+
+
+def content_bytes(line: bytes, manifests: Sequence[int] = ()) -> bytes:
+    """What a landed record line (no newline) holds as content: each part's ``k``, ``text``, ``data``, ``media`` and
+    ``encoding`` as JSON, joined by control bytes no JSON text holds raw; sizes, states, ``sha256``, ``dropped`` and
+    ``replaced`` left out (a part's size may be its source's, which a copy written with other escapes or spaces
+    changes). A part's text is the writer's encoding of the decoded string, the same whatever escapes its source
+    used; its data is the source's own JSON, so data holding a ``\\/`` escape or a ``\\u`` escape of a character that
+    is not a control character (:data:`_OTHER_ESCAPE`) is written again by orjson (decoded and encoded: the same value
+    reads the same). The data of the parts at ``manifests`` (positions from 0) is left out: a ``changes/1`` or
+    ``provider_body/1`` manifest asz built (the index keeps its identity, ``ch``/``pb``), which names the session and
+    its working directory beside what the record's other parts hold (a fork run elsewhere names another). b"" for a
+    line without parts; a line msgspec does not take gives its bytes from its ``parts`` on (:data:`PARTS_KEY`)."""
+    try:
+        parts = _CONTENT.decode(line).parts
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        at = line.find(PARTS_KEY)
+        return line[at:] if at >= 0 else b""
+    out: list[Any] = []
+    for i, p in enumerate(parts):
+        data: Any = p.data
+        if i in manifests:
+            data = b""
+        elif data:
+            data = bytes(data)
+            if _OTHER_ESCAPE.search(data) is not None:
+                try:
+                    data = orjson.dumps(orjson.loads(data))
+                except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+                    pass
+        out += (p.k, b"\x1f", p.text, b"\x1f", data, b"\x1f", p.media, b"\x1f", p.encoding, b"\x1e")
+    return b"".join(out)
+
+
+def without_uuids(content: bytes) -> bytes:
+    """``content`` with every UUID (8-4-4-4-12 hex digits, any case) taken out, left to right."""
+    shape = content.translate(_AS_X)
+    at = shape.find(_UUID_SHAPE)
+    if at < 0:
+        return content
+    out, pos = [], 0
+    while at >= 0:
+        out.append(content[pos:at])
+        pos = at + len(_UUID_SHAPE)
+        at = shape.find(_UUID_SHAPE, pos)
+    out.append(content[pos:])
+    return b"".join(out)
+
+
+def content_digests(records: list[dict], lines: Sequence[bytes], session: str, kind: str) -> None:
+    """Add to each slim record of ``records`` that has parts the digest of its content as landed, from its record
+    line in ``lines`` (no newline): ``pd``, the first 16 hex digits of the SHA-256 of its :func:`content_bytes` (its
+    parts' text, data, media), and ``pds``, that digest with every UUID (and the file's ``session`` id, when it holds
+    none) taken out, only when the id (of :data:`SESSION_ID_MIN` characters or more) occurs there. Claude Code lands a
+    line it does not describe whole, its ``sessionId`` in it, and a resumed session's such line may name the session
+    it resumed in its text beside its own id: taking out every session id makes such copies read the same. What two sessions' records under one id must agree on to be one record
+    (:func:`~asz_core.flow.index_model.same_content`): a copy with one answer's or result's text edited at the same
+    length differs here alone. Records of a file of :data:`SET_ASIDE_KINDS` get none. In place; the lines are the
+    landed file's (landing's :func:`carry`, the index's read: the same bytes, the same digests)."""
+    if kind in SET_ASIDE_KINDS:
+        return
+    sid = session.encode("utf-8", "surrogatepass") if len(session) >= SESSION_ID_MIN else b""
+    uuid_id = without_uuids(sid) != sid  # ``sess_<uuid>``: its UUID taken out as every other, ``sess_`` left
+    for r, line in zip(records, lines):
+        if "parts" not in r:
+            continue
+        content = content_bytes(line, [i for i, p in enumerate(r["parts"]) if "ch" in p or "pb" in p])
+        r["pd"] = sha256(content).hexdigest()[:16]
+        if sid and sid in content:
+            r["pds"] = sha256(without_uuids(content if uuid_id else content.replace(sid, b""))).hexdigest()[:16]
+
+
 # ---------------------------------------------------------------------------- carried from landing to the index
 
 #: What landing carries of each file it wrote, by (device, inode): ((size, mtime ns), what :func:`take_carried` gives).
@@ -237,11 +346,13 @@ Carried = tuple
 
 def carry(landed: Any, lines: Sequence[bytes], records: list[dict]) -> None:
     """Keep what the index keeps of the file ``landed`` (a :class:`~asz_core.sessiondata.writer.LandedFile`) just
-    written with the record ``lines`` (no newlines), whose :func:`slim_of_record` are ``records``: its header, whole
-    digest and size as written, the first 16 hex digits of the SHA-256 of its header line and of each record line.
+    written with the record ``lines`` (no newlines), whose :func:`slim_of_record` are ``records`` (given their
+    :func:`content_digests` here): its header, whole digest and size as written, the first 16 hex digits of the
+    SHA-256 of its header line and of each record line.
     Memory: one session's slim records, until :func:`forget_carried`."""
     st = os.stat(landed.path)
     rows = [sha256(x).hexdigest()[:16] for x in lines]
+    content_digests(records, lines, landed.header.session, landed.header.kind)
     _CARRIED[(st.st_dev, st.st_ino)] = ((st.st_size, st.st_mtime_ns),
                                         (landed.header, landed.whole, landed.size, sha256(landed.head).hexdigest()[:16], rows, records))
 
