@@ -24,7 +24,7 @@ time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
 time as integer ns since the epoch (its decimal text when outside the signed 64-bit
 range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
 failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``; a record with
-parts of a stream's or run's file adds ``pd`` (16 hex of the SHA-256 of its parts' text, data, media and encoding as
+an id and parts of a stream's or run's file adds ``pd`` (16 hex of the SHA-256 of its parts' text, data, media and encoding as
 landed: :func:`~asz_core.sessiondata.slim.content_digests`) and, when its session id occurs there, ``pds`` (the same
 with every UUID taken out): what two sessions' copies of a record compare (:func:`~asz_core.flow.index_model.
 same_content`; none from a skeleton). A line holding

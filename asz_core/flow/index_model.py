@@ -84,8 +84,8 @@ class IndexEntry(msgspec.Struct, eq=False):
     usage: dict | None = None
     parts: list[IndexPart] = []
     #: The content digests of its parts as landed (:func:`~asz_core.sessiondata.slim.content_digests`): ``pd`` ('' for
-    #: a record without parts, of a set-aside file or read from a skeleton, whose text is gone), ``pds`` the same with
-    #: its session id and every UUID taken out ('' when its id does not occur there): :func:`same_content` compares them.
+    #: a record without id or parts, of a set-aside file or read from a skeleton, whose text is gone), ``pds`` the
+    #: same with every UUID taken out ('' when its session id does not occur there): :func:`same_content` compares.
     parts_digest: str = msgspec.field(default="", name="pd")
     parts_digest_unnamed: str = msgspec.field(default="", name="pds")
     seq: int = msgspec.field(default=0, name=" seq")

@@ -28,8 +28,8 @@ from .numberprobe import bytescan
 from .times import parse_instant
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "line_and_slim", "carry",
-           "take_carried", "forget_carried", "Carried", "SET_ASIDE_KINDS", "PARTS_KEY", "SESSION_ID_MIN", "content_bytes", "content_digests",
-           "without_uuids"]
+           "take_carried", "forget_carried", "Carried", "SET_ASIDE_KINDS", "PARTS_KEY", "SESSION_ID_MIN", "content_bytes",
+           "content_digests", "without_uuids"]
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
 ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
@@ -284,7 +284,7 @@ def content_bytes(line: bytes, manifests: Sequence[int] = ()) -> bytes:
     out: list[Any] = []
     for i, p in enumerate(parts):
         data: Any = p.data
-        if i in manifests:
+        if manifests and i in manifests:
             data = b""
         elif data:
             data = bytes(data)
@@ -313,12 +313,13 @@ def without_uuids(content: bytes) -> bytes:
 
 
 def content_digests(records: list[dict], lines: Sequence[bytes], session: str, kind: str) -> None:
-    """Add to each slim record of ``records`` that has parts the digest of its content as landed, from its record
-    line in ``lines`` (no newline): ``pd``, the first 16 hex digits of the SHA-256 of its :func:`content_bytes` (its
-    parts' text, data, media), and ``pds``, that digest with every UUID (and the file's ``session`` id, when it holds
-    none) taken out, only when the id (of :data:`SESSION_ID_MIN` characters or more) occurs there. Claude Code lands a
-    line it does not describe whole, its ``sessionId`` in it, and a resumed session's such line may name the session
-    it resumed in its text beside its own id: taking out every session id makes such copies read the same. What two sessions' records under one id must agree on to be one record
+    """Add to each slim record of ``records`` that has an id and parts the digest of its content as landed, from its
+    record line in ``lines`` (no newline): ``pd``, the first 16 hex digits of the SHA-256 of its :func:`content_bytes`
+    (its parts' text, data, media), and ``pds``, that digest with every UUID (and the file's ``session`` id, when it
+    holds none) taken out, only when the id (of :data:`SESSION_ID_MIN` characters or more) occurs there. Claude Code
+    lands a line it does not describe whole, its ``sessionId`` in it, and a resumed session's such line may name the
+    session it resumed in its text beside its own id: taking out every session id makes such copies read the same.
+    What two sessions' records under one id must agree on to be one record
     (:func:`~asz_core.flow.index_model.same_content`): a copy with one answer's or result's text edited at the same
     length differs here alone. Records of a file of :data:`SET_ASIDE_KINDS` get none. In place; the lines are the
     landed file's (landing's :func:`carry`, the index's read: the same bytes, the same digests)."""
@@ -327,9 +328,11 @@ def content_digests(records: list[dict], lines: Sequence[bytes], session: str, k
     sid = session.encode("utf-8", "surrogatepass") if len(session) >= SESSION_ID_MIN else b""
     uuid_id = without_uuids(sid) != sid  # ``sess_<uuid>``: its UUID taken out as every other, ``sess_`` left
     for r, line in zip(records, lines):
-        if "parts" not in r:
+        if "parts" not in r or "id" not in r:  # only records with an id are compared across sessions
             continue
-        content = content_bytes(line, [i for i, p in enumerate(r["parts"]) if "ch" in p or "pb" in p])
+        may = b'"schema"' in line or b"\\u" in line  # as the index's read decides whether a data part may be one
+        manifests = [i for i, p in enumerate(r["parts"]) if "ch" in p or "pb" in p] if may else ()
+        content = content_bytes(line, manifests)
         r["pd"] = sha256(content).hexdigest()[:16]
         if sid and sid in content:
             r["pds"] = sha256(without_uuids(content if uuid_id else content.replace(sid, b""))).hexdigest()[:16]
