@@ -2,7 +2,7 @@
 
 ``asz push`` exit codes: 0 everything due was sent, 1 anything failed or was
 rejected (or another pusher holds the root), 2 usage or configuration.
-``asz receive`` runs until stopped (exit 0); 1 when it cannot listen.
+``asz receive`` runs until stopped (exit 0); 1 when it cannot listen or cannot write its root (one line each).
 """
 
 from __future__ import annotations
@@ -248,7 +248,10 @@ def receive_command(
     $ASZ_RECEIVE_TOKEN, else with --own-token the receiving root's own, ROOT/_received/receive.token (made once,
     mode 0600, named on the `receiving:` line: give it to asz push --token-file). With none of these (or --no-token,
     the same said explicitly) requests with no token are taken, and a warning line follows `receiving:` (a
-    single-user machine only). Runs until stopped (exit 0); exit 2 for a token file that does not read, a root token
+    single-user machine only). Runs until stopped (exit 0); exit 1 when it cannot start, in one line: an address it
+    cannot listen on (`asz receive: cannot listen on HOST:PORT: Address already in use`; no folder is made), or a root
+    it cannot write (`asz receive: cannot receive into --root ROOT: Read-only file system; …`: a read-only mount, no
+    write permission, a file there); exit 2 for a token file that does not read, a root token
     file others may read, or --no-token with a token or --own-token.
     """
     from ..export.receive import Receiver
@@ -258,17 +261,14 @@ def receive_command(
         raise _usage("receive", f"--listen: expected HOST:PORT, got {listen!r}")
     where = Path(root) if root is not None else Path(cfg.root)
     existed = where.exists()
+    missing = [p for p in (where, *where.parents) if not p.exists()]  # deepest first: what this command would make
     kept, tokens = _chosen_tokens(where, receive_tokens(token, token_file), own_token, no_token)
     from .server_cmd import warn_if_exposed
 
     warn_if_exposed(listen.rsplit(":", 1)[0] or "127.0.0.1", "can land files in the root that read verified",
                     token=bool(tokens))
     rcv = Receiver(where, listen, tokens, quiet=quiet)
-    try:
-        rcv.start()
-    except OSError as exc:
-        typer.echo(f"asz receive: cannot listen on {listen}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
+    _started(rcv, missing, kept)
     try:
         interrupt_on(signal.SIGINT, signal.SIGTERM)  # before the line: also when started with SIGINT ignored (stopping.py)
         if root is None and not existed and where.exists():  # trial 23b F7
@@ -289,6 +289,39 @@ def receive_command(
     finally:
         rcv.stop()
     raise typer.Exit(0)
+
+
+def _started(rcv, missing: list[Path], kept: Optional[Path]) -> None:
+    """Start ``rcv`` (a :class:`~asz_core.export.receive.Receiver`), or say in one line why it cannot and exit 1: the
+    root (:class:`~asz_core.export.receive.RootUnusable`: a read-only mount, a file there; trial 41a F4) or the address
+    (any other OSError: a port in use; what it made of the root is removed, :func:`_unmade`; trial 41a F3)."""
+    from ..export.receive import RootUnusable
+
+    try:
+        rcv.start()
+    except RootUnusable as exc:
+        typer.echo(f"asz receive: cannot receive into --root {exc.root}: {exc.why}; nothing sent there could land",
+                   err=True)
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        _unmade(missing, kept)
+        typer.echo(f"asz receive: cannot listen on {rcv.listen}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _unmade(missing: list[Path], token_file: Optional[Path]) -> None:
+    """Remove what this command made of a root that did not exist before it (``missing``: the root and its parents that
+    did not exist, deepest first): its own token file (``--own-token``, ``ROOT/_received/receive.token``), ``_received``
+    and each folder of ``missing`` left empty (nothing else is written before the port is bound:
+    :meth:`~asz_core.export.receive.Receiver.start`). A folder holding anything else stays."""
+    if token_file is None or not missing:
+        return
+    token_file.unlink(missing_ok=True)
+    for folder in (token_file.parent, *missing):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _chosen_tokens(where: Path, tokens: dict[str, str], own_token: bool,

@@ -7,33 +7,14 @@ zeros and ``N problem(s)`` (trial 40d F2: 391 of each). Spec: origin-digest §2.
 
 from __future__ import annotations
 
-import errno
 import os
-from pathlib import Path
 from typing import NoReturn
 
 import typer
 
-from ..storage.frozen import mounted_read_only
-from ..storage.layout import CONVERSATIONS
+from ..storage.frozen import unwritable_why
 
 __all__ = ["refuse_unusable", "refuse_unwritable", "unwritable_why"]
-
-
-def unwritable_why(root: str | os.PathLike) -> str:
-    """Why this process cannot write in ``root`` or its ``_conversations/`` folder (when there is one), in the system's
-    words: ``Read-only file system`` (a read-only mount, ``ST_RDONLY``) or ``Permission denied`` (``access(W_OK)``
-    refused: no write bit this process may use; as root, a ``chmod`` alone refuses nothing); ``''`` when it can, and
-    for a folder that cannot be stat'ed (the command says that itself)."""
-    for folder in (Path(root), Path(root, CONVERSATIONS)):
-        try:
-            if mounted_read_only(folder):
-                return os.strerror(errno.EROFS)
-        except OSError:
-            continue
-        if not os.access(folder, os.W_OK):
-            return os.strerror(errno.EACCES)
-    return ""
 
 
 def refuse_unusable(cmd: str, root: str | os.PathLike, why: object) -> NoReturn:

@@ -55,7 +55,7 @@ from ..verify.landed import Pos, check_landed_file
 from ..verify.report import SNAPSHOT_KINDS, UNCHECKED_KINDS
 from ..verify.walk import name_problems
 
-__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "RETRY", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
+__all__ = ["Refused", "admit", "removed_digest", "round_reads", "landed_seq", "RETRY", "RETRY_RECORD", "RETRYABLE", "ELSEWHERE", "HOLDS_ALL", "LACKS", "HELD_IN",
            "REST_AT", "HIGHEST_SEQ", "held_clause"]
 
 #: What a refusal says when a landed file's seq is already landed as another file (another root's collection of the
@@ -81,6 +81,12 @@ HIGHEST_SEQ = "this root's highest seq of the session is"
 #: and of the files after it in its session and the rounds reading it, refused with it: not a refusal of the file. The
 #: pusher keeps such a file due (no ``rejected`` line) and sends it again on its next pass (trial 34b F1).
 RETRY = "retryable: nothing of it was stored; send it again"
+#: Ends the reason of a file that landed but whose landing this root could not record (its sender line, its session's
+#: look for continuations in ``_index/ids.sqlite``: a full disk): not acknowledged, so the pusher sends it again, and
+#: the file, then already there, gets what it lacks (trial 41a F1: answered as taken, its sender line was never written).
+RETRY_RECORD = "retryable: it landed, but was not recorded; send it again"
+#: What every retryable reason holds (:data:`RETRY`, :data:`RETRY_RECORD`): the pusher keeps such a file due.
+RETRYABLE = "(retryable: "
 
 
 class Refused(ValueError):

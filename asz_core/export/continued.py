@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
+from .receive_record import cannot_write_now
+
 __all__ = ["find_twice"]
 
 _lock = threading.Lock()
@@ -23,13 +25,15 @@ _lock = threading.Lock()
 _seeded: set[str] = set()
 
 
-def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
+def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> dict[str, str]:
     """List in ``_received/twice.list`` each pair of ``sessions`` (session directories landed or sent again by the
     request just answered; ``[]`` for a request with no file) and the root's other sessions where one continues the
     other and no instance sent files of both; the first call of a process, a request with no file included, looks at
     the pairs a receiver older than ``ids`` listed too (listed again, with them). Never raises: the list is derived, an error is said on ``err`` (one ``error:`` line per session not looked
     at: a table or index that cannot be read costs that session's look alone, never a landed file; the sessions landed
-    before the table are added again by the next process when their adding stopped midway)."""
+    before the table are added again by the next process when their adding stopped midway). Returns the sessions of
+    ``sessions`` not looked at because the root could not be written now (:func:`.receive_record.cannot_write_now`)
+    -> why: the receiver refuses their files of the request as retryable, so they come again (trial 41a F1)."""
     from ..flow.index import load_index
     from ..flow.shared_ids import add_session, known_sessions, session_links
     from ..sessiondata.times import format_rfc3339
@@ -40,7 +44,8 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
     import time
 
     if not sessions and (str(root) in _seeded or all(corrected(d) for d in read_twice(root))):
-        return  # a request with no file: only a process's first, when an older receiver listed a pair without ids
+        return {}  # a request with no file: only a process's first, when an older receiver listed a pair without ids
+    failed: dict[str, str] = {}
     with _lock:
         if str(root) not in _seeded:  # sessions landed before the table: a crash mid-way adds the rest next time
             try:  # and the pairs an older receiver listed without their records' ids: listed again, with them
@@ -74,6 +79,9 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> None:
                               "(_received/twice.list; asz verify names it)", file=err, flush=True)
             except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
                 _said(err, root, f"session {s}", exc)
+                if cannot_write_now(exc):
+                    failed[s] = f"{type(exc).__name__}: {exc}"
+    return failed
 
 
 def _said(err: TextIO | None, root: Path, what: str, exc: Exception) -> None:

@@ -146,15 +146,21 @@ def _index_below(sdir: Path, seq: int) -> None:
         shutil.rmtree(sdir / "index", ignore_errors=True)
 
 
-def index_sessions(root: str | os.PathLike, rels: list[str]) -> None:
-    """Bring the index of every session named in ``rels`` up to date (as collect does after landing). Never raises."""
+def index_sessions(root: str | os.PathLike, rels: list[str]) -> dict[str, str]:
+    """Bring the index of every session named in ``rels`` up to date (as collect does after landing). Returns the
+    sessions whose index the root could not write now (:func:`.receive_record.cannot_write_now`: a full disk) -> why;
+    another failure is left to a reader, which rebuilds the index. Never raises."""
     from ..flow.index import update_index
+    from .receive_record import cannot_write_now
 
+    failed: dict[str, str] = {}
     for session in sorted({r.split("/", 1)[0] for r in rels if not r.startswith("_")}):
         try:
             update_index(Path(root) / session)
-        except Exception:  # noqa: BLE001 - the index is derived; a reader rebuilds it
-            pass
+        except Exception as exc:  # noqa: BLE001 - the index is derived; a reader rebuilds it
+            if cannot_write_now(exc):  # this root's fault: the pusher sends the files again (trial 41a F1)
+                failed[session] = f"{type(exc).__name__}: {getattr(exc, 'strerror', None) or exc}"
+    return failed
 
 
 def _same(target: Path, rel: str, data: bytes) -> bool:

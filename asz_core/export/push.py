@@ -332,7 +332,7 @@ class _Pass(Elsewhere, Rests):
         self.still_rejected(set(held))
         if going:
             return True
-        left = self.failed_batch + sum(1 for f in files if self._due_digest(f) is not None)
+        left = self.failed_batch + sum(1 for f in files if _due_digest(self.state, f) is not None)
         self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
         return False
 
@@ -343,14 +343,6 @@ class _Pass(Elsewhere, Rests):
         self.chains = SessionChains(self.root)
         files = (f for f in outbox(self.root, self.chains) if f.session not in held)
         return iter(sorted(files, key=lambda f: f.rel not in self.rest_files)) if self.rest_files else files
-
-    def _due_digest(self, f: OutFile) -> str | None:
-        """The SHA-256 of ``f`` when it is due (never sent with these bytes); None when it was sent or cannot be read."""
-        try:
-            digest = hashlib.sha256(f.path.read_bytes()).hexdigest()
-        except OSError:
-            return None
-        return digest if self.state.due(f.rel, digest) else None
 
     def _replaces(self, f: OutFile) -> str | None:
         """The ``asz.chain.replaces`` value when ``f`` is round 1 of a conversation whose chain this endpoint took and
@@ -434,11 +426,24 @@ class _Pass(Elsewhere, Rests):
                     self.failed_batch = len(batch) + 1  # the batch, and f that would have opened the next one
                     return False
                 batch, size = [], 0
+                if self.refusals.full:  # the receiving root is full: what follows would be refused too (trial 41a F1)
+                    self.failed_batch, self.failure = 1, self.refusals.stopped()  # f would have opened the next batch
+                    return False
             if f.session not in self.refusals.unstored:  # the answer may just have said an earlier file of it was not stored
                 batch.append((f, d, self.service(f.session, d.dialect)))
                 size += d.size
         self.failed_batch = len(batch)
         return self.flush(batch)
+
+
+def _due_digest(state: PushState, f: OutFile) -> str | None:
+    """The SHA-256 of ``f`` when it is due at ``state``'s endpoint (never sent with these bytes); None when it was sent
+    or cannot be read."""
+    try:
+        digest = hashlib.sha256(f.path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return digest if state.due(f.rel, digest) else None
 
 
 def replaced_chains(root: Path, state: PushState) -> dict[str, tuple[str, tuple[str, ...]]]:

@@ -12,14 +12,20 @@ the receiver's file holding it), ``rejected:`` for real refusals, quoting the fi
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import TextIO
 
 from ..storage.layout import CONVERSATIONS
 from ..storage.readings import reread_of_file
-from .admit import RETRY
+from .admit import RETRY_RECORD, RETRYABLE
 
 __all__ = ["SHOWN", "EACH", "Refusals", "reasons_of", "session_of", "sessions_named"]
+
+#: The system's words for a receiving root that takes no more files at all, whatever their size (ENOSPC, EDQUOT,
+#: EROFS): after a file refused so, the rest of the pass would be refused too (a file size limit, EFBIG, is not one).
+_FULL = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EROFS))
 
 #: How many file names (and session ids) a line shows before ``and N more``.
 SHOWN = 3
@@ -62,22 +68,34 @@ class Refusals:
         # session -> the files the receiver could not store this pass (its root could not write them: RETRY) and the
         # first one's reason: they stay due, and nothing more of the session is sent this pass (trial 34b F1)
         self.unstored: dict[str, tuple[list[str], str]] = {}
+        # the first reason saying the receiving root is full (or read-only): the pass sends nothing more (trial 41a F1)
+        self.full = ""
 
     def not_stored(self, message: str, named: list[tuple[str, str]]) -> set[str]:
         """Of the files an answer's ``message`` names (``named``: (file, its session) each), those it refused as
-        retryable (:data:`.admit.RETRY`: the receiving root could not write them, or they came after one it could
-        not write), recorded in :attr:`unstored`: no line goes to push.state for them, and they go again."""
+        retryable (:data:`.admit.RETRYABLE`: the receiving root could not write them, or they came after one it could
+        not write, or it could not record them: :data:`.admit.RETRY_RECORD`), recorded in :attr:`unstored`: no line goes
+        to push.state for them, and they go again. The first such reason saying the root is full sets :attr:`full`."""
         why = reasons_of(message) if named else {}
         out = set()
         for rel, session in named:
-            if RETRY in why.get(rel, ""):
+            if RETRYABLE in why.get(rel, ""):
                 self.unstored.setdefault(session, ([], why[rel][len(f"rejected {rel}: "):]))[0].append(rel)
                 out.add(rel)
+                if not self.full and any(w in why[rel] for w in _FULL):
+                    self.full = why[rel][len(f"rejected {rel}: "):]
         return out
+
+    def stopped(self) -> str:
+        """Why a pass stops once :attr:`full` is set (the receiving root takes no more files): said once, as the pass's
+        failure (``push to ENDPOINT: … (N file(s) left for the next pass)``)."""
+        return (f"the receiving root could not write ({self.full}); nothing more is sent this pass, whose every file it "
+                "would refuse too")
 
     def unstored_said(self, endpoint: str) -> list[str]:
         """One error line per session of :attr:`unstored` (without ``error: ``): its files stay due."""
-        return [f"{session}: {len(rels)} file(s) not stored by {endpoint}, which could not write them ({first}); they "
+        return [f"{session}: {len(rels)} file(s) not stored by {endpoint}, which could not "
+                f"{'record' if RETRY_RECORD in first else 'write'} them ({first}); they "
                 "stay due and go again on the next push, with the rest of the session (nothing is recorded as "
                 f"rejected; its metrics wait for them): {_names(rels)}" for session, (rels, first) in self.unstored.items()]
 

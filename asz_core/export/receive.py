@@ -50,6 +50,7 @@ from .land import Refused, clear_dead_temporaries, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
 from .receive_grpc import TokenCheck, metadata_value
 from .receive_http import DRAIN, MAX_BODY, Front, Server
+from .receive_record import record_before, record_landed, record_senders, unacknowledged
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, seen_request
 from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
@@ -60,7 +61,7 @@ from ..storage.landing import clear_left
 from ..storage.seen_list import ACCEPTED, Seen
 from ..storage.senders import instance_word
 
-__all__ = ["Receiver", "answer_logs", "DEFAULT_LISTEN"]
+__all__ = ["Receiver", "RootUnusable", "answer_logs", "DEFAULT_LISTEN"]
 
 #: Where ``asz receive`` listens when not told: loopback, the OTLP gRPC port.
 DEFAULT_LISTEN = "127.0.0.1:4317"
@@ -99,9 +100,8 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
     sender record (:mod:`asz_core.storage.senders`): the resource's ``service.instance.id`` and ``service.name``,
     ``credential`` (the token file's name of the token the request carried; None: no name) and the time."""
     refused: list[str] = []
-    same = 0
+    landed = same = 0
     refused_seqs: dict[str, dict[int, str]] = {}  # session directory -> seq -> path of a landed file refused here
-    landed = 0
     written: list[str] = []
     sent_by: list[dict] = []
     again: list[dict] = []  # files already there: a line only when the record lacks one (landed, then a crash)
@@ -163,10 +163,11 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                 except OSError as exc:  # this root's fault (disk full), not the file's: retryable (trial 34b F1)
                     refused.append(cannot_write(rel, exc))
     try:
-        _recorded(root, written, sent_by, again, assemble, err)
+        unrecorded = _recorded(root, written, sent_by, again, assemble, err)
     finally:
         release(claimed)  # the sender record holds what landed: the next request reads the owner there
-    return _answered(receiver, err, quiet, credential, names, senders, (landed, same), refused, held_by)
+    counts = unacknowledged(unrecorded, written, again, refused, (landed, same))  # trial 41a F1
+    return _answered(receiver, err, quiet, credential, names, senders, counts, refused, held_by)
 
 
 def _who(res: dict, credential: str | None) -> dict:
@@ -221,29 +222,39 @@ def _answered(receiver: "Receiver | None", err: TextIO | None, quiet: bool, cred
 
 
 def _recorded(root: Path, written: list[str], sent_by: list[dict], again: list[dict], assemble: dict[str, str | None],
-              err: TextIO | None) -> None:
+              err: TextIO | None) -> dict[str, str]:
     """After a request's files: the landed ones (``written``, root-relative paths) indexed and listed, their senders'
     lines (``sent_by``) kept, and a line for each file already there whose record lacks one (``again``); then each
     session of ``assemble`` (session -> the instance whose file of it asked) assembled here (:func:`assemble_held`,
-    given the seqs this request landed and that instance). Raises OSError from the writes."""
+    given the seqs this request landed and that instance). Returns the files of ``written`` and ``again`` whose
+    landing could not be recorded (their sender line, their session's index or look for continuations: a full disk)
+    -> why: the answer refuses them as retryable (:data:`.admit.RETRY_RECORD`; trial 41a F1). Raises OSError from the
+    writes."""
+    failed: dict[str, str] = {}
     if written:
-        index_sessions(root, written)
+        unindexed = index_sessions(root, written)
+        failed.update((r, f"its session's index could not be written: {unindexed[r.split('/', 1)[0]]}")
+                      for r in written if r.split("/", 1)[0] in unindexed)
         record_landed(root, written, err)
-        record_senders(root, sent_by, err)
+        failed.update(record_senders(root, sent_by, err))
     if again:
-        record_senders(root, again, err, unless_named=True)
+        failed.update(record_senders(root, again, err, unless_named=True))
     # a session continuing another that its sending root did not hold (trial 28a F1); a request with no file looks at
     # none, but the first of a process lists again the pairs an older receiver listed without ids (docs/push.md)
     from .continued import find_twice
 
-    find_twice(root, sorted({r.split("/", 1)[0] for r in written + [e["file"] for e in again]
-                             if not r.startswith("_")}), err)
+    mine = written + [e["file"] for e in again]
+    unlooked = find_twice(root, sorted({r.split("/", 1)[0] for r in mine if not r.startswith("_")}), err)
+    for r in mine:
+        if r.split("/", 1)[0] in unlooked:
+            failed.setdefault(r, f"its session was not looked at for continuations: {unlooked[r.split('/', 1)[0]]}")
     now: dict[str, set[int]] = {}  # session -> the seqs landed by this request
     for r in written:
         if (at := landed_seq(r)) is not None:
             now.setdefault(at[0], set()).add(at[1])
     if assemble:
         assemble_held(root, sorted(assemble), err, now, assemble)
+    return failed
 
 
 def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO | None, held: bool = False) -> None:
@@ -357,90 +368,6 @@ def _lacking(root: Path, session: str, through: int, now: set[int], instance: st
     return {seq for seq, rels in above.items() if instance is None or not all(by.get(r) == instance for r in rels)}
 
 
-def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> None:
-    """Give the sessions of the landed files ``rels`` (None: every session directory of ``root``, when it holds any)
-    their line in the root's ``_sessions.list`` (:func:`asz_core.storage.session_list.record_sessions`), once their
-    files are durable (:func:`.land.land` fsyncs each). A list that cannot be written is said on ``err``; the next
-    request of the session, or the receiver's next start, tries again. Never raises."""
-    from ..storage.layout import session_dirs
-    from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
-
-    try:
-        if rels is None:
-            if not session_dirs(root):
-                return
-            done = record_sessions(root)
-        else:
-            done = record_sessions(root, [r.split("/", 1)[0] for r in rels if not r.startswith("_")])
-    except OSError as exc:
-        if err is not None:
-            print(f"error: {root / SESSION_LIST}: cannot record the sessions landed: {exc.strerror or exc}; "
-                  "the next request of the session tries again", file=err, flush=True)
-        return
-    if done.created and done.added and rels is None and err is not None:
-        print(f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}", file=err, flush=True)
-
-
-def record_before(root: Path, err: TextIO | None) -> None:
-    """Once per root, before it lands anything: list under ``_received/before.list`` the landed files of sessions an
-    asz that kept no sender record received (:func:`asz_core.storage.senders.list_landed_before`), so that
-    ``asz verify`` tells them from files whose record was removed; a line on ``err`` says how many. Never raises."""
-    from ..storage.senders import BEFORE, RECEIVED, list_landed_before
-
-    try:
-        n = list_landed_before(root, time.time_ns())
-    except OSError as exc:
-        if err is not None:
-            print(f"error: {root / RECEIVED / BEFORE}: cannot list the files landed before sender records were kept: "
-                  f"{exc.strerror or exc}; asz verify names their sessions as having no sender record", file=err, flush=True)
-        return
-    if n and err is not None:
-        print(f"note: {root / RECEIVED / BEFORE}: {n} landed file(s) of this root were received before it kept sender "
-              "records: listed, with their SHA-256, as landed before (who sent them cannot be told)", file=err, flush=True)
-
-
-_senders_lock = threading.Lock()
-
-
-def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_named: bool = False) -> None:
-    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``, and
-    ``root`` when the request named its sending root, ``asz.root.id``: trial 34b F3)
-    to the sender record of each file's session (:func:`asz_core.storage.senders.append_senders`), ``received_at``
-    now; rounds (``_conversations/…``) have none (a conversation's senders are its sessions'). One writer at a time.
-    ``unless_named``: files that arrived again, each written only when the record names no line of it (a receiver
-    stopped between landing it and writing its line; the pusher, never answered, sends it again: trial 22a, F12).
-    A record that cannot be written is said on ``err`` (the files stay landed). Never raises."""
-    from ..sessiondata.times import format_rfc3339
-    from ..storage.senders import BEFORE, RECEIVED, append_chained, append_senders, read_senders, senders_path
-
-    at = format_rfc3339(time.time_ns())
-    by_session: dict[str, list[dict]] = {}
-    for e in sent_by:
-        if not e["file"].startswith("_"):
-            by_session.setdefault(e["file"].split("/", 1)[0], []).append(
-                {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
-                 "service": e["service"], "credential": e["credential"], **({"root": e["root"]} if e.get("root") else {})})
-    with _senders_lock:
-        # the first record: nothing landed here before records (no list, no record yet; _received/ itself may hold
-        # only the lock files of the requests in flight, asz_core.storage.landing)
-        if by_session and not (root / RECEIVED / BEFORE).exists() and not any((root / RECEIVED).glob("*.senders")):
-            try:
-                append_chained(root / RECEIVED / BEFORE, [])
-            except OSError:
-                pass  # said below, where the record itself cannot be written
-        for session, entries in by_session.items():
-            if unless_named:
-                named = {e.get("file") for e in read_senders(senders_path(root, session)).entries}
-                if not (entries := [e for e in entries if e["file"] not in named]):
-                    continue
-            try:
-                append_senders(root, session, entries)
-            except OSError as exc:
-                if err is not None:
-                    print(f"error: {session}: cannot record who sent {len(entries)} file(s): {exc.strerror or exc}",
-                          file=err, flush=True)
-
-
 #: Why a request is refused without a token, and with another one (HTTP 401 body, gRPC UNAUTHENTICATED details).
 TOKEN_REQUIRED = "a bearer token is required"
 TOKEN_MISMATCH = "the bearer token does not match"
@@ -494,6 +421,15 @@ class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
         return ExportMetricsServiceResponse()
 
 
+class RootUnusable(Exception):
+    """The receiving root cannot be used (:meth:`Receiver.start`): ``root`` (its path) and ``why`` (the system's words:
+    ``not a folder``, ``Read-only file system``, ``Permission denied``, …)."""
+
+    def __init__(self, root: Path, why: str):
+        super().__init__(f"{root}: {why}")
+        self.root, self.why = root, why
+
+
 class Receiver:
     """The receiver of one root on ``listen`` (``HOST:PORT``; port 0 picks one). :meth:`start`, then
     :attr:`address`; :meth:`serve_forever` blocks; :meth:`stop` ends it. ``token`` '' = no token needed; a dict is
@@ -538,15 +474,18 @@ class Receiver:
         return f"{host}:{port}"
 
     def start(self) -> "Receiver":
-        """Bind the front port and the inner gRPC server. Raises OSError when the port cannot be bound."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
-        record_before(self.root, self.err)
-        clear_left(self.root)  # the lock files of requests a killed receiver left (trial 34b F7)
-        clear_dead_temporaries(self.root)  # and its half-written files (trial 39a F3)
+        """Bind the front port, make the root ready and start the inner gRPC server. Raises OSError when the port
+        cannot be bound (nothing made then: the port is bound first), :class:`RootUnusable` when the root cannot be
+        made or written (a file there, a read-only mount, no write permission; trial 41a F4)."""
         host, _, port = self.listen.rpartition(":")
         host = host.strip("[]") or "127.0.0.1"
         self.front = Server((host, int(port)), Front, self)
+        try:
+            self._root_ready()
+        except OSError as exc:
+            self.front.server_close()
+            self.front = None
+            raise RootUnusable(self.root, exc.strerror or str(exc)) from exc
         opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
         self._pool = futures.ThreadPoolExecutor(max_workers=8)
         self.grpc_server = grpc.server(self._pool, options=opts, interceptors=[TokenCheck(self)])  # the token first
@@ -555,6 +494,24 @@ class Receiver:
         self.grpc_port = self.grpc_server.add_insecure_port("127.0.0.1:0")
         self.grpc_server.start()
         return self
+
+    def _root_ready(self) -> None:
+        """Make the root (its parents too) and tidy what a receiver killed there left. Raises OSError: the root is a
+        file (ENOTDIR), or it cannot be written (:func:`~asz_core.storage.frozen.unwritable_why`: a read-only mount,
+        no write permission), so no file sent would land."""
+        import errno
+
+        from ..storage.frozen import unwritable_why
+
+        if self.root.exists() and not self.root.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder")
+        self.root.mkdir(parents=True, exist_ok=True)
+        if why := unwritable_why(self.root):
+            raise OSError(errno.EROFS if why == os.strerror(errno.EROFS) else errno.EACCES, why)
+        record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
+        record_before(self.root, self.err)
+        clear_left(self.root)  # the lock files of requests a killed receiver left (trial 34b F7)
+        clear_dead_temporaries(self.root)  # and its half-written files (trial 39a F3)
 
     def serve_forever(self) -> None:
         """Serve until :meth:`stop` (or KeyboardInterrupt)."""

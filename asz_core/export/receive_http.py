@@ -106,17 +106,19 @@ class Server(socketserver.ThreadingTCPServer):
     request_queue_size = 128
 
     def __init__(self, address, handler, receiver: "Receiver"):
+        # what server_close reads is set before the bind: a port in use closes the socket through it and raises the
+        # OSError (trial 41a F3: an AttributeError on ``_stop`` hid ``Address already in use``)
+        self.conns: dict[int, _Conn] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
         super().__init__(address, handler, bind_and_activate=True)
         self.receiver = receiver
         self.summed = receiver.summed  # the receiver's one counter of summed lines (receive_seen.Summed)
         self.cap = connection_cap(raise_open_files())
-        self.conns: dict[int, _Conn] = {}
-        self._lock = threading.Lock()
         # connections (by id of their socket) whose handler thread was started and has not ended: a set, so that a
         # signal stopping the receiver just after a thread started (both ends then say it ended) never counts one twice
         self._handling: set[int] = set()
         self._ended = threading.Condition(self._lock)
-        self._stop = threading.Event()
         self._watcher = threading.Thread(target=self._watch, name="asz-receive-guard", daemon=True)
         self._watcher.start()
 

@@ -7,6 +7,7 @@ without a write (:func:`read_only_db`), or kept outside the root for the process
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import shutil
 import sqlite3
@@ -14,12 +15,30 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db"]
+from .layout import CONVERSATIONS
+
+__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db", "unwritable_why"]
 
 
 def mounted_read_only(path: str | os.PathLike) -> bool:
     """Whether ``path``'s file system is mounted read-only (``ST_RDONLY``). Raises OSError when it cannot be stat'ed."""
     return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+
+
+def unwritable_why(root: str | os.PathLike) -> str:
+    """Why this process cannot write in ``root`` or its ``_conversations/`` folder (when there is one), in the system's
+    words: ``Read-only file system`` (a read-only mount, ``ST_RDONLY``) or ``Permission denied`` (``access(W_OK)``
+    refused: no write bit this process may use; as root, a ``chmod`` alone refuses nothing); ``''`` when it can, and
+    for a folder that cannot be stat'ed (the command says that itself)."""
+    for folder in (Path(root), Path(root, CONVERSATIONS)):
+        try:
+            if mounted_read_only(folder):
+                return os.strerror(errno.EROFS)
+        except OSError:
+            continue
+        if not os.access(folder, os.W_OK):
+            return os.strerror(errno.EACCES)
+    return ""
 
 
 def frozen(root: str | os.PathLike) -> bool:

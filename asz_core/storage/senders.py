@@ -34,6 +34,7 @@ cut short, which readers skip and say.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -89,8 +90,14 @@ def append_chained(path: Path, entries: list[dict]) -> None:
         prev = line
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, bytes(out))
-        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        try:
+            if os.write(fd, bytes(out)) != len(out):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)  # no torn line: the record stays as it was (a full disk, trial 41a F1)
+            raise
     finally:
         os.close(fd)
 

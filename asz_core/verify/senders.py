@@ -86,7 +86,11 @@ def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Pa
             section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
                 f"{len(lost)} of session {sdir.name}'s {len(files)} landed file(s) have no line in its sender record "
                 f"(the first: {lost[0]}): lines were removed from its end, or the receiver stopped between landing "
-                "them and writing their lines (the pusher's next pass sends them again and the receiver writes them)")))
+                "them and writing their lines (the pusher's next pass sends them again and the receiver writes them), "
+                "or an asz receive before 2026-12-06 could not write their lines (a full disk) and answered them as "
+                "taken: the host sends them again once its push.state is moved aside (every file goes again, already "
+                "there, and the receiver writes the lines it lacks; docs/push.md, A file the receiving root cannot "
+                "write)")))
 
 
 def _check_before(root: Path, root_shown: str, section: Section, only: str | None,

@@ -12,6 +12,9 @@ without the limit. The expected files are the host root's own."""
 
 from __future__ import annotations
 
+import errno
+import json
+import os
 import resource
 import shutil
 import subprocess
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from asz_core.export.admit import RETRY
+from asz_core.export.admit import RETRY, RETRY_RECORD
 
 from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files, summary
 
@@ -138,3 +141,92 @@ def test_a_root_damaged_so_before_is_repaired_by_retry_rejected(collected, tmp_p
     assert sent_files(team) == sent_files(host)
     v = asz("verify", "--root", str(team), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_a_file_whose_sender_line_cannot_be_written_is_not_acknowledged(collected, tmp_path):
+    """A file lands but its sender line cannot be written (here a folder stands where its session's sender record goes:
+    EISDIR, a real failure on every machine; on the team root of trial 41a, ENOSPC). Before: the receiver said
+    ``cannot record who sent 1 file(s)`` and answered success, the host marked the file pushed, and the team root failed
+    ``asz verify`` for good (``1 of session …'s 1 landed file(s) have no line in its sender record``). Now it is
+    refused as retryable, stays due, and the next push, the file then already there, writes its line."""
+    host = tmp_path / "data"
+    shutil.copytree(collected, host)
+    big = max(_sizes(host).items(), key=lambda kv: kv[1])[0]
+    session = big.split("/", 1)[0]
+    team = tmp_path / "team"
+    (team / "_received" / f"{session}.senders").mkdir(parents=True)
+    rcv = _Receiver(team)
+    first = rcv.push(host)
+    assert first.returncode == 1, first.stdout + first.stderr
+    got = summary(first.stdout.strip().splitlines()[-1])
+    assert (got["rejected"], got["errors"]) == ("0", "1"), first.stdout
+    assert f"rejected {big}: its sender line could not be written: Is a directory ({RETRY_RECORD}" in rcv.said, rcv.said
+    told = [ln for ln in first.stderr.splitlines() if ln.startswith(f"error: {session}: 1 file(s) not stored by ")]
+    assert told and "which could not record them" in told[0] and big in told[0], first.stderr
+    assert big not in (host / "push.state").read_text()  # not acknowledged: due again
+    assert (team / big).is_file()  # landed: its rounds, taken in the same request, read it
+
+    (team / "_received" / f"{session}.senders").rmdir()
+    again = _Receiver(team, port=rcv.port)
+    second = again.push(host)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert summary(second.stdout.strip().splitlines()[-1])["files"] == "1", second.stdout
+    assert "1 already there" in again.said, again.said
+    assert sent_files(team) == sent_files(host)
+    record = [json.loads(ln) for ln in (team / "_received" / f"{session}.senders").read_text().splitlines()]
+    landed = sorted(p.relative_to(team).as_posix() for p in (team / session).rglob("*.sd"))
+    assert sorted(e["file"] for e in record) == landed and len(landed) == 1
+    v = asz("verify", "--root", str(team), cwd=tmp_path)
+    assert v.returncode == 0, v.stdout + v.stderr
+
+
+def _tmpfs(where: Path, size: str) -> None:
+    """A tmpfs of ``size`` mounted at ``where`` (skipped with the reason where it cannot be)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root and the mount command")
+    where.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {r.stderr.strip()}")
+
+
+def test_a_full_receiving_root_stops_the_pass_and_verifies_once_it_has_room(collected, tmp_path):
+    """A receiving root on a real 1 MiB tmpfs, the host's largest file 1.2 MB, first in push order, requests of
+    100 kB: ENOSPC. Before (trial 41a F1): the pass sent every request (65.2 MB of wire for 7.1 MB taken). Now the
+    first refusal for a full root ends the pass, said once; once the tmpfs has room the next push lands the rest and the
+    team root verifies."""
+    host = tmp_path / "data"
+    shutil.copytree(collected, host)
+    first_rel = sorted(_sizes(host))[0]
+    assert _sizes(host)[first_rel] > 1024 * 1024, _sizes(host)
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("export:\n  otlp:\n    batch_bytes: 100000\n")
+    small = tmp_path / "small"
+    _tmpfs(small, "1m")
+    try:
+        rcv = _Receiver(small / "team")
+        try:
+            first = asz("push", "--root", str(host), "--config", str(cfg), "--endpoint", rcv.endpoint, cwd=tmp_path)
+        finally:
+            rcv.stop()
+        assert first.returncode == 1, first.stdout + first.stderr
+        stops = [ln for ln in first.stderr.splitlines() if "nothing more is sent this pass" in ln]
+        assert len(stops) == 1 and os.strerror(errno.ENOSPC) in stops[0], first.stderr
+        requests = [ln for ln in rcv.said.splitlines() if "] logs: " in ln and " file(s): " in ln]
+        assert len(requests) == 1 and "0 landed" in requests[0], rcv.said  # the first request, then nothing more
+        assert f"rejected {first_rel}: cannot write: {os.strerror(errno.ENOSPC)}" in rcv.said, rcv.said
+        assert first_rel not in (host / "push.state").read_text()
+
+        r = subprocess.run(["mount", "-o", "remount,size=64m", str(small)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        second = _Receiver(small / "team", port=rcv.port)
+        try:
+            done = asz("push", "--root", str(host), "--config", str(cfg), "--endpoint", second.endpoint, cwd=tmp_path)
+        finally:
+            second.stop()
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert sent_files(small / "team") == sent_files(host)
+        v = asz("verify", "--root", str(small / "team"), cwd=tmp_path)
+        assert v.returncode == 0, v.stdout + v.stderr
+    finally:
+        subprocess.run(["umount", "-l", str(small)], capture_output=True)
