@@ -40,10 +40,14 @@ def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int],
     it is the one the prompts of ``lines`` (every line of the conversation, the window's and the others; offered main
     stream first as :class:`~asz_core.view.titles.PromptTitle` reads them) give and those up to the window's end give
     another: then that one, or ``(no prompt)`` when none lies up to the window's end. A title the runtime wrote
-    (``summary``, ``ai-title``) stays the list's (docs/reading.md)."""
+    (``summary``, ``ai-title``) stays the list's (docs/reading.md). A sub-agent's prompt (``(subagent) PROMPT``, a
+    session whose main transcript has not landed) titles no window: ``(no prompt)``, which the window's header still
+    says once the main transcript lands with its prompt on a later day."""
     from ..view.summary import NO_PROMPT
-    from ..view.titles import PromptTitle
+    from ..view.titles import SUBAGENT_MARK, PromptTitle
 
+    if title.startswith(SUBAGENT_MARK + " "):
+        return NO_PROMPT
     until = window[1]
 
     def up_to_end(line: dict) -> bool:

@@ -64,8 +64,12 @@ def test_with_the_main_transcript_absent_no_injection_titles_the_conversation(co
     root = tmp_path / "root"
     collect_and_parse(tmp_path / "projects", root)
     row = json.loads(asz("ls", "--json", "--root", str(root)).stdout)[0]
-    assert row["id"] == SID and row["title"] == "(no prompt)"
-    assert "Base directory" not in asz("ls", "--root", str(root)).stdout
+    # titled by what the earliest sub-agent was asked, marked as a sub-agent's (trial 41c F9), never by the skill body
+    earliest = min((d["timestamp"], d["message"]["content"]) for d in
+                   (source_lines(f)[0] for f in (src / "subagents").glob("*.jsonl")))[1]
+    asked = earliest if isinstance(earliest, str) else earliest[0]["text"]
+    assert row["id"] == SID and row["title"].startswith("(subagent) ") and asked.startswith(row["title"][11:].rstrip("…"))
+    assert len(row["title"]) > 40 and "Base directory" not in asz("ls", "--root", str(root)).stdout
 
 
 def test_html_export_folds_each_context_on_one_line_that_says_what_it_is(corpus_root, corpus_source, tmp_path, browser):
