@@ -26,7 +26,7 @@ from ..termsafe import shell_word
 
 __all__ = ["unchained_sessions", "unchained_note", "unchained_section", "has_chain", "shown_ids", "NEVER_PARSED_LINE",
            "INTERRUPTED_LINE", "RECEIVED_UNPARSED_LINE", "STOPPED", "lagging_sessions", "lagging_line", "UNREAD_LINE",
-           "collector_at_work", "AT_WORK", "AT_WORK_LINE", "session_holder", "HELD_LINE"]
+           "collector_at_work", "AT_WORK", "AT_WORK_LINE", "session_holder", "held_sessions", "held_line", "HELD_LINE"]
 
 
 def collector_at_work(root: str | os.PathLike) -> bool:
@@ -194,7 +194,8 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     unreadable): they are in no list until asz parse builds their chains; ``('', [])`` when there are none. With
     ``collector`` (``asz ls``, ``asz usage``: not a server, which holds the lock itself), while a collector holds the
     root's lock (``asz collect``, ``asz server``), the line says so and that they are not parsed yet, advising no
-    command that would compete with it (as ``asz verify`` counts them, trial 29b F6).
+    command that would compete with it (as ``asz verify`` counts them, trial 29b F6); those whose session lock a writer
+    holds (:func:`held_sessions`) are said by :func:`held_line`, as ``asz verify`` says them, advising no ``asz parse``.
     ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
     never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     ids = sorted(never + gone + interrupted)
@@ -212,12 +213,19 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     if collector and collector_at_work(root):  # a pass at work: it parses what it landed (29b F6)
         return (f"{len(ids)} landed session(s) have no conversation chain yet and are not {left_out}: {AT_WORK}: "
                 f"{shown_ids(ids)}" + (f". {unread}" if unread else "")), ids
+    # a writer holding a session's lock (asz parse, asz receive, asz ingest) is at work on it: said as asz verify says
+    # it, advising no asz parse that would wait on it (session 41)
+    held = held_sessions(root, never) if collector else {}
+    never = [s for s in never if s not in held]
+    rest = sorted(never + gone + interrupted)
     why = ([f"{len(interrupted)} not parsed yet: {STOPPED}"] if interrupted else []) \
         + ([f"{len(gone)} parsed before: their rounds are gone"] if gone else [])
-    return (f"{len(ids)} landed session(s) have no conversation chain and are not {left_out}"
-            + (f" ({'; '.join(why)})" if why else "")
-            + f": {shown_ids(ids)}; asz parse --root {shell_word(root)} builds them (asz verify names them)"
-            + (f". {unread}" if unread else "")), ids
+    said = [held_line(held, left_out)] if held else []
+    if rest:
+        said.append(f"{len(rest)} landed session(s) have no conversation chain and are not {left_out}"
+                    + (f" ({'; '.join(why)})" if why else "")
+                    + f": {shown_ids(rest)}; asz parse --root {shell_word(root)} builds them (asz verify names them)")
+    return ". ".join(said + ([unread] if unread else [])), ids
 
 
 #: How :func:`twice_notes` opens its two parts (:func:`figures_off` reads them).
@@ -270,7 +278,7 @@ def unchained_section(root: str | os.PathLike, shown_root: str, session: str | N
         section.counts["unparsed"] = len(never)
     # a writer holding a session's lock (asz parse, asz receive, asz ingest) is at work on it: said naming it, not as
     # --no-parse left it (session 41; the collector's case: trial 40d F1)
-    holders = {} if working else {s: h for s in never if (h := session_holder(Path(root) / s)) is not None}
+    holders = {} if working else held_sessions(root, never)
     if holders:
         section.notes.append(held_line(holders))
     never = [s for s in never if s not in holders]
@@ -332,17 +340,26 @@ AT_WORK_LINE = "{n} landed session(s) have no conversation chain yet: " + AT_WOR
 #: The note counting landed sessions with no chain whose session lock a writer holds (:func:`session_holder`; not a
 #: collector: :data:`AT_WORK_LINE`); ``{holders}``: each holder as its lock file says, ``{ids}`` as above. Advises no
 #: command that would compete with it (in :func:`unchained_sessions`' first list, counted ``unparsed``).
-HELD_LINE = ("{n} landed session(s) have no conversation chain yet: another process holds their session lock "
+HELD_LINE = ("{n} landed session(s) have no conversation chain yet{left_out}: another process holds their session lock "
              "({holders}), so its work may not have reached their parse; asz verify says what is left once it has let "
              "go: {ids}")
 
 
-def held_line(holders: dict[str, str]) -> str:
-    """:data:`HELD_LINE` for ``holders`` (session id -> :func:`session_holder`): the distinct holders in the sessions'
-    order, three named and ``and N more``; one whose lock file says nothing is ``its holder unknown``."""
+def held_sessions(root: str | os.PathLike, ids: list[str]) -> dict[str, str]:
+    """Session id -> :func:`session_holder` for each of ``ids`` (sessions of ``root`` with no chain) whose session lock
+    a writer holds: what :func:`held_line` says, for ``asz verify`` (:func:`unchained_section`) and ``asz ls``/``asz
+    usage`` (:func:`unchained_note`) alike. Asked only of sessions with no chain (one ``/proc/locks`` read each)."""
+    return {s: h for s in ids if (h := session_holder(Path(root) / s)) is not None}
+
+
+def held_line(holders: dict[str, str], left_out: str = "") -> str:
+    """:data:`HELD_LINE` for ``holders`` (:func:`held_sessions`): the distinct holders in the sessions' order, three
+    named and ``and N more``; one whose lock file says nothing is ``its holder unknown``. ``left_out``: what they are
+    not (``listed`` by asz ls, ``counted`` by asz usage: :func:`unchained_note`); '' for asz verify."""
     named = list(dict.fromkeys(h or "its holder unknown" for _, h in sorted(holders.items())))
     said = "; ".join(named[:3]) + (f"; and {len(named) - 3} more" if len(named) > 3 else "")
-    return HELD_LINE.format(n=len(holders), holders=said, ids=shown_ids(sorted(holders)))
+    return HELD_LINE.format(n=len(holders), holders=said, ids=shown_ids(sorted(holders)),
+                            left_out=f" and are not {left_out}" if left_out else "")
 
 
 #: Why sessions marked to be parsed have no round (:func:`unchained_sessions`' third list).

@@ -214,6 +214,15 @@ def test_a_session_whose_lock_a_writer_holds_is_said_naming_the_holder(corpus_co
             f"1 landed session(s) have no conversation chain yet: another process holds their session lock ({note}), "
             f"so its work may not have reached their parse; asz verify says what is left once it has let go: {SID}"]
         assert "--no-parse" not in v.stdout and "asz parse" not in v.stdout, v.stdout
+        for cmd, left_out in (("ls", "listed"), ("usage", "counted")):  # asz ls and asz usage say it as verify does
+            got = asz(cmd, "--root", str(root), "--json")
+            shown = json.loads(got.stdout)  # not listed by asz ls; asz usage's unchained names it
+            assert got.returncode == 0 and shown and (SID not in got.stdout if cmd == "ls" else all(
+                r["unchained"] == [SID] for r in shown)), got
+            assert [ln for ln in got.stderr.splitlines() if SID in ln] == [
+                f"asz {cmd}: 1 landed session(s) have no conversation chain yet and are not {left_out}: another process "
+                f"holds their session lock ({note}), so its work may not have reached their parse; asz verify says "
+                f"what is left once it has let go: {SID}"], got.stderr
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
