@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from .cursor_mend import files_after, landed_ahead, mend_behind
+from .cursor_mend import files_after, landed_ahead, mend_from_files
 from .encoding import HEAD_BYTES, utf16_error, utf16_said
 from .meter import landed
 from .windows import has_complete_line, line_tail, next_tail, pread_exact, read_window, tail_digest
@@ -68,9 +68,11 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
     size = st.st_size
     # 2. shorter than what landed
     if size < cur.offset:
-        sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed"
-                    + _said(s.path, cp, s.kind, cur))
-        return
+        mended, found = _mend(sp, fd, st, cp, cur, s.kind)  # the cursor moved ahead, not the source (trial 41b, F1)
+        if mended is None:
+            sp.conflict(cp, cur, s.path, f"truncated: the source has {size} bytes, {cur.offset} already landed"
+                        + _said(s.path, cp, s.kind, cur) + (f"; {found}" if found else ""))
+            return
     # 3. nothing new; written to in place since the cursor moved (same size, other mtime): its tail is checked first
     if size == cur.offset and st.st_ino == cur.ino:
         if written_in_place(cur, st):
@@ -152,10 +154,8 @@ def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Pa
         return None
     if cur.tail_sha256:
         if hashlib.sha256(prev).hexdigest() != cur.tail_sha256:
-            mended, found = mend_behind(fd, cur, cp.parent, s.kind)  # the cursor moved back, not the source (trial 4, F5)
+            mended, found = _mend(sp, fd, st, cp, cur, s.kind)  # the cursor moved, not the source (trial 4, F5)
             if mended is not None:
-                sp.report.warning(cp, found)
-                sp.save(cp, cur, st)
                 return mended
             sp.conflict(cp, cur, s.path, f"rewritten{how}: the {len(prev)} bytes before offset {cur.offset} changed"
                         + _said(s.path, cp, s.kind, cur) + (f"; {found}" if found else ""))
@@ -164,6 +164,16 @@ def _landed_tail(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Pa
         sp.conflict(cp, cur, s.path, "a new file (inode) and no tail digest to check it against")
         return None
     return prev
+
+
+def _mend(sp: SessionPass, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor, kind: str) -> tuple[bytes | None, str]:
+    """:func:`~asz_core.collect.cursor_mend.mend_from_files`; when it set the cursor from its landed files, says so
+    (``warning: <cursor>: … the cursor was moved back|ahead or damaged; …``) and saves the cursor."""
+    mended, found = mend_from_files(fd, cur, cp.parent, kind)
+    if mended is not None:
+        sp.report.warning(cp, found)
+        sp.save(cp, cur, st)
+    return mended, found
 
 
 def _windows(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor, prev: bytes,

@@ -1,19 +1,26 @@
-"""An append cursor behind its own landed files, told apart from a rewritten source and mended from the files (trial 4, F5).
+"""An append cursor that disagrees with its own landed files, told apart from a rewritten or shorter source and
+mended from the files (trial 4, F5: moved back; trial 41b, F1: moved ahead).
 
 Step 4 of a pass (origin-digest §2.2) checks that the ``TAIL_WINDOW`` bytes before the cursor's ``offset`` still
-hash to its ``tail_sha256``; when they do not, the source is taken as rewritten (a sticky conflict). The same
-mismatch arises when the source is untouched and the cursor is not: its ``offset`` and ``ord`` moved back (edited,
-or restored from an older copy) while its digest still binds the bytes before its true offset. Then the cursor
-disagrees with the files it says it landed: the landed file ``last_seq`` names ends past it. A crash never does
-that (a file lands before its cursor moves, and a cursor names a file only once it has landed), so this is the
-cursor's damage, not the source's, and the landed files say where the cursor stood:
+hash to its ``tail_sha256``; when they do not, the source is taken as rewritten (a sticky conflict), and step 2 takes
+a source shorter than the ``offset`` as truncated. The same findings arise when the source is untouched and the
+cursor is not: its ``offset`` and ``ord`` moved back or ahead (edited, restored from an older copy, damaged) while
+its digest still binds the bytes before its true offset. Then the cursor disagrees with the files it says it landed:
+the landed file ``last_seq`` names ends past it (moved back) or short of it (moved ahead). A crash never does that
+(a file lands before its cursor moves, and a cursor names a file only once it has landed; every line of an append
+source lands as one record, so the file ``last_seq`` names ends exactly at the cursor), so this is the cursor's
+damage, not the source's, and the landed files say where the cursor stood:
 
 - the last record of the landed file ``last_seq`` names gives ``ord``, ``off``, ``bytes`` and ``sha`` (seed 000,
   Record): the cursor stood at ``off + bytes + 1``, after that line's newline;
 - when the source still holds that record's line there (its SHA-256 begins with ``sha``, a newline follows), the
   cursor is set to that ``ord`` and offset, with the tail digest of the bytes before it, and the pass goes on
-  from there: nothing lands twice and nothing is skipped;
-- otherwise it stays a conflict, whose reason now says the cursor is behind its own landed files too.
+  from there: nothing lands twice and nothing is skipped (a cursor moved ahead would have skipped the lines
+  between);
+- otherwise it stays a conflict, whose reason now says the cursor disagrees with its own landed files too.
+
+A lost last file (the file ``last_seq`` names is gone) leaves nothing to mend from: that is ``asz verify``'s ``end
+gap``, and ``asz sources --reland`` lands the file again.
 
 A pass killed after a file landed and before its cursor was written (the cursor writes of a session's landing wait
 for its sync, ``asz_core/sessiondata/durable.py``) leaves the opposite: files of the source's stream and kind with a
@@ -40,7 +47,7 @@ from ..sessiondata.model import KIND_PREFIX, source_sha
 from ..storage.cursor import TAIL_WINDOW, AppendCursor, SnapshotCursor
 from ..storage.layout import parse_landed_name
 
-__all__ = ["last_landed_record", "mend_behind", "landed_ahead", "document_landed", "files_after"]
+__all__ = ["last_landed_record", "mend_from_files", "landed_ahead", "document_landed", "files_after"]
 
 
 def last_landed_record(kind_dir: Path, kind: str, seq: int) -> tuple[int, int, int, str] | None:
@@ -68,32 +75,36 @@ def last_landed_record(kind_dir: Path, kind: str, seq: int) -> tuple[int, int, i
     return None
 
 
-def mend_behind(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple[bytes | None, str]:
-    """For a cursor whose tail digest did not match (module docstring): ``(tail, what was found)``.
+def mend_from_files(fd: int, cur: AppendCursor, kind_dir: Path, kind: str) -> tuple[bytes | None, str]:
+    """For a cursor whose tail digest did not match, or whose offset is past the source's end (module docstring):
+    ``(tail, what was found)``.
 
     ``tail`` is the up to ``TAIL_WINDOW`` bytes before the mended offset (``cur`` is then set to the landed file's
-    last record: ``ord``, ``offset``, ``tail_sha256``) when the cursor was behind its own landed files and the source
-    still holds that record's line; else None and ``cur`` is unchanged. What was found is '' when the cursor is not
-    behind its files, else a sentence for the warning or the conflict's reason."""
+    last record: ``ord``, ``offset``, ``tail_sha256``) when the cursor disagrees with its own landed files and the
+    source still holds that record's line; else None and ``cur`` is unchanged. What was found is '' when the cursor
+    agrees with its files (the source changed), else a sentence for the warning or the conflict's reason, saying
+    ``the cursor was moved back or damaged`` or ``the cursor was moved ahead or damaged``."""
     got = last_landed_record(kind_dir, kind, cur.last_seq) if cur.last_seq else None
     if got is None:
         return None, ""
     ord_, off, size, sha = got
     end = off + size + 1
-    if ord_ <= cur.ord and end <= cur.offset:
+    if ord_ == cur.ord and end == cur.offset:
         return None, ""  # the cursor agrees with its files: the source changed
-    behind = (f"the cursor names ord {cur.ord}, offset {cur.offset}, but its landed file seq {cur.last_seq} ends with "
-              f"ord {ord_} at byte {end}: the cursor was moved back or damaged")
+    back = ord_ > cur.ord or end > cur.offset
+    found = (f"the cursor names ord {cur.ord}, offset {cur.offset}, but its landed file seq {cur.last_seq} ends with "
+             f"ord {ord_} at byte {end}: the cursor was moved {'back' if back else 'ahead'} or damaged")
     line = pread_exact(fd, size + 1, off)
     if len(line) < size + 1 or line[-1:] != b"\n" or source_sha(line[:-1]) != sha:
-        return None, f"{behind}, and the source no longer holds that record's line either"
+        return None, f"{found}, and the source no longer holds that record's line either"
     start = max(0, end - TAIL_WINDOW)
     tail = pread_exact(fd, end - start, start)
     if len(tail) < end - start:
-        return None, f"{behind}, and the source is shorter than that"
+        return None, f"{found}, and the source is shorter than that"
     cur.ord, cur.offset, cur.tail_sha256 = ord_, end, hashlib.sha256(tail).hexdigest()
-    return tail, (f"{behind}; the source still holds that record's line, so the cursor is set back to ord {ord_}, "
-                  f"offset {end} from the landed files (nothing lands twice)")
+    return tail, (f"{found}; the source still holds that record's line, so the cursor is set back to ord {ord_}, "
+                  f"offset {end} from the landed files ("
+                  + ("nothing lands twice)" if back else "what follows lands; nothing is skipped, nothing lands twice)"))
 
 
 def files_after(kind_dir: Path, kind: str, after: int) -> list[tuple[int, Path]]:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import attrs
 
-from .cursor_mend import mend_behind
+from .cursor_mend import mend_from_files
 from .folders import discover_each
 from .second_source import refuse_seconds
 from .windows import pread_exact
@@ -142,21 +142,19 @@ def holds_landed(path: Path, cur: AppendCursor) -> tuple[os.stat_result | None, 
 
 def _check(s, cur: AppendCursor, kind_dir: Path) -> tuple[bool, str]:
     """Whether the append source ``s`` holds what landed before ``cur.offset``; adopts its inode when it does. A cursor
-    behind its own landed files (``kind_dir``) whose source still holds what landed is set back to where the files
-    say it stood (:func:`asz_core.collect.cursor_mend.mend_behind`)."""
+    behind or ahead of its own landed files (``kind_dir``) whose source still holds what landed is set to where the
+    files say it stood (:func:`asz_core.collect.cursor_mend.mend_from_files`)."""
     if s.mode == "document":
         return True, "a document: its content is compared again"
     st, problem = holds_landed(s.path, cur)
     if st is None:
         return False, f"the source cannot be read ({problem.removeprefix('unreadable: ')})"
-    if problem.startswith("truncated"):
-        return False, f"still {problem}"
-    if problem.startswith("rewritten"):
+    if problem.startswith(("truncated", "rewritten")):
         found = ""
         try:
             fd = os.open(s.path, os.O_RDONLY)
             try:
-                mended, found = mend_behind(fd, cur, kind_dir, s.kind)
+                mended, found = mend_from_files(fd, cur, kind_dir, s.kind)
             finally:
                 os.close(fd)
         except OSError:

@@ -5,7 +5,8 @@ Split from :mod:`asz_core.verify.walk` (the walk across a root, which feeds each
 ``ord`` runs 1, 2, 3 from 1, the first record is at ``off`` 0 and each next one at the previous ``off + bytes + 1``;
 a record an interrupted pass landed again repeats an earlier one exactly and is counted, not a problem; at the end
 the records reach the append cursor's ``ord`` and ``offset`` and no landed file is past it. Problems: ``ord gap``,
-``byte gap``, ``end gap``, ``cursor behind``.
+``byte gap``, ``end gap`` (a landed file lost at the end), ``cursor behind``, ``cursor ahead`` (the cursor's last
+file is there and ends short of it: the cursor moved, no file was lost; trial 41b, F1).
 """
 
 from __future__ import annotations
@@ -116,6 +117,17 @@ class StreamWalk:
         if not self.short_of(cursor):
             return
         reached_ord, reached_off = self.reached
+        named = [(o, end, shown, line) for seq, o, end, shown, line in self.by_seq if seq and seq == cursor.last_seq]
+        if named and (named[0][0], named[0][1]) == self.reached:  # its last file is here and ends short of it
+            o, end, shown, line = named[0]
+            problems.append(Problem(shown_cursor, 0, "ord" if o < cursor.ord else "offset", "cursor ahead",
+                                    f"the cursor names ord {cursor.ord}, offset {cursor.offset} and last_seq {cursor.last_seq}, "
+                                    f"but seq {cursor.last_seq} ({shown}:{line}) ends with ord {o} at byte {end}, the last "
+                                    "landed record: the cursor's last file is here, so none was lost at the end; the cursor "
+                                    "was moved ahead or damaged, and the next "
+                                    "collect pass sets it back from its landed files while the source holds their last "
+                                    "record, and lands what follows"))
+            return
         where = f"the last landed record is ord {reached_ord} ending at byte {reached_off}, in {self.last[0]}:{self.last[1]}" if self.last else "no record landed"
         lost = f"; the cursor's last file was seq {cursor.last_seq}, the last found is seq {last_seq}" if cursor.last_seq > last_seq else ""
         field = "ord" if reached_ord < cursor.ord else "offset"

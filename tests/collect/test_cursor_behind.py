@@ -16,6 +16,7 @@ from cli_helpers import asz_in_process
 
 from asz_core.storage.cursor import read_cursor, write_cursor
 
+NL = b"\n"
 SID = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
 
 
@@ -75,3 +76,44 @@ def test_a_source_changed_under_a_cursor_moved_back_stays_a_conflict_and_says_bo
     assert f"rewritten: the 1000 bytes before offset 1000 changed; line {changed} changed; the cursor names ord 3" in p.stderr
     assert "the source no longer holds that record's line either" in p.stderr
     assert read_cursor(cp).state == "conflict"
+
+
+def test_a_cursor_moved_ahead_past_the_source_is_set_back_and_what_follows_lands(corpus_copy, corpus_dir, tmp_path):
+    """Trial 41b, F1: offset and ord edited past what landed and past the source's end (offset + 1,000,000, ord + 7,
+    its tail digest kept). verify says ``cursor ahead`` (no lost file, so no --reland hint: --reland has nothing to
+    land); --reset-conflict of the old refusal and the next collect set it back from the landed files, and the lines
+    appended to the source since land once each (counted in the source file itself)."""
+    root = corpus_copy()
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_dir / "claude-code" / "projects", src)
+    cp = root / SID / "streams" / "main" / "transcript.cursor"
+    true = read_cursor(cp)
+    (f,) = src.rglob(f"{SID}.jsonl")
+    assert f.stat().st_size == true.offset and f.read_bytes().count(b"\n") == true.ord  # all of it landed
+    write_cursor(cp, attrs.evolve(true, ord=true.ord + 7, offset=true.offset + 1_000_000))
+    v = _run("verify", "--root", str(root), home=tmp_path)
+    assert v.returncode == 1
+    (line,) = [x for x in v.stdout.splitlines() if "transcript.cursor" in x and SID in x]
+    assert (f"cursor ahead [ord]: the cursor names ord {true.ord + 7}, offset {true.offset + 1_000_000} and last_seq "
+            f"{true.last_seq}, but seq {true.last_seq} (") in line and f"ends with ord {true.ord} at byte {true.offset}" in line
+    assert "--reland" not in line and "end gap" not in v.stdout
+    # the refusal an older asz wrote (what the trial's collect did) is lifted by --reset-conflict
+    write_cursor(cp, attrs.evolve(read_cursor(cp), state="conflict",
+                                  reason=f"truncated: the source has {true.offset} bytes, {true.offset + 1_000_000} already landed"))
+    r = _run("sources", "--reset-conflict", SID, "--source", str(src), "--root", str(root), home=tmp_path)
+    assert r.returncode == 0 and "the cursor was moved ahead or damaged" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert (read_cursor(cp).ord, read_cursor(cp).offset, read_cursor(cp).state) == (true.ord, true.offset, "active")
+    write_cursor(cp, attrs.evolve(read_cursor(cp), ord=true.ord + 7, offset=true.offset + 1_000_000))  # and again
+    more = b'{"type":"system","uuid":"u-41b-1"}\n{"type":"system","uuid":"u-41b-2"}\n'
+    with f.open("ab") as out:  # two lines appended after the cursor moved
+        out.write(more)
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0 and "conflict" not in p.stderr, p.stdout + p.stderr
+    assert (f"warning: {cp}: the cursor names ord {true.ord + 7}, offset {true.offset + 1_000_000}, but its landed file "
+            f"seq {true.last_seq} ends with ord {true.ord} at byte {true.offset}: the cursor was moved ahead or damaged; "
+            f"the source still holds that record's line, so the cursor is set back to ord {true.ord}") in p.stderr
+    now = read_cursor(cp)
+    assert (now.ord, now.offset, now.state) == (f.read_bytes().count(b"\n"), f.stat().st_size, "active")
+    assert f" records={more.count(NL)} bytes={len(more)} " in p.stdout, p.stdout
+    v = _run("verify", "--root", str(root), home=tmp_path)
+    assert v.returncode == 0 and "more than once" not in v.stdout, v.stdout
