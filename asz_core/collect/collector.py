@@ -67,7 +67,7 @@ from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
 from ..storage.layout import PREFIX_KIND, cursor_files, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
-from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
+from ..storage.session_list import LIST_REMADE, MADE_LATE, SESSION_LIST, kept_by, record_sessions
 from ..storage.torn import TORN_AFTER_NS
 
 __all__ = ["Counters", "CollectOptions", "Report", "Collector", "MAX_WINDOWS", "SUMMARY_KEYS", "OBSERVER_KINDS",
@@ -430,6 +430,7 @@ def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, befor
     the pass itself made has nothing from before), and, in ``asz verify``'s words, how many of the root's files and
     folders an older asz left open to more users than asz allows, with the chmod that closes them. A list that cannot be written is an error of the pass (the next
     pass tries again)."""
+    kept = kept_by(root) if before and not (root / SESSION_LIST).exists() else ""  # a lost list (trial 41b F2)
     try:
         done = record_sessions(root, fsync=fsync)
     except OSError as exc:
@@ -437,6 +438,9 @@ def _record_sessions(root: Path, report: Report, c: Counters, fsync: bool, befor
         c.errors += 1
         return
     if before and done.created and done.added:
+        if kept:
+            report.warning(root / SESSION_LIST, LIST_REMADE.format(kept=kept, n=len(done.added)))
+            return
         report.note(root / SESSION_LIST, MADE_LATE.format(list=SESSION_LIST, n=len(done.added)))
         from ..storage.modes import open_said  # the first pass on a root an older asz made: said once (trial 37c F5)
 

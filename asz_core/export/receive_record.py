@@ -51,12 +51,14 @@ def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> Non
     files are durable (:func:`.land.land` fsyncs each). A list that cannot be written is said on ``err``; the next
     request of the session, or the receiver's next start, tries again. Never raises."""
     from ..storage.layout import session_dirs
-    from ..storage.session_list import MADE_LATE, SESSION_LIST, record_sessions
+    from ..storage.session_list import LIST_REMADE, MADE_LATE, SESSION_LIST, kept_by, record_sessions
 
+    kept = ""
     try:
         if rels is None:
             if not session_dirs(root):
                 return
+            kept = kept_by(root) if not (root / SESSION_LIST).exists() else ""  # a lost list (trial 41b F2)
             done = record_sessions(root)
         else:
             done = record_sessions(root, [r.split("/", 1)[0] for r in rels if not r.startswith("_")])
@@ -66,7 +68,9 @@ def record_landed(root: Path, rels: list[str] | None, err: TextIO | None) -> Non
                   "the next request of the session tries again", file=err, flush=True)
         return
     if done.created and done.added and rels is None and err is not None:
-        print(f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}", file=err, flush=True)
+        said = (f"warning: {root / SESSION_LIST}: {LIST_REMADE.format(kept=kept, n=len(done.added))}" if kept else
+                f"note: {root / SESSION_LIST}: {MADE_LATE.format(list=SESSION_LIST, n=len(done.added))}")
+        print(said, file=err, flush=True)
 
 
 def record_before(root: Path, err: TextIO | None) -> None:

@@ -41,7 +41,7 @@ from ..sessiondata.times import format_rfc3339, parse_stamp
 from .layout import landed_files
 
 __all__ = ["SESSION_LIST", "LIST_HEAD", "Listed", "ListedSession", "read_list", "first_landed", "record_sessions",
-           "Recorded", "unlisted_note", "MADE_LATE"]
+           "Recorded", "unlisted_note", "MADE_LATE", "kept_by", "LIST_GONE", "LIST_REMADE"]
 
 #: The list's path, relative to the root (a ``_`` name is never a session).
 SESSION_LIST = "_sessions.list"
@@ -186,10 +186,10 @@ def record_sessions(root: str | os.PathLike, names: Iterable[str] | None = None,
         return Recorded([], False)
     from .describe import describe_root
 
-    describe_root(root)  # _README.txt, when the root has none (trial 29a F10)
     candidates = _candidates(root, names)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
+        describe_root(root)  # _README.txt, when the root has none (trial 29a F10), once the list is there (kept_by)
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         data = os.pread(fd, size, 0) if size else b""
@@ -248,3 +248,36 @@ def unlisted_note(root: str | os.PathLike, shown: str | os.PathLike | None = Non
             f"{'collected' if collected and not received else 'written'} by an asz that "
             "did not keep the list of landed sessions, so a session removed whole (its directory and its chain) cannot "
             f"be found; {writer}")
+
+
+#: ``asz verify``'s ``missing list`` problem at ``ROOT/_sessions.list`` (``{kept}``: :func:`kept_by`'s evidence).
+LIST_GONE = ("the root's list of landed sessions is gone, although {kept}: it was deleted or moved, so a session "
+             "removed whole (its directory and its chain) cannot be found; put the list back from a backup or a copy "
+             "of this root, byte for byte (it is append-only); else the next asz collect, or the next start of asz "
+             "receive on a receiving root, writes a new one from the sessions present, which names no session removed "
+             "before it")
+#: What ``asz collect`` and ``asz receive`` say (a warning) when they wrote the list anew in place of a lost one.
+LIST_REMADE = ("was gone, although {kept}: wrote a new one from the {n} session(s) in this root; a session removed "
+               "whole before now cannot be found (asz verify said missing list)")
+
+
+def kept_by(root: str | os.PathLike) -> str:
+    """What shows that an asz which keeps :data:`SESSION_LIST` wrote into ``root``, as words for :data:`LIST_GONE`;
+    '' when nothing does (a root from before the list, 2026-12-03, or none of asz's). The evidence: the root's
+    ``_README.txt`` names the list (a writer writes it only once the list is there, :func:`record_sessions`; the
+    first asz that wrote one kept the list), or an ``_erased.list`` (``asz erase`` came after the list). Never
+    raises."""
+    from .describe import README_NAME
+
+    base = os.fspath(root)
+    try:
+        with open(os.path.join(base, README_NAME), "rb") as f:
+            text = f.read(8192).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    if SESSION_LIST in text:
+        by = re.search(r"written by (asz [^,\n]+(?:, source \w+)?)", text)
+        return f"its {README_NAME} shows {by.group(1) if by else 'an asz'} wrote here, which keeps the list"
+    if os.path.isfile(os.path.join(base, "_erased.list")):
+        return "its _erased.list shows an asz that keeps the list wrote here"
+    return ""

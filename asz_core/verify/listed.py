@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..storage.erased_list import erased_names  # noqa: F401  (verify.walk's too)
 from ..storage.layout import holds_landed
-from ..storage.session_list import SESSION_LIST, Listed, ListedSession, read_list, unlisted_note, whole_line
+from ..storage.session_list import (LIST_GONE, SESSION_LIST, Listed, ListedSession, kept_by, read_list, unlisted_note,
+                                    whole_line)
 from .report import Problem, Section
 from .unparsed import shown_ids
 from ..termsafe import shell_word
@@ -99,8 +100,9 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
                  only: str | None = None, stamps: set[str] | None = None) -> None:
     """Add to ``section`` (the ``landed`` one of a whole root) a :data:`MISSING_SESSION` problem for each session the
     list names that is not among ``present`` (the session directories walked) or is in ``empty`` (walked, no landed
-    file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, the
-    note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0.
+    file), a :data:`BAD_LIST_LINE` warning per line that does not read, and, with no list and some session, a
+    ``missing list`` problem when :func:`~asz_core.storage.session_list.kept_by` shows an asz that keeps the list wrote
+    here (trial 41b F2: it was deleted), else the note of :func:`~asz_core.storage.session_list.unlisted_note`. ``missing_sessions`` is counted when not 0.
     ``only``: one session's verify (``asz verify SESSION``): only that session is held to its line, and neither the
     warnings nor the note are added. First it waits for the requests ``asz receive`` is landing
     (:func:`~asz_core.storage.landing.settle`: after it, the sender records check_senders reads name what was walked)
@@ -124,7 +126,10 @@ def check_listed(root: Path, root_shown: str, present: list[Path], empty: set[st
         return
     if listed is None:
         if present and only is None:
-            section.notes.append(unlisted_note(root, root_shown))
+            if kept := kept_by(root):  # deleted, not an old root's (trial 41b F2): the list is evidence
+                section.problems.append(Problem(shown, 0, "", "missing list", LIST_GONE.format(kept=kept)))
+            else:
+                section.notes.append(unlisted_note(root, root_shown))
         return
     missing = listed_missing(root, listed, {p.name for p in present}, empty, only)
     late = [e.session for e, _ in missing if holds_landed(root / e.session)]  # looked at again: landed meanwhile

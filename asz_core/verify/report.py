@@ -60,7 +60,7 @@ class Problem:
     failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`),
     ``chain`` for the round chains' findings, ``changed since parsed`` for a landed file that is not the one its
     round consumed (:data:`CHANGED_SINCE_PARSED`), and ``missing session`` for a session the root's
-    ``_sessions.list`` names that is gone (:mod:`asz_core.verify.listed`).
+    ``_sessions.list`` names that is gone, ``missing list`` for that list deleted (:mod:`asz_core.verify.listed`).
     """
 
     file: str

@@ -62,15 +62,21 @@ def test_a_source_in_conflict_is_a_warning_naming_session_and_source(corpus_dir,
 
 def test_a_session_removed_whole_from_a_root_without_the_list_is_a_hint_from_the_id_table(corpus_copy):
     """A root with no _sessions.list (collected before the list existed, or the list deleted too): the id table's hint
-    stays the one trace, a note; a root with the list fails instead (tests/verify/test_verify_listed.py)."""
+    stays the one trace, a note (derived data is no evidence: docs/verify.md, Sessions removed whole); a root with the
+    list fails instead (tests/verify/test_verify_listed.py), and so does one whose list was deleted (trial 41b F2: its
+    _README.txt shows an asz that keeps the list wrote here), the hint beside that problem."""
     root = corpus_copy()
     shutil.rmtree(root / SID)
     shutil.rmtree(root / "_conversations" / SID)
     (root / "_sessions.list").unlink()
+    hint = (f"1 session(s) named in _index/ids.sqlite have no landed files and no chain here: {SID} (a hint, not proof: "
+            "that table is derived data, which can be deleted or copied apart from the sessions; if they were collected "
+            "into this root, their session directories were removed)")
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 1 and hint in v.stdout.splitlines() and ": missing list: " in v.stdout, v.stdout + v.stderr
+    (root / "_README.txt").unlink()  # as a root from before the list: no _README.txt (2026-12-05) naming it either
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0, v.stdout + v.stderr
-    assert (f"1 session(s) named in _index/ids.sqlite have no landed files and no chain here: {SID} (a hint, not proof: "
-            "that table is derived data, which can be deleted or copied apart from the sessions; if they were collected "
-            "into this root, their session directories were removed)") in v.stdout.splitlines()
+    assert hint in v.stdout.splitlines() and "missing list" not in v.stdout
     (root / "_index" / "ids.sqlite").unlink()  # derived data deleted too: nothing is left to tell
     assert "named in _index/ids.sqlite" not in asz("verify", "--root", str(root)).stdout

@@ -156,7 +156,8 @@ def test_a_pass_killed_after_landing_leaves_no_line_and_the_next_pass_adds_it(co
 def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corpus_dir, tmp_path):
     root = corpus_copy()
     projects = corpus_dir / "claude-code" / "projects"
-    (root / "_sessions.list").unlink()  # as an asz before the list left it
+    (root / "_sessions.list").unlink()  # as an asz before the list left it: no list, and no _README.txt naming it
+    (root / "_README.txt").unlink()
     v = asz("verify", "--root", str(root))
     assert v.returncode == 0, v.stdout + v.stderr
     assert (f"{root}: no _sessions.list: this root was last collected by an asz that did not keep the list of landed "
@@ -203,6 +204,32 @@ def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corp
     again = asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path)
     assert again.returncode == 0 and "_sessions.list" not in again.stderr and "open to more" not in again.stderr  # said once
     assert "no _sessions.list" not in asz("verify", "--root", str(root)).stdout
+
+
+def test_a_list_deleted_from_a_root_that_kept_one_fails_and_collect_says_it_wrote_it_anew(corpus_copy, corpus_dir,
+                                                                                          tmp_path):
+    """Trial 41b F2: the list deleted from a root this asz collected (its _README.txt names the list) is no old root's
+    missing list: verify fails (``missing list``, exit 1) and says how to get it back; the next collect writes it anew
+    from the sessions present with a warning, and verify is whole again."""
+    root = corpus_copy()
+    projects = corpus_dir / "claude-code" / "projects"
+    readme = (root / "_README.txt").read_text()
+    build = readme.split("This file was written by ", 1)[1].split(", when", 1)[0]
+    (root / "_sessions.list").unlink()
+    v = asz("verify", "--root", str(root))
+    assert v.returncode == 1, v.stdout + v.stderr
+    kept = f"its _README.txt shows {build} wrote here, which keeps the list"
+    assert (f"{root}/_sessions.list: missing list: the root's list of landed sessions is gone, although {kept}: it was "
+            "deleted or moved, so a session removed whole (its directory and its chain) cannot be found; put the list back "
+            "from a backup or a copy of this root") in v.stdout, v.stdout
+    assert "did not keep the list" not in v.stdout
+    c = asz("collect", "--once", "--source", str(projects), "--root", str(root), cwd=tmp_path)
+    assert c.returncode == 0, c.stdout + c.stderr
+    n = len(corpus_sessions(projects))
+    assert (f"warning: {root}/_sessions.list: was gone, although {kept}: wrote a new one from the {n} session(s) in this "
+            "root; a session removed whole before now cannot be found (asz verify said missing list)") in c.stderr.splitlines()
+    assert sorted(listed_ids(root)) == sorted(corpus_sessions(projects))
+    assert asz("verify", "--root", str(root)).returncode == 0
 
 
 def test_a_line_cut_short_is_a_warning_and_the_next_line_starts_afresh(corpus_copy, corpus_dir, tmp_path):
