@@ -60,7 +60,7 @@ from .src_text import take_unwritable
 from .vanished import Listed, listed_stats
 from .windows import strerror
 from .session_landing import OBSERVER_KINDS, anew_command, land_session, landing_rank
-from ..plugins.adapter import REFUSED_EVENTS, UNWRITTEN_EVENTS, Adapter, Source
+from ..plugins.adapter import Adapter, Source
 from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
@@ -181,23 +181,23 @@ class Collector:
         return disc.sessions()
 
     def _note_not_sessions(self, skipped: list[tuple[str, str]]) -> None:
-        """Tell once per process each skipped entry whose name is not a session id (a transcript renamed, a copy
-        saved as ``notes.jsonl``): ``note: PROJECT/NAME: file name is not a session id; not collected (asz sources
-        lists what is skipped)``, bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
-        Before, only ``skipped=`` counted it and ``asz sources`` named it (trial 24b F8). Other skipped entries (agent
-        memory, Claude Code's session index, a copy another folder lands) are what they are and stay counted only,
-        but for the MCP events ``asz hook`` refused (an observer data directory's ``log/plugin.log``, its reason
-        beginning :data:`REFUSED_EVENTS`: ``note: DATA/log/plugin.log: asz hook refused 1 event(s) …``; trial 27a F8),
-        told again when the count changes."""
+        """Tell once per process each skipped entry a person would otherwise lose without a word
+        (:func:`~asz_core.collect.skipped_said.skipped_said`: a name that is not a session id, with the lines it
+        holds; a symbolic link out of the source root, a ``warning:``; the MCP events ``asz hook`` refused, told again
+        when the count changes), bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
+        Other skipped entries (agent memory, Claude Code's session index, a copy another folder lands) are what they
+        are and stay counted only (``asz sources`` lists them)."""
+        from .skipped_said import skipped_said
         from .src_text import shown
 
         for path, reason in skipped:
             key = (str(path), reason)
-            said = reason.endswith("is not a session id") or reason.startswith((REFUSED_EVENTS, UNWRITTEN_EVENTS))
-            if said and key not in self.told_errors:
+            if key in self.told_errors:
+                continue
+            said = skipped_said(self.source_roots, str(path), reason)  # this pass's folders (current_roots)
+            if said is not None:
                 self.told_errors.add(key)
-                self.report.note(shown(path), f"{reason}; not collected (asz sources lists what is skipped)"
-                                 if not reason.startswith((REFUSED_EVENTS, UNWRITTEN_EVENTS)) else reason)
+                (self.report.warning if said[0] == "warning" else self.report.note)(shown(path), said[1])
 
     def _sweep_undiscovered(self, discovered: set[str], c: Counters) -> None:
         """Check once the session directories this adapter did not discover for sources that are gone."""

@@ -31,7 +31,7 @@ from .second_source import follow_fuller, second_reason
 from .other_adapter import other_adapter_refused
 from .report import GONE_SAID, Counters
 from ..storage.cursor import reset_step
-from .vanished import VANISHED, unlanded
+from .vanished import unlanded, vanished
 from .meter import landed
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
@@ -291,7 +291,7 @@ class SessionPass(Fit):
         ``gone``. An ``active`` cursor becomes ``source_gone`` either way, so a later pass counts it no more."""
         lost = "" if cur is None or s.mode == "document" else unlanded(cur, self.col.listed.get(os.fspath(s.path)), cp)
         if cur is None:
-            self.error_once(s.path, VANISHED)
+            self.error_once(s.path, vanished(s.path, self.col.listed.get(os.fspath(s.path))))
         elif cur.state == "active":
             cur.state, cur.adapter, cur.updated_at = "source_gone", self.adapter.name, format_rfc3339(time.time_ns())
             write_cursor(cp, cur, fsync=self.opts.fsync)

@@ -22,25 +22,49 @@ from .report import Counters
 if TYPE_CHECKING:
     from .collector import Collector
 
-__all__ = ["VANISHED", "Listed", "listed_stats", "unlanded", "still_there"]
+__all__ = ["VANISHED", "RENAMED_AWAY", "vanished", "Listed", "listed_stats", "unlanded", "still_there"]
 
 #: What the pass's listing saw of a file source: ``(size in bytes, mtime in ns, dev, ino)``.
 Listed = tuple[int, int, int, int]
 
-#: The ``error:`` of a source discovery listed that was gone when the pass came to read it, with nothing of it
-#: landed ever (no cursor): its bytes were never collected, so the pass must not look whole.
-VANISHED = ("gone before any of it landed: discovery listed it this pass, then it was no longer there when the pass "
-            "came to read it; nothing of it was collected")
+#: The ``error:`` of a source discovery listed that was gone from its name when the pass came to read it, with
+#: nothing of it landed ever (no cursor): its bytes were never collected, so the pass must not look whole. Deleted,
+#: or renamed or moved out of its folder: the pass cannot tell (trial 41b F4: the file was there under a new name).
+VANISHED = ("gone from its name before any of it landed: discovery listed it this pass, then no file had that name "
+            "when the pass came to read it (deleted, or renamed or moved out of its folder); nothing of it was collected")
+#: The same error when the file the listing saw (its inode) is in its folder under another name (``{name}``).
+RENAMED_AWAY = ("renamed to {name} before any of it landed: discovery listed it this pass, then it was in its folder "
+                "under that name when the pass came to read it; nothing of it was collected under its old name (the "
+                "next pass takes it under the new one when that is a name its adapter collects; asz sources lists "
+                "what it skips)")
+
+
+def vanished(path: str | os.PathLike, listed: Listed | None) -> str:
+    """:data:`RENAMED_AWAY` when the file the listing saw of ``path`` (``listed``: its dev and inode) is in the same
+    folder under another name now, else :data:`VANISHED`. One listing of the folder (no ``stat`` but of an entry
+    with that inode): cheap, and said once per source. Never raises."""
+    if listed is not None:
+        dev, ino = listed[2], listed[3]
+        try:
+            with os.scandir(os.path.dirname(os.fspath(path)) or ".") as it:
+                for e in it:
+                    if e.inode() == ino and e.stat(follow_symlinks=False).st_dev == dev:
+                        from .src_text import shown
+
+                        return RENAMED_AWAY.format(name=shown(e.name))
+        except OSError:
+            pass
+    return VANISHED
 
 
 def still_there(col: Collector, sources: list[Source], c: Counters) -> list[Source]:
     """``sources`` of a session with nothing landed, less the files gone since discovery listed them: each of those
-    is an ``error:`` (:data:`VANISHED`, counted in ``c.errors``, told once per collector). A ``document`` source is
+    is an ``error:`` (:func:`vanished`, counted in ``c.errors``, told once per collector). A ``document`` source is
     left to its adapter (the session pass asks it). Never raises."""
     kept = []
     for s in sources:
         if s.mode != "document" and not os.path.lexists(s.path):
-            col.error_once(s.path, VANISHED, c)
+            col.error_once(s.path, vanished(s.path, col.listed.get(os.fspath(s.path))), c)
         else:
             kept.append(s)
     return kept

@@ -162,3 +162,35 @@ def test_a_landed_snapshot_rewritten_then_gone_mid_pass_is_an_error(corpus_dir, 
     [err] = run.err.splitlines()
     assert err.startswith(f"error: {doc}: gone before its change was read: this pass's listing saw 27 bytes")
     assert "size 14 -> 27" in err and "those 27 bytes were not collected" in err
+
+
+def test_a_source_renamed_mid_pass_is_said_renamed_and_its_new_name_is_noted_with_its_lines(corpus_dir, tmp_path):
+    """Trial 41b F4: a file renamed during the pass (to a name that is no session id) was ``gone before any of it
+    landed`` though it was there under its new name: the error names the new name, and the next pass's note says how
+    many lines the file holds that land under no name (counted in the file itself)."""
+    src, root = tmp_path / "projects", tmp_path / "root"
+    shutil.copytree(corpus_dir / "claude-code" / "projects" / SAMPLE, src / SAMPLE)
+    files = sorted((src / SAMPLE).glob("*.jsonl"))
+    run = _run(src, root)
+    done: list[str] = []
+
+    def rename_one(session: str, n: int, total: int) -> None:
+        done.append(session)
+        if n == 1:
+            last = [f for f in files if f.stem not in done][-1]
+            last.rename(last.with_name(last.stem + "-renamed.jsonl"))
+
+    c = run.collector.run_pass(rename_one)
+    moved = [f for f in files if not f.exists()]
+    assert len(moved) == 1 and (c.errors, c.gone) == (1, 0)
+    new = moved[0].with_name(moved[0].stem + "-renamed.jsonl")
+    assert run.err.splitlines() == [f"error: {moved[0]}: renamed to {new.name} before any of it landed: discovery listed "
+                                    "it this pass, then it was in its folder under that name when the pass came to read "
+                                    "it; nothing of it was collected under its old name (the next pass takes it under "
+                                    "the new one when that is a name its adapter collects; asz sources lists what it skips)"]
+    again = run()
+    held = new.read_bytes()
+    n = held.count(b"\n")
+    assert again.skipped == 1 and run.err.splitlines()[-1] == (
+        f"note: {SAMPLE}/{new.name}: file name is not a session id; not collected: none of its {n:,} "
+        f"line(s) ({len(held):,} bytes) lands under this name (asz sources lists what is skipped)")

@@ -18,7 +18,8 @@ from pathlib import Path
 PROJECT = "-home-user-claude-reliability"
 HELLO = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 SHOWN = f"{PROJECT}/caf\\xe9-\\xff.jsonl"
-NOTE = f"note: {SHOWN}: file name is not a session id; not collected (asz sources lists what is skipped)"
+NOTE = (f"note: {SHOWN}: file name is not a session id; not collected: none of its {{n:,}} line(s) ({{b:,}} bytes) lands "
+        "under this name (asz sources lists what is skipped)")
 
 
 def _asz(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -37,7 +38,8 @@ def test_collect_says_it_once_and_asz_sources_names_it_escaped(corpus_dir, tmp_p
     fields = dict(f.split("=", 1) for f in p.stdout.split() if "=" in f)
     assert p.returncode == 0 and (fields["sessions"], fields["skipped"]) == ("1", "1"), p.stdout + p.stderr
     assert fields["records"] == str(good.read_bytes().count(b"\n"))  # the session itself, once
-    assert [ln for ln in p.stderr.splitlines() if ln.startswith("note:")] == [NOTE]
+    held = good.read_bytes()  # the copy's lines and bytes, counted in the file
+    assert [ln for ln in p.stderr.splitlines() if ln.startswith("note:")] == [NOTE.format(n=held.count(b"\n"), b=len(held))]
     assert "\ufffd" not in p.stderr
     s = _asz("sources", "--source", str(src), "--root", str(root), cwd=tmp_path)
     assert f"skipped: {SHOWN}: file name is not a session id" in s.stdout.splitlines() and "\ufffd" not in s.stdout
@@ -45,3 +47,27 @@ def test_collect_says_it_once_and_asz_sources_names_it_escaped(corpus_dir, tmp_p
     assert j.returncode == 0, j.stderr
     (entry,) = [e for a in json.loads(j.stdout)["adapters"] for e in a["skipped_entries"]]
     assert entry == {"path": SHOWN, "reason": "file name is not a session id"}
+
+
+def test_a_landed_transcript_replaced_by_a_link_out_of_the_source_root_is_a_warning(corpus_dir, tmp_path):
+    """Trial 41b F4: a landed transcript replaced by a symbolic link to a copy outside the source root (a line added
+    to the copy) was only ``skipped=1``; its cursor stays and what is written through the link never lands. The pass
+    says so, a warning naming the file and why the link is not followed."""
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_dir / "claude-code" / "projects" / PROJECT, src / PROJECT)
+    root = tmp_path / "root"
+    assert _asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path).returncode == 0
+    good = src / PROJECT / f"{HELLO}.jsonl"
+    away = tmp_path / "elsewhere" / "hello.jsonl"
+    away.parent.mkdir()
+    away.write_bytes(good.read_bytes() + b'{"type":"system","uuid":"after-the-link"}\n')
+    good.unlink()
+    good.symlink_to(away)
+    p = _asz("collect", "--once", "--source", str(src), "--root", str(root), cwd=tmp_path)
+    fields = dict(f.split("=", 1) for f in p.stdout.split() if "=" in f)
+    assert p.returncode == 0 and (fields["skipped"], fields["records"]) == ("1", "0"), p.stdout + p.stderr
+    assert [ln for ln in p.stderr.splitlines() if ln.startswith("warning:")] == [
+        f"warning: {PROJECT}/{HELLO}.jsonl: a symbolic link to {away}, outside the source root: not followed, so nothing "
+        "written through it lands (a link is never a way to land a file from elsewhere on the machine); what landed from "
+        "this name before is kept, and its cursor stays where it was; put the file itself back in the source root, or "
+        "collect the folder it is in with --source"], p.stderr
