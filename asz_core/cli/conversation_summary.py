@@ -216,10 +216,14 @@ def summary_lines(doc: dict, table=None) -> list[str]:
                    f" ({cov.get('listed', 0)} listed in not_drawn)")
     und = doc.get("undescribed") or []
     if und:  # trial finding 8: bytes the dialect could not describe are said, not only listed in --json
-        out.append(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them under undescribed)")
+        blank = sum(1 for u in und if u.get("blank"))  # empty, blank or null lines: no call in them (trial 41b F6)
+        out.append(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them "
+                   "under undescribed)" + (f"; {blank} of them a line that holds nothing (empty, blanks only, or null), "
+                                           "which cannot hold a call: not among the records that could" if blank else ""))
         for u in und[:UNDESCRIBED_SHOWN]:
             r = u["ref"]
-            out.append(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes)")
+            out.append(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes"
+                       + ("; it holds nothing, so no call" if u.get("blank") else "") + ")")
         if len(und) > UNDESCRIBED_SHOWN:
             out.append(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
     for p in s["problems"]:

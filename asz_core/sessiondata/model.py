@@ -42,6 +42,7 @@ __all__ = [
     "MEMBER_PART",
     "member_part",
     "is_member_part",
+    "is_blank_part",
     "source_sha",
     "COMPANION_WHAT",
     "companion_file_name",
@@ -239,6 +240,18 @@ def is_member_part(part: "Part | dict") -> bool:
     members its dialect does not describe; its content is its other parts. Never raises."""
     k, text = (part.get("k"), part.get("text")) if isinstance(part, dict) else (part.k, part.text)
     return k == "unknown" and isinstance(text, str) and text.startswith(MEMBER_PART)
+
+
+#: What a source line that holds nothing is, blanks aside (JSON's whitespace): an empty line, or JSON ``null``.
+BLANK_LINES = ("", "null")
+
+
+def is_blank_part(part: "Part | dict") -> bool:
+    """True when ``part`` is an unknown part whose bytes are a line that holds nothing: empty, blanks only (space, tab,
+    CR), or ``null`` (:data:`BLANK_LINES`). Such a line lands as ``unknown``, as any line a dialect cannot read, but
+    it cannot hold a model call, so no reader counts it among the records that could (trial 41b F6). Never raises."""
+    k, data = (part.get("k"), part.get("data")) if isinstance(part, dict) else (part.k, getattr(part, "data", None))
+    return k == "unknown" and isinstance(data, str) and data.strip(" \t\r\n") in BLANK_LINES
 
 
 @attrs.define

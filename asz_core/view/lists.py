@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..flow.model import Node, Relation
+from ..sessiondata.model import is_blank_part
 from .kinds import STRUCTURAL
 from .nodes import NodeView
 from .titles import child_label
@@ -155,8 +156,9 @@ class ListView(NodeView):
         """Every ``unknown`` part of the landed files (seed 000: bytes a dialect could not describe).
 
         One entry each, in seq/row/block order: ``ref``, ``stream``, ``reason``
-        (the part's text), ``bytes``, and ``node`` when a node of the fold cites
-        that record. Listed so a reader sees them even where no step is drawn.
+        (the part's text), ``bytes``, ``blank`` (true) when the line holds nothing (empty, blanks only, or
+        ``null``: it cannot hold a call, so no reader counts it among the records that could; trial 41b F6),
+        and ``node`` when a node of the fold cites that record. Listed so a reader sees them even where no step is drawn.
         Added in 1.x (a 1.x only adds keys).
         """
         out = []
@@ -166,6 +168,8 @@ class ListView(NodeView):
             h = self.sess.headers.get(seq)
             out.append({"ref": {"seq": seq, "row": row, "block": block}, "stream": (h.stream if h else "") or (h.batch if h else ""),
                         "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
+            if is_blank_part(p):  # an empty, blank or null line: it holds nothing, so no call (trial 41b F6)
+                out[-1]["blank"] = True
         if out:
             cited: dict[tuple[int, int], str] = {}
             for n in self.nodes.values():

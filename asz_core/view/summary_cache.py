@@ -98,9 +98,10 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: so a root's totals count a metering two conversations hold once, fix37a; undescribed-named: the problems count
 #: apart the undescribed records naming the call they belong to, session 40; data-taken: cut counts a result that
 #: kept its text apart from its structured copy taken, trial 40c F1; undescribed-counts: an entry keeps the undescribed
-#: records' counts as data, asz usage no longer reading them from the problem line's words, fix41b), so no
+#: records' counts as data, asz usage no longer reading them from the problem line's words, fix41b; blank-lines: no
+#: empty, blank or null line counts among the undescribed records that could hold calls, trial 41b F6), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

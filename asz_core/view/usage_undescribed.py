@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
-from ..sessiondata.model import is_member_part
+from ..sessiondata.model import is_blank_part, is_member_part
 
 __all__ = ["UNDESCRIBED_PREFIX", "undescribed_found", "undescribed_counts", "undescribed_call_lines", "NAMED_CLAUSE",
            "undescribed_in", "ROW_OF", "NAMED", "undescribed_line", "undescribed_said", "undescribed_read"]
@@ -28,6 +28,8 @@ def undescribed_found(headers: dict, records: dict, listed: Iterable[tuple[int, 
     is counted), and so was one whose unknown parts are members its dialect does not describe
     (:func:`~asz_core.sessiondata.model.is_member_part`: an assistant line with a new member and no content is read,
     its call counted); such parts are left aside before the rule, so a record is named as it was before they existed.
+    A line that holds nothing (empty, blanks only, or ``null``: :func:`~asz_core.sessiondata.model.is_blank_part`)
+    lands as unknown too but cannot hold a call, so it is not named (trial 41b F6).
     Both empty nearly always. :func:`undescribed_call_lines` words them, :func:`undescribed_counts` counts them."""
     found: list[str] = []  # naming no call
     named: list[str] = []  # naming the call they belong to (its llm.call counts them): their content alone not read
@@ -37,7 +39,8 @@ def undescribed_found(headers: dict, records: dict, listed: Iterable[tuple[int, 
             continue
         r = records[seq][row - 1]
         parts = [p for p in r.get("parts") or () if not (isinstance(p, dict) and is_member_part(p))]
-        if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts):
+        if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts) \
+                and not all(is_blank_part(p) for p in parts):  # an empty, blank or null line holds no call (trial 41b F6)
             call = r.get("call")
             (named if isinstance(call, str) and call else found).append(f"{seq}/{row}" + (f" ({call})" if call else ""))
     return found, named

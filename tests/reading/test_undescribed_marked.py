@@ -124,3 +124,31 @@ def test_each_json_row_names_only_its_own_conversations(source, corpus_dir, tmp_
     rows = p.stdout.splitlines()
     assert next(r for r in rows if r.startswith("total")).startswith("total !")
     assert any(r.startswith("! undescribed, in no day's row") and f"{SID[:8]} (1 record(s))" in r for r in rows), rows
+
+
+def test_empty_blank_and_null_lines_are_undescribed_but_could_hold_no_call(source, tmp_path):
+    """Trial 41b F6: a line that is empty, blanks only or ``null`` lands as unknown (right) but was named among the
+    undescribed records that could hold calls, and ``asz usage`` marked it ``!``. Such a line holds nothing: it stays
+    listed as undescribed, saying why it holds no call, and only the line behind NULs is counted as one that could."""
+    calls = _calls(source)
+    lone = next(ix[0] for ix in calls.values() if len(ix) == 1)
+    blanks = [b"\n", b"   \t \n", b"null\n", b"  null \n"]
+    data = source[:lone] + [b"\0" * 4096 + source[lone]] + source[lone + 1:] + blanks
+    root = _collect(tmp_path / "blanks", b"".join(data))
+    held = [i + 1 for i, ln in enumerate(data) if ln.strip(b" \t\r\n") in (b"", b"null")]  # counted in the source
+    assert len(held) == len(blanks)
+    text = asz_in_process("ls", "--root", str(root)).stdout.splitlines()
+    assert text[2] == (f"! problems in {SID[:8]} (1): undescribed records that could hold calls: 1 transcript record(s) "
+                       f"the dialect could not read (kept whole as unknown parts), so no figure counts a call they may "
+                       f"hold: 1/{lone + 1}; asz conversation {SID[:8]} names them")
+    got = json.loads(asz_in_process("usage", "--json", "--root", str(root), "--tz", "UTC").stdout)
+    assert got[0]["undescribed"] == [{"conversation": SID, "records": 1, "naming_calls": 0}]
+    conv = asz_in_process("conversation", SID[:8], "--root", str(root)).stdout.splitlines()
+    assert (f"undescribed {len(held) + 1} record part(s) the dialect could not describe (kept whole; --json lists them "
+            f"under undescribed); {len(held)} of them a line that holds nothing (empty, blanks only, or null), which "
+            "cannot hold a call: not among the records that could") in conv
+    assert sum(ln.endswith("; it holds nothing, so no call)") for ln in conv) == len(held)
+    clean = _collect(tmp_path / "only-blanks", b"".join(source + blanks))  # blanks alone: nothing marked !
+    assert asz_in_process("ls", "--root", str(clean)).stdout.splitlines()[1].endswith("verified")
+    p = asz_in_process("usage", "--root", str(clean), "--tz", "UTC")
+    assert "undescribed" not in p.stdout and "!" not in p.stdout, p.stdout
