@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 from . import report as report_said
-from .report import FULL_SAID, Counters, Report, root_full
+from .report import FULL_SAID, UNWRITABLE_SAID, Counters, Report, root_full, root_unwritable
 from .windows import strerror
 from ..sessiondata.times import format_rfc3339
 
-__all__ = ["FULL_MARK", "chain_failed", "said_full", "parse_ended", "swept_after_full", "full_before", "stopped_full", "forget_full"]
+__all__ = ["FULL_MARK", "stops_pass", "chain_failed", "said_full", "parse_ended", "swept_after_full", "full_before", "stopped_full", "forget_full"]
 
 
 #: Where a pass stopped by a full file system leaves its word for the next pass: the cursors it could not write then
@@ -24,12 +24,25 @@ __all__ = ["FULL_MARK", "chain_failed", "said_full", "parse_ended", "swept_after
 FULL_MARK = "_collect/full"
 
 
+def stops_pass(root: Path, exc: BaseException, c: Counters) -> bool:
+    """True, having set ``c.full`` (and ``c.unwritable``), when ``exc`` is a write the root's full file system refused
+    (:func:`~asz_core.collect.report.root_full`) or one refused because the root became unwritable
+    (:func:`~asz_core.collect.report.root_unwritable`): the pass stops there and says it once (:func:`said_full`)."""
+    if root_full(exc):
+        c.full = c.full or strerror(exc)  # type: ignore[arg-type]
+        return True
+    if why := root_unwritable(root, exc):
+        if not c.full:
+            c.full, c.unwritable = why, True
+        return True
+    return False
+
+
 def chain_failed(root: Path, report: Report, exc: OSError, c: Counters) -> None:
     """The end of a landing chain (its last sync, its held cursor writes) failed with ``exc``: a full file system is
     ``c.full`` (said once by :func:`said_full`); another error is an ``error:`` line on the root, counted. The files
     landed stay counted: they are in the root, and the next pass moves their cursors from them."""
-    if root_full(exc):
-        c.full = c.full or strerror(exc)
+    if stops_pass(root, exc, c):
         return
     report.error(root, f"cannot write the cursors of the sessions landed: {strerror(exc)}; the next pass moves them "
                        "from the landed files")
@@ -38,10 +51,13 @@ def chain_failed(root: Path, report: Report, exc: OSError, c: Counters) -> None:
 
 def said_full(root: Path, report: Report, c: Counters, total: int) -> None:
     """Say once that the root's file system is full (:data:`~asz_core.collect.report.FULL_SAID`), count it as one error,
-    and leave :data:`FULL_MARK` for the next pass (when it can be written: a full disk may refuse it too)."""
-    report.error(root, FULL_SAID.format(why=c.full, left=max(0, total - c.sessions), total=total))
+    and leave :data:`FULL_MARK` for the next pass (when it can be written: a full disk may refuse it too); or that the
+    root became unwritable (``c.unwritable``, :data:`~asz_core.collect.report.UNWRITABLE_SAID`; no mark)."""
+    said = UNWRITABLE_SAID if c.unwritable else FULL_SAID
+    report.error(root, said.format(why=c.full, left=max(0, total - c.sessions), total=total))
     c.errors += 1
-    report_said.behind_cause = _leave_mark(root, c.full)
+    if not c.unwritable:  # no mark in a root that cannot be written
+        report_said.behind_cause = _leave_mark(root, c.full)
 
 
 def parse_ended(root: Path, report, err=None) -> None:

@@ -17,7 +17,7 @@ import attrs
 from ..termsafe import one_line
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
-__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "FULL_SAID", "FULL_PARSE_SAID", "FULL_TABLE_SAID", "parse_error_lines"]
+__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "root_unwritable", "UNWRITABLE_SAID", "FULL_SAID", "FULL_PARSE_SAID", "FULL_TABLE_SAID", "parse_error_lines"]
 
 #: The errors of a write that say the storage root's file system has no room for it: no space, over quota, and a file
 #: larger than the process may write (``RLIMIT_FSIZE``, e.g. ``ulimit -f``).
@@ -27,6 +27,24 @@ FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 def root_full(exc: BaseException) -> bool:
     """True when ``exc`` is an OSError whose errno is one of :data:`FULL_ERRNOS`."""
     return isinstance(exc, OSError) and exc.errno in FULL_ERRNOS
+
+
+#: The errors of a write refused for want of permission or by a read-only mount: a root that became unwritable
+#: during the pass when the root itself now says so (:func:`root_unwritable`).
+REFUSED_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def root_unwritable(root: str | os.PathLike, exc: BaseException) -> str:
+    """Why the storage ``root`` cannot be written now (:func:`~asz_core.storage.frozen.unwritable_why`: ``Permission
+    denied``, ``Read-only file system``) when ``exc`` is a write refused with one of :data:`REFUSED_ERRNOS` and the
+    root (or its ``_conversations/``) itself is unwritable: the root became read-only during the pass (trial 41b F3:
+    ``chmod -R a-w`` mid-pass gave 207 ``error:`` lines). '' otherwise: one session's folder refused alone stays that
+    session's error."""
+    if not (isinstance(exc, OSError) and exc.errno in REFUSED_ERRNOS):
+        return ""
+    from ..storage.frozen import unwritable_why
+
+    return unwritable_why(root)
 
 
 #: Why a cursor is behind the files its source landed, as its ``note:`` says (:mod:`asz_core.collect.cursor_mend`):
@@ -46,6 +64,10 @@ FULL_PARSE_SAID = ("{root}: the storage root's file system refused a write ({why
 FULL_TABLE_SAID = ("; {n} session(s) parsed without the root's id table (_index/ids.sqlite: {why}), so without their "
                    "links to other sessions, which a pass with room draws")
 
+#: The one ``error:`` line (on the storage root) of a pass stopped by a root that became unwritable (trial 41b F3).
+UNWRITABLE_SAID = ("the storage root can no longer be written ({why}): the pass stopped there, {left} of {total} "
+                   "session(s) not collected this pass; what landed is kept and counted on the pass line; once the root "
+                   "is writable again the next pass goes on from each source's cursor (nothing lands twice)")
 #: The one ``error:`` line (on the storage root) of a pass stopped by a full file system (trial 26a F2, F3).
 FULL_SAID = ("the storage root's file system refused a write ({why}): the pass stopped there, {left} of {total} "
              "session(s) not collected this pass; what landed is kept and counted on the pass line; once there is room "
@@ -87,6 +109,9 @@ class Counters:
     #: Not a summary field: why the storage root's file system refused a write this pass (:func:`root_full`, e.g.
     #: ``No space left on device``), '' when it did not; the pass stops at the first such session and says it once.
     full: str = ""
+    #: Not a summary field: ``full`` was set because the root became unwritable, not full (:func:`root_unwritable`):
+    #: the pass stops the same way and says :data:`UNWRITABLE_SAID` instead.
+    unwritable: bool = False
     #: Not a summary field: sessions discovered and left out because ``asz erase`` erased them
     #: (:func:`asz_core.collect.erased.drop_erased`); a pass that found only those says no "no session found".
     erased: int = 0
@@ -102,7 +127,8 @@ class Counters:
         """Add ``other`` into this one (several adapters in one pass)."""
         for k in SUMMARY_KEYS:
             setattr(self, k, getattr(self, k) + getattr(other, k))
-        self.full = self.full or other.full
+        if other.full and not self.full:
+            self.full, self.unwritable = other.full, other.unwritable
         self.erased += other.erased
         for name, n in other.unread.items():
             self.unread[name] = self.unread.get(name, 0) + n

@@ -22,7 +22,8 @@ from ..storage.layout import cursor_path, kind_dir, rounds_dir, session_dir
 from ..storage.root import LockBusy, remove_session_temporaries, session_lock
 from ..termsafe import shell_word
 from .meter import session_done
-from .report import Counters, root_full
+from .full import stops_pass
+from .report import Counters
 from .settled import settled
 from .vanished import still_there
 from .windows import strerror
@@ -64,8 +65,7 @@ def land_session(root: Path, session: str, parts: list[tuple[Collector, list[Sou
         else:
             _collect_session(root, session, parts, c)
     except Exception as exc:
-        if root_full(exc):  # the session's last sync or cursor writes: said once for the pass (said_full)
-            c.full = c.full or strerror(exc)
+        if stops_pass(root, exc, c):  # full, or the root made unwritable: said once for the pass (said_full)
             session_done(parts)
             return
         try:
@@ -100,8 +100,12 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         c.busy += 1
         return
     except OSError as exc:
-        lead.report.error(sdir, f"cannot lock the session: {strerror(exc)}")
-        c.errors += 1
+        if stops_pass(root, exc, c):  # a root made unwritable is said once for the pass (trial 41b F3): not collected
+            c.sessions -= 1
+            c.sources -= sum(len(sources) for _, sources in parts)
+        else:
+            lead.report.error(sdir, f"cannot lock the session: {strerror(exc)}")
+            c.errors += 1
         return
     landing = None  # a Ctrl-C before it is made: the finally below has nothing to forget (trial 29b F1)
     try:
@@ -137,9 +141,7 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         if chained and landing.writer is not None:
             lead.report.warning(sdir, LANDED_AGAIN.format(session=session, anew=anew_command(session, root)))
     except OSError as exc:
-        if root_full(exc):  # said once for the pass (said_full), not once per session
-            c.full = c.full or strerror(exc)
-        else:
+        if not stops_pass(root, exc, c):  # full or unwritable: said once for the pass (said_full), not once per session
             lead.report.error(sdir, f"session pass stopped: {strerror(exc)}")
             c.errors += 1
     finally:

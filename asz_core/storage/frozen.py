@@ -29,7 +29,8 @@ def unwritable_why(root: str | os.PathLike) -> str:
     """Why this process cannot write in ``root`` or its ``_conversations/`` folder (when there is one), in the system's
     words: ``Read-only file system`` (a read-only mount, ``ST_RDONLY``) or ``Permission denied`` (``access(W_OK)``
     refused: no write bit this process may use; as root, a ``chmod`` alone refuses nothing); ``''`` when it can, and
-    for a folder that cannot be stat'ed (the command says that itself)."""
+    for a folder that cannot be stat'ed (the command says that itself). Asked by the writers before they start
+    (``asz_core/cli/root_unusable.py``) and by a collect pass whose write was refused (trial 41b F3)."""
     for folder in (Path(root), Path(root, CONVERSATIONS)):
         try:
             if mounted_read_only(folder):

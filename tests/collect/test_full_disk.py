@@ -174,3 +174,45 @@ def test_a_parse_that_meets_the_full_file_system_says_it_once(tmp_path):
     again = _run(src, root)
     assert again.returncode == 0, again.stderr
     assert int(summary(again.stdout)["rounds"]) == len(names)
+
+
+def test_a_root_made_read_only_during_a_pass_is_one_line_and_the_next_pass_lands_the_rest(tmp_path):
+    """Trial 41b F3: the root made read-only mid-pass printed 207 ``error:`` lines (one a session, ``Permission
+    denied``) where a full file system gives one. The root bound read-only over itself (``mount --bind``, then
+    ``remount,bind,ro``: the collector's open files stay, every path in the root refuses writes) after the second of
+    five sessions landed: one ``error:`` line naming the root and why, the pass stops there; writable again (the bind
+    gone), the next pass lands the rest, every source line once (counted in the sources)."""
+    from collect_helpers import Runner
+
+    from asz_core.plugins import get_plugin_manager
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a read-only bind mount needs root and the mount command")
+    src, root = tmp_path / "src", tmp_path / "root"
+    for k in range(5):
+        append(src / "-p" / f"{uuid.UUID(int=k + 1)}.jsonl", *(line(i, 300) for i in range(20)))
+    total = sum(f.read_bytes().count(b"\n") for f in src.rglob("*.jsonl"))
+    run = Runner(root, src, get_plugin_manager().get("claude-code-local"), fsync=False)
+    bound: list[bool] = []
+
+    def read_only_after_two(session: str, n: int, of: int) -> None:
+        if n == 2:
+            for how in (["--bind"], ["-o", "remount,bind,ro"]):
+                r = subprocess.run(["mount", *how, str(root), str(root)], capture_output=True, text=True)
+                if r.returncode != 0:
+                    pytest.skip(f"cannot bind the root read-only here: {r.stderr.strip()}")
+                bound.append(True)
+
+    try:
+        c = run.collector.run_pass(read_only_after_two)
+        said = [ln for ln in run.err.splitlines() if ln.startswith("error:")]
+        assert said == [f"error: {root}: the storage root can no longer be written (Read-only file system): the pass "
+                        "stopped there, 3 of 5 session(s) not collected this pass; what landed is kept and counted on "
+                        "the pass line; once the root is writable again the next pass goes on from each source's cursor "
+                        "(nothing lands twice)"], run.err
+        assert (c.errors, c.sessions, c.records) == (1, 2, _landed(root)[1])
+    finally:
+        if bound:
+            subprocess.run(["umount", "-l", str(root)], capture_output=True)
+    again = run()
+    assert again.errors == 0 and _landed(root)[1] == total == c.records + again.records
