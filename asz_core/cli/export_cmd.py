@@ -12,7 +12,7 @@ import typer
 from .echo import stderr_outlived
 from .export_folder import EXT, Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
-from .export_said import (MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
+from .export_said import (say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
 from .export_write import file_to, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
@@ -152,7 +152,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         written = masked_lines(turns, prose.masker)
         if fmt == "text" and audit is not None:  # a command as typed, its output as md reads it (render 6)
             audit.as_typed(turns)
-        _say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0, prose.stats.thinking_redacted)  # not of a conversation left out
+        say_unread(cid, prose.stats.thinking_unread if thinking and turns else 0, prose.stats.thinking_redacted)  # not of a conversation left out
         prose.turns.extend(turns)
         bad = prose.stats.missing[missing:] + [f"landed file {x}; its records give no turn" for x in prose.stats.unverified[before:]]
         if prose.in_range_only and not turns:  # every line outside the window: not written (trial 22a, F17)
@@ -190,18 +190,15 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         from ..reading.termtext import json_visible
 
         return json_visible(to_json(doc)) + b"\n", bad  # U+202E and C1 as JSON escapes (trial 34c F9)
-    if thinking:
-        from ..reading.export_steps import redacted_thinking, unread_thinking
-
-        _say_unread(cid, unread_thinking(doc), redacted_thinking(doc))
+    say_thinking(cid, doc, thinking, fmt in ("md", "html") and not prose.brief)
     prose.masker.tree(doc.get("summary"))  # the head's texts (its title is masked already, as every title is)
     if fmt == "html":
-        return to_html(root, doc, thinking=thinking, index=prose.index, mask=prose.masker).encode("utf-8"), bad
+        return to_html(root, doc, thinking=thinking, index=prose.index, mask=prose.masker, prices=prose.table).encode("utf-8"), bad
     if prose.brief:
         from ..reading.export_brief import to_brief
 
         return to_brief(root, doc, thinking=thinking, mask=prose.masker).encode("utf-8"), bad
-    return to_markdown(root, doc, thinking=thinking, index=prose.index, mask=prose.masker).encode("utf-8"), bad
+    return to_markdown(root, doc, thinking=thinking, index=prose.index, mask=prose.masker, prices=prose.table).encode("utf-8"), bad
 
 
 def _figures(root: Path, cid: str, hide: list[str], prose: Prose) -> dict:
@@ -230,15 +227,6 @@ def _json_texts(root: Path, cid: str, doc: dict, whole: bool, clips: Optional[li
                    "(each node's bytes gives the whole size); " + ("a talk's label, reply and prompt stay clipped "
                    "with --whole" if whole else "--whole puts them back whole; --format md, html or prose give texts "
                    "whole"), err=True)
-
-
-def _say_unread(cid: str, n: int, redacted: int = 0) -> None:
-    """Say on stderr that ``n`` (> 0) thinking blocks of ``cid`` hold no text (``redacted`` of them redacted), which ``--thinking`` cannot show (trial 21:
-    it changed nothing on a Claude Code 2.1 session, silently); the export says it too, once, in the first one's place."""
-    if n:
-        from ..reading.export_steps import thinking_note
-
-        typer.echo(f"asz export: note: {cid}: {thinking_note(n, redacted)[1:-1]}", err=True)
 
 
 def _windowed(turns: list[dict], prose: Prose, audit, row: dict | None, at) -> list[dict]:

@@ -270,3 +270,28 @@ def out_folder(given: Optional[str]) -> tuple[Optional[Path], bool]:
         return None, False
     refuse_missing_parent(Path(given))
     return Path(given), given.endswith(("/", os.sep)) or Path(given).is_dir()
+
+
+def say_unread(cid: str, n: int, redacted: int = 0) -> None:
+    """Say on stderr that ``n`` (> 0) thinking blocks of ``cid`` hold no text (``redacted`` of them redacted), which ``--thinking`` cannot show (trial 21:
+    it changed nothing on a Claude Code 2.1 session, silently); the export says it too, once, in the first one's place."""
+    if n:
+        from ..reading.export_steps import thinking_note
+
+        typer.echo(f"asz export: note: {cid}: {thinking_note(n, redacted)[1:-1]}", err=True)
+
+
+def say_thinking(cid: str, doc: dict, thinking: bool, head_says: bool) -> None:
+    """With ``thinking``, :func:`say_unread` of the asz.view document ``doc``; without, when the copy's head says it
+    (``head_says``: md and html, not ``--brief``, whose head says it in its own words), ``asz export: note: ID: 3
+    thinking block(s) left out (--thinking shows them)`` once (trial 41c F6;
+    :func:`~asz_core.reading.export_calls.thinking_left_line`)."""
+    if thinking:
+        from ..reading.export_steps import redacted_thinking, unread_thinking
+
+        say_unread(cid, unread_thinking(doc), redacted_thinking(doc))
+    elif head_says:
+        from ..reading.export_calls import thinking_left, thinking_left_line
+
+        if left := thinking_left_line(thinking_left(doc)):
+            typer.echo(f"asz export: note: {cid}: {left}", err=True)

@@ -37,8 +37,10 @@ import orjson
 from ..view.document import build_view
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, tool_gist, tool_html, tool_markdown
+from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, said_md, tool_gist, tool_html, tool_markdown
 from .export_refusals import tool_mark
+from .export_calls import NOTICE_LINE, RECORD_DATA, calls_md, calls_html, one_line_notice, record_folded, spawned_links, thinking_left_line, thinking_left
+from .export_render import drawn
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
@@ -47,9 +49,6 @@ from .termtext import md_line, md_visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS"]
 
-#: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
-#: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
-RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 #: What the Unresolved section at an export's end holds (:func:`unresolved_said`; trial 27a F4).
 UNRESOLVED_ABOUT = ("The document's unresolved entries, as the page's Unresolved tab lists them: each id, its kind and "
                     "state, and why (a call whose result did not land reads (no result recorded) where it is drawn).")
@@ -225,10 +224,14 @@ def _each(lines, mask) -> list[str]:
     return [mask.text(x) for x in lines] if mask is not None else list(lines)
 
 
-def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None) -> str:
+def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None, prices=None) -> str:
     """The conversation as Markdown: a header with its summary, then each talk's steps (module docstring), each text
-    masked by ``mask`` first (:func:`drawn_steps`); a folder's copy (``index``) finds its way (:func:`navigated`)."""
+    masked by ``mask`` first (:func:`drawn_steps`); a folder's copy (``index``) finds its way (:func:`navigated`); each
+    model call's tokens and cost (priced by ``prices``, a :class:`~asz_core.view.prices.PriceTable`) at its step
+    (:func:`~.export_calls.calls_md`)."""
     lines = markdown_head(root, doc)
+    if not thinking and (left := thinking_left_line(thinking_left(doc) if drawn() >= 16 else 0)):
+        lines.append(f"- {left}")  # trial 41c F6
     und = doc.get("undescribed") or []
     if unres := unresolved_said(root, doc):
         lines.append(f"- unresolved: {len(unres)} (listed at the end)")
@@ -243,9 +246,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
             lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", nested(md_visible(st["text"]))]
+            lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", said_md(st["text"])]
         for st in t["steps"]:
-            lines.append("")
+            lines += [""] + calls_md(st, prices)  # each model call's tokens (trial 41c F4)
             if st["kind"] in ("tool", "agent.call"):
                 mark = f" ({said})" if (said := tool_mark(st)) else ""  # refused: render 15
                 when = f" · {md_visible(step_when(st))}" if step_when(st) else ""  # the call's time (trial 30a F3)
@@ -255,6 +258,9 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
                 continue
             lines.append(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`")
             lines.append("")
+            if folded := record_folded(st):  # its record's JSON, one line (trial 41c F8)
+                lines.append(folded)
+                continue
             if folds := one_line_notice(st):  # a runtime's notice reads as one line, its record's JSON folded (36b F4)
                 lines.append(md_line(st["text"].strip()))  # its own line, unfenced (a pruned one: the removed marker)
                 lines += ["", folds] if st.get("record_data") else []
@@ -268,7 +274,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
             elif not st["text"] or st.get("line"):
                 lines.pop()  # a step with only media (its placeholders below), or a boundary its label says in words
             elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary") or st.get("asked"):
-                lines.append(nested(md_visible(st["text"])))
+                lines.append(said_md(st["text"]))
             else:
                 lines.append(fence(md_visible(st["text"])))
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
@@ -287,32 +293,6 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
     from .md_active import warned
 
     return warned("\n".join(lines) + "\n")  # raw HTML, script links, remote images said at the top (trial 34c F10)
-
-
-#: The longest notice text :func:`one_line_notice` draws on its heading's line.
-NOTICE_LINE = 240
-
-
-def one_line_notice(st: dict) -> str:
-    """For a runtime's notice step (``control.notice``: Kiro's context usage, a tool approval asked or answered)
-    whose text is one line of at most :data:`NOTICE_LINE` characters, with no media, the md line that stands for its
-    record's other parts, folded (they stay in the landed record, which is evidence: ``RECORD_DATA: N bytes of JSON
-    (keys a, b, …), folded: in FILE:ROW``), or ``folded`` when it has none; '' for any other step, drawn whole (trial
-    36b F4: a 52-second Kiro IDE session exported to 700 lines of md, 240 of them these parts pretty-printed)."""
-    text = st.get("text") or ""
-    if (st.get("kind") != "control.notice" or st.get("withheld") or st.get("same_as") or st.get("blocks")
-            or st.get("media") or not text.strip() or "\n" in text.strip() or len(text.strip()) > NOTICE_LINE):
-        return ""
-    data = st.get("record_data")
-    if not data:
-        return "folded"
-    try:
-        keys = list(orjson.loads(data)) if data.lstrip().startswith("{") else []
-    except orjson.JSONDecodeError:
-        keys = []
-    what = f" (keys {', '.join(keys)})" if keys else ""
-    where = f": in {st['record_at']}" if st.get("record_at") else ""
-    return md_line(f"*{RECORD_DATA}: {len(data.encode('utf-8')):,} bytes of JSON{what}, folded{where}*")
 
 
 def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -518,10 +498,12 @@ def talk_nav(talks: list[dict], e) -> str:
     return f"<nav class=\"talks\"><p class=\"meta\">Talks</p><ol>{''.join(items)}</ol></nav>"
 
 
-def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None) -> str:
+def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index: str = "", mask=None, prices=None) -> str:
     """The conversation as one self-contained HTML page (module docstring): its head (:func:`_html_head`, a link back
     to ``index`` when it is one of a folder export's pages), the list of its talks (:func:`talk_nav`), the talks;
-    each text masked by ``mask`` before it is escaped and placed (:func:`drawn_steps`)."""
+    each text masked by ``mask`` before it is escaped and placed (:func:`drawn_steps`); each model call's tokens and
+    cost (``prices``) at its step (:func:`~.export_calls.calls_html`), a sub-agent's call and talk linked both ways
+    (:func:`~.export_calls.spawned_links`)."""
     md = _md()
 
     def e(text: str) -> str:
@@ -535,9 +517,12 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
 
     unres = unresolved_said(root, doc)
     out = _html_head(root, doc, index, len(unres))
+    if not thinking and (left := thinking_left_line(thinking_left(doc) if drawn() >= 16 else 0)):
+        out.append(f"<p class=\"meta\">{e(left)}</p>")  # trial 41c F6
     und, dialect = doc.get("undescribed") or [], doc_dialect(root, doc)
     talks = drawn_steps(root, doc, thinking, dialect, mask)
     out += [talk_nav(talks, e)] if len(talks) > 1 else []
+    to_talk, back = spawned_links(doc, talks, e)
     for i, t in enumerate(talks, 1):
         talk = t["talk"]
         label = t["heading"]
@@ -545,13 +530,15 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
             side = e(SIDECHAIN_SAID) if talk.get("sidechain") else ""
-            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}{side}</p>")
+            out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}{side}</p>"
+                       + back.get(talk["id"], ""))
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
             out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
                        f"{e(step_when(st))} · <span class=\"id\">{e(st['id'])}</span></div>{rendered(st['text'])}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
+            out += [made] if (made := calls_html(st, prices, e)) else []  # trial 41c F4
             if st["kind"] in ("tool", "agent.call"):
                 failed = f" <span class=\"{how}\">{how}</span>" if (how := tool_mark(st)) else ""  # refused: render 15
                 inner = tool_html(st, e)
@@ -559,7 +546,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
                 when = f" <span class=\"when\">{e(step_when(st))}</span>" if step_when(st) else ""  # trial 30a F3
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
-                           f"{gist}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>")
+                           f"{gist}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>" + to_talk.get(st["id"], ""))
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",

@@ -20,6 +20,7 @@ other input and result as written.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from ..view.placing import call_summary, input_fields, quiet_result, shell_input
@@ -28,7 +29,7 @@ from ..view.execution_words import again_said, call_named, held_said, one_side_s
 from .export_render import drawn
 from .termtext import md_literal, md_visible
 
-__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "no_result_text", "outcome_said", "read_blocks", "report_line",
+__all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "sealed", "said_md", "no_result_text", "outcome_said", "read_blocks", "report_line",
            "tool_html", "tool_markdown", "tool_pieces"]
 
 #: What stands for an output block with no text.
@@ -71,6 +72,39 @@ def nested(text: str, top: int = TEXT_TOP) -> str:
     return "\n".join(lines)
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def sealed(text: str) -> str:
+    """``text`` (Markdown) with the code fence it leaves open at its end closed (render 16; trial 41c F3): an
+    interrupted reply ending inside ```` ```python ```` turned the rest of an md export into one code block in a
+    CommonMark reader. A fence CommonMark leaves open at the top level runs to the text's end; a line of the fence's own
+    marks (its character, as many) is added after the text, so the text stays as written and what follows it in the
+    export is read as the export wrote it. A fence in a block quote or list item ends where its container does (the
+    blank line after the text), so only a top-level one is closed. Before render 16, ``text`` unchanged."""
+    if ("```" not in text and "~~~" not in text) or drawn() < 16:
+        return text
+    from markdown_it import MarkdownIt
+
+    lines = _LINE_BREAK.split(text)
+    for t in MarkdownIt("commonmark").enable("table").parse(text):
+        if t.type != "fence" or t.level or not t.map:
+            continue
+        start, end = t.map
+        mark = t.markup
+        last = lines[end - 1].strip(" ") if end - 1 < len(lines) else ""
+        if end - start < 2 or not (last.startswith(mark) and set(last) == {mark[0]}) or lines[end - 1].startswith("    "):
+            return text + ("" if text.endswith(("\n", "\r")) else "\n") + mark
+    return text
+
+
+def said_md(text: str) -> str:
+    """A person's or the model's text as the md export draws it: terminal formatting written as escapes
+    (:func:`~asz_core.reading.termtext.md_visible`), its headings nested (:func:`nested`), a code fence it leaves open
+    closed (:func:`sealed`)."""
+    return sealed(nested(md_visible(text)))
+
+
 def read_blocks(text: str, dialect: str) -> list[tuple[str, str]] | None:
     """:func:`~asz_core.view.titles.prompt_blocks` of ``text`` for ``dialect``, or None when they are the text as
     written (nothing to draw apart)."""
@@ -110,7 +144,7 @@ def markdown_blocks(blocks: list[tuple[str, str]]) -> list[str]:
         if lines:
             lines.append("")
         if kind == "text":
-            lines.append(nested(text))
+            lines.append(sealed(nested(text)))
         elif kind == "command":
             lines.append(inline_code(text))
         else:

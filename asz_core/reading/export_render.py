@@ -86,6 +86,13 @@ could hide behind it).
   form, ``asz conversation`` and ``asz usage tools`` say it (trial 38a F4; :func:`~asz_core.reading.export_refusals.tool_mark`).
   A copy of render 14 or before is made again drawing as that render did (:func:`drawing`); the other forms are drawn
   as render 14 draws them.
+- render 16: md and html read like claude-code-log's (trial 41c F3, F4, F6, F7, F8; :mod:`~asz_core.reading.export_calls`):
+  each model call's tokens and cost at its first step (``Model call MODEL · tokens in 5 · out 159 · cache read 500 ·
+  cache write 100 · cost $0.01``), the head's ``N thinking block(s) left out (--thinking shows them)`` without
+  ``--thinking``, in md a code fence a person's or the model's text leaves open closed after it
+  (:func:`~asz_core.reading.export_blocks.sealed`) and a runtime's notice whose text is its record's JSON as one line
+  (:func:`~asz_core.reading.export_calls.record_folded`), in html a sub-agent's call and its talk linked both ways. A
+  copy of render 15 or before is made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -113,7 +120,7 @@ from typing import Callable, Iterator, Optional
 __all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 15
+RENDER = 16
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

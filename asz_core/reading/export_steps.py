@@ -23,6 +23,7 @@ from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import record_line, talk_headings
 from ..view.tool_tallies import refused
 from .export_blocks import BLOCK_STEPS, read_blocks
+from .export_calls import calls_at
 from .termtext import md_line, plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
@@ -188,25 +189,25 @@ def _text_apart(recs: dict, ref: dict | None, s: dict, files: dict[int, str] | N
     parts, its text parts joined, as the document's ``text`` reads it (``nodes._content``), and the data parts' JSON
     kept apart in ``s["record_data"]`` (trial 20, F11: a LangGraph chain run's envelope was drawn after the person's
     prompt as if part of it), with ``s["record_at"]``, ``FILE:ROW`` (``files``: each landed file by seq), where the
-    record is for a reader that folds them (trial 36b F4); otherwise :func:`_ref_text`, every part, as before."""
+    record is for a reader that folds them (trial 36b F4; on every step from render 16, trial 41c F8); otherwise
+    :func:`_ref_text`, every part, as before."""
     rec = recs.get((ref.get("seq"), ref.get("row"))) if ref and ref.get("block") is None else None
     parts = rec.get("parts", ()) if rec else ()
     texts = [p["text"] for p in parts if p.get("k") in ("text", "reasoning", "result") and p.get("text")]
     data = [_part_text(p) for p in parts if p.get("k") == "data"]
+    s["record_at"] = _landed_at(ref, files or {})  # where the record is, for a reader that folds it (trial 41c F8)
     if not texts or not data:
         return _ref_text(recs, ref)
     s["record_data"] = "\n".join(t for t in data if t)
-    s["record_at"] = f"{(files or {}).get(ref['seq'], 'seq ' + str(ref['seq']))}:{ref['row']}"
     return "\n".join(texts)
 
 
 def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
     """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…],
-    "prompt": Step or None}]`` (``prompt``: the talk's ``prompt``, what a sub-agent was asked, whole from the record its
-    ``ref`` cites, ``who`` :data:`ASKED`)
-    with whole texts from the landed records; a person's or injected step whose text the adapter of ``dialect`` reads
-    in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries them as
-    ``blocks``."""
+    "prompt": Step or None}]`` (``prompt``: what a sub-agent was asked, whole from the record its ``ref`` cites, ``who``
+    :data:`ASKED`) with whole texts from the landed records; a person's or injected step whose text the adapter of
+    ``dialect`` reads in blocks (a command as typed, its output: :func:`~asz_core.view.titles.prompt_blocks`) carries
+    them as ``blocks``, a step a model call is drawn at its ``calls`` (:func:`_with_calls`)."""
     root = Path(root)
     recs = _records(root, doc["sessions"][0]) if doc.get("sessions") else {}
     bad, executed = unverified_files(doc), {e.get("id"): e for e in doc.get("tool_executions") or () if e.get("step")}
@@ -271,6 +272,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     out = []
     for talk in doc.get("talks", ()):
         shown = _once([(position(n), s) for n in walk(talk.get("children", ())) if (s := step(n)) is not None])
+        _with_calls(talk, shown)
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
     outside = _place_loose(doc, out, step)
     _said_once(out, reports(doc, lambda ref: recs.get((ref.get("seq"), ref.get("row")))))
@@ -280,6 +282,22 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     if outside:
         out.append({"talk": None, "heading": "Outside any talk", "steps": outside, "prompt": None})
     return out
+
+
+def _with_calls(talk: dict, shown: list[tuple[tuple, Step]]) -> None:
+    """Each model call of ``talk`` put on the step of ``shown`` it is drawn at (:func:`~.export_calls.calls_at`), as
+    that step's ``calls`` (trial 41c F4)."""
+    placed = calls_at(talk.get("children", ()), {s["id"] for _, s in shown})
+    for _, s in shown:
+        if s["id"] in placed:
+            s["calls"] = placed[s["id"]]
+
+
+def _landed_at(ref: dict | None, files: dict[int, str]) -> str:
+    """``FILE:ROW`` of the record ``ref`` names (``files``: each landed file by seq), '' for none."""
+    if not ref or not isinstance(ref.get("seq"), int):
+        return ""
+    return f"{files.get(ref['seq'], 'seq ' + str(ref['seq']))}:{ref.get('row')}"
 
 
 #: The image types the HTML export draws from their data (raster formats a browser shows inert in ``<img>``).

@@ -169,7 +169,7 @@ def test_md_and_html_copies_say_refused(root, corpus_dir, tmp_path, sid):
         for name, mark in _MARKS[form].findall(copy.read_text(encoding="utf-8")):
             got[mark][name] += 1
         assert (got["refused"], got["failed"]) == (refused, failed), (form, got)
-        assert json.loads(copy.with_name(copy.name + ".manifest.json").read_text())["render"] == 15
+        assert json.loads(copy.with_name(copy.name + ".manifest.json").read_text())["render"] >= 15  # render 16 on
         v = asz_in_process("verify", "--export", str(copy), "--root", str(root))
         assert v.returncode == 0, v.stdout + v.stderr
     with drawing(14):  # an older copy said failed for each refusal, and still checks against the root

@@ -1,0 +1,213 @@
+"""What the md and html exports say of the model calls and thinking a conversation holds (render 16; trial 41c F4, F6,
+F8; docs/reading.md, ``asz export``).
+
+- Each model call (an asz.view ``llm.call`` node with ``usage``) is drawn as one line before the first step it holds
+  (:func:`call_line`): ``Model call claude-sonnet-4-5 · tokens in 5 · out 159 · cache read 500 · cache write 100 ·
+  cost $0.01``, the words and numbers the page's call row draws (app.js ``rowTitle``: the node's ``usage``, read from
+  the call's last fragment carrying usage, so a streamed call's final snapshot), its cost priced by the export's table
+  where it has a price for the call's model (none said where it has not).
+- Thinking blocks left out (no ``--thinking``) are counted in the head and said once on stderr
+  (:func:`thinking_left_line`).
+- A runtime's notice whose text is its record's JSON (Claude Code's stop hook summary: the adapter's short form of it,
+  ``stop hooks: 1 ran, 0 errors``, is on its heading) reads as one line in md, the record folded (:func:`record_folded`:
+  its size, keys and where it landed); the record stays whole in the json export and in the html's folded step.
+- A call that started a sub-agent links its talk in html, and the talk links back to the call (:func:`spawned_links`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterable
+
+import orjson
+
+from ..view.placing import walk
+from ..view.prices import PriceTable, cost_of, exact_text, exact_usd, money
+from ..view.usage import LONG_KIND
+from .export_render import drawn
+from .termtext import md_line
+
+#: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
+#: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
+RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
+
+__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "one_line_notice", "record_folded",
+           "spawned_links", "spawned_talks", "thinking_left", "thinking_left_line", "tokens_said"]
+
+
+def _num(v: Any) -> str:
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else "0" if v is None else str(v)
+
+
+def tokens_said(u: dict) -> str:
+    """``tokens in 5 · out 159 · cache read 500 · cache write 100`` (and `` (1-hour N)`` after the cache writes when
+    the record names a 1-hour part), the page's words for a call's ``usage`` (app.js ``rowTitle``, ``writes``)."""
+    hour = f" (1-hour {_num(u['cache_write_1h'])})" if u.get("cache_write_1h") else ""
+    return (f"tokens in {_num(u.get('in'))} · out {_num(u.get('out'))} · cache read {_num(u.get('cache_read'))} · "
+            f"cache write {_num(u.get('cache_write'))}{hour}")
+
+
+def call_cost(n: dict, table: PriceTable | None) -> str:
+    """The cost of ``llm.call`` node ``n`` as every reader prints one (:func:`~asz_core.view.prices.money`: ``$0.01``,
+    ``<$0.01``), each of its provider calls (``requests``, else the node) priced at its model's rates by ``table``
+    (None: the shipped table), at the long-context rates where it was one; '' when a model of it has no price."""
+    total = Decimal(0)
+    for r in n.get("requests") or (n,):
+        u = r.get("usage")
+        if not isinstance(u, dict):
+            continue
+        usage = dict(u, **({LONG_KIND: dict(u, calls=1)} if r.get("long_context") or n.get("long_context") and r is n else {}))
+        got = cost_of({str(r.get("model") or n.get("model") or ""): usage}, table)
+        if got.get("unpriced") or got.get("priced") is False:
+            return ""
+        total += exact_usd(got) or Decimal(0)
+    return money({"usd_exact": exact_text(total)})
+
+
+def call_line(n: dict, table: PriceTable | None) -> str:
+    """The line a model call is drawn as (module docstring): ``Model call MODEL · tokens … · cost $…``; its
+    ``usage_state`` ``last_seen`` (no end recorded) said after the tokens as ``(last snapshot, no end recorded)``."""
+    bits = [f"Model call {n.get('model') or '(model not named)'}", tokens_said(n["usage"])]
+    if n.get("usage_state") == "last_seen":
+        bits[-1] += " (last snapshot, no end recorded)"
+    if cost := call_cost(n, table):
+        bits.append(f"cost {cost}")
+    return " · ".join(bits)
+
+
+def calls_at(nodes: Iterable[dict], drawn: set[str]) -> dict[str, list[dict]]:
+    """``{step id: [llm.call nodes]}``: each call with usage under ``nodes`` (a talk's children), placed at the first
+    step drawn after it in document order (its own first drawn step; a call none of whose steps is drawn, such as
+    one of thinking alone without ``--thinking``, at the next step drawn), ids of drawn steps in ``drawn``."""
+    out: dict[str, list[dict]] = {}
+    waiting: list[dict] = []
+    for n in walk(nodes):
+        if n.get("kind") == "llm.call" and isinstance(n.get("usage"), dict):
+            waiting.append(n)
+        elif waiting and n.get("id") in drawn:
+            out[n["id"]], waiting = waiting, []
+    return out
+
+
+def thinking_left(doc: dict) -> int:
+    """How many ``thinking`` nodes of ``doc`` (talks and ``loose``) hold a text ``--thinking`` would show."""
+    from .export_steps import UNREAD_THINKING
+
+    return sum(n.get("kind") == "thinking" and n.get("state") not in UNREAD_THINKING
+               for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]))
+
+
+def thinking_left_line(n: int) -> str:
+    """``3 thinking block(s) left out (--thinking shows them)``; '' for none."""
+    return f"{n:,} thinking block(s) left out (--thinking shows them)" if n else ""
+
+
+#: The longest notice text :func:`one_line_notice` draws on its heading's line.
+NOTICE_LINE = 240
+
+
+def one_line_notice(st: dict) -> str:
+    """For a runtime's notice step (``control.notice``: Kiro's context usage, a tool approval asked or answered)
+    whose text is one line of at most :data:`NOTICE_LINE` characters, with no media, the md line that stands for its
+    record's other parts, folded (they stay in the landed record, which is evidence: ``RECORD_DATA: N bytes of JSON
+    (keys a, b, …), folded: in FILE:ROW``), or ``folded`` when it has none; '' for any other step, drawn whole (trial
+    36b F4: a 52-second Kiro IDE session exported to 700 lines of md, 240 of them these parts pretty-printed)."""
+    text = st.get("text") or ""
+    if (st.get("kind") != "control.notice" or st.get("withheld") or st.get("same_as") or st.get("blocks")
+            or st.get("media") or not text.strip() or "\n" in text.strip() or len(text.strip()) > NOTICE_LINE):
+        return ""
+    data = st.get("record_data")
+    if not data:
+        return "folded"
+    try:
+        keys = list(orjson.loads(data)) if data.lstrip().startswith("{") else []
+    except orjson.JSONDecodeError:
+        keys = []
+    what = f" (keys {', '.join(keys)})" if keys else ""
+    where = f": in {st['record_at']}" if st.get("record_at") else ""
+    return md_line(f"*{RECORD_DATA}: {len(data.encode('utf-8')):,} bytes of JSON{what}, folded{where}*")
+
+
+def record_folded(st: dict) -> str:
+    """For a runtime's notice step (``control.notice``) whose text is its record's JSON object of short fields (a
+    Claude Code stop hook summary, ~28 lines of JSON; a record holding a longer text, a recap's, is drawn whole: its
+    label cuts it), drawn by render 16 and later, the one md line standing for it: ``*The runtime's
+    record: 612 bytes of JSON (keys type, subtype, hookCount, …), folded: in FILE:ROW; whole in the json export*``
+    (trial 41c F8); '' for any other step."""
+    text = (st.get("text") or "").strip()
+    if drawn() < 16 or st.get("kind") != "control.notice" or st.get("withheld") or st.get("blocks") or not text.startswith("{"):
+        return ""
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return ""
+    if not isinstance(obj, dict) or _long_text(obj):
+        return ""
+    keys = list(obj)
+    what = f" (keys {', '.join(keys[:6])}{', …' if len(keys) > 6 else ''})" if keys else ""
+    where = f": in {st['record_at']}" if st.get("record_at") else ""
+    return md_line(f"*The runtime's record: {len(text.encode('utf-8')):,} bytes of JSON{what}, folded{where}; whole in the json export*")
+
+
+#: A record holding a string longer than this is drawn whole, not folded (:func:`record_folded`): a text to read.
+FOLD_TEXT = 100
+
+
+def _long_text(v: Any) -> bool:
+    """Whether JSON value ``v`` holds, at any depth, a string longer than :data:`FOLD_TEXT` characters (a recap's
+    ``content``, which its label cuts)."""
+    if isinstance(v, str):
+        return len(v) > FOLD_TEXT
+    if isinstance(v, dict):
+        return any(map(_long_text, v.values()))
+    return isinstance(v, list) and any(map(_long_text, v))
+
+
+def calls_md(st: dict, table: PriceTable | None) -> list[str]:
+    """The md lines of the model calls placed at step ``st`` (its ``calls``: :func:`calls_at`), each
+    ``*Model call … · tokens … · cost $…* · `call/ID``` and a blank line; [] before render 16."""
+    if drawn() < 16:
+        return []
+    return [x for n in st.get("calls") or () for x in (f"*{md_line(call_line(n, table))}* · `{md_line(n['id'])}`", "")]
+
+
+def calls_html(st: dict, table: PriceTable | None, e) -> str:
+    """The html of the model calls placed at step ``st``, one ``<p class="meta call">`` each (``e`` escapes text);
+    '' before render 16."""
+    if drawn() < 16:
+        return ""
+    return "".join(f"<p class=\"meta call\" id=\"{e(n['id'])}\">{e(call_line(n, table))} <span class=\"id\">{e(n['id'])}</span></p>"
+                   for n in st.get("calls") or ())
+
+
+def spawned_talks(doc: dict) -> dict[str, str]:
+    """``{call step id: talk id}``: the first talk of each stream of ``doc`` one call started (its one
+    ``exact_unique`` ``opened_by`` step), as the page and :func:`~asz_core.view.placing.asks` tie them."""
+    out: dict[str, str] = {}
+    for st in doc.get("streams") or ():
+        exact = [o for o in st.get("opened_by") or () if isinstance(o, dict) and o.get("quality") == "exact_unique"]
+        if len(exact) == 1 and isinstance(st.get("talk"), str) and isinstance(exact[0].get("step"), str):
+            out[exact[0]["step"]] = st["talk"]
+    return out
+
+
+def spawned_links(doc: dict, talks: list[dict], e) -> tuple[dict[str, str], dict[str, str]]:
+    """``(to_talk, back)`` for the html export (render 16; trial 41c F7), ``talks`` the drawn talks
+    (:func:`~asz_core.reading.export_steps.steps`): ``to_talk`` maps a drawn call step's id to the line under it,
+    ``sub-agent: <a href="#TALK">Talk 2: heading</a>``, and ``back`` a talk's id to the line under its heading,
+    ``called by <a href="#STEP">Task, in Talk 1</a>``; both empty before render 16 (``e`` escapes text)."""
+    from .export import isolated
+
+    if drawn() < 16:
+        return {}, {}
+    number = {t["talk"]["id"]: i for i, t in enumerate(talks, 1) if t["talk"] is not None}
+    heads = {t["talk"]["id"]: t["heading"] for t in talks if t["talk"] is not None}
+    where = {s["id"]: (i, s) for i, t in enumerate(talks, 1) for s in t["steps"]}
+    to_talk, back = {}, {}
+    for sid, tid in spawned_talks(doc).items():
+        if sid not in where or tid not in number:
+            continue
+        i, s = where[sid]
+        to_talk[sid] = f"<p class=\"meta sub\">sub-agent: <a href=\"#{e(tid)}\">Talk {number[tid]}: {isolated(heads[tid])}</a></p>"
+        back[tid] = f"<p class=\"meta\">called by <a href=\"#{e(sid)}\">{e(s.get('name') or s['kind'])}, in Talk {i}</a></p>"
+    return to_talk, back
