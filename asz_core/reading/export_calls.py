@@ -75,15 +75,19 @@ def call_line(n: dict, table: PriceTable | None) -> str:
     return " · ".join(bits)
 
 
+#: The keys of an ``llm.call`` node a step's ``calls`` keeps (not its ``children``: the masker masks what a step holds).
+_CALL_KEYS = ("id", "model", "usage", "usage_state", "requests", "long_context")
+
+
 def calls_at(nodes: Iterable[dict], drawn: set[str]) -> dict[str, list[dict]]:
-    """``{step id: [llm.call nodes]}``: each call with usage under ``nodes`` (a talk's children), placed at the first
+    """``{step id: [llm.call nodes' figures]}``: each call with usage under ``nodes`` (a talk's children), placed at the first
     step drawn after it in document order (its own first drawn step; a call none of whose steps is drawn, such as
     one of thinking alone without ``--thinking``, at the next step drawn), ids of drawn steps in ``drawn``."""
     out: dict[str, list[dict]] = {}
     waiting: list[dict] = []
     for n in walk(nodes):
-        if n.get("kind") == "llm.call" and isinstance(n.get("usage"), dict):
-            waiting.append(n)
+        if n.get("kind") == "llm.call" and isinstance(n.get("usage"), dict):  # its figures, not its steps' texts
+            waiting.append({k: n[k] for k in _CALL_KEYS if k in n})
         elif waiting and n.get("id") in drawn:
             out[n["id"]], waiting = waiting, []
     return out
