@@ -2,7 +2,11 @@
 for minutes): its first 300 steps (app.js STEP_PAGE; a model call counted with its text and tool), then "Show N more"
 and "Show all"; a link to a late step draws the list up to it. A real Claude Code transcript of one talk of 6,700
 model calls (20,101 steps) written here, collected by the real ``asz collect --once`` and served by a real ``asz view``
-to headless Chromium. Expected counts come from the transcript's lines, never from the page's own figures."""
+to headless Chromium. Expected counts come from the transcript's lines, never from the page's own figures.
+
+"Show all" and "Expand all" draw in slices that yield to the browser (session 41: drawn at once, 100,003 steps hung the
+page for many seconds): a click is answered while "Show all" fills, a second click stops either, and what "Show all"
+draws in the end is the DOM the list drawn at once gives."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
@@ -22,6 +27,17 @@ SID = "7a1b2c3d-0000-4000-8000-00000000f2f2"
 CALLS = 6700
 PAGE = 300  # the steps a page draws at least (app.js STEP_PAGE)
 DRAWN = "return document.querySelectorAll('section.talk .node').length"
+#: A 32-bit hash and the length of the talk's HTML (compared between two pages, not sent whole over WebDriver).
+HTML_HASH = """const s = document.querySelector('section.talk').outerHTML; let x = 0;
+for (let i = 0; i < s.length; i++) x = (x * 31 + s.charCodeAt(i)) | 0;
+return [x, s.length];"""
+#: How late the page answered a real click on the first step's row: the event's creation (the input's arrival) to
+#: its handler, in ms, and whether a fill was still running then.
+CLICK_LAG = """const row = document.querySelector('section.talk .node > .row');
+row.addEventListener('click', function (e) { window.lag = [performance.now() - e.timeStamp, !!document.querySelector('.stepsmore')]; }, { once: true });
+return row;"""
+#: What an expression gives 300 ms later (a fill stopped draws nothing more).
+WAITED = "return new Promise(function (r) { setTimeout(function () { r(%s); }, 300); })"
 
 
 def _transcript() -> bytes:
@@ -66,12 +82,46 @@ def test_a_huge_talk_is_drawn_a_page_at_a_time(tmp_path, serve, browser):
     assert [b.text for b in more.find_elements(By.TAG_NAME, "button")] == [f"Show {PAGE} more", "Show all"]
     more.find_element(By.XPATH, ".//button[1]").click()
     assert drv.execute_script(DRAWN) == first + 3 * (PAGE // 3) == 602
+    # "Show all" fills in slices: it returns at once, its button (focused) now stops it, a click is answered meanwhile
+    more.find_element(By.XPATH, ".//button[2]").click()
+    assert drv.execute_script(DRAWN) < 1 + steps  # failed before: drawn whole before the click returned
+    assert drv.switch_to.active_element.text == "Stop drawing"
+    row = drv.execute_script(CLICK_LAG)
+    row.click()
+    lag, filling = wait(drv, lambda d: d.execute_script("return window.lag"))
+    assert filling and lag < 1000, (lag, filling)  # between two slices and a frame (at once: after it all, 10 s and more)
+    assert row.get_attribute("aria-expanded") == "true"
+    # a second click stops it where it is; the line says what is left, from the source's count
+    stop = drv.find_element(By.XPATH, "//p[contains(@class,'stepsmore')]/button[2]")
+    assert stop.text == "Stop drawing"
+    stop.send_keys(Keys.ENTER)  # from the keyboard: the list grows above the button as it fills
+    drawn = drv.execute_script(DRAWN)
+    assert drv.execute_script(WAITED % DRAWN[7:]) == drawn < 1 + steps
+    more = drv.find_element(By.CSS_SELECTOR, "section.talk .stepsmore")
+    assert more.text.startswith(f"{1 + steps - drawn:,} more steps in this list, not drawn yet"), more.text
+    assert [b.text for b in more.find_elements(By.TAG_NAME, "button")] == [f"Show {PAGE} more", "Show all"]
     # a link to the tool step of call 6000: the list is drawn up to that call, the step opened, marked and in focus
     late = "tool/toolu_06000"
     open_at(drv, f"{s.base}/c/{SID}#step={late}", f".node.target[data-id='{late}']")
     assert drv.execute_script(DRAWN) == 1 + 1 + 3 * 6001 < steps + 1
     assert drv.switch_to.active_element.find_element(By.XPATH, "..").get_attribute("data-id") == late
-    # "Show all" draws the rest: every step of the source, and the line goes
+    # "Show all" draws the rest: every step of the source, and the line goes; the focus goes to the first step it drew
     drv.find_element(By.XPATH, "//p[contains(@class,'stepsmore')]/button[2]").click()
+    wait(drv, lambda d: not d.find_elements(By.CSS_SELECTOR, ".stepsmore"), 120)
     assert drv.execute_script(DRAWN) == 1 + steps
-    assert not drv.find_elements(By.CSS_SELECTOR, ".stepsmore")
+    first = drv.execute_script("return document.querySelectorAll('section.talk .node')[%d]" % (1 + 1 + 3 * 6001))
+    assert drv.switch_to.active_element == first.find_element(By.CSS_SELECTOR, ":scope > .row")
+    filled = drv.execute_script(HTML_HASH)
+    # the same DOM as the list drawn at once
+    open_at(drv, f"{s.base}/c/{SID}#step={late}", f".node.target[data-id='{late}']")
+    drv.execute_script("document.querySelector('section.talk .stepsmore').parentNode._drawAll()")
+    assert drv.execute_script(HTML_HASH) == filled
+    # "Expand all" fills too, in slices: its button says it stops it, and a second click does
+    expand = open_at(drv, f"{s.base}/c/{SID}", "#expand-all")
+    expand.click()
+    assert expand.text == "Stop expanding"
+    assert drv.execute_script(DRAWN) < 1 + steps
+    expand.click()
+    assert expand.text == "Expand all"
+    drawn = drv.execute_script(DRAWN)
+    assert drv.execute_script(WAITED % DRAWN[7:]) == drawn < 1 + steps

@@ -576,6 +576,7 @@
   function skipTo(words) { skip.textContent = words; }
 
   function route() {
+    stopFill();  // a fill of the page left (appendSteps)
     const p = location.pathname.slice(BASE.length);
     if (p === '/' || p === '') return listPage();
     const m = /^\/c\/([^/]+)$/.exec(p);
@@ -1249,6 +1250,7 @@
   function runSearch(limit, tried) {
     limit = limit || SEARCH_FIRST;
     const f = listFilters(), out = clear(document.getElementById('hits')), mine = ++searchRuns;
+    stopFill();
     if (!f.q) return;
     out.append(h('p', { class: 'faint' }, 'Searching…'));
     const byconv = f.by === 'conversation';
@@ -1702,6 +1704,7 @@
   }
 
   function drawDocument(doc) {
+    stopFill();  // its lists are drawn anew (redraw keeps the pages shown)
     D = doc;
     IDX = index(D);
     const back = app.firstChild;
@@ -1989,13 +1992,24 @@
       h('span', { class: 'faint' }, ' Talks open one by one; "Expand all" draws every step, tool input and result, so the browser\'s find sees them (a step\'s facts open on a click).')));
     D.talks.forEach(function (t) { panel.append(talkBlock(t, false)); });
   }
+  // "Expand all" draws every page, opens every fold and every step whose text its row does not show whole, as a fill
+  // (a talk of 100,003 steps: session 41); a second click stops it where it is.
   function expandAll() {
-    talkEls.forEach(function (el) { el._open(true); });
-    for (let m = panel.querySelector('.stepsmore'); m; m = panel.querySelector('.stepsmore')) m.parentNode._drawAll();  // every page
-    panel.querySelectorAll('details.fold').forEach(function (d) { d.open = true; });
-    panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle && n._content) n._toggle(true); });
+    if (filling && filling.owner === panel) { stopFill(); return; }
+    const btn = document.getElementById('expand-all');
+    fill((function* () {
+      for (const el of Array.from(talkEls.values())) { el._open(true); yield; }
+      for (let ms = panel.querySelectorAll('.stepsmore'); ms.length; ms = panel.querySelectorAll('.stepsmore')) {
+        for (const m of Array.from(ms)) { const list = m.parentNode; while (list && list._drawSome && list._drawSome(FILL_ENTRIES)) yield; }
+      }
+      for (const d of Array.from(panel.querySelectorAll('details.fold'))) d.open = true;
+      yield;
+      for (const n of Array.from(panel.querySelectorAll('.node'))) if (n._toggle && n._content) { n._toggle(true); yield; }
+    })(), panel, function () { if (btn) btn.textContent = 'Expand all'; });
+    if (btn && filling && filling.owner === panel) btn.textContent = 'Stop expanding';
   }
   function collapseAll() {
+    stopFill();
     panel.querySelectorAll('.node').forEach(function (n) { if (n._toggle) n._toggle(false); });
     panel.querySelectorAll('details.fold').forEach(function (d) { d.open = false; });
     talkEls.forEach(function (el) { el._open(false); });
@@ -2287,11 +2301,17 @@
   // Appends the steps ``nodes`` to ``parent``, a page at a time: runs of tool calls (and the thinking between them) are
   // folded into one <details> saying how many calls of which tools it holds; the browser's find opens a fold it finds
   // text in, and sees the steps of the pages drawn. ``parent._drawTo(id)`` draws the pages up to the entry holding the
-  // step ``id`` of this list (false when it holds none); ``parent._drawAll()`` draws the rest.
+  // step ``id`` of this list (false when it holds none); ``parent._drawAll()`` draws the rest at once;
+  // ``parent._drawSome(n)`` draws the next ``n`` entries (what a fill draws between two yields: fill) and says whether
+  // any is left. "Show all" fills the rest a slice at a time (session 41: 100,003 steps drawn at once hung the page
+  // for many seconds); a second click on it stops the fill where it is, and the line says what is left again.
   function appendSteps(parent, nodes) {
     const entries = stepEntries(nodes);
     let next = 0, left = entries.reduce(function (a, e) { return a + e.weight; }, 0), where = null;
-    const more = h('p', { class: 'stepsmore small' });
+    // the line under the list, made once: its buttons stay the same elements (one keeps the focus while a fill runs)
+    const said = h('span', { class: 'faint' }), page = h('button', { class: 'btn', type: 'button', onclick: function () { drawUpTo(-1, STEP_PAGE); } });
+    const all = h('button', { class: 'btn', type: 'button', onclick: function () { filling && filling.owner === parent ? stopFill() : fillAll(); } }, 'Show all');
+    const more = h('p', { class: 'stepsmore small' }, said, page, ' ', all);
     function drawUpTo(last, budget) {
       const frag = document.createDocumentFragment();
       for (let got = 0; next < entries.length && (next <= last || got < budget); next++) {
@@ -2300,10 +2320,25 @@
       parent.insertBefore(frag, more.parentNode === parent ? more : null);
       if (next >= entries.length) { more.remove(); return; }
       if (more.parentNode !== parent) parent.append(more);
-      const page = Math.min(STEP_PAGE, left);
-      clear(more).append(h('span', { class: 'faint' }, num(left) + ' more step' + (left === 1 ? '' : 's') + ' in this list, not drawn yet (the browser\'s find does not see them). '),
-        h('button', { class: 'btn', type: 'button', onclick: function () { drawUpTo(-1, STEP_PAGE); } }, 'Show ' + num(page) + ' more'), ' ',
-        h('button', { class: 'btn', type: 'button', onclick: function () { drawUpTo(entries.length, 0); } }, 'Show all'));
+      sayLeft();
+    }
+    function sayLeft() {
+      const run = filling && filling.owner === parent;
+      said.textContent = num(left) + ' more step' + (left === 1 ? '' : 's') + ' in this list, ' + (run ? 'being drawn… ' : 'not drawn yet (the browser\'s find does not see them). ');
+      page.textContent = 'Show ' + num(Math.min(STEP_PAGE, left)) + ' more';
+      page.hidden = run;
+      all.textContent = run ? 'Stop drawing' : 'Show all';
+    }
+    function fillAll() {
+      const last = more.previousElementSibling, had = more.contains(document.activeElement);
+      fill((function* () { while (parent._drawSome(FILL_ENTRIES)) yield; })(), parent, function (whole) {
+        if (!whole) { if (more.parentNode === parent) sayLeft(); return; }
+        // the button that had the focus is gone with its line: the first step the fill drew takes it, the window kept
+        const first = had && (!document.activeElement || document.activeElement === document.body) && last && last.nextElementSibling;
+        const row = first && (first.matches('.node') ? first.querySelector(':scope > .row') : first.querySelector('summary'));
+        if (row) row.focus({ preventScroll: true });
+      });
+      sayLeft();
     }
     parent._drawTo = function (id) {
       if (!where) { where = new Map(); entries.forEach(function (e, i) { e.nodes.forEach(function (x) { where.set(x.id, i); }); }); }
@@ -2312,8 +2347,32 @@
       return true;
     };
     parent._drawAll = function () { if (next < entries.length) drawUpTo(entries.length, 0); };
+    parent._drawSome = function (n) { if (next < entries.length) drawUpTo(next + n - 1, 0); return next < entries.length; };
     drawUpTo(-1, STEP_PAGE);
   }
+  // A fill (a list's "Show all", "Expand all") runs ``work``, a generator yielding after each small unit, in slices of
+  // at most FILL_SLICE ms, each followed by a yield to the browser (the next animation frame; a timeout in a hidden tab,
+  // where frames stop), so a click, a key or a scroll is answered between two slices. One fill runs at a time, its
+  // ``owner`` the element whose button started it: a new fill, a second click on that button, "Collapse all", a
+  // redraw, a search or leaving the page stops it where it is (what it drew stays). ``done(whole)``: after the last
+  // unit (true) or a stop (false).
+  const FILL_SLICE = 12, FILL_ENTRIES = 20;
+  let filling = null;
+  function fill(work, owner, done) {
+    stopFill();
+    const job = { owner: owner, stop: function () { if (filling !== job) return; filling = null; if (done) done(false); } };
+    filling = job;
+    const later = function (f) { if (document.hidden) setTimeout(f, 0); else requestAnimationFrame(f); };
+    (function slice() {
+      if (filling !== job) return;
+      for (const t0 = performance.now(); performance.now() - t0 < FILL_SLICE;) {
+        if (work.next().done) { filling = null; if (done) done(true); return; }
+      }
+      later(slice);
+    })();
+    return job;
+  }
+  function stopFill() { if (filling) filling.stop(); }
   // Draws the pages holding step ``id`` in the talk element ``tel``, each level down from the talk (appendSteps' pages):
   // the step's own list, the list holding its run or model call, and so on. Returns the step's element, or null.
   function drawnTo(tel, id) {
