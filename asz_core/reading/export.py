@@ -45,7 +45,7 @@ from .export_steps import LOST, media_line, Step, part_marker, steps, talk_headi
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
 from .listing import link_lines
-from .termtext import md_line, md_visible
+from .termtext import md_line, md_visible, visible
 
 __all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS"]
 
@@ -416,8 +416,6 @@ def shown(text: str) -> str:
     CR, DEL, C1 and the bidi overrides/isolates written as the terminal's escapes (``\\x1b``, ``\\x9b``,
     ``\\u202e``; :func:`~asz_core.reading.termtext.visible`), so that a browser neither drops nor hides them and
     nothing reorders the text around them (trial 3, F4/F19). Markdown reads ``\\x`` and ``\\u`` as text."""
-    from .termtext import visible
-
     return visible(text, keep_cr=True)
 
 

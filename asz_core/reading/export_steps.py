@@ -21,7 +21,7 @@ from ..view.placing import asked_steps, asks, call_prompts, loose_talks, positio
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import record_line, talk_headings
-from ..view.tool_tallies import refused
+from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .export_calls import calls_at
 from .termtext import md_line, plain
@@ -222,7 +222,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
     asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
     unread = [unread_thinking(doc) if thinking else 0]  # said once, in the first one's place, then 0
-    redacted = redacted_thinking(doc) if unread[0] else 0
+    redacted, said_no = redacted_thinking(doc) if unread[0] else 0, refusal(dialect)  # refusal: its adapter asked once
 
     def step(n: dict) -> Step | None:  # one node as a step to draw, None when it is not drawn
         kind = n["kind"]
@@ -232,7 +232,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=who, text="", withheld=0)  # an error: what failed (32a F7)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
-            _tool_step(s, n, recs, held, dialect)
+            _tool_step(s, n, recs, held, said_no)
             s["executions"] = [executed[x] for x in n.get("executions") or () if x in executed]  # server, time, outcome
         elif n.get("state") == "omitted":
             s["withheld"] = n.get("bytes", 0) or 1
@@ -384,12 +384,12 @@ def _asked_once(talks: list[dict], prompts_in: dict[str, dict]) -> None:
             st["ask"] = {"key": a["key"], "talk": number[a["talk"]]}
 
 
-def _tool_step(s: Step, n: dict, recs: dict, held, dialect: str = "") -> None:
+def _tool_step(s: Step, n: dict, recs: dict, held, said_no=lambda result: False) -> None:
     """Fill a tool or agent call's step ``s`` from its node ``n``: ``name``, ``failed``, ``input`` and ``result`` whole
     from the records ``recs`` its ``refs`` cite (``held(ref)``, the marker of a file that does not verify, when they
     give none), ``withheld`` / ``result_withheld`` (bytes) when the document withholds them, ``refused`` (True when
-    the result is the runtime of ``dialect``'s fixed answer to a call the person refused:
-    :func:`~asz_core.view.tool_tallies.refused`, trial 38a F4)."""
+    the result is its runtime's fixed answer to a call the person refused, as ``said_no(result)`` reads it: the
+    conversation's dialect's :func:`~asz_core.view.tool_tallies.refusal`, trial 38a F4)."""
     s["name"], s["failed"] = n.get("name", ""), bool(n.get("failed"))
     refs = n.get("refs") or ([n["ref"]] if n.get("ref") else [])
     s["withheld"] = n.get("bytes", 0) if n.get("state") == "omitted" else 0
@@ -401,7 +401,7 @@ def _tool_step(s: Step, n: dict, recs: dict, held, dialect: str = "") -> None:
         s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
-    s["refused"] = refused(dialect, s["result"])
+    s["refused"] = said_no(s["result"])
     if n.get("result_taken") and s["result"]:  # said in its place, after the text kept whole (trial 40c F1)
         s["result"] += f"\n[{taken_said(n)}]"
 

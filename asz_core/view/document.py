@@ -36,7 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
-from .tool_tallies import mcp_server, refused, tool_tallies
+from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
 
 __all__ = [
@@ -256,6 +256,7 @@ def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: It
         b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
         calls = []
         timed: dict[str, bool] = {}
+        said: dict[str, Callable[[object], bool]] = {}
         for kind in ("tool", "agent.call"):
             for n in v.of_kind(kind):
                 d: dict = {}
@@ -264,13 +265,14 @@ def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: It
                 server = n.attrs.get("mcp_server")
                 h = v.sess.headers.get(n.ref.seq) if n.ref is not None else None
                 dialect = h.dialect if h is not None else ""
-                if dialect not in timed:
+                if dialect not in timed:  # its adapter asked once a dialect
                     timed[dialect] = bool(dialect) and ask_adapter(dialect, "tool_timed") is True
+                    said[dialect] = refusal(dialect)
                 ms, ms_from = v.tool_runs.get(n.id), "tool_run"
                 if ms is None:
                     ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
                     ms_from = "call_to_result" if ms is not None else None
-                said_no = refused(dialect, d.get("result"))  # the person refused it: not a failure (trial 38a F4)
+                said_no = said[dialect](d.get("result"))  # the person refused it: not a failure (trial 38a F4)
                 calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
                               "server": server if isinstance(server, str) and server else mcp_server(name),
                               "failed": False if said_no else d.get("failed"), "refused": said_no, "at": v.at(n), "ms": ms,

@@ -80,16 +80,21 @@ def _masked(doc: dict) -> tuple[dict, bytes]:
     from .secret_forms import Masker, find  # when a document is served: not at the server's start (session 36)
 
     mask = Masker(True)
-    cut = 0
+    cut, held = 0, []
     for node in _clipped(doc):
         for key, size in (("text", "bytes"), ("result", "result_bytes")):
             value = node.get(key)
             if isinstance(value, str) and isinstance(node.get(size), int) and node[size] > len(value.encode("utf-8")):
                 node[key], n = _cut_head(mask.text(value))
                 cut += n
+                held.append((node, key, node[key]))
     body = dumps_wide(doc)
     if find(body.decode("utf-8", "surrogatepass")):
+        for node, key, _ in held:  # masked already: kept out of the walk (masking a masked text changes nothing)
+            node[key] = None
         mask.tree(doc, frozenset({"media"}))
+        for node, key, shown in held:
+            node[key] = shown
         body = dumps_wide(doc)
     return {"shown": MASKED, "places": len(mask.gone) + cut}, body
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..sessiondata.mcpname import mcp_split
 
 
@@ -18,11 +20,27 @@ def refused(dialect: str, result: object) -> bool:
     """True when a tool call's result text ``result`` is its runtime's fixed answer to a call the person refused (the
     adapter's ``fixed_notice`` of ``dialect``: Claude Code's ``The user doesn't want to proceed with this tool use``),
     as the audit forms' ``refused`` status reads it (:mod:`asz_core.reading.prose_audit`; trial 38a F4). Never raises."""
-    if not isinstance(result, str) or not result or not dialect:
-        return False
-    from .titles import ask_adapter
+    return refusal(dialect)(result)
 
-    return ask_adapter(dialect, "fixed_notice", result) == "refused"
+
+def refusal(dialect: str) -> Callable[[object], bool]:
+    """:func:`refused` of ``dialect``, its adapter looked up once (a reader asks it of each tool call: session 41, a
+    talk of 33,334 calls spent 8 % of its page's build looking the adapter up again each time). Never raises."""
+    from ..plugins.manager import adapter_for_dialect
+
+    adapter = adapter_for_dialect(dialect) if dialect else None
+    if adapter is None:
+        return lambda result: False
+
+    def said_no(result: object) -> bool:
+        if not isinstance(result, str) or not result:
+            return False
+        try:
+            return adapter.fixed_notice(dialect, result) == "refused"
+        except Exception:  # an adapter's bug: not said refused (titles.ask_adapter's rule)
+            return False
+
+    return said_no
 
 
 def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
@@ -44,6 +62,7 @@ def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
         return rows.setdefault(name, {"name": name, "server": mcp_server(name), "calls": 0, "failed": 0, "refused": 0,
                                       "executions": 0})
 
+    said_no = refusal(dialect)
     stack = [*(doc.get("talks") or ()), *(doc.get("loose") or ())]
     while stack:
         n = stack.pop()
@@ -57,11 +76,11 @@ def tool_tallies(doc: dict, dialect: str = "") -> list[dict]:
             if isinstance(server, str) and server:
                 r["server"] = server
             r["calls"] += 1
-            said_no = refused(dialect, n.get("result"))
-            if said_no:
+            no = said_no(n.get("result"))
+            if no:
                 n["refused"] = True
-            r["refused"] += said_no
-            r["failed"] += n.get("failed") is True and not said_no
+            r["refused"] += no
+            r["failed"] += n.get("failed") is True and not no
     for e in doc.get("tool_executions") or ():
         row(str(e.get("tool_name") or ""))["executions"] += 1
     return sorted(rows.values(), key=lambda r: (-r["calls"], -r["executions"], r["name"]))
