@@ -152,8 +152,10 @@ def status(
 
         typer.echo(json.dumps(got, indent=2))
     else:
-        for line in status_lines(got):
-            typer.echo(line)
+        from asz_core.termsafe import one_line
+
+        for line in status_lines(got):  # a project's settings file is a cloned repository's: no control reaches the terminal
+            typer.echo(one_line(line))
     raise typer.Exit(0 if got["all_run_this_asz"] else 1)
 
 

@@ -144,3 +144,19 @@ def test_collect_and_sources_say_once_when_the_installed_hook_would_not_start(tm
     assert p.returncode == 0 and "would not run" not in p.stderr and "hooks status" not in p.stderr, p.stderr
     st = asz_in_process("hooks", "status", "--scope", "user", cwd=work, env={"CLAUDE_CONFIG_DIR": str(claude)})
     assert st.returncode == 1 and st.stdout.count(": another_install: ") == 2, st.stdout
+
+
+def test_status_shows_no_terminal_control_a_settings_file_holds(tmp_path: Path) -> None:
+    """A project's ``.claude/settings.json`` comes with a cloned repository: an event, matcher or interpreter path in it
+    holding ESC sequences (a CSI that clears the screen, an OSC that sets the window title) is printed escaped,
+    ``\\x1b``, as ``asz sources`` prints what it reads, never steering the terminal (it was printed raw)."""
+    work = tmp_path / "work"
+    (work / ".claude").mkdir(parents=True)
+    command = '"/gone\x1b]0;x\x07/python3" -S "/gone/asz_adapters_claude/hook.py"'
+    assert hs.is_observer_command(command)
+    (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse\x1b[2J": [
+        {"matcher": "mcp\x1b]0;owned\x07", "hooks": [{"type": "command", "command": command}]}]}}))
+    p = _status(tmp_path / "claude", work, "--scope", "project")
+    assert p.returncode == 1 and not [c for c in p.stdout if ord(c) < 32 and c != "\n"], repr(p.stdout)
+    assert ("  PostToolUse\\x1b[2J mcp\\x1b]0;owned\\x07: missing: its interpreter /gone\\x1b]0;x\\x07/python3 does not "
+            "exist and its observer file /gone/asz_adapters_claude/hook.py does not exist") in p.stdout, p.stdout
