@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from collect_helpers import ASZ, append, env, line, mini_args, summary
+from tmpfs import mount_tmpfs
 from asz_core.storage.layout import landed_files, session_dirs
 
 
@@ -81,24 +82,13 @@ def test_a_file_too_large_stops_the_pass_once_and_counts_what_landed(tmp_path):
     assert not (root / "_collect" / "full").exists()
 
 
-def _mount_tmpfs(where: Path, size: str) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    where.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-
-
 @pytest.mark.slow
 def test_a_full_file_system_is_said_once_and_the_next_pass_says_why(tmp_path):
     """A 1 MiB tmpfs and 40 sessions of 60 KiB: the disk fills part way. Before: the pass line counted a fraction of
     what landed (or nothing, when the last sync failed), an error line or two per session, and the next pass's notes
     blamed a pass killed."""
     mnt = tmp_path / "small"
-    _mount_tmpfs(mnt, "1m")
+    mount_tmpfs(mnt, "1m")
     try:
         src, root = tmp_path / "src", mnt / "root"
         sizes = [(30, 2000)] * 40

@@ -25,6 +25,7 @@ import pytest
 from asz_core.export.admit import RETRY, RETRY_RECORD
 
 from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files, summary
+from tmpfs import mount_tmpfs
 
 PROJECT = "-Users-alex-workspace-claude-code-log-sample"
 
@@ -180,16 +181,6 @@ def test_a_file_whose_sender_line_cannot_be_written_is_not_acknowledged(collecte
     assert v.returncode == 0, v.stdout + v.stderr
 
 
-def _tmpfs(where: Path, size: str) -> None:
-    """A tmpfs of ``size`` mounted at ``where`` (skipped with the reason where it cannot be)."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a small tmpfs needs root and the mount command")
-    where.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {r.stderr.strip()}")
-
-
 def test_a_full_receiving_root_stops_the_pass_and_verifies_once_it_has_room(collected, tmp_path):
     """A receiving root on a real 1 MiB tmpfs, the host's largest file 1.2 MB, first in push order, requests of
     100 kB: ENOSPC. Before (trial 41a F1): the pass sent every request (65.2 MB of wire for 7.1 MB taken). Now the
@@ -202,7 +193,7 @@ def test_a_full_receiving_root_stops_the_pass_and_verifies_once_it_has_room(coll
     cfg = tmp_path / "asz.yaml"
     cfg.write_text("export:\n  otlp:\n    batch_bytes: 100000\n")
     small = tmp_path / "small"
-    _tmpfs(small, "1m")
+    mount_tmpfs(small, "1m")
     try:
         rcv = _Receiver(small / "team")
         try:

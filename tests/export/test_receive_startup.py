@@ -10,14 +10,11 @@ mount is a real tmpfs mounted read-only (skipped with the reason where it cannot
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
-from pathlib import Path
-
-import pytest
 
 from export_helpers import asz
+from tmpfs import mount_tmpfs
 
 
 def _lines(p: subprocess.CompletedProcess) -> list[str]:
@@ -48,13 +45,7 @@ def test_a_root_that_is_a_file_is_named(tmp_path):
 
 
 def test_a_root_on_a_read_only_mount_refuses_to_start(tmp_path):
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root and the mount command")
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    mnt = mount_tmpfs(tmp_path / "ro", "1m")
     try:
         (mnt / "team").mkdir()  # an existing root, then the mount made read-only
         r = subprocess.run(["mount", "-o", "remount,ro", str(mnt)], capture_output=True, text=True)

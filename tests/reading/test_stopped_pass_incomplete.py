@@ -19,6 +19,7 @@ import pytest
 
 from anchors import anchor_usage
 from cli_helpers import asz_in_process
+from tmpfs import mount_tmpfs
 
 
 def _asz(*args: str, env_home: Path) -> subprocess.CompletedProcess:
@@ -47,11 +48,7 @@ def _corpus_usage(projects: Path) -> tuple[dict[str, int], int]:
 @pytest.fixture
 def small(tmp_path):
     """A 6 MiB tmpfs at ``tmp_path/small``, unmounted afterwards."""
-    where = tmp_path / "small"
-    where.mkdir()
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(where)], capture_output=True, text=True)
-    if got.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {got.stderr.strip()}")
+    where = mount_tmpfs(tmp_path / "small", "6m")
     try:
         yield where
     finally:
