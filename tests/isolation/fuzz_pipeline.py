@@ -181,9 +181,6 @@ def check_root(src: Path, root: Path, expected: dict[int, int]) -> Outcome:
     from typer.testing import CliRunner
 
     from asz_core.cli.main import build_app
-    from asz_core.sessiondata import SDReader
-    from asz_core.storage.layout import landed_files
-    from asz_core.view.document import build_view
     from asz_core.view.server import ViewState, create_app
 
     out = Outcome()
@@ -192,9 +189,21 @@ def check_root(src: Path, root: Path, expected: dict[int, int]) -> Outcome:
     if res.exit_code != 0 or res.exception is not None:
         tail = "".join(traceback.format_exception(res.exception)) if res.exception else res.output[-2000:]
         out.failures.append(f"collect exited {res.exit_code}: {tail}")
-    plain = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")  # the server answers loopback hosts only
-    # Odd sessions are read withholding what a reader may withhold (a line that does not read is named for both).
-    hiding = TestClient(create_app(ViewState(root, hide=("system_prompt", "tool_schemas"))), base_url="http://127.0.0.1")
+    # Each client is entered once: its requests share one event loop thread (a client used outside ``with`` starts a
+    # thread and a loop for every request, most of a request's CPU here).
+    with TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1") as plain, \
+            TestClient(create_app(ViewState(root, hide=("system_prompt", "tool_schemas"))), base_url="http://127.0.0.1") as hiding:
+        _check_sessions(root, expected, plain, hiding, out)  # the server answers loopback hosts only
+    return out
+
+
+def _check_sessions(root: Path, expected: dict[int, int], plain, hiding, out: Outcome) -> None:
+    """The list and every session of ``expected`` read through ``plain``; odd sessions through ``hiding``, which
+    withholds what a reader may withhold (a line that does not read is named for both)."""
+    from asz_core.sessiondata import SDReader
+    from asz_core.storage.layout import landed_files
+    from asz_core.view.document import build_view
+
     client = plain
     r = client.get("/api/conversations")
     out.requests += 1
@@ -209,7 +218,6 @@ def check_root(src: Path, root: Path, expected: dict[int, int]) -> Outcome:
             _check_session(root, sid, n, count, client, out, build_view, landed_files, SDReader)
         except Exception:
             out.failures.append(f"session {n}: {traceback.format_exc()}")
-    return out
 
 
 def _check_session(root, sid, n, count, client, out, build_view, landed_files, SDReader) -> None:
