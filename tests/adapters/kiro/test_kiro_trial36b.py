@@ -107,8 +107,12 @@ def test_a_kiro_notice_reads_as_one_line_its_record_folded(kiro) -> None:
     assert sum(x.startswith("context usage: ") for x in notices) == usage
     assert sum(x.startswith("tool_approval asked: ") for x in notices) == asked
     assert sum(x.startswith("approval answered: ") for x in notices) == answered
-    # a notice of more lines (the session_event pause record, whole) is drawn fenced as before
-    assert sum(x.startswith("```") for x in notices) == sum(p.get("type") == "session_event" for p in payloads) == 1
+    # the session_event pause record, a JSON record of short fields, is one folded line too (render 16, trial 41c F8:
+    # it was drawn whole, fenced), naming the payload's keys as written
+    (event,) = [p for p in payloads if p.get("type") == "session_event"]
+    whole = [x for x in notices if x.startswith("*The runtime's record: ")]
+    assert len(whole) == 1 and f"bytes of JSON (keys {', '.join(event)}), folded: in " in whole[0], whole
+    assert whole[0].endswith("; whole in the json export*") and not any(x.startswith("```") for x in notices)
     assert "```json" not in md and not any(x.strip().startswith('"optionId"') for x in md)
     folded = [x for x in md if x.startswith("*The record's other parts (context beside the text above, not part of it): ")]
     assert len(folded) >= usage + asked + answered
