@@ -4,10 +4,11 @@ next pass with room, those no live process owns (recheck 26 N2: 236 of them left
 temporaries were never removed).
 
 Real input: the Claude Code corpus (../shared/corpus/claude-code/projects) copied and landed with ``--no-parse``; the
-next ``asz collect --once`` parses under RLIMIT_FSIZE below a round's size (EFBIG, as tests/collect/test_full_disk.py
-makes a full file system), which leaves the real round temporaries. A chain that pass did write is current, so the pass
-with room does not parse it again (its lock is never taken): a temporary of a writer that is gone is placed there and
-in its session's index, and one named by a live process (this test's) beside them, which must stay.
+next ``asz collect --once`` parses under RLIMIT_FSIZE below a round's size and above its index's (EFBIG, as
+tests/collect/test_full_disk.py makes a full file system), which leaves the real round temporaries. A chain that pass
+did write is current, so the pass with room does not parse it again (its lock is never taken): a temporary of a writer
+that is gone is placed there and in its session's index, and one named by a live process (this test's) beside them,
+which must stay.
 """
 
 from __future__ import annotations
@@ -70,9 +71,13 @@ def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, w
 
 def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus_dir, tmp_path):
     src, root = tmp_path / "src", tmp_path / "root"
-    full = parsed_on_a_full_disk(corpus_dir, src, root, 20_000, "disk I/O error")
+    # A session's index (entries.jsonl) is written before its round: the limit must let one session's index fit and
+    # refuse its round. 27,000 bytes: 0d3a8e6f's index is 26,099 bytes, its round 27,972 (INDEX_SCHEMA 6). At 20,000,
+    # since fix41a's pd/pds (607b2d74), every session whose round is over it has an index over it too, refused first.
+    full = parsed_on_a_full_disk(corpus_dir, src, root, 27_000, "disk I/O error")
     left = _temporaries(root)
-    assert left and all(p.parent.name == "rounds" and p.name.startswith(".r") for p in left)  # the refused round writes
+    assert left and all(p.parent.name == "rounds" and p.name.startswith(".r") for p in left), (  # the refused rounds
+        left, "no round write was refused: is every session's index now larger than its round?")
     [current, *_] = [d for d in sorted((root / "_conversations").iterdir()) if list((d / "rounds").glob("r*.sf"))]
     gone = subprocess.Popen(["true"])
     gone.wait()  # a writer that no longer runs
