@@ -16,6 +16,7 @@ F8; docs/reading.md, ``asz export``).
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any, Iterable
 
@@ -24,15 +25,17 @@ import orjson
 from ..view.placing import walk
 from ..view.prices import PriceTable, cost_of, exact_text, exact_usd, money
 from ..view.usage import LONG_KIND
+from .export_blocks import literal
 from .export_render import drawn
+from .md_active import inert
 from .termtext import md_line
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 
-__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "one_line_notice", "record_folded",
-           "spawned_links", "spawned_talks", "thinking_left", "thinking_left_line", "tokens_said"]
+__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "record_folded",
+           "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "tokens_said"]
 
 
 def _num(v: Any) -> str:
@@ -106,6 +109,31 @@ def thinking_left_line(n: int) -> str:
     return f"{n:,} thinking block(s) left out (--thinking shows them)" if n else ""
 
 
+#: The head's line of :func:`thinking_left_line` in an md (``- N thinking …``) or html (``<p class="meta">N thinking …</p>``)
+#: copy, the whole line with its newline.
+_LEFT_LINE = re.compile(rb'^(?:- |<p class="meta">)[0-9,]+ thinking block\(s\) left out \(--thinking shows them\)(?:</p>)?\n', re.M)
+
+
+def thinking_gone(copy: bytes, again: bytes) -> tuple[bytes, set[int]]:
+    """``again`` (an md or html copy made again from a root retention pruned) with its head's thinking line
+    (:func:`thinking_left_line`) laid as the copy's head has it (the copy's line, or none), and that line of the copy
+    (from 1) as not checkable: retention took each thinking block's text and the state that said whether the runtime
+    wrote one (``unavailable``, ``complete`` -> ``removed``), so the pruned root cannot count them (render 16). Where
+    ``again`` has no such line it is left as it was: the copy's line, if any, stays a difference."""
+    theirs = _LEFT_LINE.search(again, 0, _head_end(again))
+    if theirs is None:
+        return again, set()
+    mine = _LEFT_LINE.search(copy, 0, _head_end(copy))
+    laid = again[:theirs.start()] + (mine.group(0) if mine else b"") + again[theirs.end():]
+    return laid, {copy.count(b"\n", 0, mine.start()) + 1} if mine else set()
+
+
+def _head_end(data: bytes) -> int:
+    """Where an md or html copy's head ends: its first talk's heading (``## `` or ``<h2``), else its end."""
+    ends = [i for i in (data.find(b"\n## "), data.find(b"<h2")) if i >= 0]
+    return min(ends, default=len(data))
+
+
 #: The longest notice text :func:`one_line_notice` draws on its heading's line.
 NOTICE_LINE = 240
 
@@ -150,7 +178,8 @@ def record_folded(st: dict) -> str:
     keys = list(obj)
     what = f" (keys {', '.join(keys[:6])}{', …' if len(keys) > 6 else ''})" if keys else ""
     where = f": in {st['record_at']}" if st.get("record_at") else ""
-    return md_line(f"*The runtime's record: {len(text.encode('utf-8')):,} bytes of JSON{what}, folded{where}; whole in the json export*")
+    said = f"The runtime's record: {len(text.encode('utf-8')):,} bytes of JSON{what}, folded{where}; whole in the json export"
+    return f"*{framed(said)}*"
 
 
 #: A record holding a string longer than this is drawn whole, not folded (:func:`record_folded`): a text to read.
@@ -172,7 +201,16 @@ def calls_md(st: dict, table: PriceTable | None) -> list[str]:
     ``*Model call … · tokens … · cost $…* · `call/ID``` and a blank line; [] before render 16."""
     if drawn() < 16:
         return []
-    return [x for n in st.get("calls") or () for x in (f"*{md_line(call_line(n, table))}* · `{md_line(n['id'])}`", "")]
+    return [x for n in st.get("calls") or () for x in (f"*{framed(call_line(n, table))}* · `{md_line(n['id'])}`", "")]
+
+
+def framed(text: str) -> str:
+    """``text`` (a line asz frames in md whose values a transcript gave: a call's model, a record's keys) as the md
+    head's lines and the index's cells are drawn: one line (:func:`~asz_core.reading.termtext.md_line`), backslashes a
+    viewer reads as escapes escaped (:func:`~.export_blocks.literal`), and each ``<`` and ``[`` escaped
+    (:func:`~.md_active.inert`, render 9), so a viewer runs nothing it holds and the file's active-content warning
+    counts only the texts' (fix41j: a model named ``claude-<script>…`` ran raw in render 16's call line). str in."""
+    return inert(literal(md_line(text)))
 
 
 def calls_html(st: dict, table: PriceTable | None, e) -> str:
