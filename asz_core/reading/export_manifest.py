@@ -38,6 +38,7 @@ from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
 from .export_render import RENDER, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
+from .export_calls import thinking_gone
 from .export_refusals import refusals_gone
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
@@ -532,7 +533,8 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
         return gone, [], wrong[:NAMED] + ([f"… and {len(wrong) - NAMED} more place(s)"] if len(wrong) > NAMED else [])
     elif pruned and fmt in ("md", "html"):  # the copy is the root's but where a marker stands
         again, refusals = refusals_gone(copy, again)  # a refusal read from its result's text, which went
-        gone |= refusals
+        again, thought = thinking_gone(copy, again)  # which thinking blocks held a text, which went (render 16)
+        gone |= refusals | thought
         spans = retention_spans(copy, again)
         if spans is not None:
             return gone | span_lines(copy, again, spans), spans, []
