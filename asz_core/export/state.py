@@ -279,11 +279,8 @@ def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLi
     under :data:`ENDPOINTS`) to ``dest``, byte for byte (temporary name, fsync, rename), for ``asz verify --receipts``
     on the receiving root (``asz push --receipts FILE``; trial 22a, F9). Returns the receipts read, or None when the
     root holds none of ``endpoint`` (nothing is written). Raises ValueError for a state that does not read, OSError."""
-    root = Path(root)
-    st = PushState.load(root)
-    if st.endpoint != endpoint:  # not push.state's endpoint: the state kept for it, if any (read once either way)
-        st = PushState.load_file(root / ENDPOINTS / f"{endpoint_key(endpoint)}.state")
-    if st.endpoint != endpoint or not st.path.is_file():
+    st = state_of(root, endpoint)
+    if not st.path.is_file():  # state_of's empty state: nothing of root was pushed to endpoint
         return None
     write_at_once(Path(dest), st.path.read_bytes(), True)
     return st
