@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["UNSAFE", "ESCAPES", "INVISIBLE", "HIDDEN", "one_line", "line_value", "shell_word", "EscapingStream", "LineStream"]
+__all__ = ["UNSAFE", "ESCAPES", "INVISIBLE", "HIDDEN", "ESCAPED_IN_DATA", "one_line", "line_value", "shell_word", "EscapingStream", "LineStream"]
 
 #: The code points that could steer a terminal or reorder what it shows: C0 controls but tab and newline (NUL, BEL,
 #: CR, ESC, which starts CSI and OSC sequences), DEL, C1 (U+009B a one-byte CSI, U+009D an OSC), the bidi
@@ -25,6 +25,10 @@ _ONE_LINE = {**ESCAPES, 0x0A: "\\n", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 #: and right-to-left marks U+200E/U+200F, WORD JOINER and the invisible operators U+2060-U+2064, the zero-width
 #: no-break space U+FEFF. The zero-width joiner and non-joiner (emoji sequences, Persian) are kept.
 INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF])
+#: What a document printed as data (JSON, YAML) writes as an escape where its format would leave the character as it is:
+#: each :data:`UNSAFE` one, the line and paragraph separators U+2028/U+2029 (``str.splitlines()`` and editors break a
+#: line at them) and each :data:`INVISIBLE` one (``termtext.json_visible``, ``view.render.to_yaml``).
+ESCAPED_IN_DATA = frozenset((*UNSAFE, 0x2028, 0x2029, *INVISIBLE))
 #: More code points a terminal draws as nothing (Unicode's default-ignorable ones and the fillers that draw blank),
 #: shown by :func:`line_value` and the log streams only (the exports' bytes keep :data:`INVISIBLE`; review35): the
 #: COMBINING GRAPHEME JOINER U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the Khmer inherent vowels

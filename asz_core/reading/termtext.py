@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import ESCAPES, INVISIBLE, UNSAFE, line_value, one_line  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPED_IN_DATA, ESCAPES, INVISIBLE, UNSAFE, line_value, one_line  # the code points visible escapes, with the collect lines' escapes
 from .export_render import drawn
 
 __all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "html_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
@@ -39,7 +39,7 @@ _TABLE = ESCAPES
 #: A JSON escape for each character a JSON encoder leaves as it is that could steer a terminal, break a line to a
 #: reader (U+2028/U+2029: ``str.splitlines()``, an editor; review34: the prose JSONL kept them raw) or hide in it
 #: (:data:`INVISIBLE`): the same value, decoded.
-_JSON_TABLE = {c: f"\\u{c:04x}" for c in (*UNSAFE, 0x2028, 0x2029, *INVISIBLE)}
+_JSON_TABLE = {c: f"\\u{c:04x}" for c in ESCAPED_IN_DATA}
 _KEEP_CR_TABLE = {c: e for c, e in _TABLE.items() if c != 0x0D}
 
 

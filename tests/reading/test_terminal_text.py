@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from asz_core.reading.termtext import UNSAFE, md_visible, plain, visible, visible_spans
 
@@ -86,6 +87,19 @@ def test_conversation_prints_the_title_escaped(odd_root: Path):
     out = asz("conversation", ODD_ID[:8], "--root", str(odd_root), check=False).stdout
     assert f"conversation {ODD_ID}: {ODD_SHOWN}" in out.splitlines()
     assert _unsafe(out) == []
+
+
+@pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)
+def test_conversation_yaml_escapes_what_its_json_escapes(odd_root: Path):
+    """``--yaml`` printed U+202E raw where ``--json`` wrote ``\\u202e`` (trial 42a F7; docs/security.md): both
+    print no unsafe character, and the YAML reads back to the JSON's values, the odd prompt whole among them."""
+    got = {form: asz("conversation", ODD_ID[:8], f"--{form}", "--root", str(odd_root), check=False) for form in ("yaml", "json")}
+    assert {form: r.returncode for form, r in got.items()} == {"yaml": 0, "json": 0}
+    assert _unsafe(got["yaml"].stdout) == [] and _unsafe(got["json"].stdout) == []
+    assert "\\u202E reversed zzoddword" in got["yaml"].stdout and "\\e]0;PWNED-TITLE\\a" in got["yaml"].stdout
+    doc = yaml.safe_load(got["yaml"].stdout)
+    assert doc == json.loads(got["json"].stdout)
+    assert doc["summary"]["title"] == ODD
 
 
 @pytest.mark.slow  # the module's root is collected first (over 10 s on a loaded machine)

@@ -15,6 +15,7 @@ import yaml
 from asz_core.testing.scenario.build import build
 from asz_core.testing.scenario.model import load_scenario
 from asz_core.view import build_view, list_conversations, to_json, to_yaml
+from asz_core.termsafe import INVISIBLE, UNSAFE
 from asz_core.view.document import TEXT_LIMIT, ViewError, clip_text
 
 from view_added_keys import strip_added
@@ -117,6 +118,20 @@ def test_yaml_reads_back_to_the_json(fixture_root):
     text = to_yaml(doc)
     assert 'version: "1.0"' in text or "version: '1.0'" in text
     assert yaml.safe_load(text) == json.loads(to_json(doc))
+
+
+def test_yaml_escapes_each_character_its_json_escapes():
+    """A text holding a bidi override, isolate, zero-width space, line separator, DEL, C1 or ESC is written
+    double-quoted with each as its escape, the rest (an emoji, an accent, a quote, a backslash, a line break) as
+    YAML would, and reads back the same (trial 42a F7): the characters are termtext.json_visible's."""
+    doc = {"a": "bidi A\u202eB C\u2066D E\u200bF", "b": "two\nlines \u202e x\u2028y\u2029", "c": "\x1b[31m \x7f \x85 \x9b \ufeff \"q\" \\ \U0001F433 é",
+           "plain": "kept as it is: é 日本語 \U0001F433", "many": "x\ny"}
+    text = to_yaml(doc)
+    assert yaml.safe_load(text) == doc
+    assert [hex(ord(c)) for c in text if ord(c) in UNSAFE or ord(c) in INVISIBLE or ord(c) in (0x2028, 0x2029)] == []
+    assert 'a: "bidi A\\u202EB C\\u2066D E\\u200BF"' in text.splitlines()
+    assert "plain: 'kept as it is: é 日本語 \U0001F433'" in text.splitlines() or "plain: kept as it is: é 日本語 \U0001F433" in text.splitlines()
+    assert "many: |-" in text.splitlines()  # a text with line breaks alone stays a block scalar
 
 
 def test_missing_landed_file_is_content_not_an_error(tmp_path, shared_dir):
