@@ -38,13 +38,11 @@ this module re-exports.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import os
 import sys
 import threading
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +53,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from asz_core.httpbody import BodyRefused, Decoded, zstd_available
 from asz_core.view.guard import HostGuard
 
 from .inbox_state import write_atomic
@@ -75,15 +74,6 @@ INBOX = Path("_ingest") / "langsmith" / "inbox"
 MAX_BODY = 128 << 20
 _counter = itertools.count(1)
 _lock = threading.Lock()
-
-
-def zstd_available() -> bool:
-    """True when the ``zstandard`` module can be imported (then zstd bodies are read and advertised)."""
-    try:
-        import zstandard  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def inbox_dir(root: str | os.PathLike) -> Path:
@@ -119,61 +109,19 @@ def stage(root: str | os.PathLike, arrivals: list[dict]) -> Path:
 
 
 async def _read_body(request: Request, max_body: int) -> bytes:
+    """The body uvicorn framed (``Content-Length`` or chunked), decoded as it arrives by the one decoder ``asz receive``
+    uses (:class:`asz_core.httpbody.Decoded`: gzip, zstd with ``zstandard``), within ``max_body`` bytes received and
+    decoded; BadRequest 413 over it, 415 for a coding not spoken, 400 for a body that does not decode."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_body:
         raise BadRequest(413, f"body of {declared} bytes is over the limit of {max_body}")
-    chunks = []
-    got = 0
-    async for chunk in request.stream():
-        got += len(chunk)
-        if got > max_body:
-            raise BadRequest(413, f"body is over the limit of {max_body} bytes", got)
-        chunks.append(chunk)
-    body = b"".join(chunks)
-    enc = (request.headers.get("content-encoding") or "").strip().lower()
-    if enc in ("", "identity"):
-        return body
-    if enc == "gzip":
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            out = d.decompress(body, max_body + 1)
-        except zlib.error as exc:
-            raise BadRequest(400, f"gzip body does not decompress: {exc}") from None
-        if len(out) > max_body:
-            raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes", len(out))
-        if not d.eof:
-            raise BadRequest(400, "truncated gzip body")
-        if d.unused_data:
-            raise BadRequest(400, f"{len(d.unused_data)} bytes after the gzip stream")
-        return out
-    if enc == "zstd":
-        try:
-            import zstandard
-        except ImportError:
-            raise BadRequest(415, "zstd bodies are not read here (zstandard is not installed)") from None
-        # A frame may state its own content size, which decompress() would trust: first read it as a
-        # stream, never past the limit, so a small body cannot unpack into a large one here; then, the
-        # size known to fit, decompress it once more to learn whether the frame is whole.
-        try:
-            size = 0
-            with zstandard.ZstdDecompressor().stream_reader(body) as r:
-                while True:
-                    chunk = r.read(min(1 << 20, max_body + 1 - size))
-                    if not chunk:
-                        break
-                    size += len(chunk)
-                    if size > max_body:
-                        raise BadRequest(413, f"decompressed body is over the limit of {max_body} bytes", size)
-            d = zstandard.ZstdDecompressor().decompressobj()
-            out = d.decompress(body)
-        except zstandard.ZstdError as exc:
-            raise BadRequest(400, f"zstd body does not decompress: {exc}") from None
-        if not d.eof:
-            raise BadRequest(400, "truncated zstd body")
-        if d.unused_data:
-            raise BadRequest(400, f"{len(d.unused_data)} bytes after the zstd frame")
-        return out
-    raise BadRequest(415, f"content encoding {enc!r} is not spoken")
+    try:
+        body = Decoded(request.headers.get("content-encoding"), max_body)
+        async for chunk in request.stream():
+            body.feed(chunk)
+        return body.end()
+    except BodyRefused as exc:
+        raise BadRequest(exc.status, str(exc), exc.size) from None
 
 
 def _err(status: int, message: str) -> Response:

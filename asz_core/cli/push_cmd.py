@@ -279,9 +279,13 @@ def receive_command(
                    + (f"; token file {kept} (asz push --token-file {shell_word(kept)})" if kept is not None else "")
                    + ("; no token" if not tokens else ""), err=True)
         if not tokens:
+            from ..export.receive_http import MAX_BODY
+            from ..httpbody import size_words
+
             typer.echo(f"asz receive: warning: no token: every account on this machine (and anyone who reaches "
                        f"{rcv.address}) can land files in {where} that read verified, under any host's name, and each "
-                       f"request's body is held whole (up to 1 GiB); on a shared host use --own-token or --token-file",
+                       f"request's body is held whole (up to {size_words(MAX_BODY, short=True)}); on a shared host use "
+                       f"--own-token or --token-file",
                        err=True)
         rcv.serve_forever()
     except KeyboardInterrupt:

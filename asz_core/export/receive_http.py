@@ -12,8 +12,12 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
 - a connection cap (:func:`~asz_core.netguard.connection_cap` of the open-files limit): past it, the connections
   that have waited longest with no request in progress (a gRPC relay with no byte from its client for
   :data:`IDLE_TIMEOUT` seconds counts as waiting) are closed to make room;
-- a body over :data:`MAX_BODY` (1 GiB, the inner gRPC server's largest message) is answered 413 unread, a
-  ``Content-Length`` that is no whole number 400;
+- a body is framed by ``Content-Length`` or ``Transfer-Encoding: chunked`` and decoded from ``Content-Encoding: gzip``
+  (``zstd`` with ``zstandard``) by :func:`~asz_core.httpbody.read_body` (trial 42a F1: a chunked body was answered
+  200 unread and its chunks read as the next request; gzip was 400): a body over :data:`MAX_BODY` (1 GiB, the inner
+  gRPC server's largest message; ``$ASZ_RECEIVE_MAX_BODY`` lowers it), received or decoded, is answered 413 unread
+  past the limit; a framing that cannot be read (both headers, a bad chunk, a ``Content-Length`` that is no whole
+  number) 400, another transfer coding 501, another content coding 415; each closes the connection;
 - a request a web page could have sent is refused before its token or body is read (trial 34c F6,
   :func:`~asz_core.netguard.refusal`, the check ``asz ingest langsmith`` makes): 421 when no token is set and its
   ``Host`` names neither a loopback name or address nor the address listened on (DNS rebinding), 403 when it carries
@@ -25,6 +29,7 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
 
 from __future__ import annotations
 
+import os
 import socket
 import socketserver
 import sys
@@ -47,8 +52,19 @@ if TYPE_CHECKING:
 __all__ = ["Front", "Http", "Server", "MAX_BODY", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#: The largest request body taken, in bytes (the inner gRPC server's largest message): above it, 413 unread.
-MAX_BODY = 1 << 30
+#: The largest request body ever taken, in bytes: 1 GiB, the inner gRPC server's largest message.
+LARGEST_BODY = 1 << 30
+
+
+def _max_body() -> int:
+    """``$ASZ_RECEIVE_MAX_BODY`` bytes when it is a whole number from 1 to :data:`LARGEST_BODY`, else LARGEST_BODY."""
+    text = os.environ.get("ASZ_RECEIVE_MAX_BODY", "").strip()
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) <= LARGEST_BODY else LARGEST_BODY
+
+
+#: The largest request body taken, received or decoded, in bytes (``$ASZ_RECEIVE_MAX_BODY``, at most and by default
+#: 1 GiB; the inner gRPC server's largest message too): above it, 413, unread past the limit.
+MAX_BODY = _max_body()
 #: Seconds a new connection has to send its first request's complete headers.
 HEADER_TIMEOUT = seconds("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER)
 #: Seconds a kept-alive connection may wait for its next request's headers, and a body may pause between bytes.
@@ -309,7 +325,8 @@ class Http(BaseHTTPRequestHandler):
             self.conn.since = time.monotonic()
         return ok
 
-    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf", by: str = "") -> None:
+    def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf", by: str = "",
+               close: bool = False) -> None:
         from .receive import said
 
         if status != 200:  # a refused request is said, with why (the body's first line), ``by``: `` from INSTANCE``
@@ -318,7 +335,7 @@ class Http(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
-        if status in (400, 413):
+        if close or status in (400, 413):  # ``close``: a body not read whole, whose rest no request is read from
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
@@ -328,34 +345,26 @@ class Http(BaseHTTPRequestHandler):
             self.conn.deadline = self.conn.since + IDLE_TIMEOUT  # the next request's headers, or the connection ends
 
     def _body(self, keep: bool = True) -> bytes | None:
-        """The request's body (``keep`` False: a body over :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes is
-        read through in 64 KiB pieces and b'' given, for a request refused before its body, so an unauthenticated
-        sender never makes the receiver hold up to 1 GiB; a smaller one is kept, to name its sender), or None when it
-        was answered (400, 413) or its client left before its end (counted)."""
+        """The request's body, framed by its ``Content-Length`` or ``Transfer-Encoding: chunked`` and decoded from its
+        ``Content-Encoding`` (:func:`~asz_core.httpbody.read_body`: gzip, or zstd with ``zstandard``), within
+        :data:`MAX_BODY` bytes received and decoded; or None when it was answered (400, 413, 415, 501: the connection
+        closed, as nothing after the refusal was read, trial 42a F1) or its client left before its end (counted).
+        ``keep`` False: a body over :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes is read through in 64 KiB
+        pieces and b'' given, for a request refused before its body, so an unauthenticated sender never makes the
+        receiver hold up to 1 GiB; a smaller one is kept, to name its sender."""
+        from ..httpbody import BodyCut, BodyRefused, read_body
         from ..storage.seen_list import READ_REFUSED
 
-        text = (self.headers.get("Content-Length") or "0").strip()
-        if not (text.isascii() and text.isdigit()):  # '²' is a digit to str.isdigit, not to int()
-            self._reply(400, b"Content-Length must be a whole number of bytes\n", "text/plain")
-            return None
-        if (length := int(text)) > MAX_BODY:
-            self._reply(413, f"the body is {length} bytes, over the {MAX_BODY} (1 GiB) a request may hold\n".encode(),
-                        "text/plain")
-            return None
-        data, got = b"", 0
-        keep = keep or length <= READ_REFUSED
-        if not keep:  # a request refused before its body is read: the body is read through, never held
-            while got < length and (chunk := self.rfile.read(min(1 << 16, length - got))):
-                got += len(chunk)
-        elif length:
-            data = self.rfile.read(length)
-            got = len(data)
-        if got < length:
+        try:
+            return read_body(self.rfile, self.headers, self.request_version, MAX_BODY,  # type: ignore[arg-type]
+                             hold=None if keep else READ_REFUSED)
+        except BodyRefused as exc:
+            self._reply(exc.status, f"{exc}\n".encode(), "text/plain", close=True)
+        except BodyCut:
             self.close_connection = True
             if self.conn is None or not self.conn.closed:
                 self.server.summed.add(DROPPED)
-            return None
-        return data
+        return None
 
     def _page_refusal(self) -> tuple[int, str] | None:
         """:func:`~asz_core.netguard.refusal` of this request: 421 when no token is set and its ``Host`` is not a

@@ -4,7 +4,10 @@
   name or address (``localhost``, ``127.0.0.0/8``, ``::1``) or the address the
   server listens on; any other is answered 421 with a one-line reason and
   nothing else, so a web page that rebinds its own name to 127.0.0.1 (DNS
-  rebinding) reads nothing.
+  rebinding) reads nothing. A request with both ``Transfer-Encoding`` and
+  ``Content-Length`` is answered 400 and its connection closed (h11 frames it
+  by its chunks and would read on: what a proxy in front framed as its body
+  would be read as the next request; trial 42a F1).
 - :class:`GuardedH11` is uvicorn's h11 protocol with a header timeout (a
   connection must finish a request's headers within :data:`HEADER_TIMEOUT`
   seconds of connecting or of sending its first byte after a keep-alive) and a
@@ -29,6 +32,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..httpbody import BOTH_FRAMINGS
 from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
 from ..netguard import MISDIRECTED, accept_batch, connection_cap, host_allowed, raise_open_files, refusal, seconds
@@ -70,11 +74,18 @@ class HostGuard:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
             host = origin = None
+            names = set()
             for k, v in scope.get("headers") or ():
+                names.add(k)
                 if k == b"host" and host is None:
                     host = v.decode("latin-1")
                 elif k == b"origin" and origin is None and self.origin:
                     origin = v.decode("latin-1")
+            if {b"transfer-encoding", b"content-length"} <= names:  # h11 frames it by its chunks, and would keep the
+                # connection open for what follows: a proxy framing it by Content-Length reads that as its body (trial 42a F1)
+                body = json.dumps({"error": f"bad request: {BOTH_FRAMINGS}", **({} if self.json else {"code": "bad_request"})},
+                                  separators=(",", ":"))
+                return await _refuse(send, 400, body.encode(), b"application/json")
             server = scope.get("server")
             got = refusal(host, origin, self.listen_host, server[0] if server else None, any_host=self.any_host)
             if got is not None:
@@ -86,12 +97,16 @@ class HostGuard:
                 else:
                     body = _421 if status == 421 else f"{status} Forbidden: {why}\n".encode()
                     ctype = b"text/plain; charset=utf-8"
-                await send({"type": "http.response.start", "status": status,
-                            "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode()),
-                                        (b"cache-control", b"no-store"), (b"connection", b"close")]})
-                await send({"type": "http.response.body", "body": body})
-                return
+                return await _refuse(send, status, body, ctype)
         await self.app(scope, receive, send)
+
+
+async def _refuse(send, status: int, body: bytes, ctype: bytes) -> None:
+    """Answer ``status`` with ``body`` and close the connection after it (its request's body, if any, left unread)."""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 # --------------------------------------------------------------------------- logging once

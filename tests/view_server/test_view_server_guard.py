@@ -84,6 +84,14 @@ def test_bytes_that_are_no_http_request_get_the_json_refusal(canary_root, serve)
         assert headers[b"content-type"] == b"application/json" and int(headers[b"content-length"]) == len(body)
         assert list(json.loads(body)) == ["error", "code"] and "RFC 3986" in json.loads(body)["error"], body
         assert json.loads(body)["code"] == "bad_request"  # the API's stable code (trial 36a F5)
+    # framed both ways (trial 42a F1): h11 read its chunks and then the request after them on the same connection
+    # (two answers), which a proxy framing by Content-Length had forwarded as this request's body
+    status, headers, body = _raw(s.port, b"GET /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
+                                         b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                                         b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 400 ") and b"HTTP/1.1 " not in body, body  # one answer, then closed
+    assert json.loads(body) == {"error": "bad request: both Transfer-Encoding and Content-Length given (RFC 9112 6.3)",
+                                "code": "bad_request"}
     assert s.get("/api/status").status == 200
 
 
