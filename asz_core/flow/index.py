@@ -39,8 +39,12 @@ The index is disposable: deleted, it is rebuilt from the landed files; written
 under another schema, it is discarded and rebuilt (no migration). It grows by
 appending: ``entries_bytes`` in the state file names the valid prefix of
 ``entries.jsonl``, so a crash between appending and saving the state leaves
-bytes that the next writer truncates and every reader ignores. ``indexed_seq``
-is the highest seq indexed; parse never reads past it.
+bytes that the next writer truncates and every reader ignores; an append a full
+disk refuses (or a stop interrupts) is cut back to that prefix at once. A whole
+``entries.jsonl`` (a new or rebuilt index) is written through a temporary and
+renamed over the old one, so a refused or stopped write never leaves it cut in
+place (:func:`_write_whole`). ``indexed_seq`` is the highest seq indexed; parse
+never reads past it.
 
 The index as loaded (:class:`Index`, its entries and parts) is :mod:`asz_core.flow.index_model`'s, re-exported here;
 this module owns the files: their lock, state, loading, appending and the index remembered between two updates.
@@ -48,6 +52,7 @@ this module owns the files: their lock, state, loading, appending and the index 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import fcntl
 import os
@@ -60,6 +65,7 @@ import orjson
 from ..sessiondata import SDError, SDReader, durable
 from ..storage.filekey import stat_key
 from ..storage.layout import landed_files
+from ..storage.root import gone_if_raised
 from ..storage.root import read_state as _read_state
 from ..storage.root import write_state as _write_state
 from ..sessiondata.untimed import UNTIMED_MARKED
@@ -184,19 +190,10 @@ def _append_locked(sdir: Path, ix: "Index | _Counted", st: dict[str, str], fresh
     if not ix.session:
         ix.session = sdir.name
     if fresh or new_lines or not st:
-        mode = "wb" if fresh else "r+b"
-        if not fresh and not entries.exists():
-            mode = "wb"
-        with open(entries, mode) as f:
-            if not fresh:
-                f.truncate(valid)
-                f.seek(valid)
-            for b in new_lines:
-                f.write(b)
-            f.flush()
-            total = f.tell()
-            if not durable.data(entries, total):  # in a batch, synced at its next barrier (sessiondata/durable.py)
-                os.fsync(f.fileno())
+        if fresh or not entries.exists():
+            total = _write_whole(d, new_lines)
+        else:
+            total = _append_lines(entries, valid, new_lines)
         values = (("schema", INDEX_SCHEMA), ("session", ix.session), ("indexed_seq", ix.indexed_seq), ("files", len(ix.files)),
                   ("entries", len(ix.entries)), ("blocks", sum(len(e.parts) for e in ix.entries)), ("entries_bytes", total))
         if fresh or st.get(UNTIMED_MARKED) == "1":  # every line written with the untimed key (trial 30a F8)
@@ -208,6 +205,59 @@ def _append_locked(sdir: Path, ix: "Index | _Counted", st: dict[str, str], fresh
     if error is not None:
         raise error
     return ix
+
+
+def _write_whole(d: Path, lines: list[bytes]) -> int:
+    """Write ``entries.jsonl`` whole (a new or rebuilt index) through a temporary beside it, renamed over it once
+    written: a write a full disk refused, or a stop (Ctrl-C, SIGTERM), leaves the file as it was and no temporary
+    (:func:`~asz_core.storage.root.gone_if_raised`); a kill leaves the temporary, which the next pass with room
+    sweeps (``.entries.jsonl.<pid>.tmp``). Before fix42c it was cut in place ("wb"). An ``index.state`` still there (an
+    index being rebuilt: another schema, or files that disagree with it) is removed first, so that no old state ever
+    names the new file's bytes. Synced as a landed file is: in a batch at its next barrier, else at once with its
+    folder. Returns the file's size in bytes."""
+    entries, tmp = d / _ENTRIES, d / f".{_ENTRIES}.{os.getpid()}.tmp"
+    total = sum(map(len, lines))
+    batched = durable.current() is not None  # in a batch, synced at its next barrier (sessiondata/durable.py)
+    with gone_if_raised(tmp):
+        with open(tmp, "wb") as f:
+            f.writelines(lines)
+            if not batched:
+                f.flush()
+                os.fsync(f.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(d / _STATE)
+        os.replace(tmp, entries)
+    if batched:
+        durable.data(entries, total)
+    else:
+        durable.fsync_dir(d)
+    return total
+
+
+def _append_lines(entries: Path, valid: int, lines: list[bytes]) -> int:
+    """Append ``lines`` to ``entries.jsonl`` after its ``valid`` bytes (what ``index.state`` names; bytes after them, a
+    write a kill cut, are dropped first). A write refused (a full disk) or stopped cuts the file back to ``valid``
+    before the error goes on, so the index is as it was; a kill leaves bytes past ``entries_bytes``, which no reader
+    reads and the next writer drops (the state is renamed in only after them). Returns the file's size in bytes."""
+    data = b"".join(lines)
+    fd = os.open(entries, os.O_RDWR)
+    try:
+        os.ftruncate(fd, valid)
+        try:
+            view, at = memoryview(data), valid
+            while view:  # unbuffered: nothing is left to be written after the cut below
+                n = os.pwrite(fd, view, at)
+                view, at = view[n:], at + n
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, valid)  # frees what was written: a full disk allows it
+            raise
+        total = valid + len(data)
+        if not durable.data(entries, total):  # in a batch, synced at its next barrier (sessiondata/durable.py)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    return total
 
 
 def _session_of(sdir: Path) -> str:

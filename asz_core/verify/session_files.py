@@ -40,6 +40,11 @@ _WHAT = {SESSION_STATE: "the session's cache of its next seq, never trusted over
          "entries.jsonl": "the session index; parse cannot extend it, so new landed files may not reach the "
                           "conversation's chain: delete the session's index/ directory and run asz parse to rebuild it",
          "index.state": "the session index's state; delete the session's index/ directory and run asz parse to rebuild it"}
+#: Ends the reason of an ``entries.jsonl`` with no ``index.state`` (:func:`_stateless`), which :data:`_STATELESS` explains.
+_NO_STATE = "; no index.state names it"
+_STATELESS = ("a session index whose write did not finish: a full disk refused it or a kill stopped it, under an asz "
+              "that wrote it in place; no figure comes from it, and the next asz parse of the session rebuilds it from "
+              "the landed files")
 
 
 def _read(path: str) -> tuple[bytes | None, str]:
@@ -70,7 +75,7 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
     d = os.path.join(base, INDEX_DIR)
     state, entries = os.path.join(d, "index.state"), os.path.join(d, "entries.jsonl")
     if not os.path.lexists(state):
-        return out
+        return out + _stateless(entries)
     data, why = _read(state)
     values, line, why, _ = parse_state(data) if data is not None else ({}, 0, why, {})
     if why or not values.get("entries_bytes", "").isdigit():
@@ -99,18 +104,39 @@ def session_file_problems(sdir: Path, marked: dict[str, bool] | None = None) -> 
         marked[base] = MARK in data
     if marked is not None and values.get(UNTIMED_MARKED) != "1":
         marked[base] = True  # an older asz's index: its lines are read again whatever they hold (verify/untimed.py)
-    if first is None:
-        return out
-    for n, raw in enumerate(data[:want].split(b"\n"), 1):
+    return out if first is None else out + _odd_line(entries, data[:want], first)
+
+
+def _odd_line(entries: str, data: bytes, first: int = 1) -> list[tuple[Path, int, str]]:
+    """The first of ``data``'s lines (from line ``first``) that is not a landed file's index line (a JSON object with
+    a whole-number ``seq``), as ``[(entries, line, why)]``; [] when every one is."""
+    for n, raw in enumerate(data.split(b"\n"), 1):
         if not raw or n < first:
             continue
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            return out + [(Path(entries), n, f"does not read as JSON: {exc}")]
+            return [(Path(entries), n, f"does not read as JSON: {exc}")]
         if not isinstance(obj, dict) or type(obj.get("seq")) is not int:
-            return out + [(Path(entries), n, "not a landed file's index line (no whole-number seq)")]
-    return out
+            return [(Path(entries), n, "not a landed file's index line (no whole-number seq)")]
+    return []
+
+
+def _stateless(entries: str) -> list[tuple[Path, int, str]]:
+    """An ``entries.jsonl`` no ``index.state`` names, when it does not read whole: cut short (its last line has no
+    newline) or a line that is not a landed file's. asz writes a whole index through a temporary and its state after
+    it (:mod:`asz_core.flow.index`), so a whole file with no state is one whose state was not written yet (a kill);
+    a cut one was left by an asz before session 42, whose write a full disk refused or a kill stopped (fix41k). The
+    next parse rebuilds either from the landed files; the warning says what is there meanwhile."""
+    if not os.path.lexists(entries):
+        return []
+    data, why = _read(entries)
+    if data is None:
+        return [(Path(entries), 0, why)]
+    if data and not data.endswith(b"\n"):
+        return [(Path(entries), data.count(b"\n") + 1, f"cut short: its last line has no newline ({len(data)} bytes)"
+                 + _NO_STATE)]
+    return [(path, line, why + _NO_STATE) for path, line, why in _odd_line(entries, data)]
 
 
 def _sessions(root: Path, session: str | None) -> list[Path]:
@@ -129,7 +155,8 @@ def session_file_warnings(root: str | os.PathLike, shown_root: str, session: str
         got = found.pop(os.fspath(sdir), None) if found else None
         for path, line, why in session_file_problems(sdir, marked) if got is None else got:
             shown = os.path.join(shown_root, os.path.relpath(path, root))
-            out.append(Problem(shown, line, "", UNREADABLE_STATE, f"{why} ({_WHAT[path.name]})"))
+            what = _STATELESS if why.endswith(_NO_STATE) else _WHAT[path.name]
+            out.append(Problem(shown, line, "", UNREADABLE_STATE, f"{why} ({what})"))
     return out
 
 

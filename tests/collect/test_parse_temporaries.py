@@ -22,6 +22,8 @@ from pathlib import Path
 
 from collect_helpers import ASZ, env, summary
 
+from asz_core.storage.root import read_state
+
 PARSE_SAID = ("temporary file(s) a parse left in conversation chains and session indexes (.<name>.<pid>.tmp, e.g. {first}: "
               "a parse killed, or refused by a full disk): they are no part of a chain or an index and are not checked; "
               "the next parse of their conversation removes them, and the next pass with room after a full file system "
@@ -76,6 +78,13 @@ def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus
     # since fix41a's pd/pds (607b2d74), every session whose round is over it has an index over it too, refused first.
     full = parsed_on_a_full_disk(corpus_dir, src, root, 27_000, "disk I/O error")
     left = _temporaries(root)
+    # A session's first index a full disk refused leaves no entries.jsonl (fix41k: it was left cut in place, with no
+    # index.state, and verify did not name it); every one there is whole and its state names it.
+    indexes = {p.parent.parent.name: p.read_bytes() for p in root.glob("*/index/entries.jsonl")}
+    sessions = [d for d in root.iterdir() if not d.name.startswith("_") and (d / "streams").is_dir()]
+    assert 0 < len(indexes) < len(sessions)
+    assert {s: int(read_state(root / s / "index" / "index.state").get("entries_bytes", -1)) for s in indexes} == {
+        s: len(data) for s, data in indexes.items()}
     assert left and all(p.parent.name == "rounds" and p.name.startswith(".r") for p in left), (  # the refused rounds
         left, "no round write was refused: is every session's index now larger than its round?")
     [current, *_] = [d for d in sorted((root / "_conversations").iterdir()) if list((d / "rounds").glob("r*.sf"))]

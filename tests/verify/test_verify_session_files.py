@@ -49,13 +49,21 @@ def _damage(root: Path, session: str, how: str) -> tuple[Path, int, str]:
         data = entries.read_bytes()
         entries.write_bytes(data[: len(data) // 2])
         return entries, data[: len(data) // 2].count(b"\n") + 1, f"cut short: index.state says {len(data)} bytes"
+    if how == "entries-cut-no-state":  # as an asz before session 42 left a first index a full disk refused (fix41k)
+        (sdir / "index" / "index.state").unlink()
+        data = entries.read_bytes()
+        entries.write_bytes(data[: len(data) // 2])
+        cut = data[: len(data) // 2]
+        assert not cut.endswith(b"\n")
+        return entries, cut.count(b"\n") + 1, f"cut short: its last line has no newline ({len(cut)} bytes); no index.state names it"
     assert how == "entries-directory"
     entries.unlink()
     entries.mkdir()
     return entries, 0, "cannot be read: Is a directory"
 
 
-@pytest.mark.parametrize("how", ["state-garbage", "entries-not-json", "entries-cut", "entries-directory"])
+@pytest.mark.parametrize("how", ["state-garbage", "entries-not-json", "entries-cut", "entries-cut-no-state",
+                                 "entries-directory"])
 def test_an_unreadable_state_file_is_named_by_verify_and_the_readers(clean, tmp_path, how):
     root0, session, ls, usage = clean
     root = tmp_path / "root"
