@@ -65,6 +65,10 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         cur = AppendCursor(source=s.src, dev=st.st_dev, ino=st.st_ino)
     elif cur.state == "source_gone":
         cur.state, dirty = "active", True  # the file is back: normal checks follow
+    if cur.edited:  # its check does not hold: the landed files say where it stands before anything is trusted
+        if not _edited(sp, fd, st, cp, cur, s):
+            return
+        dirty = True  # written again with its check
     size = st.st_size
     # 2. shorter than what landed
     if size < cur.offset:
@@ -121,6 +125,20 @@ def append_source(sp: SessionPass, s: Source, fd: int, st: os.stat_result, cp: P
         cur.torn, dirty = torn, True
     if dirty:
         sp.save(cp, cur, st)
+
+
+def _edited(sp: SessionPass, fd: int, st: os.stat_result, cp: Path, cur: AppendCursor, s: Source) -> bool:
+    """A cursor whose ``check`` line does not hold (an edit or damage asz did not make; storage-root.md, Cursors) held
+    against its landed files first (:func:`~asz_core.collect.cursor_mend.mend_from_files`), so that one moved ahead to
+    exactly the source's size with its mtime unchanged, or one whose ``ord`` alone changed, is set back (a
+    ``warning:``) as one moved otherwise is, and what follows lands. False after marking a sticky conflict (the source
+    no longer holds the landed file's last line either); True to go on (mended, or agreeing with its files)."""
+    cur.edited = False
+    mended, found = _mend(sp, fd, st, cp, cur, s.kind)
+    if mended is None and found:
+        sp.conflict(cp, cur, s.path, f"its cursor was edited (its check does not hold): {found}")
+        return False
+    return True
 
 
 def _said(path: Path, cp: Path, kind: str, cur: AppendCursor) -> str:

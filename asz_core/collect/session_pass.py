@@ -508,7 +508,7 @@ def cursor_or_set_aside(sp: SessionPass, cp: Path) -> tuple[bool, AppendCursor |
     (:func:`asz_core.collect.cursor_mend.landed_ahead`). ``readable`` is False after an ``error:`` (a cursor that
     cannot be opened, or set aside): the pass leaves the source alone."""
     try:
-        return True, read_cursor(cp), ""
+        return True, read_cursor(cp, checked=True), ""
     except (ValueError, IsADirectoryError) as exc:
         why = f"{exc.strerror}" if isinstance(exc, OSError) else str(exc)
     except OSError as exc:

@@ -45,7 +45,7 @@ def nothing_new(root: Path, session: str, parts: list[tuple[Any, list[Source]]],
             for s in sources:
                 cp = cursor_file(sdir, s.kind, s.stream, s.batch)  # a string: three Path objects a source were a fifth
                 # of this pass's CPU (issue 22); sdir is session_dir(root, session)
-                if cp in seen or not unchanged(s, read_cursor(cp)):
+                if cp in seen or not unchanged(s, read_cursor(cp, checked=True)):
                     return False
                 seen.add(cp)
         for cp in cursor_paths(sdir):
@@ -61,14 +61,15 @@ def nothing_new(root: Path, session: str, parts: list[tuple[Any, list[Source]]],
 def unchanged(s: Source, cur: AppendCursor | SnapshotCursor | None) -> bool:
     """Whether the pass would leave source ``s`` and its cursor as they are (origin-digest §2.2): an ``active`` cursor
     naming ``s`` that is, for a stream of lines, at the file's size and inode and not written in place since
-    (:func:`asz_core.collect.append.written_in_place`: the mtime the cursor holds; step 3), for a snapshot, the
+    (:func:`asz_core.collect.append.written_in_place`: the mtime the cursor holds; step 3) and its check holds
+    (:attr:`~asz_core.storage.cursor.AppendCursor.edited`: no bytes read), for a snapshot, the
     SHA-256 of its content trimmed of trailing newlines (or the content is empty). Raises OSError."""
     if cur is None or cur.state != "active" or cur.source != s.src:
         return False
     if s.mode == "append" and isinstance(cur, AppendCursor):
         st = os.stat(s.path)
         return (stat.S_ISREG(st.st_mode) and st.st_size == cur.offset and st.st_ino == cur.ino
-                and not written_in_place(cur, st))
+                and not written_in_place(cur, st) and not cur.edited)
     if s.mode == "snapshot" and isinstance(cur, SnapshotCursor) and not cur.mode:
         if not stat.S_ISREG(os.stat(s.path).st_mode):
             return False

@@ -39,7 +39,7 @@ import attrs
 
 from ..sessiondata import SDWriter, read_file
 from ..storage.aside import SET_ASIDE
-from ..storage.cursor import AppendCursor, read_cursor
+from ..storage.cursor import AppendCursor, read_cursor, rechecked
 from ..storage.layout import CONVERSATIONS, cursor_path, landed_files, landed_name, session_dir, session_dirs
 from ..storage.root import read_state, write_state
 from ..storage.session_list import read_list, record_sessions
@@ -179,7 +179,7 @@ def moved_last_seq(path: Path, data: bytes, seq_map: dict[int, int], reread: int
         raw = lines[n - 1]
         at = raw.rindex(value.encode())
         lines[n - 1] = raw[:at] + str(new).encode() + raw[at + len(value):]
-    return b"\n".join(lines)
+    return rechecked(data, b"\n".join(lines))  # an append cursor's check made again over the moved values
 
 
 def _copy_cursors(src: Path, dest: Path, seq_map: dict[int, int], rereads: dict[str, int]) -> None:

@@ -356,7 +356,7 @@ static PyObject *whole_number(const char *v, Py_ssize_t n) {
  * with each parameter name). Any other key is a new string, as before. */
 static const char *const cursor_keys[] = {"schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid",
                                           "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
-                                          "adapter", "torn", "reread_seq", "content_sha256", "mode", NULL};
+                                          "adapter", "torn", "reread_seq", "content_sha256", "mode", "check", NULL};
 static PyObject *cursor_key_objs[sizeof(cursor_keys) / sizeof(cursor_keys[0])];
 
 static PyObject *cursor_key(const char *k, Py_ssize_t n) {

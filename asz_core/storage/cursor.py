@@ -17,7 +17,8 @@ a pass given another folder than the adapter's default), ``adapter`` (the name o
 the cursor follows, so a vanished source is recognised even when no landed
 file is left to name it), on an append cursor ``torn`` (the bytes of a torn
 tail, :mod:`asz_core.storage.torn`) and, on a snapshot cursor, ``mode document`` when the
-source is a document inside a file (a database row) rather than a file.
+source is a document inside a file (a database row) rather than a file. An append cursor's last line is its
+``check`` (:data:`CHECK`), always written, read into :attr:`AppendCursor.edited`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import zlib
 from itertools import repeat
 from pathlib import Path
 
@@ -39,7 +41,7 @@ except ImportError:  # pragma: no cover - an install without a C compiler
 from ..termsafe import shell_word
 from .state_lines import state_rows
 
-__all__ = ["RESET_STEP", "reset_step", "reset_command", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
+__all__ = ["CHECK", "RESET_STEP", "reset_step", "reset_command", "SIZE_NOW", "dated_reason", "AppendCursor", "SnapshotCursor", "read_cursor", "write_cursor", "STATES", "TAIL_WINDOW", "UNREADABLE_CURSOR"]
 
 STATES = ("active", "source_gone", "conflict")
 #: Bytes hashed before ``offset`` to detect a rewritten source (1 MiB).
@@ -135,6 +137,11 @@ class AppendCursor:
     folder: str = ""
     schema: int = 1
     kind: str = "append"
+    #: True when the cursor file holds a ``check`` line (:data:`CHECK`) that is not the check of the lines before it:
+    #: an edit or damage that was not write_cursor's (an offset moved to the source's size, an ord changed), which a
+    #: pass then holds against the landed files before it trusts the cursor (:func:`asz_core.collect.append.
+    #: append_source`). Never written; False for a cursor written before the check existed (it has no line).
+    edited: bool = attrs.field(default=False, eq=False)
 
 
 @attrs.define
@@ -163,6 +170,13 @@ class SnapshotCursor:
     kind: str = "snapshot"
 
 
+#: An append cursor's last key: the CRC-32 (8 hex digits) of every line before it but ``updated_at``, as write_cursor
+#: wrote them. Not a seal against a person who means to forge a cursor (anyone can compute it), but an edit or damage that
+#: is not asz's (an offset moved ahead to the source's size with its mtime unchanged, an ord alone changed) no longer
+#: reads as a cursor a pass with nothing new may pass over (:attr:`AppendCursor.edited`; storage-root.md, Cursors).
+CHECK = "check"
+_CHECK_KEY = CHECK.encode() + b" "
+_UPDATED_AT = b"\nupdated_at "
 _APPEND_KEYS = ("schema", "kind", "source", "dev", "ino", "offset", "ord", "last_uuid", "tail_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason", "adapter",
                 "torn", "reread_seq", "folder")
 _SNAP_KEYS = ("schema", "kind", "source", "content_sha256", "size", "mtime", "last_seq", "updated_at", "state", "reason",
@@ -176,8 +190,10 @@ _REQUIRED = {
 }
 _REQUIRED_SET = {kind: frozenset(keys) for kind, keys in _REQUIRED.items()}
 _INT_KEYS = {"schema", "dev", "ino", "offset", "ord", "size", "mtime", "last_seq", "torn", "reread_seq"}
-def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
-    """Read a cursor file; None when it does not exist.
+def read_cursor(path: Path, checked: bool = False) -> AppendCursor | SnapshotCursor | None:
+    """Read a cursor file; None when it does not exist. ``checked``: an append cursor's :data:`CHECK` is held to its
+    lines (:attr:`AppendCursor.edited`): asked by a collect pass, which trusts a cursor (its step 3, a pass with
+    nothing new), and by no reader that holds it to the landed files anyway (``asz verify``, ``asz sources``).
 
     Raises ValueError naming the file, line and key on a bad line: an integer
     that does not parse or is negative (``mtime`` aside), a ``state`` outside
@@ -206,7 +222,11 @@ def read_cursor(path: Path) -> AppendCursor | SnapshotCursor | None:
         raise ValueError(f"{path}: {missing[0]}: missing (a cursor holds {', '.join(_REQUIRED[kind])}); "  # type: ignore[index]
                          f"the file is damaged or was cut short")
     if kind == "append":  # keys it does not know left out (none, as write_cursor writes it)
-        return AppendCursor(**(values if values.keys() <= _APPEND_SET else {k: v for k, v in values.items() if k in _APPEND_SET}))  # type: ignore[arg-type]
+        check = values.pop(CHECK, None)
+        cur = AppendCursor(**(values if values.keys() <= _APPEND_SET else {k: v for k, v in values.items() if k in _APPEND_SET}))  # type: ignore[arg-type]
+        if checked and check is not None and check != _check_of(data, _last_line(data)):
+            cur.edited = True
+        return cur
     if kind == "snapshot":
         return SnapshotCursor(**(values if values.keys() <= _SNAP_SET else {k: v for k, v in values.items() if k in _SNAP_SET}))  # type: ignore[arg-type]
     raise ValueError(f"{path}: kind: expected append or snapshot, got {kind!r}")
@@ -279,8 +299,43 @@ def _row_values(data: bytes, path: object) -> dict[str, object]:
     return values
 
 
+def _last_line(data: bytes) -> int:
+    """Where the last line of ``data`` (ending in a newline) starts."""
+    return data.rfind(b"\n", 0, len(data) - 1) + 1
+
+
+def _check_of(data: bytes, at: int) -> str:
+    """The :data:`CHECK` of a cursor whose check line starts at byte ``at`` of ``data``, over the bytes before it; ''
+    when the line at ``at`` is not a check line (a check that then never holds)."""
+    return _check_sum(data, at) if data.startswith(_CHECK_KEY, at) else ""
+
+
+def _check_sum(data: bytes, at: int) -> str:
+    """The :data:`CHECK` of the cursor lines ``data[:at]``: the CRC-32 (8 hex digits) of every line but the
+    ``updated_at`` one (the clock's, as two cursors are compared: a cursor landed again from the same files has the
+    same check). A check against an edit or damage, not a seal, so a CRC does (a pass with nothing new computes it for
+    every cursor: docs/performance.md, Session 42)."""
+    view = memoryview(data)
+    start = data.find(_UPDATED_AT, 0, at) + 1
+    if not start:
+        return f"{zlib.crc32(view[:at]):08x}"
+    end = data.find(b"\n", start, at) + 1 or at
+    return f"{zlib.crc32(view[end:at], zlib.crc32(view[:start])):08x}"
+
+
+def rechecked(before: bytes, after: bytes) -> bytes:
+    """``after``, a cursor's bytes ``before`` with some values changed by asz itself (``asz repack`` moving its
+    ``last_seq``), with its check line made the check of its lines again when ``before``'s held; else as it is (a
+    cursor edited by hand stays one, and one with no check line gets none)."""
+    at, to = _last_line(before), _last_line(after)
+    if not after.startswith(_CHECK_KEY, to) or before[at:].split()[1:] != [_check_of(before, at).encode()]:
+        return after
+    return after[:to] + f"{CHECK:<15} {_check_sum(after, to)}\n".encode()
+
+
 def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bool = True) -> None:
-    """Replace the cursor file atomically (temporary name, fsync, rename)."""
+    """Replace the cursor file atomically (temporary name, fsync, rename); an append cursor's last line is its
+    :data:`CHECK`."""
     path = Path(path)
     keys = _APPEND_KEYS if isinstance(cursor, AppendCursor) else _SNAP_KEYS
     lines = []
@@ -290,6 +345,8 @@ def write_cursor(path: Path, cursor: AppendCursor | SnapshotCursor, *, fsync: bo
             continue
         lines.append(f"{k:<15} {v}")
     data = ("\n".join(lines) + "\n").encode("utf-8")
+    if keys is _APPEND_KEYS:
+        data += f"{CHECK:<15} {_check_sum(data, len(data))}\n".encode()
     if fsync and durable.progress(path, lambda: _replace(path, data)):
         return  # written at the batch's next barrier, after the files it names are durable (sessiondata/durable.py)
     _replace(path, data, fsync)

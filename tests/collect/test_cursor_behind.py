@@ -9,6 +9,7 @@ last landed record's ``sha`` (seed 000, Record) before the cursor is set back.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import attrs
@@ -78,17 +79,23 @@ def test_a_source_changed_under_a_cursor_moved_back_stays_a_conflict_and_says_bo
     assert read_cursor(cp).state == "conflict"
 
 
+def _copied(corpus_copy, corpus_dir, tmp_path):
+    """(root, source folder, the main transcript cursor of SID, that cursor as read, SID's source file): a copy of the
+    collected root and of the corpus' projects folder, for a test to change."""
+    root = corpus_copy()
+    src = tmp_path / "projects"
+    shutil.copytree(corpus_dir / "claude-code" / "projects", src)
+    cp = root / SID / "streams" / "main" / "transcript.cursor"
+    (f,) = src.rglob(f"{SID}.jsonl")
+    return root, src, cp, read_cursor(cp), f
+
+
 def test_a_cursor_moved_ahead_past_the_source_is_set_back_and_what_follows_lands(corpus_copy, corpus_dir, tmp_path):
     """Trial 41b, F1: offset and ord edited past what landed and past the source's end (offset + 1,000,000, ord + 7,
     its tail digest kept). verify says ``cursor ahead`` (no lost file, so no --reland hint: --reland has nothing to
     land); --reset-conflict of the old refusal and the next collect set it back from the landed files, and the lines
     appended to the source since land once each (counted in the source file itself)."""
-    root = corpus_copy()
-    src = tmp_path / "projects"
-    shutil.copytree(corpus_dir / "claude-code" / "projects", src)
-    cp = root / SID / "streams" / "main" / "transcript.cursor"
-    true = read_cursor(cp)
-    (f,) = src.rglob(f"{SID}.jsonl")
+    root, src, cp, true, f = _copied(corpus_copy, corpus_dir, tmp_path)
     assert f.stat().st_size == true.offset and f.read_bytes().count(b"\n") == true.ord  # all of it landed
     write_cursor(cp, attrs.evolve(true, ord=true.ord + 7, offset=true.offset + 1_000_000))
     v = _run("verify", "--root", str(root), home=tmp_path)
@@ -117,3 +124,53 @@ def test_a_cursor_moved_ahead_past_the_source_is_set_back_and_what_follows_lands
     assert f" records={more.count(NL)} bytes={len(more)} " in p.stdout, p.stdout
     v = _run("verify", "--root", str(root), home=tmp_path)
     assert v.returncode == 0 and "more than once" not in v.stdout, v.stdout
+
+
+def _hand_edit(cp, **values) -> None:
+    """Change ``key value`` lines of the cursor file ``cp`` in place as a person with an editor would: the padding,
+    the other lines and its check line left as they are (so the check no longer holds)."""
+    data = cp.read_bytes()
+    for key, value in values.items():
+        data, n = re.subn(rb"(?m)^(%s +)\S+$" % key.encode(), rb"\g<1>%d" % value, data)
+        assert n == 1, key
+    cp.write_bytes(data)
+
+
+def test_a_cursor_edited_to_the_sources_size_or_in_its_ord_alone_is_held_against_its_landed_files(
+        corpus_copy, corpus_dir, tmp_path):
+    """Session 41's leftovers: a cursor edited ahead to exactly the source's size with its mtime the source's (step 3's
+    nothing new: no byte of the source read) left the lines between unlanded for good, and one whose ord alone was
+    edited numbered what landed next from there; verify alone said so. The cursor's check line (written by asz) no
+    longer holds, so the pass holds it against its landed files first: set back, what follows lands once, counted in
+    the source file itself, and verify is clean."""
+    root, src, cp, true, f = _copied(corpus_copy, corpus_dir, tmp_path)
+    more = b'{"type":"system","uuid":"u-42c-1"}\n{"type":"system","uuid":"u-42c-2"}\n{"type":"system","uuid":"u-42c-3"}\n'
+    with f.open("ab") as out:
+        out.write(more)
+    st = f.stat()
+    # ahead to its size, with its mtime (and inode: the source was copied here): a pass that reads nothing of it
+    _hand_edit(cp, offset=st.st_size, size=st.st_size, mtime=st.st_mtime_ns, dev=st.st_dev, ino=st.st_ino)
+    assert read_cursor(cp, checked=True).edited
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0 and "conflict" not in p.stderr, p.stdout + p.stderr
+    assert (f"warning: {cp}: the cursor names ord {true.ord}, offset {st.st_size}, but its landed file seq "
+            f"{true.last_seq} ends with ord {true.ord} at byte {true.offset}: the cursor was moved ahead or damaged; "
+            "the source still holds that record's line") in p.stderr
+    assert f" records={more.count(NL)} bytes={len(more)} " in p.stdout, p.stdout
+    now = read_cursor(cp, checked=True)
+    lines = f.read_bytes().count(NL)
+    assert (now.ord, now.offset, now.state, now.edited) == (lines, st.st_size, "active", False)
+
+    _hand_edit(cp, ord=lines + 5)  # its ord alone
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0 and " landed=0 " in p.stdout, p.stdout + p.stderr
+    assert (f"warning: {cp}: the cursor names ord {lines + 5}, offset {st.st_size}, but its landed file seq "
+            f"{now.last_seq} ends with ord {lines} at byte {st.st_size}: the cursor was moved ahead or damaged") in p.stderr
+    assert (read_cursor(cp).ord, read_cursor(cp, checked=True).edited) == (lines, False)
+    with f.open("ab") as out:
+        out.write(b'{"type":"system","uuid":"u-42c-4"}\n')
+    p = _run("collect", "--once", "--source", str(src), "--root", str(root), home=tmp_path)
+    assert p.returncode == 0 and " records=1 " in p.stdout and "warning" not in p.stderr, p.stdout + p.stderr
+    assert read_cursor(cp).ord == lines + 1 == f.read_bytes().count(NL)
+    v = _run("verify", "--root", str(root), home=tmp_path)
+    assert v.returncode == 0 and "more than once" not in v.stdout and "cursor" not in v.stdout, v.stdout

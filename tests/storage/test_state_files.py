@@ -5,6 +5,7 @@ before, and damaged input named by file, line and field."""
 from __future__ import annotations
 
 import re
+import zlib
 
 import pytest
 
@@ -34,17 +35,27 @@ _APPEND = (
 ).encode()
 
 
+def _crc(lines: bytes) -> str:
+    """The CRC-32 of a cursor's lines but its ``updated_at`` one, 8 hex digits."""
+    return "%08x" % zlib.crc32(re.sub(rb"(?m)^updated_at .*\n", b"", lines))
+
+
+#: Its last line since session 42: the CRC-32 of every line before it but ``updated_at`` (the clock's), 8 hex digits.
+_APPEND_CHECKED = _APPEND + f"check           {_crc(_APPEND)}\n".encode()
+
+
 def test_a_cursor_is_written_and_read_byte_for_byte(tmp_path):
     cur = AppendCursor(source="proj/a b.jsonl", dev=2049, ino=77, offset=1200, ord=3, last_uuid="u-3", tail_sha256=_TAIL,
                        size=1200, mtime=1764700000000000000, last_seq=4, updated_at="2026-12-03T04:00:00Z",
                        state="conflict", reason="truncated: 10 < 1200")
     path = tmp_path / "transcript.cursor"
     write_cursor(path, cur, fsync=False)
-    assert path.read_bytes() == _APPEND
-    assert read_cursor(path) == cur
-    # the original's reader rule (§2.2): split on the first space, any padding, blank and # lines skipped
+    assert path.read_bytes() == _APPEND_CHECKED
+    assert read_cursor(path) == cur and not read_cursor(path, checked=True).edited
+    # the original's reader rule (§2.2): split on the first space, any padding, blank and # lines skipped (a cursor
+    # with no check line, as the original and an asz before session 42 wrote it, is not taken for edited)
     path.write_bytes(b"# written elsewhere\n\n" + re.sub(rb"(?m)^(\w+) +", rb"\1 ", _APPEND))
-    assert read_cursor(path) == cur
+    assert read_cursor(path) == cur and not read_cursor(path, checked=True).edited
     snap = SnapshotCursor(source="proj/agent-x.meta.json", content_sha256=_TAIL, size=9, mtime=5, last_seq=2,
                           updated_at="2026-12-03T04:00:00Z")
     write_cursor(path, snap, fsync=False)
@@ -53,6 +64,24 @@ def test_a_cursor_is_written_and_read_byte_for_byte(tmp_path):
         f"content_sha256  {_TAIL}\nsize            9\nmtime           5\nlast_seq        2\n"
         "updated_at      2026-12-03T04:00:00Z\nstate           active\n").encode()
     assert read_cursor(path) == snap
+
+
+@pytest.mark.parametrize("edit", [
+    lambda b: b.replace(b"offset          1200", b"offset          1500"),  # moved ahead (to the source's size)
+    lambda b: b.replace(b"ord             3", b"ord             4"),  # its ord alone
+    lambda b: b.replace(b"mtime           1764700000000000000", b"mtime           1764700000000000001"),
+    lambda b: b.replace(b"offset          1200\n", b"").replace(b"size ", b"offset          1200\nsize "),  # lines swapped
+    lambda b: b.replace(b"check ", b"# check\ncheck ") + b"torn            5\n",  # a line after the check
+])
+def test_an_append_cursor_edited_by_hand_reads_as_edited(tmp_path, edit):
+    """Any byte before its check line changed (an edit asz did not make, damage), or a line after it: ``edited``, which
+    a pass holds against the landed files (tests/collect/test_cursor_behind.py); equal to the cursor it was all the
+    same (the values are read as written)."""
+    path = tmp_path / "transcript.cursor"
+    path.write_bytes(edit(_APPEND_CHECKED))
+    assert path.read_bytes() != _APPEND_CHECKED and read_cursor(path, checked=True).edited
+    path.write_bytes(_APPEND_CHECKED.replace(b"2026-12-03T04:00:00Z", b"2026-12-06T23:00:00Z"))  # the clock's line alone
+    assert not read_cursor(path, checked=True).edited
 
 
 @pytest.mark.parametrize("data, why", [
@@ -120,6 +149,13 @@ def test_a_repack_moves_last_seq_and_keeps_every_other_byte(tmp_path):
     go = _APPEND.replace(b"last_seq        4\n", b"last_seq 4  \n")  # other padding, trailing spaces: kept
     assert moved_last_seq(path, go, {4: 7}) == _APPEND.replace(b"last_seq        4\n", b"last_seq 7  \n")
     assert moved_last_seq(path, _APPEND, {9: 1}) == _APPEND  # a seq the repack did not move
+    # a cursor with its check (session 42): the check made again over the moved value, so it is not read as edited;
+    # one whose check did not hold (edited by hand) keeps its old check, and is still read as edited
+    moved = moved_last_seq(path, _APPEND_CHECKED, {4: 2})
+    lines = _APPEND.replace(b"last_seq        4\n", b"last_seq        2\n")
+    assert moved == lines + f"check           {_crc(lines)}\n".encode()
+    edited = _APPEND_CHECKED.replace(b"ord             3", b"ord             4")
+    assert moved_last_seq(path, edited, {4: 2}) == edited.replace(b"last_seq        4\n", b"last_seq        2\n")
     with pytest.raises(ValueError) as got:
         moved_last_seq(path, _APPEND.replace(b"last_seq        4", b"last_seq        four"), {4: 2})
     assert str(got.value) == f"{path}: line 12: last_seq: expected an integer, got 'four'"
