@@ -27,7 +27,8 @@ failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, 
 an id and parts of a stream's or run's file adds ``pd`` (16 hex of the SHA-256 of its parts' text, data, media and encoding as
 landed: :func:`~asz_core.sessiondata.slim.content_digests`) and, when its session id occurs there, ``pds`` (the same
 with every UUID taken out): what two sessions' copies of a record compare (:func:`~asz_core.flow.index_model.
-same_content`; none from a skeleton). A line holding
+same_content`; none from a skeleton: seed 000's Skeletons keeps no digest of a record's content, so a copy's
+same-length edit reads as a repeat once the original is pruned: docs/session-flow.md). A line holding
 records whose time is given and does not read as an RFC 3339 time (no ``ts``) adds ``untimed``, ``[[line in the
 file, the time as landed], …]``, what ``asz verify`` says of them without decoding the index (trial 30a F8);
 ``untimed_marked 1`` in the state says every line was written so (:data:`UNTIMED_MARKED`: an index an asz before
