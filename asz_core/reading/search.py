@@ -67,14 +67,14 @@ from ..view.document import list_conversations
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
-from ..view.titles import LandedTitles, PromptTitle, continued_title, lost_prompt_title
+from ..view.titles import PromptTitle, lost_prompt_title
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .search_meta import Meta
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
-from .search_labels import label_flags, label_row, withheld_by
+from .search_labels import document_title, label_flags, label_row, withheld_by
 from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
@@ -239,11 +239,12 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
 
     The title is the runtime's own (the head round's), else the first typed
     prompt that names work (else the first: :class:`~asz_core.view.titles.PromptTitle`) shortened as the document's
-    summary shortens it, else for a conversation that continues another ``(continues ID) TITLE``
-    (:func:`~asz_core.view.titles.continued_title`), its credentials masked (:func:`~asz_core.view.secret_forms.shown_title`);
+    summary shortens it, else the title the document gives it (:func:`~asz_core.reading.search_labels.document_title`:
+    ``(continues ID) TITLE``, ``(removed by retention)``, ``(subagent) PROMPT``, ``(no transcript) …``, ``(no prompt)``,
+    one rule with ``asz ls`` and the page), its credentials masked (:func:`~asz_core.view.secret_forms.shown_title`);
     ``title_from`` names the withholdable flags of records the title could come from: for the runtime's title those of
     the records holding its text (:func:`~asz_core.reading.search_labels.withheld_by`), for a prompt's those of its own record (the title is masked
-    and cut, so its text is not looked for), for a resumed copy's each name whose withholding changes it.
+    and cut, so its text is not looked for), for the document's each name whose withholding changes it.
     """
     h = (read_head(root, conversation) or (None, None, None, None))[3] or {}
     dialect = dialect_of(root, head.session)
@@ -255,11 +256,8 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
         any(pick.offer(text) for text, _ in prompts)
         title, at = pick.title(), pick.chosen()
         withheld = list(prompts[at][1]) if at >= 0 else []
-    if not title and meta.continues:  # a resumed copy: the title its records give, and the names that would change it
-        landed = LandedTitles(root, head.session)
-        inner = landed.title(head.through_seq)
-        withheld = [n for n in WITHHOLDABLE if n and inner and landed.title(head.through_seq, [n]) != inner]
-        title = continued_title(meta.continues, inner)
+    if not title:  # the document's rule past the prompts (a resumed copy, pruned, a sub-agent's, hook records, none)
+        title, withheld = document_title(root, conversation, head.session, meta.flagged)
     title_from = " ".join(n for n in WITHHOLDABLE if n) if meta.not_read else " ".join(withheld)  # title_unread
     title = shown_title(title)  # as the document titles it
     ms = [parse_instant(h.get(k)) for k in ("session_from_time", "session_through_time")]

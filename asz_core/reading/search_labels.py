@@ -13,7 +13,7 @@ from ..view.session_records import title_words
 from .search_hits import LABEL_PART, given_label, label_index
 from .search_meta import Meta
 
-__all__ = ["withheld_by", "label_row", "label_flags"]
+__all__ = ["withheld_by", "document_title", "label_row", "label_flags"]
 
 
 def withheld_by(flagged: list[Path], title: str) -> list[str]:
@@ -35,6 +35,31 @@ def withheld_by(flagged: list[Path], title: str) -> list[str]:
         lines = data.split(b"\n")
         found.update(n for n in names if n not in found and title_withheld(lines, title, [n]))
     return [n for n in names if n in found]
+
+
+def document_title(root: Path, conversation: str, session: str, flagged: list[Path]) -> tuple[str, list[str]]:
+    """``(title, names)``: the title the document gives ``conversation`` (whose head round names ``session``), the one
+    rule ``asz ls``, the page and the exports follow (:meth:`~asz_core.view.summary.DocumentView.title`, read through
+    the root's kept summaries, :func:`~asz_core.view.summary_cache.conversation_summary`, so a listed conversation is
+    not counted again), and the withholdable names whose withholding changes it (looked at only when ``flagged``, some
+    landed file names such a flag). ``("", [])`` when its chain gives no document (``ViewError``) or cannot be read.
+    Search's own reading titles a conversation by its runtime's title or a typed prompt; this gives the rest: a resumed
+    copy's ``(continues ID) TITLE``, ``(removed by retention)``, a sub-agent's ``(subagent) PROMPT`` (close41: search
+    read it as ''), ``(no transcript) …`` and ``(no prompt)`` (docs/reading.md, Titles)."""
+    from ..view.chain import ViewError
+    from ..view.summary_cache import SummaryStore, conversation_summary
+
+    store = SummaryStore(root)
+    try:
+        def title_of(hide: list[str]) -> str:
+            return conversation_summary(root, conversation, session, hide, store=store).places.get("title") or ""
+
+        title = title_of([])
+        return title, [n for n in WITHHOLDABLE if n and flagged and title_of([n]) != title]
+    except (ViewError, OSError):
+        return "", []
+    finally:
+        store.close()
 
 
 def label_row(out: list[tuple], meta: Meta, rec: dict, seen: set, place: tuple, dialect: str = "") -> None:

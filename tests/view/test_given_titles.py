@@ -84,3 +84,7 @@ def test_a_session_of_a_subagent_file_alone_is_titled_by_its_prompt(tmp_path, co
     p = asz_in_process("conversation", sid, "--json", "--root", str(root))
     assert json.loads(p.stdout)["summary"]["title"] == row["title"]
     assert _page_titles(root) == {sid: row["title"]}
+    p = asz_in_process("search", "alice", "--json", "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    hits = json.loads(p.stdout)
+    assert hits and {h["title"] for h in hits} == {row["title"]}, {h["title"] for h in hits}
