@@ -194,8 +194,9 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     unreadable): they are in no list until asz parse builds their chains; ``('', [])`` when there are none. With
     ``collector`` (``asz ls``, ``asz usage``: not a server, which holds the lock itself), while a collector holds the
     root's lock (``asz collect``, ``asz server``), the line says so and that they are not parsed yet, advising no
-    command that would compete with it (as ``asz verify`` counts them, trial 29b F6); those whose session lock a writer
-    holds (:func:`held_sessions`) are said by :func:`held_line`, as ``asz verify`` says them, advising no ``asz parse``.
+    command that would compete with it (as ``asz verify`` counts them, trial 29b F6); with or without it (the page of
+    ``asz server``, whose own pass's child holds a session's lock while it parses it, too), those whose session lock a
+    writer holds (:func:`held_sessions`) are said by :func:`held_line`, as ``asz verify`` says them, advising no ``asz parse``.
     ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
     never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     ids = sorted(never + gone + interrupted)
@@ -215,7 +216,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
                 f"{shown_ids(ids)}" + (f". {unread}" if unread else "")), ids
     # a writer holding a session's lock (asz parse, asz receive, asz ingest) is at work on it: said as asz verify says
     # it, advising no asz parse that would wait on it (session 41)
-    held = held_sessions(root, never) if collector else {}
+    held = held_sessions(root, never)  # asz ls, asz usage and the page alike (fix42d: the page advised asz parse)
     never = [s for s in never if s not in held]
     rest = sorted(never + gone + interrupted)
     why = ([f"{len(interrupted)} not parsed yet: {STOPPED}"] if interrupted else []) \

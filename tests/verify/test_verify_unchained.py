@@ -223,6 +223,16 @@ def test_a_session_whose_lock_a_writer_holds_is_said_naming_the_holder(corpus_co
                 f"asz {cmd}: 1 landed session(s) have no conversation chain yet and are not {left_out}: another process "
                 f"holds their session lock ({note}), so its work may not have reached their parse; asz verify says "
                 f"what is left once it has let go: {SID}"], got.stderr
+        # the page of asz view says it in asz ls's words, advising no asz parse (close41: it advised asz parse)
+        from starlette.testclient import TestClient
+
+        from asz_core.view.server import ViewState, create_app
+
+        page = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()
+        assert SID not in {r["id"] for r in page["conversations"]} and page["note"] == (
+            f"1 landed session(s) have no conversation chain yet and are not listed: another process holds their "
+            f"session lock ({note}), so its work may not have reached their parse; asz verify says what is left once "
+            f"it has let go: {SID}"), page["note"]
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
