@@ -284,14 +284,14 @@ def say_unread(cid: str, n: int, redacted: int = 0) -> None:
 def say_thinking(cid: str, doc: dict, thinking: bool, head_says: bool) -> None:
     """With ``thinking``, :func:`say_unread` of the asz.view document ``doc``; without, when the copy's head says it
     (``head_says``: md and html, not ``--brief``, whose head says it in its own words), ``asz export: note: ID: 3
-    thinking block(s) left out (--thinking shows them)`` once (trial 41c F6;
-    :func:`~asz_core.reading.export_calls.thinking_left_line`)."""
+    thinking block(s) left out (--thinking shows them)`` once, those retention pruned said apart (trial 41c F6;
+    :func:`~asz_core.reading.export_calls.thinking_said`)."""
     if thinking:
         from ..reading.export_steps import redacted_thinking, unread_thinking
 
         say_unread(cid, unread_thinking(doc), redacted_thinking(doc))
     elif head_says:
-        from ..reading.export_calls import thinking_left, thinking_left_line
+        from ..reading.export_calls import thinking_said
 
-        if left := thinking_left_line(thinking_left(doc)):
+        if left := thinking_said(doc):
             typer.echo(f"asz export: note: {cid}: {left}", err=True)

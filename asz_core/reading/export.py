@@ -39,7 +39,7 @@ from ..view.summary import shorten
 from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, said_md, tool_gist, tool_html, tool_markdown
 from .export_refusals import tool_mark
-from .export_calls import NOTICE_LINE, RECORD_DATA, calls_md, calls_html, one_line_notice, record_folded, spawned_links, thinking_left_line, thinking_left
+from .export_calls import NOTICE_LINE, RECORD_DATA, calls_md, calls_html, one_line_notice, record_folded, spawned_links, thinking_said
 from .export_render import drawn
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from ..view.zone import local_text, zone_name
@@ -230,7 +230,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
     model call's tokens and cost (priced by ``prices``, a :class:`~asz_core.view.prices.PriceTable`) at its step
     (:func:`~.export_calls.calls_md`)."""
     lines = markdown_head(root, doc)
-    if not thinking and (left := thinking_left_line(thinking_left(doc) if drawn() >= 16 else 0)):
+    if not thinking and (left := thinking_said(doc) if drawn() >= 16 else ""):
         lines.append(f"- {left}")  # trial 41c F6
     und = doc.get("undescribed") or []
     if unres := unresolved_said(root, doc):
@@ -515,7 +515,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
 
     unres = unresolved_said(root, doc)
     out = _html_head(root, doc, index, len(unres))
-    if not thinking and (left := thinking_left_line(thinking_left(doc) if drawn() >= 16 else 0)):
+    if not thinking and (left := thinking_said(doc) if drawn() >= 16 else ""):
         out.append(f"<p class=\"meta\">{e(left)}</p>")  # trial 41c F6
     und, dialect = doc.get("undescribed") or [], doc_dialect(root, doc)
     talks = drawn_steps(root, doc, thinking, dialect, mask)

@@ -7,7 +7,7 @@ F8; docs/reading.md, ``asz export``).
   the call's last fragment carrying usage, so a streamed call's final snapshot), its cost priced by the export's table
   where it has a price for the call's model (none said where it has not).
 - Thinking blocks left out (no ``--thinking``) are counted in the head and said once on stderr
-  (:func:`thinking_left_line`).
+  (:func:`thinking_left_line`), those retention pruned apart: ``--thinking`` shows only a mark where each was.
 - A runtime's notice whose text is its record's JSON (Claude Code's stop hook summary: the adapter's short form of it,
   ``stop hooks: 1 ran, 0 errors``, is on its heading) reads as one line in md, the record folded (:func:`record_folded`:
   its size, keys and where it landed); the record stays whole in the json export and in the html's folded step.
@@ -35,7 +35,8 @@ from .termtext import md_line
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 
 __all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "record_folded",
-           "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "tokens_said"]
+           "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "thinking_removed",
+           "thinking_said", "THINKING_REMOVED", "tokens_said"]
 
 
 def _num(v: Any) -> str:
@@ -97,21 +98,48 @@ def calls_at(nodes: Iterable[dict], drawn: set[str]) -> dict[str, list[dict]]:
 
 
 def thinking_left(doc: dict) -> int:
-    """How many ``thinking`` nodes of ``doc`` (talks and ``loose``) hold a text ``--thinking`` would show."""
+    """How many ``thinking`` nodes of ``doc`` (talks and ``loose``) hold a text ``--thinking`` would show (not one whose
+    text retention removed: :func:`thinking_removed`)."""
     from .export_steps import UNREAD_THINKING
 
-    return sum(n.get("kind") == "thinking" and n.get("state") not in UNREAD_THINKING
-               for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]))
+    return sum(n.get("kind") == "thinking" and n.get("state") not in UNREAD_THINKING and n.get("state") != "removed"
+               for n in _nodes(doc))
 
 
-def thinking_left_line(n: int) -> str:
-    """``3 thinking block(s) left out (--thinking shows them)``; '' for none."""
-    return f"{n:,} thinking block(s) left out (--thinking shows them)" if n else ""
+def thinking_removed(doc: dict) -> int:
+    """How many ``thinking`` nodes of ``doc`` retention pruned (state ``removed``: ``asz prune`` took the text and the
+    state that said whether the runtime wrote one), of which ``--thinking`` shows only the removal mark."""
+    return sum(n.get("kind") == "thinking" and n.get("state") == "removed" for n in _nodes(doc))
 
 
+def _nodes(doc: dict) -> Iterable[dict]:
+    return walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
+
+
+#: What :func:`thinking_left_line` says of thinking blocks retention pruned (close41: it said ``--thinking shows them``).
+THINKING_REMOVED = "removed by retention (--thinking shows only a mark where each was)"
+
+
+def thinking_left_line(n: int, removed: int = 0) -> str:
+    """``3 thinking block(s) left out (--thinking shows them)`` for ``n`` blocks with a text; of a pruned root's
+    ``removed`` blocks (:func:`thinking_removed`), ``19 thinking block(s) left out, removed by retention (--thinking
+    shows only a mark where each was)``, after the first as ``; 19 more, removed …``; '' for none."""
+    said = [f"{n:,} thinking block(s) left out (--thinking shows them)"] if n else []
+    if removed:
+        said.append(f"{removed:,} more, {THINKING_REMOVED}" if n else f"{removed:,} thinking block(s) left out, {THINKING_REMOVED}")
+    return "; ".join(said)
+
+
+def thinking_said(doc: dict) -> str:
+    """:func:`thinking_left_line` of ``doc``: what an md or html head (render 16) and the stderr note say."""
+    return thinking_left_line(thinking_left(doc), thinking_removed(doc))
+
+
+_REMOVED = re.escape(THINKING_REMOVED.encode())
 #: The head's line of :func:`thinking_left_line` in an md (``- N thinking …``) or html (``<p class="meta">N thinking …</p>``)
 #: copy, the whole line with its newline.
-_LEFT_LINE = re.compile(rb'^(?:- |<p class="meta">)[0-9,]+ thinking block\(s\) left out \(--thinking shows them\)(?:</p>)?\n', re.M)
+_LEFT_LINE = re.compile(rb'^(?:- |<p class="meta">)[0-9,]+ thinking block\(s\) left out(?: \(--thinking shows them\)(?:; [0-9,]+ '
+                        rb'more, ' + _REMOVED + rb')?|, ' + _REMOVED + rb')(?:</p>)?\n', re.M)
 
 
 def thinking_gone(copy: bytes, again: bytes) -> tuple[bytes, set[int]]:

@@ -114,6 +114,31 @@ def test_each_call_shows_its_tokens_and_the_thinking_left_out(planted):
     assert "left out (--thinking" not in shown.stdout + shown.stderr
 
 
+def test_a_pruned_roots_thinking_is_said_removed_not_shown_by_thinking(planted, tmp_path):
+    """close41: after asz prune the head said the thinking blocks were left out and that --thinking shows them; it
+    shows only the removal mark. Every thinking block of the source (with a text or not: retention makes each state
+    removed) is counted as removed, in the head, on stderr, and --thinking draws that many marks, no text."""
+    import shutil
+
+    root, source = planted
+    pruned = tmp_path / "root"
+    shutil.copytree(root, pruned)
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    p = asz_in_process("prune", "--root", str(pruned), "--config", str(tmp_path / "asz.yaml"))
+    assert p.returncode == 0 and f"removed {SID}" in p.stdout, p.stdout + p.stderr
+    blocks = [b for d in source_lines(source) if d.get("type") == "assistant"
+              for b in d["message"]["content"] if b.get("type") == "thinking"]
+    assert blocks
+    said = f"{len(blocks)} thinking block(s) left out, removed by retention (--thinking shows only a mark where each was)"
+    md, html = _export(pruned, SID[:8], "md"), _export(pruned, SID[:8], "html").stdout
+    assert f"\n- {said}\n" in md.stdout and md.stderr.count(said) == 1 and f'<p class="meta">{said}</p>' in html
+    assert "--thinking shows them" not in md.stdout + md.stderr + html
+    shown = _export(pruned, SID[:8], "md", "--thinking").stdout
+    marks = re.findall(r"^\*\*Thinking\*\* · [^\n]*\n\n```\n\[removed by retention: [\d,]+ bytes\]\n```$", shown, re.M)
+    assert len(marks) == shown.count("**Thinking**") == len(blocks), shown.count("**Thinking**")
+    assert not any(b["thinking"] and b["thinking"][:40] in shown for b in blocks)
+
+
 def test_sub_agent_links_and_one_line_stop_hooks(corpus_root, corpus_source):
     sid = "cb2e607c-c758-415a-8b45-c49e4631906a"
     path = main_transcripts(corpus_source).get(sid)
