@@ -282,13 +282,10 @@ class BackgroundChecks:
             return hit[2]
         from ..verify.listed import missing_note
         from ..verify.unparsed import unchained_note
-
-        # and the sessions the root's _sessions.list names that are gone or emptied, as asz ls says them (one read of
-        # the list, two directory reads a listed session: 33 ms of CPU for 1,342)
-        # asz view is no collector: a collector at work, or a writer holding a session's lock, is said as asz ls says it,
-        # advising no asz parse that would wait on that lock (fix42d); asz server holds the root's lock itself
-        note = " ".join(x for x in (unchained_note(self.root, set(conversations), collector=self.mode != "server")[0],
-                                    missing_note(self.root)) if x)
+        # asz view is no collector: one at work, or a writer holding a session's lock, said as asz ls says it (fix42d);
+        # then the sessions _sessions.list names that are gone or emptied (33 ms of CPU for 1,342), as asz ls says them
+        said = unchained_note(self.root, set(conversations), collector=self.mode != "server")[0]
+        note = " ".join(x for x in (said, missing_note(self.root)) if x)
         with self._lock:
             if self._unchained_gen == gen:  # a pass that landed meanwhile cleared it: the line read may predate it
                 self._unchained = (key, now, note)
