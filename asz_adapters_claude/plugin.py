@@ -19,7 +19,7 @@ from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
-from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_line
+from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -182,6 +182,11 @@ class ClaudeCodeLocal(Adapter):
         """A short form of Claude Code's own ``system`` line (a compaction boundary: ``auto, 167,731 tokens before``;
         a stop hook summary, a recap); see :func:`asz_adapters_claude.transcript.record_line`."""
         return record_line(record)
+
+    def record_commands(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+        """A stop hook summary's hooks, each command and its ``durationMs``; see
+        :func:`asz_adapters_claude.transcript.record_commands`."""
+        return record_commands(record)
 
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False for a slash command with no arguments, the caveat Claude Code writes before local commands, and a

@@ -461,6 +461,19 @@ def record_line(record: Mapping[str, Any]) -> str | None:
     return None
 
 
+def record_commands(record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+    """The hooks a ``stop_hook_summary`` ``system`` line says ran, read from the record's data part (the line as
+    written): each ``hookInfos`` entry's ``command`` and ``durationMs`` (None when absent), in the line's order; [] for
+    any other record."""
+    parts = record.get("parts") or ()
+    data = next((p.get("data") for p in parts if isinstance(p, Mapping) and isinstance(p.get("data"), Mapping)), None)
+    if data is None or data.get("type") != "system" or data.get("subtype") != "stop_hook_summary":
+        return []
+    infos = data.get("hookInfos")
+    return [(i["command"], i.get("durationMs") if isinstance(i.get("durationMs"), int) else None)
+            for i in infos if isinstance(i, Mapping) and isinstance(i.get("command"), str)] if isinstance(infos, list) else []
+
+
 #: The agent id prefix of the agent Claude Code runs to compact a conversation (2.1.39, the corpus's 8463c716:
 #: ``subagents/agent-acompact-f46190.jsonl``, whose last reply is the summary the main transcript's
 #: ``isCompactSummary`` record then holds).

@@ -79,6 +79,14 @@ class ReadingHooks:
         None (no short form). Must not raise (an exception, or an answer that is not a string with text: None)."""
         return None
 
+    def record_commands(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+        """The commands a runtime's own record of ``dialect`` says it ran, each with its run time in ms (None when the
+        record gives none), in the record's order: Claude Code's stop hook summary, each hook's ``command`` and
+        ``durationMs``. The md export draws them on the record's folded line, as claude-code-log draws a hook summary
+        (render 17, docs/reading.md). ``record`` as for :meth:`label_target`. Default [] (none). Must not raise (an
+        exception, or an answer that is not such a list, is taken as [])."""
+        return []
+
     def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
         """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude
         Code's older ``agent-<id>.jsonl`` with no ``.meta.json``). ``stream`` is the child stream's name (its agent id);

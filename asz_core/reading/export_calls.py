@@ -10,7 +10,8 @@ F8; docs/reading.md, ``asz export``).
   (:func:`thinking_left_line`), those retention pruned apart: ``--thinking`` shows only a mark where each was.
 - A runtime's notice whose text is its record's JSON (Claude Code's stop hook summary: the adapter's short form of it,
   ``stop hooks: 1 ran, 0 errors``, is on its heading) reads as one line in md, the record folded (:func:`record_folded`:
-  its size, keys and where it landed); the record stays whole in the json export and in the html's folded step.
+  its size, keys and where it landed; render 17: the commands it says ran, the hooks', in their place of the keys);
+  the record stays whole in the json export and in the html's folded step.
 - A call that started a sub-agent links its talk in html, and the talk links back to the call (:func:`spawned_links`).
 """
 
@@ -25,7 +26,7 @@ import orjson
 from ..view.placing import walk
 from ..view.prices import PriceTable, cost_of, exact_text, exact_usd, money
 from ..view.usage import LONG_KIND
-from .export_blocks import literal
+from .export_blocks import inline_code, literal
 from .export_render import drawn
 from .md_active import inert
 from .termtext import md_line
@@ -34,7 +35,7 @@ from .termtext import md_line
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 
-__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "record_folded",
+__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "ran_said", "record_folded",
            "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "thinking_removed",
            "thinking_said", "THINKING_REMOVED", "tokens_said"]
 
@@ -206,8 +207,28 @@ def record_folded(st: dict) -> str:
     keys = list(obj)
     what = f" (keys {', '.join(keys[:6])}{', …' if len(keys) > 6 else ''})" if keys else ""
     where = f": in {st['record_at']}" if st.get("record_at") else ""
+    if drawn() >= 17 and st.get("ran"):  # the commands it says ran, as claude-code-log draws a hook summary
+        what, ran = "", f"Ran {', '.join(ran_said(c, ms) for c, ms in st['ran'])}. "
+    else:
+        ran = ""
     said = f"The runtime's record: {len(text.encode('utf-8')):,} bytes of JSON{what}, folded{where}; whole in the json export"
-    return f"*{framed(said)}*"
+    return f"*{ran}{framed(said)}*"
+
+
+#: The longest command :func:`ran_said` shows whole (characters); a longer one is cut there and its length said.
+COMMAND_SHOWN = 200
+
+
+def ran_said(command: str, ms: int | None) -> str:
+    """One command a runtime's record says ran (:func:`record_folded`, render 17): on one line as every line asz frames
+    (:func:`~asz_core.reading.termtext.md_line`: controls and line breaks shown as escapes), cut at
+    :data:`COMMAND_SHOWN` characters with ``…`` and ``(N characters)`` after it, in a code span whose backticks outrun
+    any it holds (:func:`~.export_blocks.inline_code`: a viewer shows it as written, runs no markup in it, so it takes
+    no backslash escape), then its run time, `` (102 ms)``."""
+    shown = md_line(command)
+    cut = f"{shown[:COMMAND_SHOWN]}…" if len(shown) > COMMAND_SHOWN else shown
+    size = f" ({len(shown):,} characters)" if cut is not shown else ""
+    return inline_code(cut) + size + (f" ({ms:,} ms)" if ms is not None else "")
 
 
 #: A record holding a string longer than this is drawn whole, not folded (:func:`record_folded`): a text to read.

@@ -93,6 +93,11 @@ could hide behind it).
   (:func:`~asz_core.reading.export_blocks.sealed`) and a runtime's notice whose text is its record's JSON as one line
   (:func:`~asz_core.reading.export_calls.record_folded`), in html a sub-agent's call and its talk linked both ways. A
   copy of render 15 or before is made again drawing as that render did (:func:`drawing`).
+- render 17: md's folded line of a runtime's record that says it ran commands (Claude Code's stop hook summary) gives
+  each command in a code span and its run time, ``*Ran `"${CLAUDE_PLUGIN_ROOT}/scripts/clmail.cmd" actor idle` (102
+  ms). The runtime's record: 744 bytes of JSON, folded: in FILE:ROW; whole in the json export*``, where render 16 gave
+  the record's keys (close41; :func:`~asz_core.reading.export_calls.ran_said`). A copy of render 16 or before is made
+  again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -120,7 +125,7 @@ from typing import Callable, Iterator, Optional
 __all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 16
+RENDER = 17
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

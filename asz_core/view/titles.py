@@ -174,6 +174,19 @@ def record_line(record: dict | None, dialect: str) -> str:
     return " ".join(got.split()) if isinstance(got, str) else ""
 
 
+def record_commands(record: dict | None, dialect: str) -> list[tuple[str, int | None]]:
+    """The commands the adapter of ``dialect`` reads a runtime's own landed ``record`` as having run, each with its run
+    time in ms or None (:meth:`~asz_core.plugins.adapter.Adapter.record_commands`: a Claude Code stop hook summary's
+    hooks); [] when there is no record, no adapter speaks ``dialect``, or it fails or answers anything but such a
+    list. Display only: the document keeps the record as it landed."""
+    got = ask_adapter(dialect, "record_commands", record) if record else NO_ANSWER
+    if not isinstance(got, list):
+        return []
+    return [(c, ms if isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0 else None) for item in got
+            if isinstance(item, tuple) and len(item) == 2 and isinstance(c := item[0], str) and c.strip()
+            for ms in (item[1],)]
+
+
 def step_blocks(doc: dict, dialect: str, record: Callable[[dict], dict | None] | None = None) -> dict[str, list[tuple[str, str]]]:
     """``{step id: blocks}`` for each step of an asz.view document ``doc`` of a :data:`BLOCK_STEPS` kind whose text
     the adapter of ``dialect`` reads in blocks other than the text as written (:func:`prompt_blocks`): what the page

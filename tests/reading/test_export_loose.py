@@ -156,7 +156,8 @@ def test_a_runtime_notice_has_a_human_label_and_keeps_its_record(corpus_root, co
         label = f"**Runtime notice (stop hooks: {d['hookCount']} ran, {len(d['hookErrors'])} errors)**"
         at = md.index(label, at) + 1
         folded = md[at:].split("\n\n", 2)[1]
-        assert folded.startswith("*The runtime's record: ") and "\n" not in folded and d["uuid"] not in md
+        ran = ", ".join(f"`{i['command']}` ({i['durationMs']:,} ms)" for i in d["hookInfos"])  # render 17: its hooks
+        assert folded.startswith(f"*Ran {ran}. The runtime's record: ") and "\n" not in folded and d["uuid"] not in md
     for d in recaps:
         assert d["content"][:60] in md[md.index("**Runtime notice (recap: " + d["content"][:60]):]
         assert md.count(json_text(d["content"])) == 1  # whole, in the fenced record

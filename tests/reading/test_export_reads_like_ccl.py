@@ -20,7 +20,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from cli_helpers import asz_in_process
-from reading_helpers import main_transcripts, planted_root, source_lines
+from reading_helpers import as_copy, main_transcripts, planted_root, source_lines
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
 TRANSCRIPT = f"claude-code/projects/-home-user-spotter/{SID}.jsonl"
@@ -139,7 +139,7 @@ def test_a_pruned_roots_thinking_is_said_removed_not_shown_by_thinking(planted, 
     assert not any(b["thinking"] and b["thinking"][:40] in shown for b in blocks)
 
 
-def test_sub_agent_links_and_one_line_stop_hooks(corpus_root, corpus_source):
+def test_sub_agent_links_and_one_line_stop_hooks(corpus_root, corpus_source, tmp_path):
     sid = "cb2e607c-c758-415a-8b45-c49e4631906a"
     path = main_transcripts(corpus_source).get(sid)
     if path is None:
@@ -160,7 +160,38 @@ def test_sub_agent_links_and_one_line_stop_hooks(corpus_root, corpus_source):
     assert hooks
     md = _export(corpus_root, hooks_sid[:8], "md").stdout
     assert '"subtype": "stop_hook_summary"' not in md
-    folded = re.findall(r"^\*The runtime's record: [\d,]+ bytes of JSON \(keys [^)]*\), folded: in [^*]+; whole in the json export\*$", md, re.M)
-    assert len(folded) >= len(hooks)
+    # each one's hooks' commands and run times as the source line gives them, as claude-code-log shows a hook (render 17)
+    ran = [", ".join(f"`{i['command']}` ({i['durationMs']:,} ms)" for i in d["hookInfos"]) for d in hooks]
+    folded = re.findall(r"^\*Ran (.+)\. The runtime's record: [\d,]+ bytes of JSON, folded: in [^*]+; whole in the json export\*$", md, re.M)
+    assert folded == ran and "`\"${CLAUDE_PLUGIN_ROOT}/scripts/clmail.cmd\" actor idle` (102 ms)" in folded, folded
+    # a copy render 16 drew (the record's keys, no command) still checks; the same bytes said to be render 17 do not
+    from asz_core.reading.export_render import drawing
+
+    copy = tmp_path / "r16.md"
+    with drawing(16):
+        assert asz_in_process("export", hooks_sid[:8], "--out", str(copy), "--root", str(corpus_root)).returncode == 0
+    older = copy.read_bytes()
+    assert older.count(b"*The runtime's record: ") >= len(hooks) and b"*Ran `" not in older
+    body = json.loads((tmp_path / "r16.md.manifest.json").read_bytes())
+    for render, code in ((16, 0), (17, 1)):
+        got = asz_in_process("verify", "--export", as_copy(tmp_path, f"r{render}x.md", older, {**body, "render": render}),
+                             "--root", str(corpus_root))
+        assert got.returncode == code, got.stdout
     whole = json.loads(_export(corpus_root, hooks_sid[:8], "json").stdout)
     assert json.dumps(whole).count("stop_hook_summary") >= len(hooks)
+
+
+def test_a_long_hook_command_is_one_code_span_cut_with_its_length():
+    """A hook command holding a backtick, a newline, a tab, BEL and markup, longer than 200 characters: one line, its
+    controls as escapes, cut at 200 with its length, in a code span a CommonMark reader shows as written (render 17)."""
+    from asz_core.reading.export_calls import ran_said
+
+    command = "echo `pwd` <script>x</script>\n\t\x07" + "y" * 300
+    written = "echo `pwd` <script>x</script>\\n\\t\\x07" + "y" * 300  # as one line: newline, tab and BEL escaped
+    assert len(written) == 29 + 2 + 2 + 4 + 300
+    got = ran_said(command, 1234)
+    assert got == f"``{written[:200]}…`` (337 characters) (1,234 ms)"
+    tokens = MarkdownIt("commonmark").parseInline(f"*Ran {got}. rest*")[0].children
+    spans = [t.content for t in tokens if t.type == "code_inline"]
+    assert spans == [written[:200] + "…"] and not any(t.type == "html_inline" for t in tokens)
+
