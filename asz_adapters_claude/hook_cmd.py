@@ -121,7 +121,7 @@ def uninstall(
 @hooks_app.command("status")
 def status(
     scope: str = typer.Option("all", "--scope", help="user, project, local, or all three (the default). " + _SCOPE_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON: asz, settings (each file's entries), counts, all_run_this_asz."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON: asz, settings (each file's entries), plugins (each installed plugin's hooks), counts, all_run_this_asz."),
 ) -> None:
     """Say whether each observer hook entry in Claude Code's settings would run THIS asz.
 
@@ -133,7 +133,12 @@ def status(
     not show a hook that cannot start, so no MCP record is written). The
     bare form is judged by the ``asz`` on this ``PATH``. The fix is
     ``asz hooks install`` again (``--scope`` as the file's), which
-    switches the entry to this asz. Exit 0 when there is an entry and
+    switches the entry to this asz. The observer entries of each installed
+    plugin's hooks/hooks.json (the plugins installed_plugins.json lists)
+    are judged the same way, whatever the scope; a plugin the settings
+    disable (enabledPlugins) is not counted; hooks a plugin.json declares
+    itself, --plugin-dir plugins and managed settings are not read (said).
+    Exit 0 when there is an entry and
     every one runs this asz, 1 otherwise (none installed, one that would
     not run or runs another install, a file that does not read), 2 for
     an unknown scope.

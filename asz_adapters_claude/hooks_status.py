@@ -145,9 +145,11 @@ def file_status(scope: str, path: Path, this_file: str | None = None) -> dict:
 
 def status(scopes: list[str], env=None, cwd: Path | None = None, this_file: str | None = None) -> dict:
     """``asz hooks status --json``: ``{"asz": {"python", "hook_file", "command"}, "settings": [file_status, …],
-    "counts": {state: n}, "all_run_this_asz"}`` for the settings file of each scope of ``scopes`` (one file once,
-    however many scopes name it: the project scope of the home folder is the user's file). ``all_run_this_asz`` is
-    True when there is at least one observer entry and every one is ``this_asz`` and no file was unreadable.
+    "plugins": plugins_status, "counts": {state: n}, "all_run_this_asz"}`` for the settings file of each scope of
+    ``scopes`` (one file once, however many scopes name it: the project scope of the home folder is the user's file)
+    and the hooks files of the installed plugins (:func:`~asz_adapters_claude.plugin_hooks.plugins_status`, whatever
+    the scope; ``counts`` leaves out the entries of a plugin the settings disable). ``all_run_this_asz`` is
+    True when there is at least one observer entry counted and every one is ``this_asz`` and no file was unreadable.
     Raises ValueError for an unknown scope (:func:`~asz_adapters_claude.hooks_settings.settings_path`)."""
     import sys
 
@@ -161,17 +163,23 @@ def status(scopes: list[str], env=None, cwd: Path | None = None, this_file: str 
             continue
         seen.add(os.path.realpath(path))
         files.append(file_status(scope, path, here))
-    entries = [e for f in files for e in f["entries"]]
+    from .plugin_hooks import config_dir, plugins_status, runs
+
+    every = [hs.settings_path(s, env, cwd) for s in ("user", "project", "local")]  # enabledPlugins: the last one says
+    plugins = plugins_status(config_dir(env), every, here)
+    entries = [e for f in files for e in f["entries"]] + [e for p in plugins["plugins"] if runs(p) for e in p["entries"]]
     counts = {s: sum(e["state"] == s for e in entries) for s in STATES}
+    unread = any("error" in f for f in files) or "error" in plugins or any("error" in p for p in plugins["plugins"])
     return {"asz": {"python": sys.executable, "hook_file": here, "command": hs.direct_command(hook_file=here)},
-            "settings": files, "counts": counts,
-            "all_run_this_asz": bool(entries) and counts["this_asz"] == len(entries) and not any("error" in f for f in files)}
+            "settings": files, "plugins": plugins, "counts": counts,
+            "all_run_this_asz": bool(entries) and counts["this_asz"] == len(entries) and not unread}
 
 
 def status_lines(got: dict) -> list[str]:
     """``asz hooks status``'s text, from :func:`status`'s answer: per settings file a line ``PATH (SCOPE):`` and one
     line per entry, ``  EVENT MATCHER: STATE: WHY`` (``no such file``, ``no observer hook`` or its read error in place
-    of the entries), then ``observer hook entries N: this_asz N, another_install N, missing N`` and, for each file
+    of the entries), the installed plugins' (:func:`~asz_adapters_claude.plugin_hooks.plugin_lines`), then
+    ``observer hook entries N: this_asz N, another_install N, missing N`` and, for each file
     with an entry that is not this asz's, its ``fix`` (:func:`file_status`): ``fix: asz hooks install --scope SCOPE: …``."""
     out, fix = [], []
     for f in got["settings"]:
@@ -189,11 +197,14 @@ def status_lines(got: dict) -> list[str]:
             out.append(f"  {e['event']} {e['matcher']}: {e['state']}: {e['why']}{cost}")
         if f.get("fix"):
             fix.append(f["fix"])
+    from .plugin_hooks import plugin_lines
+
+    out += plugin_lines(got["plugins"], UNSEEN)
     c = got["counts"]
     out.append(f"observer hook entries {sum(c.values())}: " + ", ".join(f"{s} {c[s]}" for s in STATES))
     if not sum(c.values()):
-        out.append("no observer hook is installed here: asz hooks install adds them (a plugin folder's hooks, "
-                   "claude-plugin/hooks/hooks.json, are not read here)")
+        out.append("no observer hook is installed here: asz hooks install adds them (or a Claude Code plugin "
+                   "declaring them, docs/claude-code-hooks.md)")
     out += [f"fix: {x}: it switches each entry to this asz ({got['asz']['command']})" for x in fix]
     return out
 

@@ -160,3 +160,51 @@ def test_status_shows_no_terminal_control_a_settings_file_holds(tmp_path: Path) 
     assert p.returncode == 1 and not [c for c in p.stdout if ord(c) < 32 and c != "\n"], repr(p.stdout)
     assert ("  PostToolUse\\x1b[2J mcp\\x1b]0;owned\\x07: missing: its interpreter /gone\\x1b]0;x\\x07/python3 does not "
             "exist and its observer file /gone/asz_adapters_claude/hook.py does not exist") in p.stdout, p.stdout
+
+
+PLUGIN_HOOKS = Path(__file__).resolve().parents[2] / "claude-plugin" / "hooks" / "hooks.json"  # asz's own plugin
+
+
+def test_status_reads_the_hooks_installed_plugins_declare(tmp_path: Path) -> None:
+    """close41: ``asz hooks status`` read the settings files alone. Claude Code lists its installed plugins in
+    ``plugins/installed_plugins.json`` (version 2: a list of installs per ``NAME@MARKETPLACE``), each plugin's hooks in
+    ``hooks/hooks.json`` under its ``installPath``; the settings' ``enabledPlugins`` turns one off. Here asz's own
+    plugin (this repository's ``claude-plugin``, copied) enabled, the same disabled, and one with no hooks file: the
+    enabled one's entries are judged and counted, the disabled one's listed and not counted, and what is not read is
+    said. PATH holds no ``asz``, so the bare ``asz hook`` is ``missing``."""
+    cfg, work, empty = tmp_path / "claude", tmp_path / "work", tmp_path / "empty-path"
+    work.mkdir()
+    empty.mkdir()
+    installs = {}
+    for name in ("asz@local", "asz-off@local", "nohooks@local"):
+        folder = cfg / "plugins" / "cache" / "local" / name.split("@")[0] / "0.1.0"
+        (folder / "hooks").mkdir(parents=True)
+        if name != "nohooks@local":
+            shutil.copy(PLUGIN_HOOKS, folder / "hooks" / "hooks.json")
+        installs[name] = [{"scope": "user", "installPath": str(folder), "version": "0.1.0"}]
+    (cfg / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": installs}))
+    (cfg / "settings.json").write_text(json.dumps({"enabledPlugins": {"asz@local": True, "asz-off@local": False}}))
+    declared = _entries(PLUGIN_HOOKS)  # (event, matcher, command) read straight from the plugin's file
+    assert [c for _, _, c in declared] == ["asz hook", "asz hook"]
+    p = _status(cfg, work, "--json", path=str(empty))
+    assert p.returncode == 1, p.stdout + p.stderr
+    got = json.loads(p.stdout)
+    plugins = {x["plugin"]: x for x in got["plugins"]["plugins"]}
+    assert list(plugins) == list(installs) and got["plugins"]["file"] == str(cfg / "plugins" / "installed_plugins.json")
+    assert [(p_["enabled"], p_["exists"]) for p_ in plugins.values()] == [(True, True), (False, True), (None, False)]
+    for name in ("asz@local", "asz-off@local"):
+        entries = plugins[name]["entries"]
+        assert [(e["event"], e["matcher"], e["command"]) for e in entries] == declared
+        assert {(e["form"], e["state"]) for e in entries} == {("bare", "missing")}
+    assert plugins["nohooks@local"]["entries"] == []
+    assert got["counts"] == {"this_asz": 0, "another_install": 0, "missing": len(declared)}  # the disabled one not counted
+    assert got["plugins"]["not_read"].startswith("not read: hooks a plugin's .claude-plugin/plugin.json declares itself")
+    text = _status(cfg, work, path=str(empty)).stdout.splitlines()
+    at = text.index(f"{cfg / 'plugins' / 'installed_plugins.json'} (plugins): 3 installed plugin(s)")
+    hooks_of = {n: Path(i[0]["installPath"]) / "hooks" / "hooks.json" for n, i in installs.items()}
+    assert text[at + 1] == f"  asz@local (user) {hooks_of['asz@local']}:"
+    assert text[at + 2].startswith(f"    {declared[0][0]} {declared[0][1]}: missing: ") and "no MCP execution record" in text[at + 2]
+    assert text[at + 4] == f"  asz-off@local (user) {hooks_of['asz-off@local']}: disabled in settings (enabledPlugins): not run"
+    assert text[at + 7] == f"  nohooks@local (user) {hooks_of['nohooks@local']}: no such file"
+    assert text[at + 8] == f"  {got['plugins']['not_read']}"
+    assert f"observer hook entries {len(declared)}: this_asz 0, another_install 0, missing {len(declared)}" in text
