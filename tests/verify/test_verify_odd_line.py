@@ -18,18 +18,27 @@ lines can tell) and as damage after landing (the closing line as it was).
 Every test runs twice: with the compiled scanner (:mod:`asz_core.verify.linescan`,
 skipped where it was not built) reading the positions of a file read whole,
 and with the per-line Python loop it stands in for.
+
+The reader is a function of the file's bytes: :func:`reader_once` keeps its result for each path and content, so
+the reader runs once for each odd file rather than at every check that hands the file to it (the test's own
+``check_by_reader``, the walk's and ``--deep``'s fallbacks, in both runs). Every scan, chunking, walk and
+``--deep`` path still runs on every file; only the reader's repeat of its own verdict on the same bytes is left out.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
+
+import attrs
 
 import pytest
 from verify_landing import RootBuilder, closing_for, jsonl, overwrite
 
 import asz_core.verify.landed as landed
+import asz_core.verify.walk as walk
 from asz_core.verify.walk import verify_file, verify_root
 
 RECORDS = 3000
@@ -43,6 +52,28 @@ def scanner(request, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "Python":
         monkeypatch.setattr(landed, "linescan", None)
     return request.param
+
+
+@pytest.fixture(scope="module", autouse=True)
+def reader_once():
+    """``check_by_reader`` (the test's own call and every fallback of the scan, the walk and ``--deep``) keeping
+    the reader's result for each (path, SHA-256 of the file's bytes): the reader runs once for each content of the
+    file in this module, and each call gets its own copy (the walk cuts a run's positions in place)."""
+    plain, kept = landed.check_by_reader, {}
+
+    def once(path):
+        key = (os.fspath(path), hashlib.sha256(Path(path).read_bytes()).digest())
+        if key not in kept:
+            kept[key] = plain(path)
+        got = kept[key]
+        return attrs.evolve(got, path=path, positions=list(got.positions), errors=list(got.errors))
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(landed, "check_by_reader", once)
+        m.setattr(walk, "check_by_reader", once)
+        yield kept
+
+
 PREFIX = re.compile(rb'^\{"ord":(\d+),"off":(\d+),"sha":"([0-9a-f]{12})","bytes":(\d+)([,}])')
 
 
