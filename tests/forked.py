@@ -138,15 +138,28 @@ def _detach(dup) -> int:
 
 def asz_args(args) -> list[str]:
     """The arguments after ``python -m asz_core.cli.main`` in ``args``; ValueError for any other command line."""
+    code, argv = command_line(args)
+    if code is not None:
+        raise ValueError(f"not an asz command line: {[os.fspath(a) for a in args][:3]}")
+    return argv
+
+
+def command_line(args) -> tuple[str | None, list[str]]:
+    """``(None, ARGS)`` for ``[python, "-m", "asz_core.cli.main", *ARGS]``; ``(CODE, ARGS)`` for ``[python, "-c", CODE,
+    *ARGS]`` (a program that runs asz's console entry, such as ``from asz_core.cli.entry import main; main()``: run as
+    ``python -c`` runs it, in a new ``__main__`` with ``sys.argv`` ``["-c", *ARGS]``). ValueError for any other."""
     args = [os.fspath(a) for a in args]
     if len(args) >= 3 and args[1:3] == ["-m", MODULE]:
-        return args[3:]
+        return None, args[3:]
+    if len(args) >= 3 and args[1] == "-c":
+        return args[2], args[3:]
     raise ValueError(f"not an asz command line: {args[:3]}")
 
 
 class Popen(subprocess.Popen):
-    """:class:`subprocess.Popen` of ``[sys.executable, "-m", "asz_core.cli.main", *ARGS]`` whose child is forked from
-    the pre-imported server (module docstring). Raises ValueError for another command line, or for ``pass_fds``,
+    """:class:`subprocess.Popen` of ``[sys.executable, "-m", "asz_core.cli.main", *ARGS]`` (or ``[sys.executable, "-c",
+    CODE, *ARGS]``, :func:`command_line`) whose child is forked from the pre-imported server (module docstring).
+    Raises ValueError for another command line, or for ``pass_fds``,
     ``preexec_fn``, ``shell``, ``user``/``group``/``umask`` (not supported)."""
 
     def _execute_child(self, args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo, creationflags,
@@ -156,12 +169,12 @@ class Popen(subprocess.Popen):
             if pass_fds or preexec_fn or shell or gid is not None or gids is not None or uid is not None or umask >= 0 \
                     or process_group not in (-1, None):
                 raise ValueError("forked.Popen: pass_fds, preexec_fn, shell, user, group, umask are not supported")
-            argv = asz_args(args)
+            code, argv = command_line(args)
             fds = [p2cread if p2cread != -1 else 0, c2pwrite if c2pwrite != -1 else 1, errwrite if errwrite != -1 else 2]
             ready_r, ready_w = os.pipe()
             try:
                 proc = _Process(target=_child, daemon=True,
-                                args=(argv, os.fspath(cwd) if cwd is not None else os.getcwd(),
+                                args=(code, argv, os.fspath(cwd) if cwd is not None else os.getcwd(),
                                       dict(os.environ if env is None else env), [_Fd(fd) for fd in [*fds, ready_w]],
                                       bool(start_new_session)))
                 proc.start()
@@ -254,9 +267,9 @@ def _as_main_process() -> None:
     resource_tracker._resource_tracker._pid = None
 
 
-def _child(argv: list[str], cwd: str, env: dict, fds: list[int], new_session: bool) -> None:
-    """The forked child: become ``python -m asz_core.cli.main ARGV`` (module docstring) and exit as it would. Never
-    returns."""
+def _child(program: str | None, argv: list[str], cwd: str, env: dict, fds: list[int], new_session: bool) -> None:
+    """The forked child: become ``python -m asz_core.cli.main ARGV`` (``python -c PROGRAM ARGV`` when ``program`` is given;
+    module docstring) and exit as it would. Never returns."""
     code = 1
     *fds, ready = fds
     try:
@@ -284,7 +297,7 @@ def _child(argv: list[str], cwd: str, env: dict, fds: list[int], new_session: bo
         sys.stdin = sys.__stdin__ = _stdio(0, False, False, strict)
         sys.stdout = sys.__stdout__ = _stdio(1, True, False, strict)
         sys.stderr = sys.__stderr__ = _stdio(2, True, True, "backslashreplace")
-        sys.argv = ["-m", *argv]  # [0] becomes the module's path (_run_as_main)
+        sys.argv = ["-m" if program is None else "-c", *argv]  # -m: [0] becomes the module's path (_run_as_main)
         os.write(ready, b"ok")
         os.close(ready)
     except BaseException as exc:
@@ -292,7 +305,7 @@ def _child(argv: list[str], cwd: str, env: dict, fds: list[int], new_session: bo
         os._exit(1)
     try:
         try:
-            _run_as_main()
+            _run_as_main(program)
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc.code)
@@ -310,12 +323,20 @@ def _child(argv: list[str], cwd: str, env: dict, fds: list[int], new_session: bo
         os._exit(code)
 
 
-def _run_as_main() -> None:
+def _run_as_main(program: str | None = None) -> None:
     """Run the command module's code as ``__main__``, as ``python -m`` does (``sys.argv[0]``, ``__spec__``,
-    ``__package__``); its imports are the server's."""
+    ``__package__``), or ``program`` as ``python -c`` does (a ``__main__`` without a file or spec, ``<string>``); its
+    imports are the server's."""
+    import importlib.machinery
     import importlib.util
     import types
 
+    if program is not None:
+        main = types.ModuleType("__main__")
+        main.__dict__.update(__builtins__=__builtins__, __loader__=importlib.machinery.BuiltinImporter)
+        sys.modules["__main__"] = main
+        exec(compile(program, "<string>", "exec"), main.__dict__)
+        return
     spec = importlib.util.find_spec(MODULE)
     code = spec.loader.get_code(MODULE)
     main = types.ModuleType("__main__")

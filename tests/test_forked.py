@@ -14,6 +14,8 @@ from pathlib import Path
 import forked
 
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
+#: The console script's entry run by ``python -c`` (tests/langchain's receivers start so).
+ENTRY = "import sys; sys.argv[0] = 'asz'; from asz_core.cli.entry import main; main()"
 
 
 def _env(**extra: str) -> dict:
@@ -35,6 +37,15 @@ def test_exit_status_and_output_are_a_fresh_interpreters(tmp_path: Path):
     assert fresh.returncode == 0 and fresh.stdout.startswith(b"asz 0.2.0")
     fresh, fork = _both(["verify", "--root", "no-root-here"], cwd=tmp_path, env=_env())
     assert fork.returncode == 2 and str(tmp_path / "no-root-here").encode() in fork.stderr + fork.stdout, fork.stderr
+    # ``python -c PROGRAM ARGS``: the console entry as tests/langchain starts its receivers, and a program that says
+    # what ``python -c`` gives it (its arguments, ``__main__`` without a file or spec) and exits 3
+    for program, args in ((ENTRY, ["nosuch"]), (ENTRY, ["--version"]), (ENTRY, ["verify", "--root", "no-root-here"]),
+                          ("import sys; print(sys.argv, __name__, __spec__, '__file__' in globals()); sys.exit(3)", ["a", "b"])):
+        cmd = [sys.executable, "-c", program, *args]
+        fresh = subprocess.run(cmd, capture_output=True, timeout=120, cwd=tmp_path, env=_env())
+        fork = forked.run(cmd, capture_output=True, timeout=120, cwd=tmp_path, env=_env())
+        assert (fork.returncode, fork.stdout, fork.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
+    assert (fork.returncode, fork.stdout) == (3, b"['-c', 'a', 'b'] __main__ None False\n")
 
 
 def test_a_forked_child_is_its_own_process_in_its_own_session_and_dies_by_the_signal_sent(tmp_path: Path):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from cli_helpers import asz_in_process
 from langchain_helpers import ASZ, Receiver
 
@@ -29,11 +30,12 @@ def receiver_factory(tmp_path: Path):
 @pytest.fixture
 def run_asz(tmp_path: Path):
     """Run ``asz ARGS`` in a directory without asz.yaml; returns the CompletedProcess (text). In this process
-    (tests/cli_helpers.py), but ``asz ingest`` (a receiver, which serves until stopped) in a real child."""
+    (tests/cli_helpers.py), but ``asz ingest`` (a receiver, which serves until stopped) in a real child, forked
+    (tests/forked.py)."""
 
     def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
         if args[:1] == ("ingest",):
-            p = subprocess.run([*ASZ, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+            p = forked.run([*ASZ, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
         else:
             p = asz_in_process(*args, cwd=tmp_path)
         if check and p.returncode != 0:

@@ -14,6 +14,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import forked
+
 
 ASZ = [sys.executable, "-c", "import sys; sys.argv[0] = 'asz'; from asz_core.cli.entry import main; main()"]
 #: Headers a replay must not copy from a capture: the transport sets them for the bytes actually sent.
@@ -31,7 +33,8 @@ def free_port() -> int:
 
 
 class Receiver:
-    """``asz ingest langsmith`` running in a subprocess; ``url`` is its base address."""
+    """``asz ingest langsmith`` running in a subprocess (the console entry, :data:`ASZ`, forked from the pre-imported
+    server of tests/forked.py: a real process without the interpreter's start-up); ``url`` is its base address."""
 
     def __init__(self, root: Path, cwd: Path, *extra: str):
         self.root = root
@@ -40,7 +43,7 @@ class Receiver:
         for _ in range(5):  # another process may take the free port before the receiver binds it: a new port then
             self.port = free_port()
             self.url = f"http://127.0.0.1:{self.port}"
-            self.proc = subprocess.Popen(
+            self.proc = forked.Popen(
                 [*ASZ, "ingest", "langsmith", "--root", str(root), "--listen", f"127.0.0.1:{self.port}", *extra],
                 cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             # The receiver says "listening: http://HOST:PORT/" on stdout only once it holds the port (ingest_cmd):

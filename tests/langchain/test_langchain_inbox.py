@@ -210,8 +210,9 @@ def test_finished_traces_are_forgotten_after_a_day(tmp_path):
 
 def test_a_waiting_run_is_pending_for_collect(tmp_path):
     """While a post waits for its parent, asz collect --once counts it pending and exits 1; once it lands, 0 (second fresh-user report)."""
-    import subprocess
     import sys
+
+    import forked
 
     root = tmp_path / "root"
     ingest = root / "_ingest" / "langsmith"
@@ -219,9 +220,9 @@ def test_a_waiting_run_is_pending_for_collect(tmp_path):
     cmd = [sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--adapter", "langsmith-ingest",
            "--root", str(root), "--source", str(root)]
     for _ in range(inbox.WAIT_PASSES):
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        p = forked.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert p.returncode == 1 and " pending=1 " in p.stdout, p.stdout + p.stderr
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    p = forked.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.returncode == 0 and " pending=0 " in p.stdout and " landed=1 " in p.stdout, p.stdout + p.stderr
 
 

@@ -112,6 +112,8 @@ def test_a_server_started_before_anything_was_staged_lands_a_request_staged_late
     import sys
     import urllib.request
 
+    import forked
+
     from langchain_helpers import free_port
 
     root, home, stage = tmp_path / "data", tmp_path / "home", tmp_path / "stage"
@@ -124,7 +126,7 @@ def test_a_server_started_before_anything_was_staged_lands_a_request_staged_late
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "KIRO_HOME", "ASZ_LANGSMITH_ROOT",
                                                             "ASZ_DISABLE_ADAPTERS")} | {"HOME": str(home)}
     port, log = free_port(), tmp_path / "server.log"
-    proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--root", str(root), "--no-token",
+    proc = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--root", str(root), "--no-token",
                              "--port", str(port), "--interval", "1s"], cwd=tmp_path, env=env, stdout=open(log, "wb"),
                             stderr=subprocess.STDOUT)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from langchain_helpers import free_port
 
 SAMPLE = "generated__langsmith-0.15.1__LangChainTracer_runs_batch_POST.json"
@@ -54,7 +55,7 @@ def test_a_staged_trace_lands_before_the_interval_in_one_pass(tmp_path: Path, co
         "storage: {root: ./data}\nadapters:\n  - name: langsmith-ingest\n    enabled: true\n"
         f"    listen: 127.0.0.1:{ingest}\n    source_root: ./data\n")
     log = tmp_path / "server.log"
-    proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--no-token", "--port", str(port), "--interval", "10m"],
+    proc = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--no-token", "--port", str(port), "--interval", "10m"],
                             cwd=tmp_path, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:

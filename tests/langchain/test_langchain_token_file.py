@@ -5,8 +5,8 @@ loopback port answers a recorded LangSmith request 401 without the token and 202
 from __future__ import annotations
 
 import json
-import subprocess
 
+import forked
 from langchain_helpers import ASZ
 
 TOKEN = "fileTOKEN-0123456789abcdef"
@@ -53,7 +53,7 @@ def test_a_token_file_that_does_not_read_is_exit_2(tmp_path):
     (tmp_path / "bad.tok").write_text("two words\n")
     for extra in (["--token-file", str(tmp_path / "bad.tok")], ["--token-file", str(tmp_path / "none.tok")],
                   ["--token-file", str(tmp_path / "bad.tok"), "--token", "x"]):
-        p = subprocess.run([*ASZ, "ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", "127.0.0.1:0", *extra],
+        p = forked.run([*ASZ, "ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", "127.0.0.1:0", *extra],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
         assert p.returncode == 2, p.stderr
         assert p.stderr.startswith("asz ingest langsmith: ") and "two" not in p.stderr.replace("--token-file", "")

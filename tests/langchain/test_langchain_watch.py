@@ -10,6 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import forked
 from langchain_helpers import ASZ, free_port
 
 
@@ -26,7 +27,7 @@ def test_watch_collect_receives_and_lands(tmp_path: Path, captures) -> None:
         "    source_root: ./data\n"
         "    collector: {mode: watch, interval: 1s}\n"
     )
-    proc = subprocess.Popen([*ASZ, "collect"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = forked.Popen([*ASZ, "collect"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -50,5 +51,5 @@ def test_watch_collect_receives_and_lands(tmp_path: Path, captures) -> None:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     assert "ingest   : langsmith-ingest receiving at" in err
-    verify = subprocess.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, capture_output=True, text=True)
+    verify = forked.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, capture_output=True, text=True)
     assert verify.returncode == 0, verify.stdout + verify.stderr
