@@ -3,7 +3,8 @@
 written, M already there``, and the folder is then byte for byte the one an export never stopped writes, and passes
 ``asz verify --export DIR --root``. Before its end the folder has no folder manifest, so it never passes as whole.
 
-Real processes: the export runs as ``python -m asz_core.cli.main`` and stops itself (SIGSTOP) at a chosen point
+Real processes: the export runs as ``python -m asz_core.cli.main`` (forked from the pre-imported server of
+tests/forked.py) and stops itself (SIGSTOP) at a chosen point
 (``ASZ_TEST_EXPORT_STOP``, asz_core/reading/export_manifest.py: a ``.part`` written, a copy in place without its
 manifest, a copy whole without its partial-manifest line, before the index, before the folder manifest); the test
 then sends the real signal, so no sleep decides where it lands. Input: the corpus collected (11 conversations), and
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from reading_helpers import GROWS, REPO, STAYS, asz, growing_pair, stopped_itself
 
 JOURNAL = "export.partial.jsonl"
@@ -36,7 +38,7 @@ def _export_args(root: Path, out: Path, fmt: str) -> list[str]:
 def _stopped_at(root: Path, out: Path, fmt: str, point: str) -> subprocess.Popen:
     """A real ``asz export`` that has stopped itself at ``point`` (SIGSTOP: its state T)."""
     env = {**os.environ, "ASZ_TEST_EXPORT_STOP": point}
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *_export_args(root, out, fmt)], cwd=REPO, env=env,
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", *_export_args(root, out, fmt)], cwd=REPO, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return stopped_itself(p, point)
 
