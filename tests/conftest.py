@@ -70,6 +70,9 @@ def pytest_configure(config):
 #: tests, kept together (its module fixtures are made once). A name no longer collected is passed over. The tests of
 #: that run over 8.5 s are here but test_erase.py's kill loop (its module's ``officer_root`` is made once).
 LONG_FIRST = (
+    # slow-marked but in CI's whole run: 62.4 s in session 41's quiet suite (s41d, -n 4), where it came 4,850th of
+    # 5,073, near the tail of the last worker's share, so it started in the run's last minutes (session 42)
+    ("tests/view_server/test_talk_steps_paged.py::test_a_huge_talk_is_drawn_a_page_at_a_time", 62),
     ("tests/reading/test_verify_export_corpus_after_retention.py::"
      "test_every_corpus_copy_made_before_retention_checks_and_a_forged_one_does_not", 20),  # 24 before session 39
     ("tests/collect/test_crash.py::test_200_kills_leave_no_worker_and_lose_nothing", 12),  # each of 8 chunks of 25 kills (s39: 17 x 0.7)
