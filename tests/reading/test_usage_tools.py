@@ -14,13 +14,13 @@ import io
 import json
 import re
 import shutil
-import subprocess
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from reading_helpers import REPO, asz, asz_json
+from reading_helpers import asz, asz_json
+
+from test_mcp_executions_read import hook as forked_hook
 
 pytestmark = pytest.mark.slow  # the fixture collects three projects and feeds seven hook events (26 s)
 
@@ -57,9 +57,8 @@ def counted(projects: Path) -> tuple[Counter, Counter, dict[str, set], dict[str,
 
 
 def hook(payload: dict, data: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)],
-                       input=json.dumps(payload).encode(), capture_output=True, cwd=REPO, timeout=60)
-    assert p.returncode == 0, p
+    """One real ``asz hook`` process (forked: test_mcp_executions_read.hook) with ``payload`` as its JSON line."""
+    forked_hook(json.dumps(payload).encode(), data)
 
 
 @pytest.fixture(scope="module")

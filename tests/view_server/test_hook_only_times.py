@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from view_server_helpers import REPO, asz, counted_rows, parse
+from view_server_helpers import asz, counted_rows, parse
+
+from test_mcp_executions_read import hook
 
 #: eight real asz hook processes, a collect and a server (about 20 s on a loaded machine)
 pytestmark = pytest.mark.slow
@@ -30,9 +30,7 @@ def hooked(corpus_dir, tmp_path_factory) -> tuple[Path, dict[str, tuple[int, int
     base = tmp_path_factory.mktemp("hooked")
     data, root = base / "hookdata", base / "root"
     for line in next((corpus_dir / "hooks").glob("apache__*mcp-hooks-2.1.282.jsonl")).read_bytes().splitlines():
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=line,
-                           capture_output=True, cwd=REPO, timeout=60)
-        assert p.returncode == 0 and p.stdout == b"", p
+        hook(line, data)  # a real asz hook process, forked
     asz("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     times: dict[str, list[int]] = {}

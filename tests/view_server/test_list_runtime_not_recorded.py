@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from urllib.parse import quote
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from view_server_helpers import REPO, asz_here, parse
 
+from test_mcp_executions_read import hook
 from test_view_server_browser import open_at, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 PROJECT = "-home-user-sample-project"
@@ -53,9 +52,7 @@ def mixed(corpus_dir, tmp_path_factory) -> tuple[Path, set[str]]:
     asz_here("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(root))
     data = base / "hookdata"
     for line in _payloads(corpus_dir):
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data)], input=line,
-                           capture_output=True, cwd=REPO, timeout=60)
-        assert p.returncode == 0 and p.stdout == b"", p
+        hook(line, data)  # a real asz hook process, forked
     asz_here("collect", "--once", "--adapter", "changes", "--source", str(data), "--root", str(root))
     parse(root)
     return root, {json.loads(x)["session_id"] for x in _payloads(corpus_dir)}
