@@ -45,6 +45,8 @@ def report_change(verb: str, change, dry_run: bool) -> None:
         return
     for a in change.actions:
         typer.echo(f"{change.path}: {a}")
+    if change.target:
+        typer.echo(f"{change.path}: a symbolic link: wrote the file it names, {change.target}, in place; the link is kept")
     if change.backup:
         typer.echo(f"{change.path}: backup at {change.backup}")
 
@@ -96,9 +98,12 @@ def install(
     moves. ``--bare`` writes ``asz hook`` instead and warns
     on stderr when ``asz`` on this ``PATH`` is missing or another one.
     Installing one form over the other switches it. Idempotent; the old file
-    is copied to ``settings.json.asz-backup-<stamp>`` first. Exit 0 done (or
-    nothing to do), 1 when the file is not a JSON object or cannot be
-    written, 2 for an unknown scope or ``--bare`` with ``--direct``.
+    is copied to ``settings.json.asz-backup-<stamp>`` first (mode at most
+    0600), and only the hooks' part of its text is written again. A settings
+    file that is a symbolic link is written through (its target, the link
+    kept). Exit 0 done (or nothing to do), 1 when the file is not a JSON
+    object, is a dangling link or cannot be written, 2 for an unknown scope
+    or ``--bare`` with ``--direct``.
     """
     if bare and direct:
         typer.echo("asz hooks install: --bare and --direct contradict each other; give one", err=True)

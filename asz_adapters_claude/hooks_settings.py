@@ -20,8 +20,11 @@ asz.
 
 It is idempotent (an event that already runs the command for that matcher is
 left alone; one that runs the other form of the observer's command is switched
-to this one), copies the file aside before it changes it, and writes the new
-file atomically. ``asz hooks uninstall`` removes every hook entry whose
+to this one), copies the file aside before it changes it (mode at most 0600),
+writes only the part of its text that changed (:mod:`.settings_text`) and
+writes the new file atomically; a settings file that is a symbolic link is
+written through (its target replaced in place, the link kept, as Claude Code
+does), a dangling one refused. ``asz hooks uninstall`` removes every hook entry whose
 command is one of the observer's commands, then only the groups, event lists
 and the ``hooks`` object that this removal left empty, so everything else in
 the file stays as it was. Standard library only.
@@ -36,6 +39,7 @@ import re
 import secrets
 import shlex
 import shutil
+import stat
 import sys
 import time
 from pathlib import Path
@@ -86,11 +90,13 @@ class Change:
     ``path`` the file; ``changed`` whether its content differs; ``backup`` the
     copy made first ('' when none: no change, dry run, or no file before);
     ``diff`` a unified diff of old and new text; ``actions`` one line per
-    event touched, e.g. ``added PostToolUse mcp__.* -> asz hook``.
+    event touched, e.g. ``added PostToolUse mcp__.* -> asz hook``; ``target`` the file written through
+    ``path`` when it is a symbolic link ('' when it is not).
     """
 
-    def __init__(self, path: Path, changed: bool, actions: list[str], diff: str, backup: str = ""):
+    def __init__(self, path: Path, changed: bool, actions: list[str], diff: str, backup: str = "", target: str = ""):
         self.path = path
+        self.target = target
         self.changed = changed
         self.actions = actions
         self.diff = diff
@@ -235,18 +241,48 @@ def remove_hooks(settings: dict) -> list[str]:
     return actions
 
 
-def read_settings(path: Path) -> tuple[str | None, dict]:
-    """A settings file's text and its JSON object: ``(None, {})`` when there is no file, ``(text, {})`` when it is blank.
+def _file_of(path: Path) -> Path | None:
+    """The file that holds ``path``'s settings: ``path`` itself, or, when ``path`` is a symbolic link (a dotfiles
+    setup), the file its chain of links ends at, resolved whole (Claude Code too reads and writes a linked
+    settings.json through the link and keeps it); None when there is nothing at ``path``.
 
-    Raises SettingsError naming the file when it cannot be read, is not JSON
-    or holds anything but an object.
+    Raises SettingsError naming ``path`` for a link that ends at nothing (dangling, or a loop) and for anything
+    that is not a regular file (a directory, a FIFO, ``/dev/null``): nothing is read or written then.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        is_link = path.is_symlink()
+        st = path.stat()
     except FileNotFoundError:
+        if not is_link:
+            return None
+        raise SettingsError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist; nothing was "
+                            "changed (create the file it names, or remove the link)") from None
+    except OSError as exc:
+        why = "a symbolic link that does not end at a file (a loop)" if is_link else f"cannot read: {exc.strerror or exc}"
+        raise SettingsError(f"{path}: {why}; nothing was changed") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        via = f" (a symbolic link to {os.path.realpath(path)})" if is_link else ""
+        raise SettingsError(f"{path}{via}: {what}; nothing was changed")
+    return Path(os.path.realpath(path)) if is_link else path
+
+
+def read_settings(path: Path) -> tuple[str | None, dict]:
+    """A settings file's text (decoded from UTF-8, line ends as they are) and its JSON object: ``(None, {})`` when
+    there is no file, ``(text, {})`` when it is blank. A symbolic link is read through (:func:`_file_of`).
+
+    Raises SettingsError naming the file when it cannot be read, is a dangling link or no regular file, is not
+    UTF-8, is not JSON or holds anything but an object.
+    """
+    file = _file_of(path)
+    if file is None:
         return None, {}
+    try:
+        text = file.read_bytes().decode("utf-8")
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not UTF-8 (byte {exc.start}); fix or move it, nothing was changed") from None
     if not text.strip():
         return text, {}
     try:
@@ -258,75 +294,71 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
     return text, data
 
 
-def _indent_of(text: str | None) -> int | str | None:
-    """The indentation the file already uses (spaces or a tab), 2 for a new file, None for a file written on one line
-    (compact: it stays on one line)."""
-    for line in (text or "").splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) != len(line):
-            lead = line[: len(line) - len(stripped)]
-            return "\t" if lead.startswith("\t") else len(lead)
-    return None if text and text.strip() and "\n" not in text.strip() else 2
+def _private_copy(path: Path, data: bytes, mode: int) -> Path:
+    """``data`` (the old file's bytes) written to a new ``NAME.asz-backup-<UTC stamp>[-N]`` beside ``path``, with the
+    old file's permission bits less group's and others' (``mode & 0o600``: settings may hold an API key), created so."""
+    from asz_core.storage.root import gone_if_raised
+
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for n in range(1, 1000):
+        backup = path.with_name(f"{path.name}.asz-backup-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode & 0o600)
+        except FileExistsError:
+            continue
+        with gone_if_raised(backup), os.fdopen(fd, "wb") as f:
+            if hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), mode & 0o600)  # the umask may have taken more; never less than the owner's bits
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        return backup
+    raise SettingsError(f"{path}: too many backups made this second")
 
 
-def _separators_of(text: str) -> tuple[str, str]:
-    """The separators of a one-line file: ``(",", ":")`` when it has no space after them (``json.dumps``'s compact
-    form), else ``(", ", ": ")``. Judged by the object written again both ways, else by its first ``":``."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    for seps in ((",", ":"), (", ", ": ")):
-        if json.dumps(data, separators=seps, ensure_ascii=False) == text.strip():
-            return seps
-    return (",", ":") if '":' in text and '": ' not in text else (", ", ": ")
-
-
-def _render(data: dict, indent: int | str | None = 2, old_text: str | None = None) -> str:
-    """``data`` as the settings file's text: indented by ``indent``, or on one line (``indent`` None) with the old
-    text's separators and its line end (a one-line file without a final newline stays without one)."""
-    if indent is not None:
-        return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    text = old_text or ""
-    end = "\n" if text.endswith("\n") else ""
-    return json.dumps(data, separators=_separators_of(text), ensure_ascii=False) + end
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _write_atomic(file: Path, text: str) -> None:
+    """``text`` (UTF-8, line ends as given) in place of ``file`` through a temporary beside it and one rename; the
+    old file's mode kept, 0600 for a new one."""
+    file.parent.mkdir(parents=True, exist_ok=True)
     mode = None
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = file.stat().st_mode & 0o7777
     except FileNotFoundError:
         pass
-    tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.{os.getpid()}.tmp")
+    tmp = file.with_name(f"{file.name}.{secrets.token_hex(4)}.{os.getpid()}.tmp")
     from asz_core.storage.root import gone_if_raised
 
     with gone_if_raised(tmp):  # from the open on (mkstemp returned before its try): a stop leaves no file (session 41)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.replace(tmp, file)
 
 
 def edit_settings(path: Path, edit, dry_run: bool) -> Change:
     """Apply ``edit`` (a function changing the settings dict in place, returning its actions as strings) to the file.
 
-    Keeps the file's indentation (a file on one line stays on one line, its separators kept), backs the old file up beside it
-    (``NAME.asz-backup-STAMP``) and writes atomically; with ``dry_run`` only
-    the :class:`Change` (with its unified diff) is returned. Raises
-    SettingsError naming the file when it cannot be read, edited or written.
+    Writes only the part of the text that changed (:func:`asz_adapters_claude.settings_text.edited_text`: every
+    other byte kept, so undoing the edit gives back the file's bytes), backs the old bytes up beside ``path``
+    (``NAME.asz-backup-STAMP``, mode at most 0600 and never more than the file's) and writes atomically. A
+    symbolic link is written through: its target is replaced in place by a temporary in the target's folder, the
+    link stays (``Change.target`` names the file written). With ``dry_run`` only the :class:`Change` (with its
+    unified diff) is returned. Raises SettingsError naming the file when it cannot be read, edited or written, or
+    is a dangling link (:func:`_file_of`).
     """
+    from .settings_text import edited_text
+
     old_text, data = read_settings(path)
+    file = _file_of(path) or path
     try:
         actions = edit(data)
     except SettingsError as exc:  # a shape add_hooks refuses: name the file, like every other refusal
         raise SettingsError(f"{path}: {exc}; nothing was changed") from None
-    new_text = _render(data, _indent_of(old_text), old_text)
+    new_text = edited_text(old_text, data)
     changed = bool(actions)
     diff = ""
     if changed:
@@ -337,18 +369,17 @@ def edit_settings(path: Path, edit, dry_run: bool) -> Change:
     if changed and not dry_run:
         try:
             if old_text is not None:
-                stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                backup_path = path.with_name(f"{path.name}.asz-backup-{stamp}")
-                n = 1
-                while backup_path.exists():
-                    n += 1
-                    backup_path = path.with_name(f"{path.name}.asz-backup-{stamp}-{n}")
-                shutil.copy2(path, backup_path)
-                backup = str(backup_path)
-            _write_atomic(path, new_text)
+                backup = str(_private_copy(path, old_text.encode("utf-8"), file.stat().st_mode))
+            try:
+                _write_atomic(file, new_text)
+            except BaseException:
+                if backup:  # the file is as it was: no copy of it is left behind either
+                    os.unlink(backup)
+                raise
         except OSError as exc:
-            raise SettingsError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    return Change(path, changed, actions, diff, backup)
+            via = f" (a symbolic link to {file})" if file != path else ""
+            raise SettingsError(f"{path}{via}: cannot write: {exc.strerror or exc}; nothing was changed") from None
+    return Change(path, changed, actions, diff, backup, str(file) if file != path else "")
 
 
 def install(path: Path, *, dry_run: bool = False, direct: bool = True) -> Change:
@@ -359,10 +390,12 @@ def install(path: Path, *, dry_run: bool = False, direct: bool = True) -> Change
 
     Idempotent: a second install changes nothing and makes no backup. Before
     a change the old file is copied to ``<name>.asz-backup-<UTC stamp>``
-    beside it; the new file is written atomically with its mode kept, as
-    JSON indented as the file was (2 spaces for a new file; a file on one line stays on one line). ``dry_run`` computes the change and its diff and
-    writes nothing. Raises SettingsError for an unreadable file, one that is
-    not a JSON object, or a ``hooks`` of the wrong shape.
+    beside it (mode at most 0600); the new file is written atomically with its
+    mode kept, only its ``hooks`` text written again in the file's style (2-space
+    JSON for a new file), through a symbolic link to its target
+    (:func:`edit_settings`). ``dry_run`` computes the change and its diff and
+    writes nothing. Raises SettingsError for an unreadable file, a dangling
+    link, one that is not a JSON object, or a ``hooks`` of the wrong shape.
     """
     command = direct_command() if direct else COMMAND
     return edit_settings(Path(path), lambda settings: add_hooks(settings, command), dry_run)
