@@ -65,6 +65,7 @@ from ..sessiondata.model import DEFAULT_MAX_DELTA_BYTES
 from ..sessiondata.times import format_rfc3339
 from ..sessiondata import durable
 from ..storage.cursor import AppendCursor, SnapshotCursor, read_cursor, write_cursor
+from ..storage.landed_count import landed_changed
 from ..storage.layout import PREFIX_KIND, cursor_files, session_dir, session_dirs
 from ..storage.root import LockBusy, session_lock
 from ..storage.session_list import LIST_REMADE, MADE_LATE, SESSION_LIST, kept_by, record_sessions
@@ -344,6 +345,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     c = Counters()
     if not cols:
         return c
+    landed_changed()  # a memo of the root's landed files made before this pass is read again (view.named_titles)
     roots = {os.path.abspath(col.root) for col in cols}
     if len(roots) > 1:
         raise ValueError(f"collectors of one pass share one storage root, not {', '.join(sorted(roots))}")

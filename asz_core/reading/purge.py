@@ -26,7 +26,7 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_summaries", "forget_found",
+__all__ = ["REMOVAL_STATE", "pending_sessions", "stale_conversations", "compact_securely", "forget_named", "forget_summaries", "forget_found",
            "said_forms", "rows_naming", "naming_conversations"]
 
 #: The per-session file that marks a removal in progress (written and deleted by asz prune).
@@ -84,6 +84,14 @@ def compact_securely(con: sqlite3.Connection, *, fts: bool) -> bool:
 #: What :func:`forget_summaries` raises when a reader kept the rewritten file in the write-ahead log.
 UNWIPED = ("a reader of {path} kept its old pages (the text deleted among them) while it was compacted; "
            "the next run compacts it again")
+
+
+def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
+    """:func:`asz_core.view.named_titles.forget_named`: the labels of ``sessions``' files wiped from
+    ``_index/named.sqlite``; returns the other sessions they may title (their rows hold that text too)."""
+    from ..view.named_titles import forget_named as wipe
+
+    return wipe(root, sessions)
 
 
 def forget_summaries(root: str | os.PathLike, conversations: Iterable[str]) -> None:

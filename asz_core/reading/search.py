@@ -61,13 +61,13 @@ from ..sessiondata import SDError
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
-from ..storage.layout import CONVERSATIONS, landed_files
+from ..storage.layout import CONVERSATIONS, landed_files, removed_count
 from ..storage.twice_list import counted_there
 from ..view.document import list_conversations
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
-from ..view.titles import PromptTitle, lost_prompt_title
+from ..view.titles import PromptTitle, lost_prompt_title, named_for
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .search_meta import Meta
@@ -163,8 +163,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         return "it has no round"
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
-    meta = Meta()
-    links = links_of(fold)
+    meta, links = Meta(None if removed_count(root / head.session) else named_for(root, head.session)), links_of(fold)
     meta.continues = next(iter(links.earlier), "")
     there = counted_there(root, head.session)  # a receiving root's continued session, drawn here too (trial 28a F1)
     seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once

@@ -126,6 +126,10 @@ def fingerprint(root: Path, newest: tuple, session: str) -> str:
         h.update(f"{path[base:]}\0".encode())
         for name, ino in landed:
             h.update(f"{name}:{ino}\n".encode())
+    from ..view.named_titles import named_key
+
+    for key in named_key(root, session):  # another session's summary naming its message titles it (trial 41c F2)
+        h.update(repr(key).encode() + b"\n")
     return f"{parts[0]}|{h.hexdigest()}"
 
 

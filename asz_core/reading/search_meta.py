@@ -13,7 +13,7 @@ class Meta:
     """What the ``conv`` table keeps of a conversation, gathered while its records are read (as the document's summary
     finds them: the first ``cwd`` and first typed prompt of the main stream, else of any stream; every model named)."""
 
-    def __init__(self) -> None:
+    def __init__(self, named: tuple | None = None) -> None:
         self.cwd = {True: "", False: ""}
         #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work:
         #: ``(text, the withholdable flags of its record)``.
@@ -27,8 +27,10 @@ class Meta:
         self.flagged: list[Path] = []
         #: (place in the rows, label) of each label row (:func:`asz_core.reading.search._label_flags`)
         self.labels: list[tuple[int, str]] = []
-        #: The runtime's title as the document checks it (never another session's, nor one in a file that does not verify).
-        self.titles = RuntimeTitle()
+        #: The runtime's title as the document checks it (never another session's, nor one in a file that does not
+        #: verify); ``named`` (:func:`~asz_core.view.titles.named_for`, None for a pruned conversation, whose title went
+        #: with its text): another session's summary naming one of its messages titles it (trial 41c F2).
+        self.titles = RuntimeTitle(named)
         #: ``(file, problem)`` of each landed file that could not be read: not searched, and said (:mod:`.search_gaps`).
         self.unread: list[tuple[str, str]] = []
         #: ``(file, stat before it was read, 1 when it verified)`` of each landed file read (:func:`~.search_gaps.suspects`).

@@ -221,7 +221,7 @@ def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:
     said_forms`: the ids and their 8-digit short forms), the other conversations' rows that name them too (a resumed
     copy's ``continues``, a hit's ``repeats``: made again from the files left when next read; fix33c), so no byte of
     an erased id stays there. Raises OSError or sqlite3.Error."""
-    from ..reading.purge import forget_found, forget_summaries, naming_conversations, said_forms
+    from ..reading.purge import forget_found, forget_named, forget_summaries, naming_conversations, said_forms
     from ..reading.search import index_path, other_indexes
     from .erase_received import forget_received, forget_set_aside
 
@@ -237,7 +237,8 @@ def forget_derived(root: Path, sessions: list[str], convs: list[str]) -> None:
     for other in other_indexes(root):  # another asz version's search index: built again by it from what is left
         for p in (other, other.with_name(other.name + "-wal"), other.with_name(other.name + "-shm")):
             p.unlink(missing_ok=True)
-    naming = sorted(set(names) | naming_conversations(root, forms))
+    # a summary of theirs titled another conversation (trial 41c F2): that one's rows held its text
+    naming = sorted(set(names) | naming_conversations(root, forms) | forget_named(root, sessions))
     forget_summaries(root, naming)
     forget_found(root, naming)
 

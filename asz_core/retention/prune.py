@@ -47,6 +47,7 @@ from ..flow.chain import Chain, SessionChains, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
 from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
 from ..sessiondata.times import format_rfc3339, parse_instant
+from ..storage.landed_count import landed_changed
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
 from ..sessiondata.reader import header_line
@@ -231,12 +232,14 @@ def _forget_text(root: Path, cids: list[str]) -> None:
     derived file exists and cannot be written (``removal.state`` then stays, and the next run tries again)."""
     import sqlite3
 
-    from ..reading.purge import forget_found, forget_summaries
+    from ..reading.purge import forget_found, forget_named, forget_summaries
     from ..reading.search import SearchError, index_path, other_indexes, update_index as update_search
 
     if not cids:
         return
     try:
+        # a summary of theirs titled another conversation (trial 41c F2): its rows held that text too
+        cids = sorted(set(cids) | forget_named(root, cids))
         if index_path(root).is_file():
             update_search(root, conversations=cids, purge=True)
         for other in other_indexes(root):  # another asz version's search index holds the text too: it builds it again
@@ -322,6 +325,7 @@ def prune(root: str | os.PathLike, cfg: RetentionConfig, *, endpoint: str = "", 
         state = state_of(root, endpoint)
         owner = owner_of(endpoint, instance_id or default_instance_id())
         done: list[SessionPlan] = []
+        landed_changed()  # skeletons stand for landed files from here on (view.named_titles reads the root again)
         try:
             _remove_planned(root, cfg, rep, done, state, owner, dry_run, now_ns)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: what went is said (a session being removed is finished next run)

@@ -78,7 +78,9 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
     session's directory, and the torn tails the session's append cursors record (the build's ``summary.problems``
     says them); in a receiving root, the calls ``_received/twice.list`` counts in an earlier session
     (:func:`~asz_core.storage.twice_list.there_key`) and the lines ``_received/short.list`` gives the session
-    (:func:`~asz_core.storage.short_list.short_problems`), which the build's figures and problems read. Not the cursors' files themselves: a collect pass that finds a session's sources gone (or back)
+    (:func:`~asz_core.storage.short_list.short_problems`), which the build's figures and problems read; the labels in
+    other sessions' files that may title it (:func:`~asz_core.view.named_titles.named_key`: a summary landing in a
+    later pass names it, trial 41c F2). Not the cursors' files themselves: a collect pass that finds a session's sources gone (or back)
     rewrites them and lands nothing, and what it changes (a source gone, in conflict) is read at each answer
     (:func:`~asz_core.view.conflicts.stopped_and_gone`), never kept. Nor the session's ``session.state``, ``index/`` or
     locks (``.lock``), which no build reads: a conflicted session's lock is taken by every pass (trial 19, F6).
@@ -112,10 +114,12 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
     from ..storage.short_list import short_problems
     from ..storage.twice_list import there_key
 
+    from .named_titles import named_key
+
     there = there_key(root, session) if session else ()  # a receiving root's calls counted in an earlier session
     short = tuple(short_problems(root, session)) if session else ()  # and the records it is short of (summary.problems)
     return FilesKey(tuple(sorted(out)) + tuple(sorted(torn)) + ((there,) if there else ())
-                    + ((("", "short", *short),) if short else ()), () if follow else tuple(links))
+                    + ((("", "short", *short),) if short else ()) + named_key(root, session), () if follow else tuple(links))
 
 
 #: cursor path -> (its stat key when read, the torn tail it records or None): each cursor read once while unchanged

@@ -15,7 +15,7 @@ from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
-from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, prompt_text, subagent_title
+from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, named_for, prompt_text, subagent_title
 from .usage import usage_totals
 
 __all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "talks_title", "shorten",
@@ -400,7 +400,7 @@ class DocumentView(ListView):
     def runtime_title(self, header_title: str) -> str:
         """``header_title`` as :class:`~asz_core.view.titles.RuntimeTitle` checks it over the landed records."""
         sess = self.sess
-        got = RuntimeTitle()
+        got = RuntimeTitle(named_for(sess.root, sess.session))
         for seq in sorted(sess.records):
             got.see_landed(sess, seq)
         return got.title(header_title)

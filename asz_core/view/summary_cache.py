@@ -99,14 +99,15 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: apart the undescribed records naming the call they belong to, session 40; data-taken: cut counts a result that
 #: kept its text apart from its structured copy taken, trial 40c F1; undescribed-counts: an entry keeps the undescribed
 #: records' counts as data, asz usage no longer reading them from the problem line's words, fix41b; blank-lines: no
-#: empty, blank or null line counts among the undescribed records that could hold calls, trial 41b F6), so no
+#: empty, blank or null line counts among the undescribed records that could hold calls, trial 41b F6; named: a summary
+#: in another session's file naming one of its messages titles a conversation, trial 41c F2), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
 #: these (tests/view/test_titles_cache.py checks that the functions that do are defined here).
-TITLE_CODE = ("summary.py", "titles.py", "nodes.py", "session_records.py", "rows.py", "secret_forms.py")
+TITLE_CODE = ("summary.py", "titles.py", "named_titles.py", "nodes.py", "session_records.py", "rows.py", "secret_forms.py")
 #: The store's ``PRAGMA user_version``: a store made by an older asz (3: entries without their seal; 2: fingerprints
 #: without the change times; 1: entries without the verification state) is emptied when opened, so it is rebuilt,
 #: never read.

@@ -32,7 +32,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -330,10 +330,16 @@ def given_title(rec: dict, dialect: str) -> str:
 class RuntimeTitle:
     """The runtime's title of one conversation, from its landed records seen in seq and row order (:meth:`see`)."""
 
-    __slots__ = ("ids", "labels", "given", "doubt")
+    __slots__ = ("ids", "labels", "given", "doubt", "named", "pruned")
 
-    def __init__(self) -> None:
+    def __init__(self, named: Any = None) -> None:
         self.ids: set[str] = set()
+        #: the root's labels naming a record (:class:`~asz_core.view.named_titles.NamedIn`) and this conversation's
+        #: session, or None: a label in another session's file naming one of :attr:`ids` titles it when nothing of its
+        #: own does (:meth:`named_title`; trial 41c F2)
+        self.named: tuple[Any, str] | None = named
+        #: a skeleton was seen: retention removed the session's text, and no other session's label names it
+        self.pruned = False
         #: each title a person gave the conversation (:func:`given_title`: Claude Code's ``/rename``), in order: the
         #: last one titles it, before any label the runtime wrote
         self.given: list[str] = []
@@ -385,6 +391,7 @@ class RuntimeTitle:
         the session's index and the rounds for the structure, never for a reader to show (trial 32b F1), so a pruned
         conversation's title is ``(removed by retention)`` and no derived file under ``_index/`` holds it."""
         if seq in sess.removed_at:  # a skeleton: its labels are kept for the structure alone and name nothing shown
+            self.pruned = True
             self.ids.update(i for i in sess.ids[seq] if isinstance(i, str) and i)  # (trial 32b F1; docs/push.md)
             return
         h = sess.headers.get(seq)
@@ -398,7 +405,7 @@ class RuntimeTitle:
         if self.given:
             return self.given[-1]
         if not self.doubt and all(map(self._names_it, self.labels)) and (not header_title or self.holds(header_title)):
-            return header_title
+            return header_title or self.named_title()
         return self.last()
 
     def holds(self, label: str) -> bool:
@@ -419,7 +426,17 @@ class RuntimeTitle:
         for seen in reversed(self.labels):
             if self._names_it(seen):
                 return seen[0]
-        return ""
+        return self.named_title()
+
+    def named_title(self) -> str:
+        """The label another session's landed file wrote for one of this conversation's records (Claude Code's
+        ``summary`` on resuming, its ``leafUuid`` a message here), the last in (session, seq, row) order
+        (:meth:`~asz_core.view.named_titles.NamedIn.title`); '' without :attr:`named`, for a pruned conversation
+        (its title went with its text, docs/reading.md) or when none names it."""
+        if self.named is None or self.pruned:
+            return ""
+        found, session = self.named
+        return found.title(session, self.ids)
 
 
 class LandedTitles:
@@ -435,7 +452,8 @@ class LandedTitles:
         #: the landed seqs in order, and a RuntimeTitle that has seen the files of the first ``_fed`` of them: each
         #: round's title feeds it only the files after (:meth:`_runtime_title`)
         self._seqs = sorted(self.sess.records)
-        self._got = RuntimeTitle()
+        self._named = named_for(root, session)
+        self._got = RuntimeTitle(self._named)
         self._fed = 0
 
     def _runtime_title(self, through_seq: int) -> RuntimeTitle:
@@ -443,7 +461,7 @@ class LandedTitles:
         after those it saw, or a new one when it saw a file past ``through_seq``."""
         seqs = self._seqs
         if self._fed and seqs[self._fed - 1] > through_seq:
-            self._got, self._fed = RuntimeTitle(), 0
+            self._got, self._fed = RuntimeTitle(self._named), 0
         sess, got = self.sess, self._got
         while self._fed < len(seqs) and seqs[self._fed] <= through_seq:
             got.see_landed(sess, seqs[self._fed])
@@ -486,6 +504,14 @@ class LandedTitles:
                 if pick.offer(text):
                     return pick.title()
         return shown_title(title) or pick.title()
+
+
+def named_for(root: str | os.PathLike, session: str) -> tuple[Any, str] | None:
+    """What :class:`RuntimeTitle` asks for the labels of other sessions' files naming ``session``'s records
+    (:func:`~asz_core.view.named_titles.named_in` of ``root``, and ``session``); None without a session."""
+    from .named_titles import named_in
+
+    return (named_in(root), session) if session else None
 
 
 def continued_title(earlier: str, title: str) -> str:

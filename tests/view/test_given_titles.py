@@ -88,3 +88,69 @@ def test_a_session_of_a_subagent_file_alone_is_titled_by_its_prompt(tmp_path, co
     assert p.returncode == 0, p.stderr
     hits = json.loads(p.stdout)
     assert hits and {h["title"] for h in hits} == {row["title"]}, {h["title"] for h in hits}
+
+
+def _exported_titles(root: Path, sid: str) -> dict[str, str]:
+    """The title each export form of ``sid`` gives: the json document's ``summary.title``, the md head's ``# TITLE``
+    line and the html page's ``<title>``."""
+    import html
+
+    out = {}
+    for form in ("json", "md", "html"):
+        p = asz_in_process("export", sid, "--format", form, "--root", str(root))
+        assert p.returncode == 0, p.stderr
+        if form == "json":
+            out[form] = json.loads(p.stdout)["summary"]["title"]
+        elif form == "md":
+            out[form] = next(x[2:] for x in p.stdout.splitlines() if x.startswith("# "))
+        else:
+            out[form] = html.unescape(p.stdout.split("<title>", 1)[1].split("</title>", 1)[0])
+    return out
+
+
+def test_a_summary_landed_in_a_later_pass_titles_the_conversation_it_names(tmp_path, corpus_projects):
+    """F2: A (a corpus transcript with no title of its own) lands alone; a later pass lands B and C, each opening with a
+    ``summary`` whose ``leafUuid`` is one of A's messages (read from A's lines). A is then titled by C's summary (the
+    last by session, seq and row), the same in asz ls (text and --json), asz conversation --json, every export form,
+    search hits, the page's list and push's ``asz.conversation.title``; B and C keep their own prompts' titles. A's
+    list row, kept by the first pass, is read again (its key holds the labels naming it). Then C's landed file is
+    damaged: a summary in a file that does not verify titles nothing, and B's names A."""
+    from test_view_summary_titles import _titles_everywhere
+
+    a_lines = _lines(corpus_projects, SMALL)
+    a = Path(SMALL).stem
+    uuids = [d["uuid"] for d in map(json.loads, a_lines) if d.get("uuid")]
+    root = collect_claude(tmp_path, {a: a_lines})
+    before, *_ = _titles_everywhere(root, [a], "the")
+    assert before[a] and "Zephyr" not in before[a]
+    b, c = "bbbbbbbb-0000-4000-8000-00000000000b", "cccccccc-0000-4000-8000-00000000000c"
+    written = {b: [_summary("Zephyr summary written in B", uuids[-1]),
+                   _user(b, "b-1", None, "Write the release notes", "2026-01-02T10:00:00Z"), _agent(b, "b-2", "b-1", "notes", "2026-01-02T10:00:05Z")],
+               c: [_summary("Zephyr summary written in C", uuids[0]),
+                   _user(c, "c-1", None, "Tidy the changelog", "2026-01-03T10:00:00Z"), _agent(c, "c-2", "c-1", "tidied", "2026-01-03T10:00:05Z")]}
+    projects = tmp_path / "projects" / "-home-dev-app"
+    for sid, lines in written.items():
+        (projects / f"{sid}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
+    want = {a: written[c][0]["summary"], b: "Write the release notes", c: "Tidy the changelog"}
+    ls, doc, push, search = _titles_everywhere(root, [a, b, c], "the")
+    assert ls == doc == push == want
+    assert search and all(search[k] == want[k] for k in search) and a in search  # A's hits carry A's title
+    assert _page_titles(root) == want
+    assert _exported_titles(root, a) == {"json": want[a], "md": want[a], "html": want[a]}
+    table = asz_in_process("ls", "--root", str(root)).stdout
+    assert [x for x in table.splitlines() if want[a] in x] and "Zephyr summary written in B" not in table
+    # the summary's own record stays where it landed: a search for its words points at C's file, in conversation C
+    p = asz_in_process("search", "zephyr", "--json", "--root", str(root))
+    assert sorted((h["conversation"], h["kind"], h["file"].split("/")[0]) for h in json.loads(p.stdout)) == [(b, "label", b), (c, "label", c)]
+    (landed,) = (root / c / "streams" / "main").glob("transcript-*.sd")
+    landed.chmod(0o644)
+    landed.write_bytes(landed.read_bytes().replace(b"tidied", b"tidies"))
+    from asz_core.export.wire import RoundTitles
+
+    p = asz_in_process("ls", "--json", "--root", str(root))
+    doc = json.loads(asz_in_process("conversation", a, "--json", "--root", str(root)).stdout)["summary"]["title"]
+    push = RoundTitles(root)(max((root / "_conversations" / a / "rounds").glob("*.sf")).read_bytes())
+    assert {r["id"]: r["title"] for r in json.loads(p.stdout)}[a] == doc == push == written[b][0]["summary"]
+    assert _page_titles(root)[a] == doc

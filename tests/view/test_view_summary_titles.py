@@ -1,7 +1,8 @@
-"""A ``summary`` record names a conversation only when its ``leafUuid`` is a message of that conversation.
+"""A ``summary`` record names the conversation holding its ``leafUuid``'s message, whichever session's file it is in.
 
 Claude Code writes ``{"type":"summary","summary":…,"leafUuid":…}`` lines on resuming, into the transcript it
-resumes in, and their ``leafUuid`` often names a message of another session. Two small transcripts of one
+resumes in, and their ``leafUuid`` often names a message of another session: that session's title when it has
+none of its own (trial 41c F2). Two small transcripts of one
 project: A's holds a summary for its own last message, then one for B's; B's holds a summary for A's message.
 Each title is checked in the document, ``asz ls --json`` and ``asz search``; the corpus's own summaries are
 checked against the ids its source transcripts hold.
@@ -47,9 +48,17 @@ SESSIONS = {
 }
 
 
-def test_a_summary_for_another_sessions_message_is_not_the_title(tmp_path):
+def test_a_summary_for_another_sessions_message_titles_that_conversation(tmp_path):
+    """A's own summary (for its message a-2) titles A, before B's copy of it; A's summary for B's message b-2 titles B,
+    which has no label of its own (trial 41c F2: as Claude Code's resume list and claude-code-log title it); before,
+    B was titled by its first prompt. The same title in the document, ``asz ls --json``, search hits, push and the
+    page."""
     root = collect_claude(tmp_path, SESSIONS)
-    assert_titled(root, {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}, "greetings")
+    want = {A: "Parser fixes in session A", B: "Docs written in session B"}
+    assert want == {A: SESSIONS[A][0]["summary"], B: SESSIONS[A][1]["summary"]} and SESSIONS[A][1]["leafUuid"] == SESSIONS[B][2]["uuid"]
+    assert_titled(root, want, "greetings")
+    ls, doc, push, _ = _titles_everywhere(root, sorted(SESSIONS), "greetings")
+    assert ls == doc == push == want
 
 
 def test_the_summary_record_keeps_its_leaf_in_its_data_part(tmp_path):

@@ -1,0 +1,335 @@
+"""Labels written in one session's file for a message of another: the title they give that conversation (trial 41c F2).
+
+Claude Code writes a ``summary`` record, on resuming, into the transcript it resumes in; its ``leafUuid`` names the
+last message of the conversation it summarises, often another session's (docs/reading.md, titles). Which record a
+label was written for only the adapter can say (:func:`~asz_core.view.titles.label_for_record`); this module finds,
+across the whole root, every label whose record names another record (its *leaf*), so a conversation holding that
+leaf is titled by it when nothing of its own titles it (:class:`~asz_core.view.titles.RuntimeTitle`).
+
+Kept as derived data in ``<root>/_index/named.sqlite`` (table ``files``: one row per landed ``.sd`` file read, by its
+path under the root, with its stat key and the labels found in it; deleted, it is read again from the landed files).
+A file is read once per state (its name, size, mtime, change time and inode): only a file holding a ``"label":`` is
+decoded, only its labelled lines with no ``id``, and it counts only when its closing line binds its bytes (a label
+in a landed file that does not verify names nothing). A skeleton (``.sk``) names nothing: its labels are kept for
+the structure, never shown (seed 000, Skeletons; trial 32b F1). A process keeps what it read (:func:`named_in`) for
+:data:`KEPT_S` seconds, and until it lands or removes files itself (:mod:`asz_core.storage.landed_count`).
+
+Which conversation a leaf is in: the titles read it from the conversation's own landed records (its ids);
+the list rows' keys (:func:`named_key`, part of :func:`~asz_core.view.depends.files_key`) from the root's id table
+``_index/ids.sqlite`` (parse's), so a summary landing in a later pass changes the key of the conversation it names and
+its kept row, page caches and search rows are read again. Without that table (a receiving root, never parsed), every
+key holds every such label of the root: correct, and read again whenever one lands anywhere.
+
+Rule when several name one conversation: the last in the order (session of the file holding it, the file's seq, its
+row); one in the conversation's own files is its own label and comes first (docs/reading.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+import orjson
+
+from ..flow.index import SET_ASIDE_KINDS
+from ..storage.filekey import stat_key
+from ..storage.landed_count import landed_count
+from ..storage.layout import session_dirs, session_listing
+
+__all__ = ["DB", "KEPT_S", "Named", "NamedIn", "named_in", "named_key", "forget_named", "scan_file"]
+
+#: The store's path under the root (derived data).
+DB = Path("_index") / "named.sqlite"
+#: The store's schema (``PRAGMA user_version``): a store of another is emptied.
+SCHEMA = 1
+#: Seconds a process reuses what it read of the root (another process's landing is seen after at most this long).
+KEPT_S = 2.0
+#: File kinds whose labels name a run, a workflow or nothing shown (as :class:`~asz_core.view.titles.RuntimeTitle`).
+_NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal", "agent_meta"}) | SET_ASIDE_KINDS
+
+
+class Named(NamedTuple):
+    """One label naming a record: the session, seq and row (from 1) of its landed record, the id it names, the text."""
+
+    session: str
+    seq: int
+    row: int
+    leaf: str
+    label: str
+
+
+def scan_file(path: Path) -> list[tuple[int, str, str]]:
+    """``(row, leaf, label)`` of each record of the landed ``.sd`` file ``path`` that has a ``label``, no ``id``, and
+    whose label the adapter of the file's dialect says was written for the record ``leaf``
+    (:func:`~asz_core.view.titles.label_for_record`); [] when it has none, its closing line does not bind its bytes,
+    or it cannot be read."""
+    from .landed_bytes import read_sealed
+    from .titles import label_for_record
+
+    try:
+        with open(path, "rb") as f:
+            if b'"label":' not in f.read():
+                return []
+        _, _, sealed, _ = read_sealed(path)
+    except OSError:
+        return []
+    if sealed is None:
+        return []
+    header, _, _, _, bodies = sealed
+    if header.kind in _NOT_TITLES:
+        return []
+    out = []
+    for row, line in enumerate(bodies, 1):
+        if b'"label":' not in line:
+            continue
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        label = rec.get("label") if isinstance(rec, dict) else None
+        if not isinstance(label, str) or not label or rec.get("id"):
+            continue
+        leaf = label_for_record(rec, header.dialect)
+        if isinstance(leaf, str) and leaf:
+            out.append((row, leaf, label))
+    return out
+
+
+class NamedIn:
+    """Every :class:`Named` of a root's landed files, as read at one moment."""
+
+    def __init__(self, root: Path, named: list[Named], held: dict[tuple[str, int], tuple[str, tuple]] | None = None) -> None:
+        self.root = root
+        #: (session, seq) -> (path, stat key) of each landed file holding one of :attr:`named` (:meth:`unchanged`)
+        self.held = held or {}
+        self.named = sorted(named, key=lambda n: (n.session, n.seq, n.row))
+        self.by_leaf: dict[str, list[Named]] = {}
+        for n in self.named:
+            self.by_leaf.setdefault(n.leaf, []).append(n)
+        self._holders: tuple[tuple, dict[str, set[str]] | None] | None = None
+        self._by_session: tuple[dict, dict[str, tuple[Named, ...]]] | None = None
+
+    def title(self, session: str, ids: Iterable[str]) -> str:
+        """The label of another session's file naming one of ``ids`` (the records of ``session``'s conversation): the
+        last in (session, seq, row) order; '' for none."""
+        if not self.by_leaf:
+            return ""
+        ids = ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
+        got = [n for leaf, ns in self.by_leaf.items() if leaf in ids for n in ns if n.session != session]
+        if got and not self.unchanged(got):
+            return named_in(self.root, again=True).title(session, ids)
+        return max(got, key=lambda n: (n.session, n.seq, n.row)).label if got else ""
+
+    def key(self, session: str) -> tuple:
+        """What of the root's labels ``session``'s title may come from: each :class:`Named` whose leaf the id table
+        says ``session`` holds, or, with no id table to ask, every one (:func:`named_key`)."""
+        if not self.named:
+            return ()
+        holders = self._held()
+        if holders is None:
+            return tuple(self.named)
+        if self._by_session is None or self._by_session[0] is not holders:
+            by: dict[str, list[Named]] = {}
+            for n in self.named:
+                for s in holders.get(n.leaf, ()):
+                    by.setdefault(s, []).append(n)
+            self._by_session = (holders, {s: tuple(ns) for s, ns in by.items()})
+        return self._by_session[1].get(session, ())
+
+    def unchanged(self, named: Iterable[Named]) -> bool:
+        """Whether each landed file holding one of ``named`` is still there as it was read (a file damaged, replaced
+        or removed since names nothing at once: asked of the labels a title or a key is about to use)."""
+        for path, key in {self.held[(n.session, n.seq)] for n in named if (n.session, n.seq) in self.held}:
+            try:
+                if stat_key(os.stat(path)) != key:
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def _held(self) -> dict[str, set[str]] | None:
+        """leaf -> the sessions the root's id table says hold a record with that id (by its hash); None when the
+        table is not there or does not read. Read again when the table's files change."""
+        path = self.root / "_index" / "ids.sqlite"
+        try:
+            mark = tuple(stat_key(os.stat(p)) if os.path.exists(p) else () for p in (path, f"{path}-wal"))
+        except OSError:
+            return None
+        if self._holders is not None and self._holders[0] == mark:
+            return self._holders[1]
+        got: dict[str, set[str]] | None = None
+        if mark[0]:
+            from ..flow.shared_ids import id_hash
+            from ..storage.frozen import read_only_db
+
+            try:
+                db = read_only_db(path, timeout=5.0)
+                try:
+                    got = {}
+                    for leaf in self.by_leaf:
+                        got[leaf] = {name for (name,) in db.execute(
+                            "SELECT s.name FROM ids JOIN sessions s ON s.no = ids.session WHERE ids.h = ?", (id_hash(leaf),))}
+                finally:
+                    db.close()
+            except sqlite3.Error:
+                got = None
+        self._holders = (mark, got)
+        return got
+
+
+#: root -> (monotonic time read, landed_count then, NamedIn)
+_KEPT: dict[str, tuple[float, int, NamedIn]] = {}
+#: root -> the store's rows as this process last read or wrote them: path -> (stat key JSON, found JSON)
+_ROWS: dict[str, dict[str, tuple[str, str]]] = {}
+_LOCK = threading.Lock()
+
+
+def named_in(root: str | os.PathLike, again: bool = False) -> NamedIn:
+    """The root's labels naming a record (:class:`NamedIn`), read from its landed files through the store; reused
+    within :data:`KEPT_S` seconds while this process lands nothing (read again with ``again``). Never raises for a file or a store that does not read (a
+    label that cannot be read names nothing)."""
+    root = Path(root)
+    key, now, count = os.fspath(root), time.monotonic(), landed_count()
+    with _LOCK:
+        hit = _KEPT.get(key)
+    if hit is not None and not again and hit[1] == count and now - hit[0] < KEPT_S:
+        return hit[2]
+    got = NamedIn(root, *_read_root(root))
+    with _LOCK:
+        _KEPT[key] = (now, count, got)
+    return got
+
+
+def named_key(root: str | os.PathLike, session: str) -> tuple:
+    """``(("", "named", session, seq, row, label), ...)``: the labels of the root that may title ``session``'s
+    conversation from another session's file (:meth:`NamedIn.key`), for the keys of its kept rows and caches."""
+    if not session:
+        return ()
+    got = named_in(root)
+    named = got.key(session)
+    if named and not got.unchanged(named):  # a file holding one changed since it was read: the root read again
+        named = named_in(root, again=True).key(session)
+    return tuple(("", "named", n.session, n.seq, n.row, n.label) for n in named if n.session != session)
+
+
+def _landed(root: Path) -> dict[str, tuple[str, int, tuple]]:
+    """path under the root -> (session, seq, stat key) of every landed ``.sd`` file of the root's sessions."""
+    out = {}
+    for sdir in session_dirs(root):
+        try:
+            listing = session_listing(sdir)
+        except OSError:
+            continue
+        for ln, path in listing.files:
+            if path.suffix != ".sd":
+                continue
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            out[f"{sdir.name}/{path.relative_to(sdir).as_posix()}"] = (sdir.name, ln.seq, stat_key(st))
+    return out
+
+
+def _connect(root: Path, write: bool) -> sqlite3.Connection | None:
+    path = root / DB
+    if not write and not path.is_file():
+        return None
+    try:
+        if write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path, timeout=10)
+        if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+            if not write:
+                con.close()
+                return None
+            con.execute("DROP TABLE IF EXISTS files")
+            con.execute(f"PRAGMA user_version={SCHEMA}")
+        con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, key TEXT, named TEXT)")
+        return con
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str, tuple]]]:
+    """Every :class:`Named` of the root's landed files, each file read once per state, kept in the store (read from it
+    once a process, written only for the files read); and the stat key of each file holding one ((session, seq) -> (path, key))."""
+    from ..storage.frozen import frozen
+
+    landed = _landed(root)
+    rows = _ROWS.get(os.fspath(root))
+    con = None
+    if rows is None or any(rows.get(rel, ("",))[0] != json.dumps(st) for rel, (_, _, st) in landed.items()) or len(rows) != len(landed):
+        con = _connect(root, not frozen(root)) if landed else None
+        if rows is None:
+            try:
+                rows = {p: (k, n) for p, k, n in con.execute("SELECT path, key, named FROM files")} if con is not None else {}
+            except sqlite3.Error:
+                rows = {}
+    rows = rows if rows is not None else {}
+    out: list[Named] = []
+    held: dict[tuple[str, int], tuple[str, tuple]] = {}
+    new: list[tuple[str, str, str]] = []
+    for rel, (session, seq, st) in landed.items():
+        k = json.dumps(st)
+        hit = rows.get(rel)
+        if hit is None or hit[0] != k:
+            hit = rows[rel] = (k, json.dumps(scan_file(root / rel)))
+            new.append((rel, *hit))
+        found = json.loads(hit[1]) if hit[1] != "[]" else ()
+        out.extend(Named(session, seq, row, leaf, label) for row, leaf, label in found)
+        if found:
+            held[(session, seq)] = (os.fspath(root / rel), st)
+    gone = [p for p in rows if p not in landed]
+    for p in gone:
+        del rows[p]
+    _ROWS[os.fspath(root)] = rows
+    if con is not None and (new or gone) and not frozen(root):
+        try:
+            with con:
+                con.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", new)
+                con.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
+        except sqlite3.Error:
+            pass  # derived data: read again next time
+    if con is not None:
+        con.close()
+    return out, held
+
+
+def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
+    """Take the labels of ``sessions``' files out of the store, wiped from the file (``secure_delete``, ``VACUUM``:
+    retention and ``asz erase`` leave no text of theirs under ``_index/``), and return the other sessions those labels
+    may title (:meth:`NamedIn.key`; every session of the root without an id table), whose kept rows and search rows
+    hold them and are to be forgotten too. Raises sqlite3.Error or OSError when the store exists and cannot be
+    written."""
+    root = Path(root)
+    names = set(sessions)
+    _KEPT.pop(os.fspath(root), None)
+    path = root / DB
+    if not names or not path.is_file():
+        return set()
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        theirs: list[Named] = []
+        for rel, found in con.execute("SELECT path, named FROM files"):
+            session = rel.split("/", 1)[0]
+            if session in names:
+                theirs.extend(Named(session, 0, row, leaf, label) for row, leaf, label in json.loads(found))
+        con.execute("PRAGMA secure_delete=ON")
+        with con:
+            for s in names:
+                con.execute("DELETE FROM files WHERE substr(path, 1, ?) = ?", (len(s) + 1, s + "/"))
+        con.execute("VACUUM")
+    finally:
+        con.close()
+    if not theirs:
+        return set()
+    holders = NamedIn(root, theirs)._held()
+    if holders is None:
+        return {d.name for d in session_dirs(root)} - names
+    return {s for n in theirs for s in holders.get(n.leaf, ())} - names
