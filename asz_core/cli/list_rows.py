@@ -16,7 +16,8 @@ __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False,
                    bar: bool = False) -> None:
-    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (withholding ``view.hide``,
+    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations``, and of those a label in their
+    sessions' files titles (:meth:`~asz_core.view.named_titles.NamedIn.titled_by`) (withholding ``view.hide``,
     with asz.yaml's prices), so the first reader after ``asz collect`` (``--once`` or watching), ``asz parse`` or a
     pass of ``asz server`` reads them from ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`;
     docs/reading.md, After a collect). Derived data: a failure, or Ctrl-C while it counts, is said on stderr in one
@@ -29,9 +30,15 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
 
     try:  # the imports too: a Ctrl-C just after the pass line lands here
         from ..reading.listing import keep_rows
+        from ..storage.layout import CONVERSATIONS
+        from ..view.named_titles import named_in
         from ..view.prices import price_table
 
         from ..reading.progress import Bar
+
+        # and those a summary landed in their files titles (trial 41c F2): their kept rows' keys changed with it
+        named = named_in(storage, again=True).titled_by(conversations) if conversations else set()
+        conversations = list(conversations) + sorted(s for s in named if (storage / CONVERSATIONS / s).is_dir())
 
         with Bar("rows", len(conversations), unit="conversation(s)", enabled=None if bar else False) as shown:
             keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n,

@@ -141,6 +141,15 @@ class NamedIn:
             self._by_session = (holders, {s: tuple(ns) for s, ns in by.items()})
         return self._by_session[1].get(session, ())
 
+    def titled_by(self, sessions: Iterable[str]) -> set[str]:
+        """The other sessions whose title a label in ``sessions``' files may give (the id table places its leaf
+        there); none without an id table (their keys then hold every label: :meth:`key`)."""
+        names = set(sessions)
+        holders = self._held() if any(n.session in names for n in self.named) else None
+        if holders is None:
+            return set()
+        return {s for n in self.named if n.session in names for s in holders.get(n.leaf, ())} - names
+
     def unchanged(self, named: Iterable[Named]) -> bool:
         """Whether each landed file holding one of ``named`` is still there as it was read (a file damaged, replaced
         or removed since names nothing at once: asked of the labels a title or a key is about to use)."""

@@ -108,6 +108,21 @@ def _exported_titles(root: Path, sid: str) -> dict[str, str]:
     return out
 
 
+def _kept_prints(root: Path, sid: str) -> set[str]:
+    """The keys of ``sid``'s list rows kept in ``_index/summaries.sqlite`` that are its current key
+    (:func:`~asz_core.view.summary_cache.fingerprint`): empty when none is."""
+    import sqlite3
+
+    from asz_core.view.summary_cache import fingerprint
+
+    con = sqlite3.connect(root / "_index" / "summaries.sqlite")
+    try:
+        kept = {fp for (fp,) in con.execute("SELECT fp FROM rows WHERE id = ?", (sid,))}
+    finally:
+        con.close()
+    return kept & {fingerprint(root, sid, sid)}
+
+
 def test_a_summary_landed_in_a_later_pass_titles_the_conversation_it_names(tmp_path, corpus_projects):
     """F2: A (a corpus transcript with no title of its own) lands alone; a later pass lands B and C, each opening with a
     ``summary`` whose ``leafUuid`` is one of A's messages (read from A's lines). A is then titled by C's summary (the
@@ -123,6 +138,7 @@ def test_a_summary_landed_in_a_later_pass_titles_the_conversation_it_names(tmp_p
     root = collect_claude(tmp_path, {a: a_lines})
     before, *_ = _titles_everywhere(root, [a], "the")
     assert before[a] and "Zephyr" not in before[a]
+    first = _kept_prints(root, a)
     b, c = "bbbbbbbb-0000-4000-8000-00000000000b", "cccccccc-0000-4000-8000-00000000000c"
     written = {b: [_summary("Zephyr summary written in B", uuids[-1]),
                    _user(b, "b-1", None, "Write the release notes", "2026-01-02T10:00:00Z"), _agent(b, "b-2", "b-1", "notes", "2026-01-02T10:00:05Z")],
@@ -134,6 +150,8 @@ def test_a_summary_landed_in_a_later_pass_titles_the_conversation_it_names(tmp_p
     p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
     assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
     want = {a: written[c][0]["summary"], b: "Write the release notes", c: "Tidy the changelog"}
+    # A's kept row is keyed anew (the labels naming it are in its key) and was kept by the later pass too
+    assert _kept_prints(root, a) and not _kept_prints(root, a) & first
     ls, doc, push, search = _titles_everywhere(root, [a, b, c], "the")
     assert ls == doc == push == want
     assert search and all(search[k] == want[k] for k in search) and a in search  # A's hits carry A's title

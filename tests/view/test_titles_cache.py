@@ -17,16 +17,17 @@ from asz_core.view import summary_cache
 from asz_core.view.nodes import talk_label
 from asz_core.view.secret_forms import shown_title
 from asz_core.view.summary import DocumentView, short_title, title_text
+from asz_core.view.named_titles import NamedIn, scan_file
 from asz_core.view.titles import RuntimeTitle, label_for_record, prompt_text
 
 from claude_lines import collect_claude
 from cli_helpers import asz_in_process
-from test_view_summary_titles import B, SESSIONS
+from test_view_summary_titles import A, B, SESSIONS
 
 
 def test_every_function_that_makes_a_title_or_a_label_is_in_the_fingerprinted_code():
     made_by = (DocumentView.title, DocumentView.runtime_title, RuntimeTitle, label_for_record, prompt_text, short_title, title_text, talk_label,
-               shown_title)
+               shown_title, NamedIn.title, scan_file)
     files = {Path(inspect.getsourcefile(f)) for f in made_by}
     assert {f.name for f in files} <= set(summary_cache.TITLE_CODE)
     assert all(f.parent == Path(summary_cache.__file__).parent for f in files)
@@ -40,21 +41,22 @@ def _titles(root):
 
 def test_a_title_kept_by_other_title_code_is_not_read(tmp_path, monkeypatch):
     root = collect_claude(tmp_path, SESSIONS)
+    NOW = SESSIONS[A][1]["summary"]  # A's summary for B's message: B's title (trial 41c F2)
     monkeypatch.setattr(summary_cache, "code_mark", lambda: "an older asz")
-    assert _titles(root)[B] == "Write the docs for the greeting module"
-    # what the older code kept for B: the summary record A's transcript holds for B's message
+    assert _titles(root)[B] == NOW
+    # what an older code kept for B: the summary A wrote for its own message
     old = "Parser fixes in session A"
     con = sqlite3.connect(root / "_index" / "summaries.sqlite")
     with con:
         for table, col in (("rows", "row"), ("summaries", "entry")):
             for hide, fp, value in con.execute(f"SELECT hide, fp, {col} FROM {table} WHERE id=?", (B,)).fetchall():
                 text = value.decode() if isinstance(value, bytes) else value
-                assert "Write the docs for the greeting module" in text
-                text = text.replace("Write the docs for the greeting module", old)
+                assert NOW in text
+                text = text.replace(NOW, old)
                 # sealed as the older asz would have sealed what it wrote
                 con.execute(f"UPDATE {table} SET {col}=?, seal=? WHERE id=? AND hide=?",
                             (text, summary_cache.seal(table, B, hide, fp, text), B, hide))
     con.close()
     assert _titles(root)[B] == old  # read while that code's fingerprint holds
     monkeypatch.undo()
-    assert _titles(root)[B] == "Write the docs for the greeting module"  # this code's fingerprint: counted again
+    assert _titles(root)[B] == NOW  # this code's fingerprint: counted again
