@@ -70,7 +70,7 @@ def test_each_round_carries_the_title_asz_ls_gives(tmp_path):
     p = asz_in_process("ls", "--json", "--root", str(root))
     assert p.returncode == 0, p.stderr
     listed = {r["id"]: r["title"] for r in json.loads(p.stdout)}
-    assert listed == {A: "Parser fixes in session A", B: "Write the docs for the greeting module"}
+    assert listed == {A: "Parser fixes in session A", B: "Docs written in session B"}  # A's summary for B's message (trial 41c F2)
     headers = {c: json.loads(next((root / "_conversations" / c / "rounds").glob("*.sf")).read_bytes().split(b"\n", 1)[0])["title"]
                for c in listed}
     assert headers == {A: "Docs written in session B", B: "Parser fixes in session A"}  # assembly's: another session's

@@ -2,8 +2,8 @@
 reading gap 3): a hit is checked against the record it cites, but its title and project came from the ``conv``
 table as it stood, and a row changed with sqlite3 alone was served as it was.
 
-Real input: two small transcripts collected by the real ``asz collect --once``; the truth is the transcripts' own
-first prompt and ``cwd``.
+Real input: two small transcripts collected by the real ``asz collect --once``; the truth is read from the transcripts'
+lines: the summary A's transcript holds for B's message (B has no title of its own) and ``cwd``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import sqlite3
 
 from claude_lines import collect_claude
 from cli_helpers import asz_in_process
-from test_view_summary_titles import B, SESSIONS
+from test_view_summary_titles import A, B, SESSIONS
 from asz_core.reading.search import INDEX_PATH
 
-TITLE = "Write the docs for the greeting module"  # B's first prompt (its only summary names A's message)
+TITLE = SESSIONS[A][1]["summary"]  # A's transcript's summary for B's message titles B (trial 41c F2)
 PROJECT = SESSIONS[B][1]["cwd"]
 
 
