@@ -541,7 +541,8 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     if raw is not None:
         raw.append(raw_bytes)
     _note_unread(by_stream, stats.thinking_unread, stats.thinking_redacted)
-    order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62), s))
+    # main first, then by first time; at one time (and untimed) in the order each was read (stable: never by name)
+    order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62)))
     doc = build(root, conversation, hide) if audit is not None or ordered else None
     if doc is not None and ordered:  # landed in arrival order: the document's order of the work
         from .prose_audit import record_of

@@ -6,6 +6,7 @@ from ..flow.model import Node, Relation
 from ..sessiondata.model import is_blank_part
 from .kinds import STRUCTURAL
 from .nodes import NodeView
+from .time_order import in_time_order
 from .titles import child_label
 
 __all__ = ["ListView"]
@@ -19,7 +20,7 @@ class ListView(NodeView):
     """The talks and the lists of the document."""
 
     def talks(self) -> list[dict]:
-        talks = sorted(self.of_kind("talk"), key=lambda n: (self.at(n) or (1 << 62), n.id))
+        talks = in_time_order(self, self.of_kind("talk"))
         self._talk_dicts = {t.id: self.node(t) for t in talks}
         return list(self._talk_dicts.values())
 
@@ -59,9 +60,9 @@ class ListView(NodeView):
                 records[name] = records.get(name, 0) + len(self.sess.records.get(seq, []))
         for name, seen in ords.items():
             records[name] = records.get(name, 0) + len(seen)
-        for s in sorted(streams, key=lambda s: (s.attrs.get("role") != "main", self.at(s) or (1 << 62), s.id)):
+        for s in in_time_order(self, streams, main_first=True):
             name = s.id.split("/", 1)[1] if "/" in s.id else s.id
-            talks = sorted(talks_by_stream.get(name, []), key=lambda t: (self.at(t) or (1 << 62), t.id))
+            talks = in_time_order(self, talks_by_stream.get(name, []))
             opened = []
             for r in self.relations_to.get(("starts", s.id), ()):
                 src = self.nodes.get(r.from_)
@@ -133,7 +134,7 @@ class ListView(NodeView):
 
     def segments(self) -> list[dict]:
         out = []
-        for s in sorted(self.of_kind("segment"), key=lambda n: n.id):
+        for s in in_time_order(self, self.of_kind("segment")):
             members = [self.nodes[r.from_] for r in self.relations_to.get(("in_segment", s.id), ()) if r.from_ in self.nodes]
             froms, tos = [], []
             for t in members:

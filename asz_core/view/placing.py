@@ -320,8 +320,9 @@ def compactions(doc: dict) -> dict[str, str]:
     the first ``epoch.boundary`` of another stream at or after the end of its talks (their latest ``to``, unix ms),
     each boundary given to one stream at most; a stream with no talk or no such boundary is not listed (module
     docstring). The document's ``unresolved`` list is not changed: the page shows such an entry as placed."""
-    bounds = sorted((n.get("at") or 0, n["id"], n.get("stream") or "") for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
-                    if n.get("kind") == "epoch.boundary" and n.get("id") and isinstance(n.get("at"), int))
+    bounds = sorted(((n.get("at") or 0, n["id"], n.get("stream") or "") for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())])
+                     if n.get("kind") == "epoch.boundary" and n.get("id") and isinstance(n.get("at"), int)),
+                    key=lambda b: b[0])  # at one time, in the document's order (stable), never by id
     ends: dict[str, int] = {}
     for t in doc.get("talks") or ():
         if isinstance(t, dict) and isinstance(t.get("to"), int):

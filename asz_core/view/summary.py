@@ -15,6 +15,7 @@ from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
+from .time_order import in_time_order
 from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, named_for, prompt_text, subagent_title
 from .usage import usage_totals
 
@@ -380,8 +381,7 @@ class DocumentView(ListView):
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
             return "" if withheld else shown_title(runtime_title)
-        main = {s.id.split("/", 1)[-1] for s in self.of_kind("stream") if s.attrs.get("role") == "main"}
-        talks = sorted(self.of_kind("talk"), key=lambda t: (t.stream not in main, self.at(t) or (1 << 62), t.id))
+        talks = in_time_order(self, self.of_kind("talk"), main_first=True)
         pick, asked = talks_title(self, talks)
         if pick.title():
             return pick.title()
