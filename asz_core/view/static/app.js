@@ -230,16 +230,52 @@
   // next redraw puts it back once the page is long enough again (before, the clamped place was kept: the window stayed
   // 19-20 px off after the row came back, session 39). The browser's scroll anchoring (the status line drawn above)
   // moves the window with what it shows, so the pixels still count; the reader scrolling or pressing a key forgets them.
-  let SHORT = 0;
+  // An open conversation's redraw (a round landing: a subagent's talk placed under its Task step, a fold of tool calls
+  // grown or split, a step given its result) also keeps what the reader reads where it was in the window: the element
+  // at the window's centre (placeKey), not scrollY (trial 42c F4: the page drew 168 px shorter above it and scrollY
+  // stayed, so another step came under the reader's eyes). An anchor the window could not be put back to (the page
+  // ended higher) is HELD and used again at the next redraw, until the reader scrolls or presses a key.
+  let SHORT = 0, HELD = null;
   ['wheel', 'touchstart', 'keydown', 'mousedown'].forEach(function (t) {
-    window.addEventListener(t, function () { SHORT = 0; }, { capture: true, passive: true });
+    window.addEventListener(t, function () { SHORT = 0; HELD = null; }, { capture: true, passive: true });
   });
-  function keepingPlace(draw) {
-    const k = focusKey(), x = window.scrollX, y = window.scrollY + SHORT;
+  // The element at the centre of the window, named as focusKey names one (its nearest holder's key, which of the
+  // elements so keyed it is, its place among the holder's elements of its tag) with its text's first 200 characters
+  // and its and its holder's top in the window (px); null when the centre is outside the keyed part of the page.
+  function placeKey() {
+    const e = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+    if (!e || !app.contains(e)) return null;
+    for (let x = e; x && x !== app; x = x.parentElement) {
+      const attr = FOCUS_KEYS.find(function (k) { return x.hasAttribute(k); });
+      if (!attr) continue;
+      const sel = '[' + attr + '="' + cssEscape(x.getAttribute(attr)) + '"]';
+      return { sel: sel, i: Array.prototype.indexOf.call(app.querySelectorAll(sel), x), tag: e.tagName,
+        n: x === e ? -1 : Array.prototype.indexOf.call(x.querySelectorAll(e.tagName), e), text: e.textContent.slice(0, 200),
+        top: e.getBoundingClientRect().top, htop: x.getBoundingClientRect().top };
+    }
+    return null;
+  }
+  // The window top (px) of the element a placeKey names as the page is now drawn: the same element when its text
+  // starts the same, else its holder's top moved by as much; null when the holder is not shown.
+  function placeTop(a) {
+    const all = app.querySelectorAll(a.sel), holder = all[a.i] || all[0];
+    if (!holder || !holder.getClientRects().length) return null;
+    const el = a.n < 0 ? holder : holder.querySelectorAll(a.tag)[a.n];
+    if (el && el.getClientRects().length && el.textContent.slice(0, 200) === a.text) return el.getBoundingClientRect().top;
+    return holder.getBoundingClientRect().top + a.top - a.htop;
+  }
+  // ``anchored``: the window follows the element at its centre (an open conversation's redraw); else scrollY is kept
+  // (the list: a sort must not carry the window after the row that was at its centre).
+  function keepingPlace(draw, anchored) {
+    const k = focusKey(), x = window.scrollX, y = window.scrollY + SHORT, a = anchored ? HELD || placeKey() : null;
     draw();
     restoreFocus(k);
-    if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
-    SHORT = Math.max(0, y - window.scrollY);
+    const now = a ? placeTop(a) : null;
+    const want = now === null ? y : window.scrollY + now - a.top;
+    if (window.scrollX !== x || window.scrollY !== want) window.scrollTo(x, want);
+    const off = Math.max(0, want - window.scrollY);
+    SHORT = now === null ? off : 0;
+    HELD = now !== null && off > 1 ? a : null;
   }
 
   // ------------------------------------------------------------------ Markdown
@@ -1805,30 +1841,68 @@
     }, function () { /* the server is away for a moment; try again next time */ });
   }
 
-  // ``doc`` drawn again in place of the one shown, the open talks, the open folds and steps, the tab, the scroll
-  // position and the keyboard focus kept (trial 28b, F1: focus fell to <body> at each new round).
+  // ``doc`` drawn again in place of the one shown, the open talks, the open folds and steps, the subagents' talks opened
+  // in a step, the tab, the keyboard focus and the element at the window's centre kept (trial 28b, F1: focus fell to
+  // <body> at each new round; trial 42c F4: when a subagent landed its Task step left the fold of tool calls it was in,
+  // the fold's key (its first step) named no fold any more and the rest of it closed, under the reader's eyes).
+  // Steps are named by where they are drawn (scopeOf) and their data-id; a fold by the steps it holds: a fold is drawn
+  // open when a step it holds was in an open fold and none in a closed one (a fold that grew, split or lost a step).
   function redraw(doc) {
-    const open = [], steps = [], folds = [];
+    const open = [], steps = [], subs = [], shown = [], opened = [], folds = new Map();
+    const at = function (el) { return { scope: scopeOf(el), id: el.getAttribute('data-id') }; };
     talkEls.forEach(function (el, id) { if (el.classList.contains('open')) open.push(id); });
-    panel.querySelectorAll('.node > .row[aria-expanded="true"]').forEach(function (r) { steps.push(r.parentElement.getAttribute('data-id')); });
-    panel.querySelectorAll('details.fold[open]').forEach(function (d) {
-      const n = d.querySelector('.node[data-id]'); if (n) folds.push(n.getAttribute('data-id'));
+    panel.querySelectorAll('.node > .row[aria-expanded="true"]').forEach(function (r) { steps.push(at(r.parentElement)); });
+    panel.querySelectorAll('.node > .sub > section.talk').forEach(function (t) {
+      const p = at(t.parentElement.parentElement);
+      subs.push({ path: p.scope.concat([p.id]), open: t.classList.contains('open') });
+    });
+    panel.querySelectorAll('details.fold').forEach(function (d) {
+      const sc = scopeOf(d), ns = d.querySelectorAll(':scope > .node[data-id]');
+      ns.forEach(function (n) { folds.set(JSON.stringify(sc) + ' ' + n.getAttribute('data-id'), d.open); });
+      if (d.open && ns.length) opened.push(at(ns[0]));  // one step of each open fold: its page drawn again
     });
     // the pages shown in each list: drawn again up to the last step it showed (appendSteps)
-    const shown = [];
     panel.querySelectorAll('.stepsmore').forEach(function (m) {
       const last = m.previousElementSibling, n = last && (last.matches('.node') ? last : last.querySelector(':scope > .node:last-of-type'));
-      if (n) shown.push(n.getAttribute('data-id'));
+      if (n) shown.push(at(n));
     });
-    const step = function (id) { const t = talkEls.get(IDX.talkOf.get(id)); return t ? drawnTo(t, id) : panel.querySelector('.node[data-id="' + cssEscape(id) + '"]'); };
     keepingPlace(function () {
       drawDocument(doc);
       open.forEach(function (id) { const el = talkEls.get(id); if (el) el._open(true); });
-      shown.forEach(step);
-      folds.forEach(function (id) { const n = step(id), d = n && n.closest('details.fold'); if (d) d.open = true; });
-      steps.forEach(function (id) { const n = step(id); if (n && n._toggle) n._toggle(true); });
-    });
+      subs.sort(function (p, q) { return p.path.length - q.path.length; }).forEach(function (s) {
+        const n = placed(s.path.slice(0, -1), s.path[s.path.length - 1]), btn = n && n.querySelector(':scope > .sub > button.subopen');
+        if (btn && !n.querySelector(':scope > .sub > section.talk')) btn.click();
+        const t = n && n.querySelector(':scope > .sub > section.talk');
+        if (t && !s.open) t._open(false);
+      });
+      shown.concat(opened).forEach(function (s) { placed(s.scope, s.id); });
+      panel.querySelectorAll('details.fold').forEach(function (d) {
+        const sc = JSON.stringify(scopeOf(d)), was = Array.from(d.querySelectorAll(':scope > .node[data-id]'), function (n) {
+          return folds.get(sc + ' ' + n.getAttribute('data-id'));
+        });
+        if (was.indexOf(true) >= 0 && was.indexOf(false) < 0) d.open = true;
+      });
+      steps.forEach(function (s) { const n = placed(s.scope, s.id); if (n && n._toggle) n._toggle(true); });
+    }, true);
   }
+  // Where ``el`` is drawn: the data-ids of the steps whose subagent's talk, opened in the step, holds it, outermost first
+  // ([] for a step of a talk of the panel).
+  function scopeOf(el) {
+    const out = [];
+    for (let x = el.parentElement; x && x !== panel; x = x.parentElement) if (x.classList.contains('sub')) out.unshift(x.parentElement.getAttribute('data-id'));
+    return out;
+  }
+  // The element of step ``id`` drawn in ``scope`` (scopeOf), the pages up to it drawn; null when it is not there.
+  function placed(scope, id) {
+    let tel = null;
+    for (let i = 0; i < scope.length; i++) {
+      const n = tel ? drawnTo(tel, scope[i]) : stepEl(scope[i]);
+      tel = n && n.querySelector(':scope > .sub > section.talk');
+      if (!tel) return null;
+    }
+    return tel ? drawnTo(tel, id) : stepEl(id);
+  }
+  function stepEl(id) { const t = talkEls.get(IDX.talkOf.get(id)); return t ? drawnTo(t, id) : panel.querySelector('.node[data-id="' + cssEscape(id) + '"]'); }
 
   function index(doc) {
     const nodes = new Map(), talkOf = new Map(), streamTalk = new Map(), streamInfo = new Map(), fileBySeq = new Map();
