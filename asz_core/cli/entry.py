@@ -49,16 +49,19 @@ def main() -> None:
     from .. import starting_interrupt
     from .filemode import private_umask
 
-    private_umask()  # what asz writes is its user's alone, unless ASZ_UMASK says otherwise (trial 34c F5)
-    if signal.getsignal(signal.SIGINT) is starting_interrupt:  # asz_core's import-time guard: from here on settle's
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt says it (a command's handling too)
-    settle(_dispatch, lambda: "while it was starting")
-
-
-def _dispatch() -> None:
-    """The ``asz.fast`` command of ``sys.argv[1]`` when the group declares one, else the full CLI."""
     name = sys.argv[1] if len(sys.argv) > 1 else ""
     target = fast_command(name) if name and not name.startswith("-") else ""
+    # what asz writes is its user's alone, unless ASZ_UMASK says otherwise (trial 34c F5); a mask that lets others write
+    # stops every command with exit 2 (trial 42a F6), but an asz.fast command (asz hook) never exits 2: a warning
+    private_umask(refuse=not target)
+    if signal.getsignal(signal.SIGINT) is starting_interrupt:  # asz_core's import-time guard: from here on settle's
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt says it (a command's handling too)
+    settle(lambda: _dispatch(name, target), lambda: "while it was starting")
+
+
+def _dispatch(name: str, target: str) -> None:
+    """The ``asz.fast`` command ``target`` (``module:function``, what the group declares for ``name``, the command
+    ``sys.argv[1]``) when there is one, else the full CLI."""
     if target:
         from importlib import import_module
 

@@ -88,3 +88,35 @@ def test_asz_umask_lets_a_group_read_and_an_older_root_keeps_its_mode(corpus_dir
     assert (older / "_README.txt").read_text().startswith("This folder is an asz storage root")
     bad = _asz("ls", "--root", str(older), env={"ASZ_UMASK": "rw-r"})
     assert "asz: warning: ASZ_UMASK='rw-r' is not an octal mask such as 027; using 077" in bad.stderr
+
+
+def test_a_mask_that_lets_others_write_or_takes_the_owners_bits_is_refused(corpus_dir, tmp_path):
+    """Trial 42a F6: ``ASZ_UMASK=000`` made folders 0777 and the index and state files 0666 (any local account could
+    rewrite cursors, lists, the index); ``0777`` made everything mode 0 and collect failed with a misleading line. Such
+    a mask stops every command before it writes anything (exit 2); ``007`` (a group that writes on purpose) is taken;
+    ``asz hook`` (never exit 2: Claude Code takes it as a block) says it and writes under the default."""
+    source = _private_source(corpus_dir, tmp_path / "src")
+    root = tmp_path / "root"
+    for mask, why in (("000", "lets every local account write what asz writes (folders 0777, the index, cursors and "
+                               "lists 0666): a mask must take others' write bit (002) away"),
+                      ("020", "lets every local account write what asz writes (folders 0757"),
+                      ("0777", "takes the owner's own bits away (700): the folders asz makes would be 0000")):
+        p = console("collect", "--once", "--source", str(source), "--root", str(root), env={"ASZ_UMASK": mask})
+        assert p.returncode == 2 and p.stdout == "", p.stdout + p.stderr
+        assert p.stderr.startswith(f"asz: ASZ_UMASK={mask} {why}") and p.stderr.count("\n") == 1, p.stderr
+        assert "unset ASZ_UMASK (the default: 077 added to the umask) or set 027" in p.stderr
+        assert not root.exists()
+    run = {k: v for k, v in os.environ.items() if k != "ASZ_UMASK"}
+    m = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "ls", "--root", str(root)], capture_output=True,
+                       text=True, env={**run, "ASZ_UMASK": "000"}, timeout=600)
+    assert m.returncode == 2 and m.stderr.startswith("asz: ASZ_UMASK=000 lets every local account write"), m.stderr
+    data = tmp_path / "hookdata"
+    event = '{"hook_event_name": "PostToolUse", "tool_name": "mcp__x__y", "session_id": "s1"}'  # no tool_use_id: logged
+    h = subprocess.run([str(Path(sys.executable).with_name("asz")), "hook", "--data", str(data)], input=event,
+                       capture_output=True, text=True, env={**run, "ASZ_UMASK": "000"}, timeout=600)
+    assert h.returncode == 0 and h.stdout == "", h.stderr
+    assert h.stderr.startswith("asz: warning: ASZ_UMASK=000 lets every local account write") and "using 077" in h.stderr
+    written = _modes(data)
+    assert (data / "log" / "plugin.log").is_file() and written["dirs"] == {0o700} and written["other"] == {0o600}
+    _asz("collect", "--once", "--source", str(source), "--root", str(root), env={"ASZ_UMASK": "007"})
+    assert _modes(root)["dirs"] == {0o770}
