@@ -20,7 +20,6 @@ the same landed files always give byte-identical rounds.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 import re
@@ -31,6 +30,7 @@ from typing import Any, Callable, Iterable
 import attrs
 import orjson
 
+from ..sessiondata.nolink import gunzip_nofollow, open_nofollow
 from .model import PARSER, POLICY, Node, Ref, Relation, Unresolved
 
 __all__ = [
@@ -472,7 +472,7 @@ def landed_file_digest(path: str | os.PathLike) -> str:
     """
     path = Path(path)
     if path.suffix == ".sk":
-        with gzip.open(path, "rb") as f:
+        with gunzip_nofollow(path) as f:  # never through a symbolic link (sessiondata.nolink)
             first = f.readline()
         try:
             d = orjson.loads(first)["removed"]["digest"]
@@ -482,7 +482,7 @@ def landed_file_digest(path: str | os.PathLike) -> str:
             raise ValueError(f"{path}: skeleton header names no removed.digest")
         return d
     sha = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_nofollow(path) as f:
         while chunk := f.read(1 << 20):
             sha.update(chunk)
     return sha.hexdigest()

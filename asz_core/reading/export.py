@@ -35,6 +35,7 @@ from typing import Sequence
 import orjson
 
 from ..view.document import build_view
+from ..sessiondata.nolink import open_nofollow
 from ..view.summary import shorten
 from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, said_md, tool_gist, tool_html, tool_markdown
@@ -107,7 +108,7 @@ def _landed_at(root: Path, doc: dict) -> list[int]:
         if f.get("format") != "sd":
             continue
         try:
-            with open(Path(root) / f["file"], "rb") as fh:
+            with open_nofollow(Path(root) / f["file"]) as fh:
                 ns = parse_instant(orjson.loads(fh.readline()).get("at"))
         except (OSError, ValueError, AttributeError):
             continue

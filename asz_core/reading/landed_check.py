@@ -20,6 +20,7 @@ from typing import Callable
 from ..sessiondata import SDError
 from ..sessiondata.codec import FieldError, decode_closing, decode_header
 from ..sessiondata.model import Header
+from ..sessiondata.nolink import read_nofollow
 from ..sessiondata.reader import bad_header, count_mismatch_error, digest_mismatch_error, empty_file_error, missing_closing_error
 from ..storage.filekey import stat_key
 from ..verify.report import said
@@ -32,8 +33,9 @@ def read_landed(path: Path) -> tuple[Header, bytes, str]:
     whole bytes (what a round's input digest binds, origin-digest §4.1), once its closing line's count and digest bind
     the bytes read (origin-digest §2.1). The records are not type-checked again: asz wrote them checked, and the
     digest says these are those bytes. Raises SDError in the words ``asz verify`` uses for the same refusal
-    (:mod:`asz_core.sessiondata.reader`; ``exc.digest`` then holds the whole file's digest) or OSError."""
-    data = path.read_bytes()
+    (:mod:`asz_core.sessiondata.reader`; ``exc.digest`` then holds the whole file's digest) or OSError (a symbolic
+    link: :class:`~asz_core.sessiondata.nolink.LinkRefused`)."""
+    data = read_nofollow(path)
     first = data.find(b"\n")
     last = data.rfind(b"\n", 0, len(data) - 1)
     if not data:
@@ -66,8 +68,8 @@ def read_unbound(path: Path) -> tuple[Header | None, bytes]:
     the search index holds of a file damaged before it was indexed, so that its hits are held back and said when read,
     as those of a file damaged after (docs/reading.md), never dropped in silence. A header line that does not decode
     gives header None; every line after it up to the closing line (when there is one) is still a record line, as
-    the index read them before the damage. Raises OSError."""
-    data = path.read_bytes()
+    the index read them before the damage. Raises OSError (a symbolic link too)."""
+    data = read_nofollow(path)
     first = data.find(b"\n")
     if first < 0:
         return None, b""

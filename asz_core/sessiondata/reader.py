@@ -32,8 +32,12 @@ from .codec import (
 )
 from .jsonbytes import exact_as_plain
 from .model import Closing, Header, Record
+from .nolink import LINK_RULE, LinkRefused, gunzip_nofollow, open_nofollow
 
-__all__ = ["SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "header_line", "landed_header", "open_landed"]
+#: The problem name of a landed file that is a symbolic link (docs/verify.md; :mod:`asz_core.sessiondata.nolink`).
+LINK_PROBLEM = "symbolic link"
+
+__all__ = ["LINK_PROBLEM", "SDError", "SDReader", "read_file", "check_file", "FileCheck", "RecordPos", "header_line", "landed_header", "open_landed"]
 
 
 class SDError(ValueError):
@@ -51,13 +55,21 @@ class SDError(ValueError):
 def open_landed(path: Path, data: bytes | None = None):
     """A binary file object over a landed file's lines: ``path`` itself, or its gzip stream when it is a ``.sk``
     skeleton (seed 000, Skeletons); over ``data`` (the file's bytes, already read) instead of the file when given.
-    Raises OSError when the file cannot be opened; reading a damaged skeleton raises OSError, EOFError or zlib.error."""
+    Never through a symbolic link (:mod:`asz_core.sessiondata.nolink`). Raises OSError when the file cannot be opened
+    (:class:`~asz_core.sessiondata.nolink.LinkRefused` for a link); reading a damaged skeleton raises OSError,
+    EOFError or zlib.error."""
     if data is not None:
         f = io.BytesIO(data)
         return gzip.GzipFile(fileobj=f, mode="rb") if path.suffix == ".sk" else f
-    if path.suffix == ".sk":
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+    return gunzip_nofollow(path) if path.suffix == ".sk" else open_nofollow(path)
+
+
+def link_said(path: str | os.PathLike, target: str) -> str:
+    """The refusal of a landed file that is a symbolic link to ``target`` (docs/verify.md, ``symbolic link``): the rule
+    and the way back."""
+    return (f"{LINK_PROBLEM}: the landed file is a link to {target}, whose bytes were not read: {LINK_RULE}; if that "
+            f"file is the one landed here, put it in the link's place (cp --remove-destination {target} {path}; chmod "
+            f"a-w {path}) and verify again")
 
 
 def header_line(path: str | os.PathLike) -> bytes:
@@ -263,7 +275,7 @@ def check_file(path: str | os.PathLike) -> FileCheck:
     fc = FileCheck(path)
     sha = hashlib.sha256()
     try:
-        fc.size = path.stat().st_size
+        fc.size = os.lstat(path).st_size
         with open_landed(path) as f:
             first = f.readline()
             if not first:
@@ -312,6 +324,8 @@ def check_file(path: str | os.PathLike) -> FileCheck:
                 fc.problems.append(count_mismatch_error(path, lineno, closing.records, count))
             if closing.digest != fc.digest:
                 fc.problems.append(digest_mismatch_error(path, lineno))
+    except LinkRefused as exc:  # docs/verify.md, symbolic link (trial 42a F4)
+        fc.problems.append(SDError(path, 0, "", link_said(path, exc.target)))
     except OSError as exc:
         fc.problems.append(SDError(path, 0, "", f"unreadable: {exc.strerror or exc}"))
     except (EOFError, gzip.BadGzipFile) as exc:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Iterable
 import attrs
 
 from ..sessiondata import durable
+from ..sessiondata.nolink import NOFOLLOW  # a file asz opens to write whose path a link was planted at fails (review 40)
 from ..sessiondata.times import format_rfc3339, format_stamp
 from .layout import CONVERSATIONS, highest_landed_seq, kind_dir, landed_name, session_dir, session_dirs
 from .state_lines import parse_state
@@ -86,9 +87,6 @@ class LockBusy(RuntimeError):
         super().__init__(f"{self.path} is held{who}{after}")
 
 
-#: ``os.O_NOFOLLOW`` where the system has it (0 elsewhere): a file asz opens to write whose path a symbolic link was
-#: planted at fails (``ELOOP``) instead of writing its target (review 40: an export's ``OUT.lock``, ``OUT.part``).
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 #: Bytes of a lock file's holder note (spaces pad it), wider than any note an older version wrote.
 _NOTE_WIDTH = 96

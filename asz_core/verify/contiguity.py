@@ -6,11 +6,13 @@ Split from :mod:`asz_core.verify.walk` (the walk across a root, which feeds each
 a record an interrupted pass landed again repeats an earlier one exactly and is counted, not a problem; at the end
 the records reach the append cursor's ``ord`` and ``offset`` and no landed file is past it. Problems: ``ord gap``,
 ``byte gap``, ``end gap`` (a landed file lost at the end), ``cursor behind``, ``cursor ahead`` (the cursor's last
-file is there and ends short of it: the cursor moved, no file was lost; trial 41b, F1).
+file is there and ends short of it: the cursor moved, no file was lost; trial 41b, F1). A landed file that is a symbolic
+link is not read (its own ``symbolic link`` problem): no gap after it nor at the cursor is told of it (trial 42a F4).
 """
 
 from __future__ import annotations
 
+from ..sessiondata.reader import LINK_PROBLEM
 from ..storage.cursor import AppendCursor
 from .file_result import FileResult
 from .landed import expand_run
@@ -34,6 +36,7 @@ class StreamWalk:
         self.reached = (0, 0)  # the furthest record: ord, byte after its line
         self.last: tuple[str, int] | None = None  # where the furthest record is: shown file, line
         self.by_seq: list[tuple[int, int, int, str, int]] = []  # per file: seq, furthest ord, byte after it, shown, line
+        self.linked = False  # a file of the stream is a symbolic link, not read (its symbolic link problem says so)
 
     def feed(self, shown: str, res: FileResult, problems: list[Problem], seq: int = 0) -> None:
         if self.kind in SNAPSHOT_KINDS:
@@ -44,6 +47,9 @@ class StreamWalk:
                     problems.append(Problem(shown, p.row + 1, "off", "byte gap", f"a one-document file starts at byte 0, found {p.off}"))
             return
         ps = res.positions
+        if not ps and any(m.startswith(LINK_PROBLEM) for _, _, m in res.errors):
+            self.linked = self.resync = True  # not read: no gap after it, nor at the cursor, is told of it again
+            return
         if ps and not res.errors:  # a damaged file (not res.whole) says nothing of its cursor
             # a run's ords go up by one from line to line: its last record is the furthest
             far = ps[-1] if res.run else max(ps, key=lambda p: (p.ord, p.off + p.bytes))
@@ -114,7 +120,7 @@ class StreamWalk:
                                         f"but seq {seq} ({shown}:{line}) holds ord {o} ending at byte {end}: the cursor was "
                                         "moved back or damaged; the next collect pass sets it back from its landed files while the source holds their last record"))
                 break
-        if not self.short_of(cursor):
+        if self.linked or not self.short_of(cursor):
             return
         reached_ord, reached_off = self.reached
         named = [(o, end, shown, line) for seq, o, end, shown, line in self.by_seq if seq and seq == cursor.last_seq]

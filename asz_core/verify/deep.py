@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from ..sessiondata.codec import MAX_DEPTH, check_record_dict, decode_closing, decode_header, parse_line
+from ..sessiondata.nolink import open_nofollow
 from .file_result import FileResult, Pos, is_run, is_sd
 from .record_types import plain_record
 
@@ -30,7 +31,7 @@ def read_whole(path: str | Path) -> bytes | None:
     if not is_sd(path):
         return None
     try:
-        with open(path, "rb") as f:
+        with open_nofollow(path) as f:
             if os.fstat(f.fileno()).st_size > FAST_PATH_MAX:
                 return None
             return f.read()

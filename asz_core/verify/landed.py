@@ -28,6 +28,7 @@ import orjson
 from ..sessiondata.compiled import load_compiled
 from ..sessiondata.codec import check_record_dict, closing_pair, decode_closing, decode_header, parse_line
 from ..sessiondata.model import Header
+from ..sessiondata.nolink import NOFOLLOW
 from .deep import FAST_PATH_MAX, fast_check, read_whole
 from .file_result import FileResult, Pos, check_by_reader, compact_run, is_sd
 
@@ -209,7 +210,7 @@ def _scan(path: Path, *, compact: bool = False) -> FileResult | None:
     if got is not None:
         return _compiled(path, *got)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)  # a link is the reader's to say (sessiondata.nolink)
     except OSError:
         return None
     try:

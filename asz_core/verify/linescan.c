@@ -327,16 +327,16 @@ typedef struct {
  * the closing line's count and digest (closing_pair) are compared with the records and the digest, and the header
  * (the first line) decoded (decode_header), in _whole's order. 1 when _whole gives a result (*out filled); 0 when it
  * would not (no newline at the end, one line, a digest or count that differs, a line take_line does not vouch for, a
- * ValueError from closing_pair or decode_header); -2 when the file cannot be opened or read, is too large for one
- * read of rd->most, has a mode bit of rd->refused or grew while read (the Python way reads it); -1 with an exception
- * set. */
+ * ValueError from closing_pair or decode_header); -2 when the file cannot be opened or read (a symbolic link is not
+ * opened: O_NOFOLLOW, trial 42a F4), is too large for one read of rd->most, has a mode bit of rd->refused or grew while
+ * read (the Python way reads it and says it); -1 with an exception set. */
 static int file_check(const char *path, int want_whole, const file_fns *fn, rbuf *b, file_read *rd, line_pos **ps,
                       Py_ssize_t *cap, file_got *out) {
     out->header = out->whole = NULL;
     out->k = 0;
     out->run = 1;
     rd->held = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
     if (fd < 0)
         return -2;

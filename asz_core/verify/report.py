@@ -54,7 +54,8 @@ class Problem:
 
     ``problem`` is a short fixed name: ``ord gap``, ``byte gap``, ``end gap``,
     ``digest mismatch``, ``count mismatch``, ``missing closing line``,
-    ``bad header``, ``bad record``, ``empty file``, ``unreadable``,
+    ``bad header``, ``bad record``, ``empty file``, ``unreadable``, ``symbolic link`` (a landed file that is one:
+    :mod:`asz_core.sessiondata.nolink`),
     ``writable``, ``name mismatch``, ``duplicate seq``, ``unexpected file``,
     ``bad cursor``, ``damaged record`` / ``damaged line`` (the first line of a file whose digest or count
     failed that differs from what the session index kept of it: :mod:`asz_core.verify.damage`),
@@ -233,7 +234,8 @@ class VerifyReport:
 #: ``records`` field); any other refusal is a ``bad record``.
 _NAMES = (("digest mismatch", "digest mismatch"), ("missing closing line", "missing closing line"),
           ("a closing line before the end", "closing line not last"), ("closing line says", "count mismatch"),
-          ("bad header", "bad header"), ("empty file", "empty file"), ("unreadable", "unreadable"))
+          ("bad header", "bad header"), ("empty file", "empty file"), ("unreadable", "unreadable"),
+          ("symbolic link", "symbolic link"))
 
 
 def problem_name(field: str, m: str) -> str:

@@ -88,7 +88,9 @@ def files_key(root: str | os.PathLike, conversation: str, session: str, *, follo
     ``conversation`` is taken as given (never renamed by ``dir_name``): one that names no directory under
     ``<root>/_conversations`` has none. Without ``follow`` no symbolic link is followed and each one met (under either
     directory, or a component of their paths below ``root``) is in ``links`` (the page refuses it, and a link in the conversation's own path: :func:`~asz_core.view.state.files_fingerprint`); with ``follow``
-    they are read as what they name (``asz ls``, which reads through them). Never raises for a file gone meanwhile."""
+    they are read as what they name and still listed in ``links`` (``asz ls``'s key: its readers follow none, a landed
+    file that is one is read as one that cannot be read, :mod:`asz_core.sessiondata.nolink`). Never raises for a file
+    gone meanwhile."""
     root = Path(root)
     ok = conversation not in ("", ".", "..") and "/" not in conversation and "\0" not in conversation
     conv = root / CONVERSATIONS / conversation if ok else None

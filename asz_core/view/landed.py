@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import stat
 import threading
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Sequence
 
 import orjson
 
+from ..sessiondata.nolink import first_link, open_nofollow
 from ..storage.layout import landed_files, provider_files
 from ..storage.filekey import stat_key
 from .query import NUMBER, ApiError
@@ -32,30 +32,6 @@ MAX_FILES_PER_REQUEST = 32
 RESCAN_SECONDS = 1.0
 
 
-def first_link(root: Path, path: Path) -> Path | None:
-    """The first component of ``path`` below ``root`` that is a symbolic link (or is gone), else None.
-
-    ``root`` itself may be a link (the user named it); nothing under it may be.
-    ``path`` must lie under ``root`` as written (no ``..``); one that does not
-    is answered with ``path`` itself.
-    """
-    try:
-        rel = path.relative_to(root)
-    except ValueError:
-        return path
-    cur = root
-    for part in rel.parts:
-        if part in ("..", "."):
-            return path
-        cur = cur / part
-        try:
-            if stat.S_ISLNK(os.lstat(cur).st_mode):
-                return cur
-        except OSError:
-            return cur
-    return None
-
-
 def refuse_links(root: Path, path: Path) -> None:
     """Raise :class:`ApiError` 403 when a component of ``path`` below ``root`` is a symbolic link (404 when it is gone)."""
     bad = first_link(root, path)
@@ -64,12 +40,6 @@ def refuse_links(root: Path, path: Path) -> None:
     if os.path.lexists(bad):
         raise ApiError(403, f"{os.path.relpath(bad, root)} is a symbolic link; this server follows no link inside a storage root")
     raise ApiError(404, f"{bad.name} is gone")
-
-
-def open_nofollow(path: Path):
-    """``open(path, 'rb')`` that refuses a symbolic link as the last component (O_NOFOLLOW)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    return os.fdopen(fd, "rb")
 
 
 def withhold_record(rec: dict) -> dict:

@@ -16,6 +16,7 @@ import orjson
 from ..sessiondata import SDReader
 from ..sessiondata.codec import MAX_DEPTH, FieldError, check_record_dict, decode_closing, decode_header, parse_line, record_line_clear
 from ..sessiondata.jsonbytes import nesting_depth
+from ..sessiondata.nolink import open_nofollow, read_nofollow
 from ..sessiondata.numberprobe import bytescan, scan_file
 from ..sessiondata.reader import SDError
 from ..sessiondata.times import parse_instant
@@ -224,7 +225,7 @@ def _read_or_why(path: Path) -> tuple[bytes, str, tuple | None, tuple] | bytes |
     reads (:meth:`LandedSession._load`); or the :class:`OSError` that stopped either (it cannot be opened or read:
     a skeleton of mode 000 is said as a plain file is, not a traceback)."""
     try:
-        return read_sealed(path) if path.suffix != ".sk" else path.read_bytes()
+        return read_sealed(path) if path.suffix != ".sk" else read_nofollow(path)
     except OSError as exc:
         return exc
 
@@ -237,7 +238,7 @@ def read_sealed(path: Path) -> tuple[bytes, str, tuple | None, tuple]:
     :func:`~asz_core.storage.filekey.stat_key` of the file as it was opened to be read. The two digests of a file
     this command landed and has not changed since are the ones landing computed as it wrote it
     (:func:`~asz_core.storage.handed.handed`), not computed again."""
-    with open(path, "rb") as f:
+    with open_nofollow(path) as f:  # a link is refused: LinkRefused (sessiondata.nolink)
         key = stat_key(os.fstat(f.fileno()))
         data = f.read()
         given = handed(f.fileno())  # what landing computed over these very bytes, this command (storage/handed.py)

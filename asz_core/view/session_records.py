@@ -13,6 +13,7 @@ import orjson
 
 from ..flow.model import Ref
 from ..sessiondata.numberprobe import bytescan
+from ..sessiondata.nolink import read_nofollow
 from ..sessiondata.times import parse_instant
 from ..storage.layout import landed_files, session_listing
 from ..sessiondata.model import cut_data_bytes
@@ -117,7 +118,7 @@ class LandedSession:
         """Read the landed file ``path`` (of ``seq``) the full way, with the reader's checks (:func:`read_full`), and
         keep it; one that cannot be read now is kept as :meth:`_unreadable`."""
         try:
-            data = path.read_bytes()
+            data = read_nofollow(path)
         except OSError as exc:
             self._unreadable(seq, path, exc)
             return

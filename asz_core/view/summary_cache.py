@@ -199,12 +199,17 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     :func:`~asz_core.view.depends.files_key`: the (name, size, mtime_ns, ctime_ns, inode) of the conversation's files
     (round files, ``conversation.state``) and the session's landed files, and the torn tails its append cursors
     record, the one rule the page's caches compare as they are (:func:`~asz_core.view.state.files_fingerprint`).
-    Symbolic links are read as what they name (the page refuses them). 64 hex digits."""
+    Symbolic links are read as what they name, and each link's path is hashed too: no reader follows one
+    (:mod:`asz_core.sessiondata.nolink`), so a file replaced by a link to its copy is read again, never taken from a
+    summary counted from the file itself (trial 42a F4). 64 hex digits."""
     from .. import __version__
 
     h = hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode())  # another asz may count another way
-    for key in files_key(root, conversation, session, follow=True).keys:
+    got = files_key(root, conversation, session, follow=True)
+    for key in got.keys:
         h.update("\0".join(map(str, key)).encode() + b"\n")
+    for link in got.links:
+        h.update(b"link\0" + os.fsencode(link) + b"\n")
     return h.hexdigest()
 
 

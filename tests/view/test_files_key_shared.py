@@ -6,7 +6,8 @@ and the session's holding folders. They agreed on what a collect pass writes, by
 conversation's directory beside ``rounds`` changed the page's key and not ``asz ls``'s (this test failed there). Now
 both are :func:`asz_core.view.depends.files_key`; each edit below changes both or neither, as the rule says (a round
 or landed file changed: both; a lock, ``session.state``, the session's ``index/`` or a cursor rewritten with the same
-torn tail: neither), and each keeps its own way with a symbolic link (the page refuses it, ``asz ls`` reads through).
+torn tail: neither), and each keeps its own way with a symbolic link (the page refuses it; ``asz ls``'s key holds the
+link's path and the file it names, and its reader follows none: trial 42a F4).
 """
 
 from __future__ import annotations
@@ -60,9 +61,12 @@ def test_both_keys_change_together(corpus_copy, what, edit, depends) -> None:
     assert (files_fingerprint(root, CONV, CONV) != page, fingerprint(root, CONV, CONV) != ls) == (depends, depends), what
 
 
-def test_a_link_refused_by_the_page_read_through_by_ls(corpus_copy, tmp_path: Path) -> None:
+def test_a_link_refused_by_the_page_is_a_new_ls_key(corpus_copy, tmp_path: Path) -> None:
+    """The page refuses a landed file that is a link (403); ``asz ls``'s key changes with it (the link's path is in it:
+    no reader follows one, trial 42a F4) and again when the file it names changes."""
     root = corpus_copy()
     landed = next((root / CONV / "streams" / "main").glob("*.sd"))
+    unlinked = fingerprint(root, CONV, CONV)
     elsewhere = tmp_path / "elsewhere.sd"
     elsewhere.write_bytes(landed.read_bytes())
     landed.unlink()
@@ -71,6 +75,7 @@ def test_a_link_refused_by_the_page_read_through_by_ls(corpus_copy, tmp_path: Pa
         files_fingerprint(root, CONV, CONV)
     assert e.value.status == 403 and landed.name in str(e.value)
     before = fingerprint(root, CONV, CONV)
+    assert before != unlinked
     with open(elsewhere, "ab") as f:
         f.write(b"\n")
-    assert fingerprint(root, CONV, CONV) != before  # the file the link names changed: asz ls counts it again
+    assert fingerprint(root, CONV, CONV) != before  # the file the link names changed: asz ls reads it again
