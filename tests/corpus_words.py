@@ -20,7 +20,7 @@ def _strings(value) -> list[str]:
 
 
 def message_words(projects: Path, meta: bool = True) -> list[set[str]]:
-    """The words (lower case; letters and digits, as the index's tokenizer reads them) of each text of the messages
+    """The words (lower case; letters, digits and _, as the index's tokenizer reads them) of each text of the messages
     of the transcripts under ``projects``: a prompt or reply text, a thinking, a tool's name and input, a tool
     result. A runtime notice or an attachment (records of other kinds) is not read; nor, when not ``meta``, a line
     with ``isMeta`` true (the runtime's, such as a skill's text: the index's kind ``context``, with attachments)."""
@@ -46,5 +46,5 @@ def message_words(projects: Path, meta: bool = True) -> list[set[str]]:
                     found.append([b.get("name", ""), *_strings(b.get("input"))])
                 elif t == "tool_result":
                     found.append(_strings(b.get("content")))
-            out.extend({w.lower() for s in f for w in re.findall(r"[^\W_]+", s)} for f in found)
+            out.extend({w.lower() for s in f for w in re.findall(r"\w+", s)} for f in found)
     return out

@@ -19,7 +19,7 @@ from ..reading.termtext import visible
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
 from .ls_credits import credits_line
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, fit_tails, incomplete, make_filters, model_option, no_match,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
 from ..termsafe import shell_word
 from .conversations_table import (COLUMNS, PROJECT_AT, column_widths, columns_of, header_line, left_out, state_cell, table_cells, table_line,
@@ -153,12 +153,12 @@ def conversations(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of rows (id, title, project, from, to, talks, llm_calls, usage, cost, state, …)."),
     project: str = project_option(),
-    since: str = typer.Option("", "--since", help="Only conversations active since: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    until: str = typer.Option("", "--until", help="Only conversations active until (same forms; a date counts to its end, a month to its last day)."),
+    since: str = filter_option("--since", "Only conversations active since: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    until: str = filter_option("--until", "Only conversations active until (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     model: str = model_option(),
     dialect: str = dialect_option(),
-    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
+    instance: str = filter_option("--instance", "In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive; --json rows name them under senders)."),
     sort: str = typer.Option("last", "--sort", metavar="[" + "|".join(ROW_SORTS) + "]",
                              help="Row order: last activity (default), first, duration, cost, tokens, calls, talks or changes largest first; title or project A to Z. A row with no such figure (held back, not recorded, unknown) comes last; ties newest first."),
     limit: int = typer.Option(0, "--limit", "-n", help="Only the first N rows (in --sort order); 0 (the default): all; below 0 is a usage error."),

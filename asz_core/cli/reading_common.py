@@ -31,20 +31,38 @@ def tz_option(*also: str):
     return typer.Option(None, "--tz", *also, help=TZ_HELP + more)
 
 
+def given(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+    """A filter option's value, checked: one given empty on the command line (``--project ''``) is a usage error
+    naming the flag, exit 2 (trial 42b F7: it was taken as not given, silently); ``/api/…``'s 400 says the same
+    (:data:`~asz_core.view.row_filters.EMPTY_FILTER`). Raises typer.BadParameter."""
+    source = ctx.get_parameter_source(param.name or "")
+    if value == "" and source is not None and source.name == "COMMANDLINE":
+        from ..view.row_filters import EMPTY_FILTER
+
+        raise typer.BadParameter(EMPTY_FILTER, ctx=ctx, param=param)
+    return value
+
+
+def filter_option(flag: str, help: str):
+    """A filter option of the commands that list or search conversations: ``''`` when not given, refused given
+    empty (:func:`given`)."""
+    return typer.Option("", flag, help=help, callback=given)
+
+
 def project_option():
     """The ``--project`` option of the commands that list or search conversations (ls, search, secrets): one help."""
-    return typer.Option("", "--project", help="Only conversations whose project contains this (case-insensitive).")
+    return filter_option("--project", "Only conversations whose project contains this (case-insensitive).")
 
 
 def model_option():
     """The ``--model`` option of the commands that list or search conversations (ls, search, secrets): one help."""
-    return typer.Option("", "--model", help="Only conversations with a model whose name contains this.")
+    return filter_option("--model", "Only conversations with a model whose name contains this.")
 
 
 def dialect_option():
     """The ``--dialect`` option of the commands that list or search conversations (ls, search, secrets): one help
     (``asz usage --dialect`` has its own, which says what it counts; :func:`check_dialect` checks both)."""
-    return typer.Option("", "--dialect", help="Only conversations of this dialect (claude-code/1, or its name claude-code).")
+    return filter_option("--dialect", "Only conversations of this dialect (claude-code/1, or its name claude-code).")
 
 
 def use_tz(cmd: str, name: Optional[str]):

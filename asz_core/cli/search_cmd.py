@@ -15,7 +15,7 @@ import orjson
 import typer
 
 from ..view.rate_words import listed_title
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, make_filters, model_option, no_match, project_option, settings,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
 from .search_index import index_up_to_date
 
@@ -42,27 +42,27 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 
 def search(
-    query: str = typer.Argument(..., metavar="QUERY", help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --.'),
+    query: Optional[str] = typer.Argument(None, metavar="QUERY", show_default=False, help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --. Required unless --reindex is given alone (then the index is built again and nothing is searched).'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats; sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
-    kind: str = typer.Option("", "--kind", help="Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description)."),
-    tool: str = typer.Option("", "--tool", help="Only hits in the inputs and results of the calls of this tool (its whole name as the call names it, e.g. Bash or mcp__fs.files__read; asz usage tools lists them)."),
+    kind: str = filter_option("--kind", "Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description)."),
+    tool: str = filter_option("--tool", "Only hits in the inputs and results of the calls of this tool (its whole name as the call names it, e.g. Bash or mcp__fs.files__read; asz usage tools lists them)."),
     project: str = project_option(),
-    since: str = typer.Option("", "--since", help="Only hits at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
-    until: str = typer.Option("", "--until", help="Only hits at or before (same forms; a date counts to its end, a month to its last day)."),
+    since: str = filter_option("--since", "Only hits at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
+    until: str = filter_option("--until", "Only hits at or before (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     model: str = model_option(),
     dialect: str = dialect_option(),
-    instance: str = typer.Option("", "--instance", help="In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; each hit names its file's sender (--json: sender)."),
+    instance: str = filter_option("--instance", "In a root asz receive landed: only conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive), as asz ls --instance keeps them; each hit names its file's sender (--json: sender)."),
     by_conversation: bool = typer.Option(False, "--conversations", help="One row per conversation: those whose texts hold every word between them (each word in some text, not all in one), the most relevant first (the bm25 of each word's 3 best texts, summed), each with its best hit for each word; --limit counts conversations; --json prints {conversation, title, texts, relevance, groups, hits}."),
-    reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first."),
+    reindex: bool = typer.Option(False, "--reindex", help="Delete the index and build it again from the landed files first; alone (no QUERY), only that, exit 0."),
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results, and the labels (titles), of every conversation in a root.
 
-    The index (<root>/_index/search-33.sqlite, derived data; 33 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-34.sqlite, derived data; 34 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
@@ -89,20 +89,19 @@ def search(
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _checked(kind, limit, held_back and by_conversation)
-    _indexed(r, reindex, as_json)
+    if query is None and not reindex:
+        raise typer.BadParameter.__mro__[1]("Missing argument 'QUERY'.")  # click's UsageError: exit 2, as before
+    _indexed(r, reindex, as_json and query is not None)
+    if query is None:  # asz search --reindex alone: built again, said on stderr, nothing searched (trial 42b F2)
+        return
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
     given = [a for flag, v in (("--kind", kind), ("--tool", tool), ("--project", project), ("--model", model), ("--dialect", dialect),
                                ("--since", since), ("--until", until), ("--tz", tz), ("--instance", instance), ("--root", root),
                                ("--config", config))
              if v for a in (flag, str(v))]
     try:
-        none_kept("search", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
-                                          "--until": until}, _empty_answer(as_json, held_back and not by_conversation))
-        among = _sent_by(r, instance, _empty_answer(as_json, held_back and not by_conversation))
-        if by_conversation:
-            _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given, among)
-        else:
-            _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
+        _answer(r, query, hide, filters, kinds, limit, as_json, held_back, by_conversation, phase, given, instance,
+                {"--project": project, "--model": model, "--dialect": dialect, "--since": since, "--until": until})
     except QueryError as exc:
         typer.echo(f"asz search: {exc}", err=True)
         raise typer.Exit(2)
@@ -115,6 +114,33 @@ def search(
         raise typer.Exit(130)
 
 
+def _answer(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_json: bool, held_back: bool,
+            by_conversation: bool, phase: list[str], given: list[str], instance: str, said: dict[str, str]) -> None:
+    """The query asked and answered (:func:`_hits`, or :func:`_conversations`), after the filters' checks
+    (``said``: the filter flags as given). An index the query finds damaged (:func:`~asz_core.reading.search_place.is_damaged`)
+    is said in one line, deleted, built again and asked once more (trial 42b F2: it answered exit 1, "delete it and run
+    asz search --reindex"). Raises QueryError, SearchError and KeyboardInterrupt."""
+    from ..reading.search import SearchError
+
+    empty = _empty_answer(as_json, held_back and not by_conversation)
+    for tried in (False, True):
+        try:
+            none_kept("search", r, filters, said, empty)
+            among = _sent_by(r, instance, empty)
+            if by_conversation:
+                _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given, among)
+            else:
+                _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
+            return
+        except SearchError as exc:
+            if tried or not exc.damaged or phase != ["query"]:
+                raise
+            from ..reading.search_place import rebuilt_line
+
+            typer.echo(rebuilt_line("search", exc), err=True)
+            index_up_to_date(r, True)
+
+
 def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
     """Bring the index of ``r`` up to date (:func:`~asz_core.cli.search_index.index_up_to_date`) and say what it did on stderr: where it was built when
     the root cannot be written, (without JSON) how many conversations were indexed again, and, once, the search index
@@ -125,8 +151,10 @@ def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
                    "and removed after it (the root is left as it is)", err=True)
     if rep.indexed and not as_json:
         typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
-    from ..reading.search import other_indexes_note
+    from ..reading.search import other_indexes_note, replaced_note
 
+    if replaced := replaced_note("search", rep):  # once: the older index is gone
+        typer.echo(replaced, err=True)
     note = other_indexes_note(r, "search")  # another asz version's index beside this one's: said once
     if note:
         typer.echo(note, err=True)

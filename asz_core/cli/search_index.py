@@ -22,15 +22,14 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
     from ..collect.workers import default_jobs
     from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
-    from ..reading.search_place import elsewhere, unwritable
+    from ..reading.search_place import elsewhere, rebuilt_line, remove_index, unwritable
     from ..view.document import list_conversations
 
     ids: list[str] = []
     try:
         if reindex:
             try:
-                for p in (index_path(r), *(index_path(r).with_name(index_path(r).name + x) for x in ("-wal", "-shm"))):
-                    p.unlink(missing_ok=True)  # its log too: an old -wal is never replayed into the new file
+                remove_index(r)  # its log too: an old -wal is never replayed into the new file
             except OSError as exc:
                 if not unwritable(exc):
                     raise SearchError(f"cannot delete the search index {index_path(r)}: {exc}") from None
@@ -49,8 +48,7 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
                    + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)
     except SearchError as exc:
         if exc.damaged and not reindex:  # derived data: built again from the landed files, and said
-            typer.echo(f"asz {cmd}: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)",
-                       err=True)
+            typer.echo(rebuilt_line(cmd, exc), err=True)
             return index_up_to_date(r, True, cmd)
         typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(1)

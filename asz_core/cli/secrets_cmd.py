@@ -15,7 +15,7 @@ import orjson
 import typer
 
 from ..view.rate_words import listed_title
-from .reading_common import CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
+from .reading_common import filter_option, CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
 from .search_cmd import kept_note, none_kept
 from .search_index import index_up_to_date
 
@@ -25,8 +25,8 @@ __all__ = ["secrets"]
 def secrets(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of findings (conversation, title, kind, at, step, file, row, secret, masked, fingerprint, field: text, project or git_branch)."),
     project: str = project_option(),
-    since: str = typer.Option("", "--since", help="Only texts at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
-    until: str = typer.Option("", "--until", help="Only texts at or before (same forms; a date counts to its end, a month to its last day)."),
+    since: str = filter_option("--since", "Only texts at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    until: str = filter_option("--until", "Only texts at or before (same forms; a date counts to its end, a month to its last day)."),
     tz: Optional[str] = tz_option(),
     model: str = model_option(),
     dialect: str = dialect_option(),

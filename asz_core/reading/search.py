@@ -80,7 +80,7 @@ from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
 __all__ = ["CONV_KEYS", "conv_values", "forget_conversation", "INDEX_PATH", "other_indexes", "other_indexes_note", "KINDS", "SearchError", "QueryError", "IndexReport", "IndexInterrupted", "index_path", "texts_matched", "update_index",
-           "search", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
+           "search", "replaced_note", "fts_query", "MARK_START", "MARK_END", "INDEX_DIFFERS"]
 
 #: A query matching at least this many texts is not ranked (ranking them all would take longer than a reader waits):
 #: its hits come last indexed first.
@@ -118,6 +118,17 @@ class IndexReport(NamedTuple):
     elsewhere: str = ""
     #: Another update of the same index was under way and this one was not to wait for it: nothing was done.
     busy: bool = False
+    #: The older schemas' index files this update removed once it had built this schema's (said once: trial 42b F1).
+    replaced: tuple = ()
+
+
+def replaced_note(cmd: str, rep: IndexReport) -> str:
+    """``note: …`` saying that ``rep``'s update built this schema's index whole and removed the older ones, else ''."""
+    if not rep.replaced:
+        return ""
+    return (f"note: asz {cmd}: the search index was built again whole for index schema {SCHEMA_VERSION} "
+            f"({INDEX_PATH.as_posix()}; '_' is part of a word since schema 34: docs/reading.md); removed the older "
+            f"{', '.join(rep.replaced)}")
 
 
 def index_path(root: str | os.PathLike) -> Path:
@@ -306,9 +317,8 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
         path, counts = _update(root, conversations, step, jobs, purge)
     if index_file(root, index_path(root)) != path:
         return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge, wait=wait, waiting=waiting)
-    if fresh and path == root / INDEX_PATH:  # this asz's index built in the root: an older schema's goes (39c F4)
-        older_indexes_removed(root)
-    return IndexReport(*counts, time.monotonic() - t0, first_note(root))
+    gone = older_indexes_removed(root) if fresh and path == root / INDEX_PATH else []  # an older schema's goes (39c F4)
+    return IndexReport(*counts, time.monotonic() - t0, first_note(root), replaced=tuple(p.name for p in gone if p.suffix == ".sqlite"))
 
 
 def _update(root: Path, conversations: Iterable[str] | None, step: Callable[[str], None] | None, jobs: int,

@@ -50,7 +50,7 @@ import sqlite3
 
 from ..view.document import list_conversations
 from .listing import Filters, TimeError, parse_time
-from .search import COUNT_LIMIT, QueryError, SearchError, index_path, iter_kinds, other_indexes_note, search, update_index
+from .search import COUNT_LIMIT, QueryError, SearchError, index_path, iter_kinds, other_indexes_note, replaced_note, search, update_index
 from .search_hits import excluded_note, sent_by
 from .search_convs import across, search_conversations
 from .search_gaps import changed, known_prints
@@ -99,7 +99,7 @@ def _fresh(root: Path) -> bool:
             if rep.elsewhere:  # once per root while the server runs
                 print(f"asz: {root} cannot be written: the search index is kept in {rep.elsewhere} while this server runs "
                       "(removed when it stops; the root is left as it is)", file=sys.stderr, flush=True)
-            note = other_indexes_note(root, "server")  # another asz version's index beside this one's: said once
+            note = replaced_note("server", rep) or other_indexes_note(root, "server")  # each said once
             if note:
                 print(note, file=sys.stderr, flush=True)
         except SearchError:
@@ -147,6 +147,10 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         got[k] = v
     if not got.get("q", "").strip():
         raise error(400, "give the words to search for as q=…")
+    from ..view.row_filters import empty_filter
+
+    if empty := empty_filter(got, ("kind", "project", "model", "dialect", "since", "until", "instance")):
+        raise error(400, empty, None, "empty_filter")  # asz search --project '' exits 2 (trial 42b F7)
     for flag in ("held_back", "conversations"):
         if got.get(flag, "0") not in ("0", "1"):
             raise error(400, f"{flag} is 0 or 1")
@@ -170,26 +174,13 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     if not Path(root).is_dir():  # not "no search index yet: run asz search --reindex", which cannot work (trial 17, F11)
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
-        behind = indexing(root) if _fresh(root) else 0
-        bad: dict[str, str] = {}
-        held: dict[str, int] = {}
-        unsearched: list[dict] = []
-        excluded: dict = {}
-        among: list[str] | str = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
-        matched: dict[str, int] = {}
-        if got.get("conversations", "0") == "1":
-            hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad,
-                                        among=among, matched=matched, offset=int(offset))
-        else:
-            hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
-                          unsearched=unsearched, excluded=excluded, conversation=among, matched=matched,
-                          offset=int(offset))
-        many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
-        note = (none_kept(root, got, f) or excluded_note(excluded, COUNT_LIMIT)) if not hits and not held else ""
-        if got.get("instance") and not among:
-            from ..view.row_filters import matched_none
-
-            note = matched_none(f"instance={got['instance']}", len(list_conversations(root)), root)
+        try:
+            behind, hits, bad, held, unsearched, many, note, matched = _query(root, got, f, kinds, hide)
+        except SearchError as exc:
+            if not exc.damaged:
+                raise
+            _rebuilt(root, exc)  # derived data: deleted, built again, said once on stderr (trial 42b F2)
+            behind, hits, bad, held, unsearched, many, note, matched = _query(root, got, f, kinds, hide)
     except QueryError as exc:
         raise error(400, str(exc)) from None
     except SearchError as exc:
@@ -206,6 +197,45 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         out.headers = heads or None
         return out
     return {**held_back_answer(hits, bad, held, unsearched, behind, many), **page, **({"note": note} if note else {})}
+
+
+def _query(root: Path, got: dict[str, str], f: Filters, kinds: list[str], hide: Sequence[str]) -> tuple:
+    """:func:`answer`'s query of the index (brought up to date first, :func:`_fresh`): ``(behind, hits, bad, held,
+    unsearched, many, note, matched)``. Raises QueryError and SearchError."""
+    limit, offset = got.get("limit", "50"), got.get("offset", "0")
+    behind = indexing(root) if _fresh(root) else 0
+    bad: dict[str, str] = {}
+    held: dict[str, int] = {}
+    unsearched: list[dict] = []
+    excluded: dict = {}
+    among: list[str] | str = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
+    matched: dict[str, int] = {}
+    if got.get("conversations", "0") == "1":
+        hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad,
+                                    among=among, matched=matched, offset=int(offset))
+    else:
+        hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
+                      unsearched=unsearched, excluded=excluded, conversation=among, matched=matched,
+                      offset=int(offset))
+    many = across(root, got["q"], hide=hide, filters=f, kinds=kinds) if not hits and not held else 0
+    note = (none_kept(root, got, f) or excluded_note(excluded, COUNT_LIMIT)) if not hits and not held else ""
+    if got.get("instance") and not among:
+        from ..view.row_filters import matched_none
+
+        note = matched_none(f"instance={got['instance']}", len(list_conversations(root)), root)
+    return behind, hits, bad, held, unsearched, many, note, matched
+
+
+def _rebuilt(root: Path, exc: SearchError) -> None:
+    """A damaged index of ``root`` (``exc``) deleted and built again, one line on stderr saying so. Raises SearchError
+    (it cannot be deleted or built) and OSError."""
+    from .search_place import rebuilt_line, remove_index
+
+    print(rebuilt_line("server", exc), file=sys.stderr, flush=True)
+    with _lock, one_writer(index_file(root, index_path(root))):  # not under another update's feet
+        remove_index(root)
+        _updated.pop(str(root), None)
+    update_index(root)
 
 
 def paged(pairs: Sequence[tuple[str, str]], hits: list, offset: int, limit: int, matched: dict[str, int]) -> dict:

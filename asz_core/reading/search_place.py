@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .search_store import SCHEMA_VERSION, connect, with_folded
 
-__all__ = ["INDEX_PATH", "older_indexes_removed", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "unwritable", "first_note",
+__all__ = ["INDEX_PATH", "older_indexes_removed", "other_indexes", "other_indexes_note", "REINDEX_REMEDY", "index_file", "open_to_write", "elsewhere", "is_damaged", "remove_index", "rebuilt_line", "unwritable", "first_note",
            "not_built_line"]
 
 _lock = threading.Lock()
@@ -71,10 +71,33 @@ def not_built_line(root: str | Path) -> str:
 REINDEX_REMEDY = "delete it and run asz search --reindex"
 
 
+#: SQLite's primary result codes of a damaged file: SQLITE_CORRUPT (FTS5's corrupt segments among them), SQLITE_NOTADB.
+_DAMAGE_CODES = (11, 26)
+
+
 def is_damaged(exc: BaseException) -> bool:
-    """Whether ``exc`` says the index file itself is damaged (``database disk image is malformed``, ``file is not a
-    database``), not that it is busy, locked or cannot be opened."""
-    return isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc) for w in ("malformed", "not a database"))
+    """Whether ``exc`` says the index file itself is damaged (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB: ``database disk
+    image is malformed``, ``file is not a database``, FTS5's corrupt segments), not that it is busy, locked, cannot be
+    opened or written (trial 42b F2)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in _DAMAGE_CODES:
+        return True
+    return any(w in str(exc).lower() for w in ("malformed", "not a database", "corrupt"))
+
+
+def remove_index(root: str | Path) -> None:
+    """Delete ``<root>``'s search index file with its ``-wal`` and ``-shm`` (an old log is never replayed into a new
+    file): derived data, built again by the next update. Raises OSError."""
+    own = Path(root) / INDEX_PATH
+    for p in (own, own.with_name(own.name + "-wal"), own.with_name(own.name + "-shm")):
+        p.unlink(missing_ok=True)
+
+
+def rebuilt_line(cmd: str, exc: BaseException) -> str:
+    """The one line said when a damaged index (:func:`is_damaged`) is deleted and built again (``cmd``: search, server)."""
+    return f"asz {cmd}: warning: {exc}; it is derived data: deleted and built again now (as --reindex does)"
 
 
 def unwritable(exc: BaseException) -> bool:

@@ -28,7 +28,7 @@ import re
 import sqlite3
 from typing import Sequence
 
-from .search_text import SNIP_END, SNIP_START, cut_window, snippet_spans
+from .search_text import SNIP_END, SNIP_START, TOKENIZE, cut_window, snippet_spans
 
 __all__ = ["LONG_TEXT", "FIRST_WINDOW", "OVERLAP", "SNIPPET", "BEFORE", "long_snippet"]
 
@@ -64,7 +64,7 @@ class _Windows:
 
     def __init__(self, ask: str):
         self.con = sqlite3.connect(":memory:")
-        self.con.execute("CREATE VIRTUAL TABLE w USING fts5(text, tokenize = 'unicode61 remove_diacritics 2')")
+        self.con.execute(f"CREATE VIRTUAL TABLE w USING fts5(text, tokenize = \"{TOKENIZE}\")")
         self.ask = ask
         self.asked = 0  # windows asked: what :func:`long_snippet` did, for tests
 

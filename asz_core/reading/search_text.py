@@ -39,7 +39,7 @@ from typing import Iterable, Iterator
 
 from .termtext import plain
 
-__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "EMOJI_CLASS", "EMOJI_CHARS", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
+__all__ = ["KINDS", "iter_kinds", "CJK_CLASS", "EMOJI_CLASS", "EMOJI_CHARS", "TOKENIZE", "CJK_SEP", "SNIP_START", "SNIP_END", "MARK_START", "MARK_END", "index_form", "query_terms", "parse_query", "group_texts", "OPERATORS",
            "snippet_spans", "marked", "exclusions", "kept_query", "quoted_or", "escaped", "unescaped", "one_line", "has_cjk", "cjk_window", "cut_window", "QueryError", "fts_query",
            "NOT_INDEXED"]
 
@@ -62,6 +62,12 @@ EMOJI_CLASS = "[\u231a\u231b\u2328\u23cf\u23e9-\u23f3\u23f8-\u23fa\u2600-\u27bf\
 EMOJI_CHARS = "".join(chr(c) for a, b in ((0x231A, 0x231B), (0x2328, 0x2328), (0x23CF, 0x23CF), (0x23E9, 0x23F3),
                                            (0x23F8, 0x23FA), (0x2600, 0x27BF), (0x2B05, 0x2B07), (0x2B1B, 0x2B1C),
                                            (0x2B50, 0x2B50), (0x2B55, 0x2B55), (0x1F000, 0x1FAFF)) for c in range(a, b + 1))
+#: The tokenizer of the index (and of :mod:`~asz_core.reading.search_snippet`'s windows, so a long text's snippet
+#: marks what the index matched): ``unicode61``, diacritics folded, with ``_`` and :data:`EMOJI_CHARS` token
+#: characters. ``_`` is kept inside a word (schema 34, trial 42b F1): ``foo_bar``, ``__init__`` and
+#: ``_tokenizer`` are each one word, found whole (``tokenizer`` does not find ``_tokenizer``), their first parts by a
+#: prefix (``snake*`` finds ``snake_case_name``).
+TOKENIZE = "unicode61 remove_diacritics 2 tokenchars '_" + EMOJI_CHARS + "'"
 #: Stored between a CJK character and the letter or digit beside it (a separator to ``unicode61``).
 CJK_SEP = "\x01"
 #: What FTS5's ``snippet()`` is asked to put around a match.
@@ -126,16 +132,16 @@ def query_terms(text: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    """The words of ``text`` the index can hold (:data:`_TOKEN`), a run of ``_`` alone left out: ``unicode61`` keeps
-    letters and digits only, so ``_`` is a separator there as ``%`` is (trial 24b F4: ``_`` found 0 hits, ``%`` was
-    refused; both are refused now, :data:`NOT_INDEXED`)."""
+    """The words of ``text`` the index can hold (:data:`_TOKEN`: letters, digits and ``_``, as :data:`TOKENIZE`
+    keeps them, so ``foo_bar`` is one word, as the index holds it), a run of ``_`` alone left out: no word to find
+    (trial 24b F4: ``_`` found 0 hits, ``%`` was refused; both are refused, :data:`NOT_INDEXED`)."""
     return [w for w in _TOKEN.findall(text) if w.strip("_*")]
 
 
 #: Why a query of symbols alone finds nothing: what the refusal says (:func:`fts_query`).
-NOT_INDEXED = ("the index keeps words, runs of letters and digits (CJK characters and emoji each one); punctuation, "
-               "other symbols and '_' stand between words and are not indexed, so a query of them alone has nothing "
-               "to find (docs/reading.md)")
+NOT_INDEXED = ("the index keeps words, runs of letters, digits and '_' (CJK characters and emoji each one); "
+               "punctuation, other symbols and a run of '_' alone are no words to find, so a query of them alone has "
+               "nothing to find (docs/reading.md)")
 
 
 def _terms(quoted: str | None, bare: str, whole: bool) -> list[str]:

@@ -360,9 +360,11 @@ def usage_filters(pairs: Sequence[tuple[str, str]], root: Path | None = None) ->
     as they can answer it exactly, as ``asz usage`` counts the same ``since``/``until``: ``since`` a quarter hour's
     start, ``until`` a quarter hour's last millisecond (a day form gives both); any other instant is refused with 400
     saying so and naming the quarter hours around it, never widened or narrowed silently (trial 29b F2)."""
-    from .row_filters import unknown_dialect
+    from .row_filters import empty_filter, unknown_dialect
 
     got = known_params(pairs, USAGE_PARAMS)
+    if empty := empty_filter(got, ("project", "model", "dialect", "since", "until", "tz", "instance")):
+        raise ApiError(400, empty, code="empty_filter")  # trial 42b F7
     if got.get("exact", "0") not in ("0", "1"):
         raise ApiError(400, "exact is 0 or 1")
     if got.get("by", "") not in ("", *USAGE_BY):

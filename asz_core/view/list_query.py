@@ -40,7 +40,7 @@ import attrs
 from .match import runtime_keeps
 from .project_labels import project_labels
 from .query import ApiError, known_params, query_window
-from .row_filters import ROW_SORTS, Filters, matched_none, sorted_rows, unknown_dialect
+from .row_filters import ROW_SORTS, Filters, empty_filter, matched_none, sorted_rows, unknown_dialect
 
 __all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page", "kept_ordered", "labelled", "ListSnapshots", "Snapshot", "SNAPSHOTS_KEPT",
            "SNAPSHOT_SECONDS"]
@@ -139,6 +139,8 @@ def list_query(pairs: Sequence[tuple[str, str]], root: str | os.PathLike | None 
     ``until`` (nothing could match, as ``asz ls`` refuses it), an ``exact`` not 0 or 1, a ``sort`` that is no order,
     a ``limit`` or ``offset`` that is not a whole number, a ``dialect`` no installed adapter speaks."""
     got = known_params(pairs, LIST_PARAMS)
+    if empty := empty_filter(got, ("project", "model", "dialect", "since", "until", "tz", "instance", "runtime")):
+        raise ApiError(400, empty, code="empty_filter")  # asz ls --project '' exits 2 (trial 42b F7)
     if got.get("snapshot") is not None and (more := [k for k in got if k not in _WITH_SNAPSHOT]):
         raise ApiError(400, f"{', '.join(more)}: a snapshot's pages keep its filters and order; give only "
                             f"{', '.join(_WITH_SNAPSHOT)} with snapshot", code="snapshot_fixes_query")

@@ -19,9 +19,18 @@ import attrs
 from ..sessiondata.spelling import folded
 from .match import dialect_matches, matches
 
-__all__ = ["model_names", "total_tokens", "cost_value", "cost_exact", "Filters", "UNVERIFIED_STATES", "blind_to",
+__all__ = ["EMPTY_FILTER", "empty_filter", "model_names", "total_tokens", "cost_value", "cost_exact", "Filters", "UNVERIFIED_STATES", "blind_to",
            "newest_first", "duration_ms", "talks_figure", "calls_figure", "ROW_SORTS", "A_TO_Z", "sorted_rows",
            "matched_none"]
+
+#: Why a filter given empty is refused (trial 42b F7: ``--project ''`` and ``project=`` were taken as not given, silently):
+#: ``asz ls``/``search``/``secrets`` exit 2 naming the flag, ``/api/…`` 400 naming the parameter.
+EMPTY_FILTER = "given empty; give a value, or leave it out for no filter"
+
+
+def empty_filter(got: dict[str, str], names: Iterable[str]) -> str:
+    """``NAME: EMPTY_FILTER`` for the first of ``names`` (query parameters) given empty in ``got``, else ''."""
+    return next((f"{n}: {EMPTY_FILTER}" for n in names if got.get(n) == ""), "")
 
 
 def model_names(value: Any) -> list[str]:
