@@ -7,7 +7,7 @@ Usage::
     python bench/secrets_find.py [--source DIR] [--repeat 3] [--before TREE]
 
 The baseline is ``TREE``'s ``asz_core/view/secret_forms.py`` (a checkout from before the change; the module imports
-nothing of asz) with ``--before``, else this tree's forms but ``aws-secret-access-key`` (session 21's measure).
+nothing of asz but its own folder's guards) with ``--before``, else this tree's forms but ``aws-secret-access-key`` (session 21's measure).
 ``--source`` defaults to the shared corpus (``bench/realcorpus.py``'s); a copy made by ``bench/realcorpus.py`` is a
 real-shaped larger one. Prints each round's seconds, the findings of each and the ratio with/without.
 """
@@ -39,9 +39,18 @@ def _run(find, lines: list[str]) -> tuple[float, int]:
 
 
 def _before_find(tree: Path):
-    """``find`` of ``tree``'s ``asz_core/view/secret_forms.py``, loaded as a module of its own."""
-    spec = importlib.util.spec_from_file_location("secret_forms_before", tree / "asz_core" / "view" / "secret_forms.py")
+    """``find`` of ``tree``'s ``asz_core/view/secret_forms.py``, loaded as a module of a package of its own whose
+    folder is ``tree``'s ``asz_core/view`` (its guards, ``secret_guards.py`` since session 42, are read from there)."""
+    import sys
+    import types
+
+    folder = tree / "asz_core" / "view"
+    pkg = types.ModuleType("secret_forms_before_pkg")
+    pkg.__path__ = [str(folder)]
+    sys.modules[pkg.__name__] = pkg
+    spec = importlib.util.spec_from_file_location(f"{pkg.__name__}.secret_forms", folder / "secret_forms.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod.find
 

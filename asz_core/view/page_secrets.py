@@ -34,7 +34,7 @@ HEADER = "asz-credentials"
 
 #: The first characters of each credential form that has fixed ones (secret_forms.KINDS), for a head a clip cut.
 _HEADS = re.compile(r"(?<![A-Za-z0-9_])(?:A(?:KIA|SIA)|gh[pousr]_|github_pat_|glpat-|sk-|xox[bpars]-|AIza|GOCSPX-|"
-                    r"[sr]k_live_|hf_|npm_|eyJ)[A-Za-z0-9_./+=-]*\Z")
+                    r"[sr]k_live_|hf_|npm_|eyJ|SG\.)[A-Za-z0-9_./+=-]*\Z")
 #: How far from a clipped text's end a cut head is looked for (the longest form, a JWT or a GitHub token, fits).
 _TAIL = 1024
 #: The characters a token is made of (``_HEADS``' run after a head; each head is made of them too): a head cut at

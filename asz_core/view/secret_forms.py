@@ -43,19 +43,22 @@ text of its own, so a hit is very likely a real credential and a miss is possibl
                             (RFC 3986 §3.2.1: ``postgres://admin:…@db.internal/prod``, ``redis://:…@cache``);
                             the value is the password alone, up to the last ``@`` before the host; not a
                             placeholder (:func:`looks_password`: ``password``, ``${DB_PASSWORD}``, ``***``, a port)
-``password``                a value given to a name ``password``, ``passwd``, ``pwd`` or ``secret`` (any case,
-                            ``db_password`` and ``DB_PASSWORD`` too) by ``is``, ``=``, ``:`` or ``=>`` (quotes
-                            allowed): ``the db password is Tr0ub4dor&3-horse-battery``, ``PGPASSWORD=s3cr3t!x``;
-                            the value alone, 6 or more characters (never a part of a longer one) up to a space, quote, comma, semicolon or
-                            bracket (a sentence's last ``.`` not in it); only a value holding a letter and a digit or a sign (``hunter2``,
-                            ``Tr0ub4dor&3``), never a name or a call in code (``self.password``,
-                            ``os.environ``, ``getpass()``), a variable or template, nor a placeholder
-                            (:func:`looks_keyword_password`; trial 27b F9)
+``sendgrid-api-key``        ``SG.``, 22 and ``.`` and 43 letters, digits, ``_`` or ``-``, both cases after ``SG.``
+``azure-storage-account-``  ``AccountKey=`` and 86 characters of base64 and ``==`` (a connection string's key)
+``key``
+``basic-auth``              an ``Authorization: Basic …`` header's base64 of ``USER:PASSWORD`` (:func:`looks_basic`)
+``mysql-password``          the password glued to ``-p`` in a ``mysql`` or ``mariadb`` command (``-pS3cr3t``)
+``password``                a value given to a name holding ``password``, ``passwd``, ``pwd`` or ``secret`` anywhere
+                            (any case: ``DB_PASSWORD``, ``SECRET_KEY``, ``secretKey``, ``app.config["SECRET_KEY"]``)
+                            by ``=``, ``:``, ``:=``, ``=>`` or ``is``, quotes allowed; 6 or more characters up to
+                            white space, a quote or a code mark, holding a letter and a digit or a sign, never code,
+                            a path, an address, a variable or a placeholder (:func:`looks_keyword_password`)
+``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``
 ==========================  ==========================================================================
 
 A password standing in a text with no name before it (``my login is Tr0ub4dor&3``) is not found: no form tells it
 from any other word. A value is never printed whole: :func:`masked` keeps its first 4 and last 4 characters (``AKIA…MPLE``), of a
-password nothing (``postgres://admin:***@db.internal/prod``, as SQLAlchemy prints an address), and
+password (and a token given to a name, Basic credentials) nothing (``postgres://admin:***@db.internal/prod``, as SQLAlchemy prints an address), and
 :func:`fingerprint` the first 12 hex digits of its SHA-256, so two places of one credential are told apart from
 another without showing it. The landed records are never changed: they are the evidence.
 """
@@ -63,9 +66,10 @@ another without showing it. The landed records are never changed: they are the e
 from __future__ import annotations
 
 import hashlib
-import math
 import re
-from collections import Counter
+
+from .secret_guards import (looks_basic, looks_bearer, looks_keyword_password, looks_mixed, looks_openai, looks_password,
+                            looks_random, looks_sendgrid, looks_webhook)
 
 __all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
@@ -77,6 +81,17 @@ __all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording"
 _AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
 _QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
 _SPACE = r"(?:\s|\\[nrt])*"
+#: What gives a value to a name: its closing quote and a subscript's ``]`` (``app.config["SECRET_KEY"] = …``), then
+#: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
+_SEP = _QUOTE + r"\]?" + _SPACE + r"(?:=>|==?|:=|:)" + _SPACE
+_IS = _QUOTE + r"[ \t]+(?i:is)[ \t]+"
+#: A password's or a token's characters (up to white space, a quote or a code mark), its last one (a sentence's last
+#: ``.``, a further name's ``:`` or ``=`` not in it), and what follows it: ``.``, ``:`` or ``=`` then white space, a
+#: quote, a code mark other than ``(`` or the text's end; never a value character (a shorter value the search backed
+#: into: ``base64`` of ``base64.b16encode(raw)``) nor ``(`` (``token = b64encode(userpass)`` calls a function).
+_VALUE = r"[^\s\"'`,;<>(){}\[\]\\]"
+_VALUE_END = r"[^\s\"'`,;<>(){}\[\]\\.:=]"
+_NO_CALL = r"(?=[.:=]*(?:[\s\"'`,;<>){}\[\]\\]|\Z))"
 _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
                + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
                + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
@@ -112,12 +127,31 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
     ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
      ("://",)),
-    # a value given to a password's name (trial 27b F9): the name (PGPASSWORD, db_password, MYSQL_PWD count too),
-    # then its quote, ':', '=', '=>' or ' is ', a quote; the value up to white space, a quote or a code mark, a
-    # sentence's last '.' not in it
-    ("password", r"(?i:password|passwd|pwd|secret)" + _QUOTE + r"(?:" + _SPACE + r"(?:=>|==?|:)" + _SPACE
-     + r"|[ \t]+(?i:is)[ \t]+)" + _QUOTE + r"(?P<value>[^\s\"'`,;<>(){}\[\]\\]{5,}[^\s\"'`,;<>(){}\[\]\\.:=])",
+    # SendGrid's API key (detect-secrets' SendGridDetector, gitleaks' sendgrid-api-token): SG., 22 and 43 of base64url
+    ("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])", ("SG.",)),
+    # an Azure storage account's key in its connection string (detect-secrets' AzureStorageKeyDetector): 64 bytes'
+    # base64, 86 characters and ==
+    ("azure-storage-account-key", r"AccountKey[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+     ("AccountKey",)),
+    # an HTTP Authorization header's Basic credentials (RFC 7617: base64 of USER:PASSWORD; Nosey Parker's np.http.1)
+    ("basic-auth", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{6,}={0,2})"
+     r"(?![A-Za-z0-9+/=])", ("uthorization", "UTHORIZATION")),
+    # a MySQL or MariaDB client's -pPASSWORD (the password glued to -p; -p alone asks for it), in the same command
+    ("mysql-password", r"(?<![A-Za-z0-9_])(?:mysql|mariadb)[A-Za-z_-]*(?:[ \t]+[^\s;|&]+){0,24}?[ \t]+-p(?:\\?[\"'])?"
+     r"(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{4,})", ("mysql", "mariadb")),
+    # a value given to a name holding a password's word anywhere (trial 27b F9; trial 42a F2: SECRET_KEY, secretKey,
+    # app.config["SECRET_KEY"]): the word, the rest of the name (up to 20 letters, digits, '_' or '-': gitleaks'
+    # generic-api-key), its quote and a subscript's ']', then ':', '=', ':=', '=>' or (the word ending the name)
+    # ' is ', a quote; the value up to white space, a quote or a code mark, a sentence's last '.' not in it, never a
+    # call's name (followed by '(')
+    ("password", r"(?i:password|passwd|pwd|secret)(?:[A-Za-z0-9_-]{0,20}" + _SEP + r"|" + _IS + r")" + _QUOTE
+     + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
      ("assword", "ASSWORD", "asswd", "ASSWD", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
+    # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
+    # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
+    # name (TOKEN_URL, max_tokens, tokenizer are no token's)
+    ("token", r"(?:token|TOKEN|Token)(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?P<value>" + _VALUE + r"{15,}" + _VALUE_END
+     + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
 )
 #: Where a match of each form can begin: the strings one of which stands at its first character, as written, and
 #: those read in any case (the form's expression starts with a name in ``(?i:…)``). :func:`find` tries an expression
@@ -143,100 +177,55 @@ _STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "jwt": (("eyJ",), ()),
     "bearer-token": ((), ("authorization",)),
     "url-password": (("://",), ()),
+    "sendgrid-api-key": (("SG.",), ()),
+    "azure-storage-account-key": (("AccountKey",), ()),
+    "basic-auth": ((), ("authorization",)),
+    "mysql-password": (("mysql", "mariadb"), ()),
     "password": ((), ("password", "passwd", "pwd", "secret")),
+    "token": (("token", "TOKEN", "Token"), ()),
 }
 #: The characters other than ASCII letters that ``re`` matches to an ASCII letter in any case (İ, ı, ſ, the Kelvin
 #: sign): ``str.lower`` does not lower them to it, so a text holding one is searched the plain way (``rx.finditer``)
 #: for the forms read in any case.
 _FOLDS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _COMPILED = tuple((name, re.compile(rx), hints, *_STARTS[name]) for name, rx, hints in KINDS)
-#: Every string of :data:`_STARTS` lowered, none holding another (``sk-`` stands for ``sk-ant-``, ``://`` for Slack's
-#: address): a text holding none of them in any case holds no match of any form (session 41: ``asz export --format html``
+
+
+def _fewest(strings: set[str], lowered: set[str] = frozenset()) -> tuple[str, ...]:
+    """``strings`` but those holding another of them or, lowered, one of ``lowered`` (a text holding such a string
+    holds the other too: it says nothing more), sorted."""
+    return tuple(sorted(s for s in strings if not any(o != s and o in s for o in strings)
+                        and not any(o in s.lower() for o in lowered)))
+
+
+#: The strings of :data:`_STARTS` read in any case, lowered, none holding another (``authorization``, ``password``,
+#: ``secret``, …); and those read as written, none holding another nor, lowered, one read in any case (``sk-`` stands
+#: for ``sk-ant-``, ``://`` for Slack's address, ``secret`` for ``AKIA``'s none): a text holding none of the first as
+#: written and none of the second in any case holds no match of any form (session 41: ``asz export --format html``
 #: of a talk of 100,003 steps asked :func:`find` of 400,013 short texts, 6 s of its 16 s CPU, each trying 18 forms).
-_ANY_START = tuple(sorted({s for s in (lit.lower() for starts, any_case in _STARTS.values() for lit in starts + any_case)
-                           if not any(o != s and o in s for o in (x.lower() for v in _STARTS.values() for x in v[0] + v[1]))}))
-#: Up to how many characters a text is first looked at as :data:`_ANY_START` says (a longer one is searched at once:
+#: Those read as written are looked for as written (session 42: ``SG.`` in any case is in every ``msg.``).
+#: The forms whose start strings stand in most transcripts' texts without a match (``token`` in every ``tokens`` of a
+#: call's usage): :func:`_may_hold` passes a text holding one of them on only when the form's own search finds a match
+#: in it (session 42: the ``token`` start passed on every usage line, 25 % of the scan's CPU).
+_SEARCHED = ("token",)
+_ANY_CASE_START = _fewest({lit.lower() for _, any_case in _STARTS.values() for lit in any_case})
+_WRITTEN_START = _fewest({lit for name, (starts, _) in _STARTS.items() if name not in _SEARCHED for lit in starts},
+                         set(_ANY_CASE_START))
+_SEARCHED_RX = tuple((rx, hints) for name, rx, hints, _, _ in _COMPILED if name in _SEARCHED)
+#: Up to how many characters a text is first looked at as :func:`_may_hold` says (a longer one is searched at once:
 #: lowering it whole costs more than the forms' own searches save).
 _SHORT = 4096
 
 
-def looks_random(value: str) -> bool:
-    """Whether a 40-character value beside an AWS secret access key's name can be one (the false-positive guard): it
-    holds upper- and lower-case letters (a hex digest, a word in one case or a run of ``x`` does not) and its Shannon
-    entropy is 3 bits per character or more (gitleaks' threshold for this rule; a random key's is about 4.8)."""
-    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
-        return False
-    n = len(value)
-    return -sum(k / n * math.log2(k / n) for k in Counter(value).values()) >= 3.0
-
-
-def looks_openai(value: str) -> bool:
-    """Whether an ``sk-`` value can be an OpenAI key (the false-positive guard): it holds the ``T3BlbkFJ`` marker, or
-    its part after the prefix holds upper- and lower-case letters and a digit (a random key of 48 or more characters
-    does; ``sk-`` and hyphenated words, a placeholder such as ``sk-proj-xxxxxxxxxxxxxxxxxxxxxxxx``, do not)."""
-    if "T3BlbkFJ" in value:
-        return True
-    body = _OPENAI_PREFIX.sub("", value, count=1)
-    return any(c.isupper() for c in body) and any(c.islower() for c in body) and any(c.isdigit() for c in body)
-
-
-_OPENAI_PREFIX = re.compile(r"sk-(?:(?:proj|svcacct|admin|None)-)?")
-
-
-def looks_webhook(value: str) -> bool:
-    """Whether a Slack webhook address can be a real one (the false-positive guard): its secret (the part after the
-    last ``/``) holds upper- and lower-case letters (Slack's own placeholder, ``XXXXXXXXXXXXXXXXXXXXXXXX``, does not)."""
-    secret = value.rpartition("/")[2]
-    return any(c.isupper() for c in secret) and any(c.islower() for c in secret)
-
-
-#: Passwords a document or a template writes where the real one goes (compared in lower case).
-_PLACEHOLDER_PASSWORDS = frozenset({"pass", "pwd", "pw", "secret", "changeme", "pass123", "mysecretpassword"})
-
-
-def looks_password(value: str) -> bool:
-    """Whether an address's password can be a real one (the false-positive guard): not a placeholder such as
-    ``password``, ``your_password``, ``PASSWD``, ``pass``, ``secret`` (any case), not a variable or template
-    (``$DB_PASSWORD``, ``${PW}``, ``{{ pw }}``, ``%(pw)s``, ``<pw>``), not one character repeated or masked already
-    (``***``, ``xxxx``), not a port (5 digits or fewer: ``http://host:8080@…`` is a host and port)."""
-    low = value.lower()
-    if "password" in low or "passwd" in low or low in _PLACEHOLDER_PASSWORDS:
-        return False
-    if value[0] in "$%" or any(c in value for c in "{}<>") or len(set(value)) == 1 or set(value) <= set("*xX."):
-        return False
-    return not (value.isdigit() and len(value) <= 5)
-
-
-#: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``): no
-#: password's value (``hunter2``, a name with a digit and no dot, may be one).
-_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-#: The signs a password's value may hold beside its letters (a dot or ``_`` alone makes a name, not a password).
-_SIGNS = frozenset("!#$%&*+-/=?@^|~:")
-
-
-def looks_keyword_password(value: str) -> bool:
-    """Whether a value given to a password's name (the ``password`` form) can be a real password (the false-positive
-    guard): :func:`looks_password` (not a placeholder, variable, template, one repeated or masked character), a
-    letter in it and a digit or a sign of :data:`_SIGNS` too (``hunter2``, ``Tr0ub4dor&3-horse-battery``), never a
-    name or dotted path of code (``self.password``, ``os.environ``, ``base64.b16encode``: :data:`_CODE_NAME`), nor one ending in
-    ``:`` or ``=`` (a further name: ``password: str`` is a type, ``pwd=`` a flag awaiting its value)."""
-    if not looks_password(value) or value[-1] in ":=." or _CODE_NAME.fullmatch(value):
-        return False
-    return any(c.isalpha() for c in value) and any(c.isdigit() or c in _SIGNS for c in value)
-
-
-def looks_bearer(value: str) -> bool:
-    """Whether a bearer token's value (the ``bearer-token`` form) can be a real one: a letter and a digit in it, not a
-    JWT (its own form, ``jwt``, finds it), not a placeholder or variable (:func:`looks_password`) nor a name in capitals
-    and ``_`` (``YOUR_ACCESS_TOKEN_HERE``)."""
-    if value.startswith("eyJ") or not looks_password(value) or re.fullmatch(r"[A-Z_]+", value):
-        return False
-    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-
-
 #: The forms whose match needs a check beyond the expression: name -> the check of the value.
 _GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
-           "url-password": looks_password, "password": looks_keyword_password, "bearer-token": looks_bearer}
+           "url-password": looks_password, "password": looks_keyword_password, "token": looks_keyword_password, "bearer-token": looks_bearer,
+           "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed, "basic-auth": looks_basic,
+           "mysql-password": looks_keyword_password}
+#: The forms whose value (or match) may follow a letter or digit: a PEM line, and a password glued to ``-p``.
+_GLUED = frozenset({"private-key", "mysql-password"})
+#: The forms whose value is a password (or a user's name and password), masked as ``***``, nothing of it kept.
+_HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password"})
 
 
 def _starts(text: str, at: int) -> bool:
@@ -264,7 +253,7 @@ def find(text: str) -> list[tuple[str, int, int]]:
             guard, part = _GUARDS.get(name), "value" if "value" in rx.groupindex else 0
             for m in _matches(rx, text, starts, any_case, low):
                 a, b = m.span(part)
-                if (name == "private-key" or _starts(text, a)) and (guard is None or guard(text[a:b])):
+                if (name in _GLUED or _starts(text, a)) and (guard is None or guard(text[a:b])):
                     out.append((order, name, a, b))
     if len(out) > 1:
         kept: list[tuple[int, str, int, int]] = []
@@ -276,13 +265,19 @@ def find(text: str) -> list[tuple[str, int, int]]:
 
 
 def _may_hold(text: str) -> bool:
-    """False when no form's match can begin in ``text``: none of :data:`_ANY_START` stands in it in any case, and it
-    holds none of :data:`_FOLDS` (which ``re`` reads as an ASCII letter in any case, ``str.lower`` does not)."""
+    """False when no form's match can begin in ``text``: none of :data:`_WRITTEN_START` stands in it as written, none
+    of :data:`_ANY_CASE_START` in any case, it holds none of :data:`_FOLDS` (which ``re`` reads as an ASCII letter
+    in any case, ``str.lower`` does not), and no form of :data:`_SEARCHED` finds a match in it."""
+    for start in _WRITTEN_START:
+        if start in text:
+            return True
     low = text.lower()
-    for start in _ANY_START:
+    for start in _ANY_CASE_START:
         if start in low:
             return True
-    return not text.isascii() and any(c in text for c in _FOLDS)
+    if not text.isascii() and any(c in text for c in _FOLDS):
+        return True
+    return any(any(h in text for h in hints) and rx.search(text) for rx, hints in _SEARCHED_RX)
 
 
 def _matches(rx: re.Pattern, text: str, starts: tuple[str, ...], any_case: tuple[str, ...], low: list):
@@ -312,7 +307,7 @@ def masked(value: str, kind: str = "") -> str:
     """``value`` with all but its first 4 and last 4 characters left out (``AKIA…MPLE``); a PEM line whole (it holds
     no key material); a password (``kind`` ``url-password``) as ``***``, nothing of it kept (a short one would be
     most of it); a password given to a name (``password``) alike."""
-    if kind in ("url-password", "password"):
+    if kind in _HIDDEN:
         return TYPED_TOO
     if value.startswith("-----"):
         return value

@@ -41,14 +41,23 @@ SAMPLES = {
     "jwt": ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
     "bearer-token": ["Authorization: Bearer abcdef1234567890abcdef12", "AUTHORIZATION=\"bearer Zx9Yw8Vu7Ts6Rq5Po4Nm\""],
     "url-password": ["postgres://admin:s3cr3tPass@db.internal/prod", "redis://:hunter2x@cache:6379"],
+    "sendgrid-api-key": ["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"],
+    "azure-storage-account-key": ["AccountKey=" + "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPT"
+                                  "Otr/KBHBeksoGMGw=="],
+    "basic-auth": ["Authorization: Basic YWRtaW46U3VwM3JTM2NyM3Q=", "authorization=\"basic dXNlcjpTM2NyM3QhOQ==\""],
+    "mysql-password": ["mysql -u root -pS3cr3tPw9", "mysqldump -uroot -p'S3cr3t!x' db"],
     "password": ["PGPASSWORD=s3cr3t!x9", "the db password is Tr0ub4dor&3-horse-battery", "Pwd: hunter22x!",
-                 "SECRET=abc123xyz", "passwd => 'b4dP@ss1'"],
+                 "SECRET=abc123xyz", "passwd => 'b4dP@ss1'", "SECRET_KEY=Dj4ngoInsecure9f8e7d6c5b",
+                 'app.config["SecretKey"] := "Fl4skS3cretK3y2!x"'],
+    "token": ["AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr//////////wEaDFake", "access_token: 'Zx9Yw8Vu7Ts6Rq5Po4'",
+              'accessToken = "Zx9Yw8Vu7Ts6Rq5Po4Nm"'],
 }
 #: Pieces put between and around them: separators, the start strings alone, names with no value, JSON escapes.
 FILLERS = [" ", "\n", "\\n", "\"", "'", ":", "=", "@", "/", "_", "-", ".", "task-", "ask-", "x", "Ab9", "the ",
            "sk-", "AKIA", "gh", "://", "secret", "password", "pwd", "aws", "authorization", "Bearer ", "eyJ", "\u00e9",
+           "token", "Token", "tokens", "SG.", "mysql -p", " -pX", "AccountKey=", "Basic ", "(", "]", "_KEY",
            "\U0001f600", *secret_forms._FOLDS]
-NAMES = re.compile(r"(?i:password|passwd|pwd|secret|aws|access|authorization|bearer|key|is)")
+NAMES = re.compile(r"(?i:password|passwd|pwd|secret|aws|access|authorization|bearer|basic|key|is)")
 
 
 def reference_find(text: str) -> list[tuple[str, int, int]]:
@@ -59,7 +68,7 @@ def reference_find(text: str) -> list[tuple[str, int, int]]:
             guard, part = secret_forms._GUARDS.get(name), "value" if "value" in rx.groupindex else 0
             for m in rx.finditer(text):
                 a, b = m.span(part)
-                if (name == "private-key" or secret_forms._starts(text, a)) and (guard is None or guard(text[a:b])):
+                if (name in secret_forms._GLUED or secret_forms._starts(text, a)) and (guard is None or guard(text[a:b])):
                     out.append((order, name, a, b))
     if len(out) > 1:
         kept: list = []

@@ -46,10 +46,14 @@ SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234
     (f"{AWS},{SECRET}\n", ["aws-access-key-id", "aws-secret-access-key"]),  # the access keys' CSV file
     (SECRET, []),  # no name, no key id: 40 characters of base64 alone are no credential of a known form
     (f"commit {SECRET}", []),
-    (f"aws_secret_access_key = {SECRET}A", []),  # 41
-    (f"aws_secret_access_key = {SECRET[:-1]}", []),  # 39
-    ("aws_secret_access_key = " + "x" * 40, []),  # a placeholder: one case, no entropy
-    ("secret_access_key: 3f786850e387550fdab836ed7e6dc881de23001b", []),  # a hex digest: no upper-case letter
+    # 41 and 39 characters: no AWS key, nor a password's value (AWS's documented example says EXAMPLE: a stand-in)
+    (f"aws_secret_access_key = {SECRET}A", []),
+    (f"aws_secret_access_key = {SECRET[:-1]}", []),
+    (f"aws_secret_access_key = {SECRET[:-8]}Zq9kLm2vT", ["password"]),  # 41 of no example: a value given to a secret
+    # a hex digest (no upper-case letter): no AWS key, but a value given to a name holding "secret" (trial 42a F2: the
+    # password form reads the word anywhere in the name)
+    ("aws_secret_access_key = " + "x" * 40, []),  # a placeholder: one case, no entropy, no digit
+    ("secret_access_key: 3f786850e387550fdab836ed7e6dc881de23001b", ["password"]),
     ("aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY:-unset}", []),
 ])
 def test_the_forms_found(text, kinds):

@@ -1,0 +1,133 @@
+"""The checks a credential form's value passes beyond its expression (:mod:`asz_core.view.secret_forms`' guards): each
+tells a real credential from a placeholder, a variable, a name in code or a word that the form's expression also
+matches. Each takes the value (a ``str``) and returns a ``bool``; none raises."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+__all__ = ["looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
+           "looks_basic", "looks_mixed",
+           "looks_sendgrid"]
+
+
+def looks_random(value: str) -> bool:
+    """Whether a 40-character value beside an AWS secret access key's name can be one (the false-positive guard): it
+    holds upper- and lower-case letters (a hex digest, a word in one case or a run of ``x`` does not) and its Shannon
+    entropy is 3 bits per character or more (gitleaks' threshold for this rule; a random key's is about 4.8)."""
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return False
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in Counter(value).values()) >= 3.0
+
+
+def looks_openai(value: str) -> bool:
+    """Whether an ``sk-`` value can be an OpenAI key (the false-positive guard): it holds the ``T3BlbkFJ`` marker, or
+    its part after the prefix holds upper- and lower-case letters and a digit (a random key of 48 or more characters
+    does; ``sk-`` and hyphenated words, a placeholder such as ``sk-proj-xxxxxxxxxxxxxxxxxxxxxxxx``, do not)."""
+    if "T3BlbkFJ" in value:
+        return True
+    body = _OPENAI_PREFIX.sub("", value, count=1)
+    return any(c.isupper() for c in body) and any(c.islower() for c in body) and any(c.isdigit() for c in body)
+
+
+_OPENAI_PREFIX = re.compile(r"sk-(?:(?:proj|svcacct|admin|None)-)?")
+
+
+def looks_webhook(value: str) -> bool:
+    """Whether a Slack webhook address can be a real one (the false-positive guard): its secret (the part after the
+    last ``/``) holds upper- and lower-case letters (Slack's own placeholder, ``XXXXXXXXXXXXXXXXXXXXXXXX``, does not)."""
+    secret = value.rpartition("/")[2]
+    return any(c.isupper() for c in secret) and any(c.islower() for c in secret)
+
+
+#: Passwords a document or a template writes where the real one goes (compared in lower case).
+_PLACEHOLDER_PASSWORDS = frozenset({"pass", "pwd", "pw", "secret", "changeme", "pass123", "mysecretpassword"})
+
+
+def looks_password(value: str) -> bool:
+    """Whether an address's password can be a real one (the false-positive guard): not a placeholder such as
+    ``password``, ``your_password``, ``PASSWD``, ``pass``, ``secret`` (any case), not a variable or template
+    (``$DB_PASSWORD``, ``${PW}``, ``{{ pw }}``, ``%(pw)s``, ``<pw>``), not one character repeated or masked already
+    (``***``, ``xxxx``), not a port (5 digits or fewer: ``http://host:8080@…`` is a host and port)."""
+    low = value.lower()
+    if "password" in low or "passwd" in low or low in _PLACEHOLDER_PASSWORDS:
+        return False
+    if value[0] in "$%" or any(c in value for c in "{}<>") or len(set(value)) == 1 or set(value) <= set("*xX."):
+        return False
+    return not (value.isdigit() and len(value) <= 5)
+
+
+#: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``): no
+#: password's value (``hunter2``, a name with a digit and no dot, may be one).
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: A file's path (``/run/secrets/db``, ``~/.pgpass``, ``./certs/key.pem``, ``../x``): a leading ``/``, ``~/``, ``./`` or
+#: ``../``, then letters, digits, ``/``, ``.``, ``_`` and ``-`` only. What a name ending ``_FILE``, ``PWD`` or ``_PATH``
+#: is given; no password (one holding another sign, ``/Xy9!q``, is still found).
+_PATH = re.compile(r"(?:/|~/|\.{1,2}/)[A-Za-z0-9/._-]*")
+#: Words a value holds that say it stands in for a secret, compared in lower case (gitleaks' generic rule drops a value
+#: holding one of its stop words alike): ``dev-only-secret-not-for-production-use-…-placeholder``, the Phoenix
+#: ``secret_key_base`` of the shared corpus's config files; ``example-key``, ``changeme123``, ``dummy-token-1``.
+_STAND_IN = ("placeholder", "example", "changeme", "dummy", "dev-only", "test-only", "not-for-production")
+#: The signs a password's value may hold beside its letters (a dot or ``_`` alone makes a name, not a password).
+_SIGNS = frozenset("!#$%&*+-/=?@^|~:")
+
+
+def looks_keyword_password(value: str) -> bool:
+    """Whether a value given to a password's name (the ``password`` form) can be a real password (the false-positive
+    guard): :func:`looks_password` (not a placeholder, variable, template, one repeated or masked character), a
+    letter in it and a digit or a sign of :data:`_SIGNS` too (``hunter2``, ``Tr0ub4dor&3-horse-battery``), never a
+    name or dotted path of code (``self.password``, ``os.environ``, ``base64.b16encode``: :data:`_CODE_NAME`), nor one ending in
+    ``:`` or ``=`` (a further name: ``password: str`` is a type, ``pwd=`` a flag awaiting its value), nor an address
+    (``PASSWORD_RESET_URL=https://…``: a password in one is ``url-password``'s) or a file's path
+    (``PWD=/home/user/app`` in an environment dump, ``DB_PASSWORD_FILE=/run/secrets/db``: :data:`_PATH`), nor one
+    starting ``-``, ``+`` or ``?`` (a shell's ``${SECRET:-unset}``, a flag), nor one saying it stands in for a secret
+    (:data:`_STAND_IN`)."""
+    if not looks_password(value) or value[-1] in ":=." or _CODE_NAME.fullmatch(value):
+        return False
+    if "://" in value or _PATH.fullmatch(value) or value[0] in "-+?":
+        return False
+    low = value.lower()
+    if any(word in low for word in _STAND_IN):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() or c in _SIGNS for c in value)
+
+
+def looks_bearer(value: str) -> bool:
+    """Whether a bearer token's value (the ``bearer-token`` form) can be a real one: a letter and a digit in it, not a
+    JWT (its own form, ``jwt``, finds it), not a placeholder or variable (:func:`looks_password`) nor a name in capitals
+    and ``_`` (``YOUR_ACCESS_TOKEN_HERE``)."""
+    if value.startswith("eyJ") or not looks_password(value) or re.fullmatch(r"[A-Z_]+", value):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
+def looks_mixed(value: str) -> bool:
+    """Whether a key of a fixed shape (``sendgrid-api-key``, ``azure-storage-account-key``) can be a real one: it holds
+    upper- and lower-case letters (a placeholder of one letter repeated, ``SG.xxxx…``, or of capitals does not)."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+def looks_sendgrid(value: str) -> bool:
+    """Whether an ``SG.`` value can be a SendGrid key: its two parts after ``SG.`` hold upper- and lower-case letters
+    (:func:`looks_mixed`; SendGrid's documentation placeholder ``SG.xxxx….xxxx…`` does not)."""
+    return looks_mixed(value[3:])
+
+
+def looks_basic(value: str) -> bool:
+    """Whether an ``Authorization: Basic`` value (the ``basic-auth`` form) is a user's credentials (RFC 7617 §2): its
+    base64 decodes to UTF-8 text ``USER:PASSWORD`` holding no control character, whose password is no placeholder
+    (:func:`looks_password`: ``user:password``, ``admin:${PW}``) and not empty. A word or a variable of base64's letters
+    (``Basic realm``, ``$AUTH``) decodes to no such text."""
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, colon, password = text.partition(":")
+    if not colon or not password or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        return False
+    return looks_password(password)
