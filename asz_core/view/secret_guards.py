@@ -62,9 +62,10 @@ def looks_password(value: str) -> bool:
     return not (value.isdigit() and len(value) <= 5)
 
 
-#: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``): no
+#: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``), or words
+#: joined by ``-`` with no digit (``aws-access-key-id`` of ``f["secret"] == "aws-access-key-id"``, ``my-secret-key``): no
 #: password's value (``hunter2``, a name with a digit and no dot, may be one).
-_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_CODE_NAME = re.compile(r"[A-Za-z_]+(?:-[A-Za-z_]+)*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 #: A file's path (``/run/secrets/db``, ``~/.pgpass``, ``./certs/key.pem``, ``../x``): a leading ``/``, ``~/``, ``./`` or
 #: ``../``, then letters, digits, ``/``, ``.``, ``_`` and ``-`` only. What a name ending ``_FILE``, ``PWD`` or ``_PATH``
 #: is given; no password (one holding another sign, ``/Xy9!q``, is still found).

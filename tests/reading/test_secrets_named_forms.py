@@ -56,7 +56,8 @@ DECOYS = ("PWD=/home/user/app", "OLDPWD=/srv/www", "DB_PASSWORD_FILE=/run/secret
           "password = base64.b16encode(raw)", "token: ${{ secrets.GITHUB_TOKEN }}", "the secretary is Jane99",
           "mysql -u root -p shop", "Authorization: Basic realm", "Authorization: Basic dXNlcjpwYXNzd29yZA==",
           "SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "access_token = get_token()",
-          "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY:-unset}", "SECRET_KEY=changeme-example-123")
+          "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY:-unset}", "SECRET_KEY=changeme-example-123",
+          'aws = [f for f in found if f["secret"] == "aws-access-key-id"]')
 RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
 NEW_FORMS = ("token", "sendgrid-api-key", "azure-storage-account-key", "basic-auth", "mysql-password")
 IN_PROMPT = SHAPES[:5]
