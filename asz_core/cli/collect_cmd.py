@@ -10,6 +10,7 @@ configuration (an adapter not loaded when nothing else could run).
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import time
@@ -25,6 +26,7 @@ from ..logstamp import log_stamp
 from ..plugins import get_plugin_manager
 from ..storage.layout import CONVERSATIONS, ROUNDS
 from ..storage.root import LockBusy, collector_lock
+from .late_sources import LateSources, late_jobs
 from .jobs import Job, adapter_default_folders, load_adapter_file, missing_is_note, resolve_jobs, storage_root, usage_error
 from .collect_took import say_took
 from .landing_hooks import index_landed, to_parse
@@ -133,14 +135,9 @@ def collect(
     refuse_overlap("collect", storage, jobs if provider is None or provider in jobs else [*jobs, provider])
     lock = _lock_root(storage, jobs, provider, watch, note_cfg=None if root is not None else cfg)
     report = Report(gone_at_end=True)  # a pass's gone sources: each when few, else one line (trial 36b F8)
-    collectors = [
-        Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
-                  options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
-                                         after_landing=None if no_parse else index_landed,
-                                         before_landing=None if no_parse else to_parse), report=report,
-                  more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
-        for j in jobs if j is not provider
-    ]
+
+    made = functools.partial(_collector, storage, jobs, report, lock_timeout, jobs_n, no_parse)
+    collectors, late = [made(j) for j in jobs if j is not provider], _late(cfg, storage, jobs, adapter, source, interval, root, max_delta_bytes, adapter_file) if watch else None
     started, said, passed, began = time.time_ns(), {}, {"unusable": bool(unusable)}, time.monotonic()  # said: push's notes; passed: status, rows
     try:
         if watch:  # inside: a SIGINT just after the line it prints is this command's stop, not a start-up's interruption
@@ -155,6 +152,7 @@ def collect(
                 say_took(began, took, passed)  # the time waited, when more than the pass line's (trial 30d F5)
                 _decided(1 if counters.failed or pushed or unusable else 0)
             time.sleep(max(0.0, every - took))  # Ctrl-C or SIGTERM ends the wait (KeyboardInterrupt)
+            collectors += [made(j) for j in late_jobs(late, jobs) if _provider_job([j]) is None]  # trial 42c F1
     except KeyboardInterrupt as exc:
         _interrupted(exc, storage, started, watch, passed)
     finally:
@@ -280,6 +278,22 @@ def _modified_since(path: Path, ns: int) -> bool:
         return path.stat().st_mtime_ns >= ns
     except OSError:
         return False
+
+
+def _collector(storage: Path, jobs: list[Job], report, lock_timeout: float, jobs_n: int, no_parse: bool, j: Job) -> Collector:
+    """The :class:`~asz_core.collect.Collector` of ``j``, one of ``jobs``, for ``asz collect``."""
+    return Collector(storage, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
+                     options=CollectOptions(max_delta_bytes=j.max_delta_bytes, lock_timeout=lock_timeout, jobs=jobs_n,
+                                            after_landing=None if no_parse else index_landed,
+                                            before_landing=None if no_parse else to_parse), report=report,
+                     more_roots=j.more_roots, default_folders=j.default_folders, optional=missing_is_note(j, jobs))
+
+
+def _late(cfg: Config, storage: Path, jobs: list, adapter, source, interval, root, max_delta_bytes, adapter_file):
+    """A watching ``asz collect``'s :class:`~asz_core.cli.late_sources.LateSources` (trial 42c F1)."""
+    return LateSources.of(cfg, storage, bool(any(adapter)) or bool(source), jobs, lambda: resolve_jobs(
+        "collect", _load("collect", cfg.path), adapter=adapter, source=source, interval=interval, root=root,
+        max_delta_bytes=max_delta_bytes, adapter_files=adapter_file))
 
 
 def _start_watch(storage: Path, cfg: Config, jobs: list, every: float) -> None:

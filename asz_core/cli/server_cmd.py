@@ -316,7 +316,7 @@ def server(
     from ..view.server import ViewState, create_app
     from .jobs import resolve_jobs, storage_root
     from .root_overlap import refuse_overlap
-    from .server_pass import CollectLoop, PassSpec
+    from .server_pass import CollectLoop, PassSpec, late_sources
 
     cfg = _config("server", config)
     _check_port("server", port)
@@ -353,6 +353,7 @@ def server(
     watch = None if no_follow else _watch(jobs, state)
     passes = CollectLoop(state, spec, cfg, every, worker=Worker(nice=0, forks=True), follow=watch)
     passes.lock = lock
+    passes.late = late_sources(spec, cfg, jobs)  # sources that appear later are collected and followed (trial 42c F1)
     _server_banner(storage, jobs, every, watch)
     worker = threading.Thread(target=passes.run, args=(stop,), name="asz-collect", daemon=True)
     try:

@@ -32,7 +32,7 @@ from typing import Iterable
 
 from ..plugins.staged import staged_names
 
-__all__ = ["SourceWatch", "Look", "watched_folders", "staged_folders", "changed", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
+__all__ = ["SourceWatch", "Look", "watched_folders", "staged_folders", "roots_job", "changed", "LOOK_EVERY", "SETTLE", "SETTLE_MAX", "MAX_SHARE"]
 
 #: Seconds between two looks at the sources (stretched when a look costs more than :data:`MAX_SHARE`).
 LOOK_EVERY = 1.0
@@ -63,6 +63,14 @@ def watched_folders(jobs: Iterable) -> list[Path]:
                 if f not in out:
                     out.append(f)
     return out
+
+
+def roots_job(adapter, roots: list[Path]):
+    """A stand-in job of ``adapter`` reading ``roots`` (what :func:`watched_folders` and :func:`staged_folders` read
+    of a job): the folders a server collects since a pass found them (:mod:`asz_core.cli.late_sources`)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(adapter=adapter, source_roots=list(roots), source_root=roots[0])
 
 
 def staged_folders(jobs: Iterable) -> list[Path]:
@@ -98,6 +106,13 @@ class SourceWatch:
         self.staged = [Path(f) for f in staged]
         self.files = 0
         self.took = 0.0
+
+    def add(self, adapter, roots: list[Path]) -> None:
+        """Look from now on at what ``adapter`` reads under ``roots`` too (a folder collected since it appeared:
+        :mod:`asz_core.cli.late_sources`), each folder once."""
+        job = [roots_job(adapter, roots)]
+        self.folders += [f for f in watched_folders(job) if f not in self.folders]
+        self.staged += [f for f in staged_folders(job) if f not in self.staged]
 
     @property
     def period(self) -> float:

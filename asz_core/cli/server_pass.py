@@ -24,7 +24,6 @@ indexed (:func:`words`).
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 import time
@@ -59,19 +58,27 @@ class PassSpec:
     jobs: int
 
 
-def make_collectors(spec: PassSpec) -> list:
-    """The server's collectors (:class:`asz_core.collect.Collector`), as ``asz server`` resolves its options, each
-    landing with ``spec.jobs`` processes. Raises :class:`asz_core.config.ConfigError` or ``typer.Exit`` when the
-    options no longer resolve (the configuration file changed since the server started)."""
-    from ..collect.collector import Collector, CollectOptions, Report
+def spec_jobs(spec: PassSpec) -> list:
+    """The jobs (:class:`~asz_core.cli.jobs.Job`) ``spec`` resolves to now, its configuration file read again. Raises
+    :class:`asz_core.config.ConfigError` or ``typer.Exit`` when the options no longer resolve."""
     from ..config import load_config
-    from .jobs import missing_is_note, resolve_jobs
-    from .landing_hooks import to_parse
+    from .jobs import resolve_jobs
 
     cfg = load_config(spec.config)
     adapter = spec.adapter if isinstance(spec.adapter, str) else list(spec.adapter)
-    jobs = resolve_jobs("server", cfg, adapter=adapter, source=[Path(p) for p in spec.source],
+    return resolve_jobs("server", cfg, adapter=adapter, source=[Path(p) for p in spec.source],
                         interval=spec.interval, root=Path(spec.root))  # spec.root: --root, else storage.root
+
+
+def make_collectors(spec: PassSpec) -> list:
+    """The server's collectors (:class:`asz_core.collect.Collector`), as ``asz server`` resolves its options
+    (:func:`spec_jobs`), each landing with ``spec.jobs`` processes. Raises :class:`asz_core.config.ConfigError` or
+    ``typer.Exit`` when the options no longer resolve (the configuration file changed since the server started)."""
+    from ..collect.collector import Collector, CollectOptions, Report
+    from .jobs import missing_is_note
+    from .landing_hooks import to_parse
+
+    jobs = spec_jobs(spec)
     report = Report(gone_at_end=True)  # a pass's gone sources: each when few, else one line, as asz collect (run_pass)
     return [Collector(spec.root, j.adapter, j.source_root, include=j.include, exclude=j.exclude,
                       options=CollectOptions(max_delta_bytes=j.max_delta_bytes, jobs=spec.jobs, before_landing=to_parse),
@@ -169,6 +176,8 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 #: The counts of a pass, in the order ``/api/status`` ``last_pass`` gives them (``seconds`` follows).
 #: Seconds to the next pass at the latest when the last one left arrivals waiting (:meth:`CollectLoop.next_in`).
 RETRY_PENDING = 30.0
+#: Seconds between two looks for sources that appeared since the start (:meth:`CollectLoop._late`; after each pass too).
+LATE_EVERY = 10.0
 _KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy", "partial")
 
 
@@ -177,33 +186,38 @@ _COLLECTORS: dict[tuple[PassSpec, tuple[str, ...]], list] = {}
 
 
 def staged_now(spec: PassSpec, cfg: Config | None = None) -> tuple[str, ...]:
-    """The adapters whose source lies in the storage root (``langsmith-ingest``) that a pass of ``spec`` collects
-    beside the default list now, asked again at each pass (:meth:`~asz_core.plugins.adapter.Adapter.has_staged`: a
-    listing of the inbox, a look at ``listening.json`` and ``state.json``): a server started before anything was
-    staged and with no receiver running collects a request staged later (fix40e's rule was asked once, at start).
+    """The installed adapters a pass of ``spec`` collects beside the default list now, asked again at each pass
+    (:func:`~asz_core.cli.late_sources.present_now`): an adapter whose source lies in the storage root
+    (``langsmith-ingest``) with a request staged since the start (fix40e's rule was asked once, at start), and one
+    whose default folder holds sessions only since then (the Claude Code observers' ``plugins/data`` after ``asz hooks
+    install`` and the first hook event, a Kiro installed later: trial 42c F1, collected by a restart only).
     () with ``--adapter`` or ``--source``, or an ``adapters`` list in the configuration: the user chose. ``cfg``: the
     configuration the pass loaded (loaded here when not given). Never raises: an answer it cannot give is (), and the
     pass's own resolving says what is wrong."""
-    if spec.source or (spec.adapter if isinstance(spec.adapter, str) else any(spec.adapter)):
-        return ()
+    from .late_sources import present_now
+
     try:
         from ..config import load_config
-        from .adapter_note import present_adapters
         from .jobs import storage_root
 
         cfg = cfg if cfg is not None else load_config(spec.config)
-        return tuple(present_adapters(cfg, _in_storage(), storage=storage_root(cfg, Path(spec.root))))
+        return present_now(cfg, storage_root(cfg, Path(spec.root)), chosen_by(spec))
     except Exception:
         return ()
 
 
-@functools.cache
-def _in_storage() -> dict:
-    """The installed adapters whose source lies in the storage root, by name (the plugin registry read once a
-    process, not at every pass)."""
-    from ..plugins import get_plugin_manager
+def chosen_by(spec: PassSpec) -> bool:
+    """Whether ``spec``'s command line chose its adapters or folders (``--adapter``, ``--source``)."""
+    return bool(spec.source) or bool(spec.adapter if isinstance(spec.adapter, str) else any(spec.adapter))
 
-    return {n: a for n, a in get_plugin_manager().adapters().items() if a.source_in_storage}
+
+def late_sources(spec: PassSpec, cfg: Config, jobs: list):
+    """The :class:`~asz_core.cli.late_sources.LateSources` of a server of ``spec`` (``cfg``: its configuration) that
+    resolved ``jobs`` at start: it resolves ``spec`` again (:func:`spec_jobs`) when a look differs."""
+    from .jobs import storage_root
+    from .late_sources import LateSources
+
+    return LateSources.of(cfg, storage_root(cfg, Path(spec.root)), chosen_by(spec), jobs, lambda: spec_jobs(spec))
 
 
 def kept_collectors(spec: PassSpec, kept: dict, cfg: Config | None = None) -> list:
@@ -249,6 +263,8 @@ class CollectLoop:
         self.lock = None  # the root's collector lock this server holds (FileLock): rechecked before each pass
         self._here: dict = {}  # the collectors of a pass run in this thread (the worker gone): kept_collectors
         self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
+        self.late = None  # a LateSources: the sources that appear since the start (trial 42c F1), looked for LATE_EVERY s
+        self.late_at = 0.0
         state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
         state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
 
@@ -260,9 +276,25 @@ class CollectLoop:
         self.state.reading = ""
         self.state.hold_counting = False
         self.state.start_checker(stop)
+        self._late()
         while self.wait_next(stop):
             self._look()
             self.one_pass()
+            self._late()
+
+    def _late(self) -> bool:
+        """Look for sources that appeared since the start (:class:`~asz_core.cli.late_sources.LateSources`): each new
+        folder said once (``now collecting: …`` on stdout), followed from now on, and counted in ``state.follows``.
+        True when there was one (a pass then collects it: its child finds the same, :func:`staged_now`)."""
+        from .late_sources import said_news
+
+        self.late_at = time.monotonic()
+        news = said_news(self.late, False)
+        for job, folders in news:
+            if self.follow is not None:
+                self.follow.add(job.adapter, folders)
+                self.state.follows = len(self.follow.folders) + len(self.follow.staged)
+        return bool(news)
 
     def _look(self) -> None:
         """Note what the sources are as a pass starts: a change while it runs makes the next one."""
@@ -293,6 +325,8 @@ class CollectLoop:
                 return True
             if stop.wait(min(SETTLE if changed_at else self.follow.period, left)):
                 return False
+            if not changed_at and time.monotonic() - self.late_at >= LATE_EVERY and self._late():
+                return True  # a source that appeared: collected now, not at the interval
             now = self.follow.look()
             if not changed_at:
                 if changed(self.seen, now):
