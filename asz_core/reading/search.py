@@ -237,7 +237,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it
                     prompt = lost_prompt_title(rec.get("parts"))
-                meta.see(rec, main, prompt)
+                meta.see(rec, main, prompt, ns, (ln.seq, row))
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
                 meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)
     label_flags(out, meta)
@@ -262,7 +262,7 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
     withheld = withheld_by(meta.flagged, title)
     if not title:  # a prompt's, masked and cut: withheld by its own record's flags (the text is no longer the record's)
         pick = PromptTitle(dialect)
-        prompts = meta.prompt[True] + meta.prompt[False]
+        prompts = meta.prompts()  # in the talks' order, as the document's title offers them
         any(pick.offer(text) for text, _ in prompts)
         title, at = pick.title(), pick.chosen()
         withheld = list(prompts[at][1]) if at >= 0 else []

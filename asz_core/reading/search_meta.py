@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..sessiondata.model import WITHHOLDABLE
-from ..view.titles import RuntimeTitle, prompt_names_work
+from ..view.titles import RuntimeTitle
 
 __all__ = ["Meta"]
 
@@ -15,11 +15,9 @@ class Meta:
 
     def __init__(self, named: tuple | None = None) -> None:
         self.cwd = {True: "", False: ""}
-        #: Every typed prompt of the main stream (True) and of the others, in landed order, until one names work:
-        #: ``(text, the withholdable flags of its record)``.
-        self.prompt: dict[bool, list[tuple[str, tuple[str, ...]]]] = {True: [], False: []}
-        #: Whether the last prompt kept in :attr:`prompt` names work (no more are kept then).
-        self.has_work = {True: False, False: False}
+        #: Every typed prompt of the main stream (True) and of the others, in landed order: ``(order, text, the
+        #: withholdable flags of its record)``, ``order`` its talk's place (:meth:`prompts`).
+        self.prompt: dict[bool, list[tuple[tuple, str, tuple[str, ...]]]] = {True: [], False: []}
         #: The conversation's dialect, to ask whether a prompt names work (:class:`~asz_core.view.titles.PromptTitle`).
         self.dialect = ""
         self.models: list[str] = []
@@ -39,14 +37,24 @@ class Meta:
         self.continues = ""
         self.not_read = False  #: a landed file not read: every withholdable flag withholds the title (title_unread)
 
-    def see(self, rec: dict, main: bool, prompt: str) -> None:
+    def prompts(self) -> list[tuple[str, tuple[str, ...]]]:
+        """``(text, flags)`` of every typed prompt in the order the document's title offers its talks
+        (:meth:`~asz_core.view.summary.DocumentView.title`): the main stream's first, each stream's in the order they
+        happened (by time, a timed one before an untimed one, at one time by where each was read), never the landed
+        order alone: a prompt appended with an earlier time titles the conversation in ``asz ls``, and so here
+        (trial 42c F2: search titled 6127f426 by its first line while ``asz ls`` named the 2001 prompt)."""
+        return [(text, flags) for main in (True, False) for _, text, flags in sorted(self.prompt[main], key=lambda p: p[0])]
+
+    def see(self, rec: dict, main: bool, prompt: str, at_ns: int | None = None, where: tuple[int, int] = (0, 0)) -> None:
+        """Note what ``rec`` says of the conversation: its ``cwd``, its model, and ``prompt``, the typed prompt it
+        opens a talk with ('' when none), timed ``at_ns`` (ns, None: untimed) and read at ``where`` (file seq, row)."""
         cwd = rec.get("cwd")
         if isinstance(cwd, str) and cwd and not self.cwd[main]:
             self.cwd[main] = cwd
-        if prompt and not self.has_work[main]:
+        if prompt:
             flags = rec.get("flags") or ()
-            self.prompt[main].append((prompt, tuple(n for n in WITHHOLDABLE if n and n in flags)))
-            self.has_work[main] = prompt_names_work(prompt, self.dialect)
+            order = (at_ns is None, at_ns or 0, *where)
+            self.prompt[main].append((order, prompt, tuple(n for n in WITHHOLDABLE if n and n in flags)))
         model = rec.get("model")
         if isinstance(model, str) and model and model not in self.models:
             self.models.append(model)
