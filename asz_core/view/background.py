@@ -23,6 +23,8 @@ from .usage_buckets import by_sender, cost_not_known_yet, grouped, hours_answer,
 from .usage_once import same_calls_list
 from .usage_undescribed import undescribed_in, undescribed_said
 from .worker import WorkerGone
+from .checker_wake import wait_for_news, wake_mark
+from .reading_since import ReadingSaid, reading_for
 
 __all__ = ["BackgroundChecks", "counting_words", "list_note", "waiting_line", "torn_lines", "usage_hours", "hours_answer", "READ_QUIET", "CHECK_DELAY", "UNREAD_START", "CHECK_SOON"]
 
@@ -132,7 +134,7 @@ def _noted(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bo
     return und, undescribed_said(und), untimed
 
 
-class BackgroundChecks:
+class BackgroundChecks(ReadingSaid):
     """The checker, the counter, the status and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over
     its caches)."""
     tails: tuple = ()  # the last pass's sources ending in a line with no newline (storage.torn.Tail; set_pass)
@@ -254,7 +256,7 @@ class BackgroundChecks:
                 "checked_built": self.checked_built,
                 "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass, len(torn))) if x),
                 "counting": counting,
-                "torn_tails": torn,
+                "torn_tails": torn, "reading_for": reading_for(self),  # ms: the page says a short re-check only once it lasts
             }
 
     def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:
@@ -410,13 +412,12 @@ class BackgroundChecks:
         return header_ms(h.get("session_through_time"))
 
     def start_checker(self, stop: threading.Event, every: float = 2.0, delay: float = CHECK_DELAY) -> threading.Thread:
-        """Start the daemon thread that keeps every conversation's state known (:meth:`check_all`), looking again every ``every`` s.
+        """Start the daemon thread keeping every conversation's state known (:meth:`check_all`), again once a thing changed (checker_wake).
 
         Its first build waits ``delay`` seconds after the server answered its first API request (the page
         asking for the list), or ``delay`` + ``UNREAD_START`` seconds after it started when no one asks, so the
         first conversation a reader opens is not slowed by it, however long the server took to listen."""
-        if not self.reading:
-            self.reading = CHECK_SOON  # said until the first check starts, so the page says what is still to be read
+        self.reading = self.reading or CHECK_SOON  # said until the first check starts, so the page says what is still to be read
 
         def loop() -> None:
             start = time.monotonic()
@@ -425,9 +426,10 @@ class BackgroundChecks:
                 if (first and now - first >= delay) or now - start >= delay + UNREAD_START:
                     break
                 stop.wait(0.05)
-            while not stop.is_set():
+            while not stop.is_set():  # again once something changed, not every ``every`` s (checker_wake; trial 42c F5)
+                mark = wake_mark(self)
                 self.check_all(stop)
-                stop.wait(every)
+                wait_for_news(self, stop, every, mark)
 
         t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
         t.start()

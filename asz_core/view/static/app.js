@@ -1231,15 +1231,23 @@
   const LONG_PRICED = 'priced at their model\'s long-context rates, their input above 200K tokens (cache reads and writes included)';
   function isLong(n) { return n.long_context === true || (n.requests || []).some(function (r) { return r.long_context === true; }); }
 
+  // What the list's box says the server is still reading: all of /api/status's reading, but a re-check of rows every one
+  // of which is listed (checking conversations: N of M done, nothing counted) only once it has lasted 2 s
+  // (reading_for, ms): asz server re-checks the rows a pass changed in well under a second, and a tab open all day
+  // said "Still reading" at nearly every poll while agents wrote (trial 42c F6). The API's reading stays exact.
+  function readingShown(s) {
+    const recheck = /^checking conversations: [\d,]+ of [\d,]+ done$/.test(s.reading || '') && !s.counting;
+    return recheck && (s.reading_for || 0) < 2000 ? '' : (s.reading || '');
+  }
   // What the server is still reading, said when it starts a new kind of work and when it ends (its words without their
   // counts: not at every count, which changes every second).
   let READING_SAID = null;
   function sayReading(s) {
-    const kind = String(s.reading || '').replace(/[\d,]+/g, '#');
+    const kind = String(readingShown(s)).replace(/[\d,]+/g, '#');
     if (READING_SAID === null) { READING_SAID = kind; return; }  // the first screen shows it; nothing changed yet
     if (kind === READING_SAID) return;
     READING_SAID = kind;
-    say(s.reading ? 'Still reading: ' + s.reading + '. ' + readingWords(s) : 'The server has read every conversation.');
+    say(readingShown(s) ? 'Still reading: ' + s.reading + '. ' + readingWords(s) : 'The server has read every conversation.');
   }
   function statusLine(s) {
     const bits = [s.mode === 'server' ? 'collecting and serving' : 'serving (read only)'];
@@ -1249,7 +1257,7 @@
     if (s.next_refresh) bits.push((s.follows ? 'next at the latest ' : 'next ') + fmtTime(s.next_refresh));
     if (s.hide && s.hide.length) bits.push('withholds ' + s.hide.join(', '));
     return h('div', { id: 'status' }, h('p', { class: 'muted small' }, bits.join(' · ')),
-      s.reading ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. ' + readingWords(s)) : null,
+      readingShown(s) ? h('p', { class: 'box notice small', id: 'reading' }, 'Still reading: ' + s.reading + '. ' + readingWords(s)) : null,
       tornBox(s.torn_tails || []));
   }
   // The sources the last collect pass found ending in a torn tail, as /api/status judges them now (the rule asz collect
