@@ -7,7 +7,8 @@ what arrives to a :class:`Decoded`. Both so decode and limit a body the same way
 
 Framing (RFC 9112 §6), :func:`pieces`:
 
-- ``Content-Length``: ASCII digits (several, all equal, count as one); a body over the limit is 413 unread;
+- ``Content-Length``: ASCII digits (several, all equal, count as one); a body over the limit is 413 unread (a number
+  of more than 19 digits, leading zeros aside, too);
 - ``Transfer-Encoding: chunked``: each chunk's size is counted as it arrives, and a chunk that would take the body
   over the limit is 413 before a byte of it is read; a size line that is no hexadecimal number ended by CRLF, a chunk
   not followed by CRLF, a chunk-size or trailer line over :data:`MAX_LINE` bytes or trailers over :data:`MAX_TRAILERS`
@@ -261,7 +262,10 @@ def pieces(rfile: BinaryIO, headers: Headers, version: str, limit: int, whole: b
     text = lengths.pop() if lengths else "0"
     if not (text.isascii() and text.isdigit()):  # '²' is a digit to str.isdigit, not to int()
         raise BodyRefused(400, "Content-Length must be a whole number of bytes")
-    if (length := int(text)) > limit:
+    if len(digits := text.lstrip("0")) > 19:  # past any limit, and int() refuses over 4,300 digits (ValueError)
+        raise BodyRefused(413, f"the body is a {len(digits)}-digit number of bytes, over the {size_words(limit)} a "
+                               "request may hold")
+    if (length := int(digits or "0")) > limit:
         raise BodyRefused(413, f"the body is {length} bytes, over the {size_words(limit)} a request may hold", length)
     return _exactly(rfile, length, length if whole else _PIECE)
 

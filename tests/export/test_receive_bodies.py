@@ -167,6 +167,14 @@ def test_a_refused_senders_body_is_held_only_up_to_its_hold():
     f, h = req(b"Content-Length: 3\r\nContent-Length: 4\r\n", b"abcd")
     with pytest.raises(BodyRefused, match="Content-Length given 2 different values"):
         read_body(f, h, "HTTP/1.1", LIMIT)
+    for digits, said in (("9" * 5000, "a 5000-digit number of bytes"), ("0" * 5000 + "5", None)):  # int() refuses 4,301
+        f, h = req(f"Content-Length: {digits}\r\n".encode(), b"12345")
+        if said is None:
+            assert read_body(f, h, "HTTP/1.1", LIMIT) == b"12345" and f.read() == b"NEXT"
+            continue
+        with pytest.raises(BodyRefused, match=said) as refused:
+            read_body(f, h, "HTTP/1.1", LIMIT)
+        assert refused.value.status == 413
     f, h = req(b"Host: a\r\n Transfer-Encoding: chunked\r\n", b"0\r\n\r\n")  # folded: read as part of Host
     with pytest.raises(BodyRefused, match="folded"):
         read_body(f, h, "HTTP/1.1", LIMIT)
