@@ -287,10 +287,11 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
     for rel, (session, seq, st) in landed.items():
         k = json.dumps(st)
         hit = rows.get(rel)
-        if hit is None or hit[0] != k:
-            hit = rows[rel] = (k, json.dumps(scan_file(root / rel)))
+        found = _stored(hit[1]) if hit is not None and hit[0] == k else None
+        if found is None:  # not read yet, changed, or a row of the store that does not read: the file read again
+            found = scan_file(root / rel)
+            hit = rows[rel] = (k, json.dumps(found))
             new.append((rel, *hit))
-        found = json.loads(hit[1]) if hit[1] != "[]" else ()
         out.extend(Named(session, seq, row, leaf, label) for row, leaf, label in found)
         if found:
             held[(session, seq)] = (os.fspath(root / rel), st)
@@ -310,6 +311,21 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
     return out, held
 
 
+def _stored(text: object) -> list | None:
+    """The ``(row, leaf, label)`` list a store row's ``named`` text holds, as :func:`scan_file` gives it; None when it
+    is not that (a damaged or hand-edited ``_index/named.sqlite``: the file is read again, never a traceback)."""
+    if text == "[]":
+        return []
+    try:
+        got = json.loads(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if isinstance(got, list) and all(isinstance(x, list) and len(x) == 3 and type(x[0]) is int and x[0] > 0
+                                     and isinstance(x[1], str) and x[1] and isinstance(x[2], str) and x[2] for x in got):
+        return got
+    return None
+
+
 def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
     """Take the labels of ``sessions``' files out of the store, wiped from the file (``secure_delete``, ``VACUUM``:
     retention and ``asz erase`` leave no text of theirs under ``_index/``), and return the other sessions those labels
@@ -325,10 +341,13 @@ def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
     con = sqlite3.connect(path, timeout=30)
     try:
         theirs: list[Named] = []
+        unread = False  # a row of theirs that does not read (damaged): every other session may hold what it titled
         for rel, found in con.execute("SELECT path, named FROM files"):
-            session = rel.split("/", 1)[0]
+            session = str(rel).split("/", 1)[0]
             if session in names:
-                theirs.extend(Named(session, 0, row, leaf, label) for row, leaf, label in json.loads(found))
+                got = _stored(found)
+                unread |= got is None
+                theirs.extend(Named(session, 0, row, leaf, label) for row, leaf, label in got or ())
         con.execute("PRAGMA secure_delete=ON")
         with con:
             for s in names:
@@ -336,9 +355,9 @@ def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
         con.execute("VACUUM")
     finally:
         con.close()
-    if not theirs:
+    if not theirs and not unread:
         return set()
-    holders = NamedIn(root, theirs)._held()
+    holders = NamedIn(root, theirs)._held() if not unread else None
     if holders is None:
         return {d.name for d in session_dirs(root)} - names
     return {s for n in theirs for s in holders.get(n.leaf, ())} - names

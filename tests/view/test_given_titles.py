@@ -172,3 +172,34 @@ def test_a_summary_landed_in_a_later_pass_titles_the_conversation_it_names(tmp_p
     push = RoundTitles(root)(max((root / "_conversations" / a / "rounds").glob("*.sf")).read_bytes())
     assert {r["id"]: r["title"] for r in json.loads(p.stdout)}[a] == doc == push == written[b][0]["summary"]
     assert _page_titles(root)[a] == doc
+
+
+def test_a_store_row_that_does_not_read_is_read_again_from_its_file(tmp_path):
+    """``_index/named.sqlite`` is derived data: a row whose ``named`` text is damaged or hand-edited (not JSON, not a
+    list of (row, leaf, label)) made ``asz ls`` end in a traceback (ValueError/TypeError out of the unpacking, review 42);
+    now its landed file is read again and the row written anew, and ``forget_named`` (prune, erase) of a session with
+    such a row takes every other session as one its labels may title."""
+    import sqlite3
+
+    from asz_core.view import named_titles
+
+    a, b = "aaaaaaaa-0000-4000-8000-00000000000a", "bbbbbbbb-0000-4000-8000-00000000000b"
+    root = collect_claude(tmp_path, {
+        a: [_user(a, "a-1", None, "Plan it", "2026-01-01T10:00:00Z"), _agent(a, "a-2", "a-1", "ok", "2026-01-01T10:00:05Z")],
+        b: [_summary("Zephyr", "a-2"), _user(b, "b-1", None, "Other", "2026-01-02T10:00:00Z"),
+            _agent(b, "b-2", "b-1", "x", "2026-01-02T10:00:05Z")]})
+    db = root / named_titles.DB
+    good = '[[1, "a-2", "Zephyr"]]'  # B's summary is its first line, naming A's message a-2
+    with sqlite3.connect(db) as con:
+        assert [n for (n,) in con.execute("SELECT named FROM files WHERE named != '[]'")] == [good]
+    for bad in ('{"x": 1}', "[1]", "not json", "[[1, 2]]", '[["r", "a-2", 5]]', '[[0, "a-2", "Zephyr"]]'):
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE files SET named = ? WHERE named != '[]'", (bad,))
+        named_titles._KEPT.clear()  # as a new process reads the store
+        named_titles._ROWS.clear()
+        assert named_titles.named_in(root).title(a, {"a-1", "a-2"}) == "Zephyr", bad
+        with sqlite3.connect(db) as con:
+            assert [n for (n,) in con.execute("SELECT named FROM files WHERE path LIKE ?", (b + "/%",))] == [good], bad
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE files SET named = 'not json' WHERE path LIKE ?", (b + "/%",))
+    assert named_titles.forget_named(root, [b]) == {a}
