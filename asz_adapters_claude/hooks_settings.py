@@ -289,6 +289,8 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
         data = json.loads(text)
     except ValueError as exc:
         raise SettingsError(f"{path}: not valid JSON ({exc}); fix or move it, nothing was changed") from None
+    except RecursionError:
+        raise SettingsError(f"{path}: nested too deeply to read as JSON; fix or move it, nothing was changed") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: holds a JSON {type(data).__name__}, not an object; nothing was changed")
     return text, data

@@ -39,7 +39,7 @@ def installed_plugins(config_dir: str) -> tuple[Path, list[tuple[str, str, str]]
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
         return path, [], ""
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: arrays or objects nested too deep to read
         return path, [], f"{path} cannot be read as JSON: {exc}"
     plugins = data.get("plugins") if isinstance(data, dict) else None
     if not isinstance(plugins, dict):

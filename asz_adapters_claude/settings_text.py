@@ -196,7 +196,7 @@ def edited_text(old_text: str | None, new: dict) -> str:
         out = old_text[:start] + body + old_text[root.end:]
         if _same(json.loads(out), new):
             return out
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):  # RecursionError: _parse nests deeper than json.loads read
         pass
     editor = editor or _Editor(old_text, _Node(0, 0))
     if indent_of(old_text) is not None:

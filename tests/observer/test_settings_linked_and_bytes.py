@@ -138,3 +138,23 @@ def test_uninstall_and_disable_give_back_each_layouts_bytes(tmp_path: Path, name
     assert provider.enable_capture(path, tmp_path / "bodies").changed
     assert json.loads(path.read_bytes())["env"]["OTEL_LOG_RAW_API_BODIES"] == f"file:{tmp_path / 'bodies'}"
     assert provider.disable_capture(path).changed and path.read_bytes() == original
+
+
+def test_json_nested_too_deep_to_read_is_refused_naming_the_file(tmp_path):
+    """A settings file or installed_plugins.json nested 5,000 deep: json.loads raises RecursionError (no ValueError),
+    which ended asz hooks install and status in a traceback (review 42); now refused naming the file, nothing changed,
+    and the splice falls back to writing the object whole when its own parse nests deeper than it can go."""
+    from asz_adapters_claude.plugin_hooks import installed_plugins
+    from asz_adapters_claude.settings_text import edited_text
+
+    deep = '{"x": ' + "[" * 5000 + "]" * 5000 + "}\n"
+    settings = tmp_path / "settings.json"
+    settings.write_text(deep)
+    with pytest.raises(hs.SettingsError, match=f"^{settings}: nested too deeply to read as JSON; fix or move it"):
+        hs.read_settings(settings)
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "installed_plugins.json").write_text(deep)
+    path, plugins, error = installed_plugins(str(tmp_path))
+    assert plugins == [] and error.startswith(f"{path} cannot be read as JSON: maximum recursion depth exceeded")
+    assert json.loads(edited_text(deep, {"a": 1})) == {"a": 1}
+    assert settings.read_text() == deep
