@@ -112,6 +112,7 @@ class NamedIn:
         for n in self.named:
             self.by_leaf.setdefault(n.leaf, []).append(n)
         self._holders: tuple[tuple, dict[str, set[str]] | None] | None = None
+        self._ids = os.path.join(root, "_index", "ids.sqlite")
         self._by_session: tuple[dict, dict[str, tuple[Named, ...]]] | None = None
 
     def title(self, session: str, ids: Iterable[str]) -> str:
@@ -164,11 +165,8 @@ class NamedIn:
     def _held(self) -> dict[str, set[str]] | None:
         """leaf -> the sessions the root's id table says hold a record with that id (by its hash); None when the
         table is not there or does not read. Read again when the table's files change."""
-        path = self.root / "_index" / "ids.sqlite"
-        try:
-            mark = tuple(stat_key(os.stat(p)) if os.path.exists(p) else () for p in (path, f"{path}-wal"))
-        except OSError:
-            return None
+        path = self._ids
+        mark = (_stat_or_none(path), _stat_or_none(f"{path}-wal"))  # asked once a row: strings, one stat each
         if self._holders is not None and self._holders[0] == mark:
             return self._holders[1]
         got: dict[str, set[str]] | None = None
@@ -189,6 +187,14 @@ class NamedIn:
                 got = None
         self._holders = (mark, got)
         return got
+
+
+def _stat_or_none(path: str) -> tuple:
+    """The stat key of ``path``; () when it is not there or cannot be asked."""
+    try:
+        return stat_key(os.stat(path))
+    except OSError:
+        return ()
 
 
 #: root -> (monotonic time read, landed_count then, NamedIn)
@@ -229,19 +235,23 @@ def named_key(root: str | os.PathLike, session: str) -> tuple:
 def _landed(root: Path) -> dict[str, tuple[str, int, tuple]]:
     """path under the root -> (session, seq, stat key) of every landed ``.sd`` file of the root's sessions."""
     out = {}
+    stat, sep = os.stat, os.sep
     for sdir in session_dirs(root):
+        base = os.fspath(sdir)
+        cut, name = len(base) + 1, sdir.name
         try:
-            listing = session_listing(sdir)
+            listing = session_listing(base, strings=True)  # plain strings: no Path object a file (review 42: 2x)
         except OSError:
             continue
         for ln, path in listing.files:
-            if path.suffix != ".sd":
+            if ln.ext != "sd":
                 continue
             try:
-                st = os.stat(path)
+                st = stat(path)
             except OSError:
                 continue
-            out[f"{sdir.name}/{path.relative_to(sdir).as_posix()}"] = (sdir.name, ln.seq, stat_key(st))
+            rel = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
+            out[f"{name}/{rel}"] = (name, ln.seq, stat_key(st))
     return out
 
 
