@@ -281,9 +281,10 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
     from ..storage.frozen import frozen
 
     landed = _landed(root)
+    texts = {rel: "[%d, %d, %d, %d]" % st for rel, (_, _, st) in landed.items()}  # json.dumps(st), as stored
     rows = _ROWS.get(os.fspath(root))
     con = None
-    if rows is None or any(rows.get(rel, ("",))[0] != json.dumps(st) for rel, (_, _, st) in landed.items()) or len(rows) != len(landed):
+    if rows is None or len(rows) != len(landed) or any(rows.get(rel, ("",))[0] != k for rel, k in texts.items()):
         con = _connect(root, not frozen(root)) if landed else None
         if rows is None:
             try:
@@ -295,7 +296,7 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
     held: dict[tuple[str, int], tuple[str, tuple]] = {}
     new: list[tuple[str, str, str]] = []
     for rel, (session, seq, st) in landed.items():
-        k = json.dumps(st)
+        k = texts[rel]
         hit = rows.get(rel)
         found = _stored(hit[1]) if hit is not None and hit[0] == k else None
         if found is None:  # not read yet, changed, or a row of the store that does not read: the file read again
