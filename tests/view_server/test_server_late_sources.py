@@ -2,7 +2,8 @@
 (trial 42c F1; asz_core/cli/late_sources.py).
 
 Both start with Claude Code sessions and no hook data; then the real ``asz hook`` records MCP calls under the
-observers' default folder (``<config dir>/plugins/data/<data>``), as a Claude Code hook would. The server says once
+observers' default folder (``<config dir>/plugins/data/<data>``), as a Claude Code hook would (each hook and the
+watching collect a real process forked from tests/forked.py's pre-imported server, not a fresh interpreter). The server says once
 ``now collecting: changes from …/plugins/data``, follows one folder more, and its passes land every record the hook
 wrote (counted from the files), then those it writes later; the watching collector does the same at its next
 interval.
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+import forked
 import pytest
 
 from view_server_helpers import EXAMPLE_SESSION, Served, copy_example
@@ -44,8 +45,9 @@ def _hook_records(data: Path, env: dict) -> int:
                   "tool_use_id": f"toolu_{n}", "tool_input": {"n": n}, "cwd": "/home/dev/hello-app"}
             if event == "PostToolUse":
                 ev["tool_response"] = {"ok": n}
-            subprocess.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data / "asz")],
-                           input=json.dumps(ev).encode(), env={**_env(), **env}, check=True, timeout=60)
+            p = forked.run([sys.executable, "-m", "asz_core.cli.main", "hook", "--data", str(data / "asz")],
+                           input=json.dumps(ev).encode(), env={**_env(), **env}, capture_output=True, timeout=60)
+            assert p.returncode == 0 and p.stdout == b"", p  # the hook's own start-up is tested fresh in tests/observer
     files = list((data / "asz" / "output").rglob("*.jsonl"))
     assert files, "asz hook wrote no record file"
     return sum(len(f.read_bytes().splitlines()) for f in files)
@@ -104,7 +106,7 @@ def test_a_watching_collect_collects_hook_data_that_appears_after_its_start(tmp_
     env, data = _homes(tmp_path)
     err = tmp_path / "collect.err"
     with open(tmp_path / "collect.out", "wb") as out, open(err, "wb") as errf:
-        proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "collect", "--root", str(tmp_path / "root"),
+        proc = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "collect", "--root", str(tmp_path / "root"),
                                  "--interval", "1s", "--jobs", "1"], cwd=tmp_path / "work", env={**_env(), **env},
                                 stdout=out, stderr=errf)
     said = lambda: (tmp_path / "collect.out").read_text() + err.read_text()  # noqa: E731
