@@ -68,11 +68,12 @@ def scan_file(path: Path) -> list[tuple[int, str, str]]:
     whose label the adapter of the file's dialect says was written for the record ``leaf``
     (:func:`~asz_core.view.titles.label_for_record`); [] when it has none, its closing line does not bind its bytes,
     or it cannot be read."""
+    from ..sessiondata.nolink import open_nofollow
     from .landed_bytes import read_sealed
     from .titles import label_for_record
 
     try:
-        with open(path, "rb") as f:
+        with open_nofollow(path) as f:  # a link in a landed file's place is read by no reader (LinkRefused: OSError)
             if b'"label":' not in f.read():
                 return []
         _, _, sealed, _ = read_sealed(path)
