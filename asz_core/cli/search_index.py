@@ -11,7 +11,14 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["index_up_to_date"]
+__all__ = ["index_up_to_date", "WAITING", "WAITED"]
+
+
+#: What ``asz search`` says when another process updates the index, then the holder's note in parentheses (its pid,
+#: since when, the asz command it runs: :func:`~asz_core.reading.search_store.lock_holder`; trial 42b F4).
+WAITING = "another process is updating the search index"
+#: What it says once that update is over; the progress line and ``indexed … in N s`` count from there.
+WAITED = "waited {seconds:.1f} s for it; the indexing below is timed from here"
 
 
 def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
@@ -37,9 +44,9 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
         ids = list_conversations(r)
         with Bar("index", len(ids), unit="conversation(s)") as bar:
             # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
-            return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda: typer.echo(
-                f"asz {cmd}: another process is updating the search index (asz server, collect or parse): waiting for it",
-                err=True))
+            return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda holder: typer.echo(
+                f"asz {cmd}: {WAITING}{f' ({holder})' if holder else ''}: waiting for it", err=True),
+                waited=lambda seconds: (bar.restart(), typer.echo(f"asz {cmd}: {WAITED.format(seconds=seconds)}", err=True)))
     except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
         typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
                    "and the next asz search indexes the rest", err=True)

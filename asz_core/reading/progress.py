@@ -96,6 +96,14 @@ class Bar:
         sys.stderr.write(f"{self.label}: {self.done}{of} {self.unit}{', ' + more if more else ''}, {self.elapsed():.0f} s\n")
         sys.stderr.flush()
 
+    def restart(self) -> None:
+        """Count the time from now, as if the bar were made now (its count kept): what came before was no part of the
+        work (a wait for another process's update of the search index, trial 42b F4)."""
+        self.started = time.monotonic()
+        self._next_line = self.started + line_seconds()[0]
+        if self._progress is not None:
+            self._progress.reset(self._task, total=self.total, completed=self.done)
+
     def elapsed(self) -> float:
         """Seconds since the bar was made."""
         return time.monotonic() - self.started

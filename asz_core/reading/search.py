@@ -107,7 +107,8 @@ class SearchError(RuntimeError):
 
 
 class IndexReport(NamedTuple):
-    """What :func:`update_index` did: conversations indexed again, removed, left as they were; rows written; seconds."""
+    """What :func:`update_index` did: conversations indexed again, removed, left as they were; rows written; seconds
+    (from when it held the index: a wait for another update is not counted)."""
 
     indexed: int
     removed: int
@@ -282,7 +283,7 @@ COMMIT_ROWS = 50_000
 
 def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None = None,
                  step: Callable[[str], None] | None = None, jobs: int = 1, purge: bool = False, wait: bool = True,
-                 waiting: Callable[[], None] | None = None) -> IndexReport:
+                 waiting: Callable[[str], None] | None = None, waited: Callable[[float], None] | None = None) -> IndexReport:
     """Bring ``<root>/_index/search-<schema>.sqlite`` up to date with the conversations' head rounds.
 
     A conversation whose newest round file name differs from the one indexed
@@ -303,20 +304,22 @@ def update_index(root: str | os.PathLike, *, conversations: Iterable[str] | None
     cannot be written gets its index outside it (:mod:`.search_place`). A file not read is read once its stat changes.
 
     One update at a time writes an index (:func:`~.search_store.one_writer`, trial 15, F8): another waits for it
-    (``waiting()``, when given, is called first, once), or, with ``wait`` False, returns at once a report with
-    ``busy`` True and nothing done.
+    (``waiting(holder)``, when given, is called first, once, naming the holder; ``waited(seconds)`` when the wait is
+    over), or, with ``wait`` False, returns at once a report with ``busy`` True and nothing done. The report's
+    ``seconds`` count the update from when it held the index, not the wait (trial 42b F4).
     """
     t0 = time.monotonic()
     root = Path(root)
     if not (root / CONVERSATIONS).is_dir():
         return IndexReport(0, 0, 0, 0, time.monotonic() - t0)  # nothing parsed: no index is written into this folder
-    with one_writer(index_file(root, index_path(root)), wait=wait, waiting=waiting) as mine:
+    with one_writer(index_file(root, index_path(root)), wait=wait, waiting=waiting, waited=waited) as mine:
         if not mine:
             return IndexReport(0, 0, 0, 0, time.monotonic() - t0, busy=True)
-        fresh = not (root / INDEX_PATH).is_file()
+        t0, fresh = time.monotonic(), not (root / INDEX_PATH).is_file()
         path, counts = _update(root, conversations, step, jobs, purge)
     if index_file(root, index_path(root)) != path:
-        return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge, wait=wait, waiting=waiting)
+        return update_index(root, conversations=conversations, step=step, jobs=jobs, purge=purge, wait=wait, waiting=waiting,
+                            waited=waited)
     gone = older_indexes_removed(root) if fresh and path == root / INDEX_PATH else []  # an older schema's goes (39c F4)
     return IndexReport(*counts, time.monotonic() - t0, first_note(root), replaced=tuple(p.name for p in gone if p.suffix == ".sqlite"))
 

@@ -30,15 +30,19 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import struct
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..storage.root import write_note
 from .purge import compact_securely
 from .search_gaps import GAP_SCHEMA
 from .search_text import TOKENIZE
 
-__all__ = ["with_folded", "SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_writer", "write_rows", "forget_conversation", "compact_when_due",
+__all__ = ["with_folded", "SCHEMA_VERSION", "COMPACT_SHARE", "connect", "one_writer", "lock_holder", "write_rows", "forget_conversation", "compact_when_due",
            "compacted"]
 
 #: Bumped when what the index holds changes; an index of another version is rebuilt.
@@ -103,19 +107,25 @@ _threads = threading.Lock()
 
 
 @contextlib.contextmanager
-def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | None = None) -> Iterator[bool]:
+def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[str], None] | None = None,
+               waited: Callable[[float], None] | None = None) -> Iterator[bool]:
     """Hold the right to update the index at ``path`` (its lock file ``<path>.lock``) for the ``with`` block; yields
     True, or False when ``wait`` is False and another thread or process holds it (the block then writes nothing).
-    ``waiting()``, when given, is called once before waiting for another holder.
+    ``waiting(holder)``, when given, is called once before waiting for another holder, with who it is
+    (:func:`lock_holder`: ``pid 4242 since 2026-12-07T00:31:02.1Z: asz search``; '' for another thread of this process
+    or one not known), and ``waited(seconds)`` once the wait is over, before the block runs, so that a caller counts
+    the wait apart from its own work (trial 42b F4: ``index: 1 of 341 conversation(s), 27 s``, all 27 s waited).
 
     Between processes a POSIX record lock (released by the kernel when its process dies, never inherited by a forked
-    child); between threads of this process a lock (a POSIX lock does not tell them apart). A lock file that cannot
-    be created (a root that cannot be written: its index is then kept outside it, for this process alone) is no
-    reason not to go on. Raises KeyboardInterrupt while it waits, as any wait does."""
+    child), whose holder writes its note into the lock file (:func:`~asz_core.storage.root.write_note`: its pid, since
+    when, and the asz command it runs); between threads of this process a lock (a POSIX lock does not tell them
+    apart). A lock file that cannot be created (a root that cannot be written: its index is then kept outside it, for
+    this process alone) is no reason not to go on. Raises KeyboardInterrupt while it waits, as any wait does."""
+    t0, said = time.monotonic(), False
     free = _threads.acquire(blocking=False)
     if not free and wait and waiting is not None:
-        waiting()
-        waiting = None
+        waiting("")
+        said = True
     if not free and not _threads.acquire(blocking=wait):
         yield False
         return
@@ -126,6 +136,7 @@ def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | N
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError:
+            _over(waited, t0, said)
             yield True
             return
         try:
@@ -135,14 +146,66 @@ def one_writer(path: Path, *, wait: bool = True, waiting: Callable[[], None] | N
                 if not wait:
                     yield False
                     return
-                if waiting is not None:
-                    waiting()
+                if waiting is not None and not said:
+                    waiting(lock_holder(fd))
+                    said = True
                 fcntl.lockf(fd, fcntl.LOCK_EX)
+            write_note(fd, _note())
+            _over(waited, t0, said)
             yield True
         finally:
             os.close(fd)  # closing releases the lock
     finally:
         _threads.release()
+
+
+def _over(waited: Callable[[float], None] | None, t0: float, said: bool) -> None:
+    """``waited(seconds since t0)`` when a wait was said (:func:`one_writer`)."""
+    if said and waited is not None:
+        waited(time.monotonic() - t0)
+
+
+def _note() -> str:
+    """What the holder of an index's lock writes into it: ``pid N since RFC3339[: asz COMMAND]``."""
+    from ..sessiondata.times import format_rfc3339
+    from ..storage.root import own_command
+
+    command = own_command()
+    return f"pid {os.getpid()} since {format_rfc3339(time.time_ns())}" + (f": {command}" if command else "")
+
+
+def lock_holder(fd: int) -> str:
+    """Who holds the POSIX lock on the open lock file ``fd``: its note (``pid N since …[: asz COMMAND]``) when the
+    process the kernel names as the lock's holder (``F_GETLK``) is the one the note names, its command read from
+    ``/proc`` when the note does not say it (:func:`~asz_core.storage.root.holder_command`); ``pid N[: asz COMMAND]``
+    when the note is another's (the holder had not written its own yet); the note as it is where the kernel cannot be
+    asked; '' when nothing is known. Never raises."""
+    from ..storage.root import holder_command, read_note
+
+    note, pid = read_note(fd), _lock_pid(fd)
+    if pid is not None and note.split()[:2] != ["pid", str(pid)]:
+        note = f"pid {pid}" if pid else ""
+    if not note or ": asz " in note:
+        return note
+    what = holder_command(note)
+    return note + (f": {what}" if what else "")
+
+
+def _lock_pid(fd: int) -> int | None:
+    """The pid of the process holding a POSIX lock on ``fd`` (``fcntl(F_GETLK)``; 0 when none holds it or its pid is
+    not in this pid namespace); None where ``struct flock`` is not Linux's 64-bit layout or the call fails."""
+    if not sys.platform.startswith("linux") or struct.calcsize("P") != 8:
+        return None
+    try:
+        got = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(_FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+    except OSError:
+        return None
+    kind, _, _, _, pid = struct.unpack(_FLOCK, got)
+    return 0 if kind == fcntl.F_UNLCK else pid
+
+
+#: Linux's 64-bit ``struct flock``: l_type, l_whence (shorts), l_start, l_len (off_t), l_pid (pid_t), padded to 32 bytes.
+_FLOCK = "hhqqi4x"
 
 
 def _in_frozen_root(path: Path) -> bool:

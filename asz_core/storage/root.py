@@ -23,6 +23,7 @@ import errno
 import fcntl
 import contextlib
 import os
+import sys
 import time
 import weakref
 from pathlib import Path
@@ -137,7 +138,7 @@ class FileLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 busy, waited = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES), time.monotonic() - start
-                holder = _holder(fd) if busy and waited >= self.timeout else ""
+                holder = read_note(fd) if busy and waited >= self.timeout else ""
                 os.close(fd)
                 if not busy:
                     raise
@@ -148,15 +149,9 @@ class FileLock:
             if not self.remove or _names(self.path, fd):
                 break
             os.close(fd)  # a file the holder before removed at its end: the next one is made anew
-        try:
-            # Written over in place, padded to a fixed width: never truncated, since on ext4 a truncate to zero of a
-            # file with data starts its write-back at once (auto_da_alloc), about 5 ms per lock taken (issue 22).
-            ns = time.time_ns()
-            second = format_rfc3339(ns // 1_000_000_000 * 1_000_000_000)
-            note = self.note.format(pid=os.getpid(), since=format_rfc3339(ns), started=second).encode()
-            os.pwrite(fd, note.ljust(_NOTE_WIDTH - 1) + b"\n", 0)
-        except OSError:
-            pass  # the note is a courtesy; the flock is what excludes
+        ns = time.time_ns()
+        second = format_rfc3339(ns // 1_000_000_000 * 1_000_000_000)
+        write_note(fd, self.note.format(pid=os.getpid(), since=format_rfc3339(ns), started=second))
         self._fd = fd
         FileLock._held.add(self)
         return self
@@ -240,6 +235,25 @@ def forget_held_locks() -> None:
                 pass
 
 
+def write_note(fd: int, note: str) -> None:
+    """Write a lock's holder ``note`` over the start of its open lock file ``fd``, padded with spaces to a fixed width,
+    then a newline: written over in place, never truncated, since on ext4 a truncate to zero of a file with data starts
+    its write-back at once (auto_da_alloc), about 5 ms per lock taken (issue 22). Never raises: the note is a
+    courtesy, the lock is what excludes. :func:`read_note` reads it back."""
+    with contextlib.suppress(OSError):
+        os.pwrite(fd, note.encode("utf-8", "replace").ljust(_NOTE_WIDTH - 1) + b"\n", 0)
+
+
+def own_command() -> str:
+    """``asz COMMAND`` of this process when it runs an asz command line (the ``asz`` console script, or ``python -m
+    asz_core.cli.main``: its first argument), what a lock's holder writes beside its pid so that one waiting can name
+    it (trial 42b F4); '' in any other program (a library caller, a test)."""
+    argv = sys.argv
+    run = bool(argv) and (os.path.basename(argv[0]) in ("asz", "asz.exe", "asz-script.py")
+                          or argv[0].replace("\\", "/").endswith("asz_core/cli/main.py"))
+    return f"asz {argv[1]}" if run and len(argv) > 1 and argv[1].isidentifier() else ""
+
+
 def holder_command(holder: str) -> str:
     """``asz COMMAND`` of the live process a lock's holder note (``pid <n> since …``) names, read from its
     ``/proc/<n>/cmdline`` (Linux); '' when it cannot be told (no such process, not asz, no /proc). A courtesy for a
@@ -267,7 +281,8 @@ def _names(path: Path, fd: int) -> bool:
         return False
 
 
-def _holder(fd: int) -> str:
+def read_note(fd: int) -> str:
+    """The holder note at the start of the open lock file ``fd`` (:func:`write_note`), stripped; '' when it does not read."""
     try:
         return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
     except OSError:

@@ -112,10 +112,11 @@ def test_a_second_update_while_one_writes_does_not_write_too(corpus_copy, projec
     def step(cid: str) -> None:
         if not seen:
             seen.append(update_index(root, wait=False))  # another thread would be told the same
-            t = threading.Thread(target=lambda: seen.append(update_index(root, waiting=lambda: said.append("waiting"))))
+            t = threading.Thread(target=lambda: seen.append(
+                update_index(root, waiting=lambda holder: said.append("waiting" + holder))))
             t.start()
             t.join(0.5)
-            assert t.is_alive() and said == ["waiting"]  # it waits for this update to end
+            assert t.is_alive() and said == ["waiting"]  # it waits for this update to end (a thread: no holder named)
             seen.append(t)
 
     first = update_index(root, step=step)
