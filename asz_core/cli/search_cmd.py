@@ -203,7 +203,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    large = _too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)])
+    large = _too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)], {h["conversation"] for h in hits})
     _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
     if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
         typer.echo(f"asz search: note: {large}", err=True)
@@ -386,14 +386,18 @@ def _warn(notes: list[str], as_json: bool) -> None:
 TOO_LARGE_GAP = "too large to land: "
 
 
-def _too_large(r: Path, large: list[dict]) -> str:
+def _too_large(r: Path, large: list[dict], found: set[str]) -> str:
     """What a query says of the parts too large to land in the conversations its filters keep (``large``: those gaps of
     :func:`~asz_core.reading.search_gaps.gaps`, ``{"conversation", "file", "problem"}``): their text is not in the
-    root, so no query could match it (seed 000). One line, however many: ``N part(s) too large to land in M
-    conversation(s) (ID, …) were not searched: their text is not in the root; asz search WORDS --json --held-back
-    lists each (file, row, size, sha256)`` (trial 37b F6: three lines of one conversation were printed on every query,
-    on stdout and again on stderr; trial 40c F5: one part was said as its file's line, ``! FILE: too large to land …``,
-    which read as a problem of the query's hits). '' when there is none."""
+    root, so no query could match it (seed 000). Said where it can matter: with no hit, of them all (the words may have
+    stood only there); with hits, of those in the conversations of the hits shown (``found``), and not at all when no
+    hit is in one (trial 42b F3: one part cut at collect was said under every search, whatever it found). One line,
+    however many: ``N part(s) too large to land in M conversation(s)[ of these hits] (ID, …) were not searched: their
+    text is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)`` (trial 37b F6:
+    three lines of one conversation were printed on every query, on stdout and again on stderr; trial 40c F5: one part
+    was said as its file's line, ``! FILE: too large to land …``, which read as a problem of the query's hits); ``--json
+    --held-back`` lists every one whatever was found. '' when there is none to say."""
+    large = [g for g in large if not found or g["conversation"] in found]
     if not large:
         return ""
     from ..reading.ids import conversation_names
@@ -402,7 +406,8 @@ def _too_large(r: Path, large: list[dict]) -> str:
     shown = conversation_names(r)
     convs = list(dict.fromkeys(g["conversation"] for g in large))
     named = ", ".join(visible(shown(c)) for c in convs[:5]) + (f", {len(convs) - 5:,} more" if len(convs) > 5 else "")
-    return (f"{len(large):,} part(s) too large to land in {len(convs):,} conversation(s) ({named}) were not searched: "
+    return (f"{len(large):,} part(s) too large to land in {len(convs):,} conversation(s){' of these hits' if found else ''} "
+            f"({named}) were not searched: "
             "their text is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)")
 
 
