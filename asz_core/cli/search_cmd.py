@@ -216,7 +216,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
     if as_json and held_back:
         _print_held_back(hits, unverified, held, unsearched, many, note)
     else:
-        _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took)
+        _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took, opened(given))
     _exit_left_out(unverified, unsearched)
     return hits
 
@@ -301,6 +301,8 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
             when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else days.get(c["conversation"], "-")
             typer.echo(f"  {when}  {h['kind']:<11}  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
             typer.echo(f"    {snippet_line(h, tty)}")
+            if opens := open_line(short[c["conversation"]], h, opened(given)):
+                typer.echo(f"    {opens}")
     if rows:
         typer.echo(f"times in {zone_name()}{DAY_NOTE if any(not h['at'] for c in rows for h in c['hits'] if c['conversation'] in days) else ''}")
     total = matched.get("conversations", len(rows))
@@ -537,8 +539,26 @@ def conversation_days(r: Path, conversations: set[str]) -> dict[str, str]:
     return out
 
 
-def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float) -> None:
-    """Print ``hits`` of root ``r`` (JSON, or three lines each, the conversation by the shortest prefix of 8 characters
+def opened(given: list[str]) -> list[str]:
+    """Of ``given`` (the options as :func:`again` takes them), the ``--root``, ``--config`` and ``--tz`` given: what the
+    command that opens a hit in its talk takes too (:func:`open_line`)."""
+    return [x for i in range(0, len(given) - 1, 2) if given[i] in ("--root", "--config", "--tz") for x in given[i:i + 2]]
+
+
+def open_line(short: str, hit: dict, where: list[str]) -> str:
+    """``open: asz conversation ID --step STEP [--root R]…``: the command that prints ``hit``'s talk with its step marked
+    (:func:`~asz_core.cli.conversation_step.step_command`; ``short``: the conversation as the hit names it, ``where``:
+    :func:`opened`), what reads a hit in its context from the terminal (trial 42b F6); '' for a hit no step cites."""
+    from ..reading.termtext import visible
+    from .conversation_step import step_command
+
+    return f"open: {visible(step_command(short, hit['step'], where))}" if hit.get("step") else ""
+
+
+def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float,
+                where: list[str] = ()) -> None:
+    """Print ``hits`` of root ``r`` (JSON, or three lines each and the command that opens the hit in its talk,
+    :func:`open_line`, with ``where``; the conversation by the shortest prefix of 8 characters
     or more that names it alone in ``r`` (trial 20, F10), and a count: ``N of M hit(s)`` when the query matches ``matched``
     texts, more than those shown; ``more than 10,000`` past the count's limit; ``(K held back: …)`` when ``held`` of
     the whole query's hits are in landed files that do not verify), then, without JSON, ``notes`` (what was left
@@ -563,6 +583,8 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
         sent = f"  sent by {visible(h['sender'] or '(no instance id)')}" if "sender" in h else ""
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}{sent}{again}")
         typer.echo(f"  {snippet_line(h, tty)}")
+        if opens := open_line(short[h["conversation"]], h, list(where)):
+            typer.echo(f"  {opens}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
     of = f"{len(hits):,} of {total}" if matched != len(hits) else f"{len(hits):,}"
     left = f" ({held:,} held back: the landed files they were indexed from do not verify, named below)" if held else ""

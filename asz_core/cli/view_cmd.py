@@ -34,11 +34,17 @@ def _root(root: Optional[Path], config: Optional[Path]) -> Path:
 
 def config_prices(config: Optional[Path], cmd: str):
     """The price table with ``asz.yaml``'s ``prices`` applied (the file ``--config`` names, else ./asz.yaml); exit 2 on a bad file."""
-    from ..config import ConfigError, load_config
     from ..view.prices import price_table
 
+    return price_table(_configuration(config, cmd).prices)
+
+
+def _configuration(config: Optional[Path], cmd: str):
+    """``asz.yaml`` read (the file ``--config`` names, else ./asz.yaml); exit 2 on a bad file, said as ``CMD: why``."""
+    from ..config import ConfigError, load_config
+
     try:
-        return price_table(load_config(config).prices)
+        return load_config(config)
     except ConfigError as exc:
         typer.echo(f"{cmd}: {exc}", err=True)
         raise typer.Exit(2)
@@ -153,6 +159,7 @@ def conversation(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read."),
     tz: Optional[str] = typer.Option(None, "--tz", help="Time zone of the times the summary shows (a talk's start): an IANA name such as Europe/Paris, UTC (any case), or a Windows zone name such as 'W. Europe Standard Time', read as its IANA zone (default: this machine's, as TZ= sets it)."),
+    step: str = typer.Option("", "--step", help="Print the talk holding this step (a step id as asz search prints it, a call/… or talk/… id) as the md export draws a talk, credentials masked and what view.hide and --hide name withheld, the step's line marked with ▶ (thinking drawn for a thinking step); exit 1 when the conversation has no such step. Not with --json or --yaml."),
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
 
@@ -173,14 +180,16 @@ def conversation(
     asz verify does, ``asz conversation: damage: FILE:LINE: problem [field]: detail``, and exits 1, as asz verify,
     usage, export and search exit on damaged evidence. A verified conversation one of whose
     sources ends in a torn tail (a last line with no newline, unchanged for 10 minutes: not landed until it is
-    completed, so in no figure) says so in one note on stderr per source, as asz usage does.
+    completed, so in no figure) says so in one note on stderr per source, as asz usage does. ``--step STEP`` prints instead the
+    talk holding a step, as ``asz search`` names it under each hit (``asz conversation ID --step STEP``): a hit read in
+    its context (docs/reading.md, Reading a hit in its talk).
     """
     from .reading_common import refuse_empty_id, use_tz
 
     refuse_empty_id("conversation", conversation_id)
     use_tz("conversation", tz)  # a bad name: exit 2, before the root is read
-    if as_json and as_yaml:
-        typer.echo("asz conversation: choose one of --json and --yaml", err=True)
+    if (as_json and as_yaml) or (step and (as_json or as_yaml)):
+        typer.echo(f"asz conversation: choose one of {'--step, ' if step else ''}--json and --yaml", err=True)
         raise typer.Exit(2)
     names = [n.strip() for n in hide.split(",") if n.strip()]
     r = _root(root, config)
@@ -191,14 +200,8 @@ def conversation(
         raise typer.Exit(1)
     conversation_id = _resolved(r, conversation_id)
     table = config_prices(config, "asz conversation")
-    try:
-        doc = build_view(r, conversation_id, hide=names, prices=table)
-    except ValueError as exc:
-        typer.echo(f"asz conversation: {exc}", err=True)
-        raise typer.Exit(2)
-    except ViewError as exc:
-        typer.echo(f"asz conversation: {exc}; {no_document_hint(r, conversation_id)}", err=True)
-        raise typer.Exit(1)
+    doc = _document(r, conversation_id, names + (list(_configuration(config, "asz conversation").view_hide) if step else []),
+                    table)
     if doc["summary"]["state"] == "verified":  # as asz usage says it: a figure short by a line not landed yet
         from ..reading.ids import conversation_names
         from ..storage.torn import torn_notes
@@ -208,8 +211,13 @@ def conversation(
     if as_json or as_yaml:
         _print_document(r, doc, conversation_id, as_json)
         return
-    for line in conversation_summary(r, conversation_id, doc, table):
-        typer.echo(line)
+    if step:
+        from .conversation_step import print_step
+
+        print_step(r, doc, step, table)
+    else:
+        for line in conversation_summary(r, conversation_id, doc, table):
+            typer.echo(line)
     if doc["summary"]["state"] != "verified":
         from ..flow.in_memory import IN_MEMORY_NOTE
 
@@ -217,6 +225,19 @@ def conversation(
             typer.echo(f"asz conversation: {conversation_id}: {IN_MEMORY_NOTE}; {no_document_hint(r, conversation_id)}",
                        err=True)
         say_damage(r, doc)
+        raise typer.Exit(1)
+
+
+def _document(r: Path, cid: str, hide: list[str], prices) -> dict:
+    """The asz.view document of conversation ``cid`` of root ``r``, withholding ``hide``, priced by ``prices``: exit 2
+    for an unknown hide name, 1 (with :func:`no_document_hint`) when it has no usable round."""
+    try:
+        return build_view(r, cid, hide=hide, prices=prices)
+    except ValueError as exc:
+        typer.echo(f"asz conversation: {exc}", err=True)
+        raise typer.Exit(2)
+    except ViewError as exc:
+        typer.echo(f"asz conversation: {exc}; {no_document_hint(r, cid)}", err=True)
         raise typer.Exit(1)
 
 

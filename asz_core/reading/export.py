@@ -38,11 +38,12 @@ from ..view.document import build_view
 from ..sessiondata.nolink import open_nofollow
 from ..view.summary import shorten
 from ..view.titles import dialect_of
-from .export_blocks import fence, html_blocks, literal, markdown_blocks, nested, said_html, said_md, tool_gist, tool_html, tool_markdown
+from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
-from .export_calls import NOTICE_LINE, RECORD_DATA, calls_md, calls_html, one_line_notice, record_folded, spawned_links, thinking_said
+from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
 from .export_render import drawn
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
+from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
 from .listing import link_lines
@@ -241,45 +242,7 @@ def to_markdown(root: str | os.PathLike, doc: dict, *, thinking: bool = False, i
     dialect = doc_dialect(root, doc)
     headings = navigated(lines, index, talks := drawn_steps(root, doc, thinking, dialect, mask))  # render 13
     for i, t in enumerate(talks, 1):
-        talk = t["talk"]
-        lines += ["", f"## {headings[i - 1]}"]  # loose nodes of a stream with no talk: their label alone
-        if talk is not None:
-            lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
-        if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
-            st = t["prompt"]
-            lines += ["", f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", "", said_md(st["text"])]
-        for st in t["steps"]:
-            lines += [""] + calls_md(st, prices)  # each model call's tokens (trial 41c F4)
-            if st["kind"] in ("tool", "agent.call"):
-                mark = f" ({said})" if (said := tool_mark(st)) else ""  # refused: render 15
-                when = f" · {md_visible(step_when(st))}" if step_when(st) else ""  # the call's time (trial 30a F3)
-                lines.append(f"**Tool {md_line(st.get('name') or '?')}**{mark}{when} · `{md_line(st['id'])}`")
-                lines += tool_markdown(st)
-                lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
-                continue
-            lines.append(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`")
-            lines.append("")
-            if folded := record_folded(st):  # its record's JSON, one line (trial 41c F8)
-                lines.append(folded)
-                continue
-            if folds := one_line_notice(st):  # a runtime's notice reads as one line, its record's JSON folded (36b F4)
-                lines.append(md_line(st["text"].strip()))  # its own line, unfenced (a pruned one: the removed marker)
-                lines += ["", folds] if st.get("record_data") else []
-                continue
-            if st["withheld"]:
-                lines.append(f"*(withheld: {st['withheld']} bytes)*")
-            elif st.get("same_as"):
-                lines.append(f"*{same_as(st, lambda sid: f'`{sid}`')}*")
-            elif st.get("blocks"):
-                lines += markdown_blocks(st["blocks"])
-            elif not st["text"] or st.get("line"):
-                lines.pop()  # a step with only media (its placeholders below), or a boundary its label says in words
-            elif st["kind"] in ("message.external", "message.assistant", "agent.output", "epoch.summary") or st.get("asked"):
-                lines.append(said_md(st["text"]))
-            else:
-                lines.append(fence(md_visible(st["text"])))
-            lines += [x for m in st.get("media") or () for x in ("", media_line(m))]  # trial 16b, F2
-            lines += ["", f"*{RECORD_DATA}*", "", fence(md_visible(st["record_data"]), "json")] if st.get("record_data") else []
+        lines += talk_markdown(t, headings[i - 1], prices)
     if loose := _each(loose_executions(doc), mask):
         lines += ["", "## Tool executions with no step", ""] + [f"- {md_line(x)}" for x in loose]
     if unres:
