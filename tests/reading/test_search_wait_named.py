@@ -4,16 +4,18 @@ parse)``; and its wait is counted apart: ``waited N s for it``, then a progress 
 ``index: 1 of 341 conversation(s), 27 s`` counted 27 s of waiting.
 
 Real processes (``python -m asz_core.cli.main search``, forked from the pre-imported server: tests/forked.py) on the
-Claude Code corpus collected, its search index deleted; the first is stopped (SIGSTOP) once it holds the index's lock,
-for at least :data:`HELD` seconds, while the second waits."""
+Claude Code corpus collected, its search index deleted. The first holds the index's lock for at least :data:`HELD`
+seconds while the second waits: its stderr is a pipe this test filled, so the first line it writes once it holds the
+lock (its progress line, at its first conversation) blocks until the test reads the pipe.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
+import threading
 import time
 
 import forked
@@ -38,24 +40,41 @@ def _until(done, what: str, p: subprocess.Popen) -> None:
         time.sleep(0.01)
 
 
+def _full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is full: a write to its write end blocks until its read end is read."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b"." * 4096)
+    except BlockingIOError:
+        os.set_blocking(w, True)
+    return r, w
+
+
 def test_the_second_search_names_the_first_and_counts_its_wait_apart(corpus_root, tmp_path):
     index = index_path(corpus_root)
     for made in index.parent.glob(index.name + "*"):  # the copy's index (a test searched the root copied), its lock
         made.unlink()
     lock = index.with_name(index.name + ".lock")
-    first = _search(corpus_root, subprocess.PIPE)
-    _until(lambda: lock.is_file() and lock.read_text().startswith(f"pid {first.pid} "), "the first search's lock", first)
-    os.kill(first.pid, signal.SIGSTOP)  # it holds the lock, its indexing under way
+    r, w = _full_pipe()
     try:
-        note = lock.read_text().strip()
+        first = _search(corpus_root, w)
+        os.close(w)
+        _until(lambda: lock.is_file() and lock.read_text().startswith(f"pid {first.pid} "), "the first search's lock", first)
+        note = lock.read_text().strip()  # it holds the lock, its first progress line blocked on the full pipe
         with open(tmp_path / "err", "w") as err:
             second = _search(corpus_root, err)
         _until(lambda: "waiting for it" in (tmp_path / "err").read_text(), "the second search's wait", second)
         time.sleep(HELD)
+        assert first.poll() is None
     finally:
-        os.kill(first.pid, signal.SIGCONT)
+        drained = threading.Thread(target=lambda: [None for _ in iter(lambda: os.read(r, 65536), b"")])
+        drained.start()  # the first goes on
     second.communicate(timeout=300)
     first.communicate(timeout=300)
+    drained.join(60)
+    os.close(r)
     said = (tmp_path / "err").read_text()
     assert (first.returncode, second.returncode) == (0, 0), said
     assert re.fullmatch(rf"pid {first.pid} since \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z: asz search", note), note
