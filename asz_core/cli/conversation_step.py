@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["print_step", "step_command"]
+__all__ = ["print_step", "step_command", "open_line", "opened"]
 
 
 def step_command(conversation: str, step: str, where: list[str]) -> str:
@@ -23,6 +23,21 @@ def step_command(conversation: str, step: str, where: list[str]) -> str:
     from ..termsafe import shell_word
 
     return " ".join(map(shell_word, ["asz", "conversation", conversation, "--step", step, *where]))
+
+
+def opened(given: list[str]) -> list[str]:
+    """Of ``given`` (the options as :func:`~asz_core.cli.search_cmd.again` takes them), the ``--root``, ``--config``
+    and ``--tz`` given: what the command that opens a hit in its talk takes too (:func:`open_line`)."""
+    return [x for i in range(0, len(given) - 1, 2) if given[i] in ("--root", "--config", "--tz") for x in given[i:i + 2]]
+
+
+def open_line(short: str, hit: dict, where: list[str]) -> str:
+    """``open: asz conversation ID --step STEP [--root R]…``: the command that prints ``hit``'s talk with its step marked
+    (:func:`step_command`; ``short``: the conversation as the hit names it, ``where``: :func:`opened`), what reads a
+    hit in its context from the terminal (trial 42b F6); '' for a hit no step cites."""
+    from ..reading.termtext import visible
+
+    return f"open: {visible(step_command(short, hit['step'], where))}" if hit.get("step") else ""
 
 
 def _nodes(doc: dict) -> dict[str, dict]:

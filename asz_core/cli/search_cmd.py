@@ -17,7 +17,9 @@ import typer
 from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
+from .conversation_step import open_line, opened
 from .search_index import index_up_to_date
+from .search_notes import TOO_LARGE_GAP, too_large
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -203,7 +205,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    large = _too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)], {h["conversation"] for h in hits})
+    large = too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)], {h["conversation"] for h in hits})
     _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
     if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
         typer.echo(f"asz search: note: {large}", err=True)
@@ -384,35 +386,6 @@ def _warn(notes: list[str], as_json: bool) -> None:
             typer.echo(f"asz search: warning: {line}", err=True)
 
 
-#: How the problem of a part too large to land begins (:data:`~asz_core.reading.search_gaps.TOO_LARGE`).
-TOO_LARGE_GAP = "too large to land: "
-
-
-def _too_large(r: Path, large: list[dict], found: set[str]) -> str:
-    """What a query says of the parts too large to land in the conversations its filters keep (``large``: those gaps of
-    :func:`~asz_core.reading.search_gaps.gaps`, ``{"conversation", "file", "problem"}``): their text is not in the
-    root, so no query could match it (seed 000). Said where it can matter: with no hit, of them all (the words may have
-    stood only there); with hits, of those in the conversations of the hits shown (``found``), and not at all when no
-    hit is in one (trial 42b F3: one part cut at collect was said under every search, whatever it found). One line,
-    however many: ``N part(s) too large to land in M conversation(s)[ of these hits] (ID, …) were not searched: their
-    text is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)`` (trial 37b F6:
-    three lines of one conversation were printed on every query, on stdout and again on stderr; trial 40c F5: one part
-    was said as its file's line, ``! FILE: too large to land …``, which read as a problem of the query's hits); ``--json
-    --held-back`` lists every one whatever was found. '' when there is none to say."""
-    large = [g for g in large if not found or g["conversation"] in found]
-    if not large:
-        return ""
-    from ..reading.ids import conversation_names
-    from ..reading.termtext import visible
-
-    shown = conversation_names(r)
-    convs = list(dict.fromkeys(g["conversation"] for g in large))
-    named = ", ".join(visible(shown(c)) for c in convs[:5]) + (f", {len(convs) - 5:,} more" if len(convs) > 5 else "")
-    return (f"{len(large):,} part(s) too large to land in {len(convs):,} conversation(s){' of these hits' if found else ''} "
-            f"({named}) were not searched: "
-            "their text is not in the root; asz search WORDS --json --held-back lists each (file, row, size, sha256)")
-
-
 def _notes(unverified: dict[str, str], unsearched: list[dict]) -> list[str]:
     """One line for each file whose hits were left out (``unverified``: file -> problem) and each thing the index
     could not read (``unsearched``, :func:`~asz_core.reading.search_gaps.gaps`), by file."""
@@ -539,26 +512,10 @@ def conversation_days(r: Path, conversations: set[str]) -> dict[str, str]:
     return out
 
 
-def opened(given: list[str]) -> list[str]:
-    """Of ``given`` (the options as :func:`again` takes them), the ``--root``, ``--config`` and ``--tz`` given: what the
-    command that opens a hit in its talk takes too (:func:`open_line`)."""
-    return [x for i in range(0, len(given) - 1, 2) if given[i] in ("--root", "--config", "--tz") for x in given[i:i + 2]]
-
-
-def open_line(short: str, hit: dict, where: list[str]) -> str:
-    """``open: asz conversation ID --step STEP [--root R]…``: the command that prints ``hit``'s talk with its step marked
-    (:func:`~asz_core.cli.conversation_step.step_command`; ``short``: the conversation as the hit names it, ``where``:
-    :func:`opened`), what reads a hit in its context from the terminal (trial 42b F6); '' for a hit no step cites."""
-    from ..reading.termtext import visible
-    from .conversation_step import step_command
-
-    return f"open: {visible(step_command(short, hit['step'], where))}" if hit.get("step") else ""
-
-
 def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json: bool, matched: int, took: float,
                 where: list[str] = ()) -> None:
     """Print ``hits`` of root ``r`` (JSON, or three lines each and the command that opens the hit in its talk,
-    :func:`open_line`, with ``where``; the conversation by the shortest prefix of 8 characters
+    :func:`~asz_core.cli.conversation_step.open_line`, with ``where``; the conversation by the shortest prefix of 8 characters
     or more that names it alone in ``r`` (trial 20, F10), and a count: ``N of M hit(s)`` when the query matches ``matched``
     texts, more than those shown; ``more than 10,000`` past the count's limit; ``(K held back: …)`` when ``held`` of
     the whole query's hits are in landed files that do not verify), then, without JSON, ``notes`` (what was left
