@@ -474,6 +474,12 @@ def die_with_parent(parent: int | None = None, watch: bool = True) -> None:
     parent. ``watch`` False: no such thread (a process that forks workers of
     its own, :func:`can_fork`, whose parent started it from a thread that
     lives as long as the parent). Never raises.
+
+    The watchdog thread holds SIGINT and SIGTERM (blocked from its start) for good, so the kernel gives a stop sent
+    to the worker's process (a process group's Ctrl-C, ``timeout``'s signal) to the main thread, and only there: while
+    the main thread holds them around a landed file and its cursor (``asz_core.sessiondata.durable.whole``), a stop
+    waits for both. Before, the kernel gave it to this thread, which did not hold it, and Python ran the handler in
+    the main thread at once, inside the pair: the next pass found a landed file ahead of its cursor (trial 42d F1).
     """
     if parent is None:
         parent = os.getppid()
@@ -488,7 +494,12 @@ def die_with_parent(parent: int | None = None, watch: bool = True) -> None:
     if os.getppid() != parent:  # the parent died before the request: nobody would ever ask for our result
         os._exit(1)
     if watch:
-        threading.Thread(target=_watch_parent, args=(parent,), name="asz-parent-watchdog", daemon=True).start()
+        watchdog = threading.Thread(target=_watch_parent, args=(parent,), name="asz-parent-watchdog", daemon=True)
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})  # inherited by the thread
+        try:
+            watchdog.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _watch_parent(parent: int) -> None:

@@ -399,7 +399,9 @@ def whole() -> Iterator[None]:
     written and the progress write that names it (a landed file and its cursor): one sent meanwhile is delivered as
     the body ends, at the first bytecode after it, and :func:`batch` then writes that progress (trial 33a F3). Outside
     the main thread, or where signals cannot be blocked, the body runs as it is (a ``SIGKILL`` still cuts anywhere:
-    the next pass mends the cursor from the files)."""
+    the next pass mends the cursor from the files). The mask is this thread's: a process's other threads must hold
+    both too, or the kernel gives them a stop sent to the process and Python runs its handler here at once (a
+    collect worker's watchdog thread does, ``asz_core.collect.workers.die_with_parent``; trial 42d F1)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -6,9 +6,12 @@ removed)``: the stop dropped the cursor writes the landing had deferred to its b
 landed file and its cursor. Now a stop finishes the batch (its files synced, then their cursors: the durability order
 unchanged) and waits for a file and its cursor together (asz_core.sessiondata.durable ``batch``, ``whole``).
 
-The child is a real ``asz collect --once --jobs 1`` over the corpus's Claude Code projects (cut into files of at most
-100,000 bytes) that sends itself the signal as its Nth landed file is written (the point is chosen, no sleep decides
-it). The next pass notes no cursor behind its files, lands the rest, and every source line landed exactly once.
+The child is a real ``asz collect --once`` over the corpus's Claude Code projects (cut into files of at most
+100,000 bytes) that sends the signal as a process lands its Nth file, between the file written and its cursor (the
+point is chosen, no sleep decides it): with ``--jobs 1`` to itself; with ``--jobs 2`` from a worker to the whole process
+group, as ``timeout`` and a terminal's Ctrl-C do (trial 42d F1: the kernel gave that signal to the worker's watchdog
+thread, which did not hold it as the worker's main thread did, and the stop cut the pair). The next pass notes no
+cursor behind its files, lands the rest, and every source line landed exactly once.
 """
 
 from __future__ import annotations
@@ -26,18 +29,20 @@ from collect_helpers import ASZ, env
 from asz_core.sessiondata import SDReader
 from asz_core.storage.layout import landed_files, session_dirs
 
-#: argv[1]: the landed file to stop at; argv[2]: the signal; then asz's arguments.
+#: argv[1]: the landed file (of one process) to stop at; argv[2]: the signal; argv[3]: 1 to send it to the process
+#: group, 0 to this process; then asz's arguments.
 STOPPED_AT = """
-import os, sys
+import os, signal, sys
 from asz_core.sessiondata import durable
-n, signum, landed = int(sys.argv.pop(1)), int(sys.argv.pop(1)), [0]
+n, signum, group, landed = int(sys.argv.pop(1)), int(sys.argv.pop(1)), int(sys.argv.pop(1)), [0]
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's command has it, whatever ran this
 data = durable.data
 def data_then_stop(path, size=0):
     took = data(path, size)
     if str(path).endswith(".sd"):
         landed[0] += 1
         if landed[0] == n:
-            os.kill(os.getpid(), signum)
+            os.killpg(0, signum) if group else os.kill(os.getpid(), signum)
     return took
 durable.data = data_then_stop
 from asz_core.cli.entry import main
@@ -64,15 +69,15 @@ def _landed(root: Path) -> dict[str, Counter]:
     return out
 
 
-@pytest.mark.parametrize("n,signum,code", [(3, signal.SIGTERM, 143), (7, signal.SIGINT, 130)])
-def test_a_stopped_pass_leaves_no_cursor_behind_its_files(corpus_projects, tmp_path, n, signum, code):
+@pytest.mark.parametrize("n,signum,code,jobs", [(3, signal.SIGTERM, 143, 1), (7, signal.SIGINT, 130, 2)])
+def test_a_stopped_pass_leaves_no_cursor_behind_its_files(corpus_projects, tmp_path, n, signum, code, jobs):
     root = tmp_path / "data"
-    args = ["collect", "--once", "--jobs", "1", "--max-delta-bytes", "100000", "--source", str(corpus_projects),
+    args = ["collect", "--once", "--jobs", str(jobs), "--max-delta-bytes", "100000", "--source", str(corpus_projects),
             "--root", str(root)]
-    p = subprocess.run([sys.executable, "-c", STOPPED_AT, str(n), str(int(signum)), *args], cwd=tmp_path, env=env(),
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run([sys.executable, "-c", STOPPED_AT, str(n), str(int(signum)), str(int(jobs > 1)), *args],
+                       cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300, start_new_session=True)
     assert p.returncode == code, p.stderr
-    assert f"stopped: landed {n} file(s)" in p.stderr
+    assert "stopped: landed " in p.stderr and (jobs > 1 or f"stopped: landed {n} file(s)" in p.stderr), p.stderr
     again = forked.run([*ASZ, *args], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert KILLED not in again.stderr and "did not move past them" not in again.stderr, again.stderr
