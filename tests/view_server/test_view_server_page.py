@@ -246,10 +246,11 @@ def test_search_says_a_full_page_is_the_first_hits_and_shows_more(corpus_root, s
 
 def test_search_results_keep_payloads_inert(markdown_root, serve, browser):
     s = serve(markdown_root)
-    if s.get("/api/search?q=pwned").status == 404:
+    # `_` is part of a word since search index 34 (trial 42b F1): the payloads' `window.__pwned` is the word `__pwned`
+    if s.get("/api/search?q=__pwned").status == 404:
         pytest.skip("this build has no /api/search (issue 20's search index is another change)")
     drv = browser
-    open_at(drv, s.base + "/#q=pwned", "li.hit")
+    open_at(drv, s.base + "/#q=__pwned", "li.hit")
     assert not drv.find_elements(By.CSS_SELECTOR, "#hits script, #hits img, #hits iframe, #hits [onerror], #hits [onclick]")
     assert drv.execute_script("return window.__pwned") is None
 
