@@ -130,15 +130,16 @@ class Decoded:
             return
         data = piece
         while data:
-            if self._z.eof:
-                raise BodyRefused(400, f"{len(data)} bytes after the gzip stream")
+            if self._z.eof:  # the next member: a gzip body is a series of members (RFC 1952 2.2), as gzip -c a b writes
+                self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
             try:
                 out = self._z.decompress(data, self.limit + 1 - self._size)
-            except zlib.error as exc:
+            except zlib.error as exc:  # bytes after a member that start no other member among them
                 raise BodyRefused(400, f"gzip body does not decompress: {exc}") from None
             self._add(out)
-            if self._z.eof and self._z.unused_data:
-                raise BodyRefused(400, f"{len(self._z.unused_data)} bytes after the gzip stream")
+            if self._z.eof:
+                data = self._z.unused_data
+                continue
             if not out and self._z.unconsumed_tail == data:  # no progress: cannot happen with max_length >= 1
                 raise BodyRefused(400, "gzip body does not decompress")
             data = self._z.unconsumed_tail

@@ -178,3 +178,29 @@ def test_a_refused_senders_body_is_held_only_up_to_its_hold():
     f, h = req(b"Host: a\r\n Transfer-Encoding: chunked\r\n", b"0\r\n\r\n")  # folded: read as part of Host
     with pytest.raises(BodyRefused, match="folded"):
         read_body(f, h, "HTTP/1.1", LIMIT)
+
+
+def test_a_gzip_body_of_several_members_is_read_whole_and_bytes_starting_no_member_are_refused():
+    """RFC 1952 2.2: a gzip body is a series of members (``gzip -c a b``, a sender compressing piece by piece); each
+    member decoded in turn, across chunk boundaries, the limit counting them all; bytes after a member that start no
+    member are 400 (it was 400 for any second member: review42)."""
+    def req(head: bytes, body: bytes) -> tuple[io.BytesIO, object]:
+        f = io.BytesIO(head + b"\r\n" + body + b"NEXT")
+        return f, parse_headers(f)
+
+    a, b = b"first member " * 50, b"second member " * 70
+    two = gzip.compress(a) + gzip.compress(b)
+    for piece in (3, 64, len(two)):
+        f, h = req(b"Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n", _chunked(two, piece))
+        assert read_body(f, h, "HTTP/1.1", LIMIT) == a + b and f.read() == b"NEXT"
+    for tail, said in ((b"junk", "does not decompress"), (gzip.compress(b"c")[:5], "truncated gzip body")):
+        body = two + tail
+        f, h = req(b"Content-Encoding: gzip\r\nContent-Length: %d\r\n" % len(body), body)
+        with pytest.raises(BodyRefused, match=said) as refused:
+            read_body(f, h, "HTTP/1.1", LIMIT)
+        assert refused.value.status == 400
+    bomb = gzip.compress(bytes(LIMIT // 2 + 1)) * 2  # each member under the limit, the two over it
+    f, h = req(b"Content-Encoding: gzip\r\nContent-Length: %d\r\n" % len(bomb), bomb)
+    with pytest.raises(BodyRefused, match="decompressed body is over the limit") as refused:
+        read_body(f, h, "HTTP/1.1", LIMIT)
+    assert refused.value.status == 413
