@@ -213,6 +213,22 @@ def _hand_over(root: Path, endpoint: str, dest: Path) -> int:
     return 0
 
 
+def _receive_warnings(address: str, where: Path, token: bool) -> None:
+    """After ``asz receive``'s ``receiving:`` line: a ``$ASZ_RECEIVE_MAX_BODY`` not taken (review42), then, with no
+    token, who can land files and how much a request may hold."""
+    from ..export.receive_http import MAX_BODY, max_body_unused
+    from ..httpbody import size_words
+
+    if said := max_body_unused():
+        typer.echo(said, err=True)
+    if not token:
+        typer.echo(f"asz receive: warning: no token: every account on this machine (and anyone who reaches "
+                   f"{address}) can land files in {where} that read verified, under any host's name, and each "
+                   f"request's body is held whole (up to {size_words(MAX_BODY, short=True)}); on a shared host use "
+                   f"--own-token or --token-file",
+                   err=True)
+
+
 def receive_command(
     listen: str = typer.Option("127.0.0.1:4317", "--listen", metavar="HOST:PORT", help="Address to listen on (gRPC and HTTP on one port)."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root to land into (default storage.root, ./data)."),
@@ -278,15 +294,7 @@ def receive_command(
         typer.echo(f"receiving: gRPC and HTTP (POST /v1/logs) on {rcv.address} into {where}"
                    + (f"; token file {kept} (asz push --token-file {shell_word(kept)})" if kept is not None else "")
                    + ("; no token" if not tokens else ""), err=True)
-        if not tokens:
-            from ..export.receive_http import MAX_BODY
-            from ..httpbody import size_words
-
-            typer.echo(f"asz receive: warning: no token: every account on this machine (and anyone who reaches "
-                       f"{rcv.address}) can land files in {where} that read verified, under any host's name, and each "
-                       f"request's body is held whole (up to {size_words(MAX_BODY, short=True)}); on a shared host use "
-                       f"--own-token or --token-file",
-                       err=True)
+        _receive_warnings(rcv.address, where, bool(tokens))
         rcv.serve_forever()
     except KeyboardInterrupt:
         pass

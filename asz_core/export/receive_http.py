@@ -45,11 +45,12 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
 from ..netguard import connection_cap, raise_open_files, refusal, seconds
+from ..termsafe import line_value
 
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["Front", "Http", "Server", "MAX_BODY", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
+__all__ = ["Front", "Http", "Server", "MAX_BODY", "max_body_unused", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #: The largest request body ever taken, in bytes: 1 GiB, the inner gRPC server's largest message.
@@ -60,6 +61,16 @@ def _max_body() -> int:
     """``$ASZ_RECEIVE_MAX_BODY`` bytes when it is a whole number from 1 to :data:`LARGEST_BODY`, else LARGEST_BODY."""
     text = os.environ.get("ASZ_RECEIVE_MAX_BODY", "").strip()
     return int(text) if text.isascii() and text.isdigit() and 0 < int(text) <= LARGEST_BODY else LARGEST_BODY
+
+
+def max_body_unused() -> str:
+    """The warning ``asz receive`` prints when ``$ASZ_RECEIVE_MAX_BODY`` is set but not taken (``10M``, ``0``, over
+    1 GiB: the limit stays :data:`LARGEST_BODY`); '' when it is unset or taken (review42: a bad value was silent)."""
+    text = os.environ.get("ASZ_RECEIVE_MAX_BODY")
+    if text is None or not text.strip() or MAX_BODY != LARGEST_BODY or text.strip() == str(LARGEST_BODY):
+        return ""
+    return (f"asz receive: warning: ASZ_RECEIVE_MAX_BODY={line_value(text)!s} is no whole number of bytes from 1 to "
+            f"{LARGEST_BODY}: the limit in force is {LARGEST_BODY} bytes (1 GiB)")
 
 
 #: The largest request body taken, received or decoded, in bytes (``$ASZ_RECEIVE_MAX_BODY``, at most and by default

@@ -44,3 +44,28 @@ def test_receive_started_with_sigint_ignored_stops_on_sigint_sent_right_after_it
     results = [_receive_then_sigint(tmp_path / "root") for _ in range(RUNS)]
     assert all(first.startswith("receiving: gRPC and HTTP") for first, _ in results), results
     assert [code for _, code in results] == [0] * RUNS
+
+
+@pytest.mark.parametrize("value, said", [("10M", True), ("0", True), (str((1 << 30) + 1), True), ("65536", False)])
+def test_a_max_body_that_is_not_taken_is_said_as_the_receiver_starts(tmp_path, value, said):
+    """``$ASZ_RECEIVE_MAX_BODY`` set to no whole number of bytes from 1 to 1 GiB left the limit at 1 GiB in silence
+    (review42): the receiver says so once after its ``receiving:`` line; a value taken is not said."""
+    import os
+
+    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(tmp_path / "root"),
+                          "--listen", f"127.0.0.1:{free_port()}"], stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "ASZ_RECEIVE_MAX_BODY": value})
+    try:
+        lines = [p.stderr.readline()]  # receiving:, then the warnings, the no-token one last
+        while lines[-1] and "warning: no token" not in lines[-1]:
+            lines.append(p.stderr.readline())
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        p.stderr.close()
+    assert lines[0].startswith("receiving: gRPC and HTTP"), lines
+    warned = [ln for ln in lines if "ASZ_RECEIVE_MAX_BODY" in ln]
+    want = (f"asz receive: warning: ASZ_RECEIVE_MAX_BODY={value} is no whole number of bytes from 1 to 1073741824: "
+            "the limit in force is 1073741824 bytes (1 GiB)\n")
+    assert warned == ([want] if said else []), lines
+    assert ("up to 1 GiB" if said else "up to 65536 bytes") in "".join(lines), lines
