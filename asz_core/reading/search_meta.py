@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..sessiondata.model import WITHHOLDABLE
 from ..view.titles import RuntimeTitle
+from ..view.time_order import happened_key
 
 __all__ = ["Meta"]
 
@@ -53,7 +54,7 @@ class Meta:
             self.cwd[main] = cwd
         if prompt:
             flags = rec.get("flags") or ()
-            order = (at_ns is None, at_ns or 0, *where)
+            order = happened_key(at_ns, *where)
             self.prompt[main].append((order, prompt, tuple(n for n in WITHHOLDABLE if n and n in flags)))
         model = rec.get("model")
         if isinstance(model, str) and model and model not in self.models:

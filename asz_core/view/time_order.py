@@ -10,7 +10,14 @@ from typing import Iterable
 
 from ..flow.model import Node
 
-__all__ = ["in_time_order"]
+__all__ = ["in_time_order", "happened_key"]
+
+
+def happened_key(at_ns: int | None, *place) -> tuple:
+    """The order things happened in, as a sort key: a timed item (``at_ns``, ns) before an untimed one (None), then
+    by the instant, then by ``place`` (what orders items at one instant: a stream's rank, a file seq and row). The one
+    rule :func:`in_time_order` and search's title (:meth:`~asz_core.reading.search_meta.Meta.prompts`) sort by."""
+    return (at_ns is None, at_ns or 0, *place)
 
 
 def in_time_order(view, nodes: Iterable[Node], main_first: bool = False) -> list[Node]:
@@ -29,6 +36,6 @@ def in_time_order(view, nodes: Iterable[Node], main_first: bool = False) -> list
     def key(n: Node) -> tuple:
         t = time(n.ref or (n.refs[0] if n.refs else None))
         other = n.attrs.get("role") != "main" if n.kind == "stream" else n.stream not in main
-        return (main_first and other, t is None, t or 0, other, rank.get(n.id, last))
+        return (main_first and other, *happened_key(t, other, rank.get(n.id, last)))
 
     return sorted(nodes, key=key)
