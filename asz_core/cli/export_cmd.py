@@ -4,6 +4,7 @@ the audit form as plain text (``--format text``, trial 27b F4)."""
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -14,7 +15,7 @@ from .export_folder import EXT, Changes, close_folder, interrupted_line, open_fo
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
-from .export_write import file_to, lines_written, stream_to, to_stdout, write_parts
+from .export_write import LOCK, PART, file_to, lines_written, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -578,9 +579,20 @@ def _written(out: Optional[Path], write):
     except BrokenPipeError:
         raise
     except OSError as exc:
-        where = exc.filename or out
-        typer.echo(f"asz export: cannot write {where}: {exc.strerror or exc}", err=True)
+        typer.echo(f"asz export: cannot write {_said_path(out, exc.filename)}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
+
+
+def _said_path(out: Path, failed) -> object:
+    """The path a user is told could not be written: ``failed`` (an OSError's filename), but ``out`` itself when
+    ``failed`` is one of the export's own files beside it (``OUT.lock``, ``OUT.part``: trial 43c F10 was told
+    ``cannot write /proc/x.html.lock`` for ``--out /proc/x.html``), or when the error names none."""
+    if failed is None:
+        return out
+    name = os.fsdecode(failed)
+    if name in (str(out) + LOCK, str(out) + PART):
+        return out
+    return name
 
 
 def register(app: typer.Typer) -> None:

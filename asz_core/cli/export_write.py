@@ -18,10 +18,12 @@ import typer
 from .export_made import copy_manifest
 from .export_said import over_budget
 
-__all__ = ["LOCK", "earlier", "file_lock", "lines_written", "part_in_place", "stream_to", "to_stdout", "write_parts"]
+__all__ = ["LOCK", "PART", "earlier", "file_lock", "lines_written", "part_in_place", "stream_to", "to_stdout", "write_parts"]
 
 #: The lock file beside an export's ``--out FILE`` (:func:`file_lock`): ``FILE.lock``.
 LOCK = ".lock"
+#: The file an export's bytes go to before they replace ``--out FILE`` (:func:`part_in_place`): ``FILE.part``.
+PART = ".part"
 
 
 def lines_written(lines: list[dict], fmt: str) -> bytes:
@@ -67,7 +69,7 @@ def part_in_place(file: Path, write, point: str = "") -> tuple:
     from ..reading.export_manifest import stop_for_test
     from ..storage.root import gone_if_raised
 
-    part = file.with_name(file.name + ".part")
+    part = file.with_name(file.name + PART)
     with gone_if_raised(part):
         with part_open(part) as stream:
             got = write(stream)

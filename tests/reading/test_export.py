@@ -214,6 +214,8 @@ def test_an_out_that_cannot_be_written_is_one_line_not_a_traceback(corpus_root, 
     sid = "55604662-cf2a-4331-851a-ec234028f8ca"
     p = asz("export", sid, "--root", str(corpus_root), "--out", "/proc/nope/one.md", check=False)
     assert p.returncode == 1 and p.stderr.startswith("asz export: cannot write /proc/nope") and "Traceback" not in p.stderr
+    p = asz("export", sid, "--root", str(corpus_root), "--out", "/proc/one.md", check=False)  # /proc is there
+    assert p.returncode == 1 and p.stderr.splitlines()[-1] == "asz export: cannot write /proc/one.md: No such file or directory"  # 43c F10
     taken = tmp_path / "week.txt"  # not the format's suffix (a week.md gets the md stream: test_export_one_file.py)
     taken.write_text("mine\n")
     p = asz("export", "--since", "2000-01-01", "--root", str(corpus_root), "--out", str(taken), check=False)
