@@ -4,7 +4,6 @@ the audit form as plain text (``--format text``, trial 27b F4)."""
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Optional
 
@@ -15,7 +14,7 @@ from .export_folder import EXT, Changes, close_folder, interrupted_line, open_fo
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
 from .export_said import (say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
-from .export_write import LOCK, PART, file_to, lines_written, stream_to, to_stdout, write_parts
+from .export_write import file_to, lines_written, said_path, stream_to, to_stdout, write_parts
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
@@ -51,6 +50,10 @@ class Prose:
         #: json's clipped texts, ``(put back whole, still clipped)`` per conversation, when said once for all (a
         #: folder export: :func:`~asz_core.cli.export_said.clips_line`; trial 31b F6); None: said per conversation
         self.clips: Optional[list[tuple[int, int]]] = None
+        #: md and html heads' thinking blocks left out, ``(with a text, removed by retention)`` per conversation, when
+        #: said once for all (a folder export: :func:`~asz_core.cli.export_said.thinking_line`; trial 43c F8); None:
+        #: said per conversation
+        self.thinking_left: Optional[list[tuple[int, int]]] = None
 
         #: ``--audit``: the audit form (asz_core.reading.prose_audit); ``window``: ``--since``/``--until`` in unix ms
         self.audit, self.window = audit, window
@@ -191,7 +194,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         from ..reading.termtext import json_visible
 
         return json_visible(to_json(doc)) + b"\n", bad  # U+202E and C1 as JSON escapes (trial 34c F9)
-    say_thinking(cid, doc, thinking, fmt in ("md", "html") and not prose.brief)
+    say_thinking(cid, doc, thinking, fmt in ("md", "html") and not prose.brief, prose.thinking_left)
     prose.masker.tree(doc.get("summary"))  # the head's texts (its title is masked already, as every title is)
     if fmt == "html":
         return to_html(root, doc, thinking=thinking, index=prose.index, mask=prose.masker, prices=prose.table).encode("utf-8"), bad
@@ -579,20 +582,8 @@ def _written(out: Optional[Path], write):
     except BrokenPipeError:
         raise
     except OSError as exc:
-        typer.echo(f"asz export: cannot write {_said_path(out, exc.filename)}: {exc.strerror or exc}", err=True)
+        typer.echo(f"asz export: cannot write {said_path(out, exc.filename)}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1)
-
-
-def _said_path(out: Path, failed) -> object:
-    """The path a user is told could not be written: ``failed`` (an OSError's filename), but ``out`` itself when
-    ``failed`` is one of the export's own files beside it (``OUT.lock``, ``OUT.part``: trial 43c F10 was told
-    ``cannot write /proc/x.html.lock`` for ``--out /proc/x.html``), or when the error names none."""
-    if failed is None:
-        return out
-    name = os.fsdecode(failed)
-    if name in (str(out) + LOCK, str(out) + PART):
-        return out
-    return name
 
 
 def register(app: typer.Typer) -> None:

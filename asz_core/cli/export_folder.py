@@ -242,10 +242,12 @@ def open_folder(r: Path, out: Path, fmt: str, prose, made, thinking: bool, files
     folder made (never its parents), the files an earlier, other export left there that this one does not make
     (:func:`left_over`, ``files``: conversation -> name) refused (typer.Exit 1, nothing written) or, with
     ``replace``, removed, its folder manifest removed (written again once the index is: an interrupted
-    export leaves none), each ``.part`` a killed export left removed, json's clipped texts gathered for one note; the
+    export leaves none), each ``.part`` a killed export left removed, json's clipped texts and md's and html's thinking
+    left out gathered for one note each; the
     files then in the folder kept as ``before`` (those not this export's go in its manifest's ``beside``: trial 39d
     F2)."""
     prose.clips = []  # json's clipped texts: one note for the folder (trial 31b F6)
+    prose.thinking_left = []  # md's and html's thinking left out: one note for the folder (trial 43c F8)
     out.mkdir(exist_ok=True)  # the folder itself, never its parents (checked by the caller: refuse_missing_parent)
     lock = folder_lock(out)  # one export into a folder at a time (trial 35b F5)
     if files is not None:  # read under the lock: a concurrent export's manifest is whole (trial 37a F3)

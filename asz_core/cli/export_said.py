@@ -40,6 +40,8 @@ def closing_lines(fmt: str, prose) -> None:
         typer.echo(big_md_line(prose), err=True)
     if clips_line(prose.clips, prose.whole):
         typer.echo(clips_line(prose.clips, prose.whole), err=True)
+    if thinking_line(prose.thinking_left):
+        typer.echo(thinking_line(prose.thinking_left), err=True)
     said = credentials_line(prose)
     if said:
         typer.echo(said, err=True)
@@ -63,6 +65,21 @@ def clips_line(clips, whole: bool) -> str:
                     + ("a talk's label, reply and prompt stay clipped with --whole)" if whole else
                        "--whole puts them back whole; --format md, html or prose give texts whole)"))
     return said + ", ".join(bits)
+
+
+def thinking_line(left) -> str:
+    """One note for the thinking blocks the md or html copies of a folder export left out (``left``: ``(with a text,
+    removed by retention)`` per conversation; trial 43c F8: one note per conversation, 124 of a folder export's 134
+    stderr lines): ``asz export: note: 124 of 284 conversation(s): 3,456 thinking block(s) left out (--thinking shows
+    them)``, retention's said apart as each copy's head says them
+    (:func:`~asz_core.reading.export_calls.thinking_left_line`); '' when none."""
+    from ..reading.export_calls import thinking_left_line
+
+    held = [(n, gone) for n, gone in left or () if n or gone]
+    if not held:
+        return ""
+    said = thinking_left_line(sum(n for n, _ in held), sum(gone for _, gone in held))
+    return f"asz export: note: {len(held):,} of {len(left):,} conversation(s): {said}"
 
 
 def stdout_note(prose, ext: str) -> None:
@@ -281,17 +298,21 @@ def say_unread(cid: str, n: int, redacted: int = 0) -> None:
         typer.echo(f"asz export: note: {cid}: {thinking_note(n, redacted)[1:-1]}", err=True)
 
 
-def say_thinking(cid: str, doc: dict, thinking: bool, head_says: bool) -> None:
+def say_thinking(cid: str, doc: dict, thinking: bool, head_says: bool, gathered: Optional[list] = None) -> None:
     """With ``thinking``, :func:`say_unread` of the asz.view document ``doc``; without, when the copy's head says it
     (``head_says``: md and html, not ``--brief``, whose head says it in its own words), ``asz export: note: ID: 3
     thinking block(s) left out (--thinking shows them)`` once, those retention pruned said apart (trial 41c F6;
-    :func:`~asz_core.reading.export_calls.thinking_said`)."""
+    :func:`~asz_core.reading.export_calls.thinking_said`), or, for a folder export (``gathered``, a list), its counts
+    appended there for :func:`thinking_line` to say once."""
     if thinking:
         from ..reading.export_steps import redacted_thinking, unread_thinking
 
         say_unread(cid, unread_thinking(doc), redacted_thinking(doc))
     elif head_says:
-        from ..reading.export_calls import thinking_said
+        from ..reading.export_calls import thinking_left, thinking_removed, thinking_left_line
 
-        if left := thinking_said(doc):
-            typer.echo(f"asz export: note: {cid}: {left}", err=True)
+        left = (thinking_left(doc), thinking_removed(doc))
+        if gathered is not None:
+            gathered.append(left)
+        elif said := thinking_left_line(*left):
+            typer.echo(f"asz export: note: {cid}: {said}", err=True)

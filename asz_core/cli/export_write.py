@@ -18,7 +18,7 @@ import typer
 from .export_made import copy_manifest
 from .export_said import over_budget
 
-__all__ = ["LOCK", "PART", "earlier", "file_lock", "lines_written", "part_in_place", "stream_to", "to_stdout", "write_parts"]
+__all__ = ["LOCK", "PART", "earlier", "file_lock", "lines_written", "part_in_place", "said_path", "stream_to", "to_stdout", "write_parts"]
 
 #: The lock file beside an export's ``--out FILE`` (:func:`file_lock`): ``FILE.lock``.
 LOCK = ".lock"
@@ -199,3 +199,15 @@ def _ext(fmt: str) -> str:
     from .export_cmd import EXT
 
     return EXT[fmt]
+
+
+def said_path(out: Path, failed) -> object:
+    """The path a user is told could not be written: ``failed`` (an OSError's filename), but ``out`` itself when
+    ``failed`` is one of the export's own files beside it (``OUT.lock``, ``OUT.part``: trial 43c F10 was told
+    ``cannot write /proc/x.html.lock`` for ``--out /proc/x.html``), or when the error names none."""
+    if failed is None:
+        return out
+    name = os.fsdecode(failed)
+    if name in (str(out) + LOCK, str(out) + PART):
+        return out
+    return name

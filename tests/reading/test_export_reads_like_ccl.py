@@ -61,7 +61,7 @@ def _survives(md_text: str) -> tuple[int, list[str]]:
     return len(talks), [i for i in heads if f"<code>{escape(i, quote=False)}</code>" not in html]
 
 
-def test_an_open_fence_leaks_into_nothing_after_it(planted, corpus_root, tmp_path):
+def test_an_open_fence_leaks_into_nothing_after_it(planted, corpus_root, corpus_source, tmp_path):
     root, _ = planted
     text = _export(root, SID[:8], "md").stdout
     assert PROMPT_TAIL in text and REPLY_TAIL in text  # the texts as written, a closing fence after each
@@ -79,6 +79,15 @@ def test_an_open_fence_leaks_into_nothing_after_it(planted, corpus_root, tmp_pat
     for copy in copies:
         talks, lost = _survives(copy.read_text())
         assert talks >= 1 and not lost, copy.name
+    # trial 43c F8: the thinking left out is one note for the folder, not one a conversation; counted from the source
+    per_copy = [int(m.group(1).replace(",", "")) for c in copies
+                for m in [re.search(r"^- ([\d,]+) thinking block\(s\) left out", c.read_text(), re.M)] if m]
+    thoughts = sum(1 for f in sorted(corpus_source.rglob("*.jsonl")) for d in source_lines(f) if d.get("type") == "assistant"
+                   for b in d["message"]["content"] if isinstance(b, dict) and b.get("type") == "thinking" and b.get("thinking"))
+    notes = [x for x in p.stderr.splitlines() if "thinking block(s) left out" in x]
+    assert thoughts and len(per_copy) > 1 and notes == [
+        f"asz export: note: {len(per_copy)} of {len(copies)} conversation(s): {thoughts:,} thinking block(s) left out "
+        "(--thinking shows them)"], p.stderr
 
 
 def _calls_from_source(path) -> dict[str, dict]:
