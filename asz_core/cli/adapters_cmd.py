@@ -23,7 +23,7 @@ def list_adapters(
     ``adapter`` value it writes into the header of every file it lands, e.g.
     ``claude-code-local/0.3.0``: the version a landed file, ``asz usage``'s
     ``?`` line and the docs name; '' when not loaded), dialects, kinds, status
-    (ok, blocked, failed: reason). A plugin that fails to load (it raises on import, a hook
+    (ok, blocked, failed: reason; a failed row's reason whole under the table). A plugin that fails to load (it raises on import, a hook
     name is misspelled, its adapter's name is taken, its command hook raises)
     is listed as failed and the command still exits 0.
     """
@@ -39,10 +39,13 @@ def list_adapters(
     table = Table(box=None, pad_edge=False)
     for col in ("NAME", "DISTRIBUTION", "VERSION", "WRITES", "DIALECTS", "KINDS", "STATUS"):
         table.add_column(col)
+    failed = [r for r in rows if r["status"].startswith("failed")]
     for r in rows:
         table.add_row(r["name"], r["distribution"], r["version"], r["writes"] or "-", ",".join(r["dialects"]),
-                      ",".join(r["kinds"]), r["status"])
+                      ",".join(r["kinds"]), "failed (below)" if r in failed else r["status"])
     Console(width=200).print(table)
+    for r in failed:  # whole, under the table: a column cut the file and line where it raised (trial 43b F7)
+        typer.echo(f"{r['name']} ({r['distribution']}): {r['status']}")
 
 
 def glossary(

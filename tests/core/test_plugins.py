@@ -173,7 +173,9 @@ def test_adapters_list_shows_installed_and_failed(site):
     assert rows["claude-code-local"][0]["distribution"] == "asz"
     # the table form works too
     table = _asz(site, "adapters", "list")
-    assert table.returncode == 0 and "echo-test" in table.stdout and "failed" in table.stdout
+    assert table.returncode == 0 and "echo-test" in table.stdout and "failed (below)" in table.stdout
+    # each failed row's reason whole under the table, where it raised included (trial 43b F7: the column cut it)
+    assert f"broken-test (asz-adapter-broken-test): {broken['status']}" in table.stdout.splitlines()
 
 
 def test_a_failing_command_hook_is_a_row_and_other_commands_stay(site):
