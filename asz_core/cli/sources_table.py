@@ -28,10 +28,11 @@ def sources_table(out: list[dict], storage: Path, gone: list[dict]) -> None:
             typer.echo(f"note: {' and '.join(a['missing'])}: {NO_DEFAULT.format(adapter=a['adapter'])}")
         for p in a.get("missing", ()) if len(a.get("missing") or ()) < len(a.get("source_roots") or ()) else ():
             typer.echo(f"note: {p}: no such source folder for adapter {a['adapter']}; its other source folders are listed")
-        typer.echo(f"{'SESSION':<38} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
+        wide = max([38, *(len(sess["session"]) + 2 for sess in a["sessions"])])  # a prefixed id (trial 43b F9: toyrun-<uuid>)
+        typer.echo(f"{'SESSION':<{wide}} {'KIND':<18} {'MODE':<8} {'SIZE':>12} {'LANDED':>12} {'UNREAD':>12} {'STATE':<12} SRC")
         for sess in a["sessions"]:
             for s in sess["sources"]:
-                typer.echo(f"{sess['session']:<38} {s['kind']:<18} {s['mode']:<8} {num(s['size']):>12} {num(s['landed']):>12} "
+                typer.echo(f"{sess['session']:<{wide}} {s['kind']:<18} {s['mode']:<8} {num(s['size']):>12} {num(s['landed']):>12} "
                            f"{num(s['unread']):>12} {s['state']:<12} {shown(s['src'])}")
         for sess in a["sessions"]:
             if sess.get("erased"):
