@@ -117,8 +117,8 @@ def collect(
     refused before anything is written, for every adapter of the command (exit 2): asz writes its own files there. Several adapters collect together, session by session: within a session's pass the main transcript lands first, then the observers' ``changes``
     and ``execution`` files, then the rest (:func:`asz_core.collect.landing_rank`); ``sessions=`` counts
     each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), B of L MB, T s`` (B: the bytes of the sessions done and what landed of those in hand, L: the bytes its listing saw) then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``), also while one long session lands or parses (docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
-    and wrote N round(s) this pass; K of M session(s) done`` (the bar's count, whether or not a session had anything new;
-    ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status); SIGTERM stops it the same way (exit 143 with --once, else 0).
+    and wrote N round(s) this pass; K of M session(s) done`` (K as the progress line counts: landings ended, cursors written,
+    new or not; the sessions landed in, from the files, hold at most one more per worker, stopped midway; ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status); SIGTERM stops it the same way (exit 143 with --once, else 0).
     After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the
     parse wrote rounds for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first
     ``asz ls`` and ``asz usage`` read them there (docs/reading.md, After a collect).

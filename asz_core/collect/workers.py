@@ -153,10 +153,10 @@ class StoppablePool(ProcessPoolExecutor):
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None and issubclass(exc_type, (KeyboardInterrupt, GeneratorExit)):
-            self.stop_now()
+            self.stop_now(again=False)  # a stop while it waits is the one already leaving the block
         return super().__exit__(exc_type, exc, tb)
 
-    def stop_now(self) -> None:
+    def stop_now(self, again: bool = True) -> None:
         """Cancel the jobs not started, send every worker SIGTERM and give them :data:`STOP_GRACE` s to leave (a
         worker the stop reached, the command's Ctrl-C or SIGTERM sent to the whole process group or this SIGTERM,
         removes the temporary file of what it was writing and ends its run's chain, writing the progress it holds,
@@ -164,7 +164,12 @@ class StoppablePool(ProcessPoolExecutor):
         command alone left its workers' ``.tmp`` files when they were killed), SIGKILL every worker left and wait (up
         to :data:`STOP_WAIT` s each) until they are gone and the pool's manager thread has ended, then removes the
         temporaries of every worker gone (:attr:`writes_into`: a killed one's, and one a stop reached between opening
-        a file and the ``try`` that removes it, session 40); the pool is broken afterwards. Never raises.
+        a file and the ``try`` that removes it, session 40); the pool is broken afterwards. A stop (KeyboardInterrupt)
+        that comes while it waits cuts no wait: it is raised once all of this is done, or, ``again`` False (a stop
+        already leaving the pool's ``with`` block), dropped as the same stop (trial 42d F4: ``timeout -s INT`` sends
+        the command its signal, then its process group the same; the second cut the wait, so the command counted its
+        sessions done before its workers had counted their last and said ``277 session(s)`` landed, ``222 … done``).
+        Raises nothing else.
 
         A worker killed while it wrote its result (a result larger than a pipe holds goes in several writes; a
         Ctrl-C reaches the workers too) leaves a message cut short in the result pipe, and the manager thread
@@ -185,13 +190,13 @@ class StoppablePool(ProcessPoolExecutor):
                 p.terminate()  # stop as the command stops (a worker a stop reached already takes no second one)
             except (OSError, ValueError, AttributeError):
                 pass
-        _wait_gone(procs, STOP_GRACE)  # a worker the stop reached ends its chain: its held progress written
+        stop = _wait_gone(procs, STOP_GRACE)  # a worker the stop reached ends its chain: its held progress written
         for p in procs:
             try:
                 p.kill()
             except (OSError, ValueError, AttributeError, AssertionError):
                 pass
-        _wait_gone(procs, STOP_WAIT)
+        stop = _wait_gone(procs, STOP_WAIT) or stop
         if self.writes_into is not None:  # the workers' temporaries: their pids are in the names (trial 31a F2, fix40m)
             from ..storage.root import remove_temporaries_of
 
@@ -205,6 +210,8 @@ class StoppablePool(ProcessPoolExecutor):
             pass
         if manager is not None and manager is not threading.current_thread():
             manager.join(STOP_WAIT)
+        if stop is not None and again:
+            raise stop
 
 
 #: In a worker: the signal that stopped it (:func:`worker_stop`), 0 until one came.
@@ -277,8 +284,10 @@ def _gone(procs: list) -> list[int]:
     return pids
 
 
-def _wait_gone(procs: list, seconds: float) -> None:
-    """Wait until every process of ``procs`` has ended (its sentinel is ready), at most ``seconds``; reaps none."""
+def _wait_gone(procs: list, seconds: float) -> KeyboardInterrupt | None:
+    """Wait until every process of ``procs`` has ended (its sentinel is ready), at most ``seconds``; reaps none. A stop
+    that comes meanwhile (KeyboardInterrupt: the same stop again, ``timeout`` sending it to the command, then to its
+    process group) does not cut the wait: it is returned, for the caller to raise once it is done (trial 42d F4)."""
     from multiprocessing.connection import wait
 
     sentinels = []
@@ -287,13 +296,17 @@ def _wait_gone(procs: list, seconds: float) -> None:
             sentinels.append(p.sentinel)
         except (ValueError, AttributeError):
             pass
-    end = time.monotonic() + seconds
+    end, stop = time.monotonic() + seconds, None
     while sentinels and time.monotonic() < end:
         try:
             ready = wait(sentinels, max(0.0, end - time.monotonic()))
         except OSError:
-            return
+            break
+        except KeyboardInterrupt as exc:
+            stop = stop or exc
+            continue
         sentinels = [s for s in sentinels if s not in ready]
+    return stop
 
 
 def process_pool(jobs: int, *, fork_only: bool = False, initializer: Callable[[], None] | None = None,
