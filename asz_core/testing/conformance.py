@@ -25,6 +25,37 @@ from .usage_reach import usage_unreached
 __all__ = ["AdapterConformance"]
 
 
+#: Tokens no one model call reports (in, out, a cache read or write): 100 million, fifty times the largest context
+#: window offered today; :func:`made_up_counts` wants a larger count (or a
+#: negative one) written in the source line it was converted from.
+UNLIKELY_COUNT = 100_000_000
+MADE_UP = "usage counts its sources do not hold"
+
+
+def _outside_vocabulary(where: str, rec) -> list[str]:
+    """``[where: what check_vocabulary says of rec]``, or [] when its values are Session Data's."""
+    try:
+        check_vocabulary(rec)
+    except VocabularyError as exc:
+        return [f"{where}: {exc}"]
+    return []
+
+
+def made_up_counts(where: str, data: bytes, rec) -> list[str]:
+    """What is wrong with the usage counts of ``rec`` (converted from ``data``, at ``where``): each that is not an
+    integer of 64 bits (seed 000), and each no call reports (negative, or more than :data:`UNLIKELY_COUNT`) that
+    ``data`` does not hold as it stands: an adapter that makes one up (trial 43b F2: ``in -5`` and ``out 10**15``
+    landed and ``asz ls`` priced them at $120,000,000,000) is named with the line and the count."""
+    u, bad = getattr(rec, "usage", None), []
+    for name, v in (() if u is None else (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read),
+                                          ("cache_write", u.cache_write), ("cache_write_1h", u.cache_write_1h))):
+        if type(v) is not int or not -(2**63) <= v < 2**63:
+            bad.append(f"{where}: usage.{name} {v!r} is not an integer of 64 bits")
+        elif (v < 0 or v > UNLIKELY_COUNT) and str(v).encode() not in data:
+            bad.append(f"{where}: usage.{name} {v:,} is no count a call reports, and the line does not hold it")
+    return bad
+
+
 def _landed_tree(root: Path) -> dict[str, bytes]:
     """Every landed file and cursor of a root by relative path; a cursor without its ``updated_at`` line (the clock)."""
     out = {}
@@ -247,15 +278,12 @@ class AdapterConformance:
                 assert rule.rule.strip(), f"{dialect}: flag {rule.flag!r} has no rule"
 
     def test_values_are_session_data_values(self, adapter: Adapter, source_root: Path) -> None:
-        """Every record the samples convert to holds only Session Data values in ``from``, ``trigger``, flags, part
-        kinds and part states (the writer refuses any other); the message names the source line and the field."""
+        """Every record the samples convert to holds only Session Data values in ``from``, ``trigger``, flags, part kinds
+        and part states (the writer refuses any other), and usage counts its line holds (:func:`made_up_counts`)."""
         bad = []
-        for where, _s, rec in _converted(adapter, source_root):
-            try:
-                check_vocabulary(rec)
-            except VocabularyError as exc:
-                bad.append(f"{where}: {exc}")
-        assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies:\n" + "\n".join(bad[:20])
+        for where, _s, data, rec in _converted_from(adapter, source_root):
+            bad += _outside_vocabulary(where, rec) + made_up_counts(where, data, rec)
+        assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies, or {MADE_UP}:\n" + "\n".join(bad[:20])
 
     def test_no_line_left_unaccounted(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
         """Each piece of content of every line is accounted for (seed 000, Parts and Dropped; :mod:`.accounted`), naming

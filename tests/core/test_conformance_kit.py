@@ -249,6 +249,15 @@ USAGE_NO_CALL = case("usage_no_call", "capabilities", '''
             return rec
 ''')
 
+MADE_UP_USAGE = case("made_up_usage", "session_data_values", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # trial 43b F2: counts no call reports, in no source line
+            rec = super().convert_line(source, line, ord, off)
+            if rec.usage is not None:
+                rec.usage.in_, rec.usage.out = -5, 10**15
+            return rec
+''')
+
 
 def _spaced_cwd(samples: Path) -> None:
     """Trial 39b F4: a working directory holding a space (content the kit looks for) in every sample line naming it."""
@@ -447,3 +456,18 @@ def test_content_kept_in_a_record_field_is_accounted_for(kit):
     assert b'"cwd":"/home/dev/' in (TEMPLATE / "samples").rglob("rollout-*.jsonl").__next__().read_bytes()
     o = kit[CWD_FIELD]
     assert (o.failed, o.errors, o.passed) == (0, 0, 1), o.text[-3000:]
+
+
+def test_usage_counts_no_call_reports_and_no_line_holds_fail_naming_the_lines(kit):
+    """Trial 43b F2: an adapter writing ``in -5`` and ``out 10**15`` passed the kit (and collect, and verify: seed 000
+    lets a count be any integer of 64 bits, and the Claude Code adapter keeps a negative count as its source writes
+    it); the kit fails each such count the converted line does not hold, naming the line; the template passes (the
+    unchanged case). The usage lines are counted from the sample files."""
+    o = kit[MADE_UP_USAGE]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    lines = [(sid, n) for sid, ls in _sample_lines().items() for n, line in enumerate(ls, 1) if b'"token_count"' in line
+             and b'"last_token_usage"' in line]
+    assert lines and "example-codex writes values outside Session Data's vocabularies, or usage counts its sources do not hold" in o.text
+    for sid, n in lines:
+        assert f".jsonl:{n}: usage.in -5 is no count a call reports, and the line does not hold it" in o.text, (sid, n)
+        assert f".jsonl:{n}: usage.out 1,000,000,000,000,000 is no count a call reports" in o.text, (sid, n)
