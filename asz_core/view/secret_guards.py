@@ -1,6 +1,7 @@
-"""The checks a credential form's value passes beyond its expression (:mod:`asz_core.view.secret_forms`' guards): each
+"""The checks a credential form's value passes beyond its expression (:mod:`asz_core.view.secret_kinds`' guards): each
 tells a real credential from a placeholder, a variable, a name in code or a word that the form's expression also
-matches. Each takes the value (a ``str``) and returns a ``bool``; none raises."""
+matches. Each takes the value (a ``str``) and returns a ``bool``; :func:`looks_named_password` and
+:func:`looks_mysql_password` take the form's match (an ``re.Match``) too, whose name or flag decides; none raises."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import re
 from collections import Counter
 
 __all__ = ["looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
-           "looks_basic", "looks_mixed",
-           "looks_sendgrid"]
+           "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
+           "looks_sas_signature"]
 
 
 def looks_random(value: str) -> bool:
@@ -86,11 +87,12 @@ def looks_keyword_password(value: str) -> bool:
     ``:`` or ``=`` (a further name: ``password: str`` is a type, ``pwd=`` a flag awaiting its value), nor an address
     (``PASSWORD_RESET_URL=https://…``: a password in one is ``url-password``'s) or a file's path
     (``PWD=/home/user/app`` in an environment dump, ``DB_PASSWORD_FILE=/run/secrets/db``: :data:`_PATH`), nor one
-    starting ``-``, ``+`` or ``?`` (a shell's ``${SECRET:-unset}``, a flag), nor one saying it stands in for a secret
+    starting ``-``, ``+``, ``?`` or ``:`` (a shell's ``${SECRET:-unset}``, a flag, a reST role: ``:type password:
+    :py:data:`bytes```), nor one saying it stands in for a secret
     (:data:`_STAND_IN`)."""
     if not looks_password(value) or value[-1] in ":=." or _CODE_NAME.fullmatch(value):
         return False
-    if "://" in value or _PATH.fullmatch(value) or value[0] in "-+?":
+    if "://" in value or _PATH.fullmatch(value) or value[0] in "-+?:":
         return False
     low = value.lower()
     if any(word in low for word in _STAND_IN):
@@ -132,3 +134,68 @@ def looks_basic(value: str) -> bool:
     if not colon or not password or any(ord(c) < 32 or ord(c) == 127 for c in text):
         return False
     return looks_password(password)
+
+
+#: The words of a name that make it a password's whole (the ``password`` form's ``word`` or ``flag`` ending the name):
+#: a passphrase given to it is taken (:func:`looks_named_password`). ``secret`` and ``pwd`` are not among them: a
+#: secret's name often names another thing (``secret_name: aws-access-key-id``, ``MY_SECRET = "my-secret-key"``), and
+#: ``PWD`` is a folder.
+PASSWORD_NAMES = frozenset({"password", "passwd", "passphrase"})
+#: A passphrase: three or more words of lower-case letters joined by ``-`` (``correct-horse-battery-staple``).
+_PASSPHRASE = re.compile(r"[a-z]{2,}(?:-[a-z]{2,}){2,}")
+#: Words that make words joined by ``-`` a description or a stand-in, not a passphrase (``not-set-yet``,
+#: ``your-db-pass``, ``read-from-env``, ``use-the-vault``).
+_NOT_PASSPHRASE = frozenset({"your", "my", "our", "the", "for", "to", "of", "from", "with", "use", "here", "enter",
+                             "insert", "replace", "put", "some", "value", "secret", "pass", "passphrase", "phrase", "key",
+                             "not", "set", "none", "null", "empty", "default", "required", "optional", "auto",
+                             "generated", "random", "env", "vault", "file", "read", "only", "write", "sample", "test",
+                             "fake", "hidden", "redacted", "masked", "xxx"})
+
+
+def looks_passphrase(value: str) -> bool:
+    """Whether words joined by ``-`` can be a passphrase a person chose (``correct-horse-battery-staple``): three or
+    more words of two or more lower-case letters (:data:`_PASSPHRASE`), none of :data:`_NOT_PASSPHRASE`, no stand-in
+    for a secret (:func:`looks_password`, :data:`_STAND_IN`)."""
+    if not _PASSPHRASE.fullmatch(value) or not looks_password(value) or any(w in value for w in _STAND_IN):
+        return False
+    return not any(w in _NOT_PASSPHRASE for w in value.split("-"))
+
+
+def looks_named_password(value: str, m: re.Match) -> bool:
+    """The ``password`` form's check: :func:`looks_keyword_password`; or, where the name is a password's whole, a
+    passphrase (:func:`looks_passphrase`): a flag ending in one of :data:`PASSWORD_NAMES` (``--password``, group
+    ``flag``), or a name ending in one (group ``word``, no ``rest``: ``password``, ``DB_PASSWORD``, ``passphrase``)
+    given its value by ``=``, ``:``, ``:=``, ``=>`` or ``is``, never compared (``==``). So ``password:
+    correct-horse-battery-staple`` is taken and ``secret_name: aws-access-key-id`` or ``f["secret"] ==
+    "aws-access-key-id"`` are not (session 43)."""
+    if looks_keyword_password(value):
+        return True
+    flag, word = m.group("flag"), m.group("word")
+    named = (flag or "").lower() in PASSWORD_NAMES or (
+        (word or "").lower() in PASSWORD_NAMES and not m.group("rest")
+        and "==" not in m.string[m.end("word"):m.start("value")])
+    return named and looks_passphrase(value)
+
+
+def looks_mysql_password(value: str, m: re.Match) -> bool:
+    """The ``mysql-password`` form's check: glued to ``-p`` (``-pS3cr3t``), :func:`looks_keyword_password`; after
+    ``-p`` and a space (group ``gap``), where the client reads a database's name, only a value a database is not
+    named: :func:`looks_keyword_password` and a sign of :data:`_SIGNS` in it, or upper- and lower-case letters and a
+    digit (``-p S3cr3tPw9``, ``-p 'hunter2!'``; not ``-p shop``, ``-p app_db2``)."""
+    if not looks_keyword_password(value):
+        return False
+    if m.group("gap") is None:
+        return True
+    return any(c in _SIGNS for c in value) or (any(c.isupper() for c in value) and any(c.islower() for c in value)
+                                              and any(c.isdigit() for c in value))
+
+
+def looks_sas_signature(value: str) -> bool:
+    """Whether an Azure shared access signature's ``sig=`` value is one: percent-decoded, the base64 of 32 bytes
+    (HMAC-SHA256) holding upper- and lower-case letters (:func:`looks_mixed`; ``sig=xxxx…`` is none)."""
+    text = re.sub(r"%(2[BbFf]|3[Dd])", lambda h: chr(int(h.group(1), 16)), value)
+    try:
+        raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) == 32 and looks_mixed(text)

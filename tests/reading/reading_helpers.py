@@ -207,6 +207,11 @@ def forms_over_corpus(corpus_dir: Path, forms: tuple[str, ...]) -> tuple[int, in
     return texts, found
 
 
+#: The shared corpus's claude-reliability transcript (relative to the corpus): a short real conversation whose first
+#: prompt (line 2) and tool result (line 6) :func:`plant_in_prompt_and_result` plants texts into.
+RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+
+
 def plant_in_prompt_and_result(prompt_tail: str, result: str):
     """A ``plant`` for :func:`planted_root` over claude-reliability's transcript: ``prompt_tail`` appended to its first
     prompt (line 2) after a space, ``result`` made the text of the tool result of line 6."""

@@ -45,19 +45,23 @@ SAMPLES = {
     "azure-storage-account-key": ["AccountKey=" + "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPT"
                                   "Otr/KBHBeksoGMGw=="],
     "basic-auth": ["Authorization: Basic YWRtaW46U3VwM3JTM2NyM3Q=", "authorization=\"basic dXNlcjpTM2NyM3QhOQ==\""],
-    "mysql-password": ["mysql -u root -pS3cr3tPw9", "mysqldump -uroot -p'S3cr3t!x' db"],
+    "azure-shared-access-key": ["SharedAccessKey=0XtnGsHiL6tFhk53rKD9bWJJeNCJ5jgLWGdqrznNkX8="],
+    "azure-sas-signature": ["sig=EO9Pn0XpBbPI3vzH2%2BpI0EYP1xjefO2UDI8CAEl6oQs%3D", "sig=u8IX3HtXI1LPEg8rsRStQZjDHxGzf7WY3XhgNx0Ws6U="],
+    "mysql-password": ["mysql -u root -pS3cr3tPw9", "mysqldump -uroot -p'S3cr3t!x' db", "mariadb -u root -p Zx9!kLm2q"],
+    "curl-password": ["curl -u admin:S3cr3t!x", "curl -sS \\\n --user=bob:Tr0ub4dor3 https://x"],
     "password": ["PGPASSWORD=s3cr3t!x9", "the db password is Tr0ub4dor&3-horse-battery", "Pwd: hunter22x!",
                  "SECRET=abc123xyz", "passwd => 'b4dP@ss1'", "SECRET_KEY=Dj4ngoInsecure9f8e7d6c5b",
-                 'app.config["SecretKey"] := "Fl4skS3cretK3y2!x"'],
+                 'app.config["SecretKey"] := "Fl4skS3cretK3y2!x"', "--db-password S3cr3t!x9",
+                 "passphrase: correct-horse-battery-staple"],
     "token": ["AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr//////////wEaDFake", "access_token: 'Zx9Yw8Vu7Ts6Rq5Po4'",
               'accessToken = "Zx9Yw8Vu7Ts6Rq5Po4Nm"'],
 }
 #: Pieces put between and around them: separators, the start strings alone, names with no value, JSON escapes.
 FILLERS = [" ", "\n", "\\n", "\"", "'", ":", "=", "@", "/", "_", "-", ".", "task-", "ask-", "x", "Ab9", "the ",
            "sk-", "AKIA", "gh", "://", "secret", "password", "pwd", "aws", "authorization", "Bearer ", "eyJ", "\u00e9",
-           "token", "Token", "tokens", "SG.", "mysql -p", " -pX", "AccountKey=", "Basic ", "(", "]", "_KEY",
+           "token", "Token", "tokens", "SG.", "mysql -p", " -pX", " -p ", "curl -u ", "--user ", "sig=", "SharedAccessKey=", "--password ", "AccountKey=", "Basic ", "(", "]", "_KEY",
            "\U0001f600", *secret_forms._FOLDS]
-NAMES = re.compile(r"(?i:password|passwd|pwd|secret|aws|access|authorization|bearer|basic|key|is)")
+NAMES = re.compile(r"(?i:password|passwd|passphrase|pwd|secret|aws|access|authorization|bearer|basic|key|is)")
 
 
 def reference_find(text: str) -> list[tuple[str, int, int]]:
@@ -65,11 +69,9 @@ def reference_find(text: str) -> list[tuple[str, int, int]]:
     out = []
     for order, (name, rx, hints) in enumerate((n, re.compile(r), h) for n, r, h in KINDS):
         if any(h in text for h in hints):
-            guard, part = secret_forms._GUARDS.get(name), "value" if "value" in rx.groupindex else 0
             for m in rx.finditer(text):
-                a, b = m.span(part)
-                if (name in secret_forms._GLUED or secret_forms._starts(text, a)) and (guard is None or guard(text[a:b])):
-                    out.append((order, name, a, b))
+                if (span := secret_forms._held(name, m)) is not None:
+                    out.append((order, name, *span))
     if len(out) > 1:
         kept: list = []
         for f in sorted(out):

@@ -19,10 +19,10 @@ from urllib.parse import quote
 
 import pytest
 
-from asz_core.view.secret_forms import KINDS, find, redacted
+from asz_core.view.secret_forms import find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import corpus_texts, plant_in_prompt_and_result, planted_root, secrets_found
+from reading_helpers import RELIABILITY, corpus_texts, plant_in_prompt_and_result, planted_root, secrets_found
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
 
@@ -58,7 +58,6 @@ DECOYS = ("PWD=/home/user/app", "OLDPWD=/srv/www", "DB_PASSWORD_FILE=/run/secret
           "SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "access_token = get_token()",
           "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY:-unset}", "SECRET_KEY=changeme-example-123",
           'aws = [f for f in found if f["secret"] == "aws-access-key-id"]')
-RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
 NEW_FORMS = ("token", "sendgrid-api-key", "azure-storage-account-key", "basic-auth", "mysql-password")
 IN_PROMPT = SHAPES[:5]
 IN_RESULT = SHAPES[5:]
@@ -77,8 +76,6 @@ def test_masked_as_the_docs_say():
     assert redacted("mysql -u root -pS3cr3tPw9 shop")[0] == "mysql -u root -p*** shop"
     assert redacted(f"key {SG} ok")[0] == "key SG.n…s5cr ok"
     assert redacted(f"AccountKey={AZ};")[0] == "AccountKey=Eby8…Gw==;"
-    assert [n for n, _, _ in KINDS][-6:] == ["sendgrid-api-key", "azure-storage-account-key", "basic-auth",
-                                            "mysql-password", "password", "token"]
 
 
 def test_nothing_new_over_the_shared_corpus(corpus_dir):

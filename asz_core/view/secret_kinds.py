@@ -1,0 +1,225 @@
+"""The credential forms :mod:`asz_core.view.secret_forms` finds and masks: each form's name, its expression, where a
+match of it can begin and the check its value passes beyond the expression (:mod:`asz_core.view.secret_guards`).
+The forms are those fixed and documented by their issuer (a fixed prefix and alphabet, or a fixed name beside the
+value; no entropy guess on a text of its own, so a hit is very likely a real credential and a miss is possible for
+any other form); docs/reading.md, "Credentials", lists them for a reader:
+
+==========================  ==========================================================================
+``aws-access-key-id``       ``AKIA`` / ``ASIA`` and 16 upper-case letters or digits
+``aws-secret-access-key``   40 characters of base64 (letters, digits, ``+``, ``/``) given to a name
+                            (``aws_secret_access_key``, ``AWS_SECRET_ACCESS_KEY``, ``aws_secret_key``,
+                            ``SecretAccessKey``, ``secretAccessKey``; ``=``, ``:`` or ``=>``, quotes
+                            allowed), or standing within 40 characters after an access key id (the pair
+                            pasted together); only a value holding upper- and lower-case letters with
+                            3 or more bits of entropy per character (:func:`looks_random`)
+``github-token``            ``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_`` and 36 or more letters or digits;
+                            ``github_pat_`` and 22 or more
+``gitlab-token``            ``glpat-`` and 20 or more letters, digits, ``_`` or ``-``
+``anthropic-api-key``       ``sk-ant-`` then ``api`` or ``admin``, two digits, ``-`` and 20 or more
+``openai-api-key``          ``sk-`` … ``T3BlbkFJ`` … (the marker OpenAI writes in the middle of its keys);
+                            ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-`` or ``sk-None-`` and 20 or more
+                            letters, digits, ``_`` or ``-``; ``sk-`` and exactly 48 letters or digits (the
+                            legacy user key); those without the marker only when they hold upper- and
+                            lower-case letters and a digit (:func:`looks_openai`: not ``sk-`` and words)
+``slack-token``             ``xoxb-``, ``xoxp-``, ``xoxa-``, ``xoxr-``, ``xoxs-`` and 10 or more
+``slack-webhook-url``       ``https://hooks.slack.com/services/`` then ``T`` and 8 or more upper-case
+                            letters or digits, ``/B`` and 8 or more, ``/`` and 20 or more letters or digits,
+                            upper- and lower-case both (:func:`looks_webhook`: not Slack's placeholder)
+``google-api-key``          ``AIza`` and 35 letters, digits, ``_`` or ``-``
+``google-oauth-client-``    ``GOCSPX-`` and 28 letters, digits, ``_`` or ``-``
+``secret``
+``stripe-live-key``         ``sk_live_`` / ``rk_live_`` and 20 or more letters or digits
+``huggingface-token``       ``hf_`` and 34 or more letters or digits
+``npm-token``               ``npm_`` and 36 letters or digits
+``private-key``             a PEM ``-----BEGIN … PRIVATE KEY-----`` line
+``jwt``                     three base64url parts, the first two starting ``eyJ`` (a signed JSON Web Token)
+``bearer-token``            the token of an ``Authorization: Bearer …`` header (any case; ``:`` or ``=``,
+                            quotes allowed), 20 to 512 of RFC 6750's characters holding a letter and a digit,
+                            not a JWT (``jwt`` finds it), placeholder or variable (:func:`looks_bearer`)
+``url-password``            the password of an address's user information, ``scheme://user:PASSWORD@host``
+                            (RFC 3986 §3.2.1: ``postgres://admin:…@db.internal/prod``, ``redis://:…@cache``);
+                            the value is the password alone, up to the last ``@`` before the host; not a
+                            placeholder (:func:`looks_password`: ``password``, ``${DB_PASSWORD}``, ``***``, a port)
+``sendgrid-api-key``        ``SG.``, 22 and ``.`` and 43 letters, digits, ``_`` or ``-``, both cases after ``SG.``
+``azure-storage-account-``  ``AccountKey=`` and 86 characters of base64 and ``==`` (a connection string's key)
+``key``
+``azure-shared-access-``    ``SharedAccessKey=`` and 43 characters of base64 and ``=`` (a Service Bus or Event Hubs
+``key``                     connection string's key; 86 and ``==`` too), both cases (:func:`looks_mixed`)
+``azure-sas-signature``     ``sig=`` and 43 characters of base64 (``%2B``, ``%2F`` as Azure encodes them) and ``=`` or
+                            ``%3D``: an Azure SAS URL's or token's signature (:func:`looks_sas_signature`)
+``basic-auth``              an ``Authorization: Basic …`` header's base64 of ``USER:PASSWORD`` (:func:`looks_basic`)
+``mysql-password``          the password glued to ``-p`` in a ``mysql`` or ``mariadb`` command (``-pS3cr3t``), or after
+                            ``-p`` and a space when no database is likely named so (:func:`looks_mysql_password`)
+``curl-password``           the password of curl's ``-u USER:PASSWORD`` or ``--user USER:PASSWORD`` (``-u USER``
+                            alone is none), no placeholder (:func:`looks_password`)
+``password``                a value given to a name holding ``password``, ``passwd``, ``passphrase``, ``pwd`` or
+                            ``secret`` anywhere (any case: ``DB_PASSWORD``, ``SECRET_KEY``, ``secretKey``,
+                            ``app.config["SECRET_KEY"]``) by ``=``, ``:``, ``:=``, ``=>`` or ``is``, quotes allowed,
+                            or after a space to a flag the word ends (``--password PASS``); 6 or more characters up
+                            to white space, a quote or a code mark, holding a letter and a digit or a sign, never
+                            code, a path, an address, a variable or a placeholder (:func:`looks_keyword_password`);
+                            a passphrase of words joined by ``-`` only where the name is a password's whole
+                            (:func:`looks_named_password`)
+``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``
+==========================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from .secret_guards import (looks_basic, looks_bearer, looks_keyword_password, looks_mixed, looks_mysql_password,
+                            looks_named_password, looks_openai, looks_password, looks_random, looks_sas_signature,
+                            looks_sendgrid, looks_webhook)
+
+__all__ = ["KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN"]
+
+#: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
+#: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
+#: ``SecretAccessKey`` in ``aws iam create-access-key``'s JSON, ``secretAccessKey`` in the JavaScript SDK), its quotes
+#: as written, JSON-escaped or HTML-escaped (an export's text), and ``=``, ``:`` or ``=>``; or after an access key id
+#: and up to 40 characters (the pair pasted together: trufflehog and gitleaks look for the secret beside the id).
+_AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
+_QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
+_SPACE = r"(?:\s|\\[nrt])*"
+#: What gives a value to a name: its closing quote and a subscript's ``]`` (``app.config["SECRET_KEY"] = …``), then
+#: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
+_SEP = _QUOTE + r"\]?" + _SPACE + r"(?:=>|==?|:=|:)" + _SPACE
+_IS = _QUOTE + r"[ \t]+(?i:is)[ \t]+"
+#: The white space between a command's words: blanks, and a shell's line continuation (a backslash ending its line).
+_GAP = r"(?:[ \t]|\\\r?\n)+"
+#: A command's words before the one a form looks for (``mysql -h db -u root -p…``, ``curl -sS -X POST -u …``): up to
+#: 24, in the same command (no ``;``, ``|`` or ``&`` between), as few as reach it.
+_WORDS = r"(?:" + _GAP + r"[^\s;|&]+){0,24}?" + _GAP
+#: A password's or a token's characters (up to white space, a quote or a code mark), its last one (a sentence's last
+#: ``.``, a further name's ``:`` or ``=`` not in it), and what follows it: ``.``, ``:`` or ``=`` then white space, a
+#: quote, a code mark other than ``(`` or the text's end; never a value character (a shorter value the search backed
+#: into: ``base64`` of ``base64.b16encode(raw)``) nor ``(`` (``token = b64encode(userpass)`` calls a function).
+_VALUE = r"[^\s\"'`,;<>(){}\[\]\\]"
+_VALUE_END = r"[^\s\"'`,;<>(){}\[\]\\.:=]"
+_NO_CALL = r"(?=[.:=]*(?:[\s\"'`,;<>){}\[\]\\]|\Z))"
+_AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
+               + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
+               + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+
+#: Each credential form: its name, the expression that finds it (on text, ASCII only; a match must not follow a letter,
+#: digit or ``_``; where it has a group ``value``, that group is the credential and the rest the context it needs) and
+#: the strings one of which any match holds (looked for first: most texts hold none).
+KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("aws-access-key-id", r"A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])", ("AKIA", "ASIA")),
+    ("aws-secret-access-key", _AWS_SECRET, ("ecret", "ECRET", "AKIA", "ASIA")),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![0-9A-Za-z_])|github_pat_[A-Za-z0-9_]{22,255}(?![0-9A-Za-z_])",
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    ("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",)),
+    ("anthropic-api-key", r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
+    ("openai-api-key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]+"
+     r"|[A-Za-z0-9]{48}(?![A-Za-z0-9_-]))", ("sk-",)),
+    ("slack-token", r"xox[bpars]-[A-Za-z0-9-]{10,}", ("xox",)),
+    ("slack-webhook-url", r"https://hooks\.slack\.com/services/T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/[A-Za-z0-9]{20,}(?![A-Za-z0-9])",
+     ("hooks.slack.com",)),
+    ("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", ("AIza",)),
+    # Google's OAuth client secret (trial 27c F10): GOCSPX- and 28 of base64url's letters
+    ("google-oauth-client-secret", r"GOCSPX-[0-9A-Za-z_-]{28}(?![0-9A-Za-z_-])", ("GOCSPX-",)),
+    ("stripe-live-key", r"[sr]k_live_[0-9A-Za-z]{20,}(?![0-9A-Za-z_])", ("k_live_",)),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{34,}(?![0-9A-Za-z_])", ("hf_",)),
+    ("npm-token", r"npm_[A-Za-z0-9]{36}(?![0-9A-Za-z_])", ("npm_",)),
+    ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
+    # an HTTP Authorization header's bearer token (RFC 6750 §2.1: b64token), 20 to 512 of its characters after
+    # "Authorization: Bearer " in any case (trial 27c F10); a placeholder or variable is no token (looks_bearer)
+    ("bearer-token", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{20,512}=*)"
+     r"(?![A-Za-z0-9._~+/=-])", ("uthorization", "UTHORIZATION")),
+    # after a scheme's last character; the user (maybe empty) holds no ':', the password runs to the last '@' that a
+    # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
+    ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
+     ("://",)),
+    # SendGrid's API key (detect-secrets' SendGridDetector, gitleaks' sendgrid-api-token): SG., 22 and 43 of base64url
+    ("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])", ("SG.",)),
+    # an Azure storage account's key in its connection string (detect-secrets' AzureStorageKeyDetector): 64 bytes'
+    # base64, 86 characters and ==
+    ("azure-storage-account-key", r"AccountKey[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+     ("AccountKey",)),
+    # the key of an Azure Service Bus, Event Hubs, Relay or IoT Hub connection string (Endpoint=sb://…;
+    # SharedAccessKeyName=…;SharedAccessKey=…): 32 bytes' base64, 43 characters and = (64 bytes' too: 86 and ==)
+    ("azure-shared-access-key", r"SharedAccessKey[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{43}=|[A-Za-z0-9+/]{86}==)"
+     r"(?![A-Za-z0-9+/=])", ("SharedAccessKey",)),
+    # the signature of an Azure shared access signature (a SAS URL's or token's sig=, a connection string's
+    # SharedAccessSignature=…&sig=…): HMAC-SHA256, 32 bytes' base64, percent-encoded or not
+    ("azure-sas-signature", r"(?<![A-Za-z0-9_])sig=(?P<value>(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])?)"
+     r"(?![A-Za-z0-9+/=%])", ("sig=",)),
+    # an HTTP Authorization header's Basic credentials (RFC 7617: base64 of USER:PASSWORD; Nosey Parker's np.http.1)
+    ("basic-auth", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{6,}={0,2})"
+     r"(?![A-Za-z0-9+/=])", ("uthorization", "UTHORIZATION")),
+    # a MySQL or MariaDB client's -pPASSWORD (the password glued to -p; -p alone asks for it), in the same command
+    # (session 43: or after it and a space, as a person types it though the client reads there a database's name:
+    # judged harder, looks_mysql_password)
+    ("mysql-password", r"(?<![A-Za-z0-9_])(?:mysql|mariadb)[A-Za-z_-]*" + _WORDS + r"-p(?P<gap>[ \t]+)?(?:\\?[\"'])?"
+     r"(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{4,})", ("mysql", "mariadb")),
+    # the password of curl's -u/--user USER:PASSWORD (curl asks for it when none follows the ':'; -u USER alone
+    # is no credential), in the same command
+    ("curl-password", r"(?<![A-Za-z0-9_])curl" + _WORDS + r"(?:-u[ \t]*|--user(?:[ \t]+|=))(?:\\?[\"'])?"
+     r"[^\s\"'`:;|&<>\\]{0,256}:(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{1,256})", ("curl",)),
+    # a value given to a name holding a password's word anywhere (trial 27b F9; trial 42a F2: SECRET_KEY, secretKey,
+    # app.config["SECRET_KEY"]): the word, the rest of the name (up to 20 letters, digits, '_' or '-': gitleaks'
+    # generic-api-key), its quote and a subscript's ']', then ':', '=', ':=', '=>' or (the word ending the name)
+    # ' is ', a quote; the value up to white space, a quote or a code mark, a sentence's last '.' not in it, never a
+    # call's name (followed by '(')
+    # (session 43: or a flag's value after a space, --password PASS, --db-passwd PASS, the word ending the flag;
+    # a passphrase of words joined by '-' taken where the name is a password's whole: looks_named_password)
+    ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase))[ \t]+|(?i:(?P<word>password|passwd|passphrase|pwd"
+     r"|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE
+     + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
+     ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
+    # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
+    # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
+    # name (TOKEN_URL, max_tokens, tokenizer are no token's)
+    ("token", r"(?:token|TOKEN|Token)(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?P<value>" + _VALUE + r"{15,}" + _VALUE_END
+     + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
+)
+#: Where a match of each form can begin: the strings one of which stands at its first character, as written, and
+#: those read in any case (the form's expression starts with a name in ``(?i:…)``). :func:`find` tries an expression
+#: only at these places (``rx.match(text, at)``, after the last match's end), which finds exactly what
+#: ``rx.finditer(text)`` finds, since no match begins anywhere else (tests/reading/test_secret_starts.py compares the
+#: two), at a fraction of the cost on a long text: ``re`` tries a case-insensitive name, or a lookbehind, at every
+#: position (the 570 KB asz.view document of the corpus's largest conversation: 200 ms, session 36).
+STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "aws-access-key-id": (("AKIA", "ASIA"), ()),
+    "aws-secret-access-key": (("AKIA", "ASIA"), ("aws", "secret")),
+    "github-token": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), ()),
+    "gitlab-token": (("glpat-",), ()),
+    "anthropic-api-key": (("sk-ant-",), ()),
+    "openai-api-key": (("sk-",), ()),
+    "slack-token": (("xox",), ()),
+    "slack-webhook-url": (("https://hooks.slack.com/services/",), ()),
+    "google-api-key": (("AIza",), ()),
+    "google-oauth-client-secret": (("GOCSPX-",), ()),
+    "stripe-live-key": (("sk_live_", "rk_live_"), ()),
+    "huggingface-token": (("hf_",), ()),
+    "npm-token": (("npm_",), ()),
+    "private-key": (("-----BEGIN ",), ()),
+    "jwt": (("eyJ",), ()),
+    "bearer-token": ((), ("authorization",)),
+    "url-password": (("://",), ()),
+    "sendgrid-api-key": (("SG.",), ()),
+    "azure-storage-account-key": (("AccountKey",), ()),
+    "azure-shared-access-key": (("SharedAccessKey",), ()),
+    "azure-sas-signature": (("sig=",), ()),
+    "basic-auth": ((), ("authorization",)),
+    "mysql-password": (("mysql", "mariadb"), ()),
+    "curl-password": (("curl",), ()),
+    "password": ((), ("password", "passwd", "passphrase", "pwd", "secret")),
+    "token": (("token", "TOKEN", "Token"), ()),
+}
+
+
+#: The forms whose match needs a check beyond the expression: name -> the check of the value; of the forms in
+#: :data:`BY_MATCH`, of the value and the match (a name's or a flag's shape decides too).
+GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
+          "url-password": looks_password, "password": looks_named_password, "token": looks_keyword_password,
+          "bearer-token": looks_bearer, "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed,
+          "azure-shared-access-key": looks_mixed, "azure-sas-signature": looks_sas_signature, "basic-auth": looks_basic,
+          "mysql-password": looks_mysql_password, "curl-password": looks_password}
+#: The forms whose guard is given the match as well as the value.
+BY_MATCH = frozenset({"password", "mysql-password"})
+#: The forms whose value (or match) may follow a letter or digit: a PEM line, and a password glued to ``-p``.
+GLUED = frozenset({"private-key", "mysql-password"})
+#: The forms whose value is a password (or a user's name and password), masked as ``***``, nothing of it kept.
+HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password"})

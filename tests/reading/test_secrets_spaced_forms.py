@@ -1,0 +1,130 @@
+"""Credentials session 42 left whole (close42, "Not done"): a password after a flag and a space (``--password PASS``,
+``--passwd PASS``), after mysql's ``-p`` and a space, curl's ``-u USER:PASSWORD`` / ``--user``, an Azure Service Bus
+or Event Hubs connection string's ``SharedAccessKey=``, an Azure SAS URL's ``sig=``, and a passphrase of words joined
+by ``-`` given to a password's name (``password: correct-horse-battery-staple``). Each is found by ``asz secrets``
+and masked in every reader: each export format, ``asz search``'s snippets, ``asz conversation`` and the page.
+
+Planted into a real transcript of the shared corpus (claude-reliability: its first prompt and a tool result) beside
+the lines that name them and hold none (a file's path, a variable, a user alone, a database's name, an identifier
+given to a secret's name). Over the whole shared corpus none of these forms finds anything."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from asz_core.view.secret_forms import KINDS, find, redacted
+
+from cli_helpers import asz_in_process
+from reading_helpers import RELIABILITY, forms_over_corpus, plant_in_prompt_and_result, planted_root, secrets_found
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
+
+from view_server_helpers import Served  # noqa: E402
+
+#: A Service Bus key (32 bytes' base64) and a SAS URL's signature (32 bytes' base64, percent-encoded as Azure writes it).
+SB_KEY = "0XtnGsHiL6tFhk53rKD9bWJJeNCJ5jgLWGdqrznNkX8="
+SIG = "EO9Pn0XpBbPI3vzH2%2BpI0EYP1xjefO2UDI8CAEl6oQs%3D"
+PASSPHRASE = "correct-horse-battery-staple"
+#: Each shape (text, form, value, as every reader shows it masked).
+SHAPES = [
+    ("pg_dump --password Zq8k!Lm2vT9 prod", "password", "Zq8k!Lm2vT9", "pg_dump --password *** prod"),
+    (f"password: {PASSPHRASE}", "password", PASSPHRASE, "password: ***"),
+    ("mysql -h db -u root -p Xy7#kLm2q shop", "mysql-password", "Xy7#kLm2q", "mysql -h db -u root -p *** shop"),
+    ("curl -sS -u deploy:Tr0ub4dor3x https://api.example.com/v1", "curl-password", "Tr0ub4dor3x",
+     "curl -sS -u deploy:*** https://api.example.com/v1"),
+    ("openssl enc -aes256 --passwd Hunt3r#22x -in f", "password", "Hunt3r#22x", "--passwd *** -in f"),
+    (f"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={SB_KEY}",
+     "azure-shared-access-key", SB_KEY, "SharedAccessKey=0Xtn…kX8="),
+    (f"https://acct.blob.core.windows.net/c/b.txt?sv=2021-08-06&se=2026-12-31&sr=b&sp=r&sig={SIG}",
+     "azure-sas-signature", SIG, "sig=EO9P…s%3D"),
+    ("curl --user admin:Zx9Yw8Vu7 https://x.example.com", "curl-password", "Zx9Yw8Vu7", "curl --user admin:*** https"),
+]
+#: Texts naming a password, a user, a key or a signature that hold none (docs/reading.md, Credentials: the placeholders).
+DECOYS = ("--password-file /run/secrets/db_pw", "--password $DB_PASS", '--password "${X}"', "curl -u root https://x.io",
+          'curl -u "$USER:$TOKEN" https://x.io', "curl -u user:password https://x.io", "curl -u admin: https://x.io",
+          "mysql -u root -p shop", "mysql -u root -p app_db2", "secret_name: aws-access-key-id", 'MY_SECRET = "my-secret-key"',
+          "password: not-set-yet", "SharedAccessKeyName=RootManageSharedAccessKey", "?sv=2021&sig=" + "x" * 43 + "%3D",
+          ":type passphrase: :py:data:`bytes`", 'aws = [f for f in found if f["secret"] == "aws-access-key-id"]',
+          "--password <password>")
+NEW_FORMS = ("azure-shared-access-key", "azure-sas-signature", "curl-password", "mysql-password", "password")
+IN_PROMPT = SHAPES[:4]
+IN_RESULT = SHAPES[4:]
+VALUES = tuple(v for _, _, v, _ in SHAPES)
+
+
+@pytest.mark.parametrize("text,form,value", [*((t, f, v) for t, f, v, _ in SHAPES), *((d, None, None) for d in DECOYS)])
+def test_each_shape_is_found_as_its_form_and_no_decoy(text, form, value):
+    assert [(k, text[a:b]) for k, a, b in find(text)] == ([(form, value)] if form else [])
+
+
+def test_masked_as_the_docs_say():
+    for text, _, _, shown in SHAPES:
+        assert shown in redacted(text)[0], text
+    # the order decides which form keeps a value two find: the issuer's own before a name's
+    assert [n for n, _, _ in KINDS][-9:] == ["sendgrid-api-key", "azure-storage-account-key", "azure-shared-access-key",
+                                            "azure-sas-signature", "basic-auth", "mysql-password", "curl-password",
+                                            "password", "token"]
+
+
+def test_none_over_the_shared_corpus(corpus_dir):
+    texts, found = forms_over_corpus(corpus_dir, NEW_FORMS)
+    assert texts > 60_000 and found == 0
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory, corpus_dir) -> Path:
+    prompt = " ".join(t for t, _, _, _ in IN_PROMPT)
+    result = "Hello world\n" + "\n".join(t for t, _, _, _ in IN_RESULT) + "\n" + "\n".join(DECOYS)
+    return planted_root(corpus_dir, tmp_path_factory.mktemp("spaced-forms"), RELIABILITY,
+                        plant_in_prompt_and_result(f"Also {prompt}", result))
+
+
+def _named(planted: Path) -> list[tuple[str, str, str]]:
+    return secrets_found(planted, VALUES)[1]
+
+
+def test_asz_secrets_names_each(planted):
+    expected = sorted([(f, "prompt", v) for _, f, v, _ in IN_PROMPT] + [(f, "tool_result", v) for _, f, v, _ in IN_RESULT])
+    assert _named(planted) == expected
+
+
+@pytest.mark.parametrize("args", [["--format", "md"], ["--format", "html"], ["--format", "json", "--redact"],
+                                  ["--format", "prose", "--redact"], ["--format", "text"], ["--audit"]])
+def test_every_export_format_writes_none_whole(planted, args):
+    p = asz_in_process("export", "de3b8b19", *args, "--root", str(planted))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.replace("\\u2026", "…")
+    assert [v for v in VALUES if v in out] == []
+    shown = [s.replace("&", "&amp;") if args[-1] == "html" else s for _, _, _, s in SHAPES]
+    if {"prose", "text", "--audit"} & set(args):  # the prompt alone (prose and the audit forms leave tool results out)
+        shown = shown[:len(IN_PROMPT)]
+    assert [s for s in shown if s not in out] == []
+
+
+def test_search_conversation_and_the_page_mask_each(planted, tmp_path):
+    """``asz search`` prints each text masked and a value finds nothing; ``asz conversation --step`` prints the talk
+    masked; the page's document (masked by default) and its search results hold no value whole."""
+    got = asz_in_process("search", "Also", "--root", str(planted), "--json")
+    assert got.returncode == 0, got.stderr
+    hits = json.loads(got.stdout)
+    assert [v for v in VALUES if v in got.stdout] == [] and "pg_dump --password *** prod" in hits[0]["snippet"]
+    for value in ("Zq8k!Lm2vT9", "Tr0ub4dor3x", PASSPHRASE):
+        assert json.loads(asz_in_process("search", f'"{value}"', "--root", str(planted), "--json").stdout) == []
+    talk = asz_in_process("conversation", "de3b8b19", "--step", hits[0]["step"], "--root", str(planted))
+    assert talk.returncode == 0, talk.stderr
+    assert [v for v in VALUES if v in talk.stdout] == []
+    assert [s for _, _, _, s in SHAPES if s not in talk.stdout] == []
+    s = Served(["view", "--root", str(planted)], tmp_path, timeout=60)
+    try:
+        found = s.get("/api/search?q=Hello&limit=50&held_back=1")
+        assert found.status == 200 and [v for v in VALUES if v.encode() in found.body] == []
+        view = s.get(f"/api/c/{hits[0]['conversation']}/view")
+        assert view.status == 200
+        assert [v for v in VALUES if v.encode() in view.body] == []
+        assert [t for _, _, _, t in SHAPES if t.encode() not in view.body.replace(b"\\u0026", b"&")] == []
+    finally:
+        s.stop()
