@@ -18,7 +18,7 @@ from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
 from .conversation_step import open_line, opened
-from .search_index import index_up_to_date
+from .search_index import asked, index_up_to_date
 from .search_notes import TOO_LARGE_GAP, too_large
 
 
@@ -120,27 +120,20 @@ def _answer(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as
             by_conversation: bool, phase: list[str], given: list[str], instance: str, said: dict[str, str]) -> None:
     """The query asked and answered (:func:`_hits`, or :func:`_conversations`), after the filters' checks
     (``said``: the filter flags as given). An index the query finds damaged (:func:`~asz_core.reading.search_place.is_damaged`)
-    is said in one line, deleted, built again and asked once more (trial 42b F2: it answered exit 1, "delete it and run
-    asz search --reindex"). Raises QueryError, SearchError and KeyboardInterrupt."""
-    from ..reading.search import SearchError
-
+    is said in one line, deleted, built again and asked once more, while nothing is printed yet (:func:`asked`, as
+    ``asz secrets`` does; trial 42b F2: it answered exit 1, "delete it and run asz search --reindex"). Raises
+    QueryError, SearchError and KeyboardInterrupt."""
     empty = _empty_answer(as_json, held_back and not by_conversation)
-    for tried in (False, True):
-        try:
-            none_kept("search", r, filters, said, empty)
-            among = _sent_by(r, instance, empty)
-            if by_conversation:
-                _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given, among)
-            else:
-                _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
-            return
-        except SearchError as exc:
-            if tried or not exc.damaged or phase != ["query"]:
-                raise
-            from ..reading.search_place import rebuilt_line
 
-            typer.echo(rebuilt_line("search", exc), err=True)
-            index_up_to_date(r, True)
+    def ask() -> None:
+        none_kept("search", r, filters, said, empty)
+        among = _sent_by(r, instance, empty)
+        if by_conversation:
+            _conversations(r, query, hide, filters, kinds, limit, as_json, phase, given, among)
+        else:
+            _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
+
+    asked(r, "search", ask, lambda: phase == ["query"])
 
 
 def _indexed(r: Path, reindex: bool, as_json: bool) -> None:

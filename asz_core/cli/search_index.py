@@ -1,8 +1,8 @@
 """The search index of a root brought up to date for a reading command (``asz search``, ``asz secrets``; issue 20).
 
 Split from :mod:`asz_core.cli.search_cmd`. Under a progress bar, in one forked worker per CPU; Ctrl-C says how many
-conversations the index keeps (exit 130); an index SQLite finds damaged is said as a warning, deleted and built again,
-once (derived data: docs/reading.md).
+conversations the index keeps (exit 130); an index SQLite finds damaged, as it is brought up to date or as it is read
+(:func:`asked`), is said as a warning, deleted and built again, once (derived data: docs/reading.md).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["index_up_to_date", "WAITING", "WAITED"]
+__all__ = ["index_up_to_date", "asked", "WAITING", "WAITED"]
 
 
 #: What ``asz search`` says when another process updates the index, then the holder's note in parentheses (its pid,
@@ -60,3 +60,23 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
         typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(1)
     raise typer.Exit(130)
+
+
+def asked(r: Path, cmd: str, ask, again=lambda: True):
+    """``ask()``'s answer, the query of ``asz search`` or the scan of ``asz secrets`` over root ``r``'s index. When it
+    raises a :class:`~asz_core.reading.search.SearchError` saying the index file is damaged (SQLite's malformed or
+    not a database: derived data) and ``again()`` holds (``asz search``: nothing was printed yet), the damage is said
+    in one line (:func:`~asz_core.reading.search_place.rebuilt_line`), the index deleted, built again
+    (:func:`index_up_to_date` as ``--reindex``) and ``ask()`` asked once more (trial 42b F2; session 43: ``asz secrets``
+    said "cannot be read", exit 1). Raises what ``ask()`` raises otherwise, or the second time."""
+    from ..reading.search import SearchError
+    from ..reading.search_place import rebuilt_line
+
+    try:
+        return ask()
+    except SearchError as exc:
+        if not exc.damaged or not again():
+            raise
+        typer.echo(rebuilt_line(cmd, exc), err=True)
+    index_up_to_date(r, True, cmd)
+    return ask()

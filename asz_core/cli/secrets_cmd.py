@@ -6,7 +6,6 @@ Split from :mod:`asz_core.cli.search_cmd`, which registers the command beside ``
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Optional
@@ -17,7 +16,7 @@ import typer
 from ..view.rate_words import listed_title
 from .reading_common import filter_option, CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
 from .search_cmd import kept_note, none_kept
-from .search_index import index_up_to_date
+from .search_index import asked, index_up_to_date
 
 __all__ = ["secrets"]
 
@@ -42,7 +41,8 @@ def secrets(
     OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
     of an address such as postgres://user:PASSWORD@host, a password given to its name or flag, mysql's -p and curl's
     -u USER:PASSWORD, Azure keys and SAS signatures; docs/reading.md lists them), so a finding is very likely real
-    and a credential of any other form is not found. No value is printed: each finding shows its first and last 4
+    and a credential of any other form is not found. An index SQLite finds damaged is said in a warning, deleted,
+    built again and read again, as asz search does. No value is printed: each finding shows its first and last 4
     characters (a password: ***) and a fingerprint (12 hex digits of an HMAC-SHA256 under the root's own key,
     _export/mask.key: no guess can be tested against it) that is the same wherever the credential appears, as a masked export's manifest gives it,
     with its conversation, time, text kind, step, landed file and row (asz show ID prints the record). Exit 0 when
@@ -51,7 +51,7 @@ def secrets(
     in ROOT; …); nothing was scanned``, and nothing on stdout, not even --json's []: a gate stops, never reads a
     filter that matched nothing as clean), 2 on usage errors.
     """
-    from ..reading.search import index_path
+    from ..reading.search import SearchError, index_path
     from ..reading.search_place import index_file
     from ..reading.secrets import PLACE_FIELDS, keyed_findings, scan, scan_places
     from ..reading.termtext import visible
@@ -63,10 +63,10 @@ def secrets(
     none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
                                        "--until": until}, tail="; nothing was scanned")
     unjudged: list[str] = []
-    try:
-        found = scan(r, index_file(r, index_path(r)), filters, unjudged)
-    except sqlite3.Error as exc:
-        typer.echo(f"asz secrets: the search index cannot be read: {exc} (asz search --reindex builds it again)", err=True)
+    try:  # a damaged index is built again and read once more, as asz search's query does (session 43)
+        found = asked(r, "secrets", lambda: scan(r, index_file(r, index_path(r)), filters, unjudged))
+    except SearchError as exc:
+        typer.echo(f"asz secrets: {exc}", err=True)
         raise typer.Exit(1)
     found, note = keyed_findings(r, found + scan_places(r, hide, filters))  # a cwd's and a branch's (trial 37a F2)
     if note:

@@ -25,7 +25,8 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     (:func:`~asz_core.view.secret_forms.credentials`: a PEM private key told from another of its type by its lines). ``unjudged``, when given, gets the conversations of the findings that
     ``filters``' project or model kept only because it cannot judge them (a landed file did not verify, so their
     project or models are not known: :func:`~asz_core.reading.search_hits.unjudged_convs`; trial 25b F3). Raises
-    sqlite3.Error."""
+    :class:`~asz_core.reading.search.SearchError` (the index cannot be read; ``damaged`` when SQLite finds the file
+    damaged: :func:`~asz_core.reading.search_place.is_damaged`), as a search's query does."""
     from .search_hits import hits_where, unjudged_convs
 
     where, args = hits_where(filters or Filters())
@@ -35,19 +36,25 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     from ..storage.frozen import open_read
     from .search_store import with_folded
 
-    con = with_folded(open_read(index, root, timeout=30))  # --project compares asz_folded (trial 31c F2)
     out: list[dict] = []
     try:
-        seen: set[tuple[int, str]] = set()
-        for cid, title, kind, at, step, file, row, name, shown, mark, rowid in con.execute(sql, args):
-            if (rowid, mark) not in seen:
-                seen.add((rowid, mark))
-                out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
-                            "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark, "field": "text"})
-        if unjudged is not None:
-            unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
-    finally:
-        con.close()
+        con = with_folded(open_read(index, root, timeout=30))  # --project compares asz_folded (trial 31c F2)
+        try:
+            seen: set[tuple[int, str]] = set()
+            for cid, title, kind, at, step, file, row, name, shown, mark, rowid in con.execute(sql, args):
+                if (rowid, mark) not in seen:
+                    seen.add((rowid, mark))
+                    out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
+                                "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark, "field": "text"})
+            if unjudged is not None:
+                unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        from .search import SearchError
+        from .search_place import REINDEX_REMEDY, is_damaged
+
+        raise SearchError(f"the search index {index} cannot be read: {exc} ({REINDEX_REMEDY})", is_damaged(exc)) from None
     return out
 
 

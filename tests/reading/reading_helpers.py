@@ -338,3 +338,18 @@ def stopped_itself(p: subprocess.Popen, point: str) -> subprocess.Popen:
         time.sleep(0.05)  # waits for the stop; where it stops is the hook's, not this wait's
     p.kill()
     raise AssertionError(f"never stopped at {point}")
+
+
+def damage_table(index: Path, table: str) -> None:
+    """The root page of ``table`` in the SQLite file ``index`` overwritten as a failing disk would (its log
+    checkpointed first): an update that finds nothing new never reads it, a query of the table does."""
+    import sqlite3
+
+    con = sqlite3.connect(index)
+    page, size = con.execute("SELECT rootpage FROM sqlite_master WHERE name=?", (table,)).fetchone()[0], \
+        con.execute("PRAGMA page_size").fetchone()[0]
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    with open(index, "r+b") as f:
+        f.seek((page - 1) * size)
+        f.write(b"\xab" * size)

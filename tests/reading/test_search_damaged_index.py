@@ -13,6 +13,7 @@ import json
 from asz_core.reading.search import INDEX_PATH
 from asz_core.reading.search_place import REINDEX_REMEDY
 from cli_helpers import asz_in_process
+from reading_helpers import damage_table
 
 PHRASE = '"Write a shell script called hello"'
 
@@ -48,16 +49,7 @@ def test_a_malformed_index_is_said_with_its_remedy_and_built_again(corpus_source
 def _damage_the_text_table(index) -> None:
     """The root page of the index's FTS5 data table overwritten: an update that finds nothing new never reads it, a
     query does (trial 42b F2: such damage was answered from, or exit 1 with "delete it and run asz search --reindex")."""
-    import sqlite3
-
-    con = sqlite3.connect(index)
-    page, size = con.execute("SELECT rootpage FROM sqlite_master WHERE name='fts_data'").fetchone()[0], \
-        con.execute("PRAGMA page_size").fetchone()[0]
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.close()
-    with open(index, "r+b") as f:
-        f.seek((page - 1) * size)
-        f.write(b"\xab" * size)
+    damage_table(index, "fts_data")
 
 
 def test_damage_the_query_finds_is_built_again_and_asked_once_more(corpus_source, corpus_copy, capsys):

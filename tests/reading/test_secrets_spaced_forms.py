@@ -6,20 +6,23 @@ and masked in every reader: each export format, ``asz search``'s snippets, ``asz
 
 Planted into a real transcript of the shared corpus (claude-reliability: its first prompt and a tool result) beside
 the lines that name them and hold none (a file's path, a variable, a user alone, a database's name, an identifier
-given to a secret's name). Over the whole shared corpus none of these forms finds anything."""
+given to a secret's name). Over the whole shared corpus none of these forms finds anything. ``asz secrets`` over an
+index whose ``secret`` table is damaged builds it again and answers as before."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from asz_core.reading.search import INDEX_PATH
 from asz_core.view.secret_forms import KINDS, find, redacted
 
 from cli_helpers import asz_in_process
-from reading_helpers import RELIABILITY, forms_over_corpus, plant_in_prompt_and_result, planted_root, secrets_found
+from reading_helpers import RELIABILITY, damage_table, forms_over_corpus, plant_in_prompt_and_result, planted_root, secrets_found
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
 
@@ -87,9 +90,19 @@ def _named(planted: Path) -> list[tuple[str, str, str]]:
     return secrets_found(planted, VALUES)[1]
 
 
-def test_asz_secrets_names_each(planted):
+def test_asz_secrets_names_each_and_builds_a_damaged_index_again(planted, tmp_path):
     expected = sorted([(f, "prompt", v) for _, f, v, _ in IN_PROMPT] + [(f, "tool_result", v) for _, f, v, _ in IN_RESULT])
-    assert _named(planted) == expected
+    root = tmp_path / "root"
+    shutil.copytree(planted, root, symlinks=True)
+    assert _named(root) == expected  # (the copy's files, new inodes, indexed again)
+    index = root / INDEX_PATH
+    damage_table(index, "secret")  # what asz secrets reads, and no update of an unchanged root does
+    p = asz_in_process("secrets", "--json", "--root", str(root))
+    said = [line for line in p.stderr.splitlines() if "warning" in line]
+    assert p.returncode == 1 and len(said) == 1, p.stdout + p.stderr  # exit 1: credentials found
+    assert said[0].startswith(f"asz secrets: warning: the search index {index} cannot be read: ")
+    assert said[0].endswith("it is derived data: deleted and built again now (as --reindex does)")
+    assert _named(root) == expected
 
 
 @pytest.mark.parametrize("args", [["--format", "md"], ["--format", "html"], ["--format", "json", "--redact"],
