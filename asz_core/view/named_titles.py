@@ -17,8 +17,11 @@ the structure, never shown (seed 000, Skeletons; trial 32b F1). A process keeps 
 Which conversation a leaf is in: the titles read it from the conversation's own landed records (its ids);
 the list rows' keys (:func:`named_key`, part of :func:`~asz_core.view.depends.files_key`) from the root's id table
 ``_index/ids.sqlite`` (parse's), so a summary landing in a later pass changes the key of the conversation it names and
-its kept row, page caches and search rows are read again. Without that table (a receiving root, never parsed), every
-key holds every such label of the root: correct, and read again whenever one lands anywhere.
+its kept row, page caches and search rows are read again. A session the table does not hold (the table removed with
+``_index/``, an older root, one that does not read) is asked of its own index instead (``<session>/index/entries.jsonl``:
+its records' ids, read once per file state, :func:`_index_ids`; 0.2 s CPU for the 133 MB of a 1 GB root), so a key
+holds the labels naming its conversation whatever the table's state, never every label of the root (before session
+43, any summary landing anywhere read every row again).
 
 Rule when several name one conversation: the last in the order (session of the file holding it, the file's seq, its
 row); one in the conversation's own files is its own label and comes first (docs/reading.md).
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -104,8 +108,11 @@ def scan_file(path: Path) -> list[tuple[int, str, str]]:
 class NamedIn:
     """Every :class:`Named` of a root's landed files, as read at one moment."""
 
-    def __init__(self, root: Path, named: list[Named], held: dict[tuple[str, int], tuple[str, tuple]] | None = None) -> None:
+    def __init__(self, root: Path, named: list[Named], held: dict[tuple[str, int], tuple[str, tuple]] | None = None,
+                 sessions: Iterable[str] | None = None) -> None:
         self.root = root
+        #: the root's session names (listed when asked, :meth:`_held`, when not given)
+        self.sessions = None if sessions is None else sorted(sessions)
         #: (session, seq) -> (path, stat key) of each landed file holding one of :attr:`named` (:meth:`unchanged`)
         self.held = held or {}
         self.named = sorted(named, key=lambda n: (n.session, n.seq, n.row))
@@ -128,13 +135,11 @@ class NamedIn:
         return max(got, key=lambda n: (n.session, n.seq, n.row)).label if got else ""
 
     def key(self, session: str) -> tuple:
-        """What of the root's labels ``session``'s title may come from: each :class:`Named` whose leaf the id table
-        says ``session`` holds, or, with no id table to ask, every one (:func:`named_key`)."""
+        """What of the root's labels ``session``'s title may come from: each :class:`Named` whose leaf ``session``
+        holds, by the id table or its own index (:meth:`_held`; :func:`named_key`)."""
         if not self.named:
             return ()
         holders = self._held()
-        if holders is None:
-            return tuple(self.named)
         if self._by_session is None or self._by_session[0] is not holders:
             by: dict[str, list[Named]] = {}
             for n in self.named:
@@ -144,12 +149,12 @@ class NamedIn:
         return self._by_session[1].get(session, ())
 
     def titled_by(self, sessions: Iterable[str]) -> set[str]:
-        """The other sessions whose title a label in ``sessions``' files may give (the id table places its leaf
-        there); none without an id table (their keys then hold every label: :meth:`key`)."""
+        """The other sessions whose title a label in ``sessions``' files may give (the id table or their index
+        places its leaf there: :meth:`_held`)."""
         names = set(sessions)
-        holders = self._held() if any(n.session in names for n in self.named) else None
-        if holders is None:
+        if not any(n.session in names for n in self.named):
             return set()
+        holders = self._held()
         return {s for n in self.named if n.session in names for s in holders.get(n.leaf, ())} - names
 
     def unchanged(self, named: Iterable[Named]) -> bool:
@@ -163,14 +168,16 @@ class NamedIn:
                 return False
         return True
 
-    def _held(self) -> dict[str, set[str]] | None:
-        """leaf -> the sessions the root's id table says hold a record with that id (by its hash); None when the
-        table is not there or does not read. Read again when the table's files change."""
+    def _held(self) -> dict[str, set[str]]:
+        """leaf -> the sessions holding a record with that id: by the root's id table (by its hash) for the sessions it
+        holds, by their own index for the others (every session when the table is not there or does not read:
+        :func:`_index_ids`). Read again when the table's files change; an index is read once per state."""
         path = self._ids
         mark = (_stat_or_none(path), _stat_or_none(f"{path}-wal"))  # asked once a row: strings, one stat each
         if self._holders is not None and self._holders[0] == mark:
             return self._holders[1]
-        got: dict[str, set[str]] | None = None
+        got: dict[str, set[str]] = {leaf: set() for leaf in self.by_leaf}
+        known: set[str] = set()
         if mark[0]:
             from ..flow.shared_ids import id_hash
             from ..storage.frozen import read_only_db
@@ -178,16 +185,70 @@ class NamedIn:
             try:
                 db = read_only_db(path, timeout=5.0)
                 try:
-                    got = {}
                     for leaf in self.by_leaf:
                         got[leaf] = {name for (name,) in db.execute(
                             "SELECT s.name FROM ids JOIN sessions s ON s.no = ids.session WHERE ids.h = ?", (id_hash(leaf),))}
+                    known = {name for (name,) in db.execute("SELECT name FROM sessions")}
                 finally:
                     db.close()
             except sqlite3.Error:
-                got = None
+                got, known = {leaf: set() for leaf in self.by_leaf}, set()
+        if self.sessions is None:
+            self.sessions = sorted(d.name for d in session_dirs(self.root))
+        for s in self.sessions:
+            if s not in known:  # not in the table: its own index says which leaves it holds
+                for leaf in _index_ids(self.root, s, self.by_leaf):
+                    got[leaf].add(s)
         self._holders = (mark, got)
         return got
+
+
+#: index path -> (its stat key, every record id its lines hold outside the set-aside kinds)
+_INDEX_IDS: dict[str, tuple[tuple, frozenset[str]]] = {}
+_ID_FIELD = re.compile(rb'"id":"([^"\\]+)"')
+
+
+def _index_ids(root: Path, session: str, leaves: Iterable[str]) -> set[str]:
+    """Those of ``leaves`` that ``session``'s index (``<root>/<session>/index/entries.jsonl``) holds as a record's id,
+    as the id table would hold them (records of its files outside the set-aside kinds); an index not there or that
+    does not read holds none. The ids are found by their bytes (every ``"id":"…"``), and a line holding a leaf is
+    decoded to be sure it names a record of a kind the table keeps; read once per file state."""
+    from ..flow.index import index_dir
+
+    path = os.fspath(index_dir(os.path.join(root, session)) / "entries.jsonl")
+    key = _stat_or_none(path)
+    hit = _INDEX_IDS.get(path)
+    if hit is None or hit[0] != key or not key:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        hit = _INDEX_IDS[path] = (key, frozenset(m.decode("utf-8", "replace") for m in _ID_FIELD.findall(data)))
+    out = set(hit[1].intersection(leaves))
+    if out:  # a leaf's bytes found: kept only where a line of a kind the table keeps has a record with that id
+        out &= _record_ids(path, out)
+    return out
+
+
+def _record_ids(path: str, wanted: set[str]) -> set[str]:
+    """Those of ``wanted`` that a line of the index at ``path`` gives as a record's ``id`` in a file of a kind the id
+    table keeps (not :data:`~asz_core.flow.index.SET_ASIDE_KINDS`): the id table's rule (:mod:`asz_core.flow.shared_ids`)."""
+    out: set[str] = set()
+    try:
+        with open(path, "rb") as f:
+            lines = [x for x in f.read().splitlines() if any(w.encode() in x for w in wanted)]
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            d = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(d, dict) or d.get("kind") in SET_ASIDE_KINDS or not isinstance(d.get("records"), list):
+            continue
+        out |= {r["id"] for r in d["records"] if isinstance(r, dict) and r.get("id") in wanted}
+    return out
 
 
 def _stat_or_none(path: str) -> tuple:
@@ -233,11 +294,14 @@ def named_key(root: str | os.PathLike, session: str) -> tuple:
     return tuple(("", "named", n.session, n.seq, n.row, n.label) for n in named if n.session != session)
 
 
-def _landed(root: Path) -> dict[str, tuple[str, int, tuple]]:
-    """path under the root -> (session, seq, stat key) of every landed ``.sd`` file of the root's sessions."""
+def _landed(root: Path, names: list[str] | None = None) -> dict[str, tuple[str, int, tuple]]:
+    """path under the root -> (session, seq, stat key) of every landed ``.sd`` file of the root's sessions; each
+    session's name is added to ``names`` when given."""
     out = {}
     stat, sep = os.stat, os.sep
     for sdir in session_dirs(root):
+        if names is not None:
+            names.append(sdir.name)
         base = os.fspath(sdir)
         cut, name = len(base) + 1, sdir.name
         try:
@@ -276,12 +340,13 @@ def _connect(root: Path, write: bool) -> sqlite3.Connection | None:
         return None
 
 
-def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str, tuple]]]:
+def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str, tuple]], list[str]]:
     """Every :class:`Named` of the root's landed files, each file read once per state, kept in the store (read from it
-    once a process, written only for the files read); and the stat key of each file holding one ((session, seq) -> (path, key))."""
+    once a process, written only for the files read); the stat key of each file holding one ((session, seq) -> (path,
+    key)); and the root's session names."""
     from ..storage.frozen import frozen
 
-    landed = _landed(root)
+    landed = _landed(root, sessions := [])
     texts = {rel: "[%d, %d, %d, %d]" % st for rel, (_, _, st) in landed.items()}  # json.dumps(st), as stored
     rows = _ROWS.get(os.fspath(root))
     con = None
@@ -320,7 +385,7 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
             pass  # derived data: read again next time
     if con is not None:
         con.close()
-    return out, held
+    return out, held, sessions
 
 
 def _stored(text: object) -> list | None:
@@ -341,7 +406,7 @@ def _stored(text: object) -> list | None:
 def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
     """Take the labels of ``sessions``' files out of the store, wiped from the file (``secure_delete``, ``VACUUM``:
     retention and ``asz erase`` leave no text of theirs under ``_index/``), and return the other sessions those labels
-    may title (:meth:`NamedIn.key`; every session of the root without an id table), whose kept rows and search rows
+    may title (:meth:`NamedIn.key`; every session of the root when a row of theirs does not read), whose kept rows and search rows
     hold them and are to be forgotten too. Raises sqlite3.Error or OSError when the store exists and cannot be
     written."""
     root = Path(root)
@@ -369,7 +434,7 @@ def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
         con.close()
     if not theirs and not unread:
         return set()
-    holders = NamedIn(root, theirs)._held() if not unread else None
-    if holders is None:
+    if unread:
         return {d.name for d in session_dirs(root)} - names
+    holders = NamedIn(root, theirs)._held()
     return {s for n in theirs for s in holders.get(n.leaf, ())} - names

@@ -203,3 +203,52 @@ def test_a_store_row_that_does_not_read_is_read_again_from_its_file(tmp_path):
     with sqlite3.connect(db) as con:
         con.execute("UPDATE files SET named = 'not json' WHERE path LIKE ?", (b + "/%",))
     assert named_titles.forget_named(root, [b]) == {a}
+
+
+def test_without_the_id_table_a_summary_changes_the_key_of_the_conversation_it_names_only(tmp_path):
+    """A root without ``_index/ids.sqlite`` (removed with ``_index/``, an older root): each conversation's key held every
+    summary of the root naming another session's message, so one landing anywhere read every row again (close42). Now
+    a session the table does not hold is asked of its own index: C's summary naming A's message a-2 changes A's list
+    row key (:func:`~asz_core.view.summary_cache.fingerprint`) and not B's, and C's pass keeps A's row again
+    (``titled_by``), the table absent or there."""
+    import shutil
+
+    from asz_core.view import named_titles
+    from asz_core.view.summary_cache import fingerprint
+
+    a, b, c = ("aaaaaaaa-0000-4000-8000-00000000000a", "bbbbbbbb-0000-4000-8000-00000000000b",
+               "cccccccc-0000-4000-8000-00000000000c")
+    root = collect_claude(tmp_path, {
+        a: [_user(a, "a-1", None, "Plan it", "2026-01-01T10:00:00Z"), _agent(a, "a-2", "a-1", "ok", "2026-01-01T10:00:05Z")],
+        b: [_user(b, "b-1", None, "Other", "2026-01-02T10:00:00Z"), _agent(b, "b-2", "b-1", "x", "2026-01-02T10:00:05Z")]})
+    table = root / "_index" / "ids.sqlite"
+
+    def keys() -> dict[str, str]:
+        for p in root.glob("_index/ids.sqlite*"):
+            p.unlink()
+        named_titles._KEPT.clear()  # as a new process reads the root
+        named_titles._ROWS.clear()
+        assert not table.exists()
+        return {s: fingerprint(root, s, s) for s in (a, b)}
+
+    before = keys()
+    (tmp_path / "projects" / "-home-dev-app" / f"{c}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in (
+        _summary("Zephyr", "a-2"), _user(c, "c-1", None, "Third", "2026-01-03T10:00:00Z"),
+        _agent(c, "c-2", "c-1", "y", "2026-01-03T10:00:05Z"))))
+    p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"),
+                       "--root", str(root))
+    assert p.returncode == 0 and " errors=0 " in p.stdout, p.stdout + p.stderr
+    assert table.exists() and _kept_prints(root, a)  # the pass's parse made the table again and kept A's new row
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for f in root.glob("_index/ids.sqlite*"):
+        shutil.copy(f, saved / f.name)
+    after = keys()
+    assert after[a] != before[a] and after[b] == before[b]
+    assert named_titles.named_key(root, a) == (("", "named", c, 1, 1, "Zephyr"),) and named_titles.named_key(root, b) == ()
+    assert named_titles.named_in(root).titled_by([c]) == {a}
+    assert _kept_prints(root, a)  # the key without the table is the key the pass kept A's row under, with it
+    for f in saved.iterdir():
+        shutil.copy(f, root / "_index" / f.name)
+    named_titles._KEPT.clear()
+    assert fingerprint(root, a, a) == after[a] and fingerprint(root, b, b) == after[b]
