@@ -195,7 +195,11 @@ def list_page(rows: list[dict], q: ListQuery, root: str,
     if counting:  # its times are the counted summary's (rows.recorded_keys): not known yet, nothing wrong (trial 27a F7)
         lines.append("not placed in the since/until window yet (still being counted, their times not known until "
                      "then): " + ", ".join(counting))
-    if rows and not kept and q.given:
+    if uncounted := [r["id"] for r in q.filters.uncounted]:
+        said = " and ".join(k for k in ("project", "model") if q.given.get(k))
+        lines.append(f"not judged by {said} yet (still being counted, left out until their {said} is known): "
+                     + ", ".join(uncounted))
+    if rows and not kept and q.given and not uncounted:
         lines.append(matched_none(" ".join(f"{k}={v}" for k, v in q.given.items()), len(rows), root))
     return page, len(kept), lines
 

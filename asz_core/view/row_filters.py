@@ -113,14 +113,23 @@ class Filters:
     #: Rows kept though ``project`` or ``model`` could not judge them: they do not verify, so the field is held back
     #: (:func:`blind_to`): said, never dropped silently (``asz_core.reading.listing.unjudged_line``; trial 25b F3).
     unjudged: list = attrs.field(factory=list, eq=False, repr=False)
+    #: Rows the server still counts (``counting``), left out by ``project`` or ``model``, which cannot judge them yet:
+    #: said in ``/api/conversations``' ``note``, never kept (:meth:`keeps`).
+    uncounted: list = attrs.field(factory=list, eq=False, repr=False)
 
     def keeps(self, row: dict) -> bool:
         """True when ``row`` (a conversation row with ``dialect``) passes every filter. A filter on a field ``row``'s
         failed verification holds back (:func:`blind_to`) passes it, and the row, once kept, is put in
-        :attr:`unjudged`. A row the server still counts (``counting``: its project and models not known yet) passes
-        ``project`` and ``model`` (``/api/conversations``; ``/api/usage`` counts such a conversation alike)."""
+        :attr:`unjudged`. A row the server still counts (``counting``: its project and models not known yet) is not
+        kept when ``project`` or ``model`` is given, and is put in :attr:`uncounted` (``/api/conversations``: an answer
+        filtered by project holds only rows of that project, from the first; before session 43 it held every row
+        still counted)."""
         counting = bool(row.get("counting"))
-        blind = ["--project", "--model"] if counting else blind_to(row, self.project, self.model)
+        if counting and (self.project or self.model):
+            if dialect_matches(row.get("dialect"), self.dialect) and self.active_in(row.get("from"), row.get("to")):
+                self.uncounted.append(row)
+            return False
+        blind = [] if counting else blind_to(row, self.project, self.model)
         if "--project" not in blind and not any(matches(p, self.project, self.exact)
                                                  for p in (row.get("project"), *(row.get("project_before") or ()))):
             return False
