@@ -20,7 +20,7 @@ from ..view.rate_words import ERROR_LABELS, LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title, shorten
 from ..view.secret_forms import Masker, masked_cut, shown_title
-from ..view.titles import record_commands, record_line, talk_headings
+from ..view.titles import SHORT_FORM_KINDS, record_commands, record_line, talk_headings
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .export_calls import calls_at
@@ -42,8 +42,7 @@ _WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.o
         "control.notice": "Runtime notice", "runtime.notification": "Runtime notification", "error.api": "API error",
         "control.interrupt": "Interrupt", "control.permission": "Permission", "control.command": "Command"}
 #: The kinds whose label carries the adapter's short form of their record (:func:`~asz_core.view.titles.record_line`).
-_SHORT = frozenset({"epoch.boundary", "control.notice", "runtime.notification", "error.api", "control.interrupt",
-                    "control.permission", "control.command"})
+_SHORT = SHORT_FORM_KINDS
 #: At most this many characters of a short form in a label (the record itself is drawn whole).
 SHORT_LIMIT = 100
 

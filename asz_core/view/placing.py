@@ -550,11 +550,13 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
     (:func:`repeats` of each talk's message and output steps, texts whole through ``record``, a ``ref`` dict -> the
     landed record as the record endpoint serves it, or None), ``asked`` (:func:`asked_steps`), ``prompts``
     (:func:`call_prompts`) and ``lines``: the
-    adapter's short form of each compaction boundary's record (:func:`~asz_core.view.titles.record_line`: Claude
-    Code's ``auto, 167,731 tokens before``), as the exports label it, ``compactions`` (:func:`compactions`) and
+    adapter's short form of the record of each step standing for a runtime's own record
+    (:data:`~asz_core.view.titles.SHORT_FORM_KINDS`, :func:`~asz_core.view.titles.record_line`: Claude Code's
+    compaction boundary ``auto, 167,731 tokens before``, a stop hook summary ``stop hooks: 1 ran, 0 errors``), as the
+    exports label it, ``compactions`` (:func:`compactions`) and
     ``reports`` (:func:`reports`), ``asks`` (:func:`asks`), ``gists`` (:func:`gists`) and ``unresolved``
     (:func:`unresolved_split`)."""
-    from .titles import record_line
+    from .titles import SHORT_FORM_KINDS, record_line
 
     prompts = call_prompts(doc, dialect, record)
     same: dict[str, list[str]] = {}
@@ -564,7 +566,7 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
         same.update(repeats([(position(n), n["kind"], n["id"], _whole(n, record)) for n in steps if position(n)[:3] in outputs]))
     lines = {}
     for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
-        if n.get("kind") == "epoch.boundary" and n.get("state") != "omitted" and _first_ref(n):
+        if n.get("kind") in SHORT_FORM_KINDS and n.get("state") != "omitted" and _first_ref(n):
             line = record_line(record(_first_ref(n)), dialect)
             if line:
                 lines[n["id"]] = line

@@ -32,7 +32,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -163,6 +163,13 @@ def prompt_blocks(text: str, dialect: str) -> list[tuple[str, str]]:
                                              and isinstance(b[1], str) for b in got):
         return [(b[0], b[1]) for b in got]
     return [("text", text)]
+
+
+#: The step kinds that stand for a runtime's own record, each labelled with the short form :func:`record_line` gives it
+#: (md's and html's step label, the page's row: ``/api/c/{id}/headings`` ``lines``; trial 43c F3: the page drew a
+#: Claude Code ``informational`` notice as its record's JSON).
+SHORT_FORM_KINDS = frozenset({"epoch.boundary", "control.notice", "runtime.notification", "error.api", "control.interrupt",
+                              "control.permission", "control.command"})
 
 
 def record_line(record: dict | None, dialect: str) -> str:

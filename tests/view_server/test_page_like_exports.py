@@ -165,3 +165,31 @@ def test_a_closed_talks_reply_preview_starts_at_its_first_word(corpus_root, serv
     open_at(browser, f"{s.base}/c/{SPOTTER[1]}", "section.talk")
     head = browser.find_element(By.CSS_SELECTOR, f'section.talk[data-talk="{talk["id"]}"] > .reply')
     assert head.get_attribute("textContent") == "↳ " + talk["reply"].lstrip()
+
+
+def test_a_runtime_notice_reads_as_its_short_form_its_record_folded(corpus_root, corpus_dir, serve, browser):
+    """Trial 43c F3: a Claude Code ``system`` record drawn as a notice showed its record's JSON as the row's line; the
+    page reads it as md and html label it (``Adapter.record_line``: ``stop hooks: N ran, M errors``, from the source
+    line's ``hookCount`` and ``hookErrors``), the JSON still there when the step is opened."""
+    src = {d["uuid"]: d for d in _lines(corpus_dir / "claude-code" / "projects" / SPOTTER[0] / f"{SPOTTER[1]}.jsonl")
+           if d.get("uuid")}
+    s = serve(corpus_root)
+    doc = _get(s.base, f"/api/c/{SPOTTER[1]}/view")
+    lines = _get(s.base, f"/api/c/{SPOTTER[1]}/headings")["lines"]
+
+    def walk(nodes, talk):
+        for n in nodes:
+            yield n, talk
+            yield from walk(n.get("children") or (), talk)
+
+    notices = [(n, t["id"], src[json.loads(n["text"])["uuid"]]) for t in doc["talks"] for n, _ in walk(t["children"], t)
+               if n["kind"] == "control.notice" and n.get("text", "").startswith("{")]
+    hooks = [(n, talk, d) for n, talk, d in notices if d.get("subtype") == "stop_hook_summary"]
+    assert len(hooks) == sum(1 for d in src.values() if d.get("subtype") == "stop_hook_summary") == 2
+    for n, talk, d in hooks:
+        said = f"stop hooks: {d['hookCount']} ran, {len(d['hookErrors'])} error{'s' if len(d['hookErrors']) != 1 else ''}"
+        assert lines[n["id"]] == said
+    n = hooks[-1][0]
+    row = open_at(browser, f"{s.base}/c/{SPOTTER[1]}#step={n['id']}", f'.node[data-id="{n["id"]}"]')
+    head, folded = row.text.split("\nTEXT\n", 1)  # the row's line, then the opened step's record as it landed
+    assert said in head.splitlines() and '"parentUuid"' not in head and folded.startswith('{"parentUuid"'), row.text[:300]

@@ -1772,7 +1772,8 @@
   // PLACES: where each loose node is drawn in a talk (node id -> {talk, parent, before}: among parent's children,
   // before the child "before", null at the end); REPEATS: a subagent's output that repeats its last message (output id
   // -> [message ids]); ASKED: talk id -> the injection that is what the talk was asked (an old sidechain's prompt);
-  // LINES: the adapter's short form of a compaction boundary's record. The exports' rules (asz_core/view/placing.py).
+  // LINES: the adapter's short form of a runtime's own record (a compaction boundary, a notice: titles.SHORT_FORM_KINDS),
+  // drawn as its row's line. The exports' rules (asz_core/view/placing.py).
   // PROMPTS: talk id -> {text, from}: what the call that started a subagent asked it, whole, when its own records hold
   // no prompt (Claude Code 2.0.x agent files). COMPACTIONS: stream name -> boundary id: the compaction agent's stream
   // (no call starts it) and the compaction it made, drawn in its talk: its spawn_of_child entry is shown as placed.
@@ -2289,6 +2290,8 @@
       bits.push(h('span', { class: 'pv' }, n.duration_ms !== undefined ? 'the runtime measured ' + fmtDur(n.duration_ms) : ''));
     } else if (k === 'epoch.boundary' && LINES[n.id]) {
       bits.push(h('span', { class: 'pv' }, 'Context compacted (' + LINES[n.id] + ')'));
+    } else if (LINES[n.id]) {  // a runtime's own record: its adapter's short form, the record folded under it (43c F3)
+      bits.push(h('span', { class: 'pv' }, oneLine(LINES[n.id], 200)));
     } else if (inlineOf(n)) {
       // text is drawn under the row
     } else if (n.text) {
