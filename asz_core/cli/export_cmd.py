@@ -179,12 +179,13 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
 
             prose.parts = split_lines(turns, lambda lines: lines_written(lines, fmt), prose.max_tokens)
         return data, bad
-    from ..reading.export import build, problems_of, to_html, to_markdown
+    from ..reading.export import problems_of, to_html, to_markdown
     from ..view import to_json
 
-    doc = build(root, cid, hide, prose.table)  # priced as asz conversation prices it (one table)
-    from ..reading.export_manifest import evidence
-    prose.evidence[cid] = evidence(doc)  # the manifest's, of the document rendered
+    from ..reading.export_title import built_evidence
+
+    # priced as asz conversation prices it (one table); the manifest's entry of the document rendered, with its title's source
+    doc, prose.evidence[cid] = built_evidence(root, cid, hide, prose.table)
     bad = problems_of(doc)  # mismatch or incomplete (trial 2, finding 7)
     if fmt == "json":
         _json_texts(root, cid, doc, prose.whole, prose.clips)

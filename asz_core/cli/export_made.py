@@ -106,10 +106,9 @@ def _evidence(r: Path, cid: str, hide: list[str], prose: Prose) -> dict:
     (``prose.evidence``), else (a prose form renders none) of the document built now."""
     if cid in prose.evidence:
         return prose.evidence[cid]
-    from ..reading.export import build
-    from ..reading.export_manifest import evidence
+    from ..reading.export_title import built_evidence
 
-    return evidence(build(r, cid, hide))
+    return built_evidence(r, cid, hide)[1]
 
 
 def stream_manifest(r: Path, out: Path, fmt: str, hide: list[str], thinking: bool, prose: Prose) -> None:

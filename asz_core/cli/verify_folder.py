@@ -29,15 +29,16 @@ ROW_KEYS = ("state", "talks", "steps", "rounds", "llm_calls", "calls_with_usage"
 
 
 def _shared_docs() -> Callable:
-    """An asz.view document builder that keeps the last few documents it built (by conversation, withheld names and
-    the round :func:`~asz_core.view.chain.as_of` holds), so the checks of one copy build each once."""
+    """An asz.view document builder that keeps the last few documents it built (by conversation, withheld names, the
+    round :func:`~asz_core.view.chain.as_of` holds and the title :func:`~asz_core.view.chain.named_as_of` holds), so the
+    checks of one copy build each once."""
     from ..reading.export import build
-    from ..view.chain import round_as_of
+    from ..view.chain import named_pinned, round_as_of
 
     kept: dict = {}
 
     def docs(root, cid: str, hide: list[str]) -> dict:
-        key = (cid, tuple(hide), round_as_of(cid))
+        key = (cid, tuple(hide), round_as_of(cid), named_pinned())
         if key not in kept:
             if len(kept) >= 4:
                 kept.clear()

@@ -432,11 +432,14 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
         more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
         try:
             if not wrong:
+                from ..reading.export_title import check_titled, pinned
+
                 cids = tuple(f"{c.get('conversation')}:" for c in body.get("conversations") or ())
-                more, wrong = check_drawn(lambda r, before: check_against_root(
-                    data, {**body, "render": r, "cents_before": before}, lambda cid: docs(root, cid, hide),
-                    lambda cid: made_again(root, cid, made, config), _mask_key(root)),
-                    body.get("render"), lambda problem: problem.startswith(cids))  # renders 1 to 3 drawn each way they were
+                more, wrong = check_titled(root, body, lambda pins: check_drawn(lambda r, before: check_against_root(
+                    data, {**body, "render": r, "cents_before": before},
+                    lambda cid: pinned(pins, cid, lambda: docs(root, cid, hide)),
+                    lambda cid: pinned(pins, cid, lambda: made_again(root, cid, made, config)), _mask_key(root)),
+                    body.get("render"), lambda problem: problem.startswith(cids)))  # each title as the export found it (43a F3)
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong

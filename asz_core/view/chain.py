@@ -14,7 +14,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..storage.layout import rounds_dir
 from .session_records import LandedSession
 
-__all__ = ["ViewError", "ChainReader", "as_of", "round_as_of", "in_as_of"]
+__all__ = ["ViewError", "ChainReader", "as_of", "round_as_of", "in_as_of", "named_as_of", "named_pinned"]
 
 #: conversation id -> the round every chain read of it stops at while :func:`as_of` holds (trial 31b F1)
 _AS_OF: ContextVar[dict[str, int]] = ContextVar("asz_as_of", default={})
@@ -39,8 +39,34 @@ def round_as_of(conversation: str) -> int | None:
 
 
 def in_as_of() -> bool:
-    """Whether an :func:`as_of` block holds: the kept list rows and summaries (of heads) are then not read or kept."""
-    return bool(_AS_OF.get())
+    """Whether an :func:`as_of` or a :func:`named_as_of` block holds: the kept list rows and summaries (of heads, titled
+    by the root's labels now) are then not read or kept."""
+    return bool(_AS_OF.get()) or bool(_NAMED_AS_OF.get())
+
+
+#: () outside :func:`named_as_of`; within it, ``(named,)``: the label of another session's file that titles the
+#: conversation being made again (a :class:`~asz_core.view.named_titles.Named`, or None: none does)
+_NAMED_AS_OF: ContextVar[tuple] = ContextVar("asz_named_as_of", default=())
+
+
+@contextmanager
+def named_as_of(named: object) -> Iterator[None]:
+    """Within the block, the one label of another session's landed file that may title a conversation (Claude Code's
+    ``summary`` on resuming, its ``leafUuid`` one of the conversation's messages:
+    :meth:`~asz_core.view.named_titles.NamedIn.title`) is ``named`` (a ``Named``, or None: no other session's label
+    titles it), whatever the root's files hold now: what ``asz verify --export --root`` makes a copy again with, the
+    title as the export found it (the manifest's ``title``; trial 43a F3: a summary landed later in another session
+    retitled an archived export; docs/verify.md, "A masked export")."""
+    token = _NAMED_AS_OF.set((named,))
+    try:
+        yield
+    finally:
+        _NAMED_AS_OF.reset(token)
+
+
+def named_pinned() -> tuple:
+    """``(named,)`` while :func:`named_as_of` holds, else ()."""
+    return _NAMED_AS_OF.get()
 
 
 class ViewError(RuntimeError):

@@ -35,8 +35,10 @@ import re
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 import orjson
 
@@ -45,7 +47,7 @@ from ..storage.filekey import stat_key
 from ..storage.landed_count import landed_count
 from ..storage.layout import session_dirs, session_listing
 
-__all__ = ["DB", "KEPT_S", "Named", "NamedIn", "named_in", "named_key", "forget_named", "scan_file"]
+__all__ = ["DB", "KEPT_S", "Named", "NamedIn", "named_in", "named_key", "forget_named", "scan_file", "recording_named"]
 
 #: The store's path under the root (derived data).
 DB = Path("_index") / "named.sqlite"
@@ -125,14 +127,35 @@ class NamedIn:
 
     def title(self, session: str, ids: Iterable[str]) -> str:
         """The label of another session's file naming one of ``ids`` (the records of ``session``'s conversation): the
-        last in (session, seq, row) order; '' for none."""
-        if not self.by_leaf:
-            return ""
-        ids = ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
-        got = [n for leaf, ns in self.by_leaf.items() if leaf in ids for n in ns if n.session != session]
-        if got and not self.unchanged(got):
-            return named_in(self.root, again=True).title(session, ids)
-        return max(got, key=lambda n: (n.session, n.seq, n.row)).label if got else ""
+        last in (session, seq, row) order (:meth:`which`); '' for none. Within
+        :func:`~asz_core.view.chain.named_as_of`, the label it holds (when it names one of ``ids``), whatever the root
+        holds now; within :func:`recording_named`, the label's record is kept for the export's manifest."""
+        from .chain import named_pinned
+
+        pinned = named_pinned()
+        if pinned:
+            n, ids = pinned[0], ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
+            used = _USED.get()
+            if used is not None:
+                used[session] = (n, "", ids)
+            return n.label if n is not None and n.leaf in ids else ""
+        n = self.which(session, ids)
+        return n.label if n is not None else ""
+
+    def which(self, session: str, ids: Iterable[str]) -> Named | None:
+        """The :class:`Named` :meth:`title` gives the label of (None for none), kept with its landed file's path in
+        what :func:`recording_named` gathers."""
+        got: list[Named] = []
+        if self.by_leaf:
+            ids = ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
+            got = [n for leaf, ns in self.by_leaf.items() if leaf in ids for n in ns if n.session != session]
+            if got and not self.unchanged(got):
+                return named_in(self.root, again=True).which(session, ids)
+        n = max(got, key=lambda n: (n.session, n.seq, n.row)) if got else None
+        used = _USED.get()
+        if used is not None:
+            used[session] = (n, self.held.get((n.session, n.seq), ("",))[0] if n is not None else "", ids)
+        return n
 
     def key(self, session: str) -> tuple:
         """What of the root's labels ``session``'s title may come from: each :class:`Named` whose leaf ``session``
@@ -257,6 +280,24 @@ def _stat_or_none(path: str) -> tuple:
         return stat_key(os.stat(path))
     except OSError:
         return ()
+
+
+#: None outside :func:`recording_named`; within it, session -> (the :class:`Named` that titled its conversation or
+#: None, the path of its landed file, the ids of the conversation's records it was asked for) of each title asked
+_USED: ContextVar[dict | None] = ContextVar("asz_named_used", default=None)
+
+
+@contextmanager
+def recording_named() -> Iterator[dict]:
+    """Within the block, each title :meth:`NamedIn.title` gives is kept in the dict yielded: session -> ``(Named or
+    None, its landed file's path ('' for a title :func:`~asz_core.view.chain.named_as_of` holds), the ids asked
+    for)`` (the last asked of each session): where an export's title came from, for its manifest
+    (:mod:`asz_core.reading.export_title`)."""
+    token = _USED.set({})
+    try:
+        yield _USED.get()
+    finally:
+        _USED.reset(token)
 
 
 #: root -> (monotonic time read, landed_count then, NamedIn)
