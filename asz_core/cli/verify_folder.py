@@ -139,6 +139,7 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     """The index ``row``'s talks, tokens, cost and state against its conversation's document as of the round its copy's
     ``manifest`` names (:func:`~asz_core.cli.verify_index.figures_checked`); [] when the manifest names no round."""
     from ..reading.export_manifest import read_manifest
+    from ..reading.export_title import pinned, title_pins
     from ..view.chain import as_of
     from .verify_index import figures_checked
 
@@ -147,10 +148,11 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     upto, hide = (conv.get("head") or {}).get("round"), list((body.get("made") or {}).get("hide") or [])
     if not isinstance(upto, int):
         return []
-    doc = docs(root, row["id"], hide)
+    pins = title_pins(root, body)[0]  # titled as the copy's check titled it: the document it built, built once
+    doc = pinned(pins, row["id"], lambda: docs(root, row["id"], hide))
     if (doc.get("head") or {}).get("round") != upto:
         with as_of(row["id"], upto):
-            doc = docs(root, row["id"], hide)
+            doc = pinned(pins, row["id"], lambda: docs(root, row["id"], hide))
     return figures_checked(index, row, doc.get("summary") or {}, table)
 
 
