@@ -5,18 +5,25 @@ from the credential that sent its first file: the first line of the session's se
 (:mod:`asz_core.storage.senders`) that verifies and names a credential. Any other named credential is refused
 (:data:`OWNED`), so one token holder cannot add talks to a session another sent, which every reader would then call
 verified. A receiver with one unnamed token, or none, has one credential for every sender: nothing is checked.
+
+Requests of named credentials touching one session are answered one at a time (:func:`one_at_a_time`): a request
+refused a session another request is landing first waits for that landing, so what it says this root holds of its
+records is said after it (trial 43a F1: two hosts' first pushes of one copied session ran together, and the refused
+one was told the root lacks 54 of its 54 records, which the first landed a moment later).
 """
 
 from __future__ import annotations
 
 import threading
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from ..flow.chain import Chain, round_session
 from ..storage.layout import CONVERSATIONS, dir_name
 from .admit import Refused, held_clause, landed_seq, round_reads
 
-__all__ = ["OWNED", "OWNED_AT", "CANNOT_ADD", "owned_by", "release"]
+__all__ = ["OWNED", "OWNED_AT", "CANNOT_ADD", "owned_by", "release", "sessions_of", "one_at_a_time"]
 
 
 #: Why a file is refused for a session another credential sent (trial 27c F1); formatted with ``rel``, ``session``,
@@ -33,6 +40,8 @@ _owners_lock = threading.Lock()
 _owners: dict[tuple[str, str], str] = {}
 #: (root, session directory) -> the credential of a request now landing the session's first files (not yet recorded).
 _claims: dict[tuple[str, str], str] = {}
+#: (root, session directory) -> the lock a request of a named credential touching the session holds while answered.
+_turns: dict[tuple[str, str], threading.Lock] = {}
 
 
 def _recorded_owner(root: Path, session: str) -> str | None:
@@ -57,18 +66,45 @@ def owned_by(root: Path, rel: str, data: bytes, credential: str | None, claimed:
     if not credential:
         return
     at = landed_seq(rel)
+    for session in sessions_of(root, rel, data):
+        try:
+            _owned(root, rel, session, credential, claimed)
+        except Refused as exc:  # a landed file: whether this root holds its records, from the owner (trial 28a F2)
+            clause = held_clause(root, rel, data) if at is not None else ""
+            raise Refused(f"{exc}; {clause}" if clause else str(exc)) from None
+
+
+def sessions_of(root: Path, rel: str, data: bytes) -> list[str]:
+    """The session directories whose owner :func:`owned_by` checks for ``rel`` (a landed file: its session; a round:
+    the session its header reads and the session round 1 of the chain its path names reads), in order, each once;
+    ``[]`` for a path naming none."""
+    at = landed_seq(rel)
     sessions = [at[0] if at is not None else (rel.split("/", 1)[0] if not rel.startswith("_") else None)]
     if sessions[0] is None and rel.endswith(".sf"):
         reads = round_reads(data)
         # the chain the round would join: a round naming a session of this credential must not take a slot in the
         # chain of another's session (the fold would then stop there: every reader says mismatch)
         sessions = [reads[0] if reads is not None else None, _chain_session(root, rel)]
-    for session in dict.fromkeys(s for s in sessions if s):
-        try:
-            _owned(root, rel, session, credential, claimed)
-        except Refused as exc:  # a landed file: whether this root holds its records, from the owner (trial 28a F2)
-            clause = held_clause(root, rel, data) if at is not None else ""
-            raise Refused(f"{exc}; {clause}" if clause else str(exc)) from None
+    return list(dict.fromkeys(s for s in sessions if s))
+
+
+@contextmanager
+def one_at_a_time(root: Path, sessions: Iterable[str], credential: str | None) -> Iterator[None]:
+    """Held while a request of the named ``credential`` touching ``sessions`` (:func:`sessions_of` of its files) is
+    answered: another such request touching one of them waits until this one has landed and recorded its files and
+    released its claims (trial 43a F1: a request refused a session another was still landing said the root lacks
+    every record of it, and listed the session short for good). The locks are taken in sorted order, so two requests
+    each touching two sessions cannot wait for each other. Nothing is held without a named credential (no owner is
+    checked then). Never raises."""
+    if not credential:
+        yield
+        return
+    with ExitStack() as stack:
+        for session in sorted(set(sessions)):
+            with _owners_lock:
+                turn = _turns.setdefault((str(root), session), threading.Lock())
+            stack.enter_context(turn)
+        yield
 
 
 def _chain_session(root: Path, rel: str) -> str | None:

@@ -47,7 +47,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from .admit import HOLDS_ALL, LACKS, landed_seq
 from .land import Refused, clear_dead_temporaries, index_sessions, land
-from .owners import CANNOT_ADD, OWNED_AT, owned_by, release
+from .owners import CANNOT_ADD, OWNED_AT, one_at_a_time, owned_by, release, sessions_of
 from .receive_grpc import TokenCheck, metadata_value
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_record import record_before, record_landed, record_senders, unacknowledged
@@ -84,8 +84,25 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines)."""
     from ..storage.landing import landing
 
-    with landing(root):
+    sessions = {s for rl in req.resource_logs for sl in rl.scope_logs for rec in sl.log_records
+                for s in _sessions(root, *_file_of(rec)[1:])} if credential else set()
+    with one_at_a_time(root, sessions, credential), landing(root):  # trial 43a F1: one request a session at a time
         return _answer_logs(root, req, err, quiet, credential, receiver)
+
+
+def _file_of(rec) -> tuple[dict, object, bytes | None]:
+    """A log record's attributes, its ``asz.file`` (the path it lands at; not checked) and its body's bytes (None: no
+    bytes or string body)."""
+    a = attrs_of(rec)
+    which = rec.body.WhichOneof("value")
+    data = rec.body.bytes_value if which == "bytes_value" else rec.body.string_value.encode("utf-8") if which == "string_value" else None
+    return a, a.get("asz.file"), data
+
+
+def _sessions(root: Path, rel: object, data: bytes | None) -> list[str]:
+    """The sessions whose owner a file ``rel`` of bytes ``data`` is checked against (:func:`.owners.sessions_of`);
+    ``[]`` for a record that is no file (refused as such)."""
+    return sessions_of(root, rel, data) if isinstance(rel, str) and data is not None else []
 
 
 def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = None,
@@ -119,10 +136,7 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
             senders.add(instance_word(str(who["instance"])) if who["instance"] is not None else "(no service.instance.id)")
         for sl in rl.scope_logs:
             for rec in sl.log_records:
-                a = attrs_of(rec)
-                rel = a.get("asz.file")
-                which = rec.body.WhichOneof("value")
-                data = rec.body.bytes_value if which == "bytes_value" else rec.body.string_value.encode("utf-8") if which == "string_value" else None
+                a, rel, data = _file_of(rec)
                 try:
                     if not isinstance(rel, str) or data is None:
                         raise Refused(f"{rel or '(no asz.file)'}: a record without asz.file or a body is not a file")
@@ -151,13 +165,12 @@ def _answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None =
                             held_rels.add(rel)
                             held_by[k] = held_by.get(k := (at[0], who["instance"], who["service"]), 0) + 1
                             refused[-1] = "held" + refused[-1][len("rejected"):]
-                        if OWNED_AT in str(exc):  # another credential's session (trial 28a F2): short when it lacks
-                            _short(root, at[0], rel, str(exc), who["instance"], err)
-                        elif HOLDS_ALL in str(exc):  # its records are here from another root: so are its rounds' places
-                            assemble[at[0]] = who["instance"]
+                        if HOLDS_ALL in str(exc):  # held here whole: a short listing of it ends (trial 43a F1)
+                            if OWNED_AT not in str(exc):  # its records are here from another root: so are its rounds' places
+                                assemble[at[0]] = who["instance"]
                             _short(root, at[0], rel, "", who["instance"], err, held=True)
-                        elif LACKS in str(exc):
-                            _short(root, at[0], rel, str(exc), who["instance"], err)
+                        elif OWNED_AT in str(exc) or LACKS in str(exc):  # short when it lacks (another credential's
+                            _short(root, at[0], rel, str(exc), who["instance"], err)  # session: trial 28a F2)
                     elif reads_only_held(rel, data, refused_seqs, held_rels):  # as the pusher counts it (held_whole)
                         refused[-1] = "held" + refused[-1][len("rejected"):]
                 except OSError as exc:  # this root's fault (disk full), not the file's: retryable (trial 34b F1)
@@ -262,7 +275,8 @@ def _short(root: Path, session: str, rel: str, why: str, instance, err: TextIO |
     ``_received/short.list`` (:mod:`asz_core.storage.short_list`), so this root's verify and ls say the session is
     short (trial 24a F3); one refused because its session is another credential's (:data:`.owners.OWNED`) is listed with
     both names (trial 28a F2). ``held``: the file was refused as held here whole; when it is listed, a ``held`` line ends
-    its listing (the sending root sent the rest of its stream since). Never raises."""
+    its listing (the sending root sent the rest of its stream since, or the session's owner landed every record of it:
+    trial 43a F1). Never raises."""
     import re
 
     from ..sessiondata.times import format_rfc3339

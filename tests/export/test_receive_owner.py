@@ -13,14 +13,19 @@ import io
 import json
 import re
 import shutil
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+import forked
+from asz_core.export import receive
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
-from export_helpers import asz, page_json, sent_files
+from export_helpers import ASZ, asz, page_json, sent_files
 
 PROJECT = "-home-user-sample-project"
 SESSION = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
@@ -43,13 +48,28 @@ def _collect(src: Path, root: Path, cwd: Path) -> None:
 
 
 def _push(root: Path, address: str, who: str, tmp: Path, proto: str) -> str:
+    p = asz(*_push_args(root, address, who, tmp, proto), cwd=tmp)
+    return p.stdout + p.stderr
+
+
+def _push_args(root: Path, address: str, who: str, tmp: Path, proto: str, *more: str) -> list[str]:
+    """``push`` of ``root`` to ``proto://address`` with credential ``who``'s token (a file of mode 0600) as instance
+    root@vm, then ``more``."""
     tok = tmp / f"{who}.tok"
     tok.write_text(TOKENS[who] + "\n")
+    tok.chmod(0o600)
     cfg = tmp / "push.yaml"
     cfg.write_text('export:\n  otlp:\n    instance_id: "root@vm"\n')
-    p = asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", f"{proto}://{address}",
-            "--token-file", str(tok), cwd=tmp)
-    return p.stdout + p.stderr
+    return ["push", "--root", str(root), "--config", str(cfg), "--endpoint", f"{proto}://{address}",
+            "--token-file", str(tok), *more]
+
+
+def _team_tokens(tmp: Path) -> Path:
+    """``tmp/team.tokens``: alice's and bob's ``NAME TOKEN`` lines, mode 0600 (asz refuses a token file others read)."""
+    path = tmp / "team.tokens"
+    path.write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    path.chmod(0o600)
+    return path
 
 
 @pytest.mark.parametrize("proto", ["http", "grpc"])
@@ -57,7 +77,7 @@ def test_another_credential_cannot_add_to_a_session(corpus_dir, tmp_path, proto)
     src_a = tmp_path / "srcA"
     (src_a / "projects" / "-p").mkdir(parents=True)
     shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
-    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _team_tokens(tmp_path)
     log = io.StringIO()
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
                    err=log).start().serve_in_thread()
@@ -107,7 +127,7 @@ def mixed_team(corpus_dir: Path, tmp_path: Path) -> Path:
     src_a = tmp_path / "srcA"
     (src_a / "projects" / "-p").mkdir(parents=True)
     shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
-    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _team_tokens(tmp_path)
     _collect(src_a, tmp_path / "root_a", tmp_path)
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens")).start().serve_in_thread()
     try:
@@ -159,7 +179,7 @@ def test_a_round_of_another_session_cannot_join_the_chain_of_a_session_another_s
     src_a = tmp_path / "srcA"
     (src_a / "projects" / "-p").mkdir(parents=True)
     shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
-    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _team_tokens(tmp_path)
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
                    err=io.StringIO()).start().serve_in_thread()
     try:
@@ -191,7 +211,7 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
     src_a = tmp_path / "srcA"
     (src_a / "projects" / "-p").mkdir(parents=True)
     shutil.copy(corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl", src_a / "projects" / "-p")
-    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    _team_tokens(tmp_path)
     _collect(src_a, tmp_path / "root_a", tmp_path)
     shutil.copytree(src_a, tmp_path / "srcB")
     _append(tmp_path / "srcB", "bob goes on with alice's session", "bob-1")
@@ -232,3 +252,77 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
     assert any(why in p and "credential bob cannot add to it" in p for p in doc["summary"]["problems"]), doc["summary"]
     served = page_json(team, f"/api/c/{SESSION}/view", tmp_path, wait=60)
     assert any(why in p for p in served["summary"]["problems"]), served["summary"]["problems"]
+    # trial 43a F1 (b): alice's host gets bob's two lines too (a synced copy) and pushes them; bob's retry is answered
+    # held whole, and that answer ends the listing: verify, ls and usage no longer say the session is short
+    for text, uuid in (("bob goes on with alice's session", "bob-1"), ("and once more", "bob-2")):
+        _append(src_a, text, uuid)
+    _collect(src_a, tmp_path / "root_a", tmp_path)
+    assert (src_a / "projects" / "-p" / f"{SESSION}.jsonl").read_bytes() == \
+        (tmp_path / "srcB" / "projects" / "-p" / f"{SESSION}.jsonl").read_bytes()
+    before = asz("usage", "--root", str(team))
+    assert why in before.stdout + before.stderr, before.stdout + before.stderr
+    rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
+                   err=io.StringIO()).start().serve_in_thread()
+    try:
+        again = asz(*_push_args(tmp_path / "root_a", rcv.address, "alice", tmp_path, "http"), cwd=tmp_path)
+        assert again.returncode == 0 and " rejected=0 " in again.stdout, again.stdout + again.stderr
+        retry = asz(*_push_args(tmp_path / "root_b", rcv.address, "bob", tmp_path, "http", "--retry-rejected"),
+                    cwd=tmp_path)
+    finally:
+        rcv.stop()
+    assert retry.returncode == 0 and " held=4 " in retry.stdout, retry.stdout + retry.stderr  # 2 files, 2 rounds
+    lines = [json.loads(ln) for ln in (team / "_received" / "short.list").read_text().splitlines()]
+    assert lines[1:] == [{"session": SESSION, "file": short[0]["file"], "held": True, "at": lines[1]["at"]}], lines
+    v = asz("verify", "--root", str(team))
+    assert v.returncode == 0 and "short session" not in v.stdout and "short of" not in v.stdout, v.stdout
+    for cmd in ("ls", "usage"):
+        got = asz(cmd, "--root", str(team))
+        assert got.returncode == 0 and "short of" not in got.stdout + got.stderr, got.stdout + got.stderr
+    doc = json.loads(asz("conversation", SESSION, "--json", "--root", str(team)).stdout)
+    assert not any("short of" in p for p in doc["summary"]["problems"]), doc["summary"]["problems"]
+
+
+def test_a_copy_pushed_while_its_first_landing_is_in_flight_is_held_not_short(corpus_dir, tmp_path, monkeypatch):
+    """Trial 43a F1 (a): two hosts with byte-identical copies of one session push their first pass together, alice's
+    request landing first (its first file's landing held 2 s here, so bob's request comes while it lands). Bob's is
+    answered after alice's landed (requests of named credentials touching one session are answered one at a time):
+    held whole, every record counted from the source, his pass exit 0, and nothing listed short. Before, bob was told
+    the root lacks 53 of the 53 records alice was still landing, his pass failed, and the team root called the session
+    short for good."""
+    src = corpus_dir / "claude-code" / "projects" / PROJECT / f"{SESSION}.jsonl"
+    records = sum(1 for ln in src.read_bytes().splitlines() if ln.strip())  # the source's lines, one record each
+    for who in ("alice", "bob"):
+        (tmp_path / who / "projects" / "-p").mkdir(parents=True)
+        shutil.copy(src, tmp_path / who / "projects" / "-p")
+        _collect(tmp_path / who, tmp_path / f"root_{who}", tmp_path)
+    landing, real = threading.Event(), receive.land
+
+    def land_slowly(*args, **kw):
+        if not landing.is_set():
+            landing.set()
+            time.sleep(2)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(receive, "land", land_slowly)
+    log = io.StringIO()
+    team = tmp_path / "team"
+    rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(_team_tokens(tmp_path)), err=log).start().serve_in_thread()
+    try:
+        pushes = {}
+        for who in ("alice", "bob"):
+            pushes[who] = forked.Popen([*ASZ, *_push_args(tmp_path / f"root_{who}", rcv.address, who, tmp_path / who,
+                                                          "http")], cwd=tmp_path, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)
+            assert who == "bob" or landing.wait(120)  # bob starts while alice's first file lands
+        said = {who: p.communicate(timeout=300)[0] for who, p in pushes.items()}
+    finally:
+        rcv.stop()
+    assert pushes["alice"].returncode == 0 and pushes["bob"].returncode == 0, said
+    assert " held=2 " in said["bob"] and "lacks" not in said["bob"], said["bob"]  # his file and the round reading it
+    bob_file = next(r for r in sent_files(tmp_path / "root_bob") if r.endswith(".sd"))
+    assert (f"held {bob_file}: its session {SESSION} was first sent with credential alice: credential bob cannot add "
+            f"to it") in log.getvalue(), log.getvalue()
+    assert f"this root holds every record of it ({records} record(s))" in log.getvalue(), log.getvalue()
+    assert "lacks" not in log.getvalue() and not (team / "_received" / "short.list").exists(), log.getvalue()
+    v = asz("verify", "--root", str(team))
+    assert v.returncode == 0 and "short session" not in v.stdout, v.stdout
