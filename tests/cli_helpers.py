@@ -25,8 +25,16 @@ import traceback
 import sys
 from pathlib import Path
 
-__all__ = ["app_for", "as_reader", "asz_in_process", "fork_or_skip", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces",
+__all__ = ["app_for", "as_reader", "asz_in_process", "write_secret", "fork_or_skip", "signals_kept", "code_at", "collect_transcript", "rotated_source", "timeless_traces",
            "pip_installed_plugins"]
+
+
+def write_secret(path: Path, text: str) -> Path:
+    """``text`` written to ``path`` at mode 0600, as a token file must be (asz refuses one that other accounts may
+    read: :func:`asz_core.export.credentials.private_text`); ``path``."""
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
 
 
 @contextlib.contextmanager

@@ -45,14 +45,13 @@ def env_token() -> Optional[str]:
 
 def file_token(path: Path) -> str:
     """The token ``--token-file PATH`` holds (its whole text, whitespace around it removed). Raises ValueError naming
-    the file, never the token, when it cannot be read or holds no usable token."""
+    the file, never the token, when it cannot be read, others may read it (its mode and ``chmod 600``:
+    :func:`~asz_core.export.credentials.private_text`, the rule of every credential file; trial 43a F4) or it holds no
+    usable token."""
+    from ..export.credentials import private_text
     from ..export.settings import check_token
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--token-file {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return check_token(text, f"--token-file {path}")
+    return check_token(private_text(path, f"--token-file {path}"), f"--token-file {path}")
 
 
 def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_when_idle: bool = False,
@@ -156,8 +155,8 @@ def push_command(
     export.otlp.headers; the token is never printed. Exit 0 when everything
     due was sent, 1 when anything failed or was rejected (a refused token
     too; with --require-receiver also a pass with nothing due that reached
-    no receiver), 2 usage (a --token-file that cannot be read or holds no
-    one-line token); Ctrl-C says what was sent and exits 130 (SIGTERM: 143). Files the receiver rejected because it holds their
+    no receiver), 2 usage (a --token-file that cannot be read, that other
+    accounts may read (chmod 600), or holds no one-line token); Ctrl-C says what was sent and exits 130 (SIGTERM: 143). Files the receiver rejected because it holds their
     session from another root (one seq, one file) are recorded once and said in one note per session, not an error:
     held= counts those it holds every record of (not rejected=); retention counts them as received only then.
     A note, held: line or error that two sessions or more share is one line with their count and first three ids
@@ -267,8 +266,8 @@ def receive_command(
     single-user machine only). Runs until stopped (exit 0); exit 1 when it cannot start, in one line: an address it
     cannot listen on (`asz receive: cannot listen on HOST:PORT: Address already in use`; no folder is made), or a root
     it cannot write (`asz receive: cannot receive into --root ROOT: Read-only file system; …`: a read-only mount, no
-    write permission, a file there); exit 2 for a token file that does not read, a root token
-    file others may read, or --no-token with a token or --own-token.
+    write permission, a file there); exit 2 for a token file that does not read or that other accounts may
+    read (--token-file or the root's: chmod 600), or --no-token with a token or --own-token.
     """
     from ..export.receive import Receiver
 

@@ -13,10 +13,16 @@ With ``--own-token`` instead, ``asz receive`` keeps a token of its own in the re
 ``ROOT/_received/receive.token`` (:func:`root_token`; trial 38c F1: on a shared host loopback reaches every local
 account, so a receiver with no token landed a co-tenant's forged sessions). With none, it takes tokenless requests
 (issue 21's contract).
+
+Every file asz reads a credential from (``asz receive --token-file``, ``--own-token``'s ``receive.token``, ``asz push
+--token-file``, ``asz ingest langsmith --token-file``) is read by :func:`private_text`: a regular file that group or
+others may read is refused, naming the file, its mode and ``chmod 600`` (trial 43a F4: the two ``--token-file`` took a
+file of mode 0644 silently, while ``--own-token`` refused it).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import stat
@@ -24,7 +30,7 @@ from pathlib import Path
 
 from .settings import check_token
 
-__all__ = ["RECEIVE_TOKEN_ENV", "ROOT_TOKEN", "read_token_file", "root_token", "tokens_from_env"]
+__all__ = ["RECEIVE_TOKEN_ENV", "ROOT_TOKEN", "private_text", "read_token_file", "root_token", "tokens_from_env"]
 
 #: The environment variable ``asz receive`` reads its one token from when no ``--token-file`` is given.
 RECEIVE_TOKEN_ENV = "ASZ_RECEIVE_TOKEN"
@@ -35,15 +41,31 @@ ROOT_TOKEN = ("_received", "receive.token")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
 
-def read_token_file(path: Path) -> dict[str, str]:
-    """Credential name -> token from ``path``: ``{'': TOKEN}`` for a file of one token, ``{NAME: TOKEN, …}`` for one of
-    ``NAME TOKEN`` lines. Raises ValueError naming the file and line, never a token: unreadable, no token, a name
-    that is not ``[A-Za-z0-9][A-Za-z0-9._@+-]*`` (≤ 64), a line of three fields or more, a name or token given twice."""
-    where = f"--token-file {path}"
+def private_text(path: Path, where: str) -> str:
+    """The UTF-8 text of the credential file ``path``, read only when no other account may read it: refused when it is
+    a regular file with a group or others permission bit (``mode & 0o077``; checked on the file opened, so no rename
+    between check and read slips by). A pipe (``--token-file <(pass show team)``) or a device has no such bits to
+    trust and is read. Raises ValueError starting ``WHERE: `` and naming the file, never its text: unreadable, not
+    UTF-8, or ``mode 0644: other accounts can read the token (chmod 600 PATH)``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISREG(st.st_mode) and mode & 0o077:
+                raise ValueError(f"{where}: mode {mode:04o}: other accounts can read the token (chmod 600 {path})")
+            return f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def read_token_file(path: Path, where: str = "") -> dict[str, str]:
+    """Credential name -> token from ``path`` (:func:`private_text`: refused when others may read it):
+    ``{'': TOKEN}`` for a file of one token, ``{NAME: TOKEN, …}`` for one of ``NAME TOKEN`` lines. Raises ValueError
+    starting ``WHERE`` (default ``--token-file PATH``), naming the file and line, never a token: unreadable, open to
+    other accounts, no token, a name that is not ``[A-Za-z0-9][A-Za-z0-9._@+-]*`` (≤ 64), a line of three fields or
+    more, a name or token given twice."""
+    where = where or f"--token-file {path}"
+    text = private_text(path, where)
     lines = [(n, ln.split()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
     if len(lines) == 1 and len(lines[0][1]) == 1:
         return {"": check_token(lines[0][1][0], where)}
@@ -82,10 +104,4 @@ def root_token(root: Path) -> tuple[Path, dict[str, str]]:
 
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         linked_whole(path, (secrets.token_urlsafe(32) + "\n").encode(), 0o600)  # False: another receiver's is the one
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}") from None
-    if mode & 0o077:
-        raise ValueError(f"{path}: mode {mode:04o}: other accounts can read the token (chmod 600 {path})")
-    return path, read_token_file(path)
+    return path, read_token_file(path, str(path))

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import forked
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, write_secret
 
 REPO = Path(__file__).resolve().parents[2]
 ASZ = [sys.executable, "-m", "asz_core.cli.main"]
@@ -137,7 +137,7 @@ def pushed_team(corpus_dir: Path, base: Path, hosts: dict[str, tuple[str, str, s
     from asz_core.export.settings import ExportConfig
 
     tokens = base / "tokens"
-    tokens.write_text("# name token\n" + "".join(f"{h[2]} {h[3]}\n" for h in hosts.values()))
+    write_secret(tokens, "# name token\n" + "".join(f"{h[2]} {h[3]}\n" for h in hosts.values()))
     rcv = Receiver(base / "team", "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
     roots = {}
     try:

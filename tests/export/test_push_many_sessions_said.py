@@ -19,6 +19,7 @@ import pytest
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
+from cli_helpers import write_secret
 from export_helpers import asz, collect_corpus, copied_projects, sent_files, summary
 
 PROJECTS = ("-home-user-claude-reliability", "-Users-alex-workspace-personal-site-next", "-home-user-sample-project")
@@ -27,7 +28,7 @@ TOKENS = {"alice": "aliceTOKEN1234567890abcdef", "bob": "bobTOKEN1234567890abcde
 
 def _push(root: Path, address: str, who: str, tmp: Path, *extra: str):
     tok = tmp / f"{who}.tok"
-    tok.write_text(TOKENS[who] + "\n")
+    write_secret(tok, TOKENS[who] + "\n")
     cfg = tmp / f"{who}.yaml"
     cfg.write_text(f"export: {{otlp: {{instance_id: dev@{who}}}}}\n")
     return asz("push", "--root", str(root), "--config", str(cfg), "--endpoint", f"grpc://{address}", "--token-file",
@@ -42,7 +43,7 @@ def test_sessions_another_credential_sent_are_one_line_of_each_kind(corpus_dir, 
     host_c = tmp_path / "c" / "root"
     sessions = sorted(p.stem for p in (tmp_path / "c" / "src").rglob("*.jsonl"))
     ids = ", ".join(s[:8] for s in sessions)
-    (tmp_path / "team.tokens").write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
+    write_secret(tmp_path / "team.tokens", "".join(f"{n} {t}\n" for n, t in TOKENS.items()))
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tmp_path / "team.tokens"),
                    err=io.StringIO()).start().serve_in_thread()
     try:

@@ -17,6 +17,7 @@ import pytest
 
 from asz_core.export.receive import Receiver
 
+from cli_helpers import write_secret
 from export_helpers import asz, sent_files, summary, token_points
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
@@ -523,8 +524,8 @@ def test_a_wrong_token_is_said_on_a_day_with_nothing_to_send(tmp_path):
     try:
         _, src, _, data = _de3_host(tmp_path)
         _collect(src.parent, data, tmp_path)
-        (tmp_path / "good.tok").write_text(token + "\n")
-        (tmp_path / "wrong.tok").write_text("not-the-token\n")
+        write_secret(tmp_path / "good.tok", token + "\n")
+        write_secret(tmp_path / "wrong.tok", "not-the-token\n")
         assert _push(data, r, tmp_path, "--token-file", str(tmp_path / "good.tok")).returncode == 0
         idle = _push(data, r, tmp_path, "--token-file", str(tmp_path / "good.tok"))
         got = summary(idle.stdout.strip().splitlines()[-1])

@@ -17,6 +17,7 @@ from asz_core.export.push import push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 
+from cli_helpers import write_secret
 from export_helpers import asz, sent_files
 
 TOKEN = "s3cret-Token_01"
@@ -95,7 +96,7 @@ def test_the_token_from_the_environment(root, receiver, tmp_path):
 def test_the_token_from_a_file_replaces_the_configured_header(proto, root, receiver, tmp_path):
     (tmp_path / "asz.yaml").write_text('export: {otlp: {headers: {Authorization: "Bearer wrong"}}}\n')
     token_file = tmp_path / "token"
-    token_file.write_text(TOKEN + "\n")  # a file's trailing newline is not the token's
+    write_secret(token_file, TOKEN + "\n")  # a file's trailing newline is not the token's
     p = asz("push", "--root", str(root), "--endpoint", f"{proto}://{receiver.address}", "--token-file", str(token_file),
             cwd=tmp_path, env={"ASZ_PUSH_TOKEN": "not-this-one"})  # the file wins over the environment
     assert p.returncode == 0, p.stderr
@@ -105,7 +106,7 @@ def test_the_token_from_a_file_replaces_the_configured_header(proto, root, recei
 
 def test_a_wrong_token_file_is_refused_by_the_receiver(root, receiver, tmp_path):
     token_file = tmp_path / "token"
-    token_file.write_text("wrong-one\n")
+    write_secret(token_file, "wrong-one\n")
     p = asz("push", "--root", str(root), "--endpoint", f"http://{receiver.address}", "--token-file", str(token_file),
             cwd=tmp_path)
     assert p.returncode == 1 and "the bearer token does not match" in p.stderr and "wrong-one" not in p.stderr + p.stdout
@@ -116,11 +117,11 @@ def test_a_token_file_that_cannot_be_used_is_a_usage_error(root, receiver, tmp_p
     p = asz("push", "--root", str(root), "--endpoint", f"grpc://{receiver.address}", "--token-file", str(missing), cwd=tmp_path)
     assert p.returncode == 2 and p.stderr == f"asz push: --token-file {missing}: No such file or directory\n"
     empty = tmp_path / "empty"
-    empty.write_text("\n")
+    write_secret(empty, "\n")
     p = asz("push", "--root", str(root), "--endpoint", f"grpc://{receiver.address}", "--token-file", str(empty), cwd=tmp_path)
     assert p.returncode == 2 and p.stderr == f"asz push: --token-file {empty}: no token in it\n"
     two = tmp_path / "two"
-    two.write_text("secret one\n")
+    write_secret(two, "secret one\n")
     p = asz("push", "--root", str(root), "--endpoint", f"grpc://{receiver.address}", "--token-file", str(two), cwd=tmp_path)
     assert p.returncode == 2 and "whitespace" in p.stderr and "secret" not in p.stderr
     p = asz("push", "--root", str(root), "--endpoint", f"grpc://{receiver.address}", cwd=tmp_path,

@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from cli_helpers import write_secret
 from export_helpers import ASZ
 
 LINE = "not a loopback address and no token is set: anyone who reaches it can land files in the root that read verified"
@@ -146,7 +147,7 @@ def test_past_the_cap_the_longest_waiting_are_closed_and_requests_answered(tmp_p
 def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     r = Child(tmp_path, listen="0.0.0.0:0")
     assert f"warning: 0.0.0.0 is {LINE}" in r.stop()
-    (tmp_path / "t.tok").write_text("tok-0123456789abcdef\n")
+    write_secret(tmp_path / "t.tok", "tok-0123456789abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")
     assert "warning" not in r.stop()
     r = Child(tmp_path, own_token=True)  # the root's own token: no warning
@@ -194,7 +195,7 @@ def test_the_counts_held_back_are_said_once_a_minute_old():
 def test_a_body_without_the_token_is_read_through_not_held(tmp_path):
     """A request with no token is answered 401 after its body is read through in pieces, never held whole (before: a
     sender without the token made the receiver hold its body, up to 1 GiB per connection, before the 401)."""
-    (tmp_path / "tok").write_text("s3cretTOKEN1234567890abcdef\n")
+    write_secret(tmp_path / "tok", "s3cretTOKEN1234567890abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "tok"))
     size = 400 << 20
     try:

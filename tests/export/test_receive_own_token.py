@@ -13,12 +13,15 @@ Real processes on loopback: ``asz receive`` and ``asz push`` children, the corpu
 
 from __future__ import annotations
 
+import os
 import socket
 import stat
 import subprocess
 import time
 from pathlib import Path
 
+from asz_core.cli.push_cmd import file_token
+from cli_helpers import write_secret
 from export_helpers import ASZ, asz, collected_session, sent_files
 
 PROJECT, SID = "-home-user-spotter", "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -34,7 +37,8 @@ class Receiving:
         self.proc = subprocess.Popen([*ASZ, "receive", "--listen", "127.0.0.1:0", "--root", str(root), *extra],
                                      cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.err)
         deadline = time.monotonic() + 60
-        while "receiving:" not in (text := self.err_path.read_text()) or not text.endswith("\n"):
+        while "receiving:" not in (text := self.err_path.read_text()) or not text.endswith("\n") or (
+                "; no token\n" in text and "--own-token or --token-file\n" not in text):  # and its warning, said after
             assert self.proc.poll() is None and time.monotonic() < deadline, text
             time.sleep(0.1)
         self.line = next(x for x in text.splitlines() if x.startswith("receiving:"))
@@ -67,7 +71,7 @@ def test_the_own_token_receiver_lands_only_what_carries_its_own_token(tmp_path):
         assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
         token = kept.read_text()
         assert token.endswith("\n") and token.count("\n") == 1 and len(token.strip()) == 43  # 32 random bytes
-        (tmp_path / "wrong").write_text("not-the-token-0123456789\n")
+        write_secret(tmp_path / "wrong", "not-the-token-0123456789\n")
         for args in ([], ["--token-file", str(tmp_path / "wrong")]):  # a co-tenant: no token, another token
             for scheme in ("http", "grpc"):
                 p = asz("push", "--root", str(host), "--endpoint", f"{scheme}://{r.address}", *args, cwd=tmp_path)
@@ -130,6 +134,26 @@ def test_no_token_is_the_default_said_and_a_token_file_open_to_others_is_refused
                        text=True, timeout=60)
     assert p.returncode == 2 and f"mode 0644: other accounts can read the token (chmod 600 {kept})" in p.stderr, p.stderr
     assert "a-token-others-read" not in p.stderr
+    # trial 43a F4: every file a token is read from has that one rule (receive's and push's --token-file took a
+    # file of mode 0644 silently); a pipe (--token-file <(...)) has no mode to trust and is read
+    (tmp_path / "host").mkdir()
+    for mode, cmd in ((0o644, ["receive", "--root", str(tmp_path / "open")]),
+                      (0o640, ["push", "--root", str(tmp_path / "host"), "--endpoint", "http://127.0.0.1:9"]),
+                      (0o604, ["ingest", "langsmith", "--root", str(tmp_path / "open"), "--listen", "127.0.0.1:0"])):
+        tok = tmp_path / f"{cmd[0]}.tok"
+        tok.write_text("a-token-others-read-0123456789\n")
+        tok.chmod(mode)
+        p = asz(*cmd, "--token-file", str(tok), cwd=tmp_path, child=True)
+        assert p.returncode == 2 and p.stderr == (f"asz {cmd[0] if cmd[0] != 'ingest' else 'ingest langsmith'}: "
+                                                  f"--token-file {tok}: mode {mode:04o}: other accounts can read the "
+                                                  f"token (chmod 600 {tok})\n"), p.stderr
+    r, w = os.pipe()  # what --token-file <(pass show team) reads: /dev/fd/N, a pipe
+    os.write(w, b"piped-token-0123456789\n")
+    os.close(w)
+    try:
+        assert file_token(Path(f"/dev/fd/{r}")) == "piped-token-0123456789"
+    finally:
+        os.close(r)
 
 
 #: The size of the body (HTTP) and the message (gRPC) sent without the token: its peak memory must not follow it.

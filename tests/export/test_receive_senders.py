@@ -25,6 +25,7 @@ import pytest
 
 from asz_core.export.credentials import read_token_file
 
+from cli_helpers import write_secret
 from export_helpers import ASZ, asz, pushed_team, sent_files
 
 WORKERS = {"a": ("-home-user-spotter", "dev@hostA", "alice", "tokA-1", "grpc"),
@@ -114,11 +115,11 @@ def test_ls_and_usage_read_the_senders(team):
 
 def test_token_file_forms(tmp_path):
     one = tmp_path / "one"
-    one.write_text("s3cret\n")
+    write_secret(one, "s3cret\n")
     assert read_token_file(one) == {"": "s3cret"}
     for text, words in (("a t1\na t2\n", "given twice"), ("a t1\nb t1\n", "another name's token"),
                         ("a b c\nd e\n", "expected 'NAME TOKEN'"), ("", "no token"), ("../x t1\ny t2\n", "not a credential name")):
-        one.write_text(text)
+        write_secret(one, text)
         with pytest.raises(ValueError, match=words) as exc:
             read_token_file(one)
         assert "t1" not in str(exc.value) and "t2" not in str(exc.value)
@@ -151,7 +152,7 @@ def _status(address: str, token: str | None) -> int:
 @pytest.mark.parametrize("how", ["--token", "env", "--token-file"])
 def test_receive_token_sources(how, tmp_path):
     """F20: --token still works but says on stderr that ps shows it; $ASZ_RECEIVE_TOKEN and --token-file do not."""
-    (tmp_path / "tok").write_text("s3cret\n")
+    write_secret(tmp_path / "tok", "s3cret\n")
     args = {"--token": ["--token", "s3cret"], "env": [], "--token-file": ["--token-file", str(tmp_path / "tok")]}[how]
     p, said, address = _start(["--root", str(tmp_path / "r"), *args], {"ASZ_RECEIVE_TOKEN": "s3cret"} if how == "env" else None)
     try:
@@ -166,7 +167,7 @@ def test_receive_token_sources(how, tmp_path):
 
 
 def test_receive_token_file_that_does_not_read_is_a_usage_error(tmp_path):
-    (tmp_path / "tok").write_text("a x y z\n")
+    write_secret(tmp_path / "tok", "a x y z\n")
     p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "r"), "--token-file", str(tmp_path / "tok")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "expected 'NAME TOKEN'" in p.stderr and "x y z" not in p.stderr

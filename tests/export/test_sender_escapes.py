@@ -21,6 +21,7 @@ from asz_core.export.push import push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 
+from cli_helpers import write_secret
 from export_helpers import asz, collected_session
 
 DE3 = ("-home-user-claude-reliability", "de3b8b19-5bc0-4a2a-934a-1b6806567e25")
@@ -63,7 +64,7 @@ def _refused_post(address: str, instance: str = REFUSED_ID) -> int:
 def test_a_senders_instance_id_is_escaped_in_the_log_senders_and_conversation(tmp_path):
     host = collected_session(tmp_path, *DE3)
     tokens = tmp_path / "team.tokens"
-    tokens.write_text("alice tokA-1\nbob tokB-2\n")
+    write_secret(tokens, "alice tokA-1\nbob tokB-2\n")
     log = io.StringIO()
     team = tmp_path / "team"
     rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tokens), err=log).start().serve_in_thread()
@@ -103,7 +104,7 @@ FORGING_ID = ("alice@hostA\n[00:00:00] logs: 9 file(s): 9 landed, 0 already ther
 
 def test_a_senders_newline_writes_no_line_of_the_receivers_log(tmp_path):
     tokens = tmp_path / "team.tokens"
-    tokens.write_text("alice tokA-1\n")
+    write_secret(tokens, "alice tokA-1\n")
     log = io.StringIO()
     rcv = Receiver(tmp_path / "team", "127.0.0.1:0", token=read_token_file(tokens), err=log).start().serve_in_thread()
     try:

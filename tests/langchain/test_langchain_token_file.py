@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import forked
+from cli_helpers import write_secret
 from langchain_helpers import ASZ
 
 TOKEN = "fileTOKEN-0123456789abcdef"
@@ -27,7 +28,7 @@ def _needs(r, captures, token: str) -> None:
 
 
 def test_the_token_from_a_file(tmp_path, receiver_factory, captures):
-    (tmp_path / "ls.tok").write_text(TOKEN + "\n")
+    write_secret(tmp_path / "ls.tok", TOKEN + "\n")
     r = receiver_factory(tmp_path / "root", "--token-file", str(tmp_path / "ls.tok"))
     _needs(r, captures, TOKEN)
     assert TOKEN not in " ".join(r.proc.args)  # what ps shows
@@ -50,7 +51,7 @@ def test_the_token_on_the_command_line_is_warned_about(tmp_path, receiver_factor
 
 
 def test_a_token_file_that_does_not_read_is_exit_2(tmp_path):
-    (tmp_path / "bad.tok").write_text("two words\n")
+    write_secret(tmp_path / "bad.tok", "two words\n")
     for extra in (["--token-file", str(tmp_path / "bad.tok")], ["--token-file", str(tmp_path / "none.tok")],
                   ["--token-file", str(tmp_path / "bad.tok"), "--token", "x"]):
         p = forked.run([*ASZ, "ingest", "langsmith", "--root", str(tmp_path / "root"), "--listen", "127.0.0.1:0", *extra],
