@@ -106,6 +106,24 @@ def held_files(got: Receipts) -> set[str]:
                     and by_session.get(_session_of(rel), False)}
 
 
+def _held_said(got: Receipts, held: set[str]) -> str:
+    """What ``N held`` says of the files ``held`` (of :func:`held_files`) by the real cause: ``(the receiver holds every
+    record of them from another root)`` (``elsewhere … all``), ``(… in the files of credential NAME, which sent their
+    session first)`` (``owned … all``: refused as that credential's session; a round by its session's files), or both,
+    counted apart (trial 43a F5: files refused for their credential were said to be held from another root)."""
+    owned = getattr(got, "owned", {}) or {}
+    by_owner = {rel: v[0] for rel, v in owned.items() if rel in held and v[1] == "all"}
+    sessions = {rel.split("/", 1)[0] for rel in by_owner}
+    mine = sum(1 for rel in held if rel in by_owner or rel.startswith("_conversations/") and _session_of(rel) in sessions)
+    whose = (f"in the files of credential {', '.join(sorted(set(by_owner.values())))}, which sent their session "
+             "first")
+    if not mine:
+        return "(the receiver holds every record of them from another root)"
+    if mine == len(held):
+        return f"(the receiver holds every record of them {whose})"
+    return f"(the receiver holds every record of them: {len(held) - mine} from another root, {mine} {whose})"
+
+
 def _check_host(root: Path, shown: str, got: Receipts, only: str | None, digests: dict[str, str],
                 problems: list[Problem], erased: dict[str, list[str]] | None = None,
                 found_by: dict[str, int] | None = None) -> tuple[int, int, list[str], int, int]:
@@ -244,7 +262,8 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: 
     find files in it, else a warning beside the missing files. Counts ``receipts`` (files looked for),
     ``receipts_changed``, ``receipts_missing``, ``receipts_rejected`` (files the receiver refused: not looked for),
     ``receipts_other_receiver`` (hosts whose receipts are of another receiver), ``receipts_held`` (of the files the
-    receiver refused, those it holds every record of from another root: :func:`held_files`; not in
+    receiver refused, those it holds every record of from another root or another credential's files: :func:`held_files`,
+    said by cause, :func:`_held_said`; not in
     ``receipts_rejected``); a note per host. Never raises for what
     the root holds (a file that does not read is :data:`CHANGED`)."""
     root = Path(root)
@@ -260,7 +279,8 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: 
         erased: dict[str, list[str]] = {}
         here: dict[str, int] = {}
         h_looked, h_changed, gone, h_rejected, h_aside = _check_host(root, shown, got, only, digests, found, erased, here)
-        h_held = sum(1 for rel in held_files(got) if only is None or _session_of(rel) == only)
+        h_held_files = {rel for rel in held_files(got) if only is None or _session_of(rel) == only}
+        h_held = len(h_held_files)
         h_rejected -= h_held
         h_missing = len(gone)
         h_found = h_looked - h_changed - h_missing
@@ -283,7 +303,7 @@ def check_receipts(root: str | os.PathLike, receipts: Iterable[tuple], *, only: 
                + (f" ({h_aside} of them rounds set aside by a chain built anew)" if h_aside else "")
                + f", {h_changed} changed, {h_missing} missing")
             + (f"; {h_rejected} it rejected, not looked for" if h_rejected else "")
-            + (f"; {h_held} held (the receiver holds every record of them from another root)" if h_held else "")
+            + (f"; {h_held} held {_held_said(got, h_held_files)}" if h_held else "")
             + (f"; {h_due} landed file(s) not yet accepted by the receiver (due for the next push)" if h_due else "")
             + (f"; {h_erased} more of session(s) erased here on request, not looked for (named below)" if h_erased else ""))
         _said_erasures(root, shown, more[1] if len(more) > 1 else None, erased, here, section)

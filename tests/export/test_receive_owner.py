@@ -25,6 +25,7 @@ from asz_core.export import receive
 from asz_core.export.credentials import read_token_file
 from asz_core.export.receive import Receiver
 
+from cli_helpers import write_secret
 from export_helpers import ASZ, asz, page_json, sent_files
 
 PROJECT = "-home-user-sample-project"
@@ -55,9 +56,7 @@ def _push(root: Path, address: str, who: str, tmp: Path, proto: str) -> str:
 def _push_args(root: Path, address: str, who: str, tmp: Path, proto: str, *more: str) -> list[str]:
     """``push`` of ``root`` to ``proto://address`` with credential ``who``'s token (a file of mode 0600) as instance
     root@vm, then ``more``."""
-    tok = tmp / f"{who}.tok"
-    tok.write_text(TOKENS[who] + "\n")
-    tok.chmod(0o600)
+    tok = write_secret(tmp / f"{who}.tok", TOKENS[who] + "\n")
     cfg = tmp / "push.yaml"
     cfg.write_text('export:\n  otlp:\n    instance_id: "root@vm"\n')
     return ["push", "--root", str(root), "--config", str(cfg), "--endpoint", f"{proto}://{address}",
@@ -66,10 +65,7 @@ def _push_args(root: Path, address: str, who: str, tmp: Path, proto: str, *more:
 
 def _team_tokens(tmp: Path) -> Path:
     """``tmp/team.tokens``: alice's and bob's ``NAME TOKEN`` lines, mode 0600 (asz refuses a token file others read)."""
-    path = tmp / "team.tokens"
-    path.write_text("".join(f"{n} {t}\n" for n, t in TOKENS.items()))
-    path.chmod(0o600)
-    return path
+    return write_secret(tmp / "team.tokens", "".join(f"{n} {t}\n" for n, t in TOKENS.items()))
 
 
 @pytest.mark.parametrize("proto", ["http", "grpc"])
@@ -324,5 +320,27 @@ def test_a_copy_pushed_while_its_first_landing_is_in_flight_is_held_not_short(co
             f"to it") in log.getvalue(), log.getvalue()
     assert f"this root holds every record of it ({records} record(s))" in log.getvalue(), log.getvalue()
     assert "lacks" not in log.getvalue() and not (team / "_received" / "short.list").exists(), log.getvalue()
-    v = asz("verify", "--root", str(team))
+    v = asz("verify", "--root", str(team), "--receipts", str(tmp_path / "root_bob" / "push.state"))
     assert v.returncode == 0 and "short session" not in v.stdout, v.stdout
+    assert ("0 file(s) the receiver accepted: 0 in the root with that SHA-256, 0 changed, 0 missing; 2 held (the "
+            "receiver holds every record of them in the files of credential alice, which sent their session first)"
+            ) in v.stdout, v.stdout  # trial 43a F5: "from another root"
+
+
+def test_held_receipts_are_said_by_their_cause(tmp_path):
+    """Trial 43a F5: one host's receipts holding files held from another root (``elsewhere … all``) and files held as
+    another credential's session (``owned … all``), each with the round reading it: counted apart, by cause."""
+    from asz_core.export.state import PushState
+    from asz_core.verify.receipts import _held_said, held_files
+
+    sid = {"e": "11111111-1111-4111-8111-111111111111", "o": "22222222-2222-4222-8222-222222222222"}
+    rels = {k: [f"{s}/streams/main/transcript-20261207T000000.000000000Z-000001.sd",
+                f"_conversations/{s}/rounds/r000001-0123456789ab.sf"] for k, s in sid.items()}
+    got = PushState(tmp_path / "push.state", "http://team:4318", pushed={r: "0" * 64 for v in rels.values() for r in v},
+                    rejected={r for v in rels.values() for r in v}, elsewhere={rels["e"][0]: ("all", "x.sd")},
+                    owned={rels["o"][0]: ("alice", "all", "bob")})
+    held = held_files(got)
+    assert held == {r for v in rels.values() for r in v}
+    assert _held_said(got, held) == ("(the receiver holds every record of them: 2 from another root, 2 in the files of "
+                                     "credential alice, which sent their session first)")
+    assert _held_said(got, set(rels["e"])) == "(the receiver holds every record of them from another root)"
