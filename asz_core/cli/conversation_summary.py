@@ -17,7 +17,7 @@ from ..reading.listing import link_lines, usage_lines
 from ..termsafe import one_line, shell_word
 from ..view.arguments_check import HELD_DIFFER, TRANSCRIPT_CHECKS, transcript_differences
 
-__all__ = ["UNDESCRIBED_SHOWN", "EXECUTIONS_SHOWN", "TOOLS_SHOWN", "conversation_summary", "summary_lines", "tools_lines",
+__all__ = ["UNDESCRIBED_SHOWN", "EXECUTIONS_SHOWN", "TOOLS_SHOWN", "conversation_summary", "summary_lines", "outside_steps", "tools_lines",
            "execution_lines", "landed_by_lines", "assembled_by_lines"]
 
 #: Undescribed parts the short summary of ``asz conversation`` names one by one.
@@ -40,7 +40,10 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     from ..view.secret_forms import shown_places  # a credential in its cwd or branch masked as in a title (trial 37a F2)
 
-    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table)
+    from ..reading.ids import shown_conversation_ids  # the prefix its hints print, one that works (trial 43b F3)
+
+    name = shown_conversation_ids(r, [doc["conversation"]])[doc["conversation"]] if doc.get("conversation") else ""
+    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table, name)
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
@@ -164,13 +167,14 @@ def tools_lines(tools: list[dict]) -> list[str]:
     return out
 
 
-def summary_lines(doc: dict, table=None) -> list[str]:
+def summary_lines(doc: dict, table=None, name: str = "") -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
     :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, the
     API error steps (``errors N API error step(s): …`` when the document counts any: a failed run), sources no longer read (``stopped:``, one each), sources gone,
     tool executions and the ones whose arguments differ (:func:`execution_lines`), cut text, links, coverage,
-    undescribed parts, problems."""
+    undescribed parts, problems. ``name`` is the conversation's shortest unique prefix in its root
+    (:func:`~asz_core.reading.ids.shown_conversation_ids`), what a hint prints; its first 8 characters when not given."""
     out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
@@ -206,14 +210,16 @@ def summary_lines(doc: dict, table=None) -> list[str]:
         steps = cut_steps(doc)  # each step, with its size and sha256 (trial 24b F1)
         out.extend(f"  {visible(line)}" for line in steps)
         if steps:
-            out.append(f"  (asz show {doc['conversation'][:8]} ID prints a step's record; the whole text is kept only by "
+            out.append(f"  (asz show {name or doc['conversation'][:8]} ID prints a step's record; the whole text is kept only by "
                        "its source file, while it exists)")
     out.extend(map(visible, tools_lines(s.get("calls_by_tool") or [])))  # calls per tool (trial 30b F2)
     out.extend(link_lines(s))
     cov = s.get("coverage") or {}
     if cov:
+        apart = outside_steps(doc)
         out.append(f"coverage {cov['cited']}/{cov['records']} records with content drawn or listed"
-                   f" ({cov.get('listed', 0)} listed in not_drawn)")
+                   f" ({cov.get('listed', 0)} listed in not_drawn" + (f"; {apart:,} step(s) under no talk, drawn as the "
+                                                                     "exports' 'Outside any talk'" if apart else "") + ")")
     und = doc.get("undescribed") or []
     if und:  # trial finding 8: bytes the dialect could not describe are said, not only listed in --json
         blank = sum(1 for u in und if u.get("blank"))  # empty, blank or null lines: no call in them (trial 41b F6)
@@ -275,3 +281,15 @@ def execution_lines(doc: dict) -> list[str]:
 
 def _outcome_order(name: str) -> tuple:
     return (("returned", "failed", "interrupted").index(name) if name in ("returned", "failed", "interrupted") else 3, name)
+
+
+def outside_steps(doc: dict) -> int:
+    """How many steps of the asz.view document ``doc`` no talk holds (under its ``loose`` nodes whose stream has no
+    talk: :func:`~asz_core.view.placing.loose_talks`), counted as the ``state`` line's steps are (``STEP_KINDS``), which the exports
+    draw under ``Outside any talk`` and the page on its Talks tab when it has no talk (trial 43b F1: a transcript with
+    no prompt read ``0 talks`` and its calls and replies were drawn nowhere but the page's Loose tab)."""
+    from ..view.kinds import STEP_KIND_SET
+    from ..view.placing import loose_talks, walk
+
+    placed = loose_talks(doc)
+    return sum(n.get("kind") in STEP_KIND_SET for n in walk(x for x in doc.get("loose") or () if x.get("id") not in placed))

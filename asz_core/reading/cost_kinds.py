@@ -102,7 +102,10 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     (of 14 talks)`` when some talks made none: :func:`_of_all`) and one line per talk,
     ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, each its exact amount as
     :func:`~asz_core.view.prices.money` prints it (trial 32a F8); [] when no call carries usage, the cost is held back
-    or none of it had a price."""
+    or none of it had a price. The calls in no talk (under the document's ``loose`` nodes) are ranked on a line of
+    their own, ``calls in no talk``, and never counted as a talk (trial 43b F1: ``costliest talks: 1 of 1`` beside
+    ``0 talks``): ``all 2 and the calls in no talk add up …``, or, when no talk made calls, ``costliest talks: none,
+    no talk made model calls; the calls in no talk are the cost above``."""
     cost = (doc.get("summary") or {}).get("cost")
     talks = [t for t in talk_usage(doc) if t[2]]
     if not isinstance(cost, dict) or "usd" not in cost or not talks:
@@ -112,9 +115,13 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     exact = {i: sum(kind_costs(by_model, table).values(), Decimal(0)) for i, (_, by_model, _, _) in enumerate(talks)}
     share = shares(exact)
     order = sorted(exact, key=lambda i: exact[i], reverse=True)[:shown]
-    marks = cost_marks(cost)
-    out = [f"costliest talks: {len(order)} of {len(talks)}{_of_all(doc, talks)}, each by its own model calls (a sub-agent's "
-           f"talk is one of its own; all {len(talks)} add up to the cost above, each rounded on its own)"]
+    marks, real = cost_marks(cost), sum(t[0] is not None for t in talks)
+    loose = " and the calls in no talk" if real < len(talks) else ""  # never counted as a talk (trial 43b F1)
+    named = sum(talks[i][0] is not None for i in order)
+    out = [f"costliest talks: {named} of {real}{_of_all(doc, talks)}, each by its own model calls (a sub-agent's "
+           f"talk is one of its own; all {real}{loose} add up to the cost above, each rounded on its own)" if real else
+           f"costliest talks: none, no talk{_of_all(doc, talks) and ' of ' + str(doc['summary']['talks'])} made model calls; "
+           f"the calls in no talk are the cost above"]
     for i in order:
         talk, _, n, every = talks[i]
         out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {calls_words(n, every)}, {_talk_name(talk, doc)}")

@@ -98,6 +98,11 @@ could hide behind it).
   ms). The runtime's record: 744 bytes of JSON, folded: in FILE:ROW; whole in the json export*``, where render 16 gave
   the record's keys (close41; :func:`~asz_core.reading.export_calls.ran_said`). A copy of render 16 or before is made
   again drawing as that render did (:func:`drawing`).
+- render 18: md and html draw the steps under a ``loose`` node that is not drawn itself, a model call in no talk
+  (an adapter's transcript with no prompt, or one whose only prompt did not parse: its reply and tool calls), with
+  that call's tokens line, in the talk the node is placed in or under ``Outside any talk``, where render 17 drew none
+  of them (trial 43b F1; :func:`~asz_core.reading.export_steps._place_loose`). A copy of render 17 or before is made
+  again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -125,7 +130,7 @@ from typing import Callable, Iterator, Optional
 __all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 17
+RENDER = 18
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

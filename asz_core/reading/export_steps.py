@@ -24,6 +24,7 @@ from ..view.titles import SHORT_FORM_KINDS, record_commands, record_line, talk_h
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .export_calls import calls_at
+from .export_render import drawn
 from .termtext import md_line, plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
@@ -279,22 +280,26 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
     out = []
     for talk in doc.get("talks", ()):
         shown = _once([(position(n), s) for n in walk(talk.get("children", ())) if (s := step(n)) is not None])
-        _with_calls(talk, shown)
         out.append({"talk": talk, "heading": talk_heading(doc, talk, heads), "steps": shown, "prompt": asked(talk)})
-    outside = _place_loose(doc, out, step)
+    outside = _once(_place_loose(doc, out, step))
+    placed, loose = (loose_talks(doc), [n for n in doc.get("loose") or () if isinstance(n, dict)]) if drawn() >= 18 else ({}, [])
+    for t in out:  # a model call's line on its first drawn step, in a talk or a loose node drawn there
+        _with_calls([*t["talk"].get("children", ()), *(n for n in loose if placed.get(n.get("id")) == t["talk"]["id"])], t["steps"])
+    _with_calls([n for n in loose if n.get("id") not in placed], outside)
     _said_once(out, reports(doc, lambda ref: recs.get((ref.get("seq"), ref.get("row")))))
     _asked_once(out, asks(doc, dialect, lambda ref: recs.get((ref.get("seq"), ref.get("row"))), given))
     for t in out:
         t["steps"] = [s for _, s in t["steps"]]
     if outside:
-        out.append({"talk": None, "heading": "Outside any talk", "steps": outside, "prompt": None})
+        out.append({"talk": None, "heading": "Outside any talk", "steps": [s for _, s in outside], "prompt": None})
     return out
 
 
-def _with_calls(talk: dict, shown: list[tuple[tuple, Step]]) -> None:
-    """Each model call of ``talk`` put on the step of ``shown`` it is drawn at (:func:`~.export_calls.calls_at`), as
-    that step's ``calls`` (trial 41c F4)."""
-    placed = calls_at(talk.get("children", ()), {s["id"] for _, s in shown})
+def _with_calls(nodes: list[dict], shown: list[tuple[tuple, Step]]) -> None:
+    """Each model call under ``nodes`` (a talk's children and the loose nodes drawn in it, or the loose nodes drawn
+    outside any talk) put on the step of ``shown`` it is drawn at (:func:`~.export_calls.calls_at`), as that step's
+    ``calls`` (trial 41c F4, 43b F1)."""
+    placed = calls_at(nodes, {s["id"] for _, s in shown})
     for _, s in shown:
         if s["id"] in placed:
             s["calls"] = placed[s["id"]]
@@ -433,22 +438,25 @@ def _place_loose(doc: dict, talks: list[dict], step) -> list[Step]:
     """Put each drawn ``loose`` node of ``doc`` (a compaction's boundary and summary, injected context: nodes under
     no talk, docs/view.md) among ``talks``' ``(position, Step)`` pairs in record order: in the talk of its stream
     that opened last at or before it (:func:`~asz_core.view.placing.loose_talks`, the page's rule too), after that
-    talk's steps from before it; one before every talk of its stream at the head of the stream's first talk. Returns the steps of nodes whose stream has no talk (drawn apart)."""
-    outside: list[Step] = []
+    talk's steps from before it; one before every talk of its stream at the head of the stream's first talk. A node not
+    drawn itself (a model call in no talk) draws those under it, from render 18 (trial 43b F1). Returns the
+    ``(position, Step)`` pairs of nodes whose stream has no talk (drawn apart, ``Outside any talk``)."""
+    outside: list[tuple[tuple, Step]] = []
     placed, by_id = loose_talks(doc), {t["talk"]["id"]: t for t in talks}
-    for n in doc.get("loose") or ():
-        s = step(n)
-        if s is None:
-            continue
-        at = position(n)
-        t = by_id.get(placed.get(n.get("id"), ""))
-        if t is None:
-            outside.append(s)
-            continue
-        i = 0
-        while i < len(t["steps"]) and not (t["steps"][i][0][0] == at[0] and t["steps"][i][0] > at):
-            i += 1
-        t["steps"].insert(i, (at, s))
+    for top in doc.get("loose") or ():
+        t = by_id.get(placed.get(top.get("id"), "")) if isinstance(top, dict) else None
+        for n in walk([top]) if drawn() >= 18 else [top]:  # a model call in no talk draws its steps (43b F1)
+            s = step(n)
+            if s is None:
+                continue
+            at = position(n)
+            if t is None:
+                outside.append((at, s))
+                continue
+            i = 0
+            while i < len(t["steps"]) and not (t["steps"][i][0][0] == at[0] and t["steps"][i][0] > at):
+                i += 1
+            t["steps"].insert(i, (at, s))
     return outside
 
 

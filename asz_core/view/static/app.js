@@ -2063,10 +2063,14 @@
   function drawTalks() {
     talkEls.clear();
     if (!D.talks.length) {  // hook records alone (trial 23a, F3): what the observers saw, where a reader looks first
-      const te = D.tool_executions || [];
+      const te = D.tool_executions || [], loose = D.loose || [];
       add(panel, h('p', { class: 'muted', id: 'no-talks' }, 'No talks.' + (te.length ? ' No transcript of this conversation has landed; ' +
         num(te.length) + ' tool execution' + (te.length === 1 ? '' : 's') + ' recorded around its tool calls:' : '')));
       if (te.length) panel.append(executionTable(te));
+      if (loose.length) {  // a transcript with no prompt (trial 43b F1): its calls and replies drawn here, as the exports' "Outside any talk"
+        panel.append(h('h2', { id: 'outside-talks' }, 'Outside any talk'));
+        appendSteps(panel, loose);
+      }
       return;
     }
     panel.append(h('div', { class: 'talktools small' },
