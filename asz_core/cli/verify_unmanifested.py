@@ -116,6 +116,7 @@ def unmanifested_results(copy: Path, root: Path, config: Optional[Path]) -> tupl
     """``(said, not_checked, refusal)`` for ``copy`` (no manifest) against ``root``: ``said`` the ``ok`` lines and
     ``not_checked`` what no manifest lets be checked when a render matched; else ``refusal``, why it cannot be
     checked (the caller exits 2: neither checked nor found changed)."""
+    from ..storage.ids import unique_prefixes
     from ..view.rows import list_conversations
 
     fmt = SUFFIX_FORMATS.get(copy.suffix.lower())
@@ -123,22 +124,24 @@ def unmanifested_results(copy: Path, root: Path, config: Optional[Path]) -> tupl
         return [], [], (f"its suffix {copy.suffix or '(none)'} names no format of asz export "
                         f"({', '.join(SUFFIX_FORMATS)}), so it cannot be made again to compare")
     data = copy.read_bytes()
-    cid = named_conversation(data, list_conversations(root))
+    known = list_conversations(root)
+    cid = named_conversation(data, known)
     if cid is None:
         return [], [], f"it names no conversation of the root {root}, so there is nothing to make it again from"
+    typed = unique_prefixes([cid], known)[cid]  # a prefix asz export takes back (trial 43b F3)
     try:
         match, nearest = matching_render(data, root, cid, fmt, config)
     except (LookupError, ValueError, OSError, RuntimeError) as exc:  # no usable round (ViewError) and the like
         return [], [], f"conversation {cid} cannot be made again from the root: {exc}"
     if match is None:
         return [], [], (f"it is not what this asz draws of conversation {cid} from the root's records as asz export "
-                        f"{cid[:8]} --format {fmt} writes it at any render it knows (renders {RENDER} back to 1, masked and "
+                        f"{typed} --format {fmt} writes it at any render it knows (renders {RENDER} back to 1, masked and "
                         f"unmasked, in this machine's zone and UTC), so it cannot be proved: a copy made by an asz built "
                         "before 2026-12-05, when renders began to be numbered, was drawn by rules that changed many "
                         "times before (this asz draws render 1 as the last of them did), or it was made with other "
                         f"options or before the conversation grew; the nearest differs at {first_difference(data, nearest)}")
     render, redact, zone = match
-    said = [f"{copy.name}: no manifest: it is render {render} of conversation {cid} as asz export {cid[:8]} --format "
+    said = [f"{copy.name}: no manifest: it is render {render} of conversation {cid} as asz export {typed} --format "
             f"{fmt}{' --redact' if redact else ''} draws it from the root's records now, in the zone {zone} with no "
             "other option, byte for byte: every text in it is the landed one"
             + (" and each mask stands over a credential of its form" if redact else "")]

@@ -15,7 +15,7 @@ from bisect import bisect_left
 from typing import Callable, Iterable, Sequence
 
 __all__ = ["IdError", "AmbiguousId", "UnknownId", "resolve", "MATCHES_SHOWN", "SHOWN_AT_LEAST", "fixed_head", "shown_names",
-           "named", "unique_prefixes"]
+           "named", "nearly_whole", "unique_prefixes"]
 
 #: The fewest characters of an id a list or a note shows (a Claude Code session UUID's first group).
 SHOWN_AT_LEAST = 8
@@ -85,7 +85,7 @@ def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[
     is the prefix of no other id of ``among`` (the ids a command resolves a prefix against), so :func:`resolve` gives
     the id back for it: what every list and note prints of an id a person may type back (trial 15, F18; trial 20,
     F10). Found from the id's two neighbours in sorted order; an id that is a prefix of another is shown whole (a whole
-    id is taken as it is). An id not in ``among`` is measured against it alone."""
+    id is taken as it is), and so is one whose prefix would reach into its last group (:func:`nearly_whole`). An id not in ``among`` is measured against it alone."""
     pool = sorted(set(among))
 
     def shown(c: str) -> str:
@@ -97,9 +97,18 @@ def shown_names(among: Iterable[str], least: int = SHOWN_AT_LEAST) -> Callable[[
             while n < len(c) and n < len(o) and c[n] == o[n]:
                 n += 1
             need = max(need, n + 1)
-        return c[:need]
+        return c if nearly_whole(c, need) else c[:need]
 
     return shown
+
+
+def nearly_whole(c: str, need: int) -> bool:
+    """True when id ``c``'s first ``need`` characters (fewer than all) reach into its last ``-``-separated group (a
+    UUID's twelve hex digits), so that they would read as a whole id: :func:`shown_names` then shows ``c`` whole
+    (trial 43c F9: ``f1e1d000-0000-4000-8000-00000000004``, the prefix of ``…000000000040``, read as the whole id of
+    ``…000000000004``)."""
+    last = c.rfind("-")
+    return 0 <= last < need - 1 < len(c) - 1
 
 
 def named(lists: Sequence[list[dict]], among: Iterable[str]) -> list[list[dict]]:

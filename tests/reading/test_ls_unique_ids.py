@@ -26,6 +26,11 @@ def test_unique_prefixes_from_neighbours():
                    "55604662-cf2a": "55604662", "55604663-aaaa": "55604663", "abc": "abc", "abcdefghij": "abcdefgh"}
     # unique in the root, not only among the rows a filter kept
     assert unique_prefixes(["ls-trace-x-703ca18ffe91"], among) == {"ls-trace-x-703ca18ffe91": "ls-trace-x"}
+    # a prefix reaching into the last group reads as a whole id: shown whole (trial 43c F9, …0040 read as …004)
+    uuids = ["f1e1d000-0000-4000-8000-000000000040", "f1e1d000-0000-4000-8000-000000000004", "f1e1d001-0000-4000-8000-000000000004"]
+    assert unique_prefixes(uuids, uuids) == {uuids[0]: uuids[0], uuids[1]: uuids[1], uuids[2]: "f1e1d001"}
+    assert unique_prefixes(["ab-cd-ef"], ["ab-cd-eg"], least=2) == {"ab-cd-ef": "ab-cd-ef"}
+    assert unique_prefixes(["ab-cd-ef"], ["ab-ce-ef"], least=2) == {"ab-cd-ef": "ab-cd"}  # ends in the group before
 
 
 def _table_ids(out: str) -> list[str]:

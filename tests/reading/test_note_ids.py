@@ -30,7 +30,8 @@ def test_shown_names_from_neighbours():
     assert [shown(c) for c in ("ls-trace-x-703ca18ffe91", "ls-trace-y-932e4279ff61", "55604662-cf2a", "abc", "abcdefghij")] \
         == ["ls-trace-x", "ls-trace-y", "55604662", "abc", "abcdefgh"]
     assert shown("ls-trace-z") == "ls-trace-z"  # not among them: measured against them alone
-    assert shown("55604662-dd") == "55604662-d"
+    assert shown("55604662-dd") == "55604662-dd"  # "55604662-d" reaches into its last group: shown whole (trial 43c F9)
+    assert shown("55604662-dd-ee") == "55604662-d"
 
 
 @pytest.fixture(scope="module")
