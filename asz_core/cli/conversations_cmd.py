@@ -203,7 +203,7 @@ def conversations(
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 
-    note = unchained_note(r, set(ids), collector=True)[0]
+    note = " ".join(x for x in (unchained_note(r, set(ids), collector=True)[0], _linked_chains(r)) if x)
     from ..reading.ids import shown_names
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too
@@ -472,3 +472,18 @@ def register(app: typer.Typer) -> None:
     """Add ``conversations`` and its alias ``ls`` to ``app``."""
     app.command("conversations")(conversations)
     app.command("ls", help="Alias of asz conversations.")(conversations)
+
+
+def _linked_chains(root) -> str:
+    """The note naming the entries of ``_conversations`` that are symbolic links, none listed (docs/storage-root.md, No
+    links; the page's list note counts them too); '' when none."""
+    import os
+
+    from ..flow.chain import chain_links
+
+    linked = chain_links(root)
+    if not linked:
+        return ""
+    return (f"{len(linked)} entr{'y' if len(linked) == 1 else 'ies'} of _conversations {'is a symbolic link' if len(linked) == 1 else 'are symbolic links'} "
+            f"and not listed ({', '.join(os.path.basename(p) for p in linked[:3])}{' …' if len(linked) > 3 else ''}): "
+            "asz follows no symbolic link inside a storage root; asz verify names them")

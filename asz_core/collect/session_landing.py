@@ -87,6 +87,8 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         parts = [(col, still_there(col, sources, c)) for col, sources in parts]
     if settled(root, session, parts, sdir):
         return
+    if refuse_linked(root, session, sdir, lead, c):
+        return
     from .session_pass import Landing, SessionPass  # the landing code loads once a session has something to land
 
     chained = not sdir.is_dir() and _has_rounds(root, session)  # its folder went missing, its chain did not (the lock makes it)
@@ -148,6 +150,26 @@ def _collect_session(root: Path, session: str, parts: list[tuple[Collector, list
         if landing is not None:
             landing.forget()
         durable.after_progress(lock.release) or lock.release()  # in a chain: once its cursors are written (durable.py)
+
+
+def refuse_linked(root: Path, session: str, sdir: Path, lead: "Collector", c: Counters) -> bool:
+    """True, after one ``error:`` (counted: the pass exits 1), when the session folder, its ``streams``, ``runs`` or
+    ``provider_body``, or one of its stream or run folders is a symbolic link: nothing of the session lands, no cursor
+    and no lock is written through it, every source keeps its bytes for a later pass (docs/storage-root.md, "No
+    links"; a cursor that is one is refused as it is read, ``session_pass.cursor_or_set_aside``). Looked at only for
+    a session with something new (a settled one writes nothing)."""
+    from ..sessiondata.nolink import LinkRefused
+    from ..storage.layout import session_links
+
+    linked = session_links(sdir, cursors=False)
+    if not linked:
+        return False
+    path, what = linked[0]
+    lead.report.error(Path(path), f"{LinkRefused(path, what + ' asz landed')}; nothing of session {session} lands "
+                      "(no file, cursor or lock is written through it; its sources keep their bytes): put that folder "
+                      "back in the link's place and the next pass lands what is new")
+    c.errors += 1
+    return True
 
 
 LANDED_AGAIN = ("session {session} landed again from its source after its folder went missing; its chain "

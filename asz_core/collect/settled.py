@@ -37,7 +37,10 @@ def nothing_new(root: Path, session: str, parts: list[tuple[Any, list[Source]]],
     is replaced atomically, and a skip does nothing a pass that finds nothing
     new would not do.
     """
-    if not sdir.is_dir():
+    try:  # not followed: a session folder that is a symbolic link is never settled, so the pass refuses it (said)
+        if not stat.S_ISDIR(os.lstat(sdir).st_mode):
+            return False
+    except OSError:
         return False
     seen: set[str] = set()
     try:

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from ..sessiondata.durable import fsync_dir, write_once
+from ..sessiondata.nolink import LinkRefused, first_link
 from ..sessiondata.times import format_rfc3339
 from ..storage.layout import CONVERSATIONS, ROUNDS, parse_landed_name
 from ..storage.readings import record_reading
@@ -92,6 +93,9 @@ def land(root: str | os.PathLike, rel: str, digest: str, data: bytes, *, replace
     real_root = os.path.realpath(root)
     if os.path.commonpath([real_root, os.path.realpath(target.parent)]) != real_root:
         raise Refused(f"{rel!r} leaves the root through a link")
+    linked = first_link(root, target.parent)  # a folder of the root that is a link, even to another of it: never entered
+    if linked is not None and os.path.islink(linked):
+        raise Refused(f"{rel}: {linked} is {LinkRefused(linked, 'the folder asz landed')} (docs/storage-root.md, No links)")
     with _lock:
         there = admit(root, parts, got, data, replaces, instance, sent_now, rest, reread)
         if reread and parts[0] != CONVERSATIONS:  # before the file: a crash after it never leaves its reading unsaid

@@ -37,6 +37,7 @@ from .fold import Fold, FoldError
 from .round import Round, RoundError, parse_round_file_name, read_round
 
 __all__ = [
+    "chain_links",
     "ASSEMBLED_BY",
     "ASSEMBLED_ALSO",
     "ALSO_KEPT",
@@ -127,22 +128,32 @@ def conversation_dirs(root: str | os.PathLike) -> list[Path]:
 
 def _conversation_dirs(root: str | os.PathLike) -> list[Path]:
     """:func:`conversation_dirs`, read from the root: one ``scandir``, each entry's type from the directory itself
-    where it tells it (a link followed, as ``Path.is_dir`` does), the names sorted as strings (what sorting sibling
+    where it tells it (a symbolic link is no chain: never followed, :func:`chain_links` names it), the names sorted as strings (what sorting sibling
     Paths does), a Path made for each chain only (issue 22, session 40: 1,364 chains 11.7 ms)."""
     from ..storage.erased_list import erased_names
 
     d = Path(root) / CONVERSATIONS
-    if not d.is_dir():
+    if not d.is_dir() or d.is_symlink():
         return []
     gone = erased_names(root)
     names = []
     with os.scandir(d) as entries:
         for e in entries:
             name = e.name
-            if (Path(d, name).is_dir() if e.is_symlink() else e.is_dir()) and not name.startswith(".") and name not in gone:
+            if e.is_dir(follow_symlinks=False) and not name.startswith(".") and name not in gone:  # a link is none
                 names.append(name)
     names.sort()
     return [d / name for name in names]
+
+
+def chain_links(root: str | os.PathLike) -> list[str]:
+    """The paths of the entries of ``<root>/_conversations`` that are symbolic links, sorted (none when that folder is
+    itself one: then it is the only one, named): no reader lists them as chains (:func:`conversation_dirs`), parse
+    writes no round through them, ``asz verify`` names each (docs/storage-root.md, "No links")."""
+    from ..sessiondata.nolink import links_among
+
+    d = os.path.join(os.fspath(root), CONVERSATIONS)
+    return [d] if os.path.islink(d) else links_among(d)
 
 
 def round_session(path: str | os.PathLike) -> str:
@@ -260,6 +271,7 @@ class Chain:
         another process holds it; the caller then writes nothing. Creates the
         chain directory when missing.
         """
+        self.refuse_links()
         lk = FileLock(self.lock_path, timeout)
         try:
             lk.acquire()
@@ -267,6 +279,14 @@ class Chain:
             raise ChainBusy(self.conversation, busy) from None
         self._lock = lk
         return self
+
+    def refuse_links(self) -> None:
+        """Raise :class:`~asz_core.sessiondata.nolink.LinkRefused` (an OSError) when ``_conversations``, the chain's
+        folder or its ``rounds`` is a symbolic link: no round is read or written through one (docs/storage-root.md,
+        "No links"). Three ``lstat`` calls."""
+        from ..sessiondata.nolink import refuse_link
+
+        refuse_link(self.root, self.rounds_dir, "the chain folder asz wrote")
 
     def unlock(self) -> None:
         """Release the chain's lock (a no-op when not held)."""
@@ -301,8 +321,9 @@ class Chain:
         """:meth:`round_files`, and what the same listing of ``rounds/`` tells besides (:class:`RoundsListed`, for
         ``asz verify``'s checks after the chain checks, which listed it again each: issue 22, session 40); a
         ``rounds/`` that is not there gives ``([], RoundsListed(False, 0, "", ()))``. Raises OSError as
-        :meth:`round_files` does."""
+        :meth:`round_files` does (:class:`~asz_core.sessiondata.nolink.LinkRefused` for a link, :meth:`refuse_links`)."""
         out: list[RoundFile] = []
+        self.refuse_links()
         try:
             entries = list(os.scandir(self.rounds_dir))
         except FileNotFoundError:

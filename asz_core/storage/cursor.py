@@ -24,6 +24,7 @@ source is a document inside a file (a database row) rather than a file. An appen
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import zlib
@@ -33,6 +34,7 @@ from pathlib import Path
 import attrs
 
 from ..sessiondata import durable
+from ..sessiondata.nolink import NOFOLLOW, LinkRefused
 
 try:  # the compiled half of _written_values (setup.py: optional; without it the Python below does the same)
     from ..sessiondata.bytescan import cursor_values as _cursor_values
@@ -200,12 +202,18 @@ def read_cursor(path: Path, checked: bool = False) -> AppendCursor | SnapshotCur
     active / source_gone / conflict, a digest that is not 64 hex characters;
     and naming the file for one cut short: no newline after its last line, or
     a key every cursor holds missing (schema, kind, source, offset and ord of
-    an append cursor, size, last_seq, state).
+    an append cursor, size, last_seq, state). Raises
+    :class:`~asz_core.sessiondata.nolink.LinkRefused` (an OSError) for a cursor that is a symbolic link: never
+    followed (docs/storage-root.md, "No links"); OSError for one that cannot be opened.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)  # no buffered file object: verify and a pass with nothing new read every cursor
+    try:  # no buffered file object: verify and a pass with nothing new read every cursor; never through a link
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and os.path.islink(path):
+            raise LinkRefused(path, "the cursor asz wrote") from None
+        raise
     try:
         data = got = os.read(fd, 1 << 16)
         while len(got) == 1 << 16:  # a shorter read of a regular file is its end: one read for a cursor

@@ -34,6 +34,7 @@ from typing import Callable, Iterator, NamedTuple
 import attrs
 
 from ..sessiondata.model import KIND_PREFIX
+from ..sessiondata.nolink import NOFOLLOW_DIR, links_among
 from ..termsafe import shell_word
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "landed_name",
     "kind_dir",
     "holding_dirs",
+    "session_links",
+    "root_links",
     "kind_dir_parts",
     "cursor_file",
     "dir_name",
@@ -231,15 +234,14 @@ def _session_dirs(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
     gone = erased_names(root)
-    # One scandir: an entry's type from the directory itself (a symlink followed by Path.is_dir, as before), the
-    # names sorted as strings (what sorting sibling Paths does), a Path made for each session only (issue 22: verify
-    # and every pass list the root; 143 sessions 3.3 ms -> 0.5 ms).
+    # One scandir: an entry's type from the directory itself (a symbolic link is no session: never followed,
+    # root_links names it), the names sorted as strings (what sorting sibling Paths does), a Path made for each
+    # session only (issue 22: verify and every pass list the root; 143 sessions 3.3 ms -> 0.5 ms).
     names = []
     with os.scandir(root) as entries:
         for e in entries:
             name = e.name
-            if name[:1] not in ("_", ".") and (Path(root, name).is_dir() if e.is_symlink() else e.is_dir()) \
-                    and name not in gone:
+            if name[:1] not in ("_", ".") and e.is_dir(follow_symlinks=False) and name not in gone:
                 names.append(name)
     names.sort()
     return [root / name for name in names]
@@ -314,17 +316,74 @@ def holding_dirs(session_dir: str | os.PathLike) -> list[str]:
 
 
 def _holding_dirs(session_dir: str | os.PathLike) -> Iterator[str]:
-    """:func:`holding_dirs` one at a time: ``runs`` is read only once every stream was asked for."""
+    """:func:`holding_dirs` one at a time: ``runs`` is read only once every stream was asked for.
+
+    No symbolic link is entered (docs/storage-root.md, "No links"): a session folder, its ``streams``, ``runs`` or
+    ``provider_body``, or a stream or run folder that is one holds nothing here (each opened with
+    :data:`~asz_core.sessiondata.nolink.NOFOLLOW_DIR`, no extra system call per folder; :func:`session_links` names
+    them for ``asz verify``). A session folder that is missing holds none either."""
     base = os.fspath(session_dir)
-    for sub in ("streams", "runs"):
-        d = os.path.join(base, sub)
+    try:
+        top = os.open(base, NOFOLLOW_DIR)
+    except OSError as exc:
+        if exc.errno in _NOT_ENTERED:
+            return
+        raise
+    try:
+        for sub in ("streams", "runs"):
+            try:
+                fd = os.open(sub, NOFOLLOW_DIR, dir_fd=top)
+            except OSError as exc:
+                if exc.errno in _NOT_ENTERED:
+                    continue
+                raise
+            try:
+                with os.scandir(fd) as entries:
+                    children = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+            finally:
+                os.close(fd)
+            d = os.path.join(base, sub) + os.sep  # each child is d + name, as os.path.join makes it
+            yield from (d + c for c in children)
         try:
-            children = sorted(e.name for e in os.scandir(d) if e.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        d += os.sep  # d never ends with one (os.path.join of a name): each child is d + sep + name, as os.path.join makes it
-        yield from (d + c for c in children)
-    yield os.path.join(base, "provider_body")
+            linked = stat.S_ISLNK(os.stat("provider_body", dir_fd=top, follow_symlinks=False).st_mode)
+        except OSError:
+            linked = False
+        if not linked:
+            yield os.path.join(base, "provider_body")
+    finally:
+        os.close(top)
+
+
+#: An ``errno`` of opening a folder a listing takes as holding nothing: missing, not a folder, a symbolic link.
+_NOT_ENTERED = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+
+
+def session_links(session_dir: str | os.PathLike, cursors: bool = True) -> list[tuple[str, str]]:
+    """``(path, what)`` of each symbolic link in a session's layout that no listing enters (:func:`_holding_dirs`) or
+    no reader opens: ``streams``, ``runs``, ``provider_body`` and ``index`` folders, a stream or run folder, a cursor
+    (``what``: ``the streams folder``, ``the stream folder``, ``the cursor``…); the session folder itself when it is
+    one (then nothing under it). For ``asz verify`` (its ``symbolic link`` problems) and a collect pass about to land
+    into the session (``cursors`` False: its folders only, the cursors' reads refuse a link themselves); a landed file
+    that is one is its reader's to refuse (:mod:`asz_core.sessiondata.nolink`)."""
+    base = os.fspath(session_dir)
+    if os.path.islink(base):
+        return [(base, "the session folder")]
+    found = [(p, f"the {os.path.basename(p)} folder") for p in links_among(base, _SESSION_FOLDERS)]
+    for sub, what in (("streams", "the stream folder"), ("runs", "the run folder")):
+        found += [(p, what) for p in links_among(os.path.join(base, sub))]
+    for d in holding_dirs(base) if cursors else ():
+        found += [(p, "the cursor") for p in links_among(d) if p.endswith(".cursor")]
+    return found
+
+
+#: The folders of a session folder (seed layout) :func:`session_links` looks at.
+_SESSION_FOLDERS = ("streams", "runs", "provider_body", "index")
+
+
+def root_links(root: str | os.PathLike) -> list[str]:
+    """The paths of the root's entries in a session's place (a name not starting with ``_`` or ``.``) that are
+    symbolic links, sorted: never listed as sessions (:func:`session_dirs`), named by ``asz verify``."""
+    return [p for p in links_among(root) if os.path.basename(p)[:1] != "_"]
 
 
 def highest_landed_seq(session_dir: str | os.PathLike) -> int:
@@ -407,7 +466,7 @@ def provider_files(session_dir: str | Path, upto_seq: int | None = None) -> list
     """The session's landed provider_body ``.sd`` files as ``(seq, path)`` in seq order, up to ``upto_seq``."""
     d = os.path.join(os.fspath(session_dir), "provider_body")
     out = []
-    if is_dir(d):  # no Path made for a session without one (asz verify asks every session: issue 22, session 40)
+    if is_dir(d) and not os.path.islink(d):  # no Path made for a session without one (issue 22, session 40); no link entered
         for f in Path(d).iterdir():
             ln = parse_landed_name(f.name)
             if ln is not None and ln.kind == "provider_body" and ln.ext == "sd" and (upto_seq is None or ln.seq <= upto_seq):

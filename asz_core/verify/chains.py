@@ -52,4 +52,11 @@ def chain_section(root: str | os.PathLike, session: str | None = None, *, digest
         detail = (f"seq {p.seq}: " if p.seq else "") + p.message
         section.problems.append(changed_since_parsed(Path(root), p, detail) if p.landed else
                                 Problem(str(p.path), 0, f"round {p.round}" if p.round else "", "chain", detail))
+    from ..flow.chain import chain_links
+    from ..storage.layout import CONVERSATIONS
+    from ..sessiondata.nolink import link_said
+
+    for path in chain_links(root):  # never listed as chains, nothing under them read (docs/storage-root.md, "No links")
+        if session is None or os.path.basename(path) in (session, CONVERSATIONS):
+            section.problems.append(Problem(path, 0, "", "symbolic link", link_said(path, "the chain folder")))
     return section

@@ -562,17 +562,21 @@ static void entries_free(entries *es) {
 
 static int by_name(const void *a, const void *b) { return strcmp(((const dir_entry *)a)->name, ((const dir_entry *)b)->name); }
 
-/* Is the entry a file (or, with want_dir, a directory), following a symlink as DirEntry.is_file / is_dir do; -1
- * when DirEntry would raise (a stat error other than ENOENT). */
+/* Is the entry a file (or, with want_dir, a directory); -1 when the Python must answer: a symbolic link (no listing
+ * of a root follows one, asz_core/sessiondata/nolink.py: the Python names it) or an lstat error other than ENOENT. */
 static int entry_is(const char *dir, const char *name, unsigned char type, int want_dir) {
-    if (type != DT_UNKNOWN && type != DT_LNK)
+    if (type == DT_LNK)
+        return -1;
+    if (type != DT_UNKNOWN)
         return want_dir ? type == DT_DIR : type == DT_REG;
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
         return -1;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (lstat(path, &st) != 0)
         return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(st.st_mode))
+        return -1;
     return want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
@@ -584,11 +588,22 @@ static int plain_name(const char *s) {
 }
 
 /* Read directory dir into es, sorted by name: every entry's is_file (or, with dirs_only, only the directories).
- * Returns 1 when read, 0 when it is missing or not a directory (taken as empty), -1 when the Python must answer. */
+ * Returns 1 when read, 0 when it is missing or not a directory (taken as empty), -1 when the Python must answer
+ * (dir or an entry a symbolic link: opened with O_NOFOLLOW, never entered; any other error). */
 static int read_dir(const char *dir, int dirs_only, entries *es) {
-    DIR *dp = opendir(dir);
-    if (dp == NULL)
-        return (errno == ENOENT || errno == ENOTDIR) ? 0 : -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        struct stat lst;
+        if (err == ENOTDIR && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+            return -1;
+        return (err == ENOENT || err == ENOTDIR) ? 0 : -1;
+    }
+    DIR *dp = fdopendir(fd);
+    if (dp == NULL) {
+        close(fd);
+        return -1;
+    }
     struct dirent *de;
     int ok = 1;
     errno = 0;
@@ -1112,7 +1127,7 @@ static int str_is(PyObject *o, const char *s) {
  * kind or key missing, state conflict, torn, reread_seq), -1 with an exception set. */
 static int s_cursor_read(const char *path, PyObject *cursor_values, int *append, int64_t *ord, int64_t *offset,
                          int64_t *last_seq) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW); /* a cursor that is a link: the Python names it */
     if (fd < 0)
         return 0;
     char buf[8192];

@@ -75,6 +75,8 @@ def listed_missing(root: str | os.PathLike, listed: Listed, here: set[str] | Non
         else:
             sdir = os.path.join(base, name)
             where = "" if holds_landed(sdir) else "holds no landed file" if os.path.isdir(sdir) else "is gone"
+        if where == "is gone" and os.path.islink(os.path.join(base, name)):
+            where = "is a symbolic link, which asz never follows (its own symbolic link problem)"
         if where:
             out.append((entry, where))
     return out

@@ -50,7 +50,9 @@ from .landed import FileResult, check_by_reader, check_deep, check_for_walk, che
 from ..storage.cursor import UNREADABLE_CURSOR, AppendCursor, read_cursor
 from ..storage.root import SESSION_STATE
 from ..storage.readings import received_rereads, same_reading
-from ..storage.layout import SessionListing, parse_landed_name, refuse_what_is_no_root, session_dirs
+from ..storage.layout import (SessionListing, parse_landed_name, refuse_what_is_no_root, root_links, session_dirs,
+                              session_links)
+from ..sessiondata.nolink import LinkRefused, link_said
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from ..termsafe import shell_word
@@ -133,7 +135,7 @@ def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None,
     for sdir in sdirs:
         state[os.fspath(sdir)] = session_file_problems(sdir, seen.marked)
         d = root / CONVERSATIONS / sdir.name
-        if not d.is_dir():
+        if not d.is_dir() or d.is_symlink():  # a chain folder that is a link: chain_section names it, nothing read
             continue
         report = ChainReport()
         verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
@@ -290,6 +292,8 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sd = root / session.replace("/", "_").replace("\\", "_")
         if session in ("", ".", "..") or sd.name.startswith(("_", ".")):
             raise FileNotFoundError(f"{root}: no session {session!r}")
+        if sd.is_symlink():  # never followed (docs/storage-root.md, "No links"): named, nothing under it read
+            return VerifyReport([_landed_section(0, 0, 0, 0, 0, _linked(root_shown, root, [str(sd)]))])
         if not sd.is_dir() or sd.name in erased_names(root):  # erased: said so, never walked (asz erase)
             gone = _landed_section(0, 0, 0, 0, 0, [])
             check_listed(root, root_shown, [], set(), gone, only=sd.name)  # listed: removed after it landed
@@ -302,7 +306,9 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
         sessions = session_dirs(root)
         refuse_what_is_no_root(root, sessions, "asz verify")
     jobs = default_jobs() if jobs is None else jobs
-    problems: list[Problem] = []
+    gone = erased_names(root) if session is None else set()
+    problems: list[Problem] = [] if session is not None else _linked(
+        root_shown, root, [p for p in root_links(root) if os.path.basename(p) not in gone])
     empty: set[str] = set()  # sessions holding no landed file
     streams = records = duplicates = uncursored = 0
     told: Told | None = Told()  # what the walk's listings told the notes after it; None: every note looks at every session
@@ -340,6 +346,34 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     section.notes += leftover_notes(root, sessions, only is not None, told,  # temporaries writers left
                                     None if seen is None or only is not None else seen.rounds)
     return VerifyReport([section])
+
+
+def _linked(root_shown: str, root: Path, paths: list[str]) -> list[Problem]:
+    """A ``symbolic link`` problem for each path (an entry of the root in a session folder's place) that is one: no
+    listing enters it (:func:`~asz_core.storage.layout.session_dirs`), so its files are never taken as this root's."""
+    show = shown_in(root_shown, root, root)
+    return [Problem(show(p), 0, "", "symbolic link", link_said(p, "the session folder")) for p in paths]
+
+
+def _walked_cursor(cpath, show: Callable[[str], str], problems: list[Problem]) -> tuple[object, object]:
+    """``(cursor, cpath)`` of a stream's cursor file ``cpath`` (None: none): a cursor that does not read, or is a
+    symbolic link (never followed: the stream is walked as one with no cursor, named once), is a problem, and
+    ``(None, None)`` (reported: nothing more to check against it)."""
+    try:
+        return (read_cursor(cpath) if cpath is not None else None), cpath
+    except LinkRefused:
+        problems.append(Problem(show(cpath), 0, "", "symbolic link", link_said(cpath, "the cursor")))
+    except (ValueError, OSError) as exc:  # OSError: a cursor that cannot be opened (a directory in its place)
+        why = str(exc) if isinstance(exc, ValueError) else f"{cpath}: unreadable: {exc.strerror or exc}"
+        mended = isinstance(exc, (ValueError, IsADirectoryError))  # what asz collect sets aside; not a permission
+        problems.append(Problem(show(cpath), 0, "", "bad cursor", f"{why}; {UNREADABLE_CURSOR}" if mended else why))
+    return None, None
+
+
+def _folder_links(sdir: Path, show: Callable[[str], str]) -> list[Problem]:
+    """A ``symbolic link`` problem for each folder of session ``sdir`` that is one (``streams``, a stream folder…,
+    :func:`~asz_core.storage.layout.session_links`): never entered, so what it holds is not listed (nolink.py)."""
+    return [Problem(show(path), 0, "", "symbolic link", link_said(path, what)) for path, what in session_links(sdir, cursors=False)]
 
 
 def _by_workers(root: Path, root_shown: str, sessions: list[Path], jobs: int, deep: bool, digests: dict[str, str] | None,
@@ -396,6 +430,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     ``results`` holds the check of each of ``listing.files``, in the same order; a gap tells the way back (hint_lost)."""
     first, show, name = len(problems), shown_in(root_shown, root, sdir), sdir.name
     streams, sname = os.path.join(sdir, "streams") + os.sep, "" if "\\" in name or name in ("", ".", "..") else name
+    problems += _folder_links(sdir, show)
     for path in listing.strays:
         problems.append(Problem(show(path), 0, "", "unexpected file",
                                 "a Session Data file whose name is not <kind>-<stamp>-<seq>.sd: nothing reads it"))
@@ -429,15 +464,7 @@ def _verify_session(root: Path, root_shown: str, sdir: Path, listing: SessionLis
     for key in keys:
         d, kind = key
         cpath = cursors.get(key)
-        try:
-            cursor = read_cursor(cpath) if cpath is not None else None
-        except (ValueError, OSError) as exc:  # OSError: a cursor that cannot be opened (a directory in its place)
-            why = str(exc) if isinstance(exc, ValueError) else f"{cpath}: unreadable: {exc.strerror or exc}"
-            mended = isinstance(exc, (ValueError, IsADirectoryError))  # what asz collect sets aside; not a permission
-            problems.append(Problem(show(cpath), 0, "", "bad cursor",
-                                    f"{why}; {UNREADABLE_CURSOR}" if mended else why))
-            cursor = None
-            cpath = None  # reported: nothing more to check against it
+        cursor, cpath = _walked_cursor(cpath, show, problems)
         # A source read again from its start (asz sources --reset-conflict --reread): the files from reread_seq on
         # are that new reading, walked on their own; the earlier reading before them is walked as it landed. A
         # receiving root has the seq its sending root's cursor gave (_received/readings.list; trial 34b F2).

@@ -101,7 +101,12 @@ class ChainReader:
             raise ViewError(f"no rounds: conversation {self.conversation!r}: {exc}") from None
         if not rdir.is_dir():
             raise ViewError(f"no rounds: conversation {self.conversation!r} has no chain under {rdir}")
-        named = Chain(self.root, self.conversation).named_head()  # before the listing (Chain.named_head)
+        chain = Chain(self.root, self.conversation)
+        try:
+            chain.refuse_links()  # no round is read through a symbolic link (docs/storage-root.md, "No links")
+        except OSError as exc:
+            raise ViewError(f"no rounds: conversation {self.conversation!r}: {exc}") from None
+        named = chain.named_head()  # before the listing (Chain.named_head)
         files: dict[int, Path] = {}
         for p in rdir.iterdir():
             parsed = parse_round_file_name(p.name)

@@ -143,6 +143,9 @@ class LandedFiles:
         seq, row = int(seq_s), int(row_s)
         path = self.file(session, seq)
         if path is None:
+            bad = first_link(self.root, self.root / session)  # a listing enters no linked folder: said as a link
+            if bad is not None and os.path.islink(bad):
+                refuse_links(self.root, bad)
             raise ApiError(404, f"session {session} has no landed file with seq {seq}")
         refuse_links(self.root, path)
         return seq, row, path

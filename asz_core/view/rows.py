@@ -35,6 +35,7 @@ and ``held_back`` follows for a conversation that does not verify.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -82,10 +83,23 @@ def list_conversations(root: str | os.PathLike) -> list[str]:
     from ..storage.erased_list import erased_names
 
     d = Path(root) / CONVERSATIONS
-    if not d.is_dir():
+    if not d.is_dir() or d.is_symlink():
         return []
     gone = erased_names(root)
-    return sorted(p.name for p in d.iterdir() if (p / ROUNDS).is_dir() and p.name not in gone)
+    out = []
+    with os.scandir(d) as entries:  # a chain folder or its rounds that is a symbolic link is none (nolink.py)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False) and e.name not in gone and _plain_dir(os.path.join(e.path, ROUNDS)):
+                out.append(e.name)
+    return sorted(out)
+
+
+def _plain_dir(path: str) -> bool:
+    """True when ``path`` is a folder and not a symbolic link to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -61,3 +62,82 @@ def test_a_landed_file_that_is_a_link_fails_verify_and_is_read_by_no_reader(corp
     assert asz("verify", "--root", str(root)).returncode == 0
     rows = {r["id"]: r for r in json.loads(asz("ls", "--root", str(root), "--json").stdout)}
     assert rows[conv]["state"] == "verified"
+
+
+def _moved_out(path: Path, outside: Path) -> Path:
+    """Move ``path`` (a folder or file of the root) to ``outside`` whole and put a symbolic link to it in its place;
+    returns where it went."""
+    target = outside / path.name
+    os.rename(path, target)
+    os.symlink(target, path)
+    return target
+
+
+def _tree(path: Path) -> list[tuple[str, int]]:
+    """Every file under ``path`` (not followed) with its size: what a reader or writer may have changed there."""
+    return sorted((str(p.relative_to(path)), p.lstat().st_size) for p in path.rglob("*"))
+
+
+def test_links_in_place_of_folders_and_cursors_are_refused_by_every_reader_and_by_collect(corpus_copy, corpus_projects,
+                                                                                          tmp_path):
+    """A symbolic link in place of a session folder, a stream folder, a chain folder under ``_conversations/`` or a
+    cursor (docs/storage-root.md, "No links"): verify names each (``symbolic link``, with its target), ls and export
+    do not read through them, collect lands nothing through them (an error naming the path, exit 1) and loses
+    nothing: put back, the next pass lands the new lines."""
+    root = corpus_copy(tmp_path / "root")
+    projects = tmp_path / "projects"
+    shutil.copytree(corpus_projects, projects)
+    sessions = sorted(p.name for p in (root / "_conversations").iterdir()
+                      if sorted((root / p.name / "streams" / "main").glob("transcript-*.sd")))
+    s_sess, s_stream, s_chain, s_cursor = sessions[:4]
+    outside = tmp_path / "outside"
+    for sub in ("a", "b", "c", "d"):
+        (outside / sub).mkdir(parents=True)
+    links = {
+        "the session folder": (root / s_sess, _moved_out(root / s_sess, outside / "a")),
+        "the stream folder": (root / s_stream / "streams" / "main",
+                              _moved_out(root / s_stream / "streams" / "main", outside / "b")),
+        "the chain folder": (root / "_conversations" / s_chain,
+                             _moved_out(root / "_conversations" / s_chain, outside / "c")),
+        "the cursor": (root / s_cursor / "streams" / "main" / "transcript.cursor",
+                       _moved_out(root / s_cursor / "streams" / "main" / "transcript.cursor", outside / "d")),
+    }
+
+    v = asz("verify", "--root", str(root), "--json")
+    assert v.returncode == 1, v.stdout + v.stderr
+    linked = {p["file"]: p["detail"] for p in json.loads(v.stdout)["problems"] if p["problem"] == "symbolic link"}
+    assert sorted(linked) == sorted(str(link) for link, _ in links.values())
+    for what, (link, target) in links.items():
+        assert linked[str(link)].startswith(f"{what} is a link to {target}, which was not read: asz follows no "
+                                            "symbolic link inside a storage root"), linked[str(link)]
+
+    rows = {r["id"]: r["state"] for r in json.loads(asz("ls", "--root", str(root), "--json").stdout)}
+    assert s_chain not in rows  # its chain folder is a link: not listed
+    assert rows[s_sess] != "verified" and rows[s_stream] != "verified"  # their landed files are not read through it
+    for conv in (s_sess, s_stream):
+        md = asz("export", conv, "--root", str(root), "--format", "md")
+        assert md.returncode == 1 and f"asz export: warning: {conv} does not verify" in md.stderr, md.stderr
+    assert asz("export", s_chain, "--root", str(root), "--format", "md").returncode != 0
+
+    before = {what: _tree(target.parent) for what, (_, target) in links.items()}
+    grown = []
+    for s in (s_sess, s_stream, s_cursor):  # a new line in each session's main source: something to land
+        src = next(projects.rglob(f"{s}.jsonl"))
+        last = src.read_bytes().splitlines()[-1]
+        with open(src, "ab") as f:
+            f.write(last + b"\n")
+        grown.append(s)
+    c = asz("collect", "--once", "--source", str(projects), "--root", str(root))
+    assert c.returncode == 1, c.stdout + c.stderr
+    for what in ("the session folder", "the stream folder", "the cursor"):
+        link, target = links[what]
+        assert f"{link}: " in c.stderr and f"a symbolic link to {target}, not {what}" in c.stderr, c.stderr
+    assert {what: _tree(target.parent) for what, (_, target) in links.items()} == before  # nothing written through
+
+    for link, target in links.values():  # put back as the problems say: the next pass lands what is new, once
+        os.unlink(link)
+        os.rename(target, link)
+    c = asz("collect", "--once", "--source", str(projects), "--root", str(root))
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert re.search(r"landed=3 records=3 ", c.stdout), c.stdout
+    assert asz("verify", "--root", str(root)).returncode == 0

@@ -73,15 +73,12 @@ def odd_session(sdir: Path) -> None:
     (main / f"transcript-{STAMP}-000009.sd").mkdir()  # a directory with a landed name: not a file
     (main / f"transcript-{STAMP}-000009.sk").write_text("x")  # its skeleton is listed (with skeletons)
     (main / "changes.cursor").mkdir()  # a cursor's name on a directory: still the cursor's path
-    os.symlink(main / f"meta-{STAMP}-000001.sd", main / f"meta-{STAMP}-000011.sd")  # a link to a file is a file
-    os.symlink(main / "nowhere", main / f"meta-{STAMP}-000012.sd")  # a broken link is not
     other = sdir / "streams" / "agent-1"
     other.mkdir()
     (other / f"transcript-{STAMP}-000002.sd").write_text("x")  # the same seq in another stream: both listed
     (sdir / "streams" / "afile").write_text("x")  # a file among the streams: not a stream
     (sdir / "streams" / ".dot").mkdir()  # a directory starting with a dot: a stream all the same
     ((sdir / "streams" / ".dot") / f"execution-{STAMP}-000013.sd").write_text("x")
-    os.symlink(other, sdir / "streams" / "linked")  # a link to a directory is a stream
     run = sdir / "runs" / "b1"
     run.mkdir(parents=True)
     (run / f"journal-{STAMP}-000014.sd").write_text("x")
@@ -97,8 +94,24 @@ def test_every_odd_entry_lists_alike(tmp_path: Path):
     got, _ = both(sdir, True)
     names = [os.path.basename(p) for _, p in got.files]
     assert f"transcript-{STAMP}-000002.sk" not in names and f"transcript-{STAMP}-000001.sk" in names
-    assert f"transcript-{STAMP}-000009.sk" in names and f"meta-{STAMP}-000011.sd" in names
+    assert f"transcript-{STAMP}-000009.sk" in names
     assert len(got.strays) == 7 and len(got.cursors) == 4
+
+
+def test_links_are_left_to_the_python_which_enters_no_linked_folder(tmp_path: Path):
+    """Symbolic links (docs/storage-root.md, "No links"): the C listing leaves a session holding one to the Python,
+    which lists a link in a landed file's place (its reader refuses it, naming it) and enters no linked folder."""
+    sdir = tmp_path / "s1"
+    odd_session(sdir)
+    main = sdir / "streams" / "main"
+    os.symlink(main / f"meta-{STAMP}-000001.sd", main / f"meta-{STAMP}-000011.sd")  # a link to a file: listed
+    os.symlink(main / "nowhere", main / f"meta-{STAMP}-000012.sd")  # a broken link is not
+    os.symlink(sdir / "streams" / "agent-1", sdir / "streams" / "linked")  # a link to a stream folder: not entered
+    got, want = both(sdir, True)
+    assert got is None  # the C answers nothing
+    names = [os.path.relpath(p, sdir) for _, p in want.files]
+    assert f"streams/main/meta-{STAMP}-000011.sd" in names and f"streams/main/meta-{STAMP}-000012.sd" not in names
+    assert not [n for n in names if n.startswith("streams/linked/")]
 
 
 @pytest.mark.parametrize("what", ["no session", "a file", "no streams", "runs a file", "streams a file", "empty"])
@@ -132,9 +145,9 @@ def test_what_the_python_must_answer(tmp_path: Path, name: str):
 def test_a_loop_and_an_unreadable_directory_are_left_to_the_python(tmp_path: Path):
     sdir = tmp_path / "s"
     (sdir / "streams").mkdir(parents=True)
-    os.symlink(sdir / "streams" / "loop", sdir / "streams" / "loop")  # is_dir raises (ELOOP) in the Python
+    os.symlink(sdir / "streams" / "loop", sdir / "streams" / "loop")  # a link: the Python never enters it
     got, want = both(sdir, True)
-    assert got is None and isinstance(want, OSError)
+    assert got is None and want == SessionListing([], [], {}, [])
 
 
 NAME_PARTS = st.sampled_from(["transcript", "meta", "journal", "provider_body", "changes", "nokind", "", "-", STAMP,

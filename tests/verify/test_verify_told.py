@@ -53,9 +53,6 @@ def placed(corpus_copy, tmp_path: Path):
             _temporary(sdirs[2] / "provider_body", "provider_body-x.sd")]
     parse = [_temporary(sdirs[3] / "index", "index.state"),
              _temporary(next((root / "_conversations").iterdir()) / "rounds", "r1-x.sf")]
-    elsewhere = tmp_path / "elsewhere"  # behind a link in streams/: the notes do not follow it
-    _temporary(elsewhere, "transcript-y.sd")
-    os.symlink(elsewhere, sdirs[4] / "streams" / "linked")
     _stamps_back(sdirs[5])
     return root, sorted(mine), sorted(parse), sdirs[5].name
 
