@@ -299,7 +299,14 @@ def receive_command(
         pass
     finally:
         rcv.stop()
+        from ..sessiondata import durable
+
+        durable.settle(RECEIVE_SETTLE)  # a request still landing past the drain: its files and sender lines whole
     raise typer.Exit(0)
+
+
+#: Seconds a stopping ``asz receive`` waits, after its drain, for a request still landing (durable.settle).
+RECEIVE_SETTLE = 30.0
 
 
 def _started(rcv, missing: list[Path], kept: Optional[Path]) -> None:

@@ -373,10 +373,15 @@ STOP_SAY = 10.0
 def _stop_passes(stop: threading.Event, state, passes, thread: threading.Thread) -> None:
     """A stopping ``asz server``: ``stop`` set, its view's worker closed, its collect child sent SIGTERM (then SIGKILL
     after a grace: a pass it runs stops with its files whole or absent, no ``.tmp``; trial 29b F10), and its collect
-    ``thread`` given :data:`STOP_SAY` s to say what a pass the stop cut landed (``stopped: …``, as asz collect does)."""
+    ``thread`` given :data:`STOP_SAY` s to say what a pass the stop cut landed (``stopped: …``, as asz collect does).
+    A pass that runs in that thread (its child gone) is not cut inside a pair: no signal reaches that thread, and the
+    process waits for the pair it holds and begins none (``asz_core.sessiondata.durable.settle``)."""
+    from ..sessiondata import durable
+
     stop.set()
     state.worker.close()
     passes.worker.close()
+    durable.settle(STOP_SAY)
     if thread.is_alive():
         thread.join(STOP_SAY)
 

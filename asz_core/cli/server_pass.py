@@ -34,6 +34,7 @@ import attrs
 import typer
 
 from ..config import Config
+from ..sessiondata.durable import stopping
 from ..logstamp import log_stamp
 
 __all__ = ["PassSpec", "CollectLoop", "make_collectors", "collect_pass", "run_pass", "FIRST_PASS"]
@@ -365,6 +366,10 @@ class CollectLoop:
             said_lock(self.lock, "asz server")  # its file removed while held (trial 26a F10)
         try:
             counts = self._counts(first)
+        except KeyboardInterrupt:  # run in this thread, the server stopping: no pair begun after it (durable.settle)
+            if not stopping():
+                raise
+            counts = None
         except Exception as exc:  # a pass that fails as a whole (the configuration changed) never stops the page
             typer.echo(f"error: collect: {type(exc).__name__}: {exc}", err=True)
             counts = dict.fromkeys(_KEYS, 0) | {"errors": 1}

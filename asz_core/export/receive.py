@@ -81,12 +81,15 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 quiet: bool = False, credential: str | None = None,
                 receiver: "Receiver | None" = None) -> ExportLogsServiceResponse:
     """:func:`_answer_logs`, announced to readers while it lands (:func:`asz_core.storage.landing.landing`: a reader's
-    :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines)."""
+    :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines), and held
+    open for a stopping ``asz receive`` (:func:`asz_core.sessiondata.durable.held_open`: its files and their sender
+    lines are one pair, which the process waits for as it ends, ``durable.settle``)."""
+    from ..sessiondata.durable import held_open
     from ..storage.landing import landing
 
     sessions = {s for rl in req.resource_logs for sl in rl.scope_logs for rec in sl.log_records
                 for s in _sessions(root, *_file_of(rec)[1:])} if credential else set()
-    with one_at_a_time(root, sessions, credential), landing(root):  # trial 43a F1: one request a session at a time
+    with one_at_a_time(root, sessions, credential), landing(root), held_open():  # 43a F1: a session at a time
         return _answer_logs(root, req, err, quiet, credential, receiver)
 
 

@@ -224,9 +224,9 @@ class Server(socketserver.ThreadingTCPServer):
             self._ended.wait_for(lambda: not self._handling, timeout=DRAIN)
             late = len(self._handling)
         if late:
-            print(f"asz receive: {late} request(s) still landing after {DRAIN:g} s; stopped without waiting for them "
-                  f"(each file is whole or absent, and the sender sends what was not answered again)",
-                  file=self.receiver.err)
+            print(f"asz receive: {late} request(s) still landing after {DRAIN:g} s; it takes no other and ends once "
+                  f"they have (each file whole with its sender line, or absent; the sender sends what was not answered "
+                  f"again)", file=self.receiver.err)
         self._watcher.join(timeout=5)
         self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 

@@ -281,6 +281,61 @@ class Chain:
             self.owed = False
 
 
+class StopBeforePair(KeyboardInterrupt):
+    """Raised by :func:`whole` (and :func:`held_open` with ``stop_first``) in a thread other than the main one once
+    the process is stopping (:func:`settle`): a stop, as a Ctrl-C is in the main thread, that comes before the pair
+    is begun, so none is cut."""
+
+
+#: Pairs, batches, chains and held groups open in threads other than the main one (:func:`held_open`), and whether
+#: the process is stopping (:func:`settle`), under one condition.
+_open_pairs = threading.Condition()
+_open = 0
+_closing = False
+
+
+@contextmanager
+def held_open(stop_first: bool = False) -> Iterator[None]:
+    """Count the ``with`` block as a pair (or a batch holding progress) a stopping process must let end: the one
+    mechanism for threads no signal reaches, where :func:`whole` cannot hold one back (the process ends under them
+    instead). ``stop_first``: once the process is stopping, raise :class:`StopBeforePair` instead of beginning it.
+    Any thread may use it; :func:`whole`, :func:`batch`, :func:`chain` and the held groups use it off the main
+    thread."""
+    global _open
+    with _open_pairs:
+        if stop_first and _closing:
+            raise StopBeforePair()
+        _open += 1
+    try:
+        yield
+    finally:
+        with _open_pairs:
+            _open -= 1
+            _open_pairs.notify_all()
+
+
+def _off_main(stop_first: bool = False):
+    """:func:`held_open` (not entered) for a block begun off the main thread, else None."""
+    return held_open(stop_first) if threading.current_thread() is not threading.main_thread() else None
+
+
+def settle(timeout: float) -> bool:
+    """A process stopping (its main thread took the stop), before it ends: from now on no other thread begins a pair
+    (:func:`whole` raises :class:`StopBeforePair` there), and this waits up to ``timeout`` seconds for those open to
+    end (a landed file and its cursor, a round and its chain's head, a received file and its sender line; each
+    batch's deferred progress). True when none is left open. Called by ``asz server`` (its ``asz-collect`` thread)
+    and ``asz receive`` (its request threads) as they stop; docs/storage-root.md, Crash behaviour."""
+    global _closing
+    with _open_pairs:
+        _closing = True
+        return _open_pairs.wait_for(lambda: _open == 0, timeout)
+
+
+def stopping() -> bool:
+    """True once :func:`settle` was called in this process."""
+    return _closing
+
+
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
     """Hold Ctrl-C (SIGINT) and SIGTERM for the ``with`` block, in the main thread: one that came meanwhile is raised
@@ -296,7 +351,8 @@ def _ctrl_c_held() -> Iterator[None]:
     ``SIGKILL`` still cuts it anywhere: then a state written may be left uncounted, never the reverse). SIGTERM stops
     a command as Ctrl-C does (``asz_core.cli.stopping``; trial 29b F10), so it is held the same way."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        with held_open():  # a process stopping waits for it (settle)
+            yield
         return
     sigs = [sig for sig in (signal.SIGINT, signal.SIGTERM) if callable(signal.getsignal(sig))]
     came: list[int] = []
@@ -332,7 +388,10 @@ def chain(root: str | os.PathLike) -> Iterator[Chain]:
     c = Chain(Path(root), os.getpid())
     _chain = c
     failed = False
+    counted = _off_main()
     try:
+        if counted is not None:
+            counted.__enter__()  # its held progress writes: a process stopping waits for them (settle)
         yield c
     except BaseException:
         failed = True
@@ -344,6 +403,9 @@ def chain(root: str | os.PathLike) -> Iterator[Chain]:
         except OSError:
             if not failed:
                 raise
+        finally:
+            if counted is not None:
+                counted.__exit__(None, None, None)
 
 
 def current() -> Batch | None:
@@ -362,12 +424,17 @@ def batch(root: str | os.PathLike) -> Iterator[Batch]:
     written, so after the barrier each is true, and a stopped pass leaves no cursor behind the files it landed for
     the next pass to mend and to blame on a kill (trial 33a F3; with :func:`whole`, a result and the progress naming
     it are registered together). On any other exception the results are synced and the deferred progress writes
-    are dropped: the next pass repeats that work, as after a crash.
+    are dropped: the next pass repeats that work, as after a crash. Off the main thread it is counted open for a
+    stopping process (:func:`held_open`), and once that process stopped (:func:`settle`) a new one is not begun:
+    :class:`StopBeforePair`.
     """
     global _current
     if current() is not None:
         yield _current  # type: ignore[misc]
         return
+    counted = _off_main(stop_first=True)
+    if counted is not None:  # its deferred progress writes: a process stopping waits for them, or it is not begun
+        counted.__enter__()
     b = Batch(Path(root), os.getpid())
     _current = b
     try:
@@ -391,6 +458,8 @@ def batch(root: str | os.PathLike) -> Iterator[Batch]:
         b.finish()
     finally:
         _current = None
+        if counted is not None:
+            counted.__exit__(None, None, None)
 
 
 @contextmanager
@@ -401,9 +470,16 @@ def whole() -> Iterator[None]:
     the main thread, or where signals cannot be blocked, the body runs as it is (a ``SIGKILL`` still cuts anywhere:
     the next pass mends the cursor from the files). The mask is this thread's: a process's other threads must hold
     both too, or the kernel gives them a stop sent to the process and Python runs its handler here at once (a
-    collect worker's watchdog thread does, ``asz_core.collect.workers.die_with_parent``; trial 42d F1)."""
+    collect worker's watchdog thread does, ``asz_core.collect.workers.die_with_parent``; trial 42d F1).
+
+    In another thread (``asz server``'s ``asz-collect`` when its pass runs there, ``asz receive``'s request threads)
+    no signal ever interrupts the body, but the process may end under it: the pair is counted instead
+    (:func:`held_open`), so a stopping process that calls :func:`settle` waits for it, and once :func:`settle` was
+    called a new pair is not begun: :class:`StopBeforePair` (a KeyboardInterrupt: an open :func:`batch` then writes
+    the progress it holds, as on a Ctrl-C)."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        with held_open(stop_first=True):  # a stop of the process waits for it, or comes before it (settle)
+            yield
         return
     before = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
     try:
