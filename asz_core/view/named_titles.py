@@ -45,7 +45,7 @@ import orjson
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.filekey import stat_key
 from ..storage.landed_count import landed_count
-from ..storage.layout import session_dirs, session_listing
+from ..storage.layout import session_dirs
 
 __all__ = ["DB", "KEPT_S", "Named", "NamedIn", "named_in", "named_key", "forget_named", "scan_file", "recording_named"]
 
@@ -304,6 +304,8 @@ def recording_named() -> Iterator[dict]:
 _KEPT: dict[str, tuple[float, int, NamedIn]] = {}
 #: root -> the store's rows as this process last read or wrote them: path -> (stat key JSON, found JSON)
 _ROWS: dict[str, dict[str, tuple[str, str]]] = {}
+#: root -> session -> (its directories, their stamp) as this process last listed them (:mod:`.named_listing`)
+_STAMPS: dict[str, dict[str, tuple[str, str]]] = {}
 _LOCK = threading.Lock()
 
 
@@ -317,7 +319,7 @@ def named_in(root: str | os.PathLike, again: bool = False) -> NamedIn:
         hit = _KEPT.get(key)
     if hit is not None and not again and hit[1] == count and now - hit[0] < KEPT_S:
         return hit[2]
-    got = NamedIn(root, *_read_root(root))
+    got = NamedIn(root, *_read_root(root, fresh=again))
     with _LOCK:
         _KEPT[key] = (now, count, got)
     return got
@@ -335,32 +337,6 @@ def named_key(root: str | os.PathLike, session: str) -> tuple:
     return tuple(("", "named", n.session, n.seq, n.row, n.label) for n in named if n.session != session)
 
 
-def _landed(root: Path, names: list[str] | None = None) -> dict[str, tuple[str, int, tuple]]:
-    """path under the root -> (session, seq, stat key) of every landed ``.sd`` file of the root's sessions; each
-    session's name is added to ``names`` when given."""
-    out = {}
-    stat, sep = os.stat, os.sep
-    for sdir in session_dirs(root):
-        if names is not None:
-            names.append(sdir.name)
-        base = os.fspath(sdir)
-        cut, name = len(base) + 1, sdir.name
-        try:
-            listing = session_listing(base, strings=True)  # plain strings: no Path object a file (review 42: 2x)
-        except OSError:
-            continue
-        for ln, path in listing.files:
-            if ln.ext != "sd":
-                continue
-            try:
-                st = stat(path)
-            except OSError:
-                continue
-            rel = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
-            out[f"{name}/{rel}"] = (name, ln.seq, stat_key(st))
-    return out
-
-
 def _connect(root: Path, write: bool) -> sqlite3.Connection | None:
     path = root / DB
     if not write and not path.is_file():
@@ -376,34 +352,33 @@ def _connect(root: Path, write: bool) -> sqlite3.Connection | None:
             con.execute("DROP TABLE IF EXISTS files")
             con.execute(f"PRAGMA user_version={SCHEMA}")
         con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, key TEXT, named TEXT)")
+        if write:  # each session's stamp when its files were listed (asz_core.view.named_listing); an older store has none
+            con.execute("CREATE TABLE IF NOT EXISTS dirs (session TEXT PRIMARY KEY, dirs TEXT, stamp TEXT)")
         return con
     except (OSError, sqlite3.Error):
         return None
 
 
-def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str, tuple]], list[str]]:
+def _read_root(root: Path, fresh: bool = False) -> tuple[list[Named], dict[tuple[str, int], tuple[str, tuple]], list[str]]:
     """Every :class:`Named` of the root's landed files, each file read once per state, kept in the store (read from it
     once a process, written only for the files read); the stat key of each file holding one ((session, seq) -> (path,
-    key)); and the root's session names."""
+    key)); and the root's session names. The files are listed again only in the sessions whose directories changed
+    (:func:`~asz_core.view.named_listing.listed_root`), every session with ``fresh``."""
     from ..storage.frozen import frozen
+    from .named_listing import listed_root
 
-    landed = _landed(root, sessions := [])
-    texts = {rel: "[%d, %d, %d, %d]" % st for rel, (_, _, st) in landed.items()}  # json.dumps(st), as stored
-    rows = _ROWS.get(os.fspath(root))
-    con = None
-    if rows is None or len(rows) != len(landed) or any(rows.get(rel, ("",))[0] != k for rel, k in texts.items()):
-        con = _connect(root, not frozen(root)) if landed else None
-        if rows is None:
-            try:
-                rows = {p: (k, n) for p, k, n in con.execute("SELECT path, key, named FROM files")} if con is not None else {}
-            except sqlite3.Error:
-                rows = {}
-    rows = rows if rows is not None else {}
+    key = os.fspath(root)
+    rows, stamps, con = _ROWS.get(key), _STAMPS.get(key), None
+    if rows is None or stamps is None:
+        con = _connect(root, not frozen(root)) if root.is_dir() else None
+        rows, stamps = _store_rows(con)
+    sessions: list[str] = []
+    landed, now = listed_root(root, sessions, {} if fresh else stamps, rows)
     out: list[Named] = []
     held: dict[tuple[str, int], tuple[str, tuple]] = {}
     new: list[tuple[str, str, str]] = []
     for rel, (session, seq, st) in landed.items():
-        k = texts[rel]
+        k = "[%d, %d, %d, %d]" % st  # json.dumps(st), as stored
         hit = rows.get(rel)
         found = _stored(hit[1]) if hit is not None and hit[0] == k else None
         if found is None:  # not read yet, changed, or a row of the store that does not read: the file read again
@@ -416,17 +391,38 @@ def _read_root(root: Path) -> tuple[list[Named], dict[tuple[str, int], tuple[str
     gone = [p for p in rows if p not in landed]
     for p in gone:
         del rows[p]
-    _ROWS[os.fspath(root)] = rows
-    if con is not None and (new or gone) and not frozen(root):
+    changed = [(s, *v) for s, v in now.items() if stamps.get(s) != v]
+    dropped = [(s,) for s in stamps if s not in now]
+    _ROWS[key], _STAMPS[key] = rows, now
+    if (new or gone or changed or dropped) and not frozen(root):
+        con = con or _connect(root, True)
         try:
-            with con:
-                con.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", new)
-                con.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
+            if con is not None:
+                with con:  # the files' rows and the stamps they were listed under, together
+                    con.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", new)
+                    con.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in gone])
+                    con.executemany("INSERT OR REPLACE INTO dirs VALUES (?, ?, ?)", changed)
+                    con.executemany("DELETE FROM dirs WHERE session = ?", dropped)
         except sqlite3.Error:
-            pass  # derived data: read again next time
+            _STAMPS.pop(key, None)  # derived data: read again next time (the stamps not kept: every session listed)
     if con is not None:
         con.close()
     return out, held, sessions
+
+
+def _store_rows(con: sqlite3.Connection | None) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+    """The store's ``files`` rows (path -> (stat key, labels)) and ``dirs`` rows (session -> (dirs, stamp)); empty
+    for a store not there, one that does not read, or (``dirs``) one an older asz wrote."""
+    rows: dict[str, tuple[str, str]] = {}
+    stamps: dict[str, tuple[str, str]] = {}
+    if con is None:
+        return rows, stamps
+    try:
+        rows = {p: (k, n) for p, k, n in con.execute("SELECT path, key, named FROM files")}
+        stamps = {s: (d, t) for s, d, t in con.execute("SELECT session, dirs, stamp FROM dirs")}
+    except sqlite3.Error:
+        pass
+    return rows, stamps
 
 
 def _stored(text: object) -> list | None:
@@ -452,7 +448,8 @@ def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
     written."""
     root = Path(root)
     names = set(sessions)
-    _KEPT.pop(os.fspath(root), None)
+    for kept in (_KEPT, _ROWS, _STAMPS):
+        kept.pop(os.fspath(root), None)
     path = root / DB
     if not names or not path.is_file():
         return set()
@@ -470,6 +467,8 @@ def forget_named(root: str | os.PathLike, sessions: Iterable[str]) -> set[str]:
         with con:
             for s in names:
                 con.execute("DELETE FROM files WHERE substr(path, 1, ?) = ?", (len(s) + 1, s + "/"))
+            if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'dirs'").fetchone():
+                con.executemany("DELETE FROM dirs WHERE session = ?", [(s,) for s in names])
         con.execute("VACUUM")
     finally:
         con.close()
