@@ -85,12 +85,17 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     open for a stopping ``asz receive`` (:func:`asz_core.sessiondata.durable.held_open`: its files and their sender
     lines are one pair, which the process waits for as it ends, ``durable.settle``)."""
     from ..sessiondata.durable import held_open
+    from ..storage.landed_count import landed_changed
     from ..storage.landing import landing
 
     sessions = {s for rl in req.resource_logs for sl in rl.scope_logs for rec in sl.log_records
                 for s in _sessions(root, *_file_of(rec)[1:])} if credential else set()
     with one_at_a_time(root, sessions, credential), landing(root), held_open():  # 43a F1: a session at a time
-        return _answer_logs(root, req, err, quiet, credential, receiver)
+        try:
+            return _answer_logs(root, req, err, quiet, credential, receiver)
+        finally:
+            if req.resource_logs:
+                landed_changed()  # a reader in this process (asz server, a test) reads the root's labels again
 
 
 def _file_of(rec) -> tuple[dict, object, bytes | None]:

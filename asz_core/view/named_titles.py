@@ -23,6 +23,10 @@ its records' ids, read once per file state, :func:`_index_ids`; 0.2 s CPU for th
 holds the labels naming its conversation whatever the table's state, never every label of the root (before session
 43, any summary landing anywhere read every row again).
 
+On a receiving root a label titles another session's conversation only when one sender sent its file and that
+conversation (:meth:`NamedIn.takes`, :mod:`asz_core.view.label_senders`; session 43): titles and keys apply the same
+rule, so a summary its own sender lands in a later push still changes the key of the conversation it names.
+
 Rule when several name one conversation: the last in the order (session of the file holding it, the file's seq, its
 row); one in the conversation's own files is its own label and comes first (docs/reading.md).
 """
@@ -124,6 +128,7 @@ class NamedIn:
         self._holders: tuple[tuple, dict[str, set[str]] | None] | None = None
         self._ids = os.path.join(root, "_index", "ids.sqlite")
         self._by_session: tuple[dict, dict[str, tuple[Named, ...]]] | None = None
+        self._senders = None  # label_senders.Senders of the root, made when a label is first asked about
 
     def title(self, session: str, ids: Iterable[str]) -> str:
         """The label of another session's file naming one of ``ids`` (the records of ``session``'s conversation): the
@@ -148,7 +153,7 @@ class NamedIn:
         got: list[Named] = []
         if self.by_leaf:
             ids = ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
-            got = [n for leaf, ns in self.by_leaf.items() if leaf in ids for n in ns if n.session != session]
+            got = [n for leaf, ns in self.by_leaf.items() if leaf in ids for n in ns if self.takes(n, session)]
             if got and not self.unchanged(got):
                 return named_in(self.root, again=True).which(session, ids)
         n = max(got, key=lambda n: (n.session, n.seq, n.row)) if got else None
@@ -169,7 +174,25 @@ class NamedIn:
                 for s in holders.get(n.leaf, ()):
                     by.setdefault(s, []).append(n)
             self._by_session = (holders, {s: tuple(ns) for s, ns in by.items()})
-        return self._by_session[1].get(session, ())
+        return tuple(n for n in self._by_session[1].get(session, ()) if self.takes(n, session))
+
+    def takes(self, n: Named, session: str) -> bool:
+        """Whether the label ``n`` may title ``session``'s conversation (the one rule :meth:`title` and :meth:`key`
+        apply): it is in another session's file, and on a receiving root one sender sent its file and every landed
+        file of ``session`` (:meth:`~asz_core.view.label_senders.Senders.same`; session 43: a sender knowing another
+        sender's message id titled that sender's conversation). On a root no receiver landed, any other session's."""
+        if n.session == session:
+            return False
+        if self._senders is None:
+            from .label_senders import Senders
+
+            self._senders = Senders(self.root)
+        if not self._senders.receiving:
+            return True
+        path = self.held.get((n.session, n.seq), ("",))[0]
+        base = os.fspath(self.root) + os.sep
+        rel = path[len(base):].replace(os.sep, "/") if path.startswith(base) else None
+        return self._senders.same(n.session, rel, session)
 
     def titled_by(self, sessions: Iterable[str]) -> set[str]:
         """The other sessions whose title a label in ``sessions``' files may give (the id table or their index
@@ -327,14 +350,15 @@ def named_in(root: str | os.PathLike, again: bool = False) -> NamedIn:
 
 def named_key(root: str | os.PathLike, session: str) -> tuple:
     """``(("", "named", session, seq, row, label), ...)``: the labels of the root that may title ``session``'s
-    conversation from another session's file (:meth:`NamedIn.key`), for the keys of its kept rows and caches."""
+    conversation from another session's file (:meth:`NamedIn.key`: on a receiving root, its own sender's only), for
+    the keys of its kept rows and caches."""
     if not session:
         return ()
     got = named_in(root)
     named = got.key(session)
     if named and not got.unchanged(named):  # a file holding one changed since it was read: the root read again
         named = named_in(root, again=True).key(session)
-    return tuple(("", "named", n.session, n.seq, n.row, n.label) for n in named if n.session != session)
+    return tuple(("", "named", n.session, n.seq, n.row, n.label) for n in named)
 
 
 def _connect(root: Path, write: bool) -> sqlite3.Connection | None:

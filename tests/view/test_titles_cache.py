@@ -18,6 +18,7 @@ from asz_core.view.nodes import talk_label
 from asz_core.view.secret_forms import shown_title
 from asz_core.view.secret_guards import looks_named_password
 from asz_core.view.summary import DocumentView, short_title, title_text
+from asz_core.view.label_senders import Senders
 from asz_core.view.named_titles import NamedIn, scan_file
 from asz_core.view.time_order import in_time_order
 from asz_core.view.titles import RuntimeTitle, label_for_record, prompt_text
@@ -29,7 +30,7 @@ from test_view_summary_titles import A, B, SESSIONS
 
 def test_every_function_that_makes_a_title_or_a_label_is_in_the_fingerprinted_code():
     made_by = (DocumentView.title, DocumentView.runtime_title, RuntimeTitle, label_for_record, prompt_text, short_title, title_text, talk_label,
-               shown_title, looks_named_password, NamedIn.title, scan_file, in_time_order)
+               shown_title, looks_named_password, NamedIn.title, NamedIn.takes, Senders.same, scan_file, in_time_order)
     files = {Path(inspect.getsourcefile(f)) for f in made_by}
     assert {f.name for f in files} <= set(summary_cache.TITLE_CODE)
     assert all(f.parent == Path(summary_cache.__file__).parent for f in files)
