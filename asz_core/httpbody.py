@@ -25,7 +25,8 @@ decode, is cut short or has bytes after its stream is 400.
 
 Every refusal raises :class:`BodyRefused` (``status``, the reason as its text, ``size``: the bytes known when refused);
 the caller answers it and closes the connection, as nothing after the refusal was read. A client that leaves before its
-body ended raises :class:`BodyCut`.
+body ended raises :class:`BodyCut`. The body of a request refused before it is read, past the bytes kept of it, raises
+:class:`BodyLeft`: its rest is not read, and the caller answers and closes the connection too.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, Protocol
 
-__all__ = ["BodyRefused", "BodyCut", "Decoded", "coding", "pieces", "read_body", "size_words", "zstd_available",
+__all__ = ["BodyRefused", "BodyCut", "BodyLeft", "Decoded", "coding", "pieces", "read_body", "size_words", "zstd_available",
            "MAX_LINE", "MAX_TRAILERS", "BOTH_FRAMINGS"]
 
 #: The longest chunk-size or trailer line taken, in bytes (CRLF included).
@@ -59,6 +60,15 @@ class BodyRefused(Exception):
 
 class BodyCut(Exception):
     """The client ended the connection (or stopped sending) before its request's body ended."""
+
+
+class BodyLeft(Exception):
+    """The body of a request refused before it was read passes the bytes kept of it (:func:`read_body`'s ``hold``):
+    ``size`` the bytes read when it passed them; the rest is left unread (no request is read after it)."""
+
+    def __init__(self, hold: int, size: int):
+        super().__init__(f"the body passes the {hold} bytes read of it ({size} read)")
+        self.size = size
 
 
 class Headers(Protocol):
@@ -274,23 +284,24 @@ def pieces(rfile: BinaryIO, headers: Headers, version: str, limit: int, whole: b
 def read_body(rfile: BinaryIO, headers: Headers, version: str, limit: int, hold: int | None = None) -> bytes:
     """The request's body, framed (:func:`pieces`) and decoded (:class:`Decoded`), both within ``limit`` bytes.
 
-    ``hold``: the body of a request refused before it is read (no token): read through to its end, kept only while
-    it is at most ``hold`` bytes received, and given decoded (within ``hold`` bytes) or ``b""`` when it is larger or
-    does not decode. The framing's refusals still raise (BodyRefused, BodyCut), as does an unknown coding (415)."""
+    ``hold``: the body of a request refused before it is read (no token): read while it is at most ``hold`` bytes
+    received and given decoded (within ``hold`` bytes), ``b""`` when it does not decode; BodyLeft as soon as it passes
+    ``hold`` bytes, the rest unread (an unauthenticated sender no longer makes the receiver read up to ``limit``; the
+    caller closes the connection lingering, ``receive_http.linger``). The framing's refusals still raise (BodyRefused,
+    BodyCut), as does an unknown coding (415)."""
     dec = Decoded(_joined_value(headers, "Content-Encoding"), limit if hold is None else hold)
     body = pieces(rfile, headers, version, limit, whole=hold is None and dec.coding == "identity")
     if hold is None:
         for piece in body:
             dec.feed(piece)
         return dec.end()
-    held: list[bytes] | None = []
+    held: list[bytes] = []
     size = 0
     for piece in body:
         size += len(piece)
-        if held is not None and size <= hold:
-            held.append(piece)
-        else:
-            held = None
+        if size > hold:
+            raise BodyLeft(hold, size)
+        held.append(piece)
     if not held:
         return b""
     try:

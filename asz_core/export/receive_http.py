@@ -18,6 +18,11 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
   gRPC server's largest message; ``$ASZ_RECEIVE_MAX_BODY`` lowers it), received or decoded, is answered 413 unread
   past the limit; a framing that cannot be read (both headers, a bad chunk, a ``Content-Length`` that is no whole
   number) 400, another transfer coding 501, another content coding 415; each closes the connection;
+- the body of a request refused before it is read (401, 421, 403) is read no further than
+  :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes; past them its refusal closes the connection too;
+- an answer that closes the connection with bytes of its request unread closes it lingering (:func:`linger`): sent,
+  writing ended, the rest read and dropped within :data:`LINGER_BYTES` and :data:`LINGER_S`, so a sender still writing
+  its body reads the answer instead of a reset (session 43);
 - a request a web page could have sent is refused before its token or body is read (trial 34c F6,
   :func:`~asz_core.netguard.refusal`, the check ``asz ingest langsmith`` makes): 421 when no token is set and its
   ``Host`` names neither a loopback name or address nor the address listened on (DNS rebinding), 403 when it carries
@@ -83,6 +88,12 @@ IDLE_TIMEOUT = seconds("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE)
 
 #: Seconds a stopping receiver waits for the requests in progress to land and be answered.
 DRAIN = seconds("ASZ_RECEIVE_DRAIN", 60.0)
+
+#: A lingering close (:func:`linger`): the most seconds, the most seconds with no byte, and the most bytes a
+#: connection answered and closed with its request's body unread is read for, every byte dropped.
+LINGER_S = 10.0
+LINGER_IDLE_S = 2.0
+LINGER_BYTES = 64 << 20
 
 #: What the receiver's :class:`~asz_core.export.receive_seen.Summed` says of each kind of connection closed.
 TIMED_OUT = ("closed {n} connection(s) that sent no complete request headers in time "
@@ -241,6 +252,31 @@ class Server(socketserver.ThreadingTCPServer):
         print(f"asz receive: {client_address[0]}: {type(err).__name__}: {err}", file=self.receiver.err)
 
 
+def linger(sock: socket.socket, c: _Conn | None = None) -> int:
+    """The lingering close of a connection answered with a refusal that closes it while its request's bytes were left
+    unread (401 or 413 before the body, 400 mid-body): end writing (the answer, then the end of the stream, reach the
+    sender), then read and drop what the sender still sends until it ends its side, :data:`LINGER_BYTES` are dropped,
+    :data:`LINGER_IDLE_S` pass with no byte, or :data:`LINGER_S` in all; the caller then closes. A socket closed with
+    bytes unread is reset (RST) at once: a sender still writing its body (``http.client``, ``asz push``) failed on the
+    reset and never read the answer (session 43). Returns the bytes dropped; never raises."""
+    if c is not None:
+        c.deadline = None  # bounded here, not by the idle timeout (whose close would be counted as timed out)
+    try:
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        return 0
+    end, dropped, buf = time.monotonic() + LINGER_S, 0, bytearray(1 << 16)
+    try:
+        while dropped < LINGER_BYTES and (left := end - time.monotonic()) > 0:
+            sock.settimeout(min(LINGER_IDLE_S, left))
+            if not (n := sock.recv_into(buf)):
+                break  # the sender ended its side: nothing is reset
+            dropped += n
+    except OSError:  # no byte in LINGER_IDLE_S, the sender reset, or the receiver stopping (stop_reading)
+        pass
+    return dropped
+
+
 def pipe(src: socket.socket, dst: socket.socket, c: _Conn | None = None) -> None:
     """Copy ``src`` to ``dst`` until ``src`` ends, then end ``dst``'s writing; ``c``: marked active per chunk."""
     try:
@@ -318,6 +354,18 @@ class Http(BaseHTTPRequestHandler):
         super().setup()
         self.rfile = _Read(self.rfile)  # type: ignore[assignment]
         self.conn = self.server.conn(self.request)
+        self.lingers = False  # an answer closed the connection with bytes of its request unread (:func:`linger`)
+
+    def finish(self) -> None:
+        super().finish()
+        if self.lingers:
+            linger(self.connection, self.conn)
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's answer to a request line or headers it cannot take (400, 414, 431, 501), which closes the
+        connection: closed lingering, as the body after them was not read."""
+        super().send_error(code, message, explain)
+        self.lingers = True
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
@@ -348,7 +396,7 @@ class Http(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         if close or status in (400, 413):  # ``close``: a body not read whole, whose rest no request is read from
             self.send_header("Connection", "close")
-            self.close_connection = True
+            self.close_connection = self.lingers = True
         self.end_headers()
         self.wfile.write(body)
         if self.conn is not None:
@@ -360,15 +408,20 @@ class Http(BaseHTTPRequestHandler):
         ``Content-Encoding`` (:func:`~asz_core.httpbody.read_body`: gzip, or zstd with ``zstandard``), within
         :data:`MAX_BODY` bytes received and decoded; or None when it was answered (400, 413, 415, 501: the connection
         closed, as nothing after the refusal was read, trial 42a F1) or its client left before its end (counted).
-        ``keep`` False: a body over :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes is read through in 64 KiB
-        pieces and b'' given, for a request refused before its body, so an unauthenticated sender never makes the
-        receiver hold up to 1 GiB; a smaller one is kept, to name its sender."""
-        from ..httpbody import BodyCut, BodyRefused, read_body
+        ``keep`` False, for a request refused before its body: one of at most
+        :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes is kept, to name its sender; a larger one is read no
+        further and b'' given, :attr:`left` set (its refusal closes the connection, lingering: :func:`linger`), so an
+        unauthenticated sender never makes the receiver read or hold up to 1 GiB."""
+        from ..httpbody import BodyCut, BodyLeft, BodyRefused, read_body
         from ..storage.seen_list import READ_REFUSED
 
+        self.left = False
         try:
             return read_body(self.rfile, self.headers, self.request_version, MAX_BODY,  # type: ignore[arg-type]
                              hold=None if keep else READ_REFUSED)
+        except BodyLeft:
+            self.left = True
+            return b""
         except BodyRefused as exc:
             self._reply(exc.status, f"{exc}\n".encode(), "text/plain", close=True)
         except BodyCut:
@@ -395,12 +448,12 @@ class Http(BaseHTTPRequestHandler):
         if got := self._page_refusal():  # before the token and the body: a web page's request (trial 34c F6)
             if self._body(keep=False) is None:  # answered (400, 413) or its client left
                 return
-            return self._reply(got[0], f"{got[1]}\n".encode(), "text/plain")
+            return self._reply(got[0], f"{got[1]}\n".encode(), "text/plain", close=self.left)
         why, name = rcv.auth.check(self.headers.get("Authorization"))
         if (data := self._body(keep=not why)) is None:
             return
         if self.path not in ("/v1/logs", "/v1/metrics"):
-            return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain")
+            return self._reply(404, b"not found: POST /v1/logs or /v1/metrics\n", "text/plain", close=self.left)
         if why:  # the sender named by the body's resources, when it reads (a probe does): the token tried never kept
             req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()
             try:
@@ -408,7 +461,7 @@ class Http(BaseHTTPRequestHandler):
             except DecodeError:
                 req.Clear()
             names = seen_request(rcv, REFUSED, req, None, why)
-            return self._reply(401, f"{why}\n".encode(), "text/plain", refused_from(names))
+            return self._reply(401, f"{why}\n".encode(), "text/plain", refused_from(names), close=self.left)
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/x-protobuf":
             return self._reply(415, b"the body must be application/x-protobuf\n", "text/plain")
         req = ExportLogsServiceRequest() if self.path == "/v1/logs" else ExportMetricsServiceRequest()

@@ -12,7 +12,7 @@ host that is off. ``asz receive`` appends one JSON line per such sighting to ``<
 ``kind`` is ``accepted`` (a logs request the receiver took: a probe, or files landed, already there or held) or
 ``refused`` (answered 401 / UNAUTHENTICATED; ``why`` says which of the two refusals); ``instance`` and ``service``
 the ``service.instance.id`` and ``service.name`` of the request's resource (``null`` when absent, or when the body
-of a refused request was not read: an HTTP body over :data:`READ_REFUSED` bytes is read through, never parsed);
+of a refused request was not read: an HTTP body over :data:`READ_REFUSED` bytes is read no further, never parsed);
 ``credential`` the token file's name of the token an accepted request carried (``null`` for a refused one: no token
 of the file matched; the token tried is never written); ``at`` the receiver's clock at the last request counted;
 ``requests`` how many requests of that key (kind, instance, service, credential, why) the line stands for. A key
@@ -66,7 +66,7 @@ EVERY = _every()
 #: and ``TOKEN_REQUIRED``).
 SHORT_WHY = {"the bearer token does not match": "token does not match", "a bearer token is required": "no token sent"}
 #: The largest refused HTTP body (bytes) the receiver parses for its resource: a push's probe and any batch it sends
-#: unprobed (``asz push`` probes before a batch over 64 KiB) are below it; a larger one is read through, unparsed.
+#: unprobed (``asz push`` probes before a batch over 64 KiB) are below it; a larger one is read no further, unparsed.
 READ_REFUSED = 64 * 1024
 
 

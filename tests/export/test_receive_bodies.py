@@ -26,7 +26,7 @@ import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 
 from asz_core.export.wire import log_record, logs_request, outbox, resource
-from asz_core.httpbody import BodyRefused, read_body
+from asz_core.httpbody import BodyLeft, BodyRefused, read_body
 
 from export_helpers import ASZ, asz, collect_corpus, copied_projects, sent_files
 
@@ -149,7 +149,8 @@ def test_chunked_and_gzip_bodies_land_and_unframable_ones_are_refused_with_the_c
 
 def test_a_refused_senders_body_is_held_only_up_to_its_hold():
     """``hold`` (a request refused before its body, no token): a small chunked gzip body is given decoded, to name its
-    sender; one past the hold, or one that does not decode, is read through to its end and given as b''."""
+    sender; one that does not decode is given as b''; one past the hold is read no further (BodyLeft: session 43, the
+    receiver answers and closes lingering)."""
     def req(head: bytes, body: bytes) -> tuple[io.BytesIO, object]:
         f = io.BytesIO(head + b"\r\n" + body + b"NEXT")
         return f, parse_headers(f)
@@ -158,7 +159,9 @@ def test_a_refused_senders_body_is_held_only_up_to_its_hold():
     f, h = req(b"Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n", _chunked(small, 7))
     assert read_body(f, h, "HTTP/1.1", LIMIT, hold=1000) == b"sender" * 10 and f.read() == b"NEXT"
     f, h = req(b"Transfer-Encoding: chunked\r\n", _chunked(b"y" * 3000, 1000))
-    assert read_body(f, h, "HTTP/1.1", LIMIT, hold=1000) == b"" and f.read() == b"NEXT"
+    with pytest.raises(BodyLeft, match="passes the 1000 bytes read of it"):
+        read_body(f, h, "HTTP/1.1", LIMIT, hold=1000)
+    assert f.read().startswith(b"\r\n3e8;ext=1\r\n")  # the third chunk on is not read
     f, h = req(b"Content-Encoding: gzip\r\nContent-Length: 5\r\n", b"12345")
     assert read_body(f, h, "HTTP/1.1", LIMIT, hold=1000) == b"" and f.read() == b"NEXT"
     f, h = req(b"Transfer-Encoding: chunked\r\n", b"0\r\n\r\n")  # HTTP/1.0 cannot frame with chunks

@@ -192,22 +192,79 @@ def test_the_counts_held_back_are_said_once_a_minute_old():
         "metrics: 2 request(s), 4 data point(s), answered and not kept; from dev@hostA"]
 
 
-def test_a_body_without_the_token_is_read_through_not_held(tmp_path):
-    """A request with no token is answered 401 after its body is read through in pieces, never held whole (before: a
-    sender without the token made the receiver hold its body, up to 1 GiB per connection, before the 401)."""
+def test_a_body_without_the_token_is_read_no_further_than_the_linger(tmp_path):
+    """A request with no token is answered 401 once 64 KiB of its body are read, the connection closed lingering: what
+    the sender still sends is read and dropped up to 64 MiB (LINGER_BYTES), never held, then the connection is reset
+    (before session 43 the whole body was read, up to 1 GiB; before trial 38c F5 it was held whole)."""
+    import threading
+
+    from asz_core.export.receive_http import LINGER_BYTES
+
     write_secret(tmp_path / "tok", "s3cretTOKEN1234567890abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "tok"))
-    size = 400 << 20
+    size, sent, failed = 400 << 20, [0], []
     try:
         with socket.create_connection(("127.0.0.1", r.port), timeout=60) as s:
             s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
                       b"Content-Length: %d\r\n\r\n" % size)
-            piece = bytes(1 << 20)
-            for _ in range(size >> 20):
-                s.sendall(piece)
+
+            def send():
+                piece = bytes(1 << 20)
+                try:
+                    for _ in range(size >> 20):
+                        s.sendall(piece)
+                        sent[0] += len(piece)
+                except OSError as exc:
+                    failed.append(exc)
+
+            t = threading.Thread(target=send)
+            t.start()
             assert s.recv(65536).startswith(b"HTTP/1.1 401")
+            t.join(timeout=60)
+        assert failed and sent[0] < LINGER_BYTES + (32 << 20), (sent, failed)  # read no further than the linger (and buffers)
         peak = next(int(x.split()[1]) for x in Path(f"/proc/{r.proc.pid}/status").read_text().splitlines()
                     if x.startswith("VmHWM:"))  # KiB
         assert peak < (size >> 10) // 2, peak  # the receiver's peak memory stays well under the body's size
     finally:
         r.stop()
+
+
+def _answer_whole(port: int, head: bytes, size: int) -> tuple[int, dict, bytes]:
+    """A request sent as http.client and asz push send it, its whole body before reading; then every byte of the
+    answer to the connection's end: (status, headers, body). An OSError (a reset on the write or the read) raises."""
+    from http.client import parse_headers
+    import io
+
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(head + b"Content-Length: %d\r\n\r\n" % size)
+        piece = bytes(1 << 20)
+        for _ in range(size >> 20):
+            s.sendall(piece)
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+    f = io.BytesIO(got)
+    status = int(f.readline().split()[1])
+    headers = parse_headers(f)
+    return status, dict(headers), f.read()
+
+
+def test_a_refused_sender_still_writing_its_body_reads_its_answer_whole(tmp_path):
+    """A refusal that closes the connection (401 past 64 KiB of body, 413 over ``$ASZ_RECEIVE_MAX_BODY``) with the body
+    unread reached a sender still writing it as a reset: the write failed (EPIPE) and the answer was never read (close42,
+    "Not done"). Now the receiver sends it, ends writing and reads and drops the rest (a lingering close): five times
+    each, the whole answer (its Content-Length of body) then the connection's end."""
+    write_secret(tmp_path / "tok", "alice s3cretTOKEN1234567890abcdef\n")
+    r = Child(tmp_path, "--token-file", str(tmp_path / "tok"), env={"ASZ_RECEIVE_MAX_BODY": str(16 << 20)})
+    head = b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\nAuthorization: Bearer %s\r\n"
+    cases = ((b"wrongTOKEN", 12 << 20, 401, b"the bearer token does not match\n"),
+             (b"s3cretTOKEN1234567890abcdef", 32 << 20, 413,
+              b"the body is 33554432 bytes, over the 16777216 (16 MiB) a request may hold\n"))
+    try:
+        for token, size, status, said in cases:
+            for _ in range(5):
+                got = _answer_whole(r.port, head % token, size)
+                assert got == (status, {**got[1], "Content-Length": str(len(said)), "Connection": "close"}, said), got
+    finally:
+        said = r.stop()
+    assert said.count("(HTTP 401)") == 5 and said.count("(HTTP 413)") == 5, said

@@ -5,7 +5,7 @@ On a shared host loopback reaches every local account: the tokenless receiver la
 session (``STATE verified``, named ``root@vm``) and then refused the genuine host's push of that id, and held each
 request body whole (a 300 MB body raised its RSS by 281 MB). ``--own-token`` makes
 ``ROOT/_received/receive.token`` (mode 0600) and names it on its ``receiving:`` line; a request without it, or with
-another, is refused and lands nothing, its body read through in 64 KiB pieces; ``asz push --token-file`` of that file
+another, is refused and lands nothing, its body read no further than 64 KiB; ``asz push --token-file`` of that file
 lands. The default (no token option) lands a tokenless ``asz push`` (exit 0), as issue 21's Contract says, and warns.
 Real processes on loopback: ``asz receive`` and ``asz push`` children, the corpus session collected by the real
 ``asz collect --once``; no mock.
@@ -178,7 +178,7 @@ def _refused_unheld(tmp_path: Path, send, share: int = 8) -> str:
 
 def test_a_64_mb_body_without_the_token_does_not_raise_the_own_token_receivers_memory(tmp_path):
     """F5: the trial's 300 MB body raised the tokenless receiver's RSS from 76 MB to 358 MB (held whole); with
-    --own-token a body without the token is read through in 64 KiB pieces: VmHWM rises by under an eighth of the body
+    --own-token a body without the token is read no further than 64 KiB (then dropped as it lingers): VmHWM rises by under an eighth of the body
     (64 MB: under 7.6 MiB), where a receiver holding it whole rises by the body's size."""
 
     def send(address: str) -> None:
