@@ -20,19 +20,22 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 
-__all__ = ["seconds", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "raise_open_files", "accept_batch", "connection_cap",
+__all__ = ["seconds", "timeout_setting", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "raise_open_files", "accept_batch", "connection_cap",
            "host_allowed", "origin_allowed", "refusal", "browser_simple", "MISDIRECTED", "FOREIGN_ORIGIN"]
 
 
 def seconds(name: str, default: float) -> float:
-    """Seconds from the environment variable ``name`` when it reads as a number in (0, 3600], else ``default``."""
-    try:
-        v = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return v if 0 < v <= 3600 else default
+    """Seconds from the environment variable ``name`` when it reads as a number in (0, 3600], else ``default``
+    (:class:`~asz_core.envsetting.Setting`, whose :meth:`~asz_core.envsetting.Setting.unused` says a value not taken)."""
+    return timeout_setting(name, default).value()
+
+
+def timeout_setting(name: str, default: float, what: str = "the timeout"):
+    """The :class:`~asz_core.envsetting.Setting` of a server's seconds ``name``: above 0 up to 3600, else ``default``."""
+    from .envsetting import Setting
+
+    return Setting(name, "seconds", default, 0, 3600, what=what)
 
 
 #: Seconds a connection has to send a request's complete headers (the view's default).

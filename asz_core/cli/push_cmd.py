@@ -215,10 +215,10 @@ def _hand_over(root: Path, endpoint: str, dest: Path) -> int:
 def _receive_warnings(address: str, where: Path, token: bool) -> None:
     """After ``asz receive``'s ``receiving:`` line: a ``$ASZ_RECEIVE_MAX_BODY`` not taken (review42), then, with no
     token, who can land files and how much a request may hold."""
-    from ..export.receive_http import MAX_BODY, max_body_unused
+    from ..export.receive_http import MAX_BODY, settings_unused
     from ..httpbody import size_words
 
-    if said := max_body_unused():
+    for said in settings_unused():  # an ASZ_RECEIVE_* number not taken (review42, session 43)
         typer.echo(said, err=True)
     if not token:
         typer.echo(f"asz receive: warning: no token: every account on this machine (and anyone who reaches "

@@ -34,7 +34,6 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
 
 from __future__ import annotations
 
-import os
 import socket
 import socketserver
 import sys
@@ -49,45 +48,48 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
-from ..netguard import connection_cap, raise_open_files, refusal, seconds
-from ..termsafe import line_value
+from ..envsetting import Setting, unused_lines
+from ..netguard import connection_cap, raise_open_files, refusal, timeout_setting
 
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["Front", "Http", "Server", "MAX_BODY", "max_body_unused", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
+__all__ = ["Front", "Http", "Server", "MAX_BODY", "SETTINGS", "settings_unused", "DRAIN", "HEADER_TIMEOUT", "IDLE_TIMEOUT", "PREFACE"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #: The largest request body ever taken, in bytes: 1 GiB, the inner gRPC server's largest message.
 LARGEST_BODY = 1 << 30
 
 
-def _max_body() -> int:
-    """``$ASZ_RECEIVE_MAX_BODY`` bytes when it is a whole number from 1 to :data:`LARGEST_BODY`, else LARGEST_BODY."""
-    text = os.environ.get("ASZ_RECEIVE_MAX_BODY", "").strip()
-    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) <= LARGEST_BODY else LARGEST_BODY
+#: The receiver's settings read from the environment (docs/configuration.md, Environment variables): the body limit,
+#: the header and idle timeouts and the stop's wait; with ``ASZ_RECEIVE_SEEN_EVERY`` (seen_list), what
+#: :func:`settings_unused` says at start when given a value they do not take.
+SETTINGS = (Setting("ASZ_RECEIVE_MAX_BODY", "bytes", LARGEST_BODY, 1, LARGEST_BODY, whole=True, low_taken=True,
+                    what="the limit"),
+            timeout_setting("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER), timeout_setting("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE),
+            timeout_setting("ASZ_RECEIVE_DRAIN", 60.0, "the wait"))
 
 
-def max_body_unused() -> str:
-    """The warning ``asz receive`` prints when ``$ASZ_RECEIVE_MAX_BODY`` is set but not taken (``10M``, ``0``, over
-    1 GiB: the limit stays :data:`LARGEST_BODY`); '' when it is unset or taken (review42: a bad value was silent)."""
-    text = os.environ.get("ASZ_RECEIVE_MAX_BODY")
-    if text is None or not text.strip() or MAX_BODY != LARGEST_BODY or text.strip() == str(LARGEST_BODY):
-        return ""
-    return (f"asz receive: warning: ASZ_RECEIVE_MAX_BODY={line_value(text)!s} is no whole number of bytes from 1 to "
-            f"{LARGEST_BODY}: the limit in force is {LARGEST_BODY} bytes (1 GiB)")
+def settings_unused() -> list[str]:
+    """``asz receive: warning: NAME=VALUE is no …: … in force is …`` for each ``ASZ_RECEIVE_*`` number given a value
+    it does not take (``10s``, ``-1``, ``abc``; review42 and session 43: a value not taken left the default in silence),
+    said once as the receiver starts (:func:`~asz_core.envsetting.unused_lines`)."""
+    from ..storage.seen_list import EVERY_SETTING
+
+    return unused_lines((*SETTINGS, EVERY_SETTING), "asz receive")
 
 
 #: The largest request body taken, received or decoded, in bytes (``$ASZ_RECEIVE_MAX_BODY``, at most and by default
 #: 1 GiB; the inner gRPC server's largest message too): above it, 413, unread past the limit.
-MAX_BODY = _max_body()
-#: Seconds a new connection has to send its first request's complete headers.
-HEADER_TIMEOUT = seconds("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER)
-#: Seconds a kept-alive connection may wait for its next request's headers, and a body may pause between bytes.
-IDLE_TIMEOUT = seconds("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE)
+MAX_BODY = int(SETTINGS[0].value())
+#: Seconds a new connection has to send its first request's complete headers (``$ASZ_RECEIVE_HEADER_TIMEOUT``).
+HEADER_TIMEOUT = SETTINGS[1].value()
+#: Seconds a kept-alive connection may wait for its next request's headers, and a body may pause between bytes
+#: (``$ASZ_RECEIVE_IDLE_TIMEOUT``).
+IDLE_TIMEOUT = SETTINGS[2].value()
 
-#: Seconds a stopping receiver waits for the requests in progress to land and be answered.
-DRAIN = seconds("ASZ_RECEIVE_DRAIN", 60.0)
+#: Seconds a stopping receiver waits for the requests in progress to land and be answered (``$ASZ_RECEIVE_DRAIN``).
+DRAIN = SETTINGS[3].value()
 
 #: A lingering close (:func:`linger`): the most seconds, the most seconds with no byte, and the most bytes a
 #: connection answered and closed with its request's body unread is read for, every byte dropped.

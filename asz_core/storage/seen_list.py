@@ -36,6 +36,7 @@ from typing import Iterable, Optional
 
 import orjson
 
+from ..envsetting import Setting
 from .senders import RECEIVED
 
 __all__ = ["SEEN", "ACCEPTED", "REFUSED", "HELD", "also_held", "EVERY", "READ_REFUSED", "SHORT_WHY", "Seen", "read_seen"]
@@ -51,17 +52,11 @@ REFUSED = "refused"
 HELD = "held"
 
 
-def _every(default: float = 600.0) -> float:
-    """``$ASZ_RECEIVE_SEEN_EVERY`` as seconds (0 up to a day: 0 writes a line per request), else ``default``."""
-    try:
-        v = float(os.environ.get("ASZ_RECEIVE_SEEN_EVERY", ""))
-    except ValueError:
-        return default
-    return v if 0 <= v <= 86400 else default
-
-
+#: ``$ASZ_RECEIVE_SEEN_EVERY``: seconds from 0 (a line per request) up to a day, default 600 (``asz receive`` says
+#: a value it does not take as it starts: :func:`asz_core.export.receive_http.settings_unused`).
+EVERY_SETTING = Setting("ASZ_RECEIVE_SEEN_EVERY", "seconds", 600.0, 0, 86400, low_taken=True, what="the interval")
 #: Seconds between two lines of one key (``$ASZ_RECEIVE_SEEN_EVERY``; 0: a line per request).
-EVERY = _every()
+EVERY = EVERY_SETTING.value()
 #: How ``asz senders`` says a refusal's ``why`` (the receiver's words, :data:`asz_core.export.receive.TOKEN_MISMATCH`
 #: and ``TOKEN_REQUIRED``).
 SHORT_WHY = {"the bearer token does not match": "token does not match", "a bearer token is required": "no token sent"}

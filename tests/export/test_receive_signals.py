@@ -46,15 +46,30 @@ def test_receive_started_with_sigint_ignored_stops_on_sigint_sent_right_after_it
     assert [code for _, code in results] == [0] * RUNS
 
 
-@pytest.mark.parametrize("value, said", [("10M", True), ("0", True), (str((1 << 30) + 1), True), ("65536", False)])
-def test_a_max_body_that_is_not_taken_is_said_as_the_receiver_starts(tmp_path, value, said):
+#: Values no ASZ_RECEIVE_* number takes (session 43: only ASZ_RECEIVE_MAX_BODY was said), and values each takes.
+NOT_TAKEN = {"ASZ_RECEIVE_HEADER_TIMEOUT": "10s", "ASZ_RECEIVE_IDLE_TIMEOUT": "-1", "ASZ_RECEIVE_DRAIN": "abc",
+             "ASZ_RECEIVE_SEEN_EVERY": "-5"}
+TAKEN = {"ASZ_RECEIVE_HEADER_TIMEOUT": "2.5", "ASZ_RECEIVE_IDLE_TIMEOUT": "7", "ASZ_RECEIVE_DRAIN": "30",
+         "ASZ_RECEIVE_SEEN_EVERY": "0"}
+#: What asz receive says of each of NOT_TAKEN, in this order, after ASZ_RECEIVE_MAX_BODY's line.
+SAID = ["ASZ_RECEIVE_HEADER_TIMEOUT=10s is no number of seconds above 0 up to 3600: the timeout in force is 10 s",
+        "ASZ_RECEIVE_IDLE_TIMEOUT=-1 is no number of seconds above 0 up to 3600: the timeout in force is 20 s",
+        "ASZ_RECEIVE_DRAIN=abc is no number of seconds above 0 up to 3600: the wait in force is 60 s",
+        "ASZ_RECEIVE_SEEN_EVERY=-5 is no number of seconds from 0 to 86400: the interval in force is 600 s"]
+
+
+@pytest.mark.parametrize("value, said, others", [("10M", True, NOT_TAKEN), ("0", True, TAKEN),
+                                                 (str((1 << 30) + 1), True, {}), ("65536", False, TAKEN)])
+def test_a_setting_that_is_not_taken_is_said_as_the_receiver_starts(tmp_path, value, said, others):
     """``$ASZ_RECEIVE_MAX_BODY`` set to no whole number of bytes from 1 to 1 GiB left the limit at 1 GiB in silence
-    (review42): the receiver says so once after its ``receiving:`` line; a value taken is not said."""
+    (review42), and the timeouts, the stop's wait and the seen list's interval given ``10s``, ``-1`` or ``abc`` left
+    theirs (session 43): the receiver says each once after its ``receiving:`` line, one helper's words
+    (``asz_core.envsetting``); a value taken is not said."""
     import os
 
     p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(tmp_path / "root"),
                           "--listen", f"127.0.0.1:{free_port()}"], stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "ASZ_RECEIVE_MAX_BODY": value})
+                         env={**os.environ, "ASZ_RECEIVE_MAX_BODY": value, **others})
     try:
         lines = [p.stderr.readline()]  # receiving:, then the warnings, the no-token one last
         while lines[-1] and "warning: no token" not in lines[-1]:
@@ -64,8 +79,9 @@ def test_a_max_body_that_is_not_taken_is_said_as_the_receiver_starts(tmp_path, v
         p.wait(timeout=30)
         p.stderr.close()
     assert lines[0].startswith("receiving: gRPC and HTTP"), lines
-    warned = [ln for ln in lines if "ASZ_RECEIVE_MAX_BODY" in ln]
-    want = (f"asz receive: warning: ASZ_RECEIVE_MAX_BODY={value} is no whole number of bytes from 1 to 1073741824: "
-            "the limit in force is 1073741824 bytes (1 GiB)\n")
-    assert warned == ([want] if said else []), lines
+    warned = [ln for ln in lines if "ASZ_RECEIVE_" in ln]
+    want = [f"ASZ_RECEIVE_MAX_BODY={value} is no whole number of bytes from 1 to 1073741824: the limit in force is "
+            "1073741824 bytes (1 GiB)"] if said else []
+    want += SAID if others is NOT_TAKEN else []
+    assert warned == [f"asz receive: warning: {w}\n" for w in want], lines
     assert ("up to 1 GiB" if said else "up to 65536 bytes") in "".join(lines), lines
