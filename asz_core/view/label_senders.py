@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from ..storage.layout import dir_name
-from ..storage.senders import RECEIVED, THIS_HOST, UNVERIFIED, listed_before, read_senders, sender_label, senders_path
+from ..storage.senders import RECEIVED, THIS_HOST, UNVERIFIED, listed_before, read_senders, sender_label
 
 __all__ = ["Senders"]
 
@@ -53,7 +53,7 @@ class Senders:
         except ValueError:
             return False
         by_file, _ = self._session(label_session)
-        who = by_file.get(label_file, self._unlisted(label_session, label_file))
+        who = by_file[label_file] if label_file in by_file else self._unlisted(label_session, label_file)
         return who is not UNKNOWN and self._session(name)[1] == frozenset((who,))
 
     def _unlisted(self, session_dir: str, rel: str) -> str | None:
@@ -67,7 +67,7 @@ class Senders:
         """``(rel -> the sender label of its verified line, None for one that does not verify; the session's
         senders)``: each line's label (None: a line that does not verify, or files received before records were
         kept), this host when a collect pass landed some of it, None alone when nothing names a sender."""
-        path = os.fspath(senders_path(self.root, session_dir))
+        path = os.path.join(self.root, RECEIVED, f"{session_dir}.senders")  # senders_path's, as a string (one a row)
         try:
             st = os.stat(path)
             mark: tuple = (st.st_size, st.st_mtime_ns, st.st_ino)

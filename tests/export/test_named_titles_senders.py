@@ -8,7 +8,8 @@ of spotter's short one plus written lines, each with its own credential, to a re
 hold a summary naming a message id of alice's transcript (read from its source file: not taken) and one naming a
 message of his own other session (taken). Alice's later push lands her own summary naming her transcript's message:
 taken, though it lands after her conversation's row, search row and page caches were made (their keys change).
-Bob's session sorts after alice's, so before the rule his summary was the last and titled her conversation.
+Bob's session sorts after alice's, so before the rule his summary was the last and titled her conversation. Last,
+alice's sender line changed by hand (it no longer verifies) names no one: her summary then titles nothing.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ def _assert_titled(got: dict[str, dict[str, str]], want: dict[str, str]) -> None
         assert got["search"][s] == title, got["search"]  # both hold the word searched for
 
 
+@pytest.mark.slow  # 7-17 s by load: two collects, two pushes and two asz view children, twice
 def test_a_summary_titles_only_its_own_senders_conversation(corpus_projects, tmp_path):
     t_src = corpus_projects / ALICE_T[0] / f"{ALICE_T[1]}.jsonl"
     b_src = corpus_projects / BOB_C[0] / f"{BOB_C[1]}.jsonl"
@@ -140,3 +142,9 @@ def test_a_summary_titles_only_its_own_senders_conversation(corpus_projects, tmp
     rows = {r["id"]: r for r in json.loads(asz_in_process("ls", "--json", "--root", str(team)).stdout)}
     senders = [[(e["instance"], e["credential"]) for e in rows[s]["senders"]] for s in (t, A2, B1, B2)]
     assert senders == [[("alice@hostA", "alice")]] * 2 + [[("bob@hostB", "bob")]] * 2
+
+    # a sender line changed by hand names no one (its digest fails): alice's summary then titles nothing
+    record = team / "_received" / f"{A2}.senders"
+    record.write_bytes(record.read_bytes().replace(b'"instance":"alice@hostA"', b'"instance":"alice@hostZ"', 1))
+    titles = {r["id"]: r["title"] for r in json.loads(asz_in_process("ls", "--json", "--root", str(team)).stdout)}
+    assert titles[t] == own[t] and titles[B1] == BOBS_OWN
