@@ -25,7 +25,7 @@ from asz_core.export.push import push
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig
 
-from cli_helpers import asz_in_process
+from cli_helpers import asz_in_process, write_secret
 from export_helpers import asz, page_json
 
 ALICE_T = ("-home-user-sample-project", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7")
@@ -122,7 +122,7 @@ def test_a_summary_titles_only_its_own_senders_conversation(corpus_projects, tmp
     (bob / f"{B1}.jsonl").write_text(_lines(B1, "greeting", [(HIJACK, leaf)]))
     (bob / f"{B2}.jsonl").write_text(_lines(B2, "farewell", [(BOBS_OWN, f"{B1[:8]}-2")]))
     tokens = tmp_path / "tokens"
-    tokens.write_text("".join(f"{h} {tok}\n" for h, (_, tok, _) in HOSTS.items()))
+    write_secret(tokens, "".join(f"{h} {tok}\n" for h, (_, tok, _) in HOSTS.items()))
     _collect_and_push(tmp_path, tokens)
     team = tmp_path / "team"
 
