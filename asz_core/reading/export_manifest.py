@@ -36,7 +36,7 @@ from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
-from .export_render import RENDER, as_render, drawing
+from .export_render import RENDER, as_forms, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
 from .export_refusals import refusals_gone
@@ -423,7 +423,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1), body.get("cents_before")):
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
-    again = as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format"))
+    again = as_forms(copy, as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format")))
     entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen, int(body.get("render") or 1)))  # keyed as the manifest's
     spans = None
     if again == copy:

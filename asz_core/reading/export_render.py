@@ -127,7 +127,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Iterator, Optional
 
-__all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
+import orjson
+
+__all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
 RENDER = 18
@@ -277,3 +279,41 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
         head, cut, rest = again.partition(b"\n## ")  # the links are head lines, before the first talk
         return _MD_LINKS.sub(b"", head) + cut + _MD_TOOL_TIME.sub(rb"\1\2", rest)
     return _HTML_TOOL_TIME.sub(b"", _HTML_LINKS.sub(b"", again))
+
+
+#: The credential forms each earlier asz declared in an audit copy's header (``credentials.forms``:
+#: :func:`~asz_core.reading.prose_audit.coverage`; ``--audit``'s JSON line and the text form's ``credentials:`` line),
+#: oldest first: e1eea967 (2026-12-05 03:12), ccbb6c2e (03:53) and ffe662f8 (2026-12-06 00:32, session 42) to
+#: fbe44e18. Forms take no render number, so a header listing one of them is drawn as that asz declared it
+#: (:func:`as_forms`; the forms themselves are checked by the masks: docs/verify.md).
+_FORMS_BEFORE = tuple(tuple(s.split()) for s in (
+    "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
+    "slack-webhook-url google-api-key stripe-live-key huggingface-token npm-token private-key jwt url-password password",
+    "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
+    "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
+    "jwt bearer-token url-password password",
+    "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
+    "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
+    "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key basic-auth mysql-password password token"))
+
+
+def _forms_said(forms: tuple[str, ...]) -> tuple[bytes, bytes]:
+    """How an audit header writes the ``forms`` list: the text form's ``credentials:`` line, then prose's JSON."""
+    return (b"forms " + ", ".join(forms).encode() + b", not_covered ",
+            b'"forms":' + orjson.dumps(list(forms)) + b',"not_covered":')
+
+
+def as_forms(copy: bytes, again: bytes) -> bytes:
+    """``again`` (a text or ``--audit`` copy made again) with its header's credential forms drawn as the ``copy``'s
+    when that header, at the same offset, lists the forms an earlier asz declared (:data:`_FORMS_BEFORE`: sessions 42
+    and 43 added forms, and each such copy failed at that line though nothing of the evidence changed); else
+    ``again`` as it is."""
+    from ..view.secret_forms import KINDS
+
+    for now, *before in zip(_forms_said(tuple(name for name, _, _ in KINDS)), *map(_forms_said, _FORMS_BEFORE)):
+        at = again.find(now)
+        if at < 0:
+            continue
+        said = next((b for b in before if copy.startswith(b, at)), None)
+        return again if said is None else again[:at] + said + again[at + len(now):]
+    return again
