@@ -16,6 +16,13 @@ from ..termsafe import shell_word
 from .push_cmd import load
 
 
+def removed_line(verb: str, session: str, held: dict[str, str]) -> str:
+    """``VERB SESSION``, and for a session some files of which the receiver refused because it holds every record of
+    them already, where: `` (ENDPOINT holds every record of its 2 file(s) in the files of credential alice, which sent
+    the session first)`` (``held``: :attr:`~asz_core.retention.prune.PruneReport.held`; trial 43a F6)."""
+    return f"{verb} {session}" + (f" ({held[session]})" if session in held else "")
+
+
 def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle: bool = False) -> int:
     """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1).
     With ``quiet_when_idle`` (after a push pass of ``asz collect`` / ``asz server``) a prune that removed nothing and
@@ -35,7 +42,7 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
         return 1
     except PruneInterrupted as exc:  # Ctrl-C or SIGTERM: what went, then exit 130 (143 for SIGTERM, cli/entry.py)
         for s in exc.report.removed:
-            typer.echo(f"{'would remove' if dry_run else 'removed'} {s}")
+            typer.echo(removed_line('would remove' if dry_run else 'removed', s, exc.report.held))
         typer.echo(f"asz prune: stopped: {'would remove' if dry_run else 'removed'} {len(exc.report.removed)} "
                    f"session(s), {exc.report.files} file(s), {exc.report.bytes} bytes before the stop (each session's "
                    "files become skeletons under its lock; one stopped half way is finished by the next asz prune)",
@@ -43,7 +50,7 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
         raise typer.Exit(130)
     verb = "would remove" if dry_run else "removed"
     for s in rep.removed:
-        typer.echo(f"{verb} {s}")
+        typer.echo(removed_line(verb, s, rep.held))
     if dry_run:
         for k in rep.kept:
             typer.echo(f"kept {k.session}: {k.reason}")

@@ -69,6 +69,8 @@ class Elsewhere:
             self.notes.say("held elsewhere", self._elsewhere_whole(whole))
         held_whole: dict[str, tuple[list[str], str]] = {}  # another credential's there, every record held: notes
         for session, rels in owned.items():
+            # files retention removed since (skeletons): the receiver's answer is still what push.state records
+            rels = rels + sorted(r for r in self.state.owned if r.startswith(session + "/") and r not in rels)
             said = self._owned_said(rels)
             if said.endswith(NOT_AN_ERROR):
                 held_whole[session] = (rels, said)
@@ -194,7 +196,8 @@ class Elsewhere:
         return (f"{sessions_named(list(held))}: {self.state.endpoint} holds them from credential {owners}, which sent "
                 f"their first files, and refuses what credential {mine} sends of them: {len(files):,} file(s) and "
                 f"{len(rels) - len(files):,} round(s) of this root; it holds every record of those files from that "
-                "credential's, so nothing is missing there; they are not sent again; not an error (the owned lines of "
+                "credential's, so nothing is missing there; they are not sent again and count as received for "
+                "retention; not an error (the owned lines of "
                 f"{self.root / 'push.state'} name each file; {EACH}; docs/push.md, One session, one credential)")
 
     def _owned(self, rel: str, message: str) -> None:
@@ -230,7 +233,7 @@ class Elsewhere:
                 "of this root (docs/push.md, One session, one credential)")
         if not part:
             return said + ("; it holds every record of those files from that credential's, so nothing is missing "
-                           "there; they are not sent again" + NOT_AN_ERROR)
+                           "there; they are not sent again and count as received for retention" + NOT_AN_ERROR)
         return said + (f"; it lacks records of {len(part)} of them ({', '.join(part[:3])}"
                        + (f" and {len(part) - 3} more" if len(part) > 3 else "")
                        + "): the team root is short of records only this root holds (its asz verify and asz ls name the "

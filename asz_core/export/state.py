@@ -24,7 +24,8 @@ records it lacks of the file continue its stream at ``ord``, byte ``off``, and t
 holds is ``seq``; a pass makes a file of the rest of its stream from there (:mod:`.push_rest`). ``owned`` beside a
 ``rejected`` line: the receiver refused the file because its session is ``credential``'s there (it sent the session's
 first file) and this root pushes with another (docs/push.md, One session, one credential; trial 28a F2), holding every
-record of it from that credential's files (``all``) or not (``part``: it is short of them; every pass says so); then the credential the receiver named as this root's. A file whose digest is not
+record of it from that credential's files (``all``) or not (``part``: it is short of them; every pass says so); then the credential the receiver named as this root's. With ``all`` the file counts as accepted for retention too
+(:func:`receiver_answer`; trial 43a F6). A file whose digest is not
 the one recorded is due again. ``push.state`` is the state of the endpoint
 pushed to last; a push to another endpoint first keeps it, in the same
 format, as ``_export/endpoints/<endpoint, percent-escaped>.state``, and takes
@@ -57,7 +58,7 @@ from ..storage.root import write_at_once
 from ..storage.state_lines import state_rows
 
 __all__ = ["PushState", "STATE_NAME", "ENDPOINTS", "endpoint_key", "owner_of", "receiver_answer", "held_elsewhere",
-           "write_receipts", "receiver_word", "state_of"]
+           "held_owned", "held_there", "write_receipts", "receiver_word", "state_of"]
 
 #: The file's name in the root.
 STATE_NAME = "push.state"
@@ -255,23 +256,45 @@ class PushState:
 
 def receiver_answer(state: PushState, rel: str, digest: str) -> str:
     """What the receiver confirmed of a file (seed 000, Skeletons): ``accepted``, ``rejected`` or ``unconfirmed``. A
-    file it rejected because it holds that seq from another root counts as ``accepted`` when it answered that it holds
-    every record of it (``elsewhere … all``): the records are there, under the other root's file name."""
+    file it refused only because it holds every record of it already counts as ``accepted``: held from another root
+    (``elsewhere … all``: the records are there, under the other root's file name) or in the files of the credential
+    whose session it is there (``owned … all``: under that credential's, which sent the session first; trial 43a F6).
+    An answer that it lacks records of the file (``part``) never does."""
     if state.pushed.get(rel) != digest:
         return "unconfirmed"
     if rel in state.rejected:
-        return "accepted" if state.elsewhere.get(rel, ("",))[0] == "all" else "rejected"
+        return "accepted" if held_there(state, rel, digest) != ("", "") else "rejected"
     return "accepted"
+
+
+def held_there(state: PushState, rel: str, digest: str) -> tuple[str, str]:
+    """Where the receiver holds every record of ``rel`` (sent with ``digest``) though it refused the file itself:
+    ``("elsewhere", the receiving root's path of the file landed from another root)`` for an ``elsewhere … all`` line,
+    ``("owned", the credential whose files hold them, which sent the session first)`` for an ``owned … all`` line;
+    ``("", "")`` otherwise (taken, refused for another reason, a ``part`` answer, or another digest)."""
+    if state.pushed.get(rel) != digest or rel not in state.rejected:
+        return "", ""
+    held, other = state.elsewhere.get(rel, ("", ""))
+    if held == "all":
+        return "elsewhere", other
+    owner, held, _ = state.owned.get(rel, ("", "", ""))
+    return ("owned", owner) if held == "all" else ("", "")
 
 
 def held_elsewhere(state: PushState, rel: str, digest: str) -> str:
     """The receiving root's path of the file (landed from another root) in which the receiver said it holds every
     record of ``rel`` with ``digest``, when that is why :func:`receiver_answer` says ``accepted`` (the receiver refused
-    the file itself: a skeleton's ``removed.elsewhere`` says so); '' otherwise."""
-    if state.pushed.get(rel) != digest or rel not in state.rejected:
-        return ""
-    held, other = state.elsewhere.get(rel, ("", ""))
-    return other if held == "all" else ""
+    the file itself: a skeleton's ``removed.elsewhere`` says so); '' otherwise (:func:`held_there`)."""
+    how, where = held_there(state, rel, digest)
+    return where if how == "elsewhere" else ""
+
+
+def held_owned(state: PushState, rel: str, digest: str) -> str:
+    """The credential in whose files the receiver said it holds every record of ``rel`` with ``digest`` (its session is
+    that credential's there: ``owned … all``), when that is why :func:`receiver_answer` says ``accepted`` (a skeleton's
+    ``removed.owned`` says so); '' otherwise (:func:`held_there`)."""
+    how, where = held_there(state, rel, digest)
+    return where if how == "owned" else ""
 
 
 def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLike) -> PushState | None:

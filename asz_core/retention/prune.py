@@ -13,8 +13,11 @@ kept whole. A push to another endpoint (``asz push --endpoint``, a test
 receiver) never makes a session removable (trial 41a F2: it did, and the
 configured endpoint never got the session), and with no endpoint configured
 nothing goes (:data:`NO_ENDPOINT`).
-A file the receiver rejected because it holds that seq from another root
-counts as accepted when it said it holds every record of it (:func:`not_accepted`).
+A file the receiver refused because it holds every record of it already counts as accepted: held from another root
+(``elsewhere … all``) or in the files of the credential whose session it is there (``owned … all``: an identical copy
+pushed with another credential; trial 43a F6); an answer that it lacks records of it (``part``) never does
+(:func:`not_accepted`). The session's line says where its records are (:func:`held_said`), its skeletons too
+(``removed.elsewhere``, ``removed.owned``).
 
 A session goes whole, in a crash-safe order, under its collector lock and
 ``_export/.lock``: ``<session>/removal.state`` records the generation and
@@ -42,7 +45,7 @@ import attrs
 import orjson
 
 from ..export.settings import RetentionConfig, default_instance_id
-from ..export.state import PushState, held_elsewhere, owner_of, receiver_answer, state_of
+from ..export.state import PushState, held_elsewhere, held_owned, held_there, owner_of, receiver_answer, state_of
 from ..flow.chain import Chain, SessionChains, conversation_dirs
 from ..flow.index import IndexBuildError, update_index
 from ..reading.purge import REMOVAL_STATE  # the per-session file marking a removal in progress (generation, at)
@@ -54,7 +57,7 @@ from ..sessiondata.reader import header_line
 from ..sessiondata.skeleton import skeleton_path, write_skeleton
 from ..termsafe import shell_word
 
-__all__ = ["PruneReport", "SessionPlan", "plan_sessions", "prune", "REMOVAL_STATE", "NO_ENDPOINT"]
+__all__ = ["PruneReport", "SessionPlan", "held_said", "plan_sessions", "prune", "REMOVAL_STATE", "NO_ENDPOINT"]
 
 #: Why nothing goes with ``require_accepted`` when no endpoint is configured (a session's ``kept`` reason, and the note
 #: ``asz prune`` says once).
@@ -79,9 +82,11 @@ class SessionPlan:
 @attrs.define
 class PruneReport:
     """Sessions removed (``removed``), files that became skeletons (``files``) and their size before (``bytes``),
-    sessions kept with a reason."""
+    sessions kept with a reason; ``held``: session -> where the receiver holds the records of its files it refused
+    (:func:`held_said`), for a removed session holding such files."""
 
     removed: list[str] = attrs.Factory(list)
+    held: dict[str, str] = attrs.Factory(dict)
     files: int = 0
     bytes: int = 0
     kept: list[SessionPlan] = attrs.Factory(list)
@@ -119,17 +124,41 @@ def _digest(path: Path) -> str:
 def not_accepted(root: Path, state: PushState, rels: list[str], rounds: list[str]) -> list[str]:
     """The landed files ``rels`` and rounds ``rounds`` of a session the receiver has not accepted
     (:func:`~asz_core.export.state.receiver_answer`). A session whose landed files the receiver holds, some of them
-    from another root (it answered that it holds every record of each: ``elsewhere … all`` in ``push.state``; trial
-    19, F4) has its records there under the other root's names, and its rounds there are the other root's chain:
-    this root's rounds, held back for reading those files, are not asked for. An ``elsewhere … part`` line (the
-    receiver holds some records of that file only) is no such answer: the rounds are asked for then."""
+    refused because it holds every record of each already (from another root: ``elsewhere … all`` in ``push.state``,
+    trial 19 F4; in the files of the credential whose session it is there: ``owned … all``, trial 43a F6) has its
+    records there under the other root's or credential's files, and its rounds there are that chain: this root's
+    rounds, refused or held back with those files, are not asked for. A ``part`` line (the receiver holds some records
+    of that file only) is no such answer: the rounds are asked for then."""
     bad = [r for r in rels if receiver_answer(state, r, _digest(root / r)) != "accepted"]
     sessions = {r.split("/", 1)[0] for r in rels}  # its files removed before count too (trial 24a F2: an asz receiver
     # writes the rounds of the files that land after them itself, receive.assemble_held)
     # only an answer that it holds every record (``all``): a ``part`` one leaves records of it nowhere but here
-    if not bad and any(r.split("/", 1)[0] in sessions and held == "all" for r, (held, _) in state.elsewhere.items()):
+    whole = [r for r, (h, _) in state.elsewhere.items() if h == "all"] + \
+        [r for r, (_, h, _) in state.owned.items() if h == "all"]
+    if not bad and any(r.split("/", 1)[0] in sessions for r in whole):
         return []
     return bad + [r for r in rounds if receiver_answer(state, r, _digest(root / r)) != "accepted"]
+
+
+def held_said(root: Path, state: PushState, rels: list[str]) -> str:
+    """Where the receiver of ``state`` holds the records of the landed files ``rels`` (root-relative, still in the root)
+    it refused because it holds every one already (:func:`~asz_core.export.state.held_there`), as ``asz prune`` says it
+    beside the session (trial 43a F6): ``ENDPOINT holds every record of its N file(s) in the files of credential
+    NAME, which sent the session first`` (``owned … all``), ``… from another root`` (``elsewhere … all``), or both
+    counted apart; '' when it refused none so."""
+    by: dict[str, list[str]] = {}
+    for rel in rels:
+        if rel in state.rejected and (root / rel).is_file():
+            how, where = held_there(state, rel, _digest(root / rel))
+            if how:
+                by.setdefault(how, []).append(where)
+    said = []
+    if owners := by.get("owned"):
+        said.append(f"{len(owners)} file(s) in the files of credential {', '.join(sorted(set(owners)))}, which sent "
+                    "the session first")
+    if others := by.get("elsewhere"):
+        said.append(f"{len(others)} file(s) from another root")
+    return f"{state.endpoint} holds every record of its {' and of its '.join(said)}" if said else ""
 
 
 def _observed_last(root: Path, conversations: list[str]) -> int:
@@ -282,7 +311,7 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         rel = p.relative_to(root).as_posix()
         digest = _digest(p)
         write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner,
-                       elsewhere=held_elsewhere(state, rel, digest), keep=metered_data)
+                       elsewhere=held_elsewhere(state, rel, digest), owned=held_owned(state, rel, digest), keep=metered_data)
         if os.name == "nt":  # a read-only file is not removed there; on POSIX the folder's mode decides, and a
             os.chmod(p, 0o644)  # SIGTERM between a chmod and the unlink left a writable landed file (test_sigterm)
         p.unlink()
@@ -370,6 +399,8 @@ def _remove_planned(root: Path, cfg: RetentionConfig, rep: PruneReport, done: li
             rep.kept.append(plan)
             continue
         size = _size(root, plan.files)
+        if said := held_said(root, state, plan.files):
+            rep.held[plan.session] = said
         if dry_run:
             rep.removed.append(plan.session)
             rep.files += len(plan.files)

@@ -161,19 +161,23 @@ def _record(line: bytes, body: bool, keep: Optional[Callable[[Any], Any]] = None
 
 class Removed(dict):
     """The header's ``removed`` mapping, in its order: digest, size, records, at, generation, receiver, owner, and
-    ``elsewhere`` when not '' (the receiving root's file that holds every record of it, landed from another root)."""
+    ``elsewhere`` when not '' (the receiving root's file that holds every record of it, landed from another root), or
+    ``owned`` when not '' (the credential whose files there hold every record of it: its session is that credential's
+    at the receiver, which refused this root's file; trial 43a F6)."""
 
     def __init__(self, digest: str, size: int, records: int, at: str, generation: int, receiver: str, owner: str,
-                 elsewhere: str = ""):
+                 elsewhere: str = "", owned: str = ""):
         super().__init__(digest=digest, size=size, records=records, at=at, generation=generation, receiver=receiver, owner=owner)
         if elsewhere:
             self["elsewhere"] = elsewhere
+        if owned:
+            self["owned"] = owned
 
 
 def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "",
-                   keep: Optional[Callable[[str, Any], Any]] = None) -> bytes:
-    """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``: :class:`Removed`). ``keep(dialect,
-    data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
+                   owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> bytes:
+    """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``, ``owned``: :class:`Removed`).
+    ``keep(dialect, data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
     (:meth:`asz_core.Adapter.metered_data`; None keeps nothing, and so does a ``keep`` that raises: an adapter's bug
     costs that part's figures, never the skeleton). Raises ValueError for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
@@ -185,7 +189,7 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     if not isinstance(header, dict) or not isinstance(closing, dict) or closing.get("t") != "end" or closing.get("records") != len(records):
         raise ValueError("not a whole landed file (bad header or closing line)")
     header["removed"] = Removed(hashlib.sha256(data).hexdigest(), len(data), len(records), at, generation, receiver, owner,
-                                elsewhere)
+                                elsewhere, owned)
     body = header.get("kind") == "provider_body"
     out = io.BytesIO()
     sha = hashlib.sha256()
@@ -199,10 +203,10 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
 
 
 def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
-                   elsewhere: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> Path:
+                   elsewhere: str = "", owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> Path:
     """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444), synced with its directory
     entry (so the landed file's removal after it never reaches the disk without it); returns its path
-    (``elsewhere``: :class:`Removed`).
+    (``elsewhere``, ``owned``: :class:`Removed`).
 
     An existing skeleton is kept as it is (a removal interrupted after writing it).
     Raises OSError, ValueError for a file that is not whole.
@@ -212,7 +216,7 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     if target.exists():
         return target
     raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner,
-                         elsewhere=elsewhere, keep=keep)
+                         elsewhere=elsewhere, owned=owned, keep=keep)
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)
@@ -254,4 +258,8 @@ def check_removed(path: str | os.PathLike) -> list[str]:
     if "elsewhere" in r and (not isinstance(r["elsewhere"], str) or not r["elsewhere"] or r.get("receiver") != "accepted"):
         out.append(f"removed.elsewhere {r['elsewhere']!r} is not the path of a file the receiver holds every record in "
                    "(a non-empty string, with receiver accepted)")
+    if "owned" in r and (not isinstance(r["owned"], str) or not r["owned"] or r.get("receiver") != "accepted"
+                         or "elsewhere" in r):
+        out.append(f"removed.owned {r['owned']!r} is not the credential in whose files the receiver holds every record "
+                   "of it (a non-empty string, with receiver accepted and no removed.elsewhere)")
     return out
