@@ -32,6 +32,9 @@ from .senders import RECEIVED
 __all__ = ["short_problems", "SHORT_LIST", "record_short", "record_held", "read_short", "short_line", "json_lines", "append_line", "read_once"]
 
 SHORT_LIST = "short.list"
+#: How a short line ends (:func:`short_line`): a held answer to the file sent again ends it (trial 43a F1).
+RETRY_SAID = ("asz push --retry-rejected sends the file again, and the answer that this root holds every record of "
+              "it ends this line")
 _lock = threading.Lock()
 
 
@@ -121,7 +124,10 @@ def read_once(root: str | os.PathLike, name: str, cache: dict, build: Callable[[
 def short_line(d: dict) -> str:
     """What readers say of one line: ``session S is short of N record(s): INSTANCE holds them in FILE (M record(s)),
     refused here because its seq is landed here as another root's file`` (or ``… because the session is credential
-    OWNER's …`` for a line with ``owner``)."""
+    OWNER's …`` for a line with ``owner``), and the way to end it: ``asz push --retry-rejected`` on that root sends the
+    file again, and an answer that this root holds every record of it ends the line (:func:`record_held`). A line an
+    older receiver wrote (one that compared while the session's first file was still landing, trial 43a F1) stays until
+    then."""
     from .senders import instance_word, sender_label
 
     who = sender_label({"instance": d.get("instance") or None})
@@ -130,10 +136,12 @@ def short_line(d: dict) -> str:
                 f"{instance_word(str(d.get('credential')))}) "
                 f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because the session is credential "
                 f"{d['owner']}'s (it sent its first file) and credential {d.get('credential')} cannot add to it; that "
-                "root's asz push says what to do (docs/push.md, One session, one credential)")
+                f"root's asz push says what to do, and once this root holds them its {RETRY_SAID} (docs/push.md, One "
+                "session, one credential)")
     return (f"session {d['session']} is short of {d.get('lacks')} record(s): {who} "
             f"holds them in {d['file']} ({d.get('of')} record(s)), refused here because its seq is landed here as "
-            "another root's file; that root's asz push names them (docs/push.md, Known limits)")
+            f"another root's file; that root's asz push names them, and once this root holds them its {RETRY_SAID} "
+            "(docs/push.md, Known limits)")
 
 
 #: path of a root's list -> (its stat key when read, session -> the lines naming it as :func:`short_line` says them)

@@ -241,6 +241,9 @@ def test_a_copy_continued_under_another_credential_is_said_on_both_sides(corpus_
            f" (2 record(s)), refused here because the session is credential alice's")
     v = asz("verify", "--root", str(team))
     assert v.returncode == 0 and "short session" in v.stdout and why in v.stdout, v.stdout
+    # the way to end the listing, said where it is read (an older receiver's listing stays until the file goes again)
+    assert ("that root's asz push says what to do, and once this root holds them its asz push --retry-rejected sends "
+            "the file again, and the answer that this root holds every record of it ends this line") in v.stdout, v.stdout
     ls = asz("ls", "--root", str(team))
     assert why in ls.stdout + ls.stderr, ls.stdout + ls.stderr
     # the conversation's own problems (the page's problems box draws summary.problems; asz conversation, the exports)
