@@ -18,7 +18,8 @@ FLAG_RULES: tuple[FlagRule, ...] = (
         'a user line that is not isMeta and not isCompactSummary, with origin.kind "human", or with no origin and '
         'promptSource "sdk"; a user line of a transcript that writes no origin key (before Claude Code wrote origin), '
         'not isMeta, not isCompactSummary, not isSidechain, without toolUseResult, whose message.content is a string (not opening with '
-        '<task-notification>, <local-command-stdout>, <local-command-stderr>, <bash-stdout> or <bash-stderr>) or a list of only text and image blocks; '
+        '<task-notification>, <local-command-stdout>, <local-command-stderr>, <bash-stdout> or <bash-stderr>) or a list of only text and image blocks (not the interrupt notice '
+        'the notice rule names); '
         'an attachment line of type queued_command with commandMode "prompt"',
     ),
     FlagRule("injected", 'an attachment line (except a queued prompt); any line with isMeta true'),
@@ -47,6 +48,9 @@ FLAG_RULES: tuple[FlagRule, ...] = (
     FlagRule(
         "notice",
         "a system line with any other subtype, or none (away_summary, bridge_status, informational, "
-        "model_refusal_fallback, stop_hook_summary, future subtypes)",
+        "model_refusal_fallback, stop_hook_summary, future subtypes); a user line with no origin, not isMeta, not "
+        "isCompactSummary, without toolUseResult, whose message.content is a list of one text block holding, whole, "
+        "[Request interrupted by user] or [Request interrupted by user for tool use] (Claude Code's interrupt "
+        "notice, the runtime's fixed wording)",
     ),
 )

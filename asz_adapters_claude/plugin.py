@@ -42,7 +42,8 @@ class ClaudeCodeLocal(Adapter):
     # line's list of one text block holding such a member states "content list" (blocks.BLOCK_MEMBERS_LISTED_FROM);
     # 0.7.0: a line after the first that starts with a byte order mark (files joined) is read past it (convert.BOM_WHY_LINE);
     # 0.8.0: a main transcript line's "isSidechain": true lands as the record's sidechain (transcript.SIDECHAIN_FROM)
-    version = "0.8.0"
+    # 0.9.0: Claude Code's interrupt notice lands flagged notice, not external_input (transcript.INTERRUPT_RULE_FROM)
+    version = "0.9.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True, media=True, snapshots=True)
@@ -152,7 +153,7 @@ class ClaudeCodeLocal(Adapter):
 
     def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before
-        ``claude-code-local/0.3.0`` landed as a typed prompt; see :func:`asz_adapters_claude.transcript.read_today`."""
+        ``claude-code-local/0.3.0``, or an interrupt notice one before 0.9.0, landed as a typed prompt; see :func:`asz_adapters_claude.transcript.read_today`."""
         return read_today(adapter, record)
 
     def landed_without(self, dialect: str, adapter: str) -> list[str]:

@@ -15,7 +15,7 @@ import orjson
 
 from asz_core import Dropped, Part, RawJSON, Record, Source, Usage, load_compiled, unknown_part
 
-from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
+from .blocks import (CONTENT_LIST_WHAT, CONTENT_LIST_WHY, INTERRUPT_NOTICES, SIGNATURE_WHY, Parts, attachment_flags, mcp_split,
                      adapter_version, content_shape, note_content_list, ordered_flags, shown, str_of, usage_of,
                      withheld_flags_of_undecodable)
 from .changes import derive_changes, editing_tool_of
@@ -24,7 +24,7 @@ from .jsonspans import Obj
 from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_STRINGS, MEMBERS, undescribed_members
 from .prompts import prompt_blocks
 
-__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "SIDECHAIN_FROM", "given_title", "label_target", "landed_without", "read_today", "record_line",
+__all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "INTERRUPT_RULE_FROM", "SIDECHAIN_FROM", "interrupt_notice", "given_title", "label_target", "landed_without", "read_today", "record_line",
            "string_prompt", "transcript_record", "unknown_record"]
 
 #: other value lands as one unknown part (field report 26).
@@ -91,6 +91,16 @@ _BASH_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
 SIDECHAIN_FROM = (0, 8, 0)
 
 
+#: The first ``claude-code-local`` version that lands Claude Code's interrupt notice (a ``user`` line without ``origin``
+#: whose content is a list of one text block holding, whole, ``[Request interrupted by user]`` or ``[Request interrupted
+#: by user for tool use]``: :data:`~asz_adapters_claude.blocks.INTERRUPT_NOTICES`) as the runtime's notice, flagged
+#: ``notice``, not a typed prompt (trial 43c F1: each became a talk of its own, drawn as the person's words). Seed 003
+#: tells a person's prompt (a string) from such a list; an earlier file flagged it ``external_input``.
+INTERRUPT_RULE_FROM = (0, 9, 0)
+#: What today's rule reads differently in such a file (:func:`read_today`'s ``why``).
+INTERRUPT_WHY = "the runtime's interrupt notice is no typed prompt"
+
+
 #: What a ``claude-code-local`` file before each version did not keep or read as today (:func:`landed_without`): the
 #: version from which it does, and the phrase a reader is told (the versions of plugin.ClaudeCodeLocal.version's note).
 _LANDED_WITHOUT = (
@@ -106,6 +116,8 @@ _LANDED_WITHOUT = (
                 "as an unknown part, so a call on it is not counted"),
     (SIDECHAIN_FROM, "whether a line of the main transcript was a sub-agent's (isSidechain, Claude Code 1.0.x): its "
                      "calls count in the main lane"),
+    (INTERRUPT_RULE_FROM, "Claude Code's interrupt notice as the runtime's notice, not a typed prompt (asz parse reads "
+                          "it so today)"),
 )
 
 
@@ -133,7 +145,7 @@ def read_today(adapter: str, record: Mapping[str, Any]) -> dict | None:
     ``origin.kind`` ``human`` is ``external_input`` under both rules); Claude Code wrote none on its lines of
     ``<bash-stdout>`` in the transcripts asz has seen. Returns ``{"flags", "trigger": "", "why"}``; never raises."""
     v = adapter_version(adapter)
-    if v is None or v >= BASH_OUTPUT_RULE_FROM or record.get("from") != "external":
+    if v is None or v >= INTERRUPT_RULE_FROM or record.get("from") != "external":
         return None
     flags = record.get("flags")
     parts = record.get("parts")
@@ -141,7 +153,13 @@ def read_today(adapter: str, record: Mapping[str, Any]) -> dict | None:
         return None
     part = parts[0]
     text = part.get("text") if isinstance(part, dict) and part.get("k") == "text" else None
-    if not isinstance(text, str) or not text.lstrip().startswith(_BASH_OUTPUT) or content_shape(adapter, record) == "list":
+    if not isinstance(text, str):
+        return None
+    shape = content_shape(adapter, record)
+    if text in INTERRUPT_NOTICES and shape != "string":
+        return {"flags": ordered_flags({f for f in flags if f != "external_input"} | {"notice"}), "trigger": "",
+                "why": INTERRUPT_WHY}
+    if v >= BASH_OUTPUT_RULE_FROM or not text.lstrip().startswith(_BASH_OUTPUT) or shape == "list":
         return None
     return {"flags": [f for f in flags if f != "external_input"], "trigger": "", "why": BASH_OUTPUT_WHY}
 
@@ -152,7 +170,8 @@ def _typed_prompt(v: dict) -> str:
     Returns ``external`` for a person's prompt: not ``isMeta``, not a compact
     summary, not ``isSidechain`` (a child's opening prompt is its parent's
     words), no ``toolUseResult``, and content that is a string or a list of
-    only text/image blocks (no ``tool_result``). Returns ``notification`` for
+    only text/image blocks (no ``tool_result``), except the runtime's interrupt
+    notice (:func:`interrupt_notice`). Returns ``notification`` for
     a string content that opens with ``<task-notification>``; '' otherwise
     (including what the runtime writes for a local command: a slash command's
     ``<local-command-stdout>``/``<local-command-stderr>``, a bash-mode
@@ -169,8 +188,28 @@ def _typed_prompt(v: dict) -> str:
     if isinstance(content, str):
         return string_prompt(content)
     if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content):
-        return "external"
+        return "" if _notice_words(content) else "external"
     return ""
+
+
+def _notice_words(content: list) -> bool:
+    """A content list of one text block holding, whole, one of Claude Code's interrupt notices."""
+    return len(content) == 1 and content[0].get("type") == "text" and content[0].get("text") in INTERRUPT_NOTICES
+
+
+def interrupt_notice(v: Mapping[str, Any]) -> bool:
+    """Whether the transcript line ``v`` is Claude Code's interrupt notice (:data:`INTERRUPT_RULE_FROM`): a ``user``
+    line without ``origin``, not ``isMeta``, not a compact summary, without ``toolUseResult``, whose
+    ``message.content`` is a list of one text block holding, whole, one of
+    :data:`~asz_adapters_claude.blocks.INTERRUPT_NOTICES` (seed 003 §5: a string is a person's prompt, a list is the
+    runtime's). Flagged ``notice``, with no trigger."""
+    if v.get("type") != "user" or "origin" in v or v.get("isMeta") is True or v.get("isCompactSummary") is True:
+        return False
+    if "toolUseResult" in v:
+        return False
+    message = v.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and bool(content) and isinstance(content[0], dict) and _notice_words(content)
 
 
 def string_prompt(content: str) -> str:
@@ -220,6 +259,8 @@ def _transcript_flags(v: dict, t: str, message: dict | None, attachment: dict | 
             flags.add("external_input")
         elif _typed_prompt(v) == "external":
             flags.add("external_input")
+        elif interrupt_notice(v):
+            flags.add("notice")
     if v.get("isCompactSummary") is True:
         flags.add("reset_summary")
     if meta:

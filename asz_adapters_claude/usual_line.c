@@ -32,7 +32,8 @@
  * None for anything else: a toolUseResult key on another type, a usage count that would be listed under dropped, a
  * rate field that is not standard, a block of another type or shape, an assistant content that is not a list, a
  * message that is not an object, a user string content opening with <task-notification> (its links are read by
- * regular expressions), an origin that is not an object, a promptSource key.
+ * regular expressions), a user content list of one text block opening with Claude Code's interrupt notice
+ * (transcript.interrupt_notice), an origin that is not an object, a promptSource key.
  * setup() is called once by transcript.py with the classes and values the Python uses, so both make the same objects.
  */
 #define PY_SSIZE_T_CLEAN
@@ -494,6 +495,18 @@ static int typed_external(int open, PyObject *content, PyObject *prompt) {
     return n > 0;
 }
 
+/* A content list of one text block opening with Claude Code's interrupt notice (blocks.INTERRUPT_NOTICES): the
+ * Python decides it (transcript.interrupt_notice: flagged notice, no typed prompt). */
+static int interrupt_words(PyObject *content) {
+    if (PyList_GET_SIZE(content) != 1 || user_block_kind(PyList_GET_ITEM(content, 0)) != U_TEXT)
+        return 0;
+    PyObject *text = get(PyList_GET_ITEM(content, 0), s_text);
+    const char *utf8 = text && PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : NULL;
+    if (!utf8)
+        PyErr_Clear();
+    return utf8 && strncmp(utf8, "[Request interrupted by user", 28) == 0;
+}
+
 /* Decide a user line: 1 (u filled), 0 (the Python must convert it), -1 (an error). A string content opening with
  * <task-notification> (its links are read by regular expressions), an origin that is not an object, a promptSource,
  * a block of another type or shape, odd usage: 0. */
@@ -516,10 +529,13 @@ static int decide_user(PyObject *v, user_decided *u) {
             Py_DECREF(prompt);
             return 0;
         }
-    } else
+    } else {
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(u->content); i++)
             if (user_block_kind(PyList_GET_ITEM(u->content, i)) < 0)
                 return 0;
+        if (interrupt_words(u->content))
+            return 0;
+    }
     int open = !u->origin && !meta && !compact && !is_true(v, s_is_sidechain) && !tur;
     int typed = typed_external(open, u->content, prompt), external;
     Py_XDECREF(prompt);

@@ -127,6 +127,25 @@ class Call:
         self.node_id = kind_id("call", call_id)
 
 
+def replays(c: Call) -> list[IndexEntry]:
+    """The fragments of ``c`` that replay it in another stream than its own (``c.stream``, its first landed
+    fragment's): a record of another stream holding the same parts as one of the call's own-stream fragments (their
+    content digest, else their kinds, sizes and ids). Claude Code's side question (``/btw``) and a sub-agent's file
+    copy the parent's responses with the same message id and a new request id (field report 13, trial 43c F2): the
+    copy stays a fragment of the call (its ref, counted once), and no step is drawn for it, so the parent's words are
+    drawn once, where they belong, and the sub-agent's output is its own last answer. In landed order."""
+    own = [f for f in c.fragments if f.stream == c.stream.name]
+    if len(own) == len(c.fragments):
+        return []
+    return [f for f in c.fragments if f.stream != c.stream.name and any(_same_parts(f, o) for o in own)]
+
+
+def _same_parts(a: IndexEntry, b: IndexEntry) -> bool:
+    if a.parts_digest and b.parts_digest:
+        return a.parts_digest == b.parts_digest
+    return [(p.k, p.id, p.bytes) for p in a.parts] == [(p.k, p.id, p.bytes) for p in b.parts]
+
+
 class Tool:
     """A tool request and its result joined by tool-use id. ``run`` is '' but for a tool-use id several runs repeat,
     each run's own (:func:`~asz_core.flow.asm_streams.stage4_tools`): its node is then ``tool/<id>@<run>`` and
@@ -253,6 +272,8 @@ class State:
         self.streams: list[Stream] = []
         self.by_stream: dict[str, Stream] = {}
         self.calls: list[Call] = []
+        #: ``id()`` of each call fragment that replays its call in another stream (:func:`replays`; stage 3)
+        self.replayed: set[int] = set()
         self.tools: list[Tool] = []
         self.tool_by_id: dict[str, Tool] = {}
         #: (tool-use id, run) -> its tool, for a tool-use id several runs repeat (stage 4); not in tool_by_id

@@ -14,7 +14,7 @@ from typing import Any
 
 from .index import IndexEntry
 from .model import Assembly, Node, kind_id, make_id
-from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagged_input, STEP_KINDS, USAGE_RULE
+from .asm_state import State, Stream, Call, Tool, ref_of, bref, ref_id, unflagged_input, STEP_KINDS, USAGE_RULE, replays
 from .asm_streams import time_range
 from .asm_talks import run_for
 from .tool_names import FILE_WRITE, ToolRoles, shell_runs
@@ -139,11 +139,15 @@ def _call_nodes(st: State, c: Call, parent: str, joined: list[dict] | None) -> l
         a["stop_reason"] = "unavailable"
     if joined:
         a["provider_bodies"] = joined
+    again = replays(c)
+    if again:  # a copy in another stream (a sub-agent's or side question's file): cited, counted once, not drawn
+        a["replayed_in"] = sorted({f.stream for f in again})
+        a["replayed"] = [{"seq": f.seq, "row": f.row} for f in again]
     out = [Node(c.node_id, kind="llm.call", parent=parent, stream=c.stream.name, ref=refs[0], refs=refs, attrs=a)]
     kind = "message.synthetic" if c.synthetic else "message.assistant"
     for f in c.fragments:
-        if f.from_ != "agent":  # a runtime's line of the call's usage (stage3_calls): drawn by its own flags only
-            continue
+        if f.from_ != "agent" or (again and f in again):  # a runtime's line of the call's usage (stage3_calls): drawn
+            continue  # by its own flags only; a replay is drawn where its call belongs
         for p in f.parts:
             if p.k == "text":
                 r = bref(f, p.block)
@@ -283,9 +287,11 @@ def report_on(st: State, e: IndexEntry, notify_id: str) -> None:
 
 
 def last_assistant(st: State, s: Stream) -> IndexEntry | None:
-    """A stream's last non-synthetic model response, or None."""
+    """A stream's last non-synthetic model response, or None; a replay of another stream's call
+    (:func:`~asz_core.flow.asm_state.replays`) is not the stream's own answer (trial 43c F2)."""
+    replayed = st.replayed
     for e in reversed(s.entries):
-        if e.kind == "transcript" and e.from_ == "agent" and "synthetic" not in e.flags:
+        if e.kind == "transcript" and e.from_ == "agent" and "synthetic" not in e.flags and id(e) not in replayed:
             return e
     return None
 

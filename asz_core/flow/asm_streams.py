@@ -18,7 +18,7 @@ from typing import Any
 from ..sessiondata import format_rfc3339
 from .index import SET_ASIDE_KINDS, IndexEntry, payload_of, record_time_range
 from .model import Node
-from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of
+from .asm_state import CALL_KINDS, State, Stream, Call, Tool, carries_content, ref_of, replays
 
 __all__ = ["stage1_canonical", "payload_of", "latest_documents", "stage2_streams", "latest_title", "label_for", "time_range", "stage3_calls", "tool_parts", "stage4_tools"]
 
@@ -228,6 +228,7 @@ def stage3_calls(st: State) -> None:
     for c in mixed:
         c.fragments.sort(key=_SEQ_ROW)
         c.stream = st.by_stream.get(c.fragments[0].stream, c.stream)
+        st.replayed.update(map(id, replays(c)))  # drawn once, in the call's own stream (trial 43c F2)
     st.stats["provider_calls"] = len(st.calls)
     st.stats["calls_without_end"] = sum(1 for c in st.calls if not c.finished)
 

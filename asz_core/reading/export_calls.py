@@ -77,6 +77,8 @@ def call_line(n: dict, table: PriceTable | None) -> str:
         bits[-1] += " (last snapshot, no end recorded)"
     if cost := call_cost(n, table):
         bits.append(f"cost {cost}")
+    if n.get("replayed_in") and drawn() >= 19:  # its copy in another stream's file, drawn once (trial 43c F2)
+        bits.append(f"replayed in {', '.join(n['replayed_in'])} (drawn once, here)")
     return " · ".join(bits)
 
 
@@ -93,6 +95,8 @@ def calls_at(nodes: Iterable[dict], drawn: set[str]) -> dict[str, list[dict]]:
     for n in walk(nodes):
         if n.get("kind") == "llm.call" and isinstance(n.get("usage"), dict):  # its figures, not its steps' texts
             waiting.append({k: n[k] for k in _CALL_KEYS if k in n})
+            if isinstance(again := (n.get("attrs") or {}).get("replayed_in"), list):
+                waiting[-1]["replayed_in"] = [str(x) for x in again]  # the streams whose copy no step draws
         elif waiting and n.get("id") in drawn:
             out[n["id"]], waiting = waiting, []
     return out

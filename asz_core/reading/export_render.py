@@ -103,6 +103,10 @@ could hide behind it).
   that call's tokens line, in the talk the node is placed in or under ``Outside any talk``, where render 17 drew none
   of them (trial 43b F1; :func:`~asz_core.reading.export_steps._place_loose`). A copy of render 17 or before is made
   again drawing as that render did (:func:`drawing`).
+- render 19: md's and html's line of a model call a sub-agent's or side question's file replays (the document's
+  ``replayed_in``: :func:`~asz_core.flow.asm_state.replays`) names the streams of the copy, ``Model call … · replayed
+  in a320f12 (drawn once, here)`` (trial 43c F2: the copy was drawn again as a message). A copy of render 18 or before
+  is made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -132,7 +136,7 @@ import orjson
 __all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 18
+RENDER = 19
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

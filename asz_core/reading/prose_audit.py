@@ -274,8 +274,8 @@ class Audit:
         if line is not None:
             line["kind"] = self._kind(header, stream, rec, line)
             out.append(line)
-        elif rec.get("from") == "external" and "external_input" in flags and parts \
-                and all(p.get("k") in ("text", "media") for p in parts):
+        elif rec.get("from") == "external" and ("external_input" in flags or "notice" in flags) and parts \
+                and all(p.get("k") in ("text", "media") for p in parts):  # notice: an interrupt notice (trial 43c F1)
             text = "\n".join((p.get("text") or part_marker(p)) if p.get("k") == "text" else
                              media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
                              for p in parts)

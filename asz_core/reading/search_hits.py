@@ -57,7 +57,7 @@ def text_kind(rec: dict) -> str:
     """The kind of a ``text`` part of ``rec``, by what the document draws the record as (its flags, as
     :mod:`asz_core.flow.asm_steps` reads them): ``summary`` for a compaction summary (flag ``reset_summary``,
     an ``epoch.summary``: the runtime wrote it, never a person; trial 16b F6), ``notice`` for a compaction boundary
-    (``context_reset``), ``prompt`` for what a person typed (flag ``external_input``, a ``message.external``),
+    (``context_reset``) and a runtime's notice (``notice``: Claude Code's interrupt notice, trial 43c F1), ``prompt`` for what a person typed (flag ``external_input``, a ``message.external``),
     ``reply`` for the agent's text, ``context`` for injected material (``injected``, a ``context.injection``), and
     ``text`` for any other record's: a runtime's line, and a record from ``external`` no flag names (what a
     sub-agent was asked, such as Claude Code's ``Warmup``, which the parent agent wrote; a teammate's message)."""
@@ -66,7 +66,7 @@ def text_kind(rec: dict) -> str:
         flags = ()
     if "reset_summary" in flags:
         return "summary"
-    if "context_reset" in flags:
+    if "context_reset" in flags or ("notice" in flags and "external_input" not in flags):
         return "notice"
     if "external_input" in flags:
         return "prompt"
@@ -92,8 +92,8 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
     k = p.get("k")
     if k == "data" and step_kind in DATA_STEPS and p.get("data") is not None:
         kind, text = DATA_STEPS[step_kind], json_text(p["data"])
-    elif k == "text":
-        kind, text = text_kind(rec), p.get("text", "")
+    elif k == "text":  # a runtime's notice the document draws (an interrupt notice an earlier rule flagged a prompt)
+        kind, text = "notice" if step_kind == "control.notice" else text_kind(rec), p.get("text", "")
     elif k == "reasoning":
         kind, text = "thinking", p.get("text", "")
     elif k == "call":

@@ -3623,7 +3623,11 @@ static PyObject *dn_draw(PyObject *const *ctx, PyObject *n, long depth) {
         /* a list's truth runs no Python (flags stays read); dropped of another type: _record_keys reads it */
         int has_dropped = dropped == NULL || dropped == Py_None ? 0 : !PyList_CheckExact(dropped) ? 1 :
                           PyList_GET_SIZE(dropped) > 0, tool;
-        if (has_dropped || (flags != NULL && flags != Py_None && !PyList_CheckExact(flags)) ||
+        /* a record that says sidechain (a sub-agent's line in its parent's file): _record_keys marks an orphan one */
+        int side = PyDict_Contains(rec, s_sidechain);
+        if (side < 0)
+            goto fail;
+        if (has_dropped || side || (flags != NULL && flags != Py_None && !PyList_CheckExact(flags)) ||
             (!withheld && PyUnicode_Compare(kind, s_turn_duration) == 0)) {
             PyObject *a[5] = {n, kind, rec, wobj, d};
             if (dn_call(ctx[DC_RECORD_KEYS], a, 5) < 0)

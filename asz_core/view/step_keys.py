@@ -91,6 +91,8 @@ class StepKeys(ViewBase):
             d["flags"] = list(rec["flags"])
         if rec.get("dropped"):
             d["dropped"] = [{"what": x["what"], "bytes": x.get("bytes", 0), "why": x.get("why", "")} for x in rec["dropped"]]
+        if rec.get("sidechain") is True and self._orphan_sidechain(n):
+            d["sidechain"] = True
         if kind in TOOL_KINDS:
             self._tool_keys(n, d)
         elif kind == "turn.duration" and not withheld:
@@ -100,6 +102,22 @@ class StepKeys(ViewBase):
                     d["duration_ms"] = v["durationMs"]
                     d["duration_measured_by"] = "runtime"
                     break
+
+    def _orphan_sidechain(self, n: Node) -> bool:
+        """Whether a step whose record says ``sidechain`` (a sub-agent's line in its parent's file) is drawn in a talk
+        its parent's lines opened: no call started it and no prompt of its own opened a talk for it (field report 34,
+        trial 43c F6), so the head counts its call under subagents while it sits among the parent's steps. A step of
+        an old sidechain's own talk (its opening record says ``sidechain``: the talk's ``sidechain``) is not one."""
+        nodes = self.nodes
+        cur = nodes.get(n.parent) if n.parent else None
+        for _ in range(16):  # a step, its call, its run, its talk: a few hops
+            if cur is None or cur.kind == "talk":
+                break
+            cur = nodes.get(cur.parent) if cur.parent else None
+        if cur is None or cur.kind != "talk":
+            return False
+        opener = self.sess.record(cur.ref) if cur.ref is not None else None
+        return not (opener is not None and opener.get("sidechain") is True)
 
     def _copy(self, ref: dict, with_text: bool) -> dict:
         """A later copy of a node's record (issue 18): its ref, and for a conflict its own text."""

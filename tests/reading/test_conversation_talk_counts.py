@@ -1,7 +1,9 @@
 """``asz conversation`` counts talks one way on one screen (trial 38a F5): ``costliest talks: 1 of 1`` beside
-``state verified: 2 talks`` read as two counts of one thing; a talk that made no model call (the person's
-``[Request interrupted by user for tool use]`` turn) is now named: ``1 of 1 with model calls (of 2 talks)``. Real input:
-the corpus's spotter project collected by the real ``asz collect``; the figures are counted here from the transcript."""
+``state verified: 2 talks`` read as two counts of one thing, the second talk being Claude Code's
+``[Request interrupted by user for tool use]`` notice. That notice is the runtime's, drawn in the talk it interrupted
+(trial 43c F1), so the session holds one talk; a talk that made no model call (a slash command's) is named beside the
+count, ``3 of 4 with model calls (of 7 talks)`` (tests/reading/test_said_by_whom.py, 0d3a8e6f). Real input: the
+corpus's spotter project collected by the real ``asz collect``; the figures are counted here from the transcript."""
 
 from __future__ import annotations
 
@@ -29,12 +31,14 @@ def root(corpus_dir, tmp_path_factory) -> Path:
 
 
 def _from_transcript(corpus_dir: Path) -> tuple[int, int]:
-    """(person turns: user lines whose content is a string or holds a text part, model calls: distinct message ids)."""
+    """(person turns: user lines whose content is a string or holds a text part, but the runtime's interrupt notice (a
+    list of one text block holding it whole), model calls: distinct message ids)."""
     turns, calls = 0, set()
     for line in (corpus_dir / "claude-code" / "projects" / PROJECT / f"{SID}.jsonl").read_text(encoding="utf-8").splitlines():
         d = json.loads(line)
         content = (d.get("message") or {}).get("content")
-        if d.get("type") == "user" and not d.get("isMeta") and (
+        notice = isinstance(content, list) and [p.get("text") for p in content] == ["[Request interrupted by user for tool use]"]
+        if d.get("type") == "user" and not d.get("isMeta") and not notice and (
                 isinstance(content, str) or any(p.get("type") == "text" for p in content)):
             turns += 1
         if d.get("type") == "assistant":
@@ -42,15 +46,15 @@ def _from_transcript(corpus_dir: Path) -> tuple[int, int]:
     return turns, len(calls)
 
 
-def test_talks_without_model_calls_are_named_beside_the_count(root, corpus_dir):
+def test_the_interrupt_notice_is_no_talk_of_its_own(root, corpus_dir):
     turns, calls = _from_transcript(corpus_dir)
-    assert (turns, calls) == (2, 1)  # the prompt and the interrupt notice; one model call (5 lines, one message id)
+    assert (turns, calls) == (1, 1)  # the prompt (the interrupt notice is in its talk); one model call (5 lines, one id)
     out = asz_in_process("conversation", SID[:8], "--root", str(root))
     assert out.returncode == 0, out.stdout + out.stderr
     state = re.search(r"^state verified: (\d+) talks", out.stdout, re.M)
     assert state and int(state.group(1)) == turns, out.stdout
     line = next(x for x in out.stdout.splitlines() if x.startswith("costliest talks: "))
-    assert line.startswith(f"costliest talks: 1 of 1 with model calls (of {turns} talks), each by its own model calls"), line
+    assert line.startswith("costliest talks: 1 of 1, each by its own model calls"), line
     assert re.search(rf"^\s+\$[0-9.]+ \(100%\), {calls} call\(s\), stream main from ", out.stdout, re.M), out.stdout
 
 

@@ -227,7 +227,7 @@ def test_build_lands_the_same_layout(fmt, tmp_path, shared_dir) -> None:
     if fmt == "sd":
         assert {h["adapter"] for h in heads} == {ADAPTER} and {h["dialect"] for h in heads} == {DIALECT}
     else:
-        assert {h["adapter"] for h in heads} == {"claude-code-local/0.8.0", "changes/0.1.0"}
+        assert {h["adapter"] for h in heads} == {"claude-code-local/0.9.0", "changes/0.1.0"}
         assert {h["dialect"] for h in heads if h["kind"] == "execution"} == {"asz-changes/1"}
         assert (tmp_path / fmt / "_source" / "projects").is_dir()
     assert all(h["at"].startswith("2026-01-01T00:00:00") for h in heads)

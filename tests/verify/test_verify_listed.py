@@ -59,7 +59,7 @@ def test_a_session_removed_whole_fails_verify_naming_it_and_its_line(corpus_copy
     projects = corpus_dir / "claude-code" / "projects"
     assert sorted(listed_ids(root)) == sorted(corpus_sessions(projects))  # each once, none other
     line = next(i for i, ln in enumerate(list_lines(root), 1) if ln.startswith(SID + " "))
-    assert list_lines(root)[line - 1].split()[1:] == [stamp_time(root / SID), "claude-code-local/0.8.0"]
+    assert list_lines(root)[line - 1].split()[1:] == [stamp_time(root / SID), "claude-code-local/0.9.0"]
     assert asz("verify", "--root", str(root)).returncode == 0
 
     shutil.rmtree(root / SID)  # the user's case: the session's directory and its chain, nothing else
@@ -71,7 +71,7 @@ def test_a_session_removed_whole_fails_verify_naming_it_and_its_line(corpus_copy
     assert out[0] == f"checked {len(corpus_sessions(projects)) - 1} session(s), " + out[0].split(", ", 1)[1]
     problems = [ln for ln in out if ": missing session: " in ln]
     assert problems == [f"{root}/_sessions.list:{line}: missing session: session {SID} (first landed "
-                        f"{stamp_time_of(root, SID)} by claude-code-local/0.8.0) is listed as landed into this root, but "
+                        f"{stamp_time_of(root, SID)} by claude-code-local/0.9.0) is listed as landed into this root, but "
                         f"its directory {root}/{SID} is gone; its chain is gone too: the session was removed after it "
                         "landed, and no reader shows it; if it was collected into this root and its source is still there, asz collect "
                         f"--once --root {root} lands it again from the source as it is now (adapter claude-code-local; "

@@ -46,7 +46,7 @@ def test_a_removed_session_and_its_chain_land_again_by_a_collect(src_root):
     assert r.returncode == 1
     (at,) = [ln.split()[1] for ln in (root / "_sessions.list").read_text().splitlines() if ln.startswith(SID)]
     assert r.stderr == (f"asz sources: no session is or starts with '{SID[:8]}' in {root}, but {root}/_sessions.list names "
-                        f"session {SID} as landed here (first landed {at} by claude-code-local/0.8.0): its directory is "
+                        f"session {SID} as landed here (first landed {at} by claude-code-local/0.9.0): its directory is "
                         f"gone, and --reland lands again files of a session the root still holds; {WAY.format(root=root)}; "
                         f"{COPY}\n")
     c = asz("collect", "--once", "--source", str(src), "--root", str(root))  # the way, followed

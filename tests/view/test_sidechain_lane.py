@@ -78,7 +78,7 @@ def test_each_flagged_line_lands_with_sidechain_and_no_other(corpus_dir, landed)
     src = _source(corpus_dir)
     lines = _landed_file(landed).read_bytes().splitlines()
     header, records = json.loads(lines[0]), [json.loads(x) for x in lines[1:-1]]
-    assert header["adapter"] == "claude-code-local/0.8.0" and header["stream"] == "main"
+    assert header["adapter"] == "claude-code-local/0.9.0" and header["stream"] == "main"
     assert [r["ord"] for r in records if r.get("sidechain") is True] == \
         [row for row, d in enumerate(src, 1) if d.get("isSidechain") is True]
     assert all(r.get("sidechain", True) is True for r in records)  # written only when true
@@ -116,7 +116,7 @@ def _as_landed_before(path: Path) -> None:
     """Rewrite the landed file as ``claude-code-local/0.7.0`` wrote it: no ``sidechain``, its header's version, its
     closing digest over those bytes (the one difference between the two versions' lines of this source)."""
     lines = path.read_bytes().splitlines(keepends=True)
-    body = [lines[0].replace(b"claude-code-local/0.8.0", b"claude-code-local/0.7.0")]
+    body = [lines[0].replace(b"claude-code-local/0.9.0", b"claude-code-local/0.7.0")]
     body += [x.replace(b',"sidechain":true', b"") for x in lines[1:-1]]
     closing = json.loads(lines[-1])
     closing["digest"] = hashlib.sha256(b"".join(body)).hexdigest()
@@ -139,7 +139,7 @@ def test_a_root_landed_before_reads_as_it_did(corpus_dir, tmp_path):
     out = asz_in_process("conversation", SID, "--root", str(root)).stdout
     assert "tokens in 129, out 3,629, cache read 324,259, cache write 47,747\n" in out
     assert ("landed by claude-code-local/0.7.0 (1 of 1 file(s)), an earlier version than the installed "
-            "claude-code-local/0.8.0, which did not keep or read as it does: whether a line of the main transcript was "
+            "claude-code-local/0.9.0, which did not keep or read as it does: whether a line of the main transcript was "
             "a sub-agent's (isSidechain, Claude Code 1.0.x): its calls count in the main lane") in out
     v = asz_in_process("verify", "--root", str(root))
     assert v.returncode == 0 and "all landed data is contiguous and matches its digests" in v.stdout

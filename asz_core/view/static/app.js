@@ -2328,6 +2328,9 @@
     const bad = unverifiedTag(n);
     if (bad) out.push(bad);
     // a step the person refused says so (its refused key, session 40), as the exports and asz usage tools say it
+    // a sub-agent's line in its parent's file that no call started (the document's step sidechain: field report 34,
+    // trial 43c F6), drawn among the parent's steps; the head counts its call under subagents, as the exports say it
+    if (n.sidechain) out.push(h('span', { class: 'tag', title: 'isSidechain: no call that started it' }, 'a sub-agent\'s line'));
     if (n.refused) out.push(h('span', { class: 'tag failed refused', title: REFUSED_WHY }, 'refused'));
     else if (n.failed) out.push(h('span', { class: 'tag failed' }, 'failed'));
     if (n.state === 'omitted') out.push(h('span', { class: 'tag withheld' }, 'withheld · ' + fmtBytes(n.bytes)));

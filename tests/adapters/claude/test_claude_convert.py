@@ -69,7 +69,7 @@ def test_flag_map_names_known_flags_with_rules() -> None:
 
 
 def test_adapter_identity_and_roots(tmp_path: Path) -> None:
-    assert A.identity == "claude-code-local/0.8.0" and A.dialects == ("claude-code/1",)
+    assert A.identity == "claude-code-local/0.9.0" and A.dialects == ("claude-code/1",)
     assert set(A.kinds) == {"transcript", "agent_meta", "journal", "workflow_manifest", "workflow_script"}
     assert A.default_source_root({"CLAUDE_CONFIG_DIR": "/c"}) == Path("/c/projects")
     assert A.default_source_root({"HOME": "/h", "XDG_CONFIG_HOME": str(tmp_path)}) == Path("/h/.claude/projects")
