@@ -49,7 +49,7 @@ FLAG_RULES: tuple[FlagRule, ...] = (
         "notice",
         "a system line with any other subtype, or none (away_summary, bridge_status, informational, "
         "model_refusal_fallback, stop_hook_summary, future subtypes); a user line with no origin, not isMeta, not "
-        "isCompactSummary, without toolUseResult, whose message.content is a list of one text block holding, whole, "
+        "isCompactSummary, not isSidechain, without toolUseResult, whose message.content is a list of one text block holding, whole, "
         "[Request interrupted by user] or [Request interrupted by user for tool use] (Claude Code's interrupt "
         "notice, the runtime's fixed wording)",
     ),

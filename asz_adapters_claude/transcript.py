@@ -199,13 +199,15 @@ def _notice_words(content: list) -> bool:
 
 def interrupt_notice(v: Mapping[str, Any]) -> bool:
     """Whether the transcript line ``v`` is Claude Code's interrupt notice (:data:`INTERRUPT_RULE_FROM`): a ``user``
-    line without ``origin``, not ``isMeta``, not a compact summary, without ``toolUseResult``, whose
-    ``message.content`` is a list of one text block holding, whole, one of
+    line without ``origin``, not ``isMeta``, not a compact summary, not ``isSidechain``, without ``toolUseResult``,
+    whose ``message.content`` is a list of one text block holding, whole, one of
     :data:`~asz_adapters_claude.blocks.INTERRUPT_NOTICES` (seed 003 §5: a string is a person's prompt, a list is the
-    runtime's). Flagged ``notice``, with no trigger."""
+    runtime's). Flagged ``notice``, with no trigger: exactly the lines an earlier version flagged ``external_input``
+    (:func:`_typed_prompt`), so a root of either version reads alike (:func:`read_today`); a sub-agent's such line is
+    an unflagged input, as before."""
     if v.get("type") != "user" or "origin" in v or v.get("isMeta") is True or v.get("isCompactSummary") is True:
         return False
-    if "toolUseResult" in v:
+    if "toolUseResult" in v or v.get("isSidechain") is True:
         return False
     message = v.get("message")
     content = message.get("content") if isinstance(message, dict) else None
