@@ -13,6 +13,7 @@ which must stay.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -49,12 +50,28 @@ def _verify_note(root: Path) -> str:
     return next((ln.strip() for ln in v.stdout.splitlines() if "a parse left in conversation chains" in ln), "")
 
 
-def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, why: str) -> subprocess.CompletedProcess:
-    """The corpus copied to ``src`` and landed into ``root`` with ``--no-parse``, then parsed under RLIMIT_FSIZE of
+#: A session small enough that its index and its round fit under 5,000 bytes: one prompt and its reply.
+TINY = "".join(json.dumps({"parentUuid": p, "isSidechain": False, "userType": "external", "cwd": "/home/user/tiny",
+                           "sessionId": "f1e1d000-0000-4000-8000-0000000000aa", "version": "2.0.1", "uuid": u,
+                           "timestamp": f"2026-11-20T12:0{i}:00.000Z", "type": t, "message": m}) + "\n"
+               for i, (p, u, t, m) in enumerate((
+                   (None, "t1", "user", {"role": "user", "content": "say hi"}),
+                   ("t1", "t2", "assistant", {"id": "msg_tiny", "type": "message", "role": "assistant", "model": "m",
+                                              "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+                                              "usage": {"input_tokens": 1, "output_tokens": 1}}))))
+
+
+def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, why: str,
+                          tiny: bool = False) -> subprocess.CompletedProcess:
+    """The corpus copied to ``src`` (with :data:`TINY` beside it when ``tiny``) and landed into ``root`` with
+    ``--no-parse``, then parsed under RLIMIT_FSIZE of
     ``limit`` bytes: asserts its one ``error:`` line, said once on the root (left27's report: SQLite's ``disk I/O
     error`` on the id table added one line per session whose rounds were written), counting those with no round and
     those with rounds but no id table (``why``: the table's words) from the files, and ``errors=1``."""
     shutil.copytree(corpus_dir / "claude-code" / "projects", src)
+    if tiny:
+        (src / "-home-user-tiny").mkdir()
+        (src / "-home-user-tiny" / "f1e1d000-0000-4000-8000-0000000000aa.jsonl").write_text(TINY, encoding="utf-8")
     assert _collect(src, root, "--no-parse").returncode == 0
     sessions = [d for d in root.iterdir() if not d.name.startswith("_") and (d / "streams").is_dir()]
     full = _collect(src, root, limit=limit)
@@ -74,9 +91,12 @@ def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, w
 def test_a_parse_refused_by_a_full_disk_leaves_temporaries_said_and_swept(corpus_dir, tmp_path):
     src, root = tmp_path / "src", tmp_path / "root"
     # A session's index (entries.jsonl) is written before its round: the limit must let one session's index fit and
-    # refuse its round. 27,000 bytes: 0d3a8e6f's index is 26,099 bytes, its round 27,972 (INDEX_SCHEMA 6). At 20,000,
-    # since fix41a's pd/pds (607b2d74), every session whose round is over it has an index over it too, refused first.
-    full = parsed_on_a_full_disk(corpus_dir, src, root, 27_000, "disk I/O error")
+    # refuse its round, and let another session's both fit. 5,000 bytes: de3b8b19's index is 3,515 bytes, its round
+    # 5,278, and TINY's both are under 2,000. (27,000 was the limit while 0d3a8e6f's round, 27,972 bytes, was larger
+    # than its index, 26,099; since its 3 interrupt notices are steps of the talks they interrupted, not talks of their
+    # own, trial 43c F1, its round is 25,663: no corpus session's index fits under a limit its round is over while
+    # another session's both fit.)
+    full = parsed_on_a_full_disk(corpus_dir, src, root, 5_000, "disk I/O error", tiny=True)
     left = _temporaries(root)
     # A session's first index a full disk refused leaves no entries.jsonl (fix41k: it was left cut in place, with no
     # index.state, and verify did not name it); every one there is whole and its state names it.

@@ -1,7 +1,8 @@
 """``asz export --format prose`` says on stderr which person turns seed 003's rule left out (trial 16b, F7).
 
-The rule (a ``user`` line counts only when its content is a string) drops a typed prompt with an image, an interrupt
-notice and an IDE selection; the prose stays exactly as the rule gives it, and stderr counts and names them. Expected
+The rule (a ``user`` line counts only when its content is a string) drops a typed prompt with an image and an IDE
+selection; the prose stays exactly as the rule gives it, and stderr counts and names them. Claude Code's interrupt
+notice (a list of one text block holding it whole) is the runtime's, no person turn (trial 43c F1): not named. Expected
 rows are counted from the corpus ``.jsonl`` (a landed record's row is its source line: ``ord``), never from asz.
 """
 
@@ -20,7 +21,7 @@ CORPUS_SOURCE = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 def _person_lists(path: Path) -> list[int]:
     """1-based lines of ``path`` a person wrote as a list: ``user``, not isMeta, not a compaction summary, not a
     sidechain's, no toolUseResult, content a list of only text and image blocks (the adapter's ``external_input``
-    rule for a transcript writing no ``origin``)."""
+    rule for a transcript writing no ``origin``), but the runtime's interrupt notice."""
     out = []
     for n, line in enumerate(path.read_bytes().split(b"\n"), 1):
         try:
@@ -32,7 +33,8 @@ def _person_lists(path: Path) -> list[int]:
             continue
         c = (d.get("message") or {}).get("content")
         if isinstance(c, list) and c and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in c):
-            out.append(n)
+            if [b.get("text") for b in c] not in (["[Request interrupted by user]"], ["[Request interrupted by user for tool use]"]):
+                out.append(n)
     return out
 
 
@@ -43,7 +45,7 @@ def _person_lists(path: Path) -> list[int]:
 def test_stderr_names_the_person_turns_the_rule_left_out(corpus_root, tmp_path, project, session, image):
     source = CORPUS_SOURCE / project / f"{session}.jsonl"
     want = _person_lists(source)
-    assert len(want) >= 4
+    assert len(want) >= 1
     if image is not None:  # "I think the library is setting it, it's an inline style…": image + text
         d = json.loads(source.read_bytes().split(b"\n")[image - 1])
         assert [b["type"] for b in d["message"]["content"]] == ["image", "text"] and image in want
@@ -112,7 +114,7 @@ def test_in_range_only_names_only_the_person_turns_of_the_window(corpus_root, da
     source = CORPUS_SOURCE / "-Users-alex-workspace-coderabbit-review-helper" / f"{session}.jsonl"
     lines = source.read_bytes().split(b"\n")
     want = [n for n in _person_lists(source) if json.loads(lines[n - 1])["timestamp"].startswith(day)]
-    assert len(_person_lists(source)) == 6 and want in ([], _person_lists(source))
+    assert len(_person_lists(source)) == 5 and want in ([], _person_lists(source))
     for form in (("--format", "prose"), ("--audit",)):
         res = asz("export", "--since", day, "--until", day, "--tz", "UTC", "--in-range-only", *form,
                   "--root", str(corpus_root), "--source", str(CORPUS_SOURCE))
