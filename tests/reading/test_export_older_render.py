@@ -72,7 +72,7 @@ def test_a_text_copy_made_before_its_texts_were_quoted_checks(root, tmp_path):
         asz("export", SID[:8], "--format", "text", "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / "c.txt.manifest.json").read_bytes())
     now = copy.read_bytes()
-    assert body["render"] == 18 and b'\ntexts: quoted, every line of a text begins with "| "' in now
+    assert body["render"] == 19 and b'\ntexts: quoted, every line of a text begins with "| "' in now
     older, n = re.subn(rb"^\| ?", b"", re.sub(rb"^texts: quoted, [^\n]*\n", b"", now, flags=re.M), flags=re.M)
     assert n > 20 and older.count(b"\n[") > 10  # cb2e607c's lines, each with its text
     ok = asz("verify", "--export", as_copy(tmp_path, "old.txt", older, {**body, "render": 3}), "--root", str(root),
