@@ -35,7 +35,7 @@ from .termtext import md_line
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 
-__all__ = ["NOTICE_LINE", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "ran_said", "record_folded",
+__all__ = ["NOTICE_LINE", "ORPHAN_SIDECHAIN", "sidechain_said", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "ran_said", "record_folded",
            "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "thinking_removed",
            "thinking_said", "THINKING_REMOVED", "tokens_said"]
 
@@ -67,6 +67,17 @@ def call_cost(n: dict, table: PriceTable | None) -> str:
             return ""
         total += exact_usd(got) or Decimal(0)
     return money({"usd_exact": exact_text(total)})
+
+
+#: Said after a step's label when its record is a sub-agent's line in its parent's file drawn among the parent's
+#: steps (the document's step ``sidechain``: no call started it, no prompt opened a talk for it; field report 34,
+#: trial 43c F6): the head counts its call under subagents (render 19).
+ORPHAN_SIDECHAIN = " (a sub-agent's line, isSidechain: no call that started it)"
+
+
+def sidechain_said(n: dict) -> str:
+    """:data:`ORPHAN_SIDECHAIN` for a step node the document marks ``sidechain``, drawn from render 19; else ''."""
+    return ORPHAN_SIDECHAIN if n.get("sidechain") is True and drawn() >= 19 else ""
 
 
 def call_line(n: dict, table: PriceTable | None) -> str:

@@ -23,18 +23,13 @@ from ..view.secret_forms import Masker, masked_cut, shown_title
 from ..view.titles import SHORT_FORM_KINDS, record_commands, record_line, talk_headings
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
-from .export_calls import calls_at
+from .export_calls import calls_at, sidechain_said
 from .export_render import drawn
 from .termtext import md_line, plain
 
-__all__ = ["ASKED", "ORPHAN_SIDECHAIN", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
+__all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
            "talk_heading", "child_label", "thinking_note", "unread_thinking", "redacted_thinking", "UNREAD_MARK", "unverified_files", "unverified_marker"]
 
-
-#: Said after a step's label when its record is a sub-agent's line in its parent's file drawn among the parent's
-#: steps (the document's step ``sidechain``: no call started it, no prompt opened a talk for it; field report 34,
-#: trial 43c F6): the head counts its call under subagents (render 19).
-ORPHAN_SIDECHAIN = " (a sub-agent's line, isSidechain: no call that started it)"
 
 #: The label of a talk's prompt (what a sub-agent was asked), drawn at the head of its talk.
 ASKED = "Asked (the prompt this talk was given)"
@@ -244,9 +239,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         kind = n["kind"]
         if kind not in _SHOWN or (kind == "thinking" and not thinking):
             return None
-        who = ERROR_LABELS.get(n.get("failed", ""), _WHO["error.api"]) if kind == "error.api" else _WHO.get(kind, kind)
-        if n.get("sidechain") is True and drawn() >= 19:  # a sub-agent's line among its parent's steps (43c F6)
-            who += ORPHAN_SIDECHAIN
+        who = (ERROR_LABELS.get(n.get("failed", ""), _WHO["error.api"]) if kind == "error.api" else _WHO.get(kind, kind)) + sidechain_said(n)
         s = Step(id=n["id"], kind=kind, at=n.get("at") or 0, who=who, text="", withheld=0)  # an error: what failed (32a F7)
         first = _first_ref(n)
         if kind in ("tool", "agent.call"):
