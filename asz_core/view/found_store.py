@@ -481,6 +481,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     each record read once (as ``/api/c/{id}/record`` serves it). While ``d.read`` holds what its build read, the
     document is that dict (not ``body`` decoded again) and a record of a landed file the build read bound by the chain,
     unchanged since, is taken from the lines it read (:meth:`~asz_core.view.landed.LandedFiles.record`'s ``kept``)."""
+    from ..sessiondata import gc_pause
     from .placing import page_reading
     from .talk_senders import talk_credentials
     from .titles import dialect_of, step_blocks, talk_headings
@@ -490,19 +491,21 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     doc, kept = built if built is not None else (orjson.loads(d.body), None)
 
     read: dict[tuple, dict | None] = {}  # each record read once for the whole answer (several rules ask the same)
+    memo: dict = {}  # the conversation checked and each landed file named once for the whole answer
 
     def record(ref: dict) -> dict | None:
         key = (ref.get("seq"), ref.get("row"))
         if key not in read:
             try:
-                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide, kept=kept))
+                read[key] = orjson.loads(state.record(cid, str(key[0]), str(key[1]), hide, kept=kept, memo=memo))
             except (ApiError, orjson.JSONDecodeError):
                 read[key] = None
         return read[key]
 
-    return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-            **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc),
-            **_sent_by(state.root, d.sessions)}
+    with gc_pause.paused():  # a record read per notice (33,333 in a talk of 100k steps) walked the document each full collection
+        return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
+                **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc),
+                **_sent_by(state.root, d.sessions)}
 
 
 def _sent_by(root, sessions) -> dict:

@@ -192,15 +192,21 @@ class LandedFiles:
                                     f"not served (asz verify names the damage)")
 
     def record(self, session: str, seq_s: str, row_s: str, hide: Sequence[str], conversation: str = "",
-               kept: dict | None = None) -> bytes:
+               kept: dict | None = None, refs: dict | None = None) -> bytes:
         """One landed record of ``session`` as stored (one JSON object, bytes); see :meth:`ViewState.record`.
         ``conversation``: the chain whose rounds the file must match (:meth:`verified`). ``kept``: seq -> (path,
         stat key, record lines) of landed files a build of ``conversation`` read, whose bytes its round chain and
         their closing line bind (:attr:`~asz_core.view.session_records.LandedSession.bound_lines`): such a file,
         the one listed for the seq and unchanged since (the same stat key), verifies, and its line is taken from
-        there instead of read and checked again."""
-        seq, row, path = self.ref(session, seq_s, row_s)
-        if _kind(path) == "provider_body" and hide:
+        there instead of read and checked again. ``refs``: seq text -> (seq, landed file, its kind) of the files this
+        answer named already (:meth:`ref` once per file of an answer reading many records: review43, a /headings of
+        33,333 notices spent 4/5 of its CPU listing the session and checking each path for links again)."""
+        got = refs.get(seq_s) if refs is not None and NUMBER.fullmatch(row_s) else None
+        seq, row, path = (got[0], int(row_s), got[1]) if got is not None else self.ref(session, seq_s, row_s)
+        kind = got[2] if got is not None else _kind(path)
+        if refs is not None:
+            refs[seq_s] = (seq, path, kind)
+        if kind == "provider_body" and hide:
             raise ApiError(403, "a provider_body record is not served while anything is withheld (a request holds pieces of the system prompt and tool schemas)")
         got = kept.get(seq) if kept else None
         if got is not None and got[0] == path and _stat_key(path) == got[1]:
@@ -295,9 +301,11 @@ def _seqs(seqs_s: list[str]) -> list[int]:
 class LandedRequests:
     """The record, body and files requests of :class:`asz_core.view.state.ViewState` (a mixin over its ``files``)."""
 
-    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str], *, kept: dict | None = None) -> bytes:
+    def record(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str], *, kept: dict | None = None,
+               memo: dict | None = None) -> bytes:
         """One landed record of the conversation's session as stored (one JSON object, bytes). ``kept``: the record
-        lines a build of the conversation read (:meth:`LandedFiles.record`).
+        lines a build of the conversation read (:meth:`LandedFiles.record`). ``memo``: a dict kept for the records of
+        one answer (``/headings``), in which the conversation is checked and each landed file named once.
 
         ``seq_s`` and ``row_s`` are decimal strings (row counts from 1 after the
         header). A record carrying a withheld flag keeps its envelope and flags;
@@ -314,8 +322,12 @@ class LandedRequests:
         """
         if not _is_number(seq_s) or not _is_number(row_s):
             raise ApiError(400, "seq and row are decimal numbers")
-        conversation = self.check_conversation(conversation)
-        return self.files.record(self.session_of(conversation), seq_s, row_s, hide, conversation, kept)
+        if memo is None or memo.get("asked") != conversation:
+            checked = self.check_conversation(conversation)
+            memo = {} if memo is None else memo
+            memo.update(asked=conversation, refs={}, checked=(checked, self.session_of(checked)))
+        checked, session = memo["checked"]
+        return self.files.record(session, seq_s, row_s, hide, checked, kept, memo["refs"])
 
     def body(self, conversation: str, seq_s: str, row_s: str, hide: Sequence[str]) -> dict:
         """One provider body rebuilt byte for byte from the session's provider_body files (seed 000, Provider bodies).
