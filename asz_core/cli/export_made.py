@@ -71,6 +71,7 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
                   bool(how.get("brief")), bool(how.get("whole")))
     prose.index = how.get("index") or ""
     prose.clips = []  # json's clipped texts: the export said them; the check does not again
+    prose.thinking_left = []  # the thinking md and html left out: the export said it; the check does not again
     if how.get("part") is not None:  # one part of a file --split wrote (asz_core.reading.export_parts)
         prose.split_parts, prose.max_tokens = True, int(how.get("max_tokens") or 0) or prose.max_tokens
     with recording() as seen:

@@ -229,6 +229,7 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
         checked += not wrong and not any(unreproduced(x) for x in got)  # an unproven drawing is no check passed
         moved += any("the root moved on since the export" in x for x in got)
         said += [f"{copy.name}: {x}" for x in got if "the root moved on since the export" in x]
+        said += [x for x in got if x.startswith("note: ")]  # it names its copy (asz_core.reading.export_forms)
         gone += [f"{copy.name}: {x}" for x in got if not_checkable(x)]
         problems += [f"{copy.name}: {x}" for x in wrong]
     n = len(body.get("files") or ())

@@ -385,17 +385,19 @@ def said_export(head: dict, said: list[str], unchecked: str, gone: list[str], pr
                 what: str, as_json: bool) -> NoReturn:
     """Print what ``asz verify --export`` found of a copy or a folder (``what``) and exit 0 (it checks), 1 (problems)
     or 2 (no problem, but a copy's drawing no asz render reproduces: unproven, as a copy without a manifest): with
-    ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``; else
-    ``ok:`` lines, the not checked and not checkable lines, each problem after ``prefix``, then ``WHAT checks …`` or
-    ``N problem(s)``."""
+    ``as_json`` one object, ``head`` then ``ok``, ``checked``, ``not_checked``, ``not_checkable``, ``problems``,
+    ``notes``; else ``ok:`` lines, the not checked and not checkable lines, the ``note:`` lines of ``said``, each
+    problem after ``prefix``, then ``WHAT checks …`` or ``N problem(s)``."""
     unproven = not problems and any(unreproduced(x) for x in gone)
+    notes = [x for x in said if x.startswith("note: ")]  # said as they are, never ok: (asz_core.reading.export_forms)
+    said = [x for x in said if x not in notes]
     if as_json:
         echo(json.dumps({**head, "ok": not problems and not unproven, "checked": said, "not_checked": unchecked,
-                         "not_checkable": gone, "problems": problems}, ensure_ascii=False))
+                         "not_checkable": gone, "problems": problems, "notes": notes}, ensure_ascii=False))
     else:
         for line in said:
             echo(f"ok: {line}")
-        for line in [unchecked] * bool(unchecked) + gone:
+        for line in [unchecked] * bool(unchecked) + gone + notes:
             echo(line)
         for line in problems:
             echo(f"{prefix}{line}")
@@ -435,11 +437,16 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
                 from ..reading.export_title import check_titled, pinned
 
                 cids = tuple(f"{c.get('conversation')}:" for c in body.get("conversations") or ())
-                more, wrong = check_titled(root, body, lambda pins: check_drawn(lambda r, before: check_against_root(
-                    data, {**body, "render": r, "cents_before": before},
-                    lambda cid: pinned(pins, cid, lambda: docs(root, cid, hide)),
-                    lambda cid: pinned(pins, cid, lambda: made_again(root, cid, made, config)), _mask_key(root)),
-                    body.get("render"), lambda problem: problem.startswith(cids)))  # each title as the export found it (43a F3)
+                from ..reading.export_forms import as_masked
+
+                key = _mask_key(root)
+                more, wrong = as_masked(data, body, key, lambda: check_titled(root, body, lambda pins: check_drawn(
+                    lambda r, before: check_against_root(
+                        data, {**body, "render": r, "cents_before": before},
+                        lambda cid: pinned(pins, cid, lambda: docs(root, cid, hide)),
+                        lambda cid: pinned(pins, cid, lambda: made_again(root, cid, made, config)), key),
+                    body.get("render"), lambda problem: problem.startswith(cids))))  # each title as the export found it
+                # (43a F3), masked as the forms that made it masked it (session 43)
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["MASK_DIGESTS", "keyed", "compared"]
+__all__ = ["MASK_DIGESTS", "keyed", "compared", "held_key"]
 
 #: A mask's keys that digest the unmasked credential or text: keyed by the root's mask key since trial 37a F1.
 MASK_DIGESTS = ("fingerprint", "texts_sha256")
@@ -26,7 +26,7 @@ def keyed(entries: list[dict], key: bytes) -> list[dict]:
              "texts_sha256": [keyed_text(key, d) for d in e["texts_sha256"]]} for e in entries]
 
 
-def _held_key(body: dict, key: Optional[bytes]) -> tuple[Optional[bytes], str]:
+def held_key(body: dict, key: Optional[bytes]) -> tuple[Optional[bytes], str]:
     """How the root's holder compares a manifest's mask digests (``body["mask_digests"]``; ``key``: the checking
     root's mask key, None when it has none): ``(key to key the root's masks with, or None, why they are not
     compared, '' when they are)``. A manifest from before trial 37a F1 has no ``mask_digests``: its digests are
@@ -52,7 +52,7 @@ def compared(body: dict, key: Optional[bytes], entries: list[dict]) -> tuple[lis
     closing line gives the digests)``. Digests not comparable (another root's key, none) are left out of both sides:
     each mask's place and form are compared still."""
     listed = body.get("masks") or []
-    mac_key, uncompared = _held_key(body, key)
+    mac_key, uncompared = held_key(body, key)
     if mac_key is not None:
         return keyed(entries, mac_key), listed, "", ", with the HMAC under this root's mask key of the landed text it sat in"
     if uncompared:

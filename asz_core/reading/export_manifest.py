@@ -24,9 +24,9 @@ a credential of its form, and each ``texts_sha256`` is that of landed texts. Exi
 from __future__ import annotations
 
 import difflib
-from contextlib import nullcontext
 import hashlib
 import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -39,6 +39,7 @@ from .export_later import as_earlier, key_differences
 from .export_render import RENDER, as_forms, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
+from .export_forms import FORMS
 from .export_refusals import refusals_gone
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
@@ -214,7 +215,7 @@ def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entr
             digests = {"mac": "none", "why": f"no mask key: {exc}"}
     else:
         credentials = len({e["fingerprint"] for e in entries})
-    return {"schema": SCHEMA, "asz": __version__, "render": RENDER,
+    return {"schema": SCHEMA, "asz": __version__, "render": RENDER, "masks_forms": FORMS,
             "export": {"file": name, "bytes": len(copy), "sha256": sha256(copy), "lines": line_digests(copy)},
             "made": made, "conversations": conversations,
             "masked": {"places": len(entries), "credentials": credentials},
@@ -258,8 +259,7 @@ def stop_for_test(point: str) -> None:
 
 
 def write_manifest(copy: Path, body: dict) -> tuple[Path, str]:
-    """Write ``body`` as ``copy``'s manifest (whole or not at all); its path and its own SHA-256 (the digest the
-    sender gives the receiver on a second channel)."""
+    """Write ``copy``'s manifest ``body``, whole or not at all: its path and own SHA-256 (sent on a second channel)."""
     path = manifest_path(copy)
     data = manifest_bytes(body)
     write_whole(path, data)

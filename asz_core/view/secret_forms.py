@@ -21,7 +21,7 @@ import re
 from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN, KINDS, STARTS as _STARTS
 
-__all__ = ["KINDS", "LEFT_OUT", "Masker", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
+__all__ = ["KINDS", "LEFT_OUT", "Masker", "choosing", "chosen_now", "expression", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
 #: The characters other than ASCII letters that ``re`` matches to an ASCII letter in any case (İ, ı, ſ, the Kelvin
 #: sign): ``str.lower`` does not lower them to it, so a text holding one is searched the plain way (``rx.finditer``)
@@ -197,6 +197,8 @@ def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
             end = b
             out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b]), kind))
         at = end
+    if _CHOSEN is not None:  # masked as a copy's manifest says (asz_core.reading.export_forms)
+        out = _CHOSEN(text, out)
     if _SEEN is not None and (out or TYPED_TOO in text):  # a typed *** too: the manifest tells it from a mask (render 12)
         _SEEN.append((text, out))
     return out
@@ -216,6 +218,41 @@ def credentials(text: str) -> list[tuple[str, str, str]]:
 TYPED_TOO = "***"
 #: While :func:`recording`: each text a credential was found in, with what masks it (``(text, replacements)``).
 _SEEN: list | None = None
+
+
+#: While :class:`choosing`: ``chosen(text, cuts) -> cuts``, which of the credentials :func:`_replacements` found in a text
+#: are masked (and which a form no longer takes, added): a copy's masking made again as its manifest says.
+_CHOSEN = None
+
+
+def expression(kind: str) -> re.Pattern | None:
+    """Form ``kind``'s compiled expression (:data:`KINDS`), or None for a name no form of this asz has."""
+    return next((rx for name, rx, *_ in _COMPILED if name == kind), None)
+
+
+def chosen_now() -> bool:
+    """True while :class:`choosing`: texts are masked as a copy's manifest says, not as this asz's forms mask them, so
+    nothing masked meanwhile may be kept for another reader (the summary store neither reads nor writes then)."""
+    return _CHOSEN is not None
+
+
+class choosing:
+    """``with choosing(chosen):`` every text is masked with ``chosen(text, cuts)``'s cuts in place of those the forms
+    found (``cuts`` as :func:`_replacements` gives them: ``(start, end, shown, fingerprint, kind)``, by start; the
+    cuts returned likewise, none overlapping): ``asz verify --export --root`` makes a copy again as the credential
+    forms of the asz that made it masked it (:mod:`asz_core.reading.export_forms`). Not nested, not thread-safe."""
+
+    def __init__(self, chosen):
+        self.chosen = chosen
+
+    def __enter__(self):
+        global _CHOSEN
+        _CHOSEN = self.chosen
+        return self.chosen
+
+    def __exit__(self, *exc) -> None:
+        global _CHOSEN
+        _CHOSEN = None
 
 
 class recording:

@@ -42,6 +42,7 @@ import functools
 import hashlib
 import os
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -187,6 +188,12 @@ def store_mark() -> str:
     from .. import __version__
 
     return hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode()).hexdigest()[:12]
+
+
+def chosen_now() -> bool:
+    """:func:`asz_core.view.secret_forms.chosen_now`, never importing it (a masking can be chosen only once it is)."""
+    forms = sys.modules.get("asz_core.view.secret_forms")
+    return forms is not None and forms.chosen_now()
 
 
 def hide_key(hide: Sequence[str]) -> str:
@@ -386,8 +393,9 @@ class SummaryStore:
                 self.con.rollback()
 
     def get(self, table: str, conversation: str, hide: Sequence[str], fp: str) -> bytes | None:
-        """The JSON stored in ``table`` (:data:`TABLES`) for this conversation, withheld names and fingerprint, or None."""
-        if self.con is None:
+        """The JSON stored in ``table`` (:data:`TABLES`) for this conversation, withheld names and fingerprint, or None
+        (always while :func:`~asz_core.view.secret_forms.chosen_now`: what is kept was masked with this asz's forms)."""
+        if self.con is None or chosen_now():  # a copy's own masking made again: nothing kept is read
             return None
         column = TABLES[table]
         try:
@@ -403,7 +411,7 @@ class SummaryStore:
     def put(self, table: str, conversation: str, hide: Sequence[str], fp: str, value: bytes) -> None:
         """Store ``value`` (committed at once, so an interrupted reader keeps what it finished); nothing in a root to
         read without a write (:func:`~asz_core.storage.frozen.frozen`)."""
-        if self.con is None or self.read_only:
+        if self.con is None or self.read_only or chosen_now():  # never kept when masked as a copy's forms masked
             return
         try:
             with self._lock:

@@ -143,6 +143,18 @@ def planted_root(corpus_dir: Path, base: Path, transcript: str | dict, plant=Non
     return base / "root"
 
 
+#: The shared corpus's spotter transcript (Claude Code), whose line 4 is its first prompt.
+SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
+
+
+def prompted_root(corpus_dir: Path, base: Path, prompt: str) -> Path:
+    """:func:`planted_root` of :data:`SPOTTER` with ``prompt`` as its first prompt (line 4)."""
+    def plant(lines: list[dict]) -> None:
+        lines[3]["message"]["content"] = prompt
+
+    return planted_root(corpus_dir, base, SPOTTER, plant)
+
+
 def keyed_print(root: Path, fingerprint: str) -> str:
     """A credential's unkeyed ``fingerprint`` (the first 12 hex digits of its SHA-256) as ``asz secrets`` and a masked
     export's manifest give it (trial 37a F1): 12 hex digits of HMAC-SHA256 under ``root``'s ``_export/mask.key``."""

@@ -17,7 +17,7 @@ import pytest
 from asz_core.view.secret_forms import shown_snippet
 
 from cli_helpers import asz_in_process
-from reading_helpers import planted_root
+from reading_helpers import SPOTTER, planted_root, prompted_root
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
 
@@ -25,17 +25,12 @@ from view_server_helpers import Served  # noqa: E402
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 GITHUB = "ghp_" + "R8vQ2xLm" * 4 + "Zt7K"
-SPOTTER = "claude-code/projects/-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
 PROMPT = f"mix phx.server doesnt start with AWS_ACCESS_KEY_ID={AWS} and GITHUB_TOKEN={GITHUB} set, why"
-
-
-def _plant(lines: list[dict]) -> None:
-    lines[3]["message"]["content"] = PROMPT
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory, corpus_dir) -> Path:
-    return planted_root(corpus_dir, tmp_path_factory.mktemp("search-keys"), SPOTTER, _plant)
+    return prompted_root(corpus_dir, tmp_path_factory.mktemp("search-keys"), PROMPT)
 
 
 def _marked(hit: dict) -> list[str]:

@@ -1,0 +1,216 @@
+"""A masked copy an earlier asz made with other credential forms keeps verifying against the root (session 43;
+docs/verify.md, "A masked export", the forms; asz_core/reading/export_forms.py).
+
+The older copy is made as main at fbe44e18 made it: its password form did not take a flag's value after a space
+(``--password PASS``, added by 3daf4301), and its manifest had no ``masks_forms``. The current export is run with that
+form switched off (``secret_forms.choosing``, the hook the check itself masks through) and the manifest written
+without the key, as that asz wrote it. Places are counted from the copy's own text, never from asz's output."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+from reading_helpers import prompted_root
+
+from asz_core.view.secret_forms import KINDS
+
+CID = "55604662-cf2a-4331-851a-ec234028f8ca"
+FLAGGED = "Tr0ub4dor-x9Q"  # after a flag and a space: whole in an fbe44e18 copy, masked today
+NAMED = "S3cretVal-42x"  # given to a name: masked by both
+STAND_IN = 'MY_SECRET = "my-secret-key"'  # a password's mask at ffe662f8, none since d3011a3a (a form narrowed)
+PROMPT = f"run ./deploy.sh --password {FLAGGED} then DB_PASSWORD={NAMED} ./migrate with {STAND_IN}"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory, corpus_dir) -> Path:
+    return prompted_root(corpus_dir, tmp_path_factory.mktemp("forms"), PROMPT)
+
+
+#: The forms fbe44e18's text and --audit headers list (3daf4301 added three).
+FORMS_FBE44E18 = [name for name, _, _ in KINDS if name not in ("azure-shared-access-key", "azure-sas-signature",
+                                                                 "curl-password")]
+
+
+class _Before3daf4301:
+    """Masking as fbe44e18's forms did: no password after a flag and a space."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        return [c for c in cuts if not (c[4] == "password"
+                                        and re.search(r"-(?i:password|passwd|passphrase)[ \t]+$", text[:c[0]]))]
+
+
+class _AtFfe662f8(_Before3daf4301):
+    """Masking as ffe662f8's forms did: as fbe44e18's, and a password's mask over a stand-in value too."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        from asz_core.view.secret_forms import fingerprint
+
+        cuts = super().__call__(text, cuts)
+        if (at := text.find(STAND_IN)) >= 0:
+            a = at + STAND_IN.index('"') + 1
+            cuts = sorted(cuts + [(a, a + 13, "***", fingerprint(text[a:a + 13]), "password")])
+        return cuts
+
+
+def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: str = "--redact") -> dict:
+    """``out`` exported as the fbe44e18 asz did (``forms``), its manifest without ``masks_forms``; its manifest."""
+    from asz_core.view.secret_forms import choosing
+
+    with choosing(forms()):
+        p = asz_in_process("export", CID, "--format", fmt, redact, "--out", str(out), "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    where = out.with_name(out.name + ".manifest.json")
+    body = json.loads(where.read_bytes())
+    assert body.pop("masks_forms") == 1
+    if fmt == "text":  # its header's forms as fbe44e18 listed them, the masks after it moved by as many bytes
+        now = ("forms " + ", ".join(name for name, _, _ in KINDS) + ", not_covered ").encode()
+        data = out.read_bytes()
+        at, was = data.index(now), ("forms " + ", ".join(FORMS_FBE44E18) + ", not_covered ").encode()
+        data = data[:at] + was + data[at + len(now):]
+        out.write_bytes(data)
+        body["export"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                              lines=[hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")])
+        body["masks"] = [{**m, "offset": m["offset"] + (len(was) - len(now)) * (m["offset"] > at)} for m in body["masks"]]
+    where.write_bytes(json.dumps(body, indent=2).encode() + b"\n")
+    return body
+
+
+def _verify(copy: Path, *more: str):
+    return asz_in_process("verify", "--export", str(copy), *more)
+
+
+def _places(text: str, value: str) -> list[tuple[int, int]]:
+    """(line, column) from 1 of each place ``value`` stands in ``text``, columns in characters."""
+    return [(text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
+            for m in re.finditer(re.escape(value), text)]
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "text"])
+def test_a_copy_of_earlier_forms_verifies_and_names_what_it_holds_whole(root, tmp_path, fmt):
+    now = tmp_path / f"now.{fmt}"
+    p = asz_in_process("export", CID, "--format", fmt, "--redact", "--out", str(now), "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    assert FLAGGED not in now.read_text() and NAMED not in now.read_text()
+    assert json.loads(now.with_name(now.name + ".manifest.json").read_bytes())["masks_forms"] == 1
+    held = _verify(now, "--root", str(root))
+    assert held.returncode == 0 and "note:" not in held.stdout, held.stdout
+
+    old = tmp_path / f"old.{fmt}"
+    body = _older_copy(root, old, fmt)
+    text = old.read_text()
+    whole = _places(text, FLAGGED)
+    assert whole and NAMED not in text  # the flag's value whole, the named one masked, as fbe44e18 wrote them
+    assert fmt != "text" or ", forms aws-access-key-id," in text and "curl-password" not in text
+    assert len(body["masks"]) < len(json.loads(now.with_name(now.name + ".manifest.json").read_bytes())["masks"])
+    held = _verify(old, "--root", str(root))
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert held.stdout.splitlines()[-1] == "the copy checks against the root"
+    places = ", ".join(f"line {line} column {col} (password)" for line, col in whole)
+    assert (f"note: {old.name}: 1 credential(s) asz masks today are whole in this copy (made with earlier forms): "
+            f"{places}; asz export again makes a copy masked with today's forms") in held.stdout.splitlines()
+    got = json.loads(_verify(old, "--root", str(root), "--json").stdout)
+    assert got["ok"] is True and len(got["notes"]) == 1 and not any("note:" in x for x in got["checked"])
+    listed = asz_in_process("ls", "--root", str(root), "--json")  # nothing masked as the copy was is kept for a reader
+    assert listed.returncode == 0 and CID in listed.stdout and FLAGGED not in listed.stdout
+    if fmt == "md":  # a root without the manifest's key (asz receive's): the masks told by the credential's value
+        keyless = tmp_path / "keyless"
+        shutil.copytree(root, keyless)
+        (keyless / "_export" / "mask.key").unlink()
+        held = _verify(old, "--root", str(keyless))
+        assert held.returncode == 0 and "the masks' fingerprint and texts_sha256 are not compared" in held.stdout
+        assert f"note: {old.name}: 1 credential(s) asz masks today are whole in this copy" in held.stdout
+        plain = tmp_path / "plain.md"  # unmasked: only its title and headings were masked, with those forms
+        _older_copy(root, plain, "md", redact="--no-redact")
+        assert 'DB_PASSWORD=***' in plain.read_text() and NAMED in plain.read_text()
+        for where in (root, keyless):
+            held = _verify(plain, "--root", str(where))
+            assert held.returncode == 0 and "note:" not in held.stdout, held.stdout
+
+    # the same bytes said to be of today's forms: each place only one masking masks is a problem, as before
+    said = json.loads(old.with_name(old.name + ".manifest.json").read_bytes())
+    old.with_name(old.name + ".manifest.json").write_bytes(json.dumps({**said, "masks_forms": 1}).encode())
+    strict = _verify(old, "--root", str(root))
+    assert strict.returncode == 1 and "is not the masking of the landed credential" in strict.stdout
+
+
+def test_a_credential_unmasked_by_hand_where_the_manifest_masks_it_still_fails(root, tmp_path):
+    old = tmp_path / "old.md"
+    body = _older_copy(root, old, "md")
+    mask = next(m for m in body["masks"] if m["kind"] == "password" and m["shown"] == "***")
+    data = old.read_bytes()
+    assert data[mask["offset"]:mask["offset"] + mask["length"]] == b"***"
+    bare = data[:mask["offset"]] + NAMED.encode() + data[mask["offset"] + mask["length"]:]
+    old.write_bytes(bare)  # and the manifest's digests written again over it, its mask still listed
+    body["export"].update(bytes=len(bare), sha256=hashlib.sha256(bare).hexdigest(),
+                          lines=[hashlib.sha256(x).hexdigest()[:16] for x in bare.split(b"\n")])
+    old.with_name("old.md.manifest.json").write_bytes(json.dumps(body).encode())
+    held = _verify(old, "--root", str(root))
+    assert held.returncode == 1, held.stdout
+    [(line, col)] = _places(bare.decode(), NAMED)
+    assert f"old.md: line {line} column {col}: " in held.stdout
+    assert f"line {line} column {mask['column']}: inside mask {mask['mask']} (password, '***'" in held.stdout
+
+
+def test_a_mask_a_narrowed_form_no_longer_makes_is_held_to_its_fingerprint(root, tmp_path):
+    old = tmp_path / "old.md"
+    body = _older_copy(root, old, "md", _AtFfe662f8)
+    text = old.read_text()
+    assert "my-secret-key" not in text and 'MY_SECRET = "***"' in text
+    assert any(m["kind"] == "password" for m in body["masks"])
+    held = _verify(old, "--root", str(root))
+    assert held.returncode == 0, held.stdout + held.stderr
+    places = ", ".join(f"line {line} column {col} (password)" for line, col in _places(text, FLAGGED))
+    assert f"note: old.md: 1 credential(s) asz masks today are whole in this copy (made with earlier forms): {places};" \
+        in held.stdout
+    # its manifest's fingerprint not the stand-in's: no form's value there has it, the copy made again holds it whole
+    data = old.read_bytes()
+    stand = {m["fingerprint"] for m in body["masks"]} - {m["fingerprint"] for m in body["masks"]
+                                                          if data[:m["offset"]].endswith(b"DB_PASSWORD=")}
+    assert len(stand) == 1
+    body["masks"] = [{**m, "fingerprint": "0" * 12} if m["fingerprint"] in stand else m for m in body["masks"]]
+    old.with_name("old.md.manifest.json").write_bytes(json.dumps(body).encode())
+    held = _verify(old, "--root", str(root))
+    [(line, col)] = [(n, c) for n, c in _places(text, 'MY_SECRET = "***"') if n > 1][:1] or [(0, 0)]
+    assert held.returncode == 1 and f"old.md: line {line} column " in held.stdout, held.stdout
+
+
+def _normal(source: str) -> str:
+    """``source`` without its docstrings and comments (what the forms do, not what they say)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
+
+
+#: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
+FORMS_DIGESTS = {1: "a970e2f3169684d2"}
+
+
+def _forms_digest() -> str:
+    from asz_core.view import secret_forms, secret_guards, secret_kinds
+
+    finding = [inspect.getsource(getattr(secret_forms, f)) for f in
+               ("_starts", "_held", "find", "_may_hold", "_matches", "masked", "_replacements", "fingerprint")]
+    parts = [inspect.getsource(secret_kinds), inspect.getsource(secret_guards)] + [inspect.cleandoc("\n" + f) for f in finding]
+    return hashlib.sha256("\0".join(_normal(p) for p in parts).encode()).hexdigest()[:16]
+
+
+def test_the_forms_number_is_bumped_with_each_change_of_the_forms():
+    from asz_core.reading.export_forms import FORMS, FORMS_SAID
+
+    assert FORMS in FORMS_SAID
+    assert FORMS_DIGESTS.get(FORMS) == _forms_digest(), (
+        "the credential forms changed: bump asz_core.reading.export_forms.FORMS (and FORMS_SAID, docs/verify.md) and "
+        f"record {_forms_digest()} for it here; a copy of the earlier forms then verifies with a note")
