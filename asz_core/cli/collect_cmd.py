@@ -334,9 +334,9 @@ def _lock_root(storage: Path, jobs: list, provider, watch: bool, note_cfg: Optio
                    f"{': ' + what if what else ''}; lock {exc.path}); one collector per root", err=True)
         raise typer.Exit(1)
     except OSError as exc:
-        from .root_unusable import refuse_unusable
+        from .root_unusable import refuse_unusable, said_error
 
-        refuse_unusable("collect", storage, exc.strerror or exc)
+        refuse_unusable("collect", storage, said_error(exc))
     if note_cfg is not None and not existed and storage.exists():  # the readers' module loaded only then
         from .reading_common import created_root_note
 

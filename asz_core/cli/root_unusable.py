@@ -14,7 +14,7 @@ import typer
 
 from ..storage.frozen import unwritable_why
 
-__all__ = ["refuse_unusable", "refuse_unwritable", "unwritable_why"]
+__all__ = ["refuse_unusable", "refuse_unwritable", "said_error", "unwritable_why"]
 
 
 def refuse_unusable(cmd: str, root: str | os.PathLike, why: object) -> NoReturn:
@@ -22,6 +22,13 @@ def refuse_unusable(cmd: str, root: str | os.PathLike, why: object) -> NoReturn:
     and exit 1."""
     typer.echo(f"asz {cmd}: cannot use the storage root {root}: {why}", err=True)
     raise typer.Exit(1)
+
+
+def said_error(exc: OSError) -> str:
+    """``exc`` as :func:`refuse_unusable` says it: the system's words, after the path it was refused (``cannot make
+    r5/_collect/.lock: Operation not permitted``; trial 43d F2 was told the words alone) when the error names one."""
+    words = exc.strerror or str(exc)
+    return f"cannot make {exc.filename}: {words}" if exc.filename else words
 
 
 def refuse_unwritable(cmd: str, root: str | os.PathLike) -> None:

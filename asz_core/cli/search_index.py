@@ -29,7 +29,7 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
     from ..collect.workers import default_jobs
     from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
-    from ..reading.search_place import elsewhere, rebuilt_line, remove_index, unwritable
+    from ..reading.search_place import elsewhere, index_file, rebuilt_line, remove_index, unwritable
     from ..view.document import list_conversations
 
     ids: list[str] = []
@@ -48,8 +48,10 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
                 f"asz {cmd}: {WAITING}{f' ({holder})' if holder else ''}: waiting for it", err=True),
                 waited=lambda seconds: (bar.restart(), typer.echo(f"asz {cmd}: {WAITED.format(seconds=seconds)}", err=True)))
     except IndexInterrupted as exc:  # said once the bar is gone, so that it stays on the screen
-        typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; the index keeps them, "
-                   "and the next asz search indexes the rest", err=True)
+        kept = ("the index keeps them, and the next asz search indexes the rest" if index_file(r, index_path(r)) == index_path(r)
+                else f"they were in a temporary index ({r} cannot be written), removed now: the next asz search indexes "
+                     "them again (trial 43d F2: it said the index keeps them)")
+        typer.echo(f"asz {cmd}: stopped: {exc.indexed} of {exc.total or len(ids)} conversations indexed; {kept}", err=True)
     except KeyboardInterrupt:
         typer.echo(f"asz {cmd}: stopped before any of {len(ids) or 'the'} conversations was indexed"
                    + ("; --reindex had deleted the index, the next asz search builds it again" if reindex else ""), err=True)

@@ -30,7 +30,7 @@ import typer
 
 from ..config import Config, ConfigError, format_duration, load_config
 from ..termsafe import shell_word
-from .root_unusable import refuse_unusable
+from .root_unusable import refuse_unusable, said_error
 
 __all__ = ["register", "view", "server", "warn_if_exposed"]
 
@@ -334,7 +334,7 @@ def server(
         typer.echo(f"asz server: another collector is running on {storage} ({exc.holder or 'holder unknown'}); one collector per root", err=True)
         raise typer.Exit(1)
     except OSError as exc:
-        refuse_unusable("server", storage, exc.strerror or exc)
+        refuse_unusable("server", storage, said_error(exc))
     try:
         sock = _bind("server", host, port)  # listening before the collectors are made: the first request waits in the backlog
     except typer.Exit:

@@ -44,14 +44,17 @@ def unwritable_why(root: str | os.PathLike) -> str:
 
 def frozen(root: str | os.PathLike) -> bool:
     """Whether ``root`` is to be read without a write: its file system is mounted read-only (``ST_RDONLY``), or the
-    root folder has no write bit for anyone, nor has its ``_index`` folder when there is one (``chmod -R a-w``).
-    False for a root that does not exist or cannot be stat'ed (its readers say that)."""
+    root folder has no write bit for anyone, nor has its ``_index`` folder when there is one (``chmod -R a-w``), or
+    this process may not write in either whatever their bits (``access(W_OK)`` refused: ``chattr +i``, whose refusal
+    holds for the root user too; trial 43d F2: such a root was written to until a write failed mid-way). False for a
+    root that does not exist or cannot be stat'ed (its readers say that)."""
     root = Path(root)
     try:
         if mounted_read_only(root):
             return True
         folders = [root] + ([root / "_index"] if (root / "_index").is_dir() else [])
-        return all(not (os.stat(f).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) for f in folders)
+        return all(not (os.stat(f).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) or not os.access(f, os.W_OK)
+                   for f in folders)
     except OSError:
         return False
 

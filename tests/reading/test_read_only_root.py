@@ -91,8 +91,39 @@ def test_parse_and_collect_say_a_root_they_cannot_write_in_one_line(frozen_root,
         pytest.skip("chmod does not stop writes here (root keeps its capabilities)")
     before = _listing(root)
     projects = corpus_dir / "claude-code" / "projects"
-    for args in (["parse"], ["collect", "--once", "--source", str(projects)]):
+    # collect names the lock it could not make (trial 43d F2: the words alone did not say where)
+    for args, why in ((["parse"], "Permission denied"),
+                      (["collect", "--once", "--source", str(projects)], f"cannot make {root / '_collect' / '.lock'}: Permission denied")):
         p = run(*args)
         assert (p.returncode, p.stdout, p.stderr.splitlines()) == (
-            1, "", [f"asz {args[0]}: cannot use the storage root {root}: Permission denied"]), (args, p.stderr[-2000:])
+            1, "", [f"asz {args[0]}: cannot use the storage root {root}: {why}"]), (args, p.stderr[-2000:])
     assert _listing(root) == before
+
+
+def test_an_immutable_root_is_read_without_a_write_and_collect_names_what_it_could_not_make(corpus_copy, tmp_path):
+    """Trial 43d F2: a root made immutable (``chattr -R +i``: refused even to the root user, whatever the mode bits)
+    was not taken as one that cannot be written: a stopped first search said the index kept what it had indexed (it
+    was written nowhere), and ``asz collect`` said ``Operation not permitted`` without a path. It is read as a
+    ``chmod -R a-w`` root is (nothing written into it), and collect names the lock it could not make. Skipped where the
+    file system or this process cannot set the flag."""
+    import subprocess
+
+    from asz_core.storage.frozen import frozen
+
+    root = corpus_copy(tmp_path / "root")
+    asz("ls", "--root", str(root))
+    set_flag = subprocess.run(["chattr", "-R", "+i", str(root)], capture_output=True, text=True)
+    if set_flag.returncode != 0:
+        pytest.skip(f"chattr +i is not possible here: {set_flag.stderr.strip()}")
+    try:
+        assert frozen(root)
+        before = _listing(root)
+        for args in (["ls"], ["search", "uv"], ["verify"]):
+            p = asz(*args, "--root", str(root))
+            assert p.returncode in (0, 1), (args, p.stderr[-500:])
+        assert _listing(root) == before
+        p = asz("collect", "--once", "--source", str(tmp_path / "none"), "--root", str(root))
+        assert (p.returncode, p.stderr.splitlines()[-1]) == (1, f"asz collect: cannot use the storage root {root}: cannot "
+                                                                 f"make {root / '_collect' / '.lock'}: Operation not permitted"), p.stderr
+    finally:
+        subprocess.run(["chattr", "-R", "-i", str(root)], check=True)
