@@ -137,14 +137,7 @@ def test_a_server_stopped_by_its_group_between_a_file_and_its_cursor_leaves_none
                         "--root", str(root), "--port", str(port)], cwd=tmp_path, env=run, capture_output=True,
                        text=True, timeout=300, start_new_session=True)
     assert (tmp_path / "stopped").exists() and p.returncode == 0 and "stopped: landed " in p.stderr, p.stdout + p.stderr
-    args = ["collect", "--once", "--source", str(corpus_projects), "--root", str(root)]
-    again = forked.run([*ASZ, *args], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr
-    assert KILLED not in again.stderr and "did not move past them" not in again.stderr, again.stderr
-    landed = _landed(root)
-    for src, count in _lines(corpus_projects).items():
-        if src in landed:
-            assert landed[src] == Counter(range(1, count + 1)), src
+    _collected_again_whole(tmp_path, corpus_projects, root)
 
 
 #: argv: the landed file to stop at, the source folder, the root. ``asz server``'s pass run in a thread of its own (what
@@ -192,6 +185,12 @@ def test_a_pass_in_a_thread_is_not_cut_between_a_file_and_its_cursor_by_the_proc
     p = subprocess.run([sys.executable, "-c", THREAD_STOPPED_AT, "4", str(corpus_projects), str(root)], cwd=tmp_path,
                        env=env(), capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.split() == ["['stopped']", "True", "4"], p.stdout + p.stderr
+    _collected_again_whole(tmp_path, corpus_projects, root)
+
+
+def _collected_again_whole(tmp_path, corpus_projects, root) -> None:
+    """A real ``asz collect --once`` of the corpus again into ``root`` after a stop: exit 0, no cursor behind its file,
+    and every landed source's lines each landed once (counted from the source files)."""
     again = forked.run([*ASZ, "collect", "--once", "--source", str(corpus_projects), "--root", str(root)], cwd=tmp_path,
                        env=env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
