@@ -302,6 +302,8 @@ def receive_command(
         from ..sessiondata import durable
 
         durable.settle(RECEIVE_SETTLE)  # a request still landing past the drain: its files and sender lines whole
+        if rcv.front is not None:
+            rcv.front.answered(5.0)  # and its answer written (HTTP: the reply follows the landing)
     raise typer.Exit(0)
 
 

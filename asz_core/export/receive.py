@@ -321,7 +321,10 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
     no chain at all (its old root sent no round: collected with ``--no-parse``, or its push stopped between its files
     and its rounds, then lost), is parsed, that session alone (``asz parse SESSION``'s rule: nothing is written for
     another). One line on ``err`` per session assembled, or its problem. Never raises: the files are landed either
-    way, and ``asz verify`` and ``asz ls`` say a file no round reads.
+    way, and ``asz verify`` and ``asz ls`` say a file no round reads. Once ``asz receive`` is stopping (a parse not
+    begun raises :class:`~asz_core.sessiondata.durable.StopBeforePair` in its request thread) the sessions left are said
+    ``not assembled … asz receive is stopping`` and the request is answered: its files are taken, their rounds are the
+    next pass's work (the session's next file sent here, or ``asz parse SESSION``), as after a crash; docs/push.md.
 
     ``landed_now``: session -> the seqs the request being answered landed. When given, a session is assembled only
     when every seq its chain lacks landed now, or was sent by the instance that asked (``instances``: session -> the
@@ -347,6 +350,14 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                     continue
                 with assembling_held():  # a sending root's chain: written here, that root sending none of it
                     rep = parse_root(root, [session], jobs=1, lock_timeout=30.0, keep_rounds=False)
+            except KeyboardInterrupt:
+                if not _stopped_here():
+                    raise
+                said(err, f"not assembled {', '.join(sessions[sessions.index(session):])}: asz receive is stopping "
+                          "(its files are landed with their sender lines and answered as taken; asz verify names the "
+                          "files no round reads until the session's next file sent here, or asz parse SESSION on "
+                          "this root, writes its rounds)")
+                return
             except Exception as exc:  # noqa: BLE001 - a round not written here is said, the files stay landed
                 if err is not None:
                     print(f"error: {session}: its rounds for seq {lag[0][1] + 1 if lag else '?'} on were not assembled "
@@ -359,6 +370,15 @@ def assemble_held(root: Path, sessions: list[str], err: TextIO | None, landed_no
                     said(err, f"assembled {o.session}: round(s) {o.rounds[0].header.round}-{o.rounds[-1].header.round} "
                               f"read seq {lag[0][1] + 1}-{lag[0][2]}, landed here while the sending root holds its rounds "
                               "back (this root holds the session's earlier files from another root)")
+
+
+def _stopped_here() -> bool:
+    """True in a request thread of a stopping ``asz receive`` (:func:`asz_core.sessiondata.durable.settle` called):
+    the KeyboardInterrupt there is :class:`~asz_core.sessiondata.durable.StopBeforePair` (or the parse's
+    ``ParseInterrupted`` made of it), a pass not begun; in the main thread it is a real Ctrl-C."""
+    from ..sessiondata.durable import stopping
+
+    return stopping() and threading.current_thread() is not threading.main_thread()
 
 
 def _unchained(root: Path, session: str) -> list[tuple[str, int, int]]:

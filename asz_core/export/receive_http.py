@@ -243,6 +243,14 @@ class Server(socketserver.ThreadingTCPServer):
         self._watcher.join(timeout=5)
         self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 
+    def answered(self, timeout: float) -> bool:
+        """After :meth:`drain` and ``durable.settle`` (a request still landing past the drain has landed and recorded
+        its files): wait up to ``timeout`` seconds for each handler left to write its answer and end (its reply follows
+        its landing: a process ending at once lost it, and the sender sent that request again). True when none is
+        left."""
+        with self._ended:
+            return self._ended.wait_for(lambda: not self._handling, timeout=timeout)
+
     def handle_error(self, request, client_address) -> None:
         """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`~asz_core.export.receive_seen.Summed`), no traceback."""
         err = sys.exc_info()[1]
