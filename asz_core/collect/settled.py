@@ -51,7 +51,10 @@ def nothing_new(root: Path, session: str, parts: list[tuple[Any, list[Source]]],
                 if cp in seen or not unchanged(s, read_cursor(cp, checked=True)):
                     return False
                 seen.add(cp)
-        for cp in cursor_paths(sdir):
+        listed = cursor_paths(sdir)  # enters no link (storage/layout.py, _holding_dirs): a source's cursor read
+        if not seen.issubset(listed):  # through a linked stream folder, or in a session whose index is one: the pass
+            return False  # looks, and refuses the link (session_landing.refuse_linked), whatever is new
+        for cp in listed:
             if cp not in seen:
                 cur = read_cursor(cp)
                 if cur is None or cur.state == "active":

@@ -34,9 +34,8 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 import attrs
 
 from ..sessiondata import durable, gc_pause
-from ..storage.layout import landed_files, rounds_dir, session_dir, session_dirs
+from ..storage.layout import landed_files, refuse_linked_session, rounds_dir, session_dir, session_dirs
 from ..storage.senders import RECEIVED
-from ..sessiondata.nolink import refuse_link
 from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, figures_differ, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
@@ -297,7 +296,7 @@ def _parse(root: Path, session: str, out: ParseOutcome, budget: int, engine: Flo
 def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, engine: FlowEngine, lock_timeout: float,
                    fsync: bool) -> None:
     sdir = session_dir(root, session)
-    refuse_link(root, sdir, "the session folder asz landed")  # its index is written through no link, nor its rounds
+    refuse_linked_session(sdir)  # its index is written through no link (nor is one its folder), nor its rounds
     chain = Chain(root, out.conversation)
     if not chain.exists() and not landed_files(sdir, skeletons=True):
         return  # nothing landed, no chain: create nothing

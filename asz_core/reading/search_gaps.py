@@ -36,7 +36,7 @@ import sqlite3
 from pathlib import Path
 
 from ..storage.filekey import stat_key
-from ..storage.layout import holding_dirs, parse_landed_name, rounds_dir
+from ..storage.layout import holding_dirs, open_index_file, parse_landed_name, rounds_dir
 from ..view.rows import newest_round, read_head
 from .listing import Filters
 from .prose import missing_landed
@@ -162,7 +162,7 @@ def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str
         return []
     named: dict[int, str] = {}
     try:
-        with open(root / session / "index" / "entries.jsonl", "rb") as f:
+        with open_index_file(root / session, "entries.jsonl") as f:  # through no link (storage/layout.py)
             for line in f:
                 m = _ENTRY_FRONT.match(line)
                 if m and int(m.group(1)) in lost:

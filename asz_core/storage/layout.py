@@ -330,6 +330,8 @@ def _holding_dirs(session_dir: str | os.PathLike) -> Iterator[str]:
             return
         raise
     try:
+        if _is_link("index", top):  # a session whose index is a link holds nothing, as a linked session folder
+            return
         for sub in ("streams", "runs"):
             try:
                 fd = os.open(sub, NOFOLLOW_DIR, dir_fd=top)
@@ -344,14 +346,51 @@ def _holding_dirs(session_dir: str | os.PathLike) -> Iterator[str]:
                 os.close(fd)
             d = os.path.join(base, sub) + os.sep  # each child is d + name, as os.path.join makes it
             yield from (d + c for c in children)
-        try:
-            linked = stat.S_ISLNK(os.stat("provider_body", dir_fd=top, follow_symlinks=False).st_mode)
-        except OSError:
-            linked = False
-        if not linked:
+        if not _is_link("provider_body", top):
             yield os.path.join(base, "provider_body")
     finally:
         os.close(top)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    """True when ``name`` in the folder open as ``dir_fd`` is a symbolic link (one ``fstatat``; missing: False)."""
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def refuse_linked_session(session_dir: str | os.PathLike) -> None:
+    """Raise :class:`~asz_core.sessiondata.nolink.LinkRefused` when a session folder, or its ``index`` folder, is a
+    symbolic link (``a symbolic link to T, not the session folder asz landed`` / ``the index folder asz landed``:
+    the words ``asz collect`` says them in, :func:`session_links`); the one check of the session a writer makes
+    before writing its index or rounds (``asz parse``; docs/storage-root.md, "No links"). Two ``lstat`` calls."""
+    from ..sessiondata.nolink import LinkRefused
+
+    base = os.fspath(session_dir)
+    for path, what in ((base, "the session folder"), (os.path.join(base, "index"), "the index folder")):
+        if os.path.islink(path):
+            raise LinkRefused(path, f"{what} asz landed")
+
+
+def open_index_file(session_dir: str | os.PathLike, name: str):
+    """The session's ``index/<name>`` opened for reading (binary), through no symbolic link: a session folder, index
+    folder or file that is one raises :class:`~asz_core.sessiondata.nolink.LinkRefused` (an OSError, as a missing one
+    raises FileNotFoundError): what a reader of the index (the page's titles, search's gaps) opens it with."""
+    from ..sessiondata.nolink import LinkRefused
+
+    base = os.fspath(session_dir)
+    refuse_linked_session(base)
+    fd = os.open(os.path.join(base, "index"), NOFOLLOW_DIR)
+    try:
+        f = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), dir_fd=fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LinkRefused(os.path.join(base, "index", name), "the index file asz wrote") from None
+        raise
+    finally:
+        os.close(fd)
+    return os.fdopen(f, "rb")
 
 
 #: An ``errno`` of opening a folder a listing takes as holding nothing: missing, not a folder, a symbolic link.

@@ -260,13 +260,14 @@ def _index_ids(root: Path, session: str, leaves: Iterable[str]) -> set[str]:
     does not read holds none. The ids are found by their bytes (every ``"id":"…"``), and a line holding a leaf is
     decoded to be sure it names a record of a kind the table keeps; read once per file state."""
     from ..flow.index import index_dir
+    from ..storage.layout import open_index_file
 
     path = os.fspath(index_dir(os.path.join(root, session)) / "entries.jsonl")
     key = _stat_or_none(path)
     hit = _INDEX_IDS.get(path)
     if hit is None or hit[0] != key or not key:
         try:
-            with open(path, "rb") as f:
+            with open_index_file(os.path.join(root, session), "entries.jsonl") as f:  # through no link (layout.py)
                 data = f.read()
         except OSError:
             data = b""

@@ -141,3 +141,45 @@ def test_links_in_place_of_folders_and_cursors_are_refused_by_every_reader_and_b
     assert c.returncode == 0, c.stdout + c.stderr
     assert re.search(r"landed=3 records=3 ", c.stdout), c.stdout
     assert asz("verify", "--root", str(root)).returncode == 0
+
+
+def test_a_linked_index_folder_and_a_linked_stream_folder_with_nothing_new_are_refused(corpus_copy, corpus_projects,
+                                                                                        tmp_path):
+    """fix43c's leftovers: a session whose ``index/`` is a symbolic link was named by verify only, while parse wrote
+    through it and ls and export read the session as whole; a linked stream folder in a session with nothing new was
+    read through (its cursor) and collect said nothing. Now parse refuses the session naming the link, ls and export
+    read it as a session whose files are missing, and collect (no source changed) says each link (the index once more, as its parse refuses it), exit 1,
+    writing nothing through either; put back, collect and verify are clean."""
+    root = corpus_copy(tmp_path / "root")
+    sessions = sorted(p.name for p in (root / "_conversations").iterdir()
+                      if sorted((root / p.name / "streams" / "main").glob("transcript-*.sd")))
+    s_index, s_stream = sessions[:2]
+    (tmp_path / "out" / "i").mkdir(parents=True)
+    (tmp_path / "out" / "s").mkdir(parents=True)
+    links = {"the index folder": (root / s_index / "index", _moved_out(root / s_index / "index", tmp_path / "out" / "i")),
+             "the stream folder": (root / s_stream / "streams" / "main",
+                                   _moved_out(root / s_stream / "streams" / "main", tmp_path / "out" / "s"))}
+    before = _tree(tmp_path / "out")
+
+    p = asz("parse", s_index, "--root", str(root))
+    link, target = links["the index folder"]
+    assert p.returncode != 0 and f"a symbolic link to {target}, not the index folder asz landed" in p.stdout + p.stderr, \
+        p.stdout + p.stderr
+    rows = {r["id"]: r["state"] for r in json.loads(asz("ls", "--root", str(root), "--json").stdout)}
+    assert rows[s_index] != "verified", rows[s_index]
+    md = asz("export", s_index, "--root", str(root), "--format", "md")
+    assert md.returncode == 1 and f"asz export: warning: {s_index} does not verify" in md.stderr, md.stderr
+
+    c = asz("collect", "--once", "--source", str(corpus_projects), "--root", str(root))
+    assert c.returncode == 1, c.stdout + c.stderr
+    for what, (link, target) in links.items():  # the index: by the landing and by the parse after it
+        said = f"a symbolic link to {target}, not {what} asz landed"
+        assert c.stderr.count(said) == (2 if what == "the index folder" else 1) and f"{link}: " in c.stderr, c.stderr
+    assert _tree(tmp_path / "out") == before  # nothing written through either link
+
+    for link, target in links.values():
+        os.unlink(link)
+        os.rename(target, link)
+    c = asz("collect", "--once", "--source", str(corpus_projects), "--root", str(root))
+    assert c.returncode == 0 and re.search(r" landed=0 ", c.stdout), c.stdout + c.stderr
+    assert asz("verify", "--root", str(root)).returncode == 0
