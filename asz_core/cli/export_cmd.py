@@ -140,7 +140,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         audit = _audit(cid, thinking, prose, plain=fmt == "text")
         try:
             turns = prose_turns(root, cid, hide=hide, thinking=thinking, raw=prose.raw, lines=prose.lines, stats=prose.stats,
-                                audit=audit)
+                                audit=audit, evidence=prose.evidence)
         finally:
             prose.lines.close()  # a conversation's source files are its own
         row = None

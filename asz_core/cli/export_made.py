@@ -104,7 +104,9 @@ def manifest_body(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
 
 def _evidence(r: Path, cid: str, hide: list[str], prose: Prose) -> dict:
     """Conversation ``cid``'s entry of a manifest's ``conversations``: that of the document its copy was rendered from
-    (``prose.evidence``), else (a prose form renders none) of the document built now."""
+    (``prose.evidence``: the md, html and json forms', and the prose forms' that build one, the audit and text forms'
+    and those of a dialect landing in arrival order: :func:`~asz_core.reading.prose.prose_turns`), else of the
+    document built now."""
     if cid in prose.evidence:
         return prose.evidence[cid]
     from ..reading.export_title import built_evidence

@@ -491,7 +491,7 @@ def _records(root: Path, session: str, through: int, bad: list[str], conversatio
 
 def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[str] = (), thinking: bool = False,
                 raw: list[int] | None = None, lines: Optional[SourceLines] = None,
-                stats: Optional[ProseStats] = None, audit: Any = None) -> list[dict]:
+                stats: Optional[ProseStats] = None, audit: Any = None, evidence: Optional[dict] = None) -> list[dict]:
     """The prose turns of ``conversation`` (module docstring).
 
     ``raw``, when given, gets ``[source bytes of every transcript record]``
@@ -499,7 +499,9 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     content shape open; ``stats`` counts how those were decided. ``audit``
     (an :class:`~asz_core.reading.prose_audit.Audit`) gives the audit form
     instead: each record's lines from ``audit.lines``, the streams arranged by
-    ``audit.arrange`` (docs/reading.md, ``--audit``).
+    ``audit.arrange`` (docs/reading.md, ``--audit``). ``evidence``, when given, gets the conversation's manifest entry
+    of the document built here (:func:`~asz_core.reading.export_title.built_evidence`), so its copy's manifest does
+    not build it again (session 43); nothing when none is built.
     """
     root = Path(root)
     stats = stats if stats is not None else ProseStats()
@@ -543,7 +545,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     _note_unread(by_stream, stats.thinking_unread, stats.thinking_redacted)
     # main first, then by first time; at one time (and untimed) in the order each was read (stable: never by name)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62)))
-    doc = build(root, conversation, hide) if audit is not None or ordered else None
+    doc = _built(root, conversation, hide, evidence) if audit is not None or ordered else None
     if doc is not None and ordered:  # landed in arrival order: the document's order of the work
         from .prose_audit import record_of
 
@@ -555,6 +557,17 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         audit.ask(doc, by_stream)
         return said_untimed(audit.arrange([by_stream[s] for s in order]))
     return said_untimed([turn for s in order for turn in by_stream[s]])
+
+
+def _built(root: Path, conversation: str, hide: Sequence[str], evidence: Optional[dict]) -> dict:
+    """The asz.view document of ``conversation`` (:func:`~asz_core.reading.export.build`), its manifest entry put in
+    ``evidence`` under its id when given."""
+    if evidence is None:
+        return build(root, conversation, hide)
+    from .export_title import built_evidence
+
+    doc, evidence[conversation] = built_evidence(root, conversation, hide)
+    return doc
 
 
 def said_untimed(lines: list[dict]) -> list[dict]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 
+import orjson
 import pytest
 
 from asz_core.view import page_secrets, secret_forms
@@ -160,3 +161,40 @@ def test_a_clipped_texts_cut_head_is_found_as_before():
     cut = [t for t in made if _cut_head_before(t)[1]]
     assert len(cut) > 500  # the texts do hold heads the clip cut
     assert [t for t in made if page_secrets._cut_head(t) != _cut_head_before(t)] == []
+
+
+def _tree_found(value) -> list[str]:
+    """``found_in`` as it was before session 43: every string of the tree through ``Masker(False).tree``."""
+    counted = secret_forms.Masker(False)
+    counted.tree(value)
+    return counted.gone
+
+
+def test_found_in_equals_each_text_looked_at_alone(corpus_dir):
+    """``found_in`` looks at a tree's short texts together first (``_shorts_clear``): it gives what each text looked at
+    alone gave, in order, over trees of made texts (each credential in one short text among clean ones, the start
+    strings alone, a string split across two texts, a shared dict, texts past ``_SHORT``) and over every line of the
+    corpus read as JSON; each made credential is counted once a place, as ``find`` finds it in its text."""
+    rng = random.Random(43)
+    made = list(_texts(43, 600))
+    clean = [f"word {i} of a record" for i in range(200)]
+    shared = {"k": "Authorization: Bearer abcdef1234567890abcdef12"}
+    long_text = "x " * secret_forms._SHORT + "AKIAIOSFODNN7EXAMPLE"
+    trees = [{"parts": [*clean[:50], t, *clean[50:]], "n": 3} for t in made]
+    trees += [[*clean, "ses", "sion Bearer", "pass", "word"], {"a": shared, "b": [shared, shared]}, [clean, long_text],
+              ("***", clean), [rng.choice(FILLERS) for _ in range(300)], {"only": clean}]
+    counted = 0
+    for tree in trees:
+        want = _tree_found(tree)
+        assert secret_forms.found_in(tree) == want, tree
+        counted += len(want)
+    assert counted >= sum(len(find(t)) for t in made) > 300
+    assert len(secret_forms.found_in(trees[-5])) == 1  # the shared dict once
+    assert secret_forms.found_in(trees[-1]) == []
+    lines = 0
+    for path in sorted(corpus_dir.rglob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            value = orjson.loads(line) if line.strip() else None
+            lines += 1
+            assert secret_forms.found_in(value) == _tree_found(value), (path, line[:200])
+    assert lines > 3000
