@@ -12,7 +12,7 @@ On a root with no ``_received/`` (a root collected here, never received into) th
 counts, as before. On a receiving root a file's sender is its sender line's label; a line that does not verify, a
 file ``_received/before.list`` lists (received before records were kept), or a file with no line yet (a request
 landing it has not written its lines) has no known sender and titles nothing; a session collected into the receiving
-root itself (its ``session.state``) is this host's (:data:`~asz_core.storage.senders.THIS_HOST`).
+root itself (its ``session.state``) is this host's (:data:`HERE`, which no sender's instance id can spell).
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ __all__ = ["Senders"]
 
 #: A file or session whose sender cannot be told (no verified line): the same as no one.
 UNKNOWN = None
+#: This host (a session collected into the receiving root, :data:`~asz_core.storage.senders.THIS_HOST`) as this rule
+#: tells it: a word no sender line's label can be (an instance id holding a parenthesis is quoted), so a sender whose
+#: instance id is ``this host`` is not taken for this host (review43b: it titled the root's own collected sessions).
+HERE = f"({THIS_HOST})"
 
 
 class Senders:
@@ -61,7 +65,7 @@ class Senders:
         (``session.state``), else not known (received before records were kept, or its line not written yet)."""
         if rel in listed_before(self.root).get(session_dir, ()):
             return UNKNOWN
-        return THIS_HOST if os.path.exists(os.path.join(self.root, session_dir, "session.state")) else UNKNOWN
+        return HERE if os.path.exists(os.path.join(self.root, session_dir, "session.state")) else UNKNOWN
 
     def _session(self, session_dir: str) -> tuple[dict[str, str | None], frozenset]:
         """``(rel -> the sender label of its verified line, None for one that does not verify; the session's
@@ -83,7 +87,7 @@ class Senders:
         if listed_before(self.root).get(session_dir):
             who.add(UNKNOWN)
         if os.path.exists(os.path.join(self.root, session_dir, "session.state")):
-            who.add(THIS_HOST)
+            who.add(HERE)
         got = frozenset(who or (UNKNOWN,))
         self._read[session_dir] = (mark, by_file, got)
         return by_file, got
