@@ -106,7 +106,13 @@ could hide behind it).
 - render 19: md's and html's line of a model call a sub-agent's or side question's file replays (the document's
   ``replayed_in``: :func:`~asz_core.flow.asm_state.replays`) names the streams of the copy, ``Model call … · replayed
   in a320f12 (drawn once, here)`` (trial 43c F2: the copy was drawn again as a message). A copy of render 18 or before
-  is made again drawing as that render did (:func:`drawing`).
+  is made again drawing as that render did (:func:`drawing`). Render 19 is also the first whose asz reads Claude Code's
+  interrupt notice as the runtime's notice (65cc2646, trial 43c F1: landed flagged ``notice`` by claude-code-local
+  0.9.0, an earlier file's re-read so by ``asz parse``): a text or ``--audit`` copy of render 18 or before is made
+  again as its asz read the landed records (:func:`notices_read`): a record flagged ``notice`` a person's line gives
+  is the runtime's notice line (role ``system``, kind ``notice``) as that asz drew it, not role ``user``, kind
+  ``interrupt``, and its header's ``problems`` do not say that the round read such a notice by an earlier rule (no
+  earlier asz's rule read one so; fix43i: such copies made at fbe44e18 failed at those lines).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -133,7 +139,7 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style"]
+__all__ = ["RENDER", "NOTICES_RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
 RENDER = 19
@@ -146,19 +152,37 @@ def drawn() -> int:
     return _DRAWN.get()
 
 
+#: The render from which a person's line the adapter flags ``notice`` (Claude Code's interrupt notice, 65cc2646) is drawn
+#: as one (:func:`notices_read`).
+NOTICES_RENDER = 19
+
+
+def notices_read() -> bool:
+    """Whether the copy being drawn (:func:`drawn`) reads a record from the person flagged ``notice`` as the
+    interrupt notice it is (render 19 on): an audit line of role ``user``, kind ``interrupt``
+    (:class:`~asz_core.reading.prose_audit.Audit`), and the header's problem line of a round that read it by an
+    earlier rule (:meth:`~asz_core.view.view_base.ViewBase.reread_lines`). An older copy is made again without
+    either, as the asz that made it read them (module docstring, render 19)."""
+    return drawn() >= NOTICES_RENDER
+
+
 @contextmanager
 def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     """Draw copies as render ``render`` did inside the block, where a later render's change cannot be removed from
-    the bytes by :func:`as_render` (render 6's commands as typed), with costs as before f7840f1b when
+    the bytes by :func:`as_render` (render 6's commands as typed; before render 19 a person's line read as a
+    notice, :func:`notices_read`), with costs as before f7840f1b when
     ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
     again so."""
     from ..view.prices import cents_as_before
+    from ..view.view_base import NOTICES_READ
 
     token = _DRAWN.set(min(int(render), RENDER))
+    notices = NOTICES_READ.set(notices_read())
     try:
         with cents_as_before(cents_before):
             yield
     finally:
+        NOTICES_READ.reset(notices)
         _DRAWN.reset(token)
 
 

@@ -57,6 +57,7 @@ from ..view.secret_forms import found_in, masked_cut
 from ..view.titles import ask_adapter, prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
 from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
+from .export_render import notices_read
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
 from .search_hits import text_kind
@@ -274,8 +275,8 @@ class Audit:
         if line is not None:
             line["kind"] = self._kind(header, stream, rec, line)
             out.append(line)
-        elif rec.get("from") == "external" and ("external_input" in flags or "notice" in flags) and parts \
-                and all(p.get("k") in ("text", "media") for p in parts):  # notice: an interrupt notice (trial 43c F1)
+        elif rec.get("from") == "external" and ("external_input" in flags or "notice" in flags and notices_read()) \
+                and parts and all(p.get("k") in ("text", "media") for p in parts):  # notice: an interrupt (43c F1)
             text = "\n".join((p.get("text") or part_marker(p)) if p.get("k") == "text" else
                              media_line({"mime": p.get("media"), "bytes": p.get("bytes"), "state": p.get("state")})
                              for p in parts)

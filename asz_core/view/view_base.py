@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 import msgspec
 
 from ..flow.fold import Fold
@@ -23,7 +25,7 @@ from .usage import CallUsage, incomplete_lines, mark_rates_unchecked, outside_ca
     unended_lines, unnamed_call_lines
 from .unended import caught_lines, gap_lines, lost_lines, partly_lines
 
-__all__ = ["ViewBase", "untimed_lines"]
+__all__ = ["NOTICES_READ", "ViewBase", "untimed_lines"]
 
 
 class ViewBase(Companions):
@@ -321,11 +323,24 @@ class ViewBase(Companions):
             rec = sess.record(n.ref)
             if rec is None or "external_input" not in (rec.get("flags") or ()):
                 continue
-            got = ask_adapter(hdr.dialect, "read_today", hdr.adapter, rec)
-            why = got.get("why") if isinstance(got, dict) else None
+            why = _reread_why(ask_adapter(hdr.dialect, "read_today", hdr.adapter, rec))
             if isinstance(why, str) and why:
                 counts[(hdr.adapter, why)] = counts.get((hdr.adapter, why), 0) + 1
         return [reread_line(n, adapter, why, sess.session, sess.root) for (adapter, why), n in counts.items()]
+
+
+#: Whether a record an adapter reads today as the runtime's notice (Claude Code's interrupt notice, 65cc2646) is said
+#: among a round's re-read records (:meth:`ViewBase.reread_lines`): False while a copy of render 18 or before is drawn
+#: again (:func:`~asz_core.reading.export_render.drawing`), whose asz said none.
+NOTICES_READ: ContextVar[bool] = ContextVar("asz_notices_read", default=True)
+
+
+def _reread_why(got: object) -> str | None:
+    """The ``why`` of an adapter's :meth:`read_today` answer ``got``; None when it gives none, or when it flags the
+    record ``notice`` and :data:`NOTICES_READ` is False (an older copy drawn again)."""
+    if not isinstance(got, dict) or "notice" in (got.get("flags") or ()) and not NOTICES_READ.get():
+        return None
+    return got.get("why")
 
 
 #: How a ``summary.problems`` line about keys given twice in a source line starts (:meth:`ViewBase.twice_lines`).
