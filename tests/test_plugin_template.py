@@ -71,7 +71,7 @@ def test_template_names_cannot_collide_with_a_real_adapter():
 
 
 def test_template_own_tests_pass(installed):
-    proc = subprocess.run([str(installed), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio", str(TEMPLATE / "tests")], capture_output=True, text=True, env=_env(installed), cwd=TEMPLATE)
+    proc = subprocess.run([str(installed), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(TEMPLATE / "tests")], capture_output=True, text=True, env=_env(installed), cwd=TEMPLATE)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "passed" in proc.stdout and "failed" not in proc.stdout
 

@@ -10,8 +10,12 @@ A third-party adapter pulls it in with about three lines::
         samples = Path(__file__).parent.parent / "samples"   # a source root with sample sessions
 
 The mixin's name does not start with ``Test``, so pytest never collects it on
-its own. Each check runs the adapter through a real collect
-(:class:`asz_core.collect.Collector`) into a temporary storage root. Which
+its own. The checks run the adapter through a real collect
+(:class:`asz_core.collect.Collector`) into a temporary storage root: those that
+only read the samples, the landed root, its parse or its documents share one copy
+and one collect pass, parsed, per test class (the ``samples_source`` and
+``samples_root`` fixtures, :class:`~asz_core.testing.landing.SamplesRoot`); those
+that change them (appending, a second pass, two processes) make their own. Which
 checks apply is decided by the adapter's declared
 :class:`~asz_core.Capabilities`, never by its name.
 

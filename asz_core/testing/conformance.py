@@ -19,7 +19,7 @@ from ..plugins.adapter import VOCABULARY, Adapter, undeclared_flag
 from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
 from .accounted import unaccounted
-from .landing import collect_once, landed_records
+from .landing import SamplesRoot, collect_once, landed_records
 from .usage_reach import usage_unreached
 
 __all__ = ["AdapterConformance"]
@@ -89,6 +89,12 @@ def nothing_landed(adapter: Adapter, samples: Path, source_root: Path, counters:
     if not d.sources:
         said.append("is samples the folder discover() expects as its source root (not one level above or below)?")
     return "\n".join(said)
+
+
+def made_copy(samples: Path, dst: Path) -> Path:
+    """``dst``, made a copy of the folder ``samples`` (it must not exist)."""
+    shutil.copytree(samples, dst)
+    return dst
 
 
 def _converted(adapter: Adapter, source_root: Path) -> list[tuple[str, object, object]]:
@@ -233,17 +239,30 @@ class AdapterConformance:
     @pytest.fixture
     def source_root(self, tmp_path: Path) -> Path:
         """A private copy of the samples, so tests may append to them."""
-        dst = tmp_path / "source"
-        shutil.copytree(Path(self.samples), dst)
-        return dst
+        return made_copy(Path(self.samples), tmp_path / "source")
 
     @pytest.fixture
     def collected(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> Path:
-        """A storage root holding one collect pass over the samples."""
+        """A storage root holding one collect pass over the samples, the test's own (it may collect into it again)."""
         root = tmp_path / "root"
         c = collect_once(root, adapter, source_root)
         assert c.landed > 0, nothing_landed(adapter, Path(self.samples), source_root, c)
         return root
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def samples_source(cls, tmp_path_factory: pytest.TempPathFactory) -> Path:
+        """A copy of the samples made once for the test class (trial 43b F6: one a check); only read it."""
+        return made_copy(Path(cls.samples), tmp_path_factory.mktemp("samples") / "source")
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def samples_root(cls, samples_source: Path) -> SamplesRoot:
+        """One collect pass over ``samples_source``, parsed, made once for the test class (:class:`.SamplesRoot`); only
+        read it (``collected`` is a test's own)."""
+        shared = SamplesRoot(samples_source, samples_source.parent / "root", adapter := cls.adapter_class())
+        assert shared.counters.landed > 0, nothing_landed(adapter, Path(cls.samples), samples_source, shared.counters)
+        return shared
 
     # ------------------------------------------------------------------ checks
 
@@ -277,55 +296,48 @@ class AdapterConformance:
                 assert rule.flag in FLAGS, f"{dialect}: {rule.flag!r} is not a Session Data flag"
                 assert rule.rule.strip(), f"{dialect}: flag {rule.flag!r} has no rule"
 
-    def test_values_are_session_data_values(self, adapter: Adapter, source_root: Path) -> None:
+    def test_values_are_session_data_values(self, adapter: Adapter, samples_source: Path) -> None:
         """Every record the samples convert to holds only Session Data values in ``from``, ``trigger``, flags, part kinds
         and part states (the writer refuses any other), and usage counts its line holds (:func:`made_up_counts`)."""
         bad = []
-        for where, _s, data, rec in _converted_from(adapter, source_root):
+        for where, _s, data, rec in _converted_from(adapter, samples_source):
             bad += _outside_vocabulary(where, rec) + made_up_counts(where, data, rec)
         assert not bad, f"{adapter.name} writes values outside Session Data's vocabularies, or {MADE_UP}:\n" + "\n".join(bad[:20])
 
-    def test_no_line_left_unaccounted(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+    def test_no_line_left_unaccounted(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """Each piece of content of every line is accounted for (seed 000, Parts and Dropped; :mod:`.accounted`), naming
         the line, the field and its first words (trial 35a F3); no record says nothing of its line."""
-        bad = [f"{h.src}:{rec.ord} ({rec.bytes} bytes)" for _p, h, _r, rec in landed_records(collected)
+        bad = [f"{h.src}:{rec.ord} ({rec.bytes} bytes)" for _p, h, _r, rec in landed_records(samples_root.root)
                if not rec.parts and not rec.dropped and not any(getattr(rec, f, None) for f in SAID_FIELDS)]
         assert not bad, "records that say nothing of their line (no parts, no dropped entry, no identifier):\n" + "\n".join(bad[:20])
-        lost = [f"{where}: {field}" for where, _s, data, rec in _converted_from(adapter, source_root)
+        lost = [f"{where}: {field}" for where, _s, data, rec in _converted_from(adapter, samples_root.source_root)
                 for field in unaccounted(data, rec, self.unaccounted_members)]
         assert not lost, UNACCOUNTED.format(adapter=adapter.name, n=len(lost)) + "\n".join(lost[:20]) + "\n…" * (len(lost) > 20)
 
-    def test_documents_cite_every_record_with_text(self, collected: Path) -> None:
+    def test_documents_cite_every_record_with_text(self, samples_root: SamplesRoot) -> None:
         """The samples parse into conversations, and each asz.view document cites every record with text
         (``summary.coverage``: cited == records; a gap is named in ``summary.problems`` as ``not drawn: …``)."""
-        import io
-
-        from ..flow.parse import parse_root
-        from ..view import build_view, list_conversations
-
-        told = io.StringIO()
-        report = parse_root(collected, err=told)
-        assert not report.problems, f"parse of the samples reported: {report.problems}\n{told.getvalue()}"
-        conversations = list_conversations(collected)
-        assert conversations, "the samples parse into no conversation"
-        for conv in conversations:
-            summary = build_view(collected, conv)["summary"]
+        samples_root.parsed_clean()
+        views = samples_root.views()
+        assert views, "the samples parse into no conversation"
+        for conv, doc in views.items():
+            summary = doc["summary"]
             cov = summary["coverage"]
             gaps = [p for p in summary.get("problems", ()) if p.startswith("not drawn")]
             assert cov["cited"] == cov["records"], f"{conv}: the document cites {cov['cited']} of {cov['records']} records with text: {gaps}"
 
-    def test_every_file_verifies(self, collected: Path) -> None:
-        """The collected root verifies clean (digests, contiguity, names, cursors)."""
+    def test_every_file_verifies(self, samples_root: SamplesRoot) -> None:
+        """The collected root, parsed as ``asz collect`` leaves it, verifies clean (digests, contiguity, names, cursors)."""
         from ..verify.walk import verify_root
 
-        report = verify_root(collected)
+        report = verify_root(samples_root.root)
         assert report.ok, "\n".join(report.lines())
 
-    def test_headers_names_and_seq(self, collected: Path, adapter: Adapter) -> None:
+    def test_headers_names_and_seq(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """Headers name this adapter and its dialects; kinds are declared; names match headers; seq is unique per session."""
         from ..storage.layout import landed_files, session_dirs
 
-        for sdir in session_dirs(collected):
+        for sdir in session_dirs(samples_root.root):
             seqs = []
             for ln, path in landed_files(sdir):
                 r = SDReader(path, decode=False)
@@ -338,11 +350,12 @@ class AdapterConformance:
                 seqs.append(h.seq)
             assert len(seqs) == len(set(seqs)), f"{sdir}: duplicate seq"
 
-    def test_every_source_line_is_a_record(self, collected: Path, adapter: Adapter, source_root: Path) -> None:
+    def test_every_source_line_is_a_record(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """Each complete line of every append source is exactly one record with its ord, off, bytes and sha."""
+        source_root = samples_root.source_root
         disc = adapter.discover(source_root)
         landed: dict[str, list] = {}
-        for _path, header, _row, rec in landed_records(collected):
+        for _path, header, _row, rec in landed_records(samples_root.root):
             landed.setdefault((header.session, header.src), []).append(rec)
         for s in disc.sources:
             if s.mode != "append":
@@ -365,35 +378,30 @@ class AdapterConformance:
                 assert rec.sha == hashlib.sha256(line).hexdigest()[:12], f"{s.src}:{n}"
                 off += len(line) + 1
 
-    def test_flags_only_from_declared_rules(self, adapter: Adapter, source_root: Path) -> None:
+    def test_flags_only_from_declared_rules(self, adapter: Adapter, samples_source: Path) -> None:
         """Every flag on a record the samples convert to has a rule the adapter declares for the source's dialect (seed
         000, Flags; ``asz collect`` refuses such a line, :func:`~asz_core.plugins.adapter.undeclared_flag`, so the
         collected root's checks error on it); the message names the source line (``src:line``) and the field (trial 25a
         F7: it named the landed file's row)."""
         declared = {d: frozenset(r.flag for r in adapter.flag_map(d)) for d in adapter.dialects}
         bad = []
-        for where, s, rec in _converted(adapter, source_root):
+        for where, s, rec in _converted(adapter, samples_source):
             if (said := undeclared_flag(rec, declared.get(s.dialect, frozenset()), s.dialect)) is not None:
                 bad.append(f"{where}: {said[0]}: {said[1]}")
         assert not bad, f"{adapter.name} sets flags by no rule it declares:\n" + "\n".join(bad[:20])
 
-    def test_record_ids_unique_between_sessions(self, collected: Path, adapter: Adapter) -> None:
+    def test_record_ids_unique_between_sessions(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """No two sessions of the samples share a record id unless one continues the other (it opens by repeating the
         other's records, as a resumed session does). Assembly reads ids root-wide: a record whose id landed already is
         a repeat, and ids shared otherwise are open ``shared_id`` entries in both conversations, whose records and calls
         each counts (docs/adapters.md, A Record's fields). A runtime numbering its records per session (``msg_1``,
         ``msg_2``, …) makes them unique by prefixing the session id (trial 25a F3). The message names the sessions and
         the ids."""
-        import io
-
         from ..flow.asm_links import SHARED_REASON
-        from ..flow.parse import parse_root
-        from ..view import build_view, list_conversations
 
-        parse_root(collected, err=io.StringIO())
         holders: dict[str, set[str]] = {}  # a shared id -> the sessions holding it
-        for conv in list_conversations(collected):
-            for u in build_view(collected, conv).get("unresolved") or ():
+        for conv, doc in samples_root.views().items():
+            for u in doc.get("unresolved") or ():
                 if u.get("kind") == "shared_id" and u.get("state") == "open" and u.get("reason", "").startswith(SHARED_REASON):
                     holders.setdefault(u.get("ref", ""), {conv}).update(u["reason"][len(SHARED_REASON):].split(", "))
         by_sessions: dict[tuple[str, ...], list[str]] = {}
@@ -405,17 +413,17 @@ class AdapterConformance:
                          f"continue each other share ids (make them unique, e.g. prefixed by the session id):\n"
                          + "\n".join(bad[:20]))
 
-    def test_record_ids_of_a_resumed_copy_kept(self, collected: Path, adapter: Adapter) -> None:
+    def test_record_ids_of_a_resumed_copy_kept(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """A line landed byte for byte in two sessions (a runtime copying records into a resumed session, which opens
         by repeating them) keeps one id: an id prefixed by the session holding the copy is a new record's, so the
         copy and its calls are counted twice, in both conversations, and the resumed one continues nothing (house26;
         docs/adapters.md, A Record's fields); two copies of one transcript pass (:func:`resumed_copies`, trial 35a F7)."""
-        bad = resumed_copies(collected)
+        bad = resumed_copies(samples_root.root)
         assert not bad, RESUMED_SAID.format(adapter.name) + "\n".join(bad[:20])
 
-    def test_ids_the_same_each_time(self, source_root: Path) -> None:
+    def test_ids_the_same_each_time(self, samples_source: Path) -> None:
         """Two fresh adapters convert each line to the same ids, never from ``uuid4()`` or a clock (trial 35a F4)."""
-        bad = changed_ids(self.adapter_class, source_root)
+        bad = changed_ids(self.adapter_class, samples_source)
         assert not bad, IDS_SAID.format(self.adapter_class.name) + "\n".join(bad[:10])
 
     def test_undescribable_bytes_kept_as_unknown(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
@@ -453,7 +461,7 @@ class AdapterConformance:
         said = f"appending one line to {target.src} landed {c.records} record(s) in {c.landed} file(s) ({c.summary()})"
         assert (c.landed, c.records) == (1, 1), said + _named_again(self.adapter_class, source_root)
 
-    def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, source_root: Path) -> None:
+    def test_sessions_land_in_parallel_as_in_one_process(self, tmp_path: Path, adapter: Adapter, samples_source: Path) -> None:
         """An adapter declaring ``sessions_in_parallel`` lands the samples in two worker processes byte for byte as in one."""
         from ..collect.workers import can_fork
 
@@ -461,24 +469,24 @@ class AdapterConformance:
             pytest.skip(f"{adapter.name} does not declare sessions_in_parallel: asz collect lands its sessions one by one")
         if not can_fork():
             pytest.skip(_why_no_fork())
-        if len(adapter.discover(source_root).sessions()) < 2:
+        if len(adapter.discover(samples_source).sessions()) < 2:
             pytest.skip("the samples hold one session: landing in parallel needs two")
         stamp = 1_800_000_000_000_000_000
         one, two = tmp_path / "one-process", tmp_path / "two-processes"
-        a = collect_once(one, adapter, source_root, stamp_ns=stamp)
-        b = collect_once(two, self.adapter_class(), source_root, stamp_ns=stamp, jobs=2)
+        a = collect_once(one, adapter, samples_source, stamp_ns=stamp)
+        b = collect_once(two, self.adapter_class(), samples_source, stamp_ns=stamp, jobs=2)
         differ = _first_difference(_landed_tree(one), _landed_tree(two))
         assert not differ and a.summary() == b.summary(), PARALLEL_SAID.format(adapter.name, differ or "the pass lines "
                                                                               "differ", a.summary(), b.summary())
 
-    def test_capabilities_show_in_the_samples(self, collected: Path, adapter: Adapter) -> None:
+    def test_capabilities_show_in_the_samples(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
         """What the adapter declares it carries appears in the landed samples (tool calls, reasoning, usage, children, media)."""
         caps = adapter.capabilities
         unknown = set(self.unshown_capabilities) - {"tool_calls", "reasoning", "usage", "children", "media"}
         assert not unknown, f"unshown_capabilities names no capability: {sorted(unknown)}"
         kinds, usage, streams = set(), False, set()
         calls, results = set(), set()
-        for _p, h, _r, rec in landed_records(collected):
+        for _p, h, _r, rec in landed_records(samples_root.root):
             streams.add(h.stream)
             usage = usage or rec.usage is not None
             for p in rec.parts:
@@ -504,7 +512,8 @@ class AdapterConformance:
         if caps.reasoning:
             assert "reasoning" in kinds, "reasoning declared but absent from the samples"
         if caps.usage:
-            assert not (said := usage_unreached(collected, adapter.name)), said  # carried, and counted (trial 39b F2)
+            samples_root.parsed_clean()
+            assert not (said := usage_unreached(samples_root.root, adapter.name, samples_root.views())), said  # (trial 39b F2)
         if caps.children:
             assert len(streams - {"", "main"}) >= 1, "children declared but the samples have no child stream"
         if caps.media:

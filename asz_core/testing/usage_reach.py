@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .landing import landed_records
+from .landing import PARSE_SAID, landed_records, parsed, views_of
 
 __all__ = ["usage_reach", "usage_unreached", "USAGE_UNCOUNTED"]
 
@@ -21,21 +21,17 @@ USAGE_UNCOUNTED = ("{adapter}: {n} of the {of} record(s) carrying usage are in n
                    "id); give each such record the id of the model call it reports:\n")
 
 
-def _call_refs(root: Path) -> tuple[set[tuple[str, int]], int]:
+def _call_refs(root: Path, views: dict[str, dict] | None = None) -> tuple[set[tuple[str, int]], int]:
     """Every ``(landed file relative to root, row)`` an ``llm.call`` of the root's documents cites, and how many of
-    those calls carry usage (the summaries' ``calls_with_usage``). Parses the root first."""
-    import io
-
-    from ..flow.parse import parse_root
-    from ..view import build_view, list_conversations
-
-    told = io.StringIO()
-    report = parse_root(root, err=told)
-    assert not report.problems, f"parse of the samples reported: {report.problems}\n{told.getvalue()}"
+    those calls carry usage (the summaries' ``calls_with_usage``). Parses the root first, unless ``views`` (each
+    conversation -> its asz.view document, of the root parsed already) is given."""
+    if views is None:
+        problems, said = parsed(root)
+        assert not problems, PARSE_SAID.format(problems, said)
+        views = views_of(root)
     cited: set[tuple[str, int]] = set()
     with_usage = 0
-    for conv in list_conversations(root):
-        doc = build_view(root, conv)
+    for doc in views.values():
         with_usage += doc["summary"].get("calls_with_usage") or 0
         files = {f["seq"]: f["file"] for f in doc["files"]}
         todo = list(doc["talks"]) + list(doc["loose"])
@@ -49,11 +45,11 @@ def _call_refs(root: Path) -> tuple[set[tuple[str, int]], int]:
     return cited, with_usage
 
 
-def usage_reach(root: Path) -> tuple[list[str], int, int]:
+def usage_reach(root: Path, views: dict[str, dict] | None = None) -> tuple[list[str], int, int]:
     """``(uncounted, carrying, calls_with_usage)`` of a collected root: each landed record carrying usage that no
     ``llm.call`` cites, as ``<landed file>:<row> (source line <ord>)``; how many records carry usage; and how many
-    assembled calls carry usage. Parses the root."""
-    cited, with_usage = _call_refs(root)
+    assembled calls carry usage. Parses the root, unless ``views`` of it parsed are given (:func:`_call_refs`)."""
+    cited, with_usage = _call_refs(root, views)
     uncounted: list[str] = []
     carrying = 0
     for path, _h, row, rec in landed_records(root):
@@ -66,11 +62,11 @@ def usage_reach(root: Path) -> tuple[list[str], int, int]:
     return uncounted, carrying, with_usage
 
 
-def usage_unreached(root: Path, adapter: str) -> str:
+def usage_unreached(root: Path, adapter: str, views: dict[str, dict] | None = None) -> str:
     """The kit's failure message for an adapter declaring usage: no record of the collected root carries it; or some
     record's usage no model call holds (:data:`USAGE_UNCOUNTED` and the first 20 records), or no call carries usage;
     '' when records carry usage and every one is in a call (the capabilities check's usage part)."""
-    uncounted, carrying, with_usage = usage_reach(root)
+    uncounted, carrying, with_usage = usage_reach(root, views)
     if not carrying:
         return "usage declared but no record carries it"
     if uncounted or not with_usage:

@@ -76,7 +76,7 @@ def kit(tmp_path_factory) -> dict[str, Outcome]:
         chosen.append(f"(test_{name}.py and ({select}))" if select else f"test_{name}.py")
     env = dict(os.environ, PYTHONPATH=str(TEMPLATE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     report = work / "report.xml"
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio", "-rN", f"--junitxml={report}", "-k", " or ".join(chosen),
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio", "-p", "no:hypothesispytest", "-rN", f"--junitxml={report}", "-k", " or ".join(chosen),
             *(f"test_{name}.py" for name in CASES)]
     proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=work, timeout=600)
     assert proc.returncode in (0, 1) and report.is_file(), proc.stdout + proc.stderr
