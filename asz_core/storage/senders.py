@@ -334,12 +334,12 @@ def instance_word(word: str) -> str:
     otherwise as a JSON string, ``"alice@hostA (credential alice)"``, with every control, line break, bidi and
     zero-width character as its JSON escape (``\\n``, ``\\u001b``, ``\\u202e``, ``\\u200b``), so the word decodes to
     the id exactly. The id is the pusher's own word: an id written ``alice@hostA (credential alice)`` read as a
-    credential the receiver checked, and an id ``a, b`` as two senders (review34, after trial 34c F7). str in, str
-    out."""
+    credential the receiver checked, and an id ``a, b`` as two senders (review34, after trial 34c F7); an id
+    ``this host`` is quoted too, so no sender reads as this host (:data:`THIS_HOST`; review43b). str in, str out."""
     from ..termsafe import line_value
 
     w = nfc(word)
-    if (w and w == w.strip() and not any(c in _LABEL_CHARS or (c.isspace() and c != " ") or _lookalike(c) for c in w)
+    if (w and w == w.strip() and w != THIS_HOST and not any(c in _LABEL_CHARS or (c.isspace() and c != " ") or _lookalike(c) for c in w)
             and line_value(w) == w):
         return w
     # JSON escapes for what a JSON encoder leaves as it is: DEL, C1, bidi, zero-width, U+2028, a space of another kind

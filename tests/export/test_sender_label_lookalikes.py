@@ -36,3 +36,11 @@ def test_a_hidden_character_is_shown_in_a_line_value_and_quoted_in_an_id(char, s
 def test_plain_ids_stay_bare():
     for inst in ("dev@hostB", "caf\u00e9@host", "\u30c7\u30e2@host", "a b@host"):
         assert instance_word(inst) == inst
+
+
+def test_an_id_spelling_this_host_is_quoted():
+    """review43b: a sender whose instance id is ``this host`` read as the receiving root's own collection (asz ls SENT BY,
+    the same-sender rule of titles); its word is quoted and decodes to the id."""
+    assert instance_word("this host") == '"this host"'
+    assert sender_label({"instance": "this host", "credential": None}) == '"this host"'
+    assert instance_word("this hostA") == "this hostA"
