@@ -92,8 +92,9 @@ def test_environment_and_zone_are_the_childs_own(tmp_path: Path):
 
 
 #: What a module-level statement calls or reads that depends on the environment (``os.environ``, ``os.getenv``,
-#: ``Path.home``/``expanduser``, :func:`asz_core.netguard.seconds`, which reads an environment variable).
-_ENV_NAMES = frozenset(("environ", "getenv", "home", "expanduser", "seconds"))
+#: ``Path.home``/``expanduser``, :func:`asz_core.netguard.seconds` and :meth:`asz_core.envsetting.Setting.value`, which
+#: read an environment variable; session 43's receive_http reads its settings through the latter).
+_ENV_NAMES = frozenset(("environ", "getenv", "home", "expanduser", "seconds", "value"))
 
 
 def _import_time_env_reads(path: Path) -> list[str]:

@@ -147,7 +147,7 @@ class BackgroundChecks(ReadingSaid):
         def load() -> None:
             from ..plugins.manager import load_adapters
             from ..verify import damage, landed  # noqa: F401
-            from . import document, named_titles, placing, turn_places, usage_keys  # noqa: F401 (usage_keys: a kept row's flat keys)
+            from . import document, named_listing, named_titles, placing, turn_places, usage_keys  # noqa: F401 (usage_keys: a kept row's flat keys)
             from .found_store import build_mark, drop_old_documents
             from .prices import default_table
 
