@@ -46,7 +46,8 @@ def test_every_corpus_talk_counts_the_same_both_ways(corpus, kiro_root):
             assert fast == slow, t.id
             talks += 1
             untimed += fast[3] > 0
-    assert talks >= 50 and untimed >= 1, (talks, untimed)  # 55 talks; Kiro CLI 2.x talks end untimed
+    assert talks >= 45 and untimed >= 1, (talks, untimed)  # 49 talks (55 before claude-code-local 0.9.0 read six
+    # interrupt notices as notices in the talk they interrupted); Kiro CLI 2.x talks end untimed
 
 
 def _n(nid: str, kind: str = "message.assistant") -> Node:
