@@ -226,10 +226,10 @@ class NamedIn:
         known: set[str] = set()
         if mark[0]:
             from ..flow.shared_ids import id_hash
-            from ..storage.frozen import read_only_db
+            from ..storage.frozen import open_read
 
-            try:
-                db = read_only_db(path, timeout=5.0)
+            try:  # opened as every reader of a derived file opens it: a copy only in a frozen root (trial 44b F2)
+                db = open_read(path, self.root, timeout=5.0)
                 try:
                     for leaf in self.by_leaf:
                         got[leaf] = {name for (name,) in db.execute(
@@ -237,7 +237,7 @@ class NamedIn:
                     known = {name for (name,) in db.execute("SELECT name FROM sessions")}
                 finally:
                     db.close()
-            except sqlite3.Error:
+            except (sqlite3.Error, OSError):
                 got, known = {leaf: set() for leaf in self.by_leaf}, set()
         if self.sessions is None:
             self.sessions = sorted(d.name for d in session_dirs(self.root))

@@ -252,3 +252,49 @@ def test_without_the_id_table_a_summary_changes_the_key_of_the_conversation_it_n
         shutil.copy(f, root / "_index" / f.name)
     named_titles._KEPT.clear()
     assert fingerprint(root, a, a) == after[a] and fingerprint(root, b, b) == after[b]
+
+
+def test_the_id_table_is_read_in_place_while_a_writer_checkpoints_it(tmp_path):
+    """Trial 44b F2: ``/api/conversations`` answered 500 (``FileNotFoundError: …/_index/ids.sqlite-wal``) during a live
+    pass: the labels' reading of the id table copied the table and its write-ahead log out of a root that was not
+    read-only, and the log was checkpointed away between the look and the copy. Now it is opened in place (a copy only
+    in a frozen root, ``storage.frozen.open_read``): a writer opening the table, adding a row and closing it (its last
+    close checkpoints and removes the log) beside a reader asking which sessions hold B's summary's leaf never makes the
+    reader fail, and the answer is A every time."""
+    import threading
+    import time
+
+    from asz_core.flow.shared_ids import _connect
+    from asz_core.view import named_titles
+
+    a, b = "aaaaaaaa-0000-4000-8000-00000000000a", "bbbbbbbb-0000-4000-8000-00000000000b"
+    root = collect_claude(tmp_path, {
+        a: [_user(a, "a-1", None, "Plan it", "2026-01-01T10:00:00Z"), _agent(a, "a-2", "a-1", "ok", "2026-01-01T10:00:05Z")],
+        b: [_summary("Zephyr", "a-2"), _user(b, "b-1", None, "Other", "2026-01-02T10:00:00Z"),
+            _agent(b, "b-2", "b-1", "x", "2026-01-02T10:00:05Z")]})
+    named = named_titles.named_in(root, again=True)
+    assert named._held()["a-2"] == {a}
+    stop, writes, answers, failed = threading.Event(), [0], [], []
+
+    def write() -> None:
+        while not stop.is_set():
+            db = _connect(root)  # the parse's own connection: WAL, a row, closed (the log checkpointed and removed)
+            db.execute("INSERT OR REPLACE INTO sessions(name, entries) VALUES (?, ?)", ("zz-writer", writes[0]))
+            db.close()
+            writes[0] += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end or writes[0] < 20:
+            named._holders = None  # asked anew, as a row after the table changed is
+            try:
+                answers.append(named._held()["a-2"])
+            except Exception as exc:  # noqa: BLE001 - the failure this test is about, named below
+                failed.append(repr(exc))
+    finally:
+        stop.set()
+        writer.join()
+    assert not failed, failed[:3]
+    assert answers and all(x == {a} for x in answers), {frozenset(x) for x in answers}
