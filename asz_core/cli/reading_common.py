@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 import typer
 
 from ..reading.ids import IdError
-from ..reading.listing import Filters, TimeError, parse_time
+from ..reading.listing import Filters, TimeError
 from ..termsafe import shell_word
 
 if TYPE_CHECKING:
@@ -205,19 +205,17 @@ def check_dialect(cmd: str, dialect: str, root: Path | None = None) -> None:
 
 
 def time_range(cmd: str, since: str, until: str, zone=None) -> tuple[int | None, int | None]:
-    """``--since`` and ``--until`` as unix ms (:func:`~asz_core.reading.listing.parse_time`; None when not given);
-    exit 2 naming the options for a time that does not read, or for a ``--since`` after the ``--until`` (nothing
-    could match: the command would print an empty answer that looks like a real one)."""
+    """``--since`` and ``--until`` as unix ms (:func:`~asz_core.view.match.time_window`, the one date range of every
+    command and ``/api/`` route; None when not given); exit 2 naming the options for a time that does not read or
+    that no date can hold (``9999-12`` in a zone east of UTC ends in year 10000), or for a ``--since`` after the
+    ``--until`` (nothing could match: the command would print an empty answer that looks like a real one)."""
+    from ..view.match import time_window
+
     try:
-        first = parse_time(since, zone=zone) if since else None
-        last = parse_time(until, end=True, zone=zone) if until else None
+        return time_window(since, until, zone)
     except TimeError as exc:
-        typer.echo(f"asz {cmd}: --since/--until: {exc}", err=True)
+        typer.echo(f"asz {cmd}: {exc}", err=True)
         raise typer.Exit(2)
-    if first is not None and last is not None and first > last:
-        typer.echo(f"asz {cmd}: --since {since} is after --until {until}: nothing can match (swap them?)", err=True)
-        raise typer.Exit(2)
-    return first, last
 
 
 def check_limit(cmd: str, limit: int, what: str = "row") -> None:

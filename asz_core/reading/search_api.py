@@ -49,7 +49,8 @@ from typing import Sequence
 import sqlite3
 
 from ..view.document import list_conversations
-from .listing import Filters, TimeError, parse_time
+from .listing import Filters, TimeError
+from ..view.match import time_window
 from .search import COUNT_LIMIT, QueryError, SearchError, index_path, iter_kinds, other_indexes_note, replaced_note, search, update_index
 from .search_hits import excluded_note, sent_by
 from .search_convs import across, search_conversations
@@ -162,9 +163,9 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         raise error(400, f"offset is a number from 0 to {MAX_OFFSET:,} (the hits a query is counted up to)")
     try:
         kinds = list(iter_kinds(got.get("kind", "")))
+        since, until = time_window(got.get("since", ""), got.get("until", ""), flag="")
         f = Filters(project=got.get("project", ""), model=got.get("model", ""), dialect=got.get("dialect", ""),
-                    since=parse_time(got["since"]) if got.get("since") else None,
-                    until=parse_time(got["until"], end=True) if got.get("until") else None)
+                    since=since, until=until)
     except (ValueError, TimeError) as exc:
         raise error(400, str(exc)) from None
     from ..view.row_filters import unknown_dialect

@@ -12,6 +12,7 @@ A project or model filter is a part of the name, matched case-insensitively (:fu
 
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 import re
 import time
@@ -19,7 +20,7 @@ import time
 from ..sessiondata.spelling import folded, project_key, windows_path
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TimeError", "parse_time", "contains", "matches", "dialect_matches", "runtime_keeps"]
+__all__ = ["TimeError", "parse_time", "time_window", "contains", "matches", "dialect_matches", "runtime_keeps"]
 
 
 def contains(name: object, part: str) -> bool:
@@ -83,7 +84,9 @@ def runtime_keeps(dialect: object, runtime: object, asked: str) -> bool:
     return any(x.lower().startswith(v) for x in (name, *([f"{name} {version}"] if version else [])))
 
 
-_RELATIVE = re.compile(r"([0-9]{1,6})\s*([mhdw])")
+_RELATIVE = re.compile(r"([0-9]+)\s*([mhdw])")
+#: The first millisecond a ``--since``/``--until`` may name: 0001-01-01T00:00:00Z, the earliest day Python's dates hold.
+EARLIEST_MS = -62_135_596_800_000
 _UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 #: The words ``--since``/``--until`` read as a calendar day: how many days before today.
 DAY_WORDS = {"today": 0, "yesterday": 1}
@@ -123,22 +126,22 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     month = re.fullmatch(r"([0-9]{4})-([0-9]{2})", s)
     if month:  # a whole month: its first day, or (end) its last
         y, mo = int(month.group(1)), int(month.group(2))
-        if not 1 <= mo <= 12:
+        if not 1 <= mo <= 12 or y < 1:
             raise TimeError(not_a_time(text, "no such month"))
-        last = (_dt.date(y + mo // 12, mo % 12 + 1, 1) - _dt.timedelta(days=1)).day
-        s = f"{y:04d}-{mo:02d}-{last if end else 1:02d}"
+        s = f"{y:04d}-{mo:02d}-{calendar.monthrange(y, mo)[1] if end else 1:02d}"  # 9999-12 too (trial 44a F1)
     m = _RELATIVE.fullmatch(s)
     if m:
-        return now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
+        back = now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
+        if back < EARLIEST_MS:  # trial 44a F8: 9999999999d was told it is not of the form
+            raise TimeError(f"{text!r} reaches too far back: before 0001-01-01, the earliest day asz reads (give a "
+                            "date, or a shorter time back)")
+        return back
     if re.fullmatch(r"[0-9]{4}-?[0-9]{2}-?[0-9]{2}", s) and (len(s) == 8 or s.count("-") == 2):
         try:
             day = _in_zone(_dt.datetime.strptime(s, "%Y-%m-%d" if "-" in s else "%Y%m%d"), zone)  # midnight
         except ValueError:
             raise TimeError(not_a_time(text, "no such day")) from None
-        if end:
-            day = _in_zone((day + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
-            return int(day.timestamp() * 1000) - 1
-        return int(day.timestamp() * 1000)
+        return _day_end(day, zone) if end else int(day.timestamp() * 1000)
     ns = parse_instant(s)
     if ns is not None:
         return ns // 1_000_000
@@ -149,6 +152,41 @@ def parse_time(text: str, *, end: bool = False, now_ms: int | None = None, zone:
     if local.tzinfo is None:
         local = _one_instant(text, local, zone)
     return int(local.timestamp() * 1000)
+
+
+def _day_end(midnight: _dt.datetime, zone: _dt.tzinfo | None) -> int:
+    """The last unix ms of the day ``midnight`` (aware, in ``zone``) starts: the next day's start less 1 ms; for
+    9999-12-31, which has no next day in Python's dates, its start and 24 hours less 1 ms (no zone moves its clocks
+    on a 31 December; trial 44a F1: a traceback)."""
+    try:
+        nxt = _in_zone((midnight + _dt.timedelta(days=1)).replace(tzinfo=None), zone)
+    except (OverflowError, ValueError):
+        return int(midnight.timestamp() * 1000) + 86_400_000 - 1
+    return int(nxt.timestamp() * 1000) - 1
+
+
+def time_window(since: str, until: str, zone: _dt.tzinfo | None = None, *, flag: str = "--") -> tuple[int | None, int | None]:
+    """``(since, until)`` in unix ms (None where not given, '' or None) as :func:`parse_time` reads them, ``until``
+    to its last millisecond: the one date range of every command (``asz ls``, ``search``, ``export``, ``usage``,
+    ``senders``: ``flag`` ``--``) and of the page's ``/api/`` routes (``flag`` ``''``: ``since=``). Raises
+    :class:`TimeError` whose words name the options (``--since/--until: '2026-13-01' (no such month) is not …``) for a
+    time that does not read, and for a ``since`` after the ``until`` (nothing could match: an empty answer that
+    looks like a real one)."""
+    def read(text: str, end: bool) -> int | None:
+        if not text:
+            return None
+        try:
+            return parse_time(text, end=end, zone=zone)
+        except TimeError as exc:
+            raise TimeError(f"{flag}since/{flag}until: {exc}") from None
+        except (OverflowError, ValueError):  # a day Python cannot hold in this zone: refused, never a traceback
+            raise TimeError(f"{flag}since/{flag}until: {text!r} is outside the dates asz reads (0001-01-01 to "
+                            "9999-12-31 in the zone)") from None
+
+    first, last = read(since, False), read(until, True)
+    if first is not None and last is not None and first > last:
+        raise TimeError(f"{flag}since {since} is after {flag}until {until}: nothing can match (swap them?)")
+    return first, last
 
 
 def _one_instant(text: str, naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:

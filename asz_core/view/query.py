@@ -115,7 +115,7 @@ def query_window(got: dict[str, str]) -> tuple[object | None, int | None, int | 
     reading for ``/api/conversations`` and ``/api/usage``, so a day means the same to both (trial 30b F1:
     ``/api/usage`` read ``since=2026-02-01&tz=America/Los_Angeles`` as the server's day). Raises :class:`ApiError` 400
     for a zone that names none, a time that does not read, or a ``since`` after the ``until``."""
-    from .match import TimeError, parse_time
+    from .match import TimeError, time_window
     from .zone import zone_of
 
     zone = None
@@ -125,12 +125,9 @@ def query_window(got: dict[str, str]) -> tuple[object | None, int | None, int | 
         except ValueError as exc:
             raise ApiError(400, f"tz: {exc}") from None
     try:
-        since = parse_time(got["since"], zone=zone) if got.get("since") else None
-        until = parse_time(got["until"], end=True, zone=zone) if got.get("until") else None
+        since, until = time_window(got.get("since", ""), got.get("until", ""), zone, flag="")
     except TimeError as exc:
-        raise ApiError(400, f"since/until: {exc}") from None
-    if since is not None and until is not None and since > until:
-        raise ApiError(400, f"since {got['since']} is after until {got['until']}: nothing can match (swap them?)")
+        raise ApiError(400, str(exc)) from None
     return zone, since, until
 
 
