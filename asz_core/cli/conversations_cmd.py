@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, memory_note, newest_first, rate_line, shown_id,
+from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id,
                                sorted_rows, unchecked_line, unjudged_line, unplaced_lines)
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
@@ -306,6 +306,8 @@ def _footer(rows: list[dict], note: str, credits: str) -> None:
 
     if counted("rate_not_priced_calls"):  # as asz usage says it
         typer.echo(rate_line(counted("rate_not_priced_calls")))
+    if counted("hour_above_whole_calls"):
+        typer.echo(hour_over_line(counted("hour_above_whole_calls")))
     if counted("rate_not_checked_calls"):  # the 1-hour clause only for calls whose records lack the part (37c F1)
         typer.echo(unchecked_line(counted("rate_not_checked_calls"), hourless=counted("hour_not_kept_calls")))
     missing = sorted({m for row in rows for m in unpriced(row)})

@@ -141,10 +141,12 @@ def _rate_lines(cost: dict, rows: list[dict]) -> None:
     """The lines under the table for the total ``cost``'s calls at a rate the price table does not hold (``^``) and
     calls whose rate was not checked when they landed (``?``, said once: in how many of ``rows`` they are, the rows
     themselves unmarked, :func:`_checked`; trial 20: every row of an upgraded root read ``$…?``)."""
-    from ..reading.listing import rate_line, unchecked_line
+    from ..reading.listing import hour_over_line, rate_line, unchecked_line
 
     if cost.get("rate_not_priced_calls"):
         typer.echo(rate_line(cost["rate_not_priced_calls"]))
+    if cost.get("hour_above_whole_calls"):
+        typer.echo(hour_over_line(cost["hour_above_whole_calls"]))
     if cost.get("rate_not_checked_calls"):
         n = sum(1 for r in rows if isinstance(r.get("cost"), dict) and r["cost"].get("rate_not_checked_calls"))
         typer.echo(unchecked_line(cost["rate_not_checked_calls"], f"in {n:,} of {len(rows):,} row(s)",

@@ -27,7 +27,7 @@ from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -49,6 +49,15 @@ def cost_text(cost: Any, usd: float | None = None) -> str:
 def rate_line(calls: int) -> str:
     """The line under a table whose costs count ``calls`` (> 0) calls at a rate the price table does not hold."""
     return f"{RATE_MARK} {rate_text(calls)} (--json: cost.rate_not_priced_calls)"  # the page's words (rate_words)
+
+
+def hour_over_line(calls: int) -> str:
+    """The line under a table whose costs count ``calls`` (> 0) calls whose record gave a 1-hour part of its cache
+    writes above the whole (``cache_creation.ephemeral_1h_input_tokens`` above ``cache_creation_input_tokens``):
+    each such call's 1-hour writes are counted and priced at its whole cache writes, call by call, so a cost is the
+    same however the calls are grouped (trial 44a F2)."""
+    return (f"{calls:,} call(s) whose record gave a 1-hour part of its cache writes above the whole: each counted and "
+            "priced with the part at its whole (--json: cost.hour_above_whole_calls)")
 
 
 def unchecked_line(calls: int, where: str = "", hourless: int = 0) -> str:

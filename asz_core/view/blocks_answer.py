@@ -16,7 +16,8 @@ from typing import Iterable
 
 __all__ = ["blocks_answer", "flat_row"]
 
-_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls", "hour_not_kept_calls")
+_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls", "hour_not_kept_calls",
+           "hour_above_whole_calls")
 
 
 def flat_row(row: dict) -> dict:

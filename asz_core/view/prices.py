@@ -41,7 +41,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import attrs
 
-from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
+from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
            "usd", "exact_text",
@@ -270,16 +270,19 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
     :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), priced at standard rates.
     ``hour_not_kept_calls``, when n > 0, counts those of them whose record holds cache writes and no 1-hour part
     (usage's :data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`): their 1-hour writes, if any, are priced as 5-minute ones.
+    ``hour_above_whole_calls``, when n > 0, counts the calls whose record gave a 1-hour part above its cache writes
+    (usage's :data:`~asz_core.view.usage.HOUR_OVER_KIND`), each priced with the part at its whole.
     """
     table = table or default_table()
     total = Decimal(0)
     unpriced: list[str] = []
-    long_calls = rated = unchecked = hourless = 0
+    long_calls = rated = unchecked = hourless = over = 0
     priced = False  # some token of it had a price (a price of 0 included)
     for model, usage in usage_by_model.items():
         rated += usage.get(RATE_KIND, 0)
         unchecked += usage.get(RATE_UNCHECKED_KIND, 0)
         hourless += usage.get(HOUR_UNKNOWN_KIND, 0)
+        over += usage.get(HOUR_OVER_KIND, 0)
         p = table.price(model)
         tokens = any(usage.get(k, 0) for k in (*PRICE_KEYS.values(), HOUR_KEY))
         if p is None:
@@ -301,6 +304,8 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
         out["rate_not_checked_calls"] = unchecked
     if hourless:
         out["hour_not_kept_calls"] = hourless
+    if over:
+        out["hour_above_whole_calls"] = over
     return out
 
 

@@ -45,7 +45,7 @@ from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (t
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
 from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines  # noqa: F401  (as above)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -73,6 +73,12 @@ RATE_UNCHECKED_KIND = "rate_not_checked"
 #: Of those, the calls whose own record holds cache writes and no 1-hour part (:func:`mark_unchecked`, decided per
 #: record, not per adapter version: a 0.1.0 file written after a41c51e keeps ``cache_write_1h``; trial 37c F1).
 HOUR_UNKNOWN_KIND = "hour_not_kept"
+#: The key of a usage object or sum counting the calls whose record gave a 1-hour part of its cache writes
+#: (``cache_write_1h``: Claude Code's ``cache_creation.ephemeral_1h_input_tokens``) above the whole
+#: (``cache_write``): the part is counted and priced at the whole, per call (:func:`_counts`), so a cost is the sum of
+#: its calls' costs however they are grouped (trial 44a F2: a day of two such calls cost more than the two calls).
+#: Present only when not zero; a count of calls.
+HOUR_OVER_KIND = "hour_above_whole"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -123,7 +129,7 @@ def add_usage(total: dict, u: dict) -> dict:
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
-    for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND):
+    for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND, HOUR_OVER_KIND):
         r = u.get(k)
         if r:
             total[k] = total.get(k, 0) + r
@@ -157,15 +163,20 @@ def add_call(total: dict, u: dict) -> dict:
 
 
 def _counts(u: dict) -> dict:
-    """The four counts of a record's usage object, and its ``cache_write_1h`` when it is a positive integer; a count
-    that is not an integer, or is below 0 (it lands as written, seed 000), counts 0 (JSON gives int, never a subclass):
-    :func:`negative_counts` names the negative ones."""
+    """The four counts of a record's usage object, and its ``cache_write_1h`` when it is a positive integer, at most
+    its ``cache_write`` (a part above its whole counts as the whole, and the call :data:`HOUR_OVER_KIND`: trial 44a
+    F2); a count that is not an integer, or is below 0 (it lands as written, seed 000), counts 0 (JSON gives int,
+    never a subclass): :func:`negative_counts` names the negative ones."""
     a, b, c, d = u.get("in", 0), u.get("out", 0), u.get("cache_read", 0), u.get("cache_write", 0)
     out = {"in": a if type(a) is int and a >= 0 else 0, "out": b if type(b) is int and b >= 0 else 0,
            "cache_read": c if type(c) is int and c >= 0 else 0, "cache_write": d if type(d) is int and d >= 0 else 0}
     h = u.get(SPLIT_KIND)
     if type(h) is int and h > 0:
-        out[SPLIT_KIND] = h
+        out[SPLIT_KIND] = min(h, out["cache_write"])
+        if h > out["cache_write"]:
+            out[HOUR_OVER_KIND] = 1
+            if not out[SPLIT_KIND]:
+                del out[SPLIT_KIND]
     return out
 
 
@@ -511,8 +522,9 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         h = u.get(SPLIT_KIND)
         if h:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
-        if u.get(RATE_KIND):
-            t[RATE_KIND] = t.get(RATE_KIND, 0) + u[RATE_KIND]
+        for k in (RATE_KIND, HOUR_OVER_KIND):
+            if u.get(k):
+                t[k] = t.get(k, 0) + u[k]
         for k in (RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND) if u.get(RATE_UNCHECKED_KIND) else ():
             t[k] = t.get(k, 0) + u.get(k, 0)
         if a + cr + cw > LONG_CONTEXT_ABOVE:  # is_long, inline: the sum's long_context part holds this call too

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from .match import matches
-from .usage import HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
+from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
 
 __all__ = ["counted_there", "usage_hours", "call_entries", "once_parts", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
            "HOUR_MS", "NO_TIME_AT"]
@@ -114,7 +114,7 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 if r.get("long_context") is True:  # input above 200K: each provider call decides, as Anthropic bills
                     _add_counts(t, 6, u)
                     t[10] = 1
-                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND)):  # fast mode, a priority or batch tier, a
+                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND), (17, HOUR_OVER_KIND)):  # fast mode, a priority or batch tier, a
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
             short = r.get("usage_incomplete") if isinstance(r.get("usage_incomplete"), list) else None
@@ -134,8 +134,9 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
 #: long-context calls among them (input above 200K tokens: :data:`~asz_core.view.usage.LONG_KIND`), then the credits
 #: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
 #: rate was not checked when they landed, then the calls that carry token usage (:data:`_WITH_USAGE`), then those
-#: not checked whose records kept no 1-hour part of their cache writes (:data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`).
-_WIDTH = 17
+#: not checked whose records kept no 1-hour part of their cache writes (:data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`),
+#: then those whose record gave a 1-hour part above its cache writes (:data:`~asz_core.view.usage.HOUR_OVER_KIND`).
+_WIDTH = 18
 #: The slot of a usage_hours list counting the calls that carry token usage: a row none of whose calls does gives its
 #: four token counts as null, never 0 (trial 36a F1; :func:`~asz_core.view.rows.usage_unrecorded`'s rule).
 _WITH_USAGE = 15
@@ -275,6 +276,8 @@ def _usage_of(v: list[int]) -> dict:
         u[RATE_UNCHECKED_KIND] = v[14]
     if len(v) > 16 and v[16]:
         u[HOUR_UNKNOWN_KIND] = v[16]
+    if len(v) > 17 and v[17]:
+        u[HOUR_OVER_KIND] = v[17]
     return u
 
 
@@ -351,7 +354,8 @@ def _add_into(t: list[int], v: list[int]) -> None:
 
 
 #: The counts of calls a bucket row carries where some (:func:`~asz_core.view.prices.cost_of`'s).
-_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls", "hour_not_kept_calls")
+_CALL_COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_calls", "hour_not_kept_calls",
+                "hour_above_whole_calls")
 
 
 def by_sender(root, convs: set[str], instance: str, by: str) -> tuple[set[str], dict[str, list[dict]]]:

@@ -1,0 +1,68 @@
+"""A call whose record gives a 1-hour part of its cache writes above the whole (``ephemeral_1h_input_tokens`` 5000,
+``cache_creation_input_tokens`` 1000; trial 44a F2) is counted and priced with the part at its whole, call by call, so a
+cost is the sum of its calls' costs however they are grouped: a row was priced from tokens summed per model, and two
+single-call days cost $0.01255 + $0.0103 where the window of both cost $0.0251. The output counts such calls.
+
+Real input: two Claude Code calls written here as Claude Code writes them (one over its whole, one not), on two days,
+landed by ``asz collect --once``; prices given in an asz.yaml. The expected figures are worked from the source lines in
+this test with the documented rule (docs/configuration.md, Prices), never from asz's output.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from reading_helpers import asz
+
+SID = "4f1e2d3c-0000-4000-8000-00000000f442"
+PRICE = {"input": Decimal(3), "output": Decimal(15), "cache_write": Decimal("3.75"), "cache_read": Decimal("0.3"),
+         "cache_write_1h": Decimal(6)}
+
+
+def _line(n: int, day: str, usage: dict) -> dict:
+    return {"parentUuid": None, "isSidechain": False, "type": "assistant", "cwd": "/home/me/hours", "sessionId": SID,
+            "version": "2.0.1", "uuid": f"a{n}", "timestamp": f"{day}T10:00:0{n}.000Z", "requestId": f"req_{n}",
+            "message": {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "hour-test-model",
+                        "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": usage}}
+
+
+def _usage(i: int, o: int, cw: int, h1: int) -> dict:
+    return {"input_tokens": i, "output_tokens": o, "cache_read_input_tokens": 0, "cache_creation_input_tokens": cw,
+            "cache_creation": {"ephemeral_5m_input_tokens": max(cw - h1, 0), "ephemeral_1h_input_tokens": h1}}
+
+
+def _cost(u: dict) -> Decimal:
+    """One call's cost by the documented rule, its 1-hour part at most its cache writes."""
+    cw, h1 = u["cache_creation_input_tokens"], min(u["cache_creation"]["ephemeral_1h_input_tokens"], u["cache_creation_input_tokens"])
+    return (PRICE["input"] * u["input_tokens"] + PRICE["output"] * u["output_tokens"] + PRICE["cache_write"] * (cw - h1)
+            + PRICE["cache_write_1h"] * h1) / 1_000_000
+
+
+def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp_path):
+    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
+              "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}},
+             _line(1, "2026-11-20", _usage(10, 100, 1000, 5000)), _line(2, "2026-11-21", _usage(20, 200, 2000, 500))]
+    proj = tmp_path / "projects" / "-home-me-hours"
+    proj.mkdir(parents=True)
+    (proj / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    cfg = tmp_path / "new.yaml"
+    cfg.write_text("prices:\n  hour-test-model: {" + ", ".join(f"{k}: {v}" for k, v in PRICE.items()) + "}\n")
+    root = str(tmp_path / "root")
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
+
+    calls = [d["message"]["usage"] for d in lines if d["type"] == "assistant"]
+    each = [_cost(u) for u in calls]
+    assert each == [Decimal("0.00753"), Decimal("0.011685")]  # 1000 of 5000 at the 1-hour rate; 1500 + 500
+    over = sum(1 for u in calls if u["cache_creation"]["ephemeral_1h_input_tokens"] > u["cache_creation_input_tokens"])
+    hour = sum(min(u["cache_creation"]["ephemeral_1h_input_tokens"], u["cache_creation_input_tokens"]) for u in calls)
+
+    got = json.loads(asz("usage", "daily", "--json", "--total-once", "--tz", "UTC", "--config", str(cfg), "--root", root).stdout)
+    rows, total = got["rows"], got["total"]
+    assert [Decimal(r["cost"]["usd_exact"]) for r in rows] == each
+    assert Decimal(total["cost"]["usd_exact"]) == sum(each) == Decimal("0.019215")
+    assert total["cost"]["hour_above_whole_calls"] == over == 1
+    assert total["usage"]["cache_write_1h"] == hour == 1500 <= total["usage"]["cache_write"]
+    assert [r["usage"].get("cache_write_1h") for r in rows] == [1000, 500]
+    text = asz("usage", "daily", "--tz", "UTC", "--config", str(cfg), "--root", root).stdout
+    assert "1 call(s) whose record gave a 1-hour part of its cache writes above the whole" in text
