@@ -19,7 +19,7 @@ import hashlib
 import re
 
 from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
-from .secret_kinds import BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN, KINDS, STARTS as _STARTS
+from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN, KINDS, STARTS as _STARTS
 
 __all__ = ["KINDS", "LEFT_OUT", "Masker", "choosing", "chosen_now", "expression", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
@@ -158,15 +158,16 @@ def masked(value: str, kind: str = "") -> str:
 
 #: What stands after a PEM private key's first line in place of its other lines (:func:`redacted`).
 LEFT_OUT = "[private key left out]"
-#: What a PEM private key's lines may hold after its first: base64, line breaks (real or JSON-escaped) and the
-#: ``Proc-Type: 4,ENCRYPTED`` / ``DEK-Info: AES-128-CBC,…`` header lines of an encrypted one (RFC 1421).
-_PEM_BODY = r"(?:[A-Za-z0-9+/=\s:,-]|\\[nrt])"
+#: What a PEM private key's lines may hold after its first: base64, line breaks (real or escaped:
+#: :data:`ESCAPED_BREAK`) and the ``Proc-Type: 4,ENCRYPTED`` / ``DEK-Info: AES-128-CBC,…`` header lines of an
+#: encrypted one (RFC 1421).
+_PEM_BODY = r"(?:[A-Za-z0-9+/=\s:,-]|" + ESCAPED_BREAK + ")"
 #: After a PEM private key's first line: its lines up to its last (``-----END … PRIVATE KEY-----``), or, when the text
 #: was cut before it, the run of such characters that follows, to the end of the text at most: nothing else (a word,
 #: a quote, markup) is ever taken with it, so a cut key is masked to the end of its own text (trial 25b F1: it ran on
 #: to the next key's end anywhere later in the written file).
 _PEM_REST = re.compile(_PEM_BODY + r"{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + _PEM_BODY + "*")
-_PEM_SPACE = re.compile(r"\s|\\[nrt]")
+_PEM_SPACE = re.compile(r"\s|" + ESCAPED_BREAK)
 
 
 def _masked_already(text: str, b: int) -> bool:

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
+__all__ = ["looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
            "looks_sas_signature"]
 
@@ -61,6 +61,14 @@ def looks_password(value: str) -> bool:
     if value[0] in "$%" or any(c in value for c in "{}<>") or len(set(value)) == 1 or set(value) <= set("*xX."):
         return False
     return not (value.isdigit() and len(value) <= 5)
+
+
+def looks_url_password(value: str) -> bool:
+    """The ``url-password`` form's check: :func:`looks_password`, and, for a value holding ``#``, what stands before
+    its first ``#`` no port either (``http://host:8080#top@x`` is a host, its port and a fragment; the ``#`` of
+    ``postgres://admin:Xk9#mP2vL7qZ@db`` is the password's, left unencoded: trial 44c F3)."""
+    head = value.partition("#")[0]
+    return looks_password(value) and not (head.isdigit() and len(head) <= 5)
 
 
 #: A name or a dotted path in code (``self.password``, ``os.environ``, ``base64.b16encode``, ``user_pw``), or words

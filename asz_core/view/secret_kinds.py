@@ -68,10 +68,16 @@ from __future__ import annotations
 
 from .secret_guards import (looks_basic, looks_bearer, looks_keyword_password, looks_mixed, looks_mysql_password,
                             looks_named_password, looks_openai, looks_password, looks_random, looks_sas_signature,
-                            looks_sendgrid, looks_webhook)
+                            looks_sendgrid, looks_url_password, looks_webhook)
 
-__all__ = ["KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN"]
+__all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN"]
 
+#: A line break or tab escaped in a text: ``\n``, ``\r``, ``\t`` after one or more backslashes. A JSON string writes
+#: a line break ``\n``; JSON written inside a JSON string (a tool input holding a service account's JSON, drawn as JSON
+#: by the exports; a transcript line a tool printed) ``\\n``, and so on a level deeper (trial 44c F1: a PEM key's
+#: lines after ``\\n`` were written whole in md, html and json while the page masked them). The one rule every form
+#: and a PEM key's body read such a break by (:mod:`asz_core.view.secret_forms`).
+ESCAPED_BREAK = r"\\+[nrt]"
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
 #: ``SecretAccessKey`` in ``aws iam create-access-key``'s JSON, ``secretAccessKey`` in the JavaScript SDK), its quotes
@@ -79,7 +85,7 @@ __all__ = ["KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN"]
 #: and up to 40 characters (the pair pasted together: trufflehog and gitleaks look for the secret beside the id).
 _AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
 _QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
-_SPACE = r"(?:\s|\\[nrt])*"
+_SPACE = r"(?:\s|" + ESCAPED_BREAK + r")*"
 #: What gives a value to a name: its closing quote and a subscript's ``]`` (``app.config["SECRET_KEY"] = …``), then
 #: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
 _SEP = _QUOTE + r"\]?" + _SPACE + r"(?:=>|==?|:=|:)" + _SPACE
@@ -128,8 +134,9 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("bearer-token", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{20,512}=*)"
      r"(?![A-Za-z0-9._~+/=-])", ("uthorization", "UTHORIZATION")),
     # after a scheme's last character; the user (maybe empty) holds no ':', the password runs to the last '@' that a
-    # host follows (an '@' left unencoded in a password stays in it); no space, quote, '/', '?', '#', '<', '>' or '\'
-    ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?#\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
+    # host follows (an '@' or '#' left unencoded in a password stays in it: trial 44c F3, Xk9#mP2vL7qZ); no space,
+    # quote, '/', '?', '<', '>' or '\' (a host's port before a fragment, host:8080#a@b, is none: looks_url_password)
+    ("url-password", r"(?<=[A-Za-z0-9+.-])://[^\s:/?#@\"'<>\\]{0,256}:(?P<value>[^\s/?\"'<>\\]{1,256})@(?=[A-Za-z0-9\[])",
      ("://",)),
     # SendGrid's API key (detect-secrets' SendGridDetector, gitleaks' sendgrid-api-token): SG., 22 and 43 of base64url
     ("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])", ("SG.",)),
@@ -213,7 +220,7 @@ STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: The forms whose match needs a check beyond the expression: name -> the check of the value; of the forms in
 #: :data:`BY_MATCH`, of the value and the match (a name's or a flag's shape decides too).
 GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
-          "url-password": looks_password, "password": looks_named_password, "token": looks_keyword_password,
+          "url-password": looks_url_password, "password": looks_named_password, "token": looks_keyword_password,
           "bearer-token": looks_bearer, "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed,
           "azure-shared-access-key": looks_mixed, "azure-sas-signature": looks_sas_signature, "basic-auth": looks_basic,
           "mysql-password": looks_mysql_password, "curl-password": looks_password}

@@ -195,7 +195,7 @@ def _normal(source: str) -> str:
 
 
 #: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
-FORMS_DIGESTS = {1: "a970e2f3169684d2"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6"}
 
 
 def _forms_digest() -> str:
