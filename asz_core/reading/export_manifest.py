@@ -204,7 +204,7 @@ def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entr
 
     digests = {}
     if root is not None and made.get("redact") is not False:
-        from ..storage.mask_key import key_id, mask_key
+        from ..storage.mask_key import key_id, mask_key, say_unkeyed
 
         credentials = len({e["fingerprint"] for e in entries})
         try:
@@ -212,7 +212,7 @@ def manifest(name: str, copy: bytes, made: dict, conversations: list[dict], entr
             entries, digests = keyed(entries, key), {"mac": "hmac-sha256", "key": key_id(key)}
         except OSError as exc:
             entries = [{k: v for k, v in e.items() if k not in MASK_DIGESTS} for e in entries]
-            digests = {"mac": "none", "why": f"no mask key: {exc}"}
+            digests = say_unkeyed(exc)
     else:
         credentials = len({e["fingerprint"] for e in entries})
     return {"schema": SCHEMA, "asz": __version__, "render": RENDER, "masks_forms": FORMS,

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["MASK_KEY_FILE", "linked_whole", "made_once", "mask_key", "key_id", "keyed_mark", "keyed_text"]
+__all__ = ["MASK_KEY_FILE", "linked_whole", "made_once", "mask_key", "key_links", "refused_link", "say_unkeyed", "key_id", "keyed_mark", "keyed_text"]
 
 #: Where a storage root keeps its mask key, relative to the root.
 MASK_KEY_FILE = "_export/mask.key"
@@ -111,22 +111,55 @@ def _created(path: Path, got: str, mode: int) -> str:
 
 
 def _held(path: Path) -> str:
-    """What ``path`` holds, stripped; '' when it is missing or not ASCII."""
+    """What ``path`` holds, stripped; '' when it is missing or not ASCII. A symbolic link in its place is never
+    followed (:func:`refused_link`)."""
+    from ..sessiondata.nolink import LinkRefused, open_nofollow
+
     try:
-        return path.read_text(encoding="ascii").strip()
+        with open_nofollow(path, "the file asz made") as f:
+            return f.read().decode("ascii").strip()
+    except LinkRefused as exc:
+        raise OSError(f"{path} is {exc}") from None
     except (FileNotFoundError, UnicodeDecodeError, ValueError):
         return ""
+
+
+def refused_link(root: str | os.PathLike, path: Path, what: str) -> None:
+    """Raise OSError (``PATH is a symbolic link to TARGET, not WHAT: asz follows no symbolic link inside a storage
+    root``) when ``path`` under ``root``, or a folder between them, is a symbolic link: a key in its place that another
+    chose is never used (trial 44c F5: a link at ``_export/mask.key`` keyed every manifest's digests by the key it
+    named, and verify said nothing). ``asz verify`` names such a link a ``symbolic link`` problem
+    (:func:`~asz_core.verify.walk.verify_root`)."""
+    from ..sessiondata.nolink import LinkRefused, refuse_link
+
+    try:
+        refuse_link(root, path, what)
+    except LinkRefused as exc:
+        raise OSError(f"{exc.filename} is {exc}") from None
+
+
+def key_links(root: str | os.PathLike) -> list[tuple[str, str]]:
+    """``(path, what)`` of a symbolic link at the mask key's place (``_export/mask.key``, ``the mask key``) or its
+    folder's (``_export``, ``the mask key's folder``): what ``asz verify`` names as a ``symbolic link`` problem, and
+    :func:`mask_key` refuses; none for a root holding neither."""
+    folder = Path(root) / os.path.dirname(MASK_KEY_FILE)
+    for path, what in ((folder, "the mask key's folder"), (Path(root) / MASK_KEY_FILE, "the mask key")):
+        if path.is_symlink():
+            return [(os.fspath(path), what)]
+    return []
 
 
 def mask_key(root: str | os.PathLike, make: bool = True) -> Optional[bytes]:
     """Storage root ``root``'s mask key (32 bytes), made when it has none and ``make`` (an export that masks); None
     when it has none and not ``make`` (``asz verify --export --root`` never writes the root). Raises OSError as
-    :func:`made_once`, and when it has none and ``make`` but is a root to be read without a write
-    (:func:`~asz_core.storage.frozen.frozen`: none is made there)."""
+    :func:`made_once`, for a symbolic link at the key's place or its folder's (:func:`refused_link`), and when it
+    has none and ``make`` but is a root to be read without a write (:func:`~asz_core.storage.frozen.frozen`: none is
+    made there)."""
     at = os.path.abspath(root)
     if at not in _KEYS:
         from .frozen import frozen
 
+        refused_link(root, Path(root) / MASK_KEY_FILE, "the mask key asz made")
         got = made_once(Path(root) / MASK_KEY_FILE, 64, "a mask key", 0o600, make and not frozen(root))
         if not got and make:  # a root to be read without a write (docs/reading.md): none made there
             raise OSError(f"{root} is read-only: no mask key is made in it")
@@ -134,6 +167,24 @@ def mask_key(root: str | os.PathLike, make: bool = True) -> Optional[bytes]:
             return None
         _KEYS[at] = bytes.fromhex(got)
     return _KEYS[at]
+
+
+#: The reasons :func:`say_unkeyed` said in this process (each said once, however many copies an export writes).
+_SAID_UNKEYED: set[str] = set()
+
+
+def say_unkeyed(exc: OSError) -> dict:
+    """A masked export's manifest's ``mask_digests`` when the root's key cannot be read nor made (``exc``):
+    ``{"mac": "none", "why": "no mask key: …"}``; said on stderr once per reason, however many copies an export
+    writes (trial 44c F5: a symbolic link at the key, refused, must not pass in silence): ``asz export: warning: no
+    mask key: …; the manifest's masks carry no fingerprint nor texts_sha256``."""
+    why = f"no mask key: {exc}"
+    if why not in _SAID_UNKEYED:
+        _SAID_UNKEYED.add(why)
+        import sys
+
+        print(f"asz export: warning: {why}; the manifest's masks carry no fingerprint nor texts_sha256", file=sys.stderr)
+    return {"mac": "none", "why": why}
 
 
 def key_id(key: bytes) -> str:

@@ -308,7 +308,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     jobs = default_jobs() if jobs is None else jobs
     gone = erased_names(root) if session is None else set()
     problems: list[Problem] = [] if session is not None else _linked(
-        root_shown, root, [p for p in root_links(root) if os.path.basename(p) not in gone])
+        root_shown, root, [p for p in root_links(root) if os.path.basename(p) not in gone]) + _key_linked(root_shown, root)
     empty: set[str] = set()  # sessions holding no landed file
     streams = records = duplicates = uncursored = 0
     told: Told | None = Told()  # what the walk's listings told the notes after it; None: every note looks at every session
@@ -353,6 +353,16 @@ def _linked(root_shown: str, root: Path, paths: list[str]) -> list[Problem]:
     listing enters it (:func:`~asz_core.storage.layout.session_dirs`), so its files are never taken as this root's."""
     show = shown_in(root_shown, root, root)
     return [Problem(show(p), 0, "", "symbolic link", link_said(p, "the session folder")) for p in paths]
+
+
+def _key_linked(root_shown: str, root: Path) -> list[Problem]:
+    """A ``symbolic link`` problem for a link at the root's mask key or its folder
+    (:func:`~asz_core.storage.mask_key.key_links`): never read, so no export's digests are keyed by a key another
+    chose (trial 44c F5)."""
+    from ..storage.mask_key import key_links
+
+    show = shown_in(root_shown, root, root)
+    return [Problem(show(p), 0, "", "symbolic link", link_said(p, what)) for p, what in key_links(root)]
 
 
 def _walked_cursor(cpath, show: Callable[[str], str], problems: list[Problem]) -> tuple[object, object]:

@@ -173,3 +173,31 @@ def test_what_asz_secrets_prints_is_no_oracle_and_names_the_manifests_fingerprin
     assert [g for g in GUESSES for o in _oracles(g) for h in hexes if h.startswith(o[:12]) or o.startswith(h)] == []
     body = json.loads((exported["md"] / f"{CID}.md.manifest.json").read_text())
     assert {f["secret"]: f["fingerprint"] for f in found} == {m["kind"]: m["fingerprint"] for m in body["masks"]}
+
+
+def test_a_link_in_the_mask_keys_place_is_refused_and_named(leaky, tmp_path):
+    """A symbolic link at ``_export/mask.key`` (trial 44c F5: the key an attacker chose keyed every digest, silently)
+    is never read: the export says why its manifest carries no keyed digest, ``asz verify`` names the link a problem
+    (exit 1), and ``asz verify --export --root`` compares no digest."""
+    root = tmp_path / "root"
+    shutil.copytree(leaky, root, symlinks=True)
+    chosen = tmp_path / "chosen.key"
+    chosen.write_text("00" * 32 + "\n")
+    key = root / "_export" / "mask.key"
+    key.parent.mkdir(exist_ok=True)
+    key.unlink(missing_ok=True)
+    key.symlink_to(chosen)
+    copy = tmp_path / "c.md"
+    made = asz_in_process("export", CID, "--format", "md", "--out", str(copy), "--root", str(root))
+    assert made.returncode == 0, made.stderr
+    said = f"{key} is a symbolic link to {chosen}, not the mask key asz made: asz follows no symbolic link inside a storage root"
+    assert f"asz export: warning: no mask key: {said}; the manifest's masks carry no fingerprint" in made.stderr
+    body = json.loads(copy.with_name("c.md.manifest.json").read_text())
+    assert body["mask_digests"] == {"mac": "none", "why": f"no mask key: {said}"}
+    assert [m for m in body["masks"] if "fingerprint" in m or "texts_sha256" in m] == [] and body["masks"]
+    checked = asz_in_process("verify", "--root", str(root))
+    assert checked.returncode == 1
+    assert f"{key}: symbolic link: the mask key is a link to {chosen}, which was not read" in checked.stdout
+    assert key.is_symlink() and chosen.read_text() == "00" * 32 + "\n"  # neither replaced nor written through
+    got = _verify(copy, "--root", str(root))
+    assert got.returncode == 0 and "the masks' fingerprint and texts_sha256 are not compared" in got.stdout, got.stdout
