@@ -21,6 +21,7 @@ import pytest
 from cli_helpers import asz_in_process
 from reading_helpers import prompted_root
 
+from asz_core.reading.export_forms import FORMS
 from asz_core.view.secret_forms import KINDS
 
 CID = "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -70,7 +71,7 @@ def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: 
     assert p.returncode == 0, p.stdout + p.stderr
     where = out.with_name(out.name + ".manifest.json")
     body = json.loads(where.read_bytes())
-    assert body.pop("masks_forms") == 1
+    assert body.pop("masks_forms") == FORMS
     if fmt == "text":  # its header's forms as fbe44e18 listed them, the masks after it moved by as many bytes
         now = ("forms " + ", ".join(name for name, _, _ in KINDS) + ", not_covered ").encode()
         data = out.read_bytes()
@@ -100,7 +101,7 @@ def test_a_copy_of_earlier_forms_verifies_and_names_what_it_holds_whole(root, tm
     p = asz_in_process("export", CID, "--format", fmt, "--redact", "--out", str(now), "--root", str(root))
     assert p.returncode == 0, p.stderr
     assert FLAGGED not in now.read_text() and NAMED not in now.read_text()
-    assert json.loads(now.with_name(now.name + ".manifest.json").read_bytes())["masks_forms"] == 1
+    assert json.loads(now.with_name(now.name + ".manifest.json").read_bytes())["masks_forms"] == FORMS
     held = _verify(now, "--root", str(root))
     assert held.returncode == 0 and "note:" not in held.stdout, held.stdout
 
@@ -137,7 +138,7 @@ def test_a_copy_of_earlier_forms_verifies_and_names_what_it_holds_whole(root, tm
 
     # the same bytes said to be of today's forms: each place only one masking masks is a problem, as before
     said = json.loads(old.with_name(old.name + ".manifest.json").read_bytes())
-    old.with_name(old.name + ".manifest.json").write_bytes(json.dumps({**said, "masks_forms": 1}).encode())
+    old.with_name(old.name + ".manifest.json").write_bytes(json.dumps({**said, "masks_forms": FORMS}).encode())
     strict = _verify(old, "--root", str(root))
     assert strict.returncode == 1 and "is not the masking of the landed credential" in strict.stdout
 
