@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id,
+from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id, unpriced_line,
                                sorted_rows, unchecked_line, unjudged_line, unplaced_lines)
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
@@ -226,7 +226,7 @@ def conversations(
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     if lost := _retention_line(r, rows, project):
         typer.echo(lost)
-    _footer(rows, note, credits_line(rows, r, zone, list(hide)))
+    _footer(rows, note, credits_line(rows, r, zone, list(hide)), prices.config_name)
     incomplete(r, ids, cmd)
 
 
@@ -290,7 +290,7 @@ def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[s
     incomplete(r, ids, cmd)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 
-def _footer(rows: list[dict], note: str, credits: str) -> None:
+def _footer(rows: list[dict], note: str, credits: str, config_name: str = "asz.yaml") -> None:
     """The lines under the table's count: the conversations held back, the usage incomplete, ``note`` (landed sessions
     with no chain), ``credits`` (the credits metered: :func:`~asz_core.cli.ls_credits.credits_line`) and the unpriced
     models of ``rows``."""
@@ -312,7 +312,7 @@ def _footer(rows: list[dict], note: str, credits: str) -> None:
         typer.echo(unchecked_line(counted("rate_not_checked_calls"), hourless=counted("hour_not_kept_calls")))
     missing = sorted({m for row in rows for m in unpriced(row)})
     if missing:  # as asz usage says it
-        typer.echo(f"* unpriced, left out of the cost: {', '.join(missing)} (add them under prices in asz.yaml)")
+        typer.echo(unpriced_line(missing, config_name))
 
 
 def _check_order(cmd: str, sort: str, limit: int) -> None:

@@ -22,7 +22,7 @@ def prices_used(table, rows: list[dict]) -> dict:
     (:meth:`~asz_core.view.prices.PriceTable.rates_of` each model with usage in the rows)}``: ``total.prices`` in --json."""
     models = {m for r in rows for m in r.get("usage_by_model") or ()}
     return {"table": {"date": table.date, "source": table.source}, "from_config": list(table.configured),
-            "models": table.rates_of(models)}
+            "models": table.rates_of(models), "config": table.config_name}
 
 
 def prices_lines(used: dict, every: bool) -> list[str]:
@@ -33,16 +33,16 @@ def prices_lines(used: dict, every: bool) -> list[str]:
     table = used["table"]
     head = f"prices: the shipped table of {table['date']} ({table['source']})"
     if not every:
-        return [f"{head}, and asz.yaml's prices for {', '.join(mine)} (asz usage --prices lists each rate)"] if mine else []
+        return [f"{head}, and {used['config']}'s prices for {', '.join(mine)} (asz usage --prices lists each rate)"] if mine else []
 
     def five(r: dict) -> str:
         return (f"input ${r['input']}, output ${r['output']}, cache write 5m ${r['cache_write']}, cache write 1h "
                 f"${r['cache_write_1h']}, cache read ${r['cache_read']}")
 
-    out = [head + (f"; asz.yaml gives {', '.join(used['from_config'])}" if used["from_config"] else "")
+    out = [head + (f"; {used['config']} gives {', '.join(used['from_config'])}" if used["from_config"] else "")
            + "; USD per million tokens:"]
     for m, r in used["models"].items():
-        note = f" [asz.yaml{', its 1h write 2x input: not given' if r.get('cache_write_1h_default') else ''}]" if r["from"] == "asz.yaml" else ""
+        note = f" [{used['config']}{', its 1h write 2x input: not given' if r.get('cache_write_1h_default') else ''}]" if r["from"] == "asz.yaml" else ""
         long = f"; above 200K input tokens: {five(r['long_context'])}" if r["long_context"] else ""
         out.append(f"  {m}{'' if r['entry'] == m else ' (as ' + r['entry'] + ')'}: {five(r)}{long}{note}")
     return out

@@ -245,9 +245,10 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         typer.echo(_line(key_cell, width, models, figures, columns, cell, hide))
     _kinds_line(t, "total cost by kind", width, hide)
     [typer.echo(text) for text in total_lines(rows, t, breakdown)]  # what caching saved; the rows' cents apart
-    unpriced = t["cost"]["unpriced"]
-    if unpriced:
-        typer.echo(f"* unpriced, left out of the cost: {', '.join(unpriced)} (add them under prices in asz.yaml)")
+    if t["cost"]["unpriced"]:
+        from ..reading.listing import unpriced_line
+
+        typer.echo(unpriced_line(t["cost"]["unpriced"], (t.get("prices") or {}).get("config") or "asz.yaml"))
     _rate_lines(t["cost"], rows)
     long = t["cost"].get("long_context_calls")
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens

@@ -33,10 +33,11 @@ def _root(root: Optional[Path], config: Optional[Path]) -> Path:
 
 
 def config_prices(config: Optional[Path], cmd: str):
-    """The price table with ``asz.yaml``'s ``prices`` applied (the file ``--config`` names, else ./asz.yaml); exit 2 on a bad file."""
+    """The price table with ``asz.yaml``'s ``prices`` applied (the file ``--config`` names, else ./asz.yaml), its
+    ``config_name`` that file as given; exit 2 on a bad file."""
     from ..view.prices import price_table
 
-    return price_table(_configuration(config, cmd).prices)
+    return price_table(_configuration(config, cmd).prices, config)
 
 
 def _configuration(config: Optional[Path], cmd: str):

@@ -27,7 +27,7 @@ from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unpriced_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -49,6 +49,20 @@ def cost_text(cost: Any, usd: float | None = None) -> str:
 def rate_line(calls: int) -> str:
     """The line under a table whose costs count ``calls`` (> 0) calls at a rate the price table does not hold."""
     return f"{RATE_MARK} {rate_text(calls)} (--json: cost.rate_not_priced_calls)"  # the page's words (rate_words)
+
+
+def unpriced_line(models: Iterable[str], config_name: str = "asz.yaml") -> str:
+    """The line under a table whose cost leaves out ``models`` (``cost.unpriced``): those to add under ``prices`` in
+    ``config_name`` (the file ``--config`` named, trial 44a F4), and apart ``(no model)``, calls whose records name no
+    model, which no entry can price (trial 44a F9: it was told to add them). '' for none."""
+    from ..view.usage import NO_MODEL
+
+    models = list(models)
+    named = [m for m in models if m != NO_MODEL]
+    said = [f"{', '.join(named)} (add them under prices in {config_name})"] if named else []
+    if NO_MODEL in models:
+        said.append(f"{NO_MODEL}: calls whose records name no model, which no price can be added for")
+    return f"* unpriced, left out of the cost: {'; '.join(said)}" if said else ""
 
 
 def hour_over_line(calls: int) -> str:

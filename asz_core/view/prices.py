@@ -141,6 +141,9 @@ class PriceTable:
     configured: tuple[str, ...] = ()
     #: of those, the ones given without ``cache_write_1h`` (2x their ``input``, :data:`HOUR_FACTOR`)
     hour_defaulted: tuple[str, ...] = ()
+    #: the configuration file its ``prices`` come from, as the user gave it (``--config new.yaml``), or where a price
+    #: would be added (``asz.yaml``): what the lines under a table name (trial 44a F4)
+    config_name: str = "asz.yaml"
 
     def price(self, model: str) -> Price | None:
         """The price of ``model``: its own entry, else the entry its dated snapshot id names, else None."""
@@ -155,7 +158,8 @@ class PriceTable:
         for model, d in entries.items():
             merged[model] = parse_price(d)
         hour = sorted(m for m, d in entries.items() if isinstance(d, Mapping) and HOUR_KEY not in d)
-        return PriceTable(merged, self.date, self.source, tuple(sorted({*self.configured, *entries})), tuple(hour))
+        return PriceTable(merged, self.date, self.source, tuple(sorted({*self.configured, *entries})), tuple(hour),
+                          self.config_name)
 
     def dropped_tiers(self, entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
         """The models of ``entries`` (asz.yaml's ``prices``) whose entry in this table has a ``long_context`` tier and
@@ -226,11 +230,12 @@ def default_table() -> PriceTable:
     return _DEFAULT
 
 
-def price_table(entries: Mapping[str, Mapping[str, Any]] | None = None) -> PriceTable:
-    """The shipped table with the configuration's ``prices`` entries applied (none: the shipped table). An entry that
+def price_table(entries: Mapping[str, Mapping[str, Any]] | None = None, config: Any = None) -> PriceTable:
+    """The shipped table with the configuration's ``prices`` entries applied (none: the shipped table), its
+    ``config_name`` the file ``config`` (``--config``, a path) as given, else ``asz.yaml``. An entry that
     replaces one with a ``long_context`` tier and gives none is warned of on stderr, one line a model, each time it is read
     (:func:`tier_warning`; trial 28a F7), wherever a configuration is read for prices."""
-    table = default_table()
+    table = default_table() if not config else attrs.evolve(default_table(), config_name=str(config))
     if not entries:
         return table
     import sys

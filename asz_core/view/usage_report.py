@@ -536,7 +536,7 @@ def _calls_by_model(calls: list[Counted]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def recorded(row: dict) -> dict:
+def recorded(row: dict, empty: bool = False) -> dict:
     """``row`` (a row of :func:`report` or :func:`totals`) as the machine-readable forms give it (``asz usage --json``,
     the audit header; trial 29c F4: they said 0 tokens where the runtime recorded none): a copy with
     ``usage_recorded``, False when no token count is recorded to read a figure from
@@ -546,10 +546,14 @@ def recorded(row: dict) -> dict:
     (``held_back``, no call counted and no credits: its zero usage is in no figure, and whether its calls recorded
     tokens is not read from evidence that does not verify). Every ``usage`` and ``usage_by_model`` entry has the
     same keys (:func:`~asz_core.view.usage_keys.even_keys`: ``cache_write_1h`` 0 where no call wrote a 1-hour cache;
-    trial 38b F4), and no count of calls in a model's (:func:`~asz_core.view.usage_keys.model_tokens`)."""
+    trial 38b F4), and no count of calls in a model's (:func:`~asz_core.view.usage_keys.model_tokens`). With ``empty``
+    (the total of a list with no row: an empty window or filters matching no call) its zeros are the figures, 0
+    tokens and a priced $0, ``usage_recorded`` true (docs/view.md: an empty list's total is 0)."""
     from .usage_keys import even_keys, model_tokens
 
     row = even_keys(model_tokens(row))
+    if empty:  # the total of no row: 0 tokens and $0, figures (view.md; trial 44a F7: it read null, priced false)
+        return {**row, "cost": {k: v for k, v in row["cost"].items() if k != "priced"}, "usage_recorded": True}
     if "held_back" in row and not row["calls"] and row.get("credits") is None:
         return {**row, "usage_recorded": None}
     if not usage_unrecorded(row["calls"], row["calls_with_usage"], row.get("credits")):

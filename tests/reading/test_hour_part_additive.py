@@ -1,7 +1,8 @@
 """A call whose record gives a 1-hour part of its cache writes above the whole (``ephemeral_1h_input_tokens`` 5000,
 ``cache_creation_input_tokens`` 1000; trial 44a F2) is counted and priced with the part at its whole, call by call, so a
 cost is the sum of its calls' costs however they are grouped: a row was priced from tokens summed per model, and two
-single-call days cost $0.01255 + $0.0103 where the window of both cost $0.0251. The output counts such calls.
+single-call days cost $0.01255 + $0.0103 where the window of both cost $0.0251. The output counts such calls. The lines
+under the table name the configuration file given (F4), and a call naming no model is not to be priced (F9).
 
 Real input: two Claude Code calls written here as Claude Code writes them (one over its whole, one not), on two days,
 landed by ``asz collect --once``; prices given in an asz.yaml. The expected figures are worked from the source lines in
@@ -42,7 +43,9 @@ def _cost(u: dict) -> Decimal:
 def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp_path):
     lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
               "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}},
-             _line(1, "2026-11-20", _usage(10, 100, 1000, 5000)), _line(2, "2026-11-21", _usage(20, 200, 2000, 500))]
+             _line(1, "2026-11-20", _usage(10, 100, 1000, 5000)), _line(2, "2026-11-21", _usage(20, 200, 2000, 500)),
+             _line(3, "2026-11-21", _usage(5, 5, 0, 0))]
+    del lines[3]["message"]["model"]  # a call whose record names no model: unpriced, and nothing to add (F9)
     proj = tmp_path / "projects" / "-home-me-hours"
     proj.mkdir(parents=True)
     (proj / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
@@ -51,7 +54,7 @@ def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp
     root = str(tmp_path / "root")
     asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
 
-    calls = [d["message"]["usage"] for d in lines if d["type"] == "assistant"]
+    calls = [d["message"]["usage"] for d in lines if d["type"] == "assistant" and "model" in d["message"]]
     each = [_cost(u) for u in calls]
     assert each == [Decimal("0.00753"), Decimal("0.011685")]  # 1000 of 5000 at the 1-hour rate; 1500 + 500
     over = sum(1 for u in calls if u["cache_creation"]["ephemeral_1h_input_tokens"] > u["cache_creation_input_tokens"])
@@ -64,5 +67,10 @@ def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp
     assert total["cost"]["hour_above_whole_calls"] == over == 1
     assert total["usage"]["cache_write_1h"] == hour == 1500 <= total["usage"]["cache_write"]
     assert [r["usage"].get("cache_write_1h") for r in rows] == [1000, 500]
+    assert total["cost"]["unpriced"] == ["(no model)"] and total["prices"]["config"] == str(cfg)
     text = asz("usage", "daily", "--tz", "UTC", "--config", str(cfg), "--root", root).stdout
     assert "1 call(s) whose record gave a 1-hour part of its cache writes above the whole" in text
+    # the lines under the table name the file given (F4), and tell no one to price calls that name no model (F9)
+    assert f"and {cfg}'s prices for hour-test-model" in text and "asz.yaml" not in text
+    assert "* unpriced, left out of the cost: (no model): calls whose records name no model, which no price can be " \
+           "added for" in text.splitlines()

@@ -45,6 +45,10 @@ def test_the_object_forms_answer_with_no_row(corpus_root):
         res = asz("usage", "daily", "--json", "--total-once", *window, "--root", str(corpus_root), check=False)
         got = json.loads(res.stdout)
         assert res.returncode == 1 and got["rows"] == [] and got["total"]["calls"] == 0
+        # no row: its total is 0 tokens and $0, figures (view.md; trial 44a F7: null and "priced": false)
+        assert got["total"]["usage"] == dict.fromkeys(("in", "out", "cache_read", "cache_write", "cache_write_1h"), 0)
+        assert got["total"]["usage_recorded"] is True and "priced" not in got["total"]["cost"]
+        assert (got["total"]["cost"]["usd"], got["total"]["cost"]["usd_exact"]) == (0.0, "0")
         assert f"no model call in {corpus_root} matches {window[0]} '{window[1]}'" in res.stderr
     res = asz("search", "--json", "--held-back", "graph", "--project", NOPE, "--root", str(corpus_root), check=False)
     got = json.loads(res.stdout)

@@ -34,7 +34,7 @@ def test_json_total_names_the_table_and_every_rate_applied(corpus, tmp_path):
     got = json.loads(_usage(root, "model", "--json", "--total-once", "--config", str(cfg)).stdout)
     prices = got["total"]["prices"]
     assert prices["table"] == {"date": str(SHIPPED["date"]), "source": SHIPPED["source"]}
-    assert prices["from_config"] == ["claude-opus-4-6"]
+    assert prices["from_config"] == ["claude-opus-4-6"] and prices["config"] == str(cfg)
     used = {r["model"] for r in got["rows"]}
     assert set(prices["models"]) == used and len(used) >= 3
     for model, r in prices["models"].items():
@@ -56,14 +56,14 @@ def test_the_table_says_the_prices_with_prices_and_a_line_when_asz_yaml_gave_som
     cfg = tmp_path / "asz.yaml"
     cfg.write_text("prices:\n  claude-opus-4-6: " + json.dumps(MINE) + "\n")
     lines = _usage(root, "model", "--config", str(cfg)).stdout.splitlines()
-    assert lines[-1] == (f"prices: the shipped table of {SHIPPED['date']} ({SHIPPED['source']}), and asz.yaml's prices "
+    assert lines[-1] == (f"prices: the shipped table of {SHIPPED['date']} ({SHIPPED['source']}), and {cfg}'s prices "
                          "for claude-opus-4-6 (asz usage --prices lists each rate)")
     every = _usage(root, "model", "--prices", "--config", str(cfg)).stdout.splitlines()
     start = next(i for i, ln in enumerate(every) if ln.startswith("prices: "))
-    assert every[start].startswith(f"prices: the shipped table of {SHIPPED['date']} ({SHIPPED['source']}); asz.yaml gives claude-opus-4-6")
+    assert every[start].startswith(f"prices: the shipped table of {SHIPPED['date']} ({SHIPPED['source']}); {cfg} gives claude-opus-4-6")
     rates = {ln.split(":")[0].split()[0]: ln for ln in every[start + 1:]}
     rows = {r["model"] for r in json.loads(_usage(root, "model", "--json").stdout)}
     assert set(rates) == rows
     opus = next(v for k, v in rates.items() if _entry(k) == "claude-opus-4-6")
     assert "input $4, output $20, cache write 5m $5, cache write 1h $8, cache read $0.4" in opus
-    assert opus.endswith("[asz.yaml, its 1h write 2x input: not given]")
+    assert opus.endswith(f"[{cfg}, its 1h write 2x input: not given]")  # the file given (trial 44a F4)
