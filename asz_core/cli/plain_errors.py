@@ -82,6 +82,15 @@ CCUSAGE_FLAGS = {
     "--compact": "a narrow terminal leaves columns out by itself, said on stderr",
     "--locale": "asz writes figures with , thousands and . decimals in every locale",
     "--live": "asz reads what landed: asz collect beside the agent, and asz server's usage page",
+    "--recent": "ccusage's blocks --recent (its last 3 days) is asz usage blocks --since 3d",
+    "--token-limit": "asz usage blocks takes no token limit: the open block's line gives its burn rate and its tokens "
+                     "and cost at its end (--json: burn_rate, projection)",
+    "--session-length": "a block is 5 hours, ccusage's default, and asz takes no other length",
+    "--id": "ccusage's session --id is asz conversation ID (its usage and cost), or asz usage session --json's "
+            "conversation key",
+    "--start-of-week": "a week starts on Monday in --tz, and asz takes no other start",
+    **{short: f"ccusage's {short} is {long} here" for short, long in (("-s", "--since"), ("-u", "--until"),
+       ("-j", "--json"), ("-b", "--breakdown"), ("-o", "--order"), ("-z", "--tz"), ("-p", "--project"))},
 }
 
 

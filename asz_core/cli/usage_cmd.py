@@ -55,9 +55,10 @@ def usage(
     sort: str = typer.Option("default", "--sort", metavar="[default|cost|tokens|calls]", help=SORT_HELP),
     order: str = typer.Option("", "--order", metavar="[asc|desc]", help=ORDER_HELP),
     form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks, credits and cache_write_1h (the 1-hour part of cache_write, 0 where none; a line whose calls recorded no token count, Kiro's, has its token cells empty, never 0); with --breakdown each row's models and the cost of each kind of token too (docs/view.md, For finance)."),
-    prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked asz.yaml where your configuration gave them (--json: total.prices, always)."),
+    prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked with the configuration file that gave them (asz.yaml, or the --config file) (--json: total.prices, always; total.prices.config names that file)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
+    active: bool = typer.Option(False, "--active", help="With the blocks view: the open block alone, its burn rate and projection under it (ccusage's blocks --active); exit 1, said, when no block is open."),
     conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use). Coming from ccusage: docs/ccusage.md (each report and flag, and where the rules differ).
@@ -92,6 +93,7 @@ def usage(
     from .usage_beyond import say_beyond_counted
 
     check_order(order)
+    _check_active(view, active)
     if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once, "--order": order}):
         return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
@@ -100,7 +102,7 @@ def usage(
     counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
     say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
-    rows = ordered(rows, view, sort, order)
+    rows = _open_block(ordered(rows, view, sort, order), active)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until})
@@ -183,7 +185,7 @@ def _settings(view: str, sort: str, config: Optional[Path]):
         raise typer.Exit(2)
     try:
         cfg = load_config(config)
-        return cfg, price_table(cfg.prices)
+        return cfg, price_table(cfg.prices, config)
     except ConfigError as exc:
         typer.echo(f"asz usage: {exc}", err=True)
         raise typer.Exit(2)
@@ -196,6 +198,25 @@ def shown_rows(rows: list[dict], members: dict[str, set[str]]) -> tuple[list[dic
     from ..view.secret_forms import shown_title, shown_places
 
     return [shown_places(r) for r in rows], {shown_title(k) if isinstance(k, str) else k: v for k, v in members.items()}
+
+
+def _check_active(view: str, active: bool) -> None:
+    """typer.Exit(2), said, for ``--active`` with a view other than blocks (ccusage's ``blocks --active``)."""
+    if active and view != "blocks":
+        typer.echo(f"asz usage: --active is the blocks view's (the open 5-hour block): asz usage blocks --active, not {view}", err=True)
+        raise typer.Exit(2)
+
+
+def _open_block(rows: list[dict], active: bool) -> list[dict]:
+    """``rows`` (the blocks view's, with ``--active`` the block still open alone); typer.Exit(1), said, when
+    ``active`` and none is open (its last call's block ended: a call after it starts the next)."""
+    if not active:
+        return rows
+    open_now = [r for r in rows if r.get("active")]
+    if not open_now:
+        typer.echo("asz usage: no block is open now (the last block's 5 hours are over; asz usage blocks lists them all)", err=True)
+        raise typer.Exit(1)
+    return open_now
 
 
 def _summed(counted: list, view: str, rows: list[dict], table, window: tuple) -> tuple[list[dict], list[dict]]:
@@ -360,7 +381,7 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
 
         from ..view.usage_report import recorded
 
-        rows, t = [recorded(r) for r in rows], recorded(t)  # no token recorded: null, never 0 (trial 29c F4)
+        rows, t = [recorded(r) for r in rows], recorded(t, not rows)  # none recorded: null, never 0 (trial 29c F4)
         listed = {k: v for k, v in short.items() if v and k != "undescribed_by_row"}
         if as_json == "object":  # --total-once: the total and the lists once, beside the rows
             out: object = {"rows": rows, "total": t, **listed}

@@ -8,6 +8,7 @@ import os
 import pty
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -34,8 +35,13 @@ POSIX = {**os.environ, "LC_ALL": "POSIX", "LANG": "C"}
     (["usage", "--mode", "calculate"], "asz usage: No such option: --mode: asz always prices every call from its tokens "
                                        "(ccusage's --mode calculate); asz usage --prices shows the rates; see "
                                        "docs/ccusage.md; see 'asz usage --help'"),
+    # trial 44a F6: --recent was told "(Possible options: --prices, --project)", -s nothing of ccusage's --since
+    (["usage", "blocks", "--recent"], "asz usage: No such option: --recent: ccusage's blocks --recent (its last 3 "
+                                      "days) is asz usage blocks --since 3d; see docs/ccusage.md; see 'asz usage --help'"),
+    (["usage", "-s", "20260101"], "asz usage: No such option: -s: ccusage's -s is --since here; see docs/ccusage.md; "
+                                  "see 'asz usage --help'"),
 ], ids=["option", "top-option", "command", "missing-value", "group", "own", "root-first", "root-first-view", "not-its",
-        "ccusage-instances", "ccusage-mode"])
+        "ccusage-instances", "ccusage-mode", "ccusage-recent", "ccusage-short"])
 def test_a_usage_error_in_a_log_is_one_plain_line_exit_2(args, line, tmp_path):
     p = subprocess.run([*ASZ, *args], capture_output=True, env=POSIX, stdin=subprocess.DEVNULL, cwd=tmp_path,
                        timeout=120)
@@ -67,3 +73,14 @@ def test_on_a_terminal_the_box_stays(tmp_path):
     assert p.returncode == 2
     text = said.decode("utf-8", "replace")
     assert "╭─" in text and "Error" in text and "No such option" in text
+
+
+def test_every_ccusage_flag_said_is_mapped_in_docs_ccusage():
+    """Each ccusage flag whose usage error points at docs/ccusage.md has a line of its mapping there (trial 44a F6),
+    and the usage error names what to use, never click's nearest names."""
+    from asz_core.cli.plain_errors import CCUSAGE_FLAGS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ccusage.md").read_text(encoding="utf-8")
+    mapped = doc.split("## Flags", 1)[1].split("## Where", 1)[0]
+    assert len(CCUSAGE_FLAGS) >= 18
+    assert [f for f in CCUSAGE_FLAGS if f"`{f}" not in mapped and f" {f} " not in mapped.replace("`", " ")] == []
