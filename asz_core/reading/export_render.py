@@ -312,8 +312,9 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
 #: The credential forms each earlier asz declared in an audit copy's header (``credentials.forms``:
 #: :func:`~asz_core.reading.prose_audit.coverage`; ``--audit``'s JSON line and the text form's ``credentials:`` line),
 #: oldest first: e1eea967 (2026-12-05 03:12), ccbb6c2e (03:53) and ffe662f8 (2026-12-06 00:32, session 42) to
-#: fbe44e18. Forms take no render number, so a header listing one of them is drawn as that asz declared it
-#: (:func:`as_forms`; the forms themselves are checked by the masks: docs/verify.md).
+#: fbe44e18, and forms 1 and 2 (3daf4301 to session 44's fix44g). Forms take no render number, so a header listing one of
+#: them is drawn as that asz declared it (:func:`as_forms`; the forms themselves are checked by the masks:
+#: docs/verify.md).
 _FORMS_BEFORE = tuple(tuple(s.split()) for s in (
     "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
     "slack-webhook-url google-api-key stripe-live-key huggingface-token npm-token private-key jwt url-password password",
@@ -322,7 +323,11 @@ _FORMS_BEFORE = tuple(tuple(s.split()) for s in (
     "jwt bearer-token url-password password",
     "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
     "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
-    "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key basic-auth mysql-password password token"))
+    "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key basic-auth mysql-password password token",
+    "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
+    "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
+    "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key azure-shared-access-key azure-sas-signature "
+    "basic-auth mysql-password curl-password password token"))
 
 
 def _forms_said(forms: tuple[str, ...]) -> tuple[bytes, bytes]:

@@ -19,7 +19,8 @@ import hashlib
 import re
 
 from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
-from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN, KINDS, STARTS as _STARTS
+from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
+from .secret_kinds import KINDS, SPLIT as _SPLIT, STARTS as _STARTS
 
 __all__ = ["KINDS", "LEFT_OUT", "Masker", "choosing", "chosen_now", "expression", "credentials", "found_in", "recording", "masked_cut", "find", "masked", "fingerprint", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer", "redacted", "masked_found", "shown_title", "shown_snippet", "PLACE_KEYS", "shown_places"]
 
@@ -28,6 +29,12 @@ __all__ = ["KINDS", "LEFT_OUT", "Masker", "choosing", "chosen_now", "expression"
 #: for the forms read in any case.
 _FOLDS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _COMPILED = tuple((name, re.compile(rx), hints, *_STARTS[name]) for name, rx, hints in KINDS)
+#: The forms tried only in a text holding one of their hints: those read in any case, and those whose hints are not
+#: their start strings (a base64 token's: a word that names base64; a continued token's: a line continuation). A form
+#: of no hints is tried in every text its starts stand in (``api-key``, ``cookie``: looked for in the lowered text,
+#: one string each, where hints in every case would be more).
+_GATED = frozenset(name for name, _, hints, starts, any_case in _COMPILED
+                   if hints and (any_case or set(hints) != set(starts)))
 
 
 def _fewest(strings: set[str], lowered: set[str] = frozenset()) -> tuple[str, ...]:
@@ -45,10 +52,13 @@ def _fewest(strings: set[str], lowered: set[str] = frozenset()) -> tuple[str, ..
 #: Those read as written are looked for as written (session 42: ``SG.`` in any case is in every ``msg.``).
 #: The forms whose start strings stand in most transcripts' texts without a match (``token`` in every ``tokens`` of a
 #: call's usage): :func:`_may_hold` passes a text holding one of them on only when the form's own search finds a match
-#: in it (session 42: the ``token`` start passed on every usage line, 25 % of the scan's CPU).
+#: in it (session 42: the ``token`` start passed on every usage line, 25 % of the scan's CPU). A form read as written
+#: and tried only where one of its hints stands (:data:`_GATED`) is looked for by its hints where they are fewer
+#: (session 44: a base64 token's 17 start strings, a continued token's 18).
 _SEARCHED = ("token",)
 _ANY_CASE_START = _fewest({lit.lower() for _, any_case in _STARTS.values() for lit in any_case})
-_WRITTEN_START = _fewest({lit for name, (starts, _) in _STARTS.items() if name not in _SEARCHED for lit in starts},
+_WRITTEN_START = _fewest({lit for name, rx, hints, starts, _ in _COMPILED if name not in _SEARCHED
+                          for lit in (hints if name in _GATED and len(hints) < len(starts) else starts)},
                          set(_ANY_CASE_START))
 _SEARCHED_RX = tuple((rx, hints) for name, rx, hints, _, _ in _COMPILED if name in _SEARCHED)
 #: Up to how many characters a text is first looked at as :func:`_may_hold` says (a longer one is searched at once:
@@ -67,18 +77,15 @@ def _starts(text: str, at: int) -> bool:
     return not (c.isalnum() or c == "_") or (c in "nrt" and at >= 2 and text[at - 2] == "\\")
 
 
-def _held(name: str, m: re.Match) -> tuple[int, int] | None:
-    """``(start, end)`` of the credential a match ``m`` of form ``name`` finds (its group ``value``, else the whole
-    match), or None when it holds none: the value must not follow a letter, digit or ``_`` (:func:`_starts`; a
-    :data:`_GLUED` form's may) and must pass the form's guard (:data:`_GUARDS`; given the match too for the forms of
-    :data:`_BY_MATCH`, whose name or flag decides)."""
-    a, b = m.span("value" if "value" in m.re.groupindex else 0)
-    if not (name in _GLUED or _starts(m.string, a)):
-        return None
+def _held(name: str, m: re.Match) -> list[tuple[int, int]]:
+    """``(start, end)`` of each credential a match ``m`` of form ``name`` finds (its group ``value``, else the whole
+    match; each value :data:`_SPLIT` gives of a form holding several), none when it holds none: a value must not
+    follow a letter, digit or ``_`` (:func:`_starts`; a :data:`_GLUED` form's may) and must pass the form's guard
+    (:data:`_GUARDS`; given the match too for the forms of :data:`_BY_MATCH`, whose name or flag decides)."""
+    spans = _SPLIT[name](m) if name in _SPLIT else [m.span("value" if "value" in m.re.groupindex else 0)]
     guard = _GUARDS.get(name)
-    if guard is not None and not (guard(m.string[a:b], m) if name in _BY_MATCH else guard(m.string[a:b])):
-        return None
-    return a, b
+    return [(a, b) for a, b in spans if (name in _GLUED or _starts(m.string, a)) and (
+        guard is None or (guard(m.string[a:b], m) if name in _BY_MATCH else guard(m.string[a:b])))]
 
 
 def find(text: str) -> list[tuple[str, int, int]]:
@@ -91,12 +98,12 @@ def find(text: str) -> list[tuple[str, int, int]]:
     out = []
     held: dict[str, bool] = {}  # each hint looked for once (the two AWS forms share theirs)
     low: list[str | None] = []  # the text lowered, once a form read in any case needs it (None: it holds a _FOLDS)
+    seen: dict = {}  # the places of each start string, looked for once (forms share theirs)
     for order, (name, rx, hints, starts, any_case) in enumerate(_COMPILED):
-        # A form read only as written begins with one of its hints: its places are found or not, as its hints are.
-        if not any_case or any(held[h] if h in held else held.setdefault(h, h in text) for h in hints):
-            for m in _matches(rx, text, starts, any_case, low):
-                if (span := _held(name, m)) is not None:
-                    out.append((order, name, *span))
+        # A form read only as written whose hints are its starts: its places are found or not, as its hints are.
+        if name not in _GATED or any(held[h] if h in held else held.setdefault(h, h in text) for h in hints):
+            for m in _matches(rx, text, starts, any_case, low, seen):
+                out += [(order, name, *span) for span in _held(name, m)]
     if len(out) > 1:
         kept: list[tuple[int, str, int, int]] = []
         for f in sorted(out):  # the first form's values claim their span first
@@ -122,22 +129,27 @@ def _may_hold(text: str) -> bool:
     return any(any(h in text for h in hints) and rx.search(text) for rx, hints in _SEARCHED_RX)
 
 
-def _matches(rx: re.Pattern, text: str, starts: tuple[str, ...], any_case: tuple[str, ...], low: list):
+def _matches(rx: re.Pattern, text: str, starts: tuple[str, ...], any_case: tuple[str, ...], low: list,
+             seen: dict | None = None):
     """The matches ``rx.finditer(text)`` gives, in order, found by trying ``rx`` only where one of ``starts`` (as
     written) or ``any_case`` (in any case, looked for in ``text.lower()``; kept in ``low`` for the other forms) stands
-    (:data:`_STARTS`)."""
+    (:data:`_STARTS`); the places of each string kept in ``seen`` for the other forms."""
+    seen = {} if seen is None else seen
     if any_case and not low:
         low.append(None if not text.isascii() and any(c in text for c in _FOLDS) else text.lower())
     if any_case and low[0] is None:
         yield from rx.finditer(text)
         return
     places: set[int] = set()
-    for lits, where in ((starts, text), (any_case, low[0] if any_case else text)):
+    for lits, where, lowered in ((starts, text, False), (any_case, low[0] if any_case else text, True)):
         for lit in lits:
-            at = where.find(lit)
-            while at >= 0:
-                places.add(at)
-                at = where.find(lit, at + 1)
+            if (lit, lowered) not in seen:
+                got, at = [], where.find(lit)
+                while at >= 0:
+                    got.append(at)
+                    at = where.find(lit, at + 1)
+                seen[lit, lowered] = got
+            places.update(seen[lit, lowered])
     end = 0
     for at in sorted(places):
         if at >= end and (m := rx.match(text, at)) is not None:

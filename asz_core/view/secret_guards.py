@@ -13,7 +13,8 @@ from collections import Counter
 
 __all__ = ["looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
-           "looks_sas_signature"]
+           "looks_sas_signature", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
+           "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS"]
 
 
 def looks_random(value: str) -> bool:
@@ -207,3 +208,125 @@ def looks_sas_signature(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return len(raw) == 32 and looks_mixed(text)
+
+
+#: The last words of an environment variable's name that name a secret the forms before ``env-secret`` do not read
+#: (``TOKEN`` is ``token``'s, ``SECRET``, ``PWD`` and ``PASSWORD`` are ``password``'s), and that which names the secret
+#: alone, without a word before it (``PASS=…``; never ``KEY=…``).
+ENV_SECRET_WORDS = ("KEY", "PASS")
+_ENV_ALONE = frozenset({"PASS"})
+#: Words of a name that say its value is public (a key's id, a public or publishable key, a GPG key's fingerprint).
+_ENV_PUBLIC = ("PUBLIC", "PUBLISHABLE", "GPG", "PGP", "_ID_")
+#: Values a secret's name is often given that are none: a hex digest of 40 or 64 digits (a commit id, a SHA-256: a
+#: cache's key), an identifier, a version or a slug of lower-case words (``tenant_id2``, ``v1.2.3``, ``orders-v2``), a
+#: file's relative path with an extension (``certs/server.key``).
+_ENV_NOT_SECRET = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[a-z0-9]+(?:[._-][a-z0-9]+)+"
+                             r"|(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_-]+\.[A-Za-z0-9]{1,5}")
+
+
+def looks_env_secret(value: str, m: re.Match) -> bool:
+    """The ``env-secret`` form's check (``API_KEY=…``, ``SENDGRID_KEY=…``, ``DB_PASS=…``; the match begins at the
+    name's last word): the whole name, read back from the match's start, is of upper-case letters, digits and ``_`` (an
+    environment variable's: ``myKEY=`` is not one), not after a letter or digit (but a JSON escape's ``n``, ``r`` or
+    ``t``), its last word a word of :data:`ENV_SECRET_WORDS` after ``_`` (or ``API`` for ``APIKEY``), or that word
+    alone for those of :data:`_ENV_ALONE`; no word of :data:`_ENV_PUBLIC` in it; the value as
+    :func:`looks_keyword_password` judges it, 8 characters or more, and after ``KEY`` (not a password's name) none of
+    :data:`_ENV_NOT_SECRET`."""
+    text, at = m.string, m.start()
+    a = at
+    while a > 0 and at - a < 64 and (text[a - 1].isupper() or text[a - 1].isdigit() or text[a - 1] == "_"):
+        a -= 1
+    before = text[a - 1] if a else ""
+    if before.isalnum() and not (before in "nrt" and a >= 2 and text[a - 2] == "\\"):
+        return False
+    name, word = text[a:m.end("word")], m.group("word")
+    prefix = name[:-len(word)]
+    if not (prefix.endswith("_") or (word == "KEY" and prefix.endswith("API")) or (not prefix and word in _ENV_ALONE)):
+        return False
+    if any(w in f"_{name}_" for w in _ENV_PUBLIC) or len(value) < 8 or not looks_keyword_password(value):
+        return False
+    return word == "PASS" or not _ENV_NOT_SECRET.fullmatch(value)
+
+
+def cookie_values(m: re.Match) -> list[tuple[int, int]]:
+    """``(start, end)`` of each cookie's value in a ``Cookie:`` header's pairs (the ``cookie`` form's group ``value``:
+    ``name=value; name=value``), of the first pair alone after ``Set-Cookie:`` (what follows it are the cookie's
+    attributes, ``Path=/``, ``Max-Age=3600``); a value's quotes left out. Each is then judged by
+    :func:`looks_cookie`."""
+    a, b = m.span("value")
+    text = m.string
+    single = text[max(m.start() - 4, 0):m.start()].lower() == "set-"
+    out = []
+    for pair in re.finditer(r"[ \t]*([^=;\s]+)=\"?([^;\s\"]*)\"?[ \t]*(?:;|$)", text[a:b]):
+        out.append((a + pair.start(2), a + pair.end(2)))
+        if single:
+            break
+    return out
+
+
+def looks_cookie(value: str) -> bool:
+    """Whether a cookie's value can be a session's secret: 8 or more characters holding a letter and a digit, no
+    placeholder or variable (:func:`looks_password`); ``theme=dark``, ``lang=en-US``, ``id=42`` are none."""
+    return len(value) >= 8 and looks_password(value) and any(c.isalpha() for c in value) and \
+        any(c.isdigit() for c in value)
+
+
+def looks_encoded_password(value: str) -> bool:
+    """The ``encoded-password`` form's check (``password%3D…`` URL-encoded, ``password&#61;…`` an HTML entity): the
+    value percent-decoded, as :func:`looks_keyword_password` judges a value given to a password's name."""
+    from urllib.parse import unquote
+
+    return looks_keyword_password(unquote(value))
+
+
+#: How long a base64 text (:func:`looks_encoded_token`) or a text joined across line continuations
+#: (:func:`looks_continued_token`) may be decoded to: a token's length, not a file's.
+_SHORT_DECODED = 300
+#: A shell's line continuation, a backslash ending its line (JSON-escaped too), and the next line's indent.
+_CONTINUATION = re.compile(r"(?:\\\n|\\\\\\n)[ \t]*")
+
+
+def _known_token(text: str) -> bool:
+    """Whether ``text`` is, whole, a credential of a form with a fixed prefix (:data:`secret_kinds.PREFIXED`) that
+    passes that form's check: the decoded or joined text :func:`looks_encoded_token` and
+    :func:`looks_continued_token` test against the known forms only."""
+    from .secret_kinds import GUARDS, KINDS, PREFIXED
+
+    for name, rx, _ in KINDS:
+        if name in PREFIXED and (got := re.fullmatch(rx, text)) is not None:
+            guard = GUARDS.get(name)
+            return guard is None or guard(got.group())
+    return False
+
+
+def looks_encoded_token(value: str) -> bool:
+    """The ``base64-token`` form's check: ``value`` (base64 beginning as a known prefix encodes, ``Z2hwX`` for
+    ``ghp_``) decodes to ASCII text of at most :data:`_SHORT_DECODED` characters that is, but for a line break at its
+    end (``echo … | base64``), a credential of a known form (:func:`_known_token`). No other base64 is guessed at."""
+    if len(value) > _SHORT_DECODED * 4 // 3 + 4:
+        return False
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return raw.isascii() and _known_token(raw.decode().rstrip("\r\n"))
+
+
+def looks_continued_token(value: str) -> bool:
+    """The ``continued-token`` form's check: ``value`` (a known prefix's token cut by one or more shell line
+    continuations, ``AKIAW4R8\\`` and ``T2K9…`` on the next line) joined without them is a credential of a known form
+    (:func:`_known_token`)."""
+    joined = _CONTINUATION.sub("", value)
+    return len(joined) <= _SHORT_DECODED and _known_token(joined)
+
+
+def looks_key_data(value: str) -> bool:
+    """The ``kubeconfig-client-key`` form's check: the base64 of ``client-key-data:`` decodes (its first 400
+    characters) to a PEM private key's first line (a certificate's data is public and none)."""
+    head = value[:400]
+    head = head[:len(head) // 4 * 4]
+    try:
+        raw = base64.b64decode(head, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return raw.startswith(b"-----BEGIN") and b"PRIVATE KEY" in raw[:80]

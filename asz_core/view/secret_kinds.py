@@ -61,16 +61,43 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
                             a passphrase of words joined by ``-`` only where the name is a password's whole
                             (:func:`looks_named_password`)
 ``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``
+``api-key``                 an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
+                            ``bearer-token`` judges it and no name or path of code (session 44, trial 44c F2)
+``authorization-token``     GitHub's ``Authorization: token …`` header, as ``bearer-token``
+``cookie``                  each value of a ``Cookie:`` header's ``name=value`` pairs, of a ``Set-Cookie:`` header's
+                            first pair (:func:`cookie_values`), 8 or more characters holding a letter and a digit
+                            (:func:`looks_cookie`); the names kept
+``env-secret``              a value given to an environment variable whose name ends in ``_KEY`` or ``_PASS``
+                            (``APIKEY``, ``PASS`` alone too): ``SENDGRID_KEY=…``, ``DB_PASS=…``, a ``.env`` dump;
+                            not a public key's name, a digest, an identifier or a path (:func:`looks_env_secret`)
+``docker-password``         ``docker login``'s (``podman``'s, ``nerdctl``'s) ``-p PASSWORD``
+``sshpass-password``        ``sshpass -p PASSWORD`` among sshpass's options
+``redis-password``          ``redis-cli``'s ``-a PASSWORD`` / ``--pass PASSWORD``
+``netrc-password``          a ``.netrc`` entry's ``password`` (``machine HOST login USER password …``)
+``encoded-password``        a password's name and value with ``=`` URL-encoded or an HTML entity
+                            (``password%3D…``, ``password&#61;…``), judged percent-decoded
+``docker-auth``             a docker config's ``"auth"``: base64 of ``USER:PASSWORD`` (:func:`looks_basic`)
+``kubeconfig-client-key``   a kubeconfig's ``client-key-data:``, base64 of a PEM private key (:func:`looks_key_data`)
+``base64-token``            base64 of a token of a known prefix (``Z2hwX…`` is ``ghp_…``), in a text that decodes
+                            base64 or is a Kubernetes Secret; decoded (300 characters at most) and tested against
+                            the forms of :data:`PREFIXED` only (:func:`looks_encoded_token`)
+``continued-token``         a token of a known prefix cut by a shell's line continuation (a backslash ending its line),
+                            joined and tested as ``base64-token`` (:func:`looks_continued_token`)
 ==========================  ==========================================================================
 """
 
 from __future__ import annotations
 
-from .secret_guards import (looks_basic, looks_bearer, looks_keyword_password, looks_mixed, looks_mysql_password,
-                            looks_named_password, looks_openai, looks_password, looks_random, looks_sas_signature,
-                            looks_sendgrid, looks_url_password, looks_webhook)
+import base64
+import re
 
-__all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN"]
+from .secret_guards import (ENV_SECRET_WORDS, cookie_values, looks_basic, looks_bearer, looks_continued_token,
+                            looks_cookie, looks_encoded_password, looks_encoded_token, looks_env_secret, looks_key_data,
+                            looks_keyword_password, looks_mixed, looks_mysql_password, looks_named_password,
+                            looks_openai, looks_password, looks_random, looks_sas_signature, looks_sendgrid,
+                            looks_url_password, looks_webhook)
+
+__all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN", "SPLIT", "PREFIXED"]
 
 #: A line break or tab escaped in a text: ``\n``, ``\r``, ``\t`` after one or more backslashes. A JSON string writes
 #: a line break ``\n``; JSON written inside a JSON string (a tool input holding a service account's JSON, drawn as JSON
@@ -105,6 +132,24 @@ _NO_CALL = r"(?=[.:=]*(?:[\s\"'`,;<>){}\[\]\\]|\Z))"
 _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
                + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
                + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+
+#: What gives a value to an environment variable's name (``env-secret``): ``=`` as a shell writes it, with no space
+#: (``NAME = /^x/`` is code), or with spaces before a quoted value (``NAME = "…"``, ``os.environ["NAME"] = '…'``);
+#: ``:`` with spaces or none (YAML, JSON: ``"NAME": "…"``); never ``==``.
+_ENV_SEP = (r"(?:" + _QUOTE + r"\]?[ \t]*:[ \t]*" + _QUOTE + r"|=(?!=)" + _QUOTE + r"|" + _QUOTE
+            + r"\]?[ \t]*=(?!=)[ \t]*(?=\\?[\"'])" + _QUOTE + r")")
+#: A command's option value (a password given to ``-p``, ``-a``): up to white space, a quote or a code mark.
+_COMMAND_VALUE = r"[^\s\"'`;|&<>(){}\[\]\\]{4,}"
+#: The prefixes of the forms :data:`PREFIXED` (a token of one of them begins so): what ``base64-token`` and
+#: ``continued-token`` look for, base64-encoded (the characters the prefix alone decides) or as written.
+_PREFIXES = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "AIza",
+             "GOCSPX-", "sk_live_", "rk_live_", "hf_", "npm_", "SG.")
+_B64_STARTS = tuple(sorted({base64.b64encode(p.encode()).decode()[:len(p) * 8 // 6] for p in _PREFIXES}))
+#: The forms of a fixed prefix and alphabet: a base64 text or a text joined across line continuations is tested against
+#: these only (:func:`~asz_core.view.secret_guards.looks_encoded_token`).
+PREFIXED = frozenset({"aws-access-key-id", "github-token", "gitlab-token", "anthropic-api-key", "openai-api-key",
+                      "slack-token", "google-api-key", "google-oauth-client-secret", "stripe-live-key",
+                      "huggingface-token", "npm-token", "sendgrid-api-key"})
 
 #: Each credential form: its name, the expression that finds it (on text, ASCII only; a match must not follow a letter,
 #: digit or ``_``; where it has a group ``value``, that group is the credential and the rest the context it needs) and
@@ -180,6 +225,54 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # name (TOKEN_URL, max_tokens, tokenizer are no token's)
     ("token", r"(?:token|TOKEN|Token)(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?P<value>" + _VALUE + r"{15,}" + _VALUE_END
      + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
+    # session 44 (trial 44c F2), each after the forms above, which keep what they found before:
+    # an API key's header, X-Api-Key: or Api-Key: (any case; an environment's API_KEY= is env-secret's)
+    ("api-key", r"(?i:api-key)[\"']?[ \t]*:[ \t]*[\"']?(?P<value>[A-Za-z0-9._~+/-]{16,512}=*)"
+     r"(?![A-Za-z0-9._~+/=-])", ("pi-K", "pi-k", "PI-K")),
+    # GitHub's Authorization: token … header (its own scheme beside Bearer)
+    ("authorization-token", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:token)[ \t]+"
+     r"(?P<value>[A-Za-z0-9._~+/-]{20,512}=*)(?![A-Za-z0-9._~+/=-])", ("uthorization", "UTHORIZATION")),
+    # the values of a Cookie: header's pairs, of a Set-Cookie: header's first pair (split: cookie_values, which reads
+    # the set- before the match)
+    ("cookie", r"(?i:cookie)[\"']?[ \t]*:[ \t]*[\"']?(?P<value>[^\r\n\"'\\]{3,4096})", ("ookie", "OOKIE")),
+    # a value given to an environment variable whose name's last word is KEY or PASS (SENDGRID_KEY=, DB_PASS=; also
+    # YAML's or JSON's NAME: value, and code's NAME = "…"; a name ending in TOKEN is token's, one holding SECRET, PWD
+    # or PASSWORD password's): the match begins at that word, the guard reads the whole name back (looks_env_secret)
+    ("env-secret", r"(?P<word>KEY|PASS)" + _ENV_SEP + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
+     ENV_SECRET_WORDS),
+    # docker login's (podman's, nerdctl's) -p PASSWORD (--password is password's), in the same command
+    ("docker-password", r"(?<![A-Za-z0-9_])(?:docker|podman|nerdctl)" + _GAP + r"login" + _WORDS
+     + r"-p(?:[ \t]+|=)?(?:\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("login",)),
+    # sshpass -p PASSWORD (or -pPASSWORD), among sshpass's own options, before the command it runs
+    ("sshpass-password", r"(?<![A-Za-z0-9_])sshpass(?:" + _GAP + r"-[A-Za-oq-z][^\s;|&]*?)*?" + _GAP
+     + r"-p[ \t]*(?:\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("sshpass",)),
+    # redis-cli -a PASSWORD / --pass PASSWORD, in the same command
+    ("redis-password", r"(?<![A-Za-z0-9_])redis-cli" + _WORDS + r"(?:-a|--pass)(?:[ \t]+|=)(?:\\?[\"'])?"
+     r"(?P<value>" + _COMMAND_VALUE + r")", ("redis-cli",)),
+    # a .netrc entry's password: machine HOST [login USER] [account A] password PASSWORD
+    ("netrc-password", r"(?<![A-Za-z0-9_])machine[ \t]+[^\s\\]+(?:(?:\s|\\n)+(?i:login|account|port)[ \t]+[^\s\\]+)*?"
+     r"(?:\s|\\n)+(?:password|PASSWORD|Password)[ \t]+(?P<value>[^\s\\\"'`]{4,})", ("assword", "ASSWORD")),
+    # a password's name and its value URL-encoded (password%3D…) or with its = as an HTML entity (password&#61;…)
+    ("encoded-password", r"(?i:password|passwd|passphrase|pwd|secret)[A-Za-z0-9_-]{0,20}"
+     r"(?:%3[Dd]|&#0*61;|&#[xX]0*3[Dd];|&equals;)"
+     r"(?P<value>(?:[A-Za-z0-9._~!*+@$^-]|%(?!26|3[Dd])[0-9A-Fa-f]{2}){6,256})"
+     r"(?![A-Za-z0-9._~!*+@$^-])", ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD",
+                                       "Pwd", "ecret", "ECRET")),
+    # a docker config's "auth": base64 of USER:PASSWORD (~/.docker/config.json, in its "auths")
+    ("docker-auth", r"\\?\"auth\\?\"[ \t]*:[ \t]*\\?\"(?P<value>[A-Za-z0-9+/]{8,}={0,2})\\?\"",
+     ("auths",)),
+    # a kubeconfig user's client-key-data: base64 of a PEM private key (client-certificate-data is public)
+    ("kubeconfig-client-key",
+     r"(?<![A-Za-z0-9_-])client-key-data[ \t]*:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{20,}={0,2})",
+     ("client-key-data",)),
+    # base64 of a token of a known prefix (Z2hwX… is ghp_…), short: decoded and tested against the known forms only
+    # in a text that decodes base64 (base64 -d, base64 --decode, b64decode) or holds a Kubernetes Secret
+    ("base64-token",
+     r"(?<![A-Za-z0-9+/])(?:" + "|".join(_B64_STARTS) + r")[A-Za-z0-9+/]{4,420}={0,2}(?![A-Za-z0-9+/=])",
+     ("base64 -", "b64decode", "kind: Secret")),
+    # a token of a known prefix cut by a shell's line continuations (AKIA…\ and the rest on the next line)
+    ("continued-token", r"(?:" + "|".join(re.escape(p) for p in _PREFIXES) + r")[A-Za-z0-9_.-]*"
+     r"(?:(?:\\\n|\\\\\\n)[ \t]*[A-Za-z0-9_.-]+)+(?![A-Za-z0-9_.-])", ("\\\n", "\\\\\\n")),
 )
 #: Where a match of each form can begin: the strings one of which stands at its first character, as written, and
 #: those read in any case (the form's expression starts with a name in ``(?i:…)``). :func:`find` tries an expression
@@ -214,6 +307,19 @@ STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "curl-password": (("curl",), ()),
     "password": ((), ("password", "passwd", "passphrase", "pwd", "secret")),
     "token": (("token", "TOKEN", "Token"), ()),
+    "api-key": ((), ("api-key",)),
+    "authorization-token": ((), ("authorization",)),
+    "cookie": ((), ("cookie",)),
+    "env-secret": (ENV_SECRET_WORDS, ()),
+    "docker-password": (("docker", "podman", "nerdctl"), ()),
+    "sshpass-password": (("sshpass",), ()),
+    "redis-password": (("redis-cli",), ()),
+    "netrc-password": (("machine",), ()),
+    "encoded-password": ((), ("password", "passwd", "passphrase", "pwd", "secret")),
+    "docker-auth": (("\"auth", "\\\"auth"), ()),
+    "kubeconfig-client-key": (("client-key-data",), ()),
+    "base64-token": (_B64_STARTS, ()),
+    "continued-token": (_PREFIXES, ()),
 }
 
 
@@ -223,10 +329,23 @@ GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai,
           "url-password": looks_url_password, "password": looks_named_password, "token": looks_keyword_password,
           "bearer-token": looks_bearer, "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed,
           "azure-shared-access-key": looks_mixed, "azure-sas-signature": looks_sas_signature, "basic-auth": looks_basic,
-          "mysql-password": looks_mysql_password, "curl-password": looks_password}
+          "mysql-password": looks_mysql_password, "curl-password": looks_password,
+          "api-key": lambda v: looks_bearer(v) and looks_keyword_password(v), "authorization-token": looks_bearer,
+          "cookie": looks_cookie, "env-secret": looks_env_secret, "docker-password": looks_keyword_password,
+          "sshpass-password": looks_keyword_password, "redis-password": looks_keyword_password,
+          "netrc-password": looks_keyword_password, "encoded-password": looks_encoded_password,
+          "docker-auth": looks_basic,
+          "kubeconfig-client-key": looks_key_data, "base64-token": looks_encoded_token,
+          "continued-token": looks_continued_token}
 #: The forms whose guard is given the match as well as the value.
-BY_MATCH = frozenset({"password", "mysql-password"})
-#: The forms whose value (or match) may follow a letter or digit: a PEM line, and a password glued to ``-p``.
-GLUED = frozenset({"private-key", "mysql-password"})
+BY_MATCH = frozenset({"password", "mysql-password", "env-secret"})
+#: The forms whose match holds several values (a Cookie header's pairs): name -> ``(start, end)`` of each in the match,
+#: each then judged by the form's guard.
+SPLIT = {"cookie": cookie_values}
+#: The forms whose value (or match) may follow a letter or digit: a PEM line, a password glued to ``-p``, one after
+#: an encoded ``=`` (``%3D``).
+GLUED = frozenset({"private-key", "mysql-password", "docker-password", "sshpass-password", "encoded-password"})
 #: The forms whose value is a password (or a user's name and password), masked as ``***``, nothing of it kept.
-HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password"})
+HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password", "api-key",
+                    "cookie", "env-secret", "docker-password", "sshpass-password", "redis-password", "netrc-password",
+                    "encoded-password", "docker-auth"})

@@ -365,3 +365,22 @@ def damage_table(index: Path, table: str) -> None:
     with open(index, "r+b") as f:
         f.seek((page - 1) * size)
         f.write(b"\xab" * size)
+
+
+def header_forms_as(out: Path, body: dict, forms) -> bytes:
+    """A text copy ``out`` whose header lists today's credential forms made as an asz of ``forms`` (their names)
+    wrote it: the list replaced, ``body`` (its manifest, changed in place) given the new bytes' digests and its masks
+    after the list moved by as many bytes; the copy's new bytes."""
+    import hashlib
+
+    from asz_core.view.secret_forms import KINDS
+
+    now = ("forms " + ", ".join(name for name, _, _ in KINDS) + ", not_covered ").encode()
+    data = out.read_bytes()
+    at, was = data.index(now), ("forms " + ", ".join(forms) + ", not_covered ").encode()
+    data = data[:at] + was + data[at + len(now):]
+    out.write_bytes(data)
+    body["export"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                          lines=[hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")])
+    body["masks"] = [{**m, "offset": m["offset"] + (len(was) - len(now)) * (m["offset"] > at)} for m in body["masks"]]
+    return data
