@@ -30,9 +30,8 @@ __all__ = ["KINDS", "LEFT_OUT", "Masker", "choosing", "chosen_now", "expression"
 _FOLDS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _COMPILED = tuple((name, re.compile(rx), hints, *_STARTS[name]) for name, rx, hints in KINDS)
 #: The forms tried only in a text holding one of their hints: those read in any case, and those whose hints are not
-#: their start strings (a base64 token's: a word that names base64; a continued token's: a line continuation). A form
-#: of no hints is tried in every text its starts stand in (``api-key``, ``cookie``: looked for in the lowered text,
-#: one string each, where hints in every case would be more).
+#: their start strings (a base64 token's: a text that decodes base64; a continued token's: a line continuation); a
+#: form of no hints is tried wherever its starts stand.
 _GATED = frozenset(name for name, _, hints, starts, any_case in _COMPILED
                    if hints and (any_case or set(hints) != set(starts)))
 

@@ -13,7 +13,7 @@ from collections import Counter
 
 __all__ = ["looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
-           "looks_sas_signature", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
+           "looks_sas_signature", "looks_api_key", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
            "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS"]
 
 
@@ -222,6 +222,12 @@ _ENV_PUBLIC = ("PUBLIC", "PUBLISHABLE", "GPG", "PGP", "_ID_")
 #: file's relative path with an extension (``certs/server.key``).
 _ENV_NOT_SECRET = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[a-z0-9]+(?:[._-][a-z0-9]+)+"
                              r"|(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_-]+\.[A-Za-z0-9]{1,5}")
+
+
+def looks_api_key(value: str) -> bool:
+    """The ``api-key-header`` form's check (``X-Api-Key: …``): a token as :func:`looks_bearer` judges one, and no name
+    or path of code, variable or stand-in as :func:`looks_keyword_password` judges a password."""
+    return looks_bearer(value) and looks_keyword_password(value)
 
 
 def looks_env_secret(value: str, m: re.Match) -> bool:

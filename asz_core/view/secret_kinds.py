@@ -61,7 +61,7 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
                             a passphrase of words joined by ``-`` only where the name is a password's whole
                             (:func:`looks_named_password`)
 ``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``
-``api-key``                 an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
+``api-key-header``          an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
                             ``bearer-token`` judges it and no name or path of code (session 44, trial 44c F2)
 ``authorization-token``     GitHub's ``Authorization: token …`` header, as ``bearer-token``
 ``cookie``                  each value of a ``Cookie:`` header's ``name=value`` pairs, of a ``Set-Cookie:`` header's
@@ -91,11 +91,11 @@ from __future__ import annotations
 import base64
 import re
 
-from .secret_guards import (ENV_SECRET_WORDS, cookie_values, looks_basic, looks_bearer, looks_continued_token,
-                            looks_cookie, looks_encoded_password, looks_encoded_token, looks_env_secret, looks_key_data,
-                            looks_keyword_password, looks_mixed, looks_mysql_password, looks_named_password,
-                            looks_openai, looks_password, looks_random, looks_sas_signature, looks_sendgrid,
-                            looks_url_password, looks_webhook)
+from .secret_guards import (ENV_SECRET_WORDS, cookie_values, looks_api_key, looks_basic, looks_bearer,
+                            looks_continued_token, looks_cookie, looks_encoded_password, looks_encoded_token,
+                            looks_env_secret, looks_key_data, looks_keyword_password, looks_mixed,
+                            looks_mysql_password, looks_named_password, looks_openai, looks_password, looks_random,
+                            looks_sas_signature, looks_sendgrid, looks_url_password, looks_webhook)
 
 __all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN", "SPLIT", "PREFIXED"]
 
@@ -227,7 +227,7 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
     # session 44 (trial 44c F2), each after the forms above, which keep what they found before:
     # an API key's header, X-Api-Key: or Api-Key: (any case; an environment's API_KEY= is env-secret's)
-    ("api-key", r"(?i:api-key)[\"']?[ \t]*:[ \t]*[\"']?(?P<value>[A-Za-z0-9._~+/-]{16,512}=*)"
+    ("api-key-header", r"(?i:api-key)[\"']?[ \t]*:[ \t]*[\"']?(?P<value>[A-Za-z0-9._~+/-]{16,512}=*)"
      r"(?![A-Za-z0-9._~+/=-])", ("pi-K", "pi-k", "PI-K")),
     # GitHub's Authorization: token … header (its own scheme beside Bearer)
     ("authorization-token", r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:token)[ \t]+"
@@ -307,7 +307,7 @@ STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "curl-password": (("curl",), ()),
     "password": ((), ("password", "passwd", "passphrase", "pwd", "secret")),
     "token": (("token", "TOKEN", "Token"), ()),
-    "api-key": ((), ("api-key",)),
+    "api-key-header": ((), ("api-key",)),
     "authorization-token": ((), ("authorization",)),
     "cookie": ((), ("cookie",)),
     "env-secret": (ENV_SECRET_WORDS, ()),
@@ -330,7 +330,8 @@ GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai,
           "bearer-token": looks_bearer, "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed,
           "azure-shared-access-key": looks_mixed, "azure-sas-signature": looks_sas_signature, "basic-auth": looks_basic,
           "mysql-password": looks_mysql_password, "curl-password": looks_password,
-          "api-key": lambda v: looks_bearer(v) and looks_keyword_password(v), "authorization-token": looks_bearer,
+          "api-key-header": looks_api_key,
+          "authorization-token": looks_bearer,
           "cookie": looks_cookie, "env-secret": looks_env_secret, "docker-password": looks_keyword_password,
           "sshpass-password": looks_keyword_password, "redis-password": looks_keyword_password,
           "netrc-password": looks_keyword_password, "encoded-password": looks_encoded_password,
@@ -346,6 +347,6 @@ SPLIT = {"cookie": cookie_values}
 #: an encoded ``=`` (``%3D``).
 GLUED = frozenset({"private-key", "mysql-password", "docker-password", "sshpass-password", "encoded-password"})
 #: The forms whose value is a password (or a user's name and password), masked as ``***``, nothing of it kept.
-HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password", "api-key",
+HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password", "api-key-header",
                     "cookie", "env-secret", "docker-password", "sshpass-password", "redis-password", "netrc-password",
                     "encoded-password", "docker-auth"})

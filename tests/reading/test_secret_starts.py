@@ -56,7 +56,7 @@ SAMPLES = {
                  "passphrase: correct-horse-battery-staple"],
     "token": ["AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr//////////wEaDFake", "access_token: 'Zx9Yw8Vu7Ts6Rq5Po4'",
               'accessToken = "Zx9Yw8Vu7Ts6Rq5Po4Nm"'],
-    "api-key": ["X-Api-Key: Vk8Lp2Qz7Wx4Rn9Tb3Yc", "\"x-api-key\": \"Vk8Lp2Qz7Wx4Rn9Tb3Yc\"", "API-KEY:Vk8Lp2Qz7Wx4Rn9Tb3Yc"],
+    "api-key-header": ["X-Api-Key: Vk8Lp2Qz7Wx4Rn9Tb3Yc", "\"x-api-key\": \"Vk8Lp2Qz7Wx4Rn9Tb3Yc\"", "API-KEY:Vk8Lp2Qz7Wx4Rn9Tb3Yc"],
     "authorization-token": ["Authorization: token Zt7Kq2Lm9Wx4Rv8Nb3Yc5Hd1"],
     "cookie": ["Cookie: sid=Ck7Jw2Lp9Xm4Rq8Tz3V; csrf=Fz2Kq8Wm4Tx7", "set-cookie: s=Sx8Kq2Lm7Wz4Tv9; Path=/x1x2x3x4"],
     "env-secret": ["SENDGRID_KEY=Gh5Tr8Yu2Io4Pw7E", "DB_PASS='Pd3Lk9Mn2Qw7'", "NPM_AUTH_TOKEN=Zq8kLm2vT9x",

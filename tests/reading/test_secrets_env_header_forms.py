@@ -36,7 +36,7 @@ KEY_DATA = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTdM
 B64_TOKEN = "Z2hwXzRmVDlrTG0yUXg3Uno4V3YxWWIzTmM2SGQwSnM1UGEyVWU5Rw=="
 #: Each shape (text, form, value, as every reader shows it masked); those of one line first, planted in the prompt.
 SHAPES = [
-    ("X-Api-Key: Vk8Lp2Qz7Wx4Rn9Tb3Yc", "api-key", "Vk8Lp2Qz7Wx4Rn9Tb3Yc", "X-Api-Key: ***"),
+    ("X-Api-Key: Vk8Lp2Qz7Wx4Rn9Tb3Yc", "api-key-header", "Vk8Lp2Qz7Wx4Rn9Tb3Yc", "X-Api-Key: ***"),
     ("SENDGRID_KEY=Gh5Tr8Yu2Io4Pw7E", "env-secret", "Gh5Tr8Yu2Io4Pw7E", "SENDGRID_KEY=***"),
     ("DB_PASS=Pd3Lk9Mn2Qw7", "env-secret", "Pd3Lk9Mn2Qw7", "DB_PASS=***"),
     ("Authorization: token Zt7Kq2Lm9Wx4Rv8Nb3Yc5Hd1", "authorization-token", "Zt7Kq2Lm9Wx4Rv8Nb3Yc5Hd1",
@@ -73,7 +73,7 @@ DECOYS = ("CACHE_KEY=4b825dc642cb6eb9a060e54bf8d69288fbee4904", "GPG_KEY=A035C8C
           "base64 of hello: aGVsbG8gd29ybGQgZnJvbSB0aGUgdGVzdA==", "pip install scikit-learn  # sk-learn",
           "git rev 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b \\\n  merged", "uuid 3f2504e0-4f89-41d3-9a0c-0305e82c3301",
           "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host")
-NEW_FORMS = ("api-key", "authorization-token", "cookie", "env-secret", "docker-password", "sshpass-password",
+NEW_FORMS = ("api-key-header", "authorization-token", "cookie", "env-secret", "docker-password", "sshpass-password",
              "redis-password", "netrc-password", "encoded-password", "docker-auth", "kubeconfig-client-key",
              "base64-token", "continued-token")
 IN_PROMPT = SHAPES[:9]
