@@ -162,40 +162,40 @@ def test_search_conversation_and_the_page_mask_each(planted, tmp_path):
         s.stop()
 
 
-class _Forms1:
-    """Masking as forms 1 did (session 43 to 44): none of this session's forms."""
+class _Forms2:
+    """Masking as forms 2 did (session 44, before fix44g): none of these forms."""
 
     def __call__(self, text: str, cuts: list) -> list:
         return [c for c in cuts if c[4] not in NEW_FORMS]
 
 
 @pytest.mark.parametrize("fmt", ["md", "text"])
-def test_a_copy_of_forms_1_verifies_and_says_what_it_holds_whole(planted, tmp_path, fmt):
-    """A copy masked by forms 1 (its manifest's ``masks_forms`` 1, a text copy's header listing forms 1's names) checks
+def test_a_copy_of_forms_2_verifies_and_says_what_it_holds_whole(planted, tmp_path, fmt):
+    """A copy masked by forms 2 (its manifest's ``masks_forms`` 2, a text copy's header listing forms 2's names) checks
     against the root, with a note of each credential today's forms mask that it holds whole (docs/verify.md)."""
     from asz_core.reading.export_render import _FORMS_BEFORE
     from asz_core.view.secret_forms import choosing
 
     old = tmp_path / f"old.{fmt}"
-    with choosing(_Forms1()):
+    with choosing(_Forms2()):
         p = asz_in_process("export", "de3b8b19", "--format", fmt, "--redact", "--out", str(old), "--root", str(planted))
     assert p.returncode == 0, p.stderr
     where = old.with_name(old.name + ".manifest.json")
     body = json.loads(where.read_bytes())
-    body["masks_forms"] = 1
-    # a text copy's header lists forms 1's names, the masks after it moved by as many bytes
+    body["masks_forms"] = 2
+    # a text copy's header lists forms 2's names (forms 1's), the masks after it moved by as many bytes
     data = header_forms_as(old, body, _FORMS_BEFORE[-1]) if fmt == "text" else old.read_bytes()
     where.write_bytes(json.dumps(body).encode())
     text = data.decode()
     whole = [v for v in VALUES[:-1] if "\n" not in v and v in text] + ["T2K9LM5PQ7ZX"] * ("T2K9LM5PQ7ZX" in text)
-    assert len(whole) == (len(IN_PROMPT) if fmt == "text" else len(SHAPES))  # each whole, as forms 1 left it
+    assert len(whole) == (len(IN_PROMPT) if fmt == "text" else len(SHAPES))  # each whole, as forms 2 left it
     held = asz_in_process("verify", "--export", str(old), "--root", str(planted))
     assert held.returncode == 0, held.stdout + held.stderr
     assert held.stdout.splitlines()[-1] == "the copy checks against the root"
     n = sum(text.count(v) for v in whole)
     note = [line for line in held.stdout.splitlines() if line.startswith("note:")]
     assert len(note) == 1 and note[0].startswith(f"note: old.{fmt}: {n} credential(s) asz masks today are whole in this "
-                                                 "copy (made with forms 1 (session 43"), note
+                                                 "copy (made with forms 2 (session 44"), note
     # the same bytes said to be of today's forms: a credential left whole is a problem, as before
     where.write_bytes(json.dumps({**body, "masks_forms": FORMS}).encode())
     assert asz_in_process("verify", "--export", str(old), "--root", str(planted)).returncode == 1
