@@ -41,7 +41,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import drawn
+from .export_render import TOOLS_CSS, drawn
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
@@ -352,7 +352,7 @@ code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}t
 figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}@media (max-width:480px){details>summary{white-space:normal;overflow-wrap:anywhere}}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
 a{color:#8ab4f8}a:visited{color:#c58af9}.meta,.when,.id{color:#a8a8a8}.failed{color:#ff8787}.step.thinking{color:#b0b0b0}.step.withheld{color:#a0a0a0}}
-"""
+""" + TOOLS_CSS  # render 20's, taken off for an older copy (export_render.drawn_style)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 

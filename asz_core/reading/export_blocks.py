@@ -23,10 +23,12 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..view.placing import call_summary, input_fields, quiet_result, shell_input
+from ..view.placing import call_summary, input_fields, one_line, quiet_result, shell_input
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
-from .export_render import drawn
+from ..view.tool_drawn import drawn_input
+from .export_render import TOOLS_RENDER, drawn
+from .export_tools import drawn_html, drawn_markdown
 from .termtext import md_literal, md_visible
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "sealed", "said_md", "no_result_text", "outcome_said", "read_blocks", "report_line",
@@ -223,7 +225,9 @@ def tool_pieces(st: dict) -> list[tuple]:
     :func:`tool_markdown` and :func:`tool_html` to render (module docstring): its input as ``("said", description)``,
     ``("command", text)`` and ``("facts", [(key, value)…])`` (a shell call), or ``("facts", …)`` then one ``("item",
     item)`` for each :func:`~asz_core.view.placing.input_fields` item (a JSON object; the key that holds the subagent's
-    prompt, a step's ``ask``, as ``("ask", ask)``: :func:`ask_line`), or ``("input", text)`` /
+    prompt, a step's ``ask``, as ``("ask", ask)``: :func:`ask_line`), or, from render 20, a todo list, an edit or a
+    file written as ``("todos", reading)``, ``("diff", …)``, ``("write", …)`` (:func:`~asz_core.view.tool_drawn.drawn_input`,
+    :mod:`~.export_tools`), or ``("input", text)`` /
     ``("input_withheld", bytes)``; then its result as ``("report", report)`` (and ``("rest", text)`` when the report
     is followed by more), each execution record joined to the call as ``("executed", record)`` (:func:`execution_line`),
     ``("quiet", facts)``, ``("result", text)``, ``("result_withheld", bytes)`` or, with none of those,
@@ -231,7 +235,9 @@ def tool_pieces(st: dict) -> list[tuple]:
     name = st.get("name") or ""
     shell = shell_input(name, st["input"]) if st["input"] else None
     out: list[tuple] = []
-    if shell is not None:
+    if shell is None and drawn() >= TOOLS_RENDER and (shown := drawn_input(st["input"])) is not None:
+        out.append(next(iter(shown.items())))  # a todo list, an edit, a file written (render 20)
+    elif shell is not None:
         command, said, facts = shell
         out += ([("said", said)] if said is not None else []) + [("command", command), ("facts", facts)]
     elif (fields := input_fields(st["input"]) if st["input"] else None) is not None:
@@ -337,6 +343,7 @@ _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "result": lambda v: ["", fence(md_visible(v))],
     "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
     "no_result": lambda v: ["", f"*{v}*"],
+    **{k: (lambda k: lambda v: drawn_markdown(k, v, fence, _facts_markdown))(k) for k in ("todos", "diff", "write")},
 }
 
 
@@ -365,6 +372,7 @@ _HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
     "result": lambda v, e: f"<pre>{e(v)}</pre>",
     "result_withheld": lambda v, e: f"<p class=\"withheld\">(result withheld: {v} bytes)</p>",
     "no_result": lambda v, e: f"<p class=\"noresult\"><i>{e(v)}</i></p>",
+    **{k: (lambda k: lambda v, e: drawn_html(k, v, e, _facts_html))(k) for k in ("todos", "diff", "write")},
 }
 
 
@@ -385,6 +393,8 @@ def tool_gist(st: dict, dialect: str = "", limit: int = GIST_CHARS) -> str:
     text = st.get("input")
     if not text:
         return ""
+    if drawn() >= TOOLS_RENDER and (shown := drawn_input(text)) is not None and "todos" in shown:
+        return one_line(shown["todos"]["gist"], limit)[0]  # not its JSON (render 20)
     import orjson
 
     try:

@@ -113,6 +113,12 @@ could hide behind it).
   is the runtime's notice line (role ``system``, kind ``notice``) as that asz drew it, not role ``user``, kind
   ``interrupt``, and its header's ``problems`` do not say that the round read such a notice by an earlier rule (no
   earlier asz's rule read one so; fix43i: such copies made at fbe44e18 failed at those lines).
+- render 20: md and html draw a tool call's input that is a todo list as a checklist, an edit as a unified diff of
+  old to new and a file written as its content in a code block with the language of its extension
+  (:mod:`~asz_core.view.tool_drawn`, :data:`TOOLS_RENDER`; trial 43c F4, F7: Claude Code's ``TodoWrite`` was drawn
+  as JSON, ``Edit``, ``MultiEdit`` and ``Write`` as their raw fields), where render 19 drew their fields; html's style
+  gains :data:`TOOLS_CSS`. A copy of render 19 or before is made again drawing as that render did (:func:`drawing`,
+  :func:`drawn_style`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -139,10 +145,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "NOTICES_RENDER", "SAID_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "NOTICES_RENDER", "TOOLS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 19
+RENDER = 20
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -154,7 +160,11 @@ def drawn() -> int:
 
 #: The render from which a person's line the adapter flags ``notice`` (Claude Code's interrupt notice, 65cc2646) is drawn
 #: as one (:func:`notices_read`).
-NOTICES_RENDER = 19
+NOTICES_RENDER = 20
+
+
+#: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).
+TOOLS_RENDER = 20
 
 
 def notices_read() -> bool:
@@ -232,11 +242,19 @@ def check_drawn(check: Callable[[int, bool], tuple[list[str], list[str]]], rende
 #: Render 8's style rule for a person's words drawn as written (``<div class="said">``), which an html copy of render 7
 #: or before does not hold (trial 39c F1).
 SAID_CSS = ".said{white-space:pre-wrap;overflow-wrap:anywhere}"
+#: Render 20's style rules for a todo list, a diff and a file written (:data:`TOOLS_RENDER`), which an html copy of
+#: render 19 or before does not hold: one line, ended by its newline, so it is taken off whole.
+TOOLS_CSS = (".todos{list-style:none;padding-left:.4em}.todo .mark{font-family:ui-monospace,monospace}"
+             ".todo.completed .what{color:#666;text-decoration:line-through}.todo.in_progress .what{font-weight:600}"
+             ".diff .add{background:#e6ffec;color:#1a7f37}.diff .del{background:#ffebe9;color:#cf222e}.diff .hunk{color:#8250df}"
+             "@media (prefers-color-scheme:dark){.diff .add{background:#12361f;color:#7ee787}.diff .del{background:#3d1418;"
+             "color:#ffa198}.diff .hunk{color:#d2a8ff}}\n")
 
 
 def drawn_style(css: str) -> str:
     """An html page's style ``css`` (:data:`~asz_core.reading.export.CSS`) as the render being drawn wrote it
-    (:func:`drawn`): without :data:`SAID_CSS` before render 8."""
+    (:func:`drawn`): without :data:`SAID_CSS` before render 8, without :data:`TOOLS_CSS` before render 20."""
+    css = css if drawn() >= TOOLS_RENDER else css.replace(TOOLS_CSS, "", 1)
     return css if drawn() >= 8 else css.replace(SAID_CSS, "", 1)
 
 

@@ -6,8 +6,9 @@ rules are ``asz_core.view.placing``'s, tests/view_server/test_tool_fields.py che
   whole twice (the corpus's ef958aa1, six agents);
 - a Bash call reads as its description, its command as code and its other keys, and its empty result as ``(no
   output)`` with what its ``toolUseResult`` holds, not as JSON (the corpus's a7da6a22);
-- any other input reads as its fields: an Edit's file_path listed, old_string and new_string as blocks (a7da6a22's
-  first Edit), a Kiro IDE ``create``'s ``file`` listed and ``originalContent``, ``modifiedContent`` as blocks;
+- any other input reads as its fields: a Kiro IDE ``create``'s ``file`` listed and ``originalContent``,
+  ``modifiedContent`` as blocks; an Edit's as a unified diff of old_string to new_string under its file_path (render
+  20; a7da6a22's first Edit);
 - a subagent's prompt is drawn once, at the head of its talk, as the page draws it (session 20): the Agent or Task
   call's input names that talk under its ``prompt`` key instead of drawing the prompt again (ef958aa1's six agents,
   each prompt in the agent's own file; a7da6a22's Task, whose agent file holds no prompt, so its talk shows the
@@ -159,21 +160,25 @@ def test_html_draws_a_bash_call_as_its_command_and_no_output(deep):
     assert "stdout" not in block
 
 
-def test_an_edits_input_reads_as_its_fields(deep):
+def test_an_edits_input_reads_as_a_diff(deep):
+    """Render 20 (trial 43c F7): an Edit's input is a unified diff of old_string to new_string headed by its file's
+    path, every line of both texts in it (render 19 drew the two texts as blocks: tests/reading/test_tools_drawn.py)."""
     md = asz("export", DEEP[1], "--format", "md", "--tz", "UTC", "--root", str(deep["root"])).stdout
     page = asz("export", DEEP[1], "--format", "html", "--root", str(deep["root"])).stdout
     inp = deep["edit"]
     assert set(inp) == {"file_path", "old_string", "new_string"}
     at = md.index(f"**Tool Edit** · {deep['at'][EDIT]} · `tool/{EDIT}`")
-    expected = ["", f"- file_path: `{inp['file_path']}`", "", "*old_string*", "", "```", inp["old_string"], "```", "",
-                "*new_string*", "", "```", inp["new_string"], "```"]
-    assert "\n".join(md[at:].split("\n")[1:]).startswith("\n".join(expected) + "\n")
+    lines = md[at:].split("\n")[1:]
+    assert lines[:4] == ["", "```diff", f"--- {inp['file_path']}", f"+++ {inp['file_path']}"] and lines[4].startswith("@@ -1,")
+    body = lines[5:lines.index("```", 5)]
+    assert [x[1:] for x in body if x[:1] in " -"] == inp["old_string"].splitlines()
+    assert [x[1:] for x in body if x[:1] in " +"] == inp["new_string"].splitlines()
     at = page.index(f'id="tool/{EDIT}"')
     block = page[at:page.index("</details>", at)]
-    assert (f"<ul><li>file_path: <code>{html.escape(inp['file_path'])}</code></li></ul><p class=\"meta\">old_string</p>"
-            f"<pre class=\"old\">{html.escape(inp['old_string'])}</pre><p class=\"meta\">new_string</p>"
-            f"<pre class=\"new\">{html.escape(inp['new_string'])}</pre>") in block
-    assert "&quot;old_string&quot;" not in block
+    assert f'<pre class="diff"><span class="head">--- {html.escape(inp["file_path"])}</span>' in block
+    assert all(f'<span class="del">-{html.escape(x)}</span>' in block for x in inp["old_string"].splitlines()
+               if x not in inp["new_string"].splitlines())
+    assert "&quot;old_string&quot;" not in block and "old_string" not in block
 
 
 def test_a_kiro_create_reads_as_its_fields(corpus_dir, tmp_path):
