@@ -554,9 +554,11 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
     (:data:`~asz_core.view.titles.SHORT_FORM_KINDS`, :func:`~asz_core.view.titles.record_line`: Claude Code's
     compaction boundary ``auto, 167,731 tokens before``, a stop hook summary ``stop hooks: 1 ran, 0 errors``), as the
     exports label it, ``compactions`` (:func:`compactions`) and
-    ``reports`` (:func:`reports`), ``asks`` (:func:`asks`), ``gists`` (:func:`gists`) and ``unresolved``
-    (:func:`unresolved_split`)."""
+    ``reports`` (:func:`reports`), ``asks`` (:func:`asks`), ``gists`` (:func:`gists`), ``unresolved``
+    (:func:`unresolved_split`) and ``drawn``: each todo list, edit and file written as the page draws it
+    (:func:`~asz_core.view.tool_drawn.page_drawn`, the exports' reading: a clipped input read whole from its record)."""
     from .titles import SHORT_FORM_KINDS, record_line
+    from .tool_drawn import page_drawn
 
     prompts = call_prompts(doc, dialect, record)
     same: dict[str, list[str]] = {}
@@ -564,12 +566,15 @@ def page_reading(doc: dict, dialect: str, record: Callable[[dict], dict | None])
         steps = [n for n in walk((t or {}).get("children") or ()) if n.get("kind") in ("message.assistant", "agent.output")]
         outputs = {position(n)[:3] for n in steps if n.get("kind") == "agent.output"}
         same.update(repeats([(position(n), n["kind"], n["id"], _whole(n, record)) for n in steps if position(n)[:3] in outputs]))
-    lines = {}
+    lines, tools = {}, []
     for n in walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]):
+        if n.get("kind") in ("tool", "agent.call"):
+            tools.append(n)
         if n.get("kind") in SHORT_FORM_KINDS and n.get("state") != "omitted" and _first_ref(n):
             line = record_line(record(_first_ref(n)), dialect)
             if line:
                 lines[n["id"]] = line
     return {"places": loose_places(doc), "repeats": same, "asked": asked_steps(doc), "lines": lines,
             "prompts": prompts, "compactions": compactions(doc), "reports": reports(doc, record),
-            "asks": asks(doc, dialect, record, prompts), "gists": gists(doc, dialect), "unresolved": unresolved_split(doc)}
+            "asks": asks(doc, dialect, record, prompts), "gists": gists(doc, dialect), "unresolved": unresolved_split(doc),
+            "drawn": page_drawn(tools, lambda n: (_call_part(n, record) or {}).get("data"))}

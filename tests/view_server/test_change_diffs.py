@@ -1,6 +1,7 @@
 """Edits drawn as diffs (trial 17b, F11; docs/view.md, "Changes"): the page draws each ``workspace_changes`` entry's
 hunks as red/green lines under the file's path and ``+N −M``, on the Changes tab and under the editing step, linked
-both ways; an editing call with no changes record shows its input's fields as text (old_string beside new_string),
+both ways; an editing call's input is the server's diff of old_string to new_string (render 20,
+``asz_core.view.tool_drawn``: /headings' ``drawn``), above its change when it has one and alone when it has none,
 never a diff the page computed; a change's text is text (``<script>`` in it runs nothing). In headless Chromium over
 the real ``asz collect`` and parse of ``../shared/corpus``'s a7da6a22 (/src/deep-manifest: 23 Edit/Write calls with
 their ``structuredPatch``) and of a made session. Expected values are read from the source transcripts."""
@@ -60,6 +61,14 @@ def _shown(drv, el) -> list[str]:
     return drv.execute_script("return Array.from(arguments[0].querySelectorAll('.dl')).map(function (e) { return e.textContent; });", el)
 
 
+def _sides(drv, node) -> tuple[list[str], list[str]]:
+    """The old and new texts' lines the input's diff (``.drawninput``) of step ``node`` shows: its context and ``-``
+    lines, its context and ``+`` lines (every line of both: the diff's context is the whole text)."""
+    lines = _shown(drv, node.find_element(By.CSS_SELECTOR, ".drawninput"))
+    assert lines[0].startswith("@@ -1")
+    return [x[1:] for x in lines[1:] if x[:1] in " -"], [x[1:] for x in lines[1:] if x[:1] in " +"]
+
+
 def test_the_changes_tab_draws_each_change_as_its_hunks(deep, serve, browser):
     s = serve(deep["root"])
     doc = s.get(f"/api/c/{DEEP[1]}/view").json()
@@ -105,11 +114,10 @@ def test_an_edit_step_shows_its_diff_and_its_input_as_fields_linked_to_the_chang
     box = node.find_element(By.CSS_SELECTOR, ".stepchanges")
     assert _shown(browser, box) == _expected(deep["patches"][FIRST_EDIT])
     inp = deep["inputs"][FIRST_EDIT]
-    fields = node.find_element(By.CSS_SELECTOR, ".editinput")
-    assert fields.find_element(By.CSS_SELECTOR, "dd").text == inp["file_path"]
-    assert fields.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
-    assert fields.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
-    assert "\\n" not in fields.text and not node.find_elements(By.CSS_SELECTOR, "pre.input")  # no JSON line
+    fields = node.find_element(By.CSS_SELECTOR, ".drawninput")
+    assert fields.find_element(By.CSS_SELECTOR, ".fpath").text == inp["file_path"]
+    assert _sides(browser, node) == (inp["old_string"].splitlines(), inp["new_string"].splitlines())
+    assert "\\n" not in fields.text and not node.find_elements(By.CSS_SELECTOR, "pre.input, pre.old")  # no JSON line
     shot(browser, "edit-step-diff")
     # the step links to its change on the Changes tab, and the change back to the step
     box.find_element(By.CSS_SELECTOR, "a.tochange").click()
@@ -170,22 +178,22 @@ def test_change_text_is_text_and_an_edit_without_a_record_shows_its_fields(tmp_p
     sec = browser.find_element(By.CSS_SELECTOR, "section.change")
     assert _shown(browser, sec) == ["@@ -1,1 +1,1 @@", "-<p>hi</p>", "+" + PWN]
     assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('#changes script, #changes img')")
-    # the failed Edit has no changes record: its input as fields, no diff
+    # the failed Edit has no changes record: its input's diff alone, each line text
     step = "tool/toolu_e2"
-    open_at(browser, f"{s.base}/c/{SESSION}#step={step}", f'.node[data-id="{step}"] .editinput')
+    open_at(browser, f"{s.base}/c/{SESSION}#step={step}", f'.node[data-id="{step}"] .drawninput')
     node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
     bad = lines[3]["message"]["content"][0]["input"]
-    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == bad["old_string"]
-    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == bad["new_string"]
-    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges, .dl")
+    assert _sides(browser, node) == (bad["old_string"].splitlines(), bad["new_string"].splitlines())
+    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges")
     edited = browser.find_element(By.CSS_SELECTOR, '.node[data-id="tool/toolu_e1"]')
     browser.execute_script("arguments[0]._toggle(true)", edited)
-    assert edited.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == PWN
+    assert _shown(browser, edited.find_element(By.CSS_SELECTOR, ".drawninput"))[1:] == ["-<p>hi</p>", "+" + PWN]
     assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('#panel script, #panel img')")
 
 
-def test_a_clipped_edit_input_reads_as_fields_once_read_whole(deep, serve, browser):
-    """toolu_015nKwwaMcf3C52L3ZMEwTuP's input is 3,349 bytes, clipped at 2,000 in the document: text until Show all."""
+def test_a_clipped_edit_input_reads_as_its_diff_whole(deep, serve, browser):
+    """toolu_015nKwwaMcf3C52L3ZMEwTuP's input is 3,349 bytes, clipped at 2,000 in the document: its diff is drawn whole
+    at once (the server read it from the record), the exact text folded under it until Show all."""
     s = serve(deep["root"])
     use = "toolu_015nKwwaMcf3C52L3ZMEwTuP"
     inp = deep["inputs"][use]
@@ -193,13 +201,14 @@ def test_a_clipped_edit_input_reads_as_fields_once_read_whole(deep, serve, brows
     step = f"tool/{use}"
     open_at(browser, f"{s.base}/c/{DEEP[1]}#step={step}", f'.node[data-id="{step}"] .editholder + .clip button')
     node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
-    assert node.find_elements(By.CSS_SELECTOR, ".editholder pre.input") and not node.find_elements(By.CSS_SELECTOR, ".editinput")
+    assert _sides(browser, node) == (inp["old_string"].splitlines(), inp["new_string"].splitlines())
+    assert node.find_element(By.CSS_SELECTOR, ".drawninput .fpath").text == inp["file_path"]
     assert _shown(browser, node.find_element(By.CSS_SELECTOR, ".stepchanges")) == _expected(deep["patches"][use])
     node.find_element(By.CSS_SELECTOR, ".editholder + .clip button").click()
-    wait(browser, lambda d: node.find_elements(By.CSS_SELECTOR, ".editinput pre.new"))
-    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
-    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
-    assert node.find_element(By.CSS_SELECTOR, ".editinput dd").text == inp["file_path"]
+    wait(browser, lambda d: "Showing all" in node.find_element(By.CSS_SELECTOR, ".clip").text)
+    assert _sides(browser, node) == (inp["old_string"].splitlines(), inp["new_string"].splitlines())
+    exact = node.find_element(By.CSS_SELECTOR, "details.exact pre.exact").get_attribute("textContent")
+    assert json.loads(exact) == inp
     # the record's data, read whole, in the document's own compact form: the size the document gave (3,349 bytes)
     assert node.find_element(By.CSS_SELECTOR, ".clip").text == "Showing all 3,349 bytes."
 
@@ -209,8 +218,8 @@ def test_diffs_fit_a_narrow_screen(deep, serve, browser):
     step = f"tool/{FIRST_EDIT}"
     open_at(browser, f"{s.base}/c/{DEEP[1]}#step={step}", f'.node[data-id="{step}"] .stepchanges .dl', width=390, height=900)
     node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
-    old, new = node.find_element(By.CSS_SELECTOR, "pre.old"), node.find_element(By.CSS_SELECTOR, "pre.new")
-    assert new.location["y"] > old.location["y"]  # old_string above new_string, not beside it
+    diff, change = node.find_element(By.CSS_SELECTOR, ".drawninput .difflines"), node.find_element(By.CSS_SELECTOR, ".stepchanges")
+    assert change.location["y"] > diff.location["y"]  # the input's diff above the change
     assert browser.execute_script("return document.documentElement.scrollWidth") <= browser.execute_script("return window.innerWidth")
     shot(browser, "edit-step-diff-narrow")
 
@@ -218,9 +227,9 @@ def test_diffs_fit_a_narrow_screen(deep, serve, browser):
 TEAM = ("-experiments-worktrees", "ef958aa1-0e93-49f0-bb71-150f63befcd1")
 
 
-def test_a_subagents_edit_with_no_changes_record_shows_its_fields_and_no_diff(corpus_dir, tmp_path, serve, browser):
+def test_a_subagents_edit_with_no_changes_record_shows_its_inputs_diff_alone(corpus_dir, tmp_path, serve, browser):
     """ef958aa1's subagents edited with no toolUseResult (14 calls not derived): the page draws the call's input as
-    fields, the source's old_string and new_string as text, and no diff of its own."""
+    the server's diff of the source's old_string to new_string, its replace_all a fact, and no change."""
     src = corpus_dir / "claude-code" / "projects" / TEAM[0]
     if not src.is_dir():
         pytest.skip(f"{src} is absent")
@@ -236,11 +245,11 @@ def test_a_subagents_edit_with_no_changes_record_shows_its_fields_and_no_diff(co
     doc = s.get(f"/api/c/{TEAM[1]}/view").json()
     assert doc["summary"]["changes_not_derived"] == 14 and doc["workspace_changes"] == []
     step = f"tool/{use}"
-    open_at(browser, f"{s.base}/c/{TEAM[1]}#step={step}", f'.node[data-id="{step}"] .editinput')
+    open_at(browser, f"{s.base}/c/{TEAM[1]}#step={step}", f'.node[data-id="{step}"] .drawninput')
     node = browser.find_element(By.CSS_SELECTOR, f'.node[data-id="{step}"]')
-    facts = dict(zip([e.text for e in node.find_elements(By.CSS_SELECTOR, ".editinput dt")],
-                     [e.text for e in node.find_elements(By.CSS_SELECTOR, ".editinput dd")]))
-    assert facts == {"file_path": inp["file_path"], "replace_all": json.dumps(inp["replace_all"])}
-    assert node.find_element(By.CSS_SELECTOR, "pre.old").get_attribute("textContent") == inp["old_string"]
-    assert node.find_element(By.CSS_SELECTOR, "pre.new").get_attribute("textContent") == inp["new_string"]
-    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges, .dl, pre.input")
+    facts = dict(zip([e.text for e in node.find_elements(By.CSS_SELECTOR, ".drawninput dt")],
+                     [e.text for e in node.find_elements(By.CSS_SELECTOR, ".drawninput dd")]))
+    assert facts == {"replace_all": json.dumps(inp["replace_all"])}
+    assert node.find_element(By.CSS_SELECTOR, ".drawninput .fpath").text == inp["file_path"]
+    assert _sides(browser, node) == (inp["old_string"].splitlines(), inp["new_string"].splitlines())
+    assert not node.find_elements(By.CSS_SELECTOR, ".stepchanges, pre.input")

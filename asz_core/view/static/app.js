@@ -1790,6 +1790,9 @@
   // SECRETS: what the server says of the credentials it serves (headings' secrets: {shown, places}; page_secrets.py).
   let SECRETS = null;
   let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {}, UNRES = null;
+  // DRAWN: tool step id -> {todos} | {diff} | {write}: a todo list, an edit, a file written as the exports draw them
+  // (asz_core/view/tool_drawn.py, the one reading; a clipped input read whole by the server; trial 43c F4, F7).
+  let DRAWN = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -1803,6 +1806,7 @@
       REPORTS = d.reports || {};
       ASKS = d.asks || {};
       GISTS = d.gists || {};
+      DRAWN = d.drawn || {};
       CREDS = d.credentials || {};
       SENT = d.sent_by || '';
       SECRETS = d.secrets || null;
@@ -2246,9 +2250,10 @@
 
   // A call's row: what the adapter says the call acts on (GISTS), else its input's first non-blank string among
   // RULES.input_fields (placing.INPUT_FIELDS, served into this script), else the input as written: placing.call_summary,
-  // the exports' and the audit prose's one rule.
+  // the exports' and the audit prose's one rule; a todo list its counts (DRAWN, tool_drawn.todo_gist, as html's line).
   function toolInputPreview(n) {
     if (GISTS[n.id]) return GISTS[n.id];
+    if (DRAWN[n.id] && DRAWN[n.id].todos) return DRAWN[n.id].todos.gist;  // '4 todos: 1 completed, …', not its JSON
     if (!n.text) return '';
     try {
       const v = JSON.parse(n.text);
@@ -2659,7 +2664,9 @@
       if (clipped(n.text, n.bytes)) det.append(clipNote(n, 'text', det.lastChild.lastChild));
     } else if (!inlineOf(n)) {
       if (n.text) {
-        const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : pre(n.text);
+        // thinking is the model's Markdown: rendered as its replies are (mdInto, the same sanitiser), still folded
+        // under its row (trial 43c F7: it was shown raw)
+        const p = BLOCKS[n.id] ? blocksEl(BLOCKS[n.id]) : k === 'thinking' ? md(n.text, 'msg thinking') : pre(n.text);
         det.append(h('h3', null, 'Text'), p);
         if (clipped(n.text, n.bytes) && n.state !== 'omitted' && !BLOCKS[n.id]) det.append(clipNote(n, 'text', p));  // blocks are whole
       }
@@ -3092,6 +3099,44 @@
     if (facts.length) box.insertBefore(kv(facts), box.firstChild);
     return box;
   }
+  // A todo list, an edit or a file written (DRAWN, tool_drawn.py) as the exports draw them (docs/view.md, "Tool
+  // inputs"): the input's other keys as facts, then a checklist (each todo's mark, its content, in progress, its active
+  // form where it differs and its other keys said after it), each edit's unified diff of old to new under the file's
+  // path (every line a text node, as the Changes tab's), or the file's content as a block naming its language.
+  const TODO_MARKS = { 'x': '\u2611', '~': '\u25d0', ' ': '\u2610', '?': '?' };
+  function todoSaid(t) {
+    const bits = t.status === 'in_progress' ? ['in progress'] : t.mark === '?' ? ['status: ' + t.status] : [];
+    if (t.active_form !== undefined) bits.push('shown as: ' + t.active_form);
+    (t.other || []).forEach(function (kvp) { bits.push(kvp[0] + ': ' + kvp[1]); });
+    return bits.join('; ');
+  }
+  function drawnInputEl(d) {
+    const box = h('div', { class: 'editinput drawninput' }), kind = Object.keys(d)[0], x = d[kind];
+    if ((x.facts || []).length) box.append(kv(x.facts));
+    if (kind === 'todos') {
+      box.append(h('ul', { class: 'todos' }, x.todos.map(function (t) {
+        const said = todoSaid(t);
+        return h('li', { class: 'todo', 'data-status': t.status }, h('span', { class: 'mark', title: t.status }, TODO_MARKS[t.mark] || '?'), ' ',
+          h('span', { class: 'what' }, t.content), said ? h('span', { class: 'faint small' }, ' (' + said + ')') : '');
+      })));
+    } else if (kind === 'diff') {
+      const fd = h('div', { class: 'filediff', 'data-path': x.path }, h('div', { class: 'fhead' }, h('span', { class: 'mono fpath' }, x.path)));
+      x.edits.forEach(function (e) {
+        if (e.note) fd.append(h('div', { class: 'faint small' }, e.note));
+        const lines = h('div', { class: 'difflines' });
+        if (!e.lines.length) lines.append(h('div', { class: 'dl ctx faint' }, e.same));
+        e.lines.slice(2).forEach(function (l) {
+          const c = l.charAt(0);
+          lines.append(h('div', { class: 'dl ' + (c === '+' ? 'add' : c === '-' ? 'del' : c === '@' ? 'hunk' : 'ctx') }, l));
+        });
+        fd.append(lines);
+      });
+      box.append(fd);
+    } else {
+      box.append(h('div', { class: 'faint small' }, 'content' + (x.language ? ' (' + x.language + ')' : '')), pre(x.content, 'field write'));
+    }
+    return box;
+  }
   // A call's result that is its subagent's report (REPORTS), drawn once, in the subagent's talk: a line naming where
   // (its last message, or its output when that repeats no message), then what the result holds after the report (Claude
   // Code's agentId and usage lines); the result as recorded folds under them, "Show all" for one the document clipped.
@@ -3131,7 +3176,7 @@
   function toolInputEl(n, det) {
     const el = h('div', { class: 'editholder' }), ask = ASKS[n.id];
     function draw(t) {
-      const fields = inputFieldsEl(ask ? JSON.stringify(ask.input) : t, n.name, ask);
+      const fields = !ask && DRAWN[n.id] ? drawnInputEl(DRAWN[n.id]) : inputFieldsEl(ask ? JSON.stringify(ask.input) : t, n.name, ask);
       if (!fields) { el.append(pre(t, 'input')); return; }
       el.append(fields, h('details', { class: 'exact small' }, h('summary', null, 'The input as recorded (' + fmtBytes(utf8len(t)) + ')'), pre(t, 'exact')));
     }
