@@ -57,6 +57,12 @@ LANGUAGES = {
 _EDIT = PAIRS[0]  # old_string / new_string: Edit's, and each MultiEdit edit's
 
 
+def _facts(data: dict, drawn: set) -> list[list[str]]:
+    """``[[key, value]…]`` of the keys of ``data`` not in ``drawn``, the path first, as the fields are read
+    (:func:`~asz_core.view.placing.input_fields`)."""
+    return [[k, _fact(data[k])] for k in sorted(data, key=lambda k: not _is_path(k)) if k not in drawn]
+
+
 def _path_key(data: dict) -> str | None:
     return next((k for k in data if isinstance(data[k], str) and _is_path(k)), None)
 
@@ -85,7 +91,7 @@ def todo_list(data: Any) -> dict | None:
         item["other"] = [[k, _fact(v)] for k, v in t.items()
                          if k not in ("content", "status") and not (k == "activeForm" and isinstance(form, str))]
         todos.append(item)
-    return {"todos": todos, "facts": [[k, _fact(v)] for k, v in data.items() if k != "todos"], "gist": todo_gist(todos)}
+    return {"todos": todos, "facts": _facts(data, {"todos"}), "gist": todo_gist(todos)}
 
 
 def todo_gist(todos: list[dict]) -> str:
@@ -139,19 +145,19 @@ def edit_diff(data: Any) -> dict | None:
     for note, a, b in pieces:
         lines = _diff_lines(a, b, path)
         edits.append({"note": note, "lines": lines, **({} if lines else {"same": _same_said(a, b)})})
-    return {"path": path, "edits": edits, "facts": [[k, _fact(v)] for k, v in data.items() if k not in used and k != key]}
+    return {"path": path, "edits": edits, "facts": _facts(data, used | {key})}
 
 
 def written(data: Any) -> dict | None:
     """``{"path", "language", "content", "facts": [[key, value]…]}`` of a file-writing input ``data`` (decoded JSON;
-    module docstring), else None; the path stays a fact too (it is the block's only head)."""
+    module docstring), else None; the path stays a fact too, the first (it is the block's only head)."""
     if not isinstance(data, dict) or not isinstance(data.get("content"), str):
         return None
     key = _path_key(data)
     if key is None:
         return None
     return {"path": data[key], "language": language(data[key]), "content": data["content"],
-            "facts": [[k, _fact(v)] for k, v in data.items() if k != "content"]}
+            "facts": _facts(data, {"content"})}
 
 
 #: The readers, tried in order (an input is at most one of them).

@@ -184,7 +184,7 @@ def test_kiro_editing_calls_read_as_fields(kiro_root, serve, browser):
                 assert _text(browser, box.find_element(By.CSS_SELECTOR, "pre.old")) == inp["originalContent"] == ""
                 assert _text(browser, box.find_element(By.CSS_SELECTOR, "pre.new")) == inp["modifiedContent"]
                 assert any("modifiedContent" == e.text for e in box.find_elements(By.CSS_SELECTOR, ".oldnew .faint"))
-            else:  # Kiro CLI: the path first, the content as a block
+            else:  # Kiro CLI: the path first, the content as a block (a file written, tool_drawn.written: render 20)
                 assert list(facts)[0] == "path", (facts, inp)
                 assert facts == {"path": inp["path"], "command": inp["command"]}
                 assert [_text(browser, b) for b in box.find_elements(By.CSS_SELECTOR, "pre.field")] == [inp["content"]]
