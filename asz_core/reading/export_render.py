@@ -160,7 +160,7 @@ def drawn() -> int:
 
 #: The render from which a person's line the adapter flags ``notice`` (Claude Code's interrupt notice, 65cc2646) is drawn
 #: as one (:func:`notices_read`).
-NOTICES_RENDER = 20
+NOTICES_RENDER = 19
 
 
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).
