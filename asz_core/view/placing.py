@@ -42,7 +42,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func:`page_rules`)
 
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks", "folded_at",
-           "call_prompts", "call_summary", "compactions", "gists", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
+           "call_prompts", "call_summary", "compactions", "fact_text", "gists", "is_path_key", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "unresolved_split", "unresolved_words",
            "walk"]
 
@@ -56,8 +56,12 @@ def _object(text: str) -> dict | None:
     return v if isinstance(v, dict) else None
 
 
-def _fact(v) -> str:
+def fact_text(v) -> str:
+    """A fact's value as the readers show it: a string as written, any other value as its compact JSON."""
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+_fact = fact_text
 
 
 def shell_input(name: str, text: str) -> tuple[str, str | None, list[tuple[str, str]]] | None:
@@ -155,8 +159,12 @@ PATH_KEYS, PATH_SUFFIX = ("path", "file"), "_path"
 BLOCK_CHARS = 100
 
 
-def _is_path(key: str) -> bool:
+def is_path_key(key: str) -> bool:
+    """Whether an input's ``key`` is read as a path (:data:`PATH_KEYS`, ``*_path``): drawn first."""
     return key in PATH_KEYS or key.endswith(PATH_SUFFIX)
+
+
+_is_path = is_path_key
 
 
 def page_rules() -> dict:

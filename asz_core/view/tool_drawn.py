@@ -32,7 +32,7 @@ import json
 import os
 from typing import Any, Callable
 
-from .placing import PAIRS, _fact, _is_path
+from .placing import PAIRS, fact_text as _fact, is_path_key as _is_path
 
 __all__ = ["LANGUAGES", "TODO_STATES", "drawn_input", "edit_diff", "language", "todo_gist", "todo_list", "written", "page_drawn"]
 
