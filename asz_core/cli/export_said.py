@@ -192,12 +192,23 @@ def credentials_line(prose) -> str:
         return (f"asz export: --audit masked {places:,} place(s) of {values:,} credential(s) (the audit form masks "
                 "them by default; --no-redact keeps them whole)" + unwritten_said(prose))
     if prose.redact:
-        return f"asz export: --redact masked {places:,} place(s) of {values:,} credential(s)" + unwritten_said(prose)
+        return credentials_said("export", places, values, True) + unwritten_said(prose)
     if prose.redact_said is False:
         return (f"asz export: --no-redact: {places:,} place(s) of {values:,} credential(s) of a known form written "
                 "whole (asz secrets lists them)" + unwritten_said(prose))
+    return credentials_said("export", places, values, False)
+
+
+def credentials_said(cmd: str, places: int, values: int, masked: bool) -> str:
+    """The one note a reader printing a conversation's texts gives of its credentials (``places`` and ``values`` as
+    :func:`~asz_core.view.secret_forms.counted` counts them): masked, ``asz CMD: --redact masked 8 place(s) of 4
+    credential(s)``; written whole, ``asz CMD: note: 8 place(s) of 4 credential(s) of a known form written whole (asz
+    secrets lists them); --redact masks them``, '' when there is none (``asz export``, ``asz conversation --json``,
+    ``asz show``: trial 44c F4, they printed credentials whole and said nothing)."""
+    if masked:
+        return f"asz {cmd}: --redact masked {places:,} place(s) of {values:,} credential(s)"
     if places:
-        return (f"asz export: note: {places:,} place(s) of {values:,} credential(s) of a known form written whole "
+        return (f"asz {cmd}: note: {places:,} place(s) of {values:,} credential(s) of a known form written whole "
                 "(asz secrets lists them); --redact masks them")
     return ""
 
@@ -206,12 +217,14 @@ def credentials_counted(prose) -> tuple[int, int]:
     """``(places, distinct credentials)`` an export masked or wrote whole: this run's fingerprints and, of a resumed
     folder export, those of the copies it kept (keyed, :class:`~asz_core.cli.export_resume.Resume`), counted as one
     where the key makes them one."""
+    from ..view.secret_forms import counted
+
     kept = getattr(prose, "redacted_kept", None) or []
     if not kept:
-        return len(prose.redacted), len(set(prose.redacted))
+        return counted(prose.redacted)
     from ..storage.mask_key import keyed_mark
 
-    return len(prose.redacted) + len(kept), len({keyed_mark(prose.kept_key, m) for m in prose.redacted} | set(kept))
+    return counted([keyed_mark(prose.kept_key, m) for m in prose.redacted] + kept)
 
 
 def unwritten_said(prose) -> str:

@@ -86,9 +86,11 @@ def secrets(
                        f"(fingerprint {f['fingerprint']})  {visible(listed_title(f['title']) or '(untitled)')}")
             typer.echo(f"  {PLACE_FIELDS[f['field']]}" if f["field"] in PLACE_FIELDS else
                        f"  {visible(f['step'] or '-')}  {visible(f['file'])}:{f['row']}")
-        distinct = len({f["fingerprint"] for f in found})
+        from ..view.secret_forms import counted
+
+        places, distinct = counted([f["fingerprint"] for f in found for _ in range(f.get("places", 1))])
         convs = len({f["conversation"] for f in found})
-        typer.echo(f"{len(found):,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found
+        typer.echo(f"{places:,} place(s) of {distinct:,} credential(s) in {convs:,} conversation(s)" if found
                    else "no credential of a known form found")
     if found:
         raise typer.Exit(1)

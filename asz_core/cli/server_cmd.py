@@ -63,19 +63,33 @@ def warn_if_exposed(host: str, reaches: str, token: bool | None = None) -> bool:
     ``host`` (an IP literal or a name) is not loopback (``localhost`` is) and no token guards it (``token`` None: the
     server takes no token, the clause left out; False: none set). What ``asz view``/``asz server``, ``asz receive``
     and ``asz ingest langsmith`` say before they listen (trial 27c F6). Returns whether it warned."""
-    try:
-        loop = ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        loop = host == "localhost"
-    if loop or token:
+    if _loopback(host) or token:
         return False
     typer.echo(f"warning: {host} is not a loopback address{' and no token is set' if token is False else ''}: "
                f"anyone who reaches it {reaches}", err=True)
     return True
 
 
-def _loopback_warning(host: str) -> None:
-    warn_if_exposed(host, "reads every conversation in the root")
+def _loopback(host: str) -> bool:
+    """Whether ``host`` (an IP literal or a name) is a loopback address (``localhost`` is)."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def _loopback_warning(host: str, token: bool = False) -> None:
+    """What ``asz view`` and ``asz server`` say before they listen on ``host`` when it is not loopback: with no
+    token, that anyone who reaches it reads every conversation (:func:`warn_if_exposed`); with ``--token``
+    (``token``), that the token travels in plain HTTP on the network, where anyone who sees it reads the root with it
+    (trial 44c F7: the first was said with a token too, wrong of the token and silent of the real risk)."""
+    if not token:
+        warn_if_exposed(host, "reads every conversation in the root")
+    elif not _loopback(host):
+        typer.echo(f"warning: {host} is not a loopback address: the token travels in plain HTTP (no TLS) on the "
+                   "network, in the address and each request; anyone who sees it on the way reads every conversation "
+                   "in the root (put a TLS proxy in front, or keep loopback and reach it through an SSH tunnel)",
+                   err=True)
 
 
 def _banner_common(state, host: str, port: int, token: str | None = None) -> None:
@@ -229,7 +243,7 @@ def view(
             said = f"asz view: no storage root at {storage} {root_hint(storage)}; or collect into it (asz collect --root {shell_word(storage)})"
         typer.echo(said, err=True)
         raise typer.Exit(1)
-    _loopback_warning(host)
+    _loopback_warning(host, token)
     sock = _bind("view", host, port)  # listening before the server's modules load: the first request waits in the backlog
     from ..view.server import ViewState, create_app
     from ..view.worker import Worker
@@ -340,7 +354,7 @@ def server(
     except typer.Exit:
         lock.release()
         raise
-    _loopback_warning(host)
+    _loopback_warning(host, key is not None)
     from ..view.worker import Worker
 
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",

@@ -84,17 +84,34 @@ def _refuse_unknown(root: Path, given: str) -> None:
         raise typer.Exit(1)
 
 
-def _print_document(r: Path, doc: dict, cid: str, as_json: bool) -> None:
-    """The whole document on stdout (JSON or YAML); when it does not verify, each problem on stderr too (trial 2,
-    finding 6: the document says it, and the terminal is not left silent), then the damage (:func:`say_damage`), and
-    exit 1 as the summary form, asz verify, usage, export and search exit on damaged evidence (fix29c: it exited 0,
-    so a job reading the document stayed green on a root asz verify fails)."""
+def _credentials(r: Path, doc: dict, redact: bool) -> str:
+    """``doc``'s credentials masked in place (``redact``) or only counted, as ``asz export --format json --redact``
+    masks and counts the same document (:func:`~asz_core.reading.export_steps.masked_document`: a clipped text masked
+    whole from its record, a talk's copy of a step's text one place with it), and the note that says so
+    (:func:`~asz_core.cli.export_said.credentials_said`; trial 44c F4: --json printed them whole and said nothing)."""
+    from ..reading.export_steps import masked_document
+    from ..view.secret_forms import Masker, counted
+    from .export_said import credentials_said
+
+    mask = Masker(redact)
+    masked_document(r, doc, mask)
+    return credentials_said("conversation", *counted(mask.gone), redact)
+
+
+def _print_document(r: Path, doc: dict, cid: str, as_json: bool, said: str = "") -> None:
+    """The whole document on stdout (JSON or YAML), then ``said`` (its credentials, :func:`_credentials`) on stderr;
+    when it does not verify, each problem on stderr too (trial 2, finding 6: the document says it, and the terminal
+    is not left silent), then the damage (:func:`say_damage`), and exit 1 as the summary form, asz verify, usage,
+    export and search exit on damaged evidence (fix29c: it exited 0, so a job reading the document stayed green on
+    a root asz verify fails)."""
     from ..reading.termtext import json_visible, visible  # U+202E in JSON printed as \u202e (trial 34c F9)
     if as_json:
         sys.stdout.buffer.write(json_visible(to_json(doc)) + b"\n")
     else:
         sys.stdout.write(to_yaml(doc))
     sys.stdout.flush()
+    if said:
+        typer.echo(said, err=True)
 
     state = doc["summary"]["state"]
     if state != "verified":
@@ -160,6 +177,7 @@ def conversation(
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read."),
     tz: Optional[str] = typer.Option(None, "--tz", help="Time zone of the times the summary shows (a talk's start): an IANA name such as Europe/Paris, UTC (any case), or a Windows zone name such as 'W. Europe Standard Time', read as its IANA zone (default: this machine's, as TZ= sets it)."),
+    redact: bool = typer.Option(False, "--redact", help="Mask each credential of a known form in --json's and --yaml's document as asz export --format json --redact and the page mask it (docs/reading.md, Credentials); stderr says how many places. Without it the document's texts are printed as landed and stderr says how many credentials it holds whole. The summary and --step mask them always."),
     step: str = typer.Option("", "--step", help="Print the talk holding this step (a step id as asz search prints it, a call/… or talk/… id) as the md export draws a talk, credentials masked and what view.hide and --hide name withheld, the step's line marked with ▶ (thinking drawn for a thinking step); exit 1 when the conversation has no such step. Not with --json or --yaml."),
 ) -> None:
     """Print a conversation's asz.view document (--json / --yaml) or, by default, a short summary.
@@ -210,7 +228,8 @@ def conversation(
         for note in torn_notes({conversation_id: doc["summary"]["problems"]}, conversation_names(r)):
             typer.echo(f"asz conversation: {note}", err=True)
     if as_json or as_yaml:
-        _print_document(r, doc, conversation_id, as_json)
+        said = _credentials(r, doc, redact)
+        _print_document(r, doc, conversation_id, as_json, said)
         return
     if step:
         from .conversation_step import print_step
@@ -264,6 +283,7 @@ def show(
     ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record id, a tool-use id or a provider call id."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (its view.hide is withheld)."),
+    redact: bool = typer.Option(False, "--redact", help="Mask each credential of a known form in the records as the page's record view masks it; stderr says how many places. Without it the records are printed as stored and stderr says how many credentials they hold whole."),
 ) -> None:
     """Print every landed record behind an id, each with its file and row.
 
@@ -283,8 +303,10 @@ def show(
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
     closing digest or count does not match shows nothing and is named on
-    stderr. Exit 1 when the root does not exist, nothing matches or a file does not verify; 2 for a
-    session prefix that names several sessions, or an empty SESSION or ID.
+    stderr. The credentials of a known form the records hold are printed as stored, and stderr says how many (``asz
+    show: note: N place(s) of M credential(s) of a known form written whole (asz secrets lists them); --redact masks
+    them``); --redact masks them as the page does. Exit 1 when the root does not exist, nothing matches or a file
+    does not verify; 2 for a session prefix that names several sessions, or an empty SESSION or ID.
     """
     import orjson
 
@@ -302,6 +324,11 @@ def show(
     except IdError as exc:
         raise fail_id("show", exc)
     found = find_records(r, session, ident)
+    from ..view.page_secrets import masked_line
+    from ..view.secret_forms import counted
+    from .export_said import credentials_said
+
+    marks: list[str] = []
     checks = ExecutionChecks(r, session, hide) if any(_is_execution(p) for p, _, _ in found.hits) else None
     for path, why in found.damaged:
         typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
@@ -313,10 +340,12 @@ def show(
             from ..sessiondata.jsonbytes import loads
 
             line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
-        typer.echo(visible(line.decode("utf-8"), json=True))
+        typer.echo(visible(masked_line(line, marks, redact).decode("utf-8"), json=True))
         said = checks.said(path, row) if checks is not None else None
         if said:
             typer.echo(said)
+    if found.hits and (said := credentials_said("show", *counted(marks), redact)):
+        typer.echo(said, err=True)
     if not found.hits and not found.damaged:
         typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)
     if not found.hits or found.damaged:

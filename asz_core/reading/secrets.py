@@ -21,7 +21,8 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     page shows it), narrowed by ``filters`` (project, model, dialect of the conversation; since/until of the text's
     time). Each: ``{"conversation", "title" (:func:`~asz_core.view.secret_forms.shown_title`: a first prompt may hold one), "kind" (the text's kind), "at" (unix ms, 0 when unknown), "step",
     "file", "row", "secret" (a :data:`~asz_core.view.secret_forms.KINDS` name), "masked", "fingerprint"}``, in the index's order; one per place
-    (a text holding one credential twice: once), each credential as the exports mask and count it
+    (a text holding one credential twice: once, its ``places`` 2: :func:`~asz_core.view.secret_forms.counted`),
+    each credential as the exports mask and count it
     (:func:`~asz_core.view.secret_forms.credentials`: a PEM private key told from another of its type by its lines). ``unjudged``, when given, gets the conversations of the findings that
     ``filters``' project or model kept only because it cannot judge them (a landed file did not verify, so their
     project or models are not known: :func:`~asz_core.reading.search_hits.unjudged_convs`; trial 25b F3). Raises
@@ -40,12 +41,15 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
     try:
         con = with_folded(open_read(index, root, timeout=30))  # --project compares asz_folded (trial 31c F2)
         try:
-            seen: set[tuple[int, str]] = set()
+            seen: dict[tuple[int, str], dict] = {}
             for cid, title, kind, at, step, file, row, name, shown, mark, rowid in con.execute(sql, args):
-                if (rowid, mark) not in seen:
-                    seen.add((rowid, mark))
-                    out.append({"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0, "step": step or "",
-                                "file": file, "row": row, "secret": name, "masked": shown, "fingerprint": mark, "field": "text"})
+                if (rowid, mark) in seen:  # the same credential again in the same text: one finding, one more place
+                    seen[rowid, mark]["places"] += 1
+                    continue
+                seen[rowid, mark] = {"conversation": cid, "title": shown_title(title or ""), "kind": kind, "at": at or 0,
+                                     "step": step or "", "file": file, "row": row, "secret": name, "masked": shown,
+                                     "fingerprint": mark, "field": "text", "places": 1}
+                out.append(seen[rowid, mark])
             if unjudged is not None:
                 unjudged.extend(unjudged_convs(con, filters or Filters(), [f["conversation"] for f in out]))
         finally:
@@ -68,20 +72,23 @@ def scan_places(root: str | os.PathLike, hide=(), filters: Filters | None = None
     recorded value; trial 37a F2: a ``ghp_`` token in a cwd and a branch was masked in the exports and ``asz secrets``
     found nothing). Each finding as :func:`scan`'s, ``field`` naming the field, ``kind`` ``field``, ``at`` the
     conversation's first activity (unix ms, 0 when unknown), no ``step``, ``file`` or ``row`` ('' and 0: the field is
-    the conversation's, not one record's); one per field and credential, in id order."""
+    the conversation's, not one record's); one per field and credential (``places``: how often it stands there), in
+    id order."""
     from .listing import conversation_rows
 
     out: list[dict] = []
     for row in conversation_rows(root, hide, filters):
         for field in PLACE_FIELDS:
-            seen: set[str] = set()
+            seen: dict[str, dict] = {}
             value = row.get(field)
             for name, shown, mark in credentials(value if isinstance(value, str) else ""):
-                if mark not in seen:
-                    seen.add(mark)
-                    out.append({"conversation": row["id"], "title": shown_title(row.get("title") or ""), "kind": "field",
-                                "at": _ms(row.get("from")), "step": "", "file": "", "row": 0, "secret": name,
-                                "masked": shown, "fingerprint": mark, "field": field})
+                if mark in seen:
+                    seen[mark]["places"] += 1
+                    continue
+                seen[mark] = {"conversation": row["id"], "title": shown_title(row.get("title") or ""), "kind": "field",
+                              "at": _ms(row.get("from")), "step": "", "file": "", "row": 0, "secret": name,
+                              "masked": shown, "fingerprint": mark, "field": field, "places": 1}
+                out.append(seen[mark])
     return out
 
 

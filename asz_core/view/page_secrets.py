@@ -5,7 +5,8 @@ every credential of a known form (:mod:`~asz_core.view.secret_forms`: ``AKIA…M
 line then ``[private key left out]``) in what the page is served: the asz.view document (``/api/c/{id}/view``), the
 headings answer (``/api/c/{id}/headings``), a landed record (``/api/c/{id}/record/…``) and a provider body
 (``/api/c/{id}/body/…``), as ``asz export --format md|html`` masks by default. ``--no-redact`` serves them whole. The
-landed records are never changed; ``asz show``, ``asz export --no-redact`` and ``--format json`` give the texts whole.
+landed records are never changed; ``asz show``, ``asz conversation --json``, ``asz export --no-redact`` and ``--format json``
+give the texts whole, and say so on stderr (``--redact`` masks them).
 
 Which it is, every such answer says: the header ``asz-credentials: masked`` or ``whole`` on all four routes, the
 document's answer also ``asz-credentials-masked: N`` (N: the places masked, a credential met twice counted twice),
@@ -65,21 +66,22 @@ def served(doc: dict, credentials: str | None) -> tuple[dict, dict | None, bytes
     return doc["summary"], {"shown": WHOLE} if credentials == WHOLE else None, dumps_wide(doc)
 
 
-def mask_document(doc: dict) -> dict:
+def mask_document(doc: dict, gone: list[str] | None = None) -> dict:
     """Mask, in place, every string of the asz.view document ``doc`` (an image's ``media`` left as it is: base64 is
     no text), each text the document clipped also at a credential's head the clip cut (:func:`_cut_head`). Returns
     the document's ``secrets`` entry, ``{"shown": "masked", "places": N}``. A document in whose JSON text
     :func:`~asz_core.view.secret_forms.find` finds no credential (its forms read JSON's escapes: a PEM key's ``\\n``,
-    a quote's ``\\"``) is not walked string by string."""
-    return _masked(doc)[0]
+    a quote's ``\\"``) is not walked string by string. ``gone``, when given, gets the fingerprint of each place
+    masked (``asz conversation --redact`` counts them as the exports do)."""
+    return _masked(doc, gone)[0]
 
 
-def _masked(doc: dict) -> tuple[dict, bytes]:
+def _masked(doc: dict, gone: list[str] | None = None) -> tuple[dict, bytes]:
     """:func:`mask_document`'s entry and the masked document's JSON bytes (those it was searched in when it held
     no credential: the document is not serialized twice)."""
     from .secret_forms import Masker, find  # when a document is served: not at the server's start (session 36)
 
-    mask = Masker(True)
+    mask = Masker(True, gone)
     cut, held = 0, []
     for node in _clipped(doc):
         for key, size in (("text", "bytes"), ("result", "result_bytes")):
@@ -121,9 +123,10 @@ def masked_json(data: bytes) -> bytes:
     return dumps_wide(Masker(True).tree(orjson.loads(data)))
 
 
-def masked_line(line: bytes) -> bytes:
+def masked_line(line: bytes, gone: list[str] | None = None, mask: bool = True) -> bytes:
     """A landed record's JSON line with every credential in its strings masked (read exactly: a number no 64 bits
-    hold stays its text); the line as it is when it holds none."""
+    hold stays its text); the line as it is when it holds none, or when ``mask`` is False (its credentials only
+    counted). ``gone``, when given, gets the fingerprint of each place (``asz show``'s note)."""
     import orjson
 
     from ..sessiondata.codec import parse_line
@@ -131,4 +134,5 @@ def masked_line(line: bytes) -> bytes:
 
     if not find(line.decode("utf-8", "surrogatepass")):
         return line
-    return orjson.dumps(Masker(True).tree(parse_line(line, exact=True)))
+    shown = Masker(mask, gone).tree(parse_line(line, exact=True))
+    return orjson.dumps(shown) if mask else line

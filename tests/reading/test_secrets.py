@@ -107,9 +107,11 @@ def test_every_place_is_named_with_the_landed_record_that_holds_it(leaky):
     text = asz_in_process("secrets", "--root", str(root), "--tz", "UTC")
     assert text.returncode == 1
     assert not [v for v in (AWS, SECRET, GITHUB, JWT) if v in text.stdout]  # the title (the prompt) masked too
-    assert text.stdout.splitlines()[-1] == "7 place(s) of 5 credential(s) in 1 conversation(s)"
+    # the prompt holds 2, the result 6: its access key id twice, two places as the exports mask it (trial 44c F8)
+    assert [f["places"] for f in aws if f["kind"] == "tool_result"] == [2]
+    assert text.stdout.splitlines()[-1] == "8 place(s) of 5 credential(s) in 1 conversation(s)"
     kept = asz_in_process("secrets", "--root", str(root), "--project", "SPOTTER")  # its project, any case: found
-    assert kept.returncode == 1 and kept.stdout.splitlines()[-1] == "7 place(s) of 5 credential(s) in 1 conversation(s)"
+    assert kept.returncode == 1 and kept.stdout.splitlines()[-1] == "8 place(s) of 5 credential(s) in 1 conversation(s)"
     none = asz_in_process("secrets", "--root", str(root), "--project", "elsewhere")  # scanned nothing: never clean
     assert none.returncode == 1 and none.stdout == "" and "no conversation matched --project elsewhere" in none.stderr
 
