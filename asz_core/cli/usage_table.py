@@ -137,12 +137,16 @@ def _unrecorded(r: dict) -> bool:
     return usage_unrecorded(r["calls"], r["calls_with_usage"], r.get("credits"))
 
 
-def _rate_lines(cost: dict, rows: list[dict]) -> None:
+def _rate_lines(cost: dict, rows: list[dict], usage: dict | None = None) -> None:
     """The lines under the table for the total ``cost``'s calls at a rate the price table does not hold (``^``) and
     calls whose rate was not checked when they landed (``?``, said once: in how many of ``rows`` they are, the rows
-    themselves unmarked, :func:`_checked`; trial 20: every row of an upgraded root read ``$…?``)."""
-    from ..reading.listing import hour_over_line, rate_line, unchecked_line
+    themselves unmarked, :func:`_checked`; trial 20: every row of an upgraded root read ``$…?``); the copies the
+    total ``usage`` folded (:func:`~asz_core.reading.listing.replays_line`) and its calls whose 1-hour part was above
+    their whole (:func:`~asz_core.reading.listing.hour_over_line`)."""
+    from ..reading.listing import hour_over_line, rate_line, replays_line, unchecked_line
 
+    if folded := (usage or {}).get("replays_folded"):
+        typer.echo(replays_line(folded))
     if cost.get("rate_not_priced_calls"):
         typer.echo(rate_line(cost["rate_not_priced_calls"]))
     if cost.get("hour_above_whole_calls"):
@@ -249,7 +253,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         from ..reading.listing import unpriced_line
 
         typer.echo(unpriced_line(t["cost"]["unpriced"], (t.get("prices") or {}).get("config") or "asz.yaml"))
-    _rate_lines(t["cost"], rows)
+    _rate_lines(t["cost"], rows, t.get("usage"))
     long = t["cost"].get("long_context_calls")
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "

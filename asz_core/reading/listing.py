@@ -27,7 +27,7 @@ from ..view.titles import dialect_of
 from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unpriced_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unpriced_line", "replays_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -63,6 +63,14 @@ def unpriced_line(models: Iterable[str], config_name: str = "asz.yaml") -> str:
     if NO_MODEL in models:
         said.append(f"{NO_MODEL}: calls whose records name no model, which no price can be added for")
     return f"* unpriced, left out of the cost: {'; '.join(said)}" if said else ""
+
+
+def replays_line(copies: int) -> str:
+    """The line under a table whose calls folded ``copies`` (> 0, usage's ``replays_folded``) copies of a call another
+    stream's file holds under a request id of its own (a sub-agent's or side question's file copying its parent's
+    response), each counted once with its call, where ccusage counts each again (trial 44a F3; docs/ccusage.md)."""
+    return (f"{copies:,} copy(ies) of a call in a sub-agent's or side question's file under a new request id folded "
+            "into the call they copy, counted once (ccusage counts each again; --json: usage.replays_folded)")
 
 
 def hour_over_line(calls: int) -> str:

@@ -56,7 +56,7 @@ from ..storage.layout import CONVERSATIONS
 from .depends import files_key
 from .summary_seal import DB_NAME, seal  # noqa: F401  (public here too; a light module for asz verify)
 from .prices import PriceTable, cost_of
-from .usage import HOUR_OVER_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, mark_unchecked, usage_totals
+from .usage import HOUR_OVER_KIND, RATE_KIND, REPLAY_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, mark_unchecked, usage_totals
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD_KEYS", "TITLE_CODE", "code_mark", "ConversationSummary", "SummaryStore", "RowSummaries", "fingerprint",
            "conversation_summary", "stored_summary", "store_summary", "hold_back"]
@@ -102,9 +102,10 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: records' counts as data, asz usage no longer reading them from the problem line's words, fix41b; blank-lines: no
 #: empty, blank or null line counts among the undescribed records that could hold calls, trial 41b F6; named: a summary
 #: in another session's file naming one of its messages titles a conversation, trial 41c F2; hour-capped: a 1-hour
-#: part above its cache writes counted at the whole, per call, trial 44a F2), so no
+#: part above its cache writes counted at the whole, per call, trial 44a F2; replays-folded: each call keeps how many
+#: copies under a request id of their own it folded, trial 44a F3), so no
 #: entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped"
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -255,6 +256,9 @@ class ConversationSummary:
             marked = [i for i, c in enumerate(self.calls) if c.usage is not None and c.usage.get(kind)]
             if marked:
                 d[kind] = marked
+        folded = {str(i): c.usage[REPLAY_KIND] for i, c in enumerate(self.calls) if c.usage and c.usage.get(REPLAY_KIND)}
+        if folded:  # the copies folded into a call (by position: how many)
+            d[REPLAY_KIND] = folded
         if any(c.call for c in self.calls):  # each call's llm.call node id, by position: its root-wide key (call_key)
             d["call"] = [c.call for c in self.calls]
         return dumps_wide(d)
@@ -268,6 +272,7 @@ class ConversationSummary:
         calls: list[CallUsage] = []
         short = d.get("incomplete") or {}
         rated, unchecked, over = (set(d.get(k) or ()) for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_OVER_KIND))
+        folded = d.get(REPLAY_KIND) or {}
         nodes = d.get("call") or ()
         for c in d["calls"]:
             usage = dict(zip(TOKEN_KINDS, c[5:9])) if len(c) >= 9 else None
@@ -277,6 +282,8 @@ class ConversationSummary:
                 usage[RATE_KIND] = 1
             if usage is not None and len(calls) in over:
                 usage[HOUR_OVER_KIND] = 1
+            if usage is not None and str(len(calls)) in folded:
+                usage[REPLAY_KIND] = folded[str(len(calls))]
             if usage is not None and len(calls) in unchecked:
                 mark_unchecked(usage)  # and its 1-hour part not kept, read from its usage as kept
             calls.append(CallUsage(usage, "", c[1], c[2], bool(c[3]), None if c[0] is None else int(c[0]), c[4], (),

@@ -45,7 +45,7 @@ from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (t
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
 from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines  # noqa: F401  (as above)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "REPLAY_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -79,6 +79,11 @@ HOUR_UNKNOWN_KIND = "hour_not_kept"
 #: its calls' costs however they are grouped (trial 44a F2: a day of two such calls cost more than the two calls).
 #: Present only when not zero; a count of calls.
 HOUR_OVER_KIND = "hour_above_whole"
+#: The key of a usage object or sum counting the copies of a call another stream's file holds under a request id of
+#: its own (a sub-agent's or side question's file copying its parent's response: the same message id, a new
+#: ``requestId``), folded into the call and counted once (trial 43c F2): ccusage, keying by both ids, counts each
+#: again (trial 44a F3). Present only when not zero; a count of copies, never of tokens.
+REPLAY_KIND = "replays_folded"
 #: ``usage_by_lane`` keys: calls on the main stream, and calls on any other stream (sub-agents, side chains).
 LANES = ("main", "subagent")
 #: The key ``usage_by_model`` uses for calls whose records name no model.
@@ -129,7 +134,7 @@ def add_usage(total: dict, u: dict) -> dict:
     h = u.get(SPLIT_KIND)
     if h:
         total[SPLIT_KIND] = total.get(SPLIT_KIND, 0) + h
-    for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND, HOUR_OVER_KIND):
+    for k in (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND, HOUR_OVER_KIND, REPLAY_KIND):
         r = u.get(k)
         if r:
             total[k] = total.get(k, 0) + r
@@ -522,7 +527,7 @@ def usage_totals(calls: Iterable[CallUsage]) -> dict:
         h = u.get(SPLIT_KIND)
         if h:
             t[SPLIT_KIND] = t.get(SPLIT_KIND, 0) + h
-        for k in (RATE_KIND, HOUR_OVER_KIND):
+        for k in (RATE_KIND, HOUR_OVER_KIND, REPLAY_KIND):
             if u.get(k):
                 t[k] = t.get(k, 0) + u[k]
         for k in (RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND) if u.get(RATE_UNCHECKED_KIND) else ():

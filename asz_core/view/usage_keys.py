@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
+from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, REPLAY_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS
 
 __all__ = ["even_keys", "model_tokens", "incomplete_calls", "incomplete_sum", "hour_part", "ROW_FLAT_KEYS", "row_flat_keys"]
 
@@ -65,7 +65,7 @@ def even_keys(row: dict) -> dict:
 
 #: Counts of calls a usage sum carries beside its tokens (:data:`~asz_core.view.usage.RATE_KIND`,
 #: :data:`~asz_core.view.usage.RATE_UNCHECKED_KIND`), left out of each ``usage_by_model`` entry by :func:`model_tokens`.
-_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND, HOUR_OVER_KIND)
+_CALLS_IN_USAGE = (RATE_KIND, RATE_UNCHECKED_KIND, HOUR_UNKNOWN_KIND, HOUR_OVER_KIND, REPLAY_KIND)
 
 
 def model_tokens(row: dict) -> dict:
