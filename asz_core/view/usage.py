@@ -45,7 +45,7 @@ from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (t
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
 from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines  # noqa: F401  (as above)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "REPLAY_KIND", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
+__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "REPLAY_KIND", "folded_copies", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -284,6 +284,18 @@ def _join_unnamed(landed: list[tuple[dict, int | None]], groups: dict[str, list]
     for i, pair in enumerate(landed):
         out.setdefault(req[i] or owner[i], []).append(pair)
     return out
+
+
+def folded_copies(got: CallUsage, own: list[tuple], others: list[tuple]) -> CallUsage:
+    """``got`` (a call's usage, read from ``own``, its ``(record, instant)`` pairs on its own stream) with
+    :data:`REPLAY_KIND` counting the request ids of ``others`` (its copies in another stream's file) that none of
+    ``own`` names: a sub-agent's or side question's file copying its parent's response under a new request id, folded
+    into the call (trial 43c F2), which ccusage counts again (trial 44a F3); ``got`` itself when none or no usage."""
+    if not others or got.usage is None:
+        return got
+    mine = {rec.get("request") for rec, _ in own if rec is not None}
+    new = {q for rec, _ in others if rec is not None and isinstance(q := rec.get("request"), str) and q and q not in mine}
+    return msgspec.structs.replace(got, usage={**got.usage, REPLAY_KIND: len(new)}) if new else got
 
 
 def unnamed_call_lines(usages: dict, nodes: dict, record) -> list[str]:

@@ -21,7 +21,7 @@ from .kinds import position
 from .links import Links, calls_there
 from .media import media_of
 from .session_records import LandedSession
-from .usage import REPLAY_KIND, CallUsage, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
+from .usage import CallUsage, folded_copies, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
     unended_lines, unnamed_call_lines
 from .unended import caught_lines, gap_lines, lost_lines, partly_lines
 
@@ -188,11 +188,7 @@ class ViewBase(Companions):
         if got.usage is None and others:
             at = self.sess.record_and_time
             got = read_call([at(r) for r in refs], finished, lane)
-        if others and got.usage is not None:  # copies under request ids of their own, folded: ccusage counts each
-            own = {rec.get("request") for rec, _ in pairs if rec is not None}
-            new = {q for rec, _ in others if rec is not None and isinstance(q := rec.get("request"), str) and q and q not in own}
-            if new:
-                got = msgspec.structs.replace(got, usage={**got.usage, REPLAY_KIND: len(new)})
+        got = folded_copies(got, pairs, others)  # copies under request ids of their own: ccusage counts each again
         unverified = self.sess.unverified
         if unverified and any(r.seq in unverified for r in refs):  # read from a file that does not verify: its model
             # is no fact (as its text and usage are held back), so no list, summary or cache names it: as if deleted
