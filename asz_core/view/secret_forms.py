@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+import ahocorasick_rs
+
 from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
 from .secret_kinds import KINDS, SPLIT as _SPLIT, STARTS as _STARTS
@@ -60,6 +62,11 @@ _WRITTEN_START = _fewest({lit for name, rx, hints, starts, _ in _COMPILED if nam
                           for lit in (hints if name in _GATED and len(hints) < len(starts) else starts)},
                          set(_ANY_CASE_START))
 _SEARCHED_RX = tuple((rx, hints) for name, rx, hints, _, _ in _COMPILED if name in _SEARCHED)
+#: :data:`_WRITTEN_START` and :data:`_ANY_CASE_START` looked for in one pass each (an Aho–Corasick automaton,
+#: ``ahocorasick_rs``), not one string at a time: session 44's forms made them 38 and 9 strings, and a look at a text
+#: for each cost more than the rest of :func:`_may_hold` (docs/performance.md, session 44).
+_WRITTEN_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_WRITTEN_START))
+_ANY_CASE_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_ANY_CASE_START))
 #: Up to how many characters a text is first looked at as :func:`_may_hold` says (a longer one is searched at once:
 #: lowering it whole costs more than the forms' own searches save).
 _SHORT = 4096
@@ -114,15 +121,11 @@ def find(text: str) -> list[tuple[str, int, int]]:
 
 def _may_hold(text: str) -> bool:
     """False when no form's match can begin in ``text``: none of :data:`_WRITTEN_START` stands in it as written, none
-    of :data:`_ANY_CASE_START` in any case, it holds none of :data:`_FOLDS` (which ``re`` reads as an ASCII letter
-    in any case, ``str.lower`` does not), and no form of :data:`_SEARCHED` finds a match in it."""
-    for start in _WRITTEN_START:
-        if start in text:
-            return True
-    low = text.lower()
-    for start in _ANY_CASE_START:
-        if start in low:
-            return True
+    of :data:`_ANY_CASE_START` in any case (each set looked for in one pass: :data:`_WRITTEN_AUTOMATON`), it holds
+    none of :data:`_FOLDS` (which ``re`` reads as an ASCII letter in any case, ``str.lower`` does not), and no form of
+    :data:`_SEARCHED` finds a match in it."""
+    if _WRITTEN_AUTOMATON.find_matches_as_indexes(text) or _ANY_CASE_AUTOMATON.find_matches_as_indexes(text.lower()):
+        return True
     if not text.isascii() and any(c in text for c in _FOLDS):
         return True
     return any(any(h in text for h in hints) and rx.search(text) for rx, hints in _SEARCHED_RX)
@@ -430,10 +433,9 @@ def _shorts_clear(texts: list[str]) -> bool:
     string found across two texts only sends them to be looked at one by one); a :data:`_SEARCHED` form's expression
     runs on each text holding one of its hints, as :func:`_may_hold` runs it."""
     joined = "\x00".join(texts)
-    if TYPED_TOO in joined or any(start in joined for start in _WRITTEN_START):
+    if TYPED_TOO in joined or _WRITTEN_AUTOMATON.find_matches_as_indexes(joined):
         return False
-    low = joined.lower()
-    if any(start in low for start in _ANY_CASE_START):
+    if _ANY_CASE_AUTOMATON.find_matches_as_indexes(joined.lower()):
         return False
     if not joined.isascii() and any(c in joined for c in _FOLDS):
         return False

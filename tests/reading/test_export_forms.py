@@ -191,7 +191,7 @@ def _normal(source: str) -> str:
 
 
 #: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "f4732351add4e011"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef"}
 
 
 def _forms_digest() -> str:
