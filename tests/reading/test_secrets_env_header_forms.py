@@ -98,6 +98,18 @@ def test_masked_as_the_docs_say_after_the_forms_before():
     assert names[names.index("token") + 1:] == list(NEW_FORMS)  # after every form before: what they found stays theirs
 
 
+def test_a_kubeconfig_user_s_token_and_key_data_are_masked_its_certificate_not():
+    """A kubeconfig's user: its ``token:`` is ``token``'s (a bootstrap token, 23 characters) and its
+    ``client-key-data`` this session's form; the certificate's data, public, stays."""
+    cert = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUV"
+    text = (f"users:\n- name: admin\n  user:\n    client-certificate-data: {cert}\n    client-key-data: {KEY_DATA}\n"
+            "    token: abcdef.0123456789abcdef\n")
+    assert [(k, text[a:b]) for k, a, b in find(text)] == [("kubeconfig-client-key", KEY_DATA),
+                                                         ("token", "abcdef.0123456789abcdef")]
+    assert redacted(text)[0].endswith(f"client-certificate-data: {cert}\n    client-key-data: LS0t…{KEY_DATA[-4:]}\n"
+                                      "    token: ***\n")
+
+
 def test_none_over_the_shared_corpus(corpus_dir):
     texts, found = forms_over_corpus(corpus_dir, NEW_FORMS)
     assert texts > 60_000 and found == 0
