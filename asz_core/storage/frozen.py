@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .layout import CONVERSATIONS
 
-__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db", "unwritable_why"]
+__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db", "still", "unwritable_why"]
 
 
 def mounted_read_only(path: str | os.PathLike) -> bool:
@@ -61,23 +61,98 @@ def frozen(root: str | os.PathLike) -> bool:
 
 def read_only_db(path: str | os.PathLike, *, check_same_thread: bool = True, timeout: float = 5.0) -> sqlite3.Connection:
     """The SQLite database at ``path`` (in a :func:`frozen` root) opened so that nothing is written beside it, not even
-    its shared-memory file: ``immutable`` when its write-ahead log is empty or absent (then the file alone is the
-    database), else a copy of it and its log in a temporary folder outside the root, removed at exit. Raises
-    sqlite3.Error and OSError."""
+    its shared-memory file, and so that a writer still at work there (the receiver of a root owned by another user,
+    which this process may read and not write: docs/push.md, Reading a receiving root while hosts push) is never read
+    torn (fix44a; close43: ``immutable`` read such a root's pages as a checkpoint rewrote them):
+
+    - its write-ahead log and shared-memory file both there (a writer has it open, or one was killed): ``mode=ro`` with
+      ``readonly_shm=1``, SQLite's own locking through the shared-memory file opened read-only, which sees each
+      transaction whole and writes nothing (a crash's log is read into this process's memory);
+    - else, when nothing can write it (:func:`still`: a read-only mount, or no write bit for anyone on the file and its
+      folder, ``chmod -R a-w``): ``immutable`` when its log is empty or absent (the file alone is the database), else a
+      copy of it and its log in a temporary folder outside the root, removed at exit;
+    - else (a writer may open it at any time; none has it open now): such a copy, taken again until the file and its
+      log are the same after the copy as before it (:data:`COPY_TRIES` times at most, then :class:`sqlite3.OperationalError`).
+
+    Raises sqlite3.Error and OSError."""
     path = Path(path)
-    wal = Path(f"{path}-wal")
+    if not path.is_file():  # as SQLite says it (the readers make the database elsewhere then)
+        raise sqlite3.OperationalError(f"unable to open database file: {path}")
+    for _ in range(COPY_TRIES):
+        if _beside(path, "-wal") is not None and _beside(path, "-shm") is not None:
+            con = _locked_read(path, check_same_thread, timeout)
+            if con is not None:
+                return con
+        wal = _beside(path, "-wal")
+        if not (wal and wal[0]) and still(path):
+            return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, timeout=timeout,
+                                   check_same_thread=check_same_thread)
+        con = _copied(path, check_same_thread, timeout, checked=not still(path))
+        if con is not None:
+            return con
+    raise sqlite3.OperationalError(f"{path}: changed while it was copied to be read, {COPY_TRIES} times")
+
+
+#: How many times :func:`read_only_db` copies a database a writer may change before it gives up.
+COPY_TRIES = 5
+
+
+def still(path: str | os.PathLike) -> bool:
+    """Whether nothing writes the file at ``path`` while it is read: its file system is mounted read-only
+    (``ST_RDONLY``), or neither it nor its folder has a write bit for anyone (``chmod -R a-w``: what the archivist
+    means as "never written"; the root user may write there all the same, which asz's own writers do not). A root
+    owned by another user (its owner's write bit set) is not still: its receiver may be writing. False when it cannot
+    be stat'ed."""
+    path = Path(path)
     try:
-        logged = wal.stat().st_size > 0
+        if mounted_read_only(path.parent):
+            return True
+        return not any(os.stat(p).st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) for p in (path, path.parent))
     except OSError:
-        logged = False
-    if not logged:
-        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, timeout=timeout,
-                               check_same_thread=check_same_thread)
+        return False
+
+
+def _beside(path: Path, suffix: str) -> tuple[int, int, int] | None:
+    """``(size, mtime_ns, inode)`` of the file ``path`` + ``suffix`` (the log, the shared-memory file); None: absent."""
+    try:
+        st = os.stat(f"{path}{suffix}")
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _locked_read(path: Path, check_same_thread: bool, timeout: float) -> sqlite3.Connection | None:
+    """``path`` opened ``mode=ro&readonly_shm=1`` and its schema read once; None when SQLite cannot open it so (the
+    log or the shared-memory file went meanwhile: the caller looks again)."""
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&readonly_shm=1", uri=True, timeout=timeout,
+                              check_same_thread=check_same_thread)
+    except sqlite3.Error:
+        return None
+    try:
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        con.close()
+        return None
+    return con
+
+
+def _copied(path: Path, check_same_thread: bool, timeout: float, checked: bool) -> sqlite3.Connection | None:
+    """A copy of ``path`` and its log (when there is one) in a temporary folder outside the root, removed at exit,
+    opened; ``checked``: None when the file or its log changed while they were copied (then nothing is kept)."""
+    before = (_beside(path, ""), _beside(path, "-wal"))
     folder = Path(tempfile.mkdtemp(prefix="asz-frozen-"))
     atexit.register(shutil.rmtree, folder, True)
     copy = folder / path.name
     shutil.copyfile(path, copy)
-    shutil.copyfile(wal, f"{copy}-wal")
+    if before[1] is not None:
+        try:
+            shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+        except FileNotFoundError:  # checkpointed and removed meanwhile: changed
+            pass
+    if checked and (_beside(path, ""), _beside(path, "-wal")) != before:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
     return sqlite3.connect(copy, timeout=timeout, check_same_thread=check_same_thread)
 
 
