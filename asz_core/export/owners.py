@@ -9,21 +9,25 @@ verified. A receiver with one unnamed token, or none, has one credential for eve
 Requests of named credentials touching one session are answered one at a time (:func:`one_at_a_time`): a request
 refused a session another request is landing first waits for that landing, so what it says this root holds of its
 records is said after it (trial 43a F1: two hosts' first pushes of one copied session ran together, and the refused
-one was told the root lacks 54 of its 54 records, which the first landed a moment later).
+one was told the root lacks 54 of its 54 records, which the first landed a moment later). A request whose turn does not
+come soon is answered busy (:class:`Busy`), so requests of one session never hold every worker of the receiver while
+other sessions' requests wait behind them (close43, "Not done"; fix44a).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..flow.chain import Chain, round_session
 from ..storage.layout import CONVERSATIONS, dir_name
 from .admit import Refused, held_clause, landed_seq, round_reads
 
-__all__ = ["OWNED", "OWNED_AT", "CANNOT_ADD", "owned_by", "release", "sessions_of", "one_at_a_time"]
+__all__ = ["OWNED", "OWNED_AT", "CANNOT_ADD", "Busy", "RETRY_AFTER", "STOPPING", "TURN_WAIT", "WAITING_AT_MOST", "owned_by", "release",
+           "sessions_of", "one_at_a_time", "waiting"]
 
 
 #: Why a file is refused for a session another credential sent (trial 27c F1); formatted with ``rel``, ``session``,
@@ -42,6 +46,32 @@ _owners: dict[tuple[str, str], str] = {}
 _claims: dict[tuple[str, str], str] = {}
 #: (root, session directory) -> the lock a request of a named credential touching the session holds while answered.
 _turns: dict[tuple[str, str], threading.Lock] = {}
+
+#: Seconds a request waits for its sessions' turn (:func:`one_at_a_time`) before it is answered busy.
+TURN_WAIT = 10.0
+#: At most this many requests wait for a session's turn at once (half the receiver's 8 gRPC workers): one more is
+#: answered busy at once, so the others always find a worker for the other sessions' requests.
+WAITING_AT_MOST = 4
+#: Seconds a busy answer asks its sender to wait before it sends the request again (HTTP ``Retry-After``, gRPC
+#: ``retry-after`` trailing metadata: what ``asz push`` reads).
+RETRY_AFTER = 1
+#: Why a request is answered busy once ``asz receive`` stops (:class:`Busy`).
+STOPPING = "asz receive is stopping: nothing of this request was landed; send it again once it is back"
+_waiting = threading.BoundedSemaphore(WAITING_AT_MOST)
+_waiting_now = [0]
+
+
+class Busy(Exception):
+    """A request answered busy, nothing of it landed (``str``: why, one line): its sessions' turn did not come within
+    :data:`TURN_WAIT` seconds, :data:`WAITING_AT_MOST` requests were waiting already, or the receiver began to stop
+    while it waited. HTTP answers 503 with ``Retry-After``, gRPC ``RESOURCE_EXHAUSTED`` with ``retry-after``, both
+    :data:`RETRY_AFTER` seconds: ``asz push`` sends the same request again after them (docs/push.md, The receiver's
+    limits)."""
+
+
+def waiting() -> int:
+    """How many requests wait for a session's turn now (:func:`one_at_a_time`)."""
+    return _waiting_now[0]
 
 
 def _recorded_owner(root: Path, session: str) -> str | None:
@@ -89,22 +119,60 @@ def sessions_of(root: Path, rel: str, data: bytes) -> list[str]:
 
 
 @contextmanager
-def one_at_a_time(root: Path, sessions: Iterable[str], credential: str | None) -> Iterator[None]:
+def one_at_a_time(root: Path, sessions: Iterable[str], credential: str | None,
+                  stopping: Callable[[], bool] = lambda: False, wait: float | None = None) -> Iterator[None]:
     """Held while a request of the named ``credential`` touching ``sessions`` (:func:`sessions_of` of its files) is
     answered: another such request touching one of them waits until this one has landed and recorded its files and
     released its claims (trial 43a F1: a request refused a session another was still landing said the root lacks
     every record of it, and listed the session short for good). The locks are taken in sorted order, so two requests
     each touching two sessions cannot wait for each other. Nothing is held without a named credential (no owner is
-    checked then). Never raises."""
+    checked then). Raises :class:`Busy`, nothing held, when the turn does not come within ``wait`` seconds (default
+    :data:`TURN_WAIT`), when :data:`WAITING_AT_MOST` requests wait already, or once ``stopping()`` (the receiver
+    stops: asked every 0.1 s while waiting)."""
     if not credential:
         yield
         return
     with ExitStack() as stack:
+        locks = []
         for session in sorted(set(sessions)):
             with _owners_lock:
-                turn = _turns.setdefault((str(root), session), threading.Lock())
-            stack.enter_context(turn)
+                locks.append(_turns.setdefault((str(root), session), threading.Lock()))
+        for release_ in _take(locks, stopping, TURN_WAIT if wait is None else wait):
+            stack.callback(release_)
         yield
+
+
+def _take(locks: list[threading.Lock], stopping: Callable[[], bool], wait: float) -> list[Callable[[], None]]:
+    """Take each of ``locks`` in order (:func:`one_at_a_time`); their releases, in the order taken. Raises
+    :class:`Busy` (none held) as :func:`one_at_a_time` says."""
+    taken: list[threading.Lock] = []
+    slot, end = False, time.monotonic() + wait
+    try:
+        for lock in locks:
+            while not lock.acquire(timeout=0.1 if slot else 0):
+                if not slot:
+                    if not _waiting.acquire(blocking=False):
+                        raise Busy(f"{WAITING_AT_MOST} requests wait for their session's turn already (a session's "
+                                   f"requests are landed one at a time)")
+                    slot = True
+                    with _owners_lock:
+                        _waiting_now[0] += 1
+                    continue
+                if stopping():
+                    raise Busy(STOPPING)
+                if time.monotonic() >= end:
+                    raise Busy(f"its session's turn did not come in {wait:g} s (another request of it is landing)")
+            taken.append(lock)
+    except BaseException:
+        for lock in reversed(taken):
+            lock.release()
+        raise
+    finally:
+        if slot:
+            with _owners_lock:
+                _waiting_now[0] -= 1
+            _waiting.release()
+    return [lock.release for lock in taken]
 
 
 def _chain_session(root: Path, rel: str) -> str | None:

@@ -111,6 +111,8 @@ def endpoint_name(cfg: ExportConfig, endpoint: str | None = None) -> str:
 #: A batch larger than this (wire bytes) is preceded, once per pass, by an empty request (:meth:`_Pass.probe`): a
 #: refused smaller one costs no more than the probe's round trip.
 PROBE_OVER = 64 * 1024
+#: Seconds of pauses for one request a busy receiver is waited for beyond the pass's ``attempts`` tries (:meth:`_Pass.request`).
+BUSY_PATIENCE = 60.0
 #: The ``service.name`` of the probe's resource (it carries no runtime's file) unless ``export.otlp.service_name``.
 PROBE_SERVICE = "asz push"
 
@@ -209,21 +211,26 @@ class _Pass(Elsewhere, Rests):
         self.rep.paused += seconds
 
     def request(self, kind: str, req) -> Answer:
-        """Send ``req`` (after the rate limit), pausing and repeating while the receiver is busy."""
+        """Send ``req`` (after the rate limit), pausing and repeating while the receiver is busy: ``attempts`` tries,
+        and more while the pauses for it add up to :data:`BUSY_PATIENCE` seconds at most (a receiver answering
+        ``Retry-After: 1`` while another request of the session lands is asked again for that long; fix44a)."""
         wire = req.ByteSize()
         self._throttle(wire)
-        for attempt in range(self.attempts):
+        attempt, waited = 0, 0.0
+        while True:
             ans = self.snd.send(kind, req)
             if ans.sent:  # what went on the wire: a request with no connection to go on is neither (trial 15, F15)
                 self.rep.requests += 1
                 self.rep.wire += wire
-            if ans.pause is None and not ans.ok and not ans.error:
-                ans.pause = self.backoff * (2 ** attempt)
             if ans.ok or ans.error:
                 return ans
             pause = ans.pause if ans.pause is not None else self.backoff * (2 ** attempt)
+            attempt += 1
+            if attempt >= self.attempts and waited + pause > BUSY_PATIENCE:
+                return Answer(error=f"the receiver stayed busy after {attempt} attempts ({format_duration(waited)} "
+                                    "waited)")
             self._pause(pause)
-        return Answer(error=f"the receiver stayed busy after {self.attempts} attempts")
+            waited += pause
 
     def probe(self) -> Answer | None:
         """Before the pass's first batch over :data:`PROBE_OVER` bytes, one empty logs request (an

@@ -43,12 +43,12 @@ import grpc
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest, ExportMetricsServiceResponse
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
 from .admit import HOLDS_ALL, LACKS, landed_seq
 from .land import Refused, clear_dead_temporaries, index_sessions, land
-from .owners import CANNOT_ADD, OWNED_AT, one_at_a_time, owned_by, release, sessions_of
-from .receive_grpc import TokenCheck, metadata_value
+from .owners import CANNOT_ADD, OWNED_AT, STOPPING, Busy, one_at_a_time, owned_by, release, sessions_of
+from .receive_grpc import LogsServicer, MetricsServicer, TokenCheck
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_record import record_before, record_landed, record_senders, unacknowledged
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
@@ -61,7 +61,13 @@ from ..storage.landing import clear_left
 from ..storage.seen_list import ACCEPTED, Seen
 from ..storage.senders import instance_word
 
-__all__ = ["Receiver", "RootUnusable", "answer_logs", "DEFAULT_LISTEN"]
+__all__ = ["Receiver", "RootUnusable", "answer_logs", "DEFAULT_LISTEN", "BUSY", "WORKERS"]
+
+#: What the receiver's summed line says of the requests answered busy (:class:`~asz_core.export.owners.Busy`).
+BUSY = ("answered {n} request(s) busy, nothing of them landed (their session's turn did not come soon, or the receiver "
+        "was stopping): their senders send them again after Retry-After")
+#: The receiver's gRPC workers (its inner server's thread pool).
+WORKERS = 8
 
 #: Where ``asz receive`` listens when not told: loopback, the OTLP gRPC port.
 DEFAULT_LISTEN = "127.0.0.1:4317"
@@ -83,17 +89,29 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
     """:func:`_answer_logs`, announced to readers while it lands (:func:`asz_core.storage.landing.landing`: a reader's
     :func:`~asz_core.storage.landing.settle` waits for it to give its files their list and sender lines), and held
     open for a stopping ``asz receive`` (:func:`asz_core.sessiondata.durable.held_open`: its files and their sender
-    lines are one pair, which the process waits for as it ends, ``durable.settle``)."""
-    from ..sessiondata.durable import held_open
+    lines are one pair, which the process waits for as it ends, ``durable.settle``). Raises
+    :class:`~asz_core.export.owners.Busy`, nothing of the request landed, when its sessions' turn does not come soon
+    (:func:`~asz_core.export.owners.one_at_a_time`), when the receiver began to stop while it waited, or when its turn
+    came once the process was stopping (``durable.settle`` called: the :class:`~asz_core.sessiondata.durable.StopBeforePair`
+    of a pair not begun): each answered as busy, so the sender sends it again (close43, "Not done"; fix44a)."""
+    from ..sessiondata.durable import StopBeforePair, held_open, stopping
     from ..storage.landed_count import landed_changed
     from ..storage.landing import landing
 
     sessions = {s for rl in req.resource_logs for sl in rl.scope_logs for rec in sl.log_records
                 for s in _sessions(root, *_file_of(rec)[1:])} if credential else set()
-    with one_at_a_time(root, sessions, credential), landing(root), held_open():  # 43a F1: a session at a time
+    closing = (lambda: stopping() or receiver.closing.is_set()) if receiver is not None else stopping
+    with one_at_a_time(root, sessions, credential, closing):  # 43a F1: a session at a time; else Busy (fix44a)
         try:
-            return _answer_logs(root, req, err, quiet, credential, receiver)
+            opened = held_open(stop_first=True)
+            opened.__enter__()
+        except StopBeforePair:  # its turn came once the receiver was stopping: nothing of it begun (close43)
+            raise Busy(STOPPING) from None
+        try:
+            with landing(root):
+                return _answer_logs(root, req, err, quiet, credential, receiver)
         finally:
+            opened.__exit__(None, None, None)
             if req.resource_logs:
                 landed_changed()  # a reader in this process (asz server, a test) reads the root's labels again
 
@@ -439,30 +457,6 @@ class _Auth:
         return self.check(value)[0]
 
 
-def _credential(rcv: "Receiver", context) -> str | None:
-    """The credential name of the token a gRPC call carried (None: none, or one unnamed); a call whose token is refused
-    never gets here (:class:`~asz_core.export.receive_grpc.TokenCheck` refused it before its message was received)."""
-    return rcv.auth.check(metadata_value(context.invocation_metadata(), "authorization"))[1]
-
-
-class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
-    def __init__(self, rcv: "Receiver"):
-        self.rcv = rcv
-
-    def Export(self, request, context):  # noqa: N802 - the generated service's name
-        name = _credential(self.rcv, context)
-        return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
-
-
-class _MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
-    def __init__(self, rcv: "Receiver"):
-        self.rcv = rcv
-
-    def Export(self, request, context):  # noqa: N802
-        self.rcv.metrics_said(request)
-        return ExportMetricsServiceResponse()
-
-
 class RootUnusable(Exception):
     """The receiving root cannot be used (:meth:`Receiver.start`): ``root`` (its path) and ``why`` (the system's words:
     ``not a folder``, ``Read-only file system``, ``Permission denied``, …)."""
@@ -492,6 +486,7 @@ class Receiver:
         self._thread: threading.Thread | None = None
         self._pool: futures.ThreadPoolExecutor | None = None
         self.seen = Seen(self.root, err=self.err)  # _received/seen.list: the requests answered, by instance
+        self.closing = threading.Event()  # set as stop() begins: a request waiting for its session's turn is busy
         self.summed = Summed(self.err)  # probes and metrics requests: one line a minute at most
 
     def metrics_said(self, req: ExportMetricsServiceRequest) -> None:
@@ -529,10 +524,10 @@ class Receiver:
             self.front = None
             raise RootUnusable(self.root, exc.strerror or str(exc)) from exc
         opts = [("grpc.max_receive_message_length", _MAX_MESSAGE), ("grpc.max_send_message_length", _MAX_MESSAGE)]
-        self._pool = futures.ThreadPoolExecutor(max_workers=8)
+        self._pool = futures.ThreadPoolExecutor(max_workers=WORKERS)
         self.grpc_server = grpc.server(self._pool, options=opts, interceptors=[TokenCheck(self)])  # the token first
-        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self), self.grpc_server)
-        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(_MetricsServicer(self), self.grpc_server)
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(LogsServicer(self), self.grpc_server)
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(MetricsServicer(self), self.grpc_server)
         self.grpc_port = self.grpc_server.add_insecure_port("127.0.0.1:0")
         self.grpc_server.start()
         return self
@@ -568,7 +563,9 @@ class Receiver:
     def stop(self) -> None:
         """Stop serving and close both ports: no new connection or request is taken, and each request already read
         (HTTP/1.1, or a gRPC call in progress) lands and is answered first, up to :data:`.receive_http.DRAIN` seconds
-        (docs/push.md, The receiver)."""
+        (docs/push.md, The receiver); a request still waiting for its session's turn is answered busy
+        (:class:`~asz_core.export.owners.Busy`)."""
+        self.closing.set()
         if self.front is not None:
             self.front.shutdown() if self._thread is not None else None
             self.front.server_close()

@@ -19,7 +19,10 @@ import functools
 from typing import TYPE_CHECKING, Sequence
 
 import grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
 from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs
 
 from ..storage.seen_list import REFUSED
@@ -29,7 +32,7 @@ from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE, kvs
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["TokenCheck", "claimed", "metadata_value"]
+__all__ = ["LogsServicer", "MetricsServicer", "TokenCheck", "claimed", "metadata_value"]
 
 
 def metadata_value(metadata: Sequence | None, key: str):
@@ -74,3 +77,42 @@ class TokenCheck(grpc.ServerInterceptor):
         if not why:
             return continuation(handler_call_details)
         return grpc.stream_unary_rpc_method_handler(functools.partial(_refuse, self.rcv, why, metadata))
+
+
+def _credential(rcv: "Receiver", context) -> str | None:
+    """The credential name of the token a gRPC call carried (None: none, or one unnamed); a call whose token is refused
+    never gets here (:class:`~asz_core.export.receive_grpc.TokenCheck` refused it before its message was received)."""
+    return rcv.auth.check(metadata_value(context.invocation_metadata(), "authorization"))[1]
+
+
+class LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
+    """The receiver's logs service: each call landed by :func:`~asz_core.export.receive.answer_logs`; one it answers
+    busy (:class:`~asz_core.export.owners.Busy`, nothing landed) ends ``RESOURCE_EXHAUSTED`` with a ``retry-after``
+    trailing metadata of :data:`~asz_core.export.owners.RETRY_AFTER` seconds, which ``asz push`` waits before it sends
+    the call again (fix44a)."""
+
+    def __init__(self, rcv: "Receiver"):
+        self.rcv = rcv
+
+    def Export(self, request, context):  # noqa: N802 - the generated service's name
+        from .owners import RETRY_AFTER, Busy
+        from .receive import BUSY, answer_logs
+
+        name = _credential(self.rcv, context)
+        try:
+            return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
+        except Busy as exc:  # nothing landed: RESOURCE_EXHAUSTED with retry-after, which asz push sends again after
+            self.rcv.summed.add(BUSY)
+            context.set_trailing_metadata((("retry-after", str(RETRY_AFTER)),))
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+
+
+class MetricsServicer(metrics_service_pb2_grpc.MetricsServiceServicer):
+    """The receiver's metrics service: each call counted in the receiver's summed line, answered, not kept."""
+
+    def __init__(self, rcv: "Receiver"):
+        self.rcv = rcv
+
+    def Export(self, request, context):  # noqa: N802
+        self.rcv.metrics_said(request)
+        return ExportMetricsServiceResponse()

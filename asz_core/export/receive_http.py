@@ -395,14 +395,16 @@ class Http(BaseHTTPRequestHandler):
         return ok
 
     def _reply(self, status: int, body: bytes = b"", ctype: str = "application/x-protobuf", by: str = "",
-               close: bool = False) -> None:
+               close: bool = False, retry_after: int | None = None) -> None:
         from .receive import said
 
-        if status != 200:  # a refused request is said, with why (the body's first line), ``by``: `` from INSTANCE``
+        if status != 200 and retry_after is None:  # a refused request is said, with why (the body's first line),
             said(self.server.receiver.err, f"refused POST {self.path}{by}: {body.decode('utf-8', 'replace').strip()} "
-                                           f"(HTTP {status})")
+                                           f"(HTTP {status})")  # ``by``: `` from INSTANCE``; a busy one is summed
         self.send_response(status)
         self.send_header("Content-Type", ctype)
+        if retry_after is not None:
+            self.send_header("Retry-After", str(retry_after))
         self.send_header("Content-Length", str(len(body)))
         if close or status in (400, 413):  # ``close``: a body not read whole, whose rest no request is read from
             self.send_header("Connection", "close")
@@ -451,7 +453,8 @@ class Http(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 - http.server's name
         from ..storage.seen_list import REFUSED
-        from .receive import answer_logs
+        from .owners import RETRY_AFTER, Busy
+        from .receive import BUSY, answer_logs
         from .receive_seen import refused_from, seen_request
 
         rcv = self.server.receiver
@@ -481,5 +484,10 @@ class Http(BaseHTTPRequestHandler):
             return self._reply(400, f"not an OTLP request: {exc}\n".encode(), "text/plain")
         if self.path == "/v1/metrics":
             rcv.metrics_said(req)
-        resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name, rcv) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        try:
+            resp = answer_logs(rcv.root, req, rcv.err, rcv.quiet, name, rcv) if self.path == "/v1/logs" else ExportMetricsServiceResponse()
+        except Busy as exc:  # nothing landed: 503 with Retry-After, which asz push sends again after (fix44a)
+            rcv.summed.add(BUSY)
+            return self._reply(503, f"{exc}\n".encode(), "text/plain", retry_after=RETRY_AFTER,
+                               close=rcv.closing.is_set())  # stopping: its next try finds the port closed
         self._reply(200, resp.SerializeToString())
