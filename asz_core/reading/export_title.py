@@ -136,8 +136,41 @@ def title_pins(root: Path, body: dict) -> tuple[dict[str, tuple], list[str], lis
             continue
         pins[cid] = (named,)
         said.append(f"{cid}: its title is the label of {where} (another session's record naming its message "
-                    f"{named.leaf}, as at the export): {why}")
+                    f"{named.leaf}, as at the export): {why}{_not_taken_now(Path(root), cid, entry, t)}")
     return pins, said, problems
+
+
+def _not_taken_now(root: Path, cid: str, entry: dict, t: dict) -> str:
+    """What to add to a ``named`` title's ``ok`` line when today's rule would not take that label as the
+    conversation's title (on a receiving root, a label titles another session's conversation only when one sender sent
+    both: :class:`~asz_core.view.label_senders.Senders`; session 43, faf0348a): ``; the label's file was sent by A and
+    the conversation by B: under today's rule … not taken …``; '' when it is taken (or on a root no receiver landed).
+    A copy made before that rule (or copied from a root that had no sender records) keeps verifying: it is made again
+    with the title its manifest names (close43, "Not done")."""
+    from ..storage.layout import dir_name
+    from ..view.label_senders import Senders
+
+    senders = Senders(root)
+    rel = t.get("file")
+    if not senders.receiving or not isinstance(rel, str):
+        return ""
+    label_dir = rel.split("/", 1)[0]
+    dirs = {f["file"].split("/", 1)[0] for f in entry.get("files") or ()
+            if isinstance(f, dict) and isinstance(f.get("file"), str)} - {label_dir}
+    try:
+        own = dir_name(cid)
+    except ValueError:
+        own = ""
+    dirs = {own} if own in dirs else dirs
+    who = senders.file_sender(label_dir, rel)
+    theirs = frozenset().union(*(senders.session_senders(d) for d in sorted(dirs))) if dirs else frozenset()
+    if who is not None and theirs == frozenset((who,)):
+        return ""
+    named = ", ".join(sorted(w or "(no known sender)" for w in theirs)) or "(no known sender)"
+    return (f"; that label's file was sent by {who or '(no known sender)'}, the conversation by {named}: under today's "
+            "rule (a label titles another session's conversation only when one sender sent both; docs/security.md, "
+            "Who sent it) this root does not take it as the title, so a copy made now is titled otherwise; this copy, "
+            "made before that rule, still verifies as made")
 
 
 #: At most this many labels of other sessions are tried as the title of a copy whose manifest does not say it.

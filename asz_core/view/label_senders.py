@@ -56,9 +56,20 @@ class Senders:
             name = dir_name(session)
         except ValueError:
             return False
-        by_file, _ = self._session(label_session)
-        who = by_file[label_file] if label_file in by_file else self._unlisted(label_session, label_file)
-        return who is not UNKNOWN and self._session(name)[1] == frozenset((who,))
+        who = self.file_sender(label_session, label_file)
+        return who is not UNKNOWN and self.session_senders(name) == frozenset((who,))
+
+    def file_sender(self, session_dir: str, rel: str) -> str | None:
+        """The sender label of the landed file ``rel`` (root-relative) of ``session_dir``: its verified sender line's
+        (:func:`~asz_core.storage.senders.sender_label`), :data:`HERE` for a file a collect pass of this root landed,
+        None when not known (no verified line). Never raises."""
+        by_file, _ = self._session(session_dir)
+        return by_file[rel] if rel in by_file else self._unlisted(session_dir, rel)
+
+    def session_senders(self, session_dir: str) -> frozenset:
+        """The senders of ``session_dir``'s landed files (:meth:`file_sender`'s words; None among them for files of no
+        known sender). Never raises."""
+        return self._session(session_dir)[1]
 
     def _unlisted(self, session_dir: str, rel: str) -> str | None:
         """The sender of a landed file no line of its session's record names: this host's in a session collected here

@@ -148,3 +148,66 @@ def test_a_summary_titles_only_its_own_senders_conversation(corpus_projects, tmp
     record.write_bytes(record.read_bytes().replace(b'"instance":"alice@hostA"', b'"instance":"alice@hostZ"', 1))
     titles = {r["id"]: r["title"] for r in json.loads(asz_in_process("ls", "--json", "--root", str(team)).stdout)}
     assert titles[t] == own[t] and titles[B1] == BOBS_OWN
+
+
+def _as_titled_then(copy: Path, older: Path, title: str) -> None:
+    """The text copy ``copy`` (and its manifest) made on the team root as an asz before the same-sender rule (faf0348a)
+    made it there: its title line ``title``, the manifest's ``title`` the one the same export names on ``older`` (a copy
+    of the team root without sender records, where every label counts, as that rule did), and the copy's size, SHA-256
+    and line digests as the manifest keeps them (what the export wrote: bytes, ``sha256``, each line's SHA-256 cut to
+    16 hex digits)."""
+    import hashlib
+
+    lines = copy.read_bytes().split(b"\n")
+    assert lines[1].startswith(b"title: ")
+    lines[1] = f"title: {title}".encode()
+    data = b"\n".join(lines)
+    copy.write_bytes(data)
+    manifest = Path(f"{copy}.manifest.json")
+    m = json.loads(manifest.read_text())
+    then = json.loads(Path(f"{older}.manifest.json").read_text())
+    assert m["export"]["lines"][1] != hashlib.sha256(lines[1]).hexdigest()[:16]
+    m["export"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    m["export"]["lines"][1] = hashlib.sha256(lines[1]).hexdigest()[:16]
+    m["conversations"][0]["title"] = then["conversations"][0]["title"]
+    manifest.write_text(json.dumps(m))
+
+
+@pytest.mark.slow  # two collects and two pushes, an export and its verify
+def test_a_copy_titled_by_another_senders_summary_still_verifies_and_is_said_not_taken_now(corpus_projects, tmp_path):
+    """A copy made before the rule (faf0348a) whose title came from bob's summary of alice's conversation: its manifest
+    names bob's file. Written as that asz wrote it (:func:`_as_titled_then`): the team root's text copy, its title line
+    and manifest's ``title`` those the same export gives on a copy of the team root without ``_received/`` (no sender
+    records: every label counts, the older rule). ``asz verify --export``
+    on the team root remakes it with that title (it still verifies) and says today's rule does not take it (close43)."""
+    t_src = corpus_projects / ALICE_T[0] / f"{ALICE_T[1]}.jsonl"
+    if not t_src.is_file() or not (corpus_projects / BOB_C[0] / f"{BOB_C[1]}.jsonl").is_file():
+        pytest.skip("the corpus transcripts are absent")
+    for host, (project, sid) in (("alice", ALICE_T), ("bob", BOB_C)):
+        (tmp_path / host / "projects" / project).mkdir(parents=True)
+        shutil.copy(corpus_projects / project / f"{sid}.jsonl", tmp_path / host / "projects" / project)
+    (tmp_path / "bob" / "projects" / BOB_C[0] / f"{B1}.jsonl").write_text(_lines(B1, "greeting", [(HIJACK, _last_uuid(t_src))]))
+    tokens = tmp_path / "tokens"
+    write_secret(tokens, "".join(f"{h} {tok}\n" for h, (_, tok, _) in HOSTS.items()))
+    _collect_and_push(tmp_path, tokens)
+    team, older, t = tmp_path / "team", tmp_path / "older", ALICE_T[1]
+    shutil.copytree(team, older, ignore=lambda d, names: ["_received"] if Path(d) == team else [])
+    titled = {r["id"]: r["title"] for r in json.loads(asz_in_process("ls", "--json", "--root", str(older)).stdout)}
+    now = {r["id"]: r["title"] for r in json.loads(asz_in_process("ls", "--json", "--root", str(team)).stdout)}
+    assert titled[t] == HIJACK and now[t] != HIJACK  # the older rule's title, and today's
+    then, copy = tmp_path / "then.txt", tmp_path / "t.txt"
+    assert asz_in_process("export", t, "--format", "text", "--root", str(older), "--out", str(then)).returncode == 0
+    assert f"title: {HIJACK}\n" in then.read_text()
+    (conv,) = json.loads((tmp_path / "then.txt.manifest.json").read_text())["conversations"]
+    b1_files = sorted(p.relative_to(team).as_posix() for p in (team / B1).rglob("*.sd"))
+    assert conv["title"]["from"] == "named" and conv["title"]["file"] in b1_files
+    assert asz_in_process("export", t, "--format", "text", "--root", str(team), "--out", str(copy)).returncode == 0
+    _as_titled_then(copy, then, HIJACK)
+    p = asz_in_process("verify", "--export", str(copy), "--root", str(team))
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "the copy checks against the root", p.stdout
+    (line,) = [x for x in p.stdout.splitlines() if x.startswith(f"ok: {t}: its title is the label of ")]
+    assert line.endswith(f"; that label's file was sent by bob@hostB (credential bob), the conversation by alice@hostA "
+                         "(credential alice): under today's rule (a label titles another session's conversation only "
+                         "when one sender sent both; docs/security.md, Who sent it) this root does not take it as the "
+                         "title, so a copy made now is titled otherwise; this copy, made before that rule, still "
+                         "verifies as made"), line

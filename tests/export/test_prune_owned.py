@@ -101,6 +101,13 @@ def test_a_copy_held_whole_under_another_credential_is_pruned_and_a_partial_one_
     for who in ("bob", "bob2", "alice"):
         v = asz("verify", "--root", str(tmp_path / f"root_{who}"), cwd=tmp_path)
         assert v.returncode == 0, v.stdout + v.stderr
+        if who == "bob":  # its skeletons' section names the credential whose files hold them, not the receiver alone
+            (line,) = [x for x in v.stdout.splitlines() if " are skeletons: " in x]
+            assert (f"({len(bob_sd)} held by {endpoint} in the files of credential alice, which sent their session "
+                    "first (it refused this root's); asz verify --root THAT_ROOT") in line, line
+            js = json.loads(asz("verify", "--root", str(tmp_path / "root_bob"), "--json", cwd=tmp_path).stdout)
+            assert js["removed_by_retention"]["held_by"] == {endpoint: len(bob_sd)}
+            assert js["removed_by_retention"]["held_as"] == {f"{endpoint} credential alice": len(bob_sd)}
     v = asz("verify", "--root", str(team), "--receipts", str(tmp_path / "root_bob" / "push.state"), cwd=tmp_path)
     assert v.returncode == 0 and f"{len(state.pushed)} held (the receiver holds every record of them in the files of " \
         "credential alice" in v.stdout, v.stdout

@@ -39,7 +39,7 @@ def test_verify_says_how_many_files_are_skeletons(corpus_copy, tmp_path):
     js = json.loads(asz("verify", "--root", str(root), "--json").stdout)
     assert set(whole) <= set(js)  # every key kept
     assert js["skeletons"] == len(sk) and js["landed_files"] == len(sk) and js["ok"]
-    assert js["removed_by_retention"] == {"sessions": len(sessions), "from": ats[0], "to": ats[-1], "held_by": {},
+    assert js["removed_by_retention"] == {"sessions": len(sessions), "from": ats[0], "to": ats[-1], "held_by": {}, "held_as": {},
                                           "unconfirmed": len(sk)}
     one = sorted(sessions)[0]
     mine = [q for q in sk if q.relative_to(root).parts[0] == one]
