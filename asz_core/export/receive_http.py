@@ -21,7 +21,8 @@ the port the view's defences (:mod:`asz_core.netguard`; docs/push.md, The receiv
 - the body of a request refused before it is read (401, 421, 403) is read no further than
   :data:`~asz_core.storage.seen_list.READ_REFUSED` bytes; past them its refusal closes the connection too;
 - an answer that closes the connection with bytes of its request unread closes it lingering (:func:`linger`): sent,
-  writing ended, the rest read and dropped within :data:`LINGER_BYTES` and :data:`LINGER_S`, so a sender still writing
+  writing ended, the rest read and dropped within :data:`LINGER_BYTES` and :data:`LINGER_S`
+  (``$ASZ_RECEIVE_LINGER_BYTES``, ``$ASZ_RECEIVE_LINGER_TIMEOUT``, ``$ASZ_RECEIVE_LINGER_IDLE``), so a sender still writing
   its body reads the answer instead of a reset (session 43);
 - a request a web page could have sent is refused before its token or body is read (trial 34c F6,
   :func:`~asz_core.netguard.refusal`, the check ``asz ingest langsmith`` makes): 421 when no token is set and its
@@ -62,12 +63,17 @@ LARGEST_BODY = 1 << 30
 
 
 #: The receiver's settings read from the environment (docs/configuration.md, Environment variables): the body limit,
-#: the header and idle timeouts and the stop's wait; with ``ASZ_RECEIVE_SEEN_EVERY`` (seen_list), what
+#: the header and idle timeouts, the stop's wait and the lingering close's bytes, time and pause (:func:`linger`; fixed
+#: at 64 MiB, 10 s and 2 s until fix44a); with ``ASZ_RECEIVE_SEEN_EVERY`` (seen_list), what
 #: :func:`settings_unused` says at start when given a value they do not take.
 SETTINGS = (Setting("ASZ_RECEIVE_MAX_BODY", "bytes", LARGEST_BODY, 1, LARGEST_BODY, whole=True, low_taken=True,
                     what="the limit"),
             timeout_setting("ASZ_RECEIVE_HEADER_TIMEOUT", _HEADER), timeout_setting("ASZ_RECEIVE_IDLE_TIMEOUT", _IDLE),
-            timeout_setting("ASZ_RECEIVE_DRAIN", 60.0, "the wait"))
+            timeout_setting("ASZ_RECEIVE_DRAIN", 60.0, "the wait"),
+            Setting("ASZ_RECEIVE_LINGER_BYTES", "bytes", 64 << 20, 0, LARGEST_BODY, whole=True, low_taken=True,
+                    what="the linger's limit"),
+            timeout_setting("ASZ_RECEIVE_LINGER_TIMEOUT", 10.0, "the linger's time"),
+            timeout_setting("ASZ_RECEIVE_LINGER_IDLE", 2.0, "the linger's pause"))
 
 
 def settings_unused() -> list[str]:
@@ -91,11 +97,13 @@ IDLE_TIMEOUT = SETTINGS[2].value()
 #: Seconds a stopping receiver waits for the requests in progress to land and be answered (``$ASZ_RECEIVE_DRAIN``).
 DRAIN = SETTINGS[3].value()
 
-#: A lingering close (:func:`linger`): the most seconds, the most seconds with no byte, and the most bytes a
-#: connection answered and closed with its request's body unread is read for, every byte dropped.
-LINGER_S = 10.0
-LINGER_IDLE_S = 2.0
-LINGER_BYTES = 64 << 20
+#: A lingering close (:func:`linger`): the most bytes (``$ASZ_RECEIVE_LINGER_BYTES``, 64 MiB; 0: none read, the
+#: connection closed at once), the most seconds (``$ASZ_RECEIVE_LINGER_TIMEOUT``, 10) and the most seconds with no byte
+#: (``$ASZ_RECEIVE_LINGER_IDLE``, 2) a connection answered and closed with its request's body unread is read for, every
+#: byte dropped.
+LINGER_BYTES = int(SETTINGS[4].value())
+LINGER_S = SETTINGS[5].value()
+LINGER_IDLE_S = SETTINGS[6].value()
 
 #: What the receiver's :class:`~asz_core.export.receive_seen.Summed` says of each kind of connection closed.
 TIMED_OUT = ("closed {n} connection(s) that sent no complete request headers in time "

@@ -192,41 +192,63 @@ def test_the_counts_held_back_are_said_once_a_minute_old():
         "metrics: 2 request(s), 4 data point(s), answered and not kept; from dev@hostA"]
 
 
+def _written_until_refused(port: int, size: int) -> tuple[int, list[OSError]]:
+    """A body of ``size`` bytes with no token written to the receiver on ``port`` while its answer is read: asserts the
+    answer is a 401; returns the bytes written before the write failed (the receiver's reset) and that failure."""
+    import threading
+
+    sent, failed = [0], []
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
+                  b"Content-Length: %d\r\n\r\n" % size)
+
+        def send():
+            piece = bytes(1 << 20)
+            try:
+                for _ in range(size >> 20):
+                    s.sendall(piece)
+                    sent[0] += len(piece)
+            except OSError as exc:
+                failed.append(exc)
+
+        t = threading.Thread(target=send)
+        t.start()
+        assert s.recv(65536).startswith(b"HTTP/1.1 401")
+        t.join(timeout=60)
+    return sent[0], failed
+
+
 def test_a_body_without_the_token_is_read_no_further_than_the_linger(tmp_path):
     """A request with no token is answered 401 once 64 KiB of its body are read, the connection closed lingering: what
     the sender still sends is read and dropped up to 64 MiB (LINGER_BYTES), never held, then the connection is reset
     (before session 43 the whole body was read, up to 1 GiB; before trial 38c F5 it was held whole)."""
-    import threading
-
     from asz_core.export.receive_http import LINGER_BYTES
 
     write_secret(tmp_path / "tok", "s3cretTOKEN1234567890abcdef\n")
     r = Child(tmp_path, "--token-file", str(tmp_path / "tok"))
-    size, sent, failed = 400 << 20, [0], []
+    size = 400 << 20
     try:
-        with socket.create_connection(("127.0.0.1", r.port), timeout=60) as s:
-            s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
-                      b"Content-Length: %d\r\n\r\n" % size)
-
-            def send():
-                piece = bytes(1 << 20)
-                try:
-                    for _ in range(size >> 20):
-                        s.sendall(piece)
-                        sent[0] += len(piece)
-                except OSError as exc:
-                    failed.append(exc)
-
-            t = threading.Thread(target=send)
-            t.start()
-            assert s.recv(65536).startswith(b"HTTP/1.1 401")
-            t.join(timeout=60)
-        assert failed and sent[0] < LINGER_BYTES + (32 << 20), (sent, failed)  # read no further than the linger (and buffers)
+        sent, failed = _written_until_refused(r.port, size)
+        assert failed and sent < LINGER_BYTES + (32 << 20), (sent, failed)  # read no further than the linger (and buffers)
         peak = next(int(x.split()[1]) for x in Path(f"/proc/{r.proc.pid}/status").read_text().splitlines()
                     if x.startswith("VmHWM:"))  # KiB
         assert peak < (size >> 10) // 2, peak  # the receiver's peak memory stays well under the body's size
     finally:
         r.stop()
+
+
+def test_the_lingers_bytes_are_a_setting(tmp_path):
+    """``$ASZ_RECEIVE_LINGER_BYTES`` (fixed at 64 MiB until fix44a; close43, "Not done"): set to 4 MiB, a sender still
+    writing a 96 MiB body with no token is reset once 4 MiB more were dropped (and what the buffers hold), where 64 MiB
+    would have read more than the whole 36 MiB allowed here; the 401 is sent first all the same."""
+    write_secret(tmp_path / "tok", "s3cretTOKEN1234567890abcdef\n")
+    r = Child(tmp_path, "--token-file", str(tmp_path / "tok"), env={"ASZ_RECEIVE_LINGER_BYTES": str(4 << 20)})
+    try:
+        sent, failed = _written_until_refused(r.port, 96 << 20)
+        assert failed and sent < (4 << 20) + (32 << 20), (sent, failed)
+    finally:
+        said = r.stop()
+    assert "ASZ_RECEIVE_LINGER" not in said, said  # a value taken is not said
 
 
 def _answer_whole(port: int, head: bytes, size: int) -> tuple[int, dict, bytes]:

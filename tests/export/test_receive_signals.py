@@ -48,13 +48,19 @@ def test_receive_started_with_sigint_ignored_stops_on_sigint_sent_right_after_it
 
 #: Values no ASZ_RECEIVE_* number takes (session 43: only ASZ_RECEIVE_MAX_BODY was said), and values each takes.
 NOT_TAKEN = {"ASZ_RECEIVE_HEADER_TIMEOUT": "10s", "ASZ_RECEIVE_IDLE_TIMEOUT": "-1", "ASZ_RECEIVE_DRAIN": "abc",
+             "ASZ_RECEIVE_LINGER_BYTES": "64M", "ASZ_RECEIVE_LINGER_TIMEOUT": "0", "ASZ_RECEIVE_LINGER_IDLE": "2s",
              "ASZ_RECEIVE_SEEN_EVERY": "-5"}
 TAKEN = {"ASZ_RECEIVE_HEADER_TIMEOUT": "2.5", "ASZ_RECEIVE_IDLE_TIMEOUT": "7", "ASZ_RECEIVE_DRAIN": "30",
+         "ASZ_RECEIVE_LINGER_BYTES": "0", "ASZ_RECEIVE_LINGER_TIMEOUT": "4.5", "ASZ_RECEIVE_LINGER_IDLE": "1",
          "ASZ_RECEIVE_SEEN_EVERY": "0"}
 #: What asz receive says of each of NOT_TAKEN, in this order, after ASZ_RECEIVE_MAX_BODY's line.
 SAID = ["ASZ_RECEIVE_HEADER_TIMEOUT=10s is no number of seconds above 0 up to 3600: the timeout in force is 10 s",
         "ASZ_RECEIVE_IDLE_TIMEOUT=-1 is no number of seconds above 0 up to 3600: the timeout in force is 20 s",
         "ASZ_RECEIVE_DRAIN=abc is no number of seconds above 0 up to 3600: the wait in force is 60 s",
+        "ASZ_RECEIVE_LINGER_BYTES=64M is no whole number of bytes from 0 to 1073741824: the linger's limit in force is "
+        "67108864 bytes (64 MiB)",
+        "ASZ_RECEIVE_LINGER_TIMEOUT=0 is no number of seconds above 0 up to 3600: the linger's time in force is 10 s",
+        "ASZ_RECEIVE_LINGER_IDLE=2s is no number of seconds above 0 up to 3600: the linger's pause in force is 2 s",
         "ASZ_RECEIVE_SEEN_EVERY=-5 is no number of seconds from 0 to 86400: the interval in force is 600 s"]
 
 
