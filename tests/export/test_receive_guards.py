@@ -58,6 +58,14 @@ class Child:
                     return out
             return out
 
+    def said(self, words: str) -> "Child":
+        """Once its stderr holds ``words`` (a line it writes after ``receiving:``; at most 60 s): a child stopped at once
+        may be stopped before it (a race under load, not a missing line)."""
+        deadline = time.monotonic() + 60
+        while words not in self.err_path.read_text() and self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self
+
     def stop(self) -> str:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -153,7 +161,7 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     r = Child(tmp_path, own_token=True)  # the root's own token: no warning
     assert "warning" not in r.stop()
     for extra in ((), ("--no-token",)):  # the default, and it said explicitly: one warning line after receiving:
-        said = Child(tmp_path, *extra).stop()
+        said = Child(tmp_path, *extra).said("asz receive: warning: no token").stop()
         assert said.splitlines()[1].startswith("asz receive: warning: no token: every account on this machine"), said
         assert said.splitlines()[0].endswith("; no token") and "not a loopback" not in said, said
 
