@@ -39,8 +39,9 @@ def secrets(
     directory) and git branch, as asz ls lists them, each finding there naming its field. Only forms fixed by their issuer are
     found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
     OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
-    of an address such as postgres://user:PASSWORD@host, a password given to its name or flag, mysql's -p and curl's
-    -u USER:PASSWORD, Azure keys and SAS signatures; docs/reading.md lists them), so a finding is very likely real
+    of an address such as postgres://user:PASSWORD@host, a password given to its name or flag, the value of --secret,
+    --token or --api-key, mysql's -p and curl's -u USER:PASSWORD, Azure keys and SAS signatures; docs/reading.md
+    lists them), so a finding is very likely real
     and a credential of any other form is not found. An index SQLite finds damaged is said in a warning, deleted,
     built again and read again, as asz search does. No value is printed: each finding shows its first and last 4
     characters (a password: ***) and a fingerprint (12 hex digits of an HMAC-SHA256 under the root's own key,

@@ -2,7 +2,7 @@
 masked export": the forms).
 
 The credential forms (:mod:`asz_core.view.secret_kinds`, :mod:`asz_core.view.secret_guards`) were widened by sessions
-42 and 43 and narrowed here and there (a value starting ``:`` is no password). A copy an earlier asz masked then is not
+42, 43 and 44 and narrowed here and there (a value starting ``:`` is no password). A copy an earlier asz masked then is not
 the copy this asz masks: made again with today's forms it holds ``***`` where the copy left a ``--password PASS``
 whole (session 43: 6 problems on an md copy made at fbe44e18), though every text of the copy is the landed one.
 Copies are archived evidence: verify proves a copy is faithful, not that it masks what today's asz would. So:
@@ -38,12 +38,14 @@ __all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_masked", "forms_said"]
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
 #: (``tests/reading/test_export_forms.py`` fails on a change of them without a bump).
-FORMS = 3
+FORMS = 4
 #: What each number's forms are, for the note (docs/reading.md, "Credentials").
 FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's and Azure's forms, passphrases)",
               2: "forms 2 (session 44: a PEM key's line breaks escaped at any depth, an address's password holding #)",
               3: "forms 3 (session 44, fix44g: env secrets, API key, token and cookie headers, docker, sshpass, "
-                 "redis-cli and .netrc passwords, encoded passwords, base64 and continued tokens)"}
+                 "redis-cli and .netrc passwords, encoded passwords, base64 and continued tokens)",
+              4: "forms 4 (session 44, fix44b: --secret, --token and --api-key values, mysql -p before a database, "
+                 "two-word and quoted passphrases, HTML character references read)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

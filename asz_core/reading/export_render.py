@@ -330,7 +330,8 @@ def as_render(again: bytes, render: int, fmt: str | None) -> bytes:
 #: The credential forms each earlier asz declared in an audit copy's header (``credentials.forms``:
 #: :func:`~asz_core.reading.prose_audit.coverage`; ``--audit``'s JSON line and the text form's ``credentials:`` line),
 #: oldest first: e1eea967 (2026-12-05 03:12), ccbb6c2e (03:53) and ffe662f8 (2026-12-06 00:32, session 42) to
-#: fbe44e18, and forms 1 and 2 (3daf4301 to session 44's fix44g). Forms take no render number, so a header listing one of
+#: fbe44e18, forms 1 and 2 (3daf4301 to session 44's fix44g) and forms 3 (fix44g to fix44b). Forms take no render
+#: number, so a header listing one of
 #: them is drawn as that asz declared it (:func:`as_forms`; the forms themselves are checked by the masks:
 #: docs/verify.md).
 _FORMS_BEFORE = tuple(tuple(s.split()) for s in (
@@ -345,7 +346,13 @@ _FORMS_BEFORE = tuple(tuple(s.split()) for s in (
     "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
     "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
     "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key azure-shared-access-key azure-sas-signature "
-    "basic-auth mysql-password curl-password password token"))
+    "basic-auth mysql-password curl-password password token",
+    "aws-access-key-id aws-secret-access-key github-token gitlab-token anthropic-api-key openai-api-key slack-token "
+    "slack-webhook-url google-api-key google-oauth-client-secret stripe-live-key huggingface-token npm-token private-key "
+    "jwt bearer-token url-password sendgrid-api-key azure-storage-account-key azure-shared-access-key azure-sas-signature "
+    "basic-auth mysql-password curl-password password token api-key-header authorization-token cookie env-secret "
+    "docker-password sshpass-password redis-password netrc-password encoded-password docker-auth kubeconfig-client-key "
+    "base64-token continued-token"))
 
 
 def _forms_said(forms: tuple[str, ...]) -> tuple[bytes, bytes]:
@@ -356,8 +363,8 @@ def _forms_said(forms: tuple[str, ...]) -> tuple[bytes, bytes]:
 
 def as_forms(copy: bytes, again: bytes) -> bytes:
     """``again`` (a text or ``--audit`` copy made again) with its header's credential forms drawn as the ``copy``'s
-    when that header, at the same offset, lists the forms an earlier asz declared (:data:`_FORMS_BEFORE`: sessions 42
-    and 43 added forms, and each such copy failed at that line though nothing of the evidence changed); else
+    when that header, at the same offset, lists the forms an earlier asz declared (:data:`_FORMS_BEFORE`: sessions 42,
+    43 and 44 added forms, and each such copy failed at that line though nothing of the evidence changed); else
     ``again`` as it is."""
     from ..view.secret_forms import KINDS
 

@@ -14,7 +14,8 @@ from collections import Counter
 __all__ = ["looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
            "looks_sas_signature", "looks_api_key", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
-           "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS"]
+           "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS",
+           "looks_flagged", "looks_token"]
 
 
 def looks_random(value: str) -> bool:
@@ -150,53 +151,154 @@ def looks_basic(value: str) -> bool:
 #: secret's name often names another thing (``secret_name: aws-access-key-id``, ``MY_SECRET = "my-secret-key"``), and
 #: ``PWD`` is a folder.
 PASSWORD_NAMES = frozenset({"password", "passwd", "passphrase"})
-#: A passphrase: three or more words of lower-case letters joined by ``-`` (``correct-horse-battery-staple``).
-_PASSPHRASE = re.compile(r"[a-z]{2,}(?:-[a-z]{2,}){2,}")
-#: Words that make words joined by ``-`` a description or a stand-in, not a passphrase (``not-set-yet``,
-#: ``your-db-pass``, ``read-from-env``, ``use-the-vault``).
-_NOT_PASSPHRASE = frozenset({"your", "my", "our", "the", "for", "to", "of", "from", "with", "use", "here", "enter",
-                             "insert", "replace", "put", "some", "value", "secret", "pass", "passphrase", "phrase", "key",
-                             "not", "set", "none", "null", "empty", "default", "required", "optional", "auto",
-                             "generated", "random", "env", "vault", "file", "read", "only", "write", "sample", "test",
-                             "fake", "hidden", "redacted", "masked", "xxx"})
+#: A passphrase: two or more words of lower-case letters joined by ``-`` (``correct-horse-battery-staple``,
+#: ``purple-monkey``; session 44: two words), or, quoted, by a space (``"purple monkey"``, ``'open sesame please'``).
+_PASSPHRASE = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+|[a-z]{2,}(?: [a-z]{2,})+")
+#: Words that make a phrase a description, a message or a stand-in, not a passphrase (``not-set-yet``,
+#: ``your-db-pass``, ``read-from-env``, ``use-the-vault``; session 44, two words and spaced phrases: ``"is required"``,
+#: ``"see below"``, ``"same as above"``, ``"too short"``, ``"mot de passe"``).
+_NOT_PASSPHRASE = frozenset({
+    "your", "my", "use", "here", "enter", "insert", "replace", "put", "some", "value", "secret", "pass", "passphrase",
+    "phrase", "key", "not", "set", "none", "null", "empty", "default", "required", "optional", "auto", "generated",
+    "random", "env", "vault", "file", "read", "only", "write", "sample", "test", "fake", "hidden", "redacted", "masked",
+    "xxx", "is", "are", "be", "must", "should", "will", "can", "cannot", "does", "do", "see", "ask", "same", "as",
+    "above", "below", "tbd", "todo", "unknown", "blank", "leave", "later", "change", "this", "that", "user", "admin",
+    "login", "account", "new", "old", "current", "confirm", "reset", "forgot", "invalid", "wrong", "incorrect", "too",
+    "short", "long", "weak", "strong", "field", "string", "text", "type", "input", "provided", "missing", "needed",
+    "stored", "saved", "encrypted", "hashed", "plain", "plaintext", "least", "characters", "chars", "length", "min",
+    "max", "minimum", "maximum", "match", "matches", "mot", "passe", "word", "no", "yes", "true", "false"})
+#: Short words a passphrase may hold beside its own (``the-quick-brown-fox``, ``"over the moon"``): not counted among
+#: the two words of its own it needs (``opt-in``, ``built-in`` and ``on-demand`` are no passphrase).
+_FILLER = frozenset({"the", "of", "to", "for", "from", "with", "and", "or", "in", "on", "at", "by", "an", "our", "off",
+                     "out", "up", "it"})
 
 
 def looks_passphrase(value: str) -> bool:
-    """Whether words joined by ``-`` can be a passphrase a person chose (``correct-horse-battery-staple``): three or
-    more words of two or more lower-case letters (:data:`_PASSPHRASE`), none of :data:`_NOT_PASSPHRASE`, no stand-in
-    for a secret (:func:`looks_password`, :data:`_STAND_IN`)."""
-    if not _PASSPHRASE.fullmatch(value) or not looks_password(value) or any(w in value for w in _STAND_IN):
+    """Whether lower-case words joined by ``-`` (or, quoted, by a space) can be a passphrase a person chose
+    (``correct-horse-battery-staple``, ``purple monkey``): two or more words of two or more letters
+    (:data:`_PASSPHRASE`), 8 characters or more, two of them no filler (:data:`_FILLER`), none of
+    :data:`_NOT_PASSPHRASE`, no stand-in for a secret (:func:`looks_password`, :data:`_STAND_IN`)."""
+    if len(value) < 8 or not _PASSPHRASE.fullmatch(value) or not looks_password(value) \
+            or any(w in value for w in _STAND_IN):
         return False
-    return not any(w in _NOT_PASSPHRASE for w in value.split("-"))
+    words = value.replace("-", " ").split(" ")
+    return not any(w in _NOT_PASSPHRASE for w in words) and sum(w not in _FILLER for w in words) >= 2
+
+
+#: What stands before a flag's word (the ``password``, ``token`` and ``api-key`` forms' group ``flag``): one or two
+#: ``-`` at a word's start (after white space, a quote, ``=``, a bracket, the text's start or a JSON escape's ``\n``),
+#: then the flag's other words (``--client-secret``, ``--db-password``, ``-token``); not a word joined by ``-`` in
+#: prose (``top-secret``).
+_FLAG_HEAD = re.compile(r"(?:(?<![A-Za-z0-9_\-\\])|(?<=\\[nrt]))--?(?:[A-Za-z0-9]+[-_])*\Z")
+#: A flag's value that is a specification or a reference, not a secret: a name then ``=`` or ``:`` (docker's
+#: ``--secret id=npmrc,src=…``, ``--secret env:API_KEY``).
+_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*[=:]")
+
+
+def _flag_head(m: re.Match) -> bool:
+    """Whether the word match ``m`` begins at (a flag's last word) ends a command's flag (:data:`_FLAG_HEAD`)."""
+    return bool(_FLAG_HEAD.search(m.string, max(m.start() - 64, 0), m.start()))
+
+
+def looks_flagged(value: str, m: re.Match) -> bool:
+    """Whether a value given to a flag (a match beginning at the flag's last word, group ``flag`` set: ``--secret
+    VALUE``, ``--api-key=VALUE``) can be a secret: the flag a command's word (:func:`_flag_head`), the value
+    :func:`looks_keyword_password` and no specification or reference (:data:`_SPEC`)."""
+    return _flag_head(m) and looks_keyword_password(value) and not _SPEC.match(value)
 
 
 def looks_named_password(value: str, m: re.Match) -> bool:
-    """The ``password`` form's check: :func:`looks_keyword_password`; or, where the name is a password's whole, a
-    passphrase (:func:`looks_passphrase`): a flag ending in one of :data:`PASSWORD_NAMES` (``--password``, group
-    ``flag``), or a name ending in one (group ``word``, no ``rest``: ``password``, ``DB_PASSWORD``, ``passphrase``)
-    given its value by ``=``, ``:``, ``:=``, ``=>`` or ``is``, never compared (``==``). So ``password:
-    correct-horse-battery-staple`` is taken and ``secret_name: aws-access-key-id`` or ``f["secret"] ==
-    "aws-access-key-id"`` are not (session 43)."""
-    if looks_keyword_password(value):
-        return True
+    """The ``password`` form's check: given to a flag (group ``flag``: ``--password``, ``--client-secret``), only a
+    command's flag (:func:`looks_flagged`); then :func:`looks_keyword_password`; or, where the name is a password's
+    whole, a passphrase (:func:`looks_passphrase`): a flag ending in one of :data:`PASSWORD_NAMES` (``--password``),
+    or a name ending in one (group ``word``, no ``rest``: ``password``, ``DB_PASSWORD``, ``passphrase``) given its
+    value by ``=``, ``:``, ``:=``, ``=>`` or ``is``, never compared (``==``); words joined by a space only between
+    quotes (``password: "purple monkey"``). So ``password: correct-horse-battery-staple`` is taken and
+    ``secret_name: aws-access-key-id`` or ``f["secret"] == "aws-access-key-id"`` are not (sessions 43, 44)."""
     flag, word = m.group("flag"), m.group("word")
+    if flag and not _flag_head(m):
+        return False
+    if " " not in value and looks_keyword_password(value) and not (flag and _SPEC.match(value)):
+        return True
     named = (flag or "").lower() in PASSWORD_NAMES or (
         (word or "").lower() in PASSWORD_NAMES and not m.group("rest")
         and "==" not in m.string[m.end("word"):m.start("value")])
-    return named and looks_passphrase(value)
+    return named and looks_passphrase(value) and (" " not in value or _quoted(m.string, *m.span("value")))
+
+
+def _quoted(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` stands between two of the same quote (``"…"``, ``'…'``, JSON's ``\\"…\\"``)."""
+    for q in ('\\"', "\\'", '"', "'"):
+        if text.startswith(q, b) and text[max(a - len(q), 0):a] == q:
+            return True
+    return False
+
+
+def looks_token(value: str, m: re.Match) -> bool:
+    """The ``token`` form's check: given to a flag (group ``flag``, the space or ``=`` after ``--token``),
+    :func:`looks_flagged`; else :func:`looks_keyword_password`."""
+    return looks_flagged(value, m) if m.group("flag") is not None else looks_keyword_password(value)
 
 
 def looks_mysql_password(value: str, m: re.Match) -> bool:
     """The ``mysql-password`` form's check: glued to ``-p`` (``-pS3cr3t``), :func:`looks_keyword_password`; after
     ``-p`` and a space (group ``gap``), where the client reads a database's name, only a value a database is not
     named: :func:`looks_keyword_password` and a sign of :data:`_SIGNS` in it, or upper- and lower-case letters and a
-    digit (``-p S3cr3tPw9``, ``-p 'hunter2!'``; not ``-p shop``, ``-p app_db2``)."""
+    digit (``-p S3cr3tPw9``, ``-p 'hunter2!'``; not ``-p shop``, ``-p app_db2``); or, for the client itself
+    (``mysql``, ``mariadb``), any such value when the command names its database elsewhere
+    (:func:`_database_apart`: ``mysql -u root -p hunter22 shop``, ``mysql -p hunter22 -D shop``; session 44)."""
     if not looks_keyword_password(value):
         return False
     if m.group("gap") is None:
         return True
     return any(c in _SIGNS for c in value) or (any(c.isupper() for c in value) and any(c.islower() for c in value)
-                                              and any(c.isdigit() for c in value))
+                                              and any(c.isdigit() for c in value)) or _database_apart(m)
+
+
+#: A shell command's word (quotes kept: ``-e "select 1"`` is one word, JSON's ``\"…\"`` too), a redirection's
+#: operator (``<``, ``2>``, ``>>``) or what ends the command: anything else (``;``, ``|``, ``&``, a line's end, a
+#: bracket, a lone quote).
+_SHELL_WORD = re.compile(r"[ \t]*(?:(?P<redirect>[0-9]*[<>]+&?)|(?P<word>(?:\\\"(?:(?!\\\").)*\\\"|\"[^\"\n]*\"|'[^'\n]*'"
+                         r"|[^\s;|&\"'`()<>\\])+))")
+#: The mysql client's short options that take a value as the next word (``-u root``; ``-uroot`` holds its own).
+_MYSQL_VALUED = frozenset("uhPDeS")
+
+
+def _shell_words(text: str, at: int) -> list[tuple[str, str]]:
+    """``(kind, word)`` of each word of the command in ``text`` from ``at`` to its end (:data:`_SHELL_WORD`)."""
+    out = []
+    while (w := _SHELL_WORD.match(text, at)) is not None and w.end() > at:
+        out.append(("redirect", w.group("redirect")) if w.group("redirect") else ("word", w.group("word")))
+        at = w.end()
+    return out
+
+
+def _database_apart(m: re.Match) -> bool:
+    """Whether the mysql client's command of ``m`` (group ``prog`` exactly ``mysql`` or ``mariadb``) names its
+    database other than by the word after ``-p``: ``-D``/``--database`` anywhere in it, or a word after the value
+    that is neither an option, an option's value (``-h host``, ``--user root``), nor a redirection and its file
+    (``< dump.sql``); the client reads one database, so the word after ``-p`` is then the password."""
+    if m.group("prog") not in ("mysql", "mariadb"):
+        return False
+    text, a, b = m.string, m.start("value"), m.end("value")
+    if a and text[a - 1] in "'\"" and text.startswith(text[a - 1], b):  # the value's own quotes
+        b += 1
+    before = _shell_words(text[:a], m.end("prog"))
+    after = _shell_words(text, b)  # (a quote closing a command the value ends, bash -c "… -p db2", ends it here)
+    if any(w.startswith(("-D", "--database")) for _, w in before + after):
+        return True
+    skip = False
+    for kind, w in after:
+        if skip or kind == "redirect":
+            skip = kind == "redirect"
+            continue
+        if w.startswith("--"):
+            skip = "=" not in w
+        elif w.startswith("-"):
+            skip = len(w) == 2 and w[1] in _MYSQL_VALUED
+        else:
+            return True
+    return False
 
 
 def looks_sas_signature(value: str) -> bool:

@@ -49,18 +49,23 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
                             ``%3D``: an Azure SAS URL's or token's signature (:func:`looks_sas_signature`)
 ``basic-auth``              an ``Authorization: Basic …`` header's base64 of ``USER:PASSWORD`` (:func:`looks_basic`)
 ``mysql-password``          the password glued to ``-p`` in a ``mysql`` or ``mariadb`` command (``-pS3cr3t``), or after
-                            ``-p`` and a space when no database is likely named so (:func:`looks_mysql_password`)
+                            ``-p`` and a space when no database is likely named so, or when the client's command
+                            names its database elsewhere (a word after it, ``-D``) (:func:`looks_mysql_password`)
 ``curl-password``           the password of curl's ``-u USER:PASSWORD`` or ``--user USER:PASSWORD`` (``-u USER``
                             alone is none), no placeholder (:func:`looks_password`)
+``api-key``                 the value of a command's ``--api-key`` / ``--apikey`` flag (a space or ``=``), as a
+                            flag's password (:func:`looks_flagged`)
 ``password``                a value given to a name holding ``password``, ``passwd``, ``passphrase``, ``pwd`` or
                             ``secret`` anywhere (any case: ``DB_PASSWORD``, ``SECRET_KEY``, ``secretKey``,
                             ``app.config["SECRET_KEY"]``) by ``=``, ``:``, ``:=``, ``=>`` or ``is``, quotes allowed,
-                            or after a space to a flag the word ends (``--password PASS``); 6 or more characters up
-                            to white space, a quote or a code mark, holding a letter and a digit or a sign, never
-                            code, a path, an address, a variable or a placeholder (:func:`looks_keyword_password`);
-                            a passphrase of words joined by ``-`` only where the name is a password's whole
+                            or after a space to a command's flag the word ends (``--password PASS``, ``--secret S``,
+                            ``--client-secret S``); 6 or more characters up to white space, a quote or a code mark,
+                            holding a letter and a digit or a sign, never code, a path, an address, a variable or a
+                            placeholder (:func:`looks_keyword_password`); a passphrase of two or more words joined by
+                            ``-`` (or by a space, between quotes) only where the name is a password's whole
                             (:func:`looks_named_password`)
-``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``
+``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``;
+                            given to a command's ``--token`` flag (a space or ``=``), 6 or more (:func:`looks_token`)
 ``api-key-header``          an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
                             ``bearer-token`` judges it and no name or path of code (session 44, trial 44c F2)
 ``authorization-token``     GitHub's ``Authorization: token …`` header, as ``bearer-token``
@@ -84,6 +89,9 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
 ``continued-token``         a token of a known prefix cut by a shell's line continuation (a backslash ending its line),
                             joined and tested as ``base64-token`` (:func:`looks_continued_token`)
 ==========================  ==========================================================================
+
+A text holding HTML character references (``&quot;``, ``&#39;``, ``&amp;``) is read as the characters they stand for
+(:func:`asz_core.view.secret_forms.entities_read`) before any form looks at it (session 44).
 """
 
 from __future__ import annotations
@@ -93,9 +101,9 @@ import re
 
 from .secret_guards import (ENV_SECRET_WORDS, cookie_values, looks_api_key, looks_basic, looks_bearer,
                             looks_continued_token, looks_cookie, looks_encoded_password, looks_encoded_token,
-                            looks_env_secret, looks_key_data, looks_keyword_password, looks_mixed,
+                            looks_env_secret, looks_flagged, looks_key_data, looks_keyword_password, looks_mixed,
                             looks_mysql_password, looks_named_password, looks_openai, looks_password, looks_random,
-                            looks_sas_signature, looks_sendgrid, looks_url_password, looks_webhook)
+                            looks_sas_signature, looks_sendgrid, looks_token, looks_url_password, looks_webhook)
 
 __all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN", "SPLIT", "PREFIXED"]
 
@@ -129,6 +137,9 @@ _WORDS = r"(?:" + _GAP + r"[^\s;|&]+){0,24}?" + _GAP
 _VALUE = r"[^\s\"'`,;<>(){}\[\]\\]"
 _VALUE_END = r"[^\s\"'`,;<>(){}\[\]\\.:=]"
 _NO_CALL = r"(?=[.:=]*(?:[\s\"'`,;<>){}\[\]\\]|\Z))"
+#: A passphrase of lower-case words joined by a space, up to 8 words, its closing quote next (looks_named_password
+#: takes it only between two of the same quote, given to a password's whole name: ``password: "purple monkey"``).
+_PHRASE = r"[a-z]{2,}(?: [a-z]{2,}){1,7}(?=\\?[\"'])"
 _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
                + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
                + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
@@ -203,12 +214,17 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # a MySQL or MariaDB client's -pPASSWORD (the password glued to -p; -p alone asks for it), in the same command
     # (session 43: or after it and a space, as a person types it though the client reads there a database's name:
     # judged harder, looks_mysql_password)
-    ("mysql-password", r"(?<![A-Za-z0-9_])(?:mysql|mariadb)[A-Za-z_-]*" + _WORDS + r"-p(?P<gap>[ \t]+)?(?:\\?[\"'])?"
+    ("mysql-password", r"(?<![A-Za-z0-9_])(?P<prog>(?:mysql|mariadb)[A-Za-z_-]*)" + _WORDS + r"-p(?P<gap>[ \t]+)?(?:\\?[\"'])?"
      r"(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{4,})", ("mysql", "mariadb")),
     # the password of curl's -u/--user USER:PASSWORD (curl asks for it when none follows the ':'; -u USER alone
     # is no credential), in the same command
     ("curl-password", r"(?<![A-Za-z0-9_])curl" + _WORDS + r"(?:-u[ \t]*|--user(?:[ \t]+|=))(?:\\?[\"'])?"
      r"[^\s\"'`:;|&<>\\]{0,256}:(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{1,256})", ("curl",)),
+    # the value of a command's --api-key or --apikey flag (--api-key VALUE, --api-key=VALUE, --openai-api-key …;
+    # session 44), as a flag's password is judged (looks_flagged); its hints the flag's dash and first word (a text
+    # holding none is not read for it: three looks, not one for each way of writing the name)
+    ("api-key", r"(?<=-)(?i:(?P<flag>api[_-]?key))(?:[ \t]+|=)" + _QUOTE + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
+     + r")" + _NO_CALL, ("-api", "-API", "-Api")),
     # a value given to a name holding a password's word anywhere (trial 27b F9; trial 42a F2: SECRET_KEY, secretKey,
     # app.config["SECRET_KEY"]): the word, the rest of the name (up to 20 letters, digits, '_' or '-': gitleaks'
     # generic-api-key), its quote and a subscript's ']', then ':', '=', ':=', '=>' or (the word ending the name)
@@ -216,14 +232,15 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # call's name (followed by '(')
     # (session 43: or a flag's value after a space, --password PASS, --db-passwd PASS, the word ending the flag;
     # a passphrase of words joined by '-' taken where the name is a password's whole: looks_named_password)
-    ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase))[ \t]+|(?i:(?P<word>password|passwd|passphrase|pwd"
-     r"|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE
-     + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
+    ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase|secret))[ \t]+|(?i:(?P<word>password|passwd"
+     r"|passphrase|pwd|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE
+     + r"(?P<value>" + _PHRASE + r"|" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
      ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
     # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
     # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
     # name (TOKEN_URL, max_tokens, tokenizer are no token's)
-    ("token", r"(?:token|TOKEN|Token)(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?P<value>" + _VALUE + r"{15,}" + _VALUE_END
+    ("token", r"(?:token|TOKEN|Token)(?:(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?=" + _VALUE + r"{15,}" + _VALUE_END
+     + r")|(?<=-token|-TOKEN|-Token)(?P<flag>[ \t]+|=)" + _QUOTE + r")(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
      + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
     # session 44 (trial 44c F2), each after the forms above, which keep what they found before:
     # an API key's header, X-Api-Key: or Api-Key: (any case; an environment's API_KEY= is env-secret's)
@@ -305,6 +322,7 @@ STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "basic-auth": ((), ("authorization",)),
     "mysql-password": (("mysql", "mariadb"), ()),
     "curl-password": (("curl",), ()),
+    "api-key": ((), ("api-key", "api_key", "apikey")),
     "password": ((), ("password", "passwd", "passphrase", "pwd", "secret")),
     "token": (("token", "TOKEN", "Token"), ()),
     "api-key-header": ((), ("api-key",)),
@@ -326,10 +344,10 @@ STARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: The forms whose match needs a check beyond the expression: name -> the check of the value; of the forms in
 #: :data:`BY_MATCH`, of the value and the match (a name's or a flag's shape decides too).
 GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai, "slack-webhook-url": looks_webhook,
-          "url-password": looks_url_password, "password": looks_named_password, "token": looks_keyword_password,
+          "url-password": looks_url_password, "password": looks_named_password, "token": looks_token,
           "bearer-token": looks_bearer, "sendgrid-api-key": looks_sendgrid, "azure-storage-account-key": looks_mixed,
           "azure-shared-access-key": looks_mixed, "azure-sas-signature": looks_sas_signature, "basic-auth": looks_basic,
-          "mysql-password": looks_mysql_password, "curl-password": looks_password,
+          "mysql-password": looks_mysql_password, "curl-password": looks_password, "api-key": looks_flagged,
           "api-key-header": looks_api_key,
           "authorization-token": looks_bearer,
           "cookie": looks_cookie, "env-secret": looks_env_secret, "docker-password": looks_keyword_password,
@@ -339,7 +357,7 @@ GUARDS = {"aws-secret-access-key": looks_random, "openai-api-key": looks_openai,
           "kubeconfig-client-key": looks_key_data, "base64-token": looks_encoded_token,
           "continued-token": looks_continued_token}
 #: The forms whose guard is given the match as well as the value.
-BY_MATCH = frozenset({"password", "mysql-password", "env-secret"})
+BY_MATCH = frozenset({"password", "mysql-password", "env-secret", "token", "api-key"})
 #: The forms whose match holds several values (a Cookie header's pairs): name -> ``(start, end)`` of each in the match,
 #: each then judged by the form's guard.
 SPLIT = {"cookie": cookie_values}
@@ -349,4 +367,4 @@ GLUED = frozenset({"private-key", "mysql-password", "docker-password", "sshpass-
 #: The forms whose value is a password (or a user's name and password), masked as ``***``, nothing of it kept.
 HIDDEN = frozenset({"url-password", "password", "token", "basic-auth", "mysql-password", "curl-password", "api-key-header",
                     "cookie", "env-secret", "docker-password", "sshpass-password", "redis-password", "netrc-password",
-                    "encoded-password", "docker-auth"})
+                    "encoded-password", "docker-auth", "api-key"})

@@ -384,3 +384,36 @@ def header_forms_as(out: Path, body: dict, forms) -> bytes:
                           lines=[hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")])
     body["masks"] = [{**m, "offset": m["offset"] + (len(was) - len(now)) * (m["offset"] > at)} for m in body["masks"]]
     return data
+
+
+def readers_masked(planted: Path, tmp_path: Path, values, snippet: str, searched, talk_shown, page_shown,
+                   page_query: str) -> None:
+    """Every reader but the exports masks the planted credentials ``values`` of :func:`planted_root`'s
+    claude-reliability root ``planted``: ``asz search Also`` prints none whole (its first hit's snippet holding
+    ``snippet``) and a phrase search for each of ``searched`` finds nothing; ``asz conversation --step`` of that hit
+    prints none whole and each of ``talk_shown`` as masked; the page (masked by default) holds none whole in its
+    search results for ``page_query`` and its document, which holds each of ``page_shown``."""
+    from cli_helpers import asz_in_process
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
+    from view_server_helpers import Served
+
+    got = asz_in_process("search", "Also", "--root", str(planted), "--json")
+    assert got.returncode == 0, got.stderr
+    hits = json.loads(got.stdout)
+    assert [v for v in values if v in got.stdout] == [] and snippet in hits[0]["snippet"]
+    for value in searched:
+        assert json.loads(asz_in_process("search", f'"{value}"', "--root", str(planted), "--json").stdout) == []
+    talk = asz_in_process("conversation", "de3b8b19", "--step", hits[0]["step"], "--root", str(planted))
+    assert talk.returncode == 0, talk.stderr
+    assert [v for v in values if v in talk.stdout] == [] and [s for s in talk_shown if s not in talk.stdout] == []
+    s = Served(["view", "--root", str(planted)], tmp_path, timeout=60)
+    try:
+        found = s.get(f"/api/search?q={page_query}&limit=50&held_back=1")
+        assert found.status == 200 and [v for v in values if v.encode() in found.body] == []
+        view = s.get(f"/api/c/{hits[0]['conversation']}/view")
+        assert view.status == 200
+        body = view.body.replace(b"\\u0026", b"&").replace(b'\\"', b'"')
+        assert [v for v in values if v.encode() in body] == [] and [t for t in page_shown if t.encode() not in body] == []
+    finally:
+        s.stop()

@@ -21,7 +21,7 @@ import pytest
 from cli_helpers import asz_in_process
 from reading_helpers import header_forms_as, prompted_root
 
-from asz_core.reading.export_forms import FORMS
+from asz_core.reading.export_forms import FORMS, FORMS_SAID
 from asz_core.view.secret_forms import KINDS
 
 CID = "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -41,6 +41,8 @@ FORMS_FBE44E18 = ["aws-access-key-id", "aws-secret-access-key", "github-token", 
                   "openai-api-key", "slack-token", "slack-webhook-url", "google-api-key", "google-oauth-client-secret",
                   "stripe-live-key", "huggingface-token", "npm-token", "private-key", "jwt", "bearer-token", "url-password",
                   "sendgrid-api-key", "azure-storage-account-key", "basic-auth", "mysql-password", "password", "token"]
+#: The forms the text and --audit headers of forms 3 (fix44g) list (forms 4 added api-key).
+FORMS_3 = [name for name, _, _ in KINDS if name != "api-key"]
 
 
 class _Before3daf4301:
@@ -64,8 +66,10 @@ class _AtFfe662f8(_Before3daf4301):
         return cuts
 
 
-def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: str = "--redact") -> dict:
-    """``out`` exported as the fbe44e18 asz did (``forms``), its manifest without ``masks_forms``; its manifest."""
+def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: str = "--redact", header=None,
+                number=None) -> dict:
+    """``out`` exported as the fbe44e18 asz did (``forms``; a text copy's header listing ``header``, fbe44e18's
+    forms by default), its manifest without ``masks_forms`` (or with ``number``); its manifest."""
     from asz_core.view.secret_forms import choosing
 
     with choosing(forms()):
@@ -74,8 +78,10 @@ def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: 
     where = out.with_name(out.name + ".manifest.json")
     body = json.loads(where.read_bytes())
     assert body.pop("masks_forms") == FORMS
+    if number is not None:
+        body["masks_forms"] = number
     if fmt == "text":  # its header's forms as fbe44e18 listed them, the masks after it moved by as many bytes
-        header_forms_as(out, body, FORMS_FBE44E18)
+        header_forms_as(out, body, header or FORMS_FBE44E18)
     where.write_bytes(json.dumps(body, indent=2).encode() + b"\n")
     return body
 
@@ -179,6 +185,44 @@ def test_a_mask_a_narrowed_form_no_longer_makes_is_held_to_its_fingerprint(root,
     assert held.returncode == 1 and f"old.md: line {line} column " in held.stdout, held.stdout
 
 
+#: Session 44's fix44b forms in a prompt: a token after a flag and a space, a quoted two-word passphrase (forms 4 mask
+#: both, forms 1 to 3 left both whole), a password all mask, and HTML-escaped text forms 1 to 3 took for a password
+#: (forms 4 none).
+WHOLE_44 = ("hunter22x", "purple monkey")
+ESCAPED = "printf(&quot;Password is correct.&quot;);"
+PROMPT_44 = f'deploy --token {WHOLE_44[0]} with password: "{WHOLE_44[1]}" and DB_PASSWORD={NAMED} then {ESCAPED}'
+
+
+class _Forms1:
+    """Masking as forms 1 to 3 (3daf4301 to fix44g) did for :data:`PROMPT_44`: neither value of :data:`WHOLE_44`, and
+    ``correct.&quot`` of :data:`ESCAPED` as a password."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        from asz_core.view.secret_forms import fingerprint
+
+        cuts = [c for c in cuts if text[c[0]:c[1]] not in WHOLE_44]
+        if (at := text.find(ESCAPED)) >= 0:
+            a = at + ESCAPED.index("correct")
+            cuts = sorted(cuts + [(a, a + 13, "***", fingerprint(text[a:a + 13]), "password")])
+        return cuts
+
+
+@pytest.mark.parametrize("fmt,number", [("md", 1), ("text", 3)])
+def test_a_copy_of_forms_1_or_3_verifies_and_names_what_forms_4_mask(tmp_path, corpus_dir, fmt, number):
+    root = prompted_root(corpus_dir, tmp_path / "r", PROMPT_44)
+    old = tmp_path / f"old.{fmt}"
+    _older_copy(root, old, fmt, _Forms1, header=FORMS_3, number=number)
+    text = old.read_text()
+    assert NAMED not in text and all(v in text for v in WHOLE_44) and "Password is ***;);" in text
+    assert fmt != "text" or (", ".join(FORMS_3) + ", not_covered") in text
+    held = _verify(old, "--root", str(root))
+    assert held.returncode == 0, held.stdout + held.stderr
+    places = sorted((line, col, kind) for v, kind in zip(WHOLE_44, ("token", "password")) for line, col in _places(text, v))
+    listed = ", ".join(f"line {line} column {col} ({kind})" for line, col, kind in places)
+    assert (f"note: {old.name}: 2 credential(s) asz masks today are whole in this copy (made with {FORMS_SAID[number]}): "
+            f"{listed}; asz export again makes a copy masked with today's forms") in held.stdout.splitlines(), held.stdout
+
+
 def _normal(source: str) -> str:
     """``source`` without its docstrings and comments (what the forms do, not what they say)."""
     tree = ast.parse(source)
@@ -191,14 +235,15 @@ def _normal(source: str) -> str:
 
 
 #: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "ac3ab7835e474749"}
 
 
 def _forms_digest() -> str:
     from asz_core.view import secret_forms, secret_guards, secret_kinds
 
     finding = [inspect.getsource(getattr(secret_forms, f)) for f in
-               ("_starts", "_held", "find", "_may_hold", "_matches", "masked", "_replacements", "fingerprint")]
+               ("_starts", "_held", "find", "_entity", "entities_read", "_find_written", "_may_hold", "_matches", "masked",
+                "_replacements", "fingerprint")]
     parts = [inspect.getsource(secret_kinds), inspect.getsource(secret_guards)] + [inspect.cleandoc("\n" + f) for f in finding]
     return hashlib.sha256("\0".join(_normal(p) for p in parts).encode()).hexdigest()[:16]
 

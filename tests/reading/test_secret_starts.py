@@ -50,12 +50,14 @@ SAMPLES = {
     "azure-sas-signature": ["sig=EO9Pn0XpBbPI3vzH2%2BpI0EYP1xjefO2UDI8CAEl6oQs%3D", "sig=u8IX3HtXI1LPEg8rsRStQZjDHxGzf7WY3XhgNx0Ws6U="],
     "mysql-password": ["mysql -u root -pS3cr3tPw9", "mysqldump -uroot -p'S3cr3t!x' db", "mariadb -u root -p Zx9!kLm2q"],
     "curl-password": ["curl -u admin:S3cr3t!x", "curl -sS \\\n --user=bob:Tr0ub4dor3 https://x"],
+    "api-key": ["--api-key hunter22x", "-apikey=Zx9Yw8Vu7", "--openai-API_KEY 'S3cr3t!x9'"],
     "password": ["PGPASSWORD=s3cr3t!x9", "the db password is Tr0ub4dor&3-horse-battery", "Pwd: hunter22x!",
                  "SECRET=abc123xyz", "passwd => 'b4dP@ss1'", "SECRET_KEY=Dj4ngoInsecure9f8e7d6c5b",
                  'app.config["SecretKey"] := "Fl4skS3cretK3y2!x"', "--db-password S3cr3t!x9",
-                 "passphrase: correct-horse-battery-staple"],
+                 "passphrase: correct-horse-battery-staple", "--client-secret hunter22x", 'passwd: "open sesame please"',
+                 "password=&quot;hunter22&quot;"],
     "token": ["AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr//////////wEaDFake", "access_token: 'Zx9Yw8Vu7Ts6Rq5Po4'",
-              'accessToken = "Zx9Yw8Vu7Ts6Rq5Po4Nm"'],
+              'accessToken = "Zx9Yw8Vu7Ts6Rq5Po4Nm"', "--token hunter22x", "-Token=s3cr3t!x9"],
     "api-key-header": ["X-Api-Key: Vk8Lp2Qz7Wx4Rn9Tb3Yc", "\"x-api-key\": \"Vk8Lp2Qz7Wx4Rn9Tb3Yc\"", "API-KEY:Vk8Lp2Qz7Wx4Rn9Tb3Yc"],
     "authorization-token": ["Authorization: token Zt7Kq2Lm9Wx4Rv8Nb3Yc5Hd1"],
     "cookie": ["Cookie: sid=Ck7Jw2Lp9Xm4Rq8Tz3V; csrf=Fz2Kq8Wm4Tx7", "set-cookie: s=Sx8Kq2Lm7Wz4Tv9; Path=/x1x2x3x4"],
@@ -65,7 +67,7 @@ SAMPLES = {
     "sshpass-password": ["sshpass -p 'Sp4ss!word9' ssh bob@h", "sshpass -e -pSp4ss!word9 ssh h"],
     "redis-password": ["redis-cli -h r -a R3d1sP4ss!x9 ping", "redis-cli --pass R3d1sP4ss!x9"],
     "netrc-password": ["machine api.x.io login bob password N3tRc!pw9z", "machine h\\n  password N3tRc!pw9z"],
-    "encoded-password": ["password%3DLk8vT2qW9mZ%26u%3Db", "password&#61;Qb7zR2mW9kY"],
+    "encoded-password": ["password%3DLk8vT2qW9mZ%26u%3Db", "passwd%3DQb7zR2mW9kY"],
     "docker-auth": ['"auth": "Ym9iOkRrOSNMbTJYcTdX"', '\\"auth\\": \\"Ym9iOkRrOSNMbTJYcTdX\\"'],
     "kubeconfig-client-key": ["client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlF"],
     "base64-token": ["Z2hwXzRmVDlrTG0yUXg3Uno4V3YxWWIzTmM2SGQwSnM1UGEyVWU5Rw==", "QUtJQVo3UTNYSzlMTTJQVzRSVDg="],
@@ -77,13 +79,18 @@ FILLERS = [" ", "\n", "\\n", "\"", "'", ":", "=", "@", "/", "_", "-", ".", "task
            "token", "Token", "tokens", "SG.", "mysql -p", " -pX", " -p ", "curl -u ", "--user ", "sig=", "SharedAccessKey=", "--password ", "AccountKey=", "Basic ", "(", "]", "_KEY",
            "KEY=", "_PASS=", "Cookie: ", "; ", "api-key: ", "token ", "docker login ", "%3D", "&#61;", "machine h ",
            "\\\n", "Z2hwX", "QUtJQ",
+           "&quot;", "&amp;", "&#39;", "&lt;", " shop", " -D db", "--token ", "--api-key ", "--secret ", '"',
            "\U0001f600", *secret_forms._FOLDS]
 NAMES = re.compile(r"(?i:password|passwd|passphrase|pwd|secret|aws|access|authorization|bearer|basic|key|is)")
 
 
 def reference_find(text: str) -> list[tuple[str, int, int]]:
     """``find`` as it was before ``_STARTS``: each form's expression over the whole text, when one of its hints is in it
-    (a form of no hints always)."""
+    (a form of no hints always; a text holding HTML character references read as the characters they stand for, as
+    ``find`` reads it)."""
+    if (read := secret_forms.entities_read(text)) is not None:
+        plain, source = read
+        return [(kind, source(a)[0], source(b - 1)[1]) for kind, a, b in reference_find(plain)]
     out = []
     for order, (name, rx, hints) in enumerate((n, re.compile(r), h) for n, r, h in KINDS):
         if not hints or any(h in text for h in hints):
