@@ -18,24 +18,26 @@ F8; docs/reading.md, ``asz export``).
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Any, Iterable
 
 import orjson
 
 from ..view.placing import walk
-from ..view.prices import PriceTable, cost_of, exact_text, exact_usd, money
-from ..view.usage import LONG_KIND
+from ..view.prices import PriceTable
+from ..view.secret_forms import shown_title
+from ..view.step_words import call_price, cost_words, notice_label
+from ..view.summary import shorten
+from ..view.titles import record_commands, record_line
 from .export_blocks import inline_code, literal
-from .export_render import drawn
+from .export_render import NOTICE_LABEL_RENDER, drawn
 from .md_active import inert
-from .termtext import md_line
+from .termtext import md_line, plain
 
 #: What a step's record holds besides its text (a LangGraph chain run's envelope beside the person's prompt) is drawn
 #: under this line: in a fenced block in Markdown, folded in HTML (trial 20, F11).
 RECORD_DATA = "The record's other parts (context beside the text above, not part of it)"
 
-__all__ = ["NOTICE_LINE", "ORPHAN_SIDECHAIN", "sidechain_said", "RECORD_DATA", "call_line", "call_cost", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "ran_said", "record_folded",
+__all__ = ["NOTICE_LINE", "ORPHAN_SIDECHAIN", "sidechain_said", "RECORD_DATA", "call_line", "call_cost", "UNPRICED_RENDER", "SHORT_LIMIT", "record_said", "calls_at", "calls_html", "calls_md", "framed", "one_line_notice", "ran_said", "record_folded",
            "spawned_links", "spawned_talks", "thinking_gone", "thinking_left", "thinking_left_line", "thinking_removed",
            "thinking_said", "THINKING_REMOVED", "tokens_said"]
 
@@ -53,20 +55,19 @@ def tokens_said(u: dict) -> str:
 
 
 def call_cost(n: dict, table: PriceTable | None) -> str:
-    """The cost of ``llm.call`` node ``n`` as every reader prints one (:func:`~asz_core.view.prices.money`: ``$0.01``,
-    ``<$0.01``), each of its provider calls (``requests``, else the node) priced at its model's rates by ``table``
-    (None: the shipped table), at the long-context rates where it was one; '' when a model of it has no price."""
-    total = Decimal(0)
-    for r in n.get("requests") or (n,):
-        u = r.get("usage")
-        if not isinstance(u, dict):
-            continue
-        usage = dict(u, **({LONG_KIND: dict(u, calls=1)} if r.get("long_context") or n.get("long_context") and r is n else {}))
-        got = cost_of({str(r.get("model") or n.get("model") or ""): usage}, table)
-        if got.get("unpriced") or got.get("priced") is False:
-            return ""
-        total += exact_usd(got) or Decimal(0)
-    return money({"usd_exact": exact_text(total)})
+    """The cost of ``llm.call`` node ``n`` as every reader prints one (:func:`~asz_core.view.step_words.call_price`,
+    :func:`~asz_core.view.step_words.cost_words`: ``$0.01``, ``<$0.01``), each of its provider calls priced at its
+    model's rates by ``table`` (None: the shipped table), at the long-context rates where it was one; from render 21
+    (:data:`UNPRICED_RENDER`) ``unpriced (no price for MODEL)`` when a model of it has no price, where render 20 and
+    before said no cost ('')."""
+    exact, unpriced = call_price(n, table)
+    if unpriced and drawn() < UNPRICED_RENDER:
+        return ""
+    return cost_words(exact, unpriced)
+
+
+#: The render from which a call whose model has no price says so on its line (:func:`call_cost`; close43 "Not done").
+UNPRICED_RENDER = 21
 
 
 #: Said after a step's label when its record is a sub-agent's line in its parent's file drawn among the parent's
@@ -78,6 +79,28 @@ ORPHAN_SIDECHAIN = " (a sub-agent's line, isSidechain: no call that started it)"
 def sidechain_said(n: dict) -> str:
     """:data:`ORPHAN_SIDECHAIN` for a step node the document marks ``sidechain``, drawn from render 19; else ''."""
     return ORPHAN_SIDECHAIN if n.get("sidechain") is True and drawn() >= 19 else ""
+
+
+#: At most this many characters of a short form in a label (the record itself is drawn whole).
+SHORT_LIMIT = 100
+
+
+def record_said(s: dict, n: dict, rec: dict | None, dialect: str) -> None:
+    """Step ``s`` of node ``n`` standing for a runtime's own record ``rec`` (a
+    :data:`~asz_core.view.titles.SHORT_FORM_KINDS` kind), in place: from render 21 a notice the adapter of ``dialect``
+    reads as an interrupt (its ``fixed_notice``) is labelled what it is, ``Interrupted by the person``
+    (:func:`~asz_core.view.step_words.notice_label`), else its ``who`` takes the short form the adapter gives the record
+    (masked before it is cut, as a title is), ``line`` when md draws that label alone (a compaction boundary: the record
+    is JSON), and ``ran``, the commands it says ran, masked as the short form is
+    (:func:`~asz_core.view.titles.record_commands`; md's folded line shows them, render 17)."""
+    kind = n["kind"]
+    if kind == "control.notice" and drawn() >= NOTICE_LABEL_RENDER and (label := notice_label(s["text"], dialect)):
+        s["who"] = label + sidechain_said(n)
+        return
+    short = shorten(shown_title(plain(record_line(rec, dialect))), SHORT_LIMIT)
+    s["ran"] = [(shown_title(plain(c)), ms) for c, ms in record_commands(rec, dialect)]
+    s["who"] += f" ({short})" if short else ""
+    s["line"] = bool(short) and kind == "epoch.boundary"
 
 
 def call_line(n: dict, table: PriceTable | None) -> str:

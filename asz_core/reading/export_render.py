@@ -119,6 +119,12 @@ could hide behind it).
   as JSON, ``Edit``, ``MultiEdit`` and ``Write`` as their raw fields), where render 19 drew their fields; html's style
   gains :data:`TOOLS_CSS`. A copy of render 19 or before is made again drawing as that render did (:func:`drawing`,
   :func:`drawn_style`).
+- render 21: md and html label a runtime's notice that the adapter's ``fixed_notice`` reads as an interrupt (Claude
+  Code's ``[Request interrupted by user]``, ``… for tool use]``) ``Interrupted by the person``, no longer ``Runtime
+  notice`` (:func:`~asz_core.view.step_words.notice_label`; the text form already said ``interrupt``), and a model
+  call whose model has no price says ``cost unpriced (no price for MODEL)`` on its line, where render 20 said no cost
+  (:func:`~asz_core.reading.export_calls.call_cost`; close43 "Not done": reading). A copy of render 20 or before is
+  made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -145,10 +151,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "NOTICES_RENDER", "TOOLS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 20
+RENDER = 21
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -158,6 +164,9 @@ def drawn() -> int:
     return _DRAWN.get()
 
 
+#: The render from which a runtime's notice the adapter's ``fixed_notice`` reads as an interrupt is labelled
+#: ``Interrupted by the person``, not ``Runtime notice`` (:func:`~asz_core.reading.export_calls.record_said`).
+NOTICE_LABEL_RENDER = 21
 #: The render from which a person's line the adapter flags ``notice`` (Claude Code's interrupt notice, 65cc2646) is drawn
 #: as one (:func:`notices_read`).
 NOTICES_RENDER = 19

@@ -14,6 +14,8 @@ from typing import Optional
 
 import orjson
 
+from ..view.step_words import NOTICE_LABELS
+
 __all__ = ["MARKER", "REMOVED_MARK", "HEADER_KEPT", "TRIES", "in_copy", "lines_said", "removed_blocks", "removed_lines",
            "retention_spans", "skeleton_of", "span_lines", "text_removed"]
 
@@ -254,8 +256,17 @@ BLANK_MAX = 4
 _SMALL = re.compile(rb"(?:<p>)?\[removed by retention: ([0-9]) bytes?\](?:</p>)?")
 
 
+#: A notice's label read from its text (render 21: ``Interrupted by the person``) and the one a pruned root draws.
+_NOTICE_LABELS = tuple((b + x.encode() + e, b + b"Runtime notice" + e) for x in NOTICE_LABELS.values()
+                       for b, e in ((b"**", b"**"), (b"<b>", b"</b>")))
+
+
 def _label(line: bytes) -> bytes:
-    """A step heading without the label read from its text (:data:`_LABELLED`), ``Asked`` said ``Context``."""
+    """A step heading without the label read from its text (:data:`_LABELLED`), ``Asked`` said ``Context``, a notice
+    labelled by what its text says (:data:`_NOTICE_LABELS`) ``Runtime notice``."""
+    for said, base in _NOTICE_LABELS:
+        if line.startswith(said + b" \xc2\xb7 ") or said[:1] == b"<" and said in line:
+            line = line.replace(said, base, 1)
     m = _LABELLED.fullmatch(line)
     if m is None:
         return line

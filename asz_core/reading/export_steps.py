@@ -18,12 +18,12 @@ from ..storage.layout import landed_files
 from ..view.kinds import taken_said
 from ..view.rate_words import ERROR_LABELS, LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
-from ..view.summary import HEADING_LIMIT, short_title, shorten
-from ..view.secret_forms import Masker, masked_cut, shown_title
-from ..view.titles import SHORT_FORM_KINDS, record_commands, record_line, talk_headings
+from ..view.summary import HEADING_LIMIT, short_title
+from ..view.secret_forms import Masker, masked_cut
+from ..view.titles import SHORT_FORM_KINDS, talk_headings
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
-from .export_calls import calls_at, sidechain_said
+from .export_calls import calls_at, record_said, sidechain_said
 from .export_render import drawn
 from .termtext import md_line, plain
 
@@ -44,8 +44,6 @@ _WHO = {"message.external": "Person", "message.assistant": "Assistant", "agent.o
         "control.interrupt": "Interrupt", "control.permission": "Permission", "control.command": "Command"}
 #: The kinds whose label carries the adapter's short form of their record (:func:`~asz_core.view.titles.record_line`).
 _SHORT = SHORT_FORM_KINDS
-#: At most this many characters of a short form in a label (the record itself is drawn whole).
-SHORT_LIMIT = 100
 
 
 class Step(dict):
@@ -202,17 +200,6 @@ def _text_apart(recs: dict, ref: dict | None, s: dict, files: dict[int, str] | N
     return "\n".join(texts)
 
 
-def _record_said(s: dict, rec: dict | None, kind: str, dialect: str) -> None:
-    """Step ``s`` of a runtime's own record ``rec`` (a :data:`_SHORT` kind), in place: its ``who`` with the short form
-    the adapter of ``dialect`` gives it (masked before it is cut, as a title is), ``line`` when md draws that label alone
-    (a compaction boundary: the record is JSON), and ``ran``, the commands it says ran, masked as the short form is
-    (:func:`~asz_core.view.titles.record_commands`; md's folded line shows them, render 17)."""
-    short = shorten(shown_title(plain(record_line(rec, dialect))), SHORT_LIMIT)
-    s["ran"] = [(shown_title(plain(c)), ms) for c, ms in record_commands(rec, dialect)]
-    s["who"] += f" ({short})" if short else ""
-    s["line"] = bool(short) and kind == "epoch.boundary"
-
-
 def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect: str = "") -> list[dict]:
     """The talks of ``doc`` as ``[{"talk": talk node, "heading": its heading (:func:`talk_heading`), "steps": [Step…],
     "prompt": Step or None}]`` (``prompt``: what a sub-agent was asked, whole from the record its ``ref`` cites, ``who``
@@ -259,7 +246,7 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
             if n["id"] in asked_by:  # drawn as a talk's prompt is: what the talk was asked, as Markdown
                 s["who"], s["asked"] = ASKED, True
         if kind in _SHORT and not s["withheld"]:
-            _record_said(s, recs.get((first["seq"], first["row"])) if first else None, kind, dialect)
+            record_said(s, n, recs.get((first["seq"], first["row"])) if first else None, dialect)
         s["media"] = [_with_data(m, recs) for m in n.get("media") or () if isinstance(m, dict)]
         if not s["at"] and first and (said := untimed_step(recs.get((first["seq"], first["row"])), files.get(first["seq"]), first["row"])):
             s["untimed"] = said  # its record's time does not read: said where the time would be (trial 30a F8)

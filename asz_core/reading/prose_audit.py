@@ -54,7 +54,8 @@ from ..sessiondata.model import Header, is_member_part
 from ..sessiondata.times import parse_instant
 from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, folded_at, one_line, position, walk
 from ..view.secret_forms import found_in, masked_cut
-from ..view.titles import ask_adapter, prompt_blocks, record_line
+from ..view.step_words import fixed_notice
+from ..view.titles import prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
 from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
 from .export_render import notices_read
@@ -93,13 +94,6 @@ def removed_text(rec: dict) -> bool:
     ``asz prune`` 73 commands and 43 interrupt notices of a day read as typed prompts)."""
     return any(isinstance(p, dict) and p.get("state") == "removed" and p.get("k") in ("text", "media")
                for p in rec.get("parts") or ())
-
-
-def fixed_notice(text: str, dialect: str) -> str | None:
-    """``"interrupt"`` or ``"refused"`` as the adapter of ``dialect`` reads its runtime's fixed wording in ``text``
-    (:meth:`~asz_core.plugins.adapter.Adapter.fixed_notice`), else None (no adapter, no answer, or a bug's)."""
-    got = ask_adapter(dialect, "fixed_notice", text) if text else None
-    return got if got in ("interrupt", "refused") else None
 
 
 

@@ -26,7 +26,7 @@ API_KEYS: dict[str, dict] = {
                              "refreshing", "last_pass", "conversations", "root_exists", "hide", "hide_override",
                              "documents_built", "checked", "checked_built", "reading", "counting", "torn_tails", "reading_for", "code_changed",
                              "product", "version", "api_version"], "when": {}},
-    "/api/conversations": {"keys": ["root", "conversations", "note", "total", "of", "offset", "limit", "sort", "filters"],
+    "/api/conversations": {"keys": ["root", "conversations", "note", "shown_ids", "total", "of", "offset", "limit", "sort", "filters"],
                            "when": {"snapshot": "the query gives a limit, or a snapshot",
                                     "next": "the query gives a limit, or a snapshot",
                                     "gone": "a snapshot's page holds conversations no longer listed"}},
@@ -52,7 +52,7 @@ API_KEYS: dict[str, dict] = {
                                 "when": {"note": "the filters keep no conversation, or -words left out every text"}},
     "/api/glossary": {"keys": ["dialect", "dialects", "terms", "fields"], "when": {}},
     "/api/c/{id}/headings": {"keys": ["headings", "blocks", "places", "repeats", "asked", "prompts", "lines",
-                                      "compactions", "reports", "asks", "gists", "unresolved", "drawn", "credentials", "secrets"],
+                                      "compactions", "reports", "asks", "gists", "unresolved", "drawn", "costs", "labels", "shown_ids", "credentials", "secrets"],
                              "when": {"sent_by": "the root holds received data"}},
     "error": {"keys": ["error", "code"], "when": {"matches": "code ambiguous_id", "matched": "code ambiguous_id"}},
 }

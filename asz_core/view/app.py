@@ -186,12 +186,14 @@ def _keys(request, pairs, hide):
 
 
 def _conversations(request, pairs, hide):
-    """``{"root", "conversations", "note", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
+    """``{"root", "conversations", "note", "shown_ids", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
     keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page; each with ``sent_by``
     in a root that holds received data, :func:`sent_by`; a credential in a row's project or branch masked as ``asz ls``
     masks it, :func:`~asz_core.view.secret_forms.shown_places`, with ``--no-redact`` too, as its title), ``total`` how many
     match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
-    chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none)."""
+    chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none);
+    ``shown_ids``: each row's id and the id it continues as the page shortens it (:func:`~asz_core.storage.ids.unique_prefixes`
+    among the root's conversations: 8 characters or more, whole where a prefix would read as another id)."""
     from .list_query import Snapshot, kept_ordered, list_page, list_query, next_page, snapshot_page
 
     state = _state(request)
@@ -218,7 +220,11 @@ def _conversations(request, pairs, hide):
     from .secret_forms import shown_places  # a cwd's or branch's credential masked as asz ls masks it (review37, 37a F2)
 
     page = [shown_places(r) for r in sent_by(state.root, page)]
+    from ..storage.ids import unique_prefixes  # an id the page shortens, as every list does (trial 43c F9)
+
+    named = [x for r in page for x in (r.get("id"), r.get("continues")) if isinstance(x, str) and x]
     return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
+                  "shown_ids": unique_prefixes(named, convs),
                   "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit,
                   "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more},
                  headers=TITLES_MASKED)

@@ -483,6 +483,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     unchanged since, is taken from the lines it read (:meth:`~asz_core.view.landed.LandedFiles.record`'s ``kept``)."""
     from ..sessiondata import gc_pause
     from .placing import page_reading
+    from .step_words import notice_labels, page_costs
     from .talk_senders import talk_credentials
     from .titles import dialect_of, step_blocks, talk_headings
 
@@ -504,8 +505,21 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
 
     with gc_pause.paused():  # a record read per notice (33,333 in a talk of 100k steps) walked the document each full collection
         return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
-                **page_reading(doc, dialect, record), "credentials": talk_credentials(state.root, doc),
+                **page_reading(doc, dialect, record), "costs": page_costs(doc, state.prices),
+                "labels": notice_labels(doc, dialect, record), "shown_ids": _linked_ids(state, doc),
+                "credentials": talk_credentials(state.root, doc),
                 **_sent_by(state.root, d.sessions)}
+
+
+def _linked_ids(state, doc: dict) -> dict[str, str]:
+    """``{id: prefix}`` of the conversations ``doc`` continues or is continued in (its summary's ``continues`` and
+    ``continued_in``) as the page shortens them (:func:`~asz_core.storage.ids.unique_prefixes` among the root's
+    conversations: trial 43c F9, 8 characters could read as another id)."""
+    from ..storage.ids import unique_prefixes
+
+    s = doc.get("summary") or {}
+    ids = [x for x in (s.get("continues"), *(s.get("continued_in") or ())) if isinstance(x, str) and x]
+    return unique_prefixes(ids, state.conversations()) if ids else {}
 
 
 def _sent_by(root, sessions) -> dict:

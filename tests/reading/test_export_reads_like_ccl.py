@@ -68,8 +68,8 @@ def test_an_open_fence_leaks_into_nothing_after_it(planted, corpus_root, corpus_
     talks, lost = _survives(text)
     assert talks == 1 and not lost  # its interrupt notice is in the talk it interrupted (trial 43c F1)
     html = MarkdownIt("commonmark").render(text)
-    # what follows the open fences is drawn as itself: the reply's header, and the interrupt notice's after the reply
-    assert "<h2>Talk 1" in html and "<strong>Assistant</strong>" in html and "<strong>Runtime notice</strong>" in html
+    # what follows the open fences is drawn as itself: the reply's header, and the interrupt notice's after the reply, labelled what it is (render 21)
+    assert "<h2>Talk 1" in html and "<strong>Assistant</strong>" in html and "<strong>Interrupted by the person</strong>" in html
     # the collected corpus, every conversation: headings and step headers survive
     out = tmp_path / "all"
     p = asz_in_process("export", "--since", "2000-01-01", "--format", "md", "--root", str(corpus_root), "--out", f"{out}/")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
 import json
 import os
 import re
@@ -33,6 +34,9 @@ NOTICES = ("[Request interrupted by user]", "[Request interrupted by user for to
 REPLAY = "f1e1d000-0000-4000-8000-000000000032"
 AGENT = "a0123456789abcdef"
 ORPHAN = "f1e1d000-0000-4000-8000-000000000034"
+UNPRICED = "f1e1d000-0000-4000-8000-000000000044"
+#: A model no price table names (close43 "Not done": a call of it says unpriced, never $0.00).
+NO_PRICE = "claude-unpriced-test-1"
 #: What Claude Code writes itself into a user line's string (docs/adapters/claude-code.md): no one's prompt.
 RUNTIME_WORDS = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>", "<task-notification>")
 
@@ -42,8 +46,8 @@ def _line(uuid: str, parent: str | None, t: str, kind: str, sid: str, side: bool
             "sessionId": sid, "version": "2.0.1", "uuid": uuid, "timestamp": f"2026-11-20T{t}.000Z", "type": kind, **more}
 
 
-def _said(msg_id: str, req: str, content: list, out: int = 10) -> dict:
-    return {"message": {"id": msg_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-20250514",
+def _said(msg_id: str, req: str, content: list, out: int = 10, model: str = "claude-sonnet-4-20250514") -> dict:
+    return {"message": {"id": msg_id, "type": "message", "role": "assistant", "model": model,
                         "content": content, "stop_reason": "end_turn", "stop_sequence": None,
                         "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
                                   "output_tokens": out}}, "requestId": req}
@@ -69,8 +73,12 @@ def _field_reports(projects: Path) -> None:
               _line("o2", None, "13:01:00", "assistant", ORPHAN, **_said("msg_fr34", "req_fr34", [{"type": "text", "text": "FR34 main reply"}])),
               _line("o3", None, "13:02:00", "assistant", ORPHAN, True,
                     **_said("msg_fr34o", "req_fr34o", [{"type": "text", "text": "FR34 orphan sidechain reply"}]))]
+    unpriced = [_line("p1", None, "14:00:00", "user", UNPRICED, message={"role": "user", "content": "priced and not"}),
+                _line("p2", "p1", "14:01:00", "assistant", UNPRICED, **_said("msg_p2", "req_p2", [{"type": "text", "text": "priced"}], 2_000)),
+                _line("p3", "p2", "14:02:00", "assistant", UNPRICED,
+                      **_said("msg_p3", "req_p3", [{"type": "text", "text": "not priced"}], 30, NO_PRICE))]
     for path, lines in ((d / f"{REPLAY}.jsonl", main), (d / REPLAY / "subagents" / f"agent-{AGENT}.jsonl", child),
-                        (d / f"{ORPHAN}.jsonl", orphan)):
+                        (d / f"{ORPHAN}.jsonl", orphan), (d / f"{UNPRICED}.jsonl", unpriced)):
         path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 
@@ -163,11 +171,15 @@ def test_an_interrupt_is_the_runtimes_notice_in_the_talk_it_interrupted(root, co
     md = asz_in_process("export", SID, "--format", "md", "--root", str(root)).stdout
     assert len(re.findall(r"^## Talk \d+: ", md, re.M)) == doc["summary"]["talks"]
     assert not re.search(r"^## Talk \d+: \[Request interrupted", md, re.M)
-    assert len(re.findall(r"^\*\*Runtime notice\*\* · [^\n]+ · `notice/\d+/\d+`\n\n\[Request interrupted by user for tool use\]$", md, re.M)) == 3
+    # labelled as what it is, from the adapter's fixed_notice (render 21), beside its words; no "Runtime notice" label
+    assert len(re.findall(r"^\*\*Interrupted by the person\*\* · [^\n]+ · `notice/\d+/\d+`\n\n\[Request interrupted by user for tool use\]$", md, re.M)) == 3
+    assert not re.search(r"Runtime notice[^\n]*\n\n\[Request interrupted", md) and "**Runtime notice (Running Post" in md  # others keep theirs
     out = tmp_path / "c.html"
     assert asz_in_process("export", SID, "--format", "html", "--out", str(out), "--root", str(root)).returncode == 0
     html = out.read_text(encoding="utf-8")
-    assert html.count("<b>Runtime notice</b> <bdi>[Request interrupted by user for tool use]</bdi>") == 3
+    assert html.count("<b>Interrupted by the person</b> <bdi>[Request interrupted by user for tool use]</bdi>") == 3
+    text = asz_in_process("export", SID, "--format", "text", "--root", str(root)).stdout
+    assert len(re.findall(r"^\[[^\]\n]+\] interrupt\n\| \[Request interrupted by user for tool use\]$", text, re.M)) == 3
     assert len(re.findall(r"<h2 id=\"talk/", html)) == doc["summary"]["talks"]
     audit = [json.loads(x) for x in asz_in_process("export", SID, "--format", "prose", "--audit", "--root", str(root)).stdout.splitlines()]
     assert audit[0]["lines"]["interrupt"] == 3 and sum(x.get("kind") == "interrupt" for x in audit[1:]) == 3
@@ -182,6 +194,8 @@ def test_an_interrupt_is_the_runtimes_notice_in_the_talk_it_interrupted(root, co
     page = c.get(f"/api/c/{SID}/view").json()
     assert listed["talks"] == page["summary"]["talks"] == doc["summary"]["talks"]
     assert [n["kind"] for t in page["talks"] for n in _walk(t) if n.get("text") in NOTICES] == ["control.notice"] * 3
+    labels = c.get(f"/api/c/{SID}/headings").json()["labels"]
+    assert labels == {n["id"]: "Interrupted by the person" for t in page["talks"] for n in _walk(t) if n.get("text") in NOTICES}
 
 
 def _as_landed_by(path: Path, version: str) -> None:
@@ -252,3 +266,103 @@ def test_an_orphan_sidechain_line_is_marked_as_the_head_counts_it(root, base):
     md = asz_in_process("export", ORPHAN, "--format", "md", "--root", str(root)).stdout
     assert md.count("**Assistant (a sub-agent's line, isSidechain: no call that started it)** · ") == 1
     assert md.count("**Assistant** · ") == len(src) - 1 - len(side)  # the main reply, unmarked
+
+
+def _rates(model: str) -> dict[str, Decimal] | None:
+    """USD per token of ``model`` read from the shipped price table's file (its key, or the key and a dated suffix)."""
+    import yaml
+
+    table = yaml.safe_load((Path(__file__).parents[2] / "asz_core" / "view" / "prices.yaml").read_text(encoding="utf-8"))["models"]
+    for key, p in table.items():
+        if model == key or re.fullmatch(re.escape(key) + r"-\d{8}", model):
+            return {k: Decimal(str(p[k])) / 1_000_000 for k in ("input", "output", "cache_write", "cache_read")}
+    return None
+
+
+def _source_calls(lines: list[dict]) -> tuple[dict[str, tuple[str, dict]], list[list[str]]]:
+    """From a transcript's lines: ``{message id: (model, its last usage)}``, and the message ids of each talk, a talk
+    opened by each person's turn (:func:`_turns`), in file order."""
+    turns = {id(d) for d in _turns(lines)[0]}
+    calls: dict[str, tuple[str, dict]] = {}
+    talks: list[list[str]] = []
+    for d in lines:
+        if id(d) in turns:
+            talks.append([])
+        elif d.get("type") == "assistant" and isinstance(u := d["message"].get("usage"), dict):
+            mid = d["message"]["id"]
+            if mid not in calls and talks:
+                talks[-1].append(mid)
+            calls[mid] = (d["message"]["model"], u)
+    return calls, talks
+
+
+def _priced(model: str, u: dict) -> Decimal | None:
+    r = _rates(model)
+    if r is None:
+        return None
+    assert not (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")  # no 1-hour writes in these lines
+    assert u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] <= 200_000  # no long context
+    return (u["input_tokens"] * r["input"] + u["output_tokens"] * r["output"]
+            + u["cache_creation_input_tokens"] * r["cache_write"] + u["cache_read_input_tokens"] * r["cache_read"])
+
+
+def _cents(x: Decimal) -> str:
+    c = x.quantize(Decimal("0.01"), ROUND_HALF_EVEN)
+    return "<$0.01" if not c and x > 0 else f"${c:,.2f}"
+
+
+def test_each_model_call_and_talk_says_its_cost_as_the_source_prices_it(root, base, corpus_dir):
+    """close43 "Not done" (trial 43c F7): the page's call row and talk line, md's and html's call line, say each call's
+    tokens and cost; a talk's is the sum of its calls, the conversation's the sum of all; a model with no price says so."""
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    c = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")
+    field = base / "projects" / "-home-user-fieldtest"
+    for sid, lines in ((SID, _source(corpus_dir)),
+                       (UNPRICED, [json.loads(x) for x in (field / f"{UNPRICED}.jsonl").read_text(encoding="utf-8").splitlines()])):
+        calls, talks = _source_calls(lines)
+        assert len(calls) == (15 if sid == SID else 2)
+        want = {m: _priced(model, u) for m, (model, u) in calls.items()}
+        page, costs = c.get(f"/api/c/{sid}/view").json(), c.get(f"/api/c/{sid}/headings").json()["costs"]
+        nodes = {n["id"]: n for t in page["talks"] for n in _walk(t)}
+        md = asz_in_process("export", sid, "--format", "md", "--root", str(root)).stdout
+        for m, (model, u) in calls.items():
+            n, got = nodes[f"call/{m}"], costs[f"call/{m}"]
+            assert (n["usage"]["in"], n["usage"]["out"], n["usage"]["cache_read"], n["usage"]["cache_write"]) == (
+                u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
+            said = _cents(want[m]) if want[m] is not None else f"unpriced (no price for {model})"
+            assert (got["text"], got["usd_exact"] and Decimal(got["usd_exact"])) == (said, want[m])
+            assert re.search(rf"cache write {u['cache_creation_input_tokens']:,}(?: \(last snapshot, no end recorded\))? · "
+                             rf"cost {re.escape(said)}\* · `call/{m}`", md)
+        with_calls = [ids for ids in talks if ids]
+        drawn = [costs[t["id"]] for t in page["talks"] if t["id"] in costs]
+        assert len(drawn) == len(with_calls)
+        for got, ids in zip(drawn, with_calls):
+            priced = [want[m] for m in ids if want[m] is not None]
+            assert Decimal(got["usd_exact"]) == sum(priced, Decimal(0))
+            assert got["unpriced"] == sorted({calls[m][0] for m in ids if want[m] is None})
+        total = sum((x for x in want.values() if x is not None), Decimal(0))
+        assert Decimal(page["summary"]["cost"]["usd_exact"]) == total == sum(Decimal(x["usd_exact"]) for x in drawn)
+        if sid == UNPRICED:
+            assert drawn[0]["text"] == f"{_cents(total)} + unpriced (no price for {NO_PRICE})" and not re.search(r"Model call [^\n]*\$0\.00", md)
+
+
+def test_the_page_shortens_an_id_only_where_the_prefix_names_it_alone(root):
+    """close43 "Not done" (trial 43c F9): the page's list shortened ids to 8 characters, ``f1e1d000`` here the start
+    of three conversations; it shows each as every list does (whole where a prefix would reach its last group)."""
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    c = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")
+    listed = c.get("/api/conversations").json()
+    ids = sorted(r["id"] for r in listed["conversations"])
+    assert ids == sorted([SID, REPLAY, ORPHAN, UNPRICED])
+    shown = listed["shown_ids"]
+    assert shown[SID] == SID[:8]  # no other id starts with its 8 characters
+    for i in (REPLAY, ORPHAN, UNPRICED):  # they differ only in the UUID's last group: shown whole, never a prefix
+        assert shown[i] == i and sum(o.startswith(i[:8]) for o in ids) == 3
+    for i, p in shown.items():
+        assert [o for o in ids if o.startswith(p)] == [i]

@@ -629,6 +629,10 @@
   // Filters and the search live in the address's # part, so a filtered list can be linked and reloaded.
   const FILTERS = ['project', 'model', 'dialect', 'sentby', 'since', 'until', 'q', 'view', 'sort', 'by'];
   let LIST = null;       // the last /api/conversations answer
+  // SHOWN_IDS: conversation id -> the prefix the page shows it by (the list's shown_ids, the headings' for a conversation's
+  // links): 8 characters or more, whole where a prefix would read as another id (storage.ids.unique_prefixes, 43c F9).
+  let SHOWN_IDS = {};
+  function shortId(id) { return SHOWN_IDS[id] || String(id).slice(0, 8); }
   let LISTKEY = '';      // its JSON, to redraw only when it changed
   let listTimer = null;
 
@@ -645,7 +649,7 @@
       clear(app);
       if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
       where.textContent = res.data.root;
-      LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      LIST = res.data; SHOWN_IDS = Object.assign(SHOWN_IDS, res.data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       drawListShell(st.ok ? st.data : null);
       restorePlace(!listFilters().q);  // with a search, its hits are drawn next
       if (!listTimer) nextRefresh();
@@ -670,7 +674,7 @@
       if (rs[0].ok) {
         const key = JSON.stringify(rs[0].data.conversations);
         if (key !== LISTKEY || document.getElementById('list-refused')) {
-          LIST = rs[0].data; LIST.runtimeFor = asked; LISTKEY = key;
+          LIST = rs[0].data; SHOWN_IDS = Object.assign(SHOWN_IDS, rs[0].data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = key;
           keepingPlace(function () {
             fillFilterOptions();
             if (document.getElementById('list-refused')) showListView(listFilters().view === 'usage' ? 'usage' : 'list');
@@ -699,7 +703,7 @@
         if (panel) clear(panel).append(h('div', { id: 'list-refused' }, errorBox('The server refused the list.', res)));
         return;
       }
-      LIST = res.data; LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      LIST = res.data; SHOWN_IDS = Object.assign(SHOWN_IDS, res.data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
       fillFilterOptions(); redrawList();
     });
   }
@@ -1105,7 +1109,7 @@
       num(rows.length) + ' of ' + num(LIST.conversations.length) + ' conversation(s) match the filters, ' + sortWords() + '.') +
       (still ? ' ' + num(still) + ' still being counted: their models, tokens and cost follow (a filter by project or model leaves them out until then).' : '') +
       (blind.length ? ' ' + num(blind.length) + ' kept though the project or model filter cannot judge them: they do not verify, so their project or models are held back (' +
-        blind.map(function (r) { return String(r.id).slice(0, 8); }).join(', ') + '; asz verify names the problems).' : '');
+        blind.map(function (r) { return shortId(r.id); }).join(', ') + '; asz verify names the problems).' : '');
   }
 
   // ``parent``'s children made ``kids``, in order, moving only what is not in its place: a row that stays where it
@@ -1174,7 +1178,7 @@
     if (!some.length) return '';
     const n = some.reduce(function (a, r) { return a + callsUncounted(r.llm_calls, r.calls_with_usage); }, 0);
     return partialText(n, some.reduce(function (a, r) { return a + r.llm_calls; }, 0)) + ': ' +
-      some.map(function (r) { return String(r.id).slice(0, 8) + ' (' + num(callsUncounted(r.llm_calls, r.calls_with_usage)) + ' of ' + num(r.llm_calls) + ')'; }).join(', ') + '.';
+      some.map(function (r) { return shortId(r.id) + ' (' + num(callsUncounted(r.llm_calls, r.calls_with_usage)) + ' of ' + num(r.llm_calls) + ')'; }).join(', ') + '.';
   }
 
   // A resumed or copied session repeating another's message ids: its repeated records, their calls and tokens with
@@ -1182,7 +1186,7 @@
   // under its table (trial 22b).
   function continuesLine(other) {
     if (!other) return null;
-    return h('div', { class: 'small muted continues' }, 'continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(other)) }, other.slice(0, 8)),
+    return h('div', { class: 'small muted continues' }, 'continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(other)) }, shortId(other)),
       ': the records it repeats, their calls and tokens with them, are counted there');
   }
 
@@ -1789,6 +1793,10 @@
   let SENT = '';
   // SECRETS: what the server says of the credentials it serves (headings' secrets: {shown, places}; page_secrets.py).
   let SECRETS = null;
+  // COSTS: node id -> {text, usd_exact, unpriced}: what each model call and each talk's calls cost, priced as asz usage
+  // prices them (step_words.page_costs: '<$0.01', 'unpriced (no price for MODEL)', never $0.00); NOTICE_LABELS: step id
+  // -> what a runtime's notice is where its adapter reads its words ('Interrupted by the person': step_words.notice_label).
+  let COSTS = {}, NOTICE_LABELS = {};
   let HEADINGS = {}, BLOCKS = {}, PLACES = {}, REPEATS = {}, ASKED = {}, LINES = {}, PROMPTS = {}, COMPACTIONS = {}, REPORTS = {}, ASKS = {}, GISTS = {}, CREDS = {}, UNRES = null;
   // DRAWN: tool step id -> {todos} | {diff} | {write}: a todo list, an edit, a file written as the exports draw them
   // (asz_core/view/tool_drawn.py, the one reading; a clipped input read whole by the server; trial 43c F4, F7).
@@ -1807,6 +1815,9 @@
       ASKS = d.asks || {};
       GISTS = d.gists || {};
       DRAWN = d.drawn || {};
+      COSTS = d.costs || {};
+      NOTICE_LABELS = d.labels || {};
+      SHOWN_IDS = Object.assign(SHOWN_IDS, d.shown_ids || {});
       CREDS = d.credentials || {};
       SENT = d.sent_by || '';
       SECRETS = d.secrets || null;
@@ -1992,12 +2003,12 @@
       chip('head', 'round ' + D.head.round + ' · ' + short(D.head.digest))));
     if (s.continues || (s.continued_in && s.continued_in.length)) {  // as asz conversation's link lines say it
       add(app, h('div', { class: 'box notice small', id: 'links' },
-        s.continues ? h('p', null, 'Continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(s.continues)) }, s.continues.slice(0, 8)),
+        s.continues ? h('p', null, 'Continues ', h('a', { class: 'mono', href: withHide('/c/' + enc(s.continues)) }, shortId(s.continues)),
           s.counted_there && !s.repeated  // a receiving root: its host drew them here (trial 28a F1)
             ? ': counted once here: its ' + num(s.counted_there.calls || 0) + ' repeated model call(s) are drawn here, as the host that sent it assembled them, and counted there only.'
             : ': its ' + num(s.repeated || 0) + ' repeated record(s) are drawn and counted there, their calls and tokens with them.') : null,
         (s.continued_in || []).length ? h('p', null, 'Continued in ', s.continued_in.map(function (c, i) {
-          return [i ? ', ' : '', h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, c.slice(0, 8))];
+          return [i ? ', ' : '', h('a', { class: 'mono', href: withHide('/c/' + enc(c)) }, shortId(c))];
         }), s.counted_later  // a call that goes on there, its last line landed there only (trial 33a F1)
           ? ': ' + num(s.counted_later.calls || 0) + ' model call(s) drawn here go on there: their later lines, the last with the final usage, landed there only, so they are counted there.'
           : '.') : null));
@@ -2138,7 +2149,7 @@
       h('span', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) :
           t.sidechain ? h('span', { class: 'tag' }, 'subagent · its lines in the parent\'s transcript') : null,
-        h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools'),
+        h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools' + (COSTS[t.id] ? ' · cost ' + COSTS[t.id].text : '')),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t), credMark(t)));
@@ -2240,6 +2251,7 @@
   // An error step says what failed (its failed key: a model request, 'API error', or an app's run, 'run failed';
   // rate_words.ERROR_LABELS, the exports' labels; trial 32a F7): the seed's one error kind is error.api.
   function kindLabel(n) {
+    if (NOTICE_LABELS[n.id]) return NOTICE_LABELS[n.id].toLowerCase();
     if (n.kind === 'error.api' && n.failed && WORDS.error_labels[n.failed]) return WORDS.error_labels[n.failed].toLowerCase();
     return KIND_LABEL[n.kind] || n.kind;
   }
@@ -2291,7 +2303,8 @@
       bits.push(h('span', { class: 'pv' }, oneLine(toolInputPreview(n), 160)));
     } else if (k === 'llm.call') {
       const u = n.usage;
-      bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) : ''));
+      bits.push(h('span', { class: 'pv' }, u ? 'tokens in ' + num(u.in) + ' · out ' + num(u.out) + ' · cache read ' + num(u.cache_read) + ' · cache write ' + writes(u) +
+        (COSTS[n.id] ? ' · cost ' + COSTS[n.id].text : '') : ''));
       if (isLong(n)) bits.push(h('span', { class: 'long', title: LONG_TITLE }, LONG_MARK));
     } else if (k === 'run') {
       bits.push(h('span', { class: 'pv' }, 'trigger ' + ((n.attrs && n.attrs.trigger) || 'unknown')));
