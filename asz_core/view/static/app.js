@@ -1367,7 +1367,8 @@
       }
       const ul = h('ol', { class: 'hits' });
       const hitItem = function (x, title) {
-        const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step);
+        // the query rides in the fragment, which no browser sends: the server's log never holds it (trial 44b F1)
+        const href = withHide('/c/' + enc(x.conversation)) + '#step=' + enc(x.step) + '&q=' + enc(f.q);
         return h('li', { class: 'hit', 'data-conversation': x.conversation, 'data-step': x.step },
           h('a', { class: 'hitlink', href: href }, title), ' ',
           h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')
@@ -1733,7 +1734,7 @@
       const hp = hashParams();
       Promise.all([heads, hp.step || hp.talk ? loadMarked() : null]).then(function () {  // a step shown opens its talk
         drawDocument(res.data);
-        if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+        if (hp.step || hp.talk) revealHash(hp);
         ETAG = res.etag || '';
         if (!docTimer) docTimer = setInterval(pollDocument, 5000);
         requestAnimationFrame(function () { setTimeout(function () { loadMarked(); checkFormats(); }, 0); });  // once the first screen is painted: no closed talk needs them
@@ -2524,7 +2525,7 @@
     row.addEventListener('click', function (ev) {
       if (ev.target.closest('button,a')) return;
       toggle();
-      if (!det.hidden) { setHash({ talk: IDX.talkOf.get(n.id) || null, step: n.id }); markTarget(el); }
+      if (!det.hidden) { setHash({ talk: IDX.talkOf.get(n.id) || null, step: n.id, q: null }); markTarget(el); }
     });
     row.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); toggle(); } });
     el.append(row);
@@ -2607,16 +2608,19 @@
     const note = h('div', { class: 'clip' }, 'Shows the first ' + num(shown) + ' of ' + num(full) + ' bytes. ');
     const ref = which === 'text' ? (n.ref || (n.refs && n.refs[0])) : (n.refs && n.refs[1]);
     if (ref) {
-      note.append(h('button', { class: 'linkbtn', type: 'button', onclick: function () {
+      // "Show all", and a search hit whose words are not in the bytes shown (markHit): the rest read from the record
+      note._load = function () {
+        note._load = null;
         note.textContent = 'Loading the rest…';
-        api(recordPath(ref)).then(function (res) {
+        return api(recordPath(ref)).then(function (res) {
           if (!res.ok) { note.textContent = 'The rest is not available: ' + res.error + ' (HTTP ' + res.status + ')'; return; }
           const t = fullText(res.data, ref, which);
           if (t === null) { note.textContent = 'The record holds no text for this part.'; return; }
           if (target._whole) target._whole(t); else if (target.classList.contains('md')) mdInto(target, t); else target.textContent = visibleText(t, true);
           note.textContent = 'Showing all ' + num(utf8len(t)) + ' bytes.';
         });
-      } }, 'Show all'));
+      };
+      note.append(h('button', { class: 'linkbtn', type: 'button', onclick: function () { if (note._load) note._load(); } }, 'Show all'));
     }
     return note;
   }
@@ -2760,11 +2764,11 @@
 
   // Opens the talk holding ``id`` (a talk or a step), expands the step and scrolls to it.
   function reveal(id) {
-    if (!IDX.talkOf.has(id) && !talkEls.has(id) && IDX.nodes.has(id)) { revealLoose(id); return; }
+    if (!IDX.talkOf.has(id) && !talkEls.has(id) && IDX.nodes.has(id)) return revealLoose(id);
     const talkId = IDX.talkOf.get(id) || id;
     if (currentTab !== 'talks') showTab('talks');
     const tel = talkEls.get(talkId);
-    if (!tel) return;
+    if (!tel) return null;
     tel._open(true);
     setHash({ talk: talkId, step: id !== talkId ? id : null });
     let target = tel;
@@ -2777,6 +2781,7 @@
     }
     target.scrollIntoView({ block: 'start' });
     focusStep(target);
+    return target;
   }
   // The step (its row) or the talk (its button) a link or a search hit opened takes keyboard focus (trial 28b, F5:
   // focus stayed on <body>, and a screen reader heard only the page's title).
@@ -2790,11 +2795,69 @@
     showTab('loose');
     setHash({ tab: 'loose', step: id });
     const nel = drawnIn(panel, null, id);
-    if (!nel) return;
+    if (!nel) return null;
     for (let p = nel.parentElement; p && p !== panel; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
     nel._toggle(true); markTarget(nel);
     nel.scrollIntoView({ block: 'start' });
     focusStep(nel);
+    return nel;
+  }
+  // The address's step opened, and with a search hit's query (#step=…&q=…) its words marked in it (markHit).
+  function revealHash(hp) {
+    const el = reveal(hp.step || hp.talk);
+    if (el && hp.step && hp.q) markHit(el, hp.q);
+  }
+  // The terms of a query in asz search's syntax (words, "phrases", prefix*), its -word and NOT word left out, OR and
+  // AND dropped, as a case-blind pattern over text (a prefix matching the start of a word and more, as the index does).
+  function hitPattern(q) {
+    const terms = [];
+    let skip = false;
+    (String(q || '').match(/-?"[^"]*"|\S+/g) || []).forEach(function (t) {
+      if (skip) { skip = false; return; }
+      if (t === 'NOT') { skip = true; return; }
+      if (t === 'OR' || t === 'AND' || t.charAt(0) === '-') return;
+      t = t.replace(/^"|"$/g, '').replace(/\*$/, '').trim();
+      if (t) terms.push(t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+'));
+    });
+    return terms.length ? new RegExp(terms.join('|'), 'giu') : null;
+  }
+  // Wraps each match of ``re`` in the text nodes of step ``el`` (not of the steps under it) in <mark class="hitword">
+  // around a text node, never as markup; the first such mark, or null.
+  function markIn(el, re) {
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), nodes = [];
+    for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+      const p = t.parentElement;
+      if (p && p.closest('.node') === el && !p.closest('mark.hitword')) nodes.push(t);
+    }
+    let first = null;
+    nodes.forEach(function (t) {
+      const s = t.nodeValue, frag = document.createDocumentFragment();
+      let at = 0, m;
+      re.lastIndex = 0;
+      while ((m = re.exec(s))) {
+        if (!m[0]) { re.lastIndex++; continue; }
+        const mk = h('mark', { class: 'hitword' }, m[0]);
+        frag.append(s.slice(at, m.index), mk);
+        first = first || mk;
+        at = m.index + m[0].length;
+      }
+      if (at) { frag.append(s.slice(at)); t.replaceWith(frag); }
+    });
+    return first;
+  }
+  // A search hit's step (trial 44b F1): each occurrence of the query's words marked and the first scrolled to; where
+  // none is in the bytes a clipped text shows, its rest is read (as "Show all" reads it) and marked.
+  function markHit(el, q) {
+    const re = hitPattern(q);
+    if (!re) return;
+    const show = function (m) {
+      for (let p = m.parentElement; p && p !== el; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
+      m.scrollIntoView({ block: 'center' });
+    };
+    const first = markIn(el, re);
+    if (first) { show(first); return; }
+    const notes = Array.prototype.filter.call(el.querySelectorAll('.clip'), function (x) { return x._load && x.closest('.node') === el; });
+    Promise.all(notes.map(function (x) { return x._load(); })).then(function () { const m = markIn(el, re); if (m) show(m); });
   }
   function markTarget(el) {
     document.querySelectorAll('.node.target').forEach(function (x) { x.classList.remove('target'); });
@@ -3328,7 +3391,7 @@
     }
     const hp = hashParams();
     if ((hp.tab || 'talks') !== currentTab) showTab(hp.tab || 'talks');
-    if (hp.step || hp.talk) reveal(hp.step || hp.talk);
+    if (hp.step || hp.talk) revealHash(hp);
   });
   route();
 })();
