@@ -51,7 +51,7 @@ def filter_option(flag: str, help: str):
 
 def project_option():
     """The ``--project`` option of the commands that list or search conversations (ls, search, secrets): one help."""
-    return filter_option("--project", "Only conversations whose project contains this (case-insensitive).")
+    return filter_option("--project", "Only conversations whose project contains this (case-insensitive); '(no project)': those naming none.")
 
 
 def model_option():

@@ -22,6 +22,7 @@ from ..sessiondata.jsonbytes import loads
 from ..sessiondata.times import parse_instant
 from ..view.rows import read_head
 from ..view.secret_forms import masked_found, shown_title
+from ..view.match import NO_PROJECT
 from .landed_check import problem_of
 from .termtext import plain
 from .listing import Filters
@@ -372,7 +373,9 @@ def conv_where(f: Filters, gaps: bool = False) -> tuple[list[str], list[Any]]:
     # gives no project or models from it (docs/view.md), so the filter cannot judge it: kept, its hits held back when
     # read and said (listing.blind_to's rule, trial 25b F3), never left out silently
     blank = "conv.{0} = '' OR " if gaps else f"(conv.{{0}} = '' AND {UNVERIFIED_CONV}) OR "
-    if f.project:
+    if f.project == NO_PROJECT:  # the conversations that name none (match.NO_PROJECT)
+        where.append("conv.project = ''")
+    elif f.project:
         where.append(f"({blank.format('project')}instr(asz_folded(conv.project), ?) > 0)")  # either Unicode spelling
         args.append(folded(f.project))  # (search_store.connect's function: the lists' rule, trial 31c F2)
     if f.model:

@@ -20,7 +20,12 @@ import time
 from ..sessiondata.spelling import folded, project_key, windows_path
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TimeError", "parse_time", "time_window", "contains", "matches", "dialect_matches", "runtime_keeps"]
+__all__ = ["TimeError", "parse_time", "time_window", "contains", "matches", "dialect_matches", "runtime_keeps", "NO_PROJECT"]
+
+#: The project filter's value for the conversations that name no project (''; a Kiro session whose cwd is relative,
+#: asz_adapters_kiro's workspace_path): ``asz ls --project '(no project)'``, ``/api/conversations?project=(no project)``,
+#: the page's Project choice, and ``asz usage project``'s row for them (trial 44b F4: the page could not pick them).
+NO_PROJECT = "(no project)"
 
 
 def contains(name: object, part: str) -> bool:
@@ -32,6 +37,8 @@ def contains(name: object, part: str) -> bool:
     ``/mnt/c/Users/Zoë/my app`` and ``C:\\Users\\Zoë\\my app`` (trial 36c F2, F4)."""
     if not part:
         return True
+    if part == NO_PROJECT:
+        return not name
     if folded(part) in folded(name):
         return True
     win = windows_path(name)  # a Windows folder: / read as \\, and WSL's /mnt/c/… as C:\\… (trial 36c F2, F4)
@@ -43,7 +50,7 @@ def matches(name: object, asked: str, exact: bool = False) -> bool:
     :func:`~asz_core.sessiondata.spelling.project_key`: their NFC spellings, and for a Windows folder any letter case,
     separator or WSL mount; or ``name`` as the page lists it, a credential in it masked: review37); True when ``asked``
     is empty."""
-    if not exact or not asked:
+    if not exact or not asked or asked == NO_PROJECT:
         return contains(name, asked)
     if project_key(name) == project_key(asked):
         return True

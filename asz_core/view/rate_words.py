@@ -230,9 +230,11 @@ def page_words() -> dict:
     ``unended_prefix`` (how the ``summary.problems`` line of runs that never ended begins:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
-    29a F8), ``command_title`` (:data:`COMMAND_TITLE`) and ``kept_src`` (what a
+    29a F8), ``no_project`` (the Project filter's choice of the conversations naming none: :data:`asz_core.view.match.NO_PROJECT`),
+    ``command_title`` (:data:`COMMAND_TITLE`) and ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
     from ..flow.memory_note import IN_MEMORY_NOTE
+    from .match import NO_PROJECT
     from .prices import BELOW_CENT
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
@@ -245,4 +247,4 @@ def page_words() -> dict:
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
             "partial_mark": PARTIAL_MARK, "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY,
             "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "below_cent": BELOW_CENT, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
-            "command_title": COMMAND_TITLE}
+            "command_title": COMMAND_TITLE, "no_project": NO_PROJECT}

@@ -69,6 +69,7 @@ from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, sess
 from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
+from .match import NO_PROJECT
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
 from .usage import TOKEN_KINDS, add_call, call_key, call_ms, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once
@@ -385,7 +386,7 @@ def _key(view: str, c: Counted, blocks: dict[int, str]) -> str:
     if view == "blocks":
         return blocks[c.ms]
     if view == "project":
-        return project_key(c.places.get("project")) or "(no project)"  # one row a folder (trial 31c F2, 36c F2)
+        return project_key(c.places.get("project")) or NO_PROJECT  # one row a folder (trial 31c F2, 36c F2)
     if view == "model":
         return c.model or "(no model)"
     if view == "instance":

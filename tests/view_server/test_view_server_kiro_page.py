@@ -202,3 +202,37 @@ def test_a_kiro_3x_conversation_says_why_it_has_no_model_and_no_cost(kiro_root, 
     open_at(drv, s.base + "/", f'tr[data-id="{IDE_SESSION}"]')
     cell = drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{IDE_SESSION}"] td')[2]
     assert cell.text == "—" and cell.get_attribute("title") == "not recorded by the runtime"
+
+
+def _relative_cwd_sessions() -> set[str]:
+    """The Kiro CLI sessions of the corpus whose ``cwd`` is relative (``.``): read from the source files."""
+    out = set()
+    for f in CORPUS_KIRO.glob("sessions/cli/*.json"):
+        d = json.loads(f.read_text(encoding="utf-8"))
+        if not str(d.get("cwd", "")).startswith("/"):
+            out.add(d["session_id"])
+    return out
+
+
+def test_no_project_is_a_filter_choice(kiro_root, serve, browser):
+    """A session whose cwd names no folder (project '') is picked by the Project filter's "(no project)" choice, by
+    /api/conversations?project=(no project) and by asz ls --project '(no project)' (trial 44b F4)."""
+    want = _relative_cwd_sessions()
+    if not want:
+        pytest.skip("no Kiro CLI session of the corpus has a relative cwd")
+    s = serve(kiro_root)
+    everyone = {r["id"] for r in s.get("/api/conversations").json()["conversations"]}
+    assert len(everyone) > len(want)  # the others have a project: the filter narrows
+    deadline = time.monotonic() + 120
+    got: set = set()
+    while time.monotonic() < deadline and got != want:  # rows are counted in the background after the server starts
+        got = {r["id"] for r in s.get("/api/conversations?project=%28no%20project%29").json()["conversations"]}
+        time.sleep(0.2)
+    assert got == want
+    listed = json.loads(asz("ls", "--root", str(kiro_root), "--project", "(no project)", "--json").stdout)
+    assert {r["id"] for r in (listed["conversations"] if isinstance(listed, dict) else listed)} == want
+    drv = browser
+    sel = open_at(drv, s.base + "/", "select#f-project option[value='(no project)']").find_element(By.XPATH, "..")
+    sel.find_element(By.CSS_SELECTOR, "option[value='(no project)']").click()
+    wait(drv, lambda d: {tr.get_attribute("data-id") for tr in d.find_elements(By.CSS_SELECTOR, "#rows tr[data-id]")} == want)
+    assert "project=(no%20project)" in drv.current_url or "project=%28no%20project%29" in drv.current_url

@@ -917,6 +917,7 @@
   function wholeName(key, value) { return filterNames(key).has(nameKey(key)(value)); }
   function filterKeeps(key, value, names) {
     if (!value) return true;
+    if (key === 'project' && value === WORDS.no_project) return !names.some(Boolean);  // the rows naming no project (F4)
     if (wholeName(key, value)) return names.map(nameKey(key)).indexOf(nameKey(key)(value)) >= 0;
     const part = folded(value);
     return names.some(function (n) { return holds(key, n, part); });
@@ -941,6 +942,7 @@
     LIST.conversations.forEach(function (r) {
       if (r.project && !shown[projectKey(r.project)]) shown[projectKey(r.project)] = nfc(r.project);  // one option a folder
       if (r.project) { sets.project.add(shown[projectKey(r.project)]); labels[shown[projectKey(r.project)]] = r.project_label || r.project; }
+      else if (!blindTo(r, 'project')) { sets.project.add(WORDS.no_project); labels[WORDS.no_project] = WORDS.no_project; shown[WORDS.no_project] = WORDS.no_project; }
       rowModels(r).forEach(function (m) { sets.model.add(nfc(m)); });
       if (rowRuntime(r)) sets.dialect.add(rowRuntime(r));
       rowSenders(r).forEach(function (n) { sets.sentby.add(n.label); });
