@@ -158,17 +158,21 @@ def _tools(*args):
     return answer(*args)
 
 
-def _reading_routes(searches=None) -> list:
+def _reading_routes(searches=None, config=None) -> list:
     """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``); at most
     :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` of them run together, searches and tool-use readings alike
     (``searches``: the :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a
-    503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation kept, 8 s under load)."""
+    503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation kept, 8 s under load); and
+    ``/api/c/{id}/export``, ``asz export``'s bytes of one conversation (:mod:`asz_core.cli.export_route`; ``config``:
+    the server's asz.yaml, whose prices it uses)."""
     from ..view.app import TITLES_MASKED, json_answer
+    from .export_route import export_handler
     from ..view.at_once import SEARCHES_AT_ONCE, AtOnce
 
     bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches and tool-use readings")
     return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)),
-            ("/api/tools", json_answer(bound.bounded(_tools)))]
+            ("/api/tools", json_answer(bound.bounded(_tools))),
+            ("/api/c/{id}/export", export_handler(config))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:
@@ -255,7 +259,7 @@ def view(
     state.start_checker(stop)
     key = _run_token() if token else None
     try:
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes(), token=key), host, port, sock,
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes(config=cfg.path), token=key), host, port, sock,
                   on_started=state.warm_up, banner=lambda: _banner_common(state, host, port, key))
     finally:
         stop.set()
@@ -373,7 +377,7 @@ def server(
     try:
         from .collect_cmd import start_receivers
         start_receivers(storage, cfg)  # e.g. langsmith-ingest's receiver, when enabled in asz.yaml (issue 11)
-        serve_app(create_app(state, listen_host=host, extra=_reading_routes(), token=key), host, port, sock,
+        serve_app(create_app(state, listen_host=host, extra=_reading_routes(config=cfg.path), token=key), host, port, sock,
                   on_started=lambda: (state.warm_up(), worker.start()), banner=lambda: _banner_common(state, host, port, key))
     finally:
         _stop_passes(stop, state, passes, worker)

@@ -27,6 +27,7 @@ Routes (all ``GET``):
 ``/api/c/{id}/body/{seq}/{row}``           one provider body rebuilt (403 while anything is withheld)
 ``/api/glossary[?dialect=]``               dialect, dialects, terms, fields
 ``/api/search?q=…``                        full-text hits, as ``asz search --json`` (:mod:`asz_core.reading.search_api`)
+``/api/c/{id}/export?format=``             ``asz export``'s bytes of one conversation (:mod:`asz_core.cli.export_route`)
 ========================================  ==============================================================
 
 Nothing is written to disk but derived data under ``<root>/_index/``: the search

@@ -1962,6 +1962,14 @@
       num(s.places) + ' credential place(s) masked');
   }
 
+  // The conversation as asz export writes it, in md, html or json (/api/c/{id}/export: its bytes, withheld and masked
+  // as this page is; trial 44b F5: the page had no export).
+  function downloadChip() {
+    return h('span', { class: 'chip', id: 'download' }, 'Download ', ['md', 'html', 'json'].map(function (f, i) {
+      return [i ? ' · ' : '', h('a', { href: withHide('/api/c/' + enc(D.conversation) + '/export', 'format=' + f), download: D.conversation + '.' + f,
+        'data-format': f, title: 'asz export ' + D.conversation + ' --format ' + f + ' (masked as this page is)' }, f)];
+    }));
+  }
   function drawHeader() {
     const s = D.summary;
     document.title = tabTitle(s.title || D.conversation) + ' · asz view';
@@ -1971,7 +1979,7 @@
       h('span', { class: 'chip mono' }, D.conversation),
       h('span', { class: 'chip' }, fmtTime(s.from), ' → ', fmtTime(s.to), (s.from && s.to) ? ' (' + fmtDur(s.to - s.from) + ')' : ''),
       SENT ? h('span', { class: 'chip', id: 'sent-by' }, SENT) : null,  // which host sent it (trial 32c F4)
-      secretsChip(SECRETS));
+      secretsChip(SECRETS), downloadChip());
     add(app, meta);
     if (s.held_back) {  // it does not verify: the document counts no token or cost figure (summary.held_back)
       const rt = s.runtime || {};
