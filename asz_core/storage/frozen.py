@@ -139,8 +139,14 @@ def _locked_read(path: Path, check_same_thread: bool, timeout: float) -> sqlite3
 
 def _copied(path: Path, check_same_thread: bool, timeout: float, checked: bool) -> sqlite3.Connection | None:
     """A copy of ``path`` and its log (when there is one) in a temporary folder outside the root, removed at exit,
-    opened; ``checked``: None when the file or its log changed while they were copied (then nothing is kept)."""
+    opened read-only (``mode=ro``: a write raises, as on the database itself); ``checked``: None when the file or its
+    log changed while they were copied (then nothing is kept). A copy this process took of the same file and log,
+    unchanged since (:data:`_COPIES`), is opened again rather than copied again (review44: ``asz search`` opened
+    another user's search index twice, a copy of the whole index each time)."""
     before = (_beside(path, ""), _beside(path, "-wal"))
+    kept = _COPIES.get(str(path))
+    if kept is not None and kept[0] == before and kept[1].is_file():
+        return _open_copy(kept[1], check_same_thread, timeout)
     folder = Path(tempfile.mkdtemp(prefix="asz-frozen-"))
     atexit.register(shutil.rmtree, folder, True)
     copy = folder / path.name
@@ -153,7 +159,18 @@ def _copied(path: Path, check_same_thread: bool, timeout: float, checked: bool) 
     if checked and (_beside(path, ""), _beside(path, "-wal")) != before:
         shutil.rmtree(folder, ignore_errors=True)
         return None
-    return sqlite3.connect(copy, timeout=timeout, check_same_thread=check_same_thread)
+    _COPIES[str(path)] = (before, copy)
+    return _open_copy(copy, check_same_thread, timeout)
+
+
+#: The copies :func:`_copied` took in this process: a database's path -> (its file's and its log's
+#: ``(size, mtime_ns, inode)`` when copied, the copy).
+_COPIES: dict[str, tuple[tuple, Path]] = {}
+
+
+def _open_copy(copy: Path, check_same_thread: bool, timeout: float) -> sqlite3.Connection:
+    """The copy ``copy`` (outside the root) opened ``mode=ro``."""
+    return sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True, timeout=timeout, check_same_thread=check_same_thread)
 
 
 def open_read(path: str | os.PathLike, root: str | os.PathLike, *, timeout: float = 5.0) -> sqlite3.Connection:

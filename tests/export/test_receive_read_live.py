@@ -148,6 +148,11 @@ def test_a_database_another_user_may_write_is_read_one_whole_state_at_a_time(tmp
     r = read_only_db(path)
     r.execute("PRAGMA cache_size=5")
     assert _rows(r) == (2000, 400000)
+    again = read_only_db(path)  # opened again, unchanged: the copy taken is opened, not a second one (review44)
+    assert again.execute("PRAGMA database_list").fetchone()[2] == r.execute("PRAGMA database_list").fetchone()[2] != str(path)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):  # a write raises, as on the database itself
+        again.execute("INSERT INTO t VALUES (0, '')")
+    again.close()
     w = sqlite3.connect(path)
     w.executemany("INSERT INTO t VALUES (?, ?)", [(i, "y" * 300) for i in range(5000)])
     w.commit()
@@ -158,7 +163,6 @@ def test_a_database_another_user_may_write_is_read_one_whole_state_at_a_time(tmp
     assert now == (1333 + 3333, 1333 * 200 + 3333 * 300)  # a % 3 == 0 gone: 667 of the 2,000, 1,667 of the 5,000
     assert _rows(r) == (2000, 400000)  # the state it opened, whole
     assert r.execute("PRAGMA quick_check").fetchall() == [("ok",)]
-    r.close()
     live = read_only_db(path)  # the writer has it open: read through its locks, the newest state
     live.execute("PRAGMA cache_size=5")
     assert _rows(live) == now
@@ -172,4 +176,9 @@ def test_a_database_another_user_may_write_is_read_one_whole_state_at_a_time(tmp
     assert _rows(live) == _rows(w) == (now[0] + 3000, now[1] + 300000)
     assert live.execute("PRAGMA quick_check").fetchall() == [("ok",)]
     live.close()
-    w.close()
+    w.close()  # no writer again, and the file changed since it was copied: copied anew, its newest state
+    fresh = read_only_db(path)
+    assert _rows(fresh) == (now[0] + 3000, now[1] + 300000)
+    assert fresh.execute("PRAGMA database_list").fetchone()[2] != r.execute("PRAGMA database_list").fetchone()[2]
+    fresh.close()
+    r.close()
