@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from layout_graph import CORE, REPO, cycles, imports, modules, unit_graph
+from layout_graph import CORE, REPO, cycles, imports, modules, parsed, unit_graph
 
 
 def _adapter_packages() -> list[str]:
@@ -44,7 +44,7 @@ def test_the_core_names_no_adapter_module_in_code():
     (an ``import_module("asz_adapters_…")`` would hide the import from the test above)."""
     offenders = []
     for _name, path in modules(CORE).items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and "asz_adapters" in node.value and id(node) not in docs:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from layout_graph import REPO, from_target, modules
+from layout_graph import REPO, from_target, modules, parsed, statements
 
 
 def _packages() -> list[str]:
@@ -37,18 +37,19 @@ def _may_take(importer_pkg: str, target: str, name: str, known: dict) -> bool:
     return full in known and (importer_pkg == target or importer_pkg.startswith(target + "."))
 
 
-def crossings(name: str, text: str, is_package: bool, known: dict) -> list[str]:
-    """``line: what`` for every private name of another product module that the module ``name`` (source ``text``) uses.
+def crossings(name: str, text: str, is_package: bool, known: dict, tree: ast.AST | None = None) -> list[str]:
+    """``line: what`` for every private name of another product module that the module ``name`` (source ``text``, or
+    its syntax tree ``tree`` when given) uses.
 
     ``known`` is the set (or dict) of product module names; only imports of
     those count (the standard library's and third parties' privates are their
     business). ``is_package`` says the source is an ``__init__.py``.
     """
-    tree = ast.parse(text)
+    tree = tree if tree is not None else ast.parse(text)
     package = name if is_package else name.rpartition(".")[0]
     bound: dict[str, str] = {}  # local name -> product module it names
     out = []
-    for node in ast.walk(tree):
+    for node in statements(tree):  # an import is a statement: ast.walk's order, no expression walked
         if isinstance(node, ast.ImportFrom):
             target = from_target(package, node)
             for a in node.names:
@@ -85,7 +86,7 @@ def offenders() -> list[str]:
     out = []
     for name, path in known.items():
         rel = path.relative_to(REPO)
-        for hit in crossings(name, path.read_text(encoding="utf-8"), path.name == "__init__.py", known):
+        for hit in crossings(name, "", path.name == "__init__.py", known, parsed(path)):
             out.append(f"{rel}:{hit}")
     return out
 
