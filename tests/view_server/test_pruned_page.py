@@ -72,12 +72,12 @@ def _page_says_it(request, s: Served, pr: dict) -> None:
         return
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
+    from test_view_server_browser import wait
 
     cid, removed = pr["cid"], pr["removed"]
     drv.get("about:blank")
     drv.get(s.base + "/")
-    badge = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-id="{cid}"] .state.removed')))
+    badge = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-id="{cid}"] .state.removed')), 30)
     assert badge.text == "removed" and badge.get_attribute("title").startswith(f"{removed['files']} landed file(s) removed by retention")
     row = drv.find_element(By.CSS_SELECTOR, f'tr[data-id="{cid}"]')
     assert row.find_element(By.CSS_SELECTOR, ".convtitle").text == "(removed by retention)"
@@ -85,7 +85,7 @@ def _page_says_it(request, s: Served, pr: dict) -> None:
     assert not drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{pr["kept"][0]}"] .state.removed')
     drv.get("about:blank")
     drv.get(s.base + f"/c/{cid}")
-    box = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#removed")))
+    box = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, "#removed")), 30)
     assert box.text.startswith("Removed by retention at ")
     assert f"{removed['files']} of {removed['landed']} landed file(s)" in box.text and "header keeps src" in box.text
     assert drv.find_element(By.CSS_SELECTOR, "#title").text == "(removed by retention)"
@@ -127,11 +127,11 @@ def test_a_skeleton_that_cannot_be_read_gives_no_size_and_says_why(pruned_root, 
             return
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support import expected_conditions as EC
-        from selenium.webdriver.support.ui import WebDriverWait
+        from test_view_server_browser import wait
 
         drv.get("about:blank")
         drv.get(s.base + f"/c/{cid}")
-        box = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#removed")))
+        box = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, "#removed")), 30)
         unknown = f"size unknown: skeleton {rel} cannot be read: Permission denied"
         assert (f"{len(sks)} of {len(sks)} landed file(s) (" in box.text and unknown in box.text
                 and " 0 B" not in box.text), box.text

@@ -62,10 +62,10 @@ def _page_says_partial(request, s: Served) -> None:
         return
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
+    from test_view_server_browser import wait
 
     drv.get("about:blank")
     drv.get(s.base + f"/#q={WORD}")
-    box = WebDriverWait(drv, 20).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#searchpartial")))
+    box = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, "#searchpartial")), 20)
     assert box.text.startswith("Partial: 1 conversation is still being indexed"), box.text
     assert drv.find_element(By.CSS_SELECTOR, "#hitcount").text.startswith("0 hits for")

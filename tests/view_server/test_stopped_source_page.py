@@ -69,17 +69,17 @@ def _page_says_it(request, s: Served, c: dict) -> None:
         return
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
+    from test_view_server_browser import wait
 
     drv.get("about:blank")
     drv.get(s.base + "/")
-    badge = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-id="{SID}"] .state.stopped')))
+    badge = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-id="{SID}"] .state.stopped')), 30)
     assert badge.text == "stopped" and c["file"] in badge.get_attribute("title")
     assert not drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{CANARY_SESSION}"] .state.stopped')
-    reading = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#reading")))
+    reading = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, "#reading")), 30)
     assert WAITING in reading.text
     drv.get("about:blank")
     drv.get(s.base + f"/c/{SID}")
-    box = WebDriverWait(drv, 30).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#stopped")))
+    box = wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, "#stopped")), 30)
     assert box.text.startswith("Not being read any more:") and c["file"] in box.text and c["why"] in box.text
     assert f"asz sources --reset-conflict {SID}" in box.text and "60 lines" in box.text
