@@ -28,7 +28,7 @@ from ..view.titles import BLOCK_STEPS, prompt_blocks
 from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
 from ..view.tool_drawn import drawn_input
 from .export_render import TOOLS_RENDER, drawn
-from .export_tools import drawn_html, drawn_markdown
+from .export_tools import drawn_html, drawn_markdown, drawn_pairs
 from .termtext import md_literal, md_visible
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "sealed", "said_md", "no_result_text", "outcome_said", "read_blocks", "report_line",
@@ -235,7 +235,7 @@ def tool_pieces(st: dict) -> list[tuple]:
     name = st.get("name") or ""
     shell = shell_input(name, st["input"]) if st["input"] else None
     out: list[tuple] = []
-    if shell is None and drawn() >= TOOLS_RENDER and (shown := drawn_input(st["input"])) is not None:
+    if shell is None and drawn() >= TOOLS_RENDER and (shown := drawn_input(st["input"], pairs=drawn_pairs())) is not None:
         out.append(next(iter(shown.items())))  # a todo list, an edit, a file written (render 20)
     elif shell is not None:
         command, said, facts = shell

@@ -125,6 +125,10 @@ could hide behind it).
   call whose model has no price says ``cost unpriced (no price for MODEL)`` on its line, where render 20 said no cost
   (:func:`~asz_core.reading.export_calls.call_cost`; close43 "Not done": reading). A copy of render 20 or before is
   made again drawing as that render did (:func:`drawing`).
+- render 22: md and html draw Kiro's edits as render 20 draws Claude Code's ``Edit``, a unified diff of old to new
+  (Kiro CLI's ``old_str``/``new_str``, Kiro IDE's ``originalContent``/``modifiedContent``: the text pairs of
+  :data:`~asz_core.view.placing.PAIRS`; :data:`PAIRS_RENDER`), where render 21 drew their two texts as fields. A copy
+  of render 21 or before is made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -151,10 +155,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 21
+RENDER = 22
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -174,6 +178,9 @@ NOTICES_RENDER = 19
 
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).
 TOOLS_RENDER = 20
+#: The render from which md and html draw every text pair of an edit (Kiro's too) as a diff, not only ``old_string``
+#: and ``new_string`` (render 22).
+PAIRS_RENDER = 22
 
 
 def notices_read() -> bool:

@@ -17,14 +17,23 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..view.placing import PAIRS
+from .export_render import PAIRS_RENDER, drawn
 from .termtext import md_line, md_visible
 
-__all__ = ["HTML_MARKS", "STATUS_WORDS", "drawn_html", "drawn_markdown", "todo_said"]
+__all__ = ["HTML_MARKS", "STATUS_WORDS", "drawn_html", "drawn_markdown", "drawn_pairs", "todo_said"]
 
 #: What a todo's status reads as, in words, where the mark alone does not say it.
 STATUS_WORDS = {"in_progress": "in progress", "pending": "pending", "completed": "completed"}
 #: The html marks of a todo's status (:data:`~asz_core.view.tool_drawn.TODO_STATES`' ``x``, ``~``, `` ``, ``?``).
 HTML_MARKS = {"x": "\u2611", "~": "\u25d0", " ": "\u2610", "?": "?"}
+
+
+def drawn_pairs() -> tuple[tuple[str, str], ...]:
+    """The text pairs an edit's input is read by (:func:`~asz_core.view.tool_drawn.edit_diff`) in the copy being drawn
+    (:func:`~.export_render.drawn`): every pair of :data:`~asz_core.view.placing.PAIRS` (Kiro's too) from render 22,
+    ``old_string``/``new_string`` only before."""
+    return PAIRS if drawn() >= PAIRS_RENDER else PAIRS[:1]
 
 
 def todo_said(t: dict) -> str:

@@ -8,8 +8,10 @@ Three shapes of input, read by what the input holds, not by the tool's name (any
   ``in_progress``, ``pending``; any other word said as written), its content, its ``activeForm`` where it differs from
   the content, and every other key of the todo (``id``, ``priority``) as ``key: value``; every other key of the input
   as a fact. Nothing of the input is left out.
-- **An edit** (:func:`edit_diff`): an object with a string ``old_string`` and ``new_string`` (``Edit``), or whose
-  ``edits`` is a list of such objects (``MultiEdit``), is a unified diff of old to new for each edit (Python's
+- **An edit** (:func:`edit_diff`): an object with a string ``old_string`` and ``new_string`` (``Edit``), or one of
+  the other text pairs of :data:`~asz_core.view.placing.PAIRS` (Kiro CLI's ``old_str``/``new_str``, Kiro IDE's
+  ``originalContent``/``modifiedContent``; render 22 in the exports), or whose ``edits`` is a list of objects with
+  ``old_string`` and ``new_string`` (``MultiEdit``), is a unified diff of old to new for each edit (Python's
   :mod:`difflib`), headed by the file's path (``--- PATH`` / ``+++ PATH``), with every line of both texts in it
   (its context is the whole text: the old text is its `` `` and ``-`` lines, the new its `` `` and ``+`` lines), so
   the diff holds the input's texts whole; its ``@@`` line counts lines of ``old_string`` and ``new_string``, not of
@@ -119,17 +121,20 @@ def _same_said(old: str, new: str) -> str:
     return "(no change)" if old == new else "(the same lines; they differ only in line endings or a final line break)"
 
 
-def edit_diff(data: Any) -> dict | None:
+def edit_diff(data: Any, pairs: tuple[tuple[str, str], ...] = PAIRS) -> dict | None:
     """``{"path", "edits": [{"note", "lines": [...], "same"?}…], "facts": [[key, value]…]}`` of an edit's input
-    ``data`` (decoded JSON; module docstring), else None: ``lines`` the unified diff (:func:`_diff_lines`, without
+    ``data`` (decoded JSON; module docstring), its old and new texts the first of ``pairs`` (old key, new key) it holds
+    both of as strings (:data:`~asz_core.view.placing.PAIRS`; an export of render 20 reads ``old_string`` only), else
+    None: ``lines`` the unified diff (:func:`_diff_lines`, without
     line ends), ``same`` what stands for a diff of no lines (``(no change)``); ``note`` '' for an Edit, ``edit 1 of 2``
     (``· replace_all``, ``· key: value`` for the edit's other keys) for each MultiEdit edit. The path key is the diff's
     head, not a fact."""
     if not isinstance(data, dict):
         return None
     old, new = _EDIT
-    if isinstance(data.get(old), str) and isinstance(data.get(new), str):
-        pieces, used = [("", data[old], data[new])], {old, new}
+    pair = next((p for p in pairs if isinstance(data.get(p[0]), str) and isinstance(data.get(p[1]), str)), None)
+    if pair is not None:
+        pieces, used = [("", data[pair[0]], data[pair[1]])], set(pair)
     elif isinstance(data.get("edits"), list) and data["edits"] and all(
             isinstance(e, dict) and isinstance(e.get(old), str) and isinstance(e.get(new), str) for e in data["edits"]):
         n = len(data["edits"])
@@ -163,12 +168,13 @@ def written(data: Any) -> dict | None:
 #: The readers, tried in order (an input is at most one of them).
 _READERS: tuple[tuple[str, Callable[[Any], dict | None]], ...] = (("todos", todo_list), ("diff", edit_diff), ("write", written))
 #: Keys one of which an input must hold to be read (a quick test before its JSON is decoded).
-_HINTS = ('"todos"', '"old_string"', '"edits"', '"content"')
+_HINTS = ('"todos"', '"edits"', '"content"', *(f'"{p[0]}"' for p in PAIRS))
 
 
-def drawn_input(text: str | None = None, data: Any = None) -> dict | None:
+def drawn_input(text: str | None = None, data: Any = None, pairs: tuple[tuple[str, str], ...] = PAIRS) -> dict | None:
     """``{"todos": …}``, ``{"diff": …}`` or ``{"write": …}`` (module docstring) of a tool call's input, given as its JSON
-    ``text`` or decoded ``data``; None when it is none of them (not JSON, clipped, another shape)."""
+    ``text`` or decoded ``data``, an edit's texts read by ``pairs`` (:func:`edit_diff`); None when it is none of them
+    (not JSON, clipped, another shape)."""
     if data is None:
         if not text or not any(h in text for h in _HINTS):
             return None
@@ -177,7 +183,7 @@ def drawn_input(text: str | None = None, data: Any = None) -> dict | None:
         except ValueError:
             return None
     for name, read in _READERS:
-        got = read(data)
+        got = edit_diff(data, pairs) if read is edit_diff else read(data)
         if got is not None:
             return {name: got}
     return None

@@ -162,7 +162,7 @@ def test_the_compaction_agents_file_is_placed_and_its_boundary_reads_as_a_line(c
     assert json.loads(_text(browser, det.find_element(By.CSS_SELECTOR, "details.exact pre.exact"))) == src[713]
 
 
-def test_kiro_editing_calls_read_as_fields(kiro_root, serve, browser):
+def test_kiro_editing_calls_read_as_a_diff_and_fields(kiro_root, serve, browser):
     s = serve(kiro_root)
     rows = s.get("/api/conversations").json()["conversations"]
     seen = set()
@@ -179,11 +179,12 @@ def test_kiro_editing_calls_read_as_fields(kiro_root, serve, browser):
             el = _open_step(browser, s.base, r["id"], n["id"], ".editinput")
             box = el.find_element(By.CSS_SELECTOR, ".details .editinput")
             facts = dict(zip([e.text for e in box.find_elements(By.CSS_SELECTOR, "dt")], [e.text for e in box.find_elements(By.CSS_SELECTOR, "dd")]))
-            if n["name"] == "create":  # Kiro IDE: file, the text before beside the text after
-                assert list(facts)[0] == "file" and facts["file"] == inp["file"]
-                assert _text(browser, box.find_element(By.CSS_SELECTOR, "pre.old")) == inp["originalContent"] == ""
-                assert _text(browser, box.find_element(By.CSS_SELECTOR, "pre.new")) == inp["modifiedContent"]
-                assert any("modifiedContent" == e.text for e in box.find_elements(By.CSS_SELECTOR, ".oldnew .faint"))
+            if n["name"] == "create":  # Kiro IDE: the diff of the text before to the text after, headed by file (render 22)
+                assert box.find_element(By.CSS_SELECTOR, ".drawninput .fpath").text == inp["file"] and "file" not in facts
+                lines = [[e.get_attribute("class"), _text(browser, e)] for e in box.find_elements(By.CSS_SELECTOR, ".dl")]
+                new = inp["modifiedContent"].splitlines()
+                assert inp["originalContent"] == "" and lines == [["dl hunk", f"@@ -0,0 +1{f',{len(new)}' if len(new) != 1 else ''} @@"]] + [["dl add", "+" + x] for x in new]
+                assert not box.find_elements(By.CSS_SELECTOR, ".oldnew") and "modifiedContent" not in box.text
             else:  # Kiro CLI: the path first, the content as a block (a file written, tool_drawn.written: render 20)
                 assert list(facts)[0] == "path", (facts, inp)
                 assert facts == {"path": inp["path"], "command": inp["command"]}
