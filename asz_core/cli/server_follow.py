@@ -12,7 +12,10 @@ A poll, not a file watcher (inotify, FSEvents): it is the same code on Linux and
 kernel watch per folder (a Claude Code history holds one folder per project and per subagent set), and cannot miss
 an event: what it compares is the files' state. Its cost is one ``stat`` per file per look: 705 files (a 200 MB
 history) take about 3 ms, 0.3% of one core (docs/performance.md, Session 21, live by default). A look that takes
-longer stretches the period so that looking never takes more than :data:`MAX_SHARE` of one core.
+more CPU time stretches the period so that looking never takes more than :data:`MAX_SHARE` of one core: the look's
+own CPU time (``time.thread_time``), not its wall time, which a loaded machine stretches without the look costing
+more (trial 44b F3: at load 17-24 a look of ~1,000 files took 10-133 ms of wall time for ~10 ms of CPU, the period
+grew to 2-7 s, and an agent writing 48 lines over 5.8 s got one pass, after its last line).
 
 An adapter whose source lies in the storage root by design (``source_in_storage``: LangSmith's inbox, where its own
 receiver writes) is not looked at as a whole: the pass itself writes there. What it names as its staged folders
@@ -122,7 +125,7 @@ class SourceWatch:
         """What the folders hold now: the digest of the followed folders' files (BLAKE2b, 16 bytes) and the paths of
         the files directly in the staged folders (:data:`Look`); never raises (a folder that cannot be read counts as
         empty)."""
-        started = time.monotonic()
+        started = time.thread_time()  # this thread's CPU time: what the look costs, whatever the machine's load
         h = hashlib.blake2b(digest_size=16)
         n = 0
         for top in self.folders:
@@ -144,5 +147,5 @@ class SourceWatch:
                     h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
                     n += 1
         names = staged_names(self.staged)
-        self.files, self.took = n + len(names), time.monotonic() - started
+        self.files, self.took = n + len(names), time.thread_time() - started
         return h.digest(), frozenset(names)

@@ -130,6 +130,42 @@ def test_a_look_changes_when_a_file_does_and_only_then(tmp_path):
     assert w.look() != grown and w.files == 3  # a folder missing at first is looked for again
 
 
+def test_a_look_on_a_busy_machine_keeps_its_period(tmp_path):
+    """The wait between looks follows a look's CPU time, not its wall time (trial 44b F3: at load 17-24 the wall time
+    of a look of ~1,000 files stretched the wait to 2-7 s, and a 48-line write over 5.8 s got one pass). Here the
+    look is kept waiting for real: another thread runs a regular expression that backtracks for ~0.1-0.4 s of CPU in
+    one call, holding the interpreter, which the look gives up when asked (after 1 ms: sys.setswitchinterval) and gets back only then."""
+    import re
+    import sys
+    import threading
+    import time
+
+    from asz_core.cli.server_follow import LOOK_EVERY, MAX_SHARE, SourceWatch
+
+    for p in range(40):  # ~5-10 ms of looking: past the 1 ms the other thread waits before it asks for the interpreter
+        d = tmp_path / "projects" / f"-p{p}"
+        d.mkdir(parents=True)
+        for k in range(25):
+            (d / f"{k}.jsonl").write_bytes(b"{}\n")
+    w = SourceWatch([tmp_path / "projects"])
+    go = threading.Event()
+    busy = threading.Thread(target=lambda: go.wait() and re.match(r"(x+x+)+y", "x" * 23))
+    was = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)
+    try:
+        busy.start()
+        go.set()
+        started = time.monotonic()
+        w.look()
+        wall = time.monotonic() - started
+        busy.join()
+    finally:
+        sys.setswitchinterval(was)
+    assert w.files == 1000
+    assert wall > 2 * LOOK_EVERY * MAX_SHARE, wall  # the wall time alone would have doubled the wait at least
+    assert w.took < wall / 2 and w.period == LOOK_EVERY, (w.took, wall)
+
+
 def test_a_staged_file_that_appears_makes_a_pass_one_taken_away_does_not(tmp_path):
     """A receiver's inbox (trial 23a F14): a new name there is a change, the pass taking it away is not, a receiver's
     ``.tmp-`` file is not looked at."""
