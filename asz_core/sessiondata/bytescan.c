@@ -896,6 +896,19 @@ static PyObject *usual_call(PyObject *n, const call_ctx *c) {
         if (ok && (k < 4 || PyObject_IsTrue(x)) && PyDict_SetItem(usage, key, x) < 0)
             goto fail;
     }
+    PyObject *hour = PyDict_GetItemWithError(usage, s_cache_write_1h);
+    if (hour == NULL && PyErr_Occurred())
+        goto fail;
+    if (hour != NULL) { /* a 1-hour part above its whole: _counts caps it and counts the call (trial 44d F1): the Python's */
+        PyObject *whole = PyDict_GetItemWithError(usage, s_count_keys[3]);
+        int above = whole == NULL ? (PyErr_Occurred() ? -1 : 1) : PyObject_RichCompareBool(hour, whole, Py_GT);
+        if (above < 0)
+            goto fail;
+        if (above) {
+            Py_DECREF(usage);
+            return Py_None;
+        }
+    }
     args[0] = usage, args[1] = finished ? s_final : s_last_seen;
     args[2] = PyUnicode_GET_LENGTH(usage_model) > 0 ? usage_model : model;
     args[5] = usage_time != Py_None ? usage_time : first_time;

@@ -74,3 +74,36 @@ def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp
     assert f"and {cfg}'s prices for hour-test-model" in text and "asz.yaml" not in text
     assert "* unpriced, left out of the cost: (no model): calls whose records name no model, which no price can be " \
            "added for" in text.splitlines()
+
+
+def test_one_conversation_of_calls_over_and_under_their_whole_costs_the_sum_of_its_calls(tmp_path):
+    """Trial 44d F1, F2: a conversation whose calls were read by the compiled reading (``bytescan.call_usages``: every
+    call names its model, none lists a usage count under dropped) kept each record's 1-hour part as written, so a day
+    holding a call with 5-minute writes only (100 of 100) beside calls whose part is above their whole (5000 of 1000,
+    7000 of 2000) priced the 100 at the 1-hour rate ($0.024672 where the calls cost $0.024447), showed 1-hour 13,000 of
+    4,100 and counted no call above its whole. The compiled reading now leaves such a call to ``usage._counts``."""
+    shapes = [(1, 1, 100, 0), (1, 1, 1000, 5000), (1, 1, 2000, 7000), (1, 1, 1000, 1000)]
+    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
+              "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}}]
+    lines += [_line(n, "2026-11-20", _usage(*s)) for n, s in enumerate(shapes, 1)]
+    for n, d in enumerate(lines[1:], 1):
+        d["parentUuid"] = lines[n - 1]["uuid"]
+    proj = tmp_path / "projects" / "-home-me-hours"
+    proj.mkdir(parents=True)
+    (proj / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("prices:\n  hour-test-model: {" + ", ".join(f"{k}: {v}" for k, v in PRICE.items()) + "}\n")
+    root = str(tmp_path / "root")
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
+
+    calls = [d["message"]["usage"] for d in lines[1:]]
+    want = sum(_cost(u) for u in calls)
+    assert want == Decimal("0.024447")
+    hour = sum(min(u["cache_creation"]["ephemeral_1h_input_tokens"], u["cache_creation_input_tokens"]) for u in calls)
+    over = sum(1 for u in calls if u["cache_creation"]["ephemeral_1h_input_tokens"] > u["cache_creation_input_tokens"])
+    got = json.loads(asz("usage", "daily", "--json", "--total-once", "--tz", "UTC", "--config", str(cfg), "--root", root).stdout)
+    total = got["total"]
+    assert Decimal(total["cost"]["usd_exact"]) == want
+    assert total["usage"]["cache_write_1h"] == hour == 4000 and total["cost"]["hour_above_whole_calls"] == over == 2
+    conv = json.loads(asz("conversation", SID[:8], "--json", "--config", str(cfg), "--root", root).stdout)["summary"]
+    assert conv["usage"]["cache_write_1h"] == hour and Decimal(conv["cost"]["usd_exact"]) == want
