@@ -389,8 +389,9 @@ def _on_quarters(got: dict[str, str], since: int | None, until: int | None) -> N
     not a quarter hour's last millisecond (:func:`usage_filters`), naming the nearest windows the buckets answer."""
     from .usage_buckets import QUARTER_MS
 
-    def at(ms: int) -> str:
-        return _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    def at(ms: int) -> str:  # in whole milliseconds: ms / 1000 as a float reads 9999's last one as .998 (trial 44d F4)
+        t = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(milliseconds=ms)
+        return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     why = ("/api/usage sums quarter-hour buckets, so it counts a window from a quarter hour's start to a quarter "
            "hour's last millisecond (a day, or instants such as 22:00:00Z and 22:14:59.999Z), never another than the "
