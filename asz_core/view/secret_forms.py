@@ -155,9 +155,10 @@ def entities_read(text: str):
 def _find_written(text: str) -> list[tuple[str, int, int]]:
     """:func:`find` of a text read as it is written."""
     out = []
-    held: dict[str, bool] = {}  # each hint looked for once (the two AWS forms share theirs)
+    # held: each hint looked for once (the two AWS forms share theirs); seen: the places of each start string, looked
+    # for once (forms share theirs); in a long text each set at once (:func:`_looked_once`)
+    held, seen = ({}, {}) if len(text) <= _SHORT else _looked_once(text)
     low: list[str | None] = []  # the text lowered, once a form read in any case needs it (None: it holds a _FOLDS)
-    seen: dict = {}  # the places of each start string, looked for once (forms share theirs)
     for order, (name, rx, hints, starts, any_case) in enumerate(_COMPILED):
         # A form read only as written whose hints are its starts: its places are found or not, as its hints are.
         if name not in _GATED or any(held[h] if h in held else held.setdefault(h, h in text) for h in hints):
@@ -170,6 +171,27 @@ def _find_written(text: str) -> list[tuple[str, int, int]]:
                 kept.append(f)
         out = kept
     return sorted(((name, a, b) for _, name, a, b in out), key=lambda f: f[1])
+
+
+#: Every form's hints, and every start string read as written, each set looked for in one pass of an automaton in a
+#: text longer than :data:`_SHORT` (:func:`_looked_once`).
+_HINTS = tuple(sorted({h for _, _, hints, _, _ in _COMPILED for h in hints}))
+_HINT_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_HINTS))
+_AS_WRITTEN = tuple(sorted({lit for _, _, _, starts, _ in _COMPILED for lit in starts}))
+_AS_WRITTEN_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_AS_WRITTEN))
+
+
+def _looked_once(text: str) -> tuple[dict[str, bool], dict[tuple[str, bool], list[int]]]:
+    """``(held, seen)`` of :func:`_find_written` for a long ``text``: whether each of :data:`_HINTS` stands in it, and
+    the places (code points, ascending) of each start string read as written, keyed ``(string, False)`` as
+    :func:`_matches` keeps them; each set found in one pass (review44: looked for one by one, the 64 hints and 61
+    start strings cost most of the scan of the corpus's 266 long lines, docs/performance.md)."""
+    found = {i for i, _, _ in _HINT_AUTOMATON.find_matches_as_indexes(text, overlapping=True)}
+    held = {h: i in found for i, h in enumerate(_HINTS)}
+    seen: dict[tuple[str, bool], list[int]] = {(lit, False): [] for lit in _AS_WRITTEN}
+    for i, at, _ in _AS_WRITTEN_AUTOMATON.find_matches_as_indexes(text, overlapping=True):
+        seen[_AS_WRITTEN[i], False].append(at)
+    return held, seen
 
 
 def _may_hold(text: str) -> bool:
