@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from bisect import bisect_right
-from html.entities import html5
 
 import ahocorasick_rs
 
+from .secret_entities import entities_read
 from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
 from .secret_kinds import KINDS, SPLIT as _SPLIT, STARTS as _STARTS
@@ -110,46 +109,6 @@ def find(text: str) -> list[tuple[str, int, int]]:
         plain, source = read
         return [(kind, source(a)[0], source(b - 1)[1]) for kind, a, b in _find_written(plain)]
     return _find_written(text)
-
-
-#: An HTML character reference with its ``;``: a name (HTML5's, ``&quot;``, ``&amp;``, ``&rdquo;``), a decimal or a
-#: hexadecimal number (``&#34;``, ``&#x27;``). One without its ``;`` is read as written (``?a=1&para=2`` is a query).
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-
-
-def _entity(ref: str) -> str | None:
-    """The characters HTML character reference ``ref`` (``&quot;``, ``&#34;``) stands for, or None for a name HTML5
-    does not define or a number that is no character (a surrogate, 0, past U+10FFFF)."""
-    if ref[1] != "#":
-        return html5.get(ref[1:])
-    n = int(ref[3:-1], 16) if ref[2] in "xX" else int(ref[2:-1])
-    return chr(n) if 0 < n <= 0x10FFFF and not 0xD800 <= n <= 0xDFFF else None
-
-
-def entities_read(text: str):
-    """``(plain, source)``: ``text`` with each HTML character reference (:data:`_ENTITY`) read as the characters it
-    stands for, and ``source(i)``, the ``(start, end)`` in ``text`` that character ``i`` of ``plain`` was read from (a
-    reference's whole); None when ``text`` holds no reference."""
-    parts, marks, at, shift = [], [], 0, 0  # marks: (index in plain, start in text, characters, end in text)
-    for m in _ENTITY.finditer(text):
-        if (chars := _entity(m.group())) is None:
-            continue
-        parts += [text[at:m.start()], chars]
-        marks.append((m.start() - shift, m.start(), len(chars), m.end()))
-        shift += m.end() - m.start() - len(chars)
-        at = m.end()
-    if not marks:
-        return None
-    starts = [k[0] for k in marks]
-
-    def source(i: int) -> tuple[int, int]:
-        k = bisect_right(starts, i) - 1
-        if k < 0:
-            return i, i + 1
-        d, a, n, b = marks[k]
-        return (a, b) if i < d + n else (b + i - d - n, b + i - d - n + 1)
-
-    return "".join(parts) + text[at:], source
 
 
 def _find_written(text: str) -> list[tuple[str, int, int]]:
