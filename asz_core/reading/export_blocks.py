@@ -28,7 +28,7 @@ from ..view.titles import BLOCK_STEPS, prompt_blocks
 from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
 from ..view.tool_drawn import drawn_input
 from .export_render import TOOLS_RENDER, drawn
-from .export_tools import drawn_html, drawn_markdown, drawn_pairs
+from .export_tools import drawn_html, drawn_markdown, drawn_pairs, gist_pairs
 from .termtext import md_literal, md_visible
 
 __all__ = ["BLOCK_STEPS", "NO_OUTPUT", "TEXT_TOP", "again_said", "arguments_said", "call_named", "held_said", "one_side_said", "transcript_said", "ask_line", "execution_head", "execution_line", "fence", "html_blocks", "inline_code", "literal", "said_html", "MARKDOWN_STEPS", "markdown_blocks", "nested", "sealed", "said_md", "no_result_text", "outcome_said", "read_blocks", "report_line",
@@ -393,12 +393,13 @@ def tool_gist(st: dict, dialect: str = "", limit: int = GIST_CHARS) -> str:
     text = st.get("input")
     if not text:
         return ""
-    if drawn() >= TOOLS_RENDER and (shown := drawn_input(text)) is not None and "todos" in shown:
-        return one_line(shown["todos"]["gist"], limit)[0]  # not its JSON (render 20)
+    pairs = gist_pairs()
+    if pairs is None and drawn() >= TOOLS_RENDER and (shown := drawn_input(text)) is not None and "todos" in shown:
+        return one_line(shown["todos"]["gist"], limit)[0]  # not its JSON (render 20 to 22)
     import orjson
 
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:  # clipped, or not JSON: its own text
         data = {"command": text}
-    return call_summary(dialect, st.get("name") or "", data, limit)[0]
+    return call_summary(dialect, st.get("name") or "", data, limit, pairs)[0]  # from render 23 a todo list's, an edit's line

@@ -129,6 +129,12 @@ could hide behind it).
   (Kiro CLI's ``old_str``/``new_str``, Kiro IDE's ``originalContent``/``modifiedContent``: the text pairs of
   :data:`~asz_core.view.placing.PAIRS`; :data:`PAIRS_RENDER`), where render 21 drew their two texts as fields. A copy
   of render 21 or before is made again drawing as that render did (:func:`drawing`).
+- render 23: a folded call's one line (html's tool line, the brief md's call line, the audit forms' ``tool_call``
+  line) says a todo list's counts (``4 todos: 1 completed, 1 in progress, 2 pending``; the audit forms said its JSON
+  cut at 120 characters, html and brief said it from render 20) and an edit's path and the lines its diff takes away
+  and adds (``/w/a.py (-3 +5)``, where it said the path), read as render 22 draws them
+  (:func:`~asz_core.view.tool_drawn.drawn_gist`, :data:`GISTS_RENDER`). A copy of render 22 or before is made again
+  drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -155,10 +161,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 22
+RENDER = 23
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -181,6 +187,9 @@ TOOLS_RENDER = 20
 #: The render from which md and html draw every text pair of an edit (Kiro's too) as a diff, not only ``old_string``
 #: and ``new_string`` (render 22).
 PAIRS_RENDER = 22
+#: The render from which a folded call's one line (html's tool line, the brief form's, the audit forms' ``tool_call``)
+#: says a todo list's counts and an edit's path and lines changed, not its JSON cut short (render 23).
+GISTS_RENDER = 23
 
 
 def notices_read() -> bool:

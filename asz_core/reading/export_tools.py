@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Callable
 
 from ..view.placing import PAIRS
-from .export_render import PAIRS_RENDER, drawn
+from .export_render import GISTS_RENDER, PAIRS_RENDER, drawn
 from .termtext import md_line, md_visible
 
-__all__ = ["HTML_MARKS", "STATUS_WORDS", "drawn_html", "drawn_markdown", "drawn_pairs", "todo_said"]
+__all__ = ["HTML_MARKS", "STATUS_WORDS", "drawn_html", "drawn_markdown", "drawn_pairs", "gist_pairs", "todo_said"]
 
 #: What a todo's status reads as, in words, where the mark alone does not say it.
 STATUS_WORDS = {"in_progress": "in progress", "pending": "pending", "completed": "completed"}
@@ -34,6 +34,13 @@ def drawn_pairs() -> tuple[tuple[str, str], ...]:
     (:func:`~.export_render.drawn`): every pair of :data:`~asz_core.view.placing.PAIRS` (Kiro's too) from render 22,
     ``old_string``/``new_string`` only before."""
     return PAIRS if drawn() >= PAIRS_RENDER else PAIRS[:1]
+
+
+def gist_pairs() -> tuple[tuple[str, str], ...] | None:
+    """The ``pairs`` a folded call's line reads a todo list's or an edit's one line by
+    (:func:`~asz_core.view.placing.call_summary`) in the copy being drawn: :func:`drawn_pairs` from render 23, None
+    (the input's first field or JSON) before."""
+    return drawn_pairs() if drawn() >= GISTS_RENDER else None
 
 
 def todo_said(t: dict) -> str:

@@ -59,6 +59,7 @@ from ..view.titles import prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
 from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
 from .export_render import notices_read
+from .export_tools import gist_pairs
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
 from .search_hits import text_kind
@@ -318,7 +319,7 @@ class Audit:
         data = p.get("data") if p.get("data") is not None else p.get("text")
         if data in (None, ""):
             return part_marker(p)  # a skeleton's call: its input went (trial 19, F16)
-        full = call_summary(dialect, p.get("name", ""), data, 1 << 62)[0]  # whole: cut below, once masked
+        full = call_summary(dialect, p.get("name", ""), data, 1 << 62, gist_pairs())[0]  # whole: cut below, once masked
         cut = [False]
 
         def cutter(text: str) -> str:

@@ -100,15 +100,21 @@ def input_gist(data, limit: int) -> tuple[str, bool]:
     return one_line(text, limit)
 
 
-def call_summary(dialect: str, name: str, data, limit: int) -> tuple[str, bool]:
+def call_summary(dialect: str, name: str, data, limit: int, pairs: tuple | None = None) -> tuple[str, bool]:
     """``(text, cut)``: what a tool call ``name`` with input ``data`` (decoded JSON) acts on, in one line of at most
     ``limit`` characters: the adapter's own summary when the adapter of ``dialect`` gives one
     (:func:`~asz_core.view.titles.call_gist`: Kiro's ``write`` reads ``create /w/notes.md``, a ``grep`` its pattern),
-    else :func:`input_gist`. The one rule of every reader that sums a call up: the audit prose's ``tool_call`` line,
+    else, when ``pairs`` is given (an edit's text pairs, :data:`PAIRS`), a todo list's or an edit's one line
+    (:func:`~asz_core.view.tool_drawn.drawn_gist`: ``4 todos: 1 completed, …``, ``/w/a.py (-3 +5)``), else
+    :func:`input_gist`. The one rule of every reader that sums a call up: the audit prose's ``tool_call`` line,
     an HTML export's tool line, the page's row of a call (``gists`` of :func:`page_reading`; docs/reading.md)."""
     from .titles import call_gist
 
     said = call_gist(dialect, name, data) if dialect else ""
+    if not said and pairs is not None:
+        from .tool_drawn import drawn_gist
+
+        said = drawn_gist(data, pairs) or ""
     return one_line(said, limit) if said else input_gist(data, limit)
 
 

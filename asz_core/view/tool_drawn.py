@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from .placing import PAIRS, fact_text as _fact, is_path_key as _is_path
 
-__all__ = ["LANGUAGES", "TODO_STATES", "drawn_input", "edit_diff", "language", "todo_gist", "todo_list", "written", "page_drawn"]
+__all__ = ["LANGUAGES", "TODO_STATES", "drawn_gist", "drawn_input", "edit_diff", "edit_gist", "language", "todo_gist", "todo_list", "written", "page_drawn"]
 
 #: The statuses a todo list names and how a checklist marks each: ``[x]`` done, ``[~]`` under way, ``[ ]`` not begun.
 TODO_STATES = {"completed": "x", "in_progress": "~", "pending": " "}
@@ -122,7 +122,7 @@ def _same_said(old: str, new: str) -> str:
 
 
 def edit_diff(data: Any, pairs: tuple[tuple[str, str], ...] = PAIRS) -> dict | None:
-    """``{"path", "edits": [{"note", "lines": [...], "same"?}…], "facts": [[key, value]…]}`` of an edit's input
+    """``{"path", "edits": [{"note", "lines": [...], "same"?}…], "facts": [[key, value]…], "gist"}`` of an edit's input
     ``data`` (decoded JSON; module docstring), its old and new texts the first of ``pairs`` (old key, new key) it holds
     both of as strings (:data:`~asz_core.view.placing.PAIRS`; an export of render 20 reads ``old_string`` only), else
     None: ``lines`` the unified diff (:func:`_diff_lines`, without
@@ -150,7 +150,22 @@ def edit_diff(data: Any, pairs: tuple[tuple[str, str], ...] = PAIRS) -> dict | N
     for note, a, b in pieces:
         lines = _diff_lines(a, b, path)
         edits.append({"note": note, "lines": lines, **({} if lines else {"same": _same_said(a, b)})})
-    return {"path": path, "edits": edits, "facts": _facts(data, used | {key})}
+    return {"path": path, "edits": edits, "facts": _facts(data, used | {key}), "gist": edit_gist(path, edits)}
+
+
+def edit_gist(path: str, edits: list[dict]) -> str:
+    """An edit in one line, for the line a folded call shows (the page's row, an html export's tool line, the brief
+    and audit forms' call line): its path and the lines its diffs take away and add, summed over a MultiEdit's
+    edits, ``/w/a.py (-3 +5)`` (the ``-`` and ``+`` lines after each diff's ``---``/``+++`` head)."""
+    body = [x for e in edits for x in e["lines"][2:]]
+    return f"{path} (-{sum(x[:1] == '-' for x in body)} +{sum(x[:1] == '+' for x in body)})"
+
+
+def drawn_gist(data: Any, pairs: tuple[tuple[str, str], ...] = PAIRS) -> str | None:
+    """The one line of a todo list (:func:`todo_gist`) or an edit (:func:`edit_gist`) given as decoded ``data`` (or
+    its JSON text), None for any other input: what a folded call's line says in place of its JSON cut short."""
+    got = drawn_input(data, pairs=pairs) if isinstance(data, str) else drawn_input(data=data, pairs=pairs) if data is not None else None
+    return next((v["gist"] for k, v in got.items() if k in ("todos", "diff")), None) if got else None
 
 
 def written(data: Any) -> dict | None:

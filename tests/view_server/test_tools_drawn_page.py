@@ -62,6 +62,7 @@ def test_the_page_draws_them_as_text_and_thinking_as_markdown(tmp_path, serve, b
     assert lines == [["dl hunk", "@@ -1,2 +1,3 @@"], ["dl del", "-<p>hi</p>"], ["dl add", "+" + PWN], ["dl ctx", " keep"],
                      ["dl add", "+token=ghp_\u2026eG4u"]]
     assert edit.find_element(By.CSS_SELECTOR, ".drawninput .fpath").text == "/home/dev/site/a.html"
+    assert edit.find_element(By.CSS_SELECTOR, ".row .pv").text == "/home/dev/site/a.html (-1 +2)"  # 1 line taken, 2 added
     multi = browser.find_element(By.CSS_SELECTOR, ".node[data-id='tool/toolu_3']")
     assert [e.text for e in multi.find_elements(By.CSS_SELECTOR, ".drawninput .filediff > .faint")] == ["edit 1 of 2", "edit 2 of 2 · replace_all"]
     write = browser.find_element(By.CSS_SELECTOR, ".node[data-id='tool/toolu_4']")

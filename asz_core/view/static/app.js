@@ -2273,10 +2273,12 @@
 
   // A call's row: what the adapter says the call acts on (GISTS), else its input's first non-blank string among
   // RULES.input_fields (placing.INPUT_FIELDS, served into this script), else the input as written: placing.call_summary,
-  // the exports' and the audit prose's one rule; a todo list its counts (DRAWN, tool_drawn.todo_gist, as html's line).
+  // the exports' and the audit prose's one rule; a todo list its counts, an edit its path and lines changed (DRAWN's
+  // gist, tool_drawn.drawn_gist, as html's line).
   function toolInputPreview(n) {
     if (GISTS[n.id]) return GISTS[n.id];
-    if (DRAWN[n.id] && DRAWN[n.id].todos) return DRAWN[n.id].todos.gist;  // '4 todos: 1 completed, …', not its JSON
+    const drawnAs = DRAWN[n.id] && (DRAWN[n.id].todos || DRAWN[n.id].diff);
+    if (drawnAs) return drawnAs.gist;  // '4 todos: 1 completed, …', '/w/a.py (-3 +5)' (tool_drawn.drawn_gist), not its JSON
     if (!n.text) return '';
     try {
       const v = JSON.parse(n.text);
