@@ -38,14 +38,15 @@ __all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_masked", "forms_said"]
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
 #: (``tests/reading/test_export_forms.py`` fails on a change of them without a bump).
-FORMS = 4
+FORMS = 5
 #: What each number's forms are, for the note (docs/reading.md, "Credentials").
 FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's and Azure's forms, passphrases)",
               2: "forms 2 (session 44: a PEM key's line breaks escaped at any depth, an address's password holding #)",
               3: "forms 3 (session 44, fix44g: env secrets, API key, token and cookie headers, docker, sshpass, "
                  "redis-cli and .netrc passwords, encoded passwords, base64 and continued tokens)",
               4: "forms 4 (session 44, fix44b: --secret, --token and --api-key values, mysql -p before a database, "
-                 "two-word and quoted passphrases, HTML character references read)"}
+                 "two-word and quoted passphrases, HTML character references read)",
+              5: "forms 5 (session 44, review44: PASS alone given with = only, PASS: NAME being a test's result)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

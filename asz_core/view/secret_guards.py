@@ -337,7 +337,8 @@ def looks_env_secret(value: str, m: re.Match) -> bool:
     name's last word): the whole name, read back from the match's start, is of upper-case letters, digits and ``_`` (an
     environment variable's: ``myKEY=`` is not one), not after a letter or digit (but a JSON escape's ``n``, ``r`` or
     ``t``), its last word a word of :data:`ENV_SECRET_WORDS` after ``_`` (or ``API`` for ``APIKEY``), or that word
-    alone for those of :data:`_ENV_ALONE`; no word of :data:`_ENV_PUBLIC` in it; the value as
+    alone for those of :data:`_ENV_ALONE`, given with ``=`` (``PASS: addr2line``, Go's ``--- PASS: Test_x``, is a test's
+    result: review44, 98,292 such lines of binutils' test summary found); no word of :data:`_ENV_PUBLIC` in it; the value as
     :func:`looks_keyword_password` judges it, 8 characters or more, and after ``KEY`` (not a password's name) none of
     :data:`_ENV_NOT_SECRET`."""
     text, at = m.string, m.start()
@@ -350,6 +351,8 @@ def looks_env_secret(value: str, m: re.Match) -> bool:
     name, word = text[a:m.end("word")], m.group("word")
     prefix = name[:-len(word)]
     if not (prefix.endswith("_") or (word == "KEY" and prefix.endswith("API")) or (not prefix and word in _ENV_ALONE)):
+        return False
+    if not prefix and "=" not in text[m.end("word"):m.start("value")]:  # PASS: NAME is a test's result (review44)
         return False
     if any(w in f"_{name}_" for w in _ENV_PUBLIC) or len(value) < 8 or not looks_keyword_password(value):
         return False

@@ -72,7 +72,9 @@ DECOYS = ("CACHE_KEY=4b825dc642cb6eb9a060e54bf8d69288fbee4904", "GPG_KEY=A035C8C
           "client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUV",
           "base64 of hello: aGVsbG8gd29ybGQgZnJvbSB0aGUgdGVzdA==", "pip install scikit-learn  # sk-learn",
           "git rev 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b \\\n  merged", "uuid 3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-          "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host")
+          "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host",
+          "PASS: binutils-all/i386/empty", "--- PASS: TestParse_config2 (0.00s)",
+          "FAIL: x\nPASS: tests/test_api.py::test_create")  # test results (review44)
 NEW_FORMS = ("api-key-header", "authorization-token", "cookie", "env-secret", "docker-password", "sshpass-password",
              "redis-password", "netrc-password", "encoded-password", "docker-auth", "kubeconfig-client-key",
              "base64-token", "continued-token")
