@@ -46,7 +46,8 @@ FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's
                  "redis-cli and .netrc passwords, encoded passwords, base64 and continued tokens)",
               4: "forms 4 (session 44, fix44b: --secret, --token and --api-key values, mysql -p before a database, "
                  "two-word and quoted passphrases, HTML character references read)",
-              5: "forms 5 (session 44, review44: PASS alone given with = only, PASS: NAME being a test's result)"}
+              5: "forms 5 (session 44, review44: PASS alone given with = only, PASS: NAME being a test's result; "
+                 "no --next-token, --client-token or other page's or request's token)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

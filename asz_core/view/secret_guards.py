@@ -236,8 +236,22 @@ def _quoted(text: str, a: int, b: int) -> bool:
 
 def looks_token(value: str, m: re.Match) -> bool:
     """The ``token`` form's check: given to a flag (group ``flag``, the space or ``=`` after ``--token``),
-    :func:`looks_flagged`; else :func:`looks_keyword_password`."""
-    return looks_flagged(value, m) if m.group("flag") is not None else looks_keyword_password(value)
+    :func:`looks_flagged`, and none of the flag's words one of :data:`_TOKEN_NOT_SECRET` (``--next-token``,
+    ``--client-request-token``: a page's or a request's token); else :func:`looks_keyword_password`."""
+    if m.group("flag") is None:
+        return looks_keyword_password(value)
+    head = _FLAG_HEAD.search(m.string, max(m.start() - 64, 0), m.start())
+    words = re.split(r"[-_]", head.group().lstrip("-").lower()) if head else []
+    return looks_flagged(value, m) and not any(w in _TOKEN_NOT_SECRET for w in words)
+
+
+#: The words of a flag ending in ``-token`` whose value is no credential (review44, over the AWS CLI's examples: a
+#: page's ``--next-token``, ``--starting-token``, ``--next-page-token``; a request's ``--client-token``,
+#: ``--client-request-token``, ``--idempotency-token``; ``--change-token``, ``--lock-token``,
+#: ``--lifecycle-action-token``, ``--copy-product-token``, ``--work-unit-token``, ``--confirmation-token``).
+_TOKEN_NOT_SECRET = frozenset({"next", "starting", "page", "pagination", "continuation", "client", "request",
+                               "idempotency", "change", "lock", "lifecycle", "action", "copy", "product", "work", "unit",
+                               "confirmation", "sync", "cancel", "resume"})
 
 
 def looks_mysql_password(value: str, m: re.Match) -> bool:

@@ -74,7 +74,10 @@ DECOYS = ("CACHE_KEY=4b825dc642cb6eb9a060e54bf8d69288fbee4904", "GPG_KEY=A035C8C
           "git rev 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b \\\n  merged", "uuid 3f2504e0-4f89-41d3-9a0c-0305e82c3301",
           "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host",
           "PASS: binutils-all/i386/empty", "--- PASS: TestParse_config2 (0.00s)",
-          "FAIL: x\nPASS: tests/test_api.py::test_create")  # test results (review44)
+          "FAIL: x\nPASS: tests/test_api.py::test_create",  # test results (review44)
+          "aws sqs list-queues --next-token abCDeFGhiJKlmnOPqrSTuvwxYZ1aBCdEFghijK7LM51nOpqRST",
+          "--client-token 550e8400-e29b-41d4-a716-446655440000", "--client-request-token abc123x9Z",
+          "--idempotency-token 91adc45q7Zx", "--lock-token 46851772-db6f-459d-9385-49428812e357")  # AWS CLI's
 NEW_FORMS = ("api-key-header", "authorization-token", "cookie", "env-secret", "docker-password", "sshpass-password",
              "redis-password", "netrc-password", "encoded-password", "docker-auth", "kubeconfig-client-key",
              "base64-token", "continued-token")
