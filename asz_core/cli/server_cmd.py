@@ -58,15 +58,23 @@ def _check_port(cmd: str, port: int) -> None:
         raise typer.Exit(2)
 
 
-def warn_if_exposed(host: str, reaches: str, token: bool | None = None) -> bool:
+def warn_if_exposed(host: str, reaches: str, token: bool | None = None, carried: str = "in each request") -> bool:
     """``warning: HOST is not a loopback address[ and no token is set]: anyone who reaches it REACHES`` on stderr when
     ``host`` (an IP literal or a name) is not loopback (``localhost`` is) and no token guards it (``token`` None: the
-    server takes no token, the clause left out; False: none set). What ``asz view``/``asz server``, ``asz receive``
-    and ``asz ingest langsmith`` say before they listen (trial 27c F6). Returns whether it warned."""
-    if _loopback(host) or token:
+    server takes no token, the clause left out; False: none set); with a token (``token`` True), that the token
+    travels in plain HTTP on the network (``carried``: where, ``in each request``), where anyone who sees it
+    REACHES with it (trial 44c F7, fix44k: one wording for ``asz view``/``asz server`` and ``asz receive``, which
+    said nothing of it). What they and ``asz ingest langsmith`` say before they listen (trial 27c F6). Returns whether
+    it warned."""
+    if _loopback(host):
         return False
-    typer.echo(f"warning: {host} is not a loopback address{' and no token is set' if token is False else ''}: "
-               f"anyone who reaches it {reaches}", err=True)
+    if token:
+        typer.echo(f"warning: {host} is not a loopback address: the token travels in plain HTTP (no TLS) on the "
+                   f"network, {carried}; anyone who sees it on the way {reaches} (put a TLS proxy in front, or keep "
+                   "loopback and reach it through an SSH tunnel)", err=True)
+    else:
+        typer.echo(f"warning: {host} is not a loopback address{' and no token is set' if token is False else ''}: "
+                   f"anyone who reaches it {reaches}", err=True)
     return True
 
 
@@ -79,17 +87,11 @@ def _loopback(host: str) -> bool:
 
 
 def _loopback_warning(host: str, token: bool = False) -> None:
-    """What ``asz view`` and ``asz server`` say before they listen on ``host`` when it is not loopback: with no
-    token, that anyone who reaches it reads every conversation (:func:`warn_if_exposed`); with ``--token``
-    (``token``), that the token travels in plain HTTP on the network, where anyone who sees it reads the root with it
-    (trial 44c F7: the first was said with a token too, wrong of the token and silent of the real risk)."""
-    if not token:
-        warn_if_exposed(host, "reads every conversation in the root")
-    elif not _loopback(host):
-        typer.echo(f"warning: {host} is not a loopback address: the token travels in plain HTTP (no TLS) on the "
-                   "network, in the address and each request; anyone who sees it on the way reads every conversation "
-                   "in the root (put a TLS proxy in front, or keep loopback and reach it through an SSH tunnel)",
-                   err=True)
+    """What ``asz view`` and ``asz server`` say before they listen on ``host`` when it is not loopback
+    (:func:`warn_if_exposed`): with no token, that anyone who reaches it reads every conversation; with ``--token``
+    (``token``), that the token travels in plain HTTP, in the address and each request (trial 44c F7)."""
+    warn_if_exposed(host, "reads every conversation in the root", True if token else None,
+                    "in the address and each request")
 
 
 def _banner_common(state, host: str, port: int, token: str | None = None) -> None:

@@ -156,8 +156,11 @@ def test_no_token_beyond_loopback_is_warned_about(tmp_path):
     r = Child(tmp_path, listen="0.0.0.0:0")
     assert f"warning: 0.0.0.0 is {LINE}" in r.stop()
     write_secret(tmp_path / "t.tok", "tok-0123456789abcdef\n")
-    r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")
-    assert "warning" not in r.stop()
+    r = Child(tmp_path, "--token-file", str(tmp_path / "t.tok"), listen="0.0.0.0:0")  # the token in plain HTTP: said
+    said = r.stop()
+    assert ("warning: 0.0.0.0 is not a loopback address: the token travels in plain HTTP (no TLS) on the network, in "
+            "each request; anyone who sees it on the way can land files in the root that read verified") in said, said
+    assert "no token is set" not in said and said.count("warning") == 1, said
     r = Child(tmp_path, own_token=True)  # the root's own token: no warning
     assert "warning" not in r.stop()
     for extra in ((), ("--no-token",)):  # the default, and it said explicitly: one warning line after receiving:
