@@ -36,7 +36,7 @@ from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
-from .export_render import RENDER, as_forms, as_render, drawing
+from .export_render import ESCAPED_MASKS_RENDER, RENDER, as_forms, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
 from .export_forms import FORMS
@@ -62,14 +62,14 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _forms(shown: str, kind: str) -> list[tuple[str, int]]:
-    """How a mask's ``shown`` text can stand in a written copy: as it is (md), escaped in a JSON string (json,
-    prose) or in HTML; each with the characters before the mask the form holds (a password's ``***`` is looked for
-    as ``:***@``, so no ``***`` of Markdown is taken for one)."""
+def _forms(shown: str, kind: str, render: int) -> list[tuple[str, int]]:
+    """How a mask's ``shown`` text can stand in a written copy: as it is (md), escaped in a JSON string (json, prose),
+    in HTML, from render 22 as md escapes it beside active content (``\\[private key left out]``: ``md_active``); each
+    with the characters before the mask the form holds (a ``***`` looked for as ``:***@``: no Markdown ``***``)."""
     import html
 
-    out = []
-    for form in dict.fromkeys((shown, orjson.dumps(shown).decode()[1:-1], html.escape(shown))):
+    out, md = [], (shown.replace("[", "\\[").replace("<", "\\<"),) if render >= ESCAPED_MASKS_RENDER else ()
+    for form in dict.fromkeys((shown, orjson.dumps(shown).decode()[1:-1], html.escape(shown), *md)):
         out.append((f":{form}@", 1) if kind == "url-password" else (form, 0))
     return out
 
@@ -107,7 +107,7 @@ def mask_places(copy: bytes, seen: list, render: int = RENDER) -> list[dict]:
     found: list[tuple[int, int, str, str]] = []  # (start, end, shown, kind) in characters of text
     for shown, e in by_shown.items():
         for kind in sorted(e["kinds"]) if classed(e) else (e["kind"],):
-            for form, lead in _forms(shown, kind):
+            for form, lead in _forms(shown, kind, render):
                 at = text.find(form)
                 while at >= 0:
                     found.append((at + lead, at + len(form) - (1 if lead else 0), shown, kind))

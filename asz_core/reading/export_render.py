@@ -135,6 +135,10 @@ could hide behind it).
   and adds (``/w/a.py (-3 +5)``, where it said the path), read as render 22 draws them
   (:func:`~asz_core.view.tool_drawn.drawn_gist`, :data:`GISTS_RENDER`). A copy of render 22 or before is made again
   drawing as that render did (:func:`drawing`).
+- render 24: a copy's bytes are drawn as render 23 drew them; its manifest lists too each mask md wrote escaped in a
+  block holding active content (a PEM key's ``-----BEGIN … PRIVATE KEY-----\\[private key left out]``,
+  :mod:`~asz_core.reading.md_active`), which render 23 and before left out of ``masks`` (fix44k, trial 44c: the manifest counted
+  such a key 3 times where it was masked 5; :func:`~asz_core.reading.export_manifest.mask_places`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -161,10 +165,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 23
+RENDER = 24
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -182,6 +186,8 @@ NOTICE_LABEL_RENDER = 21
 NOTICES_RENDER = 19
 
 
+#: The render from which a manifest lists a mask md wrote escaped (``\\[private key left out]``; render 24).
+ESCAPED_MASKS_RENDER = 24
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).
 TOOLS_RENDER = 20
 #: The render from which md and html draw every text pair of an edit (Kiro's too) as a diff, not only ``old_string``

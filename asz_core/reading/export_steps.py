@@ -550,26 +550,27 @@ def masked_document(root: str | os.PathLike, doc: dict, mask: Masker) -> None:
     masked whole first, then clipped again (:func:`~asz_core.view.secret_forms.masked_cut`: a key the clip cut is
     neither left with its head whole nor run on into the JSON after it; trial 25b F1, F2), and so is a talk's
     ``label``, ``reply`` or ``prompt`` that is such a text as clipped (the talk's first prompt or last reply: a
-    token its clip cut left ``ghp_`` and as many of its characters as fit); every other string as it stands (a
+    token its clip cut left ``ghp_`` and as many of its characters as fit); such a text's credentials are counted
+    over its whole text, masked or only counted, so the count is the conversation's, not the clip's (trial 44c:
+    json counted 113 places where ``--redact`` counted 164, a masked value being shorter, more of them fit the
+    clip); every other string as it stands (a
     ``label``, ``reply``, ``prompt`` clipped from no such text: a key cut there masked to the end of its text). A
     talk's ``label``, ``reply`` or ``prompt`` that is a step's text again (or such a clipped one) is masked and not
     counted: one place of the conversation, counted at its step, as md and html count it (small26)."""
     from ..view.kinds import clip_text
+    from ..view.page_secrets import talk_copies
 
     held, whole = [], {}  # whole: a text as the document clipped it -> (masked whole, then clipped; its fingerprints)
-    texts = {n["text"] for n in walk(doc.get("talks") or ()) if isinstance(n.get("text"), str) and n["text"]}
-    if mask.mask:
-        for n, key, got in list(_whole_of(root, doc)):
-            shown, written, _ = masked_cut(got, clip_text)
-            whole[n[key]] = shown, written
-            held.append((n, key, shown))
-            mask.gone += written
-            n[key] = None  # kept out of the walk below (its place in the node kept)
-    for n in walk(doc.get("talks") or ()):  # a talk's copy of a step's text: masked as it is, counted there only
-        for key in ("label", "reply", "prompt"):
-            if isinstance(n.get(key), str) and (n[key] in whole or n[key] in texts):
-                held.append((n, key, whole[n[key]][0] if n[key] in whole else Masker(mask.mask).text(n[key])))
-                n[key] = None
+    copies = talk_copies(doc)  # the one rule of what a copy is, the page's too (a label --whole left clipped: trial 44c)
+    for n, key, got in list(_whole_of(root, doc)):  # counted over the whole text, masked or not (trial 44c)
+        shown, written, away = masked_cut(got, clip_text)
+        whole[n[key]] = shown if mask.mask else n[key], written
+        held.append((n, key, whole[n[key]][0]))
+        mask.gone += written + away
+        n[key] = None  # kept out of the walk below (its place in the node kept)
+    for n, key in copies:  # a talk's copy of a step's text: masked as it is, counted there only
+        held.append((n, key, whole[n[key]][0] if n[key] in whole else Masker(mask.mask).text(n[key])))
+        n[key] = None
     mask.tree(doc)
     for n, key, shown in held:
         n[key] = shown

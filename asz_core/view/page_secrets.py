@@ -26,7 +26,7 @@ import re
 
 from ..sessiondata.jsonbytes import dumps_wide
 
-__all__ = ["MASKED", "WHOLE", "HEADER", "served", "mask_document", "masked_json", "masked_line"]
+__all__ = ["MASKED", "WHOLE", "HEADER", "served", "mask_document", "masked_json", "masked_line", "talk_copies"]
 
 #: The two ways the page is served credentials (``asz view --no-redact``: :data:`WHOLE`).
 MASKED, WHOLE = "masked", "whole"
@@ -82,7 +82,8 @@ def _masked(doc: dict, gone: list[str] | None = None) -> tuple[dict, bytes]:
     from .secret_forms import Masker, find  # when a document is served: not at the server's start (session 36)
 
     mask = Masker(True, gone)
-    cut, held = 0, []
+    cut, held, was = 0, [], {}
+    copies = talk_copies(doc)
     for node in _clipped(doc):
         for key, size in (("text", "bytes"), ("result", "result_bytes")):
             value = node.get(key)
@@ -90,6 +91,9 @@ def _masked(doc: dict, gone: list[str] | None = None) -> tuple[dict, bytes]:
                 node[key], n = _cut_head(mask.text(value))
                 cut += n
                 held.append((node, key, node[key]))
+                was[value] = node[key]
+    for node, key in copies:  # a talk's copy of a step's text: masked as that text is, counted there (trial 44c)
+        held.append((node, key, was.get(node[key]) or Masker(True).text(node[key])))
     body = dumps_wide(doc)
     if find(body.decode("utf-8", "surrogatepass")):
         for node, key, _ in held:  # masked already: kept out of the walk (masking a masked text changes nothing)
@@ -99,6 +103,19 @@ def _masked(doc: dict, gone: list[str] | None = None) -> tuple[dict, bytes]:
             node[key] = shown
         body = dumps_wide(doc)
     return {"shown": MASKED, "places": len(mask.gone) + cut}, body
+
+
+def talk_copies(doc: dict) -> list[tuple[dict, str]]:
+    """``(talk, key)`` of each talk's ``label``, ``reply`` or ``prompt`` in the asz.view document ``doc`` that is a
+    step's ``text`` or ``result`` again, whole or clipped at 2,000 bytes (:func:`~asz_core.view.kinds.clip_text`): one place of the
+    conversation, counted at its step by every reader (the page's ``asz-credentials-masked``, the json export,
+    ``asz conversation``; trial 44c: the page counted a label's copy again, 133 places where the exports counted 95)."""
+    from .kinds import clip_text
+
+    nodes = list(_clipped({"talks": doc.get("talks")}))
+    texts = {n[k] for n in nodes for k in ("text", "result") if isinstance(n.get(k), str) and n[k]}
+    texts |= {clip_text(t) for t in texts}
+    return [(n, key) for n in nodes for key in ("label", "reply", "prompt") if isinstance(n.get(key), str) and n[key] in texts]
 
 
 def _clipped(doc: dict):

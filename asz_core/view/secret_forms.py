@@ -21,7 +21,7 @@ import re
 import ahocorasick_rs
 
 from .secret_entities import entities_read
-from .secret_guards import looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
+from .secret_guards import continued_joined, looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
 from .secret_kinds import KINDS, SPLIT as _SPLIT, STARTS as _STARTS
 
@@ -242,9 +242,10 @@ def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
                 continue
             end = _PEM_REST.match(text, b).end()
             out.append((a, end, text[a:b] + LEFT_OUT, fingerprint(_PEM_SPACE.sub("", text[a:end])), kind))
-        else:
+        else:  # a continued token's fingerprint is the token's, however its text writes the continuations
             end = b
-            out.append((a, b, masked(text[a:b], kind), fingerprint(text[a:b]), kind))
+            value = continued_joined(text[a:b]) if kind == "continued-token" else text[a:b]
+            out.append((a, b, masked(text[a:b], kind), fingerprint(value), kind))
         at = end
     if _CHOSEN is not None:  # masked as a copy's manifest says (asz_core.reading.export_forms)
         out = _CHOSEN(text, out)

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
+__all__ = ["CONTINUATION", "continued_joined", "looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
            "looks_sas_signature", "looks_api_key", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
            "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS",
@@ -407,8 +407,18 @@ def looks_encoded_password(value: str) -> bool:
 #: How long a base64 text (:func:`looks_encoded_token`) or a text joined across line continuations
 #: (:func:`looks_continued_token`) may be decoded to: a token's length, not a file's.
 _SHORT_DECODED = 300
-#: A shell's line continuation, a backslash ending its line (JSON-escaped too), and the next line's indent.
-_CONTINUATION = re.compile(r"(?:\\\n|\\\\\\n)[ \t]*")
+#: A shell's line continuation, a backslash ending its line, as a text holds it: written, JSON-escaped (three backslashes
+#: and ``n``), or as the search index holds a JSON text (two backslashes and a line break,
+#: :func:`~asz_core.reading.search_hits.json_text`; trial 44c: ``asz secrets`` missed the token in a tool's input).
+CONTINUATION = r"(?:\\\\\\n|\\\\\n|\\\n)"
+#: A continuation and the next line's indent.
+_CONTINUATION = re.compile(CONTINUATION + r"[ \t]*")
+
+
+def continued_joined(value: str) -> str:
+    """``value`` (a ``continued-token`` match) without its continuations: the token as one string, whatever form
+    the text wrote them in, so one token has one fingerprint in every reader's texts (trial 44c)."""
+    return _CONTINUATION.sub("", value)
 
 
 def _known_token(text: str) -> bool:
@@ -441,7 +451,7 @@ def looks_continued_token(value: str) -> bool:
     """The ``continued-token`` form's check: ``value`` (a known prefix's token cut by one or more shell line
     continuations, ``AKIAW4R8\\`` and ``T2K9…`` on the next line) joined without them is a credential of a known form
     (:func:`_known_token`)."""
-    joined = _CONTINUATION.sub("", value)
+    joined = continued_joined(value)
     return len(joined) <= _SHORT_DECODED and _known_token(joined)
 
 

@@ -99,7 +99,7 @@ from __future__ import annotations
 import base64
 import re
 
-from .secret_guards import (ENV_SECRET_WORDS, cookie_values, looks_api_key, looks_basic, looks_bearer,
+from .secret_guards import (CONTINUATION, ENV_SECRET_WORDS, cookie_values, looks_api_key, looks_basic, looks_bearer,
                             looks_continued_token, looks_cookie, looks_encoded_password, looks_encoded_token,
                             looks_env_secret, looks_flagged, looks_key_data, looks_keyword_password, looks_mixed,
                             looks_mysql_password, looks_named_password, looks_openai, looks_password, looks_random,
@@ -289,7 +289,7 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("base64 -", "b64decode", "kind: Secret")),
     # a token of a known prefix cut by a shell's line continuations (AKIA…\ and the rest on the next line)
     ("continued-token", r"(?:" + "|".join(re.escape(p) for p in _PREFIXES) + r")[A-Za-z0-9_.-]*"
-     r"(?:(?:\\\n|\\\\\\n)[ \t]*[A-Za-z0-9_.-]+)+(?![A-Za-z0-9_.-])", ("\\\n", "\\\\\\n")),
+     r"(?:" + CONTINUATION + r"[ \t]*[A-Za-z0-9_.-]+)+(?![A-Za-z0-9_.-])", ("\\\n", "\\\\\\n")),
 )
 #: Where a match of each form can begin: the strings one of which stands at its first character, as written, and
 #: those read in any case (the form's expression starts with a name in ``(?i:…)``). :func:`find` tries an expression

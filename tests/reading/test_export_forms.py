@@ -235,7 +235,7 @@ def _normal(source: str) -> str:
 
 
 #: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972"}
 
 
 def _forms_digest() -> str:
