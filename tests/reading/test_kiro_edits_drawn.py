@@ -85,7 +85,7 @@ def test_every_kiro_edit_is_a_diff_in_md_and_html(kiro):
 
 def test_a_kiro_copy_drawn_before_render_22_still_checks(kiro, tmp_path):
     """Render 21 drew Kiro's texts side by side: its copy (manifest render 21) checks, made again as render 21 drew
-    it, and not as render 22; today's copy (render 22) draws the diff and checks."""
+    it, and not as render 22; today's copy (render 22 on) draws the diff and checks."""
     from asz_core.reading.export_render import drawing
 
     _, root, ids = kiro
