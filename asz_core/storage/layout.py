@@ -522,15 +522,15 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
     """Raise FileNotFoundError when ``root`` holds directories but none is a session and nothing marks it a root.
 
     A session directory holds ``streams/``, ``runs/``, ``provider_body/`` or
-    ``session.state``; a root that ``asz collect`` or ``asz parse`` used holds
-    ``_collect/`` or ``_conversations/``. A session directory, or a Claude
+    ``session.state``; a root that ``asz collect``, ``asz parse`` or ``asz receive`` used holds
+    ``_collect/``, ``_conversations/`` or ``_received/`` (:data:`_ROOT_FOLDERS`). A session directory, or a Claude
     Code projects directory, given as the root would otherwise verify as
     sessions with nothing in them.
     """
     if not sessions:
         _refuse_files_only(root)
         return
-    if (root / "_collect").is_dir() or (root / CONVERSATIONS).is_dir():
+    if any((root / d).is_dir() for d in _ROOT_FOLDERS):
         return
     if any((s / mark).exists() for s in sessions for mark in _SESSION_MARKS):
         return
@@ -542,6 +542,10 @@ def refuse_what_is_no_root(root: Path, sessions: list[Path], session_command: st
                             f"({names}) holds streams/, runs/, provider_body/ or session.state; give the directory that "
                             f"holds the session directories")
 
+
+#: Folders only a storage root holds: ``asz collect``'s, ``asz parse``'s, and ``asz receive``'s (made before a pushed
+#: session's folder, which a reader may meet before anything has landed in it: review44).
+_ROOT_FOLDERS = ("_collect", CONVERSATIONS, "_received")
 
 #: Files a storage root holds beside its session directories (origin-digest §2.1: ``push.state``).
 _ROOT_FILES = ("push.state",)

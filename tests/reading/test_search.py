@@ -217,6 +217,13 @@ def test_reading_commands_refuse_a_folder_that_is_no_root_and_write_nothing_into
     empty.mkdir()
     assert asz("ls", "--root", str(empty)).returncode == 0
     assert list(empty.iterdir()) == []
+    # a receiving root as its first push lands: _received/ made, the session's folder made, nothing in it yet (review44:
+    # a reader's asz ls said "not a storage root" there); a root all the same
+    receiving = tmp_path / "receiving"
+    (receiving / "_received").mkdir(parents=True)
+    (receiving / "9f1e2d3c-0000-4000-8000-000000000001").mkdir()
+    r = asz("ls", "--json", "--root", str(receiving), check=False)
+    assert r.returncode == 0 and json.loads(r.stdout) == [], r.stderr
 
 
 def test_rows_read_in_worker_processes_are_the_rows_read_in_one(corpus_root, tmp_path):
