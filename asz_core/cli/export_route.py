@@ -21,9 +21,12 @@ __all__ = ["EXPORT_TYPES", "export_handler"]
 EXPORT_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8", "json": "application/json"}
 
 
-def export_handler(config: Optional[Path]) -> Callable:
+def export_handler(config: Optional[Path], bound=None) -> Callable:
     """The route's handler ``(request, pairs, hide) -> Response`` (:func:`asz_core.view.app.api` wraps it); ``config``:
-    the server's asz.yaml (its prices price the export's costs, as ``asz export --config`` does), None for the default."""
+    the server's asz.yaml (its prices price the export's costs, as ``asz export --config`` does), None for the default;
+    ``bound``: the :class:`~asz_core.view.at_once.AtOnce` whose slots it takes one of while it draws (a whole
+    conversation drawn in the request, as a search reads: review44), one more a 503 ``busy``; None: unbounded."""
+    from contextlib import nullcontext
 
     def handler(request, pairs, hide):
         from starlette.responses import Response
@@ -44,7 +47,8 @@ def export_handler(config: Optional[Path]) -> Callable:
         redact = state.credentials != WHOLE  # masked as the page is (page_secrets)
         prose = Prose([], config, redact=redact, shared=fmt in ("md", "html"))
         try:
-            data, _bad = render(state.root, cid, fmt, list(hide), False, prose)
+            with bound.slot(ApiError) if bound is not None else nullcontext():
+                data, _bad = render(state.root, cid, fmt, list(hide), False, prose)
         except (ViewError, LookupError) as exc:
             raise ApiError(409, str(exc), code="does_not_verify") from None
         name = f"{cid}.{EXT[fmt]}"

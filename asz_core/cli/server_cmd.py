@@ -165,8 +165,8 @@ def _reading_routes(searches=None, config=None) -> list:
     :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` of them run together, searches and tool-use readings alike
     (``searches``: the :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a
     503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation kept, 8 s under load); and
-    ``/api/c/{id}/export``, ``asz export``'s bytes of one conversation (:mod:`asz_core.cli.export_route`; ``config``:
-    the server's asz.yaml, whose prices it uses)."""
+    ``/api/c/{id}/export``, ``asz export``'s bytes of one conversation, in the same bound (:mod:`asz_core.cli.export_route`;
+    ``config``: the server's asz.yaml, whose prices it uses)."""
     from ..view.app import TITLES_MASKED, json_answer
     from .export_route import export_handler
     from ..view.at_once import SEARCHES_AT_ONCE, AtOnce
@@ -174,7 +174,7 @@ def _reading_routes(searches=None, config=None) -> list:
     bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches and tool-use readings")
     return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)),
             ("/api/tools", json_answer(bound.bounded(_tools))),
-            ("/api/c/{id}/export", export_handler(config))]
+            ("/api/c/{id}/export", export_handler(config, bound))]
 
 
 def serve_app(app, host: str, port: int, sock=None, on_started=None, banner=None) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Generic, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 __all__ = ["STATUS_KEPT", "SEARCHES_AT_ONCE", "Recent", "AtOnce"]
 
@@ -69,12 +70,19 @@ class AtOnce:
         """``answer(root, pairs, hide, error)`` (:func:`~asz_core.view.app.json_answer`'s shape) bounded."""
 
         def run(root, pairs, hide, error):
-            if not self._slots.acquire(blocking=False):
-                raise error(503, f"busy: this server is answering {self.n} {self.what} already, the most it runs at "
-                                 "once; ask again in a moment", code="busy", headers={"retry-after": "1"})
-            try:
+            with self.slot(error):
                 return answer(root, pairs, hide, error)
-            finally:
-                self._slots.release()
 
         return run
+
+    @contextmanager
+    def slot(self, error: Callable[..., Exception]) -> Iterator[None]:
+        """Hold one of the ``n`` slots while the block runs; none free: ``error(503, …)`` raised at once (``error``:
+        :class:`~asz_core.view.query.ApiError` or the shape :meth:`bounded`'s answers are given)."""
+        if not self._slots.acquire(blocking=False):
+            raise error(503, f"busy: this server is answering {self.n} {self.what} already, the most it runs at "
+                             "once; ask again in a moment", code="busy", headers={"retry-after": "1"})
+        try:
+            yield
+        finally:
+            self._slots.release()

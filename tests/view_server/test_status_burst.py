@@ -85,6 +85,9 @@ def test_searches_past_the_bound_are_refused_busy(corpus_copy):
                                                      "runs at once; ask again in a moment"}
         t = client.get("/api/tools")  # one bound for both: a first /api/tools reads every conversation kept
         assert t.status_code == 503 and t.headers["retry-after"] == "1" and t.json() == r.json(), (t.status_code, t.text)
+        conv = client.get("/api/conversations").json()["conversations"][0]["id"]
+        e = client.get(f"/api/c/{conv}/export", params={"format": "md"})  # a whole conversation drawn: the same bound
+        assert e.status_code == 503 and e.headers["retry-after"] == "1" and e.json() == r.json(), (e.status_code, e.text)
     finally:
         release.set()
         first.join()
@@ -92,3 +95,5 @@ def test_searches_past_the_bound_are_refused_busy(corpus_copy):
     assert r.status_code == 200 and r.json()["hits"], r.text
     t = client.get("/api/tools")  # its slot given back: answered
     assert t.status_code == 200 and t.json()["total"]["calls"] > 0, t.text
+    e = client.get(f"/api/c/{conv}/export", params={"format": "md"})
+    assert e.status_code == 200 and e.text.startswith("# "), e.text[:200]
