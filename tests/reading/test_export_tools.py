@@ -191,10 +191,12 @@ def test_a_kiro_create_reads_as_its_fields(corpus_dir, tmp_path):
     md = asz("export", session, "--format", "md", "--root", str(root)).stdout
     at = md.index("**Tool create** · ")
     step = md[at:md.index("**", md.index("**", at + 4) + 2)]
-    assert "- file: `test-scripts/hello.sh`" in step
-    assert "*originalContent*\n\n```\n\n```" in step
-    assert '*modifiedContent*\n\n```\n#!/bin/sh\necho "Hello World"\n\n```' in step
-    assert '"originalContent"' not in step
+    # since render 22 (fix44j) an IDE create reads as the diff of its originalContent ('') to its modifiedContent,
+    # headed by its file, the input's other fields kept above it
+    assert "```diff\n--- test-scripts/hello.sh\n+++ test-scripts/hello.sh\n@@ -0,0 +1,2 @@\n" in step
+    assert '\n+#!/bin/sh\n+echo "Hello World"\n```' in step
+    assert "- local: `file:///private/tmp/kiro-fixture-workspace2/test-scripts/hello.sh`" in step
+    assert '"originalContent"' not in step and "*modifiedContent*" not in step
 
 
 SPOTTER = ("-home-user-spotter", "8463c716-a2ea-4c14-9efa-87158ebd9f20")
@@ -215,6 +217,15 @@ def test_a_compaction_boundary_reads_as_its_line(corpus_source, tmp_path):
     assert "compactMetadata" in page[at:page.index("</details>", at)]  # folded under the line
 
 
+def _lines_changed(old: str, new: str) -> tuple[int, int]:
+    """The lines an edit takes away and adds, line by line (difflib's matching blocks over the two texts' lines)."""
+    import difflib
+
+    a, b = old.splitlines(), new.splitlines()
+    same = sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return len(a) - same, len(b) - same
+
+
 def test_html_names_what_each_folded_call_ran(corpus_source, corpus_root, tmp_path):
     """Each folded tool call of an HTML export shows what it ran on its line (trial 18: every call read ``Tool Bash``
     and its id): the command of a Bash call, the file of a Read or an Edit, a Grep's path, a Glob's pattern, as the
@@ -232,6 +243,8 @@ def test_html_names_what_each_folded_call_ran(corpus_source, corpus_root, tmp_pa
     for b, when in calls:  # each with the time of the line that holds it (trial 30a F3)
         said = next((b["input"][k] for k in order if isinstance(b["input"].get(k), str) and b["input"][k].strip()), "")
         if said and len(said) < 120 and "\n" not in said and b["name"] in ("Bash", "Read", "Glob", "Grep", "Edit"):
+            if b["name"] == "Edit":  # since render 23 (fix44j) an edit's line also says the lines it takes and adds
+                said += " (-%d +%d)" % _lines_changed(b["input"]["old_string"], b["input"]["new_string"])
             head, tail = (f"<summary>Tool <b>{b['name']}</b>", f" <code class=\"gist\"><bdi>{html.escape(said)}</bdi>"
                           f"</code> <span class=\"when\">{when}</span> <span class=\"id\">tool/{b['id']}</span></summary>")
             assert head + tail in page or head + ' <span class="failed">failed</span>' + tail in page, tail

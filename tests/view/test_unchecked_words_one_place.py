@@ -23,6 +23,7 @@ from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, PARTIAL_ONLY, P
                                       UNCHECKED_MORE, UNCHECKED_WHY, HOUR_AFTER, HOUR_BEFORE,
                                       UNCHECKED_LEAD, UNCHECKED_REST, page_words)
 from asz_core.view.page import APP_JS
+from asz_core.view.match import NO_PROJECT
 from asz_core.view.unended import UNENDED_PREFIX
 from asz_core.view.usage import UNDESCRIBED_PREFIX
 
@@ -57,7 +58,8 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                             "no_result": NO_RESULT, "not_by_runtime": NOT_BY_RUNTIME, "none_recorded": NONE_RECORDED,
                             "no_price": NO_TOKENS_TO_PRICE, "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX,
                             "error_labels": {"request": "API error", "run": "Run failed"}, "below_cent": "<$0.01", "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE,
-                            "partial_mark": "+", "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY}
+                            "partial_mark": "+", "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY,
+                            "no_project": NO_PROJECT}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

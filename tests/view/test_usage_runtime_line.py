@@ -130,8 +130,9 @@ def test_the_page_marks_what_asz_ls_and_asz_usage_mark(tmp_path):
     cli = next(ln for ln in listed.splitlines() if ln.startswith("+ "))
     src = (Path(__file__).resolve().parents[2] / "asz_core" / "view" / "static" / "app.js").read_text(encoding="utf-8")
     fns = [re.search(r"\n  function %s\([^\n]*\}\n|\n  function %s\(.*?\n  \}\n" % (n, n), src, re.S).group(0)
-           for n in ("callsUncounted", "partialText", "partialListLine")]  # a one-line function, or one up to its }
+           for n in ("callsUncounted", "partialText", "partialListLine", "shortId")]  # a one-line function, or one up to its }
     script = (f"const WORDS = {json.dumps(page_words())};\nconst PARTIAL_MARK = WORDS.partial_mark;\n"
+              "const SHOWN_IDS = {};\n"  # the list's shown ids (/api/conversations): none here, each id's first 8
               "function num(n) { return n.toLocaleString('en-US'); }\n"
               "function rowUnrecorded(r) { return r.usage_recorded === false; }\n" + "".join(fns) +
               f"console.log(JSON.stringify([partialListLine({json.dumps(rows)}), partialListLine([]), "
