@@ -40,19 +40,30 @@ def _cost(u: dict) -> Decimal:
             + PRICE["cache_write_1h"] * h1) / 1_000_000
 
 
-def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp_path):
-    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
-              "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}},
-             _line(1, "2026-11-20", _usage(10, 100, 1000, 5000)), _line(2, "2026-11-21", _usage(20, 200, 2000, 500)),
-             _line(3, "2026-11-21", _usage(5, 5, 0, 0))]
-    del lines[3]["message"]["model"]  # a call whose record names no model: unpriced, and nothing to add (F9)
+def _prompt() -> dict:
+    return {"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
+            "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}}
+
+
+def _collected(tmp_path, lines: list[dict], config: str) -> tuple[str, object]:
+    """``lines`` written as one Claude Code transcript, collected by ``asz collect --once``; ``(root, the asz.yaml
+    named config)`` whose prices are :data:`PRICE` for the test's model."""
     proj = tmp_path / "projects" / "-home-me-hours"
     proj.mkdir(parents=True)
     (proj / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
-    cfg = tmp_path / "new.yaml"
+    cfg = tmp_path / config
     cfg.write_text("prices:\n  hour-test-model: {" + ", ".join(f"{k}: {v}" for k, v in PRICE.items()) + "}\n")
     root = str(tmp_path / "root")
     asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
+    return root, cfg
+
+
+def test_a_cost_is_the_sum_of_its_calls_when_a_1_hour_part_exceeds_its_whole(tmp_path):
+    lines = [_prompt(),
+             _line(1, "2026-11-20", _usage(10, 100, 1000, 5000)), _line(2, "2026-11-21", _usage(20, 200, 2000, 500)),
+             _line(3, "2026-11-21", _usage(5, 5, 0, 0))]
+    del lines[3]["message"]["model"]  # a call whose record names no model: unpriced, and nothing to add (F9)
+    root, cfg = _collected(tmp_path, lines, "new.yaml")
 
     calls = [d["message"]["usage"] for d in lines if d["type"] == "assistant" and "model" in d["message"]]
     each = [_cost(u) for u in calls]
@@ -83,18 +94,11 @@ def test_one_conversation_of_calls_over_and_under_their_whole_costs_the_sum_of_i
     7000 of 2000) priced the 100 at the 1-hour rate ($0.024672 where the calls cost $0.024447), showed 1-hour 13,000 of
     4,100 and counted no call above its whole. The compiled reading now leaves such a call to ``usage._counts``."""
     shapes = [(1, 1, 100, 0), (1, 1, 1000, 5000), (1, 1, 2000, 7000), (1, 1, 1000, 1000)]
-    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": SID, "cwd": "/home/me/hours",
-              "timestamp": "2026-11-20T09:59:00.000Z", "message": {"role": "user", "content": "count the hours"}}]
+    lines = [_prompt()]
     lines += [_line(n, "2026-11-20", _usage(*s)) for n, s in enumerate(shapes, 1)]
     for n, d in enumerate(lines[1:], 1):
         d["parentUuid"] = lines[n - 1]["uuid"]
-    proj = tmp_path / "projects" / "-home-me-hours"
-    proj.mkdir(parents=True)
-    (proj / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
-    cfg = tmp_path / "asz.yaml"
-    cfg.write_text("prices:\n  hour-test-model: {" + ", ".join(f"{k}: {v}" for k, v in PRICE.items()) + "}\n")
-    root = str(tmp_path / "root")
-    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
+    root, cfg = _collected(tmp_path, lines, "asz.yaml")
 
     calls = [d["message"]["usage"] for d in lines[1:]]
     want = sum(_cost(u) for u in calls)
