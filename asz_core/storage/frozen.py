@@ -78,16 +78,18 @@ def read_only_db(path: str | os.PathLike, *, check_same_thread: bool = True, tim
     path = Path(path)
     if not path.is_file():  # as SQLite says it (the readers make the database elsewhere then)
         raise sqlite3.OperationalError(f"unable to open database file: {path}")
+    quiet = still(path)  # asked once: the modes and the mount do not change between tries
     for _ in range(COPY_TRIES):
-        if _beside(path, "-wal") is not None and _beside(path, "-shm") is not None:
+        wal = _beside(path, "-wal")
+        if wal is not None and _beside(path, "-shm") is not None:
             con = _locked_read(path, check_same_thread, timeout)
             if con is not None:
                 return con
-        wal = _beside(path, "-wal")
-        if not (wal and wal[0]) and still(path):
+            wal = _beside(path, "-wal")  # looked at again: the log may have gone as SQLite refused
+        if not (wal and wal[0]) and quiet:
             return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, timeout=timeout,
                                    check_same_thread=check_same_thread)
-        con = _copied(path, check_same_thread, timeout, checked=not still(path))
+        con = _copied(path, check_same_thread, timeout, checked=not quiet)
         if con is not None:
             return con
     raise sqlite3.OperationalError(f"{path}: changed while it was copied to be read, {COPY_TRIES} times")
