@@ -214,7 +214,7 @@ class Epoch:
 
 
 class Talk:
-    __slots__ = ("node_id", "stream", "epoch", "runs", "emitted", "first", "last", "at", "thread")
+    __slots__ = ("node_id", "stream", "epoch", "runs", "emitted", "first", "last", "at", "thread", "orphan")
 
     def __init__(self, node_id: str, stream: Stream, epoch: Epoch | None):
         self.node_id = node_id
@@ -227,6 +227,9 @@ class Talk:
         self.at: Ref | None = None
         #: opened by a parentless unflagged input record (an inline sidechain thread): no one external started it
         self.thread = False
+        #: a sub-agent's lines in its parent's file that no call and no prompt of their own opened (field report 34):
+        #: a group of their own, opened by :func:`~asz_core.flow.asm_talks.orphan_sidechains`' run
+        self.orphan = False
 
     def mark(self, r: Ref) -> None:
         """Keep the earliest landed position seen for the talk (its ``ref``)."""
@@ -295,6 +298,8 @@ class State:
         #: id() of a record with no run of its own → (the cycle key of its nearest ancestor that has one, hops to it);
         #: ('', 0) when its parent chain ends first (asm_talks.run_for)
         self.ancestor: dict[int, tuple[str, int]] = {}
+        #: the runs of orphan sidechain groups (stage 7: asm_talks.orphan_sidechains)
+        self.orphan_runs: set[str] = set()
         self.triggers: dict[str, dict[str, set[str]]] = {}
         self.labels: dict[str, tuple[int, int, str]] | None = None
         self.manifests: dict[str, IndexEntry] | None = None

@@ -3,6 +3,8 @@
 7. a talk starts on external input or on a cycle that states no trigger;
    membership by walking parents backward (≤ 64 hops); a child stream is
    exactly one talk; every stream record is placed in its innermost container;
+   a sub-agent's lines in its parent's file that no call and no prompt of their
+   own opened are a talk of their own (:func:`orphan_sidechains`, field report 34);
    a resumed session whose first records belong to a turn of the earlier
    session (its input repeated, so not drawn here) opens a talk of their own
    (trigger ``unknown``, issue 18);
@@ -18,7 +20,7 @@ from .index import IndexEntry
 from .model import Node, make_id
 from .asm_state import State, Stream, Epoch, Talk, Segment, ref_of, bref, at_id, opens_thread, turn_document, ANCESTOR_HOPS, GATES
 
-__all__ = ["cycle_key", "run_for", "starts_talk", "new_talk", "new_run", "open_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation", "open_operations"]
+__all__ = ["cycle_key", "run_for", "orphan_sidechains", "ORPHAN_RUN", "starts_talk", "new_talk", "new_run", "open_run", "place", "document_turns", "stage7_talks", "emit_talks", "stage8_segments", "no_open_operation", "open_operations"]
 
 
 def cycle_key(e: IndexEntry) -> str:
@@ -89,6 +91,37 @@ def run_for(st: State, e: IndexEntry) -> str:
     for rid in path:
         known[rid] = ("", 0)
     return ""
+
+
+#: What the run of an orphan sidechain group's key starts with (:func:`orphan_sidechains`): no record states it.
+ORPHAN_RUN = "sidechain_"
+
+
+def orphan_sidechains(st: State) -> None:
+    """Give each sub-agent's line in its parent's file (a record of a stream that is not a child's, saying ``sidechain``:
+    Claude Code 1.0.x's ``isSidechain``) that no call and no prompt of its own opened a run of its own (field report
+    34: its sub-agent's opening prompt never landed, or no parent names it), so stage 7 draws it as a talk of its own,
+    as the readers count its calls under ``subagent``, never among its parent's steps.
+
+    Such a line is the root of a group when it opens or states no run (:func:`cycle_key`) and its parent is no
+    sidechain record of the session: none, one no landed record carries, or one of its parent's own lines. Lines whose
+    parent is the same absent record are one group (the replies to one prompt that never landed), keyed
+    ``sidechain_<that parent>``; any other root's group is keyed ``sidechain_<its id>`` (``at_<seq>_<row>`` without
+    one). The lines under a root reach it by their parents (:func:`run_for`, which this seeds), as any run's do; a
+    sidechain thread whose prompt landed (:func:`~asz_core.flow.asm_state.opens_thread`) is left as it was."""
+    by_record, known = st.by_record, st.ancestor
+    for s in st.streams:
+        if s.role == "child":
+            continue
+        for e in s.entries:
+            if not e.sidechain or e.kind != "transcript" or cycle_key(e):
+                continue
+            parent = by_record.get(e.parent) if e.parent else None
+            if parent is not None and parent.sidechain:
+                continue
+            run = ORPHAN_RUN + (e.parent if e.parent and parent is None else e.id or at_id(ref_of(e)))
+            known[id(e)] = (run, 0)
+            st.orphan_runs.add(run)
 
 
 def starts_talk(st: State, run: str, s: Stream) -> bool:
@@ -179,20 +212,27 @@ def document_turns(st: State, e: IndexEntry, s: Stream, ep: Epoch) -> Talk:
     return talks[-1]
 
 
-def open_run(st: State, s: Stream, ep: Epoch, cur: Talk | None, run: str, e: IndexEntry) -> Talk:
+def open_run(st: State, s: Stream, ep: Epoch, cur: Talk | None, run: str, e: IndexEntry) -> Talk | None:
     """A run first seen at record ``e``: it opens a talk (:func:`starts_talk`, or no talk yet), else joins ``cur``.
-    Returns the talk it belongs to (the current talk from then on)."""
-    if cur is None or starts_talk(st, run, s):
-        cur = new_talk(st, s, ep, make_id("talk", s.name, run))
-        cur.thread = not cur.runs and not e.run and opens_thread(e)
-    cur.runs.append(run)
-    st.talk_of_run[(s.name, run)] = cur.node_id
-    new_run(st, cur, s, run)
+    Returns the talk it belongs to (the current talk from then on); an orphan sidechain group's run
+    (:func:`orphan_sidechains`) opens a talk of its own and returns ``cur``, which stays the current one."""
+    if run in st.orphan_runs:  # an orphan sidechain group (orphan_sidechains)
+        t = new_talk(st, s, ep, make_id("talk", s.name, run))
+        t.thread = t.orphan = True  # no one external started it; the talk around it stays the current one
+    else:
+        if cur is None or starts_talk(st, run, s):
+            cur = new_talk(st, s, ep, make_id("talk", s.name, run))
+            cur.thread = not cur.runs and not e.run and opens_thread(e)
+        t = cur
+    t.runs.append(run)
+    st.talk_of_run[(s.name, run)] = t.node_id
+    new_run(st, t, s, run)
     return cur
 
 
 def stage7_talks(st: State) -> None:
     """Talks and runs; every stream record placed in its innermost container."""
+    orphan_sidechains(st)
     repeated = {e.id for e in st.repeated if e.id}  # issue 18: records drawn in the session this one continues
     talk_of_run, talk_by_id, run_node, run_at, container = st.talk_of_run, st.talk_by_id, st.run_node, st.run_at, st.container
     for s in st.streams:
@@ -274,8 +314,10 @@ def emit_talks(st: State) -> None:
     for t in st.talks:
         parent = t.epoch.node_id if t.epoch is not None else t.stream.node_id
         trigger = "unknown" if t.stream.role == "child" or t.thread else "external"
-        st.node(Node(t.node_id, kind="talk", parent=parent, stream=t.stream.name, ref=t.at,
-                       attrs={"loops": len(t.runs), "runs": len(t.emitted), "trigger": trigger}))
+        attrs = {"loops": len(t.runs), "runs": len(t.emitted), "trigger": trigger}
+        if t.orphan:
+            attrs["orphan"] = True  # a sub-agent's lines no call and no prompt of their own opened (field report 34)
+        st.node(Node(t.node_id, kind="talk", parent=parent, stream=t.stream.name, ref=t.at, attrs=attrs))
         for run in t.emitted:
             rid = st.run_node.get((t.stream.name, run))
             if not rid:

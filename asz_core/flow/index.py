@@ -23,7 +23,8 @@ and each ``<record>`` keeps only the role fields (seed 000 Record; origin-digest
 time trigger flags model usage sha`` (empty ones left out), ``ts`` the record
 time as integer ns since the epoch (its decimal text when outside the signed 64-bit
 range, before 1677-09-21 or after 2262-04-11; absent when the time is missing or invalid) and ``parts``, each part with ``k id of name server server_tool
-failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``; a record with
+failed state bytes`` and, for a ``changes/1`` data part, ``ch: [captured_by|id, additions, deletions]``, then ``sc: true``
+when the record says ``sidechain`` (schema 7: a sub-agent's line in its parent's file, field report 34); a record with
 an id and parts of a stream's or run's file adds ``pd`` (16 hex of the SHA-256 of its parts' text, data, media and encoding as
 landed: :func:`~asz_core.sessiondata.slim.content_digests`) and, when its session id occurs there, ``pds`` (the same
 with every UUID taken out): what two sessions' copies of a record compare (:func:`~asz_core.flow.index_model.
@@ -97,8 +98,9 @@ __all__ = [
 
 #: On-disk schema of the index. Bump when an entry's shape or meaning changes;
 #: an index written under another schema is discarded and rebuilt.
-INDEX_SCHEMA = 6  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23); 5: no part state (issue 21)
+INDEX_SCHEMA = 7  # 3: provider_body/1 manifests carry ``pb`` (issue 10); 4: ``head`` and ``rows`` (issue 23); 5: no part state (issue 21)
 # 6: a record's content digests ``pd``/``pds`` (fix41a: an index written before is rebuilt, so every record has them)
+# 7: ``sc`` on a record that says ``sidechain`` (field report 34: an index written before is rebuilt, so assembly sees it)
 #: Directory of the index inside a session directory.
 INDEX_DIR = "index"
 _STATE = "index.state"

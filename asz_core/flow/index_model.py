@@ -88,6 +88,9 @@ class IndexEntry(msgspec.Struct, eq=False):
     #: same with every UUID taken out ('' when its session id does not occur there): :func:`same_content` compares.
     parts_digest: str = msgspec.field(default="", name="pd")
     parts_digest_unnamed: str = msgspec.field(default="", name="pds")
+    #: The record says ``sidechain`` (a sub-agent's line in its parent's file; index schema 7, written last as ``sc``):
+    #: what assembly stage 7 draws as an orphan sub-agent group when no call or prompt of its own opened it.
+    sidechain: bool = msgspec.field(default=False, name="sc")
     seq: int = msgspec.field(default=0, name=" seq")
     row: int = msgspec.field(default=0, name=" row")
     kind: str = msgspec.field(default="", name=" kind")

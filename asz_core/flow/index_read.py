@@ -23,7 +23,7 @@ from ..sessiondata.codec import FieldError, check_record_dict, decode_closing, d
 from ..sessiondata.jsonbytes import loads
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.untimed import untimed_rows
-from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, changes_identity, content_digests, provider_identity, slim_head,
+from ..sessiondata.slim import (PART_FIELDS, ROLE_FIELDS, SIDECHAIN_KEY, changes_identity, content_digests, provider_identity, slim_head,
                                 slim_record, take_carried)
 
 __all__ = ["ROLE_FIELDS", "PART_FIELDS", "IndexBuildError", "index_file"]
@@ -218,6 +218,7 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True):
     runtime_version: str = ""
     request: str = ""
     parts: list[_Part] = []
+    sidechain: bool = False
     dropped: list[_Dropped] = []
     replaced: _U64 = 0
 
@@ -316,6 +317,8 @@ def _slim_struct(r: _Record, body: bytes) -> dict:
                         sp["pb"] = pb
             slim.append(sp)
         out["parts"] = slim
+    if r.sidechain:
+        out[SIDECHAIN_KEY] = True
     return out
 
 

@@ -94,6 +94,8 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     at = talk_start(talk)  # 0 is no time: its record's time did not read (trial 30a F8: it read 1970-01-01)
     when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) and at else " from a time not known"
     side = " (a sub-agent's lines)" if talk.get("sidechain") else ""  # written in its parent's file (trial 31b F5)
+    if side and talk.get("orphan") is True:  # no call and no prompt of their own opened them (field report 34)
+        side = " (a sub-agent's lines, parent call not found)"
     return f"stream {talk.get('stream') or 'main'}{side}{when}{label}"
 
 

@@ -49,7 +49,8 @@ from .export_nav import navigated
 from .listing import link_lines
 from .termtext import md_line, md_visible, visible
 
-__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS"]
+__all__ = ["Step", "steps", "part_marker", "unverified_files", "unverified_marker", "problems_of", "notes_of", "sent_by", "markdown_head", "loose_executions", "unresolved_said", "to_markdown", "to_html", "when_text", "step_when", "page", "isolated", "CSS", "SIDECHAIN_SAID",
+           "ORPHAN_SAID", "sidechain_talk_said"]
 
 #: What the Unresolved section at an export's end holds (:func:`unresolved_said`; trial 27a F4).
 UNRESOLVED_ABOUT = ("The document's unresolved entries, as the page's Unresolved tab lists them: each id, its kind and "
@@ -59,6 +60,19 @@ UNRESOLVED_RESULT = "The result as landed, which no step draws:"
 #: What the md and html exports add under the heading of a talk a sub-agent's lines opened in its parent's stream (the
 #: document's talk ``sidechain``: Claude Code 1.0.x; trial 31b F5), as a child stream's talk says its stream.
 SIDECHAIN_SAID = " · a sub-agent's lines, written in its parent's transcript"
+#: What they add after :data:`SIDECHAIN_SAID` from render 25 for such a talk no call and no prompt of its own opened
+#: (the document's talk ``orphan``: field report 34), a sub-agent group whose parent call was not found.
+ORPHAN_SAID = " · parent call not found"
+
+
+def sidechain_talk_said(talk: dict) -> str:
+    """What md and html add after a talk's start and id: :data:`SIDECHAIN_SAID` for a talk the document marks
+    ``sidechain``, and :data:`ORPHAN_SAID` after it from render 25 for one it marks ``orphan`` too; else ''."""
+    from .export_render import ORPHAN_RENDER, drawn
+
+    if not talk.get("sidechain"):
+        return ""
+    return SIDECHAIN_SAID + (ORPHAN_SAID if talk.get("orphan") is True and drawn() >= ORPHAN_RENDER else "")
 
 
 def html_media(st: dict, e) -> str:
@@ -491,7 +505,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         if talk is None:  # loose nodes of a stream with no talk
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
-            side = e(SIDECHAIN_SAID) if talk.get("sidechain") else ""
+            side = e(sidechain_talk_said(talk))
             out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}{side}</p>"
                        + back.get(talk["id"], ""))
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)

@@ -139,6 +139,14 @@ could hide behind it).
   block holding active content (a PEM key's ``-----BEGIN … PRIVATE KEY-----\\[private key left out]``,
   :mod:`~asz_core.reading.md_active`), which render 23 and before left out of ``masks`` (fix44k, trial 44c: the manifest counted
   such a key 3 times where it was masked 5; :func:`~asz_core.reading.export_manifest.mask_places`).
+- render 25: md and html say ``· parent call not found`` after ``· a sub-agent's lines, written in its parent's
+  transcript`` on the time line of a talk the document marks ``orphan`` (a sub-agent's lines in its parent's file
+  that no call and no prompt of their own opened, drawn as a group of their own since index schema 7: field report
+  34; :func:`~asz_core.reading.export.sidechain_talk_said`), and the text form says ``, a sub-agent's line`` after
+  the kind of a line whose record says ``sidechain`` (``, a sub-agent's line, parent call not found`` in such a
+  group), where render 24 said neither (:data:`ORPHAN_RENDER`). A copy of render 24 or before is made again drawing
+  as that render did (:func:`drawing`); one made before assembly drew such groups is made again as of its head
+  round, whose talks hold such a line among its parent's steps, as render 19 marks it.
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -165,10 +173,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ORPHAN_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 24
+RENDER = 25
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -186,6 +194,8 @@ NOTICE_LABEL_RENDER = 21
 NOTICES_RENDER = 19
 
 
+#: The render from which md, html and the text form say a sub-agent group's parent call was not found (render 25).
+ORPHAN_RENDER = 25
 #: The render from which a manifest lists a mask md wrote escaped (``\\[private key left out]``; render 24).
 ESCAPED_MASKS_RENDER = 24
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).

@@ -23,14 +23,14 @@ def talk_markdown(t: dict, heading: str, prices=None, mark: str = "") -> list[st
     "prompt"}``) under ``## heading``: its start and id, what a sub-agent was asked, then each step (each model call's
     tokens and cost, priced by ``prices``, at its step), as the md export writes them. The head line of the step, the
     prompt or the model call whose id is ``mark`` begins with :data:`MARK` ('' marks none)."""
-    from .export import SIDECHAIN_SAID, same_as, step_when, talk_start, when_text
+    from .export import same_as, sidechain_talk_said, step_when, talk_start, when_text
 
     def marked(line: str, sid: str) -> str:
         return MARK + line if mark and sid == mark else line
 
     talk, lines = t["talk"], ["", f"## {heading}"]  # loose nodes of a stream with no talk: their label alone
     if talk is not None:
-        lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{SIDECHAIN_SAID if talk.get('sidechain') else ''}"]
+        lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{sidechain_talk_said(talk)}"]
     if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
         st = t["prompt"]
         lines += ["", marked(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", st["id"]), "",

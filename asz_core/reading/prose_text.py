@@ -44,7 +44,7 @@ from ..view.secret_forms import found_in, masked_cut
 from .prose_audit import CONTENT_KEYS, ERROR_KINDS, INPUT_CHARS, Audit, error_words
 from .termtext import md_line, md_visible
 
-__all__ = ["PLAIN_FIELDS", "PlainAudit", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
+__all__ = ["PLAIN_FIELDS", "PlainAudit", "SIDE_LINE", "SIDE_ORPHAN", "orphan_positions", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
            "plain_blocks", "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words", "window_local"]
 
 #: At most this many ``key: value`` lines of one tool call's input (the rest said as ``… N more field(s)``).
@@ -180,6 +180,23 @@ def unrecorded_words(figures: dict) -> dict:
 REMOVED_LABEL_RENDER = 14
 
 
+#: A text line's ``_side`` (:meth:`PlainAudit.lines`): its record says ``sidechain``; and it is in an orphan group.
+SIDE_LINE, SIDE_ORPHAN = 1, 2
+
+
+def orphan_positions(doc: dict) -> set[tuple[int, int]]:
+    """``{(seq, row)}`` of every record a node under a talk the asz.view document ``doc`` marks ``orphan`` cites."""
+    out: set[tuple[int, int]] = set()
+    stack = [t for t in doc.get("talks") or () if isinstance(t, dict) and t.get("orphan") is True]
+    while stack:
+        n = stack.pop()
+        for r in [n.get("ref"), *(n.get("refs") or ())]:
+            if isinstance(r, dict):
+                out.add((r.get("seq"), r.get("row")))
+        stack.extend(c for c in n.get("children") or () if isinstance(c, dict))
+    return out
+
+
 def _label(line: dict) -> str:
     """A line's ``KIND`` as ``[TS] KIND`` writes it: its kind; from render 14 a person's turn (``role`` user) whose
     text retention took (kind ``removed``) ``prompt, removed by retention`` (in a sub-agent's stream
@@ -200,6 +217,9 @@ def _turn(line: dict) -> list[str]:
     said = [_label(line)]
     if line.get("stream") not in (None, "", "main"):
         said.append(f"stream {line['stream']}")
+    side = line.get("_side")
+    if side:  # a sub-agent's line in its parent's file (render 25; PlainAudit.lines)
+        said.append("a sub-agent's line" + (", parent call not found" if side == SIDE_ORPHAN else ""))
     if "in_range" in line and line["in_range"] is not True:
         said.append("outside the window" if line["in_range"] is False else "time unknown")
     if line.get("kind") in ("tool_call", "tool_execution", "tool_result"):  # a call's status, an execution's (9a73f6a)
@@ -245,6 +265,31 @@ class PlainAudit(Audit):
                 blocks = prompt_blocks(line["text"], self.dialect)
                 if blocks != [("text", line["text"])]:
                     line["text"] = plain_blocks(blocks)
+
+    def lines(self, header: Any, stream: str, file: str, row: int, rec: dict, line: dict | None) -> list[dict]:
+        """:meth:`Audit.lines`, each line of a record that says ``sidechain`` (a sub-agent's line in its parent's file)
+        marked ``_side`` from render 25, so :func:`_turn` says so as the head counts it (:meth:`ask` marks those of
+        an orphan group: field report 34)."""
+        from .export_render import ORPHAN_RENDER, drawn
+
+        out = super().lines(header, stream, file, row, rec, line)
+        if rec.get("sidechain") is True and drawn() >= ORPHAN_RENDER:
+            for x in out:
+                x["_side"] = SIDE_LINE
+        return out
+
+    def ask(self, doc: dict, by_stream: dict[str, list[dict]]) -> None:
+        """:meth:`Audit.ask`, then each ``_side`` line of a record under a talk the document marks ``orphan`` (no call
+        and no prompt of its own opened it) marked :data:`SIDE_ORPHAN`."""
+        super().ask(doc, by_stream)
+        at = orphan_positions(doc)
+        if not at:
+            return
+        seqs = {f.get("file"): f.get("seq") for f in doc.get("files") or () if isinstance(f, dict)}
+        for lines in by_stream.values():
+            for x in lines:
+                if x.get("_side") and (seqs.get(x.get("file")), x.get("row")) in at:
+                    x["_side"] = SIDE_ORPHAN
 
     def header(self, *args, **kwargs) -> dict:
         head = super().header(*args, **kwargs)

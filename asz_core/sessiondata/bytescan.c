@@ -2563,7 +2563,7 @@ none:
  * field a str, failed None, True or False, bytes an int in 0..2**63-1, and no data part the Python would decode (a
  * raw_type whose bytes start with '{' and hold "schema" or a \u escape, or a dict naming "schema"). The dict, in
  * slim_of_record's key order (the role fields that are not empty, ts when record_ts(time) is not None, o, flags,
- * usage, parts); None for any other record (the caller runs its Python, which decides). */
+ * usage, parts, sc when sidechain is True); None for any other record (the caller runs its Python, which decides). */
 enum { SR_ID, SR_PARENT, SR_CALL, SR_RUN, SR_CONTINUES, SR_TOOL, SR_CHILD, SR_BATCH, SR_LABEL, SR_STARTED_BY, SR_FROM,
        SR_TIME, SR_TRIGGER, SR_MODEL, SR_SHA, SR_ROLES, SR_CWD = SR_ROLES, SR_GIT_BRANCH, SR_RUNTIME_VERSION,
        SR_REQUEST, SR_STRS, SR_ORD = SR_STRS, SR_OFF, SR_BYTES, SR_REPLACED, SR_FLAGS, SR_USAGE, SR_PARTS, SR_DROPPED,
@@ -2583,7 +2583,7 @@ static const char *const sr_raw_fields[] = {"raw", NULL};
 static const char *const sr_dropped_fields[] = {"what", "why", "bytes", NULL};
 static PyObject *sr_types[5];
 static Py_ssize_t sr_ro[SR_FIELDS], sr_po[SP_FIELDS], sr_uo[5], sr_rawo[1], sr_do[3];
-static PyObject *sr_role_objs[SR_ROLES], *sr_usage_objs[5], *sr_part_objs[SP_NAMES], *s_ts, *s_o, *s_schema;
+static PyObject *sr_role_objs[SR_ROLES], *sr_usage_objs[5], *sr_part_objs[SP_NAMES], *s_ts, *s_o, *s_schema, *s_sc;
 
 /* 1 when v is an exact int in the signed 64-bit range (and >= 0 when unsigned_), 0 when not, -1 on error. */
 static int sr_int(PyObject *v, int unsigned_) {
@@ -2780,6 +2780,9 @@ static PyObject *slim_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             goto fail;
     }
     if (np && PyDict_SetItem(out, s_parts, slim) < 0)
+        goto fail;
+    /* sc last, when the record says sidechain (slim.SIDECHAIN_KEY, index schema 7) */
+    if (v[SR_SIDECHAIN] == Py_True && PyDict_SetItem(out, s_sc, Py_True) < 0)
         goto fail;
     Py_XDECREF(slim);
     return out;
@@ -3841,7 +3844,7 @@ PyMODINIT_FUNC PyInit_bytescan(void) {
         if (!(sr_part_objs[i] = PyUnicode_InternFromString(sr_part_fields[i])))
             return NULL;
     if (!(s_ts = PyUnicode_InternFromString("ts")) || !(s_o = PyUnicode_InternFromString("o")) ||
-        !(s_schema = PyUnicode_InternFromString("schema")))
+        !(s_schema = PyUnicode_InternFromString("schema")) || !(s_sc = PyUnicode_InternFromString("sc")))
         return NULL;
     for (int c = 0; c < 0x20; c++)
         rl_attn[c] = 1;

@@ -27,13 +27,17 @@ from .model import Dropped, Part, Record, Usage
 from .numberprobe import bytescan
 from .times import parse_instant
 
-__all__ = ["ROLE_FIELDS", "PART_FIELDS", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "line_and_slim", "carry",
+__all__ = ["ROLE_FIELDS", "PART_FIELDS", "SIDECHAIN_KEY", "changes_identity", "provider_identity", "record_ts", "slim_head", "slim_record", "slim_of_record", "slim_of_record_py", "line_and_slim", "carry",
            "take_carried", "forget_carried", "Carried", "SET_ASIDE_KINDS", "PARTS_KEY", "SESSION_ID_MIN", "content_bytes",
            "content_digests", "without_uuids"]
 
 #: Record role fields copied into the index, in record key order (origin-digest §3.3).
 ROLE_FIELDS = ("id", "parent", "call", "run", "continues", "tool", "child", "batch", "label", "started_by", "from",
                "time", "trigger", "model", "sha")
+#: The index's key for a record that says ``sidechain`` (a sub-agent's line in its parent's file, Claude Code 1.0.x;
+#: docs/session-data.md), written last and only when true (index schema 7): assembly draws such a line no call or
+#: prompt of its own opened as a sub-agent group of its own (field report 34; asz_core.flow.asm_talks).
+SIDECHAIN_KEY = "sc"
 #: Part fields copied into the index (origin-digest §3.5); never text, data or media.
 #: A part's ``state`` is not copied: a skeleton says ``removed`` where the landed file said what it held,
 #: and the index built from either must be the same (seed 000, Skeletons).
@@ -132,6 +136,8 @@ def slim_record(d: dict) -> dict:
                     sp["pb"] = pb
             slim.append(sp)
         out["parts"] = slim
+    if d.get("sidechain") is True:
+        out[SIDECHAIN_KEY] = True
     return out
 
 
@@ -212,6 +218,8 @@ def slim_of_record_py(r: Any) -> dict | None:
                 return None
             slim.append(sp)
         out["parts"] = slim
+    if r.sidechain is True:
+        out[SIDECHAIN_KEY] = True
     return out
 
 

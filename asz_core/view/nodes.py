@@ -263,6 +263,8 @@ class NodeView(StepKeys):
             d["child"] = True
         elif (opener := self.sess.record(n.ref)) is not None and opener.get("sidechain") is True:
             d["sidechain"] = True  # a sub-agent's talk its lines opened in its parent's stream (trial 31b F5)
+            if n.attrs.get("orphan") is True:  # no call and no prompt of their own opened them (field report 34)
+                d["orphan"] = True
         seg = next((e["other"] for e in self.edges.get(n.id, []) if e["type"] == "in_segment" and e["dir"] == "out"), None)
         if seg:
             d["segment"] = seg

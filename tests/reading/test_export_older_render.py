@@ -37,7 +37,7 @@ def test_a_copy_of_the_earlier_rendering_checks_and_a_changed_one_does_not(root,
     with drawing(7):  # render 8 drew a person's words in html as written, render 9 md's raw HTML escaped (cb2e607c's '<number>'): neither is undone
         asz("export", SID[:8], "--format", form, "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / f"c.{form}.manifest.json").read_bytes())
-    assert body["render"] == 24  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image; 4, 5, 6 the text form, 7 json and prose, 8 words as written, 9 the lines asz frames, 10 code spans in escaped md blocks, 11 the audit forms' errors, 12 the manifest lists only the masker's masks, 13 a folder md's link back and talk list, 14 the text form's pruned prompt label, 15 a refused call said refused (render 1 drew it failed), 16 each model call's tokens (drawn with drawing(7): none), 17 a stop hook's commands (none: cb2e607c has no stop hook summary), 18 a model call in no talk's steps (cb2e607c has none), 19 a replayed call named and an orphan sidechain step marked (none in cb2e607c), 20 a todo list, an edit and a file written drawn (drawn with drawing(7): as their fields), 21 an interrupt notice labelled and an unpriced call said (none in cb2e607c), 22 Kiro's edits as a diff (none), 23 a todo list's and an edit's one line (drawn with drawing(7): none), 24 a mask md wrote escaped listed (none in cb2e607c)
+    assert body["render"] == 25  # render 3 (fix32d) adds an image's decoded digest: cb2e607c has no image; 4, 5, 6 the text form, 7 json and prose, 8 words as written, 9 the lines asz frames, 10 code spans in escaped md blocks, 11 the audit forms' errors, 12 the manifest lists only the masker's masks, 13 a folder md's link back and talk list, 14 the text form's pruned prompt label, 15 a refused call said refused (render 1 drew it failed), 16 each model call's tokens (drawn with drawing(7): none), 17 a stop hook's commands (none: cb2e607c has no stop hook summary), 18 a model call in no talk's steps (cb2e607c has none), 19 a replayed call named and an orphan sidechain step marked (none in cb2e607c), 20 a todo list, an edit and a file written drawn (drawn with drawing(7): as their fields), 21 an interrupt notice labelled and an unpriced call said (none in cb2e607c), 22 Kiro's edits as a diff (none), 23 a todo list's and an edit's one line (drawn with drawing(7): none), 24 a mask md wrote escaped listed (none in cb2e607c), 25 an orphan sidechain group said (none)
     pattern, back = RENDER_1[form]
     older, n = pattern.subn(back, copy.read_bytes())
     assert n > 20  # cb2e607c's tool calls, each with its time in render 2
@@ -72,7 +72,7 @@ def test_a_text_copy_made_before_its_texts_were_quoted_checks(root, tmp_path):
         asz("export", SID[:8], "--format", "text", "--out", str(copy), "--root", str(root))
     body = json.loads((tmp_path / "c.txt.manifest.json").read_bytes())
     now = copy.read_bytes()
-    assert body["render"] == 24 and b'\ntexts: quoted, every line of a text begins with "| "' in now
+    assert body["render"] == 25 and b'\ntexts: quoted, every line of a text begins with "| "' in now
     older, n = re.subn(rb"^\| ?", b"", re.sub(rb"^texts: quoted, [^\n]*\n", b"", now, flags=re.M), flags=re.M)
     assert n > 20 and older.count(b"\n[") > 10  # cb2e607c's lines, each with its text
     ok = asz("verify", "--export", as_copy(tmp_path, "old.txt", older, {**body, "render": 3}), "--root", str(root),

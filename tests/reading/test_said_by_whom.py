@@ -9,8 +9,8 @@ sidechain lines").
   ``asz parse`` (``Adapter.read_today``).
 - F2 (field report 13): a sub-agent's file replaying a parent response (same ``message.id``, new ``requestId``,
   ``isSidechain``) is counted once and drawn once, where its call belongs; the sub-agent's output is its own answer.
-- F6 (field report 34): a sidechain line in the main file with no call that started it is marked as a sub-agent's
-  line, as the head counts it.
+- F6 (field report 34): a sidechain line in the main file with no call that started it is drawn as a sub-agent group
+  of its own, as the head counts it (tests/view_server/test_orphan_sidechain_group.py: every reader).
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def test_a_replayed_response_is_counted_and_drawn_once_where_it_belongs(root, ba
     assert f"· replayed in {AGENT} (drawn once, here)* · `call/msg_fr32b`" in md
 
 
-def test_an_orphan_sidechain_line_is_marked_as_the_head_counts_it(root, base):
+def test_an_orphan_sidechain_line_is_its_own_group_as_the_head_counts_it(root, base):
     src = [json.loads(x) for x in (base / "projects" / "-home-user-fieldtest" / f"{ORPHAN}.jsonl").read_text(encoding="utf-8").splitlines()]
     side = [d for d in src if d["isSidechain"]]
     assert len(side) == 1 and not any(b.get("type") == "tool_use" for d in src if d["type"] == "assistant" for b in d["message"]["content"])
@@ -260,12 +260,12 @@ def test_an_orphan_sidechain_line_is_marked_as_the_head_counts_it(root, base):
     doc = _json("conversation", ORPHAN, "--json", "--root", str(root))
     lane = doc["summary"]["usage_by_lane"]["subagent"]
     assert (lane["in"], lane["out"]) == (usage["input_tokens"], usage["output_tokens"])  # the head counts it a sub-agent's
-    marked = [n for t in doc["talks"] for n in _walk(t) if n.get("sidechain")]
-    assert [(n["kind"], n["text"]) for n in marked] == [("message.assistant", side[0]["message"]["content"][0]["text"])]
-    assert not any(t.get("sidechain") for t in doc["talks"])  # no prompt of its own opened a talk for it
+    [group] = [t for t in doc["talks"] if t.get("orphan")]  # no call and no prompt of its own: a group of its own
+    assert group["sidechain"] is True and [n["text"] for n in _walk(group) if n.get("text")] == [side[0]["message"]["content"][0]["text"]]
+    assert not any(n.get("sidechain") for t in doc["talks"] for n in _walk(t) if n is not t)  # no step marked in place
     md = asz_in_process("export", ORPHAN, "--format", "md", "--root", str(root)).stdout
-    assert md.count("**Assistant (a sub-agent's line, isSidechain: no call that started it)** · ") == 1
-    assert md.count("**Assistant** · ") == len(src) - 1 - len(side)  # the main reply, unmarked
+    assert md.count(f"`{group['id']}` · a sub-agent's lines, written in its parent's transcript · parent call not found\n") == 1
+    assert md.count("**Assistant** · ") == len(src) - 1  # the main reply, and the group's
 
 
 def _rates(model: str) -> dict[str, Decimal] | None:

@@ -2156,10 +2156,13 @@
     // The button's name is the talk's label, then its time and counts (the label first in the DOM, drawn under the
     // line of counts by CSS order); it holds phrasing content alone (spans), no block element.
     const head = h('button', { class: 'talkhead', 'aria-expanded': 'false', type: 'button' },
-      h('span', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) : noLabel(t))),
+      h('span', { class: 'label' }, heading(t) || (child ? h('span', { class: 'muted' }, 'Subagent: ' + streamLabel(t.stream)) :
+        t.orphan ? h('span', { class: 'muted' }, 'Subagent: parent call not found') : noLabel(t))),
       h('span', { class: 'line1' }, caret, h('span', { class: 'when' }, fmtTime(start)),
         child ? h('span', { class: 'tag' }, 'subagent · ' + streamLabel(t.stream)) :
-          t.sidechain ? h('span', { class: 'tag' }, 'subagent · its lines in the parent\'s transcript') : null,
+          t.sidechain ? h('span', { class: 'tag' }, 'subagent · its lines in the parent\'s transcript' +
+            // no call and no prompt of its own opened it (the document's talk orphan: field report 34), as md says it
+            (t.orphan ? ' · parent call not found' : '')) : null,
         h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools' + (COSTS[t.id] ? ' · cost ' + COSTS[t.id].text : '')),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
