@@ -298,3 +298,39 @@ def test_the_id_table_is_read_in_place_while_a_writer_checkpoints_it(tmp_path):
         writer.join()
     assert not failed, failed[:3]
     assert answers and all(x == {a} for x in answers), {frozenset(x) for x in answers}
+
+
+def test_the_id_table_is_read_once_for_every_row_and_again_after_a_pass_adds_to_it(tmp_path):
+    """Trial 45b F8: each ``asz search`` over 294 conversations read the id table once a conversation (154,156 queries,
+    3.2 s of its 4.6 s of CPU): the mark that says the table is unchanged held its log's ctime, which SQLite run as root
+    moves on every open (it gives the log the database's owner). Two askings with nothing written between return the
+    one reading, the log's ctime moved or not; a later pass that lands a summary naming A's leaf is seen by the same
+    reader without being told."""
+    import os
+
+    from asz_core.view import named_titles
+
+    a, b, c = ("aaaaaaaa-0000-4000-8000-00000000000a", "bbbbbbbb-0000-4000-8000-00000000000b",
+               "cccccccc-0000-4000-8000-00000000000c")
+    root = collect_claude(tmp_path, {
+        a: [_user(a, "a-1", None, "Plan it", "2026-01-01T10:00:00Z"), _agent(a, "a-2", "a-1", "ok", "2026-01-01T10:00:05Z")],
+        b: [_summary("Zephyr", "a-2"), _user(b, "b-1", None, "Other", "2026-01-02T10:00:00Z"),
+            _agent(b, "b-2", "b-1", "x", "2026-01-02T10:00:05Z")]})
+    table = root / "_index" / "ids.sqlite"
+    log = table.with_name("ids.sqlite-wal")
+    log.touch()  # a log beside the table, as a live root has
+    named = named_titles.named_in(root, again=True)
+    first = named._held()
+    assert first["a-2"] == {a}
+    st = log.stat()
+    os.chmod(log, st.st_mode)  # what SQLite's fchown does to the log: its ctime moves, its bytes do not
+    assert log.stat().st_ctime_ns != st.st_ctime_ns or os.getuid() != 0
+    assert named._held() is first
+    projects = tmp_path / "projects" / "-home-dev-app"
+    lines = [_summary("Zephyr again", "a-2"), _user(c, "c-1", None, "Third", "2026-01-03T10:00:00Z"),
+             _agent(c, "c-2", "c-1", "y", "2026-01-03T10:00:05Z")]
+    (projects / f"{c}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    p = asz_in_process("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert named._held()["a-2"] == {a}  # C's summary names A's leaf; the table says which sessions hold the leaf
+    assert named._held() is not first
