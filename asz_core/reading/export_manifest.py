@@ -36,6 +36,7 @@ from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
+from .export_problems import problems_then
 from .export_render import ESCAPED_MASKS_RENDER, RENDER, as_forms, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
@@ -461,10 +462,9 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
 
 
 def _keys_then(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
-    """``again`` of a json copy as the copy's asz wrote it (:func:`~.export_later.as_earlier`, said in ``said``)."""
-    if (body.get("made") or {}).get("format") != "json":
-        return again
-    again, later = as_earlier(copy, again)
+    """``again`` as the copy's asz wrote it (json: :func:`~.export_later.as_earlier`), boxes the copy's (:func:`problems_then`)."""
+    fmt = (body.get("made") or {}).get("format")
+    again, later = as_earlier(copy, again) if fmt == "json" else problems_then(copy, again, fmt)
     said += later
     return again
 
