@@ -75,7 +75,7 @@ def find_twice(root: Path, sessions: list[str], err: TextIO | None) -> dict[str,
                                            "other": ", ".join(sorted(by_earlier)),
                                            "at": format_rfc3339(time.time_ns()), "ids": sorted(ids)}) and err is not None:
                         print(f"note: {later} continues {earlier}, sent by another instance: counted once here: its "
-                              f"{len(calls)} repeated model call(s) are counted in {earlier[:8]} only "
+                              f"{len(calls)} repeated model call(s) are counted in {earlier} only "
                               "(_received/twice.list; asz verify names it)", file=err, flush=True)
             except Exception as exc:  # noqa: BLE001 - derived: the files are landed either way
                 _said(err, root, f"session {s}", exc)

@@ -147,6 +147,10 @@ could hide behind it).
   group), where render 24 said neither (:data:`ORPHAN_RENDER`). A copy of render 24 or before is made again drawing
   as that render did (:func:`drawing`); one made before assembly drew such groups is made again as of its head
   round, whose talks hold such a line among its parent's steps, as render 19 marks it.
+- render 26: the title of a resumed copy no talk of its own names gives the whole id of the conversation it
+  continues, ``(continues 326189cf-5676-4237-8cde-1ce80aae4a9f) TITLE``, where render 25 gave its first 8 characters
+  (:func:`~asz_core.view.titles.continued_title`; close44 "Not done": reading). A copy of render 25 or before is made
+  again titled as that render titled it (:func:`drawing`, :data:`~asz_core.view.titles.CONTINUED_SHORT`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -173,10 +177,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ORPHAN_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ORPHAN_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 25
+RENDER = 26
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -206,6 +210,8 @@ PAIRS_RENDER = 22
 #: The render from which a folded call's one line (html's tool line, the brief form's, the audit forms' ``tool_call``)
 #: says a todo list's counts and an edit's path and lines changed, not its JSON cut short (render 23).
 GISTS_RENDER = 23
+#: The render from which a resumed copy's title names what it continues by its whole id (render 26).
+CONTINUED_RENDER = 26
 
 
 def notices_read() -> bool:
@@ -225,14 +231,17 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
     again so."""
     from ..view.prices import cents_as_before
+    from ..view.titles import CONTINUED_SHORT
     from ..view.view_base import NOTICES_READ
 
     token = _DRAWN.set(min(int(render), RENDER))
     notices = NOTICES_READ.set(notices_read())
+    short = CONTINUED_SHORT.set(drawn() < CONTINUED_RENDER)
     try:
         with cents_as_before(cents_before):
             yield
     finally:
+        CONTINUED_SHORT.reset(short)
         NOTICES_READ.reset(notices)
         _DRAWN.reset(token)
 

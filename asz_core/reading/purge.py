@@ -132,7 +132,7 @@ def forget_found(root: str | os.PathLike, conversations: Iterable[str]) -> None:
 
 def said_forms(names: Iterable[str]) -> list[str]:
     """Each of ``names`` (session and conversation ids) and, for one opening with 8 hex digits and a dash (a UUID),
-    those 8: the short form the readers print (``asz ls``, a resumed copy's title ``(continues 5c0375b4) …``)."""
+    those 8: the short form the readers print (``asz ls``, an older asz's title of a resumed copy ``(continues 5c0375b4) …``)."""
     out: set[str] = set()
     for n in names:
         out.add(n)

@@ -70,11 +70,11 @@ def twice_line(d: dict) -> str:
     M model call(s) … are counted there only`` (what the readers corrected), or, for a line listing no ``ids``
     (:func:`corrected` False), ``… are counted in both here …``."""
     head = (f"{d['session']} continues {d['continues']}, but its rounds were assembled by "
-            f"{d.get('instance') or '(no instance id)'}, whose root did not hold {d['continues'][:8]} (sent by "
+            f"{d.get('instance') or '(no instance id)'}, whose root did not hold it (sent by "
             f"{d.get('other') or '(no instance id)'}): the {d.get('repeated')} record(s) it repeats, {d.get('calls')} "
             "model call(s) and their tokens with them, are counted ")
     if corrected(d):
-        return head + (f"in {d['continues'][:8]} only, as one root holding both counts them (its rounds still draw "
+        return head + (f"in {d['continues']} only, as one root holding both counts them (its rounds still draw "
                        "them: they are its host's evidence; docs/push.md, Known limits, A session continued on another host)")
     return head + ("in both here, so a total over both counts them twice (listed by an older receiver: the next request "
                    "of either session lists it again and then it is counted once; docs/push.md, Known limits, A session "

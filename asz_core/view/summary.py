@@ -365,7 +365,7 @@ class DocumentView(ListView):
         stream's, whose label names work (:class:`~asz_core.view.titles.PromptTitle`: not a command such as Claude
         Code's ``/context`` alone), else the first talk with a label, shortened by :func:`short_title` (read as the adapter of the conversation's dialect reads a typed
         prompt); with neither, for a conversation that continues another (it opens by repeating its records: a
-        resumed copy), ``(continues 326189cf) TITLE`` (:func:`~asz_core.view.titles.continued_title`), else
+        resumed copy), ``(continues ID) TITLE``, the whole id (:func:`~asz_core.view.titles.continued_title`), else
         :data:`REMOVED` when retention replaced any of its landed files by skeletons (the prompt a title is taken from
         went with the text: the one place every reader's title of a pruned conversation comes from), else
         ``(subagent) PROMPT`` (:func:`talks_title`), else

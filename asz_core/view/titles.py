@@ -25,6 +25,7 @@ installed for a file's dialect, its labels name the conversation they are in, as
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -32,7 +33,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -521,14 +522,23 @@ def named_for(root: str | os.PathLike, session: str) -> tuple[Any, str] | None:
     return (named_in(root), session) if session else None
 
 
+#: True while a copy of render 25 or before is made again (:func:`~asz_core.reading.export_render.drawing`): those
+#: asz named the conversation a resumed copy continues by its id's first 8 characters (:func:`continued_title`).
+CONTINUED_SHORT: ContextVar[bool] = ContextVar("asz_continued_short", default=False)
+
+
 def continued_title(earlier: str, title: str) -> str:
     """The title of a conversation that continues the conversation ``earlier`` (``summary.continues``: it opens by
     repeating its records, a resumed copy) and that no talk of its own names (docs/view.md, ``summary.title``):
-    ``(continues 326189cf) TITLE`` with the first 8 characters of ``earlier``, or ``(continues 326189cf)`` when
-    ``title`` is ''. TITLE is what the landed records of its session give (:meth:`LandedTitles.title`: the records
-    repeated from ``earlier``, so the earlier conversation's own title as far as they reach). The one rule the
-    document's summary (and so ``asz ls`` and the page's list) and search follow."""
-    return f"(continues {earlier[:8]}) {title}".rstrip()
+    ``(continues 326189cf-5676-4237-8cde-1ce80aae4a9f) TITLE`` with the whole of ``earlier``, or ``(continues ID)``
+    when ``title`` is ''. The whole id, as a title is one conversation's and kept (the summary cache, the search
+    index, an export's heading, a pushed round's ``asz.conversation.title``): it holds no table of the root's ids to
+    shorten it by (:func:`~asz_core.storage.ids.shown_names`), and a prefix unique today may name two conversations
+    once another lands (close44: the first 8 characters did). TITLE is what the landed records of its session give
+    (:meth:`LandedTitles.title`: the records repeated from ``earlier``, so the earlier conversation's own title as far
+    as they reach). The one rule the document's summary (and so ``asz ls`` and the page's list) and search follow;
+    while :data:`CONTINUED_SHORT` (an export of render 25 or before made again), the first 8 characters."""
+    return f"(continues {earlier[:8] if CONTINUED_SHORT.get() else earlier}) {title}".rstrip()
 
 
 #: What a title taken from a sub-agent's prompt starts with (:func:`subagent_title`).

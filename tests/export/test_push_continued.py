@@ -148,7 +148,7 @@ def _team_said(team: Path, source: list[Path], carol_src: list[Path], bob_src: l
     assert re.search(rf"^total +-? +{calls:,} ", table, re.M) and "total !" not in table and "\n! counted once" not in table, table
     for cmd in ("ls", "usage"):
         out = asz(cmd, "--root", str(team))
-        assert f"in {SESSION[:8]} only, as one root holding both counts them" in out.stdout + out.stderr
+        assert f"in {SESSION} only, as one root holding both counts them" in out.stdout + out.stderr
         assert "counted twice" not in out.stdout + out.stderr
 
 
@@ -175,7 +175,7 @@ def test_a_session_continued_on_another_host_is_counted_once(corpus_dir, tmp_pat
             _push(r, rcv.address)
     finally:
         log = rcv.stop()
-    assert f"counted once here: its {repeated_calls} repeated model call(s) are counted in {SESSION[:8]} only" in log
+    assert f"counted once here: its {repeated_calls} repeated model call(s) are counted in {SESSION} only" in log
     listed = json.loads((team / "_received" / "twice.list").read_text().splitlines()[-1])
     assert listed["calls"] == repeated_calls and (listed["instance"], listed["other"]) == ("bob@host", "carol@host")
     _team_said(team, carol_src + bob_src, carol_src, bob_src)

@@ -1,5 +1,6 @@
-"""A conversation that only repeats another (a resumed copy) is titled ``(continues SHORT) TITLE`` in ``asz ls``, search
-results and the page's list alike, never ``(no prompt)`` (docs/view.md, ``summary.title``).
+"""A conversation that only repeats another (a resumed copy) is titled ``(continues ID) TITLE``, the whole id, in ``asz ls``,
+search results and the page's list alike, never ``(no prompt)`` (docs/view.md, ``summary.title``; render 26: no table of
+ids is at hand where a title is made and kept, so no prefix of it).
 
 The corpus holds no resumed session, so the test makes one from real lines, as tests/view/test_resumed_corpus.py
 does: the corpus's 326189cf, and a second session file repeating every one of its lines (their uuids kept) under a
@@ -53,7 +54,7 @@ def resumed_root(corpus_dir, tmp_path) -> tuple:
     (proj / f"{C}.jsonl").write_bytes(_copy(lines, C) + json.dumps(own).encode() + b"\n")
     root = tmp_path / "root"
     _run("collect", "--once", "--adapter", "claude-code-local", "--source", str(tmp_path / "projects"), "--root", str(root))
-    return root, f"(continues {A[:8]}) ! uv run ty check"
+    return root, f"(continues {A}) ! uv run ty check"
 
 
 def test_a_resumed_copy_is_titled_by_what_it_continues(corpus_dir, tmp_path, serve):
