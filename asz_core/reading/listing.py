@@ -24,7 +24,7 @@ from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, b
 from ..view.rows import document_row, header_row, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
-from ..view.rate_words import NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
+from ..view.rate_words import HOUR_OVER_SAID, NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, REPLAYS_SAID, REPLAYS_WHY, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
 __all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "rate_line", "unpriced_line", "replays_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
@@ -69,8 +69,7 @@ def replays_line(copies: int) -> str:
     """The line under a table whose calls folded ``copies`` (> 0, usage's ``replays_folded``) copies of a call another
     stream's file holds under a request id of its own (a sub-agent's or side question's file copying its parent's
     response), each counted once with its call, where ccusage counts each again (trial 44a F3; docs/ccusage.md)."""
-    return (f"{copies:,} copy(ies) of a call in a sub-agent's or side question's file under a new request id folded "
-            "into the call they copy, counted once (ccusage counts each again; --json: usage.replays_folded)")
+    return f"{copies:,} {REPLAYS_SAID} ({REPLAYS_WHY}; --json: usage.replays_folded)"  # the page's words (rate_words)
 
 
 def hour_over_line(calls: int) -> str:
@@ -78,8 +77,7 @@ def hour_over_line(calls: int) -> str:
     writes above the whole (``cache_creation.ephemeral_1h_input_tokens`` above ``cache_creation_input_tokens``):
     each such call's 1-hour writes are counted and priced at its whole cache writes, call by call, so a cost is the
     same however the calls are grouped (trial 44a F2)."""
-    return (f"{calls:,} call(s) whose record gave a 1-hour part of its cache writes above the whole: each counted and "
-            "priced with the part at its whole (--json: cost.hour_above_whole_calls)")
+    return f"{calls:,} {HOUR_OVER_SAID} (--json: cost.hour_above_whole_calls)"  # the page's words (rate_words)
 
 
 def unchecked_line(calls: int, where: str = "", hourless: int = 0) -> str:

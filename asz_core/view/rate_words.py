@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KEPT_SRC", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
+__all__ = ["KEPT_SRC", "REPLAYS_SAID", "REPLAYS_WHY", "HOUR_OVER_SAID", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
            "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "PARTIAL_MARK", "PARTIAL_WHY", "PARTIAL_ONLY", "calls_uncounted", "partial_line", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
@@ -28,6 +28,18 @@ RATE_WHY = "ran at a rate the price table does not hold (fast mode, a priority o
 RATE_LISTED = "; listed under dropped"
 RATE_PRICED = "): their cost is at standard rates"
 RATE_BILLED = ", below what was billed"
+
+#: The line under a usage table of the copies of a call folded into it (``usage.replays_folded``), after ``N``, then
+#: ``(`` :data:`REPLAYS_WHY`: :func:`asz_core.reading.listing.replays_line` (with its ``--json`` pointer) and the page's
+#: Usage tab (app.js, ``#usage-replays``) join them so (close44: the tab did not say it).
+REPLAYS_SAID = ("copy(ies) of a call in a sub-agent's or side question's file under a new request id folded into the "
+                "call they copy, counted once")
+REPLAYS_WHY = "ccusage counts each again"
+#: The line under a usage table of the calls whose record gave a 1-hour part above its cache writes
+#: (``cost.hour_above_whole_calls``), after ``N``: :func:`asz_core.reading.listing.hour_over_line` and the page's Usage
+#: tab (``#usage-hour-over``).
+HOUR_OVER_SAID = ("call(s) whose record gave a 1-hour part of its cache writes above the whole: each counted and "
+                  "priced with the part at its whole")
 
 
 def rate_text(calls: int, listed: bool = True) -> str:
@@ -231,8 +243,9 @@ def page_words() -> dict:
     :data:`asz_core.view.unended.UNENDED_PREFIX`), ``in_memory`` (how the ``summary.problems`` line of a conversation
     read from its landed records, its chain damaged, begins: :data:`asz_core.flow.memory_note.IN_MEMORY_NOTE`; trial
     29a F8), ``no_project`` (the Project filter's choice of the conversations naming none: :data:`asz_core.view.match.NO_PROJECT`),
-    ``command_title`` (:data:`COMMAND_TITLE`) and ``kept_src`` (what a
-    skeleton's header keeps of where its source was: :data:`KEPT_SRC`). Raises nothing."""
+    ``command_title`` (:data:`COMMAND_TITLE`), ``kept_src`` (what a
+    skeleton's header keeps of where its source was: :data:`KEPT_SRC`), ``replays_said``, ``replays_why`` and
+    ``hour_over_said`` (:data:`REPLAYS_SAID`, :data:`REPLAYS_WHY`, :data:`HOUR_OVER_SAID`). Raises nothing."""
     from ..flow.memory_note import IN_MEMORY_NOTE
     from .match import NO_PROJECT
     from .prices import BELOW_CENT
@@ -247,4 +260,5 @@ def page_words() -> dict:
             "no_price": NO_TOKENS_TO_PRICE, "grouped_mark": GROUPED_MARK, "kept_src": KEPT_SRC,
             "partial_mark": PARTIAL_MARK, "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY,
             "api_errors": API_ERRORS, "error_labels": dict(ERROR_LABELS), "below_cent": BELOW_CENT, "unended_prefix": UNENDED_PREFIX, "in_memory": IN_MEMORY_NOTE,
-            "command_title": COMMAND_TITLE, "no_project": NO_PROJECT}
+            "command_title": COMMAND_TITLE, "no_project": NO_PROJECT, "replays_said": REPLAYS_SAID,
+            "replays_why": REPLAYS_WHY, "hour_over_said": HOUR_OVER_SAID}

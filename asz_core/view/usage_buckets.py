@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from .match import matches
-from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, credits_follow_calls
+from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, REPLAY_KIND, SPLIT_KIND, credits_follow_calls
 
 __all__ = ["counted_there", "usage_hours", "call_entries", "once_parts", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
            "HOUR_MS", "NO_TIME_AT"]
@@ -114,7 +114,8 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
                 if r.get("long_context") is True:  # input above 200K: each provider call decides, as Anthropic bills
                     _add_counts(t, 6, u)
                     t[10] = 1
-                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND), (17, HOUR_OVER_KIND)):  # fast mode, a priority or batch tier, a
+                for i, kind in ((13, RATE_KIND), (14, RATE_UNCHECKED_KIND), (16, HOUR_UNKNOWN_KIND), (17, HOUR_OVER_KIND),
+                                (_REPLAYS, REPLAY_KIND)):  # fast mode, a priority or batch tier, a
                     if isinstance(u.get(kind), int):  # region; or landed before asz looked at a rate
                         t[i] = u[kind]
             short = r.get("usage_incomplete") if isinstance(r.get("usage_incomplete"), list) else None
@@ -135,8 +136,13 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
 #: the runtime metered (a float; Kiro), then the calls run at a rate the price table does not hold, then those whose
 #: rate was not checked when they landed, then the calls that carry token usage (:data:`_WITH_USAGE`), then those
 #: not checked whose records kept no 1-hour part of their cache writes (:data:`~asz_core.view.usage.HOUR_UNKNOWN_KIND`),
-#: then those whose record gave a 1-hour part above its cache writes (:data:`~asz_core.view.usage.HOUR_OVER_KIND`).
-_WIDTH = 18
+#: then those whose record gave a 1-hour part above its cache writes (:data:`~asz_core.view.usage.HOUR_OVER_KIND`),
+#: then the copies of a call folded into it (:data:`_REPLAYS`).
+_WIDTH = 19
+#: The slot of a usage_hours list counting the copies of a call another stream's file holds under a request id of its
+#: own, folded into the call (:data:`~asz_core.view.usage.REPLAY_KIND`: a count of copies, never of calls or tokens):
+#: a bucket row's ``replays_folded`` where some (close44: ``/api/usage`` gave none, ``asz usage`` did).
+_REPLAYS = 18
 #: The slot of a usage_hours list counting the calls that carry token usage: a row none of whose calls does gives its
 #: four token counts as null, never 0 (trial 36a F1; :func:`~asz_core.view.rows.usage_unrecorded`'s rule).
 _WITH_USAGE = 15
@@ -428,7 +434,8 @@ def period_rows(answer: dict, by: str, zone) -> list[dict]:
 def _sum_rows(rows: list[dict]) -> dict:
     """The sum of bucket rows (:func:`_bucket_rows`): each count, ``cost`` (None when unpriced) to the micro-dollar from
     the sum of their ``cost_exact`` (kept as the sum's own ``cost_exact``), and
-    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``, ``credits``
+    ``cache_write_1h``, ``long_context_calls``, ``rate_not_priced_calls``, ``rate_not_checked_calls``,
+    ``hour_above_whole_calls``, ``replays_folded`` (copies folded into their call, :data:`_REPLAYS`), ``credits``
     (to 6 decimals) and ``unpriced`` (the union, sorted) where some row has them; the four token counts null when
     every row holding calls or credits gives them null (:func:`_unrecorded_sum`)."""
     out: dict = {k: 0 for k in ("in", "out", "cache_read", "cache_write", "calls", _WITH_KEY)}
@@ -436,7 +443,7 @@ def _sum_rows(rows: list[dict]) -> dict:
     if out["cost"] is not None and all(r.get("priced") is False for r in rows):  # no token of them had a price
         out["priced"] = False
     for r in rows:
-        for k in ("in", "out", "cache_read", "cache_write", "calls", _WITH_KEY, SPLIT_KIND, *_CALL_COUNTS):
+        for k in ("in", "out", "cache_read", "cache_write", "calls", _WITH_KEY, SPLIT_KIND, *_CALL_COUNTS, REPLAY_KIND):
             if r.get(k):
                 out[k] = out.get(k, 0) + r[k]
         if r.get("credits"):
@@ -483,6 +490,8 @@ def _bucket_rows(total: dict[tuple[int, str], list[int]], name: str, cost_of) ->
             row[SPLIT_KIND] = row.get(SPLIT_KIND, 0) + v[5]
         if len(v) > 12 and v[12]:  # credits the runtime metered (Kiro): a key only where some, never tokens or USD
             row["credits"] = round(row.get("credits", 0.0) + v[12], 6)
+        if len(v) > _REPLAYS and v[_REPLAYS]:  # copies folded into their call: a key only where some, as asz usage's
+            row[REPLAY_KIND] = row.get(REPLAY_KIND, 0) + v[_REPLAYS]
         if cost_of is not None:
             c = cost_of({model or "(no model)": _usage_of(v)})
             row["cost_exact"] = _plus(row.get("cost_exact", "0"), c["usd_exact"])  # exact: the row's cost rounded once

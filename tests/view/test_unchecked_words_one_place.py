@@ -21,7 +21,8 @@ from asz_core.reading.listing import rate_line, unchecked_line, unrecorded_text
 from asz_core.reading.removed import KEPT_SRC
 from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, PARTIAL_ONLY, PARTIAL_WHY, LOST, NO_CALL, NO_CALL_READ, NO_RESULT, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_BILLED, RATE_LISTED, RATE_PRICED, RATE_WHY,
                                       UNCHECKED_MORE, UNCHECKED_WHY, HOUR_AFTER, HOUR_BEFORE,
-                                      UNCHECKED_LEAD, UNCHECKED_REST, page_words)
+                                      UNCHECKED_LEAD, UNCHECKED_REST, HOUR_OVER_SAID, REPLAYS_SAID, REPLAYS_WHY,
+                                      page_words)
 from asz_core.view.page import APP_JS
 from asz_core.view.match import NO_PROJECT
 from asz_core.view.unended import UNENDED_PREFIX
@@ -59,7 +60,8 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
                             "no_price": NO_TOKENS_TO_PRICE, "api_errors": API_ERRORS, "unended_prefix": UNENDED_PREFIX,
                             "error_labels": {"request": "API error", "run": "Run failed"}, "below_cent": "<$0.01", "in_memory": IN_MEMORY_NOTE, "command_title": COMMAND_TITLE,
                             "partial_mark": "+", "partial_why": PARTIAL_WHY, "partial_only": PARTIAL_ONLY,
-                            "no_project": NO_PROJECT}
+                            "no_project": NO_PROJECT, "replays_said": REPLAYS_SAID, "replays_why": REPLAYS_WHY,
+                            "hour_over_said": HOUR_OVER_SAID}
     # the ^ line under asz ls's and asz usage's tables, word for word as docs/reading.md shows it
     assert rate_line(2) == ("^ 2 call(s) ran at a rate the price table does not hold (fast mode, a priority or batch "
                             "tier, or a data-residency region; listed under dropped): their cost is at standard rates, "

@@ -1596,6 +1596,12 @@
       if (total && total.rate_not_checked_calls) {  // asz usage's line (asz_core/reading/listing.py unchecked_line)
         panel.append(h('p', { class: 'muted small', id: 'usage-unchecked' }, UNCHECKED_MARK + ' ' + uncheckedText(total.rate_not_checked_calls, true, total.hour_not_kept_calls) + '.'));
       }
+      if (total && total.hour_above_whole_calls) {  // asz usage's line (listing.hour_over_line; rate_words.HOUR_OVER_SAID)
+        panel.append(h('p', { class: 'muted small', id: 'usage-hour-over' }, num(total.hour_above_whole_calls) + ' ' + WORDS.hour_over_said + '.'));
+      }
+      if (total && total.replays_folded) {  // asz usage's line (listing.replays_line; rate_words.REPLAYS_SAID)
+        panel.append(h('p', { class: 'muted small', id: 'usage-replays' }, num(total.replays_folded) + ' ' + WORDS.replays_said + ' (' + WORDS.replays_why + ').'));
+      }
       if (u.models && u.models.length) {
         const byModel = table(['Model'].concat(heads), u.models.map(function (m) { const r = line(m.model, m); if ((u.unpriced || []).indexOf(m.model) >= 0) r[6] = 'unpriced'; return r; }), aligns);
         byModel.id = 'usage-models';
