@@ -13,10 +13,12 @@ document's answer also ``asz-credentials-masked: N`` (N: the places masked, a cr
 and the headings answer's ``secrets``, ``{"shown": "masked", "places": N}`` or ``{"shown": "whole"}``, which the
 page reads. The document itself keeps its shape: ``/api/c/{id}/view`` is the asz.view document, its texts masked.
 
-A text the document clipped (at 2,000 bytes, its node's ``bytes`` or ``result_bytes`` larger than the text) may end in
-the head of a credential the clip cut, which no form matches whole: such a head, a credential form's first characters
-(``ghp_``, ``AKIA``, ``sk-``, ``eyJ``, …) running to the clip's end in the characters a token is made of, is shown as
-its first four characters and ``…`` (its place counted), never more (trial 25b F2's rule for the exports).
+A text the document clipped (at 2,000 bytes, its node's ``bytes`` or ``result_bytes`` larger than the text) is read
+whole from the lines the build read, masked whole and then clipped, its credentials counted over the whole text, as
+the exports and ``asz secrets`` count them (close44). One whose whole text cannot be read may end in the head of a
+credential the clip cut, which no form matches whole: such a head, a credential form's first characters (``ghp_``,
+``AKIA``, ``sk-``, ``eyJ``, …) running to the clip's end in the characters a token is made of, is shown as its first
+four characters and ``…`` (its place counted), never more (trial 25b F2's rule for the exports).
 """
 
 from __future__ import annotations
@@ -52,16 +54,17 @@ def _cut_head(text: str) -> tuple[str, int]:
     return text[:m.start() + 4] + "…", 1
 
 
-def served(doc: dict, credentials: str | None) -> tuple[dict, dict | None, bytes]:
+def served(doc: dict, credentials: str | None, whole=None) -> tuple[dict, dict | None, bytes]:
     """The asz.view document ``doc`` as the page is served it: with ``credentials`` :data:`MASKED` (``asz view``'s
     default) its strings masked in place (:func:`mask_document`); :data:`WHOLE` (``--no-redact``) or None (a library
     caller's :class:`~asz_core.view.state.ViewState`) as built. Returns the summary the list, the checker and
     ``_index/found/`` keep (as built, never masked), what the answers say of it (``{"shown": "masked", "places":
     N}``, ``{"shown": "whole"}``, or None) and the JSON bytes served (``dumps_wide`` of the document as served,
-    made once: a document holding no credential is served the very bytes it was searched in)."""
+    made once: a document holding no credential is served the very bytes it was searched in). ``whole(node, key)``,
+    when given, reads the whole text a clipped ``text`` or ``result`` stands for (:func:`_masked`)."""
     if credentials == MASKED:
         summary = copy.deepcopy(doc["summary"])
-        secrets, body = _masked(doc)
+        secrets, body = _masked(doc, whole=whole)
         return summary, secrets, body
     return doc["summary"], {"shown": WHOLE} if credentials == WHOLE else None, dumps_wide(doc)
 
@@ -76,22 +79,39 @@ def mask_document(doc: dict, gone: list[str] | None = None) -> dict:
     return _masked(doc, gone)[0]
 
 
-def _masked(doc: dict, gone: list[str] | None = None) -> tuple[dict, bytes]:
+def _masked(doc: dict, gone: list[str] | None = None, whole=None) -> tuple[dict, bytes]:
     """:func:`mask_document`'s entry and the masked document's JSON bytes (those it was searched in when it held
-    no credential: the document is not serialized twice)."""
-    from .secret_forms import Masker, find  # when a document is served: not at the server's start (session 36)
+    no credential: the document is not serialized twice). A clipped text whose whole text ``whole(node, key)`` gives
+    (the document's clip its start, its UTF-8 length the node's ``bytes``: the rule ``asz export`` reads them by) is
+    masked whole, then clipped, and its credentials are counted over the whole text, as the exports and ``asz
+    secrets`` count them (close44: the page counted the clip's, 146 places where they counted 250); without one it is
+    masked and counted as clipped (:func:`_cut_head`)."""
+    from .kinds import clip_text
+    from .secret_forms import Masker, find, masked_cut  # when a document is served: not at the server's start (session 36)
 
     mask = Masker(True, gone)
-    cut, held, was = 0, [], {}
+    cut, held, was, read = 0, [], {}, []
     copies = talk_copies(doc)
     for node in _clipped(doc):
         for key, size in (("text", "bytes"), ("result", "result_bytes")):
             value = node.get(key)
             if isinstance(value, str) and isinstance(node.get(size), int) and node[size] > len(value.encode("utf-8")):
+                got = whole(node, key) if whole is not None else None
+                if isinstance(got, str) and got.startswith(value) and len(got.encode("utf-8", "surrogatepass")) == node[size]:
+                    read.append((node, key, got))
+                    continue
                 node[key], n = _cut_head(mask.text(value))
                 cut += n
                 held.append((node, key, node[key]))
                 was[value] = node[key]
+    some = bool(read) and bool(find("\n".join(got for _, _, got in read)))  # one look first: most hold none
+    for node, key, got in read:
+        value = node[key]
+        if some:
+            node[key], written, away = masked_cut(got, clip_text)
+            mask.gone += written + away
+        held.append((node, key, node[key]))
+        was[value] = node[key]
     for node, key in copies:  # a talk's copy of a step's text: masked as that text is, counted there (trial 44c)
         held.append((node, key, was.get(node[key]) or Masker(True).text(node[key])))
     body = dumps_wide(doc)

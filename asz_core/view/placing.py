@@ -44,8 +44,7 @@ from ..flow.tool_names import SHELL_TOOLS  # the page reads this list too (:func
 __all__ = ["BLOCK_CHARS", "INPUT_FIELDS", "PAIRS", "PATH_KEYS", "PATH_SUFFIX", "SHELL_TOOLS", "asked_steps", "asks", "folded_at",
            "call_prompts", "call_summary", "compactions", "fact_text", "gists", "is_path_key", "input_fields", "input_gist", "loose_places", "one_line", "loose_talks", "page_reading",
            "page_rules", "position", "quiet_result", "repeats", "reports", "shell_input", "unresolved_split", "unresolved_words",
-           "walk"]
-
+           "walk", "whole_of"]
 
 
 def _object(text: str) -> dict | None:
@@ -509,6 +508,13 @@ def _whole(n: dict, record: Callable[[dict], dict | None]) -> str | None:
     parts = parts[block:block + 1] if isinstance(block, int) else parts
     return "\n".join(p["text"] for p in parts if isinstance(p, dict) and p.get("k") in ("text", "reasoning", "result")
                      and isinstance(p.get("text"), str)) or text
+
+
+def whole_of(n: dict, key: str, record: Callable[[dict], dict | None]) -> str | None:
+    """Node ``n``'s ``result`` or ``text`` whole (a tool's input: its landed call part's data, as the document writes it), for the page's credential count."""
+    import orjson
+    data = (_call_part(n, record) or {}).get("data") if key == "text" and n.get("kind") in ("tool", "agent.call") else None
+    return _whole_result(n, record) if key == "result" else _whole(n, record) if data is None else orjson.dumps(data).decode()
 
 
 def _whole_result(n: dict, record: Callable[[dict], dict | None]) -> str | None:

@@ -37,7 +37,7 @@ from .summary_cache import RowSummaries
 from .usage_buckets import call_entries, usage_hours
 from .worker import Worker
 
-__all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES"]
+__all__ = ["Doc", "ViewState", "ROW_KEYS", "SUMMARY_KEYS", "DOCUMENT_CACHE_ENTRIES", "whole_texts"]
 
 #: Document cache size: (conversation, withheld-name set) entries kept in memory.
 DOCUMENT_CACHE_ENTRIES = 16
@@ -385,7 +385,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         head = doc["head"]
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         calls = call_entries(doc, requests, metered, times)  # each call and credits part, keyed: /api/usage counts it once
-        hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials)  # texts masked, not the summary
+        hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials, whole_texts(self, conversation, hide, read))
         d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
                 summary=summary, hours=hours, read=(doc, read), secrets=secrets, calls=calls)
         self.keep_found(conversation, fp, hide, summary, hours, calls)
@@ -397,3 +397,21 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         """The document's JSON compressed with gzip, made once per built document."""
         return d.once("gz", lambda: gzip.compress(d.body, compresslevel=5, mtime=0))
 
+
+def whole_texts(state: ViewState, conversation: str, hide: Sequence[str], kept: dict):
+    """``whole(node, key)`` for :func:`~asz_core.view.page_secrets.served`: the whole text a clipped ``text`` or
+    ``result`` of the conversation's document stands for (:func:`~asz_core.view.placing.whole_of`), its record taken
+    from the lines the build read (``kept``), so the page counts credentials on whole texts, not clips (close44)."""
+    import orjson
+
+    from .placing import whole_of
+
+    memo: dict = {}
+
+    def record(ref: dict) -> dict | None:
+        try:
+            return orjson.loads(state.record(conversation, str(ref.get("seq")), str(ref.get("row")), hide, kept=kept, memo=memo))
+        except (ApiError, orjson.JSONDecodeError):
+            return None
+
+    return lambda node, key: whole_of(node, key, record)
