@@ -38,7 +38,7 @@ __all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_masked", "forms_said"]
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
 #: (``tests/reading/test_export_forms.py`` fails on a change of them without a bump).
-FORMS = 6
+FORMS = 7
 #: What each number's forms are, for the note (docs/reading.md, "Credentials").
 FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's and Azure's forms, passphrases)",
               2: "forms 2 (session 44: a PEM key's line breaks escaped at any depth, an address's password holding #)",
@@ -49,7 +49,9 @@ FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's
               5: "forms 5 (session 44, review44: PASS alone given with = only, PASS: NAME being a test's result; "
                  "no --next-token, --client-token or other page's or request's token)",
               6: "forms 6 (session 44, fix44k: a continued token found in a JSON text as the search index holds it, "
-                 "fingerprinted as the token without its continuations)"}
+                 "fingerprinted as the token without its continuations)",
+              7: "forms 7 (session 45, fix45e: a flag's value in an argument list, --secret-key and "
+                 "--secret-access-key values, mysql -p beside a long switch or across line continuations)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

@@ -40,7 +40,8 @@ from typing import Any, Iterable, Iterator
 
 from ..view.placing import INPUT_FIELDS, folded_at
 from ..view.placing import one_line as cut_line
-from ..view.secret_forms import found_in, masked_cut
+from ..view.secret_argv import argv_spans
+from ..view.secret_forms import Masker, find, masked_cut
 from .prose_audit import CONTENT_KEYS, ERROR_KINDS, INPUT_CHARS, Audit, error_words
 from .termtext import md_line, md_visible
 
@@ -51,19 +52,21 @@ __all__ = ["PLAIN_FIELDS", "PlainAudit", "SIDE_LINE", "SIDE_ORPHAN", "orphan_pos
 PLAIN_FIELDS = 40
 
 
-def plain_pairs(data: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """``(key, value)`` of each field of a tool call's input ``data`` (decoded JSON), in order: an object's keys, a
-    list's items numbered from 1, nested keys joined by ``.`` (``todos.1.content``); a string as written, true,
-    false, null and numbers as JSON writes them, an empty object or list as ``(empty)``; a scalar input alone is
-    one pair keyed ``input``."""
+def plain_pairs(data: Any, prefix: str = "", extra=()) -> Iterator[tuple[str, str, list]]:
+    """``(key, value, extra)`` of each field of a tool call's input ``data`` (decoded JSON), in order: an object's
+    keys, a list's items numbered from 1, nested keys joined by ``.`` (``todos.1.content``); a string as written,
+    true, false, null and numbers as JSON writes them, an empty object or list as ``(empty)``; a scalar input alone
+    is one pair keyed ``input``. ``extra``: the credentials a list read as an argument vector gives the value
+    (:func:`~asz_core.view.secret_argv.argv_spans`: ``argv.5: VALUE`` after ``argv.4: --token``; session 45)."""
     if isinstance(data, dict) and data:
         for k, v in data.items():
             yield from plain_pairs(v, f"{prefix}.{k}" if prefix else str(k))
     elif isinstance(data, list) and data:
+        spans = argv_spans(data, find)
         for i, v in enumerate(data, 1):
-            yield from plain_pairs(v, f"{prefix}.{i}" if prefix else str(i))
+            yield from plain_pairs(v, f"{prefix}.{i}" if prefix else str(i), spans.get(i - 1, ()))
     else:
-        yield prefix or "input", "(empty)" if data in ({}, []) else _scalar(data)
+        yield prefix or "input", "(empty)" if data in ({}, []) else _scalar(data), extra
 
 
 def _scalar(v: Any) -> str:
@@ -317,9 +320,12 @@ def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
     fields left out: ``tool_inputs_cut``)."""
     pairs = list(plain_pairs(data))
     cut, lines, written, away = len(pairs) > PLAIN_FIELDS, [], [], []
-    for i, (key, value) in enumerate(pairs):
+    for i, (key, value, extra) in enumerate(pairs):
+        extra = [(kind, a + len(key) + 2, b + len(key) + 2) for kind, a, b in extra]
         if i >= PLAIN_FIELDS:
-            away += found_in(f"{key}: {value}")
+            counted = Masker(False)
+            counted.text(f"{key}: {value}", extra)
+            away += counted.gone
             continue
         got = [False]
 
@@ -327,7 +333,7 @@ def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:
             text, got[0] = cut_line(text, INPUT_CHARS)
             return text
 
-        text, shown, gone = masked_cut(f"{key}: {value}", cutter, audit.mask, folded_at)
+        text, shown, gone = masked_cut(f"{key}: {value}", cutter, audit.mask, folded_at, extra)
         lines.append(text)
         written += shown
         away += gone

@@ -20,6 +20,7 @@ import re
 
 import ahocorasick_rs
 
+from .secret_argv import argv_spans, with_extra
 from .secret_entities import entities_read
 from .secret_guards import continued_joined, looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
@@ -227,14 +228,15 @@ def _masked_already(text: str, b: int) -> bool:
     return k == len(LEFT_OUT) or (k > 0 and (b + k == len(text) or text[b + k] == "…"))
 
 
-def _replacements(text: str) -> list[tuple[int, int, str, str, str]]:
-    """``(start, end, shown, fingerprint, kind)`` of each credential :func:`find` finds in ``text``, by start, none
+def _replacements(text: str, extra=()) -> list[tuple[int, int, str, str, str]]:
+    """``(start, end, shown, fingerprint, kind)`` of each credential :func:`find` finds in ``text`` (and of ``extra``'s,
+    found in the argument vector ``text`` is an item of: :func:`~asz_core.view.secret_argv.argv_spans`), by start, none
     overlapping (of two forms overlapping the first is kept): ``shown`` is its :func:`masked` form, or a PEM private
     key's first line then :data:`LEFT_OUT` in place of its lines up to its end (its fingerprint that of its lines
     without their line breaks, so the key reads as one however a text breaks them). A key already masked so (its
     first line followed by :data:`LEFT_OUT`) is no credential: masking a masked text changes and counts nothing."""
     out, at = [], 0
-    for kind, a, b in find(text):
+    for kind, a, b in with_extra(find(text), extra):
         if a < at:
             continue
         if kind == "private-key":
@@ -321,18 +323,19 @@ class recording:
         _SEEN = None
 
 
-def redacted(text: str) -> tuple[str, list[str]]:
-    """``text`` with each credential :func:`find` finds replaced by its :func:`masked` form (a PEM private key's
-    lines by ``[private key left out]`` after its first line), and the :func:`fingerprint` of each value replaced."""
-    shown, found = masked_found(text)
+def redacted(text: str, extra=()) -> tuple[str, list[str]]:
+    """``text`` with each credential :func:`find` finds (and ``extra``'s: :func:`_replacements`) replaced by its
+    :func:`masked` form (a PEM private key's lines by ``[private key left out]`` after its first line), and the
+    :func:`fingerprint` of each value replaced."""
+    shown, found = masked_found(text, extra)
     return shown, [mark for _, _, mark in found]
 
 
-def masked_found(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+def masked_found(text: str, extra=()) -> tuple[str, list[tuple[str, str, str]]]:
     """``(text masked, credentials)`` in one pass: ``text`` as :func:`redacted` masks it, and ``(kind, shown,
     fingerprint)`` of each credential it masked, as :func:`credentials` gives them (one per place). What the search
     index stores and keeps of a text (:func:`~asz_core.reading.search_hits.masked_index`: trial 38c F2)."""
-    cuts = _replacements(text)
+    cuts = _replacements(text, extra)
     if not cuts:
         return text, []
     out, at = [], 0
@@ -343,7 +346,7 @@ def masked_found(text: str) -> tuple[str, list[tuple[str, str, str]]]:
                                       for _, _, shown, mark, kind in cuts]
 
 
-def masked_cut(text: str, cut, mask: bool = True, at=None) -> tuple[str, list[str], list[str]]:
+def masked_cut(text: str, cut, mask: bool = True, at=None, extra=()) -> tuple[str, list[str], list[str]]:
     """``text`` masked (:func:`redacted`) and only then cut (``cut``: the masked text -> its beginning, such as a
     tool call's line cut at 200 characters or the asz.view document's clip at 2,000 bytes), so a cut never leaves a
     credential's head whole (trial 25b F2); with the :func:`fingerprint` of each credential the cut text shows
@@ -354,7 +357,7 @@ def masked_cut(text: str, cut, mask: bool = True, at=None) -> tuple[str, list[st
     :func:`~asz_core.view.placing.one_line`, gives :func:`~asz_core.view.placing.folded_at`); a credential is shown
     when its first character stands there."""
     out, pos, starts, marks = [], 0, [], []
-    for a, b, shown, mark, _ in _replacements(text):
+    for a, b, shown, mark, _ in _replacements(text, extra):
         out.append(text[pos:a])
         starts.append(sum(map(len, out)))
         out.append(shown if mask else text[a:b])
@@ -378,11 +381,12 @@ class Masker:
         self.mask = mask
         self.gone: list[str] = [] if gone is None else gone
 
-    def text(self, text: str) -> str:
-        """``text`` masked (:func:`redacted`; as it is when not masking), its credentials counted in ``gone``."""
-        if not text or (len(text) <= _SHORT and not _may_hold(text) and TYPED_TOO not in text):
+    def text(self, text: str, extra=()) -> str:
+        """``text`` masked (:func:`redacted`, ``extra`` too; as it is when not masking), its credentials counted in
+        ``gone``."""
+        if not text or (not extra and len(text) <= _SHORT and not _may_hold(text) and TYPED_TOO not in text):
             return text  # no credential, nothing recorded (_replacements records a text holding a typed *** too)
-        got, marks = redacted(text)
+        got, marks = redacted(text, extra)
         self.gone += marks
         return got if self.mask else text
 
@@ -390,7 +394,8 @@ class Masker:
         """``value`` (JSON-like: dicts, lists, tuples, strings) with each string in it masked by :meth:`text`; a dict
         is changed in place (its type kept: a ``Step``), a dict's keys are not texts, and the values of the keys in
         ``skip`` are left as they are (an image's base64, a node of the document a step only points to). A dict or
-        list met twice (shared) is masked and counted once."""
+        list met twice (shared) is masked and counted once. A list's strings are masked with what the list read as an
+        argument vector gives each (:func:`~asz_core.view.secret_argv.argv_spans`: ``["--token", "VALUE"]``)."""
         seen: set[int] = set()
 
         def walk(v):
@@ -404,6 +409,8 @@ class Masker:
                     for k, x in v.items():
                         if k not in skip:
                             v[k] = walk(x)
+                elif spans := argv_spans(v, find):
+                    v[:] = [self.text(x, spans[i]) if i in spans else walk(x) for i, x in enumerate(v)]
                 else:
                     v[:] = [walk(x) for x in v]
                 return v
@@ -430,20 +437,23 @@ def found_in(value) -> list[str]:
     gathers, in the same order, a shared dict or list counted once; its short texts are first looked at together
     (:func:`_shorts_clear`; session 43: the day's text export asked :meth:`Masker.text` of 600,000 short texts of the
     records it leaves out, a third of its CPU)."""
-    texts = _texts(value)
+    texts, extra = _texts(value)
+    keep = range(len(texts))
     short = [t for t in texts if len(t) <= _SHORT]
     if short and _shorts_clear(short):
-        texts = [t for t in texts if len(t) > _SHORT]
+        keep = [i for i, t in enumerate(texts) if len(t) > _SHORT or i in extra]
     counted = Masker(False)
-    for t in texts:
-        counted.text(t)
+    for i in keep:
+        counted.text(texts[i], extra.get(i, ()))
     return counted.gone
 
 
-def _texts(value) -> list[str]:
+def _texts(value) -> tuple[list[str], dict[int, list]]:
     """The strings of ``value`` (JSON-like) in the order :meth:`Masker.tree` meets them, a dict's values (never its
-    keys) and a dict or list met twice once."""
+    keys) and a dict or list met twice once; and by the place of each string a list read as an argument vector gives
+    credentials (:func:`~asz_core.view.secret_argv.argv_spans`), those."""
     out: list[str] = []
+    extra: dict[int, list] = {}
     seen: set[int] = set()
 
     def walk(v) -> None:
@@ -452,14 +462,23 @@ def _texts(value) -> list[str]:
         elif isinstance(v, (dict, list)):
             if id(v) not in seen:
                 seen.add(id(v))
-                for x in v.values() if isinstance(v, dict) else v:
-                    walk(x)
+                if isinstance(v, dict):
+                    for x in v.values():
+                        walk(x)
+                elif spans := argv_spans(v, find):
+                    for i, x in enumerate(v):
+                        if i in spans:
+                            extra[len(out)] = spans[i]
+                        walk(x)
+                else:
+                    for x in v:
+                        walk(x)
         elif isinstance(v, tuple):
             for x in v:
                 walk(x)
 
     walk(value)
-    return out
+    return out, extra
 
 
 def _shorts_clear(texts: list[str]) -> bool:

@@ -207,6 +207,11 @@ def looks_flagged(value: str, m: re.Match) -> bool:
     return _flag_head(m) and looks_keyword_password(value) and not _SPEC.match(value)
 
 
+#: The rest of a name after ``secret`` that makes it a key's identifier (``-key-id``, ``_KEY_ID``, ``KeyId``), whose value
+#: is public as an access key's id is.
+_KEY_ID = re.compile(r"(?i:[_-]?key[_-]?id)")
+
+
 def looks_named_password(value: str, m: re.Match) -> bool:
     """The ``password`` form's check: given to a flag (group ``flag``: ``--password``, ``--client-secret``), only a
     command's flag (:func:`looks_flagged`); then :func:`looks_keyword_password`; or, where the name is a password's
@@ -214,9 +219,11 @@ def looks_named_password(value: str, m: re.Match) -> bool:
     or a name ending in one (group ``word``, no ``rest``: ``password``, ``DB_PASSWORD``, ``passphrase``) given its
     value by ``=``, ``:``, ``:=``, ``=>`` or ``is``, never compared (``==``); words joined by a space only between
     quotes (``password: "purple monkey"``). So ``password: correct-horse-battery-staple`` is taken and
-    ``secret_name: aws-access-key-id`` or ``f["secret"] == "aws-access-key-id"`` are not (sessions 43, 44)."""
+    ``secret_name: aws-access-key-id`` or ``f["secret"] == "aws-access-key-id"`` are not (sessions 43, 44). A name whose
+    words after ``secret`` are a key's id (``--secret-key-id=…``, ``SECRET_KEY_ID``, ``secretKeyId``: :data:`_KEY_ID`)
+    names a key, not its secret (session 45)."""
     flag, word = m.group("flag"), m.group("word")
-    if flag and not _flag_head(m):
+    if (flag and not _flag_head(m)) or (word and _KEY_ID.fullmatch(m.group("rest") or "")):
         return False
     if " " not in value and looks_keyword_password(value) and not (flag and _SPEC.match(value)):
         return True
@@ -271,11 +278,27 @@ def looks_mysql_password(value: str, m: re.Match) -> bool:
 
 #: A shell command's word (quotes kept: ``-e "select 1"`` is one word, JSON's ``\"…\"`` too), a redirection's
 #: operator (``<``, ``2>``, ``>>``) or what ends the command: anything else (``;``, ``|``, ``&``, a line's end, a
-#: bracket, a lone quote).
-_SHELL_WORD = re.compile(r"[ \t]*(?:(?P<redirect>[0-9]*[<>]+&?)|(?P<word>(?:\\\"(?:(?!\\\").)*\\\"|\"[^\"\n]*\"|'[^'\n]*'"
+#: bracket, a lone quote). Words are parted by blanks and line continuations, in any of
+#: :data:`CONTINUATION`'s spellings or folded to one line (a backslash before a blank: a call's one-line summary; session
+#: 45).
+_SHELL_WORD = re.compile(r"(?:[ \t]|\\{1,2}\n|\\{3}n|\\(?=[ \t]))*(?:(?P<redirect>[0-9]*[<>]+&?)|(?P<word>(?:\\\"(?:(?!\\\").)*\\\"|\"[^\"\n]*\"|'[^'\n]*'"
                          r"|[^\s;|&\"'`()<>\\])+))")
 #: The mysql client's short options that take a value as the next word (``-u root``; ``-uroot`` holds its own).
 _MYSQL_VALUED = frozenset("uhPDeS")
+#: The mysql (and mariadb) client's long options that take a value as the next word when written without ``=``
+#: (``--user root``, ``--ssl-mode REQUIRED``; its ``--help``): any other long option is a switch (``--ssl``,
+#: ``--skip-column-names``, ``--batch``) and the word after it is the database's name (session 45: ``mysql -p hunter22
+#: --ssl shop`` read ``shop`` as ``--ssl``'s value and kept the password whole).
+_MYSQL_LONG_VALUED = frozenset({
+    "user", "host", "port", "socket", "database", "execute", "protocol", "default-character-set", "character-sets-dir",
+    "defaults-file", "defaults-extra-file", "defaults-group-suffix", "login-path", "init-command", "connect-timeout",
+    "max-allowed-packet", "net-buffer-length", "select-limit", "max-join-size", "prompt", "tee", "delimiter",
+    "plugin-dir", "default-auth", "bind-address", "ssl-ca", "ssl-capath", "ssl-cert", "ssl-cipher", "ssl-crl",
+    "ssl-crlpath", "ssl-key", "ssl-mode", "ssl-fips-mode", "tls-version", "tls-ciphersuites", "tls-sni-servername",
+    "server-public-key-path", "compression-algorithms", "zstd-compression-level", "load-data-local-dir", "histignore",
+    "dns-srv-name", "network-namespace", "shared-memory-base-name", "oci-config-file", "register-factor",
+    "authentication-oci-client-config-profile", "plugin-authentication-kerberos-client-mode", "fido-register-factor",
+    "read-timeout", "write-timeout", "max-statement-time"})
 
 
 def _shell_words(text: str, at: int) -> list[tuple[str, str]]:
@@ -307,7 +330,7 @@ def _database_apart(m: re.Match) -> bool:
             skip = kind == "redirect"
             continue
         if w.startswith("--"):
-            skip = "=" not in w
+            skip = "=" not in w and w[2:].replace("_", "-") in _MYSQL_LONG_VALUED
         elif w.startswith("-"):
             skip = len(w) == 2 and w[1] in _MYSQL_VALUED
         else:

@@ -30,7 +30,8 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
 ``secret``
 ``stripe-live-key``         ``sk_live_`` / ``rk_live_`` and 20 or more letters or digits
 ``huggingface-token``       ``hf_`` and 34 or more letters or digits
-``npm-token``               ``npm_`` and 36 letters or digits
+``npm-token``               ``npm_`` and 36 letters or digits, as npm issues them (30 random and a base62 CRC32
+                            checksum of 6, GitHub's format; a longer ``npm_`` word is none: session 45)
 ``private-key``             a PEM ``-----BEGIN … PRIVATE KEY-----`` line
 ``jwt``                     three base64url parts, the first two starting ``eyJ`` (a signed JSON Web Token)
 ``bearer-token``            the token of an ``Authorization: Bearer …`` header (any case; ``:`` or ``=``,
@@ -50,22 +51,25 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
 ``basic-auth``              an ``Authorization: Basic …`` header's base64 of ``USER:PASSWORD`` (:func:`looks_basic`)
 ``mysql-password``          the password glued to ``-p`` in a ``mysql`` or ``mariadb`` command (``-pS3cr3t``), or after
                             ``-p`` and a space when no database is likely named so, or when the client's command
-                            names its database elsewhere (a word after it, ``-D``) (:func:`looks_mysql_password`)
+                            names its database elsewhere (a word after it, ``-D``) (:func:`looks_mysql_password`);
+                            its words parted by blanks, line continuations or an argument list's ``", "``
 ``curl-password``           the password of curl's ``-u USER:PASSWORD`` or ``--user USER:PASSWORD`` (``-u USER``
                             alone is none), no placeholder (:func:`looks_password`)
-``api-key``                 the value of a command's ``--api-key`` / ``--apikey`` flag (a space or ``=``), as a
-                            flag's password (:func:`looks_flagged`)
+``api-key``                 the value of a command's ``--api-key`` / ``--apikey`` flag (a space, ``=`` or an argument
+                            list's next item, :data:`ARGV`), as a flag's password (:func:`looks_flagged`)
 ``password``                a value given to a name holding ``password``, ``passwd``, ``passphrase``, ``pwd`` or
                             ``secret`` anywhere (any case: ``DB_PASSWORD``, ``SECRET_KEY``, ``secretKey``,
                             ``app.config["SECRET_KEY"]``) by ``=``, ``:``, ``:=``, ``=>`` or ``is``, quotes allowed,
-                            or after a space to a command's flag the word ends (``--password PASS``, ``--secret S``,
-                            ``--client-secret S``); 6 or more characters up to white space, a quote or a code mark,
+                            or after a space (or as an argument list's next item, :data:`ARGV`) to a command's flag
+                            the word ends (``--password PASS``, ``--secret S``, ``--client-secret S``, ``--secret-key
+                            S``, ``--aws-secret-access-key S``; not a key's id, ``--secret-key-id=N``); 6 or more characters up to white space, a quote or a code mark,
                             holding a letter and a digit or a sign, never code, a path, an address, a variable or a
                             placeholder (:func:`looks_keyword_password`); a passphrase of two or more words joined by
                             ``-`` (or by a space, between quotes) only where the name is a password's whole
                             (:func:`looks_named_password`)
 ``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``;
-                            given to a command's ``--token`` flag (a space or ``=``), 6 or more (:func:`looks_token`)
+                            given to a command's ``--token`` flag (a space, ``=`` or an argument
+                            list's next item), 6 or more (:func:`looks_token`)
 ``api-key-header``          an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
                             ``bearer-token`` judges it and no name or path of code (session 44, trial 44c F2)
 ``authorization-token``     GitHub's ``Authorization: token …`` header, as ``bearer-token``
@@ -125,8 +129,19 @@ _SPACE = r"(?:\s|" + ESCAPED_BREAK + r")*"
 #: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
 _SEP = _QUOTE + r"\]?" + _SPACE + r"(?:=>|==?|:=|:)" + _SPACE
 _IS = _QUOTE + r"[ \t]+(?i:is)[ \t]+"
-#: The white space between a command's words: blanks, and a shell's line continuation (a backslash ending its line).
-_GAP = r"(?:[ \t]|\\\r?\n)+"
+#: Between two strings of a list, as an argument vector writes a command's words (an MCP call's or a subprocess's
+#: ``["--token", "VALUE"]``, Python's ``['gh', '--token', 'VALUE']``, JSON inside a JSON string ``[\\"-p\\", …]``, a
+#: list drawn indented): the one's closing quote, ``,`` and the other's opening quote, white space (real or a JSON
+#: escape's) around the ``,`` (session 45).
+ARGV = r"\\?[\"'](?:\s|" + ESCAPED_BREAK + r")*,(?:\s|" + ESCAPED_BREAK + r")*\\?[\"']"
+#: The white space between a command's words: blanks, a shell's line continuation (a backslash ending its line: as
+#: written, JSON-escaped or as the search index holds it, :data:`~asz_core.view.secret_guards.CONTINUATION`; session
+#: 45: ``mysql -u root \\`` and ``-pS3cret`` on the next line in a tool input's JSON), or an argument vector's
+#: ``", "`` (:data:`ARGV`).
+_GAP = r"(?:[ \t]|\\\r?\n|" + CONTINUATION + r"|" + ARGV + r")+"
+#: What stands between a command's flag and its value (``--token VALUE``): blanks, a line continuation, or an argument
+#: vector's ``", "`` (:data:`ARGV`; session 45).
+_FLAG_GAP = r"(?:(?:[ \t]|" + CONTINUATION + r")+|" + ARGV + r")"
 #: A command's words before the one a form looks for (``mysql -h db -u root -p…``, ``curl -sS -X POST -u …``): up to
 #: 24, in the same command (no ``;``, ``|`` or ``&`` between), as few as reach it.
 _WORDS = r"(?:" + _GAP + r"[^\s;|&]+){0,24}?" + _GAP
@@ -223,7 +238,7 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # the value of a command's --api-key or --apikey flag (--api-key VALUE, --api-key=VALUE, --openai-api-key …;
     # session 44), as a flag's password is judged (looks_flagged); its hints the flag's dash and first word (a text
     # holding none is not read for it: three looks, not one for each way of writing the name)
-    ("api-key", r"(?<=-)(?i:(?P<flag>api[_-]?key))(?:[ \t]+|=)" + _QUOTE + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
+    ("api-key", r"(?<=-)(?i:(?P<flag>api[_-]?key))(?:" + _FLAG_GAP + r"|=)" + _QUOTE + r"(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
      + r")" + _NO_CALL, ("-api", "-API", "-Api")),
     # a value given to a name holding a password's word anywhere (trial 27b F9; trial 42a F2: SECRET_KEY, secretKey,
     # app.config["SECRET_KEY"]): the word, the rest of the name (up to 20 letters, digits, '_' or '-': gitleaks'
@@ -232,7 +247,8 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # call's name (followed by '(')
     # (session 43: or a flag's value after a space, --password PASS, --db-passwd PASS, the word ending the flag;
     # a passphrase of words joined by '-' taken where the name is a password's whole: looks_named_password)
-    ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase|secret))[ \t]+|(?i:(?P<word>password|passwd"
+    ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase|secret(?:[_-]access)?[_-]key|secret))"
+     + _FLAG_GAP + r"|(?i:(?P<word>password|passwd"
      r"|passphrase|pwd|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE
      + r"(?P<value>" + _PHRASE + r"|" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
      ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
@@ -240,7 +256,7 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
     # name (TOKEN_URL, max_tokens, tokenizer are no token's)
     ("token", r"(?:token|TOKEN|Token)(?:(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?=" + _VALUE + r"{15,}" + _VALUE_END
-     + r")|(?<=-token|-TOKEN|-Token)(?P<flag>[ \t]+|=)" + _QUOTE + r")(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
+     + r")|(?<=-token|-TOKEN|-Token)(?P<flag>" + _FLAG_GAP + r"|=)" + _QUOTE + r")(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
      + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
     # session 44 (trial 44c F2), each after the forms above, which keep what they found before:
     # an API key's header, X-Api-Key: or Api-Key: (any case; an environment's API_KEY= is env-secret's)

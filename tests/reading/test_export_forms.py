@@ -215,12 +215,42 @@ def test_a_copy_of_forms_1_or_3_verifies_and_names_what_forms_4_mask(tmp_path, c
     text = old.read_text()
     assert NAMED not in text and all(v in text for v in WHOLE_44) and "Password is ***;);" in text
     assert fmt != "text" or (", ".join(FORMS_3) + ", not_covered") in text
+    _verifies_naming_whole(old, root, text, dict(zip(WHOLE_44, ("token", "password"))), number)
+
+
+def _verifies_naming_whole(old: Path, root: Path, text: str, whole: dict[str, str], number: int) -> None:
+    """``asz verify --export old --root root`` exits 0 and its note names each place of ``whole`` (value -> form)
+    in ``text`` (the copy's), said to be made with forms ``number``."""
     held = _verify(old, "--root", str(root))
     assert held.returncode == 0, held.stdout + held.stderr
-    places = sorted((line, col, kind) for v, kind in zip(WHOLE_44, ("token", "password")) for line, col in _places(text, v))
+    places = sorted((line, col, kind) for v, kind in whole.items() for line, col in _places(text, v))
     listed = ", ".join(f"line {line} column {col} ({kind})" for line, col, kind in places)
-    assert (f"note: {old.name}: 2 credential(s) asz masks today are whole in this copy (made with {FORMS_SAID[number]}): "
-            f"{listed}; asz export again makes a copy masked with today's forms") in held.stdout.splitlines(), held.stdout
+    assert (f"note: {old.name}: {len(whole)} credential(s) asz masks today are whole in this copy (made with "
+            f"{FORMS_SAID[number]}): {listed}; asz export again makes a copy masked with today's forms"
+            ) in held.stdout.splitlines(), held.stdout
+
+
+#: Session 45's forms in a prompt: an argument list's token and ``--secret-key``'s value after a space (forms 7 mask
+#: both, forms 6 left both whole), and a password all mask.
+WHOLE_45 = ("Tk7qW2xZ9pLm", "Sk3Fq9Lz2Wx7Vb")
+PROMPT_45 = f'run(["deploy", "--token", "{WHOLE_45[0]}"]) then mc alias set s3 --secret-key {WHOLE_45[1]} DB_PASSWORD={NAMED}'
+
+
+class _Forms6:
+    """Masking as forms 6 (fix44k) did for :data:`PROMPT_45`: neither value of :data:`WHOLE_45`."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        return [c for c in cuts if text[c[0]:c[1]] not in WHOLE_45]
+
+
+@pytest.mark.parametrize("fmt", ["md", "text"])
+def test_a_copy_of_forms_6_verifies_and_names_what_forms_7_mask(tmp_path, corpus_dir, fmt):
+    root = prompted_root(corpus_dir, tmp_path / "r", PROMPT_45)
+    old = tmp_path / f"old.{fmt}"
+    _older_copy(root, old, fmt, _Forms6, header=[name for name, _, _ in KINDS], number=6)  # (forms 7 added no name)
+    text = old.read_text()
+    assert NAMED not in text and all(v in text for v in WHOLE_45)
+    _verifies_naming_whole(old, root, text, dict(zip(WHOLE_45, ("token", "password"))), 6)
 
 
 def _normal(source: str) -> str:
@@ -235,16 +265,17 @@ def _normal(source: str) -> str:
 
 
 #: The digest of the forms' code (:func:`_forms_digest`) at each :data:`~asz_core.reading.export_forms.FORMS`.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972", 7: "dd9bfb10326eb687"}
 
 
 def _forms_digest() -> str:
-    from asz_core.view import secret_entities, secret_forms, secret_guards, secret_kinds
+    from asz_core.view import secret_argv, secret_entities, secret_forms, secret_guards, secret_kinds
 
     finding = [inspect.getsource(getattr(secret_forms, f)) for f in
                ("_starts", "_held", "find", "_find_written", "_may_hold", "_matches", "masked", "_replacements",
                 "fingerprint")]
-    parts = [inspect.getsource(m) for m in (secret_kinds, secret_guards, secret_entities)] \
+    modules = (secret_kinds, secret_guards, secret_entities, secret_argv)  # (secret_argv since forms 7)
+    parts = [inspect.getsource(m) for m in modules] \
         + [inspect.cleandoc("\n" + f) for f in finding]
     return hashlib.sha256("\0".join(_normal(p) for p in parts).encode()).hexdigest()[:16]
 
