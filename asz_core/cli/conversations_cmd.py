@@ -217,7 +217,7 @@ def conversations(
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given)
-    rows = [{**shown_places(row), "shown_id": shown(row["id"])} for row in rows]  # copies: a kept row never holds it
+    rows = [{**shown_places(row), "shown_id": shown(row["id"]), "title": _shown_title(row, shown)} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
                             + [x for x in [_retention_line(r, rows, project)] if x])
@@ -228,6 +228,15 @@ def conversations(
         typer.echo(lost)
     _footer(rows, note, credits_line(rows, r, zone, list(hide)), prices.config_name)
     incomplete(r, ids, cmd)
+
+
+def _shown_title(row: dict, shown: Callable[[str], str]) -> str:
+    """``row``'s title for the table: a continued conversation's ``(continues <whole id>) TITLE`` (the title kept and
+    given by --json, exports and the page) with that id as short as the root's ids allow (:func:`shown_names`), so the
+    column shows the title, not mostly the id (fix45c's note); any other title as it is."""
+    title, earlier = row.get("title") or "", row.get("continues") or ""
+    head = f"(continues {earlier})"
+    return f"(continues {shown(earlier)}){title[len(head):]}" if earlier and title.startswith(head) else row.get("title")
 
 
 def _retention_line(r: Path, rows: list[dict], project: str) -> str:

@@ -67,7 +67,11 @@ def test_a_resumed_copy_is_titled_by_what_it_continues(corpus_dir, tmp_path, ser
     assert doc["summary"]["continues"] == A and doc["summary"]["talks"] == 0 and doc["summary"]["title"] == want
     rows = {r["id"]: r["title"] for r in json.loads(_run("ls", "--json", "--root", str(root)))}
     assert rows == {A: "! uv run ty check", B: want, C: OWN}  # A keeps its own; C is named by its own prompt
-    assert "(no prompt)" not in _run("ls", "--root", str(root))
+    table = _run("ls", "--root", str(root))
+    assert "(no prompt)" not in table
+    # the table's title column shows the title, the id as short as the root's ids allow (no other id starts 326189cf)
+    assert [ln for ln in table.splitlines() if "5e5e5e5e  (continues 326189cf) ! uv run ty" in ln], table
+    assert A not in table
     hits = json.loads(_run("search", "please fix these", "--json", "--root", str(root)))
     assert {h["conversation"]: h["title"] for h in hits} == rows
     listed = serve(root).get("/api/conversations").json()["conversations"]
