@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -86,18 +88,43 @@ def corpus_root(corpus_copy) -> Path:
     return corpus_copy()
 
 
+#: Seconds a server over a root the module did not make (a session fixture's, such as ``example_root``) is kept after
+#: the end of the last module that asked for it: stopped sooner, the next module asking for it starts it again (a fork,
+#: its start and first answers: about 0.2-0.7 s of CPU, the corpus's the most), kept longer it follows its root idle
+#: (about 0.1 s of CPU a minute, 0.14 s the corpus's). Session 45, docs/testing.md.
+KEPT_IDLE = 240.0
+#: The live :func:`serve` factories of this process (one a session), for :func:`_module_servers_stopped`.
+_SERVES: list = []
+
+
+def _stop_all(servers) -> None:
+    """Stop ``servers`` (:class:`Served`): all are told at once, so their shutdowns overlap."""
+    servers = list(servers)
+    for s in servers:
+        if s.proc.poll() is None:
+            s.proc.terminate()
+    for s in servers:
+        s.stop()
+
+
 @pytest.fixture(scope="session")
 def serve(tmp_path_factory):
-    """A factory: ``serve(root, hide=None, override=None, command='view')`` starts a real server, stopped at session end.
+    """A factory: ``serve(root, hide=None, override=None, command='view')`` starts a real server, or gives the one
+    already serving those arguments.
 
-    Servers are shared by arguments within the test session, except one over a root inside a test's own ``tmp_path``,
-    which no other test can name: :func:`_own_servers_stopped` stops it when that test ends. (``start.started``: the
-    servers by their arguments.)
+    Servers are shared by arguments within the test session. One over a root inside a test's own ``tmp_path``, which no
+    other test can name, is stopped when that test ends (:func:`_own_servers_stopped`); one over a root made during a
+    module (its module fixtures' roots, which no later module can name) when that module ends, and one over a root
+    made before (a session fixture's) once no module has asked for it for :data:`KEPT_IDLE` seconds
+    (:func:`_module_servers_stopped`); the rest at the session's end. (``start.started``: the servers by their
+    arguments; ``start.asked``: the arguments asked for since the current module began; ``start.ended``: for each,
+    the ``time.monotonic()`` the last module asking for it ended.)
     """
     started: dict[tuple, Served] = {}
 
     def start(root: Path, *, hide: list[str] | None = None, override: bool | None = None, extra: tuple[str, ...] = ()) -> Served:
         key = (str(root), tuple(hide) if hide is not None else None, override, extra)
+        start.asked.add(key)
         s = started.get(key)
         if s is not None and s.proc.poll() is None:
             return s
@@ -109,13 +136,37 @@ def serve(tmp_path_factory):
         started[key] = s
         return s
 
-    start.started = started
+    start.started, start.asked, start.ended = started, set(), {}
+    _SERVES.append(start)
     yield start
-    for s in started.values():  # all are told at once, so their shutdowns overlap
-        if s.proc.poll() is None:
-            s.proc.terminate()
-    for s in started.values():
-        s.stop()
+    _SERVES.remove(start)
+    _stop_all(started.values())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_servers_stopped(tmp_path_factory):
+    """At the end of each module, stop the shared servers (:func:`serve`) no later test can ask for, or is unlikely to
+    soon: one over a root made during this module (a folder of the run's base temporary folder that was not there when
+    the module began: its module fixtures' roots, which no other module can name), and one over any other root no
+    module has asked for in the last :data:`KEPT_IDLE` seconds (started again if asked for later). Kept to the
+    session's end, each followed its root idle beside the many started after it: tests/view_server on two workers
+    spent 32 s of CPU in the forked children (199 -> 167 s) less so (session 45, docs/testing.md)."""
+    base = tmp_path_factory.getbasetemp()
+    before = set(os.listdir(base))
+    yield
+    now = time.monotonic()
+    for start in _SERVES:
+        for key in start.asked & start.started.keys():
+            start.ended[key] = now
+        start.asked.clear()
+        gone = []
+        for key in list(start.started):
+            root = Path(key[0])
+            made_here = root.is_relative_to(base) and root.relative_to(base).parts[0] not in before
+            if made_here or now - start.ended.get(key, now) > KEPT_IDLE:
+                gone.append(start.started.pop(key))
+                start.ended.pop(key, None)
+        _stop_all(gone)
 
 
 @pytest.fixture(autouse=True)
