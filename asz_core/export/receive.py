@@ -50,7 +50,7 @@ from .land import Refused, clear_dead_temporaries, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, STOPPING, Busy, one_at_a_time, owned_by, release, sessions_of
 from .receive_grpc import LogsServicer, MetricsServicer, TokenCheck
 from .receive_http import DRAIN, MAX_BODY, Front, Server
-from .receive_record import record_before, record_landed, record_senders, unacknowledged
+from .receive_record import complete_left, record_before, record_landed, record_senders, unacknowledged
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
 from .receive_seen import METRICS, PROBES, Summed, attrs_of, seen_request
 from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
@@ -108,12 +108,27 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
         except StopBeforePair:  # its turn came once the receiver was stopping: nothing of it begun (close43)
             raise Busy(STOPPING) from None
         try:
-            with landing(root):
+            with landing(root) as journal:
+                _intend(journal, root, req, credential)  # who sends each file, durable before it lands (trial 45c F1)
                 return _answer_logs(root, req, err, quiet, credential, receiver)
         finally:
             opened.__exit__(None, None, None)
             if req.resource_logs:
                 landed_changed()  # a reader in this process (asz server, a test) reads the root's labels again
+
+
+def _intend(journal, root: Path, req: ExportLogsServiceRequest, credential: str | None) -> None:
+    """Write in the request's ``journal`` (:class:`~asz_core.storage.landing.Journal`) the sender line each file of
+    ``req`` is to get, before any lands; a journal the root cannot take is left to the request's writes to say."""
+    from ..sessiondata.times import format_rfc3339
+
+    at = format_rfc3339(time.time_ns())
+    try:
+        journal.intend([{"file": rel, "sha256": str(a.get("asz.file.digest") or "").lower(), "received_at": at,
+                         **_who(attrs_of(rl.resource), credential)} for rl in req.resource_logs for sl in rl.scope_logs
+                        for a, rel, data in map(_file_of, sl.log_records) if isinstance(rel, str) and data is not None])
+    except OSError:
+        pass
 
 
 def _file_of(rec) -> tuple[dict, object, bytes | None]:
@@ -547,6 +562,7 @@ class Receiver:
             raise OSError(errno.EROFS if why == os.strerror(errno.EROFS) else errno.EACCES, why)
         record_landed(self.root, None, self.err)  # sessions a receiver landed and stopped before listing (a crash)
         record_before(self.root, self.err)
+        complete_left(self.root, self.err)  # the sender lines a killed receiver's journals name (trial 45c F1)
         clear_left(self.root)  # the lock files of requests a killed receiver left (trial 34b F7)
         clear_dead_temporaries(self.root)  # and its half-written files (trial 39a F3)
 

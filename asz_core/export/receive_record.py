@@ -15,7 +15,7 @@ from typing import TextIO
 
 from .admit import RETRY_RECORD
 
-__all__ = ["cannot_write_now", "record_before", "record_landed", "record_senders", "unacknowledged"]
+__all__ = ["cannot_write_now", "complete_left", "record_before", "record_landed", "record_senders", "unacknowledged"]
 
 
 #: The OS's errors of a root that cannot be written now (full, over quota or a file size limit, failing, mounted
@@ -95,8 +95,8 @@ _senders_lock = threading.Lock()
 
 
 def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_named: bool = False) -> dict[str, str]:
-    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``, and
-    ``root`` when the request named its sending root, ``asz.root.id``: trial 34b F3)
+    """Append ``sent_by`` (one dict per landed file: ``file``, ``sha256``, ``instance``, ``service``, ``credential``,
+    ``received_at`` when it is not now (a journal's, :func:`complete_left`), and ``root`` when the request named its sending root, ``asz.root.id``: trial 34b F3)
     to the sender record of each file's session (:func:`asz_core.storage.senders.append_senders`), ``received_at``
     now; rounds (``_conversations/…``) have none (a conversation's senders are its sessions'). One writer at a time.
     ``unless_named``: files that arrived again, each written only when the record names no line of it (a receiver
@@ -112,7 +112,7 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
     for e in sent_by:
         if not e["file"].startswith("_"):
             by_session.setdefault(e["file"].split("/", 1)[0], []).append(
-                {"file": e["file"], "sha256": e["sha256"], "received_at": at, "instance": e["instance"],
+                {"file": e["file"], "sha256": e["sha256"], "received_at": e.get("received_at") or at, "instance": e["instance"],
                  "service": e["service"], "credential": e["credential"], **({"root": e["root"]} if e.get("root") else {})})
     with _senders_lock:
         # the first record: nothing landed here before records (no list, no record yet; _received/ itself may hold
@@ -136,3 +136,34 @@ def record_senders(root: Path, sent_by: list[dict], err: TextIO | None, unless_n
                           "refused as retryable: the pusher sends them again and their lines are written then",
                           file=err, flush=True)
     return failed
+
+
+def complete_left(root: Path, err: TextIO | None) -> int:
+    """Write the sender lines a receiver killed mid-request did not (trial 45c F1): each file its request's journal
+    names (:func:`asz_core.storage.landing.left_intents`) that is landed with the SHA-256 the journal keeps and that its
+    session's record does not name gets the journal's line, ``received_at`` the time the request arrived. Called as
+    ``asz receive`` starts, before the journals are removed (:func:`~asz_core.storage.landing.clear_left`); a line on
+    ``err`` says how many. The number of lines written. Never raises."""
+    import hashlib
+
+    from ..storage.landing import left_intents
+    from ..storage.senders import read_senders, senders_path
+
+    named: dict[str, set] = {}
+    lacking = []
+    for rel, e in sorted(left_intents(root).items()):
+        session = rel.split("/", 1)[0]
+        if session not in named:
+            named[session] = {x.get("file") for x in read_senders(senders_path(root, session)).entries}
+        try:
+            whole = hashlib.sha256((root / rel).read_bytes()).hexdigest() == e.get("sha256")
+        except OSError:
+            whole = False
+        if whole and rel not in named[session]:
+            lacking.append({k: v for k, v in e.items() if k != "journal"})
+    failed = record_senders(root, lacking, err) if lacking else {}
+    if (n := len(lacking) - len(failed)) and err is not None:
+        print(f"note: {root / '_received'}: a receiver stopped mid-request (killed) after landing {n} file(s) and before "
+              "writing their sender lines; written now from that request's journal (received_at: when the request "
+              "arrived)", file=err, flush=True)
+    return n

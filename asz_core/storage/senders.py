@@ -46,7 +46,8 @@ import orjson
 from ..sessiondata.spelling import folded, nfc
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "THIS_HOST", "unsent_label", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
-           "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders", "instance_word", "label_parts", "named_senders"]
+           "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders", "instance_word", "label_parts", "named_senders",
+           "UNWRITTEN", "UNWRITTEN_SENDER", "unwritten_entry"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -266,7 +267,15 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
         entries = [e for e in entries if e["file"] in files]
     named = {e["file"] for e in entries}
     before = [f for f in listed_before(root).get(name, ()) if f not in named and (files is None or f in files)]
-    return senders_summary(entries) + ([before_entry(before)] if before else [])
+    out = senders_summary(entries) + ([before_entry(before)] if before else [])
+    from .landing import left_intents  # a receiver killed between a file and its line (trial 45c F1)
+
+    meant = {f: e for f, e in left_intents(root).items() if f.startswith(name + "/") and f not in named
+             and f not in before and (files is None or f in files)}
+    if meant:
+        journal = os.path.relpath(next(iter(meant.values()))["journal"], root).replace(os.sep, "/")
+        out.append(unwritten_entry(sorted(meant), journal))
+    return out
 
 
 def settled_senders(root: str | os.PathLike, sessions: Collection[str],
@@ -426,6 +435,12 @@ def _word(text: str) -> str | None:
     return text if instance_word(text) == text else None
 
 
+def _names_one(s: dict) -> bool:
+    """True when ``s`` (a :func:`session_senders` entry) names its sender from a line that verifies: not files received
+    before records were kept, nor whose line does not verify, nor whose line is not yet written."""
+    return not s.get("before_records") and not s.get("unverified") and not s.get(UNWRITTEN)
+
+
 def instance_label(senders: list[dict]) -> str:
     """The senders of ``senders`` (:func:`senders_summary`) by :func:`sender_label` (instance id and, when a named
     token was checked, its credential), distinct, sorted, joined by ``, `` (``(no instance
@@ -444,12 +459,14 @@ def named_senders(senders: list[dict]) -> list[dict]:
     ``sent_by_senders``), never by the label's words (review34)."""
     named = {sender_label(s): {"label": sender_label(s), "instance": s.get("instance"), "credential": s.get("credential")
                                if isinstance(s.get("credential"), str) and s.get("credential") else None}
-             for s in senders if not s.get("before_records") and not s.get("unverified")}
+             for s in senders if _names_one(s)}
     out = [named[k] for k in sorted(named)]
     out += [{"label": RECEIVED_BEFORE, "instance": None, "credential": None}] if any(
         s.get("before_records") for s in senders) else []
     out += [{"label": UNVERIFIED_SENDER, "instance": None, "credential": None}] if any(
         s.get("unverified") for s in senders) else []
+    out += [{"label": UNWRITTEN_SENDER, "instance": None, "credential": None}] if any(
+        s.get(UNWRITTEN) for s in senders) else []
     return out or [{"label": NOT_RECEIVED, "instance": None, "credential": None}]
 
 
@@ -466,6 +483,23 @@ RECEIVED_BEFORE = "(received before records were kept)"
 #: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of files whose sender line does not verify
 #: (:data:`UNVERIFIED`): the line was changed, so who it names is not shown (trial 25b F6).
 UNVERIFIED_SENDER = "(sender record does not verify)"
+#: The key of a :func:`session_senders` entry for landed files whose sender line a receiver killed mid-request had not
+#: yet written (its journal names them: :func:`~asz_core.storage.landing.left_intents`; trial 45c F1).
+UNWRITTEN = "line_not_yet_written"
+#: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of such files: received, the line to come.
+UNWRITTEN_SENDER = "(landed, sender line not yet written)"
+#: What ``asz conversation``, the exports' head and ``asz verify`` say of such files.
+UNWRITTEN_SAID = ("landed, its sender line not yet written: asz receive was stopped (killed) after landing {n} file(s) "
+                  "and before writing their lines; its request's journal ({journal}) names who sent them, and the "
+                  "receiver's next start, or that host's next push, writes the lines")
+
+
+def unwritten_entry(files: list[str], journal: str) -> dict:
+    """The :func:`session_senders` entry of ``files`` (root-relative landed paths) whose sender line is not yet
+    written (:data:`UNWRITTEN`): ``instance``, ``credential`` and the times null, ``files`` their count,
+    :data:`UNWRITTEN` true and ``journal`` the root-relative path of the journal naming them."""
+    return {"instance": None, "credential": None, "files": len(files), "first_received": None, "last_received": None,
+            UNWRITTEN: True, "journal": journal}
 
 
 def unsent_label(root: str | os.PathLike, session: str) -> str:
@@ -493,7 +527,7 @@ def sender_matches(senders: list[dict], text: str) -> bool:
     alice)`` is no sender of credential alice (review34: it kept mallory's row)."""
     if not text:
         return True
-    named = [s for s in senders if not s.get("before_records") and not s.get("unverified")]
+    named = [s for s in senders if _names_one(s)]
     parts = label_parts(text)
     if parts is not None:
         inst, cred = parts
@@ -510,7 +544,7 @@ def credentials_of(senders: list[dict]) -> list[str]:
     sender's (trial 27c F1)."""
     out: list[str] = []
     for s in senders:
-        if not s.get("before_records") and not s.get("unverified"):
+        if _names_one(s):
             name = s.get("credential") if isinstance(s.get("credential"), str) else NO_CREDENTIAL
             out += [] if name in out else [name]
     return out
@@ -544,7 +578,7 @@ def senders_line(senders: list[dict]) -> str:
     """``sent by dev@hostA (credential alice): 5 landed file(s), received 2026-12-04T00:13:08Z to …; …``, and for
     files received before the root kept sender records (:func:`before_entry`) ``received before this root kept sender
     records: 3 landed file(s), who sent them cannot be told``; '' for []."""
-    sent = [s for s in senders if not s.get("before_records") and not s.get("unverified")]
+    sent = [s for s in senders if _names_one(s)]
     before = sum(s["files"] for s in senders if s.get("before_records"))
     broken = sum(s["files"] for s in senders if s.get("unverified"))
     said = ("sent by " + "; ".join(
@@ -553,6 +587,8 @@ def senders_line(senders: list[dict]) -> str:
     if before:
         said += ("; " if said else "") + (f"received before this root kept sender records ({RECEIVED}/{BEFORE}): {before} "
                                           "landed file(s), who sent them cannot be told")
+    if unwritten := [s for s in senders if s.get(UNWRITTEN)]:
+        said += ("; " if said else "") + UNWRITTEN_SAID.format(n=unwritten[0]["files"], journal=unwritten[0]["journal"])
     if broken:
         said += ("; " if said else "") + (f"the sender record of {broken} landed file(s) does not verify (its line was "
                                           "changed; asz verify names it): who sent them is not shown")

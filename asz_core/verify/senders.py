@@ -22,7 +22,8 @@ from pathlib import Path
 from ..flow.round import landed_file_digest
 from ..storage.erased_list import erased_names
 from ..storage.sender_roots import two_roots, two_roots_line
-from ..storage.senders import BEFORE, RECEIVED, read_senders, sender_label, senders_summary
+from ..storage.landing import left_intents
+from ..storage.senders import BEFORE, RECEIVED, UNWRITTEN_SAID, read_senders, sender_label, senders_summary
 from .report import Problem, Section
 
 __all__ = ["SENDER_RECORD", "check_senders"]
@@ -64,22 +65,33 @@ def _unrecorded(root: Path, root_shown: str, section: Section, sessions: list[Pa
         rel = os.path.relpath(p, root).replace(os.sep, "/")
         by_session.setdefault(rel.split("/", 1)[0], []).append(rel.removesuffix(".sk").removesuffix(".sd") + ".sd")
     listed = before or set()
+    meant = left_intents(root)  # files a receiver killed mid-request landed, its journal naming their lines (45c F1)
     for sdir in sessions:
         if (sdir / "session.state").exists():
             continue  # collected into this root: it has no sender record
+        have = named.get(sdir.name)
         files = sorted(f for f in by_session.get(sdir.name, ()) if f not in listed)
         shown = os.path.join(root_shown, RECEIVED, f"{sdir.name}.senders")
-        have = named.get(sdir.name)
+        if unwritten := [f for f in files if f in meant and f not in (have or ())]:
+            files = [f for f in files if f not in unwritten]
+            journal = os.path.join(root_shown, os.path.relpath(meant[unwritten[0]]["journal"], root))
+            section.warnings.append(Problem(shown, 0, "", SENDER_RECORD, UNWRITTEN_SAID.format(
+                n=len(unwritten), journal=journal) + f" (the first: {unwritten[0]})"))
+            section.counts["sender_lines_not_yet_written"] = section.counts.get("sender_lines_not_yet_written", 0) + len(unwritten)
+            if not files:
+                continue
         if have is None and (files or digests is None and not any(f.startswith(sdir.name + "/") for f in listed)
                              and any(sdir.glob("*/*/*.sd"))):
             section.problems.append(Problem(shown, 0, "", SENDER_RECORD, (
                 f"session {sdir.name} holds {len(files) or 'its'} landed file(s) that asz receive landed (no "
                 "session.state: no collect pass wrote them here), but no sender record, and "
                 + (f"{RECEIVED}/{BEFORE} (what landed before the root kept sender records) does not name them: the "
-                   "record was removed" if before is not None else
+                   "record was removed, or an asz receive before 2026-12-07 was killed between landing them and writing "
+                   "their lines (the sending host's next push writes them)" if before is not None else
                    f"no {RECEIVED}/{BEFORE}: the record was removed, or they landed before asz receive kept records "
                    f"and no asz receive that lists such files in {BEFORE} has started on this root since (one lists "
-                   "them when it starts)")
+                   "them when it starts), or an asz receive before 2026-12-07 was killed between landing them and "
+                   "writing their lines (the sending host's next push writes them)")
                 + "; who sent them cannot be told; the pushing hosts' receipts (asz verify --receipts) still say what "
                 "the receiver accepted")))
         elif have is not None and (lost := [f for f in files if f not in have]):
