@@ -184,8 +184,8 @@ class Collector:
     def _note_not_sessions(self, skipped: list[tuple[str, str]]) -> None:
         """Tell once per process each skipped entry a person would otherwise lose without a word
         (:func:`~asz_core.collect.skipped_said.skipped_said`: a name that is not a session id, with the lines it
-        holds; a symbolic link out of the source root, a ``warning:``; the MCP events ``asz hook`` refused, told again
-        when the count changes), bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
+        holds, a ``warning:`` when it holds any byte; a symbolic link out of the source root, a ``warning:``; the MCP
+        events ``asz hook`` refused, told again when the count changes), bytes that are not UTF-8 as ``\\xNN`` (:func:`~asz_core.collect.src_text.shown`).
         Other skipped entries (agent memory, Claude Code's session index, a copy another folder lands) are what they
         are and stay counted only (``asz sources`` lists them)."""
         from .skipped_said import skipped_said

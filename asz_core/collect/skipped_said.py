@@ -2,9 +2,11 @@
 trial 27a F8, trial 41b F4). ``skipped=`` counts every skipped entry and ``asz sources`` lists each with its reason;
 these few are said on stderr too, once per process:
 
-* a file whose name is not a session id (a transcript renamed, a copy saved as ``notes.jsonl``): ``note: PROJECT/NAME:
+* a file whose name is not a session id (a transcript renamed, a copy saved as ``notes.jsonl``): ``warning: PROJECT/NAME:
   file name is not a session id; not collected: none of its N line(s) (B bytes) lands under this name (…)``, its lines
-  counted in the file itself (a renamed transcript's lines written after the rename land nowhere);
+  counted in the file itself (a renamed transcript's lines written after the rename land nowhere): lines left out of
+  the root are a warning, as a link out of the source root is (trial 45a F1: it was a ``note:``), still counted in
+  ``skipped=`` and never an exit 1; an empty such file (0 bytes: nothing left out) stays a ``note:``;
 * a symbolic link leading outside the source root (a transcript replaced by a link to a copy elsewhere): ``warning:
   PROJECT/NAME: a symbolic link to TARGET, outside the source root: not followed (…)``: what is written through the
   link never lands, while the stream's cursor still names the file (``asz sources`` shows it active);
@@ -56,5 +58,6 @@ def skipped_said(roots: Sequence[Path], rel: str, reason: str) -> tuple[str, str
         held = _lines(roots, rel)
         what = (f"none of its {held[0]:,} line(s) ({held[1]:,} bytes) lands under this name" if held is not None
                 else "nothing of it lands under this name")
-        return "note", f"{reason}; not collected: {what} (asz sources lists what is skipped)"
+        level = "note" if held is not None and held[1] == 0 else "warning"  # lines left out of the root (trial 45a F1)
+        return level, f"{reason}; not collected: {what} (asz sources lists what is skipped)"
     return None

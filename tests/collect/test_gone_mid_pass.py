@@ -192,5 +192,5 @@ def test_a_source_renamed_mid_pass_is_said_renamed_and_its_new_name_is_noted_wit
     held = new.read_bytes()
     n = held.count(b"\n")
     assert again.skipped == 1 and run.err.splitlines()[-1] == (
-        f"note: {SAMPLE}/{new.name}: file name is not a session id; not collected: none of its {n:,} "
+        f"warning: {SAMPLE}/{new.name}: file name is not a session id; not collected: none of its {n:,} "
         f"line(s) ({len(held):,} bytes) lands under this name (asz sources lists what is skipped)")

@@ -48,7 +48,7 @@ def test_a_folder_named_with_controls_and_a_newline_is_one_escaped_error_and_the
         assert p.returncode == 1 and fields["errors"] == "1" and fields["landed"] == ("1" if n == 1 else "0"), p.stdout + p.stderr
         lines = p.stderr.splitlines()
         assert _raw(p.stderr) == [] and why in lines, p.stderr
-        assert f"note: {EVIL_SHOWN}/abc\\nFAKE\\x1b[2Jrow.jsonl: file name is not a session id; not collected: none of its 1 line(s) (3 bytes) lands under this name (asz sources lists what is skipped)" in lines
+        assert f"warning: {EVIL_SHOWN}/abc\\nFAKE\\x1b[2Jrow.jsonl: file name is not a session id; not collected: none of its 1 line(s) (3 bytes) lands under this name (asz sources lists what is skipped)" in lines
         assert not any("moved" in ln for ln in lines)  # nothing told of a move that did not happen
         assert len(lines) == 2  # no line of the attacker's own
     assert sorted(n for n in (root).iterdir() if not n.name.startswith("_")) == [root / HELLO]
