@@ -151,6 +151,12 @@ could hide behind it).
   continues, ``(continues 326189cf-5676-4237-8cde-1ce80aae4a9f) TITLE``, where render 25 gave its first 8 characters
   (:func:`~asz_core.view.titles.continued_title`; close44 "Not done": reading). A copy of render 25 or before is made
   again titled as that render titled it (:func:`drawing`, :data:`~asz_core.view.titles.CONTINUED_SHORT`).
+- render 27: a sub-agent's talk no call started (an orphan group, or a child stream no call names) is headed as the
+  page heads it, ``Subagent: <the line that opens it>``, else ``Subagent: parent call not found`` (md, html, the
+  Talks list; render 26 headed it by its id, or by its label), and a person's or injected line after such a talk's
+  first reply is drawn as what it is, not ``Asked (the prompt this talk was given)``; the text form says it ``text``,
+  not ``subagent_prompt`` (:mod:`~asz_core.view.subagent_heads`, :data:`SUBAGENT_RENDER`; trial 45b F4). A copy of
+  render 26 or before is made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -177,10 +183,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ORPHAN_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 26
+RENDER = 27
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -200,6 +206,9 @@ NOTICES_RENDER = 19
 
 #: The render from which md, html and the text form say a sub-agent group's parent call was not found (render 25).
 ORPHAN_RENDER = 25
+#: The render from which a sub-agent's talk no call started is headed as the page heads it, and a line after its
+#: first reply is not its prompt (render 27: :mod:`~asz_core.view.subagent_heads`).
+SUBAGENT_RENDER = 27
 #: The render from which a manifest lists a mask md wrote escaped (``\\[private key left out]``; render 24).
 ESCAPED_MASKS_RENDER = 24
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).

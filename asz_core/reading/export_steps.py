@@ -24,7 +24,7 @@ from ..view.titles import SHORT_FORM_KINDS, talk_headings
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .export_calls import calls_at, record_said, sidechain_said
-from .export_render import drawn
+from .export_render import SUBAGENT_RENDER, drawn
 from .termtext import md_line, plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
@@ -217,8 +217,8 @@ def steps(root: str | os.PathLike, doc: dict, *, thinking: bool = False, dialect
         recs = {k: v for k, v in recs.items() if k[0] not in bad}
 
     files = {f["seq"]: f["file"] for f in doc.get("files") or () if isinstance(f, dict) and isinstance(f.get("file"), str)}
-    heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain)
-    asked_by = set(asked_steps(doc).values())  # an old sidechain's opening prompt, written in its parent's file
+    heads = talk_headings(doc, dialect, HEADING_LIMIT, record=lambda ref: recs.get((ref.get("seq"), ref.get("row"))), clean=plain, subagents=(new := drawn() >= SUBAGENT_RENDER))
+    asked_by = set(asked_steps(doc, ordered=new).values())  # an old sidechain's opening prompt (render 27: before its first reply)
     unread = [unread_thinking(doc) if thinking else 0]  # said once, in the first one's place, then 0
     redacted, said_no = redacted_thinking(doc) if unread[0] else 0, refusal(dialect)  # refusal: its adapter asked once
 

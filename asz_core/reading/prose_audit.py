@@ -58,7 +58,7 @@ from ..view.step_words import fixed_notice
 from ..view.titles import prompt_blocks, record_line
 from ..view.usage_report import ms_in_window
 from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
-from .export_render import notices_read
+from .export_render import SUBAGENT_RENDER, drawn, notices_read
 from .export_tools import gist_pairs
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
@@ -155,8 +155,7 @@ class Audit:
     (:func:`~asz_core.view.secret_forms.masked_cut`), and its line carries the fingerprints of what it masked as
     ``_gone`` (taken off and counted where the line is written: ``asz_core.cli.export_cmd``)."""
 
-    def __init__(self, conversation: str, thinking: bool = False,
-                 window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False):
+    def __init__(self, conversation: str, thinking: bool = False, window: Optional[tuple[Optional[int], Optional[int]]] = None, only: bool = False, mask: bool = False):
         self.conversation, self.thinking, self.window, self.only, self.mask = conversation, thinking, window, only, mask
         #: the fingerprint of each credential a part the form leaves out held (one per place): a tool result, the
         #: part of a tool input its line does not carry, thinking without ``--thinking``, a withheld record, a record
@@ -169,8 +168,7 @@ class Audit:
         #: :func:`turn_at` of the conversation's document, set by :meth:`ask`
         self.turn_at: dict[tuple[int, int], int] = {}
         #: what the form does not carry, by what: the header's ``left_out``
-        self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0,
-                         "other_records": 0, "tool_executions": 0}
+        self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0, "other_records": 0, "tool_executions": 0}
         #: ``--in-range-only``: the records with no time of their own not placed yet, per stream, each ``((seq, row),
         #: what it leaves out, the credentials it held, the companion files it names)``, placed by :meth:`place_untimed`
         self._untimed: dict[str, list[tuple[tuple, dict, list, list]]] = {}
@@ -185,6 +183,7 @@ class Audit:
         #: seq -> the file's path under the root (set by the caller: ``asz_core.reading.prose.prose_turns``)
         self.unjoined: list[dict] = []
         self.files: dict[int, str] = {}
+        self.replied: set[str] = set()  #: sub-agents' streams a reply was read in so far: a later line is no prompt (render 27)
 
     def withhold(self, rec: dict, stream: str = "main", file: str = "", row: int = 0) -> None:
         """Count a record a ``view.hide`` flag leaves out (``rec``, placed as :meth:`lines` places it), and the
@@ -338,6 +337,7 @@ class Audit:
     def _kind(self, header: Header, stream: str, rec: dict, line: dict) -> str:
         """The kind of a line the default form keeps (module docstring)."""
         if line["role"] == "assistant":
+            self.replied.add(stream)
             ks = {p.get("k") for p in rec.get("parts") or () if isinstance(p, dict) and (p.get("text") or p.get("state"))}
             if "reasoning" in ks and self.thinking:
                 if line.get("text") == UNREAD_MARK:  # the note on thinking with no text, not a thought (trial 31b F9)
@@ -358,7 +358,8 @@ class Audit:
             return "command" if "command" in blocks else "prompt"
         if blocks and blocks <= {"stdout", "stderr"}:
             return "command_output"
-        return "subagent_prompt" if stream != "main" or rec.get("sidechain") is True else "text"
+        later = stream in self.replied and drawn() >= SUBAGENT_RENDER  # after a sub-agent's reply: not what it was asked (45b F4)
+        return "subagent_prompt" if stream != "main" and not later or rec.get("sidechain") is True else "text"
 
     def ask(self, doc: dict, by_stream: dict[str, list[dict]]) -> None:
         """Put first in ``by_stream`` (stream name -> its lines) a ``subagent_prompt`` line for each sub-agent of

@@ -383,10 +383,14 @@ def unresolved_words(doc: dict) -> str:
             + (f"; {len(unres['resolved'])} resolved by a later round" if unres["resolved"] else ""))
 
 
-def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted") -> dict[str, str]:
+def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted",
+                ordered: bool = True) -> dict[str, str]:
     """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
     its first three ``context.injection`` steps carrying no ``injected`` flag (module docstring; the document's rule
-    for such a label, seed 004 "A talk's label and reply"): that step is what the talk was asked."""
+    for such a label, seed 004 "A talk's label and reply"): that step is what the talk was asked, when ``ordered``
+    only if it comes before the talk's first reply (:func:`~asz_core.view.subagent_heads.opens`; trial 45b F4)."""
+    from .subagent_heads import opens
+
     out: dict[str, str] = {}
     for t in doc.get("talks") or ():
         if not isinstance(t, dict) or not t.get("label") or t.get("prompt"):
@@ -396,7 +400,8 @@ def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("s
             continue
         for s in [s for s in steps if s.get("kind") == "context.injection"][:3]:
             if "injected" not in (s.get("flags") or ()) and not withheld(s) and s.get("text") == t["label"]:
-                out[t["id"]] = s["id"]
+                if not ordered or opens(t, s):
+                    out[t["id"]] = s["id"]
                 break
     return out
 

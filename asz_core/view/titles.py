@@ -232,15 +232,18 @@ def _part_text(rec: dict | None, ref: dict) -> str:
 
 
 def talk_headings(doc: dict, dialect: str, limit: int = 0, record: Callable[[dict], dict | None] | None = None,
-                  clean: Callable[[str], str] | None = None) -> dict[str, str]:
+                  clean: Callable[[str], str] | None = None, subagents: bool = True) -> dict[str, str]:
     """``{talk id: heading}`` for each talk of an asz.view document ``doc`` (its ``talks`` list) that has a label: the
     label read as a title is (:func:`~asz_core.view.summary.short_title` for ``dialect``; cut to ``limit``
     characters when ``limit`` is above 0, else whole): Claude Code's command markup reads ``/context``. A label that
     is only a command's output (:func:`prompt_blocks` gives only :data:`OUTPUT_KINDS`: Claude Code's
     bash-mode output) is headed by the command of the talk before it in its stream when ``record`` (a ``ref`` dict ->
     the landed record, or None) shows its record's ``parent`` is that talk's record, else by the output's text.
-    ``clean`` is applied to each text first (the exports remove terminal formatting). Display only: the document's
-    ``label`` stays the text the record holds (seed 004)."""
+    ``clean`` is applied to each text first (the exports remove terminal formatting). With ``subagents``, a sub-agent's
+    talk no call started is headed as :func:`~asz_core.view.subagent_heads.subagent_heading` says, labelled or not
+    (``Subagent: <its opening line>``, else ``Subagent: parent call not found``; trial 45b F4). Display only: the
+    document's ``label`` stays the text the record holds (seed 004)."""
+    from .subagent_heads import subagent_heading
     from .summary import short_title
 
     clean = clean or (lambda text: text)
@@ -251,6 +254,11 @@ def talk_headings(doc: dict, dialect: str, limit: int = 0, record: Callable[[dic
             continue
         prev, before[t.get("stream")] = before.get(t.get("stream")), t
         label = t.get("label")
+        said = subagent_heading(doc, t, lambda text: short_title(clean(text), dialect, max(limit - 10, 1) if limit > 0
+                                                                 else len(text))) if subagents else ""
+        if said:
+            out[t["id"]] = said
+            continue
         if not isinstance(label, str) or not label:
             continue
         cut = limit if limit > 0 else len(label)

@@ -6,7 +6,7 @@ record's ``sidechain``: docs/view.md, ``usage_by_lane``). Assembly now draws suc
 ``sidechain`` and ``orphan`` in the asz.view document (``asz_core.flow.asm_talks.orphan_sidechains``, read from the
 session index's ``sc``, schema 7), and every reader says so: md and html ``· parent call not found`` on the talk's
 time line, the text form ``, a sub-agent's line, parent call not found`` on each of its lines, ``asz conversation``'s
-costliest talks, the page's tag and label. Written lines of the field report's shape, three conversations: one
+costliest talks, the page's tag and label; the group is headed as the page labels it (fix45h). Written lines of the field report's shape, three conversations: one
 orphan line (A), two orphan lines of one agent whose prompt never landed (B: the first names it as parent, the second
 the first) and a Task sub-agent's old sidechain thread with an orphan line beside it (C). Expected values are counted
 from the written lines. An index written before schema 7 is rebuilt; a copy made before (``old_orphan/``: a root and
@@ -23,7 +23,9 @@ import pytest
 
 from cli_helpers import asz_in_process
 
-A, B, C = (f"f1e1d000-0000-4000-8000-00000000340{x}" for x in "abc")
+from asz_core.view.subagent_heads import NO_PARENT_CALL
+
+A, B, C, D = (f"f1e1d000-0000-4000-8000-00000000340{x}" for x in "abcd")
 OLD = Path(__file__).parents[1] / "verify" / "old_orphan"
 SAID = " · a sub-agent's lines, written in its parent's transcript"
 ORPHAN = SAID + " · parent call not found"
@@ -73,6 +75,23 @@ def _sources() -> dict[str, list[dict]]:
     }
 
 
+def _child_sources() -> dict[str, list[dict]]:
+    """D (trial 45b F4): a main file whose Task call names sub-agent ``b45`` by its result, ``b45``'s own file, and
+    ``c45``'s, which no call names and which opens with a reply (13:30:01) followed by a person's line (13:30:02)."""
+    task = {"type": "tool_use", "id": "toolu_d2", "name": "Task", "input": {"description": "find files", "prompt": "find *.py"}}
+    return {
+        "main": [_line("d1", None, "13:00:01", "user", D, message={"role": "user", "content": "prompt with subagent"}),
+                 _line("d2", "d1", "13:00:02", "assistant", D, **_said("msg_d2", [task])),
+                 _line("d3", "d2", "13:00:03", "user", D, toolUseResult={"status": "completed", "agentId": "b45"},
+                       message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_d2", "content": "3 files"}]}),
+                 _line("d4", "d3", "13:00:04", "assistant", D, **_said("msg_d4", _text("parent done")))],
+        "b45": [_line("b1", None, "13:00:02", "user", D, True, agentId="b45", message={"role": "user", "content": "find *.py"}),
+                _line("b2", "b1", "13:00:03", "assistant", D, True, agentId="b45", **_said("msg_b45", _text("3 files")))],
+        "c45": [_line("c1", None, "13:30:01", "assistant", D, True, agentId="c45", **_said("msg_c45", _text("orphan agent reply"), 6)),
+                _line("c2", "c1", "13:30:02", "user", D, True, agentId="c45", message={"role": "user", "content": "later line"})],
+    }
+
+
 #: Each conversation's orphan lines (uuids) and its sidechain lines a prompt of their own opened, by the lines above.
 ORPHANS = {A: ["o3"], B: ["t3", "t4", "t5"], C: ["s6"]}
 THREAD = {A: [], B: [], C: ["s3", "s4"]}
@@ -91,6 +110,10 @@ def made(tmp_path_factory) -> Path:
     d.mkdir(parents=True)
     for sid, lines in _sources().items():
         (d / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    for name, lines in _child_sources().items():  # D: a sub-agent's own files, one a Task names, one none names
+        f = d / (f"{D}.jsonl" if name == "main" else f"{D}/subagents/agent-{name}.jsonl")
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     _run("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"), home=base / "home")
     return base
 
@@ -142,14 +165,65 @@ def test_orphan_lines_are_a_group_of_their_own_in_every_reader(made, sid):
     assert sum(", a sub-agent's line" in x for x in heads) == len(kinds) + len(THREAD[sid])  # the thread's prompt, reply
     said = _run("conversation", sid, "--root", root, home=home)
     assert said.count("stream main (a sub-agent's lines, parent call not found) from 2026-11-20 13:0") == 1
+    # its heading is a sub-agent's, as the page says it: no line of its own opens it (fix45h; it was its id)
+    n = [t["id"] for t in doc["talks"]].index(groups[0]["id"]) + 1
+    assert md.count(f"\n## Talk {n}: {NO_PARENT_CALL}\n") == 1 and f"Talk {n}: {groups[0]['id']}" not in md
+    assert f"Talk {n}: <bdi>{NO_PARENT_CALL}</bdi></a>" in html and html.count(NO_PARENT_CALL) == 2  # Talks list, h2
 
     from starlette.testclient import TestClient
 
     from asz_core.view.server import ViewState, create_app
 
-    page = TestClient(create_app(ViewState(made / "root")), base_url="http://127.0.0.1").get(f"/api/c/{sid}/view").json()
+    client = TestClient(create_app(ViewState(made / "root")), base_url="http://127.0.0.1")
+    page = client.get(f"/api/c/{sid}/view").json()
     assert [(t["id"], t.get("sidechain"), t.get("orphan")) for t in page["talks"]] == \
         [(t["id"], t.get("sidechain"), t.get("orphan")) for t in doc["talks"]]
+    assert client.get(f"/api/c/{sid}/headings").json()["headings"][groups[0]["id"]] == NO_PARENT_CALL
+
+
+def test_a_line_after_a_subagents_first_reply_is_not_its_prompt(made, tmp_path):
+    """Trial 45b F4: a sub-agent's file no call names, a reply (13:30:01) then a person's line (13:30:02). The talk
+    was headed by that later line and drew it as ``Asked (the prompt this talk was given)`` after the reply it
+    supposedly prompted; the text form said it ``subagent_prompt``. Its heading is now the page's words, as an orphan
+    group's, the line drawn as what it is where it stands; the linked sub-agent beside it is headed and asked as
+    before. A copy render 26 drew (``drawing(26)``) still checks; the same bytes said render 27 do not."""
+    from asz_core.reading.export_render import drawing
+
+    root, home, src = str(made / "root"), made / "home", _child_sources()
+    doc = json.loads(_run("conversation", D, "--json", "--root", root, home=home))
+    late = src["c45"][1]["message"]["content"]
+    (talk,) = [t for t in doc["talks"] if t["stream"] == "c45"]
+    assert talk.get("label") == late and not talk.get("prompt")  # seed 004's label: the first such line's text
+    md = _run("export", D, "--format", "md", "--root", root, home=home)
+    heads = [x for x in md.splitlines() if x.startswith("## Talk ")]
+    assert heads == ["## Talk 1: prompt with subagent", "## Talk 2: Subagent: find files", f"## Talk 3: {NO_PARENT_CALL}"]
+    third = md.split("\n## Talk 3: ")[1]
+    assert "Asked (the prompt this talk was given)" not in third and md.count("**Asked (the prompt this talk was given)**") == 1
+    assert third.index(src["c45"][0]["message"]["content"][0]["text"]) < third.index(f"\n{late}\n")
+    text = _run("export", D, "--format", "text", "--root", root, home=home)
+    kinds = [x.split("] ", 1)[1] for x in text.splitlines() if x.startswith("[2026-11-20T13:")]
+    assert kinds.count("subagent_prompt, stream b45") == 1 and "text, stream c45" in kinds
+    assert "subagent_prompt, stream c45" not in kinds
+
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    got = TestClient(create_app(ViewState(made / "root")), base_url="http://127.0.0.1").get(f"/api/c/{D}/headings").json()
+    assert got["headings"][talk["id"]] == NO_PARENT_CALL and talk["id"] not in got["asked"]
+
+    with drawing(26):
+        _run("export", D, "--format", "md", "--out", str(tmp_path / "old.md"), "--root", root, home=home)
+    old = (tmp_path / "old.md").read_text()
+    assert f"## Talk 3: {late}\n" in old and old.count("**Asked (the prompt this talk was given)**") == 2  # as 45b read
+    manifest = tmp_path / "old.md.manifest.json"
+    body = json.loads(manifest.read_text())
+    for render, said in ((26, "the copy checks against the root"), (27, None)):
+        manifest.write_text(json.dumps({**body, "render": render}))
+        p = asz_in_process("verify", "--export", str(tmp_path / "old.md"), "--root", root,
+                           env={"HOME": str(home), "KIRO_HOME": str(home / "no-kiro"), "CLAUDE_CONFIG_DIR": None})
+        assert (p.returncode, p.stdout.rstrip().endswith(said) if said else "old.md: line " in p.stdout) == \
+            (0 if said else 1, True), p.stdout
 
 
 def test_an_index_before_schema_7_is_rebuilt_and_draws_the_same(made, tmp_path):
