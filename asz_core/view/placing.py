@@ -385,25 +385,10 @@ def unresolved_words(doc: dict) -> str:
 
 def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted",
                 ordered: bool = True) -> dict[str, str]:
-    """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
-    its first three ``context.injection`` steps carrying no ``injected`` flag (module docstring; the document's rule
-    for such a label, seed 004 "A talk's label and reply"): that step is what the talk was asked, when ``ordered``
-    only if it comes before the talk's first reply (:func:`~asz_core.view.subagent_heads.opens`; trial 45b F4)."""
-    from .subagent_heads import opens
+    """:func:`~asz_core.view.subagent_heads.asked_steps`: ``{talk id: step id}`` of what each talk was asked."""
+    from .subagent_heads import asked_steps as asked
 
-    out: dict[str, str] = {}
-    for t in doc.get("talks") or ():
-        if not isinstance(t, dict) or not t.get("label") or t.get("prompt"):
-            continue
-        steps = list(walk(t.get("children") or ()))
-        if any(s.get("kind") == "message.external" for s in steps):
-            continue
-        for s in [s for s in steps if s.get("kind") == "context.injection"][:3]:
-            if "injected" not in (s.get("flags") or ()) and not withheld(s) and s.get("text") == t["label"]:
-                if not ordered or opens(t, s):
-                    out[t["id"]] = s["id"]
-                break
-    return out
+    return asked(doc, withheld, ordered)
 
 
 def call_prompts(doc: dict, dialect: str, record: Callable[[dict], dict | None],

@@ -18,7 +18,7 @@ from typing import Callable
 
 from .placing import position, walk
 
-__all__ = ["NO_PARENT_CALL", "opens", "no_call_started", "subagent_heading"]
+__all__ = ["NO_PARENT_CALL", "asked_steps", "opens", "no_call_started", "subagent_heading"]
 
 #: The heading of a sub-agent's talk that no call started and no line of its own opens (the page's label, render 25).
 NO_PARENT_CALL = "Subagent: parent call not found"
@@ -67,3 +67,24 @@ def subagent_heading(doc: dict, talk: dict, title: Callable[[str], str]) -> str:
             and "injected" not in (n.get("flags") or ()) and opens(talk, n) for n in walk(talk.get("children") or ())):
         return "Subagent: " + title(label)
     return NO_PARENT_CALL
+
+
+def asked_steps(doc: dict, withheld: Callable[[dict], bool] = lambda n: n.get("state") == "omitted",
+                ordered: bool = True) -> dict[str, str]:
+    """``{talk id: step id}`` for each talk with no ``message.external`` step whose ``label`` is the text of one of
+    its first three ``context.injection`` steps carrying no ``injected`` flag (:mod:`~asz_core.view.placing`; the rule
+    for such a label, seed 004 "A talk's label and reply"): that step is what the talk was asked, when ``ordered``
+    only if it comes before the talk's first reply (:func:`opens`; trial 45b F4)."""
+    out: dict[str, str] = {}
+    for t in doc.get("talks") or ():
+        if not isinstance(t, dict) or not t.get("label") or t.get("prompt"):
+            continue
+        steps = list(walk(t.get("children") or ()))
+        if any(s.get("kind") == "message.external" for s in steps):
+            continue
+        for s in [s for s in steps if s.get("kind") == "context.injection"][:3]:
+            if "injected" not in (s.get("flags") or ()) and not withheld(s) and s.get("text") == t["label"]:
+                if not ordered or opens(t, s):
+                    out[t["id"]] = s["id"]
+                break
+    return out
