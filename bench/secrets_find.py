@@ -4,12 +4,14 @@ forms, and with a baseline's (in the same run), interleaved, CPU time, best of N
 
 Usage::
 
-    python bench/secrets_find.py [--source DIR] [--repeat 3] [--before TREE]
+    python bench/secrets_find.py [--source DIR] [--repeat 3] [--before TREE] [--cut N]
 
 The baseline is ``TREE``'s ``asz_core/view/secret_forms.py`` (a checkout from before the change; the module imports
 nothing of asz but its own folder's guards) with ``--before``, else this tree's forms but ``aws-secret-access-key`` (session 21's measure).
 ``--source`` defaults to the shared corpus (``bench/realcorpus.py``'s); a copy made by ``bench/realcorpus.py`` is a
-real-shaped larger one. Prints each round's seconds, the findings of each and the ratio with/without.
+real-shaped larger one. ``--cut N`` looks at each line cut into texts of N characters (the page's short texts: a
+title, a heading; ``find`` asks the automata of each once, where a per-call cost shows). Prints each round's seconds,
+the findings of each and the ratio with/without.
 """
 
 from __future__ import annotations
@@ -60,8 +62,11 @@ def main() -> None:
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", type=Path, help="a tree whose forms are the baseline")
+    ap.add_argument("--cut", type=int, default=0, help="cut each line into texts of this many characters")
     args = ap.parse_args()
     lines = _lines(args.source)
+    if args.cut > 0:
+        lines = [line[i:i + args.cut] for line in lines for i in range(0, len(line), args.cut)]
     every = secret_forms._COMPILED  # noqa: SLF001 (a bench swaps the table it measures)
     without = tuple(k for k in every if k[0] != "aws-secret-access-key")
     base = _before_find(args.before) if args.before else None

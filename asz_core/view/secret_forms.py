@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-import ahocorasick_rs
-
+from .automaton import Automaton, either
 from .secret_argv import argv_spans, with_extra
 from .secret_entities import entities_read
 from .secret_guards import continued_joined, looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
@@ -65,10 +64,11 @@ _WRITTEN_START = _fewest({lit for name, rx, hints, starts, _ in _COMPILED if nam
                          set(_ANY_CASE_START))
 _SEARCHED_RX = tuple((rx, hints) for name, rx, hints, _, _ in _COMPILED if name in _SEARCHED)
 #: :data:`_WRITTEN_START` and :data:`_ANY_CASE_START` looked for in one pass each (an Aho–Corasick automaton,
-#: ``ahocorasick_rs``), not one string at a time: session 44's forms made them 38 and 9 strings, and a look at a text
+#: ``ahocorasick_rs``, through :class:`~asz_core.view.automaton.Automaton`: no thread is in its Rust code as Python
+#: exits), not one string at a time: session 44's forms made them 38 and 9 strings, and a look at a text
 #: for each cost more than the rest of :func:`_may_hold` (docs/performance.md, session 44).
-_WRITTEN_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_WRITTEN_START))
-_ANY_CASE_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_ANY_CASE_START))
+_WRITTEN_AUTOMATON = Automaton(list(_WRITTEN_START))
+_ANY_CASE_AUTOMATON = Automaton(list(_ANY_CASE_START))
 #: Up to how many characters a text is first looked at as :func:`_may_hold` says (a longer one is searched at once:
 #: lowering it whole costs more than the forms' own searches save).
 _SHORT = 4096
@@ -136,9 +136,9 @@ def _find_written(text: str) -> list[tuple[str, int, int]]:
 #: Every form's hints, and every start string read as written, each set looked for in one pass of an automaton in a
 #: text longer than :data:`_SHORT` (:func:`_looked_once`).
 _HINTS = tuple(sorted({h for _, _, hints, _, _ in _COMPILED for h in hints}))
-_HINT_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_HINTS))
+_HINT_AUTOMATON = Automaton(list(_HINTS))
 _AS_WRITTEN = tuple(sorted({lit for _, _, _, starts, _ in _COMPILED for lit in starts}))
-_AS_WRITTEN_AUTOMATON = ahocorasick_rs.AhoCorasick(list(_AS_WRITTEN))
+_AS_WRITTEN_AUTOMATON = Automaton(list(_AS_WRITTEN))
 
 
 def _looked_once(text: str) -> tuple[dict[str, bool], dict[tuple[str, bool], list[int]]]:
@@ -146,10 +146,10 @@ def _looked_once(text: str) -> tuple[dict[str, bool], dict[tuple[str, bool], lis
     the places (code points, ascending) of each start string read as written, keyed ``(string, False)`` as
     :func:`_matches` keeps them; each set found in one pass (review44: looked for one by one, the 64 hints and 61
     start strings cost most of the scan of the corpus's 266 long lines, docs/performance.md)."""
-    found = {i for i, _, _ in _HINT_AUTOMATON.find_matches_as_indexes(text, overlapping=True)}
+    found = {i for i, _, _ in _HINT_AUTOMATON.find(text, overlapping=True)}
     held = {h: i in found for i, h in enumerate(_HINTS)}
     seen: dict[tuple[str, bool], list[int]] = {(lit, False): [] for lit in _AS_WRITTEN}
-    for i, at, _ in _AS_WRITTEN_AUTOMATON.find_matches_as_indexes(text, overlapping=True):
+    for i, at, _ in _AS_WRITTEN_AUTOMATON.find(text, overlapping=True):
         seen[_AS_WRITTEN[i], False].append(at)
     return held, seen
 
@@ -159,7 +159,7 @@ def _may_hold(text: str) -> bool:
     of :data:`_ANY_CASE_START` in any case (each set looked for in one pass: :data:`_WRITTEN_AUTOMATON`), it holds
     none of :data:`_FOLDS` (which ``re`` reads as an ASCII letter in any case, ``str.lower`` does not), and no form of
     :data:`_SEARCHED` finds a match in it."""
-    if _WRITTEN_AUTOMATON.find_matches_as_indexes(text) or _ANY_CASE_AUTOMATON.find_matches_as_indexes(text.lower()):
+    if either(_WRITTEN_AUTOMATON, text, _ANY_CASE_AUTOMATON, text.lower()):
         return True
     if not text.isascii() and any(c in text for c in _FOLDS):
         return True
@@ -487,9 +487,7 @@ def _shorts_clear(texts: list[str]) -> bool:
     string found across two texts only sends them to be looked at one by one); a :data:`_SEARCHED` form's expression
     runs on each text holding one of its hints, as :func:`_may_hold` runs it."""
     joined = "\x00".join(texts)
-    if TYPED_TOO in joined or _WRITTEN_AUTOMATON.find_matches_as_indexes(joined):
-        return False
-    if _ANY_CASE_AUTOMATON.find_matches_as_indexes(joined.lower()):
+    if TYPED_TOO in joined or either(_WRITTEN_AUTOMATON, joined, _ANY_CASE_AUTOMATON, joined.lower()):
         return False
     if not joined.isascii() and any(c in joined for c in _FOLDS):
         return False
