@@ -48,7 +48,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from .admit import HOLDS_ALL, LACKS, landed_seq
 from .land import Refused, clear_dead_temporaries, index_sessions, land
 from .owners import CANNOT_ADD, OWNED_AT, STOPPING, Busy, one_at_a_time, owned_by, release, sessions_of
-from .receive_grpc import LogsServicer, MetricsServicer, TokenCheck
+from .receive_grpc import LogsServicer, MetricsServicer, Running, TokenCheck, stop_calls
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_record import complete_left, record_before, record_landed, record_senders, unacknowledged
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
@@ -502,6 +502,7 @@ class Receiver:
         self._pool: futures.ThreadPoolExecutor | None = None
         self.seen = Seen(self.root, err=self.err)  # _received/seen.list: the requests answered, by instance
         self.closing = threading.Event()  # set as stop() begins: a request waiting for its session's turn is busy
+        self.running = Running()  # gRPC calls whose method runs: a stop waits for them (receive_grpc.stop_calls)
         self.summed = Summed(self.err)  # probes and metrics requests: one line a minute at most
 
     def metrics_said(self, req: ExportMetricsServiceRequest) -> None:
@@ -579,15 +580,15 @@ class Receiver:
     def stop(self) -> None:
         """Stop serving and close both ports: no new connection or request is taken, and each request already read
         (HTTP/1.1, or a gRPC call in progress) lands and is answered first, up to :data:`.receive_http.DRAIN` seconds
-        (docs/push.md, The receiver); a request still waiting for its session's turn is answered busy
-        (:class:`~asz_core.export.owners.Busy`)."""
+        (docs/push.md, The receiver; a gRPC call still landing then, longer: .receive_grpc.stop_calls); a request
+        still waiting for its session's turn is answered busy (:class:`~asz_core.export.owners.Busy`)."""
         self.closing.set()
         if self.front is not None:
             self.front.shutdown() if self._thread is not None else None
             self.front.server_close()
         if self.grpc_server is not None:
             before = set(threading.enumerate())
-            self.grpc_server.stop(grace=DRAIN).wait()
+            stop_calls(self.grpc_server, self.running, DRAIN)
             for t in set(threading.enumerate()) - before:  # gRPC's grace timer, woken by the stop: gone before we return
                 if t.name.endswith("(cancel_all_calls_after_grace)"):
                     t.join(timeout=5)

@@ -11,12 +11,20 @@ the metadata ``asz push`` sends beside its token (:data:`~asz_core.export.wire.C
 :data:`~asz_core.export.wire.CLAIMED_INSTANCE`: what its resources say, which a refused message is not read for);
 a call without them (another OTLP exporter, an asz before 2026-12-06) names no one. docs/push.md, The receiving
 root's own token.
+
+A stopping receiver stops its gRPC server as it stops its HTTP/1.1 side (:func:`stop_calls`): no new call, each call in
+progress answered within the drain; past it, a call whose method runs (landing its files) is waited for and answered
+(:data:`ANSWER_WAIT`), and only a call whose message is still coming is aborted. grpcio's own ``stop(grace)`` aborted
+every call left at the grace's end, a method still landing among them: its files landed and recorded, its sender told
+``UNAVAILABLE: Cancelling all calls`` and sending them again on its next pass (fix45b).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Sequence
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import grpc
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
@@ -32,7 +40,53 @@ from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE, kvs
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["LogsServicer", "MetricsServicer", "TokenCheck", "claimed", "metadata_value"]
+__all__ = ["LogsServicer", "MetricsServicer", "TokenCheck", "Running", "claimed", "metadata_value", "stop_calls",
+           "ANSWER_WAIT"]
+
+#: Seconds past the drain a stopping receiver waits for a gRPC call whose method runs, then sends its answer (as a
+#: stopping ``asz receive`` waits 30 s for an HTTP request still landing, ``durable.settle``).
+ANSWER_WAIT = 30.0
+#: Seconds a call whose method returned has, once none runs, to send its answer before the calls left are aborted.
+SEND_WAIT = 2.0
+
+
+class Running:
+    """How many of a receiver's gRPC calls have their method running (:meth:`method`), and a wait for none."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def method(self) -> Iterator[None]:
+        """Count the ``with`` block as a call's method running."""
+        with self._cond:
+            self._n += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._n -= 1
+                self._cond.notify_all()
+
+    def none_within(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until no call's method runs; True when none does."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._n == 0, timeout)
+
+
+def stop_calls(server: grpc.Server, running: Running, drain: float, more: float = ANSWER_WAIT) -> None:
+    """Stop ``server`` (its GOAWAY at once: no new call) and return once every call has ended: each answered within
+    ``drain`` seconds; then each whose method ``running`` counts given up to ``more`` seconds to return, and
+    :data:`SEND_WAIT` to send its answer; a call left then (its message still coming, no method run) is aborted
+    (UNAVAILABLE), nothing of it landed."""
+    stopped = server.stop(grace=drain + more + SEND_WAIT)  # the latest any call may end
+    if stopped.wait(drain):
+        return
+    running.none_within(more)  # a call whose method lands its files: answered, not aborted
+    if not stopped.wait(SEND_WAIT):
+        server.stop(grace=0)  # the calls left have no method running (their message still coming): aborted
+        stopped.wait()
 
 
 def metadata_value(metadata: Sequence | None, key: str):
@@ -100,7 +154,8 @@ class LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
 
         name = _credential(self.rcv, context)
         try:
-            return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
+            with self.rcv.running.method():  # a stopping receiver waits for it and sends its answer (stop_calls)
+                return answer_logs(self.rcv.root, request, self.rcv.err, self.rcv.quiet, name, self.rcv)
         except Busy as exc:  # nothing landed: RESOURCE_EXHAUSTED with retry-after, which asz push sends again after
             self.rcv.summed.add(BUSY)
             context.set_trailing_metadata((("retry-after", str(RETRY_AFTER)),))

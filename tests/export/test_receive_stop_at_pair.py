@@ -19,25 +19,34 @@ from pathlib import Path
 import forked
 import pytest
 
+from asz_core.export.state import PushState
 from asz_core.storage.senders import file_senders
 from asz_core.storage.layout import landed_files, session_dirs
 
-from export_helpers import ASZ, free_port
+from export_helpers import ASZ, free_port, sent_files
 
 #: argv: asz's arguments. The first call of ``receive.$ASZ_TEST_STOP_AT`` given something to do (``record_senders``:
-#: the recording of landed files' senders; ``assemble_held``: the chain assembly after them) sends SIGINT to this
-#: process, then pauses ASZ_TEST_PAUSE seconds before doing it. No ASZ_TEST_STOP_AT: a plain asz receive.
+#: the recording of landed files' senders; ``assemble_held``: the chain assembly after them; ``answer_logs``: a
+#: request holding records, before anything of it is begun) sends SIGINT to this process, then pauses ASZ_TEST_PAUSE
+#: seconds before doing it, or less with ASZ_TEST_UNTIL_STOPPING: until the stopping process called ``durable.settle``.
+#: No ASZ_TEST_STOP_AT: a plain asz receive.
 STOPPED_AT = """
 import os, signal, sys, time
 from asz_core.export import receive
+from asz_core.sessiondata import durable
 at, done = os.environ.get("ASZ_TEST_STOP_AT"), []
+def given(x):
+    logs = getattr(x, "resource_logs", None)
+    return any(sl.log_records for rl in logs for sl in rl.scope_logs) if logs is not None else bool(x)
 if at:
     real = getattr(receive, at)
     def stop_then(*args, **kw):
-        if args[1] and not kw.get("unless_named") and not done:
+        if given(args[1]) and not kw.get("unless_named") and not done:
             done.append(1)
             os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(float(os.environ["ASZ_TEST_PAUSE"]))
+            end = time.monotonic() + float(os.environ["ASZ_TEST_PAUSE"])
+            while time.monotonic() < end and not (os.environ.get("ASZ_TEST_UNTIL_STOPPING") and durable.stopping()):
+                time.sleep(0.01)
         return real(*args, **kw)
     setattr(receive, at, stop_then)
 from asz_core.cli.entry import main
@@ -46,19 +55,22 @@ main()
 """
 
 
-def _stopped_receiving(root: Path, received: Path, tmp: Path, at: str | None) -> tuple[str, str]:
-    """A real ``asz receive`` into ``received`` (:data:`STOPPED_AT` at ``at``, its drain 0.5 s, its pause 3 s) taking a
-    real ``asz push`` of ``root`` over HTTP; (the receiver's stderr, the push's stdout and stderr). With ``at`` the
-    receiver stops itself and must end 0; without, it is stopped (SIGINT) once the push ended, which must exit 0."""
+def _stopped_receiving(root: Path, received: Path, tmp: Path, at: str | None, proto: str = "http",
+                       until_stopping: bool = False) -> tuple[str, str]:
+    """A real ``asz receive`` into ``received`` (:data:`STOPPED_AT` at ``at``, its drain 0.5 s, its pause 3 s, or until
+    it settles with ``until_stopping``) taking a real ``asz push`` of ``root`` over ``proto`` (http, grpc); (the
+    receiver's stderr, the push's exit, stdout and stderr). With ``at`` the receiver stops itself and must end 0;
+    without, it is stopped (SIGINT) once the push ended, which must exit 0."""
     port = free_port()
-    env = {**os.environ, "ASZ_RECEIVE_DRAIN": "0.5", "ASZ_TEST_PAUSE": "3", **({"ASZ_TEST_STOP_AT": at} if at else {})}
+    env = {**os.environ, "ASZ_RECEIVE_DRAIN": "0.5", "ASZ_TEST_PAUSE": "3", **({"ASZ_TEST_STOP_AT": at} if at else {}),
+           **({"ASZ_TEST_UNTIL_STOPPING": "1"} if until_stopping else {})}
     push, pushed = None, ("", "")
     rcv = subprocess.Popen([sys.executable, "-c", STOPPED_AT, "receive", "--no-token", "--root", str(received),
                             "--listen", f"127.0.0.1:{port}"], cwd=tmp, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
         assert rcv.stderr.readline().startswith("receiving:")
-        push = forked.Popen([*ASZ, "push", "--root", str(root), "--endpoint", f"http://127.0.0.1:{port}"],
+        push = forked.Popen([*ASZ, "push", "--root", str(root), "--endpoint", f"{proto}://127.0.0.1:{port}"],
                             cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if not at:
             pushed = push.communicate(timeout=120)
@@ -131,3 +143,42 @@ def test_a_stop_at_the_assembly_after_the_sender_lines_answers_the_request(tmp_p
     assert pushed.startswith("exit 0\n") and f"assembled {LOG_SAMPLE[1]}: round(s) 1-1 read seq 1-2" in err, err
     v = subprocess.run([*ASZ, "verify", "--root", str(team)], capture_output=True, text=True, cwd=tmp_path)
     assert v.returncode == 0 and "read by no round" not in v.stdout, v.stdout + v.stderr
+
+
+def _sent_again(root: Path, received: Path, tmp: Path) -> None:
+    """The next push of ``root`` to a plain receiver on ``received``: exit 0, every file of ``root`` there byte for
+    byte, and the receiving root verifies."""
+    err, pushed = _stopped_receiving(root, received, tmp, None)
+    assert pushed.startswith("exit 0\n"), pushed + err
+    assert sent_files(received) == sent_files(root)
+    v = subprocess.run([*ASZ, "verify", "--root", str(received)], capture_output=True, text=True, cwd=tmp)
+    assert v.returncode == 0, v.stdout + v.stderr
+
+
+@pytest.mark.slow
+def test_a_request_reaching_its_landing_once_the_receiver_settled_is_answered_busy_and_sent_again(corpus_copy, tmp_path):
+    """The request's thread comes to its landing (``answer_logs``) past the drain, once ``durable.settle`` ran: the pair
+    is not begun (``StopBeforePair``), the request is answered busy (HTTP 503, Retry-After), nothing of it lands, and
+    the push, finding the receiver gone when it asks again, exits 1 with the files due; the next push sends them."""
+    root = corpus_copy(tmp_path / "data")
+    received = tmp_path / "received"
+    err, pushed = _stopped_receiving(root, received, tmp_path, "answer_logs", until_stopping=True)
+    assert "still landing after 0.5 s" in err and "answered 1 request(s) busy, nothing of them landed" in err, err
+    assert "Traceback" not in err and "StopBeforePair" not in err, err
+    assert sent_files(received) == {} and PushState.load(root).pushed == {}, err
+    assert pushed.startswith("exit 1\n") and "left for the next pass" in pushed and " paused=1s " in pushed, pushed
+    _sent_again(root, received, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_grpc_call_still_landing_past_the_drain_is_answered(corpus_copy, tmp_path):
+    """A gRPC call whose method lands its files past the drain is waited for and answered, as an HTTP request is
+    (receive_grpc.stop_calls): every file it landed is in push.state. Before fix45b grpcio aborted it at the grace's end
+    (``gRPC UNAVAILABLE: Cancelling all calls``): its files landed with their sender lines, the push counted none and
+    sent them again on its next pass."""
+    root = corpus_copy(tmp_path / "data")
+    received = tmp_path / "received"
+    err, pushed = _stopped_receiving(root, received, tmp_path, "answer_logs", proto="grpc")
+    landed = sent_files(received)
+    assert landed and PushState.load(root).pushed == landed, (pushed, err)
+    assert "Cancelling all calls" not in pushed and f" files={len(landed)} " in pushed, pushed
