@@ -21,7 +21,7 @@ from ..storage.layout import CONVERSATIONS
 from ..storage.readings import reread_of_file
 from .admit import RETRY_RECORD, RETRYABLE
 
-__all__ = ["SHOWN", "EACH", "Refusals", "reasons_of", "session_of", "sessions_named"]
+__all__ = ["SHOWN", "EACH", "Refusals", "files_and_rounds", "reasons_of", "session_of", "sessions_named"]
 
 #: The system's words for a receiving root that takes no more files at all, whatever their size (ENOSPC, EDQUOT,
 #: EROFS): after a file refused so, the rest of the pass would be refused too (a file size limit, EFBIG, is not one).
@@ -110,22 +110,31 @@ class Refusals:
             self.rejected.setdefault(session_of(rel), []).append((rel, said + reread_said(self.root, rel, said)))
 
     def say(self, err: TextIO) -> None:
-        """The lines on ``err``, then forget them: per session ``held: N record(s) the receiver refused because it holds
+        """The lines on ``err``, then forget them: per session ``held: N file(s) and R round(s) the receiver refused because it holds
         every record of them already (not a failure), of session S: F1, F2, F3 and K more`` (two sessions or more: one
-        such line, ``held: N record(s) of S session(s) (…)``, unless :attr:`each`; trial 41a F5: 69 lines buried the
-        one error) and ``rejected: N record(s): <the first file's reason> (of session S; and K more: F2, F3, F4 and J
+        such line, ``held: N file(s) and R round(s) of S session(s) (…)``, unless :attr:`each`; trial 41a F5: 69 lines buried the
+        one error) and ``rejected: N file(s) and R round(s): <the first file's reason> (of session S; and K more: F2, F3, F4 and J
         more)``, one per session (a refusal)."""
         if len(self.held) > 1 and not self.each:
-            print(f"held: {sum(map(len, self.held.values())):,} record(s) of {sessions_named(list(self.held))} the "
+            print(f"held: {files_and_rounds([r for rels in self.held.values() for r in rels])} of "
+                  f"{sessions_named(list(self.held))} the "
                   "receiver refused because it holds every record of them already (not a failure; push.state's "
                   f"elsewhere and owned lines name each file; {EACH})", file=err, flush=True)
         for session, rels in self.held.items() if len(self.held) == 1 or self.each else ():
-            print(f"held: {len(rels)} record(s) the receiver refused because it holds every record of them already "
+            print(f"held: {files_and_rounds(rels)} the receiver refused because it holds every record of them already "
                   f"(not a failure), of session {session}: {_names(rels)}", file=err, flush=True)
         for session, got in self.rejected.items():
             more = f"; and {len(got) - 1} more: {_names([rel for rel, _ in got[1:]])}" if len(got) > 1 else ""
-            print(f"rejected: {len(got)} record(s): {got[0][1]} (of session {session}{more})", file=err, flush=True)
+            print(f"rejected: {files_and_rounds([rel for rel, _ in got])}: {got[0][1]} (of session {session}{more})",
+                  file=err, flush=True)
         self.held, self.rejected = {}, {}
+
+
+def files_and_rounds(rels: list[str]) -> str:
+    """``N file(s) and R round(s)``: how many of ``rels`` (root-relative paths) are landed files and how many rounds
+    (``_conversations/…``), never "records", which elsewhere are a transcript's lines (trial 45c F6)."""
+    rounds = sum(r.startswith("_conversations/") for r in rels)
+    return f"{len(rels) - rounds:,} file(s) and {rounds:,} round(s)"
 
 
 #: What a receiver that takes no new reading (an asz before 2026-12-06, another OTLP receiver) says of its first file:

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import pytest
 
 from asz_core.export.push import Notes
+from asz_core.export.push_refusals import files_and_rounds
 from asz_core.export.receive import Receiver
 from asz_core.export.state import PushState
 from asz_core.storage.layout import landed_files, session_dirs
@@ -98,7 +99,7 @@ def test_a_session_held_from_another_root_is_said_once_and_counts_as_received(ho
     assert (got["files"], got["held"], got["rejected"], got["errors"]) == (str(held), str(held), "0", "0"), first.stdout
     assert first.returncode == 0, first.stderr
     assert "rejected:" not in first.stderr and "error:" not in first.stderr, first.stderr
-    assert f"held: {held} record(s) the receiver refused because it holds every record of them already" in first.stderr
+    assert f"held: {files_and_rounds(list(sent_files(host_c)))} the receiver refused because it holds every record of them already" in first.stderr
     assert f"note: {SESSION}: grpc://{r.address} holds this session from another root" in first.stderr, first.stderr
     files = sorted(rel for rel in sent_files(host_c) if rel.endswith(".sd"))
     st = PushState.load(host_c)
@@ -158,7 +159,7 @@ def test_the_summary_counts_files_held_elsewhere_apart_from_refusals(collect, tm
     assert got == {"A": (2, 0, 0, 0), "C": (n, 0, 0, n), "D": (2, 2, 1, 0)}, got  # D: its error line says the shortfall
     assert [p.returncode for p in pushed.values()] == [0, 0, 1], {k: p.stderr for k, p in pushed.items()}
     assert "rejected:" not in pushed["C"].stderr and "not an error" in pushed["C"].stderr, pushed["C"].stderr
-    assert "rejected: 2 record(s): rejected " in pushed["D"].stderr, pushed["D"].stderr
+    assert f"rejected: {files_and_rounds(list(sent_files(host_d)))}: rejected " in pushed["D"].stderr, pushed["D"].stderr
     # the receiver says held as the pusher does, in its line and its per-file lines (trial 32c F5: "N rejected")
     logs = [x[11:] for x in said.splitlines() if " logs: " in x and "landed" in x]
     assert f"logs: {n} file(s): 0 landed, 0 already there, 0 rejected, {n} held; from dev@hostC" in logs, said

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from asz_core.export.credentials import read_token_file
+from asz_core.export.push_refusals import files_and_rounds
 from asz_core.export.receive import Receiver
 
 from cli_helpers import write_secret
@@ -58,8 +59,8 @@ def test_sessions_another_credential_sent_are_one_line_of_each_kind(corpus_dir, 
         assert p.returncode == 0 and "error:" not in p.stderr, p.stdout + p.stderr
     assert summary(first.stdout.splitlines()[-1])["held"] == str(refused), first.stdout
     assert [ln for ln in first.stderr.splitlines() if ln.startswith("held:")] == [
-        f"held: {refused} record(s) of 3 session(s) ({ids}) the receiver refused because it holds every record of them "
-        "already (not a failure; push.state's elsewhere and owned lines name each file; asz push --each-session says a "
+        f"held: {files_and_rounds(list(sent_files(host_c)))} of 3 session(s) ({ids}) the receiver refused because it "
+        "holds every record of them already (not a failure; push.state's elsewhere and owned lines name each file; asz push --each-session says a "
         "line per session)"], first.stderr
     for p in (first, later):
         notes = [ln for ln in p.stderr.splitlines() if ln.startswith("note: ")]

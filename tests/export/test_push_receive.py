@@ -146,7 +146,7 @@ def test_a_rejected_file_is_marked_sent_and_rejected(pushed_root, receiver, tmp_
     assert rounds and s["rejected"] == str(1 + len(rounds)) and s["errors"] == "0" and int(s["files"]) == len(want)
     # one line for the session (trial 31a F5): its count, the first file's reason whole, then the others by name
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("rejected: ")]
-    assert len(said) == 1 and said[0].startswith(f"rejected: {1 + len(rounds)} record(s): rejected {victim}: a different "
+    assert len(said) == 1 and said[0].startswith(f"rejected: 1 file(s) and {len(rounds)} round(s): rejected {victim}: a different "
                                                  "file is already there"), p.stderr
     assert f"(of session {session}; and {len(rounds)} more: " in said[0] and sorted(rounds)[0] in said[0], said
     st = PushState.load(pushed_root)

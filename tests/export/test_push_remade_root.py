@@ -343,7 +343,7 @@ def test_the_rest_takes_a_file_collected_before_the_first_push(receiver, tmp_pat
     assert first.returncode == 0 and "errors=0" in first.stdout, first.stdout + first.stderr  # trial 34b F4
     # seq 1 and 2 sent again after the rest, held whole, and the rounds refused with them first, which the receiver
     # holds every record of now: one held line for the session (the reasons are the receiver's log's; 31a F5)
-    assert (f"held: 4 record(s) the receiver refused because it holds every record of them already (not a failure), "
+    assert (f"held: 2 file(s) and 2 round(s) the receiver refused because it holds every record of them already (not a failure), "
             f"of session {sid}: ") in first.stderr, first.stderr
     # before 2026-12-06 the first answer's refusals of seq 1 and 2 and their 2 rounds stayed rejected=4, exit 1
     got = summary(first.stdout.strip().splitlines()[-1])

@@ -19,6 +19,7 @@ import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
 
 from asz_core.export.push import NOT_TAKEN, push
+from asz_core.export.push_refusals import files_and_rounds
 from asz_core.export.receive import Receiver
 from asz_core.export.settings import ExportConfig, RetentionConfig
 from asz_core.export.wire import OutFile, log_record
@@ -84,7 +85,7 @@ def test_another_collection_of_a_received_session_is_refused(two_collections, re
         theirs = sent_files(other)
         assert (s["held"], s["rejected"], s["errors"]) == (str(len(theirs)), "0", "0"), p.stdout
         # one line for the session, its count and first names (trial 31a F5); each file's reason in the receiver's log
-        assert f"held: {len(theirs)} record(s) the receiver refused because it holds every record of them already " \
+        assert f"held: {files_and_rounds(list(theirs))} the receiver refused because it holds every record of them already " \
                f"(not a failure), of session {SESSION}: " in p.stderr, p.stderr
         log, receiver.err = receiver.err.getvalue(), io.StringIO()
         # the receiver says them held as the pusher does (trial 32c F5), each with its reason
