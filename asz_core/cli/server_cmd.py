@@ -103,7 +103,9 @@ def _banner_common(state, host: str, port: int, token: str | None = None) -> Non
                                      "credentials of a known form masked (--no-redact shows them whole)"))
     n = len(state.conversations())
     note = "" if n or state.mode == "server" else " (this root holds no conversations yet: collect and parse sessions into it)"
-    if state.mode == "server":  # it collects: no reader is asked to (trial 19, F24)
+    if state.mode == "server" and state.no_source:  # nothing to collect: said, not waited for (trial 45c F4)
+        note += f" (its collect passes find no source to read: {state.no_source})"
+    elif state.mode == "server":  # it collects: no reader is asked to (trial 19, F24)
         note += " (the first collect pass runs in the background and lands and parses the sources into it; the page says when it is done)"
     typer.echo(f"serving  : {n} conversation(s){note}")
     from ..verify.session_files import session_file_lines
@@ -366,7 +368,7 @@ def server(
     state = ViewState(storage, hide=cfg.view_hide, hide_override=cfg.view_hide_override, prices=_prices(cfg), mode="server",
                       source=", ".join(str(r) for j in jobs for r in j.source_roots), interval=every, worker=Worker(),
                       credentials="whole" if no_redact else "masked")
-    stop = threading.Event()
+    state.no_source, stop = no_source(jobs), threading.Event()  # no_source: trial 45c F4
     spec = PassSpec(str(storage), str(cfg.path) if cfg.path else None, tuple(adapter), tuple(str(p) for p in source),
                     interval, default_jobs())
     # the pass asz collect runs, in a child at this process's priority that may fork its workers (issue 22)
@@ -384,6 +386,13 @@ def server(
     finally:
         _stop_passes(stop, state, passes, worker)
         lock.release()
+
+
+def no_source(jobs: list) -> str:
+    """``PATH: no such source root; …`` when no source folder of ``jobs`` (the server's resolved collect jobs) exists,
+    so its passes read nothing (trial 45c F4: ``asz server --root recv/team`` on a receiving host); '' when one does."""
+    roots = [Path(r) for j in jobs for r in j.source_roots]
+    return "" if any(r.is_dir() for r in roots) else "; ".join(f"{r}: no such source root" for r in roots)
 
 
 #: Seconds a stopping ``asz server`` waits for its collect thread to say what a pass the stop cut landed.

@@ -266,8 +266,9 @@ class CollectLoop:
         self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
         self.late = None  # a LateSources: the sources that appear since the start (trial 42c F1), looked for LATE_EVERY s
         self.late_at = 0.0
-        state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
-        state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU until then
+        if not state.no_source:  # a pass that reads no source is waited for by nothing (trial 45c F4)
+            state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
+            state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU till then
 
     def run(self, stop: threading.Event) -> None:
         """The first pass (the page says how far it got), the checker, then a pass each time :meth:`wait_next` says
@@ -292,6 +293,7 @@ class CollectLoop:
         self.late_at = time.monotonic()
         news = said_news(self.late, False)
         for job, folders in news:
+            self.state.no_source = ""  # a source appeared: the passes read it now
             if self.follow is not None:
                 self.follow.add(job.adapter, folders)
                 self.state.follows = len(self.follow.folders) + len(self.follow.staged)

@@ -106,6 +106,10 @@ def list_note(state, conversations: Sequence[str]) -> str:
         how = f"this server collects and parses its sources into it every {state.interval:g} s" \
             if state.mode == "server" and isinstance(state.interval, (int, float)) else "collect and parse sessions into it"
         notes = [] if conversations else [f"this storage root holds no conversations yet: {how}"]
+        if getattr(state, "no_source", ""):  # trial 45c F4: the page said a first pass was reading sources it had none of
+            notes = [("this storage root holds no conversations: " if not conversations else "")
+                     + f"this server's collect passes find no source to read ({state.no_source}), so nothing new is "
+                     "collected; what the root holds is listed"]
         notes.append(state.unchained(conversations))  # landed sessions with no chain, as asz ls names them (trial 7)
     if state.links_skipped:
         n = state.links_skipped

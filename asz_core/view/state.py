@@ -133,6 +133,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self._count_done = 0  # conversations the counter counted since it last started (background.counting_words)
         self._count_pending: dict[str, tuple] = {}  # conversation -> withheld names, to count in the counter thread
         self.hold_counting = False  # True while asz server's first pass runs: the counter waits, the pass has the CPU
+        self.no_source = ""  # asz server: why its passes read no source ('PATH: no such source root'; trial 45c F4)
         self._counter_alive = False
         self.files = LandedFiles(self.root)
         self._lock = threading.Lock()

@@ -128,3 +128,27 @@ def test_the_servers_banner_says_its_first_pass_fills_the_root(tmp_path, capsys)
     assert said == ["serving  : 0 conversation(s) (the first collect pass runs in the background and lands and parses the "
                     "sources into it; the page says when it is done)",
                     "serving  : 0 conversation(s) (this root holds no conversations yet: collect and parse sessions into it)"]
+
+
+def test_a_server_with_no_source_says_so_and_does_not_wait_for_its_pass(corpus_copy, tmp_path):
+    """Trial 45c F4: ``asz server --root recv/team`` on a host with no ``~/.claude/projects`` printed ``error: …: no
+    such source root``, and 12 s later ``/api/conversations`` still said the first collect pass was reading the
+    sources. A real ``asz server`` (HOME with no Claude Code folder): its banner and the first answer say no source
+    is read, every conversation of the root is listed, and nothing says a first pass is reading."""
+    from view_server_helpers import Served
+
+    root = corpus_copy()
+    home = tmp_path / "home"
+    home.mkdir()
+    s = Served(["server", "--root", str(root), "--adapter", "claude-code-local", "--no-follow"], tmp_path, timeout=60,
+               env={"HOME": str(home), "CLAUDE_CONFIG_DIR": "", "USERPROFILE": str(home)})
+    try:
+        got = s.get("/api/conversations").json()
+        status = s.get("/api/status").json()
+    finally:
+        s.stop()
+    missing = f"{home / '.claude' / 'projects'}: no such source root"
+    assert len(got["conversations"]) == CORPUS_SESSIONS, got
+    assert got["note"].startswith(f"this server's collect passes find no source to read ({missing}"), got["note"]
+    assert "first collect pass" not in got["note"] and "first collect pass" not in status["reading"], (got, status)
+    assert f"serving  : {CORPUS_SESSIONS} conversation(s) (its collect passes find no source to read: {missing}" in s.output()
