@@ -13,7 +13,9 @@ Copies are archived evidence: verify proves a copy is faithful, not that it mask
   (:class:`AsMasked` under :class:`~asz_core.view.secret_forms.choosing`): in each landed text, a credential today's
   forms find is masked where the manifest lists a mask of its form and fingerprint in that text (``texts_sha256``),
   else left whole as the copy left it; a mask the manifest lists that no form of today's takes (a form narrowed) is
-  put back over the span of its form's expression whose fingerprint is the manifest's. Both need the manifest's mask
+  put back over the span of its form's expression whose fingerprint is the manifest's; one the manifest does not
+  list whose value stands nowhere in the copy is masked as today (past a 2,000-byte clip, or masked and then cut by
+  it, a mask no manifest lists: review45, a json copy of forms 6). Both need the manifest's mask
   digests: unkeyed (a manifest before session 37) or keyed by this root's mask key. A root without that key (one
   ``asz receive`` landed the copy's files in), and an unmasked copy's titles and headings (masked in every export),
   tell them by what the copy holds around each credential: masked where its mask with the text beside it stands in the
@@ -29,11 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 from typing import Callable, Optional
 
 import orjson
 
-__all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_masked", "forms_said"]
+__all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_left_out", "as_masked", "forms_said"]
 
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
@@ -112,7 +115,7 @@ class AsMasked:
             kept = [c for k, c in enumerate(cuts) if not self._whole(text, cuts, k)]
         else:
             want = self.by_text.get(self._text(text), set())
-            kept = [c for c in cuts if (c[4], self._mark(c[3])) in want]
+            kept = [c for c in cuts if (c[4], self._mark(c[3])) in want or not _found(self.copy, text[c[0]:c[1]])]
             have = {(c[4], self._mark(c[3])) for c in kept}
             kept += _narrowed(text, [w for w in want if w not in have], kept, self._mark)
             kept.sort(key=lambda c: c[0])
@@ -122,6 +125,35 @@ class AsMasked:
                 if c not in kept:
                     self.whole.setdefault(c[3], (c[4], text[c[0]:c[1]]))
         return kept
+
+
+#: A text or ``--audit`` header's count of the credentials in the parts it leaves out (:meth:`~asz_core.reading.
+#: prose_audit.Audit.credentials`), as the text form and as prose's JSON write it.
+_LEFT_OUT = re.compile(rb'left_out \(places (\d+), credentials (\d+), not_written (\d+)\)'
+                       rb'|"left_out":\{"places":(\d+),"credentials":(\d+),"not_written":(\d+)\}')
+
+
+def as_left_out(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
+    """``again`` (a copy made again) with each header's ``left_out`` credential counts drawn as the ``copy``'s when
+    the copy's forms (manifest ``body``'s ``masks_forms``) are not today's and each of its counts is at most today's:
+    no mask stands for a credential found only in a part the form leaves out, so today's forms' finds there cannot
+    be told from a changed count but by this bound (review45: a text copy of forms 6 whose Bash argument list held a
+    token, 0 where forms 7 count 1). Each such header is said in ``said`` (a note); a count above today's is left to
+    fail. ``again`` as it is for a copy of today's forms or when the headers do not pair up."""
+    if body.get("masks_forms") == FORMS:
+        return again
+    now, was = list(_LEFT_OUT.finditer(again)), list(_LEFT_OUT.finditer(copy))
+    if not now or len(now) != len(was):
+        return again
+    out, at, name = [], 0, (body.get("export") or {}).get("file") or "the copy"
+    for n, w in zip(now, was):
+        counts_now, counts_was = [int(x) for x in n.groups() if x], [int(x) for x in w.groups() if x]
+        if counts_was != counts_now and len(counts_was) == 3 and all(a <= b for a, b in zip(counts_was, counts_now)):
+            out += [again[at:n.start()], w.group(0)]
+            at = n.end()
+            said.append(f"note: {name}: its header's left_out counts are those of {forms_said(body)}, not today's "
+                        "(places {}, credentials {}, not_written {})".format(*counts_now))
+    return b"".join(out) + again[at:]
 
 
 def _narrowed(text: str, wanted: list, kept: list, mark: Callable[[str], str]) -> list:

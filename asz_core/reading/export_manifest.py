@@ -40,7 +40,7 @@ from .export_problems import problems_then
 from .export_render import ESCAPED_MASKS_RENDER, RENDER, as_forms, as_render, drawing
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
-from .export_forms import FORMS
+from .export_forms import FORMS, as_left_out
 from .export_refusals import refusals_gone
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
                                 text_removed)
@@ -424,7 +424,7 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1), body.get("cents_before")):
             made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
         again, seen = again + made, seen + got
-    again = as_forms(copy, as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format")))
+    again = as_left_out(copy, as_forms(copy, as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format"))), body, said)
     entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen, int(body.get("render") or 1)))  # keyed as the manifest's
     spans = None
     if again == copy:

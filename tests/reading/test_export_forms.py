@@ -67,13 +67,13 @@ class _AtFfe662f8(_Before3daf4301):
 
 
 def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: str = "--redact", header=None,
-                number=None) -> dict:
+                number=None, cid: str = CID) -> dict:
     """``out`` exported as the fbe44e18 asz did (``forms``; a text copy's header listing ``header``, fbe44e18's
     forms by default), its manifest without ``masks_forms`` (or with ``number``); its manifest."""
     from asz_core.view.secret_forms import choosing
 
     with choosing(forms()):
-        p = asz_in_process("export", CID, "--format", fmt, redact, "--out", str(out), "--root", str(root))
+        p = asz_in_process("export", cid, "--format", fmt, redact, "--out", str(out), "--root", str(root))
     assert p.returncode == 0, p.stdout + p.stderr
     where = out.with_name(out.name + ".manifest.json")
     body = json.loads(where.read_bytes())
@@ -250,6 +250,62 @@ def test_a_copy_of_forms_6_verifies_and_names_what_forms_7_mask(tmp_path, corpus
     _older_copy(root, old, fmt, _Forms6, header=[name for name, _, _ in KINDS], number=6)  # (forms 7 added no name)
     text = old.read_text()
     assert NAMED not in text and all(v in text for v in WHOLE_45)
+    _verifies_naming_whole(old, root, text, dict(zip(WHOLE_45, ("token", "password"))), 6)
+
+
+def test_a_text_copy_of_forms_6_keeps_its_header_s_left_out_counts(tmp_path, corpus_dir):
+    """review45: a text copy asz made at 22891816 (forms 6) of a conversation holding forms-7 credentials only in a
+    part the form leaves out (a Bash call's argument list: a token and a password) failed verify (exit 1 at its
+    header, ``left_out (places 0, …`` where today's forms count 2): the copy's counts, at most today's, are its
+    forms', said in a note; a count above today's still fails. The copy is made with forms 6's masking
+    (:class:`_Forms6`, which counts the parts left out too)."""
+    from reading_helpers import RELIABILITY, planted_root
+
+    def plant(lines: list[dict]) -> None:
+        lines[4]["message"]["content"][0]["input"] = {"command": ["deploy", "--token", WHOLE_45[0], "--password",
+                                                                  WHOLE_45[1]], "description": "deploy"}
+
+    root = planted_root(corpus_dir, tmp_path / "r", RELIABILITY, plant)
+    old = tmp_path / "old.text"
+    body = _older_copy(root, old, "text", _Forms6, header=[name for name, _, _ in KINDS], number=6, cid="de3b8b19")
+    was = b"left_out (places 0, credentials 0, not_written 0)"  # the two found by no form of forms 6
+    assert old.read_bytes().count(was) == 1 and not any(v in old.read_text() for v in WHOLE_45)
+
+    def header_says(counts: bytes) -> None:
+        data = old.read_bytes().replace(was, counts)
+        old.write_bytes(data)
+        body["export"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                              lines=[hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")])
+        old.with_name("old.text.manifest.json").write_bytes(json.dumps(body, indent=2).encode() + b"\n")
+
+    held = _verify(old, "--root", str(root))
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert (f"note: old.text: its header's left_out counts are those of {FORMS_SAID[6]}, not today's "
+            "(places 2, credentials 2, not_written 2)") in held.stdout.splitlines(), held.stdout
+    header_says(b"left_out (places 3, credentials 0, not_written 0)")  # more than today's forms find: a change
+    assert _verify(old, "--root", str(root)).returncode == 1
+
+
+#: An AWS key id the json document's 2,000-byte clip cuts: both forms mask it whole, then clip the mask, so the copy
+#: holds ``AKIA…`` and a part of its end, and the manifest lists no mask of it (no text holds its mask whole).
+CUT_KEY = "AKIAZ7Q3XK9LM2PW4RT1"
+
+
+def test_a_json_copy_of_forms_6_keeps_the_mask_its_clip_cut(tmp_path, corpus_dir):
+    """review45: a json copy asz made at 22891816 (forms 6) of a text holding a forms-7 credential whole and a key id
+    across the 2,000-byte clip failed verify (exit 1, 'outside the masks': the copy made again left the cut key whole,
+    its mask in no manifest entry, where the copy holds it masked and cut)."""
+    from asz_core.view.secret_forms import Masker, choosing
+
+    with choosing(_Forms6()):  # the key from the masked text's byte 1,990: its mask's first 7 bytes before the clip
+        shown = Masker(True).text(PROMPT_45 + " ")
+    prompt = PROMPT_45 + " " + "x" * (1989 - len(shown.encode())) + " " + CUT_KEY + " done"
+    root = prompted_root(corpus_dir, tmp_path / "r", prompt)
+    old = tmp_path / "old.json"
+    body = _older_copy(root, old, "json", _Forms6, number=6)
+    text = old.read_text()
+    assert "x AKIA…" in text and CUT_KEY[:5] not in text and all(v in text for v in WHOLE_45)
+    assert not any(m.get("kind") == "aws-access-key-id" for m in body.get("masks") or ())
     _verifies_naming_whole(old, root, text, dict(zip(WHOLE_45, ("token", "password"))), 6)
 
 
