@@ -45,8 +45,9 @@ class Prose:
         self.over: list[str] = []
 
         #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
-        #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole
-        self.brief, self.index, self.whole = brief, "", whole
+        #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole;
+        #: ``linked``: the ids of a folder export's conversations, ``linked_used`` those the last copy linked (render 26)
+        self.brief, self.index, self.whole, self.linked, self.linked_used = brief, "", whole, frozenset(), set()
         #: json's clipped texts, ``(put back whole, still clipped)`` per conversation, when said once for all (a
         #: folder export: :func:`~asz_core.cli.export_said.clips_line`; trial 31b F6); None: said per conversation
         self.clips: Optional[list[tuple[int, int]]] = None
@@ -298,7 +299,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
     from ..view.document import ViewError
 
     files: dict[str, str | list[str]] = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
-    prose.split = out is not None
+    prose.split, prose.linked = out is not None, frozenset(row["id"] for row in rows) if out is not None else frozenset()
     resume = None
     flagged: set[str] = set()  # conversations whose export warned: the index marks them
     from ..reading.listing import unplaced_why

@@ -26,8 +26,15 @@ def render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pros
     With ``prose.redact`` each credential is masked (:func:`~asz_core.view.secret_forms.redacted`) in each text before
     it is placed, never over the rendered bytes (trial 25b F1: a key cut before its end ran on over the lines, markup
     and JSON after it); without, those written whole are counted, never silent (trial 24b F7)."""
+    from ..reading.export_links import linking
     from .export_cmd import render_bytes
 
+    with linking(prose.linked) as prose.linked_used:  # a folder's ids, linked where its head names them (render 26)
+        return _render(root, cid, fmt, hide, thinking, prose, render_bytes)
+
+
+def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, prose: Prose, render_bytes) -> tuple[bytes, list[str]]:
+    """:func:`render` within its folder's links."""
     if prose.redact:  # where each mask stands, for the manifest (asz_core.reading.export_manifest)
         from ..reading.export_manifest import mask_places
         from ..view.secret_forms import recording
@@ -69,12 +76,14 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
 
     prose = Prose([], config, bool(how.get("audit")), window, how.get("redact", True) is not False, bool(how.get("in_range_only")),
                   bool(how.get("brief")), bool(how.get("whole")))
-    prose.index = how.get("index") or ""
+    prose.index, prose.linked = how.get("index") or "", frozenset(how.get("linked") or ())
     prose.clips = []  # json's clipped texts: the export said them; the check does not again
     prose.thinking_left = []  # the thinking md and html left out: the export said it; the check does not again
     if how.get("part") is not None:  # one part of a file --split wrote (asz_core.reading.export_parts)
         prose.split_parts, prose.max_tokens = True, int(how.get("max_tokens") or 0) or prose.max_tokens
-    with recording() as seen:
+    from ..reading.export_links import linking
+
+    with recording() as seen, linking(prose.linked):
         data = render_bytes(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
     if how.get("part") is not None:  # the part made again; none (the file fits now, or fewer parts): nothing
         k = how["part"]
@@ -98,7 +107,9 @@ def manifest_body(r: Path, cid: str, out: Path, data: bytes, fmt: str, hide: lis
     """The manifest :func:`copy_manifest` writes beside ``out`` (``data``: the copy's bytes), not written."""
     from ..reading.export_manifest import manifest
 
-    return manifest(out.name, data, made(prose, fmt, hide, thinking), [_evidence(r, cid, hide, prose)],
+    from ..reading.export_links import linked
+
+    return manifest(out.name, data, {**made(prose, fmt, hide, thinking), **linked(prose.linked_used)}, [_evidence(r, cid, hide, prose)],
                     prose.masks if prose.redact else [], r)
 
 

@@ -41,11 +41,12 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import TOOLS_CSS, drawn
+from .export_render import ARCHIVE_RENDER, PRINT_CSS, TOOLS_CSS, drawn
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
+from .export_links import html_linked, md_linked
 from .listing import link_lines
 from .termtext import md_line, md_visible, visible
 
@@ -216,12 +217,14 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- {said}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
-    lines += [f"- {line}" for line in link_lines(s)]  # continues / continued in, as asz conversation says (trial 30a F7)
+    at, links = len(lines), link_lines(s)  # continues / continued in, as asz conversation says (trial 30a F7)
+    lines += [f"- {line}" for line in links]
     for p in problems_of(doc):
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    return [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s)]]
+    out = [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s)]]
+    return [md_linked(x) if at <= i < at + len(links) else x for i, x in enumerate(out)]  # in a folder (trial 45b F6)
 
 
 def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str, mask=None) -> list[dict]:
@@ -366,7 +369,7 @@ code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}t
 figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}@media (max-width:480px){details>summary{white-space:normal;overflow-wrap:anywhere}}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
 a{color:#8ab4f8}a:visited{color:#c58af9}.meta,.when,.id{color:#a8a8a8}.failed{color:#ff8787}.step.thinking{color:#b0b0b0}.step.withheld{color:#a0a0a0}}
-""" + TOOLS_CSS  # render 20's, taken off for an older copy (export_render.drawn_style)
+""" + TOOLS_CSS + PRINT_CSS  # render 20's and 26's, taken off for an older copy (export_render.drawn_style)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
@@ -438,7 +441,7 @@ def _html_head(root: str | os.PathLike, doc: dict, index: str, unresolved: int =
         out.append(f"<p class=\"meta\">{e(said)}</p>")
     if removal is not None:
         out.append(f"<p class=\"meta\">{e(removal_line(removal))}</p>")
-    out += [f"<p class=\"meta\">{e(line)}</p>" for line in link_lines(s)]  # trial 30a F7
+    out += [f"<p class=\"meta\">{html_linked(e(line))}</p>" for line in link_lines(s)]  # trial 30a F7; 45b F6
     probs = problems_of(doc)
     if probs:
         out.append(f"<div class=\"failed\"><b>This conversation does not verify ({e(str(s.get('state', '')))}):</b><ul>"
@@ -536,6 +539,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 prose = said if said_html(st) else rendered  # a person's words as written (trial 36c F1)
                 body = html_blocks(st["blocks"], prose, e) if st.get("blocks") else prose(st["text"])
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
+            elif st.get("line") and drawn() >= ARCHIVE_RENDER:  # a boundary its label says in words, as md (45b F5)
+                out.append(f"<div class=\"step other\" id=\"{sid}\">{head}</div>")
             else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
                 out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
                            f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(step_when(st))} · "

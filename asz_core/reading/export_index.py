@@ -188,14 +188,13 @@ def _md_heading(name: str) -> str:
 
 def github_slugs(texts: Sequence[str]) -> list[str]:
     """The anchor GitHub (and GitLab, VS Code's preview: the github-slugger rule) gives a heading of each of ``texts``
-    (shown text, in page order): lower case, every character that is not a letter, a digit, a mark, ``-``, ``_`` or a
-    space removed, each space a ``-``; a slug met before gets ``-1``, ``-2``, …"""
-    import unicodedata
+    (shown text, in page order): :func:`~.export_nav.slug`; a slug met before gets ``-1``, ``-2``, …"""
+    from .export_nav import slug as slug_of
 
     seen: dict[str, int] = {}  # github-slugger's occurrences: a slug met -> the last suffix given to its base
     out = []
     for t in texts:
-        base = "".join(c for c in t.lower() if c in "-_ " or unicodedata.category(c)[0] in "LNM").replace(" ", "-")
+        base = slug_of(t)
         slug = base
         while slug in seen:
             seen[base] += 1

@@ -157,6 +157,15 @@ could hide behind it).
   first reply is drawn as what it is, not ``Asked (the prompt this talk was given)``; the text form says it ``text``,
   not ``subagent_prompt`` (:mod:`~asz_core.view.subagent_heads`, :data:`SUBAGENT_RENDER`; trial 45b F4). A copy of
   render 26 or before is made again drawing as that render did (:func:`drawing`).
+- render 28: exports an archivist can print and follow (trial 45b F2, F3, F5, F6; :data:`ARCHIVE_RENDER`): html gains
+  :data:`PRINT_CSS` (printed, every ``<details>``' content drawn open and every ``<pre>`` whole); an md folder copy's
+  talk list links each talk by the anchor of its heading as the copy writes it, escaped, its line escaped apart from
+  its link (:func:`~asz_core.reading.export_nav.talk_list`; render 27 escaped the link's own ``[`` where a title held
+  ``<script>`` and made the anchor from the unescaped title); html draws a compaction boundary whose label says it in
+  words as md does, its head alone (render 27 drew the record's JSON under it); a folder export's copies link the
+  sessions their head says they continue or are continued in when those are of the folder
+  (:mod:`~asz_core.reading.export_links`, the manifest's ``made.linked``). A copy of render 27 or before is made again
+  drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -183,10 +192,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "SAID_CSS", "TOOLS_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 27
+RENDER = 28
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -204,6 +213,10 @@ NOTICE_LABEL_RENDER = 21
 NOTICES_RENDER = 19
 
 
+#: The render from which an export prints and links whole (trial 45b F2, F3, F5, F6): html's print rules
+#: (:data:`PRINT_CSS`), an md talk list linking each talk by its heading as written, a compaction boundary said in
+#: words in html, a folder's copies linking the sessions they continue or are continued in.
+ARCHIVE_RENDER = 28
 #: The render from which md, html and the text form say a sub-agent group's parent call was not found (render 25).
 ORPHAN_RENDER = 25
 #: The render from which a sub-agent's talk no call started is headed as the page heads it, and a line after its
@@ -310,9 +323,19 @@ TOOLS_CSS = (".todos{list-style:none;padding-left:.4em}.todo .mark{font-family:u
              "color:#ffa198}.diff .hunk{color:#d2a8ff}}\n")
 
 
+#: Render 28's print rules (:data:`ARCHIVE_RENDER`; trial 45b F2: a printed export showed no tool input or result, every
+#: step a closed ``<details>``, every ``<pre>`` cut at 30em): in print, each ``<details>``' content is drawn open (its
+#: ``::details-content``, no script), a ``<pre>`` and a table whole, long lines wrapped. One line, taken off whole.
+PRINT_CSS = ("@media print{details::details-content{content-visibility:visible;display:contents}"
+             "details>summary{white-space:normal;overflow-wrap:anywhere}pre{max-height:none;overflow:visible;white-space:pre-wrap;"
+             "overflow-wrap:anywhere}table{display:table;overflow:visible}}\n")
+
+
 def drawn_style(css: str) -> str:
     """An html page's style ``css`` (:data:`~asz_core.reading.export.CSS`) as the render being drawn wrote it
-    (:func:`drawn`): without :data:`SAID_CSS` before render 8, without :data:`TOOLS_CSS` before render 20."""
+    (:func:`drawn`): without :data:`SAID_CSS` before render 8, without :data:`TOOLS_CSS` before render 20, without
+    :data:`PRINT_CSS` before render 28."""
+    css = css if drawn() >= ARCHIVE_RENDER else css.replace(PRINT_CSS, "", 1)
     css = css if drawn() >= TOOLS_RENDER else css.replace(TOOLS_CSS, "", 1)
     return css if drawn() >= 8 else css.replace(SAID_CSS, "", 1)
 

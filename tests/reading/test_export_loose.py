@@ -60,6 +60,10 @@ def test_html_draws_the_compaction_in_place(corpus_root, corpus_source, tmp_path
     head = f"Context compacted ({meta['trigger']}, {meta['preTokens']:,} tokens before)"
     assert page.count(html.escape(head)) == 1
     assert page.index('id="boundary/1/714"') < page.index('id="summary/1/715"')
+    # its label says it in words, as md (trial 45b F5, render 28): the record's JSON is not drawn under it
+    (step,) = re.findall(r'<(?:div|details) class="step other" id="boundary/1/714">.*', page)
+    assert step.startswith('<div class="step other" id="boundary/1/714"><div class="meta"><b>') and step.endswith("</div></div>")
+    assert '"compact_boundary"' not in page and "compactMetadata" not in page
     assert "Summary the model continued from" in page
     first_line = _row(corpus_source, COMPACTED_SRC, 715)["message"]["content"].split("\n", 1)[0]
     assert html.escape(first_line, quote=False) in page

@@ -64,7 +64,7 @@ def test_the_md_links_back_to_the_index_and_lists_every_talk(folder):
     ids = {_anchor(x[3:]) for x in lines if x.startswith("## ")}
     assert {re.search(r"\((#[^)]+)\)", x).group(1) for x in listed} <= ids
     body = json.loads((folder / f"{SID}.md.manifest.json").read_bytes())
-    assert body["render"] == 27 and body["made"]["index"] == "index.md"
+    assert body["render"] == 28 and body["made"]["index"] == "index.md"
 
 
 def test_a_single_files_md_has_neither(root, tmp_path):
@@ -91,3 +91,34 @@ def test_the_folder_copy_checks_and_one_of_render_12_still_does(root, folder, tm
     assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the copy checks against the root", v.stdout
     v = asz("verify", "--export", as_copy(tmp_path, "said13.md", old, body), "--root", str(root), check=False)
     assert v.returncode == 1, v.stdout  # the same bytes said to be render 13: the link and the list are missing
+
+
+def test_a_title_holding_html_keeps_its_link_and_anchor(corpus_source, tmp_path):
+    """Trial 45b F3: a talk titled with ``<script>`` was listed ``- \\[Talk 2](#talk-2-…)`` (the escaper took the whole
+    line, the link's own ``[`` too: a viewer shows it literally) by an anchor made from the unescaped title, which
+    drops ``script``, so it matched no heading. The corpus conversation with its second prompt (source line 117) given
+    a ``<script>`` and a ``[x](javascript:…)``: the list line is a link to the heading as the copy writes it."""
+    import shutil
+
+    proj = tmp_path / "projects" / PROJECT
+    shutil.copytree(corpus_source / PROJECT, proj)
+    path = proj / f"{SID}.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    rec = json.loads(lines[116])
+    assert rec["message"]["content"].startswith("Well, the subagents")
+    rec["message"]["content"] = "Well, the <script>alert(1)</script> subagents [x](javascript:alert(2)) " + rec["message"]["content"][20:]
+    lines[116] = json.dumps(rec).encode()
+    path.write_bytes(b"\n".join(lines))
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    asz("export", SID[:8], "--format", "md", "--out", f"{tmp_path / 'ex'}/", "--root", str(root))
+    text = (tmp_path / "ex" / f"{SID}.md").read_text(encoding="utf-8").split("\n")
+    (heading,) = [x[3:] for x in text if x.startswith("## Talk ") and "script" in x]
+    assert "\\<script>" in heading  # the heading written escaped
+    (item,) = [x for x in text if x.startswith("- ") and "#talk-" in x and "script" in x]
+    assert item.startswith(f"- [Talk {heading.split(':')[0][5:]}]({_anchor(heading)}): "), (item, heading)
+    tokens = MarkdownIt("commonmark", {"html": True}).parseInline(item[2:])[0].children
+    assert [t.type for t in tokens[:3]] == ["link_open", "text", "link_close"] and tokens[1].content.startswith("Talk ")
+    assert not any(t.type == "html_inline" for t in tokens)  # and no raw HTML runs in the list
+    ok = asz("verify", "--export", str(tmp_path / "ex" / f"{SID}.md"), "--root", str(root), check=False)
+    assert ok.returncode == 0, ok.stdout

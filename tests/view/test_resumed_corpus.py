@@ -207,9 +207,18 @@ def test_a_resumed_corpus_session_counts_each_message_and_usage_once(corpus_dir,
     assert f"continues {A} ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in text_b
     assert f"continued in {B}" in text_a and not any(t.startswith("continues ") for t in text_a)
     # and in the md and html exports' heads, as asz conversation says it (trial 30a F7: a postmortem copy had no word)
-    md_b = asz_in_process("export", B, "--format", "md", "--root", str(root)).stdout.splitlines()
     md_a = asz_in_process("export", A, "--format", "md", "--root", str(root)).stdout.splitlines()
-    assert f"- continues {A} ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in md_b
-    assert f"- continued in {B}" in md_a
-    html_b = asz_in_process("export", B, "--format", "html", "--root", str(root)).stdout
-    assert f'<p class="meta">continues {A} ({len(listed)} repeated record(s): ' in html_b
+    assert f"- continued in {B}" in md_a  # one file: plain text
+    # in a folder export both files are there: linked relatively, as the page links /c/ID (trial 45b F6, render 28)
+    for fmt in ("md", "html"):
+        _asz("export", "--project", "spotter", "--format", fmt, "--out", f"{tmp_path / fmt}/", "--root", str(root))
+        for c in (A, B):
+            v = asz_in_process("verify", "--export", str(tmp_path / fmt / f"{c}.{fmt}"), "--root", str(root))
+            assert v.returncode == 0 and v.stdout.splitlines()[-1] == "the copy checks against the root", v.stdout
+    md_b = (tmp_path / "md" / f"{B}.md").read_text(encoding="utf-8").splitlines()
+    md_a = (tmp_path / "md" / f"{A}.md").read_text(encoding="utf-8").splitlines()
+    assert f"- continues [{A}]({A}.md) ({len(listed)} repeated record(s): drawn and counted there, listed here in not_drawn)" in md_b
+    assert f"- continued in [{B}]({B}.md)" in md_a
+    html_b = (tmp_path / "html" / f"{B}.html").read_text(encoding="utf-8")
+    assert f'<p class="meta">continues <a href="{A}.html">{A}</a> ({len(listed)} repeated record(s): ' in html_b
+    assert json.loads((tmp_path / "html" / f"{B}.html.manifest.json").read_text())["made"]["linked"] == [A]
