@@ -539,13 +539,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 prose = said if said_html(st) else rendered  # a person's words as written (trial 36c F1)
                 body = html_blocks(st["blocks"], prose, e) if st.get("blocks") else prose(st["text"])
                 out.append(f"<div class=\"step {cls}\" id=\"{sid}\">{head}{body}</div>")
-            elif st.get("line") and drawn() >= ARCHIVE_RENDER:  # a boundary its label says in words, as md (45b F5)
-                out.append(f"<div class=\"step other\" id=\"{sid}\">{head}</div>")
-            else:  # one line: the triangle, what it is, then when and its id (trial 4, F11)
-                out.append(f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
-                           f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(step_when(st))} · "
-                           f"<span class=\"id\">{sid}</span></span></summary>"
-                           f"{html_blocks(st['blocks'], said if said_html(st) else rendered, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
+            else:
+                out.append(_other_html(st, sid, head, e, said if said_html(st) else rendered))
             out += [html_media(st, e)] if st.get("media") else []  # trial 16b, F2
             out += [f"<details class=\"step other data\"><summary>{RECORD_DATA}</summary><pre>{e(st['record_data'])}</pre>"
                     "</details>"] if st.get("record_data") else []
@@ -559,6 +554,19 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         out.append("<h2 id=\"undescribed\">Undescribed records</h2><ul>"
                    + "".join(f"<li>{e(x)}</li>" for x in _each(map(_undescribed_line, und), mask)) + "</ul>")
     return page(_title(doc), "\n".join(out))
+
+
+def _other_html(st: dict, sid: str, head: str, e, prose) -> str:
+    """Any other step's html: one line, the triangle, what it is, then when and its id, its text folded under it (trial
+    4, F11); from render 27 a compaction boundary whose label says it in words its head alone, as md draws it (trial
+    45b F5: render 26 folded the record's JSON under it). ``sid`` its id escaped, ``head`` its meta line, ``e`` the escaper,
+    ``prose`` how its blocks' texts are drawn."""
+    if st.get("line") and drawn() >= ARCHIVE_RENDER:
+        return f"<div class=\"step other\" id=\"{sid}\">{head}</div>"
+    return (f"<details class=\"step other\" id=\"{sid}\"><summary><b>{e(st['who'])}</b> "
+            f"{isolated(context_label(st['text']))} <span class=\"meta\">· {e(step_when(st))} · "
+            f"<span class=\"id\">{sid}</span></span></summary>"
+            f"{html_blocks(st['blocks'], prose, e) if st.get('blocks') else '<pre>' + e(st['text']) + '</pre>'}</details>")
 
 
 def build(root: str | os.PathLike, conversation: str, hide: Sequence[str], prices=None) -> dict:
