@@ -558,8 +558,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
 
 def _other_html(st: dict, sid: str, head: str, e, prose) -> str:
     """Any other step's html: one line, the triangle, what it is, then when and its id, its text folded under it (trial
-    4, F11); from render 27 a compaction boundary whose label says it in words its head alone, as md draws it (trial
-    45b F5: render 26 folded the record's JSON under it). ``sid`` its id escaped, ``head`` its meta line, ``e`` the escaper,
+    4, F11); from render 28 a compaction boundary whose label says it in words its head alone, as md draws it (trial
+    45b F5: render 27 folded the record's JSON under it). ``sid`` its id escaped, ``head`` its meta line, ``e`` the escaper,
     ``prose`` how its blocks' texts are drawn."""
     if st.get("line") and drawn() >= ARCHIVE_RENDER:
         return f"<div class=\"step other\" id=\"{sid}\">{head}</div>"

@@ -214,7 +214,7 @@ def test_a_compaction_boundary_reads_as_its_line(corpus_source, tmp_path):
     assert "compactMetadata" not in md and '"compact_boundary"' not in md
     page = asz("export", SPOTTER[1], "--format", "html", "--root", str(tmp_path / "root")).stdout
     at = page.index('id="boundary/1/714"')
-    assert page[at - 24:at] == '<div class="step other" ' and "compactMetadata" not in page  # its line alone, as md (render 27)
+    assert page[at - 24:at] == '<div class="step other" ' and "compactMetadata" not in page  # its line alone, as md (render 28)
 
 
 def _lines_changed(old: str, new: str) -> tuple[int, int]:
