@@ -36,7 +36,8 @@ two sessions' indexes, whichever is parsed first):
   (:attr:`~asz_core.plugins.adapter.Adapter.resumes_as_new_session` False:
   Kiro), where it is the later one: a copy, whole or in part, of the session
   holding its records, which draws and counts them (trial 34a F3); equal
-  times are ordered by session name.
+  times (two sessions with no record of their own: a copy of a whole session) are ordered by session name, and when
+  one of them grows, the other sessions of its cluster are looked at again (:func:`add_session`).
   It continues only if it **opens by repeating**: its first record with an id
   (landed order) is one the earlier holds. The later session's records with
   those ids are *repeated*: assembly draws them in the earlier session only
@@ -188,7 +189,9 @@ class _Table:
 
 def add_session(root: str | Path, session: str, index: Index, db: sqlite3.Connection | None = None) -> list[str] | None:
     """Add the ids of ``index``'s entries not added yet for ``session``. Returns None when no entry was
-    new, else the other sessions holding any of the new ids (by hash: candidates), sorted. ``db``: a
+    new, else the other sessions holding any of the new ids (by hash: candidates; marked ``stale``) and, when the
+    session had ids before and gained some, the other sessions of its cluster (not marked: its records of its own
+    may have begun, turning a pair over, which :func:`needs_relink` sees; trial 45d F1), sorted. ``db``: a
     connection to the root's table to use (left open), else one is opened and closed.
 
     An index shorter than what was added (rebuilt from fewer files) replaces the session's rows.
@@ -227,9 +230,11 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
                    (no,))
         db.execute("UPDATE sessions SET stale=1 WHERE stale=0 AND no IN (SELECT no FROM found)")
         _join_clusters(db, no)
-        others = sorted(map(itemgetter(0), db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no")))
+        others = set(map(itemgetter(0), db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no")))
+        if hashes and done:  # its own records may have begun, or begun earlier: which of a pair continues which can turn
+            others.update(_cluster_names(db, no))  # looked at again, not marked (trial 45d F1)
         db.execute("COMMIT")
-        return others if new else None
+        return sorted(others) if new else None
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
@@ -244,6 +249,12 @@ def _join_clusters(db: sqlite3.Connection, no: int) -> None:
     if len(got) > 1:
         low = min(got)
         db.executemany("UPDATE clusters SET cluster=? WHERE cluster=?", [(low, c) for c in sorted(got) if c != low])
+
+
+def _cluster_names(db: sqlite3.Connection, no: int) -> list[str]:
+    """The names of the other sessions of session ``no``'s cluster."""
+    return [n for (n,) in db.execute("SELECT s.name FROM clusters c JOIN sessions s ON s.no = c.no WHERE c.cluster = "
+                                     "(SELECT cluster FROM clusters WHERE no=?) AND c.no != ?", (no, no))]
 
 
 def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connection | None = None) -> dict[str, set[int]]:

@@ -58,7 +58,7 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     store = SummaryStore(root)
     mark = MARK_TAG + store_mark()  # the end of this asz's entries' keys: another asz's entries are its to check
     checked = removed = other_prices = 0
-    convs: set[str] = set()
+    convs: dict[str, Any] = {}  # conversation -> the one its row says it continues (None: none)
     if store.con is None:  # no cache to read (none here, or it does not open): what the readers print is counted
         return _in_memory(root, prices, step, only)
     try:
@@ -93,7 +93,7 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
                     counted[key, bool(tagged)] = counted_row(root, cid, hide, prices if tagged else None, head)
                 row, summary = counted[key, bool(tagged)]
                 checked += 1
-                convs.add(cid)
+                convs[cid] = row.get("continues")
                 if table == "rows":
                     fresh = row
                 elif summary is None:
@@ -125,18 +125,19 @@ def check_figures(root: str | os.PathLike, prices: Any = None, step: Callable[[s
     return sec
 
 
-def _close(root: Path, sec: Section, read_only: bool, convs: set, counts: tuple[int, int, int], prices: Any,
+def _close(root: Path, sec: Section, read_only: bool, convs: dict[str, Any], counts: tuple[int, int, int], prices: Any,
            step: Callable[[str], None] | None, only: str | None, tools: tuple[int, int] = (0, 0)) -> None:
     """The ``figures`` section's line and counts once the cached entries were checked (``counts``: checked, removed,
     made with another price table; ``tools``: the ``tools`` entries checked and removed, said apart, since they are no
     list figures: :func:`_check_tools`), each conversation with no entry in use counted from the evidence in memory
-    (trial 29a F3), and, in a read-only root (``read_only``: trial 29a F7), a note that nothing was removed."""
+    (trial 29a F3), and, in a read-only root (``read_only``: trial 29a F7), a note that nothing was removed; then
+    :func:`check_pairs` over ``convs`` (each conversation checked -> the one it continues), those counted here added."""
     checked, removed, other_prices = counts
     sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
     from ..view.rows import list_conversations
 
     rest = [c for c in list_conversations(root) if c not in convs and (only is None or c == only)]
-    in_memory = _count(root, rest, prices, step, sec)  # trial 29a F3: what the readers count, no entry being in use
+    in_memory = _count(root, rest, prices, step, sec, convs)  # trial 29a F3: what the readers count, no entry being in use
     if rest:
         sec.summary += (f"; {in_memory} conversation(s) with no cached entry in use (none made, or made for files "
                         "whose stat is not theirs now: a copy, a restore) counted from the evidence in memory, as "
@@ -150,18 +151,23 @@ def _close(root: Path, sec: Section, read_only: bool, convs: set, counts: tuple[
         sec.notes.append(f"{removed + other_prices} entr(ies) named above or made with another price table not removed: "
                          f"{root} is read-only (its mount, or no write bit on its folders: trial 29a F7), so its cache "
                          "is read, never written; a reader of it counts an entry whose seal does not match again")
+    check_pairs(root, convs, sec, prices)
 
 
-def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None] | None, sec: Section) -> int:
+def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None] | None, sec: Section,
+           continues: dict[str, Any] | None = None) -> int:
     """Count each of ``cids`` from the evidence (:func:`~asz_core.reading.listing.counted_row`, as a reader with no
-    cache entry in use does); how many counted. One that cannot be counted is a problem of ``sec``."""
+    cache entry in use does); how many counted. One that cannot be counted is a problem of ``sec``. ``continues``,
+    when given, gets each counted conversation's ``continues`` (:func:`check_pairs`)."""
     from ..view.rows import read_head
     from .listing import counted_row
 
     counted = 0
     for cid in cids:
         try:
-            counted_row(root, cid, [], prices, read_head(root, cid))
+            row, _ = counted_row(root, cid, [], prices, read_head(root, cid))
+            if continues is not None:
+                continues[cid] = row.get("continues")
             counted += 1
         except Exception as exc:  # noqa: BLE001 - a conversation that cannot be counted is said, never skipped
             sec.problems.append(Problem(cid, 0, "figures", FIGURES_DIFFER, f"its figures cannot be counted from the "
@@ -169,6 +175,30 @@ def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None]
         if step is not None:
             step(cid)
     return counted
+
+
+def check_pairs(root: Path, continues: dict[str, Any], sec: Section, prices: Any = None) -> None:
+    """A problem of ``sec`` for each two conversations each saying it continues the other (``continues``: conversation ->
+    the one its row names, as the readers count them; a conversation named there and not counted yet is counted now):
+    the records they share would be counted in neither (trial 45d F1: a chain not drawn again when its pair turned
+    over). ``asz parse`` of each draws them again (docs/session-flow.md, Links across sessions)."""
+    from ..view.rows import read_head
+    from .listing import counted_row
+
+    for a in sorted(continues):
+        b = continues[a]
+        if not isinstance(b, str) or not b:
+            continue
+        if b not in continues:
+            try:
+                continues[b] = counted_row(root, b, [], prices, read_head(root, b))[0].get("continues")
+            except Exception:  # noqa: BLE001 - a conversation that cannot be counted is said by _count
+                continues[b] = None
+        if continues.get(b) == a and a < b:  # the pair said once
+            sec.problems.append(Problem(a, 0, "continues", FIGURES_DIFFER,
+                                        f"conversation {a} continues {b} and {b} continues {a}: the records they share, "
+                                        f"their calls and tokens, are counted in neither; asz parse {a[:8]}, then asz parse "
+                                        f"{b[:8]}, draws them again"))
 
 
 def _in_memory(root: Path, prices: Any, step: Callable[[str], None] | None, only: str | None) -> Section:
@@ -180,7 +210,9 @@ def _in_memory(root: Path, prices: Any, step: Callable[[str], None] | None, only
     from ..view.rows import list_conversations
 
     sec = Section("figures", "")
-    counted = _count(root, [c for c in list_conversations(root) if only is None or c == only], prices, step, sec)
+    continues: dict[str, Any] = {}
+    counted = _count(root, [c for c in list_conversations(root) if only is None or c == only], prices, step, sec, continues)
+    check_pairs(root, continues, sec, prices)
     why = "a read-only root" if frozen(root) else "none was made, or it does not open"
     sec.summary = (f"no figure cache to check ({why}): counted the figures of {counted} conversation(s) from the "
                    "evidence in memory, as every reader here counts them (nothing cached is printed)")
