@@ -37,7 +37,7 @@ from typing import Iterable, Optional
 import orjson
 
 from ..envsetting import Setting
-from .senders import RECEIVED
+from .senders import RECEIVED, read_while_unchanged
 
 __all__ = ["SEEN", "ACCEPTED", "REFUSED", "HELD", "also_held", "EVERY", "READ_REFUSED", "SHORT_WHY", "Seen", "read_seen"]
 
@@ -170,11 +170,21 @@ def read_seen(root: str | os.PathLike) -> list[dict]:
     return out
 
 
+#: (path, size, mtime_ns) -> :func:`also_held`'s answer: read once while the list is unchanged (``asz ls`` asks it per
+#: conversation, through :func:`~asz_core.storage.senders.session_senders`).
+_HELD_READ: dict[tuple, dict[str, dict[str, str]]] = {}
+
+
 def also_held(root: str | os.PathLike) -> dict[str, dict[str, str]]:
     """Session directory -> {instance id: its last :data:`HELD` line's ``at``} of ``root``'s seen list: the instances
-    that sent files of the session the receiver refused as held here whole (another root's copy). {} when none."""
-    out: dict[str, dict[str, str]] = {}
-    for d in read_seen(root):
-        if d["kind"] == HELD and isinstance(d.get("session"), str) and isinstance(d.get("instance"), str):
-            out.setdefault(d["session"], {})[d["instance"]] = d["at"]
-    return out
+    that sent files of the session the receiver refused as held here whole (another root's copy). {} when none. The
+    one answer to "who else holds it": ``asz usage instance``'s note and every reader of
+    :func:`~asz_core.storage.senders.session_senders` (trial 45c F3)."""
+    def read(_path: Path) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for d in read_seen(root):
+            if d["kind"] == HELD and isinstance(d.get("session"), str) and isinstance(d.get("instance"), str):
+                out.setdefault(d["session"], {})[d["instance"]] = d["at"]
+        return out
+
+    return read_while_unchanged(Path(root) / RECEIVED / SEEN, _HELD_READ, read)

@@ -44,10 +44,12 @@ from typing import Any, Callable, Collection, Optional
 import orjson
 
 from ..sessiondata.spelling import folded, nfc
+from .senders_more import ALSO_HELD, UNWRITTEN, UNWRITTEN_SAID, UNWRITTEN_SENDER, held_entries, unwritten_entry
 
 __all__ = ["RECEIVED", "BEFORE", "BEFORE_NONE", "BEFORE_EARLIER", "NOT_RECEIVED", "THIS_HOST", "unsent_label", "append_chained", "list_landed_before", "SendersRead", "append_senders", "before_entry", "instance_label", "listed_before", "RECEIVED_BEFORE", "read_senders", "sender_matches",
            "senders_path", "senders_summary", "sender_label", "session_senders", "settled_senders", "senders_line", "credentials_of", "mixed_credentials", "mixed_problem", "NO_CREDENTIAL", "UNVERIFIED", "UNVERIFIED_SENDER", "file_senders", "instance_word", "label_parts", "named_senders",
-           "UNWRITTEN", "UNWRITTEN_SENDER", "unwritten_entry"]
+           "UNWRITTEN", "UNWRITTEN_SENDER", "unwritten_entry", "ALSO_HELD", "held_entries",
+           "read_while_unchanged"]
 
 #: The directory of the sender records in a receiving root.
 RECEIVED = "_received"
@@ -275,7 +277,7 @@ def session_senders(root: str | os.PathLike, session: str, files: Optional[Colle
     if meant:
         journal = os.path.relpath(next(iter(meant.values()))["journal"], root).replace(os.sep, "/")
         out.append(unwritten_entry(sorted(meant), journal))
-    return out
+    return out + held_entries(root, name, out)
 
 
 def settled_senders(root: str | os.PathLike, sessions: Collection[str],
@@ -313,22 +315,31 @@ def listed_before(root: str | os.PathLike) -> dict[str, list[str]]:
     """The landed files ``<root>/_received/before.list`` (:data:`BEFORE`) names, by session directory, in line order
     ({} when there is no such list or it does not read). Its lines are read as :func:`read_senders` reads them: one
     that breaks the chain still names its file here (``asz verify`` names the break)."""
-    path = Path(root) / RECEIVED / BEFORE
+
+    def read(path: Path) -> dict[str, list[str]]:
+        got: dict[str, list[str]] = {}
+        for e in read_senders(path).entries:
+            rel = str(e.get("file"))
+            if "/" in rel:
+                got.setdefault(rel.split("/", 1)[0], []).append(rel)
+        return got
+
+    return read_while_unchanged(Path(root) / RECEIVED / BEFORE, _BEFORE_READ, read)
+
+
+def read_while_unchanged(path: Path, cache: dict, read: Callable[[Path], Any]) -> Any:
+    """``read(path)``, kept in ``cache`` while ``path``'s size and modification time are unchanged (one file at a time:
+    a reader reads one root; ``asz ls`` asks per conversation); {} when ``path`` is not there."""
     try:
         st = path.stat()
     except OSError:
         return {}
     key = (str(path), st.st_size, st.st_mtime_ns)
-    got = _BEFORE_READ.get(key)
-    if got is None:
-        got = {}
-        for e in read_senders(path).entries:
-            rel = str(e.get("file"))
-            if "/" in rel:
-                got.setdefault(rel.split("/", 1)[0], []).append(rel)
-        _BEFORE_READ.clear()  # one root's list at a time: a reader reads one root
-        _BEFORE_READ[key] = got
-    return got
+    if key not in cache:
+        got = read(path)
+        cache.clear()
+        cache[key] = got
+    return cache[key]
 
 
 #: The characters a sender label's own words are made of: no bare instance id holds one (:func:`instance_word`).
@@ -438,7 +449,7 @@ def _word(text: str) -> str | None:
 def _names_one(s: dict) -> bool:
     """True when ``s`` (a :func:`session_senders` entry) names its sender from a line that verifies: not files received
     before records were kept, nor whose line does not verify, nor whose line is not yet written."""
-    return not s.get("before_records") and not s.get("unverified") and not s.get(UNWRITTEN)
+    return not s.get("before_records") and not s.get("unverified") and not s.get(UNWRITTEN) and not s.get(ALSO_HELD)
 
 
 def instance_label(senders: list[dict]) -> str:
@@ -483,25 +494,6 @@ RECEIVED_BEFORE = "(received before records were kept)"
 #: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of files whose sender line does not verify
 #: (:data:`UNVERIFIED`): the line was changed, so who it names is not shown (trial 25b F6).
 UNVERIFIED_SENDER = "(sender record does not verify)"
-#: The key of a :func:`session_senders` entry for landed files whose sender line a receiver killed mid-request had not
-#: yet written (its journal names them: :func:`~asz_core.storage.landing.left_intents`; trial 45c F1).
-UNWRITTEN = "line_not_yet_written"
-#: What ``asz ls`` (SENT BY) and ``asz usage instance`` call the sender of such files: received, the line to come.
-UNWRITTEN_SENDER = "(landed, sender line not yet written)"
-#: What ``asz conversation``, the exports' head and ``asz verify`` say of such files.
-UNWRITTEN_SAID = ("landed, its sender line not yet written: asz receive was stopped (killed) after landing {n} file(s) "
-                  "and before writing their lines; its request's journal ({journal}) names who sent them, and the "
-                  "receiver's next start, or that host's next push, writes the lines")
-
-
-def unwritten_entry(files: list[str], journal: str) -> dict:
-    """The :func:`session_senders` entry of ``files`` (root-relative landed paths) whose sender line is not yet
-    written (:data:`UNWRITTEN`): ``instance``, ``credential`` and the times null, ``files`` their count,
-    :data:`UNWRITTEN` true and ``journal`` the root-relative path of the journal naming them."""
-    return {"instance": None, "credential": None, "files": len(files), "first_received": None, "last_received": None,
-            UNWRITTEN: True, "journal": journal}
-
-
 def unsent_label(root: str | os.PathLike, session: str) -> str:
     """The label of a conversation (``session``: its session id or directory name) with no sender record:
     :data:`THIS_HOST` when a collect pass of ``root`` landed it (the root has no ``_received/``, or the session's folder
@@ -527,7 +519,7 @@ def sender_matches(senders: list[dict], text: str) -> bool:
     alice)`` is no sender of credential alice (review34: it kept mallory's row)."""
     if not text:
         return True
-    named = [s for s in senders if _names_one(s)]
+    named = [s for s in senders if _names_one(s) or s.get(ALSO_HELD)]  # who else holds it too (trial 45c F3)
     parts = label_parts(text)
     if parts is not None:
         inst, cred = parts
@@ -589,6 +581,9 @@ def senders_line(senders: list[dict]) -> str:
                                           "landed file(s), who sent them cannot be told")
     if unwritten := [s for s in senders if s.get(UNWRITTEN)]:
         said += ("; " if said else "") + UNWRITTEN_SAID.format(n=unwritten[0]["files"], journal=unwritten[0]["journal"])
+    if held := [s["instance"] for s in senders if s.get(ALSO_HELD)]:
+        said += ("; " if said else "") + (f"also held by {', '.join(instance_word(i) for i in held)} (its copy refused "
+                                          "here as held whole: counted once, under the sender that landed it)")
     if broken:
         said += ("; " if said else "") + (f"the sender record of {broken} landed file(s) does not verify (its line was "
                                           "changed; asz verify names it): who sent them is not shown")

@@ -258,15 +258,16 @@ def sent_by(root, rows: list[dict]) -> list[dict]:
     ``asz receive`` is landing have ended (:func:`~asz_core.storage.senders.settled_senders`); else ``rows`` as they
     are. Each also with ``sent_by_senders`` (:func:`~asz_core.storage.senders.named_senders`: each sender's label,
     instance id and credential), what the page's Sent by filter lists and matches by the id and credential recorded,
-    never by a label's words (review34)."""
+    never by a label's words (review34), and ``also_held_by`` (ids whose copy was refused as held whole; trial 45c F3)."""
     from pathlib import Path
 
-    from ..storage.senders import RECEIVED, instance_label, named_senders, settled_senders
+    from ..storage.senders import ALSO_HELD, RECEIVED, instance_label, named_senders, settled_senders
 
     if not (Path(root) / RECEIVED).is_dir():
         return rows
     got = settled_senders(root, {r["id"] for r in rows})  # after the requests in flight (trial 31a F1)
-    return [{**r, "sent_by": instance_label(got[r["id"]]), "sent_by_senders": named_senders(got[r["id"]])} for r in rows]
+    return [{**r, "sent_by": instance_label(got[r["id"]]), "sent_by_senders": named_senders(got[r["id"]]),
+             "also_held_by": [s["instance"] for s in got[r["id"]] if s.get(ALSO_HELD)]} for r in rows]  # 45c F3
 
 
 def _view(request, pairs, hide):

@@ -16,7 +16,7 @@ import orjson
 from source_calls import source_calls
 from test_push_elsewhere import CORPUS, PROJECT, SESSION, _push, collect, hosts  # noqa: F401 - fixtures
 
-from export_helpers import asz
+from export_helpers import asz, page_json
 
 
 def test_a_conversation_two_hosts_hold_is_named_under_the_table(hosts, tmp_path):
@@ -48,3 +48,19 @@ def test_a_conversation_two_hosts_hold_is_named_under_the_table(hosts, tmp_path)
     assert got["cost"] == own["cost"]
     # the other views say nothing of it
     assert "also held" not in asz("usage", "daily", "--root", str(r.root)).stdout
+    # every reader of who sent it says who else holds it, by one function (trial 45c F3: only usage instance did)
+    said = asz("conversation", SESSION, "--root", str(r.root)).stdout
+    assert "sent by dev@hostA" in said and "also held by dev@hostC" in said, said
+    head = asz("export", SESSION, "--root", str(r.root), "--format", "text").stdout.split("\n\n", 1)[0]
+    senders = next(ln for ln in head.splitlines() if ln.startswith("senders: "))
+    assert senders.startswith("senders: instance dev@hostA, credential none, files 1,") and \
+        senders.endswith("; instance dev@hostC, credential none, files 0, first_received none, last_received "
+                         f"{held[0]['at']}, also_held yes"), senders
+    (row,) = json.loads(asz("ls", "--root", str(r.root), "--instance", "dev@hostC", "--json").stdout)
+    assert row["id"] == SESSION
+    assert [(s["instance"], s["files"], s.get("also_held", False)) for s in row["senders"]] == \
+        [("dev@hostA", len([f for f in host_a.rglob("*.sd")]), False), ("dev@hostC", 0, True)]
+    table = asz("ls", "--root", str(r.root)).stdout
+    assert "dev@hostA" in table and "dev@hostC" not in table  # SENT BY names who landed it, as usage counts it
+    (listed,) = page_json(r.root, "/api/conversations", tmp_path)["conversations"]
+    assert (listed["sent_by"], listed["also_held_by"]) == ("dev@hostA", ["dev@hostC"])
