@@ -130,6 +130,7 @@ def test_the_servers_banner_says_its_first_pass_fills_the_root(tmp_path, capsys)
                     "serving  : 0 conversation(s) (this root holds no conversations yet: collect and parse sessions into it)"]
 
 
+@pytest.mark.slow
 def test_a_server_with_no_source_says_so_and_does_not_wait_for_its_pass(corpus_copy, tmp_path):
     """Trial 45c F4: ``asz server --root recv/team`` on a host with no ``~/.claude/projects`` printed ``error: …: no
     such source root``, and 12 s later ``/api/conversations`` still said the first collect pass was reading the
