@@ -445,7 +445,7 @@ def incomplete_note(rows: list[dict]) -> str:
 
 def partial_note(rows: list[dict]) -> str:
     """``+ N of M model call(s) of the marked rows carry no token counts …`` naming the conversations whose TOKENS is
-    marked ``+`` (:func:`~asz_core.cli.conversations_table.partial_mark`: some calls carry token counts, others none;
+    marked ``+`` (:func:`~asz_core.reading.listing.figure_cells`: some calls carry token counts, others none;
     trial 39b F3); '' when none."""
     from ..view.rate_words import calls_uncounted, partial_line
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..reading.listing import calls_figure, cost_text, cost_value, credits_text, read_in_memory, shown_id, talks_figure, total_tokens, unrecorded_cell
-from ..view.rate_words import GROUPED_MARK, PARTIAL_MARK, calls_uncounted, listed_title
+from ..reading.listing import calls_figure, credits_text, figure_cells, read_in_memory, shown_id, talks_figure
+from ..view.rate_words import GROUPED_MARK, listed_title
 from ..view.zone import local_text
 from .reading_common import fit_cells, fit_tail
 
@@ -108,21 +108,15 @@ def changes_cell(row: dict) -> str:
 def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     """The cells of one row of the table (columns ``cols``: :data:`COLUMNS`, or :data:`SENT_COLUMNS` with the
     row's senders); unknown values show as ``-``."""
-    tokens = total_tokens(row.get("usage"))
-    cost = cost_value(row.get("cost"))
     title, project = row.get("title") or "", row.get("project") or ""
     if row.get("removed_files"):  # retention took the cwd the project came from (seed 000, Skeletons); the title is
         project = project or "(removed)"  # the document's own, (removed by retention) when none is left (trial 19, F15)
     held = bool(row.get("held_back"))  # it does not verify: no figure read from it is shown
-    unrecorded = row.get("usage_recorded") is False  # no call with token usage (Kiro; or no call at all): not 0, as asz usage says
-    if unrecorded:
-        tokens = cost = None
+    tokens, cost = (HELD, HELD) if held else figure_cells(row)  # not recorded, never 0, as asz usage says
     cells = (shown_id(row), listed_title(title) or "(untitled)", project or "-", when_cell(row.get("to")),
              duration_cell(row.get("from"), row.get("to")),
              "-" if talks_figure(row) is None else row["talks"], calls_cell(row), changes_cell(row),
-             HELD if held else (unrecorded_cell(row) if unrecorded else "-") if tokens is None
-             else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else "") + partial_mark(row),
-             HELD if held else "-" if cost is None else cost_text(row.get("cost"), cost),
+             tokens, cost,
              runtime_cell(row), state_cell(row))
     heads = [h for h, _, _ in cols]
     if "SENT BY" in heads:
@@ -132,12 +126,6 @@ def table_cells(row: dict, cols: tuple = COLUMNS) -> tuple:
     if "CREDITS" in heads:
         cells = (*cells[:_COST_AT + 1], credits_cell(row), *cells[_COST_AT + 1:])
     return tuple(str(c) for c in cells)
-
-
-def partial_mark(row: dict) -> str:
-    """`` +`` (:data:`~asz_core.view.rate_words.PARTIAL_MARK`) after the tokens of a row some of whose model calls carry
-    no token counts while others do (trial 39b F3); '' otherwise."""
-    return f" {PARTIAL_MARK}" if calls_uncounted(row.get("llm_calls"), row.get("calls_with_usage")) else ""
 
 
 def credits_cell(row: dict) -> str:

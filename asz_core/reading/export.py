@@ -232,8 +232,10 @@ def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str
     :class:`~asz_core.view.secret_forms.Masker`, ``asz export --redact``; it counts those it leaves whole):
     :func:`~.export_steps.masked_steps`."""
     from .export_steps import masked_steps
+    from .prose_replays import replay_talks
 
     talks = steps(root, doc, thinking=thinking, dialect=dialect)
+    replay_talks(doc, talks)  # a talk of copies alone says what it is (trial 45d F5)
     return masked_steps(talks, mask) if mask is not None else talks
 
 
@@ -508,7 +510,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
         if talk is None:  # loose nodes of a stream with no talk
             out.append(f"<h2 id=\"outside\">{e(label)}</h2>")
         else:
-            side = e(sidechain_talk_said(talk))
+            side = e(sidechain_talk_said(talk) + t.get("replay_said", ""))
             out.append(f"<h2 id=\"{e(talk['id'])}\">Talk {i}: {isolated(label)}</h2><p class=\"when\">{e(when_text(talk_start(talk)))}{side}</p>"
                        + back.get(talk["id"], ""))
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)

@@ -20,10 +20,10 @@ from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 from .export_blocks import literal
-from .export_render import drawn
+from .export_render import INDEX_WORDS_RENDER, drawn
 from .termtext import md_line
 
-__all__ = ["counted_elsewhere", "github_slugs", "index_figures", "index_html", "index_markdown", "project_groups"]
+__all__ = ["counted_elsewhere", "github_slugs", "index_figures", "index_html", "index_markdown", "marks_said", "project_groups", "summed_row"]
 
 
 def _index_state(r: dict, flagged: Collection[str]) -> tuple[str, bool]:
@@ -53,13 +53,17 @@ def _index_note(rows: Sequence[dict], flagged: Collection[str], skipped: Mapping
 
 def index_figures(r: dict) -> tuple[str, str]:
     """A row's tokens and cost as an index shows them: ``held back`` for a conversation that does not verify (its
-    figures are in no total), ``not recorded`` and ``-`` where no call recorded token counts (``usage_recorded``
-    false: :func:`~asz_core.view.rows.usage_unrecorded`, as ``asz ls`` says it), ``-`` where none was counted, the
-    cost in cents as ``asz ls`` rounds it."""
+    figures are in no total), else as ``asz ls`` prints them (:func:`~asz_core.reading.listing.figure_cells`:
+    ``not recorded`` and ``-`` where no call recorded token counts, ``+`` and ``*`` marks, ``unpriced``; render 28 and
+    before: no marks)."""
     from .listing import cost_value, total_tokens
 
     if r.get("held_back"):
         return "held back", "held back"
+    if drawn() >= INDEX_WORDS_RENDER:  # asz ls's cells, marks and words, by its function (trial 45d F4)
+        from .listing import figure_cells
+
+        return figure_cells(r)
     if r.get("usage_recorded") is False:
         return "not recorded", "-"
     from ..view.prices import cents_before, exact_usd, money
@@ -122,7 +126,15 @@ def _index_total(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> st
     from ..view.prices import money
 
     n = sum(e["calls"] for e in twice)
-    return (f"{len(rows)} conversation(s): {tokens:,} tokens, {money(cost)}"
+    said = f"{tokens:,} tokens, {money(cost)}"
+    if drawn() >= INDEX_WORDS_RENDER:  # as asz usage's total says it: not recorded, never 0; + and * (trial 45d F4)
+        from .listing import figure_cells
+
+        figure, priced = figure_cells(summed_row(counted, tokens, cost, twice))
+        number, _, marks = figure.partition(" ")  # "318 +": the figure, then asz ls's marks
+        said = (f"{number} tokens{' ' + marks if marks else ''}, {priced}" if number[:1].isdigit()
+                else f"tokens {figure}, cost {priced}")
+    return (f"{len(rows)} conversation(s): {said}"
             + (f" ({held} held back, in neither figure)" if held else "")
             + (f" ({n:,} model call(s) that two conversations or more hold are counted once, under the one that made "
                "them first: " + "; ".join(f"{e['name']}'s " + ", ".join(f"{k:,} under {o}" for o, k in e["under"].items())
@@ -130,6 +142,42 @@ def _index_total(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> st
                + (f" and {len(twice) - 3} more conversation(s)" if len(twice) > 3 else "")
                + "; the same call id and request id: a fork, an import or a copy under a new session id; each row "
                "counts its own)" if n else ""))
+
+
+def summed_row(counted: Sequence[dict], tokens: int, cost, twice: Sequence[dict]) -> dict:
+    """The rows ``counted`` as one row of :func:`~asz_core.reading.listing.figure_cells`' keys, with ``tokens`` and
+    the exact ``cost`` (a Decimal) :func:`_index_total` added up: ``usage_recorded`` false when none of them recorded
+    token counts (Kiro, LangSmith: ``not recorded``, never 0), the model calls and those with usage summed (``+``), the
+    cost's ``unpriced`` models, ``priced`` (false when no row recording usage had a price: ``unpriced``) and rate
+    marks as ``asz usage``'s total sums them; ``usage``/``cost`` None when no row counts (``-``)."""
+    recorded = [r for r in counted if r.get("usage_recorded") is not False]
+    costs = [c for r in recorded if isinstance(c := r.get("cost"), dict)]
+    unpriced = sorted({m for c in costs for m in c.get("unpriced") or () if isinstance(m, str)})
+    calls = sum(r.get("llm_calls") or 0 for r in counted) - sum(e["calls"] for e in twice)
+    return {"usage_recorded": bool(recorded) or not counted, "usage": {"in": tokens} if counted else None,
+            "llm_calls": calls, "calls_with_usage": sum(r.get("calls_with_usage") or 0 for r in recorded),
+            "usage_incomplete": sum(r.get("usage_incomplete") or 0 for r in counted),
+            "cost": {"usd_exact": str(cost), "unpriced": unpriced,
+                     "priced": any(c.get("priced") is not False for c in costs) or not unpriced,
+                     "rate_not_priced_calls": sum(c.get("rate_not_priced_calls") or 0 for c in costs),
+                     "rate_not_checked_calls": sum(c.get("rate_not_checked_calls") or 0 for c in costs)}
+            if counted else None}
+
+
+def marks_said(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> list[str]:
+    """The lines ``asz usage`` prints under its table for the marks of the whole export's total (:func:`summed_row`):
+    ``* unpriced, left out of the cost: …`` and ``+ N of M model call(s) carry no token counts …``; [] for none, or
+    for a copy of render 28 or before (no marks). ``index.md`` writes each after a ``\\`` (not a list item), a cell's way (:func:`_md_cell`)."""
+    from ..view.rate_words import calls_uncounted, partial_line
+    from .listing import unpriced_line
+
+    counted = [r for r in rows if not r.get("held_back")]
+    if drawn() < INDEX_WORDS_RENDER or not counted:
+        return []
+    row = summed_row(counted, 0, 0, [elsewhere[r["id"]] for r in counted if r["id"] in elsewhere])
+    n = calls_uncounted(row["llm_calls"], row["calls_with_usage"])
+    return [x for x in (unpriced_line(row["cost"]["unpriced"]),
+                        partial_line(n, row["llm_calls"], f"total ({n:,} of {row['llm_calls']:,})") if n else "") if x]
 
 
 def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
@@ -159,7 +207,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
                   "| last activity | title | project | talks | tokens | cost | state | file |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         lines += [_md_row(r, files, flagged, skipped, cell) for r in mine]
-    return "\n".join(lines + ["", _index_total(rows, elsewhere)]) + "\n"
+    return "\n".join(lines + ["", _index_total(rows, elsewhere)] + [x for m in marks_said(rows, elsewhere) for x in ("", "\\" + _md_cell(m))]) + "\n"
 
 
 def _md_row(r: dict, files: dict, flagged: Collection[str], skipped: Mapping[str, str], cell) -> str:
@@ -301,4 +349,5 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
     return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>"
                 f"<p class=\"meta\">{len(groups):,} project(s), the one active last first; active: its first record to its last; spans summed: each conversation's first to last record, added up (not time worked: a conversation left open for days counts whole).</p>{head}"
                 f"<nav class=\"projects\"><ul>{''.join(nav)}</ul></nav>{''.join(sections)}"
-                f"<p class=\"meta\">{e(_index_total(rows, elsewhere))}</p>", INDEX_CSS)
+                f"<p class=\"meta\">{e(_index_total(rows, elsewhere))}</p>"
+                + "".join(f"<p class=\"meta\">{e(md_line(m))}</p>" for m in marks_said(rows, elsewhere)), INDEX_CSS)

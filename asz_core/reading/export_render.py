@@ -166,6 +166,15 @@ could hide behind it).
   sessions their head says they continue or are continued in when those are of the folder
   (:mod:`~asz_core.reading.export_links`, the manifest's ``made.linked``). A copy of render 27 or before is made again
   drawing as that render did (:func:`drawing`).
+- render 29: the text form, ``--audit`` and prose draw a model call a sub-agent's or side question's file replays
+  once, as md and html do (the document's ``replayed``: :mod:`~asz_core.reading.prose_replays`): no line of the
+  copy, and the header's ``lines`` and ``left_out`` count it once (render 28 drew it again as a line of the copy's
+  stream, ``tool_call, stream replay45``: trial 45d F3); md and html draw a sub-agent's talk holding only such
+  copies as what it is, a copy of the call drawn in its own talk, not an empty talk (F5; :data:`REPLAYS_RENDER`).
+  A folder export's index writes each row's and each total's tokens and cost as ``asz ls`` and ``asz usage`` do:
+  ``not recorded`` (never ``0 tokens, $0.00``), ``unpriced``, the ``+`` and ``*`` marks
+  (:func:`~asz_core.reading.listing.figure_cells`, :data:`INDEX_WORDS_RENDER`; F4).
+  A copy of render 28 or before is made again drawing as that render did (:func:`drawing`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -192,10 +201,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 28
+RENDER = 29
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -222,6 +231,12 @@ ORPHAN_RENDER = 25
 #: The render from which a sub-agent's talk no call started is headed as the page heads it, and a line after its
 #: first reply is not its prompt (render 27: :mod:`~asz_core.view.subagent_heads`).
 SUBAGENT_RENDER = 27
+#: The render from which the lines forms leave a replayed model call's copy out, and md and html say what a talk of
+#: copies alone is (render 29: :mod:`~asz_core.reading.prose_replays`; trial 45d F3, F5).
+REPLAYS_RENDER = 29
+#: The render from which a folder export's index writes tokens and cost as ``asz ls`` and ``asz usage`` do (``not
+#: recorded``, ``unpriced``, the ``+`` and ``*`` marks; render 29: trial 45d F4), where render 28 wrote 0 and $0.00.
+INDEX_WORDS_RENDER = 29
 #: The render from which a manifest lists a mask md wrote escaped (``\\[private key left out]``; render 24).
 ESCAPED_MASKS_RENDER = 24
 #: The render from which md and html draw a todo list, an edit and a file written as a person reads them (render 20).

@@ -30,7 +30,7 @@ def talk_markdown(t: dict, heading: str, prices=None, mark: str = "") -> list[st
 
     talk, lines = t["talk"], ["", f"## {heading}"]  # loose nodes of a stream with no talk: their label alone
     if talk is not None:
-        lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{sidechain_talk_said(talk)}"]
+        lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{sidechain_talk_said(talk)}{t.get('replay_said', '')}"]
     if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
         st = t["prompt"]
         lines += ["", marked(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", st["id"]), "",

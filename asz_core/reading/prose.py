@@ -84,6 +84,7 @@ from .doc_order import arrival_ordered, document_order, in_document_order
 from .export import LOST, build, part_marker
 from .export_steps import UNREAD_MARK, UNREAD_THINKING, thinking_note
 from .landed_check import chain_problem
+from .prose_replays import Replays
 from .search_hits import person_typed
 
 __all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns", "said_untimed", "estimate", "session_of"]
@@ -460,8 +461,6 @@ def _unread(p: dict, stats: ProseStats) -> str:
     return UNREAD_MARK if stats.thinking_unread == 1 else ""
 
 
-
-
 def _records(root: Path, session: str, through: int, bad: list[str], conversation: str = "") -> Iterator[tuple[Header, str, int, dict]]:
     """``(header, file, row, record)`` of the session's transcript files through seq ``through``, in seq/row order.
 
@@ -518,6 +517,7 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     arrived: dict[str, bool] = {}  # dialect -> whether it lands in arrival order (doc_order.arrival_ordered)
     ordered = False  # a record of such a dialect is read: the streams take the document's order
     raw_bytes = 0
+    replays = Replays(lambda: _built(root, conversation, hide, evidence), early=audit is not None)  # trial 45d F3
     for header, rel, row, rec in _records(root, session, through, stats.unverified, conversation):
         stream = header.stream or "main"
         ordered = arrival_ordered(header.dialect, arrived) or ordered
@@ -529,6 +529,8 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
         ns = parse_instant(rec.get("time"))
         if ns is not None and stream not in first:
             first[stream] = ns
+        if replays.skip(header.seq, rel, row, stream, rec):
+            continue
         if hidden.intersection(rec.get("flags", ())):
             if audit is not None:
                 audit.withhold(rec, stream, rel, row)
@@ -545,7 +547,8 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     _note_unread(by_stream, stats.thinking_unread, stats.thinking_redacted)
     # main first, then by first time; at one time (and untimed) in the order each was read (stable: never by name)
     order = sorted(by_stream, key=lambda s: (s != "main", first.get(s, 1 << 62)))
-    doc = _built(root, conversation, hide, evidence) if audit is not None or ordered else None
+    doc = replays.document(_built(root, conversation, hide, evidence) if ordered and replays.doc is None else None)
+    by_stream = replays.drop(by_stream, doc)
     if doc is not None and ordered:  # landed in arrival order: the document's order of the work
         from .prose_audit import record_of
 
