@@ -296,7 +296,13 @@ def _watch(jobs: list, state):
 
 
 def _server_banner(storage: Path, jobs: list, every: float, watch) -> None:
-    """The banner's ``reading``, ``source`` and ``follows`` lines of ``asz server``."""
+    """The banner's ``reading``, ``source`` and ``follows`` lines of ``asz server``, and on stderr a line for each
+    environment setting given a value it does not take (``ASZ_SERVER_LATE_EVERY=10s``: the 10 s in force)."""
+    from ..envsetting import unused_lines
+    from .server_pass import LATE_SETTING
+
+    for said in unused_lines((LATE_SETTING,), "asz server"):
+        typer.echo(said, err=True)
     typer.echo(f"reading  : {storage}")
     for j in jobs:
         for r in j.source_roots:

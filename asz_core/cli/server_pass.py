@@ -34,6 +34,7 @@ import attrs
 import typer
 
 from ..config import Config
+from ..envsetting import Setting
 from ..sessiondata.durable import stopping
 from ..logstamp import log_stamp
 
@@ -179,6 +180,9 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 RETRY_PENDING = 30.0
 #: Seconds between two looks for sources that appeared since the start (:meth:`CollectLoop._late`; after each pass too).
 LATE_EVERY = 10.0
+#: ``$ASZ_SERVER_LATE_EVERY``: those seconds, above 0 up to 3600 (default :data:`LATE_EVERY`), read as a server starts
+#: (:class:`CollectLoop`); a value not taken is said once on stderr (``asz server: warning: …``, server_cmd).
+LATE_SETTING = Setting("ASZ_SERVER_LATE_EVERY", "seconds", LATE_EVERY, 0, 3600, what="the interval")
 _KEYS = ("sessions", "landed", "records", "rounds", "pending", "errors", "conflicts", "busy", "partial")
 
 
@@ -266,6 +270,7 @@ class CollectLoop:
         self.said: dict[str, str] = {}  # the push notes said by a pass: a lasting one is said once (run_push)
         self.late = None  # a LateSources: the sources that appear since the start (trial 42c F1), looked for LATE_EVERY s
         self.late_at = 0.0
+        self.late_every = LATE_SETTING.value()  # seconds between two such looks ($ASZ_SERVER_LATE_EVERY)
         if not state.no_source:  # a pass that reads no source is waited for by nothing (trial 45c F4)
             state.reading = FIRST_PASS  # said from the first answer on, before the loop's thread runs
             state.hold_counting = True  # the list's rows are counted once the first pass is done: it has the CPU till then
@@ -328,7 +333,7 @@ class CollectLoop:
                 return True
             if stop.wait(min(SETTLE if changed_at else self.follow.period, left)):
                 return False
-            if not changed_at and time.monotonic() - self.late_at >= LATE_EVERY and self._late():
+            if not changed_at and time.monotonic() - self.late_at >= self.late_every and self._late():
                 return True  # a source that appeared: collected now, not at the interval
             now = self.follow.look()
             if not changed_at:

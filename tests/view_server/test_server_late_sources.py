@@ -83,11 +83,15 @@ def _until(check, what: str, out) -> object:
 
 def test_a_server_collects_and_follows_hook_data_that_appears_after_its_start(tmp_path):
     env, data = _homes(tmp_path)
-    s = Served(["server", "--root", str(tmp_path / "root"), "--interval", "1h"], tmp_path / "work", env=env, timeout=60)
+    # the server's timed look for new sources every 1 s, not its default 10 s (server_pass.LATE_SETTING): the same
+    # look, found without a pass or a restart, waited for 1 s rather than up to 10 s
+    s = Served(["server", "--root", str(tmp_path / "root"), "--interval", "1h"], tmp_path / "work",
+               env={**env, "ASZ_SERVER_LATE_EVERY": "1"}, timeout=60)
     try:
         _until(lambda: s.get("/api/status").json().get("last_pass"), "the first pass", s.output)
         follows = s.get("/api/status").json()["follows"]
         assert f"follows  : {follows} folder(s)" in s.output() and "changes from" not in s.output()
+        assert "warning: ASZ_SERVER_LATE_EVERY" not in s.output()  # taken
         records = _appear(tmp_path, data, env)
         said = f"now collecting: changes from {data} (appeared since the start)"
         _until(lambda: said in s.output(), "the now collecting line", s.output)
@@ -121,3 +125,17 @@ def test_a_watching_collect_collects_hook_data_that_appears_after_its_start(tmp_
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_a_late_look_interval_not_taken_is_said_and_the_default_kept(monkeypatch):
+    """``ASZ_SERVER_LATE_EVERY`` as the server reads it (server_pass.LATE_SETTING, said by ``asz server`` as it
+    starts): 1 and 0.5 taken; ``10s``, 0, -1 and 3601 not, the 10 s kept and the line naming the value."""
+    from asz_core.cli.server_pass import LATE_SETTING
+    from asz_core.envsetting import unused_lines
+
+    for text, value in (("1", 1.0), ("0.5", 0.5), ("10s", 10.0), ("0", 10.0), ("-1", 10.0), ("3601", 10.0)):
+        monkeypatch.setenv("ASZ_SERVER_LATE_EVERY", text)
+        assert LATE_SETTING.value() == value, text
+        said = unused_lines((LATE_SETTING,), "asz server")
+        assert said == ([] if value != 10.0 else [f"asz server: warning: ASZ_SERVER_LATE_EVERY={text} is no number of "
+                                                  "seconds above 0 up to 3600: the interval in force is 10 s"]), said
