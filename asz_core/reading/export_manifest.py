@@ -462,10 +462,10 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
 
 
 def _keys_then(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
-    """``again`` as the copy's asz wrote it (json: :func:`~.export_later.as_earlier`), boxes the copy's (:func:`problems_then`)."""
-    fmt = (body.get("made") or {}).get("format")
-    again, later = as_earlier(copy, again) if fmt == "json" else problems_then(copy, again, fmt)
-    said += later
+    """``again`` as the copy's asz wrote it (json: :func:`~.export_later.as_earlier`), problems the copy's (:func:`problems_then`)."""
+    again, later = problems_then(copy, again, fmt := (body.get("made") or {}).get("format"))
+    again, earlier = as_earlier(copy, again) if fmt == "json" else (again, [])
+    said += earlier + later
     return again
 
 

@@ -23,7 +23,15 @@ from asz_core.storage.layout import landed_files, session_dirs
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 PROJECT = "-home-user-claude-reliability"
-FORMS = {"c.md": ["--format", "md"], "c.html": ["--format", "html"]}
+#: Every form a copy says its problems in (export_problems.problem_parts): md/html boxes, json's summary.problems
+#: (--whole too), the --audit header's problems key, the text header's problems: line (trial 45b F1: json, audit and
+#: text exit 1 before).
+FORMS = {"c.md": ["--format", "md"], "c.html": ["--format", "html"], "c.json": ["--format", "json"],
+         "c.w.json": ["--format", "json", "--whole"], "c.jsonl": ["--audit"], "c.txt": ["--format", "text"]}
+
+#: What each form says where the conversation has no problem (the part the check holds apart).
+NONE = {".md": b"\n- conversation: `", ".html": b'<span class="id">', ".json": b',"problems":[],',
+        ".jsonl": b',"problems":[],', ".txt": b"\nproblems: none\n"}
 
 
 def _export(root, base, prefix):
@@ -72,6 +80,7 @@ def test_a_problem_gained_or_gone_since_the_copy_is_said_not_missing_text(corpus
     assert sorted(ln.seq for ln, _ in landed_files(sdir)) == before  # nothing landed: only the cursor's torn key
     for copy in fresh.values():
         assert b"torn tail" not in copy.read_bytes()
+        assert NONE[copy.suffix] in copy.read_bytes()  # the part that differs now (json's key, text's header line)
         out = _verify(copy, root)
         (said,) = [x for x in out.splitlines() if "since the copy" in x]
         assert said.startswith(f"ok: {SID}: the conversation gained a problem since the copy was made: {torn}"), said
