@@ -156,7 +156,7 @@ def other_indexes(root: str | Path) -> list[Path]:
 
 def older_indexes_removed(root: str | Path) -> list[Path]:
     """Remove the search index files of older index schemas in ``<root>/_index/`` (``search.sqlite``, and
-    ``search-<N>.sqlite`` with N below :data:`SCHEMA_VERSION`, each with its ``-wal`` and ``-shm``), once this asz's
+    ``search-<N>.sqlite`` with N below :data:`SCHEMA_VERSION`, each with its ``-wal``, ``-shm`` and ``.lock``), once this asz's
     own index is built there: derived data no asz of this schema or later reads, and one of schema 29 or before holds
     the credentials unmasked (trial 39c F4). A newer schema's index (an asz later than this one) is kept. The files
     removed, in name order; one that cannot be removed is left (never raises)."""
@@ -165,7 +165,7 @@ def older_indexes_removed(root: str | Path) -> list[Path]:
         n = p.name[len("search-"):-len(".sqlite")] if p.name != "search.sqlite" else "0"
         if not n.isdigit() or int(n) >= int(SCHEMA_VERSION):
             continue
-        for q in (p, p.with_name(p.name + "-wal"), p.with_name(p.name + "-shm")):
+        for q in (p, *(p.with_name(p.name + x) for x in ("-wal", "-shm", ".lock"))):  # its builders' lock too (review45)
             try:
                 q.unlink()
                 gone.append(q)

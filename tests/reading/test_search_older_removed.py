@@ -1,8 +1,8 @@
 """When this asz builds its search index in a root, the older schemas' index files go (trial 39c F4).
 
 An upgraded root kept ``_index/search-29.sqlite`` (86 MB, credentials unmasked: schema 30 masks them) until a prune or
-an erase. Here the bundled example is collected, an older schema's files (``search-29.sqlite`` with its ``-wal`` and
-``-shm``, and the unnumbered ``search.sqlite`` of schema 25 and before) and a newer one's (``search-99.sqlite``) are
+an erase. Here the bundled example is collected, an older schema's files (``search-29.sqlite`` with its ``-wal``,
+``-shm`` and the ``.lock`` its builders took, and the unnumbered ``search.sqlite`` of schema 25 and before) and a newer one's (``search-99.sqlite``) are
 put beside where the index goes, and the first ``asz search`` builds this asz's: the older ones are gone, the newer one
 is kept byte for byte, and a second search, which builds nothing, leaves an older file put there again."""
 
@@ -29,7 +29,8 @@ def test_the_first_build_removes_older_schemas_index_files_and_keeps_a_newer_one
     assert p.returncode == 0, p.stdout + p.stderr
     index = root / "_index"
     assert not (root / INDEX_PATH).exists()  # collect --once leaves the index to the first search
-    older = [index / n for n in ("search-29.sqlite", "search-29.sqlite-wal", "search-29.sqlite-shm", "search.sqlite")]
+    older = [index / n for n in ("search-29.sqlite", "search-29.sqlite-wal", "search-29.sqlite-shm", "search-29.sqlite.lock",
+                                  "search.sqlite")]
     newer = index / "search-99.sqlite"
     for f in [*older, newer]:
         f.write_bytes(b"the hello of an older or newer asz\n")
