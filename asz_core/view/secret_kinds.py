@@ -138,13 +138,19 @@ ARGV = r"\\?[\"'](?:\s|" + ESCAPED_BREAK + r")*,(?:\s|" + ESCAPED_BREAK + r")*\\
 #: written, JSON-escaped or as the search index holds it, :data:`~asz_core.view.secret_guards.CONTINUATION`; session
 #: 45: ``mysql -u root \\`` and ``-pS3cret`` on the next line in a tool input's JSON), or an argument vector's
 #: ``", "`` (:data:`ARGV`).
-_GAP = r"(?:[ \t]|\\\r?\n|" + CONTINUATION + r"|" + ARGV + r")+"
+_GAP_ONE = r"(?:[ \t]|\\\r?\n|" + CONTINUATION + r"|" + ARGV + r")"
+_GAP = _GAP_ONE + "+"
 #: What stands between a command's flag and its value (``--token VALUE``): blanks, a line continuation, or an argument
 #: vector's ``", "`` (:data:`ARGV`; session 45).
 _FLAG_GAP = r"(?:(?:[ \t]|" + CONTINUATION + r")+|" + ARGV + r")"
 #: A command's words before the one a form looks for (``mysql -h db -u root -p…``, ``curl -sS -X POST -u …``): up to
 #: 24, in the same command (no ``;``, ``|`` or ``&`` between), as few as reach it.
-_WORDS = r"(?:" + _GAP + r"[^\s;|&]+){0,24}?" + _GAP
+#: A word's characters are none a gap can begin with (a quote that opens an argument vector's ``", "``, a backslash
+#: that begins a continuation), so a text splits into words and gaps one way only: a word of ``[^\s;|&]+`` could end
+#: inside the ``", "`` a gap holds, and 24 such words tried every split of a long text holding no flag (a list of 300
+#: short texts read as its JSON text: 31 s of ``curl`` and ``mysql`` forms, review of session 45).
+_WORD = r"(?:(?!" + _GAP_ONE + r")[^\s;|&])+"
+_WORDS = r"(?:" + _GAP + _WORD + r"){0,24}?" + _GAP
 #: A password's or a token's characters (up to white space, a quote or a code mark), its last one (a sentence's last
 #: ``.``, a further name's ``:`` or ``=`` not in it), and what follows it: ``.``, ``:`` or ``=`` then white space, a
 #: quote, a code mark other than ``(`` or the text's end; never a value character (a shorter value the search backed
