@@ -22,8 +22,13 @@ from asz_core.export.push_refusals import SHOWN
 from export_helpers import ASZ, asz, collect_corpus, free_port, sent_files, summary
 
 KEYS = ("files", "metrics", "bytes", "wire", "requests", "paused", "rejected", "errors", "held")
-HELD = re.compile(r"held: (\d+) record\(s\) the receiver refused because it holds every record of them already "
+HELD = re.compile(r"held: (\d+) file\(s\) and (\d+) round\(s\) the receiver refused because it holds every record of them already "
                   r"\(not a failure\), of session ([0-9a-f-]{36}): (.+)")
+
+
+def landed_in(rels) -> list:
+    """The landed files of ``rels`` (root-relative paths), not the rounds (``_conversations/…``)."""
+    return [r for r in rels if not r.startswith("_conversations/")]
 
 
 def _session(rel: str) -> str:
@@ -66,13 +71,16 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     per_session = Counter(_session(rel) for rel in files)
     held = [HELD.fullmatch(ln) for ln in first.stderr.splitlines() if ln.startswith("held: ")]
     assert all(held), first.stderr
-    assert {m.group(2): int(m.group(1)) for m in held} == dict(per_session)  # one line per session, its count
+    # one line per session, its landed files and its rounds counted apart (trial 45c F6: both were "record(s)")
+    assert {m.group(3): (int(m.group(1)), int(m.group(2))) for m in held} == {
+        s: (sum(1 for r in files if _session(r) == s and not r.startswith("_conversations/")),
+            sum(1 for r in files if _session(r) == s and r.startswith("_conversations/"))) for s in per_session}
     assert len(held) == len(per_session)
     for m in held:
-        names = m.group(3).split(" and ")[0].split(", ")
-        n = int(m.group(1))
-        assert len(names) == min(n, SHOWN) and all(name in files and _session(name) == m.group(2) for name in names)
-        assert m.group(3).endswith(f" and {n - SHOWN} more") == (n > SHOWN), m.group(0)
+        names = m.group(4).split(" and ")[0].split(", ")
+        n = int(m.group(1)) + int(m.group(2))
+        assert len(names) == min(n, SHOWN) and all(name in files and _session(name) == m.group(3) for name in names)
+        assert m.group(4).endswith(f" and {n - SHOWN} more") == (n > SHOWN), m.group(0)
     assert "is already landed as" not in "".join(m.group(0) for m in held)  # the reasons stay in push.state and the log
     assert "rejected:" not in first.stderr and "error:" not in first.stderr, first.stderr
     assert max(len(ln) for ln in first.stderr.splitlines()) < 1200, first.stderr
@@ -81,6 +89,6 @@ def test_a_reimaged_hosts_first_push_says_one_held_line_per_session(corpus_proje
     assert again.returncode == 0 and summary(again.stdout.strip().splitlines()[-1])["held"] == str(len(files))
     ids = sorted(per_session)
     assert [ln for ln in again.stderr.splitlines() if ln.startswith("held: ")] == [
-        f"held: {len(files)} record(s) of {len(ids)} session(s) ({', '.join(i[:8] for i in ids[:SHOWN])} and "
+        f"held: {len(landed_in(files))} file(s) and {len(files) - len(landed_in(files))} round(s) of {len(ids)} session(s) ({', '.join(i[:8] for i in ids[:SHOWN])} and "
         f"{len(ids) - SHOWN} more) the receiver refused because it holds every record of them already (not a failure; "
         "push.state's elsewhere and owned lines name each file; asz push --each-session says a line per session)"]
