@@ -44,13 +44,16 @@ def _api(root: Path, paths: list[str]) -> list:
     """GET each path from a real ``asz view`` over ``root`` on a loopback port (JSON answers, in order)."""
     import socket
     import time
+    import tempfile
+    import urllib.error
     import urllib.request
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    err = tempfile.TemporaryFile()
     proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "view", "--root", str(root), "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 180  # a loaded machine: wait on the answer, never on a fixed time
         while True:
@@ -63,12 +66,17 @@ def _api(root: Path, paths: list[str]) -> list:
                 time.sleep(0.2)
         out = []
         for path in paths:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=300) as r:
-                out.append(json.loads(r.read()))
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=300) as r:
+                    out.append(json.loads(r.read()))
+            except urllib.error.HTTPError as e:  # what the server answered and said (s45b: a 500 once, not reproduced)
+                err.seek(0)
+                raise AssertionError(f"{path}: {e.code} {e.read()[:2000]!r}\n{err.read().decode(errors='replace')[-6000:]}") from e
         return out
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+        err.close()
 
 
 def _later(ts: str) -> str:
