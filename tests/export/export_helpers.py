@@ -153,17 +153,16 @@ def pushed_team(corpus_dir: Path, base: Path, hosts: dict[str, tuple[str, str, s
     return {"team": base / "team", "roots": roots, "tokens": tokens}
 
 
-def page_json(root: Path, path: str, cwd: Path, done=lambda got: True, wait: float = 120) -> dict:
+def page_json(root: Path, path: str, cwd: Path, done=lambda got: True, wait: float = 120, port: int = 0) -> dict:
     """The JSON a real ``asz view`` of ``root`` (a forked child on a free loopback port) answers at ``path``, asked
     again until ``done(answer)`` (``/api/usage``: ``complete``); the page is stopped after. Asserts it answered within
-    ``wait`` seconds while running."""
+    ``wait`` seconds while running. ``port``: a page already started there, asked until it answers, left running."""
     import json
     import time
     import urllib.request
 
-    port = free_port()
-    page = forked.Popen([*ASZ, "view", "--root", str(root), "--port", str(port)], cwd=cwd, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL)
+    page = None if port else forked.Popen([*ASZ, "view", "--root", str(root), "--port", str(port := free_port())],
+                                          cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -174,8 +173,9 @@ def page_json(root: Path, path: str, cwd: Path, done=lambda got: True, wait: flo
                     return got
             except OSError:
                 pass
-            assert time.monotonic() < deadline and page.poll() is None
+            assert time.monotonic() < deadline and (page is None or page.poll() is None)
             time.sleep(0.2)
     finally:
-        page.terminate()
-        page.wait(timeout=60)
+        if page is not None:
+            page.terminate()
+            page.wait(timeout=60)

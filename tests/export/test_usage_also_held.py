@@ -64,3 +64,28 @@ def test_a_conversation_two_hosts_hold_is_named_under_the_table(hosts, tmp_path)
     assert "dev@hostA" in table and "dev@hostC" not in table  # SENT BY names who landed it, as usage counts it
     (listed,) = page_json(r.root, "/api/conversations", tmp_path)["conversations"]
     assert (listed["sent_by"], listed["also_held_by"]) == ("dev@hostA", ["dev@hostC"])
+
+
+def test_the_page_s_list_says_who_else_holds_it(hosts, tmp_path, browser):
+    """The page's Sent by cell names the host whose copy was held whole, as asz conversation and the exports do."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    import forked
+    from export_helpers import ASZ, free_port
+
+    def cell(d):
+        got = d.find_elements(By.CSS_SELECTOR, "td.sent-by")
+        return got and "also held" in got[0].text and got[0].text
+
+    r, collect = hosts
+    assert _push(collect("hostA"), r).returncode == 0 and _push(collect("hostC"), r).returncode == 0
+    port = free_port()
+    page = forked.Popen([*ASZ, "view", "--root", str(r.root), "--port", str(port)], cwd=tmp_path)
+    try:
+        page_json(r.root, "/api/status", tmp_path, port=port)  # listening: asked until it answers
+        browser.get(f"http://127.0.0.1:{port}/")
+        assert WebDriverWait(browser, 60, poll_frequency=0.1).until(cell) == "dev@hostA (also held by dev@hostC)"
+    finally:
+        page.terminate()
+        page.wait(timeout=60)

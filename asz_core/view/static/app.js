@@ -1099,7 +1099,7 @@
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
           r.counting ? counting('hide-narrow small runtime') : h('td', { class: 'hide-narrow small runtime faint', title: NO_RUNTIME }, '-'),
-        sentBy() ? h('td', { class: 'hide-narrow small sent-by' }, r.sent_by || '') : null,
+        sentBy() ? h('td', { class: 'hide-narrow small sent-by' }, (r.sent_by || '') + alsoHeld(r)) : null,
         h('td', null, rowState(r), stoppedBadge(r.conflicts), goneBadge(r.sources_gone), removedBadge(r.removed_files)))));
     });
     placeChildren(tb, drawn);
@@ -1125,6 +1125,8 @@
 
   // In a root asz receive landed, the rows carry sent_by (the instance ids that sent each, asz ls's SENT BY; trial 28a F3):
   // a "Sent by" column then, none in a root that received nothing.
+  // Who else sent every record of it (a copy refused as held whole; trial 45c F3), as asz conversation's sent-by line says.
+  function alsoHeld(r) { return Array.isArray(r.also_held_by) && r.also_held_by.length ? ' (also held by ' + r.also_held_by.join(', ') + ')' : ''; }
   function sentBy() { return !!(LIST && LIST.conversations.some(function (r) { return r.sent_by !== undefined; })); }
   // The Sent by filter (#sentby=…): a sender the dropdown picks (its label) keeps the rows it sent; a value typed in
   // the address is matched as asz ls --instance matches it (storage/senders.py sender_matches): `credential NAME` keeps
