@@ -234,9 +234,11 @@ def _shown_title(row: dict, shown: Callable[[str], str]) -> str:
     """``row``'s title for the table: a continued conversation's ``(continues <whole id>) TITLE`` (the title kept and
     given by --json, exports and the page) with that id as short as the root's ids allow (:func:`shown_names`), so the
     column shows the title, not mostly the id (fix45c's note); any other title as it is."""
+    from ..view.titles import continued_title
+
     title, earlier = row.get("title") or "", row.get("continues") or ""
-    head = f"(continues {earlier})"
-    return f"(continues {shown(earlier)}){title[len(head):]}" if earlier and title.startswith(head) else row.get("title")
+    head = continued_title(earlier, "")
+    return continued_title(shown(earlier), title[len(head):].strip()) if earlier and title.startswith(head) else row.get("title")
 
 
 def _retention_line(r: Path, rows: list[dict], project: str) -> str:

@@ -17,10 +17,22 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["stat_key"]
+__all__ = ["stat_key", "written_key"]
 
 
 def stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
     """``(size, mtime_ns, ctime_ns, inode)`` of ``st``: a cached verdict or figure about the file is reused only
     while all four are the same."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def written_key(path: str | os.PathLike) -> tuple[int, int, int] | None:
+    """``(size, mtime_ns, inode)`` of the file at ``path``, None when it is not there or cannot be asked: what a write
+    to a SQLite database or its log changes, and not the change time, which SQLite run as root moves on every open
+    of a log (it gives the log the database's owner: ``fchown``), so a key holding it never matched between two reads
+    (trial 45b F8). For a database's own files only; a landed file's reuse keeps :func:`stat_key`."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino

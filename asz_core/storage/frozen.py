@@ -15,6 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from .filekey import written_key
 from .layout import CONVERSATIONS
 
 __all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db", "still", "unwritable_why"]
@@ -115,12 +116,9 @@ def still(path: str | os.PathLike) -> bool:
 
 
 def _beside(path: Path, suffix: str) -> tuple[int, int, int] | None:
-    """``(size, mtime_ns, inode)`` of the file ``path`` + ``suffix`` (the log, the shared-memory file); None: absent."""
-    try:
-        st = os.stat(f"{path}{suffix}")
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
+    """:func:`~asz_core.storage.filekey.written_key` of the file ``path`` + ``suffix`` (the log, the shared-memory
+    file); None: absent."""
+    return written_key(f"{path}{suffix}")
 
 
 def _locked_read(path: Path, check_same_thread: bool, timeout: float) -> sqlite3.Connection | None:

@@ -47,7 +47,7 @@ from typing import Iterable, Iterator, NamedTuple
 import orjson
 
 from ..flow.index import SET_ASIDE_KINDS
-from ..storage.filekey import stat_key
+from ..storage.filekey import stat_key, written_key
 from ..storage.landed_count import landed_count
 from ..storage.layout import session_dirs
 
@@ -219,7 +219,7 @@ class NamedIn:
         holds, by their own index for the others (every session when the table is not there or does not read:
         :func:`_index_ids`). Read again when the table's files change; an index is read once per state."""
         path = self._ids
-        mark = (_content_or_none(path), _content_or_none(f"{path}-wal"))  # asked once a row: strings, one stat each
+        mark = (written_key(path), written_key(f"{path}-wal"))  # asked once a row; not ctime: trial 45b F8
         if self._holders is not None and self._holders[0] == mark:
             return self._holders[1]
         got: dict[str, set[str]] = {leaf: set() for leaf in self.by_leaf}
@@ -304,18 +304,6 @@ def _stat_or_none(path: str) -> tuple:
         return stat_key(os.stat(path))
     except OSError:
         return ()
-
-
-def _content_or_none(path: str) -> tuple:
-    """``(size, mtime_ns, inode)`` of ``path``, () when it is not there: what a write to the id table or its log
-    changes. Not the ctime: SQLite run as root gives its log the database's owner each time it opens it (``fchown``),
-    which moves the log's ctime on every read, so a mark holding it never matched and each row read the table again
-    (trial 45b F8: 154,156 queries, 3.2 s of a 4.6 s ``asz search`` over 294 conversations)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ()
-    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 #: None outside :func:`recording_named`; within it, session -> (the :class:`Named` that titled its conversation or
