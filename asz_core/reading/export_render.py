@@ -175,6 +175,11 @@ could hide behind it).
   ``not recorded`` (never ``0 tokens, $0.00``), ``unpriced``, the ``+`` and ``*`` marks
   (:func:`~asz_core.reading.listing.figure_cells`, :data:`INDEX_WORDS_RENDER`; F4).
   A copy of render 28 or before is made again drawing as that render did (:func:`drawing`).
+- render 30: a verified conversation with no talk whose records hold a compaction summary (field report 35's shape:
+  Claude Code's ``isCompactSummary`` line and the replies after it) is titled
+  :data:`~asz_core.view.summary.COMPACTION_ONLY`, ``(compaction summary, no prompt)``, where render 29 said
+  ``(no prompt)`` (:data:`COMPACTION_RENDER`; fix46c). A copy of render 29 or before is made again titled as that
+  render titled it (:func:`drawing`, :data:`~asz_core.view.titles.COMPACTION_UNSAID`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -201,10 +206,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "COMPACTION_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 29
+RENDER = 30
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -247,6 +252,8 @@ PAIRS_RENDER = 22
 #: The render from which a folded call's one line (html's tool line, the brief form's, the audit forms' ``tool_call``)
 #: says a todo list's counts and an edit's path and lines changed, not its JSON cut short (render 23).
 GISTS_RENDER = 23
+#: The render from which a conversation of a compaction summary and no talk is titled so, not ``(no prompt)`` (render 30).
+COMPACTION_RENDER = 30
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 
@@ -268,16 +275,18 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
     again so."""
     from ..view.prices import cents_as_before
-    from ..view.titles import CONTINUED_SHORT
+    from ..view.titles import COMPACTION_UNSAID, CONTINUED_SHORT
     from ..view.view_base import NOTICES_READ
 
     token = _DRAWN.set(min(int(render), RENDER))
     notices = NOTICES_READ.set(notices_read())
     short = CONTINUED_SHORT.set(drawn() < CONTINUED_RENDER)
+    unsaid = COMPACTION_UNSAID.set(drawn() < COMPACTION_RENDER)
     try:
         with cents_as_before(cents_before):
             yield
     finally:
+        COMPACTION_UNSAID.reset(unsaid)
         CONTINUED_SHORT.reset(short)
         NOTICES_READ.reset(notices)
         _DRAWN.reset(token)

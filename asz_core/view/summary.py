@@ -16,10 +16,10 @@ from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
 from .time_order import in_time_order
-from .titles import LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, named_for, prompt_text, subagent_title
+from .titles import COMPACTION_UNSAID, LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, named_for, prompt_text, subagent_title
 from .usage import usage_totals
 
-__all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "talks_title", "shorten",
+__all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "COMPACTION_ONLY", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "talks_title", "shorten",
            "short_title", "title_text"]
 
 _KIND = attrgetter("kind")
@@ -29,6 +29,12 @@ NO_PROMPT = "(no prompt)"
 #: there and verifies names it: neither a title read from evidence that is gone or does not verify, nor
 #: :data:`NO_PROMPT`, which would say it had no prompt.
 NOT_VERIFIED = "(no verified title)"
+#: The title of a verified conversation with no talk and no other title whose records hold a compaction summary (an
+#: ``epoch.summary`` step: Claude Code's ``isCompactSummary`` line, field report 35) and what the model did after it:
+#: the summary is the runtime's, not a person's input, so no talk opens on it (seed 004), and its text tells what an
+#: earlier conversation did, which names this one no better; it is said, not :data:`NO_PROMPT` (fix46c; field report 35's
+#: shape; an export of render 29 or before is made again with ``(no prompt)``, :data:`~asz_core.view.titles.COMPACTION_UNSAID`).
+COMPACTION_ONLY = "(compaction summary, no prompt)"
 #: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
 #: named it is not in the skeletons (seed 000, Skeletons), and no derived file may keep it (issue 21).
 REMOVED = "(removed by retention)"
@@ -370,7 +376,8 @@ class DocumentView(ListView):
         went with the text: the one place every reader's title of a pruned conversation comes from), else
         ``(subagent) PROMPT`` (:func:`talks_title`), else
         for a conversation with no talk that holds observations (execution or changes records alone, as ``asz hook``
-        writes them), what they are (:func:`observed_title`), else ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
+        writes them), what they are (:func:`observed_title`), else for a verified one with no talk whose records hold a
+        compaction summary :data:`COMPACTION_ONLY`, else ``(no prompt)``, or :data:`NOT_VERIFIED` for a conversation that does not verify. While something is
         withheld, a runtime title found in a withheld record is left empty
         (seed 004, Withholding: no other name stands in for it), and so is a
         conversation with no label to fall back on.
@@ -393,6 +400,8 @@ class DocumentView(ListView):
             return subagent_title(short_title(asked, pick.dialect))
         if not talks and (said := observed_title(self.executions, self.changes)):  # hook records only (trial 20, F14)
             return said
+        if not talks and self.b.state == "verified" and self.of_kind("epoch.summary") and not COMPACTION_UNSAID.get():
+            return COMPACTION_ONLY
         if self.hide:
             return ""
         return NO_PROMPT if self.b.state == "verified" else NOT_VERIFIED
