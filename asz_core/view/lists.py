@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..flow.model import Node, Relation
 from ..sessiondata.model import is_blank_part
-from .kinds import STRUCTURAL
+from .kinds import STRUCTURAL, WITHHOLDABLE_SET
 from .nodes import NodeView
 from .time_order import in_time_order
-from .titles import child_label
+from .titles import CHILD_LABEL_FIRST, child_label
 
 __all__ = ["ListView"]
 
@@ -97,8 +97,9 @@ class ListView(NodeView):
         started it (:func:`~asz_core.view.titles.child_label`): the landed ``call`` part of its one ``exact_unique``
         opener (None when there is none, or its record is withheld); ``named_by`` is that step's id, or ``stream``
         when no call was read (the adapter read the stream's name). With no call and no such name, the adapter reads
-        the child's own prompt, the text of the record its first ``talk`` starts at (Claude Code's automatic
-        ``Warmup``, trial 17b F15), ``named_by`` ``prompt``. ``("", "")`` when the adapter gives nothing."""
+        the child's own prompt, the text of the record that opens its first ``talk`` (:meth:`_opening_text`: Claude
+        Code's automatic ``Warmup``, trial 17b F15), ``named_by`` ``prompt``. ``("", "")`` when the adapter gives
+        nothing."""
         exact = [o for o in opened if o["quality"] == "exact_unique"]
         call, dialect, step = None, "", ""
         if len(exact) == 1:
@@ -120,11 +121,34 @@ class ListView(NodeView):
         return (label, "prompt") if label else ("", "")
 
     def _opening_text(self, talk: Node | None) -> str:
-        """The text parts of the record ``talk`` starts at (its ref), joined; '' when none, or withheld."""
-        ref = self._first_ref(talk) if talk is not None else None
-        rec = self.sess.record(ref) if ref is not None else None
-        if rec is None or self._withheld(rec):
+        """The text parts of the record that opens ``talk``, joined: of the record it starts at (its ref) and its
+        steps' first records, in file order, the first a person or caller wrote (``from`` ``external``) or the runtime
+        wrote and did not flag ``injected`` nor with a name a reader may withhold (seed 004: such an injection names
+        no talk), when no reply (``from`` ``agent``) comes before it; '' when none does, or it is withheld. A child
+        file whose first record is a reply is named by no line of it (fix46c: its stream was labelled by that
+        reply); while :data:`~asz_core.view.titles.CHILD_LABEL_FIRST` (a copy of render 30 or before made again),
+        the record it starts at, whatever wrote it."""
+        if talk is None:
             return ""
+        if CHILD_LABEL_FIRST.get():
+            ref = self._first_ref(talk)
+            rec = self.sess.record(ref) if ref is not None else None
+            return "" if rec is None or self._withheld(rec) else self._texts(rec)
+        for ref in [self._first_ref(talk), *(self._first_ref(n) for n in self._steps_in_order(talk.id))]:
+            rec = self.sess.record(ref) if ref is not None else None
+            if rec is None:
+                continue
+            said = rec.get("from")
+            if said == "agent":
+                return ""
+            flags = rec.get("flags") or ()
+            if said == "external" or (said == "runtime" and "injected" not in flags and WITHHOLDABLE_SET.isdisjoint(flags)):
+                return "" if self._withheld(rec) else self._texts(rec)
+        return ""
+
+    @staticmethod
+    def _texts(rec: dict) -> str:
+        """The text parts of landed record ``rec``, joined."""
         return "".join(p.get("text") or "" for p in rec.get("parts") or () if isinstance(p, dict) and p.get("k") == "text")
 
     def _talk_steps(self, t: Node) -> int:

@@ -33,7 +33,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "COMPACTION_UNSAID", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "COMPACTION_UNSAID", "CHILD_LABEL_FIRST", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -537,6 +537,9 @@ CONTINUED_SHORT: ContextVar[bool] = ContextVar("asz_continued_short", default=Fa
 #: asz titled a conversation whose records hold a compaction summary and no talk ``(no prompt)``
 #: (:data:`~asz_core.view.summary.COMPACTION_ONLY`).
 COMPACTION_UNSAID: ContextVar[bool] = ContextVar("asz_compaction_unsaid", default=False)
+#: True while a copy of render 30 or before is made again: those asz labelled a child stream no call and no name
+#: labelled by the text of the record its first talk starts at, a reply too (``asz_core.view.lists``; fix46c).
+CHILD_LABEL_FIRST: ContextVar[bool] = ContextVar("asz_child_label_first", default=False)
 
 
 def continued_title(earlier: str, title: str) -> str:

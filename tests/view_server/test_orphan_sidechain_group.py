@@ -211,19 +211,28 @@ def test_a_line_after_a_subagents_first_reply_is_not_its_prompt(made, tmp_path):
 
     got = TestClient(create_app(ViewState(made / "root")), base_url="http://127.0.0.1").get(f"/api/c/{D}/headings").json()
     assert got["headings"][talk["id"]] == NO_PARENT_CALL and talk["id"] not in got["asked"]
+    streams = {s["name"]: s for s in doc["streams"]}  # c45 opens with a reply: no line of it names its stream (fix46c)
+    assert [(streams[n]["label"], streams[n]["named_by"]) for n in ("b45", "c45")] == [("find files", "tool/toolu_d2"), ("", "")]
 
     with drawing(26):
         _run("export", D, "--format", "md", "--out", str(tmp_path / "old.md"), "--root", root, home=home)
     old = (tmp_path / "old.md").read_text()
     assert f"## Talk 3: {late}\n" in old and old.count("**Asked (the prompt this talk was given)**") == 2  # as 45b read
-    manifest = tmp_path / "old.md.manifest.json"
+    _checks_as(tmp_path / "old.md", made, 26, 27)
+
+
+def _checks_as(copy: Path, made: Path, render: int, later: int) -> None:
+    """``copy`` checks against ``made``'s root when its manifest says ``render``, and the same bytes said ``later``
+    exit 1 naming a line."""
+    manifest = copy.with_name(copy.name + ".manifest.json")
     body = json.loads(manifest.read_text())
-    for render, said in ((26, "the copy checks against the root"), (27, None)):
-        manifest.write_text(json.dumps({**body, "render": render}))
-        p = asz_in_process("verify", "--export", str(tmp_path / "old.md"), "--root", root,
+    home = made / "home"
+    for said, ok in ((render, "the copy checks against the root"), (later, None)):
+        manifest.write_text(json.dumps({**body, "render": said}))
+        p = asz_in_process("verify", "--export", str(copy), "--root", str(made / "root"),
                            env={"HOME": str(home), "KIRO_HOME": str(home / "no-kiro"), "CLAUDE_CONFIG_DIR": None})
-        assert (p.returncode, p.stdout.rstrip().endswith(said) if said else "old.md: line " in p.stdout) == \
-            (0 if said else 1, True), p.stdout
+        assert (p.returncode, p.stdout.rstrip().endswith(ok) if ok else f"{copy.name}: line " in p.stdout) == \
+            (0 if ok else 1, True), p.stdout
 
 
 def test_an_index_before_schema_7_is_rebuilt_and_draws_the_same(made, tmp_path):
@@ -277,3 +286,16 @@ def test_the_page_draws_the_group_as_a_subagent_with_no_parent_call(made, serve,
     assert sec.find_element(By.CSS_SELECTOR, ".talkhead .label").text == "Subagent: parent call not found"
     assert "orphan agent done" in sec.find_element(By.CSS_SELECTOR, ".talkbody").text
     assert not browser.find_elements(By.XPATH, "//*[contains(@class,'tag') and text()=\"a sub-agent's line\"]")
+
+
+def test_a_json_copy_that_named_a_child_by_its_first_reply_still_checks(made, tmp_path):
+    """Render 30 and before labelled ``c45``'s stream by the reply its file opens with (``orphan agent reply``,
+    ``named_by`` ``prompt``); a json copy drawn so checks as render 30, and the same bytes said render 31 do not."""
+    from asz_core.reading.export_render import drawing
+
+    root, home, src = str(made / "root"), made / "home", _child_sources()
+    with drawing(30):
+        _run("export", D, "--format", "json", "--out", str(tmp_path / "old.json"), "--root", root, home=home)
+    old = {s["name"]: s for s in json.loads((tmp_path / "old.json").read_text())["streams"]}
+    assert (old["c45"]["label"], old["c45"]["named_by"]) == (src["c45"][0]["message"]["content"][0]["text"], "prompt")
+    _checks_as(tmp_path / "old.json", made, 30, 31)
