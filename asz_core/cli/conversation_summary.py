@@ -43,7 +43,10 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     from ..reading.ids import shown_conversation_ids  # the prefix its hints print, one that works (trial 43b F3)
 
     name = shown_conversation_ids(r, [doc["conversation"]])[doc["conversation"]] if doc.get("conversation") else ""
-    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table, name)
+    from ..reading.cost_kinds import talk_names  # the costliest talks named as md and the page head them (fix46c)
+
+    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table, name,
+                          talk_names(r, doc))
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
@@ -167,14 +170,16 @@ def tools_lines(tools: list[dict]) -> list[str]:
     return out
 
 
-def summary_lines(doc: dict, table=None, name: str = "") -> list[str]:
+def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
     :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, the
     API error steps (``errors N API error step(s): …`` when the document counts any: a failed run), sources no longer read (``stopped:``, one each), sources gone,
     tool executions and the ones whose arguments differ (:func:`execution_lines`), cut text, links, coverage,
     undescribed parts, problems. ``name`` is the conversation's shortest unique prefix in its root
-    (:func:`~asz_core.reading.ids.shown_conversation_ids`), what a hint prints; its first 8 characters when not given."""
+    (:func:`~asz_core.reading.ids.shown_conversation_ids`), what a hint prints; its first 8 characters when not given.
+    ``names``: each talk's heading (:func:`~asz_core.reading.cost_kinds.talk_names`), which the costliest talks
+    are named by."""
     out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
@@ -185,7 +190,7 @@ def summary_lines(doc: dict, table=None, name: str = "") -> list[str]:
 
     out.extend(map(visible, usage_lines(s)))
     at = next((i + 1 for i, line in enumerate(out) if line.startswith("cost ")), len(out))  # cost $…, <$0.01, unpriced (32a F8)
-    out[at:at] = cost_lines(doc, table)
+    out[at:at] = cost_lines(doc, table, names)
     out.append(f"rounds {s['rounds']}, head {doc['head']['digest'][:12]}…")
     out.append(f"landed through seq {through}")
     from ..view.placing import unresolved_words  # still open as the page's Unresolved tab counts them (30d F3)

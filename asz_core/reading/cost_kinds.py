@@ -12,8 +12,12 @@ each by its own model calls (a sub-agent's talk is a talk of its own), each roun
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import orjson
 
 from ..view.placing import walk
 from ..view.prices import CENT, PriceTable, kind_costs, kinds_line, kinds_text, money, share_text, shares
@@ -22,7 +26,8 @@ from ..view.usage import NO_MODEL, add_call, zero_usage
 from ..view.zone import local_text, zone_name
 from ..view.rate_words import cost_marks
 
-__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "calls_words", "costliest_lines", "cost_lines"]
+__all__ = ["CENT", "TALKS_SHOWN", "share_text", "kinds_text", "kinds_line", "talk_usage", "calls_words", "costliest_lines", "cost_lines",
+           "talk_names"]
 
 #: How many talks ``asz conversation`` names as its costliest.
 TALKS_SHOWN = 3
@@ -70,10 +75,46 @@ def calls_words(with_usage: int, calls: int) -> str:
     return f"{calls:,} call(s)" + (f", {with_usage:,} with usage" if with_usage != calls else "")
 
 
-def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
-    """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the label, its credentials masked as a title's
-    (:func:`~asz_core.view.secret_forms.shown_title`), cut at 60 characters; none when the talk has none: a sub-agent's
-    stream, a pruned conversation), or the calls in no talk. A sub-agent's talk with no label of its own is named
+def talk_names(root: str | os.PathLike, doc: dict) -> dict[str, str]:
+    """``{talk id: heading}`` of the asz.view document ``doc`` in ``root``: each talk's heading as md and html head
+    it and the page's ``/headings`` gives it (:func:`~asz_core.view.titles.talk_headings` of the conversation's
+    dialect, terminal formatting removed, cut at :data:`~asz_core.view.summary.HEADING_LIMIT`; a sub-agent's talk no
+    call started ``Subagent: <the line that opens it>``, else ``Subagent: parent call not found``), the records it
+    asks for read one by one from the landed files ``doc`` lists (none from a file that does not verify, as the
+    exports read none): the names :func:`costliest_lines` gives (fix46c: an orphan group was named its own way)."""
+    from ..view.landed import nth_record
+    from ..view.summary import HEADING_LIMIT
+    from ..view.titles import talk_headings
+    from .export import doc_dialect
+    from .export_steps import unverified_files
+    from .termtext import plain
+
+    bad = unverified_files(doc)
+    files = {f["seq"]: f["file"] for f in doc.get("files") or () if isinstance(f, dict) and isinstance(f.get("file"), str)
+             and f.get("seq") not in bad}
+    read: dict[tuple, dict | None] = {}
+
+    def record(ref: dict) -> dict | None:
+        key = (ref.get("seq"), ref.get("row"))
+        if key not in read:
+            path, got = files.get(key[0]), None
+            try:
+                line = nth_record(Path(root) / path, key[1]) if path and isinstance(key[1], int) else None
+                got = orjson.loads(line) if line else None
+            except (OSError, orjson.JSONDecodeError):
+                pass
+            read[key] = got if isinstance(got, dict) else None
+        return read[key]
+
+    return talk_headings(doc, doc_dialect(root, doc), HEADING_LIMIT, record=record, clean=plain)
+
+
+def _talk_name(talk: dict | None, doc: dict | None = None, names: Mapping[str, str] | None = None) -> str:
+    """``stream main from 2026-02-11 21:41 UTC: Work on bead…`` (the talk's heading in ``names``, :func:`talk_names`:
+    as md, html and the page head it, Claude Code's command markup read as typed, a sub-agent's talk no call started
+    ``Subagent: …``; without ``names`` its label, its credentials masked as a title's
+    (:func:`~asz_core.view.secret_forms.shown_title`); cut at 60 characters; none when the talk has none: a pruned
+    conversation), or the calls in no talk. A sub-agent's talk with no heading of its own is named
     as an export's talk heading names it (:func:`~asz_core.reading.export_steps.child_label` of ``doc``, the asz.view
     document: ``Subagent: Explore Tmux module…``, what its parent asked; trial 25a). The time is the talk's own (the document's ``at``, ms
     since the epoch), as an export's talk heading gives it, written in the reader's zone and named
@@ -89,7 +130,8 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     from .export import talk_start
     from .export_steps import child_label
 
-    label = " ".join(shown_title(str(talk.get("label") or "") or child_label(doc or {}, talk)).split())
+    said = names.get(talk.get("id")) if names is not None else str(talk.get("label") or "")
+    label = " ".join(shown_title(said or child_label(doc or {}, talk)).split())
     label = (": " + visible(label if len(label) <= 60 else label[:59] + "…")) if label else ""
     at = talk_start(talk)  # 0 is no time: its record's time did not read (trial 30a F8: it read 1970-01-01)
     when = f" from {local_text(at, '%Y-%m-%d %H:%M')} {zone_name()}" if isinstance(at, int) and at else " from a time not known"
@@ -99,7 +141,8 @@ def _talk_name(talk: dict | None, doc: dict | None = None) -> str:
     return f"stream {talk.get('stream') or 'main'}{side}{when}{label}"
 
 
-def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN) -> list[str]:
+def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TALKS_SHOWN,
+                    names: Mapping[str, str] | None = None) -> list[str]:
     """The lines ``asz conversation`` prints under its cost: ``costliest talks: 3 of 12 …`` (``3 of 12 with model calls
     (of 14 talks)`` when some talks made none: :func:`_of_all`) and one line per talk,
     ``  $11.50 (99%), 150 call(s), stream main from …: LABEL``, costliest first, each its exact amount as
@@ -107,7 +150,8 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
     or none of it had a price. The calls in no talk (under the document's ``loose`` nodes) are ranked on a line of
     their own, ``calls in no talk``, and never counted as a talk (trial 43b F1: ``costliest talks: 1 of 1`` beside
     ``0 talks``): ``all 2 and the calls in no talk add up …``, or, when no talk made calls, ``costliest talks: none,
-    no talk made model calls; the calls in no talk are the cost above``."""
+    no talk made model calls; the calls in no talk are the cost above``. Each talk is named by ``names``
+    (:func:`talk_names`) when given, as md, html and the page head it (:func:`_talk_name`)."""
     cost = (doc.get("summary") or {}).get("cost")
     talks = [t for t in talk_usage(doc) if t[2]]
     if not isinstance(cost, dict) or "usd" not in cost or not talks:
@@ -126,7 +170,7 @@ def costliest_lines(doc: dict, table: PriceTable | None = None, shown: int = TAL
            f"the calls in no talk are the cost above"]
     for i in order:
         talk, _, n, every = talks[i]
-        out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {calls_words(n, every)}, {_talk_name(talk, doc)}")
+        out.append(f"  {money(exact[i])}{marks}{share_text(share[i])}, {calls_words(n, every)}, {_talk_name(talk, doc, names)}")
     return out
 
 
@@ -138,11 +182,11 @@ def _of_all(doc: dict, talks: list) -> str:
     return f" with model calls (of {n:,} talks)" if isinstance(n, int) and n > costed else ""
 
 
-def cost_lines(doc: dict, table: PriceTable | None = None) -> list[str]:
+def cost_lines(doc: dict, table: PriceTable | None = None, names: Mapping[str, str] | None = None) -> list[str]:
     """What ``asz conversation`` prints under its ``cost $…`` line: ``cost by kind: …`` (:func:`kinds_text` of the
-    summary's usage by model) and :func:`costliest_lines`; [] when the cost is held back (the conversation does not
+    summary's usage by model) and :func:`costliest_lines` (its talks named by ``names``); [] when the cost is held back (the conversation does not
     verify) or no call carries token usage (Kiro: cost -)."""
     s = doc.get("summary") or {}
     if s.get("held_back") or not isinstance(s.get("cost"), dict) or not s.get("calls_with_usage"):
         return []
-    return [f"cost by kind: {kinds_line(s['cost'], s.get('usage_by_model') or {}, table)}", *costliest_lines(doc, table)]
+    return [f"cost by kind: {kinds_line(s['cost'], s.get('usage_by_model') or {}, table)}", *costliest_lines(doc, table, names=names)]
