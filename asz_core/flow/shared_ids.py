@@ -16,7 +16,7 @@ next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
   ``partners(a, b)`` table before it held both ways every pair found to share
   an id, N² rows for N copies of one history, written across the whole table
   by each session added (a root whose table has ``partners`` rows and no
-  clusters gets its clusters from them once, :func:`_clusters_from_partners`);
+  clusters gets its clusters from them once, :func:`_make_tables`);
 - ``sessions(no, name, entries, stale)``: each session's number, how many index
   entries were added (:func:`add_session` adds only the entries after them),
   and ``stale`` 1 when a session sharing ids with it grew since its links were
@@ -116,33 +116,39 @@ class SessionLinks:
 
 
 def _connect(root: Path) -> sqlite3.Connection:
-    from ..storage.frozen import frozen, read_only_db
+    from ..storage.frozen import NoDatabase, frozen, read_only_db
 
     path = Path(root) / TABLE
     if frozen(root):  # read-only by its modes or mount (trial 29a F7): read, never written (a write raises)
-        if not path.is_file():
-            raise sqlite3.OperationalError(f"{path}: the root is read-only and holds no id table")
-        return read_only_db(path, timeout=_BUSY_MS / 1000)
+        try:
+            return read_only_db(path, timeout=_BUSY_MS / 1000)
+        except NoDatabase:  # not there, or no table in it yet (its writer making it): no table to read
+            raise sqlite3.OperationalError(f"{path}: the root is read-only and holds no id table") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None)
     db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")  # derived data: a crash loses at most what the next parse adds again
-    db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, entries INTEGER NOT NULL, "
-               "stale INTEGER NOT NULL DEFAULT 0)")
-    db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) WITHOUT ROWID")
-    db.execute("CREATE TABLE IF NOT EXISTS partners(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID")
     if db.execute("PRAGMA user_version").fetchone()[0] < 1:
-        _clusters_from_partners(db)
+        _make_tables(db)
     return db
 
 
-def _clusters_from_partners(db: sqlite3.Connection) -> None:
-    """Make the ``clusters`` table (``PRAGMA user_version`` 1): every session's cluster from the ``partners`` rows
-    an older parse wrote (the lowest number of the sessions they connect), once per root."""
+def _make_tables(db: sqlite3.Connection) -> None:
+    """Make the table's tables in one transaction, so that a reader (another user's of a receiving root, through
+    SQLite's locks: :func:`~asz_core.storage.frozen.read_only_db`) sees all of them or none (fix46a: it read
+    ``sessions`` alone, or no table, 95 creations in 100 read in a loop), with the ``clusters`` table (``PRAGMA
+    user_version`` 1): every session's cluster from the ``partners`` rows an older parse wrote (the lowest number of the
+    sessions they connect), once per root."""
     try:
         db.execute("BEGIN IMMEDIATE")
         if db.execute("PRAGMA user_version").fetchone()[0] < 1:
+            db.execute("CREATE TABLE IF NOT EXISTS sessions(no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, "
+                       "entries INTEGER NOT NULL, stale INTEGER NOT NULL DEFAULT 0)")
+            db.execute("CREATE TABLE IF NOT EXISTS ids(h INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY(h, session)) "
+                       "WITHOUT ROWID")
+            db.execute("CREATE TABLE IF NOT EXISTS partners(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY(a, b)) "
+                       "WITHOUT ROWID")
             db.execute("CREATE TABLE IF NOT EXISTS clusters(no INTEGER PRIMARY KEY, cluster INTEGER NOT NULL)")
             db.execute("CREATE INDEX IF NOT EXISTS clusters_by_cluster ON clusters(cluster)")
             up: dict[int, int] = {no: no for (no,) in db.execute("SELECT no FROM sessions")}

@@ -18,7 +18,7 @@ from pathlib import Path
 from .filekey import written_key
 from .layout import CONVERSATIONS
 
-__all__ = ["frozen", "mounted_read_only", "open_read", "read_only_db", "still", "unwritable_why"]
+__all__ = ["NoDatabase", "frozen", "mounted_read_only", "open_read", "read_only_db", "still", "unwritable_why"]
 
 
 def mounted_read_only(path: str | os.PathLike) -> bool:
@@ -75,10 +75,35 @@ def read_only_db(path: str | os.PathLike, *, check_same_thread: bool = True, tim
     - else (a writer may open it at any time; none has it open now): such a copy, taken again until the file and its
       log are the same after the copy as before it (:data:`COPY_TRIES` times at most, then :class:`sqlite3.OperationalError`).
 
-    Raises sqlite3.Error and OSError."""
+    A database not there, or with no table in it yet (its state between its writer's open and its first tables'
+    commit: an empty file, or its header alone; fix46a: the reader of a receiving root read ``_index/ids.sqlite`` so,
+    ``no such table: sessions``), raises :class:`NoDatabase`: there is nothing to read yet, as before the file was
+    made (the readers make the database elsewhere then, or read without it). Raises sqlite3.Error and OSError."""
     path = Path(path)
-    if not path.is_file():  # as SQLite says it (the readers make the database elsewhere then)
-        raise sqlite3.OperationalError(f"unable to open database file: {path}")
+    if not path.is_file():  # as SQLite says it
+        raise NoDatabase(f"unable to open database file: {path}")
+    return _with_tables(_opened(path, check_same_thread, timeout), path)
+
+
+class NoDatabase(sqlite3.OperationalError):
+    """:func:`read_only_db`'s database is not there, or holds no table yet: nothing to read."""
+
+
+def _with_tables(con: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    """``con`` when the state it reads holds a table, else closed and :class:`NoDatabase` raised."""
+    try:
+        tables = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except BaseException:
+        con.close()
+        raise
+    if not tables:
+        con.close()
+        raise NoDatabase(f"{path}: no table in it yet (a database being made, or left empty)")
+    return con
+
+
+def _opened(path: Path, check_same_thread: bool, timeout: float) -> sqlite3.Connection:
+    """:func:`read_only_db`'s connection, its tables not looked at."""
     quiet = still(path)  # asked once: the modes and the mount do not change between tries
     for _ in range(COPY_TRIES):
         wal = _beside(path, "-wal")

@@ -6,7 +6,9 @@
 Real input: the Claude Code corpus landed with ``--no-parse``, then parsed by ``asz collect --once --jobs 1`` under
 RLIMIT_FSIZE of 32 KiB (EFBIG, as tests/collect/test_full_disk.py makes a full file system): the WAL index fits, the
 table's WAL does not grow (``SQLITE_IOERR_WRITE``; at 20,000 bytes it is ``SQLITE_IOERR_SHMSIZE``,
-tests/collect/test_parse_temporaries.py).
+tests/collect/test_parse_temporaries.py). The table is made before the parse and held open by another connection
+(``held``): its tables' log, made in one transaction since fix46a (28,872 bytes, 45,352 in one a statement before),
+fits under 32 KiB alone, and the parse's writes after it do not.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from asz_core.flow.shared_ids import room_refused
 @pytest.mark.slow
 def test_the_id_tables_own_write_refused_by_a_full_disk_is_one_line(corpus_dir, tmp_path):
     src, root = tmp_path / "src", tmp_path / "root"
-    parsed_on_a_full_disk(corpus_dir, src, root, 32_768, "disk I/O error: File too large, as a write beside it was")
+    parsed_on_a_full_disk(corpus_dir, src, root, 32_768, "disk I/O error: File too large, as a write beside it was",
+                          held=True)
     assert [p.name for p in (root / "_index").iterdir() if p.name.startswith(".room.")] == []  # the probe removed
     again = _collect(src, root)  # room again: every session parsed, nothing said
     assert again.returncode == 0 and summary(again.stdout)["errors"] == "0", again.stderr

@@ -18,6 +18,7 @@ import os
 import resource
 import shutil
 import signal
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -62,19 +63,35 @@ TINY = "".join(json.dumps({"parentUuid": p, "isSidechain": False, "userType": "e
 
 
 def parsed_on_a_full_disk(corpus_dir: Path, src: Path, root: Path, limit: int, why: str,
-                          tiny: bool = False) -> subprocess.CompletedProcess:
+                          tiny: bool = False, held: bool = False) -> subprocess.CompletedProcess:
     """The corpus copied to ``src`` (with :data:`TINY` beside it when ``tiny``) and landed into ``root`` with
     ``--no-parse``, then parsed under RLIMIT_FSIZE of
     ``limit`` bytes: asserts its one ``error:`` line, said once on the root (left27's report: SQLite's ``disk I/O
     error`` on the id table added one line per session whose rounds were written), counting those with no round and
-    those with rounds but no id table (``why``: the table's words) from the files, and ``errors=1``."""
+    those with rounds but no id table (``why``: the table's words) from the files, and ``errors=1``. ``held``: the id
+    table made (by asz's writer) before the parse, and kept open by another connection through it (a server beside
+    the pass), so its log still holds the tables' pages (28,872 bytes) and the parse's first write to it goes past
+    ``limit``: the table's own write is refused (its tables made in one transaction, fix46a, they fit under 32 KiB)."""
     shutil.copytree(corpus_dir / "claude-code" / "projects", src)
     if tiny:
         (src / "-home-user-tiny").mkdir()
         (src / "-home-user-tiny" / "f1e1d000-0000-4000-8000-0000000000aa.jsonl").write_text(TINY, encoding="utf-8")
     assert _collect(src, root, "--no-parse").returncode == 0
     sessions = [d for d in root.iterdir() if not d.name.startswith("_") and (d / "streams").is_dir()]
-    full = _collect(src, root, limit=limit)
+    holder = None
+    if held:
+        from asz_core.flow.shared_ids import known_sessions
+
+        (root / "_index").mkdir(exist_ok=True)
+        holder = sqlite3.connect(root / "_index" / "ids.sqlite")
+        holder.execute("PRAGMA journal_mode=WAL")
+        holder.execute("SELECT count(*) FROM sqlite_master").fetchone()  # its log opened: asz's close is not the last
+        assert known_sessions(root) == set()  # the tables made; their log not checkpointed while the holder reads
+    try:
+        full = _collect(src, root, limit=limit)
+    finally:
+        if holder is not None:
+            holder.close()
     assert full.returncode == 1 and "file system refused a write (File too large) while parsing" in full.stderr
     chained = [d for d in (root / "_conversations").iterdir() if list((d / "rounds").glob("r*.sf"))]
     assert chained and len(chained) < len(sessions)

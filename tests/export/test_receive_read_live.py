@@ -34,7 +34,7 @@ import json, os, sqlite3, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 from cli_helpers import asz_in_process
-from asz_core.storage.frozen import frozen, read_only_db
+from asz_core.storage.frozen import NoDatabase, frozen, read_only_db
 
 team, stop = Path(sys.argv[1]), Path(sys.argv[2])
 ids = team / "_index" / "ids.sqlite"
@@ -44,10 +44,14 @@ while True:
     out = {"frozen": frozen(team), "t": time.time()}
     try:
         if ids.exists():
-            con = read_only_db(ids, timeout=30)
-            out["check"] = con.execute("PRAGMA quick_check").fetchall()
-            out["sessions"] = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
-            con.close()
+            try:
+                con = read_only_db(ids, timeout=30)
+            except NoDatabase:  # made, no table in it yet: nothing to read, as before it was made (fix46a)
+                out["no_table"] = True
+            else:
+                out["check"] = con.execute("PRAGMA quick_check").fetchall()
+                out["sessions"] = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
+                con.close()
         p = asz_in_process("ls", "--json", "--root", str(team))
         out["ls"] = p.returncode
         out["rows"] = len(json.loads(p.stdout)) if p.returncode == 0 else p.stderr[-400:]
@@ -89,14 +93,17 @@ def test_a_reader_of_another_users_receiving_root_reads_it_whole_while_pushes_la
     tokens = tmp_path / "tokens"
     write_secret(tokens, "alice tok-44a\n")
     stop = tmp_path / "stop"
-    rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
     tests_dir = str(Path(__file__).resolve().parents[1])
+    # the reader forked before the receiver's gRPC threads start (fix46a: a fork beside them once died before its exec,
+    # its stderr gRPC's 'epoll_wait error: Bad file descriptor', and the reader printed nothing)
     reader = subprocess.Popen([sys.executable, "-c", _READER, str(team), str(stop), tests_dir], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, preexec_fn=as_reader,
                               env={**os.environ, "HOME": str(tmp_path)}, cwd=tmp_path)
+    rcv = None
     try:
         first = reader.stdout.readline()  # the reader is reading before the first push
         assert first, reader.stderr.read()[-2000:]
+        rcv = Receiver(team, "127.0.0.1:0", token=read_token_file(tokens)).start().serve_in_thread()
         for i, host in enumerate(hosts):
             cfg = ExportConfig(instance_id=f"dev@host{i}", headers={"Authorization": "Bearer tok-44a"})
             rep = push(host, cfg, endpoint=f"{('grpc', 'http')[i % 2]}://{rcv.address}")
@@ -104,7 +111,8 @@ def test_a_reader_of_another_users_receiving_root_reads_it_whole_while_pushes_la
     finally:
         stop.touch()
         out, err = reader.communicate(timeout=600)
-        rcv.stop()
+        if rcv is not None:
+            rcv.stop()
     assert reader.returncode == 0, err[-2000:]
     seen = [json.loads(line) for line in [first, *out.splitlines()]]
     assert len(seen) >= 2, (out, err[-2000:])
@@ -113,6 +121,8 @@ def test_a_reader_of_another_users_receiving_root_reads_it_whole_while_pushes_la
     assert all(s["check"] == [("ok",)] or s["check"] == [["ok"]] for s in seen if "check" in s)
     counts = [s["sessions"] for s in seen if "sessions" in s]
     assert counts == sorted(counts)  # never a session read and then not: each read is one whole state
+    read = [i for i, s in enumerate(seen) if "sessions" in s]
+    assert not read or not any("no_table" in s for s in seen[read[0]:])  # no table read after one was
     sessions = {rel.split("/", 1)[0] for h in hosts for rel in (p.relative_to(h).as_posix() for p in h.rglob("*.sd"))
                 if "/streams/" in rel}
     held = {p.name for p in team.iterdir() if p.is_dir() and (p / "streams").is_dir()}
@@ -120,6 +130,96 @@ def test_a_reader_of_another_users_receiving_root_reads_it_whole_while_pushes_la
     assert counts[-1] == len(sessions)
     assert seen[-1]["rows"] == len(conversations(team))
     assert not (team / "_index" / "probe").exists()
+
+
+def test_an_id_table_being_made_is_read_with_all_its_tables_or_as_none(tmp_path):
+    """fix46a: the reader above once read ``no such table: sessions`` after ``PRAGMA quick_check`` said ok. Its cause,
+    made certain: a reader opening the root's id table while the real writer (:func:`~asz_core.flow.shared_ids.known_sessions`
+    on a new root) makes it read an empty file or its header alone (no table), or ``sessions`` alone (one table a
+    statement). Before, 95 creations of 100 were read so at least once in a loop like this one. Now the writer makes its
+    tables in one transaction and :func:`read_only_db` raises NoDatabase for a file holding no table yet: every read
+    is the four tables, or nothing to read."""
+    import sqlite3
+    import threading
+
+    from asz_core.flow.shared_ids import known_sessions
+    from asz_core.storage.frozen import NoDatabase, read_only_db
+
+    bad: list[str] = []
+    whole = none = 0
+    for n in range(20):
+        root = tmp_path / f"r{n}"
+        (root / "_index").mkdir(parents=True)
+        path, done = root / "_index" / "ids.sqlite", threading.Event()
+
+        def read() -> None:
+            nonlocal whole, none
+            while not done.is_set():
+                if not path.exists():
+                    continue
+                try:
+                    con = read_only_db(path, timeout=30)
+                except NoDatabase:
+                    none += 1
+                    continue
+                try:
+                    tables = sorted(t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+                    con.execute("SELECT count(*) FROM sessions s JOIN clusters c ON c.no = s.no").fetchone()
+                except sqlite3.Error as exc:
+                    tables = [f"{type(exc).__name__}: {exc}"]
+                finally:
+                    con.close()
+                if tables == ["clusters", "ids", "partners", "sessions"]:
+                    whole += 1
+                else:
+                    bad.append(", ".join(tables) or "no table")
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            assert known_sessions(root) == set()
+        finally:
+            done.set()
+            reader.join()
+        con = read_only_db(path)  # made: read whole once its writer has gone
+        assert sorted(t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")) == [
+            "clusters", "ids", "partners", "sessions"]
+        con.close()
+    assert bad == []
+    assert whole + none > 0
+
+
+def test_a_file_with_no_table_yet_is_no_database_to_read(tmp_path):
+    """An empty file (what SQLite's open leaves before the first write) and a database with its header alone (after
+    ``PRAGMA journal_mode=WAL``, before a table) read as no database, as a file not there does; its readers then read
+    without it (the id table of a read-only root: 'holds no id table')."""
+    import sqlite3
+
+    from asz_core.flow.shared_ids import known_sessions
+    from asz_core.storage.frozen import NoDatabase, read_only_db
+
+    path = tmp_path / "_index" / "ids.sqlite"
+    path.parent.mkdir()
+    with pytest.raises(NoDatabase, match="unable to open database file"):
+        read_only_db(path)
+    path.touch()
+    with pytest.raises(NoDatabase, match="no table in it yet"):
+        read_only_db(path)
+    w = sqlite3.connect(path)
+    w.execute("PRAGMA journal_mode=WAL")
+    assert path.stat().st_size == 4096  # the header written, no table
+    with pytest.raises(NoDatabase, match="no table in it yet"):
+        read_only_db(path)
+    w.close()
+    for d in (tmp_path, path.parent):
+        d.chmod(0o555)
+    path.chmod(0o444)
+    try:  # a read-only root (chmod -R a-w) whose id table holds no table yet: as one holding no id table
+        with pytest.raises(sqlite3.OperationalError, match="the root is read-only and holds no id table"):
+            known_sessions(tmp_path)
+    finally:
+        for d in (tmp_path, path.parent):
+            d.chmod(0o755)
 
 
 def _rows(con) -> tuple[int, int]:
