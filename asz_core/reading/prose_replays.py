@@ -18,57 +18,32 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..view.placing import walk
+from ..view.replay_talks import REPLAY_WORDS, replay_only, replayed_records
 from .export_render import REPLAYS_RENDER, drawn
 
 __all__ = ["REPLAY_TALK", "Replays", "replay_talks", "replayed_records"]
 
 
-def replayed_records(doc: Optional[dict]) -> dict[tuple[int, int], str]:
-    """``{(seq, row): call node id}``: each landed record the asz.view document ``doc`` says replays a model call of
-    another stream (the call's ``attrs.replayed``), with the id of the call it copies (``call/msg_…``); {} for none."""
-    out: dict[tuple[int, int], str] = {}
-    talks = (doc or {}).get("talks") or ()
-    for n in walk([t for t in talks if isinstance(t, dict)]):
-        for at in (n.get("attrs") or {}).get("replayed") or () if n.get("kind") == "llm.call" else ():
-            if isinstance(at, dict) and isinstance(at.get("seq"), int) and isinstance(at.get("row"), int):
-                out[(at["seq"], at["row"])] = str(n.get("id") or "")
-    return out
-
-
 #: What md and html say after the start and id of a sub-agent's talk that holds only copies of calls drawn in another
 #: talk (render 29, trial 45d F5: it was drawn as an empty talk), the calls' ids and their talk's number filled in.
-REPLAY_TALK = " · holds only a copy of {calls} (its parent's model call, replayed in this sub-agent's file), drawn once, in {talk}"
+REPLAY_TALK = " · " + REPLAY_WORDS
 
 
 def replay_talks(doc: dict, talks: list[dict]) -> None:
     """Give each talk of ``talks`` (:func:`~asz_core.reading.export_steps.steps` of ``doc``) that has no step and no
-    prompt, whose first record the document names a replay and whose stream's records (``streams[].records``) are
-    all copies in that file (:func:`replayed_records`)
+    prompt and that :func:`~asz_core.view.replay_talks.replay_only` lists (a talk of copies alone, the page's rule too)
     ``replay_said``, :data:`REPLAY_TALK` naming the calls and the talk they are drawn in (``Talk 1``); none before
     render 29."""
-    copies = replayed_records(doc) if drawn() >= REPLAYS_RENDER else {}
-    if not copies:
+    only = replay_only(doc) if drawn() >= REPLAYS_RENDER else {}
+    if not only:
         return
     number = {t["talk"]["id"]: i for i, t in enumerate(talks, 1) if t.get("talk")}
-    home = {}  # call id -> the id of the talk it is drawn in
-    for talk in (doc.get("talks") or ()):
-        for n in walk([talk]) if isinstance(talk, dict) else ():
-            if n.get("kind") == "llm.call":
-                home[n.get("id")] = talk.get("id")
-    streams = {st.get("name"): st.get("records") for st in doc.get("streams") or () if isinstance(st, dict)}
     for t in talks:
-        talk = t.get("talk")
-        if not talk or t.get("steps") or t.get("prompt"):
+        got = only.get((t.get("talk") or {}).get("id"))
+        if not got or t.get("steps") or t.get("prompt"):
             continue
-        ref = talk.get("ref") if isinstance(talk.get("ref"), dict) else {}
-        if (ref.get("seq"), ref.get("row")) not in copies:
-            continue
-        mine = sorted({c for (seq, _), c in copies.items() if seq == ref["seq"]})  # its file's copies
-        if sum(1 for seq, _ in copies if seq == ref["seq"]) != streams.get(talk.get("stream")):
-            continue  # the stream holds more than copies (or more files): its talk is drawn as it is
-        where = sorted({f"Talk {number[home[c]]}" for c in mine if home.get(c) in number})
-        t["replay_said"] = REPLAY_TALK.format(calls=", ".join(mine), talk=", ".join(where) or "its parent's talk")
+        where = sorted({f"Talk {number[x]}" for x in got["talks"] if x in number})
+        t["replay_said"] = REPLAY_TALK.format(calls=", ".join(got["calls"]), talk=", ".join(where) or "its parent's talk")
 
 
 class Replays:

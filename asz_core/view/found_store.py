@@ -483,6 +483,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
     unchanged since, is taken from the lines it read (:meth:`~asz_core.view.landed.LandedFiles.record`'s ``kept``)."""
     from ..sessiondata import gc_pause
     from .placing import page_reading
+    from .replay_talks import replay_only
     from .step_words import notice_labels, page_costs
     from .talk_senders import talk_credentials
     from .titles import dialect_of, step_blocks, talk_headings
@@ -507,7 +508,7 @@ def headings_of(state, cid: str, d: Doc, hide: Sequence[str]) -> dict:
         return {"headings": talk_headings(doc, dialect, record=record), "blocks": step_blocks(doc, dialect, record),
                 **page_reading(doc, dialect, record), "costs": page_costs(doc, state.prices),
                 "labels": notice_labels(doc, dialect, record), "shown_ids": _linked_ids(state, doc),
-                "credentials": talk_credentials(state.root, doc),
+                "credentials": talk_credentials(state.root, doc), "replays": replay_only(doc),
                 **_sent_by(state.root, d.sessions)}
 
 

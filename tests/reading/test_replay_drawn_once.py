@@ -137,3 +137,29 @@ def test_a_folder_index_says_not_recorded_unpriced_and_the_marks_as_asz_usage_do
     assert "\n\\* unpriced, left out of the cost: gpt-4o-mini" in index and "\n\\+ 1 of 4 model call(s)" in index
     assert asz("verify", "--export", str(tmp_path / "out"), "--root", root).stdout.rstrip().endswith(
         "the folder checks against the root")
+
+
+def test_the_page_says_what_a_talk_of_copies_holds_as_md_does(landed, browser, tmp_path):
+    """fix46c: the page drew the copy's sub-agent as ``1 run · 0 steps · 0 tools`` where md and html say what it
+    holds; ``/api/c/{id}/headings``' ``replays`` gives the one rule (``asz_core.view.replay_talks``), the page says it
+    in md's words in the talk's header."""
+    from selenium.webdriver.common.by import By
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+    from test_view_server_browser import open_at
+    from view_server_helpers import Served
+
+    base, _ = landed
+    md = asz("export", SID, "--format", "md", "--root", str(base / "root")).stdout
+    said = md.split("\n## Talk 2: ")[1].split("· `talk/replay45` · ", 1)[1].split("\n")[0]
+    got = TestClient(create_app(ViewState(base / "root")), base_url="http://127.0.0.1").get(f"/api/c/{SID}/headings").json()
+    assert got["replays"] == {"talk/replay45": {"calls": ["call/msg_t45_1"], "talks": ["talk/main/u1"]}}
+    s = Served(["view", "--root", str(base / "root")], tmp_path)
+    try:
+        head = f'section.talk[data-talk="talk/replay45"] .talkhead'
+        open_at(browser, f"{s.base}/c/{SID}", head)
+        text = browser.find_element(By.CSS_SELECTOR, head).text
+        assert said in text and " steps" not in text, text
+    finally:
+        s.stop()

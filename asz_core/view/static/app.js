@@ -1812,6 +1812,9 @@
   // DRAWN: tool step id -> {todos} | {diff} | {write}: a todo list, an edit, a file written as the exports draw them
   // (asz_core/view/tool_drawn.py, the one reading; a clipped input read whole by the server; trial 43c F4, F7).
   let DRAWN = {};
+  // REPLAYS: talk id -> {calls, talks}: a subagent's talk that holds only copies of its parent's model calls, drawn
+  // once in the talks named (asz_core/view/replay_talks.py, the exports' rule), said in its header as md and html say it.
+  let REPLAYS = {};
   function loadHeadings() {
     return api('/api/c/' + enc(CID) + '/headings', '', true).then(function (r) {
       const d = (r.ok && r.data) || {};
@@ -1826,6 +1829,7 @@
       ASKS = d.asks || {};
       GISTS = d.gists || {};
       DRAWN = d.drawn || {};
+      REPLAYS = d.replays || {};
       COSTS = d.costs || {};
       NOTICE_LABELS = d.labels || {};
       SHOWN_IDS = Object.assign(SHOWN_IDS, d.shown_ids || {});
@@ -2171,7 +2175,8 @@
           t.sidechain ? h('span', { class: 'tag' }, 'subagent · its lines in the parent\'s transcript' +
             // no call and no prompt of its own opened it (the document's talk orphan: field report 34), as md says it
             (t.orphan ? ' · parent call not found' : '')) : null,
-        h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools' + (COSTS[t.id] ? ' · cost ' + COSTS[t.id].text : '')),
+        REPLAYS[t.id] ? h('span', { class: 'replay' }, replayText(REPLAYS[t.id])) :
+          h('span', null, runsText(t) + num(t.steps || 0) + ' steps · ' + num(t.tools || 0) + ' tools' + (COSTS[t.id] ? ' · cost ' + COSTS[t.id].text : '')),
         // steps after the last timed one (Kiro CLI 2.x writes no time on a reply or a tool): no length, never 0 ms
         t.untimed_end ? h('span', { class: 'lasted' }, 'length not known: the last ' + num(t.untimed_end) + ' steps carry no time') :
         (start && t.to && t.to >= start) ? h('span', { class: 'lasted' }, fmtDur(t.to - start)) : null, unverifiedTag(t), credMark(t)));
@@ -2211,6 +2216,14 @@
   }
   // A talk's runs in its header: none said for a talk with no run (a subagent's talk that no prompt of its own opens,
   // Claude Code 2.0.x's agent file, the compaction agent's: its steps hang under the talk itself, runs 0), never "0 runs".
+  // What a talk of copies alone holds (REPLAYS), in md's and html's words (prose_replays.REPLAY_TALK): the calls, and
+  // the talks they are drawn in by their number in the document's order, as the exports number them.
+  function replayText(r) {
+    const at = (r.talks || []).map(function (id) { return D.talks.findIndex(function (x) { return x.id === id; }) + 1; })
+      .filter(function (n) { return n > 0; }).map(function (n) { return 'Talk ' + n; }).sort();
+    return 'holds only a copy of ' + (r.calls || []).join(', ') + ' (its parent\'s model call, replayed in this sub-agent\'s file), drawn once, in ' +
+      (at.join(', ') || 'its parent\'s talk');
+  }
   function runsText(t) { return t.runs ? num(t.runs) + ' run' + (t.runs === 1 ? '' : 's') + ' · ' : ''; }
 
   function drawTalkBody(t, body) {
