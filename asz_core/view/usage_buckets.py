@@ -200,6 +200,12 @@ class _Call(NamedTuple):
     #: the usage counts its record lists under ``dropped`` (:func:`call_entries`' sixth item): its usage is short by them
     incomplete: tuple = ()
 
+    @property
+    def usage(self) -> dict | None:
+        """Its four token counts as :class:`~asz_core.view.usage_report.Counted`'s ``usage`` gives them (``counts``'
+        first four; None for a credits part), which :func:`~asz_core.view.usage_once.once` compares (field report 10)."""
+        return None if self.credits is not None else dict(zip(("in", "out", "cache_read", "cache_write"), self.counts))
+
 
 def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exact: bool = False,
                since: int | None = None, until: int | None = None) -> tuple[list[tuple], dict[str, dict], list]:

@@ -30,11 +30,15 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     session id) kept once, so a sum over them is what was spent, as ccusage counts a message id and request id once
     (trial 35a F5); and ``same``: conversation -> ``{"with": [ids], "calls": N, "counted_in": {id: N}}``, for each
     conversation holding such calls: the others holding them (sorted), how many of its calls they hold, and of those
-    how many are kept under another conversation (by id; ``{}`` when it keeps them all). The copy kept is the one made
-    first (its time; one with no time after any with); at the same time (a copy keeps its times), the one of the
-    conversation whose first call is earliest (the original: a fork or an import begins later), then by conversation
-    id. A credits part a runtime metered (Kiro) two conversations hold (the same key: the record adding it, or the
-    turn's message ids) is one metering, kept once by the same rule: its conversation's entry then has ``credits``,
+    how many are kept under another conversation (by id; ``{}`` when it keeps them all). The copy kept is the one
+    counting the most output tokens (:func:`_output`: of a streamed reply two conversations split, the one holding
+    its final snapshot, whose output count is whole; field report 10, trial 46b F2: two conversations conflicting on
+    record ids split one call's snapshots, and the total counted its first, 25 output tokens for 302); of copies
+    counting as many (whole copies, calls with no token count), the one made first (its time; one with no time after
+    any with); at the same time (a copy keeps its times), the one of the conversation whose first call is earliest
+    (the original: a fork or an import begins later), then by conversation id. A credits part a runtime metered
+    (Kiro) two conversations hold (the same key: the record adding it, or the turn's message ids) is one metering,
+    kept once by the same rule: its conversation's entry then has ``credits``,
     how many credits of it another one holds too, and ``credits_counted_in``, ``{id: credits}`` of those kept under
     another (to 6 decimals; both only where some are shared). Calls held back and calls and credits parts with no key
     are kept as they are. Order kept."""
@@ -53,7 +57,7 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     drop: set[int] = set()
     same: dict[str, dict] = {}
     for (metered, _), held in shared.items():
-        first = min(held, key=lambda c: (c.ms is None, c.ms or 0, c.conversation not in began,
+        first = min(held, key=lambda c: (-_output(c), c.ms is None, c.ms or 0, c.conversation not in began,
                                          began.get(c.conversation, 0), c.conversation))
         convs = {c.conversation for c in held}
         for c in held:
@@ -77,6 +81,13 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
             s["credits"] = round(s["credits"], 6)
             s["credits_counted_in"] = {k: round(v, 6) for k, v in sorted(s["credits_counted_in"].items())}
     return [c for c in counted if id(c) not in drop], dict(sorted(same.items()))
+
+
+def _output(c: Counted) -> int:
+    """The output tokens ``c``'s usage counts (0 with none, and for a credits part): a streamed reply's snapshots count
+    more as it grows, so of one call's copies the one counting most holds its final snapshot (field report 10)."""
+    out = (c.usage or {}).get("out") if c.credits is None else None
+    return out if isinstance(out, int) else 0
 
 
 def same_calls_list(same: dict[str, dict]) -> list[dict]:
