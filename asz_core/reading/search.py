@@ -75,7 +75,7 @@ from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, 
 from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
 from .search_labels import document_title, label_flags, label_row, withheld_by
-from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
+from .search_hits import (INDEX_DIFFERS, HitCheck, copies_kept, replay_rows, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
@@ -175,6 +175,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         return "it has no round"
     cites, talk_of = _step_map(fold.nodes)
     out: list[tuple] = []
+    copies, held = replay_rows(fold.nodes), []  # a replayed call's copies: searched at the call's own record (fix46c)
     meta, links = Meta(None if removed_count(root / head.session) else named_for(root, head.session)), links_of(fold)
     meta.continues = next(iter(links.earlier), "")
     there = counted_there(root, head.session)  # a receiving root's continued session, drawn here too (trial 28a F1)
@@ -219,20 +220,8 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
             repeats = repeated(links, there, ln.seq, row, rec, cites)
             at = 0 if (ns := parse_instant(rec.get("time"))) is None else ns // 1_000_000
-            prompt = ""
-            for block, p in enumerate(rec.get("parts", ())):
-                if not isinstance(p, dict):
-                    continue
-                step = cites.get((ln.seq, row, block)) or cites.get((ln.seq, row, None)) or ""
-                kind = talk_of.get("kind:" + step, "")
-                got = part_index(rec, p, kind)
-                if got is None:
-                    if p.get("state") == "too_large":  # its text never landed: said on every query (trial 24b F1)
-                        meta.unread.append((rel, too_large_gap(row, block, p)))
-                    continue
-                if kind == "message.external" and got[0] == "prompt":
-                    prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
-                out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags, repeats, got[3]))
+            prompt = _part_rows(held if (ln.seq, row) in copies else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
+                                cites, talk_of)
             label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
             if bound:
                 meta.dialect = meta.dialect or header.dialect
@@ -241,8 +230,32 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
                 meta.see(rec, main, prompt, ns, (ln.seq, row))
             if digest:  # a file damaged before it was indexed gives no title (nor an id a summary's title may cite)
                 meta.titles.see(rec, ln.kind, header.stream, bound, header.dialect)
+    out.extend(copies_kept(out, held))
     label_flags(out, meta)
     return head, out, meta
+
+
+def _part_rows(out: list[tuple], meta: Meta, rec: dict, where: tuple, cites: dict[tuple, str], talk_of: dict[str, str]) -> str:
+    """Append to ``out`` an index row for each text part of landed record ``rec`` (``where``: conversation, its file's
+    seq and name, its row, flags, repeats, time in ms), named by the step citing it (``cites``, ``talk_of``:
+    :func:`_step_map`); a part too large to land is a gap of ``meta``. Returns the text of its person's prompt parts
+    (as the talk's label has them), ''."""
+    conversation, seq, rel, row, flags, repeats, at = where
+    prompt = ""
+    for block, p in enumerate(rec.get("parts", ())):
+        if not isinstance(p, dict):
+            continue
+        step = cites.get((seq, row, block)) or cites.get((seq, row, None)) or ""
+        kind = talk_of.get("kind:" + step, "")
+        got = part_index(rec, p, kind)
+        if got is None:
+            if p.get("state") == "too_large":  # its text never landed: said on every query (trial 24b F1)
+                meta.unread.append((rel, too_large_gap(row, block, p)))
+            continue
+        if kind == "message.external" and got[0] == "prompt":
+            prompt = f"{prompt}\n{got[1]}" if prompt else got[1]  # every text part, as the talk's label has them
+        out.append((got[2], conversation, step, talk_of.get(step, ""), got[0], at, rel, row, block, flags, repeats, got[3]))
+    return prompt
 
 
 def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:

@@ -163,3 +163,19 @@ def test_the_page_says_what_a_talk_of_copies_holds_as_md_does(landed, browser, t
         assert said in text and " steps" not in text, text
     finally:
         s.stop()
+
+
+def test_search_finds_a_replayed_calls_text_once_at_the_call(landed):
+    """fix46c: ``asz search`` gave the copy's text as a second hit (``tool_input`` at ``tool/toolu_t45_1`` and again at
+    ``talk/replay45``, the talk holding only the copy; its reply likewise). The source holds each text twice (the call
+    and its copy); the index holds it once, at the call's own record."""
+    base, files = landed
+    root = str(base / "root")
+    lines = [d for f, ls in files.items() if SID in f for d in ls if d["type"] == "assistant"]
+    command = CALL[1]["input"]["command"]
+    assert sum(json.dumps(b["input"]).count(command) for d in lines for b in d["message"]["content"] if b["type"] == "tool_use") == 2
+    for query, want in ((f'"{command}"', [("tool/toolu_t45_1", "tool_input")]),
+                        (f'"{CALL[0]["text"]}"', [("msg/1/2:0", "reply"), ("tool/toolu_t45_1", "tool_input")])):
+        hits = json.loads(asz("search", query, "--json", "--root", root).stdout)
+        assert sorted((h["step"], h["kind"]) for h in hits) == want, hits
+        assert {h["file"].split("/streams/")[1].split("/")[0] for h in hits} == {"main"}
