@@ -109,6 +109,7 @@ class SourceWatch:
         self.staged = [Path(f) for f in staged]
         self.files = 0
         self.took = 0.0
+        self.stats: dict[str, tuple[int, int]] = {}  # the last look's followed files: path -> (size, mtime in ns)
 
     def add(self, adapter, roots: list[Path]) -> None:
         """Look from now on at what ``adapter`` reads under ``roots`` too (a folder collected since it appeared:
@@ -128,6 +129,7 @@ class SourceWatch:
         started = time.thread_time()  # this thread's CPU time: what the look costs, whatever the machine's load
         h = hashlib.blake2b(digest_size=16)
         n = 0
+        stats: dict[str, tuple[int, int]] = {}
         for top in self.folders:
             stack = [str(top)]
             while stack:
@@ -145,7 +147,13 @@ class SourceWatch:
                     except OSError:
                         continue
                     h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+                    stats[e.path] = (st.st_size, st.st_mtime_ns)
                     n += 1
         names = staged_names(self.staged)
-        self.files, self.took = n + len(names), time.thread_time() - started
+        self.stats, self.files, self.took = stats, n + len(names), time.thread_time() - started
         return h.digest(), frozenset(names)
+
+    def changed_since(self, before: dict[str, tuple[int, int]]) -> list[str]:
+        """The followed files the last look saw that ``before`` (an earlier look's :attr:`stats`) did not, or saw
+        with another size or modification time, by path (the sessions ``asz server`` reads first: session 46)."""
+        return sorted(p for p, st in self.stats.items() if before.get(p) != st)

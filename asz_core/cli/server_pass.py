@@ -108,12 +108,43 @@ def words(stage: str, done: int, of: int | None = None) -> str:
     parsing sessions into rounds, 40 done``, ``collecting: keeping the list rows, 0 of 40 done``, ``collecting:
     updating the search index, 7 conversation(s) done``."""
     what = {"land": "landing sessions", "parse": "parsing sessions into rounds", "rows": "keeping the list rows",
-            "index": "updating the search index"}[stage]
+            "index": "updating the search index", "first": "the changed sessions read first"}[stage]
     count = f"{done} of {of} done" if of is not None else f"{done} {'conversation(s) ' if stage == 'index' else ''}done"
     return f"collecting: {what}, {count}"
 
 
-def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable[[str], None] | None = None) -> dict:
+#: The most changed files a pass reads first, before its sweep (:func:`read_first`); more: the sweep alone.
+FIRST_MOST = 16
+
+
+def read_first(collectors: list, root: Path, cfg: Config, changed: list[str], tell: Callable) -> tuple:
+    """Land and parse, before the pass's sweep of every source, the sessions of ``changed`` (the files the server saw
+    change: :meth:`~asz_core.cli.server_follow.SourceWatch.changed_since`), in this process, so the page shows an
+    appended line without waiting for every other session's look, its list row and the search index (session 46:
+    at load 20 a pass over 202 sessions took 10-20 s, the appended session parsed 3-8 s into it). Returns the
+    :class:`~asz_core.collect.Counters` of that landing (None when nothing was read first), the rounds written and
+    the conversations they were written for. Never raises but KeyboardInterrupt: the sweep then does it all."""
+    from ..collect.collector import run_passes
+    from ..flow.parse import parse_root
+
+    if not changed or len(changed) > FIRST_MOST or not root.is_dir():
+        return None, 0, []
+    try:
+        first = run_passes(collectors, only=changed)
+        if first.full or not first.only_sessions:
+            return first, 0, []
+        report = parse_root(root, first.only_sessions, max_round_bytes=cfg.max_round_bytes, changed_only=True,
+                            keep_rounds=False)
+    except Exception as exc:  # the sweep that follows lands and parses them, and says what fails
+        print(f"note: the changed sessions were not read first: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None, 0, []
+    written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
+    tell(words("first", len(first.only_sessions), len(first.only_sessions)), True)
+    return first, report.rounds, written
+
+
+def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable[[str], None] | None = None,
+             changed: list[str] = ()) -> dict:
     """One pass: land with every collector together, parse what is behind, keep the list rows of the conversations it
     wrote rounds for (withholding ``cfg``'s view.hide, with its prices, as ``asz collect``), update the search index,
     with ``jobs`` processes where this process may fork; problems go to stderr as ``error:`` lines (a row not kept:
@@ -121,7 +152,9 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
     ``errors``, ``conflicts``, ``busy``, ``partial``, and ``tails``, the :class:`~asz_core.storage.torn.Tail` of each
     source counted in ``partial`` that ends in a line with no newline (``/api/status`` judges them when asked, not
     ``last_pass``). ``say(words)``, when given, hears how far it got (:func:`words`).
-    ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round)."""
+    ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round). ``changed``: the
+    files the server saw change since the last pass started, whose sessions are landed and parsed first
+    (:func:`read_first`)."""
     from ..collect.collector import Counters, run_passes
     from ..collect.report import parse_error_lines
     from ..flow.parse import parse_root
@@ -130,6 +163,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 
     tell = _Say(say)
     total = Counters()
+    first, rounds, written = read_first(collectors, root, cfg, list(changed), tell)
     try:
         total = run_passes(collectors, on_session=lambda s, done, n: tell(words("land", done, n), done == n))
     except OSError as exc:
@@ -139,7 +173,9 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         for report in {id(col.report): col.report for col in collectors}.values():
             if hasattr(report, "gone_said"):
                 report.gone_said()
-    rounds = 0
+    if first is not None:  # what the sweep found settled was landed by the first reading
+        for k in ("landed", "records", "bytes", "shrunk"):
+            setattr(total, k, getattr(total, k) + getattr(first, k))
     if root.is_dir() and not total.full:  # a full file system (said once by the landing): all waits for the next pass
         parsed = [0]
 
@@ -148,13 +184,13 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
             tell(words("parse", parsed[0]))
 
         tell(words("parse", 0), True)
-        written: list[str] = []
         try:
             report = parse_root(root, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
                                 keep_rounds=False, step=step)
-            rounds = report.rounds
+            rounds += report.rounds
             total.errors += len(parse_error_lines(report, root))  # each an error: line, as asz collect counts them
-            written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
+            written += [o.conversation for o in report.outcomes
+                        if o.rounds and o.conversation and o.conversation not in written]
         except Exception as exc:  # a parse failure never stops the server
             print(f"error: parse: {type(exc).__name__}: {exc}", file=sys.stderr)
             total.errors += 1
@@ -234,16 +270,16 @@ def kept_collectors(spec: PassSpec, kept: dict, cfg: Config | None = None) -> li
     return kept[key]
 
 
-def collect_pass(spec: PassSpec, tell: bool) -> dict:
+def collect_pass(spec: PassSpec, tell: bool, changed: list[str] = ()) -> dict:
     """In the server's collect child: one :func:`run_pass` with the collectors of ``spec`` (:func:`kept_collectors`)
-    and ``spec.jobs`` processes; with ``tell``, its progress goes to the server
+    and ``spec.jobs`` processes, the sessions of ``changed`` read first; with ``tell``, its progress goes to the server
     (:func:`asz_core.view.worker.progress`)."""
     from ..config import load_config
     from ..view.worker import progress
 
     cfg = load_config(spec.config)
     cols = kept_collectors(spec, _COLLECTORS, cfg)
-    return run_pass(cols, Path(spec.root), cfg, spec.jobs, progress if tell else None)
+    return run_pass(cols, Path(spec.root), cfg, spec.jobs, progress if tell else None, changed)
 
 
 class CollectLoop:
@@ -263,6 +299,8 @@ class CollectLoop:
         self.pending = 0  # what the last pass left waiting (a LangSmith patch whose post has not come): retried sooner
         self.follow = follow  # None: a pass every ``every`` seconds only (--no-follow)
         self.seen: tuple = (b"", frozenset())  # what follow saw when the last pass started (server_follow.Look)
+        self.changed: list[str] = []  # the files changed since the pass before started: read first (read_first)
+        self.seen_stats: dict | None = None  # follow's stats when the last pass started (SourceWatch.stats)
         self.storage = Path(spec.root)
         self.worker = worker
         self.lock = None  # the root's collector lock this server holds (FileLock): rechecked before each pass
@@ -305,9 +343,13 @@ class CollectLoop:
         return bool(news)
 
     def _look(self) -> None:
-        """Note what the sources are as a pass starts: a change while it runs makes the next one."""
+        """Note what the sources are as a pass starts: a change while it runs makes the next one; the files changed
+        since the last pass started (``changed``) are read first by this one (:func:`read_first`)."""
         if self.follow is not None:
+            before = self.seen_stats
             self.seen = self.follow.look()
+            self.seen_stats = self.follow.stats
+            self.changed = self.follow.changed_since(before) if before is not None else []
 
     def next_in(self) -> float:
         """Seconds to the next pass at the latest: ``every``, or :data:`RETRY_PENDING` when the last pass left arrivals
@@ -354,12 +396,12 @@ class CollectLoop:
         say = self._say if first else None
         if self.worker is not None:
             try:
-                return self.worker.call("call", __name__, "collect_pass", (self.spec, first), progress=say)
+                return self.worker.call("call", __name__, "collect_pass", (self.spec, first, self.changed), progress=say)
             except WorkerGone:
                 if self.worker.closed or self.worker.took_stop():  # the server stops, or its child was stopped
                     return None
         here = kept_collectors(attrs.evolve(self.spec, jobs=1), self._here, self.cfg)
-        return run_pass(here, self.storage, self.cfg, 1, say)
+        return run_pass(here, self.storage, self.cfg, 1, say, self.changed)
 
     def one_pass(self, first: bool = False) -> None:
         """One collect(+parse) pass; its counts go to ``state`` and one line to stdout; a pass a stop cut (Ctrl-C or

@@ -324,7 +324,8 @@ class LandInterrupted(KeyboardInterrupt):
         self.total = total
 
 
-def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None) -> Counters:
+def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None,
+               only: Iterable[str] | None = None) -> Counters:
     """One pass of several collectors into one storage root, session by session; returns their counters added.
 
     Every collector discovers first. Then each session any of them found is
@@ -340,6 +341,9 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     each session. Raises ValueError when the collectors do not share one
     storage root; never raises for a source, session or discovery problem.
     Ctrl-C while sessions land raises :class:`LandInterrupted`, counting them.
+    ``only`` (paths): land just the sessions one of whose sources is one of these files (``asz server``'s changed
+    files, read before its sweep: :func:`asz_core.cli.server_pass.run_pass`), their directories' names in the
+    counters' ``only_sessions``; no other session is checked, so nothing is found gone or unlooked at.
     """
     cols = list(collectors)
     c = Counters()
@@ -373,6 +377,8 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
             col._checked_undiscovered.discard(name)
             work.setdefault(session, []).append((col, sources))
         discovered[i] = seen
+    if only is not None:
+        work = _only(root, work, only, c)
     c.erased += drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
     items = list(work.items())
     sized(items)  # the progress line's bytes (collect/meter.py)
@@ -391,13 +397,24 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
         return c  # no sweep, no list lines: they wait for a pass with room (a list line cut short is a verify warning)
     for i, col in enumerate(cols):
         seen = discovered[i]
-        if seen is not None:
+        if seen is not None and only is None:
             col._sweep_undiscovered(seen, c)
     for col in cols:
         say_not_looked(col, c.unread.get(col.adapter.name, 0))  # one note per adapter, never gone= (collect/looked_at.py)
     if root.is_dir():
         _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
     return c
+
+
+def _only(root: Path, work: dict[str, list[tuple[Collector, list[Source]]]], only: Iterable[str],
+          c: Counters) -> dict[str, list[tuple[Collector, list[Source]]]]:
+    """The sessions of ``work`` one of whose sources is a file of ``only`` (paths compared absolute), their directory
+    names noted in ``c.only_sessions``."""
+    paths = {os.path.abspath(p) for p in only}
+    kept = {session: parts for session, parts in work.items()
+            if any(os.path.abspath(s.path) in paths for _, sources in parts for s in sources)}
+    c.only_sessions = [session_dir(root, session).name for session in kept]
+    return kept
 
 
 def _land_here(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], report: Report, c: Counters,
