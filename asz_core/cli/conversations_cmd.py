@@ -127,10 +127,12 @@ def gone_note(rows: list[dict]) -> list[str]:
 
 def stopped_note(rows: list[dict]) -> list[str]:
     """``stopped: ID8: its source FILE is no longer read since … (why); what landed is kept (…); asz sources
-    --reset-conflict …`` per source in conflict of each row (:func:`~asz_core.view.conflicts.conflict_line`)."""
-    from ..view.conflicts import conflict_line
+    --reset-conflict …`` per source in conflict of each row, saying the lines it holds past those are in no figure
+    (:func:`~asz_core.view.stopped_sources.stopped_lines`, asz usage's words; trial 46a F1)."""
+    from ..view.stopped_sources import stopped_lines
 
-    return [f"stopped: {shown_id(row)}: {conflict_line(c)}" for row in rows for c in row.get("conflicts") or ()]
+    return [line for row in rows for line in stopped_lines([{**c, "conversation": row["id"]} for c in row.get("conflicts") or ()],
+                                                           lambda _c, row=row: shown_id(row), "")]
 
 
 def shown_places(row: dict) -> dict:
@@ -187,7 +189,7 @@ def conversations(
     reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model request or a run of which failed (a failed LangGraph trace, a Claude Code API error retried or not) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
     Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
-    (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), or when landed sessions a stopped pass or parse left unparsed (a full file system, Ctrl-C, SIGTERM, a kill) are in no row (said on stderr: asz ls: the answer is incomplete (exit 1): …; not for a collector at work nor after collect --no-parse), 2 on usage errors.
+    (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), or when landed sessions a stopped pass or parse left unparsed (a full file system, Ctrl-C, SIGTERM, a kill) are in no row (said on stderr: asz ls: the answer is incomplete (exit 1): …; not for a collector at work nor after collect --no-parse), or when a row listed has a source the collector no longer reads (STATE stopped: the lines it holds past what landed are in no figure; said the same way), 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
@@ -216,7 +218,7 @@ def conversations(
         sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(x) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
-        return _none_matched(cmd, r, ids, matched, given)
+        return _none_matched(cmd, r, ids, matched, given, shown, rows)
     rows = [{**shown_places(row), "shown_id": shown(row["id"]), "title": _shown_title(row, shown)} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
@@ -227,7 +229,13 @@ def conversations(
     if lost := _retention_line(r, rows, project):
         typer.echo(lost)
     _footer(rows, note, credits_line(rows, r, zone, list(hide)), prices.config_name)
-    incomplete(r, ids, cmd)
+    incomplete(r, ids, cmd, stopped=stopped_ids(rows), shown=shown)  # sources no longer read: exit 1 (trial 46a F1)
+
+
+def stopped_ids(rows: list[dict]) -> list[str]:
+    """The ids of ``rows`` with a source the collector no longer reads (``conflicts``): the lines it holds past what
+    landed are in no figure (:func:`~asz_core.view.stopped_sources.stopped_said`; trial 46a F1)."""
+    return [row["id"] for row in rows if row.get("conflicts")]
 
 
 def _shown_title(row: dict, shown: Callable[[str], str]) -> str:
@@ -294,11 +302,13 @@ def _none_listed(cmd: str, r: Path, ids: list[str], matched: int, given: dict[st
     _none_matched(cmd, r, ids, matched, given)
 
 
-def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str]) -> None:
-    """Exit 1 (:func:`~asz_core.cli.reading_common.no_match`) when ``given`` matched none of ``ids``; then :func:`incomplete`."""
+def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str],
+                  shown: Callable[[str], str] = str, rows: list[dict] = ()) -> None:
+    """Exit 1 (:func:`~asz_core.cli.reading_common.no_match`) when ``given`` matched none of ``ids``; then
+    :func:`incomplete` (``rows``: those listed, a source of which may be no longer read, named by ``shown``)."""
     if ids and not matched:
         raise no_match(cmd, r, given, len(ids))
-    incomplete(r, ids, cmd)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
+    incomplete(r, ids, cmd, stopped=stopped_ids(rows), shown=shown)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 
 def _footer(rows: list[dict], note: str, credits: str, config_name: str = "asz.yaml") -> None:

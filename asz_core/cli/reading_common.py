@@ -4,7 +4,7 @@ configuration, the filter options, id prefixes and their exit codes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
 import typer
 
@@ -314,15 +314,21 @@ def say_left_out(cmd: str, headers: list[str]) -> None:
                    "every column)", err=True)
 
 
-def incomplete(r: Path, ids: list[str], cmd: str, failed: bool = False) -> None:
+def incomplete(r: Path, ids: list[str], cmd: str, failed: bool = False, stopped: Sequence[str] = (),
+               shown: Callable[[str], str] = str) -> None:
     """Exit 1, said on stderr (:data:`~asz_core.reading.stopped_pass.INCOMPLETE_SAID`), when landed sessions of root
     ``r`` that a stopped pass or parse left unparsed are not among the conversations ``ids`` (their calls are in no
-    figure: :func:`~asz_core.reading.stopped_pass.stopped_unparsed`; trial 31a F4); exit 1 too when ``failed`` (the
-    command already found its answer failing); nothing otherwise."""
+    figure: :func:`~asz_core.reading.stopped_pass.stopped_unparsed`; trial 31a F4), or when the conversations
+    ``stopped`` (named by ``shown``) have a source the collector no longer reads, the lines it holds past what landed
+    in no figure (:data:`~asz_core.view.stopped_sources.STOPPED_SAID`; trial 46a F1); exit 1 too when ``failed``
+    (the command already found its answer failing); nothing otherwise."""
     from ..reading.stopped_pass import INCOMPLETE_SAID, stopped_unparsed
+    from ..view.stopped_sources import stopped_said
 
     left = stopped_unparsed(r, ids)
     if left:
         typer.echo(f"asz {cmd}: {INCOMPLETE_SAID.format(n=len(left), root=shell_word(r))}", err=True)
-    if left or failed:
+    if said := stopped_said(list(stopped), shown):
+        typer.echo(f"asz {cmd}: {said}", err=True)
+    if left or failed or said:
         raise typer.Exit(1)

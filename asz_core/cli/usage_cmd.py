@@ -81,7 +81,7 @@ def usage(
 
     What is left out, and marked. Only verified evidence is counted: the calls of a conversation that does not verify (state incomplete or mismatch) are held back, in no figure and no total; a row they fall in is marked ! and lists them under held_back in --json (state, calls: null when not known, why), a line under the table names each with its count and why, stderr each problem (a landed file missing: its calls are counted from the chain and fall on the day of its first record); a row with a call whose usage is incomplete (a count its record lists under dropped, or a count below 0, counted 0) is marked ~ and lists them under usage_incomplete in --json; a row (and the total) some of whose calls carry no token counts while others do is marked + (--json: calls above calls_with_usage) and a line under the table names each with how many, its tokens and cost being those of its other calls. A conversation that does not read (no usable round) is in no figure either: the total is marked !, a line under it names it, and in --json every row lists it under unreadable (its days are not known). A verified conversation holding transcript records its dialect could not read (not JSON, e.g. after NUL bytes: each may have been an uncounted call) marks the total ! (and its session row; with --since/--until, one whose recorded range lies wholly outside the window does not), a line names it with the count (another view: in no row; --json: undescribed); exit 0. Landed sessions with no chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no figure: the total is marked ! and a line names them (``N landed session(s) have no conversation chain …: ID, …``; on stderr with --json, every row listing them under unchained; --total-once lists them beside the rows, also when there is none); exit 0, but exit 1 when a pass or parse stopped before it parsed them (a full file system, Ctrl-C, SIGTERM, a kill: interrupted), said on stderr (asz usage: the answer is incomplete (exit 1): N landed session(s) were left unparsed …): the answer lacks their calls until asz parse or the next collect; a collector at work, whose pass parses them, and collect --no-parse leave exit 0. Sessions the root's _sessions.list names whose directory is gone or emptied are counted in one note on stderr (asz verify names them). A torn tail (a last line with no newline, unchanged for 10 minutes: in no figure until completed) is one note on stderr.
 
-    Exit codes. Exit 1 when the root does not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), 2 for a bad view, date, zone, order or configuration. Ctrl-C says how many conversations were read and prints no table, exit 130.
+    Exit codes. Exit 1 when the root does not exist, a conversation does not read or does not verify (the others are still counted), or --project/--model match no call of a root with conversations, or --since/--until hold none (no call in the window, none it cannot place) (said: asz usage: no model call in ROOT matches …; no table on stdout, --json prints [] or with --total-once no row), or a conversation the filters keep has a source the collector no longer reads (a conflict: the lines it holds past what landed are in no figure; the total is marked !, a line under the table names each source with its asz sources --reset-conflict command, --json: stopped, and stderr says asz usage: the answer is incomplete (exit 1): …), 2 for a bad view, date, zone, order or configuration. Ctrl-C says how many conversations were read and prints no table, exit 130.
 
     Filters. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
     from ..reading.ids import shown_names
@@ -91,6 +91,7 @@ def usage(
     from .conversations_cmd import say_state_files
     from .usage_tools import tools_command
     from .usage_beyond import say_beyond_counted
+    from ..view.stopped_sources import stopped_lines, stopped_sources
 
     check_order(order)
     _check_active(view, active)
@@ -108,13 +109,15 @@ def usage(
                              {**given, "since": since, "until": until})
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
+    stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1
     shape = _json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
-        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "no_time": left_out, "undescribed": undescribed, "undescribed_by_row": by_row(undescribed, members), "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown, *_summed(counted, view, rows, table, (first, last)))
+        emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "stopped": stopped, "no_time": left_out, "undescribed": undescribed, "undescribed_by_row": by_row(undescribed, members), "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown, *_summed(counted, view, rows, table, (first, last)))
         lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held, two_roots_in(storage) if view == "instance" else [])
         _retention_said(storage, view, project, bool(shape) or form in ("csv", "md") or out is not None)
-    # exit 1 for a filter that matches nothing, as every reader's (docs/reading.md), and for the sessions of a stopped
-    incomplete(storage, ids, "usage", failed=bool(problems or unmatched))  # pass, in no figure (trial 31a F4)
+        [typer.echo(f"asz usage: {x}", err=True) for x in stopped_lines(stopped, shown, "") if shape or form != "table" or out]
+    # exit 1 for a filter that matches nothing (docs/reading.md), a stopped pass's sessions (trial 31a F4), a stopped source (46a F1)
+    incomplete(storage, ids, "usage", bool(problems or unmatched), [s["conversation"] for s in stopped], shown)
 
 
 
@@ -397,7 +400,7 @@ def print_rows(rows: list[dict], as_json: str, key: str, session: bool, t: dict,
         if key == "conversation":  # copies: a row's shown id is the table's cell, never a JSON key
             rows = [{**r, "shown_id": shown(r[key])} if isinstance(r[key], str) else r for r in rows]
         print_table(rows, key, session, t, breakdown, short["unreadable"], note, no_time, bool(short.get("no_time")), undescribed,
-               shown, {u["conversation"]: u["naming_calls"] for u in short.get("undescribed", ())})
+               shown, {u["conversation"]: u["naming_calls"] for u in short.get("undescribed", ())}, short.get("stopped") or [])
 
 
 

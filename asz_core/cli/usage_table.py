@@ -17,6 +17,7 @@ from ..view.rate_words import PARTIAL_MARK, calls_uncounted, listed_title, parti
 from ..view.rows import usage_unrecorded
 from ..view.usage import TOKEN_KINDS
 from ..view.usage_keys import incomplete_sum
+from ..view.stopped_sources import stopped_lines
 from .reading_common import fit_cells, say_left_out, terminal_columns
 from .usage_out import total_lines
 
@@ -208,7 +209,8 @@ def _key_cells(rows: list[dict], key: str, label_of: Callable[[dict], str], widt
 
 def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: bool = False, unreadable: list[str] = (),
            unchained: str = "", no_time: str = "", left_out: bool = False, undescribed: dict[str, int] = {},
-           shown: Callable[[str], str] = str, undescribed_named: dict[str, int] | None = None) -> None:
+           shown: Callable[[str], str] = str, undescribed_named: dict[str, int] | None = None,
+           stopped: list[dict] = ()) -> None:
     """Print ``rows`` (keyed by ``key``; a conversation's row by its id and title when ``session``) and the totals ``t``
     as the text table: columns in terminal cells, marks and the lines under it. With ``breakdown``, each row is followed
     by one row per model (``  └ model`` in MODELS, the key cell blank) with its calls, tokens and cost.
@@ -217,13 +219,13 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     ``no_time``: the line saying the calls with no time (:func:`no_time_line`), ``left_out`` when a window left them
     out of every figure (the total is marked ! then); ``undescribed``: conversation -> transcript records it holds
     the dialect could not read (trial 18, F-f): the total is marked ! and a line names them (``undescribed_named``:
-    conversation -> those of them naming the model call they belong to, said apart); an open block's line.
+    conversation -> those of them naming the model call they belong to, said apart); ``stopped``: sources no longer read (the total marked !, a line each: 46a F1); an open block's line.
     Every line names a conversation by ``shown`` (its shortest prefix unique in the root)."""
     from rich.cells import cell_len
     from ..verify.unparsed import figures_off
     from ..view.zone import zone_name
 
-    short = bool((marked := figures_off(unchained)) or unreadable or left_out or undescribed)  # counted once here: no !
+    short = bool((marked := figures_off(unchained)) or unreadable or left_out or undescribed or stopped)  # counted once here: no !
     label_of = (lambda r: f"{r.get('shown_id') or shown(r[key])}{_sent(r)} {listed_title(r['title'])}") if session else (lambda r: str(r[key]))
     head = f"{key.upper()} ({zone_name()})" if key in ("date", "week", "month", "block") else key.upper()  # the zone the days are of, named
     # in terminal cells (a CJK project name takes two a character); the total row fits whole
@@ -272,6 +274,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         typer.echo(f"! {unchained}" if marked else unchained)
     if no_time:
         typer.echo(no_time)
+    [typer.echo(f"! {line}") for line in stopped_lines(list(stopped), shown)]  # later lines in no figure (46a F1)
     if undescribed:
         typer.echo(undescribed_line(undescribed, key, shown, undescribed_named))
     for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model"),

@@ -189,7 +189,7 @@ class BackgroundChecks(ReadingSaid):
         (and ``credits``, those its records with no time metered, where some). ``credits``: ``[{"conversation",
         "credits"}]``, by id, of each summed conversation whose records metered credits (Kiro's own unit, never tokens or
         USD; a bucket, ``no_time``, a model's row and ``total`` carry it where some); ``untimed``: the notes of records whose time does not read (:func:`_noted`);
-        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_noted`), ``undescribed_said`` the line ``asz usage daily`` prints of them ('' when none; :func:`~asz_core.view.usage_undescribed.undescribed_said`, the Usage tab's as it is, fix40o). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named).
+        ``same_calls``: ``asz usage``'s ``total.same_calls`` (:func:`once_parts`); ``undescribed``: its ``undescribed`` (:func:`_noted`), ``undescribed_said`` the line ``asz usage daily`` prints of them ('' when none; :func:`~asz_core.view.usage_undescribed.undescribed_said`, the Usage tab's as it is, fix40o). Each entry of those seven lists has ``name`` too: its id as ``asz usage`` prints it (storage.ids.named). ``stopped``: ``asz usage --json``'s ``stopped`` (the sources of the conversations asked the collector no longer reads, the lines they hold past what landed in no figure; each with ``name``), ``stopped_said`` the ``stopped:`` line ``asz usage`` prints of each ([] when none; :func:`with_stopped`).
 
         Narrowed (trial 17b, F12) to the conversations whose project matches ``project``, the calls of models that
         match ``model`` (:func:`~asz_core.view.match.matches`: a part of the name, case-insensitive, as ``asz ls``
@@ -226,7 +226,7 @@ class BackgroundChecks(ReadingSaid):
             *named([untimed, metered, held, incomplete_calls(kept), same_calls_list(same)], every), *und  # as asz usage names them (122b95e)
         answer["complete"] = not behind and not self.reading and all(self._files_now(c) == fp for c, fp in unbuilt)
         answer["filters"] = {"project": project, "model": model, "dialect": dialect, "since": since, "until": until, "exact": exact, **({"tz": tz} if tz else {})}
-        return grouped(cost_not_known_yet(answer), parts, since, until, self.prices, zone, instance, by, senders, self.root)
+        return grouped(cost_not_known_yet(with_stopped(answer, self.root, convs, every)), parts, since, until, self.prices, zone, instance, by, senders, self.root)
 
     def _files_now(self, conversation: str) -> tuple:
         """:meth:`fingerprint` of ``conversation``'s files, or ``("unreadable",)`` when it cannot be taken (a link in the way)."""
@@ -438,3 +438,15 @@ class BackgroundChecks(ReadingSaid):
         t = threading.Thread(target=loop, name="asz-view-check", daemon=True)
         t.start()
         return t
+
+
+def with_stopped(answer: dict, root, convs: set[str], every: Sequence[str]) -> dict:
+    """``answer`` (``/api/usage``'s) with ``stopped``, the sources of ``convs`` in conflict
+    (:func:`~asz_core.view.stopped_sources.stopped_sources`), each named as ``asz usage`` names it among ``every``,
+    and ``stopped_said``, the ``stopped:`` line of each (trial 46a F1: the page's Usage tab was as silent as ``asz
+    usage``)."""
+    from .stopped_sources import stopped_lines, stopped_sources
+
+    (stopped,) = named([stopped_sources(root, convs)], every)
+    answer["stopped"], answer["stopped_said"] = stopped, stopped_lines(stopped, {s["conversation"]: s["name"] for s in stopped}.__getitem__, " above")
+    return answer

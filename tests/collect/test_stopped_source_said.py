@@ -53,9 +53,12 @@ def test_ls_and_conversation_say_the_source_no_longer_read(rotated):
     since = c["since"].split(".")[0].replace("T", " ") + " UTC"
     said = (f"its source -p/{SID}.jsonl is no longer read since {since} ({why}); what landed is kept "
             f"(60 lines, {landed:,} bytes); {_next(root)}")
-    table = asz("ls", "--root", str(root)).stdout.splitlines()
+    ls = asz("ls", "--root", str(root))
+    table = ls.stdout.splitlines()
     assert table[1].startswith("8463c716 ") and table[1].endswith("verified stopped")
-    assert f"stopped: 8463c716: {said}" in table
+    # the lines it holds past those are in no figure: said, and exit 1 (trial 46a F1)
+    assert f"stopped: 8463c716: {said.replace('; asz sources', '; lines it holds past those are in no figure; asz sources')}" in table
+    assert ls.returncode == 1 and "asz ls: the answer is incomplete (exit 1): 1 conversation(s) have a source" in ls.stderr
     summary = asz("conversation", SID, "--root", str(root))
     assert summary.returncode == 0 and f"stopped: {said}" in summary.stdout.splitlines()
     doc = json.loads(asz("conversation", SID, "--json", "--root", str(root)).stdout)

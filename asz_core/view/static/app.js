@@ -1416,6 +1416,7 @@
 
   // the tooltip of a usage table's Total ! (its undescribed records, said in the line under it)
   const UNDESCRIBED_MARK = 'transcript records the dialect could not read: see the line under the table';
+  const STOPPED_MARK = 'a source the collector no longer reads: its later lines are in no figure (see the stopped: line under the table)';
   let usageDrawn = 0;  // each drawing's number: a partial one redraws itself only while it is the panel's latest
   // The Usage tab's grouping beside the days (trial 28a F3): '' none, 'week' or 'month' (/api/usage's periods), or
   // 'instance' (its instances: cost by sender in a root asz receive landed)
@@ -1431,7 +1432,7 @@
       if (mine !== usageDrawn) return;
       clear(panel);
       if (!res.ok) { panel.append(errorBox('No usage.', res)); return; }
-      const u = res.data, days = new Map(), held = u.held_back || [], undescribed = u.undescribed || [];
+      const u = res.data, days = new Map(), held = u.held_back || [], undescribed = u.undescribed || [], stopped = u.stopped || [];
       // quarter hours: a local day in any zone in use (India +5:30, Nepal +5:45) is a sum of whole quarters; then
       // the calls with no time of their own the server placed on a day of this zone by their conversation's range
       (u.quarters || u.hours || []).concat(u.placed || []).forEach(function (x) {
@@ -1535,12 +1536,14 @@
       if (total && total.cost === null && typeof total.cost_so_far === 'number') {
         rows.push(line(h('strong', { title: total.cost_unknown || '' }, 'Total so far'),
           Object.assign({}, total, { cost: total.cost_so_far, cost_exact: total.cost_exact_so_far })));
-      } else if (total) rows.push(line(h('strong', null, 'Total', undescribed.length ? h('span', { class: 'held', id: 'usage-total-mark', title: UNDESCRIBED_MARK }, ' !') : ''), total));
+      } else if (total) rows.push(line(h('strong', null, 'Total', undescribed.length || stopped.length ? h('span', { class: 'held', id: 'usage-total-mark', title: undescribed.length ? UNDESCRIBED_MARK : STOPPED_MARK }, ' !') : ''), total));
       const dayTable = table(['Day'].concat(heads), rows, aligns);
       dayTable.id = 'usage-days';
       panel.append(dayTable);
       // asz usage daily's own line, as the server says it (undescribed_said: usage_undescribed.undescribed_said; fix40o)
       if (u.undescribed_said) panel.append(h('p', { class: 'muted small', id: 'usage-undescribed' }, u.undescribed_said));
+      // asz usage's stopped: lines, as the server says them: a source no longer read, its later lines in no figure (46a F1)
+      (u.stopped_said || []).forEach(function (t) { panel.append(h('p', { class: 'muted small usage-stopped' }, t)); });
       const uncounted = total ? callsUncounted(total.calls, total.calls_with_usage) : 0;
       if (uncounted) {  // asz usage's line under its table (rate_words.partial_line), the rows being those marked above
         panel.append(h('p', { class: 'muted small', id: 'usage-uncounted' }, partialText(uncounted, total.calls) + '.'));
