@@ -588,7 +588,7 @@ class Receiver:
             self.front.server_close()
         if self.grpc_server is not None:
             before = set(threading.enumerate())
-            stop_calls(self.grpc_server, self.running, DRAIN)
+            stop_calls(self.grpc_server, self.running, DRAIN, err=self.err)
             for t in set(threading.enumerate()) - before:  # gRPC's grace timer, woken by the stop: gone before we return
                 if t.name.endswith("(cancel_all_calls_after_grace)"):
                     t.join(timeout=5)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import threading
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 
 import grpc
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
@@ -69,24 +69,40 @@ class Running:
                 self._n -= 1
                 self._cond.notify_all()
 
+    def now(self) -> int:
+        """How many calls' methods run now."""
+        with self._cond:
+            return self._n
+
     def none_within(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds until no call's method runs; True when none does."""
         with self._cond:
             return self._cond.wait_for(lambda: self._n == 0, timeout)
 
 
-def stop_calls(server: grpc.Server, running: Running, drain: float, more: float = ANSWER_WAIT) -> None:
+def stop_calls(server: grpc.Server, running: Running, drain: float, more: float = ANSWER_WAIT,
+               err: TextIO | None = None) -> None:
     """Stop ``server`` (its GOAWAY at once: no new call) and return once every call has ended: each answered within
     ``drain`` seconds; then each whose method ``running`` counts given up to ``more`` seconds to return, and
     :data:`SEND_WAIT` to send its answer; a call left then (its message still coming, no method run) is aborted
-    (UNAVAILABLE), nothing of it landed."""
+    (UNAVAILABLE), nothing of it landed. On ``err``: the calls whose method still runs as the drain ends, in the words an
+    HTTP/1.1 request still landing then is said in (:func:`~asz_core.export.receive_http.still_landing`), and the calls
+    aborted (fix46a: the gRPC side said neither)."""
     stopped = server.stop(grace=drain + more + SEND_WAIT)  # the latest any call may end
     if stopped.wait(drain):
         return
+    late = running.now()
+    if late and err is not None:
+        from .receive_http import still_landing
+
+        print(still_landing(late, "gRPC call(s)", drain), file=err, flush=True)
     running.none_within(more)  # a call whose method lands its files: answered, not aborted
     if not stopped.wait(SEND_WAIT):
         server.stop(grace=0)  # the calls left have no method running (their message still coming): aborted
         stopped.wait()
+        if err is not None:
+            print("asz receive: aborted the gRPC call(s) whose message was still coming past the drain (UNAVAILABLE: "
+                  "Cancelling all calls): nothing of them landed; the sender sends them again", file=err, flush=True)
 
 
 def metadata_value(metadata: Sequence | None, key: str):

@@ -97,6 +97,14 @@ IDLE_TIMEOUT = SETTINGS[2].value()
 #: Seconds a stopping receiver waits for the requests in progress to land and be answered (``$ASZ_RECEIVE_DRAIN``).
 DRAIN = SETTINGS[3].value()
 
+
+def still_landing(n: int, what: str, drain: float) -> str:
+    """The line a stopping receiver says of ``n`` requests (``what``: ``request(s)``, HTTP/1.1; ``gRPC call(s)``) still
+    landing once its drain of ``drain`` seconds is over: one set of words for both protocols (fix46a)."""
+    return (f"asz receive: {n} {what} still landing after {drain:g} s; it takes no other and ends once they have (each "
+            "file whole with its sender line, or absent; the sender sends what was not answered again)")
+
+
 #: A lingering close (:func:`linger`): the most bytes (``$ASZ_RECEIVE_LINGER_BYTES``, 64 MiB; 0: none read, the
 #: connection closed at once), the most seconds (``$ASZ_RECEIVE_LINGER_TIMEOUT``, 10) and the most seconds with no byte
 #: (``$ASZ_RECEIVE_LINGER_IDLE``, 2) a connection answered and closed with its request's body unread is read for, every
@@ -245,9 +253,7 @@ class Server(socketserver.ThreadingTCPServer):
             self._ended.wait_for(lambda: not self._handling, timeout=DRAIN)
             late = len(self._handling)
         if late:
-            print(f"asz receive: {late} request(s) still landing after {DRAIN:g} s; it takes no other and ends once "
-                  f"they have (each file whole with its sender line, or absent; the sender sends what was not answered "
-                  f"again)", file=self.receiver.err)
+            print(still_landing(late, "request(s)", DRAIN), file=self.receiver.err)
         self._watcher.join(timeout=5)
         self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 

@@ -35,6 +35,11 @@ __all__ = ["Answer", "Sender", "sender", "one_line", "TIMEOUT"]
 
 #: Seconds one request may take before it counts as failed.
 TIMEOUT = 120.0
+#: What grpcio's server says of each call it aborts as it stops (an ``asz receive`` stopping past its drain aborts so a
+#: call whose message is still coming: ``asz_core.export.receive_grpc.stop_calls``).
+GRPC_STOP_ABORT = "Cancelling all calls"
+#: Said after it (fix46a: the pusher said grpcio's words alone, which before fix45b also ended a call whose files landed).
+ABORTED_COMING = " (the receiver stopped while this request was still coming: nothing of it landed)"
 _RESPONSES = {"logs": ExportLogsServiceResponse, "metrics": ExportMetricsServiceResponse}
 _MAX_PAUSE = 60.0
 
@@ -43,7 +48,9 @@ _MAX_PAUSE = 60.0
 class Answer:
     """What one request got: ``ok`` (taken), ``rejected`` records and ``message``, ``pause`` seconds, ``error``;
     ``sent`` False when the request never went on the wire (no connection: refused, unreachable, TLS failed before
-    it), so the pass counts neither its bytes nor the request (trial 15, F15)."""
+    it), or did not go whole and nothing of it was taken (an HTTP body cut as it was written; a gRPC call a stopping
+    receiver aborted while its message was still coming, :data:`ABORTED_COMING`), so the pass counts neither its bytes
+    nor the request (trial 15, F15)."""
 
     ok: bool = False
     rejected: int = 0
@@ -92,8 +99,10 @@ class _Grpc:
                 return Answer(pause=_retry_after_grpc(exc))
             name = code.name if code is not None else "error"
             # UNAVAILABLE: the channel had no connection to send it on (a server that answers with it is busy-ish,
-            # and is counted as not reached either)
-            return Answer(error=f"gRPC {name}: {one_line(details)}", sent=code != grpc.StatusCode.UNAVAILABLE)
+            # and is counted as not reached either), or a stopping receiver aborted the call while its message was
+            # still coming: nothing of it was taken, counted in neither (as an HTTP body cut before it was all written)
+            why = ABORTED_COMING if code == grpc.StatusCode.UNAVAILABLE and details == GRPC_STOP_ABORT else ""
+            return Answer(error=f"gRPC {name}: {one_line(details)}{why}", sent=code != grpc.StatusCode.UNAVAILABLE)
         return _partial(resp)
 
     def close(self) -> None:

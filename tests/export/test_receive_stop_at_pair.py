@@ -163,7 +163,8 @@ def test_a_request_reaching_its_landing_once_the_receiver_settled_is_answered_bu
     root = corpus_copy(tmp_path / "data")
     received = tmp_path / "received"
     err, pushed = _stopped_receiving(root, received, tmp_path, "answer_logs", until_stopping=True)
-    assert "still landing after 0.5 s" in err and "answered 1 request(s) busy, nothing of them landed" in err, err
+    assert "asz receive: 1 request(s) still landing after 0.5 s" in err, err
+    assert "answered 1 request(s) busy, nothing of them landed" in err, err
     assert "Traceback" not in err and "StopBeforePair" not in err, err
     assert sent_files(received) == {} and PushState.load(root).pushed == {}, err
     assert pushed.startswith("exit 1\n") and "left for the next pass" in pushed and " paused=1s " in pushed, pushed
@@ -182,3 +183,7 @@ def test_a_grpc_call_still_landing_past_the_drain_is_answered(corpus_copy, tmp_p
     landed = sent_files(received)
     assert landed and PushState.load(root).pushed == landed, (pushed, err)
     assert "Cancelling all calls" not in pushed and f" files={len(landed)} " in pushed, pushed
+    # said as an HTTP request still landing then is (fix46a: the gRPC side said nothing)
+    assert ("asz receive: 1 gRPC call(s) still landing after 0.5 s; it takes no other and ends once they have (each "
+            "file whole with its sender line, or absent; the sender sends what was not answered again)") in err, err
+    assert "aborted the gRPC call(s)" not in err, err
