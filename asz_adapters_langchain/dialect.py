@@ -48,6 +48,13 @@ part after the record's other parts (seed 000; trial 23a F9).
     the tool by (:func:`tool_run_ms`; trial 37b F4).
     A ``GraphInterrupt`` end (LangGraph's ``interrupt()``) is flag ``notice``, what it asked a person, no
     result; a root whose inputs are ``Command(resume=…)`` is the person's answer (trial 28c F2).
+``retriever``
+    read as a ``tool`` no model call asked for: its call is the derived ``call`` record (its query), its end a
+    ``result`` whose text is its documents' text and whose data is its outputs whole (trial 46b F1).
+``value`` (a ``prompt``, ``parser`` or ``embedding`` run)
+    every arrival keeps the run but for the framework's settings as one data part, flagged by what it holds.
+``unknown`` (a ``run_type`` LangSmith does not document)
+    the envelope as data and the run verbatim as one ``unknown`` part; nothing dropped.
 ``input`` (derived)
     a trace whose first run is a model call: the last human message of its
     inputs as ``message.external`` (``external_input``, trigger external).
@@ -90,8 +97,8 @@ from .bodies import convert_body
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
 from .usage_counts import output_usage, usage_of
-from .runs import (taken_out_of, args_text, error_text, human_text, interrupt_question, message_role, message_text, openai_generations,
-                   person_digests, resume_text, rfc3339, run_time)
+from .runs import (RUN_TYPES, taken_out_of, args_text, documents_text, error_text, human_text, interrupt_question, message_role,
+                   message_text, openai_generations, person_digests, resume_text, rfc3339, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags", "run_times", "tool_run_ms"]
 
@@ -281,6 +288,8 @@ def _tool_end(rec: Record, run: dict, d: dict) -> None:
         text = out
     elif out not in (None, {}):
         data = out
+    if d.get("kind") == "retriever":  # what it found: its documents' text, the documents whole as data (46b F1)
+        text = text or documents_text(outputs)
     err = run.get("error")
     empty = False
     if failed and not text and err:
@@ -358,7 +367,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         rec.parts = [unknown_part(line, "the line is not a materialised arrival")]
         return rec
     try:
-        _fill(rec, obj)
+        _fill(rec, obj, line)
         rec.dropped += waited_dropped(obj["asz"].get("waited"))
         rec.parts += _unknown_members(obj, line)
         settle_surrogates(rec)  # the one surrogate rule (docs/session-data.md)
@@ -380,8 +389,8 @@ def _unknown_members(obj: dict, line: bytes) -> list[Part]:
     :func:`asz_core.member_source`), its text naming it (:func:`asz_core.member_part`'s wording, ``of the run``; seed
     000: what a dialect does not understand travels verbatim). ``[]`` for a derived record or a title (no run)."""
     run = obj.get("run")
-    if not isinstance(run, dict) or isinstance(obj.get("asz"), dict) and obj["asz"].get("kind") in (*_DERIVED, "title"):
-        return []
+    if not isinstance(run, dict) or isinstance(obj.get("asz"), dict) and obj["asz"].get("kind") in (*_DERIVED, "title", "unknown"):
+        return []  # a derived record or a title has no run; a run of an unknown type is one unknown part already
     names = [k for k in run if k not in KNOWN_MEMBERS]
     if not names:
         return []
@@ -389,7 +398,7 @@ def _unknown_members(obj: dict, line: bytes) -> list[Part]:
     return [member_part(member_source(line, at, k), k, "the run") for k in names]
 
 
-def _fill(rec: Record, obj: dict) -> None:
+def _fill(rec: Record, obj: dict, line: bytes) -> None:
     d = obj["asz"]
     kind = d.get("kind")
     if kind == "title":
@@ -423,8 +432,18 @@ def _fill(rec: Record, obj: dict) -> None:
     if kind == "llm":
         _fill_llm(rec, run, d, end, err)
         return
-    if kind == "tool":
+    if kind in ("tool", "retriever"):
         _fill_tool(rec, run, d, end)
+        return
+    if kind == "value":  # a prompt, parser or embedding run: its values whole, what it holds flagged (46b F1)
+        rec.from_ = "runtime"
+        kept = _kept(run)
+        rec.parts = [_data(kept)]
+        rec.flags = content_flags(kept)
+        rec.dropped = _dropped(run, ("extra", "serialized"))
+        return
+    if kind == "unknown":
+        _fill_unknown(rec, run, d, line)
         return
     if kind == "root" and op == "post":
         _fill_root_post(rec, run, err)
@@ -453,6 +472,20 @@ def _fill(rec: Record, obj: dict) -> None:
         rec.dropped = _dropped(run, tuple(m for m in _BULK if m != "error"), extra=extra_why(run))
         return
     rec.dropped = _dropped(run, _BULK, extra=extra_why(run), error=error_why(err, ROOT_ERROR_WHY))
+
+
+#: What an ``unknown`` part holding a run of a ``run_type`` this dialect does not know says (trial 46b F1).
+UNKNOWN_RUN_TYPE = "run_type {!r} is not one this dialect describes (LangSmith documents {}): the run travels verbatim"
+
+
+def _fill_unknown(rec: Record, run: dict, d: dict, line: bytes) -> None:
+    """An arrival of a run whose ``run_type`` is none LangSmith documents (``retriever_v9``): its envelope as data (what
+    the readers place and time a run by) and the run whole, its bytes as the line holds them, as one ``unknown`` part,
+    so a later version can read it without collecting again (seed 000); nothing is dropped. ``asz collect`` warns of it
+    as of any unknown part (trial 46b F1: it was trimmed as a chain and its values dropped as "a chain's")."""
+    rt = str(d.get("run_type") or run.get("run_type") or "")
+    rec.parts = [_data(_envelope(run)),
+                 unknown_part(member_source(line, 0, "run"), UNKNOWN_RUN_TYPE.format(rt, ", ".join(sorted(RUN_TYPES))))]
 
 
 def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:

@@ -28,8 +28,10 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "time": ("start_time and end_time", f"top level of {_RUN}", "end_time on the arrival carrying the end; epoch milliseconds from the JS client"),
     "model": ("extra.metadata.ls_model_name", "extra.metadata of a run with run_type llm", "remembered from the post for later patches"),
     "llm.call": ("run_type: llm", f"top level of {_RUN}", "one call per llm run"),
-    "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id; one no landed model call asked for has a call of its own, from its inputs"),
-    "message.external": ("inputs.messages", "inputs of a trace's first run", "the last human message; a decorated function's first string argument; a run whose parent never landed reads as a first run"),
+    "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id; one no landed model call asked for has a call of its own, from its inputs; "
+             "a retriever run (run_type: retriever) is such a tool: its query the call's input, its documents the result"),
+    "message.external": ("inputs.messages", "inputs of a trace's first run", "the last human message; a decorated function's first string argument; a run whose parent never landed reads as a first "
+                         "run, but for a LangGraph node's (langgraph_node metadata): what the graph passed a node is no person's input"),
     "message.assistant": ("outputs.generations[].message.kwargs.content", "outputs of a run with run_type llm", "text blocks of the model output"),
     "result_of": ("tool_call_id", "extra.tool_call_id of a tool run, or its ToolMessage", "a failed tool without one joins only to the one unanswered call of its name"),
     "epoch.boundary": ("additional_kwargs.lc_source: summarization", "a message in the outputs of a run", "written by SummarizationMiddleware"),
@@ -42,7 +44,7 @@ _DERIVED: dict[str, str] = {
     "stream": "derived: main, or one per tool run with runs beneath it",
     "epoch": "derived: the stretch between summarizations",
     "talk": "derived: one per trace",
-    "agent.call": "derived: a tool run with a chain beneath it",
+    "agent.call": "derived: a tool run with a run beneath it that is no model call (a chain, a retriever)",
     "agent.output": "derived: the child stream's last model response",
     "auxiliary": "derived: a tool run with only model calls beneath it",
     "main": "derived: the runs not beneath a tool",
@@ -79,5 +81,5 @@ FLAG_RULES: tuple[FlagRule, ...] = (
     FlagRule("reset_summary", "the same message's content, landed after the reset"),
     FlagRule("notice", "the end of a tool run whose error is LangGraph's GraphInterrupt (the tool called interrupt(): it asks a "
                        "person and waits)"),
-    FlagRule("auxiliary", "the end of a tool run with runs beneath it, none of them a chain"),
+    FlagRule("auxiliary", "the end of a tool run with runs beneath it, all of them model calls (run_type llm)"),
 )

@@ -19,8 +19,8 @@ Collector then reads like any other append source::
 {the run fields as they arrived}, "received": …}``; the decisions are the
 record's identity (``id``, ``parent``, ``run``, ``call``, ``tool``,
 ``child``, ``started_by``, ``model``, ``label``) and how its content is read
-(``kind``: ``root``, ``graph``, ``llm``, ``tool``, ``traceable``; ``end``:
-whether this arrival carries the run's end).
+(``kind``: ``root``, ``graph``, ``llm``, ``tool``, ``retriever``, ``value``, ``unknown``, ``traceable``:
+:func:`~asz_adapters_langchain.runs.run_kind`; ``end``: whether this arrival carries the run's end).
 
 Crash safety (write-ahead): a pass first commits, in one atomic replace of
 ``state.json``, what it decided (the remembered runs) together with a
@@ -41,7 +41,9 @@ came (``waited``: ``post`` or ``parent``), which the dialect lands under ``dropp
 and the readers say as a problem of the conversation (trial 28c F3). A post whose parent
 never landed is read as the first run of its trace (trial 37b F2). Posts whose parent links
 form a cycle among what waits (``A`` → ``B`` → ``A``) never find a parent: once nothing else
-moves they land in that pass, each as a first run, ``waited: cycle``.
+moves they land in that pass, each as a first run, ``waited: cycle``. A LangGraph node's run whose parent never landed
+(``graph_node``) is read by its own kind, not as a first run: what the graph passed the node is no person's input, so
+it gives no prompt, only the conversation's title when its state holds a person's message (trial 46b F3).
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -60,10 +61,11 @@ from asz_core import Discovery, discovery_progress, source_entries
 from .inbox_state import PRUNE_AFTER, apply_journal as _apply_journal, load_state as _load_state, prune, write_atomic as _write_atomic
 
 from .ancestry import in_cycles, never_came, trace_of
+from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
-from .runs import (TITLE_MAX, args_text, error_text, has_end, human_text, message_text, metadata, rfc3339, run_kind, summary_messages,
-                   title_of, tool_call_id, tool_calls)
+from .runs import (TITLE_MAX, args_text, error_text, graph_node, has_end, human_text, message_text, metadata, rfc3339, run_kind,
+                   summary_messages, title_of, tool_calls)
 
 __all__ = [
     "INGEST",
@@ -85,7 +87,6 @@ __all__ = [
 INGEST = Path("_ingest") / "langsmith"
 #: Passes an arrival waits for its ancestry after the one it arrived in.
 WAIT_PASSES = 3
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 class Settings:
@@ -110,10 +111,6 @@ BODIES_META = "bodies/provider_body.meta.jsonl"
 def waiting_arrivals(ingest: str | os.PathLike) -> list[dict]:
     """The staged arrivals still waiting (for their parent run) after the last pass: ``{"op", "id", "tries", …}`` each."""
     return [w for w in _load_state(Path(ingest) / "state.json")["waiting"] if isinstance(w, dict)]
-
-
-def _safe_name(name: str) -> str:
-    return name if _SAFE.match(name) else "x" + re.sub(r"[^A-Za-z0-9._-]", "_", name)[:120]
 
 
 # --------------------------------------------------------------------------- the pass
@@ -163,7 +160,7 @@ class _Pass:
                 pp, ty = parent[cur]
                 if ty == "tool":
                     self.below.add(cur)
-                    if a["run"].get("run_type") == "chain":
+                    if a["run"].get("run_type") != "llm":  # anything but a model call: no auxiliary stream (46b F1)
                         self.chain_below.add(cur)
                     break
                 cur = pp
@@ -195,7 +192,7 @@ class _Pass:
             self.emit(*self.failed.pop(trace))
 
     def emit(self, session: str, stream: str, line: dict) -> None:
-        rel = f"sessions/{session}/{_safe_name(stream)}.jsonl"
+        rel = f"sessions/{session}/{safe_name(stream)}.jsonl"
         self.out.setdefault(rel, []).append(orjson.dumps(line) + b"\n")
 
     def body(self, mem: dict, rid: str, role: str, value: Any) -> None:
@@ -253,9 +250,11 @@ class _Pass:
         if pid and parent is None and not force:
             return False
         # A run whose parent never landed (it never arrived, or a cycle) is the first run of what lands of its trace:
-        # its values are read as a trace's first run's are, since no record above it carries them (trial 37b F2).
+        # its values are read as a trace's first run's are, since no record above it carries them (trial 37b F2),
+        # but for a LangGraph node's (``node``): what the graph passed it is no person's input (trial 46b F3).
         root = parent is None
-        kind = run_kind(run, root)
+        node = root and bool(pid) and a.get("waited") != "cycle" and graph_node(run)
+        kind = run_kind(run, root and not node)
         trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) and run.get("trace_id") else (parent["t"] if parent else rid)
         session = self.session_of(run, parent)
         same = parent is not None and parent["s"] == session
@@ -263,14 +262,14 @@ class _Pass:
             stream, started_by, opener = "main", "", ""
         elif parent["ty"] == "tool":
             # A run beneath a tool: the stream the tool opened, named by the tool's run id.
-            stream, opener = _safe_name(pid), pid
+            stream, opener = safe_name(pid), pid
             started_by = parent["st"] if parent["st"] != "main" else ""
         else:
             stream, started_by, opener = parent["st"], parent.get("sb", ""), parent.get("op", "")
         if opener and opener in runs:
             runs[opener]["below"] = True
-            if run.get("run_type") == "chain":
-                runs[opener]["cb"] = True  # the tool that opened this stream has a chain beneath it
+            if run.get("run_type") != "llm":
+                runs[opener]["cb"] = True  # the tool that opened this stream has more than model calls beneath it
         mem = {"s": session, "st": stream, "t": trace, "p": pid if same else "", "ty": run.get("run_type") or "",
                "k": kind, "n": str(run.get("name") or ""), "end": False, "np": 0}
         if kind == "root" and run_kind(run, False) == "traceable":
@@ -279,15 +278,16 @@ class _Pass:
             mem["sb"] = started_by
         if opener:
             mem["op"] = opener
-        if kind == "tool" and run.get("start_time") not in (None, ""):
+        if kind in ("tool", "retriever") and run.get("start_time") not in (None, ""):
             mem["t0"] = run["start_time"]  # the tool run's own start, for its end: a JS client's patch omits it
         runs[rid] = mem
         if root or not same:
+            # a node's inputs may title the conversation (the person's message its state holds), never be a prompt
             text = human_text(run.get("inputs")) if root else ""
             if not text and kind == "root":
                 text = args_text(run.get("inputs"))
             self.title_once(session, title_of(text) or mem["n"], a.get("received", ""), named=not title_of(text))
-            if root and kind == "llm" and text:
+            if root and not node and kind == "llm" and text:
                 # A trace that is one model call: its human message is the talk's input.
                 self.emit(session, stream, {"asz": {"kind": "input", "id": f"{rid}:input", "run": trace, "text": text,
                                                     "time": run.get("start_time")}, "op": "input", "received": a.get("received", "")})
@@ -333,42 +333,6 @@ class _Pass:
             if end and isinstance(run.get("outputs"), dict) and run["outputs"]:
                 self.body(mem, rid, "response", run["outputs"])
 
-    def tool(self, run: dict, rid: str, mem: dict, d: dict, end: bool, received: Any) -> None:
-        """A tool run's decisions: its call id; at its end the call it answers (exact, by name, or a call of its own
-        when no landed model call asked for it), the stream it opened beneath it."""
-        tcid = tool_call_id(run) or mem.get("tc", "")
-        if tcid:
-            mem["tc"] = tcid
-        if end:
-            tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
-            join = "exact" if tcid else ""
-            if not tcid:
-                open_ = [c for c, n in tr["calls"].items() if n == mem["n"] and c not in tr["answered"]]
-                if len(open_) == 1:
-                    tcid, join = open_[0], "by_name"
-            if not self.asked(mem["s"], mem["t"], tcid):
-                # No model call that asked for it landed (its parent never arrived, or its call id names none): the
-                # call is a record of its own before the end, from this run's start and inputs, so the input lands,
-                # the tool is counted and searched, and it times the tool's own run (trial 37b F2)
-                tcid, join = tcid or rid, "own"
-                self.emit(mem["s"], mem["st"], {"asz": {
-                    "kind": "call", "id": f"{rid}:call", "run": mem["t"], "parent": mem.get("p", ""), "tool": tcid,
-                    "name": mem["n"], "time": run.get("start_time") or run.get("end_time"), "input": run.get("inputs")},
-                    "op": "call", "received": received})
-                d["own_call"] = True
-            started = run.get("start_time") if run.get("start_time") not in (None, "") else mem.get("t0")
-            if started is not None:
-                d["started"] = started  # the tool run's own start: its end record carries it beside the end (38b)
-            if tcid:
-                d["tool"] = tcid
-                d["join"] = join
-                if tcid not in tr["answered"]:
-                    tr["answered"].append(tcid)
-            if mem.get("below") or rid in self.below:
-                d["child"] = _safe_name(rid)
-                if not (mem.get("cb") or rid in self.chain_below):
-                    d["auxiliary"] = True
-
     def record(self, a: dict, mem: dict, op: str, rec_id: str) -> None:
         run = a["run"]
         rid = a["id"]
@@ -393,8 +357,10 @@ class _Pass:
             d["started_by"] = mem["sb"]
         if mem["k"] == "llm":
             self.llm(run, rid, mem, d, end)
-        elif mem["k"] == "tool":
-            self.tool(run, rid, mem, d, end, received)
+        elif mem["k"] in ("tool", "retriever"):
+            tool_decisions(self, run, rid, mem, d, end, received)
+        elif mem["k"] == "unknown":
+            d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
         if end and mem["k"] == "root" and run.get("error"):
             self.fail(a, mem, rec_id)

@@ -83,6 +83,11 @@ _LANDED_WITHOUT = (
                  "SHA-256, its text not landed)"),
     ((0, 13, 0), "a failed tool's result size as that of its error (the empty outputs LangSmith sends, {}, was the "
                  "result's data, so result_bytes read 2 beside a longer traceback)"),
+    ((0, 14, 0), "a retriever run's query and documents (it dropped them as a chain's values: no search or export found "
+                 "them), a prompt, parser or embedding run's values (dropped the same way), a run of a run_type LangSmith "
+                 "does not document verbatim as an unknown part (it was trimmed as a chain), and, with a trace's first "
+                 "run lost, a LangGraph node's inputs as no person's prompt (it drew the question once per node, and a "
+                 "tools node's tool_call_with_context, as what a person typed)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -185,8 +190,10 @@ class LangsmithIngest(Adapter):
     # cycle) lands as the first run of what is known, a tool no landed model call asked for with a call of its own
     # (trial 37b F1, F2); 0.12.0: a tool run's end carries the run's own start and end, what the readers time the tool
     # by (37b F4), and a chain step's error lands whole (37b rest); 0.13.0: a failed tool's empty outputs ({}) is no
-    # data beside its error: the result part's bytes are the error's, the {} listed as dropped (trial 35a)
-    version = "0.13.0"
+    # data beside its error: the result part's bytes are the error's, the {} listed as dropped (trial 35a); 0.14.0: a
+    # retriever is a call and its result, a prompt's, parser's or embedding's values are kept, a run of another type
+    # travels verbatim, a LangGraph node whose parent never landed gives no prompt (trial 46b F1, F3)
+    version = "0.14.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

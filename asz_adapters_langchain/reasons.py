@@ -60,6 +60,9 @@ def chain_why(value: Any, what: str) -> str:
     whose messages the conversation's records carry, or, holding none, a chain's value this dialect does not carry."""
     if has_messages(value):
         return f"the graph's state ({what}): its messages are the model calls' and tools' own records"
+    if isinstance(value, dict) and value.get("__type") == "tool_call_with_context":  # LangGraph's Send to its tools node
+        return (f"LangGraph's tool call with context ({what}): the tool call, which the model call's call part holds, "
+                "and the graph's state, whose messages are the model calls' and tools' own records")
     return (f"a chain's {what}: this dialect carries a model call's, a tool's and a decorated function's values, "
             "not a chain's (it holds no messages)")
 

@@ -16,7 +16,7 @@ import orjson
 
 from asz_core import time_as_written
 
-__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
+__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
            "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
@@ -80,15 +80,32 @@ def has_end(run: dict) -> bool:
     return bool(run.get("end_time")) or bool(run.get("error"))
 
 
+#: The run types LangSmith documents (``llm``, ``chain``, ``tool``, ``retriever``, ``embedding``, ``prompt``,
+#: ``parser``); a run of another (a string) is read as :func:`run_kind`'s ``unknown`` (trial 46b F1).
+RUN_TYPES = frozenset({"llm", "chain", "tool", "retriever", "embedding", "prompt", "parser"})
+#: Run types whose values are kept whole as data wherever they run: a prompt template's variables and what it made, an
+#: output parser's input and what it parsed, an embedding's texts and vectors (trial 46b F1: they were dropped as "a
+#: chain's" values, which they are not).
+VALUE_TYPES = frozenset({"embedding", "prompt", "parser"})
+
+
 def run_kind(run: dict, root: bool) -> str:
-    """How a run's records are read: ``llm``, ``tool``, ``root`` (a trace's first run), ``traceable``
-    (the client's own decorator: ``ls_method`` in metadata or runtime library ``langsmith``) or ``graph``
-    (every other chain, trimmed)."""
+    """How a run's records are read: ``llm``, ``tool``, ``retriever`` (a tool-like call, its query, and result, its
+    documents), ``value`` (:data:`VALUE_TYPES`: its values kept whole), ``unknown`` (a ``run_type`` outside
+    :data:`RUN_TYPES`: the run travels verbatim), ``root`` (a trace's first run), ``traceable`` (the client's own
+    decorator: ``ls_method`` in metadata or runtime library ``langsmith``) or ``graph`` (every other chain, trimmed).
+    The first five wherever the run is: a trace's first run of those types is read by its type, not as a question."""
     rt = run.get("run_type")
     if rt == "llm":
         return "llm"
     if rt == "tool":
         return "tool"
+    if rt == "retriever":
+        return "retriever"
+    if isinstance(rt, str) and rt in VALUE_TYPES:
+        return "value"
+    if isinstance(rt, str) and rt and rt not in RUN_TYPES:
+        return "unknown"
     if root:
         return "root"
     md = metadata(run)
@@ -97,6 +114,29 @@ def run_kind(run: dict, root: bool) -> str:
     if "ls_method" in md or runtime.get("library") == "langsmith":
         return "traceable"
     return "graph"
+
+
+def graph_node(run: dict) -> bool:
+    """True when ``run`` ran inside a LangGraph node: its metadata names the node (``langgraph_node``), as LangGraph
+    writes it on every run beneath the graph's own run, never on that run. Such a run's inputs are what the graph
+    passed the node (its state, a ``Send``'s tool call with context), not a person's input (trial 46b F3)."""
+    node = metadata(run).get("langgraph_node")
+    return isinstance(node, str) and bool(node)
+
+
+def documents_text(outputs: Any) -> str:
+    """The text of the documents a retriever returned (``outputs.documents``: each a LangChain ``Document`` as the
+    Python client writes it, ``page_content``, or the JS client, ``pageContent``; or its serialised form, the same under
+    ``kwargs``), joined by a blank line; '' when there are none (trial 46b F1)."""
+    docs = outputs.get("documents") if isinstance(outputs, dict) else None
+    out = []
+    for doc in docs if isinstance(docs, list) else ():
+        if isinstance(doc, dict) and isinstance(doc.get("kwargs"), dict):
+            doc = doc["kwargs"]
+        text = doc.get("page_content", doc.get("pageContent")) if isinstance(doc, dict) else None
+        if isinstance(text, str) and text:
+            out.append(text)
+    return "\n\n".join(out)
 
 
 def message_text(content: Any) -> str:

@@ -125,6 +125,17 @@ class Receiver:
 
 
 
+def run_traced(rcv: Receiver, cwd: Path, app: str, *args: str, project: str, says: str) -> None:
+    """Run ``app`` (a script beside this file) in its own process with the official LangSmith client pointed at the
+    receiver ``rcv`` (project ``project``, any key), hold it to exit 0 having printed ``says``, then stop ``rcv``."""
+    env = {**os.environ, "LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": rcv.url, "LANGSMITH_API_KEY": "any",
+           "LANGSMITH_PROJECT": project, "PYTHONWARNINGS": "ignore"}
+    script = Path(__file__).resolve().parent / app
+    p = subprocess.run([sys.executable, str(script), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == says, p.stdout + p.stderr
+    rcv.stop()
+
+
 def multipart_runs(body: bytes) -> list[tuple[str, str, dict]]:
     """(op, run id, run with its out-of-band fields) of a recorded multipart body, read independently of the receiver."""
     boundary = body.split(b"\r\n", 1)[0]

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from langchain_helpers import document_steps, landed_records
+from langchain_helpers import document_steps, landed_records, run_traced
 
 #: The trial's tool error, byte for byte (776 bytes as UTF-8).
 TOOL_ERROR = (
@@ -193,12 +191,7 @@ def test_a_chain_step_error_the_app_went_on_after_is_said(tmp_path, receiver_fac
     error's first line and the run, and the error lands whole. Every figure is read from the staged arrivals."""
     root = tmp_path / "root"
     rcv = receiver_factory(root)
-    env = {**os.environ, "LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": rcv.url, "LANGSMITH_API_KEY": "any",
-           "LANGSMITH_PROJECT": "caught", "PYTHONWARNINGS": "ignore"}
-    app = Path(__file__).resolve().parent / "caught_app.py"
-    p = subprocess.run([sys.executable, str(app), "caught-1"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0 and p.stdout.strip() == "from the backup store", p.stdout + p.stderr
-    rcv.stop()
+    run_traced(rcv, tmp_path, "caught_app.py", "caught-1", project="caught", says="from the backup store")
     errors = _staged_errors(root)
     assert list(errors) == ["primary"], errors  # the only run that ended with an error
     rid, err = errors["primary"]
