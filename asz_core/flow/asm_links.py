@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .asm_state import State, ref_of
+from .asm_state import CONTENT_PART_KINDS, State, ref_of
 from .model import kind_id, make_id
 
 __all__ = ["stage1_links", "stage3_going_on", "going_on_calls", "going_on_ids", "needs_relink", "conversation_ref", "SHARED_REASON"]
@@ -61,6 +61,7 @@ def stage1_links(st: State) -> None:
             if ev:
                 st.relate("continues", here, conversation_ref(earlier), "exact_unique",
                           f"{len(ev)} records repeat records of session {earlier} with their ids", ev)
+        sidecars_drawn_there(st)
     if links:
         for later, ids in sorted(links.later.items()):
             ev = [ref_of(e) for e in st.canonical if e.id in ids]
@@ -84,6 +85,21 @@ def stage1_links(st: State) -> None:
             st.relate("continues", here, conversation_ref(other), "exact_unique",
                       f"a record's parent is a record of session {other}", [ref_of(k) for k in kids])
     st.stats["repeated"] = len(st.repeated)
+
+
+def sidecars_drawn_there(st: State) -> None:
+    """A child stream every record with an id of which repeats a session this one continues (a sub-agent of that
+    session, drawn there under the call that started it) is no stream here: its records with no id and no content
+    (Claude Code's ``agent-*.meta.json`` sidecar, which that session landed too) leave ``canonical`` with the repeats,
+    so no stream, talk or ``spawn_of_child`` entry is made of it (trial 46b F4: every copy of ef958aa1 drew six empty
+    "Subagent: parent call not found" talks and left six entries open; its parent calls are in the session it
+    continues). A stream holding a record of its own stays, with its sidecar."""
+    there = {e.stream for e in st.repeated if e.stream and e.stream != "main"}
+    there -= {e.stream for e in st.canonical if e.stream in there
+              and (e.id or any(p.k in CONTENT_PART_KINDS for p in e.parts))}
+    if there:
+        st.canonical = [e for e in st.canonical if e.stream not in there]
+        st.stats["streams_drawn_there"] = len(there)
 
 
 def going_on_calls(mine: dict, theirs: dict, same: set[str]) -> set[str]:
