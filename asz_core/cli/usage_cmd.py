@@ -67,7 +67,7 @@ def usage(
 
     Rows and order. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model and instance by name) unless --sort says cost, tokens or calls; --order asc or desc turns them around. A week starts on Monday in --tz.
 
-    Blocks. A block is the 5-hour window a Claude subscription's limits reset in, estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever the filters keep; a line names the block still open, with its burn rate (its tokens and cost per hour from its first call to its last) and what it will have counted at its end at that rate, as ccusage reckons them (--json: start, end, active, burn_rate, projection).
+    Blocks. A block is the 5-hour window a Claude subscription's limits reset in, estimated from the calls' times as ccusage does: it starts at its first call's hour (UTC) and holds the calls made less than 5 hours after that and after the call before; every call of the root shapes the blocks, whatever the filters keep; a line names the block still open (a block starting after now, its calls timed ahead of this machine's clock, is not open: a line says so; --json: after_now), with its burn rate (its tokens and cost per hour from its first call to its last) and what it will have counted at its end at that rate, as ccusage reckons them (--json: start, end, active, burn_rate, projection).
 
     The table. A terminal too narrow for the table leaves out MODELS, then INPUT … CACHE READ (said on stderr); a figure is never cut: each figure column widens to its largest value. The MODELS column names each model without claude- and its date (claude-haiku-4-5-20251001 is haiku-4-5), +N for those that do not fit; --breakdown and the model view give each model in full. The table's CALLS column is that count (calls_with_usage in --json: those with usage); a row whose calls carry no usage at all (Kiro meters credits, not tokens) reads "not recorded" in TOTAL and - in the other figures, never 0 (--json: usage_recorded false, its usage's counts null; --format csv or md: its token cells empty).
 
@@ -217,7 +217,10 @@ def _open_block(rows: list[dict], active: bool) -> list[dict]:
         return rows
     open_now = [r for r in rows if r.get("active")]
     if not open_now:
-        typer.echo("asz usage: no block is open now (the last block's 5 hours are over; asz usage blocks lists them all)", err=True)
+        ahead = [r["block"] for r in rows if r.get("after_now")]  # its calls timed after now: not open (46a F4)
+        typer.echo("asz usage: no block is open now (" + (f"block {', '.join(ahead)} starts after now: its calls are timed "
+                   "ahead of this machine's clock; " if ahead else "the last block's 5 hours are over; ")
+                   + "asz usage blocks lists them all)", err=True)
         raise typer.Exit(1)
     return open_now
 

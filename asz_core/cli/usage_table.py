@@ -277,7 +277,7 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     [typer.echo(f"! {line}") for line in stopped_lines(list(stopped), shown)]  # later lines in no figure (46a F1)
     if undescribed:
         typer.echo(undescribed_line(undescribed, key, shown, undescribed_named))
-    for line in [active_line(r) for r in rows if r.get("active")] + [credits_line(rows, key, t, breakdown and key != "model"),
+    for line in [active_line(r) for r in rows if r.get("active") or r.get("after_now")] + [credits_line(rows, key, t, breakdown and key != "model"),
                                                                       _partial_line(rows, t, label_of)]:
         typer.echo(line) if line else None
     short = {h["conversation"]: h for h in incomplete_sum(rows)}  # the total's: a conversation's calls of every row
@@ -329,17 +329,26 @@ def _kinds_line(row: dict, name: str, width: int, hide: frozenset) -> None:
 
 
 def active_line(row: dict) -> str:
-    """The line naming a block still open (``active``): when it ends and how long from now, in the block's zone."""
+    """The line naming a block still open (``active``): when it ends and how long from now, in the block's zone; or
+    one whose start is after now (``after_now``), not open (trial 46a F4)."""
     import datetime as dt
     import time
 
     from ..sessiondata.times import format_duration
 
+    if not row.get("active"):
+        return after_now_line(row)
     end = dt.datetime.fromisoformat(row["block"]) + dt.timedelta(milliseconds=row["end"] - row["start"])
     minutes = -(-max(0, row["end"] - int(time.time() * 1000)) // 60_000)  # whole minutes, rounded up
     return (f"> block {row['block']} is open: it ends at {end.isoformat(timespec='minutes')}, "
             f"{format_duration(minutes * 60)} from now (a call after that starts the next block); "
             + burn_words(row, end.tzinfo))
+
+
+def after_now_line(row: dict) -> str:
+    """``> block … starts after now …``: a block whose calls are timed after this machine's clock (trial 46a F4)."""
+    return (f"> block {row['block']} starts after now: its calls are timed ahead of this machine's clock (a clock set "
+            "ahead, or a transcript from a machine whose clock is), so it is not open and has no burn rate or projection")
 
 
 def burn_words(row: dict, zone) -> str:

@@ -23,7 +23,7 @@ _COUNTS = ("long_context_calls", "rate_not_priced_calls", "rate_not_checked_call
 def flat_row(row: dict) -> dict:
     """One ``asz usage blocks --json`` row (or its total) in ``/api/usage``'s row shape: ``block`` (its start in the
     zone asked, ``2025-11-14T17:00+00:00``; ``(no time)`` for the calls whose records carry none), ``start``, ``end``
-    (unix ms; absent on the no-time row), ``active``, ``models``, ``calls``, ``calls_with_usage`` (how many of them carry
+    (unix ms; absent on the no-time row), ``active``, ``after_now`` (its start after now: not open), ``models``, ``calls``, ``calls_with_usage`` (how many of them carry
     token counts: the page marks the row ``+`` where ``0 < calls_with_usage < calls``, as ``/api/usage``'s rows and
     ``asz usage blocks``' row key; session 40), ``in``, ``out``, ``cache_read``,
     ``cache_write`` (and ``cache_write_1h`` where some; each null where no call recorded a token count:
@@ -33,7 +33,7 @@ def flat_row(row: dict) -> dict:
     ``burn_rate`` and ``projection`` (the open block's, else null) and ``held_back`` where some of its calls do not
     verify (the command's list)."""
     usage, cost = row.get("usage") or {}, row.get("cost") or {}
-    out = {k: row[k] for k in ("block", "start", "end", "active") if k in row}
+    out = {k: row[k] for k in ("block", "start", "end", "active", "after_now") if k in row}
     out.update(models=row.get("models", []), calls=row["calls"], calls_with_usage=row["calls_with_usage"],
                **{k: usage.get(k) for k in ("in", "out", "cache_read", "cache_write")},
                cost=cost.get("usd"), cost_exact=cost.get("usd_exact"))

@@ -13,6 +13,9 @@ Every call of the root with a time shapes the blocks (a held-back call too: it w
 The **burn rate** of the open block (:func:`burn`) is ccusage's arithmetic: the block's tokens (the four counts) and
 cost over the time from its first counted call to its last, per hour; the **projection** adds to them that rate over
 the time from now to the block's end: what the block will have counted at its end if the calls go on at that pace.
+A block is open (``active``) only from its start to its end: one whose calls are timed after now (a clock ahead, a
+transcript from another machine) starts after now, is not open and has no projection, which would otherwise run
+from now past its 5 hours (trial 46a F4: "ends at 2026-12-08T02:00, 15h13m from now"); its row says ``after_now``.
 """
 
 from __future__ import annotations
@@ -69,14 +72,16 @@ def burn(tokens: int, usd: float, first: int | None, last: int | None, end: int,
 
 def block_keys(rows: list[dict], starts: dict[str, int], now: int) -> None:
     """Add to each of ``asz usage blocks``' rows (:func:`~asz_core.view.usage_report.report`'s, with ``from`` and
-    ``to``) its block's ``start``, ``end``, ``active``, and ``burn_rate`` and ``projection`` (the open block's,
-    :func:`burn`; null on the others); ``starts`` block name -> start (unix ms), ``now`` unix ms."""
+    ``to``) its block's ``start``, ``end``, ``active`` (its start at or before ``now``, its end after: module
+    docstring), ``after_now`` (its start after ``now``: trial 46a F4), and ``burn_rate`` and ``projection`` (the open
+    block's, :func:`burn`; null on the others); ``starts`` block name -> start (unix ms), ``now`` unix ms."""
     for r in rows:
         start = starts.get(r["block"])
         if start is None:  # the NO_TIME row
             continue
         last = r["to"] if r["to"] is not None else start
-        r.update(start=start, end=start + BLOCK_MS, active=now < start + BLOCK_MS and now - last < BLOCK_MS)
+        r.update(start=start, end=start + BLOCK_MS, active=start <= now < start + BLOCK_MS and now - last < BLOCK_MS,
+                 after_now=start > now)
         tokens = sum(r["usage"][k] for k in ("in", "out", "cache_read", "cache_write"))
         got = burn(tokens, r["cost"]["usd"], r["from"], r["to"], r["end"], now) if r["active"] else None
         r.update(burn_rate=got[0] if got else None, projection=got[1] if got else None)

@@ -50,3 +50,33 @@ def test_blocks_active_is_the_open_block_alone(tmp_path):
     assert p.returncode == 1 and p.stdout == "" and "no block is open now" in p.stderr
     p = asz("usage", "daily", "--active", "--root", old, check=False)
     assert p.returncode == 2 and "--active is the blocks view's" in p.stderr
+
+
+def test_a_block_timed_after_now_is_not_open(tmp_path):
+    """Trial 46a F4: a transcript whose lines are timed ahead of the clock made a second block "open", its projection
+    running from now to its end 15 h away, past a block's 5 hours. Such a block is not open (``after_now``, a line
+    says why), and the open block's projection ends at its own end, 5 hours after its start at most."""
+    now = dt.datetime.now(dt.timezone.utc)
+    calls = [_call(1, now - dt.timedelta(minutes=20), (7, 11)), _call(2, now - dt.timedelta(minutes=10), (5, 3)),
+             _call(3, now + dt.timedelta(hours=6), (100, 200)), _call(4, now + dt.timedelta(hours=6, minutes=30), (1, 2))]
+    root = _root(tmp_path / "a", calls)
+    rows = json.loads(asz("usage", "blocks", "--json", "--total-once", "--tz", "UTC", "--root", root).stdout)["rows"]
+    here, ahead = rows  # the premise: two blocks, the calls 6 h apart
+    assert (here["calls"], ahead["calls"]) == (2, 2)
+    assert here["active"] is True and here["after_now"] is False and here["projection"] is not None
+    assert 0 < here["projection"]["remaining_ms"] <= here["end"] - here["start"] == 5 * 3_600_000
+    assert here["end"] - here["projection"]["at"] == here["projection"]["remaining_ms"]
+    assert ahead["active"] is False and ahead["after_now"] is True
+    assert ahead["burn_rate"] is None and ahead["projection"] is None
+    text = asz("usage", "blocks", "--tz", "UTC", "--root", root).stdout.splitlines()
+    assert [x for x in text if x.startswith("> block ")] == [
+        x for x in text if x.startswith(f"> block {here['block']} is open: ")] + [
+        f"> block {ahead['block']} starts after now: its calls are timed ahead of this machine's clock (a clock set "
+        "ahead, or a transcript from a machine whose clock is), so it is not open and has no burn rate or projection"]
+    (only,) = json.loads(asz("usage", "blocks", "--active", "--json", "--total-once", "--root", root).stdout)["rows"]
+    assert only["block"] == here["block"] and only["calls"] == 2
+
+    later = _root(tmp_path / "b", calls[2:])
+    p = asz("usage", "blocks", "--active", "--tz", "UTC", "--root", later, check=False)
+    assert p.returncode == 1 and p.stdout == ""
+    assert f"no block is open now (block {ahead['block']} starts after now: its calls are timed ahead" in p.stderr
