@@ -119,15 +119,28 @@ def stage5_spawns(st: State) -> None:
         resolved += 1
 
     orphans = 0
+    there = started_there(st)
     for s in st.streams:
         if s.role != "main" and s.name not in spawned:
             orphans += 1
-            if s.name in missing_call:
+            if s.name in there:
+                reason = (f"the call that started it is drawn in session {there[s.name]}, which this one continues (the "
+                          "record naming this stream repeats one of that session's)")
+            elif s.name in missing_call:
                 reason = f"its sidecar names call {missing_call[s.name]}, which was never landed"
             else:
                 reason = "no landed record names the call that started this stream"
             st.open("spawn_of_child", s.name, reason)
     st.stats.update(spawns=len(edges), spawns_resolved=resolved, children_orphan=orphans)
+
+
+def started_there(st: State) -> dict[str, str]:
+    """Child stream -> the session this one continues whose record, repeated here (drawn there, stage 1b), names it:
+    the call that started it is drawn in that session, not lost (trial 46b F4: a copy's sub-agent read "no landed
+    record names the call")."""
+    links = getattr(st, "links", None)
+    repeated_of = links.repeated if links else {}
+    return {e.child: repeated_of[e.id] for e in st.repeated if e.child and e.id in repeated_of}
 
 
 def stage6_epochs(st: State) -> None:

@@ -23,23 +23,36 @@ FIRST = "0df0fadc-d339-3b0f-a1d5-51dc51f10900"  # trial 46b's names: the copy th
 COPY = "4ba20f83-1111-4222-8333-444444444444"
 
 
+AGENT = "a36efb2a1231c41e2"  # the sub-agent a copy goes on in (test_a_sub_agent_going_on_in_a_copy_says_where)
+
+
+def _labels(src: Path) -> list[str]:
+    """The sub-agents' labels, from their meta.json files (asserting six, each with its sidecar)."""
+    agents = sorted((src / SOURCE / "subagents").glob("agent-*.jsonl"))
+    labels = sorted(json.loads(p.with_suffix(".meta.json").read_text(encoding="utf-8"))["description"] for p in agents)
+    assert len(agents) == len(labels) == 6
+    return labels
+
+
+def _copy(src: Path, to: Path, new: str) -> Path:
+    """ef958aa1 and its subagents folder under ``new`` in ``to`` (every byte's old id replaced); its folder."""
+    (to / new / "subagents").mkdir(parents=True)
+    (to / f"{new}.jsonl").write_bytes((src / f"{SOURCE}.jsonl").read_bytes().replace(SOURCE.encode(), new.encode()))
+    for f in (src / SOURCE / "subagents").iterdir():
+        (to / new / "subagents" / f.name).write_bytes(f.read_bytes().replace(SOURCE.encode(), new.encode()))
+    return to / new
+
+
 @pytest.fixture(scope="module")
 def copies(corpus_source, tmp_path_factory) -> tuple[Path, list[str]]:
     """(root, the sub-agents' labels from their meta.json files): FIRST and COPY collected into a new root."""
     base = tmp_path_factory.mktemp("continued-subagents")
     src = corpus_source / PROJECT
-    agents = sorted((src / SOURCE / "subagents").glob("agent-*.jsonl"))
-    labels = sorted(json.loads(p.with_suffix(".meta.json").read_text(encoding="utf-8"))["description"] for p in agents)
-    assert len(agents) == len(labels) == 6  # the premise: six sub-agents, each with its sidecar
     for new in (FIRST, COPY):
-        to = base / "projects" / PROJECT
-        (to / new / "subagents").mkdir(parents=True)
-        (to / f"{new}.jsonl").write_bytes((src / f"{SOURCE}.jsonl").read_bytes().replace(SOURCE.encode(), new.encode()))
-        for f in (src / SOURCE / "subagents").iterdir():
-            (to / new / "subagents" / f.name).write_bytes(f.read_bytes().replace(SOURCE.encode(), new.encode()))
+        _copy(src, base / "projects" / PROJECT, new)
     root = base / "root"
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
-    return root, labels
+    return root, _labels(src)
 
 
 def test_a_continuing_copy_counts_no_talk_and_leaves_no_spawn_open(copies):
@@ -65,3 +78,26 @@ def test_the_copy_s_md_draws_no_empty_sub_agent_and_the_first_draws_each(copies)
     assert [s["name"] for s in doc["streams"]] == ["main"] and doc["unresolved"] == []
     there = [d for d in doc["not_drawn"] if (d.get("of") or {}).get("conversation") == FIRST]
     assert len(there) == doc["summary"]["coverage"]["records"] == doc["summary"]["repeated"]
+
+
+def test_a_sub_agent_going_on_in_a_copy_says_where_its_call_is(corpus_source, tmp_path):
+    """A copy whose sub-agent file holds a line of its own after the repeated ones keeps that sub-agent's stream and
+    talk; its open entry says the call that started it is drawn in the session it continues, not that no landed
+    record names it."""
+    src = corpus_source / PROJECT
+    _copy(src, tmp_path / "projects" / PROJECT, FIRST)
+    agent = _copy(src, tmp_path / "projects" / PROJECT, COPY) / "subagents" / f"agent-{AGENT}.jsonl"
+    last = json.loads(agent.read_bytes().splitlines()[-1])
+    line = {**{k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version", "agentId") if k in last},
+            "type": "user", "parentUuid": last["uuid"], "uuid": "99999999-9999-4999-8999-999999999999",
+            "timestamp": "2026-04-18T15:30:00.000Z", "message": {"role": "user", "content": "one more thing"}}
+    with agent.open("ab") as f:
+        f.write(json.dumps(line).encode() + b"\n")
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root))
+    doc = json.loads(asz("export", COPY, "--format", "json", "--root", str(root)).stdout)
+    assert doc["summary"]["continues"] == FIRST and doc["summary"]["talks"] == 1
+    assert [s["name"] for s in doc["streams"]] == ["main", AGENT]
+    assert [(u["id"], u["state"], u["reason"]) for u in doc["unresolved"]] == [
+        (f"unres/spawn_of_child/{AGENT}", "open", f"the call that started it is drawn in session {FIRST}, which this "
+         "one continues (the record naming this stream repeats one of that session's)")]
