@@ -31,7 +31,8 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id; one no landed model call asked for has a call of its own, from its inputs; "
              "a retriever run (run_type: retriever) is such a tool: its query the call's input, its documents the result"),
     "message.external": ("inputs.messages", "inputs of a trace's first run", "the last human message; a decorated function's first string argument; a run whose parent never landed reads as a first "
-                         "run, but for a LangGraph node's (langgraph_node metadata): what the graph passed a node is no person's input"),
+                         "run, but for a LangGraph node's (langgraph_node metadata) or once its trace gave a person's input: what the graph "
+                         "or a chain passed a run is no person's input"),
     "message.assistant": ("outputs.generations[].message.kwargs.content", "outputs of a run with run_type llm", "text blocks of the model output"),
     "result_of": ("tool_call_id", "extra.tool_call_id of a tool run, or its ToolMessage", "a failed tool without one joins only to the one unanswered call of its name"),
     "epoch.boundary": ("additional_kwargs.lc_source: summarization", "a message in the outputs of a run", "written by SummarizationMiddleware"),

@@ -43,7 +43,8 @@ never landed is read as the first run of its trace (trial 37b F2). Posts whose p
 form a cycle among what waits (``A`` → ``B`` → ``A``) never find a parent: once nothing else
 moves they land in that pass, each as a first run, ``waited: cycle``. A LangGraph node's run whose parent never landed
 (``graph_node``) is read by its own kind, not as a first run: what the graph passed the node is no person's input, so
-it gives no prompt, only the conversation's title when its state holds a person's message (trial 46b F3).
+it gives no prompt, only the conversation's title when its state holds a person's message (trial 46b F3); so is one
+whose trace already gave a person's input (``traces[trace]["q"]``): a trace has one.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ from .ancestry import in_cycles, never_came, trace_of
 from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
-from .runs import (TITLE_MAX, args_text, error_text, graph_node, has_end, human_text, message_text, metadata, rfc3339, run_kind,
-                   summary_messages, title_of, tool_calls)
+from .runs import (TITLE_MAX, args_text, error_text, graph_node, has_end, human_text, message_text, metadata, resume_text, rfc3339,
+                   run_kind, summary_messages, title_of, tool_calls)
 
 __all__ = [
     "INGEST",
@@ -251,11 +252,12 @@ class _Pass:
             return False
         # A run whose parent never landed (it never arrived, or a cycle) is the first run of what lands of its trace:
         # its values are read as a trace's first run's are, since no record above it carries them (trial 37b F2),
-        # but for a LangGraph node's (``node``): what the graph passed it is no person's input (trial 46b F3).
+        # but for a LangGraph node's, or once a run of its trace gave the person's input (``node``): what the graph
+        # or the chain above passed it is no person's input (trial 46b F3).
         root = parent is None
-        node = root and bool(pid) and a.get("waited") != "cycle" and graph_node(run)
-        kind = run_kind(run, root and not node)
         trace = run.get("trace_id") if isinstance(run.get("trace_id"), str) and run.get("trace_id") else (parent["t"] if parent else rid)
+        node = root and bool(pid) and a.get("waited") != "cycle" and (graph_node(run) or self.st["traces"].get(trace, {}).get("q"))
+        kind = run_kind(run, root and not node)
         session = self.session_of(run, parent)
         same = parent is not None and parent["s"] == session
         if not same:
@@ -287,6 +289,8 @@ class _Pass:
             if not text and kind == "root":
                 text = args_text(run.get("inputs"))
             self.title_once(session, title_of(text) or mem["n"], a.get("received", ""), named=not title_of(text))
+            if root and not node and (text or resume_text(run.get("inputs"))) and kind in ("root", "llm"):
+                self.st["traces"].setdefault(trace, {"calls": {}, "answered": []})["q"] = True  # the trace's input: once
             if root and not node and kind == "llm" and text:
                 # A trace that is one model call: its human message is the talk's input.
                 self.emit(session, stream, {"asz": {"kind": "input", "id": f"{rid}:input", "run": trace, "text": text,

@@ -183,3 +183,25 @@ def test_a_graph_whose_first_run_was_lost_invents_no_prompt(tmp_path, receiver_f
     doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
     assert doc["summary"]["title"] == question
     assert "prompt" not in _kinds(run_asz, root, "Lisbon")
+
+
+def test_a_chain_whose_first_run_was_lost_gives_its_question_once(tmp_path, receiver_factory, run_asz):
+    """rag_app.py's trace with its first run (``RunnableSequence``) taken out of what the receiver staged: its children
+    land with what is known. The first of them holds the question it was given and is the person's input, once; the
+    model call below the prompt template, whose human message is the template's (``Context: … Question: …``), is
+    read as a model call and gives no derived input (before, the audit form drew both as prompts)."""
+    root = tmp_path / "root"
+    rcv = receiver_factory(root)
+    run_traced(rcv, tmp_path, "rag_app.py", "rag-lost", project="rag", says="30 days, under policy RP-7.")
+    [staged] = sorted((root / "_ingest" / "langsmith" / "inbox").glob("*.jsonl"))
+    arrivals = [json.loads(line) for line in staged.read_text().splitlines()]
+    first = next(a["id"] for a in arrivals if a["op"] == "post" and not a["run"].get("parent_run_id"))
+    question = next(a for a in arrivals if a["id"] == first)["run"]["inputs"]["input"]
+    staged.write_text("".join(json.dumps(a) + "\n" for a in arrivals if a["id"] != first))
+    _collect(run_asz, root, passes=4)
+    recs = landed_records(root)
+    asked = [(r.id, [p.text for p in r.parts if p.k == "text"]) for r in recs.values() if "external_input" in r.flags]
+    assert len(asked) == 1 and asked[0][1] == [question], asked
+    assert not [rid for rid in recs if rid.endswith(":input")]
+    text = run_asz("export", _session(root, "ls-rag-rag-lost-"), "--format", "text", "--root", str(root)).stdout
+    assert text.count("] prompt") == 1 and "| Context:" not in text, text
