@@ -29,13 +29,13 @@ from starlette.routing import Route
 
 from ..sessiondata.jsonbytes import dumps_wide
 from .access import BASE_KEY, TokenGate
-from .at_once import Recent
+from .at_once import OWN_THREADS, Recent, own_threads
 from .found_store import GZIP_OVER
 from .page_secrets import HEADER, MASKED, masked_line
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, known_params, parse_query, query_window
-from .background import list_note
+from .list_answer import conversations_answer, sent_by  # noqa: F401  (sent_by: this module's name before)
 from .state import ViewState
 
 __all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
@@ -185,65 +185,6 @@ def _keys(request, pairs, hide):
     return _json(keys_answer())
 
 
-def _conversations(request, pairs, hide):
-    """``{"root", "conversations", "note", "shown_ids", "total", "of", "offset", "limit", "sort", "filters"}``: the rows the query
-    keeps (:func:`~asz_core.view.list_query.list_query`: ``asz ls``'s filters, order and a page; each with ``sent_by``
-    in a root that holds received data, :func:`sent_by`; a credential in a row's project or branch masked as ``asz ls``
-    masks it, :func:`~asz_core.view.secret_forms.shown_places`, with ``--no-redact`` too, as its title), ``total`` how many
-    match, ``of`` how many are listed in the root; ``note``: why the list is empty, the landed sessions with no
-    chain, then what ``asz ls`` says on stderr of the rows (a window cannot place one; the filters match none);
-    ``shown_ids``: each row's id and the id it continues as the page shortens it (:func:`~asz_core.storage.ids.unique_prefixes`
-    among the root's conversations: 8 characters or more, whole where a prefix would read as another id)."""
-    from .list_query import Snapshot, kept_ordered, list_page, list_query, next_page, snapshot_page
-
-    state = _state(request)
-    q = list_query(pairs, state.root)  # a dialect its conversations landed in, installed or not (trial 35a F6)
-    snaps = _snapshots(request)
-    snap = snaps.get(q.snapshot) if q.snapshot else None  # 410 for one not kept
-    convs = state.conversations()
-    note = list_note(state, convs)  # what is still being read, or why a landed session is not listed
-    rows = [state.row(c, hide, wait=False) for c in convs]  # at once: what is not counted yet is marked and counted behind
-    behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
-    if behind:
-        state.count_behind(behind, hide)
-    more: dict = {}
-    if snap is not None:  # the kept order's page, each row as it is now (trial 36a F2)
-        page, gone = snapshot_page(rows, q, snap)
-        total, said, token = len(snap.ids), [], q.snapshot
-        more = {"gone": gone} if gone else {}
-    else:
-        ordered = kept_ordered(rows, q, str(state.root))
-        page, total, said = list_page(rows, q, str(state.root), ordered)
-        token = snaps.keep(Snapshot(tuple(r["id"] for r in ordered), q.sort, q.given)) if q.limit else None
-    if token is not None:
-        more.update(snapshot=token, next=next_page(token, q, total))
-    from .secret_forms import shown_places  # a cwd's or branch's credential masked as asz ls masks it (review37, 37a F2)
-
-    page = [shown_places(r) for r in sent_by(state.root, page)]
-    from ..storage.ids import unique_prefixes  # an id the page shortens, as every list does (trial 43c F9)
-
-    named = [x for r in page for x in (r.get("id"), r.get("continues")) if isinstance(x, str) and x]
-    return _json({"root": os.path.abspath(state.root), "conversations": page, "note": "\n".join(x for x in (note, *said) if x),
-                  "shown_ids": unique_prefixes(named, convs),
-                  "total": total, "of": len(rows), "offset": q.offset, "limit": q.limit,
-                  "sort": snap.sort if snap else q.sort, "filters": snap.given if snap else q.given, **more},
-                 headers=TITLES_MASKED)
-
-
-_SNAPSHOTS_LOCK = threading.Lock()
-
-
-def _snapshots(request: Request):
-    """The server's :class:`~asz_core.view.list_query.ListSnapshots` (made on first use, kept on the application)."""
-    from .list_query import ListSnapshots
-
-    with _SNAPSHOTS_LOCK:
-        got = getattr(request.app.state, "list_snapshots", None)
-        if got is None:
-            got = request.app.state.list_snapshots = ListSnapshots()
-        return got
-
-
 #: The header of the answers whose texts are titles and snippets (``/api/conversations``, ``/api/search``): always
 #: :data:`~asz_core.view.page_secrets.MASKED`, with ``--no-redact`` too, for every reader prints a title and a snippet
 #: with its credentials masked (``asz ls``, ``asz search``: :func:`~asz_core.view.secret_forms.shown_title`,
@@ -251,23 +192,10 @@ def _snapshots(request: Request):
 TITLES_MASKED = {HEADER: MASKED}
 
 
-def sent_by(root, rows: list[dict]) -> list[dict]:
-    """``rows`` (``/api/conversations``' page), each with ``sent_by`` (:func:`~asz_core.storage.senders.instance_label`
-    of its sender record: the instance ids that sent it, as ``asz ls`` prints SENT BY; ``(not received)`` for one no
-    receiver landed) when the root holds received data (a ``_received`` folder: trial 28a F3), read once the requests
-    ``asz receive`` is landing have ended (:func:`~asz_core.storage.senders.settled_senders`); else ``rows`` as they
-    are. Each also with ``sent_by_senders`` (:func:`~asz_core.storage.senders.named_senders`: each sender's label,
-    instance id and credential), what the page's Sent by filter lists and matches by the id and credential recorded,
-    never by a label's words (review34), and ``also_held_by`` (ids whose copy was refused as held whole; trial 45c F3)."""
-    from pathlib import Path
-
-    from ..storage.senders import ALSO_HELD, RECEIVED, instance_label, named_senders, settled_senders
-
-    if not (Path(root) / RECEIVED).is_dir():
-        return rows
-    got = settled_senders(root, {r["id"] for r in rows})  # after the requests in flight (trial 31a F1)
-    return [{**r, "sent_by": instance_label(got[r["id"]]), "sent_by_senders": named_senders(got[r["id"]]),
-             "also_held_by": [s["instance"] for s in got[r["id"]] if s.get(ALSO_HELD)]} for r in rows]  # 45c F3
+def _conversations(request, pairs, hide):
+    """``/api/conversations``: :func:`~asz_core.view.list_answer.conversations_answer`'s body (shared by the requests
+    asking the same at once: trial 46c F1), its titles masked (:data:`TITLES_MASKED`)."""
+    return _json(conversations_answer(request, pairs, hide), headers=TITLES_MASKED)
 
 
 def _view(request, pairs, hide):
@@ -592,7 +520,8 @@ def create_app(state: ViewState, *, listen_host: str = "127.0.0.1", extra: Seque
     400/401/403/404/409 JSON, anything unexpected 500 JSON without details of the root.
     """
     routes = [Route("/", _page), Route("/c/{id}", _page), Route("/static/{name:path}", _static)]
-    routes += [Route(path, api(handler)) for path, handler in [*API_ROUTES, *extra]]
+    routes += [Route(path, own_threads(api(handler), OWN_THREADS[path]) if path in OWN_THREADS else api(handler))
+               for path, handler in [*API_ROUTES, *extra]]  # status and the list: threads of their own (46c F1)
     app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
     app.state.view = state
     if token:

@@ -9,7 +9,16 @@ took seconds, and nothing bounded costly searches).
   code ``busy`` and ``Retry-After: 1``, instead of waiting in a thread every other answer needs (docs/view.md,
   Errors).
 
-``bench/status_burst.py`` measures both against the cheapest answer in the same run.
+- :class:`Shared`: one value per key computed by one thread at a time, and taken by every caller that arrived before
+  that computation started: a burst of ``/api/conversations`` builds the rows and the answer once, not once a
+  request (trial 46c F1: 50 at once, 935 rows, froze the server for 15 minutes).
+- :func:`own_threads`: a route answered in threads of its own bound (:data:`OWN_THREADS`), its requests waiting in the
+  event loop for one, never in the thread pool every other route shares: ``/api/status`` is answered while a burst of
+  lists is (trial 46c F1: 40 list requests held the pool's 40 threads), and a list request whose client left while it
+  waited costs nothing.
+
+``bench/status_burst.py`` measures the first two against the cheapest answer in the same run, ``bench/server_burst.py``
+the last two.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-__all__ = ["STATUS_KEPT", "SEARCHES_AT_ONCE", "Recent", "AtOnce"]
+__all__ = ["STATUS_KEPT", "SEARCHES_AT_ONCE", "OWN_THREADS", "Recent", "AtOnce", "Shared", "own_threads"]
 
 T = TypeVar("T")
 
@@ -29,6 +38,9 @@ STATUS_KEPT = 1.0
 #: The most searches and tool-use readings (``/api/search``, ``/api/tools``, one bound) the server runs together; they share one interpreter, so more at once only
 #: makes each slower, and each holds one of the threads every request is answered in.
 SEARCHES_AT_ONCE = 4
+#: The routes answered in threads of their own (:func:`own_threads`), with how many of their requests run at once: a
+#: list answer is built once for the requests that wait for it (:class:`Shared`), so more at once only splits the CPU.
+OWN_THREADS = {"/api/status": 4, "/api/conversations": 2}
 
 
 class Recent(Generic[T]):
@@ -86,3 +98,66 @@ class AtOnce:
             yield
         finally:
             self._slots.release()
+
+
+class Shared:
+    """One value per key, computed by one thread at a time (:meth:`get`); at most ``kept`` keys kept, the oldest used
+    dropped first. Thread-safe."""
+
+    def __init__(self, kept: int = 32):
+        self._kept = kept
+        self._guard = threading.Lock()
+        self._locks: dict[Any, threading.Lock] = {}
+        self._got: dict[Any, tuple[float, Any]] = {}  # key -> (when its computation started, monotonic; value)
+
+    def get(self, key: Any, since: float, make: Callable[[], T]) -> tuple[float, T]:
+        """``(started, value)``: the value kept under ``key`` when its computation started at ``since`` (monotonic) or
+        later, so it read nothing older than a caller that arrived at ``since`` would have read itself; else
+        ``make()``'s, computed now (a caller finding another thread computing it waits, then takes that one's)."""
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                hit = self._got.get(key)
+            if hit is not None and hit[0] >= since:
+                return hit
+            started = time.monotonic()
+            got = (started, make())
+            with self._guard:
+                self._got.pop(key, None)
+                self._got[key] = got  # the newest last: the first ones are dropped
+                while len(self._got) > self._kept:
+                    old = next(iter(self._got))
+                    del self._got[old]
+                    self._locks.pop(old, None)  # one computing it meanwhile keeps its own; at worst two compute once
+            return got
+
+
+#: The request's arrival (monotonic) in its ASGI scope, set by :func:`own_threads`: what :meth:`Shared.get` takes.
+ARRIVED = "asz.arrived"
+
+
+def own_threads(endpoint: Callable[[Any], Any], n: int) -> Callable[[Any], Any]:
+    """An async endpoint running the sync ``endpoint(request)`` in a thread, at most ``n`` at once (an anyio capacity
+    limiter of its own, made in the event loop that first runs it, again in another: Starlette's in-process client
+    runs each request in a loop of its own): a request waits for its turn in the event loop, holding
+    no thread of the pool the other routes share; one whose client left meanwhile is not answered (nothing is built
+    for it). Its arrival is noted in its scope (:data:`ARRIVED`)."""
+    import asyncio
+
+    import anyio
+    from starlette.responses import Response
+
+    limiters: list[Any] = [None]
+
+    async def run(request):
+        request.scope.setdefault(ARRIVED, time.monotonic())
+        loop = asyncio.get_running_loop()
+        if limiters[0] is not loop:  # the turn, and the thread it runs in
+            limiters[:] = [loop, anyio.CapacityLimiter(n), anyio.CapacityLimiter(n)]
+        async with limiters[1]:
+            if await request.is_disconnected():  # gone while it waited: no answer is sent, none is built
+                return Response(b"", status_code=499)
+            return await anyio.to_thread.run_sync(endpoint, request, limiter=limiters[2])
+
+    return run

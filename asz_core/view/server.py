@@ -6,6 +6,7 @@ Reading it), origin-digest §8.3, issues 20, 22 and 23. Built on Starlette
 
 - :mod:`asz_core.view.app`: the application, its routes and security headers;
 - :mod:`asz_core.view.state`: :class:`ViewState` (rows, documents, the background checker, status);
+- :mod:`asz_core.view.list_answer`: ``/api/conversations``, built once for the requests that wait for it;
 - :mod:`asz_core.view.landed`: records, provider bodies and files read without following links;
 - :mod:`asz_core.view.query`: the strict query parser and the withheld names of a request;
 - :mod:`asz_core.view.guard`: the Host check, header and idle timeouts, the connection cap, quiet errors;
