@@ -43,10 +43,11 @@ SEEN_MAX_IDS = 100_000
 
 def _signature(ids: dict[str, IndexEntry]) -> tuple:
     """What :func:`~asz_core.flow.shared_ids.session_links` compares (its pairing) of a session's ids: the id of its first record (landed order) and, per id, the
-    record's parent, time, call, kind, payload (:func:`~asz_core.flow.index.payload_key`) and content digests (both:
-    :func:`~asz_core.flow.index.same_content` reads either). Two sessions with one signature say the same of any third."""
+    record's parent, time, call, kind, stream (:func:`~asz_core.flow.shared_ids._first_own` reads it), payload
+    (:func:`~asz_core.flow.index.payload_key`) and content digests (both: :func:`~asz_core.flow.index.same_content`
+    reads either). Two sessions with one signature say the same of any third."""
     first = min(ids.values(), key=lambda e: (e.seq, e.row)).id if ids else ""
-    return first, frozenset([(i, e.parent, e.ts, e.call, e.kind, payload_key(e), e.parts_digest, e.parts_digest_unnamed)
+    return first, frozenset([(i, e.parent, e.ts, e.call, e.kind, e.stream, payload_key(e), e.parts_digest, e.parts_digest_unnamed)
                              for i, e in ids.items()])
 
 

@@ -35,7 +35,9 @@ two sessions' indexes, whichever is parsed first):
   dialect whose runtime resumes a session in place
   (:attr:`~asz_core.plugins.adapter.Adapter.resumes_as_new_session` False:
   Kiro), where it is the later one: a copy, whole or in part, of the session
-  holding its records, which draws and counts them (trial 34a F3); equal
+  holding its records, which draws and counts them (trial 34a F3); records of a child stream the other holds no
+  record of (a sub-agent of its own, which a resume never writes again) are not records of its own: a session holding
+  one and no other is the earlier (:func:`_first_own`; trial 46a F2); equal
   times (two sessions with no record of their own: a copy of a whole session) are ordered by session name, and when
   one of them grows, the other sessions of its cluster are looked at again (:func:`add_session`).
   It continues only if it **opens by repeating**: its first record with an id
@@ -277,15 +279,23 @@ def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connecti
         return out
 
 
-def _first_own(ids: dict[str, IndexEntry], shared: set[str], copies: bool = False) -> float:
-    """The earliest time of a record whose id the other session does not hold: when there is none, -1 (the earlier
-    session: the one a resume repeats) or, ``copies`` (a dialect resuming in place), infinity (the later: a copy of the
-    session holding them); 0 when none of them carries a time."""
-    own = [e.ts for i, e in ids.items() if i not in shared]
-    if not own:
-        return float("inf") if copies else -1
-    times = [t for t in own if t is not None]
-    return min(times) if times else 0
+def _first_own(ids: dict[str, IndexEntry], shared: set[str], copies: bool = False) -> tuple[float, int]:
+    """Where the session stands beside another holding ``shared`` (the same records' ids): ``(time, rank)``, the
+    earlier one the smaller. ``time`` is the earliest time of a record of its own (an id the other does not hold) on
+    its main stream or in a child stream the other holds records of too (a sub-agent going on in a copy: trial 46b
+    F4); when there is none, -1 (the earlier session: the one a resume repeats) or, ``copies`` (a dialect resuming in
+    place), infinity (the later: a copy of the session holding them); 0 when none of them carries a time. A child
+    stream the other holds no record of (a sub-agent of its own, its files beside its session's, which a resume
+    never writes again) gives no time: a session holding one and no other record of its own is the original, -1
+    with ``rank`` 0, before a session with nothing of its own (rank 1; trial 46a F2: a resumed copy of 8463c716's main
+    file read as the original, its sub-agents' 14 calls the continuation)."""
+    both = {ids[i].stream for i in shared if i in ids}
+    own = [e for i, e in ids.items() if i not in shared]
+    counted = [e.ts for e in own if e.stream in both or e.stream in ("", "main")]
+    if not counted:
+        return (-1, 0) if own else (float("inf") if copies else -1, 1)
+    times = [t for t in counted if t is not None]
+    return min(times) if times else 0, 1
 
 
 def _take_marks(db: sqlite3.Connection, session: str, clear: bool = True) -> tuple[bool, list[tuple[str, int]]]:
@@ -337,7 +347,7 @@ def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: s
     same = {i for i in shared if _same(mine[i], theirs[i])}
     if not same:
         return shared - same, "", same
-    mine_later = (_first_own(mine, same, copies), session) > (_first_own(theirs, same, copies), other)  # theirs may be mine's dict
+    mine_later = (*_first_own(mine, same, copies), session) > (*_first_own(theirs, same, copies), other)  # theirs may be mine's dict
     first = min((mine if mine_later else theirs).values(), key=lambda e: (e.seq, e.row))
     how = "shared" if first.id not in same else "earlier" if mine_later else "later"
     return shared - same, how, same
