@@ -98,7 +98,8 @@ def _with_tables(con: sqlite3.Connection, path: Path) -> sqlite3.Connection:
         raise
     if not tables:
         con.close()
-        raise NoDatabase(f"{path}: no table in it yet (a database being made, or left empty)")
+        raise NoDatabase(f"unable to open database file: {path}: no table in it yet (a database being made, or left "
+                         "empty)")  # SQLite's words for a file not there, which its readers know (search_place.unwritable)
     return con
 
 

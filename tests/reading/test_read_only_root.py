@@ -11,6 +11,7 @@ are counted as the folders under ``_conversations``."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -127,3 +128,30 @@ def test_an_immutable_root_is_read_without_a_write_and_collect_names_what_it_cou
                                                                  f"make {root / '_collect' / '.lock'}: Operation not permitted"), p.stderr
     finally:
         subprocess.run(["chattr", "-R", "-i", str(root)], check=True)
+
+
+def test_a_search_index_with_no_table_yet_is_searched_as_one_not_there(corpus_copy, tmp_path):
+    """fix46a: a derived database whose file is there with no table in it yet (its writer stopped, or is making it)
+    reads as one not there (``read_only_db`` raises NoDatabase in SQLite's words for a missing file): ``asz search`` of a
+    read-only root holding an empty ``search-NN.sqlite`` builds its index outside the root and finds what it finds
+    with no such file, writing nothing there."""
+    from asz_core.reading.search import index_path
+
+    root = corpus_copy(tmp_path / "root")
+    _chmod(root, write=False)
+    try:
+        want = asz("search", "uv", "--root", str(root))
+    finally:
+        _chmod(root, write=True)
+    assert want.returncode == 0 and "uv" in want.stdout, want.stderr[-500:]
+    index_path(root).parent.mkdir(exist_ok=True)
+    index_path(root).write_bytes(b"")
+    _chmod(root, write=False)
+    try:
+        before = _listing(root)
+        p = asz("search", "uv", "--root", str(root))
+        timed = re.compile(r" in \d+ ms$", re.M)  # the search's own time, the one part that differs
+        assert (p.returncode, timed.sub("", p.stdout)) == (0, timed.sub("", want.stdout)), p.stderr[-500:]
+        assert _listing(root) == before
+    finally:
+        _chmod(root, write=True)
