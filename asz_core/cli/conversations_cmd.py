@@ -16,6 +16,7 @@ from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
+from ..view.list_query import counted_where_continued  # a copy with no call of its own reads 0 (trial 46a F5)
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
 from .ls_credits import credits_line
@@ -173,7 +174,7 @@ def conversations(
     Each conversation's document is built (withholding view.hide) to know its state. A conversation that does not
     verify (state incomplete or mismatch) shows its tokens and cost as held back (null in --json, with held_back
     naming the state), and a line after the table names it. One whose calls carry no token usage (Kiro meters credits),
-    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0); one whose every model call an error ended reads "none: N failed" (no call returned usage; "not recorded (N failed)" when some did not fail; --json: calls_failed). TOKENS marked + counts only some of the conversation's model calls, the others carrying no token counts (llm_calls above calls_with_usage in --json): a line after the table names each with how many. A COST
+    or with no model call at all (hook records alone), reads "not recorded" and - in TOKENS and COST, never 0 (--json: usage_recorded false, calls_with_usage 0), but a continuation with no model call of its own, all counted in the conversation it continues (one that records token counts), reads 0 and $0.00 (a line under the table says where they are counted); one whose every model call an error ended reads "none: N failed" (no call returned usage; "not recorded (N failed)" when some did not fail; --json: calls_failed). TOKENS marked + counts only some of the conversation's model calls, the others carrying no token counts (llm_calls above calls_with_usage in --json): a line after the table names each with how many. A COST
     marked ^ holds calls that ran at a rate the price table does not hold (fast mode, a priority or batch tier, a
     data-residency region), priced at standard rates: a line after the table counts them (--json:
     cost.rate_not_priced_calls); ? calls landed before asz looked at a call's rate (cost.rate_not_checked_calls). CALLS
@@ -200,7 +201,7 @@ def conversations(
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
-    rows = sorted_rows(with_senders(r, listed_rows(cmd, r, hide, filters, ids, prices), instance), sort)
+    rows = sorted_rows(with_senders(r, counted_where_continued(listed_rows(cmd, r, hide, filters, ids, prices)), instance), sort)
     rows = _labelled(rows) if as_json else rows  # /api/conversations' project_label (trial 36a F4)
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note

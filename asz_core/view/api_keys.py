@@ -41,7 +41,7 @@ API_KEYS: dict[str, dict] = {
         "when": _ROW_WHEN},
     "/api/usage": {"keys": ["hours", "counted", "conversations", "unpriced", "priced", "quarters", "no_time", "models",
                             "placed", "total", "held_back", "usage_incomplete", "complete", "credits", "untimed",
-                            "same_calls", "undescribed", "undescribed_said", "filters"],
+                            "same_calls", "undescribed", "undescribed_said", "stopped", "stopped_said", "filters"],
                    "when": {"instances": "by=instance", "two_roots": "by=instance", "periods": "by=week or by=month",
                             "periods_undescribed_said": "by=week or by=month"}},
     "/api/usage/blocks": {"keys": ["blocks", "total", "problems", "unreadable", "undescribed", "undescribed_said", "tz",

@@ -46,10 +46,11 @@ def listed_rows(state, hide) -> tuple[list[str], str, list[dict]]:
     not listed (:func:`~asz_core.view.background.list_note`), and a row for each as it is known now (at once: one not
     counted yet is marked and given to the counter, newest first)."""
     from .background import list_note
+    from .list_query import counted_where_continued
 
     convs = state.conversations()
     note = list_note(state, convs)
-    rows = [state.row(c, hide, wait=False) for c in convs]
+    rows = counted_where_continued([state.row(c, hide, wait=False) for c in convs])  # a copy with no call of its own: 0 (46a F5)
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
     if behind:
         state.count_behind(behind, hide)
