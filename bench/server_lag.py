@@ -12,7 +12,7 @@ one transcript of ``DIR`` (``--session``, else the largest main transcript) ever
 times. Each line is a real line of that transcript (its user and assistant records, in turn, from its middle), with a
 new ``uuid`` chained to the line before (``parentUuid``), new ``message.id`` and ``requestId``, and the time now.
 The lag of a line is the seconds from its append until ``/api/c/ID/view`` (what the open page polls, with its
-``If-None-Match``) is drawn from it (its ``files``' main transcript lines count it); asked every ``--poll`` seconds. Printed: each phase's lags (median, max) and
+``If-None-Match``) is drawn from it (its ``files``' main transcript records count it); asked every ``--poll`` seconds. Printed: each phase's lags (median, max) and
 the server's passes over the phase (``refreshed:`` lines: count, median and max seconds), and the load average.
 The page itself asks every 5 s, which adds up to 5 s to what a reader sees. Timing lives here, never in tests.
 """
@@ -116,9 +116,10 @@ def _view(port: int, session: str, etag: str) -> tuple[int, str, bytes]:
 
 def main_lines(body: bytes) -> int:
     """How many source lines of the main transcript the document ``body`` (``/api/c/ID/view``) is drawn from: the
-    ``lines`` of its landed transcript files of stream ``main``."""
+    records of its landed transcript files of stream ``main`` (each ``.sd`` file's ``lines`` less its header and its
+    closing line: docs/session-data.md)."""
     files = json.loads(body)["files"]
-    return sum(f["lines"] for f in files if f.get("kind") == "transcript" and f.get("stream") == "main")
+    return sum(f["lines"] - 2 for f in files if f.get("kind") == "transcript" and f.get("stream") == "main")
 
 
 def _watch(port: int, session: str, app: Appender, base: int, poll: float, limit: float) -> list[float]:
@@ -172,7 +173,9 @@ def phase(name: str, port: int, out: Path, path: Path, pool: list[dict], a) -> N
           + (f", {missing} not shown within {a.limit:g} s" if missing else "")
           + f"; {len(passes)} pass(es), median {statistics.median(passes) if passes else 0:.2f} s, max "
           f"{max(passes, default=0):.2f} s; load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"{'':<10}  lags: {' '.join(f'{x:.1f}' for x in lags)} (in append order)")
+    gaps = [b - a for a, b in zip(app.sent, app.sent[1:])]
+    print(f"{'':<10}  lags: {' '.join(f'{x:.1f}' for x in lags)} (in append order); appends over "
+          f"{app.sent[-1] - app.sent[0]:.1f} s, gaps {min(gaps, default=0):.2f}..{max(gaps, default=0):.2f} s")
 
 
 def main(argv=None) -> int:
@@ -195,7 +198,8 @@ def main(argv=None) -> int:
         out = Path(tmp) / "server.out"
         with open(out, "wb") as fo:
             proc = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "server", "--root", a.root, "--source",
-                                     a.source, "--port", str(port)], stdout=fo, stderr=subprocess.DEVNULL)
+                                     a.source, "--port", str(port)], stdout=fo, stderr=subprocess.DEVNULL,
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})  # each refreshed: line as it is said
         busy: list[subprocess.Popen] = []
         try:
             print(f"appending to {path} ({path.stat().st_size / 1e6:.1f} MB), one line every {a.every:g} s")
