@@ -244,7 +244,14 @@ def _quoted(text: str, a: int, b: int) -> bool:
 def looks_token(value: str, m: re.Match) -> bool:
     """The ``token`` form's check: given to a flag (group ``flag``, the space or ``=`` after ``--token``),
     :func:`looks_flagged`, and none of the flag's words one of :data:`_TOKEN_NOT_SECRET` (``--next-token``,
-    ``--client-request-token``: a page's or a request's token); else :func:`looks_keyword_password`."""
+    ``--client-request-token``: a page's or a request's token); after ``aws_session_token`` and a space or an argument
+    list's ``", "`` (group ``set``), :func:`looks_keyword_password` where ``aws configure set`` gives it
+    (:data:`~asz_core.view.secret_kinds.AWS_SET_BEFORE`; session 46); else :func:`looks_keyword_password`."""
+    if m.groupdict().get("set") is not None:  # aws_session_token VALUE: only where aws configure set gives it
+        from .secret_kinds import AWS_SET_BEFORE
+
+        before = AWS_SET_BEFORE.search(m.string, max(m.start() - 160, 0), m.start())
+        return before is not None and looks_keyword_password(value)
     if m.group("flag") is None:
         return looks_keyword_password(value)
     head = _FLAG_HEAD.search(m.string, max(m.start() - 64, 0), m.start())
@@ -310,6 +317,21 @@ def _shell_words(text: str, at: int) -> list[tuple[str, str]]:
     return out
 
 
+#: An argument list's item after the one before it: its closing quote, ``,`` and white space, the item between two of
+#: the same quote (as written or JSON-escaped); the first item's opening quote alone at the list's start.
+_ITEM = re.compile(r"(?:\\?[\"'])?(?:\s|\\+[nrt])*,(?:\s|\\+[nrt])*(?P<q>\\?[\"'])(?P<word>(?:(?!(?P=q)).)*)(?P=q)")
+
+
+def _items(text: str, at: int) -> list[tuple[str, str]]:
+    """``("word", item)`` of each item of the argument list in ``text`` from ``at`` (just after an item's text, before
+    its closing quote) to the list's end or the first thing no item is (session 46: ``["mysql", "-p", "…", "shop"]``)."""
+    out = []
+    while (w := _ITEM.match(text, at)) is not None:
+        out.append(("word", w.group("word")))
+        at = w.end() - len(w.group("q"))
+    return out
+
+
 def _database_apart(m: re.Match) -> bool:
     """Whether the mysql client's command of ``m`` (group ``prog`` exactly ``mysql`` or ``mariadb``) names its
     database other than by the word after ``-p``: ``-D``/``--database`` anywhere in it, or a word after the value
@@ -318,10 +340,13 @@ def _database_apart(m: re.Match) -> bool:
     if m.group("prog") not in ("mysql", "mariadb"):
         return False
     text, a, b = m.string, m.start("value"), m.end("value")
-    if a and text[a - 1] in "'\"" and text.startswith(text[a - 1], b):  # the value's own quotes
-        b += 1
-    before = _shell_words(text[:a], m.end("prog"))
-    after = _shell_words(text, b)  # (a quote closing a command the value ends, bash -c "… -p db2", ends it here)
+    if m.groupdict().get("item") is not None:  # an argument list: its items are the command's words
+        before, after = _items(text[:a], m.end("prog")), _items(text, b)
+    else:
+        if a and text[a - 1] in "'\"" and text.startswith(text[a - 1], b):  # the value's own quotes
+            b += 1
+        before = _shell_words(text[:a], m.end("prog"))
+        after = _shell_words(text, b)  # (a quote closing a command the value ends, bash -c "… -p db2", ends it here)
     if any(w.startswith(("-D", "--database")) for _, w in before + after):
         return True
     skip = False

@@ -9,7 +9,8 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
 ``aws-secret-access-key``   40 characters of base64 (letters, digits, ``+``, ``/``) given to a name
                             (``aws_secret_access_key``, ``AWS_SECRET_ACCESS_KEY``, ``aws_secret_key``,
                             ``SecretAccessKey``, ``secretAccessKey``; ``=``, ``:`` or ``=>``, quotes
-                            allowed), or standing within 40 characters after an access key id (the pair
+                            allowed; or a space or an argument list's next item after the name standing alone,
+                            ``aws configure set aws_secret_access_key S``), or standing within 40 characters after an access key id (the pair
                             pasted together); only a value holding upper- and lower-case letters with
                             3 or more bits of entropy per character (:func:`looks_random`)
 ``github-token``            ``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_`` and 36 or more letters or digits;
@@ -52,7 +53,8 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
 ``mysql-password``          the password glued to ``-p`` in a ``mysql`` or ``mariadb`` command (``-pS3cr3t``), or after
                             ``-p`` and a space when no database is likely named so, or when the client's command
                             names its database elsewhere (a word after it, ``-D``) (:func:`looks_mysql_password`);
-                            its words parted by blanks, line continuations or an argument list's ``", "``
+                            its words parted by blanks, line continuations or an argument list's ``", "``, the
+                            value too (``["mysql", "-p", "S", "db"]``, judged as after a space)
 ``curl-password``           the password of curl's ``-u USER:PASSWORD`` or ``--user USER:PASSWORD`` (``-u USER``
                             alone is none), no placeholder (:func:`looks_password`)
 ``api-key``                 the value of a command's ``--api-key`` / ``--apikey`` flag (a space, ``=`` or an argument
@@ -69,7 +71,8 @@ any other form); docs/reading.md, "Credentials", lists them for a reader:
                             (:func:`looks_named_password`)
 ``token``                   as ``password``, 16 or more characters, the name ending ``token``, ``TOKEN`` or ``Token``;
                             given to a command's ``--token`` flag (a space, ``=`` or an argument
-                            list's next item), 6 or more (:func:`looks_token`)
+                            list's next item), 6 or more; ``aws configure set aws_session_token T`` (a space or an
+                            argument list's next item), 16 or more (:func:`looks_token`)
 ``api-key-header``          an ``X-Api-Key:`` or ``Api-Key:`` header's value (any case), 16 to 512 characters, as
                             ``bearer-token`` judges it and no name or path of code (session 44, trial 44c F2)
 ``authorization-token``     GitHub's ``Authorization: token …`` header, as ``bearer-token``
@@ -120,8 +123,11 @@ ESCAPED_BREAK = r"\\+[nrt]"
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
 #: ``SecretAccessKey`` in ``aws iam create-access-key``'s JSON, ``secretAccessKey`` in the JavaScript SDK), its quotes
-#: as written, JSON-escaped or HTML-escaped (an export's text), and ``=``, ``:`` or ``=>``; or after an access key id
-#: and up to 40 characters (the pair pasted together: trufflehog and gitleaks look for the secret beside the id).
+#: as written, JSON-escaped or HTML-escaped (an export's text), and ``=``, ``:`` or ``=>``; or a space or an argument
+#: list's ``", "`` after the name standing alone (:data:`_FLAG_GAP`: ``aws configure set aws_secret_access_key VALUE``,
+#: session 46; ``--aws-secret-access-key VALUE`` is a flag's password, as before); or after an
+#: access key id and up to 40 characters (the pair pasted together: trufflehog and gitleaks look for the secret beside
+#: the id).
 _AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
 _QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
 _SPACE = r"(?:\s|" + ESCAPED_BREAK + r")*"
@@ -143,6 +149,13 @@ _GAP = _GAP_ONE + "+"
 #: What stands between a command's flag and its value (``--token VALUE``): blanks, a line continuation, or an argument
 #: vector's ``", "`` (:data:`ARGV`; session 45).
 _FLAG_GAP = r"(?:(?:[ \t]|" + CONTINUATION + r")+|" + ARGV + r")"
+#: What stands before ``aws_session_token`` where ``aws configure set`` gives its value (the ``token`` form's group
+#: ``set``, :func:`~asz_core.view.secret_guards.looks_token`): ``configure set``, a ``--profile NAME`` between, and a
+#: ``profile.NAME.`` head (session 46); a line continuation folded to one line (``\\`` before a blank: the text form's
+#: one-line command; ``\\\\`` in its JSON text) parts them too.
+_SET_GAP = r"(?:" + _FLAG_GAP + r"|\\{1,2}(?=[ \t]))+"
+AWS_SET_BEFORE = re.compile(r"(?<![A-Za-z0-9_-])configure" + _SET_GAP + r"set" + _SET_GAP + r"(?:--profile"
+                            + _SET_GAP + r"[A-Za-z0-9_.-]+" + _SET_GAP + r")?(?:[A-Za-z0-9_-]+\.)*aws_session_\Z")
 #: A command's words before the one a form looks for (``mysql -h db -u root -p…``, ``curl -sS -X POST -u …``): up to
 #: 24, in the same command (no ``;``, ``|`` or ``&`` between), as few as reach it.
 #: A word's characters are none a gap can begin with (a quote that opens an argument vector's ``", "``, a backslash
@@ -162,6 +175,7 @@ _NO_CALL = r"(?=[.:=]*(?:[\s\"'`,;<>){}\[\]\\]|\Z))"
 #: takes it only between two of the same quote, given to a password's whole name: ``password: "purple monkey"``).
 _PHRASE = r"[a-z]{2,}(?: [a-z]{2,}){1,7}(?=\\?[\"'])"
 _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + _QUOTE
+               + r"|(?<![-A-Za-z0-9_])" + _AWS_NAME + _FLAG_GAP + _QUOTE
                + r"|A(?:KIA|SIA)[0-9A-Z]{16}(?![0-9A-Za-z_])[\s\S]{1,40}?)"
                + r"(?:(?<![A-Za-z0-9/+])|(?<=\\[nrt]))(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
 
@@ -234,8 +248,10 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      r"(?![A-Za-z0-9+/=])", ("uthorization", "UTHORIZATION")),
     # a MySQL or MariaDB client's -pPASSWORD (the password glued to -p; -p alone asks for it), in the same command
     # (session 43: or after it and a space, as a person types it though the client reads there a database's name:
-    # judged harder, looks_mysql_password)
-    ("mysql-password", r"(?<![A-Za-z0-9_])(?P<prog>(?:mysql|mariadb)[A-Za-z_-]*)" + _WORDS + r"-p(?P<gap>[ \t]+)?(?:\\?[\"'])?"
+    # judged harder, looks_mysql_password; session 46: or as an argument list's next item, ["mysql", "-p", "…"],
+    # group item, judged as after a space)
+    ("mysql-password", r"(?<![A-Za-z0-9_])(?P<prog>(?:mysql|mariadb)[A-Za-z_-]*)" + _WORDS + r"-p(?P<gap>[ \t]+|(?P<item>"
+     + ARGV + r"))?(?:\\?[\"'])?"
      r"(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{4,})", ("mysql", "mariadb")),
     # the password of curl's -u/--user USER:PASSWORD (curl asks for it when none follows the ':'; -u USER alone
     # is no credential), in the same command
@@ -260,9 +276,11 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
     # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
     # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
-    # name (TOKEN_URL, max_tokens, tokenizer are no token's)
+    # name (TOKEN_URL, max_tokens, tokenizer are no token's); session 46: aws_session_token's value after a space or as
+    # an argument list's next item where aws configure set gives it (group set, looks_token)
     ("token", r"(?:token|TOKEN|Token)(?:(?:" + _SEP + r"|" + _IS + r")" + _QUOTE + r"(?=" + _VALUE + r"{15,}" + _VALUE_END
-     + r")|(?<=-token|-TOKEN|-Token)(?P<flag>" + _FLAG_GAP + r"|=)" + _QUOTE + r")(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
+     + r")|(?<=-token|-TOKEN|-Token)(?P<flag>" + _FLAG_GAP + r"|=)" + _QUOTE + r"|(?<=aws_session_token)(?P<set>" + _FLAG_GAP
+     + r")" + _QUOTE + r"(?=" + _VALUE + r"{15,}" + _VALUE_END + r"))(?P<value>" + _VALUE + r"{5,}" + _VALUE_END
      + r")" + _NO_CALL, ("token", "TOKEN", "Token")),
     # session 44 (trial 44c F2), each after the forms above, which keep what they found before:
     # an API key's header, X-Api-Key: or Api-Key: (any case; an environment's API_KEY= is env-secret's)

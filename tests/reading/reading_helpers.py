@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import time
@@ -222,6 +223,36 @@ def forms_over_corpus(corpus_dir: Path, forms: tuple[str, ...]) -> tuple[int, in
 #: The shared corpus's claude-reliability transcript (relative to the corpus): a short real conversation whose first
 #: prompt (line 2) and tool result (line 6) :func:`plant_in_prompt_and_result` plants texts into.
 RELIABILITY = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+
+
+def plant_four_places(prompt: list[str], tool: str, argv: list[str], command: str, result: list[str]):
+    """A ``plant`` for :func:`planted_root` over claude-reliability's transcript: ``prompt`` joined by `` ; `` after
+    ``Also`` at the end of its first prompt (line 2), its Write call (line 3) made the MCP call ``tool`` whose input
+    is the argument list ``argv``, its Bash call's command (line 5) ``command``, and the tool result of line 6
+    ``Hello world`` and the lines of ``result``."""
+
+    def plant(lines: list[dict]) -> None:
+        lines[1]["message"]["content"] = f"{lines[1]['message']['content']} Also {' ; '.join(prompt)}"
+        call = lines[2]["message"]["content"][0]
+        call["name"], call["input"] = tool, {"argv": argv}
+        lines[4]["message"]["content"][0]["input"]["command"] = command
+        lines[5]["message"]["content"][0]["content"] = "\n".join(["Hello world", *result])
+
+    return plant
+
+
+def export_masks(root: Path, args: list[str], values, shown, kept) -> None:
+    """``asz export de3b8b19 ARGS`` over ``root`` exits 0 and writes none of ``values``, each of ``shown`` (a masked
+    place as the reader shows it) and each of ``kept`` (a look-alike left whole), HTML-escaped in an html copy."""
+    from cli_helpers import asz_in_process
+
+    p = asz_in_process("export", "de3b8b19", *args, "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.replace("\\u2026", "…").replace('\\"', '"')
+    assert [v for v in values if v in out] == []
+    written = (lambda t: html.escape(t)) if "html" in args else (lambda t: t)
+    assert [s for s in shown if written(s) not in out] == []
+    assert [d for d in kept if written(d) not in out] == []
 
 
 def plant_in_prompt_and_result(prompt_tail: str, result: str):

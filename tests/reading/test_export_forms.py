@@ -243,14 +243,36 @@ class _Forms6:
         return [c for c in cuts if text[c[0]:c[1]] not in WHOLE_45]
 
 
+#: Session 46's forms in a prompt: mysql's -p value as an argument list's next item and aws configure set's secret key
+#: after a space (forms 8 mask both, forms 7 left both whole), and a password all mask.
+WHOLE_46 = ("s3cr3tpw9", "Wj8Lr2Xt4Nf6Mq9Kd3Pb7Vz0Hx8Lp2Qz7Wx4Rn9T")
+PROMPT_46 = (f'run(["mysql", "-D", "orders", "-p", "{WHOLE_46[0]}"]) then aws configure set aws_secret_access_key '
+             f'{WHOLE_46[1]} DB_PASSWORD={NAMED}')
+
+
+class _Forms7:
+    """Masking as forms 7 (fix45e) did for :data:`PROMPT_46`: neither value of :data:`WHOLE_46`."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        return [c for c in cuts if text[c[0]:c[1]] not in WHOLE_46]
+
+
+#: Each earlier forms' copy: its number, the prompt, how it masked, and the values it left whole (value -> form).
+EARLIER = {6: (PROMPT_45, _Forms6, dict(zip(WHOLE_45, ("token", "password")))),
+           7: (PROMPT_46, _Forms7, dict(zip(WHOLE_46, ("mysql-password", "aws-secret-access-key"))))}
+
+
 @pytest.mark.parametrize("fmt", ["md", "text"])
-def test_a_copy_of_forms_6_verifies_and_names_what_forms_7_mask(tmp_path, corpus_dir, fmt):
-    root = prompted_root(corpus_dir, tmp_path / "r", PROMPT_45)
+@pytest.mark.parametrize("number", sorted(EARLIER))
+def test_a_copy_of_earlier_forms_verifies_and_names_what_the_next_mask(tmp_path, corpus_dir, fmt, number):
+    """A copy of forms 6 (7 masks two more) and of forms 7 (8 masks two more; session 46): exit 0, the note names them."""
+    prompt, masking, whole = EARLIER[number]
+    root = prompted_root(corpus_dir, tmp_path / "r", prompt)
     old = tmp_path / f"old.{fmt}"
-    _older_copy(root, old, fmt, _Forms6, header=[name for name, _, _ in KINDS], number=6)  # (forms 7 added no name)
+    _older_copy(root, old, fmt, masking, header=[name for name, _, _ in KINDS], number=number)  # (7 and 8 added no name)
     text = old.read_text()
-    assert NAMED not in text and all(v in text for v in WHOLE_45)
-    _verifies_naming_whole(old, root, text, dict(zip(WHOLE_45, ("token", "password"))), 6)
+    assert NAMED not in text and all(v in text for v in whole)
+    _verifies_naming_whole(old, root, text, whole, number)
 
 
 def test_a_text_copy_of_forms_6_keeps_its_header_s_left_out_counts(tmp_path, corpus_dir):
@@ -325,7 +347,7 @@ def _normal(source: str) -> str:
 #: (asz_core/view/automaton.py: what it finds is unchanged, tests/reading/test_secret_starts.py), no new form; then
 #: cd248fa657285525 until a command's words could no longer end inside an argument vector's gap (secret_kinds._WORD:
 #: one way to split a text, where 24 words tried every split of a long one; the same places found), no new form.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972", 7: "33d46d1a7ab247c9"}
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972", 7: "33d46d1a7ab247c9", 8: "ced83eb166a858d3"}
 
 
 def _forms_digest() -> str:
