@@ -5,4 +5,4 @@ this template unchanged can never collide with a real Codex adapter. Copy the
 folder, rename ``example`` / ``example-codex`` / ``asz_adapter_example``, keep the shape.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

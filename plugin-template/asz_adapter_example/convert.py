@@ -30,6 +30,8 @@ from asz_core import (
     unknown_part,
 )
 
+from .turn import TURNS, Turn, turn_of
+
 __all__ = ["convert_line", "DIALECT", "RESPONSE_TYPES", "RUNTIME_ITEMS"]
 
 #: The dialect: ``example-`` so that publishing the template unchanged cannot collide with a real Codex adapter.
@@ -71,6 +73,11 @@ def _texts(content) -> list[str]:
     return out
 
 
+def _text(value) -> str:
+    """``value`` when it is a string, else ''."""
+    return value if isinstance(value, str) else ""
+
+
 def _utf8(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
@@ -108,9 +115,13 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     # root (docs/adapters.md, A Record's fields): a runtime numbering records per session sets
     # ``rec.id = f"{source.session}:{native}"`` (and ``parent`` the same way).
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
+    turn = TURNS.before(source.path, off)  # the model of the turn this line sits in (turn.py)
     try:
         obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
     except (ValueError, UnicodeDecodeError, RecursionError):
+        obj = None
+    TURNS.after(source.path, off + len(line) + 1, turn_of(obj) or turn)
+    if obj is None:
         rec.parts = [unknown_part(line, "the record is not valid JSON")]
         return rec
     if not isinstance(obj, dict):
@@ -118,11 +129,21 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         return rec
     try:
         _fill(rec, obj, line)
+        _turn_model(rec, turn)
         settle_surrogates(rec)  # the one surrogate rule asz documents (docs/session-data.md)
     except (JSONSpanError, ValueError, TypeError, KeyError, AttributeError) as exc:
         rec.parts = [unknown_part(line, f"the record could not be described: {exc}")]
-        rec.flags, rec.usage, rec.dropped, rec.replaced = [], None, [], 0
+        rec.flags, rec.usage, rec.dropped, rec.replaced, rec.model, rec.cwd = [], None, [], 0, "", ""
     return rec
+
+
+def _turn_model(rec: Record, turn: Turn) -> None:
+    """The model of the turn on a call's records: the ``token_count`` line that is the call (``call`` set) and the
+    model's own records of the turn (``from: agent``). Codex names the model on the turn's ``turn_context`` line only;
+    the readers price and list a call by the ``model`` its records name (trial 46b F5: ``models not recorded by the
+    runtime``, ``cost unpriced (no price for (no model))`` while ``turn_context`` said ``gpt-5-codex``)."""
+    if turn[0] and not rec.model and (rec.call or rec.from_ == "agent"):
+        rec.model = turn[0]
 
 
 def _fill(rec: Record, obj: dict, line: bytes) -> None:
@@ -138,6 +159,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
     pm = _members(line, pspan[0])
     if kind == "session_meta":
         rec.from_ = "runtime"
+        rec.cwd = _text(payload.get("cwd"))  # where Codex worked: the first cwd is the conversation's project
         if isinstance(payload.get("base_instructions"), str) and payload["base_instructions"]:
             rec.flags = ["injected", "system_prompt"]  # the system prompt Codex sends the model
         elif isinstance(payload.get("instructions"), str) and payload["instructions"]:
@@ -146,7 +168,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         return
     if kind == "turn_context":
         rec.from_ = "runtime"
-        rec.model = str(payload.get("model") or "")
+        rec.model, rec.cwd = _text(payload.get("model")), _text(payload.get("cwd"))
         rec.parts = [Part(k="data", data=_raw(line, pspan), bytes=pspan[1] - pspan[0])]
         return
     if kind == "compacted":

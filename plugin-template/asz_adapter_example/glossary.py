@@ -31,7 +31,7 @@ _NAMED: dict[str, tuple[str, str, str]] = {
 #: What Codex has no word for, and why.
 _DERIVED = {
     "stream": "a rollout file is one stream, always main",
-    "llm.call": "Codex writes no provider call id; each response item stands alone",
+    "llm.call": "Codex writes no provider call id: each token_count line is the request it reports (call token_count:<its sha>), its model the turn's",
     "available": "every part a line carries in readable form",
     "unavailable": "a reasoning item with no summary text",
 }

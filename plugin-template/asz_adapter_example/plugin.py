@@ -21,13 +21,18 @@ from .glossary import GLOSSARY
 
 __all__ = ["ExampleCodexAdapter", "asz_register_adapters"]
 
+#: What each earlier version did not keep or read as this one does (``landed_without``), by version.
+_LANDED_WITHOUT = {
+    "0.1.0": "it put no model on a turn's model calls and no working directory on any record (trial 46b F5)",
+}
+
 
 class ExampleCodexAdapter(Adapter):
     """Codex CLI sessions: one rollout file per session, landed as one ``main`` transcript stream (dialect
     ``example-codex/1``). Stateless: every method answers from its arguments and the source files."""
 
     name = "example-codex"
-    version = "0.1.0"
+    version = "0.2.0"
     dialects = (DIALECT,)
     kinds = ("transcript",)
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, media=True)
@@ -69,8 +74,8 @@ class ExampleCodexAdapter(Adapter):
     def landed_without(self, dialect: str, adapter: str) -> list[str]:
         """What a file landed by an earlier version of this adapter (``adapter``: its header's ``name/version``) did not
         keep or read as this version does, one phrase each; ``asz conversation`` adds them to its ``landed by …, an
-        earlier version than the installed …`` line. 0.1.0 is the first version: nothing to say. Never raises."""
-        return []
+        earlier version than the installed …`` line. Never raises."""
+        return [_LANDED_WITHOUT[v] for v in _LANDED_WITHOUT if adapter == f"{self.name}/{v}"]
 
 
 @hookimpl

@@ -91,3 +91,84 @@ def test_records_carry_no_invented_ids():
     for session in ("0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b", "0196a1b3-1a2b-7c3d-9e4f-5a6b7c8d9e0f"):
         _, recs = _records(session)
         assert [(r.id, r.parent) for _, r in recs] == [("", "")] * len(recs)
+
+
+def _turn_context(session: str = "0196a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b") -> tuple[int, dict]:
+    """(line number, payload) of the sample's turn_context line, read straight from the file."""
+    import json
+
+    source, _ = _records(session)
+    for n, line in enumerate(source.path.read_bytes().split(b"\n")[:-1], 1):
+        obj = json.loads(line)
+        if obj["type"] == "turn_context":
+            return n, obj["payload"]
+    raise AssertionError("no turn_context line")
+
+
+def test_the_turns_model_is_on_its_call_and_the_agents_records():
+    """Codex names the model once a turn, on turn_context (trial 46b F5): the token_count line that is the call, and the
+    model's own records after it, carry it; the readers price and list a call by its records' model."""
+    n, payload = _turn_context()
+    assert (payload["model"], payload["cwd"]) == ("gpt-5-codex", "/home/dev/calc")
+    _, recs = _records()
+    named = {k: r.model for k, (_, r) in enumerate(recs, 1) if r.model}
+    calls = [k for k, (_, r) in enumerate(recs, 1) if r.call]
+    agent = [k for k, (_, r) in enumerate(recs, 1) if r.from_ == "agent"]
+    assert calls == [8] and agent == [5, 6, 9, 11, 14]
+    assert named == {k: "gpt-5-codex" for k in [n, *calls, *agent]}
+    assert all(k > n for k in calls + agent)  # nothing before the turn names its model
+    # the session_meta and turn_context lines carry the working directory: the first cwd is the project
+    assert {k: r.cwd for k, (_, r) in enumerate(recs, 1) if r.cwd} == {1: "/home/dev/calc", n: "/home/dev/calc"}
+    # a session with no turn_context names no model (nothing is invented)
+    _, other = _records("0196a1b3-1a2b-7c3d-9e4f-5a6b7c8d9e0f")
+    assert [r.model for _, r in other] == [""] * 5 and other[0][1].cwd == "/home/dev/calc"
+
+
+def test_a_line_converted_alone_reads_its_turn_from_the_file():
+    """A later pass converts a file from the middle, maybe in another process: the line's turn is read backward from
+    its offset, so each line converts the same whatever came before (last line first here)."""
+    source, recs = _records()
+    data = source.path.read_bytes()
+    starts = [0, *(i + 1 for i, b in enumerate(data) if b == 0x0A)][:-1]
+    adapter = ExampleCodexAdapter()
+    backward = {n: adapter.convert_line(source, line, n, starts[n - 1]) for n, (line, _) in reversed(list(enumerate(recs, 1)))}
+    assert [(backward[n].model, backward[n].cwd) for n in range(1, len(recs) + 1)] == [(r.model, r.cwd) for _, r in recs]
+    assert backward[8].model == "gpt-5-codex"
+
+
+def test_the_readers_name_the_model_and_the_project(tmp_path):
+    """asz conversation and the asz ls row, on the samples collected by the asz command (trial 46b F5: they read
+    'models not recorded by the runtime', 'project (no working directory recorded)', 'no price for (no model)')."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    src, root = tmp_path / "src", tmp_path / "root"
+    shutil.copytree(SAMPLES, src)
+    env = dict(os.environ, HOME=str(tmp_path))
+
+    def asz(*args: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "asz_core.cli.entry", *args, "--root", str(root)],
+                              capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    asz("collect", "--once", "--adapter", "example-codex", "--source", str(src / "sessions"))
+    _, payload = _turn_context()
+    out = asz("conversation", "0196a1b2")
+    assert f"\nproject {payload['cwd']}, example-codex\n" in out
+    assert f"\nmodels {payload['model']}\n" in out
+    assert f"no price for {payload['model']}" in out and "(no model)" not in out
+    row = {r["id"][:8]: r for r in json.loads(asz("ls", "--json"))}["0196a1b2"]
+    assert (row["project"], row["models"], row["llm_calls"]) == ("/home/dev/calc", ["gpt-5-codex"], 1)
+    assert row["cost"]["unpriced"] == ["gpt-5-codex"]
+
+
+def test_what_the_earlier_version_did_not_do_is_said():
+    adapter = ExampleCodexAdapter()
+    assert adapter.version == "0.2.0"
+    assert adapter.landed_without("example-codex/1", "example-codex/0.1.0") == [
+        "it put no model on a turn's model calls and no working directory on any record (trial 46b F5)"]
+    assert adapter.landed_without("example-codex/1", "example-codex/0.2.0") == []

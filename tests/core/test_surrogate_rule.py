@@ -71,14 +71,12 @@ def test_langchain_built_data_keeps_the_escape() -> None:
     _roundtrip(rec)
 
 
-def test_plugin_template_text_and_count() -> None:
-    path = Path(__file__).resolve().parents[2] / "plugin-template" / "asz_adapter_example" / "convert.py"
-    if not path.exists():
+def test_plugin_template_text_and_count(monkeypatch) -> None:
+    template = Path(__file__).resolve().parents[2] / "plugin-template"
+    if not (template / "asz_adapter_example" / "convert.py").exists():
         pytest.skip("plugin-template is not beside the tests")
-    spec = importlib.util.spec_from_file_location("example_codex_convert_for_surrogates", path)
-    assert spec is not None and spec.loader is not None
-    dialect = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(dialect)  # the template's convert module imports only asz_core
+    monkeypatch.syspath_prepend(str(template))  # the template's package imports only asz_core
+    dialect = importlib.import_module("asz_adapter_example.convert")
     src = Source(session="s", kind="transcript", path=None, src="r.jsonl", dialect="example-codex/1")  # type: ignore[arg-type]
     line = (b'{"timestamp":"2026-11-20T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user",'
             b'"content":[{"type":"input_text","text":"caf\\udcb2"}]}}')
