@@ -57,7 +57,7 @@ def usage(
     form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks, credits and cache_write_1h (the 1-hour part of cache_write, 0 where none; a line whose calls recorded no token count, Kiro's, has its token cells empty, never 0); with --breakdown each row's models and the cost of each kind of token too (docs/view.md, For finance)."),
     prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked with the configuration file that gave them (asz.yaml, or the --config file) (--json: total.prices, always; total.prices.config names that file)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
-    total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them."),
+    total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them. The tools view's --json is that one object already (its rows under tools and servers, the total once); --total-once is taken there and changes nothing."),
     active: bool = typer.Option(False, "--active", help="With the blocks view: the open block alone, its burn rate and projection under it (ccusage's blocks --active); exit 1, said, when no block is open."),
     conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
 ) -> None:
@@ -95,7 +95,7 @@ def usage(
 
     check_order(order)
     _check_active(view, active)
-    if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--total-once": total_once, "--order": order}):
+    if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--order": order}, total_once):
         return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
@@ -110,7 +110,7 @@ def usage(
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1
-    shape = _json_shape(as_json or form == "json", total_once)
+    shape = json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)
         emit(rows, view, table, (form, shape, out), breakdown, prices, {"unreadable": sorted(unreadable), "unchained": unchained, "stopped": stopped, "no_time": left_out, "undescribed": undescribed, "undescribed_by_row": by_row(undescribed, members), "also_held": (held := also_held_rows(storage, counted, table, first, last) if view == "instance" else [])}, (note, line), shown, *_summed(counted, view, rows, table, (first, last)))
         lines_under(counted, (project, model), shown, bool(shape) or form in ("csv", "md") or out is not None, held, two_roots_in(storage) if view == "instance" else [])
@@ -159,7 +159,7 @@ def ordered(rows: list[dict], view: str, sort: str, order: str) -> list[dict]:
     return timed[::-1] + [r for r in rows if r.get(key) == NO_TIME]
 
 
-def _json_shape(as_json: bool, total_once: bool) -> str:
+def json_shape(as_json: bool, total_once: bool) -> str:
     """How the rows are printed: ``object`` (``--json --total-once``), ``rows`` (``--json``), ``""`` (the table);
     typer.Exit(2) for ``--total-once`` without ``--json``."""
     if total_once and not as_json:

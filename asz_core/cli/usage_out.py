@@ -130,7 +130,7 @@ def total_lines(rows: list[dict], t: dict, breakdown: bool) -> list[str]:
 
 def emit(rows: list[dict], view: str, table, how: tuple, breakdown: bool, prices: bool, lists: dict, said: tuple,
          shown: Callable[[str], str], summed: list[dict] | None = None, same: list[dict] | None = None) -> None:
-    """Print ``rows`` of ``view`` as ``how`` (``(--format, the JSON shape: _json_shape, --out FILE or None)``) asks:
+    """Print ``rows`` of ``view`` as ``how`` (``(--format, the JSON shape: json_shape, --out FILE or None)``) asks:
     csv or md (:mod:`~asz_core.cli.usage_flat`), else :func:`~asz_core.cli.usage_cmd.print_rows` (``lists``: unreadable, unchained, no_time,
     undescribed; ``said``: the unchained note and the no-time line) with the prices used in the total
     (:func:`prices_used`) and, in the table, :func:`prices_lines`;

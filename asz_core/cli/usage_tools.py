@@ -58,14 +58,16 @@ def flat_lines(tools: list[dict], servers: list[dict], total: dict) -> list[list
     return lines
 
 
-def tools_command(view: str, opts: tuple, how: tuple, others: dict) -> bool:
+def tools_command(view: str, opts: tuple, how: tuple, others: dict, total_once: bool = False) -> bool:
     """``asz usage``'s tools view (trial 30c F4): False for another view (nothing done; ``--conversation`` with it is
     a usage error, exit 2), else True once the figures are printed by :func:`tools_view`. ``opts``: ``(since, until,
     tz, project, instance, dialect, conversations, root, config)``; ``how``: ``(--format, --json, --sort, --out)``,
     --sort default or calls; ``others``: the options of the model calls' views (option -> value), each refused when
-    given (exit 2)."""
+    given (exit 2); ``total_once``: ``--total-once``, taken with ``--json`` (its object gives the total once
+    already, trial 46d F7), exit 2 without it as in the other views."""
     from ..view.usage_report import zone_of
     from .reading_common import check_dialect, settings, time_range, use_tz
+    from .usage_cmd import json_shape
     from .usage_out import check_form
 
     since, until, tz, project, instance, dialect, ids, root, config = opts
@@ -80,6 +82,7 @@ def tools_command(view: str, opts: tuple, how: tuple, others: dict) -> bool:
         typer.echo(f"asz usage: {', '.join(bad) or '--sort ' + sort}: the tools view counts tool calls, not model calls or "
                    "tokens, by name or by calls (--sort calls); asz usage daily takes the rest", err=True)
         raise typer.Exit(2)
+    json_shape(as_json or form == "json", total_once)  # --total-once without --json: exit 2, said
     check_form(form, as_json)
     storage, hide = settings("usage", root, config)
     check_dialect("usage", dialect, storage)

@@ -155,6 +155,10 @@ def test_filters_narrow_it(tooled):
     assert none.returncode == 1 and "no conversation matched --project no-such-project" in none.stderr
     bad = asz("usage", "tools", "--model", "opus", "--root", str(root), check=False)
     assert bad.returncode == 2
+    # the README's --json [--total-once] (trial 46d F7): the tools object gives the total once already
+    assert asz_json("usage", "tools", "--json", "--total-once", "--root", str(root))["total"]["calls"] == sum(calls.values())
+    alone = asz("usage", "tools", "--total-once", "--root", str(root), check=False)
+    assert alone.returncode == 2 and "give --json too" in alone.stderr
 
 
 def test_conversation_counts_each_tool(tooled):
