@@ -52,7 +52,8 @@ API_KEYS: dict[str, dict] = {
                                 "when": {"note": "the filters keep no conversation, or -words left out every text"}},
     "/api/glossary": {"keys": ["dialect", "dialects", "terms", "fields"], "when": {}},
     "/api/c/{id}/headings": {"keys": ["headings", "blocks", "places", "repeats", "asked", "prompts", "lines",
-                                      "compactions", "reports", "asks", "gists", "unresolved", "drawn", "costs", "labels", "shown_ids", "credentials", "secrets"],
+                                      "compactions", "reports", "asks", "gists", "unresolved", "drawn", "costs", "labels", "shown_ids", "credentials", "secrets",
+                                      "replays"],
                              "when": {"sent_by": "the root holds received data"}},
     "error": {"keys": ["error", "code"], "when": {"matches": "code ambiguous_id", "matched": "code ambiguous_id"}},
 }
