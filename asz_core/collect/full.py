@@ -68,6 +68,8 @@ def parse_ended(root: Path, report, err=None) -> None:
     now if a full pass came before (:func:`swept_after_full`)."""
     for line in report_said.parse_error_lines(report, root) if err is not None else ():
         print(f"error: {line}", file=err)
+    if err is not None and (again := report_said.assembled_again(report)):
+        print(again, file=err)
     if full := next((o.full for o in report.outcomes if o.full), ""):
         _leave_mark(root, full)
     else:

@@ -17,7 +17,7 @@ import attrs
 from ..termsafe import one_line
 from ..storage.cursor import RESET_STEP  # said with every conflict; kept there so that readers need not load collect
 
-__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "root_unwritable", "UNWRITABLE_SAID", "FULL_SAID", "FULL_PARSE_SAID", "FULL_TABLE_SAID", "parse_error_lines"]
+__all__ = ["SUMMARY_KEYS", "Counters", "Report", "FULL_ERRNOS", "root_full", "root_unwritable", "UNWRITABLE_SAID", "FULL_SAID", "FULL_PARSE_SAID", "FULL_TABLE_SAID", "parse_error_lines", "ASSEMBLED_AGAIN_SAID", "assembled_again"]
 
 #: The errors of a write that say the storage root's file system has no room for it: no space, over quota, and a file
 #: larger than the process may write (``RLIMIT_FSIZE``, e.g. ``ulimit -f``).
@@ -307,3 +307,23 @@ def parse_error_lines(report: Any, root: Any) -> list[str]:
         return lines
     said = FULL_PARSE_SAID.format(root=root, why=(full[0].full if full else table[0].table_full), n=len(full))
     return lines + [said + (FULL_TABLE_SAID.format(n=len(table), why=table[0].table_full) if table else "")]
+
+
+#: What a parse says of the sessions it assembled again though nothing new landed in them (trial 46b F7: installing one
+#: adapter made ``asz collect`` parse the whole root, 93 sessions in 5 s, and say nothing of why).
+ASSEMBLED_AGAIN_SAID = ("note: parse assembled {n} session(s) again in which nothing new landed: another asz assembled "
+                        "them last (another version or flow code, or other adapter packages installed: asz keys its "
+                        "assembly on every installed adapter's code, since an adapter's answers for its dialects shape "
+                        "it, and knows which sessions an adapter installed, removed or changed touches only by "
+                        "assembling them); {drawn} of them drawn differently, with a new round each; said once per asz "
+                        "and landing")
+
+
+def assembled_again(report: Any) -> str:
+    """:data:`ASSEMBLED_AGAIN_SAID` for a parse's :class:`~asz_core.flow.parse.ParseReport` whose ``assembled_again``
+    names sessions (:func:`~asz_core.flow.parse_workers.assembled_elsewhere`); '' when it names none."""
+    again = set(getattr(report, "assembled_again", ()) or ())
+    if not again:
+        return ""
+    drawn = sum(1 for o in report.outcomes if o.session in again and o.rounds)
+    return ASSEMBLED_AGAIN_SAID.format(n=len(again), drawn=drawn)

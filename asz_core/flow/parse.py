@@ -40,7 +40,7 @@ from .chain import Chain, ChainBusy, ChainError, assembled_marks, assembly_mark
 from .diff import STEP_KINDS, diff_assembly, figures_differ, fold_matches_assembly, header_counts, session_stats
 from .fold import Fold, FoldError
 from .model import PARSER, POLICY, Assembly
-from .parse_workers import ParseInterrupted, chain_is_current, interrupted, not_current, parse_in_pool, parse_sessions, workers
+from .parse_workers import ParseInterrupted, assembled_elsewhere, chain_is_current, interrupted, not_current, parse_in_pool, parse_sessions, workers
 from .pending import mark_pending
 from .round import Round
 from .windows import SessionParse, Window
@@ -172,6 +172,8 @@ class ParseReport:
     """Parse of several sessions: one :class:`ParseOutcome` per session, in session order."""
 
     outcomes: list[ParseOutcome] = attrs.Factory(list)
+    #: The sessions parsed though nothing new landed in them: another asz assembled them last (:func:`assembled_elsewhere`).
+    assembled_again: list[str] = attrs.Factory(list)
 
     @property
     def rounds(self) -> int:
@@ -400,6 +402,7 @@ def parse_root(
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
     todo = not_current(root, names) if changed_only else names
+    again = assembled_elsewhere(root, todo) if changed_only else []  # asked before their parse makes them current
     pool, tally = workers(names, every, jobs if engine is None and todo else 1, root)  # none when no session is to be parsed
     outcomes: list[ParseOutcome] = []
     runs: list[list[str]] = []  # the workers' runs of sessions, once handed out
@@ -427,6 +430,6 @@ def parse_root(
         raise interrupted(root, names, runs, len(outcomes), tally) from None
     from ..collect.full import parse_ended
 
-    report = ParseReport(outcomes)
+    report = ParseReport(outcomes, again)
     parse_ended(root, report, err)  # its error: lines; a full file system's mark, or after one its temporaries removed
     return report

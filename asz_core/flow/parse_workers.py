@@ -28,7 +28,7 @@ from .round import round_file_name
 if TYPE_CHECKING:
     from .parse import FlowEngine, ParseOutcome
 
-__all__ = ["ParseInterrupted", "chain_is_current", "interrupted", "not_current", "parse_in_pool", "parse_sessions", "workers"]
+__all__ = ["ParseInterrupted", "assembled_elsewhere", "chain_is_current", "interrupted", "not_current", "parse_in_pool", "parse_sessions", "workers"]
 
 
 def workers(names: list[str], every: list[str], jobs: int, root) -> tuple[Any, Any]:
@@ -146,7 +146,17 @@ def not_current(root: Path, names: list[str]) -> list[str]:
         raise ParseInterrupted(0, len(names)) from None
 
 
-def chain_is_current(root: Path, session: str) -> bool:
+def assembled_elsewhere(root: Path, names: list[str]) -> list[str]:
+    """Of ``names`` (sessions :func:`not_current` gave), those whose chain covers all that landed in them and is
+    current but for this asz's :func:`~asz_core.flow.chain.assembly_mark`: nothing new landed, and an asz of another
+    version, flow code or set of installed adapter packages assembled them last (trial 46b F7: one adapter installed,
+    every chain of the root assembled again). Parse assembles them again all the same: the mark keys the assembly on
+    every adapter's code, and which sessions a change of it touches is known only by assembling them. ``asz collect``
+    says so (:data:`~asz_core.collect.report.ASSEMBLED_AGAIN_SAID`)."""
+    return [n for n in names if chain_is_current(root, n, by_any_asz=True)]
+
+
+def chain_is_current(root: Path, session: str, *, by_any_asz: bool = False) -> bool:
     """True when the session's ``conversation.state`` names this parser and policy and a ``through_seq`` equal to the
     highest seq landed in the session (``.sd`` or ``.sk``): a parse would write nothing.
 
@@ -154,14 +164,14 @@ def chain_is_current(root: Path, session: str) -> bool:
     is never ahead of the chain; a state that is missing, behind, or written by
     another parser or policy, or by another asz's assembly (neither its ``assembled_by`` nor its ``assembled_also``
     names this :func:`~asz_core.flow.chain.assembly_mark`: trial 23b, F4) answers False,
-    and the session is parsed, as does one
+    and the session is parsed (``by_any_asz``: whatever asz assembled it), as does one
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
     # paths as strings, as Chain(root, session) names them (issue 22: a pass with nothing new asks every session)
     cdir = conversation_path(root, session)
     st = read_state(os.path.join(cdir, CONVERSATION_STATE))
-    if st.get("parser") != PARSER or st.get("policy") != POLICY or assembly_mark() not in assembled_marks(st):
+    if st.get("parser") != PARSER or st.get("policy") != POLICY or not (by_any_asz or assembly_mark() in assembled_marks(st)):
         return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
     try:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
