@@ -194,9 +194,12 @@ def store_mark() -> str:
 
 
 def chosen_now() -> bool:
-    """:func:`asz_core.view.secret_forms.chosen_now`, never importing it (a masking can be chosen only once it is)."""
-    forms = sys.modules.get("asz_core.view.secret_forms")
-    return forms is not None and forms.chosen_now()
+    """:func:`asz_core.view.secret_forms.chosen_now`, never importing it (a masking can be chosen only once it is). A
+    module another thread is still importing is in ``sys.modules`` before its ``chosen_now`` is defined: it has
+    chosen none (``choosing`` comes after it), so False (fix46b: ``asz view``'s first ``/api/conversations`` answered
+    500, AttributeError, while its warm-up imported the forms)."""
+    chosen = getattr(sys.modules.get("asz_core.view.secret_forms"), "chosen_now", None)
+    return chosen is not None and chosen()
 
 
 def hide_key(hide: Sequence[str]) -> str:
