@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -129,3 +130,14 @@ def roots_of(a: argparse.Namespace) -> dict[str, str]:
             shutil.rmtree(roots[exe], ignore_errors=True)
             shutil.copytree(a.root, roots[exe], symlinks=True)
     return roots
+
+
+def work_over_source(a: argparse.Namespace, prefix: str) -> Path | None:
+    """The folder a bench over ``a.source`` works in (``a.work``, or a new temporary one named ``prefix…``), made; None,
+    said on stderr, when the source is absent (``../shared`` not beside the checkout)."""
+    if not a.source.is_file():
+        print(f"skipped: {a.source} is absent", file=sys.stderr)
+        return None
+    work = a.work or Path(tempfile.mkdtemp(prefix=prefix))
+    work.mkdir(parents=True, exist_ok=True)
+    return work

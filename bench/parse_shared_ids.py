@@ -28,10 +28,11 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from _common import work_over_source  # bench/_common.py
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -107,11 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=None, help="cProfile of the largest shared parse to this file")
     ap.add_argument("--only", choices=["shared", "unique"], default=None, help="parse one set only (for cachegrind)")
     a = ap.parse_args(argv)
-    if not a.source.is_file():
-        print(f"skipped: {a.source} is absent", file=sys.stderr)
+    work = work_over_source(a, "asz-shared-ids-")
+    if work is None:
         return 0
-    work = a.work or Path(tempfile.mkdtemp(prefix="asz-shared-ids-"))
-    work.mkdir(parents=True, exist_ok=True)
     if a.only:
         for n in a.copies:
             root = landed(work, a.source, n, a.only == "unique")

@@ -39,7 +39,8 @@ two sessions' indexes, whichever is parsed first):
   record of (a sub-agent of its own, which a resume never writes again) are not records of its own: a session holding
   one and no other is the earlier (:func:`_first_own`; trial 46a F2); equal
   times (two sessions with no record of their own: a copy of a whole session) are ordered by session name, and when
-  one of them grows, the other sessions of its cluster are looked at again (:func:`add_session`).
+  one of them grows, the other sessions of its cluster whose pair with it may turn over are looked at again
+  (:func:`add_session`, :func:`_may_turn`).
   It continues only if it **opens by repeating**: its first record with an id
   (landed order) is one the earlier holds. The later session's records with
   those ids are *repeated*: assembly draws them in the earlier session only
@@ -73,7 +74,7 @@ from ..sessiondata import gc_pause
 from .asm_links import going_on_calls, needs_relink
 from .index import SET_ASIDE_KINDS, Index, IndexEntry, payload_key, same_content
 from .model import make_id
-from .ids_seen import first_ids, forget_seen, keep_ids, their_ids
+from .ids_seen import first_ids, forget_seen, keep_ids, keyed, their_ids
 from .pending import mark_pending
 
 __all__ = ["TABLE", "SessionLinks", "add_session", "sharing", "session_links", "id_hash", "engine_links", "known_sessions",
@@ -175,7 +176,6 @@ def _make_tables(db: sqlite3.Connection) -> None:
         raise
 
 
-
 class _Table:
     """The root's table for a ``with`` block: ``db`` when given (the caller's, left open), else a connection
     opened on ``root`` and closed at the end. One connection for many sessions saves an open and a close (a
@@ -198,8 +198,9 @@ class _Table:
 def add_session(root: str | Path, session: str, index: Index, db: sqlite3.Connection | None = None) -> list[str] | None:
     """Add the ids of ``index``'s entries not added yet for ``session``. Returns None when no entry was
     new, else the other sessions holding any of the new ids (by hash: candidates; marked ``stale``) and, when the
-    session had ids before and gained some, the other sessions of its cluster (not marked: its records of its own
-    may have begun, turning a pair over, which :func:`needs_relink` sees; trial 45d F1), sorted. ``db``: a
+    session had ids before and gained some, the other sessions of its cluster whose pair with it may turn over (not
+    marked: its records of its own may have begun, which :func:`needs_relink` sees; trial 45d F1; :func:`_may_turn`),
+    sorted. ``db``: a
     connection to the root's table to use (left open), else one is opened and closed.
 
     An index shorter than what was added (rebuilt from fewer files) replaces the session's rows.
@@ -240,7 +241,7 @@ def _add(db: sqlite3.Connection, session: str, index: Index) -> list[str] | None
         _join_clusters(db, no)
         others = set(map(itemgetter(0), db.execute("SELECT s.name FROM found f JOIN sessions s ON s.no = f.no")))
         if hashes and done:  # its own records may have begun, or begun earlier: which of a pair continues which can turn
-            others.update(_cluster_names(db, no))  # looked at again, not marked (trial 45d F1)
+            others.update(_may_turn(db, no, entries[:done], new))  # looked at again, not marked (trial 45d F1)
         db.execute("COMMIT")
         return sorted(others) if new else None
     except BaseException:
@@ -263,6 +264,31 @@ def _cluster_names(db: sqlite3.Connection, no: int) -> list[str]:
     """The names of the other sessions of session ``no``'s cluster."""
     return [n for (n,) in db.execute("SELECT s.name FROM clusters c JOIN sessions s ON s.no = c.no WHERE c.cluster = "
                                      "(SELECT cluster FROM clusters WHERE no=?) AND c.no != ?", (no, no))]
+
+
+def _may_turn(db: sqlite3.Connection, no: int, old: list[IndexEntry], new: list[IndexEntry]) -> list[str]:
+    """The other sessions of session ``no``'s cluster whose pair with it may turn as it gains ``new`` after ``old``: with
+    Y holding no new id, only its first record of its own beside Y (:func:`_first_own`) moves, or a call Y repeats goes
+    on (:func:`~asz_core.flow.asm_links.going_on_calls`). Every record timed, none new earlier than an old one: only
+    beside a Y holding every id of its main stream, or a record of a call a new one carries (fix46b: 200 resumed copies
+    each compared again with all 200 as the live one grew, x13 its CPU); else all of them (f23ae7d6)."""
+    old, new = [e for e in old if keyed(e)], [e for e in new if keyed(e)]
+    main = {id_hash(e.id) for e in old if e.stream in ("", "main")}
+    if not main or not all(type(e.ts) is int for e in old + new) or min(e.ts for e in new) < max(e.ts for e in old):
+        return _cluster_names(db, no)
+    if not db.execute("SELECT 1 FROM clusters WHERE cluster = (SELECT cluster FROM clusters WHERE no=?) AND no != ? LIMIT 1",
+                      (no, no)).fetchone():
+        return []
+    calls = {e.call for e in new if e.call}
+    out = set()
+    for table, hashes, whole in (("held", main, True), ("going", {id_hash(e.id) for e in old if e.call in calls}, False)):
+        db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table}(h INTEGER PRIMARY KEY)")
+        db.execute(f"DELETE FROM {table}")
+        db.executemany(f"INSERT INTO {table}(h) VALUES (?)", ((h,) for h in hashes))
+        out.update(n for (n,) in db.execute(
+            f"SELECT s.name FROM {table} t CROSS JOIN ids i ON i.h = t.h JOIN sessions s ON s.no = i.session WHERE i.session != ? "
+            "GROUP BY s.name HAVING ? = 0 OR count(*) = ?", (no, int(whole), len(hashes))))
+    return sorted(out)
 
 
 def sharing(root: str | Path, session: str, ids: list[str], db: sqlite3.Connection | None = None) -> dict[str, set[int]]:
