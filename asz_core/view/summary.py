@@ -209,7 +209,7 @@ class DocumentView(ListView):
             "segments": kinds.get("segment", 0),
             "rounds": rounds,
             "unresolved": sum(1 for u in self.fold.unresolved.values() if u.state == "open"),
-            "changes": len(self.changes),
+            "changes": len(counted_changes(self.changes, self.coverage.not_drawn)),
             "provider_bodies": bodies,
             "captured_prompts": captured,
             "from": None,
@@ -264,10 +264,8 @@ class DocumentView(ListView):
                                  for n in self.nodes.values() if n.kind in ("llm.call", "error.api"))
 
     def lines_unknown(self) -> int:
-        """``summary.changes_lines_unknown``: how many changed files of the conversation's change records have lines
-        that are not known (``additions`` null: the diff is unavailable, the earlier content not being recorded, as
-        for a Kiro CLI 2.x file write); each counts as a change with 0 lines in ``lines_added``/``lines_removed``."""
-        return sum(1 for w in self.changes for f in (w.get("changes") or ()) if isinstance(f, dict) and f.get("additions") is None)
+        """``summary.changes_lines_unknown``: :func:`lines_unknown` of the conversation's :func:`counted_changes`."""
+        return lines_unknown(counted_changes(self.changes, self.coverage.not_drawn))
 
     def removal(self) -> dict | None:
         """``summary.removed``: what retention took of the conversation's landed files (seed 000, Skeletons), or None
@@ -526,3 +524,21 @@ def observed_range(observations: list[dict]) -> tuple[int, int] | None:
 
     ms = [ns // 1_000_000 for o in observations if (ns := parse_instant(o.get("time"))) is not None]
     return (min(ms), max(ms)) if ms else None
+
+
+def counted_changes(changes: list[dict], not_drawn: list[dict]) -> list[dict]:
+    """The change records (``changes``: a view's entries) a conversation counts: all but those its ``not_drawn``
+    lists as a ``duplicate`` (a continuing copy's repeats of an earlier session's records, drawn and counted there; a
+    record landed twice under one id), by the rule the round header's ``changes`` and lines follow (trial 46d F1: a
+    Kiro copy's row said changes 0 and changes_lines_unknown 2)."""
+    repeats = {(e["ref"]["seq"], e["ref"]["row"]) for e in not_drawn if e.get("why") == "duplicate"}
+    if not repeats:
+        return changes
+    return [w for w in changes if (w["ref"]["seq"], w["ref"]["row"]) not in repeats]
+
+
+def lines_unknown(changes: list[dict]) -> int:
+    """How many changed files of ``changes`` (change records) have lines that are not known (``additions`` null: the
+    diff is unavailable, the earlier content not being recorded, as for a Kiro CLI 2.x file write); each counts as a
+    change with 0 lines in ``lines_added``/``lines_removed``."""
+    return sum(1 for w in changes for f in (w.get("changes") or ()) if isinstance(f, dict) and f.get("additions") is None)
