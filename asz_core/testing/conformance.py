@@ -20,7 +20,7 @@ from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
 from .accounted import unaccounted
 from .landing import SamplesRoot, collect_once, landed_records
-from .usage_reach import usage_unreached
+from .usage_reach import figures_unreached
 
 __all__ = ["AdapterConformance"]
 
@@ -513,7 +513,7 @@ class AdapterConformance:
             assert "reasoning" in kinds, "reasoning declared but absent from the samples"
         if caps.usage:
             samples_root.parsed_clean()
-            assert not (said := usage_unreached(samples_root.root, adapter.name, samples_root.views())), said  # (trial 39b F2)
+            assert not (said := figures_unreached(samples_root.root, adapter.name, samples_root.views())), said  # (39b F2, 46b F5)
         if caps.children:
             assert len(streams - {"", "main"}) >= 1, "children declared but the samples have no child stream"
         if caps.media:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .landing import PARSE_SAID, landed_records, parsed, views_of
 
-__all__ = ["usage_reach", "usage_unreached", "USAGE_UNCOUNTED"]
+__all__ = ["usage_reach", "usage_unreached", "USAGE_UNCOUNTED", "model_unreached", "MODEL_UNNAMED", "figures_unreached"]
 
 #: The kit's message when a record's usage is in no model call (format keys ``adapter``, ``n``, ``of``).
 USAGE_UNCOUNTED = ("{adapter}: {n} of the {of} record(s) carrying usage are in no model call, so their tokens are in no "
@@ -73,3 +73,36 @@ def usage_unreached(root: Path, adapter: str, views: dict[str, dict] | None = No
         return USAGE_UNCOUNTED.format(adapter=adapter, n=len(uncounted), of=carrying) + "\n".join(uncounted[:20]) \
             + "\n…" * (len(uncounted) > 20)
     return ""
+
+
+#: The kit's message when a session's records name a model and none of its model calls does (format keys
+#: ``adapter``, ``session``, ``n``, ``model``, ``where``, ``calls``): trial 46b F5.
+MODEL_UNNAMED = ("{adapter}: session {session}: {n} record(s) name a model ({model!r} at {where}) but none of its "
+                 "{calls} model call(s) does, so the readers say 'models not recorded by the runtime' and price none "
+                 "('no price for (no model)'): a call's model is the ``model`` of its own records (the agent's records "
+                 "of that call and the record carrying its usage); a runtime that names the model once a turn puts it "
+                 "on the turn's call records (docs/adapters.md, A Record's fields; the plugin template's turn.py)")
+
+
+def model_unreached(root: Path, adapter: str, views: dict[str, dict]) -> str:
+    """The kit's failure message for a collected, parsed root (``views``: each conversation -> its asz.view document)
+    in which a session's landed records name a model while it has model calls and none of them names one
+    (:data:`MODEL_UNNAMED`, one line per such session); '' when there is none."""
+    named: dict[str, list] = {}
+    for _path, h, _row, rec in landed_records(root):
+        if isinstance(rec.model, str) and rec.model:
+            named.setdefault(h.session, []).append((rec.model, f"{h.src}:{rec.ord}"))
+    lines = []
+    for conv, doc in sorted(views.items()):
+        s = doc["summary"]
+        got = [x for sess in doc.get("sessions") or [conv] for x in named.get(sess, ())]
+        if (s.get("llm_calls") or 0) > 0 and not s.get("models") and got:
+            lines.append(MODEL_UNNAMED.format(adapter=adapter, session=conv, n=len(got), model=got[0][0],
+                                              where=got[0][1], calls=s["llm_calls"]))
+    return "\n".join(lines)
+
+
+def figures_unreached(root: Path, adapter: str, views: dict[str, dict]) -> str:
+    """The kit's failure message for an adapter declaring usage whose samples' usage (:func:`usage_unreached`) or
+    named model (:func:`model_unreached`) reaches no model call; '' when both do."""
+    return usage_unreached(root, adapter, views) or model_unreached(root, adapter, views)

@@ -276,6 +276,14 @@ CWD_FIELD = case("cwd_field", "unaccounted", '''
                 rec.cwd, rec.runtime_version, rec.parts = obj["payload"]["cwd"], obj["payload"]["cli_version"], []
             return rec
 ''', _spaced_cwd)
+MODEL_ON_TURN_ONLY = case("model_on_turn_only", "capabilities", '''
+    class Changed(ExampleCodexAdapter):
+        def convert_line(self, source, line, ord, off):  # trial 46b F5: the model on the turn_context record alone
+            rec = super().convert_line(source, line, ord, off)
+            if b'"turn_context"' not in line:
+                rec.model = ""
+            return rec
+''')
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -471,3 +479,20 @@ def test_usage_counts_no_call_reports_and_no_line_holds_fail_naming_the_lines(ki
     for sid, n in lines:
         assert f".jsonl:{n}: usage.in -5 is no count a call reports, and the line does not hold it" in o.text, (sid, n)
         assert f".jsonl:{n}: usage.out 1,000,000,000,000,000 is no count a call reports" in o.text, (sid, n)
+
+
+def test_a_model_that_reaches_no_call_fails_naming_the_session(kit):
+    """Trial 46b F5: the template landed turn_context's model on that runtime record alone, so the readers said
+    'models not recorded by the runtime' and priced nothing, and the kit passed it. It fails now, naming the session,
+    the model and the line writing it (counted from the sample file); the template itself passes (UNCHANGED)."""
+    import json
+
+    o = kit[MODEL_ON_TURN_ONLY]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    named = [(sid, n, json.loads(line)["payload"]["model"]) for sid, ls in _sample_lines().items()
+             for n, line in enumerate(ls, 1) if json.loads(line)["type"] == "turn_context"]
+    assert len(named) == 1
+    sid, n, model = named[0]
+    assert (f"example-codex: session {sid}: 1 record(s) name a model ({model!r} at " in o.text
+            and f".jsonl:{n}) but none of its 1 model call(s) does, so the readers say 'models not recorded by the "
+                "runtime'" in o.text), o.text[-3000:]
