@@ -198,13 +198,7 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    large = too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)], {h["conversation"] for h in hits})
-    _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
-    if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
-        typer.echo(f"asz search: note: {large}", err=True)
-    notes += [large] if large else []  # once, on stdout under the hits (trial 37b F6: every part, twice, each query)
-    notes += _pruned(r)  # their text is gone: no hit could come from them (trial 15, F5)
-    notes += _timeless(r, timeless)  # a window cannot place them (trial 19, F25)
+    notes = _gap_notes(r, unverified, unsearched, timeless, {h["conversation"] for h in hits}, as_json)
     notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
     many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
     note = _excluded(excluded, notes)
@@ -214,6 +208,19 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
         _print_hits(r, hits, sum(held.values()), notes, as_json, matched.get("hits", len(hits)), took, opened(given))
     _exit_left_out(unverified, unsearched)
     return hits
+
+
+def _gap_notes(r: Path, unverified: dict[str, str], unsearched: list[dict], timeless: dict[str, int], found: set[str],
+               as_json: bool) -> list[str]:
+    """The notes every search form prints under its answer (``found``: the conversations it shows): a warning for each
+    file left out or text never searched (:func:`_notes`, on stderr), the parts too large to land (:func:`too_large`:
+    once, on stdout under the answer, and under JSON on stderr as a note; trial 37b F6), the sessions pruned (their text
+    is gone: trial 15, F5) and the hits a window cannot place (:func:`_timeless`, trial 19, F25)."""
+    large = too_large(r, [g for g in unsearched if g["problem"].startswith(TOO_LARGE_GAP)], found)
+    _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
+    if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
+        typer.echo(f"asz search: note: {large}", err=True)
+    return notes + ([large] if large else []) + _pruned(r) + _timeless(r, timeless)
 
 
 def _excluded(excluded: dict, notes: list[str]) -> str:
@@ -268,19 +275,21 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     from ..reading.search_convs import search_conversations
 
     t0 = time.monotonic()
-    unverified, matched = {}, {}  # type: ignore[var-annotated]
+    unverified, matched, gaps = {}, {}, {}  # type: ignore[var-annotated]
     rows = search_conversations(r, query, hide=hide, filters=filters, kinds=kinds, limit=limit, unverified=unverified,
-                                matched=matched, among=among)
+                                matched=matched, among=among, gaps=gaps)
     took = time.monotonic() - t0
     phase[0] = "print"
-    _warn(notes := _notes(unverified, []), as_json)
-    notes += _pruned(r)  # every search form says it: their text is gone (trial 36b F1)
-    notes += _unjudged(r, filters, {c["conversation"] for c in rows}, unverified)  # as the hit search says it (small26)
+    unsearched, found = gaps["unsearched"], {c["conversation"] for c in rows}
+    notes = _gap_notes(r, unverified, unsearched, gaps["timeless"], found, as_json)  # the hit search's (trial 46d F2)
+    notes += _unjudged(r, filters, found, unverified)  # as the hit search says it (small26)
+    if not rows:
+        _excluded(gaps["excluded"], notes)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
 
         sys.stdout.buffer.write(json_visible(orjson.dumps(rows, option=orjson.OPT_INDENT_2)) + b"\n")
-        _exit_left_out(unverified, [])
+        _exit_left_out(unverified, unsearched)
         return rows
     from ..reading.ids import shown_conversation_ids
     from ..reading.termtext import visible
@@ -305,7 +314,7 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
     typer.echo(f"{len(rows):,}{f' of {total:,}' if total != len(rows) else ''} conversation(s) in {took * 1000:.0f} ms{rest}")
     for line in notes:
         typer.echo(f"! {visible(line)}")
-    _exit_left_out(unverified, [])
+    _exit_left_out(unverified, unsearched)
     return rows
 
 

@@ -212,8 +212,10 @@ def _query(root: Path, got: dict[str, str], f: Filters, kinds: list[str], hide: 
     among: list[str] | str = sent_by(Path(root), got["instance"]) if got.get("instance") else ""
     matched: dict[str, int] = {}
     if got.get("conversations", "0") == "1":
+        gaps: dict = {}  # what the hit search says beside its hits, the same keys (trial 46d F2)
         hits = search_conversations(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad,
-                                    among=among, matched=matched, offset=int(offset))
+                                    among=among, matched=matched, offset=int(offset), gaps=gaps)
+        unsearched, excluded = gaps["unsearched"], gaps["excluded"]
     else:
         hits = search(root, got["q"], hide=hide, filters=f, kinds=kinds, limit=int(limit), unverified=bad, held=held,
                       unsearched=unsearched, excluded=excluded, conversation=among, matched=matched,

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .listing import Filters
 from .search import RANK_LIMIT, SearchError, index_path, search, texts_matched
@@ -110,12 +110,20 @@ def across(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
 def search_conversations(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
                          kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
                          matched: dict[str, int] | None = None, among: str | Sequence[str] = "",
-                         offset: int = 0) -> list[dict]:
+                         offset: int = 0, gaps: dict[str, Any] | None = None) -> list[dict]:
     """At most ``limit`` conversation rows (module docstring; ``limit`` 0: all), the first ``offset`` skipped
     (``/api/search``'s pages, trial 36a F3), for ``query``, of the conversations
     ``among`` lists when a list is given (``--instance``: :func:`~asz_core.reading.search_hits.sent_by`). ``matched``,
     when given, gets ``conversations``: how many hold it (before ``limit``); ``unverified`` as
-    :func:`~asz_core.reading.search.search` gives it. Raises as :func:`holding` does."""
+    :func:`~asz_core.reading.search.search` gives it. ``gaps``, when given, gets what the hit search says beside its
+    hits for the same query and filters (trial 46d F2: ``--conversations`` said ``0 conversation(s)`` where the hit
+    search said a ``-word`` left out every text and a part too large to land was not searched): ``unsearched``,
+    ``timeless`` and ``excluded``, as :func:`~asz_core.reading.search.search` fills them. Raises as :func:`holding`
+    does."""
+    if gaps is not None:
+        gaps.update(unsearched=[], timeless={}, excluded={})
+        search(root, query, hide=hide, filters=filters, kinds=kinds, limit=1, unsearched=gaps["unsearched"],
+               timeless=gaps["timeless"], excluded=gaps["excluded"], conversation=among)
     groups = group_texts(query)
     found = holding(root, query, hide=hide, filters=filters, kinds=kinds, among=among)
     if matched is not None:

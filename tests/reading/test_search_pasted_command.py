@@ -54,6 +54,12 @@ def test_a_flag_that_left_out_every_text_is_said(incident):
     rc, hits, err = _search(root, "psql \"$DATABASE_URL\" -c 'ALTER TABLE users'")
     assert rc == 0 and hits == []
     assert f"{calls.count(PSQL)} text(s) matched the other words and were left out by -c ({calls.count(PSQL)}):" in err, err
+    said = f"{n} text(s) matched the other words and were left out by -rf ({n}):"
+    by = ("search", "--root", str(root), "--kind", "tool_input", "--conversations")  # said too (trial 46d F2: silent)
+    table = asz(*by, "--", RM, check=False)
+    assert table.returncode == 0 and table.stdout.startswith("0 conversation(s)") and f"\n! {said}" in table.stdout, table.stdout
+    js = asz(*by, "--json", "--", RM, check=False)
+    assert js.returncode == 0 and json.loads(js.stdout) == [] and f"asz search: note: {said}" in js.stderr, js.stderr
     got = json.loads(asz("search", "--root", str(root), "--json", "--held-back", "--", RM).stdout)
     assert got["hits"] == [] and got["note"].startswith("1 text(s) matched the other words and were left out by -rf (1)")
     # quoted whole, the command is found; a word left out that no matching text holds says nothing
@@ -80,6 +86,8 @@ def test_the_api_says_it_too(incident, tmp_path):
         assert r.status == 200 and json.loads(r.body) == []
         assert r.headers.get("x-asz-note", "").startswith("1 text(s) matched the other words and were left out by -rf (1)")
         r = served.get("/api/search?held_back=1&q=" + quote(RM))
+        assert json.loads(r.body)["note"].startswith("1 text(s) matched the other words and were left out by -rf (1)")
+        r = served.get("/api/search?conversations=1&held_back=1&q=" + quote(RM))  # the same keys by conversation (46d F2)
         assert json.loads(r.body)["note"].startswith("1 text(s) matched the other words and were left out by -rf (1)")
         r = served.get("/api/search?q=" + quote("migrate --noinput"))
         assert len(json.loads(r.body)) == 2

@@ -44,6 +44,8 @@ def test_the_parts_too_large_to_land_are_said_once_in_one_line(corpus_dir, tmp_p
         assert p.returncode == 0 and [x for x in p.stdout.splitlines() if x.startswith("! ")] == [
             "! " + said.format(n=large, of=of)], p.stdout
         assert "too large" not in p.stderr, p.stderr
+    by = asz("search", "zebracorn_needle_end", "--conversations", "--root", str(root))  # said by conversation too (46d F2)
+    assert by.returncode == 0 and [x for x in by.stdout.splitlines() if x.startswith("! ")] == ["! " + said.format(n=large, of="")]
     j = asz("search", "hello", "--json", "--root", str(root))
     assert {h["conversation"][:8] for h in json.loads(j.stdout)} == {"de3b8b19"}
     assert [x for x in j.stderr.splitlines() if "too large" in x] == [f"asz search: note: {said.format(n=large, of=' of these hits')}"]
