@@ -364,7 +364,9 @@ def api(handler):
     its traceback is logged once per place it came from (:func:`log_once`)."""
     def endpoint(request: Request) -> Response:
         state = _state(request)
+        reading = request.url.path.startswith("/api/c/")  # a reader reading a conversation: the checker waits
         state.requests_active += 1  # not exact under races; only tells the checker to wait
+        state.reads_active += reading
         try:
             return handler(request, *_asked(request, state))
         except QueryError as exc:
@@ -384,9 +386,10 @@ def api(handler):
             return _error(500, f"internal error ({type(exc).__name__})")
         finally:
             state.requests_active -= 1
+            state.reads_active -= reading
             if not state.first_request:
                 state.first_request = time.monotonic()
-            if request.url.path.startswith("/api/c/"):  # a reader is reading a conversation: the checker waits
+            if reading:
                 state.last_read = time.monotonic()
 
     return endpoint

@@ -138,6 +138,16 @@ def _noted(state, convs: set[str], states: dict[str, str], narrow: tuple[str, bo
     return und, undescribed_said(und), untimed
 
 
+def reader_first(checks) -> bool:
+    """True while the counter and the checker of ``checks`` (a :class:`BackgroundChecks`) wait for a reader: while a
+    conversation is read (``/api/c/…``) and :data:`READ_QUIET` seconds after, and while any API request is answered when
+    they count in this process (no ``worker``). With a worker (``asz server``, ``asz view``), a poll of the list, the
+    status or the usage does not hold them: their work runs in that process, niced, and a page polling the list every
+    second held the checker, so the usage figures, which wait for it, lagged the list by minutes (trial 46c F3)."""
+    active = checks.requests_active if checks.worker is None else checks.reads_active
+    return active > 0 or time.monotonic() - checks.last_read < READ_QUIET
+
+
 class BackgroundChecks(ReadingSaid):
     """The checker, the counter, the status and the usage sums of :class:`asz_core.view.state.ViewState` (a mixin over
     its caches)."""
@@ -327,7 +337,7 @@ class BackgroundChecks(ReadingSaid):
     def _count_loop(self) -> None:
         """The counter thread: count each waiting conversation's summary (:meth:`known_summary`) until none waits."""
         while True:
-            while self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET or self.hold_counting:
+            while reader_first(self) or self.hold_counting:
                 time.sleep(0.05)  # a reader's request comes first, and asz server's first pass
             with self._lock:
                 if not self._count_pending:
@@ -355,7 +365,7 @@ class BackgroundChecks(ReadingSaid):
         todo.sort(key=lambda c: -((self.row_time(c)) or 0))
         done = 0
         for i, c in enumerate(todo):
-            while (self.requests_active > 0 or time.monotonic() - self.last_read < READ_QUIET or self.counts_pending()) \
+            while (reader_first(self) or self.counts_pending()) \
                     and not stop.is_set():
                 stop.wait(0.05)  # a reader's request comes first, and the list's figures before the states
             if stop.is_set():

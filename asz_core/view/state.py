@@ -155,7 +155,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         self.builds = self.checked = 0  # documents built since start (/api/status), conversations whose state the checker found
         self.counted_listed = Recent(lambda: len(self.conversations()))  # /api/status's count: read at most once a second
         self.checked_built = 0  # of those, how many it built (the others: read from their found records)
-        self.requests_active = 0  # API requests being answered now; the checker waits while any is
+        self.requests_active = self.reads_active = 0  # API requests answered now, and of them /api/c/… reads (background.reader_first)
         self.first_request = 0.0  # time.monotonic() when the first API request ended (the checker starts CHECK_DELAY after)
         self.last_read = 0.0  # time.monotonic() when the last /api/c/… request ended (the checker waits READ_QUIET after it)
 

@@ -278,3 +278,30 @@ def test_the_thread_that_starts_workers_ends_with_the_last_worker():
     finally:
         c.close()
     assert _spawners() == []
+
+
+def test_a_poll_of_the_list_does_not_hold_the_checker_a_read_does(corpus_root, tmp_path, worker):
+    """Trial 46c F3: /api/usage sums what the checker built, and a page polling the list every second held it (it
+    waited while any request was answered), so the usage lagged the list by minutes. With a worker, only a
+    conversation's read (``/api/c/…``, ``reads_active``) holds it; in this process, any request still does."""
+    root = _never_read(corpus_root, tmp_path)
+
+    def checked(state, seconds: float) -> int:
+        stop = threading.Event()
+        timer = threading.Timer(seconds, stop.set)  # what it checked by then: held, nothing
+        timer.start()
+        try:
+            return state.check_all(stop, pause=0)
+        finally:
+            timer.cancel()
+
+    held = ViewState(root, worker=worker)
+    held.requests_active, held.reads_active = 1, 1  # a conversation being read (api(): both counted)
+    assert checked(held, 1.0) == 0
+    alone = ViewState(root)  # no worker: a build would share this interpreter with the answer
+    alone.requests_active = 1
+    assert checked(alone, 1.0) == 0
+    polled = ViewState(root, worker=worker)
+    polled.requests_active = 1  # the list, the status or the usage being answered (before: held, 0)
+    assert checked(polled, 120.0) == 11
+    assert polled.usage()["counted"] == 11 and polled.usage()["complete"]
