@@ -64,7 +64,7 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results, and the labels (titles), of every conversation in a root.
 
-    The index (<root>/_index/search-47.sqlite, derived data; 47 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-48.sqlite, derived data; 48 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was

@@ -185,6 +185,11 @@ could hide behind it).
   reply, else not at all (the document's ``streams[].label`` and ``named_by``: the json form; fix46c), where render
   30 took the record the talk starts at, a reply too (:data:`CHILD_LABEL_RENDER`). A copy of render 30 or before is
   made again labelling as that render did (:func:`drawing`, :data:`~asz_core.view.titles.CHILD_LABEL_FIRST`).
+- render 32: a conversation that continues another and holds no talk of its own is titled ``(continues ID) TITLE``
+  also when its runtime titles it (a copy of a Kiro session: its session document's title), in every dialect, where
+  render 31 gave the runtime's title alone (:data:`CONTINUED_MARK_RENDER`; trial 46b F6). A copy of render 31 or
+  before is made again titled as that render titled it (:func:`drawing`,
+  :data:`~asz_core.view.titles.CONTINUED_UNMARKED`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -211,10 +216,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 31
+RENDER = 32
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -261,6 +266,8 @@ GISTS_RENDER = 23
 COMPACTION_RENDER = 30
 #: The render from which a child stream no call names is labelled by no reply (render 31).
 CHILD_LABEL_RENDER = 31
+#: The render from which a resumed copy holding no talk of its own marks its runtime's title (render 32).
+CONTINUED_MARK_RENDER = 32
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 
@@ -282,7 +289,7 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
     again so."""
     from ..view.prices import cents_as_before
-    from ..view.titles import CHILD_LABEL_FIRST, COMPACTION_UNSAID, CONTINUED_SHORT
+    from ..view.titles import CHILD_LABEL_FIRST, COMPACTION_UNSAID, CONTINUED_SHORT, CONTINUED_UNMARKED
     from ..view.view_base import NOTICES_READ
 
     token = _DRAWN.set(min(int(render), RENDER))
@@ -290,10 +297,12 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     short = CONTINUED_SHORT.set(drawn() < CONTINUED_RENDER)
     unsaid = COMPACTION_UNSAID.set(drawn() < COMPACTION_RENDER)
     first = CHILD_LABEL_FIRST.set(drawn() < CHILD_LABEL_RENDER)
+    unmarked = CONTINUED_UNMARKED.set(drawn() < CONTINUED_MARK_RENDER)
     try:
         with cents_as_before(cents_before):
             yield
     finally:
+        CONTINUED_UNMARKED.reset(unmarked)
         CHILD_LABEL_FIRST.reset(first)
         COMPACTION_UNSAID.reset(unsaid)
         CONTINUED_SHORT.reset(short)

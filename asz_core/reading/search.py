@@ -67,7 +67,7 @@ from ..view.document import list_conversations
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of
-from ..view.titles import PromptTitle, lost_prompt_title, named_for
+from ..view.titles import PromptTitle, copy_marked, lost_prompt_title, named_for
 from .landed_check import chain_problem, read_landed, read_unbound, verified_rows
 from .listing import Filters, dialect_of
 from .search_meta import Meta
@@ -178,6 +178,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     copies, held = replay_rows(fold.nodes), []  # a replayed call's copies: searched at the call's own record (fix46c)
     meta, links = Meta(None if removed_count(root / head.session) else named_for(root, head.session)), links_of(fold)
     meta.continues = next(iter(links.earlier), "")
+    meta.talked = any(n.kind == "talk" for n in fold.nodes.values())
     there = counted_there(root, head.session)  # a receiving root's continued session, drawn here too (trial 28a F1)
     seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
@@ -274,6 +275,7 @@ def _summary(root: Path, conversation: str, head: Any, meta: Meta) -> tuple:
     dialect = dialect_of(root, head.session)
     title = meta.titles.title(h.get("title") or getattr(head, "title", ""))  # the runtime's, as its record holds it
     withheld = withheld_by(meta.flagged, title)
+    title = copy_marked(title, [meta.continues] if meta.continues else [], meta.talked)  # a copy's, as the document's
     if not title:  # a prompt's, masked and cut: withheld by its own record's flags (the text is no longer the record's)
         pick = PromptTitle(dialect)
         prompts = meta.prompts()  # in the talks' order, as the document's title offers them

@@ -36,6 +36,8 @@ class Meta:
         self.read: list[tuple[str, str, int]] = []
         #: The conversation this one continues (the document's ``summary.continues``), '' when none.
         self.continues = ""
+        #: It holds a talk of its own: a copy holding none marks its runtime's title (``(continues ID) TITLE``).
+        self.talked = False
         self.not_read = False  #: a landed file not read: every withholdable flag withholds the title (title_unread)
 
     def prompts(self) -> list[tuple[str, tuple[str, ...]]]:

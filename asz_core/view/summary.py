@@ -16,7 +16,7 @@ from .lists import ListView
 from .prices import PriceTable, cost_of
 from .secret_forms import shown_title
 from .time_order import in_time_order
-from .titles import COMPACTION_UNSAID, LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, named_for, prompt_text, subagent_title
+from .titles import COMPACTION_UNSAID, LandedTitles, PromptTitle, RuntimeTitle, ask_adapter, continued_title, copy_marked, named_for, prompt_text, subagent_title
 from .usage import usage_totals
 
 __all__ = ["DocumentView", "metered_model", "meta_fields", "renamed_project", "same_model", "session_model", "HEADING_LIMIT", "NOT_VERIFIED", "NO_PROMPT", "COMPACTION_ONLY", "REMOVED", "TITLE_LIMIT", "inside_word", "observed_cwd", "observed_range", "observed_title", "talks_title", "shorten",
@@ -356,8 +356,8 @@ class DocumentView(ListView):
         return self._credits_at
 
     def title(self, runtime_title: str) -> str:
-        """The conversation's title (issue 17): the runtime's own, else its first talk's label, else ``(no prompt)``
-        (:data:`NOT_VERIFIED` when the conversation does not verify).
+        """The conversation's title (issue 17): the runtime's own (marked in a copy: :func:`copy_marked`), else its
+        first talk's label, else ``(no prompt)`` (:data:`NOT_VERIFIED` when the conversation does not verify).
 
         The runtime's title is what the round header carries (the last label
         on a record with no id of its own: Claude Code's ``ai-title`` and older
@@ -383,10 +383,10 @@ class DocumentView(ListView):
         if self.hide and self.sess.unreadable:  # a withheld record may hold it in a file not read: none shown (title_unread)
             return ""
         runtime_title = self.runtime_title(runtime_title)
+        talks = in_time_order(self, self.of_kind("talk"), main_first=True)
         if runtime_title:
             withheld = self.hide and title_withheld(self.sess.record_lines(self.hide), runtime_title, self.hide)
-            return "" if withheld else shown_title(runtime_title)
-        talks = in_time_order(self, self.of_kind("talk"), main_first=True)
+            return "" if withheld else copy_marked(shown_title(runtime_title), self.links.earlier, bool(talks))
         pick, asked = talks_title(self, talks)
         if pick.title():
             return pick.title()

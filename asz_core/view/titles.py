@@ -33,7 +33,7 @@ from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
 from .secret_forms import shown_title
 
-__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "COMPACTION_UNSAID", "CHILD_LABEL_FIRST", "continued_title", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
+__all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "CONTINUED_UNMARKED", "COMPACTION_UNSAID", "CHILD_LABEL_FIRST", "continued_title", "copy_marked", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
 #: File kinds whose labels name a run or a workflow, never the conversation (as :func:`latest_title` skips them).
 _NOT_TITLES = frozenset({"workflow_manifest", "workflow_script", "journal"}) | SET_ASIDE_KINDS
@@ -537,6 +537,9 @@ CONTINUED_SHORT: ContextVar[bool] = ContextVar("asz_continued_short", default=Fa
 #: asz titled a conversation whose records hold a compaction summary and no talk ``(no prompt)``
 #: (:data:`~asz_core.view.summary.COMPACTION_ONLY`).
 COMPACTION_UNSAID: ContextVar[bool] = ContextVar("asz_compaction_unsaid", default=False)
+#: True while a copy of render 31 or before is made again: those asz titled a resumed copy holding no talk of its own
+#: by its runtime's title alone, unmarked (``asz_core.view.summary``; trial 46b F6: Kiro's copies).
+CONTINUED_UNMARKED: ContextVar[bool] = ContextVar("asz_continued_unmarked", default=False)
 #: True while a copy of render 30 or before is made again: those asz labelled a child stream no call and no name
 #: labelled by the text of the record its first talk starts at, a reply too (``asz_core.view.lists``; fix46c).
 CHILD_LABEL_FIRST: ContextVar[bool] = ContextVar("asz_child_label_first", default=False)
@@ -554,6 +557,15 @@ def continued_title(earlier: str, title: str) -> str:
     as they reach). The one rule the document's summary (and so ``asz ls`` and the page's list) and search follow;
     while :data:`CONTINUED_SHORT` (an export of render 25 or before made again), the first 8 characters."""
     return f"(continues {earlier[:8] if CONTINUED_SHORT.get() else earlier}) {title}".rstrip()
+
+
+def copy_marked(title: str, earlier: Sequence[str], talked: bool) -> str:
+    """``title`` (its runtime's) of a conversation that continues ``earlier[0]`` and holds no talk of its own
+    (``talked`` False) marked as any copy's title is, :func:`continued_title`, in every dialect: the mark comes from the
+    link, not the runtime (trial 46b F6: a Kiro copy's title is its own session document's, and it read as the
+    original's duplicate); else ``title``, and unmarked while a copy of render 31 or before is made again
+    (:data:`CONTINUED_UNMARKED`). The one rule of the document's summary and the search index."""
+    return continued_title(earlier[0], title) if title and earlier and not talked and not CONTINUED_UNMARKED.get() else title
 
 
 #: What a title taken from a sub-agent's prompt starts with (:func:`subagent_title`).
