@@ -82,6 +82,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     from ..export.push import PushInterrupted, push
     from ..export.settings import with_token
     from ..storage.root import LockBusy
+    from .push_progress import PushProgress
 
     try:
         export = with_token(cfg.export, token or env_token())
@@ -90,7 +91,7 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         return 1
     try:
         rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere,
-                   retry_rejected=retry_rejected, said=said, each=each,
+                   retry_rejected=retry_rejected, said=said, each=each, progress=PushProgress,
                    budget_of=lambda adapter: (budgets or {}).get(adapter) or cfg.adapter(adapter).collector.max_delta_bytes)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
@@ -147,7 +148,9 @@ def push_command(
     One OTLP log record per file (body = the file's bytes), session by
     session, files then rounds; push.state in the root records what the
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
-    requests=N paused=…s rejected=N errors=N held=N (…s)``; then applies
+    requests=N paused=…s rejected=N errors=N held=N (…s)``; a pass still sending after 5 s (ASZ_PROGRESS_AFTER)
+    says where it is on stderr, ``push: N of M file(s), B of L sent, T s`` (of the files and bytes due when it began),
+    again every 10 s (ASZ_PROGRESS_EVERY), as collect does; then applies
     storage.retention when it is set (as ``asz prune``). A receiver that
     wants a token (asz receive --token) gets 'Authorization: Bearer TOKEN'
     from --token-file PATH, else the environment variable ASZ_PUSH_TOKEN

@@ -46,7 +46,7 @@ from .push_refusals import Refusals
 from .push_rest import Rests, rests_made
 from .settings import ExportConfig, default_instance_id, split_endpoint
 from .state import PushState, receiver_answer
-from .transport import Answer, Sender, sender
+from .transport import Answer, Poked, Sender, sender
 from .wire import ASSEMBLE, REPLACES, REST, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
 from ..termsafe import LineStream, shell_word
 
@@ -513,7 +513,7 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
          backoff: float = 1.0, attempts: int = 6, lock_timeout: float = 0.0,
          sleep: Callable[[float], None] = time.sleep, retry_elsewhere: bool = False, retry_rejected: bool = False,
          said: dict[str, str] | None = None,
-         budget_of: Callable[[str], int] | None = None, each: bool = False) -> PushReport:
+         budget_of: Callable[[str], int] | None = None, each: bool = False, progress: Callable | None = None) -> PushReport:
     """One pass over ``root`` to ``endpoint`` (default ``cfg.endpoint``); returns the :class:`PushReport`.
 
     Raises ValueError when no endpoint is configured or it is unusable,
@@ -529,7 +529,9 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
     (None: every note is said). ``budget_of``: adapter name -> its configured ``max_delta_bytes``, what the rest of a
     stream is cut at (:func:`.push_rest.make_rest`; None: the default 2 MiB). ``each`` (``asz push
     --each-session``): every note and error of a kind that two sessions or more share is said a line per session,
-    not one line with their count and first ids (trial 41a F5).
+    not one line with their count and first ids (trial 41a F5). ``progress``: ``(root, paths push.state held as sent,
+    err) -> watcher``, whose ``poke()`` is called after each answered request and whose ``of`` is set to the pass
+    (:class:`~asz_core.cli.push_progress.PushProgress`: where a long pass is, on ``err``).
     """
     root = Path(root)
     name = endpoint_name(cfg, endpoint) if (endpoint or cfg.endpoint) else ""
@@ -557,8 +559,11 @@ def push(root: str | os.PathLike, cfg: ExportConfig, *, endpoint: str | None = N
         snd = sender(cfg, name, (cfg.service_name or PROBE_SERVICE, cfg.instance_id or default_instance_id()))
         p = None
         notes = Notes(err, said)
+        watch = progress(root, set(state.pushed), err) if progress is not None else None  # trial 46d F4
         try:
-            p = _Pass(root, cfg, snd, state, err, backoff, attempts, sleep, notes, each)
+            p = _Pass(root, cfg, Poked(snd, watch.poke) if watch else snd, state, err, backoff, attempts, sleep, notes, each)
+            if watch:
+                watch.of = p
             p.metrics_owner = loaded.endpoint  # whose receipts a sent.json of before holds (metrics.sent_path)
             p.budget_of = budget_of  # the rest of a stream is cut as its adapter's collector cuts
             going = p.logs() if cfg.logs else True

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import http.client
 import ssl
-from typing import Protocol
+from typing import Callable, Protocol
 
 import attrs
 import grpc
@@ -31,7 +31,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from .settings import ExportConfig, split_endpoint
 from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE
 
-__all__ = ["Answer", "Sender", "sender", "one_line", "TIMEOUT"]
+__all__ = ["Answer", "Poked", "Sender", "sender", "one_line", "TIMEOUT"]
 
 #: Seconds one request may take before it counts as failed.
 TIMEOUT = 120.0
@@ -200,3 +200,18 @@ def sender(cfg: ExportConfig, endpoint: str | None = None, who: tuple[str, str] 
     if proto == "grpc":
         return _Grpc(hostport, secure, cfg.ca_file, cfg.headers, who)
     return _Http(hostport, secure, cfg.ca_file, base, cfg.headers)
+
+
+class Poked:
+    """A sender (:class:`Sender`) that calls ``poke`` after each answered request."""
+
+    def __init__(self, snd: Sender, poke: Callable[[], None]):
+        self.snd, self.poke = snd, poke
+
+    def send(self, kind: str, req) -> Answer:
+        ans = self.snd.send(kind, req)
+        self.poke()
+        return ans
+
+    def __getattr__(self, name: str):
+        return getattr(self.snd, name)
