@@ -45,7 +45,9 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     name = shown_conversation_ids(r, [doc["conversation"]])[doc["conversation"]] if doc.get("conversation") else ""
     from ..reading.cost_kinds import talk_names  # the costliest talks named as md and the page head them (fix46c)
 
-    lines = summary_lines({**doc, "summary": shown_places(doc["summary"])} if isinstance(doc.get("summary"), dict) else doc, table, name,
+    from ..view.counted_in import summary_counted_in  # a copy counted where it continues: 0, counted in ID (46a F5)
+
+    lines = summary_lines({**doc, "summary": summary_counted_in(r, shown_places(doc["summary"]))} if isinstance(doc.get("summary"), dict) else doc, table, name,
                           talk_names(r, doc))
     if removal is not None:
         lines.insert(1, removal_line(removal))

@@ -16,7 +16,7 @@ from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
 from ..reading.termtext import visible
-from ..view.list_query import counted_where_continued  # a copy with no call of its own reads 0 (trial 46a F5)
+from ..view.counted_in import counted_where_continued  # a copy with no call of its own reads 0 (trial 46a F5)
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
 from .ls_credits import credits_line

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..view.usage_once import same_calls_list  # noqa: F401 (named here since session 36)
+from ..view.usage_once import COUNTED_UNDER, same_calls_list  # noqa: F401 (same_calls_list named here since session 36)
 from ..view.usage_undescribed import NAMED, ROW_OF, undescribed_line  # noqa: F401 (named here till fix40o: the page says it too)
 
 __all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED"]
@@ -75,7 +75,7 @@ def _same_calls(same: list[dict], session: bool, shown: Callable[[str], str]) ->
                 f"{named(s['counted_in'])} (--json: the row's same_calls)" for s in elsewhere]
     n = sum(sum(s["counted_in"].values()) for s in elsewhere)
     more = len(elsewhere) - SAME_NAMED
-    return [f"{n:,} model call(s) that two conversations or more hold ({rule}) are counted once, under the one that "
-            "made them first: " + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
+    return [f"{n:,} model call(s) that two conversations or more hold ({rule}) are counted once, {COUNTED_UNDER}: "
+            + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
                 f"{k:,} under {shown(o)}" for o, k in s["counted_in"].items()) for s in elsewhere[:SAME_NAMED])
             + (f" and {more} more conversation(s)" if more > 0 else "") + " (--json: total.same_calls)"]

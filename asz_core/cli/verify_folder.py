@@ -153,7 +153,17 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     if (doc.get("head") or {}).get("round") != upto:
         with as_of(row["id"], upto):
             doc = pinned(pins, row["id"], lambda: docs(root, row["id"], hide))
-    return figures_checked(index, row, doc.get("summary") or {}, table)
+    from ..reading.export_render import COUNTED_IN_RENDER
+    from ..view.counted_in import summary_counted_in
+
+    s = doc.get("summary") or {}  # a copy counted where it continues reads 0 from render 33 (trial 46a F5)
+    return figures_checked(index, row, summary_counted_in(root, s) if _render(body) >= COUNTED_IN_RENDER else s, table)
+
+
+def _render(body: dict) -> int:
+    """The render a copy's manifest ``body`` names (0 when none: renders 1 and 2)."""
+    r = body.get("render")
+    return r if isinstance(r, int) and not isinstance(r, bool) else 0
 
 
 #: What asz verify --export says of a copy that has no manifest to check it by (trial 33c F4): the way to one.

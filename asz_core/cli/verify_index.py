@@ -149,9 +149,12 @@ def shown_figures(summary: dict, table) -> dict:
     from ..view.prices import cost_of
     from ..view.rows import usage_unrecorded
 
-    unrecorded = usage_unrecorded(summary.get("llm_calls"), summary.get("calls_with_usage"), summary.get("credits"))
-    row = {"usage": summary.get("usage"), "cost": cost_of(summary.get("usage_by_model") or {}, table),
-           "usage_recorded": not unrecorded}
+    unrecorded = usage_unrecorded(summary.get("llm_calls"), summary.get("calls_with_usage"), summary.get("credits")) \
+        and not summary.get("counted_in")  # 0, counted where it continues (render 33: trial 46a F5)
+    cost = cost_of(summary.get("usage_by_model") or {}, table)
+    if summary.get("counted_in"):  # priced: $0.00, as its row of the index (view.counted_in)
+        cost = {k: v for k, v in cost.items() if k != "priced"}
+    row = {"usage": summary.get("usage"), "cost": cost, "usage_recorded": not unrecorded}
     tokens, cost = index_figures(row)
     return {"talks": str(summary.get("talks") or 0), "tokens": tokens, "cost": cost, "state": str(summary.get("state") or "")}
 

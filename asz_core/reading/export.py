@@ -223,7 +223,7 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- **{s.get('state', '')}:** {p}")
     for p in notes_of(doc):
         lines.append(f"- **problem:** {p}")
-    out = [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s)]]
+    out = [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s, root)]]
     return [md_linked(x) if at <= i < at + len(links) else x for i, x in enumerate(out)]  # in a folder (trial 45b F6)
 
 
@@ -321,12 +321,17 @@ def loose_executions(doc: dict) -> list[str]:
     return [f"{call_named(e)}: {execution_line(e)}" for e in doc.get("tool_executions") or () if not e.get("step")]
 
 
-def _figures(s: dict) -> list[str]:
+def _figures(s: dict, root: str | os.PathLike) -> list[str]:
     """The summary's project, models, tokens and cost lines, as ``asz conversation`` prints them
     (:func:`~asz_core.reading.listing.usage_lines`), the cost followed by ``cost by kind: …`` (its
-    ``cost_by_kind_line``: each kind's share of the exact cost, trial 27a F3); [] for a summary without figures."""
+    ``cost_by_kind_line``: each kind's share of the exact cost, trial 27a F3); [] for a summary without figures.
+    From render 33 a copy whose calls are counted in the conversation it continues (in ``root``) says so
+    (:func:`~asz_core.view.counted_in.summary_counted_in`; trial 46a F5)."""
+    from ..view.counted_in import summary_counted_in
+    from .export_render import COUNTED_IN_RENDER, drawn
     from .listing import usage_lines
 
+    s = summary_counted_in(root, s) if drawn() >= COUNTED_IN_RENDER else s
     try:
         lines = usage_lines(s)
     except (KeyError, TypeError):
@@ -452,7 +457,7 @@ def _html_head(root: str | os.PathLike, doc: dict, index: str, unresolved: int =
     if notes:  # as the page says it
         out.append("<div class=\"failed\"><b>Its rounds verify, but asz found problems:</b><ul>"
                    + "".join(f"<li>{e(p)}</li>" for p in notes) + "</ul></div>")
-    figures = _figures(s)
+    figures = _figures(s, root)
     if figures:
         out.append("<p class=\"meta\">" + "<br>".join(isolated(line) for line in figures) + "</p>")
     if unresolved:  # trial 27a F4: said at the top, as the Markdown head says it

@@ -20,7 +20,7 @@ from ..view.rate_words import COMMAND_TITLE, command_title, listed_title
 from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 from .export_blocks import literal
-from .export_render import INDEX_WORDS_RENDER, drawn
+from .export_render import COUNTED_IN_RENDER, INDEX_WORDS_RENDER, drawn
 from .termtext import md_line
 
 __all__ = ["counted_elsewhere", "github_slugs", "index_figures", "index_html", "index_markdown", "marks_said", "project_groups", "summed_row"]
@@ -136,12 +136,20 @@ def _index_total(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> st
                 else f"tokens {figure}, cost {priced}")
     return (f"{len(rows)} conversation(s): {said}"
             + (f" ({held} held back, in neither figure)" if held else "")
-            + (f" ({n:,} model call(s) that two conversations or more hold are counted once, under the one that made "
-               "them first: " + "; ".join(f"{e['name']}'s " + ", ".join(f"{k:,} under {o}" for o, k in e["under"].items())
+            + (f" ({n:,} model call(s) that two conversations or more hold are counted once, {_counted_under()}: "
+               + "; ".join(f"{e['name']}'s " + ", ".join(f"{k:,} under {o}" for o, k in e["under"].items())
                                            for e in twice[:3])
                + (f" and {len(twice) - 3} more conversation(s)" if len(twice) > 3 else "")
                + "; the same call id and request id: a fork, an import or a copy under a new session id; each row "
                "counts its own)" if n else ""))
+
+
+def _counted_under() -> str:
+    """Where an index's total says a call two rows hold is counted: :data:`~asz_core.view.usage_once.COUNTED_UNDER`
+    from render 33, render 32 and before ``under the one that made them first`` (its words before b4afd475's rule)."""
+    from ..view.usage_once import COUNTED_UNDER
+
+    return COUNTED_UNDER if drawn() >= COUNTED_IN_RENDER else "under the one that made them first"
 
 
 def summed_row(counted: Sequence[dict], tokens: int, cost, twice: Sequence[dict]) -> dict:

@@ -190,6 +190,14 @@ could hide behind it).
   render 31 gave the runtime's title alone (:data:`CONTINUED_MARK_RENDER`; trial 46b F6). A copy of render 31 or
   before is made again titled as that render titled it (:func:`drawing`,
   :data:`~asz_core.view.titles.CONTINUED_UNMARKED`).
+- render 33: a conversation that continues another recording token counts and has no model call of its own (a copy
+  under a new id: every call of it a record it repeats, drawn and counted there) reads ``tokens 0, counted in ID …``
+  and ``cost $0.00, counted in ID`` in md and html headers, and 0 and $0.00 in a folder index's row, where render 32
+  said ``tokens not recorded: …``, ``cost -`` and ``not recorded``, ``-`` (:mod:`~asz_core.view.counted_in`; trial
+  46a F5); an md or html index's total says calls two conversations hold are counted once ``under the conversation
+  whose copy counts the most output tokens, then the one that made them first`` (b4afd475's rule,
+  :func:`~asz_core.view.usage_once.once`), where render 32 said ``under the one that made them first``
+  (:data:`COUNTED_IN_RENDER`). A copy of render 32 or before is made again with the earlier words (:func:`drawn`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -216,10 +224,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 32
+RENDER = 33
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -268,6 +276,9 @@ COMPACTION_RENDER = 30
 CHILD_LABEL_RENDER = 31
 #: The render from which a resumed copy holding no talk of its own marks its runtime's title (render 32).
 CONTINUED_MARK_RENDER = 32
+#: The render from which a header and an index say a copy whose calls are the records it repeats 0, counted in the
+#: conversation it continues, and a total's same-calls words name the rule of usage_once.once (render 33).
+COUNTED_IN_RENDER = 33
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

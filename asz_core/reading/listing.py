@@ -392,7 +392,9 @@ def usage_lines(s: dict) -> list[str]:
     rounded to cents as ``asz ls`` and ``asz usage`` round it; for a conversation that does not verify
     (``held_back``) a ``tokens held back: …`` line and ``cost held back`` instead of the figures; for one whose
     calls carry no token usage, or which has no model call (``calls_with_usage`` 0: Kiro; hook records alone)
-    ``tokens not recorded: …`` (:func:`unrecorded_text`) and ``cost -``.
+    ``tokens not recorded: …`` (:func:`unrecorded_text`) and ``cost -``, but ``tokens 0, counted in ID …`` and
+    ``cost $0.00, counted in ID`` for a copy whose summary a reader gave ``counted_in``
+    (:func:`~asz_core.view.counted_in.summary_counted_in`: its calls are records it repeats of ID, counted there).
     ``asz conversation`` prints them; the Markdown and HTML exports carry them in their header. Raises KeyError when ``summary`` has no ``usage``, ``usage_by_lane``
     or ``cost``."""
     rt = s.get("runtime") or {}
@@ -412,6 +414,10 @@ def usage_lines(s: dict) -> list[str]:
                      "with usage are in no figure (asz verify names the problems)")
         lines.append("cost held back")
         return lines
+    if s.get("counted_in"):  # a copy whose calls are the records it repeats, counted there (trial 46a F5; render 33)
+        from ..view.counted_in import cost_counted_in, tokens_counted_in
+
+        return lines + [tokens_counted_in(s["counted_in"]), cost_counted_in(s["counted_in"])]
     calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]

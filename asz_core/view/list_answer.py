@@ -46,7 +46,7 @@ def listed_rows(state, hide) -> tuple[list[str], str, list[dict]]:
     not listed (:func:`~asz_core.view.background.list_note`), and a row for each as it is known now (at once: one not
     counted yet is marked and given to the counter, newest first)."""
     from .background import list_note
-    from .list_query import counted_where_continued
+    from .counted_in import counted_where_continued
 
     convs = state.conversations()
     note = list_note(state, convs)

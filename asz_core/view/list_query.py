@@ -42,7 +42,7 @@ from .project_labels import project_labels
 from .query import ApiError, known_params, query_window
 from .row_filters import ROW_SORTS, Filters, empty_filter, matched_none, sorted_rows, unknown_dialect
 
-__all__ = ["counted_where_continued", "LIST_PARAMS", "ListQuery", "list_query", "list_page", "kept_ordered", "labelled", "ListSnapshots", "Snapshot", "SNAPSHOTS_KEPT",
+__all__ = ["LIST_PARAMS", "ListQuery", "list_query", "list_page", "kept_ordered", "labelled", "ListSnapshots", "Snapshot", "SNAPSHOTS_KEPT",
            "SNAPSHOT_SECONDS"]
 
 #: The parameters ``/api/conversations`` takes (``hide`` is every route's, seed 004).
@@ -237,26 +237,3 @@ def next_page(token: str, q: ListQuery, total: int) -> str | None:
     return "/api/conversations?" + urlencode({"snapshot": token, "offset": after, "limit": q.limit,
                                                **({"runtime": q.runtime} if q.runtime else {})})
 
-
-def counted_where_continued(rows: list[dict]) -> list[dict]:
-    """``rows`` (``asz ls --json``'s, ``/api/conversations``'), each of a conversation that continues another listed
-    among them whose token counts are recorded and has no model call of its own, every call of it being a record it
-    repeats, counted in the one it continues (trial 46a F5: such a copy read ``not recorded``, ``usage_recorded`` false
-    and null tokens, the words of a runtime that records no token count), with its figures 0 and $0.00 (``usage``
-    with every key 0, ``usage_recorded`` true, ``cost`` priced, ``cache_write_1h`` and ``calls_long_context`` 0); its
-    ``continues`` names the conversation that counts them, and ``asz ls`` says it under the table. A copy of a Kiro
-    conversation (no token count recorded) stays ``not recorded``, as the one it continues. Every other row as it is.
-    Applied as rows are given, never kept (a kept row reads as it was counted); a folder export's index still draws
-    such a row ``not recorded`` (its render's words)."""
-    recorded = {r.get("id"): r.get("usage_recorded") for r in rows}
-    return [_counted_there(r) if recorded.get(r.get("continues")) is True else r for r in rows]
-
-
-def _counted_there(row: dict) -> dict:
-    """:func:`counted_where_continued` of one ``row`` whose earlier conversation records token counts."""
-    if not (row.get("llm_calls") == 0 and row.get("usage_recorded") is False and row.get("credits") is None
-            and not row.get("calls_unread") and isinstance(row.get("usage"), dict)):
-        return row
-    cost = {k: v for k, v in (row.get("cost") or {}).items() if k != "priced"}
-    return {**row, "usage": dict.fromkeys(row["usage"], 0), "cost": cost, "usage_recorded": True, "cache_write_1h": 0,
-            "calls_long_context": 0}

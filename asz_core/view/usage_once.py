@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING, Iterable
 if TYPE_CHECKING:
     from .usage_report import Counted
 
-__all__ = ["in_report", "once", "same_calls_list"]
+__all__ = ["in_report", "once", "same_calls_list", "COUNTED_UNDER"]
+
+#: Where the lines under asz usage's table, the page's Usage tab and an export index's total say a call two
+#: conversations hold is counted (:func:`once`'s rule; b4afd475): they said "under the one that made them first".
+COUNTED_UNDER = "under the conversation whose copy counts the most output tokens, then the one that made them first"
 
 
 def in_report(counted: Iterable[Counted], since: int | None = None, until: int | None = None) -> list[Counted]:

@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dollars import dollars  # noqa: E402
 from same_calls_roots import A, B, FORK, FORK_CWD, ORIGINAL, ORIGINAL_CWD, figures, write_sources  # noqa: E402
 
+#: where the total counts a call two conversations hold (usage_once.once since b4afd475: the most output, then first)
+ONCE = "under the conversation whose copy counts the most output tokens, then the one that made them first"
 RULE = "the same call id and request id: a fork, an import or a copy under a new session id; each row counts its own"
 
 
@@ -51,7 +53,7 @@ def test_the_md_index_total_counts_each_call_once(exported):
     assert calls == 95  # the premise: the fork and the copy add no call
     last = (base / "md" / "index.md").read_text(encoding="utf-8").rstrip("\n").splitlines()[-1]
     assert last == (f"4 conversation(s): {_total(calls, tokens, cost)} (56 model call(s) that two conversations or more "
-                    f"hold are counted once, under the one that made them first: {FORK[:8]}'s 41 under {ORIGINAL[:8]}; "
+                    f"hold are counted once, {ONCE}: {FORK[:8]}'s 41 under {ORIGINAL[:8]}; "
                     f"{B[:8]}'s 15 under {A[:8]}; {RULE})"), last  # was 4 conversation(s): 6,707,033 tokens, $3.45
     cli = json.loads(asz("usage", "--json", "--total-once", "--root", str(root)).stdout)["total"]
     assert cli["calls"] == calls and sum(cli["usage"].values()) == sum(tokens.values())
@@ -69,11 +71,11 @@ def test_the_html_project_totals_add_up_to_the_whole(exported):
     metas = re.findall(r'<p class="meta">(\d+ conversation\(s\): [^<·]*?)(?: · |</p>)', page)
     whole = figures(*src.values())
     fork_line = (f"1 conversation(s): 0 tokens, $0.00 (41 model call(s) that two conversations or more hold are "
-                 f"counted once, under the one that made them first: {FORK[:8]}'s 41 under {ORIGINAL[:8]}; {RULE})")
+                 f"counted once, {ONCE}: {FORK[:8]}'s 41 under {ORIGINAL[:8]}; {RULE})")
     assert fork_line in metas  # the fork's project: every call of it made first by the original, in another project
     assert f"1 conversation(s): {_total(*figures(src[ORIGINAL]))}" in metas  # the original's, whole
     assert (f"2 conversation(s): {_total(*figures(src[A]))} (15 model call(s) that two conversations or more hold are "
-            f"counted once, under the one that made them first: {B[:8]}'s 15 under {A[:8]}; {RULE})") in metas
+            f"counted once, {ONCE}: {B[:8]}'s 15 under {A[:8]}; {RULE})") in metas
     assert metas[-1].startswith(f"4 conversation(s): {_total(*whole)} (56 model call(s)")
     rows = json.loads(asz("usage", "project", "--json", "--root", str(root)).stdout)
     by = {r["project"]: r for r in rows}  # asz usage project: the same split

@@ -89,7 +89,8 @@ def test_the_session_view_keeps_each_row_and_says_where_the_total_counts(claude)
     assert f" {calls} " in total
     daily = asz("usage", "--tz", "UTC", "--root", str(root)).stdout.splitlines()
     assert f"{calls} model call(s) that two conversations or more hold (the same call id and request id: a fork, an " \
-           f"import or a copy under a new session id) are counted once, under the one that made them first: " \
+           f"import or a copy under a new session id) are counted once, under the conversation whose copy counts the most output tokens, " \
+           "then the one that made them first: " \
            f"{B[:8]}'s {calls} under {A[:8]} (--json: total.same_calls)" in daily
 
 

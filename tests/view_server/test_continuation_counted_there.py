@@ -21,27 +21,11 @@ from view_server_helpers import counted_rows
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cli_helpers import asz_in_process  # noqa: E402
-
-SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
-COPY = "11111111-1111-4111-8111-000000000003"
-
+from continued_copy import copied_pair  # noqa: E402
 
 @pytest.fixture(scope="module")
 def pair(corpus_dir, tmp_path_factory) -> dict:
-    f = corpus_dir / "claude-code" / "projects" / "-home-user-claude-reliability" / f"{SID}.jsonl"
-    if not f.is_file():
-        pytest.skip(f"{f} is absent")
-    base = tmp_path_factory.mktemp("continued-zero")
-    src, root = base / "projects" / "-p", base / "root"
-    src.mkdir(parents=True)
-    data = f.read_bytes()
-    (src / f.name).write_bytes(data)
-    (src / f"{COPY}.jsonl").write_bytes(data.replace(SID.encode(), COPY.encode()))
-    p = asz_in_process("collect", "--once", "--source", str(src.parent), "--root", str(root))
-    assert p.returncode == 0, p.stderr
-    calls = {(d["message"]["id"], d.get("requestId") or "") for d in map(json.loads, data.splitlines())
-             if d.get("type") == "assistant"}
-    return {"root": root, "calls": len(calls)}
+    return copied_pair(corpus_dir, tmp_path_factory.mktemp("continued-zero"), asz_in_process)
 
 
 def _split(rows: list[dict]) -> tuple[dict, dict]:

@@ -94,8 +94,9 @@ def test_the_usage_tab_says_where_the_calls_are_counted(same_root, serve, browse
     try:
         line = open_usage(browser, s.base, "#usage-same-calls")
         assert line.text == ("56 model call(s) that two conversations or more hold (the same call id and request id: a "
-                             f"fork, an import or a copy under a new session id) are counted once, under the one that "
-                             f"made them first: {FORK[:8]}'s 41 under {ORIGINAL[:8]}; {B[:8]}'s 15 under {A[:8]}. The "
+                             "fork, an import or a copy under a new session id) are counted once, under the conversation "
+                             "whose copy counts the most output tokens, then the one that made them first: "
+                             f"{FORK[:8]}'s 41 under {ORIGINAL[:8]}; {B[:8]}'s 15 under {A[:8]}. The "
                              "list gives each conversation its own figure, so its rows add up to more."), line.text
     except Exception:
         shot(browser, "usage-same-calls")

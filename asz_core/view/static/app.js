@@ -1575,13 +1575,13 @@
           ' in all, on the day of the record that metered them: ' + (u.credits || []).map(function (x) { return (x.name || x.conversation) + ' ' + credits(x.credits); }).join(', ') + '.'));
       }
       // a provider call two conversations hold (a fork, an import, a copy under a new id) is in every figure above once,
-      // under the one that made it first: asz usage's line under its table (trial 35a F5; /api/usage's same_calls)
+      // under the one whose copy counts the most output tokens, then the one that made it first (usage_once.COUNTED_UNDER): asz usage's line under its table (trial 35a F5; /api/usage's same_calls)
       const nameOf = {};
       (u.same_calls || []).forEach(function (s) { nameOf[s.conversation] = s.name || s.conversation; });
       const same = (u.same_calls || []).filter(function (s) { return Object.keys(s.counted_in || {}).length; });
       if (same.length) {
         const n = same.reduce(function (a, s) { return a + Object.keys(s.counted_in).reduce(function (b, o) { return b + s.counted_in[o]; }, 0); }, 0);
-        panel.append(h('p', { class: 'muted small', id: 'usage-same-calls' }, num(n) + ' model call(s) that two conversations or more hold (the same call id and request id: a fork, an import or a copy under a new session id) are counted once, under the one that made them first: ' +
+        panel.append(h('p', { class: 'muted small', id: 'usage-same-calls' }, num(n) + ' model call(s) that two conversations or more hold (the same call id and request id: a fork, an import or a copy under a new session id) are counted once, under the conversation whose copy counts the most output tokens, then the one that made them first: ' +
           same.map(function (s) { return nameOf[s.conversation] + '\'s ' + Object.keys(s.counted_in).map(function (o) { return num(s.counted_in[o]) + ' under ' + (nameOf[o] || o); }).join(', '); }).join('; ') +
           '. The list gives each conversation its own figure, so its rows add up to more.'));
       }

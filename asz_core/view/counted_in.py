@@ -1,0 +1,91 @@
+"""Where a continuation with no model call of its own counts its calls (trial 46a F5): a copy of a session under a new
+id repeats the other's records, its model calls with them, which are drawn and counted in the conversation it
+continues. When that conversation records token counts, every reader says such a copy's tokens and cost are 0,
+counted in that conversation (``asz ls`` and the page's list: 0 and $0.00, :func:`counted_where_continued`;
+``asz conversation`` and an export's header: ``tokens 0, counted in ID …``, :func:`summary_counted_in`; a folder
+export's index: 0 and $0.00, checked so by ``asz verify --export``). A copy of a conversation that records no token
+count (Kiro: credits) stays ``not recorded``, as the one it continues. One rule, :func:`counted_in`."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional
+
+__all__ = ["counted_in", "counted_where_continued", "recorded_in", "summary_counted_in", "tokens_counted_in", "cost_counted_in"]
+
+def counted_in(s: dict, recorded: Callable[[str], Optional[bool]]) -> str:
+    """The id of the conversation ``s`` (an ``asz ls --json`` row, or an asz.view document's ``summary``) continues and
+    counts its calls in: ``s`` continues it, verifies, has no model call of its own, no credits, no token count and no
+    record its dialect could not read, and ``recorded(id)`` is True (that conversation records token counts); else ''."""
+    from .rows import usage_unrecorded
+    from .usage import UNDESCRIBED_PREFIX
+
+    there = s.get("continues")
+    if not isinstance(there, str) or not there or s.get("llm_calls") != 0 or s.get("credits") is not None:
+        return ""
+    if s.get("held_back") or ("usage_recorded" not in s and s.get("state", "verified") != "verified"):
+        return ""
+    if "usage_recorded" in s:  # a row
+        own, unread = s["usage_recorded"], s.get("calls_unread")
+    else:  # a summary
+        own = not usage_unrecorded(0, s.get("calls_with_usage"))
+        unread = any(str(p).startswith(UNDESCRIBED_PREFIX) for p in s.get("problems") or ())
+    if own is not False or unread or not isinstance(s.get("usage"), dict):
+        return ""
+    return there if recorded(there) is True else ""
+
+
+def recorded_in(root: str | os.PathLike, rows: list[dict] = ()) -> Callable[[str], Optional[bool]]:
+    """Whether a conversation of ``root`` records token counts: its row of ``rows`` when listed there, else its summary
+    (:func:`~asz_core.view.document.build_summary`); None when it cannot be read."""
+    listed = {r.get("id"): r.get("usage_recorded") for r in rows}
+
+    def recorded(cid: str) -> Optional[bool]:
+        if cid in listed:
+            return listed[cid]
+        from .document import build_summary
+        from .rows import usage_unrecorded
+
+        try:
+            s = build_summary(root, cid)[0]["summary"]
+        except Exception:  # noqa: BLE001 (not there, not readable: not known to record any)
+            return None
+        return not usage_unrecorded(s.get("llm_calls"), s.get("calls_with_usage"), s.get("credits"))
+    return recorded
+
+
+def counted_where_continued(rows: list[dict], recorded: Optional[Callable[[str], Optional[bool]]] = None) -> list[dict]:
+    """``rows`` (``asz ls --json``'s, ``/api/conversations``', a folder export index's), each of which
+    :func:`counted_in` finds counted in the conversation it continues (looked up among ``rows``, or by ``recorded``
+    when given) with its figures 0 and $0.00 (``usage`` with every key 0, ``usage_recorded`` true, ``cost`` priced,
+    ``cache_write_1h`` and ``calls_long_context`` 0; JSON keys kept); its ``continues`` names the conversation that
+    counts them, and ``asz ls`` says it under the table. Every other row as it is. Applied as rows are given, never
+    kept (a kept row reads as it was counted)."""
+    listed = {r.get("id"): r.get("usage_recorded") for r in rows}
+    look = recorded or listed.get
+    return [_zero(r) if counted_in(r, look) else r for r in rows]
+
+
+def _zero(row: dict) -> dict:
+    """A row of :func:`counted_where_continued` read as 0 tokens and $0.00."""
+    cost = {k: v for k, v in (row.get("cost") or {}).items() if k != "priced"}
+    return {**row, "usage": dict.fromkeys(row["usage"], 0), "cost": cost, "usage_recorded": True, "cache_write_1h": 0,
+            "calls_long_context": 0}
+
+
+def summary_counted_in(root: str | os.PathLike, s: dict) -> dict:
+    """The document summary ``s`` with ``counted_in`` (the id :func:`counted_in` gives) when it is such a copy,
+    which :func:`~asz_core.reading.listing.usage_lines` says; ``s`` itself otherwise."""
+    there = counted_in(s, recorded_in(root)) if isinstance(s, dict) else ""
+    return {**s, "counted_in": there} if there else s
+
+
+def tokens_counted_in(there: str) -> str:
+    """The tokens line of a copy counted in ``there``."""
+    return (f"tokens 0, counted in {there} (every model call of this conversation is a record it repeats of that one, "
+            "drawn and counted there)")
+
+
+def cost_counted_in(there: str) -> str:
+    """The cost line of a copy counted in ``there``."""
+    return f"cost $0.00, counted in {there}"
