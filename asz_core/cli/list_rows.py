@@ -8,6 +8,7 @@ nothing for it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import typer
 
@@ -15,7 +16,7 @@ __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 
 def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False,
-                   bar: bool = False) -> None:
+                   bar: bool = False, told: Callable[[int, int], None] | None = None) -> None:
     """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations``, and of those a label in their
     sessions' files titles (:meth:`~asz_core.view.named_titles.NamedIn.titled_by`) (withholding ``view.hide``,
     with asz.yaml's prices), so the first reader after ``asz collect`` (``--once`` or watching), ``asz parse`` or a
@@ -25,7 +26,8 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
     collector, whose Ctrl-C ends the command) the KeyboardInterrupt is raised again after that line.
     The landed files' digests the pass's landing handed (:mod:`asz_core.storage.handed`) are read, then let go of.
     ``cfg``: the loaded :class:`~asz_core.config.Config`. ``bar``: its progress as
-    :class:`~asz_core.reading.progress.Bar` shows it (``rows: N of M conversation(s), T s`` once it runs long, piped)."""
+    :class:`~asz_core.reading.progress.Bar` shows it (``rows: N of M conversation(s), T s`` once it runs long, piped).
+    ``told(done, of)``: called as runs of conversations are kept (``asz server``'s ``/api/status``, trial 46c F4)."""
     from ..config import ConfigError
 
     try:  # the imports too: a Ctrl-C just after the pass line lands here
@@ -41,8 +43,16 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
         conversations = list(conversations) + sorted(s for s in named if (storage / CONVERSATIONS / s).is_dir())
 
         with Bar("rows", len(conversations), unit="conversation(s)", enabled=None if bar else False) as shown:
+            def step(n: int) -> None:
+                if bar:
+                    shown.advance("", n)
+                else:
+                    shown.done += n  # counted, not said: the caller tells it
+                if told is not None:
+                    told(min(shown.done, len(conversations)), len(conversations))
+
             keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n,
-                      step=(lambda n: shown.advance("", n)) if bar else None)
+                      step=step if bar or told is not None else None)
     except (OSError, ConfigError) as exc:
         not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)

@@ -197,7 +197,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         tell(words("parse", parsed[0]), True)
         if written:  # the same rows asz collect keeps after its pass line, so the first asz ls reads them
             tell(words("rows", 0, len(written)), True)
-            keep_list_rows(root, cfg, written, jobs)
+            keep_list_rows(root, cfg, written, jobs, told=lambda done, of: tell(words("rows", done, of)))
             tell(words("rows", len(written), len(written)), True)
         indexed = [0]
 

@@ -214,6 +214,10 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
             rc.close()
 
 
+#: The most conversations :func:`keep_rows` counts in one run when it tells its progress.
+RUN_MOST = 16
+
+
 def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Iterable[str], *, jobs: int = 1,
               step: Callable[[int], None] | None = None) -> int:
     """Count and keep the list row and the summary entry of each conversation in ``ids`` whose kept ones are not
@@ -223,7 +227,9 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     What ``asz collect --once`` runs after its pass line for the conversations its parse wrote rounds for
     (docs/reading.md, "After a collect"). ``jobs`` forked processes count at once (consecutive runs of ``ids``);
     where this process may not fork, it counts them alone. ``step(n)``: called as each run of ``n`` conversations is
-    kept (a progress bar). Returns how many conversations were looked at. Derived data
+    kept (a progress bar); with it, a run holds at most :data:`RUN_MOST` conversations, so the count moves while a
+    long list is kept (trial 46c F4: ``/api/status`` said ``keeping the list rows, 0 of 935 done`` for 30 s, the
+    first of two workers' runs holding 233). Returns how many conversations were looked at. Derived data
     only: a row that could not be kept is counted by the next reader; raises only what a reader would
     (``OSError`` for a root that cannot be read).
     """
@@ -241,13 +247,15 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     from ..view.summary_cache import SummaryStore
 
     SummaryStore(root).close()  # made (schema, WAL) once, before workers open it side by side
-    runs = [(root, list(hide), prices, ids)]
+    most = RUN_MOST if step is not None else len(ids)  # a count told as it moves: short runs
+    runs = [(root, list(hide), prices, ids[i:i + most]) for i in range(0, len(ids), most)]
     pool = None
     if jobs > 1 and len(ids) > 1:
         from ..collect.workers import guided, process_pool
 
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
-        runs = [(root, list(hide), prices, run) for run in guided(ids, jobs)] if pool is not None else runs
+        runs = [(root, list(hide), prices, run[i:i + most]) for run in guided(ids, jobs)
+                for i in range(0, len(run), most)] if pool is not None else runs
     if pool is None:
         return _kept(map(_keep_run, runs), step)
     from concurrent.futures import as_completed
