@@ -2,7 +2,8 @@
 id repeats the other's records, its model calls with them, which are drawn and counted in the conversation it
 continues. When that conversation records token counts, every reader says such a copy's tokens and cost are 0,
 counted in that conversation (``asz ls`` and the page's list: 0 and $0.00, :func:`counted_where_continued`;
-``asz conversation`` and an export's header: ``tokens 0, counted in ID …``, :func:`summary_counted_in`; a folder
+``asz conversation``, an export's header and the page's (``/api/c/ID/view``'s ``summary.counted_in``): ``tokens 0,
+counted in ID …``, :func:`summary_counted_in`; a folder
 export's index: 0 and $0.00, checked so by ``asz verify --export``). A copy of a conversation that records no token
 count (Kiro: credits) stays ``not recorded``, as the one it continues. One rule, :func:`counted_in`."""
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional
 
-__all__ = ["counted_in", "counted_where_continued", "recorded_in", "summary_counted_in", "tokens_counted_in", "cost_counted_in"]
+__all__ = ["counted_in", "counted_where_continued", "recorded_in", "summary_counted_in", "tokens_counted_in", "COUNTED_WHY", "cost_counted_in"]
 
 def counted_in(s: dict, recorded: Callable[[str], Optional[bool]]) -> str:
     """The id of the conversation ``s`` (an ``asz ls --json`` row, or an asz.view document's ``summary``) continues and
@@ -80,10 +81,13 @@ def summary_counted_in(root: str | os.PathLike, s: dict) -> dict:
     return {**s, "counted_in": there} if there else s
 
 
+#: Why such a copy's tokens are 0 (the page's ``WORDS.counted_why``, :func:`~asz_core.view.rate_words.page_words`).
+COUNTED_WHY = "every model call of this conversation is a record it repeats of that one, drawn and counted there"
+
+
 def tokens_counted_in(there: str) -> str:
-    """The tokens line of a copy counted in ``there``."""
-    return (f"tokens 0, counted in {there} (every model call of this conversation is a record it repeats of that one, "
-            "drawn and counted there)")
+    """The tokens line of a copy counted in ``there`` (the page's tokens chip says the same)."""
+    return f"tokens 0, counted in {there} ({COUNTED_WHY})"
 
 
 def cost_counted_in(there: str) -> str:

@@ -26,6 +26,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from .at_once import Recent
 from .background import BackgroundChecks
 from .conflicts import stopped_and_gone
+from .counted_in import summary_counted_in
 from .depends import files_key
 from .found_store import Doc, FoundStore, KeptFound
 from .page_secrets import served
@@ -383,7 +384,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}), requests=(requests := {}), credits=(metered := []), times=(times := {}))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
-        head = doc["head"]
+        head, doc["summary"] = doc["head"], summary_counted_in(self.root, doc["summary"])  # 0, counted in ID (46a F5)
         reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
         calls = call_entries(doc, requests, metered, times)  # each call and credits part, keyed: /api/usage counts it once
         hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials, whole_texts(self, conversation, hide, read))

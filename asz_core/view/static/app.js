@@ -2012,11 +2012,12 @@
         chip('models', (s.models || []).join(', ') || modelsUnnamed(s.llm_calls)),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
+        s.counted_in ? chip('tokens', '0, counted in ' + s.counted_in + ' (' + WORDS.counted_why + ')') :  // view.counted_in (46a F5)
         notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: ' + ((s.problems || []).some(function (p) { return String(p).indexOf(WORDS.unread_prefix) === 0; })
           ? WORDS.no_call_read : WORDS.no_call) : WORDS.not_by_runtime) :  // F17: listing.unrecorded_text's words (WORDS)
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
             ' · cache write ' + writes(s.usage)),
-        chip('cost', notRecorded ? '— (' + WORDS.no_price + ')' : costText(s.cost)),
+        chip('cost', s.counted_in ? '$0.00, counted in ' + s.counted_in : notRecorded ? '— (' + WORDS.no_price + ')' : costText(s.cost)),
         s.cost_by_kind_line ? h('span', { class: 'chip', id: 'cost-by-kind' }, 'cost by kind ', h('b', null, s.cost_by_kind_line)) : null,  // asz conversation's words (trial 27a F3)
         typeof s.credits === 'number' ? h('span', { class: 'chip', id: 'conversation-credits' }, 'credits ', h('b', null, credits(s.credits)),
           ' (' + CREDITS + ')') : null,  // the runtime's own unit (Kiro), as asz conversation prints it, never tokens or USD
