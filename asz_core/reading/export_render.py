@@ -189,7 +189,12 @@ could hide behind it).
   also when its runtime titles it (a copy of a Kiro session: its session document's title), in every dialect, where
   render 31 gave the runtime's title alone (:data:`CONTINUED_MARK_RENDER`; trial 46b F6). A copy of render 31 or
   before is made again titled as that render titled it (:func:`drawing`,
-  :data:`~asz_core.view.titles.CONTINUED_UNMARKED`).
+  :data:`~asz_core.view.titles.CONTINUED_UNMARKED`). Its copies, and render 33's, count in ``summary.changes`` and
+  ``changes_lines_unknown`` none of the change records a continuing copy repeats (339e9bc7, which took no number:
+  render 31 counted them); a copy of render 31 or before is made again counting them (:data:`CHANGES_RENDER`,
+  :data:`~asz_core.view.summary.CHANGES_REPEATED`; review46: a json copy of 8463c716 made at c963d268, its summary
+  saying changes 27, was made again saying 0 and no longer verified). A render 31 copy made on a tree between
+  339e9bc7 and ee3045db counted as render 32 does and does not check.
 - render 33: a conversation that continues another recording token counts and has no model call of its own (a copy
   under a new id: every call of it a record it repeats, drawn and counted there) reads ``tokens 0, counted in ID …``
   and ``cost $0.00, counted in ID`` in md and html headers, and 0 and $0.00 in a folder index's row, where render 32
@@ -224,7 +229,7 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
 RENDER = 33
@@ -276,6 +281,9 @@ COMPACTION_RENDER = 30
 CHILD_LABEL_RENDER = 31
 #: The render from which a resumed copy holding no talk of its own marks its runtime's title (render 32).
 CONTINUED_MARK_RENDER = 32
+#: The render from which ``summary.changes`` and ``changes_lines_unknown`` count none of a continuing copy's repeated
+#: change records (339e9bc7, drawn from render 32 on).
+CHANGES_RENDER = 32
 #: The render from which a header and an index say a copy whose calls are the records it repeats 0, counted in the
 #: conversation it continues, and a total's same-calls words name the rule of usage_once.once (render 33).
 COUNTED_IN_RENDER = 33
@@ -300,6 +308,7 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     ``cents_before`` (:func:`~asz_core.view.prices.cents_as_before`); ``asz verify --export`` makes an older copy
     again so."""
     from ..view.prices import cents_as_before
+    from ..view.summary import CHANGES_REPEATED
     from ..view.titles import CHILD_LABEL_FIRST, COMPACTION_UNSAID, CONTINUED_SHORT, CONTINUED_UNMARKED
     from ..view.view_base import NOTICES_READ
 
@@ -309,10 +318,12 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     unsaid = COMPACTION_UNSAID.set(drawn() < COMPACTION_RENDER)
     first = CHILD_LABEL_FIRST.set(drawn() < CHILD_LABEL_RENDER)
     unmarked = CONTINUED_UNMARKED.set(drawn() < CONTINUED_MARK_RENDER)
+    repeated = CHANGES_REPEATED.set(drawn() < CHANGES_RENDER)
     try:
         with cents_as_before(cents_before):
             yield
     finally:
+        CHANGES_REPEATED.reset(repeated)
         CONTINUED_UNMARKED.reset(unmarked)
         CHILD_LABEL_FIRST.reset(first)
         COMPACTION_UNSAID.reset(unsaid)

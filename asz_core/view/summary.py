@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
+from contextvars import ContextVar
 from operator import attrgetter
 
 import msgspec
@@ -526,13 +527,20 @@ def observed_range(observations: list[dict]) -> tuple[int, int] | None:
     return (min(ms), max(ms)) if ms else None
 
 
+#: True while a copy of render 31 or before is made again (:func:`~asz_core.reading.export_render.drawing`): those
+#: counted a continuing copy's repeated change records in ``summary.changes`` and ``changes_lines_unknown`` (339e9bc7
+#: changed the count with no render of its own; a json copy of 8463c716 made at c963d268 said changes 27, made again
+#: 0, and no longer verified: review46).
+CHANGES_REPEATED: ContextVar[bool] = ContextVar("asz_changes_repeated", default=False)
+
+
 def counted_changes(changes: list[dict], not_drawn: list[dict]) -> list[dict]:
     """The change records (``changes``: a view's entries) a conversation counts: all but those its ``not_drawn``
     lists as a ``duplicate`` (a continuing copy's repeats of an earlier session's records, drawn and counted there; a
     record landed twice under one id), by the rule the round header's ``changes`` and lines follow (trial 46d F1: a
     Kiro copy's row said changes 0 and changes_lines_unknown 2)."""
     repeats = {(e["ref"]["seq"], e["ref"]["row"]) for e in not_drawn if e.get("why") == "duplicate"}
-    if not repeats:
+    if not repeats or CHANGES_REPEATED.get():
         return changes
     return [w for w in changes if (w["ref"]["seq"], w["ref"]["row"]) not in repeats]
 
