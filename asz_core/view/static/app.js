@@ -2506,7 +2506,7 @@
   // a click, a key or a scroll is answered between two slices. The first slice runs FILL_SLICE ms, each later one as
   // long as the browser took since the one before (its style, layout and paint of what that slice drew), at most
   // FILL_MOST ms: at 12 ms a slice, "Expand all" on 483 steps (37,000 nodes) laid the whole page so far out 13-17 times,
-  // 0.4-1.4 s of layout and style beside 0.5-1.2 s of script; 4-6 times now, in half the time (trial 46c F2, session 46:
+  // 0.4-1.4 s of layout and style beside 0.5-1.2 s of script; 3-6 times now, a third to a half sooner (trial 46c F2, session 46:
   // bench/page_expand_all.py). One fill runs at a time, its ``owner`` the element whose button started it: a new fill,
   // a second click on that button, "Collapse all", a redraw, a search or leaving the page stops it where it is (what it
   // drew stays). ``done(whole)``: after the last unit (true) or a stop (false).
