@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable
 
-__all__ = ["stopped_sources", "stopped_lines", "STOPPED_SAID", "stopped_said"]
+__all__ = ["stopped_sources", "nothing_past", "counted_out", "stopped_lines", "STOPPED_SAID", "stopped_said"]
 
 #: The line ``asz usage`` and ``asz ls`` print on stderr (after ``asz CMD: ``) before they exit 1.
 STOPPED_SAID = ("the answer is incomplete (exit 1): {n} conversation(s) have a source the collector no longer reads "
@@ -28,6 +28,9 @@ STOPPED_SAID = ("the answer is incomplete (exit 1): {n} conversation(s) have a s
 
 #: What a ``stopped:`` line under a table adds to :func:`~asz_core.view.conflicts.conflict_line`'s words.
 PAST = "lines it holds past those are in no figure"
+
+#: What it says instead of :data:`PAST` when the source holds nothing past what landed (:func:`nothing_past`).
+NOTHING_PAST = "the source holds nothing past that now, so no line of it is left out of a figure"
 
 
 def stopped_sources(root: str | os.PathLike, keep: Iterable[str] | None = None) -> list[dict]:
@@ -42,17 +45,78 @@ def stopped_sources(root: str | os.PathLike, keep: Iterable[str] | None = None) 
     out: list[dict] = []
     for sdir in session_dirs(Path(root)):
         if wanted is None or sdir.name in wanted:
-            out.extend({"conversation": sdir.name, **c} for c in session_conflicts(root, sdir.name))
+            out.extend({"conversation": sdir.name, **c} for c in session_conflicts(root, sdir.name)
+                       if not nothing_past(Path(root) / c["cursor"]))
     return out
 
 
-def stopped_lines(stopped: list[dict], shown: Callable[[str], str], where: str = " above") -> list[str]:
+def nothing_past(cursor_file: str | os.PathLike) -> bool:
+    """True when the append source the conflicted cursor ``cursor_file`` names holds nothing that is not in a
+    figure: it is found (under the cursor's ``folder``, else each default source folder of its ``adapter``) and is
+    empty, or holds exactly the ``offset`` bytes that landed (its last up to ``TAIL_WINDOW`` bytes hash to the
+    cursor's ``tail_sha256``: put back as it was). Such a conflict stays until ``asz sources --reset-conflict``, and
+    ``asz ls`` still lists it, but leaves no line out of a figure, so it makes no answer incomplete (review46: a
+    source restored byte for byte, or emptied and left so, made every ``asz ls`` exit 1). False when the source is
+    not found or holds anything else (more bytes, other bytes, fewer but not none: its lines may not be the landed
+    ones). Never raises."""
+    from ..storage.cursor import AppendCursor, read_cursor
+
+    try:
+        cur = read_cursor(cursor_file)  # type: ignore[arg-type]
+    except (OSError, ValueError):
+        return False
+    if not isinstance(cur, AppendCursor) or not cur.source:
+        return False
+    for path in _source_paths(cur):
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            continue
+        if size == 0:
+            return True
+        if size != cur.offset or not cur.tail_sha256:
+            return False
+        from ..collect.reset import holds_landed
+
+        return holds_landed(path, cur)[1] == ""
+    return False
+
+
+def _source_paths(cur) -> list[Path]:
+    """Where the source of ``cur`` may be: under its kept ``folder``, else under each default source folder of its
+    adapter (none when the adapter is not installed or names none)."""
+    if os.path.isabs(cur.source):
+        return [Path(cur.source)]
+    if cur.folder:
+        return [Path(cur.folder) / cur.source]
+    try:
+        from ..plugins.manager import get_plugin_manager
+
+        adapter = get_plugin_manager().get(cur.adapter)
+        return [Path(r) / cur.source for r in adapter.default_source_roots(os.environ)]
+    except Exception:  # noqa: BLE001 -- an adapter not installed, or one whose roots raise: the source is not found
+        return []
+
+
+def stopped_lines(stopped: list[dict], shown: Callable[[str], str], where: str = " above",
+                  root: str | os.PathLike | None = None) -> list[str]:
     """``stopped: ID8: its source FILE is no longer read since …; what landed is kept (…); lines it holds past those
-    are in no figure above; asz sources --reset-conflict …`` per entry of :func:`stopped_sources`."""
+    are in no figure above; asz sources --reset-conflict …`` per entry of :func:`stopped_sources`. With ``root``
+    (``asz ls``, whose rows list every conflict), an entry whose source holds nothing past what landed
+    (:func:`nothing_past`) says :data:`NOTHING_PAST` instead."""
     from ..view.conflicts import conflict_line
 
-    return [f"stopped: {shown(s['conversation'])}: " + conflict_line({**s, "next": f"{PAST}{where}; {s['next']}"})
+    def past(s: dict) -> str:
+        return NOTHING_PAST if root is not None and nothing_past(Path(root) / s["cursor"]) else f"{PAST}{where}"
+
+    return [f"stopped: {shown(s['conversation'])}: " + conflict_line({**s, "next": f"{past(s)}; {s['next']}"})
             for s in stopped]
+
+
+def counted_out(root: str | os.PathLike, conflicts: Iterable[dict]) -> list[dict]:
+    """Of ``conflicts`` (a row's ``conflicts``, each with its ``cursor`` relative to ``root``), those whose source may
+    hold lines in no figure: every one but those :func:`nothing_past` clears."""
+    return [c for c in conflicts if not nothing_past(Path(root) / c["cursor"])]
 
 
 def stopped_said(ids: list[str], shown: Callable[[str], str]) -> str:
