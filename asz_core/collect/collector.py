@@ -40,8 +40,10 @@ and to the :class:`Counters`.
 
 from __future__ import annotations
 
+import io
 import os
 import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -358,25 +360,7 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     if root.is_dir() and not (root / SESSION_LIST).exists():
         _record_sessions(root, cols[0].report, c, fsync, before=True)  # a root from before the list: its sessions now
     full_before(root)  # why a cursor behind its landed files is behind, as its note says (collect/cursor_mend.py)
-    work: dict[str, list[tuple[Collector, list[Source]]]] = {}
-    discovered: dict[int, set[str] | None] = {}
-    for i, col in enumerate(cols):
-        sessions = col._discover(c)
-        if sessions is None:
-            discovered[i] = None
-            continue
-        seen: set[str] = set()
-        for session, sources in sessions.items():
-            try:
-                name = session_dir(root, session).name
-            except ValueError as exc:
-                col.report.error(sources[0].path, f"session id {session!r}: {exc}")
-                c.errors += 1
-                continue
-            seen.add(name)
-            col._checked_undiscovered.discard(name)
-            work.setdefault(session, []).append((col, sources))
-        discovered[i] = seen
+    work, discovered = _discover_all(cols, root, c, quiet=only is not None)
     if only is not None:
         work = _only(root, work, only, c)
     c.erased += drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
@@ -404,6 +388,49 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     if root.is_dir():
         _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
     return c
+
+
+def _discover_all(cols: list[Collector], root: Path, c: Counters, quiet: bool = False) -> tuple[dict, dict]:
+    """Each collector's discovery (counted in ``c``): the work by session (the collectors and sources of each) and the
+    session directories each collector found (None: its discovery failed). ``quiet``: what discovery tells (errors,
+    notes, ``pending=``) is not said, nor marked as told: ``asz server`` reads its changed sessions first
+    (``run_passes(only=…)``) and its sweep discovers again in the same pass and says them once (review46 of 1175aff5:
+    a dangling link's ``error:`` line was said twice in one pass)."""
+    with _hushed(cols) if quiet else nullcontext():
+        work: dict[str, list[tuple[Collector, list[Source]]]] = {}
+        discovered: dict[int, set[str] | None] = {}
+        for i, col in enumerate(cols):
+            sessions = col._discover(c)
+            if sessions is None:
+                discovered[i] = None
+                continue
+            seen: set[str] = set()
+            for session, sources in sessions.items():
+                try:
+                    name = session_dir(root, session).name
+                except ValueError as exc:
+                    col.report.error(sources[0].path, f"session id {session!r}: {exc}")
+                    c.errors += 1
+                    continue
+                seen.add(name)
+                col._checked_undiscovered.discard(name)
+                work.setdefault(session, []).append((col, sources))
+            discovered[i] = seen
+    return work, discovered
+
+
+@contextmanager
+def _hushed(cols: list[Collector]):
+    """While in it, the collectors tell a report no one reads; after, their reports and what they had told are back."""
+    saved = [(col.report, set(col.told_errors)) for col in cols]
+    quiet = Report(stream=io.StringIO())
+    for col in cols:
+        col.report = quiet
+    try:
+        yield
+    finally:
+        for col, (report, told) in zip(cols, saved):
+            col.report, col.told_errors = report, told
 
 
 def _only(root: Path, work: dict[str, list[tuple[Collector, list[Source]]]], only: Iterable[str],

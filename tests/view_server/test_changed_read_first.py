@@ -133,3 +133,26 @@ def test_the_loop_hands_its_pass_the_files_changed_since_the_last_pass_started(s
     assert loop.changed == [str(hot)]
     loop._look()
     assert loop.changed == []
+
+
+def test_a_discovery_error_is_said_once_in_a_pass_that_reads_first(served, capsys):
+    """The first reading discovers every source as the sweep does; what discovery tells (here a dangling link's
+    ``error:``) is said by the sweep alone, once in the pass, and counted once (review46 of 1175aff5: said twice)."""
+    from asz_core.cli.server_pass import run_pass
+
+    src, root, cols, cfg = served
+    link = src / HOT[0] / "0c0ffee0-0000-4000-8000-000000000001.jsonl"
+    link.symlink_to(src.parent / "nowhere.jsonl")
+    hot = src / HOT[0] / f"{HOT[1]}.jsonl"
+    _append(hot)
+    capsys.readouterr()
+    counts = run_pass(cols, root, cfg, 1, None, [str(hot)])
+    err = capsys.readouterr().err.splitlines()
+    said = [line for line in err if line.startswith(f"error: {link}: ") and "leads nowhere" in line]
+    assert len(said) == 1, err
+    assert (counts["landed"], counts["errors"]) == (1, 1)
+    _append(hot)
+    counts = run_pass(cols, root, cfg, 1, None, [str(hot)])  # the next pass says it again, once, as asz collect does
+    err = capsys.readouterr().err.splitlines()
+    assert len([line for line in err if line.startswith(f"error: {link}: ")]) == 1, err
+    assert (counts["landed"], counts["errors"]) == (1, 1)
