@@ -126,14 +126,14 @@ def gone_note(rows: list[dict]) -> list[str]:
             f"{shown_ids(ids, 10)} (asz sources lists the files; --json: sources_gone)"]
 
 
-def stopped_note(rows: list[dict], root: Path | None = None) -> list[str]:
+def stopped_note(rows: list[dict], past: set[str] | None = None) -> list[str]:
     """``stopped: ID8: its source FILE is no longer read since … (why); what landed is kept (…); asz sources
     --reset-conflict …`` per source in conflict of each row, saying the lines it holds past those are in no figure
     (:func:`~asz_core.view.stopped_sources.stopped_lines`, asz usage's words; trial 46a F1)."""
     from ..view.stopped_sources import stopped_lines
 
     return [line for row in rows for line in stopped_lines([{**c, "conversation": row["id"]} for c in row.get("conflicts") or ()],
-                                                           lambda _c, row=row: shown_id(row), "", root)]
+                                                           lambda _c, row=row: shown_id(row), "", past)]
 
 
 def shown_places(row: dict) -> dict:
@@ -224,23 +224,30 @@ def conversations(
     if not rows:
         return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
                             + [x for x in [_retention_line(r, rows, project)] if x])
-    _table(cmd, rows, shown, unread + unplaced, r)
+    past = stopped_past(rows, r)  # each conflict's source looked at once, for the note and the exit
+    _table(cmd, rows, shown, unread + unplaced, past)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
                + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
     if lost := _retention_line(r, rows, project):
         typer.echo(lost)
     _footer(rows, note, credits_line(rows, r, zone, list(hide)), prices.config_name)
-    incomplete(r, ids, cmd, stopped=stopped_ids(rows, r), shown=shown)  # sources no longer read: exit 1 (trial 46a F1)
+    incomplete(r, ids, cmd, stopped=stopped_ids(rows, past), shown=shown)  # sources no longer read: exit 1 (trial 46a F1)
 
 
-def stopped_ids(rows: list[dict], root: Path) -> list[str]:
-    """The ids of ``rows`` with a source the collector no longer reads (``conflicts``) that may hold lines past what
-    landed, in no figure (:func:`~asz_core.view.stopped_sources.stopped_said`; trial 46a F1); a source holding nothing
-    past it (restored byte for byte, or emptied) is not one (:func:`~asz_core.view.stopped_sources.counted_out`;
-    review46)."""
+def stopped_past(rows: list[dict], root: Path) -> set[str]:
+    """The cursors (relative to ``root``) of ``rows``' ``conflicts`` whose source may hold lines past what landed, in
+    no figure (:func:`~asz_core.view.stopped_sources.counted_out`); a source holding nothing past it (restored byte
+    for byte, or emptied) is not among them (review46)."""
     from ..view.stopped_sources import counted_out
 
-    return [row["id"] for row in rows if row.get("conflicts") and counted_out(root, row["conflicts"])]
+    return counted_out(root, [c for row in rows for c in row.get("conflicts") or ()])
+
+
+def stopped_ids(rows: list[dict], past: set[str]) -> list[str]:
+    """The ids of ``rows`` with a source the collector no longer reads (``conflicts``) whose cursor is in ``past``
+    (:func:`stopped_past`): the lines it holds past what landed are in no figure
+    (:func:`~asz_core.view.stopped_sources.stopped_said`; trial 46a F1)."""
+    return [row["id"] for row in rows if any(c["cursor"] in past for c in row.get("conflicts") or ())]
 
 
 def _shown_title(row: dict, shown: Callable[[str], str]) -> str:
@@ -264,7 +271,7 @@ def _retention_line(r: Path, rows: list[dict], project: str) -> str:
     return retention_loss_line(n, bool(project))
 
 
-def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[str], root: Path | None = None) -> None:
+def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[str], past: set[str] | None = None) -> None:
     """Print the ``asz ls`` table of ``rows`` (each with its ``shown_id``) as wide as the terminal allows (the columns
     left out said once on stderr), the lines under it (cut, continues, shares, the changes footnote), then the notes:
     grouped calls, ``said`` (rows that do not read, rows a window could not place), problems, stopped, gone."""
@@ -276,7 +283,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
-    for line in grouped_note(rows) + renamed_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows, root) + gone_note(rows):  # ! rows what; stopped ones why
+    for line in grouped_note(rows) + renamed_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows, past) + gone_note(rows):  # ! rows what; stopped ones why
         typer.echo(visible(line))
 
 
@@ -313,7 +320,7 @@ def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[s
     :func:`incomplete` (``rows``: those listed, a source of which may be no longer read, named by ``shown``)."""
     if ids and not matched:
         raise no_match(cmd, r, given, len(ids))
-    incomplete(r, ids, cmd, stopped=stopped_ids(rows, r), shown=shown)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
+    incomplete(r, ids, cmd, stopped=stopped_ids(rows, stopped_past(rows, r)), shown=shown)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 
 def _footer(rows: list[dict], note: str, credits: str, config_name: str = "asz.yaml") -> None:

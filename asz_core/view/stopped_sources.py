@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Container, Iterable
 
 __all__ = ["stopped_sources", "nothing_past", "counted_out", "stopped_lines", "STOPPED_SAID", "stopped_said"]
 
@@ -99,24 +99,24 @@ def _source_paths(cur) -> list[Path]:
 
 
 def stopped_lines(stopped: list[dict], shown: Callable[[str], str], where: str = " above",
-                  root: str | os.PathLike | None = None) -> list[str]:
+                  past: Container[str] | None = None) -> list[str]:
     """``stopped: ID8: its source FILE is no longer read since …; what landed is kept (…); lines it holds past those
-    are in no figure above; asz sources --reset-conflict …`` per entry of :func:`stopped_sources`. With ``root``
-    (``asz ls``, whose rows list every conflict), an entry whose source holds nothing past what landed
-    (:func:`nothing_past`) says :data:`NOTHING_PAST` instead."""
+    are in no figure above; asz sources --reset-conflict …`` per entry of :func:`stopped_sources`. With ``past``
+    (``asz ls``, whose rows list every conflict: the cursors :func:`counted_out` keeps), an entry whose cursor is not
+    in it holds nothing past what landed and says :data:`NOTHING_PAST` instead."""
     from ..view.conflicts import conflict_line
 
-    def past(s: dict) -> str:
-        return NOTHING_PAST if root is not None and nothing_past(Path(root) / s["cursor"]) else f"{PAST}{where}"
+    def said(s: dict) -> str:
+        return NOTHING_PAST if past is not None and s["cursor"] not in past else f"{PAST}{where}"
 
-    return [f"stopped: {shown(s['conversation'])}: " + conflict_line({**s, "next": f"{past(s)}; {s['next']}"})
+    return [f"stopped: {shown(s['conversation'])}: " + conflict_line({**s, "next": f"{said(s)}; {s['next']}"})
             for s in stopped]
 
 
-def counted_out(root: str | os.PathLike, conflicts: Iterable[dict]) -> list[dict]:
-    """Of ``conflicts`` (a row's ``conflicts``, each with its ``cursor`` relative to ``root``), those whose source may
-    hold lines in no figure: every one but those :func:`nothing_past` clears."""
-    return [c for c in conflicts if not nothing_past(Path(root) / c["cursor"])]
+def counted_out(root: str | os.PathLike, conflicts: Iterable[dict]) -> set[str]:
+    """Of ``conflicts`` (rows' ``conflicts``, each with its ``cursor`` relative to ``root``), the cursors whose source
+    may hold lines in no figure: every one but those :func:`nothing_past` clears (each looked at once)."""
+    return {c["cursor"] for c in conflicts if not nothing_past(Path(root) / c["cursor"])}
 
 
 def stopped_said(ids: list[str], shown: Callable[[str], str]) -> str:
