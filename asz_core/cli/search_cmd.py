@@ -198,8 +198,9 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
                       excluded=excluded, conversation=among)
     took = time.monotonic() - t0
     phase[0] = "print"
-    notes = _gap_notes(r, unverified, unsearched, timeless, {h["conversation"] for h in hits}, as_json)
-    notes += _unjudged(r, filters, {h["conversation"] for h in hits}, held)  # as asz ls says it (recheck 25 N3)
+    found = {h["conversation"] for h in hits}
+    notes = _gap_notes(r, unverified, unsearched, timeless, found, as_json)
+    notes += _unjudged(r, filters, found, held)  # as asz ls says it (recheck 25 N3)
     many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
     note = _excluded(excluded, notes)
     if as_json and held_back:
