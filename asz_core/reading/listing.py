@@ -248,14 +248,13 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
 
     SummaryStore(root).close()  # made (schema, WAL) once, before workers open it side by side
     most = RUN_MOST if step is not None else len(ids)  # a count told as it moves: short runs
-    runs = [(root, list(hide), prices, ids[i:i + most]) for i in range(0, len(ids), most)]
     pool = None
     if jobs > 1 and len(ids) > 1:
         from ..collect.workers import guided, process_pool
 
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
-        runs = [(root, list(hide), prices, run[i:i + most]) for run in guided(ids, jobs)
-                for i in range(0, len(run), most)] if pool is not None else runs
+    whole = guided(ids, jobs) if pool is not None else [ids]  # each worker's consecutive run, cut to ``most``
+    runs = [(root, list(hide), prices, run[i:i + most]) for run in whole for i in range(0, len(run), most)]
     if pool is None:
         return _kept(map(_keep_run, runs), step)
     from concurrent.futures import as_completed
