@@ -44,6 +44,9 @@ def replay_only(doc: dict) -> dict[str, dict]:
             if n.get("kind") == "llm.call":
                 home[n.get("id")] = talk.get("id")
     streams = {st.get("name"): st.get("records") for st in doc.get("streams") or () if isinstance(st, dict)}
+    by_file: dict[int, list[str]] = {}  # seq -> the calls its copies copy, one entry a copy
+    for (seq, _), c in copies.items():
+        by_file.setdefault(seq, []).append(c)
     out: dict[str, dict] = {}
     for talk in doc.get("talks") or ():
         if not isinstance(talk, dict) or talk.get("steps") or talk.get("prompt"):
@@ -51,8 +54,8 @@ def replay_only(doc: dict) -> dict[str, dict]:
         ref = talk.get("ref") if isinstance(talk.get("ref"), dict) else {}
         if (ref.get("seq"), ref.get("row")) not in copies:
             continue
-        mine = sorted({c for (seq, _), c in copies.items() if seq == ref["seq"]})  # its file's copies
-        if sum(1 for seq, _ in copies if seq == ref["seq"]) != streams.get(talk.get("stream")):
+        mine = sorted(set(by_file[ref["seq"]]))  # its file's copies
+        if len(by_file[ref["seq"]]) != streams.get(talk.get("stream")):
             continue  # the stream holds more than copies (or more files): its talk is drawn as it is
         out[talk["id"]] = {"calls": mine, "talks": list(dict.fromkeys(home[c] for c in mine if home.get(c)))}
     return out
