@@ -274,7 +274,8 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
         typer.echo(f"! {unchained}" if marked else unchained)
     if no_time:
         typer.echo(no_time)
-    [typer.echo(f"! {line}") for line in stopped_lines(list(stopped), shown)]  # later lines in no figure (46a F1)
+    for line in stopped_lines(list(stopped), shown):  # later lines in no figure (46a F1)
+        typer.echo(f"! {line}")
     if undescribed:
         typer.echo(undescribed_line(undescribed, key, shown, undescribed_named))
     for line in [active_line(r) for r in rows if r.get("active") or r.get("after_now")] + [credits_line(rows, key, t, breakdown and key != "model"),
