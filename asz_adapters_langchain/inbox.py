@@ -226,6 +226,11 @@ class _Pass:
         ss["titled"] = "name" if named else True
         self.emit(session, "main", {"asz": {"kind": "title", "label": text}, "op": "title", "received": received})
 
+    def trace_state(self, trace: str) -> dict:
+        """What the state remembers of ``trace`` (``calls``: tool call id -> name; ``answered``: the call ids a tool
+        answered; ``q``: a run of it gave the person's input), begun empty the first time it is asked for."""
+        return self.st["traces"].setdefault(trace, {"calls": {}, "answered": []})
+
     def asked(self, session: str, trace: str, tcid: str) -> bool:
         """True when a model call that landed (this pass or before) named the tool call ``tcid``: one of ``trace``, or of
         ``session`` (a resumed LangGraph run answers a call of an earlier trace). A session remembered from before
@@ -290,7 +295,7 @@ class _Pass:
                 text = args_text(run.get("inputs"))
             self.title_once(session, title_of(text) or mem["n"], a.get("received", ""), named=not title_of(text))
             if root and not node and (text or resume_text(run.get("inputs"))) and kind in ("root", "llm"):
-                self.st["traces"].setdefault(trace, {"calls": {}, "answered": []})["q"] = True  # the trace's input: once
+                self.trace_state(trace)["q"] = True  # the trace's input: once
             if root and not node and kind == "llm" and text:
                 # A trace that is one model call: its human message is the talk's input.
                 self.emit(session, stream, {"asz": {"kind": "input", "id": f"{rid}:input", "run": trace, "text": text,
@@ -324,7 +329,7 @@ class _Pass:
         if mem.get("m"):
             d["model"] = mem["m"]
         if end:
-            tr = self.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+            tr = self.trace_state(mem["t"])
             calls = self.st["sessions"].get(mem["s"], {}).get("calls")
             for tcid, name in tool_calls(run.get("outputs")):
                 tr["calls"][tcid] = name

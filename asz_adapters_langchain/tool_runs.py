@@ -32,7 +32,7 @@ def tool_decisions(ps: Any, run: dict, rid: str, mem: dict, d: dict, end: bool, 
     if retriever and not mem.get("oc"):
         own_call(ps, run, rid, mem, rid, received)
     if end:
-        tr = ps.st["traces"].setdefault(mem["t"], {"calls": {}, "answered": []})
+        tr = ps.trace_state(mem["t"])
         join = "exact" if tcid else ""
         if not tcid and not retriever:
             open_ = [c for c, n in tr["calls"].items() if n == mem["n"] and c not in tr["answered"]]
