@@ -133,7 +133,7 @@ class Refusals:
 def files_and_rounds(rels: list[str]) -> str:
     """``N file(s) and R round(s)``: how many of ``rels`` (root-relative paths) are landed files and how many rounds
     (``_conversations/…``), never "records", which elsewhere are a transcript's lines (trial 45c F6)."""
-    rounds = sum(r.startswith("_conversations/") for r in rels)
+    rounds = sum(r.startswith(f"{CONVERSATIONS}/") for r in rels)
     return f"{len(rels) - rounds:,} file(s) and {rounds:,} round(s)"
 
 
