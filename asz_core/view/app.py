@@ -35,7 +35,7 @@ from .page_secrets import HEADER, MASKED, masked_line
 from .guard import HostGuard, log_once
 from .page import API_POLICY, ASSETS, PAGE_HTML, PAGE_POLICY, page_html, uri_component
 from .query import ApiError, QueryError, hide_from_query, known_params, parse_query, query_window
-from .list_answer import conversations_answer, sent_by  # noqa: F401  (sent_by: this module's name before)
+from .list_answer import conversations_answer
 from .state import ViewState
 
 __all__ = ["create_app", "api", "json_answer", "API_ROUTES", "FIELDS"]
