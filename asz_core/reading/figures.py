@@ -158,14 +158,14 @@ def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None]
            continues: dict[str, Any] | None = None) -> int:
     """Count each of ``cids`` from the evidence (:func:`~asz_core.reading.listing.counted_row`, as a reader with no
     cache entry in use does); how many counted. One that cannot be counted is a problem of ``sec``. ``continues``,
-    when given, gets each counted conversation's ``continues`` (:func:`check_pairs`)."""
-    from ..view.rows import read_head
-    from .listing import counted_row
-
+    when given, gets each counted conversation's ``continues`` (:func:`check_pairs`), None for one that cannot be
+    counted (so :func:`check_pairs` does not count it again)."""
     counted = 0
     for cid in cids:
+        if continues is not None:
+            continues[cid] = None
         try:
-            row, _ = counted_row(root, cid, [], prices, read_head(root, cid))
+            row = _row_of(root, cid, prices)
             if continues is not None:
                 continues[cid] = row.get("continues")
             counted += 1
@@ -177,21 +177,27 @@ def _count(root: Path, cids: list[str], prices: Any, step: Callable[[str], None]
     return counted
 
 
+def _row_of(root: Path, cid: str, prices: Any) -> dict:
+    """Conversation ``cid``'s list row counted from the evidence (:func:`~asz_core.reading.listing.counted_row`, as a
+    reader with no cache entry in use counts it)."""
+    from ..view.rows import read_head
+    from .listing import counted_row
+
+    return counted_row(root, cid, [], prices, read_head(root, cid))[0]
+
+
 def check_pairs(root: Path, continues: dict[str, Any], sec: Section, prices: Any = None) -> None:
     """A problem of ``sec`` for each two conversations each saying it continues the other (``continues``: conversation ->
     the one its row names, as the readers count them; a conversation named there and not counted yet is counted now):
     the records they share would be counted in neither (trial 45d F1: a chain not drawn again when its pair turned
     over). ``asz parse`` of each draws them again (docs/session-flow.md, Links across sessions)."""
-    from ..view.rows import read_head
-    from .listing import counted_row
-
     for a in sorted(continues):
         b = continues[a]
         if not isinstance(b, str) or not b:
             continue
         if b not in continues:
             try:
-                continues[b] = counted_row(root, b, [], prices, read_head(root, b))[0].get("continues")
+                continues[b] = _row_of(root, b, prices).get("continues")
             except Exception:  # noqa: BLE001 - a conversation that cannot be counted is said by _count
                 continues[b] = None
         if continues.get(b) == a and a < b:  # the pair said once
