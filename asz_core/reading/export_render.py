@@ -314,20 +314,16 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
 
     token = _DRAWN.set(min(int(render), RENDER))
     notices = NOTICES_READ.set(notices_read())
-    short = CONTINUED_SHORT.set(drawn() < CONTINUED_RENDER)
-    unsaid = COMPACTION_UNSAID.set(drawn() < COMPACTION_RENDER)
-    first = CHILD_LABEL_FIRST.set(drawn() < CHILD_LABEL_RENDER)
-    unmarked = CONTINUED_UNMARKED.set(drawn() < CONTINUED_MARK_RENDER)
-    repeated = CHANGES_REPEATED.set(drawn() < CHANGES_RENDER)
+    # each reader's flag of an earlier rule, true while a render before the one that changed it is drawn
+    before = ((CONTINUED_SHORT, CONTINUED_RENDER), (COMPACTION_UNSAID, COMPACTION_RENDER), (CHILD_LABEL_FIRST, CHILD_LABEL_RENDER),
+              (CONTINUED_UNMARKED, CONTINUED_MARK_RENDER), (CHANGES_REPEATED, CHANGES_RENDER))
+    flags = [(flag, flag.set(drawn() < since)) for flag, since in before]
     try:
         with cents_as_before(cents_before):
             yield
     finally:
-        CHANGES_REPEATED.reset(repeated)
-        CONTINUED_UNMARKED.reset(unmarked)
-        CHILD_LABEL_FIRST.reset(first)
-        COMPACTION_UNSAID.reset(unsaid)
-        CONTINUED_SHORT.reset(short)
+        for flag, was in reversed(flags):
+            flag.reset(was)
         NOTICES_READ.reset(notices)
         _DRAWN.reset(token)
 
