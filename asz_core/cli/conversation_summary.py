@@ -31,24 +31,20 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     asz.view document in root ``r``, priced by ``table``: :func:`summary_lines`, with the removal line and the senders
     line after the first, ``ran from A to B (times in ZONE)`` after the project line (:func:`~asz_core.reading.export.span`,
     the export header's words, in ``--tz``), and the earlier adapter versions' and another build's lines after ``landed through seq``."""
+    from ..reading.cost_kinds import talk_names  # the costliest talks named as md and the page head them (fix46c)
+    from ..reading.ids import shown_conversation_ids  # the prefix its hints print, one that works (trial 43b F3)
     from ..reading.removed import removal_line, shown_removed
     from ..reading.termtext import visible
     from ..storage.senders import mixed_credentials, senders_line
     from ..termsafe import line_value
+    from ..view.counted_in import summary_counted_in  # a copy counted where it continues: 0, counted in ID (46a F5)
+    from ..view.secret_forms import shown_places  # a credential in its cwd or branch masked as in a title (trial 37a F2)
     from .conversations_cmd import conversation_senders
 
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
-    from ..view.secret_forms import shown_places  # a credential in its cwd or branch masked as in a title (trial 37a F2)
-
-    from ..reading.ids import shown_conversation_ids  # the prefix its hints print, one that works (trial 43b F3)
-
     name = shown_conversation_ids(r, [doc["conversation"]])[doc["conversation"]] if doc.get("conversation") else ""
-    from ..reading.cost_kinds import talk_names  # the costliest talks named as md and the page head them (fix46c)
-
-    from ..view.counted_in import summary_counted_in  # a copy counted where it continues: 0, counted in ID (46a F5)
-
-    lines = summary_lines({**doc, "summary": summary_counted_in(r, shown_places(doc["summary"]))} if isinstance(doc.get("summary"), dict) else doc, table, name,
-                          talk_names(r, doc))
+    shown = {**doc, "summary": summary_counted_in(r, shown_places(doc["summary"]))} if isinstance(doc.get("summary"), dict) else doc
+    lines = summary_lines(shown, table, name, talk_names(r, doc))
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
