@@ -217,14 +217,11 @@ def markdown_head(root: str | os.PathLike, doc: dict) -> list[str]:
         lines.append(f"- {said}")
     if removal is not None:
         lines.append(f"- {removal_line(removal)}")
-    at, links = len(lines), link_lines(s)  # continues / continued in, as asz conversation says (trial 30a F7)
-    lines += [f"- {line}" for line in links]
-    for p in problems_of(doc):
-        lines.append(f"- **{s.get('state', '')}:** {p}")
-    for p in notes_of(doc):
-        lines.append(f"- **problem:** {p}")
-    out = [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s, root)]]
-    return [md_linked(x) if at <= i < at + len(links) else x for i, x in enumerate(out)]  # in a folder (trial 45b F6)
+    out = [literal(md_line(x)) for x in lines]
+    # continues / continued in, as asz conversation says (trial 30a F7), linked in a folder (trial 45b F6)
+    out += [md_linked(literal(md_line(f"- {line}"))) for line in link_lines(s)]
+    lines = [f"- **{s.get('state', '')}:** {p}" for p in problems_of(doc)] + [f"- **problem:** {p}" for p in notes_of(doc)]
+    return out + [literal(md_line(x)) for x in lines + [f"- {line}" for line in _figures(s, root)]]
 
 
 def drawn_steps(root: str | os.PathLike, doc: dict, thinking: bool, dialect: str, mask=None) -> list[dict]:
