@@ -272,13 +272,13 @@ def _may_turn(db: sqlite3.Connection, no: int, old: list[IndexEntry], new: list[
     on (:func:`~asz_core.flow.asm_links.going_on_calls`). Every record timed, none new earlier than an old one: only
     beside a Y holding every id of its main stream, or a record of a call a new one carries (fix46b: 200 resumed copies
     each compared again with all 200 as the live one grew, x13 its CPU); else all of them (f23ae7d6)."""
+    cluster = _cluster_names(db, no)
+    if not cluster:  # alone in its cluster (most sessions): no pair to turn, and no pass over its index
+        return []
     old, new = [e for e in old if keyed(e)], [e for e in new if keyed(e)]
     main = {id_hash(e.id) for e in old if e.stream in ("", "main")}
     if not main or not all(type(e.ts) is int for e in old + new) or min(e.ts for e in new) < max(e.ts for e in old):
-        return _cluster_names(db, no)
-    if not db.execute("SELECT 1 FROM clusters WHERE cluster = (SELECT cluster FROM clusters WHERE no=?) AND no != ? LIMIT 1",
-                      (no, no)).fetchone():
-        return []
+        return cluster
     calls = {e.call for e in new if e.call}
     out = set()
     for table, hashes, whole in (("held", main, True), ("going", {id_hash(e.id) for e in old if e.call in calls}, False)):
