@@ -383,6 +383,15 @@ def _kept(run: dict) -> dict:
     return {k: v for k, v in run.items() if k in KNOWN_MEMBERS and k not in ("extra", "serialized")}
 
 
+def _run_whole(rec: Record, run: dict) -> dict:
+    """Keep ``run`` as the record's one data part but for the framework's settings (:func:`_kept`), those listed under
+    ``dropped``; returns what it kept (a start's arrival of a model call or tool, a decorated function, a value run)."""
+    kept = _kept(run)
+    rec.parts = [_data(kept)]
+    rec.dropped = _dropped(run, ("extra", "serialized"))
+    return kept
+
+
 def _unknown_members(obj: dict, line: bytes) -> list[Part]:
     """One ``unknown`` part per member of the arrival's run that is not in :data:`KNOWN_MEMBERS`, in source order: its
     bytes the member as an object of its own cut from ``line`` (``{"future_field_v9":{...}}``,
@@ -437,10 +446,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         return
     if kind == "value":  # a prompt, parser or embedding run: its values whole, what it holds flagged (46b F1)
         rec.from_ = "runtime"
-        kept = _kept(run)
-        rec.parts = [_data(kept)]
-        rec.flags = content_flags(kept)
-        rec.dropped = _dropped(run, ("extra", "serialized"))
+        rec.flags = content_flags(_run_whole(rec, run))
         return
     if kind == "unknown":
         _fill_unknown(rec, run, d, line)
@@ -450,11 +456,9 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         return
     if kind == "traceable":
         rec.from_ = "runtime"
-        kept = _kept(run)
-        rec.parts = [_data(kept)]
+        kept = _run_whole(rec, run)
         if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
             rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
-        rec.dropped = _dropped(run, ("extra", "serialized"))
         return
     if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run)) and run.get("outputs") not in (None, {}):
         # a decorated function's return value is its answer: nothing else in the trace holds it
@@ -497,10 +501,7 @@ def _fill_llm(rec: Record, run: dict, d: dict, end: bool, err) -> None:
     if end:
         _llm_end(rec, run)
     else:
-        kept = _kept(run)
-        rec.parts = [_data(kept)]
-        rec.flags = content_flags(kept.get("inputs"))
-        rec.dropped = _dropped(run, ("extra", "serialized"))
+        rec.flags = content_flags(_run_whole(rec, run).get("inputs"))
     if err:
         rec.flags.append("error")
         rec.parts.append(_data({"error": error_text(err)}))  # whole, its traceback too (trial 37b F1)
@@ -517,9 +518,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
                 rec.flags.append("auxiliary")
         _tool_end(rec, run, d)
     else:
-        kept = _kept(run)
-        rec.parts = [_data(kept)]
-        rec.dropped = _dropped(run, ("extra", "serialized"))
+        _run_whole(rec, run)
 
 
 def _fill_root_post(rec: Record, run: dict, err) -> None:
