@@ -41,7 +41,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import ARCHIVE_RENDER, PRINT_CSS, TOOLS_CSS, drawn
+from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
@@ -69,8 +69,6 @@ ORPHAN_SAID = " · parent call not found"
 def sidechain_talk_said(talk: dict) -> str:
     """What md and html add after a talk's start and id: :data:`SIDECHAIN_SAID` for a talk the document marks
     ``sidechain``, and :data:`ORPHAN_SAID` after it from render 25 for one it marks ``orphan`` too; else ''."""
-    from .export_render import ORPHAN_RENDER, drawn
-
     if not talk.get("sidechain"):
         return ""
     return SIDECHAIN_SAID + (ORPHAN_SAID if talk.get("orphan") is True and drawn() >= ORPHAN_RENDER else "")
@@ -325,7 +323,6 @@ def _figures(s: dict, root: str | os.PathLike) -> list[str]:
     From render 33 a copy whose calls are counted in the conversation it continues (in ``root``) says so
     (:func:`~asz_core.view.counted_in.summary_counted_in`; trial 46a F5)."""
     from ..view.counted_in import summary_counted_in
-    from .export_render import COUNTED_IN_RENDER, drawn
     from .listing import usage_lines
 
     s = summary_counted_in(root, s) if drawn() >= COUNTED_IN_RENDER else s
@@ -416,7 +413,6 @@ def page(title: str, body: str, css: str = "") -> str:
     """A whole HTML page: ``title`` escaped here (controls and bidi overrides written as ``\\x00`` / ``\\u202e``:
     a ``<title>`` holds no markup to isolate them), ``body`` already safe HTML; style inline, no script, a CSP
     allowing none; ``css`` (trusted, asz's own) follows :data:`CSS`. The title is one line (render 9)."""
-    from .export_render import drawn_style
     from .termtext import html_line
 
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
