@@ -370,7 +370,7 @@ code{font-family:ui-monospace,monospace;font-size:.92em;overflow-wrap:anywhere}t
 figure.media img{max-width:100%}details>summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}@media (max-width:480px){details>summary{white-space:normal;overflow-wrap:anywhere}}.failed{color:#c92a2a}
 @media (prefers-color-scheme:dark){body{background:#111;color:#ddd}.step.person{background:#16202e}pre{background:#1b1b1b}
 a{color:#8ab4f8}a:visited{color:#c58af9}.meta,.when,.id{color:#a8a8a8}.failed{color:#ff8787}.step.thinking{color:#b0b0b0}.step.withheld{color:#a0a0a0}}
-""" + TOOLS_CSS + PRINT_CSS  # render 20's and 26's, taken off for an older copy (export_render.drawn_style)
+""" + TOOLS_CSS + PRINT_CSS  # render 20's and 28's, taken off for an older copy (export_render.drawn_style)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
