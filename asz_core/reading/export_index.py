@@ -128,12 +128,12 @@ def _index_total(rows: Sequence[dict], elsewhere: Mapping[str, dict] = {}) -> st
     n = sum(e["calls"] for e in twice)
     said = f"{tokens:,} tokens, {money(cost)}"
     if drawn() >= INDEX_WORDS_RENDER:  # as asz usage's total says it: not recorded, never 0; + and * (trial 45d F4)
-        from .listing import figure_cells
+        from .listing import figure_cells, token_cell
 
-        figure, priced = figure_cells(summed_row(counted, tokens, cost, twice))
-        number, _, marks = figure.partition(" ")  # "318 +": the figure, then asz ls's marks
-        said = (f"{number} tokens{' ' + marks if marks else ''}, {priced}" if number[:1].isdigit()
-                else f"tokens {figure}, cost {priced}")
+        row = summed_row(counted, tokens, cost, twice)
+        (count, words), priced = token_cell(row), figure_cells(row)[1]  # the figure and its marks apart: "318 tokens +"
+        said = (f"{count:,} tokens{' ' + words if words else ''}, {priced}" if count is not None
+                else f"tokens {words}, cost {priced}")
     return (f"{len(rows)} conversation(s): {said}"
             + (f" ({held} held back, in neither figure)" if held else "")
             + (f" ({n:,} model call(s) that two conversations or more hold are counted once, {_counted_under()}: "

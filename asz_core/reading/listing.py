@@ -27,7 +27,7 @@ from ..view.titles import dialect_of
 from ..view.rate_words import HOUR_OVER_SAID, NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, REPLAYS_SAID, REPLAYS_WHY, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
 
-__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "figure_cells", "rate_line", "unpriced_line", "replays_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
+__all__ = ["ROW_SORTS", "sorted_rows", "talks_figure", "calls_figure", "Filters", "TimeError", "parse_time", "conversation_rows", "keep_rows", "dialect_of", "model_names", "total_tokens", "cost_value", "duration_ms", "usage_lines", "unrecorded_cell", "unrecorded_text", "cut_text", "RATE_MARK", "UNCHECKED_MARK", "cost_marks", "cost_text", "figure_cells", "token_cell", "rate_line", "unpriced_line", "replays_line", "hour_over_line", "unchecked_line", "UNVERIFIED_STATES", "blind_to", "unjudged_line", "unjudged_calls_line", "newest_first", "A_TO_Z", "UNTIMED", "unplaced_lines", "unplaced_why", "shown_id", "going_on_lines"]
 
 
 # RATE_MARK (^): asz_core.view.rate_words, the page's too.
@@ -52,14 +52,28 @@ def figure_cells(row: dict) -> tuple[str, str]:
     (``usage_recorded`` false: :func:`unrecorded_cell`), never 0; ``-`` where none was counted; the tokens with `` ~``
     (a call's usage incomplete) and `` +`` (some calls carry no token counts: :data:`PARTIAL_MARK`), the cost as
     :func:`cost_text` (``unpriced``, ``*`` and the rate marks). A held-back row's cells are the caller's."""
+    count, said = token_cell(row)
+    if row.get("usage_recorded") is False:
+        return said, "-"
+    cost = cost_value(row.get("cost"))
+    return (said if count is None else f"{count:,}" + (f" {said}" if said else ""),
+            "-" if cost is None else cost_text(row.get("cost"), cost))
+
+
+def token_cell(row: dict) -> tuple[int | None, str]:
+    """A row's TOKENS cell (:func:`figure_cells`) in its parts: ``(count, its marks)`` (``~``, ``+``, space-separated;
+    '' for none) where it holds a figure, else ``(None, the words)`` (:func:`unrecorded_cell`, ``-``): a folder
+    index's total says the count and its marks apart (``318 tokens +``), from the figure, not its text."""
     from ..view.rate_words import PARTIAL_MARK, calls_uncounted
 
     if row.get("usage_recorded") is False:
-        return unrecorded_cell(row), "-"
-    tokens, cost = total_tokens(row.get("usage")), cost_value(row.get("cost"))
-    partial = f" {PARTIAL_MARK}" if calls_uncounted(row.get("llm_calls"), row.get("calls_with_usage")) else ""
-    return ("-" if tokens is None else f"{tokens:,}" + (" ~" if row.get("usage_incomplete") else "") + partial,
-            "-" if cost is None else cost_text(row.get("cost"), cost))
+        return None, unrecorded_cell(row)
+    tokens = total_tokens(row.get("usage"))
+    if tokens is None:
+        return None, "-"
+    marks = ("~" if row.get("usage_incomplete") else "",
+             PARTIAL_MARK if calls_uncounted(row.get("llm_calls"), row.get("calls_with_usage")) else "")
+    return tokens, " ".join(m for m in marks if m)
 
 
 def rate_line(calls: int) -> str:
