@@ -203,6 +203,10 @@ could hide behind it).
   whose copy counts the most output tokens, then the one that made them first`` (b4afd475's rule,
   :func:`~asz_core.view.usage_once.once`), where render 32 said ``under the one that made them first``
   (:data:`COUNTED_IN_RENDER`). A copy of render 32 or before is made again with the earlier words (:func:`drawn`).
+- render 34: md and html name the talks a sub-agent's talk of copies alone is drawn in (render 29's ``drawn once, in
+  Talk 2, Talk 10``) in the order of their numbers, where render 33 sorted them as text (``Talk 10, Talk 2``; fix47b,
+  :data:`REPLAY_ORDER_RENDER`, :func:`~asz_core.reading.prose_replays.replay_talks`). A copy of render 33 or before is
+  made again in that order (:func:`drawn`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -229,10 +233,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 33
+RENDER = 34
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -287,6 +291,9 @@ CHANGES_RENDER = 32
 #: The render from which a header and an index say a copy whose calls are the records it repeats 0, counted in the
 #: conversation it continues, and a total's same-calls words name the rule of usage_once.once (render 33).
 COUNTED_IN_RENDER = 33
+#: The render from which a talk of copies alone names the talks its calls are drawn in by their number's order
+#: (``Talk 2, Talk 10``), not as text (render 34: fix47b).
+REPLAY_ORDER_RENDER = 34
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..view.replay_talks import REPLAY_WORDS, replay_only, replayed_records
-from .export_render import REPLAYS_RENDER, drawn
+from .export_render import REPLAY_ORDER_RENDER, REPLAYS_RENDER, drawn
 
 __all__ = ["REPLAY_TALK", "Replays", "replay_talks", "replayed_records"]
 
@@ -32,8 +32,8 @@ REPLAY_TALK = " · " + REPLAY_WORDS
 def replay_talks(doc: dict, talks: list[dict]) -> None:
     """Give each talk of ``talks`` (:func:`~asz_core.reading.export_steps.steps` of ``doc``) that has no step and no
     prompt and that :func:`~asz_core.view.replay_talks.replay_only` lists (a talk of copies alone, the page's rule too)
-    ``replay_said``, :data:`REPLAY_TALK` naming the calls and the talk they are drawn in (``Talk 1``); none before
-    render 29."""
+    ``replay_said``, :data:`REPLAY_TALK` naming the calls and the talks they are drawn in (``Talk 2, Talk 10``, by
+    number from render 34, as text before); none before render 29."""
     only = replay_only(doc) if drawn() >= REPLAYS_RENDER else {}
     if not only:
         return
@@ -42,7 +42,9 @@ def replay_talks(doc: dict, talks: list[dict]) -> None:
         got = only.get((t.get("talk") or {}).get("id"))
         if not got or t.get("steps") or t.get("prompt"):
             continue
-        where = sorted({f"Talk {number[x]}" for x in got["talks"] if x in number})
+        at = sorted({number[x] for x in got["talks"] if x in number})
+        # by number (render 34: fix47b, ``Talk 10, Talk 2`` was sorted as text); as text when drawn as before
+        where = [f"Talk {n}" for n in at] if drawn() >= REPLAY_ORDER_RENDER else sorted(f"Talk {n}" for n in at)
         t["replay_said"] = REPLAY_TALK.format(calls=", ".join(got["calls"]), talk=", ".join(where) or "its parent's talk")
 
 

@@ -350,6 +350,16 @@ def plant_heads(lines: list[dict], cwd: str, branch: str, model: str | None = No
             m["model"] = model
 
 
+def landed_projects(base: Path, files: dict[str, list[dict]]) -> Path:
+    """``base/root``: the transcripts ``files`` (path under ``base/projects`` -> its JSON lines) written there, one line
+    each, and landed by the real ``asz collect --once``."""
+    for name, lines in files.items():
+        (base / "projects" / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / "projects" / name).write_text("".join(json.dumps(d) + "\n" for d in lines))
+    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
+    return base / "root"
+
+
 def checks_as_render(copy: Path, root: Path, render: int, later: int) -> None:
     """``copy`` (an md export drawn as render ``render`` drew it) checks against ``root`` when its manifest says
     ``render`` (``asz verify --export``: exit 0, ``the copy checks against the root``), and does not when the same

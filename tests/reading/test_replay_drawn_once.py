@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reading_helpers import asz, checks_as_render
+from reading_helpers import asz, checks_as_render, landed_projects
 
 SID = "5ec0e7a1-aaaa-4bbb-8ccc-ddddeeeeffff"
 UNPRICED = "11111111-0000-4000-8000-000000000001"
@@ -38,7 +38,7 @@ def _said(sid: str, uid: str, parent, side: bool, at: str, content, cwd: str, **
 
 
 def _sources(base: Path) -> dict[str, list[dict]]:
-    """The transcripts, by file under ``base/projects``, written there."""
+    """The transcripts, by file under ``base/projects``, written there and landed in ``base/root``."""
     sonnet = {"model": "claude-sonnet-4-5-20250929"}
     t45 = "/home/user/t45"
     files = {
@@ -64,18 +64,14 @@ def _sources(base: Path) -> dict[str, list[dict]]:
             _said(NO_USAGE, "w2", "w1", False, "2026-12-06T11:00:05.000Z", [{"type": "text", "text": "hi"}],
                   "/p/norec", mid="msg_n", requestId="req_n", model="claude-sonnet-4-5-20250929")],
     }
-    for name, lines in files.items():
-        (base / "projects" / name).parent.mkdir(parents=True, exist_ok=True)
-        (base / "projects" / name).write_text("".join(json.dumps(d) + "\n" for d in lines))
+    landed_projects(base, files)
     return files
 
 
 @pytest.fixture(scope="module")
 def landed(tmp_path_factory):
     base = tmp_path_factory.mktemp("replay45")
-    files = _sources(base)
-    asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
-    return base, files
+    return base, _sources(base)
 
 
 def test_a_replayed_call_is_one_line_in_the_lines_forms_and_its_talk_says_what_it_is(landed, tmp_path):

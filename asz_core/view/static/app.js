@@ -2224,7 +2224,8 @@
   // the talks they are drawn in by their number in the document's order, as the exports number them.
   function replayText(r) {
     const at = (r.talks || []).map(function (id) { return D.talks.findIndex(function (x) { return x.id === id; }) + 1; })
-      .filter(function (n) { return n > 0; }).map(function (n) { return 'Talk ' + n; }).sort();
+      .filter(function (n) { return n > 0; }).sort(function (a, b) { return a - b; })
+      .map(function (n) { return 'Talk ' + n; });  // by number, as render 34 exports: Talk 2, Talk 10 (fix47b; sorted as text, Talk 10, Talk 2)
     return 'holds only a copy of ' + (r.calls || []).join(', ') + ' (its parent\'s model call, replayed in this sub-agent\'s file), drawn once, in ' +
       (at.join(', ') || 'its parent\'s talk');
   }
