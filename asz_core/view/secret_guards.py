@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["CONTINUATION", "continued_joined", "looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
+__all__ = ["ARGV", "CONTINUATION", "ESCAPED_BREAK", "continued_joined", "looks_url_password", "looks_random", "looks_openai", "looks_webhook", "looks_password", "looks_keyword_password", "looks_bearer",
            "looks_basic", "looks_mixed", "looks_sendgrid", "looks_named_password", "looks_passphrase", "looks_mysql_password",
            "looks_sas_signature", "looks_api_key", "looks_env_secret", "cookie_values", "looks_cookie", "looks_encoded_password",
            "looks_encoded_token", "looks_continued_token", "looks_key_data", "ENV_SECRET_WORDS",
@@ -317,9 +317,24 @@ def _shell_words(text: str, at: int) -> list[tuple[str, str]]:
     return out
 
 
-#: An argument list's item after the one before it: its closing quote, ``,`` and white space, the item between two of
-#: the same quote (as written or JSON-escaped); the first item's opening quote alone at the list's start.
-_ITEM = re.compile(r"(?:\\?[\"'])?(?:\s|\\+[nrt])*,(?:\s|\\+[nrt])*(?P<q>\\?[\"'])(?P<word>(?:(?!(?P=q)).)*)(?P=q)")
+#: A line break or tab escaped in a text: ``\n``, ``\r``, ``\t`` after one or more backslashes. A JSON string writes
+#: a line break ``\n``; JSON written inside a JSON string (a tool input holding a service account's JSON, drawn as JSON
+#: by the exports; a transcript line a tool printed) ``\\n``, and so on a level deeper (trial 44c F1: a PEM key's
+#: lines after ``\\n`` were written whole in md, html and json while the page masked them). The one rule every form
+#: and a PEM key's body read such a break by (:mod:`asz_core.view.secret_forms`).
+ESCAPED_BREAK = r"\\+[nrt]"
+#: A quote of an argument list's string, as written or JSON-escaped (:data:`ARGV`).
+_ARGV_QUOTE = r"\\?[\"']"
+#: The ``,`` between two strings of an argument list and the white space (real or a JSON escape's) around it.
+_ARGV_COMMA = r"(?:\s|" + ESCAPED_BREAK + r")*,(?:\s|" + ESCAPED_BREAK + r")*"
+#: Between two strings of a list, as an argument vector writes a command's words (an MCP call's or a subprocess's
+#: ``["--token", "VALUE"]``, Python's ``['gh', '--token', 'VALUE']``, JSON inside a JSON string ``[\\"-p\\", …]``, a
+#: list drawn indented): the one's closing quote, ``,`` and the other's opening quote, white space (real or a JSON
+#: escape's) around the ``,`` (session 45). The forms' rule (:mod:`asz_core.view.secret_kinds`).
+ARGV = _ARGV_QUOTE + _ARGV_COMMA + _ARGV_QUOTE
+#: An argument list's item after the one before it, as :data:`ARGV` parts them: its closing quote, ``,`` and white
+#: space, the item between two of the same quote; the first item's opening quote alone at the list's start.
+_ITEM = re.compile("(?:" + _ARGV_QUOTE + ")?" + _ARGV_COMMA + "(?P<q>" + _ARGV_QUOTE + r")(?P<word>(?:(?!(?P=q)).)*)(?P=q)")
 
 
 def _items(text: str, at: int) -> list[tuple[str, str]]:

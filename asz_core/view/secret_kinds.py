@@ -106,7 +106,7 @@ from __future__ import annotations
 import base64
 import re
 
-from .secret_guards import (CONTINUATION, ENV_SECRET_WORDS, cookie_values, looks_api_key, looks_basic, looks_bearer,
+from .secret_guards import (ARGV, CONTINUATION, ENV_SECRET_WORDS, ESCAPED_BREAK, cookie_values, looks_api_key, looks_basic, looks_bearer,
                             looks_continued_token, looks_cookie, looks_encoded_password, looks_encoded_token,
                             looks_env_secret, looks_flagged, looks_key_data, looks_keyword_password, looks_mixed,
                             looks_mysql_password, looks_named_password, looks_openai, looks_password, looks_random,
@@ -114,12 +114,6 @@ from .secret_guards import (CONTINUATION, ENV_SECRET_WORDS, cookie_values, looks
 
 __all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "HIDDEN", "SPLIT", "PREFIXED"]
 
-#: A line break or tab escaped in a text: ``\n``, ``\r``, ``\t`` after one or more backslashes. A JSON string writes
-#: a line break ``\n``; JSON written inside a JSON string (a tool input holding a service account's JSON, drawn as JSON
-#: by the exports; a transcript line a tool printed) ``\\n``, and so on a level deeper (trial 44c F1: a PEM key's
-#: lines after ``\\n`` were written whole in md, html and json while the page masked them). The one rule every form
-#: and a PEM key's body read such a break by (:mod:`asz_core.view.secret_forms`).
-ESCAPED_BREAK = r"\\+[nrt]"
 #: Where an AWS secret access key's value may stand: after one of the names AWS's tools and SDKs give it, in any case
 #: (``aws_secret_access_key`` in ``~/.aws/credentials`` and boto3, ``AWS_SECRET_ACCESS_KEY`` in the environment,
 #: ``SecretAccessKey`` in ``aws iam create-access-key``'s JSON, ``secretAccessKey`` in the JavaScript SDK), its quotes
@@ -135,11 +129,6 @@ _SPACE = r"(?:\s|" + ESCAPED_BREAK + r")*"
 #: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
 _SEP = _QUOTE + r"\]?" + _SPACE + r"(?:=>|==?|:=|:)" + _SPACE
 _IS = _QUOTE + r"[ \t]+(?i:is)[ \t]+"
-#: Between two strings of a list, as an argument vector writes a command's words (an MCP call's or a subprocess's
-#: ``["--token", "VALUE"]``, Python's ``['gh', '--token', 'VALUE']``, JSON inside a JSON string ``[\\"-p\\", …]``, a
-#: list drawn indented): the one's closing quote, ``,`` and the other's opening quote, white space (real or a JSON
-#: escape's) around the ``,`` (session 45).
-ARGV = r"\\?[\"'](?:\s|" + ESCAPED_BREAK + r")*,(?:\s|" + ESCAPED_BREAK + r")*\\?[\"']"
 #: The white space between a command's words: blanks, a shell's line continuation (a backslash ending its line: as
 #: written, JSON-escaped or as the search index holds it, :data:`~asz_core.view.secret_guards.CONTINUATION`; session
 #: 45: ``mysql -u root \\`` and ``-pS3cret`` on the next line in a tool input's JSON), or an argument vector's

@@ -69,6 +69,16 @@ def test_each_shape_is_found_as_its_form_and_no_decoy(text, form, value):
     assert [(k, escaped[a:b]) for k, a, b in find(escaped)] == ([(form, value)] if form else [])
 
 
+def test_a_list_drawn_indented_is_read_item_by_item_as_the_forms_part_it():
+    """The flag's value and the database after it in a list drawn one item a line (as written, and JSON-escaped):
+    the forms' gap between items and the items mysql's check reads (secret_guards.ARGV, one rule: fix47d) part it alike;
+    with no database after the value it stays whole, as ``["mysql", "-p", "n0tapw4rd"]`` does."""
+    for words, found in ((["mysql", "-p", "n0tapw4rd", "orders"], [("mysql-password", "n0tapw4rd")]),
+                         (["mysql", "-p", "n0tapw4rd"], [])):
+        for text in (json.dumps(words, indent=2), json.dumps(json.dumps(words, indent=2))):
+            assert [(k, text[a:b]) for k, a, b in find(text)] == found, text
+
+
 def test_the_flag_s_value_stays_a_password():
     text = f"s3cmd --aws-secret-access-key {KEY}"
     assert [(k, text[a:b]) for k, a, b in find(text)] == [("password", KEY)]
