@@ -22,9 +22,7 @@ every call left at the grace's end, a method still landing among them: its files
 from __future__ import annotations
 
 import functools
-import threading
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 import grpc
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
@@ -34,6 +32,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs
 
 from ..storage.seen_list import REFUSED
+from .receive_running import Running
 from .receive_seen import refused_from, seen_request
 from .wire import CLAIMED_INSTANCE, CLAIMED_SERVICE, kvs
 
@@ -50,52 +49,18 @@ ANSWER_WAIT = 30.0
 SEND_WAIT = 2.0
 
 
-class Running:
-    """How many of a receiver's gRPC calls have their method running (:meth:`method`), and a wait for none."""
-
-    def __init__(self) -> None:
-        self._n = 0
-        self._cond = threading.Condition()
-
-    @contextmanager
-    def method(self) -> Iterator[None]:
-        """Count the ``with`` block as a call's method running."""
-        with self._cond:
-            self._n += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._n -= 1
-                self._cond.notify_all()
-
-    def now(self) -> int:
-        """How many calls' methods run now."""
-        with self._cond:
-            return self._n
-
-    def none_within(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds until no call's method runs; True when none does."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self._n == 0, timeout)
-
-
 def stop_calls(server: grpc.Server, running: Running, drain: float, more: float = ANSWER_WAIT,
                err: TextIO | None = None) -> None:
     """Stop ``server`` (its GOAWAY at once: no new call) and return once every call has ended: each answered within
     ``drain`` seconds; then each whose method ``running`` counts given up to ``more`` seconds to return, and
     :data:`SEND_WAIT` to send its answer; a call left then (its message still coming, no method run) is aborted
     (UNAVAILABLE), nothing of it landed. On ``err``: the calls whose method still runs as the drain ends, in the words an
-    HTTP/1.1 request still landing then is said in (:func:`~asz_core.export.receive_http.still_landing`), and the calls
+    HTTP/1.1 request still landing then is said in (:meth:`~asz_core.export.receive_running.Running.drained`), and the calls
     aborted (fix46a: the gRPC side said neither)."""
     stopped = server.stop(grace=drain + more + SEND_WAIT)  # the latest any call may end
     if stopped.wait(drain):
         return
-    late = running.now()
-    if late and err is not None:
-        from .receive_http import still_landing
-
-        print(still_landing(late, "gRPC call(s)", drain), file=err, flush=True)
+    running.drained("gRPC call(s)", drain, err)  # the calls whose method still runs, in HTTP/1.1's words
     running.none_within(more)  # a call whose method lands its files: answered, not aborted
     if not stopped.wait(SEND_WAIT):
         server.stop(grace=0)  # the calls left have no method running (their message still coming): aborted

@@ -51,6 +51,7 @@ from ..netguard import HEADER_TIMEOUT as _HEADER
 from ..netguard import IDLE_TIMEOUT as _IDLE
 from ..envsetting import Setting, unused_lines
 from ..netguard import connection_cap, raise_open_files, refusal, timeout_setting
+from .receive_running import Running
 
 if TYPE_CHECKING:
     from .receive import Receiver
@@ -96,13 +97,6 @@ IDLE_TIMEOUT = SETTINGS[2].value()
 
 #: Seconds a stopping receiver waits for the requests in progress to land and be answered (``$ASZ_RECEIVE_DRAIN``).
 DRAIN = SETTINGS[3].value()
-
-
-def still_landing(n: int, what: str, drain: float) -> str:
-    """The line a stopping receiver says of ``n`` requests (``what``: ``request(s)``, HTTP/1.1; ``gRPC call(s)``) still
-    landing once its drain of ``drain`` seconds is over: one set of words for both protocols (fix46a)."""
-    return (f"asz receive: {n} {what} still landing after {drain:g} s; it takes no other and ends once they have (each "
-            "file whole with its sender line, or absent; the sender sends what was not answered again)")
 
 
 #: A lingering close (:func:`linger`): the most bytes (``$ASZ_RECEIVE_LINGER_BYTES``, 64 MiB; 0: none read, the
@@ -171,10 +165,8 @@ class Server(socketserver.ThreadingTCPServer):
         self.receiver = receiver
         self.summed = receiver.summed  # the receiver's one counter of summed lines (receive_seen.Summed)
         self.cap = connection_cap(raise_open_files())
-        # connections (by id of their socket) whose handler thread was started and has not ended: a set, so that a
-        # signal stopping the receiver just after a thread started (both ends then say it ended) never counts one twice
-        self._handling: set[int] = set()
-        self._ended = threading.Condition(self._lock)
+        # connections (by id of their socket) whose handler thread was started and has not ended
+        self.handling = Running()
         self._watcher = threading.Thread(target=self._watch, name="asz-receive-guard", daemon=True)
         self._watcher.start()
 
@@ -194,7 +186,7 @@ class Server(socketserver.ThreadingTCPServer):
                 for x in idle[: over + max(1, self.cap // 16)]:  # room for a few more before the next eviction
                     x.close("evicted")
                     self.summed.add(EVICTED, cap=self.cap)
-            self._handling.add(id(request))
+            self.handling.started(id(request))
         try:
             super().process_request(request, client_address)
         except BaseException:
@@ -208,9 +200,7 @@ class Server(socketserver.ThreadingTCPServer):
             self._handler_ended(request)
 
     def _handler_ended(self, request) -> None:
-        with self._ended:
-            self._handling.discard(id(request))
-            self._ended.notify_all()
+        self.handling.ended(id(request))
 
     def shutdown_request(self, request) -> None:
         with self._lock:
@@ -249,11 +239,7 @@ class Server(socketserver.ThreadingTCPServer):
             conns = list(self.conns.values())
         for c in conns:
             c.stop_reading()
-        with self._ended:
-            self._ended.wait_for(lambda: not self._handling, timeout=DRAIN)
-            late = len(self._handling)
-        if late:
-            print(still_landing(late, "request(s)", DRAIN), file=self.receiver.err)
+        self.handling.drained("request(s)", DRAIN, self.receiver.err, wait=DRAIN)
         self._watcher.join(timeout=5)
         self.receiver.said_now(everything=True)  # what the requests drained held back (seen list, summed lines)
 
@@ -262,8 +248,7 @@ class Server(socketserver.ThreadingTCPServer):
         its files): wait up to ``timeout`` seconds for each handler left to write its answer and end (its reply follows
         its landing: a process ending at once lost it, and the sender sent that request again). True when none is
         left."""
-        with self._ended:
-            return self._ended.wait_for(lambda: not self._handling, timeout=timeout)
+        return self.handling.none_within(timeout)
 
     def handle_error(self, request, client_address) -> None:
         """A sender that went away mid-request (killed, timed out) is routine: counted (:class:`~asz_core.export.receive_seen.Summed`), no traceback."""
