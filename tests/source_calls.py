@@ -21,22 +21,37 @@ def source_calls(projects: Path) -> tuple[list[dict], dict[str, str]]:
     the four counts of its last usage, ``time`` the ``timestamp`` of the line that usage came from)."""
     calls: dict[tuple, dict] = {}
     cwd: dict[str, str] = {}
-    for f in sorted(projects.rglob("*.jsonl")):
+    for f, r in source_lines(projects):
         main = "subagents" not in f.parts and not f.name.startswith("agent-")
+        sid = r.get("sessionId")
+        if main and sid and r.get("cwd") and sid not in cwd:
+            cwd[sid] = r["cwd"]
+        m = r.get("message")
+        if r.get("type") != "assistant" or not isinstance(m, dict) or m.get("model") == "<synthetic>":
+            continue
+        c = calls.setdefault((m.get("id"), r.get("requestId")), {"session": sid, "model": m.get("model"),
+                                                                  "tokens": 0, "time": r.get("timestamp")})
+        if m.get("usage"):
+            c["tokens"] = sum(m["usage"].get(k) or 0 for k in USAGE_KEYS)
+            c["time"] = r.get("timestamp")
+    return list(calls.values()), cwd
+
+
+def source_lines(projects: Path):
+    """``(file, record)`` of each line of every ``*.jsonl`` under ``projects`` that reads as JSON, files in path order."""
+    for f in sorted(projects.rglob("*.jsonl")):
         for ln in f.read_text().splitlines():
             try:
-                r = json.loads(ln)
+                yield f, json.loads(ln)
             except ValueError:
                 continue
-            sid = r.get("sessionId")
-            if main and sid and r.get("cwd") and sid not in cwd:
-                cwd[sid] = r["cwd"]
-            m = r.get("message")
-            if r.get("type") != "assistant" or not isinstance(m, dict) or m.get("model") == "<synthetic>":
-                continue
-            c = calls.setdefault((m.get("id"), r.get("requestId")), {"session": sid, "model": m.get("model"),
-                                                                      "tokens": 0, "time": r.get("timestamp")})
-            if m.get("usage"):
-                c["tokens"] = sum(m["usage"].get(k) or 0 for k in USAGE_KEYS)
-                c["time"] = r.get("timestamp")
-    return list(calls.values()), cwd
+
+
+def source_tool_ids(projects: Path) -> set[str]:
+    """The tool calls of the transcripts: the distinct ids of the ``tool_use`` blocks of their assistant lines."""
+    ids = set()
+    for _, r in source_lines(projects):
+        m = r.get("message")
+        if r.get("type") == "assistant" and isinstance(m, dict) and isinstance(m.get("content"), list):
+            ids.update(b.get("id") for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use")
+    return ids

@@ -17,7 +17,8 @@ __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False,
                    bar: bool = False, told: Callable[[int, int], None] | None = None) -> None:
-    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations``, and of those a label in their
+    """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (and, from the same build,
+    the server's found records and ``asz usage tools``' entries: :mod:`asz_core.reading.kept_whole`), and of those a label in their
     sessions' files titles (:meth:`~asz_core.view.named_titles.NamedIn.titled_by`) (withholding ``view.hide``,
     with asz.yaml's prices), so the first reader after ``asz collect`` (``--once`` or watching), ``asz parse`` or a
     pass of ``asz server`` reads them from ``_index/summaries.sqlite`` (:func:`asz_core.reading.listing.keep_rows`;
@@ -51,8 +52,11 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
                 if told is not None:
                     told(min(shown.done, len(conversations)), len(conversations))
 
+            # each row from one whole build that keeps what /api/usage and asz usage tools read too (trial 46c F3,
+            # 46d F3/F8), keyed as asz server keys its records: its view.hide and None for the shipped prices
             keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n,
-                      step=step if bar or told is not None else None)
+                      step=step if bar or told is not None else None,
+                      whole=(list(cfg.view_hide), price_table(cfg.prices) if cfg.prices else None))
     except (OSError, ConfigError) as exc:
         not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)

@@ -200,7 +200,7 @@ def _dialect_and_removed(root: Path, session: str) -> tuple[str, int]:
 
 def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters: Filters | None = None,
                       *, ids: Iterable[str] | None = None, step: Callable[[str], None] | None = None,
-                      prices: Any = None, cache: bool = True) -> Iterator[dict]:
+                      prices: Any = None, cache: bool = True, build: Callable | None = None) -> Iterator[dict]:
     """The rows of the conversations under ``root`` (``ids`` when given) that pass ``filters``, in id order.
 
     Each conversation's document is built withholding ``hide`` (its state is
@@ -208,7 +208,8 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
     names and prices can be reused (:mod:`asz_core.reading.row_cache`); one
     with no usable round gives a row with state ``unreadable`` and null
     counts. ``step(conversation)`` is called after each. ``prices`` is the
-    price table the cost is read with (the shipped one by default).
+    price table the cost is read with (the shipped one by default). ``build``: what a row not kept is counted with
+    (:func:`counted_row`'s).
     """
     from .row_cache import RowCache, fingerprint
 
@@ -218,7 +219,7 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
     rc = RowCache(Path(root)) if cache and not in_as_of() else None  # the kept rows are the heads'
     try:
         for cid in list_conversations(root) if ids is None else ids:
-            row = _row(Path(root), cid, hide, rc, fingerprint, prices)
+            row = _row(Path(root), cid, hide, rc, fingerprint, prices, build)
             if step is not None:
                 step(cid)
             if f.keeps(row):
@@ -233,7 +234,7 @@ RUN_MOST = 16
 
 
 def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Iterable[str], *, jobs: int = 1,
-              step: Callable[[int], None] | None = None) -> int:
+              step: Callable[[int], None] | None = None, whole: tuple | None = None) -> int:
     """Count and keep the list row and the summary entry of each conversation in ``ids`` whose kept ones are not
     current (:func:`conversation_rows` with its cache, the rows thrown away), so the next ``asz ls`` or ``asz usage``
     withholding ``hide`` with ``prices`` reads them from ``_index/summaries.sqlite`` instead of the landed files.
@@ -243,7 +244,9 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     where this process may not fork, it counts them alone. ``step(n)``: called as each run of ``n`` conversations is
     kept (a progress bar); with it, a run holds at most :data:`RUN_MOST` conversations, so the count moves while a
     long list is kept (trial 46c F4: ``/api/status`` said ``keeping the list rows, 0 of 935 done`` for 30 s, the
-    first of two workers' runs holding 233). Returns how many conversations were looked at. Derived data
+    first of two workers' runs holding 233). ``whole``: ``(withheld names, price table)`` of the server's found
+    records (:class:`~asz_core.reading.kept_whole.Whole`): each row not kept is counted from one whole build, which
+    keeps what ``/api/usage`` and ``asz usage tools`` read too. Returns how many conversations were looked at. Derived data
     only: a row that could not be kept is counted by the next reader; raises only what a reader would
     (``OSError`` for a root that cannot be read).
     """
@@ -267,8 +270,9 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
         from ..collect.workers import guided, process_pool
 
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
-    whole = guided(ids, jobs) if pool is not None else [ids]  # each worker's consecutive run, cut to ``most``
-    runs = [(root, list(hide), prices, run[i:i + most]) for run in whole for i in range(0, len(run), most)]
+    kept = whole
+    cut = guided(ids, jobs) if pool is not None else [ids]  # each worker's consecutive run, cut to ``most``
+    runs = [(root, list(hide), prices, run[i:i + most], kept) for run in cut for i in range(0, len(run), most)]
     if pool is None:
         return _kept(map(_keep_run, runs), step)
     from concurrent.futures import as_completed
@@ -292,14 +296,23 @@ def _kept(counts: Iterable[int], step: Callable[[int], None] | None) -> int:
 
 
 def _keep_run(args: tuple) -> int:
-    root, hide, prices, ids = args
+    root, hide, prices, ids, whole = args
     n = 0
-    for _ in conversation_rows(root, hide, ids=ids, prices=prices):
-        n += 1
+    keeper = None
+    if whole is not None:
+        from .kept_whole import Whole
+
+        keeper = Whole(root, *whole)
+    try:
+        for _ in conversation_rows(root, hide, ids=ids, prices=prices, build=keeper.build if keeper else None):
+            n += 1
+    finally:
+        if keeper is not None:
+            keeper.close()
     return n
 
 
-def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any) -> dict:
+def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any, build: Callable | None = None) -> dict:
     head = read_head(root, cid)
     header = head.header if head else None
     session = (header or {}).get("session") or cid
@@ -309,7 +322,7 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     if cached is not None:
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return _with_conflicts(cached, root, session)
-    row, summary = counted_row(root, cid, hide, prices, head)
+    row, summary = counted_row(root, cid, hide, prices, head, build)
     if rc is not None:
         if summary is not None:  # the same fold's counts and state, for asz usage and the server's rows
             store_summary(rc.store, cid, hide, fp, *summary)
@@ -338,16 +351,18 @@ def row_cache_key(hide: Sequence[str], prices: Any) -> list[str]:
     return [*hide, "prices=" + hashlib.sha256(repr(prices).encode()).hexdigest()[:16]] if prices is not None else list(hide)
 
 
-def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: Any) -> tuple[dict, tuple | None]:
+def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: Any,
+                build: Callable | None = None) -> tuple[dict, tuple | None]:
     """``(row, summary)`` of ``cid`` counted from its files, never from a cache: the list row, and the summary
     entry's ``(places, calls, state, problems)`` (:func:`~asz_core.view.summary_cache.store_summary`), None for a
     conversation with no usable round (its row then has state ``unreadable``). ``head``: its newest round
-    (:func:`~asz_core.view.rows.read_head`)."""
+    (:func:`~asz_core.view.rows.read_head`). ``build``: :func:`~asz_core.view.document.build_summary` (the default) or
+    what stands for it (:meth:`~asz_core.reading.kept_whole.Whole.build`: a whole build, the same four values)."""
     header = head.header if head else None
     session = (header or {}).get("session") or cid
     summary = None
     try:
-        doc, places, calls, problems = build_summary(root, cid, hide=hide, prices=prices)
+        doc, places, calls, problems = (build or build_summary)(root, cid, hide=hide, prices=prices)
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
         summary = (places, calls, doc["summary"]["state"], problems)

@@ -49,7 +49,7 @@ __all__ = [
 
 def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (), through_round: int | None = None,
                prices: PriceTable | None = None, read: dict | None = None, requests: dict | None = None,
-               credits: list | None = None, times: dict | None = None) -> dict:
+               credits: list | None = None, times: dict | None = None, counted: dict | None = None) -> dict:
     """Build the asz.view document of ``conversation`` under storage root ``root``.
 
     Returns a dict in document key order (JSON-ready). ``hide`` names the
@@ -68,6 +68,9 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     not carry; ``times``, when given, gets each provider call's root-wide key (:func:`~asz_core.view.usage.call_key`)
     -> when it counts (unix ms, None when it has no time: :func:`~asz_core.view.usage.call_ms`, the record its usage
     came from, as ``asz usage`` places it), which the document does not draw (a node's ``at`` is its first line's).
+    ``counted``, when given, gets what the readers keep of the same fold (:func:`counted_of`: the summary entry's
+    ``places`` and ``calls``, as :func:`build_summary` gives them, and ``asz usage tools``' ``tools``), so a pass
+    keeping a conversation's row, its record and its tool calls folds it once (:mod:`asz_core.reading.kept_whole`).
 
     The cyclic garbage collector is paused while the document is built. A
     build allocates a few hundred thousand dicts and lists that all stay alive
@@ -85,7 +88,7 @@ def build_view(root: str | os.PathLike, conversation: str, *, hide: Iterable[str
     objects in cycles, collected by the next full collection).
     """
     with gc_pause.paused(keep=True):
-        return _build(Path(root), conversation, hide, through_round, prices, read, requests, credits, times)
+        return _build(Path(root), conversation, hide, through_round, prices, read, requests, credits, times, counted)
 
 
 def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[str] = (),
@@ -250,34 +253,40 @@ def conversation_tool_calls(root: str | os.PathLike, conversation: str, hide: It
     adapter says that times the tool (``ms_from`` ``call_to_result``; ``tool_timed``: LangSmith, from the asking model
     call's end to the tool run's end; trial 32a F5), else None) and the document's ``tool_executions`` entries.
     Raises as :func:`build_view`; ``asz usage tools`` adds them up (:mod:`asz_core.reading.tool_use`)."""
-    from .titles import ask_adapter
-
     with gc_pause.paused():
         b, _, _, _, _, _, v = _prepare(Path(root), conversation, hide, None)
-        calls = []
-        timed: dict[str, bool] = {}
-        said: dict[str, Callable[[object], bool]] = {}
-        for kind in ("tool", "agent.call"):
-            for n in v.of_kind(kind):
-                d: dict = {}
-                v._tool_keys_py(n, d)
-                name = str(d.get("name") or n.attrs.get("name") or "")
-                server = n.attrs.get("mcp_server")
-                h = v.sess.headers.get(n.ref.seq) if n.ref is not None else None
-                dialect = h.dialect if h is not None else ""
-                if dialect not in timed:  # its adapter asked once a dialect
-                    timed[dialect] = bool(dialect) and ask_adapter(dialect, "tool_timed") is True
-                    said[dialect] = refusal(dialect)
-                ms, ms_from = v.tool_runs.get(n.id), "tool_run"
-                if ms is None:
-                    ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
-                    ms_from = "call_to_result" if ms is not None else None
-                said_no = said[dialect](d.get("result"))  # the person refused it: not a failure (trial 38a F4)
-                calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
-                              "server": server if isinstance(server, str) and server else mcp_server(name),
-                              "failed": False if said_no else d.get("failed"), "refused": said_no, "at": v.at(n), "ms": ms,
-                              "ms_from": ms_from})
-        return b.state, calls, list(v.executions)
+        return b.state, _tool_calls(v), list(v.executions)
+
+
+def _tool_calls(v: DocumentView) -> list[dict]:
+    """:func:`conversation_tool_calls`' calls, read from a built view ``v`` (a whole build's too: the pass keeping a
+    conversation's row keeps its tool calls from the same fold, :mod:`asz_core.reading.kept_whole`)."""
+    from .titles import ask_adapter
+
+    calls = []
+    timed: dict[str, bool] = {}
+    said: dict[str, Callable[[object], bool]] = {}
+    for kind in ("tool", "agent.call"):
+        for n in v.of_kind(kind):
+            d: dict = {}
+            v._tool_keys_py(n, d)
+            name = str(d.get("name") or n.attrs.get("name") or "")
+            server = n.attrs.get("mcp_server")
+            h = v.sess.headers.get(n.ref.seq) if n.ref is not None else None
+            dialect = h.dialect if h is not None else ""
+            if dialect not in timed:  # its adapter asked once a dialect
+                timed[dialect] = bool(dialect) and ask_adapter(dialect, "tool_timed") is True
+                said[dialect] = refusal(dialect)
+            ms, ms_from = v.tool_runs.get(n.id), "tool_run"
+            if ms is None:
+                ms = d.get("request_to_result_ms", 0) if timed[dialect] and "request_to_result_join" in d else None
+                ms_from = "call_to_result" if ms is not None else None
+            said_no = said[dialect](d.get("result"))  # the person refused it: not a failure (trial 38a F4)
+            calls.append({"id": n.id.split("/", 1)[1] if "/" in n.id else n.id, "name": name,
+                          "server": server if isinstance(server, str) and server else mcp_server(name),
+                          "failed": False if said_no else d.get("failed"), "refused": said_no, "at": v.at(n), "ms": ms,
+                          "ms_from": ms_from})
+    return calls
 
 
 def _dialect(v: DocumentView) -> str:
@@ -343,8 +352,10 @@ def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: 
 
 def _build(root: Path, conversation: str, hide: Iterable[str], through_round: int | None, prices: PriceTable | None,
            read: dict | None = None, requests: dict | None = None, credits: list | None = None,
-           times: dict | None = None) -> dict:
-    b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round)
+           times: dict | None = None, counted: dict | None = None) -> dict:
+    # a pass's build (counted, no read) serves no heading: its bound files' lines let go of, as a list row's
+    b, fold, unread_rows, accepted, verified, sess, v = _prepare(root, conversation, hide, through_round,
+                                                                 lines_kept=read is not None or counted is None)
     if read is not None:
         read.update(sess.bound_lines)
     if requests is not None:
@@ -400,6 +411,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     doc["summary"]["calls_by_tool"] = tool_tallies(doc, _dialect(v))  # calls per tool name (trial 30b F2; docs/view.md)
     if doc["summary"]["kinds"].get("error.api"):
         _mark_failed(doc, v)
+    if counted is not None:
+        counted.update(counted_of(v, b, fold.head, doc["summary"]))
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some
     conflicts, gone = stopped_and_gone(root, session)
@@ -408,6 +421,14 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     if gone:
         doc["summary"]["sources_gone"] = gone
     return doc
+
+
+def counted_of(v: DocumentView, b: ChainReader, head, summary: dict) -> dict:
+    """What a whole build gives the readers' kept figures beside its document (:func:`build_view`'s ``counted``):
+    ``places`` and ``calls`` (:func:`_counted` of the drawn summary, the pair :func:`build_summary` gives), and
+    ``tools``, :func:`conversation_tool_calls`' ``(state, calls, executions)``."""
+    places, calls = _counted(v, summary["title"], head, summary)
+    return {"places": places, "calls": calls, "tools": (b.state, _tool_calls(v), list(v.executions))}
 
 
 def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None) -> dict:

@@ -46,7 +46,7 @@ from .landed import first_link
 from .query import ApiError
 
 __all__ = ["DIR", "OLD_DIR", "FORMAT", "Doc", "FoundStore", "KeptFound", "build_mark", "drop_old_documents", "forget",
-           "headings_of", "GZIP_OVER"]
+           "headings_of", "GZIP_OVER", "found_meta"]
 
 #: The folder under the root holding the records.
 DIR = Path("_index") / "found"
@@ -320,9 +320,17 @@ class Doc:
         """What its record holds (:meth:`FoundStore.write`): the round reached, the files listed, the state, the
         summary, the usage per hour as ``[[hour, model, usage], ...]`` and the provider calls (``calls``:
         :func:`~asz_core.view.usage_buckets.call_entries`' lists)."""
-        summary = {k: v for k, v in self.summary.items() if k not in ("conflicts", "sources_gone")}  # the cursors' now
-        return {"reached": self.reached, "listed": list(self.listed), "state": self.state, "summary": summary,
-                "hours": [[at, model, v] for (at, model), v in self.hours.items()], "calls": self.calls}
+        return found_meta(self.reached, self.listed, self.state, self.summary, self.hours, self.calls)
+
+
+def found_meta(reached: str, listed: Sequence, state: str, summary: dict, hours: dict, calls: list) -> dict:
+    """A record's fields (:meth:`FoundStore.write`) from what a build found: the round ``reached``, the round files
+    ``listed``, the ``state``, the ``summary`` less what the cursors say (``conflicts``, ``sources_gone``: read at each
+    answer), the usage per hour as ``[[hour, model, usage], ...]`` and the provider ``calls``; :meth:`Doc.found_meta`'s,
+    and a pass's that keeps a conversation's row from a whole build (:mod:`asz_core.reading.kept_whole`)."""
+    summary = {k: v for k, v in summary.items() if k not in ("conflicts", "sources_gone")}  # the cursors' now
+    return {"reached": reached, "listed": list(listed), "state": state, "summary": summary,
+            "hours": [[at, model, v] for (at, model), v in hours.items()], "calls": calls}
 
 
 def untimed_problems(summary: dict) -> list[str]:

@@ -76,15 +76,20 @@ def test_a_file_changed_while_the_server_was_down_is_caught_at_its_next_start(tm
 
 def test_a_restart_reads_what_each_build_found_and_builds_what_changed(tmp_path):
     """What a build found (state, summary, usage per hour) is kept in a small record, so the next start reads it
-    instead of building; a file changed since is built again. No document is written."""
+    instead of building; a file changed since is built again. No document is written. The collect's own pass kept
+    the record first, the same figures as a build's."""
     from asz_core.view.state import ViewState
 
     src, root = tmp_path / "projects", tmp_path / "root"
     write_session(src, canary_lines())
     collect_and_parse(src, root)
 
+    kept = ViewState(root)  # the collect's pass kept what its row's build found (kept_whole, session 47): read
+    assert kept.check_one(CANARY_SESSION, kept.newest_round(CANARY_SESSION)) is False and kept.kept_read == 1
+    (root / DIR / CANARY_SESSION / "-.found").unlink()  # derived data gone: built, and kept again
     first = ViewState(root)
     assert first.check_one(CANARY_SESSION, first.newest_round(CANARY_SESSION)) is True  # built
+    assert first.usage()["total"] == kept.usage()["total"]
     assert sorted(p.name for p in (root / DIR / CANARY_SESSION).iterdir()) == ["-.found"]
     later = ViewState(root)
     assert later.check_one(CANARY_SESSION, later.newest_round(CANARY_SESSION)) is False  # read, not built

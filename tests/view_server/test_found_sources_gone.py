@@ -64,7 +64,7 @@ def test_sources_gone_and_back_build_nothing_again_and_the_page_says_it(tmp_path
     first = Served(["view", "--root", str(root)], tmp_path)
     try:
         st, rows = _checked(first, n)
-        assert st["checked_built"] == n  # nothing kept yet: every conversation built once
+        assert st["checked_built"] == 0  # every record kept by the collect's pass (kept_whole, session 47): read
         assert all(r["sources_gone"] == [] for r in rows)
     finally:
         first.stop()
