@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-__all__ = ["Whole"]
+__all__ = ["Whole", "rows_kept"]
 
 
 class Whole:
@@ -94,3 +94,18 @@ class Whole:
         if self._tools is not None:
             self._tools.close()
             self._tools = None
+
+
+def rows_kept(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Sequence[str], whole: tuple | None) -> int:
+    """How many rows :func:`~asz_core.reading.listing.conversation_rows` gave for ``ids`` (a run of
+    :func:`~asz_core.reading.listing.keep_rows`, in the worker that runs it), each row not kept counted by a
+    :class:`Whole`'s build when ``whole`` (``(found_hide, found_prices)``) is given, else by the summary build."""
+    from .listing import conversation_rows
+
+    keeper = Whole(root, *whole) if whole is not None else None
+    try:
+        return sum(1 for _ in conversation_rows(root, hide, ids=ids, prices=prices,
+                                                build=keeper.build if keeper is not None else None))
+    finally:
+        if keeper is not None:
+            keeper.close()

@@ -270,9 +270,8 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
         from ..collect.workers import guided, process_pool
 
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
-    kept = whole
     cut = guided(ids, jobs) if pool is not None else [ids]  # each worker's consecutive run, cut to ``most``
-    runs = [(root, list(hide), prices, run[i:i + most], kept) for run in cut for i in range(0, len(run), most)]
+    runs = [(root, list(hide), prices, run[i:i + most], whole) for run in cut for i in range(0, len(run), most)]
     if pool is None:
         return _kept(map(_keep_run, runs), step)
     from concurrent.futures import as_completed
@@ -296,20 +295,9 @@ def _kept(counts: Iterable[int], step: Callable[[int], None] | None) -> int:
 
 
 def _keep_run(args: tuple) -> int:
-    root, hide, prices, ids, whole = args
-    n = 0
-    keeper = None
-    if whole is not None:
-        from .kept_whole import Whole
+    from .kept_whole import rows_kept
 
-        keeper = Whole(root, *whole)
-    try:
-        for _ in conversation_rows(root, hide, ids=ids, prices=prices, build=keeper.build if keeper else None):
-            n += 1
-    finally:
-        if keeper is not None:
-            keeper.close()
-    return n
+    return rows_kept(*args)
 
 
 def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any, build: Callable | None = None) -> dict:
